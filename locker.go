@@ -1,0 +1,63 @@
+package scriptlock
+
+import (
+	"context"
+	"time"
+)
+
+// Locker is the shape every exclusive primitive shares (Mutex, FairMutex,
+// RWMutex's read and write sides, MultiLock, RedLock), so middleware and
+// MultiLock can take any of them.
+//
+// Lock and TryLock return a context derived from ctx that is cancelled, with
+// cause ErrLockLost, when the lock is lost; it carries the owner id (so nested
+// code re-enters) and the fencing token (see Fence).
+type Locker interface {
+	// Name is the lock's name as given (before any prefix).
+	Name() string
+	// Lock waits until the lock is acquired or ctx ends.
+	Lock(ctx context.Context) (context.Context, error)
+	// TryLock waits at most wait (0: a single attempt) and then returns an
+	// error that errors.Is ErrNotAcquired.
+	TryLock(ctx context.Context, wait time.Duration) (context.Context, error)
+	// Unlock releases one hold of the owner found in ctx. It does not depend on
+	// ctx still being alive.
+	Unlock(ctx context.Context) error
+}
+
+type ownerKey struct{}
+type fenceKey struct{ name string }
+type anyFenceKey struct{}
+
+// WithOwner returns a context whose locks are held by owner id. Two calls with
+// the same owner id on the same lock re-enter it (hold count) instead of
+// blocking. Without it, a lock handle uses its own random id.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// OwnerFrom returns the owner id set by WithOwner.
+func OwnerFrom(ctx context.Context) (string, bool) {
+	o, ok := ctx.Value(ownerKey{}).(string)
+	return o, ok && o != ""
+}
+
+// Fence returns the fencing token of the most recent lock acquired into ctx (the
+// context Lock returned, or one derived from it). Tokens for one lock name are
+// strictly increasing across acquisitions, so a downstream store can refuse a
+// write carrying an older token: UPDATE ... WHERE fence < $token.
+func Fence(ctx context.Context) (int64, bool) {
+	t, ok := ctx.Value(anyFenceKey{}).(int64)
+	return t, ok
+}
+
+// FenceOf returns the fencing token of the lock named name held in ctx, for code
+// holding several locks at once.
+func FenceOf(ctx context.Context, name string) (int64, bool) {
+	t, ok := ctx.Value(fenceKey{name}).(int64)
+	return t, ok
+}
+
+func withFence(ctx context.Context, name string, token int64) context.Context {
+	return context.WithValue(context.WithValue(ctx, fenceKey{name}, token), anyFenceKey{}, token)
+}
