@@ -1,0 +1,448 @@
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+const (
+	startTimeout = 15 * time.Second // generous: -race builds on 2 loaded cores
+	stopGrace    = 5 * time.Second  // SIGTERM → SIGKILL
+	bindRetries  = 8
+	logTailLines = 20
+)
+
+// Node is one redis-server process started by the harness. Addr, Port and
+// Dir stay the same for the node's whole life, across Kill and Restart.
+type Node struct {
+	Addr string // "127.0.0.1:<Port>"
+	Port int
+	Dir  string // the node's working directory (a t.TempDir), holding redis.conf, redis.log and data files
+
+	tb        testing.TB // owner: its Cleanup stops the node
+	cfg       config
+	cluster   bool
+	busPort   int    // cluster bus port, cluster nodes only
+	replicaOf string // "host port" of the primary, replicas only
+
+	mu     sync.Mutex
+	proc   *proc
+	paused bool
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed once the process has been reaped
+	err  error         // Wait's result, readable after done
+}
+
+// Server starts one standalone redis-server and waits until it answers PING.
+// It is stopped when the test ends.
+func Server(t testing.TB, opts ...Option) *Node {
+	t.Helper()
+	return Servers(t, 1, opts...)[0]
+}
+
+// Servers starts n independent standalone redis-servers in parallel (for
+// RedLock-style tests) and waits until each answers PING.
+func Servers(t testing.TB, n int, opts ...Option) []*Node {
+	t.Helper()
+	cfg := newConfig(opts)
+	nodes := make([]*Node, n)
+	for i := range nodes {
+		nodes[i] = newNode(t, cfg)
+	}
+	startAll(t, nodes)
+	return nodes
+}
+
+// newNode prepares a node and registers its cleanup; it starts nothing.
+func newNode(t testing.TB, cfg config) *Node {
+	t.Helper()
+	RequireBinaries(t)
+	n := &Node{Dir: t.TempDir(), tb: t, cfg: cfg}
+	// Registered after t.TempDir, so it runs before the directory is removed.
+	t.Cleanup(n.cleanup)
+	return n
+}
+
+// startAll launches nodes in parallel and fails the test if any does not
+// become ready. Nodes already started are stopped by their cleanup.
+func startAll(t testing.TB, nodes []*Node) {
+	t.Helper()
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			errs[i] = n.launch(false)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+}
+
+// Pid returns the process id of the running redis-server, or 0 when the node
+// is not running.
+func (n *Node) Pid() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil {
+		return 0
+	}
+	return n.proc.cmd.Process.Pid
+}
+
+// Client returns a rueidis client connected to this node only
+// (ForceSingleClient, DisableCache). opts may change the option before the
+// client is built. The client is closed when the test ends.
+func (n *Node) Client(t testing.TB, opts ...func(*rueidis.ClientOption)) rueidis.Client {
+	t.Helper()
+	opt := rueidis.ClientOption{
+		InitAddress:       []string{n.Addr},
+		DisableCache:      true,
+		ForceSingleClient: true,
+	}
+	for _, o := range opts {
+		o(&opt)
+	}
+	return newClient(t, opt)
+}
+
+func newClient(t testing.TB, opt rueidis.ClientOption) rueidis.Client {
+	t.Helper()
+	c, err := rueidis.NewClient(opt)
+	if err != nil {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("redistest: client for %v: %v", opt.InitAddress, err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Do runs one command on this node through a private client that lives only
+// for the call, without retries and with a 5 s timeout. Connection failures
+// come back as the result's error, so fault tests can assert on them.
+func (n *Node) Do(t testing.TB, args ...string) rueidis.RedisResult {
+	t.Helper()
+	if len(args) == 0 {
+		t.Fatalf("redistest: Do needs a command")
+	}
+	c, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{n.Addr},
+		DisableCache:      true,
+		ForceSingleClient: true,
+		DisableRetry:      true,
+		Dialer:            net.Dialer{Timeout: 2 * time.Second},
+		ConnWriteTimeout:  5 * time.Second,
+	})
+	if c != nil {
+		defer c.Close()
+	}
+	if err != nil {
+		return rueidis.NewErrorResult(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.Do(ctx, c.B().Arbitrary(args[0]).Args(args[1:]...).Build())
+}
+
+// Kill sends SIGKILL to the node and reaps it. The port and directory are
+// kept for Restart. Killing a stopped node does nothing.
+func (n *Node) Kill() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil {
+		return
+	}
+	_ = n.proc.cmd.Process.Kill()
+	<-n.proc.done
+	n.proc, n.paused = nil, false
+}
+
+// Restart starts the node again on the same port and directory and waits
+// until it answers PING (after loading its AOF, with WithAOF). A running node
+// is first stopped with SIGTERM.
+func (n *Node) Restart(t testing.TB) {
+	t.Helper()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc != nil {
+		n.stopLocked()
+	}
+	if err := n.launch(true); err != nil {
+		t.Fatalf("redistest: restart: %v", err)
+	}
+}
+
+// Pause freezes the node with SIGSTOP: connections stay open and commands
+// hang until Resume. Cleanup resumes a paused node before stopping it.
+func (n *Node) Pause() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil || n.paused {
+		return
+	}
+	_ = n.proc.cmd.Process.Signal(syscall.SIGSTOP)
+	n.paused = true
+	waitState(n.proc.cmd.Process.Pid, 'T')
+}
+
+// Resume continues a node frozen by Pause.
+func (n *Node) Resume() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil || !n.paused {
+		return
+	}
+	_ = n.proc.cmd.Process.Signal(syscall.SIGCONT)
+	n.paused = false
+}
+
+// waitState waits up to one second until /proc reports the process in the
+// given state. Where /proc does not exist it returns at once.
+func waitState(pid int, state byte) {
+	path := fmt.Sprintf("/proc/%d/stat", pid)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		// Format: pid (comm) state ...; comm may hold spaces or parentheses.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == state {
+			return
+		}
+	}
+}
+
+func (n *Node) cleanup() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.stopLocked()
+	if n.tb.Failed() {
+		if tail := n.logTail(0); tail != "" {
+			n.tb.Logf("redistest: last lines of %s (port %d):\n%s", filepath.Join(n.Dir, "redis.log"), n.Port, tail)
+		}
+	}
+}
+
+// stopLocked stops the running process: SIGCONT (in case it is paused),
+// SIGTERM, then SIGKILL after stopGrace. It always reaps the process.
+func (n *Node) stopLocked() {
+	p := n.proc
+	if p == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(stopGrace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	n.proc, n.paused = nil, false
+}
+
+var errAddrInUse = errors.New("address already in use")
+
+// launch starts redis-server and waits until it is ready. With fixedPort it
+// reuses n.Port; otherwise it picks free ports and retries when another
+// process grabbed one first. On error no process is left running.
+func (n *Node) launch(fixedPort bool) error {
+	for attempt := 1; ; attempt++ {
+		if !fixedPort {
+			if err := n.pickPorts(); err != nil {
+				return err
+			}
+		}
+		err := n.startOnce()
+		if err == nil {
+			return nil
+		}
+		if fixedPort || attempt >= bindRetries || !errors.Is(err, errAddrInUse) {
+			return err
+		}
+	}
+}
+
+func (n *Node) pickPorts() error {
+	p, err := freePort()
+	if err != nil {
+		return err
+	}
+	n.Port, n.Addr = p, net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
+	if n.cluster {
+		if n.busPort, err = freePort(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handedOut remembers every port given to a node in this process, so that
+// parallel tests never share one even after a node is killed.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{6379: true, 16379: true}}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("free port: %w", err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		handedOut.Lock()
+		taken := handedOut.ports[p]
+		handedOut.ports[p] = true
+		handedOut.Unlock()
+		if !taken {
+			return p, nil
+		}
+	}
+	return 0, errors.New("free port: no unused loopback port found")
+}
+
+func (n *Node) confLines() []string {
+	lines := []string{
+		"port " + strconv.Itoa(n.Port),
+		"bind 127.0.0.1",
+		"protected-mode no",
+		"daemonize no",
+		`save ""`,
+		"dir " + quoteConf(n.Dir),
+		`logfile ""`, // stdout, which goes to redis.log
+		"repl-diskless-sync-delay 0",
+		"enable-debug-command local",
+	}
+	if n.cfg.aof {
+		lines = append(lines, "appendonly yes", "appendfsync always")
+	} else {
+		lines = append(lines, "appendonly no")
+	}
+	if n.cluster {
+		lines = append(lines,
+			"cluster-enabled yes",
+			"cluster-config-file nodes.conf",
+			"cluster-node-timeout 2000",
+			"cluster-port "+strconv.Itoa(n.busPort),
+		)
+	}
+	if n.replicaOf != "" {
+		lines = append(lines, "replicaof "+n.replicaOf)
+	}
+	return lines
+}
+
+func quoteConf(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// startOnce starts one redis-server process and waits until it is ready.
+func (n *Node) startOnce() error {
+	conf := filepath.Join(n.Dir, "redis.conf")
+	if err := os.WriteFile(conf, []byte(strings.Join(n.confLines(), "\n")+"\n"), 0o600); err != nil {
+		return err
+	}
+	logPath := filepath.Join(n.Dir, "redis.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the child has its own copy
+	fi, err := logf.Stat()
+	if err != nil {
+		return err
+	}
+	logStart := fi.Size()
+
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return fmt.Errorf("redis-server not found in PATH: %s", installHint)
+	}
+	cmd := exec.Command(bin, append([]string{conf}, n.cfg.args...)...)
+	cmd.Dir = n.Dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start redis-server: %w", err)
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	if err := waitReady(n.Addr, p); err != nil {
+		_ = cmd.Process.Kill()
+		<-p.done
+		tail := n.logTail(logStart)
+		if strings.Contains(tail, "Address already in use") {
+			err = fmt.Errorf("%w: %v", errAddrInUse, err)
+		}
+		return fmt.Errorf("redis-server on port %d: %w\n%s", n.Port, err, tail)
+	}
+	n.proc, n.paused = p, false
+	return nil
+}
+
+// waitReady polls until the server at addr answers PING and reports p's pid,
+// so that a foreign process that holds the port is never taken for ours.
+func waitReady(addr string, p *proc) error {
+	pid := strconv.Itoa(p.cmd.Process.Pid)
+	deadline := time.Now().Add(startTimeout)
+	for {
+		select {
+		case <-p.done:
+			return fmt.Errorf("exited during start: %v", p.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v", startTimeout)
+		}
+		if r, err := rawCmd(addr, time.Second, "PING"); err == nil && r == "PONG" {
+			info, err := rawCmd(addr, time.Second, "INFO", "server")
+			if err == nil && infoField(info, "process_id") == pid {
+				return nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// logTail returns the last lines of redis.log written from offset on.
+func (n *Node) logTail(offset int64) string {
+	b, err := os.ReadFile(filepath.Join(n.Dir, "redis.log"))
+	if err != nil || offset > int64(len(b)) {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b[offset:]), "\n"), "\n")
+	if len(lines) > logTailLines {
+		lines = lines[len(lines)-logTailLines:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,75 @@
+package redistest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const installHint = "run `make test` (installs it with apt-get as root) or `sudo apt-get install -y redis-server`"
+
+// Option changes how the harness configures the redis-server processes it starts.
+type Option func(*config)
+
+type config struct {
+	aof  bool
+	args []string
+}
+
+func newConfig(opts []Option) config {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	c.args = append([]string(nil), c.args...)
+	return c
+}
+
+// WithAOF turns on the append-only file with appendfsync always, so that every
+// acknowledged write survives Kill followed by Restart.
+func WithAOF() Option {
+	return func(c *config) { c.aof = true }
+}
+
+// WithArgs appends raw redis-server command-line arguments, for example
+// WithArgs("--maxmemory", "10mb"). They are given after the generated config
+// file, so they override it.
+func WithArgs(args ...string) Option {
+	return func(c *config) { c.args = append(c.args, args...) }
+}
+
+// RequireBinaries fails the test with the install command when redis-server
+// or redis-cli is not in PATH. It never skips.
+func RequireBinaries(t testing.TB) {
+	t.Helper()
+	for _, name := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(name); err != nil {
+			t.Fatalf("%s not found in PATH: %s", name, installHint)
+		}
+	}
+}
+
+// Prefix returns a key prefix unique to this test and call, of the form
+// "<sanitized test name>-<8 hex digits>:". It holds no hash tag braces.
+func Prefix(t testing.TB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, r := range t.Name() {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 48 {
+			break
+		}
+	}
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatalf("redistest: random prefix: %v", err)
+	}
+	return b.String() + "-" + hex.EncodeToString(rnd[:]) + ":"
+}
