@@ -1,0 +1,236 @@
+// Package echolock is Echo middleware that runs each request under a
+// distributed lock named after a value taken from the request (an order id, an
+// account number, ...).
+//
+//	locks := func(key string) scriptlock.Locker { return client.Mutex(key) }
+//	e.POST("/orders/:id/pay", pay, echolock.New(locks))
+//
+//	e.POST("/recharge", recharge, echolock.WithConfig(echolock.Config{
+//		KeyLookup: "header:X-Account-Id,json:account.id",
+//		Lock:      locks,
+//		Wait:      2 * time.Second,
+//	}))
+//
+// The handler's request context is the lock's context: it is cancelled when
+// the lock is lost, scriptlock.Fence gives the fencing token, and code under
+// the handler that locks the same key with the request context re-enters the
+// lock instead of blocking on it.
+//
+// Outcomes: a missing or invalid key answers 400; a lock still held by someone
+// else after Wait answers 409 (Config.ContendedStatus, e.g. http.StatusLocked)
+// with Retry-After; Redis unreachable answers 503 unless FailOpen; a lock lost
+// while the handler ran answers 503 if the handler had not written a response.
+// The lock is released after the handler in every case, panics included.
+package echolock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+// Skipper reports whether the middleware should be skipped for a request.
+type Skipper func(c echo.Context) bool
+
+// DefaultSkipper never skips.
+func DefaultSkipper(echo.Context) bool { return false }
+
+// Config configures the lock middleware.
+type Config struct {
+	// Skipper skips the middleware for a request when it returns true.
+	Skipper Skipper
+
+	// KeyLookup lists where the key is looked for, first match wins:
+	// "param:<name>", "header:<name>", "query:<name>", "form:<name>",
+	// "cookie:<name>", "json:<field>" or "json:<a.b.c>" (a string or number in
+	// a JSON body; the body is put back for the handler). Default "param:id".
+	KeyLookup string
+	// KeyFunc, when set, is used instead of KeyLookup. Returning "" with a nil
+	// error means the key is missing.
+	KeyFunc func(c echo.Context) (string, error)
+	// KeyPrefix is prepended to the escaped key. Default
+	// middleware.DefaultKeyPrefix.
+	KeyPrefix string
+	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
+	MaxKeyLen int
+	// MaxBodyBytes bounds how much of the body a json: lookup reads. Default 1 MiB.
+	MaxBodyBytes int64
+
+	// Lock returns the lock for a key. Required.
+	Lock middleware.LockFunc
+	// Wait is how long to wait for a contended lock; 0 makes a single attempt.
+	Wait time.Duration
+
+	// ContendedStatus is the status answered when Wait runs out. Default 409
+	// (the answer the Idempotency-Key draft gives a request still in flight);
+	// http.StatusLocked (423) is the common alternative.
+	ContendedStatus int
+	// FailOpen runs the handler without the lock when Redis is unreachable
+	// instead of answering 503. Mutual exclusion is then not guaranteed.
+	FailOpen bool
+	// ErrorHandler, when set, gets every error the middleware would return (an
+	// *echo.HTTPError whose Internal is the cause: middleware.ErrKeyMissing,
+	// middleware.ErrKeyInvalid, scriptlock.ErrNotAcquired, scriptlock.ErrLockLost
+	// or a Redis error) and returns what to return instead.
+	ErrorHandler func(c echo.Context, err error) error
+	// Logger receives failed releases and fail-open decisions. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultConfig is the configuration New starts from.
+var DefaultConfig = Config{
+	Skipper:         DefaultSkipper,
+	KeyLookup:       "param:id",
+	KeyPrefix:       middleware.DefaultKeyPrefix,
+	MaxKeyLen:       middleware.DefaultMaxKeyLen,
+	MaxBodyBytes:    1 << 20,
+	ContendedStatus: http.StatusConflict,
+}
+
+// Errors answered by the middleware; the cause is in Internal.
+var (
+	ErrKeyMissing  = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
+	ErrKeyInvalid  = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
+	ErrContended   = echo.NewHTTPError(http.StatusConflict, "resource is locked by another request")
+	ErrUnavailable = echo.NewHTTPError(http.StatusServiceUnavailable, "lock service unavailable")
+	ErrLockLost    = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
+)
+
+// New returns the middleware with DefaultConfig and lock.
+func New(lock middleware.LockFunc) echo.MiddlewareFunc {
+	c := DefaultConfig
+	c.Lock = lock
+	return WithConfig(c)
+}
+
+// WithConfig returns the middleware for config; it panics on an invalid config.
+func WithConfig(config Config) echo.MiddlewareFunc {
+	mw, err := config.ToMiddleware()
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+// ToMiddleware validates config, fills defaults, and returns the middleware.
+func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+	if config.Lock == nil {
+		return nil, errors.New("echolock: Config.Lock is required")
+	}
+	if config.Skipper == nil {
+		config.Skipper = DefaultConfig.Skipper
+	}
+	if config.KeyLookup == "" {
+		config.KeyLookup = DefaultConfig.KeyLookup
+	}
+	if config.KeyPrefix == "" {
+		config.KeyPrefix = DefaultConfig.KeyPrefix
+	}
+	if config.MaxKeyLen <= 0 {
+		config.MaxKeyLen = DefaultConfig.MaxKeyLen
+	}
+	if config.MaxBodyBytes <= 0 {
+		config.MaxBodyBytes = DefaultConfig.MaxBodyBytes
+	}
+	if config.ContendedStatus == 0 {
+		config.ContendedStatus = DefaultConfig.ContendedStatus
+	}
+	if config.Wait < 0 {
+		return nil, fmt.Errorf("echolock: negative Wait %s", config.Wait)
+	}
+	if config.Logger == nil {
+		config.Logger = slog.Default()
+	}
+	if err := middleware.CheckPrefix(config.KeyPrefix, config.MaxKeyLen, scriptlock.MaxNameLen); err != nil {
+		return nil, err
+	}
+	keyFunc := config.KeyFunc
+	if keyFunc == nil {
+		extractors, err := parseLookup(config.KeyLookup, config.MaxBodyBytes)
+		if err != nil {
+			return nil, err
+		}
+		keyFunc = func(c echo.Context) (string, error) {
+			for _, ex := range extractors {
+				v, err := ex(c)
+				if err != nil || v != "" {
+					return v, err
+				}
+			}
+			return "", nil
+		}
+	}
+	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
+		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
+		if config.ErrorHandler != nil {
+			return config.ErrorHandler(c, he)
+		}
+		return he
+	}
+
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if config.Skipper(c) {
+				return next(c)
+			}
+			raw, err := keyFunc(c)
+			if err == nil && raw == "" {
+				err = middleware.ErrKeyMissing
+			}
+			var key string
+			if err == nil {
+				key, err = middleware.Key(config.KeyPrefix, raw, config.MaxKeyLen)
+			}
+			if err != nil {
+				if errors.Is(err, middleware.ErrKeyMissing) {
+					return fail(c, ErrKeyMissing, err)
+				}
+				return fail(c, ErrKeyInvalid, err)
+			}
+
+			req := c.Request()
+			ctx := req.Context()
+			lctx, release, err := middleware.Acquire(ctx, config.Lock(key), config.Wait)
+			if err != nil {
+				switch f, retry := middleware.ClassifyLockError(ctx, err); f {
+				case middleware.Contended:
+					c.Response().Header().Set("Retry-After", strconv.FormatInt(middleware.RetryAfterSeconds(retry), 10))
+					he := *ErrContended
+					he.Code = config.ContendedStatus
+					return fail(c, &he, err)
+				case middleware.Canceled:
+					return fail(c, ErrUnavailable, err)
+				default:
+					if config.FailOpen {
+						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
+						return next(c)
+					}
+					return fail(c, ErrUnavailable, err)
+				}
+			}
+			defer func() {
+				if err := release(); err != nil && !errors.Is(err, scriptlock.ErrNotHeld) {
+					config.Logger.WarnContext(ctx, "echolock: release failed", "key", key, "err", err)
+				}
+			}()
+			c.SetRequest(req.WithContext(lctx))
+			herr := next(c)
+			c.SetRequest(req)
+			if middleware.LockLost(lctx) && !c.Response().Committed {
+				if herr == nil {
+					herr = context.Cause(lctx)
+				}
+				return fail(c, ErrLockLost, herr)
+			}
+			return herr
+		}
+	}, nil
+}
