@@ -1,0 +1,149 @@
+package redistest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+const clusterSlots = 16384
+
+// ClusterT is a Redis Cluster of primaries only, started by Cluster.
+type ClusterT struct {
+	Nodes []*Node
+	Addrs []string // Nodes[i].Addr
+}
+
+// Cluster starts primaries (at least 3) cluster-enabled nodes in parallel,
+// joins them with `redis-cli --cluster create ... --cluster-replicas 0
+// --cluster-yes`, and waits until every node reports cluster_state:ok and all
+// nodes agree on the slot map. cluster-node-timeout is 2000 ms.
+func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
+	t.Helper()
+	if primaries < 3 {
+		t.Fatalf("redistest: Cluster needs at least 3 primaries, got %d", primaries)
+	}
+	cfg := newConfig(opts)
+	c := &ClusterT{Nodes: make([]*Node, primaries)}
+	for i := range c.Nodes {
+		c.Nodes[i] = newNode(t, cfg)
+		c.Nodes[i].cluster = true
+	}
+	startAll(t, c.Nodes)
+	for _, n := range c.Nodes {
+		c.Addrs = append(c.Addrs, n.Addr)
+	}
+
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		t.Fatalf("redis-cli not found in PATH: %s", installHint)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	args := append(append([]string{"--cluster", "create"}, c.Addrs...), "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
+		t.Fatalf("redistest: redis-cli %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	if err := waitClusterReady(c.Nodes, startTimeout); err != nil {
+		t.Fatalf("redistest: cluster %v: %v", c.Addrs, err)
+	}
+	return c
+}
+
+// Client returns a rueidis cluster client seeded with every node
+// (DisableCache). opts may change the option before the client is built. The
+// client is closed when the test ends.
+func (c *ClusterT) Client(t testing.TB, opts ...func(*rueidis.ClientOption)) rueidis.Client {
+	t.Helper()
+	opt := rueidis.ClientOption{
+		InitAddress:  slices.Clone(c.Addrs),
+		DisableCache: true,
+	}
+	for _, o := range opts {
+		o(&opt)
+	}
+	return newClient(t, opt)
+}
+
+// waitClusterReady polls until every node reports cluster_state:ok and the
+// same slot map covering all slots.
+func waitClusterReady(nodes []*Node, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := clusterAgrees(nodes)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: %w", timeout, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func clusterAgrees(nodes []*Node) error {
+	var first string
+	for i, n := range nodes {
+		info, err := rawCmd(n.Addr, time.Second, "CLUSTER", "INFO")
+		if err != nil {
+			return err
+		}
+		if s := infoField(info, "cluster_state"); s != "ok" {
+			return fmt.Errorf("%s: cluster_state:%s", n.Addr, s)
+		}
+		reply, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
+		if err != nil {
+			return err
+		}
+		slots, err := slotMap(reply)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Addr, err)
+		}
+		if i == 0 {
+			first = slots
+		} else if slots != first {
+			return fmt.Errorf("%s sees slots %s, %s sees %s", n.Addr, slots, nodes[0].Addr, first)
+		}
+	}
+	return nil
+}
+
+// slotMap turns a CLUSTER SLOTS reply into a canonical "start-end@port ..."
+// string, and checks that it covers every slot.
+func slotMap(reply any) (string, error) {
+	if e, ok := reply.(respError); ok {
+		return "", e
+	}
+	ranges, ok := reply.([]any)
+	if !ok {
+		return "", fmt.Errorf("CLUSTER SLOTS: unexpected reply %T", reply)
+	}
+	var parts []string
+	covered := int64(0)
+	for _, r := range ranges {
+		e, ok := r.([]any)
+		if !ok || len(e) < 3 {
+			return "", errors.New("CLUSTER SLOTS: malformed range")
+		}
+		start, _ := e[0].(int64)
+		end, _ := e[1].(int64)
+		primary, _ := e[2].([]any)
+		if len(primary) < 2 {
+			return "", errors.New("CLUSTER SLOTS: malformed node")
+		}
+		covered += end - start + 1
+		parts = append(parts, fmt.Sprintf("%05d-%05d@%v", start, end, primary[1]))
+	}
+	if covered != clusterSlots {
+		return "", fmt.Errorf("%d of %d slots assigned", covered, clusterSlots)
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " "), nil
+}
