@@ -1,0 +1,109 @@
+package grpclock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+// KeySource finds the lock key of a call: Field, Metadata or Func.
+type KeySource struct {
+	field    []string
+	metadata string
+	fn       func(ctx context.Context, fullMethod string, req any) (string, error)
+}
+
+// fromMessage reports whether the key comes from the request message (for
+// streams: the first message received).
+func (s KeySource) fromMessage() bool { return s.metadata == "" }
+
+// Field takes the key from the request message's field at path: a proto field
+// name ("order_id") or a dotted path through singular message fields
+// ("order.id"); JSON names work too. The field must be a string or an
+// integer; unset means missing.
+func Field(path string) KeySource { return KeySource{field: strings.Split(path, ".")} }
+
+// Metadata takes the key from incoming metadata (e.g. "x-order-id").
+func Metadata(name string) KeySource { return KeySource{metadata: strings.ToLower(name)} }
+
+// Func takes the key from f. For streams req is the first message received.
+// Returning "" with a nil error means the key is missing.
+func Func(f func(ctx context.Context, fullMethod string, req any) (string, error)) KeySource {
+	return KeySource{fn: f}
+}
+
+// errConfig marks a key source that does not fit the message (a server bug,
+// answered Internal rather than InvalidArgument).
+var errConfig = errors.New("grpclock: key source does not fit the request message")
+
+func (s KeySource) key(ctx context.Context, fullMethod string, req any) (string, error) {
+	switch {
+	case s.fn != nil:
+		return s.fn(ctx, fullMethod, req)
+	case s.metadata != "":
+		md, _ := metadata.FromIncomingContext(ctx)
+		vs := md.Get(s.metadata)
+		if len(vs) == 0 {
+			return "", nil
+		}
+		for _, v := range vs[1:] {
+			if v != vs[0] {
+				return "", fmt.Errorf("%w: metadata %s has %d different values", middleware.ErrKeyInvalid, s.metadata, len(vs))
+			}
+		}
+		return vs[0], nil
+	default:
+		m, ok := req.(proto.Message)
+		if !ok {
+			return "", fmt.Errorf("%w: %T is not a proto message", errConfig, req)
+		}
+		return fieldValue(m.ProtoReflect(), s.field)
+	}
+}
+
+func fieldValue(m protoreflect.Message, path []string) (string, error) {
+	for i, name := range path {
+		fields := m.Descriptor().Fields()
+		fd := fields.ByName(protoreflect.Name(name))
+		if fd == nil {
+			fd = fields.ByJSONName(name)
+		}
+		if fd == nil {
+			return "", fmt.Errorf("%w: %s has no field %q", errConfig, m.Descriptor().FullName(), name)
+		}
+		if fd.IsList() || fd.IsMap() {
+			return "", fmt.Errorf("%w: field %s is repeated", errConfig, fd.FullName())
+		}
+		if !m.Has(fd) {
+			return "", nil
+		}
+		v := m.Get(fd)
+		if i < len(path)-1 {
+			if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {
+				return "", fmt.Errorf("%w: field %s is not a message", errConfig, fd.FullName())
+			}
+			m = v.Message()
+			continue
+		}
+		switch fd.Kind() {
+		case protoreflect.StringKind:
+			return v.String(), nil
+		case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+			protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+			return strconv.FormatInt(v.Int(), 10), nil
+		case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+			return strconv.FormatUint(v.Uint(), 10), nil
+		default:
+			return "", fmt.Errorf("%w: field %s is a %s, not a string or integer", errConfig, fd.FullName(), fd.Kind())
+		}
+	}
+	return "", nil
+}
