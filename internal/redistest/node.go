@@ -61,6 +61,9 @@ func Server(t testing.TB, opts ...Option) *Node {
 // RedLock-style tests) and waits until each answers PING.
 func Servers(t testing.TB, n int, opts ...Option) []*Node {
 	t.Helper()
+	if n < 0 {
+		t.Fatalf("redistest: Servers(%d): negative count", n)
+	}
 	cfg := newConfig(opts)
 	nodes := make([]*Node, n)
 	for i := range nodes {
@@ -337,7 +340,9 @@ func (n *Node) confLines() []string {
 		`save ""`,
 		"dir " + quoteConf(n.Dir),
 		`logfile ""`, // stdout, which goes to redis.log
-		"repl-diskless-sync-delay 0",
+		// Disk-based full sync: with diskless sync a new replica sees writes
+		// only after its first REPLCONF ACK, up to a second later.
+		"repl-diskless-sync no",
 		"enable-debug-command local",
 	}
 	if n.cfg.aof {

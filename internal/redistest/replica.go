@@ -3,6 +3,8 @@ package redistest
 import (
 	"fmt"
 	"net"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -19,22 +21,35 @@ func Replicated(t testing.TB, opts ...Option) (primary, replica *Node) {
 	host, port, _ := net.SplitHostPort(primary.Addr)
 	replica.replicaOf = host + " " + port
 	startAll(t, []*Node{replica})
-	if err := waitLinkUp(replica.Addr, startTimeout); err != nil {
+	if err := waitSynced(primary, replica, startTimeout); err != nil {
 		t.Fatalf("redistest: replica %s of %s: %v", replica.Addr, primary.Addr, err)
 	}
 	return primary, replica
 }
 
-func waitLinkUp(addr string, timeout time.Duration) error {
+// waitSynced polls until the replica reports master_link_status:up and the
+// primary lists it as online, the point from which the primary streams every
+// write to it.
+func waitSynced(primary, replica *Node, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		info, err := rawCmd(addr, time.Second, "INFO", "replication")
-		if err == nil && infoField(info, "master_link_status") == "up" {
-			return nil
+		link, state := "", ""
+		info, err := rawCmd(replica.Addr, time.Second, "INFO", "replication")
+		if err == nil {
+			link = infoField(info, "master_link_status")
+		}
+		if link == "up" {
+			info, err = rawCmd(primary.Addr, time.Second, "INFO", "replication")
+			if err == nil {
+				state = infoField(info, "slave0")
+				if strings.Contains(state, "port="+strconv.Itoa(replica.Port)+",") && strings.Contains(state, "state=online") {
+					return nil
+				}
+			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("master_link_status not up after %v (last: %q, %v)", timeout, infoField(info, "master_link_status"), err)
+			return fmt.Errorf("not in sync after %v (replica master_link_status:%q, primary slave0:%q, %v)", timeout, link, state, err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
