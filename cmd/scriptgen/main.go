@@ -1,0 +1,58 @@
+// Command scriptgen generates typed Go callers for annotated Redis Lua
+// scripts.
+//
+//	scriptgen -in scripts -out generated -pkg generated [-check]
+//
+// Each scripts/<name>.lua becomes <out>/<name>.lua.go, plus <out>/scriptgen.go
+// with the shared helpers. Problems in the scripts are printed as
+// file:line:col: message and nothing is written (exit status 1). With -check,
+// nothing is written either: the command exits 1 when <out> is not what the
+// scripts give. Bad flags exit 2.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/scriptlock/scriptlock/gen"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scriptgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg gen.Config
+	fs.StringVar(&cfg.In, "in", "", "directory of annotated *.lua scripts (required)")
+	fs.StringVar(&cfg.Out, "out", "", "directory of the generated Go package (required)")
+	fs.StringVar(&cfg.Package, "pkg", "", "Go package name of the generated package (required)")
+	fs.BoolVar(&cfg.Check, "check", false, "exit 1 if -out is stale instead of writing it")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: scriptgen -in DIR -out DIR -pkg NAME [-check]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if cfg.In == "" || cfg.Out == "" || cfg.Package == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	if err := gen.Run(cfg); err != nil {
+		var stale *gen.StaleError
+		if errors.As(err, &stale) {
+			for _, f := range stale.Files {
+				fmt.Fprintln(stderr, f)
+			}
+			return 1
+		}
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}

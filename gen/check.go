@@ -1,0 +1,344 @@
+package gen
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+)
+
+// File is one script file given to the generator.
+type File struct {
+	Path   string // as shown to users and in generated headers, e.g. scripts/mutex_acquire.lua
+	Source []byte
+}
+
+// scriptInfo keeps positions the package-level checks report at.
+type scriptInfo struct {
+	s        *Script
+	namePos  parse.Pos
+	errorPos map[string]parse.Pos
+}
+
+var errorCodeRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// buildScript parses and checks one file, building its model.
+func buildScript(file File) (*scriptInfo, []Error) {
+	var errs []Error
+	at := func(pos parse.Pos, format string, args ...any) {
+		errs = append(errs, errAt(file.Path, pos, format, args...))
+	}
+	pf, perrs := parse.Parse(file.Path, file.Source)
+	for _, e := range perrs {
+		at(e.Pos, "%s", e.Msg)
+	}
+	sum := sha1.Sum(file.Source)
+	s := &Script{
+		File:   file.Path,
+		Doc:    pf.Doc,
+		Source: string(file.Source),
+		SHA1:   hex.EncodeToString(sum[:]),
+	}
+	info := &scriptInfo{s: s, namePos: parse.Pos{Line: 1, Col: 1}, errorPos: map[string]parse.Pos{}}
+
+	base := strings.TrimSuffix(path.Base(file.Path), ".lua")
+	s.Name = camel(base)
+
+	var (
+		keyPos, argPos []parse.Pos
+		seen           = map[string]parse.Pos{}
+		haveName       bool
+		haveReturn     bool
+	)
+	once := func(d parse.Directive) bool {
+		if p, dup := seen[d.Name]; dup {
+			at(d.Pos, "duplicate @%s (first at line %d)", d.Name, p.Line)
+			return false
+		}
+		seen[d.Name] = d.Pos
+		return true
+	}
+	for _, d := range pf.Directives {
+		ws := d.Words()
+		switch d.Name {
+		case "name":
+			if !once(d) {
+				continue
+			}
+			if len(ws) == 0 {
+				at(d.Pos, "@name needs a name")
+				continue
+			}
+			if !isExportedIdent(ws[0].Text) {
+				at(ws[0].Pos, "invalid @name %q: want an exported Go identifier", ws[0].Text)
+				continue
+			}
+			s.Name, info.namePos, haveName = ws[0].Text, ws[0].Pos, true
+		case "key", "arg":
+			if len(ws) == 0 {
+				at(d.Pos, "@%s needs a name", d.Name)
+				continue
+			}
+			name, variadic := strings.CutSuffix(ws[0].Text, "...")
+			if !isIdent(name) {
+				at(ws[0].Pos, "invalid %s name %q", d.Name, ws[0].Text)
+				continue
+			}
+			p := Param{Name: name, Type: Type{Kind: String}, Variadic: variadic}
+			descFrom := 1
+			if d.Name == "arg" {
+				if len(ws) < 2 {
+					at(d.Pos, "@arg %s needs a type", ws[0].Text)
+					continue
+				}
+				t, err := parseArgType(ws[1].Text)
+				if err != nil {
+					at(ws[1].Pos, "%v", err)
+					continue
+				}
+				p.Type = t
+				descFrom = 2
+			}
+			p.Doc = joinWords(ws[descFrom:])
+			if d.Name == "key" {
+				if n := len(s.Keys); n > 0 && s.Keys[n-1].Variadic {
+					at(keyPos[n-1], "variadic key %q must be the last key", s.Keys[n-1].Name)
+				}
+				s.Keys, keyPos = append(s.Keys, p), append(keyPos, ws[0].Pos)
+			} else {
+				if n := len(s.Args); n > 0 && s.Args[n-1].Variadic {
+					at(argPos[n-1], "variadic arg %q must be the last arg", s.Args[n-1].Name)
+				}
+				s.Args, argPos = append(s.Args, p), append(argPos, ws[0].Pos)
+			}
+		case "return":
+			if !once(d) {
+				continue
+			}
+			haveReturn = true
+			if d.Text == "" {
+				at(d.Pos, "@return needs a type")
+				continue
+			}
+			typ, _, err := splitReturn(d.Text)
+			if err == nil {
+				s.Return, err = parseReplyType(typ)
+			}
+			if err != nil {
+				at(d.TextPos, "%v", err)
+			}
+		case "error":
+			if len(ws) == 0 {
+				at(d.Pos, "@error needs a code and a message")
+				continue
+			}
+			code := ws[0].Text
+			if !errorCodeRE.MatchString(code) {
+				at(ws[0].Pos, "invalid error code %q: want UPPER_SNAKE_CASE", code)
+				continue
+			}
+			if len(ws) < 2 {
+				at(d.Pos, "@error %s needs a message", code)
+				continue
+			}
+			if p, dup := info.errorPos[code]; dup {
+				at(ws[0].Pos, "duplicate @error %s (first at line %d)", code, p.Line)
+				continue
+			}
+			info.errorPos[code] = ws[0].Pos
+			s.Errors = append(s.Errors, ErrorDecl{Code: code, Text: joinWords(ws[1:])})
+		case "readonly":
+			if once(d) {
+				s.ReadOnly = true
+			}
+		case "retryable":
+			if once(d) {
+				s.Retryable = true
+			}
+		default:
+			at(d.Pos, "unknown directive @%s", d.Name)
+		}
+	}
+	if !haveName && !isExportedIdent(s.Name) {
+		at(parse.Pos{Line: 1, Col: 1}, "file name %q gives no valid script name: add @name", path.Base(file.Path))
+	}
+	if !haveReturn {
+		at(parse.Pos{Line: 1, Col: 1}, `missing @return (use "@return none" for a script without a reply)`)
+	}
+
+	// Parameter names become Go parameters and struct fields.
+	goNames := map[string]string{}
+	for i, p := range append(append([]Param{}, s.Keys...), s.Args...) {
+		pos := append(append([]parse.Pos{}, keyPos...), argPos...)[i]
+		g := camel(p.Name)
+		if prev, dup := goNames[g]; dup {
+			if prev == p.Name {
+				at(pos, "duplicate parameter name %q", p.Name)
+			} else {
+				at(pos, "parameter names %q and %q are the same in Go (%s)", prev, p.Name, g)
+			}
+			continue
+		}
+		goNames[g] = p.Name
+	}
+
+	checkUses(file.Path, "key", "KEYS", s.Keys, keyPos, pf.Keys, &errs)
+	checkUses(file.Path, "arg", "ARGV", s.Args, argPos, pf.Argv, &errs)
+	checkCalls(file.Path, pf.Calls, &errs)
+	return info, errs
+}
+
+func joinWords(ws []parse.Word) string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w.Text
+	}
+	return strings.Join(parts, " ")
+}
+
+// checkUses checks KEYS or ARGV uses against the declared keys or args.
+func checkUses(file, what, table string, params []Param, pos []parse.Pos, uses []parse.Use, errs *[]Error) {
+	n := len(params)
+	variadic := n > 0 && params[n-1].Variadic
+	used := make([]bool, n)
+	useAll := func() {
+		for i := range used {
+			used[i] = true
+		}
+	}
+	for _, u := range uses {
+		switch {
+		case u.BadLiteral != "":
+			*errs = append(*errs, errAt(file, u.Pos, "%s[%s] is not a valid index: Lua arrays start at 1", table, u.BadLiteral))
+		case u.Dynamic:
+			if !variadic {
+				*errs = append(*errs, errAt(file, u.Pos, "dynamic %s index needs a variadic @%s", table, what))
+			}
+			useAll()
+		case u.Bare:
+			useAll()
+		case u.Index > n && !variadic:
+			*errs = append(*errs, errAt(file, u.Pos, "%s[%d] is used but %s", table, u.Index, declared(what, n)))
+		default:
+			used[min(u.Index, n)-1] = true
+		}
+	}
+	for i, p := range params {
+		if used[i] {
+			continue
+		}
+		ref := fmt.Sprintf("%s[%d]", table, i+1)
+		if p.Variadic {
+			ref += "..."
+		}
+		*errs = append(*errs, errAt(file, pos[i], "%s %q (%s) is declared but never used", what, p.Name, ref))
+	}
+}
+
+func declared(what string, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("no %ss are declared", what)
+	case 1:
+		return fmt.Sprintf("only 1 %s is declared", what)
+	}
+	return fmt.Sprintf("only %d %ss are declared", n, what)
+}
+
+// checkCalls flags string literals in the key positions of known commands.
+func checkCalls(file string, calls []parse.Call, errs *[]Error) {
+	for _, c := range calls {
+		spec, ok := commandKeys[strings.ToUpper(c.Command)]
+		if !ok {
+			continue
+		}
+		for i, a := range c.Args {
+			if a.Literal == nil || !spec.isKeyPosition(i+1, len(c.Args)) {
+				continue
+			}
+			*errs = append(*errs, errAt(file, a.Pos,
+				"string literal %q in the key position of %s(%q): pass keys in KEYS so Redis Cluster can route them",
+				*a.Literal, c.Func, c.Command))
+		}
+	}
+}
+
+// reservedNames are exported names of the generated package's shared file.
+var reservedNames = map[string]bool{
+	"Script": true, "Scripts": true, "Preload": true, "ScriptError": true,
+	"DecodeError": true, "CrossSlotError": true, "ErrCrossSlot": true,
+}
+
+// checkPackage runs the checks that span scripts and returns the package
+// sorted by script name.
+func checkPackage(pkg string, infos []*scriptInfo) (*Package, []Error) {
+	var errs []Error
+	sort.Slice(infos, func(i, j int) bool { return infos[i].s.File < infos[j].s.File })
+
+	type owner struct {
+		what string
+		file string
+		pos  parse.Pos
+	}
+	idents := map[string]owner{}
+	claim := func(ident, what, file string, pos parse.Pos) {
+		if prev, taken := idents[ident]; taken {
+			errs = append(errs, errAt(file, pos, "%s clashes with %s (%s:%d)", what, prev.what, prev.file, prev.pos.Line))
+			return
+		}
+		idents[ident] = owner{what, file, pos}
+	}
+	names := map[string]*scriptInfo{}
+	type errOwner struct {
+		code, text, file string
+		pos              parse.Pos
+	}
+	codes := map[string]errOwner{}
+	sentinels := map[string]errOwner{}
+	for _, in := range infos {
+		s := in.s
+		if prev, dup := names[s.Name]; dup {
+			errs = append(errs, errAt(s.File, in.namePos, "duplicate script name %q (also in %s:%d)", s.Name, prev.s.File, prev.namePos.Line))
+			continue
+		}
+		names[s.Name] = in
+		if reservedNames[s.Name] {
+			errs = append(errs, errAt(s.File, in.namePos, "script name %q is reserved by the generated package", s.Name))
+			continue
+		}
+		for _, id := range []string{s.Name, s.Name + "Args", s.Name + "Reply", s.Name + "Multi", s.Name + "Result"} {
+			claim(id, fmt.Sprintf("generated name %s of script %q", id, s.Name), s.File, in.namePos)
+		}
+		for _, e := range s.Errors {
+			pos := in.errorPos[e.Code]
+			if prev, ok := codes[e.Code]; ok {
+				if prev.text != e.Text {
+					errs = append(errs, errAt(s.File, pos, "@error %s has a different message in %s:%d: %q", e.Code, prev.file, prev.pos.Line, prev.text))
+				}
+				continue
+			}
+			codes[e.Code] = errOwner{e.Code, e.Text, s.File, pos}
+			sentinel := "Err" + camel(e.Code)
+			if reservedNames[sentinel] {
+				errs = append(errs, errAt(s.File, pos, "@error %s is reserved by the generated package (%s)", e.Code, sentinel))
+				continue
+			}
+			if prev, ok := sentinels[sentinel]; ok {
+				errs = append(errs, errAt(s.File, pos, "@error codes %s and %s both become %s", prev.code, e.Code, sentinel))
+				continue
+			}
+			sentinels[sentinel] = errOwner{e.Code, e.Text, s.File, pos}
+		}
+	}
+	p := &Package{Name: pkg}
+	for _, in := range infos {
+		p.Scripts = append(p.Scripts, in.s)
+	}
+	sort.SliceStable(p.Scripts, func(i, j int) bool { return p.Scripts[i].Name < p.Scripts[j].Name })
+	return p, errs
+}

@@ -1,0 +1,224 @@
+package gen
+
+import "github.com/dave/jennifer/jen"
+
+// helperOrder is the order shared helpers appear in the shared file.
+var helperOrder = []string{
+	"boolArg", "isNoScript", "checkSlots", "keySlot", "crc16Table",
+	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
+	"asStrings", "asInt64s", "asStringMap",
+}
+
+func msgParam() jen.Code { return jen.Id("m").Op("*").Qual(rueidisPath, "RedisMessage") }
+
+var helperCode = map[string]func() jen.Code{
+	"boolArg": func() jen.Code {
+		return jen.Comment("boolArg encodes a bool argument as 1 or 0.").Line().
+			Func().Id("boolArg").Params(jen.Id("b").Bool()).String().Block(
+			jen.If(jen.Id("b")).Block(jen.Return(jen.Lit("1"))),
+			jen.Return(jen.Lit("0")),
+		)
+	},
+	"isNoScript": func() jen.Code {
+		return jen.Comment("isNoScript reports whether Redis answered NOSCRIPT.").Line().
+			Func().Id("isNoScript").Params(jen.Id("resp").Qual(rueidisPath, "RedisResult")).Bool().Block(
+			jen.List(jen.Id("re"), jen.Id("ok")).Op(":=").Qual(rueidisPath, "IsRedisErr").Call(jen.Id("resp").Dot("Error").Call()),
+			jen.Return(jen.Id("ok").Op("&&").Id("re").Dot("IsNoScript").Call()),
+		)
+	},
+	"checkSlots": func() jen.Code {
+		return jen.Comment("checkSlots returns a *CrossSlotError when keys are in more than one hash slot.").Line().
+			Func().Id("checkSlots").Params(jen.Id("script").String(), jen.Id("keys").Index().String()).Error().Block(
+			jen.If(jen.Len(jen.Id("keys")).Op("<").Lit(2)).Block(jen.Return(jen.Nil())),
+			jen.Id("slot").Op(":=").Id("keySlot").Call(jen.Id("keys").Index(jen.Lit(0))),
+			jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Id("keys").Index(jen.Lit(1), jen.Empty())).Block(
+				jen.If(jen.Id("keySlot").Call(jen.Id("k")).Op("!=").Id("slot")).Block(
+					jen.Return(jen.Op("&").Id("CrossSlotError").Values(jen.Dict{
+						jen.Id("Script"): jen.Id("script"),
+						jen.Id("Keys"):   jen.Append(jen.Index().String().Call(jen.Nil()), jen.Id("keys").Op("...")),
+					})),
+				),
+			),
+			jen.Return(jen.Nil()),
+		)
+	},
+	"keySlot": func() jen.Code {
+		return jen.Comment("keySlot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of the key, or of").Line().
+			Comment("its first non-empty {hash tag}, modulo 16384.").Line().
+			Func().Id("keySlot").Params(jen.Id("key").String()).Uint16().Block(
+			jen.If(jen.Id("i").Op(":=").Qual("strings", "IndexByte").Call(jen.Id("key"), jen.LitRune('{')), jen.Id("i").Op(">=").Lit(0)).Block(
+				jen.If(jen.Id("j").Op(":=").Qual("strings", "IndexByte").Call(jen.Id("key").Index(jen.Id("i").Op("+").Lit(1), jen.Empty()), jen.LitRune('}')), jen.Id("j").Op(">").Lit(0)).Block(
+					jen.Id("key").Op("=").Id("key").Index(jen.Id("i").Op("+").Lit(1), jen.Id("i").Op("+").Lit(1).Op("+").Id("j")),
+				),
+			),
+			jen.Var().Id("crc").Uint16(),
+			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Len(jen.Id("key")), jen.Id("i").Op("++")).Block(
+				jen.Id("crc").Op("=").Id("crc").Op("<<").Lit(8).Op("^").Id("crc16Table").Index(
+					jen.Byte().Call(jen.Id("crc").Op(">>").Lit(8)).Op("^").Id("key").Index(jen.Id("i"))),
+			),
+			jen.Return(jen.Id("crc").Op("&").Lit(16383)),
+		)
+	},
+	"crc16Table": func() jen.Code {
+		return jen.Comment("crc16Table is the CRC16-CCITT (XMODEM, polynomial 0x1021) table.").Line().
+			Var().Id("crc16Table").Op("=").Func().Params().Index(jen.Lit(256)).Uint16().Block(
+			jen.Var().Id("t").Index(jen.Lit(256)).Uint16(),
+			jen.For(jen.Id("i").Op(":=").Range().Id("t")).Block(
+				jen.Id("crc").Op(":=").Uint16().Call(jen.Id("i")).Op("<<").Lit(8),
+				jen.For(jen.Id("b").Op(":=").Lit(0), jen.Id("b").Op("<").Lit(8), jen.Id("b").Op("++")).Block(
+					jen.If(jen.Id("crc").Op("&").Lit(0x8000).Op("!=").Lit(0)).Block(
+						jen.Id("crc").Op("=").Id("crc").Op("<<").Lit(1).Op("^").Lit(0x1021),
+					).Else().Block(
+						jen.Id("crc").Op("<<=").Lit(1),
+					),
+				),
+				jen.Id("t").Index(jen.Id("i")).Op("=").Id("crc"),
+			),
+			jen.Return(jen.Id("t")),
+		).Call()
+	},
+	"describeReply": func() jen.Code {
+		return jen.Comment("describeReply says what kind of reply m is, for a *DecodeError.").Line().
+			Func().Id("describeReply").Params(msgParam()).String().Block(
+			jen.Switch().Block(
+				jen.Case(jen.Id("m").Dot("IsNil").Call()).Block(jen.Return(jen.Lit("nil"))),
+				jen.Case(jen.Id("m").Dot("IsString").Call()).Block(jen.Return(jen.Lit("a string"))),
+				jen.Case(jen.Id("m").Dot("IsInt64").Call()).Block(jen.Return(jen.Lit("an integer"))),
+				jen.Case(jen.Id("m").Dot("IsFloat64").Call()).Block(jen.Return(jen.Lit("a double"))),
+				jen.Case(jen.Id("m").Dot("IsBool").Call()).Block(jen.Return(jen.Lit("a bool"))),
+				jen.Case(jen.Id("m").Dot("IsMap").Call()).Block(jen.Return(jen.Lit("a map"))),
+				jen.Case(jen.Id("m").Dot("IsArray").Call()).Block(
+					jen.List(jen.Id("vals"), jen.Id("_")).Op(":=").Id("m").Dot("ToArray").Call(),
+					jen.Return(jen.Lit("an array of ").Op("+").Qual("strconv", "Itoa").Call(jen.Len(jen.Id("vals")))),
+				),
+			),
+			jen.Return(jen.Lit("a reply of another type")),
+		)
+	},
+	"fieldGot": func() jen.Code {
+		return jen.Comment("fieldGot describes a record reply whose element i (field) is wrong: got says").Line().
+			Comment("what the element is, empty when it is missing or nil.").Line().
+			Func().Id("fieldGot").Params(jen.Id("vals").Index().Qual(rueidisPath, "RedisMessage"), jen.Id("i").Int(), jen.List(jen.Id("field"), jen.Id("got")).String()).String().Block(
+			jen.If(jen.Id("i").Op(">=").Len(jen.Id("vals"))).Block(
+				jen.Return(jen.Lit("an array of ").Op("+").Qual("strconv", "Itoa").Call(jen.Len(jen.Id("vals"))).Op("+").Lit(" (no ").Op("+").Id("field").Op("+").Lit(")")),
+			),
+			jen.If(jen.Id("got").Op("==").Lit("")).Block(jen.Id("got").Op("=").Lit("nil")),
+			jen.Return(jen.Lit("an array with ").Op("+").Id("got").Op("+").Lit(" at [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("] (").Op("+").Id("field").Op("+").Lit(")")),
+		)
+	},
+	"asString": func() jen.Code {
+		return jen.Comment("asString reads a string reply; got is non-empty when m is something else.").Line().
+			Func().Id("asString").Params(msgParam()).Params(jen.Id("v").String(), jen.Id("got").String()).Block(
+			jen.If(jen.Op("!").Id("m").Dot("IsString").Call()).Block(jen.Return(jen.Lit(""), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.List(jen.Id("v"), jen.Id("_")).Op("=").Id("m").Dot("ToString").Call(),
+			jen.Return(jen.Id("v"), jen.Lit("")),
+		)
+	},
+	"asBytes": func() jen.Code {
+		return jen.Comment("asBytes reads a string reply into a new slice.").Line().
+			Func().Id("asBytes").Params(msgParam()).Params(jen.Index().Byte(), jen.String()).Block(
+			jen.If(jen.Op("!").Id("m").Dot("IsString").Call()).Block(jen.Return(jen.Nil(), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.List(jen.Id("s"), jen.Id("_")).Op(":=").Id("m").Dot("ToString").Call(),
+			jen.Return(jen.Index().Byte().Call(jen.Id("s")), jen.Lit("")),
+		)
+	},
+	"asInt64": func() jen.Code {
+		return jen.Comment("asInt64 reads an integer reply.").Line().
+			Func().Id("asInt64").Params(msgParam()).Params(jen.Int64(), jen.String()).Block(
+			jen.If(jen.Op("!").Id("m").Dot("IsInt64").Call()).Block(jen.Return(jen.Lit(0), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.List(jen.Id("v"), jen.Id("_")).Op(":=").Id("m").Dot("ToInt64").Call(),
+			jen.Return(jen.Id("v"), jen.Lit("")),
+		)
+	},
+	"asFloat64": func() jen.Code {
+		return jen.Comment("asFloat64 reads a number sent as a string (Lua numbers are truncated to").Line().
+			Comment("integers in replies) or a RESP3 double.").Line().
+			Func().Id("asFloat64").Params(msgParam()).Params(jen.Float64(), jen.String()).Block(
+			jen.If(jen.Id("m").Dot("IsFloat64").Call()).Block(
+				jen.If(jen.List(jen.Id("v"), jen.Err()).Op(":=").Id("m").Dot("ToFloat64").Call(), jen.Err().Op("==").Nil()).Block(jen.Return(jen.Id("v"), jen.Lit(""))),
+				jen.Return(jen.Lit(0), jen.Lit("a malformed double")),
+			),
+			jen.If(jen.Op("!").Id("m").Dot("IsString").Call()).Block(jen.Return(jen.Lit(0), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.List(jen.Id("s"), jen.Id("_")).Op(":=").Id("m").Dot("ToString").Call(),
+			jen.List(jen.Id("v"), jen.Err()).Op(":=").Qual("strconv", "ParseFloat").Call(jen.Id("s"), jen.Lit(64)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Lit("a string that is not a number"))),
+			jen.Return(jen.Id("v"), jen.Lit("")),
+		)
+	},
+	"asBool": func() jen.Code {
+		return jen.Comment("asBool reads 1 or 0 (Lua true, or a number) or a RESP3 bool.").Line().
+			Func().Id("asBool").Params(msgParam()).Params(jen.Bool(), jen.String()).Block(
+			jen.If(jen.Id("m").Dot("IsBool").Call()).Block(
+				jen.List(jen.Id("v"), jen.Id("_")).Op(":=").Id("m").Dot("ToBool").Call(),
+				jen.Return(jen.Id("v"), jen.Lit("")),
+			),
+			jen.If(jen.Op("!").Id("m").Dot("IsInt64").Call()).Block(jen.Return(jen.False(), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.List(jen.Id("n"), jen.Id("_")).Op(":=").Id("m").Dot("ToInt64").Call(),
+			jen.If(jen.Id("n").Op("!=").Lit(0).Op("&&").Id("n").Op("!=").Lit(1)).Block(jen.Return(jen.False(), jen.Lit("an integer other than 0 and 1"))),
+			jen.Return(jen.Id("n").Op("==").Lit(1), jen.Lit("")),
+		)
+	},
+	"asStrings": func() jen.Code {
+		return jen.Comment("asStrings reads an array of strings.").Line().
+			Func().Id("asStrings").Params(msgParam()).Params(jen.Index().String(), jen.String()).Block(
+			jen.List(jen.Id("vals"), jen.Err()).Op(":=").Id("m").Dot("ToArray").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.Id("out").Op(":=").Make(jen.Index().String(), jen.Len(jen.Id("vals"))),
+			jen.For(jen.Id("i").Op(":=").Range().Id("vals")).Block(
+				jen.If(jen.Op("!").Id("vals").Index(jen.Id("i")).Dot("IsString").Call()).Block(
+					jen.Return(jen.Nil(), jen.Lit("an array with ").Op("+").Id("describeReply").Call(jen.Op("&").Id("vals").Index(jen.Id("i"))).Op("+").
+						Lit(" at [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]")),
+				),
+				jen.List(jen.Id("out").Index(jen.Id("i")), jen.Id("_")).Op("=").Id("vals").Index(jen.Id("i")).Dot("ToString").Call(),
+			),
+			jen.Return(jen.Id("out"), jen.Lit("")),
+		)
+	},
+	"asInt64s": func() jen.Code {
+		return jen.Comment("asInt64s reads an array of integers.").Line().
+			Func().Id("asInt64s").Params(msgParam()).Params(jen.Index().Int64(), jen.String()).Block(
+			jen.List(jen.Id("vals"), jen.Err()).Op(":=").Id("m").Dot("ToArray").Call(),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.Id("out").Op(":=").Make(jen.Index().Int64(), jen.Len(jen.Id("vals"))),
+			jen.For(jen.Id("i").Op(":=").Range().Id("vals")).Block(
+				jen.If(jen.Op("!").Id("vals").Index(jen.Id("i")).Dot("IsInt64").Call()).Block(
+					jen.Return(jen.Nil(), jen.Lit("an array with ").Op("+").Id("describeReply").Call(jen.Op("&").Id("vals").Index(jen.Id("i"))).Op("+").
+						Lit(" at [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]")),
+				),
+				jen.List(jen.Id("out").Index(jen.Id("i")), jen.Id("_")).Op("=").Id("vals").Index(jen.Id("i")).Dot("ToInt64").Call(),
+			),
+			jen.Return(jen.Id("out"), jen.Lit("")),
+		)
+	},
+	"asStringMap": func() jen.Code {
+		return jen.Comment("asStringMap reads flat field-value pairs (or a RESP3 map) of strings.").Line().
+			Func().Id("asStringMap").Params(msgParam()).Params(jen.Map(jen.String()).String(), jen.String()).Block(
+			jen.If(jen.Id("m").Dot("IsMap").Call()).Block(
+				jen.List(jen.Id("kv"), jen.Err()).Op(":=").Id("m").Dot("ToMap").Call(),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Lit("a malformed map"))),
+				jen.Id("out").Op(":=").Make(jen.Map(jen.String()).String(), jen.Len(jen.Id("kv"))),
+				jen.For(jen.List(jen.Id("k"), jen.Id("v")).Op(":=").Range().Id("kv")).Block(
+					jen.If(jen.Op("!").Id("v").Dot("IsString").Call()).Block(
+						jen.Return(jen.Nil(), jen.Lit("a map with ").Op("+").Id("describeReply").Call(jen.Op("&").Id("v")).Op("+").Lit(" at ").Op("+").Qual("strconv", "Quote").Call(jen.Id("k"))),
+					),
+					jen.List(jen.Id("out").Index(jen.Id("k")), jen.Id("_")).Op("=").Id("v").Dot("ToString").Call(),
+				),
+				jen.Return(jen.Id("out"), jen.Lit("")),
+			),
+			jen.List(jen.Id("vals"), jen.Err()).Op(":=").Id("m").Dot("ToArray").Call(),
+			jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("vals")).Op("%").Lit(2).Op("!=").Lit(0)).Block(jen.Return(jen.Nil(), jen.Id("describeReply").Call(jen.Id("m")))),
+			jen.Id("out").Op(":=").Make(jen.Map(jen.String()).String(), jen.Len(jen.Id("vals")).Op("/").Lit(2)),
+			jen.For(jen.Id("i").Op(":=").Range().Id("vals")).Block(
+				jen.If(jen.Op("!").Id("vals").Index(jen.Id("i")).Dot("IsString").Call()).Block(
+					jen.Return(jen.Nil(), jen.Lit("an array with ").Op("+").Id("describeReply").Call(jen.Op("&").Id("vals").Index(jen.Id("i"))).Op("+").
+						Lit(" at [").Op("+").Qual("strconv", "Itoa").Call(jen.Id("i")).Op("+").Lit("]")),
+				),
+			),
+			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("<").Len(jen.Id("vals")), jen.Id("i").Op("+=").Lit(2)).Block(
+				jen.List(jen.Id("k"), jen.Id("_")).Op(":=").Id("vals").Index(jen.Id("i")).Dot("ToString").Call(),
+				jen.List(jen.Id("out").Index(jen.Id("k")), jen.Id("_")).Op("=").Id("vals").Index(jen.Id("i").Op("+").Lit(1)).Dot("ToString").Call(),
+			),
+			jen.Return(jen.Id("out"), jen.Lit("")),
+		)
+	},
+}

@@ -1,0 +1,96 @@
+package gen
+
+import "strings"
+
+// Kind is the kind of an argument or reply type.
+type Kind int
+
+// Argument and reply kinds.
+const (
+	None Kind = iota
+	String
+	Bytes
+	Int64
+	Float64
+	Bool
+	Duration   // argument only: sent as integer milliseconds
+	Time       // argument only: sent as unix milliseconds
+	StringList // []string
+	Int64List  // []int64
+	StringMap  // map[string]string from flat pairs
+	Record     // {field type, ...} from an array
+)
+
+// Type is an argument or reply type.
+type Type struct {
+	Kind     Kind
+	Nullable bool    // T?: nil reply allowed
+	Fields   []Field // Record only
+}
+
+// Field is one field of a record reply.
+type Field struct {
+	Name string
+	Type Type
+}
+
+// String renders the type as written in annotations.
+func (t Type) String() string {
+	var s string
+	switch t.Kind {
+	case Record:
+		parts := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			parts[i] = f.Name + " " + f.Type.String()
+		}
+		s = "{" + strings.Join(parts, ", ") + "}"
+	default:
+		s = kindNames[t.Kind]
+	}
+	if t.Nullable {
+		s += "?"
+	}
+	return s
+}
+
+var kindNames = map[Kind]string{
+	None: "none", String: "string", Bytes: "bytes", Int64: "int64", Float64: "float64",
+	Bool: "bool", Duration: "duration", Time: "time", StringList: "[]string",
+	Int64List: "[]int64", StringMap: "map[string]string",
+}
+
+// Param is a key or an argument.
+type Param struct {
+	Name     string // as annotated
+	Type     Type   // String for keys
+	Variadic bool
+	Doc      string
+}
+
+// ErrorDecl is an @error declaration.
+type ErrorDecl struct {
+	Code string
+	Text string
+}
+
+// Script is the language-neutral description of one annotated script: what
+// the emitter sees.
+type Script struct {
+	Name      string
+	File      string // path as shown to users, e.g. scripts/mutex_acquire.lua
+	Doc       []string
+	Keys      []Param
+	Args      []Param
+	Return    Type
+	Errors    []ErrorDecl
+	ReadOnly  bool
+	Retryable bool
+	Source    string
+	SHA1      string
+}
+
+// Package is everything one generator run emits.
+type Package struct {
+	Name    string
+	Scripts []*Script // sorted by Name
+}

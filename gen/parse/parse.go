@@ -1,0 +1,220 @@
+// Package parse reads an annotated Lua script: the directives and doc comment
+// of its leading comment block, and facts from its syntax tree (KEYS and ARGV
+// uses, redis.call sites). It knows nothing about Go.
+package parse
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/yuin/gopher-lua/ast"
+	luaparse "github.com/yuin/gopher-lua/parse"
+)
+
+// Pos is a 1-based line and byte column in a script file.
+type Pos struct {
+	Line, Col int
+}
+
+// Error is a problem found while parsing, at a position in the file.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Pos.Line, e.Pos.Col, e.Msg) }
+
+// Word is a whitespace-separated word of a directive line.
+type Word struct {
+	Text string
+	Pos  Pos
+}
+
+// Directive is one `-- @name ...` line of the leading comment block.
+type Directive struct {
+	Name    string // without the @
+	Pos     Pos    // of the @
+	Text    string // everything after the name, trimmed
+	TextPos Pos    // of the first byte of Text (end of line when Text is empty)
+}
+
+// Words splits the directive text into words with their positions.
+func (d Directive) Words() []Word { return SplitWords(d.Text, d.TextPos) }
+
+// SplitWords splits text that starts at pos into whitespace-separated words.
+func SplitWords(text string, pos Pos) []Word {
+	var words []Word
+	i := 0
+	for i < len(text) {
+		for i < len(text) && isSpace(text[i]) {
+			i++
+		}
+		start := i
+		for i < len(text) && !isSpace(text[i]) {
+			i++
+		}
+		if i > start {
+			words = append(words, Word{Text: text[start:i], Pos: Pos{pos.Line, pos.Col + start}})
+		}
+	}
+	return words
+}
+
+func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' }
+
+// Use is one use of KEYS or ARGV in the script body.
+type Use struct {
+	Pos Pos
+	// Index is the literal index of KEYS[n]; 0 when the use is not a literal index.
+	Index int
+	// Literal is the index expression text when it is a number literal that is
+	// not a positive integer (KEYS[0], KEYS[1.5]).
+	BadLiteral string
+	// Dynamic is true for KEYS[expr] with a non-literal expr.
+	Dynamic bool
+	// Bare is true when the table itself is used (#KEYS, unpack(KEYS), ipairs(KEYS)).
+	Bare bool
+}
+
+// Arg is one argument of a redis.call site.
+type Arg struct {
+	Pos Pos
+	// Literal is set when the argument is a string literal, or a concatenation
+	// whose leftmost operand is a string literal (then it holds that operand).
+	Literal *string
+}
+
+// Call is a redis.call / redis.pcall site with a literal command name.
+type Call struct {
+	Pos     Pos    // of the callee (redis)
+	Func    string // "redis.call" or "redis.pcall"
+	Command string // as written
+	Args    []Arg  // arguments after the command name
+}
+
+// File is a parsed script.
+type File struct {
+	Source     []byte
+	Doc        []string // doc comment lines, without the leading "-- "
+	Directives []Directive
+	Keys       []Use
+	Argv       []Use
+	Calls      []Call
+}
+
+// Parse parses one script. It returns every problem found; the File is usable
+// (possibly partially filled) even when there are errors.
+func Parse(name string, src []byte) (f *File, errs []Error) {
+	f = &File{Source: src}
+	errs = append(errs, f.parseComments()...)
+
+	chunk, err := parseLua(src, name)
+	if err != nil {
+		e := luaError(err)
+		if e.Pos.Line <= 0 {
+			e.Pos = Pos{bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1, 1}
+		}
+		errs = append(errs, e)
+		return f, errs
+	}
+	toks := scanTokens(src, name)
+	w := walker{f: f, toks: toks}
+	w.stmts(chunk)
+	return f, errs
+}
+
+// parseLua runs the Lua parser, turning any panic of the parser into an error.
+func parseLua(src []byte, name string) (chunk []ast.Stmt, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			chunk, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	chunk, err = luaparse.Parse(bytes.NewReader(src), name)
+	if err == nil && chunk == nil && len(bytes.TrimSpace(src)) > 0 {
+		// The parser recovers a non-error panic as a nil error.
+		err = fmt.Errorf("unexpected parser failure")
+	}
+	return chunk, err
+}
+
+func luaError(err error) Error {
+	if pe, ok := err.(*luaparse.Error); ok {
+		pos := Pos{pe.Pos.Line, pe.Pos.Column}
+		if pos.Line <= 0 {
+			return Error{Pos: Pos{-1, 1}, Msg: "Lua syntax error at end of file: " + pe.Message}
+		}
+		if pos.Col <= 0 {
+			pos.Col = 1
+		}
+		return Error{Pos: pos, Msg: fmt.Sprintf("Lua syntax error near %q: %s", pe.Token, pe.Message)}
+	}
+	return Error{Pos: Pos{1, 1}, Msg: "Lua syntax error: " + strings.TrimSpace(err.Error())}
+}
+
+// parseComments reads the leading comment block (doc lines and directives)
+// and reports directives found after it.
+func (f *File) parseComments() (errs []Error) {
+	lines := strings.Split(string(f.Source), "\n")
+	leading := true
+	for i, line := range lines {
+		line = strings.TrimSuffix(line, "\r")
+		trimmed := strings.TrimLeft(line, " \t")
+		indent := len(line) - len(trimmed)
+		isComment := strings.HasPrefix(trimmed, "--") && !isLongComment(trimmed)
+		if leading && !isComment {
+			leading = false
+		}
+		if !isComment {
+			continue
+		}
+		body := trimmed[2:]
+		bodyCol := indent + 3
+		rest := strings.TrimLeft(body, " \t")
+		restCol := bodyCol + len(body) - len(rest)
+		if strings.HasPrefix(rest, "@") {
+			d := parseDirective(rest, Pos{i + 1, restCol})
+			if leading {
+				f.Directives = append(f.Directives, d)
+			} else if d.Name != "" {
+				errs = append(errs, Error{Pos: d.Pos, Msg: fmt.Sprintf("directive @%s must be in the leading comment block", d.Name)})
+			}
+			continue
+		}
+		if leading {
+			f.Doc = append(f.Doc, strings.TrimRight(strings.TrimPrefix(body, " "), " \t"))
+		}
+	}
+	for len(f.Doc) > 0 && f.Doc[len(f.Doc)-1] == "" {
+		f.Doc = f.Doc[:len(f.Doc)-1]
+	}
+	for len(f.Doc) > 0 && f.Doc[0] == "" {
+		f.Doc = f.Doc[1:]
+	}
+	return errs
+}
+
+func isLongComment(s string) bool {
+	s = strings.TrimPrefix(s, "--")
+	if !strings.HasPrefix(s, "[") {
+		return false
+	}
+	s = strings.TrimLeft(s[1:], "=")
+	return strings.HasPrefix(s, "[")
+}
+
+// parseDirective parses "@name text" starting at pos.
+func parseDirective(s string, pos Pos) Directive {
+	d := Directive{Pos: pos}
+	i := 1
+	for i < len(s) && !isSpace(s[i]) {
+		i++
+	}
+	d.Name = s[1:i]
+	rest := s[i:]
+	text := strings.TrimLeft(rest, " \t")
+	d.TextPos = Pos{pos.Line, pos.Col + i + len(rest) - len(text)}
+	d.Text = strings.TrimRight(text, " \t\r")
+	return d
+}

@@ -1,0 +1,3 @@
+-- @key k
+-- @return string?
+return redis.call("GET", KEYS[1])

@@ -1,0 +1,4 @@
+-- @arg type string
+-- @return map[string]string?
+-- @retryable
+return {ARGV[1], "x"}
