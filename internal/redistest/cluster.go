@@ -147,3 +147,41 @@ func slotMap(reply any) (string, error) {
 	slices.Sort(parts)
 	return strings.Join(parts, " "), nil
 }
+
+// NodeFor returns the node that serves key's slot, as the cluster reports it
+// now (CLUSTER KEYSLOT, then CLUSTER SLOTS), for tests that fail the owner of
+// a key.
+func (c *ClusterT) NodeFor(t testing.TB, key string) *Node {
+	t.Helper()
+	for _, n := range c.Nodes {
+		slot, err := rawCmd(n.Addr, time.Second, "CLUSTER", "KEYSLOT", key)
+		if err != nil {
+			continue // node down: ask another
+		}
+		ranges, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
+		if err != nil {
+			continue
+		}
+		rs, _ := ranges.([]any)
+		for _, r := range rs {
+			e, _ := r.([]any)
+			if len(e) < 3 {
+				continue
+			}
+			start, _ := e[0].(int64)
+			end, _ := e[1].(int64)
+			primary, _ := e[2].([]any)
+			s, _ := slot.(int64)
+			if s < start || s > end || len(primary) < 2 {
+				continue
+			}
+			for _, m := range c.Nodes {
+				if p, _ := primary[1].(int64); int(p) == m.Port {
+					return m
+				}
+			}
+		}
+	}
+	t.Fatalf("redistest: no node of %v serves key %q", c.Addrs, key)
+	return nil
+}

@@ -18,7 +18,10 @@
 // retries). Each node gets its own t.TempDir() holding the generated
 // redis.conf (port, bind 127.0.0.1, protected-mode no, save "", appendonly
 // per WithAOF, dir), redis.log (stdout and stderr of the server) and any data
-// files. A node is ready when it answers PING and reports the pid the harness
+// files. Replicas sync from disk (repl-diskless-sync no), so a write on the
+// primary reaches a new replica within milliseconds, and DEBUG is enabled for
+// local connections (enable-debug-command local) for fault tests such as
+// DEBUG SLEEP. A node is ready when it answers PING and reports the pid the harness
 // started, so a foreign server that happens to hold the port is never used.
 // Cluster waits until every node reports cluster_state:ok and all nodes agree
 // on the slot map. Replicated waits until the replica's master_link_status is
@@ -41,5 +44,7 @@
 // Servers and clients are stopped by t.Cleanup, which runs after deferred
 // calls. Check for leaks with goleak.VerifyTestMain, or with
 // goleak.VerifyNone registered through t.Cleanup before the first server is
-// started, never with a plain defer at the top of the test.
+// started, never with a plain defer at the top of the test. Pass
+// LeakOptions() to either, for the goroutine rueidis's cluster client may
+// leave sleeping for a few seconds after Close.
 package redistest
