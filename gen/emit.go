@@ -448,7 +448,7 @@ func (e *emitter) emitMulti(s *Script) jen.Code {
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("c").Qual(rueidisPath, "Client"),
 		jen.Id("calls").Index().Id(s.Name+"Args"),
-	).Index().Id(s.Name+"Reply").BlockFunc(func(g *jen.Group) {
+	).Index().Id(s.Name + "Reply").BlockFunc(func(g *jen.Group) {
 		g.Id("out").Op(":=").Make(jen.Index().Id(s.Name+"Reply"), jen.Len(jen.Id("calls")))
 		g.Id("cmds").Op(":=").Make(jen.Qual(rueidisPath, "Commands"), jen.Lit(0), jen.Len(jen.Id("calls")))
 		g.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("calls")))
@@ -491,7 +491,8 @@ func (e *emitter) emitMulti(s *Script) jen.Code {
 }
 
 func (e *emitter) emitEncode(s *Script) jen.Code {
-	return jen.Func().Id(encodeFunc(s)).Params(jen.Id("a").Op("*").Id(s.Name+"Args")).
+	return jen.Commentf("%s returns the KEYS and ARGV of one %s call.", encodeFunc(s), s.Name).Line().
+		Func().Id(encodeFunc(s)).Params(jen.Id("a").Op("*").Id(s.Name+"Args")).
 		Params(jen.Index().String(), jen.Index().String()).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id("a").Dot(camel(p.Name)) }
 		e.emitKeys(g, s, get)

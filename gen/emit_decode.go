@@ -16,7 +16,7 @@ var asHelper = map[Kind]string{
 func decodeError(s *Script, got jen.Code) jen.Code {
 	return jen.Op("&").Id("DecodeError").Values(jen.Dict{
 		jen.Id("Script"): jen.Lit(s.Name),
-		jen.Id("Want"):   jen.Lit(s.Return.String()),
+		jen.Id("Want"):   jen.Id("want"),
 		jen.Id("Got"):    got,
 	})
 }
@@ -47,6 +47,7 @@ func (e *emitter) emitDecode(s *Script) jen.Code {
 	}
 	return jen.Commentf("%s reads a reply of %s as %s.", decodeFunc(s), s.Name, s.Return.String()).Line().
 		Func().Id(decodeFunc(s)).Params(jen.Id("resp").Qual(rueidisPath, "RedisResult")).Params(results(s)...).BlockFunc(func(g *jen.Group) {
+		g.Const().Id("want").Op("=").Lit(s.Return.String())
 		g.List(jen.Id("msg"), jen.Err()).Op(":=").Id("resp").Dot("ToMessage").Call()
 		g.If(jen.Err().Op("!=").Nil()).Block(
 			jen.If(jen.Qual(rueidisPath, "IsRedisNil").Call(jen.Err())).Block(onNil),

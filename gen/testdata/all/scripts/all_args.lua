@@ -1,3 +1,4 @@
+-- AllArgs echoes its keys and encoded arguments, in order.
 -- @key a
 -- @key b
 -- @arg s string
@@ -8,9 +9,10 @@
 -- @arg d duration
 -- @arg at time
 -- @arg rest... int64
--- @return none
+-- @return []string
 -- @readonly
 -- @retryable
-redis.call("GET", KEYS[1])
-redis.call("GET", KEYS[2])
-return redis.status_reply(ARGV[1] .. ARGV[2] .. ARGV[3] .. ARGV[4] .. ARGV[5] .. ARGV[6] .. ARGV[7] .. ARGV[#ARGV])
+local out = {KEYS[1], KEYS[2]}
+for i = 1, #ARGV do out[#out + 1] = ARGV[i] end
+redis.call("EXISTS", KEYS[1], KEYS[2])
+return out
