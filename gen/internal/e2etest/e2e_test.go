@@ -1,0 +1,448 @@
+// Package e2etest runs the generated package of gen/testdata/all (copied to
+// ./generated and kept identical by gen's golden test) against real Redis: a
+// single node, the same node over RESP2, and a 3-primary cluster.
+package e2etest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/redis/rueidis"
+	"go.uber.org/goleak"
+
+	"github.com/scriptlock/scriptlock/gen/internal/e2etest/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, redistest.LeakOptions()...)
+}
+
+// target is a client under test and a way to reach every node of it.
+type target struct {
+	name  string
+	c     rueidis.Client
+	nodes func(t *testing.T) []*redistest.Node
+}
+
+func targets(t *testing.T) []target {
+	node := redistest.Server(t)
+	cluster := redistest.Cluster(t, 3)
+	return []target{
+		{"single", node.Client(t), func(*testing.T) []*redistest.Node { return []*redistest.Node{node} }},
+		{"resp2", node.Client(t, func(o *rueidis.ClientOption) { o.AlwaysRESP2 = true }),
+			func(*testing.T) []*redistest.Node { return []*redistest.Node{node} }},
+		{"cluster", cluster.Client(t), func(*testing.T) []*redistest.Node { return cluster.Nodes }},
+	}
+}
+
+func TestE2E(t *testing.T) {
+	redistest.RequireBinaries(t)
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			t.Run("SHA1", func(t *testing.T) { testSHA1(t, tg) })
+			t.Run("Replies", func(t *testing.T) { testReplies(t, tg) })
+			t.Run("Errors", func(t *testing.T) { testErrors(t, tg) })
+			t.Run("MultiNoScript", func(t *testing.T) { testMultiNoScript(t, tg) })
+			if tg.name == "cluster" {
+				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
+			}
+		})
+	}
+}
+
+// key returns a test-unique key in the hash slot of tag.
+func key(t *testing.T, tag, name string) string {
+	return redistest.Prefix(t) + "{" + tag + "}" + name
+}
+
+func do(t *testing.T, c rueidis.Client, cmd string, k string, args ...string) {
+	t.Helper()
+	if err := c.Do(context.Background(), c.B().Arbitrary(cmd).Keys(k).Args(args...).Build()).Error(); err != nil {
+		t.Fatalf("%s %s: %v", cmd, k, err)
+	}
+}
+
+// testSHA1 checks every emitted SHA-1 against SCRIPT LOAD on every node, and
+// Preload.
+func testSHA1(t *testing.T, tg target) {
+	ctx := context.Background()
+	for _, n := range tg.nodes(t) {
+		for _, s := range generated.Scripts {
+			sha, err := n.Do(t, "SCRIPT", "LOAD", s.Source).ToString()
+			if err != nil {
+				t.Fatalf("SCRIPT LOAD %s on %s: %v", s.Name, n.Addr, err)
+			}
+			if sha != s.SHA1 {
+				t.Errorf("%s: SHA1 = %s, SCRIPT LOAD on %s = %s", s.Name, s.SHA1, n.Addr, sha)
+			}
+		}
+		if err := n.Do(t, "SCRIPT", "FLUSH").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := generated.Preload(ctx, tg.c); err != nil {
+		t.Fatalf("Preload: %v", err)
+	}
+	for _, n := range tg.nodes(t) {
+		for _, s := range generated.Scripts {
+			exists, err := n.Do(t, "SCRIPT", "EXISTS", s.SHA1).AsIntSlice()
+			if err != nil || len(exists) != 1 || exists[0] != 1 {
+				t.Errorf("after Preload, SCRIPT EXISTS %s (%s) on %s = %v, %v", s.SHA1, s.Name, n.Addr, exists, err)
+			}
+		}
+	}
+	if len(generated.Scripts) == 0 || !slices.IsSortedFunc(generated.Scripts, func(a, b generated.Script) int {
+		if a.Name < b.Name {
+			return -1
+		}
+		return 1
+	}) {
+		t.Errorf("Scripts is empty or not sorted by name")
+	}
+}
+
+func testReplies(t *testing.T, tg target) {
+	ctx := context.Background()
+	c := tg.c
+
+	t.Run("AllArgs", func(t *testing.T) {
+		a, b := key(t, "x", "a"), key(t, "x", "b")
+		at := time.UnixMilli(1700000000123)
+		got, err := generated.AllArgs(ctx, c, a, b, "s", []byte{0, 1, 0xff}, -42, 1.5, true, 1500*time.Millisecond, at, 7, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{a, b, "s", "\x00\x01\xff", "-42", "1.5", "1", "1500", "1700000000123", "7", "8"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("AllArgs (-want +got):\n%s", diff)
+		}
+		got, err = generated.AllArgs(ctx, c, a, b, "", nil, 0, 0.1, false, 0, time.UnixMilli(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = []string{a, b, "", "", "0", "0.1", "0", "0", "0"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("AllArgs without rest (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("Touch and strings", func(t *testing.T) {
+		k := key(t, "s", "k")
+		v, ok, err := generated.GetString(ctx, c, k)
+		if err != nil || ok || v != "" {
+			t.Fatalf("GetString(missing) = %q, %v, %v; want \"\", false, nil", v, ok, err)
+		}
+		b, err := generated.GetBytes(ctx, c, k)
+		if err != nil || len(b) != 0 {
+			t.Fatalf("GetBytes(missing) = %q, %v", b, err)
+		}
+		if err := generated.Touch(ctx, c, k, "val\x00ue", time.Minute); err != nil {
+			t.Fatalf("Touch: %v", err)
+		}
+		v, ok, err = generated.GetString(ctx, c, k)
+		if err != nil || !ok || v != "val\x00ue" {
+			t.Fatalf("GetString = %q, %v, %v", v, ok, err)
+		}
+		b, err = generated.GetBytes(ctx, c, k)
+		if err != nil || string(b) != "val\x00ue" {
+			t.Fatalf("GetBytes = %q, %v", b, err)
+		}
+	})
+
+	t.Run("int64", func(t *testing.T) {
+		k := key(t, "i", "k")
+		n, ok, err := generated.MaybeCount(ctx, c, k)
+		if err != nil || ok || n != 0 {
+			t.Fatalf("MaybeCount(missing) = %d, %v, %v", n, ok, err)
+		}
+		if n, err := generated.Counter(ctx, c, k, 5); err != nil || n != 5 {
+			t.Fatalf("Counter = %d, %v", n, err)
+		}
+		n, ok, err = generated.MaybeCount(ctx, c, k)
+		if err != nil || !ok || n != 5 {
+			t.Fatalf("MaybeCount = %d, %v, %v", n, ok, err)
+		}
+	})
+
+	t.Run("float64", func(t *testing.T) {
+		k := key(t, "f", "z")
+		f, ok, err := generated.Score(ctx, c, k, "m")
+		if err != nil || ok {
+			t.Fatalf("Score(missing) = %v, %v, %v", f, ok, err)
+		}
+		do(t, c, "ZADD", k, "2.25", "m")
+		f, ok, err = generated.Score(ctx, c, k, "m")
+		if err != nil || !ok || f != 2.25 {
+			t.Fatalf("Score = %v, %v, %v; want 2.25", f, ok, err)
+		}
+	})
+
+	t.Run("bool", func(t *testing.T) {
+		k := key(t, "b", "set")
+		v, ok, err := generated.IsMember(ctx, c, k, "m")
+		if err != nil || ok || v {
+			t.Fatalf("IsMember(missing set) = %v, %v, %v", v, ok, err)
+		}
+		do(t, c, "SADD", k, "m")
+		if v, ok, err = generated.IsMember(ctx, c, k, "m"); err != nil || !ok || !v {
+			t.Fatalf("IsMember(m) = %v, %v, %v", v, ok, err)
+		}
+		if v, ok, err = generated.IsMember(ctx, c, k, "n"); err != nil || !ok || v {
+			t.Fatalf("IsMember(n) = %v, %v, %v", v, ok, err)
+		}
+		lim := key(t, "b", "limit")
+		for i := range 2 {
+			if v, err := generated.RateLimit(ctx, c, lim, []string{key(t, "b", "other")}, 2, time.Minute); err != nil || !v {
+				t.Fatalf("RateLimit #%d = %v, %v", i+1, v, err)
+			}
+		}
+	})
+
+	t.Run("lists and maps", func(t *testing.T) {
+		s, z, h := key(t, "l", "set"), key(t, "l", "zset"), key(t, "l", "hash")
+		if got, err := generated.Members(ctx, c, s); err != nil || len(got) != 0 || got == nil {
+			t.Fatalf("Members(missing) = %#v, %v; want empty, non-nil", got, err)
+		}
+		do(t, c, "SADD", s, "a", "b")
+		got, err := generated.Members(ctx, c, s)
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, []string{"a", "b"}) {
+			t.Fatalf("Members = %v, %v", got, err)
+		}
+		ranks, ok, err := generated.Ranks(ctx, c, z, "a")
+		if err != nil || ok || ranks != nil {
+			t.Fatalf("Ranks(missing) = %v, %v, %v", ranks, ok, err)
+		}
+		do(t, c, "ZADD", z, "1", "a", "2", "b")
+		ranks, ok, err = generated.Ranks(ctx, c, z, "b", "nope", "a")
+		if err != nil || !ok || !slices.Equal(ranks, []int64{1, -1, 0}) {
+			t.Fatalf("Ranks = %v, %v, %v", ranks, ok, err)
+		}
+		do(t, c, "HSET", h, "f1", "v1", "f2", "")
+		m, err := generated.HashAll(ctx, c, h)
+		if diff := cmp.Diff(map[string]string{"f1": "v1", "f2": ""}, m); err != nil || diff != "" {
+			t.Fatalf("HashAll: %v (-want +got):\n%s", err, diff)
+		}
+		nk, ok, err := generated.NoKeys(ctx, c, "")
+		if err != nil || ok || nk != nil {
+			t.Fatalf("NoKeys(\"\") = %v, %v, %v", nk, ok, err)
+		}
+		nk, ok, err = generated.NoKeys(ctx, c, "t")
+		if diff := cmp.Diff(map[string]string{"t": "x"}, nk); err != nil || !ok || diff != "" {
+			t.Fatalf("NoKeys(t) = %v, %v (-want +got):\n%s", ok, err, diff)
+		}
+	})
+
+	t.Run("record", func(t *testing.T) {
+		lock := key(t, "r", "lock")
+		r, err := generated.LeaseInfo(ctx, c, lock, "owner-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(generated.LeaseInfoResult{TTL: -2}, r); diff != "" {
+			t.Errorf("LeaseInfo(free) (-want +got):\n%s", diff)
+		}
+		do(t, c, "HSET", lock, "owner-1", "holder")
+		do(t, c, "PEXPIRE", lock, "60000")
+		r, err = generated.LeaseInfo(ctx, c, lock, "owner-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.TTL <= 0 || r.TTL > 60000 || r.Owner == nil || *r.Owner != "holder" || r.Holds != nil || r.Fenced || r.Score != nil || r.Raw != nil {
+			t.Errorf("LeaseInfo(held) = %+v", r)
+		}
+	})
+}
+
+func testErrors(t *testing.T, tg target) {
+	ctx := context.Background()
+	c := tg.c
+	k := key(t, "e", "k")
+
+	_, err := generated.Counter(ctx, c, k, -1)
+	var se *generated.ScriptError
+	if !errors.Is(err, generated.ErrNotOwner) || !errors.As(err, &se) {
+		t.Fatalf("Counter(-1) = %v; want a *ScriptError matching ErrNotOwner", err)
+	}
+	if se.Script != "Counter" || se.Code != "NOT_OWNER" || se.Message != "NOT_OWNER by is negative" {
+		t.Errorf("ScriptError = %+v", se)
+	}
+	if got, want := err.Error(), "Counter: NOT_OWNER by is negative"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+
+	_, err = generated.Counter(ctx, c, k, 0)
+	if re, ok := rueidis.IsRedisErr(err); !ok || re.Error() != "ZERO_BY by is zero" {
+		t.Errorf("Counter(0) = %#v; want the Redis error unwrapped", err)
+	}
+
+	lim := key(t, "e", "limit")
+	for range 2 {
+		if _, err := generated.RateLimit(ctx, c, lim, nil, 1, time.Minute); err != nil && !errors.Is(err, generated.ErrOverLimit) {
+			t.Fatal(err)
+		}
+	}
+	if _, err := generated.RateLimit(ctx, c, lim, nil, 1, time.Minute); !errors.Is(err, generated.ErrOverLimit) {
+		t.Errorf("RateLimit over the limit = %v; want ErrOverLimit", err)
+	}
+
+	// A wrong-type Redis error reaches the caller unwrapped.
+	do(t, c, "SET", k, "text")
+	if _, err := generated.Members(ctx, c, k); !isWrongType(err) {
+		t.Errorf("Members(string key) = %v; want WRONGTYPE unwrapped", err)
+	}
+
+	for _, tc := range []struct {
+		kind string
+		want generated.DecodeError
+		msg  string
+	}{
+		{"string", generated.DecodeError{Script: "WrongType", Want: "int64", Got: "a string"}, "scriptgen: WrongType: reply is a string, want int64"},
+		{"nil", generated.DecodeError{Script: "WrongType", Want: "int64", Got: "nil"}, "scriptgen: WrongType: reply is nil, want int64"},
+		{"array", generated.DecodeError{Script: "WrongType", Want: "int64", Got: "an array of 2"}, "scriptgen: WrongType: reply is an array of 2, want int64"},
+	} {
+		_, err := generated.WrongType(ctx, c, tc.kind)
+		var de *generated.DecodeError
+		if !errors.As(err, &de) {
+			t.Errorf("WrongType(%s) = %v; want *DecodeError", tc.kind, err)
+			continue
+		}
+		if *de != tc.want || err.Error() != tc.msg {
+			t.Errorf("WrongType(%s) = %+v %q; want %+v %q", tc.kind, *de, err.Error(), tc.want, tc.msg)
+		}
+	}
+	if n, err := generated.WrongType(ctx, c, "int"); err != nil || n != 7 {
+		t.Errorf("WrongType(int) = %d, %v", n, err)
+	}
+	var de *generated.DecodeError
+	if _, err := generated.GetBytes(ctx, c, key(t, "e", "missing")); err != nil {
+		t.Errorf("GetBytes(missing) = %v", err)
+	}
+	_, _, err = generated.Score(ctx, c, k, "m") // ZSCORE on a string key: WRONGTYPE
+	if !isWrongType(err) || errors.As(err, &de) {
+		t.Errorf("Score(string key) = %v; want WRONGTYPE", err)
+	}
+}
+
+func isWrongType(err error) bool {
+	re, ok := rueidis.IsRedisErr(err)
+	return ok && len(re.Error()) > 9 && re.Error()[:9] == "WRONGTYPE"
+}
+
+// testMultiNoScript flushes every node's script cache, then checks that the
+// batch forms still answer every call (NOSCRIPT → EVAL) and in order.
+func testMultiNoScript(t *testing.T, tg target) {
+	ctx := context.Background()
+	c := tg.c
+	flush := func() {
+		for _, n := range tg.nodes(t) {
+			if err := n.Do(t, "SCRIPT", "FLUSH").Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var calls []generated.CounterArgs
+	for i := range 20 {
+		calls = append(calls, generated.CounterArgs{K: key(t, strconv.Itoa(i), "n"), By: int64(i + 1)})
+	}
+	calls = append(calls, generated.CounterArgs{K: key(t, "z", "n"), By: -1})
+	var counterSHA string
+	for _, s := range generated.Scripts {
+		if s.Name == "Counter" {
+			counterSHA = s.SHA1
+		}
+	}
+	for round := range 2 { // first after a flush (EVAL), then cached (EVALSHA)
+		if round == 0 {
+			flush()
+		}
+		replies := generated.CounterMulti(ctx, c, calls)
+		if len(replies) != len(calls) {
+			t.Fatalf("CounterMulti: %d replies for %d calls", len(replies), len(calls))
+		}
+		for i, r := range replies[:20] {
+			if want := int64((i + 1) * (round + 1)); r.Err != nil || r.Value != want {
+				t.Errorf("round %d: reply %d = %+v, want %d", round, i, r, want)
+			}
+		}
+		if last := replies[20]; !errors.Is(last.Err, generated.ErrNotOwner) {
+			t.Errorf("round %d: last reply = %+v, want ErrNotOwner", round, last)
+		}
+		if round == 0 { // EVAL cached the script where calls went
+			loaded := 0
+			for _, n := range tg.nodes(t) {
+				if ex, _ := n.Do(t, "SCRIPT", "EXISTS", counterSHA).AsIntSlice(); len(ex) == 1 && ex[0] == 1 {
+					loaded++
+				}
+			}
+			if loaded == 0 {
+				t.Errorf("no node has Counter cached after the EVAL fallback")
+			}
+		}
+	}
+
+	flush()
+	a, b := key(t, "ro", "a"), key(t, "ro", "b")
+	replies := generated.AllArgsMulti(ctx, c, []generated.AllArgsArgs{
+		{A: a, B: b, S: "one", Rest: []int64{1}},
+		{A: a, B: b, S: "two"},
+	})
+	if len(replies) != 2 || replies[0].Err != nil || replies[1].Err != nil ||
+		replies[0].Value[2] != "one" || replies[1].Value[2] != "two" || replies[0].Value[len(replies[0].Value)-1] != "1" {
+		t.Errorf("AllArgsMulti after SCRIPT FLUSH = %+v", replies)
+	}
+
+	flush()
+	s := key(t, "opt", "s")
+	do(t, c, "SADD", s, "m")
+	got := generated.IsMemberMulti(ctx, c, []generated.IsMemberArgs{{Set: s, Member: "m"}, {Set: key(t, "opt", "none"), Member: "m"}})
+	if got[0] != (generated.IsMemberReply{Value: true, OK: true}) || got[1] != (generated.IsMemberReply{}) {
+		t.Errorf("IsMemberMulti = %+v", got)
+	}
+	if got := generated.TouchMulti(ctx, c, nil); len(got) != 0 {
+		t.Errorf("TouchMulti(nil) = %+v", got)
+	}
+}
+
+// testCrossSlot checks that keys in different slots are refused with a
+// *CrossSlotError on a cluster client instead of rueidis's panic.
+func testCrossSlot(t *testing.T, tg target) {
+	ctx := context.Background()
+	c := tg.c
+	p := redistest.Prefix(t)
+	a, b := p+"{a}k", p+"{b}k" // slots 15495 and 3300
+
+	_, err := generated.RateLimit(ctx, c, a, []string{a, b}, 1, time.Minute)
+	var cs *generated.CrossSlotError
+	if !errors.Is(err, generated.ErrCrossSlot) || !errors.As(err, &cs) {
+		t.Fatalf("RateLimit across slots = %v; want *CrossSlotError", err)
+	}
+	if cs.Script != "RateLimit" || !slices.Equal(cs.Keys, []string{a, a, b}) {
+		t.Errorf("CrossSlotError = %+v", cs)
+	}
+	if _, err := generated.AllArgs(ctx, c, a, b, "", nil, 0, 0, false, 0, time.Time{}); !errors.Is(err, generated.ErrCrossSlot) {
+		t.Errorf("AllArgs across slots = %v", err)
+	}
+	// The same tag in different places of the key still shares a slot.
+	if _, err := generated.AllArgs(ctx, c, "x{a}", "{a}y", "", nil, 0, 0, false, 0, time.Time{}); err != nil {
+		t.Errorf("AllArgs with one hash tag = %v", err)
+	}
+
+	replies := generated.AllArgsMulti(ctx, c, []generated.AllArgsArgs{
+		{A: a, B: b},
+		{A: a, B: p + "{a}other"},
+	})
+	if !errors.Is(replies[0].Err, generated.ErrCrossSlot) || replies[1].Err != nil || replies[1].Value[0] != a {
+		t.Errorf("AllArgsMulti = %+v", replies)
+	}
+	replies = generated.AllArgsMulti(ctx, c, []generated.AllArgsArgs{{A: a, B: b}})
+	if len(replies) != 1 || !errors.Is(replies[0].Err, generated.ErrCrossSlot) {
+		t.Errorf("AllArgsMulti of one cross-slot call = %+v", replies)
+	}
+}
