@@ -54,6 +54,9 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		seen           = map[string]parse.Pos{}
 		haveName       bool
 		haveReturn     bool
+		// A malformed @key or @arg leaves the count unknown: its KEYS or
+		// ARGV uses are then not checked, to report only the cause.
+		broken = map[string]bool{}
 	)
 	once := func(d parse.Directive) bool {
 		if p, dup := seen[d.Name]; dup {
@@ -82,11 +85,13 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		case "key", "arg":
 			if len(ws) == 0 {
 				at(d.Pos, "@%s needs a name", d.Name)
+				broken[d.Name] = true
 				continue
 			}
 			name, variadic := strings.CutSuffix(ws[0].Text, "...")
 			if !isIdent(name) {
 				at(ws[0].Pos, "invalid %s name %q", d.Name, ws[0].Text)
+				broken[d.Name] = true
 				continue
 			}
 			p := Param{Name: name, Type: Type{Kind: String}, Variadic: variadic}
@@ -94,11 +99,13 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			if d.Name == "arg" {
 				if len(ws) < 2 {
 					at(d.Pos, "@arg %s needs a type", ws[0].Text)
+					broken[d.Name] = true
 					continue
 				}
 				t, err := parseArgType(ws[1].Text)
 				if err != nil {
 					at(ws[1].Pos, "%v", err)
+					broken[d.Name] = true
 					continue
 				}
 				p.Type = t
@@ -108,11 +115,13 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			if d.Name == "key" {
 				if n := len(s.Keys); n > 0 && s.Keys[n-1].Variadic {
 					at(keyPos[n-1], "variadic key %q must be the last key", s.Keys[n-1].Name)
+					broken[d.Name] = true
 				}
 				s.Keys, keyPos = append(s.Keys, p), append(keyPos, ws[0].Pos)
 			} else {
 				if n := len(s.Args); n > 0 && s.Args[n-1].Variadic {
 					at(argPos[n-1], "variadic arg %q must be the last arg", s.Args[n-1].Name)
+					broken[d.Name] = true
 				}
 				s.Args, argPos = append(s.Args, p), append(argPos, ws[0].Pos)
 			}
@@ -187,8 +196,12 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		goNames[g] = p.Name
 	}
 
-	checkUses(file.Path, "key", "KEYS", s.Keys, keyPos, pf.Keys, &errs)
-	checkUses(file.Path, "arg", "ARGV", s.Args, argPos, pf.Argv, &errs)
+	if !broken["key"] {
+		checkUses(file.Path, "key", "KEYS", s.Keys, keyPos, pf.Keys, &errs)
+	}
+	if !broken["arg"] {
+		checkUses(file.Path, "arg", "ARGV", s.Args, argPos, pf.Argv, &errs)
+	}
 	checkCalls(file.Path, pf.Calls, &errs)
 	return info, errs
 }

@@ -1,0 +1,296 @@
+package gen
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkOne generates a package of the given files and returns the checker's
+// lines (nil when generation succeeds).
+func checkFiles(t *testing.T, files ...File) []string {
+	t.Helper()
+	_, err := Generate("generated", files)
+	if err == nil {
+		return nil
+	}
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Generate: %v (not checker errors)", err)
+	}
+	return strings.Split(errs.Error(), "\n")
+}
+
+func TestCheckRules(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file string
+		src  string
+		want []string
+	}{
+		{
+			name: "unknown directive",
+			src:  "-- @key k\n-- @foo bar\n-- @return none\nreturn redis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:2:4: unknown directive @foo"},
+		},
+		{
+			name: "unknown arg type",
+			src:  "-- @arg n int32\n-- @return none\nreturn ARGV[1]\n",
+			want: []string{`scripts/x.lua:1:11: unknown type "int32"`},
+		},
+		{
+			name: "nullable arg type",
+			src:  "-- @arg n int64?\n-- @return none\nreturn ARGV[1]\n",
+			want: []string{`scripts/x.lua:1:11: argument types cannot be nullable: "int64?"`},
+		},
+		{
+			name: "unknown return type",
+			src:  "-- @return list\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:12: unknown type "list"`},
+		},
+		{
+			name: "none nullable",
+			src:  "-- @return none?\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:12: type none cannot be nullable`},
+		},
+		{
+			name: "record field type",
+			src:  "-- @return {a int64, b []string}\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:12: record field b: type "[]string" is not allowed in a record (want string, bytes, int64, float64 or bool)`},
+		},
+		{
+			name: "record syntax",
+			src:  "-- @return {a int64 b}\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:12: malformed record field "a int64 b": want name type`},
+		},
+		{
+			name: "record unterminated",
+			src:  "-- @return {a int64\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:12: record type "{a int64" has no closing }`},
+		},
+		{
+			name: "missing return",
+			src:  "-- @key k\nreturn redis.call('GET', KEYS[1])\n",
+			want: []string{`scripts/x.lua:1:1: missing @return (use "@return none" for a script without a reply)`},
+		},
+		{
+			name: "duplicate return",
+			src:  "-- @return none\n-- @return int64\nreturn 1\n",
+			want: []string{`scripts/x.lua:2:4: duplicate @return (first at line 1)`},
+		},
+		{
+			name: "arg without type",
+			src:  "-- @arg n\n-- @return none\nreturn ARGV[1]\n",
+			want: []string{`scripts/x.lua:1:4: @arg n needs a type`},
+		},
+		{
+			name: "invalid key name",
+			src:  "-- @key lock-name\n-- @return none\nreturn KEYS[1]\n",
+			want: []string{`scripts/x.lua:1:9: invalid key name "lock-name"`},
+		},
+		{
+			name: "duplicate parameter",
+			src:  "-- @key lock\n-- @arg lock string\n-- @return none\nreturn KEYS[1] .. ARGV[1]\n",
+			want: []string{`scripts/x.lua:2:9: duplicate parameter name "lock"`},
+		},
+		{
+			name: "parameters equal in Go",
+			src:  "-- @arg lock_id string\n-- @arg lockID string\n-- @return none\nreturn ARGV[1] .. ARGV[2]\n",
+			want: []string{`scripts/x.lua:2:9: parameter names "lock_id" and "lockID" are the same in Go (LockID)`},
+		},
+		{
+			name: "variadic key not last",
+			src:  "-- @key rest...\n-- @key last\n-- @return none\nreturn KEYS[1]\n",
+			want: []string{`scripts/x.lua:1:9: variadic key "rest" must be the last key`},
+		},
+		{
+			name: "variadic arg not last",
+			src:  "-- @arg rest... string\n-- @arg last string\n-- @return none\nreturn ARGV[1]\n",
+			want: []string{`scripts/x.lua:1:9: variadic arg "rest" must be the last arg`},
+		},
+		{
+			name: "invalid name",
+			src:  "-- @name lower\n-- @return none\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:10: invalid @name "lower": want an exported Go identifier`},
+		},
+		{
+			name: "bad file name",
+			file: "scripts/1st.lua",
+			src:  "-- @return none\nreturn 1\n",
+			want: []string{`scripts/1st.lua:1:1: file name "1st.lua" gives no valid script name: add @name`},
+		},
+		{
+			name: "reserved name",
+			src:  "-- @name Preload\n-- @return none\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:10: script name "Preload" is reserved by the generated package`},
+		},
+		{
+			name: "invalid error code",
+			src:  "-- @error over_limit too many\n-- @return none\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:11: invalid error code "over_limit": want UPPER_SNAKE_CASE`},
+		},
+		{
+			name: "error without message",
+			src:  "-- @error OVER_LIMIT\n-- @return none\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:4: @error OVER_LIMIT needs a message`},
+		},
+		{
+			name: "reserved error code",
+			src:  "-- @error CROSS_SLOT no\n-- @return none\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:11: @error CROSS_SLOT is reserved by the generated package (ErrCrossSlot)`},
+		},
+		{
+			name: "directive after the leading block",
+			src:  "-- @return none\nlocal x = 1\n-- @key k\nreturn x\n",
+			want: []string{`scripts/x.lua:3:4: directive @key must be in the leading comment block`},
+		},
+		{
+			name: "KEYS beyond declared",
+			src:  "-- @key a\n-- @key b\n-- @return none\nredis.call('GET', KEYS[1])\nredis.call('GET', KEYS[2])\nreturn redis.call('GET', KEYS[3])\n",
+			want: []string{`scripts/x.lua:6:26: KEYS[3] is used but only 2 keys are declared`},
+		},
+		{
+			name: "ARGV with none declared",
+			src:  "-- @return none\nreturn ARGV[1]\n",
+			want: []string{`scripts/x.lua:2:8: ARGV[1] is used but no args are declared`},
+		},
+		{
+			name: "key never used",
+			src:  "-- @key a\n-- @key x\n-- @return none\nreturn redis.call('GET', KEYS[1])\n",
+			want: []string{`scripts/x.lua:2:9: key "x" (KEYS[2]) is declared but never used`},
+		},
+		{
+			name: "variadic arg never used",
+			src:  "-- @arg rest... string\n-- @return none\nreturn 1\n",
+			want: []string{`scripts/x.lua:1:9: arg "rest" (ARGV[1]...) is declared but never used`},
+		},
+		{
+			name: "dynamic KEYS index",
+			src:  "-- @key a\n-- @return none\nfor i = 1, 2 do redis.call('DEL', KEYS[i]) end\n",
+			want: []string{`scripts/x.lua:3:35: dynamic KEYS index needs a variadic @key`},
+		},
+		{
+			name: "zero index",
+			src:  "-- @key a\n-- @return none\nreturn KEYS[0] .. KEYS[1]\n",
+			want: []string{`scripts/x.lua:3:8: KEYS[0] is not a valid index: Lua arrays start at 1`},
+		},
+		{
+			name: "literal key",
+			src:  "-- @return none\nreturn redis.call(\"GET\", \"foo\")\n",
+			want: []string{`scripts/x.lua:2:26: string literal "foo" in the key position of redis.call("GET"): pass keys in KEYS so Redis Cluster can route them`},
+		},
+		{
+			name: "concatenated literal key",
+			src:  "-- @arg id string\n-- @return none\nreturn redis.pcall('hget', 'lock:' .. ARGV[1], 'f')\n",
+			want: []string{`scripts/x.lua:3:28: string literal "lock:" in the key position of redis.pcall("hget"): pass keys in KEYS so Redis Cluster can route them`},
+		},
+		{
+			name: "literal keys of a variadic-key command",
+			src:  "-- @key a\n-- @return none\nreturn redis.call('MSET', KEYS[1], 'v', 'b', 'v')\n",
+			want: []string{`scripts/x.lua:3:41: string literal "b" in the key position of redis.call("MSET"): pass keys in KEYS so Redis Cluster can route them`},
+		},
+		{
+			name: "lua syntax",
+			src:  "-- @return none\nlocal x = = 1\n",
+			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},
+		},
+		{
+			name: "errors are collected and sorted",
+			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
+			want: []string{
+				`scripts/x.lua:1:1: missing @return (use "@return none" for a script without a reply)`,
+				`scripts/x.lua:1:9: key "k" (KEYS[1]) is declared but never used`,
+				`scripts/x.lua:2:11: unknown type "int32"`,
+				`scripts/x.lua:3:4: unknown directive @bogus`,
+				`scripts/x.lua:4:26: string literal "x" in the key position of redis.call("GET"): pass keys in KEYS so Redis Cluster can route them`,
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := tc.file
+			if file == "" {
+				file = "scripts/x.lua"
+			}
+			got := checkFiles(t, File{Path: file, Source: []byte(tc.src)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckAccepts(t *testing.T) {
+	for _, tc := range []struct{ name, src string }{
+		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"publish channel literal", "-- @return none\nreturn redis.call('PUBLISH', 'chan', 'msg')\n"},
+		{"value literals", "-- @key a\n-- @return none\nreturn redis.call('SET', KEYS[1], 'v', 'PX', '100')\n"},
+		{"variadic keys dynamic", "-- @key first\n-- @key rest...\n-- @return none\nfor i = 1, #KEYS do redis.call('DEL', KEYS[i]) end\n"},
+		{"unpack all args", "-- @key k\n-- @arg fields... string\n-- @return none\nreturn redis.call('HDEL', KEYS[1], unpack(ARGV))\n"},
+		{"trailing descriptions", "-- @key k  the lock\n-- @arg n int64  how many\n-- @return int64  the count\n-- @readonly  reads only\nreturn redis.call('GET', KEYS[1]) .. ARGV[1]\n"},
+		{"unknown command", "-- @return none\nreturn redis.call('FOO.BAR', 'x')\n"},
+		{"dynamic command", "-- @arg cmd string\n-- @return none\nreturn redis.call(ARGV[1], 'x')\n"},
+		{"empty script", "-- @return none\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(tc.src)}); got != nil {
+				t.Errorf("rejected:\n%s", strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+func TestCheckPackage(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []File
+		want  []string
+	}{
+		{
+			name: "duplicate script name",
+			files: []File{
+				{Path: "scripts/a.lua", Source: []byte("-- @name Lock\n-- @return none\n")},
+				{Path: "scripts/b.lua", Source: []byte("-- x\n-- @name Lock\n-- @return none\n")},
+			},
+			want: []string{`scripts/b.lua:2:10: duplicate script name "Lock" (also in scripts/a.lua:1)`},
+		},
+		{
+			name: "error codes disagree",
+			files: []File{
+				{Path: "scripts/a.lua", Source: []byte("-- @error NOT_HELD lock is not held\n-- @return none\n")},
+				{Path: "scripts/b.lua", Source: []byte("-- @return none\n-- @error NOT_HELD not held\n")},
+			},
+			want: []string{`scripts/b.lua:2:11: @error NOT_HELD has a different message in scripts/a.lua:1: "lock is not held"`},
+		},
+		{
+			name: "error codes agree",
+			files: []File{
+				{Path: "scripts/a.lua", Source: []byte("-- @error NOT_HELD not held\n-- @return none\n")},
+				{Path: "scripts/b.lua", Source: []byte("-- @return none\n-- @error NOT_HELD not held\n")},
+			},
+		},
+		{
+			name: "error codes clash in Go",
+			files: []File{
+				{Path: "scripts/a.lua", Source: []byte("-- @error NOT_HELD not held\n-- @error NOT__HELD other\n-- @return none\n")},
+			},
+			want: []string{`scripts/a.lua:2:11: @error codes NOT_HELD and NOT__HELD both become ErrNotHeld`},
+		},
+		{
+			name: "generated names clash",
+			files: []File{
+				{Path: "scripts/lock.lua", Source: []byte("-- @return none\n")},
+				{Path: "scripts/lock_multi.lua", Source: []byte("-- @return none\n")},
+			},
+			want: []string{`scripts/lock_multi.lua:1:1: generated name LockMulti of script "LockMulti" clashes with generated name LockMulti of script "Lock" (scripts/lock.lua:1)`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkFiles(t, tc.files...)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
