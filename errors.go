@@ -50,3 +50,7 @@ func (e *NotAcquiredError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrNotAcquired) true.
 func (e *NotAcquiredError) Unwrap() error { return ErrNotAcquired }
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,221 @@
+package scriptlock
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// goroutine counts for the uncontended benchmarks: RunParallel starts
+// parallelism × GOMAXPROCS goroutines.
+var benchGoroutines = []int{1, 16, 64}
+
+func runParallelN(b *testing.B, goroutines int, body func(pb func() bool, id int)) {
+	if goroutines == 1 {
+		i := 0
+		body(func() bool { i++; return i <= b.N }, 0)
+		return
+	}
+	b.SetParallelism(max(goroutines/runtime.GOMAXPROCS(0), 1))
+	var ids atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		body(pb.Next, int(ids.Add(1)))
+	})
+}
+
+// BenchmarkMutexUncontended: Lock+Unlock on distinct names.
+func BenchmarkMutexUncontended(b *testing.B) {
+	node := redistest.Server(b)
+	rc := node.Client(b)
+	c := newTestClient(b, rc)
+	ctx := context.Background()
+	for _, g := range benchGoroutines {
+		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
+			b.ReportAllocs()
+			runParallelN(b, g, func(next func() bool, id int) {
+				m := c.Mutex("bench:" + strconv.Itoa(id))
+				for next() {
+					lctx, err := m.Lock(ctx)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if err := m.Unlock(lctx); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkSetNXBaseline is the bare minimum a lock can cost on the same
+// client: SET NX PX, then a compare-and-delete script.
+func BenchmarkSetNXBaseline(b *testing.B) {
+	node := redistest.Server(b)
+	rc := node.Client(b)
+	del := rueidis.NewLuaScript(`if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`)
+	ctx := context.Background()
+	prefix := redistest.Prefix(b)
+	for _, g := range benchGoroutines {
+		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
+			b.ReportAllocs()
+			runParallelN(b, g, func(next func() bool, id int) {
+				key := prefix + "bench:" + strconv.Itoa(id)
+				token := randomID()
+				for next() {
+					if err := rc.Do(ctx, rc.B().Set().Key(key).Value(token).Nx().PxMilliseconds(30000).Build()).Error(); err != nil {
+						b.Error(err)
+						return
+					}
+					if err := del.Exec(ctx, rc, []string{key}, []string{token}).Error(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkMutexContended: waiters, each on its own Client, take turns on one
+// lock holding it 1 ms. Reports acquisitions/s, wait percentiles, handoff gap
+// to a different waiter, and the spread of acquisitions among waiters.
+func BenchmarkMutexContended(b *testing.B) {
+	node := redistest.Server(b)
+	for _, waiters := range []int{8, 32} {
+		b.Run(fmt.Sprintf("waiters=%d", waiters), func(b *testing.B) {
+			prefix := sharedPrefix(b)
+			clients := make([]*Client, waiters)
+			for i := range clients {
+				clients[i] = newTestClient(b, node.Client(b), prefix)
+			}
+			ctx := context.Background()
+			var (
+				mu        sync.Mutex
+				waits     []time.Duration
+				gaps      []time.Duration
+				lastOwner = -1
+				lastFree  time.Time
+				counts    = make([]int, waiters)
+				remaining atomic.Int64
+			)
+			remaining.Store(int64(b.N))
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for i := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					m := clients[i].Mutex("contended")
+					for remaining.Add(-1) >= 0 {
+						t0 := time.Now()
+						lctx, err := m.Lock(ctx)
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						got := time.Now()
+						mu.Lock()
+						waits = append(waits, got.Sub(t0))
+						if lastOwner >= 0 && lastOwner != i {
+							gaps = append(gaps, got.Sub(lastFree))
+						}
+						counts[i]++
+						mu.Unlock()
+						time.Sleep(time.Millisecond)
+						mu.Lock()
+						lastOwner = i
+						mu.Unlock()
+						if err := m.Unlock(lctx); err != nil {
+							b.Error(err)
+							return
+						}
+						mu.Lock()
+						lastFree = time.Now()
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
+			reportPercentiles(b, "wait", waits)
+			reportPercentiles(b, "handoff", gaps)
+			b.ReportMetric(float64(slices.Min(counts)), "min-acq/waiter")
+			b.ReportMetric(float64(slices.Max(counts)), "max-acq/waiter")
+		})
+	}
+}
+
+func reportPercentiles(b *testing.B, name string, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	at := func(p float64) float64 {
+		return float64(ds[min(int(p*float64(len(ds))), len(ds)-1)].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.50), name+"-p50-ms")
+	b.ReportMetric(at(0.99), name+"-p99-ms")
+	b.ReportMetric(float64(ds[len(ds)-1].Microseconds())/1000, name+"-max-ms")
+}
+
+// BenchmarkWatchdog10k holds 10,000 locks on one Client for a few renewal
+// intervals and reports goroutines, renewals per second, round trips per
+// second and process CPU per second of holding.
+func BenchmarkWatchdog10k(b *testing.B) {
+	node := redistest.Server(b)
+	c := newTestClient(b, node.Client(b), WithWatchdog(3*time.Second, time.Second))
+	ctx := context.Background()
+	const locks = 10000
+	for i := 0; i < b.N; i++ {
+		base := runtime.NumGoroutine()
+		held := make([]context.Context, locks)
+		ms := make([]*Mutex, locks)
+		for j := range ms {
+			ms[j] = c.Mutex("wd:" + strconv.Itoa(j))
+			l, err := ms[j].Lock(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			held[j] = l
+		}
+		r0, bt0, cpu0 := c.wd.renewals.Load(), c.wd.batches.Load(), cpuTime()
+		const hold = 4 * time.Second
+		time.Sleep(hold)
+		r1, bt1, cpu1 := c.wd.renewals.Load(), c.wd.batches.Load(), cpuTime()
+		b.ReportMetric(float64(runtime.NumGoroutine()-base), "extra-goroutines")
+		b.ReportMetric(float64(r1-r0)/hold.Seconds(), "renewals/s")
+		b.ReportMetric(float64(bt1-bt0)/hold.Seconds(), "roundtrips/s")
+		b.ReportMetric(float64((cpu1-cpu0).Milliseconds())/hold.Seconds(), "cpu-ms/s")
+		for j, m := range ms {
+			if held[j].Err() != nil {
+				b.Fatalf("lock %d lost while held", j)
+			}
+			if err := m.Unlock(held[j]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,258 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// Client creates lock handles that share one identity, one watchdog, one
+// pub/sub connection and one set of defaults. Create one per process (or per
+// Redis deployment) and Close it on shutdown.
+type Client struct {
+	rc  rueidis.Client
+	cfg config
+	id  string
+	log *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	subs *subscriptions
+	wd   *watchdog
+
+	shardedOff atomic.Bool // the server refused sharded pub/sub
+
+	mu    sync.Mutex
+	holds map[string]*hold // by key + "\x00" + field
+
+	guard guardState
+}
+
+// New returns a Client using rc. The Client never closes rc.
+func New(rc rueidis.Client, opts ...Option) (*Client, error) {
+	if rc == nil {
+		return nil, invalidf("nil rueidis client")
+	}
+	cfg := defaultConfig()
+	cfg.apply(opts)
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		rc:     rc,
+		cfg:    cfg,
+		id:     clientID(),
+		log:    cfg.logger.With("component", "scriptlock"),
+		ctx:    ctx,
+		cancel: cancel,
+		holds:  map[string]*hold{},
+	}
+	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
+	c.wd = newWatchdog(rc, c.lost)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.wd.run(ctx)
+	}()
+	return c, nil
+}
+
+// ID is the Client's random 128-bit identity, the first half of every lock
+// field it writes (<client-id>:<owner-id>).
+func (c *Client) ID() string { return c.id }
+
+// Close stops the watchdog and every subscription the Client started, and
+// cancels the contexts of the locks it holds with cause ErrClosed. It does not
+// release those locks: their leases run out on the server. Close is safe to
+// call more than once.
+func (c *Client) Close() error {
+	if c.ctx.Err() != nil {
+		return nil
+	}
+	c.cancel()
+	c.wg.Wait()
+	c.subs.close()
+	c.mu.Lock()
+	holds := make([]*hold, 0, len(c.holds))
+	for _, h := range c.holds {
+		holds = append(holds, h)
+	}
+	clear(c.holds)
+	c.mu.Unlock()
+	for _, h := range holds {
+		h.end(ErrClosed)
+	}
+	return nil
+}
+
+func (c *Client) closed() bool { return c.ctx.Err() != nil }
+
+// sharded reports whether lock channels use sharded pub/sub.
+func (c *Client) sharded() bool {
+	switch c.cfg.sharded {
+	case shardedOn:
+		return true
+	case shardedOff:
+		return false
+	}
+	return c.rc.Mode() == rueidis.ClientModeCluster && !c.shardedOff.Load()
+}
+
+func (c *Client) publishCommand() string {
+	if c.sharded() {
+		return "spublish"
+	}
+	return "publish"
+}
+
+// hold is this Client's record of a lock one owner holds: its hold count, its
+// fencing token, its renewal and the context that ends with it.
+type hold struct {
+	name, key, field, channel string
+	token                     int64
+	lease                     time.Duration // lease the watchdog keeps, 0: explicit lease only
+
+	count   int // local holds; guarded by Client.mu
+	renew   *renewal
+	done    atomic.Bool
+	lostErr error // set by the watchdog before reporting loss
+
+	mu      sync.Mutex
+	cause   error                     // why the hold ended
+	cancels []context.CancelCauseFunc // of every context handed out for this hold
+}
+
+func holdID(key, field string) string { return key + "\x00" + field }
+
+func (h *hold) released() bool { return h.done.Load() }
+
+// end finishes a hold: cause is context.Canceled for a release and
+// ErrLockLost (possibly joined with why) for a loss. Every lock context of the
+// hold is cancelled before end returns.
+func (h *hold) end(cause error) {
+	if !h.done.CompareAndSwap(false, true) {
+		return
+	}
+	h.mu.Lock()
+	h.cause = cause
+	cancels := h.cancels
+	h.cancels = nil
+	h.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel(cause)
+	}
+}
+
+// track ties a lock context to the hold's lifetime.
+func (h *hold) track(cancel context.CancelCauseFunc) {
+	h.mu.Lock()
+	if h.cause != nil {
+		h.mu.Unlock()
+		cancel(h.cause)
+		return
+	}
+	h.cancels = append(h.cancels, cancel)
+	h.mu.Unlock()
+}
+
+// lost is the watchdog's report that h is no longer held.
+func (c *Client) lost(h *hold, why error) {
+	c.mu.Lock()
+	if cur := c.holds[holdID(h.key, h.field)]; cur == h {
+		delete(c.holds, holdID(h.key, h.field))
+	}
+	c.mu.Unlock()
+	cause := ErrLockLost
+	if why != nil {
+		cause = errors.Join(ErrLockLost, why)
+	}
+	c.log.Warn("lock lost", "lock", h.name, "key", h.key, "err", why)
+	h.end(cause)
+}
+
+// guardState caches how many replicas the primary has, for the failover guard.
+type guardState struct {
+	mu        sync.Mutex
+	checked   time.Time
+	replicas  int
+	refreshing bool
+}
+
+const guardRefresh = 5 * time.Second
+
+// replicas returns the cached count of connected replicas (every primary's
+// minimum on a cluster), refreshing it in the background when stale. The very
+// first call waits for the answer so the first lock is already guarded.
+func (c *Client) replicas(ctx context.Context) int {
+	g := &c.guard
+	g.mu.Lock()
+	if g.checked.IsZero() {
+		g.mu.Unlock()
+		n := c.countReplicas(ctx)
+		g.mu.Lock()
+		g.replicas, g.checked = n, time.Now()
+		n = g.replicas
+		g.mu.Unlock()
+		return n
+	}
+	n := g.replicas
+	if time.Since(g.checked) > guardRefresh && !g.refreshing && !c.closed() {
+		g.refreshing = true
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+			m := c.countReplicas(rctx)
+			cancel()
+			g.mu.Lock()
+			g.replicas, g.checked, g.refreshing = m, time.Now(), false
+			g.mu.Unlock()
+		}()
+	}
+	g.mu.Unlock()
+	return n
+}
+
+// countReplicas asks every node for INFO replication; on a cluster the
+// smallest replica count among primaries decides (WAIT for a replica that
+// does not exist would stall every lock on that shard).
+func (c *Client) countReplicas(ctx context.Context) int {
+	least := -1
+	for _, n := range c.rc.Nodes() {
+		info, err := n.Do(ctx, n.B().Info().Section("replication").Build()).ToString()
+		if err != nil {
+			continue
+		}
+		if !strings.Contains(info, "role:master") {
+			continue
+		}
+		v := infoField(info, "connected_slaves")
+		k, err := strconv.Atoi(v)
+		if err != nil {
+			continue
+		}
+		if least < 0 || k < least {
+			least = k
+		}
+	}
+	return max(least, 0)
+}
+
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,127 @@
+// Package netproxy is a loopback TCP proxy for fault tests: it forwards to a
+// target address and can freeze all traffic (a network partition as the
+// client sees it, without stopping the server) and drop every connection.
+package netproxy
+
+import (
+	"net"
+	"sync"
+	"testing"
+)
+
+// Proxy forwards connections from Addr to a target.
+type Proxy struct {
+	Addr   string
+	target string
+	ln     net.Listener
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	frozen bool
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
+}
+
+// New starts a proxy on a free loopback port; it is closed at test end.
+func New(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("netproxy: listen: %v", err)
+	}
+	p := &Proxy{Addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]struct{}{}}
+	p.cond = sync.NewCond(&p.mu)
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *Proxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go p.pipe(s, c)
+		go p.pipe(c, s)
+	}
+}
+
+// pipe copies src to dst, holding data back while the proxy is frozen.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	defer p.wg.Done()
+	defer dst.Close()
+	defer src.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			for p.frozen {
+				p.cond.Wait()
+			}
+			_, open := p.conns[dst]
+			p.mu.Unlock()
+			if !open {
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Freeze holds back all traffic in both directions until Thaw.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	p.frozen = true
+	p.mu.Unlock()
+}
+
+// Thaw lets traffic flow again.
+func (p *Proxy) Thaw() {
+	p.mu.Lock()
+	p.frozen = false
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// DropAll closes every open connection (new ones are still accepted).
+func (p *Proxy) DropAll() {
+	p.mu.Lock()
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// Close stops the proxy and closes every connection.
+func (p *Proxy) Close() {
+	p.ln.Close()
+	p.mu.Lock()
+	p.frozen = false
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	p.wg.Wait()
+}

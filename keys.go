@@ -1,0 +1,55 @@
+package scriptlock
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// redissonName puts Redisson's prefix on a name: "prefix:{name}", or
+// "prefix:name" when the name already carries a hash tag, so every key of one
+// lock lands in the lock's hash slot exactly as Redisson lays it out.
+func redissonName(prefix, name string) string {
+	if strings.Contains(name, "{") {
+		return prefix + ":" + name
+	}
+	return prefix + ":{" + name + "}"
+}
+
+// lockKey validates a lock name and returns the Redis key of the lock.
+func lockKey(prefix, name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("%w: empty name", ErrInvalidName)
+	}
+	if len(name) > MaxNameLen {
+		return "", fmt.Errorf("%w: %d bytes, longer than %d", ErrInvalidName, len(name), MaxNameLen)
+	}
+	key := prefix + name
+	// A key with "{" but no complete hash tag would hash differently from the
+	// channel and counter keys derived from it (Redisson's rule keeps their
+	// braces as they are): refuse it instead of failing later with CROSSSLOT.
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		j := strings.IndexByte(key[i+1:], '}')
+		if j <= 0 {
+			return "", fmt.Errorf("%w: %q has '{' without a non-empty hash tag {...}", ErrInvalidName, key)
+		}
+	}
+	return key, nil
+}
+
+// randomID returns 128 random bits as 32 hex digits.
+func randomID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("scriptlock: crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// clientID returns 128 random bits formatted like a UUID, as Redisson's
+// connection-manager ids are.
+func clientID() string {
+	id := randomID()
+	return id[0:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:32]
+}

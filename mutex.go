@@ -1,0 +1,401 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// Mutex is a reentrant distributed lock with Redisson's RLock semantics and
+// key layout. A Mutex is a cheap handle: it holds no connection and may be
+// shared by goroutines; who holds the lock is the owner id in the context
+// (WithOwner) or, without one, the handle's own random id.
+type Mutex struct {
+	c       *Client
+	name    string
+	key     string
+	channel string
+	fence   string
+	owner   string
+	cfg     config
+	err     error // invalid name or options, reported by every method
+}
+
+// Mutex returns a handle for the lock called name. opts override the Client's
+// settings (lease, prefix, failover guard, release timeout) for this handle.
+// An invalid name or option is reported by the handle's methods.
+func (c *Client) Mutex(name string, opts ...Option) *Mutex {
+	m := &Mutex{c: c, name: name, owner: randomID(), cfg: c.cfg}
+	m.cfg.err = nil
+	m.cfg.apply(opts)
+	m.err = m.cfg.err
+	if m.err == nil {
+		m.key, m.err = lockKey(m.cfg.prefix, name)
+	}
+	if m.err == nil {
+		m.channel = redissonName("redisson_lock__channel", m.key)
+		m.fence = redissonName("redisson_lock_token", m.key)
+	}
+	return m
+}
+
+var _ Locker = (*Mutex)(nil)
+
+// Name returns the lock's name.
+func (m *Mutex) Name() string { return m.name }
+
+// Key returns the Redis key of the lock (prefix + name).
+func (m *Mutex) Key() string { return m.key }
+
+func (m *Mutex) ownerOf(ctx context.Context) string {
+	if o, ok := OwnerFrom(ctx); ok {
+		return o
+	}
+	return m.owner
+}
+
+func (m *Mutex) check(ctx context.Context) error {
+	if m.err != nil {
+		return m.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	if m.c.closed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Lock waits until the lock is acquired or ctx ends. Without an explicit lease
+// (WithLease) the watchdog keeps renewing it until Unlock. The returned
+// context is cancelled with cause ErrLockLost if the lock is lost, carries the
+// owner id (nested Lock calls re-enter) and the fencing token (Fence).
+func (m *Mutex) Lock(ctx context.Context) (context.Context, error) {
+	return m.acquire(ctx, -1, m.cfg.lease)
+}
+
+// TryLock is Lock that gives up after wait; wait 0 makes one attempt. When it
+// gives up, the error is a *NotAcquiredError (errors.Is ErrNotAcquired).
+func (m *Mutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	return m.acquire(ctx, wait, m.cfg.lease)
+}
+
+// LockWithLease is Lock with a lease that expires on its own: no watchdog.
+func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
+	if lease <= 0 {
+		return nil, invalidf("lease must be positive, got %s", lease)
+	}
+	return m.acquire(ctx, -1, lease)
+}
+
+// TryLockWithLease is TryLock with a lease that expires on its own.
+func (m *Mutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	if lease <= 0 {
+		return nil, invalidf("lease must be positive, got %s", lease)
+	}
+	return m.acquire(ctx, wait, lease)
+}
+
+// acquire is the one acquisition loop: wait < 0 waits until ctx ends.
+func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if err := m.check(ctx); err != nil {
+		return nil, err
+	}
+	owner := m.ownerOf(ctx)
+	field := m.c.id + ":" + owner
+	serverLease := lease
+	if serverLease == 0 {
+		serverLease = m.cfg.watchdogLease
+	}
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	var w *waiter
+	defer func() {
+		if w != nil {
+			m.c.subs.leave(w)
+		}
+	}()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		start := time.Now()
+		res, err := m.c.acquireOnce(ctx, m, field, serverLease)
+		if err != nil {
+			return nil, m.waitErr(ctx, err)
+		}
+		if res.Status != 0 {
+			return m.c.acquired(ctx, m, owner, field, res, lease, serverLease, start), nil
+		}
+		remaining := time.Duration(res.Value) * time.Millisecond
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
+		}
+		if w == nil || w.dead() {
+			if w != nil {
+				m.c.subs.leave(w)
+				w = nil
+			}
+			jctx, cancel := ctx, context.CancelFunc(func() {})
+			if wait > 0 {
+				jctx, cancel = context.WithDeadline(ctx, deadline)
+			}
+			w, err = m.c.subs.join(jctx, m.channel)
+			cancel()
+			if err != nil {
+				w = nil
+				if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+					if ctx.Err() == nil {
+						return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
+					}
+					return nil, m.waitErr(ctx, ctx.Err())
+				}
+				return nil, fmt.Errorf("scriptlock: lock %q: subscribe: %w", m.name, err)
+			}
+			continue // subscribed: try again before waiting, so no release is missed
+		}
+		// Wake on the release message; the holder's remaining lease is the
+		// fallback in case a message is lost.
+		sleep := remaining
+		if sleep <= 0 {
+			sleep = time.Second // no expiry on the key: poll slowly as a last resort
+		}
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		if timer == nil {
+			timer = time.NewTimer(sleep)
+		} else {
+			timer.Reset(sleep)
+		}
+		select {
+		case <-w.wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			return nil, m.waitErr(ctx, ctx.Err())
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+func (m *Mutex) waitErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("scriptlock: lock %q: wait ended: %w", m.name, cerr)
+	}
+	return fmt.Errorf("scriptlock: lock %q: %w", m.name, err)
+}
+
+// dead reports whether the waiter's subscription has ended.
+func (w *waiter) dead() bool {
+	select {
+	case <-w.sub.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// acquireOnce runs the acquire script, followed by the failover guard's WAIT
+// when the primary has replicas.
+func (c *Client) acquireOnce(ctx context.Context, m *Mutex, field string, lease time.Duration) (generated.MutexAcquireResult, error) {
+	if !m.cfg.guard || c.replicas(ctx) == 0 {
+		return generated.MutexAcquire(ctx, c.rc, m.key, m.fence, lease, field)
+	}
+	return c.acquireGuarded(ctx, m, field, lease)
+}
+
+// acquired records a successful acquisition and builds the lock's context.
+func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, res generated.MutexAcquireResult, lease, serverLease time.Duration, start time.Time) context.Context {
+	id := holdID(m.key, field)
+	c.mu.Lock()
+	h := c.holds[id]
+	if h != nil && res.Status == 1 {
+		// A fresh acquisition while we still had a record: the old hold had
+		// expired on the server without our noticing. Finish it as lost.
+		delete(c.holds, id)
+		c.mu.Unlock()
+		c.wd.remove(h.renew)
+		h.end(ErrLockLost)
+		c.mu.Lock()
+		h = nil
+	}
+	if h == nil {
+		h = &hold{name: m.name, key: m.key, field: field, channel: m.channel}
+		if res.Status == 1 {
+			h.token = res.Value
+		}
+		c.holds[id] = h
+	}
+	h.count++
+	if lease == 0 && h.renew == nil {
+		h.lease = serverLease
+		h.renew = c.wd.add(h, m.cfg.watchdogEvery, start)
+	}
+	c.mu.Unlock()
+
+	lctx, cancel := context.WithCancelCause(ctx)
+	h.track(cancel)
+	lctx = WithOwner(lctx, owner)
+	if h.token != 0 {
+		lctx = withFence(lctx, m.name, h.token)
+	}
+	return lctx
+}
+
+// Unlock releases one hold of the owner in ctx; the last hold deletes the
+// lock and wakes a waiter. It runs detached from ctx (bounded by the release
+// timeout), so a cancelled request still releases its lock. A non-owner, or an
+// owner whose lock expired, gets ErrNotHeld and nothing changes.
+func (m *Mutex) Unlock(ctx context.Context) error {
+	if m.err != nil {
+		return m.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	field := m.c.id + ":" + m.ownerOf(ctx)
+	id := holdID(m.key, field)
+	m.c.mu.Lock()
+	h := m.c.holds[id]
+	m.c.mu.Unlock()
+	lease := m.cfg.watchdogLease
+	if h != nil && h.lease > 0 {
+		lease = h.lease
+	} else if m.cfg.lease > 0 {
+		lease = m.cfg.lease
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
+	defer cancel()
+	res, err := m.c.release(rctx, m.key, m.channel, lease, field)
+	if err != nil {
+		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, err)
+	}
+	switch res.Status {
+	case 0:
+		if h != nil {
+			m.c.drop(h, ErrLockLost)
+		}
+		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, ErrNotHeld)
+	case 1:
+		if h != nil {
+			m.c.mu.Lock()
+			h.count--
+			m.c.mu.Unlock()
+		}
+	default:
+		if h != nil {
+			m.c.drop(h, context.Canceled)
+		}
+	}
+	return nil
+}
+
+// drop forgets a hold and ends its context with cause.
+func (c *Client) drop(h *hold, cause error) {
+	c.mu.Lock()
+	if c.holds[holdID(h.key, h.field)] == h {
+		delete(c.holds, holdID(h.key, h.field))
+	}
+	c.mu.Unlock()
+	h.end(cause)
+	if h.renew != nil {
+		c.wd.remove(h.renew)
+	}
+}
+
+const latchTTL = 30 * time.Second
+
+// release runs the release script, retrying transport failures with the same
+// latch key so a retry whose first attempt did run reports that outcome.
+func (c *Client) release(ctx context.Context, key, channel string, lease time.Duration, field string) (generated.MutexReleaseResult, error) {
+	latch := redissonName("redisson_unlock_latch", key) + ":" + randomID()
+	var res generated.MutexReleaseResult
+	var err error
+	for attempt := 0; ; attempt++ {
+		res, err = generated.MutexRelease(ctx, c.rc, key, channel, latch, lease, field, c.publishCommand(), latchTTL)
+		if err == nil {
+			return res, nil
+		}
+		if isUnknownCommand(err) && c.sharded() {
+			c.shardedOff.Store(true)
+			continue
+		}
+		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
+			return res, err
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return res, err
+		}
+	}
+}
+
+// ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
+// reports whether there was a lock to delete.
+func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := m.check(ctx); err != nil {
+		return false, err
+	}
+	ok, err := generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.c.publishCommand())
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
+	}
+	return ok, nil
+}
+
+// IsLocked reports whether anyone holds the lock.
+func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
+	st, err := m.state(ctx)
+	return st.Owners > 0, err
+}
+
+// HoldCount returns how many times the owner in ctx holds the lock (0: not
+// held by that owner).
+func (m *Mutex) HoldCount(ctx context.Context) (int64, error) {
+	st, err := m.state(ctx)
+	return st.Holds, err
+}
+
+// RemainingLease returns the lock's remaining lease: 0 when nobody holds it,
+// a negative duration when it is held without expiry.
+func (m *Mutex) RemainingLease(ctx context.Context) (time.Duration, error) {
+	st, err := m.state(ctx)
+	if err != nil || st.Owners == 0 {
+		return 0, err
+	}
+	return time.Duration(st.TTL) * time.Millisecond, nil
+}
+
+func (m *Mutex) state(ctx context.Context) (generated.MutexStateResult, error) {
+	if err := m.check(ctx); err != nil {
+		return generated.MutexStateResult{}, err
+	}
+	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.c.id+":"+m.ownerOf(ctx))
+	if err != nil {
+		return st, fmt.Errorf("scriptlock: state of %q: %w", m.name, err)
+	}
+	return st, nil
+}

@@ -1,0 +1,376 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func TestMutexReentrantLifecycle(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := c.Mutex("order:1")
+
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	tok1, ok := Fence(lctx)
+	if !ok || tok1 <= 0 {
+		t.Fatalf("Fence = %d, %v; want a positive token", tok1, ok)
+	}
+	// Re-entry by the same owner (carried in lctx) counts holds, same token.
+	lctx2, err := m.Lock(lctx)
+	if err != nil {
+		t.Fatalf("re-entrant Lock: %v", err)
+	}
+	if tok2, _ := Fence(lctx2); tok2 != tok1 {
+		t.Fatalf("re-entry token = %d, want %d", tok2, tok1)
+	}
+	if n, err := m.HoldCount(lctx); err != nil || n != 2 {
+		t.Fatalf("HoldCount = %d, %v; want 2", n, err)
+	}
+	if locked, err := m.IsLocked(ctx); err != nil || !locked {
+		t.Fatalf("IsLocked = %v, %v", locked, err)
+	}
+	if d, err := m.RemainingLease(ctx); err != nil || d <= 0 || d > DefaultLease {
+		t.Fatalf("RemainingLease = %s, %v", d, err)
+	}
+	// Another owner on the same handle is contended.
+	other := WithOwner(ctx, "someone-else")
+	if _, err := m.TryLock(other, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("other owner TryLock: %v, want ErrNotAcquired", err)
+	}
+	var na *NotAcquiredError
+	if _, err := m.TryLock(other, 20*time.Millisecond); !errors.As(err, &na) || na.Remaining <= 0 {
+		t.Fatalf("TryLock error %v, want *NotAcquiredError with remaining lease", err)
+	}
+	if err := m.Unlock(other); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock by non-owner: %v, want ErrNotHeld", err)
+	}
+	if err := m.Unlock(lctx2); err != nil {
+		t.Fatalf("Unlock 1: %v", err)
+	}
+	if lctx.Err() != nil {
+		t.Fatal("lock context cancelled while one hold remains")
+	}
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock 2: %v", err)
+	}
+	if context.Cause(lctx) != context.Canceled {
+		t.Fatalf("after the last Unlock the lock context should end with context.Canceled, got %v", context.Cause(lctx))
+	}
+	if err := m.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("third Unlock: %v, want ErrNotHeld", err)
+	}
+	if locked, _ := m.IsLocked(ctx); locked {
+		t.Fatal("still locked after releasing every hold")
+	}
+	lctx3, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok3, _ := Fence(lctx3); tok3 <= tok1 {
+		t.Fatalf("next acquisition token %d, want > %d", tok3, tok1)
+	}
+	if err := m.Unlock(lctx3); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMutexBadInput(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	if _, err := New(nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("New(nil): %v", err)
+	}
+	if _, err := New(rc, WithLease(-time.Second)); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("negative lease: %v", err)
+	}
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 5*time.Second)
+	for _, name := range []string{"", strings.Repeat("x", MaxNameLen+1), "a{", "a{}b"} {
+		m := c.Mutex(name)
+		if _, err := m.Lock(ctx); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Lock(%q): %v, want ErrInvalidName", name, err)
+		}
+		if err := m.Unlock(ctx); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Unlock(%q): %v, want ErrInvalidName", name, err)
+		}
+	}
+	m := c.Mutex("ok")
+	if _, err := m.LockWithLease(ctx, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("zero lease: %v", err)
+	}
+	if _, err := m.LockWithLease(ctx, -time.Second); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("negative lease: %v", err)
+	}
+	if _, err := m.TryLock(ctx, -time.Second); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("negative wait: %v", err)
+	}
+	if _, err := m.TryLockWithLease(ctx, time.Second, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("TryLockWithLease zero lease: %v", err)
+	}
+	if err := m.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Errorf("Unlock without Lock: %v, want ErrNotHeld", err)
+	}
+	if n := dbsize(t, node); n != 0 {
+		t.Fatalf("bad input wrote %d keys", n)
+	}
+}
+
+// TestMutexExclusion runs 32 goroutines on each of two Clients (separate
+// connections) against one lock and checks that critical sections never
+// overlap and fencing tokens rise in critical-section order.
+func TestMutexExclusion(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 60*time.Second)
+	const perClient, rounds = 32, 5
+	var inside, overlaps atomic.Int32
+	var mu sync.Mutex
+	var lastToken int64
+	var tokenErrs []string
+	var wg sync.WaitGroup
+	for _, c := range []*Client{c1, c2} {
+		for g := 0; g < perClient; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m := c.Mutex("stress")
+				for r := 0; r < rounds; r++ {
+					lctx, err := m.Lock(ctx)
+					if err != nil {
+						t.Errorf("Lock: %v", err)
+						return
+					}
+					if inside.Add(1) != 1 {
+						overlaps.Add(1)
+					}
+					tok, _ := Fence(lctx)
+					mu.Lock()
+					if tok <= lastToken {
+						tokenErrs = append(tokenErrs, "token not increasing")
+					}
+					lastToken = tok
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					inside.Add(-1)
+					if err := m.Unlock(lctx); err != nil {
+						t.Errorf("Unlock: %v", err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if n := overlaps.Load(); n != 0 {
+		t.Fatalf("%d overlapping critical sections", n)
+	}
+	if len(tokenErrs) > 0 {
+		t.Fatalf("%d fencing tokens out of order", len(tokenErrs))
+	}
+}
+
+func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
+	ctx := testCtx(t, 10*time.Second)
+	m := c.Mutex("wd")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(900 * time.Millisecond) // three leases
+	if lctx.Err() != nil {
+		t.Fatalf("lock context ended: %v", context.Cause(lctx))
+	}
+	if n, err := m.HoldCount(lctx); err != nil || n != 1 {
+		t.Fatalf("HoldCount after 3 leases = %d, %v", n, err)
+	}
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	// Unlock stopped the renewals: nothing is left behind.
+	time.Sleep(350 * time.Millisecond)
+	if locked, _ := m.IsLocked(ctx); locked {
+		t.Fatal("lock still present after Unlock")
+	}
+}
+
+// TestMutexWatchdogPartition cuts the holder off from Redis past its lease:
+// another owner acquires and the first holder's context is cancelled with
+// ErrLockLost.
+func TestMutexWatchdogPartition(t *testing.T) {
+	node := redistest.Server(t)
+	proxy := netproxy.New(t, node.Addr)
+	prefix := sharedPrefix(t)
+	holder := newTestClient(t, rawClient(t, proxy.Addr), prefix, WithWatchdog(400*time.Millisecond, 130*time.Millisecond))
+	other := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+
+	lctx, err := holder.Mutex("part").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Freeze()
+	octx, err := other.Mutex("part").TryLock(ctx, 5*time.Second)
+	if err != nil {
+		t.Fatalf("other owner could not take the expired lock: %v", err)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("first holder's context was not cancelled after its lease ran out")
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
+	}
+	proxy.Thaw()
+	if err := other.Mutex("part").Unlock(octx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMutexLossByDeletion(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	ctx := testCtx(t, 10*time.Second)
+	m := c.Mutex("del")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := m.ForceUnlock(ctx); err != nil || !ok {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("lock context not cancelled after the lock was deleted")
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("cause = %v", context.Cause(lctx))
+	}
+	if err := m.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock of a lost lock: %v, want ErrNotHeld", err)
+	}
+}
+
+func TestMutexExplicitLeaseExpires(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := c.Mutex("lease")
+	lctx, err := m.LockWithLease(ctx, 150*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := WithOwner(ctx, "other")
+	octx, err := m.TryLock(other, 3*time.Second)
+	if err != nil {
+		t.Fatalf("lease did not expire: %v", err)
+	}
+	if t1, _ := Fence(lctx); func() bool { t2, _ := Fence(octx); return t2 <= t1 }() {
+		t.Fatal("token after expiry is not greater")
+	}
+	if err := m.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock after expiry: %v, want ErrNotHeld", err)
+	}
+	if err := m.Unlock(octx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMutexWaitHonoursContext(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := c.Mutex("ctx")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(WithOwner(ctx, "waiter"), 100*time.Millisecond)
+	defer cancel()
+	if _, err := m.Lock(wctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock past deadline: %v, want DeadlineExceeded", err)
+	}
+	cctx, cancel2 := context.WithCancel(WithOwner(ctx, "waiter"))
+	go func() { time.Sleep(50 * time.Millisecond); cancel2() }()
+	if _, err := m.Lock(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock cancelled: %v, want Canceled", err)
+	}
+	// Unlock with a dead request context still releases.
+	dead, cancel3 := context.WithCancel(lctx)
+	cancel3()
+	if err := m.Unlock(dead); err != nil {
+		t.Fatalf("Unlock with cancelled context: %v", err)
+	}
+	if locked, _ := m.IsLocked(ctx); locked {
+		t.Fatal("lock not released")
+	}
+}
+
+// TestMutexHandoffIsNotified checks that waiters wake on the release message,
+// not on the holder's lease: with a 30 s lease, 16 queued waiters all get the
+// lock in far less time than one lease.
+func TestMutexHandoffIsNotified(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	m := c.Mutex("handoff")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const waiters = 16
+	gaps := make(chan time.Duration, waiters)
+	var released atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < waiters; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wc := newTestClient(t, node.Client(t), prefix)
+			wm := wc.Mutex("handoff")
+			got, err := wm.Lock(ctx)
+			if err != nil {
+				t.Errorf("waiter Lock: %v", err)
+				return
+			}
+			gaps <- time.Since(time.Unix(0, released.Load()))
+			released.Store(time.Now().UnixNano())
+			if err := wm.Unlock(got); err != nil {
+				t.Errorf("waiter Unlock: %v", err)
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // let every waiter queue
+	released.Store(time.Now().UnixNano())
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(gaps)
+	var worst time.Duration
+	for g := range gaps {
+		worst = max(worst, g)
+	}
+	if worst >= DefaultLease/2 {
+		t.Fatalf("slowest handoff took %s: waiters are waking on the lease, not on the release message", worst)
+	}
+	t.Logf("slowest of %d handoffs: %s", waiters, worst)
+}

@@ -1,0 +1,173 @@
+package scriptlock
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// watchdog renews the leases of every lock a Client holds without an explicit
+// lease. One goroutine per Client serves all of them: a heap orders the locks
+// by next renewal, and every lock due within the same short window is renewed
+// in one pipelined batch.
+type watchdog struct {
+	rc     rueidis.Client
+	onLost func(*hold, error)
+
+	mu    sync.Mutex
+	queue renewHeap
+	kick  chan struct{}
+
+	renewals, batches atomic.Int64 // confirmed renewals and round trips, for observability
+}
+
+// renewal is a lock's place in the watchdog's schedule.
+type renewal struct {
+	h       *hold
+	due     time.Time
+	every   time.Duration
+	renewed time.Time // last confirmed renewal (or acquisition)
+	index   int       // in the heap; -1 when removed
+}
+
+const maxRenewBatch = 1000
+
+func newWatchdog(rc rueidis.Client, onLost func(*hold, error)) *watchdog {
+	return &watchdog{rc: rc, onLost: onLost, kick: make(chan struct{}, 1)}
+}
+
+// add schedules renewals of h's lease every 'every', from 'at' on.
+func (w *watchdog) add(h *hold, every time.Duration, at time.Time) *renewal {
+	r := &renewal{h: h, due: at.Add(every), every: every, renewed: at}
+	w.mu.Lock()
+	heap.Push(&w.queue, r)
+	first := r.index == 0
+	w.mu.Unlock()
+	if first {
+		signal(w.kick)
+	}
+	return r
+}
+
+// remove stops renewing r. Safe to call more than once.
+func (w *watchdog) remove(r *renewal) {
+	w.mu.Lock()
+	if r.index >= 0 {
+		heap.Remove(&w.queue, r.index)
+	}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		wait := time.Hour
+		if len(w.queue) > 0 {
+			wait = time.Until(w.queue[0].due)
+		}
+		w.mu.Unlock()
+		if wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.kick:
+				if !timer.Stop() {
+					<-timer.C
+				}
+				continue
+			case <-timer.C:
+			}
+		}
+		w.renewDue(ctx)
+	}
+}
+
+// renewDue renews every lock due now or within a tenth of its interval, so
+// locks taken close together share one round trip.
+func (w *watchdog) renewDue(ctx context.Context) {
+	now := time.Now()
+	w.mu.Lock()
+	var batch []*renewal
+	var longest time.Duration
+	for len(w.queue) > 0 && !w.queue[0].due.After(now.Add(w.queue[0].every/10)) && len(batch) < maxRenewBatch {
+		longest = max(longest, w.queue[0].every)
+		batch = append(batch, heap.Pop(&w.queue).(*renewal))
+	}
+	w.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	calls := make([]generated.MutexRenewArgs, len(batch))
+	for i, r := range batch {
+		calls[i] = generated.MutexRenewArgs{Lock: r.h.key, Lease: r.h.lease, Owner: r.h.field}
+	}
+	rctx, cancel := context.WithTimeout(ctx, longest)
+	replies := generated.MutexRenewMulti(rctx, w.rc, calls)
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	w.batches.Add(1)
+	sent := now
+	now = time.Now()
+	var lost []*renewal
+	w.mu.Lock()
+	for i, r := range batch {
+		if r.h.released() {
+			continue
+		}
+		switch rep := replies[i]; {
+		case rep.Err == nil && rep.Value:
+			w.renewals.Add(1)
+			r.renewed = sent
+			r.due = now.Add(r.every)
+			heap.Push(&w.queue, r)
+		case rep.Err == nil:
+			lost = append(lost, r)
+		case now.Sub(r.renewed) >= r.h.lease:
+			// The lease has run out on the server without a renewal we
+			// could confirm: the lock must be presumed lost.
+			r.h.lostErr = rep.Err
+			lost = append(lost, r)
+		default:
+			// Transient failure: try again soon, well before the lease ends.
+			r.due = now.Add(min(r.every/4, time.Second))
+			heap.Push(&w.queue, r)
+		}
+	}
+	w.mu.Unlock()
+	for _, r := range lost {
+		w.onLost(r.h, r.h.lostErr)
+	}
+}
+
+type renewHeap []*renewal
+
+func (q renewHeap) Len() int           { return len(q) }
+func (q renewHeap) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
+func (q renewHeap) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index, q[j].index = i, j
+}
+func (q *renewHeap) Push(x any) {
+	r := x.(*renewal)
+	r.index = len(*q)
+	*q = append(*q, r)
+}
+func (q *renewHeap) Pop() any {
+	old := *q
+	r := old[len(old)-1]
+	old[len(old)-1] = nil
+	r.index = -1
+	*q = old[:len(old)-1]
+	return r
+}
