@@ -182,9 +182,9 @@ func (c *Client) lost(h *hold, why error) {
 
 // guardState caches how many replicas the primary has, for the failover guard.
 type guardState struct {
-	mu        sync.Mutex
-	checked   time.Time
-	replicas  int
+	mu         sync.Mutex
+	checked    time.Time
+	replicas   int
 	refreshing bool
 }
 
