@@ -29,6 +29,9 @@ func scanTokens(src []byte, name string) (toks []token) {
 			return toks
 		}
 		lx.PrevTokenType = tok.Type
+		if tok.Str == "" && tok.Type < 128 {
+			tok.Str = string(rune(tok.Type)) // the lexer leaves "." and ".." without text
+		}
 		toks = append(toks, token{typ: tok.Type, str: tok.Str, line: tok.Pos.Line, col: tok.Pos.Column})
 	}
 }
@@ -56,7 +59,7 @@ func (w *walker) identPos(line int, name string) (Pos, int) {
 	w.seen[k] = n + 1
 	first, count := -1, 0
 	for i, t := range w.toks {
-		if t.line != line || t.typ != luaparse.TIdent || t.str != name {
+		if t.line != line || t.typ != luaparse.TIdent || t.str != name || !w.isReference(i) {
 			continue
 		}
 		if first < 0 {
@@ -71,6 +74,27 @@ func (w *walker) identPos(line int, name string) (Pos, int) {
 		return Pos{line, w.toks[first].col}, first
 	}
 	return Pos{line, 1}, -1
+}
+
+// isReference reports whether identifier token i names a variable, rather
+// than a field (t.KEYS, {KEYS = 1}), a method, a label or a new local.
+func (w *walker) isReference(i int) bool {
+	prev, next := "", ""
+	if i > 0 {
+		prev = w.toks[i-1].str
+	}
+	if i+1 < len(w.toks) {
+		next = w.toks[i+1].str
+	}
+	switch prev {
+	case ".", ":", "::", "goto", "local", "function", "for":
+		return false
+	case "{", ",", ";":
+		if next == "=" {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *walker) stmts(list []ast.Stmt) {

@@ -1,0 +1,176 @@
+package gen
+
+import (
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct{ in, camel, lower, param string }{
+		{"mutex_acquire", "MutexAcquire", "mutexAcquire", "mutexAcquire"},
+		{"ttl", "TTL", "ttl", "ttl"},
+		{"owner_id", "OwnerID", "ownerID", "ownerID"},
+		{"OVER_LIMIT", "OverLimit", "overLimit", "overLimit"},
+		{"leaseMs", "LeaseMs", "leaseMs", "leaseMs"},
+		{"URLPath", "URLPath", "urlPath", "urlPath"},
+		{"type", "Type", "type", "type_"},
+		{"ctx", "Ctx", "ctx", "ctx_"},
+		{"c", "C", "c", "c_"},
+		{"len", "Len", "len", "len_"},
+		{"time", "Time", "time", "time_"},
+		{"key-2", "Key2", "key2", "key2"},
+	} {
+		if got := camel(tc.in); got != tc.camel {
+			t.Errorf("camel(%q) = %q, want %q", tc.in, got, tc.camel)
+		}
+		if got := lowerCamel(tc.in); got != tc.lower {
+			t.Errorf("lowerCamel(%q) = %q, want %q", tc.in, got, tc.lower)
+		}
+		if got := paramName(tc.in); got != tc.param {
+			t.Errorf("paramName(%q) = %q, want %q", tc.in, got, tc.param)
+		}
+	}
+}
+
+func TestReplyTypes(t *testing.T) {
+	for _, s := range []string{
+		"none", "int64", "float64", "string", "bytes", "bool", "[]string", "[]int64", "map[string]string",
+		"int64?", "[]string?", "map[string]string?", "{ttl int64, owner string?}", "{a bool}?",
+	} {
+		typ, err := parseReplyType(s)
+		if err != nil {
+			t.Errorf("parseReplyType(%q): %v", s, err)
+			continue
+		}
+		if typ.String() != s {
+			t.Errorf("parseReplyType(%q).String() = %q", s, typ.String())
+		}
+	}
+	typ, err := parseReplyType("{ ttl int64 ,owner   string? }")
+	if err != nil || typ.String() != "{ttl int64, owner string?}" {
+		t.Errorf("spaced record = %q, %v", typ.String(), err)
+	}
+}
+
+// TestEmitConstructs renders single constructs, as they appear in the files.
+func TestEmitConstructs(t *testing.T) {
+	s := &Script{Name: "Get", File: "scripts/get.lua", Source: "return `x`\r\n", SHA1: "abc",
+		Keys: []Param{{Name: "k", Type: Type{Kind: String}}}, Return: Type{Kind: String, Nullable: true}, ReadOnly: true, Retryable: true}
+	for _, tc := range []struct {
+		code jen.Code
+		want string
+	}{
+		{emitSource(s), "// getSource is scripts/get.lua, verbatim.\nconst getSource = \"return `x`\\r\\n\""},
+		{emitScriptVar(s), "var getScript = rueidis.NewLuaScriptReadOnly(getSource)"},
+		{emitReplyType(s), "// GetReply is the reply to one call in GetMulti.\ntype GetReply struct {\n\tValue string\n\tOK    bool // false when the script replied nil\n\tErr   error\n}"},
+		{buildCmd(s, false), "c.B().EvalshaRo().Sha1(getSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()"},
+		{rawString("a\nb"), "`a\nb`"},
+	} {
+		if got := fmt.Sprintf("%#v", tc.code); got != tc.want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+		}
+	}
+	s.ReadOnly = false
+	if got, want := fmt.Sprintf("%#v", emitScriptVar(s)), "var getScript = rueidis.NewLuaScriptRetryable(getSource)"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprintf("%#v", buildCmd(s, true)), "c.B().Eval().Script(getSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	files := loadCase(t, "testdata/all")
+	first, err := Generate("generated", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		// reversed input order must not matter either
+		rev := make([]File, len(files))
+		for j, f := range files {
+			rev[len(files)-1-j] = f
+		}
+		again, err := Generate("generated", rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(first, again); diff != "" {
+			t.Fatalf("run %d differs (-first +again):\n%s", i, diff)
+		}
+	}
+}
+
+func TestEmptyPackage(t *testing.T) {
+	out, err := Generate("redisscripts", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || !strings.Contains(string(out[SharedFile]), "var Scripts = []Script{}") {
+		t.Errorf("empty package = %v", out)
+	}
+}
+
+// FuzzGenerate checks that any script either is rejected with checker
+// errors or yields Go source that parses.
+func FuzzGenerate(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*/scripts/*.lua")
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("-- @key a...\n-- @arg b... bytes\n-- @return {x bytes?, y float64}?\nreturn {KEYS[1], ARGV[1]}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, err := Generate("generated", []File{{Path: "scripts/fuzz.lua", Source: src}})
+		if err != nil {
+			var errs Errors
+			if !errors.As(err, &errs) {
+				t.Fatalf("non-checker error: %v", err)
+			}
+			return
+		}
+		for name, b := range out {
+			if _, err := parser.ParseFile(token.NewFileSet(), name, b, parser.AllErrors); err != nil {
+				t.Fatalf("%s does not parse: %v\n%s", name, err, b)
+			}
+		}
+	})
+}
+
+// BenchmarkGenerate generates a package of 100 scripts.
+func BenchmarkGenerate(b *testing.B) {
+	var files []File
+	for i := range 100 {
+		src := fmt.Sprintf(`-- Script%d does things number %d.
+-- @key lock
+-- @key others...
+-- @arg owner string
+-- @arg lease duration
+-- @arg n int64
+-- @return {ttl int64, owner string?}
+-- @error NOT_HELD the lock is not held
+if redis.call("HEXISTS", KEYS[1], ARGV[1]) == 0 then
+  return redis.error_reply("NOT_HELD " .. ARGV[1])
+end
+for i = 2, #KEYS do redis.call("PEXPIRE", KEYS[i], ARGV[2]) end
+return {redis.call("PTTL", KEYS[1]) + tonumber(ARGV[3]), redis.call("HGET", KEYS[1], ARGV[1])}
+`, i, i)
+		files = append(files, File{Path: fmt.Sprintf("scripts/script_%03d.lua", i), Source: []byte(src)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Generate("generated", files); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

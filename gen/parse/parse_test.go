@@ -1,0 +1,120 @@
+package parse
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseComments(t *testing.T) {
+	src := "-- Lock takes a lock.\n--\n--   indented doc\n-- @key  lock   the lock\n-- @return {a int64, b string?} trailing\n--[[ long ]]\n-- not doc\nreturn 1\n"
+	f, errs := Parse("x.lua", []byte(src))
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	if diff := cmp.Diff([]string{"Lock takes a lock.", "", "  indented doc"}, f.Doc); diff != "" {
+		t.Errorf("doc (-want +got):\n%s", diff)
+	}
+	want := []Directive{
+		{Name: "key", Pos: Pos{4, 4}, Text: "lock   the lock", TextPos: Pos{4, 10}},
+		{Name: "return", Pos: Pos{5, 4}, Text: "{a int64, b string?} trailing", TextPos: Pos{5, 12}},
+	}
+	if diff := cmp.Diff(want, f.Directives); diff != "" {
+		t.Errorf("directives (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Word{{"lock", Pos{4, 10}}, {"the", Pos{4, 17}}, {"lock", Pos{4, 21}}}, want[0].Words()); diff != "" {
+		t.Errorf("words (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseFacts(t *testing.T) {
+	src := "local x = redis.call('GET', KEYS[1], 'a'..ARGV[1])\n" +
+		"redis.call(\"SET\", KEYS[2], ARGV[ #ARGV ])\n" +
+		"if x then\n  return (redis.pcall('HGET', 'zz', unpack(KEYS)))\nend\n" +
+		"local t = {KEYS = 1}; return t.KEYS, KEYS[0]\n"
+	f, errs := Parse("x.lua", []byte(src))
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	wantKeys := []Use{
+		{Pos: Pos{1, 29}, Index: 1},
+		{Pos: Pos{2, 19}, Index: 2},
+		{Pos: Pos{4, 44}, Bare: true},
+		{Pos: Pos{6, 38}, BadLiteral: "0"},
+	}
+	if diff := cmp.Diff(wantKeys, f.Keys); diff != "" {
+		t.Errorf("KEYS uses (-want +got):\n%s", diff)
+	}
+	wantArgv := []Use{
+		{Pos: Pos{1, 43}, Index: 1},
+		{Pos: Pos{2, 28}, Dynamic: true},
+		{Pos: Pos{2, 35}, Bare: true},
+	}
+	if diff := cmp.Diff(wantArgv, f.Argv); diff != "" {
+		t.Errorf("ARGV uses (-want +got):\n%s", diff)
+	}
+	lit := func(s string) *string { return &s }
+	wantCalls := []Call{
+		{Pos: Pos{1, 11}, Func: "redis.call", Command: "GET", Args: []Arg{{Pos: Pos{1, 29}}, {Pos: Pos{1, 38}, Literal: lit("a")}}},
+		{Pos: Pos{2, 1}, Func: "redis.call", Command: "SET", Args: []Arg{{Pos: Pos{2, 19}}, {Pos: Pos{2, 28}}}},
+		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", Args: []Arg{{Pos: Pos{4, 31}, Literal: lit("zz")}, {Pos: Pos{4, 37}}}},
+	}
+	if diff := cmp.Diff(wantCalls, f.Calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []Error
+	}{
+		{"local x = = 1\n", []Error{{Pos{1, 11}, `Lua syntax error near "=": syntax error`}}},
+		{"-- doc\nif x then\n", []Error{{Pos{2, 1}, "Lua syntax error at end of file: syntax error"}}},
+		{"return 1\n-- @key k\n", []Error{{Pos{2, 4}, "directive @key must be in the leading comment block"}}},
+	} {
+		_, errs := Parse("x.lua", []byte(tc.src))
+		if diff := cmp.Diff(tc.want, errs); diff != "" {
+			t.Errorf("Parse(%q) errors (-want +got):\n%s", tc.src, diff)
+		}
+	}
+}
+
+// FuzzParse checks that no input makes the parser panic and that every
+// reported position is inside the file.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/*/scripts/*.lua")
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{
+		"", "--", "-- @", "-- @key", "-- @arg a b c d\n-- @return {x int64?}?\n",
+		"--[[\n-- @key x\n]]\nreturn KEYS[1]", "return redis.call('GET', 'x' .. 'y' .. KEYS[1])",
+		"return redis.call(", "KEYS[#KEYS]", "local KEYS = {}; return KEYS[9]",
+		"return redis.call\"GET\"", "\r\n-- @key k\r\nreturn KEYS[1]\r\n", "return \"unterminated",
+		"goto x; ::x::", "return function(...) return ... end",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, errs := Parse("fuzz.lua", src)
+		if file == nil {
+			t.Fatal("nil File")
+		}
+		lines := 1
+		for _, b := range src {
+			if b == '\n' || b == '\r' {
+				lines++
+			}
+		}
+		for _, e := range errs {
+			if e.Pos.Line < 1 || e.Pos.Col < 1 || e.Pos.Line > lines+1 {
+				t.Errorf("error %v outside the file (%d lines)", e, lines)
+			}
+		}
+	})
+}
