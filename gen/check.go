@@ -38,9 +38,13 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		at(e.Pos, "%s", e.Msg)
 	}
 	sum := sha1.Sum(file.Source)
+	doc := make([]string, len(pf.Doc))
+	for i, l := range pf.Doc {
+		doc[i] = commentText(l)
+	}
 	s := &Script{
 		File:   file.Path,
-		Doc:    pf.Doc,
+		Doc:    doc,
 		Source: string(file.Source),
 		SHA1:   hex.EncodeToString(sum[:]),
 	}
@@ -111,7 +115,7 @@ func buildScript(file File) (*scriptInfo, []Error) {
 				p.Type = t
 				descFrom = 2
 			}
-			p.Doc = joinWords(ws[descFrom:])
+			p.Doc = commentText(joinWords(ws[descFrom:]))
 			if d.Name == "key" {
 				if n := len(s.Keys); n > 0 && s.Keys[n-1].Variadic {
 					at(keyPos[n-1], "variadic key %q must be the last key", s.Keys[n-1].Name)
@@ -204,6 +208,18 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	}
 	checkCalls(file.Path, pf.Calls, &errs)
 	return info, errs
+}
+
+// commentText makes text safe for a Go line comment: valid UTF-8 without
+// control characters.
+func commentText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r < ' ' && r != '\t' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func joinWords(ws []parse.Word) string {

@@ -129,6 +129,7 @@ func FuzzGenerate(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	f.Add([]byte("--\xe6 invalid UTF-8 in the doc\n-- @return {a bytes}\n"))
 	f.Add([]byte("-- @key a...\n-- @arg b... bytes\n-- @return {x bytes?, y float64}?\nreturn {KEYS[1], ARGV[1]}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Generate("generated", []File{{Path: "scripts/fuzz.lua", Source: src}})
