@@ -1,13 +1,3 @@
-// Command scriptgen generates typed Go callers for annotated Redis Lua
-// scripts.
-//
-//	scriptgen -in scripts -out generated -pkg generated [-check]
-//
-// Each scripts/<name>.lua becomes <out>/<name>.lua.go, plus <out>/scriptgen.go
-// with the shared helpers. Problems in the scripts are printed as
-// file:line:col: message and nothing is written (exit status 1). With -check,
-// nothing is written either: the command exits 1 when <out> is not what the
-// scripts give. Bad flags exit 2.
 package main
 
 import (
