@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -43,6 +44,7 @@ func BenchmarkMutexUncontended(b *testing.B) {
 	for _, g := range benchGoroutines {
 		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
 			b.ReportAllocs()
+			defer reportServerTime(b, node)()
 			runParallelN(b, g, func(next func() bool, id int) {
 				m := c.Mutex("bench:" + strconv.Itoa(id))
 				for next() {
@@ -72,6 +74,7 @@ func BenchmarkSetNXBaseline(b *testing.B) {
 	for _, g := range benchGoroutines {
 		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
 			b.ReportAllocs()
+			defer reportServerTime(b, node)()
 			runParallelN(b, g, func(next func() bool, id int) {
 				key := prefix + "bench:" + strconv.Itoa(id)
 				token := randomID()
@@ -218,4 +221,39 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportServerTime reports the Redis server's own time per operation (from
+// INFO commandstats) and the commands it ran per operation: the cost a lock
+// puts on the shared server, apart from the network.
+func reportServerTime(b *testing.B, node *redistest.Node) func() {
+	usec0, calls0 := commandStats(b, node)
+	return func() {
+		usec1, calls1 := commandStats(b, node)
+		b.ReportMetric(float64(usec1-usec0)/float64(b.N), "server-us/op")
+		b.ReportMetric(float64(calls1-calls0-1)/float64(b.N), "cmds/op")
+	}
+}
+
+func commandStats(b *testing.B, node *redistest.Node) (usec, calls int64) {
+	info, err := node.Do(b, "INFO", "commandstats").ToString()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if !strings.HasPrefix(line, "cmdstat_") || strings.HasPrefix(line, "cmdstat_info:") {
+			continue
+		}
+		for _, kv := range strings.Split(strings.TrimSpace(line[strings.IndexByte(line, ':')+1:]), ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "usec":
+				usec += n
+			case "calls":
+				calls += n
+			}
+		}
+	}
+	return usec, calls
 }

@@ -29,7 +29,8 @@ type Client struct {
 	subs *subscriptions
 	wd   *watchdog
 
-	shardedOff atomic.Bool // the server refused sharded pub/sub
+	shardedOff  atomic.Bool // the server has no sharded pub/sub
+	shardedOnce sync.Once
 
 	mu    sync.Mutex
 	holds map[string]*hold // by key + "\x00" + field
@@ -105,7 +106,20 @@ func (c *Client) sharded() bool {
 	case shardedOff:
 		return false
 	}
-	return c.rc.Mode() == rueidis.ClientModeCluster && !c.shardedOff.Load()
+	if c.rc.Mode() != rueidis.ClientModeCluster || c.shardedOff.Load() {
+		return false
+	}
+	c.shardedOnce.Do(func() {
+		// Sharded pub/sub arrived in Redis 7.0; ask once rather than let a
+		// release script fail halfway on an unknown SPUBLISH.
+		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+		defer cancel()
+		info, err := c.rc.Do(ctx, c.rc.B().CommandInfo().CommandName("spublish").Build()).ToArray()
+		if err == nil && (len(info) == 0 || info[0].IsNil()) {
+			c.shardedOff.Store(true)
+		}
+	})
+	return !c.shardedOff.Load()
 }
 
 func (c *Client) publishCommand() string {

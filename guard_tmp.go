@@ -7,6 +7,6 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 )
 
-func (c *Client) acquireGuarded(ctx context.Context, m *Mutex, field string, lease time.Duration) (generated.MutexAcquireResult, error) {
+func (c *Client) acquireGuarded(ctx context.Context, m *Mutex, field string, lease time.Duration) (int64, error) {
 	return generated.MutexAcquire(ctx, c.rc, m.key, m.fence, lease, field)
 }

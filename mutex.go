@@ -137,14 +137,15 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 	}()
 	for {
 		start := time.Now()
-		res, err := m.c.acquireOnce(ctx, m, field, serverLease)
+		reply, err := m.c.acquireOnce(ctx, m, field, serverLease)
 		if err != nil {
 			return nil, m.waitErr(ctx, err)
 		}
-		if res.Status != 0 {
+		res := acquireResult(reply)
+		if res.acquired() {
 			return m.c.acquired(ctx, m, owner, field, res, lease, serverLease, start), nil
 		}
-		remaining := time.Duration(res.Value) * time.Millisecond
+		remaining := res.remaining()
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
 		}
@@ -217,9 +218,19 @@ func (w *waiter) dead() bool {
 	}
 }
 
+// acquireResult reads MutexAcquire's reply: > 0 acquired with that fencing
+// token, 0 re-entered, < 0 contended with -1-reply ms of lease left.
+type acquireResult int64
+
+func (r acquireResult) acquired() bool { return r >= 0 }
+func (r acquireResult) fresh() bool    { return r > 0 }
+func (r acquireResult) remaining() time.Duration {
+	return time.Duration(-1-r) * time.Millisecond
+}
+
 // acquireOnce runs the acquire script, followed by the failover guard's WAIT
 // when the primary has replicas.
-func (c *Client) acquireOnce(ctx context.Context, m *Mutex, field string, lease time.Duration) (generated.MutexAcquireResult, error) {
+func (c *Client) acquireOnce(ctx context.Context, m *Mutex, field string, lease time.Duration) (int64, error) {
 	if !m.cfg.guard || c.replicas(ctx) == 0 {
 		return generated.MutexAcquire(ctx, c.rc, m.key, m.fence, lease, field)
 	}
@@ -227,11 +238,11 @@ func (c *Client) acquireOnce(ctx context.Context, m *Mutex, field string, lease 
 }
 
 // acquired records a successful acquisition and builds the lock's context.
-func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, res generated.MutexAcquireResult, lease, serverLease time.Duration, start time.Time) context.Context {
+func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, res acquireResult, lease, serverLease time.Duration, start time.Time) context.Context {
 	id := holdID(m.key, field)
 	c.mu.Lock()
 	h := c.holds[id]
-	if h != nil && res.Status == 1 {
+	if h != nil && res.fresh() {
 		// A fresh acquisition while we still had a record: the old hold had
 		// expired on the server without our noticing. Finish it as lost.
 		delete(c.holds, id)
@@ -243,8 +254,8 @@ func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, re
 	}
 	if h == nil {
 		h = &hold{name: m.name, key: m.key, field: field, channel: m.channel}
-		if res.Status == 1 {
-			h.token = res.Value
+		if res.fresh() {
+			h.token = int64(res)
 		}
 		c.holds[id] = h
 	}
@@ -288,17 +299,17 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
 	defer cancel()
-	res, err := m.c.release(rctx, m.key, m.channel, lease, field)
+	res, held, err := m.c.release(rctx, m.key, m.channel, lease, field)
 	if err != nil {
 		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, err)
 	}
-	switch res.Status {
-	case 0:
+	switch {
+	case !held:
 		if h != nil {
 			m.c.drop(h, ErrLockLost)
 		}
 		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, ErrNotHeld)
-	case 1:
+	case res == 0:
 		if h != nil {
 			m.c.mu.Lock()
 			h.count--
@@ -325,30 +336,29 @@ func (c *Client) drop(h *hold, cause error) {
 	}
 }
 
-const latchTTL = 30 * time.Second
-
-// release runs the release script, retrying transport failures with the same
-// latch key so a retry whose first attempt did run reports that outcome.
-func (c *Client) release(ctx context.Context, key, channel string, lease time.Duration, field string) (generated.MutexReleaseResult, error) {
+// release runs the release script: ok=false means the owner did not hold the
+// lock; otherwise res is 0 (holds remain) or 1 (released). Transport failures
+// are retried with the same latch key, so a retry whose first attempt did run
+// reports that outcome instead of "not held". The latch lives as long as the
+// release may be retried.
+func (c *Client) release(ctx context.Context, key, channel string, lease time.Duration, field string) (res int64, ok bool, err error) {
 	latch := redissonName("redisson_unlock_latch", key) + ":" + randomID()
-	var res generated.MutexReleaseResult
-	var err error
+	latchTTL := c.cfg.releaseTimeout
+	if d, ok := ctx.Deadline(); ok {
+		latchTTL = max(time.Until(d), time.Second)
+	}
 	for attempt := 0; ; attempt++ {
-		res, err = generated.MutexRelease(ctx, c.rc, key, channel, latch, lease, field, c.publishCommand(), latchTTL)
+		res, ok, err = generated.MutexRelease(ctx, c.rc, key, channel, latch, lease, field, c.publishCommand(), latchTTL, attempt > 0)
 		if err == nil {
-			return res, nil
-		}
-		if isUnknownCommand(err) && c.sharded() {
-			c.shardedOff.Store(true)
-			continue
+			return res, ok, nil
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return res, err
+			return res, ok, err
 		}
 		select {
 		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
 		case <-ctx.Done():
-			return res, err
+			return res, ok, err
 		}
 	}
 }

@@ -98,17 +98,17 @@ func TestMutexReleaseLatch(t *testing.T) {
 	}
 	field := c.id + ":" + m.ownerOf(lctx)
 	latch := redissonName("redisson_unlock_latch", m.key) + ":req-1"
-	first, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute)
-	if err != nil || first.Status != 2 {
-		t.Fatalf("release = %+v, %v", first, err)
+	first, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, false)
+	if err != nil || !held || first != 1 {
+		t.Fatalf("release = %d, %v, %v; want 1 (released)", first, held, err)
 	}
-	again, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute)
-	if err != nil || again.Status != 2 {
-		t.Fatalf("retried release = %+v, %v; want the first outcome (released)", again, err)
+	again, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, true)
+	if err != nil || !held || again != 1 {
+		t.Fatalf("retried release = %d, %v, %v; want the first outcome (released)", again, held, err)
 	}
-	fresh, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+"x", time.Second, field, "publish", time.Minute)
-	if err != nil || fresh.Status != 0 {
-		t.Fatalf("new release = %+v, %v; want not held", fresh, err)
+	_, held, err = generated.MutexRelease(ctx, rc, m.key, m.channel, latch+"x", time.Second, field, "publish", time.Minute, true)
+	if err != nil || held {
+		t.Fatalf("new release: held=%v, %v; want not held", held, err)
 	}
 }
 

@@ -15,46 +15,48 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.
 -- A fresh acquisition also draws the next fencing token from the counter.
--- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by another owner.
+-- The reply is one integer (a table reply costs Redis more than the whole
+-- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
+-- < 0 held by another owner, -1 - reply is its remaining lease in ms.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name}); never expires
 -- @arg    lease     duration
 -- @arg    owner     string
--- @return {status int64, value int64}
+-- @return int64
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {1, redis.call('incr', KEYS[2])}
+  return redis.call('incr', KEYS[2])
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {2, holds}
+  return 0
 end
-return {0, redis.call('pttl', KEYS[1])}
+local ttl = redis.call('pttl', KEYS[1])
+if ttl < 0 then
+  ttl = 0
+end
+return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "84bcd485eeb1c4c40e7456246c76c4303bca7433"
+const mutexAcquireSHA1 = "2c667de5863327f911a6c85075ca9148faaefeab"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
-
-// MutexAcquireResult is the reply of MutexAcquire, read from {status int64, value int64}.
-type MutexAcquireResult struct {
-	Status int64
-	Value  int64
-}
 
 // MutexAcquire takes a reentrant lock or re-enters it, in Redisson's layout:
 // the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 // and whose value is the hold count; the key's PEXPIRE is the lease.
 // A fresh acquisition also draws the next fencing token from the counter.
-// Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by another owner.
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string) (MutexAcquireResult, error) {
+// The reply is one integer (a table reply costs Redis more than the whole
+// acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
+// < 0 held by another owner, -1 - reply is its remaining lease in ms.
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string) (int64, error) {
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
-			return MutexAcquireResult{}, err
+			return 0, err
 		}
 	}
 	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
@@ -71,7 +73,7 @@ type MutexAcquireArgs struct {
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
 type MutexAcquireReply struct {
-	Value MutexAcquireResult
+	Value int64
 	Err   error
 }
 
@@ -126,59 +128,24 @@ func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
-// mutexAcquireDecode reads a reply of MutexAcquire as {status int64, value int64}.
-func mutexAcquireDecode(resp rueidis.RedisResult) (MutexAcquireResult, error) {
-	const want = "{status int64, value int64}"
+// mutexAcquireDecode reads a reply of MutexAcquire as int64.
+func mutexAcquireDecode(resp rueidis.RedisResult) (int64, error) {
+	const want = "int64"
 	msg, err := resp.ToMessage()
 	if err != nil {
 		if rueidis.IsRedisNil(err) {
-			return MutexAcquireResult{}, &DecodeError{
+			return 0, &DecodeError{
 				Got:    "nil",
 				Script: "MutexAcquire",
 				Want:   want,
 			}
 		}
-		return MutexAcquireResult{}, err
+		return 0, err
 	}
-	vals, err := msg.ToArray()
-	if err != nil || len(vals) > 2 {
-		return MutexAcquireResult{}, &DecodeError{
-			Got:    describeReply(&msg),
-			Script: "MutexAcquire",
-			Want:   want,
-		}
-	}
-	var v MutexAcquireResult
-	if len(vals) > 0 && !vals[0].IsNil() {
-		x, got := asInt64(&vals[0])
-		if got != "" {
-			return MutexAcquireResult{}, &DecodeError{
-				Got:    fieldGot(vals, 0, "status", got),
-				Script: "MutexAcquire",
-				Want:   want,
-			}
-		}
-		v.Status = x
-	} else {
-		return MutexAcquireResult{}, &DecodeError{
-			Got:    fieldGot(vals, 0, "status", ""),
-			Script: "MutexAcquire",
-			Want:   want,
-		}
-	}
-	if len(vals) > 1 && !vals[1].IsNil() {
-		x, got := asInt64(&vals[1])
-		if got != "" {
-			return MutexAcquireResult{}, &DecodeError{
-				Got:    fieldGot(vals, 1, "value", got),
-				Script: "MutexAcquire",
-				Want:   want,
-			}
-		}
-		v.Value = x
-	} else {
-		return MutexAcquireResult{}, &DecodeError{
-			Got:    fieldGot(vals, 1, "value", ""),
+	v, got := asInt64(&msg)
+	if got != "" {
+		return 0, &DecodeError{
+			Got:    got,
 			Script: "MutexAcquire",
 			Want:   want,
 		}

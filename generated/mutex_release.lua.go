@@ -14,9 +14,10 @@ import (
 const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
 -- lock and publishes Redisson's unlock message "0" on its channel. The outcome
 -- is remembered for a short while under a per-call latch key, so a retried
--- release whose first reply was lost answers the first outcome again.
--- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
--- {2, receivers}: released, receivers = subscribers that got the message.
+-- release whose first reply was lost answers the first outcome again (only a
+-- retry reads the latch: a first attempt cannot have run before).
+-- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
+-- fewer); 1: released.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
@@ -24,51 +25,50 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
--- @return {status int64, value int64}
-local seen = redis.call('get', KEYS[3])
-if seen then
-  return {tonumber(seen), 0}
+-- @arg    retry     bool      true when an earlier attempt may have run
+-- @return int64?
+if ARGV[5] == '1' then
+  local seen = redis.call('get', KEYS[3])
+  if seen then
+    return tonumber(seen)
+  end
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
-  return {0, 0}
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if not holds then
+  return nil
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
-if holds > 0 then
+if holds > 1 then
+  redis.call('hincrby', KEYS[1], ARGV[2], -1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
-  return {1, holds}
+  redis.call('set', KEYS[3], 0, 'px', ARGV[4])
+  return 0
 end
 redis.call('del', KEYS[1])
-local receivers = redis.call(ARGV[3], KEYS[2], '0')
-redis.call('set', KEYS[3], 2, 'px', ARGV[4])
-return {2, receivers}
+redis.call(ARGV[3], KEYS[2], '0')
+redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "f3b0bb3302b648f23a223aed8596563316c04b63"
+const mutexReleaseSHA1 = "0d604789eff65b5fbc169dd257bc90632f086b87"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
-
-// MutexReleaseResult is the reply of MutexRelease, read from {status int64, value int64}.
-type MutexReleaseResult struct {
-	Status int64
-	Value  int64
-}
 
 // MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
 // lock and publishes Redisson's unlock message "0" on its channel. The outcome
 // is remembered for a short while under a per-call latch key, so a retried
-// release whose first reply was lost answers the first outcome again.
-// Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
-// {2, receivers}: released, receivers = subscribers that got the message.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration) (MutexReleaseResult, error) {
+// release whose first reply was lost answers the first outcome again (only a
+// retry reads the latch: a first attempt cannot have run before).
+// Reply nil: not held by this owner, nothing changed; 0: still held (one hold
+// fewer); 1: released.
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, bool, error) {
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
-			return MutexReleaseResult{}, err
+			return 0, false, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
 	return mutexReleaseDecode(mutexReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -81,11 +81,13 @@ type MutexReleaseArgs struct {
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
+	Retry    bool // true when an earlier attempt may have run
 }
 
 // MutexReleaseReply is the reply to one call in MutexReleaseMulti.
 type MutexReleaseReply struct {
-	Value MutexReleaseResult
+	Value int64
+	OK    bool // false when the script replied nil
 	Err   error
 }
 
@@ -117,7 +119,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 			retry = append(retry, sent[j])
 			continue
 		}
-		out[sent[j]].Value, out[sent[j]].Err = mutexReleaseDecode(resp)
+		out[sent[j]].Value, out[sent[j]].OK, out[sent[j]].Err = mutexReleaseDecode(resp)
 	}
 	if len(retry) == 0 {
 		return out
@@ -128,7 +130,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 		evals[j] = c.B().Eval().Script(mutexReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
-		out[retry[j]].Value, out[retry[j]].Err = mutexReleaseDecode(resp)
+		out[retry[j]].Value, out[retry[j]].OK, out[retry[j]].Err = mutexReleaseDecode(resp)
 	}
 	return out
 }
@@ -136,66 +138,27 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), boolArg(a.Retry)}
 	return keys, args
 }
 
-// mutexReleaseDecode reads a reply of MutexRelease as {status int64, value int64}.
-func mutexReleaseDecode(resp rueidis.RedisResult) (MutexReleaseResult, error) {
-	const want = "{status int64, value int64}"
+// mutexReleaseDecode reads a reply of MutexRelease as int64?.
+func mutexReleaseDecode(resp rueidis.RedisResult) (int64, bool, error) {
+	const want = "int64?"
 	msg, err := resp.ToMessage()
 	if err != nil {
 		if rueidis.IsRedisNil(err) {
-			return MutexReleaseResult{}, &DecodeError{
-				Got:    "nil",
-				Script: "MutexRelease",
-				Want:   want,
-			}
+			return 0, false, nil
 		}
-		return MutexReleaseResult{}, err
+		return 0, false, err
 	}
-	vals, err := msg.ToArray()
-	if err != nil || len(vals) > 2 {
-		return MutexReleaseResult{}, &DecodeError{
-			Got:    describeReply(&msg),
+	v, got := asInt64(&msg)
+	if got != "" {
+		return 0, false, &DecodeError{
+			Got:    got,
 			Script: "MutexRelease",
 			Want:   want,
 		}
 	}
-	var v MutexReleaseResult
-	if len(vals) > 0 && !vals[0].IsNil() {
-		x, got := asInt64(&vals[0])
-		if got != "" {
-			return MutexReleaseResult{}, &DecodeError{
-				Got:    fieldGot(vals, 0, "status", got),
-				Script: "MutexRelease",
-				Want:   want,
-			}
-		}
-		v.Status = x
-	} else {
-		return MutexReleaseResult{}, &DecodeError{
-			Got:    fieldGot(vals, 0, "status", ""),
-			Script: "MutexRelease",
-			Want:   want,
-		}
-	}
-	if len(vals) > 1 && !vals[1].IsNil() {
-		x, got := asInt64(&vals[1])
-		if got != "" {
-			return MutexReleaseResult{}, &DecodeError{
-				Got:    fieldGot(vals, 1, "value", got),
-				Script: "MutexRelease",
-				Want:   want,
-			}
-		}
-		v.Value = x
-	} else {
-		return MutexReleaseResult{}, &DecodeError{
-			Got:    fieldGot(vals, 1, "value", ""),
-			Script: "MutexRelease",
-			Want:   want,
-		}
-	}
-	return v, nil
+	return v, true, nil
 }

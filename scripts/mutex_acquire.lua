@@ -2,20 +2,26 @@
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.
 -- A fresh acquisition also draws the next fencing token from the counter.
--- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by another owner.
+-- The reply is one integer (a table reply costs Redis more than the whole
+-- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
+-- < 0 held by another owner, -1 - reply is its remaining lease in ms.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name}); never expires
 -- @arg    lease     duration
 -- @arg    owner     string
--- @return {status int64, value int64}
+-- @return int64
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {1, redis.call('incr', KEYS[2])}
+  return redis.call('incr', KEYS[2])
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {2, holds}
+  return 0
 end
-return {0, redis.call('pttl', KEYS[1])}
+local ttl = redis.call('pttl', KEYS[1])
+if ttl < 0 then
+  ttl = 0
+end
+return -1 - ttl
