@@ -62,6 +62,42 @@ var Scripts = []Script{{
 	SHA1:      idempotencyReserveSHA1,
 	Source:    idempotencyReserveSource,
 }, {
+	Args:      nil,
+	File:      "scripts/latch_count.lua",
+	Keys:      []string{"latch"},
+	Name:      "LatchCount",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      latchCountSHA1,
+	Source:    latchCountSource,
+}, {
+	Args:      []string{"publish"},
+	File:      "scripts/latch_count_down.lua",
+	Keys:      []string{"latch", "channel"},
+	Name:      "LatchCountDown",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      latchCountDownSHA1,
+	Source:    latchCountDownSource,
+}, {
+	Args:      []string{"publish"},
+	File:      "scripts/latch_delete.lua",
+	Keys:      []string{"latch", "channel"},
+	Name:      "LatchDelete",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      latchDeleteSHA1,
+	Source:    latchDeleteSource,
+}, {
+	Args:      []string{"count", "publish"},
+	File:      "scripts/latch_try_set.lua",
+	Keys:      []string{"latch", "channel"},
+	Name:      "LatchTrySet",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      latchTrySetSHA1,
+	Source:    latchTrySetSource,
+}, {
 	Args:      []string{"lease", "owner"},
 	File:      "scripts/mutex_acquire.lua",
 	Keys:      []string{"lock", "fence"},
@@ -80,7 +116,7 @@ var Scripts = []Script{{
 	SHA1:      mutexForceUnlockSHA1,
 	Source:    mutexForceUnlockSource,
 }, {
-	Args:      []string{"lease", "owner", "publish", "latchTTL"},
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry"},
 	File:      "scripts/mutex_release.lua",
 	Keys:      []string{"lock", "channel", "latch"},
 	Name:      "MutexRelease",
@@ -106,6 +142,87 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      mutexStateSHA1,
 	Source:    mutexStateSource,
+}, {
+	Args:      []string{"id", "lease", "publish"},
+	File:      "scripts/permit_acquire.lua",
+	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Name:      "PermitAcquire",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      permitAcquireSHA1,
+	Source:    permitAcquireSource,
+}, {
+	Args:      []string{"publish"},
+	File:      "scripts/permit_available.lua",
+	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Name:      "PermitAvailable",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      permitAvailableSHA1,
+	Source:    permitAvailableSource,
+}, {
+	Args:      []string{"id", "lease", "publish"},
+	File:      "scripts/permit_extend.lua",
+	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Name:      "PermitExtend",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      permitExtendSHA1,
+	Source:    permitExtendSource,
+}, {
+	Args:      []string{"id", "publish"},
+	File:      "scripts/permit_release.lua",
+	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Name:      "PermitRelease",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      permitReleaseSHA1,
+	Source:    permitReleaseSource,
+}, {
+	Args:      []string{"n"},
+	File:      "scripts/semaphore_acquire.lua",
+	Keys:      []string{"semaphore"},
+	Name:      "SemaphoreAcquire",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      semaphoreAcquireSHA1,
+	Source:    semaphoreAcquireSource,
+}, {
+	Args:      nil,
+	File:      "scripts/semaphore_available.lua",
+	Keys:      []string{"semaphore"},
+	Name:      "SemaphoreAvailable",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      semaphoreAvailableSHA1,
+	Source:    semaphoreAvailableSource,
+}, {
+	Args:      nil,
+	File:      "scripts/semaphore_drain.lua",
+	Keys:      []string{"semaphore"},
+	Name:      "SemaphoreDrain",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      semaphoreDrainSHA1,
+	Source:    semaphoreDrainSource,
+}, {
+	Args:      []string{"n", "publish"},
+	File:      "scripts/semaphore_release.lua",
+	Keys:      []string{"semaphore", "channel"},
+	Name:      "SemaphoreRelease",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      semaphoreReleaseSHA1,
+	Source:    semaphoreReleaseSource,
+}, {
+	Args:      []string{"permits", "publish"},
+	File:      "scripts/semaphore_try_set.lua",
+	Keys:      []string{"semaphore", "channel"},
+	Name:      "SemaphoreTrySet",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      semaphoreTrySetSHA1,
+	Source:    semaphoreTrySetSource,
 }}
 
 // Preload loads every script into the script cache of every node of c (SCRIPT LOAD,
@@ -191,6 +308,14 @@ func (e *CrossSlotError) Error() string {
 // Unwrap returns ErrCrossSlot.
 func (e *CrossSlotError) Unwrap() error {
 	return ErrCrossSlot
+}
+
+// boolArg encodes a bool argument as 1 or 0.
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // isNoScript reports whether Redis answered NOSCRIPT.

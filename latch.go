@@ -1,0 +1,135 @@
+package scriptlock
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// CountDownLatch is a distributed count-down latch with Redisson's
+// RCountDownLatch semantics and layout: the count is a string counter under
+// the name, deleted when it reaches zero, and the channel
+// redisson_countdownlatch__channel__{name} carries "0" (reached zero: every
+// waiter is released) and "1" (a new count was set).
+type CountDownLatch struct {
+	c       *Client
+	name    string
+	key     string
+	channel string
+	cfg     config
+	err     error
+}
+
+// CountDownLatch returns a handle for the latch called name. opts override
+// the Client's settings (key prefix) for this handle.
+func (c *Client) CountDownLatch(name string, opts ...Option) *CountDownLatch {
+	l := &CountDownLatch{c: c, name: name}
+	l.cfg, l.key, l.err = c.handleConfig(name, opts)
+	if l.err == nil {
+		l.channel = latchChannel(l.key)
+	}
+	return l
+}
+
+// latchChannel is Redisson's latch channel. A name that already carries a
+// hash tag is not wrapped in braces again, so the channel stays in the
+// latch's hash slot.
+func latchChannel(key string) string {
+	if strings.Contains(key, "{") {
+		return "redisson_countdownlatch__channel__" + key
+	}
+	return "redisson_countdownlatch__channel__{" + key + "}"
+}
+
+// Name returns the latch's name.
+func (l *CountDownLatch) Name() string { return l.name }
+
+// Key returns the Redis key of the latch's count (prefix + name).
+func (l *CountDownLatch) Key() string { return l.key }
+
+// TrySetCount starts the latch at count, only if it is not already counting,
+// and reports whether it did.
+func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
+	if err := l.c.checkHandle(ctx, l.err); err != nil {
+		return false, err
+	}
+	if err := positive("count", count); err != nil {
+		return false, err
+	}
+	ok, err := generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, count, l.c.publishCommand())
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: latch %q: set count: %w", l.name, err)
+	}
+	return ok, nil
+}
+
+// CountDown decrements the count; reaching zero releases every waiter. On a
+// latch that is not counting it does nothing.
+func (l *CountDownLatch) CountDown(ctx context.Context) error {
+	if err := l.c.checkHandle(ctx, l.err); err != nil {
+		return err
+	}
+	if _, err := generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand()); err != nil {
+		return fmt.Errorf("scriptlock: latch %q: count down: %w", l.name, err)
+	}
+	return nil
+}
+
+// GetCount returns the current count (0 when the latch is not counting).
+func (l *CountDownLatch) GetCount(ctx context.Context) (int64, error) {
+	if err := l.c.checkHandle(ctx, l.err); err != nil {
+		return 0, err
+	}
+	n, err := generated.LatchCount(ctx, l.c.rc, l.key)
+	if err != nil {
+		return 0, fmt.Errorf("scriptlock: latch %q: count: %w", l.name, err)
+	}
+	return n, nil
+}
+
+// Await waits until the count reaches zero or ctx ends. It returns at once
+// on a latch that is not counting. Waiting is notified: the message that
+// announces zero wakes every waiter.
+func (l *CountDownLatch) Await(ctx context.Context) error {
+	_, err := l.await(ctx, -1)
+	return err
+}
+
+// AwaitTimeout waits at most d for the count to reach zero and reports
+// whether it did.
+func (l *CountDownLatch) AwaitTimeout(ctx context.Context, d time.Duration) (bool, error) {
+	if d < 0 {
+		return false, invalidf("negative wait %s", d)
+	}
+	return l.await(ctx, d)
+}
+
+func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
+	if err := l.c.checkHandle(ctx, l.err); err != nil {
+		return false, err
+	}
+	ok, err := l.c.waitNotified(ctx, l.channel, wait, func() (bool, time.Duration, error) {
+		n, err := generated.LatchCount(ctx, l.c.rc, l.key)
+		return err == nil && n <= 0, notifyFallback, err
+	})
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: latch %q: await: %w", l.name, err)
+	}
+	return ok, nil
+}
+
+// Delete removes the latch whatever its count, releasing every waiter, and
+// reports whether there was one.
+func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
+	if err := l.c.checkHandle(ctx, l.err); err != nil {
+		return false, err
+	}
+	ok, err := generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand())
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: latch %q: delete: %w", l.name, err)
+	}
+	return ok, nil
+}

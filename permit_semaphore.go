@@ -1,0 +1,215 @@
+package scriptlock
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+var (
+	// ErrUnknownPermit: PermitSemaphore.Release or Extend of a permit id the
+	// semaphore does not hold: never issued, released already, or expired and
+	// reclaimed. It satisfies errors.Is(err, ErrNotHeld).
+	ErrUnknownPermit = fmt.Errorf("%w: unknown permit", ErrNotHeld)
+	// ErrPermitExpired: a permit was released after its lease had ended. The
+	// permit is back in the pool, but the work done under it was not covered
+	// by the lease. It satisfies errors.Is(err, ErrNotHeld).
+	ErrPermitExpired = fmt.Errorf("%w: permit lease had ended", ErrNotHeld)
+)
+
+// PermitSemaphore is a distributed semaphore whose permits belong to their
+// holder and carry a lease, with Redisson's RPermitExpirableSemaphore
+// semantics and layout: free permits are a string counter under the name,
+// permits held are a sorted set {name}:timeout of permit id -> lease end, and
+// releases are announced on redisson_sc:{name}.
+//
+// Acquire returns a random 128-bit permit id; only that id releases the
+// permit. A permit whose holder dies returns to the pool when its lease ends.
+// Lease ends are measured on the Redis server's clock (TIME inside the
+// scripts), not the client's: a client whose clock is off by minutes can
+// neither reclaim live permits early nor keep dead ones.
+type PermitSemaphore struct {
+	c        *Client
+	name     string
+	key      string
+	timeouts string
+	channel  string
+	cfg      config
+	err      error
+}
+
+// PermitSemaphore returns a handle for the expirable-permit semaphore called
+// name. opts override the Client's settings (key prefix, release timeout).
+func (c *Client) PermitSemaphore(name string, opts ...Option) *PermitSemaphore {
+	s := &PermitSemaphore{c: c, name: name}
+	s.cfg, s.key, s.err = c.handleConfig(name, opts)
+	if s.err == nil {
+		s.timeouts = redissonSuffix(s.key, "timeout")
+		s.channel = redissonName("redisson_sc", s.key)
+	}
+	return s
+}
+
+// redissonSuffix puts Redisson's suffix on a name: "{name}:suffix", or
+// "name:suffix" when the name already carries a hash tag.
+func redissonSuffix(name, suffix string) string {
+	if strings.Contains(name, "{") {
+		return name + ":" + suffix
+	}
+	return "{" + name + "}:" + suffix
+}
+
+// Name returns the semaphore's name.
+func (s *PermitSemaphore) Name() string { return s.name }
+
+// Key returns the Redis key of the free-permit counter (prefix + name).
+func (s *PermitSemaphore) Key() string { return s.key }
+
+// TrySetPermits sets the number of permits, only if none is set yet. It
+// reports whether it set them.
+func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
+	if err := s.c.checkHandle(ctx, s.err); err != nil {
+		return false, err
+	}
+	if err := positive("permits", permits); err != nil {
+		return false, err
+	}
+	ok, err := generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, permits, s.c.publishCommand())
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: permit semaphore %q: set permits: %w", s.name, err)
+	}
+	return ok, nil
+}
+
+// AddPermits changes the number of permits by n (negative: removes them) and
+// returns the new count of free permits.
+func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
+	if err := s.c.checkHandle(ctx, s.err); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, invalidf("permits to add must not be zero")
+	}
+	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
+	if err != nil {
+		return 0, fmt.Errorf("scriptlock: permit semaphore %q: add %d permits: %w", s.name, n, err)
+	}
+	return v, nil
+}
+
+// Acquire takes a permit with the given lease, waiting until one is free or
+// ctx ends, and returns its id. The permit returns to the pool when the lease
+// ends unless it is released or extended before.
+func (s *PermitSemaphore) Acquire(ctx context.Context, lease time.Duration) (string, error) {
+	id, _, err := s.acquire(ctx, lease, -1)
+	return id, err
+}
+
+// TryAcquire is Acquire that gives up after wait (0: a single attempt); ok
+// is false when no permit became free in time.
+func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Duration) (id string, ok bool, err error) {
+	if wait < 0 {
+		return "", false, invalidf("negative wait %s", wait)
+	}
+	return s.acquire(ctx, lease, wait)
+}
+
+func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration) (string, bool, error) {
+	if err := s.c.checkHandle(ctx, s.err); err != nil {
+		return "", false, err
+	}
+	if lease < time.Millisecond {
+		return "", false, invalidf("permit lease must be at least 1ms, got %s", lease)
+	}
+	id := randomID()
+	ok, err := s.c.waitNotified(ctx, s.channel, wait, func() (bool, time.Duration, error) {
+		// Detached from ctx so a permit taken by a call cancelled in flight
+		// is still reported (and not left to its lease).
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
+		defer cancel()
+		res, err := generated.PermitAcquire(sctx, s.c.rc, s.key, s.timeouts, s.channel, id, lease, s.c.publishCommand())
+		if err != nil || res.Status == 1 {
+			return err == nil, 0, err
+		}
+		// Nobody announces a lease running out: wake when the soonest ends.
+		next := notifyFallback
+		if res.Value >= 0 {
+			next = min(next, time.Duration(res.Value+1)*time.Millisecond)
+		}
+		return false, next, nil
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("scriptlock: permit semaphore %q: acquire: %w", s.name, err)
+	}
+	if !ok {
+		return "", false, nil
+	}
+	return id, true, nil
+}
+
+// Release returns the permit id to the pool and wakes the waiters. It fails
+// with ErrUnknownPermit when the semaphore does not hold that permit (wrong
+// id, released already, or expired and reclaimed) and with ErrPermitExpired
+// when the permit was still there but its lease had ended; both satisfy
+// errors.Is(err, ErrNotHeld). Release runs detached from ctx, bounded by the
+// release timeout.
+func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
+	if err := s.c.checkHandle(ctx, s.err); err != nil {
+		return err
+	}
+	if id == "" {
+		return invalidf("empty permit id")
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
+	defer cancel()
+	st, err := generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, id, s.c.publishCommand())
+	if err != nil {
+		return fmt.Errorf("scriptlock: permit semaphore %q: release: %w", s.name, err)
+	}
+	switch st {
+	case 0:
+		return fmt.Errorf("scriptlock: permit semaphore %q: release %s: %w", s.name, id, ErrUnknownPermit)
+	case 2:
+		return fmt.Errorf("scriptlock: permit semaphore %q: release %s: %w", s.name, id, ErrPermitExpired)
+	}
+	return nil
+}
+
+// Extend gives a held permit a new lease counted from now. A permit whose
+// lease already ended is returned to the pool and ErrUnknownPermit is
+// returned.
+func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Duration) error {
+	if err := s.c.checkHandle(ctx, s.err); err != nil {
+		return err
+	}
+	if id == "" {
+		return invalidf("empty permit id")
+	}
+	if lease < time.Millisecond {
+		return invalidf("permit lease must be at least 1ms, got %s", lease)
+	}
+	res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, id, lease, s.c.publishCommand())
+	if err != nil {
+		return fmt.Errorf("scriptlock: permit semaphore %q: extend: %w", s.name, err)
+	}
+	if res.Status != 1 {
+		return fmt.Errorf("scriptlock: permit semaphore %q: extend %s: %w", s.name, id, ErrUnknownPermit)
+	}
+	return nil
+}
+
+// AvailablePermits returns the number of free permits, after returning to the
+// pool every permit whose lease has ended.
+func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
+	if err := s.c.checkHandle(ctx, s.err); err != nil {
+		return 0, err
+	}
+	v, err := generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, s.c.publishCommand())
+	if err != nil {
+		return 0, fmt.Errorf("scriptlock: permit semaphore %q: available permits: %w", s.name, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,192 @@
+package scriptlock
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func TestPermitSemaphoreLifecycle(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := c.PermitSemaphore("workers")
+	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	id1, err := s.Acquire(ctx, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(id1) {
+		t.Fatalf("permit id %q is not 128 random bits in hex", id1)
+	}
+	id2, ok, err := s.TryAcquire(ctx, 10*time.Second, 0)
+	if err != nil || !ok || id2 == id1 {
+		t.Fatalf("TryAcquire = %q, %v, %v", id2, ok, err)
+	}
+	if _, ok, err := s.TryAcquire(ctx, time.Second, 30*time.Millisecond); err != nil || ok {
+		t.Fatalf("TryAcquire with none free = %v, %v", ok, err)
+	}
+	// Redisson's layout: held permits in {name}:timeout, scored by lease end.
+	timeouts := "{" + s.Key() + "}:timeout"
+	if n, err := node.Do(t, "ZCARD", timeouts).AsInt64(); err != nil || n != 2 {
+		t.Fatalf("ZCARD %s = %d, %v", timeouts, n, err)
+	}
+	if n, err := s.AvailablePermits(ctx); err != nil || n != 0 {
+		t.Fatalf("available = %d, %v", n, err)
+	}
+	if err := s.Release(ctx, id1); err != nil {
+		t.Fatal(err)
+	}
+	// Releasing again, or an id nobody holds, is refused and changes nothing.
+	for _, id := range []string{id1, "0123456789abcdef0123456789abcdef"} {
+		err := s.Release(ctx, id)
+		if !errors.Is(err, ErrUnknownPermit) || !errors.Is(err, ErrNotHeld) {
+			t.Fatalf("Release(%s): %v, want ErrUnknownPermit", id, err)
+		}
+	}
+	if err := s.Release(ctx, ""); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Release(\"\"): %v", err)
+	}
+	if _, err := s.Acquire(ctx, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Acquire with zero lease: %v", err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 1 {
+		t.Fatalf("available = %d, want 1", n)
+	}
+	if err := s.Extend(ctx, id2, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Extend(ctx, id1, time.Second); !errors.Is(err, ErrUnknownPermit) {
+		t.Fatalf("Extend of a released permit: %v", err)
+	}
+	if err := s.Release(ctx, id2); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 2 {
+		t.Fatalf("available = %d, want 2", n)
+	}
+}
+
+// A holder that dies without releasing: its permit returns when the lease
+// ends, and a waiter gets it without anyone publishing.
+func TestPermitSemaphoreDeadHolder(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	dead := newTestClient(t, node.Client(t), prefix)
+	live := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	if _, err := dead.PermitSemaphore("p").TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	const lease = 300 * time.Millisecond
+	id, err := dead.PermitSemaphore("p").Acquire(ctx, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.Close()
+	start := time.Now()
+	id2, err := live.PermitSemaphore("p").Acquire(ctx, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < lease-50*time.Millisecond {
+		t.Fatalf("got the permit after %s, before the dead holder's lease ended", waited)
+	}
+	if err := live.PermitSemaphore("p").Release(ctx, id); !errors.Is(err, ErrUnknownPermit) {
+		t.Fatalf("release of the reclaimed permit: %v", err)
+	}
+	if err := live.PermitSemaphore("p").Release(ctx, id2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A permit released after its lease ended but before anyone reclaimed it is
+// returned once and reported as expired.
+func TestPermitSemaphoreReleaseAfterLease(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := c.PermitSemaphore("p")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Acquire(ctx, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if err := s.Release(ctx, id); !errors.Is(err, ErrPermitExpired) || !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("late Release: %v, want ErrPermitExpired", err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 1 {
+		t.Fatalf("available = %d, want exactly 1", n)
+	}
+}
+
+// Lease ends are taken from the server's clock: the script receives only the
+// lease length, and the stored expiry is the server's TIME plus the lease,
+// whatever the client's clock says.
+func TestPermitSemaphoreServerClock(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := c.PermitSemaphore("p")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	const lease = 7 * time.Minute
+	id, err := s.Acquire(ctx, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	score, err := node.Do(t, "ZSCORE", s.timeouts, id).ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires, _ := strconv.ParseInt(score, 10, 64)
+	tm, err := node.Do(t, "TIME").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, _ := strconv.ParseInt(tm[0], 10, 64)
+	usec, _ := strconv.ParseInt(tm[1], 10, 64)
+	serverNow := sec*1000 + usec/1000
+	if left := time.Duration(expires-serverNow) * time.Millisecond; left > lease || left < lease-time.Second {
+		t.Fatalf("lease left on the server clock = %s, want about %s", left, lease)
+	}
+}
+
+func TestPermitSemaphoreCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	c := newTestClient(t, cl.Client(t))
+	ctx := testCtx(t, 20*time.Second)
+	s := c.PermitSemaphore("cl-permits")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Acquire(ctx, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		id2, err := s.Acquire(ctx, time.Second)
+		if err == nil {
+			err = s.Release(ctx, id2)
+		}
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := s.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

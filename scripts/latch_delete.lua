@@ -1,0 +1,11 @@
+-- LatchDelete removes a latch whatever its count and publishes the "zero"
+-- message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
+-- @key    latch
+-- @key    channel   redisson_countdownlatch__channel__{name}
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return bool
+if redis.call('del', KEYS[1]) == 0 then
+  return 0
+end
+redis.call(ARGV[1], KEYS[2], '0')
+return 1

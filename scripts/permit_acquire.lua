@@ -1,0 +1,43 @@
+-- PermitAcquire takes one permit of an expirable semaphore under a new permit
+-- id with a lease, in Redisson's RPermitExpirableSemaphore layout: the count
+-- of free permits is a string counter under the name and the permits held
+-- are a sorted set {name}:timeout of id -> expiry (unix ms). Expiry is read
+-- from the server clock (TIME), never from the client, so a client with a
+-- skewed clock can neither steal live permits nor keep dead ones. Permits
+-- whose lease ended are returned to the pool first.
+-- Reply {1, expires}: taken, expires = lease end (server unix ms);
+-- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+-- @key    semaphore
+-- @key    timeouts  {name}:timeout
+-- @key    channel   redisson_sc:{name}
+-- @arg    id        string
+-- @arg    lease     duration
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return {status int64, value int64}
+local never = 922337203685477
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
+if #expired > 0 then
+  redis.call('zrem', KEYS[2], unpack(expired))
+  local value = redis.call('incrby', KEYS[1], #expired)
+  if value > 0 then
+    redis.call(ARGV[3], KEYS[3], value)
+  end
+end
+local value = tonumber(redis.call('get', KEYS[1]) or '0')
+if value >= 1 then
+  local expires = now + tonumber(ARGV[2])
+  redis.call('decr', KEYS[1])
+  redis.call('zadd', KEYS[2], expires, ARGV[1])
+  local ttl = redis.call('pttl', KEYS[1])
+  if ttl > 0 then
+    redis.call('pexpire', KEYS[2], ttl)
+  end
+  return {1, expires}
+end
+local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+if first[2] ~= nil and tonumber(first[2]) < never then
+  return {0, tonumber(first[2]) - now}
+end
+return {0, -1}

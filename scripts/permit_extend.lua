@@ -1,0 +1,29 @@
+-- PermitExtend gives a held permit a new lease counted from now (server
+-- clock). A permit whose lease already ended cannot be extended: it is
+-- returned to the pool instead.
+-- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
+-- live permit, nothing extended.
+-- @key    semaphore
+-- @key    timeouts  {name}:timeout
+-- @key    channel   redisson_sc:{name}
+-- @arg    id        string
+-- @arg    lease     duration
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return {status int64, expires int64}
+local expires = redis.call('zscore', KEYS[2], ARGV[1])
+if not expires then
+  return {0, 0}
+end
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(expires) <= now then
+  redis.call('zrem', KEYS[2], ARGV[1])
+  local value = redis.call('incr', KEYS[1])
+  if value > 0 then
+    redis.call(ARGV[3], KEYS[3], value)
+  end
+  return {0, 0}
+end
+local until_ = now + tonumber(ARGV[2])
+redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
+return {1, until_}

@@ -1,0 +1,26 @@
+-- PermitRelease returns a permit to an expirable semaphore's pool and
+-- publishes the new count so waiters retry.
+-- Reply 1: released; 2: released, but its lease had already ended (nobody else
+-- took it meanwhile); 0: no such permit (unknown id, released already, or
+-- expired and reclaimed), nothing changed.
+-- @key    semaphore
+-- @key    timeouts  {name}:timeout
+-- @key    channel   redisson_sc:{name}
+-- @arg    id        string
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return int64
+local expires = redis.call('zscore', KEYS[2], ARGV[1])
+if not expires then
+  return 0
+end
+redis.call('zrem', KEYS[2], ARGV[1])
+local value = redis.call('incr', KEYS[1])
+if value > 0 then
+  redis.call(ARGV[2], KEYS[3], value)
+end
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(expires) <= now then
+  return 2
+end
+return 1

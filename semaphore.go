@@ -1,0 +1,284 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// notifyFallback bounds how long a semaphore or latch waiter sleeps between
+// attempts when no message arrives. Waiters are woken by messages; this only
+// covers a message lost while the subscription was being re-established.
+const notifyFallback = 2 * time.Second
+
+// Semaphore is a distributed counting semaphore with Redisson's RSemaphore
+// semantics and layout: the number of available permits is a string counter
+// under the name, and every release is announced on redisson_sc:{name} so
+// waiters retry at once. Permits are not tied to an owner: anyone may release
+// them (use PermitSemaphore for permits that belong to their holder and
+// return to the pool when the holder dies).
+type Semaphore struct {
+	c       *Client
+	name    string
+	key     string
+	channel string
+	cfg     config
+	err     error
+}
+
+// Semaphore returns a handle for the semaphore called name. opts override the
+// Client's settings (key prefix, release timeout) for this handle. An invalid
+// name or option is reported by the handle's methods.
+func (c *Client) Semaphore(name string, opts ...Option) *Semaphore {
+	s := &Semaphore{c: c, name: name}
+	s.cfg, s.key, s.err = c.handleConfig(name, opts)
+	if s.err == nil {
+		s.channel = redissonName("redisson_sc", s.key)
+	}
+	return s
+}
+
+// handleConfig applies per-handle options and derives the handle's key.
+func (c *Client) handleConfig(name string, opts []Option) (config, string, error) {
+	cfg := c.cfg
+	cfg.err = nil
+	cfg.apply(opts)
+	if cfg.err != nil {
+		return cfg, "", cfg.err
+	}
+	key, err := lockKey(cfg.prefix, name)
+	return cfg, key, err
+}
+
+// Name returns the semaphore's name.
+func (s *Semaphore) Name() string { return s.name }
+
+// Key returns the Redis key of the permit counter (prefix + name).
+func (s *Semaphore) Key() string { return s.key }
+
+func (s *Semaphore) check(ctx context.Context) error {
+	return s.c.checkHandle(ctx, s.err)
+}
+
+func (c *Client) checkHandle(ctx context.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	if c.closed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func positive(what string, n int64) error {
+	if n <= 0 {
+		return invalidf("%s must be positive, got %d", what, n)
+	}
+	return nil
+}
+
+// TrySetPermits sets the number of permits, only if the semaphore has none set
+// yet. It reports whether it set them.
+func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
+	if err := s.check(ctx); err != nil {
+		return false, err
+	}
+	if err := positive("permits", permits); err != nil {
+		return false, err
+	}
+	ok, err := generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, permits, s.c.publishCommand())
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: semaphore %q: set permits: %w", s.name, err)
+	}
+	return ok, nil
+}
+
+// Acquire takes n permits, waiting until that many are available or ctx
+// ends. Waiting is notified: every release wakes the waiters.
+func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
+	_, err := s.acquire(ctx, n, -1)
+	return err
+}
+
+// TryAcquire takes n permits if they become available within wait (0: a
+// single attempt) and reports whether it took them.
+func (s *Semaphore) TryAcquire(ctx context.Context, n int64, wait time.Duration) (bool, error) {
+	if wait < 0 {
+		return false, invalidf("negative wait %s", wait)
+	}
+	return s.acquire(ctx, n, wait)
+}
+
+func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (bool, error) {
+	if err := s.check(ctx); err != nil {
+		return false, err
+	}
+	if err := positive("permits", n); err != nil {
+		return false, err
+	}
+	acquired, err := s.c.waitNotified(ctx, s.channel, wait, func() (bool, time.Duration, error) {
+		// Detached from ctx: once the script has run, its reply must be read,
+		// or permits taken by a call cancelled in flight would be lost.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
+		defer cancel()
+		res, err := generated.SemaphoreAcquire(sctx, s.c.rc, s.key, n)
+		return err == nil && res.Ok == 1, notifyFallback, err
+	})
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: semaphore %q: acquire %d: %w", s.name, n, err)
+	}
+	return acquired, nil
+}
+
+// Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs
+// detached from ctx, bounded by the release timeout.
+func (s *Semaphore) Release(ctx context.Context, n int64) error {
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := positive("permits", n); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
+	defer cancel()
+	if _, err := generated.SemaphoreRelease(rctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand()); err != nil {
+		return fmt.Errorf("scriptlock: semaphore %q: release %d: %w", s.name, n, err)
+	}
+	return nil
+}
+
+// AddPermits changes the number of permits by n: a positive n adds permits
+// (and wakes the waiters), a negative one removes them. The count may go
+// negative, as with Redisson's addPermits; acquirers then wait until enough
+// permits are released. It returns the new count.
+func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
+	if err := s.check(ctx); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, invalidf("permits to add must not be zero")
+	}
+	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
+	if err != nil {
+		return 0, fmt.Errorf("scriptlock: semaphore %q: add %d permits: %w", s.name, n, err)
+	}
+	return v, nil
+}
+
+// DrainPermits takes every available permit and returns how many it took.
+func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
+	if err := s.check(ctx); err != nil {
+		return 0, err
+	}
+	v, err := generated.SemaphoreDrain(ctx, s.c.rc, s.key)
+	if err != nil {
+		return 0, fmt.Errorf("scriptlock: semaphore %q: drain: %w", s.name, err)
+	}
+	return v, nil
+}
+
+// AvailablePermits returns the number of permits available now (0 when the
+// semaphore was never set).
+func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
+	if err := s.check(ctx); err != nil {
+		return 0, err
+	}
+	v, err := generated.SemaphoreAvailable(ctx, s.c.rc, s.key)
+	if err != nil {
+		return 0, fmt.Errorf("scriptlock: semaphore %q: available permits: %w", s.name, err)
+	}
+	return v, nil
+}
+
+// waitNotified runs try until it succeeds, waiting between attempts for a
+// message on channel (every waiter on the channel is woken), for the fallback
+// try returned, or until wait (< 0: no limit) or ctx runs out. The first
+// attempt is made before subscribing, and one more right after subscribing, so
+// a message published in between is never missed. It reports false when the
+// wait ran out.
+func (c *Client) waitNotified(ctx context.Context, channel string, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	var w *waiter
+	defer func() {
+		if w != nil {
+			c.subs.leave(w)
+		}
+	}()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return false, fmt.Errorf("wait ended: %w", err)
+		}
+		done, fallback, err := try()
+		if err != nil {
+			return false, err
+		}
+		if done {
+			return true, nil
+		}
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return false, nil
+		}
+		if w == nil || w.dead() {
+			if w != nil {
+				c.subs.leave(w)
+				w = nil
+			}
+			jctx, cancel := ctx, context.CancelFunc(func() {})
+			if wait > 0 {
+				jctx, cancel = context.WithDeadline(ctx, deadline)
+			}
+			w, err = c.subs.joinAll(jctx, channel)
+			cancel()
+			if err != nil {
+				w = nil
+				if ctx.Err() != nil {
+					return false, fmt.Errorf("wait ended: %w", ctx.Err())
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					return false, nil
+				}
+				return false, fmt.Errorf("subscribe: %w", err)
+			}
+			continue // subscribed: try again before waiting
+		}
+		sleep := fallback
+		if sleep <= 0 {
+			sleep = notifyFallback
+		}
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		if timer == nil {
+			timer = time.NewTimer(sleep)
+		} else {
+			timer.Reset(sleep)
+		}
+		select {
+		case <-w.wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			return false, fmt.Errorf("wait ended: %w", ctx.Err())
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func TestSemaphoreLifecycle(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := c.Semaphore("pool")
+
+	if n, err := s.AvailablePermits(ctx); err != nil || n != 0 {
+		t.Fatalf("AvailablePermits before set = %d, %v", n, err)
+	}
+	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if ok, err := s.TrySetPermits(ctx, 10); err != nil || ok {
+		t.Fatalf("second TrySetPermits = %v, %v; want false", ok, err)
+	}
+	// Redisson's layout: a plain string counter under the name.
+	if v, err := node.Do(t, "GET", s.Key()).ToString(); err != nil || v != "3" {
+		t.Fatalf("GET %s = %q, %v", s.Key(), v, err)
+	}
+	if err := s.Acquire(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 1 {
+		t.Fatalf("available = %d, want 1", n)
+	}
+	if ok, err := s.TryAcquire(ctx, 2, 0); err != nil || ok {
+		t.Fatalf("TryAcquire(2, 0) = %v, %v; want false", ok, err)
+	}
+	if ok, err := s.TryAcquire(ctx, 2, 30*time.Millisecond); err != nil || ok {
+		t.Fatalf("TryAcquire(2, 30ms) = %v, %v; want false", ok, err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.TryAcquire(ctx, 2, 0); err != nil || !ok {
+		t.Fatalf("TryAcquire(2) after release = %v, %v", ok, err)
+	}
+	if err := s.Release(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.AddPermits(ctx, -1); err != nil || n != 2 {
+		t.Fatalf("AddPermits(-1) = %d, %v; want 2", n, err)
+	}
+	if n, err := s.DrainPermits(ctx); err != nil || n != 2 {
+		t.Fatalf("DrainPermits = %d, %v; want 2", n, err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 0 {
+		t.Fatalf("available after drain = %d", n)
+	}
+	if n, err := s.DrainPermits(ctx); err != nil || n != 0 {
+		t.Fatalf("second DrainPermits = %d, %v", n, err)
+	}
+}
+
+func TestSemaphoreInvalidInput(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := c.Semaphore("pool")
+	if _, err := s.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{0, -1} {
+		if _, err := s.TrySetPermits(ctx, n); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("TrySetPermits(%d): %v", n, err)
+		}
+		if err := s.Acquire(ctx, n); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("Acquire(%d): %v", n, err)
+		}
+		if _, err := s.TryAcquire(ctx, n, time.Second); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("TryAcquire(%d): %v", n, err)
+		}
+		if err := s.Release(ctx, n); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("Release(%d): %v", n, err)
+		}
+	}
+	if _, err := s.TryAcquire(ctx, 1, -time.Second); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("negative wait: %v", err)
+	}
+	if _, err := s.AddPermits(ctx, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("AddPermits(0): %v", err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 2 {
+		t.Fatalf("bad input changed the count: %d", n)
+	}
+	if err := c.Semaphore("").Acquire(ctx, 1); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("empty name: %v", err)
+	}
+	if _, err := c.CountDownLatch("").TrySetCount(ctx, 1); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("empty latch name: %v", err)
+	}
+	if _, err := c.PermitSemaphore("").Acquire(ctx, time.Second); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("empty permit semaphore name: %v", err)
+	}
+}
+
+// A release on another Client wakes a waiter through the channel, well
+// before the fallback timer would.
+func TestSemaphoreWaiterNotified(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	a := newTestClient(t, node.Client(t), prefix)
+	b := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	if _, err := a.Semaphore("s").TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Semaphore("s").Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	go func() {
+		if err := b.Semaphore("s").Acquire(ctx, 1); err != nil {
+			t.Error(err)
+		}
+		got <- time.Now()
+	}()
+	time.Sleep(200 * time.Millisecond) // let the waiter subscribe and sleep
+	released := time.Now()
+	if err := a.Semaphore("s").Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-got:
+		if d := at.Sub(released); d > notifyFallback/2 {
+			t.Fatalf("waiter woke %s after the release: polled, not notified", d)
+		}
+	case <-ctx.Done():
+		t.Fatal("waiter never acquired")
+	}
+	// Redisson's channel carries the new count.
+	if ch := a.Semaphore("s").channel; ch != "redisson_sc:{"+a.Semaphore("s").Key()+"}" {
+		t.Fatalf("channel = %q", ch)
+	}
+}
+
+// One permit, eight waiters on their own Clients: never two holders at once,
+// and everyone gets through.
+func TestSemaphoreMutualExclusion(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 60*time.Second)
+	if _, err := newTestClient(t, node.Client(t), prefix).Semaphore("one").TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	var inside, max, total atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		s := newTestClient(t, node.Client(t), prefix).Semaphore("one")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 15 {
+				if err := s.Acquire(ctx, 1); err != nil {
+					t.Error(err)
+					return
+				}
+				n := inside.Add(1)
+				for {
+					m := max.Load()
+					if n <= m || max.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				time.Sleep(time.Millisecond)
+				inside.Add(-1)
+				total.Add(1)
+				if err := s.Release(ctx, 1); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if max.Load() != 1 || total.Load() != 8*15 {
+		t.Fatalf("max holders %d, acquisitions %d", max.Load(), total.Load())
+	}
+}
+
+// A waiter whose context ends takes nothing.
+func TestSemaphoreAcquireCancelled(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := c.Semaphore("s")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if err := s.Acquire(wctx, 2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire past deadline: %v", err)
+	}
+	if n, _ := s.AvailablePermits(ctx); n != 1 {
+		t.Fatalf("available = %d, want 1", n)
+	}
+}
+
+func TestSemaphoreCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	prefix := sharedPrefix(t)
+	a := newTestClient(t, cl.Client(t), prefix)
+	b := newTestClient(t, cl.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	for _, name := range []string{"cl-sem", "{tagged}sem"} {
+		if _, err := a.Semaphore(name).TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Semaphore(name).Acquire(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- b.Semaphore(name).Acquire(ctx, 1) }()
+		time.Sleep(100 * time.Millisecond)
+		if err := a.Semaphore(name).Release(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(notifyFallback / 2):
+			t.Fatalf("%s: waiter not woken by the release", name)
+		}
+		if n, err := b.Semaphore(name).AvailablePermits(ctx); err != nil || n != 0 {
+			t.Fatalf("available = %d, %v", n, err)
+		}
+	}
+}
