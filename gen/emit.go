@@ -101,7 +101,7 @@ func (e *emitter) emitScriptFile(s *Script) []jen.Code {
 	if s.Return.Kind == Record {
 		out = append(out, emitResultType(s))
 	}
-	out = append(out, e.emitFunc(s), emitArgsType(s), emitReplyType(s), e.emitMulti(s), e.emitEncode(s))
+	out = append(out, e.emitFunc(s), emitArgsType(s), emitReplyType(s), e.emitMulti(s), e.emitCommand(s), e.emitEncode(s))
 	if len(s.Errors) > 0 {
 		out = append(out, e.emitErrorFunc(s))
 	}

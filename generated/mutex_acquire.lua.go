@@ -121,6 +121,26 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 	return out
 }
 
+// MutexAcquireCommand builds the EVALSHA command of MutexAcquire without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string) (rueidis.Completed, error) {
+	keys := []string{lock, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("MutexAcquire", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeMutexAcquire reads the reply to MutexAcquireCommand.
+func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
+	return mutexAcquireDecode(resp)
+}
+
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence}

@@ -98,6 +98,26 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 	return out
 }
 
+// MutexForceUnlockCommand builds the EVALSHA command of MutexForceUnlock without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexForceUnlock.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+	keys := []string{lock, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("MutexForceUnlock", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{publish}
+	return c.B().Evalsha().Sha1(mutexForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeMutexForceUnlock reads the reply to MutexForceUnlockCommand.
+func DecodeMutexForceUnlock(resp rueidis.RedisResult) (bool, error) {
+	return mutexForceUnlockDecode(resp)
+}
+
 // mutexForceUnlockEncode returns the KEYS and ARGV of one MutexForceUnlock call.
 func mutexForceUnlockEncode(a *MutexForceUnlockArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel}

@@ -135,6 +135,26 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 	return out
 }
 
+// MutexReleaseCommand builds the EVALSHA command of MutexRelease without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRelease.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
+	keys := []string{lock, channel, latch}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("MutexRelease", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
+	return c.B().Evalsha().Sha1(mutexReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeMutexRelease reads the reply to MutexReleaseCommand.
+func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
+	return mutexReleaseDecode(resp)
+}
+
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Latch}

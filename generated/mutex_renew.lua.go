@@ -90,6 +90,21 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 	return out
 }
 
+// MutexRenewCommand builds the EVALSHA command of MutexRenew without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRenew.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MutexRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
+	keys := []string{lock}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	return c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeMutexRenew reads the reply to MutexRenewCommand.
+func DecodeMutexRenew(resp rueidis.RedisResult) (bool, error) {
+	return mutexRenewDecode(resp)
+}
+
 // mutexRenewEncode returns the KEYS and ARGV of one MutexRenew call.
 func mutexRenewEncode(a *MutexRenewArgs) ([]string, []string) {
 	keys := []string{a.Lock}

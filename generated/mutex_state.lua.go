@@ -90,6 +90,21 @@ func MutexStateMulti(ctx context.Context, c rueidis.Client, calls []MutexStateAr
 	return out
 }
 
+// MutexStateCommand builds the EVALSHA command of MutexState without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexState.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MutexStateCommand(c rueidis.Client, lock string, owner string) (rueidis.Completed, error) {
+	keys := []string{lock}
+	args := []string{owner}
+	return c.B().EvalshaRo().Sha1(mutexStateSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeMutexState reads the reply to MutexStateCommand.
+func DecodeMutexState(resp rueidis.RedisResult) (MutexStateResult, error) {
+	return mutexStateDecode(resp)
+}
+
 // mutexStateEncode returns the KEYS and ARGV of one MutexState call.
 func mutexStateEncode(a *MutexStateArgs) ([]string, []string) {
 	keys := []string{a.Lock}

@@ -74,6 +74,21 @@ func GetBytesMulti(ctx context.Context, c rueidis.Client, calls []GetBytesArgs) 
 	return out
 }
 
+// GetBytesCommand builds the EVALSHA command of GetBytes without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeGetBytes.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func GetBytesCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
+	keys := []string{k}
+	var args []string
+	return c.B().Evalsha().Sha1(getBytesSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeGetBytes reads the reply to GetBytesCommand.
+func DecodeGetBytes(resp rueidis.RedisResult) ([]byte, error) {
+	return getBytesDecode(resp)
+}
+
 // getBytesEncode returns the KEYS and ARGV of one GetBytes call.
 func getBytesEncode(a *GetBytesArgs) ([]string, []string) {
 	keys := []string{a.K}

@@ -78,6 +78,21 @@ func IsMemberMulti(ctx context.Context, c rueidis.Client, calls []IsMemberArgs) 
 	return out
 }
 
+// IsMemberCommand builds the EVALSHA command of IsMember without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeIsMember.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func IsMemberCommand(c rueidis.Client, set string, member string) (rueidis.Completed, error) {
+	keys := []string{set}
+	args := []string{member}
+	return c.B().Evalsha().Sha1(isMemberSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeIsMember reads the reply to IsMemberCommand.
+func DecodeIsMember(resp rueidis.RedisResult) (bool, bool, error) {
+	return isMemberDecode(resp)
+}
+
 // isMemberEncode returns the KEYS and ARGV of one IsMember call.
 func isMemberEncode(a *IsMemberArgs) ([]string, []string) {
 	keys := []string{a.Set}

@@ -77,6 +77,21 @@ func MaybeCountMulti(ctx context.Context, c rueidis.Client, calls []MaybeCountAr
 	return out
 }
 
+// MaybeCountCommand builds the EVALSHA command of MaybeCount without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMaybeCount.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MaybeCountCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
+	keys := []string{k}
+	var args []string
+	return c.B().Evalsha().Sha1(maybeCountSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeMaybeCount reads the reply to MaybeCountCommand.
+func DecodeMaybeCount(resp rueidis.RedisResult) (int64, bool, error) {
+	return maybeCountDecode(resp)
+}
+
 // maybeCountEncode returns the KEYS and ARGV of one MaybeCount call.
 func maybeCountEncode(a *MaybeCountArgs) ([]string, []string) {
 	keys := []string{a.K}

@@ -84,6 +84,22 @@ func RanksMulti(ctx context.Context, c rueidis.Client, calls []RanksArgs) []Rank
 	return out
 }
 
+// RanksCommand builds the EVALSHA command of Ranks without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeRanks.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func RanksCommand(c rueidis.Client, k string, members ...string) (rueidis.Completed, error) {
+	keys := []string{k}
+	args := make([]string, 0, 0+len(members))
+	args = append(args, members...)
+	return c.B().Evalsha().Sha1(ranksSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeRanks reads the reply to RanksCommand.
+func DecodeRanks(resp rueidis.RedisResult) ([]int64, bool, error) {
+	return ranksDecode(resp)
+}
+
 // ranksEncode returns the KEYS and ARGV of one Ranks call.
 func ranksEncode(a *RanksArgs) ([]string, []string) {
 	keys := []string{a.K}

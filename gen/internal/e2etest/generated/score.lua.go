@@ -77,6 +77,21 @@ func ScoreMulti(ctx context.Context, c rueidis.Client, calls []ScoreArgs) []Scor
 	return out
 }
 
+// ScoreCommand builds the EVALSHA command of Score without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeScore.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func ScoreCommand(c rueidis.Client, k string, member string) (rueidis.Completed, error) {
+	keys := []string{k}
+	args := []string{member}
+	return c.B().Evalsha().Sha1(scoreSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeScore reads the reply to ScoreCommand.
+func DecodeScore(resp rueidis.RedisResult) (float64, bool, error) {
+	return scoreDecode(resp)
+}
+
 // scoreEncode returns the KEYS and ARGV of one Score call.
 func scoreEncode(a *ScoreArgs) ([]string, []string) {
 	keys := []string{a.K}

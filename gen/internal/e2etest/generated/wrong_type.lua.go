@@ -78,6 +78,21 @@ func WrongTypeMulti(ctx context.Context, c rueidis.Client, calls []WrongTypeArgs
 	return out
 }
 
+// WrongTypeCommand builds the EVALSHA command of WrongType without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeWrongType.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func WrongTypeCommand(c rueidis.Client, kind string) (rueidis.Completed, error) {
+	var keys []string
+	args := []string{kind}
+	return c.B().Evalsha().Sha1(wrongTypeSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeWrongType reads the reply to WrongTypeCommand.
+func DecodeWrongType(resp rueidis.RedisResult) (int64, error) {
+	return wrongTypeDecode(resp)
+}
+
 // wrongTypeEncode returns the KEYS and ARGV of one WrongType call.
 func wrongTypeEncode(a *WrongTypeArgs) ([]string, []string) {
 	var keys []string

@@ -116,6 +116,30 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 	return out
 }
 
+// AllArgsCommand builds the EVALSHA command of AllArgs without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeAllArgs.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) (rueidis.Completed, error) {
+	keys := []string{a, b}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("AllArgs", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := make([]string, 0, 7+len(rest))
+	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), strconv.FormatInt(d.Milliseconds(), 10), strconv.FormatInt(at.UnixMilli(), 10))
+	for _, v := range rest {
+		args = append(args, strconv.FormatInt(v, 10))
+	}
+	return c.B().EvalshaRo().Sha1(allArgsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeAllArgs reads the reply to AllArgsCommand.
+func DecodeAllArgs(resp rueidis.RedisResult) ([]string, error) {
+	return allArgsDecode(resp)
+}
+
 // allArgsEncode returns the KEYS and ARGV of one AllArgs call.
 func allArgsEncode(a *AllArgsArgs) ([]string, []string) {
 	keys := []string{a.A, a.B}

@@ -75,6 +75,21 @@ func CounterMulti(ctx context.Context, c rueidis.Client, calls []CounterArgs) []
 	return out
 }
 
+// CounterCommand builds the EVALSHA command of Counter without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeCounter.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func CounterCommand(c rueidis.Client, k string, by int64) (rueidis.Completed, error) {
+	keys := []string{k}
+	args := []string{strconv.FormatInt(by, 10)}
+	return c.B().Evalsha().Sha1(counterSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeCounter reads the reply to CounterCommand.
+func DecodeCounter(resp rueidis.RedisResult) (int64, error) {
+	return counterDecode(resp)
+}
+
 // counterEncode returns the KEYS and ARGV of one Counter call.
 func counterEncode(a *CounterArgs) ([]string, []string) {
 	keys := []string{a.K}

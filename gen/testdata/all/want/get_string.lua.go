@@ -75,6 +75,21 @@ func GetStringMulti(ctx context.Context, c rueidis.Client, calls []GetStringArgs
 	return out
 }
 
+// GetStringCommand builds the EVALSHA command of GetString without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeGetString.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func GetStringCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
+	keys := []string{k}
+	var args []string
+	return c.B().Evalsha().Sha1(getStringSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeGetString reads the reply to GetStringCommand.
+func DecodeGetString(resp rueidis.RedisResult) (string, bool, error) {
+	return getStringDecode(resp)
+}
+
 // getStringEncode returns the KEYS and ARGV of one GetString call.
 func getStringEncode(a *GetStringArgs) ([]string, []string) {
 	keys := []string{a.K}

@@ -76,6 +76,21 @@ func HashAllMulti(ctx context.Context, c rueidis.Client, calls []HashAllArgs) []
 	return out
 }
 
+// HashAllCommand builds the EVALSHA command of HashAll without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeHashAll.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func HashAllCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
+	keys := []string{k}
+	var args []string
+	return c.B().Evalsha().Sha1(hashAllSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeHashAll reads the reply to HashAllCommand.
+func DecodeHashAll(resp rueidis.RedisResult) (map[string]string, error) {
+	return hashAllDecode(resp)
+}
+
 // hashAllEncode returns the KEYS and ARGV of one HashAll call.
 func hashAllEncode(a *HashAllArgs) ([]string, []string) {
 	keys := []string{a.K}

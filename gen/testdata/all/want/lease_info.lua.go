@@ -93,6 +93,21 @@ func LeaseInfoMulti(ctx context.Context, c rueidis.Client, calls []LeaseInfoArgs
 	return out
 }
 
+// LeaseInfoCommand builds the EVALSHA command of LeaseInfo without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeLeaseInfo.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func LeaseInfoCommand(c rueidis.Client, lock string, field string) (rueidis.Completed, error) {
+	keys := []string{lock}
+	args := []string{field}
+	return c.B().EvalshaRo().Sha1(leaseInfoSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeLeaseInfo reads the reply to LeaseInfoCommand.
+func DecodeLeaseInfo(resp rueidis.RedisResult) (LeaseInfoResult, error) {
+	return leaseInfoDecode(resp)
+}
+
 // leaseInfoEncode returns the KEYS and ARGV of one LeaseInfo call.
 func leaseInfoEncode(a *LeaseInfoArgs) ([]string, []string) {
 	keys := []string{a.Lock}

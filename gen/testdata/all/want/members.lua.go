@@ -74,6 +74,21 @@ func MembersMulti(ctx context.Context, c rueidis.Client, calls []MembersArgs) []
 	return out
 }
 
+// MembersCommand builds the EVALSHA command of Members without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeMembers.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func MembersCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
+	keys := []string{k}
+	var args []string
+	return c.B().Evalsha().Sha1(membersSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeMembers reads the reply to MembersCommand.
+func DecodeMembers(resp rueidis.RedisResult) ([]string, error) {
+	return membersDecode(resp)
+}
+
 // membersEncode returns the KEYS and ARGV of one Members call.
 func membersEncode(a *MembersArgs) ([]string, []string) {
 	keys := []string{a.K}

@@ -78,6 +78,21 @@ func NoKeysMulti(ctx context.Context, c rueidis.Client, calls []NoKeysArgs) []No
 	return out
 }
 
+// NoKeysCommand builds the EVALSHA command of NoKeys without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeNoKeys.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func NoKeysCommand(c rueidis.Client, type_ string) (rueidis.Completed, error) {
+	var keys []string
+	args := []string{type_}
+	return c.B().Evalsha().Sha1(noKeysSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeNoKeys reads the reply to NoKeysCommand.
+func DecodeNoKeys(resp rueidis.RedisResult) (map[string]string, bool, error) {
+	return noKeysDecode(resp)
+}
+
 // noKeysEncode returns the KEYS and ARGV of one NoKeys call.
 func noKeysEncode(a *NoKeysArgs) ([]string, []string) {
 	var keys []string

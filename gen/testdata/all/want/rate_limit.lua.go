@@ -91,6 +91,28 @@ func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs
 	return out
 }
 
+// RateLimitCommand builds the EVALSHA command of RateLimit without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeRateLimit.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func RateLimitCommand(c rueidis.Client, counter string, others []string, limit int64, window time.Duration) (rueidis.Completed, error) {
+	keys := make([]string, 0, 1+len(others))
+	keys = append(keys, counter)
+	keys = append(keys, others...)
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("RateLimit", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(limit, 10), strconv.FormatInt(window.Milliseconds(), 10)}
+	return c.B().Evalsha().Sha1(rateLimitSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeRateLimit reads the reply to RateLimitCommand.
+func DecodeRateLimit(resp rueidis.RedisResult) (bool, error) {
+	return rateLimitDecode(resp)
+}
+
 // rateLimitEncode returns the KEYS and ARGV of one RateLimit call.
 func rateLimitEncode(a *RateLimitArgs) ([]string, []string) {
 	keys := make([]string, 0, 1+len(a.Others))

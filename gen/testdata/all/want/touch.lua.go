@@ -81,6 +81,21 @@ func TouchMulti(ctx context.Context, c rueidis.Client, calls []TouchArgs) []Touc
 	return out
 }
 
+// TouchCommand builds the EVALSHA command of Touch without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeTouch.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func TouchCommand(c rueidis.Client, k string, v_ string, lease time.Duration) (rueidis.Completed, error) {
+	keys := []string{k}
+	args := []string{v_, strconv.FormatInt(lease.Milliseconds(), 10)}
+	return c.B().Evalsha().Sha1(touchSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeTouch reads the reply to TouchCommand.
+func DecodeTouch(resp rueidis.RedisResult) error {
+	return touchDecode(resp)
+}
+
 // touchEncode returns the KEYS and ARGV of one Touch call.
 func touchEncode(a *TouchArgs) ([]string, []string) {
 	keys := []string{a.K}
