@@ -81,3 +81,34 @@ func BenchmarkGeneratedMulti(b *testing.B) {
 		}
 	}
 }
+
+// TestGeneratedCallAllocs holds the generated caller to at most one
+// allocation more than the hand-written Exec of the same script.
+func TestGeneratedCallAllocs(t *testing.T) {
+	redistest.RequireBinaries(t)
+	c := redistest.Server(t).Client(t)
+	k := redistest.Prefix(t) + "n"
+	ctx := context.Background()
+	var src string
+	for _, s := range generated.Scripts {
+		if s.Name == "Counter" {
+			src = s.Source
+		}
+	}
+	script := rueidis.NewLuaScript(src)
+	by := int64(1)
+	hand := testing.AllocsPerRun(200, func() {
+		if _, err := script.Exec(ctx, c, []string{k}, []string{strconv.FormatInt(by, 10)}).ToInt64(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	gen := testing.AllocsPerRun(200, func() {
+		if _, err := generated.Counter(ctx, c, k, by); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("allocs per call: generated %.1f, hand-written %.1f", gen, hand)
+	if gen > hand+1 {
+		t.Errorf("generated Counter allocates %.1f per call, hand-written Exec %.1f", gen, hand)
+	}
+}
