@@ -1,0 +1,261 @@
+package scriptlock
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// MultiLock holds several locks as one, all or nothing, like Redisson's
+// RedissonMultiLock. Members may be any Locker (Mutex, FairMutex, RWMutex
+// sides, even other MultiLocks or RedLocks) on different cluster slots or
+// different Redis deployments: each is acquired through its own handle, never
+// in one cross-slot call.
+//
+// Members are always acquired in the order of their names, so two MultiLocks
+// over the same names cannot wait on each other in a cycle. A member that
+// stays held by someone else past the member wait makes the attempt fail: the
+// members taken so far are released, the MultiLock backs off for a random
+// while, and starts over until ctx (Lock) or the wait (TryLock) ends. A
+// MultiLock never returns an error while holding part of its members.
+type MultiLock struct {
+	locks      []Locker // sorted by name
+	name       string
+	memberWait time.Duration
+	err        error
+}
+
+// MultiLockOption configures a MultiLock.
+type MultiLockOption func(*MultiLock)
+
+// WithMemberWait bounds how long one attempt waits for a single member held
+// by someone else before releasing the members taken and starting over
+// (default 1.5 s, as Redisson's per-lock base wait).
+func WithMemberWait(d time.Duration) MultiLockOption {
+	return func(m *MultiLock) {
+		if d <= 0 {
+			m.err = invalidf("member wait must be positive, got %s", d)
+			return
+		}
+		m.memberWait = d
+	}
+}
+
+// DefaultMemberWait is the MultiLock member wait unless WithMemberWait says otherwise.
+const DefaultMemberWait = 1500 * time.Millisecond
+
+// NewMultiLock returns a MultiLock over locks. It needs at least one lock, no
+// nil ones and no lock twice.
+func NewMultiLock(locks []Locker, opts ...MultiLockOption) *MultiLock {
+	m := &MultiLock{locks: slices.Clone(locks), memberWait: DefaultMemberWait}
+	for _, o := range opts {
+		if o != nil {
+			o(m)
+		}
+	}
+	if len(m.locks) == 0 {
+		m.err = invalidf("multilock needs at least one lock")
+	}
+	for i, l := range m.locks {
+		if l == nil {
+			m.err = invalidf("multilock member %d is nil", i)
+			return m
+		}
+		for _, o := range m.locks[:i] {
+			if o == l {
+				m.err = invalidf("lock %q given twice", l.Name())
+				return m
+			}
+		}
+	}
+	slices.SortStableFunc(m.locks, func(a, b Locker) int { return cmp.Compare(a.Name(), b.Name()) })
+	names := make([]string, len(m.locks))
+	for i, l := range m.locks {
+		names[i] = l.Name()
+	}
+	m.name = "multi[" + strings.Join(names, ",") + "]"
+	return m
+}
+
+var _ Locker = (*MultiLock)(nil)
+
+// Name returns "multi[<member names in acquisition order>]".
+func (m *MultiLock) Name() string { return m.name }
+
+// Locks returns the members in acquisition order.
+func (m *MultiLock) Locks() []Locker { return slices.Clone(m.locks) }
+
+// multiHeld is what a MultiLock's lock context carries: the context each
+// member returned, to unlock each with its own owner.
+type multiHeld struct {
+	ctxs   []context.Context
+	cancel context.CancelCauseFunc
+}
+
+type multiKey struct{ m *MultiLock }
+
+// Lock acquires every member, waiting until it has them all or ctx ends. The
+// returned context is cancelled, with the member's cause (ErrLockLost), as
+// soon as any member is lost; FenceOf(ctx, memberName) gives each member's
+// fencing token.
+func (m *MultiLock) Lock(ctx context.Context) (context.Context, error) {
+	return m.acquire(ctx, -1)
+}
+
+// TryLock is Lock that gives up after wait (0: one attempt, each member tried
+// once without waiting). The error then errors.Is ErrNotAcquired.
+func (m *MultiLock) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	return m.acquire(ctx, wait)
+}
+
+func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	if ctx == nil {
+		return nil, invalidf("nil context")
+	}
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	backoff := 5 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		held, failed, err := m.attempt(ctx, wait, deadline)
+		if err == nil {
+			return m.bind(ctx, held), nil
+		}
+		if rerr := m.rollback(ctx, held); rerr != nil {
+			return nil, fmt.Errorf("scriptlock: %s: %w", m.name, errors.Join(err, rerr))
+		}
+		if !errors.Is(err, ErrNotAcquired) {
+			// Not contention: a Redis failure, a closed Client, ctx ending.
+			return nil, fmt.Errorf("scriptlock: %s: member %q: %w", m.name, failed, err)
+		}
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return nil, fmt.Errorf("scriptlock: %s: member %q: %w", m.name, failed, err)
+		}
+		// Randomized backoff so two contenders that collided do not retry in
+		// lockstep.
+		sleep := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(backoff*2, 500*time.Millisecond)
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("scriptlock: %s: wait ended: %w", m.name, ctx.Err())
+		}
+	}
+}
+
+// attempt takes the members in order. It returns the contexts of the members
+// it took, the name of the one that failed and why.
+func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline time.Time) ([]context.Context, string, error) {
+	held := make([]context.Context, 0, len(m.locks))
+	for _, l := range m.locks {
+		w := m.memberWait
+		switch {
+		case wait == 0:
+			w = 0
+		case wait > 0:
+			w = max(min(w, time.Until(deadline)), 0)
+		}
+		lctx, err := l.TryLock(ctx, w)
+		if err != nil {
+			return held, l.Name(), err
+		}
+		held = append(held, lctx)
+	}
+	return held, "", nil
+}
+
+// rollback releases the members of a failed attempt, retrying briefly so a
+// transient failure does not leave one held.
+func (m *MultiLock) rollback(ctx context.Context, held []context.Context) error {
+	var errs []error
+	for i := len(held) - 1; i >= 0; i-- {
+		l := m.locks[i]
+		var err error
+		for try := 0; try < 3; try++ {
+			if err = l.Unlock(held[i]); err == nil || errors.Is(err, ErrNotHeld) {
+				err = nil
+				break
+			}
+			time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("release %q after a failed attempt: %w", l.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bind builds the MultiLock's context: cancelled when any member's context
+// ends, carrying each member's fencing token.
+func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Context {
+	mctx, cancel := context.WithCancelCause(ctx)
+	for i, lctx := range held {
+		if tok, ok := FenceOf(lctx, m.locks[i].Name()); ok {
+			mctx = withFence(mctx, m.locks[i].Name(), tok)
+		}
+		context.AfterFunc(lctx, func() {
+			cause := context.Cause(lctx)
+			if cause == context.Canceled || cause == nil {
+				cause = ErrLockLost
+			}
+			cancel(fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause))
+		})
+	}
+	return context.WithValue(mctx, multiKey{m}, &multiHeld{ctxs: held, cancel: cancel})
+}
+
+// Unlock releases every member and reports every failure (errors.Join). ctx
+// should be the context Lock returned (or one derived from it), which knows
+// each member's owner; with any other ctx each member is unlocked with ctx
+// itself.
+func (m *MultiLock) Unlock(ctx context.Context) error {
+	if m.err != nil {
+		return m.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	mh, _ := ctx.Value(multiKey{m}).(*multiHeld)
+	if mh != nil {
+		// Our own release must not read as a lost member.
+		mh.cancel(context.Canceled)
+	}
+	errs := make([]error, len(m.locks))
+	done := make(chan struct{})
+	for i, l := range m.locks {
+		lctx := ctx
+		if mh != nil {
+			lctx = mh.ctxs[i]
+		}
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if err := l.Unlock(lctx); err != nil {
+				errs[i] = fmt.Errorf("member %q: %w", l.Name(), err)
+			}
+		}()
+	}
+	for range m.locks {
+		<-done
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, err)
+	}
+	return nil
+}
