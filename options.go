@@ -26,6 +26,7 @@ type config struct {
 	guard          bool
 	guardTimeout   time.Duration
 	sharded        shardedMode
+	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
 	err            error
 }
 

@@ -32,8 +32,22 @@ type renewal struct {
 	h       *hold
 	due     time.Time
 	every   time.Duration
-	renewed time.Time // last confirmed renewal (or acquisition)
-	index   int       // in the heap; -1 when removed
+	renewed time.Time  // last confirmed renewal (or acquisition)
+	index   int        // in the heap; -1 when removed
+	kind    *renewKind // nil: a Mutex-shaped hold (MutexRenew)
+}
+
+// renewKind is a way of renewing holds other than MutexRenew (for example an
+// RWMutex read hold). Due holds of one kind share one pipelined round trip.
+type renewKind struct {
+	// renew renews hs and returns one reply per hold, in order: held=false
+	// means the hold is gone on the server.
+	renew func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply
+}
+
+type renewReply struct {
+	held bool
+	err  error
 }
 
 const maxRenewBatch = 1000
@@ -44,7 +58,12 @@ func newWatchdog(rc rueidis.Client, onLost func(*hold, error)) *watchdog {
 
 // add schedules renewals of h's lease every 'every', from 'at' on.
 func (w *watchdog) add(h *hold, every time.Duration, at time.Time) *renewal {
-	r := &renewal{h: h, due: at.Add(every), every: every, renewed: at}
+	return w.addKind(h, every, at, nil)
+}
+
+// addKind is add for holds renewed by kind (nil: MutexRenew).
+func (w *watchdog) addKind(h *hold, every time.Duration, at time.Time, kind *renewKind) *renewal {
+	r := &renewal{h: h, due: at.Add(every), every: every, renewed: at, kind: kind}
 	w.mu.Lock()
 	heap.Push(&w.queue, r)
 	first := r.index == 0
@@ -106,12 +125,8 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	if len(batch) == 0 {
 		return
 	}
-	calls := make([]generated.MutexRenewArgs, len(batch))
-	for i, r := range batch {
-		calls[i] = generated.MutexRenewArgs{Lock: r.h.key, Lease: r.h.lease, Owner: r.h.field}
-	}
 	rctx, cancel := context.WithTimeout(ctx, longest)
-	replies := generated.MutexRenewMulti(rctx, w.rc, calls)
+	replies := w.renewBatch(rctx, batch)
 	cancel()
 	if ctx.Err() != nil {
 		return
@@ -126,17 +141,17 @@ func (w *watchdog) renewDue(ctx context.Context) {
 			continue
 		}
 		switch rep := replies[i]; {
-		case rep.Err == nil && rep.Value:
+		case rep.err == nil && rep.held:
 			w.renewals.Add(1)
 			r.renewed = sent
 			r.due = now.Add(r.every)
 			heap.Push(&w.queue, r)
-		case rep.Err == nil:
+		case rep.err == nil:
 			lost = append(lost, r)
 		case now.Sub(r.renewed) >= r.h.lease:
 			// The lease has run out on the server without a renewal we
 			// could confirm: the lock must be presumed lost.
-			r.h.lostErr = rep.Err
+			r.h.lostErr = rep.err
 			lost = append(lost, r)
 		default:
 			// Transient failure: try again soon, well before the lease ends.
@@ -148,6 +163,43 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	for _, r := range lost {
 		w.onLost(r.h, r.h.lostErr)
 	}
+}
+
+// renewBatch renews a batch, Mutex-shaped holds with one pipelined
+// MutexRenewMulti and every other kind with its own pipelined call.
+func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewReply {
+	replies := make([]renewReply, len(batch))
+	var calls []generated.MutexRenewArgs
+	var at []int
+	var kinds []*renewKind
+	others := map[*renewKind][]int{}
+	for i, r := range batch {
+		if r.kind == nil {
+			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Lease: r.h.lease, Owner: r.h.field})
+			at = append(at, i)
+			continue
+		}
+		if _, seen := others[r.kind]; !seen {
+			kinds = append(kinds, r.kind)
+		}
+		others[r.kind] = append(others[r.kind], i)
+	}
+	if len(calls) > 0 {
+		for j, rep := range generated.MutexRenewMulti(ctx, w.rc, calls) {
+			replies[at[j]] = renewReply{held: rep.Value, err: rep.Err}
+		}
+	}
+	for _, k := range kinds {
+		idx := others[k]
+		hs := make([]*hold, len(idx))
+		for j, i := range idx {
+			hs[j] = batch[i].h
+		}
+		for j, rep := range k.renew(ctx, w.rc, hs) {
+			replies[idx[j]] = rep
+		}
+	}
+	return replies
 }
 
 type renewHeap []*renewal

@@ -98,6 +98,21 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 	return out
 }
 
+// IdempotencyCompleteCommand builds the EVALSHA command of IdempotencyComplete without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyComplete.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func IdempotencyCompleteCommand(c rueidis.Client, record string, token string, response []byte, ttl time.Duration) (rueidis.Completed, error) {
+	keys := []string{record}
+	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10)}
+	return c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeIdempotencyComplete reads the reply to IdempotencyCompleteCommand.
+func DecodeIdempotencyComplete(resp rueidis.RedisResult) (int64, error) {
+	return idempotencyCompleteDecode(resp)
+}
+
 // idempotencyCompleteEncode returns the KEYS and ARGV of one IdempotencyComplete call.
 func idempotencyCompleteEncode(a *IdempotencyCompleteArgs) ([]string, []string) {
 	keys := []string{a.Record}

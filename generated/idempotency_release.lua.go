@@ -87,6 +87,21 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	return out
 }
 
+// IdempotencyReleaseCommand builds the EVALSHA command of IdempotencyRelease without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRelease.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func IdempotencyReleaseCommand(c rueidis.Client, record string, token string) (rueidis.Completed, error) {
+	keys := []string{record}
+	args := []string{token}
+	return c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeIdempotencyRelease reads the reply to IdempotencyReleaseCommand.
+func DecodeIdempotencyRelease(resp rueidis.RedisResult) (int64, error) {
+	return idempotencyReleaseDecode(resp)
+}
+
 // idempotencyReleaseEncode returns the KEYS and ARGV of one IdempotencyRelease call.
 func idempotencyReleaseEncode(a *IdempotencyReleaseArgs) ([]string, []string) {
 	keys := []string{a.Record}

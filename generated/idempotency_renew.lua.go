@@ -89,6 +89,21 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 	return out
 }
 
+// IdempotencyRenewCommand builds the EVALSHA command of IdempotencyRenew without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRenew.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func IdempotencyRenewCommand(c rueidis.Client, record string, token string, ttl time.Duration) (rueidis.Completed, error) {
+	keys := []string{record}
+	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+	return c.B().Evalsha().Sha1(idempotencyRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeIdempotencyRenew reads the reply to IdempotencyRenewCommand.
+func DecodeIdempotencyRenew(resp rueidis.RedisResult) (int64, error) {
+	return idempotencyRenewDecode(resp)
+}
+
 // idempotencyRenewEncode returns the KEYS and ARGV of one IdempotencyRenew call.
 func idempotencyRenewEncode(a *IdempotencyRenewArgs) ([]string, []string) {
 	keys := []string{a.Record}

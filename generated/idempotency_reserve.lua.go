@@ -117,6 +117,21 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	return out
 }
 
+// IdempotencyReserveCommand builds the EVALSHA command of IdempotencyReserve without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyReserve.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func IdempotencyReserveCommand(c rueidis.Client, record string, fingerprint string, token string, ttl time.Duration) (rueidis.Completed, error) {
+	keys := []string{record}
+	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+	return c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+}
+
+// DecodeIdempotencyReserve reads the reply to IdempotencyReserveCommand.
+func DecodeIdempotencyReserve(resp rueidis.RedisResult) (IdempotencyReserveResult, error) {
+	return idempotencyReserveDecode(resp)
+}
+
 // idempotencyReserveEncode returns the KEYS and ARGV of one IdempotencyReserve call.
 func idempotencyReserveEncode(a *IdempotencyReserveArgs) ([]string, []string) {
 	keys := []string{a.Record}

@@ -76,6 +76,21 @@ func LatchCountMulti(ctx context.Context, c rueidis.Client, calls []LatchCountAr
 	return out
 }
 
+// LatchCountCommand builds the EVALSHA command of LatchCount without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchCount.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func LatchCountCommand(c rueidis.Client, latch string) (rueidis.Completed, error) {
+	keys := []string{latch}
+	var args []string
+	return c.B().EvalshaRo().Sha1(latchCountSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeLatchCount reads the reply to LatchCountCommand.
+func DecodeLatchCount(resp rueidis.RedisResult) (int64, error) {
+	return latchCountDecode(resp)
+}
+
 // latchCountEncode returns the KEYS and ARGV of one LatchCount call.
 func latchCountEncode(a *LatchCountArgs) ([]string, []string) {
 	keys := []string{a.Latch}

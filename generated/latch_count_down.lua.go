@@ -106,6 +106,26 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 	return out
 }
 
+// LatchCountDownCommand builds the EVALSHA command of LatchCountDown without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchCountDown.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func LatchCountDownCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+	keys := []string{latch, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LatchCountDown", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{publish}
+	return c.B().Evalsha().Sha1(latchCountDownSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeLatchCountDown reads the reply to LatchCountDownCommand.
+func DecodeLatchCountDown(resp rueidis.RedisResult) (int64, error) {
+	return latchCountDownDecode(resp)
+}
+
 // latchCountDownEncode returns the KEYS and ARGV of one LatchCountDown call.
 func latchCountDownEncode(a *LatchCountDownArgs) ([]string, []string) {
 	keys := []string{a.Latch, a.Channel}

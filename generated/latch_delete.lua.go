@@ -97,6 +97,26 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 	return out
 }
 
+// LatchDeleteCommand builds the EVALSHA command of LatchDelete without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchDelete.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func LatchDeleteCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+	keys := []string{latch, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LatchDelete", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{publish}
+	return c.B().Evalsha().Sha1(latchDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeLatchDelete reads the reply to LatchDeleteCommand.
+func DecodeLatchDelete(resp rueidis.RedisResult) (bool, error) {
+	return latchDeleteDecode(resp)
+}
+
 // latchDeleteEncode returns the KEYS and ARGV of one LatchDelete call.
 func latchDeleteEncode(a *LatchDeleteArgs) ([]string, []string) {
 	keys := []string{a.Latch, a.Channel}

@@ -103,6 +103,26 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 	return out
 }
 
+// LatchTrySetCommand builds the EVALSHA command of LatchTrySet without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchTrySet.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func LatchTrySetCommand(c rueidis.Client, latch string, channel string, count int64, publish string) (rueidis.Completed, error) {
+	keys := []string{latch, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LatchTrySet", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(count, 10), publish}
+	return c.B().Evalsha().Sha1(latchTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeLatchTrySet reads the reply to LatchTrySetCommand.
+func DecodeLatchTrySet(resp rueidis.RedisResult) (bool, error) {
+	return latchTrySetDecode(resp)
+}
+
 // latchTrySetEncode returns the KEYS and ARGV of one LatchTrySet call.
 func latchTrySetEncode(a *LatchTrySetArgs) ([]string, []string) {
 	keys := []string{a.Latch, a.Channel}

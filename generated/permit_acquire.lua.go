@@ -147,6 +147,26 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 	return out
 }
 
+// PermitAcquireCommand builds the EVALSHA command of PermitAcquire without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAcquire.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, lease time.Duration, publish string) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("PermitAcquire", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{id, strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	return c.B().Evalsha().Sha1(permitAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodePermitAcquire reads the reply to PermitAcquireCommand.
+func DecodePermitAcquire(resp rueidis.RedisResult) (PermitAcquireResult, error) {
+	return permitAcquireDecode(resp)
+}
+
 // permitAcquireEncode returns the KEYS and ARGV of one PermitAcquire call.
 func permitAcquireEncode(a *PermitAcquireArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}

@@ -108,6 +108,26 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 	return out
 }
 
+// PermitAvailableCommand builds the EVALSHA command of PermitAvailable without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAvailable.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("PermitAvailable", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{publish}
+	return c.B().Evalsha().Sha1(permitAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodePermitAvailable reads the reply to PermitAvailableCommand.
+func DecodePermitAvailable(resp rueidis.RedisResult) (int64, error) {
+	return permitAvailableDecode(resp)
+}
+
 // permitAvailableEncode returns the KEYS and ARGV of one PermitAvailable call.
 func permitAvailableEncode(a *PermitAvailableArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}

@@ -129,6 +129,26 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 	return out
 }
 
+// PermitExtendCommand builds the EVALSHA command of PermitExtend without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodePermitExtend.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, lease time.Duration, publish string) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("PermitExtend", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{id, strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodePermitExtend reads the reply to PermitExtendCommand.
+func DecodePermitExtend(resp rueidis.RedisResult) (PermitExtendResult, error) {
+	return permitExtendDecode(resp)
+}
+
 // permitExtendEncode returns the KEYS and ARGV of one PermitExtend call.
 func permitExtendEncode(a *PermitExtendArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}

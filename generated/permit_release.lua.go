@@ -117,6 +117,26 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 	return out
 }
 
+// PermitReleaseCommand builds the EVALSHA command of PermitRelease without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodePermitRelease.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, publish string) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("PermitRelease", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{id, publish}
+	return c.B().Evalsha().Sha1(permitReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodePermitRelease reads the reply to PermitReleaseCommand.
+func DecodePermitRelease(resp rueidis.RedisResult) (int64, error) {
+	return permitReleaseDecode(resp)
+}
+
 // permitReleaseEncode returns the KEYS and ARGV of one PermitRelease call.
 func permitReleaseEncode(a *PermitReleaseArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}

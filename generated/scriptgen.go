@@ -26,6 +26,42 @@ type Script struct {
 
 // Scripts lists every script of this package, sorted by name.
 var Scripts = []Script{{
+	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish"},
+	File:      "scripts/fair_acquire.lua",
+	Keys:      []string{"lock", "queue", "timeouts", "fence", "channel"},
+	Name:      "FairAcquire",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      fairAcquireSHA1,
+	Source:    fairAcquireSource,
+}, {
+	Args:      []string{"owner", "publish"},
+	File:      "scripts/fair_cancel.lua",
+	Keys:      []string{"lock", "queue", "timeouts", "channel"},
+	Name:      "FairCancel",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      fairCancelSHA1,
+	Source:    fairCancelSource,
+}, {
+	Args:      []string{"publish"},
+	File:      "scripts/fair_force_unlock.lua",
+	Keys:      []string{"lock", "queue", "channel"},
+	Name:      "FairForceUnlock",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      fairForceUnlockSHA1,
+	Source:    fairForceUnlockSource,
+}, {
+	Args:      []string{"lease", "owner", "publish", "latchTTL"},
+	File:      "scripts/fair_release.lua",
+	Keys:      []string{"lock", "queue", "timeouts", "channel", "latch"},
+	Name:      "FairRelease",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      fairReleaseSHA1,
+	Source:    fairReleaseSource,
+}, {
 	Args:      []string{"token", "response", "ttl"},
 	File:      "scripts/idempotency_complete.lua",
 	Keys:      []string{"record"},

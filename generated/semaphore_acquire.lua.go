@@ -93,6 +93,21 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	return out
 }
 
+// SemaphoreAcquireCommand builds the EVALSHA command of SemaphoreAcquire without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreAcquire.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, n int64) (rueidis.Completed, error) {
+	keys := []string{semaphore}
+	args := []string{strconv.FormatInt(n, 10)}
+	return c.B().Evalsha().Sha1(semaphoreAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeSemaphoreAcquire reads the reply to SemaphoreAcquireCommand.
+func DecodeSemaphoreAcquire(resp rueidis.RedisResult) (SemaphoreAcquireResult, error) {
+	return semaphoreAcquireDecode(resp)
+}
+
 // semaphoreAcquireEncode returns the KEYS and ARGV of one SemaphoreAcquire call.
 func semaphoreAcquireEncode(a *SemaphoreAcquireArgs) ([]string, []string) {
 	keys := []string{a.Semaphore}

@@ -78,6 +78,21 @@ func SemaphoreAvailableMulti(ctx context.Context, c rueidis.Client, calls []Sema
 	return out
 }
 
+// SemaphoreAvailableCommand builds the EVALSHA command of SemaphoreAvailable without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreAvailable.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func SemaphoreAvailableCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
+	keys := []string{semaphore}
+	var args []string
+	return c.B().EvalshaRo().Sha1(semaphoreAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeSemaphoreAvailable reads the reply to SemaphoreAvailableCommand.
+func DecodeSemaphoreAvailable(resp rueidis.RedisResult) (int64, error) {
+	return semaphoreAvailableDecode(resp)
+}
+
 // semaphoreAvailableEncode returns the KEYS and ARGV of one SemaphoreAvailable call.
 func semaphoreAvailableEncode(a *SemaphoreAvailableArgs) ([]string, []string) {
 	keys := []string{a.Semaphore}

@@ -82,6 +82,21 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 	return out
 }
 
+// SemaphoreDrainCommand builds the EVALSHA command of SemaphoreDrain without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreDrain.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func SemaphoreDrainCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
+	keys := []string{semaphore}
+	var args []string
+	return c.B().Evalsha().Sha1(semaphoreDrainSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeSemaphoreDrain reads the reply to SemaphoreDrainCommand.
+func DecodeSemaphoreDrain(resp rueidis.RedisResult) (int64, error) {
+	return semaphoreDrainDecode(resp)
+}
+
 // semaphoreDrainEncode returns the KEYS and ARGV of one SemaphoreDrain call.
 func semaphoreDrainEncode(a *SemaphoreDrainArgs) ([]string, []string) {
 	keys := []string{a.Semaphore}

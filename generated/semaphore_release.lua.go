@@ -102,6 +102,26 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	return out
 }
 
+// SemaphoreReleaseCommand builds the EVALSHA command of SemaphoreRelease without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreRelease.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
+	keys := []string{semaphore, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreRelease", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(n, 10), publish}
+	return c.B().Evalsha().Sha1(semaphoreReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeSemaphoreRelease reads the reply to SemaphoreReleaseCommand.
+func DecodeSemaphoreRelease(resp rueidis.RedisResult) (int64, error) {
+	return semaphoreReleaseDecode(resp)
+}
+
 // semaphoreReleaseEncode returns the KEYS and ARGV of one SemaphoreRelease call.
 func semaphoreReleaseEncode(a *SemaphoreReleaseArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Channel}

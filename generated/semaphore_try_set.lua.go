@@ -107,6 +107,26 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	return out
 }
 
+// SemaphoreTrySetCommand builds the EVALSHA command of SemaphoreTrySet without sending it, for a
+// pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreTrySet.
+// A NOSCRIPT error reply means the script is not loaded on that node yet:
+// call Preload, then send the command again.
+func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, permits int64, publish string) (rueidis.Completed, error) {
+	keys := []string{semaphore, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreTrySet", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(permits, 10), publish}
+	return c.B().Evalsha().Sha1(semaphoreTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+}
+
+// DecodeSemaphoreTrySet reads the reply to SemaphoreTrySetCommand.
+func DecodeSemaphoreTrySet(resp rueidis.RedisResult) (bool, error) {
+	return semaphoreTrySetDecode(resp)
+}
+
 // semaphoreTrySetEncode returns the KEYS and ARGV of one SemaphoreTrySet call.
 func semaphoreTrySetEncode(a *SemaphoreTrySetArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Channel}

@@ -1,0 +1,433 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func queueLen(t testing.TB, n *redistest.Node, f *FairMutex) int64 {
+	t.Helper()
+	v, err := n.Do(t, "LLEN", f.queue).AsInt64()
+	if err != nil {
+		t.Fatalf("LLEN: %v", err)
+	}
+	return v
+}
+
+func waitQueueLen(t testing.TB, n *redistest.Node, f *FairMutex, want int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for queueLen(t, n, f) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("queue length %d, want %d", queueLen(t, n, f), want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestFairMutexReentrant(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	f := c.FairMutex("fair:reentrant")
+	l1, err := f.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, ok := Fence(l1)
+	if !ok || tok <= 0 {
+		t.Fatalf("Fence = %d, %v", tok, ok)
+	}
+	l2, err := f.Lock(l1)
+	if err != nil {
+		t.Fatalf("re-entry: %v", err)
+	}
+	if n, err := f.HoldCount(l1); err != nil || n != 2 {
+		t.Fatalf("HoldCount = %d, %v; want 2", n, err)
+	}
+	other := WithOwner(ctx, "other")
+	if _, err := f.TryLock(other, 50*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("other owner: %v, want ErrNotAcquired", err)
+	}
+	if q := queueLen(t, node, f); q != 0 {
+		t.Fatalf("a waiter that gave up is still queued (%d)", q)
+	}
+	if err := f.Unlock(other); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock by non-owner: %v", err)
+	}
+	if err := f.Unlock(l2); err != nil {
+		t.Fatal(err)
+	}
+	if l1.Err() != nil {
+		t.Fatal("lock context ended while a hold remains")
+	}
+	if err := f.Unlock(l1); err != nil {
+		t.Fatal(err)
+	}
+	if context.Cause(l1) != context.Canceled {
+		t.Fatalf("cause after last Unlock = %v", context.Cause(l1))
+	}
+	if locked, _ := f.IsLocked(ctx); locked {
+		t.Fatal("still locked")
+	}
+	l3, err := f.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok3, _ := Fence(l3); tok3 <= tok {
+		t.Fatalf("token %d not above %d", tok3, tok)
+	}
+	if ok, err := f.ForceUnlock(ctx); err != nil || !ok {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	for _, k := range []string{f.Key(), f.queue, f.timeouts} {
+		if n, _ := node.Do(t, "EXISTS", k).AsInt64(); n != 0 {
+			t.Fatalf("%s left behind", k)
+		}
+	}
+}
+
+func TestFairMutexBadInput(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 5*time.Second)
+	if _, err := c.FairMutex("").Lock(ctx); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("empty name: %v", err)
+	}
+	if _, err := c.FairMutex("x", WithWaiterTimeout(time.Millisecond)).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("tiny waiter timeout: %v", err)
+	}
+	f := c.FairMutex("x")
+	if _, err := f.TryLock(ctx, -1); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("negative wait: %v", err)
+	}
+	if _, err := f.LockWithLease(ctx, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("zero lease: %v", err)
+	}
+	if err := f.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock unheld: %v", err)
+	}
+	if n := dbsize(t, node); n != 0 {
+		t.Fatalf("bad input wrote %d keys", n)
+	}
+}
+
+// TestFairMutexFIFO queues 20 owners (spread over 4 Clients) in a known order
+// behind a holder and checks that they get the lock in exactly that order.
+func TestFairMutexFIFO(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	clients := make([]*Client, 4)
+	for i := range clients {
+		clients[i] = newTestClient(t, node.Client(t), prefix)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	holder := clients[0].FairMutex("fifo")
+	hctx, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const owners = 20
+	var mu sync.Mutex
+	var order []int
+	var wg sync.WaitGroup
+	for i := 0; i < owners; i++ {
+		f := clients[i%len(clients)].FairMutex("fifo")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			octx := WithOwner(ctx, "owner-"+strconv.Itoa(i))
+			l, err := f.Lock(octx)
+			if err != nil {
+				t.Errorf("owner %d: %v", i, err)
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			time.Sleep(time.Millisecond)
+			if err := f.Unlock(l); err != nil {
+				t.Errorf("owner %d Unlock: %v", i, err)
+			}
+		}()
+		waitQueueLen(t, node, holder, int64(i+1))
+	}
+	if err := holder.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for i, o := range order {
+		if o != i {
+			t.Fatalf("acquisition order %v, want 0..%d", order, owners-1)
+		}
+	}
+	if len(order) != owners {
+		t.Fatalf("%d acquisitions, want %d", len(order), owners)
+	}
+}
+
+// TestFairMutexNoBarging: right after an unlock, a newcomer is refused while a
+// waiter is queued, and a newcomer that waits gets the lock after it.
+func TestFairMutexNoBarging(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	c3 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	for round := 0; round < 20; round++ {
+		holder, queued, newcomer := c1.FairMutex("barge"), c2.FairMutex("barge"), c3.FairMutex("barge")
+		hctx, err := holder.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 2)
+		go func() {
+			l, err := queued.Lock(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got <- "queued"
+			time.Sleep(5 * time.Millisecond)
+			_ = queued.Unlock(l)
+		}()
+		waitQueueLen(t, node, holder, 1)
+		if err := holder.Unlock(hctx); err != nil {
+			t.Fatal(err)
+		}
+		// The lock is free or already handed over: either way not ours.
+		if l, err := newcomer.TryLock(ctx, 0); err == nil {
+			_ = newcomer.Unlock(l)
+			t.Fatalf("round %d: newcomer barged past a queued waiter", round)
+		}
+		l, err := newcomer.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got <- "newcomer"
+		_ = newcomer.Unlock(l)
+		if first := <-got; first != "queued" {
+			t.Fatalf("round %d: %s got the lock first", round, first)
+		}
+		<-got
+	}
+}
+
+// TestFairMutexDeadWaiterEvicted freezes the connection of a queued waiter (a
+// process that hangs or is cut off): the waiters behind it still get the lock
+// within the eviction bound, in order, and the dead waiter leaves the queue.
+func TestFairMutexDeadWaiterEvicted(t *testing.T) {
+	node := redistest.Server(t)
+	proxy := netproxy.New(t, node.Addr)
+	prefix := sharedPrefix(t)
+	const waiterTimeout = 600 * time.Millisecond
+	opts := []Option{prefix, WithWaiterTimeout(waiterTimeout)}
+	holderC := newTestClient(t, node.Client(t), opts...)
+	deadC := newTestClient(t, rawClient(t, proxy.Addr), opts...)
+	liveC := newTestClient(t, node.Client(t), opts...)
+	ctx := testCtx(t, 30*time.Second)
+
+	holder := holderC.FairMutex("evict")
+	hctx, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, dcancel := context.WithCancel(ctx)
+	deadDone := make(chan struct{})
+	go func() {
+		defer close(deadDone)
+		// Once thawed at the end, its last call may still reach Redis and
+		// take the free lock; release it then.
+		if l, err := deadC.FairMutex("evict").Lock(dctx); err == nil {
+			_ = deadC.FairMutex("evict").Unlock(l)
+		}
+	}()
+	waitQueueLen(t, node, holder, 1)
+	proxy.Freeze()
+	order := make(chan int, 2)
+	times := make(chan time.Time, 2)
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		f := liveC.FairMutex("evict")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := f.Lock(WithOwner(ctx, "live-"+strconv.Itoa(i)))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			order <- i
+			times <- time.Now()
+			_ = f.Unlock(l)
+		}()
+		waitQueueLen(t, node, holder, int64(i+2))
+	}
+	released := time.Now()
+	if err := holder.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(order)
+	close(times)
+	if a, b := <-order, <-order; a != 0 || b != 1 {
+		t.Fatalf("live waiters acquired in order %d, %d", a, b)
+	}
+	first := <-times
+	// The dead waiter's deadline is at most waiterTimeout after its last call;
+	// live waiters call again every waiterTimeout/3.
+	bound := waiterTimeout + waiterTimeout/3 + 300*time.Millisecond
+	if took := first.Sub(released); took > bound {
+		t.Fatalf("first live waiter waited %s after the release, bound %s", took, bound)
+	}
+	t.Logf("live waiter acquired %s after the release (bound %s)", first.Sub(released).Round(time.Millisecond), bound)
+	if q := queueLen(t, node, holder); q != 0 {
+		t.Fatalf("queue length %d after eviction", q)
+	}
+	dcancel()
+	proxy.Thaw()
+	<-deadDone
+}
+
+// TestFairMutexLiveWaiterKept: a waiter that keeps waiting far longer than the
+// waiter timeout keeps its place ahead of a later one.
+func TestFairMutexLiveWaiterKept(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	opts := []Option{prefix, WithWaiterTimeout(150 * time.Millisecond)}
+	c1 := newTestClient(t, node.Client(t), opts...)
+	c2 := newTestClient(t, node.Client(t), opts...)
+	c3 := newTestClient(t, node.Client(t), opts...)
+	ctx := testCtx(t, 20*time.Second)
+	holder := c1.FairMutex("kept")
+	hctx, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := make(chan string, 2)
+	var wg sync.WaitGroup
+	for _, w := range []struct {
+		name string
+		c    *Client
+	}{{"early", c2}, {"late", c3}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := w.c.FairMutex("kept")
+			l, err := f.Lock(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			order <- w.name
+			_ = f.Unlock(l)
+		}()
+		waitQueueLen(t, node, holder, map[string]int64{"early": 1, "late": 2}[w.name])
+	}
+	time.Sleep(1200 * time.Millisecond) // 8 waiter timeouts
+	if q := queueLen(t, node, holder); q != 2 {
+		t.Fatalf("queue length %d while both waiters live, want 2", q)
+	}
+	if err := holder.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if a := <-order; a != "early" {
+		t.Fatalf("%s waiter went first", a)
+	}
+}
+
+// TestFairMutexServerClock: deadlines in the timeout set come from the
+// server's clock (TIME inside the script), not from the client's, so a client
+// whose clock is minutes off neither evicts live waiters nor is evicted.
+func TestFairMutexServerClock(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWaiterTimeout(2*time.Second))
+	ctx := testCtx(t, 10*time.Second)
+	f := c.FairMutex("clock")
+	hctx, err := f.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.TryLock(WithOwner(ctx, "w"), 0); err == nil {
+		t.Fatal("acquired a held lock")
+	}
+	if q := queueLen(t, node, f); q != 0 {
+		t.Fatal("TryLock with no wait queued the caller")
+	}
+	wctx, cancel := context.WithTimeout(WithOwner(ctx, "w"), 300*time.Millisecond)
+	defer cancel()
+	go func() { _, _ = f.Lock(wctx) }()
+	waitQueueLen(t, node, f, 1)
+	score, err := node.Do(t, "ZSCORE", f.timeouts, c.ID()+":w").AsFloat64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := node.Do(t, "TIME").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, _ := strconv.ParseInt(tm[0], 10, 64)
+	usec, _ := strconv.ParseInt(tm[1], 10, 64)
+	serverNow := sec*1000 + usec/1000
+	if d := int64(score) - serverNow; d < 1500 || d > 2100 {
+		t.Fatalf("deadline is server time + %d ms, want about 2000", d)
+	}
+	<-wctx.Done()
+	waitQueueLen(t, node, f, 0)
+	if err := f.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFairMutexCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, cl.Client(t), prefix)
+	c2 := newTestClient(t, cl.Client(t), prefix)
+	c3 := newTestClient(t, cl.Client(t), prefix)
+	ctx := testCtx(t, 30*time.Second)
+	for _, name := range []string{"order:1", "order:2", "user:{42}:wallet", "x"} {
+		f1, f2, f3 := c1.FairMutex(name), c2.FairMutex(name), c3.FairMutex(name)
+		l1, err := f1.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock: %v", name, err)
+		}
+		got := make(chan string, 2)
+		var wg sync.WaitGroup
+		for i, f := range []*FairMutex{f2, f3} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l, err := f.Lock(ctx)
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					return
+				}
+				got <- strconv.Itoa(i)
+				_ = f.Unlock(l)
+			}()
+			node := cl.NodeFor(t, f1.queue)
+			waitQueueLen(t, node, f1, int64(i+1))
+		}
+		start := time.Now()
+		if err := f1.Unlock(l1); err != nil {
+			t.Fatalf("%s: Unlock: %v", name, err)
+		}
+		wg.Wait()
+		if time.Since(start) > 2*time.Second {
+			t.Fatalf("%s: hand-off took %s: waiters not woken by their sharded channel", name, time.Since(start))
+		}
+		if a, b := <-got, <-got; a != "0" || b != "1" {
+			t.Fatalf("%s: order %s, %s", name, a, b)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+-- FairAcquire takes a fair (FIFO) reentrant lock, re-enters it, or queues the
+-- caller. The lock hash is Mutex's (field <client-id>:<owner-id> -> holds); the
+-- queue list holds waiters in arrival order and the timeouts zset holds each
+-- waiter's liveness deadline in server milliseconds (redis.call('TIME'), never a
+-- client clock, so a skewed client cannot evict live waiters).
+-- The lock is granted only when it is free and the queue is empty or the caller
+-- is its head: a newcomer never overtakes a queued waiter. Waiters whose
+-- deadline has passed are evicted from the head only, each once, so a call
+-- costs O(log n) amortised. When an eviction leaves the lock free, the new head
+-- is told on its own channel (<channel>:<field>).
+-- A queued caller refreshes its deadline to now + waiterTimeout on every call.
+-- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
+-- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
+-- when the caller is first in the queue).
+-- @key    lock
+-- @key    queue          redisson_lock_queue:{name}
+-- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    fence          redisson_lock_token:{name}
+-- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+-- @arg    lease          duration
+-- @arg    owner          string
+-- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
+-- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @return {status int64, value int64, head int64}
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local evicted = false
+local head = redis.call('lindex', KEYS[2], 0)
+while head do
+  local deadline = redis.call('zscore', KEYS[3], head)
+  if deadline and tonumber(deadline) > now then
+    break
+  end
+  redis.call('lpop', KEYS[2])
+  redis.call('zrem', KEYS[3], head)
+  evicted = true
+  head = redis.call('lindex', KEYS[2], 0)
+end
+local free = redis.call('exists', KEYS[1]) == 0
+if free and (head == false or head == ARGV[2]) then
+  if head == ARGV[2] then
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
+  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return {1, redis.call('incr', KEYS[4]), 0}
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return {2, holds, 0}
+end
+if free and evicted then
+  redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
+end
+if ARGV[4] == '1' then
+  if redis.call('zadd', KEYS[3], now + tonumber(ARGV[3]), ARGV[2]) == 1 then
+    redis.call('rpush', KEYS[2], ARGV[2])
+    if head == false then
+      head = ARGV[2]
+    end
+  end
+end
+local first = 0
+if head == ARGV[2] then
+  first = 1
+end
+return {0, redis.call('pttl', KEYS[1]), first}
