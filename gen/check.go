@@ -340,7 +340,7 @@ func checkPackage(pkg string, infos []*scriptInfo) (*Package, []Error) {
 			errs = append(errs, errAt(s.File, in.namePos, "script name %q is reserved by the generated package", s.Name))
 			continue
 		}
-		for _, id := range []string{s.Name, s.Name + "Args", s.Name + "Reply", s.Name + "Multi", s.Name + "Result"} {
+		for _, id := range []string{s.Name, s.Name + "Args", s.Name + "Reply", s.Name + "Multi", s.Name + "Result", s.Name + "Command", "Decode" + s.Name} {
 			claim(id, fmt.Sprintf("generated name %s of script %q", id, s.Name), s.File, in.namePos)
 		}
 		for _, e := range s.Errors {

@@ -285,6 +285,14 @@ func TestCheckPackage(t *testing.T) {
 			},
 			want: []string{`scripts/lock_multi.lua:1:1: generated name LockMulti of script "LockMulti" clashes with generated name LockMulti of script "Lock" (scripts/lock.lua:1)`},
 		},
+		{
+			name: "generated decoder clashes",
+			files: []File{
+				{Path: "scripts/lock.lua", Source: []byte("-- @return none\n")},
+				{Path: "scripts/x.lua", Source: []byte("-- @name DecodeLock\n-- @return none\n")},
+			},
+			want: []string{`scripts/x.lua:1:10: generated name DecodeLock of script "DecodeLock" clashes with generated name DecodeLock of script "Lock" (scripts/lock.lua:1)`},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := checkFiles(t, tc.files...)

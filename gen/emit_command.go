@@ -26,7 +26,7 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		}
 	}
 	cmd := jen.Commentf("%s builds the EVALSHA command of %s without sending it, for a", name, s.Name).Line().
-		Comment("pipeline with other commands (c.DoMulti). Read its reply with Decode" + s.Name + ".").Line().
+		Comment("pipeline with other commands (c.DoMulti). Read its reply with Decode"+s.Name+".").Line().
 		Comment("A NOSCRIPT error reply means the script is not loaded on that node yet:").Line().
 		Comment("call Preload, then send the command again.").Line().
 		Func().Id(name).Params(params...).Params(jen.Qual(rueidisPath, "Completed"), jen.Error()).BlockFunc(func(g *jen.Group) {
@@ -43,7 +43,7 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		g.Return(buildCmd(s, false), jen.Nil())
 	})
 	decode := jen.Commentf("Decode%s reads the reply to %s.", s.Name, name).Line().
-		Func().Id("Decode"+s.Name).Params(jen.Id("resp").Qual(rueidisPath, "RedisResult")).Params(results(s)...).Block(
+		Func().Id("Decode" + s.Name).Params(jen.Id("resp").Qual(rueidisPath, "RedisResult")).Params(results(s)...).Block(
 		jen.Return(jen.Id(decodeFunc(s)).Call(jen.Id("resp"))),
 	)
 	return jen.Add(cmd).Line().Line().Add(decode)

@@ -49,11 +49,16 @@
 //	func RateLimit(ctx context.Context, c rueidis.Client, counter string, others []string,
 //		limit int64, window time.Duration) (bool, error)
 //	func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs) []RateLimitReply
+//	func RateLimitCommand(c rueidis.Client, counter string, others []string,
+//		limit int64, window time.Duration) (rueidis.Completed, error)
+//	func DecodeRateLimit(resp rueidis.RedisResult) (bool, error)
 //
 // Keys come first, then arguments. A T? reply returns (T, bool, error) with
 // ok=false on nil; a record returns (<Name>Result, error); none returns error.
 // The Multi form sends every call as EVALSHA in one DoMulti and re-sends only
-// the NOSCRIPT ones as EVAL in a second.
+// the NOSCRIPT ones as EVAL in a second. The Command form builds the EVALSHA
+// without sending it, to pipeline with other commands (c.DoMulti); Decode<Name>
+// reads its reply.
 //
 // Errors: a reply error whose first word is a code the script declares with
 // @error is a *ScriptError matching the sentinel ErrCode (errors.Is); every

@@ -239,6 +239,27 @@ func testReplies(t *testing.T, tg target) {
 		}
 	})
 
+	t.Run("Command", func(t *testing.T) {
+		k := key(t, "cmd", "n")
+		cmd, err := generated.CounterCommand(c, k, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resps := c.DoMulti(ctx, cmd, c.B().Get().Key(k).Build())
+		if n, err := generated.DecodeCounter(resps[0]); err != nil || n != 3 {
+			t.Fatalf("DecodeCounter = %d, %v", n, err)
+		}
+		if v, err := resps[1].ToString(); err != nil || v != "3" {
+			t.Fatalf("GET after CounterCommand = %q, %v", v, err)
+		}
+		if tg.name == "cluster" {
+			_, err := generated.RateLimitCommand(c, key(t, "a", "k"), []string{key(t, "b", "k")}, 1, time.Second)
+			if !errors.Is(err, generated.ErrCrossSlot) {
+				t.Errorf("RateLimitCommand across slots = %v", err)
+			}
+		}
+	})
+
 	t.Run("record", func(t *testing.T) {
 		lock := key(t, "r", "lock")
 		r, err := generated.LeaseInfo(ctx, c, lock, "owner-1")
