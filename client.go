@@ -29,11 +29,12 @@ type Client struct {
 	subs *subscriptions
 	wd   *watchdog
 
-	shardedOff  atomic.Bool // the server has no sharded pub/sub
+	shardedOff  atomic.Bool   // the server has no sharded pub/sub
+	requests    atomic.Uint64 // numbers release requests (latch keys)
 	shardedOnce sync.Once
 
 	mu    sync.Mutex
-	holds map[string]*hold // by key + "\x00" + field
+	holds map[holdKey]*hold
 
 	guard guardState
 }
@@ -56,7 +57,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		log:    cfg.logger.With("component", "scriptlock"),
 		ctx:    ctx,
 		cancel: cancel,
-		holds:  map[string]*hold{},
+		holds:  map[holdKey]*hold{},
 	}
 	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost)
@@ -146,7 +147,10 @@ type hold struct {
 	cancels []context.CancelCauseFunc // of every context handed out for this hold
 }
 
-func holdID(key, field string) string { return key + "\x00" + field }
+// holdKey identifies a hold: the lock's key and the owner's field.
+type holdKey struct{ key, field string }
+
+func holdID(key, field string) holdKey { return holdKey{key, field} }
 
 func (h *hold) released() bool { return h.done.Load() }
 

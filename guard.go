@@ -40,7 +40,7 @@ func (c *Client) acquireGuarded(ctx context.Context, m *Mutex, field string, lea
 	// Undo exactly the hold just taken (a re-entry only gives back one hold).
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
 	defer cancel()
-	if _, _, uerr := c.release(rctx, m.key, m.channel, lease, field); uerr != nil {
+	if _, _, uerr := c.release(rctx, m, lease, field); uerr != nil {
 		c.log.Error("failover guard could not undo an unreplicated acquisition; it expires with its lease",
 			"lock", m.name, "err", uerr)
 	}

@@ -61,3 +61,27 @@ func FenceOf(ctx context.Context, name string) (int64, bool) {
 func withFence(ctx context.Context, name string, token int64) context.Context {
 	return context.WithValue(context.WithValue(ctx, fenceKey{name}, token), anyFenceKey{}, token)
 }
+
+// lockCtx is the context a lock hands out: one allocation carries the owner
+// and the fencing token on top of the cancellable context.
+type lockCtx struct {
+	context.Context
+	owner, name string
+	token       int64 // 0: none
+}
+
+func (c *lockCtx) Value(key any) any {
+	switch k := key.(type) {
+	case ownerKey:
+		return c.owner
+	case anyFenceKey:
+		if c.token != 0 {
+			return c.token
+		}
+	case fenceKey:
+		if c.token != 0 && k.name == c.name {
+			return c.token
+		}
+	}
+	return c.Context.Value(key)
+}

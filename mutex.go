@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -22,6 +23,8 @@ type Mutex struct {
 	channel string
 	fence   string
 	owner   string
+	field   string // <client-id>:<owner> for the handle's own owner id
+	latch   string // prefix of this handle's release latch keys
 	cfg     config
 	err     error // invalid name or options, reported by every method
 }
@@ -31,6 +34,7 @@ type Mutex struct {
 // An invalid name or option is reported by the handle's methods.
 func (c *Client) Mutex(name string, opts ...Option) *Mutex {
 	m := &Mutex{c: c, name: name, owner: randomID(), cfg: c.cfg}
+	m.field = c.id + ":" + m.owner
 	m.cfg.err = nil
 	m.cfg.apply(opts)
 	m.err = m.cfg.err
@@ -40,6 +44,7 @@ func (c *Client) Mutex(name string, opts ...Option) *Mutex {
 	if m.err == nil {
 		m.channel = redissonName("redisson_lock__channel", m.key)
 		m.fence = redissonName("redisson_lock_token", m.key)
+		m.latch = redissonName("redisson_unlock_latch", m.key) + ":" + c.id + ":"
 	}
 	return m
 }
@@ -57,6 +62,14 @@ func (m *Mutex) ownerOf(ctx context.Context) string {
 		return o
 	}
 	return m.owner
+}
+
+// fieldOf returns the lock-hash field of the owner in ctx.
+func (m *Mutex) fieldOf(owner string) string {
+	if owner == m.owner {
+		return m.field
+	}
+	return m.c.id + ":" + owner
 }
 
 func (m *Mutex) check(ctx context.Context) error {
@@ -114,7 +127,7 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 		return nil, err
 	}
 	owner := m.ownerOf(ctx)
-	field := m.c.id + ":" + owner
+	field := m.fieldOf(owner)
 	serverLease := lease
 	if serverLease == 0 {
 		serverLease = m.cfg.watchdogLease
@@ -266,13 +279,9 @@ func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, re
 	}
 	c.mu.Unlock()
 
-	lctx, cancel := context.WithCancelCause(ctx)
+	cctx, cancel := context.WithCancelCause(ctx)
 	h.track(cancel)
-	lctx = WithOwner(lctx, owner)
-	if h.token != 0 {
-		lctx = withFence(lctx, m.name, h.token)
-	}
-	return lctx
+	return &lockCtx{Context: cctx, owner: owner, name: m.name, token: h.token}
 }
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the
@@ -286,7 +295,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return invalidf("nil context")
 	}
-	field := m.c.id + ":" + m.ownerOf(ctx)
+	field := m.fieldOf(m.ownerOf(ctx))
 	id := holdID(m.key, field)
 	m.c.mu.Lock()
 	h := m.c.holds[id]
@@ -299,7 +308,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
 	defer cancel()
-	res, held, err := m.c.release(rctx, m.key, m.channel, lease, field)
+	res, held, err := m.c.release(rctx, m, lease, field)
 	if err != nil {
 		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, err)
 	}
@@ -341,14 +350,16 @@ func (c *Client) drop(h *hold, cause error) {
 // are retried with the same latch key, so a retry whose first attempt did run
 // reports that outcome instead of "not held". The latch lives as long as the
 // release may be retried.
-func (c *Client) release(ctx context.Context, key, channel string, lease time.Duration, field string) (res int64, ok bool, err error) {
-	latch := redissonName("redisson_unlock_latch", key) + ":" + randomID()
+func (c *Client) release(ctx context.Context, m *Mutex, lease time.Duration, field string) (res int64, ok bool, err error) {
+	// The client id is random and the counter never repeats within it, so
+	// latch keys are unique without drawing random bytes per release.
+	latch := m.latch + strconv.FormatUint(c.requests.Add(1), 36)
 	latchTTL := c.cfg.releaseTimeout
 	if d, ok := ctx.Deadline(); ok {
 		latchTTL = max(time.Until(d), time.Second)
 	}
 	for attempt := 0; ; attempt++ {
-		res, ok, err = generated.MutexRelease(ctx, c.rc, key, channel, latch, lease, field, c.publishCommand(), latchTTL, attempt > 0)
+		res, ok, err = generated.MutexRelease(ctx, c.rc, m.key, m.channel, latch, lease, field, c.publishCommand(), latchTTL, attempt > 0)
 		if err == nil {
 			return res, ok, nil
 		}
@@ -403,7 +414,7 @@ func (m *Mutex) state(ctx context.Context) (generated.MutexStateResult, error) {
 	if err := m.check(ctx); err != nil {
 		return generated.MutexStateResult{}, err
 	}
-	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.c.id+":"+m.ownerOf(ctx))
+	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.fieldOf(m.ownerOf(ctx)))
 	if err != nil {
 		return st, fmt.Errorf("scriptlock: state of %q: %w", m.name, err)
 	}
