@@ -177,26 +177,6 @@ func (s *subscriptions) dispatch(cs *channelSub) {
 	}
 }
 
-// wakeAll wakes every waiter on channel (used when this Client itself
-// released the lock and several local waiters are queued, or on lock loss).
-func (s *subscriptions) wakeAll(channel string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cs := s.chans[channel]; cs != nil {
-		for _, w := range cs.waiters {
-			signal(w.wake)
-		}
-	}
-}
-
-// waiting reports whether this Client has waiters queued on channel.
-func (s *subscriptions) waiting(channel string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cs := s.chans[channel]
-	return cs != nil && len(cs.waiters) > 0
-}
-
 // leave removes a waiter; the last one ends the subscription. A wake-up the
 // waiter received but did not use is handed to the next waiter.
 func (s *subscriptions) leave(w *waiter) {
