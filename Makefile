@@ -3,7 +3,7 @@ GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TESTFLAGS   ?=
 
-.PHONY: all generate check-generated lint test bench redis-server demo
+.PHONY: all generate check-generated lint test bench bench-compare redis-server demo
 
 all: generate lint test
 
@@ -39,3 +39,8 @@ test: redis-server
 ## bench: benchmarks with allocation counts
 bench: redis-server
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-compare: scriptlock beside redsync, bsm/redislock and rueidislock, same server, one run
+bench-compare: redis-server
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8 | tee bench.txt
+	cd bench && $(GO) run golang.org/x/perf/cmd/benchstat@latest bench.txt
