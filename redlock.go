@@ -1,0 +1,437 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// RedLock is the Redlock algorithm over N independent Redis deployments (N
+// odd, at least 3), each reached through its own Client: the lock is held
+// when a majority of nodes granted it within its validity.
+//
+// An acquisition tries every node in parallel, each bounded by a per-node
+// timeout much smaller than the lease, so a dead or frozen node costs at most
+// that timeout. It succeeds only when a majority granted the lock and the
+// validity, lease − elapsed − drift, is still positive; otherwise it releases
+// the lock on every node, including those that did not answer (their grant
+// may still be in flight).
+//
+// On each node the lock is an ordinary Mutex (Redisson's layout), so renewal
+// is that node's Client watchdog. The context Lock returns is cancelled with
+// ErrLockLost once fewer than a majority of nodes still hold the lock, and,
+// with an explicit lease, when the validity runs out.
+//
+// Read the README's "RedLock: what it does and does not guarantee" before
+// relying on it for correctness: it assumes bounded clock drift and pauses,
+// and its grants carry no fencing token that is ordered across nodes.
+type RedLock struct {
+	name        string
+	nodes       []*Mutex
+	owner       string
+	lease       time.Duration // 0: each node's watchdog
+	nodeTimeout time.Duration
+	driftFactor float64
+	driftExtra  time.Duration
+	err         error
+}
+
+// RedLockOption configures a RedLock.
+type RedLockOption func(*RedLock)
+
+// WithRedLockLease gives the lock a lease that expires on its own on every
+// node (no watchdog); validity is measured against it. Default: 0, the
+// nodes' watchdogs keep renewing it until Unlock.
+func WithRedLockLease(d time.Duration) RedLockOption {
+	return func(r *RedLock) {
+		if d < 0 {
+			r.err = invalidf("lease must not be negative, got %s", d)
+			return
+		}
+		r.lease = d
+	}
+}
+
+// WithNodeTimeout bounds each node's part of an acquisition or release.
+// Default: lease/100, clamped to [10ms, 200ms].
+func WithNodeTimeout(d time.Duration) RedLockOption {
+	return func(r *RedLock) {
+		if d <= 0 {
+			r.err = invalidf("node timeout must be positive, got %s", d)
+			return
+		}
+		r.nodeTimeout = d
+	}
+}
+
+// WithClockDrift sets the allowance for clock drift between the nodes and
+// this process: drift = lease × factor + extra (default 0.01 and 2 ms).
+func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
+	return func(r *RedLock) {
+		if factor < 0 || factor >= 1 || extra < 0 {
+			r.err = invalidf("clock drift needs 0 <= factor < 1 and extra >= 0, got %g and %s", factor, extra)
+			return
+		}
+		r.driftFactor, r.driftExtra = factor, extra
+	}
+}
+
+// NewRedLock returns a RedLock called name over clients, one per independent
+// Redis deployment. Each Client's key prefix and watchdog settings apply on
+// its node.
+func NewRedLock(name string, clients []*Client, opts ...RedLockOption) *RedLock {
+	r := &RedLock{name: name, owner: randomID(), driftFactor: 0.01, driftExtra: 2 * time.Millisecond}
+	for _, o := range opts {
+		if o != nil {
+			o(r)
+		}
+	}
+	if r.err != nil {
+		return r
+	}
+	if len(clients) < 3 || len(clients)%2 == 0 {
+		r.err = invalidf("redlock needs an odd number of nodes, at least 3, got %d", len(clients))
+		return r
+	}
+	for i, c := range clients {
+		if c == nil {
+			r.err = invalidf("redlock client %d is nil", i)
+			return r
+		}
+		for _, o := range clients[:i] {
+			if o == c {
+				r.err = invalidf("redlock client %d given twice", i)
+				return r
+			}
+		}
+	}
+	if r.nodeTimeout == 0 {
+		r.nodeTimeout = min(max(r.validityLease(clients)/100, 10*time.Millisecond), 200*time.Millisecond)
+	}
+	// Releases are best effort per node: a node that does not answer in time
+	// lets its lease expire.
+	mopts := []Option{WithReleaseTimeout(max(r.nodeTimeout, 50*time.Millisecond))}
+	if r.lease > 0 {
+		mopts = append(mopts, WithLease(r.lease))
+	}
+	for _, c := range clients {
+		m := c.Mutex(name, mopts...)
+		if m.err != nil {
+			r.err = m.err
+			return r
+		}
+		r.nodes = append(r.nodes, m)
+	}
+	return r
+}
+
+// validityLease is the lease the validity is measured against: the explicit
+// lease, or the shortest watchdog lease among the nodes.
+func (r *RedLock) validityLease(clients []*Client) time.Duration {
+	if r.lease > 0 {
+		return r.lease
+	}
+	var l time.Duration
+	for _, c := range clients {
+		if c != nil && (l == 0 || c.cfg.watchdogLease < l) {
+			l = c.cfg.watchdogLease
+		}
+	}
+	return l
+}
+
+var _ Locker = (*RedLock)(nil)
+
+// Name returns the lock's name.
+func (r *RedLock) Name() string { return r.name }
+
+// Quorum is the number of nodes that must grant the lock: N/2 + 1.
+func (r *RedLock) Quorum() int { return len(r.nodes)/2 + 1 }
+
+// QuorumError reports an acquisition that did not reach a majority in time.
+// errors.Is(err, ErrQuorum) is true; so is errors.Is(err, ErrNotAcquired) when
+// at least one node refused because another owner holds the lock.
+type QuorumError struct {
+	Name     string
+	Granted  int           // nodes that granted the lock in time
+	Needed   int           // the quorum
+	Nodes    int           // N
+	Validity time.Duration // lease − elapsed − drift of the attempt (≤ 0: too slow)
+	Errs     []error       // why each refusing node refused (nil entries for grants)
+}
+
+func (e *QuorumError) Error() string {
+	return fmt.Sprintf("scriptlock: redlock %q: %d of %d nodes granted, %d needed (validity %s): %v",
+		e.Name, e.Granted, e.Nodes, e.Needed, e.Validity, errors.Join(e.Errs...))
+}
+
+// Unwrap makes errors.Is see ErrQuorum and each node's error.
+func (e *QuorumError) Unwrap() []error {
+	return append([]error{ErrQuorum}, e.Errs...)
+}
+
+type redHeld struct {
+	owner  string
+	ctxs   []context.Context // per node; nil where not granted
+	stops  []context.CancelCauseFunc
+	cancel context.CancelCauseFunc
+}
+
+type redKey struct{ r *RedLock }
+
+func (r *RedLock) ownerOf(ctx context.Context) string {
+	if o, ok := OwnerFrom(ctx); ok {
+		return o
+	}
+	return r.owner
+}
+
+// Lock retries, with randomized backoff, until a majority grants the lock or
+// ctx ends.
+func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
+	return r.acquire(ctx, -1)
+}
+
+// TryLock is Lock that gives up after wait (0: a single attempt) with a
+// *QuorumError.
+func (r *RedLock) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	return r.acquire(ctx, wait)
+}
+
+func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if ctx == nil {
+		return nil, invalidf("nil context")
+	}
+	owner := r.ownerOf(ctx)
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	backoff := 10 * time.Millisecond
+	for {
+		lctx, err := r.attempt(ctx, owner)
+		if err == nil {
+			return lctx, nil
+		}
+		var qe *QuorumError
+		if !errors.As(err, &qe) {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(ctx.Err(), err))
+		}
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return nil, err
+		}
+		sleep := backoff/2 + rand.N(backoff/2+1)
+		backoff = min(backoff*2, 250*time.Millisecond)
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		t := time.NewTimer(sleep)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(ctx.Err(), err))
+		}
+	}
+}
+
+// attempt is one round of the algorithm.
+func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, error) {
+	n := len(r.nodes)
+	h := &redHeld{owner: owner, ctxs: make([]context.Context, n), stops: make([]context.CancelCauseFunc, n)}
+	errs := make([]error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, m := range r.nodes {
+		h.stops[i] = func(error) {}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A deadline, not a cancellation: rueidis bounds a call on an idle
+			// connection by the deadline only.
+			nctx, cancel := context.WithTimeout(WithOwner(ctx, owner), r.nodeTimeout)
+			_, err := m.TryLock(nctx, 0)
+			cancel()
+			if err != nil {
+				errs[i] = fmt.Errorf("node %d: %w", i, err)
+				return
+			}
+			// The context TryLock returned ends with nctx: tie a new one to
+			// the node's hold instead.
+			lctx, stop, ok := m.c.holdContext(ctx, m, owner)
+			if !ok {
+				errs[i] = fmt.Errorf("node %d: %w", i, ErrLockLost)
+				return
+			}
+			h.ctxs[i], h.stops[i] = lctx, stop
+		}()
+	}
+	wg.Wait()
+	granted := 0
+	for _, c := range h.ctxs {
+		if c != nil {
+			granted++
+		}
+	}
+	lease := r.validityLease(r.clients())
+	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
+	validity := lease - time.Since(start) - drift
+	if granted >= r.Quorum() && validity > 0 && ctx.Err() == nil {
+		return r.bind(ctx, h, start.Add(lease-drift)), nil
+	}
+	// Release everywhere, also where no grant came back in time.
+	r.releaseAll(ctx, h)
+	var nodeErrs []error
+	contended := false
+	for _, e := range errs {
+		if e != nil {
+			nodeErrs = append(nodeErrs, e)
+			contended = contended || errors.Is(e, ErrNotAcquired)
+		}
+	}
+	if contended {
+		nodeErrs = append(nodeErrs, ErrNotAcquired)
+	}
+	return nil, &QuorumError{Name: r.name, Granted: granted, Needed: r.Quorum(), Nodes: n, Validity: validity, Errs: nodeErrs}
+}
+
+func (r *RedLock) clients() []*Client {
+	cs := make([]*Client, len(r.nodes))
+	for i, m := range r.nodes {
+		cs[i] = m.c
+	}
+	return cs
+}
+
+// bind builds the RedLock's context: cancelled with ErrLockLost when fewer
+// than a quorum of nodes still hold the lock, or (explicit lease) when the
+// validity ends.
+func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) context.Context {
+	rctx, cancel := context.WithCancelCause(WithOwner(ctx, h.owner))
+	h.cancel = cancel
+	if r.lease > 0 {
+		var stop context.CancelFunc
+		rctx, stop = context.WithDeadlineCause(rctx, validUntil,
+			fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
+		context.AfterFunc(rctx, stop)
+	}
+	var mu sync.Mutex
+	live := 0
+	for _, c := range h.ctxs {
+		if c != nil {
+			live++
+		}
+	}
+	for i, c := range h.ctxs {
+		if c == nil {
+			continue
+		}
+		context.AfterFunc(c, func() {
+			cause := context.Cause(c)
+			if !errors.Is(cause, ErrLockLost) && !errors.Is(cause, ErrClosed) {
+				return // released, or the caller's context ended
+			}
+			mu.Lock()
+			live--
+			left := live
+			mu.Unlock()
+			if left < r.Quorum() {
+				cancel(fmt.Errorf("scriptlock: redlock %q: %d of %d nodes still hold it, %d needed (node %d: %v): %w",
+					r.name, left, len(r.nodes), r.Quorum(), i, cause, ErrLockLost))
+			}
+		})
+	}
+	return context.WithValue(rctx, redKey{r}, h)
+}
+
+// releaseAll unlocks on every node in parallel and returns each node's error.
+func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
+	errs := make([]error, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, m := range r.nodes {
+		uctx := WithOwner(context.WithoutCancel(ctx), h.owner)
+		if h.ctxs[i] != nil {
+			uctx = h.ctxs[i]
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = m.Unlock(uctx)
+			h.stops[i](context.Canceled)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// Unlock releases the lock on every node. ctx should be the context Lock
+// returned (or one derived from it). It fails with ErrNotHeld when no node
+// held the lock, and otherwise reports the nodes that held it but could not
+// be reached (their lease runs out on its own).
+func (r *RedLock) Unlock(ctx context.Context) error {
+	if r.err != nil {
+		return r.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	h, _ := ctx.Value(redKey{r}).(*redHeld)
+	known := h != nil
+	if h == nil {
+		h = &redHeld{owner: r.ownerOf(ctx), ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
+		for i := range h.stops {
+			h.stops[i] = func(error) {}
+		}
+	} else if h.cancel != nil {
+		h.cancel(context.Canceled)
+	}
+	errs := r.releaseAll(ctx, h)
+	released := 0
+	var failed []error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			released++
+		case errors.Is(err, ErrNotHeld):
+		case known && h.ctxs[i] == nil:
+			// Not granted at acquisition: the release there was a courtesy
+			// for a grant that may have landed late.
+		default:
+			failed = append(failed, fmt.Errorf("node %d: %w", i, err))
+		}
+	}
+	if released == 0 {
+		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(append([]error{ErrNotHeld}, failed...)...))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(failed...))
+	}
+	return nil
+}
+
+// holdContext returns a context, derived from parent, that the hold of m by
+// owner ends (with ErrLockLost when the lock is lost, context.Canceled when
+// released); ok is false when this Client holds no such lock.
+func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (context.Context, context.CancelCauseFunc, bool) {
+	c.mu.Lock()
+	h := c.holds[holdID(m.key, c.id+":"+owner)]
+	c.mu.Unlock()
+	if h == nil {
+		return nil, nil, false
+	}
+	ctx, cancel := context.WithCancelCause(WithOwner(parent, owner))
+	h.track(cancel)
+	return ctx, cancel, true
+}

@@ -1,0 +1,229 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func redlockClients(t *testing.T, nodes []*redistest.Node, opts ...Option) []*Client {
+	t.Helper()
+	prefix := sharedPrefix(t)
+	cs := make([]*Client, len(nodes))
+	for i, n := range nodes {
+		cs[i] = newTestClient(t, n.Client(t), append([]Option{prefix}, opts...)...)
+	}
+	return cs
+}
+
+// held reports which live nodes have the lock key.
+func heldOn(t *testing.T, r *RedLock, nodes []*redistest.Node, live ...int) []bool {
+	t.Helper()
+	out := make([]bool, len(nodes))
+	for _, i := range live {
+		n, err := nodes[i].Do(t, "EXISTS", r.nodes[i].Key()).AsInt64()
+		if err != nil {
+			t.Fatalf("EXISTS on node %d: %v", i, err)
+		}
+		out[i] = n == 1
+	}
+	return out
+}
+
+func TestRedLockLifecycle(t *testing.T) {
+	nodes := redistest.Servers(t, 5)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	r := NewRedLock("job", cs)
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range heldOn(t, r, nodes, 0, 1, 2, 3, 4) {
+		if !h {
+			t.Fatalf("node %d does not hold the lock", i)
+		}
+	}
+	// Another owner is refused: a quorum error caused by contention.
+	other := NewRedLock("job", cs)
+	_, err = other.TryLock(ctx, 0)
+	var qe *QuorumError
+	if !errors.As(err, &qe) || !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotAcquired) || qe.Granted != 0 {
+		t.Fatalf("contended TryLock: %v", err)
+	}
+	if _, err := other.TryLock(ctx, 150*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("contended TryLock with wait: %v", err)
+	}
+	if err := other.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock by another owner: %v, want ErrNotHeld", err)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	if context.Cause(lctx) != context.Canceled {
+		t.Fatalf("cause after Unlock = %v", context.Cause(lctx))
+	}
+	for i, h := range heldOn(t, r, nodes, 0, 1, 2, 3, 4) {
+		if h {
+			t.Fatalf("node %d still holds the lock after Unlock", i)
+		}
+	}
+	// Bad input.
+	for _, n := range []int{0, 2, 4} {
+		if _, err := NewRedLock("x", cs[:n]).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("%d nodes: %v", n, err)
+		}
+	}
+	if _, err := NewRedLock("x", []*Client{cs[0], cs[0], cs[1]}).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("duplicate client: %v", err)
+	}
+	if _, err := NewRedLock("", cs[:3]).Lock(ctx); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("empty name: %v", err)
+	}
+}
+
+func TestRedLockTwoNodesDown(t *testing.T) {
+	nodes := redistest.Servers(t, 5)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	nodes[0].Kill()
+	nodes[3].Kill()
+	r := NewRedLock("job", cs)
+	lctx, err := r.TryLock(ctx, 2*time.Second)
+	if err != nil {
+		t.Fatalf("with 3 of 5 nodes up: %v", err)
+	}
+	if h := heldOn(t, r, nodes, 1, 2, 4); !h[1] || !h[2] || !h[4] {
+		t.Fatalf("held = %v", h)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := heldOn(t, r, nodes, 1, 2, 4); h[1] || h[2] || h[4] {
+		t.Fatalf("held after Unlock = %v", h)
+	}
+}
+
+func TestRedLockThreeNodesDown(t *testing.T) {
+	nodes := redistest.Servers(t, 5)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	for _, i := range []int{0, 2, 4} {
+		nodes[i].Kill()
+	}
+	r := NewRedLock("job", cs)
+	for _, wait := range []time.Duration{0, 300 * time.Millisecond} {
+		_, err := r.TryLock(ctx, wait)
+		var qe *QuorumError
+		if !errors.As(err, &qe) || !errors.Is(err, ErrQuorum) {
+			t.Fatalf("with 2 of 5 nodes up: %v, want ErrQuorum", err)
+		}
+		if errors.Is(err, ErrNotAcquired) || qe.Granted > 2 || qe.Needed != 3 {
+			t.Fatalf("quorum error %+v", qe)
+		}
+		// Nothing is left held on the live nodes.
+		if h := heldOn(t, r, nodes, 1, 3); h[1] || h[3] {
+			t.Fatalf("lock left on live nodes after a failed acquisition: %v", h)
+		}
+	}
+	lctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := r.Lock(lctx); !errors.Is(err, ErrQuorum) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock: %v", err)
+	}
+}
+
+// A frozen node (SIGSTOP) costs at most the per-node timeout: the acquisition
+// returns with the other four.
+func TestRedLockFrozenNode(t *testing.T) {
+	nodes := redistest.Servers(t, 5)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 30*time.Second)
+	r := NewRedLock("job", cs, WithNodeTimeout(100*time.Millisecond))
+	// Warm every connection first so the freeze, not the dial, is measured.
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	nodes[2].Pause()
+	t.Cleanup(nodes[2].Resume)
+	start := time.Now()
+	lctx, err = r.Lock(ctx)
+	if err != nil {
+		t.Fatalf("with one node frozen: %v", err)
+	}
+	t.Logf("acquired with one node frozen in %s", time.Since(start))
+	if h := heldOn(t, r, nodes, 0, 1, 3, 4); !h[0] || !h[1] || !h[3] || !h[4] {
+		t.Fatalf("held = %v", h)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock with one node frozen: %v", err)
+	}
+}
+
+// The lock context ends with ErrLockLost when fewer than a majority of nodes
+// still hold the lock, not before.
+func TestRedLockQuorumLost(t *testing.T) {
+	nodes := redistest.Servers(t, 5)
+	cs := redlockClients(t, nodes, WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	r := NewRedLock("job", cs)
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1} {
+		if _, err := cs[i].Mutex("job").ForceUnlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // several renewals
+	if lctx.Err() != nil {
+		t.Fatalf("lock context ended with 3 of 5 nodes holding: %v", context.Cause(lctx))
+	}
+	if _, err := cs[2].Mutex("job").ForceUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(3 * time.Second):
+		t.Fatal("lock context alive with 2 of 5 nodes holding")
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock of the two nodes still holding: %v", err)
+	}
+}
+
+// With an explicit lease the context ends when the validity does.
+func TestRedLockValidity(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	const lease = 400 * time.Millisecond
+	r := NewRedLock("job", cs, WithRedLockLease(lease))
+	start := time.Now()
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-lctx.Done()
+	if d := time.Since(start); d > lease {
+		t.Fatalf("context outlived the lease: %s", d)
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("cause = %v", context.Cause(lctx))
+	}
+	// A lease shorter than the drift allowance can never be valid.
+	if _, err := NewRedLock("short", cs, WithRedLockLease(time.Millisecond)).TryLock(ctx, 0); !errors.Is(err, ErrQuorum) {
+		t.Fatalf("lease below drift: %v", err)
+	}
+}
