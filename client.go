@@ -87,6 +87,9 @@ func (c *Client) Close() error {
 	c.mu.Lock()
 	holds := make([]*hold, 0, len(c.holds))
 	for _, h := range c.holds {
+		if h.expiry != nil {
+			h.expiry.Stop()
+		}
 		holds = append(holds, h)
 	}
 	clear(c.holds)
@@ -139,6 +142,7 @@ type hold struct {
 
 	count   int // local holds; guarded by Client.mu
 	renew   *renewal
+	expiry  *time.Timer // explicit lease running out; guarded by Client.mu
 	done    atomic.Bool
 	lostErr error // set by the watchdog before reporting loss
 
@@ -188,6 +192,9 @@ func (c *Client) lost(h *hold, why error) {
 	c.mu.Lock()
 	if cur := c.holds[holdID(h.key, h.field)]; cur == h {
 		delete(c.holds, holdID(h.key, h.field))
+	}
+	if h.expiry != nil {
+		h.expiry.Stop()
 	}
 	c.mu.Unlock()
 	cause := ErrLockLost

@@ -273,9 +273,23 @@ func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, re
 		c.holds[id] = h
 	}
 	h.count++
-	if lease == 0 && h.renew == nil {
+	switch {
+	case lease == 0 && h.renew == nil:
+		if h.expiry != nil {
+			h.expiry.Stop()
+			h.expiry = nil
+		}
 		h.lease = serverLease
 		h.renew = c.wd.add(h, m.cfg.watchdogEvery, start)
+	case lease > 0 && h.renew == nil:
+		// Nothing renews an explicit lease: the hold is lost when it runs
+		// out, counted from before the request was sent so the local timer
+		// never fires after the server's expiry. Re-entry re-arms it, as its
+		// PEXPIRE extends the whole lock.
+		if h.expiry != nil {
+			h.expiry.Stop()
+		}
+		h.expiry = time.AfterFunc(time.Until(start.Add(lease)), func() { c.lost(h, errLeaseExpired) })
 	}
 	c.mu.Unlock()
 
@@ -338,12 +352,17 @@ func (c *Client) drop(h *hold, cause error) {
 	if c.holds[holdID(h.key, h.field)] == h {
 		delete(c.holds, holdID(h.key, h.field))
 	}
+	if h.expiry != nil {
+		h.expiry.Stop()
+	}
 	c.mu.Unlock()
 	h.end(cause)
 	if h.renew != nil {
 		c.wd.remove(h.renew)
 	}
 }
+
+var errLeaseExpired = errors.New("lease expired")
 
 // release runs the release script: ok=false means the owner did not hold the
 // lock; otherwise res is 0 (holds remain) or 1 (released). Transport failures

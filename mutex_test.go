@@ -285,6 +285,14 @@ func TestMutexExplicitLeaseExpires(t *testing.T) {
 	if t1, _ := Fence(lctx); func() bool { t2, _ := Fence(octx); return t2 <= t1 }() {
 		t.Fatal("token after expiry is not greater")
 	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(time.Second):
+		t.Fatal("the expired holder's context was not cancelled")
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
+	}
 	if err := m.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Unlock after expiry: %v, want ErrNotHeld", err)
 	}
