@@ -215,6 +215,78 @@ var Scripts = []Script{{
 	SHA1:      permitReleaseSHA1,
 	Source:    permitReleaseSource,
 }, {
+	Args:      []string{"writeOwner", "publish"},
+	File:      "scripts/rw_cancel.lua",
+	Keys:      []string{"writers", "channel"},
+	Name:      "RwCancel",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      rwCancelSHA1,
+	Source:    rwCancelSource,
+}, {
+	Args:      []string{"publish"},
+	File:      "scripts/rw_force_unlock.lua",
+	Keys:      []string{"lock", "channel"},
+	Name:      "RwForceUnlock",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      rwForceUnlockSHA1,
+	Source:    rwForceUnlockSource,
+}, {
+	Args:      []string{"lease", "owner", "writeOwner"},
+	File:      "scripts/rw_read_acquire.lua",
+	Keys:      []string{"lock", "timeouts", "writers"},
+	Name:      "RwReadAcquire",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      rwReadAcquireSHA1,
+	Source:    rwReadAcquireSource,
+}, {
+	Args:      []string{"owner", "publish", "latchTTL"},
+	File:      "scripts/rw_read_release.lua",
+	Keys:      []string{"lock", "channel", "timeouts", "prefix", "latch"},
+	Name:      "RwReadRelease",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      rwReadReleaseSHA1,
+	Source:    rwReadReleaseSource,
+}, {
+	Args:      []string{"lease", "owner"},
+	File:      "scripts/rw_read_renew.lua",
+	Keys:      []string{"lock", "timeouts"},
+	Name:      "RwReadRenew",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      rwReadRenewSHA1,
+	Source:    rwReadRenewSource,
+}, {
+	Args:      []string{"owner", "writeOwner"},
+	File:      "scripts/rw_state.lua",
+	Keys:      []string{"lock"},
+	Name:      "RwState",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      rwStateSHA1,
+	Source:    rwStateSource,
+}, {
+	Args:      []string{"lease", "owner", "writeOwner", "waiterTimeout", "enqueue"},
+	File:      "scripts/rw_write_acquire.lua",
+	Keys:      []string{"lock", "writers", "fence"},
+	Name:      "RwWriteAcquire",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      rwWriteAcquireSHA1,
+	Source:    rwWriteAcquireSource,
+}, {
+	Args:      []string{"lease", "writeOwner", "publish", "latchTTL"},
+	File:      "scripts/rw_write_release.lua",
+	Keys:      []string{"lock", "channel", "latch"},
+	Name:      "RwWriteRelease",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      rwWriteReleaseSHA1,
+	Source:    rwWriteReleaseSource,
+}, {
 	Args:      []string{"n"},
 	File:      "scripts/semaphore_acquire.lua",
 	Keys:      []string{"semaphore"},
@@ -299,6 +371,7 @@ func Preload(ctx context.Context, c rueidis.Client) error {
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
 	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
+	ErrUpgrade   = errors.New("UPGRADE: the owner holds a read lock; a write lock would wait for itself")
 )
 
 // ScriptError is an error reply whose code the script declares with @error.

@@ -1,0 +1,438 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// ErrUpgrade: a write lock was requested by an owner that holds a read lock
+// of the same RWMutex. The write lock would wait for the owner's own read
+// lock forever, so the request fails at once; release the read lock first.
+var ErrUpgrade = errors.New("scriptlock: write lock requested while holding a read lock")
+
+// RWMutex is a distributed reader-writer lock with Redisson's RReadWriteLock
+// layout: many readers or one writer. Reads and writes are reentrant per
+// owner, and the write holder may also take read locks (its writes then
+// downgrade to reads on Unlock). Holds are renewed by the watchdog and
+// carry a lock-loss context as for Mutex; write acquisitions carry fencing
+// tokens.
+//
+// Writers do not starve: a writer that has to wait registers itself as
+// pending, and from then on new readers wait too (owners that already read
+// may still re-enter). The registration carries a server-clock deadline the
+// writer pushes back while it waits, so a writer that dies holds readers back
+// for at most the waiter timeout (WithWaiterTimeout). With a steady stream of
+// writers, readers can wait for a long time: the preference is for writers.
+//
+// Layout: the hash <name> with field mode (read|write), field
+// <client-id>:<owner-id> -> read holds and <client-id>:<owner-id>:write ->
+// write holds; one lease key per read hold, {<name>}:<client-id>:<owner-id>:
+// rwlock_timeout:<n>; channel redisson_rwlock:{<name>} with "0" for unlocked
+// and "1" for readers may enter. The pending-writer set
+// redisson_rwlock_writers:{<name>} is ours (Redisson has no writer
+// preference); Redisson readers on the same lock do not see it.
+//
+// Lock, TryLock and Unlock are the write side, so an *RWMutex is a Locker;
+// RLocker returns the read side as a Locker.
+type RWMutex struct {
+	c             *Client
+	name          string
+	key           string
+	channel       string
+	writers       string
+	fence         string
+	prefix        string // of every lease key: {<key>} (or <key> with a hash tag)
+	owner         string
+	cfg           config
+	waiterTimeout time.Duration
+	err           error
+}
+
+// RWMutex returns a handle for the reader-writer lock called name. opts
+// override the Client's settings for this handle. An invalid name or option
+// is reported by the handle's methods. The failover guard does not apply to
+// RWMutex yet.
+func (c *Client) RWMutex(name string, opts ...Option) *RWMutex {
+	rw := &RWMutex{c: c, name: name, owner: randomID(), cfg: c.cfg}
+	rw.cfg.err = nil
+	rw.cfg.apply(opts)
+	rw.err = rw.cfg.err
+	rw.waiterTimeout = rw.cfg.waiterTTL()
+	if rw.err == nil {
+		rw.key, rw.err = lockKey(rw.cfg.prefix, name)
+	}
+	if rw.err == nil {
+		rw.channel = redissonName("redisson_rwlock", rw.key)
+		rw.writers = redissonName("redisson_rwlock_writers", rw.key)
+		rw.fence = redissonName("redisson_lock_token", rw.key)
+		rw.prefix = rwPrefix(rw.key)
+	}
+	return rw
+}
+
+// rwPrefix is Redisson's prefix for names derived from a lock key: the key in
+// braces, or the key as is when it already has a hash tag.
+func rwPrefix(key string) string {
+	if strings.Contains(key, "{") {
+		return key
+	}
+	return "{" + key + "}"
+}
+
+// rwTimeouts is the prefix of one owner's read-hold lease keys.
+func rwTimeouts(key, field string) string {
+	return rwPrefix(key) + ":" + field + ":rwlock_timeout"
+}
+
+var _ Locker = (*RWMutex)(nil)
+
+// Name returns the lock's name.
+func (rw *RWMutex) Name() string { return rw.name }
+
+// Key returns the Redis key of the lock hash (prefix + name).
+func (rw *RWMutex) Key() string { return rw.key }
+
+func (rw *RWMutex) ownerOf(ctx context.Context) string {
+	if o, ok := OwnerFrom(ctx); ok {
+		return o
+	}
+	return rw.owner
+}
+
+func (rw *RWMutex) check(ctx context.Context) error {
+	if rw.err != nil {
+		return rw.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	if rw.c.closed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Lock waits until the write lock is acquired or ctx ends. Without an
+// explicit lease the watchdog renews it until Unlock. It fails at once with
+// ErrUpgrade if the owner holds a read lock.
+func (rw *RWMutex) Lock(ctx context.Context) (context.Context, error) {
+	return rw.acquire(ctx, true, -1, rw.cfg.lease)
+}
+
+// TryLock is Lock that gives up after wait; wait 0 makes one attempt.
+func (rw *RWMutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	return rw.acquire(ctx, true, wait, rw.cfg.lease)
+}
+
+// LockWithLease is Lock with a lease that expires on its own.
+func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
+	if lease <= 0 {
+		return nil, invalidf("lease must be positive, got %s", lease)
+	}
+	return rw.acquire(ctx, true, -1, lease)
+}
+
+// Unlock releases one write hold of the owner in ctx, detached from ctx.
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.release(ctx, true) }
+
+// RLock waits until a read lock is acquired or ctx ends.
+func (rw *RWMutex) RLock(ctx context.Context) (context.Context, error) {
+	return rw.acquire(ctx, false, -1, rw.cfg.lease)
+}
+
+// TryRLock is RLock that gives up after wait; wait 0 makes one attempt.
+func (rw *RWMutex) TryRLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	return rw.acquire(ctx, false, wait, rw.cfg.lease)
+}
+
+// RLockWithLease is RLock with a lease that expires on its own.
+func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
+	if lease <= 0 {
+		return nil, invalidf("lease must be positive, got %s", lease)
+	}
+	return rw.acquire(ctx, false, -1, lease)
+}
+
+// RUnlock releases one read hold of the owner in ctx, detached from ctx.
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.release(ctx, false) }
+
+// RLocker returns the read side as a Locker (Lock = RLock, Unlock = RUnlock).
+func (rw *RWMutex) RLocker() Locker { return readLocker{rw} }
+
+type readLocker struct{ rw *RWMutex }
+
+func (r readLocker) Name() string { return r.rw.name }
+func (r readLocker) Lock(ctx context.Context) (context.Context, error) {
+	return r.rw.RLock(ctx)
+}
+func (r readLocker) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	return r.rw.TryRLock(ctx, wait)
+}
+func (r readLocker) Unlock(ctx context.Context) error { return r.rw.RUnlock(ctx) }
+
+// rwReadRenewal renews read holds: the owner's lease keys and the hash.
+var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
+	calls := make([]generated.RwReadRenewArgs, len(hs))
+	for i, h := range hs {
+		calls[i] = generated.RwReadRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, h.field), Lease: h.lease, Owner: h.field}
+	}
+	out := make([]renewReply, len(hs))
+	for i, rep := range generated.RwReadRenewMulti(ctx, rc, calls) {
+		out[i] = renewReply{held: rep.Value, err: rep.Err}
+	}
+	return out
+}}
+
+func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {
+	if err := rw.check(ctx); err != nil {
+		return nil, err
+	}
+	c := rw.c
+	owner := rw.ownerOf(ctx)
+	field := c.id + ":" + owner
+	writeField := field + ":write"
+	serverLease := lease
+	if serverLease == 0 {
+		serverLease = rw.cfg.watchdogLease
+	}
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	pending := false // registered as a waiting writer
+	defer func() {
+		if pending {
+			rw.withdraw(ctx, writeField)
+		}
+	}()
+	var w *waiter
+	defer func() {
+		if w != nil {
+			c.subs.leave(w)
+		}
+	}()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	refresh := rw.waiterTimeout / 3
+	for {
+		start := time.Now()
+		var status, value int64
+		var err error
+		if write {
+			var res generated.RwWriteAcquireResult
+			res, err = generated.RwWriteAcquire(ctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
+			status, value = res.Status, res.Value
+			pending = pending || (err == nil && status == 0 && wait != 0) || (err != nil && wait != 0 && !errors.Is(err, generated.ErrUpgrade))
+		} else {
+			var res generated.RwReadAcquireResult
+			res, err = generated.RwReadAcquire(ctx, c.rc, rw.key, rwTimeouts(rw.key, field), rw.writers, serverLease, field, writeField)
+			status, value = res.Status, res.Value
+		}
+		if errors.Is(err, generated.ErrUpgrade) {
+			return nil, fmt.Errorf("scriptlock: lock %q: %w", rw.name, ErrUpgrade)
+		}
+		if err != nil {
+			return nil, rw.waitErr(ctx, err)
+		}
+		if status != 0 {
+			pending = false
+			g := grant{name: rw.name, key: rw.key, channel: rw.channel, owner: owner, field: field,
+				lease: lease, serverLease: serverLease, every: rw.cfg.watchdogEvery, start: start, fresh: status == 1}
+			if write {
+				g.field = writeField
+				if g.fresh {
+					g.token = value
+				}
+			} else {
+				g.kind = rwReadRenewal
+			}
+			return c.grantHold(ctx, g), nil
+		}
+		remaining := time.Duration(value) * time.Millisecond
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return nil, &NotAcquiredError{Name: rw.name, Remaining: max(remaining, 0)}
+		}
+		if w == nil || w.dead() {
+			if w != nil {
+				c.subs.leave(w)
+				w = nil
+			}
+			jctx, cancel := ctx, context.CancelFunc(func() {})
+			if wait > 0 {
+				jctx, cancel = context.WithDeadline(ctx, deadline)
+			}
+			w, err = c.subs.joinAll(jctx, rw.channel)
+			cancel()
+			if err != nil {
+				w = nil
+				if ctx.Err() != nil {
+					return nil, rw.waitErr(ctx, ctx.Err())
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					return nil, &NotAcquiredError{Name: rw.name, Remaining: max(remaining, 0)}
+				}
+				return nil, fmt.Errorf("scriptlock: lock %q: subscribe: %w", rw.name, err)
+			}
+			continue // subscribed: try again before waiting, so no message is missed
+		}
+		// Every message wakes every local waiter of this lock; a waiting
+		// writer also calls again every third of the waiter timeout to keep
+		// its registration, and a reader held back by a writer that died
+		// sees the registration expire.
+		sleep := refresh
+		if remaining > 0 {
+			sleep = min(sleep, remaining)
+		}
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		if timer == nil {
+			timer = time.NewTimer(sleep)
+		} else {
+			timer.Reset(sleep)
+		}
+		select {
+		case <-w.wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			return nil, rw.waitErr(ctx, ctx.Err())
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+func (rw *RWMutex) waitErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("scriptlock: lock %q: wait ended: %w", rw.name, cerr)
+	}
+	return fmt.Errorf("scriptlock: lock %q: %w", rw.name, err)
+}
+
+// withdraw removes a writer that gave up from the pending-writer set, detached
+// from its context; should it fail, the registration's deadline ends it.
+func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
+	c := rw.c
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rw.cfg.releaseTimeout)
+	defer cancel()
+	err := c.retryRelease(rctx, func(publish string) error {
+		_, err := generated.RwCancel(rctx, c.rc, rw.writers, rw.channel, writeField, publish)
+		return err
+	})
+	if err != nil && !c.closed() {
+		c.log.Debug("withdrawing waiting writer", "lock", rw.name, "err", err)
+	}
+}
+
+func (rw *RWMutex) release(ctx context.Context, write bool) error {
+	if rw.err != nil {
+		return rw.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	c := rw.c
+	field := c.id + ":" + rw.ownerOf(ctx)
+	if write {
+		field += ":write"
+	}
+	c.mu.Lock()
+	h := c.holds[holdID(rw.key, field)]
+	c.mu.Unlock()
+	lease := rw.cfg.watchdogLease
+	if h != nil && h.lease > 0 {
+		lease = h.lease
+	} else if rw.cfg.lease > 0 {
+		lease = rw.cfg.lease
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rw.cfg.releaseTimeout)
+	defer cancel()
+	latch := redissonName("redisson_unlock_latch", rw.key) + ":" + randomID()
+	var status int64
+	err := c.retryRelease(rctx, func(publish string) error {
+		if write {
+			res, err := generated.RwWriteRelease(rctx, c.rc, rw.key, rw.channel, latch, lease, field, publish, releaseLatchTTL)
+			status = res.Status
+			return err
+		}
+		res, err := generated.RwReadRelease(rctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, latch, field, publish, releaseLatchTTL)
+		status = res.Status
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("scriptlock: unlock %q: %w", rw.name, err)
+	}
+	return c.released(h, rw.name, status)
+}
+
+// RWState is a snapshot of a reader-writer lock.
+type RWState struct {
+	Mode   string        // "read", "write", or "" when free
+	Reads  int64         // read holds of the owner asked about
+	Writes int64         // write holds of the owner asked about
+	Lease  time.Duration // remaining lease; 0 when free, negative without expiry
+}
+
+// State reads the lock's mode, the hold counts of the owner in ctx and the
+// remaining lease.
+func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
+	if err := rw.check(ctx); err != nil {
+		return RWState{}, err
+	}
+	field := rw.c.id + ":" + rw.ownerOf(ctx)
+	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
+	if err != nil {
+		return RWState{}, fmt.Errorf("scriptlock: state of %q: %w", rw.name, err)
+	}
+	out := RWState{Reads: st.Reads, Writes: st.Writes}
+	if st.Mode != nil {
+		out.Mode = *st.Mode
+		out.Lease = time.Duration(st.TTL) * time.Millisecond
+	}
+	return out, nil
+}
+
+// IsLocked reports whether anyone holds the lock, for reading or writing.
+func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) {
+	st, err := rw.State(ctx)
+	return st.Mode != "", err
+}
+
+// ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
+// reports whether there was a lock to delete.
+func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := rw.check(ctx); err != nil {
+		return false, err
+	}
+	c := rw.c
+	var ok bool
+	err := c.retryRelease(ctx, func(publish string) (err error) {
+		ok, err = generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, publish)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, err)
+	}
+	return ok, nil
+}

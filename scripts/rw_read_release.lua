@@ -1,0 +1,57 @@
+-- RwReadRelease gives up one read hold: it decrements the owner's field and
+-- deletes that hold's lease key. While other holds remain, the hash's expiry
+-- shrinks to the longest remaining read-hold lease (as Redisson does; O(read
+-- holds)); when none remains, the lock is deleted and "0" (unlocked) is
+-- published. A per-call latch makes a retried release answer the first outcome.
+-- Reply {0, 0}: not held by this owner; {1, holds}: this owner still reads;
+-- {2, 0}: this owner's last read hold is gone.
+-- @key    lock
+-- @key    channel        redisson_rwlock:{name}
+-- @key    timeouts       {name}:<owner>:rwlock_timeout
+-- @key    prefix         {name}, the prefix of every owner's lease keys
+-- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @arg    owner          string
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    latchTTL       duration
+-- @return {status int64, value int64}
+local seen = redis.call('get', KEYS[5])
+if seen then
+  return {tonumber(seen), 0}
+end
+if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+  return {0, 0}
+end
+local mode = redis.call('hget', KEYS[1], 'mode')
+local holds = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+redis.call('del', KEYS[3] .. ':' .. (holds + 1))
+local status = 1
+if holds <= 0 then
+  redis.call('hdel', KEYS[1], ARGV[1])
+  status = 2
+end
+if redis.call('hlen', KEYS[1]) > 1 then
+  local longest = -3
+  local fields = redis.call('hkeys', KEYS[1])
+  for _, field in ipairs(fields) do
+    local n = tonumber(redis.call('hget', KEYS[1], field))
+    if n then
+      for i = n, 1, -1 do
+        local ttl = redis.call('pttl', KEYS[4] .. ':' .. field .. ':rwlock_timeout:' .. i)
+        if ttl > longest then
+          longest = ttl
+        end
+      end
+    end
+  end
+  if longest > 0 or mode == 'write' then
+    if longest > 0 then
+      redis.call('pexpire', KEYS[1], longest)
+    end
+    redis.call('set', KEYS[5], status, 'px', ARGV[3])
+    return {status, holds}
+  end
+end
+redis.call('del', KEYS[1])
+redis.call(ARGV[2], KEYS[2], '0')
+redis.call('set', KEYS[5], 2, 'px', ARGV[3])
+return {2, 0}

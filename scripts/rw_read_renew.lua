@@ -1,0 +1,20 @@
+-- RwReadRenew extends an owner's read holds (the watchdog): every lease key of
+-- the owner and, if shorter, the lock hash. Reply false when the owner no
+-- longer reads (expired, deleted), so the holder has lost the lock.
+-- @key    lock
+-- @key    timeouts       {name}:<owner>:rwlock_timeout
+-- @arg    lease          duration
+-- @arg    owner          string
+-- @return bool
+-- @retryable
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if not holds then
+  return 0
+end
+for i = 1, holds do
+  redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+end
+if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('pexpire', KEYS[1], ARGV[1])
+end
+return 1

@@ -1,0 +1,12 @@
+-- RwState reads a read-write lock without changing it: its mode (nil when
+-- free), this owner's read and write hold counts, and the remaining lease in
+-- ms (-2: no lock, -1: no expiry).
+-- @key    lock
+-- @arg    owner          string
+-- @arg    writeOwner     string
+-- @return {mode string?, reads int64, writes int64, ttl int64}
+-- @readonly
+local mode = redis.call('hget', KEYS[1], 'mode')
+local reads = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or '0')
+local writes = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0')
+return {mode, reads, writes, redis.call('pttl', KEYS[1])}

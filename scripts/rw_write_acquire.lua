@@ -1,0 +1,40 @@
+-- RwWriteAcquire takes or re-enters the write hold of a read-write lock
+-- (Redisson layout: mode = write, field <owner>:write -> holds) and draws a
+-- fencing token for a fresh hold. A writer that cannot take it now and will
+-- wait registers in the pending-writer set with a deadline of server time +
+-- waiterTimeout (refreshed on every call), which keeps new readers out until
+-- it gets its turn, gives up, or stops calling.
+-- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
+-- @key    lock
+-- @key    writers        redisson_rwlock_writers:{name}
+-- @key    fence          redisson_lock_token:{name}
+-- @arg    lease          duration
+-- @arg    owner          string     the owner's reader field
+-- @arg    writeOwner     string     <owner>:write
+-- @arg    waiterTimeout  duration
+-- @arg    enqueue        bool       register as a pending writer when refused
+-- @return {status int64, value int64}
+-- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false then
+  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('zrem', KEYS[2], ARGV[3])
+  return {1, redis.call('incr', KEYS[3])}
+end
+if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
+  local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
+  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+    redis.call('pexpire', KEYS[1], ARGV[1])
+  end
+  return {2, holds}
+end
+if mode == 'read' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  return redis.error_reply('UPGRADE owner holds a read lock')
+end
+if ARGV[5] == '1' then
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+end
+return {0, redis.call('pttl', KEYS[1])}

@@ -1,0 +1,36 @@
+-- RwWriteRelease gives up one write hold. The last one deletes the lock and
+-- publishes "0" (unlocked), or, when the same owner still reads, switches the
+-- lock to read mode and publishes "1" (readers may enter). A per-call latch
+-- makes a retried release answer the first outcome.
+-- Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
+-- @key    lock
+-- @key    channel        redisson_rwlock:{name}
+-- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @arg    lease          duration
+-- @arg    writeOwner     string
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    latchTTL       duration
+-- @return {status int64, value int64}
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return {tonumber(seen), 0}
+end
+if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+  return {0, 0}
+end
+local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+if holds > 0 then
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+  return {1, holds}
+end
+redis.call('hdel', KEYS[1], ARGV[2])
+if redis.call('hlen', KEYS[1]) == 1 then
+  redis.call('del', KEYS[1])
+  redis.call(ARGV[3], KEYS[2], '0')
+else
+  redis.call('hset', KEYS[1], 'mode', 'read')
+  redis.call(ARGV[3], KEYS[2], '1')
+end
+redis.call('set', KEYS[3], 2, 'px', ARGV[4])
+return {2, 0}
