@@ -1,0 +1,286 @@
+package echolock
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+// HeaderIdempotencyKey is the request header carrying the key.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
+// HeaderIdempotentReplayed is set to "true" on replayed responses.
+const HeaderIdempotentReplayed = "Idempotent-Replayed"
+
+// IdempotencyConfig configures the Idempotency-Key middleware.
+type IdempotencyConfig struct {
+	// Skipper skips the middleware for a request when it returns true.
+	Skipper Skipper
+	// Store keeps the records. Required.
+	Store *middleware.IdempotencyStore
+	// Header names the key header (default "Idempotency-Key").
+	Header string
+	// Required answers 400 when the header is missing; otherwise such requests
+	// run without idempotency.
+	Required bool
+	// Scope returns the namespace of a request's keys, typically the
+	// authenticated account, so different clients' keys never meet. Default: one
+	// shared namespace.
+	Scope func(c echo.Context) string
+	// MaxBodyBytes bounds the request body read for the fingerprint (default
+	// 1 MiB); larger requests answer 413.
+	MaxBodyBytes int64
+	// MaxResponseBytes bounds the stored response body (default 1 MiB). A
+	// larger response is sent normally but not stored: its key is marked used,
+	// and duplicates answer 409 (the request is neither run again nor replayed).
+	MaxResponseBytes int
+	// StoredHeaders lists the response headers stored and replayed (default
+	// Content-Type, Content-Encoding, Content-Language, Content-Location,
+	// Location, ETag, Last-Modified, Cache-Control).
+	StoredHeaders []string
+	// Store decides from the status code whether a response is stored (default:
+	// below 500). A response not stored releases the key, so the client can
+	// retry with it.
+	StoreStatus func(status int) bool
+	// ErrorHandler, when set, gets every error the middleware would return (an
+	// *echo.HTTPError whose Internal is the cause) and returns what to return.
+	ErrorHandler func(c echo.Context, err error) error
+	// Logger receives store failures after the handler ran. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultIdempotencyConfig is the configuration Idempotency starts from.
+var DefaultIdempotencyConfig = IdempotencyConfig{
+	Skipper:          DefaultSkipper,
+	Header:           HeaderIdempotencyKey,
+	MaxBodyBytes:     1 << 20,
+	MaxResponseBytes: 1 << 20,
+	StoredHeaders: []string{echo.HeaderContentType, echo.HeaderContentEncoding, "Content-Language",
+		"Content-Location", echo.HeaderLocation, "ETag", echo.HeaderLastModified, "Cache-Control"},
+	StoreStatus: func(status int) bool { return status < 500 },
+}
+
+// Answers of the Idempotency-Key middleware (IETF httpapi Idempotency-Key draft).
+var (
+	ErrIdempotencyKeyMissing = echo.NewHTTPError(http.StatusBadRequest, "Idempotency-Key header missing")
+	ErrIdempotencyKeyInvalid = echo.NewHTTPError(http.StatusBadRequest, "Idempotency-Key header invalid")
+	ErrIdempotencyInFlight   = echo.NewHTTPError(http.StatusConflict, "a request with this Idempotency-Key is being processed")
+	ErrIdempotencyMismatch   = echo.NewHTTPError(http.StatusUnprocessableEntity, "Idempotency-Key was used for a different request")
+	ErrIdempotencyUsed       = echo.NewHTTPError(http.StatusConflict, "Idempotency-Key was used; its response was too large to store")
+	ErrIdempotencyBody       = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large for Idempotency-Key")
+	ErrIdempotencyStore      = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
+)
+
+// Idempotency returns the Idempotency-Key middleware on store with
+// DefaultIdempotencyConfig.
+//
+// The first request with a key runs and its response (status, StoredHeaders,
+// body) is stored; a duplicate while it runs answers 409; a duplicate after it
+// completed, with the same method, route, URI and body, gets the stored
+// response byte for byte plus "Idempotent-Replayed: true"; the same key with a
+// different request answers 422. 5xx responses are not stored by default: the
+// key is released so the client can retry.
+func Idempotency(store *middleware.IdempotencyStore) echo.MiddlewareFunc {
+	c := DefaultIdempotencyConfig
+	c.Store = store
+	return IdempotencyWithConfig(c)
+}
+
+// IdempotencyWithConfig returns the middleware for config; it panics on an
+// invalid config.
+func IdempotencyWithConfig(config IdempotencyConfig) echo.MiddlewareFunc {
+	mw, err := config.ToMiddleware()
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+// ToMiddleware validates config, fills defaults, and returns the middleware.
+func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
+	d := DefaultIdempotencyConfig
+	if config.Store == nil {
+		return nil, errors.New("echolock: IdempotencyConfig.Store is required")
+	}
+	if config.Skipper == nil {
+		config.Skipper = d.Skipper
+	}
+	if config.Header == "" {
+		config.Header = d.Header
+	}
+	if config.MaxBodyBytes <= 0 {
+		config.MaxBodyBytes = d.MaxBodyBytes
+	}
+	if config.MaxResponseBytes <= 0 {
+		config.MaxResponseBytes = d.MaxResponseBytes
+	}
+	if config.StoredHeaders == nil {
+		config.StoredHeaders = d.StoredHeaders
+	}
+	if config.StoreStatus == nil {
+		config.StoreStatus = d.StoreStatus
+	}
+	if config.Logger == nil {
+		config.Logger = slog.Default()
+	}
+	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
+		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
+		if config.ErrorHandler != nil {
+			return config.ErrorHandler(c, he)
+		}
+		return he
+	}
+	store := config.Store
+
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			if config.Skipper(c) {
+				return next(c)
+			}
+			req := c.Request()
+			hv := req.Header.Values(config.Header)
+			if len(hv) == 0 {
+				if config.Required {
+					return fail(c, ErrIdempotencyKeyMissing, middleware.ErrKeyMissing)
+				}
+				return next(c)
+			}
+			if len(hv) > 1 {
+				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", middleware.ErrIdempotencyKeyInvalid, len(hv)))
+			}
+			key, err := store.ParseKey(hv[0])
+			if err != nil {
+				return fail(c, ErrIdempotencyKeyInvalid, err)
+			}
+			var body []byte
+			if req.Body != nil && req.Body != http.NoBody {
+				body, err = io.ReadAll(io.LimitReader(req.Body, config.MaxBodyBytes+1))
+				if err != nil {
+					return fail(c, ErrIdempotencyKeyInvalid, err)
+				}
+				if int64(len(body)) > config.MaxBodyBytes {
+					return fail(c, ErrIdempotencyBody, fmt.Errorf("body over %d bytes", config.MaxBodyBytes))
+				}
+				req.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			fp := middleware.Fingerprint([]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body)
+			scope := ""
+			if config.Scope != nil {
+				scope = config.Scope(c)
+			}
+			ctx := req.Context()
+			res, err := store.Reserve(ctx, scope, key, fp)
+			if err != nil {
+				return fail(c, ErrIdempotencyStore, err)
+			}
+			switch res.State {
+			case middleware.Mismatch:
+				return fail(c, ErrIdempotencyMismatch, middleware.ErrFingerprintMismatch)
+			case middleware.InFlight:
+				c.Response().Header().Set("Retry-After", "1")
+				return fail(c, ErrIdempotencyInFlight, middleware.ErrInFlight)
+			case middleware.Done:
+				return replay(c, res.Response, fail)
+			}
+
+			claim := res.Claim
+			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes}
+			c.Response().Writer = rec
+			finished := false
+			defer func() {
+				c.Response().Writer = rec.ResponseWriter
+				if !finished { // panic: not stored, key released
+					if rerr := claim.Release(ctx); rerr != nil {
+						config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
+					}
+				}
+			}()
+			if err = next(c); err != nil {
+				c.Error(err) // write the error response now, so it can be stored
+			}
+			finished = true
+			status := c.Response().Status
+			if !c.Response().Committed || !config.StoreStatus(status) {
+				if rerr := claim.Release(ctx); rerr != nil {
+					config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
+				}
+				return err
+			}
+			sr := middleware.StoredResponse{Status: status}
+			if rec.overflow {
+				sr.NotReplayable = true
+			} else {
+				sr.Body = rec.buf.Bytes()
+				h := c.Response().Header()
+				for _, name := range config.StoredHeaders {
+					for _, v := range h.Values(name) {
+						sr.Header = append(sr.Header, middleware.HeaderField{Name: name, Value: v})
+					}
+				}
+			}
+			if ok, serr := claim.Complete(ctx, sr.Encode()); serr != nil || !ok {
+				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", !ok, "err", serr)
+			}
+			return err
+		}
+	}, nil
+}
+
+func replay(c echo.Context, stored []byte, fail func(echo.Context, *echo.HTTPError, error) error) error {
+	sr, err := middleware.DecodeStoredResponse(stored)
+	if err != nil {
+		return fail(c, ErrIdempotencyStore, err)
+	}
+	if sr.NotReplayable {
+		return fail(c, ErrIdempotencyUsed, middleware.ErrNotReplayable)
+	}
+	h := c.Response().Header()
+	for _, f := range sr.Header {
+		h.Add(f.Name, f.Value)
+	}
+	h.Set(HeaderIdempotentReplayed, "true")
+	c.Response().WriteHeader(sr.Status)
+	_, err = c.Response().Write(sr.Body)
+	return err
+}
+
+// recorder copies the response body, up to limit bytes, as it is written.
+type recorder struct {
+	http.ResponseWriter
+	buf      bytes.Buffer
+	limit    int
+	overflow bool
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.overflow {
+		if r.buf.Len()+len(b) > r.limit {
+			r.overflow = true
+			r.buf = bytes.Buffer{}
+		} else {
+			r.buf.Write(b)
+		}
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	r.overflow = true // a hijacked connection's bytes are not seen here
+	return http.NewResponseController(r.ResponseWriter).Hijack()
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,307 @@
+package grpclock
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+// MetadataIdempotencyKey is the metadata key carrying the idempotency key.
+const MetadataIdempotencyKey = "idempotency-key"
+
+// MetadataIdempotentReplayed is set to "true" in the response header of a
+// replayed call.
+const MetadataIdempotentReplayed = "idempotent-replayed"
+
+type idemOptions struct {
+	methods     map[string]bool
+	required    bool
+	scope       func(ctx context.Context) string
+	storeCode   func(codes.Code) bool
+	maxResponse int
+	logger      *slog.Logger
+}
+
+// IdempotencyOption configures the idempotency interceptors.
+type IdempotencyOption func(*idemOptions)
+
+// WithIdempotentMethods limits the interceptors to the given full method
+// names; by default every unary method carrying a key is covered.
+func WithIdempotentMethods(fullMethods ...string) IdempotencyOption {
+	return func(o *idemOptions) {
+		if o.methods == nil {
+			o.methods = map[string]bool{}
+		}
+		for _, m := range fullMethods {
+			o.methods[m] = true
+		}
+	}
+}
+
+// WithIdempotencyRequired makes a missing key an InvalidArgument error on the
+// covered methods (server side).
+func WithIdempotencyRequired(on bool) IdempotencyOption {
+	return func(o *idemOptions) { o.required = on }
+}
+
+// WithIdempotencyScope sets the namespace of a call's keys, typically the
+// authenticated account (default: one shared namespace).
+func WithIdempotencyScope(f func(ctx context.Context) string) IdempotencyOption {
+	return func(o *idemOptions) { o.scope = f }
+}
+
+// WithStoredCodes decides which outcomes are stored for replay. Default: OK,
+// InvalidArgument, NotFound, AlreadyExists, FailedPrecondition, OutOfRange;
+// other outcomes (Internal, Unavailable, Aborted, ...) release the key so the
+// client can retry with it.
+func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
+	return func(o *idemOptions) { o.storeCode = f }
+}
+
+// WithMaxStoredResponse bounds the stored response size (default 1 MiB). A
+// larger response is returned but not stored: the key is marked used and
+// duplicates get AlreadyExists.
+func WithMaxStoredResponse(n int) IdempotencyOption {
+	return func(o *idemOptions) { o.maxResponse = n }
+}
+
+// WithIdempotencyLogger sets the logger for store failures after the handler ran.
+func WithIdempotencyLogger(l *slog.Logger) IdempotencyOption {
+	return func(o *idemOptions) { o.logger = l }
+}
+
+func defaultStoreCode(c codes.Code) bool {
+	switch c {
+	case codes.OK, codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.FailedPrecondition, codes.OutOfRange:
+		return true
+	}
+	return false
+}
+
+func evaluateIdem(opts []IdempotencyOption) *idemOptions {
+	o := &idemOptions{storeCode: defaultStoreCode, maxResponse: 1 << 20}
+	for _, opt := range opts {
+		opt(o)
+	}
+	if o.logger == nil {
+		o.logger = slog.Default()
+	}
+	return o
+}
+
+func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.methods[method] }
+
+// IdempotencyUnaryServerInterceptor gives unary methods Idempotency-Key
+// semantics (metadata "idempotency-key"): the first call with a key runs and its
+// outcome (response message bytes, or status with details) is stored; a
+// duplicate while it runs gets Aborted with RetryInfo; a completed duplicate
+// with the same request gets the stored outcome, with response header
+// "idempotent-replayed: true"; the same key with a different request gets
+// FailedPrecondition; a malformed key InvalidArgument.
+//
+// A replayed response is decoded into the method's output type, found in
+// protoregistry.GlobalFiles (generated code registers it) or learned from an
+// earlier response in this process; failing both, it is sent as the stored
+// bytes inside an empty message, which the client decodes identically but
+// which later server interceptors see as *emptypb.Empty.
+func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
+	if store == nil {
+		panic("grpclock: nil IdempotencyStore")
+	}
+	o := evaluateIdem(opts)
+	var types sync.Map // full method → protoreflect.MessageType learned from responses
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		method := info.FullMethod
+		if !o.covers(method) {
+			return handler(ctx, req)
+		}
+		md, _ := metadata.FromIncomingContext(ctx)
+		vs := md.Get(MetadataIdempotencyKey)
+		switch {
+		case len(vs) == 0 && o.required:
+			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key metadata missing", method)
+		case len(vs) == 0:
+			return handler(ctx, req)
+		case len(vs) > 1:
+			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key given %d times", method, len(vs))
+		}
+		key, err := store.ParseKey(vs[0])
+		if err != nil {
+			return nil, status.Errorf(codes.InvalidArgument, "%s: %v", method, err)
+		}
+		m, ok := req.(proto.Message)
+		if !ok {
+			return nil, status.Errorf(codes.Internal, "%s: request %T is not a proto message", method, req)
+		}
+		body, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "%s: marshal request: %v", method, err)
+		}
+		fp := middleware.Fingerprint([]byte(method), body)
+		scope := ""
+		if o.scope != nil {
+			scope = o.scope(ctx)
+		}
+		res, err := store.Reserve(ctx, scope, key, fp)
+		if err != nil {
+			return nil, status.Errorf(codes.Unavailable, "%s: idempotency store unavailable: %v", method, err)
+		}
+		switch res.State {
+		case middleware.Mismatch:
+			return nil, status.Errorf(codes.FailedPrecondition, "%s: idempotency-key was used for a different request", method)
+		case middleware.InFlight:
+			st := status.New(codes.Aborted, method+": a call with this idempotency-key is in flight")
+			if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)}); derr == nil {
+				st = d
+			}
+			return nil, st.Err()
+		case middleware.Done:
+			return replayCall(ctx, method, res.Response, &types)
+		}
+
+		claim := res.Claim
+		finished := false
+		defer func() {
+			if !finished { // panic: not stored, key released
+				if rerr := claim.Release(ctx); rerr != nil {
+					o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
+				}
+			}
+		}()
+		resp, herr := handler(ctx, req)
+		finished = true
+		code := status.Code(herr)
+		if !o.storeCode(code) {
+			if rerr := claim.Release(ctx); rerr != nil {
+				o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
+			}
+			return resp, herr
+		}
+		sr := middleware.StoredResponse{Status: int(code)}
+		if herr == nil {
+			if rm, ok := resp.(proto.Message); ok {
+				types.Store(method, rm.ProtoReflect().Type())
+				sr.Body, err = proto.Marshal(rm)
+			} else {
+				err = fmt.Errorf("response %T is not a proto message", resp)
+			}
+		} else {
+			sr.Body, err = proto.Marshal(status.Convert(herr).Proto())
+		}
+		if err != nil || len(sr.Body) > o.maxResponse {
+			sr.Body, sr.NotReplayable = nil, true
+		}
+		if ok, serr := claim.Complete(ctx, sr.Encode()); serr != nil || !ok {
+			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored", "method", method, "claim_lost", !ok, "err", serr)
+		}
+		return resp, herr
+	}
+}
+
+func replayCall(ctx context.Context, method string, stored []byte, types *sync.Map) (any, error) {
+	sr, err := middleware.DecodeStoredResponse(stored)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "%s: stored response: %v", method, err)
+	}
+	if sr.NotReplayable {
+		return nil, status.Errorf(codes.AlreadyExists, "%s: idempotency-key was used; its response was not stored", method)
+	}
+	_ = grpc.SetHeader(ctx, metadata.Pairs(MetadataIdempotentReplayed, "true"))
+	if codes.Code(sr.Status) != codes.OK {
+		var p spb.Status
+		if err := proto.Unmarshal(sr.Body, &p); err != nil {
+			return nil, status.Errorf(codes.Internal, "%s: stored status: %v", method, err)
+		}
+		return nil, status.ErrorProto(&p)
+	}
+	if mt := outputType(method, types); mt != nil {
+		msg := mt.New().Interface()
+		if err := proto.Unmarshal(sr.Body, msg); err == nil {
+			return msg, nil
+		}
+	}
+	carrier := &emptypb.Empty{}
+	carrier.ProtoReflect().SetUnknown(protoreflect.RawFields(sr.Body))
+	return carrier, nil
+}
+
+// outputType finds the response type of a method.
+func outputType(method string, learned *sync.Map) protoreflect.MessageType {
+	if t, ok := learned.Load(method); ok {
+		return t.(protoreflect.MessageType)
+	}
+	svc, name, ok := strings.Cut(strings.TrimPrefix(method, "/"), "/")
+	if !ok {
+		return nil
+	}
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc))
+	if err != nil {
+		return nil
+	}
+	sd, ok := d.(protoreflect.ServiceDescriptor)
+	if !ok {
+		return nil
+	}
+	md := sd.Methods().ByName(protoreflect.Name(name))
+	if md == nil {
+		return nil
+	}
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.Output().FullName())
+	if err != nil {
+		return nil
+	}
+	learned.Store(method, mt)
+	return mt
+}
+
+// WithIdempotencyKey returns a context whose outgoing calls carry key as their
+// idempotency key (instead of one IdempotencyUnaryClientInterceptor draws).
+func WithIdempotencyKey(ctx context.Context, key string) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, MetadataIdempotencyKey, key)
+}
+
+// NewIdempotencyKey returns a random (version 4) UUID.
+func NewIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// IdempotencyUnaryClientInterceptor attaches one idempotency key to each
+// logical call that has none (see WithIdempotencyKey), on the covered methods.
+// gRPC's own retries (service config retryPolicy, transparent retry) resend the
+// same metadata, so every attempt carries the same key. A retrying interceptor
+// must come after this one in the chain (grpc.WithChainUnaryInterceptor(
+// idempotency, retry)) so that its attempts share the key too.
+func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClientInterceptor {
+	o := evaluateIdem(opts)
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
+		if o.covers(method) {
+			md, _ := metadata.FromOutgoingContext(ctx)
+			if len(md.Get(MetadataIdempotencyKey)) == 0 {
+				ctx = WithIdempotencyKey(ctx, NewIdempotencyKey())
+			}
+		}
+		return invoker(ctx, method, req, reply, cc, callOpts...)
+	}
+}

@@ -1,0 +1,277 @@
+package middleware
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// Idempotency-Key defaults.
+const (
+	// DefaultIdempotencyPrefix prefixes idempotency records.
+	DefaultIdempotencyPrefix = "scriptlock:idem:"
+	// DefaultIdempotencyTTL is how long a completed response is kept for replay.
+	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultClaimTTL is how long a claim survives without renewal; a running
+	// request renews it every third of that, so only a crashed server leaves a
+	// key blocked, for at most this long.
+	DefaultClaimTTL = 30 * time.Second
+	// DefaultMaxIdempotencyKeyLen is the longest Idempotency-Key accepted.
+	DefaultMaxIdempotencyKeyLen = 255
+	// DefaultStoreTimeout bounds each idempotency store operation.
+	DefaultStoreTimeout = 3 * time.Second
+)
+
+var (
+	// ErrIdempotencyKeyInvalid: the Idempotency-Key is malformed.
+	ErrIdempotencyKeyInvalid = errors.New("scriptlock/middleware: invalid Idempotency-Key")
+	// ErrInFlight: a request with the same key is still running.
+	ErrInFlight = errors.New("scriptlock/middleware: a request with this Idempotency-Key is in flight")
+	// ErrFingerprintMismatch: the key was used before for a different request.
+	ErrFingerprintMismatch = errors.New("scriptlock/middleware: Idempotency-Key reused for a different request")
+	// ErrNotReplayable: the key's request completed but its response was not
+	// stored (larger than the size limit), so it can be neither run again nor
+	// replayed.
+	ErrNotReplayable = errors.New("scriptlock/middleware: response for this Idempotency-Key was not stored")
+)
+
+// IdempotencyStore keeps Idempotency-Key records in Redis, through the
+// idempotency_*.lua scripts: a record is claimed atomically by the first
+// request, renewed while it runs, then completed with its response (kept for
+// the TTL) or released.
+type IdempotencyStore struct {
+	client    rueidis.Client
+	prefix    string
+	ttl       time.Duration
+	claimTTL  time.Duration
+	maxKeyLen int
+	timeout   time.Duration
+}
+
+// IdempotencyOption configures an IdempotencyStore.
+type IdempotencyOption func(*IdempotencyStore)
+
+// WithIdempotencyPrefix sets the record key prefix (default DefaultIdempotencyPrefix).
+func WithIdempotencyPrefix(p string) IdempotencyOption {
+	return func(s *IdempotencyStore) { s.prefix = p }
+}
+
+// WithIdempotencyTTL sets how long completed responses are kept (default 24 h).
+func WithIdempotencyTTL(d time.Duration) IdempotencyOption {
+	return func(s *IdempotencyStore) { s.ttl = d }
+}
+
+// WithClaimTTL sets how long an unrenewed claim lasts (default 30 s).
+func WithClaimTTL(d time.Duration) IdempotencyOption {
+	return func(s *IdempotencyStore) { s.claimTTL = d }
+}
+
+// WithStoreTimeout bounds each store operation (default 3 s), so that a
+// request fails with an error, answered 503/Unavailable, instead of waiting
+// for an unreachable Redis.
+func WithStoreTimeout(d time.Duration) IdempotencyOption {
+	return func(s *IdempotencyStore) { s.timeout = d }
+}
+
+// WithMaxIdempotencyKeyLen sets the longest key accepted (default 255 bytes).
+func WithMaxIdempotencyKeyLen(n int) IdempotencyOption {
+	return func(s *IdempotencyStore) { s.maxKeyLen = n }
+}
+
+// NewIdempotencyStore returns a store on c.
+func NewIdempotencyStore(c rueidis.Client, opts ...IdempotencyOption) (*IdempotencyStore, error) {
+	s := &IdempotencyStore{client: c, prefix: DefaultIdempotencyPrefix, ttl: DefaultIdempotencyTTL,
+		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxIdempotencyKeyLen, timeout: DefaultStoreTimeout}
+	for _, o := range opts {
+		o(s)
+	}
+	switch {
+	case c == nil:
+		return nil, errors.New("scriptlock/middleware: nil rueidis client")
+	case s.timeout <= 0:
+		return nil, fmt.Errorf("scriptlock/middleware: store timeout %s must be positive", s.timeout)
+	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
+		return nil, fmt.Errorf("scriptlock/middleware: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
+	}
+	return s, nil
+}
+
+// ParseIdempotencyKey reads an Idempotency-Key header value: a structured
+// field string ("...", as the IETF draft specifies) or, as clients commonly
+// send, the bare value. The key must be 1..maxLen bytes of printable ASCII.
+func ParseIdempotencyKey(v string, maxLen int) (string, error) {
+	if maxLen <= 0 {
+		maxLen = DefaultMaxIdempotencyKeyLen
+	}
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' {
+		var b strings.Builder
+		i := 1
+		for ; i < len(v) && v[i] != '"'; i++ {
+			c := v[i]
+			if c == '\\' {
+				i++
+				if i >= len(v) || v[i] != '"' && v[i] != '\\' {
+					return "", fmt.Errorf("%w: bad escape", ErrIdempotencyKeyInvalid)
+				}
+				c = v[i]
+			}
+			b.WriteByte(c)
+		}
+		if i != len(v)-1 {
+			return "", fmt.Errorf("%w: unterminated or trailing data", ErrIdempotencyKeyInvalid)
+		}
+		v = b.String()
+	}
+	if v == "" {
+		return "", fmt.Errorf("%w: empty", ErrIdempotencyKeyInvalid)
+	}
+	if len(v) > maxLen {
+		return "", fmt.Errorf("%w: %d bytes, limit %d", ErrIdempotencyKeyInvalid, len(v), maxLen)
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return "", fmt.Errorf("%w: byte %#x at %d", ErrIdempotencyKeyInvalid, v[i], i)
+		}
+	}
+	return v, nil
+}
+
+// Fingerprint hashes the parts identifying a request (method, route, body
+// ...) with SHA-256; parts are length-prefixed, so ("ab","c") and ("a","bc")
+// differ.
+func Fingerprint(parts ...[]byte) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// RecordKey is the Redis key of the record for key within scope (for example
+// the authenticated account, so two clients' keys never meet).
+func (s *IdempotencyStore) RecordKey(scope, key string) string {
+	return s.prefix + EscapeKey(scope) + ":" + EscapeKey(key)
+}
+
+// ReserveState is the outcome of Reserve.
+type ReserveState int
+
+const (
+	// Claimed: this request runs; finish with Claim.Complete or Claim.Release.
+	Claimed ReserveState = iota
+	// InFlight: a request with the same key and fingerprint is running.
+	InFlight
+	// Done: completed before; Response holds the stored response.
+	Done
+	// Mismatch: the key belongs to a request with a different fingerprint.
+	Mismatch
+)
+
+// Reservation is what Reserve found.
+type Reservation struct {
+	State    ReserveState
+	Response []byte // Done only
+	Claim    *Claim // Claimed only
+}
+
+// Reserve claims key (within scope) for a request with fingerprint fp, or
+// reports what a previous request with that key left. Errors are Redis errors.
+func (s *IdempotencyStore) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
+	rk := s.RecordKey(scope, key)
+	token := NewOwnerID()
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	r, err := generated.IdempotencyReserve(ctx, s.client, rk, fp, token, s.claimTTL)
+	if err != nil {
+		return Reservation{}, err
+	}
+	switch {
+	case r.State == 0:
+		c := &Claim{store: s, key: rk, token: token}
+		c.schedule()
+		return Reservation{State: Claimed, Claim: c}, nil
+	case r.Fingerprint == nil || *r.Fingerprint != fp:
+		return Reservation{State: Mismatch}, nil
+	case r.State == 2:
+		return Reservation{State: Done, Response: r.Response}, nil
+	default:
+		return Reservation{State: InFlight}, nil
+	}
+}
+
+// Claim is a running request's hold on its idempotency record. It is renewed
+// in the background until Complete or Release.
+type Claim struct {
+	store *IdempotencyStore
+	key   string
+	token string
+
+	mu      sync.Mutex
+	stopped bool
+	timer   *time.Timer
+}
+
+func (c *Claim) schedule() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.timer = time.AfterFunc(c.store.claimTTL/3, c.renew)
+}
+
+func (c *Claim) renew() {
+	ctx, cancel := context.WithTimeout(context.Background(), min(c.store.claimTTL/3, c.store.timeout))
+	defer cancel()
+	ok, err := generated.IdempotencyRenew(ctx, c.store.client, c.key, c.token, c.store.claimTTL)
+	if err == nil && ok == 0 {
+		return // claim gone: nothing left to renew
+	}
+	c.schedule() // on a Redis error, try again next period while the claim may still live
+}
+
+func (c *Claim) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+// Complete stores response for replay for the store's TTL. It reports false
+// when the claim had already expired (nothing stored).
+func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
+	c.stop()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
+	defer cancel()
+	n, err := generated.IdempotencyComplete(ctx, c.store.client, c.key, c.token, response, c.store.ttl)
+	return n == 1, err
+}
+
+// Release drops the claim so the key can be used again.
+func (c *Claim) Release(ctx context.Context) error {
+	c.stop()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
+	defer cancel()
+	_, err := generated.IdempotencyRelease(ctx, c.store.client, c.key, c.token)
+	return err
+}
+
+// ParseKey is ParseIdempotencyKey with the store's key length limit.
+func (s *IdempotencyStore) ParseKey(v string) (string, error) {
+	return ParseIdempotencyKey(v, s.maxKeyLen)
+}

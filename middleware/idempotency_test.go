@@ -1,0 +1,166 @@
+package middleware_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+func newStore(t *testing.T, opts ...middleware.IdempotencyOption) (*middleware.IdempotencyStore, *redistest.Node, string) {
+	t.Helper()
+	node := redistest.Server(t)
+	prefix := redistest.Prefix(t)
+	s, err := middleware.NewIdempotencyStore(node.Client(t), append([]middleware.IdempotencyOption{middleware.WithIdempotencyPrefix(prefix)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, node, prefix
+}
+
+func TestIdempotencyStore(t *testing.T) {
+	s, node, _ := newStore(t)
+	ctx := context.Background()
+	r, err := s.Reserve(ctx, "acct", "k1", "fp1")
+	if err != nil || r.State != middleware.Claimed {
+		t.Fatalf("first Reserve = %+v, %v; want Claimed", r, err)
+	}
+	claim := r.Claim
+	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp1"); r2.State != middleware.InFlight {
+		t.Errorf("duplicate while running: %v, want InFlight", r2.State)
+	}
+	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r2.State != middleware.Mismatch {
+		t.Errorf("other payload while running: %v, want Mismatch", r2.State)
+	}
+	if r2, _ := s.Reserve(ctx, "other", "k1", "fp2"); r2.State != middleware.Claimed {
+		t.Errorf("same key in another scope: %v, want Claimed", r2.State)
+	} else {
+		_ = r2.Claim.Release(ctx)
+	}
+	resp := []byte("\x00binary\xffresponse")
+	if ok, err := claim.Complete(ctx, resp); !ok || err != nil {
+		t.Fatalf("Complete = %v, %v", ok, err)
+	}
+	r3, err := s.Reserve(ctx, "acct", "k1", "fp1")
+	if err != nil || r3.State != middleware.Done || !bytes.Equal(r3.Response, resp) {
+		t.Fatalf("after Complete: %+v, %v; want Done with the response", r3, err)
+	}
+	if r4, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r4.State != middleware.Mismatch {
+		t.Errorf("other payload after completion: %v, want Mismatch", r4.State)
+	}
+	pttl, err := node.Do(t, "PTTL", s.RecordKey("acct", "k1")).AsInt64()
+	if err != nil || pttl <= int64(23*time.Hour/time.Millisecond) {
+		t.Errorf("record PTTL %d ms (%v), want about 24 h", pttl, err)
+	}
+
+	r5, _ := s.Reserve(ctx, "acct", "k2", "fp")
+	if err := r5.Claim.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r6, _ := s.Reserve(ctx, "acct", "k2", "fp"); r6.State != middleware.Claimed {
+		t.Errorf("after Release: %v, want Claimed", r6.State)
+	} else if ok, _ := r6.Claim.Complete(ctx, nil); !ok {
+		t.Error("Complete after re-claim failed")
+	}
+	if ok, _ := r5.Claim.Complete(ctx, []byte("late")); ok {
+		t.Error("a released claim completed another request's record")
+	}
+}
+
+func TestClaimRenewedWhileRunning(t *testing.T) {
+	s, node, _ := newStore(t, middleware.WithClaimTTL(300*time.Millisecond))
+	ctx := context.Background()
+	r, _ := s.Reserve(ctx, "", "slow", "fp")
+	time.Sleep(time.Second)
+	if r2, _ := s.Reserve(ctx, "", "slow", "fp"); r2.State != middleware.InFlight {
+		t.Fatalf("claim of a running request expired: %v", r2.State)
+	}
+	_ = r.Claim.Release(ctx)
+	// A claim nobody renews (a crashed server) expires.
+	r3, _ := s.Reserve(ctx, "", "crashed", "fp")
+	r3.Claim.Complete(ctx, []byte("x")) // stops renewal
+	node.Do(t, "HSET", s.RecordKey("", "crashed"), "state", "1")
+	node.Do(t, "PEXPIRE", s.RecordKey("", "crashed"), "200")
+	time.Sleep(400 * time.Millisecond)
+	if r4, _ := s.Reserve(ctx, "", "crashed", "fp"); r4.State != middleware.Claimed {
+		t.Errorf("abandoned claim: %v, want Claimed after it expired", r4.State)
+	} else {
+		_ = r4.Claim.Release(ctx)
+	}
+}
+
+func TestRecordKeyEscaping(t *testing.T) {
+	s, err := middleware.NewIdempotencyStore(nil)
+	if err == nil {
+		t.Fatal("nil client accepted")
+	}
+	s, _, prefix := newStore(t)
+	a, b := s.RecordKey("a:b", "c"), s.RecordKey("a", "b:c")
+	if a == b {
+		t.Errorf("scopes/keys with ':' collide: %q", a)
+	}
+	if k := s.RecordKey("{x}", "{y}"); k != prefix+"%7Bx%7D:%7By%7D" {
+		t.Errorf("RecordKey = %q", k)
+	}
+}
+
+func TestParseIdempotencyKey(t *testing.T) {
+	good := map[string]string{
+		`8e03978e-40d5-43e8-bc93-6894a57f9324`:   "8e03978e-40d5-43e8-bc93-6894a57f9324",
+		`"8e03978e-40d5-43e8-bc93-6894a57f9324"`: "8e03978e-40d5-43e8-bc93-6894a57f9324",
+		`"a\"b\\c"`:                              `a"b\c`,
+		` k `:                                    "k",
+	}
+	for in, want := range good {
+		if got, err := middleware.ParseIdempotencyKey(in, 0); err != nil || got != want {
+			t.Errorf("ParseIdempotencyKey(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{``, `""`, `"abc`, `"a"b"`, `"a\x"`, "a\x01", "é", string(bytes.Repeat([]byte("k"), 256))} {
+		if _, err := middleware.ParseIdempotencyKey(in, 0); !errors.Is(err, middleware.ErrIdempotencyKeyInvalid) {
+			t.Errorf("ParseIdempotencyKey(%q) err = %v, want ErrIdempotencyKeyInvalid", in, err)
+		}
+	}
+}
+
+func TestStoredResponseRoundTrip(t *testing.T) {
+	for _, r := range []middleware.StoredResponse{
+		{Status: 201, Header: []middleware.HeaderField{{"Content-Type", "application/json"}, {"Location", "/x/1"}}, Body: []byte(`{"ok":true}`)},
+		{Status: 0, Body: []byte{0, 1, 2}},
+		{Status: 200, NotReplayable: true},
+	} {
+		got, err := middleware.DecodeStoredResponse(r.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&r, got, cmp.Transformer("nilBytes", func(b []byte) string { return string(b) })); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func FuzzDecodeStoredResponse(f *testing.F) {
+	f.Add((&middleware.StoredResponse{Status: 200, Header: []middleware.HeaderField{{"A", "b"}}, Body: []byte("x")}).Encode())
+	f.Add([]byte{1, 0, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := middleware.DecodeStoredResponse(b)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(r.Encode(), b) {
+			t.Fatalf("decoded %x but re-encodes differently", b)
+		}
+	})
+}
+
+func TestFingerprint(t *testing.T) {
+	if middleware.Fingerprint([]byte("ab"), []byte("c")) == middleware.Fingerprint([]byte("a"), []byte("bc")) {
+		t.Error("parts are not delimited")
+	}
+}
