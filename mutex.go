@@ -324,6 +324,16 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	defer cancel()
 	res, held, err := m.c.release(rctx, m, lease, field)
 	if err != nil {
+		// As Redisson does, stop renewing a last hold whose release failed:
+		// the lock then ends with its lease instead of living on.
+		if h != nil {
+			m.c.mu.Lock()
+			last := h.count <= 1
+			m.c.mu.Unlock()
+			if last {
+				m.c.drop(h, errors.Join(ErrLockLost, err))
+			}
+		}
 		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, err)
 	}
 	switch {
