@@ -87,3 +87,16 @@ func RetryAfterSeconds(d time.Duration) int64 {
 	}
 	return s
 }
+
+// Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied
+// to each (scriptlock.WithLease(d) for a lease that expires on its own; none
+// for watchdog renewal while the request runs).
+func Mutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
+	return func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
+}
+
+// FairMutexes is Mutexes with FairMutex handles: contending requests get the
+// lock in arrival order.
+func FairMutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
+	return func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
+}

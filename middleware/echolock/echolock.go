@@ -2,14 +2,16 @@
 // distributed lock named after a value taken from the request (an order id, an
 // account number, ...).
 //
-//	locks := func(key string) scriptlock.Locker { return client.Mutex(key) }
-//	e.POST("/orders/:id/pay", pay, echolock.New(locks))
+//	e.POST("/orders/:id/pay", pay, echolock.New(client)) // client: *scriptlock.Client
 //
 //	e.POST("/recharge", recharge, echolock.WithConfig(echolock.Config{
 //		KeyLookup: "header:X-Account-Id,json:account.id",
-//		Lock:      locks,
+//		Client:    client,
+//		Fair:      true,
 //		Wait:      2 * time.Second,
 //	}))
+//
+// Config.Lock plugs in any other primitive with the scriptlock.Locker shape.
 //
 // The handler's request context is the lock's context: it is cancelled when
 // the lock is lost, scriptlock.Fence gives the fencing token, and code under
@@ -64,8 +66,17 @@ type Config struct {
 	// MaxBodyBytes bounds how much of the body a json: lookup reads. Default 1 MiB.
 	MaxBodyBytes int64
 
-	// Lock returns the lock for a key. Required.
+	// Lock returns the lock for a key. When nil, Client is used: its Mutex
+	// (FairMutex with Fair) with Lease.
 	Lock middleware.LockFunc
+	// Client provides the locks when Lock is nil.
+	Client *scriptlock.Client
+	// Lease is the locks' lease when built from Client; 0 renews them with
+	// the watchdog while the handler runs.
+	Lease time.Duration
+	// Fair takes FairMutex locks from Client: waiting requests are served in
+	// arrival order.
+	Fair bool
 	// Wait is how long to wait for a contended lock; 0 makes a single attempt.
 	Wait time.Duration
 
@@ -104,11 +115,12 @@ var (
 	ErrLockLost    = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
 )
 
-// New returns the middleware with DefaultConfig and lock.
-func New(lock middleware.LockFunc) echo.MiddlewareFunc {
-	c := DefaultConfig
-	c.Lock = lock
-	return WithConfig(c)
+// New returns the middleware with DefaultConfig, locking c's Mutex named
+// after the "id" path parameter, renewed by the watchdog while the handler runs.
+func New(c *scriptlock.Client) echo.MiddlewareFunc {
+	cfg := DefaultConfig
+	cfg.Client = c
+	return WithConfig(cfg)
 }
 
 // WithConfig returns the middleware for config; it panics on an invalid config.
@@ -123,7 +135,18 @@ func WithConfig(config Config) echo.MiddlewareFunc {
 // ToMiddleware validates config, fills defaults, and returns the middleware.
 func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Lock == nil {
-		return nil, errors.New("echolock: Config.Lock is required")
+		if config.Client == nil {
+			return nil, errors.New("echolock: Config.Lock or Config.Client is required")
+		}
+		var opts []scriptlock.Option
+		if config.Lease != 0 {
+			opts = append(opts, scriptlock.WithLease(config.Lease))
+		}
+		if config.Fair {
+			config.Lock = middleware.FairMutexes(config.Client, opts...)
+		} else {
+			config.Lock = middleware.Mutexes(config.Client, opts...)
+		}
 	}
 	if config.Skipper == nil {
 		config.Skipper = DefaultConfig.Skipper

@@ -379,3 +379,29 @@ func TestConfig(t *testing.T) {
 	}
 	var _ = middleware.DefaultKeyPrefix
 }
+
+func TestClientConfig(t *testing.T) {
+	env := mwtest.New(t, scriptlock.WithKeyPrefix(""))
+	e := echo.New()
+	h := func(c echo.Context) error {
+		_, ok := scriptlock.Fence(c.Request().Context())
+		return c.String(200, strconv.FormatBool(ok))
+	}
+	e.POST("/plain/:id", h, echolock.New(env.Locks))
+	e.POST("/fair/:id", h, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Client: env.Locks, Fair: true, Lease: 10 * time.Second}))
+	srv := serve(t, e)
+	for _, p := range []string{"/plain/1", "/fair/1"} {
+		if r := do(t, srv, "POST", p, ""); r.code != 200 || r.body != "true" {
+			t.Errorf("%s: %d %s", p, r.code, r.body)
+		}
+	}
+	holder := env.Locks.FairMutex(env.Prefix + "2")
+	hctx := scriptlock.WithOwner(context.Background(), "test-holder")
+	if _, err := holder.Lock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock(hctx)
+	if r := do(t, srv, "POST", "/fair/2", ""); r.code != http.StatusConflict {
+		t.Errorf("fair, contended: %d, want 409", r.code)
+	}
+}

@@ -2,7 +2,7 @@
 // distributed lock named after a value taken from the call: a request field
 // (through protoreflect), incoming metadata, or a func.
 //
-//	locks := func(key string) scriptlock.Locker { return client.Mutex(key) }
+//	locks := middleware.Mutexes(client) // or FairMutexes, or any func(key) scriptlock.Locker
 //	srv := grpc.NewServer(
 //		grpc.ChainUnaryInterceptor(grpclock.UnaryServerInterceptor(locks,
 //			grpclock.WithMethod("/shop.Orders/Pay", grpclock.Field("order.id")),

@@ -91,7 +91,9 @@ func unaryDesc(name string) grpc.MethodDesc {
 		}
 		s := srv.(*server)
 		info := &grpc.UnaryServerInfo{Server: srv, FullMethod: svc + name}
-		h := func(ctx context.Context, req any) (any, error) { return s.unary(ctx, info.FullMethod, req.(*dynamicpb.Message)) }
+		h := func(ctx context.Context, req any) (any, error) {
+			return s.unary(ctx, info.FullMethod, req.(*dynamicpb.Message))
+		}
 		if ic == nil {
 			return h(ctx, req)
 		}
