@@ -111,7 +111,7 @@ var serviceDesc = grpc.ServiceDesc{
 }
 
 // start serves s over bufconn with opts and returns a client connection.
-func start(t *testing.T, s *server, opts []grpc.ServerOption, dialOpts ...grpc.DialOption) *grpc.ClientConn {
+func start(t testing.TB, s *server, opts []grpc.ServerOption, dialOpts ...grpc.DialOption) *grpc.ClientConn {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	gs := grpc.NewServer(opts...)
