@@ -36,6 +36,10 @@ redis-server:
 test: redis-server
 	$(GO) test -race -count=1 $(TESTFLAGS) ./...
 
+## demo: the recharge example, duplicate requests with and without the lock (REDIS_URL, else redis-server, else embedded)
+demo:
+	$(GO) run ./examples/recharge/cmd/demo
+
 ## bench: benchmarks with allocation counts
 bench: redis-server
 	$(GO) test -run '^$$' -bench . -benchmem ./...

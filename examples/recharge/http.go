@@ -1,0 +1,78 @@
+package recharge
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+)
+
+// RechargeJSON is the HTTP answer of POST /orders/:id/recharge.
+type RechargeJSON struct {
+	OrderID   int64  `json:"order_id"`
+	Outcome   string `json:"outcome"` // "credited" or "already processed"
+	AccountID int64  `json:"account_id"`
+	Amount    int64  `json:"amount"` // credited by this call
+	Fence     int64  `json:"fence,omitempty"`
+}
+
+// HTTPHandler returns the Echo front end: POST /orders/:id/recharge, under
+// the Idempotency-Key middleware (when configured) and the lock order:<id>.
+//
+// Answers: 200 with RechargeJSON; 400 for an id that is not a positive
+// integer; 404 for an unknown order; 409 while the order's lock stays held
+// for the whole wait (Retry-After), while a request with the same
+// Idempotency-Key runs, or when this request's lock expired and a newer
+// holder took the order over (nothing was written: retry); 503 when Redis
+// cannot be reached or the lock was lost mid-request.
+func (s *Server) HTTPHandler() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	var mws []echo.MiddlewareFunc
+	if s.cfg.Idempotency != nil {
+		mws = append(mws, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{
+			Store: s.cfg.Idempotency,
+			// Store final answers only: 409 and 5xx ask the client to retry,
+			// so the key must stay usable.
+			StoreStatus: func(status int) bool { return status < 500 && status != http.StatusConflict },
+			Logger:      s.cfg.Logger,
+		}))
+	}
+	if !s.cfg.Service.Unsafe {
+		mws = append(mws, echolock.WithConfig(echolock.Config{
+			KeyFunc: func(c echo.Context) (string, error) {
+				_, key, err := parseOrderID(c.Param("id"))
+				return key, err
+			},
+			KeyPrefix: LockPrefix,
+			Lock:      s.locks.lock,
+			Wait:      s.cfg.Wait,
+			Logger:    s.cfg.Logger,
+		}))
+	}
+	e.POST("/orders/:id/recharge", s.rechargeHTTP, mws...)
+	return e
+}
+
+func (s *Server) rechargeHTTP(c echo.Context) error {
+	id, _, err := parseOrderID(c.Param("id"))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, "order id must be a positive integer").SetInternal(err)
+	}
+	res, err := s.cfg.Service.Recharge(c.Request().Context(), id)
+	switch {
+	case errors.Is(err, ErrOrderNotFound):
+		return echo.NewHTTPError(http.StatusNotFound, "order not found")
+	case errors.Is(err, ErrStaleFence):
+		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
+	case err != nil:
+		return err // lock lost: echolock answers 503; otherwise 500
+	}
+	out := RechargeJSON{OrderID: id, Outcome: res.Outcome.String(), AccountID: res.Order.AccountID, Fence: res.Fence}
+	if res.Outcome == Credited {
+		out.Amount = res.Order.Amount
+	}
+	return c.JSON(http.StatusOK, out)
+}

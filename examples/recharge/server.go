@@ -1,0 +1,145 @@
+package recharge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+// LockPrefix is the prefix of the order locks: the HTTP and the gRPC front
+// end both lock order:<id>, so they exclude each other.
+const LockPrefix = "order:"
+
+// DefaultWait is how long a request waits for its order's lock.
+const DefaultWait = 5 * time.Second
+
+// Config wires the front ends.
+type Config struct {
+	// Service runs the recharge flow. Required.
+	Service *Service
+	// Locks creates the order locks. Required unless Service.Unsafe.
+	Locks *scriptlock.Client
+	// LockOptions apply to every order lock (for example scriptlock.WithLease).
+	LockOptions []scriptlock.Option
+	// Wait is how long a request waits for a held order lock before answering
+	// 409 / Aborted. Default DefaultWait.
+	Wait time.Duration
+	// Idempotency, when set, gives both front ends Idempotency-Key support
+	// (HTTP header Idempotency-Key, gRPC metadata idempotency-key).
+	Idempotency *middleware.IdempotencyStore
+	// Logger for middleware warnings. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// LockStats counts what requests met at the order locks.
+type LockStats struct {
+	// Acquired: locks taken (immediately or after waiting).
+	Acquired int64
+	// Waited: requests that found the lock held and waited for it.
+	Waited int64
+	// Contended: requests still locked out when the wait ran out (409 / Aborted).
+	Contended int64
+}
+
+// Server holds the wiring both front ends share.
+type Server struct {
+	cfg   Config
+	locks *orderLocks
+	stats lockCounters
+}
+
+// NewServer checks cfg and returns the server.
+func NewServer(cfg Config) (*Server, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg}
+	if cfg.Locks != nil {
+		s.locks = &orderLocks{client: cfg.Locks, opts: cfg.LockOptions, stats: &s.stats}
+	}
+	return s, nil
+}
+
+// Service returns the recharge service.
+func (s *Server) Service() *Service { return s.cfg.Service }
+
+// LockStats returns the lock counters of both front ends.
+func (s *Server) LockStats() LockStats { return s.stats.snapshot() }
+
+func (c *Config) check() error {
+	if c.Service == nil || c.Service.Store == nil {
+		return errors.New("recharge: Config.Service with a Store is required")
+	}
+	if c.Locks == nil && !c.Service.Unsafe {
+		return errors.New("recharge: Config.Locks is required unless Service.Unsafe")
+	}
+	if c.Wait == 0 {
+		c.Wait = DefaultWait
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return nil
+}
+
+// orderLocks hands the middleware one Mutex per order and counts waits.
+type orderLocks struct {
+	client *scriptlock.Client
+	opts   []scriptlock.Option
+	stats  *lockCounters
+}
+
+type lockCounters struct{ acquired, waited, contended atomic.Int64 }
+
+func (c *lockCounters) snapshot() LockStats {
+	return LockStats{c.acquired.Load(), c.waited.Load(), c.contended.Load()}
+}
+
+func (l *orderLocks) lock(key string) scriptlock.Locker {
+	return &countingLocker{Locker: l.client.Mutex(key, l.opts...), c: l.stats}
+}
+
+// countingLocker makes one attempt first, so that a request that had to wait
+// is counted; only then does it wait (notified by the lock's release).
+type countingLocker struct {
+	scriptlock.Locker
+	c *lockCounters
+}
+
+func (l *countingLocker) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	start := time.Now()
+	lctx, err := l.Locker.TryLock(ctx, 0)
+	if err == nil {
+		l.c.acquired.Add(1)
+		return lctx, nil
+	}
+	if errors.Is(err, scriptlock.ErrNotAcquired) && wait > 0 {
+		l.c.waited.Add(1)
+		lctx, err = l.Locker.TryLock(ctx, max(wait-time.Since(start), 0))
+		if err == nil {
+			l.c.acquired.Add(1)
+			return lctx, nil
+		}
+	}
+	if errors.Is(err, scriptlock.ErrNotAcquired) {
+		l.c.contended.Add(1)
+	}
+	return nil, err
+}
+
+// parseOrderID reads a positive decimal order id and returns it with its
+// canonical form, the lock key: "007" and "7" lock the same order.
+func parseOrderID(s string) (int64, string, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, "", fmt.Errorf("%w: order id %q is not a positive integer", middleware.ErrKeyInvalid, s)
+	}
+	return id, strconv.FormatInt(id, 10), nil
+}

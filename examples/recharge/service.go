@@ -1,0 +1,149 @@
+package recharge
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+)
+
+// Outcome of one recharge call.
+type Outcome int
+
+const (
+	// Credited: this call marked the order paid and credited the account.
+	Credited Outcome = iota + 1
+	// AlreadyProcessed: the order was already paid; nothing changed.
+	AlreadyProcessed
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Credited:
+		return "credited"
+	case AlreadyProcessed:
+		return "already processed"
+	}
+	return "unknown"
+}
+
+// Result is what a recharge call did.
+type Result struct {
+	Order   Order
+	Outcome Outcome
+	Fence   int64 // token the write carried; 0 without the lock
+}
+
+// WorkFunc is the processing between reading the order and paying it (in a
+// real service: confirming the payment with the provider). It should return
+// early with ctx's error when ctx ends.
+type WorkFunc func(ctx context.Context, o Order) error
+
+// RandomWork sleeps between min and max, or until ctx ends.
+func RandomWork(min, max time.Duration) WorkFunc {
+	return func(ctx context.Context, _ Order) error {
+		d := min
+		if max > min {
+			d += rand.N(max - min)
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+const writeTimeout = 10 * time.Second
+
+// Service is the recharge flow shared by the HTTP and gRPC front ends, which
+// run it under the lock order:<id>.
+type Service struct {
+	Store *Store
+	// Work runs between reading the order and paying it. Default: 5–15 ms.
+	Work WorkFunc
+	// Unsafe runs without the lock: no fencing token, unconditional write.
+	Unsafe bool
+
+	credited, already, stale atomic.Int64
+}
+
+// Counts are the service's outcome counters since it started.
+type Counts struct{ Credited, AlreadyProcessed, Stale int64 }
+
+// Counts returns the outcome counters.
+func (s *Service) Counts() Counts {
+	return Counts{s.credited.Load(), s.already.Load(), s.stale.Load()}
+}
+
+// Recharge runs the recharge flow for one order. ctx is the lock's context
+// (the middleware's): its fencing token guards the writes.
+//
+//  1. Claim the order with the token (UPDATE ... SET fence = token WHERE
+//     fence < token) and read it. Paid: answer AlreadyProcessed.
+//  2. Work (confirm the payment).
+//  3. One transaction: mark the order paid where it still carries the token,
+//     and credit the account. A newer holder's claim in between means this
+//     holder's lock expired: ErrStaleFence, nothing written. This step runs
+//     to completion even when ctx ends meanwhile; the token decides.
+//
+// With Unsafe there is no lock and no token: read, work, mark paid and
+// credit — the check-then-act that credits an order once per concurrent
+// duplicate.
+func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
+	var (
+		o     Order
+		token int64
+		err   error
+	)
+	if s.Unsafe {
+		o, err = s.Store.Order(ctx, orderID)
+	} else {
+		var ok bool
+		if token, ok = scriptlock.Fence(ctx); !ok {
+			return Result{}, errors.New("recharge: no fencing token in the context: the handler is not running under the lock")
+		}
+		o, err = s.Store.Claim(ctx, orderID, token)
+	}
+	if err != nil {
+		s.count(err)
+		return Result{Order: o, Fence: token}, err
+	}
+	if o.Status == StatusPaid {
+		s.already.Add(1)
+		return Result{Order: o, Outcome: AlreadyProcessed, Fence: token}, nil
+	}
+	work := s.Work
+	if work == nil {
+		work = RandomWork(5*time.Millisecond, 15*time.Millisecond)
+	}
+	if err := work(ctx, o); err != nil {
+		return Result{Order: o, Fence: token}, err
+	}
+	// The write is not tied to ctx. Once the payment is confirmed it is
+	// recorded even if the client has gone, and the lock's context can only
+	// report a loss this process has noticed: a process paused past its lease
+	// notices nothing. What keeps a stale holder out is the fencing token
+	// checked by the database, not the context.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	if err := s.Store.Pay(wctx, o, token); err != nil {
+		s.count(err)
+		return Result{Order: o, Fence: token}, err
+	}
+	s.credited.Add(1)
+	o.Status = StatusPaid
+	return Result{Order: o, Outcome: Credited, Fence: token}, nil
+}
+
+func (s *Service) count(err error) {
+	if errors.Is(err, ErrStaleFence) {
+		s.stale.Add(1)
+	}
+}

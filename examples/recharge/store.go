@@ -1,0 +1,238 @@
+package recharge
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite" (pure Go, no cgo)
+)
+
+// Order states.
+const (
+	StatusUnpaid = "unpaid"
+	StatusPaid   = "paid"
+)
+
+var (
+	// ErrOrderNotFound: no order with that id.
+	ErrOrderNotFound = errors.New("recharge: order not found")
+	// ErrStaleFence: a newer lock holder has claimed the order, so this
+	// holder's lock expired while it worked; its write was refused and rolled
+	// back.
+	ErrStaleFence = errors.New("recharge: stale lock holder: a newer fencing token has claimed the order")
+)
+
+// Order is one row of orders.
+type Order struct {
+	ID        int64
+	AccountID int64
+	Amount    int64
+	Status    string
+	Fence     int64
+}
+
+// Store is the recharge database: SQLite (pure Go, embedded) or PostgreSQL
+// (pgx). The schema is created by Open.
+type Store struct {
+	db      *sql.DB
+	dialect string // "sqlite" or "postgres"
+
+	// SQLite runs one write transaction at a time. Waiting for it here is
+	// cheaper and fairer than every writer spinning on SQLITE_BUSY.
+	writeMu sync.Mutex
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS accounts (
+	id      BIGINT PRIMARY KEY,
+	balance BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS orders (
+	id         BIGINT PRIMARY KEY,
+	account_id BIGINT NOT NULL REFERENCES accounts(id),
+	amount     BIGINT NOT NULL CHECK (amount > 0),
+	status     TEXT   NOT NULL DEFAULT 'unpaid',
+	fence      BIGINT NOT NULL DEFAULT 0
+)`
+
+// OpenSQLite opens (creating if needed) the SQLite database file at path in
+// WAL mode and creates the schema.
+func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(8)
+	return open(ctx, db, "sqlite")
+}
+
+// OpenPostgres connects to PostgreSQL with a pgx DSN
+// ("postgres://user:pass@host:5432/db") and creates the schema.
+func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(32)
+	return open(ctx, db, "postgres")
+}
+
+func open(ctx context.Context, db *sql.DB, dialect string) (*Store, error) {
+	s := &Store{db: db, dialect: dialect}
+	for _, stmt := range strings.Split(schema, ";") {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("recharge: create schema: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB is the underlying database handle.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// q rewrites ? placeholders as $1, $2, ... for PostgreSQL.
+func (s *Store) q(query string) string {
+	if s.dialect != "postgres" {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// lockWrites serializes write transactions on SQLite; a no-op on PostgreSQL.
+func (s *Store) lockWrites() func() {
+	if s.dialect != "sqlite" {
+		return func() {}
+	}
+	s.writeMu.Lock()
+	return s.writeMu.Unlock
+}
+
+// Seed creates accounts 1..accounts with a zero balance and orders
+// 1..orders, unpaid, spread over the accounts, order i for amount(i).
+func (s *Store) Seed(ctx context.Context, accounts, orders int, amount func(i int) int64) error {
+	defer s.lockWrites()()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for a := 1; a <= accounts; a++ {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO accounts (id, balance) VALUES (?, 0)`), a); err != nil {
+			return fmt.Errorf("recharge: seed account %d: %w", a, err)
+		}
+	}
+	for o := 1; o <= orders; o++ {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO orders (id, account_id, amount, status, fence) VALUES (?, ?, ?, 'unpaid', 0)`),
+			o, (o-1)%accounts+1, amount(o)); err != nil {
+			return fmt.Errorf("recharge: seed order %d: %w", o, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Order reads one order.
+func (s *Store) Order(ctx context.Context, id int64) (Order, error) {
+	o := Order{ID: id}
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT account_id, amount, status, fence FROM orders WHERE id = ?`), id).
+		Scan(&o.AccountID, &o.Amount, &o.Status, &o.Fence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, ErrOrderNotFound
+	}
+	return o, err
+}
+
+// Claim records fencing token on the order before the holder reads and acts
+// on it, and returns the order as it is now: UPDATE orders SET fence = token
+// WHERE id = ? AND fence < token. Once a holder has claimed an order, every
+// holder with an older token is refused (here and in Pay), so a holder whose
+// lock expired while it worked can no longer write, whichever of the two
+// writes first. A token not above the recorded one gives ErrStaleFence.
+func (s *Store) Claim(ctx context.Context, id, token int64) (Order, error) {
+	unlock := s.lockWrites()
+	o := Order{ID: id, Fence: token}
+	err := s.db.QueryRowContext(ctx, s.q(`UPDATE orders SET fence = ? WHERE id = ? AND fence < ? RETURNING account_id, amount, status`),
+		token, id, token).Scan(&o.AccountID, &o.Amount, &o.Status)
+	unlock()
+	if errors.Is(err, sql.ErrNoRows) {
+		if _, err := s.Order(ctx, id); err != nil {
+			return o, err // ErrOrderNotFound, or a database error
+		}
+		return o, ErrStaleFence
+	}
+	return o, err
+}
+
+// Pay marks the claimed order paid and credits its account, in one
+// transaction. The order update only matches while the order still carries
+// token (UPDATE orders SET status = 'paid' WHERE id = ? AND fence = token);
+// when a newer holder has claimed it since, nothing is written and Pay
+// returns ErrStaleFence.
+//
+// token 0 is the unsafe path, with no lock and so no token: the order is
+// marked paid unconditionally (the check-then-act a lock must protect).
+func (s *Store) Pay(ctx context.Context, o Order, token int64) error {
+	defer s.lockWrites()()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var res sql.Result
+	if token == 0 {
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ?`), o.ID)
+	} else {
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND fence = ?`), o.ID, token)
+	}
+	if err != nil {
+		return err
+	}
+	switch n, err := res.RowsAffected(); {
+	case err != nil:
+		return err
+	case n == 0 && token == 0:
+		return ErrOrderNotFound
+	case n == 0:
+		return ErrStaleFence // deferred Rollback: nothing of this holder's is written
+	}
+	res, err = tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance + ? WHERE id = ?`), o.Amount, o.AccountID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("recharge: credit account %d: %d rows, %v", o.AccountID, n, err)
+	}
+	return tx.Commit()
+}
+
+// Totals sums the accounts' balances, the amounts of paid orders, and counts
+// paid orders.
+func (s *Store) Totals(ctx context.Context) (balance, paidAmount, paid int64, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(balance), 0) FROM accounts`).Scan(&balance)
+	if err == nil {
+		err = s.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(amount), 0), COUNT(*) FROM orders WHERE status = 'paid'`).Scan(&paidAmount, &paid)
+	}
+	return balance, paidAmount, paid, err
+}
