@@ -36,6 +36,7 @@ func BenchmarkLockMiddleware(b *testing.B) {
 			e := echo.New()
 			e.POST("/orders/:id", handler, bc.mw...)
 			var n atomic.Int64
+			run := middleware.NewOwnerID()[:8] // keys unique across -count runs: no replays
 			rt0, sc0 := env.Redis.RoundTrips(), env.ScriptCalls(b)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -43,7 +44,7 @@ func BenchmarkLockMiddleware(b *testing.B) {
 				for pb.Next() {
 					id := strconv.FormatInt(n.Add(1), 10)
 					req := httptest.NewRequest(http.MethodPost, "/orders/"+id, nil)
-					req.Header.Set("Idempotency-Key", "bench-"+id)
+					req.Header.Set("Idempotency-Key", run+"-"+id)
 					rec := httptest.NewRecorder()
 					e.ServeHTTP(rec, req)
 					if rec.Code != http.StatusNoContent {

@@ -1,0 +1,49 @@
+package grpclock_test
+
+import (
+	"time"
+
+	"github.com/redis/rueidis"
+	"google.golang.org/grpc"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/grpclock"
+)
+
+func Example() {
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{"127.0.0.1:6379"}})
+	if err != nil {
+		return
+	}
+	locks, err := scriptlock.New(rc)
+	if err != nil {
+		return
+	}
+	store, err := middleware.NewIdempotencyStore(rc)
+	if err != nil {
+		return
+	}
+	lockOpts := []grpclock.Option{
+		grpclock.WithKeyPrefix("recharge:"),
+		grpclock.WithMethod("/shop.Accounts/Recharge", grpclock.Field("account.id")),
+		grpclock.WithMethod("/shop.Accounts/Watch", grpclock.Metadata("x-account-id")),
+		grpclock.WithWait(2 * time.Second),
+	}
+	srv := grpc.NewServer(
+		grpc.ChainUnaryInterceptor(
+			grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods("/shop.Accounts/Recharge")),
+			grpclock.UnaryServerInterceptor(middleware.Mutexes(locks), lockOpts...)),
+		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(middleware.Mutexes(locks), lockOpts...)),
+	)
+	_ = srv
+
+	// Client side: one idempotency key per logical call, reused by the retries
+	// of interceptors chained after it.
+	conn, err := grpc.NewClient("localhost:50051",
+		grpc.WithChainUnaryInterceptor(grpclock.IdempotencyUnaryClientInterceptor(
+			grpclock.WithIdempotentMethods("/shop.Accounts/Recharge"))))
+	if err == nil {
+		_ = conn.Close()
+	}
+}
