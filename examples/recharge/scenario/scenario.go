@@ -39,6 +39,9 @@ type Transport string
 const (
 	HTTP Transport = "HTTP"
 	GRPC Transport = "gRPC"
+	// Both alternates each order's duplicates between HTTP and gRPC, on one
+	// service and database: the two front ends share the order locks.
+	Both Transport = "HTTP+gRPC"
 )
 
 // Config describes one run.
@@ -103,6 +106,7 @@ type Report struct {
 	Already    int64 // "already processed" outcomes answered
 	Stale      int64 // writes refused by the fencing guard
 	PaidOrders int64
+	PaidAmount int64 // sum of the paid orders' amounts
 	// Expected is the sum of all order amounts: the balance when every
 	// order is credited exactly once. Actual is the sum of the balances.
 	Expected, Actual int64
@@ -134,7 +138,7 @@ func Amount(i int) int64 { return int64(1000 + 10*i) }
 const accounts = 10
 
 func (c *Config) defaults() error {
-	if c.Transport != HTTP && c.Transport != GRPC {
+	if c.Transport != HTTP && c.Transport != GRPC && c.Transport != Both {
 		return fmt.Errorf("scenario: unknown transport %q", c.Transport)
 	}
 	if c.Locks == nil && !c.Unsafe {
@@ -190,11 +194,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	client, stop, err := serve(srv, cfg.Transport)
-	if err != nil {
-		return nil, err
+	var callers []caller
+	for _, tr := range []Transport{HTTP, GRPC} {
+		if cfg.Transport != tr && cfg.Transport != Both {
+			continue
+		}
+		c, stop, err := serve(srv, tr)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		callers = append(callers, c)
 	}
-	defer stop()
 
 	rep := &Report{Label: cfg.Label, Transport: cfg.Transport, Unsafe: cfg.Unsafe, Orders: cfg.Orders,
 		CreditsPerOrder: map[int64]int{}, Codes: map[string]int{}}
@@ -243,10 +254,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			// retrying impatiently (or several clients) would send them.
 			gate := make(chan struct{})
 			var burst sync.WaitGroup
-			for range cfg.Duplicates {
+			for j := range cfg.Duplicates {
+				send := callers[j%len(callers)]
 				burst.Go(func() {
 					<-gate
-					record(id, call(ctx, client, id, cfg.MaxAttempts))
+					record(id, call(ctx, send, id, cfg.MaxAttempts))
 				})
 			}
 			close(gate)
@@ -269,7 +281,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	rep.Actual, _, rep.PaidOrders, err = store.Totals(tctx)
+	rep.Actual, rep.PaidAmount, rep.PaidOrders, err = store.Totals(tctx)
 	return rep, err
 }
 

@@ -1,0 +1,142 @@
+// Command recharge runs the recharge service: POST /orders/:id/recharge on
+// HTTP and Orders.Recharge on gRPC, each order under the lock order:<id>.
+//
+//	go run ./examples/recharge/cmd/recharge -redis redis://127.0.0.1:6379 -seed 100
+//	curl -X POST -H 'Idempotency-Key: k1' localhost:8080/orders/1/recharge
+//
+// The database is SQLite (-sqlite file, default recharge.db) or PostgreSQL
+// (-postgres DSN); the schema is created on start. -unsafe runs without the
+// lock, to see the double credit it prevents.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/examples/recharge"
+	"github.com/scriptlock/scriptlock/middleware"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "recharge:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		httpAddr = flag.String("http", "127.0.0.1:8080", "HTTP listen address")
+		grpcAddr = flag.String("grpc", "127.0.0.1:9090", "gRPC listen address")
+		redisURL = flag.String("redis", envOr("REDIS_URL", "redis://127.0.0.1:6379"), "Redis URL (default $REDIS_URL)")
+		sqlite   = flag.String("sqlite", "recharge.db", "SQLite database file")
+		pgDSN    = flag.String("postgres", "", "PostgreSQL DSN; replaces -sqlite")
+		seed     = flag.Int("seed", 0, "create this many unpaid orders (over 10 accounts) in an empty database")
+		unsafe   = flag.Bool("unsafe", false, "run WITHOUT the lock: duplicate requests credit an order more than once")
+		wait     = flag.Duration("wait", recharge.DefaultWait, "how long a request waits for its order's lock")
+		work     = flag.Duration("work", 10*time.Millisecond, "simulated payment processing time per credit")
+	)
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.Default()
+
+	var (
+		store *recharge.Store
+		err   error
+	)
+	if *pgDSN != "" {
+		store, err = recharge.OpenPostgres(ctx, *pgDSN)
+	} else {
+		store, err = recharge.OpenSQLite(ctx, *sqlite)
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if *seed > 0 {
+		if err := store.Seed(ctx, 10, *seed, func(i int) int64 { return int64(1000 + 10*i) }); err != nil {
+			return fmt.Errorf("seed (needs an empty database): %w", err)
+		}
+	}
+
+	cfg := recharge.Config{
+		Service: &recharge.Service{Store: store, Unsafe: *unsafe, Work: recharge.RandomWork(*work/2, *work*3/2)},
+		Wait:    *wait,
+		Logger:  log,
+	}
+	opt, err := rueidis.ParseURL(*redisURL)
+	if err != nil {
+		return fmt.Errorf("-redis: %w", err)
+	}
+	opt.DisableCache = true
+	rc, err := rueidis.NewClient(opt)
+	if err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	defer rc.Close()
+	if cfg.Idempotency, err = middleware.NewIdempotencyStore(rc); err != nil {
+		return err
+	}
+	if *unsafe {
+		log.Warn("running WITHOUT the order lock (-unsafe): concurrent duplicates credit an order more than once")
+	} else {
+		locks, err := scriptlock.New(rc, scriptlock.WithLogger(log))
+		if err != nil {
+			return err
+		}
+		defer locks.Close()
+		cfg.Locks = locks
+	}
+	srv, err := recharge.NewServer(cfg)
+	if err != nil {
+		return err
+	}
+
+	hl, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return err
+	}
+	gl, err := net.Listen("tcp", *grpcAddr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 5 * time.Second}
+	gs := srv.GRPCServer()
+	errc := make(chan error, 2)
+	go func() { errc <- hs.Serve(hl) }()
+	go func() { errc <- gs.Serve(gl) }()
+	log.Info("recharge service listening", "http", hl.Addr().String(), "grpc", gl.Addr().String(), "unsafe", *unsafe)
+
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	gs.GracefulStop()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
