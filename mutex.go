@@ -149,14 +149,30 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 		}
 	}()
 	for {
+		if err := ctx.Err(); err != nil {
+			return nil, m.waitErr(ctx, err)
+		}
 		start := time.Now()
-		reply, err := m.c.acquireOnce(ctx, m, field, serverLease)
+		// The call itself is not cut short by ctx: a cancelled call could
+		// still take the lock on the server and leave it held, unused, for a
+		// whole lease. It is short (bounded by the client's own timeouts),
+		// and an acquisition that outlived ctx is undone below.
+		cctx := ctx
+		if ctx.Done() != nil {
+			cctx = context.WithoutCancel(ctx)
+		}
+		reply, err := m.c.acquireOnce(cctx, m, field, serverLease)
 		if err != nil {
 			return nil, m.waitErr(ctx, err)
 		}
 		res := acquireResult(reply)
 		if res.acquired() {
-			return m.c.acquired(ctx, m, owner, field, res, lease, serverLease, start), nil
+			lctx := m.c.acquired(ctx, m, owner, field, res, lease, serverLease, start)
+			if err := ctx.Err(); err != nil {
+				_ = m.Unlock(lctx)
+				return nil, m.waitErr(ctx, err)
+			}
+			return lctx, nil
 		}
 		remaining := res.remaining()
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
