@@ -51,14 +51,14 @@ func (r *StoredResponse) Encode() []byte {
 
 // DecodeStoredResponse parses what Encode produced.
 func DecodeStoredResponse(b []byte) (*StoredResponse, error) {
-	if len(b) < 2 || b[0] != storedVersion {
+	if len(b) < 2 || b[0] != storedVersion || b[1]&^1 != 0 {
 		return nil, errStoredFormat
 	}
 	r := &StoredResponse{NotReplayable: b[1]&1 != 0}
 	b = b[2:]
 	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
-		if n <= 0 {
+		if n <= 0 || n != uvarintLen(v) { // only the minimal encoding Encode writes
 			return 0, false
 		}
 		b = b[n:]
@@ -96,4 +96,13 @@ func DecodeStoredResponse(b []byte) (*StoredResponse, error) {
 	}
 	r.Body = body
 	return r, nil
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }

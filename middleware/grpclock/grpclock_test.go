@@ -274,3 +274,41 @@ func TestStream(t *testing.T) {
 		t.Errorf("keys left behind: %v", keys)
 	}
 }
+
+func TestStreamLockLost(t *testing.T) {
+	env := mwtest.New(t)
+	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
+	causes := make(chan error, 1)
+	s := &server{stream: func(st grpc.ServerStream) error {
+		req := dynamicpb.NewMessage(orderDesc)
+		if err := st.RecvMsg(req); err != nil {
+			return err
+		}
+		ctx := st.Context()
+		env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+field(req, "order_id").String()).Key())
+		select {
+		case <-ctx.Done():
+			causes <- context.Cause(ctx)
+			return status.FromContextError(ctx.Err()).Err()
+		case <-time.After(5 * time.Second):
+			causes <- nil
+			return nil
+		}
+	}}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(locks, lockOpts(env)...))})
+	cs, err := conn.NewStream(context.Background(), &serviceDesc.Streams[0], svc+"Watch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.SendMsg(order("lost", "", 0, "")); err != nil {
+		t.Fatal(err)
+	}
+	_ = cs.CloseSend()
+	err = cs.RecvMsg(dynamicpb.NewMessage(orderDesc))
+	if cause := <-causes; !errors.Is(cause, scriptlock.ErrLockLost) {
+		t.Errorf("stream context cause %v, want ErrLockLost", cause)
+	}
+	if status.Code(err) != codes.Aborted {
+		t.Errorf("stream with lost lock: %v, want Aborted", err)
+	}
+}
