@@ -173,10 +173,15 @@ func TestRedLockQuorumLost(t *testing.T) {
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes, WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
-	r := NewRedLock("job", cs)
+	// A node timeout roomy enough for a loaded machine: the test needs all
+	// five grants, not a fast one.
+	r := NewRedLock("job", cs, WithNodeTimeout(300*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h := heldOn(t, r, nodes, 0, 1, 2, 3, 4); !h[0] || !h[1] || !h[2] || !h[3] || !h[4] {
+		t.Fatalf("held = %v, want all five", h)
 	}
 	for _, i := range []int{0, 1} {
 		if _, err := cs[i].Mutex("job").ForceUnlock(ctx); err != nil {
