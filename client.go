@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -131,78 +130,6 @@ func (c *Client) publishCommand() string {
 		return "spublish"
 	}
 	return "publish"
-}
-
-// hold is this Client's record of a lock one owner holds: its hold count, its
-// fencing token, its renewal and the context that ends with it.
-type hold struct {
-	name, key, field, channel string
-	token                     int64
-	lease                     time.Duration // lease the watchdog keeps, 0: explicit lease only
-
-	count   int // local holds; guarded by Client.mu
-	renew   *renewal
-	expiry  *time.Timer // explicit lease running out; guarded by Client.mu
-	done    atomic.Bool
-	lostErr error // set by the watchdog before reporting loss
-
-	mu      sync.Mutex
-	cause   error                     // why the hold ended
-	cancels []context.CancelCauseFunc // of every context handed out for this hold
-}
-
-// holdKey identifies a hold: the lock's key and the owner's field.
-type holdKey struct{ key, field string }
-
-func holdID(key, field string) holdKey { return holdKey{key, field} }
-
-func (h *hold) released() bool { return h.done.Load() }
-
-// end finishes a hold: cause is context.Canceled for a release and
-// ErrLockLost (possibly joined with why) for a loss. Every lock context of the
-// hold is cancelled before end returns.
-func (h *hold) end(cause error) {
-	if !h.done.CompareAndSwap(false, true) {
-		return
-	}
-	h.mu.Lock()
-	h.cause = cause
-	cancels := h.cancels
-	h.cancels = nil
-	h.mu.Unlock()
-	for _, cancel := range cancels {
-		cancel(cause)
-	}
-}
-
-// track ties a lock context to the hold's lifetime.
-func (h *hold) track(cancel context.CancelCauseFunc) {
-	h.mu.Lock()
-	if h.cause != nil {
-		h.mu.Unlock()
-		cancel(h.cause)
-		return
-	}
-	h.cancels = append(h.cancels, cancel)
-	h.mu.Unlock()
-}
-
-// lost is the watchdog's report that h is no longer held.
-func (c *Client) lost(h *hold, why error) {
-	c.mu.Lock()
-	if cur := c.holds[holdID(h.key, h.field)]; cur == h {
-		delete(c.holds, holdID(h.key, h.field))
-	}
-	if h.expiry != nil {
-		h.expiry.Stop()
-	}
-	c.mu.Unlock()
-	cause := ErrLockLost
-	if why != nil {
-		cause = errors.Join(ErrLockLost, why)
-	}
-	c.log.Warn("lock lost", "lock", h.name, "key", h.key, "err", why)
-	h.end(cause)
 }
 
 // guardState caches how many replicas the primary has, for the failover guard.

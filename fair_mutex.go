@@ -2,11 +2,8 @@ package scriptlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/generated"
 )
@@ -129,40 +126,32 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 	if serverLease == 0 {
 		serverLease = m.cfg.watchdogLease
 	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
 	queued := false
 	defer func() {
 		if queued {
 			f.leaveQueue(ctx, field)
 		}
 	}()
-	var w *waiter
-	defer func() {
-		if w != nil {
-			c.subs.leave(w)
-		}
-	}()
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
 	refresh := f.waiterTimeout / 3
-	for {
+	var (
+		lctx      context.Context
+		remaining time.Duration
+	)
+	// Each waiter listens on its own channel: a release wakes exactly the
+	// next in line.
+	ok, err := c.waitNotified(ctx, m.channel+":"+field, false, wait, func() (bool, time.Duration, error) {
 		start := time.Now()
-		res, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+		// As for Mutex: the call is not cut short by ctx, and a grant that
+		// outlived ctx is given back below.
+		cctx := ctx
+		if ctx.Done() != nil {
+			cctx = context.WithoutCancel(ctx)
+		}
+		res, err := generated.FairAcquire(cctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
 			serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
 		if err != nil {
-			if isUnknownCommand(err) && c.sharded() {
-				c.shardedOff.Store(true)
-				continue
-			}
 			queued = queued || wait != 0
-			return nil, m.waitErr(ctx, err)
+			return false, 0, err
 		}
 		if res.Status != 0 {
 			queued = false
@@ -171,75 +160,31 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 			if g.fresh {
 				g.token = res.Value
 			}
-			return c.grantHold(ctx, g), nil
+			lctx = c.grantHold(ctx, g)
+			if err := ctx.Err(); err != nil {
+				_ = f.Unlock(lctx)
+				return false, 0, err
+			}
+			return true, 0, nil
 		}
 		queued = wait != 0
-		remaining := time.Duration(res.Value) * time.Millisecond
-		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
-			return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
-		}
-		if w == nil || w.dead() {
-			if w != nil {
-				c.subs.leave(w)
-				w = nil
-			}
-			w, err = f.subscribe(ctx, field, deadline)
-			if err != nil {
-				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-					return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
-				}
-				return nil, err
-			}
-			continue // subscribed: try again before waiting, so no wake-up is missed
-		}
-		// Wait for our own wake-up. Calling again every third of the waiter
-		// timeout keeps our place; the first in line also wakes when the
-		// holder's lease ends, in case the holder died.
+		remaining = max(time.Duration(res.Value)*time.Millisecond, 0)
+		// Calling again every third of the waiter timeout keeps our place;
+		// the first in line also wakes when the holder's lease ends, in case
+		// the holder died.
 		sleep := refresh
 		if res.Head == 1 && remaining > 0 {
 			sleep = min(sleep, remaining)
 		}
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		if timer == nil {
-			timer = time.NewTimer(sleep)
-		} else {
-			timer.Reset(sleep)
-		}
-		select {
-		case <-w.wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			return nil, m.waitErr(ctx, ctx.Err())
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
+		return false, sleep, nil
+	})
+	switch {
+	case err != nil:
+		return nil, m.waitErr(ctx, err)
+	case !ok:
+		return nil, &NotAcquiredError{Name: m.name, Remaining: remaining}
 	}
-}
-
-// subscribe joins the waiter's own channel.
-func (f *FairMutex) subscribe(ctx context.Context, field string, deadline time.Time) (*waiter, error) {
-	jctx, cancel := ctx, context.CancelFunc(func() {})
-	if !deadline.IsZero() {
-		jctx, cancel = context.WithDeadline(ctx, deadline)
-	}
-	defer cancel()
-	w, err := f.m.c.subs.join(jctx, f.m.channel+":"+field)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, f.m.waitErr(ctx, ctx.Err())
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("scriptlock: lock %q: subscribe: %w", f.m.name, err)
-	}
-	return w, nil
+	return lctx, nil
 }
 
 // leaveQueue takes a waiter that gave up out of the queue, detached from its
@@ -298,103 +243,6 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 }
 
 const releaseLatchTTL = 30 * time.Second
-
-// grant describes a successful acquisition for grantHold.
-type grant struct {
-	name, key, channel string
-	owner, field       string
-	token              int64 // fencing token of a fresh acquisition, 0: none
-	fresh              bool  // a new hold, not a re-entry
-	lease              time.Duration
-	serverLease        time.Duration // the lease the script set; the watchdog keeps it when lease is 0
-	every              time.Duration // watchdog interval
-	kind               *renewKind    // nil: renewed like a Mutex
-	start              time.Time
-}
-
-// grantHold records an acquisition in the Client's holds, schedules watchdog
-// renewal when there is no explicit lease, and builds the lock's context.
-func (c *Client) grantHold(ctx context.Context, g grant) context.Context {
-	id := holdID(g.key, g.field)
-	c.mu.Lock()
-	h := c.holds[id]
-	if h != nil && g.fresh {
-		// A fresh acquisition while we still had a record: the old hold had
-		// expired on the server without our noticing. Finish it as lost.
-		delete(c.holds, id)
-		c.mu.Unlock()
-		if h.renew != nil {
-			c.wd.remove(h.renew)
-		}
-		h.end(ErrLockLost)
-		c.mu.Lock()
-		h = nil
-	}
-	if h == nil {
-		h = &hold{name: g.name, key: g.key, field: g.field, channel: g.channel, token: g.token}
-		c.holds[id] = h
-	}
-	h.count++
-	if g.lease == 0 && h.renew == nil {
-		h.lease = g.serverLease
-		h.renew = c.wd.addKind(h, g.every, g.start, g.kind)
-	}
-	c.mu.Unlock()
-
-	lctx, cancel := context.WithCancelCause(ctx)
-	h.track(cancel)
-	lctx = WithOwner(lctx, g.owner)
-	if h.token != 0 {
-		lctx = withFence(lctx, g.name, h.token)
-	}
-	return lctx
-}
-
-// released applies a release script's status to the local hold record.
-func (c *Client) released(h *hold, name string, status int64) error {
-	switch status {
-	case 0:
-		if h != nil {
-			c.drop(h, ErrLockLost)
-		}
-		return fmt.Errorf("scriptlock: unlock %q: %w", name, ErrNotHeld)
-	case 1:
-		if h != nil {
-			c.mu.Lock()
-			h.count--
-			c.mu.Unlock()
-		}
-	default:
-		if h != nil {
-			c.drop(h, context.Canceled)
-		}
-	}
-	return nil
-}
-
-// retryRelease runs a release call, retrying transport failures (the call's
-// latch key makes a retry whose first attempt did run report that outcome) and
-// falling back to plain pub/sub when the server refuses sharded publishing.
-func (c *Client) retryRelease(ctx context.Context, call func(publish string) error) error {
-	for attempt := 0; ; attempt++ {
-		err := call(c.publishCommand())
-		if err == nil {
-			return nil
-		}
-		if isUnknownCommand(err) && c.sharded() {
-			c.shardedOff.Store(true)
-			continue
-		}
-		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
-		case <-ctx.Done():
-			return err
-		}
-	}
-}
 
 // ForceUnlock deletes the lock whoever holds it and wakes the first waiter.
 // It reports whether there was a lock to delete.

@@ -111,7 +111,7 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 	if err := l.c.checkHandle(ctx, l.err); err != nil {
 		return false, err
 	}
-	ok, err := l.c.waitNotified(ctx, l.channel, wait, func() (bool, time.Duration, error) {
+	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func() (bool, time.Duration, error) {
 		n, err := generated.LatchCount(ctx, l.c.rc, l.key)
 		return err == nil && n <= 0, notifyFallback, err
 	})

@@ -132,26 +132,11 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 	if serverLease == 0 {
 		serverLease = m.cfg.watchdogLease
 	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
-	var w *waiter
-	defer func() {
-		if w != nil {
-			m.c.subs.leave(w)
-		}
-	}()
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, m.waitErr(ctx, err)
-		}
+	var (
+		lctx      context.Context
+		remaining time.Duration
+	)
+	ok, err := m.c.waitNotified(ctx, m.channel, false, wait, func() (bool, time.Duration, error) {
 		start := time.Now()
 		// The call itself is not cut short by ctx: a cancelled call could
 		// still take the lock on the server and leave it held, unused, for a
@@ -163,71 +148,29 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 		}
 		reply, err := m.c.acquireOnce(cctx, m, field, serverLease)
 		if err != nil {
-			return nil, m.waitErr(ctx, err)
+			return false, 0, err
 		}
 		res := acquireResult(reply)
-		if res.acquired() {
-			lctx := m.c.acquired(ctx, m, owner, field, res, lease, serverLease, start)
-			if err := ctx.Err(); err != nil {
-				_ = m.Unlock(lctx)
-				return nil, m.waitErr(ctx, err)
-			}
-			return lctx, nil
+		if !res.acquired() {
+			// Wake on the release message; the holder's remaining lease is
+			// the fallback in case a message is lost.
+			remaining = max(res.remaining(), 0)
+			return false, remaining, nil
 		}
-		remaining := res.remaining()
-		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
-			return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
+		lctx = m.c.acquired(ctx, m, owner, field, res, lease, serverLease, start)
+		if err := ctx.Err(); err != nil {
+			_ = m.Unlock(lctx)
+			return false, 0, err
 		}
-		if w == nil || w.dead() {
-			if w != nil {
-				m.c.subs.leave(w)
-				w = nil
-			}
-			jctx, cancel := ctx, context.CancelFunc(func() {})
-			if wait > 0 {
-				jctx, cancel = context.WithDeadline(ctx, deadline)
-			}
-			w, err = m.c.subs.join(jctx, m.channel)
-			cancel()
-			if err != nil {
-				w = nil
-				if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-					if ctx.Err() == nil {
-						return nil, &NotAcquiredError{Name: m.name, Remaining: max(remaining, 0)}
-					}
-					return nil, m.waitErr(ctx, ctx.Err())
-				}
-				return nil, fmt.Errorf("scriptlock: lock %q: subscribe: %w", m.name, err)
-			}
-			continue // subscribed: try again before waiting, so no release is missed
-		}
-		// Wake on the release message; the holder's remaining lease is the
-		// fallback in case a message is lost.
-		sleep := remaining
-		if sleep <= 0 {
-			sleep = time.Second // no expiry on the key: poll slowly as a last resort
-		}
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		if timer == nil {
-			timer = time.NewTimer(sleep)
-		} else {
-			timer.Reset(sleep)
-		}
-		select {
-		case <-w.wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			return nil, m.waitErr(ctx, ctx.Err())
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
+		return true, 0, nil
+	})
+	switch {
+	case err != nil:
+		return nil, m.waitErr(ctx, err)
+	case !ok:
+		return nil, &NotAcquiredError{Name: m.name, Remaining: remaining}
 	}
+	return lctx, nil
 }
 
 func (m *Mutex) waitErr(ctx context.Context, err error) error {
@@ -268,50 +211,12 @@ func (c *Client) acquireOnce(ctx context.Context, m *Mutex, field string, lease 
 
 // acquired records a successful acquisition and builds the lock's context.
 func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, res acquireResult, lease, serverLease time.Duration, start time.Time) context.Context {
-	id := holdID(m.key, field)
-	c.mu.Lock()
-	h := c.holds[id]
-	if h != nil && res.fresh() {
-		// A fresh acquisition while we still had a record: the old hold had
-		// expired on the server without our noticing. Finish it as lost.
-		delete(c.holds, id)
-		c.mu.Unlock()
-		c.wd.remove(h.renew)
-		h.end(ErrLockLost)
-		c.mu.Lock()
-		h = nil
+	g := grant{name: m.name, key: m.key, channel: m.channel, owner: owner, field: field, fresh: res.fresh(),
+		lease: lease, serverLease: serverLease, every: m.cfg.watchdogEvery, start: start}
+	if g.fresh {
+		g.token = int64(res)
 	}
-	if h == nil {
-		h = &hold{name: m.name, key: m.key, field: field, channel: m.channel}
-		if res.fresh() {
-			h.token = int64(res)
-		}
-		c.holds[id] = h
-	}
-	h.count++
-	switch {
-	case lease == 0 && h.renew == nil:
-		if h.expiry != nil {
-			h.expiry.Stop()
-			h.expiry = nil
-		}
-		h.lease = serverLease
-		h.renew = c.wd.add(h, m.cfg.watchdogEvery, start)
-	case lease > 0 && h.renew == nil:
-		// Nothing renews an explicit lease: the hold is lost when it runs
-		// out, counted from before the request was sent so the local timer
-		// never fires after the server's expiry. Re-entry re-arms it, as its
-		// PEXPIRE extends the whole lock.
-		if h.expiry != nil {
-			h.expiry.Stop()
-		}
-		h.expiry = time.AfterFunc(time.Until(start.Add(lease)), func() { c.lost(h, errLeaseExpired) })
-	}
-	c.mu.Unlock()
-
-	cctx, cancel := context.WithCancelCause(ctx)
-	h.track(cancel)
-	return &lockCtx{Context: cctx, owner: owner, name: m.name, token: h.token}
+	return c.grantHold(ctx, g)
 }
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the
@@ -371,24 +276,6 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 	}
 	return nil
 }
-
-// drop forgets a hold and ends its context with cause.
-func (c *Client) drop(h *hold, cause error) {
-	c.mu.Lock()
-	if c.holds[holdID(h.key, h.field)] == h {
-		delete(c.holds, holdID(h.key, h.field))
-	}
-	if h.expiry != nil {
-		h.expiry.Stop()
-	}
-	c.mu.Unlock()
-	h.end(cause)
-	if h.renew != nil {
-		c.wd.remove(h.renew)
-	}
-}
-
-var errLeaseExpired = errors.New("lease expired")
 
 // release runs the release script: ok=false means the owner did not hold the
 // lock; otherwise res is 0 (holds remain) or 1 (released). Transport failures

@@ -125,7 +125,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, invalidf("permit lease must be at least 1ms, got %s", lease)
 	}
 	id := randomID()
-	ok, err := s.c.waitNotified(ctx, s.channel, wait, func() (bool, time.Duration, error) {
+	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
 		// Detached from ctx so a permit taken by a call cancelled in flight
 		// is still reported (and not left to its lease).
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)

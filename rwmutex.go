@@ -208,48 +208,44 @@ func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Dur
 	if serverLease == 0 {
 		serverLease = rw.cfg.watchdogLease
 	}
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
 	pending := false // registered as a waiting writer
 	defer func() {
 		if pending {
 			rw.withdraw(ctx, writeField)
 		}
 	}()
-	var w *waiter
-	defer func() {
-		if w != nil {
-			c.subs.leave(w)
-		}
-	}()
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
 	refresh := rw.waiterTimeout / 3
-	for {
+	var (
+		lctx      context.Context
+		remaining time.Duration
+	)
+	// Every message wakes every local waiter of this lock: a read release
+	// can let several readers in at once.
+	ok, err := c.waitNotified(ctx, rw.channel, true, wait, func() (bool, time.Duration, error) {
 		start := time.Now()
+		// As for Mutex: the call is not cut short by ctx, and a grant that
+		// outlived ctx is given back below.
+		cctx := ctx
+		if ctx.Done() != nil {
+			cctx = context.WithoutCancel(ctx)
+		}
 		var status, value int64
 		var err error
 		if write {
 			var res generated.RwWriteAcquireResult
-			res, err = generated.RwWriteAcquire(ctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
+			res, err = generated.RwWriteAcquire(cctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
 			status, value = res.Status, res.Value
 			pending = pending || (err == nil && status == 0 && wait != 0) || (err != nil && wait != 0 && !errors.Is(err, generated.ErrUpgrade))
 		} else {
 			var res generated.RwReadAcquireResult
-			res, err = generated.RwReadAcquire(ctx, c.rc, rw.key, rwTimeouts(rw.key, field), rw.writers, serverLease, field, writeField)
+			res, err = generated.RwReadAcquire(cctx, c.rc, rw.key, rwTimeouts(rw.key, field), rw.writers, serverLease, field, writeField)
 			status, value = res.Status, res.Value
 		}
 		if errors.Is(err, generated.ErrUpgrade) {
-			return nil, fmt.Errorf("scriptlock: lock %q: %w", rw.name, ErrUpgrade)
+			return false, 0, ErrUpgrade
 		}
 		if err != nil {
-			return nil, rw.waitErr(ctx, err)
+			return false, 0, err
 		}
 		if status != 0 {
 			pending = false
@@ -263,64 +259,36 @@ func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Dur
 			} else {
 				g.kind = rwReadRenewal
 			}
-			return c.grantHold(ctx, g), nil
-		}
-		remaining := time.Duration(value) * time.Millisecond
-		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
-			return nil, &NotAcquiredError{Name: rw.name, Remaining: max(remaining, 0)}
-		}
-		if w == nil || w.dead() {
-			if w != nil {
-				c.subs.leave(w)
-				w = nil
-			}
-			jctx, cancel := ctx, context.CancelFunc(func() {})
-			if wait > 0 {
-				jctx, cancel = context.WithDeadline(ctx, deadline)
-			}
-			w, err = c.subs.joinAll(jctx, rw.channel)
-			cancel()
-			if err != nil {
-				w = nil
-				if ctx.Err() != nil {
-					return nil, rw.waitErr(ctx, ctx.Err())
+			lctx = c.grantHold(ctx, g)
+			if err := ctx.Err(); err != nil {
+				if write {
+					_ = rw.Unlock(lctx)
+				} else {
+					_ = rw.RUnlock(lctx)
 				}
-				if errors.Is(err, context.DeadlineExceeded) {
-					return nil, &NotAcquiredError{Name: rw.name, Remaining: max(remaining, 0)}
-				}
-				return nil, fmt.Errorf("scriptlock: lock %q: subscribe: %w", rw.name, err)
+				return false, 0, err
 			}
-			continue // subscribed: try again before waiting, so no message is missed
+			return true, 0, nil
 		}
-		// Every message wakes every local waiter of this lock; a waiting
-		// writer also calls again every third of the waiter timeout to keep
-		// its registration, and a reader held back by a writer that died
-		// sees the registration expire.
+		// A waiting writer also calls again every third of the waiter
+		// timeout to keep its registration, and a reader held back by a
+		// writer that died sees the registration expire.
+		remaining = max(time.Duration(value)*time.Millisecond, 0)
 		sleep := refresh
 		if remaining > 0 {
 			sleep = min(sleep, remaining)
 		}
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		if timer == nil {
-			timer = time.NewTimer(sleep)
-		} else {
-			timer.Reset(sleep)
-		}
-		select {
-		case <-w.wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			return nil, rw.waitErr(ctx, ctx.Err())
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
+		return false, sleep, nil
+	})
+	switch {
+	case errors.Is(err, ErrUpgrade):
+		return nil, fmt.Errorf("scriptlock: lock %q: %w", rw.name, ErrUpgrade)
+	case err != nil:
+		return nil, rw.waitErr(ctx, err)
+	case !ok:
+		return nil, &NotAcquiredError{Name: rw.name, Remaining: remaining}
 	}
+	return lctx, nil
 }
 
 func (rw *RWMutex) waitErr(ctx context.Context, err error) error {

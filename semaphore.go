@@ -2,17 +2,11 @@ package scriptlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/scriptlock/scriptlock/generated"
 )
-
-// notifyFallback bounds how long a semaphore or latch waiter sleeps between
-// attempts when no message arrives. Waiters are woken by messages; this only
-// covers a message lost while the subscription was being re-established.
-const notifyFallback = 2 * time.Second
 
 // Semaphore is a distributed counting semaphore with Redisson's RSemaphore
 // semantics and layout: the number of available permits is a string counter
@@ -122,7 +116,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if err := positive("permits", n); err != nil {
 		return false, err
 	}
-	acquired, err := s.c.waitNotified(ctx, s.channel, wait, func() (bool, time.Duration, error) {
+	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
 		// Detached from ctx: once the script has run, its reply must be read,
 		// or permits taken by a call cancelled in flight would be lost.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
@@ -194,91 +188,4 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("scriptlock: semaphore %q: available permits: %w", s.name, err)
 	}
 	return v, nil
-}
-
-// waitNotified runs try until it succeeds, waiting between attempts for a
-// message on channel (every waiter on the channel is woken), for the fallback
-// try returned, or until wait (< 0: no limit) or ctx runs out. The first
-// attempt is made before subscribing, and one more right after subscribing, so
-// a message published in between is never missed. It reports false when the
-// wait ran out.
-func (c *Client) waitNotified(ctx context.Context, channel string, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
-	var deadline time.Time
-	if wait > 0 {
-		deadline = time.Now().Add(wait)
-	}
-	var w *waiter
-	defer func() {
-		if w != nil {
-			c.subs.leave(w)
-		}
-	}()
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		if err := ctx.Err(); err != nil {
-			return false, fmt.Errorf("wait ended: %w", err)
-		}
-		done, fallback, err := try()
-		if err != nil {
-			return false, err
-		}
-		if done {
-			return true, nil
-		}
-		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
-			return false, nil
-		}
-		if w == nil || w.dead() {
-			if w != nil {
-				c.subs.leave(w)
-				w = nil
-			}
-			jctx, cancel := ctx, context.CancelFunc(func() {})
-			if wait > 0 {
-				jctx, cancel = context.WithDeadline(ctx, deadline)
-			}
-			w, err = c.subs.joinAll(jctx, channel)
-			cancel()
-			if err != nil {
-				w = nil
-				if ctx.Err() != nil {
-					return false, fmt.Errorf("wait ended: %w", ctx.Err())
-				}
-				if errors.Is(err, context.DeadlineExceeded) {
-					return false, nil
-				}
-				return false, fmt.Errorf("subscribe: %w", err)
-			}
-			continue // subscribed: try again before waiting
-		}
-		sleep := fallback
-		if sleep <= 0 {
-			sleep = notifyFallback
-		}
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		if timer == nil {
-			timer = time.NewTimer(sleep)
-		} else {
-			timer.Reset(sleep)
-		}
-		select {
-		case <-w.wake:
-		case <-timer.C:
-		case <-ctx.Done():
-			return false, fmt.Errorf("wait ended: %w", ctx.Err())
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-	}
 }

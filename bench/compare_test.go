@@ -199,4 +199,3 @@ func report(b *testing.B, name string, ds []time.Duration) {
 	b.ReportMetric(at(0.50), name+"-p50-ms")
 	b.ReportMetric(at(0.99), name+"-p99-ms")
 }
-

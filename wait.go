@@ -1,0 +1,102 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// notifyFallback bounds how long a waiter sleeps between attempts when no
+// message arrives and the caller gave no fallback of its own. Waiters are
+// woken by messages; this only covers a message lost while the subscription
+// was being re-established.
+const notifyFallback = 2 * time.Second
+
+// waitNotified runs try until it succeeds, waiting between attempts for a
+// message on channel (all: every local waiter on the channel is woken;
+// otherwise the longest-waiting one, a lock hand-off), for the fallback
+// try returned, or until wait (< 0: no limit) or ctx runs out. The first
+// attempt is made before subscribing, and one more right after subscribing, so
+// a message published in between is never missed. It reports false when the
+// wait ran out.
+func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	var w *waiter
+	defer func() {
+		if w != nil {
+			c.subs.leave(w)
+		}
+	}()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return false, fmt.Errorf("wait ended: %w", err)
+		}
+		done, fallback, err := try()
+		if err != nil {
+			return false, err
+		}
+		if done {
+			return true, nil
+		}
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return false, nil
+		}
+		if w == nil || w.dead() {
+			if w != nil {
+				c.subs.leave(w)
+				w = nil
+			}
+			jctx, cancel := ctx, context.CancelFunc(func() {})
+			if wait > 0 {
+				jctx, cancel = context.WithDeadline(ctx, deadline)
+			}
+			w, err = c.subs.joinWith(jctx, channel, all)
+			cancel()
+			if err != nil {
+				w = nil
+				if ctx.Err() != nil {
+					return false, fmt.Errorf("wait ended: %w", ctx.Err())
+				}
+				if errors.Is(err, context.DeadlineExceeded) {
+					return false, nil
+				}
+				return false, fmt.Errorf("subscribe: %w", err)
+			}
+			continue // subscribed: try again before waiting
+		}
+		sleep := fallback
+		if sleep <= 0 {
+			sleep = notifyFallback
+		}
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		if timer == nil {
+			timer = time.NewTimer(sleep)
+		} else {
+			timer.Reset(sleep)
+		}
+		select {
+		case <-w.wake:
+		case <-timer.C:
+		case <-ctx.Done():
+			return false, fmt.Errorf("wait ended: %w", ctx.Err())
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
