@@ -250,6 +250,11 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			if middleware.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {
 					herr = context.Cause(lctx)
+				} else if _, ok := herr.(*echo.HTTPError); ok {
+					// Echo's error handler answers with an *HTTPError found
+					// directly in Internal; keep the handler's error as the
+					// cause without letting it replace the 503.
+					herr = fmt.Errorf("handler: %w", herr)
 				}
 				return fail(c, ErrLockLost, herr)
 			}

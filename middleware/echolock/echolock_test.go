@@ -259,6 +259,22 @@ func TestLockLost(t *testing.T) {
 			t.Errorf("got %d, want 503", r.code)
 		}
 	})
+	t.Run("handler returns an HTTP error", func(t *testing.T) {
+		e.POST("/conflict/:id", func(c echo.Context) error {
+			ctx := c.Request().Context()
+			env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+c.Param("id")).Key())
+			<-ctx.Done()
+			lost <- context.Cause(ctx)
+			return echo.NewHTTPError(http.StatusConflict, "stale")
+		}, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks}))
+		r := do(t, srv, "POST", "/conflict/3", "")
+		if cause := <-lost; !errors.Is(cause, scriptlock.ErrLockLost) {
+			t.Errorf("handler context cause %v, want ErrLockLost", cause)
+		}
+		if r.code != http.StatusServiceUnavailable {
+			t.Errorf("got %d, want 503: a lost lock outranks the handler's own error", r.code)
+		}
+	})
 	t.Run("already written", func(t *testing.T) {
 		r := do(t, srv, "POST", "/written/2", "")
 		if cause := <-lost; !errors.Is(cause, scriptlock.ErrLockLost) {
