@@ -47,19 +47,10 @@ func newSubscriptions(ctx context.Context, rc rueidis.Client, sharded func() boo
 	return &subscriptions{rc: rc, sharded: sharded, onFail: onFail, ctx: ctx, chans: map[string]*channelSub{}}
 }
 
-// join registers a waiter on channel and returns once the server has
-// confirmed the subscription, so a release published after join returns is
-// never missed. A message wakes the longest-waiting waiter (lock hand-off).
-func (s *subscriptions) join(ctx context.Context, channel string) (*waiter, error) {
-	return s.joinWith(ctx, channel, false)
-}
-
-// joinAll is join for channels whose message concerns every waiter (a latch
-// reaching zero, permits released): each message wakes them all.
-func (s *subscriptions) joinAll(ctx context.Context, channel string) (*waiter, error) {
-	return s.joinWith(ctx, channel, true)
-}
-
+// joinWith registers a waiter on channel and returns once the server has
+// confirmed the subscription, so a message published after it returns is
+// never missed. A message wakes the longest-waiting waiter (a lock hand-off),
+// or every waiter when all is set (a latch reaching zero, permits released).
 func (s *subscriptions) joinWith(ctx context.Context, channel string, all bool) (*waiter, error) {
 	for {
 		s.mu.Lock()

@@ -56,12 +56,8 @@ func newWatchdog(rc rueidis.Client, onLost func(*hold, error)) *watchdog {
 	return &watchdog{rc: rc, onLost: onLost, kick: make(chan struct{}, 1)}
 }
 
-// add schedules renewals of h's lease every 'every', from 'at' on.
-func (w *watchdog) add(h *hold, every time.Duration, at time.Time) *renewal {
-	return w.addKind(h, every, at, nil)
-}
-
-// addKind is add for holds renewed by kind (nil: MutexRenew).
+// addKind schedules renewals of h's lease every 'every', from 'at' on, by
+// kind (nil: MutexRenew).
 func (w *watchdog) addKind(h *hold, every time.Duration, at time.Time, kind *renewKind) *renewal {
 	r := &renewal{h: h, due: at.Add(every), every: every, renewed: at, kind: kind}
 	w.mu.Lock()

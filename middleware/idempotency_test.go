@@ -96,8 +96,7 @@ func TestClaimRenewedWhileRunning(t *testing.T) {
 }
 
 func TestRecordKeyEscaping(t *testing.T) {
-	s, err := middleware.NewIdempotencyStore(nil)
-	if err == nil {
+	if _, err := middleware.NewIdempotencyStore(nil); err == nil {
 		t.Fatal("nil client accepted")
 	}
 	s, _, prefix := newStore(t)
