@@ -239,7 +239,7 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, err)
 	}
-	return c.released(h, m.name, res.Status)
+	return c.released(ctx, h, m.name, res.Status)
 }
 
 const releaseLatchTTL = 30 * time.Second

@@ -26,7 +26,7 @@ type hold struct {
 
 	mu      sync.Mutex
 	cause   error                     // why the hold ended
-	cancels []context.CancelCauseFunc // of every context handed out for this hold
+	ctxs    []heldCtx // every context handed out for this hold
 }
 
 // holdKey identifies a hold: the lock's key and the owner's field.
@@ -45,23 +45,50 @@ func (h *hold) end(cause error) {
 	}
 	h.mu.Lock()
 	h.cause = cause
-	cancels := h.cancels
-	h.cancels = nil
+	ctxs := h.ctxs
+	h.ctxs = nil
 	h.mu.Unlock()
-	for _, cancel := range cancels {
-		cancel(cause)
+	for _, c := range ctxs {
+		c.cancel(cause)
 	}
 }
 
+// heldCtx is a context handed out for a hold; lc is nil for contexts that are
+// not a lock's own (RedLock's per-node contexts).
+type heldCtx struct {
+	lc     *lockCtx
+	cancel context.CancelCauseFunc
+}
+
 // track ties a lock context to the hold's lifetime.
-func (h *hold) track(cancel context.CancelCauseFunc) {
+func (h *hold) track(lc *lockCtx, cancel context.CancelCauseFunc) {
 	h.mu.Lock()
 	if h.cause != nil {
 		h.mu.Unlock()
 		cancel(h.cause)
 		return
 	}
-	h.cancels = append(h.cancels, cancel)
+	h.ctxs = append(h.ctxs, heldCtx{lc, cancel})
+	h.mu.Unlock()
+}
+
+// untrack ends the lock context found in ctx when it belongs to h: the
+// context of a re-entrant hold ends with that hold's Unlock, and a hold
+// re-entered many times does not pile up contexts.
+func (h *hold) untrack(ctx context.Context) {
+	lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx)
+	if lc == nil || lc.hold != h {
+		return
+	}
+	h.mu.Lock()
+	for i, c := range h.ctxs {
+		if c.lc == lc {
+			h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
+			h.mu.Unlock()
+			c.cancel(context.Canceled)
+			return
+		}
+	}
 	h.mu.Unlock()
 }
 
@@ -144,12 +171,13 @@ func (c *Client) grantHold(ctx context.Context, g grant) context.Context {
 	c.mu.Unlock()
 
 	cctx, cancel := context.WithCancelCause(ctx)
-	h.track(cancel)
-	return &lockCtx{Context: cctx, owner: g.owner, name: g.name, token: h.token}
+	lc := &lockCtx{Context: cctx, owner: g.owner, name: g.name, token: h.token, hold: h}
+	h.track(lc, cancel)
+	return lc
 }
 
 // released applies a release script's status to the local hold record.
-func (c *Client) released(h *hold, name string, status int64) error {
+func (c *Client) released(ctx context.Context, h *hold, name string, status int64) error {
 	switch status {
 	case 0:
 		if h != nil {
@@ -161,6 +189,7 @@ func (c *Client) released(h *hold, name string, status int64) error {
 			c.mu.Lock()
 			h.count--
 			c.mu.Unlock()
+			h.untrack(ctx)
 		}
 	default:
 		if h != nil {

@@ -68,10 +68,15 @@ type lockCtx struct {
 	context.Context
 	owner, name string
 	token       int64 // 0: none
+	hold        *hold
 }
+
+type lockCtxKey struct{}
 
 func (c *lockCtx) Value(key any) any {
 	switch k := key.(type) {
+	case lockCtxKey:
+		return c
 	case ownerKey:
 		return c.owner
 	case anyFenceKey:

@@ -268,6 +268,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 			m.c.mu.Lock()
 			h.count--
 			m.c.mu.Unlock()
+			h.untrack(ctx)
 		}
 	default:
 		if h != nil {

@@ -62,6 +62,9 @@ func TestMutexReentrantLifecycle(t *testing.T) {
 	if lctx.Err() != nil {
 		t.Fatal("lock context cancelled while one hold remains")
 	}
+	if lctx2.Err() == nil {
+		t.Fatal("the re-entrant hold's context outlived its Unlock")
+	}
 	if err := m.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock 2: %v", err)
 	}

@@ -432,6 +432,6 @@ func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (co
 		return nil, nil, false
 	}
 	ctx, cancel := context.WithCancelCause(WithOwner(parent, owner))
-	h.track(cancel)
+	h.track(nil, cancel)
 	return ctx, cancel, true
 }

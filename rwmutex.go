@@ -351,7 +351,7 @@ func (rw *RWMutex) release(ctx context.Context, write bool) error {
 	if err != nil {
 		return fmt.Errorf("scriptlock: unlock %q: %w", rw.name, err)
 	}
-	return c.released(h, rw.name, status)
+	return c.released(ctx, h, rw.name, status)
 }
 
 // RWState is a snapshot of a reader-writer lock.
