@@ -24,9 +24,9 @@ type hold struct {
 	done    atomic.Bool
 	lostErr error // set by the watchdog before reporting loss
 
-	mu      sync.Mutex
-	cause   error                     // why the hold ended
-	ctxs    []heldCtx // every context handed out for this hold
+	mu    sync.Mutex
+	cause error     // why the hold ended
+	ctxs  []heldCtx // every context handed out for this hold
 }
 
 // holdKey identifies a hold: the lock's key and the owner's field.
