@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 )
 
@@ -147,8 +149,22 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 		if ctx.Done() != nil {
 			cctx = context.WithoutCancel(ctx)
 		}
-		res, err := generated.FairAcquire(cctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-			serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+		var res generated.FairAcquireResult
+		var err error
+		acked := true
+		if c.guarded(cctx, &m.cfg) {
+			var reply rueidis.RedisResult
+			reply, acked, err = c.sendGuarded(cctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+				return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+					serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+			})
+			if err == nil {
+				res, err = generated.DecodeFairAcquire(reply)
+			}
+		} else {
+			res, err = generated.FairAcquire(cctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+				serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+		}
 		if err != nil {
 			queued = queued || wait != 0
 			return false, 0, err
@@ -161,6 +177,11 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 				g.token = res.Value
 			}
 			lctx = c.grantHold(ctx, g)
+			if !acked {
+				// The failover guard: no replica has this grant, so give it back.
+				_ = f.Unlock(lctx)
+				return false, 0, notReplicated(m.cfg.guardTimeout)
+			}
 			if err := ctx.Err(); err != nil {
 				_ = f.Unlock(lctx)
 				return false, 0, err

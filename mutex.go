@@ -203,7 +203,7 @@ func (r acquireResult) remaining() time.Duration {
 // acquireOnce runs the acquire script, followed by the failover guard's WAIT
 // when the primary has replicas.
 func (c *Client) acquireOnce(ctx context.Context, m *Mutex, field string, lease time.Duration) (int64, error) {
-	if !m.cfg.guard || c.replicas(ctx) == 0 {
+	if !c.guarded(ctx, &m.cfg) {
 		return generated.MutexAcquire(ctx, c.rc, m.key, m.fence, lease, field)
 	}
 	return c.acquireGuarded(ctx, m, field, lease)

@@ -142,6 +142,36 @@ func TestMutexFailoverGuard(t *testing.T) {
 		t.Fatalf("Lock with the guard off: %v", err)
 	}
 	_ = off.Unlock(l2)
+
+	// The fair and read-write locks are guarded the same way.
+	fair := c.FairMutex("guarded-fair")
+	if _, err := fair.Lock(ctx); !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("FairMutex.Lock with the replica stopped: %v, want ErrNotReplicated", err)
+	}
+	if locked, err := fair.IsLocked(ctx); err != nil || locked {
+		t.Fatalf("unreplicated fair acquisition left the lock held (%v, %v)", locked, err)
+	}
+	rw := c.RWMutex("guarded-rw")
+	if _, err := rw.Lock(ctx); !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("RWMutex.Lock with the replica stopped: %v, want ErrNotReplicated", err)
+	}
+	if _, err := rw.RLock(ctx); !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("RWMutex.RLock with the replica stopped: %v, want ErrNotReplicated", err)
+	}
+	if locked, err := rw.IsLocked(ctx); err != nil || locked {
+		t.Fatalf("unreplicated read-write acquisition left the lock held (%v, %v)", locked, err)
+	}
+	replica.Resume()
+	lf, err := fair.Lock(ctx)
+	if err != nil {
+		t.Fatalf("FairMutex.Lock with the replica back: %v", err)
+	}
+	_ = fair.Unlock(lf)
+	lw, err := rw.Lock(ctx)
+	if err != nil {
+		t.Fatalf("RWMutex.Lock with the replica back: %v", err)
+	}
+	_ = rw.Unlock(lw)
 }
 
 func TestMutexCluster(t *testing.T) {

@@ -231,14 +231,37 @@ func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Dur
 		}
 		var status, value int64
 		var err error
+		guarded := c.guarded(cctx, &rw.cfg)
+		acked := true
 		if write {
 			var res generated.RwWriteAcquireResult
-			res, err = generated.RwWriteAcquire(cctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
+			if guarded {
+				var reply rueidis.RedisResult
+				reply, acked, err = c.sendGuarded(cctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+					return generated.RwWriteAcquireCommand(c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
+				})
+				if err == nil {
+					res, err = generated.DecodeRwWriteAcquire(reply)
+				}
+			} else {
+				res, err = generated.RwWriteAcquire(cctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
+			}
 			status, value = res.Status, res.Value
 			pending = pending || (err == nil && status == 0 && wait != 0) || (err != nil && wait != 0 && !errors.Is(err, generated.ErrUpgrade))
 		} else {
 			var res generated.RwReadAcquireResult
-			res, err = generated.RwReadAcquire(cctx, c.rc, rw.key, rwTimeouts(rw.key, field), rw.writers, serverLease, field, writeField)
+			timeouts := rwTimeouts(rw.key, field)
+			if guarded {
+				var reply rueidis.RedisResult
+				reply, acked, err = c.sendGuarded(cctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+					return generated.RwReadAcquireCommand(c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
+				})
+				if err == nil {
+					res, err = generated.DecodeRwReadAcquire(reply)
+				}
+			} else {
+				res, err = generated.RwReadAcquire(cctx, c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
+			}
 			status, value = res.Status, res.Value
 		}
 		if errors.Is(err, generated.ErrUpgrade) {
@@ -260,13 +283,18 @@ func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Dur
 				g.kind = rwReadRenewal
 			}
 			lctx = c.grantHold(ctx, g)
-			if err := ctx.Err(); err != nil {
+			if !acked || ctx.Err() != nil {
+				// Give back a grant no replica has (the failover guard) or
+				// that outlived ctx.
 				if write {
 					_ = rw.Unlock(lctx)
 				} else {
 					_ = rw.RUnlock(lctx)
 				}
-				return false, 0, err
+				if !acked {
+					return false, 0, notReplicated(rw.cfg.guardTimeout)
+				}
+				return false, 0, ctx.Err()
 			}
 			return true, 0, nil
 		}
