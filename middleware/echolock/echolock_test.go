@@ -421,3 +421,59 @@ func TestClientConfig(t *testing.T) {
 		t.Errorf("fair, contended: %d, want 409", r.code)
 	}
 }
+
+// TestErrorHandler: the hook sees every refusal with its cause and decides
+// the answer; the handler never runs for a refused request.
+func TestErrorHandler(t *testing.T) {
+	env := mwtest.New(t)
+	e := echo.New()
+	var seen []error
+	var mu sync.Mutex
+	cfg := echolock.Config{
+		KeyPrefix: env.Prefix,
+		Lock:      env.LockFunc(),
+		ErrorHandler: func(c echo.Context, err error) error {
+			mu.Lock()
+			seen = append(seen, err)
+			mu.Unlock()
+			var he *echo.HTTPError
+			if errors.As(err, &he) && errors.Is(he.Internal, scriptlock.ErrNotAcquired) {
+				return c.JSON(http.StatusLocked, map[string]string{"error": "busy"})
+			}
+			return err
+		},
+	}
+	hold := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	var handled atomic.Int64
+	e.POST("/orders/:id", func(c echo.Context) error {
+		handled.Add(1)
+		entered <- struct{}{}
+		<-hold
+		return c.NoContent(http.StatusNoContent)
+	}, echolock.WithConfig(cfg))
+	srv := serve(t, e)
+
+	first := make(chan result, 1)
+	go func() { first <- do(t, srv, "POST", "/orders/5", "") }()
+	<-entered
+	r := do(t, srv, "POST", "/orders/5", "")
+	close(hold)
+	if r.code != http.StatusLocked || !strings.Contains(r.body, "busy") {
+		t.Errorf("contended request through the hook: %d %q, want 423 with the hook's body", r.code, r.body)
+	}
+	if r := <-first; r.code != http.StatusNoContent {
+		t.Errorf("first request: %d", r.code)
+	}
+	if r := do(t, srv, "POST", "/orders/"+strings.Repeat("x", 300), ""); r.code != http.StatusBadRequest {
+		t.Errorf("overlong key through the hook: %d, want 400", r.code)
+	}
+	if n := handled.Load(); n != 1 {
+		t.Errorf("handler ran %d times, want 1", n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || !errors.Is(seen[1].(*echo.HTTPError).Internal, middleware.ErrKeyInvalid) {
+		t.Errorf("hook saw %v, want the contention and then the invalid key", seen)
+	}
+}
