@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -102,65 +101,11 @@ func BenchmarkMutexContended(b *testing.B) {
 	for _, waiters := range []int{8, 32} {
 		b.Run(fmt.Sprintf("waiters=%d", waiters), func(b *testing.B) {
 			prefix := sharedPrefix(b)
-			clients := make([]*Client, waiters)
-			for i := range clients {
-				clients[i] = newTestClient(b, node.Client(b), prefix)
+			holders := make([]holder, waiters)
+			for i := range holders {
+				holders[i] = lockHolder(newTestClient(b, node.Client(b), prefix).Mutex("contended"))
 			}
-			ctx := context.Background()
-			var (
-				mu        sync.Mutex
-				waits     []time.Duration
-				gaps      []time.Duration
-				lastOwner = -1
-				lastFree  time.Time
-				counts    = make([]int, waiters)
-				remaining atomic.Int64
-			)
-			remaining.Store(int64(b.N))
-			b.ResetTimer()
-			start := time.Now()
-			var wg sync.WaitGroup
-			for i := range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					m := clients[i].Mutex("contended")
-					for remaining.Add(-1) >= 0 {
-						t0 := time.Now()
-						lctx, err := m.Lock(ctx)
-						if err != nil {
-							b.Error(err)
-							return
-						}
-						got := time.Now()
-						mu.Lock()
-						waits = append(waits, got.Sub(t0))
-						if lastOwner >= 0 && lastOwner != i {
-							gaps = append(gaps, got.Sub(lastFree))
-						}
-						counts[i]++
-						mu.Unlock()
-						time.Sleep(time.Millisecond)
-						// The hand-off gap runs from the start of Unlock: an
-						// upper bound that includes the release round trip.
-						mu.Lock()
-						lastOwner, lastFree = i, time.Now()
-						mu.Unlock()
-						if err := m.Unlock(lctx); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
-			reportPercentiles(b, "wait", waits)
-			reportPercentiles(b, "handoff", gaps)
-			b.ReportMetric(float64(slices.Min(counts)), "min-acq/waiter")
-			b.ReportMetric(float64(slices.Max(counts)), "max-acq/waiter")
+			contend(b, holders, time.Millisecond).report(b, "acq")
 		})
 	}
 }

@@ -3,10 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,54 +117,10 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 func BenchmarkFairMutexContended(b *testing.B) {
 	node := redistest.Server(b)
 	const waiters = 32
-	const hold = time.Millisecond
 	prefix := sharedPrefix(b)
-	clients := make([]*Client, waiters)
-	for i := range clients {
-		clients[i] = newTestClient(b, node.Client(b), prefix)
+	holders := make([]holder, waiters)
+	for i := range holders {
+		holders[i] = lockHolder(newTestClient(b, node.Client(b), prefix).FairMutex("contended"))
 	}
-	ctx := context.Background()
-	var (
-		mu        sync.Mutex
-		waits     []time.Duration
-		counts    = make([]int, waiters)
-		remaining atomic.Int64
-	)
-	remaining.Store(int64(b.N))
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f := clients[i].FairMutex("contended")
-			for remaining.Add(-1) >= 0 {
-				t0 := time.Now()
-				l, err := f.Lock(ctx)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				w := time.Since(t0)
-				mu.Lock()
-				waits = append(waits, w)
-				counts[i]++
-				mu.Unlock()
-				time.Sleep(hold)
-				if err := f.Unlock(l); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "acq/s")
-	reportPercentiles(b, "wait", waits)
-	mean := float64(b.N) / waiters
-	b.ReportMetric(100*float64(slices.Min(counts))/mean, "min-share-%mean")
-	b.ReportMetric(100*float64(slices.Max(counts))/mean, "max-share-%mean")
+	contend(b, holders, time.Millisecond).report(b, "acq")
 }

@@ -122,49 +122,17 @@ func BenchmarkRWMutexWriterHandoff(b *testing.B) {
 					}
 				}()
 			}
-			writers := make([]*RWMutex, 8)
-			for i := range writers {
-				writers[i] = newTestClient(b, node.Client(b), prefix).RWMutex("handoff")
+			holders := make([]holder, 8)
+			for i := range holders {
+				holders[i] = lockHolder(newTestClient(b, node.Client(b), prefix).RWMutex("handoff"))
 			}
-			var mu sync.Mutex
-			var waits []time.Duration
-			var remaining atomic.Int64
-			remaining.Store(int64(b.N))
-			b.ResetTimer()
-			start := time.Now()
-			var wg sync.WaitGroup
-			for _, rw := range writers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for remaining.Add(-1) >= 0 {
-						t0 := time.Now()
-						l, err := rw.Lock(ctx)
-						if err != nil {
-							b.Error(err)
-							return
-						}
-						mu.Lock()
-						waits = append(waits, time.Since(t0))
-						mu.Unlock()
-						time.Sleep(time.Millisecond)
-						if err := rw.Unlock(l); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
+			r := contend(b, holders, time.Millisecond)
 			close(stop)
 			rwg.Wait()
-			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "writes/s")
+			r.report(b, "writes")
 			if readers > 0 {
-				b.ReportMetric(float64(reads.Load())/elapsed.Seconds(), "reads/s")
+				b.ReportMetric(float64(reads.Load())/r.elapsed.Seconds(), "reads/s")
 			}
-			reportPercentiles(b, "wait", waits)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -45,52 +44,17 @@ func BenchmarkSemaphoreHandoff(b *testing.B) {
 	if _, err := newTestClient(b, node.Client(b), prefix).Semaphore("one").TrySetPermits(ctx, 1); err != nil {
 		b.Fatal(err)
 	}
-	sems := make([]*Semaphore, waiters)
-	for i := range sems {
-		sems[i] = newTestClient(b, node.Client(b), prefix).Semaphore("one")
-	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	var mu sync.Mutex
-	var waits []time.Duration
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for _, s := range sems {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				t0 := time.Now()
-				if err := s.Acquire(ctx, 1); err != nil {
-					b.Error(err)
-					return
-				}
-				w := time.Since(t0)
-				mu.Lock()
-				waits = append(waits, w)
-				mu.Unlock()
-				if err := s.Release(ctx, 1); err != nil {
-					b.Error(err)
-					return
-				}
+	holders := make([]holder, waiters)
+	for i := range holders {
+		s := newTestClient(b, node.Client(b), prefix).Semaphore("one")
+		holders[i] = func(ctx context.Context) (func() error, error) {
+			if err := s.Acquire(ctx, 1); err != nil {
+				return nil, err
 			}
-		}()
+			return func() error { return s.Release(ctx, 1) }, nil
+		}
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	reportWaits(b, waits, elapsed)
-}
-
-func reportWaits(b *testing.B, waits []time.Duration, elapsed time.Duration) {
-	if len(waits) == 0 {
-		return
-	}
-	slices.Sort(waits)
-	b.ReportMetric(float64(len(waits))/elapsed.Seconds(), "handoffs/s")
-	b.ReportMetric(float64(waits[len(waits)/2].Microseconds()), "p50-wait-µs")
-	b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds()), "p99-wait-µs")
+	contend(b, holders, 0).report(b, "handoffs")
 }
 
 func BenchmarkPermitSemaphoreUncontended(b *testing.B) {
@@ -123,40 +87,18 @@ func BenchmarkPermitSemaphoreHandoff(b *testing.B) {
 	if _, err := newTestClient(b, node.Client(b), prefix).PermitSemaphore("one").TrySetPermits(ctx, 1); err != nil {
 		b.Fatal(err)
 	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	var mu sync.Mutex
-	var waits []time.Duration
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for range waiters {
+	holders := make([]holder, waiters)
+	for i := range holders {
 		s := newTestClient(b, node.Client(b), prefix).PermitSemaphore("one")
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				t0 := time.Now()
-				id, err := s.Acquire(ctx, 10*time.Second)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				w := time.Since(t0)
-				mu.Lock()
-				waits = append(waits, w)
-				mu.Unlock()
-				if err := s.Release(ctx, id); err != nil {
-					b.Error(err)
-					return
-				}
+		holders[i] = func(ctx context.Context) (func() error, error) {
+			id, err := s.Acquire(ctx, 10*time.Second)
+			if err != nil {
+				return nil, err
 			}
-		}()
+			return func() error { return s.Release(ctx, id) }, nil
+		}
 	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	reportWaits(b, waits, elapsed)
+	contend(b, holders, 0).report(b, "handoffs")
 }
 
 // BenchmarkLatchUncontended: TrySetCount(1), CountDown, Await.
@@ -307,46 +249,14 @@ func BenchmarkRedLock5(b *testing.B) {
 func BenchmarkRedLock5Contended(b *testing.B) {
 	nodes := redistest.Servers(b, 5)
 	prefix := sharedPrefix(b)
-	ctx := context.Background()
 	const owners = 4
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	locks := make([]*RedLock, owners)
-	for o := range locks {
+	holders := make([]holder, owners)
+	for o := range holders {
 		cs := make([]*Client, len(nodes))
 		for i, n := range nodes {
 			cs[i] = newTestClient(b, n.Client(b), prefix)
 		}
-		locks[o] = NewRedLock("bench", cs)
+		holders[o] = lockHolder(NewRedLock("bench", cs))
 	}
-	var mu sync.Mutex
-	var waits []time.Duration
-	b.ResetTimer()
-	start := time.Now()
-	var wg sync.WaitGroup
-	for _, r := range locks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				t0 := time.Now()
-				lctx, err := r.Lock(ctx)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				mu.Lock()
-				waits = append(waits, time.Since(t0))
-				mu.Unlock()
-				if err := r.Unlock(lctx); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
-	reportWaits(b, waits, elapsed)
+	contend(b, holders, 0).report(b, "handoffs")
 }
