@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -127,7 +126,7 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	backoff := 5 * time.Millisecond
+	retry := backoff{cur: 5 * time.Millisecond, max: 500 * time.Millisecond}
 	for attempt := 0; ; attempt++ {
 		held, failed, err := m.attempt(ctx, wait, deadline)
 		if err == nil {
@@ -143,19 +142,8 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return nil, fmt.Errorf("scriptlock: %s: member %q: %w", m.name, failed, err)
 		}
-		// Randomized backoff so two contenders that collided do not retry in
-		// lockstep.
-		sleep := backoff/2 + rand.N(backoff/2+1)
-		backoff = min(backoff*2, 500*time.Millisecond)
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		t := time.NewTimer(sleep)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("scriptlock: %s: wait ended: %w", m.name, ctx.Err())
+		if err := retry.wait(ctx, deadline); err != nil {
+			return nil, fmt.Errorf("scriptlock: %s: wait ended: %w", m.name, err)
 		}
 	}
 }

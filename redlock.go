@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -216,7 +215,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
-	backoff := 10 * time.Millisecond
+	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
 		lctx, err := r.attempt(ctx, owner)
 		if err == nil {
@@ -232,17 +231,8 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return nil, err
 		}
-		sleep := backoff/2 + rand.N(backoff/2+1)
-		backoff = min(backoff*2, 250*time.Millisecond)
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		t := time.NewTimer(sleep)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(ctx.Err(), err))
+		if werr := retry.wait(ctx, deadline); werr != nil {
+			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(werr, err))
 		}
 	}
 }

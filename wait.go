@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
@@ -98,5 +99,29 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 			default:
 			}
 		}
+	}
+}
+
+// backoff is a doubling, half-random delay between attempts, for primitives
+// whose contenders cannot be woken by a message (MultiLock's members, RedLock's
+// quorum): the randomness keeps contenders that collided from retrying in
+// lockstep.
+type backoff struct{ cur, max time.Duration }
+
+// wait sleeps the next delay, cut short at deadline (zero: none), and returns
+// ctx's error if ctx ends first.
+func (b *backoff) wait(ctx context.Context, deadline time.Time) error {
+	sleep := b.cur/2 + rand.N(b.cur/2+1)
+	b.cur = min(b.cur*2, b.max)
+	if !deadline.IsZero() {
+		sleep = min(sleep, time.Until(deadline))
+	}
+	t := time.NewTimer(sleep)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
