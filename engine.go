@@ -158,10 +158,23 @@ func (c *Client) acquire(ctx context.Context, p primitive, owner string, wait, l
 	serverLease := s.serverLease(lease)
 	channel, all := p.waitChannel(field)
 	queued := false
+	var lastErr error
 	defer func() {
-		if queued {
-			p.abandon(ctx, field)
+		if !queued {
+			return
 		}
+		if lastErr == nil || !unknownOutcome(lastErr) {
+			p.abandon(ctx, field)
+			return
+		}
+		// The server did not answer in time: leave the line in the
+		// background rather than keep the caller past its deadline (the
+		// place expires on its own with the waiter timeout anyway).
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			p.abandon(c.ctx, field)
+		}()
 	}()
 	var (
 		lctx      context.Context
@@ -172,6 +185,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, owner string, wait, l
 			start := time.Now()
 			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait != 0, c.guarded(ctx, &s.cfg))
 			if err != nil {
+				lastErr = err
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
