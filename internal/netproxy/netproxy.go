@@ -21,7 +21,7 @@ type Proxy struct {
 	// replies held back: requests reach the server, answers do not
 	repliesFrozen bool
 	conns         map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	wg            sync.WaitGroup
 }
 
 // New starts a proxy on a free loopback port; it is closed at test end.
