@@ -2,6 +2,8 @@ package scriptlock
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -60,8 +62,8 @@ func (s *lockSpec) serverLease(lease time.Duration) time.Duration {
 type primitive interface {
 	spec() *lockSpec
 	side() side
-	// fieldOf is the lock-hash field of owner.
-	fieldOf(owner string) string
+	// fieldSuffix follows <client-id>:<owner-id> in the lock-hash field.
+	fieldSuffix() string
 	// waitChannel is where a release is announced to this waiter, and
 	// whether one message wakes every local waiter.
 	waitChannel(field string) (string, bool)
@@ -134,18 +136,35 @@ func (c *Client) enter() bool {
 	return true
 }
 
-// ownerOf is the owner in ctx: a lock context's, WithOwner's, or else def.
-func ownerOf(ctx context.Context, def string) string {
+// fieldOf is the lock-hash field of owner on p: <client-id>:<owner-id>
+// followed by the side's suffix.
+func (c *Client) fieldOf(p primitive, owner string) string {
+	return c.id + ":" + owner + p.fieldSuffix()
+}
+
+// owner returns the owner of an acquisition and its field: the owner in ctx
+// (a lock context's or WithOwner's), or else a fresh random one, so that
+// goroutines sharing a handle exclude each other as with sync.Mutex.
+func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
 	if o, ok := OwnerFrom(ctx); ok {
-		return o
+		return o, c.fieldOf(p, o)
 	}
-	return def
+	// One allocation: the owner id is a substring of the field.
+	var raw [16]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails (Go 1.24+)
+	var buf [128]byte
+	b := append(buf[:0], c.id...)
+	b = append(b, ':')
+	b = hex.AppendEncode(b, raw[:])
+	b = append(b, p.fieldSuffix()...)
+	field = string(b)
+	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field
 }
 
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
 // one attempt. Every call is bounded by ctx; an attempt whose outcome is
 // unknown is undone by owner.
-func (c *Client) acquire(ctx context.Context, p primitive, owner string, wait, lease time.Duration) (context.Context, error) {
+func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Duration) (context.Context, error) {
 	s := p.spec()
 	if err := s.check(ctx); err != nil {
 		return nil, err
@@ -154,7 +173,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, owner string, wait, l
 		return nil, ErrClosed
 	}
 	defer c.inflight.Done()
-	field := p.fieldOf(owner)
+	owner, field := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	channel, all := p.waitChannel(field)
 	queued := false
@@ -351,31 +370,30 @@ func (c *Client) forgetLocked(h *hold) {
 	}
 }
 
-// holdOf finds the local hold the owner in ctx has on p, and that owner's field.
-func (c *Client) holdOf(ctx context.Context, p primitive, def string) (*hold, string) {
+// holdOf finds the local hold the owner in ctx has on p, and that owner's
+// field; ok is false when ctx names no owner.
+func (c *Client) holdOf(ctx context.Context, p primitive) (h *hold, field string, ok bool) {
 	s := p.spec()
-	if lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil && lc.hold.key == s.key && lc.hold.side == p.side() {
-		if o, _ := OwnerFrom(ctx); o == lc.owner {
-			return lc.hold, lc.hold.field
-		}
+	owner, ok := OwnerFrom(ctx)
+	if !ok {
+		return nil, "", false
 	}
-	field := p.fieldOf(ownerOf(ctx, def))
+	if lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil && lc.hold.key == s.key && lc.hold.side == p.side() && owner == lc.owner {
+		return lc.hold, lc.hold.field, true
+	}
+	field = c.fieldOf(p, owner)
 	c.mu.Lock()
-	h := c.holds[holdID(s.key, field)]
+	h = c.holds[holdID(s.key, field)]
 	c.mu.Unlock()
-	return h, field
+	return h, field, true
 }
 
 // unlock releases one hold of the owner in ctx. It runs detached from ctx,
 // bounded by the release timeout, so a cancelled request still releases its
 // lock. A release that fails for good drops the hold here (no renewal, its
 // contexts end with ErrLockLost) and lets the lease run out on the server.
+// A ctx that names no owner holds nothing: ErrNotHeld, and Redis is not asked.
 func (c *Client) unlock(ctx context.Context, p primitive) error {
-	return c.unlockAs(ctx, p, "")
-}
-
-// unlockAs is unlock with def as the owner when ctx names none.
-func (c *Client) unlockAs(ctx context.Context, p primitive, def string) error {
 	s := p.spec()
 	if s.err != nil {
 		return s.err
@@ -383,7 +401,10 @@ func (c *Client) unlockAs(ctx context.Context, p primitive, def string) error {
 	if ctx == nil {
 		return invalidf("nil context")
 	}
-	h, field := c.holdOf(ctx, p, def)
+	h, field, ok := c.holdOf(ctx, p)
+	if !ok {
+		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
+	}
 	lease := s.serverLease(s.cfg.lease)
 	if h != nil {
 		lease = h.lease
@@ -442,7 +463,8 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	// The client id is random and the counter never repeats within it, so
 	// latch keys are unique without drawing random bytes per release. The
 	// latch lives as long as the release may be retried.
-	latch := p.spec().latch + strconv.FormatUint(c.requests.Add(1), 36)
+	var buf [256]byte
+	latch := string(strconv.AppendUint(append(buf[:0], p.spec().latch...), c.requests.Add(1), 36))
 	latchTTL := c.cfg.releaseTimeout
 	if d, ok := ctx.Deadline(); ok {
 		latchTTL = max(time.Until(d), time.Second)

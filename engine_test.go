@@ -475,3 +475,54 @@ func TestHandOffPassedOn(t *testing.T) {
 		t.Fatal("the hand-off taken by a waiter that gave up was lost: the next waiter slept on")
 	}
 }
+
+// Without an owner in ctx every Lock call is a new owner: goroutines sharing
+// one handle exclude each other, the returned context re-enters and unlocks,
+// and a context naming no owner unlocks nothing.
+func TestSharedHandleExcludes(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			ctx := testCtx(t, 10*time.Second)
+			l := lc.make(c, "shared")
+			exclusive := lc.name != "RWMutexRead"
+			first, err := l.TryLock(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, err := l.TryLock(ctx, 0)
+			if exclusive && !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("a second Lock on the shared handle: %v, want ErrNotAcquired", err)
+			}
+			if !exclusive {
+				if err != nil {
+					t.Fatalf("a second reader: %v", err)
+				}
+				if ownerIn(second) == ownerIn(first) {
+					t.Fatal("two read locks without an owner share one")
+				}
+				if err := l.Unlock(second); err != nil {
+					t.Fatal(err)
+				}
+			}
+			again, err := l.TryLock(first, 0)
+			if err != nil {
+				t.Fatalf("re-entering with the returned context: %v", err)
+			}
+			if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("Unlock with a context naming no owner: %v, want ErrNotHeld", err)
+			}
+			if err := l.Unlock(again); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(first); err != nil {
+				t.Fatal(err)
+			}
+			key, _ := lockKey(c.cfg.prefix, "shared")
+			if exists(t, node, key) {
+				t.Fatal("lock still held after both Unlocks")
+			}
+		})
+	}
+}

@@ -120,13 +120,13 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 	if ctx == nil {
 		return nil, invalidf("nil context")
 	}
-	return f.m.c.acquire(ctx, f, f.m.ownerOf(ctx), wait, lease)
+	return f.m.c.acquire(ctx, f, wait, lease)
 }
 
 func (f *FairMutex) spec() *lockSpec { return &f.m.lockSpec }
 func (f *FairMutex) side() side      { return sideExclusive }
 
-func (f *FairMutex) fieldOf(owner string) string { return f.m.fieldOf(owner) }
+func (f *FairMutex) fieldSuffix() string { return "" }
 
 // waitChannel: each waiter listens on its own channel, so a release wakes
 // exactly the next in line.
@@ -213,7 +213,7 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string) {
 // release fails, the hold is dropped here (its context ends with
 // ErrLockLost) and the lock ends with its lease on the server.
 func (f *FairMutex) Unlock(ctx context.Context) error {
-	return f.m.c.unlockAs(ctx, f, f.m.owner)
+	return f.m.c.unlock(ctx, f)
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes the first waiter.

@@ -12,20 +12,19 @@ import (
 
 // Mutex is a reentrant distributed lock with Redisson's RLock semantics and
 // key layout. A Mutex is a cheap handle: it holds no connection and may be
-// shared by goroutines; who holds the lock is the owner id in the context
-// (WithOwner) or, without one, the handle's own random id.
+// shared by goroutines. Who holds the lock is the owner id in the context:
+// the context an earlier Lock returned, or WithOwner's; without one, every
+// Lock call is a new owner, so goroutines sharing a handle exclude each other
+// as with sync.Mutex.
 type Mutex struct {
 	lockSpec
-	owner string
-	field string // <client-id>:<owner> for the handle's own owner id
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
 // settings (lease, prefix, failover guard, release timeout) for this handle.
 // An invalid name or option is reported by the handle's methods.
 func (c *Client) Mutex(name string, opts ...Option) *Mutex {
-	m := &Mutex{lockSpec: newSpec(c, name, opts), owner: randomID()}
-	m.field = c.id + ":" + m.owner
+	m := &Mutex{lockSpec: newSpec(c, name, opts)}
 	if m.err == nil {
 		m.channel = redissonName("redisson_lock__channel", m.key)
 	}
@@ -57,15 +56,7 @@ func (m *Mutex) Name() string { return m.name }
 // Key returns the Redis key of the lock (prefix + name).
 func (m *Mutex) Key() string { return m.key }
 
-func (m *Mutex) ownerOf(ctx context.Context) string { return ownerOf(ctx, m.owner) }
-
-// fieldOf returns the lock-hash field of owner.
-func (m *Mutex) fieldOf(owner string) string {
-	if owner == m.owner {
-		return m.field
-	}
-	return m.c.id + ":" + owner
-}
+func (m *Mutex) fieldSuffix() string { return "" }
 
 // Lock waits until the lock is acquired or ctx ends. Without an explicit lease
 // (WithLease) the watchdog keeps renewing it until Unlock. The returned
@@ -107,7 +98,7 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 	if ctx == nil {
 		return nil, invalidf("nil context")
 	}
-	return m.c.acquire(ctx, m, m.ownerOf(ctx), wait, lease)
+	return m.c.acquire(ctx, m, wait, lease)
 }
 
 // dead reports whether the waiter's subscription has ended.
@@ -192,7 +183,7 @@ func (m *Mutex) abandon(context.Context, string) {}
 // release fails, the hold is dropped here (its context ends with
 // ErrLockLost) and the lock ends with its lease on the server.
 func (m *Mutex) Unlock(ctx context.Context) error {
-	return m.c.unlockAs(ctx, m, m.owner)
+	return m.c.unlock(ctx, m)
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
@@ -235,7 +226,8 @@ func (m *Mutex) state(ctx context.Context) (generated.MutexStateResult, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return generated.MutexStateResult{}, err
 	}
-	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.fieldOf(m.ownerOf(ctx)))
+	owner, _ := OwnerFrom(ctx)
+	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.c.fieldOf(m, owner))
 	if err != nil {
 		return st, fmt.Errorf("scriptlock: state of %q: %w", m.name, err)
 	}

@@ -65,7 +65,7 @@ func TestRedissonInterop(t *testing.T) {
 		t.Fatalf("Java acquire while Go holds: held=%v err=%v", held, err)
 	}
 	fields, err := node.Do(t, "HGETALL", m.Key()).AsStrMap()
-	if err != nil || len(fields) != 1 || fields[c.ID()+":"+m.ownerOf(lctx)] != "1" {
+	if err != nil || len(fields) != 1 || fields[c.ID()+":"+ownerIn(lctx)] != "1" {
 		t.Fatalf("lock hash = %v, %v; want {<client-id>:<owner-id>: 1}", fields, err)
 	}
 

@@ -45,7 +45,6 @@ type RWMutex struct {
 	lockSpec
 	writers       string
 	prefix        string // of every lease key: {<key>} (or <key> with a hash tag)
-	owner         string
 	waiterTimeout time.Duration
 	read, write   rwSide
 }
@@ -61,7 +60,7 @@ type rwSide struct {
 // is reported by the handle's methods. The failover guard does not apply to
 // RWMutex yet.
 func (c *Client) RWMutex(name string, opts ...Option) *RWMutex {
-	rw := &RWMutex{lockSpec: newSpec(c, name, opts), owner: randomID()}
+	rw := &RWMutex{lockSpec: newSpec(c, name, opts)}
 	rw.waiterTimeout = rw.cfg.waiterTTL()
 	rw.read, rw.write = rwSide{rw, false}, rwSide{rw, true}
 	if rw.err == nil {
@@ -94,7 +93,6 @@ func (rw *RWMutex) Name() string { return rw.name }
 // Key returns the Redis key of the lock hash (prefix + name).
 func (rw *RWMutex) Key() string { return rw.key }
 
-func (rw *RWMutex) ownerOf(ctx context.Context) string { return ownerOf(ctx, rw.owner) }
 
 // Lock waits until the write lock is acquired or ctx ends. Without an
 // explicit lease the watchdog renews it until Unlock. It fails at once with
@@ -120,7 +118,7 @@ func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) (cont
 }
 
 // Unlock releases one write hold of the owner in ctx, detached from ctx.
-func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.c.unlockAs(ctx, &rw.write, rw.owner) }
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.c.unlock(ctx, &rw.write) }
 
 // RLock waits until a read lock is acquired or ctx ends.
 func (rw *RWMutex) RLock(ctx context.Context) (context.Context, error) {
@@ -144,7 +142,7 @@ func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) (con
 }
 
 // RUnlock releases one read hold of the owner in ctx, detached from ctx.
-func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.c.unlockAs(ctx, &rw.read, rw.owner) }
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.c.unlock(ctx, &rw.read) }
 
 // RLocker returns the read side as a Locker (Lock = RLock, Unlock = RUnlock).
 func (rw *RWMutex) RLocker() Locker { return readLocker{rw} }
@@ -181,7 +179,7 @@ func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Dur
 	if write {
 		side = &rw.write
 	}
-	lctx, err := rw.c.acquire(ctx, side, rw.ownerOf(ctx), wait, lease)
+	lctx, err := rw.c.acquire(ctx, side, wait, lease)
 	if errors.Is(err, ErrUpgrade) {
 		return nil, fmt.Errorf("scriptlock: lock %q: %w", rw.name, ErrUpgrade)
 	}
@@ -197,13 +195,12 @@ func (s *rwSide) side() side {
 	return sideRead
 }
 
-// fieldOf: a reader's field is the owner's; a writer's is <owner>:write.
-func (s *rwSide) fieldOf(owner string) string {
-	f := s.rw.c.id + ":" + owner
+// fieldSuffix: a reader's field is the owner's; a writer's is <owner>:write.
+func (s *rwSide) fieldSuffix() string {
 	if s.write {
-		f += ":write"
+		return ":write"
 	}
-	return f
+	return ""
 }
 
 // waitChannel: every message wakes every local waiter of the lock, as a read
@@ -326,7 +323,8 @@ func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 	if err := rw.lockSpec.check(ctx); err != nil {
 		return RWState{}, err
 	}
-	field := rw.c.id + ":" + rw.ownerOf(ctx)
+	owner, _ := OwnerFrom(ctx)
+	field := rw.c.id + ":" + owner
 	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
 	if err != nil {
 		return RWState{}, fmt.Errorf("scriptlock: state of %q: %w", rw.name, err)
