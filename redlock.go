@@ -180,7 +180,6 @@ type redHeld struct {
 
 type redKey struct{ r *RedLock }
 
-
 // Lock retries, with randomized backoff, until a majority grants the lock or
 // ctx ends.
 func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {

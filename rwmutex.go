@@ -93,7 +93,6 @@ func (rw *RWMutex) Name() string { return rw.name }
 // Key returns the Redis key of the lock hash (prefix + name).
 func (rw *RWMutex) Key() string { return rw.key }
 
-
 // Lock waits until the write lock is acquired or ctx ends. Without an
 // explicit lease the watchdog renews it until Unlock. It fails at once with
 // ErrUpgrade if the owner holds a read lock.
