@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -524,5 +525,69 @@ func TestSharedHandleExcludes(t *testing.T) {
 				t.Fatal("lock still held after both Unlocks")
 			}
 		})
+	}
+}
+
+// Fencing counters expire after their idle time, and a counter that expired
+// starts above every token it handed out.
+func TestFenceCounterExpires(t *testing.T) {
+	for _, lc := range lockCases {
+		if !lc.fence {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t), WithFenceIdle(time.Second))
+			ctx := testCtx(t, 20*time.Second)
+			l := lc.make(c, "fenced")
+			key, _ := lockKey(c.cfg.prefix, "fenced")
+			counter := redissonName("redisson_lock_token", key)
+			var last int64
+			for round := range 3 {
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, ok := Fence(lctx)
+				if !ok || tok <= last {
+					t.Fatalf("round %d: token %d (ok %v), want > %d", round, tok, ok, last)
+				}
+				last = tok
+				pttl, err := node.Do(t, "PTTL", counter).AsInt64()
+				if err != nil || pttl <= 0 || pttl > 1000 {
+					t.Fatalf("counter PTTL = %d, %v; want the 1s idle time", pttl, err)
+				}
+				if err := l.Unlock(lctx); err != nil {
+					t.Fatal(err)
+				}
+				if round == 1 {
+					continue // a grant within the idle time continues the count
+				}
+				if !eventually(5*time.Second, func() bool { return !exists(t, node, counter) }) {
+					t.Fatal("the counter did not expire")
+				}
+			}
+			assertOnlyLatches(t, node, c.cfg.releaseTimeout)
+		})
+	}
+}
+
+// assertOnlyLatches checks that the only keys left are release latches, each
+// expiring within the release timeout.
+func assertOnlyLatches(t *testing.T, node *redistest.Node, releaseTimeout time.Duration) {
+	t.Helper()
+	keys, err := node.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "redisson_unlock_latch:") {
+			t.Errorf("key left behind: %s", k)
+			continue
+		}
+		pttl, err := node.Do(t, "PTTL", k).AsInt64()
+		if err != nil || (pttl <= 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > releaseTimeout {
+			t.Errorf("release latch %s: PTTL %d ms (%v), want within the %s release timeout", k, pttl, err, releaseTimeout)
+		}
 	}
 }

@@ -143,14 +143,14 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease ti
 		var reply rueidis.RedisResult
 		reply, acked, err = c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
 			return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-				serverLease, field, f.waiterTimeout, enqueue, c.publishCommand())
+				serverLease, field, f.waiterTimeout, enqueue, c.publishCommand(), m.cfg.fenceIdle)
 		})
 		if err == nil {
 			res, err = generated.DecodeFairAcquire(reply)
 		}
 	} else {
 		res, err = generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-			serverLease, field, f.waiterTimeout, enqueue, c.publishCommand())
+			serverLease, field, f.waiterTimeout, enqueue, c.publishCommand(), m.cfg.fenceIdle)
 	}
 	if err != nil {
 		return attempt{}, false, err

@@ -133,13 +133,13 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease time.D
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, serverLease, field)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, serverLease, field, m.cfg.fenceIdle)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, serverLease, field)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, serverLease, field, m.cfg.fenceIdle)
 	}
 	if err != nil {
 		return attempt{}, false, err

@@ -35,6 +35,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -58,7 +59,12 @@ if free and (head == false or head == ARGV[2]) then
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {1, redis.call('incr', KEYS[4]), 0}
+  if redis.call('exists', KEYS[4]) == 0 then
+    redis.call('set', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  local token = redis.call('incr', KEYS[4])
+  redis.call('pexpire', KEYS[4], ARGV[6])
+  return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -84,7 +90,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "5a6044d73b337631e68f6a76a1c3f214f9ac07b2"
+const fairAcquireSHA1 = "7d431d3753ba8b86e20c72599a9cb4826bd4c7e4"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -109,14 +115,14 @@ type FairAcquireResult struct {
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
 // not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 // when the caller is first in the queue).
-func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string) (FairAcquireResult, error) {
+func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (FairAcquireResult, error) {
 	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
 			return FairAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return fairAcquireDecode(fairAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -132,6 +138,7 @@ type FairAcquireArgs struct {
 	WaiterTimeout time.Duration // how long a queued waiter stays queued without calling again
 	Enqueue       bool          // queue the caller when the lock cannot be taken now
 	Publish       string        // "publish", or "spublish" for sharded channels
+	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
 }
 
 // FairAcquireReply is the reply to one call in FairAcquireMulti.
@@ -188,14 +195,14 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string) (rueidis.Completed, error) {
+func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(fairAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -207,7 +214,7 @@ func DecodeFairAcquire(resp rueidis.RedisResult) (FairAcquireResult, error) {
 // fairAcquireEncode returns the KEYS and ARGV of one FairAcquire call.
 func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), a.Publish}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), a.Publish, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
 	return keys, args
 }
 

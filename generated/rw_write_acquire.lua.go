@@ -27,6 +27,7 @@ const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hol
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -34,7 +35,13 @@ if mode == false then
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
-  return {1, redis.call('incr', KEYS[3])}
+  if redis.call('exists', KEYS[3]) == 0 then
+    local t = redis.call('time')
+    redis.call('set', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  local token = redis.call('incr', KEYS[3])
+  redis.call('pexpire', KEYS[3], ARGV[6])
+  return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
@@ -55,7 +62,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "a05b2378b79d0fc036b2723ed09f7d7f50f36db9"
+const rwWriteAcquireSHA1 = "3a8c921832f3c54faf3045a5bd7de7805929ff23"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -72,14 +79,14 @@ type RwWriteAcquireResult struct {
 // waiterTimeout (refreshed on every call), which keeps new readers out until
 // it gets its turn, gives up, or stops calling.
 // Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
-func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool) (RwWriteAcquireResult, error) {
+func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
 			return RwWriteAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return rwWriteAcquireDecode(rwWriteAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -92,7 +99,8 @@ type RwWriteAcquireArgs struct {
 	Owner         string // the owner's reader field
 	WriteOwner    string // <owner>:write
 	WaiterTimeout time.Duration
-	Enqueue       bool // register as a pending writer when refused
+	Enqueue       bool          // register as a pending writer when refused
+	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
 }
 
 // RwWriteAcquireReply is the reply to one call in RwWriteAcquireMulti.
@@ -149,14 +157,14 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool) (rueidis.Completed, error) {
+func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(rwWriteAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -168,7 +176,7 @@ func DecodeRwWriteAcquire(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 // rwWriteAcquireEncode returns the KEYS and ARGV of one RwWriteAcquire call.
 func rwWriteAcquireEncode(a *RwWriteAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Writers, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
 	return keys, args
 }
 

@@ -26,7 +26,7 @@ type Script struct {
 
 // Scripts lists every script of this package, sorted by name.
 var Scripts = []Script{{
-	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish"},
+	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish", "fenceIdle"},
 	File:      "scripts/fair_acquire.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "fence", "channel"},
 	Name:      "FairAcquire",
@@ -134,7 +134,7 @@ var Scripts = []Script{{
 	SHA1:      latchTrySetSHA1,
 	Source:    latchTrySetSource,
 }, {
-	Args:      []string{"lease", "owner"},
+	Args:      []string{"lease", "owner", "fenceIdle"},
 	File:      "scripts/mutex_acquire.lua",
 	Keys:      []string{"lock", "fence"},
 	Name:      "MutexAcquire",
@@ -269,7 +269,7 @@ var Scripts = []Script{{
 	SHA1:      rwStateSHA1,
 	Source:    rwStateSource,
 }, {
-	Args:      []string{"lease", "owner", "writeOwner", "waiterTimeout", "enqueue"},
+	Args:      []string{"lease", "owner", "writeOwner", "waiterTimeout", "enqueue", "fenceIdle"},
 	File:      "scripts/rw_write_acquire.lua",
 	Keys:      []string{"lock", "writers", "fence"},
 	Name:      "RwWriteAcquire",

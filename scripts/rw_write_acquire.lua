@@ -13,6 +13,7 @@
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -20,7 +21,13 @@ if mode == false then
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
-  return {1, redis.call('incr', KEYS[3])}
+  if redis.call('exists', KEYS[3]) == 0 then
+    local t = redis.call('time')
+    redis.call('set', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  local token = redis.call('incr', KEYS[3])
+  redis.call('pexpire', KEYS[3], ARGV[6])
+  return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
