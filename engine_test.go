@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -585,6 +586,100 @@ func assertOnlyLatches(t *testing.T, node *redistest.Node, releaseTimeout time.D
 			t.Errorf("key left behind: %s", k)
 			continue
 		}
+		pttl, err := node.Do(t, "PTTL", k).AsInt64()
+		if err != nil || (pttl <= 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > releaseTimeout {
+			t.Errorf("release latch %s: PTTL %d ms (%v), want within the %s release timeout", k, pttl, err, releaseTimeout)
+		}
+	}
+}
+
+// After Unlock, Close, expiry and failed acquisitions, the only keys a lock
+// leaves are its fencing counter (expiring with the idle time) and release
+// latches (expiring within the release timeout).
+func TestNoKeysLeftBehind(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			prefix := sharedPrefix(t)
+			opts := []Option{prefix, WithWatchdog(600*time.Millisecond, 200*time.Millisecond), WithWaiterTimeout(300 * time.Millisecond)}
+			c := newTestClient(t, node.Client(t), opts...)
+			other := newTestClient(t, node.Client(t), opts...)
+			ctx := testCtx(t, 30*time.Second)
+			// Unlock, for many names.
+			for i := range 20 {
+				l := lc.make(c, "order:"+strconv.Itoa(i))
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Unlock(lctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A failed acquisition: a TryLock that waited in line and gave up
+			// while another Client's owner held the lock (a writer, for the
+			// read side).
+			holder := lc.make(other, "contended")
+			if lc.name == "RWMutexRead" {
+				holder = other.RWMutex("contended")
+			}
+			hctx, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := lc.make(c, "contended")
+			if _, err := l.TryLock(ctx, 200*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("contended TryLock: %v", err)
+			}
+			if err := holder.Unlock(hctx); err != nil {
+				t.Fatal(err)
+			}
+			// Expiry of an explicit lease.
+			if _, err := lc.withLease(l, ctx, 300*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			// Close while holding: the watchdog stops and the lease runs out.
+			closing, err := New(node.Client(t), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lc.make(closing, "closed").Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			closing.Close()
+			ok := eventually(5*time.Second, func() bool {
+				keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
+				for _, k := range keys {
+					if !strings.HasPrefix(k, "redisson_unlock_latch:") && !strings.HasPrefix(k, "redisson_lock_token:") {
+						return false
+					}
+				}
+				return true
+			})
+			if !ok {
+				keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
+				t.Fatalf("keys left behind: %v", keys)
+			}
+			keys, _ := node.Do(t, "KEYS", "redisson_lock_token:*").AsStrSlice()
+			for _, k := range keys {
+				if pttl, err := node.Do(t, "PTTL", k).AsInt64(); err != nil || (pttl < 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > DefaultFenceIdle {
+					t.Errorf("fencing counter %s: PTTL %d (%v), want at most the idle time", k, pttl, err)
+				}
+			}
+			assertLatchesExpire(t, node, c.cfg.releaseTimeout)
+		})
+	}
+}
+
+// assertLatchesExpire checks that every release latch left expires within
+// the release timeout.
+func assertLatchesExpire(t *testing.T, node *redistest.Node, releaseTimeout time.Duration) {
+	t.Helper()
+	keys, err := node.Do(t, "KEYS", "redisson_unlock_latch:*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
 		pttl, err := node.Do(t, "PTTL", k).AsInt64()
 		if err != nil || (pttl <= 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > releaseTimeout {
 			t.Errorf("release latch %s: PTTL %d ms (%v), want within the %s release timeout", k, pttl, err, releaseTimeout)
