@@ -303,6 +303,7 @@ func TestLossBeforeExpiry(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(time.Second, 300*time.Millisecond))
+			direct := p.node.Client(t)
 			l := lc.make(p.c, "loss")
 			key := p.key(t, "loss")
 			warm(t, l)
@@ -310,19 +311,26 @@ func TestLossBeforeExpiry(t *testing.T) {
 				t.Helper()
 				ended := make(chan time.Time, 1)
 				context.AfterFunc(lctx, func() { ended <- time.Now() })
-				sampled := time.Now()
-				pttl, err := p.node.Do(t, "PTTL", key).AsInt64()
-				if err != nil || pttl <= 0 {
-					t.Fatalf("%s: PTTL = %d, %v", what, pttl, err)
-				}
-				expiry := sampled.Add(time.Duration(pttl) * time.Millisecond)
 				lossAt := time.Unix(0, lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
-				if !lossAt.Before(expiry) {
-					t.Fatalf("%s: loss deadline %s after the server's expiry", what, lossAt.Sub(expiry))
+				pttl, err := direct.Do(context.Background(), direct.B().Pttl().Key(key).Build()).AsInt64()
+				replied := time.Now()
+				switch {
+				case err != nil:
+					t.Fatalf("%s: PTTL: %v", what, err)
+				case pttl > 0:
+					// The key expires at most pttl after the reply came
+					// back: a loss deadline past that is a contract breach.
+					if expiry := replied.Add(time.Duration(pttl) * time.Millisecond); !lossAt.Before(expiry) {
+						t.Fatalf("%s: loss deadline %s after the server's expiry", what, lossAt.Sub(expiry))
+					}
+				case !time.Now().After(lossAt):
+					t.Fatalf("%s: the key is gone (PTTL %d) before the loss deadline", what, pttl)
 				}
+				// When the timer fires is the scheduler's business on a
+				// loaded machine: generous slack.
 				select {
 				case at := <-ended:
-					if late := at.Sub(lossAt); late > 500*time.Millisecond {
+					if late := at.Sub(lossAt); late > 2*time.Second {
 						t.Fatalf("%s: context ended %s after its loss deadline", what, late)
 					}
 				case <-time.After(5 * time.Second):
@@ -403,7 +411,9 @@ func TestRenewalRacingUnlock(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
-			c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, time.Millisecond))
+			// Renewals back to back; a lease long enough that the loss
+			// deadline never falls inside one Lock/Unlock on a loaded machine.
+			c := newTestClient(t, node.Client(t), WithWatchdog(10*time.Second, time.Millisecond))
 			l := lc.make(c, "renew-race")
 			ctx := testCtx(t, 60*time.Second)
 			for i := range 200 {
