@@ -696,3 +696,21 @@ func assertLatchesExpire(t *testing.T, node *redistest.Node, releaseTimeout time
 		}
 	}
 }
+
+// A waiter that got its lock does not wait for the unsubscribe that follows:
+// leaving a channel returns at once even when the server is slow to confirm.
+func TestLeaveDoesNotWaitForUnsubscribe(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 10*time.Second)
+	w, err := p.c.subs.joinWith(ctx, p.c.cfg.prefix+"leave", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.px.Freeze()
+	defer p.px.Thaw()
+	start := time.Now()
+	p.c.subs.leave(w)
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("leaving the last waiter took %s: the caller waited for UNSUBSCRIBE", d)
+	}
+}
