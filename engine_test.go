@@ -714,3 +714,45 @@ func TestLeaveDoesNotWaitForUnsubscribe(t *testing.T) {
 		t.Fatalf("leaving the last waiter took %s: the caller waited for UNSUBSCRIBE", d)
 	}
 }
+
+// A permit acquisition whose reply is lost is bounded by the caller's
+// deadline and gives the permit back by its id, instead of leaving it taken
+// for its whole lease.
+func TestPermitAcquireLostReply(t *testing.T) {
+	p := newProxied(t, sharedPrefix(t))
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	s := p.c.PermitSemaphore("permits")
+	watch := direct.PermitSemaphore("permits")
+	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if id, err := s.Acquire(ctx, time.Minute); err != nil || s.Release(ctx, id) != nil {
+		t.Fatalf("warm-up: %v", err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		_, _, err := s.TryAcquire(actx, time.Minute, 0)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 0 }) {
+		p.px.Thaw()
+		t.Fatal("the acquire script did not reach the server")
+	}
+	err := <-res
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("TryAcquire with a 500ms deadline returned after %s", d)
+	}
+	if err == nil {
+		t.Fatal("TryAcquire succeeded although its reply never came")
+	}
+	p.px.DropAll()
+	p.px.Thaw()
+	if !eventually(10*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 1 }) {
+		t.Fatal("the permit taken by the lost acquisition was not given back (it waits for its one-minute lease)")
+	}
+}

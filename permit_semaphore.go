@@ -124,13 +124,18 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if lease < time.Millisecond {
 		return "", false, invalidf("permit lease must be at least 1ms, got %s", lease)
 	}
+	if !s.c.enter() {
+		return "", false, ErrClosed
+	}
+	defer s.c.inflight.Done()
 	id := randomID()
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
-		// Detached from ctx so a permit taken by a call cancelled in flight
-		// is still reported (and not left to its lease).
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
-		defer cancel()
-		res, err := generated.PermitAcquire(sctx, s.c.rc, s.key, s.timeouts, s.channel, id, lease, s.c.publishCommand())
+		// Bounded by ctx; a permit a call cut short may still have taken is
+		// given back by its id.
+		res, err := generated.PermitAcquire(ctx, s.c.rc, s.key, s.timeouts, s.channel, id, lease, s.c.publishCommand())
+		if err != nil && unknownOutcome(err) {
+			s.undoLater(id, time.Now().Add(lease))
+		}
 		if err != nil || res.Status == 1 {
 			return err == nil, 0, err
 		}
@@ -148,6 +153,28 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, nil
 	}
 	return id, true, nil
+}
+
+// undoLater gives back, in the background, a permit an acquisition of
+// unknown outcome may hold, until that succeeds or the permit's lease ends.
+// Releasing an id the semaphore does not hold changes nothing.
+func (s *PermitSemaphore) undoLater(id string, until time.Time) {
+	c := s.c
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithDeadline(c.ctx, until)
+		defer cancel()
+		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
+		for {
+			rctx, rcancel := context.WithTimeout(ctx, s.cfg.releaseTimeout)
+			_, err := generated.PermitRelease(rctx, c.rc, s.key, s.timeouts, s.channel, id, c.publishCommand())
+			rcancel()
+			if err == nil || retry.wait(ctx, time.Time{}) != nil {
+				return
+			}
+		}
+	}()
 }
 
 // Release returns the permit id to the pool and wakes the waiters. It fails
