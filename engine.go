@@ -189,11 +189,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// The server did not answer in time: leave the line in the
 		// background rather than keep the caller past its deadline (the
 		// place expires on its own with the waiter timeout anyway).
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			p.abandon(c.ctx, field)
-		}()
+		c.background(func() { p.abandon(c.ctx, field) })
 	}()
 	var (
 		lctx      context.Context
@@ -283,7 +279,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 			c.mu.Unlock()
 			return nil, errOrphan
 		}
-		h = &hold{name: s.name, key: s.key, field: field, side: p.side(), token: a.token, lease: serverLease}
+		h = &hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
 		h.renew.index = -1
 		c.holds[id] = h
 	}
@@ -325,10 +321,29 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
 func (c *Client) expired(h *hold) {
-	if time.Now().UnixNano() < h.lossAt.Load() {
-		return // re-armed while the timer fired
+	if time.Now().UnixNano() < h.lossAt.Load() || h.released() {
+		return // re-armed while the timer fired, or already ended
 	}
 	c.lost(h, errLeaseExpired)
+	// A renewal still in flight may yet extend the lease on the server for a
+	// hold that has now ended here: give it back once the server answers.
+	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease))
+}
+
+// background runs f in a goroutine Close waits for, unless Close has begun
+// (then it reports false and does nothing).
+func (c *Client) background(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+	return true
 }
 
 var errLeaseExpired = errors.New("lease ran out without a confirmed renewal")
@@ -342,9 +357,15 @@ func (c *Client) lost(h *hold, why error) {
 	cause := ErrLockLost
 	if why != nil {
 		cause = fmt.Errorf("%w: %w", ErrLockLost, why)
-		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
+	}
+	c.mu.Lock()
+	renewing := h.renewing
+	c.mu.Unlock()
+	if !renewing && errors.Is(why, errLeaseExpired) {
+		// An explicit lease running out before Unlock is what it is for.
+		c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
 	} else {
-		c.log.Warn("lock lost", "lock", h.name, "key", h.key)
+		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
 	}
 	c.finish(h, cause)
 }
@@ -534,12 +555,9 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 
 // undoLater undoes an acquisition of unknown outcome in the background,
 // retrying until it succeeds, the lease it may have set has run out anyway,
-// or the Client closes. The caller is an acquisition in flight, so Close has
-// not yet started waiting for the Client's goroutines.
+// or the Client closes (then the lease runs out on the server).
 func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time) {
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
@@ -555,7 +573,7 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 				return
 			}
 		}
-	}()
+	})
 }
 
 // retryRelease runs a call that gives something up (force unlock, leaving a

@@ -13,6 +13,7 @@ import (
 type hold struct {
 	name, key, field string
 	side             side
+	prim             primitive // the lock it holds, to give it back
 	token            int64
 	// lease is the lease the hold was acquired with: renewals and re-entrant
 	// releases re-arm the lock with it.

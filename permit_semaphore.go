@@ -160,9 +160,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 // Releasing an id the semaphore does not hold changes nothing.
 func (s *PermitSemaphore) undoLater(id string, until time.Time) {
 	c := s.c
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
+	c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
@@ -174,7 +172,7 @@ func (s *PermitSemaphore) undoLater(id string, until time.Time) {
 				return
 			}
 		}
-	}()
+	})
 }
 
 // Release returns the permit id to the pool and wakes the waiters. It fails
