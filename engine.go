@@ -395,7 +395,12 @@ func (c *Client) forgetLocked(h *hold) {
 // field; ok is false when ctx names no owner.
 func (c *Client) holdOf(ctx context.Context, p primitive) (h *hold, field string, ok bool) {
 	s := p.spec()
-	owner, ok := OwnerFrom(ctx)
+	var owner string
+	if lc, isLock := ctx.(*lockCtx); isLock {
+		owner, ok = lc.owner, true // the common case, without boxing the owner
+	} else {
+		owner, ok = OwnerFrom(ctx)
+	}
 	if !ok {
 		return nil, "", false
 	}

@@ -116,20 +116,19 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	now := time.Now()
 	w.mu.Lock()
 	var batch []*renewal
-	var longest time.Duration
 	for len(w.queue) > 0 && !w.queue[0].due.After(now.Add(w.queue[0].every/10)) && len(batch) < maxRenewBatch {
-		longest = max(longest, w.queue[0].every)
 		batch = append(batch, heap.Pop(&w.queue).(*renewal))
 	}
 	w.mu.Unlock()
 	if len(batch) == 0 {
 		return
 	}
-	// A renewal is worth waiting for only while the leases it renews last:
-	// past that, the holds' loss deadlines have ended them anyway.
-	deadline := now.Add(longest)
-	for _, r := range batch {
-		if at := time.Unix(0, r.h.lossAt.Load()); at.Before(deadline) {
+	// A renewal is worth waiting for only while the leases it renews last
+	// (not just one renewal interval, which can be far shorter than a round
+	// trip): past that, the holds' loss deadlines have ended them anyway.
+	var deadline time.Time
+	for i, r := range batch {
+		if at := time.Unix(0, r.h.lossAt.Load()); i == 0 || at.Before(deadline) {
 			deadline = at
 		}
 	}

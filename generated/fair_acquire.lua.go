@@ -59,10 +59,10 @@ if free and (head == false or head == ARGV[2]) then
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if redis.call('exists', KEYS[4]) == 0 then
-    redis.call('set', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
-  end
   local token = redis.call('incr', KEYS[4])
+  if token == 1 then
+    token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+  end
   redis.call('pexpire', KEYS[4], ARGV[6])
   return {1, token, 0}
 end
@@ -90,7 +90,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "7d431d3753ba8b86e20c72599a9cb4826bd4c7e4"
+const fairAcquireSHA1 = "5fb457f6d9ea64b76594fe511aef80a16a4f4c5c"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 

@@ -31,11 +31,11 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if redis.call('exists', KEYS[2]) == 0 then
-    local t = redis.call('time')
-    redis.call('set', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
-  end
   local token = redis.call('incr', KEYS[2])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
+  end
   redis.call('pexpire', KEYS[2], ARGV[3])
   return token
 end
@@ -52,7 +52,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "351dbe16a329de689cb96e48db7eb7997bd9ca89"
+const mutexAcquireSHA1 = "1495dcd40d5144470b2461f509265cc8b548dd94"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 

@@ -35,11 +35,11 @@ if mode == false then
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
-  if redis.call('exists', KEYS[3]) == 0 then
-    local t = redis.call('time')
-    redis.call('set', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
-  end
   local token = redis.call('incr', KEYS[3])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+  end
   redis.call('pexpire', KEYS[3], ARGV[6])
   return {1, token}
 end
@@ -62,7 +62,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "3a8c921832f3c54faf3045a5bd7de7805929ff23"
+const rwWriteAcquireSHA1 = "ba6eb458ddda9c91ed17eb18959f124ae247c908"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

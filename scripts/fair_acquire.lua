@@ -46,10 +46,10 @@ if free and (head == false or head == ARGV[2]) then
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if redis.call('exists', KEYS[4]) == 0 then
-    redis.call('set', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
-  end
   local token = redis.call('incr', KEYS[4])
+  if token == 1 then
+    token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+  end
   redis.call('pexpire', KEYS[4], ARGV[6])
   return {1, token, 0}
 end

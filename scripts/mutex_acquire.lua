@@ -18,11 +18,11 @@
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if redis.call('exists', KEYS[2]) == 0 then
-    local t = redis.call('time')
-    redis.call('set', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
-  end
   local token = redis.call('incr', KEYS[2])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
+  end
   redis.call('pexpire', KEYS[2], ARGV[3])
   return token
 end

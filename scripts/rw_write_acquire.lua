@@ -21,11 +21,11 @@ if mode == false then
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
-  if redis.call('exists', KEYS[3]) == 0 then
-    local t = redis.call('time')
-    redis.call('set', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
-  end
   local token = redis.call('incr', KEYS[3])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+  end
   redis.call('pexpire', KEYS[3], ARGV[6])
   return {1, token}
 end
