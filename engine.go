@@ -182,13 +182,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		if !queued {
 			return
 		}
-		if lastErr == nil || !unknownOutcome(lastErr) {
+		if ctx.Err() == nil && (lastErr == nil || !unknownOutcome(lastErr)) {
 			p.abandon(ctx, field)
 			return
 		}
-		// The server did not answer in time: leave the line in the
-		// background rather than keep the caller past its deadline (the
-		// place expires on its own with the waiter timeout anyway).
+		// The caller's deadline has passed or the server did not answer in
+		// time: leave the line in the background rather than keep the caller
+		// past its deadline (the place expires on its own with the waiter
+		// timeout anyway).
 		c.background(func() { p.abandon(c.ctx, field) })
 	}()
 	var (

@@ -156,6 +156,33 @@ func TestAcquireBoundedByDeadline(t *testing.T) {
 			if !eventually(10*time.Second, func() bool { return !exists(t, p.node, p.key(t, "bounded")) }) {
 				t.Fatal("the acquisition that reached the server after the deadline was not undone")
 			}
+
+			// Waiting in line behind another owner when the server stops
+			// answering: giving up the place does not hold the caller either.
+			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			holder := lc.make(direct, "bounded")
+			if lc.name == "RWMutexRead" {
+				holder = direct.RWMutex("bounded")
+			}
+			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = holder.Unlock(hctx) }()
+			p.reconnect(t)
+			ctx, cancel = context.WithTimeout(context.Background(), 600*time.Millisecond)
+			defer cancel()
+			time.AfterFunc(300*time.Millisecond, p.px.Freeze)
+			start = time.Now()
+			_, err = l.TryLock(ctx, 5*time.Second)
+			elapsed = time.Since(start)
+			p.px.Thaw()
+			if err == nil {
+				t.Fatal("TryLock succeeded against a held lock")
+			}
+			if elapsed > 1500*time.Millisecond {
+				t.Fatalf("TryLock with a 600ms deadline, waiting in line when the server froze, returned after %s", elapsed)
+			}
 		})
 	}
 }
