@@ -45,5 +45,6 @@
 // fencing counter, redisson_lock_token:{name} (it expires WithFenceIdle after
 // its last grant, default 7 days; a new counter starts from the server's
 // clock in microseconds, above every earlier token), and release latches,
-// redisson_unlock_latch:{name}:..., each kept for at most the release timeout.
+// redisson_unlock_latch:{name}:..., each kept for at most the release timeout
+// (at least one second).
 package scriptlock
