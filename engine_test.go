@@ -783,3 +783,49 @@ func TestPermitAcquireLostReply(t *testing.T) {
 		t.Fatal("the permit taken by the lost acquisition was not given back (it waits for its one-minute lease)")
 	}
 }
+
+// A Semaphore acquisition whose reply is lost is bounded by the caller's
+// deadline and its permits are given back once, through its latch.
+func TestSemaphoreAcquireLostReply(t *testing.T) {
+	p := newProxied(t)
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	s := p.c.Semaphore("sem")
+	watch := direct.Semaphore("sem")
+	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil || s.Release(ctx, 1) != nil {
+		t.Fatalf("warm-up: %v", err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		_, err := s.TryAcquire(actx, 2, 0)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 0 }) {
+		p.px.Thaw()
+		t.Fatal("the acquire script did not reach the server")
+	}
+	err := <-res
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("TryAcquire with a 500ms deadline returned after %s", d)
+	}
+	if err == nil {
+		t.Fatal("TryAcquire succeeded although its reply never came")
+	}
+	p.px.DropAll()
+	p.px.Thaw()
+	if !eventually(10*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 2 }) {
+		n, _ := watch.AvailablePermits(ctx)
+		t.Fatalf("permits taken by the lost acquisition were not given back: %d available, want 2", n)
+	}
+	time.Sleep(200 * time.Millisecond) // an undo running twice would add them twice
+	if n, err := watch.AvailablePermits(ctx); err != nil || n != 2 {
+		t.Fatalf("available permits = %d, %v; want exactly 2", n, err)
+	}
+}

@@ -287,9 +287,9 @@ var Scripts = []Script{{
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
 }, {
-	Args:      []string{"n"},
+	Args:      []string{"n", "latchTTL"},
 	File:      "scripts/semaphore_acquire.lua",
-	Keys:      []string{"semaphore"},
+	Keys:      []string{"semaphore", "latch"},
 	Name:      "SemaphoreAcquire",
 	ReadOnly:  false,
 	Retryable: false,
@@ -331,6 +331,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      semaphoreTrySetSHA1,
 	Source:    semaphoreTrySetSource,
+}, {
+	Args:      []string{"latchTTL", "publish"},
+	File:      "scripts/semaphore_undo.lua",
+	Keys:      []string{"semaphore", "channel", "latch"},
+	Name:      "SemaphoreUndo",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      semaphoreUndoSHA1,
+	Source:    semaphoreUndoSource,
 }}
 
 // Preload loads every script into the script cache of every node of c (SCRIPT LOAD,
