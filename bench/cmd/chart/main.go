@@ -121,13 +121,14 @@ func render(res *results, out string) error {
 }
 
 // barPanel is a horizontal grouped bar chart, libraries top to bottom in
-// order of first appearance, each bar labelled with its value. It returns nil
+// their order of first appearance in the whole input, each bar labelled with its value. It returns nil
 // when the input has nothing for the panel.
 func barPanel(res *results, pn panel) (*plot.Plot, error) {
-	ss, libs, runs := res.collect(pn.prefix, pn.groupBy, pn.unit, pn.label)
+	ss, _, runs := res.collect(pn.prefix, pn.groupBy, pn.unit, pn.label)
 	if len(ss) == 0 {
 		return nil, nil
 	}
+	libs := res.libs()
 	p := plot.New()
 	title := pn.title
 	if len(ss) == 1 {

@@ -57,6 +57,10 @@ func TestParseAndCollect(t *testing.T) {
 	if len(ss) != 1 || ss[0].values["setnx-cas"] != 326.9 || len(libs) != 2 {
 		t.Errorf("contended = %+v %v (a name without the procs suffix must parse too)", ss, libs)
 	}
+	// The contended results list scriptlock.Mutex first, the input as a whole setnx-cas.
+	if got := strings.Join(res.libs(), ","); got != "setnx-cas,scriptlock.Mutex" {
+		t.Errorf("libs() = %s, want the order of first appearance in the whole input", got)
+	}
 }
 
 func TestParseErrors(t *testing.T) {

@@ -96,6 +96,19 @@ func (r *results) median(name, unit string) (float64, int) {
 	return vs[len(vs)/2], len(vs)
 }
 
+// libs returns every lib= value in order of first appearance, so each panel
+// lists the libraries in the same order, with an empty row where one has no
+// result.
+func (r *results) libs() []string {
+	var libs []string
+	for _, name := range r.order {
+		if lib, ok := keys(name)["lib"]; ok && !slices.Contains(libs, lib) {
+			libs = append(libs, lib)
+		}
+	}
+	return libs
+}
+
 // series is one bar group of a panel: a label and a value per library.
 type series struct {
 	label  string
