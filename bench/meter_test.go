@@ -89,6 +89,10 @@ func newProbe(b testing.TB, addr string) rueidis.Client {
 		b.Fatal(err)
 	}
 	b.Cleanup(probe.Close)
+	// Connect now, so the probe's handshake is not counted in a window.
+	if err := probe.Do(context.Background(), probe.B().Ping().Build()).Error(); err != nil {
+		b.Fatal(err)
+	}
 	return probe
 }
 
