@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
 )
 
 // SentinelMaster is the name the sentinels monitor the primary under.
@@ -31,6 +33,10 @@ type SentinelT struct {
 	Data      []*Node // the data nodes; Data[0] is the first primary
 	Sentinels []*Node
 	Addrs     []string // the sentinels' addresses, for a Sentinel client
+	// ReplicationProxies, with WithProxiedReplication, carry replication from
+	// the first primary to Data[1] and Data[2]. Once the sentinels
+	// reconfigure a replica it connects directly.
+	ReplicationProxies []*netproxy.Proxy
 
 	mu sync.Mutex
 }
@@ -49,6 +55,12 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 	replicas := []*Node{newNode(t, cfg), newNode(t, cfg)}
 	for _, r := range replicas {
 		r.replicaOf = host + " " + port
+		if cfg.proxiedRepl {
+			p := netproxy.New(t, primary.Addr)
+			s.ReplicationProxies = append(s.ReplicationProxies, p)
+			ph, pp, _ := net.SplitHostPort(p.Addr)
+			r.replicaOf = ph + " " + pp
+		}
 	}
 	startAll(t, replicas)
 	for _, r := range replicas {

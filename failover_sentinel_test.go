@@ -1,0 +1,468 @@
+package scriptlock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Failover tests on a real Sentinel deployment (a primary, two replicas,
+// three sentinels) through rueidis's Sentinel client.
+
+const (
+	foWatchdogLease = 3 * time.Second
+	foWatchdogEvery = time.Second
+	foGuardTimeout  = 500 * time.Millisecond
+	// lossSlack is what a loaded 2-core machine may add to the contract's
+	// bound (a holder whose lock is gone learns it within one lease).
+	lossSlack = 3 * time.Second
+)
+
+// lockKinds are the exclusive primitives under test, each built on a
+// scriptlock Client.
+var lockKinds = []struct {
+	name string
+	make func(c *scriptlock.Client, name string) scriptlock.Locker
+}{
+	{"Mutex", func(c *scriptlock.Client, name string) scriptlock.Locker { return c.Mutex(name) }},
+	{"FairMutex", func(c *scriptlock.Client, name string) scriptlock.Locker { return c.FairMutex(name) }},
+	{"RWMutex", func(c *scriptlock.Client, name string) scriptlock.Locker { return c.RWMutex(name) }},
+}
+
+// sentinelLocks returns a scriptlock Client on its own Sentinel connection,
+// as a separate service instance would have, with the given options.
+func sentinelLocks(t *testing.T, s *redistest.SentinelT, prefix string, opts ...scriptlock.Option) *scriptlock.Client {
+	t.Helper()
+	rc := s.Client(t, func(o *rueidis.ClientOption) {
+		o.Dialer.Timeout = time.Second
+		o.ConnWriteTimeout = 2 * time.Second
+	})
+	c, err := scriptlock.New(rc, append([]scriptlock.Option{
+		scriptlock.WithKeyPrefix(prefix),
+		scriptlock.WithWatchdog(foWatchdogLease, foWatchdogEvery),
+		scriptlock.WithReleaseTimeout(2 * time.Second),
+	}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func guardOpt(on bool) scriptlock.Option {
+	if on {
+		return scriptlock.WithFailoverGuard(true, foGuardTimeout)
+	}
+	return scriptlock.WithFailoverGuard(false, 0)
+}
+
+// awaitLoss waits for a lock context to end and reports how long that took,
+// or fails the test when it has not ended within bound.
+func awaitLoss(t *testing.T, lctx context.Context, bound time.Duration, what string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	select {
+	case <-lctx.Done():
+		if cause := context.Cause(lctx); !errors.Is(cause, scriptlock.ErrLockLost) {
+			t.Errorf("%s: context ended with %v, want ErrLockLost", what, cause)
+		}
+		return time.Since(start)
+	case <-time.After(bound):
+		t.Errorf("%s: lock context still alive %v later", what, bound)
+		return bound
+	}
+}
+
+// lockFollowing is TryLock retried while the client still dials the dead
+// primary: rueidis moves to the new one when the sentinels announce it.
+func lockFollowing(ctx context.Context, l scriptlock.Locker, wait time.Duration) (context.Context, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		lctx, err := l.TryLock(ctx, time.Until(deadline))
+		if err == nil || errors.Is(err, scriptlock.ErrNotAcquired) || time.Now().After(deadline) {
+			return lctx, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSentinelGuardWindow provokes the window the failover guard closes: an
+// acquisition no replica saw, followed by the primary's death. Replication
+// runs through proxies, which hold it back while a holder acquires; then the
+// primary is killed and the held bytes discarded, so the promoted replica
+// never saw the lock. (SIGSTOP of the replicas would not do: their sockets
+// still receive the grant and they apply it on resuming.)
+//
+// Guard off: the new primary serves without the lock while its holder's
+// context is alive, and a second owner acquires the same lock there with a
+// fencing token not above the first's (only a fenced store keeps the two
+// apart). The first holder's context then ends within a lease.
+// Guard on: the acquisition fails with ErrNotReplicated and leaves nothing
+// held, so the failover hands nobody a second grant.
+func TestSentinelGuardWindow(t *testing.T) {
+	for _, kind := range lockKinds {
+		t.Run(kind.name, func(t *testing.T) {
+			s := redistest.Sentinel(t, redistest.WithProxiedReplication())
+			prefix := redistest.Prefix(t)
+			// A lease long enough that the first holder's is certainly still
+			// running when the second owner is granted the lock.
+			const lease = 10 * time.Second
+			wd := scriptlock.WithWatchdog(lease, time.Second)
+			guarded := kind.make(sentinelLocks(t, s, prefix, guardOpt(true), wd), "window")
+			first := kind.make(sentinelLocks(t, s, prefix, guardOpt(false), wd), "window")
+			second := kind.make(sentinelLocks(t, s, prefix, guardOpt(false), wd), "window")
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+
+			// A healthy deployment: the guard passes and the lock works.
+			l0, err := guarded.Lock(ctx)
+			if err != nil {
+				t.Fatalf("guarded Lock, replicas healthy: %v", err)
+			}
+			t0, _ := scriptlock.Fence(l0)
+			if err := guarded.Unlock(l0); err != nil {
+				t.Fatal(err)
+			}
+
+			// Replication is held back in the proxies: neither the grant nor
+			// a replica's acknowledgement gets through.
+			for _, p := range s.ReplicationProxies {
+				p.Freeze()
+			}
+			_, gerr := guarded.Lock(ctx)
+			firstAt := time.Now()
+			lctx, err := first.Lock(ctx)
+			if err != nil {
+				for _, p := range s.ReplicationProxies {
+					p.Thaw()
+				}
+				t.Fatalf("unguarded Lock with replication held back: %v", err)
+			}
+			t1, _ := scriptlock.Fence(lctx)
+			old := s.Data[0]
+			start := time.Now()
+			old.Kill()
+			for _, p := range s.ReplicationProxies {
+				p.DropAll() // discards what the proxy held: the replicas never see the grant
+				p.Thaw()
+			}
+			primary, _ := s.WaitFailover(t, old, 1)
+			took := time.Since(start)
+			// The new primary serves without the lock while its holder still
+			// believes it holds it.
+			aliveAtFailover := lctx.Err() == nil
+			t.Logf("kill -9 of %s: %s promoted in %v", old.Addr, primary.Addr, took)
+
+			if !errors.Is(gerr, scriptlock.ErrNotReplicated) {
+				t.Errorf("guarded Lock with replication held back: %v, want ErrNotReplicated", gerr)
+			}
+
+			// The promoted replica never saw the unguarded grant.
+			start = time.Now()
+			lctx2, err := lockFollowing(ctx, second, 20*time.Second)
+			if err != nil {
+				t.Fatalf("second owner on the new primary: %v", err)
+			}
+			t2, _ := scriptlock.Fence(lctx2)
+			t.Logf("guard off: second owner acquired %v after the failover; first holder's context alive then: %v (at the failover: %v); tokens %d (before), %d (first), %d (second)",
+				time.Since(start), lctx.Err() == nil, aliveAtFailover, t0, t1, t2)
+			if secondAt := time.Now(); secondAt.After(firstAt.Add(lease)) {
+				t.Errorf("second owner acquired %v after the first, past the first's lease %v: window not shown", secondAt.Sub(firstAt), lease)
+			}
+			if t2 > t1 {
+				t.Errorf("second owner's token %d above the unreplicated first's %d: the new primary saw the first grant", t2, t1)
+			}
+			if t2 <= t0 {
+				t.Errorf("second owner's token %d not above the replicated grant's %d", t2, t0)
+			}
+			// The first holder's lock did not survive; its context must end
+			// within one watchdog lease (here at its next renewal).
+			lost := awaitLoss(t, lctx, lease+lossSlack, "first holder after failover")
+			t.Logf("first holder's context ended %v after the second owner acquired", lost)
+			if err := first.Unlock(lctx); !errors.Is(err, scriptlock.ErrNotHeld) {
+				t.Errorf("first holder's Unlock: %v, want ErrNotHeld", err)
+			}
+			if lctx2.Err() != nil {
+				t.Errorf("second owner's hold ended: %v", context.Cause(lctx2))
+			}
+			if err := second.Unlock(lctx2); err != nil {
+				t.Errorf("second owner's Unlock: %v", err)
+			}
+		})
+	}
+}
+
+// fencedStore is a counter behind a fencing check, as a database row guarded
+// by UPDATE ... WHERE fence < $token would be. Every write is an increment
+// computed from a value read earlier; a write accepted on top of a value
+// other than the one it read is a lost update.
+type fencedStore struct {
+	mu       sync.Mutex
+	check    bool // refuse tokens not above the last accepted one
+	value    int64
+	last     int64
+	tokens   []int64 // accepted, in order
+	accepted int64
+	refused  int64
+	lost     int64
+	times    []time.Time // accepted writes
+}
+
+func (s *fencedStore) read() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.value
+}
+
+// write stores base+1 with token; it reports false when the token is refused.
+func (s *fencedStore) write(token, base int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.check && token <= s.last {
+		s.refused++
+		return false
+	}
+	if base != s.value {
+		s.lost++ // someone else's increment is overwritten
+	}
+	s.value = base + 1
+	s.last = max(s.last, token)
+	s.tokens = append(s.tokens, token)
+	s.accepted++
+	s.times = append(s.times, time.Now())
+	return true
+}
+
+// holdStats are what the workers saw.
+type holdStats struct {
+	acquired        atomic.Int64
+	lockErrors      atomic.Int64
+	notReplicated   atomic.Int64
+	ctxEndedInWork  atomic.Int64
+	refusedLive     atomic.Int64 // fenced out while its context was alive
+	unlockNotHeld   atomic.Int64
+	unlockOtherErrs atomic.Int64
+	lossTooLate     atomic.Int64 // lock gone but context alive past the bound
+	lastErr         atomic.Value
+}
+
+// TestSentinelFailoverContended: contended workers (each its own Client and
+// Sentinel connection) do fenced read-modify-write on a store that checks
+// tokens while the deployment fails over, first by SENTINEL FAILOVER, then by
+// kill -9 of the primary. Checked for each lock kind, guard on and off: no
+// accepted write lost or applied twice, accepted tokens strictly increasing,
+// a holder whose lock did not survive sees its context end within a lease,
+// every worker acquires on the new primary, and no key is left at the end.
+// The unavailability window (longest gap between accepted writes) is
+// reported and bounded.
+func TestSentinelFailoverContended(t *testing.T) {
+	for _, kind := range lockKinds {
+		for _, guard := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/guard=%v", kind.name, guard), func(t *testing.T) {
+				s := redistest.Sentinel(t)
+				prefix := redistest.Prefix(t)
+				const workers = 4
+				lockers := make([]scriptlock.Locker, workers)
+				for i := range lockers {
+					lockers[i] = kind.make(sentinelLocks(t, s, prefix, guardOpt(guard)), "counter")
+				}
+				store := &fencedStore{check: true}
+				for _, fault := range []string{"SENTINEL FAILOVER", "kill -9"} {
+					runFailoverPhase(t, s, store, lockers, fault)
+				}
+				checkStore(t, store)
+				// Every hold was released or expired: nothing but the fence
+				// counter remains on the final primary.
+				p := s.Primary(t)
+				deadline := time.Now().Add(foWatchdogLease + lossSlack)
+				for {
+					keys, err := p.Do(t, "KEYS", "*"+prefix+"*").AsStrSlice()
+					if err != nil {
+						t.Fatal(err)
+					}
+					left := 0
+					for _, k := range keys {
+						if !isFenceKey(k) {
+							left++
+						}
+					}
+					if left == 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("keys left on the primary: %v", keys)
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			})
+		}
+	}
+}
+
+// isFenceKey reports whether k is a fencing-token counter, which outlives
+// holds by design (it expires when idle).
+func isFenceKey(k string) bool { return strings.HasPrefix(k, "redisson_lock_token:") }
+
+func checkStore(t *testing.T, store *fencedStore) {
+	t.Helper()
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if store.lost != 0 {
+		t.Errorf("%d accepted writes overwrote another's increment (lost updates)", store.lost)
+	}
+	if store.value != store.accepted {
+		t.Errorf("counter %d after %d accepted increments", store.value, store.accepted)
+	}
+	for i := 1; i < len(store.tokens); i++ {
+		if store.tokens[i] <= store.tokens[i-1] {
+			t.Errorf("accepted token %d after %d", store.tokens[i], store.tokens[i-1])
+			break
+		}
+	}
+}
+
+// runFailoverPhase runs the workers, injects fault after a second of
+// contended work, and stops once every worker has acquired and written after
+// the new primary was agreed on.
+func runFailoverPhase(t *testing.T, s *redistest.SentinelT, store *fencedStore, lockers []scriptlock.Locker, fault string) {
+	t.Helper()
+	var (
+		st         holdStats
+		healed     atomic.Bool
+		afterHeal  = make([]atomic.Int64, len(lockers))
+		stop       = make(chan struct{})
+		wg         sync.WaitGroup
+		phaseStart = time.Now()
+	)
+	store.mu.Lock()
+	firstWrite := len(store.times)
+	store.mu.Unlock()
+	for i, l := range lockers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if ok := failoverHold(l, store, &st); ok && healed.Load() {
+					afterHeal[i].Add(1)
+				}
+			}
+		})
+	}
+	time.Sleep(time.Second)
+	var (
+		old, primary *redistest.Node
+		took         time.Duration
+	)
+	switch fault {
+	case "SENTINEL FAILOVER":
+		old, primary, took = s.Failover(t)
+	default:
+		old, primary, took = s.KillPrimary(t)
+	}
+	healed.Store(true)
+	// Every worker must acquire and write on the new primary.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done := true
+		for i := range afterHeal {
+			if afterHeal[i].Load() == 0 {
+				done = false
+			}
+		}
+		if done || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	for i := range afterHeal {
+		if afterHeal[i].Load() == 0 {
+			t.Errorf("%s: worker %d never acquired and wrote on the new primary within 30 s", fault, i)
+		}
+	}
+	if fault == "kill -9" {
+		old.Restart(t) // back as a replica, for the next phase or the end
+	}
+
+	store.mu.Lock()
+	var gap time.Duration
+	times := store.times[firstWrite:]
+	for i := 1; i < len(times); i++ {
+		gap = max(gap, times[i].Sub(times[i-1]))
+	}
+	accepted := len(times)
+	store.mu.Unlock()
+	if st.lossTooLate.Load() != 0 {
+		t.Errorf("%s: %d holders whose lock did not survive kept a live context past one lease", fault, st.lossTooLate.Load())
+	}
+	// Bounded: sentinel detection (1 s down-after), election, the client's
+	// switch, and a lease for locks that outlived their holder's connection.
+	if bound := 2*time.Second + foWatchdogLease + 20*time.Second; gap > bound {
+		t.Errorf("%s: writes stopped for %v, more than %v", fault, gap, bound)
+	}
+	t.Logf("%s: %s -> %s agreed in %v; longest gap between accepted writes %v; %d writes accepted in %v; "+
+		"holds %d, lock errors %d (ErrNotReplicated %d), context ended during work %d, fenced out while alive %d, "+
+		"Unlock ErrNotHeld %d, other Unlock errors %d; last error: %v",
+		fault, old.Addr, primary.Addr, took, gap.Round(time.Millisecond), accepted, time.Since(phaseStart).Round(time.Millisecond),
+		st.acquired.Load(), st.lockErrors.Load(), st.notReplicated.Load(), st.ctxEndedInWork.Load(), st.refusedLive.Load(),
+		st.unlockNotHeld.Load(), st.unlockOtherErrs.Load(), st.lastErr.Load())
+}
+
+// failoverHold is one worker iteration: lock, read, work, fenced write,
+// unlock. It reports whether a write was accepted.
+func failoverHold(l scriptlock.Locker, store *fencedStore, st *holdStats) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	lctx, err := l.Lock(ctx)
+	if err != nil {
+		st.lockErrors.Add(1)
+		if errors.Is(err, scriptlock.ErrNotReplicated) {
+			st.notReplicated.Add(1)
+		}
+		st.lastErr.Store(err.Error())
+		time.Sleep(20 * time.Millisecond)
+		return false
+	}
+	st.acquired.Add(1)
+	token, _ := scriptlock.Fence(lctx)
+	base := store.read()
+	time.Sleep(time.Duration(5+rand.IntN(20)) * time.Millisecond)
+	wrote := false
+	if lctx.Err() != nil {
+		st.ctxEndedInWork.Add(1)
+	} else if wrote = store.write(token, base); !wrote {
+		st.refusedLive.Add(1)
+	}
+	err = l.Unlock(lctx)
+	switch {
+	case err == nil:
+	case errors.Is(err, scriptlock.ErrNotHeld):
+		// The lock did not survive: its context must end within a lease of
+		// the loss (it may already have).
+		st.unlockNotHeld.Add(1)
+		select {
+		case <-lctx.Done():
+		case <-time.After(foWatchdogLease + lossSlack):
+			st.lossTooLate.Add(1)
+		}
+	default:
+		st.unlockOtherErrs.Add(1)
+		st.lastErr.Store(err.Error())
+	}
+	return wrote
+}
