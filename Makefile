@@ -47,6 +47,11 @@ redis-server: deps
 test: deps
 	$(GO) test -race -count=1 $(TESTFLAGS) ./...
 
+## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
+CHAOS_DURATION ?= 2m
+chaos: deps
+	CHAOS_DURATION=$(CHAOS_DURATION) $(GO) test -count=1 -timeout 30m -v -run '^TestChaos$$' ./internal/chaos/
+
 ## demo: the recharge example, duplicate requests with and without the lock (REDIS_URL, else redis-server, else embedded);
 ##       make demo ARGS=-postgres stores the orders in a private PostgreSQL server instead of SQLite
 ARGS ?=
