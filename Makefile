@@ -25,7 +25,7 @@ lint:
 ## deps: install redis-server, redis-sentinel and PostgreSQL with apt-get when missing (root only)
 # Each check is on the binary the tests run; the install command is printed
 # when it cannot run here.
-PG_BINDIR = $(firstword $(shell ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r))
+PG_BINDIR = $(firstword $(shell ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n -r))
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || missing="$$missing redis-server"; \
