@@ -144,7 +144,7 @@ func New() (*Server, error) {
 		"-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions")
 	initdb.Dir = dir
 	initdb.Env = env()
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	initdb.SysProcAttr = sysProcAttr(cred)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return s, fmt.Errorf("initdb: %w\n%s", err, out)
 	}
@@ -210,7 +210,7 @@ func (s *Server) launch(bin string, cred *syscall.Credential) error {
 	cmd.Dir = s.Dir
 	cmd.Env = env()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr(cred)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
