@@ -150,8 +150,13 @@ func TestSentinelGuardWindow(t *testing.T) {
 			// running when the second owner is granted the lock.
 			const lease = 30 * time.Second
 			wd := scriptlock.WithWatchdog(lease, time.Second)
-			guarded := kind.make(sentinelLocks(t, s, prefix, guardOpt(true), wd), "window")
-			first := kind.make(sentinelLocks(t, s, prefix, guardOpt(false), wd), "window")
+			guardedClient := sentinelLocks(t, s, prefix, guardOpt(true), wd)
+			firstClient := sentinelLocks(t, s, prefix, guardOpt(false), wd)
+			// The refused guarded attempt uses a lock of its own, so that the
+			// two cases cannot interfere.
+			guarded := kind.make(guardedClient, "guarded")
+			healthy := kind.make(guardedClient, "window")
+			first := kind.make(firstClient, "window")
 			secondClient := sentinelLocks(t, s, prefix, guardOpt(false), wd)
 			second := kind.make(secondClient, "window")
 			// The second owner's client first follows the failover on a lock of
@@ -163,13 +168,26 @@ func TestSentinelGuardWindow(t *testing.T) {
 			defer cancel()
 
 			// A healthy deployment: the guard passes and the lock works.
-			l0, err := guarded.Lock(ctx)
+			l0, err := healthy.Lock(ctx)
 			if err != nil {
 				t.Fatalf("guarded Lock, replicas healthy: %v", err)
 			}
 			t0, _ := scriptlock.Fence(l0)
-			if err := guarded.Unlock(l0); err != nil {
+			if err := healthy.Unlock(l0); err != nil {
 				t.Fatal(err)
+			}
+			// The release must reach both replicas before replication is held
+			// back, or the promoted replica would still see this hold.
+			wkey := healthy.(interface{ Key() string }).Key()
+			for _, r := range s.Data[1:] {
+				for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+					if n, err := r.Do(t, "EXISTS", wkey).AsInt64(); err == nil && n == 0 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("replica %s still has %s 5 s after its release", r.Addr, wkey)
+					}
+				}
 			}
 
 			// Replication is held back in the proxies: neither the grant nor
@@ -214,7 +232,10 @@ func TestSentinelGuardWindow(t *testing.T) {
 			_ = probe.Unlock(pctx)
 			lctx2, err := second.TryLock(ctx, 10*time.Second)
 			if err != nil {
-				t.Fatalf("second owner on the new primary: %v", err)
+				keys, _ := primary.Do(t, "KEYS", "*"+prefix+"*").AsStrSlice()
+				dumpKeys(t, primary, keys)
+				t.Fatalf("second owner on the new primary (first holder's token %d, context alive %v; clients: guarded %s, first %s, second %s): %v",
+					t1, lctx.Err() == nil, guardedClient.ID(), firstClient.ID(), secondClient.ID(), err)
 			}
 			t2, _ := scriptlock.Fence(lctx2)
 			t.Logf("guard off: second owner acquired %v after the failover; first holder's context alive then: %v (at the failover: %v); tokens %d (before), %d (first), %d (second)",
@@ -237,6 +258,13 @@ func TestSentinelGuardWindow(t *testing.T) {
 			}
 			if lctx2.Err() != nil {
 				t.Errorf("second owner's hold ended: %v", context.Cause(lctx2))
+			}
+			// The guarded acquisition that failed with ErrNotReplicated is not
+			// held on the new primary either.
+			gkey := guarded.(interface{ Key() string }).Key()
+			if n, err := primary.Do(t, "EXISTS", gkey).AsInt64(); err != nil || n != 0 {
+				dumpKeys(t, primary, []string{gkey})
+				t.Errorf("the acquisition refused with ErrNotReplicated is held on the new primary (EXISTS %s = %d, %v)", gkey, n, err)
 			}
 			if err := second.Unlock(lctx2); err != nil {
 				t.Errorf("second owner's Unlock: %v", err)
