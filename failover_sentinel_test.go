@@ -448,16 +448,16 @@ func dumpKeys(t *testing.T, node *redistest.Node, keys []string) {
 // contractTests reports whether the tests of the lock contract that the
 // current hold lifecycle does not meet yet are on (SCRIPTLOCK_CONTRACT_TESTS=1).
 // They are:
-//   - a fresh owner per Lock call by default: without it, an acquisition whose
-//     reply was lost in a failover is re-entered by every later Lock of the
-//     same handle and never released (each Unlock only gives back the
-//     re-entry), so the other workers wait forever;
+//   - a fresh owner per Lock call by default. With one owner per handle, a hold
+//     that survives kill -9 on the promoted replica although its caller gave
+//     it up (its release had not reached the replicas, or its acquisition
+//     reply was lost) is re-entered by every later Lock of the same handle;
+//     each Unlock only gives back the re-entry and the watchdog keeps
+//     renewing it, so the other workers wait forever;
 //   - no RWMutex writer-queue entry left without expiry after a failover;
-//   - FairMutex and RWMutex through kill -9 of the primary: a hold that no
-//     caller has (its Lock returned an error, or its undo failed while the
-//     primary was down) stays on the new primary and is renewed by the
-//     watchdog, so no worker acquires again; the lock hash stays with a
-//     lease that keeps being renewed.
+//   - FairMutex and RWMutex through kill -9 of the primary, even with a fresh
+//     owner per Lock: a hold no caller has stays on the new primary and keeps
+//     being renewed, so no worker acquires again.
 func contractTests() bool { return os.Getenv("SCRIPTLOCK_CONTRACT_TESTS") == "1" }
 
 // isFenceKey reports whether k is a fencing-token counter, which outlives
