@@ -524,23 +524,14 @@ func runFailoverPhase(t *testing.T, s *redistest.SentinelT, store *fencedStore, 
 		old, primary, took = s.KillPrimary(t)
 	}
 	healed.Store(true)
-	if dbg := os.Getenv("FO_DEBUG"); dbg != "" {
-		store.mu.Lock()
-		last := store.last
-		store.mu.Unlock()
-		for _, n := range s.Data {
-			keys, _ := n.Do(t, "KEYS", "redisson_lock_token*").AsStrSlice()
-			for _, k := range keys {
-				v, _ := n.Do(t, "GET", k).ToString()
-				role, _ := n.Do(t, "ROLE").ToArray()
-				r0 := ""
-				if len(role) > 0 {
-					r0, _ = role[0].ToString()
-				}
-				t.Logf("node %s (%s): %s = %s; store last token %d", n.Addr, r0, k, v, last)
-			}
-		}
-	}
+	// How far the fencing counter went back: the promoted replica's value
+	// against the last token the store accepted from the old primary.
+	store.mu.Lock()
+	lastAccepted := store.last
+	store.mu.Unlock()
+	fenceKey := "redisson_lock_token:{" + lockers[0].(interface{ Key() string }).Key() + "}"
+	counter, cerr := primary.Do(t, "GET", fenceKey).ToString()
+	t.Logf("%s: fencing counter on the new primary %s (%v), last token accepted before %d", fault, counter, cerr, lastAccepted)
 	// Every worker must acquire and write on the new primary.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
