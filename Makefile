@@ -2,8 +2,11 @@
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TESTFLAGS   ?=
+BENCH_ROUNDS ?= 8
+BENCHTIME    ?= 1s
+BENCHSTAT   ?= golang.org/x/perf/cmd/benchstat@latest
 
-.PHONY: all generate check-generated lint test bench bench-compare redis-server demo
+.PHONY: all generate check-generated lint test bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
 
 all: generate lint test
 
@@ -22,29 +25,62 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-## redis-server: install redis-server with apt-get when it is missing (root only)
-redis-server:
-	@if command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1; then exit 0; fi; \
+## deps: install redis-server, redis-sentinel and PostgreSQL with apt-get when missing (root only)
+# Each check is on the binary the tests run; the install command is printed
+# when it cannot run here.
+PG_BINDIR = $(firstword $(shell ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n -r))
+deps:
+	@missing=""; \
+	command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	command -v redis-sentinel >/dev/null 2>&1 || missing="$$missing redis-sentinel"; \
+	{ command -v initdb >/dev/null 2>&1 && command -v postgres >/dev/null 2>&1; } || [ -x "$(PG_BINDIR)/initdb" ] || missing="$$missing postgresql"; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing redis-server with apt-get"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) || exit 1; \
+	  echo "installing$$missing with apt-get"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
+	    { echo "apt-get install failed: run 'sudo apt-get install -y$$missing'"; exit 1; }; \
 	else \
-	  echo "redis-server is not installed: run 'sudo apt-get install -y redis-server' (Debian/Ubuntu) or 'brew install redis' (macOS)"; exit 1; \
+	  echo "missing:$$missing. Run 'sudo apt-get install -y$$missing' (Debian/Ubuntu) or 'brew install redis postgresql' (macOS)"; exit 1; \
 	fi
 
+# redis-server: kept for the targets and habits that name it.
+redis-server: deps
+
 ## test: all tests against real redis-server processes started by the tests
-test: redis-server
+test: deps
 	$(GO) test -race -count=1 $(TESTFLAGS) ./...
 
-## demo: the recharge example, duplicate requests with and without the lock (REDIS_URL, else redis-server, else embedded)
+## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
+CHAOS_DURATION ?= 2m
+chaos: deps
+	CHAOS_DURATION=$(CHAOS_DURATION) $(GO) test -count=1 -timeout 30m -v -run '^TestChaos$$' ./internal/chaos/
+
+## demo: the recharge example, duplicate requests with and without the lock (REDIS_URL, else redis-server, else embedded);
+##       make demo ARGS=-postgres stores the orders in a private PostgreSQL server instead of SQLite
+ARGS ?=
 demo:
-	$(GO) run ./examples/recharge/cmd/demo
+	$(GO) run ./examples/recharge/cmd/demo $(ARGS)
+
+## demo-postgres: make demo ARGS=-postgres
+demo-postgres:
+	$(GO) run ./examples/recharge/cmd/demo -postgres $(ARGS)
 
 ## bench: benchmarks with allocation counts
 bench: redis-server
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-compare: scriptlock beside redsync, bsm/redislock and rueidislock, same server, one run
+## bench-compare: scriptlock beside redsync, rueidislock, bsm/redislock and bare SET NX PX on one server;
+##   BENCH_ROUNDS rounds of every benchmark, library order rotated each round; writes bench/bench.txt,
+##   prints benchstat with one column per library (the first, SET NX PX, is the base), draws bench/chart.png;
+##   a failed run (a library that errs or hangs past a minute) is reported and the other rounds still run
 bench-compare: redis-server
-	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8 | tee bench.txt
-	cd bench && $(GO) run golang.org/x/perf/cmd/benchstat@latest bench.txt
+	@cd bench && rm -f bench.txt && r=0 && failed=0 && while [ $$r -lt $(BENCH_ROUNDS) ]; do \
+	  echo "round $$((r+1)) of $(BENCH_ROUNDS)"; \
+	  $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 1 -args -rotate=$$r > round.txt || failed=1; \
+	  cat round.txt >> bench.txt; cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
+	  $(GO) run $(BENCHSTAT) -col /lib bench.txt && $(GO) run ./cmd/chart -o chart.png bench.txt && \
+	  if [ $$failed -ne 0 ]; then echo "bench-compare: some benchmark runs failed, see FAIL above"; exit 1; fi
+
+## bench-chart: draw bench/chart.png from bench/bench.txt (ops/s, acquisitions/s and wait p99 per library)
+bench-chart:
+	cd bench && $(GO) run ./cmd/chart -o chart.png bench.txt
