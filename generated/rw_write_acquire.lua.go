@@ -17,7 +17,8 @@ const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hol
 -- fencing token for a fresh hold. A writer that cannot take it now and will
 -- wait registers in the pending-writer set with a deadline of server time +
 -- waiterTimeout (refreshed on every call), which keeps new readers out until
--- it gets its turn, gives up, or stops calling.
+-- it gets its turn, gives up, or stops calling. The set itself expires
+-- waiterTimeout after the last registration, so it never outlives its waiters.
 -- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -57,12 +58,13 @@ if ARGV[5] == '1' then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('pexpire', KEYS[2], ARGV[4])
 end
 return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "ba6eb458ddda9c91ed17eb18959f124ae247c908"
+const rwWriteAcquireSHA1 = "a5d33f9222eb2ec1f93f85bb2e1c7ccc43342791"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -77,7 +79,8 @@ type RwWriteAcquireResult struct {
 // fencing token for a fresh hold. A writer that cannot take it now and will
 // wait registers in the pending-writer set with a deadline of server time +
 // waiterTimeout (refreshed on every call), which keeps new readers out until
-// it gets its turn, gives up, or stops calling.
+// it gets its turn, gives up, or stops calling. The set itself expires
+// waiterTimeout after the last registration, so it never outlives its waiters.
 // Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
 func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
 	keys := []string{lock, writers, fence}

@@ -3,7 +3,8 @@
 -- fencing token for a fresh hold. A writer that cannot take it now and will
 -- wait registers in the pending-writer set with a deadline of server time +
 -- waiterTimeout (refreshed on every call), which keeps new readers out until
--- it gets its turn, gives up, or stops calling.
+-- it gets its turn, gives up, or stops calling. The set itself expires
+-- waiterTimeout after the last registration, so it never outlives its waiters.
 -- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -43,5 +44,6 @@ if ARGV[5] == '1' then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('pexpire', KEYS[2], ARGV[4])
 end
 return {0, redis.call('pttl', KEYS[1])}
