@@ -1,0 +1,349 @@
+package scriptlock
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Each interop test runs on a plain name and on one that carries a hash tag
+// (Redisson then adds no braces to its derived keys, except the latch
+// channel, which always gets them).
+
+// RWMutex and Redisson's RReadWriteLock: a Go writer's last unlock publishes
+// READ_UNLOCK "1" (every Java waiter retries), a downgrade to read mode
+// publishes nothing, and wake-ups work both ways.
+func TestRedissonRWMutexInterop(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	for _, name := range []string{"catalog", "cat:{7}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			rw := c.RWMutex(name)
+			key := rw.Key()
+			channel := redissonName("redisson_rwlock", key)
+			msgs := listen(t, node, channel)
+			java := newRedissonJava(node.Client(t), 41)
+
+			// Go writer: Java can neither read nor write; its last unlock says "1".
+			w, err := rw.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, ttl, err := java.readLock(ctx, key); err != nil || ok || ttl <= 0 {
+				t.Fatalf("Java read while Go writes: ok=%v ttl=%d err=%v", ok, ttl, err)
+			}
+			if ok, _, err := java.writeLock(ctx, key); err != nil || ok {
+				t.Fatalf("Java write while Go writes: ok=%v err=%v", ok, err)
+			}
+			if err := rw.Unlock(w); err != nil {
+				t.Fatal(err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 1" {
+				t.Fatalf("Go write unlock published %q, want READ_UNLOCK 1", got)
+			}
+
+			// Downgrade: the writer keeps a read hold; nothing is published,
+			// the lock is in read mode and Java readers may join.
+			w, err = rw.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := rw.RLock(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rw.Unlock(w); err != nil {
+				t.Fatal(err)
+			}
+			msgs.quiet(t, 300*time.Millisecond)
+			if mode, err := node.Do(t, "HGET", key, "mode").ToString(); err != nil || mode != "read" {
+				t.Fatalf("mode after downgrade = %q, %v", mode, err)
+			}
+			if ok, _, err := java.readLock(ctx, key); err != nil || !ok {
+				t.Fatalf("Java read after Go downgrade: ok=%v err=%v", ok, err)
+			}
+			if n, err := java.readUnlock(ctx, key); err != nil || n != 0 {
+				t.Fatalf("Java read unlock beside a Go reader = %d, %v; want 0 (still locked)", n, err)
+			}
+			if err := rw.RUnlock(r); err != nil {
+				t.Fatal(err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 0" {
+				t.Fatalf("Go last read unlock published %q, want 0", got)
+			}
+
+			// Java writer: Go readers on two Clients wait and both wake on
+			// Java's "1" (Java's lease is 30 s: only the message is this fast).
+			if ok, _, err := java.writeLock(ctx, key); err != nil || !ok {
+				t.Fatalf("Java write on a free lock: ok=%v err=%v", ok, err)
+			}
+			if _, err := rw.TryRLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("Go read while Java writes: %v", err)
+			}
+			var waits []func()
+			for _, cl := range []*Client{c, c2} {
+				h := cl.RWMutex(name)
+				waits = append(waits, within(t, 5*time.Second, "Go reader after Java write unlock", func() error {
+					r, err := h.RLock(ctx)
+					if err == nil {
+						err = h.RUnlock(r)
+					}
+					return err
+				}))
+			}
+			time.Sleep(200 * time.Millisecond)
+			if n, err := java.writeUnlock(ctx, key); err != nil || n != 1 {
+				t.Fatalf("Java write unlock = %d, %v", n, err)
+			}
+			for _, wait := range waits {
+				wait()
+			}
+
+			// Java reader: a Go writer waits and wakes on Java's "0".
+			if ok, _, err := java.readLock(ctx, key); err != nil || !ok {
+				t.Fatalf("Java read on a free lock: ok=%v err=%v", ok, err)
+			}
+			wait := within(t, 5*time.Second, "Go writer after Java read unlock", func() error {
+				w, err := rw.Lock(ctx)
+				if err == nil {
+					err = rw.Unlock(w)
+				}
+				return err
+			})
+			time.Sleep(200 * time.Millisecond)
+			if n, err := java.readUnlock(ctx, key); err != nil || n != 1 {
+				t.Fatalf("Java read unlock = %d, %v", n, err)
+			}
+			wait()
+
+			// Go's force unlock of a Java write lock says "1", as Redisson's.
+			if ok, _, err := java.writeLock(ctx, key); err != nil || !ok {
+				t.Fatalf("Java write: ok=%v err=%v", ok, err)
+			}
+			msgs.drain()
+			if ok, err := rw.ForceUnlock(ctx); err != nil || !ok {
+				t.Fatalf("ForceUnlock = %v, %v", ok, err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 1" {
+				t.Fatalf("force unlock of a write lock published %q, want 1", got)
+			}
+		})
+	}
+}
+
+// CountDownLatch and Redisson's RCountDownLatch: one channel,
+// redisson_countdownlatch__channel__{<raw name>}, braces even on a
+// hash-tagged name, and each side wakes the other's waiters.
+func TestRedissonLatchInterop(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	for _, name := range []string{"batch-7", "batch:{42}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 20*time.Second)
+			l := c.CountDownLatch(name)
+			key := l.Key()
+			channel := javaLatchChannel(key)
+			msgs := listen(t, node, channel)
+			java := newRedissonJava(node.Client(t), 7)
+
+			// Go sets and counts down: a Java waiter hears "1", then "0".
+			if ok, err := l.TrySetCount(ctx, 2); err != nil || !ok {
+				t.Fatalf("TrySetCount = %v, %v", ok, err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 1" {
+				t.Fatalf("Go TrySetCount published %q", got)
+			}
+			if err := java.latchCountDown(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.CountDown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 0" {
+				t.Fatalf("zero published %q", got)
+			}
+
+			// Java sets and counts down: Go waiters wake on Java's "0",
+			// sooner than the fallback timer could.
+			if n, err := java.latchTrySet(ctx, key, 1); err != nil || n != 1 {
+				t.Fatalf("Java trySetCount = %d, %v", n, err)
+			}
+			if n, err := l.GetCount(ctx); err != nil || n != 1 {
+				t.Fatalf("Go sees count %d, %v", n, err)
+			}
+			wait := within(t, 10*time.Second, "Go Await", func() error { return l.Await(ctx) })
+			time.Sleep(200 * time.Millisecond)
+			if err := java.latchCountDown(ctx, key); err != nil {
+				t.Fatal(err)
+			}
+			zero := time.Now()
+			wait()
+			if d := time.Since(zero); d > notifyFallback/2 {
+				t.Fatalf("Go waiter woke %s after Java's zero: fallback, not the message", d)
+			}
+		})
+	}
+}
+
+// Semaphore and Redisson's RSemaphore: releases always publish the new count
+// (also when it is zero or negative), and waiters wake both ways.
+func TestRedissonSemaphoreInterop(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	for _, name := range []string{"pdf", "pdf:{3}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 20*time.Second)
+			s := c.Semaphore(name)
+			key := s.Key()
+			channel := redissonName("redisson_sc", key)
+			msgs := listen(t, node, channel)
+			java := newRedissonJava(node.Client(t), 9)
+
+			if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+				t.Fatalf("TrySetPermits = %v, %v", ok, err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 1" {
+				t.Fatalf("TrySetPermits published %q", got)
+			}
+			if n, err := java.semAcquire(ctx, key, 1); err != nil || n != 1 {
+				t.Fatalf("Java acquire = %d, %v", n, err)
+			}
+			if ok, err := s.TryAcquire(ctx, 1, 0); err != nil || ok {
+				t.Fatalf("Go acquire with no permit left = %v, %v", ok, err)
+			}
+			wait := within(t, 10*time.Second, "Go Acquire", func() error { return s.Acquire(ctx, 1) })
+			time.Sleep(200 * time.Millisecond)
+			if v, err := java.semRelease(ctx, key, 1); err != nil || v != 1 {
+				t.Fatalf("Java release = %d, %v", v, err)
+			}
+			released := time.Now()
+			wait()
+			if d := time.Since(released); d > notifyFallback/2 {
+				t.Fatalf("Go waiter took the permit %s after Java's release: fallback, not the message", d)
+			}
+			msgs.drain()
+
+			// Go's releases publish whatever the count, as Redisson's do.
+			if v, err := s.AddPermits(ctx, -3); err != nil || v != -3 {
+				t.Fatalf("AddPermits(-3) = %d, %v", v, err)
+			}
+			if err := s.Release(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"-3", "-2"} {
+				if got := msgs.next(t, 3*time.Second); got != channel+" "+want {
+					t.Fatalf("published %q, want %q", got, want)
+				}
+			}
+			if v, err := java.semRelease(ctx, key, 2); err != nil || v != 0 {
+				t.Fatalf("Java release = %d, %v", v, err)
+			}
+			if n, err := s.AvailablePermits(ctx); err != nil || n != 0 {
+				t.Fatalf("Go sees %d permits, %v", n, err)
+			}
+		})
+	}
+}
+
+// PermitSemaphore and Redisson's RPermitExpirableSemaphore: permit ids are
+// 16 raw bytes in Redis, so each side releases the other's permits, and
+// waiters wake both ways.
+func TestRedissonPermitSemaphoreInterop(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	for _, name := range []string{"gpu", "gpu:{5}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 20*time.Second)
+			p := c.PermitSemaphore(name)
+			key := p.Key()
+			timeouts := redissonSuffix(key, "timeout")
+			java := newRedissonJava(node.Client(t), 11)
+			if ok, err := p.TrySetPermits(ctx, 2); err != nil || !ok {
+				t.Fatalf("TrySetPermits = %v, %v", ok, err)
+			}
+
+			// A Java permit is 16 bytes in the timeout set; Go releases it.
+			jid, err := java.permitAcquire(ctx, key, 30*time.Second)
+			if err != nil || jid == "" {
+				t.Fatalf("Java acquire = %q, %v", jid, err)
+			}
+			members, err := node.Do(t, "ZRANGE", timeouts, "0", "-1").AsStrSlice()
+			if err != nil || len(members) != 1 || len(members[0]) != 16 {
+				t.Fatalf("timeout set = %q, %v; want one 16-byte member", members, err)
+			}
+			if err := p.Release(ctx, jid); err != nil {
+				t.Fatalf("Go release of a Java permit: %v", err)
+			}
+
+			// A Go permit is 16 bytes too; Java releases it.
+			gid, err := p.Acquire(ctx, 30*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wire, _ := permitWire(gid)
+			members, err = node.Do(t, "ZRANGE", timeouts, "0", "-1").AsStrSlice()
+			if err != nil || len(members) != 1 || members[0] != string(wire) {
+				t.Fatalf("timeout set = %q, %v; want the 16 bytes of %s", members, err, gid)
+			}
+			if n, err := java.permitRelease(ctx, key, gid); err != nil || n != 1 {
+				t.Fatalf("Java release of a Go permit = %d, %v", n, err)
+			}
+			if err := p.Release(ctx, gid); !errors.Is(err, ErrUnknownPermit) {
+				t.Fatalf("second release: %v", err)
+			}
+
+			// Java holds both permits: a Go waiter wakes on Java's release.
+			var jids []string
+			for range 2 {
+				id, err := java.permitAcquire(ctx, key, 30*time.Second)
+				if err != nil || id == "" {
+					t.Fatalf("Java acquire = %q, %v", id, err)
+				}
+				jids = append(jids, id)
+			}
+			var got string
+			wait := within(t, 10*time.Second, "Go Acquire", func() error {
+				var err error
+				got, err = p.Acquire(ctx, 30*time.Second)
+				return err
+			})
+			time.Sleep(200 * time.Millisecond)
+			if n, err := java.permitRelease(ctx, key, jids[0]); err != nil || n != 1 {
+				t.Fatalf("Java release = %d, %v", n, err)
+			}
+			released := time.Now()
+			wait()
+			if d := time.Since(released); d > notifyFallback/2 {
+				t.Fatalf("Go waiter took the permit %s after Java's release: fallback, not the message", d)
+			}
+
+			// A Java waiter hears Go's release on redisson_sc with the new count.
+			msgs := listen(t, node, redissonName("redisson_sc", key))
+			if err := p.Release(ctx, got); err != nil {
+				t.Fatal(err)
+			}
+			if m := msgs.next(t, 3*time.Second); m != redissonName("redisson_sc", key)+" 1" {
+				t.Fatalf("Go release published %q", m)
+			}
+			if id, err := java.permitAcquire(ctx, key, 30*time.Second); err != nil || id == "" {
+				t.Fatalf("Java acquire after Go's release = %q, %v", id, err)
+			}
+
+			// An id that is not 32 hex digits is refused before Redis.
+			before, _ := node.Do(t, "ZCARD", timeouts).AsInt64()
+			for _, bad := range []string{"", "xyz", jids[1] + "00", "zz" + jids[1][2:]} {
+				if err := p.Release(ctx, bad); !errors.Is(err, ErrInvalidArgument) {
+					t.Fatalf("Release(%q): %v, want ErrInvalidArgument", bad, err)
+				}
+			}
+			if after, _ := node.Do(t, "ZCARD", timeouts).AsInt64(); after != before {
+				t.Fatalf("bad ids changed the timeout set: %d -> %d", before, after)
+			}
+		})
+	}
+}
