@@ -2,6 +2,8 @@ package scriptlock
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -345,5 +347,246 @@ func TestRedissonPermitSemaphoreInterop(t *testing.T) {
 				t.Fatalf("bad ids changed the timeout set: %d -> %d", before, after)
 			}
 		})
+	}
+}
+
+// FairMutex with WithRedissonFairQueue shares Redisson's RFairLock queue: with
+// J1 holding and J2, G3, J4 queued in that order, J2 takes the lock from the
+// queue (lowering every later score by threadWaitTime), and G3 still comes
+// before J4, woken by J2's unlock message, not by a poll. G3's unlock wakes J4
+// on J4's own channel.
+func TestRedissonFairMutexInterop(t *testing.T) {
+	node := redistest.Server(t)
+	// A 30 s waiter timeout makes Go's safety poll 10 s: only a message can
+	// wake G3 within the bound below.
+	c := newTestClient(t, node.Client(t), WithRedissonFairQueue(0), WithWaiterTimeout(30*time.Second))
+	for _, name := range []string{"report", "report:{9}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 40*time.Second)
+			f := c.FairMutex(name)
+			key := f.Key()
+			queue := redissonName("redisson_lock_queue", key)
+			jvmA, jvmB := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 1)
+			j1, j2 := jvmA, jvmA
+			j2.thread = 2
+			j4 := jvmB
+			j4.thread = 4
+			msgs := listen(t, node, j2.fairChannel(key), j4.fairChannel(key))
+
+			if ok, _, err := j1.fairLock(ctx, key); err != nil || !ok {
+				t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
+			}
+			if ok, _, err := j2.fairLock(ctx, key); err != nil || ok {
+				t.Fatalf("J2 should queue: ok=%v err=%v", ok, err)
+			}
+			g3Owner := "g3"
+			acquired := make(chan time.Time, 1)
+			release := make(chan struct{})
+			g3 := within(t, 30*time.Second, "G3", func() error {
+				lctx, err := f.Lock(WithOwner(ctx, g3Owner))
+				if err != nil {
+					return err
+				}
+				acquired <- time.Now()
+				<-release
+				return f.Unlock(lctx)
+			})
+			waitFor(t, 5*time.Second, "G3 queued", func() bool {
+				n, _ := node.Do(t, "LLEN", queue).AsInt64()
+				return n == 2
+			})
+			if ok, _, err := j4.fairLock(ctx, key); err != nil || ok {
+				t.Fatalf("J4 should queue: ok=%v err=%v", ok, err)
+			}
+			order, _ := node.Do(t, "LRANGE", queue, "0", "-1").AsStrSlice()
+			want := []string{j2.lockName(), c.ID() + ":" + g3Owner, j4.lockName()}
+			if strings.Join(order, ",") != strings.Join(want, ",") {
+				t.Fatalf("queue = %v, want %v", order, want)
+			}
+
+			// J1 unlocks: J2, first in line, is told on its own channel.
+			if n, err := j1.fairUnlock(ctx, key); err != nil || n != 1 {
+				t.Fatalf("J1 unlock = %d, %v", n, err)
+			}
+			if m := msgs.next(t, 3*time.Second); m != j2.fairChannel(key)+" 0" {
+				t.Fatalf("J1's unlock message %q, want 0 to J2", m)
+			}
+			if ok, _, err := j2.fairLock(ctx, key); err != nil || !ok {
+				t.Fatalf("J2 from the queue: ok=%v err=%v", ok, err)
+			}
+			// J2 unlocks: G3 is next, its place kept through J2's score rewrite.
+			if n, err := j2.fairUnlock(ctx, key); err != nil || n != 1 {
+				t.Fatalf("J2 unlock = %d, %v", n, err)
+			}
+			unlocked := time.Now()
+			if ok, _, err := j4.fairLock(ctx, key); err != nil || ok {
+				t.Fatalf("J4 overtook G3: ok=%v err=%v", ok, err)
+			}
+			select {
+			case at := <-acquired:
+				if d := at.Sub(unlocked); d > 5*time.Second {
+					t.Fatalf("G3 took the lock %s after J2's unlock: polled, not woken", d)
+				}
+			case <-time.After(8 * time.Second):
+				t.Fatal("G3 did not get the lock after J2's unlock")
+			}
+			if ok, _, err := j4.fairLock(ctx, key); err != nil || ok {
+				t.Fatalf("J4 while G3 holds: ok=%v err=%v", ok, err)
+			}
+			close(release)
+			g3()
+			// G3's unlock wakes J4 on its own channel; J4 then gets the lock.
+			if m := msgs.next(t, 3*time.Second); m != j4.fairChannel(key)+" 0" {
+				t.Fatalf("G3's unlock message %q, want 0 to J4", m)
+			}
+			if ok, _, err := j4.fairLock(ctx, key); err != nil || !ok {
+				t.Fatalf("J4 after G3: ok=%v err=%v", ok, err)
+			}
+			// Java re-enters; Go is refused and, with no wait, does not queue.
+			if ok, _, err := j4.fairLock(ctx, key); err != nil || !ok {
+				t.Fatalf("J4 re-entry: ok=%v err=%v", ok, err)
+			}
+			if _, err := f.TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("Go TryLock while J4 holds: %v", err)
+			}
+			for _, want := range []int64{0, 1} {
+				if n, err := j4.fairUnlock(ctx, key); err != nil || n != want {
+					t.Fatalf("J4 unlock = %d, %v; want %d", n, err, want)
+				}
+			}
+			if n, _ := node.Do(t, "EXISTS", key, queue, redissonName("redisson_lock_timeout", key)).AsInt64(); n != 0 {
+				t.Fatalf("%d keys left behind", n)
+			}
+		})
+	}
+}
+
+// A Go waiter that gives up leaves Redisson's queue as RFairLock's
+// acquireFailed does: later waiters' scores drop by its waitTime, and a Java
+// waiter behind it is next.
+func TestRedissonFairMutexGiveUp(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithRedissonFairQueue(0))
+	ctx := testCtx(t, 20*time.Second)
+	f := c.FairMutex("giveup")
+	key := f.Key()
+	timeouts := redissonName("redisson_lock_timeout", key)
+	j1, j3 := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 3)
+	if ok, _, err := j1.fairLock(ctx, key); err != nil || !ok {
+		t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
+	}
+	const wait = 400 * time.Millisecond
+	done := within(t, 10*time.Second, "Go TryLock", func() error {
+		_, err := f.TryLock(WithOwner(ctx, "g2"), wait)
+		if !errors.Is(err, ErrNotAcquired) {
+			return fmt.Errorf("TryLock = %v, want ErrNotAcquired", err)
+		}
+		return nil
+	})
+	waitFor(t, 3*time.Second, "G2 queued", func() bool {
+		n, _ := node.Do(t, "ZCARD", timeouts).AsInt64()
+		return n == 1
+	})
+	if ok, _, err := j3.fairLock(ctx, key); err != nil || ok {
+		t.Fatalf("J3 should queue: ok=%v err=%v", ok, err)
+	}
+	before, err := node.Do(t, "ZSCORE", timeouts, j3.lockName()).AsFloat64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done()
+	after, err := node.Do(t, "ZSCORE", timeouts, j3.lockName()).AsFloat64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := int64(before - after); got != wait.Milliseconds() {
+		t.Fatalf("J3's score dropped by %d ms when G2 left, want its waitTime %d", got, wait.Milliseconds())
+	}
+	if order, _ := node.Do(t, "LRANGE", redissonName("redisson_lock_queue", key), "0", "-1").AsStrSlice(); len(order) != 1 || order[0] != j3.lockName() {
+		t.Fatalf("queue after G2 left = %v", order)
+	}
+
+	// Go's ForceUnlock of J1's lock tells J3, now first, on its channel.
+	msgs := listen(t, node, j3.fairChannel(key))
+	if ok, err := f.ForceUnlock(ctx); err != nil || !ok {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	if m := msgs.next(t, 3*time.Second); m != j3.fairChannel(key)+" 0" {
+		t.Fatalf("force unlock message %q, want 0 to J3", m)
+	}
+	if ok, _, err := j3.fairLock(ctx, key); err != nil || !ok {
+		t.Fatalf("J3 after force unlock: ok=%v err=%v", ok, err)
+	}
+}
+
+// Without WithRedissonFairQueue, FairMutex queues under its own keys: a Java
+// RFairLock on the same name still excludes it through the shared lock hash,
+// neither queue holds the other's waiters, and a Go waiter gets the lock
+// after Java's unlock within its poll interval (Java does not message it).
+func TestFairMutexNativeBesideRedisson(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWaiterTimeout(300*time.Millisecond))
+	for _, name := range []string{"mixed", "mixed:{4}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 20*time.Second)
+			f := c.FairMutex(name)
+			key := f.Key()
+			rq := redissonName("redisson_lock_queue", key)
+			j1, j2 := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
+
+			if ok, _, err := j1.fairLock(ctx, key); err != nil || !ok {
+				t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
+			}
+			if _, err := f.TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("Go TryLock while Java holds: %v", err)
+			}
+			got := within(t, 10*time.Second, "Go Lock", func() error {
+				lctx, err := f.Lock(WithOwner(ctx, "g"))
+				if err != nil {
+					return err
+				}
+				// Java is refused while Go holds, and queues in its own queue.
+				if ok, _, err := j2.fairLock(ctx, key); err != nil || ok {
+					return fmt.Errorf("J2 while Go holds: ok=%v err=%v", ok, err)
+				}
+				return f.Unlock(lctx)
+			})
+			waitFor(t, 3*time.Second, "Go queued", func() bool {
+				n, _ := node.Do(t, "LLEN", f.queue).AsInt64()
+				return n == 1
+			})
+			if n, _ := node.Do(t, "EXISTS", rq).AsInt64(); n != 0 {
+				t.Fatal("a Go waiter appeared in Redisson's queue")
+			}
+			if n, err := j1.fairUnlock(ctx, key); err != nil || n != 1 {
+				t.Fatalf("J1 unlock = %d, %v", n, err)
+			}
+			got()
+			if order, _ := node.Do(t, "LRANGE", rq, "0", "-1").AsStrSlice(); len(order) != 1 || order[0] != j2.lockName() {
+				t.Fatalf("Redisson's queue = %v, want only J2", order)
+			}
+			if n, _ := node.Do(t, "EXISTS", f.queue).AsInt64(); n != 0 {
+				t.Fatal("Go's queue not empty after the Go waiter got the lock")
+			}
+			// Go released: J2, first in Redisson's queue, gets the lock.
+			if ok, _, err := j2.fairLock(ctx, key); err != nil || !ok {
+				t.Fatalf("J2 after Go: ok=%v err=%v", ok, err)
+			}
+			if n, err := j2.fairUnlock(ctx, key); err != nil || n != 1 {
+				t.Fatalf("J2 unlock = %d, %v", n, err)
+			}
+		})
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, d)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -382,3 +382,106 @@ func (l *channelLog) drain() {
 		}
 	}
 }
+
+// --- RFairLock (RedissonFairLock) ---
+
+const (
+	// RedissonFairLock.tryLockInnerAsync, the EVAL_LONG form (lock, tryLock
+	// with a wait): KEYS name, redisson_lock_queue:{name},
+	// redisson_lock_timeout:{name}; ARGV lease, <lockName>, waitTime, now
+	// (the Java host's clock).
+	javaFairLock = `while true do
+  local first = redis.call('lindex', KEYS[2], 0)
+  if first == false then break end
+  local timeout = tonumber(redis.call('zscore', KEYS[3], first))
+  if timeout <= tonumber(ARGV[4]) then
+    redis.call('zrem', KEYS[3], first)
+    redis.call('lpop', KEYS[2])
+  else
+    break
+  end
+end
+if redis.call('exists', KEYS[1]) == 0 and
+   (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+  redis.call('lpop', KEYS[2])
+  redis.call('zrem', KEYS[3], ARGV[2])
+  local waiting = redis.call('zrange', KEYS[3], 0, -1)
+  for i = 1, #waiting do redis.call('zincrby', KEYS[3], -tonumber(ARGV[3]), waiting[i]) end
+  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return nil
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return nil
+end
+local timeout = redis.call('zscore', KEYS[3], ARGV[2])
+if timeout ~= false then
+  return timeout - tonumber(ARGV[3]) - tonumber(ARGV[4])
+end
+local last = redis.call('lindex', KEYS[2], -1)
+local ttl
+if last ~= false and last ~= ARGV[2] then
+  ttl = tonumber(redis.call('zscore', KEYS[3], last)) - tonumber(ARGV[4])
+else
+  ttl = redis.call('pttl', KEYS[1])
+end
+if redis.call('zadd', KEYS[3], ttl + tonumber(ARGV[3]) + tonumber(ARGV[4]), ARGV[2]) == 1 then
+  redis.call('rpush', KEYS[2], ARGV[2])
+end
+return ttl`
+	// RedissonFairLock.unlockInnerAsync: KEYS name, queue, timeouts, channel,
+	// unlock latch; ARGV UNLOCK_MESSAGE 0, lease, <lockName>, now, publish
+	// command, latch timeout.
+	javaFairUnlock = `local seen = redis.call('get', KEYS[5])
+if seen ~= false then return tonumber(seen) end
+while true do
+  local first = redis.call('lindex', KEYS[2], 0)
+  if first == false then break end
+  local timeout = tonumber(redis.call('zscore', KEYS[3], first))
+  if timeout <= tonumber(ARGV[4]) then
+    redis.call('zrem', KEYS[3], first)
+    redis.call('lpop', KEYS[2])
+  else
+    break
+  end
+end
+if redis.call('exists', KEYS[1]) == 0 then
+  local nextWaiter = redis.call('lindex', KEYS[2], 0)
+  if nextWaiter ~= false then redis.call(ARGV[5], KEYS[4] .. ':' .. nextWaiter, ARGV[1]) end
+  redis.call('set', KEYS[5], 1, 'px', ARGV[6])
+  return 1
+end
+if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
+local n = redis.call('hincrby', KEYS[1], ARGV[3], -1)
+if n > 0 then
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  redis.call('set', KEYS[5], 0, 'px', ARGV[6])
+  return 0
+end
+redis.call('del', KEYS[1])
+redis.call('set', KEYS[5], 1, 'px', ARGV[6])
+local nextWaiter = redis.call('lindex', KEYS[2], 0)
+if nextWaiter ~= false then redis.call(ARGV[5], KEYS[4] .. ':' .. nextWaiter, ARGV[1]) end
+return 1`
+)
+
+// javaThreadWait is RedissonFairLock's default threadWaitTime (ms).
+const javaThreadWait = "300000"
+
+func (j redissonJava) fairLock(ctx context.Context, name string) (bool, int64, error) {
+	keys := []string{name, redissonName("redisson_lock_queue", name), redissonName("redisson_lock_timeout", name)}
+	return nilOrTTL(j.eval(ctx, javaFairLock, keys, "30000", j.lockName(), javaThreadWait, strconv.FormatInt(time.Now().UnixMilli(), 10)))
+}
+
+func (j redissonJava) fairUnlock(ctx context.Context, name string) (int64, error) {
+	keys := []string{name, redissonName("redisson_lock_queue", name), redissonName("redisson_lock_timeout", name),
+		redissonName("redisson_lock__channel", name), redissonName("redisson_unlock_latch", name) + ":" + randomID()}
+	return j.eval(ctx, javaFairUnlock, keys, "0", "30000", j.lockName(), strconv.FormatInt(time.Now().UnixMilli(), 10), "publish", "5000").AsInt64()
+}
+
+// fairChannel is the thread's own wake-up channel (RedissonFairLock.subscribe).
+func (j redissonJava) fairChannel(name string) string {
+	return redissonName("redisson_lock__channel", name) + ":" + j.lockName()
+}
