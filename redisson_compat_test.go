@@ -28,6 +28,18 @@ redis.call('publish', KEYS[2], ARGV[1])
 return 1`
 )
 
+// javaRenew is RedissonBaseLock.renewExpirationAsync: KEYS name; ARGV lease,
+// <lockName>. The watchdog extends only its own thread's hold.
+const javaRenew = `if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return 1
+end
+return 0`
+
+func (j javaClient) renew(ctx context.Context, key string) (int64, error) {
+	return j.rc.Do(ctx, j.rc.B().Eval().Script(javaRenew).Numkeys(1).Key(key).Arg("30000", j.field).Build()).AsInt64()
+}
+
 type javaClient struct {
 	rc    rueidis.Client
 	field string
@@ -148,6 +160,10 @@ func testRedissonMutexInterop(t *testing.T, node *redistest.Node, c *Client, nam
 	if held, err := java.acquire(ctx, m.Key()); err != nil || held {
 		t.Fatalf("Java acquire while Go re-entered: held=%v err=%v", held, err)
 	}
+	// Java's watchdog does not extend a Go hold.
+	if n, err := java.renew(ctx, m.Key()); err != nil || n != 0 {
+		t.Fatalf("Java renewal on a Go-held lock = %d, %v", n, err)
+	}
 	for _, l := range []context.Context{l2, l1} {
 		if err := m.Unlock(l); err != nil {
 			t.Fatal(err)
@@ -157,6 +173,9 @@ func testRedissonMutexInterop(t *testing.T, node *redistest.Node, c *Client, nam
 		if held, err := java.acquire(ctx, m.Key()); err != nil || !held {
 			t.Fatalf("Java (re-)acquire: held=%v err=%v", held, err)
 		}
+	}
+	if n, err := java.renew(ctx, m.Key()); err != nil || n != 1 {
+		t.Fatalf("Java renewal of its own hold = %d, %v", n, err)
 	}
 	if n, err := java.release(ctx, m.Key()); err != nil || n != 0 {
 		t.Fatalf("Java first release of two = %d, %v", n, err)
