@@ -74,7 +74,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (generated.FairAcquireResult, error) {
 	if f.threadWait > 0 {
 		r, err := generated.DecodeFairRedissonAcquire(reply)
-		return generated.FairAcquireResult{Status: r.Status, Value: r.Value, Head: r.Head}, err
+		return generated.FairAcquireResult(r), err
 	}
 	return generated.DecodeFairAcquire(reply)
 }
@@ -84,7 +84,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0)
-		return generated.FairAcquireResult{Status: r.Status, Value: r.Value, Head: r.Head}, err
+		return generated.FairAcquireResult(r), err
 	}
 	return generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
 		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
@@ -105,7 +105,7 @@ func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Du
 	m, c := f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, releaseLatchTTL)
-		return generated.FairReleaseResult{Status: r.Status, Value: r.Value}, err
+		return generated.FairReleaseResult(r), err
 	}
 	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, releaseLatchTTL)
 }
