@@ -590,3 +590,55 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// On a cluster, Redisson's queue protocol keeps every key of a name in one
+// slot (hash-tagged names too), and waiters are woken in order on their
+// sharded channels.
+func TestRedissonFairMutexCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	prefix := sharedPrefix(t)
+	// A 30 s waiter timeout makes the safety poll 10 s: only messages can
+	// hand the lock on within the bound below.
+	opts := []Option{prefix, WithRedissonFairQueue(0), WithWaiterTimeout(30 * time.Second)}
+	c1 := newTestClient(t, cl.Client(t), opts...)
+	c2 := newTestClient(t, cl.Client(t), opts...)
+	c3 := newTestClient(t, cl.Client(t), opts...)
+	ctx := testCtx(t, 30*time.Second)
+	for _, name := range []string{"order:1", "user:{42}:wallet"} {
+		f1, f2, f3 := c1.FairMutex(name), c2.FairMutex(name), c3.FairMutex(name)
+		node := cl.NodeFor(t, f1.queue)
+		l1, err := f1.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock: %v", name, err)
+		}
+		got := make(chan int, 2)
+		var waits []func()
+		for i, f := range []*FairMutex{f2, f3} {
+			waits = append(waits, within(t, 20*time.Second, name, func() error {
+				l, err := f.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				got <- i
+				return f.Unlock(l)
+			}))
+			waitFor(t, 5*time.Second, name+" queued", func() bool {
+				n, _ := node.Do(t, "LLEN", f1.queue).AsInt64()
+				return n == int64(i+1)
+			})
+		}
+		start := time.Now()
+		if err := f1.Unlock(l1); err != nil {
+			t.Fatalf("%s: Unlock: %v", name, err)
+		}
+		for _, w := range waits {
+			w()
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%s: hand-offs took %s: waiters not woken by their sharded channels", name, d)
+		}
+		if a, b := <-got, <-got; a != 0 || b != 1 {
+			t.Fatalf("%s: order %d, %d", name, a, b)
+		}
+	}
+}
