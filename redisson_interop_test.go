@@ -642,3 +642,62 @@ func TestRedissonFairMutexCluster(t *testing.T) {
 		}
 	}
 }
+
+// Mutex fencing tokens and Redisson's RFencedLock share
+// redisson_lock_token:{name}: tokens rise across both sides (Redisson also
+// draws one on re-entry, Go does not).
+func TestRedissonFencingInterop(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	for _, name := range []string{"ledger", "ledger:{8}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 20*time.Second)
+			m := c.Mutex(name)
+			key := m.Key()
+			java := newRedissonJava(node.Client(t), 5)
+			var last int64
+			rise := func(who string, token int64) {
+				t.Helper()
+				if token <= last {
+					t.Fatalf("%s token %d, not above %d", who, token, last)
+				}
+				last = token
+			}
+			for range 2 {
+				tok, err := java.fencedLock(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rise("Java", tok)
+				tok, err = java.fencedLock(ctx, key) // re-entry draws again
+				if err != nil {
+					t.Fatal(err)
+				}
+				rise("Java re-entry", tok)
+				if tok, err := newRedissonJava(node.Client(t), 6).fencedLock(ctx, key); err != nil || tok != -1 {
+					t.Fatalf("other Java thread while held: %d, %v", tok, err)
+				}
+				for _, want := range []int64{0, 1} {
+					if n, err := java.unlock(ctx, key); err != nil || n != want {
+						t.Fatalf("Java unlock = %d, %v; want %d", n, err, want)
+					}
+				}
+				lctx, err := m.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gtok, ok := Fence(lctx)
+				if !ok {
+					t.Fatal("no Go token")
+				}
+				rise("Go", gtok)
+				if tok, err := java.fencedLock(ctx, key); err != nil || tok != -1 {
+					t.Fatalf("Java while Go holds: %d, %v", tok, err)
+				}
+				if err := m.Unlock(lctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}

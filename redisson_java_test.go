@@ -485,3 +485,44 @@ func (j redissonJava) fairUnlock(ctx context.Context, name string) (int64, error
 func (j redissonJava) fairChannel(name string) string {
 	return redissonName("redisson_lock__channel", name) + ":" + j.lockName()
 }
+
+// RedissonFencedLock.tryLockInnerAsync (EVAL_LONG_LIST): KEYS name,
+// redisson_lock_token:{name}; ARGV lease, <lockName>. Every acquisition,
+// re-entry included, draws a token.
+const javaFencedLock = `if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  local token = redis.call('incr', KEYS[2])
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return {-1, token}
+end
+return {redis.call('pttl', KEYS[1]), -1}`
+
+// fencedLock returns the token, or -1 when the lock is held by another.
+func (j redissonJava) fencedLock(ctx context.Context, name string) (int64, error) {
+	r, err := j.eval(ctx, javaFencedLock, []string{name, redissonName("redisson_lock_token", name)}, "30000", j.lockName()).AsIntSlice()
+	if err != nil {
+		return 0, err
+	}
+	return r[1], nil
+}
+
+// RedissonBaseLock.unlockInnerAsync: KEYS name, channel, unlock latch; ARGV
+// UNLOCK_MESSAGE 0, lease, <lockName>, request latch timeout, publish command.
+const javaUnlock = `local seen = redis.call('get', KEYS[3])
+if seen ~= false then return tonumber(seen) end
+if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
+local n = redis.call('hincrby', KEYS[1], ARGV[3], -1)
+if n > 0 then
+  redis.call('pexpire', KEYS[1], ARGV[2])
+  redis.call('set', KEYS[3], 0, 'px', ARGV[4])
+  return 0
+end
+redis.call('del', KEYS[1])
+redis.call(ARGV[5], KEYS[2], ARGV[1])
+redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+return 1`
+
+func (j redissonJava) unlock(ctx context.Context, name string) (int64, error) {
+	keys := []string{name, redissonName("redisson_lock__channel", name), redissonName("redisson_unlock_latch", name) + ":" + randomID()}
+	return j.eval(ctx, javaUnlock, keys, "0", "30000", j.lockName(), "5000", "publish").AsInt64()
+}
