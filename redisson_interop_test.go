@@ -127,11 +127,11 @@ func TestRedissonRWMutexInterop(t *testing.T) {
 			if ok, _, err := java.writeLock(ctx, key); err != nil || !ok {
 				t.Fatalf("Java write: ok=%v err=%v", ok, err)
 			}
-			msgs.drain()
+			fresh := listen(t, node, channel) // hears nothing published before
 			if ok, err := rw.ForceUnlock(ctx); err != nil || !ok {
 				t.Fatalf("ForceUnlock = %v, %v", ok, err)
 			}
-			if got := msgs.next(t, 3*time.Second); got != channel+" 1" {
+			if got := fresh.next(t, 3*time.Second); got != channel+" 1" {
 				t.Fatalf("force unlock of a write lock published %q, want 1", got)
 			}
 		})
@@ -188,6 +188,22 @@ func TestRedissonLatchInterop(t *testing.T) {
 			if d := time.Since(zero); d > notifyFallback/2 {
 				t.Fatalf("Go waiter woke %s after Java's zero: fallback, not the message", d)
 			}
+
+			// Go's Delete of a Java latch sends "0", which releases Java waiters.
+			if n, err := java.latchTrySet(ctx, key, 5); err != nil || n != 1 {
+				t.Fatalf("Java trySetCount = %d, %v", n, err)
+			}
+			for _, want := range []string{"1", "0", "1"} { // Java's set, zero and set again
+				if got := msgs.next(t, 3*time.Second); got != channel+" "+want {
+					t.Fatalf("Java published %q, want %q", got, want)
+				}
+			}
+			if ok, err := l.Delete(ctx); err != nil || !ok {
+				t.Fatalf("Delete = %v, %v", ok, err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 0" {
+				t.Fatalf("Delete published %q, want 0", got)
+			}
 		})
 	}
 }
@@ -228,9 +244,9 @@ func TestRedissonSemaphoreInterop(t *testing.T) {
 			if d := time.Since(released); d > notifyFallback/2 {
 				t.Fatalf("Go waiter took the permit %s after Java's release: fallback, not the message", d)
 			}
-			msgs.drain()
 
 			// Go's releases publish whatever the count, as Redisson's do.
+			msgs = listen(t, node, channel) // hears nothing published before
 			if v, err := s.AddPermits(ctx, -3); err != nil || v != -3 {
 				t.Fatalf("AddPermits(-3) = %d, %v", v, err)
 			}

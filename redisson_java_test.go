@@ -372,17 +372,6 @@ func within(t *testing.T, d time.Duration, what string, f func() error) func() {
 	}
 }
 
-// drain forgets the messages received so far.
-func (l *channelLog) drain() {
-	for {
-		select {
-		case <-l.ch:
-		default:
-			return
-		}
-	}
-}
-
 // --- RFairLock (RedissonFairLock) ---
 
 const (
