@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -68,6 +69,7 @@ type FairMutex struct {
 	timeouts      string
 	waiterTimeout time.Duration
 	threadWait    time.Duration // > 0: Redisson's queue protocol (WithRedissonFairQueue)
+	mixedChecked  atomic.Int64  // unix ns of the last check for the other protocol's waiters; -1: logged
 }
 
 // FairMutex returns a handle for the fair lock called name. opts override the
@@ -194,6 +196,9 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 				return false, 0, err
 			}
 			return true, 0, nil
+		}
+		if !queued && wait != 0 {
+			f.noteMixedQueues(cctx)
 		}
 		queued = wait != 0
 		remaining = max(time.Duration(res.Value)*time.Millisecond, 0)

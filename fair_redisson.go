@@ -117,3 +117,30 @@ func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, 
 	}
 	return generated.FairForceUnlock(ctx, c.rc, m.key, f.queue, m.channel, publish)
 }
+
+// mixedCheckEvery spaces a handle's checks for the other protocol's waiters.
+const mixedCheckEvery = time.Minute
+
+// noteMixedQueues logs, once per handle, that waiters of the other fair-queue
+// protocol wait on this name: both sides still exclude each other through the
+// lock hash, but neither orders the other's waiters, so FIFO across them is
+// lost (typically a Java RFairLock beside a FairMutex without
+// WithRedissonFairQueue). It runs when a caller has to queue, at most once
+// per mixedCheckEvery per handle, so uncontended locking pays nothing and
+// contended locking one read now and then.
+func (f *FairMutex) noteMixedQueues(ctx context.Context) {
+	last := f.mixedChecked.Load()
+	now := time.Now().UnixNano()
+	if last < 0 || (last != 0 && now-last < int64(mixedCheckEvery)) || !f.mixedChecked.CompareAndSwap(last, now) {
+		return
+	}
+	other, _ := fairKeys(f.m.key, f.threadWait == 0)
+	mixed, err := generated.FairOtherQueue(ctx, f.m.c.rc, other)
+	if err != nil || !mixed {
+		return
+	}
+	f.mixedChecked.Store(-1) // logged: not again for this handle
+	f.m.c.log.Warn("fair lock has waiters queued by the other protocol: they are not ordered with this handle's waiters; "+
+		"use WithRedissonFairQueue on every Go handle where Java services use RFairLock on the name",
+		"lock", f.m.name, "other_queue", other, "redisson_protocol", f.threadWait > 0)
+}

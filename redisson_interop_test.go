@@ -1,9 +1,12 @@
 package scriptlock
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -716,4 +719,87 @@ func TestRedissonFencingInterop(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A FairMutex handle whose waiters would queue apart from Java's RFairLock
+// waiters on the same name says so in the log (once), and says nothing while
+// only its own protocol queues there.
+func TestFairMutexMixedQueuesLogged(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	ctx := testCtx(t, 20*time.Second)
+	java1, java2 := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
+
+	for _, redisson := range []bool{false, true} {
+		opts := []Option{prefix, WithLogger(logger)}
+		if redisson {
+			opts = append(opts, WithRedissonFairQueue(0))
+		}
+		c := newTestClient(t, node.Client(t), opts...)
+		other := newTestClient(t, node.Client(t), prefix, WithLogger(slog.New(slog.DiscardHandler)))
+		name := fmt.Sprintf("mixed-log-%v", redisson)
+
+		// Only this handle's protocol queues: nothing is logged.
+		f := c.FairMutex(name)
+		if ok, _, err := java1.fairLock(ctx, f.Key()); err != nil || !ok {
+			t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
+		}
+		if _, err := f.TryLock(ctx, 100*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+			t.Fatalf("TryLock while J1 holds: %v", err)
+		}
+		if strings.Contains(logs.String(), name) {
+			t.Fatalf("logged without a mix: %s", logs.String())
+		}
+
+		// The other protocol has a waiter: a fresh handle logs it once.
+		nativeDone := func() {}
+		if redisson {
+			nativeDone = within(t, 10*time.Second, "native waiter", func() error {
+				_, err := other.FairMutex(name).TryLock(ctx, 1500*time.Millisecond)
+				if !errors.Is(err, ErrNotAcquired) {
+					return fmt.Errorf("native TryLock: %v", err)
+				}
+				return nil
+			})
+			waitFor(t, 3*time.Second, "native waiter queued", func() bool {
+				n, _ := node.Do(t, "LLEN", redissonName("scriptlock_fair_queue", f.Key())).AsInt64()
+				return n == 1
+			})
+		} else if ok, _, err := java2.fairLock(ctx, f.Key()); err != nil || ok {
+			t.Fatalf("J2 should queue: ok=%v err=%v", ok, err)
+		}
+		f = c.FairMutex(name)
+		for range 2 {
+			if _, err := f.TryLock(ctx, 100*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("TryLock while J1 holds: %v", err)
+			}
+		}
+		if n := strings.Count(logs.String(), "lock="+name+" "); n != 1 {
+			t.Fatalf("mixed queues logged %d times, want once:\n%s", n, logs.String())
+		}
+		nativeDone()
+		if n, err := java1.fairUnlock(ctx, f.Key()); err != nil || n != 1 {
+			t.Fatalf("J1 unlock = %d, %v", n, err)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent loggers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -53,6 +53,15 @@ var Scripts = []Script{{
 	SHA1:      fairForceUnlockSHA1,
 	Source:    fairForceUnlockSource,
 }, {
+	Args:      nil,
+	File:      "scripts/fair_other_queue.lua",
+	Keys:      []string{"queue"},
+	Name:      "FairOtherQueue",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      fairOtherQueueSHA1,
+	Source:    fairOtherQueueSource,
+}, {
 	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue"},
 	File:      "scripts/fair_redisson_acquire.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "fence"},
