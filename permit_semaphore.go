@@ -29,7 +29,8 @@ var (
 //
 // Acquire returns a random 128-bit permit id as 32 hex digits; only that id
 // releases the permit. In Redis (and on the wire) the id is its 16 raw bytes,
-// as Redisson keeps it, so Go and Java release each other's permits. A permit whose holder dies returns to the pool when its lease ends.
+// as Redisson keeps it, so Go and Java release each other's permits. A
+// permit whose holder dies returns to the pool when its lease ends.
 // Lease ends are measured on the Redis server's clock (TIME inside the
 // scripts), not the client's: a client whose clock is off by minutes can
 // neither reclaim live permits early nor keep dead ones.
@@ -172,8 +173,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 // with ErrUnknownPermit when the semaphore does not hold that permit (wrong
 // id, released already, or expired and reclaimed) and with ErrPermitExpired
 // when the permit was still there but its lease had ended; both satisfy
-// errors.Is(err, ErrNotHeld). Release runs detached from ctx, bounded by the
-// release timeout.
+// errors.Is(err, ErrNotHeld). An id that is not 32 hex digits is
+// ErrInvalidArgument. Release runs detached from ctx, bounded by the release
+// timeout.
 func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	if err := s.c.checkHandle(ctx, s.err); err != nil {
 		return err
