@@ -407,7 +407,10 @@ func TestRedissonFairMutexInterop(t *testing.T) {
 					return err
 				}
 				acquired <- time.Now()
-				<-release
+				select { // ctx ends at cleanup, should the test fail before release
+				case <-release:
+				case <-ctx.Done():
+				}
 				return f.Unlock(lctx)
 			})
 			waitFor(t, 5*time.Second, "G3 queued", func() bool {
