@@ -70,13 +70,13 @@ type primitive interface {
 	// tryAcquire makes one acquisition attempt; enqueue asks to keep a place
 	// in line when refused. acked is false when the failover guard found no
 	// replica that acknowledged a grant.
-	tryAcquire(ctx context.Context, field string, serverLease time.Duration, enqueue, guarded bool) (a attempt, acked bool, err error)
+	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (a attempt, acked bool, err error)
 	// releaseOnce runs the release script once.
 	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
-	abandon(ctx context.Context, field string)
+	abandon(ctx context.Context, field string, wait time.Duration)
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -183,14 +183,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			return
 		}
 		if ctx.Err() == nil && (lastErr == nil || !unknownOutcome(lastErr)) {
-			p.abandon(ctx, field)
+			p.abandon(ctx, field, wait)
 			return
 		}
 		// The caller's deadline has passed or the server did not answer in
 		// time: leave the line in the background rather than keep the caller
 		// past its deadline (the place expires on its own with the waiter
 		// timeout anyway).
-		c.background(func() { p.abandon(c.ctx, field) })
+		c.background(func() { p.abandon(c.ctx, field, wait) })
 	}()
 	var (
 		lctx      context.Context
@@ -199,7 +199,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	ok, err := c.waitNotified(ctx, channel, all, wait, func() (bool, time.Duration, error) {
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait != 0, c.guarded(ctx, &s.cfg))
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg))
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {

@@ -126,7 +126,7 @@ func (m *Mutex) side() side      { return sideExclusive }
 
 func (m *Mutex) waitChannel(string) (string, bool) { return m.channel, false }
 
-func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease time.Duration, _, guarded bool) (attempt, bool, error) {
+func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool) (attempt, bool, error) {
 	var res int64
 	var err error
 	acked := true
@@ -174,7 +174,7 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	return st.Holds, err
 }
 
-func (m *Mutex) abandon(context.Context, string) {}
+func (m *Mutex) abandon(context.Context, string, time.Duration) {}
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the
 // lock and wakes a waiter. It runs detached from ctx (bounded by the release

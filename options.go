@@ -31,6 +31,7 @@ type config struct {
 	sharded        shardedMode
 	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
 	fenceIdle      time.Duration
+	redissonFair   time.Duration // > 0: FairMutex uses Redisson's queue protocol with this threadWaitTime
 	err            error
 }
 

@@ -206,8 +206,9 @@ func (s *rwSide) fieldSuffix() string {
 // release can let several readers in at once.
 func (s *rwSide) waitChannel(string) (string, bool) { return s.rw.channel, true }
 
-func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease time.Duration, enqueue, guarded bool) (attempt, bool, error) {
+func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
 	rw, c := s.rw, s.rw.c
+	enqueue := wait != 0
 	var status, value int64
 	var err error
 	acked := true
@@ -287,7 +288,7 @@ func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
 	return st.Reads, err
 }
 
-func (s *rwSide) abandon(ctx context.Context, field string) {
+func (s *rwSide) abandon(ctx context.Context, field string, _ time.Duration) {
 	if s.write {
 		s.rw.withdraw(ctx, field)
 	}
