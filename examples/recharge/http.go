@@ -41,7 +41,7 @@ func (s *Server) HTTPHandler() *echo.Echo {
 		}))
 	}
 	if !s.cfg.Service.Unsafe {
-		mws = append(mws, echolock.WithConfig(echolock.Config{
+		mws = append(mws, echolock.LockWithConfig(echolock.LockConfig{
 			KeyFunc: func(c echo.Context) (string, error) {
 				_, key, err := parseOrderID(c.Param("id"))
 				return key, err

@@ -24,7 +24,7 @@ import (
 	"github.com/scriptlock/scriptlock/examples/recharge"
 	"github.com/scriptlock/scriptlock/examples/recharge/rechargepb"
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 const amount = 1000 // every test order's amount
@@ -59,7 +59,7 @@ func newEnv(t *testing.T, orders int, work recharge.WorkFunc, lockOpts []scriptl
 	svc := &recharge.Service{Store: store, Work: work}
 	cfg := recharge.Config{Service: svc, Locks: locks, LockOptions: lockOpts}
 	if idem {
-		if cfg.Idempotency, err = middleware.NewIdempotencyStore(rc, middleware.WithIdempotencyPrefix(prefix+"idem:")); err != nil {
+		if cfg.Idempotency, err = idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:")); err != nil {
 			t.Fatal(err)
 		}
 	}

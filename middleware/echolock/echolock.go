@@ -2,16 +2,16 @@
 // distributed lock named after a value taken from the request (an order id, an
 // account number, ...).
 //
-//	e.POST("/orders/:id/pay", pay, echolock.New(client)) // client: *scriptlock.Client
+//	e.POST("/orders/:id/pay", pay, echolock.Lock(client)) // client: *scriptlock.Client
 //
-//	e.POST("/recharge", recharge, echolock.WithConfig(echolock.Config{
+//	e.POST("/recharge", recharge, echolock.LockWithConfig(echolock.LockConfig{
 //		KeyLookup: "header:X-Account-Id,json:account.id",
 //		Client:    client,
 //		Fair:      true,
 //		Wait:      2 * time.Second,
 //	}))
 //
-// Config.Lock plugs in any other primitive with the scriptlock.Locker shape.
+// LockConfig.Lock plugs in any other primitive with the scriptlock.Locker shape.
 //
 // The handler's request context is the lock's context: it is cancelled when
 // the lock is lost, scriptlock.Fence gives the fencing token, and code under
@@ -19,7 +19,7 @@
 // lock instead of blocking on it.
 //
 // Outcomes: a missing or invalid key answers 400; a lock still held by someone
-// else after Wait answers 409 (Config.ContendedStatus, e.g. http.StatusLocked)
+// else after Wait answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked)
 // with Retry-After; Redis unreachable answers 503 unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response.
 // The lock is released after the handler in every case, panics included.
@@ -36,7 +36,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // Skipper reports whether the middleware should be skipped for a request.
@@ -45,8 +45,8 @@ type Skipper func(c echo.Context) bool
 // DefaultSkipper never skips.
 func DefaultSkipper(echo.Context) bool { return false }
 
-// Config configures the lock middleware.
-type Config struct {
+// LockConfig configures the lock middleware.
+type LockConfig struct {
 	// Skipper skips the middleware for a request when it returns true.
 	Skipper Skipper
 
@@ -59,7 +59,7 @@ type Config struct {
 	// error means the key is missing.
 	KeyFunc func(c echo.Context) (string, error)
 	// KeyPrefix is prepended to the escaped key. Default
-	// middleware.DefaultKeyPrefix.
+	// core.DefaultKeyPrefix.
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
@@ -68,7 +68,7 @@ type Config struct {
 
 	// Lock returns the lock for a key. When nil, Client is used: its Mutex
 	// (FairMutex with Fair) with Lease.
-	Lock middleware.LockFunc
+	Lock func(key string) scriptlock.Locker
 	// Client provides the locks when Lock is nil.
 	Client *scriptlock.Client
 	// Lease is the locks' lease when built from Client; 0 renews them with
@@ -88,20 +88,20 @@ type Config struct {
 	// instead of answering 503. Mutual exclusion is then not guaranteed.
 	FailOpen bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
-	// *echo.HTTPError whose Internal is the cause: middleware.ErrKeyMissing,
-	// middleware.ErrKeyInvalid, scriptlock.ErrNotAcquired, scriptlock.ErrLockLost
+	// *echo.HTTPError whose Internal is the cause: core.ErrKeyMissing,
+	// core.ErrKeyInvalid, scriptlock.ErrNotAcquired, scriptlock.ErrLockLost
 	// or a Redis error) and returns what to return instead.
 	ErrorHandler func(c echo.Context, err error) error
 	// Logger receives failed releases and fail-open decisions. Default slog.Default().
 	Logger *slog.Logger
 }
 
-// DefaultConfig is the configuration New starts from.
-var DefaultConfig = Config{
+// DefaultLockConfig is the configuration Lock starts from.
+var DefaultLockConfig = LockConfig{
 	Skipper:         DefaultSkipper,
 	KeyLookup:       "param:id",
-	KeyPrefix:       middleware.DefaultKeyPrefix,
-	MaxKeyLen:       middleware.DefaultMaxKeyLen,
+	KeyPrefix:       core.DefaultKeyPrefix,
+	MaxKeyLen:       core.DefaultMaxKeyLen,
 	MaxBodyBytes:    1 << 20,
 	ContendedStatus: http.StatusConflict,
 }
@@ -115,16 +115,16 @@ var (
 	ErrLockLost    = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
 )
 
-// New returns the middleware with DefaultConfig, locking c's Mutex named
+// Lock returns the middleware with DefaultLockConfig, locking c's Mutex named
 // after the "id" path parameter, renewed by the watchdog while the handler runs.
-func New(c *scriptlock.Client) echo.MiddlewareFunc {
-	cfg := DefaultConfig
+func Lock(c *scriptlock.Client) echo.MiddlewareFunc {
+	cfg := DefaultLockConfig
 	cfg.Client = c
-	return WithConfig(cfg)
+	return LockWithConfig(cfg)
 }
 
-// WithConfig returns the middleware for config; it panics on an invalid config.
-func WithConfig(config Config) echo.MiddlewareFunc {
+// LockWithConfig returns the middleware for config; it panics on an invalid config.
+func LockWithConfig(config LockConfig) echo.MiddlewareFunc {
 	mw, err := config.ToMiddleware()
 	if err != nil {
 		panic(err)
@@ -133,38 +133,39 @@ func WithConfig(config Config) echo.MiddlewareFunc {
 }
 
 // ToMiddleware validates config, fills defaults, and returns the middleware.
-func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Lock == nil {
 		if config.Client == nil {
-			return nil, errors.New("echolock: Config.Lock or Config.Client is required")
+			return nil, errors.New("echolock: LockConfig.Lock or LockConfig.Client is required")
 		}
 		var opts []scriptlock.Option
 		if config.Lease != 0 {
 			opts = append(opts, scriptlock.WithLease(config.Lease))
 		}
+		c := config.Client
 		if config.Fair {
-			config.Lock = middleware.FairMutexes(config.Client, opts...)
+			config.Lock = func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
 		} else {
-			config.Lock = middleware.Mutexes(config.Client, opts...)
+			config.Lock = func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
 		}
 	}
 	if config.Skipper == nil {
-		config.Skipper = DefaultConfig.Skipper
+		config.Skipper = DefaultLockConfig.Skipper
 	}
 	if config.KeyLookup == "" {
-		config.KeyLookup = DefaultConfig.KeyLookup
+		config.KeyLookup = DefaultLockConfig.KeyLookup
 	}
 	if config.KeyPrefix == "" {
-		config.KeyPrefix = DefaultConfig.KeyPrefix
+		config.KeyPrefix = DefaultLockConfig.KeyPrefix
 	}
 	if config.MaxKeyLen <= 0 {
-		config.MaxKeyLen = DefaultConfig.MaxKeyLen
+		config.MaxKeyLen = DefaultLockConfig.MaxKeyLen
 	}
 	if config.MaxBodyBytes <= 0 {
-		config.MaxBodyBytes = DefaultConfig.MaxBodyBytes
+		config.MaxBodyBytes = DefaultLockConfig.MaxBodyBytes
 	}
 	if config.ContendedStatus == 0 {
-		config.ContendedStatus = DefaultConfig.ContendedStatus
+		config.ContendedStatus = DefaultLockConfig.ContendedStatus
 	}
 	if config.Wait < 0 {
 		return nil, fmt.Errorf("echolock: negative Wait %s", config.Wait)
@@ -172,7 +173,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Logger == nil {
 		config.Logger = slog.Default()
 	}
-	if err := middleware.CheckPrefix(config.KeyPrefix, config.MaxKeyLen, scriptlock.MaxNameLen); err != nil {
+	if err := core.CheckPrefix(config.KeyPrefix, config.MaxKeyLen, scriptlock.MaxNameLen); err != nil {
 		return nil, err
 	}
 	keyFunc := config.KeyFunc
@@ -206,14 +207,14 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			raw, err := keyFunc(c)
 			if err == nil && raw == "" {
-				err = middleware.ErrKeyMissing
+				err = core.ErrKeyMissing
 			}
 			var key string
 			if err == nil {
-				key, err = middleware.Key(config.KeyPrefix, raw, config.MaxKeyLen)
+				key, err = core.Key(config.KeyPrefix, raw, config.MaxKeyLen)
 			}
 			if err != nil {
-				if errors.Is(err, middleware.ErrKeyMissing) {
+				if errors.Is(err, core.ErrKeyMissing) {
 					return fail(c, ErrKeyMissing, err)
 				}
 				return fail(c, ErrKeyInvalid, err)
@@ -221,15 +222,15 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 
 			req := c.Request()
 			ctx := req.Context()
-			lctx, release, err := middleware.Acquire(ctx, config.Lock(key), config.Wait)
+			lctx, release, err := core.Acquire(ctx, config.Lock(key), config.Wait)
 			if err != nil {
-				switch f, retry := middleware.ClassifyLockError(ctx, err); f {
-				case middleware.Contended:
-					c.Response().Header().Set("Retry-After", strconv.FormatInt(middleware.RetryAfterSeconds(retry), 10))
+				switch f, retry := core.ClassifyLockError(ctx, err); f {
+				case core.Contended:
+					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(retry), 10))
 					he := *ErrContended
 					he.Code = config.ContendedStatus
 					return fail(c, &he, err)
-				case middleware.Canceled:
+				case core.Canceled:
 					return fail(c, ErrUnavailable, err)
 				default:
 					if config.FailOpen {
@@ -247,7 +248,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			c.SetRequest(req.WithContext(lctx))
 			herr := next(c)
 			c.SetRequest(req)
-			if middleware.LockLost(lctx) && !c.Response().Committed {
+			if core.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {
 					herr = context.Cause(lctx)
 				} else if _, ok := herr.(*echo.HTTPError); ok {

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func Example() {
@@ -21,7 +21,7 @@ func Example() {
 	if err != nil {
 		return
 	}
-	store, err := middleware.NewIdempotencyStore(rc)
+	store, err := idempotency.NewStore(rc)
 	if err != nil {
 		return
 	}
@@ -35,7 +35,7 @@ func Example() {
 	// Idempotency first (a replay needs no lock), then one request per account at a time.
 	e.POST("/accounts/:id/recharge", recharge,
 		echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, Required: true}),
-		echolock.WithConfig(echolock.Config{
+		echolock.LockWithConfig(echolock.LockConfig{
 			KeyLookup: "param:id",
 			KeyPrefix: "recharge:",
 			Client:    locks,

@@ -11,7 +11,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // HeaderIdempotencyKey is the request header carrying the key.
@@ -25,7 +26,7 @@ type IdempotencyConfig struct {
 	// Skipper skips the middleware for a request when it returns true.
 	Skipper Skipper
 	// Store keeps the records. Required.
-	Store *middleware.IdempotencyStore
+	Store *idempotency.Store
 	// Header names the key header (default "Idempotency-Key").
 	Header string
 	// Required answers 400 when the header is missing; otherwise such requests
@@ -88,7 +89,7 @@ var (
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
 // different request answers 422. 5xx responses are not stored by default: the
 // key is released so the client can retry.
-func Idempotency(store *middleware.IdempotencyStore) echo.MiddlewareFunc {
+func Idempotency(store *idempotency.Store) echo.MiddlewareFunc {
 	c := DefaultIdempotencyConfig
 	c.Store = store
 	return IdempotencyWithConfig(c)
@@ -149,12 +150,12 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			hv := req.Header.Values(config.Header)
 			if len(hv) == 0 {
 				if config.Required {
-					return fail(c, ErrIdempotencyKeyMissing, middleware.ErrKeyMissing)
+					return fail(c, ErrIdempotencyKeyMissing, core.ErrKeyMissing)
 				}
 				return next(c)
 			}
 			if len(hv) > 1 {
-				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", middleware.ErrIdempotencyKeyInvalid, len(hv)))
+				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", idempotency.ErrKeyInvalid, len(hv)))
 			}
 			key, err := store.ParseKey(hv[0])
 			if err != nil {
@@ -171,7 +172,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
-			fp := middleware.Fingerprint([]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body)
+			fp := idempotency.Fingerprint([]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body)
 			scope := ""
 			if config.Scope != nil {
 				scope = config.Scope(c)
@@ -182,12 +183,12 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				return fail(c, ErrIdempotencyStore, err)
 			}
 			switch res.State {
-			case middleware.Mismatch:
-				return fail(c, ErrIdempotencyMismatch, middleware.ErrFingerprintMismatch)
-			case middleware.InFlight:
+			case idempotency.Mismatch:
+				return fail(c, ErrIdempotencyMismatch, idempotency.ErrFingerprintMismatch)
+			case idempotency.InFlight:
 				c.Response().Header().Set("Retry-After", "1")
-				return fail(c, ErrIdempotencyInFlight, middleware.ErrInFlight)
-			case middleware.Done:
+				return fail(c, ErrIdempotencyInFlight, idempotency.ErrInFlight)
+			case idempotency.Done:
 				return replay(c, res.Response, fail)
 			}
 
@@ -214,7 +215,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 				return err
 			}
-			sr := middleware.StoredResponse{Status: status}
+			sr := idempotency.StoredResponse{Status: status}
 			if rec.overflow {
 				sr.NotReplayable = true
 			} else {
@@ -222,7 +223,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				h := c.Response().Header()
 				for _, name := range config.StoredHeaders {
 					for _, v := range h.Values(name) {
-						sr.Header = append(sr.Header, middleware.HeaderField{Name: name, Value: v})
+						sr.Header = append(sr.Header, idempotency.HeaderField{Name: name, Value: v})
 					}
 				}
 			}
@@ -235,12 +236,12 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 }
 
 func replay(c echo.Context, stored []byte, fail func(echo.Context, *echo.HTTPError, error) error) error {
-	sr, err := middleware.DecodeStoredResponse(stored)
+	sr, err := idempotency.DecodeStoredResponse(stored)
 	if err != nil {
 		return fail(c, ErrIdempotencyStore, err)
 	}
 	if sr.NotReplayable {
-		return fail(c, ErrIdempotencyUsed, middleware.ErrNotReplayable)
+		return fail(c, ErrIdempotencyUsed, idempotency.ErrNotReplayable)
 	}
 	h := c.Response().Header()
 	for _, f := range sr.Header {

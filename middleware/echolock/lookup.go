@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // extractor returns the key found in one source, or "" when the source is absent.
@@ -40,7 +40,7 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		case "form":
 			out = append(out, func(c echo.Context) (string, error) {
 				if _, err := c.FormParams(); err != nil {
-					return "", fmt.Errorf("%w: form: %v", middleware.ErrKeyInvalid, err)
+					return "", fmt.Errorf("%w: form: %v", core.ErrKeyInvalid, err)
 				}
 				return single(c.Request().Form[name])
 			})
@@ -70,7 +70,7 @@ func single(vs []string) (string, error) {
 	}
 	for _, v := range vs[1:] {
 		if v != vs[0] {
-			return "", fmt.Errorf("%w: %d different values", middleware.ErrKeyInvalid, len(vs))
+			return "", fmt.Errorf("%w: %d different values", core.ErrKeyInvalid, len(vs))
 		}
 	}
 	return vs[0], nil
@@ -87,10 +87,10 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	rest := req.Body
 	req.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
 	if err != nil {
-		return "", fmt.Errorf("%w: reading body: %v", middleware.ErrKeyInvalid, err)
+		return "", fmt.Errorf("%w: reading body: %v", core.ErrKeyInvalid, err)
 	}
 	if int64(len(body)) > maxBody {
-		return "", fmt.Errorf("%w: %w (limit %d bytes)", middleware.ErrKeyInvalid, errBodyTooLarge, maxBody)
+		return "", fmt.Errorf("%w: %w (limit %d bytes)", core.ErrKeyInvalid, errBodyTooLarge, maxBody)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return "", nil
@@ -99,7 +99,7 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("%w: body is not JSON: %v", middleware.ErrKeyInvalid, err)
+		return "", fmt.Errorf("%w: body is not JSON: %v", core.ErrKeyInvalid, err)
 	}
 	for _, p := range path {
 		m, ok := v.(map[string]any)
@@ -118,7 +118,7 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	case json.Number:
 		return v.String(), nil
 	default:
-		return "", fmt.Errorf("%w: JSON field %s is a %T, not a string or number", middleware.ErrKeyInvalid, strings.Join(path, "."), v)
+		return "", fmt.Errorf("%w: JSON field %s is a %T, not a string or number", core.ErrKeyInvalid, strings.Join(path, "."), v)
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func Example() {
@@ -20,7 +20,7 @@ func Example() {
 	if err != nil {
 		return
 	}
-	store, err := middleware.NewIdempotencyStore(rc)
+	store, err := idempotency.NewStore(rc)
 	if err != nil {
 		return
 	}
@@ -33,8 +33,8 @@ func Example() {
 	srv := grpc.NewServer(
 		grpc.ChainUnaryInterceptor(
 			grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods("/shop.Accounts/Recharge")),
-			grpclock.UnaryServerInterceptor(middleware.Mutexes(locks), lockOpts...)),
-		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(middleware.Mutexes(locks), lockOpts...)),
+			grpclock.UnaryServerInterceptor(grpclock.Mutexes(locks), lockOpts...)),
+		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(grpclock.Mutexes(locks), lockOpts...)),
 	)
 	_ = srv
 

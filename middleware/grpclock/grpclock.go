@@ -2,7 +2,7 @@
 // distributed lock named after a value taken from the call: a request field
 // (through protoreflect), incoming metadata, or a func.
 //
-//	locks := middleware.Mutexes(client) // or FairMutexes, or any func(key) scriptlock.Locker
+//	locks := grpclock.Mutexes(client) // or FairMutexes, or any func(key) scriptlock.Locker
 //	srv := grpc.NewServer(
 //		grpc.ChainUnaryInterceptor(grpclock.UnaryServerInterceptor(locks,
 //			grpclock.WithMethod("/shop.Orders/Pay", grpclock.Field("order.id")),
@@ -43,12 +43,12 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // UnaryServerInterceptor locks configured unary methods. It panics if the
 // options are invalid (a key prefix too long for lock names).
-func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.UnaryServerInterceptor {
+func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	o := mustOptions(lock, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		src, ok := o.methods[info.FullMethod]
@@ -62,7 +62,7 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 		if err != nil {
 			return nil, err
 		}
-		lctx, release, err := middleware.Acquire(ctx, lock(key), o.wait)
+		lctx, release, err := core.Acquire(ctx, lock(key), o.wait)
 		if err != nil {
 			if o.failOpen && isUnavailable(ctx, err) {
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
@@ -72,7 +72,7 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
 		resp, err := handler(lctx, req)
-		if middleware.LockLost(lctx) {
+		if core.LockLost(lctx) {
 			return nil, lostError(info.FullMethod)
 		}
 		return resp, err
@@ -81,7 +81,7 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 
 // StreamServerInterceptor locks configured streaming methods. It panics if the
 // options are invalid.
-func StreamServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.StreamServerInterceptor {
+func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInterceptor {
 	o := mustOptions(lock, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		src, ok := o.methods[info.FullMethod]
@@ -121,7 +121,7 @@ var errFailOpen = errors.New("grpclock: fail open")
 type lockedStream struct {
 	grpc.ServerStream
 	o      *options
-	lock   middleware.LockFunc
+	lock   LockFunc
 	src    KeySource
 	method string
 	ctx    *streamCtx
@@ -159,7 +159,7 @@ func (s *lockedStream) acquire(req any) error {
 		return err
 	}
 	s.key = key
-	lctx, release, err := middleware.Acquire(parent, s.lock(key), s.o.wait)
+	lctx, release, err := core.Acquire(parent, s.lock(key), s.o.wait)
 	if err != nil {
 		if s.o.failOpen && isUnavailable(parent, err) {
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
@@ -181,7 +181,7 @@ func (s *lockedStream) releaseHeld() {
 	s.o.release(s.ctx.Context, s.release, s.method, s.key)
 }
 
-func (s *lockedStream) lost() bool { return s.lctx != nil && middleware.LockLost(s.lctx) }
+func (s *lockedStream) lost() bool { return s.lctx != nil && core.LockLost(s.lctx) }
 
 // streamCtx is the stream's context: cancellable by the lock, and reporting
 // the lock context's values (owner, fencing token) once the lock is held.
@@ -197,12 +197,12 @@ func (c *streamCtx) Value(k any) any {
 	return c.Context.Value(k)
 }
 
-func mustOptions(lock middleware.LockFunc, opts []Option) *options {
+func mustOptions(lock LockFunc, opts []Option) *options {
 	if lock == nil {
 		panic("grpclock: nil LockFunc")
 	}
 	o := evaluateOptions(opts)
-	if err := middleware.CheckPrefix(o.prefix, o.maxKeyLen, scriptlock.MaxNameLen); err != nil {
+	if err := core.CheckPrefix(o.prefix, o.maxKeyLen, scriptlock.MaxNameLen); err != nil {
 		panic(err)
 	}
 	if o.wait < 0 {
@@ -215,17 +215,17 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 	raw, err := src.key(ctx, method, req)
 	if err == nil {
 		var key string
-		if key, err = middleware.Key(o.prefix, raw, o.maxKeyLen); err == nil {
+		if key, err = core.Key(o.prefix, raw, o.maxKeyLen); err == nil {
 			return key, nil
 		}
 	}
 	switch {
 	case errors.Is(err, errConfig):
 		return "", status.Errorf(codes.Internal, "%s: %v", method, err)
-	case errors.Is(err, middleware.ErrKeyMissing):
+	case errors.Is(err, core.ErrKeyMissing):
 		return "", status.Errorf(codes.InvalidArgument, "%s: lock key missing", method)
 	default:
-		if _, ok := status.FromError(err); ok && !errors.Is(err, middleware.ErrKeyInvalid) {
+		if _, ok := status.FromError(err); ok && !errors.Is(err, core.ErrKeyInvalid) {
 			return "", err // a status from a Func key source
 		}
 		return "", status.Errorf(codes.InvalidArgument, "%s: lock key invalid: %v", method, err)
@@ -239,14 +239,14 @@ func (o *options) release(ctx context.Context, release func() error, method, key
 }
 
 func isUnavailable(ctx context.Context, err error) bool {
-	f, _ := middleware.ClassifyLockError(ctx, err)
-	return f == middleware.Unavailable
+	f, _ := core.ClassifyLockError(ctx, err)
+	return f == core.Unavailable
 }
 
 // lockError turns an acquisition error into a status.
 func lockError(ctx context.Context, method string, err error) error {
-	switch f, retry := middleware.ClassifyLockError(ctx, err); f {
-	case middleware.Contended:
+	switch f, retry := core.ClassifyLockError(ctx, err); f {
+	case core.Contended:
 		st := status.New(codes.Aborted, fmt.Sprintf("%s: resource locked by another call", method))
 		if retry <= 0 {
 			retry = time.Second
@@ -255,7 +255,7 @@ func lockError(ctx context.Context, method string, err error) error {
 			st = d
 		}
 		return st.Err()
-	case middleware.Canceled:
+	case core.Canceled:
 		if cerr := ctx.Err(); cerr != nil {
 			return status.FromContextError(cerr).Err()
 		}

@@ -21,7 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // MetadataIdempotencyKey is the metadata key carrying the idempotency key.
@@ -122,7 +122,7 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // earlier response in this process; failing both, it is sent as the stored
 // bytes inside an empty message, which the client decodes identically but
 // which later server interceptors see as *emptypb.Empty.
-func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
+func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
 	if store == nil {
 		panic("grpclock: nil IdempotencyStore")
 	}
@@ -155,7 +155,7 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "%s: marshal request: %v", method, err)
 		}
-		fp := middleware.Fingerprint([]byte(method), body)
+		fp := idempotency.Fingerprint([]byte(method), body)
 		scope := ""
 		if o.scope != nil {
 			scope = o.scope(ctx)
@@ -165,15 +165,15 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 			return nil, status.Errorf(codes.Unavailable, "%s: idempotency store unavailable: %v", method, err)
 		}
 		switch res.State {
-		case middleware.Mismatch:
+		case idempotency.Mismatch:
 			return nil, status.Errorf(codes.FailedPrecondition, "%s: idempotency-key was used for a different request", method)
-		case middleware.InFlight:
+		case idempotency.InFlight:
 			st := status.New(codes.Aborted, method+": a call with this idempotency-key is in flight")
 			if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)}); derr == nil {
 				st = d
 			}
 			return nil, st.Err()
-		case middleware.Done:
+		case idempotency.Done:
 			return replayCall(ctx, method, res.Response, &types)
 		}
 
@@ -195,7 +195,7 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 			}
 			return resp, herr
 		}
-		sr := middleware.StoredResponse{Status: int(code)}
+		sr := idempotency.StoredResponse{Status: int(code)}
 		if herr == nil {
 			if rm, ok := resp.(proto.Message); ok {
 				types.Store(method, rm.ProtoReflect().Type())
@@ -217,7 +217,7 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 }
 
 func replayCall(ctx context.Context, method string, stored []byte, types *sync.Map) (any, error) {
-	sr, err := middleware.DecodeStoredResponse(stored)
+	sr, err := idempotency.DecodeStoredResponse(stored)
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "%s: stored response: %v", method, err)
 	}

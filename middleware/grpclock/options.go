@@ -4,7 +4,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 type options struct {
@@ -18,8 +19,8 @@ type options struct {
 }
 
 var defaultOptions = options{
-	prefix:    middleware.DefaultKeyPrefix,
-	maxKeyLen: middleware.DefaultMaxKeyLen,
+	prefix:    core.DefaultKeyPrefix,
+	maxKeyLen: core.DefaultMaxKeyLen,
 }
 
 // Option configures the interceptors.
@@ -44,7 +45,7 @@ func WithAllMethods(key KeySource) Option {
 	return func(o *options) { o.all = &key }
 }
 
-// WithKeyPrefix sets the prefix of lock keys (default middleware.DefaultKeyPrefix).
+// WithKeyPrefix sets the prefix of lock keys (default core.DefaultKeyPrefix).
 func WithKeyPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
 // WithMaxKeyLen sets the longest request key accepted, in bytes (default 256).
@@ -71,10 +72,27 @@ func evaluateOptions(opts []Option) *options {
 		o.logger = slog.Default()
 	}
 	if o.prefix == "" {
-		o.prefix = middleware.DefaultKeyPrefix
+		o.prefix = core.DefaultKeyPrefix
 	}
 	if o.maxKeyLen <= 0 {
-		o.maxKeyLen = middleware.DefaultMaxKeyLen
+		o.maxKeyLen = core.DefaultMaxKeyLen
 	}
 	return &o
+}
+
+// LockFunc returns the lock guarding one call key (already prefixed and
+// escaped). Any primitive with the scriptlock.Locker shape plugs in.
+type LockFunc func(key string) scriptlock.Locker
+
+// Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied
+// to each (scriptlock.WithLease(d) for a lease that expires on its own; none
+// for watchdog renewal while the call runs).
+func Mutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
+	return func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
+}
+
+// FairMutexes is Mutexes with FairMutex handles: contending calls get the
+// lock in arrival order.
+func FairMutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
+	return func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
 }

@@ -26,7 +26,7 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/examples/recharge"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func main() {
@@ -87,7 +87,7 @@ func run() error {
 		return fmt.Errorf("redis: %w", err)
 	}
 	defer rc.Close()
-	if cfg.Idempotency, err = middleware.NewIdempotencyStore(rc); err != nil {
+	if cfg.Idempotency, err = idempotency.NewStore(rc); err != nil {
 		return err
 	}
 	if *unsafe {

@@ -1,4 +1,4 @@
-package middleware
+package idempotency
 
 import (
 	"context"
@@ -14,42 +14,43 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // Idempotency-Key defaults.
 const (
-	// DefaultIdempotencyPrefix prefixes idempotency records.
-	DefaultIdempotencyPrefix = "scriptlock:idem:"
-	// DefaultIdempotencyTTL is how long a completed response is kept for replay.
-	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultPrefix prefixes idempotency records.
+	DefaultPrefix = "scriptlock:idem:"
+	// DefaultTTL is how long a completed response is kept for replay.
+	DefaultTTL = 24 * time.Hour
 	// DefaultClaimTTL is how long a claim survives without renewal; a running
 	// request renews it every third of that, so only a crashed server leaves a
 	// key blocked, for at most this long.
 	DefaultClaimTTL = 30 * time.Second
-	// DefaultMaxIdempotencyKeyLen is the longest Idempotency-Key accepted.
-	DefaultMaxIdempotencyKeyLen = 255
-	// DefaultStoreTimeout bounds each idempotency store operation.
-	DefaultStoreTimeout = 3 * time.Second
+	// DefaultMaxKeyLen is the longest Idempotency-Key accepted.
+	DefaultMaxKeyLen = 255
+	// DefaultTimeout bounds each idempotency store operation.
+	DefaultTimeout = 3 * time.Second
 )
 
 var (
-	// ErrIdempotencyKeyInvalid: the Idempotency-Key is malformed.
-	ErrIdempotencyKeyInvalid = errors.New("scriptlock/middleware: invalid Idempotency-Key")
+	// ErrKeyInvalid: the Idempotency-Key is malformed.
+	ErrKeyInvalid = errors.New("idempotency: invalid Idempotency-Key")
 	// ErrInFlight: a request with the same key is still running.
-	ErrInFlight = errors.New("scriptlock/middleware: a request with this Idempotency-Key is in flight")
+	ErrInFlight = errors.New("idempotency: a request with this Idempotency-Key is in flight")
 	// ErrFingerprintMismatch: the key was used before for a different request.
-	ErrFingerprintMismatch = errors.New("scriptlock/middleware: Idempotency-Key reused for a different request")
+	ErrFingerprintMismatch = errors.New("idempotency: Idempotency-Key reused for a different request")
 	// ErrNotReplayable: the key's request completed but its response was not
 	// stored (larger than the size limit), so it can be neither run again nor
 	// replayed.
-	ErrNotReplayable = errors.New("scriptlock/middleware: response for this Idempotency-Key was not stored")
+	ErrNotReplayable = errors.New("idempotency: response for this Idempotency-Key was not stored")
 )
 
-// IdempotencyStore keeps Idempotency-Key records in Redis, through the
+// Store keeps Idempotency-Key records in Redis, through the
 // idempotency_*.lua scripts: a record is claimed atomically by the first
 // request, renewed while it runs, then completed with its response (kept for
 // the TTL) or released.
-type IdempotencyStore struct {
+type Store struct {
 	client    rueidis.Client
 	prefix    string
 	ttl       time.Duration
@@ -58,60 +59,60 @@ type IdempotencyStore struct {
 	timeout   time.Duration
 }
 
-// IdempotencyOption configures an IdempotencyStore.
-type IdempotencyOption func(*IdempotencyStore)
+// Option configures an Store.
+type Option func(*Store)
 
-// WithIdempotencyPrefix sets the record key prefix (default DefaultIdempotencyPrefix).
-func WithIdempotencyPrefix(p string) IdempotencyOption {
-	return func(s *IdempotencyStore) { s.prefix = p }
+// WithPrefix sets the record key prefix (default DefaultPrefix).
+func WithPrefix(p string) Option {
+	return func(s *Store) { s.prefix = p }
 }
 
-// WithIdempotencyTTL sets how long completed responses are kept (default 24 h).
-func WithIdempotencyTTL(d time.Duration) IdempotencyOption {
-	return func(s *IdempotencyStore) { s.ttl = d }
+// WithTTL sets how long completed responses are kept (default 24 h).
+func WithTTL(d time.Duration) Option {
+	return func(s *Store) { s.ttl = d }
 }
 
 // WithClaimTTL sets how long an unrenewed claim lasts (default 30 s).
-func WithClaimTTL(d time.Duration) IdempotencyOption {
-	return func(s *IdempotencyStore) { s.claimTTL = d }
+func WithClaimTTL(d time.Duration) Option {
+	return func(s *Store) { s.claimTTL = d }
 }
 
-// WithStoreTimeout bounds each store operation (default 3 s), so that a
+// WithTimeout bounds each store operation (default 3 s), so that a
 // request fails with an error, answered 503/Unavailable, instead of waiting
 // for an unreachable Redis.
-func WithStoreTimeout(d time.Duration) IdempotencyOption {
-	return func(s *IdempotencyStore) { s.timeout = d }
+func WithTimeout(d time.Duration) Option {
+	return func(s *Store) { s.timeout = d }
 }
 
-// WithMaxIdempotencyKeyLen sets the longest key accepted (default 255 bytes).
-func WithMaxIdempotencyKeyLen(n int) IdempotencyOption {
-	return func(s *IdempotencyStore) { s.maxKeyLen = n }
+// WithMaxKeyLen sets the longest key accepted (default 255 bytes).
+func WithMaxKeyLen(n int) Option {
+	return func(s *Store) { s.maxKeyLen = n }
 }
 
-// NewIdempotencyStore returns a store on c.
-func NewIdempotencyStore(c rueidis.Client, opts ...IdempotencyOption) (*IdempotencyStore, error) {
-	s := &IdempotencyStore{client: c, prefix: DefaultIdempotencyPrefix, ttl: DefaultIdempotencyTTL,
-		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxIdempotencyKeyLen, timeout: DefaultStoreTimeout}
+// NewStore returns a store on c.
+func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
+	s := &Store{client: c, prefix: DefaultPrefix, ttl: DefaultTTL,
+		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxKeyLen, timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(s)
 	}
 	switch {
 	case c == nil:
-		return nil, errors.New("scriptlock/middleware: nil rueidis client")
+		return nil, errors.New("idempotency: nil rueidis client")
 	case s.timeout <= 0:
-		return nil, fmt.Errorf("scriptlock/middleware: store timeout %s must be positive", s.timeout)
+		return nil, fmt.Errorf("idempotency: store timeout %s must be positive", s.timeout)
 	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
-		return nil, fmt.Errorf("scriptlock/middleware: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
+		return nil, fmt.Errorf("idempotency: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
 	}
 	return s, nil
 }
 
-// ParseIdempotencyKey reads an Idempotency-Key header value: a structured
+// ParseKey reads an Idempotency-Key header value: a structured
 // field string ("...", as the IETF draft specifies) or, as clients commonly
 // send, the bare value. The key must be 1..maxLen bytes of printable ASCII.
-func ParseIdempotencyKey(v string, maxLen int) (string, error) {
+func ParseKey(v string, maxLen int) (string, error) {
 	if maxLen <= 0 {
-		maxLen = DefaultMaxIdempotencyKeyLen
+		maxLen = DefaultMaxKeyLen
 	}
 	v = strings.TrimSpace(v)
 	if len(v) >= 2 && v[0] == '"' {
@@ -122,26 +123,26 @@ func ParseIdempotencyKey(v string, maxLen int) (string, error) {
 			if c == '\\' {
 				i++
 				if i >= len(v) || v[i] != '"' && v[i] != '\\' {
-					return "", fmt.Errorf("%w: bad escape", ErrIdempotencyKeyInvalid)
+					return "", fmt.Errorf("%w: bad escape", ErrKeyInvalid)
 				}
 				c = v[i]
 			}
 			b.WriteByte(c)
 		}
 		if i != len(v)-1 {
-			return "", fmt.Errorf("%w: unterminated or trailing data", ErrIdempotencyKeyInvalid)
+			return "", fmt.Errorf("%w: unterminated or trailing data", ErrKeyInvalid)
 		}
 		v = b.String()
 	}
 	if v == "" {
-		return "", fmt.Errorf("%w: empty", ErrIdempotencyKeyInvalid)
+		return "", fmt.Errorf("%w: empty", ErrKeyInvalid)
 	}
 	if len(v) > maxLen {
-		return "", fmt.Errorf("%w: %d bytes, limit %d", ErrIdempotencyKeyInvalid, len(v), maxLen)
+		return "", fmt.Errorf("%w: %d bytes, limit %d", ErrKeyInvalid, len(v), maxLen)
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] < 0x20 || v[i] > 0x7e {
-			return "", fmt.Errorf("%w: byte %#x at %d", ErrIdempotencyKeyInvalid, v[i], i)
+			return "", fmt.Errorf("%w: byte %#x at %d", ErrKeyInvalid, v[i], i)
 		}
 	}
 	return v, nil
@@ -162,8 +163,8 @@ func Fingerprint(parts ...[]byte) string {
 
 // RecordKey is the Redis key of the record for key within scope (for example
 // the authenticated account, so two clients' keys never meet).
-func (s *IdempotencyStore) RecordKey(scope, key string) string {
-	return s.prefix + EscapeKey(scope) + ":" + EscapeKey(key)
+func (s *Store) RecordKey(scope, key string) string {
+	return s.prefix + core.EscapeKey(scope) + ":" + core.EscapeKey(key)
 }
 
 // ReserveState is the outcome of Reserve.
@@ -189,9 +190,9 @@ type Reservation struct {
 
 // Reserve claims key (within scope) for a request with fingerprint fp, or
 // reports what a previous request with that key left. Errors are Redis errors.
-func (s *IdempotencyStore) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
+func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
 	rk := s.RecordKey(scope, key)
-	token := NewOwnerID()
+	token := core.NewOwnerID()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	r, err := generated.IdempotencyReserve(ctx, s.client, rk, fp, token, s.claimTTL)
@@ -215,7 +216,7 @@ func (s *IdempotencyStore) Reserve(ctx context.Context, scope, key, fp string) (
 // Claim is a running request's hold on its idempotency record. It is renewed
 // in the background until Complete or Release.
 type Claim struct {
-	store *IdempotencyStore
+	store *Store
 	key   string
 	token string
 
@@ -271,7 +272,7 @@ func (c *Claim) Release(ctx context.Context) error {
 	return err
 }
 
-// ParseKey is ParseIdempotencyKey with the store's key length limit.
-func (s *IdempotencyStore) ParseKey(v string) (string, error) {
-	return ParseIdempotencyKey(v, s.maxKeyLen)
+// ParseKey is ParseKey with the store's key length limit.
+func (s *Store) ParseKey(v string) (string, error) {
+	return ParseKey(v, s.maxKeyLen)
 }

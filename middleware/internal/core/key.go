@@ -1,4 +1,4 @@
-package middleware
+package core
 
 import (
 	"errors"
@@ -19,10 +19,10 @@ const DefaultKeyPrefix = "scriptlock:req:"
 
 var (
 	// ErrKeyMissing: the configured key source yielded nothing.
-	ErrKeyMissing = errors.New("scriptlock/middleware: request key missing")
+	ErrKeyMissing = errors.New("request key missing")
 	// ErrKeyInvalid: the request key is too long, not valid UTF-8 or contains
 	// control characters. Errors returned by ValidateKey wrap it.
-	ErrKeyInvalid = errors.New("scriptlock/middleware: request key invalid")
+	ErrKeyInvalid = errors.New("request key invalid")
 )
 
 // ValidateKey checks an untrusted request key: non-empty, at most maxLen bytes
@@ -140,7 +140,7 @@ func CheckPrefix(prefix string, maxLen, limit int) error {
 		maxLen = DefaultMaxKeyLen
 	}
 	if len(prefix)+3*maxLen > limit {
-		return fmt.Errorf("scriptlock/middleware: key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
+		return fmt.Errorf("key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
 	}
 	return nil
 }

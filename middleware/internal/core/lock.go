@@ -1,4 +1,4 @@
-package middleware
+package core
 
 import (
 	"context"
@@ -9,11 +9,6 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 )
-
-// LockFunc returns the lock guarding one request key (already prefixed and
-// escaped). Any primitive with the Locker shape plugs in: a Mutex, a FairMutex,
-// the write side of an RWMutex, ...
-type LockFunc func(key string) scriptlock.Locker
 
 // NewOwnerID returns a random 128-bit owner id (hex) for one request.
 func NewOwnerID() string {
@@ -86,17 +81,4 @@ func RetryAfterSeconds(d time.Duration) int64 {
 		s = 1
 	}
 	return s
-}
-
-// Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied
-// to each (scriptlock.WithLease(d) for a lease that expires on its own; none
-// for watchdog renewal while the request runs).
-func Mutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
-	return func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
-}
-
-// FairMutexes is Mutexes with FairMutex handles: contending requests get the
-// lock in arrival order.
-func FairMutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
-	return func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
 }

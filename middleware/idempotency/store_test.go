@@ -1,4 +1,4 @@
-package middleware_test
+package idempotency_test
 
 import (
 	"bytes"
@@ -10,35 +10,35 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
-func newStore(t *testing.T, opts ...middleware.IdempotencyOption) (*middleware.IdempotencyStore, *redistest.Node, string) {
+func newStore(t *testing.T, opts ...idempotency.Option) (*idempotency.Store, *redistest.Node, string) {
 	t.Helper()
 	node := redistest.Server(t)
 	prefix := redistest.Prefix(t)
-	s, err := middleware.NewIdempotencyStore(node.Client(t), append([]middleware.IdempotencyOption{middleware.WithIdempotencyPrefix(prefix)}, opts...)...)
+	s, err := idempotency.NewStore(node.Client(t), append([]idempotency.Option{idempotency.WithPrefix(prefix)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s, node, prefix
 }
 
-func TestIdempotencyStore(t *testing.T) {
+func TestStore(t *testing.T) {
 	s, node, _ := newStore(t)
 	ctx := context.Background()
 	r, err := s.Reserve(ctx, "acct", "k1", "fp1")
-	if err != nil || r.State != middleware.Claimed {
+	if err != nil || r.State != idempotency.Claimed {
 		t.Fatalf("first Reserve = %+v, %v; want Claimed", r, err)
 	}
 	claim := r.Claim
-	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp1"); r2.State != middleware.InFlight {
+	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp1"); r2.State != idempotency.InFlight {
 		t.Errorf("duplicate while running: %v, want InFlight", r2.State)
 	}
-	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r2.State != middleware.Mismatch {
+	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r2.State != idempotency.Mismatch {
 		t.Errorf("other payload while running: %v, want Mismatch", r2.State)
 	}
-	if r2, _ := s.Reserve(ctx, "other", "k1", "fp2"); r2.State != middleware.Claimed {
+	if r2, _ := s.Reserve(ctx, "other", "k1", "fp2"); r2.State != idempotency.Claimed {
 		t.Errorf("same key in another scope: %v, want Claimed", r2.State)
 	} else {
 		_ = r2.Claim.Release(ctx)
@@ -48,10 +48,10 @@ func TestIdempotencyStore(t *testing.T) {
 		t.Fatalf("Complete = %v, %v", ok, err)
 	}
 	r3, err := s.Reserve(ctx, "acct", "k1", "fp1")
-	if err != nil || r3.State != middleware.Done || !bytes.Equal(r3.Response, resp) {
+	if err != nil || r3.State != idempotency.Done || !bytes.Equal(r3.Response, resp) {
 		t.Fatalf("after Complete: %+v, %v; want Done with the response", r3, err)
 	}
-	if r4, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r4.State != middleware.Mismatch {
+	if r4, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r4.State != idempotency.Mismatch {
 		t.Errorf("other payload after completion: %v, want Mismatch", r4.State)
 	}
 	pttl, err := node.Do(t, "PTTL", s.RecordKey("acct", "k1")).AsInt64()
@@ -63,7 +63,7 @@ func TestIdempotencyStore(t *testing.T) {
 	if err := r5.Claim.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if r6, _ := s.Reserve(ctx, "acct", "k2", "fp"); r6.State != middleware.Claimed {
+	if r6, _ := s.Reserve(ctx, "acct", "k2", "fp"); r6.State != idempotency.Claimed {
 		t.Errorf("after Release: %v, want Claimed", r6.State)
 	} else if ok, _ := r6.Claim.Complete(ctx, nil); !ok {
 		t.Error("Complete after re-claim failed")
@@ -74,11 +74,11 @@ func TestIdempotencyStore(t *testing.T) {
 }
 
 func TestClaimRenewedWhileRunning(t *testing.T) {
-	s, node, _ := newStore(t, middleware.WithClaimTTL(300*time.Millisecond))
+	s, node, _ := newStore(t, idempotency.WithClaimTTL(300*time.Millisecond))
 	ctx := context.Background()
 	r, _ := s.Reserve(ctx, "", "slow", "fp")
 	time.Sleep(time.Second)
-	if r2, _ := s.Reserve(ctx, "", "slow", "fp"); r2.State != middleware.InFlight {
+	if r2, _ := s.Reserve(ctx, "", "slow", "fp"); r2.State != idempotency.InFlight {
 		t.Fatalf("claim of a running request expired: %v", r2.State)
 	}
 	_ = r.Claim.Release(ctx)
@@ -88,7 +88,7 @@ func TestClaimRenewedWhileRunning(t *testing.T) {
 	node.Do(t, "HSET", s.RecordKey("", "crashed"), "state", "1")
 	node.Do(t, "PEXPIRE", s.RecordKey("", "crashed"), "200")
 	time.Sleep(400 * time.Millisecond)
-	if r4, _ := s.Reserve(ctx, "", "crashed", "fp"); r4.State != middleware.Claimed {
+	if r4, _ := s.Reserve(ctx, "", "crashed", "fp"); r4.State != idempotency.Claimed {
 		t.Errorf("abandoned claim: %v, want Claimed after it expired", r4.State)
 	} else {
 		_ = r4.Claim.Release(ctx)
@@ -96,7 +96,7 @@ func TestClaimRenewedWhileRunning(t *testing.T) {
 }
 
 func TestRecordKeyEscaping(t *testing.T) {
-	if _, err := middleware.NewIdempotencyStore(nil); err == nil {
+	if _, err := idempotency.NewStore(nil); err == nil {
 		t.Fatal("nil client accepted")
 	}
 	s, _, prefix := newStore(t)
@@ -109,7 +109,7 @@ func TestRecordKeyEscaping(t *testing.T) {
 	}
 }
 
-func TestParseIdempotencyKey(t *testing.T) {
+func TestParseKey(t *testing.T) {
 	good := map[string]string{
 		`8e03978e-40d5-43e8-bc93-6894a57f9324`:   "8e03978e-40d5-43e8-bc93-6894a57f9324",
 		`"8e03978e-40d5-43e8-bc93-6894a57f9324"`: "8e03978e-40d5-43e8-bc93-6894a57f9324",
@@ -117,24 +117,24 @@ func TestParseIdempotencyKey(t *testing.T) {
 		` k `:                                    "k",
 	}
 	for in, want := range good {
-		if got, err := middleware.ParseIdempotencyKey(in, 0); err != nil || got != want {
-			t.Errorf("ParseIdempotencyKey(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := idempotency.ParseKey(in, 0); err != nil || got != want {
+			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{``, `""`, `"abc`, `"a"b"`, `"a\x"`, "a\x01", "é", string(bytes.Repeat([]byte("k"), 256))} {
-		if _, err := middleware.ParseIdempotencyKey(in, 0); !errors.Is(err, middleware.ErrIdempotencyKeyInvalid) {
-			t.Errorf("ParseIdempotencyKey(%q) err = %v, want ErrIdempotencyKeyInvalid", in, err)
+		if _, err := idempotency.ParseKey(in, 0); !errors.Is(err, idempotency.ErrKeyInvalid) {
+			t.Errorf("ParseKey(%q) err = %v, want ErrKeyInvalid", in, err)
 		}
 	}
 }
 
 func TestStoredResponseRoundTrip(t *testing.T) {
-	for _, r := range []middleware.StoredResponse{
-		{Status: 201, Header: []middleware.HeaderField{{"Content-Type", "application/json"}, {"Location", "/x/1"}}, Body: []byte(`{"ok":true}`)},
+	for _, r := range []idempotency.StoredResponse{
+		{Status: 201, Header: []idempotency.HeaderField{{"Content-Type", "application/json"}, {"Location", "/x/1"}}, Body: []byte(`{"ok":true}`)},
 		{Status: 0, Body: []byte{0, 1, 2}},
 		{Status: 200, NotReplayable: true},
 	} {
-		got, err := middleware.DecodeStoredResponse(r.Encode())
+		got, err := idempotency.DecodeStoredResponse(r.Encode())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,10 +145,10 @@ func TestStoredResponseRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeStoredResponse(f *testing.F) {
-	f.Add((&middleware.StoredResponse{Status: 200, Header: []middleware.HeaderField{{"A", "b"}}, Body: []byte("x")}).Encode())
+	f.Add((&idempotency.StoredResponse{Status: 200, Header: []idempotency.HeaderField{{"A", "b"}}, Body: []byte("x")}).Encode())
 	f.Add([]byte{1, 0, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := middleware.DecodeStoredResponse(b)
+		r, err := idempotency.DecodeStoredResponse(b)
 		if err != nil {
 			return
 		}
@@ -159,7 +159,7 @@ func FuzzDecodeStoredResponse(f *testing.F) {
 }
 
 func TestFingerprint(t *testing.T) {
-	if middleware.Fingerprint([]byte("ab"), []byte("c")) == middleware.Fingerprint([]byte("a"), []byte("bc")) {
+	if idempotency.Fingerprint([]byte("ab"), []byte("c")) == idempotency.Fingerprint([]byte("a"), []byte("bc")) {
 		t.Error("parts are not delimited")
 	}
 }
