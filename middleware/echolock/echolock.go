@@ -108,11 +108,13 @@ var DefaultLockConfig = LockConfig{
 
 // Errors answered by the middleware; the cause is in Internal.
 var (
-	ErrKeyMissing  = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
-	ErrKeyInvalid  = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
-	ErrContended   = echo.NewHTTPError(http.StatusConflict, "resource is locked by another request")
-	ErrUnavailable = echo.NewHTTPError(http.StatusServiceUnavailable, "lock service unavailable")
-	ErrLockLost    = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
+	ErrKeyMissing = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
+	ErrKeyInvalid = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
+	// ErrBodyTooLarge: a json: key lookup met a body over MaxBodyBytes.
+	ErrBodyTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large")
+	ErrContended    = echo.NewHTTPError(http.StatusConflict, "resource is locked by another request")
+	ErrUnavailable  = echo.NewHTTPError(http.StatusServiceUnavailable, "lock service unavailable")
+	ErrLockLost     = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
 )
 
 // Lock returns the middleware with DefaultLockConfig, locking c's Mutex named
@@ -214,8 +216,11 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				key, err = core.Key(config.KeyPrefix, raw, config.MaxKeyLen)
 			}
 			if err != nil {
-				if errors.Is(err, core.ErrKeyMissing) {
+				switch {
+				case errors.Is(err, core.ErrKeyMissing):
 					return fail(c, ErrKeyMissing, err)
+				case errors.Is(err, errBodyTooLarge):
+					return fail(c, ErrBodyTooLarge, err)
 				}
 				return fail(c, ErrKeyInvalid, err)
 			}

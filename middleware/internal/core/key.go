@@ -27,7 +27,9 @@ var (
 
 // ValidateKey checks an untrusted request key: non-empty, at most maxLen bytes
 // (DefaultMaxKeyLen when maxLen <= 0), valid UTF-8 and free of control
-// characters (C0, DEL, C1). The error wraps ErrKeyMissing or ErrKeyInvalid.
+// characters (C0, DEL, C1), format characters (Unicode Cf: zero-width
+// spaces, bidi controls, ...) and line/paragraph separators (Zl, Zp). The
+// error wraps ErrKeyMissing or ErrKeyInvalid.
 func ValidateKey(raw string, maxLen int) error {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
@@ -46,6 +48,11 @@ func ValidateKey(raw string, maxLen int) error {
 		}
 		if unicode.IsControl(r) {
 			return fmt.Errorf("%w: control character at byte %d", ErrKeyInvalid, i)
+		}
+		// Invisible characters would make keys that look alike ("1" and
+		// "1\u200b") lock different names.
+		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return fmt.Errorf("%w: invisible character %U at byte %d", ErrKeyInvalid, r, i)
 		}
 	}
 	return nil
