@@ -14,7 +14,8 @@ import (
 const idempotencyCompleteSource = `-- IdempotencyComplete stores the response of the request holding the claim
 -- and keeps the record for ttl, so duplicates get it replayed.
 -- Reply 1: stored (also when this token had already stored it);
--- 0: the claim expired or belongs to another request, nothing stored.
+-- 0: the claim expired, was released or belongs to another request, nothing
+-- stored.
 -- @key    record
 -- @arg    token     string
 -- @arg    response  bytes
@@ -22,7 +23,7 @@ const idempotencyCompleteSource = `-- IdempotencyComplete stores the response of
 -- @return int64
 -- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
-if rec[2] ~= ARGV[1] then
+if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0
 end
 if rec[1] == '1' then
@@ -33,14 +34,15 @@ return 1
 `
 
 // idempotencyCompleteSHA1 is the SHA-1 of idempotencyCompleteSource, the name SCRIPT LOAD gives it.
-const idempotencyCompleteSHA1 = "46b810bcdfec11d6745778d36b39e7f48019bf11"
+const idempotencyCompleteSHA1 = "b4293ce2c285a03d1779eb89a8e43bfd61adcdc4"
 
 var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyCompleteSource)
 
 // IdempotencyComplete stores the response of the request holding the claim
 // and keeps the record for ttl, so duplicates get it replayed.
 // Reply 1: stored (also when this token had already stored it);
-// 0: the claim expired or belongs to another request, nothing stored.
+// 0: the claim expired, was released or belongs to another request, nothing
+// stored.
 func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, token string, response []byte, ttl time.Duration) (int64, error) {
 	keys := []string{record}
 	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10)}

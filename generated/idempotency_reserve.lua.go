@@ -15,10 +15,13 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- first. The record is a hash: state (1 running, 2 done), fp (the request
 -- fingerprint), token (the claiming request's random id) and, once done, resp
 -- (the stored response). A claim lasts ttl unless renewed or completed.
+-- State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
+-- had not arrived yet: that token claims nothing, any other claims the key.
 -- Reply {0, nil, nil}: claimed by this token, run the request (also when this
 -- token already holds the claim, so a retry after a lost reply is safe);
 -- {1, fp, nil}: another request with this key is running;
--- {2, fp, resp}: completed, replay resp.
+-- {2, fp, resp}: completed, replay resp;
+-- {3, nil, nil}: this token's reservation was released before it arrived.
 -- @key    record
 -- @arg    fingerprint  string
 -- @arg    token        string
@@ -26,7 +29,11 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- @return {state int64, fingerprint string?, response bytes?}
 -- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'fp', 'token', 'resp')
-if not rec[1] then
+if rec[1] == '3' and rec[3] == ARGV[2] then
+  return {3, false, false}
+end
+if not rec[1] or rec[1] == '3' then
+  redis.call('del', KEYS[1])
   redis.call('hset', KEYS[1], 'state', 1, 'fp', ARGV[1], 'token', ARGV[2])
   redis.call('pexpire', KEYS[1], ARGV[3])
   return {0, false, false}
@@ -41,7 +48,7 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "279f59c08bb441d03273a7a1ad154a00a4c9d358"
+const idempotencyReserveSHA1 = "6202a66402f515c8334db87029622aa5ea166c01"
 
 var idempotencyReserveScript = rueidis.NewLuaScriptRetryable(idempotencyReserveSource)
 
@@ -56,10 +63,13 @@ type IdempotencyReserveResult struct {
 // first. The record is a hash: state (1 running, 2 done), fp (the request
 // fingerprint), token (the claiming request's random id) and, once done, resp
 // (the stored response). A claim lasts ttl unless renewed or completed.
+// State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
+// had not arrived yet: that token claims nothing, any other claims the key.
 // Reply {0, nil, nil}: claimed by this token, run the request (also when this
 // token already holds the claim, so a retry after a lost reply is safe);
 // {1, fp, nil}: another request with this key is running;
-// {2, fp, resp}: completed, replay resp.
+// {2, fp, resp}: completed, replay resp;
+// {3, nil, nil}: this token's reservation was released before it arrived.
 func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, fingerprint string, token string, ttl time.Duration) (IdempotencyReserveResult, error) {
 	keys := []string{record}
 	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10)}

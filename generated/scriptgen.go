@@ -71,7 +71,7 @@ var Scripts = []Script{{
 	SHA1:      idempotencyCompleteSHA1,
 	Source:    idempotencyCompleteSource,
 }, {
-	Args:      []string{"token"},
+	Args:      []string{"token", "ttl"},
 	File:      "scripts/idempotency_release.lua",
 	Keys:      []string{"record"},
 	Name:      "IdempotencyRelease",

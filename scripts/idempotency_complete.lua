@@ -1,7 +1,8 @@
 -- IdempotencyComplete stores the response of the request holding the claim
 -- and keeps the record for ttl, so duplicates get it replayed.
 -- Reply 1: stored (also when this token had already stored it);
--- 0: the claim expired or belongs to another request, nothing stored.
+-- 0: the claim expired, was released or belongs to another request, nothing
+-- stored.
 -- @key    record
 -- @arg    token     string
 -- @arg    response  bytes
@@ -9,7 +10,7 @@
 -- @return int64
 -- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
-if rec[2] ~= ARGV[1] then
+if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0
 end
 if rec[1] == '1' then

@@ -80,6 +80,10 @@ type LockConfig struct {
 	// Wait is how long to wait for a contended lock; 0 makes a single attempt.
 	Wait time.Duration
 
+	// RetryAfter is the Retry-After suggested when Wait runs out (default
+	// 1 s, sent in whole seconds). It is capped by Wait, and by the holder's
+	// remaining lease when that is an explicit lease shorter still.
+	RetryAfter time.Duration
 	// ContendedStatus is the status answered when Wait runs out. Default 409
 	// (the answer the Idempotency-Key draft gives a request still in flight);
 	// http.StatusLocked (423) is the common alternative.
@@ -104,7 +108,12 @@ var DefaultLockConfig = LockConfig{
 	MaxKeyLen:       core.DefaultMaxKeyLen,
 	MaxBodyBytes:    1 << 20,
 	ContendedStatus: http.StatusConflict,
+	RetryAfter:      core.DefaultRetryAfter,
 }
+
+// transientKey marks, in the echo.Context, an answer of the lock middleware
+// that the Idempotency middleware must not store.
+const transientKey = "scriptlock.echolock.transient"
 
 // Errors answered by the middleware; the cause is in Internal.
 var (
@@ -166,6 +175,9 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.MaxBodyBytes <= 0 {
 		config.MaxBodyBytes = DefaultLockConfig.MaxBodyBytes
 	}
+	if config.RetryAfter <= 0 {
+		config.RetryAfter = DefaultLockConfig.RetryAfter
+	}
 	if config.ContendedStatus == 0 {
 		config.ContendedStatus = DefaultLockConfig.ContendedStatus
 	}
@@ -195,6 +207,11 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		}
 	}
 	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
+		if base.Code != http.StatusBadRequest && base.Code != http.StatusRequestEntityTooLarge {
+			// Contention, a lost lock and Redis errors are transient: the
+			// Idempotency middleware must not store them.
+			c.Set(transientKey, true)
+		}
 		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
 		if config.ErrorHandler != nil {
 			return config.ErrorHandler(c, he)
@@ -229,8 +246,9 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			ctx := req.Context()
 			lctx, release, err := core.Acquire(ctx, config.Lock(key), config.Wait)
 			if err != nil {
-				switch f, retry := core.ClassifyLockError(ctx, err); f {
+				switch f, remaining := core.ClassifyLockError(ctx, err); f {
 				case core.Contended:
+					retry := core.RetryHint(config.RetryAfter, config.Wait, remaining)
 					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(retry), 10))
 					he := *ErrContended
 					he.Code = config.ContendedStatus
@@ -242,6 +260,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
 						return next(c)
 					}
+					config.Logger.ErrorContext(ctx, "echolock: lock service unavailable", "key", key, "err", err)
 					return fail(c, ErrUnavailable, err)
 				}
 			}

@@ -24,6 +24,7 @@ func idemServer(t *testing.T, cfg echolock.IdempotencyConfig, h echo.HandlerFunc
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(store.Close)
 	cfg.Store = store
 	e := echo.New()
 	e.Use(recoverer)

@@ -32,9 +32,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -68,12 +68,12 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
 				return handler(ctx, req)
 			}
-			return nil, lockError(ctx, info.FullMethod, err)
+			return nil, o.acquireError(ctx, info.FullMethod, key, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
 		resp, err := handler(lctx, req)
 		if core.LockLost(lctx) {
-			return nil, lostError(info.FullMethod)
+			return nil, lostError()
 		}
 		return resp, err
 	}
@@ -108,7 +108,7 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		defer ls.releaseHeld()
 		err := handler(srv, ls)
 		if ls.lost() {
-			return lostError(info.FullMethod)
+			return lostError()
 		}
 		return err
 	}
@@ -165,7 +165,7 @@ func (s *lockedStream) acquire(req any) error {
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
 			return errFailOpen
 		}
-		return lockError(parent, s.method, err)
+		return s.o.acquireError(parent, s.method, key, err)
 	}
 	s.lctx, s.release = lctx, release
 	s.ctx.locked.Store(&lctx)
@@ -221,14 +221,19 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 	}
 	switch {
 	case errors.Is(err, errConfig):
-		return "", status.Errorf(codes.Internal, "%s: %v", method, err)
+		o.logger.ErrorContext(ctx, "grpclock: key source does not fit the request", "method", method, "err", err)
+		return "", status.Error(codes.Internal, "internal error")
 	case errors.Is(err, core.ErrKeyMissing):
-		return "", status.Errorf(codes.InvalidArgument, "%s: lock key missing", method)
+		return "", status.Error(codes.InvalidArgument, "lock key missing")
+	case errors.Is(err, core.ErrKeyInvalid):
+		// The detail describes the caller's own input.
+		return "", status.Error(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))
 	default:
-		if _, ok := status.FromError(err); ok && !errors.Is(err, core.ErrKeyInvalid) {
+		if _, ok := status.FromError(err); ok {
 			return "", err // a status from a Func key source
 		}
-		return "", status.Errorf(codes.InvalidArgument, "%s: lock key invalid: %v", method, err)
+		o.logger.WarnContext(ctx, "grpclock: key source failed", "method", method, "err", err)
+		return "", status.Error(codes.InvalidArgument, "lock key invalid")
 	}
 }
 
@@ -243,28 +248,35 @@ func isUnavailable(ctx context.Context, err error) bool {
 	return f == core.Unavailable
 }
 
-// lockError turns an acquisition error into a status.
-func lockError(ctx context.Context, method string, err error) error {
-	switch f, retry := core.ClassifyLockError(ctx, err); f {
+// lockError is a status produced by the lock interceptor itself: contention,
+// a lost lock, Redis unavailable. The idempotency interceptor never stores it.
+type lockError struct{ st *status.Status }
+
+func (e *lockError) Error() string              { return e.st.Err().Error() }
+func (e *lockError) GRPCStatus() *status.Status { return e.st }
+
+// acquireError turns an acquisition error into a status; the detail of a
+// Redis error is logged, not sent.
+func (o *options) acquireError(ctx context.Context, method, key string, err error) error {
+	switch f, remaining := core.ClassifyLockError(ctx, err); f {
 	case core.Contended:
-		st := status.New(codes.Aborted, fmt.Sprintf("%s: resource locked by another call", method))
-		if retry <= 0 {
-			retry = time.Second
-		}
+		st := status.New(codes.Aborted, "resource locked by another call")
+		retry := core.RetryHint(o.retryAfter, o.wait, remaining)
 		if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(retry)}); derr == nil {
 			st = d
 		}
-		return st.Err()
+		return &lockError{st}
 	case core.Canceled:
 		if cerr := ctx.Err(); cerr != nil {
-			return status.FromContextError(cerr).Err()
+			return &lockError{status.FromContextError(cerr)}
 		}
-		return status.FromContextError(err).Err()
+		return &lockError{status.FromContextError(err)}
 	default:
-		return status.Errorf(codes.Unavailable, "%s: lock service unavailable: %v", method, err)
+		o.logger.ErrorContext(ctx, "grpclock: lock service unavailable", "method", method, "key", key, "err", err)
+		return &lockError{status.New(codes.Unavailable, "lock service unavailable")}
 	}
 }
 
-func lostError(method string) error {
-	return status.Errorf(codes.Aborted, "%s: lock lost while handling the call", method)
+func lostError() error {
+	return &lockError{status.New(codes.Aborted, "lock lost while handling the call")}
 }

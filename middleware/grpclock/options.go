@@ -9,19 +9,26 @@ import (
 )
 
 type options struct {
-	methods   map[string]KeySource
-	all       *KeySource
-	prefix    string
-	maxKeyLen int
-	wait      time.Duration
-	failOpen  bool
-	logger    *slog.Logger
+	methods    map[string]KeySource
+	all        *KeySource
+	prefix     string
+	maxKeyLen  int
+	wait       time.Duration
+	failOpen   bool
+	retryAfter time.Duration
+	logger     *slog.Logger
 }
 
 var defaultOptions = options{
-	prefix:    core.DefaultKeyPrefix,
-	maxKeyLen: core.DefaultMaxKeyLen,
+	prefix:     core.DefaultKeyPrefix,
+	maxKeyLen:  core.DefaultMaxKeyLen,
+	retryAfter: core.DefaultRetryAfter,
 }
+
+// DefaultKeyPrefix is the prefix of lock keys unless WithKeyPrefix says
+// otherwise. echolock uses the same, so an HTTP and a gRPC endpoint locking
+// the same order id exclude each other.
+const DefaultKeyPrefix = core.DefaultKeyPrefix
 
 // Option configures the interceptors.
 type Option func(*options)
@@ -55,6 +62,11 @@ func WithMaxKeyLen(n int) Option { return func(o *options) { o.maxKeyLen = n } }
 // single attempt, then Aborted).
 func WithWait(d time.Duration) Option { return func(o *options) { o.wait = d } }
 
+// WithRetryAfter sets the retry delay suggested (RetryInfo) to a call that
+// found its lock held (default 1 s). It is capped by the wait, and by the
+// holder's remaining lease when that is an explicit lease shorter still.
+func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryAfter = d } }
+
 // WithFailOpen runs handlers without the lock when Redis is unreachable,
 // instead of failing with Unavailable. Mutual exclusion is then not guaranteed.
 func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } }
@@ -76,6 +88,9 @@ func evaluateOptions(opts []Option) *options {
 	}
 	if o.maxKeyLen <= 0 {
 		o.maxKeyLen = core.DefaultMaxKeyLen
+	}
+	if o.retryAfter <= 0 {
+		o.retryAfter = core.DefaultRetryAfter
 	}
 	return &o
 }

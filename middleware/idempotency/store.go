@@ -46,6 +46,8 @@ var (
 	ErrNotReplayable = errors.New("idempotency: response for this Idempotency-Key was not stored")
 )
 
+var errReleased = errors.New("idempotency: reservation released before it reached Redis")
+
 // Store keeps Idempotency-Key records in Redis, through the
 // idempotency_*.lua scripts: a record is claimed atomically by the first
 // request, renewed while it runs, then completed with its response (kept for
@@ -57,6 +59,12 @@ type Store struct {
 	claimTTL  time.Duration
 	maxKeyLen int
 	timeout   time.Duration
+
+	stop   context.Context // cancelled by Close
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
+	bg     sync.WaitGroup // background undos
 }
 
 // Option configures an Store.
@@ -104,6 +112,7 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
 		return nil, fmt.Errorf("idempotency: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
 	}
+	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
 
@@ -148,6 +157,28 @@ func ParseKey(v string, maxLen int) (string, error) {
 	return v, nil
 }
 
+// AnonymousScope is the scope of requests that carry no credentials. They
+// share it with each other, never with an authenticated caller.
+const AnonymousScope = "anonymous"
+
+// CredentialScope returns the scope of a request presenting credentials (the
+// Authorization header, session cookies, a TLS client certificate, ...):
+// "cred:" and the SHA-256 of the parts, so that records of different callers
+// never meet and Redis never holds the credentials themselves. With no
+// non-empty part it returns AnonymousScope.
+func CredentialScope(credentials ...string) string {
+	for _, c := range credentials {
+		if c != "" {
+			b := make([][]byte, len(credentials))
+			for i, c := range credentials {
+				b[i] = []byte(c)
+			}
+			return "cred:" + Fingerprint(b...)
+		}
+	}
+	return AnonymousScope
+}
+
 // Fingerprint hashes the parts identifying a request (method, route, body
 // ...) with SHA-256; parts are length-prefixed, so ("ab","c") and ("a","bc")
 // differ.
@@ -161,8 +192,8 @@ func Fingerprint(parts ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// RecordKey is the Redis key of the record for key within scope (for example
-// the authenticated account, so two clients' keys never meet).
+// RecordKey is the Redis key of the record for key within scope (see
+// CredentialScope), so two clients' keys never meet.
 func (s *Store) RecordKey(scope, key string) string {
 	return s.prefix + core.EscapeKey(scope) + ":" + core.EscapeKey(key)
 }
@@ -190,6 +221,9 @@ type Reservation struct {
 
 // Reserve claims key (within scope) for a request with fingerprint fp, or
 // reports what a previous request with that key left. Errors are Redis errors.
+// The call is bounded by the store timeout; when it fails, a claim it may
+// have made anyway is released in the background (until Redis answers), so a
+// retry after the error finds the key free once Redis is reachable again.
 func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
 	rk := s.RecordKey(scope, key)
 	token := core.NewOwnerID()
@@ -197,9 +231,15 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	defer cancel()
 	r, err := generated.IdempotencyReserve(ctx, s.client, rk, fp, token, s.claimTTL)
 	if err != nil {
+		// Without a reply the script may still run (a stalled server executes
+		// it when it resumes): undo the claim this token may hold, so a retry
+		// is not answered "in flight" until the claim TTL runs out.
+		s.undo(rk, token)
 		return Reservation{}, err
 	}
 	switch {
+	case r.State == 3: // released before it arrived: only after an error above
+		return Reservation{}, errReleased
 	case r.State == 0:
 		c := &Claim{store: s, key: rk, token: token}
 		c.schedule()
@@ -260,16 +300,73 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
 	defer cancel()
 	n, err := generated.IdempotencyComplete(ctx, c.store.client, c.key, c.token, response, c.store.ttl)
+	if err != nil {
+		// Outcome unknown: drop the claim if it is still running (a stored
+		// response is left alone), so the key does not stay "in flight".
+		c.store.undo(c.key, c.token)
+	}
 	return n == 1, err
+}
+
+// undo releases token's claim on rk in the background, retrying until Redis
+// answers, the claim TTL has passed (the claim is gone by then anyway) or the
+// store is closed. The first attempt can fail like the call it undoes (a new
+// connection cannot be set up while the server stalls), so one attempt is
+// not enough; the request does not wait for it.
+func (s *Store) undo(rk, token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		deadline := time.Now().Add(s.claimTTL)
+		backoff := 50 * time.Millisecond
+		for {
+			ctx, cancel := context.WithTimeout(s.stop, s.timeout)
+			_, err := generated.IdempotencyRelease(ctx, s.client, rk, token, s.claimTTL)
+			cancel()
+			if err == nil || time.Now().After(deadline) {
+				return
+			}
+			t := time.NewTimer(backoff)
+			select {
+			case <-s.stop.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			backoff = min(2*backoff, time.Second)
+		}
+	}()
+}
+
+// Close stops the background releases of reservations that failed (see
+// Reserve) and waits for them. Records are left to expire. The store must
+// not be used after Close.
+func (s *Store) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.bg.Wait()
+}
+
+// release drops the claim of token on rk if it is still running, bounded by
+// the store timeout whatever ctx says.
+func (s *Store) release(ctx context.Context, rk, token string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
+	defer cancel()
+	_, err := generated.IdempotencyRelease(ctx, s.client, rk, token, s.claimTTL)
+	return err
 }
 
 // Release drops the claim so the key can be used again.
 func (c *Claim) Release(ctx context.Context) error {
 	c.stop()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
-	defer cancel()
-	_, err := generated.IdempotencyRelease(ctx, c.store.client, c.key, c.token)
-	return err
+	return c.store.release(ctx, c.key, c.token)
 }
 
 // ParseKey is ParseKey with the store's key length limit.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
@@ -161,5 +162,34 @@ func FuzzDecodeStoredResponse(f *testing.F) {
 func TestFingerprint(t *testing.T) {
 	if idempotency.Fingerprint([]byte("ab"), []byte("c")) == idempotency.Fingerprint([]byte("a"), []byte("bc")) {
 		t.Error("parts are not delimited")
+	}
+}
+
+// TestReleaseBeforeReserve: a release that reaches Redis before the
+// reservation it undoes (they may travel on different connections) leaves a
+// tombstone, so the late reservation claims nothing while another request's
+// reservation takes the key.
+func TestReleaseBeforeReserve(t *testing.T) {
+	node := redistest.Server(t)
+	c := node.Client(t)
+	ctx := context.Background()
+	key := redistest.Prefix(t) + "k"
+	if n, err := generated.IdempotencyRelease(ctx, c, key, "late", time.Minute); err != nil || n != 0 {
+		t.Fatalf("release of an absent record: %d, %v", n, err)
+	}
+	r, err := generated.IdempotencyReserve(ctx, c, key, "fp", "late", time.Minute)
+	if err != nil || r.State != 3 {
+		t.Fatalf("late reservation: %+v, %v; want state 3 (released)", r, err)
+	}
+	if n, err := generated.IdempotencyComplete(ctx, c, key, "late", []byte("x"), time.Minute); err != nil || n != 0 {
+		t.Errorf("complete on a tombstone: %d, %v; want 0", n, err)
+	}
+	r, err = generated.IdempotencyReserve(ctx, c, key, "fp", "other", time.Minute)
+	if err != nil || r.State != 0 {
+		t.Fatalf("other request: %+v, %v; want claimed", r, err)
+	}
+	r, err = generated.IdempotencyReserve(ctx, c, key, "fp", "late", time.Minute)
+	if err != nil || r.State != 1 {
+		t.Errorf("late reservation after another claim: %+v, %v; want in flight", r, err)
 	}
 }

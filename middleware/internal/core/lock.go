@@ -82,3 +82,24 @@ func RetryAfterSeconds(d time.Duration) int64 {
 	}
 	return s
 }
+
+// DefaultRetryAfter is the retry delay suggested to a request that found its
+// lock held, unless configured otherwise.
+const DefaultRetryAfter = time.Second
+
+// RetryHint is the retry delay suggested to a request that found its lock
+// held: def, capped by the request's wait when it has one (a client retrying
+// sooner than it was willing to wait gains nothing by waiting longer), and
+// by the holder's remaining lease when that is shorter still. The holder's
+// lease alone is no hint: under the watchdog it is renewed for as long as
+// the holder runs, so it says nothing about when the lock frees.
+func RetryHint(def, wait, remaining time.Duration) time.Duration {
+	d := def
+	if wait > 0 && wait < d {
+		d = wait
+	}
+	if remaining > 0 && remaining < d {
+		d = remaining
+	}
+	return d
+}
