@@ -27,6 +27,7 @@ func idemStore(t *testing.T) (*idempotency.Store, *redistest.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(store.Close)
 	return store, node
 }
 
