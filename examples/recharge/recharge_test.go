@@ -62,6 +62,7 @@ func newEnv(t *testing.T, orders int, work recharge.WorkFunc, lockOpts []scriptl
 		if cfg.Idempotency, err = idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:")); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(cfg.Idempotency.Close)
 	}
 	srv, err := recharge.NewServer(cfg)
 	if err != nil {
@@ -73,7 +74,10 @@ func newEnv(t *testing.T, orders int, work recharge.WorkFunc, lockOpts []scriptl
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := srv.GRPCServer()
+	gs, err := srv.GRPCServer()
+	if err != nil {
+		t.Fatal(err)
+	}
 	go gs.Serve(ln)
 	t.Cleanup(gs.Stop)
 	cc, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -25,6 +25,7 @@ func Example() {
 	if err != nil {
 		return
 	}
+	defer store.Close()
 
 	e := echo.New()
 	recharge := func(c echo.Context) error {

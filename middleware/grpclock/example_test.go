@@ -1,6 +1,8 @@
 package grpclock_test
 
 import (
+	"errors"
+	"log"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -24,6 +26,8 @@ func Example() {
 	if err != nil {
 		return
 	}
+	defer store.Close()
+	idemOpts := []grpclock.IdempotencyOption{grpclock.WithIdempotentMethods("/shop.Accounts/Recharge")}
 	lockOpts := []grpclock.Option{
 		grpclock.WithKeyPrefix("recharge:"),
 		grpclock.WithMethod("/shop.Accounts/Recharge", grpclock.Field("account.id")),
@@ -32,11 +36,15 @@ func Example() {
 	}
 	srv := grpc.NewServer(
 		grpc.ChainUnaryInterceptor(
-			grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods("/shop.Accounts/Recharge")),
+			grpclock.IdempotencyUnaryServerInterceptor(store, idemOpts...),
 			grpclock.UnaryServerInterceptor(grpclock.Mutexes(locks), lockOpts...)),
 		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(grpclock.Mutexes(locks), lockOpts...)),
 	)
-	_ = srv
+	// accountspb.RegisterAccountsServer(srv, accounts)
+	// Fail startup when a configured method or field does not exist.
+	if err := errors.Join(grpclock.Validate(srv, lockOpts...), grpclock.ValidateIdempotency(srv, idemOpts...)); err != nil {
+		log.Fatal(err)
+	}
 
 	// Client side: one idempotency key per logical call, reused by the retries
 	// of interceptors chained after it.

@@ -362,7 +362,11 @@ func serve(srv *recharge.Server, transport Transport) (caller, func(), error) {
 		}
 		return httpCaller(hc, base), stop, nil
 	default:
-		gs := srv.GRPCServer()
+		gs, err := srv.GRPCServer()
+		if err != nil {
+			ln.Close()
+			return nil, nil, err
+		}
 		go gs.Serve(ln)
 		cc, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
