@@ -18,9 +18,10 @@
 // the handler that locks the same key with the request context re-enters the
 // lock instead of blocking on it.
 //
-// Outcomes: a missing or invalid key answers 400; a lock still held by someone
-// else after Wait answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked)
-// with Retry-After; Redis unreachable answers 503 unless FailOpen; a lock lost
+// Outcomes: a missing or invalid key answers 400 (413 for a json: lookup on a
+// body over MaxBodyBytes); a lock still held by someone else after Wait
+// answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked) with
+// Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503 unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response.
 // The lock is released after the handler in every case, panics included.
 package echolock
@@ -188,7 +189,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		config.Logger = slog.Default()
 	}
 	if err := core.CheckPrefix(config.KeyPrefix, config.MaxKeyLen, scriptlock.MaxNameLen); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("echolock: %w", err)
 	}
 	keyFunc := config.KeyFunc
 	if keyFunc == nil {

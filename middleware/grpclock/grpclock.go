@@ -10,6 +10,10 @@
 //			grpclock.WithWait(time.Second))),
 //		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(locks, ...)))
 //
+// After registering the services, Validate(srv, opts...) checks that every
+// configured method exists and every Field path exists in its request
+// message, so a typo fails startup instead of leaving a method unlocked.
+//
 // Only configured methods are locked; the others pass through untouched
 // (WithAllMethods locks every method; for a computed subset, compose with
 // go-grpc-middleware's selector interceptors).
@@ -18,9 +22,10 @@
 // is lost, scriptlock.Fence gives the fencing token, and nested code locking
 // the same key with it re-enters. Outcomes: key missing or invalid →
 // InvalidArgument; still contended after the wait → Aborted with a RetryInfo
-// detail; Redis unreachable → Unavailable (unless WithFailOpen); lock lost
-// while the handler ran → Aborted. The lock is released when the handler
-// returns, panics included.
+// detail (WithRetryAfter, 1 s by default); Redis unreachable → Unavailable
+// (unless WithFailOpen); lock lost while the handler ran → Aborted. Statuses
+// carry no Redis addresses or error text: the detail is logged (WithLogger).
+// The lock is released when the handler returns, panics included.
 //
 // Streams: with a Metadata key the lock is taken before the handler runs.
 // With a Field or Func key it is taken when the handler receives the first
@@ -203,7 +208,7 @@ func mustOptions(lock LockFunc, opts []Option) *options {
 	}
 	o := evaluateOptions(opts)
 	if err := core.CheckPrefix(o.prefix, o.maxKeyLen, scriptlock.MaxNameLen); err != nil {
-		panic(err)
+		panic("grpclock: " + err.Error())
 	}
 	if o.wait < 0 {
 		panic(fmt.Sprintf("grpclock: negative wait %s", o.wait))

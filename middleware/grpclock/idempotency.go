@@ -144,7 +144,10 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // duplicate while it runs gets Aborted with RetryInfo; a completed duplicate
 // with the same request gets the stored outcome, with response header
 // "idempotent-replayed: true"; the same key with a different request gets
-// FailedPrecondition; a malformed key InvalidArgument.
+// FailedPrecondition; a malformed key InvalidArgument. Keys are scoped to the
+// caller's credentials (CredentialScope, WithIdempotencyScope), and only final
+// outcomes are stored (WithStoredCodes); the lock interceptor's own errors
+// never are.
 //
 // A replayed response is decoded into the method's output type, found in
 // protoregistry.GlobalFiles (generated code registers it) or learned from an
@@ -174,7 +177,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		key, err := store.ParseKey(vs[0])
 		if err != nil {
-			return nil, status.Error(codes.InvalidArgument, err.Error())
+			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "idempotency: "))
 		}
 		m, ok := req.(proto.Message)
 		if !ok {

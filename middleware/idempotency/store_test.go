@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -191,5 +192,38 @@ func TestReleaseBeforeReserve(t *testing.T) {
 	r, err = generated.IdempotencyReserve(ctx, c, key, "fp", "late", time.Minute)
 	if err != nil || r.State != 1 {
 		t.Errorf("late reservation after another claim: %+v, %v; want in flight", r, err)
+	}
+}
+
+// TestRecordMemory checks the documented Redis memory of one completed
+// request: the stored response plus a small, fixed overhead, kept for the TTL.
+func TestRecordMemory(t *testing.T) {
+	const ttl = 2 * time.Hour
+	s, node, _ := newStore(t, idempotency.WithTTL(ttl))
+	ctx := context.Background()
+	for _, size := range []int{0, 64 << 10} {
+		key := fmt.Sprint("k", size)
+		r, err := s.Reserve(ctx, idempotency.CredentialScope("Bearer a"), key, idempotency.Fingerprint([]byte("x")))
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("reserve: %+v %v", r, err)
+		}
+		resp := (&idempotency.StoredResponse{Status: 201, Body: bytes.Repeat([]byte("x"), size)}).Encode()
+		if ok, err := r.Claim.Complete(ctx, resp); !ok || err != nil {
+			t.Fatalf("complete: %v %v", ok, err)
+		}
+		rk := s.RecordKey(idempotency.CredentialScope("Bearer a"), key)
+		mem, err := node.Do(t, "MEMORY", "USAGE", rk, "SAMPLES", "0").AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The allocator rounds large values up to its size classes (at most
+		// 25 %), plus a fixed part for the hash's other fields.
+		t.Logf("record with a %d-byte response: MEMORY USAGE %d bytes", len(resp), mem)
+		if bound := int64(len(resp))*5/4 + 512; mem > bound {
+			t.Errorf("record with a %d-byte response uses %d bytes, documented at most %d", len(resp), mem, bound)
+		}
+		if pttl, _ := node.Do(t, "PTTL", rk).AsInt64(); pttl <= 0 || time.Duration(pttl)*time.Millisecond > ttl {
+			t.Errorf("record PTTL %d ms, want at most the configured %s", pttl, ttl)
+		}
 	}
 }
