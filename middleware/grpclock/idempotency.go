@@ -133,6 +133,9 @@ func evaluateIdem(opts []IdempotencyOption) *idemOptions {
 	if o.logger == nil {
 		o.logger = slog.Default()
 	}
+	if o.scope == nil {
+		o.scope = CredentialScope
+	}
 	return o
 }
 
