@@ -363,10 +363,15 @@ func (s *Store) release(ctx context.Context, rk, token string) error {
 	return err
 }
 
-// Release drops the claim so the key can be used again.
+// Release drops the claim so the key can be used again. When Redis does not
+// answer, it keeps trying in the background (see Close).
 func (c *Claim) Release(ctx context.Context) error {
 	c.stop()
-	return c.store.release(ctx, c.key, c.token)
+	err := c.store.release(ctx, c.key, c.token)
+	if err != nil {
+		c.store.undo(c.key, c.token) // keep trying, so the key does not stay "in flight"
+	}
+	return err
 }
 
 // ParseKey is ParseKey with the store's key length limit.
