@@ -66,5 +66,6 @@ func mustStore(b *testing.B, env *mwtest.Env) *idempotency.Store {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(s.Close)
 	return s
 }

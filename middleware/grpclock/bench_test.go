@@ -27,6 +27,7 @@ func BenchmarkUnaryInterceptor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(store.Close)
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) { return r, nil }}
 	for _, bc := range []struct {
 		name string

@@ -23,6 +23,7 @@ func newStore(t *testing.T, opts ...idempotency.Option) (*idempotency.Store, *re
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(s.Close)
 	return s, node, prefix
 }
 
