@@ -119,7 +119,10 @@ var (
 	ErrIdempotencyUsed       = echo.NewHTTPError(http.StatusConflict, "Idempotency-Key was used; its response was too large to store")
 	ErrIdempotencyBody       = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large for Idempotency-Key")
 	ErrIdempotencyStore      = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
+	ErrIdempotencyBudget     = echo.NewHTTPError(http.StatusTooManyRequests, "too many stored Idempotency-Key responses for this client")
 )
+
+var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
 // Idempotency returns the Idempotency-Key middleware on store with
 // DefaultIdempotencyConfig.
@@ -233,6 +236,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				return fail(c, ErrIdempotencyInFlight, idempotency.ErrInFlight)
 			case idempotency.Done:
 				return replay(c, res.Response, fail)
+			case idempotency.OverBudget:
+				return fail(c, ErrIdempotencyBudget, errOverBudget)
 			}
 
 			claim := res.Claim

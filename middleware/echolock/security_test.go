@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
@@ -65,13 +66,17 @@ func TestIdempotencyScopedToCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	records := 0
 	for _, k := range keys {
 		if strings.Contains(k, "alice") || strings.Contains(k, "s1") {
 			t.Errorf("record key %q holds a credential", k)
 		}
+		if strings.HasSuffix(k, ":K1") {
+			records++
+		}
 	}
-	if len(keys) != 5 {
-		t.Errorf("%d records %q, want one per scope (5)", len(keys), keys)
+	if records != 5 {
+		t.Errorf("%d records in %q, want one per scope (5)", records, keys)
 	}
 
 	shared, _ := idemServer(t, echolock.IdempotencyConfig{Scope: echolock.Unscoped}, h)
@@ -185,5 +190,52 @@ func TestIdempotencyStalledReserve(t *testing.T) {
 			t.Fatalf("retry after the stall: %d %q (runs %d), want the handler to run within 5 s", r.code, r.body, runs.Load())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestIdempotencyBudgetPerCaller: one caller sending fresh keys cannot make
+// Redis keep more than its scope's budget; other callers are unaffected, and
+// the budget comes back as records expire.
+func TestIdempotencyBudgetPerCaller(t *testing.T) {
+	node := redistest.Server(t)
+	const budget, body = 8 << 10, 1 << 10
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithMaxBytesPerScope(budget), idempotency.WithTTL(3*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	e := echo.New()
+	e.POST("/charges", func(c echo.Context) error {
+		return c.String(http.StatusCreated, strings.Repeat("x", body))
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+
+	stored := 0
+	for i := range 20 {
+		r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", fmt.Sprint("a", i), "Authorization", "Bearer alice")
+		if r.code == http.StatusTooManyRequests {
+			break
+		}
+		if r.code != http.StatusCreated {
+			t.Fatalf("request %d: %d %s", i, r.code, r.body)
+		}
+		stored++
+	}
+	// Each record accounts its encoded response plus 256 bytes; the last
+	// claim may overshoot the budget by one response.
+	if max := budget / (body + 256); stored < max-1 || stored > max+1 {
+		t.Errorf("alice stored %d responses of %d bytes before 429, want about %d (budget %d bytes)", stored, body, max, budget)
+	}
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "b0", "Authorization", "Bearer bob"); r.code != http.StatusCreated {
+		t.Errorf("bob while alice is over budget: %d %s", r.code, r.body)
+	}
+	// A replay of a stored key costs nothing and still works.
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "a0", "Authorization", "Bearer alice"); r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
+		t.Errorf("alice's replay while over budget: %d", r.code)
+	}
+	time.Sleep(3500 * time.Millisecond) // the records' TTL
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "a-later", "Authorization", "Bearer alice"); r.code != http.StatusCreated {
+		t.Errorf("alice after her records expired: %d %s", r.code, r.body)
 	}
 }

@@ -209,6 +209,8 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			return nil, st.Err()
 		case idempotency.Done:
 			return replayCall(ctx, o.logger, method, res.Response, &types)
+		case idempotency.OverBudget:
+			return nil, status.Error(codes.ResourceExhausted, "too many stored idempotency-key responses for this client")
 		}
 
 		claim := res.Claim

@@ -3,6 +3,7 @@ package grpclock_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/dynamicpb"
 
+	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
@@ -209,5 +211,38 @@ func TestErrorsCarryNoInternals(t *testing.T) {
 	}
 	if out := logs.String(); !strings.Contains(out, "lock service unavailable") || !strings.Contains(out, "idempotency store unavailable") || !strings.Contains(out, "err=") {
 		t.Errorf("server log lacks the details:\n%s", out)
+	}
+}
+
+// TestIdempotencyBudgetPerCallerGRPC: one caller sending fresh keys cannot
+// make Redis keep more than its scope's budget; other callers are unaffected.
+func TestIdempotencyBudgetPerCallerGRPC(t *testing.T) {
+	node := redistest.Server(t)
+	const budget, note = 8 << 10, 1 << 10
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)), idempotency.WithMaxBytesPerScope(budget))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	s := &server{unary: func(ctx context.Context, _ string, _ *dynamicpb.Message) (proto.Message, error) {
+		return order("", "", 1, strings.Repeat("x", note)), nil
+	}}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainUnaryInterceptor(grpclock.IdempotencyUnaryServerInterceptor(store))})
+	stored := 0
+	for i := range 20 {
+		_, err := call(authCtx(fmt.Sprint("a", i), "alice"), conn, "Pay", order("1", "", 0, ""))
+		if status.Code(err) == codes.ResourceExhausted {
+			break
+		}
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		stored++
+	}
+	if max := budget / (note + 256); stored < max-1 || stored > max+1 {
+		t.Errorf("alice stored %d responses of about %d bytes before ResourceExhausted, want about %d", stored, note, max)
+	}
+	if _, err := call(authCtx("b0", "bob"), conn, "Pay", order("1", "", 0, "")); err != nil {
+		t.Errorf("bob while alice is over budget: %v", err)
 	}
 }

@@ -29,6 +29,9 @@ const (
 	DefaultClaimTTL = 30 * time.Second
 	// DefaultMaxKeyLen is the longest Idempotency-Key accepted.
 	DefaultMaxKeyLen = 255
+	// DefaultMaxBytesPerScope is how many bytes of records one scope (one
+	// caller) may keep: responses plus a fixed overhead per record.
+	DefaultMaxBytesPerScope = 64 << 20
 	// DefaultTimeout bounds each idempotency store operation.
 	DefaultTimeout = 3 * time.Second
 )
@@ -59,6 +62,7 @@ type Store struct {
 	claimTTL  time.Duration
 	maxKeyLen int
 	timeout   time.Duration
+	budget    int64
 
 	stop   context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -97,10 +101,22 @@ func WithMaxKeyLen(n int) Option {
 	return func(s *Store) { s.maxKeyLen = n }
 }
 
+// WithMaxBytesPerScope bounds what one scope (one caller, see
+// CredentialScope) makes Redis keep: the stored responses of its live records
+// plus a fixed overhead per record (default DefaultMaxBytesPerScope; 0 or less
+// for no limit). A new key of a scope over its budget is refused (OverBudget,
+// answered 429 / ResourceExhausted) until its older records expire. A
+// response's size is known only when it completes, so a scope can exceed its
+// budget by the responses of the requests it has running.
+func WithMaxBytesPerScope(n int64) Option {
+	return func(s *Store) { s.budget = max(n, 0) }
+}
+
 // NewStore returns a store on c.
 func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 	s := &Store{client: c, prefix: DefaultPrefix, ttl: DefaultTTL,
-		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxKeyLen, timeout: DefaultTimeout}
+		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxKeyLen, timeout: DefaultTimeout,
+		budget: DefaultMaxBytesPerScope}
 	for _, o := range opts {
 		o(s)
 	}
@@ -193,10 +209,33 @@ func Fingerprint(parts ...[]byte) string {
 }
 
 // RecordKey is the Redis key of the record for key within scope (see
-// CredentialScope), so two clients' keys never meet.
+// CredentialScope), so two clients' keys never meet. The escaped scope is the
+// key's hash tag: a scope's records and its usage share a Redis Cluster slot.
 func (s *Store) RecordKey(scope, key string) string {
-	return s.prefix + core.EscapeKey(scope) + ":" + core.EscapeKey(key)
+	return s.scopeTag(scope) + ":" + core.EscapeKey(key)
 }
+
+// scopeTag is prefix + "{" + escaped scope + "}"; the empty scope gets "%",
+// which no escaped scope spells (an escaped '%' is always "%25").
+func (s *Store) scopeTag(scope string) string {
+	tag := core.EscapeKey(scope)
+	if tag == "" {
+		tag = "%"
+	}
+	return s.prefix + "{" + tag + "}"
+}
+
+// keys names the Redis keys one record's scripts touch.
+type keys struct{ record, usage, sizes string }
+
+func (s *Store) keys(scope, key string) keys {
+	tag := s.scopeTag(scope)
+	return keys{record: tag + ":" + core.EscapeKey(key), usage: tag + "#usage", sizes: tag + "#sizes"}
+}
+
+// Bytes accounted per record besides the response, about what Redis spends on
+// the record's key, fields and usage entries.
+const recordOverhead = 256
 
 // ReserveState is the outcome of Reserve.
 type ReserveState int
@@ -210,6 +249,9 @@ const (
 	Done
 	// Mismatch: the key belongs to a request with a different fingerprint.
 	Mismatch
+	// OverBudget: the scope keeps as many bytes as WithMaxBytesPerScope
+	// allows; nothing was claimed.
+	OverBudget
 )
 
 // Reservation is what Reserve found.
@@ -225,23 +267,25 @@ type Reservation struct {
 // have made anyway is released in the background (until Redis answers), so a
 // retry after the error finds the key free once Redis is reachable again.
 func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
-	rk := s.RecordKey(scope, key)
+	k := s.keys(scope, key)
 	token := core.NewOwnerID()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	r, err := generated.IdempotencyReserve(ctx, s.client, rk, fp, token, s.claimTTL)
+	r, err := generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
 	if err != nil {
 		// Without a reply the script may still run (a stalled server executes
 		// it when it resumes): undo the claim this token may hold, so a retry
 		// is not answered "in flight" until the claim TTL runs out.
-		s.undo(rk, token)
+		s.undo(k, token)
 		return Reservation{}, err
 	}
 	switch {
 	case r.State == 3: // released before it arrived: only after an error above
 		return Reservation{}, errReleased
+	case r.State == 4:
+		return Reservation{State: OverBudget}, nil
 	case r.State == 0:
-		c := &Claim{store: s, key: rk, token: token}
+		c := &Claim{store: s, key: k, token: token}
 		c.schedule()
 		return Reservation{State: Claimed, Claim: c}, nil
 	case r.Fingerprint == nil || *r.Fingerprint != fp:
@@ -257,7 +301,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 // in the background until Complete or Release.
 type Claim struct {
 	store *Store
-	key   string
+	key   keys
 	token string
 
 	mu      sync.Mutex
@@ -277,7 +321,7 @@ func (c *Claim) schedule() {
 func (c *Claim) renew() {
 	ctx, cancel := context.WithTimeout(context.Background(), min(c.store.claimTTL/3, c.store.timeout))
 	defer cancel()
-	ok, err := generated.IdempotencyRenew(ctx, c.store.client, c.key, c.token, c.store.claimTTL)
+	ok, err := generated.IdempotencyRenew(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, c.store.claimTTL)
 	if err == nil && ok == 0 {
 		return // claim gone: nothing left to renew
 	}
@@ -299,7 +343,7 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	c.stop()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
 	defer cancel()
-	n, err := generated.IdempotencyComplete(ctx, c.store.client, c.key, c.token, response, c.store.ttl)
+	n, err := generated.IdempotencyComplete(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, response, c.store.ttl, recordOverhead)
 	if err != nil {
 		// Outcome unknown: drop the claim if it is still running (a stored
 		// response is left alone), so the key does not stay "in flight".
@@ -313,7 +357,7 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 // store is closed. The first attempt can fail like the call it undoes (a new
 // connection cannot be set up while the server stalls), so one attempt is
 // not enough; the request does not wait for it.
-func (s *Store) undo(rk, token string) {
+func (s *Store) undo(k keys, token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -326,7 +370,7 @@ func (s *Store) undo(rk, token string) {
 		backoff := 50 * time.Millisecond
 		for {
 			ctx, cancel := context.WithTimeout(s.stop, s.timeout)
-			_, err := generated.IdempotencyRelease(ctx, s.client, rk, token, s.claimTTL)
+			_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
 			cancel()
 			if err == nil || time.Now().After(deadline) {
 				return
@@ -356,10 +400,10 @@ func (s *Store) Close() {
 
 // release drops the claim of token on rk if it is still running, bounded by
 // the store timeout whatever ctx says.
-func (s *Store) release(ctx context.Context, rk, token string) error {
+func (s *Store) release(ctx context.Context, k keys, token string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	defer cancel()
-	_, err := generated.IdempotencyRelease(ctx, s.client, rk, token, s.claimTTL)
+	_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
 	return err
 }
 

@@ -107,7 +107,7 @@ func TestRecordKeyEscaping(t *testing.T) {
 	if a == b {
 		t.Errorf("scopes/keys with ':' collide: %q", a)
 	}
-	if k := s.RecordKey("{x}", "{y}"); k != prefix+"%7Bx%7D:%7By%7D" {
+	if k := s.RecordKey("{x}", "{y}"); k != prefix+"{%7Bx%7D}:%7By%7D" {
 		t.Errorf("RecordKey = %q", k)
 	}
 }
@@ -175,22 +175,23 @@ func TestReleaseBeforeReserve(t *testing.T) {
 	node := redistest.Server(t)
 	c := node.Client(t)
 	ctx := context.Background()
-	key := redistest.Prefix(t) + "k"
-	if n, err := generated.IdempotencyRelease(ctx, c, key, "late", time.Minute); err != nil || n != 0 {
+	p := redistest.Prefix(t) + "{s}"
+	key, usage, sizes := p+":k", p+"#usage", p+"#sizes"
+	if n, err := generated.IdempotencyRelease(ctx, c, key, usage, sizes, "late", time.Minute); err != nil || n != 0 {
 		t.Fatalf("release of an absent record: %d, %v", n, err)
 	}
-	r, err := generated.IdempotencyReserve(ctx, c, key, "fp", "late", time.Minute)
+	r, err := generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "late", time.Minute, 0, 256)
 	if err != nil || r.State != 3 {
 		t.Fatalf("late reservation: %+v, %v; want state 3 (released)", r, err)
 	}
-	if n, err := generated.IdempotencyComplete(ctx, c, key, "late", []byte("x"), time.Minute); err != nil || n != 0 {
+	if n, err := generated.IdempotencyComplete(ctx, c, key, usage, sizes, "late", []byte("x"), time.Minute, 256); err != nil || n != 0 {
 		t.Errorf("complete on a tombstone: %d, %v; want 0", n, err)
 	}
-	r, err = generated.IdempotencyReserve(ctx, c, key, "fp", "other", time.Minute)
+	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "other", time.Minute, 0, 256)
 	if err != nil || r.State != 0 {
 		t.Fatalf("other request: %+v, %v; want claimed", r, err)
 	}
-	r, err = generated.IdempotencyReserve(ctx, c, key, "fp", "late", time.Minute)
+	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "late", time.Minute, 0, 256)
 	if err != nil || r.State != 1 {
 		t.Errorf("late reservation after another claim: %+v, %v; want in flight", r, err)
 	}
@@ -226,5 +227,38 @@ func TestRecordMemory(t *testing.T) {
 		if pttl, _ := node.Do(t, "PTTL", rk).AsInt64(); pttl <= 0 || time.Duration(pttl)*time.Millisecond > ttl {
 			t.Errorf("record PTTL %d ms, want at most the configured %s", pttl, ttl)
 		}
+	}
+}
+
+// TestBudgetReleased: released claims give their bytes back, so a scope
+// whose requests are never stored never runs out of budget.
+func TestBudgetReleased(t *testing.T) {
+	s, node, prefix := newStore(t, idempotency.WithMaxBytesPerScope(1024))
+	ctx := context.Background()
+	for i := range 50 {
+		r, err := s.Reserve(ctx, "acct", fmt.Sprint("k", i), "fp")
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("reservation %d: %v %v", i, r.State, err)
+		}
+		if err := r.Claim.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total, err := node.Do(t, "HGET", prefix+"{acct}#sizes", "#total").AsInt64()
+	if err != nil || total != 0 {
+		t.Errorf("accounted bytes after releasing every claim: %d (%v), want 0", total, err)
+	}
+	r, err := s.Reserve(ctx, "acct", "big", "fp")
+	if err != nil || r.State != idempotency.Claimed {
+		t.Fatal(r.State, err)
+	}
+	if ok, err := r.Claim.Complete(ctx, bytes.Repeat([]byte("x"), 2048)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if r, err := s.Reserve(ctx, "acct", "next", "fp"); err != nil || r.State != idempotency.OverBudget {
+		t.Errorf("after a 2 KiB response on a 1 KiB budget: %v %v, want OverBudget", r.State, err)
+	}
+	if r, err := s.Reserve(ctx, "other", "next", "fp"); err != nil || r.State != idempotency.Claimed {
+		t.Errorf("another scope: %v %v, want Claimed", r.State, err)
 	}
 }
