@@ -262,3 +262,35 @@ func TestBudgetReleased(t *testing.T) {
 		t.Errorf("another scope: %v %v, want Claimed", r.State, err)
 	}
 }
+
+// TestCluster: a record and its scope's accounting share a hash slot, so
+// every script runs on Redis Cluster (a cross-slot script would fail).
+func TestCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	s, err := idempotency.NewStore(cl.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ctx := context.Background()
+	for _, scope := range []string{"", "acct", idempotency.CredentialScope("Bearer a")} {
+		r, err := s.Reserve(ctx, scope, "k", "fp")
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("scope %q: %v %v", scope, r.State, err)
+		}
+		if ok, err := r.Claim.Complete(ctx, []byte("resp")); !ok || err != nil {
+			t.Fatalf("scope %q complete: %v %v", scope, ok, err)
+		}
+		r, err = s.Reserve(ctx, scope, "k", "fp")
+		if err != nil || r.State != idempotency.Done || string(r.Response) != "resp" {
+			t.Errorf("scope %q replay: %v %q %v", scope, r.State, r.Response, err)
+		}
+		r, err = s.Reserve(ctx, scope, "k2", "fp")
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("scope %q: %v %v", scope, r.State, err)
+		}
+		if err := r.Claim.Release(ctx); err != nil {
+			t.Errorf("scope %q release: %v", scope, err)
+		}
+	}
+}
