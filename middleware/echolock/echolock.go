@@ -59,8 +59,7 @@ type LockConfig struct {
 	// KeyFunc, when set, is used instead of KeyLookup. Returning "" with a nil
 	// error means the key is missing.
 	KeyFunc func(c echo.Context) (string, error)
-	// KeyPrefix is prepended to the escaped key. Default
-	// core.DefaultKeyPrefix.
+	// KeyPrefix is prepended to the escaped key. Default DefaultKeyPrefix.
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
@@ -93,9 +92,11 @@ type LockConfig struct {
 	// instead of answering 503. Mutual exclusion is then not guaranteed.
 	FailOpen bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
-	// *echo.HTTPError whose Internal is the cause: core.ErrKeyMissing,
-	// core.ErrKeyInvalid, scriptlock.ErrNotAcquired, scriptlock.ErrLockLost
-	// or a Redis error) and returns what to return instead.
+	// *echo.HTTPError with the Code and Message of ErrKeyMissing,
+	// ErrKeyInvalid, ErrBodyTooLarge, ErrContended, ErrUnavailable or
+	// ErrLockLost, whose Internal is the cause: the key's defect,
+	// scriptlock.ErrNotAcquired, scriptlock.ErrLockLost or a Redis error) and
+	// returns what to return instead.
 	ErrorHandler func(c echo.Context, err error) error
 	// Logger receives failed releases and fail-open decisions. Default slog.Default().
 	Logger *slog.Logger
@@ -111,6 +112,11 @@ var DefaultLockConfig = LockConfig{
 	ContendedStatus: http.StatusConflict,
 	RetryAfter:      core.DefaultRetryAfter,
 }
+
+// DefaultKeyPrefix is the prefix of lock keys unless LockConfig.KeyPrefix
+// says otherwise. grpclock uses the same, so an HTTP and a gRPC endpoint
+// locking the same order id exclude each other.
+const DefaultKeyPrefix = core.DefaultKeyPrefix
 
 // transientKey marks, in the echo.Context, an answer of the lock middleware
 // that the Idempotency middleware must not store.

@@ -52,7 +52,7 @@ func WithAllMethods(key KeySource) Option {
 	return func(o *options) { o.all = &key }
 }
 
-// WithKeyPrefix sets the prefix of lock keys (default core.DefaultKeyPrefix).
+// WithKeyPrefix sets the prefix of lock keys (default DefaultKeyPrefix).
 func WithKeyPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
 // WithMaxKeyLen sets the longest request key accepted, in bytes (default 256).
