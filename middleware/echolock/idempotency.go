@@ -235,7 +235,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				c.Response().Header().Set("Retry-After", "1")
 				return fail(c, ErrIdempotencyInFlight, idempotency.ErrInFlight)
 			case idempotency.Done:
-				return replay(c, res.Response, fail)
+				return replay(c, res.Response, config.Logger, fail)
 			case idempotency.OverBudget:
 				return fail(c, ErrIdempotencyBudget, errOverBudget)
 			}
@@ -283,9 +283,10 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}, nil
 }
 
-func replay(c echo.Context, stored []byte, fail func(echo.Context, *echo.HTTPError, error) error) error {
+func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Context, *echo.HTTPError, error) error) error {
 	sr, err := idempotency.DecodeStoredResponse(stored)
 	if err != nil {
+		log.ErrorContext(c.Request().Context(), "echolock: stored response", "err", err)
 		return fail(c, ErrIdempotencyStore, err)
 	}
 	if sr.NotReplayable {
