@@ -105,6 +105,11 @@ func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
 		runs.Add(1)
 		return c.String(int(answer.Load()), "done")
 	}, echolock.Idempotency(store), echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Client: env.Locks}))
+	e.POST("/all/:id", func(c echo.Context) error {
+		runs.Add(1)
+		return c.String(http.StatusOK, "done")
+	}, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, StoreStatus: func(int) bool { return true }}),
+		echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Client: env.Locks}))
 	srv := serve(t, e)
 
 	// A holder renewed by the watchdog: its lease says nothing about when it
@@ -134,6 +139,21 @@ func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
 		if r := do(t, srv, "POST", "/orders/8", "", "Idempotency-Key", key); r.code != 200 || runs.Load() != before+1 {
 			t.Errorf("retry after %d: %d, runs +%d; want the handler to run", st, r.code, runs.Load()-before)
 		}
+	}
+	// The lock middleware's own answers are not stored even by a predicate
+	// that stores every status (route /all).
+	if _, err := m.TryLock(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if r := do(t, srv, "POST", "/all/7", "", "Idempotency-Key", "K-all"); r.code != http.StatusConflict {
+		t.Fatalf("store-everything route while locked: %d", r.code)
+	}
+	if err := m.Unlock(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := runs.Load()
+	if r := do(t, srv, "POST", "/all/7", "", "Idempotency-Key", "K-all"); r.code != 200 || runs.Load() != before+1 {
+		t.Errorf("store-everything route, retry after the lock freed: %d, runs +%d; want the handler to run", r.code, runs.Load()-before)
 	}
 	// A final answer is stored.
 	answer.Store(http.StatusNotFound)
