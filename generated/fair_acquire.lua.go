@@ -36,6 +36,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64, head int64}
+-- @commands publish spublish
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local evicted = false
@@ -84,7 +85,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "5a6044d73b337631e68f6a76a1c3f214f9ac07b2"
+const fairAcquireSHA1 = "8590bfd95671f9360a009332baf996046dea9cf9"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 

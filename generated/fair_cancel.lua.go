@@ -22,6 +22,7 @@ const fairCancelSource = `-- FairCancel takes a waiter that gives up (its wait o
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
   return 0
 end
@@ -37,7 +38,7 @@ return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "887bd195d4e89b1d5d9f765be1299a1bfbd4ac98"
+const fairCancelSHA1 = "4c6946642ca5a9e6f4b8231136efe0436e297a80"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 

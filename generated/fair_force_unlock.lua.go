@@ -17,6 +17,7 @@ const fairForceUnlockSource = `-- FairForceUnlock deletes a fair lock whoever ho
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
@@ -28,7 +29,7 @@ return 1
 `
 
 // fairForceUnlockSHA1 is the SHA-1 of fairForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockSHA1 = "4a9889157d876b04ee60751c523d649a77326ae0"
+const fairForceUnlockSHA1 = "cf3047e64da943557f9f7c9f4357030ca416abc6"
 
 var fairForceUnlockScript = rueidis.NewLuaScriptRetryable(fairForceUnlockSource)
 

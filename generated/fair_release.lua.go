@@ -28,6 +28,7 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return {tonumber(seen), 0}
@@ -63,7 +64,7 @@ return {2, receivers}
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "44dfed12fb8ca43d0b209f9c96bc5dbecb1f620d"
+const fairReleaseSHA1 = "779dd76411df9bb20d08c86d20b6fc971fe0004d"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 

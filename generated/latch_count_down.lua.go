@@ -17,6 +17,7 @@ const latchCountDownSource = `-- LatchCountDown decrements a latch. Reaching zer
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 0 then
   return 0
 end
@@ -30,7 +31,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "c41779530888393c2a3413ee33d75b962c15439a"
+const latchCountDownSHA1 = "72ed4e893752faae27e99a2e0887b1d462f8f6c0"
 
 var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
 

@@ -15,6 +15,7 @@ const latchDeleteSource = `-- LatchDelete removes a latch whatever its count and
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
@@ -23,7 +24,7 @@ return 1
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "828d7d6cdc4e137480d0c9d09ba8db95a3ca7589"
+const latchDeleteSHA1 = "895e42874b0d2b27dac2a025a32049d9492932a3"
 
 var latchDeleteScript = rueidis.NewLuaScript(latchDeleteSource)
 

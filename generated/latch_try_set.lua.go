@@ -18,6 +18,7 @@ const latchTrySetSource = `-- LatchTrySet sets a count-down latch's count, only 
 -- @arg    count     int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
@@ -27,7 +28,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "f7ace7e7b42f6d0c63b60a2fa63b3708881289cc"
+const latchTrySetSHA1 = "64f05ccdd4c496ae14366199989954c1fdfd937c"
 
 var latchTrySetScript = rueidis.NewLuaScript(latchTrySetSource)
 

@@ -16,6 +16,7 @@ const mutexForceUnlockSource = `-- MutexForceUnlock deletes a lock whoever holds
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 1 then
   redis.call(ARGV[1], KEYS[2], '0')
   return 1
@@ -24,7 +25,7 @@ return 0
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "420b0dbd3ee2beb991e0b2c980c70c15b01bbe6f"
+const mutexForceUnlockSHA1 = "ab30c9bb0c73bf98d16829ec4f20a9815dd301f0"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 

@@ -27,6 +27,7 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @return int64?
+-- @commands publish spublish
 if ARGV[5] == '1' then
   local seen = redis.call('get', KEYS[3])
   if seen then
@@ -50,7 +51,7 @@ return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "0d604789eff65b5fbc169dd257bc90632f086b87"
+const mutexReleaseSHA1 = "938f8c82628c915a8c0a5374f4a3bb93de9ddb37"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 

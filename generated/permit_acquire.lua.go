@@ -27,6 +27,7 @@ const permitAcquireSource = `-- PermitAcquire takes one permit of an expirable s
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local never = 922337203685477
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -57,7 +58,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "ec37fcd42247f86025a0d70444c653138507d94a"
+const permitAcquireSHA1 = "b220220fcb865949bef2fbd9a0ef222d969ed3dc"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 

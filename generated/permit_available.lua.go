@@ -17,6 +17,7 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- @key    channel   redisson_sc:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
@@ -32,7 +33,7 @@ return tonumber(redis.call('get', KEYS[1]) or '0')
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "38741767ea24639dae58db8cf44493cef88081f6"
+const permitAvailableSHA1 = "e7685cecb9226a596d84baef677732446edfa25c"
 
 var permitAvailableScript = rueidis.NewLuaScript(permitAvailableSource)
 

@@ -23,6 +23,7 @@ const permitExtendSource = `-- PermitExtend gives a held permit a new lease coun
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}
@@ -43,7 +44,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "449bd7bc357472555b364c7bc4da03bac0cf8b90"
+const permitExtendSHA1 = "5e249e8043cde20b76f66bc6fbb42e03b3988f45"
 
 var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
 

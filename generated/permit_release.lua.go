@@ -20,6 +20,7 @@ const permitReleaseSource = `-- PermitRelease returns a permit to an expirable s
 -- @arg    id        string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return 0
@@ -38,7 +39,7 @@ return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "61cf20324ecb5ce8458105c6a72b047d62ddd2ea"
+const permitReleaseSHA1 = "1b2f94acb6c1bfa0ac1c2d79e3398b8e906e66b5"
 
 var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 

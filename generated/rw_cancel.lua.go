@@ -18,6 +18,7 @@ const rwCancelSource = `-- RwCancel withdraws a waiting writer that gave up. Whe
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
@@ -28,7 +29,7 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "c015b3094daeb07e48f00e3dc3c5eab869d28409"
+const rwCancelSHA1 = "f9e365ed756ceff209de3d06b86870bfe6b7126f"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 

@@ -16,6 +16,7 @@ const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever 
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
@@ -24,7 +25,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "483a094e326fe69cffa4f41574d9bccea598ce9c"
+const rwForceUnlockSHA1 = "b29f2871b3db1b140da73ea7949062aaf7fd4904"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 

@@ -27,6 +27,7 @@ const rwReadReleaseSource = `-- RwReadRelease gives up one read hold: it decreme
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return {tonumber(seen), 0}
@@ -71,7 +72,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "19faa2a7dcd4558b6418300514280167faceb107"
+const rwReadReleaseSHA1 = "d3c69a84de8a6f0af3873e2cbdf638334082bd78"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 

@@ -24,6 +24,7 @@ const rwWriteReleaseSource = `-- RwWriteRelease gives up one write hold. The las
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
 if seen then
   return {tonumber(seen), 0}
@@ -50,7 +51,7 @@ return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "90a8237ec0f084ac09c50a70417530dd05cd96b3"
+const rwWriteReleaseSHA1 = "c434beeee13eff3b76a1981ded3d8998e24e313b"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 

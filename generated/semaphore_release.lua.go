@@ -18,6 +18,7 @@ const semaphoreReleaseSource = `-- SemaphoreRelease adds n permits (n < 0 remove
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local value = redis.call('incrby', KEYS[1], ARGV[1])
 if value > 0 then
   redis.call(ARGV[2], KEYS[2], value)
@@ -26,7 +27,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "53a1a39ee8559f2aa57794769e267f1177a9a72b"
+const semaphoreReleaseSHA1 = "48360b0edf5d38d08950317336cb2c77236cdf97"
 
 var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 

@@ -20,6 +20,7 @@ const semaphoreTrySetSource = `-- SemaphoreTrySet sets a semaphore's permit coun
 -- @arg    permits   int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
@@ -29,7 +30,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "8e3461905920565325c4b4ac175445d5a796dc3b"
+const semaphoreTrySetSHA1 = "66f315cd4ff44752960ca98c9e7fe4feebfaa88d"
 
 var semaphoreTrySetScript = rueidis.NewLuaScript(semaphoreTrySetSource)
 

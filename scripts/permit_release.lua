@@ -9,6 +9,7 @@
 -- @arg    id        string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return 0

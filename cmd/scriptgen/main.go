@@ -22,8 +22,9 @@ func run(args []string, stderr io.Writer) int {
 	fs.StringVar(&cfg.Out, "out", "", "directory of the generated Go package (required)")
 	fs.StringVar(&cfg.Package, "pkg", "", "Go package name of the generated package (required)")
 	fs.BoolVar(&cfg.Check, "check", false, "exit 1 if -out is stale instead of writing it")
+	fs.BoolVar(&cfg.Strict, "strict", false, "treat warnings as errors")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: scriptgen -in DIR -out DIR -pkg NAME [-check]")
+		fmt.Fprintln(stderr, "usage: scriptgen -in DIR -out DIR -pkg NAME [-check] [-strict]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -33,6 +34,7 @@ func run(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	cfg.Warnings = stderr
 	if err := gen.Run(cfg); err != nil {
 		var stale *gen.StaleError
 		if errors.As(err, &stale) {

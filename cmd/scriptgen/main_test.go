@@ -118,11 +118,11 @@ func TestCheckerErrorsWriteNothing(t *testing.T) {
 	// get.lua stays valid but changes, so any write would show.
 	os.WriteFile("scripts/get.lua", []byte(okScript+"-- v2\n"), 0o644)
 	os.WriteFile("scripts/bad.lua", []byte("-- @key k\n-- @arg n int32\n-- @return none\nreturn redis.call(\"GET\", KEYS[1])\n"), 0o644)
-	os.WriteFile("scripts/two.lua", []byte("-- @return none\nreturn redis.call(\"DEL\", \"literal\")\n"), 0o644)
+	os.WriteFile("scripts/two.lua", []byte("-- @return int64\nreturn redis.call(\"DEL\", \"literal\")\n"), 0o644)
 	before := snapshot(t, "generated")
 	code, stderr := scriptgen(t, genArgs...)
-	want := `scripts/bad.lua:2:11: unknown type "int32"
-scripts/two.lua:2:26: string literal "literal" in the key position of redis.call("DEL"): pass keys in KEYS so Redis Cluster can route them
+	want := `scripts/bad.lua:2:11: unknown type "int32": argument types are string, bytes, int64, float64, bool, duration (sent as milliseconds), time (sent as unix milliseconds)
+scripts/two.lua:2:26: key position of DEL holds the literal "literal": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe
 `
 	if code != 1 || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", code, stderr, want)
