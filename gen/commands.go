@@ -104,6 +104,19 @@ type commandInfo struct {
 	keys  []keySpec
 }
 
+// noscriptOn70 are the commands Redis 7.0 refuses in scripts that the
+// specifications (Redis 7.2 and later) allow: scripts must run on both.
+// TestCommandTableMatchesServer checks the list against a 7.0 server.
+var noscriptOn70 = map[string]bool{
+	"BLMOVE":     true,
+	"BLPOP":      true,
+	"BRPOP":      true,
+	"BRPOPLPUSH": true,
+	"BZPOPMAX":   true,
+	"BZPOPMIN":   true,
+	"WAIT":       true,
+}
+
 var commandIndex = func() map[string]*commandInfo {
 	m := make(map[string]*commandInfo, len(commandTable))
 	for i := range commandTable {

@@ -123,6 +123,10 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 		at(c.CommandPos, "%s is not allowed in scripts (flagged noscript in Redis's command table)", shown)
 		return
 	}
+	if noscriptOn70[info.name] {
+		at(c.CommandPos, "%s is not allowed in scripts on Redis 7.0 (flagged noscript there; later versions run it without blocking)", shown)
+		return
+	}
 	if r.readOnly && info.flags&(flagWrite|flagMayReplicate) != 0 {
 		kind := "a write command"
 		if info.flags&flagWrite == 0 {
