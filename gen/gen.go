@@ -160,8 +160,10 @@ func Run(cfg Config) error {
 		if underGoGenerate && !isPlaceholder(existing[name]) {
 			// go generate lists a package's files before it reads them: a
 			// file removed now, while it walks the packages, fails it with
-			// "no such file". A build-ignored placeholder is never read by
-			// go generate nor compiled, and the next run removes it.
+			// "no such file". The file becomes a build-ignored placeholder
+			// whose own go:generate line removes it when go generate reaches
+			// it; if it never does, the next run removes it (go generate
+			// does not list build-ignored files, so that is safe).
 			if err := writeFile(p, placeholder(cfg.Package)); err != nil {
 				return err
 			}
@@ -175,14 +177,31 @@ func Run(cfg Config) error {
 }
 
 // placeholderNote marks a generated file whose script no longer exists.
-const placeholderNote = "// scriptgen: the script of this file was removed; the next run deletes it."
+const placeholderNote = "// scriptgen: the script of this file was removed; this file removes itself."
 
 func placeholder(pkg string) []byte {
-	return []byte(Header + "\n\n//go:build ignore\n\n" + placeholderNote + "\n\npackage " + pkg + "\n")
+	return []byte(Header + "\n\n//go:build ignore\n\n" + placeholderNote + "\n" +
+		"//go:generate go run github.com/scriptlock/scriptlock/cmd/scriptgen -remove-placeholder $GOFILE\n\npackage " + pkg + "\n")
 }
 
 func isPlaceholder(b []byte) bool {
-	return bytes.Contains(b, []byte("\n"+placeholderNote+"\n"))
+	return bytes.HasPrefix(b, []byte(Header+"\n")) && bytes.Contains(b, []byte("\n"+placeholderNote+"\n"))
+}
+
+// RemovePlaceholder removes file if it is a placeholder scriptgen left for a
+// removed script, and refuses any other file.
+func RemovePlaceholder(file string) error {
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !isPlaceholder(b) {
+		return fmt.Errorf("%s is not a scriptgen placeholder: not removing it", file)
+	}
+	return os.Remove(file)
 }
 
 // writeFile replaces p atomically.

@@ -180,3 +180,49 @@ func TestBadPackageOrInput(t *testing.T) {
 		t.Errorf("missing -in: exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestRemovePlaceholderRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.lua.go")
+	if err := os.WriteFile(p, []byte("package generated\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"-remove-placeholder", p}, &stderr); code != 1 || !strings.Contains(stderr.String(), "not a scriptgen placeholder") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a refusal", code, stderr.String())
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the file was removed: %v", err)
+	}
+}
+
+// Under go generate a stale file becomes a build-ignored placeholder that
+// -check accepts and the next run removes.
+func TestStaleFileUnderGoGenerate(t *testing.T) {
+	workspace(t, map[string]string{"get.lua": okScript, "old.lua": okScript})
+	if code, stderr := scriptgen(t, genArgs...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	os.Remove("scripts/old.lua")
+	t.Setenv("GOFILE", "app.go")
+	t.Setenv("GOPACKAGE", "app")
+	if code, stderr := scriptgen(t, genArgs...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile("generated/old.lua.go")
+	if err != nil {
+		t.Fatalf("stale file removed while go generate may still read it: %v", err)
+	}
+	if !strings.Contains(string(b), "//go:build ignore\n") || !strings.Contains(string(b), "-remove-placeholder $GOFILE") {
+		t.Fatalf("placeholder:\n%s", b)
+	}
+	if code, stderr := scriptgen(t, append(genArgs, "-check")...); code != 0 {
+		t.Errorf("-check with a placeholder: exit %d: %s", code, stderr)
+	}
+	if code, stderr := scriptgen(t, genArgs...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat("generated/old.lua.go"); err == nil {
+		t.Errorf("the next run kept the placeholder")
+	}
+}
