@@ -86,7 +86,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
-	if r.haveReturn {
+	if r.haveReturn && !pf.SetResp {
 		for _, ret := range pf.Returns {
 			checkReturn(ret, r.ret, at)
 		}

@@ -172,7 +172,10 @@ type File struct {
 	Calls      []Call
 	Globals    []Global
 	ErrorSites []ErrorSite
-	Returns    []Return
+	Returns    []Return // of the chunk itself, not of functions it defines
+	// SetResp is set when the script calls redis.setresp: replies may then
+	// have RESP3 shapes.
+	SetResp bool
 	// SyntaxError is set when the Lua parser refused the script: the facts
 	// above are then empty.
 	SyntaxError bool

@@ -114,7 +114,6 @@ func TestParseBodyFacts(t *testing.T) {
 		t.Errorf("error sites (-want +got):\n%s", diff)
 	}
 	wantReturns := []Return{
-		{Pos: Pos{4, 35}, Kind: ReturnUnknown},
 		{Pos: Pos{8, 18}, Kind: ReturnError},
 		{Pos: Pos{9, 18}, Kind: ReturnError},
 		{Pos: Pos{11, 18}, Kind: ReturnString, Text: `"x"`},

@@ -48,6 +48,9 @@ type walker struct {
 	// beyond textual order: a name assigned values of different sources
 	// becomes SourceUnknown).
 	locals map[string]Value
+	// depth counts the function bodies being walked: only the chunk's own
+	// return statements reach Redis.
+	depth int
 }
 
 type identKey struct {
@@ -247,12 +250,16 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.function(s.Func)
 		}
 	case *ast.ReturnStmt:
-		w.ret(s)
+		if w.depth == 0 {
+			w.ret(s)
+		}
 		w.exprs(s.Exprs)
 	}
 }
 
 func (w *walker) function(f *ast.FunctionExpr) {
+	w.depth++
+	defer func() { w.depth-- }()
 	w.push()
 	if f.ParList != nil {
 		for _, n := range f.ParList.Names {
@@ -436,6 +443,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	obj := e.Func.(*ast.AttrGetExpr).Object.(*ast.IdentExpr)
 	pos, ti := w.identPos(obj.Line(), obj.Value)
 	switch name {
+	case "setresp":
+		w.f.SetResp = true
+		return
 	case "error_reply":
 		if len(e.Args) > 0 {
 			// A message that is not a literal is recorded with no text: its
