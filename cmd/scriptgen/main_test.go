@@ -226,3 +226,24 @@ func TestStaleFileUnderGoGenerate(t *testing.T) {
 		t.Errorf("the next run kept the placeholder")
 	}
 }
+
+// Warnings are printed and do not stop generation; -strict makes them
+// errors and writes nothing.
+func TestWarningsAndStrict(t *testing.T) {
+	warned := "-- @key k\n-- @return int64\n-- @error SOLD_OUT nothing left\nreturn redis.call('decr', KEYS[1])\n"
+	want := "scripts/w.lua:3:11: warning: @error SOLD_OUT is declared but the script never returns it (return redis.error_reply('SOLD_OUT ...'))\n"
+
+	workspace(t, map[string]string{"w.lua": warned})
+	if code, stderr := scriptgen(t, append(genArgs, "-strict")...); code != 1 || stderr != want {
+		t.Errorf("-strict: exit %d, stderr %q; want 1, %q", code, stderr, want)
+	}
+	if _, err := os.Stat("generated"); err == nil {
+		t.Errorf("-strict with a warning wrote the output directory")
+	}
+	if code, stderr := scriptgen(t, genArgs...); code != 0 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 0, %q", code, stderr, want)
+	}
+	if _, err := os.Stat("generated/w.lua.go"); err != nil {
+		t.Errorf("a run with warnings only did not generate: %v", err)
+	}
+}
