@@ -14,11 +14,14 @@ import (
 // go run), go generate ./..., then deleting and renaming scripts. Every run
 // must succeed the first time, and a run with nothing to do changes nothing.
 //
-// The module cache is shared with the build that runs this test, and the
-// user module's go.sum starts from this repository's: GOPROXY=off then
-// finds everything locally. (A proxy would be asked whether
+// The module cache is shared with the build that runs this test: the modules
+// the flow needs are downloaded first from this repository (through the
+// module proxy, when not cached yet), and the user module's go.sum starts
+// from this repository's. The flow itself then runs with GOPROXY=off,
+// because go get would ask the proxy whether
 // github.com/scriptlock/scriptlock/cmd/scriptgen is a module of its own,
-// which the replace directive below cannot answer.)
+// which the replace directive standing in for a published version cannot
+// answer.
 func TestUserModuleFlow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -30,6 +33,14 @@ func TestUserModuleFlow(t *testing.T) {
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The user module builds the same packages as these two: a generated
+	// package (rueidis and what it imports) and the tool.
+	download := exec.Command("go", "list", "-deps", "./generated", "./cmd/scriptgen")
+	download.Dir = root
+	download.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := download.CombinedOutput(); err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	mod := t.TempDir()
 	write := func(name, content string) {
