@@ -259,14 +259,26 @@ func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, c
 
 // suggestCommand returns the known command closest to name, or "".
 func suggestCommand(name string) string {
+	return suggest(name, "")
+}
+
+// suggestSubcommand returns the subcommand of container closest to sub, or "".
+func suggestSubcommand(container, sub string) string {
+	return suggest(sub, container+"|")
+}
+
+// suggest returns the closest table name with prefix (the prefix removed):
+// at most two edits away, and fewer than half the name.
+func suggest(name, prefix string) string {
 	up := strings.ToUpper(name)
 	best, bestD := "", 3
 	for _, c := range commandTable {
-		if strings.Contains(c.name, "|") {
+		rest, ok := strings.CutPrefix(c.name, prefix)
+		if !ok || strings.Contains(rest, "|") {
 			continue
 		}
-		if d := editDistance(up, c.name); d < bestD {
-			best, bestD = c.name, d
+		if d := editDistance(up, rest); d < bestD {
+			best, bestD = rest, d
 		}
 	}
 	if bestD > len(up)/2 {

@@ -114,7 +114,11 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 		sub := info.name + "|" + strings.ToUpper(*c.Args[0].Literal)
 		si, ok := commandIndex[sub]
 		if !ok {
-			at(c.Args[0].Pos, "unknown subcommand %s %s", info.name, strings.ToUpper(*c.Args[0].Literal))
+			if s := suggestSubcommand(info.name, *c.Args[0].Literal); s != "" {
+				at(c.Args[0].Pos, "unknown subcommand %s %s: did you mean %s %s?", info.name, strings.ToUpper(*c.Args[0].Literal), info.name, s)
+			} else {
+				at(c.Args[0].Pos, "unknown subcommand %s %s", info.name, strings.ToUpper(*c.Args[0].Literal))
+			}
 			return
 		}
 		info, shown = si, info.name+" "+strings.ToUpper(*c.Args[0].Literal)
@@ -258,6 +262,10 @@ func checkReturn(ret parse.Return, t Type, at func(parse.Pos, string, ...any)) {
 		} else {
 			at(ret.Pos, "returns %s, but @return %s needs %s%s", what, t.String(), wantText(t), hint)
 		}
+		return
+	}
+	if ret.Kind == parse.ReturnArray && t.Kind == Record && ret.Len > len(t.Fields) {
+		at(ret.Pos, "returns an array of %d values, but @return %s has %d fields", ret.Len, t.String(), len(t.Fields))
 		return
 	}
 	if got&replyNil != 0 && want&replyNil == 0 {

@@ -158,6 +158,7 @@ type Return struct {
 	Pos      Pos // of the returned expression (or of return)
 	Kind     ReturnKind
 	Text     string // the literal, for messages
+	Len      int    // ReturnArray: the number of values, -1 when not fixed
 	Command  string // ReturnCall: the command name
 	CallFunc string // ReturnCall: redis.call or redis.pcall
 }

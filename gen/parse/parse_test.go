@@ -115,7 +115,7 @@ func TestParseBodyFacts(t *testing.T) {
 	}
 	wantReturns := []Return{
 		{Pos: Pos{8, 18}, Kind: ReturnError},
-		{Pos: Pos{9, 18}, Kind: ReturnError},
+		{Pos: Pos{9, 18}, Kind: ReturnError, Len: -1},
 		{Pos: Pos{11, 18}, Kind: ReturnString, Text: `"x"`},
 		{Pos: Pos{12, 8}, Kind: ReturnCall, Command: "INCR", CallFunc: "redis.call"},
 	}

@@ -538,7 +538,15 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		r.Kind, r.Text = ReturnString, strconv.Quote(x.Value)
 	case *ast.TableExpr:
 		r.Kind = ReturnArray
-		for _, f := range x.Fields {
+		for i, f := range x.Fields {
+			if f.Key != nil {
+				r.Len = -1
+			} else if r.Len >= 0 {
+				r.Len++
+				if i == len(x.Fields)-1 && expands(f.Value) {
+					r.Len = -1 // {a, unpack(t)}
+				}
+			}
 			if k, ok := f.Key.(*ast.StringExpr); ok {
 				switch k.Value {
 				case "err":
