@@ -67,7 +67,7 @@ func TestUserModuleFlow(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("go", args...)
 		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=-buildvcs=false -mod=mod")
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=-buildvcs=false")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -98,6 +98,9 @@ func TestUserModuleFlow(t *testing.T) {
 	if !strings.Contains(string(goMod), "tool github.com/scriptlock/scriptlock/cmd/scriptgen") {
 		t.Fatalf("go get -tool did not add the tool directive:\n%s", goMod)
 	}
+	// The README's second line; pinned to this repository's version, since
+	// the latest one would need the proxy.
+	goCmd("get", "github.com/redis/rueidis@"+requiredVersion(t, filepath.Join(root, "go.mod"), "github.com/redis/rueidis"))
 	goCmd("generate", "./...")
 	wantFiles("first generate", "hello.lua.go", "scriptgen.go", "tmp.lua.go")
 	goCmd("build", "./...")
@@ -150,4 +153,24 @@ func moduleState(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// requiredVersion reads the version of module path from a go.mod file.
+func requiredVersion(t *testing.T, goMod, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(goMod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == path {
+			return f[1]
+		}
+		if len(f) >= 3 && f[0] == "require" && f[1] == path {
+			return f[2]
+		}
+	}
+	t.Fatalf("%s does not require %s", goMod, path)
+	return ""
 }
