@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -239,6 +240,22 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	}
 	rules.readOnly = s.ReadOnly
 	errs = append(errs, checkBody(file.Path, pf, rules)...)
+	// An argument used as a command name may only take the @commands values:
+	// the generated callers check it before sending, since a script that
+	// fails half-way keeps the writes it made.
+	for _, c := range pf.Calls {
+		if c.Command != "" || c.Dynamic.Source != parse.SourceArgv || len(rules.commands) == 0 {
+			continue
+		}
+		idx, ok := strings.CutPrefix(c.Dynamic.Text, "ARGV[")
+		n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))
+		if !ok || err != nil || n < 1 || n > len(s.Args) {
+			continue
+		}
+		if a := &s.Args[n-1]; !a.Variadic && a.Type.Kind == String {
+			a.Commands = rules.commands
+		}
+	}
 	return info, errs
 }
 
@@ -314,7 +331,7 @@ func declared(what string, n int) string {
 // reservedNames are exported names of the generated package's shared file.
 var reservedNames = map[string]bool{
 	"Script": true, "Scripts": true, "Preload": true, "ScriptError": true,
-	"DecodeError": true, "CrossSlotError": true, "ErrCrossSlot": true,
+	"DecodeError": true, "CrossSlotError": true, "ErrCrossSlot": true, "CommandError": true,
 }
 
 // checkPackage runs the checks that span scripts and returns the package

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // latchCountDownSource is scripts/latch_count_down.lua, verbatim.
@@ -40,6 +41,14 @@ var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
 // that is not counting stays as it is.
 // Reply: the count left (0 once released or when not counting).
 func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchCountDown",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {
@@ -72,6 +81,15 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "LatchCountDown",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := latchCountDownEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LatchCountDown", keys); err != nil {
@@ -112,6 +130,14 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func LatchCountDownCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchCountDown",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // latchDeleteSource is scripts/latch_delete.lua, verbatim.
@@ -31,6 +32,14 @@ var latchDeleteScript = rueidis.NewLuaScript(latchDeleteSource)
 // LatchDelete removes a latch whatever its count and publishes the "zero"
 // message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
 func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchDelete",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
@@ -63,6 +72,15 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "LatchDelete",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := latchDeleteEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LatchDelete", keys); err != nil {
@@ -103,6 +121,14 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func LatchDeleteCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchDelete",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {

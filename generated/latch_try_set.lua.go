@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 )
 
 // latchTrySetSource is scripts/latch_try_set.lua, verbatim.
@@ -36,6 +37,14 @@ var latchTrySetScript = rueidis.NewLuaScript(latchTrySetSource)
 // already counting, and publishes Redisson's "new count" message 1 on the
 // latch channel. Reply 1: set; 0: already counting, nothing changed.
 func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, count int64, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchTrySet",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {
@@ -69,6 +78,15 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "LatchTrySet",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := latchTrySetEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LatchTrySet", keys); err != nil {
@@ -109,6 +127,14 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func LatchTrySetCommand(c rueidis.Client, latch string, channel string, count int64, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchTrySet",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // mutexForceUnlockSource is scripts/mutex_force_unlock.lua, verbatim.
@@ -32,6 +33,14 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // MutexForceUnlock deletes a lock whoever holds it and wakes its waiters.
 // Reply true when there was a lock to delete.
 func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "MutexForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
@@ -64,6 +73,15 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "MutexForceUnlock",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := mutexForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexForceUnlock", keys); err != nil {
@@ -104,6 +122,14 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "MutexForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // permitReleaseSource is scripts/permit_release.lua, verbatim.
@@ -49,6 +50,14 @@ var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 // took it meanwhile); 0: no such permit (unknown id, released already, or
 // expired and reclaimed), nothing changed.
 func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id string, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
@@ -83,6 +92,15 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "PermitRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := permitReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("PermitRelease", keys); err != nil {
@@ -123,6 +141,14 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {

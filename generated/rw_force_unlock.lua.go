@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // rwForceUnlockSource is scripts/rw_force_unlock.lua, verbatim.
@@ -32,6 +33,14 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // RwForceUnlock deletes a read-write lock whoever holds it and publishes "0".
 // Reply true when there was a lock to delete.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
@@ -64,6 +73,15 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwForceUnlock",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwForceUnlock", keys); err != nil {
@@ -104,6 +122,14 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -90,6 +91,14 @@ type RwReadReleaseResult struct {
 // Reply {0, 0}: not held by this owner; {1, holds}: this owner still reads;
 // {2, 0}: this owner's last read hold is gone.
 func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (RwReadReleaseResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return RwReadReleaseResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwReadRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRelease", keys); err != nil {
@@ -127,6 +136,15 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwReadRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwReadReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwReadRelease", keys); err != nil {
@@ -167,6 +185,14 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwReadRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRelease", keys); err != nil {

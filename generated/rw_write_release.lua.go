@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -67,6 +68,14 @@ type RwWriteReleaseResult struct {
 // makes a retried release answer the first outcome.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return RwWriteReleaseResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwWriteRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -103,6 +112,15 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwWriteRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwWriteReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -143,6 +161,14 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwWriteRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 )
 
 // semaphoreReleaseSource is scripts/semaphore_release.lua, verbatim.
@@ -35,6 +36,14 @@ var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 // negative, as Redisson's addPermits allows) and publishes the new count on
 // the semaphore channel so waiters retry. Reply: the new count.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {
@@ -68,6 +77,15 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "SemaphoreRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := semaphoreReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreRelease", keys); err != nil {
@@ -108,6 +126,14 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {
