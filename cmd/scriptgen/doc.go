@@ -79,7 +79,10 @@
 // other Redis error is returned unwrapped, so rueidis.IsRedisErr works. A reply
 // of the wrong shape is a *DecodeError naming the script and both types. On a
 // cluster client, a call whose keys are in different hash slots is refused
-// with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent.
+// with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent. An
+// argument a script uses as a command name (redis.call(ARGV[n], ...) with
+// @commands) must be one of the declared commands, in any case; any other
+// value is refused with a *CommandError before anything is sent.
 //
 // A script raises a declared error with return redis.error_reply('CODE
 // message') or return {err = 'CODE message'}; the sentinel is Err followed by
