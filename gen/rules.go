@@ -32,11 +32,13 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		errs = append(errs, e)
 	}
 
+	dynamic := false
 	for _, c := range pf.Calls {
 		if c.Command != "" {
 			checkCall(c, c.Command, r, at)
 			continue
 		}
+		dynamic = true
 		if len(r.commands) == 0 {
 			at(c.CommandPos, "command name %s is not a literal: declare the commands it may be with @commands (e.g. -- @commands publish spublish)", c.Dynamic.Text)
 			continue
@@ -44,6 +46,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		for _, name := range r.commands {
 			checkCall(c, name, r, at)
 		}
+	}
+
+	if len(r.commands) > 0 && !dynamic {
+		warn(r.commandsPos, "@commands is declared but every redis.call names its command literally")
 	}
 
 	for _, g := range pf.Globals {
