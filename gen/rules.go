@@ -94,7 +94,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 
 	if r.haveReturn && !pf.SetResp {
 		for _, ret := range pf.Returns {
-			checkReturn(ret, r.ret, at)
+			var call *parse.Call
+			if ret.Kind == parse.ReturnCall && ret.Call < len(pf.Calls) {
+				call = &pf.Calls[ret.Call]
+			}
+			checkReturn(ret, call, r.ret, at)
 		}
 	}
 	return errs
@@ -229,7 +233,7 @@ func wantText(t Type) string {
 
 // checkReturn checks a return statement whose reply shape is known against
 // @return; anything else is left alone rather than guessed.
-func checkReturn(ret parse.Return, t Type, at func(parse.Pos, string, ...any)) {
+func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, string, ...any)) {
 	want := accepts(t)
 	var got replyKind
 	what := ""
@@ -248,7 +252,10 @@ func checkReturn(ret parse.Return, t Type, at func(parse.Pos, string, ...any)) {
 			return
 		}
 		got = info.reply
-		what = info.name + " replies " + info.reply.String()
+		if tokens, ok := nilOnlyWith[info.name]; ok && got&replyNil != 0 && !hasToken(call, tokens) {
+			got &^= replyNil
+		}
+		what = info.name + " replies " + got.String()
 	default:
 		return
 	}
@@ -277,4 +284,32 @@ func checkReturn(ret parse.Return, t Type, at func(parse.Pos, string, ...any)) {
 	if got&replyNil != 0 && want&replyNil == 0 {
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
 	}
+}
+
+// nilOnlyWith lists commands whose reply schema has a nil that only an
+// option gives (SET NX/XX/GET, ZADD INCR, XADD NOMKSTREAM), or that Redis
+// never sends in RESP2 (TYPE answers the status "none" for a missing key):
+// without one of these tokens as a literal argument, nil is not expected.
+var nilOnlyWith = map[string][]string{
+	"SET":  {"NX", "XX", "GET"},
+	"ZADD": {"INCR"},
+	"XADD": {"NOMKSTREAM"},
+	"TYPE": nil,
+}
+
+func hasToken(c *parse.Call, tokens []string) bool {
+	if c == nil {
+		return true // unknown: keep what the schema says
+	}
+	for _, a := range c.Args {
+		if !a.Exact {
+			continue
+		}
+		for _, t := range tokens {
+			if strings.EqualFold(*a.Literal, t) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -161,6 +161,7 @@ type Return struct {
 	Len      int    // ReturnArray: the number of values, -1 when not fixed
 	Command  string // ReturnCall: the command name
 	CallFunc string // ReturnCall: redis.call or redis.pcall
+	Call     int    // ReturnCall: index of the call in File.Calls
 }
 
 // File is a parsed script.

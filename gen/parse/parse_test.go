@@ -117,7 +117,7 @@ func TestParseBodyFacts(t *testing.T) {
 		{Pos: Pos{8, 18}, Kind: ReturnError},
 		{Pos: Pos{9, 18}, Kind: ReturnError, Len: -1},
 		{Pos: Pos{11, 18}, Kind: ReturnString, Text: `"x"`},
-		{Pos: Pos{12, 8}, Kind: ReturnCall, Command: "INCR", CallFunc: "redis.call"},
+		{Pos: Pos{12, 8}, Kind: ReturnCall, Command: "INCR", CallFunc: "redis.call", Call: 3},
 	}
 	if diff := cmp.Diff(wantReturns, f.Returns); diff != "" {
 		t.Errorf("returns (-want +got):\n%s", diff)

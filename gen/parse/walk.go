@@ -570,6 +570,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				if c, ok := x.Args[0].(*ast.StringExpr); ok {
 					r.Kind, r.Command = ReturnCall, c.Value
 					r.CallFunc = "redis." + name
+					r.Call = len(w.f.Calls) // recorded next, when the expression is walked
 				}
 			}
 		}
