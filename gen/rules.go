@@ -262,7 +262,11 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 	if ret.Text != "" {
 		what += " (" + ret.Text + ")"
 	}
-	if got&want == 0 {
+	// A reply of one shape (besides nil) must be readable; one whose shapes
+	// depend on options (LPOP with a count, ZADD INCR) only needs one of them.
+	nonNil := got &^ replyNil
+	single := nonNil != 0 && nonNil&(nonNil-1) == 0
+	if got&want == 0 || (single && nonNil&want == 0) {
 		hint := ""
 		switch {
 		case got == replyInt && want&replyStr != 0 && ret.Kind == parse.ReturnInt:
