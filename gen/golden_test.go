@@ -165,6 +165,9 @@ func TestGolden(t *testing.T) {
 			if strings.HasSuffix(name, "_warn") && (err != nil || stderr == "") {
 				t.Fatalf("a warning case must generate and warn, got err=%v stderr=%q", err, stderr)
 			}
+			if strings.HasSuffix(name, "_bad") && err == nil {
+				t.Fatalf("a refused case generated (stderr %q)", stderr)
+			}
 			if strings.HasSuffix(name, "_ok") && stderr != "" {
 				t.Fatalf("a valid case must generate with no output, got:\n%s", stderr)
 			}
