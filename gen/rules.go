@@ -77,11 +77,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 		produced[code] = true
 		if !declared {
-			hint := ""
-			if errorCodeRE.MatchString(code) {
-				hint = fmt.Sprintf(" (-- @error %s <message>; callers get Err%s)", code, camel(code))
+			if !errorCodeRE.MatchString(code) {
+				at(e.Pos, "error reply %q starts with no error code: start it with an UPPER_SNAKE_CASE code declared with @error (redis.error_reply('CODE message'))", e.Text)
+				continue
 			}
-			at(e.Pos, "error code %s is not declared with @error%s", code, hint)
+			at(e.Pos, "error code %s is not declared with @error (-- @error %s <message>; callers get Err%s)", code, code, camel(code))
 		}
 	}
 	if !dynamicErrors {
