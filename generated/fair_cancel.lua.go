@@ -16,8 +16,8 @@ const fairCancelSource = `-- FairCancel takes a waiter that gives up (its wait o
 -- queue up to the waiter: O(position), on the rare path only.
 -- Reply true when the waiter was queued.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -39,7 +39,7 @@ return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "4c6946642ca5a9e6f4b8231136efe0436e297a80"
+const fairCancelSHA1 = "dd14ec67ad088b4e047c3052a2570217426ec56d"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 
@@ -70,8 +70,8 @@ func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string
 // FairCancelArgs holds the keys and arguments of one call in FairCancelMulti.
 type FairCancelArgs struct {
 	Lock     string
-	Queue    string // redisson_lock_queue:{name}
-	Timeouts string // redisson_lock_timeout:{name}
+	Queue    string // scriptlock_fair_queue:{name}
+	Timeouts string // scriptlock_fair_timeout:{name}
 	Channel  string // redisson_lock__channel:{name}
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels

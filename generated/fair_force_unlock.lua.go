@@ -13,7 +13,7 @@ import (
 const fairForceUnlockSource = `-- FairForceUnlock deletes a fair lock whoever holds it and tells the first
 -- waiter in the queue. Reply true when there was a lock to delete.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
@@ -30,7 +30,7 @@ return 1
 `
 
 // fairForceUnlockSHA1 is the SHA-1 of fairForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockSHA1 = "cf3047e64da943557f9f7c9f4357030ca416abc6"
+const fairForceUnlockSHA1 = "6b2c7fc577034df05879c944a4f90d2095e40888"
 
 var fairForceUnlockScript = rueidis.NewLuaScriptRetryable(fairForceUnlockSource)
 
@@ -58,7 +58,7 @@ func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue s
 // FairForceUnlockArgs holds the keys and arguments of one call in FairForceUnlockMulti.
 type FairForceUnlockArgs struct {
 	Lock    string
-	Queue   string // redisson_lock_queue:{name}
+	Queue   string // scriptlock_fair_queue:{name}
 	Channel string // redisson_lock__channel:{name}
 	Publish string // "publish", or "spublish" for sharded channels
 }

@@ -20,8 +20,8 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @arg    lease          duration
@@ -65,7 +65,7 @@ return {2, receivers}
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "779dd76411df9bb20d08c86d20b6fc971fe0004d"
+const fairReleaseSHA1 = "e0aa484525f3dc65980ff0335b0e0e379cb73408"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -104,8 +104,8 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 // FairReleaseArgs holds the keys and arguments of one call in FairReleaseMulti.
 type FairReleaseArgs struct {
 	Lock     string
-	Queue    string // redisson_lock_queue:{name}
-	Timeouts string // redisson_lock_timeout:{name}
+	Queue    string // scriptlock_fair_queue:{name}
+	Timeouts string // scriptlock_fair_timeout:{name}
 	Channel  string // redisson_lock__channel:{name}
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
 	Lease    time.Duration

@@ -10,28 +10,37 @@ import (
 )
 
 // rwForceUnlockSource is scripts/rw_force_unlock.lua, verbatim.
-const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever holds it and publishes "0".
--- Reply true when there was a lock to delete.
+const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever holds it and publishes
+-- Redisson's message for the mode it deleted: "1" for a write lock (every
+-- waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
+-- RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+local mode = redis.call('hget', KEYS[1], 'mode')
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
-redis.call(ARGV[1], KEYS[2], '0')
+if mode == 'write' then
+  redis.call(ARGV[1], KEYS[2], '1')
+else
+  redis.call(ARGV[1], KEYS[2], '0')
+end
 return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "b29f2871b3db1b140da73ea7949062aaf7fd4904"
+const rwForceUnlockSHA1 = "871d2a347b11d8533842a20f17f626a88544ffc0"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
-// RwForceUnlock deletes a read-write lock whoever holds it and publishes "0".
-// Reply true when there was a lock to delete.
+// RwForceUnlock deletes a read-write lock whoever holds it and publishes
+// Redisson's message for the mode it deleted: "1" for a write lock (every
+// waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
+// RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{

@@ -13,7 +13,8 @@ import (
 // semaphoreReleaseSource is scripts/semaphore_release.lua, verbatim.
 const semaphoreReleaseSource = `-- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 -- negative, as Redisson's addPermits allows) and publishes the new count on
--- the semaphore channel so waiters retry. Reply: the new count.
+-- the semaphore channel so waiters retry. Like RSemaphore's release and
+-- addPermits it publishes every time, whatever the count. Reply: the new count.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @arg    n         int64
@@ -21,20 +22,19 @@ const semaphoreReleaseSource = `-- SemaphoreRelease adds n permits (n < 0 remove
 -- @return int64
 -- @commands publish spublish
 local value = redis.call('incrby', KEYS[1], ARGV[1])
-if value > 0 then
-  redis.call(ARGV[2], KEYS[2], value)
-end
+redis.call(ARGV[2], KEYS[2], value)
 return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "48360b0edf5d38d08950317336cb2c77236cdf97"
+const semaphoreReleaseSHA1 = "8c0d3a2d6a7da359bb8f7d7574eb6a503d8ae532"
 
 var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 
 // SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 // negative, as Redisson's addPermits allows) and publishes the new count on
-// the semaphore channel so waiters retry. Reply: the new count.
+// the semaphore channel so waiters retry. Like RSemaphore's release and
+// addPermits it publishes every time, whatever the count. Reply: the new count.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
