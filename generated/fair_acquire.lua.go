@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
+-- @commands publish spublish
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local evicted = false
@@ -90,7 +92,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "6dab820fa0e32ef820228fed02b561140ff9ee1c"
+const fairAcquireSHA1 = "3d8720d8a10978f1707b74811c5284b78ce147af"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -116,6 +118,14 @@ type FairAcquireResult struct {
 // not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 // when the caller is first in the queue).
 func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (FairAcquireResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return FairAcquireResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairAcquire",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
@@ -156,6 +166,15 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairAcquire",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairAcquire", keys); err != nil {
@@ -196,6 +215,14 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairAcquire",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {

@@ -107,18 +107,18 @@ var Scripts = []Script{{
 	SHA1:      fairReleaseSHA1,
 	Source:    fairReleaseSource,
 }, {
-	Args:      []string{"token", "response", "ttl"},
+	Args:      []string{"token", "response", "ttl", "overhead"},
 	File:      "scripts/idempotency_complete.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyComplete",
 	ReadOnly:  false,
 	Retryable: true,
 	SHA1:      idempotencyCompleteSHA1,
 	Source:    idempotencyCompleteSource,
 }, {
-	Args:      []string{"token"},
+	Args:      []string{"token", "ttl"},
 	File:      "scripts/idempotency_release.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyRelease",
 	ReadOnly:  false,
 	Retryable: true,
@@ -127,16 +127,16 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"token", "ttl"},
 	File:      "scripts/idempotency_renew.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyRenew",
 	ReadOnly:  false,
 	Retryable: true,
 	SHA1:      idempotencyRenewSHA1,
 	Source:    idempotencyRenewSource,
 }, {
-	Args:      []string{"fingerprint", "token", "ttl"},
+	Args:      []string{"fingerprint", "token", "ttl", "budget", "claimSize"},
 	File:      "scripts/idempotency_reserve.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyReserve",
 	ReadOnly:  false,
 	Retryable: true,
@@ -485,6 +485,19 @@ func boolArg(b bool) string {
 func isNoScript(resp rueidis.RedisResult) bool {
 	re, ok := rueidis.IsRedisErr(resp.Error())
 	return ok && re.IsNoScript()
+}
+
+// CommandError refuses a call whose argument names a Redis command the script
+// does not declare (@commands); nothing is sent.
+type CommandError struct {
+	Script  string   // script name
+	Arg     string   // argument name
+	Value   string   // the value given
+	Allowed []string // the commands the script declares
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %q, want one of %q", e.Script, e.Arg, e.Value, e.Allowed)
 }
 
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,7 @@ const semaphoreUndoSource = `-- SemaphoreUndo gives back the permits of an acqui
 -- @arg    latchTTL  duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 -- @retryable
 local taken = redis.call('get', KEYS[3])
 redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
@@ -29,14 +31,12 @@ if taken == false or taken == 'undone' then
   return 0
 end
 local value = redis.call('incrby', KEYS[1], taken)
-if value > 0 then
-  redis.call(ARGV[2], KEYS[2], value)
-end
+redis.call(ARGV[2], KEYS[2], value)
 return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "1327d2ee28a5c5b853cf95aa8619c220516657b7"
+const semaphoreUndoSHA1 = "0bb9bb17e5069289bbef7d8ed7cbb244a467be7a"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -46,6 +46,14 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // attempt undone for latchTTL, so the attempt cannot take permits later.
 // Reply: the permits given back (0 when the attempt took none).
 func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreUndo",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreUndo", keys); err != nil {
@@ -80,6 +88,15 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "SemaphoreUndo",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := semaphoreUndoEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreUndo", keys); err != nil {
@@ -120,6 +137,14 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreUndo",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreUndo", keys); err != nil {

@@ -24,6 +24,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
+-- @commands publish spublish
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local evicted = false

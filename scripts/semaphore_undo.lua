@@ -9,6 +9,7 @@
 -- @arg    latchTTL  duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 -- @retryable
 local taken = redis.call('get', KEYS[3])
 redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
@@ -16,7 +17,5 @@ if taken == false or taken == 'undone' then
   return 0
 end
 local value = redis.call('incrby', KEYS[1], taken)
-if value > 0 then
-  redis.call(ARGV[2], KEYS[2], value)
-end
+redis.call(ARGV[2], KEYS[2], value)
 return tonumber(taken)

@@ -1,0 +1,153 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultMaxKeyLen is the longest request key accepted by default, in bytes,
+// before escaping.
+const DefaultMaxKeyLen = 256
+
+// DefaultKeyPrefix is the prefix lock keys derived from requests get unless
+// configured otherwise. Echo and gRPC share it, so an HTTP and a gRPC endpoint
+// locking the same order id exclude each other.
+const DefaultKeyPrefix = "scriptlock:req:"
+
+var (
+	// ErrKeyMissing: the configured key source yielded nothing.
+	ErrKeyMissing = errors.New("request key missing")
+	// ErrKeyInvalid: the request key is too long, not valid UTF-8 or contains
+	// control characters. Errors returned by ValidateKey wrap it.
+	ErrKeyInvalid = errors.New("request key invalid")
+)
+
+// ValidateKey checks an untrusted request key: non-empty, at most maxLen bytes
+// (DefaultMaxKeyLen when maxLen <= 0), valid UTF-8 and free of control
+// characters (C0, DEL, C1), format characters (Unicode Cf: zero-width
+// spaces, bidi controls, ...) and line/paragraph separators (Zl, Zp). The
+// error wraps ErrKeyMissing or ErrKeyInvalid.
+func ValidateKey(raw string, maxLen int) error {
+	if maxLen <= 0 {
+		maxLen = DefaultMaxKeyLen
+	}
+	if raw == "" {
+		return ErrKeyMissing
+	}
+	if len(raw) > maxLen {
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrKeyInvalid, len(raw), maxLen)
+	}
+	for i, r := range raw {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(raw[i:]); size == 1 {
+				return fmt.Errorf("%w: invalid UTF-8 at byte %d", ErrKeyInvalid, i)
+			}
+		}
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%w: control character at byte %d", ErrKeyInvalid, i)
+		}
+		// Invisible characters would make keys that look alike ("1" and
+		// "1\u200b") lock different names.
+		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return fmt.Errorf("%w: invisible character %U at byte %d", ErrKeyInvalid, r, i)
+		}
+	}
+	return nil
+}
+
+// escaped reports the bytes EscapeKey percent-encodes.
+func escaped(b byte) bool {
+	switch b {
+	case '%', '{', '}', ':', '*', '?', '[', ']', '\\':
+		return true
+	}
+	return false
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+// EscapeKey percent-encodes '%', '{', '}', ':', '*', '?', '[', ']' and '\' in
+// s. The result never contains any of those bytes except '%' as the start of
+// an escape, and UnescapeKey(EscapeKey(s)) == s for every s.
+func EscapeKey(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if escaped(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*n)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if escaped(c) {
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// UnescapeKey reverses EscapeKey. It fails on input EscapeKey cannot produce.
+func UnescapeKey(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		for i := 0; i < len(s); i++ {
+			if escaped(s[i]) {
+				return "", fmt.Errorf("%w: unescaped %q", ErrKeyInvalid, s[i])
+			}
+		}
+		return s, nil
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '%' {
+			if escaped(c) {
+				return "", fmt.Errorf("%w: unescaped %q", ErrKeyInvalid, c)
+			}
+			b.WriteByte(c)
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("%w: truncated escape", ErrKeyInvalid)
+		}
+		hi, lo := strings.IndexByte(hexDigits, s[i+1]), strings.IndexByte(hexDigits, s[i+2])
+		if hi < 0 || lo < 0 || !escaped(byte(hi<<4|lo)) {
+			return "", fmt.Errorf("%w: bad escape %q", ErrKeyInvalid, s[i:i+3])
+		}
+		b.WriteByte(byte(hi<<4 | lo))
+		i += 2
+	}
+	return b.String(), nil
+}
+
+// Key validates raw with ValidateKey and returns prefix + EscapeKey(raw).
+func Key(prefix, raw string, maxLen int) (string, error) {
+	if err := ValidateKey(raw, maxLen); err != nil {
+		return "", err
+	}
+	return prefix + EscapeKey(raw), nil
+}
+
+// CheckPrefix validates a configured key prefix: together with a fully escaped
+// key of maxLen bytes it must fit within limit bytes (scriptlock.MaxNameLen for
+// lock names).
+func CheckPrefix(prefix string, maxLen, limit int) error {
+	if maxLen <= 0 {
+		maxLen = DefaultMaxKeyLen
+	}
+	if len(prefix)+3*maxLen > limit {
+		return fmt.Errorf("key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
+	}
+	return nil
+}

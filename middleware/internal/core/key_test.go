@@ -1,0 +1,101 @@
+package core
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestValidateKey(t *testing.T) {
+	cases := []struct {
+		in   string
+		want error
+	}{
+		{"order-42", nil},
+		{"ünïcødé", nil},
+		{"{tag}", nil},
+		{strings.Repeat("a", DefaultMaxKeyLen), nil},
+		{"", ErrKeyMissing},
+		{strings.Repeat("a", DefaultMaxKeyLen+1), ErrKeyInvalid},
+		{"a\x00b", ErrKeyInvalid},
+		{"a\nb", ErrKeyInvalid},
+		{"a\x7fb", ErrKeyInvalid},
+		{"a\u0085b", ErrKeyInvalid},
+		{"a\xffb", ErrKeyInvalid},
+		{"1\u200b", ErrKeyInvalid},
+		{"a\u2028b", ErrKeyInvalid},
+		{"a\u2029b", ErrKeyInvalid},
+		{"\ufeff1", ErrKeyInvalid},
+		{"a\u202eb", ErrKeyInvalid},
+	}
+	for _, c := range cases {
+		err := ValidateKey(c.in, 0)
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("ValidateKey(%q) = %v, want %v", c.in, err, c.want)
+		}
+	}
+	if err := ValidateKey("\uFFFD", 0); err != nil {
+		t.Errorf("a literal U+FFFD is valid UTF-8: %v", err)
+	}
+}
+
+func TestEscapeKey(t *testing.T) {
+	cases := map[string]string{
+		"42":          "42",
+		"{42}":        "%7B42%7D",
+		"a:b":         "a%3Ab",
+		"100%":        "100%25",
+		"%7B":         "%257B",
+		"x*?[]\\":     "x%2A%3F%5B%5D%5C",
+		"ключ-{slot}": "ключ-%7Bslot%7D",
+	}
+	for in, want := range cases {
+		if got := EscapeKey(in); got != want {
+			t.Errorf("EscapeKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzKey checks the two promises Key makes about untrusted input: distinct
+// inputs never map to the same Redis key, and the result stays inside the
+// prefix: no hash tag, no ':' that could reach another namespace, no glob
+// character.
+func FuzzKey(f *testing.F) {
+	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*"} {
+		f.Add(s, s+"x")
+		f.Add(s, EscapeKey(s))
+	}
+	const prefix = "lock:orders:"
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ka, erra := Key(prefix, a, 0)
+		kb, errb := Key(prefix, b, 0)
+		for _, c := range []struct {
+			in, key string
+			err     error
+		}{{a, ka, erra}, {b, kb, errb}} {
+			if c.err != nil {
+				if ValidateKey(c.in, 0) == nil {
+					t.Fatalf("Key(%q) failed but the key is valid: %v", c.in, c.err)
+				}
+				continue
+			}
+			if !utf8.ValidString(c.in) {
+				t.Fatalf("Key accepted invalid UTF-8 %q", c.in)
+			}
+			if !strings.HasPrefix(c.key, prefix) {
+				t.Fatalf("Key(%q) = %q does not start with the prefix", c.in, c.key)
+			}
+			rest := c.key[len(prefix):]
+			if strings.ContainsAny(rest, "{}:*?[]\\") {
+				t.Fatalf("Key(%q) = %q: escaped part contains a reserved byte", c.in, c.key)
+			}
+			if got, err := UnescapeKey(rest); err != nil || got != c.in {
+				t.Fatalf("UnescapeKey(%q) = %q, %v; want %q", rest, got, err, c.in)
+			}
+		}
+		if erra == nil && errb == nil && a != b && ka == kb {
+			t.Fatalf("distinct inputs %q and %q share key %q", a, b, ka)
+		}
+	})
+}

@@ -1,0 +1,105 @@
+package core
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+)
+
+// NewOwnerID returns a random 128-bit owner id (hex) for one request.
+func NewOwnerID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}
+
+// Acquire takes the lock for one request. ctx gets a fresh owner id (so code
+// under the lock re-enters it), and the returned context is the lock's: it
+// carries the fencing token and is cancelled with cause scriptlock.ErrLockLost
+// if the lock is lost. release unlocks, independently of ctx still being alive;
+// it returns the Unlock error (scriptlock.ErrNotHeld after a loss).
+func Acquire(ctx context.Context, l scriptlock.Locker, wait time.Duration) (lctx context.Context, release func() error, err error) {
+	octx := scriptlock.WithOwner(ctx, NewOwnerID())
+	lctx, err = l.TryLock(octx, wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	release = func() error {
+		return l.Unlock(context.WithoutCancel(lctx))
+	}
+	return lctx, release, nil
+}
+
+// Failure classifies why a lock could not be taken.
+type Failure int
+
+const (
+	// Unavailable: Redis could not be reached or answered with an error, or
+	// the client is closed. HTTP 503, gRPC Unavailable.
+	Unavailable Failure = iota
+	// Contended: another owner held the lock for the whole wait.
+	// HTTP 409 with Retry-After, gRPC Aborted with RetryInfo.
+	Contended
+	// Canceled: the request's own context ended while waiting.
+	Canceled
+)
+
+// ClassifyLockError tells what a Lock/TryLock error means for the request
+// whose context is ctx. For Contended, retryAfter is the holder's remaining
+// lease as last seen (0 when unknown).
+func ClassifyLockError(ctx context.Context, err error) (f Failure, retryAfter time.Duration) {
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		return Canceled, 0
+	}
+	if errors.Is(err, scriptlock.ErrNotAcquired) {
+		var na *scriptlock.NotAcquiredError
+		if errors.As(err, &na) {
+			retryAfter = na.Remaining
+		}
+		return Contended, retryAfter
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Canceled, 0
+	}
+	return Unavailable, 0
+}
+
+// LockLost reports whether lctx was cancelled because its lock was lost.
+func LockLost(lctx context.Context) bool {
+	return lctx.Err() != nil && errors.Is(context.Cause(lctx), scriptlock.ErrLockLost)
+}
+
+// RetryAfterSeconds rounds d up to whole seconds, at least 1, for a
+// Retry-After header.
+func RetryAfterSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// DefaultRetryAfter is the retry delay suggested to a request that found its
+// lock held, unless configured otherwise.
+const DefaultRetryAfter = time.Second
+
+// RetryHint is the retry delay suggested to a request that found its lock
+// held: def, capped by the request's wait when it has one (a client retrying
+// sooner than it was willing to wait gains nothing by waiting longer), and
+// by the holder's remaining lease when that is shorter still. The holder's
+// lease alone is no hint: under the watchdog it is renewed for as long as
+// the holder runs, so it says nothing about when the lock frees.
+func RetryHint(def, wait, remaining time.Duration) time.Duration {
+	d := def
+	if wait > 0 && wait < d {
+		d = wait
+	}
+	if remaining > 0 && remaining < d {
+		d = remaining
+	}
+	return d
+}
