@@ -115,14 +115,15 @@ func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
 	// A holder renewed by the watchdog: its lease says nothing about when it
 	// ends, so the hint is the default (1 s), not the 30 s lease.
 	m := env.Locks.Mutex(env.Prefix + core.EscapeKey("7"))
-	if _, err := m.TryLock(context.Background(), 0); err != nil {
+	held, err := m.TryLock(context.Background(), 0)
+	if err != nil {
 		t.Fatal(err)
 	}
 	busy := do(t, srv, "POST", "/orders/7", "", "Idempotency-Key", "K1")
 	if busy.code != http.StatusConflict || busy.header.Get("Retry-After") != "1" {
 		t.Fatalf("while locked: %d Retry-After %q, want 409 Retry-After 1", busy.code, busy.header.Get("Retry-After"))
 	}
-	if err := m.Unlock(context.Background()); err != nil {
+	if err := m.Unlock(held); err != nil {
 		t.Fatal(err)
 	}
 	if r := do(t, srv, "POST", "/orders/7", "", "Idempotency-Key", "K1"); r.code != 200 || r.header.Get(echolock.HeaderIdempotentReplayed) != "" || runs.Load() != 1 {
@@ -142,13 +143,14 @@ func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
 	}
 	// The lock middleware's own answers are not stored even by a predicate
 	// that stores every status (route /all).
-	if _, err := m.TryLock(context.Background(), 0); err != nil {
+	held, err = m.TryLock(context.Background(), 0)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if r := do(t, srv, "POST", "/all/7", "", "Idempotency-Key", "K-all"); r.code != http.StatusConflict {
 		t.Fatalf("store-everything route while locked: %d", r.code)
 	}
-	if err := m.Unlock(context.Background()); err != nil {
+	if err := m.Unlock(held); err != nil {
 		t.Fatal(err)
 	}
 	before := runs.Load()

@@ -91,7 +91,8 @@ func TestIdempotencyFinalOutcomesOnlyGRPC(t *testing.T) {
 		grpclock.UnaryServerInterceptor(env.LockFunc(), grpclock.WithKeyPrefix(env.Prefix), grpclock.WithMethod(svc+"Pay", grpclock.Field("order_id"))))})
 
 	m := env.Locks.Mutex(env.Prefix + core.EscapeKey("7"))
-	if _, err := m.TryLock(context.Background(), 0); err != nil {
+	held, err := m.TryLock(context.Background(), 0)
+	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = call(withKey("K1"), conn, "Pay", order("7", "", 0, ""))
@@ -107,7 +108,7 @@ func TestIdempotencyFinalOutcomesOnlyGRPC(t *testing.T) {
 	if delay <= 0 || delay > time.Second {
 		t.Errorf("RetryInfo delay %s, want the 1 s default (the holder is renewed by the watchdog)", delay)
 	}
-	if err := m.Unlock(context.Background()); err != nil {
+	if err := m.Unlock(held); err != nil {
 		t.Fatal(err)
 	}
 	var hdr metadata.MD
