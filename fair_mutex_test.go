@@ -431,3 +431,62 @@ func TestFairMutexCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestFairMutexQueueExpires: a queue whose only waiter died (its process
+// frozen, as after a crash or a failover) does not stay in Redis forever: its
+// keys expire within the waiter timeout even when no one calls again.
+func TestFairMutexQueueExpires(t *testing.T) {
+	node := redistest.Server(t)
+	proxy := netproxy.New(t, node.Addr)
+	prefix := sharedPrefix(t)
+	const waiterTimeout = 800 * time.Millisecond
+	opts := []Option{prefix, WithWaiterTimeout(waiterTimeout)}
+	holderC := newTestClient(t, node.Client(t), opts...)
+	deadC := newTestClient(t, rawClient(t, proxy.Addr), opts...)
+	ctx := testCtx(t, 30*time.Second)
+
+	holder := holderC.FairMutex("queue-expires")
+	hctx, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Unlock(hctx) }()
+	dctx, dcancel := context.WithCancel(ctx)
+	deadDone := make(chan struct{})
+	go func() {
+		defer close(deadDone)
+		if l, err := deadC.FairMutex("queue-expires").Lock(dctx); err == nil {
+			_ = deadC.FairMutex("queue-expires").Unlock(l)
+		}
+	}()
+	waitQueueLen(t, node, holder, 1)
+	proxy.Freeze()
+	defer func() {
+		dcancel()
+		proxy.Thaw()
+		<-deadDone
+	}()
+	for _, k := range []string{holder.queue, holder.timeouts} {
+		ttl, err := node.Do(t, "PTTL", k).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ttl <= 0 || ttl > waiterTimeout.Milliseconds() {
+			t.Fatalf("PTTL %s = %d ms, want 0 < PTTL <= %d", k, ttl, waiterTimeout.Milliseconds())
+		}
+	}
+	deadline := time.Now().Add(waiterTimeout + 2*time.Second)
+	for {
+		n, err := node.Do(t, "EXISTS", holder.queue, holder.timeouts).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d queue keys still there %s after the only waiter stopped calling", n, waiterTimeout+2*time.Second)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -22,7 +22,8 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- deadline has passed are evicted from the head only, each once, so a call
 -- costs O(log n) amortised. When an eviction leaves the lock free, the new head
 -- is told on its own channel (<channel>:<field>).
--- A queued caller refreshes its deadline to now + waiterTimeout on every call.
+-- A queued caller refreshes its deadline to now + waiterTimeout on every call,
+-- and the queue keys expire no sooner than that deadline.
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
 -- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 -- when the caller is first in the queue).
@@ -83,6 +84,13 @@ if ARGV[4] == '1' then
       head = ARGV[2]
     end
   end
+  -- Every live waiter calls again within its timeout, so the queue outlives
+  -- its last live waiter by at most the longest timeout: a queue whose
+  -- waiters all died (a crashed process, a failover) expires on its own.
+  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[3], ARGV[3])
+    redis.call('pexpire', KEYS[2], ARGV[3])
+  end
 end
 local first = 0
 if head == ARGV[2] then
@@ -92,7 +100,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "3d8720d8a10978f1707b74811c5284b78ce147af"
+const fairAcquireSHA1 = "95484b81fb405b748a49aec4d946c60efa0771a5"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -113,7 +121,8 @@ type FairAcquireResult struct {
 // deadline has passed are evicted from the head only, each once, so a call
 // costs O(log n) amortised. When an eviction leaves the lock free, the new head
 // is told on its own channel (<channel>:<field>).
-// A queued caller refreshes its deadline to now + waiterTimeout on every call.
+// A queued caller refreshes its deadline to now + waiterTimeout on every call,
+// and the queue keys expire no sooner than that deadline.
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
 // not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 // when the caller is first in the queue).

@@ -8,7 +8,8 @@
 -- deadline has passed are evicted from the head only, each once, so a call
 -- costs O(log n) amortised. When an eviction leaves the lock free, the new head
 -- is told on its own channel (<channel>:<field>).
--- A queued caller refreshes its deadline to now + waiterTimeout on every call.
+-- A queued caller refreshes its deadline to now + waiterTimeout on every call,
+-- and the queue keys expire no sooner than that deadline.
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
 -- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 -- when the caller is first in the queue).
@@ -68,6 +69,13 @@ if ARGV[4] == '1' then
     if head == false then
       head = ARGV[2]
     end
+  end
+  -- Every live waiter calls again within its timeout, so the queue outlives
+  -- its last live waiter by at most the longest timeout: a queue whose
+  -- waiters all died (a crashed process, a failover) expires on its own.
+  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[3], ARGV[3])
+    redis.call('pexpire', KEYS[2], ARGV[3])
   end
 end
 local first = 0
