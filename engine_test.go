@@ -569,7 +569,10 @@ func TestSharedHandleExcludes(t *testing.T) {
 // Fencing counters expire after their idle time, and a counter that expired
 // starts above every token it handed out.
 func TestFenceCounterExpires(t *testing.T) {
-	for _, lc := range lockCases {
+	redissonFair := lockCase{"FairMutexRedisson", func(c *Client, n string, o ...Option) Locker {
+		return c.FairMutex(n, append(o, WithRedissonFairQueue(0))...)
+	}, true, nil}
+	for _, lc := range append(lockCases[:len(lockCases):len(lockCases)], redissonFair) {
 		if !lc.fence {
 			continue
 		}

@@ -65,7 +65,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 	m, c := f.m, f.m.c
 	if f.threadWait > 0 {
 		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence,
-			serverLease, field, f.queueWait(wait), time.Now(), wait != 0)
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
 	}
 	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
 		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
@@ -83,7 +83,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 	m, c := f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
-			serverLease, field, f.queueWait(wait), time.Now(), wait != 0)
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
 		return generated.FairAcquireResult(r), err
 	}
 	return generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,

@@ -32,6 +32,7 @@ const fairRedissonAcquireSource = `-- FairRedissonAcquire takes a fair lock by R
 -- @arg    waitTime       duration   Redisson's threadWaitTime, or the tryLock wait
 -- @arg    now            time       the caller's clock, as Redisson's currentTime
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
@@ -57,7 +58,13 @@ if redis.call('exists', KEYS[1]) == 0 and
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {1, redis.call('incr', KEYS[4]), 0}
+  local token = redis.call('incr', KEYS[4])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  redis.call('pexpire', KEYS[4], ARGV[6])
+  return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -91,7 +98,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "0643988169b58350c5e5529e3f8531d94fdf0ae6"
+const fairRedissonAcquireSHA1 = "ca5815127473e0802d08134bffd962cd8770fb4b"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -114,28 +121,29 @@ type FairRedissonAcquireResult struct {
 // (Redisson's tryLock without wait).
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 // not acquired (ttl as Redisson computes it; head 1 when the caller is first).
-func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool) (FairRedissonAcquireResult, error) {
+func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (FairRedissonAcquireResult, error) {
 	keys := []string{lock, queue, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonAcquire", keys); err != nil {
 			return FairRedissonAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return fairRedissonAcquireDecode(fairRedissonAcquireScript.Exec(ctx, c, keys, args))
 }
 
 // FairRedissonAcquireArgs holds the keys and arguments of one call in FairRedissonAcquireMulti.
 type FairRedissonAcquireArgs struct {
-	Lock     string
-	Queue    string // redisson_lock_queue:{name}
-	Timeouts string // redisson_lock_timeout:{name}
-	Fence    string // redisson_lock_token:{name}
-	Lease    time.Duration
-	Owner    string
-	WaitTime time.Duration // Redisson's threadWaitTime, or the tryLock wait
-	Now      time.Time     // the caller's clock, as Redisson's currentTime
-	Enqueue  bool          // queue the caller when the lock cannot be taken now
+	Lock      string
+	Queue     string // redisson_lock_queue:{name}
+	Timeouts  string // redisson_lock_timeout:{name}
+	Fence     string // redisson_lock_token:{name}
+	Lease     time.Duration
+	Owner     string
+	WaitTime  time.Duration // Redisson's threadWaitTime, or the tryLock wait
+	Now       time.Time     // the caller's clock, as Redisson's currentTime
+	Enqueue   bool          // queue the caller when the lock cannot be taken now
+	FenceIdle time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
 }
 
 // FairRedissonAcquireReply is the reply to one call in FairRedissonAcquireMulti.
@@ -192,14 +200,14 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool) (rueidis.Completed, error) {
+func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, queue, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(fairRedissonAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -211,7 +219,7 @@ func DecodeFairRedissonAcquire(resp rueidis.RedisResult) (FairRedissonAcquireRes
 // fairRedissonAcquireEncode returns the KEYS and ARGV of one FairRedissonAcquire call.
 func fairRedissonAcquireEncode(a *FairRedissonAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaitTime.Milliseconds(), 10), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaitTime.Milliseconds(), 10), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
 	return keys, args
 }
 

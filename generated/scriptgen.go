@@ -62,7 +62,7 @@ var Scripts = []Script{{
 	SHA1:      fairOtherQueueSHA1,
 	Source:    fairOtherQueueSource,
 }, {
-	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue"},
+	Args:      []string{"lease", "owner", "waitTime", "now", "enqueue", "fenceIdle"},
 	File:      "scripts/fair_redisson_acquire.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "fence"},
 	Name:      "FairRedissonAcquire",
