@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -337,10 +336,9 @@ type holdStats struct {
 // The unavailability window (longest gap between accepted writes) is
 // reported and bounded.
 func TestSentinelFailoverContended(t *testing.T) {
-	ownerModes := []string{"owner per Lock"}
-	if contractTests() {
-		ownerModes = append(ownerModes, "default owner")
-	}
+	// Lock calls carry no owner: each gets a fresh one, as in an application
+	// that shares one handle between goroutines.
+	ownerModes := []string{"default owner"}
 	for _, kind := range lockKinds {
 		for _, guard := range []bool{true, false} {
 			for _, owners := range ownerModes {
@@ -354,18 +352,13 @@ func TestSentinelFailoverContended(t *testing.T) {
 					}
 					store := &fencedStore{check: true}
 					for _, fault := range []string{"SENTINEL FAILOVER", "kill -9"} {
-						if fault == "kill -9" && kind.name != "Mutex" && !contractTests() {
-							// Gated: see contractTests.
-							t.Logf("%s: %s phase runs with SCRIPTLOCK_CONTRACT_TESTS=1", kind.name, fault)
-							continue
-						}
 						runFailoverPhase(t, s, store, lockers, fault, owners == "owner per Lock")
 					}
 					checkStore(t, store)
 					// Every hold was released or expired: nothing but the fence
 					// counter remains on the final primary.
 					p := s.Primary(t)
-					checkNoKeys(t, p, prefix, foWatchdogLease+lossSlack, kind.name == "RWMutex" && !contractTests())
+					checkNoKeys(t, p, prefix, foWatchdogLease+lossSlack)
 				})
 			}
 		}
@@ -374,11 +367,7 @@ func TestSentinelFailoverContended(t *testing.T) {
 
 // checkNoKeys fails the test, describing each key, when keys under prefix
 // other than the fencing counter are still on node after within.
-//
-// With tolerateWriters, RWMutex's writer queue (redisson_rwlock_writers) is
-// only logged: on the current hold lifecycle an entry of a failed write
-// acquisition can stay in it without expiry (gated, see contractTests).
-func checkNoKeys(t *testing.T, node *redistest.Node, prefix string, within time.Duration, tolerateWriters bool) {
+func checkNoKeys(t *testing.T, node *redistest.Node, prefix string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -386,13 +375,9 @@ func checkNoKeys(t *testing.T, node *redistest.Node, prefix string, within time.
 		if err != nil {
 			t.Fatal(err)
 		}
-		var left, tolerated []string
+		var left []string
 		for _, k := range keys {
 			if isFenceKey(k) {
-				continue
-			}
-			if tolerateWriters && strings.HasPrefix(k, "redisson_rwlock_writers:") {
-				tolerated = append(tolerated, k)
 				continue
 			}
 			// A release latch lives as long as its Unlock could be retried
@@ -405,9 +390,6 @@ func checkNoKeys(t *testing.T, node *redistest.Node, prefix string, within time.
 			left = append(left, k)
 		}
 		if len(left) == 0 {
-			if len(tolerated) > 0 {
-				t.Logf("left on %s, checked with SCRIPTLOCK_CONTRACT_TESTS=1: %v", node.Addr, tolerated)
-			}
 			return
 		}
 		if time.Now().After(deadline) {
@@ -444,21 +426,6 @@ func dumpKeys(t *testing.T, node *redistest.Node, keys []string) {
 		t.Errorf("key on %s: %s (%s, PTTL %d) %q", node.Addr, k, typ, ttl, content)
 	}
 }
-
-// contractTests reports whether the tests of the lock contract that the
-// current hold lifecycle does not meet yet are on (SCRIPTLOCK_CONTRACT_TESTS=1).
-// They are:
-//   - a fresh owner per Lock call by default. With one owner per handle, a hold
-//     that survives kill -9 on the promoted replica although its caller gave
-//     it up (its release had not reached the replicas, or its acquisition
-//     reply was lost) is re-entered by every later Lock of the same handle;
-//     each Unlock only gives back the re-entry and the watchdog keeps
-//     renewing it, so the other workers wait forever;
-//   - no RWMutex writer-queue entry left without expiry after a failover;
-//   - FairMutex and RWMutex through kill -9 of the primary, even with a fresh
-//     owner per Lock: a hold no caller has stays on the new primary and keeps
-//     being renewed, so no worker acquires again.
-func contractTests() bool { return os.Getenv("SCRIPTLOCK_CONTRACT_TESTS") == "1" }
 
 // isFenceKey reports whether k is a fencing-token counter, which outlives
 // holds by design (it expires when idle).
