@@ -1,0 +1,43 @@
+package scriptlock
+
+import (
+	"testing"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
+)
+
+// The operator CLI reads locks through internal/layout; every name it derives
+// must be the one the handles use, with and without a hash tag in the name.
+func TestLayoutMatchesHandles(t *testing.T) {
+	c := &Client{id: "client", cfg: defaultConfig()}
+	for _, name := range []string{"order:42", "app:{tenant}:order"} {
+		for _, prefix := range []string{"", "svc:"} {
+			opt := WithKeyPrefix(prefix)
+			m := c.Mutex(name, opt)
+			f := c.FairMutex(name, opt)
+			rw := c.RWMutex(name, opt)
+			s := c.Semaphore(name, opt)
+			p := c.PermitSemaphore(name, opt)
+			l := c.CountDownLatch(name, opt)
+			k := layout.For(prefix + name)
+			for _, x := range []struct{ what, got, want string }{
+				{"lock", k.Lock, m.key},
+				{"fence", k.Fence, m.fence},
+				{"lock channel", k.LockChannel, m.channel},
+				{"queue", k.Queue, f.queue},
+				{"timeouts", k.Timeouts, f.timeouts},
+				{"rw channel", k.RWChannel, rw.channel},
+				{"writers", k.Writers, rw.writers},
+				{"rw fence", k.Fence, rw.fence},
+				{"semaphore channel", k.SemChannel, s.channel},
+				{"permit channel", k.SemChannel, p.channel},
+				{"permits", k.Permits, p.timeouts},
+				{"latch channel", k.LatchChannel, l.channel},
+			} {
+				if x.got != x.want {
+					t.Errorf("%q prefix %q: %s = %q, handles use %q", name, prefix, x.what, x.got, x.want)
+				}
+			}
+		}
+	}
+}

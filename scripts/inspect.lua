@@ -1,0 +1,85 @@
+-- Inspect reads, without changing anything, every lock layout that can live
+-- under one name, for operators. Layouts are told apart by key type and
+-- existence: a hash under the name is a lock (Mutex or FairMutex: owner
+-- fields; RWMutex: a mode field as well), a string is a counter (Semaphore,
+-- PermitSemaphore or CountDownLatch); the fair queue, the pending-writer set
+-- and the permit-lease set say more when they exist.
+-- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
+--   now <server unix ms>;  type <type of the name key> <pttl ms>;
+--   mode <read|write>;  hold <field> <count>;  holds <total fields>;
+--   counter <value>;  fence <last token>;
+--   queue <field> <deadline unix ms> (queue order);  queued <total>;
+--   writer <field> <deadline unix ms>;  writers <total>;
+--   permit <id> <lease end unix ms>;  permits <total>.
+-- Collections list at most `limit` entries; their totals are always exact.
+-- @key    lock
+-- @key    fence      redisson_lock_token:{name}
+-- @key    queue      redisson_lock_queue:{name}
+-- @key    timeouts   redisson_lock_timeout:{name}
+-- @key    writers    redisson_rwlock_writers:{name}
+-- @key    permits    {name}:timeout
+-- @arg    limit      int64
+-- @return []string
+-- @readonly
+local out = {}
+local function row(kind, a, b, c)
+  out[#out + 1] = kind
+  out[#out + 1] = tostring(a or '')
+  out[#out + 1] = tostring(b or '')
+  out[#out + 1] = tostring(c or '')
+end
+local limit = tonumber(ARGV[1])
+local t = redis.call('time')
+row('now', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local kind = redis.call('type', KEYS[1])['ok']
+row('type', kind, redis.call('pttl', KEYS[1]))
+if kind == 'hash' then
+  local mode = redis.call('hget', KEYS[1], 'mode')
+  if mode then
+    row('mode', mode)
+  end
+  local n = 0
+  local cursor = '0'
+  repeat
+    local page = redis.call('hscan', KEYS[1], cursor, 'count', 100)
+    cursor = page[1]
+    for i = 1, #page[2], 2 do
+      if page[2][i] ~= 'mode' and n < limit then
+        row('hold', page[2][i], page[2][i + 1])
+        n = n + 1
+      end
+    end
+  until cursor == '0' or n >= limit
+  local total = redis.call('hlen', KEYS[1])
+  if mode then
+    total = total - 1
+  end
+  row('holds', total)
+elseif kind == 'string' then
+  row('counter', redis.call('get', KEYS[1]))
+end
+local fence = redis.call('get', KEYS[2])
+if fence then
+  row('fence', fence)
+end
+if redis.call('exists', KEYS[3]) == 1 then
+  for _, field in ipairs(redis.call('lrange', KEYS[3], 0, limit - 1)) do
+    row('queue', field, redis.call('zscore', KEYS[4], field))
+  end
+  row('queued', redis.call('llen', KEYS[3]))
+end
+if redis.call('exists', KEYS[5]) == 1 then
+  local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')
+  for i = 1, #w, 2 do
+    row('writer', w[i], w[i + 1])
+  end
+  row('writers', redis.call('zcard', KEYS[5]))
+end
+if redis.call('exists', KEYS[6]) == 1 then
+  local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')
+  for i = 1, #p, 2 do
+    row('permit', p[i], p[i + 1])
+  end
+  row('permits', redis.call('zcard', KEYS[6]))
+end
+return out
