@@ -5,12 +5,11 @@
 -- PermitSemaphore or CountDownLatch); the fair queue, the pending-writer set
 -- and the permit-lease set say more when they exist.
 -- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
---   now <server unix ms>;  type <type of the name key> <pttl ms>;
---   mode <read|write>;  hold <field> <count>;  holds <total fields>;
---   counter <value>;  fence <last token>;
---   queue <field> <deadline unix ms> (queue order);  queued <total>;
---   writer <field> <deadline unix ms>;  writers <total>;
---   permit <id> <lease end unix ms>;  permits <total>.
+-- now <server unix ms>; type <type of the name key> <pttl ms>; mode
+-- <read|write>; hold <field> <count>; holds <total fields>; counter <value>;
+-- fence <last token>; queue <field> <deadline unix ms> (queue order); queued
+-- <total>; writer <field> <deadline unix ms>; writers <total>; permit <id>
+-- <lease end unix ms>; permits <total>.
 -- Collections list at most `limit` entries; their totals are always exact.
 -- @key    lock
 -- @key    fence      redisson_lock_token:{name}

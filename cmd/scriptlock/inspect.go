@@ -17,13 +17,13 @@ import (
 
 // Layout kinds as inspect names them.
 const (
-	kindNone       = "none"
-	kindMutex      = "mutex"            // Mutex, or a FairMutex nobody waits for (same layout)
-	kindFair       = "fair_mutex"       // a lock with a fair queue
-	kindRW         = "rwmutex"          // hash with a mode field, or pending writers
-	kindCounter    = "counter"          // Semaphore permits or CountDownLatch count (same layout)
-	kindPermits    = "permit_semaphore" // counter with permit leases
-	kindUnknown    = "unknown"          // a key of another type or shape
+	kindNone    = "none"
+	kindMutex   = "mutex"            // Mutex, or a FairMutex nobody waits for (same layout)
+	kindFair    = "fair_mutex"       // a lock with a fair queue
+	kindRW      = "rwmutex"          // hash with a mode field, or pending writers
+	kindCounter = "counter"          // Semaphore permits or CountDownLatch count (same layout)
+	kindPermits = "permit_semaphore" // counter with permit leases
+	kindUnknown = "unknown"          // a key of another type or shape
 )
 
 // Report is everything inspect found under one name. Times are the Redis

@@ -50,7 +50,9 @@ func parseCursor(s string) (scanCursor, error) {
 	return scanCursor{node, cur}, nil
 }
 
-func (c scanCursor) String() string { return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10) }
+func (c scanCursor) String() string {
+	return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10)
+}
 
 // globEscape makes a literal prefix safe in a SCAN MATCH pattern.
 func globEscape(s string) string {
