@@ -60,6 +60,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}
 	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost)
+	c.wd.obs = cfg.observer
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

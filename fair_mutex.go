@@ -117,6 +117,9 @@ func (f *FairMutex) TryLockWithLease(ctx context.Context, wait, lease time.Durat
 }
 
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if f.m.c.observing(ctx) {
+		return f.m.c.observeAcquire(ctx, Op{PrimitiveFairMutex, f.m.name}, func(ctx context.Context) (context.Context, error) { return f.acquire(ctx, wait, lease) })
+	}
 	m := f.m
 	if err := m.check(ctx); err != nil {
 		return nil, err
@@ -231,6 +234,9 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string) {
 // and wakes the first live waiter. It runs detached from ctx, bounded by the
 // release timeout. A non-owner gets ErrNotHeld and nothing changes.
 func (f *FairMutex) Unlock(ctx context.Context) error {
+	if f.m.c.observing(ctx) {
+		return f.m.c.observeRelease(ctx, Op{PrimitiveFairMutex, f.m.name}, f.Unlock)
+	}
 	m := f.m
 	if m.err != nil {
 		return m.err

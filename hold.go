@@ -27,6 +27,7 @@ type hold struct {
 	mu    sync.Mutex
 	cause error     // why the hold ended
 	ctxs  []heldCtx // every context handed out for this hold
+	obs   *holdObs  // nil without an Observer
 }
 
 // holdKey identifies a hold: the lock's key and the owner's field.
@@ -47,9 +48,13 @@ func (h *hold) end(cause error) {
 	h.cause = cause
 	ctxs := h.ctxs
 	h.ctxs = nil
+	obs := h.obs
 	h.mu.Unlock()
 	for _, c := range ctxs {
 		c.cancel(cause)
+	}
+	if obs != nil {
+		obs.ended(cause)
 	}
 }
 

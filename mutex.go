@@ -123,6 +123,9 @@ func (m *Mutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration)
 
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends.
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if m.c.observing(ctx) {
+		return m.c.observeAcquire(ctx, Op{PrimitiveMutex, m.name}, func(ctx context.Context) (context.Context, error) { return m.acquire(ctx, wait, lease) })
+	}
 	if err := m.check(ctx); err != nil {
 		return nil, err
 	}
@@ -224,6 +227,9 @@ func (c *Client) acquired(ctx context.Context, m *Mutex, owner, field string, re
 // timeout), so a cancelled request still releases its lock. A non-owner, or an
 // owner whose lock expired, gets ErrNotHeld and nothing changes.
 func (m *Mutex) Unlock(ctx context.Context) error {
+	if m.c.observing(ctx) {
+		return m.c.observeRelease(ctx, Op{PrimitiveMutex, m.name}, m.Unlock)
+	}
 	if m.err != nil {
 		return m.err
 	}

@@ -27,6 +27,7 @@ type config struct {
 	guardTimeout   time.Duration
 	sharded        shardedMode
 	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
+	observer       Observer      // nil: none (WithObserver)
 	err            error
 }
 

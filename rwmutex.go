@@ -197,6 +197,9 @@ var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clien
 }}
 
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {
+	if rw.c.observing(ctx) {
+		return rw.c.observeAcquire(ctx, rwOp(rw.name, write), func(ctx context.Context) (context.Context, error) { return rw.acquire(ctx, write, wait, lease) })
+	}
 	if err := rw.check(ctx); err != nil {
 		return nil, err
 	}
@@ -342,6 +345,9 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 }
 
 func (rw *RWMutex) release(ctx context.Context, write bool) error {
+	if rw.c.observing(ctx) {
+		return rw.c.observeRelease(ctx, rwOp(rw.name, write), func(ctx context.Context) error { return rw.release(ctx, write) })
+	}
 	if rw.err != nil {
 		return rw.err
 	}

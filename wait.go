@@ -26,6 +26,7 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
+	st := c.statsFrom(ctx) // nil unless observed
 	var w *waiter
 	defer func() {
 		if w != nil {
@@ -43,6 +44,9 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 			return false, fmt.Errorf("wait ended: %w", err)
 		}
 		done, fallback, err := try()
+		if st != nil {
+			st.attempts++
+		}
 		if err != nil {
 			return false, err
 		}
@@ -89,7 +93,13 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 		}
 		select {
 		case <-w.wake:
+			if st != nil {
+				st.wakeups++
+			}
 		case <-timer.C:
+			if st != nil {
+				st.timers++
+			}
 		case <-ctx.Done():
 			return false, fmt.Errorf("wait ended: %w", ctx.Err())
 		}

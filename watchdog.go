@@ -19,6 +19,7 @@ import (
 type watchdog struct {
 	rc     rueidis.Client
 	onLost func(*hold, error)
+	obs    Observer // nil: none
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -131,6 +132,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	sent := now
 	now = time.Now()
 	var lost []*renewal
+	renewed, failed := 0, 0
 	w.mu.Lock()
 	for i, r := range batch {
 		if r.h.released() {
@@ -139,6 +141,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 		switch rep := replies[i]; {
 		case rep.err == nil && rep.held:
 			w.renewals.Add(1)
+			renewed++
 			r.renewed = sent
 			r.due = now.Add(r.every)
 			heap.Push(&w.queue, r)
@@ -151,11 +154,16 @@ func (w *watchdog) renewDue(ctx context.Context) {
 			lost = append(lost, r)
 		default:
 			// Transient failure: try again soon, well before the lease ends.
+			failed++
 			r.due = now.Add(min(r.every/4, time.Second))
 			heap.Push(&w.queue, r)
 		}
 	}
 	w.mu.Unlock()
+	if w.obs != nil {
+		w.obs.Renewal(RenewalEvent{Batch: len(batch), Renewed: renewed, Lost: len(lost),
+			Failed: failed, Duration: now.Sub(sent)})
+	}
 	for _, r := range lost {
 		w.onLost(r.h, r.h.lostErr)
 	}
