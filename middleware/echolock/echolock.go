@@ -92,6 +92,10 @@ type Config struct {
 	// middleware.ErrKeyInvalid, scriptlock.ErrNotAcquired, scriptlock.ErrLockLost
 	// or a Redis error) and returns what to return instead.
 	ErrorHandler func(c echo.Context, err error) error
+	// OnOutcome, when set, gets the outcome of every request the middleware
+	// does not skip (locked, contended, key_invalid, redis_down, fail_open,
+	// canceled, lock_lost).
+	OnOutcome middleware.OutcomeFunc
 	// Logger receives failed releases and fail-open decisions. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -213,6 +217,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 				key, err = middleware.Key(config.KeyPrefix, raw, config.MaxKeyLen)
 			}
 			if err != nil {
+				config.OnOutcome.Report(c.Request().Context(), middleware.OutcomeKeyInvalid)
 				if errors.Is(err, middleware.ErrKeyMissing) {
 					return fail(c, ErrKeyMissing, err)
 				}
@@ -225,17 +230,21 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			if err != nil {
 				switch f, retry := middleware.ClassifyLockError(ctx, err); f {
 				case middleware.Contended:
+					config.OnOutcome.Report(ctx, middleware.OutcomeContended)
 					c.Response().Header().Set("Retry-After", strconv.FormatInt(middleware.RetryAfterSeconds(retry), 10))
 					he := *ErrContended
 					he.Code = config.ContendedStatus
 					return fail(c, &he, err)
 				case middleware.Canceled:
+					config.OnOutcome.Report(ctx, middleware.OutcomeCanceled)
 					return fail(c, ErrUnavailable, err)
 				default:
 					if config.FailOpen {
+						config.OnOutcome.Report(ctx, middleware.OutcomeFailOpen)
 						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
 						return next(c)
 					}
+					config.OnOutcome.Report(ctx, middleware.OutcomeRedisDown)
 					return fail(c, ErrUnavailable, err)
 				}
 			}
@@ -247,6 +256,11 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			c.SetRequest(req.WithContext(lctx))
 			herr := next(c)
 			c.SetRequest(req)
+			if middleware.LockLost(lctx) {
+				config.OnOutcome.Report(ctx, middleware.OutcomeLockLost)
+			} else {
+				config.OnOutcome.Report(ctx, middleware.OutcomeLocked)
+			}
 			if middleware.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {
 					herr = context.Cause(lctx)

@@ -55,6 +55,10 @@ type IdempotencyConfig struct {
 	ErrorHandler func(c echo.Context, err error) error
 	// Logger receives store failures after the handler ran. Default slog.Default().
 	Logger *slog.Logger
+	// OnOutcome, when set, gets the outcome of every request that carries a
+	// key or lacks a required one (executed, replayed, idempotency_conflict,
+	// key_invalid, redis_down).
+	OnOutcome middleware.OutcomeFunc
 }
 
 // DefaultIdempotencyConfig is the configuration Idempotency starts from.
@@ -149,15 +153,18 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			hv := req.Header.Values(config.Header)
 			if len(hv) == 0 {
 				if config.Required {
+					config.OnOutcome.Report(req.Context(), middleware.OutcomeKeyInvalid)
 					return fail(c, ErrIdempotencyKeyMissing, middleware.ErrKeyMissing)
 				}
 				return next(c)
 			}
 			if len(hv) > 1 {
+				config.OnOutcome.Report(req.Context(), middleware.OutcomeKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", middleware.ErrIdempotencyKeyInvalid, len(hv)))
 			}
 			key, err := store.ParseKey(hv[0])
 			if err != nil {
+				config.OnOutcome.Report(req.Context(), middleware.OutcomeKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, err)
 			}
 			var body []byte
@@ -179,7 +186,16 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			ctx := req.Context()
 			res, err := store.Reserve(ctx, scope, key, fp)
 			if err != nil {
+				config.OnOutcome.Report(ctx, middleware.OutcomeRedisDown)
 				return fail(c, ErrIdempotencyStore, err)
+			}
+			switch res.State {
+			case middleware.Mismatch, middleware.InFlight:
+				config.OnOutcome.Report(ctx, middleware.OutcomeIdempotencyConflict)
+			case middleware.Done:
+				config.OnOutcome.Report(ctx, middleware.OutcomeReplayed)
+			default:
+				config.OnOutcome.Report(ctx, middleware.OutcomeExecuted)
 			}
 			switch res.State {
 			case middleware.Mismatch:

@@ -65,16 +65,20 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 		lctx, release, err := middleware.Acquire(ctx, lock(key), o.wait)
 		if err != nil {
 			if o.failOpen && isUnavailable(ctx, err) {
+				o.outcome.Report(ctx, middleware.OutcomeFailOpen)
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
 				return handler(ctx, req)
 			}
+			o.outcome.Report(ctx, middleware.LockOutcome(ctx, err))
 			return nil, lockError(ctx, info.FullMethod, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
 		resp, err := handler(lctx, req)
 		if middleware.LockLost(lctx) {
+			o.outcome.Report(ctx, middleware.OutcomeLockLost)
 			return nil, lostError(info.FullMethod)
 		}
+		o.outcome.Report(ctx, middleware.OutcomeLocked)
 		return resp, err
 	}
 }
@@ -108,7 +112,11 @@ func StreamServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Stre
 		defer ls.releaseHeld()
 		err := handler(srv, ls)
 		if ls.lost() {
+			o.outcome.Report(ctx, middleware.OutcomeLockLost)
 			return lostError(info.FullMethod)
+		}
+		if ls.lctx != nil {
+			o.outcome.Report(ctx, middleware.OutcomeLocked)
 		}
 		return err
 	}
@@ -162,9 +170,11 @@ func (s *lockedStream) acquire(req any) error {
 	lctx, release, err := middleware.Acquire(parent, s.lock(key), s.o.wait)
 	if err != nil {
 		if s.o.failOpen && isUnavailable(parent, err) {
+			s.o.outcome.Report(parent, middleware.OutcomeFailOpen)
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
 			return errFailOpen
 		}
+		s.o.outcome.Report(parent, middleware.LockOutcome(parent, err))
 		return lockError(parent, s.method, err)
 	}
 	s.lctx, s.release = lctx, release
@@ -219,6 +229,7 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 			return key, nil
 		}
 	}
+	o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
 	switch {
 	case errors.Is(err, errConfig):
 		return "", status.Errorf(codes.Internal, "%s: %v", method, err)

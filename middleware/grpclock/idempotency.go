@@ -38,6 +38,7 @@ type idemOptions struct {
 	storeCode   func(codes.Code) bool
 	maxResponse int
 	logger      *slog.Logger
+	outcome     middleware.OutcomeFunc
 }
 
 // IdempotencyOption configures the idempotency interceptors.
@@ -81,6 +82,13 @@ func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 // duplicates get AlreadyExists.
 func WithMaxStoredResponse(n int) IdempotencyOption {
 	return func(o *idemOptions) { o.maxResponse = n }
+}
+
+// WithIdempotencyOutcome reports the outcome of every call that carries a
+// key or lacks a required one (executed, replayed, idempotency_conflict,
+// key_invalid, redis_down) to f.
+func WithIdempotencyOutcome(f middleware.OutcomeFunc) IdempotencyOption {
+	return func(o *idemOptions) { o.outcome = f }
 }
 
 // WithIdempotencyLogger sets the logger for store failures after the handler ran.
@@ -137,14 +145,17 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		vs := md.Get(MetadataIdempotencyKey)
 		switch {
 		case len(vs) == 0 && o.required:
+			o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key metadata missing", method)
 		case len(vs) == 0:
 			return handler(ctx, req)
 		case len(vs) > 1:
+			o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key given %d times", method, len(vs))
 		}
 		key, err := store.ParseKey(vs[0])
 		if err != nil {
+			o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "%s: %v", method, err)
 		}
 		m, ok := req.(proto.Message)
@@ -162,7 +173,16 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		}
 		res, err := store.Reserve(ctx, scope, key, fp)
 		if err != nil {
+			o.outcome.Report(ctx, middleware.OutcomeRedisDown)
 			return nil, status.Errorf(codes.Unavailable, "%s: idempotency store unavailable: %v", method, err)
+		}
+		switch res.State {
+		case middleware.Mismatch, middleware.InFlight:
+			o.outcome.Report(ctx, middleware.OutcomeIdempotencyConflict)
+		case middleware.Done:
+			o.outcome.Report(ctx, middleware.OutcomeReplayed)
+		default:
+			o.outcome.Report(ctx, middleware.OutcomeExecuted)
 		}
 		switch res.State {
 		case middleware.Mismatch:

@@ -15,6 +15,7 @@ type options struct {
 	wait      time.Duration
 	failOpen  bool
 	logger    *slog.Logger
+	outcome   middleware.OutcomeFunc
 }
 
 var defaultOptions = options{
@@ -61,6 +62,11 @@ func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } 
 // WithLogger sets the logger for failed releases and fail-open decisions
 // (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithOutcome reports the outcome of every call the interceptor locks
+// (locked, contended, key_invalid, redis_down, fail_open, canceled,
+// lock_lost) to f.
+func WithOutcome(f middleware.OutcomeFunc) Option { return func(o *options) { o.outcome = f } }
 
 func evaluateOptions(opts []Option) *options {
 	o := defaultOptions
