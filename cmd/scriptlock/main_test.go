@@ -19,7 +19,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, redistest.LeakOptions()...)
+	goleak.VerifyTestMain(m, append(redistest.LeakOptions(),
+		// After a failed connection (a wrong password) rueidis sleeps out a
+		// reconnect delay in a goroutine of its own; it ends by itself.
+		goleak.IgnoreAnyFunction("github.com/redis/rueidis.(*call).DelayDo.func1"))...)
 }
 
 // deployment is a Redis the CLI is pointed at: a URL for the CLI, a client
@@ -314,5 +317,27 @@ func waitFor(t *testing.T, ctx context.Context, cond func() bool) {
 			t.Fatal("condition not reached within 10s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// ACL user and password come from the URL as rueidis parses it; a wrong
+// password fails with exit 1 and the password is not echoed.
+func TestURLWithACLUser(t *testing.T) {
+	node := redistest.Server(t, redistest.WithArgs("--user", "ops", "on", ">s3cret", "~*", "&*", "+@all"))
+	ctx := testCtx(t, 20*time.Second)
+	good := deployment{url: "redis://ops:s3cret@" + node.Addr}
+	if r := cli(ctx, good, "", "inspect", "nothing-here"); r.code != exitNotFound {
+		t.Errorf("ACL user: exit %d, want %d (connected, nothing found)\n%s", r.code, exitNotFound, r.errOut)
+	}
+	bad := deployment{url: "redis://ops:wrong-pass@" + node.Addr}
+	r := cli(ctx, bad, "", "inspect", "nothing-here")
+	if r.code != exitFailure {
+		t.Errorf("wrong password: exit %d, want %d", r.code, exitFailure)
+	}
+	if strings.Contains(r.errOut, "wrong-pass") {
+		t.Errorf("password echoed: %s", r.errOut)
+	}
+	if r := cli(ctx, deployment{url: "ftp://" + node.Addr}, "", "inspect", "x"); r.code != exitFailure {
+		t.Errorf("bad scheme: exit %d", r.code)
 	}
 }
