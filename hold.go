@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,7 +112,16 @@ func (c *Client) lost(h *hold, why error) {
 	if why != nil {
 		cause = errors.Join(ErrLockLost, why)
 	}
-	c.log.Warn("lock lost", "lock", h.name, "key", h.key, "err", why)
+	// An explicit lease running out is how such a lock ends when nobody
+	// unlocks it; only a loss the holder did not arrange is a warning.
+	level, reason := slog.LevelWarn, "gone from Redis or held by another owner"
+	if why != nil {
+		reason = why.Error()
+	}
+	if errors.Is(why, errLeaseExpired) {
+		level = slog.LevelInfo
+	}
+	c.log.Log(context.Background(), level, "lock lost", "lock", h.name, "key", h.key, "reason", reason)
 	h.end(cause)
 }
 

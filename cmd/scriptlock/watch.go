@@ -69,6 +69,12 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	subscribe(func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
 	if publish == "spublish" {
 		subscribe(func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
+	} else {
+		// A FairMutex release goes to the next waiter's own channel,
+		// <lock channel>:<field>; sharded pub/sub has no patterns, there the
+		// interval catches it.
+		pattern := globEscape(k.LockChannel) + ":*"
+		subscribe(func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(pattern).Build() })
 	}
 
 	ticker := time.NewTicker(e.interval)
@@ -89,7 +95,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 					b, _ := json.Marshal(watchEvent{Time: r.ServerTime, Cause: cause, Report: r})
 					fmt.Fprintf(e.out, "%s\n", b)
 				} else {
-					fmt.Fprintf(e.out, "%s  %-16s %s\n", r.ServerTime.Format("15:04:05.000"), cause, s)
+					fmt.Fprintf(e.out, "%s  %-8s %s\n", r.ServerTime.Format("15:04:05.000"), strings.Fields(cause)[0], s)
 				}
 			}
 		}
