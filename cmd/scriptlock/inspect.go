@@ -302,7 +302,7 @@ func writeReport(w io.Writer, r *Report) {
 		for i, q := range ws {
 			deadline, in := "-", "-"
 			if !q.Deadline.IsZero() {
-				deadline, in = q.Deadline.Format(time.RFC3339Nano), lease(max(q.RemainingMS, 0))
+				deadline, in = q.Deadline.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.RemainingMS, 0))
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, q.Field, deadline, in)
 		}
@@ -315,7 +315,7 @@ func writeReport(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PERMIT\tEXPIRES\tIN")
 		for _, p := range r.Permits {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Expires.Format(time.RFC3339Nano), lease(max(p.RemainingMS, 0)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(p.RemainingMS, 0)))
 		}
 		tw.Flush()
 	}
