@@ -335,3 +335,58 @@ func TestWatch(t *testing.T) {
 		})
 	}
 }
+
+// A FairMutex hand-off publishes only on the next waiter's own channel;
+// with plain pub/sub watch hears it through a pattern subscription.
+func TestWatchFairHandOff(t *testing.T) {
+	node := redistest.Server(t)
+	d := deployment{url: "redis://" + node.Addr, rc: node.Client(t)}
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
+	f := c.FairMutex("fair")
+	l, err := f.Lock(scriptlock.WithOwner(ctx, "first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancelWaiter := context.WithCancel(ctx)
+	waiterDone := make(chan struct{})
+	go func() {
+		defer close(waiterDone)
+		if l, err := f.Lock(scriptlock.WithOwner(wctx, "second")); err == nil {
+			<-wctx.Done()
+			_ = f.Unlock(l)
+		}
+	}()
+	waitFor(t, ctx, func() bool { return inspectJSON(t, ctx, d, prefix, "fair").QueueLength == 1 })
+
+	var out, errOut syncBuffer
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan int, 1)
+	go func() {
+		done <- run(runCtx, []string{"--url", d.url, "watch", "--json", "--interval", "1h", "--key-prefix", prefix, "fair"},
+			strings.NewReader(""), &out, &errOut)
+	}()
+	waitFor(t, ctx, func() bool { return out.lines()[0] != "" })
+	time.Sleep(300 * time.Millisecond) // subscribed
+	start := time.Now()
+	if err := f.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, func() bool { return len(out.lines()) >= 2 })
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("hand-off shown after %s, want < 5s", took)
+	}
+	var ev watchEvent
+	if err := json.Unmarshal([]byte(out.lines()[1]), &ev); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ev.Cause, "message redisson_lock__channel:") || len(ev.Report.Holders) != 1 ||
+		ev.Report.Holders[0].Owner != "second" || ev.Report.QueueLength != 0 {
+		t.Errorf("hand-off event %+v", ev)
+	}
+	stop()
+	<-done
+	cancelWaiter()
+	<-waiterDone
+}
