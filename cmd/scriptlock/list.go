@@ -10,6 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/layout"
 )
 
 // scanCount is the COUNT hint of each SCAN call: how many keys a node looks
@@ -167,18 +170,14 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		if err != nil {
 			return nil, fmt.Errorf("SCAN on %s: %w", addrs[cur.node], err)
 		}
-		for _, key := range page.Elements {
-			if isAuxiliary(key) {
-				continue
+		reports, err := inspectAll(ctx, e, page.Elements)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reports {
+			if r.IsLock() && r.RedisType == "hash" { // not released meanwhile, not a hash of another kind
+				l.Locks = append(l.Locks, r)
 			}
-			r, err := inspect(ctx, e, key)
-			if err != nil {
-				return nil, err
-			}
-			if !r.IsLock() || r.RedisType != "hash" {
-				continue // released meanwhile, or a hash of another kind
-			}
-			l.Locks = append(l.Locks, r)
 		}
 		if page.Cursor == 0 {
 			cur = scanCursor{node: cur.node + 1}
@@ -199,4 +198,37 @@ func isAuxiliary(key string) bool {
 		}
 	}
 	return checkName(key) != nil
+}
+
+// inspectAll inspects the keys of one SCAN page in one pipelined round trip
+// (per node on a Cluster).
+func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
+	var calls []generated.InspectArgs
+	var names []string
+	for _, key := range keys {
+		if isAuxiliary(key) {
+			continue
+		}
+		k := layout.For(key)
+		calls = append(calls, generated.InspectArgs{Lock: k.Lock, Fence: k.Fence, Queue: k.Queue, Timeouts: k.Timeouts,
+			Writers: k.Writers, Permits: k.Permits, Limit: int64(e.limit)})
+		names = append(names, key)
+	}
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	out := make([]*Report, 0, len(calls))
+	for i, rep := range generated.InspectMulti(bctx, e.rc, calls) {
+		if rep.Err != nil {
+			return nil, fmt.Errorf("inspect %q: %w", names[i], rep.Err)
+		}
+		r, err := decodeReport(names[i], rep.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
