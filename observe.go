@@ -60,7 +60,16 @@ const (
 	PrimitiveFairMutex Primitive = "fair_mutex"
 	PrimitiveRWRead    Primitive = "rwmutex_read"
 	PrimitiveRWWrite   Primitive = "rwmutex_write"
+	// Semaphore permits are not holds: their acquisitions and releases are
+	// reported, no HoldEnd.
+	PrimitiveSemaphore       Primitive = "semaphore"
+	PrimitivePermitSemaphore Primitive = "permit_semaphore"
 )
+
+// Holds reports whether acquisitions of p are holds that end with HoldEnd.
+func (p Primitive) Holds() bool {
+	return p != PrimitiveSemaphore && p != PrimitivePermitSemaphore
+}
 
 // Op is what an event is about. Name is the lock's name as the program gave
 // it: it can come from requests, so it is unbounded and belongs in a metric
@@ -220,7 +229,6 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 	lctx, err := acquire(context.WithValue(ctx, waitStatsKey{}, st))
 	st.done = true
 	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Err: err}
-	var nae *NotAcquiredError
 	switch {
 	case err == nil:
 		e.Outcome = Reentered
@@ -237,17 +245,47 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 				h.obs.ended(ended) // ended before its observer was attached
 			}
 		}
-	case errors.As(err, &nae):
-		e.Outcome, e.Err = Contended, nil
-	case errors.Is(err, context.DeadlineExceeded):
-		e.Outcome = TimedOut
-	case errors.Is(err, context.Canceled):
-		e.Outcome = Cancelled
 	default:
-		e.Outcome = Failed
+		e.Outcome, e.Err = failedOutcome(err)
 	}
 	o.AcquireEnd(octx, op, e)
 	return lctx, err
+}
+
+// failedOutcome classifies an acquisition error.
+func failedOutcome(err error) (AcquireOutcome, error) {
+	var nae *NotAcquiredError
+	switch {
+	case errors.As(err, &nae):
+		return Contended, nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return TimedOut, err
+	case errors.Is(err, context.Canceled):
+		return Cancelled, err
+	}
+	return Failed, err
+}
+
+// observeTake runs a semaphore acquisition, which yields a value and ok
+// instead of a lock context, under the Client's Observer.
+func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context.Context) (T, bool, error)) (T, bool, error) {
+	o := c.cfg.observer
+	start := time.Now()
+	octx := o.AcquireStart(ctx, op)
+	st := &waitStats{}
+	v, ok, err := take(context.WithValue(ctx, waitStatsKey{}, st))
+	st.done = true
+	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers}
+	switch {
+	case err != nil:
+		e.Outcome, e.Err = failedOutcome(err)
+	case ok:
+		e.Outcome = Acquired
+	default:
+		e.Outcome = Contended
+	}
+	o.AcquireEnd(octx, op, e)
+	return v, ok, err
 }
 
 // observeRelease runs release under the Client's Observer.

@@ -254,3 +254,56 @@ func TestObserverFailoverGuard(t *testing.T) {
 		t.Errorf("guard events %+v, want one acknowledged", rec.guards)
 	}
 }
+
+func TestObserverSemaphores(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec))
+	ctx := testCtx(t, 20*time.Second)
+	s := c.Semaphore("sem")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.TryAcquire(ctx, 1, 0); ok || err != nil {
+		t.Fatalf("TryAcquire on an empty semaphore: %v %v", ok, err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	p := c.PermitSemaphore("permits")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Release(ctx, id); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("second Release: %v", err)
+	}
+	acq, rel, ends := rec.take()
+	want := []struct {
+		p Primitive
+		o AcquireOutcome
+	}{{PrimitiveSemaphore, Acquired}, {PrimitiveSemaphore, Contended}, {PrimitivePermitSemaphore, Acquired}}
+	if len(acq) != len(want) {
+		t.Fatalf("acquires %+v", acq)
+	}
+	for i, w := range want {
+		if acq[i].op.Primitive != w.p || acq[i].e.Outcome != w.o || acq[i].e.Attempts < 1 || !acq[i].started {
+			t.Errorf("acquire %d: %+v, want %s %s", i, acq[i], w.p, w.o)
+		}
+	}
+	if len(rel) != 3 || rel[0].e.Err != nil || rel[1].e.Err != nil || !errors.Is(rel[2].e.Err, ErrNotHeld) {
+		t.Errorf("releases %+v", rel)
+	}
+	if len(ends) != 0 {
+		t.Errorf("semaphore permits reported hold ends: %+v", ends)
+	}
+}

@@ -154,7 +154,7 @@ func (o *Observer) AcquireEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 	if e.Timers > 0 {
 		o.wakeups.Add(ctx, int64(e.Timers), o.attrs(op, AttrWakeup.String("timer")))
 	}
-	if e.Outcome == scriptlock.Acquired {
+	if e.Outcome == scriptlock.Acquired && op.Primitive.Holds() {
 		o.held.Add(ctx, 1, o.attrs(op))
 	}
 	span := trace.SpanFromContext(ctx)
