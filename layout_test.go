@@ -33,6 +33,7 @@ func TestLayoutMatchesHandles(t *testing.T) {
 				{"permit channel", k.SemChannel, p.channel},
 				{"permits", k.Permits, p.timeouts},
 				{"latch channel", k.LatchChannel, l.channel},
+				{"read-hold leases", k.RWPrefix + ":f:rwlock_timeout", rwTimeouts(rw.key, "f")},
 			} {
 				if x.got != x.want {
 					t.Errorf("%q prefix %q: %s = %q, handles use %q", name, prefix, x.what, x.got, x.want)

@@ -100,7 +100,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"limit"},
 	File:      "scripts/inspect.lua",
-	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits"},
+	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix"},
 	Name:      "Inspect",
 	ReadOnly:  true,
 	Retryable: false,

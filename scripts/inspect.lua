@@ -6,7 +6,9 @@
 -- and the permit-lease set say more when they exist.
 -- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
 -- now <server unix ms>; type <type of the name key> <pttl ms>; mode
--- <read|write>; hold <field> <count>; holds <total fields>; counter <value>;
+-- <read|write>; hold <field> <count> <read lease ms, for a reader of a
+-- read-write lock: the longest of its read holds>; holds <total fields>;
+-- counter <value>;
 -- fence <last token>; queue <field> <deadline unix ms> (queue order); queued
 -- <total>; writer <field> <deadline unix ms>; writers <total>; permit <id>
 -- <lease end unix ms>; permits <total>.
@@ -17,6 +19,7 @@
 -- @key    timeouts   redisson_lock_timeout:{name}
 -- @key    writers    redisson_rwlock_writers:{name}
 -- @key    permits    {name}:timeout
+-- @key    rwprefix   {name}: a reader's read-hold lease keys are <rwprefix>:<field>:rwlock_timeout:<n>
 -- @arg    limit      int64
 -- @return []string
 -- @readonly
@@ -43,8 +46,16 @@ if kind == 'hash' then
     local page = redis.call('hscan', KEYS[1], cursor, 'count', 100)
     cursor = page[1]
     for i = 1, #page[2], 2 do
-      if page[2][i] ~= 'mode' and n < limit then
-        row('hold', page[2][i], page[2][i + 1])
+      local field, count = page[2][i], page[2][i + 1]
+      if field ~= 'mode' and n < limit then
+        local lease = ''
+        if mode and string.sub(field, -6) ~= ':write' then
+          lease = -2
+          for h = 1, math.min(tonumber(count) or 0, 100) do
+            lease = math.max(lease, redis.call('pttl', KEYS[7] .. ':' .. field .. ':rwlock_timeout:' .. h))
+          end
+        end
+        row('hold', field, count, lease)
         n = n + 1
       end
     end

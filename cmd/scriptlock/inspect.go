@@ -56,6 +56,9 @@ type Holder struct {
 	Owner  string `json:"owner"`
 	Write  bool   `json:"write,omitempty"`
 	Holds  int64  `json:"holds"`
+	// ReadLeaseMS is a reader's remaining lease, the longest of its read
+	// holds (-2: none left, a reader about to be dropped); nil for others.
+	ReadLeaseMS *int64 `json:"read_lease_ms,omitempty"`
 }
 
 // Waiter is a queued FairMutex waiter or a pending RWMutex writer, with the
@@ -86,7 +89,7 @@ func inspect(ctx context.Context, e *env, key string) (*Report, error) {
 	k := layout.For(key)
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
-	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, int64(e.limit))
+	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix, int64(e.limit))
 	if err != nil {
 		return nil, fmt.Errorf("inspect %q: %w", key, err)
 	}
@@ -121,7 +124,12 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "mode":
 			r.Mode = a
 		case "hold":
-			r.Holders = append(r.Holders, parseHolder(a, num(b)))
+			h := parseHolder(a, num(b))
+			if c := rows[i+3]; c != "" {
+				v := num(c)
+				h.ReadLeaseMS = &v
+			}
+			r.Holders = append(r.Holders, h)
 		case "holds":
 			r.HolderCount = num(a)
 		case "counter":
@@ -279,16 +287,19 @@ func writeReport(w io.Writer, r *Report) {
 	if len(r.Holders) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "HOLDER CLIENT\tOWNER\tMODE\tHOLDS")
+		fmt.Fprintln(tw, "HOLDER CLIENT\tOWNER\tMODE\tHOLDS\tLEASE")
 		for _, h := range r.Holders {
-			mode := "exclusive"
+			mode, hl := "exclusive", "-"
 			switch {
 			case h.Write:
 				mode = "write"
 			case r.Mode != "":
 				mode = "read"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", h.Client, h.Owner, mode, h.Holds)
+			if h.ReadLeaseMS != nil {
+				hl = lease(*h.ReadLeaseMS)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", h.Client, h.Owner, mode, h.Holds, hl)
 		}
 		tw.Flush()
 	}

@@ -211,7 +211,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 		}
 		k := layout.For(key)
 		calls = append(calls, generated.InspectArgs{Lock: k.Lock, Fence: k.Fence, Queue: k.Queue, Timeouts: k.Timeouts,
-			Writers: k.Writers, Permits: k.Permits, Limit: int64(e.limit)})
+			Writers: k.Writers, Permits: k.Permits, Rwprefix: k.RWPrefix, Limit: int64(e.limit)})
 		names = append(names, key)
 	}
 	if len(calls) == 0 {

@@ -143,7 +143,7 @@ func TestInspect(t *testing.T) {
 			if r.Kind != kindMutex || r.HolderCount != 1 || len(r.Holders) != 1 {
 				t.Fatalf("mutex: %+v", r)
 			}
-			if h := r.Holders[0]; h.Client != c.ID() || h.Owner != "worker-7" || h.Holds != 2 || h.Write {
+			if h := r.Holders[0]; h.Client != c.ID() || h.Owner != "worker-7" || h.Holds != 2 || h.Write || h.ReadLeaseMS != nil {
 				t.Errorf("mutex holder %+v, want client %s owner worker-7 holds 2", h, c.ID())
 			}
 			if r.LeaseMS <= 0 || r.LeaseMS > scriptlock.DefaultLease.Milliseconds() {
@@ -221,6 +221,9 @@ func TestInspect(t *testing.T) {
 			var readers []string
 			for _, h := range r.Holders {
 				readers = append(readers, h.Owner)
+				if h.ReadLeaseMS == nil || *h.ReadLeaseMS <= 0 || *h.ReadLeaseMS > scriptlock.DefaultLease.Milliseconds() {
+					t.Errorf("reader %s lease %v, want (0, 30000] ms", h.Owner, h.ReadLeaseMS)
+				}
 			}
 			sort.Strings(readers)
 			if !slices.Equal(readers, []string{"reader-1", "reader-2"}) {

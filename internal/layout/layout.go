@@ -14,6 +14,7 @@ type Keys struct {
 	Timeouts string // redisson_lock_timeout:{name}: FairMutex waiter deadlines
 	Writers  string // redisson_rwlock_writers:{name}: RWMutex pending writers
 	Permits  string // {name}:timeout: PermitSemaphore permit leases
+	RWPrefix string // {name}: prefix of RWMutex read-hold lease keys, <RWPrefix>:<field>:rwlock_timeout:<n>
 
 	LockChannel  string // Mutex and FairMutex release messages
 	RWChannel    string // RWMutex release messages
@@ -30,6 +31,7 @@ func For(key string) Keys {
 		Timeouts:     redissonName("redisson_lock_timeout", key),
 		Writers:      redissonName("redisson_rwlock_writers", key),
 		Permits:      redissonSuffix(key, "timeout"),
+		RWPrefix:     rwPrefix(key),
 		LockChannel:  redissonName("redisson_lock__channel", key),
 		RWChannel:    redissonName("redisson_rwlock", key),
 		SemChannel:   redissonName("redisson_sc", key),
@@ -64,4 +66,12 @@ func latchChannel(key string) string {
 		return "redisson_countdownlatch__channel__" + key
 	}
 	return "redisson_countdownlatch__channel__{" + key + "}"
+}
+
+// rwPrefix is key in braces, or key as is when it already has a hash tag.
+func rwPrefix(key string) string {
+	if strings.Contains(key, "{") {
+		return key
+	}
+	return "{" + key + "}"
 }
