@@ -47,3 +47,31 @@ func TestWithOutcome(t *testing.T) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
 }
+
+func TestWithIdempotencyOutcome(t *testing.T) {
+	store, node := idemStore(t)
+	var mu sync.Mutex
+	var got []middleware.Outcome
+	report := func(_ context.Context, o middleware.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, o)
+	}
+	s := &server{unary: fenceReply}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainUnaryInterceptor(grpclock.IdempotencyUnaryServerInterceptor(store,
+		grpclock.WithIdempotentMethods(svc+"Pay"), grpclock.WithIdempotencyOutcome(report)))})
+	_, _ = call(withKey("k1"), conn, "Pay", order("1", "", 0, "a"))
+	_, _ = call(withKey("k1"), conn, "Pay", order("1", "", 0, "a"))
+	_, _ = call(withKey("k1"), conn, "Pay", order("1", "", 0, "b"))
+	_, _ = call(withKey(`"bad`), conn, "Pay", order("1", "", 0, "a"))
+	_, _ = call(context.Background(), conn, "Pay", order("1", "", 0, "a")) // no key, not required: nothing to report
+	node.Kill()
+	_, _ = call(withKey("k2"), conn, "Pay", order("1", "", 0, "a"))
+	mu.Lock()
+	defer mu.Unlock()
+	want := []middleware.Outcome{middleware.OutcomeExecuted, middleware.OutcomeReplayed,
+		middleware.OutcomeIdempotencyConflict, middleware.OutcomeKeyInvalid, middleware.OutcomeRedisDown}
+	if !slices.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}
