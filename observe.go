@@ -306,3 +306,32 @@ func rwOp(name string, write bool) Op {
 	}
 	return Op{PrimitiveRWRead, name}
 }
+
+// RequestOutcome is what lock or Idempotency-Key middleware (echolock,
+// grpclock) did with one request, reported through their outcome hooks. The
+// set is closed and small, so it is safe as a metric attribute.
+type RequestOutcome string
+
+const (
+	RequestLocked              RequestOutcome = "locked"               // the handler ran under the lock
+	RequestContended           RequestOutcome = "contended"            // another request held the lock for the whole wait
+	RequestKeyInvalid          RequestOutcome = "key_invalid"          // lock key or Idempotency-Key missing or invalid
+	RequestRedisDown           RequestOutcome = "redis_down"           // Redis unreachable; the request was refused
+	RequestFailOpen            RequestOutcome = "fail_open"            // Redis unreachable; the handler ran without the lock
+	RequestCanceled            RequestOutcome = "canceled"             // the request's context ended while it waited
+	RequestLockLost            RequestOutcome = "lock_lost"            // the lock was lost while the handler ran
+	RequestExecuted            RequestOutcome = "executed"             // a first request with an Idempotency-Key ran
+	RequestReplayed            RequestOutcome = "replayed"             // a completed duplicate got the stored response
+	RequestIdempotencyConflict RequestOutcome = "idempotency_conflict" // a duplicate in flight, a reused key, an unstorable response
+)
+
+// RequestOutcomeFunc receives the outcome of each request. It runs on the
+// request's path: it must be quick.
+type RequestOutcomeFunc func(ctx context.Context, o RequestOutcome)
+
+// Report calls f when it is set.
+func (f RequestOutcomeFunc) Report(ctx context.Context, o RequestOutcome) {
+	if f != nil {
+		f(ctx, o)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 )
 
 // ScopeName is the instrumentation scope of the meter and tracer.
@@ -19,7 +18,7 @@ const ScopeName = "github.com/scriptlock/scriptlock/otel"
 
 // Attribute keys.
 const (
-	AttrPrimitive    = attribute.Key("scriptlock.primitive")        // mutex, fair_mutex, rwmutex_read, rwmutex_write
+	AttrPrimitive    = attribute.Key("scriptlock.primitive")        // mutex, fair_mutex, rwmutex_read, rwmutex_write, semaphore, permit_semaphore
 	AttrOutcome      = attribute.Key("scriptlock.outcome")          // per metric, see the README's table
 	AttrLockName     = attribute.Key("scriptlock.lock.name")        // opt-in on metrics
 	AttrWakeup       = attribute.Key("scriptlock.wakeup")           // message, timer
@@ -246,6 +245,6 @@ func (o *Observer) Guard(e scriptlock.GuardEvent) {
 // MiddlewareOutcome counts one request by its outcome. Pass it as echolock's
 // Config.OnOutcome or IdempotencyConfig.OnOutcome, or to grpclock.WithOutcome
 // or grpclock.WithIdempotencyOutcome.
-func (o *Observer) MiddlewareOutcome(ctx context.Context, outcome middleware.Outcome) {
+func (o *Observer) MiddlewareOutcome(ctx context.Context, outcome scriptlock.RequestOutcome) {
 	o.requests.Add(ctx, 1, metric.WithAttributes(AttrOutcome.String(string(outcome))))
 }

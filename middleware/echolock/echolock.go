@@ -95,7 +95,7 @@ type Config struct {
 	// OnOutcome, when set, gets the outcome of every request the middleware
 	// does not skip (locked, contended, key_invalid, redis_down, fail_open,
 	// canceled, lock_lost).
-	OnOutcome middleware.OutcomeFunc
+	OnOutcome scriptlock.RequestOutcomeFunc
 	// Logger receives failed releases and fail-open decisions. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -217,7 +217,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 				key, err = middleware.Key(config.KeyPrefix, raw, config.MaxKeyLen)
 			}
 			if err != nil {
-				config.OnOutcome.Report(c.Request().Context(), middleware.OutcomeKeyInvalid)
+				config.OnOutcome.Report(c.Request().Context(), scriptlock.RequestKeyInvalid)
 				if errors.Is(err, middleware.ErrKeyMissing) {
 					return fail(c, ErrKeyMissing, err)
 				}
@@ -230,21 +230,21 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			if err != nil {
 				switch f, retry := middleware.ClassifyLockError(ctx, err); f {
 				case middleware.Contended:
-					config.OnOutcome.Report(ctx, middleware.OutcomeContended)
+					config.OnOutcome.Report(ctx, scriptlock.RequestContended)
 					c.Response().Header().Set("Retry-After", strconv.FormatInt(middleware.RetryAfterSeconds(retry), 10))
 					he := *ErrContended
 					he.Code = config.ContendedStatus
 					return fail(c, &he, err)
 				case middleware.Canceled:
-					config.OnOutcome.Report(ctx, middleware.OutcomeCanceled)
+					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)
 					return fail(c, ErrUnavailable, err)
 				default:
 					if config.FailOpen {
-						config.OnOutcome.Report(ctx, middleware.OutcomeFailOpen)
+						config.OnOutcome.Report(ctx, scriptlock.RequestFailOpen)
 						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
 						return next(c)
 					}
-					config.OnOutcome.Report(ctx, middleware.OutcomeRedisDown)
+					config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 					return fail(c, ErrUnavailable, err)
 				}
 			}
@@ -257,9 +257,9 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			herr := next(c)
 			c.SetRequest(req)
 			if middleware.LockLost(lctx) {
-				config.OnOutcome.Report(ctx, middleware.OutcomeLockLost)
+				config.OnOutcome.Report(ctx, scriptlock.RequestLockLost)
 			} else {
-				config.OnOutcome.Report(ctx, middleware.OutcomeLocked)
+				config.OnOutcome.Report(ctx, scriptlock.RequestLocked)
 			}
 			if middleware.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware"
 )
 
@@ -58,7 +59,7 @@ type IdempotencyConfig struct {
 	// OnOutcome, when set, gets the outcome of every request that carries a
 	// key or lacks a required one (executed, replayed, idempotency_conflict,
 	// key_invalid, redis_down).
-	OnOutcome middleware.OutcomeFunc
+	OnOutcome scriptlock.RequestOutcomeFunc
 }
 
 // DefaultIdempotencyConfig is the configuration Idempotency starts from.
@@ -153,18 +154,18 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			hv := req.Header.Values(config.Header)
 			if len(hv) == 0 {
 				if config.Required {
-					config.OnOutcome.Report(req.Context(), middleware.OutcomeKeyInvalid)
+					config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 					return fail(c, ErrIdempotencyKeyMissing, middleware.ErrKeyMissing)
 				}
 				return next(c)
 			}
 			if len(hv) > 1 {
-				config.OnOutcome.Report(req.Context(), middleware.OutcomeKeyInvalid)
+				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", middleware.ErrIdempotencyKeyInvalid, len(hv)))
 			}
 			key, err := store.ParseKey(hv[0])
 			if err != nil {
-				config.OnOutcome.Report(req.Context(), middleware.OutcomeKeyInvalid)
+				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, err)
 			}
 			var body []byte
@@ -186,16 +187,16 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			ctx := req.Context()
 			res, err := store.Reserve(ctx, scope, key, fp)
 			if err != nil {
-				config.OnOutcome.Report(ctx, middleware.OutcomeRedisDown)
+				config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 				return fail(c, ErrIdempotencyStore, err)
 			}
 			switch res.State {
 			case middleware.Mismatch, middleware.InFlight:
-				config.OnOutcome.Report(ctx, middleware.OutcomeIdempotencyConflict)
+				config.OnOutcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
 			case middleware.Done:
-				config.OnOutcome.Report(ctx, middleware.OutcomeReplayed)
+				config.OnOutcome.Report(ctx, scriptlock.RequestReplayed)
 			default:
-				config.OnOutcome.Report(ctx, middleware.OutcomeExecuted)
+				config.OnOutcome.Report(ctx, scriptlock.RequestExecuted)
 			}
 			switch res.State {
 			case middleware.Mismatch:

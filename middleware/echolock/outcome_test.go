@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -19,16 +18,16 @@ import (
 // outcomes collects what OnOutcome reports.
 type outcomes struct {
 	mu  sync.Mutex
-	got []middleware.Outcome
+	got []scriptlock.RequestOutcome
 }
 
-func (o *outcomes) report(_ context.Context, out middleware.Outcome) {
+func (o *outcomes) report(_ context.Context, out scriptlock.RequestOutcome) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.got = append(o.got, out)
 }
 
-func (o *outcomes) take() []middleware.Outcome {
+func (o *outcomes) take() []scriptlock.RequestOutcome {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	got := o.got
@@ -59,14 +58,14 @@ func TestOnOutcome(t *testing.T) {
 	if r := do(t, srv, "POST", "/closed/"+strings.Repeat("x", 300), ""); r.code != http.StatusBadRequest {
 		t.Fatalf("invalid key: %d", r.code)
 	}
-	want := []middleware.Outcome{middleware.OutcomeLocked, middleware.OutcomeContended, middleware.OutcomeKeyInvalid}
+	want := []scriptlock.RequestOutcome{scriptlock.RequestLocked, scriptlock.RequestContended, scriptlock.RequestKeyInvalid}
 	if got := out.take(); !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
 	env.Node.Kill()
 	do(t, srv, "POST", "/closed/3", "")
 	do(t, srv, "POST", "/open/3", "")
-	want = []middleware.Outcome{middleware.OutcomeRedisDown, middleware.OutcomeFailOpen}
+	want = []scriptlock.RequestOutcome{scriptlock.RequestRedisDown, scriptlock.RequestFailOpen}
 	if got := out.take(); !slices.Equal(got, want) {
 		t.Errorf("outcomes with Redis down %v, want %v", got, want)
 	}
@@ -81,8 +80,8 @@ func TestIdempotencyOnOutcome(t *testing.T) {
 	do(t, srv, "POST", "/charges", "a", "Idempotency-Key", "k1")
 	do(t, srv, "POST", "/charges", "b", "Idempotency-Key", "k1")
 	do(t, srv, "POST", "/charges", "a", "Idempotency-Key", `"bad`)
-	want := []middleware.Outcome{middleware.OutcomeExecuted, middleware.OutcomeReplayed,
-		middleware.OutcomeIdempotencyConflict, middleware.OutcomeKeyInvalid}
+	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestReplayed,
+		scriptlock.RequestIdempotencyConflict, scriptlock.RequestKeyInvalid}
 	if got := out.take(); !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}

@@ -65,7 +65,7 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 		lctx, release, err := middleware.Acquire(ctx, lock(key), o.wait)
 		if err != nil {
 			if o.failOpen && isUnavailable(ctx, err) {
-				o.outcome.Report(ctx, middleware.OutcomeFailOpen)
+				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
 				return handler(ctx, req)
 			}
@@ -75,10 +75,10 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 		defer o.release(ctx, release, info.FullMethod, key)
 		resp, err := handler(lctx, req)
 		if middleware.LockLost(lctx) {
-			o.outcome.Report(ctx, middleware.OutcomeLockLost)
+			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			return nil, lostError(info.FullMethod)
 		}
-		o.outcome.Report(ctx, middleware.OutcomeLocked)
+		o.outcome.Report(ctx, scriptlock.RequestLocked)
 		return resp, err
 	}
 }
@@ -112,11 +112,11 @@ func StreamServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Stre
 		defer ls.releaseHeld()
 		err := handler(srv, ls)
 		if ls.lost() {
-			o.outcome.Report(ctx, middleware.OutcomeLockLost)
+			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			return lostError(info.FullMethod)
 		}
 		if ls.lctx != nil {
-			o.outcome.Report(ctx, middleware.OutcomeLocked)
+			o.outcome.Report(ctx, scriptlock.RequestLocked)
 		}
 		return err
 	}
@@ -170,7 +170,7 @@ func (s *lockedStream) acquire(req any) error {
 	lctx, release, err := middleware.Acquire(parent, s.lock(key), s.o.wait)
 	if err != nil {
 		if s.o.failOpen && isUnavailable(parent, err) {
-			s.o.outcome.Report(parent, middleware.OutcomeFailOpen)
+			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
 			return errFailOpen
 		}
@@ -229,7 +229,7 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 			return key, nil
 		}
 	}
-	o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
+	o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 	switch {
 	case errors.Is(err, errConfig):
 		return "", status.Errorf(codes.Internal, "%s: %v", method, err)

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware"
 )
 
@@ -38,7 +39,7 @@ type idemOptions struct {
 	storeCode   func(codes.Code) bool
 	maxResponse int
 	logger      *slog.Logger
-	outcome     middleware.OutcomeFunc
+	outcome     scriptlock.RequestOutcomeFunc
 }
 
 // IdempotencyOption configures the idempotency interceptors.
@@ -87,7 +88,7 @@ func WithMaxStoredResponse(n int) IdempotencyOption {
 // WithIdempotencyOutcome reports the outcome of every call that carries a
 // key or lacks a required one (executed, replayed, idempotency_conflict,
 // key_invalid, redis_down) to f.
-func WithIdempotencyOutcome(f middleware.OutcomeFunc) IdempotencyOption {
+func WithIdempotencyOutcome(f scriptlock.RequestOutcomeFunc) IdempotencyOption {
 	return func(o *idemOptions) { o.outcome = f }
 }
 
@@ -145,17 +146,17 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		vs := md.Get(MetadataIdempotencyKey)
 		switch {
 		case len(vs) == 0 && o.required:
-			o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
+			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key metadata missing", method)
 		case len(vs) == 0:
 			return handler(ctx, req)
 		case len(vs) > 1:
-			o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
+			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key given %d times", method, len(vs))
 		}
 		key, err := store.ParseKey(vs[0])
 		if err != nil {
-			o.outcome.Report(ctx, middleware.OutcomeKeyInvalid)
+			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "%s: %v", method, err)
 		}
 		m, ok := req.(proto.Message)
@@ -173,16 +174,16 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		}
 		res, err := store.Reserve(ctx, scope, key, fp)
 		if err != nil {
-			o.outcome.Report(ctx, middleware.OutcomeRedisDown)
+			o.outcome.Report(ctx, scriptlock.RequestRedisDown)
 			return nil, status.Errorf(codes.Unavailable, "%s: idempotency store unavailable: %v", method, err)
 		}
 		switch res.State {
 		case middleware.Mismatch, middleware.InFlight:
-			o.outcome.Report(ctx, middleware.OutcomeIdempotencyConflict)
+			o.outcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
 		case middleware.Done:
-			o.outcome.Report(ctx, middleware.OutcomeReplayed)
+			o.outcome.Report(ctx, scriptlock.RequestReplayed)
 		default:
-			o.outcome.Report(ctx, middleware.OutcomeExecuted)
+			o.outcome.Report(ctx, scriptlock.RequestExecuted)
 		}
 		switch res.State {
 		case middleware.Mismatch:

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware"
 )
 
@@ -15,7 +16,7 @@ type options struct {
 	wait      time.Duration
 	failOpen  bool
 	logger    *slog.Logger
-	outcome   middleware.OutcomeFunc
+	outcome   scriptlock.RequestOutcomeFunc
 }
 
 var defaultOptions = options{
@@ -66,7 +67,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // WithOutcome reports the outcome of every call the interceptor locks
 // (locked, contended, key_invalid, redis_down, fail_open, canceled,
 // lock_lost) to f.
-func WithOutcome(f middleware.OutcomeFunc) Option { return func(o *options) { o.outcome = f } }
+func WithOutcome(f scriptlock.RequestOutcomeFunc) Option { return func(o *options) { o.outcome = f } }
 
 func evaluateOptions(opts []Option) *options {
 	o := defaultOptions

@@ -10,7 +10,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -19,8 +18,8 @@ func TestWithOutcome(t *testing.T) {
 	env := mwtest.New(t)
 	locks := env.LockFunc()
 	var mu sync.Mutex
-	var got []middleware.Outcome
-	report := func(_ context.Context, o middleware.Outcome) {
+	var got []scriptlock.RequestOutcome
+	report := func(_ context.Context, o scriptlock.RequestOutcome) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, o)
@@ -41,8 +40,8 @@ func TestWithOutcome(t *testing.T) {
 	_, _ = call(ctx, conn, "Pay", order("2", "", 0, ""))
 	mu.Lock()
 	defer mu.Unlock()
-	want := []middleware.Outcome{middleware.OutcomeLocked, middleware.OutcomeKeyInvalid,
-		middleware.OutcomeContended, middleware.OutcomeRedisDown}
+	want := []scriptlock.RequestOutcome{scriptlock.RequestLocked, scriptlock.RequestKeyInvalid,
+		scriptlock.RequestContended, scriptlock.RequestRedisDown}
 	if !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
@@ -51,8 +50,8 @@ func TestWithOutcome(t *testing.T) {
 func TestWithIdempotencyOutcome(t *testing.T) {
 	store, node := idemStore(t)
 	var mu sync.Mutex
-	var got []middleware.Outcome
-	report := func(_ context.Context, o middleware.Outcome) {
+	var got []scriptlock.RequestOutcome
+	report := func(_ context.Context, o scriptlock.RequestOutcome) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, o)
@@ -69,8 +68,8 @@ func TestWithIdempotencyOutcome(t *testing.T) {
 	_, _ = call(withKey("k2"), conn, "Pay", order("1", "", 0, "a"))
 	mu.Lock()
 	defer mu.Unlock()
-	want := []middleware.Outcome{middleware.OutcomeExecuted, middleware.OutcomeReplayed,
-		middleware.OutcomeIdempotencyConflict, middleware.OutcomeKeyInvalid, middleware.OutcomeRedisDown}
+	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestReplayed,
+		scriptlock.RequestIdempotencyConflict, scriptlock.RequestKeyInvalid, scriptlock.RequestRedisDown}
 	if !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
