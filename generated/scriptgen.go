@@ -100,7 +100,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"limit"},
 	File:      "scripts/inspect.lua",
-	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix"},
+	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts"},
 	Name:      "Inspect",
 	ReadOnly:  true,
 	Retryable: false,

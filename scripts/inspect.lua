@@ -9,9 +9,12 @@
 -- <read|write>; hold <field> <count> <read lease ms, for a reader of a
 -- read-write lock: the longest of its read holds>; holds <total fields>;
 -- counter <value>;
--- fence <last token>; queue <field> <deadline unix ms> (queue order); queued
--- <total>; writer <field> <deadline unix ms>; writers <total>; permit <id>
--- <lease end unix ms>; permits <total>.
+-- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
+-- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
+-- writers <total>; permit <id> <lease end unix ms>; permits <total>.
+-- A FairMutex queues under its own keys (protocol scriptlock) or, in its
+-- Redisson-compatible mode and for Java services, under Redisson's (protocol
+-- redisson); both are read.
 -- Collections list at most `limit` entries; their totals are always exact.
 -- @key    lock
 -- @key    fence      redisson_lock_token:{name}
@@ -20,6 +23,8 @@
 -- @key    writers    redisson_rwlock_writers:{name}
 -- @key    permits    {name}:timeout
 -- @key    rwprefix   {name}: a reader's read-hold lease keys are <rwprefix>:<field>:rwlock_timeout:<n>
+-- @key    fqueue     scriptlock_fair_queue:{name}
+-- @key    ftimeouts  scriptlock_fair_timeout:{name}
 -- @arg    limit      int64
 -- @return []string
 -- @readonly
@@ -72,12 +77,16 @@ local fence = redis.call('get', KEYS[2])
 if fence then
   row('fence', fence)
 end
-if redis.call('exists', KEYS[3]) == 1 then
-  for _, field in ipairs(redis.call('lrange', KEYS[3], 0, limit - 1)) do
-    row('queue', field, redis.call('zscore', KEYS[4], field))
+local function queue(list, deadlines, protocol)
+  if redis.call('exists', list) == 1 then
+    for _, field in ipairs(redis.call('lrange', list, 0, limit - 1)) do
+      row('queue', field, redis.call('zscore', deadlines, field), protocol)
+    end
+    row('queued', redis.call('llen', list), protocol)
   end
-  row('queued', redis.call('llen', KEYS[3]))
 end
+queue(KEYS[8], KEYS[9], 'scriptlock')
+queue(KEYS[3], KEYS[4], 'redisson')
 if redis.call('exists', KEYS[5]) == 1 then
   local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')
   for i = 1, #w, 2 do

@@ -34,19 +34,21 @@ type Report struct {
 	RedisType  string    `json:"redis_type"`
 	ServerTime time.Time `json:"server_time"`
 	// LeaseMS is the remaining lease in ms: -1 no expiry, -2 no key.
-	LeaseMS      int64    `json:"lease_ms"`
-	Mode         string   `json:"mode,omitempty"`
-	Holders      []Holder `json:"holders,omitempty"`
-	HolderCount  int64    `json:"holder_count"`
-	Counter      *int64   `json:"counter,omitempty"`
-	Fence        *int64   `json:"fence,omitempty"`
-	Queue        []Waiter `json:"queue,omitempty"`
-	QueueLength  int64    `json:"queue_length"`
-	Writers      []Waiter `json:"pending_writers,omitempty"`
-	WriterCount  int64    `json:"pending_writer_count"`
-	Permits      []Permit `json:"permits,omitempty"`
-	PermitCount  int64    `json:"permit_count"`
-	FairQueueKey string   `json:"fair_queue_key,omitempty"`
+	LeaseMS     int64    `json:"lease_ms"`
+	Mode        string   `json:"mode,omitempty"`
+	Holders     []Holder `json:"holders,omitempty"`
+	HolderCount int64    `json:"holder_count"`
+	Counter     *int64   `json:"counter,omitempty"`
+	Fence       *int64   `json:"fence,omitempty"`
+	Queue       []Waiter `json:"queue,omitempty"`
+	QueueLength int64    `json:"queue_length"`
+	Writers     []Waiter `json:"pending_writers,omitempty"`
+	WriterCount int64    `json:"pending_writer_count"`
+	Permits     []Permit `json:"permits,omitempty"`
+	PermitCount int64    `json:"permit_count"`
+	// QueueProtocols names the fair queues found: "scriptlock" (FairMutex's
+	// own keys) and/or "redisson" (Redisson's RFairLock keys).
+	QueueProtocols []string `json:"queue_protocols,omitempty"`
 }
 
 // Holder is one field of a lock hash: <client-id>:<owner-id>[:write].
@@ -65,6 +67,7 @@ type Holder struct {
 // deadline by which it must call again to keep its place.
 type Waiter struct {
 	Field       string    `json:"field"`
+	Protocol    string    `json:"protocol,omitempty"` // fair queues: scriptlock or redisson
 	Deadline    time.Time `json:"deadline"`
 	RemainingMS int64     `json:"remaining_ms"`
 }
@@ -89,7 +92,8 @@ func inspect(ctx context.Context, e *env, key string) (*Report, error) {
 	k := layout.For(key)
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
-	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix, int64(e.limit))
+	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
+		k.FairQueue, k.FairTimeouts, int64(e.limit))
 	if err != nil {
 		return nil, fmt.Errorf("inspect %q: %w", key, err)
 	}
@@ -102,7 +106,6 @@ func decodeReport(key string, rows []string) (*Report, error) {
 	}
 	r := &Report{Key: key, LeaseMS: -2}
 	var nowMS int64
-	var hasQueue bool
 	num := func(s string) int64 {
 		// Scores may come back as floats ("1.7e12" never; "1700000000000").
 		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -139,13 +142,14 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			v := num(a)
 			r.Fence = &v
 		case "queue":
-			w := Waiter{Field: a}
+			w := Waiter{Field: a, Protocol: rows[i+3]}
 			if b != "" {
 				w.Deadline, w.RemainingMS = at(num(b)), num(b)-nowMS
 			}
 			r.Queue = append(r.Queue, w)
 		case "queued":
-			r.QueueLength, hasQueue = num(a), true
+			r.QueueLength += num(a)
+			r.QueueProtocols = append(r.QueueProtocols, b)
 		case "writer":
 			r.Writers = append(r.Writers, Waiter{Field: a, Deadline: at(num(b)), RemainingMS: num(b) - nowMS})
 		case "writers":
@@ -158,9 +162,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			return nil, fmt.Errorf("inspect %q: unknown row %q", key, kind)
 		}
 	}
-	if hasQueue {
-		r.FairQueueKey = layout.For(key).Queue
-	}
+	hasQueue := len(r.QueueProtocols) > 0
 	switch {
 	case r.RedisType == "hash" && r.Mode != "":
 		r.Kind = kindRW
@@ -274,8 +276,8 @@ func writeReport(w io.Writer, r *Report) {
 	if r.RedisType == "hash" {
 		fmt.Fprintf(tw, "HOLDERS\t%d\n", r.HolderCount)
 	}
-	if r.FairQueueKey != "" || r.QueueLength > 0 {
-		fmt.Fprintf(tw, "QUEUED\t%d\n", r.QueueLength)
+	if len(r.QueueProtocols) > 0 {
+		fmt.Fprintf(tw, "QUEUED\t%d (%s queue)\n", r.QueueLength, strings.Join(r.QueueProtocols, " and "))
 	}
 	if r.WriterCount > 0 {
 		fmt.Fprintf(tw, "PENDING WRITERS\t%d\n", r.WriterCount)

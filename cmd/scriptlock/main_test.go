@@ -181,8 +181,13 @@ func TestInspect(t *testing.T) {
 				})
 			}
 			r = inspectJSON(t, ctx, d, prefix, "fair:1")
-			if r.Kind != kindFair || r.QueueLength != 2 || len(r.Queue) != 2 {
+			if r.Kind != kindFair || r.QueueLength != 2 || len(r.Queue) != 2 || len(r.QueueProtocols) != 1 {
 				t.Fatalf("fair: %+v", r)
+			}
+			for _, q := range r.Queue {
+				if q.Protocol != r.QueueProtocols[0] {
+					t.Errorf("waiter %s in the %s queue, the lock's queue is %s", q.Field, q.Protocol, r.QueueProtocols[0])
+				}
 			}
 			if r.Queue[0].Field != c.ID()+":second" || r.Queue[1].Field != c.ID()+":third" {
 				t.Errorf("queue %v, want second then third", r.Queue)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,8 +64,14 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		res.Channel = k.RWChannel
 		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, publish)
 	case kindFair:
+		// The head of the queue is told on its own channel. A FairMutex
+		// queues under its own keys unless it speaks Redisson's protocol.
 		res.Channel = k.LockChannel + ":<head waiter>"
-		res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, k.Queue, k.LockChannel, publish)
+		queue := k.FairQueue
+		if !slices.Contains(r.QueueProtocols, "scriptlock") {
+			queue = k.Queue
+		}
+		res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, queue, k.LockChannel, publish)
 	default:
 		res.Channel = k.LockChannel
 		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, publish)

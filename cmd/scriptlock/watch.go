@@ -15,6 +15,10 @@ import (
 	"github.com/scriptlock/scriptlock/internal/layout"
 )
 
+// settleDelay is how long after a release message watch reads the lock
+// again, to show who took it.
+const settleDelay = 200 * time.Millisecond
+
 func watchFlags(fs *flag.FlagSet, e *env) {
 	fs.DurationVar(&e.interval, "interval", time.Second, "re-read the lock at least this often (release messages re-read it at once)")
 }
@@ -79,6 +83,11 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 
 	ticker := time.NewTicker(e.interval)
 	defer ticker.Stop()
+	// A release message comes before the next owner takes the lock (a
+	// FairMutex hand-off, waiters woken by it): read again shortly after.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
 	last := ""
 	cause := "start"
 	for {
@@ -104,6 +113,9 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			return nil
 		case ch := <-messages:
 			cause = "message " + ch
+			settle.Reset(settleDelay)
+		case <-settle.C:
+			cause = "settle"
 		case <-ticker.C:
 			cause = "refresh"
 		}

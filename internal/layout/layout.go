@@ -10,11 +10,14 @@ import "strings"
 type Keys struct {
 	Lock     string // the lock hash, or the counter of a semaphore or latch
 	Fence    string // redisson_lock_token:{name}: last fencing token
-	Queue    string // redisson_lock_queue:{name}: FairMutex waiters in order
-	Timeouts string // redisson_lock_timeout:{name}: FairMutex waiter deadlines
-	Writers  string // redisson_rwlock_writers:{name}: RWMutex pending writers
-	Permits  string // {name}:timeout: PermitSemaphore permit leases
-	RWPrefix string // {name}: prefix of RWMutex read-hold lease keys, <RWPrefix>:<field>:rwlock_timeout:<n>
+	Queue    string // redisson_lock_queue:{name}: waiters in order, Redisson's RFairLock protocol
+	Timeouts string // redisson_lock_timeout:{name}: their deadlines
+	// FairMutex's own queue (the default; Redisson never reads it).
+	FairQueue    string // scriptlock_fair_queue:{name}
+	FairTimeouts string // scriptlock_fair_timeout:{name}
+	Writers      string // redisson_rwlock_writers:{name}: RWMutex pending writers
+	Permits      string // {name}:timeout: PermitSemaphore permit leases
+	RWPrefix     string // {name}: prefix of RWMutex read-hold lease keys, <RWPrefix>:<field>:rwlock_timeout:<n>
 
 	LockChannel  string // Mutex and FairMutex release messages
 	RWChannel    string // RWMutex release messages
@@ -29,6 +32,8 @@ func For(key string) Keys {
 		Fence:        redissonName("redisson_lock_token", key),
 		Queue:        redissonName("redisson_lock_queue", key),
 		Timeouts:     redissonName("redisson_lock_timeout", key),
+		FairQueue:    redissonName("scriptlock_fair_queue", key),
+		FairTimeouts: redissonName("scriptlock_fair_timeout", key),
 		Writers:      redissonName("redisson_rwlock_writers", key),
 		Permits:      redissonSuffix(key, "timeout"),
 		RWPrefix:     rwPrefix(key),
