@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -37,14 +36,10 @@ type env struct {
 	grpc  rechargepb.OrdersClient
 }
 
-func newEnv(t *testing.T, orders int, work recharge.WorkFunc, lockOpts []scriptlock.Option, idem bool) *env {
+func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpts []scriptlock.Option, idem bool) *env {
 	t.Helper()
 	ctx := t.Context()
-	store, err := recharge.OpenSQLite(ctx, filepath.Join(t.TempDir(), "recharge.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := b.open(t)
 	if err := store.Seed(ctx, 2, orders, func(int) int64 { return amount }); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +125,12 @@ func (e *env) balance(t *testing.T) int64 {
 // the next holder has paid, or after the next holder has claimed the order
 // but before it pays. The order is credited once, by the newer holder.
 func TestFencingRejectsStaleHolder(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testFencingRejectsStaleHolder(t, b) })
+	}
+}
+
+func testFencingRejectsStaleHolder(t *testing.T, b backend) {
 	const lease = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name string
@@ -167,7 +168,7 @@ func TestFencingRejectsStaleHolder(t *testing.T) {
 				}
 				return nil
 			}
-			e := newEnv(t, 1, work, []scriptlock.Option{scriptlock.WithLease(lease)}, false)
+			e := newEnv(t, b, 1, work, []scriptlock.Option{scriptlock.WithLease(lease)}, false)
 
 			staleDone := make(chan httpAnswer, 1)
 			go func() { staleDone <- e.post(t, "1", "") }()
@@ -236,12 +237,14 @@ func TestFencingRejectsStaleHolder(t *testing.T) {
 // recorded one, and a payment by a holder whose claim was overtaken, write
 // nothing.
 func TestStoreFencing(t *testing.T) {
-	ctx := t.Context()
-	store, err := recharge.OpenSQLite(ctx, filepath.Join(t.TempDir(), "recharge.db"))
-	if err != nil {
-		t.Fatal(err)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testStoreFencing(t, b) })
 	}
-	defer store.Close()
+}
+
+func testStoreFencing(t *testing.T, b backend) {
+	ctx := t.Context()
+	store := b.open(t)
 	if err := store.Seed(ctx, 1, 1, func(int) int64 { return amount }); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +280,13 @@ func TestStoreFencing(t *testing.T) {
 // duplicate gets the stored answer replayed, the key reused for another order
 // is refused, and concurrent duplicates with one key credit once.
 func TestIdempotencyKey(t *testing.T) {
-	e := newEnv(t, 4, recharge.RandomWork(20*time.Millisecond, 30*time.Millisecond), nil, true)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testIdempotencyKey(t, b) })
+	}
+}
+
+func testIdempotencyKey(t *testing.T, b backend) {
+	e := newEnv(t, b, 4, recharge.RandomWork(20*time.Millisecond, 30*time.Millisecond), nil, true)
 
 	t.Run("HTTP", func(t *testing.T) {
 		first := e.post(t, "1", "key-1")
@@ -350,7 +359,13 @@ func TestIdempotencyKey(t *testing.T) {
 // Bad ids are refused before any lock is taken; unknown orders are 404 /
 // NotFound.
 func TestBadRequests(t *testing.T) {
-	e := newEnv(t, 1, nil, nil, false)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testBadRequests(t, b) })
+	}
+}
+
+func testBadRequests(t *testing.T, b backend) {
+	e := newEnv(t, b, 1, nil, nil, false)
 	for _, id := range []string{"abc", "0", "-3", "1%7B2%7D"} {
 		if a := e.post(t, id, ""); a.code != http.StatusBadRequest {
 			t.Errorf("id %q: %d %s; want 400", id, a.code, a.body)

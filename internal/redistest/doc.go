@@ -1,11 +1,13 @@
 // Package redistest starts real redis-server processes for tests: standalone
-// nodes, groups of independent nodes (RedLock), a primary with a replica, and
-// small clusters. Every process is started by the test that needs it and
+// nodes, groups of independent nodes (RedLock), a primary with a replica,
+// small clusters, and Sentinel deployments (a primary, two replicas and three
+// sentinels; Failover and KillPrimary trigger a failover and return the new
+// primary once every sentinel agrees on it). Every process is started by the test that needs it and
 // stopped by that test's t.Cleanup.
 //
 // # Running
 //
-//	make test                                # installs redis-server with apt-get when run as root
+//	make test                                # installs redis-server and redis-sentinel with apt-get when run as root
 //	go test -race ./internal/redistest/...   # redis-server and redis-cli must be in PATH
 //
 // A missing redis-server or redis-cli fails the test with the install command;
@@ -25,7 +27,9 @@
 // started, so a foreign server that happens to hold the port is never used.
 // Cluster waits until every node reports cluster_state:ok and all nodes agree
 // on the slot map. Replicated waits until the replica's master_link_status is
-// up.
+// up. Sentinel waits until every sentinel knows both replicas and the other
+// two sentinels; sentinels run as redis-sentinel, or redis-server --sentinel
+// where redis-sentinel is not installed.
 //
 // At test end the cleanup sends SIGCONT (in case of Pause), then SIGTERM, then
 // SIGKILL after 5 s, and reaps the process. Cleanups run when the test fails or

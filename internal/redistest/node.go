@@ -38,6 +38,7 @@ type Node struct {
 	cluster   bool
 	busPort   int    // cluster bus port, cluster nodes only
 	replicaOf string // "host port" of the primary, replicas only
+	monitor   string // "<master name> <host> <port> <quorum>", sentinels only
 
 	mu     sync.Mutex
 	proc   *proc
@@ -332,6 +333,9 @@ func freePort() (int, error) {
 }
 
 func (n *Node) confLines() []string {
+	if n.monitor != "" {
+		return n.sentinelConfLines()
+	}
 	lines := []string{
 		"port " + strconv.Itoa(n.Port),
 		"bind 127.0.0.1",
@@ -386,11 +390,11 @@ func (n *Node) startOnce() error {
 	}
 	logStart := fi.Size()
 
-	bin, err := exec.LookPath("redis-server")
+	bin, args, err := n.command(conf)
 	if err != nil {
-		return fmt.Errorf("redis-server not found in PATH: %s", installHint)
+		return err
 	}
-	cmd := exec.Command(bin, append([]string{conf}, n.cfg.args...)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = n.Dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = sysProcAttr()
@@ -413,6 +417,25 @@ func (n *Node) startOnce() error {
 	}
 	n.proc, n.paused = p, false
 	return nil
+}
+
+// command returns the binary and arguments that start the node: redis-server
+// with its config, or for a sentinel redis-sentinel (redis-server --sentinel
+// where redis-sentinel is not installed).
+func (n *Node) command(conf string) (string, []string, error) {
+	if n.monitor != "" {
+		if bin, err := exec.LookPath("redis-sentinel"); err == nil {
+			return bin, []string{conf}, nil
+		}
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", nil, fmt.Errorf("redis-server not found in PATH: %s", installHint)
+	}
+	if n.monitor != "" {
+		return bin, []string{conf, "--sentinel"}, nil
+	}
+	return bin, append([]string{conf}, n.cfg.args...), nil
 }
 
 // waitReady polls until the server at addr answers PING and reports p's pid,

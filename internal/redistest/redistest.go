@@ -14,8 +14,9 @@ const installHint = "run `make test` (installs it with apt-get as root) or `sudo
 type Option func(*config)
 
 type config struct {
-	aof  bool
-	args []string
+	aof         bool
+	args        []string
+	proxiedRepl bool // Sentinel: replicas replicate through a netproxy
 }
 
 func newConfig(opts []Option) config {
@@ -31,6 +32,16 @@ func newConfig(opts []Option) config {
 // acknowledged write survives Kill followed by Restart.
 func WithAOF() Option {
 	return func(c *config) { c.aof = true }
+}
+
+// WithProxiedReplication makes the replicas of a Sentinel deployment
+// replicate from the first primary through a TCP proxy each
+// (SentinelT.ReplicationProxies), so a test can hold back replication
+// without stopping any server. Bytes a frozen proxy holds are discarded by
+// DropAll; a stopped process's socket, by contrast, still receives them.
+// Other constructors ignore it.
+func WithProxiedReplication() Option {
+	return func(c *config) { c.proxiedRepl = true }
 }
 
 // WithArgs appends raw redis-server command-line arguments, for example

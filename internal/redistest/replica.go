@@ -41,14 +41,21 @@ func waitSynced(primary, replica *Node, timeout time.Duration) error {
 		if link == "up" {
 			info, err = rawCmd(primary.Addr, time.Second, "INFO", "replication")
 			if err == nil {
-				state = infoField(info, "slave0")
-				if strings.Contains(state, "port="+strconv.Itoa(replica.Port)+",") && strings.Contains(state, "state=online") {
+				// The replica may be any slaveN line once there are several.
+				for i := range 16 {
+					line := infoField(info, "slave"+strconv.Itoa(i))
+					if strings.Contains(line, "port="+strconv.Itoa(replica.Port)+",") {
+						state = line
+						break
+					}
+				}
+				if strings.Contains(state, "state=online") {
 					return nil
 				}
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not in sync after %v (replica master_link_status:%q, primary slave0:%q, %v)", timeout, link, state, err)
+			return fmt.Errorf("not in sync after %v (replica master_link_status:%q, primary lists it as %q, %v)", timeout, link, state, err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -57,8 +57,13 @@ type Config struct {
 	Idempotency *middleware.IdempotencyStore
 	// Unsafe runs the service without the lock.
 	Unsafe bool
-	// Dir holds the SQLite database (a new file per run).
+	// Dir holds the SQLite database (a new file per run). Required unless
+	// OpenStore is set.
 	Dir string
+	// OpenStore, when set, opens the run's database instead of a new SQLite
+	// file in Dir: it must return an empty store (for example a new
+	// PostgreSQL database), which Run seeds and closes.
+	OpenStore func(ctx context.Context) (*recharge.Store, error)
 	// Orders is the number of unpaid orders (default 100) and Duplicates the
 	// number of concurrent recharge requests sent for each (default 10).
 	Orders, Duplicates int
@@ -144,8 +149,8 @@ func (c *Config) defaults() error {
 	if c.Locks == nil && !c.Unsafe {
 		return errors.New("scenario: Locks required unless Unsafe")
 	}
-	if c.Dir == "" {
-		return errors.New("scenario: Dir required")
+	if c.Dir == "" && c.OpenStore == nil {
+		return errors.New("scenario: Dir or OpenStore required")
 	}
 	if c.Orders <= 0 {
 		c.Orders = 100
@@ -170,15 +175,20 @@ func (c *Config) defaults() error {
 
 var runSeq atomic.Int64
 
-// Run seeds a fresh SQLite database in cfg.Dir, starts the service on a
+// Run seeds a fresh database (cfg.OpenStore, else SQLite in cfg.Dir), starts the service on a
 // loopback port, sends cfg.Duplicates concurrent recharge requests for each
 // of cfg.Orders orders, stops the service and reports.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(cfg.Dir, fmt.Sprintf("recharge-%d.db", runSeq.Add(1)))
-	store, err := recharge.OpenSQLite(ctx, path)
+	open := cfg.OpenStore
+	if open == nil {
+		open = func(ctx context.Context) (*recharge.Store, error) {
+			return recharge.OpenSQLite(ctx, filepath.Join(cfg.Dir, fmt.Sprintf("recharge-%d.db", runSeq.Add(1))))
+		}
+	}
+	store, err := open(ctx)
 	if err != nil {
 		return nil, err
 	}

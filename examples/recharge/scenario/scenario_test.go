@@ -27,12 +27,18 @@ func newLocks(t *testing.T, node *redistest.Node) *scriptlock.Client {
 // duplicates credits its order exactly once, over HTTP, over gRPC, and with
 // each order's duplicates split between the two front ends.
 func TestDuplicatesCreditedExactlyOnce(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testDuplicatesCreditedExactlyOnce(t, b) })
+	}
+}
+
+func testDuplicatesCreditedExactlyOnce(t *testing.T, b backend) {
 	node := redistest.Server(t)
 	locks := newLocks(t, node)
 	for _, tr := range []scenario.Transport{scenario.HTTP, scenario.GRPC, scenario.Both} {
 		t.Run(strings.ReplaceAll(string(tr), "+", "_"), func(t *testing.T) {
 			rep, err := scenario.Run(t.Context(), scenario.Config{
-				Transport: tr, Locks: locks, Dir: t.TempDir(), Orders: 30, Duplicates: 10,
+				Transport: tr, Locks: locks, Dir: t.TempDir(), OpenStore: b.open(t), Orders: 30, Duplicates: 10,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -86,6 +92,12 @@ func sumCredited(rep *scenario.Report) int64 {
 // finish, the others answer 503 / Unavailable promptly, and no order is
 // credited twice.
 func TestRedisDownMidRun(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { testRedisDownMidRun(t, b) })
+	}
+}
+
+func testRedisDownMidRun(t *testing.T, b backend) {
 	for _, tr := range []scenario.Transport{scenario.HTTP, scenario.GRPC} {
 		t.Run(string(tr), func(t *testing.T) {
 			node := redistest.Server(t)
@@ -98,7 +110,7 @@ func TestRedisDownMidRun(t *testing.T) {
 			const orders, dups = 40, 5
 			start := time.Now()
 			rep, err := scenario.Run(t.Context(), scenario.Config{
-				Transport: tr, Locks: locks, Dir: t.TempDir(), Orders: orders, Duplicates: dups,
+				Transport: tr, Locks: locks, Dir: t.TempDir(), OpenStore: b.open(t), Orders: orders, Duplicates: dups,
 				Parallel: 8, Wait: time.Second,
 				OnRequest: func(int64, scenario.Answer) {
 					if answered.Add(1) == orders*dups/3 {

@@ -6,9 +6,11 @@
 // Redis: REDIS_URL when set (redis://host:port/db); otherwise a redis-server
 // from PATH, started on a free loopback port and stopped at the end;
 // otherwise an embedded, in-process Redis-compatible server (miniredis).
-// The database is SQLite in a temporary directory.
+// The database is SQLite in a temporary directory, or with -postgres a private
+// PostgreSQL server (initdb in a temporary directory, loopback port; run as
+// the user nobody when the demo runs as root), one new database per run.
 //
-//	go run ./examples/recharge/cmd/demo [-orders 100] [-duplicates 10]
+//	go run ./examples/recharge/cmd/demo [-orders 100] [-duplicates 10] [-postgres]
 package main
 
 import (
@@ -28,7 +30,9 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/examples/recharge"
 	"github.com/scriptlock/scriptlock/examples/recharge/scenario"
+	"github.com/scriptlock/scriptlock/internal/pgtest"
 )
 
 func main() {
@@ -39,6 +43,7 @@ func run() int {
 	orders := flag.Int("orders", 100, "unpaid orders to recharge")
 	dups := flag.Int("duplicates", 10, "concurrent duplicate recharge requests per order")
 	embedded := flag.Bool("embedded", false, "use the embedded in-process Redis even if REDIS_URL is set or redis-server is installed")
+	usePG := flag.Bool("postgres", false, "store orders in a private PostgreSQL server started for the demo instead of SQLite")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -59,7 +64,27 @@ func run() int {
 		return 2
 	}
 	defer os.RemoveAll(dir)
-	fmt.Fprintf(out, "SQLite: %s (removed at exit)\n", dir)
+	var openStore func(context.Context) (*recharge.Store, error)
+	if *usePG {
+		pg, err := pgtest.New()
+		if pg != nil {
+			defer pg.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "demo: PostgreSQL:", err)
+			return 2
+		}
+		fmt.Fprintf(out, "PostgreSQL: private server on %s, data in %s (removed at exit)\n", pg.Addr, pg.Dir)
+		openStore = func(ctx context.Context) (*recharge.Store, error) {
+			dsn, err := pg.CreateDatabase(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return recharge.OpenPostgres(ctx, dsn)
+		}
+	} else {
+		fmt.Fprintf(out, "SQLite: %s (removed at exit)\n", dir)
+	}
 
 	// Keys go under a prefix of their own, so a shared Redis (REDIS_URL) is
 	// not disturbed; they are deleted at the end.
@@ -89,7 +114,7 @@ func run() int {
 			label := mode(unsafe) + " " + string(tr)
 			fmt.Fprintf(out, "running %s ...\n", label)
 			rep, err := scenario.Run(ctx, scenario.Config{
-				Transport: tr, Locks: locks, Unsafe: unsafe, Dir: dir,
+				Transport: tr, Locks: locks, Unsafe: unsafe, Dir: dir, OpenStore: openStore,
 				Orders: *orders, Duplicates: *dups, Progress: out, Label: label,
 			})
 			if err != nil {

@@ -1,0 +1,370 @@
+//go:build linux
+
+package chaos_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/chaos"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+const (
+	workers    = 4
+	lease      = 2 * time.Second // watchdog lease of every worker
+	renewEvery = 500 * time.Millisecond
+	healWithin = 30 * time.Second // every worker acquires again within this after a fault heals
+)
+
+// The faults, in the order a round injects them.
+const (
+	faultPauseHolder = "SIGSTOP holder past its lease"
+	faultRedisShort  = "SIGSTOP redis-server shorter than the lease"
+	faultRedisLong   = "SIGSTOP redis-server longer than the lease"
+	faultKill        = "kill -9 + restart redis-server (AOF)"
+)
+
+var faults = []string{faultPauseHolder, faultRedisShort, faultRedisLong, faultKill}
+
+// duration is how long make chaos injects faults (CHAOS_DURATION); unset,
+// one round of each fault.
+func duration(t *testing.T) time.Duration {
+	v := os.Getenv("CHAOS_DURATION")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("CHAOS_DURATION=%q: %v", v, err)
+	}
+	return d
+}
+
+// buildWorker compiles the worker binary once per test binary.
+var buildWorker = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "chaos-worker-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "worker")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/scriptlock/scriptlock/internal/chaos/worker").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build worker: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bin, err := buildWorker(); err == nil {
+		os.RemoveAll(filepath.Dir(bin))
+	}
+	os.Exit(code)
+}
+
+// TestChaos runs the fault suite with the store checking tokens, where every
+// invariant must hold, and again without the check, where the same faults
+// must produce lost updates (proof that they bite).
+func TestChaos(t *testing.T) {
+	bin, err := buildWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := duration(t)
+	var fenced, unfenced *result
+	t.Run("fenced", func(t *testing.T) { fenced = runChaos(t, bin, true, d) })
+	t.Run("unfenced", func(t *testing.T) { unfenced = runChaos(t, bin, false, 0) })
+	if fenced == nil || unfenced == nil {
+		return
+	}
+	if unfenced.totals.Lost == 0 {
+		t.Errorf("without the token check the faults produced no lost update (%+v): they do not bite", unfenced.totals)
+	}
+	t.Log(summary(fenced, unfenced))
+}
+
+type result struct {
+	faults     map[string]int
+	checks     int // invariant evaluations
+	totals     chaos.Totals
+	holds      int
+	lockErrors int
+	pausedEnd  []time.Duration // paused holder: pause start to its context's end
+	heal       map[string]time.Duration
+	elapsed    time.Duration
+}
+
+func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
+	node := redistest.Server(t, redistest.WithAOF())
+	prefix := redistest.Prefix(t)
+	res := &result{faults: map[string]int{}, heal: map[string]time.Duration{}}
+	start := time.Now()
+
+	// The nemesis's hook: when armed, the next worker to report "commit" is
+	// stopped for longer than its lease before it gets its answer.
+	var (
+		mu       sync.Mutex
+		armed    bool
+		pausedCh = make(chan int, 1)
+		procs    = map[int]*os.Process{}
+	)
+	hook := func(ev chaos.Event) {
+		if ev.Kind != "commit" {
+			return
+		}
+		mu.Lock()
+		p := procs[ev.Worker]
+		fire := armed && p != nil
+		if fire {
+			armed = false
+		}
+		mu.Unlock()
+		if !fire {
+			return
+		}
+		_ = p.Signal(syscall.SIGSTOP)
+		time.Sleep(lease + time.Second)
+		_ = p.Signal(syscall.SIGCONT)
+		pausedCh <- ev.Worker
+	}
+	store, err := chaos.NewStore(check, hook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+
+	dir := t.TempDir()
+	var cmds []*exec.Cmd
+	exited := make(chan error, workers)
+	for i := range workers {
+		logf, err := os.Create(filepath.Join(dir, "worker"+strconv.Itoa(i)+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer logf.Close()
+		cmd := exec.Command(bin, "-id", strconv.Itoa(i), "-redis", node.Addr, "-store", store.Addr,
+			"-prefix", prefix, "-lease", lease.String(), "-renew", renewEvery.String())
+		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		procs[i] = cmd.Process
+		mu.Unlock()
+		cmds = append(cmds, cmd)
+		go func() { exited <- cmd.Wait() }()
+	}
+	stopped := false
+	stopWorkers := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		store.Stop()
+		timeout := time.After(60 * time.Second)
+		for range cmds {
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("worker exited: %v", err)
+				}
+			case <-timeout:
+				for _, c := range cmds {
+					_ = c.Process.Signal(syscall.SIGCONT)
+					_ = c.Process.Kill()
+				}
+				t.Errorf("workers did not stop within 60 s")
+				return
+			}
+		}
+	}
+	defer stopWorkers()
+
+	// Every worker first acquires once before any fault.
+	res.check(t, waitAcquired(store, time.Now().Add(-time.Hour), healWithin), "every worker acquires before any fault")
+
+	for round := 0; round == 0 || time.Since(start) < d; round++ {
+		for _, f := range faults {
+			healed := inject(t, f, node, &mu, &armed, pausedCh)
+			res.faults[f]++
+			err := waitAcquired(store, healed, healWithin)
+			res.check(t, err, "every worker acquires after %q heals", f)
+			res.heal[f] = max(res.heal[f], time.Since(healed))
+		}
+	}
+	stopWorkers()
+	res.elapsed = time.Since(start)
+	res.totals = store.Totals()
+
+	// Invariants over the whole run.
+	evs := store.Events()
+	paused := 0
+	for _, ev := range evs {
+		switch ev.Kind {
+		case "acquired":
+			res.holds++
+		case "lock_error":
+			res.lockErrors++
+		case "paused_ctx":
+			paused++
+			ok := strings.HasPrefix(ev.Detail, "ended lostErr=true")
+			res.check(t, errIf(!ok, "worker %d: %s", ev.Worker, ev.Detail), "a paused holder's context ends with ErrLockLost once it runs again")
+			if i := strings.Index(ev.Detail, "after="); i >= 0 {
+				if d, err := time.ParseDuration(strings.Fields(ev.Detail[i+len("after="):])[0]); err == nil {
+					res.pausedEnd = append(res.pausedEnd, d)
+				}
+			}
+		case "paused_unlock":
+			res.check(t, errIf(ev.Detail != "not_held", "worker %d: Unlock returned %s", ev.Worker, ev.Detail),
+				"a paused holder's Unlock reports ErrNotHeld (it neither fails silently nor releases the next holder's lock)")
+		}
+	}
+	res.check(t, errIf(paused != res.faults[faultPauseHolder], "%d paused holders reported, %d pauses injected", paused, res.faults[faultPauseHolder]),
+		"every paused holder reports")
+	if check {
+		tot := res.totals
+		res.check(t, errIf(tot.Lost != 0, "%d lost updates", tot.Lost), "no lost update")
+		res.check(t, errIf(tot.Value != tot.Accepted, "counter %d after %d accepted increments", tot.Value, tot.Accepted), "no increment lost or counted twice")
+		res.check(t, errIf(!tot.Increasing, "accepted tokens not strictly increasing"), "accepted tokens strictly increase")
+		res.check(t, errIf(tot.Refused < int64(res.faults[faultPauseHolder]), "%d writes refused for %d paused holders", tot.Refused, res.faults[faultPauseHolder]),
+			"every paused holder's stale commit is refused")
+	}
+	res.check(t, keysLeft(t, node, prefix), "no keys left but the fencing counter")
+	t.Logf("check=%v: faults %v; %d holds, %d lock errors; store %+v; %d invariant checks; longest heal %v; in %v",
+		check, res.faults, res.holds, res.lockErrors, res.totals, res.checks, res.heal, res.elapsed.Round(time.Millisecond))
+	return res
+}
+
+func (r *result) check(t *testing.T, err error, format string, args ...any) {
+	t.Helper()
+	r.checks++
+	if err != nil {
+		t.Errorf("%s: %v", fmt.Sprintf(format, args...), err)
+	}
+}
+
+func errIf(cond bool, format string, args ...any) error {
+	if cond {
+		return fmt.Errorf(format, args...)
+	}
+	return nil
+}
+
+// inject runs one fault and returns when it has healed.
+func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, armed *bool, pausedCh chan int) time.Time {
+	t.Helper()
+	switch fault {
+	case faultPauseHolder:
+		mu.Lock()
+		*armed = true
+		mu.Unlock()
+		select {
+		case <-pausedCh:
+		case <-time.After(healWithin + lease):
+			t.Fatalf("no holder reached its commit to be paused within %v", healWithin+lease)
+		}
+	case faultRedisShort:
+		node.Pause()
+		time.Sleep(lease / 4)
+		node.Resume()
+	case faultRedisLong:
+		node.Pause()
+		time.Sleep(2 * lease)
+		node.Resume()
+	case faultKill:
+		node.Kill()
+		time.Sleep(200 * time.Millisecond)
+		node.Restart(t)
+	}
+	return time.Now()
+}
+
+// waitAcquired waits until every worker has reported an acquisition after
+// since.
+func waitAcquired(store *chaos.Store, since time.Time, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for {
+		seen := map[int]bool{}
+		for _, ev := range store.Events() {
+			if ev.Kind == "acquired" && ev.At.After(since) {
+				seen[ev.Worker] = true
+			}
+		}
+		if len(seen) == workers {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			var missing []string
+			for i := range workers {
+				if !seen[i] {
+					missing = append(missing, strconv.Itoa(i))
+				}
+			}
+			return fmt.Errorf("workers %s did not acquire within %v", strings.Join(missing, ", "), within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// keysLeft reports the keys under prefix other than the fencing counter,
+// once the unlock latches (which live for the release timeout) are gone.
+func keysLeft(t *testing.T, node *redistest.Node, prefix string) error {
+	deadline := time.Now().Add(lease + 5*time.Second)
+	for {
+		keys, err := node.Do(t, "KEYS", "*"+prefix+"*").AsStrSlice()
+		if err != nil {
+			return err
+		}
+		var left []string
+		for _, k := range keys {
+			if !strings.HasPrefix(k, "redisson_lock_token:") {
+				left = append(left, k)
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			sort.Strings(left)
+			return fmt.Errorf("keys left: %v", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func summary(fenced, unfenced *result) string {
+	var b strings.Builder
+	b.WriteString("\nchaos summary\n")
+	total := 0
+	for _, f := range faults {
+		fmt.Fprintf(&b, "  %-48s %4d injected, longest time to every worker acquiring again %v\n", f, fenced.faults[f], fenced.heal[f].Round(time.Millisecond))
+		total += fenced.faults[f]
+	}
+	fmt.Fprintf(&b, "  faults injected (token check on): %d in %v\n", total, fenced.elapsed.Round(time.Second))
+	fmt.Fprintf(&b, "  invariant checks: %d, all passed unless reported above\n", fenced.checks)
+	fmt.Fprintf(&b, "  holds %d, lock errors %d; writes accepted %d, refused by the token check %d, lost updates %d\n",
+		fenced.holds, fenced.lockErrors, fenced.totals.Accepted, fenced.totals.Refused, fenced.totals.Lost)
+	fmt.Fprintf(&b, "  paused holders' contexts ended %v after the pause began (pause %v, lease %v)\n", fenced.pausedEnd, lease+time.Second, lease)
+	fmt.Fprintf(&b, "  token check off, %d faults: writes accepted %d, lost updates %d (counter %d)\n",
+		sumFaults(unfenced), unfenced.totals.Accepted, unfenced.totals.Lost, unfenced.totals.Value)
+	return b.String()
+}
+
+func sumFaults(r *result) int {
+	n := 0
+	for _, v := range r.faults {
+		n += v
+	}
+	return n
+}

@@ -1,0 +1,332 @@
+package redistest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+)
+
+// SentinelMaster is the name the sentinels monitor the primary under.
+const SentinelMaster = "scriptlock"
+
+// Sentinel timing: a primary that does not answer for sentinelDownAfter is
+// subjectively down; with two of three sentinels agreeing a failover starts.
+const (
+	sentinelDownAfter       = 1000 * time.Millisecond
+	sentinelFailoverTimeout = 10 * time.Second
+	failoverWait            = 60 * time.Second // generous: elections may need a retry under load
+)
+
+// SentinelT is a Sentinel deployment started by Sentinel: a primary, its
+// replicas and the sentinels monitoring them, on loopback ports.
+type SentinelT struct {
+	Data      []*Node // the data nodes; Data[0] is the first primary
+	Sentinels []*Node
+	Addrs     []string // the sentinels' addresses, for a Sentinel client
+	// ReplicationProxies, with WithProxiedReplication, carry replication from
+	// the first primary to Data[1] and Data[2]. Once the sentinels
+	// reconfigure a replica it connects directly.
+	ReplicationProxies []*netproxy.Proxy
+
+	mu sync.Mutex
+}
+
+// Sentinel starts a primary, two replicas of it and three sentinels
+// monitoring it (quorum 2, down-after 1 s), and waits until every sentinel
+// knows both replicas and the two other sentinels, so that a failover can
+// start at once. Data nodes get opts.
+func Sentinel(t testing.TB, opts ...Option) *SentinelT {
+	t.Helper()
+	cfg := newConfig(opts)
+	s := &SentinelT{}
+	primary := newNode(t, cfg)
+	startAll(t, []*Node{primary})
+	host, port, _ := net.SplitHostPort(primary.Addr)
+	replicas := []*Node{newNode(t, cfg), newNode(t, cfg)}
+	for _, r := range replicas {
+		r.replicaOf = host + " " + port
+		if cfg.proxiedRepl {
+			p := netproxy.New(t, primary.Addr)
+			s.ReplicationProxies = append(s.ReplicationProxies, p)
+			ph, pp, _ := net.SplitHostPort(p.Addr)
+			r.replicaOf = ph + " " + pp
+		}
+	}
+	startAll(t, replicas)
+	for _, r := range replicas {
+		if err := waitSynced(primary, r, startTimeout); err != nil {
+			t.Fatalf("redistest: replica %s of %s: %v", r.Addr, primary.Addr, err)
+		}
+	}
+	s.Data = append([]*Node{primary}, replicas...)
+	for range 3 {
+		n := newNode(t, config{})
+		n.monitor = fmt.Sprintf("%s %s %s 2", SentinelMaster, host, port)
+		s.Sentinels = append(s.Sentinels, n)
+	}
+	startAll(t, s.Sentinels)
+	for _, n := range s.Sentinels {
+		s.Addrs = append(s.Addrs, n.Addr)
+	}
+	if err := s.waitDiscovered(startTimeout * 2); err != nil {
+		t.Fatalf("redistest: sentinels %v: %v", s.Addrs, err)
+	}
+	return s
+}
+
+func (n *Node) sentinelConfLines() []string {
+	return []string{
+		"port " + strconv.Itoa(n.Port),
+		"bind 127.0.0.1",
+		"protected-mode no",
+		"daemonize no",
+		"dir " + quoteConf(n.Dir),
+		`logfile ""`,
+		"sentinel monitor " + n.monitor,
+		"sentinel down-after-milliseconds " + SentinelMaster + " " + strconv.Itoa(int(sentinelDownAfter.Milliseconds())),
+		"sentinel failover-timeout " + SentinelMaster + " " + strconv.Itoa(int(sentinelFailoverTimeout.Milliseconds())),
+		"sentinel parallel-syncs " + SentinelMaster + " 2",
+	}
+}
+
+// waitDiscovered polls until every sentinel reports the two replicas and the
+// two other sentinels, none of them down.
+func (s *SentinelT) waitDiscovered(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := s.discovered()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v: %w", timeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *SentinelT) discovered() error {
+	for _, n := range s.Sentinels {
+		r, err := rawCmd(n.Addr, time.Second, "SENTINEL", "MASTER", SentinelMaster)
+		if err != nil {
+			return fmt.Errorf("sentinel %s: %w", n.Addr, err)
+		}
+		m := pairs(r)
+		if m["num-slaves"] != strconv.Itoa(len(s.Data)-1) || m["num-other-sentinels"] != strconv.Itoa(len(s.Sentinels)-1) {
+			return fmt.Errorf("sentinel %s sees %s replicas and %s other sentinels", n.Addr, m["num-slaves"], m["num-other-sentinels"])
+		}
+		if strings.Contains(m["flags"], "down") {
+			return fmt.Errorf("sentinel %s: primary flags %s", n.Addr, m["flags"])
+		}
+	}
+	return nil
+}
+
+// pairs reads a flat [k1 v1 k2 v2 ...] reply into a map.
+func pairs(r any) map[string]string {
+	m := map[string]string{}
+	arr, _ := r.([]any)
+	for i := 0; i+1 < len(arr); i += 2 {
+		k, _ := arr[i].(string)
+		switch v := arr[i+1].(type) {
+		case string:
+			m[k] = v
+		case int64:
+			m[k] = strconv.FormatInt(v, 10)
+		}
+	}
+	return m
+}
+
+// Client returns a rueidis Sentinel client for the deployment
+// (DisableCache): it asks the sentinels for the primary and follows
+// failovers. opts may change the option before the client is built. The
+// client is closed when the test ends.
+func (s *SentinelT) Client(t testing.TB, opts ...func(*rueidis.ClientOption)) rueidis.Client {
+	t.Helper()
+	opt := rueidis.ClientOption{
+		InitAddress:  slices.Clone(s.Addrs),
+		DisableCache: true,
+		Sentinel:     rueidis.SentinelOption{MasterSet: SentinelMaster},
+	}
+	for _, o := range opts {
+		o(&opt)
+	}
+	return newClient(t, opt)
+}
+
+// node returns the data node listening on addr, or nil.
+func (s *SentinelT) node(addr string) *Node {
+	for _, n := range s.Data {
+		if n.Addr == addr {
+			return n
+		}
+	}
+	return nil
+}
+
+// Primary returns the data node that every sentinel reports as the primary
+// and that itself reports role:master. It fails the test when they disagree.
+func (s *SentinelT) Primary(t testing.TB) *Node {
+	t.Helper()
+	n, err := s.agreedPrimary()
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	return n
+}
+
+func (s *SentinelT) agreedPrimary() (*Node, error) {
+	var addr string
+	for _, sn := range s.Sentinels {
+		r, err := rawCmd(sn.Addr, time.Second, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SentinelMaster)
+		if err != nil {
+			return nil, fmt.Errorf("sentinel %s: %w", sn.Addr, err)
+		}
+		arr, _ := r.([]any)
+		if len(arr) != 2 {
+			return nil, fmt.Errorf("sentinel %s: reply %v", sn.Addr, r)
+		}
+		h, _ := arr[0].(string)
+		p, _ := arr[1].(string)
+		a := net.JoinHostPort(h, p)
+		if addr != "" && a != addr {
+			return nil, fmt.Errorf("sentinels disagree on the primary: %s and %s", addr, a)
+		}
+		addr = a
+	}
+	n := s.node(addr)
+	if n == nil {
+		return nil, fmt.Errorf("sentinels report primary %s, not a node of this deployment", addr)
+	}
+	info, err := rawCmd(n.Addr, time.Second, "INFO", "replication")
+	if err != nil {
+		return nil, fmt.Errorf("primary %s: %w", addr, err)
+	}
+	if role := infoField(info, "role"); role != "master" {
+		return nil, fmt.Errorf("sentinels report %s as primary; it reports role:%s", addr, role)
+	}
+	return n, nil
+}
+
+// WaitFailover waits until the sentinels agree on a primary other than old
+// that reports role:master and has at least replicas replicas online, and
+// returns it with the time from the call to that point.
+func (s *SentinelT) WaitFailover(t testing.TB, old *Node, replicas int) (*Node, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(failoverWait)
+	var err error
+	for time.Now().Before(deadline) {
+		var n *Node
+		n, err = s.agreedPrimary()
+		if err == nil && n == old {
+			err = errors.New("still on the old primary " + old.Addr)
+		}
+		if err == nil {
+			if err = onlineReplicas(n, replicas); err == nil {
+				return n, time.Since(start)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("redistest: no failover away from %s after %v: %v", old.Addr, failoverWait, err)
+	return nil, 0
+}
+
+// onlineReplicas reports an error unless the node lists at least want
+// replicas in state online.
+func onlineReplicas(n *Node, want int) error {
+	info, err := rawCmd(n.Addr, time.Second, "INFO", "replication")
+	if err != nil {
+		return err
+	}
+	online := 0
+	for i := range 8 {
+		if strings.Contains(infoField(info, "slave"+strconv.Itoa(i)), "state=online") {
+			online++
+		}
+	}
+	if online < want {
+		return fmt.Errorf("new primary %s has %d replicas online, want %d", n.Addr, online, want)
+	}
+	return nil
+}
+
+// Failover asks a sentinel for a failover (SENTINEL FAILOVER, which promotes
+// a replica without waiting for the primary to fail) and returns the old and
+// the new primary once the sentinels agree on the new one and the other
+// replica replicates from it, with the time that took. The old primary
+// becomes a replica at the sentinels' next INFO round, up to 10 s later;
+// WaitReplicas waits for that.
+func (s *SentinelT) Failover(t testing.TB) (old, primary *Node, took time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old = s.Primary(t)
+	start := time.Now()
+	// A sentinel refuses while an earlier failover is still settling
+	// (INPROGRESS) or before it has seen the replicas; try the others and again.
+	var err error
+	for deadline := time.Now().Add(failoverWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		sn := s.Sentinels[int(time.Now().UnixNano()/1e6)%len(s.Sentinels)]
+		var r any
+		r, err = rawCmd(sn.Addr, time.Second, "SENTINEL", "FAILOVER", SentinelMaster)
+		if err == nil {
+			if e, ok := r.(error); ok {
+				err = e
+			}
+		}
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("redistest: SENTINEL FAILOVER: %v", err)
+	}
+	// The old primary is turned into a replica only at the sentinels' next
+	// INFO round (up to 10 s later): wait for the other replica only.
+	primary, _ = s.WaitFailover(t, old, len(s.Data)-2)
+	return old, primary, time.Since(start)
+}
+
+// KillPrimary sends SIGKILL to the primary and returns it and the replica the
+// sentinels promoted, once they agree on it and the other replica replicates
+// from it, with the time from the kill to that point. The killed node stays
+// down; Restart it to have the sentinels turn it into a replica.
+func (s *SentinelT) KillPrimary(t testing.TB) (old, primary *Node, took time.Duration) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old = s.Primary(t)
+	start := time.Now()
+	old.Kill()
+	primary, _ = s.WaitFailover(t, old, len(s.Data)-2)
+	return old, primary, time.Since(start)
+}
+
+// WaitReplicas waits until the primary lists n replicas online.
+func (s *SentinelT) WaitReplicas(t testing.TB, primary *Node, n int) {
+	t.Helper()
+	deadline := time.Now().Add(failoverWait)
+	for {
+		err := onlineReplicas(primary, n)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: %v after %v", err, failoverWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

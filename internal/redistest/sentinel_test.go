@@ -1,0 +1,91 @@
+package redistest
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// A Sentinel deployment fails over on request and on a killed primary; the
+// Sentinel client follows both, keeps acknowledged-and-replicated data, and a
+// restarted old primary comes back as a replica.
+func TestSentinel(t *testing.T) {
+	runAndCheckGone(t, "sentinel", func(t *testing.T) []int {
+		start := time.Now()
+		s := Sentinel(t)
+		t.Logf("sentinel deployment ready in %v", time.Since(start))
+		if p := s.Primary(t); p != s.Data[0] {
+			t.Fatalf("primary %s, want the first data node %s", p.Addr, s.Data[0].Addr)
+		}
+		rc := s.Client(t)
+		key := Prefix(t) + "k"
+		mustSet(t, rc, key, "1")
+		// WAIT so the write is on both replicas before the primary changes.
+		if n, err := rc.Do(ctxFor(t, 10*time.Second), rc.B().Wait().Numreplicas(2).Timeout(5000).Build()).AsInt64(); err != nil || n != 2 {
+			t.Fatalf("WAIT 2: %d, %v", n, err)
+		}
+
+		old, primary, took := s.Failover(t)
+		t.Logf("SENTINEL FAILOVER: %s -> %s in %v", old.Addr, primary.Addr, took)
+		if primary == old {
+			t.Fatal("primary did not change")
+		}
+		if got := clientGet(t, rc, key); got != "1" {
+			t.Fatalf("after failover GET = %q, want 1", got)
+		}
+		// The old primary stays writable until the sentinels turn it into a
+		// replica; the client moves on +switch-master, shortly after.
+		t.Logf("client writes reach the new primary %v after the sentinels agreed on it", follow(t, rc, primary, key))
+		s.WaitReplicas(t, primary, 2)
+		if n, err := rc.Do(ctxFor(t, 10*time.Second), rc.B().Wait().Numreplicas(2).Timeout(5000).Build()).AsInt64(); err != nil || n != 2 {
+			t.Fatalf("WAIT 2 after failover: %d, %v", n, err)
+		}
+
+		killed, primary2, took := s.KillPrimary(t)
+		t.Logf("kill -9 of %s: %s promoted in %v", killed.Addr, primary2.Addr, took)
+		if killed != primary || primary2 == killed {
+			t.Fatalf("killed %s (want %s), promoted %s", killed.Addr, primary.Addr, primary2.Addr)
+		}
+		if took < sentinelDownAfter {
+			t.Errorf("failover after kill took %v, less than down-after %v", took, sentinelDownAfter)
+		}
+		t.Logf("client writes reach the new primary %v after the sentinels agreed on it", follow(t, rc, primary2, key))
+		killed.Restart(t)
+		if err := waitSynced(primary2, killed, failoverWait); err != nil {
+			t.Fatalf("restarted old primary did not become a replica: %v", err)
+		}
+		pids := pidsOf(s.Data...)
+		return append(pids, pidsOf(s.Sentinels...)...)
+	})
+}
+
+func clientGet(t *testing.T, rc rueidis.Client, key string) string {
+	t.Helper()
+	got, err := rc.Do(ctxFor(t, 10*time.Second), rc.B().Get().Key(key).Build()).ToString()
+	if err != nil {
+		t.Fatalf("GET %s: %v", key, err)
+	}
+	return got
+}
+
+// follow writes through the client until a write lands on primary, for at
+// most 10 s, and returns how long that took.
+func follow(t *testing.T, rc rueidis.Client, primary *Node, key string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for i := 0; ; i++ {
+		val := strconv.Itoa(i)
+		err := rc.Do(ctxFor(t, 10*time.Second), rc.B().Set().Key(key).Value(val).Build()).Error()
+		if err == nil {
+			if got, _ := primary.Do(t, "GET", key).ToString(); got == val {
+				return time.Since(start)
+			}
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("client writes do not reach the new primary %s: %v", primary.Addr, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
