@@ -349,3 +349,30 @@ func TestURLWithACLUser(t *testing.T) {
 		t.Errorf("bad scheme: exit %d", r.code)
 	}
 }
+
+// A Sentinel URL (master_set) reaches the primary the sentinels name.
+func TestSentinelURL(t *testing.T) {
+	s := redistest.Sentinel(t)
+	d := deployment{
+		url: "redis://" + s.Addrs[0] + "?addr=" + strings.Join(s.Addrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster,
+		rc:  s.Client(t),
+	}
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, d.rc, prefix)
+	if _, err := c.Mutex("order:1").Lock(scriptlock.WithOwner(ctx, "via-sentinel")); err != nil {
+		t.Fatal(err)
+	}
+	r := inspectJSON(t, ctx, d, prefix, "order:1")
+	if len(r.Holders) != 1 || r.Holders[0].Owner != "via-sentinel" {
+		t.Fatalf("inspect through Sentinel: %+v", r)
+	}
+	res := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
+	var l listing
+	if res.code != exitOK || json.Unmarshal([]byte(res.out), &l) != nil || len(l.Locks) != 1 || l.Cursor != "" {
+		t.Fatalf("list through Sentinel: exit %d %s %s", res.code, res.out, res.errOut)
+	}
+	if res := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "order:1"); res.code != exitOK {
+		t.Fatalf("force-unlock through Sentinel: exit %d %s", res.code, res.errOut)
+	}
+}
