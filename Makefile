@@ -2,8 +2,11 @@
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TESTFLAGS   ?=
+BENCH_ROUNDS ?= 8
+BENCHTIME    ?= 1s
+BENCHSTAT   ?= golang.org/x/perf/cmd/benchstat@latest
 
-.PHONY: all generate check-generated lint test bench bench-compare deps redis-server demo demo-postgres chaos
+.PHONY: all generate check-generated lint test bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
 
 all: generate lint test
 
@@ -68,7 +71,18 @@ demo-postgres:
 bench: redis-server
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## bench-compare: scriptlock beside redsync, bsm/redislock and rueidislock, same server, one run
+## bench-compare: scriptlock beside redsync, rueidislock, bsm/redislock and bare SET NX PX on one server;
+##   BENCH_ROUNDS rounds of every benchmark, library order rotated each round; writes bench/bench.txt,
+##   prints benchstat with one column per library (the first, SET NX PX, is the base), draws bench/chart.png;
+##   a failed run (a library that errs or hangs past a minute) is reported and the other rounds still run
 bench-compare: redis-server
-	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 8 | tee bench.txt
-	cd bench && $(GO) run golang.org/x/perf/cmd/benchstat@latest bench.txt
+	@cd bench && rm -f bench.txt && r=0 && failed=0 && while [ $$r -lt $(BENCH_ROUNDS) ]; do \
+	  echo "round $$((r+1)) of $(BENCH_ROUNDS)"; \
+	  $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 1 -args -rotate=$$r > round.txt || failed=1; \
+	  cat round.txt >> bench.txt; cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
+	  $(GO) run $(BENCHSTAT) -col /lib bench.txt && $(GO) run ./cmd/chart -o chart.png bench.txt && \
+	  if [ $$failed -ne 0 ]; then echo "bench-compare: some benchmark runs failed, see FAIL above"; exit 1; fi
+
+## bench-chart: draw bench/chart.png from bench/bench.txt (ops/s, acquisitions/s and wait p99 per library)
+bench-chart:
+	cd bench && $(GO) run ./cmd/chart -o chart.png bench.txt

@@ -1,8 +1,17 @@
 // Package bench compares scriptlock with other Go Redis lock libraries
-// (redsync, bsm/redislock, rueidislock) side by side, in one run, against the
-// same real redis-server. It is its own module so the library's module does not
-// depend on its competitors.
+// (redsync, rueidislock, bsm/redislock) and with the bare SET NX PX plus
+// compare-and-delete pair, side by side, in one run, against the same real
+// redis-server. It is its own module so the library's module does not depend
+// on its competitors.
 //
-//	cd bench && go test -run '^$' -bench . -benchmem -count 8 | tee new.txt
-//	benchstat new.txt
+// Beside ops/s (acquisitions/s and wait percentiles when contended) every
+// benchmark reports, per operation, the commands the server executed
+// (srv-cmds/op, from INFO commandstats: a script's EVALSHA and each command
+// it redis.call'ed count separately), the scripts among them
+// (srv-scripts/op), server CPU (srv-cpu-us/op, INFO cpu) and the CPU of the
+// benchmark process (cli-cpu-us/op, getrusage).
+//
+//	make bench-compare                      # from the repository root: 8 rounds, benchstat, chart.png
+//	go test -run '^$' -bench . -args -cmds  # one round, with each run's per-op command mix
+//	go run ./cmd/chart -o chart.png bench.txt
 package bench

@@ -1,0 +1,173 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+var logCmds = flag.Bool("cmds", false, "log the per-operation server command mix of every benchmark")
+
+// serverStats is one sample of INFO cpu and commandstats.
+type serverStats struct {
+	calls map[string]int64 // calls by command name as commandstats spells it ("evalsha", "client|setinfo")
+	cpu   time.Duration    // used_cpu_sys + used_cpu_user: every thread of the server
+}
+
+// scriptCommands run Lua or functions: their redis.call'ed commands are
+// counted apart from them in commandstats as well.
+var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"}
+
+// parseInfo reads the cpu and commandstats sections of an INFO reply.
+func parseInfo(info string) (serverStats, error) {
+	s := serverStats{calls: map[string]int64{}}
+	var sawSys, sawUser bool
+	for line := range strings.Lines(info) {
+		line = strings.TrimSpace(line)
+		key, val, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch {
+		case key == "used_cpu_sys" || key == "used_cpu_user":
+			sec, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return s, fmt.Errorf("INFO %s: %w", key, err)
+			}
+			s.cpu += time.Duration(sec * float64(time.Second))
+			sawSys = sawSys || key == "used_cpu_sys"
+			sawUser = sawUser || key == "used_cpu_user"
+		case strings.HasPrefix(key, "cmdstat_"):
+			calls, ok := strings.CutPrefix(val, "calls=")
+			if !ok {
+				return s, fmt.Errorf("INFO %s: no calls field in %q", key, val)
+			}
+			calls, _, _ = strings.Cut(calls, ",")
+			n, err := strconv.ParseInt(calls, 10, 64)
+			if err != nil {
+				return s, fmt.Errorf("INFO %s: %w", key, err)
+			}
+			s.calls[strings.TrimPrefix(key, "cmdstat_")] = n
+		}
+	}
+	if !sawSys || !sawUser {
+		return s, fmt.Errorf("INFO reply has no used_cpu_sys/used_cpu_user")
+	}
+	return s, nil
+}
+
+// usage is what the server and this process spent between two samples.
+type usage struct {
+	calls     map[string]int64 // per command, the probe's own INFO excluded
+	commands  int64            // sum of calls
+	scripts   int64            // EVAL, EVALSHA, FCALL and their _RO forms
+	serverCPU time.Duration
+	clientCPU time.Duration
+	hasClient bool
+}
+
+// meter samples the server (INFO on its own connection) and this process
+// (getrusage) at the start and end of a timed region.
+type meter struct {
+	probe  rueidis.Client
+	server serverStats
+	client time.Duration
+}
+
+func newProbe(b testing.TB, addr string) rueidis.Client {
+	b.Helper()
+	probe, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(probe.Close)
+	// Connect now, so the probe's handshake is not counted in a window.
+	if err := probe.Do(context.Background(), probe.B().Ping().Build()).Error(); err != nil {
+		b.Fatal(err)
+	}
+	return probe
+}
+
+func sampleServer(ctx context.Context, probe rueidis.Client) (serverStats, error) {
+	info, err := probe.Do(ctx, probe.B().Info().Section("cpu", "commandstats").Build()).ToString()
+	if err != nil {
+		return serverStats{}, err
+	}
+	return parseInfo(info)
+}
+
+// startMeter takes the first sample; call it right before the timed region.
+func startMeter(b testing.TB, probe rueidis.Client) *meter {
+	b.Helper()
+	s, err := sampleServer(context.Background(), probe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu, _ := processCPU()
+	return &meter{probe: probe, server: s, client: cpu}
+}
+
+// stop takes the second sample; call it right after the timed region.
+func (m *meter) stop(b testing.TB) usage {
+	b.Helper()
+	cpu, ok := processCPU()
+	s, err := sampleServer(context.Background(), m.probe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := delta(m.server, s)
+	u.clientCPU, u.hasClient = cpu-m.client, ok
+	return u
+}
+
+// delta subtracts two samples. The first sample's own INFO is counted by the
+// server after its reply was built, so it shows up in the second sample and
+// is taken out here; the second sample's INFO is not in its own reply.
+func delta(before, after serverStats) usage {
+	u := usage{calls: map[string]int64{}, serverCPU: after.cpu - before.cpu}
+	for name, n := range after.calls {
+		d := n - before.calls[name]
+		if name == "info" {
+			d--
+		}
+		if d > 0 {
+			u.calls[name] = d
+			u.commands += d
+		}
+	}
+	for _, name := range scriptCommands {
+		u.scripts += u.calls[name]
+	}
+	return u
+}
+
+// report adds the per-operation columns: server commands (every command the
+// server executed, a script's EVALSHA and each command it redis.call'ed
+// counted separately), scripts among them, server CPU and client CPU.
+func (u usage) report(b *testing.B, ops int) {
+	if ops <= 0 {
+		return
+	}
+	per := func(x float64) float64 { return x / float64(ops) }
+	b.ReportMetric(per(float64(u.commands)), "srv-cmds/op")
+	b.ReportMetric(per(float64(u.scripts)), "srv-scripts/op")
+	b.ReportMetric(per(float64(u.serverCPU.Nanoseconds()))/1e3, "srv-cpu-us/op")
+	if u.hasClient {
+		b.ReportMetric(per(float64(u.clientCPU.Nanoseconds()))/1e3, "cli-cpu-us/op")
+	}
+	if *logCmds {
+		var mix []string
+		for _, name := range slices.Sorted(maps.Keys(u.calls)) {
+			mix = append(mix, fmt.Sprintf("%s=%.2f", name, per(float64(u.calls[name]))))
+		}
+		b.Logf("N=%d per op: %s", ops, strings.Join(mix, " "))
+	}
+}
