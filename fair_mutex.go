@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -36,11 +37,19 @@ func (c *config) waiterTTL() time.Duration {
 	return DefaultWaiterTimeout
 }
 
-// FairMutex is a reentrant distributed lock granted in strict arrival order,
-// with Redisson's RFairLock key layout: the lock hash (as Mutex), the waiter
-// queue redisson_lock_queue:{name}, the waiters' liveness deadlines in the
-// sorted set redisson_lock_timeout:{name}, and one wake-up channel per waiter,
-// redisson_lock__channel:{name}:<client-id>:<owner-id>.
+// FairMutex is a reentrant distributed lock granted in strict arrival order.
+// The lock itself is Mutex's hash (so Go and Java, FairMutex, Mutex and
+// Redisson's RLock/RFairLock on one name exclude each other); the waiter
+// queue is the list scriptlock_fair_queue:{name}, the waiters' liveness
+// deadlines the sorted set scriptlock_fair_timeout:{name}, and each waiter
+// has its own wake-up channel, redisson_lock__channel:{name}:<client-id>:<owner-id>.
+// Redisson never reads these queue keys: its RFairLock queue
+// (redisson_lock_queue:{name}) gives its scores another meaning, so Java and
+// Go waiters on one name are not ordered with each other, and hand-offs
+// between them wait for a poll (at most a third of the waiter timeout)
+// instead of a message. For fleets where Java services queue on the same
+// name, WithRedissonFairQueue switches the handle to Redisson's queue
+// protocol, at Redisson's costs.
 //
 // A caller gets the lock only when it is free and nobody is queued ahead of
 // it, so a newcomer never overtakes a waiter, even right after an unlock. A
@@ -59,6 +68,8 @@ type FairMutex struct {
 	queue         string
 	timeouts      string
 	waiterTimeout time.Duration
+	threadWait    time.Duration // > 0: Redisson's queue protocol (WithRedissonFairQueue)
+	mixedChecked  atomic.Int64  // unix ns of the last check for the other protocol's waiters; -1: logged
 }
 
 // FairMutex returns a handle for the fair lock called name. opts override the
@@ -68,9 +79,9 @@ type FairMutex struct {
 func (c *Client) FairMutex(name string, opts ...Option) *FairMutex {
 	f := &FairMutex{m: c.Mutex(name, opts...)}
 	f.waiterTimeout = f.m.cfg.waiterTTL()
+	f.threadWait = f.m.cfg.redissonFair
 	if f.m.err == nil {
-		f.queue = redissonName("redisson_lock_queue", f.m.key)
-		f.timeouts = redissonName("redisson_lock_timeout", f.m.key)
+		f.queue, f.timeouts = fairKeys(f.m.key, f.threadWait > 0)
 	}
 	return f
 }
@@ -134,7 +145,7 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 	queued := false
 	defer func() {
 		if queued {
-			f.leaveQueue(ctx, field)
+			f.leaveQueue(ctx, field, wait)
 		}
 	}()
 	refresh := f.waiterTimeout / 3
@@ -158,15 +169,13 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 		if c.guarded(cctx, &m.cfg) {
 			var reply rueidis.RedisResult
 			reply, acked, err = c.sendGuarded(cctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-				return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-					serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+				return f.acquireCommand(serverLease, field, wait)
 			})
 			if err == nil {
-				res, err = generated.DecodeFairAcquire(reply)
+				res, err = f.decodeAcquire(reply)
 			}
 		} else {
-			res, err = generated.FairAcquire(cctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-				serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+			res, err = f.acquireCall(cctx, serverLease, field, wait)
 		}
 		if err != nil {
 			queued = queued || wait != 0
@@ -191,6 +200,9 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 			}
 			return true, 0, nil
 		}
+		if !queued && wait != 0 {
+			f.noteMixedQueues(cctx)
+		}
 		queued = wait != 0
 		remaining = max(time.Duration(res.Value)*time.Millisecond, 0)
 		// Calling again every third of the waiter timeout keeps our place;
@@ -213,12 +225,12 @@ func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (con
 
 // leaveQueue takes a waiter that gave up out of the queue, detached from its
 // (possibly cancelled) context. Should it fail, the waiter's deadline drops it.
-func (f *FairMutex) leaveQueue(ctx context.Context, field string) {
+func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Duration) {
 	c := f.m.c
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.m.cfg.releaseTimeout)
 	defer cancel()
 	for range 2 {
-		_, err := generated.FairCancel(rctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.channel, field, c.publishCommand())
+		err := f.cancelCall(rctx, field, wait, c.publishCommand())
 		if isUnknownCommand(err) && c.sharded() {
 			c.shardedOff.Store(true)
 			continue
@@ -260,7 +272,7 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 	latch := redissonName("redisson_unlock_latch", m.key) + ":" + randomID()
 	var res generated.FairReleaseResult
 	err := c.retryRelease(rctx, func(publish string) (err error) {
-		res, err = generated.FairRelease(rctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, releaseLatchTTL)
+		res, err = f.releaseCall(rctx, latch, lease, field, publish)
 		return err
 	})
 	if err != nil {
@@ -280,7 +292,7 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	c := f.m.c
 	var ok bool
 	err := c.retryRelease(ctx, func(publish string) (err error) {
-		ok, err = generated.FairForceUnlock(ctx, c.rc, f.m.key, f.queue, f.m.channel, publish)
+		ok, err = f.forceUnlockCall(ctx, publish)
 		return err
 	})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 )
 
@@ -29,16 +31,20 @@ func (c *Client) CountDownLatch(name string, opts ...Option) *CountDownLatch {
 	l := &CountDownLatch{c: c, name: name}
 	l.cfg, l.key, l.err = c.handleConfig(name, opts)
 	if l.err == nil {
-		l.channel = latchChannel(l.key)
+		l.channel = latchChannel(l.key, c.rc.Mode() == rueidis.ClientModeCluster)
 	}
 	return l
 }
 
-// latchChannel is Redisson's latch channel. A name that already carries a
-// hash tag is not wrapped in braces again, so the channel stays in the
-// latch's hash slot.
-func latchChannel(key string) string {
-	if strings.Contains(key, "{") {
+// latchChannel is Redisson's latch channel: the raw name always in braces,
+// even when it already carries a hash tag (RedissonCountDownLatch does not
+// apply its prefix rule here). On a cluster such a channel ("...{batch:{42}}"
+// hashes "batch:{42") lies in another slot than the latch, so no script may
+// name both: Redisson's own latch fails there with CROSSSLOT, and no Java
+// client can share that latch. Only in that case the channel drops the added
+// braces and stays in the latch's slot.
+func latchChannel(key string, cluster bool) string {
+	if cluster && strings.Contains(key, "{") {
 		return "redisson_countdownlatch__channel__" + key
 	}
 	return "redisson_countdownlatch__channel__{" + key + "}"

@@ -28,6 +28,7 @@ type config struct {
 	sharded        shardedMode
 	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
 	observer       Observer      // nil: none (WithObserver)
+	redissonFair   time.Duration // > 0: FairMutex uses Redisson's queue protocol with this threadWaitTime
 	err            error
 }
 

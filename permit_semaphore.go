@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -26,8 +27,10 @@ var (
 // permits held are a sorted set {name}:timeout of permit id -> lease end, and
 // releases are announced on redisson_sc:{name}.
 //
-// Acquire returns a random 128-bit permit id; only that id releases the
-// permit. A permit whose holder dies returns to the pool when its lease ends.
+// Acquire returns a random 128-bit permit id as 32 hex digits; only that id
+// releases the permit. In Redis (and on the wire) the id is its 16 raw bytes,
+// as Redisson keeps it, so Go and Java release each other's permits. A
+// permit whose holder dies returns to the pool when its lease ends.
 // Lease ends are measured on the Redis server's clock (TIME inside the
 // scripts), not the client's: a client whose clock is off by minutes can
 // neither reclaim live permits early nor keep dead ones.
@@ -51,6 +54,21 @@ func (c *Client) PermitSemaphore(name string, opts ...Option) *PermitSemaphore {
 		s.channel = redissonName("redisson_sc", s.key)
 	}
 	return s
+}
+
+// permitWire turns a permit id as the API shows it (32 hex digits, Redisson's
+// format) into the 16 raw bytes Redisson stores and sends for it, so a permit
+// taken by either side can be released by the other. Anything else is
+// ErrInvalidArgument, and nothing is sent to Redis.
+func permitWire(id string) ([]byte, error) {
+	if len(id) != 32 {
+		return nil, invalidf("permit id %q: want 32 hex digits", id)
+	}
+	b, err := hex.DecodeString(id)
+	if err != nil {
+		return nil, invalidf("permit id %q: want 32 hex digits", id)
+	}
+	return b, nil
 }
 
 // redissonSuffix puts Redisson's suffix on a name: "{name}:suffix", or
@@ -128,12 +146,13 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, invalidf("permit lease must be at least 1ms, got %s", lease)
 	}
 	id := randomID()
+	wire, _ := permitWire(id) // randomID is always 32 hex digits
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
 		// Detached from ctx so a permit taken by a call cancelled in flight
 		// is still reported (and not left to its lease).
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 		defer cancel()
-		res, err := generated.PermitAcquire(sctx, s.c.rc, s.key, s.timeouts, s.channel, id, lease, s.c.publishCommand())
+		res, err := generated.PermitAcquire(sctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
 		if err != nil || res.Status == 1 {
 			return err == nil, 0, err
 		}
@@ -157,8 +176,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 // with ErrUnknownPermit when the semaphore does not hold that permit (wrong
 // id, released already, or expired and reclaimed) and with ErrPermitExpired
 // when the permit was still there but its lease had ended; both satisfy
-// errors.Is(err, ErrNotHeld). Release runs detached from ctx, bounded by the
-// release timeout.
+// errors.Is(err, ErrNotHeld). An id that is not 32 hex digits is
+// ErrInvalidArgument. Release runs detached from ctx, bounded by the release
+// timeout.
 func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	if s.c.observing(ctx) {
 		return s.c.observeRelease(ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, id) })
@@ -166,12 +186,13 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	if err := s.c.checkHandle(ctx, s.err); err != nil {
 		return err
 	}
-	if id == "" {
-		return invalidf("empty permit id")
+	wire, err := permitWire(id)
+	if err != nil {
+		return err
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	st, err := generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, id, s.c.publishCommand())
+	st, err := generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
 	if err != nil {
 		return fmt.Errorf("scriptlock: permit semaphore %q: release: %w", s.name, err)
 	}
@@ -191,13 +212,14 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	if err := s.c.checkHandle(ctx, s.err); err != nil {
 		return err
 	}
-	if id == "" {
-		return invalidf("empty permit id")
+	wire, err := permitWire(id)
+	if err != nil {
+		return err
 	}
 	if lease < time.Millisecond {
 		return invalidf("permit lease must be at least 1ms, got %s", lease)
 	}
-	res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, id, lease, s.c.publishCommand())
+	res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
 	if err != nil {
 		return fmt.Errorf("scriptlock: permit semaphore %q: extend: %w", s.name, err)
 	}

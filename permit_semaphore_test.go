@@ -145,7 +145,8 @@ func TestPermitSemaphoreServerClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	score, err := node.Do(t, "ZSCORE", s.timeouts, id).ToString()
+	wire, _ := permitWire(id)
+	score, err := node.Do(t, "ZSCORE", s.timeouts, string(wire)).ToString()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,8 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 -- when the caller is first in the queue).
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    fence          redisson_lock_token:{name}
 -- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 -- @arg    lease          duration
@@ -84,7 +84,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "5a6044d73b337631e68f6a76a1c3f214f9ac07b2"
+const fairAcquireSHA1 = "935d2767e602b4b0e66b716243dcfa4f6edbbb71"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -123,8 +123,8 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 // FairAcquireArgs holds the keys and arguments of one call in FairAcquireMulti.
 type FairAcquireArgs struct {
 	Lock          string
-	Queue         string // redisson_lock_queue:{name}
-	Timeouts      string // redisson_lock_timeout:{name}
+	Queue         string // scriptlock_fair_queue:{name}
+	Timeouts      string // scriptlock_fair_timeout:{name}
 	Fence         string // redisson_lock_token:{name}
 	Channel       string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 	Lease         time.Duration

@@ -15,8 +15,8 @@ const fairCancelSource = `-- FairCancel takes a waiter that gives up (its wait o
 -- queue up to the waiter: O(position), on the rare path only.
 -- Reply true when the waiter was queued.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -37,7 +37,7 @@ return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "887bd195d4e89b1d5d9f765be1299a1bfbd4ac98"
+const fairCancelSHA1 = "e4608153f2e3eca1ff2f15cc2338a2aac19039f3"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 
@@ -60,8 +60,8 @@ func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string
 // FairCancelArgs holds the keys and arguments of one call in FairCancelMulti.
 type FairCancelArgs struct {
 	Lock     string
-	Queue    string // redisson_lock_queue:{name}
-	Timeouts string // redisson_lock_timeout:{name}
+	Queue    string // scriptlock_fair_queue:{name}
+	Timeouts string // scriptlock_fair_timeout:{name}
 	Channel  string // redisson_lock__channel:{name}
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels

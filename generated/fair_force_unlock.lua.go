@@ -12,7 +12,7 @@ import (
 const fairForceUnlockSource = `-- FairForceUnlock deletes a fair lock whoever holds it and tells the first
 -- waiter in the queue. Reply true when there was a lock to delete.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
@@ -28,7 +28,7 @@ return 1
 `
 
 // fairForceUnlockSHA1 is the SHA-1 of fairForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockSHA1 = "4a9889157d876b04ee60751c523d649a77326ae0"
+const fairForceUnlockSHA1 = "237ab6b4daba586a73434652d3396f11da6037c3"
 
 var fairForceUnlockScript = rueidis.NewLuaScriptRetryable(fairForceUnlockSource)
 
@@ -48,7 +48,7 @@ func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue s
 // FairForceUnlockArgs holds the keys and arguments of one call in FairForceUnlockMulti.
 type FairForceUnlockArgs struct {
 	Lock    string
-	Queue   string // redisson_lock_queue:{name}
+	Queue   string // scriptlock_fair_queue:{name}
 	Channel string // redisson_lock__channel:{name}
 	Publish string // "publish", or "spublish" for sharded channels
 }

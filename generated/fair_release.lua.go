@@ -19,8 +19,8 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @arg    lease          duration
@@ -63,7 +63,7 @@ return {2, receivers}
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "44dfed12fb8ca43d0b209f9c96bc5dbecb1f620d"
+const fairReleaseSHA1 = "2be1829376d422bd6e9e8c86e749407bcbf16e6a"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -94,8 +94,8 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 // FairReleaseArgs holds the keys and arguments of one call in FairReleaseMulti.
 type FairReleaseArgs struct {
 	Lock     string
-	Queue    string // redisson_lock_queue:{name}
-	Timeouts string // redisson_lock_timeout:{name}
+	Queue    string // scriptlock_fair_queue:{name}
+	Timeouts string // scriptlock_fair_timeout:{name}
 	Channel  string // redisson_lock__channel:{name}
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
 	Lease    time.Duration

@@ -23,7 +23,7 @@ const permitAcquireSource = `-- PermitAcquire takes one permit of an expirable s
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
--- @arg    id        string
+-- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
@@ -57,7 +57,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "ec37fcd42247f86025a0d70444c653138507d94a"
+const permitAcquireSHA1 = "a2381f5da24eecd1af10c6d211639bfc1ece2fdd"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -76,14 +76,14 @@ type PermitAcquireResult struct {
 // whose lease ended are returned to the pool first.
 // Reply {1, expires}: taken, expires = lease end (server unix ms);
 // {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
-func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id string, lease time.Duration, publish string) (PermitAcquireResult, error) {
+func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {
 			return PermitAcquireResult{}, err
 		}
 	}
-	args := []string{id, strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
 	return permitAcquireDecode(permitAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -92,7 +92,7 @@ type PermitAcquireArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
-	ID        string
+	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Lease     time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
 }
@@ -151,14 +151,14 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, lease time.Duration, publish string) (rueidis.Completed, error) {
+func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{id, strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
 	return c.B().Evalsha().Sha1(permitAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -170,7 +170,7 @@ func DecodePermitAcquire(resp rueidis.RedisResult) (PermitAcquireResult, error) 
 // permitAcquireEncode returns the KEYS and ARGV of one PermitAcquire call.
 func permitAcquireEncode(a *PermitAcquireArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{a.ID, strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Publish}
 	return keys, args
 }
 

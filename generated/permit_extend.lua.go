@@ -19,7 +19,7 @@ const permitExtendSource = `-- PermitExtend gives a held permit a new lease coun
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
--- @arg    id        string
+-- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
@@ -43,7 +43,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "449bd7bc357472555b364c7bc4da03bac0cf8b90"
+const permitExtendSHA1 = "a31482ec72c6f6a2f1ec17a0d9a6400a4e17e9ba"
 
 var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
 
@@ -58,14 +58,14 @@ type PermitExtendResult struct {
 // returned to the pool instead.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
-func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id string, lease time.Duration, publish string) (PermitExtendResult, error) {
+func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitExtendResult, error) {
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {
 			return PermitExtendResult{}, err
 		}
 	}
-	args := []string{id, strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
 	return permitExtendDecode(permitExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -74,7 +74,7 @@ type PermitExtendArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
-	ID        string
+	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Lease     time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
 }
@@ -133,14 +133,14 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitExtend.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, lease time.Duration, publish string) (rueidis.Completed, error) {
+func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{id, strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
 	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -152,7 +152,7 @@ func DecodePermitExtend(resp rueidis.RedisResult) (PermitExtendResult, error) {
 // permitExtendEncode returns the KEYS and ARGV of one PermitExtend call.
 func permitExtendEncode(a *PermitExtendArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{a.ID, strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Publish}
 	return keys, args
 }
 

@@ -10,14 +10,14 @@ import (
 
 // permitReleaseSource is scripts/permit_release.lua, verbatim.
 const permitReleaseSource = `-- PermitRelease returns a permit to an expirable semaphore's pool and
--- publishes the new count so waiters retry.
+-- publishes the new count so waiters retry (always, as Redisson's tryRelease).
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
--- @arg    id        string
+-- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
@@ -26,9 +26,7 @@ if not expires then
 end
 redis.call('zrem', KEYS[2], ARGV[1])
 local value = redis.call('incr', KEYS[1])
-if value > 0 then
-  redis.call(ARGV[2], KEYS[3], value)
-end
+redis.call(ARGV[2], KEYS[3], value)
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expires) <= now then
@@ -38,23 +36,23 @@ return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "61cf20324ecb5ce8458105c6a72b047d62ddd2ea"
+const permitReleaseSHA1 = "c6963325187332eaf16d6937bd6ea4d7fd5ebd85"
 
 var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 
 // PermitRelease returns a permit to an expirable semaphore's pool and
-// publishes the new count so waiters retry.
+// publishes the new count so waiters retry (always, as Redisson's tryRelease).
 // Reply 1: released; 2: released, but its lease had already ended (nobody else
 // took it meanwhile); 0: no such permit (unknown id, released already, or
 // expired and reclaimed), nothing changed.
-func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id string, publish string) (int64, error) {
+func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (int64, error) {
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{id, publish}
+	args := []string{rueidis.BinaryString(id), publish}
 	return permitReleaseDecode(permitReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -63,7 +61,7 @@ type PermitReleaseArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
-	ID        string
+	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Publish   string // "publish", or "spublish" for sharded channels
 }
 
@@ -121,14 +119,14 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id string, publish string) (rueidis.Completed, error) {
+func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (rueidis.Completed, error) {
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{id, publish}
+	args := []string{rueidis.BinaryString(id), publish}
 	return c.B().Evalsha().Sha1(permitReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -140,7 +138,7 @@ func DecodePermitRelease(resp rueidis.RedisResult) (int64, error) {
 // permitReleaseEncode returns the KEYS and ARGV of one PermitRelease call.
 func permitReleaseEncode(a *PermitReleaseArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{a.ID, a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), a.Publish}
 	return keys, args
 }
 

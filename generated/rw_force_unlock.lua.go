@@ -9,27 +9,36 @@ import (
 )
 
 // rwForceUnlockSource is scripts/rw_force_unlock.lua, verbatim.
-const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever holds it and publishes "0".
--- Reply true when there was a lock to delete.
+const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever holds it and publishes
+-- Redisson's message for the mode it deleted: "1" for a write lock (every
+-- waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
+-- RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+local mode = redis.call('hget', KEYS[1], 'mode')
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
-redis.call(ARGV[1], KEYS[2], '0')
+if mode == 'write' then
+  redis.call(ARGV[1], KEYS[2], '1')
+else
+  redis.call(ARGV[1], KEYS[2], '0')
+end
 return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "483a094e326fe69cffa4f41574d9bccea598ce9c"
+const rwForceUnlockSHA1 = "b54a70b05ff3f0c3aa68f43a91f2fbae3969eec4"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
-// RwForceUnlock deletes a read-write lock whoever holds it and publishes "0".
-// Reply true when there was a lock to delete.
+// RwForceUnlock deletes a read-write lock whoever holds it and publishes
+// Redisson's message for the mode it deleted: "1" for a write lock (every
+// waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
+// RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {

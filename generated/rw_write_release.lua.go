@@ -12,9 +12,10 @@ import (
 
 // rwWriteReleaseSource is scripts/rw_write_release.lua, verbatim.
 const rwWriteReleaseSource = `-- RwWriteRelease gives up one write hold. The last one deletes the lock and
--- publishes "0" (unlocked), or, when the same owner still reads, switches the
--- lock to read mode and publishes "1" (readers may enter). A per-call latch
--- makes a retried release answer the first outcome.
+-- publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
+-- retries, readers and writers alike), or, when the same owner still reads,
+-- switches the lock to read mode and publishes nothing, as RedissonWriteLock
+-- does. A per-call latch makes a retried release answer the first outcome.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
@@ -40,17 +41,16 @@ end
 redis.call('hdel', KEYS[1], ARGV[2])
 if redis.call('hlen', KEYS[1]) == 1 then
   redis.call('del', KEYS[1])
-  redis.call(ARGV[3], KEYS[2], '0')
+  redis.call(ARGV[3], KEYS[2], '1')
 else
   redis.call('hset', KEYS[1], 'mode', 'read')
-  redis.call(ARGV[3], KEYS[2], '1')
 end
 redis.call('set', KEYS[3], 2, 'px', ARGV[4])
 return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "90a8237ec0f084ac09c50a70417530dd05cd96b3"
+const rwWriteReleaseSHA1 = "bbb617f36df1fc6ca6ace17eae49ef3e82154785"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -61,9 +61,10 @@ type RwWriteReleaseResult struct {
 }
 
 // RwWriteRelease gives up one write hold. The last one deletes the lock and
-// publishes "0" (unlocked), or, when the same owner still reads, switches the
-// lock to read mode and publishes "1" (readers may enter). A per-call latch
-// makes a retried release answer the first outcome.
+// publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
+// retries, readers and writers alike), or, when the same owner still reads,
+// switches the lock to read mode and publishes nothing, as RedissonWriteLock
+// does. A per-call latch makes a retried release answer the first outcome.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
 	keys := []string{lock, channel, latch}

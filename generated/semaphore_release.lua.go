@@ -12,27 +12,27 @@ import (
 // semaphoreReleaseSource is scripts/semaphore_release.lua, verbatim.
 const semaphoreReleaseSource = `-- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 -- negative, as Redisson's addPermits allows) and publishes the new count on
--- the semaphore channel so waiters retry. Reply: the new count.
+-- the semaphore channel so waiters retry. Like RSemaphore's release and
+-- addPermits it publishes every time, whatever the count. Reply: the new count.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
 local value = redis.call('incrby', KEYS[1], ARGV[1])
-if value > 0 then
-  redis.call(ARGV[2], KEYS[2], value)
-end
+redis.call(ARGV[2], KEYS[2], value)
 return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "53a1a39ee8559f2aa57794769e267f1177a9a72b"
+const semaphoreReleaseSHA1 = "2733316263d1e0d33eb8311fa95dcd1a57e12b2a"
 
 var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 
 // SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 // negative, as Redisson's addPermits allows) and publishes the new count on
-// the semaphore channel so waiters retry. Reply: the new count.
+// the semaphore channel so waiters retry. Like RSemaphore's release and
+// addPermits it publishes every time, whatever the count. Reply: the new count.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {

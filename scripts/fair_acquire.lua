@@ -13,8 +13,8 @@
 -- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 -- when the caller is first in the queue).
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    fence          redisson_lock_token:{name}
 -- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 -- @arg    lease          duration

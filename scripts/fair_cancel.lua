@@ -4,8 +4,8 @@
 -- queue up to the waiter: O(position), on the rare path only.
 -- Reply true when the waiter was queued.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels

@@ -1,7 +1,7 @@
 -- FairForceUnlock deletes a fair lock whoever holds it and tells the first
 -- waiter in the queue. Reply true when there was a lock to delete.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool

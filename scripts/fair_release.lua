@@ -6,8 +6,8 @@
 -- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
--- @key    queue          redisson_lock_queue:{name}
--- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @arg    lease          duration

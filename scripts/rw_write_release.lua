@@ -1,7 +1,8 @@
 -- RwWriteRelease gives up one write hold. The last one deletes the lock and
--- publishes "0" (unlocked), or, when the same owner still reads, switches the
--- lock to read mode and publishes "1" (readers may enter). A per-call latch
--- makes a retried release answer the first outcome.
+-- publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
+-- retries, readers and writers alike), or, when the same owner still reads,
+-- switches the lock to read mode and publishes nothing, as RedissonWriteLock
+-- does. A per-call latch makes a retried release answer the first outcome.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
@@ -27,10 +28,9 @@ end
 redis.call('hdel', KEYS[1], ARGV[2])
 if redis.call('hlen', KEYS[1]) == 1 then
   redis.call('del', KEYS[1])
-  redis.call(ARGV[3], KEYS[2], '0')
+  redis.call(ARGV[3], KEYS[2], '1')
 else
   redis.call('hset', KEYS[1], 'mode', 'read')
-  redis.call(ARGV[3], KEYS[2], '1')
 end
 redis.call('set', KEYS[3], 2, 'px', ARGV[4])
 return {2, 0}

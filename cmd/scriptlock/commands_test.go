@@ -166,6 +166,8 @@ func TestForceUnlock(t *testing.T) {
 
 			check("m", holder.Mutex("m").Lock, waiter.Mutex("m").Lock)
 			check("fair", holder.FairMutex("fair").Lock, waiter.FairMutex("fair").Lock)
+			redissonQueue := scriptlock.WithRedissonFairQueue(time.Minute)
+			check("rfair", holder.FairMutex("rfair", redissonQueue).Lock, waiter.FairMutex("rfair", redissonQueue).Lock)
 			check("rw", holder.RWMutex("rw").Lock, waiter.RWMutex("rw").Lock) // a pending writer
 
 			// A Redisson lock: the Redisson waiter's message arrives.

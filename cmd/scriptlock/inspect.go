@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -10,6 +11,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/layout"
@@ -89,7 +94,7 @@ func (r *Report) IsLock() bool {
 
 // inspect reads every layout under key in one read-only script call.
 func inspect(ctx context.Context, e *env, key string) (*Report, error) {
-	k := layout.For(key)
+	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
 	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
@@ -155,7 +160,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "writers":
 			r.WriterCount = num(a)
 		case "permit":
-			r.Permits = append(r.Permits, Permit{ID: a, Expires: at(num(b)), RemainingMS: num(b) - nowMS})
+			r.Permits = append(r.Permits, Permit{ID: permitID(a), Expires: at(num(b)), RemainingMS: num(b) - nowMS})
 		case "permits":
 			r.PermitCount = num(a)
 		default:
@@ -356,4 +361,15 @@ func describeKind(r *Report) string {
 		return "permit semaphore (PermitSemaphore, Redisson RPermitExpirableSemaphore)"
 	}
 	return fmt.Sprintf("not a lock layout (Redis type %s)", r.RedisType)
+}
+
+// permitID shows a permit id as its holder knows it: Redisson stores the id's
+// raw bytes and hands out their hex form, as PermitSemaphore does.
+func permitID(raw string) string {
+	for _, r := range raw {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return hex.EncodeToString([]byte(raw))
+		}
+	}
+	return raw
 }

@@ -209,7 +209,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 		if isAuxiliary(key) {
 			continue
 		}
-		k := layout.For(key)
+		k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 		calls = append(calls, generated.InspectArgs{Lock: k.Lock, Fence: k.Fence, Queue: k.Queue, Timeouts: k.Timeouts,
 			Writers: k.Writers, Permits: k.Permits, Rwprefix: k.RWPrefix, Fqueue: k.FairQueue, Ftimeouts: k.FairTimeouts,
 			Limit: int64(e.limit)})

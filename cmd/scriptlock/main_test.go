@@ -181,7 +181,7 @@ func TestInspect(t *testing.T) {
 				})
 			}
 			r = inspectJSON(t, ctx, d, prefix, "fair:1")
-			if r.Kind != kindFair || r.QueueLength != 2 || len(r.Queue) != 2 || len(r.QueueProtocols) != 1 {
+			if r.Kind != kindFair || r.QueueLength != 2 || len(r.Queue) != 2 || !slices.Equal(r.QueueProtocols, []string{"scriptlock"}) {
 				t.Fatalf("fair: %+v", r)
 			}
 			for _, q := range r.Queue {

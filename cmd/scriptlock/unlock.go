@@ -52,7 +52,7 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	k := layout.For(key)
+	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	bctx, cancel := e.bounded(ctx)
 	defer cancel()
 	res := unlockResult{Key: key, Kind: r.Kind, Before: r}
@@ -67,11 +67,13 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		// The head of the queue is told on its own channel. A FairMutex
 		// queues under its own keys unless it speaks Redisson's protocol.
 		res.Channel = k.LockChannel + ":<head waiter>"
-		queue := k.FairQueue
-		if !slices.Contains(r.QueueProtocols, "scriptlock") {
-			queue = k.Queue
+		if slices.Contains(r.QueueProtocols, "scriptlock") {
+			res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, k.FairQueue, k.LockChannel, publish)
+		} else {
+			// Redisson's protocol: stale heads are evicted by its clock rule first.
+			res.Released, err = generated.FairRedissonForceUnlock(bctx, e.rc, k.Lock, k.Queue, k.Timeouts, k.LockChannel,
+				time.Now(), publish)
 		}
-		res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, queue, k.LockChannel, publish)
 	default:
 		res.Channel = k.LockChannel
 		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, publish)

@@ -39,7 +39,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		return failf(exitUsage, "--interval must be positive, got %s", e.interval)
 	}
 	key := e.keyPrefix + args[0]
-	k := layout.For(key)
+	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	publish, err := publishCommand(ctx, e)
 	if err != nil {
 		return err

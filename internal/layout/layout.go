@@ -25,8 +25,9 @@ type Keys struct {
 	LatchChannel string // CountDownLatch zero and reset messages
 }
 
-// For returns the layout of the lock stored under key (key prefix included).
-func For(key string) Keys {
+// For returns the layout of the lock stored under key (key prefix included),
+// on a Redis Cluster when cluster is true (a latch's channel differs there).
+func For(key string, cluster bool) Keys {
 	return Keys{
 		Lock:         key,
 		Fence:        redissonName("redisson_lock_token", key),
@@ -40,7 +41,7 @@ func For(key string) Keys {
 		LockChannel:  redissonName("redisson_lock__channel", key),
 		RWChannel:    redissonName("redisson_rwlock", key),
 		SemChannel:   redissonName("redisson_sc", key),
-		LatchChannel: latchChannel(key),
+		LatchChannel: latchChannel(key, cluster),
 	}
 }
 
@@ -66,8 +67,11 @@ func redissonSuffix(name, suffix string) string {
 	return "{" + name + "}:" + suffix
 }
 
-func latchChannel(key string) string {
-	if strings.Contains(key, "{") {
+// latchChannel is Redisson's latch channel, the name always in braces, except
+// on a Cluster for a name with a hash tag, where the braces would move the
+// channel out of the latch's slot.
+func latchChannel(key string, cluster bool) string {
+	if cluster && strings.Contains(key, "{") {
 		return "redisson_countdownlatch__channel__" + key
 	}
 	return "redisson_countdownlatch__channel__{" + key + "}"

@@ -1,0 +1,146 @@
+package scriptlock
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// DefaultRedissonThreadWaitTime is RFairLock's default threadWaitTime: how
+// much each waiter's score in redisson_lock_timeout:{name} grows with its
+// place in the queue, and so how long a dead waiter can hold the queue up.
+const DefaultRedissonThreadWaitTime = 5 * time.Minute
+
+// WithRedissonFairQueue makes FairMutex queue by Redisson's RFairLock protocol
+// on redisson_lock_queue:{name} and redisson_lock_timeout:{name}, so Go and
+// Java (Redisson) waiters share one FIFO queue on the same name. Use it only
+// where Java services lock that name with RFairLock, and give it the
+// threadWaitTime the Java side uses (0: Redisson's default, 5 minutes).
+//
+// The costs are Redisson's: scores come from each client's clock (keep the
+// hosts on NTP), every acquisition from the queue rewrites every waiter's
+// score (O(waiters)), giving up a wait rewrites the scores behind the waiter,
+// and a waiter that died is evicted only when its score passes, up to
+// threadWaitTime times its place in the queue later. WithWaiterTimeout does
+// not apply. Without this option FairMutex keeps its own queue under keys
+// Redisson never reads (see FairMutex).
+func WithRedissonFairQueue(threadWaitTime time.Duration) Option {
+	return func(c *config) {
+		if threadWaitTime < 0 {
+			c.fail("negative Redisson threadWaitTime %s", threadWaitTime)
+			return
+		}
+		if threadWaitTime == 0 {
+			threadWaitTime = DefaultRedissonThreadWaitTime
+		}
+		c.redissonFair = threadWaitTime
+	}
+}
+
+// fairKeys names a FairMutex's queue keys. Our own queue never uses
+// Redisson's names: its scores mean something else (server-clock liveness
+// deadlines), and Redisson's scripts would evict our waiters or we theirs.
+func fairKeys(key string, redisson bool) (queue, timeouts string) {
+	if redisson {
+		return redissonName("redisson_lock_queue", key), redissonName("redisson_lock_timeout", key)
+	}
+	return redissonName("scriptlock_fair_queue", key), redissonName("scriptlock_fair_timeout", key)
+}
+
+// queueWait is the waitTime a Redisson-protocol call passes: the TryLock wait
+// when there is one, else threadWaitTime (as RedissonFairLock does).
+func (f *FairMutex) queueWait(wait time.Duration) time.Duration {
+	if wait > 0 {
+		return wait
+	}
+	return f.threadWait
+}
+
+// acquireCommand builds the acquire call of the handle's queue protocol (for
+// the failover guard, which sends it beside WAIT).
+func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait time.Duration) (rueidis.Completed, error) {
+	m, c := f.m, f.m.c
+	if f.threadWait > 0 {
+		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence,
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0)
+	}
+	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+}
+
+func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (generated.FairAcquireResult, error) {
+	if f.threadWait > 0 {
+		r, err := generated.DecodeFairRedissonAcquire(reply)
+		return generated.FairAcquireResult(r), err
+	}
+	return generated.DecodeFairAcquire(reply)
+}
+
+func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, field string, wait time.Duration) (generated.FairAcquireResult, error) {
+	m, c := f.m, f.m.c
+	if f.threadWait > 0 {
+		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
+			serverLease, field, f.queueWait(wait), time.Now(), wait != 0)
+		return generated.FairAcquireResult(r), err
+	}
+	return generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+}
+
+func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Duration, publish string) error {
+	m, c := f.m, f.m.c
+	var err error
+	if f.threadWait > 0 {
+		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish)
+	} else {
+		_, err = generated.FairCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, publish)
+	}
+	return err
+}
+
+func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string) (generated.FairReleaseResult, error) {
+	m, c := f.m, f.m.c
+	if f.threadWait > 0 {
+		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, releaseLatchTTL)
+		return generated.FairReleaseResult(r), err
+	}
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, releaseLatchTTL)
+}
+
+func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {
+	m, c := f.m, f.m.c
+	if f.threadWait > 0 {
+		return generated.FairRedissonForceUnlock(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, time.Now(), publish)
+	}
+	return generated.FairForceUnlock(ctx, c.rc, m.key, f.queue, m.channel, publish)
+}
+
+// mixedCheckEvery spaces a handle's checks for the other protocol's waiters.
+const mixedCheckEvery = time.Minute
+
+// noteMixedQueues logs, once per handle, that waiters of the other fair-queue
+// protocol wait on this name: both sides still exclude each other through the
+// lock hash, but neither orders the other's waiters, so FIFO across them is
+// lost (typically a Java RFairLock beside a FairMutex without
+// WithRedissonFairQueue). It runs when a caller has to queue, at most once
+// per mixedCheckEvery per handle, so uncontended locking pays nothing and
+// contended locking one read now and then.
+func (f *FairMutex) noteMixedQueues(ctx context.Context) {
+	last := f.mixedChecked.Load()
+	now := time.Now().UnixNano()
+	if last < 0 || (last != 0 && now-last < int64(mixedCheckEvery)) || !f.mixedChecked.CompareAndSwap(last, now) {
+		return
+	}
+	other, _ := fairKeys(f.m.key, f.threadWait == 0)
+	mixed, err := generated.FairOtherQueue(ctx, f.m.c.rc, other)
+	if err != nil || !mixed {
+		return
+	}
+	f.mixedChecked.Store(-1) // logged: not again for this handle
+	f.m.c.log.Warn("fair lock has waiters queued by the other protocol: they are not ordered with this handle's waiters; "+
+		"use WithRedissonFairQueue on every Go handle where Java services use RFairLock on the name",
+		"lock", f.m.name, "other_queue", other, "redisson_protocol", f.threadWait > 0)
+}

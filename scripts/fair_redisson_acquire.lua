@@ -1,0 +1,77 @@
+-- FairRedissonAcquire takes a fair lock by Redisson's RFairLock queue
+-- protocol, for fleets where Java services queue on the same name: queue
+-- redisson_lock_queue:{name}, scores in redisson_lock_timeout:{name} =
+-- (previous waiter's score, or the lock's pttl when none) + waitTime + now,
+-- with now from the caller's clock as Redisson sends it. Stale heads
+-- (score <= now) are evicted first. Taking the lock from the queue lowers
+-- every other waiter's score by waitTime (O(waiters)), as Redisson does; a
+-- waiter already queued keeps its score and gets Redisson's estimate
+-- score - waitTime - now. With enqueue 0 the caller is never queued
+-- (Redisson's tryLock without wait).
+-- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
+-- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+-- @key    lock
+-- @key    queue          redisson_lock_queue:{name}
+-- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    fence          redisson_lock_token:{name}
+-- @arg    lease          duration
+-- @arg    owner          string
+-- @arg    waitTime       duration   Redisson's threadWaitTime, or the tryLock wait
+-- @arg    now            time       the caller's clock, as Redisson's currentTime
+-- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
+-- @return {status int64, value int64, head int64}
+local now = tonumber(ARGV[4])
+local waitTime = tonumber(ARGV[3])
+while true do
+  local first = redis.call('lindex', KEYS[2], 0)
+  if first == false then
+    break
+  end
+  local score = redis.call('zscore', KEYS[3], first)
+  if score == false or tonumber(score) > now then
+    break
+  end
+  redis.call('zrem', KEYS[3], first)
+  redis.call('lpop', KEYS[2])
+end
+if redis.call('exists', KEYS[1]) == 0 and
+   (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+  redis.call('lpop', KEYS[2])
+  redis.call('zrem', KEYS[3], ARGV[2])
+  local waiters = redis.call('zrange', KEYS[3], 0, -1)
+  for i = 1, #waiters do
+    redis.call('zincrby', KEYS[3], -waitTime, waiters[i])
+  end
+  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return {1, redis.call('incr', KEYS[4]), 0}
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  return {2, holds, 0}
+end
+if ARGV[5] ~= '1' then
+  return {0, redis.call('pttl', KEYS[1]), 0}
+end
+local function isHead()
+  if redis.call('lindex', KEYS[2], 0) == ARGV[2] then
+    return 1
+  end
+  return 0
+end
+local mine = redis.call('zscore', KEYS[3], ARGV[2])
+if mine ~= false then
+  return {0, tonumber(mine) - waitTime - now, isHead()}
+end
+local last = redis.call('lindex', KEYS[2], -1)
+local ttl
+if last ~= false and last ~= ARGV[2] then
+  ttl = tonumber(redis.call('zscore', KEYS[3], last)) - now
+else
+  ttl = redis.call('pttl', KEYS[1])
+end
+if redis.call('zadd', KEYS[3], ttl + waitTime + now, ARGV[2]) == 1 then
+  redis.call('rpush', KEYS[2], ARGV[2])
+end
+return {0, ttl, isHead()}

@@ -1,0 +1,39 @@
+-- FairRedissonCancel takes a waiter that gives up out of a Redisson-protocol
+-- fair queue, as RFairLock's acquireFailed does: every waiter behind it has
+-- its score lowered by waitTime (the one the leaving waiter queued with),
+-- then it leaves the list and the score set. O(queue length). If the lock is
+-- free, the new head is sent Redisson's unlock message "0" on its channel,
+-- as Redisson's unlock does for a free lock, so it does not sleep out its
+-- timer. Reply true when the waiter was queued.
+-- @key    lock
+-- @key    queue          redisson_lock_queue:{name}
+-- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+-- @arg    owner          string
+-- @arg    waitTime       duration
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @return bool
+-- @retryable
+local queue = redis.call('lrange', KEYS[2], 0, -1)
+local i = 1
+while i <= #queue and queue[i] ~= ARGV[1] do
+  i = i + 1
+end
+local found = i <= #queue
+i = i + 1
+while i <= #queue do
+  redis.call('zincrby', KEYS[3], -tonumber(ARGV[2]), queue[i])
+  i = i + 1
+end
+redis.call('zrem', KEYS[3], ARGV[1])
+redis.call('lrem', KEYS[2], 0, ARGV[1])
+if not found then
+  return 0
+end
+if redis.call('exists', KEYS[1]) == 0 then
+  local head = redis.call('lindex', KEYS[2], 0)
+  if head then
+    redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+  end
+end
+return 1

@@ -1,0 +1,60 @@
+-- FairRedissonRelease gives up one hold of a fair lock queued by Redisson's
+-- RFairLock protocol: stale heads (score <= now, the caller's clock) are
+-- evicted first, and the last hold deletes the lock and sends Redisson's
+-- unlock message "0" to the first waiter on its own channel. When the lock
+-- is already gone, the first waiter is told as well (as Redisson does) and
+-- nothing else changes. A per-call latch makes a retried release answer the
+-- first outcome.
+-- Reply {0, 0}: not held by this owner; {1, holds}: still held;
+-- {2, receivers}: released, receivers = subscribers that got the message.
+-- @key    lock
+-- @key    queue          redisson_lock_queue:{name}
+-- @key    timeouts       redisson_lock_timeout:{name}
+-- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+-- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @arg    lease          duration
+-- @arg    owner          string
+-- @arg    now            time       the caller's clock, as Redisson's
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    latchTTL       duration
+-- @return {status int64, value int64}
+local seen = redis.call('get', KEYS[5])
+if seen then
+  return {tonumber(seen), 0}
+end
+while true do
+  local first = redis.call('lindex', KEYS[2], 0)
+  if first == false then
+    break
+  end
+  local score = redis.call('zscore', KEYS[3], first)
+  if score == false or tonumber(score) > tonumber(ARGV[3]) then
+    break
+  end
+  redis.call('zrem', KEYS[3], first)
+  redis.call('lpop', KEYS[2])
+end
+if redis.call('exists', KEYS[1]) == 0 then
+  local head = redis.call('lindex', KEYS[2], 0)
+  if head then
+    redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
+  end
+  return {0, 0}
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+  return {0, 0}
+end
+local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+if holds > 0 then
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('set', KEYS[5], 1, 'px', ARGV[5])
+  return {1, holds}
+end
+redis.call('del', KEYS[1])
+redis.call('set', KEYS[5], 2, 'px', ARGV[5])
+local receivers = 0
+local head = redis.call('lindex', KEYS[2], 0)
+if head then
+  receivers = redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
+end
+return {2, receivers}
