@@ -14,9 +14,11 @@ all: generate lint test
 generate:
 	$(GO) generate ./...
 
-## check-generated: fail when generated/ is stale against scripts/
+## check-generated: fail when generated/ is stale against scripts/, or scriptgen's
+## command table against the Redis command specifications in ../shared
 check-generated:
-	$(GO) run ./cmd/scriptgen -in scripts -out generated -pkg generated -check
+	$(GO) run ./cmd/scriptgen -in scripts -out generated -pkg generated -check -strict
+	$(GO) run ./gen/internal/cmdtable -in ../shared/redis-commands/json -out gen/commands_table.go -check
 
 ## lint: gofmt, go vet, staticcheck (pinned)
 lint:

@@ -1,3 +1,3 @@
 package scriptlock
 
-//go:generate go run ./cmd/scriptgen -in scripts -out generated -pkg generated
+//go:generate go run ./cmd/scriptgen -in scripts -out generated -pkg generated -strict

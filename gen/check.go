@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -53,6 +54,7 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	base := strings.TrimSuffix(path.Base(file.Path), ".lua")
 	s.Name = camel(base)
 
+	rules := scriptRules{errorPos: info.errorPos}
 	var (
 		keyPos, argPos []parse.Pos
 		seen           = map[string]parse.Pos{}
@@ -144,7 +146,9 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			}
 			if err != nil {
 				at(d.TextPos, "%v", err)
+				continue
 			}
+			rules.ret, rules.haveReturn = s.Return, true
 		case "error":
 			if len(ws) == 0 {
 				at(d.Pos, "@error needs a code and a message")
@@ -165,6 +169,30 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			}
 			info.errorPos[code] = ws[0].Pos
 			s.Errors = append(s.Errors, ErrorDecl{Code: code, Text: joinWords(ws[1:])})
+		case "commands":
+			if !once(d) {
+				continue
+			}
+			if len(ws) == 0 {
+				at(d.Pos, "@commands needs the command names a dynamic redis.call may run (e.g. @commands publish spublish)")
+				continue
+			}
+			rules.commandsPos = d.Pos
+			for _, w := range ws {
+				if _, ok := lookupCommand(w.Text); !ok {
+					if s := suggestCommand(w.Text); s != "" {
+						at(w.Pos, "unknown Redis command %q in @commands: did you mean %s?", w.Text, s)
+					} else {
+						at(w.Pos, "unknown Redis command %q in @commands", w.Text)
+					}
+					continue
+				}
+				rules.commands = append(rules.commands, w.Text)
+			}
+		case "cluster-unsafe":
+			if once(d) {
+				rules.clusterUnsafe = true
+			}
 		case "readonly":
 			if once(d) {
 				s.ReadOnly = true
@@ -200,13 +228,34 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		goNames[g] = p.Name
 	}
 
+	if pf.SyntaxError {
+		// Everything else would be a consequence of the syntax error.
+		return info, errs
+	}
 	if !broken["key"] {
 		checkUses(file.Path, "key", "KEYS", s.Keys, keyPos, pf.Keys, &errs)
 	}
 	if !broken["arg"] {
 		checkUses(file.Path, "arg", "ARGV", s.Args, argPos, pf.Argv, &errs)
 	}
-	checkCalls(file.Path, pf.Calls, &errs)
+	rules.readOnly = s.ReadOnly
+	errs = append(errs, checkBody(file.Path, pf, rules)...)
+	// An argument used as a command name may only take the @commands values:
+	// the generated callers check it before sending, since a script that
+	// fails half-way keeps the writes it made.
+	for _, c := range pf.Calls {
+		if c.Command != "" || c.Dynamic.Source != parse.SourceArgv || len(rules.commands) == 0 {
+			continue
+		}
+		idx, ok := strings.CutPrefix(c.Dynamic.Text, "ARGV[")
+		n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))
+		if !ok || err != nil || n < 1 || n > len(s.Args) {
+			continue
+		}
+		if a := &s.Args[n-1]; !a.Variadic && a.Type.Kind == String {
+			a.Commands = rules.commands
+		}
+	}
 	return info, errs
 }
 
@@ -279,28 +328,10 @@ func declared(what string, n int) string {
 	return fmt.Sprintf("only %d %ss are declared", n, what)
 }
 
-// checkCalls flags string literals in the key positions of known commands.
-func checkCalls(file string, calls []parse.Call, errs *[]Error) {
-	for _, c := range calls {
-		spec, ok := commandKeys[strings.ToUpper(c.Command)]
-		if !ok {
-			continue
-		}
-		for i, a := range c.Args {
-			if a.Literal == nil || !spec.isKeyPosition(i+1, len(c.Args)) {
-				continue
-			}
-			*errs = append(*errs, errAt(file, a.Pos,
-				"string literal %q in the key position of %s(%q): pass keys in KEYS so Redis Cluster can route them",
-				*a.Literal, c.Func, c.Command))
-		}
-	}
-}
-
 // reservedNames are exported names of the generated package's shared file.
 var reservedNames = map[string]bool{
 	"Script": true, "Scripts": true, "Preload": true, "ScriptError": true,
-	"DecodeError": true, "CrossSlotError": true, "ErrCrossSlot": true,
+	"DecodeError": true, "CrossSlotError": true, "ErrCrossSlot": true, "CommandError": true,
 }
 
 // checkPackage runs the checks that span scripts and returns the package

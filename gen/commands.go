@@ -1,70 +1,308 @@
 package gen
 
-// keySpec says which arguments of a Redis command (1-based, after the
-// command name) are keys: first, last (-1: through the end; -2: all but the
-// last) and step, as in Redis's own command table.
-type keySpec struct {
-	first, last, step int
-}
+//go:generate go run ./internal/cmdtable -in ../../shared/redis-commands/json -out commands_table.go
 
-var (
-	oneKey   = keySpec{1, 1, 1}
-	twoKeys  = keySpec{1, 2, 1}
-	allKeys  = keySpec{1, -1, 1}
-	pairKeys = keySpec{1, -1, 2}
+import (
+	"sort"
+	"strconv"
+	"strings"
 )
 
-// commandKeys lists the key positions of common commands. Commands not listed
-// are not checked. PUBLISH takes a channel, not a key, and is not listed.
-var commandKeys = map[string]keySpec{
-	// strings
-	"GET": oneKey, "SET": oneKey, "SETNX": oneKey, "SETEX": oneKey, "PSETEX": oneKey,
-	"GETSET": oneKey, "GETDEL": oneKey, "GETEX": oneKey, "APPEND": oneKey, "STRLEN": oneKey,
-	"INCR": oneKey, "INCRBY": oneKey, "INCRBYFLOAT": oneKey, "DECR": oneKey, "DECRBY": oneKey,
-	"GETRANGE": oneKey, "SETRANGE": oneKey, "SETBIT": oneKey, "GETBIT": oneKey, "BITCOUNT": oneKey,
-	"MGET": allKeys, "MSET": pairKeys, "MSETNX": pairKeys,
-	// generic
-	"DEL": allKeys, "UNLINK": allKeys, "EXISTS": allKeys, "TOUCH": allKeys,
-	"EXPIRE": oneKey, "PEXPIRE": oneKey, "EXPIREAT": oneKey, "PEXPIREAT": oneKey,
-	"EXPIRETIME": oneKey, "PEXPIRETIME": oneKey, "PERSIST": oneKey, "TTL": oneKey, "PTTL": oneKey,
-	"TYPE": oneKey, "RENAME": twoKeys, "RENAMENX": twoKeys, "COPY": twoKeys, "DUMP": oneKey,
-	// hashes
-	"HSET": oneKey, "HSETNX": oneKey, "HMSET": oneKey, "HGET": oneKey, "HMGET": oneKey,
-	"HDEL": oneKey, "HEXISTS": oneKey, "HINCRBY": oneKey, "HINCRBYFLOAT": oneKey, "HLEN": oneKey,
-	"HGETALL": oneKey, "HKEYS": oneKey, "HVALS": oneKey, "HSTRLEN": oneKey, "HRANDFIELD": oneKey,
-	"HSCAN": oneKey,
-	// sorted sets
-	"ZADD": oneKey, "ZREM": oneKey, "ZRANGE": oneKey, "ZREVRANGE": oneKey, "ZRANGEBYSCORE": oneKey,
-	"ZREVRANGEBYSCORE": oneKey, "ZRANGEBYLEX": oneKey, "ZSCORE": oneKey, "ZMSCORE": oneKey,
-	"ZCARD": oneKey, "ZCOUNT": oneKey, "ZPOPMIN": oneKey, "ZPOPMAX": oneKey, "ZRANK": oneKey,
-	"ZREVRANK": oneKey, "ZINCRBY": oneKey, "ZREMRANGEBYSCORE": oneKey, "ZREMRANGEBYRANK": oneKey,
-	"ZREMRANGEBYLEX": oneKey, "ZRANGESTORE": twoKeys, "ZSCAN": oneKey,
-	// lists
-	"RPUSH": oneKey, "LPUSH": oneKey, "RPUSHX": oneKey, "LPUSHX": oneKey, "LPOP": oneKey,
-	"RPOP": oneKey, "LRANGE": oneKey, "LREM": oneKey, "LLEN": oneKey, "LINDEX": oneKey,
-	"LSET": oneKey, "LTRIM": oneKey, "LINSERT": oneKey, "LPOS": oneKey,
-	"RPOPLPUSH": twoKeys, "LMOVE": twoKeys,
-	// sets
-	"SADD": oneKey, "SREM": oneKey, "SMEMBERS": oneKey, "SCARD": oneKey, "SISMEMBER": oneKey,
-	"SMISMEMBER": oneKey, "SPOP": oneKey, "SRANDMEMBER": oneKey, "SSCAN": oneKey,
-	"SMOVE": twoKeys, "SINTER": allKeys, "SUNION": allKeys, "SDIFF": allKeys,
-	"SINTERSTORE": allKeys, "SUNIONSTORE": allKeys, "SDIFFSTORE": allKeys,
-	// streams, hyperloglog
-	"XADD": oneKey, "XLEN": oneKey, "XRANGE": oneKey, "XREVRANGE": oneKey, "XDEL": oneKey,
-	"XTRIM": oneKey, "PFADD": oneKey, "PFCOUNT": allKeys, "PFMERGE": allKeys,
-	// sharded pub/sub: the shard channel is routed like a key
-	"SPUBLISH": oneKey,
+// commandFlag is a command flag of Redis's command table.
+type commandFlag uint32
+
+// The flags cmdtable knows, in its order (gen/internal/cmdtable flagNames).
+const (
+	flagWrite commandFlag = 1 << iota
+	flagReadonly
+	flagNoscript
+	flagMayReplicate
+	flagPubsub
+	flagBlocking
+	flagDenyoom
+	flagFast
+	flagAdmin
+	flagLoading
+	flagStale
+	flagNoMulti
+	flagAllowBusy
+	flagNoMandatoryKeys
+	flagSkipMonitor
+	flagSkipSlowlog
+	flagNoAuth
+	flagNoAsyncLoading
+	flagAsking
+	flagProtected
+	flagTouchesArbitraryKeys
+)
+
+// flagWords are the flag names COMMAND INFO reports, by flag.
+var flagWords = map[commandFlag]string{
+	flagWrite: "write", flagReadonly: "readonly", flagNoscript: "noscript",
+	flagMayReplicate: "may_replicate", flagPubsub: "pubsub", flagBlocking: "blocking",
+	flagDenyoom: "denyoom", flagFast: "fast", flagAdmin: "admin", flagLoading: "loading",
+	flagStale: "stale", flagNoMulti: "no_multi", flagAllowBusy: "allow_busy",
+	flagNoMandatoryKeys: "no_mandatory_keys", flagSkipMonitor: "skip_monitor",
+	flagSkipSlowlog: "skip_slowlog", flagNoAuth: "no_auth", flagNoAsyncLoading: "no_async_loading",
+	flagAsking: "asking", flagProtected: "protected", flagTouchesArbitraryKeys: "touches_arbitrary_keys",
 }
 
-// isKeyPosition reports whether argument i (1-based, after the command name)
-// of n arguments is a key position of spec.
-func (s keySpec) isKeyPosition(i, n int) bool {
-	last := s.last
-	switch last {
-	case -1:
-		last = n
-	case -2:
-		last = n - 1
+// replyKind is a set of RESP2 reply shapes a command may answer in a script.
+type replyKind uint8
+
+const (
+	replyInt replyKind = 1 << iota
+	replyStr           // bulk or status string (doubles arrive as strings)
+	replyNil
+	replyArr // arrays and maps (flat arrays)
+
+	replyUnknown replyKind = 0 // no reply schema: nothing is checked
+)
+
+func (k replyKind) String() string {
+	var parts []string
+	for _, p := range []struct {
+		k replyKind
+		s string
+	}{{replyInt, "an integer"}, {replyStr, "a string"}, {replyArr, "an array"}, {replyNil, "nil"}} {
+		if k&p.k != 0 {
+			parts = append(parts, p.s)
+		}
 	}
-	return i >= s.first && i <= last && (i-s.first)%s.step == 0
+	switch len(parts) {
+	case 0:
+		return "an unknown reply"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
+// keySpec is one key specification of a command (Redis 7 key specs): where
+// the search for keys begins and how keys are found from there. Positions
+// count the command name as 0, as COMMAND INFO does.
+type keySpec struct {
+	// begin_search: index (beginIndex > 0), keyword, or unknown.
+	beginIndex   int
+	beginKeyword string
+	startFrom    int
+	unknownBegin bool
+	// find_keys: range (lastKey, step, limit) or keynum, or unknown.
+	lastKey, step, limit int
+	keynum               bool
+	keynumIdx, firstKey  int
+	unknownFind          bool
+}
+
+// commandInfo is one row of the command table.
+type commandInfo struct {
+	name  string // upper case; subcommands as "CONTAINER|SUB"
+	arity int    // N: exactly N words with the name; -N: at least N
+	flags commandFlag
+	since string
+	reply replyKind
+	keys  []keySpec
+}
+
+// noscriptOn70 are the commands Redis 7.0 refuses in scripts that the
+// specifications (Redis 7.2 and later) allow: scripts must run on both.
+// TestCommandTableMatchesServer checks the list against a 7.0 server.
+var noscriptOn70 = map[string]bool{
+	"BLMOVE":     true,
+	"BLPOP":      true,
+	"BRPOP":      true,
+	"BRPOPLPUSH": true,
+	"BZPOPMAX":   true,
+	"BZPOPMIN":   true,
+	"WAIT":       true,
+}
+
+var commandIndex = func() map[string]*commandInfo {
+	m := make(map[string]*commandInfo, len(commandTable))
+	for i := range commandTable {
+		m[commandTable[i].name] = &commandTable[i]
+	}
+	return m
+}()
+
+// hasSubcommands reports whether name is a container command (OBJECT, XGROUP).
+var hasSubcommands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range commandTable {
+		if i := strings.IndexByte(c.name, '|'); i > 0 {
+			m[c.name[:i]] = true
+		}
+	}
+	return m
+}()
+
+// lookupCommand finds a command by name, case-insensitively.
+func lookupCommand(name string) (*commandInfo, bool) {
+	c, ok := commandIndex[strings.ToUpper(name)]
+	return c, ok
+}
+
+// arityOK reports whether a call of n words (name included) fits arity;
+// atLeast means the count is a minimum (the last argument expands to one or
+// more values).
+func arityOK(arity, n int, atLeast bool) bool {
+	switch {
+	case arity >= 0 && atLeast:
+		return n <= arity
+	case arity >= 0:
+		return n == arity
+	case atLeast:
+		return true
+	default:
+		return n >= -arity
+	}
+}
+
+// arityText describes an arity for messages.
+func arityText(arity int) string {
+	if arity >= 0 {
+		return strconv.Itoa(arity-1) + " argument" + plural(arity-1)
+	}
+	return "at least " + strconv.Itoa(-arity-1) + " argument" + plural(-arity-1)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// keyPositions returns the argument positions (1-based, the command name
+// being 0) that hold keys in a call of n words. words[i] is the literal text
+// of word i when it is a literal ("" otherwise). complete is false when a
+// position could not be worked out (a key count or a keyword that is not a
+// literal, or an unknown key spec): the positions found are still returned.
+func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, complete bool) {
+	n := len(words)
+	complete = true
+	for _, ks := range c.keys {
+		begin := -1
+		switch {
+		case ks.unknownBegin:
+			complete = false
+			continue
+		case ks.beginKeyword != "":
+			if ks.startFrom >= 0 {
+				for i := ks.startFrom; i < n; i++ {
+					if !literal[i] {
+						complete = false
+						break
+					}
+					if strings.EqualFold(words[i], ks.beginKeyword) {
+						begin = i + 1
+						break
+					}
+				}
+			} else {
+				for i := n + ks.startFrom; i > 0; i-- {
+					if !literal[i] {
+						complete = false
+						break
+					}
+					if strings.EqualFold(words[i], ks.beginKeyword) {
+						begin = i + 1
+						break
+					}
+				}
+			}
+			if begin < 0 {
+				continue
+			}
+		default:
+			begin = ks.beginIndex
+		}
+		switch {
+		case ks.unknownFind:
+			complete = false
+		case ks.keynum:
+			ki := begin + ks.keynumIdx
+			if ki >= n || !literal[ki] {
+				complete = false
+				continue
+			}
+			count, err := strconv.Atoi(words[ki])
+			if err != nil || count < 0 {
+				complete = false
+				continue
+			}
+			first := begin + ks.firstKey
+			for i := 0; i < count; i++ {
+				if p := first + i*ks.step; p < n {
+					pos = append(pos, p)
+				}
+			}
+		default:
+			last := ks.lastKey
+			if last < 0 {
+				last = n + last // -1: the last word, -2: the one before
+				if ks.limit > 1 {
+					// keys are 1/limit of what remains (XREAD STREAMS k1 k2 id1 id2)
+					last = begin + (n-begin)/ks.limit - 1
+				}
+			} else {
+				last = begin + last
+			}
+			for p := begin; p <= last && p < n; p += max(ks.step, 1) {
+				pos = append(pos, p)
+			}
+		}
+	}
+	sort.Ints(pos)
+	return pos, complete
+}
+
+// suggestCommand returns the known command closest to name, or "".
+func suggestCommand(name string) string {
+	return suggest(name, "")
+}
+
+// suggestSubcommand returns the subcommand of container closest to sub, or "".
+func suggestSubcommand(container, sub string) string {
+	return suggest(sub, container+"|")
+}
+
+// suggest returns the closest table name with prefix (the prefix removed):
+// at most two edits away, and fewer than half the name.
+func suggest(name, prefix string) string {
+	up := strings.ToUpper(name)
+	best, bestD := "", 3
+	for _, c := range commandTable {
+		rest, ok := strings.CutPrefix(c.name, prefix)
+		if !ok || strings.Contains(rest, "|") {
+			continue
+		}
+		if d := editDistance(up, rest); d < bestD {
+			best, bestD = rest, d
+		}
+	}
+	if bestD > len(up)/2 {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

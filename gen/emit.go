@@ -241,6 +241,36 @@ func (e *emitter) encodeArg(k Kind, v jen.Code) jen.Code {
 	return v
 }
 
+// emitCommandChecks refuses, before anything is sent, an argument naming a
+// Redis command the script does not declare (@commands): a script that fails
+// half-way keeps the writes it made. fail gives the statements that return
+// the error.
+func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) jen.Code, fail func(err jen.Code) []jen.Code) {
+	for _, a := range s.Args {
+		if len(a.Commands) == 0 {
+			continue
+		}
+		var cond, allowed []jen.Code
+		for _, c := range a.Commands {
+			cond = append(cond, jen.Op("!").Qual("strings", "EqualFold").Call(get(a), jen.Lit(c)))
+			allowed = append(allowed, jen.Lit(c))
+		}
+		e.use("commandError") // emits the CommandError type
+		err := jen.Op("&").Id("CommandError").Values(jen.Dict{
+			jen.Id("Script"):  jen.Lit(s.Name),
+			jen.Id("Arg"):     jen.Lit(a.Name),
+			jen.Id("Value"):   get(a),
+			jen.Id("Allowed"): jen.Index().String().Values(allowed...),
+		})
+		// Comparisons in line: the check costs no allocation when it passes.
+		test := jen.Add(cond[0])
+		for _, c := range cond[1:] {
+			test = test.Op("&&").Add(c)
+		}
+		g.If(test).Block(fail(err)...)
+	}
+}
+
 // emitKeys declares keys from the values get(param) returns.
 func (e *emitter) emitKeys(g *jen.Group, s *Script, get func(p Param) jen.Code) {
 	fixedKeys := s.Keys
@@ -342,6 +372,7 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 	}
 	return doc.Func().Id(s.Name).Params(params...).Params(results(s)...).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id(paramName(p.Name)) }
+		e.emitCommandChecks(g, s, get, func(err jen.Code) []jen.Code { return []jen.Code{zeroReturn(s, err)} })
 		e.emitKeys(g, s, get)
 		if needsSlotCheck(s) {
 			g.If(jen.Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster")).Block(
@@ -456,6 +487,10 @@ func (e *emitter) emitMulti(s *Script) jen.Code {
 			g.Id("cluster").Op(":=").Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster")
 		}
 		g.For(jen.Id("i").Op(":=").Range().Id("calls")).BlockFunc(func(g *jen.Group) {
+			e.emitCommandChecks(g, s, func(p Param) jen.Code { return jen.Id("calls").Index(jen.Id("i")).Dot(camel(p.Name)) },
+				func(err jen.Code) []jen.Code {
+					return []jen.Code{jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
+				})
 			g.List(jen.Id("keys"), jen.Id("args")).Op(":=").Id(encodeFunc(s)).Call(jen.Op("&").Id("calls").Index(jen.Id("i")))
 			if needsSlotCheck(s) {
 				g.If(jen.Id("cluster")).Block(

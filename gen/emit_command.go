@@ -31,6 +31,9 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		Comment("call Preload, then send the command again.").Line().
 		Func().Id(name).Params(params...).Params(jen.Qual(rueidisPath, "Completed"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id(paramName(p.Name)) }
+		e.emitCommandChecks(g, s, get, func(err jen.Code) []jen.Code {
+			return []jen.Code{jen.Return(jen.Qual(rueidisPath, "Completed").Values(), err)}
+		})
 		e.emitKeys(g, s, get)
 		if needsSlotCheck(s) {
 			g.If(jen.Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster")).Block(

@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "isNoScript", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "isNoScript", "commandError", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -24,6 +24,21 @@ var helperCode = map[string]func() jen.Code{
 			Func().Id("isNoScript").Params(jen.Id("resp").Qual(rueidisPath, "RedisResult")).Bool().Block(
 			jen.List(jen.Id("re"), jen.Id("ok")).Op(":=").Qual(rueidisPath, "IsRedisErr").Call(jen.Id("resp").Dot("Error").Call()),
 			jen.Return(jen.Id("ok").Op("&&").Id("re").Dot("IsNoScript").Call()),
+		)
+	},
+	"commandError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("CommandError")
+		return jen.Comment("CommandError refuses a call whose argument names a Redis command the script").Line().
+			Comment("does not declare (@commands); nothing is sent.").Line().
+			Type().Id("CommandError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("argument name"),
+			jen.Id("Value").String().Comment("the value given"),
+			jen.Id("Allowed").Index().String().Comment("the commands the script declares"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %q, want one of %q"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"), jen.Id("e").Dot("Allowed"))),
 		)
 	},
 	"checkSlots": func() jen.Code {

@@ -11,9 +11,16 @@ type Error struct {
 	File      string
 	Line, Col int
 	Msg       string
+	// Warning marks a problem that does not stop generation (unless strict).
+	Warning bool
 }
 
-func (e Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+func (e Error) Error() string {
+	if e.Warning {
+		return fmt.Sprintf("%s:%d:%d: warning: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
 
 // Errors is every problem found in one run, sorted by position.
 type Errors []Error

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -27,6 +28,11 @@ type Config struct {
 	// Check compares Out with what would be generated instead of writing it;
 	// Run then returns a *StaleError when they differ.
 	Check bool
+	// Strict turns warnings into errors.
+	Strict bool
+	// Warnings receives the warnings of a run that goes ahead, one per line
+	// (file:line:col: warning: message); nil discards them.
+	Warnings io.Writer
 }
 
 // StaleError lists generated files that differ from what the scripts give.
@@ -60,10 +66,19 @@ func Load(dir string) ([]File, error) {
 }
 
 // Generate checks the scripts and renders the package: file name → content.
-// Checker problems are returned as Errors, all of them, sorted.
+// Checker problems are returned as Errors, all of them, sorted; warnings
+// alone do not stop generation and are dropped (see GenerateWarnings).
 func Generate(pkg string, files []File) (map[string][]byte, error) {
+	out, _, err := GenerateWarnings(pkg, files, false)
+	return out, err
+}
+
+// GenerateWarnings is Generate that also returns the warnings of a
+// successful run. With strict, any warning fails the run like an error.
+// When the run fails, the returned Errors hold errors and warnings alike.
+func GenerateWarnings(pkg string, files []File, strict bool) (map[string][]byte, Errors, error) {
 	if !token.IsIdentifier(pkg) || token.IsKeyword(pkg) {
-		return nil, fmt.Errorf("invalid package name %q", pkg)
+		return nil, nil, fmt.Errorf("invalid package name %q", pkg)
 	}
 	var errs Errors
 	var infos []*scriptInfo
@@ -74,11 +89,23 @@ func Generate(pkg string, files []File) (map[string][]byte, error) {
 	}
 	p, es := checkPackage(pkg, infos)
 	errs = append(errs, es...)
-	if len(errs) > 0 {
-		errs.sort()
-		return nil, errs
+	errs.sort()
+	var warnings Errors
+	failed := false
+	for _, e := range errs {
+		if e.Warning {
+			warnings = append(warnings, e)
+		}
+		failed = failed || !e.Warning || strict
 	}
-	return emit(p)
+	if failed {
+		return nil, nil, errs
+	}
+	out, err := emit(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, warnings, nil
 }
 
 // Run loads cfg.In, generates, and writes cfg.Out (or compares with it when
@@ -90,9 +117,12 @@ func Run(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	out, err := Generate(cfg.Package, files)
+	out, warnings, err := GenerateWarnings(cfg.Package, files, cfg.Strict)
 	if err != nil {
 		return err
+	}
+	if cfg.Warnings != nil && len(warnings) > 0 {
+		fmt.Fprintln(cfg.Warnings, warnings.Error())
 	}
 	existing, err := generatedFiles(cfg.Out)
 	if err != nil {
@@ -121,14 +151,57 @@ func Run(cfg Config) error {
 			return err
 		}
 	}
-	for name := range existing {
-		if _, ok := out[name]; !ok {
-			if err := os.Remove(filepath.Join(cfg.Out, name)); err != nil {
+	underGoGenerate := os.Getenv("GOFILE") != "" && os.Getenv("GOPACKAGE") != ""
+	for _, name := range sortedNames(existing) {
+		if _, ok := out[name]; ok {
+			continue
+		}
+		p := filepath.Join(cfg.Out, name)
+		if underGoGenerate && !isPlaceholder(existing[name]) {
+			// go generate lists a package's files before it reads them: a
+			// file removed now, while it walks the packages, fails it with
+			// "no such file". The file becomes a build-ignored placeholder
+			// whose own go:generate line removes it when go generate reaches
+			// it; if it never does, the next run removes it (go generate
+			// does not list build-ignored files, so that is safe).
+			if err := writeFile(p, placeholder(cfg.Package)); err != nil {
 				return err
 			}
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// placeholderNote marks a generated file whose script no longer exists.
+const placeholderNote = "// scriptgen: the script of this file was removed; this file removes itself."
+
+func placeholder(pkg string) []byte {
+	return []byte(Header + "\n\n//go:build ignore\n\n" + placeholderNote + "\n" +
+		"//go:generate go run github.com/scriptlock/scriptlock/cmd/scriptgen -remove-placeholder $GOFILE\n\npackage " + pkg + "\n")
+}
+
+func isPlaceholder(b []byte) bool {
+	return bytes.HasPrefix(b, []byte(Header+"\n")) && bytes.Contains(b, []byte("\n"+placeholderNote+"\n"))
+}
+
+// RemovePlaceholder removes file if it is a placeholder scriptgen left for a
+// removed script, and refuses any other file.
+func RemovePlaceholder(file string) error {
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !isPlaceholder(b) {
+		return fmt.Errorf("%s is not a scriptgen placeholder: not removing it", file)
+	}
+	return os.Remove(file)
 }
 
 // writeFile replaces p atomically.
@@ -193,7 +266,7 @@ func compare(dir string, want, have map[string][]byte) error {
 		}
 	}
 	for name := range have {
-		if _, ok := want[name]; !ok {
+		if _, ok := want[name]; !ok && !isPlaceholder(have[name]) {
 			diffs = append(diffs, filepath.ToSlash(filepath.Join(dir, name))+": extra")
 		}
 	}

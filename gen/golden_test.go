@@ -132,17 +132,44 @@ func compareDir(t *testing.T, dir string, got map[string][]byte) {
 	}
 }
 
-// TestGolden generates every testdata case and compares with want/*.go, or
-// with stderr.txt for a case the checker rejects.
+// checkOnly reports whether a case tests the checker alone: its generated
+// files are not kept. Cases named <rule>_bad hold scripts the rule refuses
+// (stderr.txt is the exact output); <rule>_ok ones must pass with no output;
+// <rule>_warn ones must generate and print warnings.
+func checkOnly(name string) bool {
+	return strings.HasSuffix(name, "_bad") || strings.HasSuffix(name, "_ok") || strings.HasSuffix(name, "_warn")
+}
+
+// TestGolden generates every testdata case and compares with want/*.go, and
+// with stderr.txt: what scriptgen prints (errors and warnings, or warnings
+// alone when it generates). A flags file holding -strict runs it strict.
 func TestGolden(t *testing.T) {
 	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("testdata", name)
-			out, err := Generate(goldenPackage, loadCase(t, dir))
+			flags, _ := os.ReadFile(filepath.Join(dir, "flags"))
+			strict := strings.TrimSpace(string(flags)) == "-strict"
+			out, warnings, err := GenerateWarnings(goldenPackage, loadCase(t, dir), strict)
 			var stderr string
-			if err != nil {
+			switch {
+			case err != nil:
 				stderr = err.Error() + "\n"
 				out = nil
+			case len(warnings) > 0:
+				stderr = warnings.Error() + "\n"
+			}
+			if checkOnly(name) {
+				// Checker cases compare stderr only; "all" covers the output.
+				out = nil
+			}
+			if strings.HasSuffix(name, "_warn") && (err != nil || stderr == "") {
+				t.Fatalf("a warning case must generate and warn, got err=%v stderr=%q", err, stderr)
+			}
+			if strings.HasSuffix(name, "_bad") && err == nil {
+				t.Fatalf("a refused case generated (stderr %q)", stderr)
+			}
+			if strings.HasSuffix(name, "_ok") && stderr != "" {
+				t.Fatalf("a valid case must generate with no output, got:\n%s", stderr)
 			}
 			stderrPath := filepath.Join(dir, "stderr.txt")
 			if *update {

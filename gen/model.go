@@ -65,6 +65,9 @@ type Param struct {
 	Type     Type   // String for keys
 	Variadic bool
 	Doc      string
+	// Commands are the values an argument that names a Redis command may
+	// take (@commands); the generated callers refuse any other.
+	Commands []string
 }
 
 // ErrorDecl is an @error declaration.

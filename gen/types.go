@@ -31,8 +31,13 @@ func parseArgType(s string) (Type, error) {
 			return Type{}, fmt.Errorf("argument types cannot be nullable: %q", s)
 		}
 	}
-	return Type{}, fmt.Errorf("unknown type %q", s)
+	return Type{}, fmt.Errorf("unknown type %q: argument types are %s", s, argTypeList)
 }
+
+const (
+	argTypeList   = "string, bytes, int64, float64, bool, duration (sent as milliseconds), time (sent as unix milliseconds)"
+	replyTypeList = "none, string, bytes, int64, float64, bool, []string, []int64, map[string]string, a record {name type, ...} of string, bytes, int64, float64 or bool fields; add ? for a nullable reply"
+)
 
 // splitReturn splits the text of an @return line into the type and an
 // optional trailing description. A record type runs to its closing brace.
@@ -65,7 +70,7 @@ func parseReplyType(s string) (Type, error) {
 	}
 	k, ok := replyKinds[base]
 	if !ok {
-		return Type{}, fmt.Errorf("unknown type %q", s)
+		return Type{}, fmt.Errorf("unknown type %q: reply types are %s", s, replyTypeList)
 	}
 	if k == None && nullable {
 		return Type{}, fmt.Errorf("type none cannot be nullable")
@@ -103,7 +108,7 @@ func parseRecord(s string) (Type, error) {
 			if _, other := replyKinds[base]; other {
 				return Type{}, fmt.Errorf("record field %s: type %q is not allowed in a record (want string, bytes, int64, float64 or bool)", name, typ)
 			}
-			return Type{}, fmt.Errorf("unknown type %q", typ)
+			return Type{}, fmt.Errorf("unknown type %q: record fields are string, bytes, int64, float64 or bool, with ? when nullable", typ)
 		}
 		t.Fields = append(t.Fields, Field{Name: name, Type: Type{Kind: k, Nullable: nullable}})
 	}

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // fairCancelSource is scripts/fair_cancel.lua, verbatim.
@@ -22,6 +23,7 @@ const fairCancelSource = `-- FairCancel takes a waiter that gives up (its wait o
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
   return 0
 end
@@ -37,7 +39,7 @@ return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "e4608153f2e3eca1ff2f15cc2338a2aac19039f3"
+const fairCancelSHA1 = "dd14ec67ad088b4e047c3052a2570217426ec56d"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 
@@ -47,6 +49,14 @@ var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 // queue up to the waiter: O(position), on the rare path only.
 // Reply true when the waiter was queued.
 func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairCancel",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairCancel", keys); err != nil {
@@ -82,6 +92,15 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairCancel",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairCancelEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairCancel", keys); err != nil {
@@ -122,6 +141,14 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairCancel",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairCancel", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // fairForceUnlockSource is scripts/fair_force_unlock.lua, verbatim.
@@ -17,6 +18,7 @@ const fairForceUnlockSource = `-- FairForceUnlock deletes a fair lock whoever ho
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
@@ -28,13 +30,21 @@ return 1
 `
 
 // fairForceUnlockSHA1 is the SHA-1 of fairForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockSHA1 = "237ab6b4daba586a73434652d3396f11da6037c3"
+const fairForceUnlockSHA1 = "6b2c7fc577034df05879c944a4f90d2095e40888"
 
 var fairForceUnlockScript = rueidis.NewLuaScriptRetryable(fairForceUnlockSource)
 
 // FairForceUnlock deletes a fair lock whoever holds it and tells the first
 // waiter in the queue. Reply true when there was a lock to delete.
 func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlock", keys); err != nil {
@@ -68,6 +78,15 @@ func FairForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []FairFor
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairForceUnlock",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairForceUnlock", keys); err != nil {
@@ -108,6 +127,14 @@ func FairForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []FairFor
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairForceUnlockCommand(c rueidis.Client, lock string, queue string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlock", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -27,6 +28,7 @@ const fairRedissonCancelSource = `-- FairRedissonCancel takes a waiter that give
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 local queue = redis.call('lrange', KEYS[2], 0, -1)
 local i = 1
 while i <= #queue and queue[i] ~= ARGV[1] do
@@ -53,7 +55,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "ae1e30c7464cfb3d81dbcb350e664c3987b567a1"
+const fairRedissonCancelSHA1 = "f4a43cc8cccb0d04e1875a87ac033299f882712f"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 
@@ -65,6 +67,14 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 // as Redisson's unlock does for a free lock, so it does not sleep out its
 // timer. Reply true when the waiter was queued.
 func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonCancel",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonCancel", keys); err != nil {
@@ -101,6 +111,15 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairRedissonCancel",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairRedissonCancelEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRedissonCancel", keys); err != nil {
@@ -141,6 +160,14 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonCancel",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonCancel", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,7 @@ const fairRedissonForceUnlockSource = `-- FairRedissonForceUnlock deletes a fair
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 while true do
   local first = redis.call('lindex', KEYS[2], 0)
   if first == false then
@@ -45,7 +47,7 @@ return 1
 `
 
 // fairRedissonForceUnlockSHA1 is the SHA-1 of fairRedissonForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairRedissonForceUnlockSHA1 = "38a439fc7e4f84ffadae9d9f41c3218874890f5a"
+const fairRedissonForceUnlockSHA1 = "239e80b8d82aeab890a9f3c10735f9550fd968da"
 
 var fairRedissonForceUnlockScript = rueidis.NewLuaScript(fairRedissonForceUnlockSource)
 
@@ -54,6 +56,14 @@ var fairRedissonForceUnlockScript = rueidis.NewLuaScript(fairRedissonForceUnlock
 // are evicted first, then the first waiter is sent "0" on its own channel.
 // Reply true when there was a lock to delete.
 func FairRedissonForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, now time.Time, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonForceUnlock", keys); err != nil {
@@ -89,6 +99,15 @@ func FairRedissonForceUnlockMulti(ctx context.Context, c rueidis.Client, calls [
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairRedissonForceUnlock",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairRedissonForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRedissonForceUnlock", keys); err != nil {
@@ -129,6 +148,14 @@ func FairRedissonForceUnlockMulti(ctx context.Context, c rueidis.Client, calls [
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairRedissonForceUnlockCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, now time.Time, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonForceUnlock", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,7 @@ const fairRedissonReleaseSource = `-- FairRedissonRelease gives up one hold of a
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return {tonumber(seen), 0}
@@ -74,7 +76,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "e5cbdddf8058293fb7a154b2b8fe5199abbc4fac"
+const fairRedissonReleaseSHA1 = "1dc09e21e01ea2a4249d51cfc25da29c4688c993"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -94,6 +96,14 @@ type FairRedissonReleaseResult struct {
 // Reply {0, 0}: not held by this owner; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
 func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration) (FairRedissonReleaseResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return FairRedissonReleaseResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonRelease", keys); err != nil {
@@ -133,6 +143,15 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairRedissonRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairRedissonReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRedissonRelease", keys); err != nil {
@@ -173,6 +192,14 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRedissonRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonRelease", keys); err != nil {

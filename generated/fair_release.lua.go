@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,6 +29,7 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return {tonumber(seen), 0}
@@ -63,7 +65,7 @@ return {2, receivers}
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "2be1829376d422bd6e9e8c86e749407bcbf16e6a"
+const fairReleaseSHA1 = "e0aa484525f3dc65980ff0335b0e0e379cb73408"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -81,6 +83,14 @@ type FairReleaseResult struct {
 // Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
 func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration) (FairReleaseResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return FairReleaseResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
@@ -119,6 +129,15 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "FairRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := fairReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRelease", keys); err != nil {
@@ -159,6 +178,14 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "FairRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // latchCountDownSource is scripts/latch_count_down.lua, verbatim.
@@ -17,6 +18,7 @@ const latchCountDownSource = `-- LatchCountDown decrements a latch. Reaching zer
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 0 then
   return 0
 end
@@ -30,7 +32,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "c41779530888393c2a3413ee33d75b962c15439a"
+const latchCountDownSHA1 = "72ed4e893752faae27e99a2e0887b1d462f8f6c0"
 
 var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
 
@@ -39,6 +41,14 @@ var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
 // that is not counting stays as it is.
 // Reply: the count left (0 once released or when not counting).
 func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchCountDown",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {
@@ -71,6 +81,15 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "LatchCountDown",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := latchCountDownEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LatchCountDown", keys); err != nil {
@@ -111,6 +130,14 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func LatchCountDownCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchCountDown",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // latchDeleteSource is scripts/latch_delete.lua, verbatim.
@@ -15,6 +16,7 @@ const latchDeleteSource = `-- LatchDelete removes a latch whatever its count and
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
@@ -23,13 +25,21 @@ return 1
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "828d7d6cdc4e137480d0c9d09ba8db95a3ca7589"
+const latchDeleteSHA1 = "895e42874b0d2b27dac2a025a32049d9492932a3"
 
 var latchDeleteScript = rueidis.NewLuaScript(latchDeleteSource)
 
 // LatchDelete removes a latch whatever its count and publishes the "zero"
 // message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
 func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchDelete",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
@@ -62,6 +72,15 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "LatchDelete",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := latchDeleteEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LatchDelete", keys); err != nil {
@@ -102,6 +121,14 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func LatchDeleteCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchDelete",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 )
 
 // latchTrySetSource is scripts/latch_try_set.lua, verbatim.
@@ -18,6 +19,7 @@ const latchTrySetSource = `-- LatchTrySet sets a count-down latch's count, only 
 -- @arg    count     int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
@@ -27,7 +29,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "f7ace7e7b42f6d0c63b60a2fa63b3708881289cc"
+const latchTrySetSHA1 = "64f05ccdd4c496ae14366199989954c1fdfd937c"
 
 var latchTrySetScript = rueidis.NewLuaScript(latchTrySetSource)
 
@@ -35,6 +37,14 @@ var latchTrySetScript = rueidis.NewLuaScript(latchTrySetSource)
 // already counting, and publishes Redisson's "new count" message 1 on the
 // latch channel. Reply 1: set; 0: already counting, nothing changed.
 func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, count int64, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchTrySet",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {
@@ -68,6 +78,15 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "LatchTrySet",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := latchTrySetEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LatchTrySet", keys); err != nil {
@@ -108,6 +127,14 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func LatchTrySetCommand(c rueidis.Client, latch string, channel string, count int64, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "LatchTrySet",
+			Value:   publish,
+		}
+	}
 	keys := []string{latch, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {

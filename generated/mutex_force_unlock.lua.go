@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // mutexForceUnlockSource is scripts/mutex_force_unlock.lua, verbatim.
@@ -16,6 +17,7 @@ const mutexForceUnlockSource = `-- MutexForceUnlock deletes a lock whoever holds
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 1 then
   redis.call(ARGV[1], KEYS[2], '0')
   return 1
@@ -24,13 +26,21 @@ return 0
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "420b0dbd3ee2beb991e0b2c980c70c15b01bbe6f"
+const mutexForceUnlockSHA1 = "ab30c9bb0c73bf98d16829ec4f20a9815dd301f0"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
 // MutexForceUnlock deletes a lock whoever holds it and wakes its waiters.
 // Reply true when there was a lock to delete.
 func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "MutexForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
@@ -63,6 +73,15 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "MutexForceUnlock",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := mutexForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexForceUnlock", keys); err != nil {
@@ -103,6 +122,14 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "MutexForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {

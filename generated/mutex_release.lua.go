@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -27,6 +28,7 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @return int64?
+-- @commands publish spublish
 if ARGV[5] == '1' then
   local seen = redis.call('get', KEYS[3])
   if seen then
@@ -50,7 +52,7 @@ return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "0d604789eff65b5fbc169dd257bc90632f086b87"
+const mutexReleaseSHA1 = "938f8c82628c915a8c0a5374f4a3bb93de9ddb37"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -62,6 +64,14 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released.
 func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "MutexRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
@@ -100,6 +110,15 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "MutexRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := mutexReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexRelease", keys); err != nil {
@@ -140,6 +159,14 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "MutexRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {

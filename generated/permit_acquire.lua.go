@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -27,6 +28,7 @@ const permitAcquireSource = `-- PermitAcquire takes one permit of an expirable s
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local never = 922337203685477
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -57,7 +59,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "a2381f5da24eecd1af10c6d211639bfc1ece2fdd"
+const permitAcquireSHA1 = "064cd1aa034ef3bdef561173640322b70d8a89fa"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -77,6 +79,14 @@ type PermitAcquireResult struct {
 // Reply {1, expires}: taken, expires = lease end (server unix ms);
 // {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
 func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return PermitAcquireResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitAcquire",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {
@@ -112,6 +122,15 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "PermitAcquire",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := permitAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("PermitAcquire", keys); err != nil {
@@ -152,6 +171,14 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitAcquire",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {

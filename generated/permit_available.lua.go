@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // permitAvailableSource is scripts/permit_available.lua, verbatim.
@@ -17,6 +18,7 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- @key    channel   redisson_sc:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
@@ -32,7 +34,7 @@ return tonumber(redis.call('get', KEYS[1]) or '0')
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "38741767ea24639dae58db8cf44493cef88081f6"
+const permitAvailableSHA1 = "e7685cecb9226a596d84baef677732446edfa25c"
 
 var permitAvailableScript = rueidis.NewLuaScript(permitAvailableSource)
 
@@ -40,6 +42,14 @@ var permitAvailableScript = rueidis.NewLuaScript(permitAvailableSource)
 // now, after returning to the pool every permit whose lease ended (server
 // clock), and announcing them if any.
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitAvailable",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAvailable", keys); err != nil {
@@ -73,6 +83,15 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "PermitAvailable",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := permitAvailableEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("PermitAvailable", keys); err != nil {
@@ -113,6 +132,14 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitAvailable",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAvailable", keys); err != nil {

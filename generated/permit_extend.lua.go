@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,7 @@ const permitExtendSource = `-- PermitExtend gives a held permit a new lease coun
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}
@@ -43,7 +45,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "a31482ec72c6f6a2f1ec17a0d9a6400a4e17e9ba"
+const permitExtendSHA1 = "438ffa0600a9f942071b615b1b33f7862bffc39c"
 
 var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
 
@@ -59,6 +61,14 @@ type PermitExtendResult struct {
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
 func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitExtendResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return PermitExtendResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitExtend",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {
@@ -94,6 +104,15 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "PermitExtend",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := permitExtendEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("PermitExtend", keys); err != nil {
@@ -134,6 +153,14 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitExtend",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // permitReleaseSource is scripts/permit_release.lua, verbatim.
@@ -20,6 +21,7 @@ const permitReleaseSource = `-- PermitRelease returns a permit to an expirable s
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return 0
@@ -36,7 +38,7 @@ return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "c6963325187332eaf16d6937bd6ea4d7fd5ebd85"
+const permitReleaseSHA1 = "48263d6350bf2feb7b56982737eb70c024e3a7da"
 
 var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 
@@ -46,6 +48,14 @@ var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 // took it meanwhile); 0: no such permit (unknown id, released already, or
 // expired and reclaimed), nothing changed.
 func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
@@ -80,6 +90,15 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "PermitRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := permitReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("PermitRelease", keys); err != nil {
@@ -120,6 +139,14 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "PermitRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {

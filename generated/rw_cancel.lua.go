@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // rwCancelSource is scripts/rw_cancel.lua, verbatim.
@@ -18,6 +19,7 @@ const rwCancelSource = `-- RwCancel withdraws a waiting writer that gave up. Whe
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
@@ -28,7 +30,7 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "c015b3094daeb07e48f00e3dc3c5eab869d28409"
+const rwCancelSHA1 = "f9e365ed756ceff209de3d06b86870bfe6b7126f"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
@@ -36,6 +38,14 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 // waiting, "1" is published so readers it held back enter at once.
 // Reply true when the writer was registered.
 func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel string, writeOwner string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwCancel",
+			Value:   publish,
+		}
+	}
 	keys := []string{writers, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwCancel", keys); err != nil {
@@ -69,6 +79,15 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwCancel",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwCancelEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwCancel", keys); err != nil {
@@ -109,6 +128,14 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwCancel",
+			Value:   publish,
+		}
+	}
 	keys := []string{writers, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwCancel", keys); err != nil {

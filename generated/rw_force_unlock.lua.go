@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // rwForceUnlockSource is scripts/rw_force_unlock.lua, verbatim.
@@ -18,6 +19,7 @@ const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever 
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 local mode = redis.call('hget', KEYS[1], 'mode')
 if redis.call('del', KEYS[1]) == 0 then
   return 0
@@ -31,7 +33,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "b54a70b05ff3f0c3aa68f43a91f2fbae3969eec4"
+const rwForceUnlockSHA1 = "871d2a347b11d8533842a20f17f626a88544ffc0"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -40,6 +42,14 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
 // RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
@@ -72,6 +82,15 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwForceUnlock",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwForceUnlock", keys); err != nil {
@@ -112,6 +131,14 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwForceUnlock",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {

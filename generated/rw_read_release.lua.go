@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -27,6 +28,7 @@ const rwReadReleaseSource = `-- RwReadRelease gives up one read hold: it decreme
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return {tonumber(seen), 0}
@@ -71,7 +73,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "19faa2a7dcd4558b6418300514280167faceb107"
+const rwReadReleaseSHA1 = "d3c69a84de8a6f0af3873e2cbdf638334082bd78"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -89,6 +91,14 @@ type RwReadReleaseResult struct {
 // Reply {0, 0}: not held by this owner; {1, holds}: this owner still reads;
 // {2, 0}: this owner's last read hold is gone.
 func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (RwReadReleaseResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return RwReadReleaseResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwReadRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRelease", keys); err != nil {
@@ -126,6 +136,15 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwReadRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwReadReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwReadRelease", keys); err != nil {
@@ -166,6 +185,14 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwReadRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRelease", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,7 @@ const rwWriteReleaseSource = `-- RwWriteRelease gives up one write hold. The las
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
 if seen then
   return {tonumber(seen), 0}
@@ -50,7 +52,7 @@ return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "bbb617f36df1fc6ca6ace17eae49ef3e82154785"
+const rwWriteReleaseSHA1 = "1f9e2d4e332c5cfbbd859f85e772c46090bacf53"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -67,6 +69,14 @@ type RwWriteReleaseResult struct {
 // does. A per-call latch makes a retried release answer the first outcome.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return RwWriteReleaseResult{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwWriteRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -103,6 +113,15 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwWriteRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := rwWriteReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -143,6 +162,14 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwWriteRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{lock, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {

@@ -487,6 +487,19 @@ func isNoScript(resp rueidis.RedisResult) bool {
 	return ok && re.IsNoScript()
 }
 
+// CommandError refuses a call whose argument names a Redis command the script
+// does not declare (@commands); nothing is sent.
+type CommandError struct {
+	Script  string   // script name
+	Arg     string   // argument name
+	Value   string   // the value given
+	Allowed []string // the commands the script declares
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %q, want one of %q", e.Script, e.Arg, e.Value, e.Allowed)
+}
+
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.
 func checkSlots(script string, keys []string) error {
 	if len(keys) < 2 {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 )
 
 // semaphoreReleaseSource is scripts/semaphore_release.lua, verbatim.
@@ -19,13 +20,14 @@ const semaphoreReleaseSource = `-- SemaphoreRelease adds n permits (n < 0 remove
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local value = redis.call('incrby', KEYS[1], ARGV[1])
 redis.call(ARGV[2], KEYS[2], value)
 return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "2733316263d1e0d33eb8311fa95dcd1a57e12b2a"
+const semaphoreReleaseSHA1 = "8c0d3a2d6a7da359bb8f7d7574eb6a503d8ae532"
 
 var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 
@@ -34,6 +36,14 @@ var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 // the semaphore channel so waiters retry. Like RSemaphore's release and
 // addPermits it publishes every time, whatever the count. Reply: the new count.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return 0, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {
@@ -67,6 +77,15 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "SemaphoreRelease",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := semaphoreReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreRelease", keys); err != nil {
@@ -107,6 +126,14 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreRelease",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 )
 
 // semaphoreTrySetSource is scripts/semaphore_try_set.lua, verbatim.
@@ -20,6 +21,7 @@ const semaphoreTrySetSource = `-- SemaphoreTrySet sets a semaphore's permit coun
 -- @arg    permits   int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
@@ -29,7 +31,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "8e3461905920565325c4b4ac175445d5a796dc3b"
+const semaphoreTrySetSHA1 = "66f315cd4ff44752960ca98c9e7fe4feebfaa88d"
 
 var semaphoreTrySetScript = rueidis.NewLuaScript(semaphoreTrySetSource)
 
@@ -39,6 +41,14 @@ var semaphoreTrySetScript = rueidis.NewLuaScript(semaphoreTrySetSource)
 // layout: the permit count is a plain string counter under the name).
 // Reply 1: set; 0: a count already existed, nothing changed.
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, permits int64, publish string) (bool, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreTrySet",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreTrySet", keys); err != nil {
@@ -72,6 +82,15 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "SemaphoreTrySet",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		keys, args := semaphoreTrySetEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreTrySet", keys); err != nil {
@@ -112,6 +131,14 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, permits int64, publish string) (rueidis.Completed, error) {
+	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "SemaphoreTrySet",
+			Value:   publish,
+		}
+	}
 	keys := []string{semaphore, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreTrySet", keys); err != nil {

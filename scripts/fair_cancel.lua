@@ -11,6 +11,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
   return 0
 end

@@ -14,6 +14,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 local queue = redis.call('lrange', KEYS[2], 0, -1)
 local i = 1
 while i <= #queue and queue[i] ~= ARGV[1] do

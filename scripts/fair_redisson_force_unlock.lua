@@ -9,6 +9,7 @@
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 while true do
   local first = redis.call('lindex', KEYS[2], 0)
   if first == false then

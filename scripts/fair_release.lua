@@ -15,6 +15,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @return {status int64, value int64}
+-- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return {tonumber(seen), 0}

@@ -6,6 +6,7 @@
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 0 then
   return 0
 end

@@ -4,6 +4,7 @@
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end

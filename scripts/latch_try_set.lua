@@ -6,6 +6,7 @@
 -- @arg    count     int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end

@@ -14,6 +14,7 @@
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @return int64?
+-- @commands publish spublish
 if ARGV[5] == '1' then
   local seen = redis.call('get', KEYS[3])
   if seen then

@@ -10,6 +10,7 @@
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}

@@ -9,6 +9,7 @@
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @commands publish spublish
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return 0

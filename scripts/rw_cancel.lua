@@ -7,6 +7,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
+-- @commands publish spublish
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
   return 0
 end

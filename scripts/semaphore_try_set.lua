@@ -8,6 +8,7 @@
 -- @arg    permits   int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end

@@ -1,18 +1,30 @@
 // Command scriptgen generates typed Go callers for annotated Redis Lua
 // scripts, built on rueidis.
 //
-//	scriptgen -in scripts -out generated -pkg generated [-check]
+//	scriptgen -in scripts -out generated -pkg generated [-check] [-strict]
+//
+// Install it in your module with
+//
+//	go get -tool github.com/scriptlock/scriptlock/cmd/scriptgen
+//
+// and run it with "//go:generate go tool scriptgen -in ... -out ... -pkg ..."
+// (or go run github.com/scriptlock/scriptlock/cmd/scriptgen, which works once
+// the tool requirement is in go.mod).
 //
 // Each <in>/<name>.lua becomes <out>/<name>.lua.go, plus <out>/scriptgen.go
 // with what the scripts share (Scripts, Preload, error types, helpers). The
 // generated package imports only the standard library and rueidis.
 //
 // Problems in the scripts are printed as file:line:col: message, all of them,
-// sorted, and nothing is written (exit status 1). Files in <out> that carry
-// the generated header but belong to no script any more are removed; other
-// files are never touched. With -check nothing is written: the command lists
-// stale, missing and extra files and exits 1 when there are any. Bad flags
-// exit 2.
+// sorted, and nothing is written (exit status 1). Warnings are printed as
+// file:line:col: warning: message and do not stop generation, unless -strict
+// is given. Files in <out> that carry the generated header but belong to no
+// script any more are removed; other files are never touched. Under go
+// generate, which has already listed the files it will read, such a file is
+// first replaced by a build-ignored placeholder whose own go:generate line
+// removes it (scriptgen -remove-placeholder FILE); a later run removes any
+// placeholder left. With -check nothing is written: the command lists stale,
+// missing and extra files and exits 1 when there are any. Bad flags exit 2.
 //
 // # Annotations
 //
@@ -30,6 +42,8 @@
 //	-- @error     OVER_LIMIT caller is over its limit
 //	-- @readonly                   EVALSHA_RO / EVAL_RO
 //	-- @retryable                  rueidis.NewLuaScriptRetryable
+//	-- @commands  publish spublish what redis.call(ARGV[n], ...) may run
+//	-- @cluster-unsafe             keys not passed in KEYS, on purpose
 //
 // Argument types: string, bytes, int64, float64, bool (sent as 1 or 0),
 // duration (integer milliseconds), time (unix milliseconds); "name..." on the
@@ -65,15 +79,46 @@
 // other Redis error is returned unwrapped, so rueidis.IsRedisErr works. A reply
 // of the wrong shape is a *DecodeError naming the script and both types. On a
 // cluster client, a call whose keys are in different hash slots is refused
-// with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent.
+// with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent. An
+// argument a script uses as a command name (redis.call(ARGV[n], ...) with
+// @commands) must be one of the declared commands, in any case; any other
+// value is refused with a *CommandError before anything is sent.
+//
+// A script raises a declared error with return redis.error_reply('CODE
+// message') or return {err = 'CODE message'}; the sentinel is Err followed by
+// the code in CamelCase (OUT_OF_STOCK: ErrOutOfStock). Lua's error('CODE ...')
+// reaches the caller as "ERR user_script:N: CODE ..." and matches no sentinel.
 //
 // # Checks
 //
-// Lua syntax (gopher-lua's parser); unknown directives and types; duplicate
-// script names, parameters and error codes (and one code with two messages);
-// every KEYS[n] and ARGV[n] used is declared and every declared one is used;
-// a dynamic KEYS[i] or ARGV[i] needs a variadic; and a string literal (or a
-// concatenation starting with one) in a key position of redis.call or
-// redis.pcall with a known command is refused: keys must come through KEYS so
-// Redis Cluster can route the script.
+// Scripts are checked against Redis's command table (generated from the
+// command specifications Redis publishes; see gen/internal/cmdtable):
+//
+//   - every redis.call / redis.pcall names a known command (and subcommand),
+//     with a "did you mean" hint;
+//   - its argument count fits the command's arity (a trailing call such as
+//     unpack(ARGV) counts as one or more values);
+//   - its key positions (from the key specs, including subcommands, numkeys
+//     and keywords such as STREAMS) hold a declared key, KEYS[i], or a key
+//     extended on the right (KEYS[1] .. ':x', which keeps its hash tag);
+//     ARGV values, literals and data read from Redis are refused unless the
+//     script says @cluster-unsafe;
+//   - a @readonly script calls no write or replicated command (EVAL_RO refuses
+//     them), and no script calls a command flagged noscript (or one Redis 7.0
+//     refuses in scripts, such as BLPOP);
+//   - a command name that is not a literal needs @commands, and every call is
+//     then checked as each of the commands listed;
+//   - every redis.error_reply / {err = ...} code is declared with @error, and
+//     error('CODE ...') with a declared code is refused; a declared code the
+//     script never returns is a warning;
+//   - literal returns and return redis.call(...) fit @return, using the
+//     command's reply schema: a reply that can be nil needs T?, an integer
+//     reply is not a string; what the checker cannot know passes;
+//   - no global variable is assigned (Redis refuses it at run time).
+//
+// Annotations are checked too: Lua syntax (gopher-lua's parser; a syntax error
+// is reported alone); unknown directives and types (the message lists the
+// valid ones); duplicate script names, parameters and error codes (and one
+// code with two messages); every KEYS[n] and ARGV[n] used is declared and
+// every declared one is used; a dynamic KEYS[i] or ARGV[i] needs a variadic.
 package main

@@ -118,11 +118,11 @@ func TestCheckerErrorsWriteNothing(t *testing.T) {
 	// get.lua stays valid but changes, so any write would show.
 	os.WriteFile("scripts/get.lua", []byte(okScript+"-- v2\n"), 0o644)
 	os.WriteFile("scripts/bad.lua", []byte("-- @key k\n-- @arg n int32\n-- @return none\nreturn redis.call(\"GET\", KEYS[1])\n"), 0o644)
-	os.WriteFile("scripts/two.lua", []byte("-- @return none\nreturn redis.call(\"DEL\", \"literal\")\n"), 0o644)
+	os.WriteFile("scripts/two.lua", []byte("-- @return int64\nreturn redis.call(\"DEL\", \"literal\")\n"), 0o644)
 	before := snapshot(t, "generated")
 	code, stderr := scriptgen(t, genArgs...)
-	want := `scripts/bad.lua:2:11: unknown type "int32"
-scripts/two.lua:2:26: string literal "literal" in the key position of redis.call("DEL"): pass keys in KEYS so Redis Cluster can route them
+	want := `scripts/bad.lua:2:11: unknown type "int32": argument types are string, bytes, int64, float64, bool, duration (sent as milliseconds), time (sent as unix milliseconds)
+scripts/two.lua:2:26: key position of DEL holds the literal "literal": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe
 `
 	if code != 1 || stderr != want {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, stderr:\n%s", code, stderr, want)
@@ -178,5 +178,72 @@ func TestBadPackageOrInput(t *testing.T) {
 	}
 	if code, stderr := scriptgen(t, "-in", "missing", "-out", "generated", "-pkg", "generated"); code != 1 || stderr == "" {
 		t.Errorf("missing -in: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestRemovePlaceholderRefusesOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.lua.go")
+	if err := os.WriteFile(p, []byte("package generated\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"-remove-placeholder", p}, &stderr); code != 1 || !strings.Contains(stderr.String(), "not a scriptgen placeholder") {
+		t.Fatalf("exit %d, stderr %q; want 1 and a refusal", code, stderr.String())
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the file was removed: %v", err)
+	}
+}
+
+// Under go generate a stale file becomes a build-ignored placeholder that
+// -check accepts and the next run removes.
+func TestStaleFileUnderGoGenerate(t *testing.T) {
+	workspace(t, map[string]string{"get.lua": okScript, "old.lua": okScript})
+	if code, stderr := scriptgen(t, genArgs...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	os.Remove("scripts/old.lua")
+	t.Setenv("GOFILE", "app.go")
+	t.Setenv("GOPACKAGE", "app")
+	if code, stderr := scriptgen(t, genArgs...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile("generated/old.lua.go")
+	if err != nil {
+		t.Fatalf("stale file removed while go generate may still read it: %v", err)
+	}
+	if !strings.Contains(string(b), "//go:build ignore\n") || !strings.Contains(string(b), "-remove-placeholder $GOFILE") {
+		t.Fatalf("placeholder:\n%s", b)
+	}
+	if code, stderr := scriptgen(t, append(genArgs, "-check")...); code != 0 {
+		t.Errorf("-check with a placeholder: exit %d: %s", code, stderr)
+	}
+	if code, stderr := scriptgen(t, genArgs...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat("generated/old.lua.go"); err == nil {
+		t.Errorf("the next run kept the placeholder")
+	}
+}
+
+// Warnings are printed and do not stop generation; -strict makes them
+// errors and writes nothing.
+func TestWarningsAndStrict(t *testing.T) {
+	warned := "-- @key k\n-- @return int64\n-- @error SOLD_OUT nothing left\nreturn redis.call('decr', KEYS[1])\n"
+	want := "scripts/w.lua:3:11: warning: @error SOLD_OUT is declared but the script never returns it (return redis.error_reply('SOLD_OUT ...'))\n"
+
+	workspace(t, map[string]string{"w.lua": warned})
+	if code, stderr := scriptgen(t, append(genArgs, "-strict")...); code != 1 || stderr != want {
+		t.Errorf("-strict: exit %d, stderr %q; want 1, %q", code, stderr, want)
+	}
+	if _, err := os.Stat("generated"); err == nil {
+		t.Errorf("-strict with a warning wrote the output directory")
+	}
+	if code, stderr := scriptgen(t, genArgs...); code != 0 || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 0, %q", code, stderr, want)
+	}
+	if _, err := os.Stat("generated/w.lua.go"); err != nil {
+		t.Errorf("a run with warnings only did not generate: %v", err)
 	}
 }

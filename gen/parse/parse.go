@@ -77,20 +77,91 @@ type Use struct {
 	Bare bool
 }
 
+// Source is where a value comes from, as far as the walker can tell.
+type Source int
+
+// Value sources.
+const (
+	SourceUnknown Source = iota // anything the walker does not follow
+	SourceKey                   // KEYS[i], or built from it keeping its start (KEYS[1] .. ':x')
+	SourceArgv                  // ARGV[i], or built from it
+	SourceLiteral               // a string or number literal, or built from one
+	SourceRedis                 // a redis.call reply, or a field of one
+	SourceNil                   // nil or false
+)
+
+// Value is the source of an expression, with a short text for messages
+// (KEYS[1], ARGV[2], "x", a local's name).
+type Value struct {
+	Source Source
+	Text   string
+}
+
 // Arg is one argument of a redis.call site.
 type Arg struct {
 	Pos Pos
-	// Literal is set when the argument is a string literal, or a concatenation
-	// whose leftmost operand is a string literal (then it holds that operand).
+	// Literal is set when the argument is a string or number literal, or a
+	// concatenation whose leftmost operand is a string literal (then it holds
+	// that operand).
 	Literal *string
+	// Exact is set when the argument is exactly a string or number literal
+	// (then Literal holds it).
+	Exact bool
+	Value Value
+	// Expands is set on a last argument that gives any number of values
+	// (a call such as unpack(ARGV), or ...).
+	Expands bool
 }
 
-// Call is a redis.call / redis.pcall site with a literal command name.
+// Call is a redis.call / redis.pcall site.
 type Call struct {
-	Pos     Pos    // of the callee (redis)
-	Func    string // "redis.call" or "redis.pcall"
-	Command string // as written
-	Args    []Arg  // arguments after the command name
+	Pos        Pos    // of the callee (redis)
+	Func       string // "redis.call" or "redis.pcall"
+	Command    string // as written; "" when the name is not a literal
+	CommandPos Pos    // of the command name argument
+	Dynamic    Value  // the command name's source when it is not a literal
+	Args       []Arg  // arguments after the command name
+}
+
+// Global is an assignment to a global variable (or a global function
+// definition), which Redis refuses at run time.
+type Global struct {
+	Pos      Pos
+	Name     string
+	Function bool
+}
+
+// ErrorSite is a place that raises or returns an error with a literal
+// message: redis.error_reply('CODE ...'), {err = 'CODE ...'}, error('...').
+type ErrorSite struct {
+	Pos  Pos
+	Text string // the literal (leftmost operand of a concatenation)
+	Via  string // "redis.error_reply", "{err = ...}", "error()"
+}
+
+// ReturnKind is what a return statement gives, when the walker can tell.
+type ReturnKind int
+
+// Return kinds.
+const (
+	ReturnUnknown ReturnKind = iota
+	ReturnNil                // nil, false or no value: a nil reply
+	ReturnInt                // a number literal or true: an integer reply
+	ReturnString             // a string literal or status reply
+	ReturnArray              // a table constructor: an array reply
+	ReturnError              // an error reply
+	ReturnCall               // redis.call('cmd', ...): the command's reply
+)
+
+// Return is one return statement.
+type Return struct {
+	Pos      Pos // of the returned expression (or of return)
+	Kind     ReturnKind
+	Text     string // the literal, for messages
+	Len      int    // ReturnArray: the number of values, -1 when not fixed
+	Command  string // ReturnCall: the command name
+	CallFunc string // ReturnCall: redis.call or redis.pcall
+	Call     int    // ReturnCall: index of the call in File.Calls
 }
 
 // File is a parsed script.
@@ -101,6 +172,15 @@ type File struct {
 	Keys       []Use
 	Argv       []Use
 	Calls      []Call
+	Globals    []Global
+	ErrorSites []ErrorSite
+	Returns    []Return // of the chunk itself, not of functions it defines
+	// SetResp is set when the script calls redis.setresp: replies may then
+	// have RESP3 shapes.
+	SetResp bool
+	// SyntaxError is set when the Lua parser refused the script: the facts
+	// above are then empty.
+	SyntaxError bool
 }
 
 // Parse parses one script. It returns every problem found; the File is usable
@@ -116,11 +196,12 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 			e.Pos = Pos{bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1, 1}
 		}
 		errs = append(errs, e)
+		f.SyntaxError = true
 		return f, errs
 	}
 	toks := scanTokens(src, name)
 	w := walker{f: f, toks: toks}
-	w.stmts(chunk)
+	w.block(chunk)
 	return f, errs
 }
 

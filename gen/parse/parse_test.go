@@ -57,12 +57,74 @@ func TestParseFacts(t *testing.T) {
 	}
 	lit := func(s string) *string { return &s }
 	wantCalls := []Call{
-		{Pos: Pos{1, 11}, Func: "redis.call", Command: "GET", Args: []Arg{{Pos: Pos{1, 29}}, {Pos: Pos{1, 38}, Literal: lit("a")}}},
-		{Pos: Pos{2, 1}, Func: "redis.call", Command: "SET", Args: []Arg{{Pos: Pos{2, 19}}, {Pos: Pos{2, 28}}}},
-		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", Args: []Arg{{Pos: Pos{4, 31}, Literal: lit("zz")}, {Pos: Pos{4, 37}}}},
+		{Pos: Pos{1, 11}, Func: "redis.call", Command: "GET", CommandPos: Pos{1, 22}, Args: []Arg{
+			{Pos: Pos{1, 29}, Value: Value{SourceKey, "KEYS[1]"}},
+			{Pos: Pos{1, 38}, Literal: lit("a"), Value: Value{SourceLiteral, `"a"`}},
+		}},
+		{Pos: Pos{2, 1}, Func: "redis.call", Command: "SET", CommandPos: Pos{2, 12}, Args: []Arg{
+			{Pos: Pos{2, 19}, Value: Value{SourceKey, "KEYS[2]"}},
+			{Pos: Pos{2, 28}, Value: Value{SourceArgv, "ARGV[i]"}},
+		}},
+		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", CommandPos: Pos{4, 23}, Args: []Arg{
+			{Pos: Pos{4, 31}, Literal: lit("zz"), Exact: true, Value: Value{SourceLiteral, `"zz"`}},
+			{Pos: Pos{4, 37}, Expands: true},
+		}},
 	}
 	if diff := cmp.Diff(wantCalls, f.Calls); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseBodyFacts(t *testing.T) {
+	src := "local a = 1\n" +
+		"b = 2\n" +
+		"function g() end\n" +
+		"local function h(p) p = 1; return p end\n" +
+		"for i, k in ipairs(KEYS) do redis.call('DEL', k) end\n" +
+		"local v = redis.call('GET', KEYS[1])\n" +
+		"redis.call('DEL', v)\n" +
+		"if a then return redis.error_reply('NOPE no') end\n" +
+		"if v then return {err = 'BAD x'} end\n" +
+		"if b then error('OOPS x') end\n" +
+		"if a then return 'x' end\n" +
+		"return redis.call('INCR', KEYS[1])\n"
+	f, errs := Parse("x.lua", []byte(src))
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	if diff := cmp.Diff([]Global{{Pos{2, 1}, "b", false}, {Pos{3, 10}, "g", true}}, f.Globals); diff != "" {
+		t.Errorf("globals (-want +got):\n%s", diff)
+	}
+	var sources []Value
+	for _, c := range f.Calls {
+		if len(c.Args) > 0 {
+			sources = append(sources, c.Args[0].Value)
+		}
+	}
+	wantSources := []Value{{SourceKey, "KEYS[i]"}, {SourceKey, "KEYS[1]"}, {SourceRedis, "v"}, {SourceKey, "KEYS[1]"}}
+	if diff := cmp.Diff(wantSources, sources); diff != "" {
+		t.Errorf("first argument sources (-want +got):\n%s", diff)
+	}
+	wantSites := []ErrorSite{
+		{Pos{8, 18}, "NOPE no", "redis.error_reply"},
+		{Pos{9, 19}, "BAD x", "{err = ...}"},
+		{Pos{10, 11}, "OOPS x", "error()"},
+	}
+	if diff := cmp.Diff(wantSites, f.ErrorSites); diff != "" {
+		t.Errorf("error sites (-want +got):\n%s", diff)
+	}
+	wantReturns := []Return{
+		{Pos: Pos{8, 18}, Kind: ReturnError},
+		{Pos: Pos{9, 18}, Kind: ReturnError, Len: -1},
+		{Pos: Pos{11, 18}, Kind: ReturnString, Text: `"x"`},
+		{Pos: Pos{12, 8}, Kind: ReturnCall, Command: "INCR", CallFunc: "redis.call", Call: 3},
+	}
+	if diff := cmp.Diff(wantReturns, f.Returns); diff != "" {
+		t.Errorf("returns (-want +got):\n%s", diff)
+	}
+	f, _ = Parse("x.lua", []byte("-- @key k\nlocal = 1\n"))
+	if !f.SyntaxError {
+		t.Error("SyntaxError not set for a script the Lua parser refuses")
 	}
 }
 

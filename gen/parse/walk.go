@@ -42,6 +42,15 @@ type walker struct {
 	// seen counts identifiers already matched per (line, name), so the n-th
 	// occurrence in the tree maps to the n-th token on that line.
 	seen map[identKey]int
+	// scopes are the local names in scope, innermost last.
+	scopes []map[string]bool
+	// locals is what each local name was last assigned (flow-insensitive
+	// beyond textual order: a name assigned values of different sources
+	// becomes SourceUnknown).
+	locals map[string]Value
+	// depth counts the function bodies being walked: only the chunk's own
+	// return statements reach Redis.
+	depth int
 }
 
 type identKey struct {
@@ -51,15 +60,25 @@ type identKey struct {
 
 // identPos finds the column of the next occurrence of identifier name on line.
 func (w *walker) identPos(line int, name string) (Pos, int) {
+	return w.tokenPos(line, name, false)
+}
+
+// tokenPos finds the next occurrence of a token on line; isField also
+// matches identifiers that name a field ({err = ...}).
+func (w *walker) tokenPos(line int, name string, isField bool) (Pos, int) {
 	if w.seen == nil {
 		w.seen = map[identKey]int{}
 	}
 	k := identKey{line, name}
+	if isField {
+		k.name = "." + name
+	}
 	n := w.seen[k]
 	w.seen[k] = n + 1
 	first, count := -1, 0
 	for i, t := range w.toks {
-		if t.line != line || t.typ != luaparse.TIdent || t.str != name || !w.isReference(i) {
+		if t.line != line || t.str != name || t.typ == luaparse.TString ||
+			(t.typ == luaparse.TIdent && !w.isReference(i) && !isField) {
 			continue
 		}
 		if first < 0 {
@@ -97,6 +116,39 @@ func (w *walker) isReference(i int) bool {
 	return true
 }
 
+func (w *walker) push() { w.scopes = append(w.scopes, map[string]bool{}) }
+func (w *walker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
+
+func (w *walker) declare(name string, v Value) {
+	w.scopes[len(w.scopes)-1][name] = true
+	w.assign(name, v)
+}
+
+func (w *walker) assign(name string, v Value) {
+	if w.locals == nil {
+		w.locals = map[string]Value{}
+	}
+	if old, ok := w.locals[name]; ok && old.Source != v.Source {
+		v = Value{Source: SourceUnknown}
+	}
+	w.locals[name] = v
+}
+
+func (w *walker) isLocal(name string) bool {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if w.scopes[i][name] {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *walker) block(list []ast.Stmt) {
+	w.push()
+	w.stmts(list)
+	w.pop()
+}
+
 func (w *walker) stmts(list []ast.Stmt) {
 	for _, s := range list {
 		w.stmt(s)
@@ -108,41 +160,114 @@ func (w *walker) stmt(s ast.Stmt) {
 	case *ast.AssignStmt:
 		w.exprs(s.Lhs)
 		w.exprs(s.Rhs)
+		for i, l := range s.Lhs {
+			id, ok := l.(*ast.IdentExpr)
+			if !ok {
+				continue
+			}
+			if !w.isLocal(id.Value) {
+				pos, _ := w.identPos(id.Line(), id.Value)
+				w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value})
+				continue
+			}
+			v := Value{Source: SourceUnknown}
+			if i < len(s.Rhs) {
+				v = w.value(s.Rhs[i])
+			}
+			w.assign(id.Value, v)
+		}
 	case *ast.LocalAssignStmt:
+		if len(s.Exprs) == 1 && len(s.Names) == 1 {
+			if _, fn := s.Exprs[0].(*ast.FunctionExpr); fn {
+				w.declare(s.Names[0], Value{Source: SourceUnknown}) // local function f: f is in scope in its body
+			}
+		}
 		w.exprs(s.Exprs)
+		for i, n := range s.Names {
+			v := Value{Source: SourceUnknown}
+			if i < len(s.Exprs) {
+				v = w.value(s.Exprs[i])
+			} else if len(s.Exprs) == 0 {
+				v = Value{Source: SourceNil}
+			}
+			w.declare(n, v)
+		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
 	case *ast.DoBlockStmt:
-		w.stmts(s.Stmts)
+		w.block(s.Stmts)
 	case *ast.WhileStmt:
 		w.expr(s.Condition)
-		w.stmts(s.Stmts)
+		w.block(s.Stmts)
 	case *ast.RepeatStmt:
+		w.push()
 		w.stmts(s.Stmts)
 		w.expr(s.Condition)
+		w.pop()
 	case *ast.IfStmt:
 		w.expr(s.Condition)
-		w.stmts(s.Then)
-		w.stmts(s.Else)
+		w.block(s.Then)
+		w.block(s.Else)
 	case *ast.NumberForStmt:
 		w.expr(s.Init)
 		w.expr(s.Limit)
 		w.expr(s.Step)
+		w.push()
+		w.declare(s.Name, Value{Source: SourceUnknown})
 		w.stmts(s.Stmts)
+		w.pop()
 	case *ast.GenericForStmt:
 		w.exprs(s.Exprs)
+		w.push()
+		// for i, k in ipairs(KEYS): k is a key
+		elem := Value{Source: SourceUnknown}
+		if len(s.Exprs) == 1 {
+			if c, ok := s.Exprs[0].(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
+				if id, ok := c.Args[0].(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") {
+					elem = Value{Source: sourceOfTable(id.Value), Text: id.Value + "[i]"}
+				}
+			}
+		}
+		for i, n := range s.Names {
+			if i == 1 {
+				w.declare(n, elem)
+			} else {
+				w.declare(n, Value{Source: SourceUnknown})
+			}
+		}
 		w.stmts(s.Stmts)
+		w.pop()
 	case *ast.FuncDefStmt:
 		if s.Name != nil {
+			if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil && !w.isLocal(id.Value) {
+				pos, _ := w.tokenPos(id.Line(), id.Value, true)
+				w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value, Function: true})
+			}
 			w.expr(s.Name.Func)
 			w.expr(s.Name.Receiver)
 		}
 		if s.Func != nil {
-			w.stmts(s.Func.Stmts)
+			w.function(s.Func)
 		}
 	case *ast.ReturnStmt:
+		if w.depth == 0 {
+			w.ret(s)
+		}
 		w.exprs(s.Exprs)
 	}
+}
+
+func (w *walker) function(f *ast.FunctionExpr) {
+	w.depth++
+	defer func() { w.depth-- }()
+	w.push()
+	if f.ParList != nil {
+		for _, n := range f.ParList.Names {
+			w.declare(n, Value{Source: SourceUnknown})
+		}
+	}
+	w.stmts(f.Stmts)
+	w.pop()
 }
 
 func (w *walker) exprs(list []ast.Expr) {
@@ -179,6 +304,7 @@ func (w *walker) expr(e ast.Expr) {
 		w.expr(e.Object)
 		w.expr(e.Key)
 	case *ast.TableExpr:
+		w.errTable(e, "")
 		for _, f := range e.Fields {
 			w.expr(f.Key)
 			w.expr(f.Value)
@@ -207,7 +333,7 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.UnaryLenOpExpr:
 		w.expr(e.Expr)
 	case *ast.FunctionExpr:
-		w.stmts(e.Stmts)
+		w.function(e)
 	}
 }
 
@@ -219,42 +345,237 @@ func (w *walker) addUse(table string, u Use) {
 	}
 }
 
-// call records redis.call / redis.pcall (and server.call / server.pcall)
-// sites whose command name is a string literal.
-func (w *walker) call(e *ast.FuncCallExpr) {
+func sourceOfTable(name string) Source {
+	if name == "KEYS" {
+		return SourceKey
+	}
+	return SourceArgv
+}
+
+// value classifies where an expression's value comes from.
+func (w *walker) value(e ast.Expr) Value {
+	switch x := e.(type) {
+	case *ast.StringExpr:
+		return Value{Source: SourceLiteral, Text: strconv.Quote(x.Value)}
+	case *ast.NumberExpr:
+		return Value{Source: SourceLiteral, Text: x.Value}
+	case *ast.NilExpr, *ast.FalseExpr:
+		return Value{Source: SourceNil}
+	case *ast.AttrGetExpr:
+		if id, ok := x.Object.(*ast.IdentExpr); ok {
+			if id.Value == "KEYS" || id.Value == "ARGV" {
+				idx := "i"
+				if n, ok := x.Key.(*ast.NumberExpr); ok {
+					idx = n.Value
+				}
+				return Value{Source: sourceOfTable(id.Value), Text: id.Value + "[" + idx + "]"}
+			}
+			if v, ok := w.locals[id.Value]; ok && w.isLocal(id.Value) && v.Source == SourceRedis {
+				return v // a field of a reply is data read from Redis too
+			}
+		}
+	case *ast.StringConcatOpExpr:
+		// A key extended on the right keeps its hash tag: {name}:suffix.
+		return w.value(x.Lhs)
+	case *ast.IdentExpr:
+		if v, ok := w.locals[x.Value]; ok && w.isLocal(x.Value) {
+			if v.Text == "" {
+				v.Text = x.Value
+			}
+			return v
+		}
+	case *ast.FuncCallExpr:
+		if name, ok := redisFunc(x); ok && (name == "call" || name == "pcall") {
+			return Value{Source: SourceRedis}
+		}
+		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
+			return w.value(x.Args[0])
+		}
+	}
+	return Value{Source: SourceUnknown}
+}
+
+// redisFunc returns X of a redis.X(...) or server.X(...) call.
+func redisFunc(e *ast.FuncCallExpr) (string, bool) {
 	attr, ok := e.Func.(*ast.AttrGetExpr)
 	if !ok {
-		return
+		return "", false
 	}
 	obj, ok := attr.Object.(*ast.IdentExpr)
 	if !ok || (obj.Value != "redis" && obj.Value != "server") {
-		return
+		return "", false
 	}
 	key, ok := attr.Key.(*ast.StringExpr)
-	if !ok || (key.Value != "call" && key.Value != "pcall") {
+	if !ok {
+		return "", false
+	}
+	return key.Value, true
+}
+
+// expands reports whether e, as the last argument of a call, gives any
+// number of values (a call or ...).
+func expands(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.FuncCallExpr:
+		return !x.AdjustRet
+	case *ast.Comma3Expr:
+		return !x.AdjustRet
+	}
+	return false
+}
+
+// call records redis.call / redis.pcall (and server.*) sites, error replies
+// and error() calls.
+func (w *walker) call(e *ast.FuncCallExpr) {
+	if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "error" && !w.isLocal("error") && len(e.Args) > 0 {
+		pos, _ := w.identPos(id.Line(), id.Value)
+		if lit, ok := leadingLiteral(e.Args[0]); ok {
+			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "error()"})
+		} else if t, ok := e.Args[0].(*ast.TableExpr); ok {
+			w.errTable(t, "error()")
+		}
 		return
 	}
-	pos, ti := w.identPos(obj.Line(), obj.Value)
-	if len(e.Args) == 0 {
-		return
-	}
-	cmd, ok := e.Args[0].(*ast.StringExpr)
+	name, ok := redisFunc(e)
 	if !ok {
 		return
 	}
+	obj := e.Func.(*ast.AttrGetExpr).Object.(*ast.IdentExpr)
+	pos, ti := w.identPos(obj.Line(), obj.Value)
+	switch name {
+	case "setresp":
+		w.f.SetResp = true
+		return
+	case "error_reply":
+		if len(e.Args) > 0 {
+			// A message that is not a literal is recorded with no text: its
+			// code cannot be checked.
+			lit, _ := leadingLiteral(e.Args[0])
+			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: obj.Value + ".error_reply"})
+		}
+		return
+	case "call", "pcall":
+	default:
+		return
+	}
+	if len(e.Args) == 0 {
+		return
+	}
 	argPos := w.argPositions(ti)
-	c := Call{Pos: pos, Func: obj.Value + "." + key.Value, Command: cmd.Value}
+	c := Call{Pos: pos, Func: obj.Value + "." + name}
+	if cmd, ok := e.Args[0].(*ast.StringExpr); ok {
+		c.Command = cmd.Value
+	} else {
+		c.Dynamic = w.value(e.Args[0])
+		if c.Dynamic.Text == "" {
+			c.Dynamic.Text = "an expression"
+		}
+	}
+	if len(argPos) > 0 {
+		c.CommandPos = argPos[0]
+	} else {
+		c.CommandPos = pos
+	}
 	for i, a := range e.Args[1:] {
-		arg := Arg{Pos: pos}
+		arg := Arg{Pos: pos, Value: w.value(a)}
 		if i+1 < len(argPos) {
 			arg.Pos = argPos[i+1]
 		}
 		if lit, ok := leadingLiteral(a); ok {
 			arg.Literal = &lit
 		}
+		switch x := a.(type) {
+		case *ast.NumberExpr:
+			s := x.Value
+			arg.Literal, arg.Exact = &s, true
+		case *ast.StringExpr:
+			arg.Exact = true
+		}
+		if i == len(e.Args)-2 && expands(a) {
+			arg.Expands = true
+		}
 		c.Args = append(c.Args, arg)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+}
+
+// errTable records {err = 'CODE ...'} tables.
+func (w *walker) errTable(t *ast.TableExpr, via string) {
+	for _, f := range t.Fields {
+		k, ok := f.Key.(*ast.StringExpr)
+		if !ok || k.Value != "err" {
+			continue
+		}
+		lit, _ := leadingLiteral(f.Value)
+		pos, _ := w.tokenPos(f.Value.Line(), "err", true)
+		if via == "" {
+			via = "{err = ...}"
+		}
+		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: via})
+	}
+}
+
+// ret records what a return statement gives the caller.
+func (w *walker) ret(s *ast.ReturnStmt) {
+	pos, ti := w.identPos(s.Line(), "return")
+	if ti >= 0 && ti+1 < len(w.toks) && len(s.Exprs) > 0 {
+		pos = Pos{w.toks[ti+1].line, w.toks[ti+1].col}
+	}
+	r := Return{Pos: pos, Kind: ReturnUnknown}
+	if len(s.Exprs) == 0 {
+		r.Kind = ReturnNil
+		w.f.Returns = append(w.f.Returns, r)
+		return
+	}
+	switch x := s.Exprs[0].(type) {
+	case *ast.NilExpr, *ast.FalseExpr:
+		r.Kind = ReturnNil
+	case *ast.TrueExpr:
+		r.Kind = ReturnInt
+	case *ast.NumberExpr:
+		r.Kind, r.Text = ReturnInt, x.Value
+	case *ast.StringExpr:
+		r.Kind, r.Text = ReturnString, strconv.Quote(x.Value)
+	case *ast.TableExpr:
+		r.Kind = ReturnArray
+		for i, f := range x.Fields {
+			if f.Key != nil {
+				r.Len = -1
+			} else if r.Len >= 0 {
+				r.Len++
+				if i == len(x.Fields)-1 && expands(f.Value) {
+					r.Len = -1 // {a, unpack(t)}
+				}
+			}
+			if k, ok := f.Key.(*ast.StringExpr); ok {
+				switch k.Value {
+				case "err":
+					r.Kind = ReturnError
+				case "ok":
+					r.Kind = ReturnString
+				}
+			}
+		}
+	case *ast.FuncCallExpr:
+		if name, ok := redisFunc(x); ok {
+			switch name {
+			case "error_reply":
+				r.Kind = ReturnError
+			case "status_reply":
+				r.Kind = ReturnString
+			case "call", "pcall":
+				if len(x.Args) == 0 {
+					break
+				}
+				if c, ok := x.Args[0].(*ast.StringExpr); ok {
+					r.Kind, r.Command = ReturnCall, c.Value
+					r.CallFunc = "redis." + name
+					r.Call = len(w.f.Calls) // recorded next, when the expression is walked
+				}
+			}
+		}
+	}
+	w.f.Returns = append(w.f.Returns, r)
 }
 
 // leadingLiteral returns the string literal an expression is, or starts with

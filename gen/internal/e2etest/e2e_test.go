@@ -49,6 +49,7 @@ func TestE2E(t *testing.T) {
 			t.Run("Replies", func(t *testing.T) { testReplies(t, tg) })
 			t.Run("Errors", func(t *testing.T) { testErrors(t, tg) })
 			t.Run("MultiNoScript", func(t *testing.T) { testMultiNoScript(t, tg) })
+			t.Run("Commands", func(t *testing.T) { testCommands(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -465,5 +466,49 @@ func testCrossSlot(t *testing.T, tg target) {
 	replies = generated.AllArgsMulti(ctx, c, []generated.AllArgsArgs{{A: a, B: b}})
 	if len(replies) != 1 || !errors.Is(replies[0].Err, generated.ErrCrossSlot) {
 		t.Errorf("AllArgsMulti of one cross-slot call = %+v", replies)
+	}
+}
+
+// testCommands checks that an argument naming a command (@commands) takes
+// only the declared ones, in any case, and that a refused call sends nothing.
+func testCommands(t *testing.T, tg target) {
+	ctx := context.Background()
+	ch := key(t, "n", "channel")
+	for _, cmd := range []string{"publish", "SPUBLISH"} {
+		k := key(t, "n", cmd)
+		if n, err := generated.Notify(ctx, tg.c, k, ch, cmd, "v"); err != nil || n != 0 {
+			t.Fatalf("Notify(%s) = %d, %v; want 0 receivers", cmd, n, err)
+		}
+		if v, err := tg.c.Do(ctx, tg.c.B().Get().Key(k).Build()).ToString(); err != nil || v != "v" {
+			t.Fatalf("GET after Notify(%s) = %q, %v", cmd, v, err)
+		}
+	}
+
+	k := key(t, "n", "refused")
+	want := generated.CommandError{Script: "Notify", Arg: "publish", Value: "del", Allowed: []string{"publish", "spublish"}}
+	check := func(what string, err error) {
+		t.Helper()
+		var ce *generated.CommandError
+		if !errors.As(err, &ce) || !cmp.Equal(*ce, want) {
+			t.Fatalf("%s with publish=del: %v; want %+v", what, err, want)
+		}
+		if n, err := tg.c.Do(ctx, tg.c.B().Exists().Key(k).Build()).AsInt64(); err != nil || n != 0 {
+			t.Fatalf("%s with publish=del wrote %s (EXISTS %d, %v)", what, k, n, err)
+		}
+	}
+	_, err := generated.Notify(ctx, tg.c, k, ch, "del", "v")
+	check("Notify", err)
+	_, err = generated.NotifyCommand(tg.c, k, ch, "del", "v")
+	check("NotifyCommand", err)
+	out := generated.NotifyMulti(ctx, tg.c, []generated.NotifyArgs{
+		{K: k, Channel: ch, Publish: "del", Value: "v"},
+		{K: key(t, "n", "multi"), Channel: ch, Publish: "publish", Value: "v"},
+	})
+	check("NotifyMulti", out[0].Err)
+	if out[1].Err != nil {
+		t.Fatalf("NotifyMulti's valid call: %v", out[1].Err)
+	}
+	if got := want.Error(); got != `scriptgen: Notify: argument publish is "del", want one of ["publish" "spublish"]` {
+		t.Errorf("CommandError.Error() = %s", got)
 	}
 }

@@ -116,6 +116,15 @@ var Scripts = []Script{{
 	SHA1:      noKeysSHA1,
 	Source:    noKeysSource,
 }, {
+	Args:      []string{"publish", "value"},
+	File:      "scripts/notify.lua",
+	Keys:      []string{"k", "channel"},
+	Name:      "Notify",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      notifySHA1,
+	Source:    notifySource,
+}, {
 	Args:      []string{"members..."},
 	File:      "scripts/ranks.lua",
 	Keys:      []string{"k"},
@@ -261,6 +270,19 @@ func boolArg(b bool) string {
 func isNoScript(resp rueidis.RedisResult) bool {
 	re, ok := rueidis.IsRedisErr(resp.Error())
 	return ok && re.IsNoScript()
+}
+
+// CommandError refuses a call whose argument names a Redis command the script
+// does not declare (@commands); nothing is sent.
+type CommandError struct {
+	Script  string   // script name
+	Arg     string   // argument name
+	Value   string   // the value given
+	Allowed []string // the commands the script declares
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %q, want one of %q", e.Script, e.Arg, e.Value, e.Allowed)
 }
 
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.

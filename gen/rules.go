@@ -1,0 +1,319 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+)
+
+// scriptRules are the directives the command checks read.
+type scriptRules struct {
+	readOnly      bool
+	clusterUnsafe bool
+	commands      []string // @commands: what a dynamic command name may be
+	commandsPos   parse.Pos
+	errorPos      map[string]parse.Pos
+	ret           Type
+	haveReturn    bool // @return parsed without error
+}
+
+// checkBody runs the checks that read the script body against Redis's
+// command table and the script's directives. A script with a Lua syntax
+// error is not checked: its facts are incomplete.
+func checkBody(file string, pf *parse.File, r scriptRules) []Error {
+	var errs []Error
+	at := func(pos parse.Pos, format string, args ...any) {
+		errs = append(errs, errAt(file, pos, format, args...))
+	}
+	warn := func(pos parse.Pos, format string, args ...any) {
+		e := errAt(file, pos, format, args...)
+		e.Warning = true
+		errs = append(errs, e)
+	}
+
+	dynamic := false
+	for _, c := range pf.Calls {
+		if c.Command != "" {
+			checkCall(c, c.Command, r, at)
+			continue
+		}
+		dynamic = true
+		if len(r.commands) == 0 {
+			at(c.CommandPos, "command name %s is not a literal: declare the commands it may be with @commands (e.g. -- @commands publish spublish)", c.Dynamic.Text)
+			continue
+		}
+		for _, name := range r.commands {
+			checkCall(c, name, r, at)
+		}
+	}
+
+	if len(r.commands) > 0 && !dynamic {
+		warn(r.commandsPos, "@commands is declared but every redis.call names its command literally")
+	}
+
+	for _, g := range pf.Globals {
+		if g.Function {
+			at(g.Pos, "global function %s: Redis refuses global variables in scripts; use local function %s", g.Name, g.Name)
+		} else {
+			at(g.Pos, "assignment to global variable %s: Redis refuses global variables in scripts; declare it local", g.Name)
+		}
+	}
+
+	produced := map[string]bool{}
+	dynamicErrors := false
+	for _, e := range pf.ErrorSites {
+		code, _, _ := strings.Cut(strings.TrimPrefix(e.Text, "-"), " ")
+		if code == "" {
+			dynamicErrors = dynamicErrors || e.Via != "error()"
+			continue
+		}
+		_, declared := r.errorPos[code]
+		if e.Via == "error()" {
+			if declared {
+				at(e.Pos, "error(%q) reaches the caller as \"ERR user_script:...: %s\" and matches no sentinel: use return redis.error_reply(%q)", e.Text, e.Text, e.Text)
+			}
+			continue
+		}
+		produced[code] = true
+		if !declared {
+			if !errorCodeRE.MatchString(code) {
+				at(e.Pos, "error reply %q starts with no error code: start it with an UPPER_SNAKE_CASE code declared with @error (redis.error_reply('CODE message'))", e.Text)
+				continue
+			}
+			at(e.Pos, "error code %s is not declared with @error (-- @error %s <message>; callers get Err%s)", code, code, camel(code))
+		}
+	}
+	if !dynamicErrors {
+		for code, pos := range r.errorPos {
+			if !produced[code] {
+				warn(pos, "@error %s is declared but the script never returns it (return redis.error_reply('%s ...'))", code, code)
+			}
+		}
+	}
+
+	if r.haveReturn && !pf.SetResp {
+		for _, ret := range pf.Returns {
+			var call *parse.Call
+			if ret.Kind == parse.ReturnCall && ret.Call < len(pf.Calls) {
+				call = &pf.Calls[ret.Call]
+			}
+			checkReturn(ret, call, r.ret, at)
+		}
+	}
+	return errs
+}
+
+// checkCall checks one call against the command it runs (name: the literal
+// name, or one of the @commands names of a dynamic one).
+func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, string, ...any)) {
+	info, ok := lookupCommand(name)
+	if !ok {
+		if c.Command == "" {
+			return // @commands names are checked where they are declared
+		}
+		if s := suggestCommand(name); s != "" {
+			at(c.CommandPos, "unknown Redis command %q: did you mean %s?", name, s)
+		} else {
+			at(c.CommandPos, "unknown Redis command %q", name)
+		}
+		return
+	}
+	shown := info.name
+	if hasSubcommands[info.name] && len(c.Args) > 0 && c.Args[0].Exact {
+		sub := info.name + "|" + strings.ToUpper(*c.Args[0].Literal)
+		si, ok := commandIndex[sub]
+		if !ok {
+			if s := suggestSubcommand(info.name, *c.Args[0].Literal); s != "" {
+				at(c.Args[0].Pos, "unknown subcommand %s %s: did you mean %s %s?", info.name, strings.ToUpper(*c.Args[0].Literal), info.name, s)
+			} else {
+				at(c.Args[0].Pos, "unknown subcommand %s %s", info.name, strings.ToUpper(*c.Args[0].Literal))
+			}
+			return
+		}
+		info, shown = si, info.name+" "+strings.ToUpper(*c.Args[0].Literal)
+	}
+	if info.flags&flagNoscript != 0 {
+		at(c.CommandPos, "%s is not allowed in scripts (flagged noscript in Redis's command table)", shown)
+		return
+	}
+	if noscriptOn70[info.name] {
+		at(c.CommandPos, "%s is not allowed in scripts on Redis 7.0 (flagged noscript there; later versions run it without blocking)", shown)
+		return
+	}
+	if r.readOnly && info.flags&(flagWrite|flagMayReplicate) != 0 {
+		kind := "a write command"
+		if info.flags&flagWrite == 0 {
+			kind = "a command Redis replicates"
+		}
+		at(c.CommandPos, "@readonly script calls %s, %s: EVAL_RO refuses it at run time (remove @readonly or the call)", shown, kind)
+	}
+	n := 1 + len(c.Args)
+	expanding := len(c.Args) > 0 && c.Args[len(c.Args)-1].Expands
+	if !arityOK(info.arity, n, expanding) {
+		got := fmt.Sprintf("%d", n-1)
+		if expanding {
+			got = "at least " + got
+		}
+		at(c.CommandPos, "wrong number of arguments for %s: it takes %s, the call passes %s", shown, arityText(info.arity), got)
+		return
+	}
+	if r.clusterUnsafe {
+		return
+	}
+	words := make([]string, n)
+	literal := make([]bool, n)
+	words[0], literal[0] = info.name, true
+	for i, a := range c.Args {
+		if a.Exact {
+			words[i+1], literal[i+1] = *a.Literal, true
+		}
+	}
+	positions, _ := info.keyPositions(words, literal)
+	for _, p := range positions {
+		a := c.Args[p-1]
+		if a.Expands {
+			break // positions from here on are unknown
+		}
+		var what string
+		switch a.Value.Source {
+		case parse.SourceArgv:
+			what = a.Value.Text + ", an argument"
+		case parse.SourceLiteral:
+			what = "the literal " + a.Value.Text
+		case parse.SourceRedis:
+			what = "data read from Redis"
+			if a.Value.Text != "" {
+				what += " (" + a.Value.Text + ")"
+			}
+		case parse.SourceNil:
+			what = "nil"
+		default:
+			continue // a key, or something the checker does not follow
+		}
+		at(a.Pos, "key position of %s holds %s: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe", shown, what)
+	}
+}
+
+// accepts is the set of reply shapes a decoder for t reads.
+func accepts(t Type) replyKind {
+	var k replyKind
+	switch t.Kind {
+	case None:
+		return replyStr | replyNil
+	case String, Bytes, Float64:
+		k = replyStr
+	case Int64:
+		k = replyInt
+	case Bool:
+		return replyInt | replyNil
+	default:
+		k = replyArr
+	}
+	if t.Nullable {
+		k |= replyNil
+	}
+	return k
+}
+
+func wantText(t Type) string {
+	if t.Kind == None {
+		return "a status, string or nil reply (it reads no value, but checks the shape)"
+	}
+	switch accepts(t) &^ replyNil {
+	case replyInt:
+		return "an integer reply"
+	case replyStr:
+		return "a string reply"
+	case replyArr:
+		return "an array reply"
+	}
+	return "a string or nil reply"
+}
+
+// checkReturn checks a return statement whose reply shape is known against
+// @return; anything else is left alone rather than guessed.
+func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, string, ...any)) {
+	want := accepts(t)
+	var got replyKind
+	what := ""
+	switch ret.Kind {
+	case parse.ReturnNil:
+		got, what = replyNil, "nil"
+	case parse.ReturnInt:
+		got, what = replyInt, "an integer"
+	case parse.ReturnString:
+		got, what = replyStr, "a string"
+	case parse.ReturnArray:
+		got, what = replyArr, "an array (a table)"
+	case parse.ReturnCall:
+		info, ok := lookupCommand(ret.Command)
+		if !ok || hasSubcommands[info.name] || info.reply == replyUnknown {
+			return
+		}
+		got = info.reply
+		if tokens, ok := nilOnlyWith[info.name]; ok && got&replyNil != 0 && !hasToken(call, tokens) {
+			got &^= replyNil
+		}
+		what = info.name + " replies " + got.String()
+	default:
+		return
+	}
+	if ret.Text != "" {
+		what += " (" + ret.Text + ")"
+	}
+	// A reply of one shape (besides nil) must be readable; one whose shapes
+	// depend on options (LPOP with a count, ZADD INCR) only needs one of them.
+	nonNil := got &^ replyNil
+	single := nonNil != 0 && nonNil&(nonNil-1) == 0
+	if got&want == 0 || (single && nonNil&want == 0) {
+		hint := ""
+		switch {
+		case got == replyInt && want&replyStr != 0 && ret.Kind == parse.ReturnInt:
+			hint = ": Lua numbers reach the caller as integers; return tostring(...)"
+		case got == replyNil && t.Kind != None:
+			hint = fmt.Sprintf(": declare @return %s? for a nullable reply", t.String())
+		}
+		if ret.Kind == parse.ReturnCall {
+			at(ret.Pos, "%s, but @return %s needs %s%s", what, t.String(), wantText(t), hint)
+		} else {
+			at(ret.Pos, "returns %s, but @return %s needs %s%s", what, t.String(), wantText(t), hint)
+		}
+		return
+	}
+	if ret.Kind == parse.ReturnArray && t.Kind == Record && ret.Len > len(t.Fields) {
+		at(ret.Pos, "returns an array of %d values, but @return %s has %d fields", ret.Len, t.String(), len(t.Fields))
+		return
+	}
+	if got&replyNil != 0 && want&replyNil == 0 {
+		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
+	}
+}
+
+// nilOnlyWith lists commands whose reply schema has a nil that only an
+// option gives (SET NX/XX/GET, ZADD INCR, XADD NOMKSTREAM), or that Redis
+// never sends in RESP2 (TYPE answers the status "none" for a missing key):
+// without one of these tokens as a literal argument, nil is not expected.
+var nilOnlyWith = map[string][]string{
+	"SET":  {"NX", "XX", "GET"},
+	"ZADD": {"INCR"},
+	"XADD": {"NOMKSTREAM"},
+	"TYPE": nil,
+}
+
+func hasToken(c *parse.Call, tokens []string) bool {
+	if c == nil {
+		return true // unknown: keep what the schema says
+	}
+	for _, a := range c.Args {
+		if !a.Exact {
+			continue
+		}
+		for _, t := range tokens {
+			if strings.EqualFold(*a.Literal, t) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,4 @@
+-- @key k
+-- @arg fields... string
+-- @return int64
+return redis.call('HDEL', KEYS[1], unpack(ARGV))

@@ -1,0 +1,5 @@
+-- @key channel
+-- @arg publish string
+-- @commands publsh spublish
+-- @return int64
+return redis.call(ARGV[1], KEYS[1], 'hello')

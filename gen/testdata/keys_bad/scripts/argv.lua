@@ -1,0 +1,3 @@
+-- @arg name string
+-- @return string?
+return redis.call('get', ARGV[1])

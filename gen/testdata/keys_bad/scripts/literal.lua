@@ -1,0 +1,2 @@
+-- @return int64
+return redis.call('incr', 'counter:' .. 'x')

@@ -1,0 +1,3 @@
+-- @arg name string
+-- @return string?
+return redis.call('object', 'encoding', ARGV[1])

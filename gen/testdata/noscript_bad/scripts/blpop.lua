@@ -1,0 +1,3 @@
+-- @key queue
+-- @return []string?
+return redis.call('blpop', KEYS[1], 0)

@@ -1,0 +1,3 @@
+-- @key k
+-- @return none
+return redis.call('watch', KEYS[1])

@@ -1,0 +1,3 @@
+-- @key k
+-- @return int64
+return redis.call('exists', KEYS[1])

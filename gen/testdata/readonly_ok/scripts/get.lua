@@ -1,0 +1,4 @@
+-- @key k
+-- @readonly
+-- @return string?
+return redis.call('get', KEYS[1])

@@ -1,0 +1,3 @@
+-- @key k
+-- @return int64
+return redis.call('get', KEYS[1])

@@ -1,0 +1,3 @@
+-- @key k
+-- @return string
+return redis.call('get', KEYS[1])

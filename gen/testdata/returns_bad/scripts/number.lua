@@ -1,0 +1,4 @@
+-- @key k
+-- @return string
+redis.call('del', KEYS[1])
+return 1

@@ -1,0 +1,3 @@
+-- @key k
+-- @return bool
+return redis.call('setnx', KEYS[1], 1)

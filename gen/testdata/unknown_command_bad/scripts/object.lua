@@ -1,0 +1,3 @@
+-- @key k
+-- @return string?
+return redis.call('OBJECT', 'ENCODNG', KEYS[1])

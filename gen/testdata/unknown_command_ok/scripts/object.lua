@@ -1,0 +1,3 @@
+-- @key k
+-- @return string?
+return redis.call('object', 'encoding', KEYS[1])
