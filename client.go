@@ -32,8 +32,14 @@ type Client struct {
 	requests    atomic.Uint64 // numbers release requests (latch keys)
 	shardedOnce sync.Once
 
-	mu    sync.Mutex
-	holds map[holdKey]*hold
+	mu       sync.Mutex
+	holds    map[holdKey]*hold
+	closing  bool           // Close has begun; guarded by mu
+	inflight sync.WaitGroup // acquisitions in flight, which Close waits for
+	// closed when Close begins: waits end with ErrClosed.
+	closingCtx context.Context
+	closeWaits context.CancelFunc
+	isClosing  atomic.Bool
 
 	guard guardState
 }
@@ -58,8 +64,9 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		cancel: cancel,
 		holds:  map[holdKey]*hold{},
 	}
+	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
-	c.wd = newWatchdog(rc, c.lost)
+	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs = cfg.observer
 	c.wg.Add(1)
 	go func() {
@@ -73,26 +80,33 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 // field it writes (<client-id>:<owner-id>).
 func (c *Client) ID() string { return c.id }
 
-// Close stops the watchdog and every subscription the Client started, and
-// cancels the contexts of the locks it holds with cause ErrClosed. It does not
-// release those locks: their leases run out on the server. Close is safe to
-// call more than once.
+// Close ends the Client. New acquisitions fail with ErrClosed and waits under
+// way end with it; Close waits for acquisition calls in flight (each bounded
+// by its caller's deadline) and gives back any grant that arrives after it
+// began. It then stops the watchdog and every subscription, and cancels the
+// contexts of the locks still held with cause ErrClosed. It does not release
+// those locks: their leases run out on the server. Close is safe to call more
+// than once.
 func (c *Client) Close() error {
-	if c.ctx.Err() != nil {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
 		return nil
 	}
+	c.closing = true
+	c.isClosing.Store(true)
+	c.mu.Unlock()
+	c.closeWaits()
+	c.inflight.Wait()
 	c.cancel()
 	c.wg.Wait()
 	c.subs.close()
 	c.mu.Lock()
 	holds := make([]*hold, 0, len(c.holds))
 	for _, h := range c.holds {
-		if h.expiry != nil {
-			h.expiry.Stop()
-		}
+		c.forgetLocked(h)
 		holds = append(holds, h)
 	}
-	clear(c.holds)
 	c.mu.Unlock()
 	for _, h := range holds {
 		h.end(ErrClosed)
@@ -100,7 +114,7 @@ func (c *Client) Close() error {
 	return nil
 }
 
-func (c *Client) closed() bool { return c.ctx.Err() != nil }
+func (c *Client) closed() bool { return c.isClosing.Load() }
 
 // sharded reports whether lock channels use sharded pub/sub.
 func (c *Client) sharded() bool {

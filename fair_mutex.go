@@ -128,99 +128,78 @@ func (f *FairMutex) TryLockWithLease(ctx context.Context, wait, lease time.Durat
 }
 
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
-	if f.m.c.observing(ctx) {
-		return f.m.c.observeAcquire(ctx, Op{PrimitiveFairMutex, f.m.name}, func(ctx context.Context) (context.Context, error) { return f.acquire(ctx, wait, lease) })
+	if ctx == nil {
+		return nil, invalidf("nil context")
 	}
-	m := f.m
-	if err := m.check(ctx); err != nil {
-		return nil, err
+	return f.m.c.acquire(ctx, f, wait, lease)
+}
+
+func (f *FairMutex) spec() *lockSpec { return &f.m.lockSpec }
+func (f *FairMutex) side() side      { return sideExclusive }
+
+func (f *FairMutex) fieldSuffix() string { return "" }
+
+// waitChannel: each waiter listens on its own channel, so a release wakes
+// exactly the next in line.
+func (f *FairMutex) waitChannel(field string) (string, bool) {
+	return f.m.channel + ":" + field, false
+}
+
+func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
+	m, c := f.m, f.m.c
+	enqueue := wait != 0
+	var res generated.FairAcquireResult
+	var err error
+	acked := true
+	if guarded {
+		var reply rueidis.RedisResult
+		reply, acked, err = c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return f.acquireCommand(serverLease, field, wait)
+		})
+		if err == nil {
+			res, err = f.decodeAcquire(reply)
+		}
+	} else {
+		res, err = f.acquireCall(ctx, serverLease, field, wait)
 	}
-	c := m.c
-	owner := m.ownerOf(ctx)
-	field := c.id + ":" + owner
-	serverLease := lease
-	if serverLease == 0 {
-		serverLease = m.cfg.watchdogLease
+	if err != nil {
+		return attempt{}, false, err
 	}
-	queued := false
-	defer func() {
-		if queued {
-			f.leaveQueue(ctx, field, wait)
+	if res.Status != 0 {
+		a := attempt{granted: true, fresh: res.Status == 1}
+		if a.fresh {
+			a.token = res.Value
 		}
-	}()
-	refresh := f.waiterTimeout / 3
-	var (
-		lctx      context.Context
-		remaining time.Duration
-	)
-	// Each waiter listens on its own channel: a release wakes exactly the
-	// next in line.
-	ok, err := c.waitNotified(ctx, m.channel+":"+field, false, wait, func() (bool, time.Duration, error) {
-		start := time.Now()
-		// As for Mutex: the call is not cut short by ctx, and a grant that
-		// outlived ctx is given back below.
-		cctx := ctx
-		if ctx.Done() != nil {
-			cctx = context.WithoutCancel(ctx)
-		}
-		var res generated.FairAcquireResult
-		var err error
-		acked := true
-		if c.guarded(cctx, &m.cfg) {
-			var reply rueidis.RedisResult
-			reply, acked, err = c.sendGuarded(cctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-				return f.acquireCommand(serverLease, field, wait)
-			})
-			if err == nil {
-				res, err = f.decodeAcquire(reply)
-			}
-		} else {
-			res, err = f.acquireCall(cctx, serverLease, field, wait)
-		}
-		if err != nil {
-			queued = queued || wait != 0
-			return false, 0, err
-		}
-		if res.Status != 0 {
-			queued = false
-			g := grant{name: m.name, key: m.key, channel: m.channel, owner: owner, field: field, lease: lease,
-				serverLease: serverLease, every: m.cfg.watchdogEvery, start: start, fresh: res.Status == 1}
-			if g.fresh {
-				g.token = res.Value
-			}
-			lctx = c.grantHold(ctx, g)
-			if !acked {
-				// The failover guard: no replica has this grant, so give it back.
-				_ = f.Unlock(lctx)
-				return false, 0, notReplicated(m.cfg.guardTimeout)
-			}
-			if err := ctx.Err(); err != nil {
-				_ = f.Unlock(lctx)
-				return false, 0, err
-			}
-			return true, 0, nil
-		}
-		if !queued && wait != 0 {
-			f.noteMixedQueues(cctx)
-		}
-		queued = wait != 0
-		remaining = max(time.Duration(res.Value)*time.Millisecond, 0)
-		// Calling again every third of the waiter timeout keeps our place;
-		// the first in line also wakes when the holder's lease ends, in case
-		// the holder died.
-		sleep := refresh
-		if res.Head == 1 && remaining > 0 {
-			sleep = min(sleep, remaining)
-		}
-		return false, sleep, nil
-	})
-	switch {
-	case err != nil:
-		return nil, m.waitErr(ctx, err)
-	case !ok:
-		return nil, &NotAcquiredError{Name: m.name, Remaining: remaining}
+		return a, acked, nil
 	}
-	return lctx, nil
+	if enqueue {
+		f.noteMixedQueues(ctx)
+	}
+	rem := max(time.Duration(res.Value)*time.Millisecond, 0)
+	// Calling again every third of the waiter timeout keeps our place; the
+	// first in line also wakes when the holder's lease ends, in case the
+	// holder died.
+	sleep := f.waiterTimeout / 3
+	if res.Head == 1 && rem > 0 {
+		sleep = min(sleep, rem)
+	}
+	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
+}
+
+func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, _ bool, publish string) (releaseStatus, error) {
+	res, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL)
+	if err != nil {
+		return notHeld, err
+	}
+	return releaseStatus(res.Status), nil
+}
+
+func (f *FairMutex) holdsOf(ctx context.Context, field string) (int64, error) {
+	return f.m.holdsOf(ctx, field)
+}
+
+func (f *FairMutex) abandon(ctx context.Context, field string, wait time.Duration) {
+	f.leaveQueue(ctx, field, wait)
 }
 
 // leaveQueue takes a waiter that gave up out of the queue, detached from its
@@ -244,44 +223,12 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Dura
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the lock
 // and wakes the first live waiter. It runs detached from ctx, bounded by the
-// release timeout. A non-owner gets ErrNotHeld and nothing changes.
+// release timeout. A non-owner gets ErrNotHeld and nothing changes. When the
+// release fails, the hold is dropped here (its context ends with
+// ErrLockLost) and the lock ends with its lease on the server.
 func (f *FairMutex) Unlock(ctx context.Context) error {
-	if f.m.c.observing(ctx) {
-		return f.m.c.observeRelease(ctx, Op{PrimitiveFairMutex, f.m.name}, f.Unlock)
-	}
-	m := f.m
-	if m.err != nil {
-		return m.err
-	}
-	if ctx == nil {
-		return invalidf("nil context")
-	}
-	c := m.c
-	field := c.id + ":" + m.ownerOf(ctx)
-	c.mu.Lock()
-	h := c.holds[holdID(m.key, field)]
-	c.mu.Unlock()
-	lease := m.cfg.watchdogLease
-	if h != nil && h.lease > 0 {
-		lease = h.lease
-	} else if m.cfg.lease > 0 {
-		lease = m.cfg.lease
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
-	defer cancel()
-	latch := redissonName("redisson_unlock_latch", m.key) + ":" + randomID()
-	var res generated.FairReleaseResult
-	err := c.retryRelease(rctx, func(publish string) (err error) {
-		res, err = f.releaseCall(rctx, latch, lease, field, publish)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("scriptlock: unlock %q: %w", m.name, err)
-	}
-	return c.released(ctx, h, m.name, res.Status)
+	return f.m.c.unlock(ctx, f)
 }
-
-const releaseLatchTTL = 30 * time.Second
 
 // ForceUnlock deletes the lock whoever holds it and wakes the first waiter.
 // It reports whether there was a lock to delete.

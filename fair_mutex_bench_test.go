@@ -64,7 +64,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 				owners[i] = c.ID() + ":w" + strconv.Itoa(i)
 			}
 			acquire := func(o string) generated.FairAcquireResult {
-				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.m.channel, time.Minute, o, wt, true, pub)
+				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.m.channel, time.Minute, o, wt, true, pub, DefaultFenceIdle)
 				if err != nil {
 					b.Fatal(err)
 				}

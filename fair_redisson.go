@@ -68,7 +68,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0)
 	}
 	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
 }
 
 func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (generated.FairAcquireResult, error) {
@@ -87,7 +87,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 		return generated.FairAcquireResult(r), err
 	}
 	return generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
-		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand())
+		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
 }
 
 func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Duration, publish string) error {
@@ -101,13 +101,13 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 	return err
 }
 
-func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string) (generated.FairReleaseResult, error) {
+func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration) (generated.FairReleaseResult, error) {
 	m, c := f.m, f.m.c
 	if f.threadWait > 0 {
-		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, releaseLatchTTL)
+		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, latchTTL)
 		return generated.FairReleaseResult(r), err
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, releaseLatchTTL)
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL)
 }
 
 func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {

@@ -51,31 +51,6 @@ func notReplicated(timeout time.Duration) error {
 	return fmt.Errorf("%w within %s; the acquisition was undone", ErrNotReplicated, timeout)
 }
 
-// acquireGuarded runs the Mutex acquire script under the failover guard.
-// When no replica acknowledged it in time, the acquisition is undone: a
-// failover now would promote a replica without the lock and let a second
-// owner in.
-func (c *Client) acquireGuarded(ctx context.Context, m *Mutex, field string, lease time.Duration) (int64, error) {
-	reply, acked, err := c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-		return generated.MutexAcquireCommand(c.rc, m.key, m.fence, lease, field)
-	})
-	if err != nil {
-		return 0, err
-	}
-	res, err := generated.DecodeMutexAcquire(reply)
-	if err != nil || !acquireResult(res).acquired() || acked {
-		return res, err
-	}
-	// Undo exactly the hold just taken (a re-entry only gives back one hold).
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
-	defer cancel()
-	if _, _, uerr := c.release(rctx, m, lease, field); uerr != nil {
-		c.log.Error("failover guard could not undo an unreplicated acquisition; it expires with its lease",
-			"lock", m.name, "err", uerr)
-	}
-	return 0, notReplicated(m.cfg.guardTimeout)
-}
-
 func isNoScript(err error) bool {
 	re, ok := rueidis.IsRedisErr(err)
 	return ok && re.IsNoScript()

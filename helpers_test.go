@@ -50,3 +50,9 @@ func dbsize(t testing.TB, n *redistest.Node) int64 {
 	}
 	return v
 }
+
+// ownerIn is the owner a lock context carries.
+func ownerIn(ctx context.Context) string {
+	o, _ := OwnerFrom(ctx)
+	return o
+}

@@ -31,12 +31,14 @@ type anyFenceKey struct{}
 
 // WithOwner returns a context whose locks are held by owner id. Two calls with
 // the same owner id on the same lock re-enter it (hold count) instead of
-// blocking. Without it, a lock handle uses its own random id.
+// blocking. Without an owner in the context, every Lock call is a new owner
+// (and the context it returns carries that owner); WithOwner is for crossing
+// process or API boundaries.
 func WithOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, ownerKey{}, owner)
 }
 
-// OwnerFrom returns the owner id set by WithOwner.
+// OwnerFrom returns the owner id in ctx: a lock context's, or WithOwner's.
 func OwnerFrom(ctx context.Context) (string, bool) {
 	o, ok := ctx.Value(ownerKey{}).(string)
 	return o, ok && o != ""

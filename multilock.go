@@ -122,6 +122,10 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	if ctx == nil {
 		return nil, invalidf("nil context")
 	}
+	if _, ok := OwnerFrom(ctx); !ok {
+		// One owner for every member, carried by the returned context.
+		ctx = WithOwner(ctx, randomID())
+	}
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)

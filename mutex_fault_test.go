@@ -96,7 +96,7 @@ func TestMutexReleaseLatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	field := c.id + ":" + m.ownerOf(lctx)
+	field := c.id + ":" + ownerIn(lctx)
 	latch := redissonName("redisson_unlock_latch", m.key) + ":req-1"
 	first, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, false)
 	if err != nil || !held || first != 1 {

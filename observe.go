@@ -183,7 +183,7 @@ func (h *holdObs) ended(cause error) {
 		e.Cause = EndUnlocked
 	case errors.Is(cause, ErrClosed):
 		e.Cause = EndClosed
-	case errors.Is(cause, errLeaseExpired):
+	case errors.Is(cause, errLeaseEnded):
 		e.Cause = EndExpired
 	default:
 		e.Cause = EndLost
@@ -300,11 +300,19 @@ func (c *Client) observeRelease(ctx context.Context, op Op, release func(context
 	return err
 }
 
-func rwOp(name string, write bool) Op {
-	if write {
-		return Op{PrimitiveRWWrite, name}
+// opOf names what an engine primitive's events are about.
+func opOf(p primitive) Op {
+	name := p.spec().name
+	switch p := p.(type) {
+	case *FairMutex:
+		return Op{PrimitiveFairMutex, name}
+	case *rwSide:
+		if p.write {
+			return Op{PrimitiveRWWrite, name}
+		}
+		return Op{PrimitiveRWRead, name}
 	}
-	return Op{PrimitiveRWRead, name}
+	return Op{PrimitiveMutex, name}
 }
 
 // RequestOutcome is what lock or Idempotency-Key middleware (echolock,
@@ -323,6 +331,7 @@ const (
 	RequestExecuted            RequestOutcome = "executed"             // a first request with an Idempotency-Key ran
 	RequestReplayed            RequestOutcome = "replayed"             // a completed duplicate got the stored response
 	RequestIdempotencyConflict RequestOutcome = "idempotency_conflict" // a duplicate in flight, a reused key, an unstorable response
+	RequestOverBudget          RequestOutcome = "over_budget"          // the caller's scope keeps as many stored responses as it may
 )
 
 // RequestOutcomeFunc receives the outcome of each request. It runs on the

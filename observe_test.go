@@ -307,3 +307,29 @@ func TestObserverSemaphores(t *testing.T) {
 		t.Errorf("semaphore permits reported hold ends: %+v", ends)
 	}
 }
+
+// A renewed hold whose renewals cannot be confirmed ends at its loss deadline:
+// that is a loss, not the expiry of an explicit lease.
+func TestObserverUnconfirmedRenewalIsLost(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec), WithWatchdog(time.Second, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	lctx, err := c.Mutex("unconfirmed").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	node.Kill()
+	ends := rec.waitEnds(t, 1)
+	if e := ends[0].e; e.Cause != EndLost || !errors.Is(e.Err, ErrLockLost) {
+		t.Errorf("hold end %+v, want lost", e)
+	}
+	// The hold ends before the server's lease can run out.
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("hold ended %v after the server went away, want within the 1s lease", took)
+	}
+	if lctx.Err() == nil {
+		t.Error("lock context still live after the hold ended")
+	}
+}

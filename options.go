@@ -10,6 +10,9 @@ const (
 	DefaultLease          = 30 * time.Second
 	DefaultReleaseTimeout = 5 * time.Second
 	DefaultGuardTimeout   = 100 * time.Millisecond
+	// DefaultFenceIdle is how long a lock's fencing-token counter outlives
+	// its last grant.
+	DefaultFenceIdle = 7 * 24 * time.Hour
 )
 
 // Option configures a Client (New) or overrides the Client's settings for one
@@ -28,6 +31,7 @@ type config struct {
 	sharded        shardedMode
 	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
 	observer       Observer      // nil: none (WithObserver)
+	fenceIdle      time.Duration
 	redissonFair   time.Duration // > 0: FairMutex uses Redisson's queue protocol with this threadWaitTime
 	err            error
 }
@@ -47,6 +51,7 @@ func defaultConfig() config {
 		releaseTimeout: DefaultReleaseTimeout,
 		guard:          true,
 		guardTimeout:   DefaultGuardTimeout,
+		fenceIdle:      DefaultFenceIdle,
 	}
 }
 
@@ -136,6 +141,22 @@ func WithFailoverGuard(on bool, timeout time.Duration) Option {
 		if on {
 			c.guardTimeout = timeout
 		}
+	}
+}
+
+// WithFenceIdle sets how long a lock's fencing-token counter
+// (redisson_lock_token:{name}) outlives its last grant (default 7 days), so
+// lock names that are no longer used do not leave keys behind forever. A
+// counter that expired starts again from the server's clock in microseconds,
+// above every token it handed out before, so tokens stay strictly increasing
+// as long as the server's clock does not step back by more than d.
+func WithFenceIdle(d time.Duration) Option {
+	return func(c *config) {
+		if d < time.Second {
+			c.fail("fence idle time must be at least 1s, got %s", d)
+			return
+		}
+		c.fenceIdle = d
 	}
 }
 

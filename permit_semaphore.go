@@ -145,14 +145,19 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if lease < time.Millisecond {
 		return "", false, invalidf("permit lease must be at least 1ms, got %s", lease)
 	}
+	if !s.c.enter() {
+		return "", false, ErrClosed
+	}
+	defer s.c.inflight.Done()
 	id := randomID()
 	wire, _ := permitWire(id) // randomID is always 32 hex digits
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
-		// Detached from ctx so a permit taken by a call cancelled in flight
-		// is still reported (and not left to its lease).
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
-		defer cancel()
-		res, err := generated.PermitAcquire(sctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
+		// Bounded by ctx; a permit a call cut short may still have taken is
+		// given back by its id.
+		res, err := generated.PermitAcquire(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
+		if err != nil && unknownOutcome(err) {
+			s.undoLater(wire, time.Now().Add(lease))
+		}
 		if err != nil || res.Status == 1 {
 			return err == nil, 0, err
 		}
@@ -170,6 +175,27 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, nil
 	}
 	return id, true, nil
+}
+
+// undoLater gives back, in the background, a permit an acquisition of
+// unknown outcome may hold (wire: its id as stored), until that succeeds or
+// the permit's lease ends. Releasing an id the semaphore does not hold
+// changes nothing.
+func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
+	c := s.c
+	c.background(func() {
+		ctx, cancel := context.WithDeadline(c.ctx, until)
+		defer cancel()
+		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
+		for {
+			rctx, rcancel := context.WithTimeout(ctx, s.cfg.releaseTimeout)
+			_, err := generated.PermitRelease(rctx, c.rc, s.key, s.timeouts, s.channel, wire, c.publishCommand())
+			rcancel()
+			if err == nil || retry.wait(ctx, time.Time{}) != nil {
+				return
+			}
+		}
+	})
 }
 
 // Release returns the permit id to the pool and wakes the waiters. It fails

@@ -83,7 +83,7 @@ func testRedissonMutexInterop(t *testing.T, node *redistest.Node, c *Client, nam
 		t.Fatalf("Java acquire while Go holds: held=%v err=%v", held, err)
 	}
 	fields, err := node.Do(t, "HGETALL", m.Key()).AsStrMap()
-	if err != nil || len(fields) != 1 || fields[c.ID()+":"+m.ownerOf(lctx)] != "1" {
+	if err != nil || len(fields) != 1 || fields[c.ID()+":"+ownerIn(lctx)] != "1" {
 		t.Fatalf("lock hash = %v, %v; want {<client-id>:<owner-id>: 1}", fields, err)
 	}
 
@@ -154,7 +154,7 @@ func testRedissonMutexInterop(t *testing.T, node *redistest.Node, c *Client, nam
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := node.Do(t, "HGET", m.Key(), c.ID()+":"+m.ownerOf(l1)).AsInt64(); err != nil || n != 2 {
+	if n, err := node.Do(t, "HGET", m.Key(), c.ID()+":"+ownerIn(l1)).AsInt64(); err != nil || n != 2 {
 		t.Fatalf("Go re-entered hold count = %d, %v", n, err)
 	}
 	if held, err := java.acquire(ctx, m.Key()); err != nil || held {

@@ -30,7 +30,6 @@ import (
 type RedLock struct {
 	name        string
 	nodes       []*Mutex
-	owner       string
 	lease       time.Duration // 0: each node's watchdog
 	nodeTimeout time.Duration
 	driftFactor float64
@@ -82,7 +81,7 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // Redis deployment. Each Client's key prefix and watchdog settings apply on
 // its node.
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) *RedLock {
-	r := &RedLock{name: name, owner: randomID(), driftFactor: 0.01, driftExtra: 2 * time.Millisecond}
+	r := &RedLock{name: name, driftFactor: 0.01, driftExtra: 2 * time.Millisecond}
 	for _, o := range opts {
 		if o != nil {
 			o(r)
@@ -181,13 +180,6 @@ type redHeld struct {
 
 type redKey struct{ r *RedLock }
 
-func (r *RedLock) ownerOf(ctx context.Context) string {
-	if o, ok := OwnerFrom(ctx); ok {
-		return o
-	}
-	return r.owner
-}
-
 // Lock retries, with randomized backoff, until a majority grants the lock or
 // ctx ends.
 func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
@@ -210,7 +202,11 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 	if ctx == nil {
 		return nil, invalidf("nil context")
 	}
-	owner := r.ownerOf(ctx)
+	// Without an owner in ctx, every Lock call is a new owner.
+	owner, ok := OwnerFrom(ctx)
+	if !ok {
+		owner = randomID()
+	}
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
@@ -380,7 +376,11 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	h, _ := ctx.Value(redKey{r}).(*redHeld)
 	known := h != nil
 	if h == nil {
-		h = &redHeld{owner: r.ownerOf(ctx), ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
+		owner, ok := OwnerFrom(ctx)
+		if !ok {
+			return fmt.Errorf("scriptlock: unlock redlock %q: %w (the context names no owner: pass the context Lock returned)", r.name, ErrNotHeld)
+		}
+		h = &redHeld{owner: owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
 		for i := range h.stops {
 			h.stops[i] = func(error) {}
 		}

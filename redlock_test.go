@@ -158,12 +158,19 @@ func TestRedLockFrozenNode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with one node frozen: %v", err)
 	}
-	t.Logf("acquired with one node frozen in %s", time.Since(start))
+	// The frozen node costs its node timeout, not the client's read timeout.
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Fatalf("Lock with one node frozen took %s; node timeout 100ms", d)
+	}
 	if h := heldOn(t, r, nodes, 0, 1, 3, 4); !h[0] || !h[1] || !h[3] || !h[4] {
 		t.Fatalf("held = %v", h)
 	}
+	start = time.Now()
 	if err := r.Unlock(lctx); err != nil {
 		t.Fatalf("Unlock with one node frozen: %v", err)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Fatalf("Unlock with one node frozen took %s; node timeout 100ms", d)
 	}
 }
 
@@ -215,14 +222,31 @@ func TestRedLockValidity(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	const lease = 400 * time.Millisecond
 	r := NewRedLock("job", cs, WithRedLockLease(lease))
-	start := time.Now()
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-lctx.Done()
-	if d := time.Since(start); d > lease {
-		t.Fatalf("context outlived the lease: %s", d)
+	// The context's deadline is the validity: it must fall before the lock
+	// expires on every node (each key expires at most its PTTL after the
+	// reply came back). When the timer fires is up to the scheduler.
+	dl, ok := lctx.Deadline()
+	if !ok {
+		t.Fatal("an explicit-lease RedLock context has no deadline")
+	}
+	for i, n := range nodes {
+		pttl, err := n.Do(t, "PTTL", r.nodes[i].Key()).AsInt64()
+		replied := time.Now()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pttl > 0 && !dl.Before(replied.Add(time.Duration(pttl)*time.Millisecond)) {
+			t.Fatalf("node %d: validity ends after the lock expires there", i)
+		}
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("context did not end with the validity")
 	}
 	if !errors.Is(context.Cause(lctx), ErrLockLost) {
 		t.Fatalf("cause = %v", context.Cause(lctx))

@@ -42,17 +42,17 @@ var ErrUpgrade = errors.New("scriptlock: write lock requested while holding a re
 // Lock, TryLock and Unlock are the write side, so an *RWMutex is a Locker;
 // RLocker returns the read side as a Locker.
 type RWMutex struct {
-	c             *Client
-	name          string
-	key           string
-	channel       string
+	lockSpec
 	writers       string
-	fence         string
 	prefix        string // of every lease key: {<key>} (or <key> with a hash tag)
-	owner         string
-	cfg           config
 	waiterTimeout time.Duration
-	err           error
+	read, write   rwSide
+}
+
+// rwSide is one side of an RWMutex as the engine sees it.
+type rwSide struct {
+	rw    *RWMutex
+	write bool
 }
 
 // RWMutex returns a handle for the reader-writer lock called name. opts
@@ -60,18 +60,12 @@ type RWMutex struct {
 // is reported by the handle's methods. The failover guard does not apply to
 // RWMutex yet.
 func (c *Client) RWMutex(name string, opts ...Option) *RWMutex {
-	rw := &RWMutex{c: c, name: name, owner: randomID(), cfg: c.cfg}
-	rw.cfg.err = nil
-	rw.cfg.apply(opts)
-	rw.err = rw.cfg.err
+	rw := &RWMutex{lockSpec: newSpec(c, name, opts)}
 	rw.waiterTimeout = rw.cfg.waiterTTL()
-	if rw.err == nil {
-		rw.key, rw.err = lockKey(rw.cfg.prefix, name)
-	}
+	rw.read, rw.write = rwSide{rw, false}, rwSide{rw, true}
 	if rw.err == nil {
 		rw.channel = redissonName("redisson_rwlock", rw.key)
 		rw.writers = redissonName("redisson_rwlock_writers", rw.key)
-		rw.fence = redissonName("redisson_lock_token", rw.key)
 		rw.prefix = rwPrefix(rw.key)
 	}
 	return rw
@@ -99,26 +93,6 @@ func (rw *RWMutex) Name() string { return rw.name }
 // Key returns the Redis key of the lock hash (prefix + name).
 func (rw *RWMutex) Key() string { return rw.key }
 
-func (rw *RWMutex) ownerOf(ctx context.Context) string {
-	if o, ok := OwnerFrom(ctx); ok {
-		return o
-	}
-	return rw.owner
-}
-
-func (rw *RWMutex) check(ctx context.Context) error {
-	if rw.err != nil {
-		return rw.err
-	}
-	if ctx == nil {
-		return invalidf("nil context")
-	}
-	if rw.c.closed() {
-		return ErrClosed
-	}
-	return nil
-}
-
 // Lock waits until the write lock is acquired or ctx ends. Without an
 // explicit lease the watchdog renews it until Unlock. It fails at once with
 // ErrUpgrade if the owner holds a read lock.
@@ -143,7 +117,7 @@ func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) (cont
 }
 
 // Unlock releases one write hold of the owner in ctx, detached from ctx.
-func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.release(ctx, true) }
+func (rw *RWMutex) Unlock(ctx context.Context) error { return rw.c.unlock(ctx, &rw.write) }
 
 // RLock waits until a read lock is acquired or ctx ends.
 func (rw *RWMutex) RLock(ctx context.Context) (context.Context, error) {
@@ -167,7 +141,7 @@ func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) (con
 }
 
 // RUnlock releases one read hold of the owner in ctx, detached from ctx.
-func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.release(ctx, false) }
+func (rw *RWMutex) RUnlock(ctx context.Context) error { return rw.c.unlock(ctx, &rw.read) }
 
 // RLocker returns the read side as a Locker (Lock = RLock, Unlock = RUnlock).
 func (rw *RWMutex) RLocker() Locker { return readLocker{rw} }
@@ -197,136 +171,127 @@ var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clien
 }}
 
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {
-	if rw.c.observing(ctx) {
-		return rw.c.observeAcquire(ctx, rwOp(rw.name, write), func(ctx context.Context) (context.Context, error) { return rw.acquire(ctx, write, wait, lease) })
+	if ctx == nil {
+		return nil, invalidf("nil context")
 	}
-	if err := rw.check(ctx); err != nil {
-		return nil, err
+	side := &rw.read
+	if write {
+		side = &rw.write
 	}
-	c := rw.c
-	owner := rw.ownerOf(ctx)
-	field := c.id + ":" + owner
-	writeField := field + ":write"
-	serverLease := lease
-	if serverLease == 0 {
-		serverLease = rw.cfg.watchdogLease
-	}
-	pending := false // registered as a waiting writer
-	defer func() {
-		if pending {
-			rw.withdraw(ctx, writeField)
-		}
-	}()
-	refresh := rw.waiterTimeout / 3
-	var (
-		lctx      context.Context
-		remaining time.Duration
-	)
-	// Every message wakes every local waiter of this lock: a read release
-	// can let several readers in at once.
-	ok, err := c.waitNotified(ctx, rw.channel, true, wait, func() (bool, time.Duration, error) {
-		start := time.Now()
-		// As for Mutex: the call is not cut short by ctx, and a grant that
-		// outlived ctx is given back below.
-		cctx := ctx
-		if ctx.Done() != nil {
-			cctx = context.WithoutCancel(ctx)
-		}
-		var status, value int64
-		var err error
-		guarded := c.guarded(cctx, &rw.cfg)
-		acked := true
-		if write {
-			var res generated.RwWriteAcquireResult
-			if guarded {
-				var reply rueidis.RedisResult
-				reply, acked, err = c.sendGuarded(cctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
-					return generated.RwWriteAcquireCommand(c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
-				})
-				if err == nil {
-					res, err = generated.DecodeRwWriteAcquire(reply)
-				}
-			} else {
-				res, err = generated.RwWriteAcquire(cctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, field, writeField, rw.waiterTimeout, wait != 0)
-			}
-			status, value = res.Status, res.Value
-			pending = pending || (err == nil && status == 0 && wait != 0) || (err != nil && wait != 0 && !errors.Is(err, generated.ErrUpgrade))
-		} else {
-			var res generated.RwReadAcquireResult
-			timeouts := rwTimeouts(rw.key, field)
-			if guarded {
-				var reply rueidis.RedisResult
-				reply, acked, err = c.sendGuarded(cctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
-					return generated.RwReadAcquireCommand(c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
-				})
-				if err == nil {
-					res, err = generated.DecodeRwReadAcquire(reply)
-				}
-			} else {
-				res, err = generated.RwReadAcquire(cctx, c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
-			}
-			status, value = res.Status, res.Value
-		}
-		if errors.Is(err, generated.ErrUpgrade) {
-			return false, 0, ErrUpgrade
-		}
-		if err != nil {
-			return false, 0, err
-		}
-		if status != 0 {
-			pending = false
-			g := grant{name: rw.name, key: rw.key, channel: rw.channel, owner: owner, field: field,
-				lease: lease, serverLease: serverLease, every: rw.cfg.watchdogEvery, start: start, fresh: status == 1}
-			if write {
-				g.field = writeField
-				if g.fresh {
-					g.token = value
-				}
-			} else {
-				g.kind = rwReadRenewal
-			}
-			lctx = c.grantHold(ctx, g)
-			if !acked || ctx.Err() != nil {
-				// Give back a grant no replica has (the failover guard) or
-				// that outlived ctx.
-				if write {
-					_ = rw.Unlock(lctx)
-				} else {
-					_ = rw.RUnlock(lctx)
-				}
-				if !acked {
-					return false, 0, notReplicated(rw.cfg.guardTimeout)
-				}
-				return false, 0, ctx.Err()
-			}
-			return true, 0, nil
-		}
-		// A waiting writer also calls again every third of the waiter
-		// timeout to keep its registration, and a reader held back by a
-		// writer that died sees the registration expire.
-		remaining = max(time.Duration(value)*time.Millisecond, 0)
-		sleep := refresh
-		if remaining > 0 {
-			sleep = min(sleep, remaining)
-		}
-		return false, sleep, nil
-	})
-	switch {
-	case errors.Is(err, ErrUpgrade):
+	lctx, err := rw.c.acquire(ctx, side, wait, lease)
+	if errors.Is(err, ErrUpgrade) {
 		return nil, fmt.Errorf("scriptlock: lock %q: %w", rw.name, ErrUpgrade)
-	case err != nil:
-		return nil, rw.waitErr(ctx, err)
-	case !ok:
-		return nil, &NotAcquiredError{Name: rw.name, Remaining: remaining}
 	}
-	return lctx, nil
+	return lctx, err
 }
 
-func (rw *RWMutex) waitErr(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		return fmt.Errorf("scriptlock: lock %q: wait ended: %w", rw.name, cerr)
+func (s *rwSide) spec() *lockSpec { return &s.rw.lockSpec }
+
+func (s *rwSide) side() side {
+	if s.write {
+		return sideWrite
 	}
-	return fmt.Errorf("scriptlock: lock %q: %w", rw.name, err)
+	return sideRead
+}
+
+// fieldSuffix: a reader's field is the owner's; a writer's is <owner>:write.
+func (s *rwSide) fieldSuffix() string {
+	if s.write {
+		return ":write"
+	}
+	return ""
+}
+
+// waitChannel: every message wakes every local waiter of the lock, as a read
+// release can let several readers in at once.
+func (s *rwSide) waitChannel(string) (string, bool) { return s.rw.channel, true }
+
+func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
+	rw, c := s.rw, s.rw.c
+	enqueue := wait != 0
+	var status, value int64
+	var err error
+	acked := true
+	if s.write {
+		owner := strings.TrimSuffix(field, ":write")
+		var res generated.RwWriteAcquireResult
+		if guarded {
+			var reply rueidis.RedisResult
+			reply, acked, err = c.sendGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+				return generated.RwWriteAcquireCommand(c.rc, rw.key, rw.writers, rw.fence, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
+			})
+			if err == nil {
+				res, err = generated.DecodeRwWriteAcquire(reply)
+			}
+		} else {
+			res, err = generated.RwWriteAcquire(ctx, c.rc, rw.key, rw.writers, rw.fence, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
+		}
+		status, value = res.Status, res.Value
+	} else {
+		var res generated.RwReadAcquireResult
+		timeouts := rwTimeouts(rw.key, field)
+		writeField := field + ":write"
+		if guarded {
+			var reply rueidis.RedisResult
+			reply, acked, err = c.sendGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+				return generated.RwReadAcquireCommand(c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
+			})
+			if err == nil {
+				res, err = generated.DecodeRwReadAcquire(reply)
+			}
+		} else {
+			res, err = generated.RwReadAcquire(ctx, c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
+		}
+		status, value = res.Status, res.Value
+	}
+	if errors.Is(err, generated.ErrUpgrade) {
+		return attempt{}, false, ErrUpgrade
+	}
+	if err != nil {
+		return attempt{}, false, err
+	}
+	if status != 0 {
+		a := attempt{granted: true, fresh: status == 1}
+		if a.fresh && s.write {
+			a.token = value
+		}
+		return a, acked, nil
+	}
+	// A waiting writer also calls again every third of the waiter timeout
+	// to keep its registration, and a reader held back by a writer that
+	// died sees the registration expire.
+	rem := max(time.Duration(value)*time.Millisecond, 0)
+	sleep := rw.waiterTimeout / 3
+	if rem > 0 {
+		sleep = min(sleep, rem)
+	}
+	return attempt{queued: s.write && enqueue, remaining: rem, sleep: sleep}, acked, nil
+}
+
+func (s *rwSide) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, _ bool, publish string) (releaseStatus, error) {
+	rw, c := s.rw, s.rw.c
+	if s.write {
+		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, latch, lease, field, publish, latchTTL)
+		return releaseStatus(res.Status), err
+	}
+	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, latch, field, publish, latchTTL)
+	return releaseStatus(res.Status), err
+}
+
+func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
+	rw := s.rw
+	if s.write {
+		st, err := generated.RwState(ctx, rw.c.rc, rw.key, strings.TrimSuffix(field, ":write"), field)
+		return st.Writes, err
+	}
+	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
+	return st.Reads, err
+}
+
+func (s *rwSide) abandon(ctx context.Context, field string, _ time.Duration) {
+	if s.write {
+		s.rw.withdraw(ctx, field)
+	}
 }
 
 // withdraw removes a writer that gave up from the pending-writer set, detached
@@ -344,50 +309,6 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 	}
 }
 
-func (rw *RWMutex) release(ctx context.Context, write bool) error {
-	if rw.c.observing(ctx) {
-		return rw.c.observeRelease(ctx, rwOp(rw.name, write), func(ctx context.Context) error { return rw.release(ctx, write) })
-	}
-	if rw.err != nil {
-		return rw.err
-	}
-	if ctx == nil {
-		return invalidf("nil context")
-	}
-	c := rw.c
-	field := c.id + ":" + rw.ownerOf(ctx)
-	if write {
-		field += ":write"
-	}
-	c.mu.Lock()
-	h := c.holds[holdID(rw.key, field)]
-	c.mu.Unlock()
-	lease := rw.cfg.watchdogLease
-	if h != nil && h.lease > 0 {
-		lease = h.lease
-	} else if rw.cfg.lease > 0 {
-		lease = rw.cfg.lease
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rw.cfg.releaseTimeout)
-	defer cancel()
-	latch := redissonName("redisson_unlock_latch", rw.key) + ":" + randomID()
-	var status int64
-	err := c.retryRelease(rctx, func(publish string) error {
-		if write {
-			res, err := generated.RwWriteRelease(rctx, c.rc, rw.key, rw.channel, latch, lease, field, publish, releaseLatchTTL)
-			status = res.Status
-			return err
-		}
-		res, err := generated.RwReadRelease(rctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, latch, field, publish, releaseLatchTTL)
-		status = res.Status
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("scriptlock: unlock %q: %w", rw.name, err)
-	}
-	return c.released(ctx, h, rw.name, status)
-}
-
 // RWState is a snapshot of a reader-writer lock.
 type RWState struct {
 	Mode   string        // "read", "write", or "" when free
@@ -399,10 +320,11 @@ type RWState struct {
 // State reads the lock's mode, the hold counts of the owner in ctx and the
 // remaining lease.
 func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
-	if err := rw.check(ctx); err != nil {
+	if err := rw.lockSpec.check(ctx); err != nil {
 		return RWState{}, err
 	}
-	field := rw.c.id + ":" + rw.ownerOf(ctx)
+	owner, _ := OwnerFrom(ctx)
+	field := rw.c.id + ":" + owner
 	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
 	if err != nil {
 		return RWState{}, fmt.Errorf("scriptlock: state of %q: %w", rw.name, err)

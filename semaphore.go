@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/scriptlock/scriptlock/generated"
@@ -123,18 +124,48 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if err := positive("permits", n); err != nil {
 		return false, err
 	}
+	if !s.c.enter() {
+		return false, ErrClosed
+	}
+	defer s.c.inflight.Done()
 	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
-		// Detached from ctx: once the script has run, its reply must be read,
-		// or permits taken by a call cancelled in flight would be lost.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
-		defer cancel()
-		res, err := generated.SemaphoreAcquire(sctx, s.c.rc, s.key, n)
+		// Bounded by ctx. Each attempt has its own latch key: an attempt
+		// whose reply is lost is undone through it, exactly once, and cannot
+		// take permits if it reaches the server after its undo.
+		latch := redissonName("redisson_sc_latch", s.key) + ":" + s.c.id + ":" + strconv.FormatUint(s.c.requests.Add(1), 36)
+		res, err := generated.SemaphoreAcquire(ctx, s.c.rc, s.key, latch, n, semaphoreLatchTTL)
+		if err != nil && unknownOutcome(err) {
+			s.undoLater(latch)
+		}
 		return err == nil && res.Ok == 1, notifyFallback, err
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: semaphore %q: acquire %d: %w", s.name, n, err)
 	}
 	return acquired, nil
+}
+
+// semaphoreLatchTTL is how long an acquisition attempt's record lives, and so
+// how long an attempt of unknown outcome can still be undone.
+const semaphoreLatchTTL = time.Minute
+
+// undoLater gives back, in the background, the permits an attempt of unknown
+// outcome may have taken, retrying while its latch lives.
+func (s *Semaphore) undoLater(latch string) {
+	c := s.c
+	c.background(func() {
+		ctx, cancel := context.WithTimeout(c.ctx, semaphoreLatchTTL)
+		defer cancel()
+		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
+		for {
+			rctx, rcancel := context.WithTimeout(ctx, s.cfg.releaseTimeout)
+			_, err := generated.SemaphoreUndo(rctx, c.rc, s.key, s.channel, latch, semaphoreLatchTTL, c.publishCommand())
+			rcancel()
+			if err == nil || retry.wait(ctx, time.Time{}) != nil {
+				return
+			}
+		}
+	})
 }
 
 // Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs

@@ -168,7 +168,8 @@ func (s *subscriptions) dispatch(cs *channelSub) {
 	}
 }
 
-// leave removes a waiter; the last one ends the subscription. A wake-up the
+// leave removes a waiter; the last one ends the subscription in the
+// background. A wake-up the
 // waiter received but did not use is handed to the next waiter.
 func (s *subscriptions) leave(w *waiter) {
 	s.mu.Lock()
@@ -193,9 +194,22 @@ func (s *subscriptions) leave(w *waiter) {
 		cs.closing = true
 	}
 	s.mu.Unlock()
-	if last {
-		s.unsubscribe(cs)
+	if !last {
+		return
 	}
+	select {
+	case <-cs.done:
+		return
+	default:
+	}
+	// Unsubscribing takes a round trip (more when the connection is being
+	// re-established): a waiter that already has its lock does not wait
+	// for it. The receive loop is still running, so the group is not idle.
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.unsubscribe(cs)
+	}()
 }
 
 // unsubscribe ends a receive loop. UNSUBSCRIBE makes Receive return; the

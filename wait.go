@@ -28,8 +28,13 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 	}
 	st := c.statsFrom(ctx) // nil unless observed
 	var w *waiter
+	woken := false // a hand-off signal was taken and not yet used by an attempt
 	defer func() {
 		if w != nil {
+			if woken {
+				// The signal was meant for the next contender: pass it on.
+				signal(w.wake)
+			}
 			c.subs.leave(w)
 		}
 	}()
@@ -43,6 +48,9 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 		if err := ctx.Err(); err != nil {
 			return false, fmt.Errorf("wait ended: %w", err)
 		}
+		if c.closingCtx.Err() != nil {
+			return false, ErrClosed
+		}
 		done, fallback, err := try()
 		if st != nil {
 			st.attempts++
@@ -51,8 +59,10 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 			return false, err
 		}
 		if done {
+			woken = false
 			return true, nil
 		}
+		woken = false // the attempt used the signal: the lock was not free
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return false, nil
 		}
@@ -61,16 +71,21 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 				c.subs.leave(w)
 				w = nil
 			}
-			jctx, cancel := ctx, context.CancelFunc(func() {})
+			jctx, cancel := context.WithCancel(ctx)
 			if wait > 0 {
 				jctx, cancel = context.WithDeadline(ctx, deadline)
 			}
+			stop := context.AfterFunc(c.closingCtx, cancel)
 			w, err = c.subs.joinWith(jctx, channel, all)
+			stop()
 			cancel()
 			if err != nil {
 				w = nil
 				if ctx.Err() != nil {
 					return false, fmt.Errorf("wait ended: %w", ctx.Err())
+				}
+				if c.closingCtx.Err() != nil {
+					return false, ErrClosed
 				}
 				if errors.Is(err, context.DeadlineExceeded) {
 					return false, nil
@@ -96,12 +111,15 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 			if st != nil {
 				st.wakeups++
 			}
+			woken = true
 		case <-timer.C:
 			if st != nil {
 				st.timers++
 			}
 		case <-ctx.Done():
 			return false, fmt.Errorf("wait ended: %w", ctx.Err())
+		case <-c.closingCtx.Done():
+			return false, ErrClosed
 		}
 		if !timer.Stop() {
 			select {

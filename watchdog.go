@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,9 +18,10 @@ import (
 // by next renewal, and every lock due within the same short window is renewed
 // in one pipelined batch.
 type watchdog struct {
-	rc     rueidis.Client
-	onLost func(*hold, error)
-	obs    Observer // nil: none
+	rc        rueidis.Client
+	onLost    func(*hold, error)
+	onRenewed func(*hold, time.Time)
+	obs       Observer // nil: none
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -30,12 +32,11 @@ type watchdog struct {
 
 // renewal is a lock's place in the watchdog's schedule.
 type renewal struct {
-	h       *hold
-	due     time.Time
-	every   time.Duration
-	renewed time.Time  // last confirmed renewal (or acquisition)
-	index   int        // in the heap; -1 when removed
-	kind    *renewKind // nil: a Mutex-shaped hold (MutexRenew)
+	h     *hold
+	due   time.Time
+	every time.Duration
+	index int        // in the heap; -1 when removed
+	kind  *renewKind // nil: a Mutex-shaped hold (MutexRenew)
 }
 
 // renewKind is a way of renewing holds other than MutexRenew (for example an
@@ -53,14 +54,18 @@ type renewReply struct {
 
 const maxRenewBatch = 1000
 
-func newWatchdog(rc rueidis.Client, onLost func(*hold, error)) *watchdog {
-	return &watchdog{rc: rc, onLost: onLost, kick: make(chan struct{}, 1)}
+func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*hold, time.Time)) *watchdog {
+	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1)}
 }
 
-// addKind schedules renewals of h's lease every 'every', from 'at' on, by
-// kind (nil: MutexRenew).
-func (w *watchdog) addKind(h *hold, every time.Duration, at time.Time, kind *renewKind) *renewal {
-	r := &renewal{h: h, due: at.Add(every), every: every, renewed: at, kind: kind}
+// add schedules renewals of h's lease every 'every', from 'at' on; r is the
+// hold's own schedule entry. Read holds renew with RwReadRenew, every other
+// hold with MutexRenew.
+func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p primitive) {
+	*r = renewal{h: h, due: at.Add(every), every: every}
+	if p.side() == sideRead {
+		r.kind = rwReadRenewal
+	}
 	w.mu.Lock()
 	heap.Push(&w.queue, r)
 	first := r.index == 0
@@ -68,7 +73,6 @@ func (w *watchdog) addKind(h *hold, every time.Duration, at time.Time, kind *ren
 	if first {
 		signal(w.kick)
 	}
-	return r
 }
 
 // remove stops renewing r. Safe to call more than once.
@@ -113,16 +117,23 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	now := time.Now()
 	w.mu.Lock()
 	var batch []*renewal
-	var longest time.Duration
 	for len(w.queue) > 0 && !w.queue[0].due.After(now.Add(w.queue[0].every/10)) && len(batch) < maxRenewBatch {
-		longest = max(longest, w.queue[0].every)
 		batch = append(batch, heap.Pop(&w.queue).(*renewal))
 	}
 	w.mu.Unlock()
 	if len(batch) == 0 {
 		return
 	}
-	rctx, cancel := context.WithTimeout(ctx, longest)
+	// A renewal is worth waiting for only while the leases it renews last
+	// (not just one renewal interval, which can be far shorter than a round
+	// trip): past that, the holds' loss deadlines have ended them anyway.
+	var deadline time.Time
+	for i, r := range batch {
+		if at := time.Unix(0, r.h.lossAt.Load()); i == 0 || at.Before(deadline) {
+			deadline = at
+		}
+	}
+	rctx, cancel := context.WithDeadline(ctx, deadline)
 	replies := w.renewBatch(rctx, batch)
 	cancel()
 	if ctx.Err() != nil {
@@ -131,8 +142,8 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	w.batches.Add(1)
 	sent := now
 	now = time.Now()
-	var lost []*renewal
-	renewed, failed := 0, 0
+	var lost, renewed []*renewal
+	failed := 0
 	w.mu.Lock()
 	for i, r := range batch {
 		if r.h.released() {
@@ -141,19 +152,15 @@ func (w *watchdog) renewDue(ctx context.Context) {
 		switch rep := replies[i]; {
 		case rep.err == nil && rep.held:
 			w.renewals.Add(1)
-			renewed++
-			r.renewed = sent
 			r.due = now.Add(r.every)
 			heap.Push(&w.queue, r)
-		case rep.err == nil:
-			lost = append(lost, r)
-		case now.Sub(r.renewed) >= r.h.lease:
-			// The lease has run out on the server without a renewal we
-			// could confirm: the lock must be presumed lost.
-			r.h.lostErr = rep.err
+			renewed = append(renewed, r)
+		case rep.err == nil && !r.h.releasing.Load():
 			lost = append(lost, r)
 		default:
-			// Transient failure: try again soon, well before the lease ends.
+			// A transient failure, or a lock its owner is releasing right
+			// now (the release settles it): try again soon. The hold's loss
+			// deadline ends it if no renewal is confirmed in time.
 			failed++
 			r.due = now.Add(min(r.every/4, time.Second))
 			heap.Push(&w.queue, r)
@@ -161,13 +168,18 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	if w.obs != nil {
-		w.obs.Renewal(RenewalEvent{Batch: len(batch), Renewed: renewed, Lost: len(lost),
+		w.obs.Renewal(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
 			Failed: failed, Duration: now.Sub(sent)})
 	}
+	for _, r := range renewed {
+		w.onRenewed(r.h, sent)
+	}
 	for _, r := range lost {
-		w.onLost(r.h, r.h.lostErr)
+		w.onLost(r.h, errNotHeldOnServer)
 	}
 }
+
+var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
 
 // renewBatch renews a batch, Mutex-shaped holds with one pipelined
 // MutexRenewMulti and every other kind with its own pipelined call.

@@ -36,6 +36,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
 local t = redis.call('time')
@@ -60,7 +61,12 @@ if free and (head == false or head == ARGV[2]) then
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {1, redis.call('incr', KEYS[4]), 0}
+  local token = redis.call('incr', KEYS[4])
+  if token == 1 then
+    token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  redis.call('pexpire', KEYS[4], ARGV[6])
+  return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -86,7 +92,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "d1d2d66f16c4da28d0b3da7e178b6ec8dbcb8356"
+const fairAcquireSHA1 = "3d8720d8a10978f1707b74811c5284b78ce147af"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -111,7 +117,7 @@ type FairAcquireResult struct {
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
 // not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 // when the caller is first in the queue).
-func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string) (FairAcquireResult, error) {
+func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (FairAcquireResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return FairAcquireResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -126,7 +132,7 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return FairAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return fairAcquireDecode(fairAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -142,6 +148,7 @@ type FairAcquireArgs struct {
 	WaiterTimeout time.Duration // how long a queued waiter stays queued without calling again
 	Enqueue       bool          // queue the caller when the lock cannot be taken now
 	Publish       string        // "publish", or "spublish" for sharded channels
+	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
 }
 
 // FairAcquireReply is the reply to one call in FairAcquireMulti.
@@ -207,7 +214,7 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string) (rueidis.Completed, error) {
+func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -222,7 +229,7 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(fairAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -234,7 +241,7 @@ func DecodeFairAcquire(resp rueidis.RedisResult) (FairAcquireResult, error) {
 // fairAcquireEncode returns the KEYS and ARGV of one FairAcquire call.
 func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), a.Publish}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), a.Publish, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
 	return keys, args
 }
 

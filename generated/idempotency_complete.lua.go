@@ -12,47 +12,77 @@ import (
 
 // idempotencyCompleteSource is scripts/idempotency_complete.lua, verbatim.
 const idempotencyCompleteSource = `-- IdempotencyComplete stores the response of the request holding the claim
--- and keeps the record for ttl, so duplicates get it replayed.
+-- and keeps the record for ttl, so duplicates get it replayed. The scope's
+-- usage (see IdempotencyReserve) accounts the response's bytes plus overhead
+-- until the record expires.
 -- Reply 1: stored (also when this token had already stored it);
--- 0: the claim expired or belongs to another request, nothing stored.
+-- 0: the claim expired, was released or belongs to another request, nothing
+-- stored.
 -- @key    record
+-- @key    usage
+-- @key    sizes
 -- @arg    token     string
 -- @arg    response  bytes
 -- @arg    ttl       duration
+-- @arg    overhead  int64     bytes accounted besides the response
 -- @return int64
 -- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
-if rec[2] ~= ARGV[1] then
+if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0
 end
 if rec[1] == '1' then
   redis.call('hset', KEYS[1], 'state', 2, 'resp', ARGV[2])
   redis.call('pexpire', KEYS[1], ARGV[3])
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local size = string.len(ARGV[2]) + tonumber(ARGV[4])
+  local old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  redis.call('hset', KEYS[3], KEYS[1], size)
+  redis.call('hincrby', KEYS[3], '#total', size - old)
+  redis.call('zadd', KEYS[2], now + tonumber(ARGV[3]), KEYS[1])
+  if redis.call('pttl', KEYS[2]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[2], ARGV[3])
+  end
+  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[3], ARGV[3])
+  end
 end
 return 1
 `
 
 // idempotencyCompleteSHA1 is the SHA-1 of idempotencyCompleteSource, the name SCRIPT LOAD gives it.
-const idempotencyCompleteSHA1 = "46b810bcdfec11d6745778d36b39e7f48019bf11"
+const idempotencyCompleteSHA1 = "ea810290c811d54990c48b3c406f418b898835c3"
 
 var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyCompleteSource)
 
 // IdempotencyComplete stores the response of the request holding the claim
-// and keeps the record for ttl, so duplicates get it replayed.
+// and keeps the record for ttl, so duplicates get it replayed. The scope's
+// usage (see IdempotencyReserve) accounts the response's bytes plus overhead
+// until the record expires.
 // Reply 1: stored (also when this token had already stored it);
-// 0: the claim expired or belongs to another request, nothing stored.
-func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, token string, response []byte, ttl time.Duration) (int64, error) {
-	keys := []string{record}
-	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10)}
+// 0: the claim expired, was released or belongs to another request, nothing
+// stored.
+func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (int64, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyComplete", keys); err != nil {
+			return 0, err
+		}
+	}
+	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(overhead, 10)}
 	return idempotencyCompleteDecode(idempotencyCompleteScript.Exec(ctx, c, keys, args))
 }
 
 // IdempotencyCompleteArgs holds the keys and arguments of one call in IdempotencyCompleteMulti.
 type IdempotencyCompleteArgs struct {
 	Record   string
+	Usage    string
+	Sizes    string
 	Token    string
 	Response []byte
 	TTL      time.Duration
+	Overhead int64 // bytes accounted besides the response
 }
 
 // IdempotencyCompleteReply is the reply to one call in IdempotencyCompleteMulti.
@@ -68,8 +98,15 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 	out := make([]IdempotencyCompleteReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := idempotencyCompleteEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("IdempotencyComplete", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -102,9 +139,14 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyComplete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func IdempotencyCompleteCommand(c rueidis.Client, record string, token string, response []byte, ttl time.Duration) (rueidis.Completed, error) {
-	keys := []string{record}
-	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10)}
+func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (rueidis.Completed, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyComplete", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(overhead, 10)}
 	return c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -115,8 +157,8 @@ func DecodeIdempotencyComplete(resp rueidis.RedisResult) (int64, error) {
 
 // idempotencyCompleteEncode returns the KEYS and ARGV of one IdempotencyComplete call.
 func idempotencyCompleteEncode(a *IdempotencyCompleteArgs) ([]string, []string) {
-	keys := []string{a.Record}
-	args := []string{a.Token, rueidis.BinaryString(a.Response), strconv.FormatInt(a.TTL.Milliseconds(), 10)}
+	keys := []string{a.Record, a.Usage, a.Sizes}
+	args := []string{a.Token, rueidis.BinaryString(a.Response), strconv.FormatInt(a.TTL.Milliseconds(), 10), strconv.FormatInt(a.Overhead, 10)}
 	return keys, args
 }
 

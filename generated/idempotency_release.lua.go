@@ -6,42 +6,73 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
+	"time"
 )
 
 // idempotencyReleaseSource is scripts/idempotency_release.lua, verbatim.
 const idempotencyReleaseSource = `-- IdempotencyRelease drops a claim that will not be completed (the request
--- failed in a way that is not stored), so the client can retry with the key.
+-- failed in a way that is not stored), so the client can retry with the key,
+-- and gives its bytes back to the scope's usage (see IdempotencyReserve).
+-- When the key has no record, it leaves a tombstone for the token (state 3,
+-- for ttl): a reserve of that token still in flight on another connection,
+-- whose caller gave up waiting for it, then claims nothing when it arrives,
+-- while any other request's reserve takes the key as if it were free.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
 -- @key    record
+-- @key    usage
+-- @key    sizes
 -- @arg    token  string
+-- @arg    ttl    duration
 -- @return int64
 -- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
   redis.call('del', KEYS[1])
+  local sz = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  redis.call('hdel', KEYS[3], KEYS[1])
+  redis.call('zrem', KEYS[2], KEYS[1])
+  redis.call('hincrby', KEYS[3], '#total', -sz)
   return 1
+end
+if not rec[1] then
+  redis.call('hset', KEYS[1], 'state', 3, 'token', ARGV[1])
+  redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "bafc467c2000ce43eb09ea6aed8c49b7fe141bf4"
+const idempotencyReleaseSHA1 = "3515fa6e5180b1c0a6ffde10d87204727c364431"
 
 var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseSource)
 
 // IdempotencyRelease drops a claim that will not be completed (the request
-// failed in a way that is not stored), so the client can retry with the key.
+// failed in a way that is not stored), so the client can retry with the key,
+// and gives its bytes back to the scope's usage (see IdempotencyReserve).
+// When the key has no record, it leaves a tombstone for the token (state 3,
+// for ttl): a reserve of that token still in flight on another connection,
+// whose caller gave up waiting for it, then claims nothing when it arrives,
+// while any other request's reserve takes the key as if it were free.
 // Reply 1: released; 0: not claimed by this token (or already completed).
-func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, token string) (int64, error) {
-	keys := []string{record}
-	args := []string{token}
+func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyRelease", keys); err != nil {
+			return 0, err
+		}
+	}
+	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
 	return idempotencyReleaseDecode(idempotencyReleaseScript.Exec(ctx, c, keys, args))
 }
 
 // IdempotencyReleaseArgs holds the keys and arguments of one call in IdempotencyReleaseMulti.
 type IdempotencyReleaseArgs struct {
 	Record string
+	Usage  string
+	Sizes  string
 	Token  string
+	TTL    time.Duration
 }
 
 // IdempotencyReleaseReply is the reply to one call in IdempotencyReleaseMulti.
@@ -57,8 +88,15 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	out := make([]IdempotencyReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := idempotencyReleaseEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("IdempotencyRelease", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -91,9 +129,14 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func IdempotencyReleaseCommand(c rueidis.Client, record string, token string) (rueidis.Completed, error) {
-	keys := []string{record}
-	args := []string{token}
+func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyRelease", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -104,8 +147,8 @@ func DecodeIdempotencyRelease(resp rueidis.RedisResult) (int64, error) {
 
 // idempotencyReleaseEncode returns the KEYS and ARGV of one IdempotencyRelease call.
 func idempotencyReleaseEncode(a *IdempotencyReleaseArgs) ([]string, []string) {
-	keys := []string{a.Record}
-	args := []string{a.Token}
+	keys := []string{a.Record, a.Usage, a.Sizes}
+	args := []string{a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10)}
 	return keys, args
 }
 

@@ -11,9 +11,12 @@ import (
 )
 
 // idempotencyRenewSource is scripts/idempotency_renew.lua, verbatim.
-const idempotencyRenewSource = `-- IdempotencyRenew extends a running claim by ttl while its request still runs.
+const idempotencyRenewSource = `-- IdempotencyRenew extends a running claim by ttl while its request still
+-- runs, in the record and in the scope's usage (see IdempotencyReserve).
 -- Reply 1: extended; 0: not claimed by this token any more.
 -- @key    record
+-- @key    usage
+-- @key    sizes
 -- @arg    token  string
 -- @arg    ttl    duration
 -- @return int64
@@ -21,20 +24,35 @@ const idempotencyRenewSource = `-- IdempotencyRenew extends a running claim by t
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
   redis.call('pexpire', KEYS[1], ARGV[2])
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  redis.call('zadd', KEYS[2], 'xx', now + tonumber(ARGV[2]), KEYS[1])
+  if redis.call('pttl', KEYS[2]) < tonumber(ARGV[2]) then
+    redis.call('pexpire', KEYS[2], ARGV[2])
+  end
+  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[2]) then
+    redis.call('pexpire', KEYS[3], ARGV[2])
+  end
   return 1
 end
 return 0
 `
 
 // idempotencyRenewSHA1 is the SHA-1 of idempotencyRenewSource, the name SCRIPT LOAD gives it.
-const idempotencyRenewSHA1 = "08c523b010c7d870de56f1406ae4662da5706b86"
+const idempotencyRenewSHA1 = "f6499c2b44946fc6531ff99f359cd02b9ae608df"
 
 var idempotencyRenewScript = rueidis.NewLuaScriptRetryable(idempotencyRenewSource)
 
-// IdempotencyRenew extends a running claim by ttl while its request still runs.
+// IdempotencyRenew extends a running claim by ttl while its request still
+// runs, in the record and in the scope's usage (see IdempotencyReserve).
 // Reply 1: extended; 0: not claimed by this token any more.
-func IdempotencyRenew(ctx context.Context, c rueidis.Client, record string, token string, ttl time.Duration) (int64, error) {
-	keys := []string{record}
+func IdempotencyRenew(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyRenew", keys); err != nil {
+			return 0, err
+		}
+	}
 	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
 	return idempotencyRenewDecode(idempotencyRenewScript.Exec(ctx, c, keys, args))
 }
@@ -42,6 +60,8 @@ func IdempotencyRenew(ctx context.Context, c rueidis.Client, record string, toke
 // IdempotencyRenewArgs holds the keys and arguments of one call in IdempotencyRenewMulti.
 type IdempotencyRenewArgs struct {
 	Record string
+	Usage  string
+	Sizes  string
 	Token  string
 	TTL    time.Duration
 }
@@ -59,8 +79,15 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 	out := make([]IdempotencyRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := idempotencyRenewEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("IdempotencyRenew", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -93,8 +120,13 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func IdempotencyRenewCommand(c rueidis.Client, record string, token string, ttl time.Duration) (rueidis.Completed, error) {
-	keys := []string{record}
+func IdempotencyRenewCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyRenew", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
 	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(idempotencyRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
@@ -106,7 +138,7 @@ func DecodeIdempotencyRenew(resp rueidis.RedisResult) (int64, error) {
 
 // idempotencyRenewEncode returns the KEYS and ARGV of one IdempotencyRenew call.
 func idempotencyRenewEncode(a *IdempotencyRenewArgs) ([]string, []string) {
-	keys := []string{a.Record}
+	keys := []string{a.Record, a.Usage, a.Sizes}
 	args := []string{a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10)}
 	return keys, args
 }

@@ -15,20 +15,65 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- first. The record is a hash: state (1 running, 2 done), fp (the request
 -- fingerprint), token (the claiming request's random id) and, once done, resp
 -- (the stored response). A claim lasts ttl unless renewed or completed.
+-- State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
+-- had not arrived yet: that token claims nothing, any other claims the key.
+--
+-- The scope's usage (same hash slot as the record: the scope is the key's
+-- hash tag) bounds what one caller makes Redis keep: usage is a zset of the
+-- scope's records scored by expiry time, sizes a hash of their accounted
+-- bytes plus the field "#total". Expired entries are pruned here, a few per
+-- call; a new claim is refused while #total is over the budget (0: none).
 -- Reply {0, nil, nil}: claimed by this token, run the request (also when this
 -- token already holds the claim, so a retry after a lost reply is safe);
 -- {1, fp, nil}: another request with this key is running;
--- {2, fp, resp}: completed, replay resp.
+-- {2, fp, resp}: completed, replay resp;
+-- {3, nil, nil}: this token's reservation was released before it arrived;
+-- {4, nil, nil}: the scope's budget is spent, nothing claimed.
 -- @key    record
+-- @key    usage
+-- @key    sizes
 -- @arg    fingerprint  string
 -- @arg    token        string
 -- @arg    ttl          duration
+-- @arg    budget       int64      bytes the scope may keep; 0 for no limit
+-- @arg    claimSize    int64      bytes accounted for a running claim
 -- @return {state int64, fingerprint string?, response bytes?}
 -- @retryable
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', 0, 16)
+for _, m in ipairs(expired) do
+  local sz = tonumber(redis.call('hget', KEYS[3], m) or '0')
+  redis.call('hdel', KEYS[3], m)
+  redis.call('zrem', KEYS[2], m)
+  redis.call('hincrby', KEYS[3], '#total', -sz)
+end
+
 local rec = redis.call('hmget', KEYS[1], 'state', 'fp', 'token', 'resp')
-if not rec[1] then
+if rec[1] == '3' and rec[3] == ARGV[2] then
+  return {3, false, false}
+end
+if not rec[1] or rec[1] == '3' then
+  local budget = tonumber(ARGV[4])
+  local size = tonumber(ARGV[5])
+  local old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  local total = tonumber(redis.call('hget', KEYS[3], '#total') or '0')
+  if budget > 0 and total - old + size > budget then
+    return {4, false, false}
+  end
+  redis.call('del', KEYS[1])
   redis.call('hset', KEYS[1], 'state', 1, 'fp', ARGV[1], 'token', ARGV[2])
   redis.call('pexpire', KEYS[1], ARGV[3])
+  local exp = now + tonumber(ARGV[3])
+  redis.call('hset', KEYS[3], KEYS[1], size)
+  redis.call('hincrby', KEYS[3], '#total', size - old)
+  redis.call('zadd', KEYS[2], exp, KEYS[1])
+  if redis.call('pttl', KEYS[2]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[2], ARGV[3])
+  end
+  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[3], ARGV[3])
+  end
   return {0, false, false}
 end
 if rec[1] == '2' then
@@ -41,7 +86,7 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "279f59c08bb441d03273a7a1ad154a00a4c9d358"
+const idempotencyReserveSHA1 = "e3c17c590e0a47bdc0d147475ddc4c2fb0be52a7"
 
 var idempotencyReserveScript = rueidis.NewLuaScriptRetryable(idempotencyReserveSource)
 
@@ -56,22 +101,41 @@ type IdempotencyReserveResult struct {
 // first. The record is a hash: state (1 running, 2 done), fp (the request
 // fingerprint), token (the claiming request's random id) and, once done, resp
 // (the stored response). A claim lasts ttl unless renewed or completed.
+// State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
+// had not arrived yet: that token claims nothing, any other claims the key.
+//
+// The scope's usage (same hash slot as the record: the scope is the key's
+// hash tag) bounds what one caller makes Redis keep: usage is a zset of the
+// scope's records scored by expiry time, sizes a hash of their accounted
+// bytes plus the field "#total". Expired entries are pruned here, a few per
+// call; a new claim is refused while #total is over the budget (0: none).
 // Reply {0, nil, nil}: claimed by this token, run the request (also when this
 // token already holds the claim, so a retry after a lost reply is safe);
 // {1, fp, nil}: another request with this key is running;
-// {2, fp, resp}: completed, replay resp.
-func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, fingerprint string, token string, ttl time.Duration) (IdempotencyReserveResult, error) {
-	keys := []string{record}
-	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+// {2, fp, resp}: completed, replay resp;
+// {3, nil, nil}: this token's reservation was released before it arrived;
+// {4, nil, nil}: the scope's budget is spent, nothing claimed.
+func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (IdempotencyReserveResult, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyReserve", keys); err != nil {
+			return IdempotencyReserveResult{}, err
+		}
+	}
+	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
 	return idempotencyReserveDecode(idempotencyReserveScript.Exec(ctx, c, keys, args))
 }
 
 // IdempotencyReserveArgs holds the keys and arguments of one call in IdempotencyReserveMulti.
 type IdempotencyReserveArgs struct {
 	Record      string
+	Usage       string
+	Sizes       string
 	Fingerprint string
 	Token       string
 	TTL         time.Duration
+	Budget      int64 // bytes the scope may keep; 0 for no limit
+	ClaimSize   int64 // bytes accounted for a running claim
 }
 
 // IdempotencyReserveReply is the reply to one call in IdempotencyReserveMulti.
@@ -87,8 +151,15 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	out := make([]IdempotencyReserveReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := idempotencyReserveEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("IdempotencyReserve", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -121,9 +192,14 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyReserve.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func IdempotencyReserveCommand(c rueidis.Client, record string, fingerprint string, token string, ttl time.Duration) (rueidis.Completed, error) {
-	keys := []string{record}
-	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (rueidis.Completed, error) {
+	keys := []string{record, usage, sizes}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("IdempotencyReserve", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
 	return c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -134,8 +210,8 @@ func DecodeIdempotencyReserve(resp rueidis.RedisResult) (IdempotencyReserveResul
 
 // idempotencyReserveEncode returns the KEYS and ARGV of one IdempotencyReserve call.
 func idempotencyReserveEncode(a *IdempotencyReserveArgs) ([]string, []string) {
-	keys := []string{a.Record}
-	args := []string{a.Fingerprint, a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10)}
+	keys := []string{a.Record, a.Usage, a.Sizes}
+	args := []string{a.Fingerprint, a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10), strconv.FormatInt(a.Budget, 10), strconv.FormatInt(a.ClaimSize, 10)}
 	return keys, args
 }
 

@@ -15,18 +15,29 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.
 -- A fresh acquisition also draws the next fencing token from the counter.
+-- The fencing-token counter expires after fenceIdle without a grant; a missing
+-- counter starts at the server's TIME in microseconds, above every token an
+-- expired counter can have handed out (it grew by one per grant, at most one
+-- grant per microsecond), so tokens stay strictly increasing across expiry.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms.
 -- @key    lock
--- @key    fence     fencing-token counter (redisson_lock_token:{name}); never expires
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
+-- @arg    fenceIdle duration  how long the counter outlives its last grant
 -- @return int64
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return redis.call('incr', KEYS[2])
+  local token = redis.call('incr', KEYS[2])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  redis.call('pexpire', KEYS[2], ARGV[3])
+  return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], 1)
@@ -41,7 +52,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "2c667de5863327f911a6c85075ca9148faaefeab"
+const mutexAcquireSHA1 = "1495dcd40d5144470b2461f509265cc8b548dd94"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -49,26 +60,31 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 // and whose value is the hold count; the key's PEXPIRE is the lease.
 // A fresh acquisition also draws the next fencing token from the counter.
+// The fencing-token counter expires after fenceIdle without a grant; a missing
+// counter starts at the server's TIME in microseconds, above every token an
+// expired counter can have handed out (it grew by one per grant, at most one
+// grant per microsecond), so tokens stay strictly increasing across expiry.
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 // < 0 held by another owner, -1 - reply is its remaining lease in ms.
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string) (int64, error) {
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, fenceIdle time.Duration) (int64, error) {
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
 // MutexAcquireArgs holds the keys and arguments of one call in MutexAcquireMulti.
 type MutexAcquireArgs struct {
-	Lock  string
-	Fence string // fencing-token counter (redisson_lock_token:{name}); never expires
-	Lease time.Duration
-	Owner string
+	Lock      string
+	Fence     string // fencing-token counter (redisson_lock_token:{name})
+	Lease     time.Duration
+	Owner     string
+	FenceIdle time.Duration // how long the counter outlives its last grant
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
@@ -125,14 +141,14 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexAcquireCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string) (rueidis.Completed, error) {
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -144,7 +160,7 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
 	return keys, args
 }
 

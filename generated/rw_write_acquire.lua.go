@@ -17,7 +17,8 @@ const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hol
 -- fencing token for a fresh hold. A writer that cannot take it now and will
 -- wait registers in the pending-writer set with a deadline of server time +
 -- waiterTimeout (refreshed on every call), which keeps new readers out until
--- it gets its turn, gives up, or stops calling.
+-- it gets its turn, gives up, or stops calling. The set itself expires
+-- waiterTimeout after the last registration, so it never outlives its waiters.
 -- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -27,6 +28,7 @@ const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hol
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -34,7 +36,13 @@ if mode == false then
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
-  return {1, redis.call('incr', KEYS[3])}
+  local token = redis.call('incr', KEYS[3])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  redis.call('pexpire', KEYS[3], ARGV[6])
+  return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
@@ -50,12 +58,13 @@ if ARGV[5] == '1' then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('pexpire', KEYS[2], ARGV[4])
 end
 return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "a05b2378b79d0fc036b2723ed09f7d7f50f36db9"
+const rwWriteAcquireSHA1 = "a5d33f9222eb2ec1f93f85bb2e1c7ccc43342791"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -70,16 +79,17 @@ type RwWriteAcquireResult struct {
 // fencing token for a fresh hold. A writer that cannot take it now and will
 // wait registers in the pending-writer set with a deadline of server time +
 // waiterTimeout (refreshed on every call), which keeps new readers out until
-// it gets its turn, gives up, or stops calling.
+// it gets its turn, gives up, or stops calling. The set itself expires
+// waiterTimeout after the last registration, so it never outlives its waiters.
 // Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
-func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool) (RwWriteAcquireResult, error) {
+func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
 			return RwWriteAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return rwWriteAcquireDecode(rwWriteAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -92,7 +102,8 @@ type RwWriteAcquireArgs struct {
 	Owner         string // the owner's reader field
 	WriteOwner    string // <owner>:write
 	WaiterTimeout time.Duration
-	Enqueue       bool // register as a pending writer when refused
+	Enqueue       bool          // register as a pending writer when refused
+	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
 }
 
 // RwWriteAcquireReply is the reply to one call in RwWriteAcquireMulti.
@@ -149,14 +160,14 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool) (rueidis.Completed, error) {
+func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(rwWriteAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -168,7 +179,7 @@ func DecodeRwWriteAcquire(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 // rwWriteAcquireEncode returns the KEYS and ARGV of one RwWriteAcquire call.
 func rwWriteAcquireEncode(a *RwWriteAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Writers, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
 	return keys, args
 }
 

@@ -26,7 +26,7 @@ type Script struct {
 
 // Scripts lists every script of this package, sorted by name.
 var Scripts = []Script{{
-	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish"},
+	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish", "fenceIdle"},
 	File:      "scripts/fair_acquire.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "fence", "channel"},
 	Name:      "FairAcquire",
@@ -107,18 +107,18 @@ var Scripts = []Script{{
 	SHA1:      fairReleaseSHA1,
 	Source:    fairReleaseSource,
 }, {
-	Args:      []string{"token", "response", "ttl"},
+	Args:      []string{"token", "response", "ttl", "overhead"},
 	File:      "scripts/idempotency_complete.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyComplete",
 	ReadOnly:  false,
 	Retryable: true,
 	SHA1:      idempotencyCompleteSHA1,
 	Source:    idempotencyCompleteSource,
 }, {
-	Args:      []string{"token"},
+	Args:      []string{"token", "ttl"},
 	File:      "scripts/idempotency_release.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyRelease",
 	ReadOnly:  false,
 	Retryable: true,
@@ -127,16 +127,16 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"token", "ttl"},
 	File:      "scripts/idempotency_renew.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyRenew",
 	ReadOnly:  false,
 	Retryable: true,
 	SHA1:      idempotencyRenewSHA1,
 	Source:    idempotencyRenewSource,
 }, {
-	Args:      []string{"fingerprint", "token", "ttl"},
+	Args:      []string{"fingerprint", "token", "ttl", "budget", "claimSize"},
 	File:      "scripts/idempotency_reserve.lua",
-	Keys:      []string{"record"},
+	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyReserve",
 	ReadOnly:  false,
 	Retryable: true,
@@ -188,7 +188,7 @@ var Scripts = []Script{{
 	SHA1:      latchTrySetSHA1,
 	Source:    latchTrySetSource,
 }, {
-	Args:      []string{"lease", "owner"},
+	Args:      []string{"lease", "owner", "fenceIdle"},
 	File:      "scripts/mutex_acquire.lua",
 	Keys:      []string{"lock", "fence"},
 	Name:      "MutexAcquire",
@@ -323,7 +323,7 @@ var Scripts = []Script{{
 	SHA1:      rwStateSHA1,
 	Source:    rwStateSource,
 }, {
-	Args:      []string{"lease", "owner", "writeOwner", "waiterTimeout", "enqueue"},
+	Args:      []string{"lease", "owner", "writeOwner", "waiterTimeout", "enqueue", "fenceIdle"},
 	File:      "scripts/rw_write_acquire.lua",
 	Keys:      []string{"lock", "writers", "fence"},
 	Name:      "RwWriteAcquire",
@@ -341,9 +341,9 @@ var Scripts = []Script{{
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
 }, {
-	Args:      []string{"n"},
+	Args:      []string{"n", "latchTTL"},
 	File:      "scripts/semaphore_acquire.lua",
-	Keys:      []string{"semaphore"},
+	Keys:      []string{"semaphore", "latch"},
 	Name:      "SemaphoreAcquire",
 	ReadOnly:  false,
 	Retryable: false,
@@ -385,6 +385,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      semaphoreTrySetSHA1,
 	Source:    semaphoreTrySetSource,
+}, {
+	Args:      []string{"latchTTL", "publish"},
+	File:      "scripts/semaphore_undo.lua",
+	Keys:      []string{"semaphore", "channel", "latch"},
+	Name:      "SemaphoreUndo",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      semaphoreUndoSHA1,
+	Source:    semaphoreUndoSource,
 }}
 
 // Preload loads every script into the script cache of every node of c (SCRIPT LOAD,

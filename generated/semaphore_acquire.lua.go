@@ -7,25 +7,35 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"time"
 )
 
 // semaphoreAcquireSource is scripts/semaphore_acquire.lua, verbatim.
-const semaphoreAcquireSource = `-- SemaphoreAcquire takes n permits if that many are available.
+const semaphoreAcquireSource = `-- SemaphoreAcquire takes n permits if that many are available. A taken
+-- attempt is recorded under its latch key (n) for latchTTL, so an attempt
+-- whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
+-- that arrives after its undo finds the latch and takes nothing.
 -- Reply {1, left}: taken, left = permits still available;
--- {0, available}: not enough permits, nothing changed.
+-- {0, available}: not enough permits (or undone already), nothing changed.
 -- @key    semaphore
+-- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
 -- @arg    n         int64
+-- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
 local value = tonumber(redis.call('get', KEYS[1]) or '0')
+if redis.call('exists', KEYS[2]) == 1 then
+  return {0, value}
+end
 local n = tonumber(ARGV[1])
 if value >= n then
+  redis.call('set', KEYS[2], n, 'px', ARGV[2])
   return {1, redis.call('decrby', KEYS[1], n)}
 end
 return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "56d9380a0e28adf849e4408fc5e2b39e40f9a6e1"
+const semaphoreAcquireSHA1 = "94775ce677fe2e89e62e6c8dcb5f8098a6f9f7ac"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 
@@ -35,19 +45,29 @@ type SemaphoreAcquireResult struct {
 	Permits int64
 }
 
-// SemaphoreAcquire takes n permits if that many are available.
+// SemaphoreAcquire takes n permits if that many are available. A taken
+// attempt is recorded under its latch key (n) for latchTTL, so an attempt
+// whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
+// that arrives after its undo finds the latch and takes nothing.
 // Reply {1, left}: taken, left = permits still available;
-// {0, available}: not enough permits, nothing changed.
-func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, n int64) (SemaphoreAcquireResult, error) {
-	keys := []string{semaphore}
-	args := []string{strconv.FormatInt(n, 10)}
+// {0, available}: not enough permits (or undone already), nothing changed.
+func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {
+	keys := []string{semaphore, latch}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreAcquire", keys); err != nil {
+			return SemaphoreAcquireResult{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(latchTTL.Milliseconds(), 10)}
 	return semaphoreAcquireDecode(semaphoreAcquireScript.Exec(ctx, c, keys, args))
 }
 
 // SemaphoreAcquireArgs holds the keys and arguments of one call in SemaphoreAcquireMulti.
 type SemaphoreAcquireArgs struct {
 	Semaphore string
+	Latch     string // redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
 	N         int64
+	LatchTTL  time.Duration
 }
 
 // SemaphoreAcquireReply is the reply to one call in SemaphoreAcquireMulti.
@@ -63,8 +83,15 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	out := make([]SemaphoreAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := semaphoreAcquireEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("SemaphoreAcquire", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
@@ -97,9 +124,14 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, n int64) (rueidis.Completed, error) {
-	keys := []string{semaphore}
-	args := []string{strconv.FormatInt(n, 10)}
+func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{semaphore, latch}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreAcquire", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(latchTTL.Milliseconds(), 10)}
 	return c.B().Evalsha().Sha1(semaphoreAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -110,8 +142,8 @@ func DecodeSemaphoreAcquire(resp rueidis.RedisResult) (SemaphoreAcquireResult, e
 
 // semaphoreAcquireEncode returns the KEYS and ARGV of one SemaphoreAcquire call.
 func semaphoreAcquireEncode(a *SemaphoreAcquireArgs) ([]string, []string) {
-	keys := []string{a.Semaphore}
-	args := []string{strconv.FormatInt(a.N, 10)}
+	keys := []string{a.Semaphore, a.Latch}
+	args := []string{strconv.FormatInt(a.N, 10), strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
 	return keys, args
 }
 

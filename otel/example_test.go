@@ -28,5 +28,5 @@ func Example() {
 	}
 	e := echo.New()
 	e.POST("/orders/:id", func(c echo.Context) error { return c.NoContent(204) },
-		echolock.WithConfig(echolock.Config{Client: client, OnOutcome: obs.MiddlewareOutcome}))
+		echolock.LockWithConfig(echolock.LockConfig{Client: client, OnOutcome: obs.MiddlewareOutcome}))
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // replayAcquires is how many locks replayScenario takes: the first request
@@ -26,15 +26,15 @@ const replayAcquires = 1
 func replayScenario(t *testing.T, ctx context.Context, tm *telemetry, c *scriptlock.Client) {
 	t.Helper()
 	node := redistest.Server(t)
-	store, err := middleware.NewIdempotencyStore(node.Client(t), middleware.WithIdempotencyPrefix(redistest.Prefix(t)),
-		middleware.WithStoreTimeout(time.Second))
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := echo.New()
 	e.Use(echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, OnOutcome: tm.obs.MiddlewareOutcome}))
 	e.POST("/charges/:id", func(c echo.Context) error { return c.String(http.StatusCreated, "charged") },
-		echolock.WithConfig(echolock.Config{Client: c, OnOutcome: tm.obs.MiddlewareOutcome}))
+		echolock.LockWithConfig(echolock.LockConfig{Client: c, OnOutcome: tm.obs.MiddlewareOutcome}))
 	srv := httptest.NewServer(e)
 	defer srv.Close()
 	for i, want := range []string{"", "true"} {

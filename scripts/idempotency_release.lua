@@ -1,13 +1,29 @@
 -- IdempotencyRelease drops a claim that will not be completed (the request
--- failed in a way that is not stored), so the client can retry with the key.
+-- failed in a way that is not stored), so the client can retry with the key,
+-- and gives its bytes back to the scope's usage (see IdempotencyReserve).
+-- When the key has no record, it leaves a tombstone for the token (state 3,
+-- for ttl): a reserve of that token still in flight on another connection,
+-- whose caller gave up waiting for it, then claims nothing when it arrives,
+-- while any other request's reserve takes the key as if it were free.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
 -- @key    record
+-- @key    usage
+-- @key    sizes
 -- @arg    token  string
+-- @arg    ttl    duration
 -- @return int64
 -- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
   redis.call('del', KEYS[1])
+  local sz = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  redis.call('hdel', KEYS[3], KEYS[1])
+  redis.call('zrem', KEYS[2], KEYS[1])
+  redis.call('hincrby', KEYS[3], '#total', -sz)
   return 1
+end
+if not rec[1] then
+  redis.call('hset', KEYS[1], 'state', 3, 'token', ARGV[1])
+  redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0

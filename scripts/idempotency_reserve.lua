@@ -2,20 +2,65 @@
 -- first. The record is a hash: state (1 running, 2 done), fp (the request
 -- fingerprint), token (the claiming request's random id) and, once done, resp
 -- (the stored response). A claim lasts ttl unless renewed or completed.
+-- State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
+-- had not arrived yet: that token claims nothing, any other claims the key.
+--
+-- The scope's usage (same hash slot as the record: the scope is the key's
+-- hash tag) bounds what one caller makes Redis keep: usage is a zset of the
+-- scope's records scored by expiry time, sizes a hash of their accounted
+-- bytes plus the field "#total". Expired entries are pruned here, a few per
+-- call; a new claim is refused while #total is over the budget (0: none).
 -- Reply {0, nil, nil}: claimed by this token, run the request (also when this
 -- token already holds the claim, so a retry after a lost reply is safe);
 -- {1, fp, nil}: another request with this key is running;
--- {2, fp, resp}: completed, replay resp.
+-- {2, fp, resp}: completed, replay resp;
+-- {3, nil, nil}: this token's reservation was released before it arrived;
+-- {4, nil, nil}: the scope's budget is spent, nothing claimed.
 -- @key    record
+-- @key    usage
+-- @key    sizes
 -- @arg    fingerprint  string
 -- @arg    token        string
 -- @arg    ttl          duration
+-- @arg    budget       int64      bytes the scope may keep; 0 for no limit
+-- @arg    claimSize    int64      bytes accounted for a running claim
 -- @return {state int64, fingerprint string?, response bytes?}
 -- @retryable
+local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', 0, 16)
+for _, m in ipairs(expired) do
+  local sz = tonumber(redis.call('hget', KEYS[3], m) or '0')
+  redis.call('hdel', KEYS[3], m)
+  redis.call('zrem', KEYS[2], m)
+  redis.call('hincrby', KEYS[3], '#total', -sz)
+end
+
 local rec = redis.call('hmget', KEYS[1], 'state', 'fp', 'token', 'resp')
-if not rec[1] then
+if rec[1] == '3' and rec[3] == ARGV[2] then
+  return {3, false, false}
+end
+if not rec[1] or rec[1] == '3' then
+  local budget = tonumber(ARGV[4])
+  local size = tonumber(ARGV[5])
+  local old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  local total = tonumber(redis.call('hget', KEYS[3], '#total') or '0')
+  if budget > 0 and total - old + size > budget then
+    return {4, false, false}
+  end
+  redis.call('del', KEYS[1])
   redis.call('hset', KEYS[1], 'state', 1, 'fp', ARGV[1], 'token', ARGV[2])
   redis.call('pexpire', KEYS[1], ARGV[3])
+  local exp = now + tonumber(ARGV[3])
+  redis.call('hset', KEYS[3], KEYS[1], size)
+  redis.call('hincrby', KEYS[3], '#total', size - old)
+  redis.call('zadd', KEYS[2], exp, KEYS[1])
+  if redis.call('pttl', KEYS[2]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[2], ARGV[3])
+  end
+  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
+    redis.call('pexpire', KEYS[3], ARGV[3])
+  end
   return {0, false, false}
 end
 if rec[1] == '2' then

@@ -3,7 +3,8 @@
 -- fencing token for a fresh hold. A writer that cannot take it now and will
 -- wait registers in the pending-writer set with a deadline of server time +
 -- waiterTimeout (refreshed on every call), which keeps new readers out until
--- it gets its turn, gives up, or stops calling.
+-- it gets its turn, gives up, or stops calling. The set itself expires
+-- waiterTimeout after the last registration, so it never outlives its waiters.
 -- Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -13,6 +14,7 @@
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
+-- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -20,7 +22,13 @@ if mode == false then
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
-  return {1, redis.call('incr', KEYS[3])}
+  local token = redis.call('incr', KEYS[3])
+  if token == 1 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+  end
+  redis.call('pexpire', KEYS[3], ARGV[6])
+  return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
   local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
@@ -36,5 +44,6 @@ if ARGV[5] == '1' then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+  redis.call('pexpire', KEYS[2], ARGV[4])
 end
 return {0, redis.call('pttl', KEYS[1])}

@@ -1,12 +1,21 @@
--- SemaphoreAcquire takes n permits if that many are available.
+-- SemaphoreAcquire takes n permits if that many are available. A taken
+-- attempt is recorded under its latch key (n) for latchTTL, so an attempt
+-- whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
+-- that arrives after its undo finds the latch and takes nothing.
 -- Reply {1, left}: taken, left = permits still available;
--- {0, available}: not enough permits, nothing changed.
+-- {0, available}: not enough permits (or undone already), nothing changed.
 -- @key    semaphore
+-- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
 -- @arg    n         int64
+-- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
 local value = tonumber(redis.call('get', KEYS[1]) or '0')
+if redis.call('exists', KEYS[2]) == 1 then
+  return {0, value}
+end
 local n = tonumber(ARGV[1])
 if value >= n then
+  redis.call('set', KEYS[2], n, 'px', ARGV[2])
   return {1, redis.call('decrby', KEYS[1], n)}
 end
 return {0, value}

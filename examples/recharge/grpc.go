@@ -22,23 +22,34 @@ import (
 // the whole wait (with RetryInfo), while a call with the same idempotency-key
 // runs, or when this call's lock expired and a newer holder took the order over
 // (nothing was written: retry); Unavailable when Redis cannot be reached.
-func (s *Server) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+// The interceptors' configuration is checked against the registered service
+// (grpclock.Validate): a mismatch is an error here.
+func (s *Server) GRPCServer(opts ...grpc.ServerOption) (*grpc.Server, error) {
+	idemOpts := []grpclock.IdempotencyOption{
+		grpclock.WithIdempotentMethods(rechargepb.Orders_Recharge_FullMethodName),
+		grpclock.WithIdempotencyLogger(s.cfg.Logger),
+	}
+	lockOpts := []grpclock.Option{
+		grpclock.WithMethod(rechargepb.Orders_Recharge_FullMethodName, grpclock.Func(orderKey)),
+		grpclock.WithKeyPrefix(LockPrefix),
+		grpclock.WithWait(s.cfg.Wait),
+		grpclock.WithLogger(s.cfg.Logger),
+	}
 	var chain []grpc.UnaryServerInterceptor
 	if s.cfg.Idempotency != nil {
-		chain = append(chain, grpclock.IdempotencyUnaryServerInterceptor(s.cfg.Idempotency,
-			grpclock.WithIdempotentMethods(rechargepb.Orders_Recharge_FullMethodName),
-			grpclock.WithIdempotencyLogger(s.cfg.Logger)))
+		chain = append(chain, grpclock.IdempotencyUnaryServerInterceptor(s.cfg.Idempotency, idemOpts...))
 	}
 	if !s.cfg.Service.Unsafe {
-		chain = append(chain, grpclock.UnaryServerInterceptor(s.locks.lock,
-			grpclock.WithMethod(rechargepb.Orders_Recharge_FullMethodName, grpclock.Func(orderKey)),
-			grpclock.WithKeyPrefix(LockPrefix),
-			grpclock.WithWait(s.cfg.Wait),
-			grpclock.WithLogger(s.cfg.Logger)))
+		chain = append(chain, grpclock.UnaryServerInterceptor(s.locks.lock, lockOpts...))
 	}
 	srv := grpc.NewServer(append(opts, grpc.ChainUnaryInterceptor(chain...))...)
 	rechargepb.RegisterOrdersServer(srv, &ordersServer{s: s})
-	return srv
+	// A method or field name that does not match the service fails here, not
+	// by leaving the method unlocked.
+	if err := errors.Join(grpclock.Validate(srv, lockOpts...), grpclock.ValidateIdempotency(srv, idemOpts...)); err != nil {
+		return nil, err
+	}
+	return srv, nil
 }
 
 // orderKey is the lock key of a call: the canonical order id.

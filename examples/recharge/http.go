@@ -33,15 +33,12 @@ func (s *Server) HTTPHandler() *echo.Echo {
 	var mws []echo.MiddlewareFunc
 	if s.cfg.Idempotency != nil {
 		mws = append(mws, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{
-			Store: s.cfg.Idempotency,
-			// Store final answers only: 409 and 5xx ask the client to retry,
-			// so the key must stay usable.
-			StoreStatus: func(status int) bool { return status < 500 && status != http.StatusConflict },
-			Logger:      s.cfg.Logger,
+			Store:  s.cfg.Idempotency, // final answers only: 409 and 5xx leave the key usable
+			Logger: s.cfg.Logger,
 		}))
 	}
 	if !s.cfg.Service.Unsafe {
-		mws = append(mws, echolock.WithConfig(echolock.Config{
+		mws = append(mws, echolock.LockWithConfig(echolock.LockConfig{
 			KeyFunc: func(c echo.Context) (string, error) {
 				_, key, err := parseOrderID(c.Param("id"))
 				return key, err

@@ -23,7 +23,7 @@ import (
 	"github.com/scriptlock/scriptlock/examples/recharge"
 	"github.com/scriptlock/scriptlock/examples/recharge/rechargepb"
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 const amount = 1000 // every test order's amount
@@ -54,9 +54,10 @@ func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpt
 	svc := &recharge.Service{Store: store, Work: work}
 	cfg := recharge.Config{Service: svc, Locks: locks, LockOptions: lockOpts}
 	if idem {
-		if cfg.Idempotency, err = middleware.NewIdempotencyStore(rc, middleware.WithIdempotencyPrefix(prefix+"idem:")); err != nil {
+		if cfg.Idempotency, err = idempotency.NewStore(rc, idempotency.WithPrefix(prefix+"idem:")); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(cfg.Idempotency.Close)
 	}
 	srv, err := recharge.NewServer(cfg)
 	if err != nil {
@@ -68,7 +69,10 @@ func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs := srv.GRPCServer()
+	gs, err := srv.GRPCServer()
+	if err != nil {
+		t.Fatal(err)
+	}
 	go gs.Serve(ln)
 	t.Cleanup(gs.Stop)
 	cc, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // LockPrefix is the prefix of the order locks: the HTTP and the gRPC front
@@ -33,7 +33,7 @@ type Config struct {
 	Wait time.Duration
 	// Idempotency, when set, gives both front ends Idempotency-Key support
 	// (HTTP header Idempotency-Key, gRPC metadata idempotency-key).
-	Idempotency *middleware.IdempotencyStore
+	Idempotency *idempotency.Store
 	// Logger for middleware warnings. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -139,7 +139,7 @@ func (l *countingLocker) TryLock(ctx context.Context, wait time.Duration) (conte
 func parseOrderID(s string) (int64, string, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, "", fmt.Errorf("%w: order id %q is not a positive integer", middleware.ErrKeyInvalid, s)
+		return 0, "", fmt.Errorf("order id %q is not a positive integer", s)
 	}
 	return id, strconv.FormatInt(id, 10), nil
 }

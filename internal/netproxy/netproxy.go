@@ -18,8 +18,10 @@ type Proxy struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	frozen bool
-	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	// replies held back: requests reach the server, answers do not
+	repliesFrozen bool
+	conns         map[net.Conn]struct{}
+	wg            sync.WaitGroup
 }
 
 // New starts a proxy on a free loopback port; it is closed at test end.
@@ -53,13 +55,14 @@ func (p *Proxy) accept() {
 		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go p.pipe(s, c)
-		go p.pipe(c, s)
+		go p.pipe(s, c, false)
+		go p.pipe(c, s, true)
 	}
 }
 
-// pipe copies src to dst, holding data back while the proxy is frozen.
-func (p *Proxy) pipe(dst, src net.Conn) {
+// pipe copies src to dst, holding data back while the proxy is frozen (or,
+// for the server's replies, while replies are frozen).
+func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 	defer p.wg.Done()
 	defer dst.Close()
 	defer src.Close()
@@ -68,7 +71,7 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			for p.frozen {
+			for p.frozen || (replies && p.repliesFrozen) {
 				p.cond.Wait()
 			}
 			_, open := p.conns[dst]
@@ -93,10 +96,19 @@ func (p *Proxy) Freeze() {
 	p.mu.Unlock()
 }
 
+// FreezeReplies lets requests through to the server but holds back its
+// replies until Thaw: a command runs, and its caller never hears back (with
+// DropAll, the reply is lost for good).
+func (p *Proxy) FreezeReplies() {
+	p.mu.Lock()
+	p.repliesFrozen = true
+	p.mu.Unlock()
+}
+
 // Thaw lets traffic flow again.
 func (p *Proxy) Thaw() {
 	p.mu.Lock()
-	p.frozen = false
+	p.frozen, p.repliesFrozen = false, false
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
@@ -116,7 +128,7 @@ func (p *Proxy) DropAll() {
 func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
-	p.frozen = false
+	p.frozen, p.repliesFrozen = false, false
 	for c := range p.conns {
 		c.Close()
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
@@ -28,15 +29,15 @@ func BenchmarkLockMiddleware(b *testing.B) {
 		mw   []echo.MiddlewareFunc
 	}{
 		{"none", nil},
-		{"watchdog", []echo.MiddlewareFunc{echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: env.LockFunc()})}},
-		{"lease", []echo.MiddlewareFunc{echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: env.LockFunc(scriptlock.WithLease(30 * time.Second))})}},
+		{"watchdog", []echo.MiddlewareFunc{echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc()})}},
+		{"lease", []echo.MiddlewareFunc{echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc(scriptlock.WithLease(30 * time.Second))})}},
 		{"idempotency", []echo.MiddlewareFunc{echolock.Idempotency(mustStore(b, env))}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			e := echo.New()
 			e.POST("/orders/:id", handler, bc.mw...)
 			var n atomic.Int64
-			run := middleware.NewOwnerID()[:8] // keys unique across -count runs: no replays
+			run := core.NewOwnerID()[:8] // keys unique across -count runs: no replays
 			rt0, sc0 := env.Redis.RoundTrips(), env.ScriptCalls(b)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -60,10 +61,11 @@ func BenchmarkLockMiddleware(b *testing.B) {
 	}
 }
 
-func mustStore(b *testing.B, env *mwtest.Env) *middleware.IdempotencyStore {
-	s, err := middleware.NewIdempotencyStore(env.Redis, middleware.WithIdempotencyPrefix(env.Prefix+"idem:"))
+func mustStore(b *testing.B, env *mwtest.Env) *idempotency.Store {
+	s, err := idempotency.NewStore(env.Redis, idempotency.WithPrefix(env.Prefix+"idem:"))
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(s.Close)
 	return s
 }

@@ -2,25 +2,26 @@
 // distributed lock named after a value taken from the request (an order id, an
 // account number, ...).
 //
-//	e.POST("/orders/:id/pay", pay, echolock.New(client)) // client: *scriptlock.Client
+//	e.POST("/orders/:id/pay", pay, echolock.Lock(client)) // client: *scriptlock.Client
 //
-//	e.POST("/recharge", recharge, echolock.WithConfig(echolock.Config{
+//	e.POST("/recharge", recharge, echolock.LockWithConfig(echolock.LockConfig{
 //		KeyLookup: "header:X-Account-Id,json:account.id",
 //		Client:    client,
 //		Fair:      true,
 //		Wait:      2 * time.Second,
 //	}))
 //
-// Config.Lock plugs in any other primitive with the scriptlock.Locker shape.
+// LockConfig.Lock plugs in any other primitive with the scriptlock.Locker shape.
 //
 // The handler's request context is the lock's context: it is cancelled when
 // the lock is lost, scriptlock.Fence gives the fencing token, and code under
 // the handler that locks the same key with the request context re-enters the
 // lock instead of blocking on it.
 //
-// Outcomes: a missing or invalid key answers 400; a lock still held by someone
-// else after Wait answers 409 (Config.ContendedStatus, e.g. http.StatusLocked)
-// with Retry-After; Redis unreachable answers 503 unless FailOpen; a lock lost
+// Outcomes: a missing or invalid key answers 400 (413 for a json: lookup on a
+// body over MaxBodyBytes); a lock still held by someone else after Wait
+// answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked) with
+// Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503 unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response.
 // The lock is released after the handler in every case, panics included.
 package echolock
@@ -36,7 +37,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // Skipper reports whether the middleware should be skipped for a request.
@@ -45,8 +46,8 @@ type Skipper func(c echo.Context) bool
 // DefaultSkipper never skips.
 func DefaultSkipper(echo.Context) bool { return false }
 
-// Config configures the lock middleware.
-type Config struct {
+// LockConfig configures the lock middleware.
+type LockConfig struct {
 	// Skipper skips the middleware for a request when it returns true.
 	Skipper Skipper
 
@@ -58,8 +59,7 @@ type Config struct {
 	// KeyFunc, when set, is used instead of KeyLookup. Returning "" with a nil
 	// error means the key is missing.
 	KeyFunc func(c echo.Context) (string, error)
-	// KeyPrefix is prepended to the escaped key. Default
-	// middleware.DefaultKeyPrefix.
+	// KeyPrefix is prepended to the escaped key. Default DefaultKeyPrefix.
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
@@ -68,7 +68,7 @@ type Config struct {
 
 	// Lock returns the lock for a key. When nil, Client is used: its Mutex
 	// (FairMutex with Fair) with Lease.
-	Lock middleware.LockFunc
+	Lock func(key string) scriptlock.Locker
 	// Client provides the locks when Lock is nil.
 	Client *scriptlock.Client
 	// Lease is the locks' lease when built from Client; 0 renews them with
@@ -80,6 +80,10 @@ type Config struct {
 	// Wait is how long to wait for a contended lock; 0 makes a single attempt.
 	Wait time.Duration
 
+	// RetryAfter is the Retry-After suggested when Wait runs out (default
+	// 1 s, sent in whole seconds). It is capped by Wait, and by the holder's
+	// remaining lease when that is an explicit lease shorter still.
+	RetryAfter time.Duration
 	// ContendedStatus is the status answered when Wait runs out. Default 409
 	// (the answer the Idempotency-Key draft gives a request still in flight);
 	// http.StatusLocked (423) is the common alternative.
@@ -88,9 +92,11 @@ type Config struct {
 	// instead of answering 503. Mutual exclusion is then not guaranteed.
 	FailOpen bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
-	// *echo.HTTPError whose Internal is the cause: middleware.ErrKeyMissing,
-	// middleware.ErrKeyInvalid, scriptlock.ErrNotAcquired, scriptlock.ErrLockLost
-	// or a Redis error) and returns what to return instead.
+	// *echo.HTTPError with the Code and Message of ErrKeyMissing,
+	// ErrKeyInvalid, ErrBodyTooLarge, ErrContended, ErrUnavailable or
+	// ErrLockLost, whose Internal is the cause: the key's defect,
+	// scriptlock.ErrNotAcquired, scriptlock.ErrLockLost or a Redis error) and
+	// returns what to return instead.
 	ErrorHandler func(c echo.Context, err error) error
 	// OnOutcome, when set, gets the outcome of every request the middleware
 	// does not skip (locked, contended, key_invalid, redis_down, fail_open,
@@ -100,35 +106,47 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultConfig is the configuration New starts from.
-var DefaultConfig = Config{
+// DefaultLockConfig is the configuration Lock starts from.
+var DefaultLockConfig = LockConfig{
 	Skipper:         DefaultSkipper,
 	KeyLookup:       "param:id",
-	KeyPrefix:       middleware.DefaultKeyPrefix,
-	MaxKeyLen:       middleware.DefaultMaxKeyLen,
+	KeyPrefix:       core.DefaultKeyPrefix,
+	MaxKeyLen:       core.DefaultMaxKeyLen,
 	MaxBodyBytes:    1 << 20,
 	ContendedStatus: http.StatusConflict,
+	RetryAfter:      core.DefaultRetryAfter,
 }
+
+// DefaultKeyPrefix is the prefix of lock keys unless LockConfig.KeyPrefix
+// says otherwise. grpclock uses the same, so an HTTP and a gRPC endpoint
+// locking the same order id exclude each other.
+const DefaultKeyPrefix = core.DefaultKeyPrefix
+
+// transientKey marks, in the echo.Context, an answer of the lock middleware
+// that the Idempotency middleware must not store.
+const transientKey = "scriptlock.echolock.transient"
 
 // Errors answered by the middleware; the cause is in Internal.
 var (
-	ErrKeyMissing  = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
-	ErrKeyInvalid  = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
-	ErrContended   = echo.NewHTTPError(http.StatusConflict, "resource is locked by another request")
-	ErrUnavailable = echo.NewHTTPError(http.StatusServiceUnavailable, "lock service unavailable")
-	ErrLockLost    = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
+	ErrKeyMissing = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
+	ErrKeyInvalid = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
+	// ErrBodyTooLarge: a json: key lookup met a body over MaxBodyBytes.
+	ErrBodyTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large")
+	ErrContended    = echo.NewHTTPError(http.StatusConflict, "resource is locked by another request")
+	ErrUnavailable  = echo.NewHTTPError(http.StatusServiceUnavailable, "lock service unavailable")
+	ErrLockLost     = echo.NewHTTPError(http.StatusServiceUnavailable, "lock lost while handling the request")
 )
 
-// New returns the middleware with DefaultConfig, locking c's Mutex named
+// Lock returns the middleware with DefaultLockConfig, locking c's Mutex named
 // after the "id" path parameter, renewed by the watchdog while the handler runs.
-func New(c *scriptlock.Client) echo.MiddlewareFunc {
-	cfg := DefaultConfig
+func Lock(c *scriptlock.Client) echo.MiddlewareFunc {
+	cfg := DefaultLockConfig
 	cfg.Client = c
-	return WithConfig(cfg)
+	return LockWithConfig(cfg)
 }
 
-// WithConfig returns the middleware for config; it panics on an invalid config.
-func WithConfig(config Config) echo.MiddlewareFunc {
+// LockWithConfig returns the middleware for config; it panics on an invalid config.
+func LockWithConfig(config LockConfig) echo.MiddlewareFunc {
 	mw, err := config.ToMiddleware()
 	if err != nil {
 		panic(err)
@@ -137,38 +155,42 @@ func WithConfig(config Config) echo.MiddlewareFunc {
 }
 
 // ToMiddleware validates config, fills defaults, and returns the middleware.
-func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Lock == nil {
 		if config.Client == nil {
-			return nil, errors.New("echolock: Config.Lock or Config.Client is required")
+			return nil, errors.New("echolock: LockConfig.Lock or LockConfig.Client is required")
 		}
 		var opts []scriptlock.Option
 		if config.Lease != 0 {
 			opts = append(opts, scriptlock.WithLease(config.Lease))
 		}
+		c := config.Client
 		if config.Fair {
-			config.Lock = middleware.FairMutexes(config.Client, opts...)
+			config.Lock = func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
 		} else {
-			config.Lock = middleware.Mutexes(config.Client, opts...)
+			config.Lock = func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
 		}
 	}
 	if config.Skipper == nil {
-		config.Skipper = DefaultConfig.Skipper
+		config.Skipper = DefaultLockConfig.Skipper
 	}
 	if config.KeyLookup == "" {
-		config.KeyLookup = DefaultConfig.KeyLookup
+		config.KeyLookup = DefaultLockConfig.KeyLookup
 	}
 	if config.KeyPrefix == "" {
-		config.KeyPrefix = DefaultConfig.KeyPrefix
+		config.KeyPrefix = DefaultLockConfig.KeyPrefix
 	}
 	if config.MaxKeyLen <= 0 {
-		config.MaxKeyLen = DefaultConfig.MaxKeyLen
+		config.MaxKeyLen = DefaultLockConfig.MaxKeyLen
 	}
 	if config.MaxBodyBytes <= 0 {
-		config.MaxBodyBytes = DefaultConfig.MaxBodyBytes
+		config.MaxBodyBytes = DefaultLockConfig.MaxBodyBytes
+	}
+	if config.RetryAfter <= 0 {
+		config.RetryAfter = DefaultLockConfig.RetryAfter
 	}
 	if config.ContendedStatus == 0 {
-		config.ContendedStatus = DefaultConfig.ContendedStatus
+		config.ContendedStatus = DefaultLockConfig.ContendedStatus
 	}
 	if config.Wait < 0 {
 		return nil, fmt.Errorf("echolock: negative Wait %s", config.Wait)
@@ -176,8 +198,8 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Logger == nil {
 		config.Logger = slog.Default()
 	}
-	if err := middleware.CheckPrefix(config.KeyPrefix, config.MaxKeyLen, scriptlock.MaxNameLen); err != nil {
-		return nil, err
+	if err := core.CheckPrefix(config.KeyPrefix, config.MaxKeyLen, scriptlock.MaxNameLen); err != nil {
+		return nil, fmt.Errorf("echolock: %w", err)
 	}
 	keyFunc := config.KeyFunc
 	if keyFunc == nil {
@@ -196,6 +218,11 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 		}
 	}
 	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
+		if base.Code != http.StatusBadRequest && base.Code != http.StatusRequestEntityTooLarge {
+			// Contention, a lost lock and Redis errors are transient: the
+			// Idempotency middleware must not store them.
+			c.Set(transientKey, true)
+		}
 		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
 		if config.ErrorHandler != nil {
 			return config.ErrorHandler(c, he)
@@ -210,32 +237,36 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			raw, err := keyFunc(c)
 			if err == nil && raw == "" {
-				err = middleware.ErrKeyMissing
+				err = core.ErrKeyMissing
 			}
 			var key string
 			if err == nil {
-				key, err = middleware.Key(config.KeyPrefix, raw, config.MaxKeyLen)
+				key, err = core.Key(config.KeyPrefix, raw, config.MaxKeyLen)
 			}
 			if err != nil {
 				config.OnOutcome.Report(c.Request().Context(), scriptlock.RequestKeyInvalid)
-				if errors.Is(err, middleware.ErrKeyMissing) {
+				switch {
+				case errors.Is(err, core.ErrKeyMissing):
 					return fail(c, ErrKeyMissing, err)
+				case errors.Is(err, errBodyTooLarge):
+					return fail(c, ErrBodyTooLarge, err)
 				}
 				return fail(c, ErrKeyInvalid, err)
 			}
 
 			req := c.Request()
 			ctx := req.Context()
-			lctx, release, err := middleware.Acquire(ctx, config.Lock(key), config.Wait)
+			lctx, release, err := core.Acquire(ctx, config.Lock(key), config.Wait)
 			if err != nil {
-				switch f, retry := middleware.ClassifyLockError(ctx, err); f {
-				case middleware.Contended:
+				switch f, remaining := core.ClassifyLockError(ctx, err); f {
+				case core.Contended:
+					retry := core.RetryHint(config.RetryAfter, config.Wait, remaining)
+					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(retry), 10))
 					config.OnOutcome.Report(ctx, scriptlock.RequestContended)
-					c.Response().Header().Set("Retry-After", strconv.FormatInt(middleware.RetryAfterSeconds(retry), 10))
 					he := *ErrContended
 					he.Code = config.ContendedStatus
 					return fail(c, &he, err)
-				case middleware.Canceled:
+				case core.Canceled:
 					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)
 					return fail(c, ErrUnavailable, err)
 				default:
@@ -245,6 +276,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 						return next(c)
 					}
 					config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
+					config.Logger.ErrorContext(ctx, "echolock: lock service unavailable", "key", key, "err", err)
 					return fail(c, ErrUnavailable, err)
 				}
 			}
@@ -256,12 +288,12 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			c.SetRequest(req.WithContext(lctx))
 			herr := next(c)
 			c.SetRequest(req)
-			if middleware.LockLost(lctx) {
+			if core.LockLost(lctx) {
 				config.OnOutcome.Report(ctx, scriptlock.RequestLockLost)
 			} else {
 				config.OnOutcome.Report(ctx, scriptlock.RequestLocked)
 			}
-			if middleware.LockLost(lctx) && !c.Response().Committed {
+			if core.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {
 					herr = context.Cause(lctx)
 				} else if _, ok := herr.(*echo.HTTPError); ok {

@@ -18,8 +18,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
@@ -81,8 +81,8 @@ func TestOutcomes(t *testing.T) {
 	locks := env.LockFunc()
 	e := echo.New()
 	e.Use(recoverer)
-	cfg := echolock.Config{KeyLookup: "param:id,header:X-Order-Id,query:id,json:order.id", KeyPrefix: env.Prefix, Lock: locks}
-	mw := echolock.WithConfig(cfg)
+	cfg := echolock.LockConfig{KeyLookup: "param:id,header:X-Order-Id,query:id,json:order.id", KeyPrefix: env.Prefix, Lock: locks}
+	mw := echolock.LockWithConfig(cfg)
 	var handled atomic.Int64
 	h := func(c echo.Context) error {
 		handled.Add(1)
@@ -179,9 +179,9 @@ func TestContendedWaitAndLocked(t *testing.T) {
 	locks := env.LockFunc()
 	e := echo.New()
 	e.POST("/a/:id", func(c echo.Context) error { return c.NoContent(204) },
-		echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks, Wait: 2 * time.Second}))
+		echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks, Wait: 2 * time.Second}))
 	e.POST("/b/:id", func(c echo.Context) error { return c.NoContent(204) },
-		echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks, ContendedStatus: http.StatusLocked}))
+		echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks, ContendedStatus: http.StatusLocked}))
 	srv := serve(t, e)
 
 	holder := locks(env.Prefix + "1")
@@ -207,8 +207,8 @@ func TestRedisDown(t *testing.T) {
 	e := echo.New()
 	var ran atomic.Int64
 	h := func(c echo.Context) error { ran.Add(1); return c.NoContent(204) }
-	e.POST("/closed/:id", h, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: env.LockFunc()}))
-	e.POST("/open/:id", h, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: env.LockFunc(), FailOpen: true}))
+	e.POST("/closed/:id", h, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc()}))
+	e.POST("/open/:id", h, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc(), FailOpen: true}))
 	srv := serve(t, e)
 	env.Node.Kill()
 	if r := do(t, srv, "POST", "/closed/1", ""); r.code != http.StatusServiceUnavailable {
@@ -236,7 +236,7 @@ func TestLockLost(t *testing.T) {
 		<-ctx.Done()
 		lost <- context.Cause(ctx)
 		return nil
-	}, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks}))
+	}, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks}))
 	srv := serve(t, e)
 	t.Run("nothing written", func(t *testing.T) {
 		e.POST("/quiet/:id", func(c echo.Context) error {
@@ -250,7 +250,7 @@ func TestLockLost(t *testing.T) {
 				lost <- nil
 				return c.NoContent(204)
 			}
-		}, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks}))
+		}, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks}))
 		r := do(t, srv, "POST", "/quiet/1", "")
 		if cause := <-lost; !errors.Is(cause, scriptlock.ErrLockLost) {
 			t.Errorf("handler context cause %v, want ErrLockLost", cause)
@@ -266,7 +266,7 @@ func TestLockLost(t *testing.T) {
 			<-ctx.Done()
 			lost <- context.Cause(ctx)
 			return echo.NewHTTPError(http.StatusConflict, "stale")
-		}, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks}))
+		}, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks}))
 		r := do(t, srv, "POST", "/conflict/3", "")
 		if cause := <-lost; !errors.Is(cause, scriptlock.ErrLockLost) {
 			t.Errorf("handler context cause %v, want ErrLockLost", cause)
@@ -291,7 +291,7 @@ func TestPanicReleases(t *testing.T) {
 	e := echo.New()
 	e.Use(recoverer)
 	e.POST("/:id", func(c echo.Context) error { panic("boom") },
-		echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: env.LockFunc()}))
+		echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc()}))
 	srv := serve(t, e)
 	for range 3 {
 		if r := do(t, srv, "POST", "/1", ""); r.code != http.StatusInternalServerError {
@@ -315,7 +315,7 @@ func TestReentrantUnderHandler(t *testing.T) {
 			return err
 		}
 		return inner.Unlock(ctx)
-	}, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks}))
+	}, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks}))
 	srv := serve(t, e)
 	if r := do(t, srv, "POST", "/5", ""); r.code != 200 {
 		t.Fatalf("got %d %s", r.code, r.body)
@@ -348,7 +348,7 @@ func TestThousandRequests(t *testing.T) {
 			return echo.NewHTTPError(http.StatusTeapot)
 		}
 		return c.NoContent(204)
-	}, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: env.LockFunc(), Wait: 10 * time.Second}))
+	}, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc(), Wait: 10 * time.Second}))
 	srv := serve(t, e)
 	var wg sync.WaitGroup
 	codes := make(chan int, 1000)
@@ -383,17 +383,17 @@ func TestThousandRequests(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
-	if _, err := (echolock.Config{}).ToMiddleware(); err == nil {
+	if _, err := (echolock.LockConfig{}).ToMiddleware(); err == nil {
 		t.Error("missing Lock accepted")
 	}
 	lf := func(string) scriptlock.Locker { return nil }
-	if _, err := (echolock.Config{Lock: lf, KeyLookup: "body:x"}).ToMiddleware(); err == nil {
+	if _, err := (echolock.LockConfig{Lock: lf, KeyLookup: "body:x"}).ToMiddleware(); err == nil {
 		t.Error("unknown source accepted")
 	}
-	if _, err := (echolock.Config{Lock: lf, KeyPrefix: strings.Repeat("p", 300)}).ToMiddleware(); err == nil {
+	if _, err := (echolock.LockConfig{Lock: lf, KeyPrefix: strings.Repeat("p", 300)}).ToMiddleware(); err == nil {
 		t.Error("prefix too long for lock names accepted")
 	}
-	var _ = middleware.DefaultKeyPrefix
+	var _ = core.DefaultKeyPrefix
 }
 
 func TestClientConfig(t *testing.T) {
@@ -403,8 +403,8 @@ func TestClientConfig(t *testing.T) {
 		_, ok := scriptlock.Fence(c.Request().Context())
 		return c.String(200, strconv.FormatBool(ok))
 	}
-	e.POST("/plain/:id", h, echolock.New(env.Locks))
-	e.POST("/fair/:id", h, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Client: env.Locks, Fair: true, Lease: 10 * time.Second}))
+	e.POST("/plain/:id", h, echolock.Lock(env.Locks))
+	e.POST("/fair/:id", h, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Client: env.Locks, Fair: true, Lease: 10 * time.Second}))
 	srv := serve(t, e)
 	for _, p := range []string{"/plain/1", "/fair/1"} {
 		if r := do(t, srv, "POST", p, ""); r.code != 200 || r.body != "true" {
@@ -429,7 +429,7 @@ func TestErrorHandler(t *testing.T) {
 	e := echo.New()
 	var seen []error
 	var mu sync.Mutex
-	cfg := echolock.Config{
+	cfg := echolock.LockConfig{
 		KeyPrefix: env.Prefix,
 		Lock:      env.LockFunc(),
 		ErrorHandler: func(c echo.Context, err error) error {
@@ -451,7 +451,7 @@ func TestErrorHandler(t *testing.T) {
 		entered <- struct{}{}
 		<-hold
 		return c.NoContent(http.StatusNoContent)
-	}, echolock.WithConfig(cfg))
+	}, echolock.LockWithConfig(cfg))
 	srv := serve(t, e)
 
 	first := make(chan result, 1)
@@ -473,7 +473,7 @@ func TestErrorHandler(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 2 || !errors.Is(seen[1].(*echo.HTTPError).Internal, middleware.ErrKeyInvalid) {
+	if len(seen) != 2 || !errors.Is(seen[1].(*echo.HTTPError).Internal, core.ErrKeyInvalid) {
 		t.Errorf("hook saw %v, want the contention and then the invalid key", seen)
 	}
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func Example() {
@@ -21,10 +21,11 @@ func Example() {
 	if err != nil {
 		return
 	}
-	store, err := middleware.NewIdempotencyStore(rc)
+	store, err := idempotency.NewStore(rc)
 	if err != nil {
 		return
 	}
+	defer store.Close()
 
 	e := echo.New()
 	recharge := func(c echo.Context) error {
@@ -35,7 +36,7 @@ func Example() {
 	// Idempotency first (a replay needs no lock), then one request per account at a time.
 	e.POST("/accounts/:id/recharge", recharge,
 		echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, Required: true}),
-		echolock.WithConfig(echolock.Config{
+		echolock.LockWithConfig(echolock.LockConfig{
 			KeyLookup: "param:id",
 			KeyPrefix: "recharge:",
 			Client:    locks,

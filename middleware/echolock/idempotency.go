@@ -9,10 +9,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // HeaderIdempotencyKey is the request header carrying the key.
@@ -26,15 +29,19 @@ type IdempotencyConfig struct {
 	// Skipper skips the middleware for a request when it returns true.
 	Skipper Skipper
 	// Store keeps the records. Required.
-	Store *middleware.IdempotencyStore
+	Store *idempotency.Store
 	// Header names the key header (default "Idempotency-Key").
 	Header string
 	// Required answers 400 when the header is missing; otherwise such requests
 	// run without idempotency.
 	Required bool
-	// Scope returns the namespace of a request's keys, typically the
-	// authenticated account, so different clients' keys never meet. Default: one
-	// shared namespace.
+	// Scope returns the namespace of a request's keys: a stored response is
+	// replayed only to requests of the same scope. Default CredentialScope:
+	// a hash of the Authorization header and cookies, so a caller never sees
+	// another caller's responses and requests without credentials share one
+	// anonymous scope. Return the authenticated account or tenant instead
+	// when credentials change between retries (rotating tokens, tracking
+	// cookies); Unscoped opts into one namespace shared by every client.
 	Scope func(c echo.Context) string
 	// MaxBodyBytes bounds the request body read for the fingerprint (default
 	// 1 MiB); larger requests answer 413.
@@ -47,9 +54,11 @@ type IdempotencyConfig struct {
 	// Content-Type, Content-Encoding, Content-Language, Content-Location,
 	// Location, ETag, Last-Modified, Cache-Control).
 	StoredHeaders []string
-	// Store decides from the status code whether a response is stored (default:
-	// below 500). A response not stored releases the key, so the client can
-	// retry with it.
+	// StoreStatus decides from the status code whether a response is stored
+	// (default FinalStatus: below 500 and not 408, 409, 423, 425 or 429). A
+	// response not stored releases the key, so the client can retry with it.
+	// Answers of the lock middleware (contended, lock lost, Redis down) are
+	// never stored, whatever StoreStatus says.
 	StoreStatus func(status int) bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
 	// *echo.HTTPError whose Internal is the cause) and returns what to return.
@@ -70,8 +79,41 @@ var DefaultIdempotencyConfig = IdempotencyConfig{
 	MaxResponseBytes: 1 << 20,
 	StoredHeaders: []string{echo.HeaderContentType, echo.HeaderContentEncoding, "Content-Language",
 		"Content-Location", echo.HeaderLocation, "ETag", echo.HeaderLastModified, "Cache-Control"},
-	StoreStatus: func(status int) bool { return status < 500 },
+	StoreStatus: FinalStatus,
+	Scope:       CredentialScope,
 }
+
+// FinalStatus reports whether a response with status is a final outcome
+// worth replaying: below 500 and not one that asks the client to retry (408
+// Request Timeout, 409 Conflict, 423 Locked, 425 Too Early, 429 Too Many
+// Requests).
+func FinalStatus(status int) bool {
+	switch status {
+	case http.StatusRequestTimeout, http.StatusConflict, http.StatusLocked, http.StatusTooEarly, http.StatusTooManyRequests:
+		return false
+	}
+	return status < 500
+}
+
+// CredentialScope is the default IdempotencyConfig.Scope: the request's
+// credentials (every Authorization header line and every cookie, sorted by
+// name) hashed by idempotency.CredentialScope, or idempotency.AnonymousScope
+// for a request without any.
+func CredentialScope(c echo.Context) string {
+	req := c.Request()
+	parts := []string{strings.Join(req.Header.Values(echo.HeaderAuthorization), "\n")}
+	cookies := req.Cookies()
+	sort.SliceStable(cookies, func(i, j int) bool { return cookies[i].Name < cookies[j].Name })
+	for _, ck := range cookies {
+		parts = append(parts, ck.Name+"="+ck.Value)
+	}
+	return idempotency.CredentialScope(parts...)
+}
+
+// Unscoped puts every client's keys in one namespace: any client presenting
+// a key sees the response stored under it. Use it only when keys are
+// unguessable secrets issued per client, or every client is trusted.
+func Unscoped(echo.Context) string { return "" }
 
 // Answers of the Idempotency-Key middleware (IETF httpapi Idempotency-Key draft).
 var (
@@ -82,7 +124,10 @@ var (
 	ErrIdempotencyUsed       = echo.NewHTTPError(http.StatusConflict, "Idempotency-Key was used; its response was too large to store")
 	ErrIdempotencyBody       = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large for Idempotency-Key")
 	ErrIdempotencyStore      = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
+	ErrIdempotencyBudget     = echo.NewHTTPError(http.StatusTooManyRequests, "too many stored Idempotency-Key responses for this client")
 )
+
+var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
 // Idempotency returns the Idempotency-Key middleware on store with
 // DefaultIdempotencyConfig.
@@ -91,9 +136,11 @@ var (
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
 // completed, with the same method, route, URI and body, gets the stored
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
-// different request answers 422. 5xx responses are not stored by default: the
-// key is released so the client can retry.
-func Idempotency(store *middleware.IdempotencyStore) echo.MiddlewareFunc {
+// different request answers 422. Keys are scoped to the caller's credentials
+// (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
+// 409, 423, 429 and the lock middleware's own answers release the key, so the
+// client can retry with it.
+func Idempotency(store *idempotency.Store) echo.MiddlewareFunc {
 	c := DefaultIdempotencyConfig
 	c.Store = store
 	return IdempotencyWithConfig(c)
@@ -133,6 +180,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.StoreStatus == nil {
 		config.StoreStatus = d.StoreStatus
 	}
+	if config.Scope == nil {
+		config.Scope = d.Scope
+	}
 	if config.Logger == nil {
 		config.Logger = slog.Default()
 	}
@@ -155,13 +205,13 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			if len(hv) == 0 {
 				if config.Required {
 					config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
-					return fail(c, ErrIdempotencyKeyMissing, middleware.ErrKeyMissing)
+					return fail(c, ErrIdempotencyKeyMissing, core.ErrKeyMissing)
 				}
 				return next(c)
 			}
 			if len(hv) > 1 {
 				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
-				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", middleware.ErrIdempotencyKeyInvalid, len(hv)))
+				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", idempotency.ErrKeyInvalid, len(hv)))
 			}
 			key, err := store.ParseKey(hv[0])
 			if err != nil {
@@ -179,33 +229,34 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
-			fp := middleware.Fingerprint([]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body)
-			scope := ""
-			if config.Scope != nil {
-				scope = config.Scope(c)
-			}
+			fp := idempotency.Fingerprint([]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body)
 			ctx := req.Context()
-			res, err := store.Reserve(ctx, scope, key, fp)
+			res, err := store.Reserve(ctx, config.Scope(c), key, fp)
 			if err != nil {
+				config.Logger.ErrorContext(ctx, "echolock: idempotency store unavailable", "err", err)
 				config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 				return fail(c, ErrIdempotencyStore, err)
 			}
 			switch res.State {
-			case middleware.Mismatch, middleware.InFlight:
+			case idempotency.Mismatch, idempotency.InFlight:
 				config.OnOutcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
-			case middleware.Done:
+			case idempotency.Done:
 				config.OnOutcome.Report(ctx, scriptlock.RequestReplayed)
+			case idempotency.OverBudget:
+				config.OnOutcome.Report(ctx, scriptlock.RequestOverBudget)
 			default:
 				config.OnOutcome.Report(ctx, scriptlock.RequestExecuted)
 			}
 			switch res.State {
-			case middleware.Mismatch:
-				return fail(c, ErrIdempotencyMismatch, middleware.ErrFingerprintMismatch)
-			case middleware.InFlight:
+			case idempotency.Mismatch:
+				return fail(c, ErrIdempotencyMismatch, idempotency.ErrFingerprintMismatch)
+			case idempotency.InFlight:
 				c.Response().Header().Set("Retry-After", "1")
-				return fail(c, ErrIdempotencyInFlight, middleware.ErrInFlight)
-			case middleware.Done:
-				return replay(c, res.Response, fail)
+				return fail(c, ErrIdempotencyInFlight, idempotency.ErrInFlight)
+			case idempotency.Done:
+				return replay(c, res.Response, config.Logger, fail)
+			case idempotency.OverBudget:
+				return fail(c, ErrIdempotencyBudget, errOverBudget)
 			}
 
 			claim := res.Claim
@@ -225,13 +276,13 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			finished = true
 			status := c.Response().Status
-			if !c.Response().Committed || !config.StoreStatus(status) {
+			if !c.Response().Committed || !config.StoreStatus(status) || c.Get(transientKey) != nil {
 				if rerr := claim.Release(ctx); rerr != nil {
 					config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
 				}
 				return err
 			}
-			sr := middleware.StoredResponse{Status: status}
+			sr := idempotency.StoredResponse{Status: status}
 			if rec.overflow {
 				sr.NotReplayable = true
 			} else {
@@ -239,7 +290,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				h := c.Response().Header()
 				for _, name := range config.StoredHeaders {
 					for _, v := range h.Values(name) {
-						sr.Header = append(sr.Header, middleware.HeaderField{Name: name, Value: v})
+						sr.Header = append(sr.Header, idempotency.HeaderField{Name: name, Value: v})
 					}
 				}
 			}
@@ -251,13 +302,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}, nil
 }
 
-func replay(c echo.Context, stored []byte, fail func(echo.Context, *echo.HTTPError, error) error) error {
-	sr, err := middleware.DecodeStoredResponse(stored)
+func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Context, *echo.HTTPError, error) error) error {
+	sr, err := idempotency.DecodeStoredResponse(stored)
 	if err != nil {
+		log.ErrorContext(c.Request().Context(), "echolock: stored response", "err", err)
 		return fail(c, ErrIdempotencyStore, err)
 	}
 	if sr.NotReplayable {
-		return fail(c, ErrIdempotencyUsed, middleware.ErrNotReplayable)
+		return fail(c, ErrIdempotencyUsed, idempotency.ErrNotReplayable)
 	}
 	h := c.Response().Header()
 	for _, f := range sr.Header {

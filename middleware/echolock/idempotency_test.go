@@ -12,18 +12,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func idemServer(t *testing.T, cfg echolock.IdempotencyConfig, h echo.HandlerFunc) (*httptest.Server, *redistest.Node) {
 	t.Helper()
 	node := redistest.Server(t)
-	store, err := middleware.NewIdempotencyStore(node.Client(t), middleware.WithIdempotencyPrefix(redistest.Prefix(t)),
-		middleware.WithStoreTimeout(time.Second))
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(store.Close)
 	cfg.Store = store
 	e := echo.New()
 	e.Use(recoverer)

@@ -8,10 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // extractor returns the key found in one source, or "" when the source is absent.
@@ -40,7 +41,7 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		case "form":
 			out = append(out, func(c echo.Context) (string, error) {
 				if _, err := c.FormParams(); err != nil {
-					return "", fmt.Errorf("%w: form: %v", middleware.ErrKeyInvalid, err)
+					return "", fmt.Errorf("%w: form: %v", core.ErrKeyInvalid, err)
 				}
 				return single(c.Request().Form[name])
 			})
@@ -70,14 +71,14 @@ func single(vs []string) (string, error) {
 	}
 	for _, v := range vs[1:] {
 		if v != vs[0] {
-			return "", fmt.Errorf("%w: %d different values", middleware.ErrKeyInvalid, len(vs))
+			return "", fmt.Errorf("%w: %d different values", core.ErrKeyInvalid, len(vs))
 		}
 	}
 	return vs[0], nil
 }
 
 // jsonField reads the request body (at most maxBody bytes), puts it back for
-// the handler, and returns the string or number at path.
+// the handler, and returns the key at path (see jsonLookup).
 func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	req := c.Request()
 	if req.Body == nil || req.Body == http.NoBody {
@@ -87,28 +88,55 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	rest := req.Body
 	req.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
 	if err != nil {
-		return "", fmt.Errorf("%w: reading body: %v", middleware.ErrKeyInvalid, err)
+		return "", fmt.Errorf("%w: reading body: %v", core.ErrKeyInvalid, err)
 	}
 	if int64(len(body)) > maxBody {
-		return "", fmt.Errorf("%w: %w (limit %d bytes)", middleware.ErrKeyInvalid, errBodyTooLarge, maxBody)
+		return "", fmt.Errorf("%w (limit %d bytes)", errBodyTooLarge, maxBody)
 	}
+	return jsonLookup(body, path)
+}
+
+// jsonLookup returns the string or number at path in the JSON document body,
+// as a handler decoding body with encoding/json would see it:
+//
+//   - object member names match the way encoding/json matches struct fields,
+//     case-insensitively ("ORDER" is "order"), and an object with two members
+//     matching the same name is refused, since encoding/json would let the
+//     last one win while a lookup might see the first;
+//   - numbers are canonical: -0 and 0, 4.2e1 and 42, 42.0 and 42 are the same
+//     key (integers are exact; other numbers go through float64);
+//   - the body must be one JSON value.
+//
+// A missing member, a non-object on the way or null at the end is a missing
+// key ("").
+func jsonLookup(body []byte, path []string) (string, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return "", nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("%w: body is not JSON: %v", middleware.ErrKeyInvalid, err)
+	var cur json.RawMessage
+	if err := dec.Decode(&cur); err != nil {
+		return "", fmt.Errorf("%w: body is not JSON: %v", core.ErrKeyInvalid, err)
 	}
-	for _, p := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return "", nil
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) != 0 {
+		return "", fmt.Errorf("%w: data after the JSON value", core.ErrKeyInvalid)
+	}
+	for _, name := range path {
+		v, n, err := member(cur, name)
+		if err != nil || n == 0 {
+			return "", err
 		}
-		if v, ok = m[p]; !ok {
-			return "", nil
+		if n > 1 {
+			return "", fmt.Errorf("%w: JSON member %q appears %d times (names match case-insensitively)", core.ErrKeyInvalid, name, n)
 		}
+		cur = v
+	}
+	var v any
+	dec = json.NewDecoder(bytes.NewReader(cur))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
 	}
 	switch v := v.(type) {
 	case nil:
@@ -116,9 +144,94 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	case string:
 		return v, nil
 	case json.Number:
-		return v.String(), nil
+		return canonicalNumber(string(v))
 	default:
-		return "", fmt.Errorf("%w: JSON field %s is a %T, not a string or number", middleware.ErrKeyInvalid, strings.Join(path, "."), v)
+		return "", fmt.Errorf("%w: JSON member %s is a %s, not a string or number", core.ErrKeyInvalid, strings.Join(path, "."), jsonKind(v))
+	}
+}
+
+// member returns the value of the members of object obj whose name matches
+// name as encoding/json matches a struct field (strings.EqualFold), and how
+// many matched. A non-object has no members.
+func member(obj json.RawMessage, name string) (json.RawMessage, int, error) {
+	obj = bytes.TrimSpace(obj)
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil, 0, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil {
+		return nil, 0, fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+	}
+	var found json.RawMessage
+	n := 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, 0, fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+		}
+		if strings.EqualFold(k, name) {
+			found = v
+			n++
+		}
+	}
+	return found, n, nil
+}
+
+// canonicalNumber returns one spelling per JSON number value: integers in
+// plain decimal without sign for zero ("-0", "0.0", "0e3" are "0"; "4.2e1"
+// and "42.00" are "42"), other numbers as the shortest float64 spelling.
+func canonicalNumber(s string) (string, error) {
+	num := s
+	neg := strings.HasPrefix(num, "-")
+	num = strings.TrimPrefix(num, "-")
+	exp := 0
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		e, err := strconv.Atoi(num[i+1:])
+		if err != nil || e > core.DefaultMaxKeyLen*4 || e < -core.DefaultMaxKeyLen*4 {
+			return "", fmt.Errorf("%w: number %.32s exponent out of range", core.ErrKeyInvalid, s)
+		}
+		exp, num = e, num[:i]
+	}
+	intPart, frac, _ := strings.Cut(num, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	for strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	switch {
+	case digits == "":
+		return "0", nil
+	case exp >= 0:
+		if len(digits)+exp > core.DefaultMaxKeyLen*4 {
+			return "", fmt.Errorf("%w: number %.32s too long", core.ErrKeyInvalid, s)
+		}
+		out := digits + strings.Repeat("0", exp)
+		if neg {
+			out = "-" + out
+		}
+		return out, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return "", fmt.Errorf("%w: number %.32s: %v", core.ErrKeyInvalid, s, err)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64), nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	default:
+		return "object"
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
@@ -41,8 +43,8 @@ func TestOnOutcome(t *testing.T) {
 	var out outcomes
 	e := echo.New()
 	h := func(c echo.Context) error { return c.NoContent(204) }
-	e.POST("/closed/:id", h, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks, OnOutcome: out.report}))
-	e.POST("/open/:id", h, echolock.WithConfig(echolock.Config{KeyPrefix: env.Prefix, Lock: locks, FailOpen: true, OnOutcome: out.report}))
+	e.POST("/closed/:id", h, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks, OnOutcome: out.report}))
+	e.POST("/open/:id", h, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks, FailOpen: true, OnOutcome: out.report}))
 	srv := serve(t, e)
 
 	if r := do(t, srv, "POST", "/closed/1", ""); r.code != 204 {
@@ -82,6 +84,30 @@ func TestIdempotencyOnOutcome(t *testing.T) {
 	do(t, srv, "POST", "/charges", "a", "Idempotency-Key", `"bad`)
 	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestReplayed,
 		scriptlock.RequestIdempotencyConflict, scriptlock.RequestKeyInvalid}
+	if got := out.take(); !slices.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}
+
+func TestIdempotencyOnOutcomeOverBudget(t *testing.T) {
+	node := redistest.Server(t)
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithMaxBytesPerScope(512))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	var out outcomes
+	e := echo.New()
+	e.POST("/charges", func(c echo.Context) error {
+		return c.String(http.StatusCreated, strings.Repeat("x", 1024))
+	}, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, OnOutcome: out.report}))
+	srv := serve(t, e)
+	do(t, srv, "POST", "/charges", "", "Idempotency-Key", "k1", "Authorization", "Bearer alice")
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "k2", "Authorization", "Bearer alice"); r.code != http.StatusTooManyRequests {
+		t.Fatalf("second key over the scope's budget: %d, want 429", r.code)
+	}
+	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestOverBudget}
 	if got := out.take(); !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}

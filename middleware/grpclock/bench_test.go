@@ -12,8 +12,8 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
@@ -23,10 +23,11 @@ import (
 // (client side) and scripts run per call (server side).
 func BenchmarkUnaryInterceptor(b *testing.B) {
 	env := mwtest.New(b)
-	store, err := middleware.NewIdempotencyStore(env.Redis, middleware.WithIdempotencyPrefix(env.Prefix+"idem:"))
+	store, err := idempotency.NewStore(env.Redis, idempotency.WithPrefix(env.Prefix+"idem:"))
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(store.Close)
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) { return r, nil }}
 	for _, bc := range []struct {
 		name string

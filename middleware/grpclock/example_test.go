@@ -1,14 +1,16 @@
 package grpclock_test
 
 import (
+	"errors"
+	"log"
 	"time"
 
 	"github.com/redis/rueidis"
 	"google.golang.org/grpc"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func Example() {
@@ -20,10 +22,12 @@ func Example() {
 	if err != nil {
 		return
 	}
-	store, err := middleware.NewIdempotencyStore(rc)
+	store, err := idempotency.NewStore(rc)
 	if err != nil {
 		return
 	}
+	defer store.Close()
+	idemOpts := []grpclock.IdempotencyOption{grpclock.WithIdempotentMethods("/shop.Accounts/Recharge")}
 	lockOpts := []grpclock.Option{
 		grpclock.WithKeyPrefix("recharge:"),
 		grpclock.WithMethod("/shop.Accounts/Recharge", grpclock.Field("account.id")),
@@ -32,11 +36,15 @@ func Example() {
 	}
 	srv := grpc.NewServer(
 		grpc.ChainUnaryInterceptor(
-			grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods("/shop.Accounts/Recharge")),
-			grpclock.UnaryServerInterceptor(middleware.Mutexes(locks), lockOpts...)),
-		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(middleware.Mutexes(locks), lockOpts...)),
+			grpclock.IdempotencyUnaryServerInterceptor(store, idemOpts...),
+			grpclock.UnaryServerInterceptor(grpclock.Mutexes(locks), lockOpts...)),
+		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(grpclock.Mutexes(locks), lockOpts...)),
 	)
-	_ = srv
+	// accountspb.RegisterAccountsServer(srv, accounts)
+	// Fail startup when a configured method or field does not exist.
+	if err := errors.Join(grpclock.Validate(srv, lockOpts...), grpclock.ValidateIdempotency(srv, idemOpts...)); err != nil {
+		log.Fatal(err)
+	}
 
 	// Client side: one idempotency key per logical call, reused by the retries
 	// of interceptors chained after it.

@@ -2,13 +2,17 @@
 // distributed lock named after a value taken from the call: a request field
 // (through protoreflect), incoming metadata, or a func.
 //
-//	locks := middleware.Mutexes(client) // or FairMutexes, or any func(key) scriptlock.Locker
+//	locks := grpclock.Mutexes(client) // or FairMutexes, or any func(key) scriptlock.Locker
 //	srv := grpc.NewServer(
 //		grpc.ChainUnaryInterceptor(grpclock.UnaryServerInterceptor(locks,
 //			grpclock.WithMethod("/shop.Orders/Pay", grpclock.Field("order.id")),
 //			grpclock.WithMethod("/shop.Orders/Refund", grpclock.Metadata("x-order-id")),
 //			grpclock.WithWait(time.Second))),
 //		grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(locks, ...)))
+//
+// After registering the services, Validate(srv, opts...) checks that every
+// configured method exists and every Field path exists in its request
+// message, so a typo fails startup instead of leaving a method unlocked.
 //
 // Only configured methods are locked; the others pass through untouched
 // (WithAllMethods locks every method; for a computed subset, compose with
@@ -18,9 +22,10 @@
 // is lost, scriptlock.Fence gives the fencing token, and nested code locking
 // the same key with it re-enters. Outcomes: key missing or invalid →
 // InvalidArgument; still contended after the wait → Aborted with a RetryInfo
-// detail; Redis unreachable → Unavailable (unless WithFailOpen); lock lost
-// while the handler ran → Aborted. The lock is released when the handler
-// returns, panics included.
+// detail (WithRetryAfter, 1 s by default); Redis unreachable → Unavailable
+// (unless WithFailOpen); lock lost while the handler ran → Aborted. Statuses
+// carry no Redis addresses or error text: the detail is logged (WithLogger).
+// The lock is released when the handler returns, panics included.
 //
 // Streams: with a Metadata key the lock is taken before the handler runs.
 // With a Field or Func key it is taken when the handler receives the first
@@ -32,9 +37,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -43,12 +48,12 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // UnaryServerInterceptor locks configured unary methods. It panics if the
 // options are invalid (a key prefix too long for lock names).
-func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.UnaryServerInterceptor {
+func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	o := mustOptions(lock, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		src, ok := o.methods[info.FullMethod]
@@ -62,21 +67,21 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 		if err != nil {
 			return nil, err
 		}
-		lctx, release, err := middleware.Acquire(ctx, lock(key), o.wait)
+		lctx, release, err := core.Acquire(ctx, lock(key), o.wait)
 		if err != nil {
 			if o.failOpen && isUnavailable(ctx, err) {
 				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
 				return handler(ctx, req)
 			}
-			o.outcome.Report(ctx, middleware.LockOutcome(ctx, err))
-			return nil, lockError(ctx, info.FullMethod, err)
+			o.outcome.Report(ctx, core.LockOutcome(ctx, err))
+			return nil, o.acquireError(ctx, info.FullMethod, key, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
 		resp, err := handler(lctx, req)
-		if middleware.LockLost(lctx) {
+		if core.LockLost(lctx) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
-			return nil, lostError(info.FullMethod)
+			return nil, lostError()
 		}
 		o.outcome.Report(ctx, scriptlock.RequestLocked)
 		return resp, err
@@ -85,7 +90,7 @@ func UnaryServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Unary
 
 // StreamServerInterceptor locks configured streaming methods. It panics if the
 // options are invalid.
-func StreamServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.StreamServerInterceptor {
+func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInterceptor {
 	o := mustOptions(lock, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		src, ok := o.methods[info.FullMethod]
@@ -113,7 +118,7 @@ func StreamServerInterceptor(lock middleware.LockFunc, opts ...Option) grpc.Stre
 		err := handler(srv, ls)
 		if ls.lost() {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
-			return lostError(info.FullMethod)
+			return lostError()
 		}
 		if ls.lctx != nil {
 			o.outcome.Report(ctx, scriptlock.RequestLocked)
@@ -129,7 +134,7 @@ var errFailOpen = errors.New("grpclock: fail open")
 type lockedStream struct {
 	grpc.ServerStream
 	o      *options
-	lock   middleware.LockFunc
+	lock   LockFunc
 	src    KeySource
 	method string
 	ctx    *streamCtx
@@ -167,15 +172,15 @@ func (s *lockedStream) acquire(req any) error {
 		return err
 	}
 	s.key = key
-	lctx, release, err := middleware.Acquire(parent, s.lock(key), s.o.wait)
+	lctx, release, err := core.Acquire(parent, s.lock(key), s.o.wait)
 	if err != nil {
 		if s.o.failOpen && isUnavailable(parent, err) {
 			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
 			return errFailOpen
 		}
-		s.o.outcome.Report(parent, middleware.LockOutcome(parent, err))
-		return lockError(parent, s.method, err)
+		s.o.outcome.Report(parent, core.LockOutcome(parent, err))
+		return s.o.acquireError(parent, s.method, key, err)
 	}
 	s.lctx, s.release = lctx, release
 	s.ctx.locked.Store(&lctx)
@@ -191,7 +196,7 @@ func (s *lockedStream) releaseHeld() {
 	s.o.release(s.ctx.Context, s.release, s.method, s.key)
 }
 
-func (s *lockedStream) lost() bool { return s.lctx != nil && middleware.LockLost(s.lctx) }
+func (s *lockedStream) lost() bool { return s.lctx != nil && core.LockLost(s.lctx) }
 
 // streamCtx is the stream's context: cancellable by the lock, and reporting
 // the lock context's values (owner, fencing token) once the lock is held.
@@ -207,13 +212,13 @@ func (c *streamCtx) Value(k any) any {
 	return c.Context.Value(k)
 }
 
-func mustOptions(lock middleware.LockFunc, opts []Option) *options {
+func mustOptions(lock LockFunc, opts []Option) *options {
 	if lock == nil {
 		panic("grpclock: nil LockFunc")
 	}
 	o := evaluateOptions(opts)
-	if err := middleware.CheckPrefix(o.prefix, o.maxKeyLen, scriptlock.MaxNameLen); err != nil {
-		panic(err)
+	if err := core.CheckPrefix(o.prefix, o.maxKeyLen, scriptlock.MaxNameLen); err != nil {
+		panic("grpclock: " + err.Error())
 	}
 	if o.wait < 0 {
 		panic(fmt.Sprintf("grpclock: negative wait %s", o.wait))
@@ -225,21 +230,26 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 	raw, err := src.key(ctx, method, req)
 	if err == nil {
 		var key string
-		if key, err = middleware.Key(o.prefix, raw, o.maxKeyLen); err == nil {
+		if key, err = core.Key(o.prefix, raw, o.maxKeyLen); err == nil {
 			return key, nil
 		}
 	}
 	o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 	switch {
 	case errors.Is(err, errConfig):
-		return "", status.Errorf(codes.Internal, "%s: %v", method, err)
-	case errors.Is(err, middleware.ErrKeyMissing):
-		return "", status.Errorf(codes.InvalidArgument, "%s: lock key missing", method)
+		o.logger.ErrorContext(ctx, "grpclock: key source does not fit the request", "method", method, "err", err)
+		return "", status.Error(codes.Internal, "internal error")
+	case errors.Is(err, core.ErrKeyMissing):
+		return "", status.Error(codes.InvalidArgument, "lock key missing")
+	case errors.Is(err, core.ErrKeyInvalid):
+		// The detail describes the caller's own input.
+		return "", status.Error(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))
 	default:
-		if _, ok := status.FromError(err); ok && !errors.Is(err, middleware.ErrKeyInvalid) {
+		if _, ok := status.FromError(err); ok {
 			return "", err // a status from a Func key source
 		}
-		return "", status.Errorf(codes.InvalidArgument, "%s: lock key invalid: %v", method, err)
+		o.logger.WarnContext(ctx, "grpclock: key source failed", "method", method, "err", err)
+		return "", status.Error(codes.InvalidArgument, "lock key invalid")
 	}
 }
 
@@ -250,32 +260,39 @@ func (o *options) release(ctx context.Context, release func() error, method, key
 }
 
 func isUnavailable(ctx context.Context, err error) bool {
-	f, _ := middleware.ClassifyLockError(ctx, err)
-	return f == middleware.Unavailable
+	f, _ := core.ClassifyLockError(ctx, err)
+	return f == core.Unavailable
 }
 
-// lockError turns an acquisition error into a status.
-func lockError(ctx context.Context, method string, err error) error {
-	switch f, retry := middleware.ClassifyLockError(ctx, err); f {
-	case middleware.Contended:
-		st := status.New(codes.Aborted, fmt.Sprintf("%s: resource locked by another call", method))
-		if retry <= 0 {
-			retry = time.Second
-		}
+// lockError is a status produced by the lock interceptor itself: contention,
+// a lost lock, Redis unavailable. The idempotency interceptor never stores it.
+type lockError struct{ st *status.Status }
+
+func (e *lockError) Error() string              { return e.st.Err().Error() }
+func (e *lockError) GRPCStatus() *status.Status { return e.st }
+
+// acquireError turns an acquisition error into a status; the detail of a
+// Redis error is logged, not sent.
+func (o *options) acquireError(ctx context.Context, method, key string, err error) error {
+	switch f, remaining := core.ClassifyLockError(ctx, err); f {
+	case core.Contended:
+		st := status.New(codes.Aborted, "resource locked by another call")
+		retry := core.RetryHint(o.retryAfter, o.wait, remaining)
 		if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(retry)}); derr == nil {
 			st = d
 		}
-		return st.Err()
-	case middleware.Canceled:
+		return &lockError{st}
+	case core.Canceled:
 		if cerr := ctx.Err(); cerr != nil {
-			return status.FromContextError(cerr).Err()
+			return &lockError{status.FromContextError(cerr)}
 		}
-		return status.FromContextError(err).Err()
+		return &lockError{status.FromContextError(err)}
 	default:
-		return status.Errorf(codes.Unavailable, "%s: lock service unavailable: %v", method, err)
+		o.logger.ErrorContext(ctx, "grpclock: lock service unavailable", "method", method, "key", key, "err", err)
+		return &lockError{status.New(codes.Unavailable, "lock service unavailable")}
 	}
 }
 
-func lostError(method string) error {
-	return status.Errorf(codes.Aborted, "%s: lock lost while handling the call", method)
+func lostError() error {
+	return &lockError{status.New(codes.Aborted, "lock lost while handling the call")}
 }

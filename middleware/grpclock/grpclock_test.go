@@ -92,6 +92,8 @@ func TestUnaryOutcomes(t *testing.T) {
 		"missing metadata": {ctx, "Refund", order("7", "", 0, "")},
 		"too long":         {ctx, "Pay", order(strings.Repeat("k", 257), "", 0, "")},
 		"control char":     {ctx, "Pay", order("a\x00b", "", 0, "")},
+		"zero-width space": {ctx, "Pay", order("1\u200b", "", 0, "")},
+		"line separator":   {ctx, "Pay", order("a\u2028b", "", 0, "")},
 		"two metadata":     {metadata.AppendToOutgoingContext(ctx, "x-order-id", "1", "x-order-id", "2"), "Refund", order("", "", 0, "")},
 	} {
 		if _, err := call(c.ctx, conn, c.method, c.req); status.Code(err) != codes.InvalidArgument {

@@ -3,6 +3,7 @@ package grpclock
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -22,7 +25,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // MetadataIdempotencyKey is the metadata key carrying the idempotency key.
@@ -64,16 +67,22 @@ func WithIdempotencyRequired(on bool) IdempotencyOption {
 	return func(o *idemOptions) { o.required = on }
 }
 
-// WithIdempotencyScope sets the namespace of a call's keys, typically the
-// authenticated account (default: one shared namespace).
+// WithIdempotencyScope sets the namespace of a call's keys: a stored outcome
+// is replayed only to calls of the same scope. Default CredentialScope: a hash
+// of the "authorization" metadata and the TLS client certificate, so a caller
+// never sees another caller's responses and calls without credentials share
+// one anonymous scope. Return the authenticated account or tenant instead
+// when credentials change between retries; Unscoped opts into one namespace
+// shared by every client.
 func WithIdempotencyScope(f func(ctx context.Context) string) IdempotencyOption {
 	return func(o *idemOptions) { o.scope = f }
 }
 
 // WithStoredCodes decides which outcomes are stored for replay. Default: OK,
 // InvalidArgument, NotFound, AlreadyExists, FailedPrecondition, OutOfRange;
-// other outcomes (Internal, Unavailable, Aborted, ...) release the key so the
-// client can retry with it.
+// other outcomes (Internal, Unavailable, Aborted, ResourceExhausted, ...)
+// release the key so the client can retry with it. Errors of the lock
+// interceptor (contended, lock lost, Redis down) are never stored.
 func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 	return func(o *idemOptions) { o.storeCode = f }
 }
@@ -87,7 +96,7 @@ func WithMaxStoredResponse(n int) IdempotencyOption {
 
 // WithIdempotencyOutcome reports the outcome of every call that carries a
 // key or lacks a required one (executed, replayed, idempotency_conflict,
-// key_invalid, redis_down) to f.
+// over_budget, key_invalid, redis_down) to f.
 func WithIdempotencyOutcome(f scriptlock.RequestOutcomeFunc) IdempotencyOption {
 	return func(o *idemOptions) { o.outcome = f }
 }
@@ -96,6 +105,26 @@ func WithIdempotencyOutcome(f scriptlock.RequestOutcomeFunc) IdempotencyOption {
 func WithIdempotencyLogger(l *slog.Logger) IdempotencyOption {
 	return func(o *idemOptions) { o.logger = l }
 }
+
+// CredentialScope is the default idempotency scope: the call's
+// "authorization" metadata and TLS client certificate hashed by
+// idempotency.CredentialScope, or idempotency.AnonymousScope for a call
+// without either.
+func CredentialScope(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	parts := []string{strings.Join(md.Get("authorization"), "\n"), ""}
+	if p, ok := peer.FromContext(ctx); ok {
+		if ti, ok := p.AuthInfo.(credentials.TLSInfo); ok && len(ti.State.PeerCertificates) > 0 {
+			parts[1] = string(ti.State.PeerCertificates[0].Raw)
+		}
+	}
+	return idempotency.CredentialScope(parts...)
+}
+
+// Unscoped puts every client's keys in one namespace: any client presenting a
+// key sees the outcome stored under it. Use it only when keys are unguessable
+// secrets issued per client, or every client is trusted.
+func Unscoped(context.Context) string { return "" }
 
 func defaultStoreCode(c codes.Code) bool {
 	switch c {
@@ -106,12 +135,15 @@ func defaultStoreCode(c codes.Code) bool {
 }
 
 func evaluateIdem(opts []IdempotencyOption) *idemOptions {
-	o := &idemOptions{storeCode: defaultStoreCode, maxResponse: 1 << 20}
+	o := &idemOptions{storeCode: defaultStoreCode, maxResponse: 1 << 20, scope: CredentialScope}
 	for _, opt := range opts {
 		opt(o)
 	}
 	if o.logger == nil {
 		o.logger = slog.Default()
+	}
+	if o.scope == nil {
+		o.scope = CredentialScope
 	}
 	return o
 }
@@ -124,14 +156,17 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // duplicate while it runs gets Aborted with RetryInfo; a completed duplicate
 // with the same request gets the stored outcome, with response header
 // "idempotent-replayed: true"; the same key with a different request gets
-// FailedPrecondition; a malformed key InvalidArgument.
+// FailedPrecondition; a malformed key InvalidArgument. Keys are scoped to the
+// caller's credentials (CredentialScope, WithIdempotencyScope), and only final
+// outcomes are stored (WithStoredCodes); the lock interceptor's own errors
+// never are.
 //
 // A replayed response is decoded into the method's output type, found in
 // protoregistry.GlobalFiles (generated code registers it) or learned from an
 // earlier response in this process; failing both, it is sent as the stored
 // bytes inside an empty message, which the client decodes identically but
 // which later server interceptors see as *emptypb.Empty.
-func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
+func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
 	if store == nil {
 		panic("grpclock: nil IdempotencyStore")
 	}
@@ -147,55 +182,58 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		switch {
 		case len(vs) == 0 && o.required:
 			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
-			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key metadata missing", method)
+			return nil, status.Error(codes.InvalidArgument, "idempotency-key metadata missing")
 		case len(vs) == 0:
 			return handler(ctx, req)
 		case len(vs) > 1:
 			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
-			return nil, status.Errorf(codes.InvalidArgument, "%s: idempotency-key given %d times", method, len(vs))
+			return nil, status.Errorf(codes.InvalidArgument, "idempotency-key given %d times", len(vs))
 		}
 		key, err := store.ParseKey(vs[0])
 		if err != nil {
 			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
-			return nil, status.Errorf(codes.InvalidArgument, "%s: %v", method, err)
+			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "idempotency: "))
 		}
 		m, ok := req.(proto.Message)
 		if !ok {
-			return nil, status.Errorf(codes.Internal, "%s: request %T is not a proto message", method, req)
+			o.logger.ErrorContext(ctx, "grpclock: request is not a proto message", "method", method, "type", fmt.Sprintf("%T", req))
+			return nil, status.Error(codes.Internal, "internal error")
 		}
 		body, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 		if err != nil {
-			return nil, status.Errorf(codes.Internal, "%s: marshal request: %v", method, err)
+			o.logger.ErrorContext(ctx, "grpclock: marshal request", "method", method, "err", err)
+			return nil, status.Error(codes.Internal, "internal error")
 		}
-		fp := middleware.Fingerprint([]byte(method), body)
-		scope := ""
-		if o.scope != nil {
-			scope = o.scope(ctx)
-		}
-		res, err := store.Reserve(ctx, scope, key, fp)
+		fp := idempotency.Fingerprint([]byte(method), body)
+		res, err := store.Reserve(ctx, o.scope(ctx), key, fp)
 		if err != nil {
 			o.outcome.Report(ctx, scriptlock.RequestRedisDown)
-			return nil, status.Errorf(codes.Unavailable, "%s: idempotency store unavailable: %v", method, err)
+			o.logger.ErrorContext(ctx, "grpclock: idempotency store unavailable", "method", method, "err", err)
+			return nil, status.Error(codes.Unavailable, "idempotency store unavailable")
 		}
 		switch res.State {
-		case middleware.Mismatch, middleware.InFlight:
+		case idempotency.Mismatch, idempotency.InFlight:
 			o.outcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
-		case middleware.Done:
+		case idempotency.Done:
 			o.outcome.Report(ctx, scriptlock.RequestReplayed)
+		case idempotency.OverBudget:
+			o.outcome.Report(ctx, scriptlock.RequestOverBudget)
 		default:
 			o.outcome.Report(ctx, scriptlock.RequestExecuted)
 		}
 		switch res.State {
-		case middleware.Mismatch:
-			return nil, status.Errorf(codes.FailedPrecondition, "%s: idempotency-key was used for a different request", method)
-		case middleware.InFlight:
-			st := status.New(codes.Aborted, method+": a call with this idempotency-key is in flight")
+		case idempotency.Mismatch:
+			return nil, status.Error(codes.FailedPrecondition, "idempotency-key was used for a different request")
+		case idempotency.InFlight:
+			st := status.New(codes.Aborted, "a call with this idempotency-key is in flight")
 			if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)}); derr == nil {
 				st = d
 			}
 			return nil, st.Err()
-		case middleware.Done:
-			return replayCall(ctx, method, res.Response, &types)
+		case idempotency.Done:
+			return replayCall(ctx, o.logger, method, res.Response, &types)
+		case idempotency.OverBudget:
+			return nil, status.Error(codes.ResourceExhausted, "too many stored idempotency-key responses for this client")
 		}
 
 		claim := res.Claim
@@ -210,13 +248,14 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 		resp, herr := handler(ctx, req)
 		finished = true
 		code := status.Code(herr)
-		if !o.storeCode(code) {
+		var le *lockError
+		if !o.storeCode(code) || errors.As(herr, &le) {
 			if rerr := claim.Release(ctx); rerr != nil {
 				o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
 			}
 			return resp, herr
 		}
-		sr := middleware.StoredResponse{Status: int(code)}
+		sr := idempotency.StoredResponse{Status: int(code)}
 		if herr == nil {
 			if rm, ok := resp.(proto.Message); ok {
 				types.Store(method, rm.ProtoReflect().Type())
@@ -237,19 +276,21 @@ func IdempotencyUnaryServerInterceptor(store *middleware.IdempotencyStore, opts 
 	}
 }
 
-func replayCall(ctx context.Context, method string, stored []byte, types *sync.Map) (any, error) {
-	sr, err := middleware.DecodeStoredResponse(stored)
+func replayCall(ctx context.Context, log *slog.Logger, method string, stored []byte, types *sync.Map) (any, error) {
+	sr, err := idempotency.DecodeStoredResponse(stored)
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "%s: stored response: %v", method, err)
+		log.ErrorContext(ctx, "grpclock: stored response", "method", method, "err", err)
+		return nil, status.Error(codes.Internal, "internal error")
 	}
 	if sr.NotReplayable {
-		return nil, status.Errorf(codes.AlreadyExists, "%s: idempotency-key was used; its response was not stored", method)
+		return nil, status.Error(codes.AlreadyExists, "idempotency-key was used; its response was not stored")
 	}
 	_ = grpc.SetHeader(ctx, metadata.Pairs(MetadataIdempotentReplayed, "true"))
 	if codes.Code(sr.Status) != codes.OK {
 		var p spb.Status
 		if err := proto.Unmarshal(sr.Body, &p); err != nil {
-			return nil, status.Errorf(codes.Internal, "%s: stored status: %v", method, err)
+			log.ErrorContext(ctx, "grpclock: stored status", "method", method, "err", err)
+			return nil, status.Error(codes.Internal, "internal error")
 		}
 		return nil, status.ErrorProto(&p)
 	}

@@ -15,18 +15,19 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
-func idemStore(t *testing.T) (*middleware.IdempotencyStore, *redistest.Node) {
+func idemStore(t *testing.T) (*idempotency.Store, *redistest.Node) {
 	t.Helper()
 	node := redistest.Server(t)
-	store, err := middleware.NewIdempotencyStore(node.Client(t), middleware.WithIdempotencyPrefix(redistest.Prefix(t)),
-		middleware.WithStoreTimeout(time.Second))
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(store.Close)
 	return store, node
 }
 
@@ -196,7 +197,7 @@ func TestClientInterceptorReusesKey(t *testing.T) {
 	if len(keys) != 3 || keys[0] != keys[1] || keys[1] == keys[2] {
 		t.Errorf("keys seen %v: want the retry to reuse the first call's key and the next call to draw a new one", keys)
 	}
-	if _, err := middleware.ParseIdempotencyKey(keys[0], 0); err != nil || len(keys[0]) != 36 {
+	if _, err := idempotency.ParseKey(keys[0], 0); err != nil || len(keys[0]) != 36 {
 		t.Errorf("generated key %q: %v", keys[0], err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // KeySource finds the lock key of a call: Field, Metadata or Func.
@@ -56,7 +56,7 @@ func (s KeySource) key(ctx context.Context, fullMethod string, req any) (string,
 		}
 		for _, v := range vs[1:] {
 			if v != vs[0] {
-				return "", fmt.Errorf("%w: metadata %s has %d different values", middleware.ErrKeyInvalid, s.metadata, len(vs))
+				return "", fmt.Errorf("%w: metadata %s has %d different values", core.ErrKeyInvalid, s.metadata, len(vs))
 			}
 		}
 		return vs[0], nil

@@ -5,24 +5,31 @@ import (
 	"time"
 
 	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 type options struct {
-	methods   map[string]KeySource
-	all       *KeySource
-	prefix    string
-	maxKeyLen int
-	wait      time.Duration
-	failOpen  bool
-	logger    *slog.Logger
-	outcome   scriptlock.RequestOutcomeFunc
+	methods    map[string]KeySource
+	all        *KeySource
+	prefix     string
+	maxKeyLen  int
+	wait       time.Duration
+	failOpen   bool
+	retryAfter time.Duration
+	logger     *slog.Logger
+	outcome    scriptlock.RequestOutcomeFunc
 }
 
 var defaultOptions = options{
-	prefix:    middleware.DefaultKeyPrefix,
-	maxKeyLen: middleware.DefaultMaxKeyLen,
+	prefix:     core.DefaultKeyPrefix,
+	maxKeyLen:  core.DefaultMaxKeyLen,
+	retryAfter: core.DefaultRetryAfter,
 }
+
+// DefaultKeyPrefix is the prefix of lock keys unless WithKeyPrefix says
+// otherwise. echolock uses the same, so an HTTP and a gRPC endpoint locking
+// the same order id exclude each other.
+const DefaultKeyPrefix = core.DefaultKeyPrefix
 
 // Option configures the interceptors.
 type Option func(*options)
@@ -46,7 +53,7 @@ func WithAllMethods(key KeySource) Option {
 	return func(o *options) { o.all = &key }
 }
 
-// WithKeyPrefix sets the prefix of lock keys (default middleware.DefaultKeyPrefix).
+// WithKeyPrefix sets the prefix of lock keys (default DefaultKeyPrefix).
 func WithKeyPrefix(p string) Option { return func(o *options) { o.prefix = p } }
 
 // WithMaxKeyLen sets the longest request key accepted, in bytes (default 256).
@@ -56,18 +63,23 @@ func WithMaxKeyLen(n int) Option { return func(o *options) { o.maxKeyLen = n } }
 // single attempt, then Aborted).
 func WithWait(d time.Duration) Option { return func(o *options) { o.wait = d } }
 
+// WithRetryAfter sets the retry delay suggested (RetryInfo) to a call that
+// found its lock held (default 1 s). It is capped by the wait, and by the
+// holder's remaining lease when that is an explicit lease shorter still.
+func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryAfter = d } }
+
 // WithFailOpen runs handlers without the lock when Redis is unreachable,
 // instead of failing with Unavailable. Mutual exclusion is then not guaranteed.
 func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } }
-
-// WithLogger sets the logger for failed releases and fail-open decisions
-// (default slog.Default()).
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 // WithOutcome reports the outcome of every call the interceptor locks
 // (locked, contended, key_invalid, redis_down, fail_open, canceled,
 // lock_lost) to f.
 func WithOutcome(f scriptlock.RequestOutcomeFunc) Option { return func(o *options) { o.outcome = f } }
+
+// WithLogger sets the logger for failed releases and fail-open decisions
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
 func evaluateOptions(opts []Option) *options {
 	o := defaultOptions
@@ -78,10 +90,30 @@ func evaluateOptions(opts []Option) *options {
 		o.logger = slog.Default()
 	}
 	if o.prefix == "" {
-		o.prefix = middleware.DefaultKeyPrefix
+		o.prefix = core.DefaultKeyPrefix
 	}
 	if o.maxKeyLen <= 0 {
-		o.maxKeyLen = middleware.DefaultMaxKeyLen
+		o.maxKeyLen = core.DefaultMaxKeyLen
+	}
+	if o.retryAfter <= 0 {
+		o.retryAfter = core.DefaultRetryAfter
 	}
 	return &o
+}
+
+// LockFunc returns the lock guarding one call key (already prefixed and
+// escaped). Any primitive with the scriptlock.Locker shape plugs in.
+type LockFunc func(key string) scriptlock.Locker
+
+// Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied
+// to each (scriptlock.WithLease(d) for a lease that expires on its own; none
+// for watchdog renewal while the call runs).
+func Mutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
+	return func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
+}
+
+// FairMutexes is Mutexes with FairMutex handles: contending calls get the
+// lock in arrival order.
+func FairMutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
+	return func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
 }

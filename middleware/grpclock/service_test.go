@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
@@ -42,13 +43,25 @@ var orderDesc = func() protoreflect.MessageDescriptor {
 				{Name: proto.String("note"), JsonName: proto.String("note"), Number: proto.Int32(4), Type: str, Label: opt},
 			}},
 		},
+		Service: []*descriptorpb.ServiceDescriptorProto{{Name: proto.String("Orders"), Method: []*descriptorpb.MethodDescriptorProto{
+			unaryProto("Pay"), unaryProto("PayNested"), unaryProto("Refund"), unaryProto("Ping"),
+			{Name: proto.String("Watch"), InputType: proto.String(".grpclocktest.Order"), OutputType: proto.String(".grpclocktest.Order"), ServerStreaming: proto.Bool(true)},
+		}}},
 	}
 	fd, err := protodesc.NewFile(fdp, nil)
 	if err != nil {
 		panic(err)
 	}
+	// Registered like generated code registers its files, for Validate.
+	if err := protoregistry.GlobalFiles.RegisterFile(fd); err != nil {
+		panic(err)
+	}
 	return fd.Messages().ByName("Order")
 }()
+
+func unaryProto(name string) *descriptorpb.MethodDescriptorProto {
+	return &descriptorpb.MethodDescriptorProto{Name: proto.String(name), InputType: proto.String(".grpclocktest.Order"), OutputType: proto.String(".grpclocktest.Order")}
+}
 
 const svc = "/grpclocktest.Orders/"
 

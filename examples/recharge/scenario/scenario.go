@@ -30,7 +30,7 @@ import (
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/examples/recharge"
 	"github.com/scriptlock/scriptlock/examples/recharge/rechargepb"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // Transport selects the front end the requests go to.
@@ -54,7 +54,7 @@ type Config struct {
 	LockOptions []scriptlock.Option
 	// Idempotency, when set, enables Idempotency-Key support on the server
 	// (the scenario's requests carry no key).
-	Idempotency *middleware.IdempotencyStore
+	Idempotency *idempotency.Store
 	// Unsafe runs the service without the lock.
 	Unsafe bool
 	// Dir holds the SQLite database (a new file per run). Required unless
@@ -372,7 +372,11 @@ func serve(srv *recharge.Server, transport Transport) (caller, func(), error) {
 		}
 		return httpCaller(hc, base), stop, nil
 	default:
-		gs := srv.GRPCServer()
+		gs, err := srv.GRPCServer()
+		if err != nil {
+			ln.Close()
+			return nil, nil, err
+		}
 		go gs.Serve(ln)
 		cc, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/redistest"
-	"github.com/scriptlock/scriptlock/middleware"
 )
 
 // Env is one test's Redis server, clients and key prefix.
@@ -39,7 +38,7 @@ func New(t testing.TB, opts ...scriptlock.Option) *Env {
 }
 
 // LockFunc returns Mutex handles with opts.
-func (e *Env) LockFunc(opts ...scriptlock.Option) middleware.LockFunc {
+func (e *Env) LockFunc(opts ...scriptlock.Option) func(key string) scriptlock.Locker {
 	return func(key string) scriptlock.Locker { return e.Locks.Mutex(key, opts...) }
 }
 

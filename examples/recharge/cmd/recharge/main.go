@@ -26,7 +26,7 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/examples/recharge"
-	"github.com/scriptlock/scriptlock/middleware"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 func main() {
@@ -87,9 +87,10 @@ func run() error {
 		return fmt.Errorf("redis: %w", err)
 	}
 	defer rc.Close()
-	if cfg.Idempotency, err = middleware.NewIdempotencyStore(rc); err != nil {
+	if cfg.Idempotency, err = idempotency.NewStore(rc); err != nil {
 		return err
 	}
+	defer cfg.Idempotency.Close()
 	if *unsafe {
 		log.Warn("running WITHOUT the order lock (-unsafe): concurrent duplicates credit an order more than once")
 	} else {
@@ -114,7 +115,10 @@ func run() error {
 		return err
 	}
 	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 5 * time.Second}
-	gs := srv.GRPCServer()
+	gs, err := srv.GRPCServer()
+	if err != nil {
+		return err
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(hl) }()
 	go func() { errc <- gs.Serve(gl) }()

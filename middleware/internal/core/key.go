@@ -1,4 +1,4 @@
-package middleware
+package core
 
 import (
 	"errors"
@@ -19,15 +19,17 @@ const DefaultKeyPrefix = "scriptlock:req:"
 
 var (
 	// ErrKeyMissing: the configured key source yielded nothing.
-	ErrKeyMissing = errors.New("scriptlock/middleware: request key missing")
+	ErrKeyMissing = errors.New("request key missing")
 	// ErrKeyInvalid: the request key is too long, not valid UTF-8 or contains
 	// control characters. Errors returned by ValidateKey wrap it.
-	ErrKeyInvalid = errors.New("scriptlock/middleware: request key invalid")
+	ErrKeyInvalid = errors.New("request key invalid")
 )
 
 // ValidateKey checks an untrusted request key: non-empty, at most maxLen bytes
 // (DefaultMaxKeyLen when maxLen <= 0), valid UTF-8 and free of control
-// characters (C0, DEL, C1). The error wraps ErrKeyMissing or ErrKeyInvalid.
+// characters (C0, DEL, C1), format characters (Unicode Cf: zero-width
+// spaces, bidi controls, ...) and line/paragraph separators (Zl, Zp). The
+// error wraps ErrKeyMissing or ErrKeyInvalid.
 func ValidateKey(raw string, maxLen int) error {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
@@ -46,6 +48,11 @@ func ValidateKey(raw string, maxLen int) error {
 		}
 		if unicode.IsControl(r) {
 			return fmt.Errorf("%w: control character at byte %d", ErrKeyInvalid, i)
+		}
+		// Invisible characters would make keys that look alike ("1" and
+		// "1\u200b") lock different names.
+		if unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return fmt.Errorf("%w: invisible character %U at byte %d", ErrKeyInvalid, r, i)
 		}
 	}
 	return nil
@@ -140,7 +147,7 @@ func CheckPrefix(prefix string, maxLen, limit int) error {
 		maxLen = DefaultMaxKeyLen
 	}
 	if len(prefix)+3*maxLen > limit {
-		return fmt.Errorf("scriptlock/middleware: key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
+		return fmt.Errorf("key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package middleware
+package core
 
 import (
 	"context"
@@ -9,11 +9,6 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 )
-
-// LockFunc returns the lock guarding one request key (already prefixed and
-// escaped). Any primitive with the Locker shape plugs in: a Mutex, a FairMutex,
-// the write side of an RWMutex, ...
-type LockFunc func(key string) scriptlock.Locker
 
 // NewOwnerID returns a random 128-bit owner id (hex) for one request.
 func NewOwnerID() string {
@@ -88,15 +83,23 @@ func RetryAfterSeconds(d time.Duration) int64 {
 	return s
 }
 
-// Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied
-// to each (scriptlock.WithLease(d) for a lease that expires on its own; none
-// for watchdog renewal while the request runs).
-func Mutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
-	return func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
-}
+// DefaultRetryAfter is the retry delay suggested to a request that found its
+// lock held, unless configured otherwise.
+const DefaultRetryAfter = time.Second
 
-// FairMutexes is Mutexes with FairMutex handles: contending requests get the
-// lock in arrival order.
-func FairMutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
-	return func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
+// RetryHint is the retry delay suggested to a request that found its lock
+// held: def, capped by the request's wait when it has one (a client retrying
+// sooner than it was willing to wait gains nothing by waiting longer), and
+// by the holder's remaining lease when that is shorter still. The holder's
+// lease alone is no hint: under the watchdog it is renewed for as long as
+// the holder runs, so it says nothing about when the lock frees.
+func RetryHint(def, wait, remaining time.Duration) time.Duration {
+	d := def
+	if wait > 0 && wait < d {
+		d = wait
+	}
+	if remaining > 0 && remaining < d {
+		d = remaining
+	}
+	return d
 }

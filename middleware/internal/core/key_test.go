@@ -1,4 +1,4 @@
-package middleware
+package core
 
 import (
 	"errors"
@@ -23,6 +23,11 @@ func TestValidateKey(t *testing.T) {
 		{"a\x7fb", ErrKeyInvalid},
 		{"a\u0085b", ErrKeyInvalid},
 		{"a\xffb", ErrKeyInvalid},
+		{"1\u200b", ErrKeyInvalid},
+		{"a\u2028b", ErrKeyInvalid},
+		{"a\u2029b", ErrKeyInvalid},
+		{"\ufeff1", ErrKeyInvalid},
+		{"a\u202eb", ErrKeyInvalid},
 	}
 	for _, c := range cases {
 		err := ValidateKey(c.in, 0)

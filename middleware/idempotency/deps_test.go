@@ -1,4 +1,4 @@
-package middleware_test
+package idempotency_test
 
 import (
 	"os/exec"
@@ -13,9 +13,9 @@ func TestDependencySplit(t *testing.T) {
 		t.Skip("runs go list")
 	}
 	for pkg, banned := range map[string][]string{
-		"github.com/scriptlock/scriptlock/middleware":          {"github.com/labstack/echo", "google.golang.org/grpc"},
-		"github.com/scriptlock/scriptlock/middleware/grpclock": {"github.com/labstack/echo"},
-		"github.com/scriptlock/scriptlock/middleware/echolock": {"google.golang.org/grpc", "google.golang.org/protobuf"},
+		"github.com/scriptlock/scriptlock/middleware/idempotency": {"github.com/labstack/echo", "google.golang.org/grpc"},
+		"github.com/scriptlock/scriptlock/middleware/grpclock":    {"github.com/labstack/echo"},
+		"github.com/scriptlock/scriptlock/middleware/echolock":    {"google.golang.org/grpc", "google.golang.org/protobuf"},
 	} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {

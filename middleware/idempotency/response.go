@@ -1,4 +1,4 @@
-package middleware
+package idempotency
 
 import (
 	"encoding/binary"
@@ -23,7 +23,7 @@ type HeaderField struct{ Name, Value string }
 
 const storedVersion = 1
 
-var errStoredFormat = errors.New("scriptlock/middleware: malformed stored response")
+var errStoredFormat = errors.New("idempotency: malformed stored response")
 
 // Encode serializes r (version byte, flags, then uvarint-length-prefixed fields).
 func (r *StoredResponse) Encode() []byte {

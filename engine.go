@@ -1,0 +1,619 @@
+package scriptlock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// The engine: one hold lifecycle for every lock primitive. A primitive
+// supplies its script calls and their decoding (the primitive interface); the
+// engine owns everything else, each in one place:
+//
+//   - acquire: owner, the bounded acquiring call, the failover guard, undoing
+//     an acquisition whose outcome is unknown, notified waiting;
+//   - grant: the hold registry, lease choice, renewal, the loss deadline;
+//   - unlock: release retry with a latch, the failure policy;
+//   - finish: the end of a hold and its lock contexts, with a cause.
+
+// lockSpec is what every lock handle shares: its identity and settings.
+type lockSpec struct {
+	c       *Client
+	name    string
+	key     string
+	channel string // release notifications (per-waiter channels derive from it)
+	fence   string // fencing-token counter
+	latch   string // prefix of release latch keys
+	cfg     config
+	err     error // invalid name or options, reported by every method
+}
+
+func (s *lockSpec) check(ctx context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	if s.c.closed() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// serverLease is the lease an acquisition sets on the server: the explicit
+// lease, or the watchdog's.
+func (s *lockSpec) serverLease(lease time.Duration) time.Duration {
+	if lease > 0 {
+		return lease
+	}
+	return s.cfg.watchdogLease
+}
+
+// primitive is what a lock supplies to the engine.
+type primitive interface {
+	spec() *lockSpec
+	side() side
+	// fieldSuffix follows <client-id>:<owner-id> in the lock-hash field.
+	fieldSuffix() string
+	// waitChannel is where a release is announced to this waiter, and
+	// whether one message wakes every local waiter.
+	waitChannel(field string) (string, bool)
+	// tryAcquire makes one acquisition attempt; enqueue asks to keep a place
+	// in line when refused. acked is false when the failover guard found no
+	// replica that acknowledged a grant.
+	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (a attempt, acked bool, err error)
+	// releaseOnce runs the release script once.
+	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error)
+	// holdsOf reads how many holds field has on the server.
+	holdsOf(ctx context.Context, field string) (int64, error)
+	// abandon gives up a place in line after a wait ended without the lock.
+	abandon(ctx context.Context, field string, wait time.Duration)
+}
+
+// attempt is one acquisition attempt's decoded reply.
+type attempt struct {
+	granted   bool
+	fresh     bool // a new hold, not a re-entry
+	queued    bool // refused, and the caller keeps a place in line
+	token     int64
+	remaining time.Duration // refused: the holder's remaining lease
+	sleep     time.Duration // refused: when to try again without a message
+}
+
+type releaseStatus int
+
+const (
+	notHeld   releaseStatus = iota // the owner did not hold the lock
+	stillHeld                      // one hold fewer, holds remain
+	freed                          // the owner's last hold is gone
+)
+
+// errOrphan: the server reports a re-entry of a hold this Client has no record
+// of, left by an acquisition whose reply never arrived.
+var errOrphan = errors.New("scriptlock: orphaned hold")
+
+// Loss margin: a hold's context ends this much before the server lease as
+// last confirmed, so a clock that runs slower than the server's (or a timer
+// that fires late) still ends it before another owner can be granted the lock.
+const (
+	lossDriftFactor = 50 // 2% of the lease
+	lossDriftExtra  = 5 * time.Millisecond
+)
+
+func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFactor + lossDriftExtra }
+
+// unknownOutcome reports whether a failed call may still have run on the
+// server: anything but a reply from Redis itself.
+func unknownOutcome(err error) bool {
+	if _, ok := rueidis.IsRedisErr(err); ok {
+		return false
+	}
+	var se *generated.ScriptError
+	if errors.As(err, &se) {
+		return false
+	}
+	return !errors.Is(err, ErrUpgrade) && !errors.Is(err, ErrInvalidArgument)
+}
+
+// enter registers an acquisition in flight, so Close waits for it; false when
+// the Client is closing.
+func (c *Client) enter() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.inflight.Add(1)
+	return true
+}
+
+// fieldOf is the lock-hash field of owner on p: <client-id>:<owner-id>
+// followed by the side's suffix.
+func (c *Client) fieldOf(p primitive, owner string) string {
+	return c.id + ":" + owner + p.fieldSuffix()
+}
+
+// owner returns the owner of an acquisition and its field: the owner in ctx
+// (a lock context's or WithOwner's), or else a fresh random one, so that
+// goroutines sharing a handle exclude each other as with sync.Mutex.
+func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
+	if o, ok := OwnerFrom(ctx); ok {
+		return o, c.fieldOf(p, o)
+	}
+	// One allocation: the owner id is a substring of the field.
+	var raw [16]byte
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails (Go 1.24+)
+	var buf [128]byte
+	b := append(buf[:0], c.id...)
+	b = append(b, ':')
+	b = hex.AppendEncode(b, raw[:])
+	b = append(b, p.fieldSuffix()...)
+	field = string(b)
+	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field
+}
+
+// acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
+// one attempt. Every call is bounded by ctx; an attempt whose outcome is
+// unknown is undone by owner.
+func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Duration) (context.Context, error) {
+	if c.observing(ctx) {
+		return c.observeAcquire(ctx, opOf(p), func(ctx context.Context) (context.Context, error) { return c.acquire(ctx, p, wait, lease) })
+	}
+	s := p.spec()
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if !c.enter() {
+		return nil, ErrClosed
+	}
+	defer c.inflight.Done()
+	owner, field := c.owner(ctx, p)
+	serverLease := s.serverLease(lease)
+	channel, all := p.waitChannel(field)
+	queued := false
+	var lastErr error
+	defer func() {
+		if !queued {
+			return
+		}
+		if ctx.Err() == nil && (lastErr == nil || !unknownOutcome(lastErr)) {
+			p.abandon(ctx, field, wait)
+			return
+		}
+		// The caller's deadline has passed or the server did not answer in
+		// time: leave the line in the background rather than keep the caller
+		// past its deadline (the place expires on its own with the waiter
+		// timeout anyway).
+		c.background(func() { p.abandon(c.ctx, field, wait) })
+	}()
+	var (
+		lctx      context.Context
+		remaining time.Duration
+	)
+	ok, err := c.waitNotified(ctx, channel, all, wait, func() (bool, time.Duration, error) {
+		for range 3 {
+			start := time.Now()
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg))
+			if err != nil {
+				lastErr = err
+				if unknownOutcome(err) {
+					// The script may have run: take back whatever it granted.
+					queued = queued || wait != 0
+					c.undoLater(p, field, serverLease, start.Add(serverLease))
+				}
+				return false, 0, err
+			}
+			queued = a.queued
+			if !a.granted {
+				remaining = a.remaining
+				return false, a.sleep, nil
+			}
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start)
+			switch {
+			case errors.Is(err, errOrphan):
+				// Give the unknown hold back and try again at once.
+				if err := c.undoNow(p, field, serverLease); err != nil {
+					return false, 0, err
+				}
+				continue
+			case err != nil:
+				_ = c.undoNow(p, field, serverLease)
+				return false, 0, err
+			}
+			if !acked || ctx.Err() != nil {
+				// Give back a grant no replica has (the failover guard) or
+				// that outlived ctx.
+				_ = c.unlock(lctx, p)
+				if !acked {
+					return false, 0, notReplicated(s.cfg.guardTimeout)
+				}
+				return false, 0, ctx.Err()
+			}
+			return true, 0, nil
+		}
+		return false, 0, errOrphan
+	})
+	switch {
+	case err != nil:
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) {
+			return nil, fmt.Errorf("scriptlock: lock %q: wait ended: %w", s.name, errors.Join(cerr, err))
+		}
+		return nil, fmt.Errorf("scriptlock: lock %q: %w", s.name, err)
+	case !ok:
+		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining}
+	}
+	return lctx, nil
+}
+
+// grant records an acquisition in the Client's holds, arms its loss deadline,
+// schedules watchdog renewal when there is no explicit lease, and builds the
+// lock's context. A grant that arrives after Close began is refused
+// (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
+// caller gives both back.
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time) (context.Context, error) {
+	s := p.spec()
+	id := holdID(s.key, field)
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	h := c.holds[id]
+	if h != nil && a.fresh {
+		// A fresh acquisition while we still had a record: the old hold had
+		// expired on the server without our noticing. Finish it as lost.
+		c.forgetLocked(h)
+		c.mu.Unlock()
+		h.end(ErrLockLost)
+		c.wd.remove(&h.renew)
+		c.mu.Lock()
+		h = nil
+	}
+	if h == nil {
+		if !a.fresh {
+			c.mu.Unlock()
+			return nil, errOrphan
+		}
+		h = &hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
+		h.renew.index = -1
+		c.holds[id] = h
+	}
+	h.count++
+	h.releasing.Store(false)
+	if lease == 0 && !h.renewing {
+		h.renewing = true
+		h.lease = serverLease
+		c.wd.add(&h.renew, h, s.cfg.watchdogEvery, start, p)
+	}
+	c.armLocked(h, start.Add(serverLease-lossMargin(serverLease)))
+	c.mu.Unlock()
+
+	cctx, cancel := context.WithCancelCause(ctx)
+	lc := &lockCtx{Context: cctx, owner: owner, name: s.name, token: h.token, hold: h}
+	h.track(lc, cancel)
+	return lc, nil
+}
+
+// armLocked sets the hold's loss deadline (c.mu held).
+func (c *Client) armLocked(h *hold, at time.Time) {
+	h.lossAt.Store(at.UnixNano())
+	d := time.Until(at)
+	if h.loss == nil {
+		h.loss = time.AfterFunc(d, func() { c.expired(h) })
+		return
+	}
+	h.loss.Reset(d)
+}
+
+// renewed records a confirmed renewal sent at sent.
+func (c *Client) renewed(h *hold, sent time.Time) {
+	c.mu.Lock()
+	if !h.released() && h.loss != nil {
+		c.armLocked(h, sent.Add(h.lease-lossMargin(h.lease)))
+	}
+	c.mu.Unlock()
+}
+
+// expired is the loss timer: no grant or renewal was confirmed in time.
+func (c *Client) expired(h *hold) {
+	if time.Now().UnixNano() < h.lossAt.Load() || h.released() {
+		return // re-armed while the timer fired, or already ended
+	}
+	c.lost(h, errLeaseExpired)
+	// A renewal still in flight may yet extend the lease on the server for a
+	// hold that has now ended here: give it back once the server answers.
+	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease))
+}
+
+// background runs f in a goroutine Close waits for, unless Close has begun
+// (then it reports false and does nothing).
+func (c *Client) background(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+	return true
+}
+
+var (
+	errLeaseExpired = errors.New("lease ran out without a confirmed renewal")
+	// errLeaseEnded: an explicit lease ran out before Unlock, which observers
+	// report as an expiry rather than a loss.
+	errLeaseEnded = errors.New("explicit lease ran out")
+)
+
+// lost reports a hold that is no longer held (the watchdog's finding or the
+// loss deadline).
+func (c *Client) lost(h *hold, why error) {
+	if h.released() {
+		return
+	}
+	cause := ErrLockLost
+	if why != nil {
+		cause = fmt.Errorf("%w: %w", ErrLockLost, why)
+	}
+	c.mu.Lock()
+	renewing := h.renewing
+	c.mu.Unlock()
+	if !renewing && errors.Is(why, errLeaseExpired) {
+		// An explicit lease running out before Unlock is what it is for.
+		c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
+		cause = fmt.Errorf("%w: %w", ErrLockLost, errLeaseEnded)
+	} else {
+		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
+	}
+	c.finish(h, cause)
+}
+
+// finish forgets a hold everywhere (registry, watchdog, loss timer) and ends
+// its contexts with cause.
+func (c *Client) finish(h *hold, cause error) {
+	c.mu.Lock()
+	c.forgetLocked(h)
+	c.mu.Unlock()
+	// Ended before leaving the watchdog: a renewal in flight then sees the
+	// hold ended and does not schedule it again.
+	h.end(cause)
+	c.wd.remove(&h.renew)
+}
+
+func (c *Client) forgetLocked(h *hold) {
+	if id := holdID(h.key, h.field); c.holds[id] == h {
+		delete(c.holds, id)
+	}
+	if h.loss != nil {
+		h.loss.Stop()
+	}
+}
+
+// holdOf finds the local hold the owner in ctx has on p, and that owner's
+// field; ok is false when ctx names no owner.
+func (c *Client) holdOf(ctx context.Context, p primitive) (h *hold, field string, ok bool) {
+	s := p.spec()
+	var owner string
+	if lc, isLock := ctx.(*lockCtx); isLock {
+		owner, ok = lc.owner, true // the common case, without boxing the owner
+	} else {
+		owner, ok = OwnerFrom(ctx)
+	}
+	if !ok {
+		return nil, "", false
+	}
+	if lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil && lc.hold.key == s.key && lc.hold.side == p.side() && owner == lc.owner {
+		return lc.hold, lc.hold.field, true
+	}
+	field = c.fieldOf(p, owner)
+	c.mu.Lock()
+	h = c.holds[holdID(s.key, field)]
+	c.mu.Unlock()
+	return h, field, true
+}
+
+// unlock releases one hold of the owner in ctx. It runs detached from ctx,
+// bounded by the release timeout, so a cancelled request still releases its
+// lock. A release that fails for good drops the hold here (no renewal, its
+// contexts end with ErrLockLost) and lets the lease run out on the server.
+// A ctx that names no owner holds nothing: ErrNotHeld, and Redis is not asked.
+func (c *Client) unlock(ctx context.Context, p primitive) error {
+	if c.observing(ctx) {
+		return c.observeRelease(ctx, opOf(p), func(ctx context.Context) error { return c.unlock(ctx, p) })
+	}
+	s := p.spec()
+	if s.err != nil {
+		return s.err
+	}
+	if ctx == nil {
+		return invalidf("nil context")
+	}
+	h, field, ok := c.holdOf(ctx, p)
+	if !ok {
+		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
+	}
+	lease := s.serverLease(s.cfg.lease)
+	if h != nil {
+		lease = h.lease
+		c.mu.Lock()
+		if h.count <= 1 {
+			// A renewal that now finds the lock gone is not a loss.
+			h.releasing.Store(true)
+		}
+		c.mu.Unlock()
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
+	defer cancel()
+	st, err := c.release(rctx, p, field, lease)
+	if err != nil {
+		if h != nil {
+			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
+		}
+		return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
+	}
+	switch st {
+	case notHeld:
+		if h != nil {
+			c.finish(h, ErrLockLost)
+		}
+		return fmt.Errorf("scriptlock: unlock %q: %w", s.name, ErrNotHeld)
+	case stillHeld:
+		if h == nil {
+			return nil
+		}
+		c.mu.Lock()
+		h.count--
+		left := h.count
+		c.mu.Unlock()
+		if left > 0 {
+			h.untrack(ctx)
+			return nil
+		}
+		// The server had more holds than we knew of (left by an acquisition
+		// whose reply was lost): the owner's last Unlock releases them all.
+		c.finish(h, context.Canceled)
+		if err := c.undo(rctx, p, field, lease); err != nil {
+			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
+		}
+	default:
+		if h != nil {
+			c.finish(h, context.Canceled)
+		}
+	}
+	return nil
+}
+
+// release runs a release script, retrying transport failures with the same
+// latch key (a retry whose first attempt did run reports that outcome) and
+// falling back to plain pub/sub when the server refuses sharded publishing.
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration) (releaseStatus, error) {
+	// The client id is random and the counter never repeats within it, so
+	// latch keys are unique without drawing random bytes per release. The
+	// latch lives as long as the release may be retried.
+	var buf [256]byte
+	latch := string(strconv.AppendUint(append(buf[:0], p.spec().latch...), c.requests.Add(1), 36))
+	latchTTL := c.cfg.releaseTimeout
+	if d, ok := ctx.Deadline(); ok {
+		latchTTL = max(time.Until(d), time.Second)
+	}
+	for attempt := 0; ; attempt++ {
+		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, c.publishCommand())
+		if err == nil {
+			return st, nil
+		}
+		if isUnknownCommand(err) && c.sharded() {
+			c.shardedOff.Store(true)
+			continue
+		}
+		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
+			return st, err
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return st, err
+		}
+	}
+}
+
+// undo takes back the holds field has on the server beyond those this Client
+// knows of. It is idempotent: it reads the server's count and releases the
+// difference, so running it twice, or after an attempt that never ran,
+// changes nothing more.
+func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration) error {
+	key := p.spec().key
+	for range 64 {
+		n, err := p.holdsOf(ctx, field)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		keep := 0
+		if h := c.holds[holdID(key, field)]; h != nil {
+			keep = h.count
+		}
+		c.mu.Unlock()
+		if n <= int64(keep) {
+			return nil
+		}
+		st, err := c.release(ctx, p, field, lease)
+		if err != nil {
+			return err
+		}
+		if st != stillHeld {
+			return nil
+		}
+	}
+	return nil
+}
+
+// undoNow runs undo in the acquiring goroutine, detached from its context
+// and bounded by the release timeout.
+func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
+	defer cancel()
+	err := c.undo(ctx, p, field, lease)
+	if err != nil {
+		c.undoLater(p, field, lease, time.Now().Add(lease))
+	}
+	return err
+}
+
+// undoLater undoes an acquisition of unknown outcome in the background,
+// retrying until it succeeds, the lease it may have set has run out anyway,
+// or the Client closes (then the lease runs out on the server).
+func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time) {
+	c.background(func() {
+		ctx, cancel := context.WithDeadline(c.ctx, until)
+		defer cancel()
+		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
+		for {
+			actx, acancel := context.WithTimeout(ctx, p.spec().cfg.releaseTimeout)
+			err := c.undo(actx, p, field, lease)
+			acancel()
+			if err == nil {
+				return
+			}
+			c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+			if retry.wait(ctx, time.Time{}) != nil {
+				return
+			}
+		}
+	})
+}
+
+// retryRelease runs a call that gives something up (force unlock, leaving a
+// queue), retrying transport failures and falling back to plain pub/sub when
+// the server refuses sharded publishing.
+func (c *Client) retryRelease(ctx context.Context, call func(publish string) error) error {
+	for attempt := 0; ; attempt++ {
+		err := call(c.publishCommand())
+		if err == nil {
+			return nil
+		}
+		if isUnknownCommand(err) && c.sharded() {
+			c.shardedOff.Store(true)
+			continue
+		}
+		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}

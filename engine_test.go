@@ -1,0 +1,831 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Fault tests of the hold lifecycle, run for every primitive that goes
+// through it.
+
+type lockCase struct {
+	name  string
+	make  func(c *Client, name string, opts ...Option) Locker
+	fence bool // grants carry a fencing token
+	// withLease is LockWithLease (nil: the side has none on its Locker).
+	withLease func(l Locker, ctx context.Context, lease time.Duration) (context.Context, error)
+}
+
+var lockCases = []lockCase{
+	{"Mutex", func(c *Client, n string, o ...Option) Locker { return c.Mutex(n, o...) }, true,
+		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
+			return l.(*Mutex).LockWithLease(ctx, d)
+		}},
+	{"FairMutex", func(c *Client, n string, o ...Option) Locker { return c.FairMutex(n, o...) }, true,
+		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
+			return l.(*FairMutex).LockWithLease(ctx, d)
+		}},
+	{"RWMutex", func(c *Client, n string, o ...Option) Locker { return c.RWMutex(n, o...) }, true,
+		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
+			return l.(*RWMutex).LockWithLease(ctx, d)
+		}},
+	{"RWMutexRead", func(c *Client, n string, o ...Option) Locker { return c.RWMutex(n, o...).RLocker() }, false,
+		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
+			return l.(readLocker).rw.RLockWithLease(ctx, d)
+		}},
+}
+
+// proxied is a Client whose every connection goes through a freezable proxy.
+type proxied struct {
+	node *redistest.Node
+	px   *netproxy.Proxy
+	c    *Client
+}
+
+func newProxied(t *testing.T, opts ...Option) proxied {
+	t.Helper()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	// One connection, opened by the warm-up: a connection rueidis opens
+	// lazily while the proxy is frozen would stall in its handshake, not in
+	// the call under test.
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	c := newTestClient(t, rc, opts...)
+	return proxied{node, px, c}
+}
+
+func (p proxied) key(t *testing.T, name string) string {
+	t.Helper()
+	k, err := lockKey(p.c.cfg.prefix, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// reconnect waits until the proxied client has replaced the connections
+// DropAll closed (the first command on a dropped connection fails).
+func (p proxied) reconnect(t *testing.T) {
+	t.Helper()
+	ok := eventually(5*time.Second, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return p.c.rc.Do(ctx, p.c.rc.B().Ping().Build()).Error() == nil
+	})
+	if !ok {
+		t.Fatal("client did not reconnect")
+	}
+}
+
+// exists asks the server directly, not through the proxy.
+func exists(t *testing.T, node *redistest.Node, key string) bool {
+	t.Helper()
+	n, err := node.Do(t, "EXISTS", key).AsInt64()
+	if err != nil {
+		t.Fatalf("EXISTS %s: %v", key, err)
+	}
+	return n == 1
+}
+
+// eventually polls cond every 20 ms until it holds or d passes.
+func eventually(d time.Duration, cond func() bool) bool {
+	end := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// warm takes and releases the lock once so connections and scripts are ready
+// before a fault is injected.
+func warm(t *testing.T, l Locker) {
+	t.Helper()
+	lctx, err := l.Lock(testCtx(t, 10*time.Second))
+	if err != nil {
+		t.Fatalf("warm-up Lock: %v", err)
+	}
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatalf("warm-up Unlock: %v", err)
+	}
+}
+
+// A TryLock whose context has a 100 ms deadline returns well within a second
+// against a server that stopped answering, and the acquisition it may have
+// made there is undone once the server answers again.
+func TestAcquireBoundedByDeadline(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			l := lc.make(p.c, "bounded")
+			warm(t, l)
+			p.px.Freeze()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := l.TryLock(ctx, 5*time.Second)
+			elapsed := time.Since(start)
+			p.px.Thaw()
+			if err == nil {
+				t.Fatal("TryLock succeeded against a frozen server")
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("error %v does not report the deadline", err)
+			}
+			if elapsed > time.Second {
+				t.Fatalf("TryLock with a 100ms deadline returned after %s", elapsed)
+			}
+			if !eventually(10*time.Second, func() bool { return !exists(t, p.node, p.key(t, "bounded")) }) {
+				t.Fatal("the acquisition that reached the server after the deadline was not undone")
+			}
+
+			// Waiting in line behind another owner when the server stops
+			// answering: giving up the place does not hold the caller either.
+			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			holder := lc.make(direct, "bounded")
+			if lc.name == "RWMutexRead" {
+				holder = direct.RWMutex("bounded")
+			}
+			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = holder.Unlock(hctx) }()
+			p.reconnect(t)
+			ctx, cancel = context.WithTimeout(context.Background(), 600*time.Millisecond)
+			defer cancel()
+			time.AfterFunc(300*time.Millisecond, p.px.Freeze)
+			start = time.Now()
+			_, err = l.TryLock(ctx, 5*time.Second)
+			elapsed = time.Since(start)
+			p.px.Thaw()
+			if err == nil {
+				t.Fatal("TryLock succeeded against a held lock")
+			}
+			if elapsed > 1500*time.Millisecond {
+				t.Fatalf("TryLock with a 600ms deadline, waiting in line when the server froze, returned after %s", elapsed)
+			}
+		})
+	}
+}
+
+// The server runs the acquire script but its reply is lost: the acquisition
+// is undone by owner, and the owner's next Lock is a fresh grant with a
+// fencing token, not a re-entry of a hold it never knew of.
+func TestLostAcquireReplyUndone(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			l := lc.make(p.c, "lost-reply")
+			key := p.key(t, "lost-reply")
+			warm(t, l)
+			ctx := WithOwner(testCtx(t, 20*time.Second), "owner-1")
+			p.px.FreezeReplies()
+			res := make(chan error, 1)
+			go func() {
+				actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				_, err := l.TryLock(actx, 0)
+				res <- err
+			}()
+			if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
+				t.Fatal("the acquire script did not reach the server")
+			}
+			p.px.DropAll()
+			p.px.Thaw()
+			if err := <-res; err == nil {
+				t.Fatal("TryLock succeeded although its reply was lost")
+			}
+			if !eventually(5*time.Second, func() bool { return !exists(t, p.node, key) }) {
+				t.Fatal("the acquisition whose reply was lost is still held")
+			}
+			p.reconnect(t)
+			lctx, err := l.TryLock(ctx, 5*time.Second)
+			if err != nil {
+				t.Fatalf("Lock after the undo: %v", err)
+			}
+			if _, ok := Fence(lctx); lc.fence && !ok {
+				t.Fatal("the owner's next Lock re-entered an unknown hold: no fencing token")
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+			if exists(t, p.node, key) {
+				t.Fatal("lock still held after Unlock")
+			}
+		})
+	}
+}
+
+// An Unlock that fails for good drops the hold: its context ends with
+// ErrLockLost, nothing renews it, and the lock ends with its lease.
+func TestFailedUnlockDropsHold(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t, WithWatchdog(900*time.Millisecond, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
+			l := lc.make(p.c, "failed-unlock")
+			key := p.key(t, "failed-unlock")
+			warm(t, l)
+			lctx, err := l.Lock(testCtx(t, 10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.px.Freeze()
+			err = l.Unlock(lctx)
+			// Drop the frozen release so it never reaches the server.
+			p.px.DropAll()
+			p.px.Thaw()
+			if err == nil {
+				t.Fatal("Unlock succeeded against a frozen server")
+			}
+			select {
+			case <-lctx.Done():
+			default:
+				t.Fatal("the lock context is still live after a failed Unlock")
+			}
+			if !errors.Is(context.Cause(lctx), ErrLockLost) {
+				t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
+			}
+			if !exists(t, p.node, key) {
+				t.Fatal("the frozen release reached the server; the test proves nothing")
+			}
+			if !eventually(5*time.Second, func() bool { return !exists(t, p.node, key) }) {
+				t.Fatal("the lock is still renewed three leases after its Unlock failed")
+			}
+		})
+	}
+}
+
+// A grant that arrives after Close began is given back: Lock fails with
+// ErrClosed and nothing stays held.
+func TestCloseRacingAcquire(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			l := lc.make(p.c, "close-race")
+			key := p.key(t, "close-race")
+			warm(t, l)
+			p.px.FreezeReplies()
+			res := make(chan error, 1)
+			var lctx atomic.Value
+			go func() {
+				got, err := l.Lock(testCtx(t, 10*time.Second))
+				if got != nil {
+					lctx.Store(got)
+				}
+				res <- err
+			}()
+			if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
+				p.px.Thaw()
+				t.Fatalf("the acquire script did not reach the server: keys %v", p.node.Do(t, "KEYS", "*"))
+			}
+			closed := make(chan struct{})
+			go func() { p.c.Close(); close(closed) }()
+			time.Sleep(100 * time.Millisecond)
+			p.px.Thaw()
+			select {
+			case err := <-res:
+				if !errors.Is(err, ErrClosed) {
+					t.Fatalf("Lock racing Close = %v, want ErrClosed", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Lock did not return")
+			}
+			select {
+			case <-closed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close did not return")
+			}
+			if exists(t, p.node, key) {
+				t.Fatal("a grant that arrived after Close is still held")
+			}
+		})
+	}
+}
+
+// With the network frozen, the lock context ends before the server lets the
+// lease run out. The hold's loss deadline is checked against the server's
+// expiry (PTTL, sampled once the freeze is in place), and the context must
+// end at that deadline; how late a timer fires on a loaded machine is the
+// scheduler's, so that gets slack.
+func TestLossBeforeExpiry(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t, WithWatchdog(time.Second, 300*time.Millisecond))
+			direct := p.node.Client(t)
+			l := lc.make(p.c, "loss")
+			key := p.key(t, "loss")
+			warm(t, l)
+			check := func(lctx context.Context, what string) {
+				t.Helper()
+				ended := make(chan time.Time, 1)
+				context.AfterFunc(lctx, func() { ended <- time.Now() })
+				lossAt := time.Unix(0, lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+				pttl, err := direct.Do(context.Background(), direct.B().Pttl().Key(key).Build()).AsInt64()
+				replied := time.Now()
+				switch {
+				case err != nil:
+					t.Fatalf("%s: PTTL: %v", what, err)
+				case pttl > 0:
+					// The key expires at most pttl after the reply came
+					// back: a loss deadline past that is a contract breach.
+					if expiry := replied.Add(time.Duration(pttl) * time.Millisecond); !lossAt.Before(expiry) {
+						t.Fatalf("%s: loss deadline %s after the server's expiry", what, lossAt.Sub(expiry))
+					}
+				case !time.Now().After(lossAt):
+					t.Fatalf("%s: the key is gone (PTTL %d) before the loss deadline", what, pttl)
+				}
+				// When the timer fires is the scheduler's business on a
+				// loaded machine: generous slack.
+				select {
+				case at := <-ended:
+					if late := at.Sub(lossAt); late > 2*time.Second {
+						t.Fatalf("%s: context ended %s after its loss deadline", what, late)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("%s: lock context never ended", what)
+				}
+				if !errors.Is(context.Cause(lctx), ErrLockLost) {
+					t.Fatalf("%s: cause = %v, want ErrLockLost", what, context.Cause(lctx))
+				}
+			}
+			lctx, err := l.Lock(testCtx(t, 10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.px.Freeze()
+			time.Sleep(50 * time.Millisecond) // a renewal already past the proxy lands
+			check(lctx, "watchdog, network frozen")
+			p.px.DropAll()
+			p.px.Thaw()
+			p.reconnect(t)
+			if !eventually(5*time.Second, func() bool { return !exists(t, p.node, key) }) {
+				t.Fatal("lock did not expire")
+			}
+			// An explicit lease, nothing frozen.
+			// The first calls after DropAll may still meet a dropped connection.
+			for range 5 {
+				if lctx, err = lc.withLease(l, testCtx(t, 10*time.Second), 700*time.Millisecond); err == nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(lctx, "explicit lease")
+		})
+	}
+}
+
+// A re-entrant Unlock re-arms the lease the hold was acquired with, not the
+// watchdog's.
+func TestReentrantUnlockKeepsLease(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			l := lc.make(c, "reenter")
+			key, _ := lockKey(c.cfg.prefix, "reenter")
+			ctx := WithOwner(testCtx(t, 10*time.Second), "owner-1")
+			outer, err := lc.withLease(l, ctx, 2*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner, err := lc.withLease(l, outer, 2*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(inner); err != nil {
+				t.Fatal(err)
+			}
+			pttl, err := node.Do(t, "PTTL", key).AsInt64()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pttl <= 0 || pttl > 2000 {
+				t.Fatalf("PTTL after a re-entrant Unlock = %d ms, want at most the 2000 ms lease", pttl)
+			}
+			if err := l.Unlock(outer); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A renewal that finds the lock gone because its owner is releasing it does
+// not report the lock lost: after a successful Unlock the cause is always
+// context.Canceled.
+func TestRenewalRacingUnlock(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			// Renewals back to back; a lease long enough that the loss
+			// deadline never falls inside one Lock/Unlock on a loaded machine.
+			c := newTestClient(t, node.Client(t), WithWatchdog(10*time.Second, time.Millisecond))
+			l := lc.make(c, "renew-race")
+			ctx := testCtx(t, 60*time.Second)
+			for i := range 200 {
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(time.Duration(i%3) * time.Millisecond)
+				if err := l.Unlock(lctx); err != nil {
+					t.Fatalf("Unlock %d: %v", i, err)
+				}
+				if cause := context.Cause(lctx); cause != context.Canceled {
+					t.Fatalf("round %d: cause after a successful Unlock = %v", i, cause)
+				}
+			}
+		})
+	}
+}
+
+// A waiter that takes a hand-off signal and then gives up passes the signal
+// to the next waiter instead of leaving it asleep until its fallback.
+func TestHandOffPassedOn(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 20*time.Second)
+	channel := c.cfg.prefix + "handoff"
+	firstIn := make(chan struct{})
+	var calls atomic.Int32
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.waitNotified(ctx, channel, false, -1, func() (bool, time.Duration, error) {
+			if calls.Add(1) <= 2 { // before and right after subscribing
+				return false, time.Minute, nil
+			}
+			// Woken, then the caller's context ends mid-attempt.
+			return false, 0, context.DeadlineExceeded
+		})
+		first <- err
+	}()
+	// The first waiter subscribes (and tries again) before the second joins.
+	if !eventually(5*time.Second, func() bool { return calls.Load() >= 2 }) {
+		t.Fatal("first waiter never tried")
+	}
+	time.Sleep(200 * time.Millisecond)
+	second := make(chan time.Time, 1)
+	secondTries := 0
+	go func() {
+		close(firstIn)
+		_, _ = c.waitNotified(ctx, channel, false, -1, func() (bool, time.Duration, error) {
+			secondTries++
+			if secondTries <= 2 { // before and right after subscribing
+				return false, time.Minute, nil
+			}
+			second <- time.Now()
+			return true, 0, nil
+		})
+	}()
+	<-firstIn
+	time.Sleep(300 * time.Millisecond)
+	// One release message: it goes to the longest-waiting waiter, the first.
+	if err := rc.Do(ctx, rc.B().Publish().Channel(channel).Message("0").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-first; err == nil {
+		t.Fatal("first waiter should have failed")
+	}
+	select {
+	case <-second:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the hand-off taken by a waiter that gave up was lost: the next waiter slept on")
+	}
+}
+
+// Without an owner in ctx every Lock call is a new owner: goroutines sharing
+// one handle exclude each other, the returned context re-enters and unlocks,
+// and a context naming no owner unlocks nothing.
+func TestSharedHandleExcludes(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			ctx := testCtx(t, 10*time.Second)
+			l := lc.make(c, "shared")
+			exclusive := lc.name != "RWMutexRead"
+			first, err := l.TryLock(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, err := l.TryLock(ctx, 0)
+			if exclusive && !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("a second Lock on the shared handle: %v, want ErrNotAcquired", err)
+			}
+			if !exclusive {
+				if err != nil {
+					t.Fatalf("a second reader: %v", err)
+				}
+				if ownerIn(second) == ownerIn(first) {
+					t.Fatal("two read locks without an owner share one")
+				}
+				if err := l.Unlock(second); err != nil {
+					t.Fatal(err)
+				}
+			}
+			again, err := l.TryLock(first, 0)
+			if err != nil {
+				t.Fatalf("re-entering with the returned context: %v", err)
+			}
+			if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("Unlock with a context naming no owner: %v, want ErrNotHeld", err)
+			}
+			if err := l.Unlock(again); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(first); err != nil {
+				t.Fatal(err)
+			}
+			key, _ := lockKey(c.cfg.prefix, "shared")
+			if exists(t, node, key) {
+				t.Fatal("lock still held after both Unlocks")
+			}
+		})
+	}
+}
+
+// Fencing counters expire after their idle time, and a counter that expired
+// starts above every token it handed out.
+func TestFenceCounterExpires(t *testing.T) {
+	for _, lc := range lockCases {
+		if !lc.fence {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t), WithFenceIdle(time.Second))
+			ctx := testCtx(t, 20*time.Second)
+			l := lc.make(c, "fenced")
+			key, _ := lockKey(c.cfg.prefix, "fenced")
+			counter := redissonName("redisson_lock_token", key)
+			var last int64
+			for round := range 3 {
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, ok := Fence(lctx)
+				if !ok || tok <= last {
+					t.Fatalf("round %d: token %d (ok %v), want > %d", round, tok, ok, last)
+				}
+				last = tok
+				pttl, err := node.Do(t, "PTTL", counter).AsInt64()
+				if err != nil || pttl <= 0 || pttl > 1000 {
+					t.Fatalf("counter PTTL = %d, %v; want the 1s idle time", pttl, err)
+				}
+				if err := l.Unlock(lctx); err != nil {
+					t.Fatal(err)
+				}
+				if round == 1 {
+					continue // a grant within the idle time continues the count
+				}
+				if !eventually(5*time.Second, func() bool { return !exists(t, node, counter) }) {
+					t.Fatal("the counter did not expire")
+				}
+			}
+			assertOnlyLatches(t, node, c.cfg.releaseTimeout)
+		})
+	}
+}
+
+// assertOnlyLatches checks that the only keys left are release latches, each
+// expiring within the release timeout.
+func assertOnlyLatches(t *testing.T, node *redistest.Node, releaseTimeout time.Duration) {
+	t.Helper()
+	keys, err := node.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "redisson_unlock_latch:") {
+			t.Errorf("key left behind: %s", k)
+			continue
+		}
+		pttl, err := node.Do(t, "PTTL", k).AsInt64()
+		if err != nil || (pttl <= 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > releaseTimeout {
+			t.Errorf("release latch %s: PTTL %d ms (%v), want within the %s release timeout", k, pttl, err, releaseTimeout)
+		}
+	}
+}
+
+// After Unlock, Close, expiry and failed acquisitions, the only keys a lock
+// leaves are its fencing counter (expiring with the idle time) and release
+// latches (expiring within the release timeout).
+func TestNoKeysLeftBehind(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			prefix := sharedPrefix(t)
+			opts := []Option{prefix, WithWatchdog(600*time.Millisecond, 200*time.Millisecond), WithWaiterTimeout(300 * time.Millisecond)}
+			c := newTestClient(t, node.Client(t), opts...)
+			other := newTestClient(t, node.Client(t), opts...)
+			ctx := testCtx(t, 30*time.Second)
+			// Unlock, for many names.
+			for i := range 20 {
+				l := lc.make(c, "order:"+strconv.Itoa(i))
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Unlock(lctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A failed acquisition: a TryLock that waited in line and gave up
+			// while another Client's owner held the lock (a writer, for the
+			// read side).
+			holder := lc.make(other, "contended")
+			if lc.name == "RWMutexRead" {
+				holder = other.RWMutex("contended")
+			}
+			hctx, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := lc.make(c, "contended")
+			if _, err := l.TryLock(ctx, 200*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+				t.Fatalf("contended TryLock: %v", err)
+			}
+			if err := holder.Unlock(hctx); err != nil {
+				t.Fatal(err)
+			}
+			// Expiry of an explicit lease.
+			if _, err := lc.withLease(l, ctx, 300*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			// Close while holding: the watchdog stops and the lease runs out.
+			closing, err := New(node.Client(t), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lc.make(closing, "closed").Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			closing.Close()
+			ok := eventually(5*time.Second, func() bool {
+				keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
+				for _, k := range keys {
+					if !strings.HasPrefix(k, "redisson_unlock_latch:") && !strings.HasPrefix(k, "redisson_lock_token:") {
+						return false
+					}
+				}
+				return true
+			})
+			if !ok {
+				keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
+				t.Fatalf("keys left behind: %v", keys)
+			}
+			keys, _ := node.Do(t, "KEYS", "redisson_lock_token:*").AsStrSlice()
+			for _, k := range keys {
+				if pttl, err := node.Do(t, "PTTL", k).AsInt64(); err != nil || (pttl < 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > DefaultFenceIdle {
+					t.Errorf("fencing counter %s: PTTL %d (%v), want at most the idle time", k, pttl, err)
+				}
+			}
+			assertLatchesExpire(t, node, c.cfg.releaseTimeout)
+		})
+	}
+}
+
+// assertLatchesExpire checks that every release latch left expires within
+// the release timeout.
+func assertLatchesExpire(t *testing.T, node *redistest.Node, releaseTimeout time.Duration) {
+	t.Helper()
+	keys, err := node.Do(t, "KEYS", "redisson_unlock_latch:*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		pttl, err := node.Do(t, "PTTL", k).AsInt64()
+		if err != nil || (pttl <= 0 && pttl != -2) || time.Duration(pttl)*time.Millisecond > releaseTimeout {
+			t.Errorf("release latch %s: PTTL %d ms (%v), want within the %s release timeout", k, pttl, err, releaseTimeout)
+		}
+	}
+}
+
+// A waiter that got its lock does not wait for the unsubscribe that follows:
+// leaving a channel returns at once even when the server is slow to confirm.
+func TestLeaveDoesNotWaitForUnsubscribe(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 10*time.Second)
+	w, err := p.c.subs.joinWith(ctx, p.c.cfg.prefix+"leave", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.px.Freeze()
+	defer p.px.Thaw()
+	start := time.Now()
+	p.c.subs.leave(w)
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("leaving the last waiter took %s: the caller waited for UNSUBSCRIBE", d)
+	}
+}
+
+// A permit acquisition whose reply is lost is bounded by the caller's
+// deadline and gives the permit back by its id, instead of leaving it taken
+// for its whole lease.
+func TestPermitAcquireLostReply(t *testing.T) {
+	p := newProxied(t, sharedPrefix(t))
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	s := p.c.PermitSemaphore("permits")
+	watch := direct.PermitSemaphore("permits")
+	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if id, err := s.Acquire(ctx, time.Minute); err != nil || s.Release(ctx, id) != nil {
+		t.Fatalf("warm-up: %v", err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		_, _, err := s.TryAcquire(actx, time.Minute, 0)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 0 }) {
+		p.px.Thaw()
+		t.Fatal("the acquire script did not reach the server")
+	}
+	err := <-res
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("TryAcquire with a 500ms deadline returned after %s", d)
+	}
+	if err == nil {
+		t.Fatal("TryAcquire succeeded although its reply never came")
+	}
+	p.px.DropAll()
+	p.px.Thaw()
+	if !eventually(10*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 1 }) {
+		t.Fatal("the permit taken by the lost acquisition was not given back (it waits for its one-minute lease)")
+	}
+}
+
+// A Semaphore acquisition whose reply is lost is bounded by the caller's
+// deadline and its permits are given back once, through its latch.
+func TestSemaphoreAcquireLostReply(t *testing.T) {
+	p := newProxied(t)
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	s := p.c.Semaphore("sem")
+	watch := direct.Semaphore("sem")
+	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil || s.Release(ctx, 1) != nil {
+		t.Fatalf("warm-up: %v", err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		_, err := s.TryAcquire(actx, 2, 0)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 0 }) {
+		p.px.Thaw()
+		t.Fatal("the acquire script did not reach the server")
+	}
+	err := <-res
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("TryAcquire with a 500ms deadline returned after %s", d)
+	}
+	if err == nil {
+		t.Fatal("TryAcquire succeeded although its reply never came")
+	}
+	p.px.DropAll()
+	p.px.Thaw()
+	if !eventually(10*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 2 }) {
+		n, _ := watch.AvailablePermits(ctx)
+		t.Fatalf("permits taken by the lost acquisition were not given back: %d available, want 2", n)
+	}
+	time.Sleep(200 * time.Millisecond) // an undo running twice would add them twice
+	if n, err := watch.AvailablePermits(ctx); err != nil || n != 2 {
+		t.Fatalf("available permits = %d, %v; want exactly 2", n, err)
+	}
+}

@@ -1,0 +1,30 @@
+// Package idempotency is the Redis store behind the Idempotency-Key
+// middleware of packages echolock (HTTP) and grpclock (gRPC). It imports
+// neither Echo nor gRPC.
+//
+// Store keeps one record per (scope, key) in Redis, changed only by the
+// idempotency_*.lua scripts: Reserve claims the key atomically together with
+// the request's fingerprint (the first of any number of concurrent duplicates
+// wins), the claim is renewed while the request runs (so a crashed server
+// blocks the key for at most the claim TTL), and the request ends with
+// Complete (the encoded StoredResponse is kept for the TTL, 24 h by default)
+// or Release (the key can be used again). Every operation is one script call.
+//
+// # Scopes
+//
+// A scope is the namespace of one caller's keys: a record is replayed only
+// within its scope. The middleware derives it from the request's credentials
+// by default (CredentialScope); requests without credentials share
+// AnonymousScope. Each scope may keep WithMaxBytesPerScope bytes of records
+// (64 MiB by default); a new key beyond that is refused with OverBudget. The
+// escaped scope is the hash tag of its records, so a scope's records and its
+// accounting live in one Redis Cluster slot.
+//
+// # Failures
+//
+// Every call is bounded by WithTimeout (3 s by default). A reservation whose
+// reply does not come back in time may still be applied by Redis later, so it
+// is released in the background until Redis answers; a release that arrives
+// before its reservation leaves a short tombstone that makes the late
+// reservation claim nothing. Close stops these background releases.
+package idempotency

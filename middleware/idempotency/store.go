@@ -1,0 +1,424 @@
+package idempotency
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
+)
+
+// Idempotency-Key defaults.
+const (
+	// DefaultPrefix prefixes idempotency records.
+	DefaultPrefix = "scriptlock:idem:"
+	// DefaultTTL is how long a completed response is kept for replay.
+	DefaultTTL = 24 * time.Hour
+	// DefaultClaimTTL is how long a claim survives without renewal; a running
+	// request renews it every third of that, so only a crashed server leaves a
+	// key blocked, for at most this long.
+	DefaultClaimTTL = 30 * time.Second
+	// DefaultMaxKeyLen is the longest Idempotency-Key accepted.
+	DefaultMaxKeyLen = 255
+	// DefaultMaxBytesPerScope is how many bytes of records one scope (one
+	// caller) may keep: responses plus a fixed overhead per record.
+	DefaultMaxBytesPerScope = 64 << 20
+	// DefaultTimeout bounds each idempotency store operation.
+	DefaultTimeout = 3 * time.Second
+)
+
+var (
+	// ErrKeyInvalid: the Idempotency-Key is malformed.
+	ErrKeyInvalid = errors.New("idempotency: invalid Idempotency-Key")
+	// ErrInFlight: a request with the same key is still running.
+	ErrInFlight = errors.New("idempotency: a request with this Idempotency-Key is in flight")
+	// ErrFingerprintMismatch: the key was used before for a different request.
+	ErrFingerprintMismatch = errors.New("idempotency: Idempotency-Key reused for a different request")
+	// ErrNotReplayable: the key's request completed but its response was not
+	// stored (larger than the size limit), so it can be neither run again nor
+	// replayed.
+	ErrNotReplayable = errors.New("idempotency: response for this Idempotency-Key was not stored")
+)
+
+var errReleased = errors.New("idempotency: reservation released before it reached Redis")
+
+// Store keeps Idempotency-Key records in Redis, through the
+// idempotency_*.lua scripts: a record is claimed atomically by the first
+// request, renewed while it runs, then completed with its response (kept for
+// the TTL) or released.
+type Store struct {
+	client    rueidis.Client
+	prefix    string
+	ttl       time.Duration
+	claimTTL  time.Duration
+	maxKeyLen int
+	timeout   time.Duration
+	budget    int64
+
+	stop   context.Context // cancelled by Close
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
+	bg     sync.WaitGroup // background undos
+}
+
+// Option configures an Store.
+type Option func(*Store)
+
+// WithPrefix sets the record key prefix (default DefaultPrefix).
+func WithPrefix(p string) Option {
+	return func(s *Store) { s.prefix = p }
+}
+
+// WithTTL sets how long completed responses are kept (default 24 h).
+func WithTTL(d time.Duration) Option {
+	return func(s *Store) { s.ttl = d }
+}
+
+// WithClaimTTL sets how long an unrenewed claim lasts (default 30 s).
+func WithClaimTTL(d time.Duration) Option {
+	return func(s *Store) { s.claimTTL = d }
+}
+
+// WithTimeout bounds each store operation (default 3 s), so that a
+// request fails with an error, answered 503/Unavailable, instead of waiting
+// for an unreachable Redis.
+func WithTimeout(d time.Duration) Option {
+	return func(s *Store) { s.timeout = d }
+}
+
+// WithMaxKeyLen sets the longest key accepted (default 255 bytes).
+func WithMaxKeyLen(n int) Option {
+	return func(s *Store) { s.maxKeyLen = n }
+}
+
+// WithMaxBytesPerScope bounds what one scope (one caller, see
+// CredentialScope) makes Redis keep: the stored responses of its live records
+// plus a fixed overhead per record (default DefaultMaxBytesPerScope; 0 or less
+// for no limit). A new key of a scope over its budget is refused (OverBudget,
+// answered 429 / ResourceExhausted) until its older records expire. A
+// response's size is known only when it completes, so a scope can exceed its
+// budget by the responses of the requests it has running.
+func WithMaxBytesPerScope(n int64) Option {
+	return func(s *Store) { s.budget = max(n, 0) }
+}
+
+// NewStore returns a store on c.
+func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
+	s := &Store{client: c, prefix: DefaultPrefix, ttl: DefaultTTL,
+		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxKeyLen, timeout: DefaultTimeout,
+		budget: DefaultMaxBytesPerScope}
+	for _, o := range opts {
+		o(s)
+	}
+	switch {
+	case c == nil:
+		return nil, errors.New("idempotency: nil rueidis client")
+	case s.timeout <= 0:
+		return nil, fmt.Errorf("idempotency: store timeout %s must be positive", s.timeout)
+	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
+		return nil, fmt.Errorf("idempotency: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
+	}
+	s.stop, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// ParseKey reads an Idempotency-Key header value: a structured
+// field string ("...", as the IETF draft specifies) or, as clients commonly
+// send, the bare value. The key must be 1..maxLen bytes of printable ASCII.
+func ParseKey(v string, maxLen int) (string, error) {
+	if maxLen <= 0 {
+		maxLen = DefaultMaxKeyLen
+	}
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' {
+		var b strings.Builder
+		i := 1
+		for ; i < len(v) && v[i] != '"'; i++ {
+			c := v[i]
+			if c == '\\' {
+				i++
+				if i >= len(v) || v[i] != '"' && v[i] != '\\' {
+					return "", fmt.Errorf("%w: bad escape", ErrKeyInvalid)
+				}
+				c = v[i]
+			}
+			b.WriteByte(c)
+		}
+		if i != len(v)-1 {
+			return "", fmt.Errorf("%w: unterminated or trailing data", ErrKeyInvalid)
+		}
+		v = b.String()
+	}
+	if v == "" {
+		return "", fmt.Errorf("%w: empty", ErrKeyInvalid)
+	}
+	if len(v) > maxLen {
+		return "", fmt.Errorf("%w: %d bytes, limit %d", ErrKeyInvalid, len(v), maxLen)
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return "", fmt.Errorf("%w: byte %#x at %d", ErrKeyInvalid, v[i], i)
+		}
+	}
+	return v, nil
+}
+
+// AnonymousScope is the scope of requests that carry no credentials. They
+// share it with each other, never with an authenticated caller.
+const AnonymousScope = "anonymous"
+
+// CredentialScope returns the scope of a request presenting credentials (the
+// Authorization header, session cookies, a TLS client certificate, ...):
+// "cred:" and the SHA-256 of the parts, so that records of different callers
+// never meet and Redis never holds the credentials themselves. With no
+// non-empty part it returns AnonymousScope.
+func CredentialScope(credentials ...string) string {
+	for _, c := range credentials {
+		if c != "" {
+			b := make([][]byte, len(credentials))
+			for i, c := range credentials {
+				b[i] = []byte(c)
+			}
+			return "cred:" + Fingerprint(b...)
+		}
+	}
+	return AnonymousScope
+}
+
+// Fingerprint hashes the parts identifying a request (method, route, body
+// ...) with SHA-256; parts are length-prefixed, so ("ab","c") and ("a","bc")
+// differ.
+func Fingerprint(parts ...[]byte) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// RecordKey is the Redis key of the record for key within scope (see
+// CredentialScope), so two clients' keys never meet. The escaped scope is the
+// key's hash tag: a scope's records and its usage share a Redis Cluster slot.
+func (s *Store) RecordKey(scope, key string) string {
+	return s.scopeTag(scope) + ":" + core.EscapeKey(key)
+}
+
+// scopeTag is prefix + "{" + escaped scope + "}"; the empty scope gets "%",
+// which no escaped scope spells (an escaped '%' is always "%25").
+func (s *Store) scopeTag(scope string) string {
+	tag := core.EscapeKey(scope)
+	if tag == "" {
+		tag = "%"
+	}
+	return s.prefix + "{" + tag + "}"
+}
+
+// keys names the Redis keys one record's scripts touch.
+type keys struct{ record, usage, sizes string }
+
+func (s *Store) keys(scope, key string) keys {
+	tag := s.scopeTag(scope)
+	return keys{record: tag + ":" + core.EscapeKey(key), usage: tag + "#usage", sizes: tag + "#sizes"}
+}
+
+// Bytes accounted per record besides the response, about what Redis spends on
+// the record's key, fields and usage entries.
+const recordOverhead = 256
+
+// ReserveState is the outcome of Reserve.
+type ReserveState int
+
+const (
+	// Claimed: this request runs; finish with Claim.Complete or Claim.Release.
+	Claimed ReserveState = iota
+	// InFlight: a request with the same key and fingerprint is running.
+	InFlight
+	// Done: completed before; Response holds the stored response.
+	Done
+	// Mismatch: the key belongs to a request with a different fingerprint.
+	Mismatch
+	// OverBudget: the scope keeps as many bytes as WithMaxBytesPerScope
+	// allows; nothing was claimed.
+	OverBudget
+)
+
+// Reservation is what Reserve found.
+type Reservation struct {
+	State    ReserveState
+	Response []byte // Done only
+	Claim    *Claim // Claimed only
+}
+
+// Reserve claims key (within scope) for a request with fingerprint fp, or
+// reports what a previous request with that key left. Errors are Redis errors.
+// The call is bounded by the store timeout; when it fails, a claim it may
+// have made anyway is released in the background (until Redis answers), so a
+// retry after the error finds the key free once Redis is reachable again.
+func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
+	k := s.keys(scope, key)
+	token := core.NewOwnerID()
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	r, err := generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
+	if err != nil {
+		// Without a reply the script may still run (a stalled server executes
+		// it when it resumes): undo the claim this token may hold, so a retry
+		// is not answered "in flight" until the claim TTL runs out.
+		s.undo(k, token)
+		return Reservation{}, err
+	}
+	switch {
+	case r.State == 3: // released before it arrived: only after an error above
+		return Reservation{}, errReleased
+	case r.State == 4:
+		return Reservation{State: OverBudget}, nil
+	case r.State == 0:
+		c := &Claim{store: s, key: k, token: token}
+		c.schedule()
+		return Reservation{State: Claimed, Claim: c}, nil
+	case r.Fingerprint == nil || *r.Fingerprint != fp:
+		return Reservation{State: Mismatch}, nil
+	case r.State == 2:
+		return Reservation{State: Done, Response: r.Response}, nil
+	default:
+		return Reservation{State: InFlight}, nil
+	}
+}
+
+// Claim is a running request's hold on its idempotency record. It is renewed
+// in the background until Complete or Release.
+type Claim struct {
+	store *Store
+	key   keys
+	token string
+
+	mu      sync.Mutex
+	stopped bool
+	timer   *time.Timer
+}
+
+func (c *Claim) schedule() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
+	c.timer = time.AfterFunc(c.store.claimTTL/3, c.renew)
+}
+
+func (c *Claim) renew() {
+	ctx, cancel := context.WithTimeout(context.Background(), min(c.store.claimTTL/3, c.store.timeout))
+	defer cancel()
+	ok, err := generated.IdempotencyRenew(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, c.store.claimTTL)
+	if err == nil && ok == 0 {
+		return // claim gone: nothing left to renew
+	}
+	c.schedule() // on a Redis error, try again next period while the claim may still live
+}
+
+func (c *Claim) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+// Complete stores response for replay for the store's TTL. It reports false
+// when the claim had already expired (nothing stored).
+func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
+	c.stop()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
+	defer cancel()
+	n, err := generated.IdempotencyComplete(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, response, c.store.ttl, recordOverhead)
+	if err != nil {
+		// Outcome unknown: drop the claim if it is still running (a stored
+		// response is left alone), so the key does not stay "in flight".
+		c.store.undo(c.key, c.token)
+	}
+	return n == 1, err
+}
+
+// undo releases token's claim on rk in the background, retrying until Redis
+// answers, the claim TTL has passed (the claim is gone by then anyway) or the
+// store is closed. The first attempt can fail like the call it undoes (a new
+// connection cannot be set up while the server stalls), so one attempt is
+// not enough; the request does not wait for it.
+func (s *Store) undo(k keys, token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		deadline := time.Now().Add(s.claimTTL)
+		backoff := 50 * time.Millisecond
+		for {
+			ctx, cancel := context.WithTimeout(s.stop, s.timeout)
+			_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+			cancel()
+			if err == nil || time.Now().After(deadline) {
+				return
+			}
+			t := time.NewTimer(backoff)
+			select {
+			case <-s.stop.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			backoff = min(2*backoff, time.Second)
+		}
+	}()
+}
+
+// Close stops the background releases of reservations that failed (see
+// Reserve) and waits for them. Records are left to expire. The store must
+// not be used after Close.
+func (s *Store) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.bg.Wait()
+}
+
+// release drops the claim of token on rk if it is still running, bounded by
+// the store timeout whatever ctx says.
+func (s *Store) release(ctx context.Context, k keys, token string) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
+	defer cancel()
+	_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+	return err
+}
+
+// Release drops the claim so the key can be used again. When Redis does not
+// answer, it keeps trying in the background (see Close).
+func (c *Claim) Release(ctx context.Context) error {
+	c.stop()
+	err := c.store.release(ctx, c.key, c.token)
+	if err != nil {
+		c.store.undo(c.key, c.token) // keep trying, so the key does not stay "in flight"
+	}
+	return err
+}
+
+// ParseKey is ParseKey with the store's key length limit.
+func (s *Store) ParseKey(v string) (string, error) {
+	return ParseKey(v, s.maxKeyLen)
+}

@@ -1,0 +1,296 @@
+package idempotency_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+)
+
+func newStore(t *testing.T, opts ...idempotency.Option) (*idempotency.Store, *redistest.Node, string) {
+	t.Helper()
+	node := redistest.Server(t)
+	prefix := redistest.Prefix(t)
+	s, err := idempotency.NewStore(node.Client(t), append([]idempotency.Option{idempotency.WithPrefix(prefix)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, node, prefix
+}
+
+func TestStore(t *testing.T) {
+	s, node, _ := newStore(t)
+	ctx := context.Background()
+	r, err := s.Reserve(ctx, "acct", "k1", "fp1")
+	if err != nil || r.State != idempotency.Claimed {
+		t.Fatalf("first Reserve = %+v, %v; want Claimed", r, err)
+	}
+	claim := r.Claim
+	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp1"); r2.State != idempotency.InFlight {
+		t.Errorf("duplicate while running: %v, want InFlight", r2.State)
+	}
+	if r2, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r2.State != idempotency.Mismatch {
+		t.Errorf("other payload while running: %v, want Mismatch", r2.State)
+	}
+	if r2, _ := s.Reserve(ctx, "other", "k1", "fp2"); r2.State != idempotency.Claimed {
+		t.Errorf("same key in another scope: %v, want Claimed", r2.State)
+	} else {
+		_ = r2.Claim.Release(ctx)
+	}
+	resp := []byte("\x00binary\xffresponse")
+	if ok, err := claim.Complete(ctx, resp); !ok || err != nil {
+		t.Fatalf("Complete = %v, %v", ok, err)
+	}
+	r3, err := s.Reserve(ctx, "acct", "k1", "fp1")
+	if err != nil || r3.State != idempotency.Done || !bytes.Equal(r3.Response, resp) {
+		t.Fatalf("after Complete: %+v, %v; want Done with the response", r3, err)
+	}
+	if r4, _ := s.Reserve(ctx, "acct", "k1", "fp2"); r4.State != idempotency.Mismatch {
+		t.Errorf("other payload after completion: %v, want Mismatch", r4.State)
+	}
+	pttl, err := node.Do(t, "PTTL", s.RecordKey("acct", "k1")).AsInt64()
+	if err != nil || pttl <= int64(23*time.Hour/time.Millisecond) {
+		t.Errorf("record PTTL %d ms (%v), want about 24 h", pttl, err)
+	}
+
+	r5, _ := s.Reserve(ctx, "acct", "k2", "fp")
+	if err := r5.Claim.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r6, _ := s.Reserve(ctx, "acct", "k2", "fp"); r6.State != idempotency.Claimed {
+		t.Errorf("after Release: %v, want Claimed", r6.State)
+	} else if ok, _ := r6.Claim.Complete(ctx, nil); !ok {
+		t.Error("Complete after re-claim failed")
+	}
+	if ok, _ := r5.Claim.Complete(ctx, []byte("late")); ok {
+		t.Error("a released claim completed another request's record")
+	}
+}
+
+func TestClaimRenewedWhileRunning(t *testing.T) {
+	s, node, _ := newStore(t, idempotency.WithClaimTTL(300*time.Millisecond))
+	ctx := context.Background()
+	r, _ := s.Reserve(ctx, "", "slow", "fp")
+	time.Sleep(time.Second)
+	if r2, _ := s.Reserve(ctx, "", "slow", "fp"); r2.State != idempotency.InFlight {
+		t.Fatalf("claim of a running request expired: %v", r2.State)
+	}
+	_ = r.Claim.Release(ctx)
+	// A claim nobody renews (a crashed server) expires.
+	r3, _ := s.Reserve(ctx, "", "crashed", "fp")
+	r3.Claim.Complete(ctx, []byte("x")) // stops renewal
+	node.Do(t, "HSET", s.RecordKey("", "crashed"), "state", "1")
+	node.Do(t, "PEXPIRE", s.RecordKey("", "crashed"), "200")
+	time.Sleep(400 * time.Millisecond)
+	if r4, _ := s.Reserve(ctx, "", "crashed", "fp"); r4.State != idempotency.Claimed {
+		t.Errorf("abandoned claim: %v, want Claimed after it expired", r4.State)
+	} else {
+		_ = r4.Claim.Release(ctx)
+	}
+}
+
+func TestRecordKeyEscaping(t *testing.T) {
+	if _, err := idempotency.NewStore(nil); err == nil {
+		t.Fatal("nil client accepted")
+	}
+	s, _, prefix := newStore(t)
+	a, b := s.RecordKey("a:b", "c"), s.RecordKey("a", "b:c")
+	if a == b {
+		t.Errorf("scopes/keys with ':' collide: %q", a)
+	}
+	if k := s.RecordKey("{x}", "{y}"); k != prefix+"{%7Bx%7D}:%7By%7D" {
+		t.Errorf("RecordKey = %q", k)
+	}
+}
+
+func TestParseKey(t *testing.T) {
+	good := map[string]string{
+		`8e03978e-40d5-43e8-bc93-6894a57f9324`:   "8e03978e-40d5-43e8-bc93-6894a57f9324",
+		`"8e03978e-40d5-43e8-bc93-6894a57f9324"`: "8e03978e-40d5-43e8-bc93-6894a57f9324",
+		`"a\"b\\c"`:                              `a"b\c`,
+		` k `:                                    "k",
+	}
+	for in, want := range good {
+		if got, err := idempotency.ParseKey(in, 0); err != nil || got != want {
+			t.Errorf("ParseKey(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{``, `""`, `"abc`, `"a"b"`, `"a\x"`, "a\x01", "é", string(bytes.Repeat([]byte("k"), 256))} {
+		if _, err := idempotency.ParseKey(in, 0); !errors.Is(err, idempotency.ErrKeyInvalid) {
+			t.Errorf("ParseKey(%q) err = %v, want ErrKeyInvalid", in, err)
+		}
+	}
+}
+
+func TestStoredResponseRoundTrip(t *testing.T) {
+	for _, r := range []idempotency.StoredResponse{
+		{Status: 201, Header: []idempotency.HeaderField{{"Content-Type", "application/json"}, {"Location", "/x/1"}}, Body: []byte(`{"ok":true}`)},
+		{Status: 0, Body: []byte{0, 1, 2}},
+		{Status: 200, NotReplayable: true},
+	} {
+		got, err := idempotency.DecodeStoredResponse(r.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&r, got, cmp.Transformer("nilBytes", func(b []byte) string { return string(b) })); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func FuzzDecodeStoredResponse(f *testing.F) {
+	f.Add((&idempotency.StoredResponse{Status: 200, Header: []idempotency.HeaderField{{"A", "b"}}, Body: []byte("x")}).Encode())
+	f.Add([]byte{1, 0, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := idempotency.DecodeStoredResponse(b)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(r.Encode(), b) {
+			t.Fatalf("decoded %x but re-encodes differently", b)
+		}
+	})
+}
+
+func TestFingerprint(t *testing.T) {
+	if idempotency.Fingerprint([]byte("ab"), []byte("c")) == idempotency.Fingerprint([]byte("a"), []byte("bc")) {
+		t.Error("parts are not delimited")
+	}
+}
+
+// TestReleaseBeforeReserve: a release that reaches Redis before the
+// reservation it undoes (they may travel on different connections) leaves a
+// tombstone, so the late reservation claims nothing while another request's
+// reservation takes the key.
+func TestReleaseBeforeReserve(t *testing.T) {
+	node := redistest.Server(t)
+	c := node.Client(t)
+	ctx := context.Background()
+	p := redistest.Prefix(t) + "{s}"
+	key, usage, sizes := p+":k", p+"#usage", p+"#sizes"
+	if n, err := generated.IdempotencyRelease(ctx, c, key, usage, sizes, "late", time.Minute); err != nil || n != 0 {
+		t.Fatalf("release of an absent record: %d, %v", n, err)
+	}
+	r, err := generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "late", time.Minute, 0, 256)
+	if err != nil || r.State != 3 {
+		t.Fatalf("late reservation: %+v, %v; want state 3 (released)", r, err)
+	}
+	if n, err := generated.IdempotencyComplete(ctx, c, key, usage, sizes, "late", []byte("x"), time.Minute, 256); err != nil || n != 0 {
+		t.Errorf("complete on a tombstone: %d, %v; want 0", n, err)
+	}
+	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "other", time.Minute, 0, 256)
+	if err != nil || r.State != 0 {
+		t.Fatalf("other request: %+v, %v; want claimed", r, err)
+	}
+	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "late", time.Minute, 0, 256)
+	if err != nil || r.State != 1 {
+		t.Errorf("late reservation after another claim: %+v, %v; want in flight", r, err)
+	}
+}
+
+// TestRecordMemory checks the documented Redis memory of one completed
+// request: the stored response plus a small, fixed overhead, kept for the TTL.
+func TestRecordMemory(t *testing.T) {
+	const ttl = 2 * time.Hour
+	s, node, _ := newStore(t, idempotency.WithTTL(ttl))
+	ctx := context.Background()
+	for _, size := range []int{0, 64 << 10} {
+		key := fmt.Sprint("k", size)
+		r, err := s.Reserve(ctx, idempotency.CredentialScope("Bearer a"), key, idempotency.Fingerprint([]byte("x")))
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("reserve: %+v %v", r, err)
+		}
+		resp := (&idempotency.StoredResponse{Status: 201, Body: bytes.Repeat([]byte("x"), size)}).Encode()
+		if ok, err := r.Claim.Complete(ctx, resp); !ok || err != nil {
+			t.Fatalf("complete: %v %v", ok, err)
+		}
+		rk := s.RecordKey(idempotency.CredentialScope("Bearer a"), key)
+		mem, err := node.Do(t, "MEMORY", "USAGE", rk, "SAMPLES", "0").AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The allocator rounds large values up to its size classes (at most
+		// 25 %), plus a fixed part for the hash's other fields.
+		t.Logf("record with a %d-byte response: MEMORY USAGE %d bytes", len(resp), mem)
+		if bound := int64(len(resp))*5/4 + 512; mem > bound {
+			t.Errorf("record with a %d-byte response uses %d bytes, documented at most %d", len(resp), mem, bound)
+		}
+		if pttl, _ := node.Do(t, "PTTL", rk).AsInt64(); pttl <= 0 || time.Duration(pttl)*time.Millisecond > ttl {
+			t.Errorf("record PTTL %d ms, want at most the configured %s", pttl, ttl)
+		}
+	}
+}
+
+// TestBudgetReleased: released claims give their bytes back, so a scope
+// whose requests are never stored never runs out of budget.
+func TestBudgetReleased(t *testing.T) {
+	s, node, prefix := newStore(t, idempotency.WithMaxBytesPerScope(1024))
+	ctx := context.Background()
+	for i := range 50 {
+		r, err := s.Reserve(ctx, "acct", fmt.Sprint("k", i), "fp")
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("reservation %d: %v %v", i, r.State, err)
+		}
+		if err := r.Claim.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total, err := node.Do(t, "HGET", prefix+"{acct}#sizes", "#total").AsInt64()
+	if err != nil || total != 0 {
+		t.Errorf("accounted bytes after releasing every claim: %d (%v), want 0", total, err)
+	}
+	r, err := s.Reserve(ctx, "acct", "big", "fp")
+	if err != nil || r.State != idempotency.Claimed {
+		t.Fatal(r.State, err)
+	}
+	if ok, err := r.Claim.Complete(ctx, bytes.Repeat([]byte("x"), 2048)); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if r, err := s.Reserve(ctx, "acct", "next", "fp"); err != nil || r.State != idempotency.OverBudget {
+		t.Errorf("after a 2 KiB response on a 1 KiB budget: %v %v, want OverBudget", r.State, err)
+	}
+	if r, err := s.Reserve(ctx, "other", "next", "fp"); err != nil || r.State != idempotency.Claimed {
+		t.Errorf("another scope: %v %v, want Claimed", r.State, err)
+	}
+}
+
+// TestCluster: a record and its scope's accounting share a hash slot, so
+// every script runs on Redis Cluster (a cross-slot script would fail).
+func TestCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	s, err := idempotency.NewStore(cl.Client(t), idempotency.WithPrefix(redistest.Prefix(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	ctx := context.Background()
+	for _, scope := range []string{"", "acct", idempotency.CredentialScope("Bearer a")} {
+		r, err := s.Reserve(ctx, scope, "k", "fp")
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("scope %q: %v %v", scope, r.State, err)
+		}
+		if ok, err := r.Claim.Complete(ctx, []byte("resp")); !ok || err != nil {
+			t.Fatalf("scope %q complete: %v %v", scope, ok, err)
+		}
+		r, err = s.Reserve(ctx, scope, "k", "fp")
+		if err != nil || r.State != idempotency.Done || string(r.Response) != "resp" {
+			t.Errorf("scope %q replay: %v %q %v", scope, r.State, r.Response, err)
+		}
+		r, err = s.Reserve(ctx, scope, "k2", "fp")
+		if err != nil || r.State != idempotency.Claimed {
+			t.Fatalf("scope %q: %v %v", scope, r.State, err)
+		}
+		if err := r.Claim.Release(ctx); err != nil {
+			t.Errorf("scope %q release: %v", scope, err)
+		}
+	}
+}
