@@ -129,7 +129,7 @@ type HoldEndCause uint8
 
 const (
 	EndUnlocked HoldEndCause = iota // released by Unlock
-	EndLost                         // renewal found it gone or owned by another, or could not be confirmed in time
+	EndLost                         // renewal found it gone or owned by another, or none was confirmed before the loss deadline
 	EndExpired                      // an explicit lease ran out before Unlock
 	EndClosed                       // the Client was closed while it was held
 )
@@ -157,8 +157,8 @@ type HoldEvent struct {
 type RenewalEvent struct {
 	Batch    int           // leases in the round trip
 	Renewed  int           // confirmed
-	Lost     int           // found gone (or presumed lost after failures)
-	Failed   int           // not confirmed this time, retried soon
+	Lost     int           // found gone or held by another owner
+	Failed   int           // not confirmed this time (or being released), retried soon
 	Duration time.Duration // round-trip latency
 }
 
