@@ -67,6 +67,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
+	c.wd.obs = cfg.observer
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -165,6 +165,9 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
 // one attempt. Every call is bounded by ctx; an attempt whose outcome is
 // unknown is undone by owner.
 func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Duration) (context.Context, error) {
+	if c.observing(ctx) {
+		return c.observeAcquire(ctx, opOf(p), func(ctx context.Context) (context.Context, error) { return c.acquire(ctx, p, wait, lease) })
+	}
 	s := p.spec()
 	if err := s.check(ctx); err != nil {
 		return nil, err
@@ -347,7 +350,12 @@ func (c *Client) background(f func()) bool {
 	return true
 }
 
-var errLeaseExpired = errors.New("lease ran out without a confirmed renewal")
+var (
+	errLeaseExpired = errors.New("lease ran out without a confirmed renewal")
+	// errLeaseEnded: an explicit lease ran out before Unlock, which observers
+	// report as an expiry rather than a loss.
+	errLeaseEnded = errors.New("explicit lease ran out")
+)
 
 // lost reports a hold that is no longer held (the watchdog's finding or the
 // loss deadline).
@@ -365,6 +373,7 @@ func (c *Client) lost(h *hold, why error) {
 	if !renewing && errors.Is(why, errLeaseExpired) {
 		// An explicit lease running out before Unlock is what it is for.
 		c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
+		cause = fmt.Errorf("%w: %w", ErrLockLost, errLeaseEnded)
 	} else {
 		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
 	}
@@ -421,6 +430,9 @@ func (c *Client) holdOf(ctx context.Context, p primitive) (h *hold, field string
 // contexts end with ErrLockLost) and lets the lease run out on the server.
 // A ctx that names no owner holds nothing: ErrNotHeld, and Redis is not asked.
 func (c *Client) unlock(ctx context.Context, p primitive) error {
+	if c.observing(ctx) {
+		return c.observeRelease(ctx, opOf(p), func(ctx context.Context) error { return c.unlock(ctx, p) })
+	}
 	s := p.spec()
 	if s.err != nil {
 		return s.err

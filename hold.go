@@ -34,6 +34,7 @@ type hold struct {
 	cause error     // why the hold ended
 	ctxs  []heldCtx // every context handed out for this hold
 	ctx0  [1]heldCtx
+	obs   *holdObs // nil without an Observer
 }
 
 // side tells the hashes of one lock name apart: a Mutex and a FairMutex share
@@ -64,9 +65,13 @@ func (h *hold) end(cause error) {
 	h.cause = cause
 	ctxs := h.ctxs
 	h.ctxs = nil
+	obs := h.obs
 	h.mu.Unlock()
 	for _, c := range ctxs {
 		c.cancel(cause)
+	}
+	if obs != nil {
+		obs.ended(cause)
 	}
 }
 

@@ -30,6 +30,7 @@ type config struct {
 	guardTimeout   time.Duration
 	sharded        shardedMode
 	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
+	observer       Observer      // nil: none (WithObserver)
 	fenceIdle      time.Duration
 	redissonFair   time.Duration // > 0: FairMutex uses Redisson's queue protocol with this threadWaitTime
 	err            error

@@ -136,6 +136,9 @@ func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Durat
 }
 
 func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration) (string, bool, error) {
+	if s.c.observing(ctx) {
+		return observeTake(s.c, ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) (string, bool, error) { return s.acquire(ctx, lease, wait) })
+	}
 	if err := s.c.checkHandle(ctx, s.err); err != nil {
 		return "", false, err
 	}
@@ -203,6 +206,9 @@ func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
 // ErrInvalidArgument. Release runs detached from ctx, bounded by the release
 // timeout.
 func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
+	if s.c.observing(ctx) {
+		return s.c.observeRelease(ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, id) })
+	}
 	if err := s.c.checkHandle(ctx, s.err); err != nil {
 		return err
 	}

@@ -111,6 +111,13 @@ func (s *Semaphore) TryAcquire(ctx context.Context, n int64, wait time.Duration)
 }
 
 func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (bool, error) {
+	if s.c.observing(ctx) {
+		_, ok, err := observeTake(s.c, ctx, Op{PrimitiveSemaphore, s.name}, func(ctx context.Context) (struct{}, bool, error) {
+			ok, err := s.acquire(ctx, n, wait)
+			return struct{}{}, ok, err
+		})
+		return ok, err
+	}
 	if err := s.check(ctx); err != nil {
 		return false, err
 	}
@@ -164,6 +171,9 @@ func (s *Semaphore) undoLater(latch string) {
 // Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs
 // detached from ctx, bounded by the release timeout.
 func (s *Semaphore) Release(ctx context.Context, n int64) error {
+	if s.c.observing(ctx) {
+		return s.c.observeRelease(ctx, Op{PrimitiveSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, n) })
+	}
 	if err := s.check(ctx); err != nil {
 		return err
 	}

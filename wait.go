@@ -26,6 +26,7 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
+	st := c.statsFrom(ctx) // nil unless observed
 	var w *waiter
 	woken := false // a hand-off signal was taken and not yet used by an attempt
 	defer func() {
@@ -51,6 +52,9 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 			return false, ErrClosed
 		}
 		done, fallback, err := try()
+		if st != nil {
+			st.attempts++
+		}
 		if err != nil {
 			return false, err
 		}
@@ -104,8 +108,14 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 		}
 		select {
 		case <-w.wake:
+			if st != nil {
+				st.wakeups++
+			}
 			woken = true
 		case <-timer.C:
+			if st != nil {
+				st.timers++
+			}
 		case <-ctx.Done():
 			return false, fmt.Errorf("wait ended: %w", ctx.Err())
 		case <-c.closingCtx.Done():

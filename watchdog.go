@@ -21,6 +21,7 @@ type watchdog struct {
 	rc        rueidis.Client
 	onLost    func(*hold, error)
 	onRenewed func(*hold, time.Time)
+	obs       Observer // nil: none
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -142,6 +143,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	sent := now
 	now = time.Now()
 	var lost, renewed []*renewal
+	failed := 0
 	w.mu.Lock()
 	for i, r := range batch {
 		if r.h.released() {
@@ -159,11 +161,16 @@ func (w *watchdog) renewDue(ctx context.Context) {
 			// A transient failure, or a lock its owner is releasing right
 			// now (the release settles it): try again soon. The hold's loss
 			// deadline ends it if no renewal is confirmed in time.
+			failed++
 			r.due = now.Add(min(r.every/4, time.Second))
 			heap.Push(&w.queue, r)
 		}
 	}
 	w.mu.Unlock()
+	if w.obs != nil {
+		w.obs.Renewal(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
+			Failed: failed, Duration: now.Sub(sent)})
+	}
 	for _, r := range renewed {
 		w.onRenewed(r.h, sent)
 	}

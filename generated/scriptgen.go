@@ -143,6 +143,15 @@ var Scripts = []Script{{
 	SHA1:      idempotencyReserveSHA1,
 	Source:    idempotencyReserveSource,
 }, {
+	Args:      []string{"limit"},
+	File:      "scripts/inspect.lua",
+	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts"},
+	Name:      "Inspect",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      inspectSHA1,
+	Source:    inspectSource,
+}, {
 	Args:      nil,
 	File:      "scripts/latch_count.lua",
 	Keys:      []string{"latch"},
@@ -624,4 +633,20 @@ func asBool(m *rueidis.RedisMessage) (bool, string) {
 		return false, "an integer other than 0 and 1"
 	}
 	return n == 1, ""
+}
+
+// asStrings reads an array of strings.
+func asStrings(m *rueidis.RedisMessage) ([]string, string) {
+	vals, err := m.ToArray()
+	if err != nil {
+		return nil, describeReply(m)
+	}
+	out := make([]string, len(vals))
+	for i := range vals {
+		if !vals[i].IsString() {
+			return nil, "an array with " + describeReply(&vals[i]) + " at [" + strconv.Itoa(i) + "]"
+		}
+		out[i], _ = vals[i].ToString()
+	}
+	return out, ""
 }

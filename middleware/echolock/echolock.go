@@ -98,6 +98,10 @@ type LockConfig struct {
 	// scriptlock.ErrNotAcquired, scriptlock.ErrLockLost or a Redis error) and
 	// returns what to return instead.
 	ErrorHandler func(c echo.Context, err error) error
+	// OnOutcome, when set, gets the outcome of every request the middleware
+	// does not skip (locked, contended, key_invalid, redis_down, fail_open,
+	// canceled, lock_lost).
+	OnOutcome scriptlock.RequestOutcomeFunc
 	// Logger receives failed releases and fail-open decisions. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -240,6 +244,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				key, err = core.Key(config.KeyPrefix, raw, config.MaxKeyLen)
 			}
 			if err != nil {
+				config.OnOutcome.Report(c.Request().Context(), scriptlock.RequestKeyInvalid)
 				switch {
 				case errors.Is(err, core.ErrKeyMissing):
 					return fail(c, ErrKeyMissing, err)
@@ -257,16 +262,20 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				case core.Contended:
 					retry := core.RetryHint(config.RetryAfter, config.Wait, remaining)
 					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(retry), 10))
+					config.OnOutcome.Report(ctx, scriptlock.RequestContended)
 					he := *ErrContended
 					he.Code = config.ContendedStatus
 					return fail(c, &he, err)
 				case core.Canceled:
+					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)
 					return fail(c, ErrUnavailable, err)
 				default:
 					if config.FailOpen {
+						config.OnOutcome.Report(ctx, scriptlock.RequestFailOpen)
 						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
 						return next(c)
 					}
+					config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 					config.Logger.ErrorContext(ctx, "echolock: lock service unavailable", "key", key, "err", err)
 					return fail(c, ErrUnavailable, err)
 				}
@@ -279,6 +288,11 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			c.SetRequest(req.WithContext(lctx))
 			herr := next(c)
 			c.SetRequest(req)
+			if core.LockLost(lctx) {
+				config.OnOutcome.Report(ctx, scriptlock.RequestLockLost)
+			} else {
+				config.OnOutcome.Report(ctx, scriptlock.RequestLocked)
+			}
 			if core.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {
 					herr = context.Cause(lctx)

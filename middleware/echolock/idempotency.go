@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
@@ -64,6 +65,10 @@ type IdempotencyConfig struct {
 	ErrorHandler func(c echo.Context, err error) error
 	// Logger receives store failures after the handler ran. Default slog.Default().
 	Logger *slog.Logger
+	// OnOutcome, when set, gets the outcome of every request that carries a
+	// key or lacks a required one (executed, replayed, idempotency_conflict,
+	// key_invalid, redis_down).
+	OnOutcome scriptlock.RequestOutcomeFunc
 }
 
 // DefaultIdempotencyConfig is the configuration Idempotency starts from.
@@ -199,15 +204,18 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			hv := req.Header.Values(config.Header)
 			if len(hv) == 0 {
 				if config.Required {
+					config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 					return fail(c, ErrIdempotencyKeyMissing, core.ErrKeyMissing)
 				}
 				return next(c)
 			}
 			if len(hv) > 1 {
+				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, fmt.Errorf("%w: %d header lines", idempotency.ErrKeyInvalid, len(hv)))
 			}
 			key, err := store.ParseKey(hv[0])
 			if err != nil {
+				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, err)
 			}
 			var body []byte
@@ -226,7 +234,18 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			res, err := store.Reserve(ctx, config.Scope(c), key, fp)
 			if err != nil {
 				config.Logger.ErrorContext(ctx, "echolock: idempotency store unavailable", "err", err)
+				config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 				return fail(c, ErrIdempotencyStore, err)
+			}
+			switch res.State {
+			case idempotency.Mismatch, idempotency.InFlight:
+				config.OnOutcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
+			case idempotency.Done:
+				config.OnOutcome.Report(ctx, scriptlock.RequestReplayed)
+			case idempotency.OverBudget:
+				config.OnOutcome.Report(ctx, scriptlock.RequestOverBudget)
+			default:
+				config.OnOutcome.Report(ctx, scriptlock.RequestExecuted)
 			}
 			switch res.State {
 			case idempotency.Mismatch:

@@ -70,16 +70,20 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 		lctx, release, err := core.Acquire(ctx, lock(key), o.wait)
 		if err != nil {
 			if o.failOpen && isUnavailable(ctx, err) {
+				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
 				return handler(ctx, req)
 			}
+			o.outcome.Report(ctx, core.LockOutcome(ctx, err))
 			return nil, o.acquireError(ctx, info.FullMethod, key, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
 		resp, err := handler(lctx, req)
 		if core.LockLost(lctx) {
+			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			return nil, lostError()
 		}
+		o.outcome.Report(ctx, scriptlock.RequestLocked)
 		return resp, err
 	}
 }
@@ -113,7 +117,11 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		defer ls.releaseHeld()
 		err := handler(srv, ls)
 		if ls.lost() {
+			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			return lostError()
+		}
+		if ls.lctx != nil {
+			o.outcome.Report(ctx, scriptlock.RequestLocked)
 		}
 		return err
 	}
@@ -167,9 +175,11 @@ func (s *lockedStream) acquire(req any) error {
 	lctx, release, err := core.Acquire(parent, s.lock(key), s.o.wait)
 	if err != nil {
 		if s.o.failOpen && isUnavailable(parent, err) {
+			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
 			return errFailOpen
 		}
+		s.o.outcome.Report(parent, core.LockOutcome(parent, err))
 		return s.o.acquireError(parent, s.method, key, err)
 	}
 	s.lctx, s.release = lctx, release
@@ -224,6 +234,7 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 			return key, nil
 		}
 	}
+	o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 	switch {
 	case errors.Is(err, errConfig):
 		o.logger.ErrorContext(ctx, "grpclock: key source does not fit the request", "method", method, "err", err)

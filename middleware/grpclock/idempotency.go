@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
@@ -41,6 +42,7 @@ type idemOptions struct {
 	storeCode   func(codes.Code) bool
 	maxResponse int
 	logger      *slog.Logger
+	outcome     scriptlock.RequestOutcomeFunc
 }
 
 // IdempotencyOption configures the idempotency interceptors.
@@ -90,6 +92,13 @@ func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 // duplicates get AlreadyExists.
 func WithMaxStoredResponse(n int) IdempotencyOption {
 	return func(o *idemOptions) { o.maxResponse = n }
+}
+
+// WithIdempotencyOutcome reports the outcome of every call that carries a
+// key or lacks a required one (executed, replayed, idempotency_conflict,
+// over_budget, key_invalid, redis_down) to f.
+func WithIdempotencyOutcome(f scriptlock.RequestOutcomeFunc) IdempotencyOption {
+	return func(o *idemOptions) { o.outcome = f }
 }
 
 // WithIdempotencyLogger sets the logger for store failures after the handler ran.
@@ -172,14 +181,17 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		vs := md.Get(MetadataIdempotencyKey)
 		switch {
 		case len(vs) == 0 && o.required:
+			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Error(codes.InvalidArgument, "idempotency-key metadata missing")
 		case len(vs) == 0:
 			return handler(ctx, req)
 		case len(vs) > 1:
+			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Errorf(codes.InvalidArgument, "idempotency-key given %d times", len(vs))
 		}
 		key, err := store.ParseKey(vs[0])
 		if err != nil {
+			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "idempotency: "))
 		}
 		m, ok := req.(proto.Message)
@@ -195,8 +207,19 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		fp := idempotency.Fingerprint([]byte(method), body)
 		res, err := store.Reserve(ctx, o.scope(ctx), key, fp)
 		if err != nil {
+			o.outcome.Report(ctx, scriptlock.RequestRedisDown)
 			o.logger.ErrorContext(ctx, "grpclock: idempotency store unavailable", "method", method, "err", err)
 			return nil, status.Error(codes.Unavailable, "idempotency store unavailable")
+		}
+		switch res.State {
+		case idempotency.Mismatch, idempotency.InFlight:
+			o.outcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
+		case idempotency.Done:
+			o.outcome.Report(ctx, scriptlock.RequestReplayed)
+		case idempotency.OverBudget:
+			o.outcome.Report(ctx, scriptlock.RequestOverBudget)
+		default:
+			o.outcome.Report(ctx, scriptlock.RequestExecuted)
 		}
 		switch res.State {
 		case idempotency.Mismatch:

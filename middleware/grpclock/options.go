@@ -17,6 +17,7 @@ type options struct {
 	failOpen   bool
 	retryAfter time.Duration
 	logger     *slog.Logger
+	outcome    scriptlock.RequestOutcomeFunc
 }
 
 var defaultOptions = options{
@@ -70,6 +71,11 @@ func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryA
 // WithFailOpen runs handlers without the lock when Redis is unreachable,
 // instead of failing with Unavailable. Mutual exclusion is then not guaranteed.
 func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } }
+
+// WithOutcome reports the outcome of every call the interceptor locks
+// (locked, contended, key_invalid, redis_down, fail_open, canceled,
+// lock_lost) to f.
+func WithOutcome(f scriptlock.RequestOutcomeFunc) Option { return func(o *options) { o.outcome = f } }
 
 // WithLogger sets the logger for failed releases and fail-open decisions
 // (default slog.Default()).

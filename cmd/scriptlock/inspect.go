@@ -1,0 +1,375 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/layout"
+)
+
+// Layout kinds as inspect names them.
+const (
+	kindNone    = "none"
+	kindMutex   = "mutex"            // Mutex, or a FairMutex nobody waits for (same layout)
+	kindFair    = "fair_mutex"       // a lock with a fair queue
+	kindRW      = "rwmutex"          // hash with a mode field, or pending writers
+	kindCounter = "counter"          // Semaphore permits or CountDownLatch count (same layout)
+	kindPermits = "permit_semaphore" // counter with permit leases
+	kindUnknown = "unknown"          // a key of another type or shape
+)
+
+// Report is everything inspect found under one name. Times are the Redis
+// server's; remaining durations are counted from its clock.
+type Report struct {
+	Key        string    `json:"key"`
+	Kind       string    `json:"kind"`
+	RedisType  string    `json:"redis_type"`
+	ServerTime time.Time `json:"server_time"`
+	// LeaseMS is the remaining lease in ms: -1 no expiry, -2 no key.
+	LeaseMS     int64    `json:"lease_ms"`
+	Mode        string   `json:"mode,omitempty"`
+	Holders     []Holder `json:"holders,omitempty"`
+	HolderCount int64    `json:"holder_count"`
+	Counter     *int64   `json:"counter,omitempty"`
+	Fence       *int64   `json:"fence,omitempty"`
+	Queue       []Waiter `json:"queue,omitempty"`
+	QueueLength int64    `json:"queue_length"`
+	Writers     []Waiter `json:"pending_writers,omitempty"`
+	WriterCount int64    `json:"pending_writer_count"`
+	Permits     []Permit `json:"permits,omitempty"`
+	PermitCount int64    `json:"permit_count"`
+	// QueueProtocols names the fair queues found: "scriptlock" (FairMutex's
+	// own keys) and/or "redisson" (Redisson's RFairLock keys).
+	QueueProtocols []string `json:"queue_protocols,omitempty"`
+}
+
+// Holder is one field of a lock hash: <client-id>:<owner-id>[:write].
+type Holder struct {
+	Field  string `json:"field"`
+	Client string `json:"client"`
+	Owner  string `json:"owner"`
+	Write  bool   `json:"write,omitempty"`
+	Holds  int64  `json:"holds"`
+	// ReadLeaseMS is a reader's remaining lease, the longest of its read
+	// holds (-2: none left, a reader about to be dropped); nil for others.
+	ReadLeaseMS *int64 `json:"read_lease_ms,omitempty"`
+}
+
+// Waiter is a queued FairMutex waiter or a pending RWMutex writer, with the
+// deadline by which it must call again to keep its place.
+type Waiter struct {
+	Field       string    `json:"field"`
+	Protocol    string    `json:"protocol,omitempty"` // fair queues: scriptlock or redisson
+	Deadline    time.Time `json:"deadline"`
+	RemainingMS int64     `json:"remaining_ms"`
+}
+
+// Permit is a PermitSemaphore permit and the end of its lease.
+type Permit struct {
+	ID          string    `json:"id"`
+	Expires     time.Time `json:"expires"`
+	RemainingMS int64     `json:"remaining_ms"`
+}
+
+// Found reports whether anything lives under the name.
+func (r *Report) Found() bool { return r.Kind != kindNone }
+
+// IsLock reports whether the name holds a lock (as opposed to a counter).
+func (r *Report) IsLock() bool {
+	return r.Kind == kindMutex || r.Kind == kindFair || r.Kind == kindRW
+}
+
+// inspect reads every layout under key in one read-only script call.
+func inspect(ctx context.Context, e *env, key string) (*Report, error) {
+	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
+	ctx, cancel := e.bounded(ctx)
+	defer cancel()
+	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
+		k.FairQueue, k.FairTimeouts, int64(e.limit))
+	if err != nil {
+		return nil, fmt.Errorf("inspect %q: %w", key, err)
+	}
+	return decodeReport(key, rows)
+}
+
+func decodeReport(key string, rows []string) (*Report, error) {
+	if len(rows)%4 != 0 {
+		return nil, fmt.Errorf("inspect %q: reply of %d strings is not rows of 4", key, len(rows))
+	}
+	r := &Report{Key: key, LeaseMS: -2}
+	var nowMS int64
+	num := func(s string) int64 {
+		// Scores may come back as floats ("1.7e12" never; "1700000000000").
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return v
+		}
+		f, _ := strconv.ParseFloat(s, 64)
+		return int64(f)
+	}
+	at := func(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+	for i := 0; i < len(rows); i += 4 {
+		kind, a, b := rows[i], rows[i+1], rows[i+2]
+		switch kind {
+		case "now":
+			nowMS = num(a)
+			r.ServerTime = at(nowMS)
+		case "type":
+			r.RedisType = a
+			r.LeaseMS = num(b)
+		case "mode":
+			r.Mode = a
+		case "hold":
+			h := parseHolder(a, num(b))
+			if c := rows[i+3]; c != "" {
+				v := num(c)
+				h.ReadLeaseMS = &v
+			}
+			r.Holders = append(r.Holders, h)
+		case "holds":
+			r.HolderCount = num(a)
+		case "counter":
+			v := num(a)
+			r.Counter = &v
+		case "fence":
+			v := num(a)
+			r.Fence = &v
+		case "queue":
+			w := Waiter{Field: a, Protocol: rows[i+3]}
+			if b != "" {
+				w.Deadline, w.RemainingMS = at(num(b)), num(b)-nowMS
+			}
+			r.Queue = append(r.Queue, w)
+		case "queued":
+			r.QueueLength += num(a)
+			r.QueueProtocols = append(r.QueueProtocols, b)
+		case "writer":
+			r.Writers = append(r.Writers, Waiter{Field: a, Deadline: at(num(b)), RemainingMS: num(b) - nowMS})
+		case "writers":
+			r.WriterCount = num(a)
+		case "permit":
+			r.Permits = append(r.Permits, Permit{ID: permitID(a), Expires: at(num(b)), RemainingMS: num(b) - nowMS})
+		case "permits":
+			r.PermitCount = num(a)
+		default:
+			return nil, fmt.Errorf("inspect %q: unknown row %q", key, kind)
+		}
+	}
+	hasQueue := len(r.QueueProtocols) > 0
+	switch {
+	case r.RedisType == "hash" && r.Mode != "":
+		r.Kind = kindRW
+	case r.RedisType == "hash" && !lockShaped(r.Holders):
+		r.Kind = kindUnknown
+	case r.RedisType == "hash" && hasQueue:
+		r.Kind = kindFair
+	case r.RedisType == "hash":
+		r.Kind = kindMutex
+	case r.RedisType == "string" && r.Counter != nil && r.PermitCount > 0:
+		r.Kind = kindPermits
+	case r.RedisType == "string" && r.Counter != nil:
+		r.Kind = kindCounter
+	case r.RedisType == "none" && hasQueue:
+		r.Kind = kindFair // free, waiters queued
+	case r.RedisType == "none" && r.WriterCount > 0:
+		r.Kind = kindRW // free, a writer about to take it
+	case r.RedisType == "none" && r.PermitCount > 0:
+		r.Kind = kindPermits
+	case r.RedisType == "none":
+		r.Kind = kindNone
+	default:
+		r.Kind = kindUnknown
+	}
+	return r, nil
+}
+
+// lockShaped reports whether hash fields look like lock holds: every field
+// is <client-id>:<owner-id> with a positive count.
+func lockShaped(hs []Holder) bool {
+	for _, h := range hs {
+		if h.Owner == "" || h.Holds <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func parseHolder(field string, holds int64) Holder {
+	h := Holder{Field: field, Holds: holds}
+	rest := field
+	if s, ok := strings.CutSuffix(rest, ":write"); ok {
+		h.Write, rest = true, s
+	}
+	h.Client, h.Owner, _ = strings.Cut(rest, ":")
+	return h
+}
+
+func inspectFlags(fs *flag.FlagSet, e *env) {
+	fs.IntVar(&e.limit, "limit", e.limit, "show at most this many holders, waiters and permits each (totals are exact)")
+}
+
+func inspectCmd(ctx context.Context, e *env, args []string) error {
+	if e.limit <= 0 {
+		return failf(exitUsage, "--limit must be positive, got %d", e.limit)
+	}
+	r, err := inspect(ctx, e, e.keyPrefix+args[0])
+	if err != nil {
+		return err
+	}
+	if e.json {
+		if err := writeJSON(e.out, r); err != nil {
+			return err
+		}
+	} else {
+		writeReport(e.out, r)
+	}
+	if !r.Found() {
+		return failf(exitNotFound, "nothing under %q", r.Key)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// lease renders a remaining lease in ms.
+func lease(ms int64) string {
+	switch {
+	case ms == -1:
+		return "no expiry"
+	case ms < 0:
+		return "-"
+	}
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+func writeReport(w io.Writer, r *Report) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "KEY\t%s\n", r.Key)
+	fmt.Fprintf(tw, "LAYOUT\t%s\n", describeKind(r))
+	if !r.Found() {
+		tw.Flush()
+		return
+	}
+	if r.RedisType != "none" {
+		fmt.Fprintf(tw, "LEASE\t%s\n", lease(r.LeaseMS))
+	}
+	if r.Mode != "" {
+		fmt.Fprintf(tw, "MODE\t%s\n", r.Mode)
+	}
+	if r.Counter != nil {
+		fmt.Fprintf(tw, "COUNT\t%d\n", *r.Counter)
+	}
+	if r.Fence != nil {
+		fmt.Fprintf(tw, "FENCE\t%d (last token issued)\n", *r.Fence)
+	}
+	if r.RedisType == "hash" {
+		fmt.Fprintf(tw, "HOLDERS\t%d\n", r.HolderCount)
+	}
+	if len(r.QueueProtocols) > 0 {
+		fmt.Fprintf(tw, "QUEUED\t%d (%s queue)\n", r.QueueLength, strings.Join(r.QueueProtocols, " and "))
+	}
+	if r.WriterCount > 0 {
+		fmt.Fprintf(tw, "PENDING WRITERS\t%d\n", r.WriterCount)
+	}
+	if r.Kind == kindPermits {
+		fmt.Fprintf(tw, "PERMITS HELD\t%d\n", r.PermitCount)
+	}
+	tw.Flush()
+	if len(r.Holders) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "HOLDER CLIENT\tOWNER\tMODE\tHOLDS\tLEASE")
+		for _, h := range r.Holders {
+			mode, hl := "exclusive", "-"
+			switch {
+			case h.Write:
+				mode = "write"
+			case r.Mode != "":
+				mode = "read"
+			}
+			if h.ReadLeaseMS != nil {
+				hl = lease(*h.ReadLeaseMS)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", h.Client, h.Owner, mode, h.Holds, hl)
+		}
+		tw.Flush()
+	}
+	waiters := func(title string, ws []Waiter) {
+		if len(ws) == 0 {
+			return
+		}
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "#\t%s\tDEADLINE\tIN\n", title)
+		for i, q := range ws {
+			deadline, in := "-", "-"
+			if !q.Deadline.IsZero() {
+				deadline, in = q.Deadline.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.RemainingMS, 0))
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, q.Field, deadline, in)
+		}
+		tw.Flush()
+	}
+	waiters("WAITER", r.Queue)
+	waiters("PENDING WRITER", r.Writers)
+	if len(r.Permits) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PERMIT\tEXPIRES\tIN")
+		for _, p := range r.Permits {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(p.RemainingMS, 0)))
+		}
+		tw.Flush()
+	}
+}
+
+func describeKind(r *Report) string {
+	switch r.Kind {
+	case kindNone:
+		return "nothing under this name"
+	case kindMutex:
+		return "mutex (Mutex, Redisson RLock; a FairMutex with nobody queued looks the same)"
+	case kindFair:
+		if r.RedisType == "none" {
+			return "fair mutex (free, waiters queued)"
+		}
+		return "fair mutex (FairMutex, Redisson RFairLock)"
+	case kindRW:
+		if r.RedisType == "none" {
+			return "read-write lock (free, a writer waiting)"
+		}
+		return "read-write lock (RWMutex, Redisson RReadWriteLock)"
+	case kindCounter:
+		return "counter (Semaphore permits available, or CountDownLatch count)"
+	case kindPermits:
+		return "permit semaphore (PermitSemaphore, Redisson RPermitExpirableSemaphore)"
+	}
+	return fmt.Sprintf("not a lock layout (Redis type %s)", r.RedisType)
+}
+
+// permitID shows a permit id as its holder knows it: Redisson stores the id's
+// raw bytes and hands out their hex form, as PermitSemaphore does.
+func permitID(raw string) string {
+	for _, r := range raw {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return hex.EncodeToString([]byte(raw))
+		}
+	}
+	return raw
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/layout"
+)
+
+// scanCount is the COUNT hint of each SCAN call: how many keys a node looks
+// at per round trip, which bounds the server-side work of one call.
+const scanCount = 1000
+
+func listFlags(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&e.prefix, "prefix", "", "only keys starting with this (after --key-prefix)")
+	fs.IntVar(&e.limit, "limit", e.limit, "stop once this many locks are listed (a SCAN page is never split); the printed cursor continues")
+	fs.StringVar(&e.cursor, "cursor", "", "continue a listing from the cursor an earlier one printed")
+	fs.IntVar(&e.maxScans, "max-scans", 1000, "stop after this many SCAN round trips; the printed cursor continues")
+}
+
+// listing is list's result: the locks found and where to continue.
+type listing struct {
+	Locks []*Report `json:"locks"`
+	// Cursor continues the listing ("" when every node was scanned to the end).
+	Cursor string `json:"cursor"`
+}
+
+// scanCursor is a position in a cluster-wide scan: the index of a primary in
+// address order and the SCAN cursor on it. Written "node:cursor".
+type scanCursor struct {
+	node   int
+	cursor uint64
+}
+
+func parseCursor(s string) (scanCursor, error) {
+	if s == "" {
+		return scanCursor{}, nil
+	}
+	n, c, ok := strings.Cut(s, ":")
+	node, err1 := strconv.Atoi(n)
+	cur, err2 := strconv.ParseUint(c, 10, 64)
+	if !ok || err1 != nil || err2 != nil || node < 0 {
+		return scanCursor{}, failf(exitUsage, "bad --cursor %q: want NODE:CURSOR as printed by list", s)
+	}
+	return scanCursor{node, cur}, nil
+}
+
+func (c scanCursor) String() string {
+	return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10)
+}
+
+// globEscape makes a literal prefix safe in a SCAN MATCH pattern.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// primaries returns the primary nodes in address order: SCAN on every one
+// covers a Cluster's whole keyspace; replicas would only repeat it.
+func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) {
+	nodes := e.rc.Nodes()
+	addrs := make([]string, 0, len(nodes))
+	for a := range nodes {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	var out []rueidis.Client
+	var outAddrs []string
+	for _, a := range addrs {
+		n := nodes[a]
+		bctx, cancel := e.bounded(ctx)
+		role, err := n.Do(bctx, n.B().Role().Build()).ToArray()
+		cancel()
+		if err != nil {
+			return nil, nil, fmt.Errorf("ROLE on %s: %w", a, err)
+		}
+		if len(role) > 0 {
+			if r, _ := role[0].ToString(); r != "master" {
+				continue
+			}
+		}
+		out = append(out, n)
+		outAddrs = append(outAddrs, a)
+	}
+	return out, outAddrs, nil
+}
+
+func listCmd(ctx context.Context, e *env, _ []string) error {
+	if e.limit <= 0 || e.maxScans <= 0 {
+		return failf(exitUsage, "--limit and --max-scans must be positive")
+	}
+	cur, err := parseCursor(e.cursor)
+	if err != nil {
+		return err
+	}
+	l, err := list(ctx, e, e.keyPrefix+e.prefix, cur)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return writeJSON(e.out, l)
+	}
+	tw := tabwriter.NewWriter(e.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tLAYOUT\tHOLDERS\tHOLDS\tLEASE\tQUEUED\tFENCE")
+	for _, r := range l.Locks {
+		holds := int64(0)
+		for _, h := range r.Holders {
+			holds += h.Holds
+		}
+		fence := "-"
+		if r.Fence != nil {
+			fence = strconv.FormatInt(*r.Fence, 10)
+		}
+		kind := r.Kind
+		if r.Mode != "" {
+			kind += "/" + r.Mode
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%s\n", strings.TrimPrefix(r.Key, e.keyPrefix), kind, r.HolderCount, holds,
+			lease(r.LeaseMS), r.QueueLength+r.WriterCount, fence)
+	}
+	tw.Flush()
+	if l.Cursor != "" {
+		fmt.Fprintf(e.out, "\nmore: scriptlock list --cursor %s", l.Cursor)
+		if e.prefix != "" {
+			fmt.Fprintf(e.out, " --prefix %s", e.prefix)
+		}
+		fmt.Fprintln(e.out)
+	}
+	return nil
+}
+
+// list scans every primary for hash keys under prefix, from cur on, and
+// inspects each; keys that are not lock-shaped are skipped. It stops after
+// e.limit locks or e.maxScans SCAN calls and returns where to continue.
+func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing, error) {
+	nodes, addrs, err := primaries(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if cur.node > len(nodes) {
+		return nil, failf(exitUsage, "cursor node %d: there are %d primaries", cur.node, len(nodes))
+	}
+	l := &listing{Locks: []*Report{}}
+	match := globEscape(prefix) + "*"
+	scans := 0
+	for cur.node < len(nodes) {
+		if scans >= e.maxScans || len(l.Locks) >= e.limit {
+			l.Cursor = cur.String()
+			return l, nil
+		}
+		n := nodes[cur.node]
+		bctx, cancel := e.bounded(ctx)
+		page, err := n.Do(bctx, n.B().Scan().Cursor(cur.cursor).Match(match).Count(scanCount).Type("hash").Build()).AsScanEntry()
+		cancel()
+		scans++
+		if err != nil {
+			return nil, fmt.Errorf("SCAN on %s: %w", addrs[cur.node], err)
+		}
+		reports, err := inspectAll(ctx, e, page.Elements)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reports {
+			if r.IsLock() && r.RedisType == "hash" { // not released meanwhile, not a hash of another kind
+				l.Locks = append(l.Locks, r)
+			}
+		}
+		if page.Cursor == 0 {
+			cur = scanCursor{node: cur.node + 1}
+		} else {
+			cur.cursor = page.Cursor
+		}
+	}
+	return l, nil
+}
+
+// isAuxiliary reports keys that belong to a lock but are not one (and would
+// be refused by inspect's hash-tag check or mislead as a lock).
+func isAuxiliary(key string) bool {
+	for _, p := range []string{"redisson_lock_token:", "redisson_lock_queue:", "redisson_lock_timeout:",
+		"redisson_rwlock_writers:", "redisson_unlock_latch:", "scriptlock_fair_queue:", "scriptlock_fair_timeout:"} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return checkName(key) != nil
+}
+
+// inspectAll inspects the keys of one SCAN page in one pipelined round trip
+// (per node on a Cluster).
+func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
+	var calls []generated.InspectArgs
+	var names []string
+	for _, key := range keys {
+		if isAuxiliary(key) {
+			continue
+		}
+		k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
+		calls = append(calls, generated.InspectArgs{Lock: k.Lock, Fence: k.Fence, Queue: k.Queue, Timeouts: k.Timeouts,
+			Writers: k.Writers, Permits: k.Permits, Rwprefix: k.RWPrefix, Fqueue: k.FairQueue, Ftimeouts: k.FairTimeouts,
+			Limit: int64(e.limit)})
+		names = append(names, key)
+	}
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	out := make([]*Report, 0, len(calls))
+	for i, rep := range generated.InspectMulti(bctx, e.rc, calls) {
+		if rep.Err != nil {
+			return nil, fmt.Errorf("inspect %q: %w", names[i], rep.Err)
+		}
+		r, err := decodeReport(names[i], rep.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

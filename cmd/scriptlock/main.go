@@ -1,0 +1,32 @@
+// Command scriptlock shows and manages scriptlock (and Redisson) locks on a
+// Redis deployment: who holds a lock, since when and for how long, who waits,
+// and, when a holder is gone for good, a forced release that wakes waiters.
+//
+//	scriptlock [flags] inspect NAME        every layout found under NAME
+//	scriptlock [flags] list [--prefix P]   locks currently held (SCAN, cluster-wide)
+//	scriptlock [flags] force-unlock NAME   delete a lock, wake its waiters (asks first)
+//	scriptlock [flags] watch NAME          live view until interrupted
+//
+// Flags (before or after the command): --url (default $SCRIPTLOCK_URL, else
+// redis://127.0.0.1:6379; rediss:// for TLS, user:password@ for ACL,
+// ?addr=host:port for more seeds, ?master_set=NAME for Sentinel; a Cluster is
+// detected), --key-prefix (the Client's WithKeyPrefix), --json, --timeout.
+//
+// Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name;
+// 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
+// not confirmed; 5 force-unlock of something that is not a lock.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

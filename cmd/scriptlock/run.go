@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// Exit codes, stable for scripts.
+const (
+	exitOK           = 0
+	exitFailure      = 1
+	exitUsage        = 2
+	exitNotFound     = 3
+	exitNotConfirmed = 4
+	exitNotALock     = 5
+)
+
+// maxNameLen matches scriptlock.MaxNameLen: longer names cannot be locks.
+const maxNameLen = 1024
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func failf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// env is what every command gets: its options, the connection and the
+// streams it reads and writes.
+type env struct {
+	rc        rueidis.Client
+	keyPrefix string
+	json      bool
+	timeout   time.Duration
+	sharded   string
+
+	// command flags
+	prefix   string        // list
+	limit    int           // list, inspect
+	cursor   string        // list
+	maxScans int           // list
+	yes      bool          // force-unlock
+	interval time.Duration // watch
+
+	in     io.Reader
+	out    io.Writer
+	errOut io.Writer
+}
+
+// command is one subcommand: its own flags and its action.
+type command struct {
+	name, args, help string
+	flags            func(fs *flag.FlagSet, e *env)
+	nargs            int
+	run              func(ctx context.Context, e *env, args []string) error
+}
+
+const usage = `usage: scriptlock [flags] COMMAND [flags] [ARGS]
+
+Commands:
+  inspect NAME         holders, lease, fencing token, queue, readers, permits, count
+  list [--prefix P]    locks currently held (SCAN on every primary, cursor-based)
+  force-unlock NAME    delete a lock whoever holds it and wake its waiters
+  watch NAME           print every change of holders and waiters until interrupted
+
+Exit codes: 0 done, 1 Redis failure, 2 usage, 3 nothing found,
+4 force-unlock not confirmed, 5 not a lock.
+
+Flags:
+`
+
+func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
+	var (
+		u       = envOr("SCRIPTLOCK_URL", "redis://127.0.0.1:6379")
+		e       = &env{in: in, out: out, errOut: errOut, timeout: 5 * time.Second, sharded: "auto", limit: 100}
+		extra   = map[string]func(*flag.FlagSet, *env){}
+		cmdName string
+	)
+	cmds := commands()
+	for _, c := range cmds {
+		if c.flags != nil {
+			extra[c.name] = c.flags
+		}
+	}
+	common := func(fs *flag.FlagSet) {
+		fs.StringVar(&u, "url", u, "Redis URL: redis://, rediss:// (TLS), user:password@ (ACL), ?addr= more seeds, ?master_set= Sentinel")
+		fs.StringVar(&e.keyPrefix, "key-prefix", "", "key prefix the Clients use (WithKeyPrefix)")
+		fs.BoolVar(&e.json, "json", false, "JSON output")
+		fs.DurationVar(&e.timeout, "timeout", e.timeout, "bound on each Redis round trip")
+		fs.StringVar(&e.sharded, "sharded", e.sharded, "release messages on sharded pub/sub: auto (on a Cluster that supports it), on, off")
+	}
+	// Flags may come before or after the command and its arguments.
+	fs := flag.NewFlagSet("scriptlock", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	common(fs)
+	var positional []string
+	rest := args
+	parsed := false
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(errOut, cmds, common, extra)
+				return exitOK
+			}
+			fmt.Fprintf(errOut, "scriptlock: %v\n", err)
+			return exitUsage
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		positional = append(positional, rest[0])
+		rest = rest[1:]
+		if !parsed && len(positional) == 1 {
+			cmdName = positional[0]
+			if add, ok := extra[cmdName]; ok {
+				add(fs, e)
+			}
+			parsed = true
+		}
+	}
+	if len(positional) == 0 {
+		printUsage(errOut, cmds, common, extra)
+		return exitUsage
+	}
+	var cmd *command
+	for i := range cmds {
+		if cmds[i].name == cmdName {
+			cmd = &cmds[i]
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(errOut, "scriptlock: unknown command %q (inspect, list, force-unlock, watch)\n", cmdName)
+		return exitUsage
+	}
+	positional = positional[1:]
+	if len(positional) != cmd.nargs {
+		fmt.Fprintf(errOut, "usage: scriptlock %s %s\n", cmd.name, cmd.args)
+		return exitUsage
+	}
+	switch e.sharded {
+	case "auto", "on", "off":
+	default:
+		fmt.Fprintf(errOut, "scriptlock: --sharded must be auto, on or off, got %q\n", e.sharded)
+		return exitUsage
+	}
+	if e.timeout <= 0 {
+		fmt.Fprintf(errOut, "scriptlock: --timeout must be positive, got %s\n", e.timeout)
+		return exitUsage
+	}
+	for _, a := range positional {
+		if err := checkName(e.keyPrefix + a); err != nil {
+			fmt.Fprintf(errOut, "scriptlock: %v\n", err)
+			return exitUsage
+		}
+	}
+	rc, err := connect(u, e.timeout)
+	if err != nil {
+		fmt.Fprintf(errOut, "scriptlock: connect %s: %v\n", redactURL(u), err)
+		return exitFailure
+	}
+	defer rc.Close()
+	e.rc = rc
+	if err := cmd.run(ctx, e, positional); err != nil {
+		fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, err)
+		var xe *exitError
+		if errors.As(err, &xe) {
+			return xe.code
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+func commands() []command {
+	return []command{
+		{name: "inspect", args: "[--limit N] NAME", help: "show every lock layout under NAME", nargs: 1, flags: inspectFlags, run: inspectCmd},
+		{name: "list", args: "[--prefix P] [--limit N] [--cursor C]", help: "list locks currently held", nargs: 0,
+			flags: listFlags, run: listCmd},
+		{name: "force-unlock", args: "[--yes] NAME", help: "release a lock whoever holds it", nargs: 1,
+			flags: unlockFlags, run: unlockCmd},
+		{name: "watch", args: "[--interval D] NAME", help: "follow a lock until interrupted", nargs: 1,
+			flags: watchFlags, run: watchCmd},
+	}
+}
+
+func printUsage(w io.Writer, cmds []command, common func(*flag.FlagSet), extra map[string]func(*flag.FlagSet, *env)) {
+	fmt.Fprint(w, usage)
+	fs := flag.NewFlagSet("scriptlock", flag.ContinueOnError)
+	fs.SetOutput(w)
+	common(fs)
+	fs.PrintDefaults()
+	for _, c := range cmds {
+		if add := extra[c.name]; add != nil {
+			fmt.Fprintf(w, "\n%s flags:\n", c.name)
+			fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+			fs.SetOutput(w)
+			add(fs, &env{limit: 100})
+			fs.PrintDefaults()
+		}
+	}
+}
+
+// checkName refuses names no lock can have, before anything is sent.
+func checkName(key string) error {
+	switch {
+	case key == "":
+		return failf(exitUsage, "empty name")
+	case len(key) > maxNameLen:
+		return failf(exitUsage, "name is %d bytes, longer than %d", len(key), maxNameLen)
+	}
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j <= 0 {
+			return failf(exitUsage, "%q has '{' without a non-empty hash tag {...}", key)
+		}
+	}
+	return nil
+}
+
+// connect opens a client on a Redis URL as rueidis parses it: single node,
+// Sentinel (master_set) or Cluster (detected), TLS and ACL included.
+func connect(u string, timeout time.Duration) (rueidis.Client, error) {
+	opt, err := rueidis.ParseURL(u)
+	if err != nil {
+		return nil, err
+	}
+	opt.DisableCache = true
+	if opt.Dialer.Timeout == 0 {
+		opt.Dialer.Timeout = timeout
+	}
+	if opt.ConnWriteTimeout == 0 {
+		opt.ConnWriteTimeout = timeout
+	}
+	return rueidis.NewClient(opt)
+}
+
+// redactURL hides a password in error messages.
+func redactURL(u string) string {
+	at := strings.LastIndexByte(u, '@')
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return u
+	}
+	cred := u[scheme+3 : at]
+	if i := strings.IndexByte(cred, ':'); i >= 0 {
+		cred = cred[:i] + ":xxxxx"
+	}
+	return u[:scheme+3] + cred + u[at:]
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// bounded is ctx limited to one round trip's timeout.
+func (e *env) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, e.timeout)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/layout"
+)
+
+func unlockFlags(fs *flag.FlagSet, e *env) {
+	fs.BoolVar(&e.yes, "yes", false, "do not ask for confirmation")
+}
+
+// unlockResult is force-unlock's JSON output.
+type unlockResult struct {
+	Key      string  `json:"key"`
+	Kind     string  `json:"kind"`
+	Released bool    `json:"released"`
+	Channel  string  `json:"channel"`
+	Before   *Report `json:"before"`
+}
+
+func unlockCmd(ctx context.Context, e *env, args []string) error {
+	key := e.keyPrefix + args[0]
+	r, err := inspect(ctx, e, key)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !r.Found() || (r.IsLock() && r.RedisType == "none"):
+		return failf(exitNotFound, "%q is not held: nothing to unlock", key)
+	case !r.IsLock():
+		return failf(exitNotALock, "%q is a %s, not a lock: force-unlock only releases locks", key, r.Kind)
+	}
+	if !e.yes {
+		writeReport(e.errOut, r)
+		fmt.Fprintf(e.errOut, "\nForce-unlock %q, taking it from every holder above? Their work is no longer protected. [y/N] ", key)
+		line, _ := bufio.NewReader(e.in).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			return failf(exitNotConfirmed, "not confirmed; nothing changed")
+		}
+	}
+	publish, err := publishCommand(ctx, e)
+	if err != nil {
+		return err
+	}
+	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	res := unlockResult{Key: key, Kind: r.Kind, Before: r}
+	// Each layout has its own release message: waiters on the lock channel
+	// (Mutex), the head waiter's own channel (FairMutex), the read-write
+	// channel (RWMutex). The scripts send exactly what a release sends.
+	switch r.Kind {
+	case kindRW:
+		res.Channel = k.RWChannel
+		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, publish)
+	case kindFair:
+		// The head of the queue is told on its own channel. A FairMutex
+		// queues under its own keys unless it speaks Redisson's protocol.
+		res.Channel = k.LockChannel + ":<head waiter>"
+		if slices.Contains(r.QueueProtocols, "scriptlock") {
+			res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, k.FairQueue, k.LockChannel, publish)
+		} else {
+			// Redisson's protocol: stale heads are evicted by its clock rule first.
+			res.Released, err = generated.FairRedissonForceUnlock(bctx, e.rc, k.Lock, k.Queue, k.Timeouts, k.LockChannel,
+				time.Now(), publish)
+		}
+	default:
+		res.Channel = k.LockChannel
+		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, publish)
+	}
+	if err != nil {
+		return fmt.Errorf("force-unlock %q: %w", key, err)
+	}
+	if e.json {
+		if err := writeJSON(e.out, res); err != nil {
+			return err
+		}
+	} else if res.Released {
+		fmt.Fprintf(e.out, "released %s (%s); waiters told on %s via %s\n", key, r.Kind, res.Channel, strings.ToUpper(publish))
+	}
+	if !res.Released {
+		return failf(exitNotFound, "%q was released before force-unlock ran; nothing changed", key)
+	}
+	return nil
+}
+
+// publishCommand picks PUBLISH or SPUBLISH as a Client would: sharded on a
+// Cluster whose servers support it, unless --sharded says otherwise.
+func publishCommand(ctx context.Context, e *env) (string, error) {
+	switch e.sharded {
+	case "on":
+		return "spublish", nil
+	case "off":
+		return "publish", nil
+	}
+	if e.rc.Mode() != rueidis.ClientModeCluster {
+		return "publish", nil
+	}
+	bctx, cancel := context.WithTimeout(ctx, min(e.timeout, 2*time.Second))
+	defer cancel()
+	info, err := e.rc.Do(bctx, e.rc.B().CommandInfo().CommandName("spublish").Build()).ToArray()
+	if err != nil {
+		return "", fmt.Errorf("COMMAND INFO spublish: %w", err)
+	}
+	if len(info) == 0 || info[0].IsNil() {
+		return "publish", nil
+	}
+	return "spublish", nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
+)
+
+// settleDelay is how long after a release message watch reads the lock
+// again, to show who took it.
+const settleDelay = 200 * time.Millisecond
+
+func watchFlags(fs *flag.FlagSet, e *env) {
+	fs.DurationVar(&e.interval, "interval", time.Second, "re-read the lock at least this often (release messages re-read it at once)")
+}
+
+// watchEvent is one line of watch's --json output.
+type watchEvent struct {
+	Time   time.Time `json:"time"`
+	Cause  string    `json:"cause"` // "start", "refresh" or "message <channel>"
+	Report *Report   `json:"report"`
+}
+
+// watchCmd prints the lock's state, then a line every time its holders,
+// waiters, mode, count or permits change, until ctx ends (interrupt).
+// Release messages trigger an immediate re-read; the interval catches what
+// sends no message (acquisitions, expiry, queueing).
+func watchCmd(ctx context.Context, e *env, args []string) error {
+	if e.interval <= 0 {
+		return failf(exitUsage, "--interval must be positive, got %s", e.interval)
+	}
+	key := e.keyPrefix + args[0]
+	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
+	publish, err := publishCommand(ctx, e)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	messages := make(chan string, 64)
+	subscribe := func(cmd func() rueidis.Completed) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for wctx.Err() == nil {
+				_ = e.rc.Receive(wctx, cmd(), func(m rueidis.PubSubMessage) {
+					select {
+					case messages <- m.Channel:
+					default: // a re-read is pending anyway
+					}
+				})
+				select { // the subscription broke: resubscribe after a pause
+				case <-wctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}()
+	}
+	channels := k.Channels()
+	subscribe(func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
+	if publish == "spublish" {
+		subscribe(func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
+	} else {
+		// A FairMutex release goes to the next waiter's own channel,
+		// <lock channel>:<field>; sharded pub/sub has no patterns, there the
+		// interval catches it.
+		pattern := globEscape(k.LockChannel) + ":*"
+		subscribe(func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(pattern).Build() })
+	}
+
+	ticker := time.NewTicker(e.interval)
+	defer ticker.Stop()
+	// A release message comes before the next owner takes the lock (a
+	// FairMutex hand-off, waiters woken by it): read again shortly after.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	last := ""
+	cause := "start"
+	for {
+		r, err := inspect(wctx, e, key)
+		switch {
+		case wctx.Err() != nil:
+			return nil
+		case err != nil:
+			fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), err)
+		default:
+			if s := summary(r); s != last {
+				last = s
+				if e.json {
+					b, _ := json.Marshal(watchEvent{Time: r.ServerTime, Cause: cause, Report: r})
+					fmt.Fprintf(e.out, "%s\n", b)
+				} else {
+					fmt.Fprintf(e.out, "%s  %-8s %s\n", r.ServerTime.Format("15:04:05.000"), strings.Fields(cause)[0], s)
+				}
+			}
+		}
+		select {
+		case <-wctx.Done():
+			return nil
+		case ch := <-messages:
+			cause = "message " + ch
+			settle.Reset(settleDelay)
+		case <-settle.C:
+			cause = "settle"
+		case <-ticker.C:
+			cause = "refresh"
+		}
+	}
+}
+
+// summary is a one-line description of what watch follows: who holds, who
+// waits, mode, count and permits, but not the remaining lease, which changes
+// all the time.
+func summary(r *Report) string {
+	if !r.Found() {
+		return "free (nothing under " + r.Key + ")"
+	}
+	var b strings.Builder
+	b.WriteString(r.Kind)
+	if r.Mode != "" {
+		b.WriteString(" mode=" + r.Mode)
+	}
+	if r.RedisType == "hash" {
+		var hs []string
+		for _, h := range r.Holders {
+			hs = append(hs, h.Field+"×"+strconv.FormatInt(h.Holds, 10))
+		}
+		fmt.Fprintf(&b, " held by %s", strings.Join(hs, ", "))
+	} else if r.IsLock() {
+		b.WriteString(" free")
+	}
+	if r.Counter != nil {
+		fmt.Fprintf(&b, " count=%d", *r.Counter)
+	}
+	if r.QueueLength > 0 {
+		var qs []string
+		for _, q := range r.Queue {
+			qs = append(qs, q.Field)
+		}
+		fmt.Fprintf(&b, "; %d queued: %s", r.QueueLength, strings.Join(qs, ", "))
+	}
+	if r.WriterCount > 0 {
+		var ws []string
+		for _, w := range r.Writers {
+			ws = append(ws, w.Field)
+		}
+		fmt.Fprintf(&b, "; %d writers waiting: %s", r.WriterCount, strings.Join(ws, ", "))
+	}
+	if r.PermitCount > 0 {
+		var ps []string
+		for _, p := range r.Permits {
+			ps = append(ps, p.ID)
+		}
+		fmt.Fprintf(&b, "; %d permits held: %s", r.PermitCount, strings.Join(ps, ", "))
+	}
+	return b.String()
+}

@@ -1,0 +1,86 @@
+// Package layout names every Redis key and channel that the lock primitives
+// use for one lock key, for tools that read locks from outside a Client (the
+// operator CLI). The root package's handles derive the same names; a test
+// there keeps the two in step.
+package layout
+
+import "strings"
+
+// Keys are the keys and channels that can belong to the lock key Lock.
+type Keys struct {
+	Lock     string // the lock hash, or the counter of a semaphore or latch
+	Fence    string // redisson_lock_token:{name}: last fencing token
+	Queue    string // redisson_lock_queue:{name}: waiters in order, Redisson's RFairLock protocol
+	Timeouts string // redisson_lock_timeout:{name}: their deadlines
+	// FairMutex's own queue (the default; Redisson never reads it).
+	FairQueue    string // scriptlock_fair_queue:{name}
+	FairTimeouts string // scriptlock_fair_timeout:{name}
+	Writers      string // redisson_rwlock_writers:{name}: RWMutex pending writers
+	Permits      string // {name}:timeout: PermitSemaphore permit leases
+	RWPrefix     string // {name}: prefix of RWMutex read-hold lease keys, <RWPrefix>:<field>:rwlock_timeout:<n>
+
+	LockChannel  string // Mutex and FairMutex release messages
+	RWChannel    string // RWMutex release messages
+	SemChannel   string // Semaphore and PermitSemaphore releases
+	LatchChannel string // CountDownLatch zero and reset messages
+}
+
+// For returns the layout of the lock stored under key (key prefix included),
+// on a Redis Cluster when cluster is true (a latch's channel differs there).
+func For(key string, cluster bool) Keys {
+	return Keys{
+		Lock:         key,
+		Fence:        redissonName("redisson_lock_token", key),
+		Queue:        redissonName("redisson_lock_queue", key),
+		Timeouts:     redissonName("redisson_lock_timeout", key),
+		FairQueue:    redissonName("scriptlock_fair_queue", key),
+		FairTimeouts: redissonName("scriptlock_fair_timeout", key),
+		Writers:      redissonName("redisson_rwlock_writers", key),
+		Permits:      redissonSuffix(key, "timeout"),
+		RWPrefix:     rwPrefix(key),
+		LockChannel:  redissonName("redisson_lock__channel", key),
+		RWChannel:    redissonName("redisson_rwlock", key),
+		SemChannel:   redissonName("redisson_sc", key),
+		LatchChannel: latchChannel(key, cluster),
+	}
+}
+
+// Channels lists the channels on which the primitives announce releases.
+func (k Keys) Channels() []string {
+	return []string{k.LockChannel, k.RWChannel, k.SemChannel, k.LatchChannel}
+}
+
+// redissonName is "prefix:{name}", or "prefix:name" when name already carries
+// a hash tag, as Redisson lays it out.
+func redissonName(prefix, name string) string {
+	if strings.Contains(name, "{") {
+		return prefix + ":" + name
+	}
+	return prefix + ":{" + name + "}"
+}
+
+// redissonSuffix is "{name}:suffix", or "name:suffix" with a hash tag.
+func redissonSuffix(name, suffix string) string {
+	if strings.Contains(name, "{") {
+		return name + ":" + suffix
+	}
+	return "{" + name + "}:" + suffix
+}
+
+// latchChannel is Redisson's latch channel, the name always in braces, except
+// on a Cluster for a name with a hash tag, where the braces would move the
+// channel out of the latch's slot.
+func latchChannel(key string, cluster bool) string {
+	if cluster && strings.Contains(key, "{") {
+		return "redisson_countdownlatch__channel__" + key
+	}
+	return "redisson_countdownlatch__channel__{" + key + "}"
+}
+
+// rwPrefix is key in braces, or key as is when it already has a hash tag.
+func rwPrefix(key string) string {
+	if strings.Contains(key, "{") {
+		return key
+	}
+	return "{" + key + "}"
+}

@@ -1,0 +1,50 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// The operator CLI reads locks through internal/layout; every name it derives
+// must be the one the handles use, with and without a hash tag in the name.
+func TestLayoutMatchesHandles(t *testing.T) {
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	for _, name := range []string{"order:42", "app:{tenant}:order"} {
+		for _, prefix := range []string{"", "svc:"} {
+			opt := WithKeyPrefix(prefix)
+			m := c.Mutex(name, opt)
+			f := c.FairMutex(name, opt)
+			rf := c.FairMutex(name, opt, WithRedissonFairQueue(5*time.Second))
+			rw := c.RWMutex(name, opt)
+			s := c.Semaphore(name, opt)
+			p := c.PermitSemaphore(name, opt)
+			l := c.CountDownLatch(name, opt)
+			k := layout.For(prefix+name, false)
+			for _, x := range []struct{ what, got, want string }{
+				{"lock", k.Lock, m.key},
+				{"fence", k.Fence, m.fence},
+				{"lock channel", k.LockChannel, m.channel},
+				{"fair queue", k.FairQueue, f.queue},
+				{"fair timeouts", k.FairTimeouts, f.timeouts},
+				{"Redisson fair queue", k.Queue, rf.queue},
+				{"Redisson fair timeouts", k.Timeouts, rf.timeouts},
+				{"cluster latch channel", layout.For(prefix+name, true).LatchChannel, latchChannel(l.key, true)},
+				{"rw channel", k.RWChannel, rw.channel},
+				{"writers", k.Writers, rw.writers},
+				{"rw fence", k.Fence, rw.fence},
+				{"semaphore channel", k.SemChannel, s.channel},
+				{"permit channel", k.SemChannel, p.channel},
+				{"permits", k.Permits, p.timeouts},
+				{"latch channel", k.LatchChannel, l.channel},
+				{"read-hold leases", k.RWPrefix + ":f:rwlock_timeout", rwTimeouts(rw.key, "f")},
+			} {
+				if x.got != x.want {
+					t.Errorf("%q prefix %q: %s = %q, handles use %q", name, prefix, x.what, x.got, x.want)
+				}
+			}
+		}
+	}
+}

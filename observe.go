@@ -1,0 +1,346 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Observer receives what a Client's locks do, for metrics, traces and logs
+// (the otel module implements it with OpenTelemetry). A Client without one,
+// the default, does no extra work and allocates nothing for it.
+//
+// Methods are called synchronously on the lock's own path and from the
+// watchdog: they must be quick, must not block and must not use the
+// Client's locks. Embed NopObserver to implement only some of them.
+type Observer interface {
+	// AcquireStart is called as Lock or TryLock starts. The context it
+	// returns (for example with a span) is handed to AcquireEnd; the lock
+	// itself keeps deriving from the caller's context.
+	AcquireStart(ctx context.Context, op Op) context.Context
+	// AcquireEnd reports how the acquisition ended.
+	AcquireEnd(ctx context.Context, op Op, e AcquireEvent)
+	// ReleaseStart and ReleaseEnd bracket Unlock (and RUnlock).
+	ReleaseStart(ctx context.Context, op Op) context.Context
+	ReleaseEnd(ctx context.Context, op Op, e ReleaseEvent)
+	// HoldEnd reports the end of a hold, however it ended. ctx is the
+	// context the hold was acquired with (carrying the caller's span); it
+	// may be done already.
+	HoldEnd(ctx context.Context, op Op, e HoldEvent)
+	// Renewal reports one watchdog round trip renewing a batch of leases.
+	Renewal(e RenewalEvent)
+	// Guard reports one failover-guard wait for a replica's acknowledgement.
+	Guard(e GuardEvent)
+}
+
+// WithObserver sets the Client's Observer. Observers belong to the Client:
+// given to a lock handle, the option is ignored.
+func WithObserver(o Observer) Option {
+	return func(c *config) { c.observer = o }
+}
+
+// NopObserver implements Observer and does nothing; embed it to implement
+// only the methods you need.
+type NopObserver struct{}
+
+func (NopObserver) AcquireStart(ctx context.Context, _ Op) context.Context { return ctx }
+func (NopObserver) AcquireEnd(context.Context, Op, AcquireEvent)           {}
+func (NopObserver) ReleaseStart(ctx context.Context, _ Op) context.Context { return ctx }
+func (NopObserver) ReleaseEnd(context.Context, Op, ReleaseEvent)           {}
+func (NopObserver) HoldEnd(context.Context, Op, HoldEvent)                 {}
+func (NopObserver) Renewal(RenewalEvent)                                   {}
+func (NopObserver) Guard(GuardEvent)                                       {}
+
+// Primitive names the kind of lock in an Op. The set is closed and small, so
+// it is safe as a metric attribute.
+type Primitive string
+
+const (
+	PrimitiveMutex     Primitive = "mutex"
+	PrimitiveFairMutex Primitive = "fair_mutex"
+	PrimitiveRWRead    Primitive = "rwmutex_read"
+	PrimitiveRWWrite   Primitive = "rwmutex_write"
+	// Semaphore permits are not holds: their acquisitions and releases are
+	// reported, no HoldEnd.
+	PrimitiveSemaphore       Primitive = "semaphore"
+	PrimitivePermitSemaphore Primitive = "permit_semaphore"
+)
+
+// Holds reports whether acquisitions of p are holds that end with HoldEnd.
+func (p Primitive) Holds() bool {
+	return p != PrimitiveSemaphore && p != PrimitivePermitSemaphore
+}
+
+// Op is what an event is about. Name is the lock's name as the program gave
+// it: it can come from requests, so it is unbounded and belongs in a metric
+// attribute only when the user says so.
+type Op struct {
+	Primitive Primitive
+	Name      string
+}
+
+// AcquireOutcome says how an acquisition ended.
+type AcquireOutcome uint8
+
+const (
+	Acquired  AcquireOutcome = iota // a new hold
+	Reentered                       // the owner already held it: one more hold
+	Contended                       // TryLock's wait ran out while others held it
+	TimedOut                        // the caller's context deadline passed
+	Cancelled                       // the caller's context was cancelled
+	Failed                          // an error: Redis unreachable, not replicated, invalid input
+)
+
+func (o AcquireOutcome) String() string {
+	switch o {
+	case Acquired:
+		return "acquired"
+	case Reentered:
+		return "reentered"
+	case Contended:
+		return "contended"
+	case TimedOut:
+		return "timed_out"
+	case Cancelled:
+		return "cancelled"
+	}
+	return "error"
+}
+
+// AcquireEvent describes one Lock or TryLock call.
+type AcquireEvent struct {
+	Outcome  AcquireOutcome
+	Wait     time.Duration // from the call to its end
+	Attempts int           // acquire script runs
+	Wakeups  int           // waits ended by a release message
+	Timers   int           // waits ended by the fallback timer (lease end or a lost message)
+	Token    int64         // fencing token of a new hold, 0 otherwise
+	Err      error         // nil for Acquired, Reentered and Contended
+}
+
+// ReleaseEvent describes one Unlock call.
+type ReleaseEvent struct {
+	Duration time.Duration
+	Err      error // nil, or errors.Is ErrNotHeld, or a Redis error
+}
+
+// HoldEndCause says why a hold ended.
+type HoldEndCause uint8
+
+const (
+	EndUnlocked HoldEndCause = iota // released by Unlock
+	EndLost                         // renewal found it gone or owned by another, or none was confirmed before the loss deadline
+	EndExpired                      // an explicit lease ran out before Unlock
+	EndClosed                       // the Client was closed while it was held
+)
+
+func (c HoldEndCause) String() string {
+	switch c {
+	case EndUnlocked:
+		return "unlocked"
+	case EndLost:
+		return "lost"
+	case EndExpired:
+		return "expired"
+	}
+	return "closed"
+}
+
+// HoldEvent describes the end of a hold.
+type HoldEvent struct {
+	Cause HoldEndCause
+	Held  time.Duration // from the acquiring call to the end
+	Err   error         // the cause as the lock's context reports it
+}
+
+// RenewalEvent describes one watchdog round trip.
+type RenewalEvent struct {
+	Batch    int           // leases in the round trip
+	Renewed  int           // confirmed
+	Lost     int           // found gone or held by another owner
+	Failed   int           // not confirmed this time (or being released), retried soon
+	Duration time.Duration // round-trip latency
+}
+
+// GuardEvent describes one failover-guard wait.
+type GuardEvent struct {
+	Acknowledged bool          // a replica acknowledged the acquisition in time
+	Duration     time.Duration // script and WAIT, one pipelined round trip
+}
+
+// holdObs is what a hold needs to report its end; nil without an Observer.
+type holdObs struct {
+	o     Observer
+	ctx   context.Context
+	op    Op
+	start time.Time
+}
+
+func (h *holdObs) ended(cause error) {
+	e := HoldEvent{Held: time.Since(h.start), Err: cause}
+	switch {
+	case errors.Is(cause, context.Canceled):
+		e.Cause = EndUnlocked
+	case errors.Is(cause, ErrClosed):
+		e.Cause = EndClosed
+	case errors.Is(cause, errLeaseEnded):
+		e.Cause = EndExpired
+	default:
+		e.Cause = EndLost
+	}
+	h.o.HoldEnd(h.ctx, h.op, e)
+}
+
+// waitStats counts what waitNotified did for one acquisition. An observed
+// call puts it in the context it runs with; done marks it finished, as lock
+// contexts derived from that context carry it on.
+type waitStats struct {
+	attempts, wakeups, timers int
+	done                      bool
+}
+
+type waitStatsKey struct{}
+
+// statsFrom returns the counters of the observed call running with ctx.
+func (c *Client) statsFrom(ctx context.Context) *waitStats {
+	if c.cfg.observer == nil {
+		return nil
+	}
+	st, _ := ctx.Value(waitStatsKey{}).(*waitStats)
+	if st == nil || st.done {
+		return nil
+	}
+	return st
+}
+
+// observing reports whether a call with ctx is to be reported and is not yet
+// running under observeAcquire or observeRelease.
+func (c *Client) observing(ctx context.Context) bool {
+	return c.cfg.observer != nil && ctx != nil && c.statsFrom(ctx) == nil
+}
+
+// observeAcquire runs acquire under the Client's Observer: it reports the
+// start, the outcome with the wait counters, and ties the hold's end to it.
+func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context.Context) (context.Context, error)) (context.Context, error) {
+	o := c.cfg.observer
+	start := time.Now()
+	octx := o.AcquireStart(ctx, op)
+	st := &waitStats{}
+	lctx, err := acquire(context.WithValue(ctx, waitStatsKey{}, st))
+	st.done = true
+	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Err: err}
+	switch {
+	case err == nil:
+		e.Outcome = Reentered
+		if lc, ok := lctx.(*lockCtx); ok && lc.hold != nil {
+			h := lc.hold
+			h.mu.Lock()
+			first, ended := h.obs == nil, h.cause
+			if first {
+				e.Outcome, e.Token = Acquired, lc.token
+				h.obs = &holdObs{o: o, ctx: ctx, op: op, start: start}
+			}
+			h.mu.Unlock()
+			if first && ended != nil {
+				h.obs.ended(ended) // ended before its observer was attached
+			}
+		}
+	default:
+		e.Outcome, e.Err = failedOutcome(err)
+	}
+	o.AcquireEnd(octx, op, e)
+	return lctx, err
+}
+
+// failedOutcome classifies an acquisition error.
+func failedOutcome(err error) (AcquireOutcome, error) {
+	var nae *NotAcquiredError
+	switch {
+	case errors.As(err, &nae):
+		return Contended, nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return TimedOut, err
+	case errors.Is(err, context.Canceled):
+		return Cancelled, err
+	}
+	return Failed, err
+}
+
+// observeTake runs a semaphore acquisition, which yields a value and ok
+// instead of a lock context, under the Client's Observer.
+func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context.Context) (T, bool, error)) (T, bool, error) {
+	o := c.cfg.observer
+	start := time.Now()
+	octx := o.AcquireStart(ctx, op)
+	st := &waitStats{}
+	v, ok, err := take(context.WithValue(ctx, waitStatsKey{}, st))
+	st.done = true
+	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers}
+	switch {
+	case err != nil:
+		e.Outcome, e.Err = failedOutcome(err)
+	case ok:
+		e.Outcome = Acquired
+	default:
+		e.Outcome = Contended
+	}
+	o.AcquireEnd(octx, op, e)
+	return v, ok, err
+}
+
+// observeRelease runs release under the Client's Observer.
+func (c *Client) observeRelease(ctx context.Context, op Op, release func(context.Context) error) error {
+	o := c.cfg.observer
+	start := time.Now()
+	octx := o.ReleaseStart(ctx, op)
+	st := &waitStats{}
+	err := release(context.WithValue(ctx, waitStatsKey{}, st))
+	st.done = true
+	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Err: err})
+	return err
+}
+
+// opOf names what an engine primitive's events are about.
+func opOf(p primitive) Op {
+	name := p.spec().name
+	switch p := p.(type) {
+	case *FairMutex:
+		return Op{PrimitiveFairMutex, name}
+	case *rwSide:
+		if p.write {
+			return Op{PrimitiveRWWrite, name}
+		}
+		return Op{PrimitiveRWRead, name}
+	}
+	return Op{PrimitiveMutex, name}
+}
+
+// RequestOutcome is what lock or Idempotency-Key middleware (echolock,
+// grpclock) did with one request, reported through their outcome hooks. The
+// set is closed and small, so it is safe as a metric attribute.
+type RequestOutcome string
+
+const (
+	RequestLocked              RequestOutcome = "locked"               // the handler ran under the lock
+	RequestContended           RequestOutcome = "contended"            // another request held the lock for the whole wait
+	RequestKeyInvalid          RequestOutcome = "key_invalid"          // lock key or Idempotency-Key missing or invalid
+	RequestRedisDown           RequestOutcome = "redis_down"           // Redis unreachable; the request was refused
+	RequestFailOpen            RequestOutcome = "fail_open"            // Redis unreachable; the handler ran without the lock
+	RequestCanceled            RequestOutcome = "canceled"             // the request's context ended while it waited
+	RequestLockLost            RequestOutcome = "lock_lost"            // the lock was lost while the handler ran
+	RequestExecuted            RequestOutcome = "executed"             // a first request with an Idempotency-Key ran
+	RequestReplayed            RequestOutcome = "replayed"             // a completed duplicate got the stored response
+	RequestIdempotencyConflict RequestOutcome = "idempotency_conflict" // a duplicate in flight, a reused key, an unstorable response
+	RequestOverBudget          RequestOutcome = "over_budget"          // the caller's scope keeps as many stored responses as it may
+)
+
+// RequestOutcomeFunc receives the outcome of each request. It runs on the
+// request's path: it must be quick.
+type RequestOutcomeFunc func(ctx context.Context, o RequestOutcome)
+
+// Report calls f when it is set.
+func (f RequestOutcomeFunc) Report(ctx context.Context, o RequestOutcome) {
+	if f != nil {
+		f(ctx, o)
+	}
+}

@@ -1,0 +1,335 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// recorder is an Observer that keeps every event.
+type recorder struct {
+	mu       sync.Mutex
+	acquires []acquireRec
+	releases []releaseRec
+	ends     []endRec
+	renewals []RenewalEvent
+	guards   []GuardEvent
+}
+
+type acquireRec struct {
+	op Op
+	e  AcquireEvent
+	// started is the value AcquireStart put in the context AcquireEnd got.
+	started bool
+}
+type releaseRec struct {
+	op      Op
+	e       ReleaseEvent
+	started bool
+}
+type endRec struct {
+	op     Op
+	e      HoldEvent
+	caller any // the caller's marker value, seen through the hold's context
+}
+
+type startedKey struct{}
+type callerKey struct{}
+
+func (r *recorder) AcquireStart(ctx context.Context, op Op) context.Context {
+	return context.WithValue(ctx, startedKey{}, true)
+}
+func (r *recorder) AcquireEnd(ctx context.Context, op Op, e AcquireEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.acquires = append(r.acquires, acquireRec{op, e, ctx.Value(startedKey{}) == true})
+}
+func (r *recorder) ReleaseStart(ctx context.Context, op Op) context.Context {
+	return context.WithValue(ctx, startedKey{}, true)
+}
+func (r *recorder) ReleaseEnd(ctx context.Context, op Op, e ReleaseEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.releases = append(r.releases, releaseRec{op, e, ctx.Value(startedKey{}) == true})
+}
+func (r *recorder) HoldEnd(ctx context.Context, op Op, e HoldEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ends = append(r.ends, endRec{op, e, ctx.Value(callerKey{})})
+}
+func (r *recorder) Renewal(e RenewalEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.renewals = append(r.renewals, e)
+}
+func (r *recorder) Guard(e GuardEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.guards = append(r.guards, e)
+}
+
+func (r *recorder) take() (a []acquireRec, rel []releaseRec, ends []endRec) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, rel, ends = r.acquires, r.releases, r.ends
+	r.acquires, r.releases, r.ends = nil, nil, nil
+	return
+}
+
+func (r *recorder) waitEnds(t *testing.T, n int) []endRec {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		got := len(r.ends)
+		r.mu.Unlock()
+		if got >= n {
+			r.mu.Lock()
+			ends := r.ends
+			r.ends = nil
+			r.mu.Unlock()
+			return ends
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d hold ends within 10s, want %d", got, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestObserverAcquireOutcomes(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, node.Client(t), prefix, WithObserver(rec), WithWatchdog(time.Second, 100*time.Millisecond))
+	other := newTestClient(t, node.Client(t), prefix)
+	ctx := context.WithValue(testCtx(t, 30*time.Second), callerKey{}, "request-1")
+	m := c.Mutex("obs")
+
+	// Acquired, re-entered, two Unlocks, one hold end.
+	l1, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _ := Fence(l1)
+	l2, err := m.Lock(l1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l2); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l1); err != nil {
+		t.Fatal(err)
+	}
+	ends := rec.waitEnds(t, 1)
+	acq, rel, _ := rec.take()
+	if len(acq) != 2 || acq[0].e.Outcome != Acquired || acq[1].e.Outcome != Reentered {
+		t.Fatalf("acquires %+v, want acquired then reentered", acq)
+	}
+	if a := acq[0]; a.op != (Op{PrimitiveMutex, "obs"}) || a.e.Token != token || a.e.Attempts != 1 || !a.started || a.e.Err != nil {
+		t.Errorf("first acquire %+v (token %d)", a, token)
+	}
+	if len(rel) != 2 || rel[0].e.Err != nil || !rel[0].started {
+		t.Errorf("releases %+v", rel)
+	}
+	if len(ends) != 1 || ends[0].e.Cause != EndUnlocked || ends[0].caller != "request-1" || ends[0].e.Held <= 0 {
+		t.Errorf("hold ends %+v", ends)
+	}
+
+	// Contended (TryLock gives up), then a waiter woken by the release
+	// message, then a caller whose deadline passes.
+	holder := c.Mutex("obs2")
+	hl, err := holder.Lock(WithOwner(ctx, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.TryLock(WithOwner(ctx, "b"), 50*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock: %v", err)
+	}
+	tctx, cancel := context.WithTimeout(WithOwner(ctx, "c"), 100*time.Millisecond)
+	if _, err := holder.Lock(tctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lock past deadline: %v", err)
+	}
+	cancel()
+	got := make(chan error, 1)
+	go func() {
+		l, err := holder.Lock(WithOwner(ctx, "d"))
+		if err == nil {
+			err = holder.Unlock(l)
+		}
+		got <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	if err := holder.Unlock(hl); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	rec.waitEnds(t, 2)
+	acq, _, _ = rec.take()
+	outcomes := map[AcquireOutcome]AcquireEvent{}
+	for _, a := range acq {
+		outcomes[a.e.Outcome] = a.e
+	}
+	if e, ok := outcomes[Contended]; !ok || e.Err != nil || e.Wait < 50*time.Millisecond {
+		t.Errorf("contended: %+v (all %+v)", e, acq)
+	}
+	if e, ok := outcomes[TimedOut]; !ok || !errors.Is(e.Err, context.DeadlineExceeded) {
+		t.Errorf("timed out: %+v", e)
+	}
+	if len(acq) != 4 {
+		t.Fatalf("acquires %+v", acq)
+	}
+	if e := acq[3].e; e.Outcome != Acquired || e.Wakeups < 1 || e.Attempts < 3 || e.Wait < 150*time.Millisecond {
+		t.Errorf("woken waiter: %+v, want acquired after a wake-up and >= 3 attempts", e)
+	}
+
+	// Lost: the key is deleted behind the holder's back; the watchdog
+	// (renewing every 100 ms) reports it within its next round.
+	lost := c.Mutex("obs3")
+	if _, err := lost.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := other.Mutex("obs3").ForceUnlock(ctx); !ok || err != nil {
+		t.Fatalf("ForceUnlock: %v %v", ok, err)
+	}
+	ends = rec.waitEnds(t, 1)
+	if ends[0].e.Cause != EndLost || !errors.Is(ends[0].e.Err, ErrLockLost) || ends[0].caller != "request-1" {
+		t.Errorf("lost: %+v", ends[0])
+	}
+	rec.mu.Lock()
+	var renewed, lostN int
+	for _, r := range rec.renewals {
+		renewed += r.Renewed
+		lostN += r.Lost
+		if r.Batch != r.Renewed+r.Lost+r.Failed && r.Batch < r.Renewed+r.Lost+r.Failed {
+			t.Errorf("renewal %+v does not add up", r)
+		}
+	}
+	rec.mu.Unlock()
+	if lostN != 1 {
+		t.Errorf("renewals reported %d lost, want 1", lostN)
+	}
+
+	// Expired explicit lease; then a hold ended by Close.
+	if _, err := c.Mutex("obs4").LockWithLease(ctx, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	ends = rec.waitEnds(t, 1)
+	if ends[0].e.Cause != EndExpired {
+		t.Errorf("expired: %+v", ends[0])
+	}
+	rw := c.RWMutex("obs5")
+	if _, err := rw.RLock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	acq, _, _ = rec.take()
+	if len(acq) != 3 || acq[2].op != (Op{PrimitiveRWRead, "obs5"}) || acq[2].e.Outcome != Acquired {
+		t.Errorf("RLock reported as %+v", acq)
+	}
+	c.Close()
+	ends = rec.waitEnds(t, 1)
+	if ends[0].e.Cause != EndClosed || ends[0].op.Primitive != PrimitiveRWRead {
+		t.Errorf("closed: %+v", ends[0])
+	}
+}
+
+func TestObserverFailoverGuard(t *testing.T) {
+	primary, _ := redistest.Replicated(t)
+	rec := &recorder{}
+	c := newTestClient(t, primary.Client(t), WithObserver(rec), WithFailoverGuard(true, time.Second))
+	ctx := testCtx(t, 20*time.Second)
+	if _, err := c.Mutex("guarded").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.guards) != 1 || !rec.guards[0].Acknowledged || rec.guards[0].Duration <= 0 {
+		t.Errorf("guard events %+v, want one acknowledged", rec.guards)
+	}
+}
+
+func TestObserverSemaphores(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec))
+	ctx := testCtx(t, 20*time.Second)
+	s := c.Semaphore("sem")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.TryAcquire(ctx, 1, 0); ok || err != nil {
+		t.Fatalf("TryAcquire on an empty semaphore: %v %v", ok, err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	p := c.PermitSemaphore("permits")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Release(ctx, id); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("second Release: %v", err)
+	}
+	acq, rel, ends := rec.take()
+	want := []struct {
+		p Primitive
+		o AcquireOutcome
+	}{{PrimitiveSemaphore, Acquired}, {PrimitiveSemaphore, Contended}, {PrimitivePermitSemaphore, Acquired}}
+	if len(acq) != len(want) {
+		t.Fatalf("acquires %+v", acq)
+	}
+	for i, w := range want {
+		if acq[i].op.Primitive != w.p || acq[i].e.Outcome != w.o || acq[i].e.Attempts < 1 || !acq[i].started {
+			t.Errorf("acquire %d: %+v, want %s %s", i, acq[i], w.p, w.o)
+		}
+	}
+	if len(rel) != 3 || rel[0].e.Err != nil || rel[1].e.Err != nil || !errors.Is(rel[2].e.Err, ErrNotHeld) {
+		t.Errorf("releases %+v", rel)
+	}
+	if len(ends) != 0 {
+		t.Errorf("semaphore permits reported hold ends: %+v", ends)
+	}
+}
+
+// A renewed hold whose renewals cannot be confirmed ends at its loss deadline:
+// that is a loss, not the expiry of an explicit lease.
+func TestObserverUnconfirmedRenewalIsLost(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec), WithWatchdog(time.Second, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	lctx, err := c.Mutex("unconfirmed").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	node.Kill()
+	ends := rec.waitEnds(t, 1)
+	if e := ends[0].e; e.Cause != EndLost || !errors.Is(e.Err, ErrLockLost) {
+		t.Errorf("hold end %+v, want lost", e)
+	}
+	// The hold ends before the server's lease can run out.
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("hold ended %v after the server went away, want within the 1s lease", took)
+	}
+	if lctx.Err() == nil {
+		t.Error("lock context still live after the hold ended")
+	}
+}

@@ -1,0 +1,104 @@
+-- Inspect reads, without changing anything, every lock layout that can live
+-- under one name, for operators. Layouts are told apart by key type and
+-- existence: a hash under the name is a lock (Mutex or FairMutex: owner
+-- fields; RWMutex: a mode field as well), a string is a counter (Semaphore,
+-- PermitSemaphore or CountDownLatch); the fair queue, the pending-writer set
+-- and the permit-lease set say more when they exist.
+-- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
+-- now <server unix ms>; type <type of the name key> <pttl ms>; mode
+-- <read|write>; hold <field> <count> <read lease ms, for a reader of a
+-- read-write lock: the longest of its read holds>; holds <total fields>;
+-- counter <value>;
+-- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
+-- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
+-- writers <total>; permit <id> <lease end unix ms>; permits <total>.
+-- A FairMutex queues under its own keys (protocol scriptlock) or, in its
+-- Redisson-compatible mode and for Java services, under Redisson's (protocol
+-- redisson); both are read.
+-- Collections list at most `limit` entries; their totals are always exact.
+-- @key    lock
+-- @key    fence      redisson_lock_token:{name}
+-- @key    queue      redisson_lock_queue:{name}
+-- @key    timeouts   redisson_lock_timeout:{name}
+-- @key    writers    redisson_rwlock_writers:{name}
+-- @key    permits    {name}:timeout
+-- @key    rwprefix   {name}: a reader's read-hold lease keys are <rwprefix>:<field>:rwlock_timeout:<n>
+-- @key    fqueue     scriptlock_fair_queue:{name}
+-- @key    ftimeouts  scriptlock_fair_timeout:{name}
+-- @arg    limit      int64
+-- @return []string
+-- @readonly
+local out = {}
+local function row(kind, a, b, c)
+  out[#out + 1] = kind
+  out[#out + 1] = tostring(a or '')
+  out[#out + 1] = tostring(b or '')
+  out[#out + 1] = tostring(c or '')
+end
+local limit = tonumber(ARGV[1])
+local t = redis.call('time')
+row('now', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local kind = redis.call('type', KEYS[1])['ok']
+row('type', kind, redis.call('pttl', KEYS[1]))
+if kind == 'hash' then
+  local mode = redis.call('hget', KEYS[1], 'mode')
+  if mode then
+    row('mode', mode)
+  end
+  local n = 0
+  local cursor = '0'
+  repeat
+    local page = redis.call('hscan', KEYS[1], cursor, 'count', 100)
+    cursor = page[1]
+    for i = 1, #page[2], 2 do
+      local field, count = page[2][i], page[2][i + 1]
+      if field ~= 'mode' and n < limit then
+        local lease = ''
+        if mode and string.sub(field, -6) ~= ':write' then
+          lease = -2
+          for h = 1, math.min(tonumber(count) or 0, 100) do
+            lease = math.max(lease, redis.call('pttl', KEYS[7] .. ':' .. field .. ':rwlock_timeout:' .. h))
+          end
+        end
+        row('hold', field, count, lease)
+        n = n + 1
+      end
+    end
+  until cursor == '0' or n >= limit
+  local total = redis.call('hlen', KEYS[1])
+  if mode then
+    total = total - 1
+  end
+  row('holds', total)
+elseif kind == 'string' then
+  row('counter', redis.call('get', KEYS[1]))
+end
+local fence = redis.call('get', KEYS[2])
+if fence then
+  row('fence', fence)
+end
+local function queue(list, deadlines, protocol)
+  if redis.call('exists', list) == 1 then
+    for _, field in ipairs(redis.call('lrange', list, 0, limit - 1)) do
+      row('queue', field, redis.call('zscore', deadlines, field), protocol)
+    end
+    row('queued', redis.call('llen', list), protocol)
+  end
+end
+queue(KEYS[8], KEYS[9], 'scriptlock')
+queue(KEYS[3], KEYS[4], 'redisson')
+if redis.call('exists', KEYS[5]) == 1 then
+  local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')
+  for i = 1, #w, 2 do
+    row('writer', w[i], w[i + 1])
+  end
+  row('writers', redis.call('zcard', KEYS[5]))
+end
+if redis.call('exists', KEYS[6]) == 1 then
+  local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')
+  for i = 1, #p, 2 do
+    row('permit', p[i], p[i + 1])
+  end
+  row('permits', redis.call('zcard', KEYS[6]))
+end
+return out
