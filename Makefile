@@ -18,7 +18,11 @@ generate:
 ## command table against the Redis command specifications in ../shared
 check-generated:
 	$(GO) run ./cmd/scriptgen -in scripts -out generated -pkg generated -check -strict
-	$(GO) run ./gen/internal/cmdtable -in ../shared/redis-commands/json -out gen/commands_table.go -check
+	@if [ -d ../shared/redis-commands/json ] || [ -n "$$CI" ]; then \
+	  $(GO) run ./gen/internal/cmdtable -in ../shared/redis-commands/json -out gen/commands_table.go -check; \
+	else \
+	  echo "check-generated: ../shared/redis-commands/json is not beside this checkout; command table not checked"; \
+	fi
 
 ## lint: gofmt, go vet, staticcheck (pinned)
 lint:
