@@ -189,6 +189,7 @@ func TestFairMutexNoBarging(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := make(chan string, 2)
+		release := make(chan struct{})
 		go func() {
 			l, err := queued.Lock(ctx)
 			if err != nil {
@@ -196,7 +197,10 @@ func TestFairMutexNoBarging(t *testing.T) {
 				return
 			}
 			got <- "queued"
-			time.Sleep(5 * time.Millisecond)
+			// Hold until the newcomer has tried: a queued waiter that took
+			// and gave back the lock before the newcomer's attempt would
+			// leave it free for the newcomer by right.
+			<-release
 			_ = queued.Unlock(l)
 		}()
 		waitQueueLen(t, node, holder, 1)
@@ -208,6 +212,7 @@ func TestFairMutexNoBarging(t *testing.T) {
 			_ = newcomer.Unlock(l)
 			t.Fatalf("round %d: newcomer barged past a queued waiter", round)
 		}
+		close(release)
 		l, err := newcomer.Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
