@@ -338,29 +338,26 @@ type holdStats struct {
 func TestSentinelFailoverContended(t *testing.T) {
 	// Lock calls carry no owner: each gets a fresh one, as in an application
 	// that shares one handle between goroutines.
-	ownerModes := []string{"default owner"}
 	for _, kind := range lockKinds {
 		for _, guard := range []bool{true, false} {
-			for _, owners := range ownerModes {
-				t.Run(fmt.Sprintf("%s/guard=%v/%s", kind.name, guard, owners), func(t *testing.T) {
-					s := redistest.Sentinel(t)
-					prefix := redistest.Prefix(t)
-					const workers = 4
-					lockers := make([]scriptlock.Locker, workers)
-					for i := range lockers {
-						lockers[i] = kind.make(sentinelLocks(t, s, prefix, guardOpt(guard)), "counter")
-					}
-					store := &fencedStore{check: true}
-					for _, fault := range []string{"SENTINEL FAILOVER", "kill -9"} {
-						runFailoverPhase(t, s, store, lockers, fault, owners == "owner per Lock")
-					}
-					checkStore(t, store)
-					// Every hold was released or expired: nothing but the fence
-					// counter remains on the final primary.
-					p := s.Primary(t)
-					checkNoKeys(t, p, prefix, foWatchdogLease+lossSlack)
-				})
-			}
+			t.Run(fmt.Sprintf("%s/guard=%v", kind.name, guard), func(t *testing.T) {
+				s := redistest.Sentinel(t)
+				prefix := redistest.Prefix(t)
+				const workers = 4
+				lockers := make([]scriptlock.Locker, workers)
+				for i := range lockers {
+					lockers[i] = kind.make(sentinelLocks(t, s, prefix, guardOpt(guard)), "counter")
+				}
+				store := &fencedStore{check: true}
+				for _, fault := range []string{"SENTINEL FAILOVER", "kill -9"} {
+					runFailoverPhase(t, s, store, lockers, fault)
+				}
+				checkStore(t, store)
+				// Every hold was released or expired: nothing but the fence
+				// counter remains on the final primary.
+				p := s.Primary(t)
+				checkNoKeys(t, p, prefix, foWatchdogLease+lossSlack)
+			})
 		}
 	}
 }
@@ -452,7 +449,7 @@ func checkStore(t *testing.T, store *fencedStore) {
 // runFailoverPhase runs the workers, injects fault after a second of
 // contended work, and stops once every worker has acquired and written after
 // the new primary was agreed on.
-func runFailoverPhase(t *testing.T, s *redistest.SentinelT, store *fencedStore, lockers []scriptlock.Locker, fault string, freshOwners bool) {
+func runFailoverPhase(t *testing.T, s *redistest.SentinelT, store *fencedStore, lockers []scriptlock.Locker, fault string) {
 	t.Helper()
 	var (
 		st         holdStats
@@ -473,7 +470,7 @@ func runFailoverPhase(t *testing.T, s *redistest.SentinelT, store *fencedStore, 
 					return
 				default:
 				}
-				if ok := failoverHold(l, store, &st, freshOwners); ok && healed.Load() {
+				if ok := failoverHold(l, store, &st); ok && healed.Load() {
 					afterHeal[i].Add(1)
 				}
 			}
@@ -568,12 +565,9 @@ func runFailoverPhase(t *testing.T, s *redistest.SentinelT, store *fencedStore, 
 
 // failoverHold is one worker iteration: lock, read, work, fenced write,
 // unlock. It reports whether a write was accepted.
-func failoverHold(l scriptlock.Locker, store *fencedStore, st *holdStats, freshOwners bool) bool {
+func failoverHold(l scriptlock.Locker, store *fencedStore, st *holdStats) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if freshOwners {
-		ctx = scriptlock.WithOwner(ctx, fmt.Sprintf("%016x%016x", rand.Uint64(), rand.Uint64()))
-	}
 	lctx, err := l.Lock(ctx)
 	if err != nil {
 		st.lockErrors.Add(1)
