@@ -176,14 +176,23 @@ func (s *SentinelT) node(addr string) *Node {
 }
 
 // Primary returns the data node that every sentinel reports as the primary
-// and that itself reports role:master. It fails the test when they disagree.
+// and that itself reports role:master. Sentinels on a loaded machine may
+// briefly disagree (one still finishing a failover, or starting a spurious
+// one after a missed ping), so it polls for agreement and fails the test
+// only when none is reached within failoverWait.
 func (s *SentinelT) Primary(t testing.TB) *Node {
 	t.Helper()
-	n, err := s.agreedPrimary()
-	if err != nil {
-		t.Fatalf("redistest: %v", err)
+	deadline := time.Now().Add(failoverWait)
+	for {
+		n, err := s.agreedPrimary()
+		if err == nil {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: no agreed primary after %v: %v", failoverWait, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return n
 }
 
 func (s *SentinelT) agreedPrimary() (*Node, error) {
