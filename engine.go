@@ -121,7 +121,7 @@ func unknownOutcome(err error) bool {
 	if errors.As(err, &se) {
 		return false
 	}
-	return !errors.Is(err, ErrUpgrade) && !errors.Is(err, ErrInvalidArgument)
+	return !errors.Is(err, ErrUpgrade) && !errors.Is(err, ErrInvalidArgument) && !errors.Is(err, ErrNotReentrant)
 }
 
 // enter registers an acquisition in flight, so Close waits for it; false when
@@ -199,7 +199,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		lctx      context.Context
 		remaining time.Duration
 	)
-	ok, err := c.waitNotified(ctx, channel, all, wait, func() (bool, time.Duration, error) {
+	ok, err := c.await(ctx, channel, all, wait, func() (bool, time.Duration, error) {
 		for range 3 {
 			start := time.Now()
 			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg))
@@ -247,7 +247,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) {
 			return nil, fmt.Errorf("scriptlock: lock %q: wait ended: %w", s.name, errors.Join(cerr, err))
 		}
-		return nil, fmt.Errorf("scriptlock: lock %q: %w", s.name, err)
+		return nil, fmt.Errorf("scriptlock: lock %q: %w", s.name, wrongKind(err))
 	case !ok:
 		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining}
 	}
@@ -461,7 +461,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
 		}
-		return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
+		return fmt.Errorf("scriptlock: unlock %q: %w", s.name, wrongKind(err))
 	}
 	switch st {
 	case notHeld:

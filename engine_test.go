@@ -35,6 +35,10 @@ var lockCases = []lockCase{
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*FairMutex).LockWithLease(ctx, d)
 		}},
+	{"LeanMutex", func(c *Client, n string, o ...Option) Locker { return c.LeanMutex(n, o...) }, false,
+		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
+			return l.(*LeanMutex).LockWithLease(ctx, d)
+		}},
 	{"RWMutex", func(c *Client, n string, o ...Option) Locker { return c.RWMutex(n, o...) }, true,
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*RWMutex).LockWithLease(ctx, d)
@@ -44,6 +48,9 @@ var lockCases = []lockCase{
 			return l.(readLocker).rw.RLockWithLease(ctx, d)
 		}},
 }
+
+// reentrant: the same owner locking again re-enters (LeanMutex refuses).
+func (lc lockCase) reentrant() bool { return lc.name != "LeanMutex" }
 
 // proxied is a Client whose every connection goes through a freezable proxy.
 type proxied struct {
@@ -400,6 +407,9 @@ func TestLossBeforeExpiry(t *testing.T) {
 // watchdog's.
 func TestReentrantUnlockKeepsLease(t *testing.T) {
 	for _, lc := range lockCases {
+		if !lc.reentrant() {
+			continue
+		}
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t))
@@ -546,14 +556,20 @@ func TestSharedHandleExcludes(t *testing.T) {
 				}
 			}
 			again, err := l.TryLock(first, 0)
-			if err != nil {
+			if !lc.reentrant() {
+				if !errors.Is(err, ErrNotReentrant) {
+					t.Fatalf("locking again with the returned context: %v, want ErrNotReentrant", err)
+				}
+			} else if err != nil {
 				t.Fatalf("re-entering with the returned context: %v", err)
 			}
 			if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
 				t.Fatalf("Unlock with a context naming no owner: %v, want ErrNotHeld", err)
 			}
-			if err := l.Unlock(again); err != nil {
-				t.Fatal(err)
+			if lc.reentrant() {
+				if err := l.Unlock(again); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if err := l.Unlock(first); err != nil {
 				t.Fatal(err)

@@ -30,6 +30,13 @@ var (
 	ErrNotReplicated = errors.New("scriptlock: write not acknowledged by any replica")
 	// ErrQuorum: a RedLock could not reach a majority of its nodes.
 	ErrQuorum = errors.New("scriptlock: quorum not reached")
+	// ErrNotReentrant: Lock on a LeanMutex by the owner that already holds
+	// it. A LeanMutex does not count holds, so waiting would never end.
+	ErrNotReentrant = errors.New("scriptlock: lock is not reentrant")
+	// ErrWrongKind: the lock's key holds another kind of lock: a LeanMutex
+	// (a string key) and a Mutex, FairMutex, RWMutex or Redisson lock (a
+	// hash) were given the same name. Nothing was changed.
+	ErrWrongKind = errors.New("scriptlock: lock name used by another kind of lock")
 )
 
 // MaxNameLen is the longest lock name accepted, in bytes.

@@ -45,6 +45,7 @@ const (
 	sideExclusive side = iota
 	sideRead
 	sideWrite
+	sideLean // LeanMutex: a string key, not a hash
 )
 
 // holdKey identifies a hold: the lock's key and the owner's field.

@@ -58,6 +58,7 @@ type Primitive string
 const (
 	PrimitiveMutex     Primitive = "mutex"
 	PrimitiveFairMutex Primitive = "fair_mutex"
+	PrimitiveLeanMutex Primitive = "lean_mutex"
 	PrimitiveRWRead    Primitive = "rwmutex_read"
 	PrimitiveRWWrite   Primitive = "rwmutex_write"
 	// Semaphore permits are not holds: their acquisitions and releases are
@@ -306,6 +307,8 @@ func opOf(p primitive) Op {
 	switch p := p.(type) {
 	case *FairMutex:
 		return Op{PrimitiveFairMutex, name}
+	case *LeanMutex:
+		return Op{PrimitiveLeanMutex, name}
 	case *rwSide:
 		if p.write {
 			return Op{PrimitiveRWWrite, name}

@@ -63,8 +63,11 @@ func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*h
 // hold with MutexRenew.
 func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p primitive) {
 	*r = renewal{h: h, due: at.Add(every), every: every}
-	if p.side() == sideRead {
+	switch p.side() {
+	case sideRead:
 		r.kind = rwReadRenewal
+	case sideLean:
+		r.kind = leanRenewal
 	}
 	w.mu.Lock()
 	heap.Push(&w.queue, r)

@@ -43,6 +43,7 @@ var libs = []lockLib{
 	{"setnx-cas", openSetNX},
 	{"scriptlock.Mutex", openScriptlock(false)},
 	{"scriptlock.FairMutex", openScriptlock(true)},
+	{"scriptlock.LeanMutex", openScriptlockLean},
 	{"redsync", openRedsync},
 	{"rueidislock", openRueidislock},
 	{"bsm-redislock", openRedislock},
@@ -85,6 +86,24 @@ func openScriptlock(fair bool) func(*testing.B, string, string) locker {
 			}
 			return func() error { return m.Unlock(lctx) }, nil
 		}
+	}
+}
+
+// openScriptlockLean: LeanMutex with default options (watchdog lease, backoff
+// polling), one rueidis client per process.
+func openScriptlockLean(b *testing.B, addr, prefix string) locker {
+	c, err := scriptlock.New(newRueidis(b, addr), scriptlock.WithKeyPrefix(prefix))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close() })
+	return func(ctx context.Context, name string) (func() error, error) {
+		l := c.LeanMutex(name)
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func() error { return l.Unlock(lctx) }, nil
 	}
 }
 

@@ -1,0 +1,345 @@
+package scriptlock
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// LeanMutex is a non-reentrant distributed lock in the plain SET NX form:
+// the lock is a string key whose value is the owner (<client-id>:<owner-id>),
+// taken with one SET key owner NX PX lease and released with one
+// compare-and-delete script, so an uncontended Lock+Unlock costs the server
+// what the bare pattern costs. It keeps the engine's lifecycle: every call
+// bounded by ctx, an acquisition of unknown outcome undone by owner, an
+// explicit lease or watchdog renewal, a lock context that ends before the
+// lease can run out, release retry, the failover guard, Close and Observer
+// events.
+//
+// What it leaves out, compared with Mutex:
+//   - re-entry: a second Lock by the owner holding it fails at once with
+//     ErrNotReentrant (waiting would never end);
+//   - Redisson's layout: the key is a string, not Redisson's hash, so Java
+//     services cannot share the lock; a LeanMutex and a Mutex (or FairMutex,
+//     RWMutex, Redisson lock) on one name refuse each other with
+//     ErrWrongKind instead of excluding each other;
+//   - notified waiting: a waiter polls with a doubling, jittered delay (1 ms
+//     up to 16 ms, never past its deadline), like Redisson's RSpinLock, so no
+//     pub/sub connection is used and a release publishes nothing;
+//   - fencing tokens: Fence reports none (use Mutex when writes downstream
+//     need a token).
+//
+// Owners work as for Mutex: the owner is the one in ctx, or a fresh one per
+// Lock call, so goroutines sharing a handle exclude each other.
+type LeanMutex struct {
+	lockSpec
+}
+
+// Polling bounds: waiters start at leanPollMin and double up to leanPollMax,
+// the same schedule as the bare SET NX pattern, so a hand-off is noticed
+// within a few milliseconds while a long hold costs each waiter at most about
+// 60 calls a second.
+const (
+	leanPollMin = time.Millisecond
+	leanPollMax = 16 * time.Millisecond
+)
+
+// LeanMutex returns a handle for the lean lock called name. opts override the
+// Client's settings (lease, prefix, failover guard, release timeout) for this
+// handle. An invalid name or option is reported by the handle's methods.
+func (c *Client) LeanMutex(name string, opts ...Option) *LeanMutex {
+	l := &LeanMutex{lockSpec{c: c, name: name, cfg: c.cfg}}
+	if len(opts) > 0 {
+		l.cfg.err = nil
+		l.cfg.apply(opts)
+		l.err = l.cfg.err
+	}
+	if l.err == nil {
+		l.key, l.err = lockKey(l.cfg.prefix, name)
+	}
+	return l
+}
+
+var _ Locker = (*LeanMutex)(nil)
+
+// Name returns the lock's name.
+func (l *LeanMutex) Name() string { return l.name }
+
+// Key returns the Redis key of the lock (prefix + name).
+func (l *LeanMutex) Key() string { return l.key }
+
+// Lock waits until the lock is acquired or ctx ends. Without an explicit
+// lease (WithLease) the watchdog keeps renewing it until Unlock. The returned
+// context is cancelled with cause ErrLockLost if the lock is lost and carries
+// the owner id.
+func (l *LeanMutex) Lock(ctx context.Context) (context.Context, error) {
+	return l.acquire(ctx, -1, l.cfg.lease)
+}
+
+// TryLock is Lock that gives up after wait; wait 0 makes one attempt. When it
+// gives up, the error is a *NotAcquiredError (errors.Is ErrNotAcquired).
+func (l *LeanMutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	return l.acquire(ctx, wait, l.cfg.lease)
+}
+
+// LockWithLease is Lock with a lease that expires on its own: no watchdog.
+func (l *LeanMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
+	if lease <= 0 {
+		return nil, invalidf("lease must be positive, got %s", lease)
+	}
+	return l.acquire(ctx, -1, lease)
+}
+
+// TryLockWithLease is TryLock with a lease that expires on its own.
+func (l *LeanMutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, invalidf("negative wait %s", wait)
+	}
+	if lease <= 0 {
+		return nil, invalidf("lease must be positive, got %s", lease)
+	}
+	return l.acquire(ctx, wait, lease)
+}
+
+func (l *LeanMutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if ctx == nil {
+		return nil, invalidf("nil context")
+	}
+	return l.c.acquire(ctx, l, wait, lease)
+}
+
+// Unlock releases the lock held by the owner in ctx. It runs detached from
+// ctx (bounded by the release timeout), so a cancelled request still releases
+// its lock. A non-owner, or an owner whose lock expired, gets ErrNotHeld and
+// nothing changes. When the release fails, the hold is dropped here (its
+// context ends with ErrLockLost) and the lock ends with its lease on the
+// server.
+func (l *LeanMutex) Unlock(ctx context.Context) error {
+	return l.c.unlock(ctx, l)
+}
+
+// ForceUnlock deletes the lock whoever holds it. It reports whether there was
+// a lock to delete; a key of another lock kind is left alone (ErrWrongKind).
+func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
+	if err := l.check(ctx); err != nil {
+		return false, err
+	}
+	ok, err := generated.LeanForceUnlock(ctx, l.c.rc, l.key)
+	if err != nil {
+		return false, fmt.Errorf("scriptlock: force unlock %q: %w", l.name, wrongKind(err))
+	}
+	return ok, nil
+}
+
+// IsLocked reports whether anyone holds the lock.
+func (l *LeanMutex) IsLocked(ctx context.Context) (bool, error) {
+	st, err := l.state(ctx)
+	return st.Owners > 0, err
+}
+
+// HoldCount returns 1 when the owner in ctx holds the lock, else 0.
+func (l *LeanMutex) HoldCount(ctx context.Context) (int64, error) {
+	st, err := l.state(ctx)
+	return st.Holds, err
+}
+
+// RemainingLease returns the lock's remaining lease: 0 when nobody holds it,
+// a negative duration when it is held without expiry.
+func (l *LeanMutex) RemainingLease(ctx context.Context) (time.Duration, error) {
+	st, err := l.state(ctx)
+	if err != nil || st.Owners == 0 {
+		return 0, err
+	}
+	return time.Duration(st.TTL) * time.Millisecond, nil
+}
+
+func (l *LeanMutex) state(ctx context.Context) (generated.LeanStateResult, error) {
+	if err := l.check(ctx); err != nil {
+		return generated.LeanStateResult{}, err
+	}
+	owner, _ := OwnerFrom(ctx)
+	st, err := generated.LeanState(ctx, l.c.rc, l.key, l.c.fieldOf(l, owner))
+	if err != nil {
+		return st, fmt.Errorf("scriptlock: state of %q: %w", l.name, wrongKind(err))
+	}
+	return st, nil
+}
+
+// The engine's side of LeanMutex.
+
+func (l *LeanMutex) spec() *lockSpec     { return &l.lockSpec }
+func (l *LeanMutex) side() side          { return sideLean }
+func (l *LeanMutex) fieldSuffix() string { return "" }
+
+// waitChannel: none, the engine polls (leanPollMin..leanPollMax).
+func (l *LeanMutex) waitChannel(string) (string, bool) { return "", false }
+
+// setCommand is SET key owner NX GET PX lease: GET (Redis 7.0+) answers the
+// holder's value on a refusal in the same round trip, which tells a re-entry
+// by the holder from contention, and fails with WRONGTYPE on a key of
+// another lock kind instead of reporting it as held.
+func (l *LeanMutex) setCommand(field string, lease time.Duration) rueidis.Completed {
+	return l.c.rc.B().Set().Key(l.key).Value(field).Nx().Get().PxMilliseconds(lease.Milliseconds()).Build()
+}
+
+func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool) (attempt, bool, error) {
+	var reply rueidis.RedisResult
+	acked := true
+	if guarded {
+		var err error
+		reply, acked, err = l.c.sendGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return l.setCommand(field, serverLease), nil
+		})
+		if err != nil {
+			return attempt{}, false, err
+		}
+	} else {
+		reply = l.c.rc.Do(ctx, l.setCommand(field, serverLease))
+	}
+	holder, err := reply.ToString()
+	switch {
+	case rueidis.IsRedisNil(err):
+		return attempt{granted: true, fresh: true}, acked, nil
+	case err != nil:
+		return attempt{}, false, err
+	case holder != field:
+		return attempt{}, acked, nil
+	}
+	// The owner already holds it: a re-entry when this Client knows of the
+	// hold, else a grant whose reply was lost, which the engine gives back
+	// (errOrphan) before trying again.
+	l.c.mu.Lock()
+	known := l.c.holds[holdID(l.key, field)] != nil
+	l.c.mu.Unlock()
+	if known {
+		return attempt{}, acked, fmt.Errorf("%w: the owner in the context already holds it", ErrNotReentrant)
+	}
+	return attempt{granted: true}, acked, nil
+}
+
+func (l *LeanMutex) releaseOnce(ctx context.Context, field string, _ time.Duration, _ string, _ time.Duration, retry bool, _ string) (releaseStatus, error) {
+	ok, err := generated.LeanRelease(ctx, l.c.rc, l.key, field)
+	switch {
+	case err != nil:
+		return notHeld, err
+	case ok:
+		return freed, nil
+	case retry && l.heldUntilNow(field):
+		// An earlier attempt's reply was lost. The hold's loss deadline has
+		// not passed, so the lease cannot have run out on the server
+		// before this retry was sent: the earlier attempt deleted the key.
+		return freed, nil
+	}
+	return notHeld, nil
+}
+
+// heldUntilNow reports whether this Client holds field's lock and its loss
+// deadline (the confirmed lease minus the drift margin) is still ahead.
+func (l *LeanMutex) heldUntilNow(field string) bool {
+	l.c.mu.Lock()
+	h := l.c.holds[holdID(l.key, field)]
+	l.c.mu.Unlock()
+	return h != nil && time.Now().UnixNano() < h.lossAt.Load()
+}
+
+func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
+	st, err := generated.LeanState(ctx, l.c.rc, l.key, field)
+	return st.Holds, err
+}
+
+func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
+
+// leanRenewal renews lean holds with one pipelined LeanRenewMulti.
+var leanRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
+	calls := make([]generated.LeanRenewArgs, len(hs))
+	for i, h := range hs {
+		calls[i] = generated.LeanRenewArgs{Lock: h.key, Lease: h.lease, Owner: h.field}
+	}
+	out := make([]renewReply, len(hs))
+	for i, rep := range generated.LeanRenewMulti(ctx, rc, calls) {
+		out[i] = renewReply{held: rep.Value, err: rep.Err}
+	}
+	return out
+}}
+
+// waitPolling runs try until it succeeds, sleeping a doubling, half-random
+// delay from leanPollMin to leanPollMax between attempts, until wait (< 0: no
+// limit) or ctx runs out. It reports false when the wait ran out.
+func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+	var deadline time.Time
+	if wait > 0 {
+		deadline = time.Now().Add(wait)
+	}
+	st := c.statsFrom(ctx)
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	delay := leanPollMin
+	for {
+		if err := ctx.Err(); err != nil {
+			return false, fmt.Errorf("wait ended: %w", err)
+		}
+		if c.closingCtx.Err() != nil {
+			return false, ErrClosed
+		}
+		done, _, err := try()
+		if st != nil {
+			st.attempts++
+		}
+		if err != nil || done {
+			return done, err
+		}
+		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
+			return false, nil
+		}
+		sleep := delay/2 + rand.N(delay/2+1)
+		delay = min(2*delay, leanPollMax)
+		if wait > 0 {
+			sleep = min(sleep, time.Until(deadline))
+		}
+		if timer == nil {
+			timer = time.NewTimer(sleep)
+		} else {
+			timer.Reset(sleep)
+		}
+		select {
+		case <-timer.C:
+			if st != nil {
+				st.timers++
+			}
+		case <-ctx.Done():
+			return false, fmt.Errorf("wait ended: %w", ctx.Err())
+		case <-c.closingCtx.Done():
+			return false, ErrClosed
+		}
+	}
+}
+
+// await waits for p: polling when p has no release channel, else notified.
+func (c *Client) await(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+	if channel == "" {
+		return c.waitPolling(ctx, wait, try)
+	}
+	return c.waitNotified(ctx, channel, all, wait, try)
+}
+
+// wrongKind marks a WRONGTYPE reply: the lock's key holds another kind of
+// lock (a LeanMutex's string where a hash was expected, or the reverse).
+func wrongKind(err error) error {
+	if re, ok := rueidis.IsRedisErr(err); ok && strings.HasPrefix(re.Error(), "WRONGTYPE") {
+		return fmt.Errorf("%w (a LeanMutex and a Mutex, FairMutex, RWMutex or Redisson lock share the name): %w", ErrWrongKind, err)
+	}
+	return err
+}
