@@ -1,0 +1,419 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func TestLeanMutexLifecycle(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	l := c.LeanMutex("order:1")
+
+	lctx, err := l.Lock(ctx)
+	if err != nil {
+		t.Fatalf("Lock: %v", err)
+	}
+	// The key is a plain string holding the owner, with the watchdog's lease.
+	field := c.id + ":" + ownerIn(lctx)
+	if v, err := node.Do(t, "GET", l.Key()).ToString(); err != nil || v != field {
+		t.Fatalf("GET %s = %q, %v; want the owner %q", l.Key(), v, err, field)
+	}
+	if pttl, err := node.Do(t, "PTTL", l.Key()).AsInt64(); err != nil || pttl <= 0 || pttl > DefaultLease.Milliseconds() {
+		t.Fatalf("PTTL = %d, %v; want the watchdog lease", pttl, err)
+	}
+	if _, ok := Fence(lctx); ok {
+		t.Fatal("LeanMutex handed out a fencing token")
+	}
+	if n, err := l.HoldCount(lctx); err != nil || n != 1 {
+		t.Fatalf("HoldCount = %d, %v; want 1", n, err)
+	}
+	if locked, err := l.IsLocked(ctx); err != nil || !locked {
+		t.Fatalf("IsLocked = %v, %v", locked, err)
+	}
+	if d, err := l.RemainingLease(ctx); err != nil || d <= 0 || d > DefaultLease {
+		t.Fatalf("RemainingLease = %s, %v", d, err)
+	}
+
+	// Not reentrant: the holder locking again fails at once and changes
+	// nothing, whatever wait it asked for.
+	start := time.Now()
+	if _, err := l.Lock(lctx); !errors.Is(err, ErrNotReentrant) {
+		t.Fatalf("Lock by the holder: %v, want ErrNotReentrant", err)
+	}
+	if _, err := l.TryLock(lctx, 5*time.Second); !errors.Is(err, ErrNotReentrant) {
+		t.Fatalf("TryLock by the holder: %v, want ErrNotReentrant", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("re-entry attempts took %s; they must fail without waiting", d)
+	}
+	if v, _ := node.Do(t, "GET", l.Key()).ToString(); v != field {
+		t.Fatalf("after the refused re-entry the lock holds %q, want %q", v, field)
+	}
+	if lctx.Err() != nil {
+		t.Fatalf("the refused re-entry ended the hold: %v", context.Cause(lctx))
+	}
+
+	// Another owner is refused; its TryLock gives up after its wait.
+	other := WithOwner(ctx, "someone-else")
+	if _, err := l.TryLock(other, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("other owner TryLock: %v, want ErrNotAcquired", err)
+	}
+	start = time.Now()
+	if _, err := l.TryLock(other, 150*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("other owner TryLock(150ms): %v, want ErrNotAcquired", err)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond || d > 2*time.Second {
+		t.Fatalf("TryLock(150ms) returned after %s", d)
+	}
+	// Unlock by a non-owner: ErrNotHeld, and the lock is untouched.
+	if err := l.Unlock(other); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock by non-owner: %v, want ErrNotHeld", err)
+	}
+	if err := l.Unlock(ctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock with no owner in ctx: %v, want ErrNotHeld", err)
+	}
+	if v, _ := node.Do(t, "GET", l.Key()).ToString(); v != field || lctx.Err() != nil {
+		t.Fatalf("after non-owner Unlocks the lock holds %q (ctx %v), want %q", v, lctx.Err(), field)
+	}
+
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatalf("Unlock: %v", err)
+	}
+	if context.Cause(lctx) != context.Canceled {
+		t.Fatalf("after Unlock the lock context should end with context.Canceled, got %v", context.Cause(lctx))
+	}
+	if exists(t, node, l.Key()) {
+		t.Fatal("key left after Unlock")
+	}
+	if err := l.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("second Unlock: %v, want ErrNotHeld", err)
+	}
+	if ok, err := l.ForceUnlock(ctx); err != nil || ok {
+		t.Fatalf("ForceUnlock of a free lock = %v, %v", ok, err)
+	}
+	if _, err := l.Lock(other); err != nil {
+		t.Fatalf("Lock by the other owner after release: %v", err)
+	}
+	if ok, err := l.ForceUnlock(ctx); err != nil || !ok {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	if n := dbsize(t, node); n != 0 {
+		t.Fatalf("%d keys left; a LeanMutex leaves none", n)
+	}
+}
+
+func TestLeanMutexBadInput(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 5*time.Second)
+	long := make([]byte, MaxNameLen+1)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for _, name := range []string{"", string(long), "half{tag"} {
+		l := c.LeanMutex(name)
+		if _, err := l.Lock(ctx); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Lock(%.20q): %v, want ErrInvalidName", name, err)
+		}
+		if err := l.Unlock(ctx); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Unlock(%.20q): %v, want ErrInvalidName", name, err)
+		}
+		if _, err := l.ForceUnlock(ctx); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("ForceUnlock(%.20q): %v, want ErrInvalidName", name, err)
+		}
+	}
+	l := c.LeanMutex("ok")
+	for what, call := range map[string]func() error{
+		"TryLock negative wait":    func() error { _, err := l.TryLock(ctx, -time.Second); return err },
+		"LockWithLease zero lease": func() error { _, err := l.LockWithLease(ctx, 0); return err },
+		"TryLockWithLease negative lease": func() error {
+			_, err := l.TryLockWithLease(ctx, time.Second, -time.Second)
+			return err
+		},
+		"TryLockWithLease negative wait": func() error {
+			_, err := l.TryLockWithLease(ctx, -time.Second, time.Second)
+			return err
+		},
+		//lint:ignore SA1012 a nil context is the bad input under test
+		"nil context": func() error { _, err := l.Lock(nil); return err },
+		//lint:ignore SA1012 a nil context is the bad input under test
+		"Unlock nil context": func() error { return l.Unlock(nil) },
+		"bad option": func() error {
+			_, err := c.LeanMutex("ok", WithLease(-time.Second)).Lock(ctx)
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
+		}
+	}
+	if n := dbsize(t, node); n != 0 {
+		t.Fatalf("bad input left %d keys", n)
+	}
+}
+
+// Many goroutines on two Clients: never two holders at once, and every
+// acquisition is a fresh owner.
+func TestLeanMutexExclusion(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	clients := []*Client{newTestClient(t, node.Client(t), prefix), newTestClient(t, node.Client(t), prefix)}
+	ctx := testCtx(t, 60*time.Second)
+	var (
+		inside, acquisitions atomic.Int64
+		wg                   sync.WaitGroup
+	)
+	const goroutines, rounds = 16, 25
+	for g := range goroutines {
+		c := clients[g%len(clients)]
+		wg.Go(func() {
+			l := c.LeanMutex("counter")
+			for range rounds {
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if n := inside.Add(1); n != 1 {
+					t.Errorf("%d holders at once", n)
+				}
+				acquisitions.Add(1)
+				time.Sleep(100 * time.Microsecond)
+				inside.Add(-1)
+				if err := l.Unlock(lctx); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := acquisitions.Load(); got != goroutines*rounds {
+		t.Fatalf("%d acquisitions, want %d", got, goroutines*rounds)
+	}
+	if n := dbsize(t, node); n != 0 {
+		t.Fatalf("%d keys left", n)
+	}
+}
+
+// A waiter polls: it gets the lock soon after the holder releases it, with no
+// message, and a Close ends a wait with ErrClosed.
+func TestLeanMutexPollingHandOff(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	holderC := newTestClient(t, node.Client(t), prefix)
+	waiterC := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	hctx, err := holderC.LeanMutex("handoff").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	go func() {
+		l := waiterC.LeanMutex("handoff")
+		wctx, err := l.Lock(ctx)
+		got <- time.Now()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = l.Unlock(wctx)
+	}()
+	// Long enough for the waiter's delay to reach its cap.
+	time.Sleep(300 * time.Millisecond)
+	released := time.Now()
+	if err := holderC.LeanMutex("handoff").Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-got:
+		// The cap is 16 ms (plus jitter); a loaded machine gets slack.
+		if d := at.Sub(released); d > time.Second {
+			t.Fatalf("waiter took the lock %s after its release", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waiter never took the released lock")
+	}
+
+	// Close ends a wait.
+	hctx, err = holderC.LeanMutex("closing").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holderC.LeanMutex("closing").Unlock(hctx) }()
+	closing, err := New(node.Client(t), prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make(chan error, 1)
+	go func() {
+		_, err := closing.LeanMutex("closing").Lock(ctx)
+		res <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	closing.Close()
+	select {
+	case err := <-res:
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("wait ended by Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the wait")
+	}
+}
+
+// The watchdog renews a lean lock past several leases; an explicit lease
+// ends the lock context before the server lets the key expire.
+func TestLeanMutexLease(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	l := c.LeanMutex("lease")
+	lctx, err := l.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // over three leases
+	if lctx.Err() != nil {
+		t.Fatalf("watchdog-held lock lost: %v", context.Cause(lctx))
+	}
+	if pttl, err := node.Do(t, "PTTL", l.Key()).AsInt64(); err != nil || pttl <= 0 || pttl > 600 {
+		t.Fatalf("PTTL after three leases = %d, %v; want renewed within the 600 ms lease", pttl, err)
+	}
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+
+	const lease = 500 * time.Millisecond
+	sent := time.Now()
+	lctx, err = l.LockWithLease(ctx, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan time.Time, 1)
+	context.AfterFunc(lctx, func() { ended <- time.Now() })
+	select {
+	case at := <-ended:
+		// The contract: the context ends no later than the lease counted from
+		// the request, minus the drift margin; the timer may fire late on a
+		// loaded machine, so the bound checked is the lease (the key can
+		// expire no sooner) plus scheduling slack.
+		if d := at.Sub(sent); d > lease+time.Second {
+			t.Fatalf("lock context ended %s after the request, lease %s", d, lease)
+		}
+		lossAt := time.Unix(0, lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+		if !lossAt.Before(sent.Add(lease)) {
+			t.Fatalf("loss deadline %s not before the lease end", lossAt.Sub(sent))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("lock context never ended")
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
+	}
+	if !eventually(2*time.Second, func() bool { return !exists(t, node, l.Key()) }) {
+		t.Fatal("explicit lease did not expire")
+	}
+	// The expired holder's Unlock: ErrNotHeld.
+	if err := l.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock after expiry: %v, want ErrNotHeld", err)
+	}
+}
+
+// A release whose reply is lost is retried; the retry finds the key gone
+// because the first attempt deleted it, and Unlock reports success.
+func TestLeanMutexReleaseRetry(t *testing.T) {
+	p := newProxied(t, WithReleaseTimeout(5*time.Second))
+	l := p.c.LeanMutex("retry")
+	warm(t, l)
+	lctx, err := l.Lock(testCtx(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- l.Unlock(lctx) }()
+	if !eventually(3*time.Second, func() bool { return !exists(t, p.node, l.Key()) }) {
+		p.px.Thaw()
+		t.Fatal("the release did not reach the server")
+	}
+	p.px.DropAll() // the reply is lost with its connection
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		if err != nil {
+			t.Fatalf("Unlock whose first reply was lost: %v, want success", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Unlock did not return")
+	}
+	if cause := context.Cause(lctx); cause != context.Canceled {
+		t.Fatalf("cause after the retried Unlock = %v, want context.Canceled", cause)
+	}
+}
+
+// A LeanMutex and a lock of the hash layout on one name refuse each other
+// with ErrWrongKind and change nothing.
+func TestLeanMutexWrongKind(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+
+	mctx, err := c.Mutex("shared-name").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := node.Do(t, "HGETALL", c.Mutex("shared-name").Key()).AsStrMap()
+	l := c.LeanMutex("shared-name")
+	if _, err := l.Lock(ctx); !errors.Is(err, ErrWrongKind) {
+		t.Fatalf("LeanMutex.Lock on a Mutex's name: %v, want ErrWrongKind", err)
+	}
+	if _, err := l.TryLock(ctx, time.Second); !errors.Is(err, ErrWrongKind) {
+		t.Fatalf("LeanMutex.TryLock on a Mutex's name: %v, want ErrWrongKind", err)
+	}
+	if _, err := l.ForceUnlock(ctx); !errors.Is(err, ErrWrongKind) {
+		t.Fatalf("LeanMutex.ForceUnlock on a Mutex's name: %v, want ErrWrongKind", err)
+	}
+	if _, err := l.IsLocked(ctx); !errors.Is(err, ErrWrongKind) {
+		t.Fatalf("LeanMutex.IsLocked on a Mutex's name: %v, want ErrWrongKind", err)
+	}
+	after, _ := node.Do(t, "HGETALL", c.Mutex("shared-name").Key()).AsStrMap()
+	if len(after) != 1 || len(before) != 1 || after[c.id+":"+ownerIn(mctx)] != "1" {
+		t.Fatalf("the Mutex's hash changed: %v -> %v", before, after)
+	}
+	if mctx.Err() != nil {
+		t.Fatalf("the Mutex's hold ended: %v", context.Cause(mctx))
+	}
+	if err := c.Mutex("shared-name").Unlock(mctx); err != nil {
+		t.Fatal(err)
+	}
+
+	lctx, err := l.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, _ := node.Do(t, "GET", l.Key()).ToString()
+	for _, other := range []Locker{c.Mutex("shared-name"), c.FairMutex("shared-name"), c.RWMutex("shared-name")} {
+		if _, err := other.TryLock(ctx, 100*time.Millisecond); !errors.Is(err, ErrWrongKind) {
+			t.Fatalf("%T.TryLock on a LeanMutex's name: %v, want ErrWrongKind", other, err)
+		}
+		// The same owner, as a re-entry would be: still refused.
+		if _, err := other.TryLock(lctx, 0); !errors.Is(err, ErrWrongKind) {
+			t.Fatalf("%T.TryLock with the LeanMutex's owner: %v, want ErrWrongKind", other, err)
+		}
+	}
+	if v, _ := node.Do(t, "GET", l.Key()).ToString(); v != value || lctx.Err() != nil {
+		t.Fatalf("the LeanMutex changed: %q -> %q (ctx %v)", value, v, lctx.Err())
+	}
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+}
