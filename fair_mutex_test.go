@@ -495,3 +495,54 @@ func TestFairMutexQueueExpires(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A retried release reads the first attempt's outcome from its latch (for a
+// re-entrant release and for the last one alike), and a release of an empty
+// queue leaves only the latch behind.
+func TestFairMutexReleaseLatch(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 5*time.Second)
+	f := c.FairMutex("latch")
+	lctx, err := f.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Lock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	field := c.id + ":" + ownerIn(lctx)
+	latch := f.m.latch + "req-"
+	release := func(id string, retry bool) int64 {
+		t.Helper()
+		res, err := f.releaseCall(ctx, latch+id, time.Minute, field, "publish", time.Minute, retry)
+		if err != nil {
+			t.Fatalf("release %s: %v", id, err)
+		}
+		return res.Status
+	}
+	if st := release("1", false); st != 1 {
+		t.Fatalf("re-entrant release = %d, want 1 (still held)", st)
+	}
+	if st := release("1", true); st != 1 {
+		t.Fatalf("retried re-entrant release = %d, want the first outcome 1", st)
+	}
+	if n, _ := f.HoldCount(lctx); n != 1 {
+		t.Fatalf("the retry released a second hold: %d left, want 1", n)
+	}
+	if st := release("2", false); st != 2 {
+		t.Fatalf("last release = %d, want 2 (released)", st)
+	}
+	if st := release("2", true); st != 2 {
+		t.Fatalf("retried last release = %d, want the first outcome 2", st)
+	}
+	if st := release("3", true); st != 0 {
+		t.Fatalf("a new release of a free lock = %d, want 0 (not held)", st)
+	}
+	keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
+	for _, k := range keys {
+		if k != latch+"1" && k != latch+"2" && k != f.m.fence {
+			t.Errorf("key %s left behind", k)
+		}
+	}
+}

@@ -101,13 +101,13 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 	return err
 }
 
-func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration) (generated.FairReleaseResult, error) {
+func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry bool) (generated.FairReleaseResult, error) {
 	m, c := f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, latchTTL)
 		return generated.FairReleaseResult(r), err
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL)
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL, retry)
 }
 
 func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {

@@ -40,13 +40,21 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- The server's clock is read only when it is needed (a queue to check, a
+-- waiter to queue, a counter to start): an uncontended call costs no TIME.
+local t, now
+local function clock()
+  if not now then
+    t = redis.call('time')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return now
+end
 local evicted = false
 local head = redis.call('lindex', KEYS[2], 0)
 while head do
   local deadline = redis.call('zscore', KEYS[3], head)
-  if deadline and tonumber(deadline) > now then
+  if deadline and tonumber(deadline) > clock() then
     break
   end
   redis.call('lpop', KEYS[2])
@@ -64,6 +72,7 @@ if free and (head == false or head == ARGV[2]) then
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[4])
   if token == 1 then
+    clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
   end
   redis.call('pexpire', KEYS[4], ARGV[6])
@@ -78,7 +87,7 @@ if free and evicted then
   redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
 end
 if ARGV[4] == '1' then
-  if redis.call('zadd', KEYS[3], now + tonumber(ARGV[3]), ARGV[2]) == 1 then
+  if redis.call('zadd', KEYS[3], clock() + tonumber(ARGV[3]), ARGV[2]) == 1 then
     redis.call('rpush', KEYS[2], ARGV[2])
     if head == false then
       head = ARGV[2]
@@ -100,7 +109,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "95484b81fb405b748a49aec4d946c60efa0771a5"
+const fairAcquireSHA1 = "6a0184ddff541d686e838ec8aa226dd50ceddebc"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -126,6 +135,8 @@ type FairAcquireResult struct {
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
 // not acquired (pttl of the lock, -2 when free but others are ahead; head 1
 // when the caller is first in the queue).
+// The server's clock is read only when it is needed (a queue to check, a
+// waiter to queue, a counter to start): an uncontended call costs no TIME.
 func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (FairAcquireResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return FairAcquireResult{}, &CommandError{

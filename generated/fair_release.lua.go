@@ -16,7 +16,10 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- and sends Redisson's unlock message "0" to the first live waiter only, on its
 -- own channel (<channel>:<field>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
--- latch key, so a retried release whose first reply was lost answers the same.
+-- latch key, so a retried release whose first reply was lost answers the same
+-- (only a retry reads the latch: a first attempt cannot have run before). With
+-- nobody queued, the release reads neither the server's clock nor the waiters'
+-- deadlines.
 -- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
@@ -28,44 +31,50 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    retry          bool       true when an earlier attempt may have run
 -- @return {status int64, value int64}
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[5])
-if seen then
-  return {tonumber(seen), 0}
+if ARGV[5] == '1' then
+  local seen = redis.call('get', KEYS[5])
+  if seen then
+    return {tonumber(seen), 0}
+  end
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if not holds then
   return {0, 0}
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
-if holds > 0 then
+if holds > 1 then
+  holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('set', KEYS[5], 1, 'px', ARGV[4])
   return {1, holds}
 end
 redis.call('del', KEYS[1])
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-  local deadline = redis.call('zscore', KEYS[3], head)
-  if deadline and tonumber(deadline) > now then
-    break
-  end
-  redis.call('lpop', KEYS[2])
-  redis.call('zrem', KEYS[3], head)
-  head = redis.call('lindex', KEYS[2], 0)
-end
 local receivers = 0
+local head = redis.call('lindex', KEYS[2], 0)
 if head then
-  receivers = redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[3], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], head)
+    head = redis.call('lindex', KEYS[2], 0)
+  end
+  if head then
+    receivers = redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+  end
 end
 redis.call('set', KEYS[5], 2, 'px', ARGV[4])
 return {2, receivers}
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "e0aa484525f3dc65980ff0335b0e0e379cb73408"
+const fairReleaseSHA1 = "7dc87a5962eda4976b92ede25e710ce4aeec8fde"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -79,10 +88,13 @@ type FairReleaseResult struct {
 // and sends Redisson's unlock message "0" to the first live waiter only, on its
 // own channel (<channel>:<field>); waiters whose server-time deadline has passed
 // are evicted from the head first. The outcome is remembered under a per-call
-// latch key, so a retried release whose first reply was lost answers the same.
+// latch key, so a retried release whose first reply was lost answers the same
+// (only a retry reads the latch: a first attempt cannot have run before). With
+// nobody queued, the release reads neither the server's clock nor the waiters'
+// deadlines.
 // Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration) (FairReleaseResult, error) {
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (FairReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return FairReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -97,7 +109,7 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return FairReleaseResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
 	return fairReleaseDecode(fairReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -112,6 +124,7 @@ type FairReleaseArgs struct {
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
+	Retry    bool // true when an earlier attempt may have run
 }
 
 // FairReleaseReply is the reply to one call in FairReleaseMulti.
@@ -177,7 +190,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -192,7 +205,7 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
 	return c.B().Evalsha().Sha1(fairReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -204,7 +217,7 @@ func DecodeFairRelease(resp rueidis.RedisResult) (FairReleaseResult, error) {
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), boolArg(a.Retry)}
 	return keys, args
 }
 

@@ -98,7 +98,7 @@ var Scripts = []Script{{
 	SHA1:      fairRedissonReleaseSHA1,
 	Source:    fairRedissonReleaseSource,
 }, {
-	Args:      []string{"lease", "owner", "publish", "latchTTL"},
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry"},
 	File:      "scripts/fair_release.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "channel", "latch"},
 	Name:      "FairRelease",

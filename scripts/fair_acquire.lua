@@ -26,13 +26,21 @@
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- The server's clock is read only when it is needed (a queue to check, a
+-- waiter to queue, a counter to start): an uncontended call costs no TIME.
+local t, now
+local function clock()
+  if not now then
+    t = redis.call('time')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return now
+end
 local evicted = false
 local head = redis.call('lindex', KEYS[2], 0)
 while head do
   local deadline = redis.call('zscore', KEYS[3], head)
-  if deadline and tonumber(deadline) > now then
+  if deadline and tonumber(deadline) > clock() then
     break
   end
   redis.call('lpop', KEYS[2])
@@ -50,6 +58,7 @@ if free and (head == false or head == ARGV[2]) then
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[4])
   if token == 1 then
+    clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
   end
   redis.call('pexpire', KEYS[4], ARGV[6])
@@ -64,7 +73,7 @@ if free and evicted then
   redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
 end
 if ARGV[4] == '1' then
-  if redis.call('zadd', KEYS[3], now + tonumber(ARGV[3]), ARGV[2]) == 1 then
+  if redis.call('zadd', KEYS[3], clock() + tonumber(ARGV[3]), ARGV[2]) == 1 then
     redis.call('rpush', KEYS[2], ARGV[2])
     if head == false then
       head = ARGV[2]

@@ -2,7 +2,10 @@
 -- and sends Redisson's unlock message "0" to the first live waiter only, on its
 -- own channel (<channel>:<field>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
--- latch key, so a retried release whose first reply was lost answers the same.
+-- latch key, so a retried release whose first reply was lost answers the same
+-- (only a retry reads the latch: a first attempt cannot have run before). With
+-- nobody queued, the release reads neither the server's clock nor the waiters'
+-- deadlines.
 -- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
@@ -14,37 +17,43 @@
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    retry          bool       true when an earlier attempt may have run
 -- @return {status int64, value int64}
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[5])
-if seen then
-  return {tonumber(seen), 0}
+if ARGV[5] == '1' then
+  local seen = redis.call('get', KEYS[5])
+  if seen then
+    return {tonumber(seen), 0}
+  end
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if not holds then
   return {0, 0}
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
-if holds > 0 then
+if holds > 1 then
+  holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('set', KEYS[5], 1, 'px', ARGV[4])
   return {1, holds}
 end
 redis.call('del', KEYS[1])
-local t = redis.call('time')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-  local deadline = redis.call('zscore', KEYS[3], head)
-  if deadline and tonumber(deadline) > now then
-    break
-  end
-  redis.call('lpop', KEYS[2])
-  redis.call('zrem', KEYS[3], head)
-  head = redis.call('lindex', KEYS[2], 0)
-end
 local receivers = 0
+local head = redis.call('lindex', KEYS[2], 0)
 if head then
-  receivers = redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[3], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], head)
+    head = redis.call('lindex', KEYS[2], 0)
+  end
+  if head then
+    receivers = redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+  end
 end
 redis.call('set', KEYS[5], 2, 'px', ARGV[4])
 return {2, receivers}
