@@ -3,12 +3,11 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/generated"
 )
 
 // DefaultWaiterTimeout is how long a queued FairMutex waiter (or a pending
@@ -64,7 +63,7 @@ func (c *config) waiterTTL() time.Duration {
 // Owners, reentrancy, the watchdog, the lock-loss context and fencing tokens
 // work as for Mutex.
 type FairMutex struct {
-	m             *Mutex
+	m             Mutex
 	queue         string
 	timeouts      string
 	waiterTimeout time.Duration
@@ -77,13 +76,61 @@ type FairMutex struct {
 // for dead waiters. An invalid name or option is reported by the methods.
 // The failover guard (WithFailoverGuard) does not apply to FairMutex yet.
 func (c *Client) FairMutex(name string, opts ...Option) *FairMutex {
-	f := &FairMutex{m: c.Mutex(name, opts...)}
-	f.waiterTimeout = f.m.cfg.waiterTTL()
-	f.threadWait = f.m.cfg.redissonFair
-	if f.m.err == nil {
-		f.queue, f.timeouts = fairKeys(f.m.key, f.threadWait > 0)
+	f := &FairMutex{}
+	s := &f.m.lockSpec
+	*s = lockSpec{c: c, name: name, cfg: c.cfg}
+	if len(opts) > 0 {
+		s.cfg.err = nil
+		s.cfg.apply(opts)
+		s.err = s.cfg.err
+	}
+	if s.err == nil {
+		s.key, s.err = lockKey(s.cfg.prefix, name)
+	}
+	f.waiterTimeout = s.cfg.waiterTTL()
+	f.threadWait = s.cfg.redissonFair
+	if s.err == nil {
+		f.nameKeys()
 	}
 	return f
+}
+
+// nameKeys derives every key and channel name of the lock from its key, as
+// Mutex and fairKeys name them, in one allocation: handles are often made
+// per request.
+func (f *FairMutex) nameKeys() {
+	s := &f.m.lockSpec
+	queue, timeouts := "scriptlock_fair_queue", "scriptlock_fair_timeout"
+	if f.threadWait > 0 {
+		queue, timeouts = "redisson_lock_queue", "redisson_lock_timeout"
+	}
+	prefixes := [...]string{"redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts}
+	open, closing := ":{", "}"
+	if strings.Contains(s.key, "{") {
+		open, closing = ":", ""
+	}
+	var b strings.Builder
+	n := len(s.c.id) + 2
+	for _, p := range prefixes {
+		n += len(p) + len(open) + len(s.key) + len(closing)
+	}
+	b.Grow(n)
+	var ends [len(prefixes)]int
+	for i, p := range prefixes {
+		b.WriteString(p)
+		b.WriteString(open)
+		b.WriteString(s.key)
+		b.WriteString(closing)
+		if i == 2 { // the latch prefix: <name>:<client-id>:
+			b.WriteByte(':')
+			b.WriteString(s.c.id)
+			b.WriteByte(':')
+		}
+		ends[i] = b.Len()
+	}
+	all := b.String()
+	s.channel, s.fence, s.latch = all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:ends[2]]
+	f.queue, f.timeouts = all[ends[2]:ends[3]], all[ends[3]:ends[4]]
 }
 
 var _ Locker = (*FairMutex)(nil)
@@ -146,9 +193,9 @@ func (f *FairMutex) waitChannel(field string) (string, bool) {
 }
 
 func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
-	m, c := f.m, f.m.c
+	m, c := &f.m, f.m.c
 	enqueue := wait != 0
-	var res generated.FairAcquireResult
+	var res fairReply
 	var err error
 	acked := true
 	if guarded {
@@ -187,11 +234,11 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 }
 
 func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error) {
-	res, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL, retry)
+	st, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL, retry)
 	if err != nil {
 		return notHeld, err
 	}
-	return releaseStatus(res.Status), nil
+	return releaseStatus(st), nil
 }
 
 func (f *FairMutex) holdsOf(ctx context.Context, field string) (int64, error) {

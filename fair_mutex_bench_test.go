@@ -63,12 +63,12 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 			for i := range owners {
 				owners[i] = c.ID() + ":w" + strconv.Itoa(i)
 			}
-			acquire := func(o string) generated.FairAcquireResult {
+			acquire := func(o string) fairReply {
 				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.m.channel, time.Minute, o, wt, true, pub, DefaultFenceIdle)
 				if err != nil {
 					b.Fatal(err)
 				}
-				return res
+				return decodeFairAcquire(res)
 			}
 			for _, o := range owners { // owners[0] holds, the others queue
 				acquire(o)
@@ -84,7 +84,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
 				res, err := generated.FairRelease(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.channel, latch+strconv.Itoa(i), time.Minute, owners[holder], pub, time.Second, false)
-				if err != nil || res.Status != 2 {
+				if err != nil || res != 2 {
 					b.Fatalf("release: %+v, %v", res, err)
 				}
 				t1 := time.Now()

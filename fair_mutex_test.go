@@ -515,11 +515,11 @@ func TestFairMutexReleaseLatch(t *testing.T) {
 	latch := f.m.latch + "req-"
 	release := func(id string, retry bool) int64 {
 		t.Helper()
-		res, err := f.releaseCall(ctx, latch+id, time.Minute, field, "publish", time.Minute, retry)
+		st, err := f.releaseCall(ctx, latch+id, time.Minute, field, "publish", time.Minute, retry)
 		if err != nil {
 			t.Fatalf("release %s: %v", id, err)
 		}
-		return res.Status
+		return st
 	}
 	if st := release("1", false); st != 1 {
 		t.Fatalf("re-entrant release = %d, want 1 (still held)", st)
@@ -544,5 +544,26 @@ func TestFairMutexReleaseLatch(t *testing.T) {
 		if k != latch+"1" && k != latch+"2" && k != f.m.fence {
 			t.Errorf("key %s left behind", k)
 		}
+	}
+}
+
+// A FairMutex handle names its keys exactly as Mutex and fairKeys do.
+func TestFairMutexKeyNames(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	for _, name := range []string{"order:1", "{tag}order", "a{b}c"} {
+		for _, opts := range [][]Option{nil, {WithRedissonFairQueue(time.Second)}} {
+			f := c.FairMutex(name, opts...)
+			m := c.Mutex(name, opts...)
+			queue, timeouts := fairKeys(m.key, len(opts) > 0)
+			if f.m.key != m.key || f.m.channel != m.channel || f.m.fence != m.fence || f.m.latch != m.latch || f.queue != queue || f.timeouts != timeouts {
+				t.Errorf("%q (Redisson queue %v): got %q %q %q %q %q %q, want %q %q %q %q %q %q", name, len(opts) > 0,
+					f.m.key, f.m.channel, f.m.fence, f.m.latch, f.queue, f.timeouts,
+					m.key, m.channel, m.fence, m.latch, queue, timeouts)
+			}
+		}
+	}
+	if _, err := c.FairMutex("").Lock(testCtx(t, time.Second)); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("empty name: %v", err)
 	}
 }

@@ -62,7 +62,7 @@ func (f *FairMutex) queueWait(wait time.Duration) time.Duration {
 // acquireCommand builds the acquire call of the handle's queue protocol (for
 // the failover guard, which sends it beside WAIT).
 func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait time.Duration) (rueidis.Completed, error) {
-	m, c := f.m, f.m.c
+	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence,
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
@@ -71,27 +71,47 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
 }
 
-func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (generated.FairAcquireResult, error) {
+func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (fairReply, error) {
 	if f.threadWait > 0 {
 		r, err := generated.DecodeFairRedissonAcquire(reply)
-		return generated.FairAcquireResult(r), err
+		return fairReply(r), err
 	}
-	return generated.DecodeFairAcquire(reply)
+	r, err := generated.DecodeFairAcquire(reply)
+	return decodeFairAcquire(r), err
 }
 
-func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, field string, wait time.Duration) (generated.FairAcquireResult, error) {
-	m, c := f.m, f.m.c
+func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, field string, wait time.Duration) (fairReply, error) {
+	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
-		return generated.FairAcquireResult(r), err
+		return fairReply(r), err
 	}
-	return generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
 		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
+	return decodeFairAcquire(r), err
+}
+
+// fairReply is an acquisition attempt's reply in either queue protocol, in
+// the shape of Redisson's: status 1 acquired (value: the fencing token), 2
+// re-entered, 0 refused (value: the holder's remaining lease in ms; head 1
+// when the caller is first in line).
+type fairReply struct{ Status, Value, Head int64 }
+
+// decodeFairAcquire unpacks FairAcquire's single-integer reply.
+func decodeFairAcquire(r int64) fairReply {
+	switch {
+	case r > 0:
+		return fairReply{Status: 1, Value: r}
+	case r == 0:
+		return fairReply{Status: 2}
+	}
+	x := -1 - r
+	return fairReply{Value: x >> 1, Head: x & 1}
 }
 
 func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Duration, publish string) error {
-	m, c := f.m, f.m.c
+	m, c := &f.m, f.m.c
 	var err error
 	if f.threadWait > 0 {
 		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish)
@@ -101,17 +121,19 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 	return err
 }
 
-func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry bool) (generated.FairReleaseResult, error) {
-	m, c := f.m, f.m.c
+// releaseCall runs the release of the handle's queue protocol: 0 not held,
+// 1 still held, 2 released.
+func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry bool) (int64, error) {
+	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, latchTTL)
-		return generated.FairReleaseResult(r), err
+		return r.Status, err
 	}
 	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL, retry)
 }
 
 func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {
-	m, c := f.m, f.m.c
+	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		return generated.FairRedissonForceUnlock(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, time.Now(), publish)
 	}

@@ -24,9 +24,11 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- is told on its own channel (<channel>:<field>).
 -- A queued caller refreshes its deadline to now + waiterTimeout on every call,
 -- and the queue keys expire no sooner than that deadline.
--- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
--- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
--- when the caller is first in the queue).
+-- The reply is one integer (a table reply costs Redis and the client more
+-- than the work saved): > 0 acquired, the value is the fencing token; 0
+-- re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
+-- lock's remaining lease in ms (0 when free but others are ahead, or held
+-- without expiry) and head is 1 when the caller is first in the queue.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
@@ -38,7 +40,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
--- @return {status int64, value int64, head int64}
+-- @return int64
 -- @commands publish spublish
 -- The server's clock is read only when it is needed (a queue to check, a
 -- waiter to queue, a counter to start): an uncontended call costs no TIME.
@@ -76,12 +78,12 @@ if free and (head == false or head == ARGV[2]) then
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
   end
   redis.call('pexpire', KEYS[4], ARGV[6])
-  return {1, token, 0}
+  return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {2, holds, 0}
+  return 0
 end
 if free and evicted then
   redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
@@ -105,20 +107,17 @@ local first = 0
 if head == ARGV[2] then
   first = 1
 end
-return {0, redis.call('pttl', KEYS[1]), first}
+local ttl = redis.call('pttl', KEYS[1])
+if ttl < 0 then
+  ttl = 0
+end
+return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "6a0184ddff541d686e838ec8aa226dd50ceddebc"
+const fairAcquireSHA1 = "2f0ee9ea36483b6d698318841c1ba5bd9c4639ce"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
-
-// FairAcquireResult is the reply of FairAcquire, read from {status int64, value int64, head int64}.
-type FairAcquireResult struct {
-	Status int64
-	Value  int64
-	Head   int64
-}
 
 // FairAcquire takes a fair (FIFO) reentrant lock, re-enters it, or queues the
 // caller. The lock hash is Mutex's (field <client-id>:<owner-id> -> holds); the
@@ -132,14 +131,16 @@ type FairAcquireResult struct {
 // is told on its own channel (<channel>:<field>).
 // A queued caller refreshes its deadline to now + waiterTimeout on every call,
 // and the queue keys expire no sooner than that deadline.
-// Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
-// not acquired (pttl of the lock, -2 when free but others are ahead; head 1
-// when the caller is first in the queue).
+// The reply is one integer (a table reply costs Redis and the client more
+// than the work saved): > 0 acquired, the value is the fencing token; 0
+// re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
+// lock's remaining lease in ms (0 when free but others are ahead, or held
+// without expiry) and head is 1 when the caller is first in the queue.
 // The server's clock is read only when it is needed (a queue to check, a
 // waiter to queue, a counter to start): an uncontended call costs no TIME.
-func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (FairAcquireResult, error) {
+func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
-		return FairAcquireResult{}, &CommandError{
+		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
 			Script:  "FairAcquire",
@@ -149,7 +150,7 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 	keys := []string{lock, queue, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
-			return FairAcquireResult{}, err
+			return 0, err
 		}
 	}
 	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
@@ -173,7 +174,7 @@ type FairAcquireArgs struct {
 
 // FairAcquireReply is the reply to one call in FairAcquireMulti.
 type FairAcquireReply struct {
-	Value FairAcquireResult
+	Value int64
 	Err   error
 }
 
@@ -254,7 +255,7 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 }
 
 // DecodeFairAcquire reads the reply to FairAcquireCommand.
-func DecodeFairAcquire(resp rueidis.RedisResult) (FairAcquireResult, error) {
+func DecodeFairAcquire(resp rueidis.RedisResult) (int64, error) {
 	return fairAcquireDecode(resp)
 }
 
@@ -265,76 +266,24 @@ func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
-// fairAcquireDecode reads a reply of FairAcquire as {status int64, value int64, head int64}.
-func fairAcquireDecode(resp rueidis.RedisResult) (FairAcquireResult, error) {
-	const want = "{status int64, value int64, head int64}"
+// fairAcquireDecode reads a reply of FairAcquire as int64.
+func fairAcquireDecode(resp rueidis.RedisResult) (int64, error) {
+	const want = "int64"
 	msg, err := resp.ToMessage()
 	if err != nil {
 		if rueidis.IsRedisNil(err) {
-			return FairAcquireResult{}, &DecodeError{
+			return 0, &DecodeError{
 				Got:    "nil",
 				Script: "FairAcquire",
 				Want:   want,
 			}
 		}
-		return FairAcquireResult{}, err
+		return 0, err
 	}
-	vals, err := msg.ToArray()
-	if err != nil || len(vals) > 3 {
-		return FairAcquireResult{}, &DecodeError{
-			Got:    describeReply(&msg),
-			Script: "FairAcquire",
-			Want:   want,
-		}
-	}
-	var v FairAcquireResult
-	if len(vals) > 0 && !vals[0].IsNil() {
-		x, got := asInt64(&vals[0])
-		if got != "" {
-			return FairAcquireResult{}, &DecodeError{
-				Got:    fieldGot(vals, 0, "status", got),
-				Script: "FairAcquire",
-				Want:   want,
-			}
-		}
-		v.Status = x
-	} else {
-		return FairAcquireResult{}, &DecodeError{
-			Got:    fieldGot(vals, 0, "status", ""),
-			Script: "FairAcquire",
-			Want:   want,
-		}
-	}
-	if len(vals) > 1 && !vals[1].IsNil() {
-		x, got := asInt64(&vals[1])
-		if got != "" {
-			return FairAcquireResult{}, &DecodeError{
-				Got:    fieldGot(vals, 1, "value", got),
-				Script: "FairAcquire",
-				Want:   want,
-			}
-		}
-		v.Value = x
-	} else {
-		return FairAcquireResult{}, &DecodeError{
-			Got:    fieldGot(vals, 1, "value", ""),
-			Script: "FairAcquire",
-			Want:   want,
-		}
-	}
-	if len(vals) > 2 && !vals[2].IsNil() {
-		x, got := asInt64(&vals[2])
-		if got != "" {
-			return FairAcquireResult{}, &DecodeError{
-				Got:    fieldGot(vals, 2, "head", got),
-				Script: "FairAcquire",
-				Want:   want,
-			}
-		}
-		v.Head = x
-	} else {
-		return FairAcquireResult{}, &DecodeError{
-			Got:    fieldGot(vals, 2, "head", ""),
+	v, got := asInt64(&msg)
+	if got != "" {
+		return 0, &DecodeError{
+			Got:    got,
 			Script: "FairAcquire",
 			Want:   want,
 		}

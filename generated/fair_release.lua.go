@@ -20,8 +20,8 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- (only a retry reads the latch: a first attempt cannot have run before). With
 -- nobody queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
--- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
--- {2, receivers}: released, receivers = subscribers that got the message.
+-- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
+-- fewer); 2: released.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
@@ -32,26 +32,25 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    retry          bool       true when an earlier attempt may have run
--- @return {status int64, value int64}
+-- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
   local seen = redis.call('get', KEYS[5])
   if seen then
-    return {tonumber(seen), 0}
+    return tonumber(seen)
   end
 end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
-  return {0, 0}
+  return 0
 end
 if holds > 1 then
-  holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+  redis.call('hincrby', KEYS[1], ARGV[2], -1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('set', KEYS[5], 1, 'px', ARGV[4])
-  return {1, holds}
+  return 1
 end
 redis.call('del', KEYS[1])
-local receivers = 0
 local head = redis.call('lindex', KEYS[2], 0)
 if head then
   local t = redis.call('time')
@@ -66,23 +65,17 @@ if head then
     head = redis.call('lindex', KEYS[2], 0)
   end
   if head then
-    receivers = redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
 end
 redis.call('set', KEYS[5], 2, 'px', ARGV[4])
-return {2, receivers}
+return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "7dc87a5962eda4976b92ede25e710ce4aeec8fde"
+const fairReleaseSHA1 = "f6ecd327a9bd0138f0d43af944bbf936666f8fd0"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
-
-// FairReleaseResult is the reply of FairRelease, read from {status int64, value int64}.
-type FairReleaseResult struct {
-	Status int64
-	Value  int64
-}
 
 // FairRelease gives up one hold of a fair lock. The last hold deletes the lock
 // and sends Redisson's unlock message "0" to the first live waiter only, on its
@@ -92,11 +85,11 @@ type FairReleaseResult struct {
 // (only a retry reads the latch: a first attempt cannot have run before). With
 // nobody queued, the release reads neither the server's clock nor the waiters'
 // deadlines.
-// Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
-// {2, receivers}: released, receivers = subscribers that got the message.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (FairReleaseResult, error) {
+// Reply 0: not held by this owner, nothing changed; 1: still held (one hold
+// fewer); 2: released.
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
-		return FairReleaseResult{}, &CommandError{
+		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
 			Script:  "FairRelease",
@@ -106,7 +99,7 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 	keys := []string{lock, queue, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
-			return FairReleaseResult{}, err
+			return 0, err
 		}
 	}
 	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
@@ -129,7 +122,7 @@ type FairReleaseArgs struct {
 
 // FairReleaseReply is the reply to one call in FairReleaseMulti.
 type FairReleaseReply struct {
-	Value FairReleaseResult
+	Value int64
 	Err   error
 }
 
@@ -210,7 +203,7 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 }
 
 // DecodeFairRelease reads the reply to FairReleaseCommand.
-func DecodeFairRelease(resp rueidis.RedisResult) (FairReleaseResult, error) {
+func DecodeFairRelease(resp rueidis.RedisResult) (int64, error) {
 	return fairReleaseDecode(resp)
 }
 
@@ -221,59 +214,24 @@ func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
 	return keys, args
 }
 
-// fairReleaseDecode reads a reply of FairRelease as {status int64, value int64}.
-func fairReleaseDecode(resp rueidis.RedisResult) (FairReleaseResult, error) {
-	const want = "{status int64, value int64}"
+// fairReleaseDecode reads a reply of FairRelease as int64.
+func fairReleaseDecode(resp rueidis.RedisResult) (int64, error) {
+	const want = "int64"
 	msg, err := resp.ToMessage()
 	if err != nil {
 		if rueidis.IsRedisNil(err) {
-			return FairReleaseResult{}, &DecodeError{
+			return 0, &DecodeError{
 				Got:    "nil",
 				Script: "FairRelease",
 				Want:   want,
 			}
 		}
-		return FairReleaseResult{}, err
+		return 0, err
 	}
-	vals, err := msg.ToArray()
-	if err != nil || len(vals) > 2 {
-		return FairReleaseResult{}, &DecodeError{
-			Got:    describeReply(&msg),
-			Script: "FairRelease",
-			Want:   want,
-		}
-	}
-	var v FairReleaseResult
-	if len(vals) > 0 && !vals[0].IsNil() {
-		x, got := asInt64(&vals[0])
-		if got != "" {
-			return FairReleaseResult{}, &DecodeError{
-				Got:    fieldGot(vals, 0, "status", got),
-				Script: "FairRelease",
-				Want:   want,
-			}
-		}
-		v.Status = x
-	} else {
-		return FairReleaseResult{}, &DecodeError{
-			Got:    fieldGot(vals, 0, "status", ""),
-			Script: "FairRelease",
-			Want:   want,
-		}
-	}
-	if len(vals) > 1 && !vals[1].IsNil() {
-		x, got := asInt64(&vals[1])
-		if got != "" {
-			return FairReleaseResult{}, &DecodeError{
-				Got:    fieldGot(vals, 1, "value", got),
-				Script: "FairRelease",
-				Want:   want,
-			}
-		}
-		v.Value = x
-	} else {
-		return FairReleaseResult{}, &DecodeError{
-			Got:    fieldGot(vals, 1, "value", ""),
+	v, got := asInt64(&msg)
+	if got != "" {
+		return 0, &DecodeError{
+			Got:    got,
 			Script: "FairRelease",
 			Want:   want,
 		}

@@ -10,9 +10,11 @@
 -- is told on its own channel (<channel>:<field>).
 -- A queued caller refreshes its deadline to now + waiterTimeout on every call,
 -- and the queue keys expire no sooner than that deadline.
--- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, pttl, head}:
--- not acquired (pttl of the lock, -2 when free but others are ahead; head 1
--- when the caller is first in the queue).
+-- The reply is one integer (a table reply costs Redis and the client more
+-- than the work saved): > 0 acquired, the value is the fencing token; 0
+-- re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
+-- lock's remaining lease in ms (0 when free but others are ahead, or held
+-- without expiry) and head is 1 when the caller is first in the queue.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
@@ -24,7 +26,7 @@
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
--- @return {status int64, value int64, head int64}
+-- @return int64
 -- @commands publish spublish
 -- The server's clock is read only when it is needed (a queue to check, a
 -- waiter to queue, a counter to start): an uncontended call costs no TIME.
@@ -62,12 +64,12 @@ if free and (head == false or head == ARGV[2]) then
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
   end
   redis.call('pexpire', KEYS[4], ARGV[6])
-  return {1, token, 0}
+  return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  return {2, holds, 0}
+  return 0
 end
 if free and evicted then
   redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
@@ -91,4 +93,8 @@ local first = 0
 if head == ARGV[2] then
   first = 1
 end
-return {0, redis.call('pttl', KEYS[1]), first}
+local ttl = redis.call('pttl', KEYS[1])
+if ttl < 0 then
+  ttl = 0
+end
+return -1 - (2 * ttl + first)

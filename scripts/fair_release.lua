@@ -6,8 +6,8 @@
 -- (only a retry reads the latch: a first attempt cannot have run before). With
 -- nobody queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
--- Reply {0, 0}: not held by this owner, nothing changed; {1, holds}: still held;
--- {2, receivers}: released, receivers = subscribers that got the message.
+-- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
+-- fewer); 2: released.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
@@ -18,26 +18,25 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    retry          bool       true when an earlier attempt may have run
--- @return {status int64, value int64}
+-- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
   local seen = redis.call('get', KEYS[5])
   if seen then
-    return {tonumber(seen), 0}
+    return tonumber(seen)
   end
 end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
-  return {0, 0}
+  return 0
 end
 if holds > 1 then
-  holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+  redis.call('hincrby', KEYS[1], ARGV[2], -1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('set', KEYS[5], 1, 'px', ARGV[4])
-  return {1, holds}
+  return 1
 end
 redis.call('del', KEYS[1])
-local receivers = 0
 local head = redis.call('lindex', KEYS[2], 0)
 if head then
   local t = redis.call('time')
@@ -52,8 +51,8 @@ if head then
     head = redis.call('lindex', KEYS[2], 0)
   end
   if head then
-    receivers = redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
 end
 redis.call('set', KEYS[5], 2, 'px', ARGV[4])
-return {2, receivers}
+return 2
