@@ -39,6 +39,10 @@ var lockCases = []lockCase{
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*LeanMutex).LockWithLease(ctx, d)
 		}},
+	{"LeanMutexFenced", func(c *Client, n string, o ...Option) Locker { return c.LeanMutex(n, append(o, WithFencing())...) }, true,
+		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
+			return l.(*LeanMutex).LockWithLease(ctx, d)
+		}},
 	{"RWMutex", func(c *Client, n string, o ...Option) Locker { return c.RWMutex(n, o...) }, true,
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*RWMutex).LockWithLease(ctx, d)
@@ -50,7 +54,7 @@ var lockCases = []lockCase{
 }
 
 // reentrant: the same owner locking again re-enters (LeanMutex refuses).
-func (lc lockCase) reentrant() bool { return lc.name != "LeanMutex" }
+func (lc lockCase) reentrant() bool { return !strings.HasPrefix(lc.name, "LeanMutex") }
 
 // proxied is a Client whose every connection goes through a freezable proxy.
 type proxied struct {

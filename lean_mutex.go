@@ -32,8 +32,9 @@ import (
 //   - notified waiting: a waiter polls with a doubling, jittered delay (1 ms
 //     up to 16 ms, never past its deadline), like Redisson's RSpinLock, so no
 //     pub/sub connection is used and a release publishes nothing;
-//   - fencing tokens: Fence reports none (use Mutex when writes downstream
-//     need a token).
+//   - fencing tokens, unless asked for: with WithFencing every acquisition
+//     draws a token (Fence) from the counter a Mutex of the name would use,
+//     at the cost of a script (SET plus INCR) instead of the plain SET.
 //
 // Owners work as for Mutex: the owner is the one in ctx, or a fresh one per
 // Lock call, so goroutines sharing a handle exclude each other.
@@ -62,6 +63,9 @@ func (c *Client) LeanMutex(name string, opts ...Option) *LeanMutex {
 	}
 	if l.err == nil {
 		l.key, l.err = lockKey(l.cfg.prefix, name)
+	}
+	if l.err == nil && l.cfg.leanFence {
+		l.fence = redissonName("redisson_lock_token", l.key)
 	}
 	return l
 }
@@ -192,6 +196,9 @@ func (l *LeanMutex) setCommand(field string, lease time.Duration) rueidis.Comple
 }
 
 func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool) (attempt, bool, error) {
+	if l.fence != "" {
+		return l.tryAcquireFenced(ctx, field, serverLease, guarded)
+	}
 	var reply rueidis.RedisResult
 	acked := true
 	if guarded {
@@ -214,16 +221,50 @@ func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _
 	case holder != field:
 		return attempt{}, acked, nil
 	}
-	// The owner already holds it: a re-entry when this Client knows of the
-	// hold, else a grant whose reply was lost, which the engine gives back
-	// (errOrphan) before trying again.
+	a, err := l.heldByOwner(field)
+	return a, acked, err
+}
+
+// tryAcquireFenced is tryAcquire with a fencing token (WithFencing).
+func (l *LeanMutex) tryAcquireFenced(ctx context.Context, field string, serverLease time.Duration, guarded bool) (attempt, bool, error) {
+	var res int64
+	var err error
+	acked := true
+	if guarded {
+		var reply rueidis.RedisResult
+		reply, acked, err = l.c.sendGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return generated.LeanAcquireFencedCommand(l.c.rc, l.key, l.fence, field, serverLease, l.cfg.fenceIdle)
+		})
+		if err == nil {
+			res, err = generated.DecodeLeanAcquireFenced(reply)
+		}
+	} else {
+		res, err = generated.LeanAcquireFenced(ctx, l.c.rc, l.key, l.fence, field, serverLease, l.cfg.fenceIdle)
+	}
+	switch {
+	case err != nil:
+		return attempt{}, false, err
+	case res > 0:
+		return attempt{granted: true, fresh: true, token: res}, acked, nil
+	case res == -1:
+		return attempt{}, acked, nil
+	}
+	a, err := l.heldByOwner(field)
+	return a, acked, err
+}
+
+// heldByOwner decides an attempt that found the lock held by the caller's
+// own owner: a re-entry when this Client knows of the hold (refused: a
+// LeanMutex does not count holds), else a grant whose reply was lost, which
+// the engine gives back (errOrphan) before trying again.
+func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	l.c.mu.Lock()
 	known := l.c.holds[holdID(l.key, field)] != nil
 	l.c.mu.Unlock()
 	if known {
-		return attempt{}, acked, fmt.Errorf("%w: the owner in the context already holds it", ErrNotReentrant)
+		return attempt{}, fmt.Errorf("%w: the owner in the context already holds it", ErrNotReentrant)
 	}
-	return attempt{granted: true}, acked, nil
+	return attempt{granted: true}, nil
 }
 
 func (l *LeanMutex) releaseOnce(ctx context.Context, field string, _ time.Duration, _ string, _ time.Duration, retry bool, _ string) (releaseStatus, error) {

@@ -33,6 +33,7 @@ type config struct {
 	observer       Observer      // nil: none (WithObserver)
 	fenceIdle      time.Duration
 	redissonFair   time.Duration // > 0: FairMutex uses Redisson's queue protocol with this threadWaitTime
+	leanFence      bool          // LeanMutex hands out fencing tokens (WithFencing)
 	err            error
 }
 
@@ -170,4 +171,12 @@ func WithShardedPubSub(on bool) Option {
 			c.sharded = shardedOff
 		}
 	}
+}
+
+// WithFencing makes a LeanMutex hand out a fencing token with every
+// acquisition (Fence, FenceOf), from the same counter a Mutex of that name
+// uses. It costs the acquisition a script (SET plus INCR) instead of a plain
+// SET. The other locks always hand out tokens.
+func WithFencing() Option {
+	return func(c *config) { c.leanFence = true }
 }

@@ -188,6 +188,15 @@ var Scripts = []Script{{
 	SHA1:      latchTrySetSHA1,
 	Source:    latchTrySetSource,
 }, {
+	Args:      []string{"owner", "lease", "fenceIdle"},
+	File:      "scripts/lean_acquire_fenced.lua",
+	Keys:      []string{"lock", "fence"},
+	Name:      "LeanAcquireFenced",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      leanAcquireFencedSHA1,
+	Source:    leanAcquireFencedSource,
+}, {
 	Args:      nil,
 	File:      "scripts/lean_force_unlock.lua",
 	Keys:      []string{"lock"},

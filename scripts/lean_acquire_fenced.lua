@@ -1,0 +1,28 @@
+-- LeanAcquireFenced takes a lean lock (a string key holding the owner) like
+-- SET key owner NX GET PX lease, and a fresh acquisition also draws the next
+-- fencing token from the lock's counter, as MutexAcquire does: a missing
+-- counter starts at the server's TIME in microseconds (above every token an
+-- expired counter can have handed out) and expires fenceIdle later. A key of
+-- another lock kind (a Mutex's hash) fails with WRONGTYPE.
+-- Reply > 0: acquired, the value is the fencing token; -1: held by another
+-- owner; -2: held by this owner already.
+-- @key    lock
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
+-- @arg    owner     string
+-- @arg    lease     duration
+-- @arg    fenceIdle duration  how long a new counter lives
+-- @return int64
+local holder = redis.call('set', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', ARGV[2])
+if holder then
+  if holder == ARGV[1] then
+    return -2
+  end
+  return -1
+end
+local token = redis.call('incr', KEYS[2])
+if token == 1 then
+  local t = redis.call('time')
+  token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
+  redis.call('pexpire', KEYS[2], ARGV[3])
+end
+return token
