@@ -417,3 +417,38 @@ func TestLeanMutexWrongKind(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An Observer sees a LeanMutex's acquisitions (polling attempts counted),
+// releases and hold ends under the lean_mutex primitive.
+func TestLeanMutexObserved(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, node.Client(t), prefix, WithObserver(rec))
+	other := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	hctx, err := other.LeanMutex("obs").Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(100*time.Millisecond, func() { _ = other.LeanMutex("obs").Unlock(hctx) })
+	l := c.LeanMutex("obs")
+	lctx, err := l.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	ends := rec.waitEnds(t, 1)
+	acq, rel, _ := rec.take()
+	if len(acq) != 1 || acq[0].op != (Op{PrimitiveLeanMutex, "obs"}) || acq[0].e.Outcome != Acquired || acq[0].e.Attempts < 2 || acq[0].e.Timers < 1 || acq[0].e.Wakeups != 0 {
+		t.Fatalf("acquires %+v, want one lean_mutex acquisition after polling", acq)
+	}
+	if len(rel) != 1 || rel[0].op != (Op{PrimitiveLeanMutex, "obs"}) || rel[0].e.Err != nil {
+		t.Fatalf("releases %+v", rel)
+	}
+	if len(ends) != 1 || ends[0].op != (Op{PrimitiveLeanMutex, "obs"}) || ends[0].e.Cause != EndUnlocked {
+		t.Fatalf("hold ends %+v", ends)
+	}
+}

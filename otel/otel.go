@@ -18,7 +18,7 @@ const ScopeName = "github.com/scriptlock/scriptlock/otel"
 
 // Attribute keys.
 const (
-	AttrPrimitive    = attribute.Key("scriptlock.primitive")        // mutex, fair_mutex, rwmutex_read, rwmutex_write, semaphore, permit_semaphore
+	AttrPrimitive    = attribute.Key("scriptlock.primitive")        // mutex, fair_mutex, lean_mutex, rwmutex_read, rwmutex_write, semaphore, permit_semaphore
 	AttrOutcome      = attribute.Key("scriptlock.outcome")          // per metric, see the README's table
 	AttrLockName     = attribute.Key("scriptlock.lock.name")        // opt-in on metrics
 	AttrWakeup       = attribute.Key("scriptlock.wakeup")           // message, timer
