@@ -19,14 +19,14 @@ const DefaultWaiterTimeout = 5 * time.Second
 // waiting to write, keeps its place without calling Redis again (default 5 s).
 // A live waiter refreshes its place every d/3; one whose process died or lost
 // its connection is dropped after at most d, so it cannot block the others.
-func WithWaiterTimeout(d time.Duration) Option {
-	return func(c *config) {
+func WithWaiterTimeout(d time.Duration) SharedOption {
+	return sharedOption{"WithWaiterTimeout", kindFairMutex | kindRWMutex, func(c *config) {
 		if d < 30*time.Millisecond {
 			c.fail("waiter timeout must be at least 30ms, got %s", d)
 			return
 		}
 		c.waiterTimeout = d
-	}
+	}}
 }
 
 func (c *config) waiterTTL() time.Duration {
@@ -72,27 +72,19 @@ type FairMutex struct {
 }
 
 // FairMutex returns a handle for the fair lock called name. opts override the
-// Client's settings for this handle; WithWaiterTimeout sets the eviction bound
-// for dead waiters. An invalid name or option is reported by the methods.
-// The failover guard (WithFailoverGuard) does not apply to FairMutex yet.
-func (c *Client) FairMutex(name string, opts ...Option) *FairMutex {
-	f := &FairMutex{}
-	s := &f.m.lockSpec
-	*s = lockSpec{c: c, name: name, cfg: c.cfg}
-	if len(opts) > 0 {
-		s.cfg.err = nil
-		s.cfg.apply(opts)
-		s.err = s.cfg.err
+// Client's settings for this handle, as for Mutex; WithWaiterTimeout sets the
+// eviction bound for dead waiters and WithRedissonFairQueue switches to
+// Redisson's queue protocol. The failover guard (WithFailoverGuard) applies
+// as for Mutex. An invalid name or option is an error here.
+func (c *Client) FairMutex(name string, opts ...LockOption) (*FairMutex, error) {
+	cfg, key, err := c.handleConfig(kindFairMutex, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	if s.err == nil {
-		s.key, s.err = lockKey(s.cfg.prefix, name)
-	}
-	f.waiterTimeout = s.cfg.waiterTTL()
-	f.threadWait = s.cfg.redissonFair
-	if s.err == nil {
-		f.nameKeys()
-	}
-	return f
+	f := &FairMutex{waiterTimeout: cfg.waiterTTL(), threadWait: cfg.redissonFair}
+	f.m.lockSpec = lockSpec{c: c, name: name, key: key, cfg: cfg}
+	f.nameKeys()
+	return f, nil
 }
 
 // nameKeys derives every key and channel name of the lock from its key, as

@@ -52,22 +52,19 @@ const (
 )
 
 // LeanMutex returns a handle for the lean lock called name. opts override the
-// Client's settings (lease, prefix, failover guard, release timeout) for this
-// handle. An invalid name or option is reported by the handle's methods.
-func (c *Client) LeanMutex(name string, opts ...Option) *LeanMutex {
-	l := &LeanMutex{lockSpec{c: c, name: name, cfg: c.cfg}}
-	if len(opts) > 0 {
-		l.cfg.err = nil
-		l.cfg.apply(opts)
-		l.err = l.cfg.err
+// Client's settings (lease, watchdog, failover guard, release timeout) for
+// this handle; WithFencing adds fencing tokens. An invalid name or option is
+// an error here (errors.Is ErrInvalidName or ErrInvalidArgument).
+func (c *Client) LeanMutex(name string, opts ...LockOption) (*LeanMutex, error) {
+	cfg, key, err := c.handleConfig(kindLeanMutex, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	if l.err == nil {
-		l.key, l.err = lockKey(l.cfg.prefix, name)
+	l := &LeanMutex{lockSpec{c: c, name: name, key: key, cfg: cfg}}
+	if cfg.leanFence {
+		l.fence = redissonName("redisson_lock_token", key)
 	}
-	if l.err == nil && l.cfg.leanFence {
-		l.fence = redissonName("redisson_lock_token", l.key)
-	}
-	return l
+	return l, nil
 }
 
 var _ Locker = (*LeanMutex)(nil)

@@ -15,7 +15,7 @@ func TestLeanMutexLifecycle(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	l := c.LeanMutex("order:1")
+	l := mustLean(t, c, "order:1")
 
 	lctx, err := l.Lock(ctx)
 	if err != nil {
@@ -119,18 +119,24 @@ func TestLeanMutexBadInput(t *testing.T) {
 		long[i] = 'x'
 	}
 	for _, name := range []string{"", string(long), "half{tag"} {
-		l := c.LeanMutex(name)
-		if _, err := l.Lock(ctx); !errors.Is(err, ErrInvalidName) {
-			t.Errorf("Lock(%.20q): %v, want ErrInvalidName", name, err)
-		}
-		if err := l.Unlock(ctx); !errors.Is(err, ErrInvalidName) {
-			t.Errorf("Unlock(%.20q): %v, want ErrInvalidName", name, err)
-		}
-		if _, err := l.ForceUnlock(ctx); !errors.Is(err, ErrInvalidName) {
-			t.Errorf("ForceUnlock(%.20q): %v, want ErrInvalidName", name, err)
+		if l, err := c.LeanMutex(name); !errors.Is(err, ErrInvalidName) || l != nil {
+			t.Errorf("LeanMutex(%.20q) = %v, %v; want ErrInvalidName", name, l, err)
 		}
 	}
-	l := c.LeanMutex("ok")
+	for what, opt := range map[string]LockOption{
+		"negative lease":        WithLease(-time.Second),
+		"Redisson fair queue":   WithRedissonFairQueue(time.Second),
+		"waiter timeout":        WithWaiterTimeout(time.Second),
+		"bad watchdog interval": WithWatchdog(time.Second, 2*time.Second),
+	} {
+		if l, err := c.LeanMutex("ok", opt); !errors.Is(err, ErrInvalidArgument) || l != nil {
+			t.Errorf("%s: LeanMutex = %v, %v; want ErrInvalidArgument", what, l, err)
+		}
+	}
+	if _, err := c.Mutex("ok", WithFencing()); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("WithFencing on a Mutex: %v, want ErrInvalidArgument", err)
+	}
+	l := mustLean(t, c, "ok")
 	for what, call := range map[string]func() error{
 		"TryLock negative wait":    func() error { _, err := l.TryLock(ctx, -time.Second); return err },
 		"LockWithLease zero lease": func() error { _, err := l.LockWithLease(ctx, 0); return err },
@@ -146,10 +152,6 @@ func TestLeanMutexBadInput(t *testing.T) {
 		"nil context": func() error { _, err := l.Lock(nil); return err },
 		//lint:ignore SA1012 a nil context is the bad input under test
 		"Unlock nil context": func() error { return l.Unlock(nil) },
-		"bad option": func() error {
-			_, err := c.LeanMutex("ok", WithLease(-time.Second)).Lock(ctx)
-			return err
-		},
 	} {
 		if err := call(); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("%s: %v, want ErrInvalidArgument", what, err)
@@ -174,8 +176,8 @@ func TestLeanMutexExclusion(t *testing.T) {
 	const goroutines, rounds = 16, 25
 	for g := range goroutines {
 		c := clients[g%len(clients)]
+		l := mustLean(t, c, "counter")
 		wg.Go(func() {
-			l := c.LeanMutex("counter")
 			for range rounds {
 				lctx, err := l.Lock(ctx)
 				if err != nil {
@@ -212,13 +214,13 @@ func TestLeanMutexPollingHandOff(t *testing.T) {
 	holderC := newTestClient(t, node.Client(t), prefix)
 	waiterC := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 20*time.Second)
-	hctx, err := holderC.LeanMutex("handoff").Lock(ctx)
+	hctx, err := mustLean(t, holderC, "handoff").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan time.Time, 1)
+	l := mustLean(t, waiterC, "handoff")
 	go func() {
-		l := waiterC.LeanMutex("handoff")
 		wctx, err := l.Lock(ctx)
 		got <- time.Now()
 		if err != nil {
@@ -230,7 +232,7 @@ func TestLeanMutexPollingHandOff(t *testing.T) {
 	// Long enough for the waiter's delay to reach its cap.
 	time.Sleep(300 * time.Millisecond)
 	released := time.Now()
-	if err := holderC.LeanMutex("handoff").Unlock(hctx); err != nil {
+	if err := mustLean(t, holderC, "handoff").Unlock(hctx); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -244,18 +246,19 @@ func TestLeanMutexPollingHandOff(t *testing.T) {
 	}
 
 	// Close ends a wait.
-	hctx, err = holderC.LeanMutex("closing").Lock(ctx)
+	hctx, err = mustLean(t, holderC, "closing").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = holderC.LeanMutex("closing").Unlock(hctx) }()
+	defer func() { _ = mustLean(t, holderC, "closing").Unlock(hctx) }()
 	closing, err := New(node.Client(t), prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := make(chan error, 1)
+	waiter := mustLean(t, closing, "closing")
 	go func() {
-		_, err := closing.LeanMutex("closing").Lock(ctx)
+		_, err := waiter.Lock(ctx)
 		res <- err
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -276,7 +279,7 @@ func TestLeanMutexLease(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
-	l := c.LeanMutex("lease")
+	l := mustLean(t, c, "lease")
 	lctx, err := l.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +335,7 @@ func TestLeanMutexLease(t *testing.T) {
 // because the first attempt deleted it, and Unlock reports success.
 func TestLeanMutexReleaseRetry(t *testing.T) {
 	p := newProxied(t, WithReleaseTimeout(5*time.Second))
-	l := p.c.LeanMutex("retry")
+	l := mustLean(t, p.c, "retry")
 	warm(t, l)
 	lctx, err := l.Lock(testCtx(t, 10*time.Second))
 	if err != nil {
@@ -367,12 +370,12 @@ func TestLeanMutexWrongKind(t *testing.T) {
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
 
-	mctx, err := c.Mutex("shared-name").Lock(ctx)
+	mctx, err := mustMutex(t, c, "shared-name").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, _ := node.Do(t, "HGETALL", c.Mutex("shared-name").Key()).AsStrMap()
-	l := c.LeanMutex("shared-name")
+	before, _ := node.Do(t, "HGETALL", mustMutex(t, c, "shared-name").Key()).AsStrMap()
+	l := mustLean(t, c, "shared-name")
 	if _, err := l.Lock(ctx); !errors.Is(err, ErrWrongKind) {
 		t.Fatalf("LeanMutex.Lock on a Mutex's name: %v, want ErrWrongKind", err)
 	}
@@ -385,14 +388,14 @@ func TestLeanMutexWrongKind(t *testing.T) {
 	if _, err := l.IsLocked(ctx); !errors.Is(err, ErrWrongKind) {
 		t.Fatalf("LeanMutex.IsLocked on a Mutex's name: %v, want ErrWrongKind", err)
 	}
-	after, _ := node.Do(t, "HGETALL", c.Mutex("shared-name").Key()).AsStrMap()
+	after, _ := node.Do(t, "HGETALL", mustMutex(t, c, "shared-name").Key()).AsStrMap()
 	if len(after) != 1 || len(before) != 1 || after[c.id+":"+ownerIn(mctx)] != "1" {
 		t.Fatalf("the Mutex's hash changed: %v -> %v", before, after)
 	}
 	if mctx.Err() != nil {
 		t.Fatalf("the Mutex's hold ended: %v", context.Cause(mctx))
 	}
-	if err := c.Mutex("shared-name").Unlock(mctx); err != nil {
+	if err := mustMutex(t, c, "shared-name").Unlock(mctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -401,7 +404,7 @@ func TestLeanMutexWrongKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	value, _ := node.Do(t, "GET", l.Key()).ToString()
-	for _, other := range []Locker{c.Mutex("shared-name"), c.FairMutex("shared-name"), c.RWMutex("shared-name")} {
+	for _, other := range []Locker{mustMutex(t, c, "shared-name"), mustFair(t, c, "shared-name"), mustRW(t, c, "shared-name")} {
 		if _, err := other.TryLock(ctx, 100*time.Millisecond); !errors.Is(err, ErrWrongKind) {
 			t.Fatalf("%T.TryLock on a LeanMutex's name: %v, want ErrWrongKind", other, err)
 		}
@@ -427,12 +430,12 @@ func TestLeanMutexObserved(t *testing.T) {
 	c := newTestClient(t, node.Client(t), prefix, WithObserver(rec))
 	other := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 10*time.Second)
-	hctx, err := other.LeanMutex("obs").Lock(ctx)
+	hctx, err := mustLean(t, other, "obs").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.AfterFunc(100*time.Millisecond, func() { _ = other.LeanMutex("obs").Unlock(hctx) })
-	l := c.LeanMutex("obs")
+	time.AfterFunc(100*time.Millisecond, func() { _ = mustLean(t, other, "obs").Unlock(hctx) })
+	l := mustLean(t, c, "obs")
 	lctx, err := l.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)

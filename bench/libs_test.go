@@ -70,7 +70,10 @@ func openScriptlock(fair bool) func(*testing.B, string, string) locker {
 		b.Cleanup(func() { _ = c.Close() })
 		if fair {
 			return func(ctx context.Context, name string) (func() error, error) {
-				f := c.FairMutex(name)
+				f, err := c.FairMutex(name)
+				if err != nil {
+					return nil, err
+				}
 				lctx, err := f.Lock(ctx)
 				if err != nil {
 					return nil, err
@@ -79,7 +82,10 @@ func openScriptlock(fair bool) func(*testing.B, string, string) locker {
 			}
 		}
 		return func(ctx context.Context, name string) (func() error, error) {
-			m := c.Mutex(name)
+			m, err := c.Mutex(name)
+			if err != nil {
+				return nil, err
+			}
 			lctx, err := m.Lock(ctx)
 			if err != nil {
 				return nil, err
@@ -98,7 +104,10 @@ func openScriptlockLean(b *testing.B, addr, prefix string) locker {
 	}
 	b.Cleanup(func() { _ = c.Close() })
 	return func(ctx context.Context, name string) (func() error, error) {
-		l := c.LeanMutex(name)
+		l, err := c.LeanMutex(name)
+		if err != nil {
+			return nil, err
+		}
 		lctx, err := l.Lock(ctx)
 		if err != nil {
 			return nil, err
