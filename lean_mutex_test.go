@@ -455,3 +455,39 @@ func TestLeanMutexObserved(t *testing.T) {
 		t.Fatalf("hold ends %+v", ends)
 	}
 }
+
+// With a replica connected the failover guard waits for its acknowledgement;
+// with the replica stopped a LeanMutex acquisition (plain or fenced) is undone
+// and fails with ErrNotReplicated, leaving no lock behind.
+func TestLeanMutexFailoverGuard(t *testing.T) {
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	for _, l := range []*LeanMutex{mustLean(t, c, "guarded"), mustLean(t, c, "guarded-fenced", WithFencing())} {
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock with a healthy replica: %v", l.Name(), err)
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatal(err)
+		}
+		replica.Pause()
+		_, err = l.Lock(ctx)
+		if !errors.Is(err, ErrNotReplicated) {
+			replica.Resume()
+			t.Fatalf("%s: Lock with the replica stopped: %v, want ErrNotReplicated", l.Name(), err)
+		}
+		locked, err := l.IsLocked(ctx)
+		replica.Resume()
+		if err != nil || locked {
+			t.Fatalf("%s: unreplicated acquisition left the lock held (%v, %v)", l.Name(), locked, err)
+		}
+		lctx, err = l.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock with the replica back: %v", l.Name(), err)
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
