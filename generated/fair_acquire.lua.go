@@ -42,6 +42,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return int64
 -- @commands publish spublish
+
 -- The server's clock is read only when it is needed (a queue to check, a
 -- waiter to queue, a counter to start): an uncontended call costs no TIME.
 local t, now
@@ -53,18 +54,23 @@ local function clock()
   return now
 end
 local evicted = false
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-  local deadline = redis.call('zscore', KEYS[3], head)
-  if deadline and tonumber(deadline) > clock() then
-    break
-  end
-  redis.call('lpop', KEYS[2])
-  redis.call('zrem', KEYS[3], head)
-  evicted = true
+local head = false
+-- One EXISTS answers the uncontended case: no lock and nobody queued.
+local free = redis.call('exists', KEYS[1], KEYS[2]) == 0
+if not free then
   head = redis.call('lindex', KEYS[2], 0)
+  while head do
+    local deadline = redis.call('zscore', KEYS[3], head)
+    if deadline and tonumber(deadline) > clock() then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], head)
+    evicted = true
+    head = redis.call('lindex', KEYS[2], 0)
+  end
+  free = redis.call('exists', KEYS[1]) == 0
 end
-local free = redis.call('exists', KEYS[1]) == 0
 if free and (head == false or head == ARGV[2]) then
   if head == ARGV[2] then
     redis.call('lpop', KEYS[2])
@@ -115,7 +121,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "2f0ee9ea36483b6d698318841c1ba5bd9c4639ce"
+const fairAcquireSHA1 = "5e08c0be21152be3485a2a51625b3a74bf121461"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -136,8 +142,6 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 // lock's remaining lease in ms (0 when free but others are ahead, or held
 // without expiry) and head is 1 when the caller is first in the queue.
-// The server's clock is read only when it is needed (a queue to check, a
-// waiter to queue, a counter to start): an uncontended call costs no TIME.
 func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{

@@ -28,6 +28,7 @@
 -- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
 -- @return int64
 -- @commands publish spublish
+
 -- The server's clock is read only when it is needed (a queue to check, a
 -- waiter to queue, a counter to start): an uncontended call costs no TIME.
 local t, now
@@ -39,18 +40,23 @@ local function clock()
   return now
 end
 local evicted = false
-local head = redis.call('lindex', KEYS[2], 0)
-while head do
-  local deadline = redis.call('zscore', KEYS[3], head)
-  if deadline and tonumber(deadline) > clock() then
-    break
-  end
-  redis.call('lpop', KEYS[2])
-  redis.call('zrem', KEYS[3], head)
-  evicted = true
+local head = false
+-- One EXISTS answers the uncontended case: no lock and nobody queued.
+local free = redis.call('exists', KEYS[1], KEYS[2]) == 0
+if not free then
   head = redis.call('lindex', KEYS[2], 0)
+  while head do
+    local deadline = redis.call('zscore', KEYS[3], head)
+    if deadline and tonumber(deadline) > clock() then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], head)
+    evicted = true
+    head = redis.call('lindex', KEYS[2], 0)
+  end
+  free = redis.call('exists', KEYS[1]) == 0
 end
-local free = redis.call('exists', KEYS[1]) == 0
 if free and (head == false or head == ARGV[2]) then
   if head == ARGV[2] then
     redis.call('lpop', KEYS[2])
