@@ -81,9 +81,11 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 // derives the handle's key. The error names the handle.
 func (c *Client) handleConfig(k kind, name string, opts []LockOption) (config, string, error) {
 	cfg := c.cfg
-	cfg.err = nil
-	cfg.applyLock(k, opts)
-	err := cfg.err
+	var err error
+	if len(opts) > 0 {
+		cfg = withLockOptions(cfg, k, opts)
+		err = cfg.err
+	}
 	var key string
 	if err == nil {
 		key, err = lockKey(cfg.prefix, name)
@@ -92,6 +94,15 @@ func (c *Client) handleConfig(k kind, name string, opts []LockOption) (config, s
 		return cfg, "", fmt.Errorf("scriptlock: %s %q: %w", k, name, err)
 	}
 	return cfg, key, nil
+}
+
+// withLockOptions applies a handle's options to a copy of cfg. It is its own
+// function so that only a handle with options pays for the copy escaping to
+// the heap (options take a *config); handles are often made per request.
+func withLockOptions(cfg config, k kind, opts []LockOption) config {
+	cfg.err = nil
+	cfg.applyLock(k, opts)
+	return cfg
 }
 
 // ID is the Client's random 128-bit identity, the first half of every lock
