@@ -223,6 +223,13 @@ func (f *faultRun) holds(owner string) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
+	if !f.lc.reentrant() { // LeanMutex: a string key holding the owner
+		v, err := f.direct.Do(ctx, f.direct.B().Get().Key(f.key).Build()).ToString()
+		if rueidis.IsRedisNil(err) {
+			return false
+		}
+		return err != nil || v == field
+	}
 	n, err := f.direct.Do(ctx, f.direct.B().Hexists().Key(f.key).Field(field).Build()).AsInt64()
 	return err != nil || n == 1
 }
