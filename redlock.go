@@ -214,14 +214,14 @@ func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
 // *QuorumError.
 func (r *RedLock) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("redlock", r.name, invalidf("negative wait %s", wait))
 	}
 	return r.acquire(ctx, wait)
 }
 
 func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, opError("redlock", r.name, invalidf("nil context"))
 	}
 	// Without an owner in ctx, every Lock call is a new owner.
 	owner, ok := OwnerFrom(ctx)
@@ -272,7 +272,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 			_, err := m.TryLock(nctx, 0)
 			cancel()
 			if err != nil {
-				errs[i] = fmt.Errorf("node %d: %w", i, err)
+				errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
 				return
 			}
 			// The context TryLock returned ends with nctx: tie a new one to
@@ -389,7 +389,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
 // be reached (their lease runs out on its own).
 func (r *RedLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
-		return invalidf("nil context")
+		return opError("unlock redlock", r.name, invalidf("nil context"))
 	}
 	h, _ := ctx.Value(redKey{r}).(*redHeld)
 	known := h != nil
@@ -417,7 +417,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			// Not granted at acquisition: the release there was a courtesy
 			// for a grant that may have landed late.
 		default:
-			failed = append(failed, fmt.Errorf("node %d: %w", i, err))
+			failed = append(failed, fmt.Errorf("node %d: %w", i, nested(err)))
 		}
 	}
 	if released == 0 {
