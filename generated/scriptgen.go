@@ -305,6 +305,15 @@ var Scripts = []Script{{
 	SHA1:      rwReadAcquireSHA1,
 	Source:    rwReadAcquireSource,
 }, {
+	Args:      []string{"lease", "owner"},
+	File:      "scripts/rw_read_extend.lua",
+	Keys:      []string{"lock", "timeouts", "prefix"},
+	Name:      "RwReadExtend",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      rwReadExtendSHA1,
+	Source:    rwReadExtendSource,
+}, {
 	Args:      []string{"owner", "publish", "latchTTL"},
 	File:      "scripts/rw_read_release.lua",
 	Keys:      []string{"lock", "channel", "timeouts", "prefix", "latch"},
