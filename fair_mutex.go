@@ -20,6 +20,7 @@ const DefaultWaiterTimeout = 5 * time.Second
 // waiting to write, keeps its place without calling Redis again (default 5 s).
 // A live waiter refreshes its place every d/3; one whose process died or lost
 // its connection is dropped after at most d, so it cannot block the others.
+// For FairMutex and RWMutex.
 func WithWaiterTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithWaiterTimeout", kindFairMutex | kindRWMutex, func(c *config) {
 		if d < 30*time.Millisecond {
