@@ -440,8 +440,8 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	lease := s.serverLease(s.cfg.lease)
 	if h != nil {
-		lease = h.lease
 		c.mu.Lock()
+		lease = h.lease // Extend changes it under c.mu
 		if h.count <= 1 {
 			// A renewal that now finds the lock gone is not a loss.
 			h.releasing.Store(true)

@@ -87,7 +87,9 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		return opError("extend", s.name, ErrNotHeld)
 	}
 	c.mu.Lock()
-	if !h.released() && h.loss != nil {
+	// A re-entry without a lease meanwhile has handed the hold to the
+	// watchdog, which now keeps its lease.
+	if !h.released() && h.loss != nil && !h.renewing {
 		// Re-entrant releases re-arm the lock with the hold's lease.
 		h.lease = lease
 		c.armLocked(h, at)
