@@ -49,8 +49,8 @@ func TestFairMutexReentrant(t *testing.T) {
 	if err != nil {
 		t.Fatalf("re-entry: %v", err)
 	}
-	if n, err := f.HoldCount(l1); err != nil || n != 2 {
-		t.Fatalf("HoldCount = %d, %v; want 2", n, err)
+	if st, err := f.State(l1); err != nil || !st.Locked || st.HoldCount != 2 || st.Lease <= 0 {
+		t.Fatalf("State = %+v, %v; want locked, 2 holds, a lease", st, err)
 	}
 	other := WithOwner(ctx, "other")
 	if _, err := f.TryLock(other, 50*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
@@ -527,8 +527,8 @@ func TestFairMutexReleaseLatch(t *testing.T) {
 	if st := release("1", true); st != 1 {
 		t.Fatalf("retried re-entrant release = %d, want the first outcome 1", st)
 	}
-	if n, _ := f.HoldCount(lctx); n != 1 {
-		t.Fatalf("the retry released a second hold: %d left, want 1", n)
+	if st, _ := f.State(lctx); st.HoldCount != 1 {
+		t.Fatalf("the retry released a second hold: %d left, want 1", st.HoldCount)
 	}
 	if st := release("2", false); st != 2 {
 		t.Fatalf("last release = %d, want 2 (released)", st)

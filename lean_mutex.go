@@ -132,47 +132,43 @@ func (l *LeanMutex) Unlock(ctx context.Context) error {
 // a lock to delete; a key of another lock kind is left alone (ErrWrongKind).
 func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
-		return false, err
+		return false, opError("force unlock", l.name, err)
 	}
 	ok, err := generated.LeanForceUnlock(ctx, l.c.rc, l.key)
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: force unlock %q: %w", l.name, wrongKind(err))
+		return false, opError("force unlock", l.name, wrongKind(err))
 	}
 	return ok, nil
 }
 
-// IsLocked reports whether anyone holds the lock.
-func (l *LeanMutex) IsLocked(ctx context.Context) (bool, error) {
-	st, err := l.state(ctx)
-	return st.Owners > 0, err
+// Extend sets the remaining lease of the explicit-lease hold lctx names, as
+// Mutex.Extend.
+func (l *LeanMutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	return l.c.extend(ctx, lctx, l, lease)
 }
 
-// HoldCount returns 1 when the owner in ctx holds the lock, else 0.
-func (l *LeanMutex) HoldCount(ctx context.Context) (int64, error) {
-	st, err := l.state(ctx)
-	return st.Holds, err
-}
-
-// RemainingLease returns the lock's remaining lease: 0 when nobody holds it,
-// a negative duration when it is held without expiry.
-func (l *LeanMutex) RemainingLease(ctx context.Context) (time.Duration, error) {
-	st, err := l.state(ctx)
-	if err != nil || st.Owners == 0 {
-		return 0, err
-	}
-	return time.Duration(st.TTL) * time.Millisecond, nil
-}
-
-func (l *LeanMutex) state(ctx context.Context) (generated.LeanStateResult, error) {
+// State reads whether the lock is held, whether the owner in ctx holds it
+// (HoldCount 1, else 0) and the remaining lease, in one round trip.
+func (l *LeanMutex) State(ctx context.Context) (LockState, error) {
 	if err := l.check(ctx); err != nil {
-		return generated.LeanStateResult{}, err
+		return LockState{}, opError("state of", l.name, err)
 	}
 	owner, _ := OwnerFrom(ctx)
 	st, err := generated.LeanState(ctx, l.c.rc, l.key, l.c.fieldOf(l, owner))
 	if err != nil {
-		return st, fmt.Errorf("scriptlock: state of %q: %w", l.name, wrongKind(err))
+		return LockState{}, opError("state of", l.name, wrongKind(err))
 	}
-	return st, nil
+	out := LockState{Locked: st.Owners > 0, HoldCount: st.Holds}
+	if out.Locked {
+		out.Lease = time.Duration(st.TTL) * time.Millisecond
+	}
+	return out, nil
+}
+
+// IsLocked reports whether anyone holds the lock (State(ctx).Locked).
+func (l *LeanMutex) IsLocked(ctx context.Context) (bool, error) {
+	st, err := l.State(ctx)
+	return st.Locked, err
 }
 
 // The engine's side of LeanMutex.
@@ -295,6 +291,10 @@ func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 }
 
 func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
+
+func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
+	return generated.LeanRenew(ctx, l.c.rc, l.key, lease, field)
+}
 
 // leanRenewal renews lean holds with one pipelined LeanRenewMulti.
 var leanRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {

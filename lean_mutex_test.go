@@ -32,14 +32,18 @@ func TestLeanMutexLifecycle(t *testing.T) {
 	if _, ok := Fence(lctx); ok {
 		t.Fatal("LeanMutex handed out a fencing token")
 	}
-	if n, err := l.HoldCount(lctx); err != nil || n != 1 {
-		t.Fatalf("HoldCount = %d, %v; want 1", n, err)
+	if st, err := l.State(lctx); err != nil || !st.Locked || st.HoldCount != 1 || st.Lease <= 0 || st.Lease > DefaultLease {
+		t.Fatalf("State(holder) = %+v, %v; want locked, 1 hold, the watchdog lease", st, err)
+	}
+	if st, err := l.State(ctx); err != nil || !st.Locked || st.HoldCount != 0 {
+		t.Fatalf("State(no owner) = %+v, %v; want locked, 0 holds", st, err)
 	}
 	if locked, err := l.IsLocked(ctx); err != nil || !locked {
 		t.Fatalf("IsLocked = %v, %v", locked, err)
 	}
-	if d, err := l.RemainingLease(ctx); err != nil || d <= 0 || d > DefaultLease {
-		t.Fatalf("RemainingLease = %s, %v", d, err)
+	// Extend applies to explicit-lease holds only.
+	if err := l.Extend(ctx, lctx, time.Minute); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Extend of a watchdog hold: %v, want ErrInvalidArgument", err)
 	}
 
 	// Not reentrant: the holder locking again fails at once and changes
