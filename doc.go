@@ -1,7 +1,8 @@
 // Package scriptlock provides distributed locks on Redis with Redisson's
 // semantics and key layout: a reentrant Mutex with watchdog lease renewal,
 // FairMutex, MultiLock, RedLock, RWMutex, Semaphore, PermitSemaphore,
-// CountDownLatch and fencing tokens.
+// CountDownLatch and fencing tokens; and LeanMutex, the plain SET NX lock
+// (non-reentrant, no Redisson layout, polling waiters) for hot paths.
 //
 // Every Redis-side step is a Lua script under scripts/, called through the
 // typed callers in generated/ (see cmd/scriptgen).
@@ -18,8 +19,8 @@
 //
 // # The hold lifecycle
 //
-// Mutex, FairMutex and both sides of RWMutex (and so MultiLock and RedLock
-// members) share one lifecycle:
+// Mutex, FairMutex, LeanMutex and both sides of RWMutex (and so MultiLock and
+// RedLock members) share one lifecycle:
 //
 //   - Every Redis call of an acquisition is bounded by the caller's context
 //     (RedLock: also by the node timeout). An acquisition whose outcome is
