@@ -53,7 +53,10 @@ func Example() {
 	defer locks.Close()
 
 	ctx := context.Background()
-	m := locks.Mutex("order:42")
+	m, err := locks.Mutex("order:42")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	lctx, err := m.Lock(ctx) // waits; the watchdog renews the lease until Unlock
 	if err != nil {
 		log.Fatal(err)
@@ -80,7 +83,10 @@ func ExampleMutex_TryLock() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	m := locks.Mutex("order:43")
+	m, err := locks.Mutex("order:43")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	held, err := m.Lock(ctx)
 	if err != nil {
 		log.Fatal(err)
@@ -105,7 +111,10 @@ func ExampleWithOwner() {
 	defer closeLocks()
 
 	ctx := scriptlock.WithOwner(context.Background(), "request-7f3a")
-	m := locks.Mutex("account:9")
+	m, err := locks.Mutex("account:9")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	outer, err := m.Lock(ctx)
 	if err != nil {
 		log.Fatal(err)
@@ -155,7 +164,10 @@ func ExampleFence() {
 	defer closeLocks()
 	ctx := context.Background()
 	store := &fencedRow{}
-	m := locks.Mutex("order:44")
+	m, err := locks.Mutex("order:44")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 
 	first, err := m.Lock(ctx)
 	if err != nil {
@@ -186,7 +198,10 @@ func ExampleClient_FairMutex() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	f := locks.FairMutex("report:nightly")
+	f, err := locks.FairMutex("report:nightly")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	lctx, err := f.Lock(ctx)
 	if err != nil {
 		log.Fatal(err)
@@ -210,7 +225,10 @@ func ExampleClient_RWMutex() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	rw := locks.RWMutex("catalog")
+	rw, err := locks.RWMutex("catalog")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	r1, err := rw.RLock(ctx)
 	if err != nil {
 		log.Fatal(err)
@@ -241,7 +259,10 @@ func ExampleClient_Semaphore() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	sem := locks.Semaphore("pdf-renderers")
+	sem, err := locks.Semaphore("pdf-renderers")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	if _, err := sem.TrySetPermits(ctx, 2); err != nil { // only if not set yet
 		log.Fatal(err)
 	}
@@ -267,7 +288,10 @@ func ExampleClient_PermitSemaphore() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	slots := locks.PermitSemaphore("gpu-slots")
+	slots, err := locks.PermitSemaphore("gpu-slots")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	if _, err := slots.TrySetPermits(ctx, 1); err != nil {
 		log.Fatal(err)
 	}
@@ -294,7 +318,10 @@ func ExampleClient_CountDownLatch() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	latch := locks.CountDownLatch("batch-42")
+	latch, err := locks.CountDownLatch("batch-42")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	if _, err := latch.TrySetCount(ctx, 3); err != nil {
 		log.Fatal(err)
 	}
@@ -324,9 +351,18 @@ func ExampleNewMultiLock() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	ml := scriptlock.NewMultiLock([]scriptlock.Locker{
-		locks.Mutex("order:17"), locks.Mutex("wallet:3"), // members may live on different Redis deployments
-	})
+	order, err := locks.Mutex("order:17")
+	if err != nil {
+		log.Fatal(err)
+	}
+	wallet, err := locks.Mutex("wallet:3") // members may live on different Redis deployments
+	if err != nil {
+		log.Fatal(err)
+	}
+	ml, err := scriptlock.NewMultiLock([]scriptlock.Locker{order, wallet})
+	if err != nil {
+		log.Fatal(err)
+	}
 	lctx, err := ml.Lock(ctx)
 	if err != nil {
 		log.Fatal(err) // never holding part of the set
@@ -359,7 +395,10 @@ func ExampleNewRedLock() {
 	}
 	ctx := context.Background()
 
-	rl := scriptlock.NewRedLock("nightly-settlement", clients)
+	rl, err := scriptlock.NewRedLock("nightly-settlement", clients)
+	if err != nil {
+		log.Fatal(err)
+	}
 	lctx, err := rl.Lock(ctx)
 	if errors.Is(err, scriptlock.ErrQuorum) {
 		log.Fatal(err) // a *QuorumError says why each node refused

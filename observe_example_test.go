@@ -3,6 +3,7 @@ package scriptlock_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	"github.com/scriptlock/scriptlock"
 )
@@ -23,10 +24,13 @@ func ExampleWithObserver() {
 	defer closeLocks()
 	ctx := context.Background()
 
-	m := locks.Mutex("observed")
+	m, err := locks.Mutex("observed")
+	if err != nil {
+		log.Fatal(err)
+	}
 	lctx, err := m.Lock(ctx)
 	if err != nil {
-		return
+		log.Fatal(err)
 	}
 	_, _ = m.Lock(lctx) // re-entry
 	_, _ = m.TryLock(context.Background(), 0)
