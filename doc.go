@@ -20,8 +20,9 @@
 //	...
 //	locks, err := scriptlock.New(rc) // Close it on shutdown; it never closes rc
 //	...
-//	m := locks.Mutex("order:42")
-//	lctx, err := m.Lock(ctx)         // or m.TryLock(ctx, 2*time.Second)
+//	m, err := locks.Mutex("order:42") // ErrInvalidName or ErrInvalidArgument; sends nothing
+//	...
+//	lctx, err := m.Lock(ctx) // or m.TryLock(ctx, 2*time.Second)
 //	if err != nil {
 //		return err
 //	}
