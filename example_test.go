@@ -5,24 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/exampleredis"
 )
 
 // The examples run against redis-servers that the package's tests start on
 // free loopback ports; in a program, redisAddr is your Redis's address.
 
 // redisAddr returns the address of the examples' Redis.
-func redisAddr() string { return redisAddrs()[0] }
+func redisAddr() string { return exampleredis.Addrs()[0] }
 
 // redisAddrs returns the addresses of three independent Redis servers.
-func redisAddrs() []string { return strings.Split(os.Getenv("SCRIPTLOCK_EXAMPLE_REDIS"), ",") }
+func redisAddrs() []string { return exampleredis.Addrs() }
 
 // connect returns a Client on the examples' Redis and a function that closes
 // it and its rueidis client. The package example shows the same steps in full.
