@@ -50,6 +50,20 @@
 // [Locker], which the middleware (packages middleware/echolock and
 // middleware/grpclock) and MultiLock accept.
 //
+// # Options
+//
+// [New] takes [Option]s: Client-wide settings ([WithKeyPrefix], [WithLogger],
+// [WithObserver], [WithShardedPubSub]) and the defaults of its handles. A
+// handle constructor takes [LockOption]s, which override those defaults for
+// that handle. Options valid in both places are [SharedOption]s (WithLease,
+// WithWatchdog, WithReleaseTimeout, WithFailoverGuard, WithFenceIdle,
+// WithWaiterTimeout, WithRedissonFairQueue); a Client-wide option given to a
+// handle constructor does not compile. A handle constructor refuses, with
+// [ErrInvalidArgument] naming it, an option that has no meaning for its kind
+// (WithLease for a Semaphore). [NewMultiLock] and [NewRedLock] also take
+// options of their own ([WithMemberWait], [WithNodeTimeout],
+// [WithClockDrift]).
+//
 // # Owners
 //
 // A lock is held by an owner, stored in Redis as <client-id>:<owner-id>. Both
