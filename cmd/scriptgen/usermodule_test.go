@@ -98,7 +98,7 @@ func TestUserModuleFlow(t *testing.T) {
 	if !strings.Contains(string(goMod), "tool github.com/scriptlock/scriptlock/cmd/scriptgen") {
 		t.Fatalf("go get -tool did not add the tool directive:\n%s", goMod)
 	}
-	// The second line of docs/generator.md; pinned to this repository's version, since
+	// The second command docs/generator.md gives; pinned to this repository's version, since
 	// the latest one would need the proxy.
 	goCmd("get", "github.com/redis/rueidis@"+requiredVersion(t, filepath.Join(root, "go.mod"), "github.com/redis/rueidis"))
 	goCmd("generate", "./...")
