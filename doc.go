@@ -87,8 +87,14 @@
 // per Client renews a 30 s lease every 10 s ([WithWatchdog]), all due locks in
 // one pipelined round trip, until Unlock. A lock taken with an explicit lease
 // ([Mutex.LockWithLease], [Mutex.TryLockWithLease], or [WithLease] on the
-// Client or handle) is never renewed and expires on its own; re-entrant
-// releases re-arm the lease it was acquired with.
+// Client or handle) is never renewed and expires on its own. Extend gives
+// such a hold a new lease, counted from now, and moves the end of its lock
+// context with it ([Mutex.Extend]; every kind that satisfies [Extender]); on a
+// watchdog-renewed hold it is refused with ErrInvalidArgument, and on a hold
+// that is gone it returns ErrNotHeld. Re-entrant releases re-arm the hold's
+// lease: the one it was acquired with, or the last Extend's. [Mutex.State]
+// reads whether a lock is held, the hold count of the context's owner and the
+// remaining lease in one round trip.
 //
 // # The lock context
 //

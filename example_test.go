@@ -103,6 +103,36 @@ func ExampleMutex_TryLock() {
 	// holder's lease known: true
 }
 
+// A hold taken with an explicit lease expires on its own unless Extend gives
+// it a new one; a watchdog-renewed hold needs no Extend.
+func ExampleMutex_Extend() {
+	locks, closeLocks := connect()
+	defer closeLocks()
+	ctx := context.Background()
+
+	m, err := locks.Mutex("export:daily")
+	if err != nil {
+		log.Fatal(err)
+	}
+	lctx, err := m.LockWithLease(ctx, time.Second) // no watchdog: expires after 1 s
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer m.Unlock(lctx)
+	// ... the work takes longer than planned:
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil { // a minute from now
+		log.Fatal(err) // ErrNotHeld: the lease ran out first, and lctx has ended
+	}
+	st, _ := m.State(ctx)
+	fmt.Println("lease now over a second:", st.Lease > time.Second)
+
+	_, err = m.TryLock(ctx, 0) // another owner
+	fmt.Println("second owner:", errors.Is(err, scriptlock.ErrNotAcquired))
+	// Output:
+	// lease now over a second: true
+	// second owner: true
+}
+
 // Everything done on behalf of one request holds locks as one owner, so a
 // nested call that locks the same name re-enters instead of deadlocking.
 func ExampleWithOwner() {
@@ -122,8 +152,8 @@ func ExampleWithOwner() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, _ := m.HoldCount(inner)
-	fmt.Println("holds:", n)
+	st, _ := m.State(inner) // one round trip: Locked, HoldCount (of inner's owner), Lease
+	fmt.Println("holds:", st.HoldCount)
 
 	_ = m.Unlock(inner)
 	locked, _ := m.IsLocked(ctx)
@@ -268,16 +298,19 @@ func ExampleClient_Semaphore() {
 	if err := sem.Acquire(ctx, 2); err != nil { // waits until 2 permits are free
 		log.Fatal(err)
 	}
-	ok, err := sem.TryAcquire(ctx, 1, 50*time.Millisecond)
-	fmt.Println("a third permit:", ok, err)
+	err = sem.TryAcquire(ctx, 1, 50*time.Millisecond)
+	fmt.Println("a third permit:", errors.Is(err, scriptlock.ErrNotAcquired))
 	if err := sem.Release(ctx, 2); err != nil {
 		log.Fatal(err)
 	}
 	n, _ := sem.AvailablePermits(ctx)
 	fmt.Println("available:", n)
+	deleted, _ := sem.Delete(ctx) // removes the semaphore's keys
+	fmt.Println("deleted:", deleted)
 	// Output:
-	// a third permit: false <nil>
+	// a third permit: true
 	// available: 2
+	// deleted: true
 }
 
 // A PermitSemaphore's permits have ids and leases: only the id releases a
@@ -337,7 +370,7 @@ func ExampleClient_CountDownLatch() {
 		log.Fatal(err)
 	}
 	wg.Wait()
-	n, _ := latch.GetCount(ctx)
+	n, _ := latch.Count(ctx)
 	fmt.Println("count:", n)
 	// Output:
 	// count: 0
