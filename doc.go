@@ -136,13 +136,15 @@
 //
 // # Errors
 //
-// Every condition below satisfies errors.Is against its sentinel; messages
-// name the lock.
+// Every condition below satisfies errors.Is against its sentinel. Returned
+// errors say the package, the operation and the lock's name once, then the
+// condition: scriptlock: unlock "order:42": lock not held by this owner.
 //
-//   - [ErrNotAcquired]: TryLock's wait ran out while another owner held the
-//     lock; the error is a [*NotAcquiredError] with the holder's remaining lease.
-//   - [ErrNotHeld]: Unlock by a non-owner or after the lock expired; nothing
-//     changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
+//   - [ErrNotAcquired]: a TryLock or TryAcquire wait ran out while others
+//     held the lock or the permits; for a lock the error is a
+//     [*NotAcquiredError] with the holder's remaining lease.
+//   - [ErrNotHeld]: Unlock or Extend by a non-owner or after the lock
+//     expired; nothing changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
 //     ErrNotHeld too.
 //   - [ErrLockLost]: the cause of a lock context that ended because the lock
 //     was lost.
