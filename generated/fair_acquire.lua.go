@@ -37,7 +37,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
 local t = redis.call('time')
@@ -65,8 +65,8 @@ if free and (head == false or head == ARGV[2]) then
   local token = redis.call('incr', KEYS[4])
   if token == 1 then
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
   end
-  redis.call('pexpire', KEYS[4], ARGV[6])
   return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
@@ -100,7 +100,7 @@ return {0, redis.call('pttl', KEYS[1]), first}
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "95484b81fb405b748a49aec4d946c60efa0771a5"
+const fairAcquireSHA1 = "9a1fe1f7672352ba5710a1f12a8df11f2a36edde"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -157,7 +157,7 @@ type FairAcquireArgs struct {
 	WaiterTimeout time.Duration // how long a queued waiter stays queued without calling again
 	Enqueue       bool          // queue the caller when the lock cannot be taken now
 	Publish       string        // "publish", or "spublish" for sharded channels
-	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
+	FenceIdle     time.Duration // how long a token counter lives from its start (see MutexAcquire)
 }
 
 // FairAcquireReply is the reply to one call in FairAcquireMulti.

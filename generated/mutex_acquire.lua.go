@@ -15,10 +15,12 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.
 -- A fresh acquisition also draws the next fencing token from the counter.
--- The fencing-token counter expires after fenceIdle without a grant; a missing
--- counter starts at the server's TIME in microseconds, above every token an
--- expired counter can have handed out (it grew by one per grant, at most one
--- grant per microsecond), so tokens stay strictly increasing across expiry.
+-- A missing counter starts at the server's TIME in microseconds and expires
+-- fenceIdle later; it is not re-armed on every grant (that PEXPIRE would cost
+-- a fifth of the grant). A restarted counter is above every token the expired
+-- one handed out, as long as that one handed out fewer than one token per
+-- microsecond of its life (it grew by one per grant from its own start time),
+-- so tokens stay strictly increasing across expiry.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms.
@@ -26,7 +28,7 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
--- @arg    fenceIdle duration  how long the counter outlives its last grant
+-- @arg    fenceIdle duration  how long a counter lives from its start
 -- @return int64
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
@@ -35,8 +37,8 @@ if redis.call('exists', KEYS[1]) == 0 then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[2], ARGV[3])
   end
-  redis.call('pexpire', KEYS[2], ARGV[3])
   return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
@@ -52,7 +54,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "1495dcd40d5144470b2461f509265cc8b548dd94"
+const mutexAcquireSHA1 = "358ac74edffbf88a782015d715dc427fdd289f2d"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -60,10 +62,12 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 // and whose value is the hold count; the key's PEXPIRE is the lease.
 // A fresh acquisition also draws the next fencing token from the counter.
-// The fencing-token counter expires after fenceIdle without a grant; a missing
-// counter starts at the server's TIME in microseconds, above every token an
-// expired counter can have handed out (it grew by one per grant, at most one
-// grant per microsecond), so tokens stay strictly increasing across expiry.
+// A missing counter starts at the server's TIME in microseconds and expires
+// fenceIdle later; it is not re-armed on every grant (that PEXPIRE would cost
+// a fifth of the grant). A restarted counter is above every token the expired
+// one handed out, as long as that one handed out fewer than one token per
+// microsecond of its life (it grew by one per grant from its own start time),
+// so tokens stay strictly increasing across expiry.
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 // < 0 held by another owner, -1 - reply is its remaining lease in ms.
@@ -84,7 +88,7 @@ type MutexAcquireArgs struct {
 	Fence     string // fencing-token counter (redisson_lock_token:{name})
 	Lease     time.Duration
 	Owner     string
-	FenceIdle time.Duration // how long the counter outlives its last grant
+	FenceIdle time.Duration // how long a counter lives from its start
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.

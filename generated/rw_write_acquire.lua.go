@@ -28,7 +28,7 @@ const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hol
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -40,8 +40,8 @@ if mode == false then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[3], ARGV[6])
   end
-  redis.call('pexpire', KEYS[3], ARGV[6])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
@@ -64,7 +64,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "a5d33f9222eb2ec1f93f85bb2e1c7ccc43342791"
+const rwWriteAcquireSHA1 = "5963ac051d542c64bcdf4b6607ddd028205b54fe"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -103,7 +103,7 @@ type RwWriteAcquireArgs struct {
 	WriteOwner    string // <owner>:write
 	WaiterTimeout time.Duration
 	Enqueue       bool          // register as a pending writer when refused
-	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
+	FenceIdle     time.Duration // how long a token counter lives from its start (see MutexAcquire)
 }
 
 // RwWriteAcquireReply is the reply to one call in RwWriteAcquireMulti.

@@ -23,7 +23,7 @@
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @commands publish spublish
 local t = redis.call('time')
@@ -51,8 +51,8 @@ if free and (head == false or head == ARGV[2]) then
   local token = redis.call('incr', KEYS[4])
   if token == 1 then
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
   end
-  redis.call('pexpire', KEYS[4], ARGV[6])
   return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
