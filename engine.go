@@ -71,8 +71,10 @@ type primitive interface {
 	// in line when refused. acked is false when the failover guard found no
 	// replica that acknowledged a grant.
 	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (a attempt, acked bool, err error)
-	// releaseOnce runs the release script once.
-	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error)
+	// releaseOnce runs the release script once. vouched: the hold was live
+	// (its lease not run out, not found lost) when the release began, so a
+	// retry may read a missing owner as this release's own work.
+	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
@@ -445,6 +447,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
 	}
 	lease := s.serverLease(s.cfg.lease)
+	vouched := false
 	if h != nil {
 		lease = h.lease
 		c.mu.Lock()
@@ -453,10 +456,13 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			h.releasing.Store(true)
 		}
 		c.mu.Unlock()
+		// Before its loss deadline the lease cannot have run out on the
+		// server: only this release can remove the owner from now on.
+		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	st, err := c.release(rctx, p, field, lease)
+	st, err := c.release(rctx, p, field, lease, vouched)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -498,7 +504,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
 // falling back to plain pub/sub when the server refuses sharded publishing.
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration) (releaseStatus, error) {
+// vouched tells the script the hold was live when the release began (see
+// primitive.releaseOnce).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched bool) (releaseStatus, error) {
 	// The client id is random and the counter never repeats within it, so
 	// latch keys are unique without drawing random bytes per release. The
 	// latch lives as long as the release may be retried.
@@ -509,7 +517,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		latchTTL = max(time.Until(d), time.Second)
 	}
 	for attempt := 0; ; attempt++ {
-		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, c.publishCommand())
+		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, vouched, c.publishCommand())
 		if err == nil {
 			return st, nil
 		}
@@ -548,7 +556,8 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		if n <= int64(keep) {
 			return nil
 		}
-		st, err := c.release(ctx, p, field, lease)
+		// Not vouched: these holds are none this Client knows of.
+		st, err := c.release(ctx, p, field, lease, false)
 		if err != nil {
 			return err
 		}

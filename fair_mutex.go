@@ -186,7 +186,7 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, _ bool, publish string) (releaseStatus, error) {
+func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, _, _ bool, publish string) (releaseStatus, error) {
 	res, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL)
 	if err != nil {
 		return notHeld, err

@@ -158,8 +158,8 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ tim
 	return a, acked, nil
 }
 
-func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error) {
-	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, lease, field, publish, latchTTL, retry)
+func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error) {
+	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, lease, field, publish, latchTTL, retry, vouched)
 	switch {
 	case err != nil || !held:
 		return notHeld, err

@@ -206,7 +206,7 @@ var Scripts = []Script{{
 	SHA1:      mutexForceUnlockSHA1,
 	Source:    mutexForceUnlockSource,
 }, {
-	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry"},
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched"},
 	File:      "scripts/mutex_release.lua",
 	Keys:      []string{"lock", "channel", "latch"},
 	Name:      "MutexRelease",
