@@ -31,7 +31,7 @@ type lockSpec struct {
 	key     string
 	channel string // release notifications (per-waiter channels derive from it)
 	fence   string // fencing-token counter
-	latch   string // prefix of release latch keys
+	latch   string // release latch keys: <latch>:<client-id>:<n>
 	cfg     config
 	err     error // invalid name or options, reported by every method
 }
@@ -264,49 +264,75 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
+	var fresh *freshHold
+	if a.fresh {
+		// Built before taking c.mu, which every Lock and Unlock of the
+		// Client shares: the critical section is the registry update alone.
+		fresh = &freshHold{h: hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}}
+		fresh.h.renew.index = -1
+	}
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
 		return nil, ErrClosed
 	}
 	h := c.holds[id]
+	var stale *hold
 	if h != nil && a.fresh {
 		// A fresh acquisition while we still had a record: the old hold had
 		// expired on the server without our noticing. Finish it as lost.
-		c.forgetLocked(h)
-		c.mu.Unlock()
-		h.end(ErrLockLost)
-		c.wd.remove(&h.renew)
-		c.mu.Lock()
-		h = nil
+		delete(c.holds, id)
+		stale, h = h, nil
 	}
 	if h == nil {
 		if !a.fresh {
 			c.mu.Unlock()
 			return nil, errOrphan
 		}
-		h = &hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
-		h.renew.index = -1
+		h = &fresh.h
 		c.holds[id] = h
 	}
 	h.count++
 	h.releasing.Store(false)
-	if lease == 0 && !h.renewing {
+	renew := lease == 0 && !h.renewing
+	if renew {
 		h.renewing = true
 		h.lease = serverLease
+	}
+	c.mu.Unlock()
+	if stale != nil {
+		c.end(stale, ErrLockLost)
+	}
+	if renew {
 		c.wd.add(&h.renew, h, s.cfg.watchdogEvery, start, p)
 	}
-	c.armLocked(h, start.Add(serverLease-lossMargin(serverLease)))
-	c.mu.Unlock()
+	c.arm(h, start.Add(serverLease-lossMargin(serverLease)))
 
 	cctx, cancel := context.WithCancelCause(ctx)
-	lc := &lockCtx{Context: cctx, owner: owner, name: s.name, token: h.token, hold: h}
+	var lc *lockCtx
+	if fresh != nil && h == &fresh.h {
+		lc = &fresh.lc
+	} else {
+		lc = new(lockCtx)
+	}
+	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: h.token, hold: h}
 	h.track(lc, cancel)
 	return lc, nil
 }
 
-// armLocked sets the hold's loss deadline (c.mu held).
-func (c *Client) armLocked(h *hold, at time.Time) {
+// freshHold allocates a new hold together with its first lock context.
+type freshHold struct {
+	h  hold
+	lc lockCtx
+}
+
+// arm sets the hold's loss deadline, unless the hold has ended.
+func (c *Client) arm(h *hold, at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released() {
+		return
+	}
 	h.lossAt.Store(at.UnixNano())
 	d := time.Until(at)
 	if h.loss == nil {
@@ -318,11 +344,7 @@ func (c *Client) armLocked(h *hold, at time.Time) {
 
 // renewed records a confirmed renewal sent at sent.
 func (c *Client) renewed(h *hold, sent time.Time) {
-	c.mu.Lock()
-	if !h.released() && h.loss != nil {
-		c.armLocked(h, sent.Add(h.lease-lossMargin(h.lease)))
-	}
-	c.mu.Unlock()
+	c.arm(h, sent.Add(h.lease-lossMargin(h.lease)))
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
@@ -388,18 +410,25 @@ func (c *Client) finish(h *hold, cause error) {
 	c.mu.Lock()
 	c.forgetLocked(h)
 	c.mu.Unlock()
-	// Ended before leaving the watchdog: a renewal in flight then sees the
-	// hold ended and does not schedule it again.
+	c.end(h, cause)
+}
+
+// end ends a hold that is no longer in the registry: its contexts, then its
+// loss timer and renewal. Ended first: an arm or a watchdog add racing with
+// end then sees the hold ended and does nothing.
+func (c *Client) end(h *hold, cause error) {
 	h.end(cause)
+	h.mu.Lock()
+	if h.loss != nil {
+		h.loss.Stop()
+	}
+	h.mu.Unlock()
 	c.wd.remove(&h.renew)
 }
 
 func (c *Client) forgetLocked(h *hold) {
 	if id := holdID(h.key, h.field); c.holds[id] == h {
 		delete(c.holds, id)
-	}
-	if h.loss != nil {
-		h.loss.Stop()
 	}
 }
 
@@ -511,7 +540,8 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	// latch keys are unique without drawing random bytes per release. The
 	// latch lives as long as the release may be retried.
 	var buf [256]byte
-	latch := string(strconv.AppendUint(append(buf[:0], p.spec().latch...), c.requests.Add(1), 36))
+	b := append(append(append(append(buf[:0], p.spec().latch...), ':'), c.id...), ':')
+	latch := string(strconv.AppendUint(b, c.requests.Add(1), 36))
 	latchTTL := c.cfg.releaseTimeout
 	if d, ok := ctx.Deadline(); ok {
 		latchTTL = max(time.Until(d), time.Second)

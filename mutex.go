@@ -24,16 +24,19 @@ type Mutex struct {
 // settings (lease, prefix, failover guard, release timeout) for this handle.
 // An invalid name or option is reported by the handle's methods.
 func (c *Client) Mutex(name string, opts ...Option) *Mutex {
-	m := &Mutex{lockSpec: newSpec(c, name, opts)}
-	if m.err == nil {
-		m.channel = redissonName("redisson_lock__channel", m.key)
-	}
-	return m
+	return &Mutex{lockSpec: newSpecWith(c, name, opts, "redisson_lock__channel")}
 }
 
 // newSpec validates a handle's name and options and names the keys every
 // lock of the Redisson hash layout shares.
 func newSpec(c *Client, name string, opts []Option) lockSpec {
+	return newSpecWith(c, name, opts, "")
+}
+
+// newSpecWith is newSpec that also names the release channel (channelPrefix
+// "": none). The derived names share one allocation: handles are often made
+// per request.
+func newSpecWith(c *Client, name string, opts []Option, channelPrefix string) lockSpec {
 	s := lockSpec{c: c, name: name, cfg: c.cfg}
 	s.cfg.err = nil
 	s.cfg.apply(opts)
@@ -42,8 +45,12 @@ func newSpec(c *Client, name string, opts []Option) lockSpec {
 		s.key, s.err = lockKey(s.cfg.prefix, name)
 	}
 	if s.err == nil {
-		s.fence = redissonName("redisson_lock_token", s.key)
-		s.latch = redissonName("redisson_unlock_latch", s.key) + ":" + c.id + ":"
+		var ns [3]string
+		redissonNames(ns[:], s.key, "redisson_lock_token", "redisson_unlock_latch", channelPrefix)
+		s.fence, s.latch = ns[0], ns[1]
+		if channelPrefix != "" {
+			s.channel = ns[2]
+		}
 	}
 	return s
 }

@@ -62,11 +62,17 @@ func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*h
 // hold's own schedule entry. Read holds renew with RwReadRenew, every other
 // hold with MutexRenew.
 func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p primitive) {
-	*r = renewal{h: h, due: at.Add(every), every: every}
+	var kind *renewKind
 	if p.side() == sideRead {
-		r.kind = rwReadRenewal
+		kind = rwReadRenewal
 	}
 	w.mu.Lock()
+	if h.released() {
+		// Ended before it was scheduled (Client.end removes after ending).
+		w.mu.Unlock()
+		return
+	}
+	*r = renewal{h: h, due: at.Add(every), every: every, kind: kind}
 	heap.Push(&w.queue, r)
 	first := r.index == 0
 	w.mu.Unlock()
