@@ -21,38 +21,40 @@ type Mutex struct {
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
-// settings (lease, prefix, failover guard, release timeout) for this handle.
-// An invalid name or option is reported by the handle's methods.
-func (c *Client) Mutex(name string, opts ...Option) *Mutex {
-	return &Mutex{lockSpec: newSpecWith(c, name, opts, "redisson_lock__channel")}
+// settings (lease, watchdog, failover guard, release timeout, fence idle time)
+// for this handle. An invalid name or option is an error here (errors.Is
+// ErrInvalidName or ErrInvalidArgument), so a handle that exists is valid.
+func (c *Client) Mutex(name string, opts ...LockOption) (*Mutex, error) {
+	return c.newMutex(kindMutex, name, opts)
+}
+
+func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error) {
+	s, err := newSpecWith(c, k, name, opts, "redisson_lock__channel")
+	if err != nil {
+		return nil, err
+	}
+	return &Mutex{lockSpec: s}, nil
 }
 
 // newSpec validates a handle's name and options and names the keys every
 // lock of the Redisson hash layout shares.
-func newSpec(c *Client, name string, opts []Option) lockSpec {
-	return newSpecWith(c, name, opts, "")
+func newSpec(c *Client, k kind, name string, opts []LockOption) (lockSpec, error) {
+	return newSpecWith(c, k, name, opts, "")
 }
 
 // newSpecWith is newSpec that also names the release channel (channelPrefix
 // "": none). The derived names share one allocation: handles are often made
 // per request.
-func newSpecWith(c *Client, name string, opts []Option, channelPrefix string) lockSpec {
-	s := lockSpec{c: c, name: name, cfg: c.cfg}
-	s.cfg.err = nil
-	s.cfg.apply(opts)
-	s.err = s.cfg.err
-	if s.err == nil {
-		s.key, s.err = lockKey(s.cfg.prefix, name)
+func newSpecWith(c *Client, k kind, name string, opts []LockOption, channelPrefix string) (lockSpec, error) {
+	cfg, key, err := c.handleConfig(k, name, opts)
+	if err != nil {
+		return lockSpec{}, err
 	}
-	if s.err == nil {
-		var ns [3]string
-		redissonNames(ns[:], s.key, "redisson_lock_token", "redisson_unlock_latch", channelPrefix)
-		s.fence, s.latch = ns[0], ns[1]
-		if channelPrefix != "" {
-			s.channel = ns[2]
-		}
-	}
-	return s
+	s := lockSpec{c: c, name: name, key: key, cfg: cfg}
+	var ns [3]string
+	redissonNames(ns[:], s.key, "redisson_lock_token", "redisson_unlock_latch", channelPrefix)
+	s.fence, s.latch, s.channel = ns[0], ns[1], ns[2]
+	return s, nil
 }
 
 var _ Locker = (*Mutex)(nil)
