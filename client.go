@@ -29,9 +29,10 @@ type Client struct {
 	subs *subscriptions
 	wd   *watchdog
 
-	shardedOff  atomic.Bool   // the server has no sharded pub/sub
-	requests    atomic.Uint64 // numbers release requests (latch keys)
-	shardedOnce sync.Once
+	shardedOff   atomic.Bool                 // the server has no sharded pub/sub
+	requests     atomic.Uint64               // numbers release requests (latch keys)
+	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
+	shardedOnce  sync.Once
 
 	mu       sync.Mutex
 	holds    map[holdKey]*hold

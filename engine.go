@@ -482,8 +482,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// server: only this release can remove the owner from now on.
 		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
-	defer cancel()
+	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
 	st, err := c.release(rctx, p, field, lease, vouched)
 	if err != nil {
 		if h != nil {
@@ -522,6 +521,43 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	return nil
 }
+
+// releaseContext is ctx without its cancellation (a cancelled request still
+// releases its lock) and bounded by timeout. Releases that begin within a
+// 64th of the timeout of one another share one deadline, and so one timer,
+// instead of a timer each: every release is bounded by at most timeout and
+// at least 63/64 of it.
+func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) context.Context {
+	now := time.Now() // monotonic: a wall clock step does not stretch a bound
+	b := c.releaseBound.Load()
+	if b == nil || b.timeout != timeout || now.Sub(b.created) > timeout/64 {
+		nb := &sharedBound{timeout: timeout, created: now}
+		// Not a child of c.ctx: Close does not cut releases short.
+		nb.ctx, nb.cancel = context.WithDeadline(context.Background(), now.Add(timeout))
+		c.releaseBound.Store(nb)
+		b = nb
+	}
+	return &boundedContext{Context: b.ctx, values: context.WithoutCancel(ctx)}
+}
+
+// sharedBound is one deadline shared by the releases that begin within a
+// 64th of its timeout after created. Its timer ends it at the deadline;
+// cancel is never needed.
+type sharedBound struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+	created time.Time
+}
+
+// boundedContext has the deadline of a shared bound and the values of a
+// detached caller's context.
+type boundedContext struct {
+	context.Context // Deadline, Done, Err
+	values          context.Context
+}
+
+func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
