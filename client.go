@@ -32,6 +32,7 @@ type Client struct {
 	shardedOff   atomic.Bool                 // the server has no sharded pub/sub
 	requests     atomic.Uint64               // numbers release requests (latch keys)
 	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
+	lossTimers   sync.Pool                   // stopped *lossTimer, for the next holds
 	shardedOnce  sync.Once
 
 	mu       sync.Mutex

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -332,10 +333,30 @@ func (c *Client) arm(h *hold, at time.Time) {
 	h.lossAt.Store(at.UnixNano())
 	d := time.Until(at)
 	if h.loss == nil {
-		h.loss = time.AfterFunc(d, func() { c.expired(h) })
+		// Timers are reused: most holds end long before their deadline.
+		lt, _ := c.lossTimers.Get().(*lossTimer)
+		if lt == nil {
+			lt = &lossTimer{}
+			lt.h.Store(h)
+			lt.t = time.AfterFunc(d, func() {
+				if h := lt.h.Load(); h != nil {
+					c.expired(h)
+				}
+			})
+		} else {
+			lt.h.Store(h)
+			lt.t.Reset(d)
+		}
+		h.loss = lt
 		return
 	}
-	h.loss.Reset(d)
+	h.loss.t.Reset(d)
+}
+
+// lossTimer is a hold's loss timer, reused by later holds once stopped.
+type lossTimer struct {
+	t *time.Timer
+	h atomic.Pointer[hold] // the hold it watches
 }
 
 // renewed records a confirmed renewal sent at sent.
@@ -415,10 +436,15 @@ func (c *Client) finish(h *hold, cause error) {
 func (c *Client) end(h *hold, cause error) {
 	h.end(cause)
 	h.mu.Lock()
-	if h.loss != nil {
-		h.loss.Stop()
-	}
+	lt := h.loss
+	h.loss = nil // taken once: a second end must not stop a timer reused since
 	h.mu.Unlock()
+	// Reusable only when stopped before firing: a fired timer's function may
+	// still be running with this hold.
+	if lt != nil && lt.t.Stop() {
+		lt.h.Store(nil)
+		c.lossTimers.Put(lt)
+	}
 	c.wd.remove(&h.renew)
 }
 

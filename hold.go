@@ -22,7 +22,7 @@ type hold struct {
 	count    int  // local holds; guarded by Client.mu
 	renewing bool // the watchdog renews it; guarded by Client.mu
 	renew    renewal
-	loss     *time.Timer // fires at lossAt; guarded by mu
+	loss     *lossTimer // fires at lossAt; guarded by mu
 	// lossAt is when the hold is presumed lost (unix ns): the server lease as
 	// of the last confirmed grant or renewal, counted from when that request
 	// was sent, minus the drift margin.
