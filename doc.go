@@ -43,8 +43,10 @@
 //
 // After Unlock, Close, expiry or a failed acquisition, a lock leaves only its
 // fencing counter, redisson_lock_token:{name} (it expires WithFenceIdle after
-// its last grant, default 7 days; a new counter starts from the server's
-// clock in microseconds, above every earlier token), and release latches,
+// it started, default 7 days; a new counter starts from the server's clock in
+// microseconds, above every earlier token), and release latches,
 // redisson_unlock_latch:{name}:..., each kept for at most the release timeout
-// (at least one second).
+// (at least one second). A Mutex writes a latch only for a release that gives
+// up one of several holds, or one whose hold had already ended or passed its
+// loss deadline locally; the usual last release writes none.
 package scriptlock
