@@ -98,7 +98,7 @@ const (
 
 // errOrphan: the server reports a re-entry of a hold this Client has no record
 // of, left by an acquisition whose reply never arrived.
-var errOrphan = errors.New("scriptlock: orphaned hold")
+var errOrphan = errors.New("orphaned hold")
 
 // Loss margin: a hold's context ends this much before the server lease as
 // last confirmed, so a clock that runs slower than the server's (or a timer
@@ -169,10 +169,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	s := p.spec()
 	if err := s.check(ctx); err != nil {
-		return nil, err
+		return nil, opError("lock", s.name, err)
 	}
 	if !c.enter() {
-		return nil, ErrClosed
+		return nil, opError("lock", s.name, ErrClosed)
 	}
 	defer c.inflight.Done()
 	owner, field := c.owner(ctx, p)
@@ -243,10 +243,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	})
 	switch {
 	case err != nil:
-		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) {
-			return nil, fmt.Errorf("scriptlock: lock %q: wait ended: %w", s.name, errors.Join(cerr, err))
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) && !errors.Is(err, cerr) {
+			// The call failed as ctx ended: report both.
+			err = fmt.Errorf("wait ended: %w: %w", cerr, err)
 		}
-		return nil, fmt.Errorf("scriptlock: lock %q: %w", s.name, err)
+		return nil, opError("lock", s.name, err)
 	case !ok:
 		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining}
 	}
@@ -323,11 +324,17 @@ type freshHold struct {
 	lc lockCtx
 }
 
-// arm sets the hold's loss deadline, unless the hold has ended.
-func (c *Client) arm(h *hold, at time.Time) {
+// arm sets the hold's loss deadline, unless the hold has ended. Lock order:
+// c.mu (when held) before h.mu.
+func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false) }
+
+// armEarlier moves an armed hold's loss deadline to at if that is earlier.
+func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true) }
+
+func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.released() {
+	if h.released() || earlierOnly && (h.loss == nil || at.UnixNano() >= h.lossAt.Load()) {
 		return
 	}
 	h.lossAt.Store(at.UnixNano())
@@ -488,7 +495,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	s := p.spec()
 	if ctx == nil {
-		return invalidf("nil context")
+		return opError("unlock", s.name, invalidf("nil context"))
 	}
 	h, field, ok := c.holdOf(ctx, p)
 	if !ok {
@@ -497,8 +504,8 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	lease := s.serverLease(s.cfg.lease)
 	vouched := false
 	if h != nil {
-		lease = h.lease
 		c.mu.Lock()
+		lease = h.lease // Extend changes it under c.mu
 		if h.count <= 1 {
 			// A renewal that now finds the lock gone is not a loss.
 			h.releasing.Store(true)

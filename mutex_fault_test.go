@@ -156,8 +156,8 @@ func TestMutexReleaseLatch(t *testing.T) {
 	if n, held := release(lctx, "3", true, true); !held || n != 1 {
 		t.Fatalf("retried vouched release = %d, %v; want 1 (released)", n, held)
 	}
-	if holds, err := m.HoldCount(other); err != nil || holds != 1 {
-		t.Fatalf("the next owner's holds after the retry = %d, %v; want 1 (untouched)", holds, err)
+	if st, err := m.State(other); err != nil || st.HoldCount != 1 {
+		t.Fatalf("the next owner's holds after the retry = %d, %v; want 1 (untouched)", st.HoldCount, err)
 	}
 	if err := m.Unlock(other); err != nil {
 		t.Fatal(err)
@@ -204,8 +204,8 @@ func TestMutexUnlockLostReply(t *testing.T) {
 	if keys, err := p.node.Do(t, "KEYS", "redisson_unlock_latch:*").AsStrSlice(); err != nil || len(keys) != 0 {
 		t.Fatalf("latch keys = %v, %v; want none", keys, err)
 	}
-	if holds, err := next.HoldCount(nctx); err != nil || holds != 1 {
-		t.Fatalf("the next owner's holds = %d, %v; want 1", holds, err)
+	if st, err := next.State(nctx); err != nil || st.HoldCount != 1 {
+		t.Fatalf("the next owner's holds = %d, %v; want 1", st.HoldCount, err)
 	}
 	if err := next.Unlock(nctx); err != nil {
 		t.Fatal(err)
