@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -141,7 +140,7 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return FairAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle)}
 	return fairAcquireDecode(fairAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -238,7 +237,7 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(fairAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -250,7 +249,7 @@ func DecodeFairAcquire(resp rueidis.RedisResult) (FairAcquireResult, error) {
 // fairAcquireEncode returns the KEYS and ARGV of one FairAcquire call.
 func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), a.Publish, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), a.Publish, msArg(a.FenceIdle)}
 	return keys, args
 }
 

@@ -128,7 +128,7 @@ func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, que
 			return FairRedissonAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle)}
 	return fairRedissonAcquireDecode(fairRedissonAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -207,7 +207,7 @@ func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, tim
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(fairRedissonAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -219,7 +219,7 @@ func DecodeFairRedissonAcquire(resp rueidis.RedisResult) (FairRedissonAcquireRes
 // fairRedissonAcquireEncode returns the KEYS and ARGV of one FairRedissonAcquire call.
 func fairRedissonAcquireEncode(a *FairRedissonAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaitTime.Milliseconds(), 10), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaitTime), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), msArg(a.FenceIdle)}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -97,7 +96,7 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return FairReleaseResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL)}
 	return fairReleaseDecode(fairReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -192,7 +191,7 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL)}
 	return c.B().Evalsha().Sha1(fairReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -204,7 +203,7 @@ func DecodeFairRelease(resp rueidis.RedisResult) (FairReleaseResult, error) {
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

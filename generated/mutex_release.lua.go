@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -94,7 +93,7 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			return 0, false, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry), boolArg(vouched)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
 	return mutexReleaseDecode(mutexReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -190,7 +189,7 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry), boolArg(vouched)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
 	return c.B().Evalsha().Sha1(mutexReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -202,7 +201,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), boolArg(a.Retry), boolArg(a.Vouched)}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -89,7 +88,7 @@ func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers 
 			return RwWriteAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, writeOwner, msArg(waiterTimeout), boolArg(enqueue), msArg(fenceIdle)}
 	return rwWriteAcquireDecode(rwWriteAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -167,7 +166,7 @@ func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence 
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, writeOwner, msArg(waiterTimeout), boolArg(enqueue), msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(rwWriteAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -179,7 +178,7 @@ func DecodeRwWriteAcquire(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 // rwWriteAcquireEncode returns the KEYS and ARGV of one RwWriteAcquire call.
 func rwWriteAcquireEncode(a *RwWriteAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Writers, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, a.WriteOwner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), msArg(a.FenceIdle)}
 	return keys, args
 }
 
