@@ -606,7 +606,11 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	latch := string(strconv.AppendUint(b, c.requests.Add(1), 36))
 	latchTTL := c.cfg.releaseTimeout
 	if d, ok := ctx.Deadline(); ok {
+		// Whole seconds, rounded up but within the release timeout (which
+		// bounds every release context): the latch still outlives every
+		// retry, and the few values left are sent as cached text.
 		latchTTL = max(time.Until(d), time.Second)
+		latchTTL = min((latchTTL + time.Second - 1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
 	}
 	for attempt := 0; ; attempt++ {
 		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, vouched, c.publishCommand())
