@@ -311,3 +311,44 @@ func TestMutexCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestMutexUnlockUnvouchedLatched: a release the engine cannot vouch for (the
+// hold is past its loss deadline here) records its outcome in a latch, so
+// its retry stays exact; a release of a live hold records none.
+func TestMutexUnlockUnvouchedLatched(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := mustMutex(t, c, "unvouched")
+	latches := func() int {
+		t.Helper()
+		keys, err := node.Do(t, "KEYS", "redisson_unlock_latch:*").AsStrSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(keys)
+	}
+	live, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(live); err != nil {
+		t.Fatal(err)
+	}
+	if n := latches(); n != 0 {
+		t.Fatalf("%d latch keys after releasing a live hold, want none", n)
+	}
+	late, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server still holds the lock, but locally its loss deadline has
+	// passed (as when renewals went unconfirmed): no longer vouched for.
+	late.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Store(time.Now().Add(-time.Millisecond).UnixNano())
+	if err := m.Unlock(late); err != nil {
+		t.Fatalf("Unlock of a hold the server still has: %v", err)
+	}
+	if n := latches(); n != 1 {
+		t.Fatalf("%d latch keys after an unvouched release, want 1", n)
+	}
+}
