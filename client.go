@@ -29,9 +29,11 @@ type Client struct {
 	subs *subscriptions
 	wd   *watchdog
 
-	shardedOff  atomic.Bool   // the server has no sharded pub/sub
-	requests    atomic.Uint64 // numbers release requests (latch keys)
-	shardedOnce sync.Once
+	shardedOff   atomic.Bool                 // the server has no sharded pub/sub
+	requests     atomic.Uint64               // numbers release requests (latch keys)
+	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
+	lossTimers   sync.Pool                   // stopped *lossTimer, for the next holds
+	shardedOnce  sync.Once
 
 	mu       sync.Mutex
 	holds    map[holdKey]*hold
@@ -138,7 +140,7 @@ func (c *Client) Close() error {
 	}
 	c.mu.Unlock()
 	for _, h := range holds {
-		h.end(ErrClosed)
+		c.end(h, ErrClosed)
 	}
 	return nil
 }
@@ -177,11 +179,11 @@ func (c *Client) publishCommand() string {
 }
 
 // guardState caches how many replicas the primary has, for the failover guard.
+// Every acquisition reads it: atomics, not a lock all of them share.
 type guardState struct {
-	mu         sync.Mutex
-	checked    time.Time
-	replicas   int
-	refreshing bool
+	checked    atomic.Int64 // when the count was taken (unix ns); 0: never
+	replicas   atomic.Int64
+	refreshing atomic.Bool
 }
 
 const guardRefresh = 5 * time.Second
@@ -191,32 +193,26 @@ const guardRefresh = 5 * time.Second
 // first call waits for the answer so the first lock is already guarded.
 func (c *Client) replicas(ctx context.Context) int {
 	g := &c.guard
-	g.mu.Lock()
-	if g.checked.IsZero() {
-		g.mu.Unlock()
+	checked := g.checked.Load()
+	if checked == 0 {
 		n := c.countReplicas(ctx)
-		g.mu.Lock()
-		g.replicas, g.checked = n, time.Now()
-		n = g.replicas
-		g.mu.Unlock()
+		g.replicas.Store(int64(n))
+		g.checked.Store(time.Now().UnixNano())
 		return n
 	}
-	n := g.replicas
-	if time.Since(g.checked) > guardRefresh && !g.refreshing && !c.closed() {
-		g.refreshing = true
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
+	if time.Now().UnixNano()-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
+		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			m := c.countReplicas(rctx)
 			cancel()
-			g.mu.Lock()
-			g.replicas, g.checked, g.refreshing = m, time.Now(), false
-			g.mu.Unlock()
-		}()
+			g.replicas.Store(int64(m))
+			g.checked.Store(time.Now().UnixNano())
+			g.refreshing.Store(false)
+		}) {
+			g.refreshing.Store(false)
+		}
 	}
-	g.mu.Unlock()
-	return n
+	return int(g.replicas.Load())
 }
 
 // countReplicas asks every node for INFO replication; on a cluster the

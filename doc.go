@@ -180,9 +180,10 @@
 // clock does not step back: a store that refuses writes
 // carrying a token not above the last one it accepted (UPDATE ... WHERE fence
 // < $token) refuses a holder whose lease ran out while it was paused. The
-// counter expires [WithFenceIdle] after its last grant (default 7 days); a new
-// counter starts from the server's clock in microseconds, above every token
-// handed out before. RedLock has no fencing token.
+// counter expires [WithFenceIdle] after it started (default 7 days; grants do
+// not extend it); a new counter starts from the server's clock in
+// microseconds, above every token handed out before. RedLock has no fencing
+// token.
 //
 // # Redisson compatibility
 //
@@ -223,11 +224,14 @@
 // # Keys left behind
 //
 // After Unlock, Close, expiry or a failed acquisition, a lock leaves only its
-// fencing counter (until WithFenceIdle after its last grant) and release
-// latches, redisson_unlock_latch:{name}:..., each kept for at most the release
-// timeout (at least one second). A FairMutex waiter's queue entry or an
-// RWMutex pending writer that could not be withdrawn expires with the waiter
-// timeout ([WithWaiterTimeout]).
+// fencing counter (until WithFenceIdle after it started; a new counter starts
+// from the server's clock in microseconds, above every earlier token) and
+// release latches, redisson_unlock_latch:{name}:..., each kept for at most the
+// release timeout (at least one second). A Mutex writes a latch only for a
+// release that gives up one of several holds, or one whose hold had already
+// ended or passed its loss deadline locally; the usual last release writes
+// none. A FairMutex waiter's queue entry or an RWMutex pending writer that
+// could not be withdrawn expires with the waiter timeout ([WithWaiterTimeout]).
 //
 // # Observability
 //

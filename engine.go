@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -31,7 +32,7 @@ type lockSpec struct {
 	key     string
 	channel string // release notifications (per-waiter channels derive from it)
 	fence   string // fencing-token counter
-	latch   string // prefix of release latch keys
+	latch   string // release latch keys: <latch>:<client-id>:<n>
 	cfg     config
 }
 
@@ -67,8 +68,10 @@ type primitive interface {
 	// in line when refused. acked is false when the failover guard found no
 	// replica that acknowledged a grant.
 	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (a attempt, acked bool, err error)
-	// releaseOnce runs the release script once.
-	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error)
+	// releaseOnce runs the release script once. vouched: the hold was live
+	// (its lease not run out, not found lost) when the release began, so a
+	// retry may read a missing owner as this release's own work.
+	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
@@ -259,65 +262,113 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
+	var fresh *freshHold
+	if a.fresh {
+		// Built before taking c.mu, which every Lock and Unlock of the
+		// Client shares: the critical section is the registry update alone.
+		fresh = &freshHold{h: hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}}
+		fresh.h.renew.index = -1
+	}
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
 		return nil, ErrClosed
 	}
 	h := c.holds[id]
+	var stale *hold
 	if h != nil && a.fresh {
 		// A fresh acquisition while we still had a record: the old hold had
 		// expired on the server without our noticing. Finish it as lost.
-		c.forgetLocked(h)
-		c.mu.Unlock()
-		h.end(ErrLockLost)
-		c.wd.remove(&h.renew)
-		c.mu.Lock()
-		h = nil
+		delete(c.holds, id)
+		stale, h = h, nil
 	}
 	if h == nil {
 		if !a.fresh {
 			c.mu.Unlock()
 			return nil, errOrphan
 		}
-		h = &hold{name: s.name, key: s.key, field: field, side: p.side(), prim: p, token: a.token, lease: serverLease}
-		h.renew.index = -1
+		h = &fresh.h
 		c.holds[id] = h
 	}
 	h.count++
 	h.releasing.Store(false)
-	if lease == 0 && !h.renewing {
+	renew := lease == 0 && !h.renewing
+	if renew {
 		h.renewing = true
 		h.lease = serverLease
+	}
+	c.mu.Unlock()
+	if stale != nil {
+		c.end(stale, ErrLockLost)
+	}
+	if renew {
 		c.wd.add(&h.renew, h, s.cfg.watchdogEvery, start, p)
 	}
-	c.armLocked(h, start.Add(serverLease-lossMargin(serverLease)))
-	c.mu.Unlock()
+	c.arm(h, start.Add(serverLease-lossMargin(serverLease)))
 
 	cctx, cancel := context.WithCancelCause(ctx)
-	lc := &lockCtx{Context: cctx, owner: owner, name: s.name, token: h.token, hold: h}
+	var lc *lockCtx
+	if fresh != nil && h == &fresh.h {
+		lc = &fresh.lc
+	} else {
+		lc = new(lockCtx)
+	}
+	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: h.token, hold: h}
 	h.track(lc, cancel)
 	return lc, nil
 }
 
-// armLocked sets the hold's loss deadline (c.mu held).
-func (c *Client) armLocked(h *hold, at time.Time) {
+// freshHold allocates a new hold together with its first lock context.
+type freshHold struct {
+	h  hold
+	lc lockCtx
+}
+
+// arm sets the hold's loss deadline, unless the hold has ended. Lock order:
+// c.mu (when held) before h.mu.
+func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false) }
+
+// armEarlier moves an armed hold's loss deadline to at if that is earlier.
+func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true) }
+
+func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.released() || earlierOnly && (h.loss == nil || at.UnixNano() >= h.lossAt.Load()) {
+		return
+	}
 	h.lossAt.Store(at.UnixNano())
 	d := time.Until(at)
 	if h.loss == nil {
-		h.loss = time.AfterFunc(d, func() { c.expired(h) })
+		// Timers are reused: most holds end long before their deadline.
+		lt, _ := c.lossTimers.Get().(*lossTimer)
+		if lt == nil {
+			lt = &lossTimer{}
+			lt.h.Store(h)
+			lt.t = time.AfterFunc(d, func() {
+				if h := lt.h.Load(); h != nil {
+					c.expired(h)
+				}
+			})
+		} else {
+			lt.h.Store(h)
+			lt.t.Reset(d)
+		}
+		h.loss = lt
 		return
 	}
-	h.loss.Reset(d)
+	h.loss.t.Reset(d)
+}
+
+// lossTimer is a hold's loss timer, reused by later holds once stopped.
+type lossTimer struct {
+	t *time.Timer
+	h atomic.Pointer[hold] // the hold it watches
 }
 
 // renewed records a confirmed renewal sent at sent.
 func (c *Client) renewed(h *hold, sent time.Time) {
-	c.mu.Lock()
-	if !h.released() && h.loss != nil {
-		c.armLocked(h, sent.Add(h.lease-lossMargin(h.lease)))
-	}
-	c.mu.Unlock()
+	c.arm(h, sent.Add(h.lease-lossMargin(h.lease)))
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
@@ -383,18 +434,30 @@ func (c *Client) finish(h *hold, cause error) {
 	c.mu.Lock()
 	c.forgetLocked(h)
 	c.mu.Unlock()
-	// Ended before leaving the watchdog: a renewal in flight then sees the
-	// hold ended and does not schedule it again.
+	c.end(h, cause)
+}
+
+// end ends a hold that is no longer in the registry: its contexts, then its
+// loss timer and renewal. Ended first: an arm or a watchdog add racing with
+// end then sees the hold ended and does nothing.
+func (c *Client) end(h *hold, cause error) {
 	h.end(cause)
+	h.mu.Lock()
+	lt := h.loss
+	h.loss = nil // taken once: a second end must not stop a timer reused since
+	h.mu.Unlock()
+	// Reusable only when stopped before firing: a fired timer's function may
+	// still be running with this hold.
+	if lt != nil && lt.t.Stop() {
+		lt.h.Store(nil)
+		c.lossTimers.Put(lt)
+	}
 	c.wd.remove(&h.renew)
 }
 
 func (c *Client) forgetLocked(h *hold) {
 	if id := holdID(h.key, h.field); c.holds[id] == h {
 		delete(c.holds, id)
-	}
-	if h.loss != nil {
-		h.loss.Stop()
 	}
 }
 
@@ -439,6 +502,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
 	}
 	lease := s.serverLease(s.cfg.lease)
+	vouched := false
 	if h != nil {
 		c.mu.Lock()
 		lease = h.lease // Extend changes it under c.mu
@@ -447,10 +511,12 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			h.releasing.Store(true)
 		}
 		c.mu.Unlock()
+		// Before its loss deadline the lease cannot have run out on the
+		// server: only this release can remove the owner from now on.
+		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
-	defer cancel()
-	st, err := c.release(rctx, p, field, lease)
+	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
+	st, err := c.release(rctx, p, field, lease, vouched)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -489,21 +555,69 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	return nil
 }
 
+// releaseContext is ctx without its cancellation (a cancelled request still
+// releases its lock) and bounded by timeout. Releases that begin within a
+// 64th of the timeout of one another share one deadline, and so one timer,
+// instead of a timer each: every release is bounded by at most timeout and
+// at least 63/64 of it.
+func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) context.Context {
+	now := time.Now() // monotonic: a wall clock step does not stretch a bound
+	b := c.releaseBound.Load()
+	if b == nil || b.timeout != timeout || now.Sub(b.created) > timeout/64 {
+		nb := &sharedBound{timeout: timeout, created: now}
+		// Not a child of c.ctx: Close does not cut releases short.
+		nb.ctx, nb.cancel = context.WithDeadline(context.Background(), now.Add(timeout))
+		c.releaseBound.Store(nb)
+		b = nb
+	}
+	return &boundedContext{Context: b.ctx, values: context.WithoutCancel(ctx)}
+}
+
+// sharedBound is one deadline shared by the releases that begin within a
+// 64th of its timeout after created. Its timer ends it at the deadline;
+// cancel is never needed.
+type sharedBound struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	timeout time.Duration
+	created time.Time
+}
+
+// boundedContext has the deadline of a shared bound and the values of a
+// detached caller's context.
+type boundedContext struct {
+	context.Context // Deadline, Done, Err
+	values          context.Context
+}
+
+func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
+
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
 // falling back to plain pub/sub when the server refuses sharded publishing.
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration) (releaseStatus, error) {
+// vouched tells the script the hold was live when the release began (see
+// primitive.releaseOnce).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched bool) (releaseStatus, error) {
 	// The client id is random and the counter never repeats within it, so
 	// latch keys are unique without drawing random bytes per release. The
 	// latch lives as long as the release may be retried.
-	var buf [256]byte
-	latch := string(strconv.AppendUint(append(buf[:0], p.spec().latch...), c.requests.Add(1), 36))
+	// A primitive without latch keys (LeanMutex) gets none.
+	var latch string
+	if prefix := p.spec().latch; prefix != "" {
+		var buf [256]byte
+		b := append(append(append(append(buf[:0], prefix...), ':'), c.id...), ':')
+		latch = string(strconv.AppendUint(b, c.requests.Add(1), 36))
+	}
 	latchTTL := c.cfg.releaseTimeout
 	if d, ok := ctx.Deadline(); ok {
+		// Whole seconds, rounded up but within the release timeout (which
+		// bounds every release context): the latch still outlives every
+		// retry, and the few values left are sent as cached text.
 		latchTTL = max(time.Until(d), time.Second)
+		latchTTL = min((latchTTL + time.Second - 1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
 	}
 	for attempt := 0; ; attempt++ {
-		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, c.publishCommand())
+		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, vouched, c.publishCommand())
 		if err == nil {
 			return st, nil
 		}
@@ -542,7 +656,8 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		if n <= int64(keep) {
 			return nil
 		}
-		st, err := c.release(ctx, p, field, lease)
+		// Not vouched: these holds are none this Client knows of.
+		st, err := c.release(ctx, p, field, lease, false)
 		if err != nil {
 			return err
 		}

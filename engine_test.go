@@ -590,13 +590,18 @@ func TestSharedHandleExcludes(t *testing.T) {
 	}
 }
 
-// Fencing counters expire after their idle time, and a counter that expired
-// starts above every token it handed out.
-func TestFenceCounterExpires(t *testing.T) {
+// fenceCases are the lock kinds whose grants draw fencing tokens.
+func fenceCases() []lockCase {
 	redissonFair := lockCase{"FairMutexRedisson", func(t testing.TB, c *Client, n string, o ...LockOption) Locker {
 		return mustFair(t, c, n, append(o, WithRedissonFairQueue(0))...)
 	}, true, nil}
-	for _, lc := range append(lockCases[:len(lockCases):len(lockCases)], redissonFair) {
+	return append(lockCases[:len(lockCases):len(lockCases)], redissonFair)
+}
+
+// Fencing counters expire the idle time after they start, and a counter that
+// expired starts above every token it handed out.
+func TestFenceCounterExpires(t *testing.T) {
+	for _, lc := range fenceCases() {
 		if !lc.fence {
 			continue
 		}
@@ -633,6 +638,50 @@ func TestFenceCounterExpires(t *testing.T) {
 				}
 			}
 			assertOnlyLatches(t, node, c.cfg.releaseTimeout)
+		})
+	}
+}
+
+// A grant draws the next token without re-arming the counter's expiry (no
+// PEXPIRE per grant): the counter lives the idle time from its start.
+func TestFenceCounterNotRearmed(t *testing.T) {
+	for _, lc := range fenceCases() {
+		if !lc.fence {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			const idle = 5 * time.Second
+			c := newTestClient(t, node.Client(t), WithFenceIdle(idle))
+			ctx := testCtx(t, 20*time.Second)
+			l := lc.make(t, c, "fenced")
+			key, _ := lockKey(c.cfg.prefix, "fenced")
+			counter := redissonName("redisson_lock_token", key)
+			grant := func() (token, pttl int64) {
+				t.Helper()
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				token, _ = Fence(lctx)
+				pttl, err = node.Do(t, "PTTL", counter).AsInt64()
+				if err != nil || pttl <= 0 || pttl > idle.Milliseconds() {
+					t.Fatalf("counter PTTL = %d, %v; want within the %s idle time", pttl, err, idle)
+				}
+				if err := l.Unlock(lctx); err != nil {
+					t.Fatal(err)
+				}
+				return token, pttl
+			}
+			tok1, pttl1 := grant()
+			time.Sleep(time.Second)
+			tok2, pttl2 := grant()
+			if tok2 != tok1+1 {
+				t.Fatalf("second token %d, want %d (the same counter)", tok2, tok1+1)
+			}
+			if pttl2 > pttl1-800 {
+				t.Fatalf("counter PTTL %d ms a second after %d ms: the grant re-armed its expiry", pttl2, pttl1)
+			}
 		})
 	}
 }

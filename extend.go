@@ -76,11 +76,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the
 		// server, so the hold must not outlive it here.
-		c.mu.Lock()
-		if !h.released() && h.loss != nil && at.UnixNano() < h.lossAt.Load() {
-			c.armLocked(h, at)
-		}
-		c.mu.Unlock()
+		c.armEarlier(h, at)
 		return opError("extend", s.name, err)
 	case !held:
 		c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
@@ -89,10 +85,10 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	c.mu.Lock()
 	// A re-entry without a lease meanwhile has handed the hold to the
 	// watchdog, which now keeps its lease.
-	if !h.released() && h.loss != nil && !h.renewing {
+	if !h.released() && !h.renewing {
 		// Re-entrant releases re-arm the lock with the hold's lease.
 		h.lease = lease
-		c.armLocked(h, at)
+		c.arm(h, at) // under c.mu: ordered with a re-entry's hand-over
 	}
 	c.mu.Unlock()
 	return nil

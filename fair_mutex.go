@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -97,33 +96,9 @@ func (f *FairMutex) nameKeys() {
 	if f.threadWait > 0 {
 		queue, timeouts = "redisson_lock_queue", "redisson_lock_timeout"
 	}
-	prefixes := [...]string{"redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts}
-	open, closing := ":{", "}"
-	if strings.Contains(s.key, "{") {
-		open, closing = ":", ""
-	}
-	var b strings.Builder
-	n := len(s.c.id) + 2
-	for _, p := range prefixes {
-		n += len(p) + len(open) + len(s.key) + len(closing)
-	}
-	b.Grow(n)
-	var ends [len(prefixes)]int
-	for i, p := range prefixes {
-		b.WriteString(p)
-		b.WriteString(open)
-		b.WriteString(s.key)
-		b.WriteString(closing)
-		if i == 2 { // the latch prefix: <name>:<client-id>:
-			b.WriteByte(':')
-			b.WriteString(s.c.id)
-			b.WriteByte(':')
-		}
-		ends[i] = b.Len()
-	}
-	all := b.String()
-	s.channel, s.fence, s.latch = all[:ends[0]], all[ends[0]:ends[1]], all[ends[1]:ends[2]]
-	f.queue, f.timeouts = all[ends[2]:ends[3]], all[ends[3]:ends[4]]
+	var ns [5]string
+	redissonNames(ns[:], s.key, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts)
+	s.channel, s.fence, s.latch, f.queue, f.timeouts = ns[0], ns[1], ns[2], ns[3], ns[4]
 }
 
 var _ Locker = (*FairMutex)(nil)
@@ -226,8 +201,8 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error) {
-	st, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL, retry)
+func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error) {
+	st, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL, retry, vouched)
 	if err != nil {
 		return notHeld, err
 	}

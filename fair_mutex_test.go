@@ -497,51 +497,59 @@ func TestFairMutexQueueExpires(t *testing.T) {
 }
 
 // A retried release reads the first attempt's outcome from its latch (for a
-// re-entrant release and for the last one alike), and a release of an empty
-// queue leaves only the latch behind.
+// re-entrant release, and for a last release the caller cannot vouch for); a
+// vouched last release writes no latch, and its retry that finds the owner
+// gone answers released.
 func TestFairMutexReleaseLatch(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)
 	f := mustFair(t, c, "latch")
-	lctx, err := f.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Lock(lctx); err != nil {
-		t.Fatal(err)
-	}
-	field := c.id + ":" + ownerIn(lctx)
-	latch := f.m.latch + "req-"
-	release := func(id string, retry bool) int64 {
+	latch := f.m.latch + ":req-"
+	release := func(field, id string, retry, vouched bool) int64 {
 		t.Helper()
-		st, err := f.releaseCall(ctx, latch+id, time.Minute, field, "publish", time.Minute, retry)
+		st, err := f.releaseCall(ctx, latch+id, time.Minute, field, "publish", time.Minute, retry, vouched)
 		if err != nil {
 			t.Fatalf("release %s: %v", id, err)
 		}
 		return st
 	}
-	if st := release("1", false); st != 1 {
-		t.Fatalf("re-entrant release = %d, want 1 (still held)", st)
-	}
-	if st := release("1", true); st != 1 {
-		t.Fatalf("retried re-entrant release = %d, want the first outcome 1", st)
-	}
-	if st, _ := f.State(lctx); st.HoldCount != 1 {
-		t.Fatalf("the retry released a second hold: %d left, want 1", st.HoldCount)
-	}
-	if st := release("2", false); st != 2 {
-		t.Fatalf("last release = %d, want 2 (released)", st)
-	}
-	if st := release("2", true); st != 2 {
-		t.Fatalf("retried last release = %d, want the first outcome 2", st)
-	}
-	if st := release("3", true); st != 0 {
-		t.Fatalf("a new release of a free lock = %d, want 0 (not held)", st)
+	for _, vouched := range []bool{false, true} {
+		lctx, err := f.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Lock(lctx); err != nil {
+			t.Fatal(err)
+		}
+		field := c.id + ":" + ownerIn(lctx)
+		id := strconv.FormatBool(vouched) + "-"
+		if st := release(field, id+"1", false, vouched); st != 1 {
+			t.Fatalf("vouched %v: re-entrant release = %d, want 1 (still held)", vouched, st)
+		}
+		if st := release(field, id+"1", true, vouched); st != 1 {
+			t.Fatalf("vouched %v: retried re-entrant release = %d, want the first outcome 1", vouched, st)
+		}
+		if st, _ := f.State(lctx); st.HoldCount != 1 {
+			t.Fatalf("vouched %v: the retry released a second hold: %d left, want 1", vouched, st.HoldCount)
+		}
+		if st := release(field, id+"2", false, vouched); st != 2 {
+			t.Fatalf("vouched %v: last release = %d, want 2 (released)", vouched, st)
+		}
+		if latched := exists(t, node, latch+id+"2"); latched == vouched {
+			t.Fatalf("vouched %v: last release left a latch: %v", vouched, latched)
+		}
+		if st := release(field, id+"2", true, vouched); st != 2 {
+			t.Fatalf("vouched %v: retried last release = %d, want the first outcome 2", vouched, st)
+		}
+		if st := release(field, id+"3", true, false); st != 0 {
+			t.Fatalf("vouched %v: an unvouched new release of a free lock = %d, want 0 (not held)", vouched, st)
+		}
+		f.m.c.finish(lctx.Value(lockCtxKey{}).(*lockCtx).hold, context.Canceled)
 	}
 	keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
 	for _, k := range keys {
-		if k != latch+"1" && k != latch+"2" && k != f.m.fence {
+		if k != latch+"false-1" && k != latch+"false-2" && k != latch+"true-1" && k != f.m.fence {
 			t.Errorf("key %s left behind", k)
 		}
 	}

@@ -123,13 +123,13 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 
 // releaseCall runs the release of the handle's queue protocol: 0 not held,
 // 1 still held, 2 released.
-func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry bool) (int64, error) {
+func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry, vouched bool) (int64, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, latchTTL)
 		return r.Status, err
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL, retry)
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL, retry, vouched)
 }
 
 func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {

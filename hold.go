@@ -22,7 +22,7 @@ type hold struct {
 	count    int  // local holds; guarded by Client.mu
 	renewing bool // the watchdog renews it; guarded by Client.mu
 	renew    renewal
-	loss     *time.Timer // fires at lossAt; guarded by Client.mu
+	loss     *lossTimer // fires at lossAt; guarded by mu
 	// lossAt is when the hold is presumed lost (unix ns): the server lease as
 	// of the last confirmed grant or renewal, counted from when that request
 	// was sent, minus the drift margin.
@@ -30,9 +30,9 @@ type hold struct {
 	releasing atomic.Bool // the last local hold is being released
 	done      atomic.Bool
 
-	mu    sync.Mutex
-	cause error     // why the hold ended
-	ctxs  []heldCtx // every context handed out for this hold
+	mu    sync.Mutex // guards loss and the fields below
+	cause error      // why the hold ended
+	ctxs  []heldCtx  // every context handed out for this hold
 	ctx0  [1]heldCtx
 	obs   *holdObs // nil without an Observer
 }

@@ -17,6 +17,40 @@ func redissonName(prefix, name string) string {
 	return prefix + ":{" + name + "}"
 }
 
+// redissonNames sets out[i] to redissonName(prefixes[i], name) for every
+// non-empty prefix, in one allocation.
+func redissonNames(out []string, name string, prefixes ...string) {
+	open, end := ":{", "}"
+	if strings.Contains(name, "{") {
+		open, end = ":", ""
+	}
+	n := 0
+	for _, p := range prefixes {
+		if p != "" {
+			n += len(p) + len(open) + len(name) + len(end)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range prefixes {
+		if p != "" {
+			b.WriteString(p)
+			b.WriteString(open)
+			b.WriteString(name)
+			b.WriteString(end)
+		}
+	}
+	all, at := b.String(), 0
+	for i, p := range prefixes {
+		if p == "" {
+			continue
+		}
+		l := len(p) + len(open) + len(name) + len(end)
+		out[i] = all[at : at+l]
+		at += l
+	}
+}
+
 // lockKey validates a lock name and returns the Redis key of the lock.
 func lockKey(prefix, name string) (string, error) {
 	if name == "" {

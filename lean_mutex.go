@@ -260,29 +260,20 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	return attempt{granted: true}, nil
 }
 
-func (l *LeanMutex) releaseOnce(ctx context.Context, field string, _ time.Duration, _ string, _ time.Duration, retry bool, _ string) (releaseStatus, error) {
+func (l *LeanMutex) releaseOnce(ctx context.Context, field string, _ time.Duration, _ string, _ time.Duration, retry, vouched bool, _ string) (releaseStatus, error) {
 	ok, err := generated.LeanRelease(ctx, l.c.rc, l.key, field)
 	switch {
 	case err != nil:
 		return notHeld, err
 	case ok:
 		return freed, nil
-	case retry && l.heldUntilNow(field):
-		// An earlier attempt's reply was lost. The hold's loss deadline has
-		// not passed, so the lease cannot have run out on the server
-		// before this retry was sent: the earlier attempt deleted the key.
+	case retry && vouched:
+		// An earlier attempt's reply was lost. The hold was live when the
+		// release began, so its lease cannot have run out on the server
+		// since: the earlier attempt deleted the key.
 		return freed, nil
 	}
 	return notHeld, nil
-}
-
-// heldUntilNow reports whether this Client holds field's lock and its loss
-// deadline (the confirmed lease minus the drift margin) is still ahead.
-func (l *LeanMutex) heldUntilNow(field string) bool {
-	l.c.mu.Lock()
-	h := l.c.holds[holdID(l.key, field)]
-	l.c.mu.Unlock()
-	return h != nil && time.Now().UnixNano() < h.lossAt.Load()
 }
 
 func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {

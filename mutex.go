@@ -29,25 +29,31 @@ func (c *Client) Mutex(name string, opts ...LockOption) (*Mutex, error) {
 }
 
 func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error) {
-	s, err := newSpec(c, k, name, opts)
+	s, err := newSpecWith(c, k, name, opts, "redisson_lock__channel")
 	if err != nil {
 		return nil, err
 	}
-	m := &Mutex{lockSpec: s}
-	m.channel = redissonName("redisson_lock__channel", m.key)
-	return m, nil
+	return &Mutex{lockSpec: s}, nil
 }
 
 // newSpec validates a handle's name and options and names the keys every
 // lock of the Redisson hash layout shares.
 func newSpec(c *Client, k kind, name string, opts []LockOption) (lockSpec, error) {
+	return newSpecWith(c, k, name, opts, "")
+}
+
+// newSpecWith is newSpec that also names the release channel (channelPrefix
+// "": none). The derived names share one allocation: handles are often made
+// per request.
+func newSpecWith(c *Client, k kind, name string, opts []LockOption, channelPrefix string) (lockSpec, error) {
 	cfg, key, err := c.handleConfig(k, name, opts)
 	if err != nil {
 		return lockSpec{}, err
 	}
 	s := lockSpec{c: c, name: name, key: key, cfg: cfg}
-	s.fence = redissonName("redisson_lock_token", s.key)
-	s.latch = redissonName("redisson_unlock_latch", s.key) + ":" + c.id + ":"
+	var ns [3]string
+	redissonNames(ns[:], s.key, "redisson_lock_token", "redisson_unlock_latch", channelPrefix)
+	s.fence, s.latch, s.channel = ns[0], ns[1], ns[2]
 	return s, nil
 }
 
@@ -161,8 +167,8 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ tim
 	return a, acked, nil
 }
 
-func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error) {
-	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, lease, field, publish, latchTTL, retry)
+func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error) {
+	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, lease, field, publish, latchTTL, retry, vouched)
 	switch {
 	case err != nil || !held:
 		return notHeld, err

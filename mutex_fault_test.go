@@ -85,30 +85,130 @@ func TestMutexRedisRestart(t *testing.T) {
 }
 
 // TestMutexReleaseLatch replays a release whose reply was lost: the second
-// call with the same latch key answers the first outcome, not "not held".
+// call with the same latch key answers the first outcome, not "not held". An
+// unvouched last release and every release of one of several holds record
+// their outcome in the latch; a vouched last release records nothing and its
+// retry reads the missing owner as released, even after another owner took
+// the lock in between.
 func TestMutexReleaseLatch(t *testing.T) {
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 5*time.Second)
 	m := mustMutex(t, c, "latch")
+	latch := redissonName("redisson_unlock_latch", m.key) + ":req-"
+	release := func(lctx context.Context, req string, retry, vouched bool) (int64, bool) {
+		t.Helper()
+		field := c.id + ":" + ownerIn(lctx)
+		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, time.Second, field, "publish", time.Minute, retry, vouched)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, held
+	}
+	lock := func(ctx context.Context) context.Context {
+		t.Helper()
+		lctx, err := m.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lctx
+	}
+
+	// Unvouched: the outcome is in the latch.
+	lctx := lock(ctx)
+	if n, held := release(lctx, "1", false, false); !held || n != 1 {
+		t.Fatalf("release = %d, %v; want 1 (released)", n, held)
+	}
+	if !exists(t, node, latch+"1") {
+		t.Fatal("an unvouched last release left no latch")
+	}
+	if n, held := release(lctx, "1", true, false); !held || n != 1 {
+		t.Fatalf("retried release = %d, %v; want the first outcome (released)", n, held)
+	}
+	if _, held := release(lctx, "1x", true, false); held {
+		t.Fatal("a new unvouched release of a lock not held: held, want not held")
+	}
+
+	// One of two holds: latched whether vouched or not, so a retry does not
+	// give up a second hold.
+	lctx = lock(ctx)
+	again := lock(lctx)
+	if n, held := release(again, "2", false, true); !held || n != 0 {
+		t.Fatalf("releasing one of two holds = %d, %v; want 0 (still held)", n, held)
+	}
+	if n, held := release(again, "2", true, true); !held || n != 0 {
+		t.Fatalf("retried release of one of two holds = %d, %v; want 0", n, held)
+	}
+	if holds, err := m.holdsOf(ctx, c.id+":"+ownerIn(lctx)); err != nil || holds != 1 {
+		t.Fatalf("holds after a retried release of one of two = %d, %v; want 1", holds, err)
+	}
+
+	// Vouched last release: no latch; the retry answers released although
+	// another owner holds the lock by then.
+	if n, held := release(lctx, "3", false, true); !held || n != 1 {
+		t.Fatalf("vouched release = %d, %v; want 1 (released)", n, held)
+	}
+	if exists(t, node, latch+"3") {
+		t.Fatal("a vouched last release wrote a latch")
+	}
+	other := lock(ctx)
+	if n, held := release(lctx, "3", true, true); !held || n != 1 {
+		t.Fatalf("retried vouched release = %d, %v; want 1 (released)", n, held)
+	}
+	if st, err := m.State(other); err != nil || st.HoldCount != 1 {
+		t.Fatalf("the next owner's holds after the retry = %d, %v; want 1 (untouched)", st.HoldCount, err)
+	}
+	if err := m.Unlock(other); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMutexUnlockLostReply: an Unlock whose release ran on the server but
+// whose reply was lost retries and reports the release, not ErrNotHeld, even
+// when another owner took the lock before the retry, and leaves no latch key
+// behind.
+func TestMutexUnlockLostReply(t *testing.T) {
+	p := newProxied(t, sharedPrefix(t))
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, p.c, "lost-reply")
+	warm(t, m)
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	field := c.id + ":" + ownerIn(lctx)
-	latch := redissonName("redisson_unlock_latch", m.key) + ":req-1"
-	first, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, false)
-	if err != nil || !held || first != 1 {
-		t.Fatalf("release = %d, %v, %v; want 1 (released)", first, held, err)
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- m.Unlock(lctx) }()
+	key := p.key(t, "lost-reply")
+	if !eventually(5*time.Second, func() bool { return !exists(t, p.node, key) }) {
+		p.px.Thaw()
+		t.Fatal("the release did not reach the server")
 	}
-	again, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, true)
-	if err != nil || !held || again != 1 {
-		t.Fatalf("retried release = %d, %v, %v; want the first outcome (released)", again, held, err)
+	// Another owner takes the lock before the retry.
+	next := mustMutex(t, direct, "lost-reply")
+	nctx, err := next.TryLock(ctx, 0)
+	if err != nil {
+		p.px.Thaw()
+		t.Fatalf("the next owner: %v", err)
 	}
-	_, held, err = generated.MutexRelease(ctx, rc, m.key, m.channel, latch+"x", time.Second, field, "publish", time.Minute, true)
-	if err != nil || held {
-		t.Fatalf("new release: held=%v, %v; want not held", held, err)
+	p.px.DropAll()
+	p.px.Thaw()
+	if err := <-res; err != nil {
+		t.Fatalf("Unlock whose first reply was lost: %v, want nil", err)
+	}
+	if cause := context.Cause(lctx); !errors.Is(cause, context.Canceled) || errors.Is(cause, ErrLockLost) {
+		t.Fatalf("lock context cause = %v, want context.Canceled", cause)
+	}
+	if keys, err := p.node.Do(t, "KEYS", "redisson_unlock_latch:*").AsStrSlice(); err != nil || len(keys) != 0 {
+		t.Fatalf("latch keys = %v, %v; want none", keys, err)
+	}
+	if st, err := next.State(nctx); err != nil || st.HoldCount != 1 {
+		t.Fatalf("the next owner's holds = %d, %v; want 1", st.HoldCount, err)
+	}
+	if err := next.Unlock(nctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -209,5 +309,46 @@ func TestMutexCluster(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s: waiter not woken by the sharded release message", name)
 		}
+	}
+}
+
+// TestMutexUnlockUnvouchedLatched: a release the engine cannot vouch for (the
+// hold is past its loss deadline here) records its outcome in a latch, so
+// its retry stays exact; a release of a live hold records none.
+func TestMutexUnlockUnvouchedLatched(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := mustMutex(t, c, "unvouched")
+	latches := func() int {
+		t.Helper()
+		keys, err := node.Do(t, "KEYS", "redisson_unlock_latch:*").AsStrSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(keys)
+	}
+	live, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(live); err != nil {
+		t.Fatal(err)
+	}
+	if n := latches(); n != 0 {
+		t.Fatalf("%d latch keys after releasing a live hold, want none", n)
+	}
+	late, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server still holds the lock, but locally its loss deadline has
+	// passed (as when renewals went unconfirmed): no longer vouched for.
+	late.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Store(time.Now().Add(-time.Millisecond).UnixNano())
+	if err := m.Unlock(late); err != nil {
+		t.Fatalf("Unlock of a hold the server still has: %v", err)
+	}
+	if n := latches(); n != 1 {
+		t.Fatalf("%d latch keys after an unvouched release, want 1", n)
 	}
 }

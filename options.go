@@ -10,8 +10,8 @@ const (
 	DefaultLease          = 30 * time.Second
 	DefaultReleaseTimeout = 5 * time.Second
 	DefaultGuardTimeout   = 100 * time.Millisecond
-	// DefaultFenceIdle is how long a lock's fencing-token counter outlives
-	// its last grant.
+	// DefaultFenceIdle is how long a lock's fencing-token counter lives
+	// before it starts again from the server's clock.
 	DefaultFenceIdle = 7 * 24 * time.Hour
 )
 
@@ -267,12 +267,15 @@ func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 }
 
 // WithFenceIdle sets how long a lock's fencing-token counter
-// (redisson_lock_token:{name}) outlives its last grant (default 7 days), so
-// lock names that are no longer used do not leave keys behind forever. A
-// counter that expired starts again from the server's clock in microseconds,
-// above every token it handed out before, so tokens stay strictly increasing
-// as long as the server's clock does not step back by more than d. For
-// Mutex, FairMutex, RWMutex and RedLock.
+// (redisson_lock_token:{name}) lives from its start (default 7 days), so lock
+// names that are no longer used do not leave keys behind for longer than d.
+// Grants do not extend it (that would cost every grant a PEXPIRE). A counter
+// starts at the server's clock in microseconds, so the one that follows an
+// expired counter is above every token that counter handed out: tokens stay
+// strictly increasing as long as a counter hands out fewer than one token per
+// microsecond of its life and the server's clock does not step back by more
+// than the slack that leaves (d minus one microsecond per token handed out).
+// For Mutex, FairMutex, RWMutex and RedLock.
 func WithFenceIdle(d time.Duration) SharedOption {
 	return sharedOption{"WithFenceIdle", kindsLock, func(c *config) {
 		if d < time.Second {

@@ -62,14 +62,20 @@ func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*h
 // hold's own schedule entry. Read holds renew with RwReadRenew, every other
 // hold with MutexRenew.
 func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p primitive) {
-	*r = renewal{h: h, due: at.Add(every), every: every}
+	var kind *renewKind
 	switch p.side() {
 	case sideRead:
-		r.kind = rwReadRenewal
+		kind = rwReadRenewal
 	case sideLean:
-		r.kind = leanRenewal
+		kind = leanRenewal
 	}
 	w.mu.Lock()
+	if h.released() {
+		// Ended before it was scheduled (Client.end removes after ending).
+		w.mu.Unlock()
+		return
+	}
+	*r = renewal{h: h, due: at.Add(every), every: every, kind: kind}
 	heap.Push(&w.queue, r)
 	first := r.index == 0
 	w.mu.Unlock()

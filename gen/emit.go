@@ -234,7 +234,7 @@ func (e *emitter) encodeArg(k Kind, v jen.Code) jen.Code {
 	case Bool:
 		return e.use("boolArg").Call(v)
 	case Duration:
-		return jen.Qual("strconv", "FormatInt").Call(jen.Add(v).Dot("Milliseconds").Call(), jen.Lit(10))
+		return e.use("msArg").Call(v)
 	case Time:
 		return jen.Qual("strconv", "FormatInt").Call(jen.Add(v).Dot("UnixMilli").Call(), jen.Lit(10))
 	}

@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "isNoScript", "commandError", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -18,6 +18,32 @@ var helperCode = map[string]func() jen.Code{
 			jen.If(jen.Id("b")).Block(jen.Return(jen.Lit("1"))),
 			jen.Return(jen.Lit("0")),
 		)
+	},
+	"msArg": func() jen.Code {
+		slot := jen.Op("&").Id("msArgs").Index(jen.Uint64().Call(jen.Id("ms")).Op("%").Uint64().Call(jen.Len(jen.Id("msArgs"))))
+		return jen.Comment("msArg encodes a duration argument as whole milliseconds. A program sends the").Line().
+			Comment("same few durations (leases, timeouts) again and again: the text of recent").Line().
+			Comment("ones is kept, by value, so those calls format and allocate nothing.").Line().
+			Func().Id("msArg").Params(jen.Id("d").Qual("time", "Duration")).String().Block(
+			jen.Id("ms").Op(":=").Id("d").Dot("Milliseconds").Call(),
+			jen.Id("slot").Op(":=").Add(slot),
+			jen.If(jen.Id("t").Op(":=").Id("slot").Dot("Load").Call(), jen.Id("t").Op("!=").Nil().Op("&&").Id("t").Dot("ms").Op("==").Id("ms")).Block(
+				jen.Return(jen.Id("t").Dot("s")),
+			),
+			jen.Id("t").Op(":=").Op("&").Id("msArgText").Values(jen.Dict{
+				jen.Id("ms"): jen.Id("ms"),
+				jen.Id("s"):  jen.Qual("strconv", "FormatInt").Call(jen.Id("ms"), jen.Lit(10)),
+			}),
+			jen.Id("slot").Dot("Store").Call(jen.Id("t")),
+			jen.Return(jen.Id("t").Dot("s")),
+		).Line().Line().
+			Comment("msArgText is the text of one duration argument.").Line().
+			Type().Id("msArgText").Struct(
+			jen.Id("ms").Int64(),
+			jen.Id("s").String(),
+		).Line().Line().
+			Comment("msArgs holds recently sent duration arguments (a cache, not state).").Line().
+			Var().Id("msArgs").Index(jen.Lit(64)).Qual("sync/atomic", "Pointer").Types(jen.Id("msArgText"))
 	},
 	"isNoScript": func() jen.Code {
 		return jen.Comment("isNoScript reports whether Redis answered NOSCRIPT.").Line().

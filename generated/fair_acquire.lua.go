@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -39,7 +38,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return int64
 -- @commands publish spublish
 
@@ -82,8 +81,8 @@ if free and (head == false or head == ARGV[2]) then
   if token == 1 then
     clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
   end
-  redis.call('pexpire', KEYS[4], ARGV[6])
   return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
@@ -121,7 +120,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "5e08c0be21152be3485a2a51625b3a74bf121461"
+const fairAcquireSHA1 = "d1493ea675af4e029e38aec450197c2d2840fc47"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -157,7 +156,7 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle)}
 	return fairAcquireDecode(fairAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -173,7 +172,7 @@ type FairAcquireArgs struct {
 	WaiterTimeout time.Duration // how long a queued waiter stays queued without calling again
 	Enqueue       bool          // queue the caller when the lock cannot be taken now
 	Publish       string        // "publish", or "spublish" for sharded channels
-	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
+	FenceIdle     time.Duration // how long a token counter lives from its start (see MutexAcquire)
 }
 
 // FairAcquireReply is the reply to one call in FairAcquireMulti.
@@ -254,7 +253,7 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), publish, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(fairAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -266,7 +265,7 @@ func DecodeFairAcquire(resp rueidis.RedisResult) (int64, error) {
 // fairAcquireEncode returns the KEYS and ARGV of one FairAcquire call.
 func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), a.Publish, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), a.Publish, msArg(a.FenceIdle)}
 	return keys, args
 }
 

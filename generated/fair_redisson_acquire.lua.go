@@ -32,7 +32,7 @@ const fairRedissonAcquireSource = `-- FairRedissonAcquire takes a fair lock by R
 -- @arg    waitTime       duration   Redisson's threadWaitTime, or the tryLock wait
 -- @arg    now            time       the caller's clock, as Redisson's currentTime
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
@@ -62,8 +62,8 @@ if redis.call('exists', KEYS[1]) == 0 and
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
   end
-  redis.call('pexpire', KEYS[4], ARGV[6])
   return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
@@ -98,7 +98,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "ca5815127473e0802d08134bffd962cd8770fb4b"
+const fairRedissonAcquireSHA1 = "549c4d91aef596380a22ff15abd7bf05f978d255"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -128,7 +128,7 @@ func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, que
 			return FairRedissonAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle)}
 	return fairRedissonAcquireDecode(fairRedissonAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -143,7 +143,7 @@ type FairRedissonAcquireArgs struct {
 	WaitTime  time.Duration // Redisson's threadWaitTime, or the tryLock wait
 	Now       time.Time     // the caller's clock, as Redisson's currentTime
 	Enqueue   bool          // queue the caller when the lock cannot be taken now
-	FenceIdle time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
+	FenceIdle time.Duration // how long a token counter lives from its start (see MutexAcquire)
 }
 
 // FairRedissonAcquireReply is the reply to one call in FairRedissonAcquireMulti.
@@ -207,7 +207,7 @@ func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, tim
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(waitTime.Milliseconds(), 10), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(waitTime), strconv.FormatInt(now.UnixMilli(), 10), boolArg(enqueue), msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(fairRedissonAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -219,7 +219,7 @@ func DecodeFairRedissonAcquire(resp rueidis.RedisResult) (FairRedissonAcquireRes
 // fairRedissonAcquireEncode returns the KEYS and ARGV of one FairRedissonAcquire call.
 func fairRedissonAcquireEncode(a *FairRedissonAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.WaitTime.Milliseconds(), 10), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaitTime), strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Enqueue), msArg(a.FenceIdle)}
 	return keys, args
 }
 

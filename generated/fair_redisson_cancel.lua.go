@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -81,7 +80,7 @@ func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queu
 			return false, err
 		}
 	}
-	args := []string{owner, strconv.FormatInt(waitTime.Milliseconds(), 10), publish}
+	args := []string{owner, msArg(waitTime), publish}
 	return fairRedissonCancelDecode(fairRedissonCancelScript.Exec(ctx, c, keys, args))
 }
 
@@ -174,7 +173,7 @@ func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, time
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, strconv.FormatInt(waitTime.Milliseconds(), 10), publish}
+	args := []string{owner, msArg(waitTime), publish}
 	return c.B().Evalsha().Sha1(fairRedissonCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -186,7 +185,7 @@ func DecodeFairRedissonCancel(resp rueidis.RedisResult) (bool, error) {
 // fairRedissonCancelEncode returns the KEYS and ARGV of one FairRedissonCancel call.
 func fairRedissonCancelEncode(a *FairRedissonCancelArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel}
-	args := []string{a.Owner, strconv.FormatInt(a.WaitTime.Milliseconds(), 10), a.Publish}
+	args := []string{a.Owner, msArg(a.WaitTime), a.Publish}
 	return keys, args
 }
 

@@ -110,7 +110,7 @@ func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, que
 			return FairRedissonReleaseResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL)}
 	return fairRedissonReleaseDecode(fairRedissonReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -206,7 +206,7 @@ func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, tim
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL)}
 	return c.B().Evalsha().Sha1(fairRedissonReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -218,7 +218,7 @@ func DecodeFairRedissonRelease(resp rueidis.RedisResult) (FairRedissonReleaseRes
 // fairRedissonReleaseEncode returns the KEYS and ARGV of one FairRedissonRelease call.
 func fairRedissonReleaseEncode(a *FairRedissonReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -17,8 +16,12 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- own channel (<channel>:<field>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
 -- latch key, so a retried release whose first reply was lost answers the same
--- (only a retry reads the latch: a first attempt cannot have run before). With
--- nobody queued, the release reads neither the server's clock nor the waiters'
+-- (only a retry reads the latch: a first attempt cannot have run before). The
+-- last hold records one only when the caller cannot vouch for its hold: with
+-- vouched (the hold was live, its lease not run out, when the release began)
+-- nothing but a release removes the owner, so a retry that finds the owner
+-- gone answers "released" without a latch, as MutexRelease does. With nobody
+-- queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
@@ -32,6 +35,7 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    retry          bool       true when an earlier attempt may have run
+-- @arg    vouched        bool       the caller's hold was live when it began releasing
 -- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -42,6 +46,9 @@ if ARGV[5] == '1' then
 end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
+  if ARGV[5] == '1' and ARGV[6] == '1' then
+    return 2
+  end
   return 0
 end
 if holds > 1 then
@@ -68,12 +75,14 @@ if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
 end
-redis.call('set', KEYS[5], 2, 'px', ARGV[4])
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[5], 2, 'px', ARGV[4])
+end
 return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "f6ecd327a9bd0138f0d43af944bbf936666f8fd0"
+const fairReleaseSHA1 = "18a7f12760b5f652d62526b5b83502f74eefd9ff"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -82,12 +91,16 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // own channel (<channel>:<field>); waiters whose server-time deadline has passed
 // are evicted from the head first. The outcome is remembered under a per-call
 // latch key, so a retried release whose first reply was lost answers the same
-// (only a retry reads the latch: a first attempt cannot have run before). With
-// nobody queued, the release reads neither the server's clock nor the waiters'
+// (only a retry reads the latch: a first attempt cannot have run before). The
+// last hold records one only when the caller cannot vouch for its hold: with
+// vouched (the hold was live, its lease not run out, when the release began)
+// nothing but a release removes the owner, so a retry that finds the owner
+// gone answers "released" without a latch, as MutexRelease does. With nobody
+// queued, the release reads neither the server's clock nor the waiters'
 // deadlines.
 // Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 // fewer); 2: released.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, error) {
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -102,7 +115,7 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
 	return fairReleaseDecode(fairReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -118,6 +131,7 @@ type FairReleaseArgs struct {
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
 	Retry    bool // true when an earlier attempt may have run
+	Vouched  bool // the caller's hold was live when it began releasing
 }
 
 // FairReleaseReply is the reply to one call in FairReleaseMulti.
@@ -183,7 +197,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
+func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -198,7 +212,7 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
 	return c.B().Evalsha().Sha1(fairReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -210,7 +224,7 @@ func DecodeFairRelease(resp rueidis.RedisResult) (int64, error) {
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), boolArg(a.Retry)}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
 	return keys, args
 }
 

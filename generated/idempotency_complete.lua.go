@@ -70,7 +70,7 @@ func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, u
 			return 0, err
 		}
 	}
-	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(overhead, 10)}
+	args := []string{token, rueidis.BinaryString(response), msArg(ttl), strconv.FormatInt(overhead, 10)}
 	return idempotencyCompleteDecode(idempotencyCompleteScript.Exec(ctx, c, keys, args))
 }
 
@@ -146,7 +146,7 @@ func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, s
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{token, rueidis.BinaryString(response), strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(overhead, 10)}
+	args := []string{token, rueidis.BinaryString(response), msArg(ttl), strconv.FormatInt(overhead, 10)}
 	return c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -158,7 +158,7 @@ func DecodeIdempotencyComplete(resp rueidis.RedisResult) (int64, error) {
 // idempotencyCompleteEncode returns the KEYS and ARGV of one IdempotencyComplete call.
 func idempotencyCompleteEncode(a *IdempotencyCompleteArgs) ([]string, []string) {
 	keys := []string{a.Record, a.Usage, a.Sizes}
-	args := []string{a.Token, rueidis.BinaryString(a.Response), strconv.FormatInt(a.TTL.Milliseconds(), 10), strconv.FormatInt(a.Overhead, 10)}
+	args := []string{a.Token, rueidis.BinaryString(a.Response), msArg(a.TTL), strconv.FormatInt(a.Overhead, 10)}
 	return keys, args
 }
 

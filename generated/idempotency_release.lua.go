@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -62,7 +61,7 @@ func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, us
 			return 0, err
 		}
 	}
-	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+	args := []string{token, msArg(ttl)}
 	return idempotencyReleaseDecode(idempotencyReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -136,7 +135,7 @@ func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, si
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+	args := []string{token, msArg(ttl)}
 	return c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -148,7 +147,7 @@ func DecodeIdempotencyRelease(resp rueidis.RedisResult) (int64, error) {
 // idempotencyReleaseEncode returns the KEYS and ARGV of one IdempotencyRelease call.
 func idempotencyReleaseEncode(a *IdempotencyReleaseArgs) ([]string, []string) {
 	keys := []string{a.Record, a.Usage, a.Sizes}
-	args := []string{a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10)}
+	args := []string{a.Token, msArg(a.TTL)}
 	return keys, args
 }
 

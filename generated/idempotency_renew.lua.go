@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -53,7 +52,7 @@ func IdempotencyRenew(ctx context.Context, c rueidis.Client, record string, usag
 			return 0, err
 		}
 	}
-	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+	args := []string{token, msArg(ttl)}
 	return idempotencyRenewDecode(idempotencyRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -127,7 +126,7 @@ func IdempotencyRenewCommand(c rueidis.Client, record string, usage string, size
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{token, strconv.FormatInt(ttl.Milliseconds(), 10)}
+	args := []string{token, msArg(ttl)}
 	return c.B().Evalsha().Sha1(idempotencyRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -139,7 +138,7 @@ func DecodeIdempotencyRenew(resp rueidis.RedisResult) (int64, error) {
 // idempotencyRenewEncode returns the KEYS and ARGV of one IdempotencyRenew call.
 func idempotencyRenewEncode(a *IdempotencyRenewArgs) ([]string, []string) {
 	keys := []string{a.Record, a.Usage, a.Sizes}
-	args := []string{a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10)}
+	args := []string{a.Token, msArg(a.TTL)}
 	return keys, args
 }
 

@@ -122,7 +122,7 @@ func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, us
 			return IdempotencyReserveResult{}, err
 		}
 	}
-	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
+	args := []string{fingerprint, token, msArg(ttl), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
 	return idempotencyReserveDecode(idempotencyReserveScript.Exec(ctx, c, keys, args))
 }
 
@@ -199,7 +199,7 @@ func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, si
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{fingerprint, token, strconv.FormatInt(ttl.Milliseconds(), 10), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
+	args := []string{fingerprint, token, msArg(ttl), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
 	return c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -211,7 +211,7 @@ func DecodeIdempotencyReserve(resp rueidis.RedisResult) (IdempotencyReserveResul
 // idempotencyReserveEncode returns the KEYS and ARGV of one IdempotencyReserve call.
 func idempotencyReserveEncode(a *IdempotencyReserveArgs) ([]string, []string) {
 	keys := []string{a.Record, a.Usage, a.Sizes}
-	args := []string{a.Fingerprint, a.Token, strconv.FormatInt(a.TTL.Milliseconds(), 10), strconv.FormatInt(a.Budget, 10), strconv.FormatInt(a.ClaimSize, 10)}
+	args := []string{a.Fingerprint, a.Token, msArg(a.TTL), strconv.FormatInt(a.Budget, 10), strconv.FormatInt(a.ClaimSize, 10)}
 	return keys, args
 }
 

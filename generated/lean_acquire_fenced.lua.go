@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -61,7 +60,7 @@ func LeanAcquireFenced(ctx context.Context, c rueidis.Client, lock string, fence
 			return 0, err
 		}
 	}
-	args := []string{owner, strconv.FormatInt(lease.Milliseconds(), 10), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{owner, msArg(lease), msArg(fenceIdle)}
 	return leanAcquireFencedDecode(leanAcquireFencedScript.Exec(ctx, c, keys, args))
 }
 
@@ -135,7 +134,7 @@ func LeanAcquireFencedCommand(c rueidis.Client, lock string, fence string, owner
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, strconv.FormatInt(lease.Milliseconds(), 10), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{owner, msArg(lease), msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(leanAcquireFencedSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -147,7 +146,7 @@ func DecodeLeanAcquireFenced(resp rueidis.RedisResult) (int64, error) {
 // leanAcquireFencedEncode returns the KEYS and ARGV of one LeanAcquireFenced call.
 func leanAcquireFencedEncode(a *LeanAcquireFencedArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence}
-	args := []string{a.Owner, strconv.FormatInt(a.Lease.Milliseconds(), 10), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{a.Owner, msArg(a.Lease), msArg(a.FenceIdle)}
 	return keys, args
 }
 

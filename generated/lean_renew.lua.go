@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -35,7 +34,7 @@ var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
 // Reply true: renewed; false: the owner no longer holds it.
 func LeanRenew(ctx context.Context, c rueidis.Client, lock string, lease time.Duration, owner string) (bool, error) {
 	keys := []string{lock}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return leanRenewDecode(leanRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -95,7 +94,7 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 // call Preload, then send the command again.
 func LeanRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
 	keys := []string{lock}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -107,7 +106,7 @@ func DecodeLeanRenew(resp rueidis.RedisResult) (bool, error) {
 // leanRenewEncode returns the KEYS and ARGV of one LeanRenew call.
 func leanRenewEncode(a *LeanRenewArgs) ([]string, []string) {
 	keys := []string{a.Lock}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner}
+	args := []string{msArg(a.Lease), a.Owner}
 	return keys, args
 }
 

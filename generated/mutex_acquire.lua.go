@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -15,10 +14,12 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.
 -- A fresh acquisition also draws the next fencing token from the counter.
--- The fencing-token counter expires after fenceIdle without a grant; a missing
--- counter starts at the server's TIME in microseconds, above every token an
--- expired counter can have handed out (it grew by one per grant, at most one
--- grant per microsecond), so tokens stay strictly increasing across expiry.
+-- A missing counter starts at the server's TIME in microseconds and expires
+-- fenceIdle later; it is not re-armed on every grant (that PEXPIRE would cost
+-- a fifth of the grant). A restarted counter is above every token the expired
+-- one handed out, as long as that one handed out fewer than one token per
+-- microsecond of its life (it grew by one per grant from its own start time),
+-- so tokens stay strictly increasing across expiry.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms.
@@ -26,7 +27,7 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
--- @arg    fenceIdle duration  how long the counter outlives its last grant
+-- @arg    fenceIdle duration  how long a counter lives from its start
 -- @return int64
 if redis.call('exists', KEYS[1]) == 0 then
   redis.call('hset', KEYS[1], ARGV[2], 1)
@@ -35,8 +36,8 @@ if redis.call('exists', KEYS[1]) == 0 then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[2], ARGV[3])
   end
-  redis.call('pexpire', KEYS[2], ARGV[3])
   return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
@@ -52,7 +53,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "1495dcd40d5144470b2461f509265cc8b548dd94"
+const mutexAcquireSHA1 = "358ac74edffbf88a782015d715dc427fdd289f2d"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -60,10 +61,12 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 // and whose value is the hold count; the key's PEXPIRE is the lease.
 // A fresh acquisition also draws the next fencing token from the counter.
-// The fencing-token counter expires after fenceIdle without a grant; a missing
-// counter starts at the server's TIME in microseconds, above every token an
-// expired counter can have handed out (it grew by one per grant, at most one
-// grant per microsecond), so tokens stay strictly increasing across expiry.
+// A missing counter starts at the server's TIME in microseconds and expires
+// fenceIdle later; it is not re-armed on every grant (that PEXPIRE would cost
+// a fifth of the grant). A restarted counter is above every token the expired
+// one handed out, as long as that one handed out fewer than one token per
+// microsecond of its life (it grew by one per grant from its own start time),
+// so tokens stay strictly increasing across expiry.
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 // < 0 held by another owner, -1 - reply is its remaining lease in ms.
@@ -74,7 +77,7 @@ func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence stri
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(fenceIdle)}
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -84,7 +87,7 @@ type MutexAcquireArgs struct {
 	Fence     string // fencing-token counter (redisson_lock_token:{name})
 	Lease     time.Duration
 	Owner     string
-	FenceIdle time.Duration // how long the counter outlives its last grant
+	FenceIdle time.Duration // how long a counter lives from its start
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
@@ -148,7 +151,7 @@ func MutexAcquireCommand(c rueidis.Client, lock string, fence string, lease time
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -160,7 +163,7 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.FenceIdle)}
 	return keys, args
 }
 

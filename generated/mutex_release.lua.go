@@ -6,17 +6,21 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
 
 // mutexReleaseSource is scripts/mutex_release.lua, verbatim.
 const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
--- lock and publishes Redisson's unlock message "0" on its channel. The outcome
--- is remembered for a short while under a per-call latch key, so a retried
--- release whose first reply was lost answers the first outcome again (only a
--- retry reads the latch: a first attempt cannot have run before).
+-- lock and publishes Redisson's unlock message "0" on its channel.
+-- A retried release whose first reply was lost answers the first outcome:
+-- giving up one of several holds records its outcome for latchTTL under a
+-- per-call latch key, which only a retry reads (a first attempt cannot have
+-- run before). The last hold records one only when the caller cannot vouch
+-- for its hold: with vouched (the caller's hold was live, its lease not run
+-- out, when it began releasing) nothing but a release removes the owner, so a
+-- retry that finds the owner gone answers "released" without a latch, and the
+-- common release writes nothing but the delete and the message.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released.
 -- @key    lock
@@ -27,6 +31,7 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
+-- @arg    vouched   bool      the caller's hold was live when it began releasing
 -- @return int64?
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -37,6 +42,9 @@ if ARGV[5] == '1' then
 end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
+  if ARGV[5] == '1' and ARGV[6] == '1' then
+    return 1
+  end
   return nil
 end
 if holds > 1 then
@@ -47,23 +55,30 @@ if holds > 1 then
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[3], KEYS[2], '0')
-redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+end
 return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "938f8c82628c915a8c0a5374f4a3bb93de9ddb37"
+const mutexReleaseSHA1 = "f76ee8f6bdd08ffbcab14f238d53e2086166424a"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
 // MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
-// lock and publishes Redisson's unlock message "0" on its channel. The outcome
-// is remembered for a short while under a per-call latch key, so a retried
-// release whose first reply was lost answers the first outcome again (only a
-// retry reads the latch: a first attempt cannot have run before).
+// lock and publishes Redisson's unlock message "0" on its channel.
+// A retried release whose first reply was lost answers the first outcome:
+// giving up one of several holds records its outcome for latchTTL under a
+// per-call latch key, which only a retry reads (a first attempt cannot have
+// run before). The last hold records one only when the caller cannot vouch
+// for its hold: with vouched (the caller's hold was live, its lease not run
+// out, when it began releasing) nothing but a release removes the owner, so a
+// retry that finds the owner gone answers "released" without a latch, and the
+// common release writes nothing but the delete and the message.
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, bool, error) {
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -78,7 +93,7 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			return 0, false, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
 	return mutexReleaseDecode(mutexReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -92,6 +107,7 @@ type MutexReleaseArgs struct {
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
 	Retry    bool // true when an earlier attempt may have run
+	Vouched  bool // the caller's hold was live when it began releasing
 }
 
 // MutexReleaseReply is the reply to one call in MutexReleaseMulti.
@@ -158,7 +174,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -173,7 +189,7 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10), boolArg(retry)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
 	return c.B().Evalsha().Sha1(mutexReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -185,7 +201,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), boolArg(a.Retry)}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -36,7 +35,7 @@ var mutexRenewScript = rueidis.NewLuaScriptRetryable(mutexRenewSource)
 // taken over), so the holder has lost the lock.
 func MutexRenew(ctx context.Context, c rueidis.Client, lock string, lease time.Duration, owner string) (bool, error) {
 	keys := []string{lock}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return mutexRenewDecode(mutexRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -96,7 +95,7 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 // call Preload, then send the command again.
 func MutexRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
 	keys := []string{lock}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -108,7 +107,7 @@ func DecodeMutexRenew(resp rueidis.RedisResult) (bool, error) {
 // mutexRenewEncode returns the KEYS and ARGV of one MutexRenew call.
 func mutexRenewEncode(a *MutexRenewArgs) ([]string, []string) {
 	keys := []string{a.Lock}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner}
+	args := []string{msArg(a.Lease), a.Owner}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -93,7 +92,7 @@ func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, time
 			return PermitAcquireResult{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
 	return permitAcquireDecode(permitAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -185,7 +184,7 @@ func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, c
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
 	return c.B().Evalsha().Sha1(permitAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -197,7 +196,7 @@ func DecodePermitAcquire(resp rueidis.RedisResult) (PermitAcquireResult, error) 
 // permitAcquireEncode returns the KEYS and ARGV of one PermitAcquire call.
 func permitAcquireEncode(a *PermitAcquireArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{rueidis.BinaryString(a.ID), strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -75,7 +74,7 @@ func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeo
 			return PermitExtendResult{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
 	return permitExtendDecode(permitExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -167,7 +166,7 @@ func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, ch
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), strconv.FormatInt(lease.Milliseconds(), 10), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
 	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -179,7 +178,7 @@ func DecodePermitExtend(resp rueidis.RedisResult) (PermitExtendResult, error) {
 // permitExtendEncode returns the KEYS and ARGV of one PermitExtend call.
 func permitExtendEncode(a *PermitExtendArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{rueidis.BinaryString(a.ID), strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -88,7 +87,7 @@ func RwReadAcquire(ctx context.Context, c rueidis.Client, lock string, timeouts 
 			return RwReadAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner}
+	args := []string{msArg(lease), owner, writeOwner}
 	return rwReadAcquireDecode(rwReadAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -163,7 +162,7 @@ func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writer
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner}
+	args := []string{msArg(lease), owner, writeOwner}
 	return c.B().Evalsha().Sha1(rwReadAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -175,7 +174,7 @@ func DecodeRwReadAcquire(resp rueidis.RedisResult) (RwReadAcquireResult, error) 
 // rwReadAcquireEncode returns the KEYS and ARGV of one RwReadAcquire call.
 func rwReadAcquireEncode(a *RwReadAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts, a.Writers}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner}
+	args := []string{msArg(a.Lease), a.Owner, a.WriteOwner}
 	return keys, args
 }
 

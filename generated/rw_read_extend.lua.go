@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -30,7 +29,7 @@ func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts s
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return rwReadExtendDecode(rwReadExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -104,7 +103,7 @@ func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix 
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return c.B().Evalsha().Sha1(rwReadExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -116,7 +115,7 @@ func DecodeRwReadExtend(resp rueidis.RedisResult) (bool, error) {
 // rwReadExtendEncode returns the KEYS and ARGV of one RwReadExtend call.
 func rwReadExtendEncode(a *RwReadExtendArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts, a.Prefix}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner}
+	args := []string{msArg(a.Lease), a.Owner}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -105,7 +104,7 @@ func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel s
 			return RwReadReleaseResult{}, err
 		}
 	}
-	args := []string{owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{owner, publish, msArg(latchTTL)}
 	return rwReadReleaseDecode(rwReadReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -199,7 +198,7 @@ func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeout
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{owner, publish, msArg(latchTTL)}
 	return c.B().Evalsha().Sha1(rwReadReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -211,7 +210,7 @@ func DecodeRwReadRelease(resp rueidis.RedisResult) (RwReadReleaseResult, error) 
 // rwReadReleaseEncode returns the KEYS and ARGV of one RwReadRelease call.
 func rwReadReleaseEncode(a *RwReadReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Timeouts, a.Prefix, a.Latch}
-	args := []string{a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{a.Owner, a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -48,7 +47,7 @@ func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts st
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return rwReadRenewDecode(rwReadRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -121,7 +120,7 @@ func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease ti
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner}
+	args := []string{msArg(lease), owner}
 	return c.B().Evalsha().Sha1(rwReadRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -133,7 +132,7 @@ func DecodeRwReadRenew(resp rueidis.RedisResult) (bool, error) {
 // rwReadRenewEncode returns the KEYS and ARGV of one RwReadRenew call.
 func rwReadRenewEncode(a *RwReadRenewArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner}
+	args := []string{msArg(a.Lease), a.Owner}
 	return keys, args
 }
 

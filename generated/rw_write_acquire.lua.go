@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -28,7 +27,7 @@ const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hol
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -40,8 +39,8 @@ if mode == false then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[3], ARGV[6])
   end
-  redis.call('pexpire', KEYS[3], ARGV[6])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
@@ -64,7 +63,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "a5d33f9222eb2ec1f93f85bb2e1c7ccc43342791"
+const rwWriteAcquireSHA1 = "5963ac051d542c64bcdf4b6607ddd028205b54fe"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -89,7 +88,7 @@ func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers 
 			return RwWriteAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, writeOwner, msArg(waiterTimeout), boolArg(enqueue), msArg(fenceIdle)}
 	return rwWriteAcquireDecode(rwWriteAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -103,7 +102,7 @@ type RwWriteAcquireArgs struct {
 	WriteOwner    string // <owner>:write
 	WaiterTimeout time.Duration
 	Enqueue       bool          // register as a pending writer when refused
-	FenceIdle     time.Duration // how long the token counter outlives its last grant (see MutexAcquire)
+	FenceIdle     time.Duration // how long a token counter lives from its start (see MutexAcquire)
 }
 
 // RwWriteAcquireReply is the reply to one call in RwWriteAcquireMulti.
@@ -167,7 +166,7 @@ func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence 
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, writeOwner, strconv.FormatInt(waiterTimeout.Milliseconds(), 10), boolArg(enqueue), strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(lease), owner, writeOwner, msArg(waiterTimeout), boolArg(enqueue), msArg(fenceIdle)}
 	return c.B().Evalsha().Sha1(rwWriteAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -179,7 +178,7 @@ func DecodeRwWriteAcquire(resp rueidis.RedisResult) (RwWriteAcquireResult, error
 // rwWriteAcquireEncode returns the KEYS and ARGV of one RwWriteAcquire call.
 func rwWriteAcquireEncode(a *RwWriteAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Writers, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.WriteOwner, strconv.FormatInt(a.WaiterTimeout.Milliseconds(), 10), boolArg(a.Enqueue), strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.Owner, a.WriteOwner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), msArg(a.FenceIdle)}
 	return keys, args
 }
 

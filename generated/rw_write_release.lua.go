@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -83,7 +82,7 @@ func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel 
 			return RwWriteReleaseResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), writeOwner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{msArg(lease), writeOwner, publish, msArg(latchTTL)}
 	return rwWriteReleaseDecode(rwWriteReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -176,7 +175,7 @@ func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch 
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), writeOwner, publish, strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{msArg(lease), writeOwner, publish, msArg(latchTTL)}
 	return c.B().Evalsha().Sha1(rwWriteReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -188,7 +187,7 @@ func DecodeRwWriteRelease(resp rueidis.RedisResult) (RwWriteReleaseResult, error
 // rwWriteReleaseEncode returns the KEYS and ARGV of one RwWriteRelease call.
 func rwWriteReleaseEncode(a *RwWriteReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.WriteOwner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{msArg(a.Lease), a.WriteOwner, a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

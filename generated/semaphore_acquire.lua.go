@@ -58,7 +58,7 @@ func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, l
 			return SemaphoreAcquireResult{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(n, 10), msArg(latchTTL)}
 	return semaphoreAcquireDecode(semaphoreAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -131,7 +131,7 @@ func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), strconv.FormatInt(latchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(n, 10), msArg(latchTTL)}
 	return c.B().Evalsha().Sha1(semaphoreAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -143,7 +143,7 @@ func DecodeSemaphoreAcquire(resp rueidis.RedisResult) (SemaphoreAcquireResult, e
 // semaphoreAcquireEncode returns the KEYS and ARGV of one SemaphoreAcquire call.
 func semaphoreAcquireEncode(a *SemaphoreAcquireArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Latch}
-	args := []string{strconv.FormatInt(a.N, 10), strconv.FormatInt(a.LatchTTL.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(a.N, 10), msArg(a.LatchTTL)}
 	return keys, args
 }
 

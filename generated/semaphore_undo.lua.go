@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -60,7 +59,7 @@ func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, chan
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(latchTTL.Milliseconds(), 10), publish}
+	args := []string{msArg(latchTTL), publish}
 	return semaphoreUndoDecode(semaphoreUndoScript.Exec(ctx, c, keys, args))
 }
 
@@ -151,7 +150,7 @@ func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, la
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(latchTTL.Milliseconds(), 10), publish}
+	args := []string{msArg(latchTTL), publish}
 	return c.B().Evalsha().Sha1(semaphoreUndoSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -163,7 +162,7 @@ func DecodeSemaphoreUndo(resp rueidis.RedisResult) (int64, error) {
 // semaphoreUndoEncode returns the KEYS and ARGV of one SemaphoreUndo call.
 func semaphoreUndoEncode(a *SemaphoreUndoArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), a.Publish}
+	args := []string{msArg(a.LatchTTL), a.Publish}
 	return keys, args
 }
 

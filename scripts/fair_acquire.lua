@@ -25,7 +25,7 @@
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return int64
 -- @commands publish spublish
 
@@ -68,8 +68,8 @@ if free and (head == false or head == ARGV[2]) then
   if token == 1 then
     clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
   end
-  redis.call('pexpire', KEYS[4], ARGV[6])
   return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then

@@ -19,7 +19,7 @@
 -- @arg    waitTime       duration   Redisson's threadWaitTime, or the tryLock wait
 -- @arg    now            time       the caller's clock, as Redisson's currentTime
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
@@ -49,8 +49,8 @@ if redis.call('exists', KEYS[1]) == 0 and
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
   end
-  redis.call('pexpire', KEYS[4], ARGV[6])
   return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then

@@ -3,8 +3,12 @@
 -- own channel (<channel>:<field>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
 -- latch key, so a retried release whose first reply was lost answers the same
--- (only a retry reads the latch: a first attempt cannot have run before). With
--- nobody queued, the release reads neither the server's clock nor the waiters'
+-- (only a retry reads the latch: a first attempt cannot have run before). The
+-- last hold records one only when the caller cannot vouch for its hold: with
+-- vouched (the hold was live, its lease not run out, when the release began)
+-- nothing but a release removes the owner, so a retry that finds the owner
+-- gone answers "released" without a latch, as MutexRelease does. With nobody
+-- queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
@@ -18,6 +22,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    retry          bool       true when an earlier attempt may have run
+-- @arg    vouched        bool       the caller's hold was live when it began releasing
 -- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -28,6 +33,9 @@ if ARGV[5] == '1' then
 end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
+  if ARGV[5] == '1' and ARGV[6] == '1' then
+    return 2
+  end
   return 0
 end
 if holds > 1 then
@@ -54,5 +62,7 @@ if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
 end
-redis.call('set', KEYS[5], 2, 'px', ARGV[4])
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[5], 2, 'px', ARGV[4])
+end
 return 2

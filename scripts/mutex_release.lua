@@ -1,8 +1,13 @@
 -- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
--- lock and publishes Redisson's unlock message "0" on its channel. The outcome
--- is remembered for a short while under a per-call latch key, so a retried
--- release whose first reply was lost answers the first outcome again (only a
--- retry reads the latch: a first attempt cannot have run before).
+-- lock and publishes Redisson's unlock message "0" on its channel.
+-- A retried release whose first reply was lost answers the first outcome:
+-- giving up one of several holds records its outcome for latchTTL under a
+-- per-call latch key, which only a retry reads (a first attempt cannot have
+-- run before). The last hold records one only when the caller cannot vouch
+-- for its hold: with vouched (the caller's hold was live, its lease not run
+-- out, when it began releasing) nothing but a release removes the owner, so a
+-- retry that finds the owner gone answers "released" without a latch, and the
+-- common release writes nothing but the delete and the message.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released.
 -- @key    lock
@@ -13,6 +18,7 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
+-- @arg    vouched   bool      the caller's hold was live when it began releasing
 -- @return int64?
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -23,6 +29,9 @@ if ARGV[5] == '1' then
 end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
+  if ARGV[5] == '1' and ARGV[6] == '1' then
+    return 1
+  end
   return nil
 end
 if holds > 1 then
@@ -33,5 +42,7 @@ if holds > 1 then
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[3], KEYS[2], '0')
-redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+end
 return 1

@@ -14,7 +14,7 @@
 -- @arg    writeOwner     string     <owner>:write
 -- @arg    waiterTimeout  duration
 -- @arg    enqueue        bool       register as a pending writer when refused
--- @arg    fenceIdle      duration   how long the token counter outlives its last grant (see MutexAcquire)
+-- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -26,8 +26,8 @@ if mode == false then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[3], ARGV[6])
   end
-  redis.call('pexpire', KEYS[3], ARGV[6])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then

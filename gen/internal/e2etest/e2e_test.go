@@ -131,6 +131,18 @@ func testReplies(t *testing.T, tg target) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("AllArgs without rest (-want +got):\n%s", diff)
 		}
+		// Duration text is cached by value: durations that share a cache
+		// slot (1500 and 1564 ms), in turn, and a negative one are each sent
+		// as their own milliseconds.
+		for _, d := range []time.Duration{1500 * time.Millisecond, 1564 * time.Millisecond, 1500 * time.Millisecond, -3 * time.Millisecond, 1564 * time.Millisecond} {
+			got, err := generated.AllArgs(ctx, c, a, b, "", nil, 0, 0, false, d, time.UnixMilli(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strconv.FormatInt(d.Milliseconds(), 10); len(got) < 8 || got[7] != want {
+				t.Errorf("AllArgs with duration %s sent %q, want %q", d, got, want)
+			}
+		}
 	})
 
 	t.Run("Touch and strings", func(t *testing.T) {

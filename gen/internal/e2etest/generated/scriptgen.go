@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Script describes one script of this package.
@@ -265,6 +267,32 @@ func boolArg(b bool) string {
 	}
 	return "0"
 }
+
+// msArg encodes a duration argument as whole milliseconds. A program sends the
+// same few durations (leases, timeouts) again and again: the text of recent
+// ones is kept, by value, so those calls format and allocate nothing.
+func msArg(d time.Duration) string {
+	ms := d.Milliseconds()
+	slot := &msArgs[uint64(ms)%uint64(len(msArgs))]
+	if t := slot.Load(); t != nil && t.ms == ms {
+		return t.s
+	}
+	t := &msArgText{
+		ms: ms,
+		s:  strconv.FormatInt(ms, 10),
+	}
+	slot.Store(t)
+	return t.s
+}
+
+// msArgText is the text of one duration argument.
+type msArgText struct {
+	ms int64
+	s  string
+}
+
+// msArgs holds recently sent duration arguments (a cache, not state).
+var msArgs [64]atomic.Pointer[msArgText]
 
 // isNoScript reports whether Redis answered NOSCRIPT.
 func isNoScript(resp rueidis.RedisResult) bool {

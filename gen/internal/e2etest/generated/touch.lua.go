@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strconv"
 	"time"
 )
 
@@ -28,7 +27,7 @@ var touchScript = rueidis.NewLuaScript(touchSource)
 // Touch sets k to v with a lease.
 func Touch(ctx context.Context, c rueidis.Client, k string, v_ string, lease time.Duration) error {
 	keys := []string{k}
-	args := []string{v_, strconv.FormatInt(lease.Milliseconds(), 10)}
+	args := []string{v_, msArg(lease)}
 	return touchDecode(touchScript.Exec(ctx, c, keys, args))
 }
 
@@ -87,7 +86,7 @@ func TouchMulti(ctx context.Context, c rueidis.Client, calls []TouchArgs) []Touc
 // call Preload, then send the command again.
 func TouchCommand(c rueidis.Client, k string, v_ string, lease time.Duration) (rueidis.Completed, error) {
 	keys := []string{k}
-	args := []string{v_, strconv.FormatInt(lease.Milliseconds(), 10)}
+	args := []string{v_, msArg(lease)}
 	return c.B().Evalsha().Sha1(touchSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -99,7 +98,7 @@ func DecodeTouch(resp rueidis.RedisResult) error {
 // touchEncode returns the KEYS and ARGV of one Touch call.
 func touchEncode(a *TouchArgs) ([]string, []string) {
 	keys := []string{a.K}
-	args := []string{a.V, strconv.FormatInt(a.Lease.Milliseconds(), 10)}
+	args := []string{a.V, msArg(a.Lease)}
 	return keys, args
 }
 

@@ -45,7 +45,7 @@ func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string
 		}
 	}
 	args := make([]string, 0, 7+len(rest))
-	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), strconv.FormatInt(d.Milliseconds(), 10), strconv.FormatInt(at.UnixMilli(), 10))
+	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), msArg(d), strconv.FormatInt(at.UnixMilli(), 10))
 	for _, v := range rest {
 		args = append(args, strconv.FormatInt(v, 10))
 	}
@@ -128,7 +128,7 @@ func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, 
 		}
 	}
 	args := make([]string, 0, 7+len(rest))
-	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), strconv.FormatInt(d.Milliseconds(), 10), strconv.FormatInt(at.UnixMilli(), 10))
+	args = append(args, s, rueidis.BinaryString(raw), strconv.FormatInt(n, 10), strconv.FormatFloat(f, 'g', -1, 64), boolArg(flag), msArg(d), strconv.FormatInt(at.UnixMilli(), 10))
 	for _, v := range rest {
 		args = append(args, strconv.FormatInt(v, 10))
 	}
@@ -144,7 +144,7 @@ func DecodeAllArgs(resp rueidis.RedisResult) ([]string, error) {
 func allArgsEncode(a *AllArgsArgs) ([]string, []string) {
 	keys := []string{a.A, a.B}
 	args := make([]string, 0, 7+len(a.Rest))
-	args = append(args, a.S, rueidis.BinaryString(a.Raw), strconv.FormatInt(a.N, 10), strconv.FormatFloat(a.F, 'g', -1, 64), boolArg(a.Flag), strconv.FormatInt(a.D.Milliseconds(), 10), strconv.FormatInt(a.At.UnixMilli(), 10))
+	args = append(args, a.S, rueidis.BinaryString(a.Raw), strconv.FormatInt(a.N, 10), strconv.FormatFloat(a.F, 'g', -1, 64), boolArg(a.Flag), msArg(a.D), strconv.FormatInt(a.At.UnixMilli(), 10))
 	for _, v := range a.Rest {
 		args = append(args, strconv.FormatInt(v, 10))
 	}

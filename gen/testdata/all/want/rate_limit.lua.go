@@ -29,7 +29,7 @@ func RateLimit(ctx context.Context, c rueidis.Client, counter string, others []s
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(limit, 10), strconv.FormatInt(window.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(limit, 10), msArg(window)}
 	return rateLimitDecode(rateLimitScript.Exec(ctx, c, keys, args))
 }
 
@@ -104,7 +104,7 @@ func RateLimitCommand(c rueidis.Client, counter string, others []string, limit i
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(limit, 10), strconv.FormatInt(window.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(limit, 10), msArg(window)}
 	return c.B().Evalsha().Sha1(rateLimitSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -118,7 +118,7 @@ func rateLimitEncode(a *RateLimitArgs) ([]string, []string) {
 	keys := make([]string, 0, 1+len(a.Others))
 	keys = append(keys, a.Counter)
 	keys = append(keys, a.Others...)
-	args := []string{strconv.FormatInt(a.Limit, 10), strconv.FormatInt(a.Window.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(a.Limit, 10), msArg(a.Window)}
 	return keys, args
 }
 

@@ -1,0 +1,58 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// The context a release runs under keeps the caller's values, ignores the
+// caller's cancellation, is bounded by the release timeout (never more, at
+// least 63/64 of it), and releases beginning together share one deadline.
+func TestReleaseContext(t *testing.T) {
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	type key struct{}
+	const timeout = 2 * time.Second
+	caller, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	cancel()
+	before := time.Now()
+	r1 := c.releaseContext(caller, timeout)
+	r2 := c.releaseContext(caller, timeout)
+	after := time.Now()
+	if r1.Err() != nil {
+		t.Fatalf("release context ended with its caller's: %v", r1.Err())
+	}
+	if r1.Value(key{}) != "v" {
+		t.Fatal("release context lost its caller's values")
+	}
+	d, ok := r1.Deadline()
+	if !ok || d.After(after.Add(timeout)) || d.Before(before.Add(timeout-timeout/64)) {
+		t.Fatalf("deadline %v after the call, want within [%v, %v]", d.Sub(before), timeout-timeout/64, timeout)
+	}
+	if r1.Done() != r2.Done() {
+		t.Fatal("releases beginning together got a timer each")
+	}
+	// Past a 64th of the timeout a new bound starts, so no release gets less
+	// than 63/64 of it.
+	time.Sleep(timeout/64 + 10*time.Millisecond)
+	start := time.Now()
+	r3 := c.releaseContext(caller, timeout)
+	if d3, _ := r3.Deadline(); d3.Before(start.Add(timeout - timeout/64)) {
+		t.Fatalf("a later release got %v, want at least %v", d3.Sub(start), timeout-timeout/64)
+	}
+	if r3.Done() == r1.Done() {
+		t.Fatal("a release past the sharing window reused the old bound")
+	}
+	// Another timeout gets its own bound.
+	if r4 := c.releaseContext(caller, time.Second); r4.Done() == r3.Done() {
+		t.Fatal("a different release timeout shared the bound")
+	}
+	if !eventually(10*time.Second, func() bool { return r1.Err() != nil }) {
+		t.Fatal("the bound never ended")
+	}
+	if r1.Err() != context.DeadlineExceeded {
+		t.Fatalf("bound ended with %v, want context.DeadlineExceeded", r1.Err())
+	}
+}
