@@ -141,11 +141,11 @@ func (f *FairMutex) fieldSuffix() string { return "" }
 
 // waitChannel: each waiter listens on its own channel, so a release wakes
 // exactly the next in line.
-func (f *FairMutex) waitChannel(field string) (string, bool) {
-	return f.m.channel + ":" + field, false
+func (f *FairMutex) waitChannel(field string) waitSpec {
+	return waitSpec{channel: f.m.channel + ":" + field}
 }
 
-func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
+func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
 	m, c := f.m, f.m.c
 	enqueue := wait != 0
 	var res generated.FairAcquireResult

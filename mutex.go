@@ -18,6 +18,8 @@ import (
 // as with sync.Mutex.
 type Mutex struct {
 	lockSpec
+	waiters string // scriptlock_lock_waiters:{name}: registered Go waiters
+	wake    string // scriptlock_lock_wake:{name}: wakes one of them by name
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
@@ -27,6 +29,8 @@ func (c *Client) Mutex(name string, opts ...Option) *Mutex {
 	m := &Mutex{lockSpec: newSpec(c, name, opts)}
 	if m.err == nil {
 		m.channel = redissonName("redisson_lock__channel", m.key)
+		m.waiters = redissonName("scriptlock_lock_waiters", m.key)
+		m.wake = redissonName("scriptlock_lock_wake", m.key)
 	}
 	return m
 }
@@ -124,32 +128,51 @@ func (r acquireResult) remaining() time.Duration {
 func (m *Mutex) spec() *lockSpec { return &m.lockSpec }
 func (m *Mutex) side() side      { return sideExclusive }
 
-func (m *Mutex) waitChannel(string) (string, bool) { return m.channel, false }
+// waitChannel: a waiter is woken by name on the wake channel (a release
+// wakes one Go waiter, not every client), and hears Redisson's "0" on the same
+// subscription for releases by Redisson holders.
+func (m *Mutex) waitChannel(field string) waitSpec {
+	return waitSpec{channel: m.channel, wake: m.wake, id: field}
+}
 
-func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool) (attempt, bool, error) {
+func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
 	var res int64
 	var err error
 	acked := true
+	// A caller that will wait registers as a waiter when refused. One that
+	// registered earlier and was not taken out by a wake leaves the set when
+	// it gets the lock.
+	var waiterTTL time.Duration
+	if wait != 0 {
+		waiterTTL = m.cfg.waiterTTL()
+	}
+	leave := wa.queued && wa.since == 0
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, serverLease, field, m.cfg.fenceIdle)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, serverLease, field, m.cfg.fenceIdle)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave)
 	}
 	if err != nil {
 		return attempt{}, false, err
 	}
 	r := acquireResult(res)
 	if !r.acquired() {
-		// Wake on the release message; the holder's remaining lease is the
-		// fallback in case a message is lost.
+		// Wake on the release message naming us; the fallback, in case it
+		// is lost (its waiter died, a reconnect), is the holder's remaining
+		// lease, at most a third of the waiter timeout: calling again that
+		// often also keeps the waiter set from expiring.
 		rem := max(r.remaining(), 0)
-		return attempt{remaining: rem, sleep: rem}, acked, nil
+		sleep := rem
+		if waiterTTL > 0 {
+			sleep = min(sleep, waiterTTL/3)
+		}
+		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0}, acked, nil
 	}
 	a := attempt{granted: true, fresh: r.fresh()}
 	if a.fresh {
@@ -159,7 +182,7 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ tim
 }
 
 func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry bool, publish string) (releaseStatus, error) {
-	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, lease, field, publish, latchTTL, retry)
+	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, m.waiters, m.wake, lease, field, publish, latchTTL, retry)
 	switch {
 	case err != nil || !held:
 		return notHeld, err
@@ -174,7 +197,21 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	return st.Holds, err
 }
 
-func (m *Mutex) abandon(context.Context, string, time.Duration) {}
+// abandon takes a waiter that gave up out of the waiter set, passing on a
+// wake it was sent and will not use. Detached from the caller's (possibly
+// cancelled) context; should it fail, the set's expiry or the others'
+// fallback timers cover it.
+func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
+	defer cancel()
+	err := m.c.retryRelease(rctx, func(publish string) error {
+		_, err := generated.MutexWaitCancel(rctx, m.c.rc, m.key, m.waiters, m.wake, field, publish)
+		return err
+	})
+	if err != nil && !m.c.closed() {
+		m.c.log.Debug("leaving lock waiters", "lock", m.name, "err", err)
+	}
+}
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the
 // lock and wakes a waiter. It runs detached from ctx (bounded by the release
@@ -192,7 +229,11 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, err
 	}
-	ok, err := generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.c.publishCommand())
+	var ok bool
+	err := m.c.retryRelease(ctx, func(publish string) (err error) {
+		ok, err = generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, publish)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
 	}

@@ -98,15 +98,15 @@ func TestMutexReleaseLatch(t *testing.T) {
 	}
 	field := c.id + ":" + ownerIn(lctx)
 	latch := redissonName("redisson_unlock_latch", m.key) + ":req-1"
-	first, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, false)
+	first, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, m.waiters, m.wake, time.Second, field, "publish", time.Minute, false)
 	if err != nil || !held || first != 1 {
 		t.Fatalf("release = %d, %v, %v; want 1 (released)", first, held, err)
 	}
-	again, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, time.Second, field, "publish", time.Minute, true)
+	again, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch, m.waiters, m.wake, time.Second, field, "publish", time.Minute, true)
 	if err != nil || !held || again != 1 {
 		t.Fatalf("retried release = %d, %v, %v; want the first outcome (released)", again, held, err)
 	}
-	_, held, err = generated.MutexRelease(ctx, rc, m.key, m.channel, latch+"x", time.Second, field, "publish", time.Minute, true)
+	_, held, err = generated.MutexRelease(ctx, rc, m.key, m.channel, latch+"x", m.waiters, m.wake, time.Second, field, "publish", time.Minute, true)
 	if err != nil || held {
 		t.Fatalf("new release: held=%v, %v; want not held", held, err)
 	}

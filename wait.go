@@ -22,6 +22,22 @@ const notifyFallback = 2 * time.Second
 // a message published in between is never missed. It reports false when the
 // wait ran out.
 func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64) (bool, time.Duration, error) { return try() })
+}
+
+// waitSpec says where a waiter hears of releases: channel, every local
+// waiter woken by one message (all), or, in targeted mode (wake set), woken by
+// name (id) on the wake channel, which shares channel's subscription.
+type waitSpec struct {
+	channel string
+	all     bool
+	wake    string
+	id      string
+}
+
+// waitOn is waitNotified for any waitSpec. try receives the score of the
+// targeted wake that woke the waiter (0: none, or not targeted).
+func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64) (bool, time.Duration, error)) (bool, error) {
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
@@ -29,9 +45,15 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 	st := c.statsFrom(ctx) // nil unless observed
 	var w *waiter
 	woken := false // a hand-off signal was taken and not yet used by an attempt
+	if ws.wake != "" {
+		// Already subscribed (other local waiters, or lingering): be
+		// reachable by name before the first attempt registers us.
+		w = c.subs.joinIfReady(ws.channel, ws.wake, ws.id)
+	}
+	since := int64(0)
 	defer func() {
 		if w != nil {
-			if woken {
+			if woken && ws.wake == "" {
 				// The signal was meant for the next contender: pass it on.
 				signal(w.wake)
 			}
@@ -51,7 +73,8 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
 		}
-		done, fallback, err := try()
+		done, fallback, err := try(since)
+		since = 0
 		if st != nil {
 			st.attempts++
 		}
@@ -76,7 +99,11 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 				jctx, cancel = context.WithDeadline(ctx, deadline)
 			}
 			stop := context.AfterFunc(c.closingCtx, cancel)
-			w, err = c.subs.joinWith(jctx, channel, all)
+			if ws.wake != "" {
+				w, err = c.subs.joinTargeted(jctx, ws.channel, ws.wake, ws.id)
+			} else {
+				w, err = c.subs.joinWith(jctx, ws.channel, ws.all)
+			}
 			stop()
 			cancel()
 			if err != nil {
@@ -121,6 +148,7 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 		case <-c.closingCtx.Done():
 			return false, ErrClosed
 		}
+		since = w.takeSince()
 		if !timer.Stop() {
 			select {
 			case <-timer.C:

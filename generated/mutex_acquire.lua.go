@@ -22,13 +22,28 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms.
+-- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
+-- a sorted set of fields scored by the server's clock (ms) at registration, so
+-- a release wakes the longest-registered Go waiter alone. A waiter woken by a
+-- release was taken out of the set; if it is refused again it passes that
+-- wake's score as since and gets its place back. The set expires waiterTTL
+-- after the last registration (live waiters call again before that).
+-- A registered caller that was not taken out by a wake passes leave: when it
+-- gets the lock it leaves the set, which keeps no waiter that stopped waiting.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
+-- @key    waiters   scriptlock_lock_waiters:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    fenceIdle duration  how long the counter outlives its last grant
+-- @arg    waiterTTL duration  0: the caller will not wait, do not register it
+-- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
+-- @arg    leave     bool      on success, take the caller out of the waiter set
 -- @return int64
 if redis.call('exists', KEYS[1]) == 0 then
+  if ARGV[6] == '1' then
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[2])
@@ -40,6 +55,9 @@ if redis.call('exists', KEYS[1]) == 0 then
   return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  if ARGV[6] == '1' then
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
   redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return 0
@@ -48,11 +66,20 @@ local ttl = redis.call('pttl', KEYS[1])
 if ttl < 0 then
   ttl = 0
 end
+if ARGV[4] ~= '0' then
+  if ARGV[5] ~= '0' then
+    redis.call('zadd', KEYS[3], ARGV[5], ARGV[2])
+  else
+    local t = redis.call('time')
+    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
+  end
+  redis.call('pexpire', KEYS[3], ARGV[4])
+end
 return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "1495dcd40d5144470b2461f509265cc8b548dd94"
+const mutexAcquireSHA1 = "e944354471c7942b81857f3d37d788c99fe30de0"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -67,14 +94,22 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 // < 0 held by another owner, -1 - reply is its remaining lease in ms.
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, fenceIdle time.Duration) (int64, error) {
-	keys := []string{lock, fence}
+// A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
+// a sorted set of fields scored by the server's clock (ms) at registration, so
+// a release wakes the longest-registered Go waiter alone. A waiter woken by a
+// release was taken out of the set; if it is refused again it passes that
+// wake's score as since and gets its place back. The set expires waiterTTL
+// after the last registration (live waiters call again before that).
+// A registered caller that was not taken out by a wake passes leave: when it
+// gets the lock it leaves the set, which keeps no waiter that stopped waiting.
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool) (int64, error) {
+	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave)}
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -82,9 +117,13 @@ func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence stri
 type MutexAcquireArgs struct {
 	Lock      string
 	Fence     string // fencing-token counter (redisson_lock_token:{name})
+	Waiters   string // scriptlock_lock_waiters:{name}
 	Lease     time.Duration
 	Owner     string
 	FenceIdle time.Duration // how long the counter outlives its last grant
+	WaiterTTL time.Duration // 0: the caller will not wait, do not register it
+	Since     int64         // the place to take back (a woken waiter's score); 0: a new place
+	Leave     bool          // on success, take the caller out of the waiter set
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
@@ -141,14 +180,14 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexAcquireCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, fenceIdle time.Duration) (rueidis.Completed, error) {
-	keys := []string{lock, fence}
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool) (rueidis.Completed, error) {
+	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave)}
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -159,8 +198,8 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Fence}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10)}
+	keys := []string{a.Lock, a.Fence, a.Waiters}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10), strconv.FormatInt(a.WaiterTTL.Milliseconds(), 10), strconv.FormatInt(a.Since, 10), boolArg(a.Leave)}
 	return keys, args
 }
 

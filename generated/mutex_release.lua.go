@@ -13,7 +13,12 @@ import (
 
 // mutexReleaseSource is scripts/mutex_release.lua, verbatim.
 const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
--- lock and publishes Redisson's unlock message "0" on its channel. The outcome
+-- lock and publishes Redisson's unlock message "0" on its channel, which wakes
+-- Redisson's waiters. When anyone listened, the longest-registered Go waiter
+-- is then taken out of the waiter set and woken alone by a message
+-- "<score>:<field>" on the wake channel; Go clients hear both channels on one
+-- connection, so a "0" followed by that message is known to be a Go release
+-- and wakes nobody else. A release nobody listens to costs nothing more. The outcome
 -- is remembered for a short while under a per-call latch key, so a retried
 -- release whose first reply was lost answers the first outcome again (only a
 -- retry reads the latch: a first attempt cannot have run before).
@@ -22,6 +27,8 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -46,24 +53,34 @@ if holds > 1 then
   return 0
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], '0')
+if redis.call(ARGV[3], KEYS[2], '0') > 0 then
+  local w = redis.call('zpopmin', KEYS[4])
+  if w[1] then
+    redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
+  end
+end
 redis.call('set', KEYS[3], 1, 'px', ARGV[4])
 return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "938f8c82628c915a8c0a5374f4a3bb93de9ddb37"
+const mutexReleaseSHA1 = "21c599d9dcd14157d6029f9b18bf25e7e77bf12d"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
 // MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
-// lock and publishes Redisson's unlock message "0" on its channel. The outcome
+// lock and publishes Redisson's unlock message "0" on its channel, which wakes
+// Redisson's waiters. When anyone listened, the longest-registered Go waiter
+// is then taken out of the waiter set and woken alone by a message
+// "<score>:<field>" on the wake channel; Go clients hear both channels on one
+// connection, so a "0" followed by that message is known to be a Go release
+// and wakes nobody else. A release nobody listens to costs nothing more. The outcome
 // is remembered for a short while under a per-call latch key, so a retried
 // release whose first reply was lost answers the first outcome again (only a
 // retry reads the latch: a first attempt cannot have run before).
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, bool, error) {
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -72,7 +89,7 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch}
+	keys := []string{lock, channel, latch, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return 0, false, err
@@ -87,6 +104,8 @@ type MutexReleaseArgs struct {
 	Lock     string
 	Channel  string // redisson_lock__channel:{name}
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
+	Waiters  string // scriptlock_lock_waiters:{name}
+	Wake     string // scriptlock_lock_wake:{name}
 	Lease    time.Duration
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
@@ -158,7 +177,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -167,7 +186,7 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch}
+	keys := []string{lock, channel, latch, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -184,7 +203,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake}
 	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, a.Publish, strconv.FormatInt(a.LatchTTL.Milliseconds(), 10), boolArg(a.Retry)}
 	return keys, args
 }

@@ -1,5 +1,10 @@
 -- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
--- lock and publishes Redisson's unlock message "0" on its channel. The outcome
+-- lock and publishes Redisson's unlock message "0" on its channel, which wakes
+-- Redisson's waiters. When anyone listened, the longest-registered Go waiter
+-- is then taken out of the waiter set and woken alone by a message
+-- "<score>:<field>" on the wake channel; Go clients hear both channels on one
+-- connection, so a "0" followed by that message is known to be a Go release
+-- and wakes nobody else. A release nobody listens to costs nothing more. The outcome
 -- is remembered for a short while under a per-call latch key, so a retried
 -- release whose first reply was lost answers the first outcome again (only a
 -- retry reads the latch: a first attempt cannot have run before).
@@ -8,6 +13,8 @@
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -32,6 +39,11 @@ if holds > 1 then
   return 0
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], '0')
+if redis.call(ARGV[3], KEYS[2], '0') > 0 then
+  local w = redis.call('zpopmin', KEYS[4])
+  if w[1] then
+    redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
+  end
+end
 redis.call('set', KEYS[3], 1, 'px', ARGV[4])
 return 1
