@@ -82,6 +82,7 @@ type primitive interface {
 type waitAttempt struct {
 	since  int64 // the score of the targeted wake that woke the waiter; 0: none
 	queued bool  // an earlier attempt of this wait left the caller registered
+	polite bool  // queue behind a waiter a release just woke, even if the lock is free
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -204,10 +205,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		lctx      context.Context
 		remaining time.Duration
 	)
-	ok, err := c.waitOn(ctx, ws, wait, func(since int64) (bool, time.Duration, error) {
+	ok, err := c.waitOn(ctx, ws, wait, func(since int64, polite bool) (bool, time.Duration, error) {
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued})
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {

@@ -105,6 +105,10 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 	return m.c.acquire(ctx, m, wait, lease)
 }
 
+// politeFallback bounds the wait of a caller that queued behind a hand-off
+// instead of taking a free lock, in case the hand-off was already over.
+const politeFallback = 4 * handoffGrace
+
 // dead reports whether the waiter's subscription has ended.
 func (w *waiter) dead() bool {
 	select {
@@ -132,7 +136,7 @@ func (m *Mutex) side() side      { return sideExclusive }
 // wakes one Go waiter, not every client), and hears Redisson's "0" on the same
 // subscription for releases by Redisson holders.
 func (m *Mutex) waitChannel(field string) waitSpec {
-	return waitSpec{channel: m.channel, wake: m.wake, id: field}
+	return waitSpec{channel: m.channel, wake: m.wake, id: field, idle: m.cfg.waiterTTL() / 3}
 }
 
 func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
@@ -150,13 +154,13 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave, wa.polite)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave, wa.polite)
 	}
 	if err != nil {
 		return attempt{}, false, err
@@ -171,6 +175,11 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 		sleep := rem
 		if waiterTTL > 0 {
 			sleep = min(sleep, waiterTTL/3)
+		}
+		if wa.polite && rem == 0 {
+			// Queued behind a hand-off that may already be over: try again
+			// soon in case nobody is left to wake us.
+			sleep = politeFallback
 		}
 		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0}, acked, nil
 	}
@@ -188,6 +197,8 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Durati
 		return notHeld, err
 	case res == 0:
 		return stillHeld, nil
+	case res == 2:
+		m.c.subs.noteHandoff(m.channel)
 	}
 	return freed, nil
 }

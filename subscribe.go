@@ -43,6 +43,11 @@ const (
 	// once, and SUBSCRIBE/UNSUBSCRIBE per acquisition would cost more server
 	// commands than the acquisition itself.
 	subscriptionLinger = time.Second
+	// handoffGrace: for this long after a release woke a Go waiter by name,
+	// a newcomer on the same client queues behind it rather than take the
+	// lock from under it (see MutexAcquire's polite). It covers the woken
+	// waiter's wake-up and round trip on a loaded machine.
+	handoffGrace = 10 * time.Millisecond
 )
 
 type channelSub struct {
@@ -62,6 +67,7 @@ type channelSub struct {
 	zeros    int         // "0"s heard and not yet matched by a targeted wake
 	zeroT    *time.Timer // fires zeroGrace after a "0" without a match
 	idle     *time.Timer // lingering without waiters: unsubscribes when it fires
+	handoff  time.Time   // when a release last woke a Go waiter by name
 }
 
 // waiter is one goroutine waiting for a lock; wake has room for one signal.
@@ -117,6 +123,32 @@ func (s *subscriptions) joinIfReady(channel, wake, id string) *waiter {
 	default:
 	}
 	return s.addLocked(cs, id)
+}
+
+// noteHandoff records that a release by this client woke a Go waiter on
+// channel by name (its own copy of the wake message may still be on the way).
+func (s *subscriptions) noteHandoff(channel string) {
+	s.mu.Lock()
+	if cs := s.chans[channel]; cs != nil {
+		cs.handoff = time.Now()
+	}
+	s.mu.Unlock()
+}
+
+// handingOff reports whether a release woke a Go waiter of w's lock less
+// than handoffGrace ago.
+func (s *subscriptions) handingOff(w *waiter) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !w.sub.handoff.IsZero() && time.Since(w.sub.handoff) < handoffGrace
+}
+
+// handedOffSince reports whether a Go waiter of w's lock was woken by name
+// after t.
+func (s *subscriptions) handedOffSince(w *waiter, t time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return w.sub.handoff.After(t)
 }
 
 // addLocked registers a waiter on cs (s.mu held).
@@ -299,6 +331,7 @@ func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 	if cs.zeros > 0 {
 		cs.zeros--
 	}
+	cs.handoff = time.Now()
 	i := strings.IndexByte(msg, ':')
 	if i < 0 {
 		return

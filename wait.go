@@ -22,7 +22,7 @@ const notifyFallback = 2 * time.Second
 // a message published in between is never missed. It reports false when the
 // wait ran out.
 func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
-	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64) (bool, time.Duration, error) { return try() })
+	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64, bool) (bool, time.Duration, error) { return try() })
 }
 
 // waitSpec says where a waiter hears of releases: channel, every local
@@ -33,11 +33,14 @@ type waitSpec struct {
 	all     bool
 	wake    string
 	id      string
+	idle    time.Duration // targeted: longest sleep without calling Redis while registered
 }
 
 // waitOn is waitNotified for any waitSpec. try receives the score of the
-// targeted wake that woke the waiter (0: none, or not targeted).
-func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64) (bool, time.Duration, error)) (bool, error) {
+// targeted wake that woke the waiter (0: none, or not targeted), and polite
+// on a first attempt made while a release of this client's is handing the
+// lock to a woken waiter.
+func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, time.Duration, error)) (bool, error) {
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
@@ -50,6 +53,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		// reachable by name before the first attempt registers us.
 		w = c.subs.joinIfReady(ws.channel, ws.wake, ws.id)
 	}
+	polite := w != nil && wait != 0 && c.subs.handingOff(w)
 	since := int64(0)
 	defer func() {
 		if w != nil {
@@ -73,8 +77,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
 		}
-		done, fallback, err := try(since)
-		since = 0
+		var politeAt time.Time // when a polite attempt queued us behind a hand-off
+		if polite {
+			politeAt = time.Now()
+		}
+		done, fallback, err := try(since, polite)
+		since, polite = 0, false
 		if st != nil {
 			st.attempts++
 		}
@@ -122,37 +130,50 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			continue // subscribed: try again before waiting
 		}
 		sleep := fallback
-		if sleep <= 0 {
-			sleep = notifyFallback
-		}
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		if timer == nil {
-			timer = time.NewTimer(sleep)
-		} else {
-			timer.Reset(sleep)
-		}
-		select {
-		case <-w.wake:
-			if st != nil {
-				st.wakeups++
+		for {
+			if sleep <= 0 {
+				sleep = notifyFallback
 			}
-			woken = true
-		case <-timer.C:
-			if st != nil {
-				st.timers++
+			if wait > 0 {
+				sleep = min(sleep, time.Until(deadline))
 			}
-		case <-ctx.Done():
-			return false, fmt.Errorf("wait ended: %w", ctx.Err())
-		case <-c.closingCtx.Done():
-			return false, ErrClosed
-		}
-		since = w.takeSince()
-		if !timer.Stop() {
+			if timer == nil {
+				timer = time.NewTimer(sleep)
+			} else {
+				timer.Reset(sleep)
+			}
+			rearm := false
 			select {
+			case <-w.wake:
+				if st != nil {
+					st.wakeups++
+				}
+				woken = true
 			case <-timer.C:
-			default:
+				if st != nil {
+					st.timers++
+				}
+				// A polite waiter's short fallback covers a hand-off that was
+				// already over; when wakes went out since, the line moves
+				// and we are in it: wait on, without calling Redis.
+				if !politeAt.IsZero() && ws.idle > 0 && c.subs.handedOffSince(w, politeAt) &&
+					(wait < 0 || time.Now().Before(deadline)) {
+					politeAt, sleep, rearm = time.Time{}, ws.idle, true
+				}
+			case <-ctx.Done():
+				return false, fmt.Errorf("wait ended: %w", ctx.Err())
+			case <-c.closingCtx.Done():
+				return false, ErrClosed
+			}
+			since = w.takeSince()
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			if !rearm {
+				break
 			}
 		}
 	}

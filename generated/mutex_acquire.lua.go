@@ -30,6 +30,10 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- after the last registration (live waiters call again before that).
 -- A registered caller that was not taken out by a wake passes leave: when it
 -- gets the lock it leaves the set, which keeps no waiter that stopped waiting.
+-- A polite caller does not take a free lock (it may re-enter its own): a
+-- release has just woken a waiter, and taking the lock from under it would
+-- send that waiter back to wait, which is what makes waits long under
+-- contention.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -39,8 +43,9 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- @arg    waiterTTL duration  0: the caller will not wait, do not register it
 -- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
 -- @arg    leave     bool      on success, take the caller out of the waiter set
+-- @arg    polite    bool      a release just woke a waiter: queue behind it even if the lock is free
 -- @return int64
-if redis.call('exists', KEYS[1]) == 0 then
+if ARGV[7] ~= '1' and redis.call('exists', KEYS[1]) == 0 then
   if ARGV[6] == '1' then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
@@ -79,7 +84,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "e944354471c7942b81857f3d37d788c99fe30de0"
+const mutexAcquireSHA1 = "07dda56384cee19666a6c4d26e7e002927bede05"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -102,14 +107,18 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // after the last registration (live waiters call again before that).
 // A registered caller that was not taken out by a wake passes leave: when it
 // gets the lock it leaves the set, which keeps no waiter that stopped waiting.
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool) (int64, error) {
+// A polite caller does not take a free lock (it may re-enter its own): a
+// release has just woken a waiter, and taking the lock from under it would
+// send that waiter back to wait, which is what makes waits long under
+// contention.
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool, polite bool) (int64, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -124,6 +133,7 @@ type MutexAcquireArgs struct {
 	WaiterTTL time.Duration // 0: the caller will not wait, do not register it
 	Since     int64         // the place to take back (a woken waiter's score); 0: a new place
 	Leave     bool          // on success, take the caller out of the waiter set
+	Polite    bool          // a release just woke a waiter: queue behind it even if the lock is free
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
@@ -180,14 +190,14 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool) (rueidis.Completed, error) {
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool, polite bool) (rueidis.Completed, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -199,7 +209,7 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence, a.Waiters}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10), strconv.FormatInt(a.WaiterTTL.Milliseconds(), 10), strconv.FormatInt(a.Since, 10), boolArg(a.Leave)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10), strconv.FormatInt(a.WaiterTTL.Milliseconds(), 10), strconv.FormatInt(a.Since, 10), boolArg(a.Leave), boolArg(a.Polite)}
 	return keys, args
 }
 

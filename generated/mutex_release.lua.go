@@ -23,7 +23,7 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- release whose first reply was lost answers the first outcome again (only a
 -- retry reads the latch: a first attempt cannot have run before).
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
--- fewer); 1: released.
+-- fewer); 1: released; 2: released and a Go waiter woken by name.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
@@ -53,18 +53,20 @@ if holds > 1 then
   return 0
 end
 redis.call('del', KEYS[1])
+local freed = 1
 if redis.call(ARGV[3], KEYS[2], '0') > 0 then
   local w = redis.call('zpopmin', KEYS[4])
   if w[1] then
     redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
+    freed = 2
   end
 end
-redis.call('set', KEYS[3], 1, 'px', ARGV[4])
-return 1
+redis.call('set', KEYS[3], freed, 'px', ARGV[4])
+return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "21c599d9dcd14157d6029f9b18bf25e7e77bf12d"
+const mutexReleaseSHA1 = "531d712892bd73124a174ac6397f3c986bbf7c2e"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -79,7 +81,7 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // release whose first reply was lost answers the first outcome again (only a
 // retry reads the latch: a first attempt cannot have run before).
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
-// fewer); 1: released.
+// fewer); 1: released; 2: released and a Go waiter woken by name.
 func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{

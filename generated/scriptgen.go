@@ -188,7 +188,7 @@ var Scripts = []Script{{
 	SHA1:      latchTrySetSHA1,
 	Source:    latchTrySetSource,
 }, {
-	Args:      []string{"lease", "owner", "fenceIdle", "waiterTTL", "since", "leave"},
+	Args:      []string{"lease", "owner", "fenceIdle", "waiterTTL", "since", "leave", "polite"},
 	File:      "scripts/mutex_acquire.lua",
 	Keys:      []string{"lock", "fence", "waiters"},
 	Name:      "MutexAcquire",

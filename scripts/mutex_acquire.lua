@@ -17,6 +17,10 @@
 -- after the last registration (live waiters call again before that).
 -- A registered caller that was not taken out by a wake passes leave: when it
 -- gets the lock it leaves the set, which keeps no waiter that stopped waiting.
+-- A polite caller does not take a free lock (it may re-enter its own): a
+-- release has just woken a waiter, and taking the lock from under it would
+-- send that waiter back to wait, which is what makes waits long under
+-- contention.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -26,8 +30,9 @@
 -- @arg    waiterTTL duration  0: the caller will not wait, do not register it
 -- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
 -- @arg    leave     bool      on success, take the caller out of the waiter set
+-- @arg    polite    bool      a release just woke a waiter: queue behind it even if the lock is free
 -- @return int64
-if redis.call('exists', KEYS[1]) == 0 then
+if ARGV[7] ~= '1' and redis.call('exists', KEYS[1]) == 0 then
   if ARGV[6] == '1' then
     redis.call('zrem', KEYS[3], ARGV[2])
   end

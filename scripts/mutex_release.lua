@@ -9,7 +9,7 @@
 -- release whose first reply was lost answers the first outcome again (only a
 -- retry reads the latch: a first attempt cannot have run before).
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
--- fewer); 1: released.
+-- fewer); 1: released; 2: released and a Go waiter woken by name.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
@@ -39,11 +39,13 @@ if holds > 1 then
   return 0
 end
 redis.call('del', KEYS[1])
+local freed = 1
 if redis.call(ARGV[3], KEYS[2], '0') > 0 then
   local w = redis.call('zpopmin', KEYS[4])
   if w[1] then
     redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
+    freed = 2
   end
 end
-redis.call('set', KEYS[3], 1, 'px', ARGV[4])
-return 1
+redis.call('set', KEYS[3], freed, 'px', ARGV[4])
+return freed
