@@ -37,7 +37,7 @@ const (
 	// or no Go waiter was registered) then wakes the longest local waiter.
 	// Both messages leave the server in one write, so this only delays
 	// Go waiters after a Redisson release.
-	zeroGrace = 5 * time.Millisecond
+	zeroGrace = 10 * time.Millisecond
 	// subscriptionLinger keeps a targeted subscription open this long after
 	// its last waiter left: a contended lock is usually waited for again at
 	// once, and SUBSCRIBE/UNSUBSCRIBE per acquisition would cost more server
