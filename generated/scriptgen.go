@@ -145,7 +145,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"limit"},
 	File:      "scripts/inspect.lua",
-	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts"},
+	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts", "lwaiters"},
 	Name:      "Inspect",
 	ReadOnly:  true,
 	Retryable: false,
