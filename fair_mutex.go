@@ -20,6 +20,8 @@ const DefaultWaiterTimeout = 5 * time.Second
 // waiting to write, keeps its place without calling Redis again (default 5 s).
 // A live waiter refreshes its place every d/3; one whose process died or lost
 // its connection is dropped after at most d, so it cannot block the others.
+// A waiting Mutex calls again at least every d/3 as well: a wake sent to a
+// waiter that died costs the others at most that long.
 func WithWaiterTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d < 30*time.Millisecond {

@@ -16,6 +16,24 @@ import (
 // the context an earlier Lock returned, or WithOwner's; without one, every
 // Lock call is a new owner, so goroutines sharing a handle exclude each other
 // as with sync.Mutex.
+//
+// Waiting is notified and wakes one waiter per release, not every waiting
+// process: a Go waiter that finds the lock held registers in the same call in
+// the sorted set scriptlock_lock_waiters:{name} (scored by the server's clock),
+// and a release publishes Redisson's "0" on redisson_lock__channel:{name}
+// (which wakes Redisson's waiters as Redisson's own release does) and then
+// names the longest-registered Go waiter on scriptlock_lock_wake:{name}. A Go
+// client hears both channels on one subscription: a "0" followed by a named
+// wake is a Go release and wakes nobody else there; a "0" alone (a Redisson
+// holder released) wakes one local waiter after a short grace. A release
+// nobody listens to runs no waiter-set command. A woken waiter that finds the
+// lock taken again keeps its place; one that gives up passes the wake on.
+// While a release of its own client is handing the lock to a woken waiter, a
+// new Lock on that client queues behind it rather than take the free lock,
+// so under contention Go waiters are served about in arrival order. Mutex
+// stays unfair otherwise: a caller that finds the lock free takes it.
+// A waiter calls again at least every third of the waiter timeout
+// (WithWaiterTimeout), which bounds what a wake lost to a dead waiter costs.
 type Mutex struct {
 	lockSpec
 	waiters string // scriptlock_lock_waiters:{name}: registered Go waiters
