@@ -45,7 +45,7 @@ func BenchmarkMutexUncontended(b *testing.B) {
 			b.ReportAllocs()
 			defer reportServerTime(b, node)()
 			runParallelN(b, g, func(next func() bool, id int) {
-				m := c.Mutex("bench:" + strconv.Itoa(id))
+				m := mustMutex(b, c, "bench:"+strconv.Itoa(id))
 				for next() {
 					lctx, err := m.Lock(ctx)
 					if err != nil {
@@ -103,7 +103,7 @@ func BenchmarkMutexContended(b *testing.B) {
 			prefix := sharedPrefix(b)
 			holders := make([]holder, waiters)
 			for i := range holders {
-				holders[i] = lockHolder(newTestClient(b, node.Client(b), prefix).Mutex("contended"))
+				holders[i] = lockHolder(mustMutex(b, newTestClient(b, node.Client(b), prefix), "contended"))
 			}
 			contend(b, holders, time.Millisecond).report(b, "acq")
 		})
@@ -136,7 +136,7 @@ func BenchmarkWatchdog10k(b *testing.B) {
 		held := make([]context.Context, locks)
 		ms := make([]*Mutex, locks)
 		for j := range ms {
-			ms[j] = c.Mutex("wd:" + strconv.Itoa(j))
+			ms[j] = mustMutex(b, c, "wd:"+strconv.Itoa(j))
 			l, err := ms[j].Lock(ctx)
 			if err != nil {
 				b.Fatal(err)

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -74,6 +75,23 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		c.wd.run(ctx)
 	}()
 	return c, nil
+}
+
+// handleConfig applies a handle's options over the Client's settings and
+// derives the handle's key. The error names the handle.
+func (c *Client) handleConfig(k kind, name string, opts []LockOption) (config, string, error) {
+	cfg := c.cfg
+	cfg.err = nil
+	cfg.applyLock(k, opts)
+	err := cfg.err
+	var key string
+	if err == nil {
+		key, err = lockKey(cfg.prefix, name)
+	}
+	if err != nil {
+		return cfg, "", fmt.Errorf("scriptlock: %s %q: %w", k, name, err)
+	}
+	return cfg, key, nil
 }
 
 // ID is the Client's random 128-bit identity, the first half of every lock

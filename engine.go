@@ -33,13 +33,9 @@ type lockSpec struct {
 	fence   string // fencing-token counter
 	latch   string // prefix of release latch keys
 	cfg     config
-	err     error // invalid name or options, reported by every method
 }
 
 func (s *lockSpec) check(ctx context.Context) error {
-	if s.err != nil {
-		return s.err
-	}
 	if ctx == nil {
 		return invalidf("nil context")
 	}
@@ -440,9 +436,6 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return c.observeRelease(ctx, opOf(p), func(ctx context.Context) error { return c.unlock(ctx, p) })
 	}
 	s := p.spec()
-	if s.err != nil {
-		return s.err
-	}
 	if ctx == nil {
 		return invalidf("nil context")
 	}

@@ -20,26 +20,28 @@ import (
 
 type lockCase struct {
 	name  string
-	make  func(c *Client, name string, opts ...Option) Locker
+	make  func(t testing.TB, c *Client, name string, opts ...LockOption) Locker
 	fence bool // grants carry a fencing token
 	// withLease is LockWithLease (nil: the side has none on its Locker).
 	withLease func(l Locker, ctx context.Context, lease time.Duration) (context.Context, error)
 }
 
 var lockCases = []lockCase{
-	{"Mutex", func(c *Client, n string, o ...Option) Locker { return c.Mutex(n, o...) }, true,
+	{"Mutex", func(t testing.TB, c *Client, n string, o ...LockOption) Locker { return mustMutex(t, c, n, o...) }, true,
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*Mutex).LockWithLease(ctx, d)
 		}},
-	{"FairMutex", func(c *Client, n string, o ...Option) Locker { return c.FairMutex(n, o...) }, true,
+	{"FairMutex", func(t testing.TB, c *Client, n string, o ...LockOption) Locker { return mustFair(t, c, n, o...) }, true,
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*FairMutex).LockWithLease(ctx, d)
 		}},
-	{"RWMutex", func(c *Client, n string, o ...Option) Locker { return c.RWMutex(n, o...) }, true,
+	{"RWMutex", func(t testing.TB, c *Client, n string, o ...LockOption) Locker { return mustRW(t, c, n, o...) }, true,
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(*RWMutex).LockWithLease(ctx, d)
 		}},
-	{"RWMutexRead", func(c *Client, n string, o ...Option) Locker { return c.RWMutex(n, o...).RLocker() }, false,
+	{"RWMutexRead", func(t testing.TB, c *Client, n string, o ...LockOption) Locker {
+		return mustRW(t, c, n, o...).RLocker()
+	}, false,
 		func(l Locker, ctx context.Context, d time.Duration) (context.Context, error) {
 			return l.(readLocker).rw.RLockWithLease(ctx, d)
 		}},
@@ -135,7 +137,7 @@ func TestAcquireBoundedByDeadline(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
-			l := lc.make(p.c, "bounded")
+			l := lc.make(t, p.c, "bounded")
 			warm(t, l)
 			p.px.Freeze()
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -160,9 +162,9 @@ func TestAcquireBoundedByDeadline(t *testing.T) {
 			// Waiting in line behind another owner when the server stops
 			// answering: giving up the place does not hold the caller either.
 			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
-			holder := lc.make(direct, "bounded")
+			holder := lc.make(t, direct, "bounded")
 			if lc.name == "RWMutexRead" {
-				holder = direct.RWMutex("bounded")
+				holder = mustRW(t, direct, "bounded")
 			}
 			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
 			if err != nil {
@@ -194,7 +196,7 @@ func TestLostAcquireReplyUndone(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
-			l := lc.make(p.c, "lost-reply")
+			l := lc.make(t, p.c, "lost-reply")
 			key := p.key(t, "lost-reply")
 			warm(t, l)
 			ctx := WithOwner(testCtx(t, 20*time.Second), "owner-1")
@@ -241,7 +243,7 @@ func TestFailedUnlockDropsHold(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(900*time.Millisecond, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
-			l := lc.make(p.c, "failed-unlock")
+			l := lc.make(t, p.c, "failed-unlock")
 			key := p.key(t, "failed-unlock")
 			warm(t, l)
 			lctx, err := l.Lock(testCtx(t, 10*time.Second))
@@ -280,7 +282,7 @@ func TestCloseRacingAcquire(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
-			l := lc.make(p.c, "close-race")
+			l := lc.make(t, p.c, "close-race")
 			key := p.key(t, "close-race")
 			warm(t, l)
 			p.px.FreezeReplies()
@@ -331,7 +333,7 @@ func TestLossBeforeExpiry(t *testing.T) {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(time.Second, 300*time.Millisecond))
 			direct := p.node.Client(t)
-			l := lc.make(p.c, "loss")
+			l := lc.make(t, p.c, "loss")
 			key := p.key(t, "loss")
 			warm(t, l)
 			check := func(lctx context.Context, what string) {
@@ -403,7 +405,7 @@ func TestReentrantUnlockKeepsLease(t *testing.T) {
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t))
-			l := lc.make(c, "reenter")
+			l := lc.make(t, c, "reenter")
 			key, _ := lockKey(c.cfg.prefix, "reenter")
 			ctx := WithOwner(testCtx(t, 10*time.Second), "owner-1")
 			outer, err := lc.withLease(l, ctx, 2*time.Second)
@@ -441,7 +443,7 @@ func TestRenewalRacingUnlock(t *testing.T) {
 			// Renewals back to back; a lease long enough that the loss
 			// deadline never falls inside one Lock/Unlock on a loaded machine.
 			c := newTestClient(t, node.Client(t), WithWatchdog(10*time.Second, time.Millisecond))
-			l := lc.make(c, "renew-race")
+			l := lc.make(t, c, "renew-race")
 			ctx := testCtx(t, 60*time.Second)
 			for i := range 200 {
 				lctx, err := l.Lock(ctx)
@@ -524,7 +526,7 @@ func TestSharedHandleExcludes(t *testing.T) {
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t))
 			ctx := testCtx(t, 10*time.Second)
-			l := lc.make(c, "shared")
+			l := lc.make(t, c, "shared")
 			exclusive := lc.name != "RWMutexRead"
 			first, err := l.TryLock(ctx, 0)
 			if err != nil {
@@ -569,8 +571,8 @@ func TestSharedHandleExcludes(t *testing.T) {
 // Fencing counters expire after their idle time, and a counter that expired
 // starts above every token it handed out.
 func TestFenceCounterExpires(t *testing.T) {
-	redissonFair := lockCase{"FairMutexRedisson", func(c *Client, n string, o ...Option) Locker {
-		return c.FairMutex(n, append(o, WithRedissonFairQueue(0))...)
+	redissonFair := lockCase{"FairMutexRedisson", func(t testing.TB, c *Client, n string, o ...LockOption) Locker {
+		return mustFair(t, c, n, append(o, WithRedissonFairQueue(0))...)
 	}, true, nil}
 	for _, lc := range append(lockCases[:len(lockCases):len(lockCases)], redissonFair) {
 		if !lc.fence {
@@ -580,7 +582,7 @@ func TestFenceCounterExpires(t *testing.T) {
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t), WithFenceIdle(time.Second))
 			ctx := testCtx(t, 20*time.Second)
-			l := lc.make(c, "fenced")
+			l := lc.make(t, c, "fenced")
 			key, _ := lockKey(c.cfg.prefix, "fenced")
 			counter := redissonName("redisson_lock_token", key)
 			var last int64
@@ -647,7 +649,7 @@ func TestNoKeysLeftBehind(t *testing.T) {
 			ctx := testCtx(t, 30*time.Second)
 			// Unlock, for many names.
 			for i := range 20 {
-				l := lc.make(c, "order:"+strconv.Itoa(i))
+				l := lc.make(t, c, "order:"+strconv.Itoa(i))
 				lctx, err := l.Lock(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -659,15 +661,15 @@ func TestNoKeysLeftBehind(t *testing.T) {
 			// A failed acquisition: a TryLock that waited in line and gave up
 			// while another Client's owner held the lock (a writer, for the
 			// read side).
-			holder := lc.make(other, "contended")
+			holder := lc.make(t, other, "contended")
 			if lc.name == "RWMutexRead" {
-				holder = other.RWMutex("contended")
+				holder = mustRW(t, other, "contended")
 			}
 			hctx, err := holder.Lock(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := lc.make(c, "contended")
+			l := lc.make(t, c, "contended")
 			if _, err := l.TryLock(ctx, 200*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
 				t.Fatalf("contended TryLock: %v", err)
 			}
@@ -683,7 +685,7 @@ func TestNoKeysLeftBehind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := lc.make(closing, "closed").Lock(ctx); err != nil {
+			if _, err := lc.make(t, closing, "closed").Lock(ctx); err != nil {
 				t.Fatal(err)
 			}
 			closing.Close()
@@ -752,8 +754,8 @@ func TestPermitAcquireLostReply(t *testing.T) {
 	p := newProxied(t, sharedPrefix(t))
 	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
-	s := p.c.PermitSemaphore("permits")
-	watch := direct.PermitSemaphore("permits")
+	s := mustPermits(t, p.c, "permits")
+	watch := mustPermits(t, direct, "permits")
 	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
@@ -793,8 +795,8 @@ func TestSemaphoreAcquireLostReply(t *testing.T) {
 	p := newProxied(t)
 	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
-	s := p.c.Semaphore("sem")
-	watch := direct.Semaphore("sem")
+	s := mustSem(t, p.c, "sem")
+	watch := mustSem(t, direct, "sem")
 	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}

@@ -27,13 +27,16 @@ func ExampleClient_Mutex() {
 	defer locks.Close()
 
 	ctx := context.Background()
-	m := locks.Mutex("order:42")
+	m, err := locks.Mutex("order:42")
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
 	lctx, err := m.TryLock(ctx, 2*time.Second)
 	if errors.Is(err, scriptlock.ErrNotAcquired) {
 		log.Print("someone else is working on order 42")
 		return
 	} else if err != nil {
-		log.Fatal(err) // Redis unreachable, ctx ended, bad name...
+		log.Fatal(err) // Redis unreachable, ctx ended...
 	}
 	defer m.Unlock(lctx) // releases even if lctx has been cancelled by then
 
@@ -72,7 +75,10 @@ func ExampleWithOwner() {
 	// Everything done on behalf of one request holds locks as one owner, so a
 	// nested call that locks the same name re-enters instead of deadlocking.
 	ctx = scriptlock.WithOwner(ctx, "request-7f3a")
-	m := locks.Mutex("account:9")
+	m, err := locks.Mutex("account:9")
+	if err != nil {
+		log.Fatal(err)
+	}
 	outer, _ := m.Lock(ctx)
 	inner, _ := m.Lock(outer) // re-entered: HoldCount is 2
 	_ = m.Unlock(inner)

@@ -33,11 +33,21 @@ const (
 // scriptlock Client.
 var lockKinds = []struct {
 	name string
-	make func(c *scriptlock.Client, name string) scriptlock.Locker
+	make func(c *scriptlock.Client, name string) (scriptlock.Locker, error)
 }{
-	{"Mutex", func(c *scriptlock.Client, name string) scriptlock.Locker { return c.Mutex(name) }},
-	{"FairMutex", func(c *scriptlock.Client, name string) scriptlock.Locker { return c.FairMutex(name) }},
-	{"RWMutex", func(c *scriptlock.Client, name string) scriptlock.Locker { return c.RWMutex(name) }},
+	{"Mutex", func(c *scriptlock.Client, name string) (scriptlock.Locker, error) { return c.Mutex(name) }},
+	{"FairMutex", func(c *scriptlock.Client, name string) (scriptlock.Locker, error) { return c.FairMutex(name) }},
+	{"RWMutex", func(c *scriptlock.Client, name string) (scriptlock.Locker, error) { return c.RWMutex(name) }},
+}
+
+// mustLock builds a lock of kind k on c; an error fails the test.
+func mustLock(t testing.TB, k func(*scriptlock.Client, string) (scriptlock.Locker, error), c *scriptlock.Client, name string) scriptlock.Locker {
+	t.Helper()
+	l, err := k(c, name)
+	if err != nil {
+		t.Fatalf("lock %q: %v", name, err)
+	}
+	return l
 }
 
 // sentinelLocks returns a scriptlock Client on its own Sentinel connection,
@@ -153,16 +163,16 @@ func TestSentinelGuardWindow(t *testing.T) {
 			firstClient := sentinelLocks(t, s, prefix, guardOpt(false), wd)
 			// The refused guarded attempt uses a lock of its own, so that the
 			// two cases cannot interfere.
-			guarded := kind.make(guardedClient, "guarded")
-			healthy := kind.make(guardedClient, "window")
-			first := kind.make(firstClient, "window")
+			guarded := mustLock(t, kind.make, guardedClient, "guarded")
+			healthy := mustLock(t, kind.make, guardedClient, "window")
+			first := mustLock(t, kind.make, firstClient, "window")
 			secondClient := sentinelLocks(t, s, prefix, guardOpt(false), wd)
-			second := kind.make(secondClient, "window")
+			second := mustLock(t, kind.make, secondClient, "window")
 			// The second owner's client first follows the failover on a lock of
 			// its own: an acquisition whose reply is lost while it does would
 			// stay held for its lease (a known limit), and must not be the
 			// lock under test.
-			probe := kind.make(secondClient, "probe")
+			probe := mustLock(t, kind.make, secondClient, "probe")
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
 
@@ -346,7 +356,7 @@ func TestSentinelFailoverContended(t *testing.T) {
 				const workers = 4
 				lockers := make([]scriptlock.Locker, workers)
 				for i := range lockers {
-					lockers[i] = kind.make(sentinelLocks(t, s, prefix, guardOpt(guard)), "counter")
+					lockers[i] = mustLock(t, kind.make, sentinelLocks(t, s, prefix, guardOpt(guard)), "counter")
 				}
 				store := &fencedStore{check: true}
 				for _, fault := range []string{"SENTINEL FAILOVER", "kill -9"} {

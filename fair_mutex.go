@@ -22,14 +22,14 @@ const DefaultWaiterTimeout = 5 * time.Second
 // its connection is dropped after at most d, so it cannot block the others.
 // A waiting Mutex calls again at least every d/3 as well: a wake sent to a
 // waiter that died costs the others at most that long.
-func WithWaiterTimeout(d time.Duration) Option {
-	return func(c *config) {
+func WithWaiterTimeout(d time.Duration) SharedOption {
+	return sharedOption{"WithWaiterTimeout", kindMutex | kindFairMutex | kindRWMutex, func(c *config) {
 		if d < 30*time.Millisecond {
 			c.fail("waiter timeout must be at least 30ms, got %s", d)
 			return
 		}
 		c.waiterTimeout = d
-	}
+	}}
 }
 
 func (c *config) waiterTTL() time.Duration {
@@ -75,17 +75,20 @@ type FairMutex struct {
 }
 
 // FairMutex returns a handle for the fair lock called name. opts override the
-// Client's settings for this handle; WithWaiterTimeout sets the eviction bound
-// for dead waiters. An invalid name or option is reported by the methods.
-// The failover guard (WithFailoverGuard) does not apply to FairMutex yet.
-func (c *Client) FairMutex(name string, opts ...Option) *FairMutex {
-	f := &FairMutex{m: c.Mutex(name, opts...)}
+// Client's settings for this handle, as for Mutex; WithWaiterTimeout sets the
+// eviction bound for dead waiters and WithRedissonFairQueue switches to
+// Redisson's queue protocol. The failover guard (WithFailoverGuard) applies
+// as for Mutex. An invalid name or option is an error here.
+func (c *Client) FairMutex(name string, opts ...LockOption) (*FairMutex, error) {
+	m, err := c.newMutex(kindFairMutex, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := &FairMutex{m: m}
 	f.waiterTimeout = f.m.cfg.waiterTTL()
 	f.threadWait = f.m.cfg.redissonFair
-	if f.m.err == nil {
-		f.queue, f.timeouts = fairKeys(f.m.key, f.threadWait > 0)
-	}
-	return f
+	f.queue, f.timeouts = fairKeys(f.m.key, f.threadWait > 0)
+	return f, nil
 }
 
 var _ Locker = (*FairMutex)(nil)

@@ -22,7 +22,7 @@ func BenchmarkFairMutexUncontended(b *testing.B) {
 			done := reportServerTime(b, node)
 			start := time.Now()
 			runParallelN(b, g, func(next func() bool, id int) {
-				f := c.FairMutex("bench:" + strconv.Itoa(id))
+				f := mustFair(b, c, "bench:"+strconv.Itoa(id))
 				for next() {
 					l, err := f.Lock(ctx)
 					if err != nil {
@@ -56,7 +56,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("queued=%d", n), func(b *testing.B) {
 			runs++ // each run of the body gets a fresh lock
-			f := c.FairMutex(fmt.Sprintf("depth:%d:%d", n, runs))
+			f := mustFair(b, c, fmt.Sprintf("depth:%d:%d", n, runs))
 			const wt = 10 * time.Minute
 			pub := c.publishCommand()
 			owners := make([]string, n+1)
@@ -120,7 +120,7 @@ func BenchmarkFairMutexContended(b *testing.B) {
 	prefix := sharedPrefix(b)
 	holders := make([]holder, waiters)
 	for i := range holders {
-		holders[i] = lockHolder(newTestClient(b, node.Client(b), prefix).FairMutex("contended"))
+		holders[i] = lockHolder(mustFair(b, newTestClient(b, node.Client(b), prefix), "contended"))
 	}
 	contend(b, holders, time.Millisecond).report(b, "acq")
 }

@@ -36,7 +36,7 @@ func TestFairMutexReentrant(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	f := c.FairMutex("fair:reentrant")
+	f := mustFair(t, c, "fair:reentrant")
 	l1, err := f.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -98,13 +98,13 @@ func TestFairMutexBadInput(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)
-	if _, err := c.FairMutex("").Lock(ctx); !errors.Is(err, ErrInvalidName) {
+	if _, err := c.FairMutex(""); !errors.Is(err, ErrInvalidName) {
 		t.Fatalf("empty name: %v", err)
 	}
-	if _, err := c.FairMutex("x", WithWaiterTimeout(time.Millisecond)).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := c.FairMutex("x", WithWaiterTimeout(time.Millisecond)); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("tiny waiter timeout: %v", err)
 	}
-	f := c.FairMutex("x")
+	f := mustFair(t, c, "x")
 	if _, err := f.TryLock(ctx, -1); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("negative wait: %v", err)
 	}
@@ -129,7 +129,7 @@ func TestFairMutexFIFO(t *testing.T) {
 		clients[i] = newTestClient(t, node.Client(t), prefix)
 	}
 	ctx := testCtx(t, 30*time.Second)
-	holder := clients[0].FairMutex("fifo")
+	holder := mustFair(t, clients[0], "fifo")
 	hctx, err := holder.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestFairMutexFIFO(t *testing.T) {
 	var order []int
 	var wg sync.WaitGroup
 	for i := 0; i < owners; i++ {
-		f := clients[i%len(clients)].FairMutex("fifo")
+		f := mustFair(t, clients[i%len(clients)], "fifo")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -183,7 +183,7 @@ func TestFairMutexNoBarging(t *testing.T) {
 	c3 := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 20*time.Second)
 	for round := 0; round < 20; round++ {
-		holder, queued, newcomer := c1.FairMutex("barge"), c2.FairMutex("barge"), c3.FairMutex("barge")
+		holder, queued, newcomer := mustFair(t, c1, "barge"), mustFair(t, c2, "barge"), mustFair(t, c3, "barge")
 		hctx, err := holder.Lock(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -240,7 +240,7 @@ func TestFairMutexDeadWaiterEvicted(t *testing.T) {
 	liveC := newTestClient(t, node.Client(t), opts...)
 	ctx := testCtx(t, 30*time.Second)
 
-	holder := holderC.FairMutex("evict")
+	holder := mustFair(t, holderC, "evict")
 	hctx, err := holder.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -251,8 +251,8 @@ func TestFairMutexDeadWaiterEvicted(t *testing.T) {
 		defer close(deadDone)
 		// Once thawed at the end, its last call may still reach Redis and
 		// take the free lock; release it then.
-		if l, err := deadC.FairMutex("evict").Lock(dctx); err == nil {
-			_ = deadC.FairMutex("evict").Unlock(l)
+		if l, err := mustFair(t, deadC, "evict").Lock(dctx); err == nil {
+			_ = mustFair(t, deadC, "evict").Unlock(l)
 		}
 	}()
 	waitQueueLen(t, node, holder, 1)
@@ -261,7 +261,7 @@ func TestFairMutexDeadWaiterEvicted(t *testing.T) {
 	times := make(chan time.Time, 2)
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ {
-		f := liveC.FairMutex("evict")
+		f := mustFair(t, liveC, "evict")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -312,7 +312,7 @@ func TestFairMutexLiveWaiterKept(t *testing.T) {
 	c2 := newTestClient(t, node.Client(t), opts...)
 	c3 := newTestClient(t, node.Client(t), opts...)
 	ctx := testCtx(t, 20*time.Second)
-	holder := c1.FairMutex("kept")
+	holder := mustFair(t, c1, "kept")
 	hctx, err := holder.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestFairMutexLiveWaiterKept(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f := w.c.FairMutex("kept")
+			f := mustFair(t, w.c, "kept")
 			l, err := f.Lock(ctx)
 			if err != nil {
 				t.Error(err)
@@ -357,7 +357,7 @@ func TestFairMutexServerClock(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(2*time.Second))
 	ctx := testCtx(t, 10*time.Second)
-	f := c.FairMutex("clock")
+	f := mustFair(t, c, "clock")
 	hctx, err := f.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +401,7 @@ func TestFairMutexCluster(t *testing.T) {
 	c3 := newTestClient(t, cl.Client(t), prefix)
 	ctx := testCtx(t, 30*time.Second)
 	for _, name := range []string{"order:1", "order:2", "user:{42}:wallet", "x"} {
-		f1, f2, f3 := c1.FairMutex(name), c2.FairMutex(name), c3.FairMutex(name)
+		f1, f2, f3 := mustFair(t, c1, name), mustFair(t, c2, name), mustFair(t, c3, name)
 		l1, err := f1.Lock(ctx)
 		if err != nil {
 			t.Fatalf("%s: Lock: %v", name, err)
@@ -450,7 +450,7 @@ func TestFairMutexQueueExpires(t *testing.T) {
 	deadC := newTestClient(t, rawClient(t, proxy.Addr), opts...)
 	ctx := testCtx(t, 30*time.Second)
 
-	holder := holderC.FairMutex("queue-expires")
+	holder := mustFair(t, holderC, "queue-expires")
 	hctx, err := holder.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -460,8 +460,8 @@ func TestFairMutexQueueExpires(t *testing.T) {
 	deadDone := make(chan struct{})
 	go func() {
 		defer close(deadDone)
-		if l, err := deadC.FairMutex("queue-expires").Lock(dctx); err == nil {
-			_ = deadC.FairMutex("queue-expires").Unlock(l)
+		if l, err := mustFair(t, deadC, "queue-expires").Lock(dctx); err == nil {
+			_ = mustFair(t, deadC, "queue-expires").Unlock(l)
 		}
 	}()
 	waitQueueLen(t, node, holder, 1)

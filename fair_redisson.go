@@ -27,8 +27,8 @@ const DefaultRedissonThreadWaitTime = 5 * time.Minute
 // threadWaitTime times its place in the queue later. WithWaiterTimeout does
 // not apply. Without this option FairMutex keeps its own queue under keys
 // Redisson never reads (see FairMutex).
-func WithRedissonFairQueue(threadWaitTime time.Duration) Option {
-	return func(c *config) {
+func WithRedissonFairQueue(threadWaitTime time.Duration) SharedOption {
+	return sharedOption{"WithRedissonFairQueue", kindFairMutex, func(c *config) {
 		if threadWaitTime < 0 {
 			c.fail("negative Redisson threadWaitTime %s", threadWaitTime)
 			return
@@ -37,7 +37,7 @@ func WithRedissonFairQueue(threadWaitTime time.Duration) Option {
 			threadWaitTime = DefaultRedissonThreadWaitTime
 		}
 		c.redissonFair = threadWaitTime
-	}
+	}}
 }
 
 // fairKeys names a FairMutex's queue keys. Our own queue never uses

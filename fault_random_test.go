@@ -76,9 +76,9 @@ func runFaults(t *testing.T, lc lockCase, rng *rand.Rand, steps int) {
 	prefix := sharedPrefix(t)
 	rivalRC := rawClient(t, node.Addr)
 	rivalClient := newTestClient(t, rivalRC, prefix, WithWatchdog(faultLease, faultRenew))
-	rival := lc.make(rivalClient, "fault")
+	rival := lc.make(t, rivalClient, "fault")
 	if lc.name == "RWMutexRead" {
-		rival = rivalClient.RWMutex("fault") // readers share; a writer must not get in
+		rival = mustRW(t, rivalClient, "fault") // readers share; a writer must not get in
 	}
 	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1})
 	if err != nil {
@@ -88,7 +88,7 @@ func runFaults(t *testing.T, lc lockCase, rng *rand.Rand, steps int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &faultRun{t: t, lc: lc, node: node, px: px, c: c, l: lc.make(c, "fault"), rival: rival, direct: rivalRC}
+	f := &faultRun{t: t, lc: lc, node: node, px: px, c: c, l: lc.make(t, c, "fault"), rival: rival, direct: rivalRC}
 	f.key, _ = lockKey(c.cfg.prefix, "fault")
 
 	var held context.Context // the current hold's context, nil when none

@@ -56,3 +56,77 @@ func ownerIn(ctx context.Context) string {
 	o, _ := OwnerFrom(ctx)
 	return o
 }
+
+// Handle constructors for tests: an error is a test failure.
+
+func mustMutex(t testing.TB, c *Client, name string, opts ...LockOption) *Mutex {
+	t.Helper()
+	m, err := c.Mutex(name, opts...)
+	if err != nil {
+		t.Fatalf("Mutex(%q): %v", name, err)
+	}
+	return m
+}
+
+func mustFair(t testing.TB, c *Client, name string, opts ...LockOption) *FairMutex {
+	t.Helper()
+	f, err := c.FairMutex(name, opts...)
+	if err != nil {
+		t.Fatalf("FairMutex(%q): %v", name, err)
+	}
+	return f
+}
+
+func mustRW(t testing.TB, c *Client, name string, opts ...LockOption) *RWMutex {
+	t.Helper()
+	rw, err := c.RWMutex(name, opts...)
+	if err != nil {
+		t.Fatalf("RWMutex(%q): %v", name, err)
+	}
+	return rw
+}
+
+func mustSem(t testing.TB, c *Client, name string, opts ...LockOption) *Semaphore {
+	t.Helper()
+	s, err := c.Semaphore(name, opts...)
+	if err != nil {
+		t.Fatalf("Semaphore(%q): %v", name, err)
+	}
+	return s
+}
+
+func mustPermits(t testing.TB, c *Client, name string, opts ...LockOption) *PermitSemaphore {
+	t.Helper()
+	s, err := c.PermitSemaphore(name, opts...)
+	if err != nil {
+		t.Fatalf("PermitSemaphore(%q): %v", name, err)
+	}
+	return s
+}
+
+func mustLatch(t testing.TB, c *Client, name string, opts ...LockOption) *CountDownLatch {
+	t.Helper()
+	l, err := c.CountDownLatch(name, opts...)
+	if err != nil {
+		t.Fatalf("CountDownLatch(%q): %v", name, err)
+	}
+	return l
+}
+
+func mustMulti(t testing.TB, locks []Locker, opts ...MultiLockOption) *MultiLock {
+	t.Helper()
+	m, err := NewMultiLock(locks, opts...)
+	if err != nil {
+		t.Fatalf("NewMultiLock: %v", err)
+	}
+	return m
+}
+
+func mustRedLock(t testing.TB, name string, cs []*Client, opts ...RedLockOption) *RedLock {
+	t.Helper()
+	r, err := NewRedLock(name, cs, opts...)
+	if err != nil {
+		t.Fatalf("NewRedLock(%q): %v", name, err)
+	}
+	return r
+}

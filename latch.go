@@ -22,18 +22,18 @@ type CountDownLatch struct {
 	key     string
 	channel string
 	cfg     config
-	err     error
 }
 
-// CountDownLatch returns a handle for the latch called name. opts override
-// the Client's settings (key prefix) for this handle.
-func (c *Client) CountDownLatch(name string, opts ...Option) *CountDownLatch {
-	l := &CountDownLatch{c: c, name: name}
-	l.cfg, l.key, l.err = c.handleConfig(name, opts)
-	if l.err == nil {
-		l.channel = latchChannel(l.key, c.rc.Mode() == rueidis.ClientModeCluster)
+// CountDownLatch returns a handle for the latch called name. No LockOption
+// applies to a latch: opts exist for symmetry with the other handles, and
+// any given is an error (ErrInvalidArgument), as is an invalid name.
+func (c *Client) CountDownLatch(name string, opts ...LockOption) (*CountDownLatch, error) {
+	cfg, key, err := c.handleConfig(kindLatch, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	return l
+	return &CountDownLatch{c: c, name: name, key: key, cfg: cfg,
+		channel: latchChannel(key, c.rc.Mode() == rueidis.ClientModeCluster)}, nil
 }
 
 // latchChannel is Redisson's latch channel: the raw name always in braces,
@@ -59,7 +59,7 @@ func (l *CountDownLatch) Key() string { return l.key }
 // TrySetCount starts the latch at count, only if it is not already counting,
 // and reports whether it did.
 func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
-	if err := l.c.checkHandle(ctx, l.err); err != nil {
+	if err := l.c.checkHandle(ctx); err != nil {
 		return false, err
 	}
 	if err := positive("count", count); err != nil {
@@ -75,7 +75,7 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 // CountDown decrements the count; reaching zero releases every waiter. On a
 // latch that is not counting it does nothing.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
-	if err := l.c.checkHandle(ctx, l.err); err != nil {
+	if err := l.c.checkHandle(ctx); err != nil {
 		return err
 	}
 	if _, err := generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand()); err != nil {
@@ -86,7 +86,7 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 
 // GetCount returns the current count (0 when the latch is not counting).
 func (l *CountDownLatch) GetCount(ctx context.Context) (int64, error) {
-	if err := l.c.checkHandle(ctx, l.err); err != nil {
+	if err := l.c.checkHandle(ctx); err != nil {
 		return 0, err
 	}
 	n, err := generated.LatchCount(ctx, l.c.rc, l.key)
@@ -114,7 +114,7 @@ func (l *CountDownLatch) AwaitTimeout(ctx context.Context, d time.Duration) (boo
 }
 
 func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
-	if err := l.c.checkHandle(ctx, l.err); err != nil {
+	if err := l.c.checkHandle(ctx); err != nil {
 		return false, err
 	}
 	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func() (bool, time.Duration, error) {
@@ -130,7 +130,7 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 // Delete removes the latch whatever its count, releasing every waiter, and
 // reports whether there was one.
 func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
-	if err := l.c.checkHandle(ctx, l.err); err != nil {
+	if err := l.c.checkHandle(ctx); err != nil {
 		return false, err
 	}
 	ok, err := generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand())

@@ -15,7 +15,7 @@ func TestLatchLifecycle(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	l := c.CountDownLatch("batch")
+	l := mustLatch(t, c, "batch")
 
 	// Not counting: Await returns at once, CountDown does nothing.
 	if err := l.Await(ctx); err != nil {
@@ -69,7 +69,7 @@ func TestLatchAwaitNotified(t *testing.T) {
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 10*time.Second)
 	setter := newTestClient(t, node.Client(t), prefix)
-	l := setter.CountDownLatch("go")
+	l := mustLatch(t, setter, "go")
 	if _, err := l.TrySetCount(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestLatchAwaitNotified(t *testing.T) {
 	var wg sync.WaitGroup
 	woke := make(chan time.Time, 6)
 	for range 6 {
-		w := newTestClient(t, node.Client(t), prefix).CountDownLatch("go")
+		w := mustLatch(t, newTestClient(t, node.Client(t), prefix), "go")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -134,14 +134,14 @@ func TestLatchCluster(t *testing.T) {
 	b := newTestClient(t, cl.Client(t), prefix)
 	ctx := testCtx(t, 20*time.Second)
 	for _, name := range []string{"cl-latch", "{tag}latch"} {
-		if _, err := a.CountDownLatch(name).TrySetCount(ctx, 2); err != nil {
+		if _, err := mustLatch(t, a, name).TrySetCount(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		go func() { done <- b.CountDownLatch(name).Await(ctx) }()
+		go func() { done <- mustLatch(t, b, name).Await(ctx) }()
 		time.Sleep(100 * time.Millisecond)
 		for range 2 {
-			if err := a.CountDownLatch(name).CountDown(ctx); err != nil {
+			if err := mustLatch(t, a, name).CountDown(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}

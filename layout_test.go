@@ -11,17 +11,17 @@ import (
 // The operator CLI reads locks through internal/layout; every name it derives
 // must be the one the handles use, with and without a hash tag in the name.
 func TestLayoutMatchesHandles(t *testing.T) {
-	c := newTestClient(t, redistest.Server(t).Client(t))
+	rc := redistest.Server(t).Client(t)
 	for _, name := range []string{"order:42", "app:{tenant}:order"} {
 		for _, prefix := range []string{"", "svc:"} {
-			opt := WithKeyPrefix(prefix)
-			m := c.Mutex(name, opt)
-			f := c.FairMutex(name, opt)
-			rf := c.FairMutex(name, opt, WithRedissonFairQueue(5*time.Second))
-			rw := c.RWMutex(name, opt)
-			s := c.Semaphore(name, opt)
-			p := c.PermitSemaphore(name, opt)
-			l := c.CountDownLatch(name, opt)
+			c := newTestClient(t, rc, WithKeyPrefix(prefix))
+			m := mustMutex(t, c, name)
+			f := mustFair(t, c, name)
+			rf := mustFair(t, c, name, WithRedissonFairQueue(5*time.Second))
+			rw := mustRW(t, c, name)
+			s := mustSem(t, c, name)
+			p := mustPermits(t, c, name)
+			l := mustLatch(t, c, name)
 			k := layout.For(prefix+name, false)
 			for _, x := range []struct{ what, got, want string }{
 				{"lock", k.Lock, m.key},

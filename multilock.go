@@ -26,51 +26,64 @@ type MultiLock struct {
 	locks      []Locker // sorted by name
 	name       string
 	memberWait time.Duration
-	err        error
+	err        error // an invalid option, while NewMultiLock runs
 }
 
-// MultiLockOption configures a MultiLock.
-type MultiLockOption func(*MultiLock)
+// MultiLockOption configures a MultiLock (NewMultiLock).
+type MultiLockOption interface {
+	applyMultiLock(*MultiLock)
+}
+
+type multiLockOption func(*MultiLock)
+
+func (o multiLockOption) applyMultiLock(m *MultiLock) { o(m) }
 
 // WithMemberWait bounds how long one attempt waits for a single member held
 // by someone else before releasing the members taken and starting over
 // (default 1.5 s, as Redisson's per-lock base wait).
 func WithMemberWait(d time.Duration) MultiLockOption {
-	return func(m *MultiLock) {
-		if d <= 0 {
+	return multiLockOption(func(m *MultiLock) {
+		if d <= 0 && m.err == nil {
 			m.err = invalidf("member wait must be positive, got %s", d)
 			return
 		}
 		m.memberWait = d
-	}
+	})
 }
 
 // DefaultMemberWait is the MultiLock member wait unless WithMemberWait says otherwise.
 const DefaultMemberWait = 1500 * time.Millisecond
 
 // NewMultiLock returns a MultiLock over locks. It needs at least one lock, no
-// nil ones and no lock twice.
-func NewMultiLock(locks []Locker, opts ...MultiLockOption) *MultiLock {
+// nil ones and no lock twice; anything else, or an invalid option, is an
+// error (errors.Is ErrInvalidArgument).
+func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 	m := &MultiLock{locks: slices.Clone(locks), memberWait: DefaultMemberWait}
 	for _, o := range opts {
 		if o != nil {
-			o(m)
+			o.applyMultiLock(m)
 		}
 	}
-	if len(m.locks) == 0 {
-		m.err = invalidf("multilock needs at least one lock")
+	if m.err == nil && len(m.locks) == 0 {
+		m.err = invalidf("no locks")
 	}
 	for i, l := range m.locks {
+		if m.err != nil {
+			break
+		}
 		if l == nil {
-			m.err = invalidf("multilock member %d is nil", i)
-			return m
+			m.err = invalidf("member %d is nil", i)
+			break
 		}
 		for _, o := range m.locks[:i] {
 			if o == l {
 				m.err = invalidf("lock %q given twice", l.Name())
-				return m
+				break
 			}
 		}
+	}
+	if m.err != nil {
+		return nil, fmt.Errorf("scriptlock: multilock: %w", m.err)
 	}
 	slices.SortStableFunc(m.locks, func(a, b Locker) int { return cmp.Compare(a.Name(), b.Name()) })
 	names := make([]string, len(m.locks))
@@ -78,7 +91,7 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) *MultiLock {
 		names[i] = l.Name()
 	}
 	m.name = "multi[" + strings.Join(names, ",") + "]"
-	return m
+	return m, nil
 }
 
 var _ Locker = (*MultiLock)(nil)
@@ -116,9 +129,6 @@ func (m *MultiLock) TryLock(ctx context.Context, wait time.Duration) (context.Co
 }
 
 func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
-	if m.err != nil {
-		return nil, m.err
-	}
 	if ctx == nil {
 		return nil, invalidf("nil context")
 	}
@@ -218,9 +228,6 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 // each member's owner; with any other ctx each member is unlocked with ctx
 // itself.
 func (m *MultiLock) Unlock(ctx context.Context) error {
-	if m.err != nil {
-		return m.err
-	}
 	if ctx == nil {
 		return invalidf("nil context")
 	}

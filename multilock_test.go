@@ -29,8 +29,8 @@ func TestMultiLockAcrossDeployments(t *testing.T) {
 	c1 := newTestClient(t, nodes[0].Client(t))
 	c2 := newTestClient(t, nodes[1].Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	a, b, z := c1.Mutex("a"), c2.Mutex("b"), c1.Mutex("z")
-	ml := NewMultiLock([]Locker{z, b, a})
+	a, b, z := mustMutex(t, c1, "a"), mustMutex(t, c2, "b"), mustMutex(t, c1, "z")
+	ml := mustMulti(t, []Locker{z, b, a})
 	if ml.Name() != "multi[a,b,z]" {
 		t.Fatalf("Name = %q", ml.Name())
 	}
@@ -56,13 +56,13 @@ func TestMultiLockAcrossDeployments(t *testing.T) {
 		t.Fatalf("locked after Unlock = %v", got)
 	}
 	// Bad input.
-	if _, err := NewMultiLock(nil).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := NewMultiLock(nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("empty MultiLock: %v", err)
 	}
-	if _, err := NewMultiLock([]Locker{a, a}).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := NewMultiLock([]Locker{a, a}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("duplicate member: %v", err)
 	}
-	if _, err := NewMultiLock([]Locker{a, nil}).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := NewMultiLock([]Locker{a, nil}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("nil member: %v", err)
 	}
 }
@@ -74,12 +74,12 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 	c := newTestClient(t, node.Client(t), prefix)
 	other := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 10*time.Second)
-	hctx, err := other.Mutex("m2").Lock(ctx)
+	hctx, err := mustMutex(t, other, "m2").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m1, m2, m3 := c.Mutex("m1"), c.Mutex("m2"), c.Mutex("m3")
-	ml := NewMultiLock([]Locker{m1, m2, m3}, WithMemberWait(50*time.Millisecond))
+	m1, m2, m3 := mustMutex(t, c, "m1"), mustMutex(t, c, "m2"), mustMutex(t, c, "m3")
+	ml := mustMulti(t, []Locker{m1, m2, m3}, WithMemberWait(50*time.Millisecond))
 	for _, wait := range []time.Duration{0, 300 * time.Millisecond} {
 		if _, err := ml.TryLock(ctx, wait); !errors.Is(err, ErrNotAcquired) {
 			t.Fatalf("TryLock(%s): %v, want ErrNotAcquired", wait, err)
@@ -91,7 +91,7 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 	// Once the holder lets go, Lock gets all three.
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		other.Mutex("m2").Unlock(hctx)
+		mustMutex(t, other, "m2").Unlock(hctx)
 	}()
 	lctx, err := ml.Lock(ctx)
 	if err != nil {
@@ -110,8 +110,8 @@ func TestMultiLockOppositeOrder(t *testing.T) {
 	ctx := testCtx(t, 120*time.Second)
 	c1 := newTestClient(t, node.Client(t), prefix)
 	c2 := newTestClient(t, node.Client(t), prefix)
-	ab := NewMultiLock([]Locker{c1.Mutex("a"), c1.Mutex("b")})
-	ba := NewMultiLock([]Locker{c2.Mutex("b"), c2.Mutex("a")})
+	ab := mustMulti(t, []Locker{mustMutex(t, c1, "a"), mustMutex(t, c1, "b")})
+	ba := mustMulti(t, []Locker{mustMutex(t, c2, "b"), mustMutex(t, c2, "a")})
 	const rounds = 1000
 	var inside sync.Mutex // held while a MultiLock is held: TryLock fails on overlap
 	start := time.Now()
@@ -147,8 +147,8 @@ func TestMultiLockMemberLost(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
-	x, y := c.Mutex("x"), c.Mutex("y")
-	ml := NewMultiLock([]Locker{x, y})
+	x, y := mustMutex(t, c, "x"), mustMutex(t, c, "y")
+	ml := mustMulti(t, []Locker{x, y})
 	lctx, err := ml.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -180,9 +180,9 @@ func TestMultiLockCluster(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	var ls []Locker
 	for _, n := range []string{"alpha", "bravo", "charlie", "delta", "echo"} {
-		ls = append(ls, c.Mutex(n))
+		ls = append(ls, mustMutex(t, c, n))
 	}
-	ml := NewMultiLock(ls)
+	ml := mustMulti(t, ls)
 	lctx, err := ml.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -41,33 +41,36 @@ type Mutex struct {
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
-// settings (lease, prefix, failover guard, release timeout) for this handle.
-// An invalid name or option is reported by the handle's methods.
-func (c *Client) Mutex(name string, opts ...Option) *Mutex {
-	m := &Mutex{lockSpec: newSpec(c, name, opts)}
-	if m.err == nil {
-		m.channel = redissonName("redisson_lock__channel", m.key)
-		m.waiters = redissonName("scriptlock_lock_waiters", m.key)
-		m.wake = redissonName("scriptlock_lock_wake", m.key)
+// settings (lease, watchdog, failover guard, release timeout, fence idle time)
+// for this handle. An invalid name or option is an error here (errors.Is
+// ErrInvalidName or ErrInvalidArgument), so a handle that exists is valid.
+func (c *Client) Mutex(name string, opts ...LockOption) (*Mutex, error) {
+	return c.newMutex(kindMutex, name, opts)
+}
+
+func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error) {
+	s, err := newSpec(c, k, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	return m
+	m := &Mutex{lockSpec: s}
+	m.channel = redissonName("redisson_lock__channel", m.key)
+	m.waiters = redissonName("scriptlock_lock_waiters", m.key)
+	m.wake = redissonName("scriptlock_lock_wake", m.key)
+	return m, nil
 }
 
 // newSpec validates a handle's name and options and names the keys every
 // lock of the Redisson hash layout shares.
-func newSpec(c *Client, name string, opts []Option) lockSpec {
-	s := lockSpec{c: c, name: name, cfg: c.cfg}
-	s.cfg.err = nil
-	s.cfg.apply(opts)
-	s.err = s.cfg.err
-	if s.err == nil {
-		s.key, s.err = lockKey(s.cfg.prefix, name)
+func newSpec(c *Client, k kind, name string, opts []LockOption) (lockSpec, error) {
+	cfg, key, err := c.handleConfig(k, name, opts)
+	if err != nil {
+		return lockSpec{}, err
 	}
-	if s.err == nil {
-		s.fence = redissonName("redisson_lock_token", s.key)
-		s.latch = redissonName("redisson_unlock_latch", s.key) + ":" + c.id + ":"
-	}
-	return s
+	s := lockSpec{c: c, name: name, key: key, cfg: cfg}
+	s.fence = redissonName("redisson_lock_token", s.key)
+	s.latch = redissonName("redisson_unlock_latch", s.key) + ":" + c.id + ":"
+	return s, nil
 }
 
 var _ Locker = (*Mutex)(nil)

@@ -23,7 +23,7 @@ func TestMutexRedisRestart(t *testing.T) {
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, rc, prefix)
 	ctx := testCtx(t, 30*time.Second)
-	m := c.Mutex("restart")
+	m := mustMutex(t, c, "restart")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestMutexRedisRestart(t *testing.T) {
 		t.Fatalf("Unlock after restart: %v", err)
 	}
 	// AOF kept the fencing counter: the next token is still larger.
-	m2 := c.Mutex("restart")
+	m2 := mustMutex(t, c, "restart")
 	l2, err := m2.TryLock(WithOwner(ctx, "after"), 5*time.Second)
 	if err != nil {
 		t.Fatalf("lock after restart: %v", err)
@@ -91,7 +91,7 @@ func TestMutexReleaseLatch(t *testing.T) {
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 5*time.Second)
-	m := c.Mutex("latch")
+	m := mustMutex(t, c, "latch")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestMutexFailoverGuard(t *testing.T) {
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
-	m := c.Mutex("guarded")
+	m := mustMutex(t, c, "guarded")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatalf("Lock with a healthy replica: %v", err)
@@ -136,7 +136,7 @@ func TestMutexFailoverGuard(t *testing.T) {
 	if locked, err := m.IsLocked(ctx); err != nil || locked {
 		t.Fatalf("unreplicated acquisition left the lock held (%v, %v)", locked, err)
 	}
-	off := c.Mutex("guarded", WithFailoverGuard(false, 0))
+	off := mustMutex(t, c, "guarded", WithFailoverGuard(false, 0))
 	l2, err := off.Lock(ctx)
 	if err != nil {
 		t.Fatalf("Lock with the guard off: %v", err)
@@ -144,14 +144,14 @@ func TestMutexFailoverGuard(t *testing.T) {
 	_ = off.Unlock(l2)
 
 	// The fair and read-write locks are guarded the same way.
-	fair := c.FairMutex("guarded-fair")
+	fair := mustFair(t, c, "guarded-fair")
 	if _, err := fair.Lock(ctx); !errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("FairMutex.Lock with the replica stopped: %v, want ErrNotReplicated", err)
 	}
 	if locked, err := fair.IsLocked(ctx); err != nil || locked {
 		t.Fatalf("unreplicated fair acquisition left the lock held (%v, %v)", locked, err)
 	}
-	rw := c.RWMutex("guarded-rw")
+	rw := mustRW(t, c, "guarded-rw")
 	if _, err := rw.Lock(ctx); !errors.Is(err, ErrNotReplicated) {
 		t.Fatalf("RWMutex.Lock with the replica stopped: %v, want ErrNotReplicated", err)
 	}
@@ -184,7 +184,7 @@ func TestMutexCluster(t *testing.T) {
 		t.Fatal("cluster client should use sharded pub/sub")
 	}
 	for _, name := range []string{"order:1", "order:2", "user:{42}:wallet", "x"} {
-		m1, m2 := c1.Mutex(name), c2.Mutex(name)
+		m1, m2 := mustMutex(t, c1, name), mustMutex(t, c2, name)
 		l1, err := m1.Lock(ctx)
 		if err != nil {
 			t.Fatalf("%s: Lock: %v", name, err)

@@ -17,7 +17,7 @@ func TestMutexReentrantLifecycle(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	m := c.Mutex("order:1")
+	m := mustMutex(t, c, "order:1")
 
 	lctx, err := m.Lock(ctx)
 	if err != nil {
@@ -101,15 +101,11 @@ func TestMutexBadInput(t *testing.T) {
 	c := newTestClient(t, rc)
 	ctx := testCtx(t, 5*time.Second)
 	for _, name := range []string{"", strings.Repeat("x", MaxNameLen+1), "a{", "a{}b"} {
-		m := c.Mutex(name)
-		if _, err := m.Lock(ctx); !errors.Is(err, ErrInvalidName) {
-			t.Errorf("Lock(%q): %v, want ErrInvalidName", name, err)
-		}
-		if err := m.Unlock(ctx); !errors.Is(err, ErrInvalidName) {
-			t.Errorf("Unlock(%q): %v, want ErrInvalidName", name, err)
+		if m, err := c.Mutex(name); m != nil || !errors.Is(err, ErrInvalidName) {
+			t.Errorf("Mutex(%q): %v, %v, want ErrInvalidName", name, m, err)
 		}
 	}
-	m := c.Mutex("ok")
+	m := mustMutex(t, c, "ok")
 	if _, err := m.LockWithLease(ctx, 0); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("zero lease: %v", err)
 	}
@@ -150,7 +146,7 @@ func TestMutexExclusion(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				m := c.Mutex("stress")
+				m := mustMutex(t, c, "stress")
 				for r := 0; r < rounds; r++ {
 					lctx, err := m.Lock(ctx)
 					if err != nil {
@@ -190,7 +186,7 @@ func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
-	m := c.Mutex("wd")
+	m := mustMutex(t, c, "wd")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -223,12 +219,12 @@ func TestMutexWatchdogPartition(t *testing.T) {
 	other := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 20*time.Second)
 
-	lctx, err := holder.Mutex("part").Lock(ctx)
+	lctx, err := mustMutex(t, holder, "part").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	proxy.Freeze()
-	octx, err := other.Mutex("part").TryLock(ctx, 5*time.Second)
+	octx, err := mustMutex(t, other, "part").TryLock(ctx, 5*time.Second)
 	if err != nil {
 		t.Fatalf("other owner could not take the expired lock: %v", err)
 	}
@@ -241,7 +237,7 @@ func TestMutexWatchdogPartition(t *testing.T) {
 		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
 	}
 	proxy.Thaw()
-	if err := other.Mutex("part").Unlock(octx); err != nil {
+	if err := mustMutex(t, other, "part").Unlock(octx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -250,7 +246,7 @@ func TestMutexLossByDeletion(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
-	m := c.Mutex("del")
+	m := mustMutex(t, c, "del")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +271,7 @@ func TestMutexExplicitLeaseExpires(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	m := c.Mutex("lease")
+	m := mustMutex(t, c, "lease")
 	lctx, err := m.LockWithLease(ctx, 150*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +304,7 @@ func TestMutexWaitHonoursContext(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	m := c.Mutex("ctx")
+	m := mustMutex(t, c, "ctx")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +338,7 @@ func TestMutexHandoffIsNotified(t *testing.T) {
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 20*time.Second)
-	m := c.Mutex("handoff")
+	m := mustMutex(t, c, "handoff")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -356,7 +352,7 @@ func TestMutexHandoffIsNotified(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			wc := newTestClient(t, node.Client(t), prefix)
-			wm := wc.Mutex("handoff")
+			wm := mustMutex(t, wc, "handoff")
 			got, err := wm.Lock(ctx)
 			if err != nil {
 				t.Errorf("waiter Lock: %v", err)

@@ -77,7 +77,7 @@ func TestMutexContendedWakesOne(t *testing.T) {
 	locks := make([]*Mutex, waiters)
 	for i := range locks {
 		c := newTestClient(t, node.Client(t), prefix)
-		locks[i] = c.Mutex("herd")
+		locks[i] = mustMutex(t, c, "herd")
 		l, err := locks[i].Lock(ctx) // connections open, scripts loaded
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +147,7 @@ func TestMutexUncontendedReleaseCommands(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	m := c.Mutex("quiet")
+	m := mustMutex(t, c, "quiet")
 	// Warm-up: scripts loaded, the fencing counter started.
 	l, err := m.Lock(ctx)
 	if err != nil {
@@ -187,11 +187,11 @@ func TestMutexChosenWaiterGivesUp(t *testing.T) {
 	prefix := sharedPrefix(t)
 	// A fallback far beyond the bound below: only a passed-on wake is this fast.
 	opt := WithWaiterTimeout(time.Minute)
-	holder := newTestClient(t, node.Client(t), prefix, opt).Mutex("chosen")
+	holder := mustMutex(t, newTestClient(t, node.Client(t), prefix, opt), "chosen")
 	px := netproxy.New(t, node.Addr)
 	chosenClient := newTestClient(t, rawClient(t, px.Addr), prefix, opt)
-	chosen := chosenClient.Mutex("chosen")
-	next := newTestClient(t, node.Client(t), prefix, opt).Mutex("chosen")
+	chosen := mustMutex(t, chosenClient, "chosen")
+	next := mustMutex(t, newTestClient(t, node.Client(t), prefix, opt), "chosen")
 	ctx := testCtx(t, 30*time.Second)
 
 	hold, err := holder.Lock(ctx)
@@ -262,7 +262,7 @@ func TestMutexDeadWaiterBounded(t *testing.T) {
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(waiterTimeout))
 	other := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix), WithWaiterTimeout(waiterTimeout))
 	ctx := testCtx(t, 30*time.Second)
-	m := c.Mutex("dead")
+	m := mustMutex(t, c, "dead")
 	hold, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestMutexDeadWaiterBounded(t *testing.T) {
 		"0badc0de-0000-4000-8000-000000000000:dead", DefaultFenceIdle, time.Minute, 0, false, false); err != nil || res >= 0 {
 		t.Fatalf("registering the dead waiter: %d, %v", res, err)
 	}
-	w := other.Mutex("dead")
+	w := mustMutex(t, other, "dead")
 	got := make(chan time.Time, 1)
 	go func() {
 		l, err := w.Lock(ctx)
@@ -319,7 +319,7 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 				opts = append(opts, WithShardedPubSub(true))
 			}
 			holder := newTestClient(t, node.Client(t), opts...)
-			m := holder.Mutex("mixed")
+			m := mustMutex(t, holder, "mixed")
 			ctx := testCtx(t, 30*time.Second)
 			java := javaClient{rc: node.Client(t), field: "7f1c0a52-3c1e-4b9e-9d5e-0e4c2f2b9a11:57"}
 			publish := "publish"
@@ -337,7 +337,7 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waiter := newTestClient(t, node.Client(t), opts...).Mutex("mixed")
+			waiter := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
 			done := within(t, 5*time.Second, "Go waiter after a Go release", func() error {
 				l, err := waiter.Lock(ctx)
 				if err != nil {
@@ -374,7 +374,7 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 			var acquired atomic.Int32
 			var dones []func()
 			for range goWaiters {
-				w := newTestClient(t, node.Client(t), opts...).Mutex("mixed")
+				w := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
 				dones = append(dones, within(t, 10*time.Second, "Go waiter after a Redisson release", func() error {
 					l, err := w.Lock(ctx)
 					if err != nil {

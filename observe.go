@@ -33,10 +33,9 @@ type Observer interface {
 	Guard(e GuardEvent)
 }
 
-// WithObserver sets the Client's Observer. Observers belong to the Client:
-// given to a lock handle, the option is ignored.
+// WithObserver sets the Client's Observer, which sees every handle's locks.
 func WithObserver(o Observer) Option {
-	return func(c *config) { c.observer = o }
+	return clientOption(func(c *config) { c.observer = o })
 }
 
 // NopObserver implements Observer and does nothing; embed it to implement

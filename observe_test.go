@@ -108,7 +108,7 @@ func TestObserverAcquireOutcomes(t *testing.T) {
 	c := newTestClient(t, node.Client(t), prefix, WithObserver(rec), WithWatchdog(time.Second, 100*time.Millisecond))
 	other := newTestClient(t, node.Client(t), prefix)
 	ctx := context.WithValue(testCtx(t, 30*time.Second), callerKey{}, "request-1")
-	m := c.Mutex("obs")
+	m := mustMutex(t, c, "obs")
 
 	// Acquired, re-entered, two Unlocks, one hold end.
 	l1, err := m.Lock(ctx)
@@ -143,7 +143,7 @@ func TestObserverAcquireOutcomes(t *testing.T) {
 
 	// Contended (TryLock gives up), then a waiter woken by the release
 	// message, then a caller whose deadline passes.
-	holder := c.Mutex("obs2")
+	holder := mustMutex(t, c, "obs2")
 	hl, err := holder.Lock(WithOwner(ctx, "a"))
 	if err != nil {
 		t.Fatal(err)
@@ -195,11 +195,11 @@ func TestObserverAcquireOutcomes(t *testing.T) {
 
 	// Lost: the key is deleted behind the holder's back; the watchdog
 	// (renewing every 100 ms) reports it within its next round.
-	lost := c.Mutex("obs3")
+	lost := mustMutex(t, c, "obs3")
 	if _, err := lost.Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := other.Mutex("obs3").ForceUnlock(ctx); !ok || err != nil {
+	if ok, err := mustMutex(t, other, "obs3").ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock: %v %v", ok, err)
 	}
 	ends = rec.waitEnds(t, 1)
@@ -221,14 +221,14 @@ func TestObserverAcquireOutcomes(t *testing.T) {
 	}
 
 	// Expired explicit lease; then a hold ended by Close.
-	if _, err := c.Mutex("obs4").LockWithLease(ctx, 100*time.Millisecond); err != nil {
+	if _, err := mustMutex(t, c, "obs4").LockWithLease(ctx, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	ends = rec.waitEnds(t, 1)
 	if ends[0].e.Cause != EndExpired {
 		t.Errorf("expired: %+v", ends[0])
 	}
-	rw := c.RWMutex("obs5")
+	rw := mustRW(t, c, "obs5")
 	if _, err := rw.RLock(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestObserverFailoverGuard(t *testing.T) {
 	rec := &recorder{}
 	c := newTestClient(t, primary.Client(t), WithObserver(rec), WithFailoverGuard(true, time.Second))
 	ctx := testCtx(t, 20*time.Second)
-	if _, err := c.Mutex("guarded").Lock(ctx); err != nil {
+	if _, err := mustMutex(t, c, "guarded").Lock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	rec.mu.Lock()
@@ -263,7 +263,7 @@ func TestObserverSemaphores(t *testing.T) {
 	rec := &recorder{}
 	c := newTestClient(t, node.Client(t), WithObserver(rec))
 	ctx := testCtx(t, 20*time.Second)
-	s := c.Semaphore("sem")
+	s := mustSem(t, c, "sem")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestObserverSemaphores(t *testing.T) {
 	if err := s.Release(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	p := c.PermitSemaphore("permits")
+	p := mustPermits(t, c, "permits")
 	if _, err := p.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestObserverUnconfirmedRenewalIsLost(t *testing.T) {
 	rec := &recorder{}
 	c := newTestClient(t, node.Client(t), WithObserver(rec), WithWatchdog(time.Second, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
-	lctx, err := c.Mutex("unconfirmed").Lock(ctx)
+	lctx, err := mustMutex(t, c, "unconfirmed").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,108 @@ const (
 	DefaultFenceIdle = 7 * 24 * time.Hour
 )
 
-// Option configures a Client (New) or overrides the Client's settings for one
-// lock handle (Client.Mutex and friends).
-type Option func(*config)
+// Options come in levels, so an option that cannot apply does not compile:
+//
+//   - Option configures a Client (New). WithKeyPrefix, WithLogger,
+//     WithShardedPubSub and WithObserver are Client-wide and only Options:
+//     given to a handle constructor they are a compile error.
+//   - LockOption configures one handle (Client.Mutex and the other handle
+//     constructors, NewRedLock).
+//   - SharedOption is both: given to New it sets the Client's default for its
+//     handles, given to a handle it overrides that default for the handle.
+//     WithLease, WithWatchdog, WithReleaseTimeout, WithFailoverGuard,
+//     WithFenceIdle, WithWaiterTimeout and WithRedissonFairQueue are
+//     SharedOptions.
+//   - MultiLockOption (WithMemberWait) and RedLockOption (WithNodeTimeout,
+//     WithClockDrift) belong to one composite lock each. Every LockOption is
+//     also a RedLockOption: it configures the lock on each RedLock node.
+//
+// A SharedOption that has no meaning for a kind of handle (WithLease on a
+// Semaphore, WithRedissonFairQueue on a Mutex) makes that handle's
+// constructor fail with ErrInvalidArgument, rather than being ignored.
+
+// Option configures a Client (New).
+type Option interface {
+	applyClient(*config)
+}
+
+// LockOption configures one lock handle: Client.Mutex and the other handle
+// constructors, and the lock on every node of NewRedLock.
+type LockOption interface {
+	RedLockOption
+	applyLock(*config, kind)
+}
+
+// SharedOption is valid for New (the Client's default for its handles) and
+// for a handle constructor (an override for that handle).
+type SharedOption interface {
+	Option
+	LockOption
+}
+
+// kind is a kind of handle, for the options that only some kinds take.
+type kind uint16
+
+const (
+	kindMutex kind = 1 << iota
+	kindFairMutex
+	kindRWMutex
+	kindSemaphore
+	kindPermitSemaphore
+	kindLatch
+	kindRedLock
+
+	// kindsLock: the owner-held locks, which lease, renew, guard and fence.
+	kindsLock = kindMutex | kindFairMutex | kindRWMutex | kindRedLock
+)
+
+func (k kind) String() string {
+	switch k {
+	case kindMutex:
+		return "mutex"
+	case kindFairMutex:
+		return "fair mutex"
+	case kindRWMutex:
+		return "rwmutex"
+	case kindSemaphore:
+		return "semaphore"
+	case kindPermitSemaphore:
+		return "permit semaphore"
+	case kindLatch:
+		return "latch"
+	case kindRedLock:
+		return "redlock"
+	}
+	return "lock"
+}
+
+// clientOption is an Option only.
+type clientOption func(*config)
+
+func (o clientOption) applyClient(c *config) { o(c) }
+
+// sharedOption is a SharedOption: name and kinds let a handle constructor
+// refuse it for a kind it has no meaning for.
+type sharedOption struct {
+	name  string
+	kinds kind
+	set   func(*config)
+}
+
+func (o sharedOption) applyClient(c *config) { o.set(c) }
+
+func (o sharedOption) applyLock(c *config, k kind) {
+	if o.kinds&k == 0 {
+		c.fail("%s does not apply to a %s", o.name, k)
+		return
+	}
+	o.set(c)
+}
+
+func (o sharedOption) applyRedLock(r *redLockConfig) {
+	r.node = append(r.node, o)
+	r.releaseSet = r.releaseSet || o.name == "WithReleaseTimeout"
+}
 
 type config struct {
 	lease          time.Duration // 0: watchdog
@@ -58,9 +157,23 @@ func defaultConfig() config {
 func (c *config) apply(opts []Option) {
 	for _, o := range opts {
 		if o != nil {
-			o(c)
+			o.applyClient(c)
 		}
 	}
+	c.finish()
+}
+
+// applyLock applies a handle's options over the Client's settings.
+func (c *config) applyLock(k kind, opts []LockOption) {
+	for _, o := range opts {
+		if o != nil {
+			o.applyLock(c, k)
+		}
+	}
+	c.finish()
+}
+
+func (c *config) finish() {
 	if c.watchdogEvery == 0 {
 		c.watchdogEvery = c.watchdogLease / 3
 	}
@@ -74,56 +187,56 @@ func (c *config) fail(format string, args ...any) {
 
 // WithLease makes locks expire on their own after d instead of being renewed
 // by the watchdog. 0 restores watchdog renewal.
-func WithLease(d time.Duration) Option {
-	return func(c *config) {
+func WithLease(d time.Duration) SharedOption {
+	return sharedOption{"WithLease", kindsLock, func(c *config) {
 		if d < 0 {
 			c.fail("lease must not be negative, got %s", d)
 			return
 		}
 		c.lease = d
-	}
+	}}
 }
 
 // WithWatchdog sets the lease the watchdog keeps on a lock held without an
 // explicit lease (default 30 s) and how often it renews it (default lease/3).
-func WithWatchdog(lease, every time.Duration) Option {
-	return func(c *config) {
+func WithWatchdog(lease, every time.Duration) SharedOption {
+	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
 		if lease <= 0 || every < 0 || every >= lease {
 			c.fail("watchdog needs 0 < every < lease, got lease %s every %s", lease, every)
 			return
 		}
 		c.watchdogLease, c.watchdogEvery = lease, every
-	}
+	}}
 }
 
 // WithKeyPrefix puts every key under prefix (for example "app1:"). Lock names
 // that Java services share with Redisson need the same prefix there.
 func WithKeyPrefix(prefix string) Option {
-	return func(c *config) { c.prefix = prefix }
+	return clientOption(func(c *config) { c.prefix = prefix })
 }
 
 // WithLogger sets the logger for background work (renewal failures, lost
 // locks). Default: slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
+	return clientOption(func(c *config) {
 		if l == nil {
 			c.fail("nil logger")
 			return
 		}
 		c.logger = l
-	}
+	})
 }
 
 // WithReleaseTimeout bounds Unlock, which runs detached from its caller's
 // context so a cancelled request still releases its lock. Default 5 s.
-func WithReleaseTimeout(d time.Duration) Option {
-	return func(c *config) {
+func WithReleaseTimeout(d time.Duration) SharedOption {
+	return sharedOption{"WithReleaseTimeout", kindsLock | kindSemaphore | kindPermitSemaphore, func(c *config) {
 		if d <= 0 {
 			c.fail("release timeout must be positive, got %s", d)
 			return
 		}
 		c.releaseTimeout = d
-	}
+	}}
 }
 
 // WithFailoverGuard turns the failover guard on or off (default on) and sets
@@ -131,8 +244,8 @@ func WithReleaseTimeout(d time.Duration) Option {
 // guard on and replicas connected to the primary, an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
 // failover right after it cannot hand the same lock to a second owner.
-func WithFailoverGuard(on bool, timeout time.Duration) Option {
-	return func(c *config) {
+func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
+	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {
 		if on && timeout <= 0 {
 			c.fail("failover guard timeout must be positive, got %s", timeout)
 			return
@@ -141,7 +254,7 @@ func WithFailoverGuard(on bool, timeout time.Duration) Option {
 		if on {
 			c.guardTimeout = timeout
 		}
-	}
+	}}
 }
 
 // WithFenceIdle sets how long a lock's fencing-token counter
@@ -150,24 +263,24 @@ func WithFailoverGuard(on bool, timeout time.Duration) Option {
 // counter that expired starts again from the server's clock in microseconds,
 // above every token it handed out before, so tokens stay strictly increasing
 // as long as the server's clock does not step back by more than d.
-func WithFenceIdle(d time.Duration) Option {
-	return func(c *config) {
+func WithFenceIdle(d time.Duration) SharedOption {
+	return sharedOption{"WithFenceIdle", kindsLock, func(c *config) {
 		if d < time.Second {
 			c.fail("fence idle time must be at least 1s, got %s", d)
 			return
 		}
 		c.fenceIdle = d
-	}
+	}}
 }
 
 // WithShardedPubSub forces sharded pub/sub (SSUBSCRIBE/SPUBLISH) on or off.
 // By default it is used on Redis Cluster when the server supports it.
 func WithShardedPubSub(on bool) Option {
-	return func(c *config) {
+	return clientOption(func(c *config) {
 		if on {
 			c.sharded = shardedOn
 		} else {
 			c.sharded = shardedOff
 		}
-	}
+	})
 }

@@ -41,19 +41,19 @@ type PermitSemaphore struct {
 	timeouts string
 	channel  string
 	cfg      config
-	err      error
 }
 
 // PermitSemaphore returns a handle for the expirable-permit semaphore called
-// name. opts override the Client's settings (key prefix, release timeout).
-func (c *Client) PermitSemaphore(name string, opts ...Option) *PermitSemaphore {
-	s := &PermitSemaphore{c: c, name: name}
-	s.cfg, s.key, s.err = c.handleConfig(name, opts)
-	if s.err == nil {
-		s.timeouts = redissonSuffix(s.key, "timeout")
-		s.channel = redissonName("redisson_sc", s.key)
+// name. opts override the Client's settings for this handle; only
+// WithReleaseTimeout applies (each permit's lease is given to Acquire). An
+// invalid name or option is an error here.
+func (c *Client) PermitSemaphore(name string, opts ...LockOption) (*PermitSemaphore, error) {
+	cfg, key, err := c.handleConfig(kindPermitSemaphore, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	return s
+	return &PermitSemaphore{c: c, name: name, key: key, cfg: cfg,
+		timeouts: redissonSuffix(key, "timeout"), channel: redissonName("redisson_sc", key)}, nil
 }
 
 // permitWire turns a permit id as the API shows it (32 hex digits, Redisson's
@@ -89,7 +89,7 @@ func (s *PermitSemaphore) Key() string { return s.key }
 // TrySetPermits sets the number of permits, only if none is set yet. It
 // reports whether it set them.
 func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
-	if err := s.c.checkHandle(ctx, s.err); err != nil {
+	if err := s.c.checkHandle(ctx); err != nil {
 		return false, err
 	}
 	if err := positive("permits", permits); err != nil {
@@ -105,7 +105,7 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 // AddPermits changes the number of permits by n (negative: removes them) and
 // returns the new count of free permits.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
-	if err := s.c.checkHandle(ctx, s.err); err != nil {
+	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, err
 	}
 	if n == 0 {
@@ -139,7 +139,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if s.c.observing(ctx) {
 		return observeTake(s.c, ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) (string, bool, error) { return s.acquire(ctx, lease, wait) })
 	}
-	if err := s.c.checkHandle(ctx, s.err); err != nil {
+	if err := s.c.checkHandle(ctx); err != nil {
 		return "", false, err
 	}
 	if lease < time.Millisecond {
@@ -209,7 +209,7 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	if s.c.observing(ctx) {
 		return s.c.observeRelease(ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, id) })
 	}
-	if err := s.c.checkHandle(ctx, s.err); err != nil {
+	if err := s.c.checkHandle(ctx); err != nil {
 		return err
 	}
 	wire, err := permitWire(id)
@@ -235,7 +235,7 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // lease already ended is returned to the pool and ErrUnknownPermit is
 // returned.
 func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Duration) error {
-	if err := s.c.checkHandle(ctx, s.err); err != nil {
+	if err := s.c.checkHandle(ctx); err != nil {
 		return err
 	}
 	wire, err := permitWire(id)
@@ -258,7 +258,7 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 // AvailablePermits returns the number of free permits, after returning to the
 // pool every permit whose lease has ended.
 func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
-	if err := s.c.checkHandle(ctx, s.err); err != nil {
+	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, err
 	}
 	v, err := generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, s.c.publishCommand())

@@ -14,7 +14,7 @@ func TestPermitSemaphoreLifecycle(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	s := c.PermitSemaphore("workers")
+	s := mustPermits(t, c, "workers")
 	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
@@ -81,27 +81,27 @@ func TestPermitSemaphoreDeadHolder(t *testing.T) {
 	dead := newTestClient(t, node.Client(t), prefix)
 	live := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 10*time.Second)
-	if _, err := dead.PermitSemaphore("p").TrySetPermits(ctx, 1); err != nil {
+	if _, err := mustPermits(t, dead, "p").TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	const lease = 300 * time.Millisecond
-	id, err := dead.PermitSemaphore("p").Acquire(ctx, lease)
+	id, err := mustPermits(t, dead, "p").Acquire(ctx, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead.Close()
 	start := time.Now()
-	id2, err := live.PermitSemaphore("p").Acquire(ctx, 5*time.Second)
+	id2, err := mustPermits(t, live, "p").Acquire(ctx, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if waited := time.Since(start); waited < lease-50*time.Millisecond {
 		t.Fatalf("got the permit after %s, before the dead holder's lease ended", waited)
 	}
-	if err := live.PermitSemaphore("p").Release(ctx, id); !errors.Is(err, ErrUnknownPermit) {
+	if err := mustPermits(t, live, "p").Release(ctx, id); !errors.Is(err, ErrUnknownPermit) {
 		t.Fatalf("release of the reclaimed permit: %v", err)
 	}
-	if err := live.PermitSemaphore("p").Release(ctx, id2); err != nil {
+	if err := mustPermits(t, live, "p").Release(ctx, id2); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -112,7 +112,7 @@ func TestPermitSemaphoreReleaseAfterLease(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	s := c.PermitSemaphore("p")
+	s := mustPermits(t, c, "p")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestPermitSemaphoreServerClock(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	s := c.PermitSemaphore("p")
+	s := mustPermits(t, c, "p")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestPermitSemaphoreCluster(t *testing.T) {
 	cl := redistest.Cluster(t, 3)
 	c := newTestClient(t, cl.Client(t))
 	ctx := testCtx(t, 20*time.Second)
-	s := c.PermitSemaphore("cl-permits")
+	s := mustPermits(t, c, "cl-permits")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}

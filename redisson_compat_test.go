@@ -71,7 +71,7 @@ func TestRedissonInterop(t *testing.T) {
 
 func testRedissonMutexInterop(t *testing.T, node *redistest.Node, c *Client, name string) {
 	ctx := testCtx(t, 20*time.Second)
-	m := c.Mutex(name)
+	m := mustMutex(t, c, name)
 	java := javaClient{rc: node.Client(t), field: "7f1c0a52-3c1e-4b9e-9d5e-0e4c2f2b9a11:57"}
 
 	// Go holds: the Java side is refused, and it sees Go's field as a hold count.

@@ -28,7 +28,7 @@ func TestRedissonRWMutexInterop(t *testing.T) {
 	for _, name := range []string{"catalog", "cat:{7}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 30*time.Second)
-			rw := c.RWMutex(name)
+			rw := mustRW(t, c, name)
 			key := rw.Key()
 			channel := redissonName("redisson_rwlock", key)
 			msgs := listen(t, node, channel)
@@ -92,7 +92,7 @@ func TestRedissonRWMutexInterop(t *testing.T) {
 			}
 			var waits []func()
 			for _, cl := range []*Client{c, c2} {
-				h := cl.RWMutex(name)
+				h := mustRW(t, cl, name)
 				waits = append(waits, within(t, 5*time.Second, "Go reader after Java write unlock", func() error {
 					r, err := h.RLock(ctx)
 					if err == nil {
@@ -150,7 +150,7 @@ func TestRedissonLatchInterop(t *testing.T) {
 	for _, name := range []string{"batch-7", "batch:{42}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
-			l := c.CountDownLatch(name)
+			l := mustLatch(t, c, name)
 			key := l.Key()
 			channel := javaLatchChannel(key)
 			msgs := listen(t, node, channel)
@@ -219,7 +219,7 @@ func TestRedissonSemaphoreInterop(t *testing.T) {
 	for _, name := range []string{"pdf", "pdf:{3}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
-			s := c.Semaphore(name)
+			s := mustSem(t, c, name)
 			key := s.Key()
 			channel := redissonName("redisson_sc", key)
 			msgs := listen(t, node, channel)
@@ -280,7 +280,7 @@ func TestRedissonPermitSemaphoreInterop(t *testing.T) {
 	for _, name := range []string{"gpu", "gpu:{5}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
-			p := c.PermitSemaphore(name)
+			p := mustPermits(t, c, name)
 			key := p.Key()
 			timeouts := redissonSuffix(key, "timeout")
 			java := newRedissonJava(node.Client(t), 11)
@@ -382,7 +382,7 @@ func TestRedissonFairMutexInterop(t *testing.T) {
 	for _, name := range []string{"report", "report:{9}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 40*time.Second)
-			f := c.FairMutex(name)
+			f := mustFair(t, c, name)
 			key := f.Key()
 			queue := redissonName("redisson_lock_queue", key)
 			jvmA, jvmB := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 1)
@@ -490,7 +490,7 @@ func TestRedissonFairMutexGiveUp(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithRedissonFairQueue(0))
 	ctx := testCtx(t, 20*time.Second)
-	f := c.FairMutex("giveup")
+	f := mustFair(t, c, "giveup")
 	key := f.Key()
 	timeouts := redissonName("redisson_lock_timeout", key)
 	j1, j3 := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 3)
@@ -551,7 +551,7 @@ func TestFairMutexNativeBesideRedisson(t *testing.T) {
 	for _, name := range []string{"mixed", "mixed:{4}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
-			f := c.FairMutex(name)
+			f := mustFair(t, c, name)
 			key := f.Key()
 			rq := redissonName("redisson_lock_queue", key)
 			j1, j2 := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
@@ -627,7 +627,7 @@ func TestRedissonFairMutexCluster(t *testing.T) {
 	c3 := newTestClient(t, cl.Client(t), opts...)
 	ctx := testCtx(t, 30*time.Second)
 	for _, name := range []string{"order:1", "user:{42}:wallet"} {
-		f1, f2, f3 := c1.FairMutex(name), c2.FairMutex(name), c3.FairMutex(name)
+		f1, f2, f3 := mustFair(t, c1, name), mustFair(t, c2, name), mustFair(t, c3, name)
 		node := cl.NodeFor(t, f1.queue)
 		l1, err := f1.Lock(ctx)
 		if err != nil {
@@ -674,7 +674,7 @@ func TestRedissonFencingInterop(t *testing.T) {
 	for _, name := range []string{"ledger", "ledger:{8}"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := testCtx(t, 20*time.Second)
-			m := c.Mutex(name)
+			m := mustMutex(t, c, name)
 			key := m.Key()
 			java := newRedissonJava(node.Client(t), 5)
 			var last int64
@@ -745,7 +745,7 @@ func TestFairMutexMixedQueuesLogged(t *testing.T) {
 		name := fmt.Sprintf("mixed-log-%v", redisson)
 
 		// Only this handle's protocol queues: nothing is logged.
-		f := c.FairMutex(name)
+		f := mustFair(t, c, name)
 		if ok, _, err := java1.fairLock(ctx, f.Key()); err != nil || !ok {
 			t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
 		}
@@ -760,7 +760,7 @@ func TestFairMutexMixedQueuesLogged(t *testing.T) {
 		nativeDone := func() {}
 		if redisson {
 			nativeDone = within(t, 10*time.Second, "native waiter", func() error {
-				_, err := other.FairMutex(name).TryLock(ctx, 1500*time.Millisecond)
+				_, err := mustFair(t, other, name).TryLock(ctx, 1500*time.Millisecond)
 				if !errors.Is(err, ErrNotAcquired) {
 					return fmt.Errorf("native TryLock: %v", err)
 				}
@@ -773,7 +773,7 @@ func TestFairMutexMixedQueuesLogged(t *testing.T) {
 		} else if ok, _, err := java2.fairLock(ctx, f.Key()); err != nil || ok {
 			t.Fatalf("J2 should queue: ok=%v err=%v", ok, err)
 		}
-		f = c.FairMutex(name)
+		f = mustFair(t, c, name)
 		for range 2 {
 			if _, err := f.TryLock(ctx, 100*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
 				t.Fatalf("TryLock while J1 holds: %v", err)

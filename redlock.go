@@ -34,96 +34,120 @@ type RedLock struct {
 	nodeTimeout time.Duration
 	driftFactor float64
 	driftExtra  time.Duration
+}
+
+// RedLockOption configures a RedLock (NewRedLock). Every LockOption is a
+// RedLockOption: it configures the lock on each node (WithLease gives the
+// RedLock a lease that expires on its own on every node, and its validity is
+// measured against it). WithNodeTimeout and WithClockDrift are RedLock's own.
+type RedLockOption interface {
+	applyRedLock(*redLockConfig)
+}
+
+type redLockConfig struct {
+	node        []LockOption // for the lock on each node
+	releaseSet  bool         // node carries WithReleaseTimeout
+	nodeTimeout time.Duration
+	driftFactor float64
+	driftExtra  time.Duration
 	err         error
 }
 
-// RedLockOption configures a RedLock.
-type RedLockOption func(*RedLock)
+type redLockOption func(*redLockConfig)
 
-// WithRedLockLease gives the lock a lease that expires on its own on every
-// node (no watchdog); validity is measured against it. Default: 0, the
-// nodes' watchdogs keep renewing it until Unlock.
-func WithRedLockLease(d time.Duration) RedLockOption {
-	return func(r *RedLock) {
-		if d < 0 {
-			r.err = invalidf("lease must not be negative, got %s", d)
-			return
-		}
-		r.lease = d
+func (o redLockOption) applyRedLock(r *redLockConfig) { o(r) }
+
+func (r *redLockConfig) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = invalidf(format, args...)
 	}
 }
 
 // WithNodeTimeout bounds each node's part of an acquisition or release.
 // Default: lease/100, clamped to [10ms, 200ms].
 func WithNodeTimeout(d time.Duration) RedLockOption {
-	return func(r *RedLock) {
+	return redLockOption(func(r *redLockConfig) {
 		if d <= 0 {
-			r.err = invalidf("node timeout must be positive, got %s", d)
+			r.fail("node timeout must be positive, got %s", d)
 			return
 		}
 		r.nodeTimeout = d
-	}
+	})
 }
 
 // WithClockDrift sets the allowance for clock drift between the nodes and
 // this process: drift = lease × factor + extra (default 0.01 and 2 ms).
 func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
-	return func(r *RedLock) {
+	return redLockOption(func(r *redLockConfig) {
 		if factor < 0 || factor >= 1 || extra < 0 {
-			r.err = invalidf("clock drift needs 0 <= factor < 1 and extra >= 0, got %g and %s", factor, extra)
+			r.fail("clock drift needs 0 <= factor < 1 and extra >= 0, got %g and %s", factor, extra)
 			return
 		}
 		r.driftFactor, r.driftExtra = factor, extra
-	}
+	})
 }
 
 // NewRedLock returns a RedLock called name over clients, one per independent
 // Redis deployment. Each Client's key prefix and watchdog settings apply on
-// its node.
-func NewRedLock(name string, clients []*Client, opts ...RedLockOption) *RedLock {
-	r := &RedLock{name: name, driftFactor: 0.01, driftExtra: 2 * time.Millisecond}
+// its node; LockOptions among opts override them on every node. Without
+// WithLease the nodes' watchdogs renew the lock until Unlock. Fewer than 3
+// nodes, an even number, a nil or repeated Client, an invalid name or option
+// is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
+func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
+	r, err := newRedLock(name, clients, opts)
+	if err != nil {
+		return nil, fmt.Errorf("scriptlock: redlock %q: %w", name, err)
+	}
+	return r, nil
+}
+
+func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock, error) {
+	cfg := redLockConfig{driftFactor: 0.01, driftExtra: 2 * time.Millisecond}
 	for _, o := range opts {
 		if o != nil {
-			o(r)
+			o.applyRedLock(&cfg)
 		}
 	}
-	if r.err != nil {
-		return r
+	if cfg.err != nil {
+		return nil, cfg.err
 	}
 	if len(clients) < 3 || len(clients)%2 == 0 {
-		r.err = invalidf("redlock needs an odd number of nodes, at least 3, got %d", len(clients))
-		return r
+		return nil, invalidf("needs an odd number of nodes, at least 3, got %d", len(clients))
 	}
 	for i, c := range clients {
 		if c == nil {
-			r.err = invalidf("redlock client %d is nil", i)
-			return r
+			return nil, invalidf("client %d is nil", i)
 		}
 		for _, o := range clients[:i] {
 			if o == c {
-				r.err = invalidf("redlock client %d given twice", i)
-				return r
+				return nil, invalidf("client %d given twice", i)
 			}
 		}
+	}
+	r := &RedLock{name: name, nodeTimeout: cfg.nodeTimeout, driftFactor: cfg.driftFactor, driftExtra: cfg.driftExtra}
+	for i, c := range clients {
+		m, err := c.newMutex(kindRedLock, name, cfg.node)
+		if err != nil {
+			// Unwrapped: NewRedLock names the lock.
+			return nil, errors.Unwrap(err)
+		}
+		if i > 0 && m.cfg.lease != r.lease {
+			return nil, invalidf("the nodes' Clients disagree on the lease (%s and %s): give WithLease to NewRedLock", r.lease, m.cfg.lease)
+		}
+		r.lease = m.cfg.lease
+		r.nodes = append(r.nodes, m)
 	}
 	if r.nodeTimeout == 0 {
 		r.nodeTimeout = min(max(r.validityLease(clients)/100, 10*time.Millisecond), 200*time.Millisecond)
 	}
-	// Releases are best effort per node: a node that does not answer in time
-	// lets its lease expire.
-	mopts := []Option{WithReleaseTimeout(max(r.nodeTimeout, 50*time.Millisecond))}
-	if r.lease > 0 {
-		mopts = append(mopts, WithLease(r.lease))
-	}
-	for _, c := range clients {
-		m := c.Mutex(name, mopts...)
-		if m.err != nil {
-			r.err = m.err
-			return r
+	if !cfg.releaseSet {
+		// Releases are best effort per node: a node that does not answer in
+		// time lets its lease expire.
+		for _, m := range r.nodes {
+			m.cfg.releaseTimeout = max(r.nodeTimeout, 50*time.Millisecond)
 		}
-		r.nodes = append(r.nodes, m)
 	}
-	return r
+	return r, nil
 }
 
 // validityLease is the lease the validity is measured against: the explicit
@@ -196,9 +220,6 @@ func (r *RedLock) TryLock(ctx context.Context, wait time.Duration) (context.Cont
 }
 
 func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
 	if ctx == nil {
 		return nil, invalidf("nil context")
 	}
@@ -367,9 +388,6 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
 // held the lock, and otherwise reports the nodes that held it but could not
 // be reached (their lease runs out on its own).
 func (r *RedLock) Unlock(ctx context.Context) error {
-	if r.err != nil {
-		return r.err
-	}
 	if ctx == nil {
 		return invalidf("nil context")
 	}

@@ -37,7 +37,7 @@ func TestRedLockLifecycle(t *testing.T) {
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
-	r := NewRedLock("job", cs)
+	r := mustRedLock(t, "job", cs)
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestRedLockLifecycle(t *testing.T) {
 		}
 	}
 	// Another owner is refused: a quorum error caused by contention.
-	other := NewRedLock("job", cs)
+	other := mustRedLock(t, "job", cs)
 	_, err = other.TryLock(ctx, 0)
 	var qe *QuorumError
 	if !errors.As(err, &qe) || !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotAcquired) || qe.Granted != 0 {
@@ -73,14 +73,14 @@ func TestRedLockLifecycle(t *testing.T) {
 	}
 	// Bad input.
 	for _, n := range []int{0, 2, 4} {
-		if _, err := NewRedLock("x", cs[:n]).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := NewRedLock("x", cs[:n]); !errors.Is(err, ErrInvalidArgument) {
 			t.Fatalf("%d nodes: %v", n, err)
 		}
 	}
-	if _, err := NewRedLock("x", []*Client{cs[0], cs[0], cs[1]}).Lock(ctx); !errors.Is(err, ErrInvalidArgument) {
+	if _, err := NewRedLock("x", []*Client{cs[0], cs[0], cs[1]}); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("duplicate client: %v", err)
 	}
-	if _, err := NewRedLock("", cs[:3]).Lock(ctx); !errors.Is(err, ErrInvalidName) {
+	if _, err := NewRedLock("", cs[:3]); !errors.Is(err, ErrInvalidName) {
 		t.Fatalf("empty name: %v", err)
 	}
 }
@@ -91,7 +91,7 @@ func TestRedLockTwoNodesDown(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	nodes[0].Kill()
 	nodes[3].Kill()
-	r := NewRedLock("job", cs)
+	r := mustRedLock(t, "job", cs)
 	lctx, err := r.TryLock(ctx, 2*time.Second)
 	if err != nil {
 		t.Fatalf("with 3 of 5 nodes up: %v", err)
@@ -114,7 +114,7 @@ func TestRedLockThreeNodesDown(t *testing.T) {
 	for _, i := range []int{0, 2, 4} {
 		nodes[i].Kill()
 	}
-	r := NewRedLock("job", cs)
+	r := mustRedLock(t, "job", cs)
 	for _, wait := range []time.Duration{0, 300 * time.Millisecond} {
 		_, err := r.TryLock(ctx, wait)
 		var qe *QuorumError
@@ -142,7 +142,7 @@ func TestRedLockFrozenNode(t *testing.T) {
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)
-	r := NewRedLock("job", cs, WithNodeTimeout(100*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(100*time.Millisecond))
 	// Warm every connection first so the freeze, not the dial, is measured.
 	lctx, err := r.Lock(ctx)
 	if err != nil {
@@ -182,7 +182,7 @@ func TestRedLockQuorumLost(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	// A node timeout roomy enough for a loaded machine: the test needs all
 	// five grants, not a fast one.
-	r := NewRedLock("job", cs, WithNodeTimeout(300*time.Millisecond))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(300*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +191,7 @@ func TestRedLockQuorumLost(t *testing.T) {
 		t.Fatalf("held = %v, want all five", h)
 	}
 	for _, i := range []int{0, 1} {
-		if _, err := cs[i].Mutex("job").ForceUnlock(ctx); err != nil {
+		if _, err := mustMutex(t, cs[i], "job").ForceUnlock(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -199,7 +199,7 @@ func TestRedLockQuorumLost(t *testing.T) {
 	if lctx.Err() != nil {
 		t.Fatalf("lock context ended with 3 of 5 nodes holding: %v", context.Cause(lctx))
 	}
-	if _, err := cs[2].Mutex("job").ForceUnlock(ctx); err != nil {
+	if _, err := mustMutex(t, cs[2], "job").ForceUnlock(ctx); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -221,7 +221,7 @@ func TestRedLockValidity(t *testing.T) {
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
 	const lease = 400 * time.Millisecond
-	r := NewRedLock("job", cs, WithRedLockLease(lease))
+	r := mustRedLock(t, "job", cs, WithLease(lease))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestRedLockValidity(t *testing.T) {
 		t.Fatalf("cause = %v", context.Cause(lctx))
 	}
 	// A lease shorter than the drift allowance can never be valid.
-	if _, err := NewRedLock("short", cs, WithRedLockLease(time.Millisecond)).TryLock(ctx, 0); !errors.Is(err, ErrQuorum) {
+	if _, err := mustRedLock(t, "short", cs, WithLease(time.Millisecond)).TryLock(ctx, 0); !errors.Is(err, ErrQuorum) {
 		t.Fatalf("lease below drift: %v", err)
 	}
 }

@@ -56,19 +56,22 @@ type rwSide struct {
 }
 
 // RWMutex returns a handle for the reader-writer lock called name. opts
-// override the Client's settings for this handle. An invalid name or option
-// is reported by the handle's methods. The failover guard does not apply to
-// RWMutex yet.
-func (c *Client) RWMutex(name string, opts ...Option) *RWMutex {
-	rw := &RWMutex{lockSpec: newSpec(c, name, opts)}
+// override the Client's settings for this handle, as for Mutex;
+// WithWaiterTimeout bounds how long a dead pending writer holds readers back.
+// The failover guard (WithFailoverGuard) applies to both sides. An invalid
+// name or option is an error here.
+func (c *Client) RWMutex(name string, opts ...LockOption) (*RWMutex, error) {
+	s, err := newSpec(c, kindRWMutex, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	rw := &RWMutex{lockSpec: s}
 	rw.waiterTimeout = rw.cfg.waiterTTL()
 	rw.read, rw.write = rwSide{rw, false}, rwSide{rw, true}
-	if rw.err == nil {
-		rw.channel = redissonName("redisson_rwlock", rw.key)
-		rw.writers = redissonName("redisson_rwlock_writers", rw.key)
-		rw.prefix = rwPrefix(rw.key)
-	}
-	return rw
+	rw.channel = redissonName("redisson_rwlock", rw.key)
+	rw.writers = redissonName("redisson_rwlock_writers", rw.key)
+	rw.prefix = rwPrefix(rw.key)
+	return rw, nil
 }
 
 // rwPrefix is Redisson's prefix for names derived from a lock key: the key in

@@ -25,7 +25,7 @@ func BenchmarkRWMutexUncontended(b *testing.B) {
 				done := reportServerTime(b, node)
 				start := time.Now()
 				runParallelN(b, g, func(next func() bool, id int) {
-					var l Locker = c.RWMutex("bench:" + side + ":" + strconv.Itoa(id))
+					var l Locker = mustRW(b, c, "bench:"+side+":"+strconv.Itoa(id))
 					if side == "read" {
 						l = l.(*RWMutex).RLocker()
 					}
@@ -67,7 +67,7 @@ func BenchmarkRWMutexSharedReaders(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rw := clients[i%len(clients)].RWMutex("shared")
+			rw := mustRW(b, clients[i%len(clients)], "shared")
 			octx := WithOwner(ctx, "reader-"+strconv.Itoa(i))
 			for remaining.Add(-1) >= 0 {
 				l, err := rw.RLock(octx)
@@ -101,7 +101,7 @@ func BenchmarkRWMutexWriterHandoff(b *testing.B) {
 			var rwg sync.WaitGroup
 			var reads atomic.Int64
 			for i := 0; i < readers; i++ {
-				rw := newTestClient(b, node.Client(b), prefix).RWMutex("handoff")
+				rw := mustRW(b, newTestClient(b, node.Client(b), prefix), "handoff")
 				rwg.Add(1)
 				go func() {
 					defer rwg.Done()
@@ -124,7 +124,7 @@ func BenchmarkRWMutexWriterHandoff(b *testing.B) {
 			}
 			holders := make([]holder, 8)
 			for i := range holders {
-				holders[i] = lockHolder(newTestClient(b, node.Client(b), prefix).RWMutex("handoff"))
+				holders[i] = lockHolder(mustRW(b, newTestClient(b, node.Client(b), prefix), "handoff"))
 			}
 			r := contend(b, holders, time.Millisecond)
 			close(stop)

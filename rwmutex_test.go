@@ -19,7 +19,7 @@ func TestRWMutexReadersShareWritersExclude(t *testing.T) {
 	c1 := newTestClient(t, node.Client(t), prefix)
 	c2 := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 10*time.Second)
-	rw1, rw2 := c1.RWMutex("rw:basic"), c2.RWMutex("rw:basic")
+	rw1, rw2 := mustRW(t, c1, "rw:basic"), mustRW(t, c2, "rw:basic")
 
 	r1, err := rw1.RLock(ctx)
 	if err != nil {
@@ -131,10 +131,10 @@ func TestRWMutexBadInput(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)
-	if _, err := c.RWMutex("").RLock(ctx); !errors.Is(err, ErrInvalidName) {
+	if _, err := c.RWMutex(""); !errors.Is(err, ErrInvalidName) {
 		t.Fatalf("empty name: %v", err)
 	}
-	rw := c.RWMutex("x")
+	rw := mustRW(t, c, "x")
 	if _, err := rw.TryRLock(ctx, -1); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestRWMutexExclusion(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rw := c.RWMutex("rw:stress")
+				rw := mustRW(t, c, "rw:stress")
 				for r := 0; r < 8; r++ {
 					if g%3 == 0 {
 						l, err := rw.Lock(ctx)
@@ -235,7 +235,7 @@ func TestRWMutexWriterNotStarved(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				rw := c.RWMutex("rw:starve")
+				rw := mustRW(t, c, "rw:starve")
 				time.Sleep(time.Duration(g) * 3 * time.Millisecond) // stagger: holds overlap
 				for {
 					select {
@@ -257,7 +257,7 @@ func TestRWMutexWriterNotStarved(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the read stream is flowing
 	wc := newTestClient(t, node.Client(t), prefix)
-	rw := wc.RWMutex("rw:starve")
+	rw := mustRW(t, wc, "rw:starve")
 	for i := 0; i < 5; i++ {
 		before := reads.Load()
 		start := time.Now()
@@ -289,7 +289,7 @@ func TestRWMutexDeadWriterReleasesReaders(t *testing.T) {
 	rc := newTestClient(t, node.Client(t), opts...)
 	wcl := newTestClient(t, rawClient(t, proxy.Addr), opts...)
 	ctx := testCtx(t, 20*time.Second)
-	reader := rc.RWMutex("rw:dead")
+	reader := mustRW(t, rc, "rw:dead")
 	r1, err := reader.RLock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -298,8 +298,8 @@ func TestRWMutexDeadWriterReleasesReaders(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if l, err := wcl.RWMutex("rw:dead").Lock(wctx); err == nil {
-			_ = wcl.RWMutex("rw:dead").Unlock(l)
+		if l, err := mustRW(t, wcl, "rw:dead").Lock(wctx); err == nil {
+			_ = mustRW(t, wcl, "rw:dead").Unlock(l)
 		}
 	}()
 	deadline := time.Now().Add(5 * time.Second)
@@ -333,7 +333,7 @@ func TestRWMutexWatchdogAndLoss(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
-	rw := c.RWMutex("rw:wd")
+	rw := mustRW(t, c, "rw:wd")
 	r, err := rw.RLock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ func TestRWMutexWatchdogAndLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := c.RWMutex("rw:wd2").Lock(ctx)
+	w, err := mustRW(t, c, "rw:wd2").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestRWMutexWatchdogAndLoss(t *testing.T) {
 	if !errors.Is(context.Cause(r), ErrLockLost) {
 		t.Fatalf("cause = %v", context.Cause(r))
 	}
-	if err := c.RWMutex("rw:wd2").Unlock(w); err != nil {
+	if err := mustRW(t, c, "rw:wd2").Unlock(w); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -379,7 +379,7 @@ func TestRWMutexCluster(t *testing.T) {
 	c2 := newTestClient(t, cl.Client(t), prefix)
 	ctx := testCtx(t, 30*time.Second)
 	for i, name := range []string{"doc:1", "doc:2", "user:{42}:profile", "x"} {
-		rw1, rw2 := c1.RWMutex(name), c2.RWMutex(name)
+		rw1, rw2 := mustRW(t, c1, name), mustRW(t, c2, name)
 		w, err := rw1.Lock(ctx)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -21,31 +21,17 @@ type Semaphore struct {
 	key     string
 	channel string
 	cfg     config
-	err     error
 }
 
 // Semaphore returns a handle for the semaphore called name. opts override the
-// Client's settings (key prefix, release timeout) for this handle. An invalid
-// name or option is reported by the handle's methods.
-func (c *Client) Semaphore(name string, opts ...Option) *Semaphore {
-	s := &Semaphore{c: c, name: name}
-	s.cfg, s.key, s.err = c.handleConfig(name, opts)
-	if s.err == nil {
-		s.channel = redissonName("redisson_sc", s.key)
+// Client's settings for this handle; only WithReleaseTimeout applies. An
+// invalid name or option is an error here.
+func (c *Client) Semaphore(name string, opts ...LockOption) (*Semaphore, error) {
+	cfg, key, err := c.handleConfig(kindSemaphore, name, opts)
+	if err != nil {
+		return nil, err
 	}
-	return s
-}
-
-// handleConfig applies per-handle options and derives the handle's key.
-func (c *Client) handleConfig(name string, opts []Option) (config, string, error) {
-	cfg := c.cfg
-	cfg.err = nil
-	cfg.apply(opts)
-	if cfg.err != nil {
-		return cfg, "", cfg.err
-	}
-	key, err := lockKey(cfg.prefix, name)
-	return cfg, key, err
+	return &Semaphore{c: c, name: name, key: key, cfg: cfg, channel: redissonName("redisson_sc", key)}, nil
 }
 
 // Name returns the semaphore's name.
@@ -55,13 +41,10 @@ func (s *Semaphore) Name() string { return s.name }
 func (s *Semaphore) Key() string { return s.key }
 
 func (s *Semaphore) check(ctx context.Context) error {
-	return s.c.checkHandle(ctx, s.err)
+	return s.c.checkHandle(ctx)
 }
 
-func (c *Client) checkHandle(ctx context.Context, err error) error {
-	if err != nil {
-		return err
-	}
+func (c *Client) checkHandle(ctx context.Context) error {
 	if ctx == nil {
 		return invalidf("nil context")
 	}

@@ -18,7 +18,7 @@ func BenchmarkSemaphoreUncontended(b *testing.B) {
 	node := redistest.Server(b)
 	c := newTestClient(b, node.Client(b))
 	ctx := context.Background()
-	s := c.Semaphore("bench")
+	s := mustSem(b, c, "bench")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		b.Fatal(err)
 	}
@@ -41,12 +41,12 @@ func BenchmarkSemaphoreHandoff(b *testing.B) {
 	const waiters = 8
 	prefix := sharedPrefix(b)
 	ctx := context.Background()
-	if _, err := newTestClient(b, node.Client(b), prefix).Semaphore("one").TrySetPermits(ctx, 1); err != nil {
+	if _, err := mustSem(b, newTestClient(b, node.Client(b), prefix), "one").TrySetPermits(ctx, 1); err != nil {
 		b.Fatal(err)
 	}
 	holders := make([]holder, waiters)
 	for i := range holders {
-		s := newTestClient(b, node.Client(b), prefix).Semaphore("one")
+		s := mustSem(b, newTestClient(b, node.Client(b), prefix), "one")
 		holders[i] = func(ctx context.Context) (func() error, error) {
 			if err := s.Acquire(ctx, 1); err != nil {
 				return nil, err
@@ -61,7 +61,7 @@ func BenchmarkPermitSemaphoreUncontended(b *testing.B) {
 	node := redistest.Server(b)
 	c := newTestClient(b, node.Client(b))
 	ctx := context.Background()
-	s := c.PermitSemaphore("bench")
+	s := mustPermits(b, c, "bench")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		b.Fatal(err)
 	}
@@ -84,12 +84,12 @@ func BenchmarkPermitSemaphoreHandoff(b *testing.B) {
 	const waiters = 8
 	prefix := sharedPrefix(b)
 	ctx := context.Background()
-	if _, err := newTestClient(b, node.Client(b), prefix).PermitSemaphore("one").TrySetPermits(ctx, 1); err != nil {
+	if _, err := mustPermits(b, newTestClient(b, node.Client(b), prefix), "one").TrySetPermits(ctx, 1); err != nil {
 		b.Fatal(err)
 	}
 	holders := make([]holder, waiters)
 	for i := range holders {
-		s := newTestClient(b, node.Client(b), prefix).PermitSemaphore("one")
+		s := mustPermits(b, newTestClient(b, node.Client(b), prefix), "one")
 		holders[i] = func(ctx context.Context) (func() error, error) {
 			id, err := s.Acquire(ctx, 10*time.Second)
 			if err != nil {
@@ -106,7 +106,7 @@ func BenchmarkLatchUncontended(b *testing.B) {
 	node := redistest.Server(b)
 	c := newTestClient(b, node.Client(b))
 	ctx := context.Background()
-	l := c.CountDownLatch("bench")
+	l := mustLatch(b, c, "bench")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := l.TrySetCount(ctx, 1); err != nil {
@@ -132,11 +132,11 @@ func BenchmarkLatchRelease(b *testing.B) {
 	setter := newTestClient(b, node.Client(b), prefix)
 	latches := make([]*CountDownLatch, waiters)
 	for i := range latches {
-		latches[i] = newTestClient(b, node.Client(b), prefix).CountDownLatch("l")
+		latches[i] = mustLatch(b, newTestClient(b, node.Client(b), prefix), "l")
 	}
 	var total time.Duration
 	for i := 0; b.Loop(); i++ {
-		l := setter.CountDownLatch("l")
+		l := mustLatch(b, setter, "l")
 		if _, err := l.TrySetCount(ctx, 1); err != nil {
 			b.Fatal(err)
 		}
@@ -171,9 +171,9 @@ func BenchmarkMultiLock3(b *testing.B) {
 	ctx := context.Background()
 	var ls []Locker
 	for i := range 3 {
-		ls = append(ls, c.Mutex("m"+strconv.Itoa(i)))
+		ls = append(ls, mustMutex(b, c, "m"+strconv.Itoa(i)))
 	}
-	ml := NewMultiLock(ls)
+	ml := mustMulti(b, ls)
 	b.ReportAllocs()
 	for b.Loop() {
 		lctx, err := ml.Lock(ctx)
@@ -195,8 +195,8 @@ func BenchmarkMultiLockOppositeOrder(b *testing.B) {
 	c1 := newTestClient(b, node.Client(b), prefix)
 	c2 := newTestClient(b, node.Client(b), prefix)
 	mls := []*MultiLock{
-		NewMultiLock([]Locker{c1.Mutex("a"), c1.Mutex("b")}),
-		NewMultiLock([]Locker{c2.Mutex("b"), c2.Mutex("a")}),
+		mustMulti(b, []Locker{mustMutex(b, c1, "a"), mustMutex(b, c1, "b")}),
+		mustMulti(b, []Locker{mustMutex(b, c2, "b"), mustMutex(b, c2, "a")}),
 	}
 	var left atomic.Int64
 	left.Store(int64(b.N))
@@ -230,7 +230,7 @@ func BenchmarkRedLock5(b *testing.B) {
 	for i, n := range nodes {
 		cs[i] = newTestClient(b, n.Client(b), prefix)
 	}
-	r := NewRedLock("bench", cs)
+	r := mustRedLock(b, "bench", cs)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -256,7 +256,7 @@ func BenchmarkRedLock5Contended(b *testing.B) {
 		for i, n := range nodes {
 			cs[i] = newTestClient(b, n.Client(b), prefix)
 		}
-		holders[o] = lockHolder(NewRedLock("bench", cs))
+		holders[o] = lockHolder(mustRedLock(b, "bench", cs))
 	}
 	contend(b, holders, 0).report(b, "handoffs")
 }

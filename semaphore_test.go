@@ -15,7 +15,7 @@ func TestSemaphoreLifecycle(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	s := c.Semaphore("pool")
+	s := mustSem(t, c, "pool")
 
 	if n, err := s.AvailablePermits(ctx); err != nil || n != 0 {
 		t.Fatalf("AvailablePermits before set = %d, %v", n, err)
@@ -69,7 +69,7 @@ func TestSemaphoreInvalidInput(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	s := c.Semaphore("pool")
+	s := mustSem(t, c, "pool")
 	if _, err := s.TrySetPermits(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +96,13 @@ func TestSemaphoreInvalidInput(t *testing.T) {
 	if n, _ := s.AvailablePermits(ctx); n != 2 {
 		t.Fatalf("bad input changed the count: %d", n)
 	}
-	if err := c.Semaphore("").Acquire(ctx, 1); !errors.Is(err, ErrInvalidName) {
+	if _, err := c.Semaphore(""); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("empty name: %v", err)
 	}
-	if _, err := c.CountDownLatch("").TrySetCount(ctx, 1); !errors.Is(err, ErrInvalidName) {
+	if _, err := c.CountDownLatch(""); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("empty latch name: %v", err)
 	}
-	if _, err := c.PermitSemaphore("").Acquire(ctx, time.Second); !errors.Is(err, ErrInvalidName) {
+	if _, err := c.PermitSemaphore(""); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("empty permit semaphore name: %v", err)
 	}
 }
@@ -115,22 +115,22 @@ func TestSemaphoreWaiterNotified(t *testing.T) {
 	a := newTestClient(t, node.Client(t), prefix)
 	b := newTestClient(t, node.Client(t), prefix)
 	ctx := testCtx(t, 10*time.Second)
-	if _, err := a.Semaphore("s").TrySetPermits(ctx, 1); err != nil {
+	if _, err := mustSem(t, a, "s").TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Semaphore("s").Acquire(ctx, 1); err != nil {
+	if err := mustSem(t, a, "s").Acquire(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan time.Time, 1)
 	go func() {
-		if err := b.Semaphore("s").Acquire(ctx, 1); err != nil {
+		if err := mustSem(t, b, "s").Acquire(ctx, 1); err != nil {
 			t.Error(err)
 		}
 		got <- time.Now()
 	}()
 	time.Sleep(200 * time.Millisecond) // let the waiter subscribe and sleep
 	released := time.Now()
-	if err := a.Semaphore("s").Release(ctx, 1); err != nil {
+	if err := mustSem(t, a, "s").Release(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -142,7 +142,7 @@ func TestSemaphoreWaiterNotified(t *testing.T) {
 		t.Fatal("waiter never acquired")
 	}
 	// Redisson's channel carries the new count.
-	if ch := a.Semaphore("s").channel; ch != "redisson_sc:{"+a.Semaphore("s").Key()+"}" {
+	if ch := mustSem(t, a, "s").channel; ch != "redisson_sc:{"+mustSem(t, a, "s").Key()+"}" {
 		t.Fatalf("channel = %q", ch)
 	}
 }
@@ -153,13 +153,13 @@ func TestSemaphoreMutualExclusion(t *testing.T) {
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 60*time.Second)
-	if _, err := newTestClient(t, node.Client(t), prefix).Semaphore("one").TrySetPermits(ctx, 1); err != nil {
+	if _, err := mustSem(t, newTestClient(t, node.Client(t), prefix), "one").TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	var inside, max, total atomic.Int64
 	var wg sync.WaitGroup
 	for range 8 {
-		s := newTestClient(t, node.Client(t), prefix).Semaphore("one")
+		s := mustSem(t, newTestClient(t, node.Client(t), prefix), "one")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -196,7 +196,7 @@ func TestSemaphoreAcquireCancelled(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	s := c.Semaphore("s")
+	s := mustSem(t, c, "s")
 	if _, err := s.TrySetPermits(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -217,16 +217,16 @@ func TestSemaphoreCluster(t *testing.T) {
 	b := newTestClient(t, cl.Client(t), prefix)
 	ctx := testCtx(t, 20*time.Second)
 	for _, name := range []string{"cl-sem", "{tagged}sem"} {
-		if _, err := a.Semaphore(name).TrySetPermits(ctx, 1); err != nil {
+		if _, err := mustSem(t, a, name).TrySetPermits(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Semaphore(name).Acquire(ctx, 1); err != nil {
+		if err := mustSem(t, a, name).Acquire(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		go func() { done <- b.Semaphore(name).Acquire(ctx, 1) }()
+		go func() { done <- mustSem(t, b, name).Acquire(ctx, 1) }()
 		time.Sleep(100 * time.Millisecond)
-		if err := a.Semaphore(name).Release(ctx, 1); err != nil {
+		if err := mustSem(t, a, name).Release(ctx, 1); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -237,7 +237,7 @@ func TestSemaphoreCluster(t *testing.T) {
 		case <-time.After(notifyFallback / 2):
 			t.Fatalf("%s: waiter not woken by the release", name)
 		}
-		if n, err := b.Semaphore(name).AvailablePermits(ctx); err != nil || n != 0 {
+		if n, err := mustSem(t, b, name).AvailablePermits(ctx); err != nil || n != 0 {
 			t.Fatalf("available = %d, %v", n, err)
 		}
 	}

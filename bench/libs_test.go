@@ -69,7 +69,10 @@ func openScriptlock(fair bool) func(*testing.B, string, string) locker {
 		b.Cleanup(func() { _ = c.Close() })
 		if fair {
 			return func(ctx context.Context, name string) (func() error, error) {
-				f := c.FairMutex(name)
+				f, err := c.FairMutex(name)
+				if err != nil {
+					return nil, err
+				}
 				lctx, err := f.Lock(ctx)
 				if err != nil {
 					return nil, err
@@ -78,7 +81,10 @@ func openScriptlock(fair bool) func(*testing.B, string, string) locker {
 			}
 		}
 		return func(ctx context.Context, name string) (func() error, error) {
-			m := c.Mutex(name)
+			m, err := c.Mutex(name)
+			if err != nil {
+				return nil, err
+			}
 			lctx, err := m.Lock(ctx)
 			if err != nil {
 				return nil, err

@@ -152,7 +152,7 @@ func TestScenario(t *testing.T) {
 	tracer := tm.tp.Tracer("test")
 
 	// Contention on order:1.
-	m := c.Mutex("order:1")
+	m := mustMutex(t, c, "order:1")
 	rctx, request := tracer.Start(ctx, "POST /orders/1")
 	a, err := m.Lock(scriptlock.WithOwner(rctx, "a"))
 	if err != nil {
@@ -181,11 +181,11 @@ func TestScenario(t *testing.T) {
 	// Loss on order:2: deleted behind the holder's back, with the request
 	// span still open.
 	lctx, lossRequest := tracer.Start(ctx, "POST /orders/2")
-	held, err := c.Mutex("order:2").Lock(lctx)
+	held, err := mustMutex(t, c, "order:2").Lock(lctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := admin.Mutex("order:2").ForceUnlock(ctx); !ok || err != nil {
+	if ok, err := mustMutex(t, admin, "order:2").ForceUnlock(ctx); !ok || err != nil {
 		t.Fatalf("ForceUnlock: %v %v", ok, err)
 	}
 	<-held.Done()
@@ -313,7 +313,7 @@ func TestLockNameOptIn(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	m := c.Mutex("tenant-a")
+	m := mustMutex(t, c, "tenant-a")
 	l, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -325,4 +325,13 @@ func TestLockNameOptIn(t *testing.T) {
 	wantEqual(t, "acquire.duration", got, map[string]uint64{
 		"scriptlock.lock.name=tenant-a,scriptlock.outcome=acquired,scriptlock.primitive=mutex": 1,
 	})
+}
+
+func mustMutex(t testing.TB, c *scriptlock.Client, name string) *scriptlock.Mutex {
+	t.Helper()
+	m, err := c.Mutex(name)
+	if err != nil {
+		t.Fatalf("Mutex(%q): %v", name, err)
+	}
+	return m
 }

@@ -25,23 +25,23 @@ func TestList(t *testing.T) {
 			c := newClient(t, d.rc, prefix)
 			var want []string
 			for _, n := range []string{"a", "b", "c", "d", "e", "f", "g"} {
-				if _, err := c.Mutex("order:" + n).Lock(ctx); err != nil {
+				if _, err := mustMutex(t, c, "order:"+n).Lock(ctx); err != nil {
 					t.Fatal(err)
 				}
 				want = append(want, prefix+"order:"+n)
 			}
-			if _, err := c.RWMutex("doc:1").RLock(ctx); err != nil {
+			if _, err := mustRW(t, c, "doc:1").RLock(ctx); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, prefix+"doc:1")
 			redissonAcquire(t, ctx, d.rc, prefix+"java:1", "5a1d2c3e-0000-4000-8000-00000000beef:1")
 			want = append(want, prefix+"java:1")
 			// Not locks: a counter, a hash of another shape, a released lock.
-			if _, err := c.Semaphore("sem").TrySetPermits(ctx, 2); err != nil {
+			if _, err := mustSem(t, c, "sem").TrySetPermits(ctx, 2); err != nil {
 				t.Fatal(err)
 			}
 			d.rc.Do(ctx, d.rc.B().Hset().Key(prefix+"profile").FieldValue().FieldValue("name", "x").Build())
-			free := c.Mutex("order:free")
+			free := mustMutex(t, c, "order:free")
 			l, err := free.Lock(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -164,11 +164,11 @@ func TestForceUnlock(t *testing.T) {
 				_ = hctx
 			}
 
-			check("m", holder.Mutex("m").Lock, waiter.Mutex("m").Lock)
-			check("fair", holder.FairMutex("fair").Lock, waiter.FairMutex("fair").Lock)
+			check("m", mustMutex(t, holder, "m").Lock, mustMutex(t, waiter, "m").Lock)
+			check("fair", mustFair(t, holder, "fair").Lock, mustFair(t, waiter, "fair").Lock)
 			redissonQueue := scriptlock.WithRedissonFairQueue(time.Minute)
-			check("rfair", holder.FairMutex("rfair", redissonQueue).Lock, waiter.FairMutex("rfair", redissonQueue).Lock)
-			check("rw", holder.RWMutex("rw").Lock, waiter.RWMutex("rw").Lock) // a pending writer
+			check("rfair", mustFair(t, holder, "rfair", redissonQueue).Lock, mustFair(t, waiter, "rfair", redissonQueue).Lock)
+			check("rw", mustRW(t, holder, "rw").Lock, mustRW(t, waiter, "rw").Lock) // a pending writer
 
 			// A Redisson lock: the Redisson waiter's message arrives.
 			key := prefix + "java"
@@ -214,7 +214,7 @@ func TestForceUnlock(t *testing.T) {
 			if r := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "java"); r.code != exitNotFound {
 				t.Errorf("free lock: exit %d", r.code)
 			}
-			s := holder.Semaphore("sem")
+			s := mustSem(t, holder, "sem")
 			if _, err := s.TrySetPermits(ctx, 4); err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +261,7 @@ func TestWatch(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)
 			prefix := redistest.Prefix(t)
 			c := newClient(t, d.rc, prefix)
-			m := c.Mutex("order:9")
+			m := mustMutex(t, c, "order:9")
 			l, err := m.Lock(scriptlock.WithOwner(ctx, "first"))
 			if err != nil {
 				t.Fatal(err)
@@ -346,7 +346,7 @@ func TestWatchFairHandOff(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
-	f := c.FairMutex("fair")
+	f := mustFair(t, c, "fair")
 	l, err := f.Lock(scriptlock.WithOwner(ctx, "first"))
 	if err != nil {
 		t.Fatal(err)

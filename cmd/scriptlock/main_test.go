@@ -129,7 +129,7 @@ func TestInspect(t *testing.T) {
 			c := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
 
 			// Mutex, held twice by one owner.
-			m := c.Mutex("order:42")
+			m := mustMutex(t, c, "order:42")
 			owner := scriptlock.WithOwner(ctx, "worker-7")
 			l1, err := m.Lock(owner)
 			if err != nil {
@@ -192,7 +192,7 @@ func TestInspect(t *testing.T) {
 			waitFor(t, ctx, func() bool { return inspectJSON(t, ctx, d, prefix, "order:42").MutexWaiterCount == 0 })
 
 			// FairMutex with two waiters queued in arrival order.
-			f := c.FairMutex("fair:1")
+			f := mustFair(t, c, "fair:1")
 			fctx, err := f.Lock(scriptlock.WithOwner(ctx, "first"))
 			if err != nil {
 				t.Fatal(err)
@@ -234,7 +234,7 @@ func TestInspect(t *testing.T) {
 			_ = f.Unlock(fctx)
 
 			// RWMutex: two readers, then a writer waiting behind them.
-			rw := c.RWMutex("rw:1")
+			rw := mustRW(t, c, "rw:1")
 			r1, err := rw.RLock(scriptlock.WithOwner(ctx, "reader-1"))
 			if err != nil {
 				t.Fatal(err)
@@ -274,7 +274,7 @@ func TestInspect(t *testing.T) {
 			_ = r1
 
 			// Semaphore: 3 permits, 1 taken.
-			s := c.Semaphore("sem:1")
+			s := mustSem(t, c, "sem:1")
 			if _, err := s.TrySetPermits(ctx, 3); err != nil {
 				t.Fatal(err)
 			}
@@ -287,7 +287,7 @@ func TestInspect(t *testing.T) {
 			}
 
 			// PermitSemaphore: two permits with leases.
-			p := c.PermitSemaphore("permits:1")
+			p := mustPermits(t, c, "permits:1")
 			if _, err := p.TrySetPermits(ctx, 5); err != nil {
 				t.Fatal(err)
 			}
@@ -311,7 +311,7 @@ func TestInspect(t *testing.T) {
 			}
 
 			// CountDownLatch at 3.
-			l := c.CountDownLatch("latch:1")
+			l := mustLatch(t, c, "latch:1")
 			if _, err := l.TrySetCount(ctx, 3); err != nil {
 				t.Fatal(err)
 			}
@@ -392,7 +392,7 @@ func TestSentinelURL(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, d.rc, prefix)
-	if _, err := c.Mutex("order:1").Lock(scriptlock.WithOwner(ctx, "via-sentinel")); err != nil {
+	if _, err := mustMutex(t, c, "order:1").Lock(scriptlock.WithOwner(ctx, "via-sentinel")); err != nil {
 		t.Fatal(err)
 	}
 	r := inspectJSON(t, ctx, d, prefix, "order:1")

@@ -36,7 +36,7 @@ type env struct {
 	grpc  rechargepb.OrdersClient
 }
 
-func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpts []scriptlock.Option, idem bool) *env {
+func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpts []scriptlock.LockOption, idem bool) *env {
 	t.Helper()
 	ctx := t.Context()
 	store := b.open(t)
@@ -172,7 +172,7 @@ func testFencingRejectsStaleHolder(t *testing.T, b backend) {
 				}
 				return nil
 			}
-			e := newEnv(t, b, 1, work, []scriptlock.Option{scriptlock.WithLease(lease)}, false)
+			e := newEnv(t, b, 1, work, []scriptlock.LockOption{scriptlock.WithLease(lease)}, false)
 
 			staleDone := make(chan httpAnswer, 1)
 			go func() { staleDone <- e.post(t, "1", "") }()

@@ -27,7 +27,7 @@ type Config struct {
 	// Locks creates the order locks. Required unless Service.Unsafe.
 	Locks *scriptlock.Client
 	// LockOptions apply to every order lock (for example scriptlock.WithLease).
-	LockOptions []scriptlock.Option
+	LockOptions []scriptlock.LockOption
 	// Wait is how long a request waits for a held order lock before answering
 	// 409 / Aborted. Default DefaultWait.
 	Wait time.Duration
@@ -63,6 +63,10 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg}
 	if cfg.Locks != nil {
 		s.locks = &orderLocks{client: cfg.Locks, opts: cfg.LockOptions, stats: &s.stats}
+		// Invalid lock options fail here, not on every request.
+		if _, err := cfg.Locks.Mutex("probe", cfg.LockOptions...); err != nil {
+			return nil, fmt.Errorf("recharge: lock options: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -92,7 +96,7 @@ func (c *Config) check() error {
 // orderLocks hands the middleware one Mutex per order and counts waits.
 type orderLocks struct {
 	client *scriptlock.Client
-	opts   []scriptlock.Option
+	opts   []scriptlock.LockOption
 	stats  *lockCounters
 }
 
@@ -102,8 +106,12 @@ func (c *lockCounters) snapshot() LockStats {
 	return LockStats{c.acquired.Load(), c.waited.Load(), c.contended.Load()}
 }
 
-func (l *orderLocks) lock(key string) scriptlock.Locker {
-	return &countingLocker{Locker: l.client.Mutex(key, l.opts...), c: l.stats}
+func (l *orderLocks) lock(key string) (scriptlock.Locker, error) {
+	m, err := l.client.Mutex(key, l.opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &countingLocker{Locker: m, c: l.stats}, nil
 }
 
 // countingLocker makes one attempt first, so that a request that had to wait

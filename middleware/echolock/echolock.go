@@ -67,8 +67,9 @@ type LockConfig struct {
 	MaxBodyBytes int64
 
 	// Lock returns the lock for a key. When nil, Client is used: its Mutex
-	// (FairMutex with Fair) with Lease.
-	Lock func(key string) scriptlock.Locker
+	// (FairMutex with Fair) with Lease. An error errors.Is
+	// scriptlock.ErrInvalidName answers 400; any other answers 503.
+	Lock func(key string) (scriptlock.Locker, error)
 	// Client provides the locks when Lock is nil.
 	Client *scriptlock.Client
 	// Lease is the locks' lease when built from Client; 0 renews them with
@@ -160,15 +161,19 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		if config.Client == nil {
 			return nil, errors.New("echolock: LockConfig.Lock or LockConfig.Client is required")
 		}
-		var opts []scriptlock.Option
+		var opts []scriptlock.LockOption
 		if config.Lease != 0 {
 			opts = append(opts, scriptlock.WithLease(config.Lease))
 		}
 		c := config.Client
 		if config.Fair {
-			config.Lock = func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
+			config.Lock = func(key string) (scriptlock.Locker, error) { return c.FairMutex(key, opts...) }
 		} else {
-			config.Lock = func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
+			config.Lock = func(key string) (scriptlock.Locker, error) { return c.Mutex(key, opts...) }
+		}
+		// Bad options fail here, at startup, not on every request.
+		if _, err := config.Lock("probe"); err != nil {
+			return nil, fmt.Errorf("echolock: %w", err)
 		}
 	}
 	if config.Skipper == nil {
@@ -256,9 +261,12 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 
 			req := c.Request()
 			ctx := req.Context()
-			lctx, release, err := core.Acquire(ctx, config.Lock(key), config.Wait)
+			lctx, release, err := core.Acquire(ctx, config.Lock, key, config.Wait)
 			if err != nil {
 				switch f, remaining := core.ClassifyLockError(ctx, err); f {
+				case core.Invalid:
+					config.OnOutcome.Report(ctx, scriptlock.RequestKeyInvalid)
+					return fail(c, ErrKeyInvalid, err)
 				case core.Contended:
 					retry := core.RetryHint(config.RetryAfter, config.Wait, remaining)
 					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(retry), 10))

@@ -153,7 +153,7 @@ func TestOutcomes(t *testing.T) {
 		}
 	})
 	t.Run("contended", func(t *testing.T) {
-		holder := locks(env.Prefix + "busy")
+		holder := env.Lock(t, locks, env.Prefix+"busy")
 		hctx := scriptlock.WithOwner(context.Background(), "test-holder")
 		if _, err := holder.Lock(hctx); err != nil {
 			t.Fatal(err)
@@ -184,7 +184,7 @@ func TestContendedWaitAndLocked(t *testing.T) {
 		echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: locks, ContendedStatus: http.StatusLocked}))
 	srv := serve(t, e)
 
-	holder := locks(env.Prefix + "1")
+	holder := env.Lock(t, locks, env.Prefix+"1")
 	hctx := scriptlock.WithOwner(context.Background(), "test-holder")
 	if _, err := holder.Lock(hctx); err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func TestLockLost(t *testing.T) {
 		if err := c.String(200, "partial"); err != nil {
 			return err
 		}
-		env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+c.Param("id")).Key())
+		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())
 		<-ctx.Done()
 		lost <- context.Cause(ctx)
 		return nil
@@ -241,7 +241,7 @@ func TestLockLost(t *testing.T) {
 	t.Run("nothing written", func(t *testing.T) {
 		e.POST("/quiet/:id", func(c echo.Context) error {
 			ctx := c.Request().Context()
-			env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+c.Param("id")).Key())
+			env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())
 			select {
 			case <-ctx.Done():
 				lost <- context.Cause(ctx)
@@ -262,7 +262,7 @@ func TestLockLost(t *testing.T) {
 	t.Run("handler returns an HTTP error", func(t *testing.T) {
 		e.POST("/conflict/:id", func(c echo.Context) error {
 			ctx := c.Request().Context()
-			env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+c.Param("id")).Key())
+			env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+c.Param("id")).Key())
 			<-ctx.Done()
 			lost <- context.Cause(ctx)
 			return echo.NewHTTPError(http.StatusConflict, "stale")
@@ -310,7 +310,7 @@ func TestReentrantUnderHandler(t *testing.T) {
 	e.POST("/:id", func(c echo.Context) error {
 		ctx := c.Request().Context()
 		// Nested code locking the same key with the request context re-enters.
-		inner := locks(env.Prefix + c.Param("id"))
+		inner := env.Lock(t, locks, env.Prefix+c.Param("id"))
 		if _, err := inner.TryLock(ctx, 0); err != nil {
 			return err
 		}
@@ -386,7 +386,7 @@ func TestConfig(t *testing.T) {
 	if _, err := (echolock.LockConfig{}).ToMiddleware(); err == nil {
 		t.Error("missing Lock accepted")
 	}
-	lf := func(string) scriptlock.Locker { return nil }
+	lf := func(string) (scriptlock.Locker, error) { return nil, nil }
 	if _, err := (echolock.LockConfig{Lock: lf, KeyLookup: "body:x"}).ToMiddleware(); err == nil {
 		t.Error("unknown source accepted")
 	}
@@ -411,7 +411,7 @@ func TestClientConfig(t *testing.T) {
 			t.Errorf("%s: %d %s", p, r.code, r.body)
 		}
 	}
-	holder := env.Locks.FairMutex(env.Prefix + "2")
+	holder := env.FairMutex(t, env.Prefix+"2")
 	hctx := scriptlock.WithOwner(context.Background(), "test-holder")
 	if _, err := holder.Lock(hctx); err != nil {
 		t.Fatal(err)

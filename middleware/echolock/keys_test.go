@@ -39,7 +39,7 @@ func TestOneKeyPerOrder(t *testing.T) {
 	hold := func(t *testing.T, raw string) {
 		t.Helper()
 		ctx := context.Background()
-		m := env.Locks.Mutex(env.Prefix + core.EscapeKey(raw))
+		m := env.Mutex(t, env.Prefix+core.EscapeKey(raw))
 		if _, err := m.TryLock(ctx, 0); err != nil {
 			t.Fatalf("holding %q: %v", raw, err)
 		}

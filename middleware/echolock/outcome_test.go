@@ -51,7 +51,7 @@ func TestOnOutcome(t *testing.T) {
 		t.Fatalf("locked: %d", r.code)
 	}
 	hctx := scriptlock.WithOwner(context.Background(), "holder")
-	if _, err := locks(env.Prefix + "2").Lock(hctx); err != nil {
+	if _, err := env.Lock(t, locks, env.Prefix+"2").Lock(hctx); err != nil {
 		t.Fatal(err)
 	}
 	if r := do(t, srv, "POST", "/closed/2", ""); r.code != http.StatusConflict {

@@ -114,7 +114,7 @@ func TestIdempotencyStoresFinalOutcomesOnly(t *testing.T) {
 
 	// A holder renewed by the watchdog: its lease says nothing about when it
 	// ends, so the hint is the default (1 s), not the 30 s lease.
-	m := env.Locks.Mutex(env.Prefix + core.EscapeKey("7"))
+	m := env.Mutex(t, env.Prefix+core.EscapeKey("7"))
 	held, err := m.TryLock(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 		if err != nil {
 			return nil, err
 		}
-		lctx, release, err := core.Acquire(ctx, lock(key), o.wait)
+		lctx, release, err := core.Acquire(ctx, lock, key, o.wait)
 		if err != nil {
 			if o.failOpen && isUnavailable(ctx, err) {
 				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
@@ -172,7 +172,7 @@ func (s *lockedStream) acquire(req any) error {
 		return err
 	}
 	s.key = key
-	lctx, release, err := core.Acquire(parent, s.lock(key), s.o.wait)
+	lctx, release, err := core.Acquire(parent, s.lock, key, s.o.wait)
 	if err != nil {
 		if s.o.failOpen && isUnavailable(parent, err) {
 			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)
@@ -275,6 +275,8 @@ func (e *lockError) GRPCStatus() *status.Status { return e.st }
 // Redis error is logged, not sent.
 func (o *options) acquireError(ctx context.Context, method, key string, err error) error {
 	switch f, remaining := core.ClassifyLockError(ctx, err); f {
+	case core.Invalid:
+		return &lockError{status.New(codes.InvalidArgument, "lock key invalid")}
 	case core.Contended:
 		st := status.New(codes.Aborted, "resource locked by another call")
 		retry := core.RetryHint(o.retryAfter, o.wait, remaining)

@@ -101,7 +101,7 @@ func TestUnaryOutcomes(t *testing.T) {
 		}
 	}
 
-	holder := locks(env.Prefix + "busy")
+	holder := env.Lock(t, locks, env.Prefix+"busy")
 	hctx := scriptlock.WithOwner(ctx, "test-holder")
 	if _, err := holder.Lock(hctx); err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestUnaryWaitAllMethodsFailOpen(t *testing.T) {
 		grpclock.WithKeyPrefix(env.Prefix), grpclock.WithAllMethods(grpclock.Field("order_id")), grpclock.WithFailOpen(true)))})
 	ctx := context.Background()
 
-	holder := locks(env.Prefix + "1")
+	holder := env.Lock(t, locks, env.Prefix+"1")
 	hctx := scriptlock.WithOwner(ctx, "test-holder")
 	if _, err := holder.Lock(hctx); err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestUnaryLockLostAndPanic(t *testing.T) {
 		if id == "panic" {
 			panic("boom")
 		}
-		env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+id).Key())
+		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+id).Key())
 		select {
 		case <-ctx.Done():
 			causes <- context.Cause(ctx)
@@ -261,7 +261,7 @@ func TestStream(t *testing.T) {
 	if _, err := watch(""); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("missing key: %v, want InvalidArgument", err)
 	}
-	holder := locks(env.Prefix + "busy")
+	holder := env.Lock(t, locks, env.Prefix+"busy")
 	hctx := scriptlock.WithOwner(context.Background(), "test-holder")
 	if _, err := holder.TryLock(hctx, 0); err != nil {
 		t.Fatal(err)
@@ -287,7 +287,7 @@ func TestStreamLockLost(t *testing.T) {
 			return err
 		}
 		ctx := st.Context()
-		env.Node.Do(t, "DEL", env.Locks.Mutex(env.Prefix+field(req, "order_id").String()).Key())
+		env.Node.Do(t, "DEL", env.Mutex(t, env.Prefix+field(req, "order_id").String()).Key())
 		select {
 		case <-ctx.Done():
 			causes <- context.Cause(ctx)

@@ -103,17 +103,28 @@ func evaluateOptions(opts []Option) *options {
 
 // LockFunc returns the lock guarding one call key (already prefixed and
 // escaped). Any primitive with the scriptlock.Locker shape plugs in.
-type LockFunc func(key string) scriptlock.Locker
+// An error errors.Is scriptlock.ErrInvalidName answers InvalidArgument; any
+// other answers Unavailable.
+type LockFunc func(key string) (scriptlock.Locker, error)
 
 // Mutexes returns a LockFunc handing out c's Mutex handles, with opts applied
 // to each (scriptlock.WithLease(d) for a lease that expires on its own; none
-// for watchdog renewal while the call runs).
-func Mutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
-	return func(key string) scriptlock.Locker { return c.Mutex(key, opts...) }
+// for watchdog renewal while the call runs). It panics if opts are invalid,
+// as the interceptors do on invalid options.
+func Mutexes(c *scriptlock.Client, opts ...scriptlock.LockOption) LockFunc {
+	mustValid(c.Mutex("probe", opts...))
+	return func(key string) (scriptlock.Locker, error) { return c.Mutex(key, opts...) }
 }
 
 // FairMutexes is Mutexes with FairMutex handles: contending calls get the
 // lock in arrival order.
-func FairMutexes(c *scriptlock.Client, opts ...scriptlock.Option) LockFunc {
-	return func(key string) scriptlock.Locker { return c.FairMutex(key, opts...) }
+func FairMutexes(c *scriptlock.Client, opts ...scriptlock.LockOption) LockFunc {
+	mustValid(c.FairMutex("probe", opts...))
+	return func(key string) (scriptlock.Locker, error) { return c.FairMutex(key, opts...) }
+}
+
+func mustValid[L any](_ L, err error) {
+	if err != nil {
+		panic("grpclock: " + err.Error())
+	}
 }

@@ -31,7 +31,7 @@ func TestWithOutcome(t *testing.T) {
 	_, _ = call(ctx, conn, "Pay", order("1", "", 0, ""))
 	_, _ = call(ctx, conn, "Pay", order(strings.Repeat("k", 300), "", 0, ""))
 	hctx := scriptlock.WithOwner(ctx, "holder")
-	if _, err := locks(env.Prefix + "busy").Lock(hctx); err != nil {
+	if _, err := env.Lock(t, locks, env.Prefix+"busy").Lock(hctx); err != nil {
 		t.Fatal(err)
 	}
 	_, _ = call(ctx, conn, "Pay", order("busy", "", 0, ""))

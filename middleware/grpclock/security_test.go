@@ -90,7 +90,7 @@ func TestIdempotencyFinalOutcomesOnlyGRPC(t *testing.T) {
 		grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithStoredCodes(func(codes.Code) bool { return true })),
 		grpclock.UnaryServerInterceptor(env.LockFunc(), grpclock.WithKeyPrefix(env.Prefix), grpclock.WithMethod(svc+"Pay", grpclock.Field("order_id"))))})
 
-	m := env.Locks.Mutex(env.Prefix + core.EscapeKey("7"))
+	m := env.Mutex(t, env.Prefix+core.EscapeKey("7"))
 	held, err := m.TryLock(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)

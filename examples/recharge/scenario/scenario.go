@@ -51,7 +51,7 @@ type Config struct {
 	// Locks is the lock client; nil with Unsafe.
 	Locks *scriptlock.Client
 	// LockOptions apply to every order lock.
-	LockOptions []scriptlock.Option
+	LockOptions []scriptlock.LockOption
 	// Idempotency, when set, enables Idempotency-Key support on the server
 	// (the scenario's requests carry no key).
 	Idempotency *idempotency.Store

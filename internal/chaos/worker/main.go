@@ -70,7 +70,11 @@ func run() int {
 		return 2
 	}
 	defer locks.Close()
-	m := locks.Mutex("counter")
+	m, err := locks.Mutex("counter")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 2
+	}
 	for {
 		_, stop, err := w.read()
 		if err != nil {

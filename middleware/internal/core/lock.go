@@ -17,12 +17,18 @@ func NewOwnerID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Acquire takes the lock for one request. ctx gets a fresh owner id (so code
-// under the lock re-enters it), and the returned context is the lock's: it
-// carries the fencing token and is cancelled with cause scriptlock.ErrLockLost
-// if the lock is lost. release unlocks, independently of ctx still being alive;
-// it returns the Unlock error (scriptlock.ErrNotHeld after a loss).
-func Acquire(ctx context.Context, l scriptlock.Locker, wait time.Duration) (lctx context.Context, release func() error, err error) {
+// Acquire takes the lock newLock returns for key, for one request. ctx gets
+// a fresh owner id (so code under the lock re-enters it), and the returned
+// context is the lock's: it carries the fencing token and is cancelled with
+// cause scriptlock.ErrLockLost if the lock is lost. release unlocks,
+// independently of ctx still being alive; it returns the Unlock error
+// (scriptlock.ErrNotHeld after a loss). An error from newLock is returned as
+// is (see ClassifyLockError).
+func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, error), key string, wait time.Duration) (lctx context.Context, release func() error, err error) {
+	l, err := newLock(key)
+	if err != nil {
+		return nil, nil, err
+	}
 	octx := scriptlock.WithOwner(ctx, NewOwnerID())
 	lctx, err = l.TryLock(octx, wait)
 	if err != nil {
@@ -46,12 +52,18 @@ const (
 	Contended
 	// Canceled: the request's own context ended while waiting.
 	Canceled
+	// Invalid: the key makes no valid lock name (for example too long once
+	// prefixed). HTTP 400, gRPC InvalidArgument.
+	Invalid
 )
 
 // ClassifyLockError tells what a Lock/TryLock error means for the request
 // whose context is ctx. For Contended, retryAfter is the holder's remaining
 // lease as last seen (0 when unknown).
 func ClassifyLockError(ctx context.Context, err error) (f Failure, retryAfter time.Duration) {
+	if errors.Is(err, scriptlock.ErrInvalidName) {
+		return Invalid, 0
+	}
 	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 		return Canceled, 0
 	}

@@ -14,6 +14,8 @@ func LockOutcome(ctx context.Context, err error) scriptlock.RequestOutcome {
 		return scriptlock.RequestContended
 	case Canceled:
 		return scriptlock.RequestCanceled
+	case Invalid:
+		return scriptlock.RequestKeyInvalid
 	}
 	return scriptlock.RequestRedisDown
 }

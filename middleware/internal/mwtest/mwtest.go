@@ -38,8 +38,8 @@ func New(t testing.TB, opts ...scriptlock.Option) *Env {
 }
 
 // LockFunc returns Mutex handles with opts.
-func (e *Env) LockFunc(opts ...scriptlock.Option) func(key string) scriptlock.Locker {
-	return func(key string) scriptlock.Locker { return e.Locks.Mutex(key, opts...) }
+func (e *Env) LockFunc(opts ...scriptlock.LockOption) func(key string) (scriptlock.Locker, error) {
+	return func(key string) (scriptlock.Locker, error) { return e.Locks.Mutex(key, opts...) }
 }
 
 // Keys lists the keys matching pattern (test inspection only).
@@ -106,4 +106,34 @@ func (c *Counting) DoCache(ctx context.Context, cmd rueidis.Cacheable, ttl time.
 func (c *Counting) DoMultiCache(ctx context.Context, multi ...rueidis.CacheableTTL) []rueidis.RedisResult {
 	c.n.Add(1)
 	return c.Client.DoMultiCache(ctx, multi...)
+}
+
+// Lock returns the lock newLock gives for key; an error fails t.
+func (e *Env) Lock(t testing.TB, newLock func(string) (scriptlock.Locker, error), key string) scriptlock.Locker {
+	t.Helper()
+	l, err := newLock(key)
+	if err != nil {
+		t.Fatalf("lock %q: %v", key, err)
+	}
+	return l
+}
+
+// Mutex returns the Env client's Mutex called name; an error fails t.
+func (e *Env) Mutex(t testing.TB, name string) *scriptlock.Mutex {
+	t.Helper()
+	m, err := e.Locks.Mutex(name)
+	if err != nil {
+		t.Fatalf("Mutex(%q): %v", name, err)
+	}
+	return m
+}
+
+// FairMutex returns the Env client's FairMutex called name; an error fails t.
+func (e *Env) FairMutex(t testing.TB, name string) *scriptlock.FairMutex {
+	t.Helper()
+	f, err := e.Locks.FairMutex(name)
+	if err != nil {
+		t.Fatalf("FairMutex(%q): %v", name, err)
+	}
+	return f
 }
