@@ -330,6 +330,11 @@ func (s *subscriptions) dispatch(cs *channelSub, m rueidis.PubSubMessage) {
 func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 	if cs.zeros > 0 {
 		cs.zeros--
+		if cs.zeros == 0 {
+			// Matched: the timer would only find nothing to do, in a
+			// goroutine of its own, on every client that heard the "0".
+			cs.zeroT.Stop()
+		}
 	}
 	cs.handoff = time.Now()
 	i := strings.IndexByte(msg, ':')
