@@ -347,9 +347,11 @@ func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 	}
 	id := msg[i+1:]
 	for _, w := range cs.waiters {
-		if w.id == id && len(w.wake) == 0 {
+		if w.id == id {
+			// Stored even when a signal is already pending, so the attempt
+			// it causes takes the waiter's place back if it loses.
 			w.since.Store(score)
-			w.wake <- struct{}{}
+			signal(w.wake)
 			return
 		}
 	}

@@ -19,8 +19,9 @@ const notifyFallback = 2 * time.Second
 // otherwise the longest-waiting one, a lock hand-off), for the fallback
 // try returned, or until wait (< 0: no limit) or ctx runs out. The first
 // attempt is made before subscribing, and one more right after subscribing, so
-// a message published in between is never missed. It reports false when the
-// wait ran out.
+// a message published in between is never missed (a targeted waiter whose
+// subscription is already open joins it before the first attempt instead).
+// It reports false when the wait ran out.
 func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
 	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64, bool) (bool, time.Duration, error) { return try() })
 }
@@ -48,12 +49,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 	st := c.statsFrom(ctx) // nil unless observed
 	var w *waiter
 	woken := false // a hand-off signal was taken and not yet used by an attempt
-	if ws.wake != "" {
+	if ws.wake != "" && wait != 0 {
 		// Already subscribed (other local waiters, or lingering): be
 		// reachable by name before the first attempt registers us.
 		w = c.subs.joinIfReady(ws.channel, ws.wake, ws.id)
 	}
-	polite := w != nil && wait != 0 && c.subs.handingOff(w)
+	polite := w != nil && c.subs.handingOff(w)
 	since := int64(0)
 	defer func() {
 		if w != nil {
