@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // redissonName puts Redisson's prefix on a name: "prefix:{name}", or
@@ -16,6 +18,31 @@ func redissonName(prefix, name string) string {
 	}
 	return prefix + ":{" + name + "}"
 }
+
+// redissonNames3 is redissonName for three prefixes on one name, built in
+// one allocation: a handle is made per request in the middleware, so its
+// key names are on the hot path.
+func redissonNames3(name, p1, p2, p3 string) (string, string, string) {
+	open, end := ":{", "}"
+	if strings.Contains(name, "{") {
+		open, end = ":", ""
+	}
+	var b strings.Builder
+	b.Grow(len(p1) + len(p2) + len(p3) + 3*(len(open)+len(name)+len(end)))
+	marks := [3]int{}
+	for i, p := range [3]string{p1, p2, p3} {
+		b.WriteString(p)
+		b.WriteString(open)
+		b.WriteString(name)
+		b.WriteString(end)
+		marks[i] = b.Len()
+	}
+	all := b.String()
+	return all[:marks[0]], all[marks[0]:marks[1]], all[marks[1]:]
+}
+
+// msArg formats d in whole milliseconds, as scripts take durations.
+func msArg(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 // lockKey validates a lock name and returns the Redis key of the lock.
 func lockKey(prefix, name string) (string, error) {

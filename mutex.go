@@ -38,6 +38,8 @@ type Mutex struct {
 	lockSpec
 	waiters string // scriptlock_lock_waiters:{name}: registered Go waiters
 	wake    string // scriptlock_lock_wake:{name}: wakes one of them by name
+	// waiterTTLArg is the waiter timeout in ms as MutexAcquire takes it.
+	waiterTTLArg string
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
@@ -54,9 +56,11 @@ func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error
 		return nil, err
 	}
 	m := &Mutex{lockSpec: s}
-	m.channel = redissonName("redisson_lock__channel", m.key)
-	m.waiters = redissonName("scriptlock_lock_waiters", m.key)
-	m.wake = redissonName("scriptlock_lock_wake", m.key)
+	m.channel, m.waiters, m.wake = redissonNames3(m.key, "redisson_lock__channel", "scriptlock_lock_waiters", "scriptlock_lock_wake")
+	m.waiterTTLArg = c.waiterTTLArg
+	if ttl := m.cfg.waiterTTL(); ttl != c.cfg.waiterTTL() {
+		m.waiterTTLArg = msArg(ttl)
+	}
 	return m, nil
 }
 
@@ -168,20 +172,21 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	// registered earlier and was not taken out by a wake leaves the set when
 	// it gets the lock.
 	var waiterTTL time.Duration
+	waiterTTLArg := "0"
 	if wait != 0 {
-		waiterTTL = m.cfg.waiterTTL()
+		waiterTTL, waiterTTLArg = m.cfg.waiterTTL(), m.waiterTTLArg
 	}
 	leave := wa.queued && wa.since == 0
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave, wa.polite)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTLArg, wa.since, leave, wa.polite)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTL, wa.since, leave, wa.polite)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTLArg, wa.since, leave, wa.polite)
 	}
 	if err != nil {
 		return attempt{}, false, err

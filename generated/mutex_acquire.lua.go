@@ -40,7 +40,7 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    fenceIdle duration  how long the counter outlives its last grant
--- @arg    waiterTTL duration  0: the caller will not wait, do not register it
+-- @arg    waiterTTL string    the set's expiry in ms; "0": the caller will not wait, do not register it (a string formatted once per handle, not per call)
 -- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
 -- @arg    leave     bool      on success, take the caller out of the waiter set
 -- @arg    polite    bool      a release just woke a waiter: queue behind it even if the lock is free
@@ -84,7 +84,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "07dda56384cee19666a6c4d26e7e002927bede05"
+const mutexAcquireSHA1 = "1f5f97f0d356777fb2d0d6780489a345c649a40b"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -111,14 +111,14 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // release has just woken a waiter, and taking the lock from under it would
 // send that waiter back to wait, which is what makes waits long under
 // contention.
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool, polite bool) (int64, error) {
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL string, since int64, leave bool, polite bool) (int64, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), waiterTTL, strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -130,7 +130,7 @@ type MutexAcquireArgs struct {
 	Lease     time.Duration
 	Owner     string
 	FenceIdle time.Duration // how long the counter outlives its last grant
-	WaiterTTL time.Duration // 0: the caller will not wait, do not register it
+	WaiterTTL string        // the set's expiry in ms; "0": the caller will not wait, do not register it (a string formatted once per handle, not per call)
 	Since     int64         // the place to take back (a woken waiter's score); 0: a new place
 	Leave     bool          // on success, take the caller out of the waiter set
 	Polite    bool          // a release just woke a waiter: queue behind it even if the lock is free
@@ -190,14 +190,14 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL time.Duration, since int64, leave bool, polite bool) (rueidis.Completed, error) {
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL string, since int64, leave bool, polite bool) (rueidis.Completed, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), strconv.FormatInt(waiterTTL.Milliseconds(), 10), strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
+	args := []string{strconv.FormatInt(lease.Milliseconds(), 10), owner, strconv.FormatInt(fenceIdle.Milliseconds(), 10), waiterTTL, strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -209,7 +209,7 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence, a.Waiters}
-	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10), strconv.FormatInt(a.WaiterTTL.Milliseconds(), 10), strconv.FormatInt(a.Since, 10), boolArg(a.Leave), boolArg(a.Polite)}
+	args := []string{strconv.FormatInt(a.Lease.Milliseconds(), 10), a.Owner, strconv.FormatInt(a.FenceIdle.Milliseconds(), 10), a.WaiterTTL, strconv.FormatInt(a.Since, 10), boolArg(a.Leave), boolArg(a.Polite)}
 	return keys, args
 }
 

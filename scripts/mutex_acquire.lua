@@ -27,7 +27,7 @@
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    fenceIdle duration  how long the counter outlives its last grant
--- @arg    waiterTTL duration  0: the caller will not wait, do not register it
+-- @arg    waiterTTL string    the set's expiry in ms; "0": the caller will not wait, do not register it (a string formatted once per handle, not per call)
 -- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
 -- @arg    leave     bool      on success, take the caller out of the waiter set
 -- @arg    polite    bool      a release just woke a waiter: queue behind it even if the lock is free
