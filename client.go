@@ -52,12 +52,12 @@ type Client struct {
 // New returns a Client using rc. The Client never closes rc.
 func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	if rc == nil {
-		return nil, invalidf("nil rueidis client")
+		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("nil rueidis client"))
 	}
 	cfg := defaultConfig()
 	cfg.apply(opts)
 	if cfg.err != nil {
-		return nil, cfg.err
+		return nil, fmt.Errorf("scriptlock: new client: %w", cfg.err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Client{

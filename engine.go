@@ -101,7 +101,7 @@ const (
 
 // errOrphan: the server reports a re-entry of a hold this Client has no record
 // of, left by an acquisition whose reply never arrived.
-var errOrphan = errors.New("scriptlock: orphaned hold")
+var errOrphan = errors.New("orphaned hold")
 
 // Loss margin: a hold's context ends this much before the server lease as
 // last confirmed, so a clock that runs slower than the server's (or a timer
@@ -172,10 +172,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	s := p.spec()
 	if err := s.check(ctx); err != nil {
-		return nil, err
+		return nil, opError("lock", s.name, err)
 	}
 	if !c.enter() {
-		return nil, ErrClosed
+		return nil, opError("lock", s.name, ErrClosed)
 	}
 	defer c.inflight.Done()
 	owner, field := c.owner(ctx, p)
@@ -246,10 +246,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	})
 	switch {
 	case err != nil:
-		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) {
-			return nil, fmt.Errorf("scriptlock: lock %q: wait ended: %w", s.name, errors.Join(cerr, err))
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) && !errors.Is(err, cerr) {
+			// The call failed as ctx ended: report both.
+			err = fmt.Errorf("wait ended: %w: %w", cerr, err)
 		}
-		return nil, fmt.Errorf("scriptlock: lock %q: %w", s.name, err)
+		return nil, opError("lock", s.name, err)
 	case !ok:
 		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining}
 	}
@@ -437,7 +438,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	s := p.spec()
 	if ctx == nil {
-		return invalidf("nil context")
+		return opError("unlock", s.name, invalidf("nil context"))
 	}
 	h, field, ok := c.holdOf(ctx, p)
 	if !ok {
@@ -445,8 +446,8 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	lease := s.serverLease(s.cfg.lease)
 	if h != nil {
-		lease = h.lease
 		c.mu.Lock()
+		lease = h.lease // Extend changes it under c.mu
 		if h.count <= 1 {
 			// A renewal that now finds the lock gone is not a loss.
 			h.releasing.Store(true)

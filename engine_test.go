@@ -768,7 +768,7 @@ func TestPermitAcquireLostReply(t *testing.T) {
 	go func() {
 		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		defer cancel()
-		_, _, err := s.TryAcquire(actx, time.Minute, 0)
+		_, err := s.TryAcquire(actx, time.Minute, 0)
 		res <- err
 	}()
 	if !eventually(3*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 0 }) {
@@ -809,7 +809,7 @@ func TestSemaphoreAcquireLostReply(t *testing.T) {
 	go func() {
 		actx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 		defer cancel()
-		_, err := s.TryAcquire(actx, 2, 0)
+		err := s.TryAcquire(actx, 2, 0)
 		res <- err
 	}()
 	if !eventually(3*time.Second, func() bool { n, err := watch.AvailablePermits(ctx); return err == nil && n == 0 }) {

@@ -3,33 +3,44 @@ package scriptlock
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
 // Sentinel errors. Every error the package returns for one of these conditions
 // satisfies errors.Is against the sentinel; Redis and network failures are wrapped
 // and never reported as one of them.
+//
+// The package returns them wrapped, with the operation and the lock's name,
+// and says each thing once:
+//
+//	scriptlock: unlock "order:42": lock not held by this owner
+//
+// so the sentinels' own texts carry no "scriptlock:" prefix.
 var (
 	// ErrNotHeld: Unlock or Extend by an owner that does not hold the lock
 	// (never locked, already released, expired, or held by someone else).
-	ErrNotHeld = errors.New("scriptlock: lock not held by this owner")
-	// ErrNotAcquired: TryLock's wait ran out while another owner held the lock.
-	// The returned error is a *NotAcquiredError carrying the holder's remaining lease.
-	ErrNotAcquired = errors.New("scriptlock: lock not acquired")
+	ErrNotHeld = errors.New("lock not held by this owner")
+	// ErrNotAcquired: a TryLock or TryAcquire wait ran out while others held
+	// the lock or the permits. For locks the returned error is a
+	// *NotAcquiredError carrying the holder's remaining lease.
+	ErrNotAcquired = errors.New("not acquired")
 	// ErrLockLost: the lock was lost while held (lease expired, key deleted,
 	// renewal failed). It is the cause of the lock context's cancellation.
-	ErrLockLost = errors.New("scriptlock: lock lost")
-	// ErrInvalidName: an empty lock name or one longer than MaxNameLen.
-	ErrInvalidName = errors.New("scriptlock: invalid lock name")
-	// ErrInvalidArgument: a zero or negative lease or wait, a nil client, and similar.
-	ErrInvalidArgument = errors.New("scriptlock: invalid argument")
+	ErrLockLost = errors.New("lock lost")
+	// ErrInvalidName: an empty lock name, one longer than MaxNameLen, or one
+	// with an incomplete hash tag.
+	ErrInvalidName = errors.New("invalid lock name")
+	// ErrInvalidArgument: a zero or negative lease or wait, a nil client or
+	// context, an option a kind of lock does not take, and similar.
+	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrClosed: the Client was closed.
-	ErrClosed = errors.New("scriptlock: client closed")
+	ErrClosed = errors.New("client closed")
 	// ErrNotReplicated: the failover guard found connected replicas but none
 	// acknowledged the write in time; the acquisition was undone.
-	ErrNotReplicated = errors.New("scriptlock: write not acknowledged by any replica")
+	ErrNotReplicated = errors.New("write not acknowledged by any replica")
 	// ErrQuorum: a RedLock could not reach a majority of its nodes.
-	ErrQuorum = errors.New("scriptlock: quorum not reached")
+	ErrQuorum = errors.New("quorum not reached")
 )
 
 // MaxNameLen is the longest lock name accepted, in bytes.
@@ -45,12 +56,43 @@ type NotAcquiredError struct {
 }
 
 func (e *NotAcquiredError) Error() string {
-	return fmt.Sprintf("scriptlock: lock %q not acquired: held by another owner (remaining lease %s)", e.Name, e.Remaining)
+	return fmt.Sprintf("scriptlock: lock %q: %s: held by another owner (remaining lease %s)", e.Name, ErrNotAcquired, e.Remaining)
 }
 
 // Unwrap makes errors.Is(err, ErrNotAcquired) true.
 func (e *NotAcquiredError) Unwrap() error { return ErrNotAcquired }
 
+// invalidf is an ErrInvalidArgument without the package prefix, for opError
+// (or a constructor) to wrap.
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
 }
+
+// opError is the error an operation on a named lock returns: the package
+// prefix once, the operation, the name, the cause.
+func opError(op, name string, err error) error {
+	return fmt.Errorf("scriptlock: %s %q: %w", op, name, err)
+}
+
+// nested carries an error the package returned inside another of its errors
+// (a MultiLock member's, a RedLock node's) without repeating the prefix.
+func nested(err error) error {
+	if err == nil {
+		return nil
+	}
+	return nestedError{err}
+}
+
+type nestedError struct{ err error }
+
+func (e nestedError) Error() string { return strings.TrimPrefix(e.err.Error(), "scriptlock: ") }
+func (e nestedError) Unwrap() error { return e.err }
+
+// subError is a sentinel that is also another: errors.Is matches both.
+type subError struct {
+	msg    string
+	parent error
+}
+
+func (e *subError) Error() string        { return e.msg }
+func (e *subError) Is(target error) bool { return target == e.parent }

@@ -80,7 +80,7 @@ func ExampleWithOwner() {
 		log.Fatal(err)
 	}
 	outer, _ := m.Lock(ctx)
-	inner, _ := m.Lock(outer) // re-entered: HoldCount is 2
+	inner, _ := m.Lock(outer) // re-entered: State(outer).HoldCount is 2
 	_ = m.Unlock(inner)
 	_ = m.Unlock(outer) // the last Unlock releases the lock
 }

@@ -22,6 +22,7 @@ const DefaultWaiterTimeout = 5 * time.Second
 // its connection is dropped after at most d, so it cannot block the others.
 // A waiting Mutex calls again at least every d/3 as well: a wake sent to a
 // waiter that died costs the others at most that long.
+// For Mutex, FairMutex and RWMutex.
 func WithWaiterTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithWaiterTimeout", kindMutex | kindFairMutex | kindRWMutex, func(c *config) {
 		if d < 30*time.Millisecond {
@@ -108,7 +109,7 @@ func (f *FairMutex) Lock(ctx context.Context) (context.Context, error) {
 // one attempt without queueing, which fails whenever anyone is waiting.
 func (f *FairMutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", f.m.name, invalidf("negative wait %s", wait))
 	}
 	return f.acquire(ctx, wait, f.m.cfg.lease)
 }
@@ -116,7 +117,7 @@ func (f *FairMutex) TryLock(ctx context.Context, wait time.Duration) (context.Co
 // LockWithLease is Lock with a lease that expires on its own: no watchdog.
 func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
 	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+		return nil, opError("lock", f.m.name, invalidf("lease must be positive, got %s", lease))
 	}
 	return f.acquire(ctx, -1, lease)
 }
@@ -124,17 +125,17 @@ func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) (con
 // TryLockWithLease is TryLock with a lease that expires on its own.
 func (f *FairMutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", f.m.name, invalidf("negative wait %s", wait))
 	}
 	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+		return nil, opError("lock", f.m.name, invalidf("lease must be positive, got %s", lease))
 	}
 	return f.acquire(ctx, wait, lease)
 }
 
 func (f *FairMutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, opError("lock", f.m.name, invalidf("nil context"))
 	}
 	return f.m.c.acquire(ctx, f, wait, lease)
 }
@@ -239,7 +240,7 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 // It reports whether there was a lock to delete.
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.m.check(ctx); err != nil {
-		return false, err
+		return false, opError("force unlock", f.m.name, err)
 	}
 	c := f.m.c
 	var ok bool
@@ -253,13 +254,9 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	return ok, nil
 }
 
-// IsLocked reports whether anyone holds the lock.
+// State reads whether the lock is held, the hold count of the owner in ctx
+// and the remaining lease, as Mutex.State.
+func (f *FairMutex) State(ctx context.Context) (LockState, error) { return f.m.State(ctx) }
+
+// IsLocked reports whether anyone holds the lock (State(ctx).Locked).
 func (f *FairMutex) IsLocked(ctx context.Context) (bool, error) { return f.m.IsLocked(ctx) }
-
-// HoldCount returns how many times the owner in ctx holds the lock.
-func (f *FairMutex) HoldCount(ctx context.Context) (int64, error) { return f.m.HoldCount(ctx) }
-
-// RemainingLease returns the lock's remaining lease (see Mutex.RemainingLease).
-func (f *FairMutex) RemainingLease(ctx context.Context) (time.Duration, error) {
-	return f.m.RemainingLease(ctx)
-}

@@ -49,8 +49,8 @@ func TestFairMutexReentrant(t *testing.T) {
 	if err != nil {
 		t.Fatalf("re-entry: %v", err)
 	}
-	if n, err := f.HoldCount(l1); err != nil || n != 2 {
-		t.Fatalf("HoldCount = %d, %v; want 2", n, err)
+	if st, err := f.State(l1); err != nil || !st.Locked || st.HoldCount != 2 || st.Lease <= 0 {
+		t.Fatalf("State = %+v, %v; want locked, 2 holds, a lease", st, err)
 	}
 	other := WithOwner(ctx, "other")
 	if _, err := f.TryLock(other, 50*time.Millisecond); !errors.Is(err, ErrNotAcquired) {

@@ -26,7 +26,7 @@ const DefaultRedissonThreadWaitTime = 5 * time.Minute
 // and a waiter that died is evicted only when its score passes, up to
 // threadWaitTime times its place in the queue later. WithWaiterTimeout does
 // not apply. Without this option FairMutex keeps its own queue under keys
-// Redisson never reads (see FairMutex).
+// Redisson never reads (see FairMutex). For FairMutex only.
 func WithRedissonFairQueue(threadWaitTime time.Duration) SharedOption {
 	return sharedOption{"WithRedissonFairQueue", kindFairMutex, func(c *config) {
 		if threadWaitTime < 0 {

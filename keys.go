@@ -59,7 +59,10 @@ func lockKey(prefix, name string) (string, error) {
 	if i := strings.IndexByte(key, '{'); i >= 0 {
 		j := strings.IndexByte(key[i+1:], '}')
 		if j <= 0 {
-			return "", fmt.Errorf("%w: %q has '{' without a non-empty hash tag {...}", ErrInvalidName, key)
+			if i < len(prefix) {
+				return "", fmt.Errorf("%w: '{' without a non-empty hash tag {...} after key prefix %q", ErrInvalidName, prefix)
+			}
+			return "", fmt.Errorf("%w: '{' without a non-empty hash tag {...}", ErrInvalidName)
 		}
 	}
 	return key, nil

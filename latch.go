@@ -53,6 +53,11 @@ func latchChannel(key string, cluster bool) string {
 // Name returns the latch's name.
 func (l *CountDownLatch) Name() string { return l.name }
 
+// fail is the error of operation op on the latch.
+func (l *CountDownLatch) fail(op string, err error) error {
+	return fmt.Errorf("scriptlock: latch %q: %s: %w", l.name, op, err)
+}
+
 // Key returns the Redis key of the latch's count (prefix + name).
 func (l *CountDownLatch) Key() string { return l.key }
 
@@ -60,14 +65,14 @@ func (l *CountDownLatch) Key() string { return l.key }
 // and reports whether it did.
 func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
-		return false, err
+		return false, l.fail("set count", err)
 	}
 	if err := positive("count", count); err != nil {
-		return false, err
+		return false, l.fail("set count", err)
 	}
 	ok, err := generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, count, l.c.publishCommand())
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: latch %q: set count: %w", l.name, err)
+		return false, l.fail("set count", err)
 	}
 	return ok, nil
 }
@@ -76,22 +81,22 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 // latch that is not counting it does nothing.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := l.c.checkHandle(ctx); err != nil {
-		return err
+		return l.fail("count down", err)
 	}
 	if _, err := generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand()); err != nil {
-		return fmt.Errorf("scriptlock: latch %q: count down: %w", l.name, err)
+		return l.fail("count down", err)
 	}
 	return nil
 }
 
-// GetCount returns the current count (0 when the latch is not counting).
-func (l *CountDownLatch) GetCount(ctx context.Context) (int64, error) {
+// Count returns the current count (0 when the latch is not counting).
+func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
-		return 0, err
+		return 0, l.fail("count", err)
 	}
 	n, err := generated.LatchCount(ctx, l.c.rc, l.key)
 	if err != nil {
-		return 0, fmt.Errorf("scriptlock: latch %q: count: %w", l.name, err)
+		return 0, l.fail("count", err)
 	}
 	return n, nil
 }
@@ -108,21 +113,21 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 // whether it did.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, d time.Duration) (bool, error) {
 	if d < 0 {
-		return false, invalidf("negative wait %s", d)
+		return false, l.fail("await", invalidf("negative wait %s", d))
 	}
 	return l.await(ctx, d)
 }
 
 func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
-		return false, err
+		return false, l.fail("await", err)
 	}
 	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func() (bool, time.Duration, error) {
 		n, err := generated.LatchCount(ctx, l.c.rc, l.key)
 		return err == nil && n <= 0, notifyFallback, err
 	})
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: latch %q: await: %w", l.name, err)
+		return false, l.fail("await", err)
 	}
 	return ok, nil
 }
@@ -131,11 +136,11 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 // reports whether there was one.
 func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
-		return false, err
+		return false, l.fail("delete", err)
 	}
 	ok, err := generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand())
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: latch %q: delete: %w", l.name, err)
+		return false, l.fail("delete", err)
 	}
 	return ok, nil
 }

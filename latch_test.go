@@ -33,8 +33,8 @@ func TestLatchLifecycle(t *testing.T) {
 	if ok, err := l.TrySetCount(ctx, 5); err != nil || ok {
 		t.Fatalf("TrySetCount while counting = %v, %v", ok, err)
 	}
-	if n, err := l.GetCount(ctx); err != nil || n != 2 {
-		t.Fatalf("GetCount = %d, %v", n, err)
+	if n, err := l.Count(ctx); err != nil || n != 2 {
+		t.Fatalf("Count = %d, %v", n, err)
 	}
 	if ok, err := l.AwaitTimeout(ctx, 30*time.Millisecond); err != nil || ok {
 		t.Fatalf("AwaitTimeout while counting = %v, %v", ok, err)
@@ -42,8 +42,8 @@ func TestLatchLifecycle(t *testing.T) {
 	if err := l.CountDown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := l.GetCount(ctx); n != 1 {
-		t.Fatalf("GetCount = %d, want 1", n)
+	if n, _ := l.Count(ctx); n != 1 {
+		t.Fatalf("Count = %d, want 1", n)
 	}
 	if err := l.CountDown(ctx); err != nil {
 		t.Fatal(err)

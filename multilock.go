@@ -123,14 +123,14 @@ func (m *MultiLock) Lock(ctx context.Context) (context.Context, error) {
 // once without waiting). The error then errors.Is ErrNotAcquired.
 func (m *MultiLock) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, invalidf("negative wait %s", wait))
 	}
 	return m.acquire(ctx, wait)
 }
 
 func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, invalidf("nil context"))
 	}
 	if _, ok := OwnerFrom(ctx); !ok {
 		// One owner for every member, carried by the returned context.
@@ -142,22 +142,23 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	}
 	retry := backoff{cur: 5 * time.Millisecond, max: 500 * time.Millisecond}
 	for attempt := 0; ; attempt++ {
-		held, failed, err := m.attempt(ctx, wait, deadline)
+		held, _, err := m.attempt(ctx, wait, deadline)
 		if err == nil {
 			return m.bind(ctx, held), nil
 		}
+		// Member errors name their member.
 		if rerr := m.rollback(ctx, held); rerr != nil {
-			return nil, fmt.Errorf("scriptlock: %s: %w", m.name, errors.Join(err, rerr))
+			return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, errors.Join(nested(err), rerr))
 		}
 		if !errors.Is(err, ErrNotAcquired) {
 			// Not contention: a Redis failure, a closed Client, ctx ending.
-			return nil, fmt.Errorf("scriptlock: %s: member %q: %w", m.name, failed, err)
+			return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, nested(err))
 		}
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
-			return nil, fmt.Errorf("scriptlock: %s: member %q: %w", m.name, failed, err)
+			return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, nested(err))
 		}
 		if err := retry.wait(ctx, deadline); err != nil {
-			return nil, fmt.Errorf("scriptlock: %s: wait ended: %w", m.name, err)
+			return nil, fmt.Errorf("scriptlock: lock %s: wait ended: %w", m.name, err)
 		}
 	}
 }
@@ -198,7 +199,7 @@ func (m *MultiLock) rollback(ctx context.Context, held []context.Context) error 
 			time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("release %q after a failed attempt: %w", l.Name(), err))
+			errs = append(errs, fmt.Errorf("release after a failed attempt: %w", nested(err)))
 		}
 	}
 	return errors.Join(errs...)
@@ -229,7 +230,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 // itself.
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
-		return invalidf("nil context")
+		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, invalidf("nil context"))
 	}
 	mh, _ := ctx.Value(multiKey{m}).(*multiHeld)
 	if mh != nil {
@@ -246,7 +247,7 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		go func() {
 			defer func() { done <- struct{}{} }()
 			if err := l.Unlock(lctx); err != nil {
-				errs[i] = fmt.Errorf("member %q: %w", l.Name(), err)
+				errs[i] = nested(err)
 			}
 		}()
 	}

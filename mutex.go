@@ -99,7 +99,7 @@ func (m *Mutex) Lock(ctx context.Context) (context.Context, error) {
 // gives up, the error is a *NotAcquiredError (errors.Is ErrNotAcquired).
 func (m *Mutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", m.name, invalidf("negative wait %s", wait))
 	}
 	return m.acquire(ctx, wait, m.cfg.lease)
 }
@@ -107,7 +107,7 @@ func (m *Mutex) TryLock(ctx context.Context, wait time.Duration) (context.Contex
 // LockWithLease is Lock with a lease that expires on its own: no watchdog.
 func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
 	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+		return nil, opError("lock", m.name, invalidf("lease must be positive, got %s", lease))
 	}
 	return m.acquire(ctx, -1, lease)
 }
@@ -115,17 +115,17 @@ func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) (context
 // TryLockWithLease is TryLock with a lease that expires on its own.
 func (m *Mutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", m.name, invalidf("negative wait %s", wait))
 	}
 	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+		return nil, opError("lock", m.name, invalidf("lease must be positive, got %s", lease))
 	}
 	return m.acquire(ctx, wait, lease)
 }
 
 func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, opError("lock", m.name, invalidf("nil context"))
 	}
 	return m.c.acquire(ctx, m, wait, lease)
 }
@@ -264,7 +264,7 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 // reports whether there was a lock to delete.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
-		return false, err
+		return false, opError("force unlock", m.name, err)
 	}
 	var ok bool
 	err := m.c.retryRelease(ctx, func(publish string) (err error) {
@@ -277,37 +277,39 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	return ok, nil
 }
 
-// IsLocked reports whether anyone holds the lock.
-func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
-	st, err := m.state(ctx)
-	return st.Owners > 0, err
+// LockState is a snapshot of a Mutex or FairMutex, read in one round trip
+// (Redisson's isLocked, getHoldCount and remainTimeToLive at once).
+type LockState struct {
+	// Locked: someone holds the lock.
+	Locked bool
+	// HoldCount is how many times the owner in the context asked with holds
+	// the lock (0: not held by that owner, or no owner in the context).
+	HoldCount int64
+	// Lease is the lock's remaining lease: 0 when free, negative when held
+	// without expiry.
+	Lease time.Duration
 }
 
-// HoldCount returns how many times the owner in ctx holds the lock (0: not
-// held by that owner).
-func (m *Mutex) HoldCount(ctx context.Context) (int64, error) {
-	st, err := m.state(ctx)
-	return st.Holds, err
-}
-
-// RemainingLease returns the lock's remaining lease: 0 when nobody holds it,
-// a negative duration when it is held without expiry.
-func (m *Mutex) RemainingLease(ctx context.Context) (time.Duration, error) {
-	st, err := m.state(ctx)
-	if err != nil || st.Owners == 0 {
-		return 0, err
-	}
-	return time.Duration(st.TTL) * time.Millisecond, nil
-}
-
-func (m *Mutex) state(ctx context.Context) (generated.MutexStateResult, error) {
+// State reads whether the lock is held, the hold count of the owner in ctx
+// (a lock context's or WithOwner's) and the remaining lease.
+func (m *Mutex) State(ctx context.Context) (LockState, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
-		return generated.MutexStateResult{}, err
+		return LockState{}, opError("state of", m.name, err)
 	}
 	owner, _ := OwnerFrom(ctx)
 	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.c.fieldOf(m, owner))
 	if err != nil {
-		return st, fmt.Errorf("scriptlock: state of %q: %w", m.name, err)
+		return LockState{}, opError("state of", m.name, err)
 	}
-	return st, nil
+	out := LockState{Locked: st.Owners > 0, HoldCount: st.Holds}
+	if out.Locked {
+		out.Lease = time.Duration(st.TTL) * time.Millisecond
+	}
+	return out, nil
+}
+
+// IsLocked reports whether anyone holds the lock (State(ctx).Locked).
+func (m *Mutex) IsLocked(ctx context.Context) (bool, error) {
+	st, err := m.State(ctx)
+	return st.Locked, err
 }

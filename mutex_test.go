@@ -35,14 +35,15 @@ func TestMutexReentrantLifecycle(t *testing.T) {
 	if tok2, _ := Fence(lctx2); tok2 != tok1 {
 		t.Fatalf("re-entry token = %d, want %d", tok2, tok1)
 	}
-	if n, err := m.HoldCount(lctx); err != nil || n != 2 {
-		t.Fatalf("HoldCount = %d, %v; want 2", n, err)
+	if st, err := m.State(lctx); err != nil || !st.Locked || st.HoldCount != 2 || st.Lease <= 0 || st.Lease > DefaultLease {
+		t.Fatalf("State = %+v, %v; want locked, 2 holds, lease in (0, %s]", st, err, DefaultLease)
+	}
+	// Asked without an owner: locked, no holds of its own.
+	if st, err := m.State(ctx); err != nil || !st.Locked || st.HoldCount != 0 {
+		t.Fatalf("State without owner = %+v, %v", st, err)
 	}
 	if locked, err := m.IsLocked(ctx); err != nil || !locked {
 		t.Fatalf("IsLocked = %v, %v", locked, err)
-	}
-	if d, err := m.RemainingLease(ctx); err != nil || d <= 0 || d > DefaultLease {
-		t.Fatalf("RemainingLease = %s, %v", d, err)
 	}
 	// Another owner on the same handle is contended.
 	other := WithOwner(ctx, "someone-else")
@@ -195,8 +196,8 @@ func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
 	if lctx.Err() != nil {
 		t.Fatalf("lock context ended: %v", context.Cause(lctx))
 	}
-	if n, err := m.HoldCount(lctx); err != nil || n != 1 {
-		t.Fatalf("HoldCount after 3 leases = %d, %v", n, err)
+	if st, err := m.State(lctx); err != nil || st.HoldCount != 1 {
+		t.Fatalf("State after 3 leases = %+v, %v", st, err)
 	}
 	if err := m.Unlock(lctx); err != nil {
 		t.Fatal(err)

@@ -270,8 +270,8 @@ func TestObserverSemaphores(t *testing.T) {
 	if err := s.Acquire(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.TryAcquire(ctx, 1, 0); ok || err != nil {
-		t.Fatalf("TryAcquire on an empty semaphore: %v %v", ok, err)
+	if err := s.TryAcquire(ctx, 1, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryAcquire on an empty semaphore: %v", err)
 	}
 	if err := s.Release(ctx, 1); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,8 @@ const (
 	DefaultFenceIdle = 7 * 24 * time.Hour
 )
 
-// Options come in levels, so an option that cannot apply does not compile:
+// Option configures a Client (New). Options come in levels, so an option
+// that cannot apply does not compile:
 //
 //   - Option configures a Client (New). WithKeyPrefix, WithLogger,
 //     WithShardedPubSub and WithObserver are Client-wide and only Options:
@@ -34,8 +35,6 @@ const (
 // A SharedOption that has no meaning for a kind of handle (WithLease on a
 // Semaphore, WithRedissonFairQueue on a Mutex) makes that handle's
 // constructor fail with ErrInvalidArgument, rather than being ignored.
-
-// Option configures a Client (New).
 type Option interface {
 	applyClient(*config)
 }
@@ -186,7 +185,9 @@ func (c *config) fail(format string, args ...any) {
 }
 
 // WithLease makes locks expire on their own after d instead of being renewed
-// by the watchdog. 0 restores watchdog renewal.
+// by the watchdog. 0 restores watchdog renewal. For Mutex, FairMutex, RWMutex
+// and RedLock (its lease and validity on every node); Extend gives such a
+// hold a new lease.
 func WithLease(d time.Duration) SharedOption {
 	return sharedOption{"WithLease", kindsLock, func(c *config) {
 		if d < 0 {
@@ -199,6 +200,7 @@ func WithLease(d time.Duration) SharedOption {
 
 // WithWatchdog sets the lease the watchdog keeps on a lock held without an
 // explicit lease (default 30 s) and how often it renews it (default lease/3).
+// For Mutex, FairMutex, RWMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
 		if lease <= 0 || every < 0 || every >= lease {
@@ -209,8 +211,9 @@ func WithWatchdog(lease, every time.Duration) SharedOption {
 	}}
 }
 
-// WithKeyPrefix puts every key under prefix (for example "app1:"). Lock names
-// that Java services share with Redisson need the same prefix there.
+// WithKeyPrefix puts every key of the Client's handles under prefix (for
+// example "app1:"). Lock names that Java services share with Redisson need
+// the same prefix there. Client-wide: use a Client per prefix.
 func WithKeyPrefix(prefix string) Option {
 	return clientOption(func(c *config) { c.prefix = prefix })
 }
@@ -227,8 +230,9 @@ func WithLogger(l *slog.Logger) Option {
 	})
 }
 
-// WithReleaseTimeout bounds Unlock, which runs detached from its caller's
-// context so a cancelled request still releases its lock. Default 5 s.
+// WithReleaseTimeout bounds Unlock (and a semaphore's Release), which runs
+// detached from its caller's context so a cancelled request still releases
+// its lock. Default 5 s. For every kind but CountDownLatch.
 func WithReleaseTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithReleaseTimeout", kindsLock | kindSemaphore | kindPermitSemaphore, func(c *config) {
 		if d <= 0 {
@@ -243,7 +247,8 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // how long an acquisition waits for a replica's acknowledgement. With the
 // guard on and replicas connected to the primary, an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
-// failover right after it cannot hand the same lock to a second owner.
+// failover right after it cannot hand the same lock to a second owner. For
+// Mutex, FairMutex, RWMutex (both sides) and RedLock (on each node).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {
 		if on && timeout <= 0 {
@@ -262,7 +267,8 @@ func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 // lock names that are no longer used do not leave keys behind forever. A
 // counter that expired starts again from the server's clock in microseconds,
 // above every token it handed out before, so tokens stay strictly increasing
-// as long as the server's clock does not step back by more than d.
+// as long as the server's clock does not step back by more than d. For
+// Mutex, FairMutex, RWMutex and RedLock.
 func WithFenceIdle(d time.Duration) SharedOption {
 	return sharedOption{"WithFenceIdle", kindsLock, func(c *config) {
 		if d < time.Second {

@@ -14,11 +14,11 @@ var (
 	// ErrUnknownPermit: PermitSemaphore.Release or Extend of a permit id the
 	// semaphore does not hold: never issued, released already, or expired and
 	// reclaimed. It satisfies errors.Is(err, ErrNotHeld).
-	ErrUnknownPermit = fmt.Errorf("%w: unknown permit", ErrNotHeld)
+	ErrUnknownPermit error = &subError{"unknown permit", ErrNotHeld}
 	// ErrPermitExpired: a permit was released after its lease had ended. The
 	// permit is back in the pool, but the work done under it was not covered
 	// by the lease. It satisfies errors.Is(err, ErrNotHeld).
-	ErrPermitExpired = fmt.Errorf("%w: permit lease had ended", ErrNotHeld)
+	ErrPermitExpired error = &subError{"permit lease had ended", ErrNotHeld}
 )
 
 // PermitSemaphore is a distributed semaphore whose permits belong to their
@@ -83,6 +83,11 @@ func redissonSuffix(name, suffix string) string {
 // Name returns the semaphore's name.
 func (s *PermitSemaphore) Name() string { return s.name }
 
+// fail is the error of operation op on the semaphore.
+func (s *PermitSemaphore) fail(op string, err error) error {
+	return fmt.Errorf("scriptlock: permit semaphore %q: %s: %w", s.name, op, err)
+}
+
 // Key returns the Redis key of the free-permit counter (prefix + name).
 func (s *PermitSemaphore) Key() string { return s.key }
 
@@ -90,14 +95,14 @@ func (s *PermitSemaphore) Key() string { return s.key }
 // reports whether it set them.
 func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
-		return false, err
+		return false, s.fail("set permits", err)
 	}
 	if err := positive("permits", permits); err != nil {
-		return false, err
+		return false, s.fail("set permits", err)
 	}
 	ok, err := generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, permits, s.c.publishCommand())
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: permit semaphore %q: set permits: %w", s.name, err)
+		return false, s.fail("set permits", err)
 	}
 	return ok, nil
 }
@@ -106,14 +111,14 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 // returns the new count of free permits.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
-		return 0, err
+		return 0, s.fail("add permits", err)
 	}
 	if n == 0 {
-		return 0, invalidf("permits to add must not be zero")
+		return 0, s.fail("add permits", invalidf("permits to add must not be zero"))
 	}
 	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
 	if err != nil {
-		return 0, fmt.Errorf("scriptlock: permit semaphore %q: add %d permits: %w", s.name, n, err)
+		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}
 	return v, nil
 }
@@ -126,13 +131,18 @@ func (s *PermitSemaphore) Acquire(ctx context.Context, lease time.Duration) (str
 	return id, err
 }
 
-// TryAcquire is Acquire that gives up after wait (0: a single attempt); ok
-// is false when no permit became free in time.
-func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Duration) (id string, ok bool, err error) {
+// TryAcquire is Acquire that gives up after wait (0: a single attempt). When
+// no permit became free in time the error errors.Is ErrNotAcquired, as
+// TryLock's does.
+func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Duration) (id string, err error) {
 	if wait < 0 {
-		return "", false, invalidf("negative wait %s", wait)
+		return "", s.fail("acquire", invalidf("negative wait %s", wait))
 	}
-	return s.acquire(ctx, lease, wait)
+	id, ok, err := s.acquire(ctx, lease, wait)
+	if err == nil && !ok {
+		return "", s.fail("acquire", fmt.Errorf("%w within %s", ErrNotAcquired, wait))
+	}
+	return id, err
 }
 
 func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration) (string, bool, error) {
@@ -140,13 +150,13 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return observeTake(s.c, ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) (string, bool, error) { return s.acquire(ctx, lease, wait) })
 	}
 	if err := s.c.checkHandle(ctx); err != nil {
-		return "", false, err
+		return "", false, s.fail("acquire", err)
 	}
 	if lease < time.Millisecond {
-		return "", false, invalidf("permit lease must be at least 1ms, got %s", lease)
+		return "", false, s.fail("acquire", invalidf("permit lease must be at least 1ms, got %s", lease))
 	}
 	if !s.c.enter() {
-		return "", false, ErrClosed
+		return "", false, s.fail("acquire", ErrClosed)
 	}
 	defer s.c.inflight.Done()
 	id := randomID()
@@ -169,7 +179,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return false, next, nil
 	})
 	if err != nil {
-		return "", false, fmt.Errorf("scriptlock: permit semaphore %q: acquire: %w", s.name, err)
+		return "", false, s.fail("acquire", err)
 	}
 	if !ok {
 		return "", false, nil
@@ -210,23 +220,23 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 		return s.c.observeRelease(ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, id) })
 	}
 	if err := s.c.checkHandle(ctx); err != nil {
-		return err
+		return s.fail("release", err)
 	}
 	wire, err := permitWire(id)
 	if err != nil {
-		return err
+		return s.fail("release", err)
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
 	st, err := generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
 	if err != nil {
-		return fmt.Errorf("scriptlock: permit semaphore %q: release: %w", s.name, err)
+		return s.fail("release", err)
 	}
 	switch st {
 	case 0:
-		return fmt.Errorf("scriptlock: permit semaphore %q: release %s: %w", s.name, id, ErrUnknownPermit)
+		return s.fail("release "+id, ErrUnknownPermit)
 	case 2:
-		return fmt.Errorf("scriptlock: permit semaphore %q: release %s: %w", s.name, id, ErrPermitExpired)
+		return s.fail("release "+id, ErrPermitExpired)
 	}
 	return nil
 }
@@ -236,21 +246,21 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // returned.
 func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Duration) error {
 	if err := s.c.checkHandle(ctx); err != nil {
-		return err
+		return s.fail("extend", err)
 	}
 	wire, err := permitWire(id)
 	if err != nil {
-		return err
+		return s.fail("extend", err)
 	}
 	if lease < time.Millisecond {
-		return invalidf("permit lease must be at least 1ms, got %s", lease)
+		return s.fail("extend", invalidf("permit lease must be at least 1ms, got %s", lease))
 	}
 	res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
 	if err != nil {
-		return fmt.Errorf("scriptlock: permit semaphore %q: extend: %w", s.name, err)
+		return s.fail("extend", err)
 	}
 	if res.Status != 1 {
-		return fmt.Errorf("scriptlock: permit semaphore %q: extend %s: %w", s.name, id, ErrUnknownPermit)
+		return s.fail("extend "+id, ErrUnknownPermit)
 	}
 	return nil
 }
@@ -259,11 +269,27 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 // pool every permit whose lease has ended.
 func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
-		return 0, err
+		return 0, s.fail("available permits", err)
 	}
 	v, err := generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, s.c.publishCommand())
 	if err != nil {
-		return 0, fmt.Errorf("scriptlock: permit semaphore %q: available permits: %w", s.name, err)
+		return 0, s.fail("available permits", err)
 	}
 	return v, nil
+}
+
+// Delete removes the semaphore, its free-permit count and every permit held,
+// as Redisson's RPermitExpirableSemaphore.delete does, and reports whether
+// there was anything to delete. A permit held before Delete can no longer be
+// released or extended (ErrUnknownPermit); waiters keep waiting until permits
+// are set again.
+func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.c.checkHandle(ctx); err != nil {
+		return false, s.fail("delete", err)
+	}
+	ok, err := generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts)
+	if err != nil {
+		return false, s.fail("delete", err)
+	}
+	return ok, nil
 }

@@ -25,12 +25,12 @@ func TestPermitSemaphoreLifecycle(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(id1) {
 		t.Fatalf("permit id %q is not 128 random bits in hex", id1)
 	}
-	id2, ok, err := s.TryAcquire(ctx, 10*time.Second, 0)
-	if err != nil || !ok || id2 == id1 {
-		t.Fatalf("TryAcquire = %q, %v, %v", id2, ok, err)
+	id2, err := s.TryAcquire(ctx, 10*time.Second, 0)
+	if err != nil || id2 == id1 {
+		t.Fatalf("TryAcquire = %q, %v", id2, err)
 	}
-	if _, ok, err := s.TryAcquire(ctx, time.Second, 30*time.Millisecond); err != nil || ok {
-		t.Fatalf("TryAcquire with none free = %v, %v", ok, err)
+	if id, err := s.TryAcquire(ctx, time.Second, 30*time.Millisecond); !errors.Is(err, ErrNotAcquired) || id != "" {
+		t.Fatalf("TryAcquire with none free = %q, %v; want ErrNotAcquired", id, err)
 	}
 	// Redisson's layout: held permits in {name}:timeout, scored by lease end.
 	timeouts := "{" + s.Key() + "}:timeout"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -200,6 +201,29 @@ type redHeld struct {
 	ctxs   []context.Context // per node; nil where not granted
 	stops  []context.CancelCauseFunc
 	cancel context.CancelCauseFunc
+	// With an explicit lease: when the validity ends (unix ns; Extend moves
+	// it) and the timer that ends the context then.
+	validUntil atomic.Int64
+	validity   *time.Timer
+}
+
+// redCtx is a RedLock's context: its deadline is the validity, which
+// Extend can move.
+type redCtx struct {
+	context.Context
+	h *redHeld
+}
+
+func (c *redCtx) Deadline() (time.Time, bool) {
+	ns := c.h.validUntil.Load()
+	if ns == 0 {
+		return c.Context.Deadline()
+	}
+	d := time.Unix(0, ns)
+	if pd, ok := c.Context.Deadline(); ok && pd.Before(d) {
+		return pd, true
+	}
+	return d, true
 }
 
 type redKey struct{ r *RedLock }
@@ -214,14 +238,14 @@ func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
 // *QuorumError.
 func (r *RedLock) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("redlock", r.name, invalidf("negative wait %s", wait))
 	}
 	return r.acquire(ctx, wait)
 }
 
 func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, opError("redlock", r.name, invalidf("nil context"))
 	}
 	// Without an owner in ctx, every Lock call is a new owner.
 	owner, ok := OwnerFrom(ctx)
@@ -272,7 +296,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 			_, err := m.TryLock(nctx, 0)
 			cancel()
 			if err != nil {
-				errs[i] = fmt.Errorf("node %d: %w", i, err)
+				errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
 				return
 			}
 			// The context TryLock returned ends with nctx: tie a new one to
@@ -329,10 +353,14 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 	rctx, cancel := context.WithCancelCause(WithOwner(ctx, h.owner))
 	h.cancel = cancel
 	if r.lease > 0 {
-		var stop context.CancelFunc
-		rctx, stop = context.WithDeadlineCause(rctx, validUntil,
-			fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
-		context.AfterFunc(rctx, stop)
+		h.validUntil.Store(validUntil.UnixNano())
+		h.validity = time.AfterFunc(time.Until(validUntil), func() {
+			if time.Now().UnixNano() < h.validUntil.Load() {
+				return // Extend moved it while the timer fired
+			}
+			cancel(fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
+		})
+		context.AfterFunc(rctx, func() { h.validity.Stop() })
 	}
 	var mu sync.Mutex
 	live := 0
@@ -360,7 +388,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			}
 		})
 	}
-	return context.WithValue(rctx, redKey{r}, h)
+	return &redCtx{Context: context.WithValue(rctx, redKey{r}, h), h: h}
 }
 
 // releaseAll unlocks on every node in parallel and returns each node's error.
@@ -389,7 +417,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
 // be reached (their lease runs out on its own).
 func (r *RedLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
-		return invalidf("nil context")
+		return opError("unlock redlock", r.name, invalidf("nil context"))
 	}
 	h, _ := ctx.Value(redKey{r}).(*redHeld)
 	known := h != nil
@@ -417,7 +445,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			// Not granted at acquisition: the release there was a courtesy
 			// for a grant that may have landed late.
 		default:
-			failed = append(failed, fmt.Errorf("node %d: %w", i, err))
+			failed = append(failed, fmt.Errorf("node %d: %w", i, nested(err)))
 		}
 	}
 	if released == 0 {
@@ -442,4 +470,69 @@ func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (co
 	ctx, cancel := context.WithCancelCause(WithOwner(parent, owner))
 	h.track(nil, cancel)
 	return ctx, cancel, true
+}
+
+// Extend gives the RedLock, taken with an explicit lease (WithLease), lease
+// from now on every node that holds it (Mutex.Extend, each bounded by the
+// node timeout), and moves its validity to lease − elapsed − drift from now
+// when a majority of nodes confirmed in time. Otherwise the error errors.Is
+// ErrQuorum (and ErrNotHeld when nodes no longer held it), and the validity
+// only ever moves earlier: to the new lease where that is sooner, since some
+// nodes may have applied it. lctx must be the context Lock returned (or one
+// derived from it). Without an explicit lease the nodes' watchdogs renew the
+// lock and Extend fails with ErrInvalidArgument.
+func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	fail := func(err error) error { return opError("extend redlock", r.name, err) }
+	if ctx == nil || lctx == nil {
+		return fail(invalidf("nil context"))
+	}
+	if r.lease == 0 {
+		return fail(fmt.Errorf("%w: %w", ErrInvalidArgument, errWatchdogHold))
+	}
+	if lease < time.Millisecond {
+		return fail(invalidf("lease must be at least 1ms, got %s", lease))
+	}
+	h, _ := lctx.Value(redKey{r}).(*redHeld)
+	if h == nil {
+		return fail(fmt.Errorf("%w (pass the context Lock returned)", ErrNotHeld))
+	}
+	if lctx.Err() != nil {
+		return fail(ErrNotHeld)
+	}
+	start := time.Now()
+	errs := make([]error, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, m := range r.nodes {
+		if h.ctxs[i] == nil {
+			errs[i] = ErrNotHeld // not granted at acquisition
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+			errs[i] = m.Extend(nctx, h.ctxs[i], lease)
+			cancel()
+		}()
+	}
+	wg.Wait()
+	extended := 0
+	for _, err := range errs {
+		if err == nil {
+			extended++
+		}
+	}
+	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
+	validity := lease - time.Since(start) - drift
+	until := start.Add(lease - drift)
+	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
+	if ok || until.UnixNano() < h.validUntil.Load() {
+		h.validUntil.Store(until.UnixNano())
+		h.validity.Reset(time.Until(until))
+	}
+	if !ok {
+		return fail(fmt.Errorf("%d of %d nodes extended, %d needed (validity %s): %w",
+			extended, len(r.nodes), r.Quorum(), validity, errors.Join(ErrQuorum, nodeErrors(errs))))
+	}
+	return nil
 }

@@ -15,7 +15,7 @@ import (
 // ErrUpgrade: a write lock was requested by an owner that holds a read lock
 // of the same RWMutex. The write lock would wait for the owner's own read
 // lock forever, so the request fails at once; release the read lock first.
-var ErrUpgrade = errors.New("scriptlock: write lock requested while holding a read lock")
+var ErrUpgrade = errors.New("write lock requested while holding a read lock")
 
 // RWMutex is a distributed reader-writer lock with Redisson's RReadWriteLock
 // layout: many readers or one writer. Reads and writes are reentrant per
@@ -106,7 +106,7 @@ func (rw *RWMutex) Lock(ctx context.Context) (context.Context, error) {
 // TryLock is Lock that gives up after wait; wait 0 makes one attempt.
 func (rw *RWMutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", rw.name, invalidf("negative wait %s", wait))
 	}
 	return rw.acquire(ctx, true, wait, rw.cfg.lease)
 }
@@ -114,9 +114,20 @@ func (rw *RWMutex) TryLock(ctx context.Context, wait time.Duration) (context.Con
 // LockWithLease is Lock with a lease that expires on its own.
 func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
 	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
 	}
 	return rw.acquire(ctx, true, -1, lease)
+}
+
+// TryLockWithLease is TryLock with a lease that expires on its own.
+func (rw *RWMutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, opError("lock", rw.name, invalidf("negative wait %s", wait))
+	}
+	if lease <= 0 {
+		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
+	}
+	return rw.acquire(ctx, true, wait, lease)
 }
 
 // Unlock releases one write hold of the owner in ctx, detached from ctx.
@@ -130,7 +141,7 @@ func (rw *RWMutex) RLock(ctx context.Context) (context.Context, error) {
 // TryRLock is RLock that gives up after wait; wait 0 makes one attempt.
 func (rw *RWMutex) TryRLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", rw.name, invalidf("negative wait %s", wait))
 	}
 	return rw.acquire(ctx, false, wait, rw.cfg.lease)
 }
@@ -138,9 +149,20 @@ func (rw *RWMutex) TryRLock(ctx context.Context, wait time.Duration) (context.Co
 // RLockWithLease is RLock with a lease that expires on its own.
 func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
 	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
 	}
 	return rw.acquire(ctx, false, -1, lease)
+}
+
+// TryRLockWithLease is TryRLock with a lease that expires on its own.
+func (rw *RWMutex) TryRLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
+	if wait < 0 {
+		return nil, opError("lock", rw.name, invalidf("negative wait %s", wait))
+	}
+	if lease <= 0 {
+		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
+	}
+	return rw.acquire(ctx, false, wait, lease)
 }
 
 // RUnlock releases one read hold of the owner in ctx, detached from ctx.
@@ -175,17 +197,13 @@ var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clien
 
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, opError("lock", rw.name, invalidf("nil context"))
 	}
 	side := &rw.read
 	if write {
 		side = &rw.write
 	}
-	lctx, err := rw.c.acquire(ctx, side, wait, lease)
-	if errors.Is(err, ErrUpgrade) {
-		return nil, fmt.Errorf("scriptlock: lock %q: %w", rw.name, ErrUpgrade)
-	}
-	return lctx, err
+	return rw.c.acquire(ctx, side, wait, lease)
 }
 
 func (s *rwSide) spec() *lockSpec { return &s.rw.lockSpec }
@@ -312,25 +330,25 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 	}
 }
 
-// RWState is a snapshot of a reader-writer lock.
+// RWState is a snapshot of a reader-writer lock, read in one round trip.
 type RWState struct {
 	Mode   string        // "read", "write", or "" when free
-	Reads  int64         // read holds of the owner asked about
-	Writes int64         // write holds of the owner asked about
+	Reads  int64         // read holds of the owner in the context
+	Writes int64         // write holds of the owner in the context
 	Lease  time.Duration // remaining lease; 0 when free, negative without expiry
 }
 
-// State reads the lock's mode, the hold counts of the owner in ctx and the
-// remaining lease.
+// State reads the lock's mode, the hold counts of the owner in ctx (a lock
+// context's or WithOwner's) and the remaining lease.
 func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 	if err := rw.lockSpec.check(ctx); err != nil {
-		return RWState{}, err
+		return RWState{}, opError("state of", rw.name, err)
 	}
 	owner, _ := OwnerFrom(ctx)
 	field := rw.c.id + ":" + owner
 	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
 	if err != nil {
-		return RWState{}, fmt.Errorf("scriptlock: state of %q: %w", rw.name, err)
+		return RWState{}, opError("state of", rw.name, err)
 	}
 	out := RWState{Reads: st.Reads, Writes: st.Writes}
 	if st.Mode != nil {
@@ -340,7 +358,8 @@ func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 	return out, nil
 }
 
-// IsLocked reports whether anyone holds the lock, for reading or writing.
+// IsLocked reports whether anyone holds the lock, for reading or writing
+// (State(ctx).Mode != "").
 func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) {
 	st, err := rw.State(ctx)
 	return st.Mode != "", err
@@ -350,7 +369,7 @@ func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) {
 // reports whether there was a lock to delete.
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := rw.check(ctx); err != nil {
-		return false, err
+		return false, opError("force unlock", rw.name, err)
 	}
 	c := rw.c
 	var ok bool

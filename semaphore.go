@@ -44,6 +44,11 @@ func (s *Semaphore) check(ctx context.Context) error {
 	return s.c.checkHandle(ctx)
 }
 
+// fail is the error of operation op on the semaphore.
+func (s *Semaphore) fail(op string, err error) error {
+	return fmt.Errorf("scriptlock: semaphore %q: %s: %w", s.name, op, err)
+}
+
 func (c *Client) checkHandle(ctx context.Context) error {
 	if ctx == nil {
 		return invalidf("nil context")
@@ -65,14 +70,14 @@ func positive(what string, n int64) error {
 // yet. It reports whether it set them.
 func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.check(ctx); err != nil {
-		return false, err
+		return false, s.fail("set permits", err)
 	}
 	if err := positive("permits", permits); err != nil {
-		return false, err
+		return false, s.fail("set permits", err)
 	}
 	ok, err := generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, permits, s.c.publishCommand())
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: semaphore %q: set permits: %w", s.name, err)
+		return false, s.fail("set permits", err)
 	}
 	return ok, nil
 }
@@ -85,12 +90,17 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 }
 
 // TryAcquire takes n permits if they become available within wait (0: a
-// single attempt) and reports whether it took them.
-func (s *Semaphore) TryAcquire(ctx context.Context, n int64, wait time.Duration) (bool, error) {
+// single attempt). When the wait runs out first, nothing is taken and the
+// error errors.Is ErrNotAcquired, as TryLock's does.
+func (s *Semaphore) TryAcquire(ctx context.Context, n int64, wait time.Duration) error {
 	if wait < 0 {
-		return false, invalidf("negative wait %s", wait)
+		return s.fail(fmt.Sprintf("acquire %d", n), invalidf("negative wait %s", wait))
 	}
-	return s.acquire(ctx, n, wait)
+	ok, err := s.acquire(ctx, n, wait)
+	if err == nil && !ok {
+		return s.fail(fmt.Sprintf("acquire %d", n), fmt.Errorf("%w within %s", ErrNotAcquired, wait))
+	}
+	return err
 }
 
 func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (bool, error) {
@@ -102,13 +112,13 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		return ok, err
 	}
 	if err := s.check(ctx); err != nil {
-		return false, err
+		return false, s.fail(fmt.Sprintf("acquire %d", n), err)
 	}
 	if err := positive("permits", n); err != nil {
-		return false, err
+		return false, s.fail(fmt.Sprintf("acquire %d", n), err)
 	}
 	if !s.c.enter() {
-		return false, ErrClosed
+		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
 	defer s.c.inflight.Done()
 	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
@@ -123,7 +133,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		return err == nil && res.Ok == 1, notifyFallback, err
 	})
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: semaphore %q: acquire %d: %w", s.name, n, err)
+		return false, s.fail(fmt.Sprintf("acquire %d", n), err)
 	}
 	return acquired, nil
 }
@@ -158,15 +168,15 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 		return s.c.observeRelease(ctx, Op{PrimitiveSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, n) })
 	}
 	if err := s.check(ctx); err != nil {
-		return err
+		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	if err := positive("permits", n); err != nil {
-		return err
+		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
 	if _, err := generated.SemaphoreRelease(rctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand()); err != nil {
-		return fmt.Errorf("scriptlock: semaphore %q: release %d: %w", s.name, n, err)
+		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	return nil
 }
@@ -177,14 +187,14 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 // permits are released. It returns the new count.
 func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.check(ctx); err != nil {
-		return 0, err
+		return 0, s.fail("add permits", err)
 	}
 	if n == 0 {
-		return 0, invalidf("permits to add must not be zero")
+		return 0, s.fail("add permits", invalidf("permits to add must not be zero"))
 	}
 	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
 	if err != nil {
-		return 0, fmt.Errorf("scriptlock: semaphore %q: add %d permits: %w", s.name, n, err)
+		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}
 	return v, nil
 }
@@ -192,11 +202,11 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // DrainPermits takes every available permit and returns how many it took.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
-		return 0, err
+		return 0, s.fail("drain", err)
 	}
 	v, err := generated.SemaphoreDrain(ctx, s.c.rc, s.key)
 	if err != nil {
-		return 0, fmt.Errorf("scriptlock: semaphore %q: drain: %w", s.name, err)
+		return 0, s.fail("drain", err)
 	}
 	return v, nil
 }
@@ -205,11 +215,28 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 // semaphore was never set).
 func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
-		return 0, err
+		return 0, s.fail("available permits", err)
 	}
 	v, err := generated.SemaphoreAvailable(ctx, s.c.rc, s.key)
 	if err != nil {
-		return 0, fmt.Errorf("scriptlock: semaphore %q: available permits: %w", s.name, err)
+		return 0, s.fail("available permits", err)
 	}
 	return v, nil
+}
+
+// Delete removes the semaphore, as Redisson's RSemaphore.delete does, and
+// reports whether there was one. Waiters keep waiting: a deleted semaphore
+// has no permits until TrySetPermits or AddPermits sets some again, and a
+// Release after Delete adds its permits to a new count. The records of
+// acquisition attempts (redisson_sc_latch:{name}:...) are not listed anywhere
+// to delete; they expire within a minute.
+func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
+	if err := s.check(ctx); err != nil {
+		return false, s.fail("delete", err)
+	}
+	ok, err := generated.SemaphoreDelete(ctx, s.c.rc, s.key)
+	if err != nil {
+		return false, s.fail("delete", err)
+	}
+	return ok, nil
 }

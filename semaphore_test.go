@@ -36,17 +36,17 @@ func TestSemaphoreLifecycle(t *testing.T) {
 	if n, _ := s.AvailablePermits(ctx); n != 1 {
 		t.Fatalf("available = %d, want 1", n)
 	}
-	if ok, err := s.TryAcquire(ctx, 2, 0); err != nil || ok {
-		t.Fatalf("TryAcquire(2, 0) = %v, %v; want false", ok, err)
+	if err := s.TryAcquire(ctx, 2, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryAcquire(2, 0) = %v; want ErrNotAcquired", err)
 	}
-	if ok, err := s.TryAcquire(ctx, 2, 30*time.Millisecond); err != nil || ok {
-		t.Fatalf("TryAcquire(2, 30ms) = %v, %v; want false", ok, err)
+	if err := s.TryAcquire(ctx, 2, 30*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryAcquire(2, 30ms) = %v; want ErrNotAcquired", err)
 	}
 	if err := s.Release(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := s.TryAcquire(ctx, 2, 0); err != nil || !ok {
-		t.Fatalf("TryAcquire(2) after release = %v, %v", ok, err)
+	if err := s.TryAcquire(ctx, 2, 0); err != nil {
+		t.Fatalf("TryAcquire(2) after release = %v", err)
 	}
 	if err := s.Release(ctx, 3); err != nil {
 		t.Fatal(err)
@@ -80,14 +80,14 @@ func TestSemaphoreInvalidInput(t *testing.T) {
 		if err := s.Acquire(ctx, n); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("Acquire(%d): %v", n, err)
 		}
-		if _, err := s.TryAcquire(ctx, n, time.Second); !errors.Is(err, ErrInvalidArgument) {
+		if err := s.TryAcquire(ctx, n, time.Second); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("TryAcquire(%d): %v", n, err)
 		}
 		if err := s.Release(ctx, n); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("Release(%d): %v", n, err)
 		}
 	}
-	if _, err := s.TryAcquire(ctx, 1, -time.Second); !errors.Is(err, ErrInvalidArgument) {
+	if err := s.TryAcquire(ctx, 1, -time.Second); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("negative wait: %v", err)
 	}
 	if _, err := s.AddPermits(ctx, 0); !errors.Is(err, ErrInvalidArgument) {

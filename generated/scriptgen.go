@@ -260,6 +260,15 @@ var Scripts = []Script{{
 	SHA1:      permitAvailableSHA1,
 	Source:    permitAvailableSource,
 }, {
+	Args:      nil,
+	File:      "scripts/permit_delete.lua",
+	Keys:      []string{"semaphore", "timeouts"},
+	Name:      "PermitDelete",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      permitDeleteSHA1,
+	Source:    permitDeleteSource,
+}, {
 	Args:      []string{"id", "lease", "publish"},
 	File:      "scripts/permit_extend.lua",
 	Keys:      []string{"semaphore", "timeouts", "channel"},
@@ -304,6 +313,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      rwReadAcquireSHA1,
 	Source:    rwReadAcquireSource,
+}, {
+	Args:      []string{"lease", "owner"},
+	File:      "scripts/rw_read_extend.lua",
+	Keys:      []string{"lock", "timeouts", "prefix"},
+	Name:      "RwReadExtend",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      rwReadExtendSHA1,
+	Source:    rwReadExtendSource,
 }, {
 	Args:      []string{"owner", "publish", "latchTTL"},
 	File:      "scripts/rw_read_release.lua",
@@ -367,6 +385,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      semaphoreAvailableSHA1,
 	Source:    semaphoreAvailableSource,
+}, {
+	Args:      nil,
+	File:      "scripts/semaphore_delete.lua",
+	Keys:      []string{"semaphore"},
+	Name:      "SemaphoreDelete",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      semaphoreDeleteSHA1,
+	Source:    semaphoreDeleteSource,
 }, {
 	Args:      nil,
 	File:      "scripts/semaphore_drain.lua",

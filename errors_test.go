@@ -1,0 +1,114 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Every error says "scriptlock:" once and names its lock once, and still
+// errors.Is its sentinel.
+func TestErrorTextSaysEachThingOnce(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	const name = "orders-7f"
+	// check wants err to be sentinel, to say "scriptlock:" once and, unless
+	// lock is "", to quote lock once.
+	check := func(what string, err error, sentinel error, lock string) {
+		t.Helper()
+		if !errors.Is(err, sentinel) {
+			t.Errorf("%s: %v, want errors.Is %v", what, err, sentinel)
+			return
+		}
+		msg := err.Error()
+		if n := strings.Count(msg, "scriptlock:"); n != 1 {
+			t.Errorf("%s: %q says scriptlock: %d times", what, msg, n)
+		}
+		if n := strings.Count(msg, `"`+lock+`"`); lock != "" && n != 1 {
+			t.Errorf("%s: %q names the lock %d times", what, msg, n)
+		}
+	}
+
+	m := mustMutex(t, c, name)
+	check("unlock not held", m.Unlock(WithOwner(ctx, "nobody")), ErrNotHeld, name)
+	check("unlock without owner", m.Unlock(ctx), ErrNotHeld, name)
+	hold, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.TryLock(ctx, 0)
+	check("not acquired", err, ErrNotAcquired, name)
+	_, err = mustFair(t, c, name).TryLock(ctx, 0)
+	check("fair not acquired", err, ErrNotAcquired, name)
+	_, err = mustRW(t, c, name+"-rw").TryRLock(ctx, -1)
+	check("rwmutex negative wait", err, ErrInvalidArgument, name+"-rw")
+	if err := m.Unlock(hold); err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.LockWithLease(ctx, 0)
+	check("invalid lease", err, ErrInvalidArgument, name)
+	_, err = m.TryLock(ctx, -time.Second)
+	check("negative wait", err, ErrInvalidArgument, name)
+	_, err = m.Lock(nil) //lint:ignore SA1012 a nil context is the bad input under test
+	check("nil context", err, ErrInvalidArgument, name)
+	for _, bad := range []string{"", "a{", strings.Repeat("x", MaxNameLen+1)} {
+		_, err = c.Mutex(bad)
+		check("invalid name "+bad[:min(len(bad), 4)], err, ErrInvalidName, "")
+	}
+	_, err = c.Mutex(name, WithLease(-time.Second))
+	check("invalid option", err, ErrInvalidArgument, name)
+	_, err = c.Semaphore(name, WithLease(time.Second))
+	check("option for another kind", err, ErrInvalidArgument, name)
+
+	s := mustSem(t, c, name)
+	check("semaphore not acquired", s.TryAcquire(ctx, 1, 0), ErrNotAcquired, name)
+	p := mustPermits(t, c, name)
+	_, err = p.TryAcquire(ctx, time.Second, 0)
+	check("permit not acquired", err, ErrNotAcquired, name)
+	check("unknown permit", p.Release(ctx, strings.Repeat("0", 32)), ErrNotHeld, name)
+	check("bad permit id", p.Release(ctx, "x"), ErrInvalidArgument, name)
+
+	ml := mustMulti(t, []Locker{m, mustMutex(t, c, name+"-2")})
+	other, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ml.TryLock(ctx, 0)
+	check("multilock not acquired", err, ErrNotAcquired, "")
+	check("multilock unlock not held", ml.Unlock(WithOwner(ctx, "nobody")), ErrNotHeld, "")
+	if err := m.Unlock(other); err != nil {
+		t.Fatal(err)
+	}
+
+	l := mustLatch(t, c, name)
+	closed := newTestClient(t, node.Client(t))
+	cm := mustMutex(t, closed, name)
+	cl := mustLatch(t, closed, name)
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cm.Lock(ctx)
+	check("closed client", err, ErrClosed, name)
+	check("closed client latch", cl.Await(ctx), ErrClosed, name)
+	_, err = l.AwaitTimeout(ctx, -1)
+	check("latch negative wait", err, ErrInvalidArgument, name)
+
+	// A lock context's cause says it once too.
+	lctx, err := m.LockWithLease(ctx, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("lock context outlived its lease")
+	}
+	if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) || strings.Count(cause.Error(), "scriptlock:") > 1 {
+		t.Errorf("lost lock cause %q", cause)
+	}
+}

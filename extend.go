@@ -1,0 +1,218 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+)
+
+// extender is a primitive whose explicit-lease holds can be extended.
+type extender interface {
+	// extendOnce sets the lease of field's hold to lease from now; false
+	// when field no longer holds the lock.
+	extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error)
+}
+
+func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
+	return generated.MutexRenew(ctx, m.c.rc, m.key, lease, field)
+}
+
+func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
+	return f.m.extendOnce(ctx, field, lease)
+}
+
+func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
+	rw := s.rw
+	if s.write {
+		return generated.MutexRenew(ctx, rw.c.rc, rw.key, lease, field)
+	}
+	return generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field)
+}
+
+// errWatchdogHold: Extend of a hold the watchdog renews.
+var errWatchdogHold = errors.New("the watchdog renews this hold (it was taken without a lease); Extend applies to holds taken with an explicit lease")
+
+// extend sets the remaining lease of the explicit-lease hold that lctx names
+// to lease, counted from now on the server, and moves the hold's loss
+// deadline with it. A hold that is gone ends (its contexts with ErrLockLost)
+// and the error is ErrNotHeld. The call is bounded by ctx.
+func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Duration) error {
+	s := p.spec()
+	if ctx == nil || lctx == nil {
+		return opError("extend", s.name, invalidf("nil context"))
+	}
+	if lease < time.Millisecond {
+		return opError("extend", s.name, invalidf("lease must be at least 1ms, got %s", lease))
+	}
+	if c.closed() {
+		return opError("extend", s.name, ErrClosed)
+	}
+	h, field, ok := c.holdOf(lctx, p)
+	if !ok {
+		return opError("extend", s.name, fmt.Errorf("%w (the context names no owner: pass the context Lock returned)", ErrNotHeld))
+	}
+	if h == nil || h.released() {
+		// A lock context of an earlier hold: the owner may hold it again.
+		c.mu.Lock()
+		h = c.holds[holdID(s.key, field)]
+		c.mu.Unlock()
+	}
+	if h == nil || h.released() {
+		return opError("extend", s.name, ErrNotHeld)
+	}
+	c.mu.Lock()
+	renewing := h.renewing
+	c.mu.Unlock()
+	if renewing {
+		return opError("extend", s.name, fmt.Errorf("%w: %w", ErrInvalidArgument, errWatchdogHold))
+	}
+	start := time.Now()
+	held, err := p.(extender).extendOnce(ctx, field, lease)
+	at := start.Add(lease - lossMargin(lease))
+	switch {
+	case err != nil:
+		// The script may have run: a shorter lease may be in force on the
+		// server, so the hold must not outlive it here.
+		c.mu.Lock()
+		if !h.released() && h.loss != nil && at.UnixNano() < h.lossAt.Load() {
+			c.armLocked(h, at)
+		}
+		c.mu.Unlock()
+		return opError("extend", s.name, err)
+	case !held:
+		c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
+		return opError("extend", s.name, ErrNotHeld)
+	}
+	c.mu.Lock()
+	// A re-entry without a lease meanwhile has handed the hold to the
+	// watchdog, which now keeps its lease.
+	if !h.released() && h.loss != nil && !h.renewing {
+		// Re-entrant releases re-arm the lock with the hold's lease.
+		h.lease = lease
+		c.armLocked(h, at)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// Extend sets the remaining lease of the hold lctx names (the context Lock
+// returned, or one carrying its owner) to lease, counted from now, on the
+// server, and moves the moment its lock context ends accordingly. It is for
+// holds taken with an explicit lease (LockWithLease, TryLockWithLease, or
+// WithLease): a hold the watchdog renews is refused with ErrInvalidArgument.
+// A hold that is gone (expired, deleted, taken over) ends its lock context
+// with ErrLockLost and Extend returns ErrNotHeld. The call is bounded by
+// ctx; when it fails without an answer, the lock context ends no later than
+// lease from now, in case the server applied a shorter lease.
+func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	return m.c.extend(ctx, lctx, m, lease)
+}
+
+// Extend sets the remaining lease of the explicit-lease hold lctx names, as
+// Mutex.Extend.
+func (f *FairMutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	return f.m.c.extend(ctx, lctx, f, lease)
+}
+
+// Extend sets the remaining lease of the explicit-lease hold lctx names, as
+// Mutex.Extend. The side is lctx's: a read lock context extends the owner's
+// read holds (their lease keys, and the lock's expiry follows the longest
+// read lease left), a write lock context the write hold. Given a context that
+// only names an owner (WithOwner), Extend extends that owner's write hold if
+// it has one, else its read holds.
+func (rw *RWMutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	side := &rw.write
+	if lctx != nil {
+		lc, _ := lctx.Value(lockCtxKey{}).(*lockCtx)
+		switch {
+		case lc != nil && lc.hold != nil && lc.hold.key == rw.key:
+			if lc.hold.side == sideRead {
+				side = &rw.read
+			}
+		default:
+			if h, _, ok := rw.c.holdOf(lctx, &rw.write); ok && (h == nil || h.released()) {
+				side = &rw.read
+			}
+		}
+	}
+	return rw.c.extend(ctx, lctx, side, lease)
+}
+
+// RExtend extends the owner's read holds, as Extend with a read lock context.
+func (rw *RWMutex) RExtend(ctx, lctx context.Context, lease time.Duration) error {
+	return rw.c.extend(ctx, lctx, &rw.read, lease)
+}
+
+// Extend of RLocker's Locker extends read holds.
+func (r readLocker) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	return r.rw.RExtend(ctx, lctx, lease)
+}
+
+// Extender is a Locker whose explicit-lease holds can be given a new lease:
+// Mutex, FairMutex, RWMutex (and its RLocker), MultiLock, RedLock.
+type Extender interface {
+	Locker
+	Extend(ctx, lctx context.Context, lease time.Duration) error
+}
+
+var (
+	_ Extender = (*Mutex)(nil)
+	_ Extender = (*FairMutex)(nil)
+	_ Extender = (*RWMutex)(nil)
+	_ Extender = readLocker{}
+	_ Extender = (*MultiLock)(nil)
+	_ Extender = (*RedLock)(nil)
+)
+
+// Extend gives every member's hold lease from now (each with Extend), in
+// parallel. Every member must be an Extender holding with an explicit lease.
+// When some member fails, the others keep their new lease and the error
+// names the failures (errors.Join); a member that is gone ends the
+// MultiLock's context as a loss does.
+func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	if ctx == nil || lctx == nil {
+		return fmt.Errorf("scriptlock: extend %s: %w", m.name, invalidf("nil context"))
+	}
+	exts := make([]Extender, len(m.locks))
+	for i, l := range m.locks {
+		e, ok := l.(Extender)
+		if !ok {
+			return fmt.Errorf("scriptlock: extend %s: %w", m.name, invalidf("member %q (%T) cannot be extended", l.Name(), l))
+		}
+		exts[i] = e
+	}
+	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
+	errs := make([]error, len(m.locks))
+	done := make(chan struct{})
+	for i, e := range exts {
+		mctx := lctx
+		if mh != nil {
+			mctx = mh.ctxs[i]
+		}
+		go func() {
+			defer func() { done <- struct{}{} }()
+			errs[i] = nested(e.Extend(ctx, mctx, lease))
+		}()
+	}
+	for range exts {
+		<-done
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scriptlock: extend %s: %w", m.name, err)
+	}
+	return nil
+}
+
+// nodeErrors formats per-node errors for a RedLock error.
+func nodeErrors(errs []error) error {
+	var out []error
+	for i, err := range errs {
+		if err != nil {
+			out = append(out, fmt.Errorf("node %d: %w", i, nested(err)))
+		}
+	}
+	return errors.Join(out...)
+}

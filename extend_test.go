@@ -1,0 +1,289 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// extendCase is one lock kind whose explicit-lease holds Extend gives a new
+// lease.
+type extendCase struct {
+	name string
+	// lock takes the lock with lease (0: the watchdog's).
+	lock   func(ctx context.Context, lease time.Duration) (context.Context, error)
+	extend func(ctx, lctx context.Context, lease time.Duration) error
+	force  func(ctx context.Context) // deletes the lock behind the holder's back
+	pttl   func() int64              // the lock key's PTTL in ms
+}
+
+func extendCases(t *testing.T, node *redistest.Node, c *Client) []extendCase {
+	pttl := func(key string) func() int64 {
+		return func() int64 {
+			v, err := node.Do(t, "PTTL", key).AsInt64()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+	}
+	lockOf := func(l interface {
+		Lock(context.Context) (context.Context, error)
+		LockWithLease(context.Context, time.Duration) (context.Context, error)
+	}) func(context.Context, time.Duration) (context.Context, error) {
+		return func(ctx context.Context, lease time.Duration) (context.Context, error) {
+			if lease == 0 {
+				return l.Lock(ctx)
+			}
+			return l.LockWithLease(ctx, lease)
+		}
+	}
+	force := func(f func(context.Context) (bool, error)) func(context.Context) {
+		return func(ctx context.Context) {
+			if ok, err := f(ctx); !ok || err != nil {
+				t.Fatalf("ForceUnlock = %v, %v", ok, err)
+			}
+		}
+	}
+	m := mustMutex(t, c, "ext-mutex")
+	f := mustFair(t, c, "ext-fair")
+	rw := mustRW(t, c, "ext-rw")
+	rr := mustRW(t, c, "ext-rw-read")
+	return []extendCase{
+		{"Mutex", lockOf(m), m.Extend, force(m.ForceUnlock), pttl(m.Key())},
+		{"FairMutex", lockOf(f), f.Extend, force(f.ForceUnlock), pttl(f.Key())},
+		{"RWMutexWrite", lockOf(rw), rw.Extend, force(rw.ForceUnlock), pttl(rw.Key())},
+		{"RWMutexRead", func(ctx context.Context, lease time.Duration) (context.Context, error) {
+			if lease == 0 {
+				return rr.RLock(ctx)
+			}
+			return rr.RLockWithLease(ctx, lease)
+		}, rr.Extend, force(rr.ForceUnlock), pttl(rr.Key())},
+	}
+}
+
+func TestExtend(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	// Margins a loaded 2-core machine meets: the first lease is long enough
+	// for Extend to land well within it, the wait past it generous.
+	const (
+		first    = time.Second
+		extended = 6 * time.Second
+		past     = first + 700*time.Millisecond
+		short    = 300 * time.Millisecond
+		slack    = 3 * time.Second
+	)
+	for _, kc := range extendCases(t, node, c) {
+		t.Run(kc.name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			lctx, err := kc.lock(ctx, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := kc.extend(ctx, lctx, extended); err != nil {
+				t.Fatalf("Extend: %v", err)
+			}
+			if p := kc.pttl(); p <= first.Milliseconds() || p > extended.Milliseconds() {
+				t.Fatalf("PTTL after Extend(%s) = %dms", extended, p)
+			}
+			// Past the first lease, the hold and its context are alive.
+			time.Sleep(past)
+			if lctx.Err() != nil {
+				t.Fatalf("lock context ended %s after a %s lease extended to %s: %v", past, first, extended, context.Cause(lctx))
+			}
+			if p := kc.pttl(); p <= 0 {
+				t.Fatalf("lock gone from Redis %s after a %s lease extended to %s (PTTL %d)", past, first, extended, p)
+			}
+
+			// Bad input is typed and changes nothing.
+			before := kc.pttl()
+			for _, bad := range []time.Duration{0, -time.Second, time.Microsecond} {
+				if err := kc.extend(ctx, lctx, bad); !errors.Is(err, ErrInvalidArgument) {
+					t.Errorf("Extend(%s): %v, want ErrInvalidArgument", bad, err)
+				}
+			}
+			if err := kc.extend(ctx, ctx, extended); !errors.Is(err, ErrNotHeld) {
+				t.Errorf("Extend with a context naming no owner: %v, want ErrNotHeld", err)
+			}
+			if err := kc.extend(ctx, WithOwner(ctx, "someone-else"), extended); !errors.Is(err, ErrNotHeld) {
+				t.Errorf("Extend by another owner: %v, want ErrNotHeld", err)
+			}
+			if after := kc.pttl(); after > before || after <= 0 {
+				t.Errorf("bad input changed the lease: PTTL %d, then %d", before, after)
+			}
+			if lctx.Err() != nil {
+				t.Fatalf("bad input ended the lock context: %v", context.Cause(lctx))
+			}
+
+			// A shorter lease ends the hold sooner, here and on the server.
+			start := time.Now()
+			if err := kc.extend(ctx, lctx, short); err != nil {
+				t.Fatalf("Extend(%s): %v", short, err)
+			}
+			expires(t, lctx, short+slack)
+			if d := time.Since(start); d >= extended {
+				t.Fatalf("lock context ended %s after Extend(%s)", d, short)
+			}
+			if !eventually(slack, func() bool { return kc.pttl() == -2 }) {
+				t.Fatalf("lock still in Redis %s after Extend(%s)", slack, short)
+			}
+			if err := kc.extend(ctx, lctx, extended); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("Extend after the lease ran out: %v, want ErrNotHeld", err)
+			}
+
+			// A hold that is gone on the server: ErrNotHeld, and its context ends.
+			lctx, err = kc.lock(ctx, extended)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kc.force(ctx)
+			if err := kc.extend(ctx, lctx, extended); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("Extend of a lost hold: %v, want ErrNotHeld", err)
+			}
+			if lctx.Err() == nil || !errors.Is(context.Cause(lctx), ErrLockLost) {
+				t.Fatalf("lost hold's context: err %v, cause %v; want ended with ErrLockLost", lctx.Err(), context.Cause(lctx))
+			}
+
+			// A watchdog hold is renewed by the watchdog: Extend is refused.
+			lctx, err = kc.lock(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before = kc.pttl()
+			if err := kc.extend(ctx, lctx, extended); !errors.Is(err, ErrInvalidArgument) {
+				t.Fatalf("Extend of a watchdog hold: %v, want ErrInvalidArgument", err)
+			}
+			if after := kc.pttl(); after > before {
+				t.Errorf("refused Extend changed the lease: PTTL %d, then %d", before, after)
+			}
+			kc.force(ctx)
+		})
+	}
+}
+
+func TestExtendMultiLock(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	const first, extended = time.Second, 6 * time.Second
+	a, b := mustMutex(t, c, "ext-a", WithLease(first)), mustMutex(t, c, "ext-b", WithLease(first))
+	ml := mustMulti(t, []Locker{a, b})
+	lctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ml.Extend(ctx, lctx, extended); err != nil {
+		t.Fatalf("Extend: %v", err)
+	}
+	time.Sleep(first + 700*time.Millisecond)
+	if lctx.Err() != nil {
+		t.Fatalf("MultiLock context ended after its lease was extended: %v", context.Cause(lctx))
+	}
+	for _, m := range []*Mutex{a, b} {
+		if st, err := m.State(ctx); err != nil || !st.Locked {
+			t.Fatalf("%s after Extend: %+v, %v", m.Name(), st, err)
+		}
+	}
+	// One member lost: the others keep their lease, the error names it, and
+	// the MultiLock's context ends as for a loss.
+	if _, err := b.ForceUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = ml.Extend(ctx, lctx, extended)
+	if !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Extend with a lost member: %v, want ErrNotHeld", err)
+	}
+	expires(t, lctx, 3*time.Second)
+	// A member that cannot be extended is refused before anything changes.
+	ml2 := mustMulti(t, []Locker{a, plainLocker{b}})
+	if err := ml2.Extend(ctx, lctx, extended); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Extend with a member that is no Extender: %v", err)
+	}
+}
+
+// plainLocker hides every method but Locker's.
+type plainLocker struct{ Locker }
+
+func TestExtendRedLock(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 30*time.Second)
+	const first, extended = time.Second, 6 * time.Second
+	r := mustRedLock(t, "ext-job", cs, WithLease(first))
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl0, _ := lctx.Deadline()
+	if err := r.Extend(ctx, lctx, extended); err != nil {
+		t.Fatalf("Extend: %v", err)
+	}
+	dl1, ok := lctx.Deadline()
+	if !ok || !dl1.After(dl0.Add(extended-first-time.Second)) {
+		t.Fatalf("validity %v did not move from %v by about %s", dl1, dl0, extended-first)
+	}
+	for i, n := range nodes {
+		pttl, err := n.Do(t, "PTTL", r.nodes[i].Key()).AsInt64()
+		if err != nil || pttl <= first.Milliseconds() {
+			t.Fatalf("node %d: PTTL after Extend = %d, %v", i, pttl, err)
+		}
+		// The validity still ends before the lock can expire on the node.
+		if !dl1.Before(time.Now().Add(time.Duration(pttl) * time.Millisecond)) {
+			t.Fatalf("node %d: validity ends after the lock expires there", i)
+		}
+	}
+	time.Sleep(first + 700*time.Millisecond)
+	if lctx.Err() != nil {
+		t.Fatalf("RedLock context ended after its lease was extended: %v", context.Cause(lctx))
+	}
+	// Lost on two of three nodes: no quorum, ErrQuorum and ErrNotHeld.
+	for _, i := range []int{0, 1} {
+		if _, err := mustMutex(t, cs[i], "ext-job").ForceUnlock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = r.Extend(ctx, lctx, extended)
+	if !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Extend with two nodes lost: %v, want ErrQuorum and ErrNotHeld", err)
+	}
+	expires(t, lctx, 3*time.Second)
+	// Watchdog RedLocks are renewed by the nodes: Extend is refused.
+	w := mustRedLock(t, "ext-watchdog", cs)
+	wctx, err := w.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Extend(ctx, wctx, extended); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Extend of a watchdog RedLock: %v, want ErrInvalidArgument", err)
+	}
+	if err := w.Unlock(wctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An Extend whose reply is lost may have set a shorter lease on the server:
+// the lock context must not outlive it.
+func TestExtendLostReplyShortens(t *testing.T) {
+	p := newProxied(t)
+	m := mustMutex(t, p.c, "ext-lost-reply")
+	ctx := testCtx(t, 30*time.Second)
+	const long, short, slack = 20 * time.Second, 500 * time.Millisecond, 3 * time.Second
+	lctx, err := m.LockWithLease(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.px.FreezeReplies()
+	actx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	start := time.Now()
+	err = m.Extend(actx, lctx, short)
+	cancel()
+	p.px.Thaw()
+	if err == nil {
+		t.Fatal("Extend succeeded although its reply was frozen")
+	}
+	expires(t, lctx, short+slack-time.Since(start))
+}

@@ -1,0 +1,36 @@
+-- RwReadExtend sets the lease of an owner's read holds to `lease` from now
+-- (Extend): every lease key of the owner, then, unless a write hold governs
+-- the lock, the hash's expiry to the longest read-hold lease left, as a read
+-- release computes it (O(read holds)). Reply false when the owner no longer
+-- reads (expired, deleted), so the holder has lost the lock.
+-- @key    lock
+-- @key    timeouts       {name}:<owner>:rwlock_timeout
+-- @key    prefix         {name}, the prefix of every owner's lease keys
+-- @arg    lease          duration
+-- @arg    owner          string
+-- @return bool
+-- @retryable
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if not holds then
+  return 0
+end
+for i = 1, holds do
+  redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+end
+if redis.call('hget', KEYS[1], 'mode') == 'write' then
+  return 1
+end
+local longest = tonumber(ARGV[1])
+for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+  local n = tonumber(redis.call('hget', KEYS[1], field))
+  if n then
+    for i = n, 1, -1 do
+      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)
+      if ttl > longest then
+        longest = ttl
+      end
+    end
+  end
+end
+redis.call('pexpire', KEYS[1], longest)
+return 1
