@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
@@ -462,5 +464,68 @@ func TestMutexWakeOneCluster(t *testing.T) {
 		if n, err := node.Do(t, "EXISTS", holder.waiters).AsInt64(); err != nil || n != 0 {
 			t.Fatalf("%s: waiter set left behind: %d, %v", name, n, err)
 		}
+	}
+}
+
+// The dispatcher's rules for a targeted subscription, message by message: a
+// "0" followed by a named wake (a Go release) wakes only the waiter named; a
+// "0" alone (a Redisson release) wakes the longest local waiter after the
+// grace; a newcomer is polite only between a named wake and the next "0".
+func TestTargetedDispatch(t *testing.T) {
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	const channel, wake = "dispatch:channel", "dispatch:wake"
+	a, err := c.subs.joinTargeted(ctx, channel, wake, "c:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.subs.leave(a)
+	b, err := c.subs.joinTargeted(ctx, channel, wake, "c:b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.subs.leave(b)
+	send := func(ch, msg string) { c.subs.dispatch(a.sub, rueidis.PubSubMessage{Channel: ch, Message: msg}) }
+	woken := func(w *waiter, within time.Duration) bool {
+		select {
+		case <-w.wake:
+			return true
+		case <-time.After(within):
+			return false
+		}
+	}
+	quiet := 10 * zeroGrace // what a "0" wrongly taken for a Redisson release would wake within
+
+	// A Go release naming b: b wakes with its place, a does not.
+	send(channel, "0")
+	send(wake, "1700000000123:c:b")
+	// (Asked at once: politeness lasts handoffGrace.)
+	polite := c.subs.handingOff(a)
+	if !woken(b, time.Second) {
+		t.Fatal("the named waiter was not woken")
+	}
+	if got := b.takeSince(); got != 1700000000123 {
+		t.Fatalf("woken waiter's place = %d, want the score from the wake", got)
+	}
+	if woken(a, quiet) {
+		t.Fatal("a \"0\" followed by a named wake also woke another waiter")
+	}
+	if !polite {
+		t.Fatal("right after a named wake, a newcomer is not polite")
+	}
+
+	// The woken waiter released (a "0", nobody named): the hand-off is over,
+	// and the longest local waiter wakes after the grace.
+	send(channel, "0")
+	send(wake, "1700000000124:c:x") // a named wake starts a hand-off again ...
+	send(channel, "0")              // ... and the next release ends it
+	if c.subs.handingOff(a) {
+		t.Fatal("after a release with nobody named, a newcomer is still polite")
+	}
+	if !woken(a, time.Second) {
+		t.Fatal("a \"0\" with no named wake after it (a Redisson release) woke nobody")
+	}
+	if woken(b, quiet) {
+		t.Fatal("a lone \"0\" woke more than one waiter")
 	}
 }

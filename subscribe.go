@@ -68,6 +68,9 @@ type channelSub struct {
 	zeroT    *time.Timer // fires zeroGrace after a "0" without a match
 	idle     *time.Timer // lingering without waiters: unsubscribes when it fires
 	handoff  time.Time   // when a release last woke a Go waiter by name
+	// handing: the last release heard of woke a Go waiter by name (no "0"
+	// has come since the last named wake, so that waiter has not released).
+	handing bool
 }
 
 // waiter is one goroutine waiting for a lock; wake has room for one signal.
@@ -130,17 +133,18 @@ func (s *subscriptions) joinIfReady(channel, wake, id string) *waiter {
 func (s *subscriptions) noteHandoff(channel string) {
 	s.mu.Lock()
 	if cs := s.chans[channel]; cs != nil {
-		cs.handoff = time.Now()
+		cs.handoff, cs.handing = time.Now(), true
 	}
 	s.mu.Unlock()
 }
 
 // handingOff reports whether a release woke a Go waiter of w's lock less
-// than handoffGrace ago.
+// than handoffGrace ago and no release was heard since (the woken waiter
+// has not had the lock and let it go already).
 func (s *subscriptions) handingOff(w *waiter) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !w.sub.handoff.IsZero() && time.Since(w.sub.handoff) < handoffGrace
+	return w.sub.handing && time.Since(w.sub.handoff) < handoffGrace
 }
 
 // handedOffSince reports whether a Go waiter of w's lock was woken by name
@@ -311,6 +315,7 @@ func (s *subscriptions) dispatch(cs *channelSub, m rueidis.PubSubMessage) {
 			s.wakeNamedLocked(cs, m.Message)
 			return
 		}
+		cs.handing = false
 		if len(cs.waiters) == 0 {
 			return
 		}
@@ -336,7 +341,7 @@ func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 			cs.zeroT.Stop()
 		}
 	}
-	cs.handoff = time.Now()
+	cs.handoff, cs.handing = time.Now(), true
 	i := strings.IndexByte(msg, ':')
 	if i < 0 {
 		return
