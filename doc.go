@@ -1,50 +1,238 @@
-// Package scriptlock provides distributed locks on Redis with Redisson's
-// semantics and key layout: a reentrant Mutex with watchdog lease renewal,
-// FairMutex, MultiLock, RedLock, RWMutex, Semaphore, PermitSemaphore,
-// CountDownLatch and fencing tokens.
+// Package scriptlock provides distributed locks on Redis for Go services, with
+// the semantics and the key layout of Redisson.
 //
-// Every Redis-side step is a Lua script under scripts/, called through the
-// typed callers in generated/ (see cmd/scriptgen).
+// Redisson is the most widely used Redis client for Java. Its locks (RLock,
+// RFairLock, RReadWriteLock, RSemaphore, RPermitExpirableSemaphore,
+// RCountDownLatch) are Lua scripts over a documented set of Redis keys and
+// pub/sub channels. scriptlock uses the same keys, values and messages, so a Go
+// service and a Java service can lock the same names (see Redisson
+// compatibility below).
+//
+// Every Redis-side step is a Lua script under scripts/ in the module, called
+// through the typed callers in its generated/ package (see cmd/scriptgen).
+//
+// # Getting started
+//
+// Create one [Client] per process (or per Redis deployment) on a rueidis
+// client, take a handle per lock name, and lock:
+//
+//	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{"127.0.0.1:6379"}})
+//	...
+//	locks, err := scriptlock.New(rc) // Close it on shutdown; it never closes rc
+//	...
+//	m, err := locks.Mutex("order:42") // ErrInvalidName or ErrInvalidArgument; sends nothing
+//	...
+//	lctx, err := m.Lock(ctx) // or m.TryLock(ctx, 2*time.Second)
+//	if err != nil {
+//		return err
+//	}
+//	defer m.Unlock(lctx)
+//	token, _ := scriptlock.Fence(lctx) // hand it to the store you write to
+//	// work under lctx: it ends if the lock is lost
+//
+// Handles are cheap, hold no connection and may be shared by goroutines. The
+// kinds of lock:
+//
+//   - [Mutex]: reentrant exclusive lock (Redisson RLock).
+//   - [FairMutex]: a Mutex granted in arrival order, with dead waiters evicted
+//     after a bounded time (RFairLock).
+//   - [RWMutex]: many readers or one writer; waiting writers hold back new
+//     readers (RReadWriteLock).
+//   - [MultiLock]: several lockers ([Locker]) held as one, all or nothing, on any mix of
+//     hash slots and deployments.
+//   - [RedLock]: the Redlock algorithm over independent Redis deployments.
+//   - [Semaphore]: a count of permits (RSemaphore); [PermitSemaphore]: permits
+//     with ids and leases that return when their holder dies
+//     (RPermitExpirableSemaphore).
+//   - [CountDownLatch]: wait until a count reaches zero (RCountDownLatch).
+//
+// Mutex, FairMutex, RWMutex's two sides, MultiLock and RedLock satisfy
+// [Locker], which the middleware (packages middleware/echolock and
+// middleware/grpclock) and MultiLock accept.
+//
+// # Options
+//
+// [New] takes [Option]s: Client-wide settings ([WithKeyPrefix], [WithLogger],
+// [WithObserver], [WithShardedPubSub]) and the defaults of its handles. A
+// handle constructor takes [LockOption]s, which override those defaults for
+// that handle. Options valid in both places are [SharedOption]s (WithLease,
+// WithWatchdog, WithReleaseTimeout, WithFailoverGuard, WithFenceIdle,
+// WithWaiterTimeout, WithRedissonFairQueue); a Client-wide option given to a
+// handle constructor does not compile. A handle constructor refuses, with
+// [ErrInvalidArgument] naming it, an option that has no meaning for its kind
+// (WithLease for a Semaphore). [NewMultiLock] and [NewRedLock] also take
+// options of their own ([WithMemberWait], [WithNodeTimeout],
+// [WithClockDrift]).
 //
 // # Owners
 //
-// A lock is held by an owner, <client-id>:<owner-id> in Redis. The owner of
-// a Lock call is the one its context names: the context an earlier Lock
-// returned, or WithOwner's. Without one, every Lock call is a new owner, so
-// goroutines sharing one handle exclude each other as with sync.Mutex. The
-// same owner locking again re-enters; Unlock gives back one hold of the
-// owner its context names, and a context naming no owner holds nothing
-// (ErrNotHeld).
+// A lock is held by an owner, stored in Redis as <client-id>:<owner-id>. Both
+// ids are 128 random bits from crypto/rand, so nobody can guess them to release
+// someone else's lock. The owner of a Lock call is the one its context names:
+// the context an earlier Lock returned, or [WithOwner]'s. Without one, every
+// Lock call is a new owner with a fresh id, so goroutines sharing a handle
+// exclude each other as with sync.Mutex.
 //
-// # The hold lifecycle
+// The context Lock returns carries its owner, so nested code that locks the
+// same name with it re-enters the lock (the hold count rises) instead of
+// blocking on itself. [Mutex.Unlock] gives back one hold of the owner its
+// context names; the last one releases the lock. A context naming no owner, or
+// an owner that does not hold the lock, gets [ErrNotHeld] and changes nothing.
+// Use WithOwner to hold locks as one owner across API or process boundaries;
+// the middleware uses one owner per request.
 //
-// Mutex, FairMutex and both sides of RWMutex (and so MultiLock and RedLock
-// members) share one lifecycle:
+// # Leases
 //
-//   - Every Redis call of an acquisition is bounded by the caller's context
-//     (RedLock: also by the node timeout). An acquisition whose outcome is
-//     unknown is undone by owner, idempotently, in the background.
-//   - The context Lock returns ends with context.Canceled when the hold is
-//     released, ErrClosed when the Client closes, and ErrLockLost when the
-//     lock is lost. Each hold keeps the server lease as of its last confirmed
-//     grant or renewal, counted from when that request was sent; its context
-//     ends no later than that point minus a drift margin of 2% of the lease
-//     plus 5 ms, whether or not a renewal reply ever comes. A process that is
-//     itself paused past that point cannot act on it: guard side effects
-//     with the fencing token.
-//   - A release that fails for good drops the hold locally: no renewal, its
-//     context ends with ErrLockLost, and the lease runs out on the server.
-//     Re-entrant releases and renewals re-arm the lease the hold was acquired
-//     with.
-//   - Close refuses new acquisitions, waits for those in flight, gives back
-//     grants that arrive after it began and ends every hold's context.
+// A lock held without an explicit lease is kept by the watchdog: one scheduler
+// per Client renews a 30 s lease every 10 s ([WithWatchdog]), all due locks in
+// one pipelined round trip, until Unlock. A lock taken with an explicit lease
+// ([Mutex.LockWithLease], [Mutex.TryLockWithLease], or [WithLease] on the
+// Client or handle) is never renewed and expires on its own. Extend gives
+// such a hold a new lease, counted from now, and moves the end of its lock
+// context with it ([Mutex.Extend]; every kind that satisfies [Extender]); on a
+// watchdog-renewed hold it is refused with ErrInvalidArgument, and on a hold
+// that is gone it returns ErrNotHeld. Re-entrant releases re-arm the hold's
+// lease: the one it was acquired with, or the last Extend's. [Mutex.State]
+// reads whether a lock is held, the hold count of the context's owner and the
+// remaining lease in one round trip.
+//
+// # The lock context
+//
+// Lock returns a context derived from the caller's. It ends, and
+// context.Cause reports why:
+//
+//   - context.Canceled: its hold was released by Unlock.
+//   - [ErrClosed]: the Client was closed ([Client.Close]).
+//   - [ErrLockLost]: the lock was lost: a renewal found it gone or owned by
+//     someone else, its release failed for good, or no grant or renewal was
+//     confirmed in time.
+//   - the parent's cause, when the caller's context ends first.
+//
+// Each hold keeps the server lease as of its last confirmed grant or renewal,
+// counted from when that request was sent. Its context ends at that point
+// minus a margin for clock-rate drift (2% of the lease plus 5 ms), whether or
+// not a reply ever comes, so it ends before another owner can be granted the
+// lock. A process that is itself paused past that point (a GC pause, a stopped
+// VM) cannot act on it in time: guard side effects with the fencing token.
+//
+// # Acquisition and release
+//
+// Every Redis call of an acquisition is bounded by the caller's context (a
+// RedLock's also by its per-node timeout), so Lock and TryLock return within
+// their deadline plus about one round trip even against a server that stopped
+// answering. An acquisition whose outcome is unknown (a timeout, a dropped
+// connection) is undone by owner in the background, idempotently, until that
+// succeeds or the lease it may have set has run out. Waiting is notified: one
+// shared subscription per Client wakes waiters on the release message, with
+// the holder's remaining lease as a fallback timer.
+//
+// Unlock runs detached from its caller's context, bounded by the release
+// timeout ([WithReleaseTimeout], 5 s), so a cancelled request still releases
+// its lock; a retried release whose first reply was lost reports the first
+// outcome. A release that fails for good drops the hold locally: no more
+// renewals, its context ends with ErrLockLost, and the lease runs out on the
+// server. Close refuses new acquisitions, waits for those in flight, gives back
+// grants that arrive after it began and ends every hold's context.
+//
+// # Errors
+//
+// Every condition below satisfies errors.Is against its sentinel. Returned
+// errors say the package, the operation and the lock's name once, then the
+// condition: scriptlock: unlock "order:42": lock not held by this owner.
+//
+//   - [ErrNotAcquired]: a TryLock or TryAcquire wait ran out while others
+//     held the lock or the permits; for a lock the error is a
+//     [*NotAcquiredError] with the holder's remaining lease.
+//   - [ErrNotHeld]: Unlock or Extend by a non-owner or after the lock
+//     expired; nothing changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
+//     ErrNotHeld too.
+//   - [ErrLockLost]: the cause of a lock context that ended because the lock
+//     was lost.
+//   - [ErrInvalidName], [ErrInvalidArgument]: bad input; nothing is sent to
+//     Redis.
+//   - [ErrClosed]: the Client is closed.
+//   - [ErrNotReplicated]: the failover guard undid an acquisition no replica
+//     acknowledged.
+//   - [ErrQuorum]: a RedLock did not reach a majority; the error is a
+//     [*QuorumError] saying why each node refused.
+//   - [ErrUpgrade]: an RWMutex owner holding a read lock asked for the write
+//     lock, which would wait for itself forever.
+//
+// A wait ended by its context returns an error that errors.Is the context's
+// error. Redis and network failures are wrapped with the operation and the
+// lock name, and never reported as contention.
+//
+// # Fencing tokens
+//
+// Every fresh acquisition of a Mutex, a FairMutex or an RWMutex's write side
+// draws a token from the counter redisson_lock_token:{name}; [Fence] returns it
+// from the lock context, and [FenceOf] finds one member's token in a
+// MultiLock's context. Tokens of one lock name rise strictly across
+// acquisitions, lock expiries and Redis restarts, as long as the server's
+// clock does not step back: a store that refuses writes
+// carrying a token not above the last one it accepted (UPDATE ... WHERE fence
+// < $token) refuses a holder whose lease ran out while it was paused. The
+// counter expires [WithFenceIdle] after its last grant (default 7 days); a new
+// counter starts from the server's clock in microseconds, above every token
+// handed out before. RedLock has no fencing token.
+//
+// # Redisson compatibility
+//
+// Go and Java share, on the same name: Mutex and RLock (the lock hash, its
+// channel, re-entry, renewal, force unlock and the fencing counter); RWMutex
+// and RReadWriteLock; Semaphore and RSemaphore; PermitSemaphore and
+// RPermitExpirableSemaphore (each side releases the other's permits);
+// CountDownLatch and RCountDownLatch. FairMutex excludes RLock and RFairLock
+// through the lock hash, but keeps its own O(log n) queue under keys Redisson
+// never reads; [WithRedissonFairQueue] queues by Redisson's protocol instead,
+// so Go and Java waiters share one FIFO queue. The layout, for a lock named
+// order:42: the lock is the hash order:42 with a field per owner holding its
+// hold count and a PEXPIRE lease; a release publishes 0 on
+// redisson_lock__channel:{order:42}. Use the same [WithKeyPrefix] as the Java
+// side's names.
+//
+// On Redis Cluster a key's hash slot is computed from its hash tag, the part
+// between the first { and the next }, when it has one; keys with the same tag
+// live on the same node, so one script may touch them all. Every companion key
+// of a lock wraps the lock's name in braces, as Redisson does, and a name that
+// already has a hash tag (user:{42}:wallet) keeps it, so all keys of one lock
+// share a slot. A name with a { but no complete, non-empty tag is refused with
+// ErrInvalidName.
+//
+// # The failover guard
+//
+// Redis replicates asynchronously: a primary can grant a lock and fail before
+// any replica has the write, and the replica promoted in its place then grants
+// the same lock again. The failover guard closes that window for
+// acquisitions. It is on by default for Mutex, FairMutex and both sides of
+// RWMutex (and so for MultiLock and RedLock members). When the primary has
+// replicas, each acquisition is sent together with WAIT 1; if no replica
+// acknowledged it within the guard timeout (100 ms), the acquisition is undone
+// and fails with ErrNotReplicated. [WithFailoverGuard] changes the timeout or
+// turns the guard off. It does not protect renewals and releases: the fencing
+// token does.
 //
 // # Keys left behind
 //
 // After Unlock, Close, expiry or a failed acquisition, a lock leaves only its
-// fencing counter, redisson_lock_token:{name} (it expires WithFenceIdle after
-// its last grant, default 7 days; a new counter starts from the server's
-// clock in microseconds, above every earlier token), and release latches,
-// redisson_unlock_latch:{name}:..., each kept for at most the release timeout
-// (at least one second).
+// fencing counter (until WithFenceIdle after its last grant) and release
+// latches, redisson_unlock_latch:{name}:..., each kept for at most the release
+// timeout (at least one second). A FairMutex waiter's queue entry or an
+// RWMutex pending writer that could not be withdrawn expires with the waiter
+// timeout ([WithWaiterTimeout]).
+//
+// # Observability
+//
+// [WithObserver] reports acquisitions, holds, releases, renewals and guard
+// waits to an [Observer]; the module github.com/scriptlock/scriptlock/otel
+// implements one with OpenTelemetry metrics and spans. Background events (a
+// lost lock, a failed renewal) are logged through [WithLogger]'s slog.Logger.
+//
+// # Requirements
+//
+// Redis 7.0 or newer: read-only scripts (lock state, counts, available
+// permits) run with EVALSHA_RO, which Redis 7.0 introduced, and release
+// messages on Redis Cluster use sharded pub/sub (SPUBLISH, also 7.0). The tests
+// run against redis-server 7.0.15, standalone, replicated, as a cluster and
+// under Sentinel. Go 1.26 and 1.27 are supported and tested.
 package scriptlock

@@ -2,34 +2,42 @@ package scriptlock_test
 
 import (
 	"context"
+	"fmt"
 	"log"
-	"time"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
 )
 
-// slowLocks logs acquisitions that waited longer than a second; the
-// embedded NopObserver covers the other events.
-type slowLocks struct{ scriptlock.NopObserver }
+// printAcquisitions prints every acquisition's outcome; the embedded
+// NopObserver covers the other events. Observer methods run on the lock's
+// path: a real one records a metric or a log line and returns at once.
+type printAcquisitions struct{ scriptlock.NopObserver }
 
-func (slowLocks) AcquireEnd(_ context.Context, op scriptlock.Op, e scriptlock.AcquireEvent) {
-	if e.Wait > time.Second {
-		log.Printf("%s %q: %s after %s and %d attempts", op.Primitive, op.Name, e.Outcome, e.Wait, e.Attempts)
-	}
+func (printAcquisitions) AcquireEnd(_ context.Context, op scriptlock.Op, e scriptlock.AcquireEvent) {
+	fmt.Printf("%s %q: %s after %d attempt(s)\n", op.Primitive, op.Name, e.Outcome, e.Attempts)
 }
 
-// An Observer of your own, here reporting slow acquisitions. For
-// OpenTelemetry use the module github.com/scriptlock/scriptlock/otel.
+// An Observer of your own, here printing acquisitions. For OpenTelemetry use
+// the module github.com/scriptlock/scriptlock/otel.
 func ExampleWithObserver() {
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{"127.0.0.1:6379"}})
+	locks, closeLocks := connect(scriptlock.WithObserver(printAcquisitions{}))
+	defer closeLocks()
+	ctx := context.Background()
+
+	m, err := locks.Mutex("observed")
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err := scriptlock.New(rc, scriptlock.WithObserver(slowLocks{}))
+	lctx, err := m.Lock(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer client.Close()
+	_, _ = m.Lock(lctx) // re-entry
+	_, _ = m.TryLock(context.Background(), 0)
+	_ = m.Unlock(lctx)
+	_ = m.Unlock(lctx)
+	// Output:
+	// mutex "observed": acquired after 1 attempt(s)
+	// mutex "observed": reentered after 1 attempt(s)
+	// mutex "observed": contended after 1 attempt(s)
 }

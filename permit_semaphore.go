@@ -293,3 +293,26 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 	}
 	return ok, nil
 }
+
+// PermitState is a snapshot of a PermitSemaphore, read in one round trip.
+type PermitState struct {
+	// Available is the number of permits free now, counting permits whose
+	// lease has ended (the next call returns them to the pool).
+	Available int64
+	// Held is the number of permits held under a lease that has not ended.
+	Held int64
+}
+
+// State reads the free and the held permits without changing anything
+// (AvailablePermits also returns expired permits to the pool). Leases are
+// judged by the server's clock.
+func (s *PermitSemaphore) State(ctx context.Context) (PermitState, error) {
+	if err := s.c.checkHandle(ctx); err != nil {
+		return PermitState{}, s.fail("state", err)
+	}
+	st, err := generated.PermitState(ctx, s.c.rc, s.key, s.timeouts)
+	if err != nil {
+		return PermitState{}, s.fail("state", err)
+	}
+	return PermitState{Available: st.Available, Held: st.Held}, nil
+}

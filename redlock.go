@@ -25,7 +25,7 @@ import (
 // ErrLockLost once fewer than a majority of nodes still hold the lock, and,
 // with an explicit lease, when the validity runs out.
 //
-// Read the README's "RedLock: what it does and does not guarantee" before
+// Read "RedLock: what it does and does not guarantee" in docs/guarantees.md before
 // relying on it for correctness: it assumes bounded clock drift and pauses,
 // and its grants carry no fencing token that is ordered across nodes.
 type RedLock struct {

@@ -75,3 +75,38 @@ func TestStateEveryLock(t *testing.T) {
 		}
 	})
 }
+
+func TestPermitSemaphoreState(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	p := mustPermits(t, c, "permit-state")
+	if st, err := p.State(ctx); err != nil || st != (PermitState{}) {
+		t.Fatalf("never set: State = %+v, %v", st, err)
+	}
+	if _, err := p.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Acquire(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	const short = 200 * time.Millisecond
+	if _, err := p.Acquire(ctx, short); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := p.State(ctx); err != nil || st != (PermitState{Available: 1, Held: 2}) {
+		t.Fatalf("two held: State = %+v, %v; want 1 available, 2 held", st, err)
+	}
+	// Once the short lease ends its permit counts as free, though State
+	// changes nothing: it is still in the held set until the next call.
+	if !eventually(5*time.Second, func() bool {
+		st, err := p.State(ctx)
+		return err == nil && st == PermitState{Available: 2, Held: 1}
+	}) {
+		st, err := p.State(ctx)
+		t.Fatalf("after a lease ended: State = %+v, %v; want 2 available, 1 held", st, err)
+	}
+	if n, err := node.Do(t, "ZCARD", "{"+p.Key()+"}:timeout").AsInt64(); err != nil || n != 2 {
+		t.Fatalf("State changed the held set: ZCARD = %d, %v", n, err)
+	}
+}

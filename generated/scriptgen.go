@@ -287,6 +287,15 @@ var Scripts = []Script{{
 	SHA1:      permitReleaseSHA1,
 	Source:    permitReleaseSource,
 }, {
+	Args:      nil,
+	File:      "scripts/permit_state.lua",
+	Keys:      []string{"semaphore", "timeouts"},
+	Name:      "PermitState",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      permitStateSHA1,
+	Source:    permitStateSource,
+}, {
 	Args:      []string{"writeOwner", "publish"},
 	File:      "scripts/rw_cancel.lua",
 	Keys:      []string{"writers", "channel"},

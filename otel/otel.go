@@ -19,7 +19,7 @@ const ScopeName = "github.com/scriptlock/scriptlock/otel"
 // Attribute keys.
 const (
 	AttrPrimitive    = attribute.Key("scriptlock.primitive")        // mutex, fair_mutex, rwmutex_read, rwmutex_write, semaphore, permit_semaphore
-	AttrOutcome      = attribute.Key("scriptlock.outcome")          // per metric, see the README's table
+	AttrOutcome      = attribute.Key("scriptlock.outcome")          // per metric, see docs/operations.md
 	AttrLockName     = attribute.Key("scriptlock.lock.name")        // opt-in on metrics
 	AttrWakeup       = attribute.Key("scriptlock.wakeup")           // message, timer
 	AttrEndCause     = attribute.Key("scriptlock.hold.end_cause")   // unlocked, lost, expired, closed

@@ -11,15 +11,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.uber.org/goleak"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/exampleredis"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 	scriptlockotel "github.com/scriptlock/scriptlock/otel"
 )
 
+// The Example runs against a redis-server started here.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, redistest.LeakOptions()...)
+	exampleredis.Main(m, 1, redistest.LeakOptions()...)
 }
 
 // telemetry is an Observer wired to in-memory SDK readers.

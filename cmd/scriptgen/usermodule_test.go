@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// TestUserModuleFlow runs scriptgen the way a user's module does, as the
-// README tells it: go get -tool, a //go:generate line with go tool (and with
-// go run), go generate ./..., then deleting and renaming scripts. Every run
+// TestUserModuleFlow runs scriptgen the way a user's module does, as
+// docs/generator.md tells it: go get -tool, a //go:generate line with go tool (and
+// with go run), go generate ./..., then deleting and renaming scripts. Every run
 // must succeed the first time, and a run with nothing to do changes nothing.
 //
 // The module cache is shared with the build that runs this test: the modules
@@ -98,7 +98,7 @@ func TestUserModuleFlow(t *testing.T) {
 	if !strings.Contains(string(goMod), "tool github.com/scriptlock/scriptlock/cmd/scriptgen") {
 		t.Fatalf("go get -tool did not add the tool directive:\n%s", goMod)
 	}
-	// The README's second line; pinned to this repository's version, since
+	// The second command docs/generator.md gives; pinned to this repository's version, since
 	// the latest one would need the proxy.
 	goCmd("get", "github.com/redis/rueidis@"+requiredVersion(t, filepath.Join(root, "go.mod"), "github.com/redis/rueidis"))
 	goCmd("generate", "./...")

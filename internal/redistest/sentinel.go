@@ -339,3 +339,29 @@ func (s *SentinelT) WaitReplicas(t testing.TB, primary *Node, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// WaitReplicaOf waits until node replicates from the primary the sentinels
+// agree on, whichever node that is by then: under load the sentinels may run
+// a further failover while a restarted node rejoins, so the primary is looked
+// up again on every poll rather than fixed by the caller.
+func (s *SentinelT) WaitReplicaOf(t testing.TB, node *Node) *Node {
+	t.Helper()
+	deadline := time.Now().Add(failoverWait)
+	for {
+		p, err := s.agreedPrimary()
+		if err == nil {
+			if p == node {
+				err = fmt.Errorf("%s is the primary itself", node.Addr)
+			} else {
+				err = waitSynced(p, node, 0)
+			}
+		}
+		if err == nil {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: %s did not become a replica of the agreed primary after %v: %v", node.Addr, failoverWait, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -53,9 +53,7 @@ func TestSentinel(t *testing.T) {
 		}
 		t.Logf("client writes reach the new primary %v after the sentinels agreed on it", follow(t, rc, primary2, key))
 		killed.Restart(t)
-		if err := waitSynced(primary2, killed, failoverWait); err != nil {
-			t.Fatalf("restarted old primary did not become a replica: %v", err)
-		}
+		s.WaitReplicaOf(t, killed)
 		pids := pidsOf(s.Data...)
 		return append(pids, pidsOf(s.Sentinels...)...)
 	})

@@ -24,6 +24,23 @@
 // Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503 unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response.
 // The lock is released after the handler in every case, panics included.
+//
+// # Idempotency-Key
+//
+// Idempotency and IdempotencyWithConfig replay a completed request's stored
+// response to a retry that carries the same Idempotency-Key header, through an
+// idempotency.Store. Put them in front of the lock (a replay needs no lock):
+//
+//	store, err := idempotency.NewStore(rc) // rc: a rueidis.Client; store.Close() on shutdown
+//	e.POST("/orders/:id/recharge", recharge,
+//		echolock.Idempotency(store),
+//		echolock.Lock(client))
+//
+// A duplicate while the first request runs answers 409; the same key with
+// another method, route or body answers 422. Records are scoped to the
+// caller's credentials (CredentialScope: Authorization and cookies, hashed),
+// so one client never receives another's response; only final answers are
+// stored (FinalStatus), never the lock middleware's own 409 or 503.
 package echolock
 
 import (

@@ -18,13 +18,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/exampleredis"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
+// The Example runs against a redis-server started here.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
+	exampleredis.Main(m, 1, goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"))
 }
 
 // recoverer turns handler panics into 500s, as Echo's Recover middleware does.

@@ -31,6 +31,26 @@
 // With a Field or Func key it is taken when the handler receives the first
 // message (for server-streaming methods, before the method body runs); the
 // stream's Context then reports the lock's values and cancellation.
+//
+// # Idempotency-Key
+//
+// IdempotencyUnaryServerInterceptor replays a completed call's stored
+// response to a retry that carries the same idempotency-key metadata, through
+// an idempotency.Store; chain it before the lock interceptor (a replay needs
+// no lock). On the client, IdempotencyUnaryClientInterceptor attaches one key
+// per logical call and keeps it across retries.
+//
+//	store, err := idempotency.NewStore(rc) // rc: a rueidis.Client; store.Close() on shutdown
+//	idem := []grpclock.IdempotencyOption{grpclock.WithIdempotentMethods("/shop.Orders/Pay")}
+//	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(
+//		grpclock.IdempotencyUnaryServerInterceptor(store, idem...),
+//		grpclock.UnaryServerInterceptor(locks, opts...)))
+//	// after registering: grpclock.ValidateIdempotency(srv, idem...)
+//
+// A duplicate while the first call runs gets Aborted; the same key with
+// another request gets FailedPrecondition. Records are scoped to the caller's
+// credentials (CredentialScope: authorization metadata and TLS client
+// certificate, hashed), and only final codes are stored (WithStoredCodes).
 package grpclock
 
 import (

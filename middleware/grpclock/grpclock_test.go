@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -20,12 +19,14 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/exampleredis"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
+// The Example runs against a redis-server started here.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	exampleredis.Main(m, 1)
 }
 
 // recovery turns handler panics into Internal, as go-grpc-middleware's recovery does.

@@ -1,6 +1,12 @@
 // Package idempotency is the Redis store behind the Idempotency-Key
 // middleware of packages echolock (HTTP) and grpclock (gRPC). It imports
-// neither Echo nor gRPC.
+// neither Echo nor gRPC. Create one Store per process and hand it to the
+// middleware:
+//
+//	store, err := idempotency.NewStore(rc) // rc: a rueidis.Client; WithTTL, WithTimeout, ...
+//	defer store.Close()
+//	e.POST("/orders/:id/recharge", h, echolock.Idempotency(store), echolock.Lock(locks))
+//	grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods(...))
 //
 // Store keeps one record per (scope, key) in Redis, changed only by the
 // idempotency_*.lua scripts: Reserve claims the key atomically together with
