@@ -61,13 +61,12 @@ type primitive interface {
 	side() side
 	// fieldSuffix follows <client-id>:<owner-id> in the lock-hash field.
 	fieldSuffix() string
-	// waitChannel is where a release is announced to this waiter, and
-	// whether one message wakes every local waiter.
-	waitChannel(field string) (string, bool)
+	// waitChannel is where a release is announced to this waiter.
+	waitChannel(field string) waitSpec
 	// tryAcquire makes one acquisition attempt; enqueue asks to keep a place
 	// in line when refused. acked is false when the failover guard found no
 	// replica that acknowledged a grant.
-	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (a attempt, acked bool, err error)
+	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (a attempt, acked bool, err error)
 	// releaseOnce runs the release script once. vouched: the hold was live
 	// (its lease not run out, not found lost) when the release began, so a
 	// retry may read a missing owner as this release's own work.
@@ -76,6 +75,13 @@ type primitive interface {
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
 	abandon(ctx context.Context, field string, wait time.Duration)
+}
+
+// waitAttempt is what an attempt knows of the wait it belongs to.
+type waitAttempt struct {
+	since  int64 // the score of the targeted wake that woke the waiter; 0: none
+	queued bool  // an earlier attempt of this wait left the caller registered
+	polite bool  // queue behind a waiter a release just woke, even if the lock is free
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -177,7 +183,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	defer c.inflight.Done()
 	owner, field := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
-	channel, all := p.waitChannel(field)
+	ws := p.waitChannel(field)
 	queued := false
 	var lastErr error
 	defer func() {
@@ -198,10 +204,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		lctx      context.Context
 		remaining time.Duration
 	)
-	ok, err := c.await(ctx, channel, all, wait, func() (bool, time.Duration, error) {
+	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, time.Duration, error) {
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg))
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {

@@ -18,9 +18,11 @@ const DefaultWaiterTimeout = 5 * time.Second
 // waiting to write, keeps its place without calling Redis again (default 5 s).
 // A live waiter refreshes its place every d/3; one whose process died or lost
 // its connection is dropped after at most d, so it cannot block the others.
-// For FairMutex and RWMutex.
+// A waiting Mutex calls again at least every d/3 as well: a wake sent to a
+// waiter that died costs the others at most that long.
+// For Mutex, FairMutex and RWMutex.
 func WithWaiterTimeout(d time.Duration) SharedOption {
-	return sharedOption{"WithWaiterTimeout", kindFairMutex | kindRWMutex, func(c *config) {
+	return sharedOption{"WithWaiterTimeout", kindMutex | kindFairMutex | kindRWMutex, func(c *config) {
 		if d < 30*time.Millisecond {
 			c.fail("waiter timeout must be at least 30ms, got %s", d)
 			return
@@ -156,11 +158,11 @@ func (f *FairMutex) fieldSuffix() string { return "" }
 
 // waitChannel: each waiter listens on its own channel, so a release wakes
 // exactly the next in line.
-func (f *FairMutex) waitChannel(field string) (string, bool) {
-	return f.m.channel + ":" + field, false
+func (f *FairMutex) waitChannel(field string) waitSpec {
+	return waitSpec{channel: f.m.channel + ":" + field}
 }
 
-func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
+func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
 	m, c := &f.m, f.m.c
 	enqueue := wait != 0
 	var res fairReply

@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // redissonName puts Redisson's prefix on a name: "prefix:{name}", or
@@ -50,6 +52,9 @@ func redissonNames(out []string, name string, prefixes ...string) {
 		at += l
 	}
 }
+
+// msArg formats d in whole milliseconds, as scripts take durations.
+func msArg(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 // lockKey validates a lock name and returns the Redis key of the lock.
 func lockKey(prefix, name string) (string, error) {

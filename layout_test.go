@@ -27,6 +27,8 @@ func TestLayoutMatchesHandles(t *testing.T) {
 				{"lock", k.Lock, m.key},
 				{"fence", k.Fence, m.fence},
 				{"lock channel", k.LockChannel, m.channel},
+				{"Mutex waiters", k.LockWaiters, m.waiters},
+				{"Mutex wake channel", k.LockWake, m.wake},
 				{"fair queue", k.FairQueue, f.queue},
 				{"fair timeouts", k.FairTimeouts, f.timeouts},
 				{"Redisson fair queue", k.Queue, rf.queue},

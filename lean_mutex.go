@@ -178,7 +178,7 @@ func (l *LeanMutex) side() side          { return sideLean }
 func (l *LeanMutex) fieldSuffix() string { return "" }
 
 // waitChannel: none, the engine polls (leanPollMin..leanPollMax).
-func (l *LeanMutex) waitChannel(string) (string, bool) { return "", false }
+func (l *LeanMutex) waitChannel(string) waitSpec { return waitSpec{} }
 
 // setCommand is SET key owner NX GET PX lease: GET (Redis 7.0+) answers the
 // holder's value on a refusal in the same round trip, which tells a re-entry
@@ -188,7 +188,7 @@ func (l *LeanMutex) setCommand(field string, lease time.Duration) rueidis.Comple
 	return l.c.rc.B().Set().Key(l.key).Value(field).Nx().Get().PxMilliseconds(lease.Milliseconds()).Build()
 }
 
-func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool) (attempt, bool, error) {
+func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
 	if l.fence != "" {
 		return l.tryAcquireFenced(ctx, field, serverLease, guarded)
 	}
@@ -357,11 +357,11 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 }
 
 // await waits for p: polling when p has no release channel, else notified.
-func (c *Client) await(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
-	if channel == "" {
-		return c.waitPolling(ctx, wait, try)
+func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, time.Duration, error)) (bool, error) {
+	if ws.channel == "" {
+		return c.waitPolling(ctx, wait, func() (bool, time.Duration, error) { return try(0, false) })
 	}
-	return c.waitNotified(ctx, channel, all, wait, try)
+	return c.waitOn(ctx, ws, wait, try)
 }
 
 // wrongKind marks a WRONGTYPE reply: the lock's key holds another kind of

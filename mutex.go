@@ -16,8 +16,30 @@ import (
 // the context an earlier Lock returned, or WithOwner's; without one, every
 // Lock call is a new owner, so goroutines sharing a handle exclude each other
 // as with sync.Mutex.
+//
+// Waiting is notified and wakes one waiter per release, not every waiting
+// process: a Go waiter that finds the lock held registers in the same call in
+// the sorted set scriptlock_lock_waiters:{name} (scored by the server's clock),
+// and a release publishes Redisson's "0" on redisson_lock__channel:{name}
+// (which wakes Redisson's waiters as Redisson's own release does) and then
+// names the longest-registered Go waiter on scriptlock_lock_wake:{name}. A Go
+// client hears both channels on one subscription: a "0" followed by a named
+// wake is a Go release and wakes nobody else there; a "0" alone (a Redisson
+// holder released) wakes one local waiter after a short grace. A release
+// nobody listens to runs no waiter-set command. A woken waiter that finds the
+// lock taken again keeps its place; one that gives up passes the wake on.
+// While a release of its own client is handing the lock to a woken waiter, a
+// new Lock on that client queues behind it rather than take the free lock,
+// so under contention Go waiters are served about in arrival order. Mutex
+// stays unfair otherwise: a caller that finds the lock free takes it.
+// A waiter calls again at least every third of the waiter timeout
+// (WithWaiterTimeout), which bounds what a wake lost to a dead waiter costs.
 type Mutex struct {
 	lockSpec
+	waiters string // scriptlock_lock_waiters:{name}: registered Go waiters
+	wake    string // scriptlock_lock_wake:{name}: wakes one of them by name
+	// waiterTTLArg is the waiter timeout in ms as MutexAcquire takes it.
+	waiterTTLArg string
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
@@ -33,7 +55,15 @@ func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error
 	if err != nil {
 		return nil, err
 	}
-	return &Mutex{lockSpec: s}, nil
+	m := &Mutex{lockSpec: s}
+	var ns [2]string
+	redissonNames(ns[:], m.key, "scriptlock_lock_waiters", "scriptlock_lock_wake")
+	m.waiters, m.wake = ns[0], ns[1]
+	m.waiterTTLArg = c.waiterTTLArg
+	if ttl := m.cfg.waiterTTL(); ttl != c.cfg.waiterTTL() {
+		m.waiterTTLArg = msArg(ttl)
+	}
+	return m, nil
 }
 
 // newSpec validates a handle's name and options and names the keys every
@@ -110,6 +140,10 @@ func (m *Mutex) acquire(ctx context.Context, wait, lease time.Duration) (context
 	return m.c.acquire(ctx, m, wait, lease)
 }
 
+// politeFallback bounds the wait of a caller that queued behind a hand-off
+// instead of taking a free lock, in case the hand-off was already over.
+const politeFallback = 4 * handoffGrace
+
 // dead reports whether the waiter's subscription has ended.
 func (w *waiter) dead() bool {
 	select {
@@ -133,32 +167,57 @@ func (r acquireResult) remaining() time.Duration {
 func (m *Mutex) spec() *lockSpec { return &m.lockSpec }
 func (m *Mutex) side() side      { return sideExclusive }
 
-func (m *Mutex) waitChannel(string) (string, bool) { return m.channel, false }
+// waitChannel: a waiter is woken by name on the wake channel (a release
+// wakes one Go waiter, not every client), and hears Redisson's "0" on the same
+// subscription for releases by Redisson holders.
+func (m *Mutex) waitChannel(field string) waitSpec {
+	return waitSpec{channel: m.channel, wake: m.wake, id: field, idle: m.cfg.waiterTTL() / 3}
+}
 
-func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool) (attempt, bool, error) {
+func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
 	var res int64
 	var err error
 	acked := true
+	// A caller that will wait registers as a waiter when refused. One that
+	// registered earlier and was not taken out by a wake leaves the set when
+	// it gets the lock.
+	var waiterTTL time.Duration
+	waiterTTLArg := "0"
+	if wait != 0 {
+		waiterTTL, waiterTTLArg = m.cfg.waiterTTL(), m.waiterTTLArg
+	}
+	leave := wa.queued && wa.since == 0
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, serverLease, field, m.cfg.fenceIdle)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTLArg, wa.since, leave, wa.polite)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, serverLease, field, m.cfg.fenceIdle)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTLArg, wa.since, leave, wa.polite)
 	}
 	if err != nil {
 		return attempt{}, false, err
 	}
 	r := acquireResult(res)
 	if !r.acquired() {
-		// Wake on the release message; the holder's remaining lease is the
-		// fallback in case a message is lost.
+		// Wake on the release message naming us; the fallback, in case it
+		// is lost (its waiter died, a reconnect), is the holder's remaining
+		// lease, at most a third of the waiter timeout: calling again that
+		// often also keeps the waiter set from expiring.
 		rem := max(r.remaining(), 0)
-		return attempt{remaining: rem, sleep: rem}, acked, nil
+		sleep := rem
+		if waiterTTL > 0 {
+			sleep = min(sleep, waiterTTL/3)
+		}
+		if wa.polite && rem == 0 {
+			// Queued behind a hand-off that may already be over: try again
+			// soon in case nobody is left to wake us.
+			sleep = politeFallback
+		}
+		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0}, acked, nil
 	}
 	a := attempt{granted: true, fresh: r.fresh()}
 	if a.fresh {
@@ -168,12 +227,14 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, _ tim
 }
 
 func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error) {
-	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, lease, field, publish, latchTTL, retry, vouched)
+	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, m.waiters, m.wake, lease, field, publish, latchTTL, retry, vouched)
 	switch {
 	case err != nil || !held:
 		return notHeld, err
 	case res == 0:
 		return stillHeld, nil
+	case res == 2:
+		m.c.subs.noteHandoff(m.channel)
 	}
 	return freed, nil
 }
@@ -183,7 +244,21 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	return st.Holds, err
 }
 
-func (m *Mutex) abandon(context.Context, string, time.Duration) {}
+// abandon takes a waiter that gave up out of the waiter set, passing on a
+// wake it was sent and will not use. Detached from the caller's (possibly
+// cancelled) context; should it fail, the set's expiry or the others'
+// fallback timers cover it.
+func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
+	defer cancel()
+	err := m.c.retryRelease(rctx, func(publish string) error {
+		_, err := generated.MutexWaitCancel(rctx, m.c.rc, m.key, m.waiters, m.wake, field, publish)
+		return err
+	})
+	if err != nil && !m.c.closed() {
+		m.c.log.Debug("leaving lock waiters", "lock", m.name, "err", err)
+	}
+}
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the
 // lock and wakes a waiter. It runs detached from ctx (bounded by the release
@@ -201,7 +276,11 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
 	}
-	ok, err := generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.c.publishCommand())
+	var ok bool
+	err := m.c.retryRelease(ctx, func(publish string) (err error) {
+		ok, err = generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, publish)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
 	}

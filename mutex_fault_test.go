@@ -100,7 +100,7 @@ func TestMutexReleaseLatch(t *testing.T) {
 	release := func(lctx context.Context, req string, retry, vouched bool) (int64, bool) {
 		t.Helper()
 		field := c.id + ":" + ownerIn(lctx)
-		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, time.Second, field, "publish", time.Minute, retry, vouched)
+		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, time.Second, field, "publish", time.Minute, retry, vouched)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -186,8 +186,11 @@ func TestObserverAcquireOutcomes(t *testing.T) {
 	if len(acq) != 4 {
 		t.Fatalf("acquires %+v", acq)
 	}
-	if e := acq[3].e; e.Outcome != Acquired || e.Wakeups < 1 || e.Attempts < 3 || e.Wait < 150*time.Millisecond {
-		t.Errorf("woken waiter: %+v, want acquired after a wake-up and >= 3 attempts", e)
+	// Two attempts: the one refused and the one after the wake-up (the
+	// subscription of the waits before is still open, so no attempt is
+	// needed right after subscribing).
+	if e := acq[3].e; e.Outcome != Acquired || e.Wakeups < 1 || e.Attempts < 2 || e.Wait < 150*time.Millisecond {
+		t.Errorf("woken waiter: %+v, want acquired after a wake-up and >= 2 attempts", e)
 	}
 
 	// Lost: the key is deleted behind the holder's back; the watchdog

@@ -84,7 +84,6 @@ func TestConstructorsValidate(t *testing.T) {
 		name string
 	}{
 		{"Mutex", WithRedissonFairQueue(0), "WithRedissonFairQueue"},
-		{"Mutex", WithWaiterTimeout(time.Second), "WithWaiterTimeout"},
 		{"RWMutex", WithRedissonFairQueue(0), "WithRedissonFairQueue"},
 		{"Semaphore", WithLease(time.Second), "WithLease"},
 		{"Semaphore", WithFailoverGuard(false, 0), "WithFailoverGuard"},
@@ -98,7 +97,7 @@ func TestConstructorsValidate(t *testing.T) {
 	}
 	// The options a kind does take are accepted.
 	for kind, opts := range map[string][]LockOption{
-		"Mutex":           {WithLease(time.Second), WithWatchdog(time.Second, 100*time.Millisecond), WithReleaseTimeout(time.Second), WithFailoverGuard(false, 0), WithFenceIdle(time.Hour)},
+		"Mutex":           {WithLease(time.Second), WithWatchdog(time.Second, 100*time.Millisecond), WithReleaseTimeout(time.Second), WithFailoverGuard(false, 0), WithFenceIdle(time.Hour), WithWaiterTimeout(time.Second)},
 		"FairMutex":       {WithLease(time.Second), WithWaiterTimeout(time.Second), WithRedissonFairQueue(0), WithFailoverGuard(true, time.Second)},
 		"RWMutex":         {WithLease(time.Second), WithWaiterTimeout(time.Second), WithFenceIdle(time.Hour)},
 		"Semaphore":       {WithReleaseTimeout(time.Second)},

@@ -225,9 +225,9 @@ func (s *rwSide) fieldSuffix() string {
 
 // waitChannel: every message wakes every local waiter of the lock, as a read
 // release can let several readers in at once.
-func (s *rwSide) waitChannel(string) (string, bool) { return s.rw.channel, true }
+func (s *rwSide) waitChannel(string) waitSpec { return waitSpec{channel: s.rw.channel, all: true} }
 
-func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool) (attempt, bool, error) {
+func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
 	rw, c := s.rw, s.rw.c
 	enqueue := wait != 0
 	var status, value int64

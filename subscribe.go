@@ -2,8 +2,10 @@ package scriptlock
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -19,10 +21,34 @@ type subscriptions struct {
 	onFail  func() // called when a sharded subscribe is refused by the server
 	ctx     context.Context
 
-	mu    sync.Mutex
-	chans map[string]*channelSub
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	chans   map[string]*channelSub
+	wg      sync.WaitGroup
+	stopped bool // close began: no more background unsubscribes
 }
+
+// Targeted wake-ups (Mutex): a release publishes Redisson's "0" on the lock's
+// channel and then, when a Go waiter is registered, "<score>:<field>" on the
+// wake channel. Both channels share one subscription, so their messages
+// arrive in publish order.
+const (
+	// zeroGrace is how long a "0" waits for the targeted wake that follows it
+	// when a Go client released; a "0" with none (a Redisson holder released,
+	// or no Go waiter was registered) then wakes the longest local waiter.
+	// Both messages leave the server in one write, so this only delays
+	// Go waiters after a Redisson release.
+	zeroGrace = 10 * time.Millisecond
+	// subscriptionLinger keeps a targeted subscription open this long after
+	// its last waiter left: a contended lock is usually waited for again at
+	// once, and SUBSCRIBE/UNSUBSCRIBE per acquisition would cost more server
+	// commands than the acquisition itself.
+	subscriptionLinger = time.Second
+	// handoffGrace: for this long after a release woke a Go waiter by name,
+	// a newcomer on the same client queues behind it rather than take the
+	// lock from under it (see MutexAcquire's polite). It covers the woken
+	// waiter's wake-up and round trip on a loaded machine.
+	handoffGrace = 10 * time.Millisecond
+)
 
 type channelSub struct {
 	name    string
@@ -35,13 +61,29 @@ type channelSub struct {
 	sharded bool
 	closing bool // the last waiter left; UNSUBSCRIBE under way
 	all     bool // a message wakes every waiter, not just the longest waiting
+
+	// Targeted mode (wakeName != ""): messages on wakeName name one waiter.
+	wakeName string
+	zeros    int         // "0"s heard and not yet matched by a targeted wake
+	zeroT    *time.Timer // fires zeroGrace after a "0" without a match
+	idle     *time.Timer // lingering without waiters: unsubscribes when it fires
+	handoff  time.Time   // when a release last woke a Go waiter by name
+	// handing: the last release heard of woke a Go waiter by name (no "0"
+	// has come since the last named wake, so that waiter has not released).
+	handing bool
 }
 
 // waiter is one goroutine waiting for a lock; wake has room for one signal.
 type waiter struct {
-	wake chan struct{}
-	sub  *channelSub
+	wake  chan struct{}
+	sub   *channelSub
+	id    string       // targeted mode: the name releases wake it by
+	since atomic.Int64 // targeted mode: the score of the wake that woke it
 }
+
+// takeSince returns the score of the targeted wake last received (0: none)
+// and forgets it.
+func (w *waiter) takeSince() int64 { return w.since.Swap(0) }
 
 func newSubscriptions(ctx context.Context, rc rueidis.Client, sharded func() bool, onFail func()) *subscriptions {
 	return &subscriptions{rc: rc, sharded: sharded, onFail: onFail, ctx: ctx, chans: map[string]*channelSub{}}
@@ -52,6 +94,81 @@ func newSubscriptions(ctx context.Context, rc rueidis.Client, sharded func() boo
 // never missed. A message wakes the longest-waiting waiter (a lock hand-off),
 // or every waiter when all is set (a latch reaching zero, permits released).
 func (s *subscriptions) joinWith(ctx context.Context, channel string, all bool) (*waiter, error) {
+	return s.join(ctx, channel, "", "", all)
+}
+
+// joinTargeted is joinWith for a waiter woken by name: releases name the
+// waiter id on the wake channel, which shares the subscription of channel
+// (where Redisson's "0" arrives).
+func (s *subscriptions) joinTargeted(ctx context.Context, channel, wake, id string) (*waiter, error) {
+	return s.join(ctx, channel, wake, id, false)
+}
+
+// joinIfReady registers a targeted waiter without a round trip when the
+// subscription is already confirmed (a lingering one), else returns nil.
+// Joining before the first attempt means a wake for it cannot be missed, so
+// no second attempt is needed after subscribing.
+func (s *subscriptions) joinIfReady(channel, wake, id string) *waiter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.chans[channel]
+	if cs == nil || cs.closing || cs.wakeName != wake || s.ctx.Err() != nil {
+		return nil
+	}
+	select {
+	case <-cs.ready:
+	default:
+		return nil
+	}
+	select {
+	case <-cs.done:
+		return nil
+	default:
+	}
+	return s.addLocked(cs, id)
+}
+
+// noteHandoff records that a release by this client woke a Go waiter on
+// channel by name (its own copy of the wake message may still be on the way).
+func (s *subscriptions) noteHandoff(channel string) {
+	s.mu.Lock()
+	if cs := s.chans[channel]; cs != nil {
+		cs.handoff, cs.handing = time.Now(), true
+	}
+	s.mu.Unlock()
+}
+
+// handingOff reports whether a release woke a Go waiter of w's lock less
+// than handoffGrace ago and no release was heard since (the woken waiter
+// has not had the lock and let it go already).
+func (s *subscriptions) handingOff(w *waiter) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return w.sub.handing && time.Since(w.sub.handoff) < handoffGrace
+}
+
+// handedOffSince reports whether a Go waiter of w's lock was woken by name
+// after t.
+func (s *subscriptions) handedOffSince(w *waiter, t time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return w.sub.handoff.After(t)
+}
+
+// addLocked registers a waiter on cs (s.mu held).
+func (s *subscriptions) addLocked(cs *channelSub, id string) *waiter {
+	if cs.idle != nil {
+		// If it already fired, idleOut sees the new waiter and does nothing.
+		cs.idle.Stop()
+		cs.idle = nil
+	}
+	cs.refs++
+	w := &waiter{wake: make(chan struct{}, 1), sub: cs, id: id}
+	cs.waiters = append(cs.waiters, w)
+	return w
+}
+
+func (s *subscriptions) join(ctx context.Context, channel, wake, id string, all bool) (*waiter, error) {
 	for {
 		s.mu.Lock()
 		if err := s.ctx.Err(); err != nil {
@@ -71,12 +188,10 @@ func (s *subscriptions) joinWith(ctx context.Context, channel string, all bool) 
 			continue
 		}
 		if cs == nil {
-			cs = s.start(channel)
+			cs = s.start(channel, wake)
 		}
 		cs.all = cs.all || all
-		cs.refs++
-		w := &waiter{wake: make(chan struct{}, 1), sub: cs}
-		cs.waiters = append(cs.waiters, w)
+		w := s.addLocked(cs, id)
 		s.mu.Unlock()
 
 		select {
@@ -105,27 +220,43 @@ type subscribeError struct{ msg string }
 
 func (e *subscribeError) Error() string { return "scriptlock: " + e.msg }
 
-// start begins the receive loop for channel. Called with s.mu held.
-func (s *subscriptions) start(channel string) *channelSub {
+// start begins the receive loop for channel (and wake, when not empty: one
+// subscription for both, so their messages keep their publish order). Called
+// with s.mu held.
+func (s *subscriptions) start(channel, wake string) *channelSub {
 	ctx, cancel := context.WithCancel(s.ctx)
-	cs := &channelSub{name: channel, ready: make(chan struct{}), done: make(chan struct{}), stop: cancel, sharded: s.sharded()}
+	cs := &channelSub{name: channel, wakeName: wake, ready: make(chan struct{}), done: make(chan struct{}), stop: cancel, sharded: s.sharded()}
 	s.chans[channel] = cs
+	names := cs.names()
 	var cmd rueidis.Completed
 	if cs.sharded {
-		cmd = s.rc.B().Ssubscribe().Channel(channel).Build()
+		cmd = s.rc.B().Ssubscribe().Channel(names...).Build()
 	} else {
-		cmd = s.rc.B().Subscribe().Channel(channel).Build()
+		cmd = s.rc.B().Subscribe().Channel(names...).Build()
 	}
-	var once sync.Once
+	var (
+		hookMu    sync.Mutex
+		confirmed = map[string]bool{}
+	)
 	hookCtx := rueidis.WithOnSubscriptionHook(ctx, func(ps rueidis.PubSubSubscription) {
-		if ps.Channel == channel && (ps.Kind == "subscribe" || ps.Kind == "ssubscribe") {
-			once.Do(func() { close(cs.ready) })
+		if ps.Kind != "subscribe" && ps.Kind != "ssubscribe" {
+			return
+		}
+		hookMu.Lock()
+		defer hookMu.Unlock()
+		if ps.Channel == channel || ps.Channel == wake {
+			if !confirmed[ps.Channel] {
+				confirmed[ps.Channel] = true
+				if len(confirmed) == len(names) {
+					close(cs.ready)
+				}
+			}
 		}
 	})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs) })
+		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
 		if err != nil && cs.sharded && isUnknownCommand(err) {
 			s.onFail()
 			err = errShardedRefused
@@ -135,6 +266,7 @@ func (s *subscriptions) start(channel string) *channelSub {
 		if s.chans[channel] == cs {
 			delete(s.chans, channel)
 		}
+		cs.stopTimers()
 		// Whoever is still waiting must retry: the next attempt either
 		// acquires, fails loudly, or subscribes again.
 		for _, w := range cs.waiters {
@@ -153,11 +285,102 @@ func isUnknownCommand(err error) bool {
 	return false
 }
 
+// names are the channels of the subscription.
+func (cs *channelSub) names() []string {
+	if cs.wakeName != "" {
+		return []string{cs.name, cs.wakeName}
+	}
+	return []string{cs.name}
+}
+
+func (cs *channelSub) stopTimers() {
+	if cs.zeroT != nil {
+		cs.zeroT.Stop()
+	}
+	if cs.idle != nil {
+		cs.idle.Stop()
+		cs.idle = nil
+	}
+}
+
 // dispatch wakes the longest-waiting waiter of a channel; Redisson's unlock
 // message hands the lock to one contender at a time rather than to a herd.
-func (s *subscriptions) dispatch(cs *channelSub) {
+// In targeted mode a wake message wakes the waiter it names, and a "0" that
+// no wake follows within zeroGrace wakes the longest-waiting one.
+func (s *subscriptions) dispatch(cs *channelSub, m rueidis.PubSubMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if cs.wakeName != "" {
+		if m.Channel == cs.wakeName {
+			s.wakeNamedLocked(cs, m.Message)
+			return
+		}
+		cs.handing = false
+		if len(cs.waiters) == 0 {
+			return
+		}
+		cs.zeros++
+		if cs.zeroT == nil {
+			cs.zeroT = time.AfterFunc(zeroGrace, func() { s.zeroTimeout(cs) })
+		} else {
+			cs.zeroT.Reset(zeroGrace)
+		}
+		return
+	}
+	s.wakeLocked(cs)
+}
+
+// wakeNamedLocked handles "<score>:<id>": the release that sent it also sent
+// the "0" heard last, which is therefore not a Redisson release.
+func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
+	if cs.zeros > 0 {
+		cs.zeros--
+		if cs.zeros == 0 {
+			// Matched: the timer would only find nothing to do, in a
+			// goroutine of its own, on every client that heard the "0".
+			cs.zeroT.Stop()
+		}
+	}
+	cs.handoff, cs.handing = time.Now(), true
+	i := strings.IndexByte(msg, ':')
+	if i < 0 {
+		return
+	}
+	score, err := strconv.ParseInt(msg[:i], 10, 64)
+	if err != nil {
+		return
+	}
+	id := msg[i+1:]
+	for _, w := range cs.waiters {
+		if w.id == id {
+			// Stored even when a signal is already pending, so the attempt
+			// it causes takes the waiter's place back if it loses.
+			w.since.Store(score)
+			signal(w.wake)
+			return
+		}
+	}
+	// Not waiting here (any more): a waiter that gave up passes the wake on
+	// itself (MutexWaitCancel); one that died costs the others their
+	// fallback timer.
+}
+
+// zeroTimeout: a "0" had no targeted wake after it: a Redisson holder
+// released (or no Go waiter was registered), so wake a local waiter as
+// Redisson does.
+func (s *subscriptions) zeroTimeout(cs *channelSub) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cs.zeros == 0 {
+		return
+	}
+	cs.zeros = 0
+	s.wakeLocked(cs)
+}
+
+// wakeLocked wakes the longest-waiting waiter without a pending signal, or
+// every waiter in all mode (s.mu held).
+func (s *subscriptions) wakeLocked(cs *channelSub) {
 	for _, w := range cs.waiters {
 		if cs.all {
 			signal(w.wake)
@@ -169,8 +392,9 @@ func (s *subscriptions) dispatch(cs *channelSub) {
 }
 
 // leave removes a waiter; the last one ends the subscription in the
-// background. A wake-up the
-// waiter received but did not use is handed to the next waiter.
+// background (a targeted one after lingering). A wake-up the waiter received
+// but did not use is handed to the next waiter, unless it named this waiter
+// (MutexWaitCancel passes that one on, on the server).
 func (s *subscriptions) leave(w *waiter) {
 	s.mu.Lock()
 	cs := w.sub
@@ -180,7 +404,7 @@ func (s *subscriptions) leave(w *waiter) {
 			break
 		}
 	}
-	if len(w.wake) > 0 {
+	if len(w.wake) > 0 && cs.wakeName == "" {
 		for _, x := range cs.waiters {
 			if len(x.wake) == 0 {
 				x.wake <- struct{}{}
@@ -190,6 +414,16 @@ func (s *subscriptions) leave(w *waiter) {
 	}
 	cs.refs--
 	last := cs.refs == 0 && !cs.closing
+	if last && cs.wakeName != "" && !s.stopped {
+		select {
+		case <-cs.done:
+		default:
+			cs.zeros = 0
+			cs.idle = time.AfterFunc(subscriptionLinger, func() { s.idleOut(cs) })
+			s.mu.Unlock()
+			return
+		}
+	}
 	if last {
 		cs.closing = true
 	}
@@ -212,6 +446,23 @@ func (s *subscriptions) leave(w *waiter) {
 	}()
 }
 
+// idleOut ends a lingering subscription that no waiter joined again.
+func (s *subscriptions) idleOut(cs *channelSub) {
+	s.mu.Lock()
+	if cs.refs > 0 || cs.closing || s.stopped || s.chans[cs.name] != cs {
+		s.mu.Unlock()
+		return
+	}
+	cs.idle = nil
+	cs.closing = true
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		s.unsubscribe(cs)
+	}()
+}
+
 // unsubscribe ends a receive loop. UNSUBSCRIBE makes Receive return; the
 // next join on the same channel starts a new loop only after this one ended,
 // so a late unsubscribe can never cancel a newer subscription.
@@ -225,9 +476,9 @@ func (s *subscriptions) unsubscribe(cs *channelSub) {
 	defer cancel()
 	var cmd rueidis.Completed
 	if cs.sharded {
-		cmd = s.rc.B().Sunsubscribe().Channel(cs.name).Build()
+		cmd = s.rc.B().Sunsubscribe().Channel(cs.names()...).Build()
 	} else {
-		cmd = s.rc.B().Unsubscribe().Channel(cs.name).Build()
+		cmd = s.rc.B().Unsubscribe().Channel(cs.names()...).Build()
 	}
 	if err := s.rc.Do(ctx, cmd).Error(); err != nil {
 		cs.stop()
@@ -242,6 +493,12 @@ func (s *subscriptions) unsubscribe(cs *channelSub) {
 
 // close ends every subscription; the Client's context is already cancelled.
 func (s *subscriptions) close() {
+	s.mu.Lock()
+	s.stopped = true
+	for _, cs := range s.chans {
+		cs.stopTimers()
+	}
+	s.mu.Unlock()
 	s.wg.Wait()
 }
 

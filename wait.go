@@ -19,9 +19,29 @@ const notifyFallback = 2 * time.Second
 // otherwise the longest-waiting one, a lock hand-off), for the fallback
 // try returned, or until wait (< 0: no limit) or ctx runs out. The first
 // attempt is made before subscribing, and one more right after subscribing, so
-// a message published in between is never missed. It reports false when the
-// wait ran out.
+// a message published in between is never missed (a targeted waiter whose
+// subscription is already open joins it before the first attempt instead).
+// It reports false when the wait ran out.
 func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64, bool) (bool, time.Duration, error) { return try() })
+}
+
+// waitSpec says where a waiter hears of releases: channel, every local
+// waiter woken by one message (all), or, in targeted mode (wake set), woken by
+// name (id) on the wake channel, which shares channel's subscription.
+type waitSpec struct {
+	channel string
+	all     bool
+	wake    string
+	id      string
+	idle    time.Duration // targeted: longest sleep without calling Redis while registered
+}
+
+// waitOn is waitNotified for any waitSpec. try receives the score of the
+// targeted wake that woke the waiter (0: none, or not targeted), and polite
+// on a first attempt made while a release of this client's is handing the
+// lock to a woken waiter.
+func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, time.Duration, error)) (bool, error) {
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
@@ -29,9 +49,16 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 	st := c.statsFrom(ctx) // nil unless observed
 	var w *waiter
 	woken := false // a hand-off signal was taken and not yet used by an attempt
+	if ws.wake != "" && wait != 0 {
+		// Already subscribed (other local waiters, or lingering): be
+		// reachable by name before the first attempt registers us.
+		w = c.subs.joinIfReady(ws.channel, ws.wake, ws.id)
+	}
+	polite := w != nil && c.subs.handingOff(w)
+	since := int64(0)
 	defer func() {
 		if w != nil {
-			if woken {
+			if woken && ws.wake == "" {
 				// The signal was meant for the next contender: pass it on.
 				signal(w.wake)
 			}
@@ -51,7 +78,12 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
 		}
-		done, fallback, err := try()
+		var politeAt time.Time // when a polite attempt queued us behind a hand-off
+		if polite {
+			politeAt = time.Now()
+		}
+		done, fallback, err := try(since, polite)
+		since, polite = 0, false
 		if st != nil {
 			st.attempts++
 		}
@@ -76,7 +108,11 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 				jctx, cancel = context.WithDeadline(ctx, deadline)
 			}
 			stop := context.AfterFunc(c.closingCtx, cancel)
-			w, err = c.subs.joinWith(jctx, channel, all)
+			if ws.wake != "" {
+				w, err = c.subs.joinTargeted(jctx, ws.channel, ws.wake, ws.id)
+			} else {
+				w, err = c.subs.joinWith(jctx, ws.channel, ws.all)
+			}
 			stop()
 			cancel()
 			if err != nil {
@@ -95,36 +131,50 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 			continue // subscribed: try again before waiting
 		}
 		sleep := fallback
-		if sleep <= 0 {
-			sleep = notifyFallback
-		}
-		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
-		}
-		if timer == nil {
-			timer = time.NewTimer(sleep)
-		} else {
-			timer.Reset(sleep)
-		}
-		select {
-		case <-w.wake:
-			if st != nil {
-				st.wakeups++
+		for {
+			if sleep <= 0 {
+				sleep = notifyFallback
 			}
-			woken = true
-		case <-timer.C:
-			if st != nil {
-				st.timers++
+			if wait > 0 {
+				sleep = min(sleep, time.Until(deadline))
 			}
-		case <-ctx.Done():
-			return false, fmt.Errorf("wait ended: %w", ctx.Err())
-		case <-c.closingCtx.Done():
-			return false, ErrClosed
-		}
-		if !timer.Stop() {
+			if timer == nil {
+				timer = time.NewTimer(sleep)
+			} else {
+				timer.Reset(sleep)
+			}
+			rearm := false
 			select {
+			case <-w.wake:
+				if st != nil {
+					st.wakeups++
+				}
+				woken = true
 			case <-timer.C:
-			default:
+				if st != nil {
+					st.timers++
+				}
+				// A polite waiter's short fallback covers a hand-off that was
+				// already over; when wakes went out since, the line moves
+				// and we are in it: wait on, without calling Redis.
+				if !politeAt.IsZero() && ws.idle > 0 && c.subs.handedOffSince(w, politeAt) &&
+					(wait < 0 || time.Now().Before(deadline)) {
+					politeAt, sleep, rearm = time.Time{}, ws.idle, true
+				}
+			case <-ctx.Done():
+				return false, fmt.Errorf("wait ended: %w", ctx.Err())
+			case <-c.closingCtx.Done():
+				return false, ErrClosed
+			}
+			since = w.takeSince()
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			if !rearm {
+				break
 			}
 		}
 	}

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
@@ -23,13 +24,33 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms.
+-- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
+-- a sorted set of fields scored by the server's clock (ms) at registration, so
+-- a release wakes the longest-registered Go waiter alone. A waiter woken by a
+-- release was taken out of the set; if it is refused again it passes that
+-- wake's score as since and gets its place back. The set expires waiterTTL
+-- after the last registration (live waiters call again before that).
+-- A registered caller that was not taken out by a wake passes leave: when it
+-- gets the lock it leaves the set, which keeps no waiter that stopped waiting.
+-- A polite caller does not take a free lock (it may re-enter its own): a
+-- release has just woken a waiter, and taking the lock from under it would
+-- send that waiter back to wait, which is what makes waits long under
+-- contention.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
+-- @key    waiters   scriptlock_lock_waiters:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    fenceIdle duration  how long a counter lives from its start
+-- @arg    waiterTTL string    the set's expiry in ms; "0": the caller will not wait, do not register it (a string formatted once per handle, not per call)
+-- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
+-- @arg    leave     bool      on success, take the caller out of the waiter set
+-- @arg    polite    bool      a release just woke a waiter: queue behind it even if the lock is free
 -- @return int64
-if redis.call('exists', KEYS[1]) == 0 then
+if ARGV[7] ~= '1' and redis.call('exists', KEYS[1]) == 0 then
+  if ARGV[6] == '1' then
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[2])
@@ -41,6 +62,9 @@ if redis.call('exists', KEYS[1]) == 0 then
   return token
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  if ARGV[6] == '1' then
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
   redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return 0
@@ -49,11 +73,20 @@ local ttl = redis.call('pttl', KEYS[1])
 if ttl < 0 then
   ttl = 0
 end
+if ARGV[4] ~= '0' then
+  if ARGV[5] ~= '0' then
+    redis.call('zadd', KEYS[3], ARGV[5], ARGV[2])
+  else
+    local t = redis.call('time')
+    redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
+  end
+  redis.call('pexpire', KEYS[3], ARGV[4])
+end
 return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "358ac74edffbf88a782015d715dc427fdd289f2d"
+const mutexAcquireSHA1 = "561c6d3ea9a459b806fbfb51d9a45765a1c4a967"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -70,14 +103,26 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 // < 0 held by another owner, -1 - reply is its remaining lease in ms.
-func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, fenceIdle time.Duration) (int64, error) {
-	keys := []string{lock, fence}
+// A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
+// a sorted set of fields scored by the server's clock (ms) at registration, so
+// a release wakes the longest-registered Go waiter alone. A waiter woken by a
+// release was taken out of the set; if it is refused again it passes that
+// wake's score as since and gets its place back. The set expires waiterTTL
+// after the last registration (live waiters call again before that).
+// A registered caller that was not taken out by a wake passes leave: when it
+// gets the lock it leaves the set, which keeps no waiter that stopped waiting.
+// A polite caller does not take a free lock (it may re-enter its own): a
+// release has just woken a waiter, and taking the lock from under it would
+// send that waiter back to wait, which is what makes waits long under
+// contention.
+func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL string, since int64, leave bool, polite bool) (int64, error) {
+	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(fenceIdle)}
+	args := []string{msArg(lease), owner, msArg(fenceIdle), waiterTTL, strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
 	return mutexAcquireDecode(mutexAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -85,9 +130,14 @@ func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence stri
 type MutexAcquireArgs struct {
 	Lock      string
 	Fence     string // fencing-token counter (redisson_lock_token:{name})
+	Waiters   string // scriptlock_lock_waiters:{name}
 	Lease     time.Duration
 	Owner     string
 	FenceIdle time.Duration // how long a counter lives from its start
+	WaiterTTL string        // the set's expiry in ms; "0": the caller will not wait, do not register it (a string formatted once per handle, not per call)
+	Since     int64         // the place to take back (a woken waiter's score); 0: a new place
+	Leave     bool          // on success, take the caller out of the waiter set
+	Polite    bool          // a release just woke a waiter: queue behind it even if the lock is free
 }
 
 // MutexAcquireReply is the reply to one call in MutexAcquireMulti.
@@ -144,14 +194,14 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexAcquireCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, fenceIdle time.Duration) (rueidis.Completed, error) {
-	keys := []string{lock, fence}
+func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, fenceIdle time.Duration, waiterTTL string, since int64, leave bool, polite bool) (rueidis.Completed, error) {
+	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(fenceIdle)}
+	args := []string{msArg(lease), owner, msArg(fenceIdle), waiterTTL, strconv.FormatInt(since, 10), boolArg(leave), boolArg(polite)}
 	return c.B().Evalsha().Sha1(mutexAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -162,8 +212,8 @@ func DecodeMutexAcquire(resp rueidis.RedisResult) (int64, error) {
 
 // mutexAcquireEncode returns the KEYS and ARGV of one MutexAcquire call.
 func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Fence}
-	args := []string{msArg(a.Lease), a.Owner, msArg(a.FenceIdle)}
+	keys := []string{a.Lock, a.Fence, a.Waiters}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.FenceIdle), a.WaiterTTL, strconv.FormatInt(a.Since, 10), boolArg(a.Leave), boolArg(a.Polite)}
 	return keys, args
 }
 

@@ -10,29 +10,40 @@ import (
 )
 
 // mutexForceUnlockSource is scripts/mutex_force_unlock.lua, verbatim.
-const mutexForceUnlockSource = `-- MutexForceUnlock deletes a lock whoever holds it and wakes its waiters.
+const mutexForceUnlockSource = `-- MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
+-- Redisson's with "0", and the longest-registered Go waiter as MutexRelease
+-- does.
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
 -- @commands publish spublish
 if redis.call('del', KEYS[1]) == 1 then
-  redis.call(ARGV[1], KEYS[2], '0')
+  if redis.call(ARGV[1], KEYS[2], '0') > 0 then
+    local w = redis.call('zpopmin', KEYS[3])
+    if w[1] then
+      redis.call(ARGV[1], KEYS[4], w[2] .. ':' .. w[1])
+    end
+  end
   return 1
 end
 return 0
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "ab30c9bb0c73bf98d16829ec4f20a9815dd301f0"
+const mutexForceUnlockSHA1 = "f4fac3ac2c719b5421b5d541ae1685229823ea74"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
-// MutexForceUnlock deletes a lock whoever holds it and wakes its waiters.
+// MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
+// Redisson's with "0", and the longest-registered Go waiter as MutexRelease
+// does.
 // Reply true when there was a lock to delete.
-func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
+func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -41,7 +52,7 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel}
+	keys := []string{lock, channel, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
 			return false, err
@@ -55,6 +66,8 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 type MutexForceUnlockArgs struct {
 	Lock    string
 	Channel string // redisson_lock__channel:{name}
+	Waiters string // scriptlock_lock_waiters:{name}
+	Wake    string // scriptlock_lock_wake:{name}
 	Publish string // "publish", or "spublish" for sharded channels
 }
 
@@ -121,7 +134,7 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -130,7 +143,7 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, publ
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel}
+	keys := []string{lock, channel, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -147,7 +160,7 @@ func DecodeMutexForceUnlock(resp rueidis.RedisResult) (bool, error) {
 
 // mutexForceUnlockEncode returns the KEYS and ARGV of one MutexForceUnlock call.
 func mutexForceUnlockEncode(a *MutexForceUnlockArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel}
+	keys := []string{a.Lock, a.Channel, a.Waiters, a.Wake}
 	args := []string{a.Publish}
 	return keys, args
 }

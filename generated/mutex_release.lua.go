@@ -12,7 +12,12 @@ import (
 
 // mutexReleaseSource is scripts/mutex_release.lua, verbatim.
 const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
--- lock and publishes Redisson's unlock message "0" on its channel.
+-- lock and publishes Redisson's unlock message "0" on its channel, which wakes
+-- Redisson's waiters. When anyone listened, the longest-registered Go waiter
+-- is then taken out of the waiter set and woken alone by a message
+-- "<score>:<field>" on the wake channel; Go clients hear both channels on one
+-- connection, so a "0" followed by that message is known to be a Go release
+-- and wakes nobody else. A release nobody listens to costs nothing more.
 -- A retried release whose first reply was lost answers the first outcome:
 -- giving up one of several holds records its outcome for latchTTL under a
 -- per-call latch key, which only a retry reads (a first attempt cannot have
@@ -22,10 +27,13 @@ const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant loc
 -- retry that finds the owner gone answers "released" without a latch, and the
 -- common release writes nothing but the delete and the message.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
--- fewer); 1: released.
+-- fewer); 1: released; 2: released and a Go waiter woken by name (a retry
+-- answered without a latch says 1).
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -54,20 +62,32 @@ if holds > 1 then
   return 0
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], '0')
-if ARGV[6] ~= '1' then
-  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+local freed = 1
+if redis.call(ARGV[3], KEYS[2], '0') > 0 then
+  local w = redis.call('zpopmin', KEYS[4])
+  if w[1] then
+    redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
+    freed = 2
+  end
 end
-return 1
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[3], freed, 'px', ARGV[4])
+end
+return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "f76ee8f6bdd08ffbcab14f238d53e2086166424a"
+const mutexReleaseSHA1 = "37d564f3e7fcdc2d77766630a9e823fd1b1d7110"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
 // MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
-// lock and publishes Redisson's unlock message "0" on its channel.
+// lock and publishes Redisson's unlock message "0" on its channel, which wakes
+// Redisson's waiters. When anyone listened, the longest-registered Go waiter
+// is then taken out of the waiter set and woken alone by a message
+// "<score>:<field>" on the wake channel; Go clients hear both channels on one
+// connection, so a "0" followed by that message is known to be a Go release
+// and wakes nobody else. A release nobody listens to costs nothing more.
 // A retried release whose first reply was lost answers the first outcome:
 // giving up one of several holds records its outcome for latchTTL under a
 // per-call latch key, which only a retry reads (a first attempt cannot have
@@ -77,8 +97,9 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // retry that finds the owner gone answers "released" without a latch, and the
 // common release writes nothing but the delete and the message.
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
-// fewer); 1: released.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, bool, error) {
+// fewer); 1: released; 2: released and a Go waiter woken by name (a retry
+// answered without a latch says 1).
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -87,7 +108,7 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch}
+	keys := []string{lock, channel, latch, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return 0, false, err
@@ -102,6 +123,8 @@ type MutexReleaseArgs struct {
 	Lock     string
 	Channel  string // redisson_lock__channel:{name}
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
+	Waiters  string // scriptlock_lock_waiters:{name}
+	Wake     string // scriptlock_lock_wake:{name}
 	Lease    time.Duration
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
@@ -174,7 +197,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -183,7 +206,7 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch}
+	keys := []string{lock, channel, latch, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -200,7 +223,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake}
 	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
 	return keys, args
 }

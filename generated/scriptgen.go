@@ -147,7 +147,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"limit"},
 	File:      "scripts/inspect.lua",
-	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts"},
+	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts", "lwaiters"},
 	Name:      "Inspect",
 	ReadOnly:  true,
 	Retryable: false,
@@ -235,9 +235,9 @@ var Scripts = []Script{{
 	SHA1:      leanStateSHA1,
 	Source:    leanStateSource,
 }, {
-	Args:      []string{"lease", "owner", "fenceIdle"},
+	Args:      []string{"lease", "owner", "fenceIdle", "waiterTTL", "since", "leave", "polite"},
 	File:      "scripts/mutex_acquire.lua",
-	Keys:      []string{"lock", "fence"},
+	Keys:      []string{"lock", "fence", "waiters"},
 	Name:      "MutexAcquire",
 	ReadOnly:  false,
 	Retryable: false,
@@ -246,7 +246,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"publish"},
 	File:      "scripts/mutex_force_unlock.lua",
-	Keys:      []string{"lock", "channel"},
+	Keys:      []string{"lock", "channel", "waiters", "wake"},
 	Name:      "MutexForceUnlock",
 	ReadOnly:  false,
 	Retryable: true,
@@ -255,7 +255,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched"},
 	File:      "scripts/mutex_release.lua",
-	Keys:      []string{"lock", "channel", "latch"},
+	Keys:      []string{"lock", "channel", "latch", "waiters", "wake"},
 	Name:      "MutexRelease",
 	ReadOnly:  false,
 	Retryable: false,
@@ -279,6 +279,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      mutexStateSHA1,
 	Source:    mutexStateSource,
+}, {
+	Args:      []string{"owner", "publish"},
+	File:      "scripts/mutex_wait_cancel.lua",
+	Keys:      []string{"lock", "waiters", "wake"},
+	Name:      "MutexWaitCancel",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      mutexWaitCancelSHA1,
+	Source:    mutexWaitCancelSource,
 }, {
 	Args:      []string{"id", "lease", "publish"},
 	File:      "scripts/permit_acquire.lua",

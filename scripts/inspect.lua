@@ -11,7 +11,9 @@
 -- counter <value>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 -- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
--- writers <total>; permit <id> <lease end unix ms>; permits <total>.
+-- writers <total>; permit <id> <lease end unix ms>; permits <total>;
+-- lwaiter <field> <registered unix ms> (Mutex's Go waiters, in wake order);
+-- lwaiters <total>.
 -- A FairMutex queues under its own keys (protocol scriptlock) or, in its
 -- Redisson-compatible mode and for Java services, under Redisson's (protocol
 -- redisson); both are read.
@@ -25,6 +27,7 @@
 -- @key    rwprefix   {name}: a reader's read-hold lease keys are <rwprefix>:<field>:rwlock_timeout:<n>
 -- @key    fqueue     scriptlock_fair_queue:{name}
 -- @key    ftimeouts  scriptlock_fair_timeout:{name}
+-- @key    lwaiters   scriptlock_lock_waiters:{name}
 -- @arg    limit      int64
 -- @return []string
 -- @readonly
@@ -100,5 +103,12 @@ if redis.call('exists', KEYS[6]) == 1 then
     row('permit', p[i], p[i + 1])
   end
   row('permits', redis.call('zcard', KEYS[6]))
+end
+if redis.call('exists', KEYS[10]) == 1 then
+  local w = redis.call('zrange', KEYS[10], 0, limit - 1, 'withscores')
+  for i = 1, #w, 2 do
+    row('lwaiter', w[i], w[i + 1])
+  end
+  row('lwaiters', redis.call('zcard', KEYS[10]))
 end
 return out

@@ -1,5 +1,10 @@
 -- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
--- lock and publishes Redisson's unlock message "0" on its channel.
+-- lock and publishes Redisson's unlock message "0" on its channel, which wakes
+-- Redisson's waiters. When anyone listened, the longest-registered Go waiter
+-- is then taken out of the waiter set and woken alone by a message
+-- "<score>:<field>" on the wake channel; Go clients hear both channels on one
+-- connection, so a "0" followed by that message is known to be a Go release
+-- and wakes nobody else. A release nobody listens to costs nothing more.
 -- A retried release whose first reply was lost answers the first outcome:
 -- giving up one of several holds records its outcome for latchTTL under a
 -- per-call latch key, which only a retry reads (a first attempt cannot have
@@ -9,10 +14,13 @@
 -- retry that finds the owner gone answers "released" without a latch, and the
 -- common release writes nothing but the delete and the message.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
--- fewer); 1: released.
+-- fewer); 1: released; 2: released and a Go waiter woken by name (a retry
+-- answered without a latch says 1).
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -41,8 +49,15 @@ if holds > 1 then
   return 0
 end
 redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], '0')
-if ARGV[6] ~= '1' then
-  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+local freed = 1
+if redis.call(ARGV[3], KEYS[2], '0') > 0 then
+  local w = redis.call('zpopmin', KEYS[4])
+  if w[1] then
+    redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
+    freed = 2
+  end
 end
-return 1
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[3], freed, 'px', ARGV[4])
+end
+return freed

@@ -51,6 +51,10 @@ type Report struct {
 	WriterCount int64    `json:"pending_writer_count"`
 	Permits     []Permit `json:"permits,omitempty"`
 	PermitCount int64    `json:"permit_count"`
+	// MutexWaiters are the Go waiters a Mutex release wakes by name, in the
+	// order it wakes them (Redisson's own waiters are not registered).
+	MutexWaiters     []MutexWaiter `json:"mutex_waiters,omitempty"`
+	MutexWaiterCount int64         `json:"mutex_waiter_count"`
 	// QueueProtocols names the fair queues found: "scriptlock" (FairMutex's
 	// own keys) and/or "redisson" (Redisson's RFairLock keys).
 	QueueProtocols []string `json:"queue_protocols,omitempty"`
@@ -77,6 +81,13 @@ type Waiter struct {
 	RemainingMS int64     `json:"remaining_ms"`
 }
 
+// MutexWaiter is a Go waiter registered on a Mutex, and since when.
+type MutexWaiter struct {
+	Field      string    `json:"field"`
+	Registered time.Time `json:"registered"`
+	WaitedMS   int64     `json:"waited_ms"`
+}
+
 // Permit is a PermitSemaphore permit and the end of its lease.
 type Permit struct {
 	ID          string    `json:"id"`
@@ -98,7 +109,7 @@ func inspect(ctx context.Context, e *env, key string) (*Report, error) {
 	ctx, cancel := e.bounded(ctx)
 	defer cancel()
 	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
-		k.FairQueue, k.FairTimeouts, int64(e.limit))
+		k.FairQueue, k.FairTimeouts, k.LockWaiters, int64(e.limit))
 	if err != nil {
 		return nil, fmt.Errorf("inspect %q: %w", key, err)
 	}
@@ -163,6 +174,10 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			r.Permits = append(r.Permits, Permit{ID: permitID(a), Expires: at(num(b)), RemainingMS: num(b) - nowMS})
 		case "permits":
 			r.PermitCount = num(a)
+		case "lwaiter":
+			r.MutexWaiters = append(r.MutexWaiters, MutexWaiter{Field: a, Registered: at(num(b)), WaitedMS: nowMS - num(b)})
+		case "lwaiters":
+			r.MutexWaiterCount = num(a)
 		default:
 			return nil, fmt.Errorf("inspect %q: unknown row %q", key, kind)
 		}
@@ -183,6 +198,8 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		r.Kind = kindCounter
 	case r.RedisType == "none" && hasQueue:
 		r.Kind = kindFair // free, waiters queued
+	case r.RedisType == "none" && r.MutexWaiterCount > 0:
+		r.Kind = kindMutex // free, a woken Go waiter about to take it
 	case r.RedisType == "none" && r.WriterCount > 0:
 		r.Kind = kindRW // free, a writer about to take it
 	case r.RedisType == "none" && r.PermitCount > 0:
@@ -290,6 +307,9 @@ func writeReport(w io.Writer, r *Report) {
 	if r.Kind == kindPermits {
 		fmt.Fprintf(tw, "PERMITS HELD\t%d\n", r.PermitCount)
 	}
+	if r.MutexWaiterCount > 0 {
+		fmt.Fprintf(tw, "GO WAITERS\t%d\n", r.MutexWaiterCount)
+	}
 	tw.Flush()
 	if len(r.Holders) > 0 {
 		fmt.Fprintln(w)
@@ -328,6 +348,15 @@ func writeReport(w io.Writer, r *Report) {
 	}
 	waiters("WAITER", r.Queue)
 	waiters("PENDING WRITER", r.Writers)
+	if len(r.MutexWaiters) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "#\tGO WAITER\tREGISTERED\tWAITED")
+		for i, q := range r.MutexWaiters {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, q.Field, q.Registered.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.WaitedMS, 0)))
+		}
+		tw.Flush()
+	}
 	if len(r.Permits) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -344,6 +373,9 @@ func describeKind(r *Report) string {
 	case kindNone:
 		return "nothing under this name"
 	case kindMutex:
+		if r.RedisType == "none" {
+			return "mutex (free, Go waiters registered)"
+		}
 		return "mutex (Mutex, Redisson RLock; a FairMutex with nobody queued looks the same)"
 	case kindFair:
 		if r.RedisType == "none" {

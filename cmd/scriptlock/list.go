@@ -192,7 +192,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 // be refused by inspect's hash-tag check or mislead as a lock).
 func isAuxiliary(key string) bool {
 	for _, p := range []string{"redisson_lock_token:", "redisson_lock_queue:", "redisson_lock_timeout:",
-		"redisson_rwlock_writers:", "redisson_unlock_latch:", "scriptlock_fair_queue:", "scriptlock_fair_timeout:"} {
+		"redisson_rwlock_writers:", "redisson_unlock_latch:", "scriptlock_fair_queue:", "scriptlock_fair_timeout:", "scriptlock_lock_waiters:"} {
 		if strings.HasPrefix(key, p) {
 			return true
 		}
@@ -212,7 +212,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 		k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 		calls = append(calls, generated.InspectArgs{Lock: k.Lock, Fence: k.Fence, Queue: k.Queue, Timeouts: k.Timeouts,
 			Writers: k.Writers, Permits: k.Permits, Rwprefix: k.RWPrefix, Fqueue: k.FairQueue, Ftimeouts: k.FairTimeouts,
-			Limit: int64(e.limit)})
+			Lwaiters: k.LockWaiters, Limit: int64(e.limit)})
 		names = append(names, key)
 	}
 	if len(calls) == 0 {

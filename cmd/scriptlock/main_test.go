@@ -159,6 +159,38 @@ func TestInspect(t *testing.T) {
 				}
 			}
 
+			// Two Go waiters registered on the Mutex, in wake order.
+			var mwg sync.WaitGroup
+			mctx, cancelMutexWaiters := context.WithCancel(ctx)
+			for _, o := range []string{"waiter-a", "waiter-b"} {
+				mwg.Add(1)
+				go func() {
+					defer mwg.Done()
+					if l, err := m.Lock(scriptlock.WithOwner(mctx, o)); err == nil {
+						_ = m.Unlock(l)
+					}
+				}()
+				waitFor(t, ctx, func() bool {
+					r := inspectJSON(t, ctx, d, prefix, "order:42")
+					return len(r.MutexWaiters) > 0 && strings.HasSuffix(r.MutexWaiters[len(r.MutexWaiters)-1].Field, ":"+o)
+				})
+			}
+			r = inspectJSON(t, ctx, d, prefix, "order:42")
+			if r.Kind != kindMutex || r.MutexWaiterCount != 2 || len(r.MutexWaiters) != 2 ||
+				r.MutexWaiters[0].Field != c.ID()+":waiter-a" || r.MutexWaiters[1].Field != c.ID()+":waiter-b" {
+				t.Fatalf("mutex waiters: %+v", r)
+			}
+			text = cli(ctx, d, "", "inspect", "--key-prefix", prefix, "order:42")
+			for _, want := range []string{"GO WAITERS", c.ID() + ":waiter-a"} {
+				if !strings.Contains(text.out, want) {
+					t.Errorf("table output lacks %q:\n%s", want, text.out)
+				}
+			}
+			cancelMutexWaiters()
+			mwg.Wait()
+			// Waiters whose context ended leave the set in the background.
+			waitFor(t, ctx, func() bool { return inspectJSON(t, ctx, d, prefix, "order:42").MutexWaiterCount == 0 })
+
 			// FairMutex with two waiters queued in arrival order.
 			f := mustFair(t, c, "fair:1")
 			fctx, err := f.Lock(scriptlock.WithOwner(ctx, "first"))

@@ -76,7 +76,7 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		}
 	default:
 		res.Channel = k.LockChannel
-		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, publish)
+		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, k.LockWaiters, k.LockWake, publish)
 	}
 	if err != nil {
 		return fmt.Errorf("force-unlock %q: %w", key, err)

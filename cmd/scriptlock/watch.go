@@ -160,6 +160,13 @@ func summary(r *Report) string {
 		}
 		fmt.Fprintf(&b, "; %d writers waiting: %s", r.WriterCount, strings.Join(ws, ", "))
 	}
+	if r.MutexWaiterCount > 0 {
+		var ws []string
+		for _, w := range r.MutexWaiters {
+			ws = append(ws, w.Field)
+		}
+		fmt.Fprintf(&b, "; %d Go waiters: %s", r.MutexWaiterCount, strings.Join(ws, ", "))
+	}
 	if r.PermitCount > 0 {
 		var ps []string
 		for _, p := range r.Permits {

@@ -18,8 +18,10 @@ type Keys struct {
 	Writers      string // redisson_rwlock_writers:{name}: RWMutex pending writers
 	Permits      string // {name}:timeout: PermitSemaphore permit leases
 	RWPrefix     string // {name}: prefix of RWMutex read-hold lease keys, <RWPrefix>:<field>:rwlock_timeout:<n>
+	LockWaiters  string // scriptlock_lock_waiters:{name}: Mutex's registered Go waiters
 
 	LockChannel  string // Mutex and FairMutex release messages
+	LockWake     string // scriptlock_lock_wake:{name}: a Mutex release wakes one Go waiter by name
 	RWChannel    string // RWMutex release messages
 	SemChannel   string // Semaphore and PermitSemaphore releases
 	LatchChannel string // CountDownLatch zero and reset messages
@@ -38,7 +40,9 @@ func For(key string, cluster bool) Keys {
 		Writers:      redissonName("redisson_rwlock_writers", key),
 		Permits:      redissonSuffix(key, "timeout"),
 		RWPrefix:     rwPrefix(key),
+		LockWaiters:  redissonName("scriptlock_lock_waiters", key),
 		LockChannel:  redissonName("redisson_lock__channel", key),
+		LockWake:     redissonName("scriptlock_lock_wake", key),
 		RWChannel:    redissonName("redisson_rwlock", key),
 		SemChannel:   redissonName("redisson_sc", key),
 		LatchChannel: latchChannel(key, cluster),
@@ -47,7 +51,7 @@ func For(key string, cluster bool) Keys {
 
 // Channels lists the channels on which the primitives announce releases.
 func (k Keys) Channels() []string {
-	return []string{k.LockChannel, k.RWChannel, k.SemChannel, k.LatchChannel}
+	return []string{k.LockChannel, k.LockWake, k.RWChannel, k.SemChannel, k.LatchChannel}
 }
 
 // redissonName is "prefix:{name}", or "prefix:name" when name already carries

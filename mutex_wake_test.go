@@ -1,0 +1,531 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// commandCalls reads INFO commandstats: calls per command, as Redis names
+// them ("evalsha", "zpopmin"), counting those run inside scripts too.
+func commandCalls(t testing.TB, node *redistest.Node) map[string]int64 {
+	t.Helper()
+	info, err := node.Do(t, "INFO", "commandstats").ToString()
+	if err != nil {
+		t.Fatalf("INFO commandstats: %v", err)
+	}
+	calls := map[string]int64{}
+	for line := range strings.SplitSeq(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		for field := range strings.SplitSeq(rest, ",") {
+			if v, ok := strings.CutPrefix(field, "calls="); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatalf("commandstats line %q: %v", line, err)
+				}
+				calls[strings.TrimPrefix(name, "cmdstat_")] = n
+			}
+		}
+	}
+	return calls
+}
+
+// lockCommands is the delta of commands between two samples, leaving out
+// the test's own probes and the clients' housekeeping.
+func lockCommands(before, after map[string]int64) (map[string]int64, int64) {
+	d := map[string]int64{}
+	var total int64
+	for name, n := range after {
+		switch {
+		case name == "info", name == "ping", name == "hello", strings.HasPrefix(name, "client"):
+			continue
+		}
+		if n -= before[name]; n > 0 {
+			d[name] = n
+			total += n
+		}
+	}
+	return d, total
+}
+
+// 32 waiters, each on its own client as separate processes would be, take
+// turns on one lock: every release wakes one waiter rather than every
+// client, so the server runs about 20 commands per acquisition (one message
+// to every waiting client, each retrying, cost about 140), and nobody starves
+// or takes the lock over.
+func TestMutexContendedWakesOne(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	const (
+		waiters = 32
+		total   = waiters * 8
+	)
+	ctx := testCtx(t, 2*time.Minute)
+	locks := make([]*Mutex, waiters)
+	for i := range locks {
+		c := newTestClient(t, node.Client(t), prefix)
+		locks[i] = mustMutex(t, c, "herd")
+		l, err := locks[i].Lock(ctx) // connections open, scripts loaded
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := locks[i].Unlock(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := commandCalls(t, node)
+	var (
+		remaining atomic.Int64
+		holding   atomic.Int32
+		counts    = make([]int, waiters)
+		wg        sync.WaitGroup
+		errs      = make(chan error, waiters)
+	)
+	remaining.Store(total)
+	for i, m := range locks {
+		wg.Go(func() {
+			for remaining.Add(-1) >= 0 {
+				l, err := m.Lock(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if holding.Add(1) != 1 {
+					errs <- errors.New("two holders at once")
+				}
+				counts[i]++
+				time.Sleep(time.Millisecond)
+				holding.Add(-1)
+				if err := m.Unlock(l); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	delta, cmds := lockCommands(before, commandCalls(t, node))
+	perAcq := float64(cmds) / total
+	scripts := float64(delta["evalsha"]+delta["eval"]) / total
+	t.Logf("per acquisition: %.1f server commands, %.2f scripts; acquisitions per waiter %v", perAcq, scripts, counts)
+	// Wake one: a failed attempt, the winning one and the release, about 20
+	// commands; the bounds leave room for the fallback paths a loaded
+	// machine takes now and then (a wake arriving late re-runs an attempt).
+	if perAcq > 40 || scripts > 6 {
+		t.Errorf("%.1f server commands and %.2f scripts per acquisition (delta %v): releases wake more than one waiter", perAcq, scripts, delta)
+	}
+	// Woken in registration order, with newcomers queueing behind a
+	// hand-off, every waiter gets about its share (8); the bounds leave room
+	// for a hand-off a loaded machine lets a newcomer overtake now and then.
+	for i, n := range counts {
+		if n < 2 || n > 32 {
+			t.Errorf("waiter %d acquired the lock %d times, want 2..32 (its share is %d): %v", i, n, total/waiters, counts)
+		}
+	}
+	if n, err := node.Do(t, "EXISTS", locks[0].waiters).AsInt64(); err != nil || n != 0 {
+		t.Errorf("waiter set left behind after every waiter got the lock: EXISTS = %d, %v", n, err)
+	}
+}
+
+// A release nobody waits for costs the server exactly what it cost before
+// waiters were woken by name: no waiter-set command, one PUBLISH.
+func TestMutexUncontendedReleaseCommands(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := mustMutex(t, c, "quiet")
+	// Warm-up: scripts loaded, the fencing counter started.
+	l, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	before := commandCalls(t, node)
+	if l, err = m.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mid := commandCalls(t, node)
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	after := commandCalls(t, node)
+	acq, _ := lockCommands(before, mid)
+	rel, relTotal := lockCommands(mid, after)
+	for _, d := range []map[string]int64{acq, rel} {
+		for name := range d {
+			if strings.HasPrefix(name, "z") || name == "time" {
+				t.Errorf("an uncontended Lock+Unlock ran %s: acquire %v, release %v", name, acq, rel)
+			}
+		}
+	}
+	// EVALSHA, HGET, DEL, PUBLISH, SET (the release latch).
+	if rel["publish"] != 1 || relTotal > 5 {
+		t.Errorf("release ran %d commands %v, want at most 5 with one PUBLISH", relTotal, rel)
+	}
+}
+
+// A waiter chosen by a release whose context then ends passes the wake on:
+// the next waiter gets the lock at once, not after its fallback timer.
+func TestMutexChosenWaiterGivesUp(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	// A fallback far beyond the bound below: only a passed-on wake is this fast.
+	opt := WithWaiterTimeout(time.Minute)
+	holder := mustMutex(t, newTestClient(t, node.Client(t), prefix, opt), "chosen")
+	px := netproxy.New(t, node.Addr)
+	chosenClient := newTestClient(t, rawClient(t, px.Addr), prefix, opt)
+	chosen := mustMutex(t, chosenClient, "chosen")
+	next := mustMutex(t, newTestClient(t, node.Client(t), prefix, opt), "chosen")
+	ctx := testCtx(t, 30*time.Second)
+
+	hold, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A wait that gives up loads the scripts of the path under test on the
+	// server, so none needs a reply to be sent below.
+	if _, err := chosen.TryLock(ctx, 10*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock while held: %v", err)
+	}
+	registered := func(field string) bool {
+		err := node.Do(t, "ZSCORE", holder.waiters, field).Error()
+		return err == nil
+	}
+	chosenField := chosenClient.id + ":chosen-owner"
+	cctx, cancel := context.WithCancel(WithOwner(ctx, "chosen-owner"))
+	defer cancel()
+	chosenDone := make(chan error, 1)
+	go func() {
+		_, err := chosen.Lock(cctx)
+		chosenDone <- err
+	}()
+	waitFor(t, 5*time.Second, "the first waiter to register", func() bool { return registered(chosenField) })
+	nextDone := make(chan time.Time, 1)
+	go func() {
+		l, err := next.Lock(ctx)
+		if err != nil {
+			t.Error(err)
+			nextDone <- time.Time{}
+			return
+		}
+		nextDone <- time.Now()
+		_ = next.Unlock(l)
+	}()
+	waitFor(t, 5*time.Second, "the second waiter to register", func() bool {
+		n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
+		return n == 2
+	})
+	// The first waiter never hears its wake: the server's messages to it are
+	// held back, while what it sends still gets through.
+	px.FreezeReplies()
+	defer px.Thaw()
+	if err := holder.Unlock(hold); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the release to take the first waiter out of the set", func() bool { return !registered(chosenField) })
+	cancel()
+	gaveUp := time.Now()
+	if err := <-chosenDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("chosen waiter: %v, want context.Canceled", err)
+	}
+	select {
+	case got := <-nextDone:
+		if !got.IsZero() {
+			t.Logf("next waiter got the lock %s after the chosen one gave up", got.Sub(gaveUp))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the next waiter did not get the lock within 5s of the chosen waiter giving up (its fallback is 20s)")
+	}
+}
+
+// A waiter whose process died after registering costs the others one
+// fallback period (a third of the waiter timeout), not more.
+func TestMutexDeadWaiterBounded(t *testing.T) {
+	node := redistest.Server(t)
+	const waiterTimeout = 900 * time.Millisecond
+	c := newTestClient(t, node.Client(t), WithWaiterTimeout(waiterTimeout))
+	other := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix), WithWaiterTimeout(waiterTimeout))
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, c, "dead")
+	hold, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a waiter leaves when its process is killed: its registration.
+	if res, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, time.Minute,
+		"0badc0de-0000-4000-8000-000000000000:dead", DefaultFenceIdle, "60000", 0, false, false); err != nil || res >= 0 {
+		t.Fatalf("registering the dead waiter: %d, %v", res, err)
+	}
+	w := mustMutex(t, other, "dead")
+	got := make(chan time.Time, 1)
+	go func() {
+		l, err := w.Lock(ctx)
+		if err != nil {
+			t.Error(err)
+			got <- time.Time{}
+			return
+		}
+		got <- time.Now()
+		_ = w.Unlock(l)
+	}()
+	waitFor(t, 5*time.Second, "the live waiter to register", func() bool {
+		n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
+		return n == 2
+	})
+	if err := m.Unlock(hold); err != nil {
+		t.Fatal(err)
+	}
+	released := time.Now()
+	select {
+	case at := <-got:
+		if at.IsZero() {
+			return
+		}
+		d := at.Sub(released)
+		t.Logf("the live waiter got the lock %s after the release woke the dead one", d)
+	// The contract: at most a third of the waiter timeout (the live waiter's
+	// fallback), plus slack for a loaded machine. The holder's lease is 30 s.
+	case <-time.After(waiterTimeout/3 + 3*time.Second):
+		t.Fatalf("the live waiter did not get the lock within %s of a release that woke a dead waiter", waiterTimeout/3+3*time.Second)
+	}
+}
+
+// Redisson interop, both ways, with Go waiters registered: a Go release
+// still says "0" to Redisson's waiters (before naming the Go waiter it
+// wakes), and a Redisson release, which says only "0", wakes Go waiters.
+func TestMutexWakeRedissonInterop(t *testing.T) {
+	for _, sharded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			node := redistest.Server(t)
+			prefix := sharedPrefix(t)
+			opts := []Option{prefix, WithWaiterTimeout(time.Minute)}
+			if sharded {
+				opts = append(opts, WithShardedPubSub(true))
+			}
+			holder := newTestClient(t, node.Client(t), opts...)
+			m := mustMutex(t, holder, "mixed")
+			ctx := testCtx(t, 30*time.Second)
+			java := javaClient{rc: node.Client(t), field: "7f1c0a52-3c1e-4b9e-9d5e-0e4c2f2b9a11:57"}
+			publish := "publish"
+			if sharded {
+				publish = "spublish"
+			}
+			var log *channelLog
+			if !sharded {
+				log = listen(t, node, m.channel, m.wake)
+			}
+
+			// Go holds; a Go waiter registers; the Go release says "0" on
+			// Redisson's channel, then names the Go waiter.
+			hold, err := m.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waiter := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
+			done := within(t, 5*time.Second, "Go waiter after a Go release", func() error {
+				l, err := waiter.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				return waiter.Unlock(l)
+			})
+			waitFor(t, 5*time.Second, "the Go waiter to register", func() bool {
+				n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
+				return n == 1
+			})
+			if err := m.Unlock(hold); err != nil {
+				t.Fatal(err)
+			}
+			done()
+			if log != nil {
+				if got := log.next(t, 3*time.Second); got != m.channel+" 0" {
+					t.Fatalf("first message %q, want Redisson's \"0\" on %s", got, m.channel)
+				}
+				if got := log.next(t, 3*time.Second); !strings.HasPrefix(got, m.wake+" ") || !strings.Contains(got, ":"+waiter.c.id+":") {
+					t.Fatalf("second message %q, want the Go waiter named on %s", got, m.wake)
+				}
+				_ = log.next(t, 3*time.Second) // the waiter's own release: "0", nobody named
+				log.quiet(t, 200*time.Millisecond)
+			}
+
+			// Java holds; Go waiters on their own clients register; Java's
+			// release says only "0" (Redisson's script) and one of them gets
+			// the lock at once (Java's lease is 30 s, the Go fallback 20 s).
+			if held, err := java.acquire(ctx, m.Key()); err != nil || !held {
+				t.Fatalf("Java acquire: held=%v err=%v", held, err)
+			}
+			const goWaiters = 3
+			var acquired atomic.Int32
+			var dones []func()
+			for range goWaiters {
+				w := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
+				dones = append(dones, within(t, 10*time.Second, "Go waiter after a Redisson release", func() error {
+					l, err := w.Lock(ctx)
+					if err != nil {
+						return err
+					}
+					acquired.Add(1)
+					time.Sleep(10 * time.Millisecond)
+					return w.Unlock(l)
+				}))
+			}
+			waitFor(t, 5*time.Second, "the Go waiters to register", func() bool {
+				n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
+				return n == goWaiters
+			})
+			ch := redissonName("redisson_lock__channel", m.Key())
+			r := java.rc.Do(ctx, java.rc.B().Eval().Script(javaReleaseWith(publish)).Numkeys(2).Key(m.Key(), ch).Arg("0", "30000", java.field).Build())
+			if n, err := r.AsInt64(); err != nil || n != 1 {
+				t.Fatalf("Java release = %d, %v", n, err)
+			}
+			for _, d := range dones {
+				d()
+			}
+			if n := acquired.Load(); n != goWaiters {
+				t.Fatalf("%d of %d Go waiters got the lock", n, goWaiters)
+			}
+		})
+	}
+}
+
+// javaReleaseWith is Redisson's unlock (see javaRelease) publishing with
+// cmd, as Redisson does with sharded pub/sub on a cluster.
+func javaReleaseWith(cmd string) string {
+	return strings.Replace(javaRelease, "redis.call('publish'", "redis.call('"+cmd+"'", 1)
+}
+
+// On a Cluster (sharded pub/sub), the waiter set and both channels live in
+// the lock's slot: a release wakes the longest-registered Go waiter by name,
+// so three waiters on their own clients get the lock in the order they
+// registered, each within a bound only a message meets (their fallback is
+// 10 s).
+func TestMutexWakeOneCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)}
+	ctx := testCtx(t, 60*time.Second)
+	for _, name := range []string{"order:1", "user:{42}:wallet"} {
+		holder := mustMutex(t, newTestClient(t, cl.Client(t), opts...), name)
+		node := cl.NodeFor(t, holder.waiters)
+		l, err := holder.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock: %v", name, err)
+		}
+		got := make(chan int, 3)
+		var waits []func()
+		for i := range 3 {
+			m := mustMutex(t, newTestClient(t, cl.Client(t), opts...), name)
+			waits = append(waits, within(t, 20*time.Second, name, func() error {
+				l, err := m.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				got <- i
+				return m.Unlock(l)
+			}))
+			waitFor(t, 5*time.Second, name+" registered", func() bool {
+				n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
+				return n == int64(i+1)
+			})
+		}
+		start := time.Now()
+		if err := holder.Unlock(l); err != nil {
+			t.Fatalf("%s: Unlock: %v", name, err)
+		}
+		for _, w := range waits {
+			w()
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%s: hand-offs took %s: waiters not woken on their sharded channels", name, d)
+		}
+		if a, b, c := <-got, <-got, <-got; a != 0 || b != 1 || c != 2 {
+			t.Fatalf("%s: waiters got the lock in order %d, %d, %d; want registration order", name, a, b, c)
+		}
+		if n, err := node.Do(t, "EXISTS", holder.waiters).AsInt64(); err != nil || n != 0 {
+			t.Fatalf("%s: waiter set left behind: %d, %v", name, n, err)
+		}
+	}
+}
+
+// The dispatcher's rules for a targeted subscription, message by message: a
+// "0" followed by a named wake (a Go release) wakes only the waiter named; a
+// "0" alone (a Redisson release) wakes the longest local waiter after the
+// grace; a newcomer is polite only between a named wake and the next "0".
+func TestTargetedDispatch(t *testing.T) {
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	const channel, wake = "dispatch:channel", "dispatch:wake"
+	a, err := c.subs.joinTargeted(ctx, channel, wake, "c:a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.subs.leave(a)
+	b, err := c.subs.joinTargeted(ctx, channel, wake, "c:b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.subs.leave(b)
+	send := func(ch, msg string) { c.subs.dispatch(a.sub, rueidis.PubSubMessage{Channel: ch, Message: msg}) }
+	woken := func(w *waiter, within time.Duration) bool {
+		select {
+		case <-w.wake:
+			return true
+		case <-time.After(within):
+			return false
+		}
+	}
+	quiet := 10 * zeroGrace // what a "0" wrongly taken for a Redisson release would wake within
+
+	// A Go release naming b: b wakes with its place, a does not.
+	send(channel, "0")
+	send(wake, "1700000000123:c:b")
+	// (Asked at once: politeness lasts handoffGrace.)
+	polite := c.subs.handingOff(a)
+	if !woken(b, time.Second) {
+		t.Fatal("the named waiter was not woken")
+	}
+	if got := b.takeSince(); got != 1700000000123 {
+		t.Fatalf("woken waiter's place = %d, want the score from the wake", got)
+	}
+	if woken(a, quiet) {
+		t.Fatal("a \"0\" followed by a named wake also woke another waiter")
+	}
+	if !polite {
+		t.Fatal("right after a named wake, a newcomer is not polite")
+	}
+
+	// The woken waiter released (a "0", nobody named): the hand-off is over,
+	// and the longest local waiter wakes after the grace.
+	send(channel, "0")
+	send(wake, "1700000000124:c:x") // a named wake starts a hand-off again ...
+	send(channel, "0")              // ... and the next release ends it
+	if c.subs.handingOff(a) {
+		t.Fatal("after a release with nobody named, a newcomer is still polite")
+	}
+	if !woken(a, time.Second) {
+		t.Fatal("a \"0\" with no named wake after it (a Redisson release) woke nobody")
+	}
+	if woken(b, quiet) {
+		t.Fatal("a lone \"0\" woke more than one waiter")
+	}
+}

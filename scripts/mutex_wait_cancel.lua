@@ -1,0 +1,23 @@
+-- MutexWaitCancel takes a Mutex waiter that gave up (its wait or context
+-- ended) out of the waiter set. A waiter no longer in the set was most likely
+-- woken by a release it will not use: if the lock is still free, the wake is
+-- passed on to the next registered Go waiter, so nobody waits for a message
+-- that was spent.
+-- Reply true when the wake was passed on.
+-- @key    lock
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
+-- @arg    owner     string
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return bool
+-- @retryable
+-- @commands publish spublish
+if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) == 1 then
+  return 0
+end
+local w = redis.call('zpopmin', KEYS[2])
+if w[1] then
+  redis.call(ARGV[2], KEYS[3], w[2] .. ':' .. w[1])
+  return 1
+end
+return 0
