@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -118,6 +119,7 @@ func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
 		pausedCh = make(chan int, 1)
 		procs    = map[int]*os.Process{}
 	)
+	var storeRef atomic.Pointer[chaos.Store] // the hook runs only once the store exists
 	hook := func(ev chaos.Event) {
 		if ev.Kind != "commit" {
 			return
@@ -132,8 +134,17 @@ func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
 		if !fire {
 			return
 		}
+		before := storeRef.Load().Totals().Accepted
 		_ = p.Signal(syscall.SIGSTOP)
 		time.Sleep(lease + time.Second)
+		// The stale commit must land after another holder's write, or the
+		// fault proves nothing: on a loaded machine the next holder may not
+		// have written within the second past the lease yet. Keep the worker
+		// stopped until someone else wrote (bounded: the heal checks report a
+		// stuck run).
+		for wait := time.Now().Add(healWithin); storeRef.Load().Totals().Accepted == before && time.Now().Before(wait); {
+			time.Sleep(20 * time.Millisecond)
+		}
 		_ = p.Signal(syscall.SIGCONT)
 		pausedCh <- ev.Worker
 	}
@@ -141,6 +152,7 @@ func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	storeRef.Store(store)
 	defer store.Close()
 
 	dir := t.TempDir()
