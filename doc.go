@@ -128,7 +128,10 @@
 // connection) is undone by owner in the background, idempotently, until that
 // succeeds or the lease it may have set has run out. Waiting is notified: one
 // shared subscription per Client wakes waiters on the release message, with
-// the holder's remaining lease as a fallback timer.
+// the holder's remaining lease as a fallback timer. A Mutex release wakes one
+// Go waiter, the longest registered, by name (and still publishes Redisson's
+// "0" for Java waiters), so a release costs one retry rather than one per
+// waiting process; a LeanMutex's waiters poll instead.
 //
 // Unlock runs detached from its caller's context, bounded by the release
 // timeout ([WithReleaseTimeout], 5 s), so a cancelled request still releases
@@ -230,8 +233,10 @@
 // release timeout (at least one second). A Mutex writes a latch only for a
 // release that gives up one of several holds, or one whose hold had already
 // ended or passed its loss deadline locally; the usual last release writes
-// none. A FairMutex waiter's queue entry or an RWMutex pending writer that
-// could not be withdrawn expires with the waiter timeout ([WithWaiterTimeout]).
+// none. A FairMutex waiter's queue entry, an RWMutex pending writer that
+// could not be withdrawn, and a Mutex's Go waiter set
+// (scriptlock_lock_waiters:{name}) whose waiters stopped calling expire with
+// the waiter timeout ([WithWaiterTimeout]).
 //
 // # Observability
 //
