@@ -67,10 +67,8 @@ type primitive interface {
 	// in line when refused. acked is false when the failover guard found no
 	// replica that acknowledged a grant.
 	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (a attempt, acked bool, err error)
-	// releaseOnce runs the release script once. vouched: the hold was live
-	// (its lease not run out, not found lost) when the release began, so a
-	// retry may read a missing owner as this release's own work.
-	releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error)
+	// releaseOnce runs the release script once (see releaseCall).
+	releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
@@ -93,6 +91,27 @@ type attempt struct {
 	remaining time.Duration // refused: the holder's remaining lease
 	sleep     time.Duration // refused: when to try again without a message
 }
+
+// releaseCall is one attempt of a release, as the engine asks for it.
+type releaseCall struct {
+	lease    time.Duration // re-arms the lock when holds remain
+	latch    string        // the release's latch key; "" with last (none needed)
+	latchTTL time.Duration
+	retry    bool   // an earlier attempt may have run
+	publish  string // "publish" or "spublish"
+	// vouched: the hold was live (its lease not run out, not found lost)
+	// when the release began, so a retry may read a missing owner as this
+	// release's own work.
+	vouched bool
+	// last: the first attempt of a vouched release of the owner's last
+	// local hold, for a primitive with a lastReleaser. It gives up every
+	// hold the owner has and needs no latch.
+	last bool
+}
+
+// lastReleaser marks a primitive whose releaseOnce has a cheaper script for
+// releaseCall.last.
+type lastReleaser interface{ releasesLast() }
 
 type releaseStatus int
 
@@ -508,11 +527,12 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
 	}
 	lease := s.serverLease(s.cfg.lease)
-	vouched := false
+	vouched, last := false, false
 	if h != nil {
 		c.mu.Lock()
 		lease = h.lease // Extend changes it under c.mu
-		if h.count <= 1 {
+		last = h.count <= 1
+		if last {
 			// A renewal that now finds the lock gone is not a loss.
 			h.releasing.Store(true)
 		}
@@ -522,7 +542,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
-	st, err := c.release(rctx, p, field, lease, vouched)
+	st, err := c.release(rctx, p, field, lease, vouched, last)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -601,29 +621,35 @@ func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
 // falling back to plain pub/sub when the server refuses sharded publishing.
-// vouched tells the script the hold was live when the release began (see
-// primitive.releaseOnce).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched bool) (releaseStatus, error) {
-	// The client id is random and the counter never repeats within it, so
-	// latch keys are unique without drawing random bytes per release. The
-	// latch lives as long as the release may be retried.
-	// A primitive without latch keys (LeanMutex) gets none.
-	var latch string
-	if prefix := p.spec().latch; prefix != "" {
-		var buf [256]byte
-		b := append(append(append(append(buf[:0], prefix...), ':'), c.id...), ':')
-		latch = string(strconv.AppendUint(b, c.requests.Add(1), 36))
-	}
-	latchTTL := c.cfg.releaseTimeout
+// vouched tells the script the hold was live when the release began; last
+// that it is the owner's last local hold (see releaseCall).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool) (releaseStatus, error) {
+	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
+	_, fast := p.(lastReleaser)
 	if d, ok := ctx.Deadline(); ok {
 		// Whole seconds, rounded up but within the release timeout (which
 		// bounds every release context): the latch still outlives every
 		// retry, and the few values left are sent as cached text.
-		latchTTL = max(time.Until(d), time.Second)
-		latchTTL = min((latchTTL + time.Second - 1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
+		r.latchTTL = max(time.Until(d), time.Second)
+		r.latchTTL = min((r.latchTTL + time.Second - 1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
 	}
 	for attempt := 0; ; attempt++ {
-		st, err := p.releaseOnce(ctx, field, lease, latch, latchTTL, attempt > 0, vouched, c.publishCommand())
+		r.retry = attempt > 0
+		r.last = vouched && last && attempt == 0 && fast
+		r.publish = c.publishCommand()
+		if !r.last && r.latch == "" {
+			// Drawn once, before the first attempt that may write it, and
+			// kept for every retry. The client id is random and the counter
+			// never repeats within it, so latch keys are unique without
+			// drawing random bytes per release. A primitive without latch
+			// keys (LeanMutex) gets none.
+			if prefix := p.spec().latch; prefix != "" {
+				var buf [256]byte
+				b := append(append(append(append(buf[:0], prefix...), ':'), c.id...), ':')
+				r.latch = string(strconv.AppendUint(b, c.requests.Add(1), 36))
+			}
+		}
+		st, err := p.releaseOnce(ctx, field, &r)
 		if err == nil {
 			return st, nil
 		}
@@ -663,7 +689,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			return nil
 		}
 		// Not vouched: these holds are none this Client knows of.
-		st, err := c.release(ctx, p, field, lease, false)
+		st, err := c.release(ctx, p, field, lease, false, false)
 		if err != nil {
 			return err
 		}

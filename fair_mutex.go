@@ -203,8 +203,8 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (f *FairMutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error) {
-	st, err := f.releaseCall(ctx, latch, lease, field, publish, latchTTL, retry, vouched)
+func (f *FairMutex) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
+	st, err := f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	if err != nil {
 		return notHeld, err
 	}

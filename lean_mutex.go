@@ -260,14 +260,14 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	return attempt{granted: true}, nil
 }
 
-func (l *LeanMutex) releaseOnce(ctx context.Context, field string, _ time.Duration, _ string, _ time.Duration, retry, vouched bool, _ string) (releaseStatus, error) {
+func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
 	ok, err := generated.LeanRelease(ctx, l.c.rc, l.key, field)
 	switch {
 	case err != nil:
 		return notHeld, err
 	case ok:
 		return freed, nil
-	case retry && vouched:
+	case r.retry && r.vouched:
 		// An earlier attempt's reply was lost. The hold was live when the
 		// release began, so its lease cannot have run out on the server
 		// since: the earlier attempt deleted the key.

@@ -226,8 +226,17 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	return a, acked, nil
 }
 
-func (m *Mutex) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, retry, vouched bool, publish string) (releaseStatus, error) {
-	res, held, err := generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, latch, m.waiters, m.wake, lease, field, publish, latchTTL, retry, vouched)
+func (m *Mutex) releasesLast() {}
+
+func (m *Mutex) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
+	var res int64
+	var held bool
+	var err error
+	if r.last {
+		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field, r.publish)
+	} else {
+		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
+	}
 	switch {
 	case err != nil || !held:
 		return notHeld, err

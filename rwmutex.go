@@ -289,13 +289,13 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	return attempt{queued: s.write && enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (s *rwSide) releaseOnce(ctx context.Context, field string, lease time.Duration, latch string, latchTTL time.Duration, _, _ bool, publish string) (releaseStatus, error) {
+func (s *rwSide) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
 	rw, c := s.rw, s.rw.c
 	if s.write {
-		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, latch, lease, field, publish, latchTTL)
+		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, r.lease, field, r.publish, r.latchTTL)
 		return releaseStatus(res.Status), err
 	}
-	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, latch, field, publish, latchTTL)
+	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL)
 	return releaseStatus(res.Status), err
 }
 

@@ -262,6 +262,15 @@ var Scripts = []Script{{
 	SHA1:      mutexReleaseSHA1,
 	Source:    mutexReleaseSource,
 }, {
+	Args:      []string{"owner", "publish"},
+	File:      "scripts/mutex_release_last.lua",
+	Keys:      []string{"lock", "channel", "waiters", "wake"},
+	Name:      "MutexReleaseLast",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      mutexReleaseLastSHA1,
+	Source:    mutexReleaseLastSource,
+}, {
 	Args:      []string{"lease", "owner"},
 	File:      "scripts/mutex_renew.lua",
 	Keys:      []string{"lock"},

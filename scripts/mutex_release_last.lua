@@ -1,0 +1,31 @@
+-- MutexReleaseLast is MutexRelease for the usual case: the first attempt to
+-- give up an owner's last hold, vouched for (the hold was live when the
+-- release began). It takes the owner's field out of the lock hash; the hash
+-- has no other field, so Redis deletes the key. A count above one (holds left
+-- by acquisitions whose replies were lost) goes too: the owner's last Unlock
+-- gives up every hold it has. It needs no latch: a retry runs MutexRelease,
+-- which reads a vouched owner's missing field as released. One command fewer
+-- and five arguments fewer than MutexRelease, on every uncontended Unlock.
+-- Wakes as MutexRelease does.
+-- Reply nil: not held by this owner, nothing changed; 1: released; 2:
+-- released and a Go waiter woken by name.
+-- @key    lock
+-- @key    channel   redisson_lock__channel:{name}
+-- @key    waiters   scriptlock_lock_waiters:{name}
+-- @key    wake      scriptlock_lock_wake:{name}
+-- @arg    owner     string
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return int64?
+-- @commands publish spublish
+if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+  return nil
+end
+local freed = 1
+if redis.call(ARGV[2], KEYS[2], '0') > 0 then
+  local w = redis.call('zpopmin', KEYS[3])
+  if w[1] then
+    redis.call(ARGV[2], KEYS[4], w[2] .. ':' .. w[1])
+    freed = 2
+  end
+end
+return freed
