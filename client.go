@@ -29,9 +29,9 @@ type Client struct {
 	subs *subscriptions
 	wd   *watchdog
 
-	// waiterTTLArg is the Client's waiter timeout in ms as a Mutex acquire
-	// sends it, formatted once rather than per call.
-	waiterTTLArg string
+	// mutexCtl: MutexAcquire's usual ctl values for the Client's settings,
+	// formatted once rather than per call.
+	mutexCtl *mutexCtl
 
 	shardedOff   atomic.Bool                 // the server has no sharded pub/sub
 	requests     atomic.Uint64               // numbers release requests (latch keys)
@@ -71,7 +71,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		cancel: cancel,
 		holds:  map[holdKey]*hold{},
 	}
-	c.waiterTTLArg = msArg(cfg.waiterTTL())
+	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost, c.renewed)

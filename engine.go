@@ -80,6 +80,9 @@ type waitAttempt struct {
 	since  int64 // the score of the targeted wake that woke the waiter; 0: none
 	queued bool  // an earlier attempt of this wait left the caller registered
 	polite bool  // queue behind a waiter a release just woke, even if the lock is free
+	// newOwner: the owner was drawn for this acquisition and no attempt of
+	// it had an unknown outcome, so it cannot hold the lock yet.
+	newOwner bool
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -167,11 +170,12 @@ func (c *Client) fieldOf(p primitive, owner string) string {
 }
 
 // owner returns the owner of an acquisition and its field: the owner in ctx
-// (a lock context's or WithOwner's), or else a fresh random one, so that
-// goroutines sharing a handle exclude each other as with sync.Mutex.
-func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
+// (a lock context's or WithOwner's), or else a fresh random one (drawn
+// true), so that goroutines sharing a handle exclude each other as with
+// sync.Mutex.
+func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, drawn bool) {
 	if o, ok := OwnerFrom(ctx); ok {
-		return o, c.fieldOf(p, o)
+		return o, c.fieldOf(p, o), false
 	}
 	// One allocation: the owner id is a substring of the field.
 	var raw [16]byte
@@ -182,7 +186,7 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
 	b = hex.AppendEncode(b, raw[:])
 	b = append(b, p.fieldSuffix()...)
 	field = string(b)
-	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field
+	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field, true
 }
 
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
@@ -200,7 +204,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		return nil, opError("lock", s.name, ErrClosed)
 	}
 	defer c.inflight.Done()
-	owner, field := c.owner(ctx, p)
+	owner, field, newOwner := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
 	queued := false
@@ -226,10 +230,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, time.Duration, error) {
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite})
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, newOwner: newOwner})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {
+					newOwner = false
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
 					c.undoLater(p, field, serverLease, start.Add(serverLease))

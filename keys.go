@@ -4,9 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // redissonName puts Redisson's prefix on a name: "prefix:{name}", or
@@ -53,8 +51,6 @@ func redissonNames(out []string, name string, prefixes ...string) {
 	}
 }
 
-// msArg formats d in whole milliseconds, as scripts take durations.
-func msArg(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
 // lockKey validates a lock name and returns the Redis key of the lock.
 func lockKey(prefix, name string) (string, error) {

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -38,8 +39,39 @@ type Mutex struct {
 	lockSpec
 	waiters string // scriptlock_lock_waiters:{name}: registered Go waiters
 	wake    string // scriptlock_lock_wake:{name}: wakes one of them by name
-	// waiterTTLArg is the waiter timeout in ms as MutexAcquire takes it.
-	waiterTTLArg string
+	ctl     *mutexCtl // MutexAcquire's usual ctl values for this handle
+}
+
+// mutexCtl holds MutexAcquire's ctl values that have no per-call part,
+// indexed by [a new owner][will wait].
+type mutexCtl [2][2]string
+
+func newMutexCtl(fenceIdle, waiterTTL time.Duration) *mutexCtl {
+	var t mutexCtl
+	for n := range 2 {
+		for w := range 2 {
+			t[n][w] = acquireCtl(false, false, n == 1, fenceIdle, time.Duration(w)*waiterTTL, 0)
+		}
+	}
+	return &t
+}
+
+// acquireCtl formats MutexAcquire's ctl argument (see the script).
+func acquireCtl(polite, leave, newOwner bool, fenceIdle, waiterTTL time.Duration, since int64) string {
+	flag := func(on bool, c byte) byte {
+		if on {
+			return c
+		}
+		return '-'
+	}
+	var buf [64]byte
+	b := append(buf[:0], flag(polite, 'p'), flag(leave, 'l'), flag(newOwner, 'n'))
+	b = strconv.AppendInt(b, fenceIdle.Milliseconds(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, waiterTTL.Milliseconds(), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, since, 10)
+	return string(b)
 }
 
 // Mutex returns a handle for the lock called name. opts override the Client's
@@ -59,9 +91,9 @@ func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error
 	var ns [2]string
 	redissonNames(ns[:], m.key, "scriptlock_lock_waiters", "scriptlock_lock_wake")
 	m.waiters, m.wake = ns[0], ns[1]
-	m.waiterTTLArg = c.waiterTTLArg
-	if ttl := m.cfg.waiterTTL(); ttl != c.cfg.waiterTTL() {
-		m.waiterTTLArg = msArg(ttl)
+	m.ctl = c.mutexCtl
+	if m.cfg.waiterTTL() != c.cfg.waiterTTL() || m.cfg.fenceIdle != c.cfg.fenceIdle {
+		m.ctl = newMutexCtl(m.cfg.fenceIdle, m.cfg.waiterTTL())
 	}
 	return m, nil
 }
@@ -182,21 +214,29 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	// registered earlier and was not taken out by a wake leaves the set when
 	// it gets the lock.
 	var waiterTTL time.Duration
-	waiterTTLArg := "0"
+	w := 0
 	if wait != 0 {
-		waiterTTL, waiterTTLArg = m.cfg.waiterTTL(), m.waiterTTLArg
+		waiterTTL, w = m.cfg.waiterTTL(), 1
 	}
 	leave := wa.queued && wa.since == 0
+	n := 0
+	if wa.newOwner {
+		n = 1
+	}
+	ctl := m.ctl[n][w]
+	if leave || wa.polite || wa.since != 0 {
+		ctl = acquireCtl(wa.polite, leave, wa.newOwner, m.cfg.fenceIdle, waiterTTL, wa.since)
+	}
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTLArg, wa.since, leave, wa.polite)
+			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctl)
 		})
 		if err == nil {
 			res, err = generated.DecodeMutexAcquire(reply)
 		}
 	} else {
-		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, m.cfg.fenceIdle, waiterTTLArg, wa.since, leave, wa.polite)
+		res, err = generated.MutexAcquire(ctx, m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctl)
 	}
 	if err != nil {
 		return attempt{}, false, err

@@ -235,7 +235,7 @@ var Scripts = []Script{{
 	SHA1:      leanStateSHA1,
 	Source:    leanStateSource,
 }, {
-	Args:      []string{"lease", "owner", "fenceIdle", "waiterTTL", "since", "leave", "polite"},
+	Args:      []string{"lease", "owner", "ctl"},
 	File:      "scripts/mutex_acquire.lua",
 	Keys:      []string{"lock", "fence", "waiters"},
 	Name:      "MutexAcquire",

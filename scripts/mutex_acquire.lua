@@ -23,19 +23,28 @@
 -- release has just woken a waiter, and taking the lock from under it would
 -- send that waiter back to wait, which is what makes waits long under
 -- contention.
+-- The settings that only some paths read travel in one argument, ctl, since
+-- every argument costs the server about as much as a short command: three
+-- flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>".
+--   1: 'p' polite, else '-'
+--   2: 'l' leave: on success, take the caller out of the waiter set
+--   3: 'n' a new owner, which cannot hold the lock: no re-entry check
+--   fenceIdle: how long a new counter lives from its start
+--   waiterTTL: the waiter set's expiry; 0: the caller will not wait, do not
+--              register it
+--   since: the place to take back (a woken waiter's score); 0: a new place
+-- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @arg    lease     duration
 -- @arg    owner     string
--- @arg    fenceIdle duration  how long a counter lives from its start
--- @arg    waiterTTL string    the set's expiry in ms; "0": the caller will not wait, do not register it (a string formatted once per handle, not per call)
--- @arg    since     int64     the place to take back (a woken waiter's score); 0: a new place
--- @arg    leave     bool      on success, take the caller out of the waiter set
--- @arg    polite    bool      a release just woke a waiter: queue behind it even if the lock is free
+-- @arg    ctl       string    flags and settings, see above (the common values are formatted once per Client)
 -- @return int64
-if ARGV[7] ~= '1' and redis.call('exists', KEYS[1]) == 0 then
-  if ARGV[6] == '1' then
+local ctl = ARGV[3]
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -2 and string.byte(ctl, 1) ~= 112 then
+  if string.byte(ctl, 2) == 108 then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
@@ -44,29 +53,29 @@ if ARGV[7] ~= '1' and redis.call('exists', KEYS[1]) == 0 then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
-    redis.call('pexpire', KEYS[2], ARGV[3])
+    redis.call('pexpire', KEYS[2], string.match(ctl, '^...(%d+)'))
   end
   return token
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  if ARGV[6] == '1' then
+if string.byte(ctl, 3) ~= 110 and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  if string.byte(ctl, 2) == 108 then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
   redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return 0
 end
-local ttl = redis.call('pttl', KEYS[1])
 if ttl < 0 then
   ttl = 0
 end
-if ARGV[4] ~= '0' then
-  if ARGV[5] ~= '0' then
-    redis.call('zadd', KEYS[3], ARGV[5], ARGV[2])
+local waiterTTL, since = string.match(ctl, '^...%d+:(%d+):(%d+)$')
+if waiterTTL ~= '0' then
+  if since ~= '0' then
+    redis.call('zadd', KEYS[3], since, ARGV[2])
   else
     local t = redis.call('time')
     redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
   end
-  redis.call('pexpire', KEYS[3], ARGV[4])
+  redis.call('pexpire', KEYS[3], waiterTTL)
 end
 return -1 - ttl
