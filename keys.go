@@ -51,7 +51,6 @@ func redissonNames(out []string, name string, prefixes ...string) {
 	}
 }
 
-
 // lockKey validates a lock name and returns the Redis key of the lock.
 func lockKey(prefix, name string) (string, error) {
 	if name == "" {

@@ -37,8 +37,8 @@ import (
 // (WithWaiterTimeout), which bounds what a wake lost to a dead waiter costs.
 type Mutex struct {
 	lockSpec
-	waiters string // scriptlock_lock_waiters:{name}: registered Go waiters
-	wake    string // scriptlock_lock_wake:{name}: wakes one of them by name
+	waiters string    // scriptlock_lock_waiters:{name}: registered Go waiters
+	wake    string    // scriptlock_lock_wake:{name}: wakes one of them by name
 	ctl     *mutexCtl // MutexAcquire's usual ctl values for this handle
 }
 

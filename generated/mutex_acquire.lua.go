@@ -37,14 +37,13 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- contention.
 -- The settings that only some paths read travel in one argument, ctl, since
 -- every argument costs the server about as much as a short command: three
--- flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>".
---   1: 'p' polite, else '-'
---   2: 'l' leave: on success, take the caller out of the waiter set
---   3: 'n' a new owner, which cannot hold the lock: no re-entry check
---   fenceIdle: how long a new counter lives from its start
---   waiterTTL: the waiter set's expiry; 0: the caller will not wait, do not
---              register it
---   since: the place to take back (a woken waiter's score); 0: a new place
+-- flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>". The flags
+-- are 'p' (polite) or '-'; 'l' (leave: on success, take the caller out of
+-- the waiter set) or '-'; 'n' (a new owner, which cannot hold the lock: no
+-- re-entry check) or '-'. fenceIdle is how long a new counter lives from its
+-- start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
+-- (do not register it); since the place to take back (a woken waiter's
+-- score), 0 for a new place.
 -- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
@@ -94,7 +93,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "8b6542ea6c3eb0b1449aaca62959a5294c763b6e"
+const mutexAcquireSHA1 = "c097edad3df71039db12ebee794c9f11e6c40642"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -125,14 +124,13 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // contention.
 // The settings that only some paths read travel in one argument, ctl, since
 // every argument costs the server about as much as a short command: three
-// flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>".
-//   1: 'p' polite, else '-'
-//   2: 'l' leave: on success, take the caller out of the waiter set
-//   3: 'n' a new owner, which cannot hold the lock: no re-entry check
-//   fenceIdle: how long a new counter lives from its start
-//   waiterTTL: the waiter set's expiry; 0: the caller will not wait, do not
-//              register it
-//   since: the place to take back (a woken waiter's score); 0: a new place
+// flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>". The flags
+// are 'p' (polite) or '-'; 'l' (leave: on success, take the caller out of
+// the waiter set) or '-'; 'n' (a new owner, which cannot hold the lock: no
+// re-entry check) or '-'. fenceIdle is how long a new counter lives from its
+// start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
+// (do not register it); since the place to take back (a woken waiter's
+// score), 0 for a new place.
 // PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (int64, error) {
 	keys := []string{lock, fence, waiters}
