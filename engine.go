@@ -68,7 +68,7 @@ type primitive interface {
 	// replica that acknowledged a grant.
 	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (a attempt, acked bool, err error)
 	// releaseOnce runs the release script once (see releaseCall).
-	releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error)
+	releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
@@ -112,9 +112,9 @@ type releaseCall struct {
 	last bool
 }
 
-// lastReleaser marks a primitive whose releaseOnce has a cheaper script for
-// releaseCall.last.
-type lastReleaser interface{ releasesLast() }
+// lastReleaser is a primitive whose releaseOnce may have a cheaper script for
+// releaseCall.last; releasesLast reports whether it has.
+type lastReleaser interface{ releasesLast() bool }
 
 type releaseStatus int
 
@@ -630,7 +630,8 @@ func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 // that it is the owner's last local hold (see releaseCall).
 func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool) (releaseStatus, error) {
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
-	_, fast := p.(lastReleaser)
+	lr, fast := p.(lastReleaser)
+	fast = fast && lr.releasesLast()
 	if d, ok := ctx.Deadline(); ok {
 		// Whole seconds, rounded up but within the release timeout (which
 		// bounds every release context): the latch still outlives every
@@ -654,7 +655,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 				r.latch = string(strconv.AppendUint(b, c.requests.Add(1), 36))
 			}
 		}
-		st, err := p.releaseOnce(ctx, field, &r)
+		st, err := p.releaseOnce(ctx, field, r)
 		if err == nil {
 			return st, nil
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
 )
 
 // DefaultWaiterTimeout is how long a queued FairMutex waiter (or a pending
@@ -203,7 +205,17 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (f *FairMutex) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
+// releasesLast: FairReleaseLast serves the scriptlock queue protocol only.
+func (f *FairMutex) releasesLast() bool { return f.threadWait == 0 }
+
+func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
+	if r.last {
+		st, err := generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.channel, field, r.publish)
+		if err != nil {
+			return notHeld, err
+		}
+		return releaseStatus(st), nil
+	}
 	st, err := f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	if err != nil {
 		return notHeld, err

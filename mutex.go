@@ -266,9 +266,9 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	return a, acked, nil
 }
 
-func (m *Mutex) releasesLast() {}
+func (m *Mutex) releasesLast() bool { return true }
 
-func (m *Mutex) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
+func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
 	var res int64
 	var held bool
 	var err error

@@ -565,3 +565,34 @@ func TestLastUnlockReleasesUnknownHolds(t *testing.T) {
 		}
 	}
 }
+
+// FairMutex's usual release with nobody queued is three server commands:
+// EVALSHA, HDEL (the emptied hash goes with it) and LINDEX on the queue. No
+// latch, no clock, no deadline reads.
+func TestFairUncontendedReleaseCommands(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	f := mustFair(t, c, "quiet-fair")
+	l, err := f.Lock(ctx) // warm-up: scripts loaded, the fencing counter started
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = f.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := commandCalls(t, node)
+	if err := f.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	rel, total := lockCommands(before, commandCalls(t, node))
+	if rel["hdel"] != 1 || rel["lindex"] != 1 || total != 3 {
+		t.Errorf("release ran %d commands %v, want 3: EVALSHA, HDEL, LINDEX", total, rel)
+	}
+	if exists(t, node, f.m.key) {
+		t.Error("the lock is still held after Unlock")
+	}
+}

@@ -21,8 +21,11 @@ type subscriptions struct {
 	onFail  func() // called when a sharded subscribe is refused by the server
 	ctx     context.Context
 
-	mu      sync.Mutex
-	chans   map[string]*channelSub
+	mu    sync.Mutex
+	chans map[string]*channelSub
+	// open counts chans, so a Lock with no subscription open (the usual
+	// uncontended case) skips mu.
+	open    atomic.Int32
 	wg      sync.WaitGroup
 	stopped bool // close began: no more background unsubscribes
 }
@@ -109,6 +112,9 @@ func (s *subscriptions) joinTargeted(ctx context.Context, channel, wake, id stri
 // Joining before the first attempt means a wake for it cannot be missed, so
 // no second attempt is needed after subscribing.
 func (s *subscriptions) joinIfReady(channel, wake, id string) *waiter {
+	if s.open.Load() == 0 {
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cs := s.chans[channel]
@@ -227,6 +233,7 @@ func (s *subscriptions) start(channel, wake string) *channelSub {
 	ctx, cancel := context.WithCancel(s.ctx)
 	cs := &channelSub{name: channel, wakeName: wake, ready: make(chan struct{}), done: make(chan struct{}), stop: cancel, sharded: s.sharded()}
 	s.chans[channel] = cs
+	s.open.Add(1)
 	names := cs.names()
 	var cmd rueidis.Completed
 	if cs.sharded {
@@ -265,6 +272,7 @@ func (s *subscriptions) start(channel, wake string) *channelSub {
 		cs.err = err
 		if s.chans[channel] == cs {
 			delete(s.chans, channel)
+			s.open.Add(-1)
 		}
 		cs.stopTimers()
 		// Whoever is still waiting must retry: the next attempt either

@@ -109,6 +109,15 @@ var Scripts = []Script{{
 	SHA1:      fairReleaseSHA1,
 	Source:    fairReleaseSource,
 }, {
+	Args:      []string{"owner", "publish"},
+	File:      "scripts/fair_release_last.lua",
+	Keys:      []string{"lock", "queue", "timeouts", "channel"},
+	Name:      "FairReleaseLast",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      fairReleaseLastSHA1,
+	Source:    fairReleaseLastSource,
+}, {
 	Args:      []string{"token", "response", "ttl", "overhead"},
 	File:      "scripts/idempotency_complete.lua",
 	Keys:      []string{"record", "usage", "sizes"},
