@@ -80,9 +80,6 @@ type waitAttempt struct {
 	since  int64 // the score of the targeted wake that woke the waiter; 0: none
 	queued bool  // an earlier attempt of this wait left the caller registered
 	polite bool  // queue behind a waiter a release just woke, even if the lock is free
-	// newOwner: the owner was drawn for this acquisition and no attempt of
-	// it had an unknown outcome, so it cannot hold the lock yet.
-	newOwner bool
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -170,12 +167,11 @@ func (c *Client) fieldOf(p primitive, owner string) string {
 }
 
 // owner returns the owner of an acquisition and its field: the owner in ctx
-// (a lock context's or WithOwner's), or else a fresh random one (drawn
-// true), so that goroutines sharing a handle exclude each other as with
-// sync.Mutex.
-func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, drawn bool) {
+// (a lock context's or WithOwner's), or else a fresh random one, so that
+// goroutines sharing a handle exclude each other as with sync.Mutex.
+func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
 	if o, ok := OwnerFrom(ctx); ok {
-		return o, c.fieldOf(p, o), false
+		return o, c.fieldOf(p, o)
 	}
 	// One allocation: the owner id is a substring of the field.
 	var raw [16]byte
@@ -186,7 +182,7 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, d
 	b = hex.AppendEncode(b, raw[:])
 	b = append(b, p.fieldSuffix()...)
 	field = string(b)
-	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field, true
+	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field
 }
 
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
@@ -204,7 +200,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		return nil, opError("lock", s.name, ErrClosed)
 	}
 	defer c.inflight.Done()
-	owner, field, newOwner := c.owner(ctx, p)
+	owner, field := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
 	queued := false
@@ -230,11 +226,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, time.Duration, error) {
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, newOwner: newOwner})
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {
-					newOwner = false
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
 					c.undoLater(p, field, serverLease, start.Add(serverLease))

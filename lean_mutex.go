@@ -260,7 +260,7 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	return attempt{granted: true}, nil
 }
 
-func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
+func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
 	ok, err := generated.LeanRelease(ctx, l.c.rc, l.key, field)
 	switch {
 	case err != nil:

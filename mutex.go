@@ -43,21 +43,15 @@ type Mutex struct {
 }
 
 // mutexCtl holds MutexAcquire's ctl values that have no per-call part,
-// indexed by [a new owner][will wait].
-type mutexCtl [2][2]string
+// indexed by whether the caller will wait.
+type mutexCtl [2]string
 
 func newMutexCtl(fenceIdle, waiterTTL time.Duration) *mutexCtl {
-	var t mutexCtl
-	for n := range 2 {
-		for w := range 2 {
-			t[n][w] = acquireCtl(false, false, n == 1, fenceIdle, time.Duration(w)*waiterTTL, 0)
-		}
-	}
-	return &t
+	return &mutexCtl{acquireCtl(false, false, fenceIdle, 0, 0), acquireCtl(false, false, fenceIdle, waiterTTL, 0)}
 }
 
 // acquireCtl formats MutexAcquire's ctl argument (see the script).
-func acquireCtl(polite, leave, newOwner bool, fenceIdle, waiterTTL time.Duration, since int64) string {
+func acquireCtl(polite, leave bool, fenceIdle, waiterTTL time.Duration, since int64) string {
 	flag := func(on bool, c byte) byte {
 		if on {
 			return c
@@ -65,7 +59,7 @@ func acquireCtl(polite, leave, newOwner bool, fenceIdle, waiterTTL time.Duration
 		return '-'
 	}
 	var buf [64]byte
-	b := append(buf[:0], flag(polite, 'p'), flag(leave, 'l'), flag(newOwner, 'n'))
+	b := append(buf[:0], flag(polite, 'p'), flag(leave, 'l'))
 	b = strconv.AppendInt(b, fenceIdle.Milliseconds(), 10)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, waiterTTL.Milliseconds(), 10)
@@ -219,13 +213,9 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 		waiterTTL, w = m.cfg.waiterTTL(), 1
 	}
 	leave := wa.queued && wa.since == 0
-	n := 0
-	if wa.newOwner {
-		n = 1
-	}
-	ctl := m.ctl[n][w]
+	ctl := m.ctl[w]
 	if leave || wa.polite || wa.since != 0 {
-		ctl = acquireCtl(wa.polite, leave, wa.newOwner, m.cfg.fenceIdle, waiterTTL, wa.since)
+		ctl = acquireCtl(wa.polite, leave, m.cfg.fenceIdle, waiterTTL, wa.since)
 	}
 	if guarded {
 		var reply rueidis.RedisResult

@@ -277,7 +277,7 @@ func TestMutexDeadWaiterBounded(t *testing.T) {
 	}
 	// What a waiter leaves when its process is killed: its registration.
 	if res, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, time.Minute,
-		"0badc0de-0000-4000-8000-000000000000:dead", acquireCtl(false, false, true, DefaultFenceIdle, time.Minute, 0)); err != nil || res >= 0 {
+		"0badc0de-0000-4000-8000-000000000000:dead", acquireCtl(false, false, DefaultFenceIdle, time.Minute, 0)); err != nil || res >= 0 {
 		t.Fatalf("registering the dead waiter: %d, %v", res, err)
 	}
 	w := mustMutex(t, other, "dead")

@@ -289,7 +289,7 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	return attempt{queued: s.write && enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (s *rwSide) releaseOnce(ctx context.Context, field string, r *releaseCall) (releaseStatus, error) {
+func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
 	rw, c := s.rw, s.rw.c
 	if s.write {
 		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, r.lease, field, r.publish, r.latchTTL)

@@ -36,15 +36,16 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- send that waiter back to wait, which is what makes waits long under
 -- contention.
 -- The settings that only some paths read travel in one argument, ctl, since
--- every argument costs the server about as much as a short command: three
+-- every argument costs the server about as much as a short command: two
 -- flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>". The flags
--- are 'p' (polite) or '-'; 'l' (leave: on success, take the caller out of
--- the waiter set) or '-'; 'n' (a new owner, which cannot hold the lock: no
--- re-entry check) or '-'. fenceIdle is how long a new counter lives from its
+-- are 'p' (polite) or '-', then 'l' (leave: on success, take the caller out
+-- of the waiter set) or '-'. fenceIdle is how long a new counter lives from its
 -- start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
 -- (do not register it); since the place to take back (a woken waiter's
 -- score), 0 for a new place.
 -- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
+-- A refused caller's HEXISTS also finds a key of another kind (a LeanMutex's
+-- string): WRONGTYPE, and nothing changed.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -64,11 +65,11 @@ if ttl == -2 and string.byte(ctl, 1) ~= 112 then
   if token == 1 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
-    redis.call('pexpire', KEYS[2], string.match(ctl, '^...(%d+)'))
+    redis.call('pexpire', KEYS[2], string.match(ctl, '^..(%d+)'))
   end
   return token
 end
-if string.byte(ctl, 3) ~= 110 and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   if string.byte(ctl, 2) == 108 then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
@@ -79,7 +80,7 @@ end
 if ttl < 0 then
   ttl = 0
 end
-local waiterTTL, since = string.match(ctl, '^...%d+:(%d+):(%d+)$')
+local waiterTTL, since = string.match(ctl, '^..%d+:(%d+):(%d+)$')
 if waiterTTL ~= '0' then
   if since ~= '0' then
     redis.call('zadd', KEYS[3], since, ARGV[2])
@@ -93,7 +94,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "c097edad3df71039db12ebee794c9f11e6c40642"
+const mutexAcquireSHA1 = "50ebbf902b33f688cccc8c54930a807df69397c0"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -123,15 +124,16 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // send that waiter back to wait, which is what makes waits long under
 // contention.
 // The settings that only some paths read travel in one argument, ctl, since
-// every argument costs the server about as much as a short command: three
+// every argument costs the server about as much as a short command: two
 // flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>". The flags
-// are 'p' (polite) or '-'; 'l' (leave: on success, take the caller out of
-// the waiter set) or '-'; 'n' (a new owner, which cannot hold the lock: no
-// re-entry check) or '-'. fenceIdle is how long a new counter lives from its
+// are 'p' (polite) or '-', then 'l' (leave: on success, take the caller out
+// of the waiter set) or '-'. fenceIdle is how long a new counter lives from its
 // start; waiterTTL the waiter set's expiry, 0 when the caller will not wait
 // (do not register it); since the place to take back (a woken waiter's
 // score), 0 for a new place.
 // PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
+// A refused caller's HEXISTS also finds a key of another kind (a LeanMutex's
+// string): WRONGTYPE, and nothing changed.
 func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (int64, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
