@@ -77,13 +77,12 @@ func (c *Client) Mutex(name string, opts ...LockOption) (*Mutex, error) {
 }
 
 func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error) {
-	s, err := newSpecWith(c, k, name, opts, "redisson_lock__channel")
+	var ns [2]string
+	s, err := newSpecWith(c, k, name, opts, "redisson_lock__channel", ns[:], "scriptlock_lock_waiters", "scriptlock_lock_wake")
 	if err != nil {
 		return nil, err
 	}
 	m := &Mutex{lockSpec: s}
-	var ns [2]string
-	redissonNames(ns[:], m.key, "scriptlock_lock_waiters", "scriptlock_lock_wake")
 	m.waiters, m.wake = ns[0], ns[1]
 	m.ctl = c.mutexCtl
 	if m.cfg.waiterTTL() != c.cfg.waiterTTL() || m.cfg.fenceIdle != c.cfg.fenceIdle {
@@ -95,21 +94,25 @@ func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error
 // newSpec validates a handle's name and options and names the keys every
 // lock of the Redisson hash layout shares.
 func newSpec(c *Client, k kind, name string, opts []LockOption) (lockSpec, error) {
-	return newSpecWith(c, k, name, opts, "")
+	return newSpecWith(c, k, name, opts, "", nil)
 }
 
 // newSpecWith is newSpec that also names the release channel (channelPrefix
 // "": none). The derived names share one allocation: handles are often made
 // per request.
-func newSpecWith(c *Client, k kind, name string, opts []LockOption, channelPrefix string) (lockSpec, error) {
+// extra receives the names for extraPrefixes, from the same allocation.
+func newSpecWith(c *Client, k kind, name string, opts []LockOption, channelPrefix string, extra []string, extraPrefixes ...string) (lockSpec, error) {
 	cfg, key, err := c.handleConfig(k, name, opts)
 	if err != nil {
 		return lockSpec{}, err
 	}
 	s := lockSpec{c: c, name: name, key: key, cfg: cfg}
-	var ns [3]string
-	redissonNames(ns[:], s.key, "redisson_lock_token", "redisson_unlock_latch", channelPrefix)
+	var ns, ps [5]string
+	ps[0], ps[1], ps[2] = "redisson_lock_token", "redisson_unlock_latch", channelPrefix
+	n := 3 + copy(ps[3:], extraPrefixes)
+	redissonNames(ns[:n], s.key, ps[:n]...)
 	s.fence, s.latch, s.channel = ns[0], ns[1], ns[2]
+	copy(extra, ns[3:])
 	return s, nil
 }
 
