@@ -209,14 +209,13 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 func (f *FairMutex) releasesLast() bool { return f.threadWait == 0 }
 
 func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
+	var st int64
+	var err error
 	if r.last {
-		st, err := generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.channel, field, r.publish)
-		if err != nil {
-			return notHeld, err
-		}
-		return releaseStatus(st), nil
+		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.channel, field, r.publish)
+	} else {
+		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	}
-	st, err := f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	if err != nil {
 		return notHeld, err
 	}
