@@ -340,10 +340,12 @@ func (s *SentinelT) WaitReplicas(t testing.TB, primary *Node, n int) {
 	}
 }
 
-// WaitReplicaOf waits until node replicates from the primary the sentinels
-// agree on, whichever node that is by then: under load the sentinels may run
-// a further failover while a restarted node rejoins, so the primary is looked
-// up again on every poll rather than fixed by the caller.
+// WaitReplicaOf waits until node has rejoined the deployment: it replicates
+// from the primary the sentinels agree on, whichever node that is by then.
+// Under load the sentinels may run a further failover while a restarted node
+// rejoins, so the primary is looked up again on every poll rather than fixed
+// by the caller; that failover may even promote node itself, which then
+// counts once every other data node replicates from it.
 func (s *SentinelT) WaitReplicaOf(t testing.TB, node *Node) *Node {
 	t.Helper()
 	deadline := time.Now().Add(failoverWait)
@@ -351,7 +353,11 @@ func (s *SentinelT) WaitReplicaOf(t testing.TB, node *Node) *Node {
 		p, err := s.agreedPrimary()
 		if err == nil {
 			if p == node {
-				err = fmt.Errorf("%s is the primary itself", node.Addr)
+				for _, d := range s.Data {
+					if d != p && err == nil {
+						err = waitSynced(p, d, 0)
+					}
+				}
 			} else {
 				err = waitSynced(p, node, 0)
 			}
@@ -360,7 +366,7 @@ func (s *SentinelT) WaitReplicaOf(t testing.TB, node *Node) *Node {
 			return p
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("redistest: %s did not become a replica of the agreed primary after %v: %v", node.Addr, failoverWait, err)
+			t.Fatalf("redistest: %s did not rejoin the agreed primary after %v: %v", node.Addr, failoverWait, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
