@@ -221,7 +221,7 @@ func TestRedLockValidity(t *testing.T) {
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
 	const lease = 400 * time.Millisecond
-	r := mustRedLock(t, "job", cs, WithLease(lease))
+	r := mustRedLock(t, "job", cs, WithLease(lease), WithNodeTimeout(100*time.Millisecond)) // the default, 10 ms, is shorter than a loaded machine's round trip
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
