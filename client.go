@@ -73,7 +73,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
-	c.subs = newSubscriptions(ctx, rc, c.sharded, func() { c.shardedOff.Store(true) })
+	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs = cfg.observer
 	c.wg.Add(1)

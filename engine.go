@@ -87,6 +87,7 @@ type attempt struct {
 	granted   bool
 	fresh     bool // a new hold, not a re-entry
 	queued    bool // refused, and the caller keeps a place in line
+	foreign   bool // refused by a holder that is not a scriptlock client
 	token     int64
 	remaining time.Duration // refused: the holder's remaining lease
 	sleep     time.Duration // refused: when to try again without a message
@@ -203,6 +204,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	owner, field := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
+	var foreign bool
+	if ws.wake != "" {
+		ws.foreign = &foreign
+	}
 	queued := false
 	var lastErr error
 	defer func() {
@@ -237,6 +242,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				return false, 0, err
 			}
 			queued = a.queued
+			foreign = a.foreign
 			if !a.granted {
 				remaining = a.remaining
 				return false, a.sleep, nil

@@ -84,9 +84,14 @@ func randomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// clientID returns 128 random bits formatted like a UUID, as Redisson's
-// connection-manager ids are.
+// clientID returns a random version-8 UUID: shaped as Redisson's
+// connection-manager ids are (version-4 UUIDs), and told apart from them by
+// its version digit, which is how MutexAcquire knows a scriptlock holder
+// (whose release wakes Go waiters by name) from a Redisson one.
 func clientID() string {
-	id := randomID()
-	return id[0:8] + "-" + id[8:12] + "-" + id[12:16] + "-" + id[16:20] + "-" + id[20:32]
+	id := []byte(randomID())
+	id[12] = '8'
+	id[16] = "89ab"[strings.IndexByte("0123456789abcdef", id[16])&3] // RFC 9562 variant
+	s := string(id)
+	return s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32]
 }

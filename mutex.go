@@ -23,12 +23,12 @@ import (
 // the sorted set scriptlock_lock_waiters:{name} (scored by the server's clock),
 // and a release publishes Redisson's "0" on redisson_lock__channel:{name}
 // (which wakes Redisson's waiters as Redisson's own release does) and then
-// names the longest-registered Go waiter on scriptlock_lock_wake:{name}. A Go
-// client hears both channels on one subscription: a "0" followed by a named
-// wake is a Go release and wakes nobody else there; a "0" alone (a Redisson
-// holder released) wakes one local waiter after a short grace. A release
-// nobody listens to runs no waiter-set command. A woken waiter that finds the
-// lock taken again keeps its place; one that gives up passes the wake on.
+// names the longest-registered Go waiter on its own client's channel,
+// scriptlock_lock_wake:{name}:<client-id>: one message to one process. Go
+// waiters listen for "0" only while the holder is a Redisson client (whose
+// release sends nothing else), so it wakes one of them. A woken waiter that
+// finds the lock taken again keeps its place; one that gives up passes the
+// wake on.
 // While a release of its own client is handing the lock to a woken waiter, a
 // new Lock on that client queues behind it rather than take the free lock,
 // so under contention Go waiters are served about in arrival order. Mutex
@@ -38,7 +38,7 @@ import (
 type Mutex struct {
 	lockSpec
 	waiters string    // scriptlock_lock_waiters:{name}: registered Go waiters
-	wake    string    // scriptlock_lock_wake:{name}: wakes one of them by name
+	wake    string    // scriptlock_lock_wake:{name}: + ":<client-id>" wakes one of them by name
 	ctl     *mutexCtl // MutexAcquire's usual ctl values for this handle
 }
 
@@ -184,21 +184,29 @@ func (w *waiter) dead() bool {
 }
 
 // acquireResult reads MutexAcquire's reply: > 0 acquired with that fencing
-// token, 0 re-entered, < 0 contended with -1-reply ms of lease left.
+// token, 0 re-entered, < 0 contended with -1-reply ms of lease left, less
+// foreignHolder when the holder is not a scriptlock client.
 type acquireResult int64
+
+// foreignHolder marks a refusal by a holder that is not a scriptlock client.
+const foreignHolder = 1 << 42
 
 func (r acquireResult) acquired() bool { return r >= 0 }
 func (r acquireResult) fresh() bool    { return r > 0 }
+func (r acquireResult) foreign() bool  { return r < -foreignHolder }
 func (r acquireResult) remaining() time.Duration {
+	if r.foreign() {
+		r += foreignHolder
+	}
 	return time.Duration(-1-r) * time.Millisecond
 }
 
 func (m *Mutex) spec() *lockSpec { return &m.lockSpec }
 func (m *Mutex) side() side      { return sideExclusive }
 
-// waitChannel: a waiter is woken by name on the wake channel (a release
-// wakes one Go waiter, not every client), and hears Redisson's "0" on the same
-// subscription for releases by Redisson holders.
+// waitChannel: a waiter is woken by name on its client's wake channel (a
+// release wakes one Go waiter, not every client), and hears Redisson's "0"
+// while a Redisson client holds the lock.
 func (m *Mutex) waitChannel(field string) waitSpec {
 	return waitSpec{channel: m.channel, wake: m.wake, id: field, idle: m.cfg.waiterTTL() / 3}
 }
@@ -250,7 +258,7 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 			// soon in case nobody is left to wake us.
 			sleep = politeFallback
 		}
-		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0}, acked, nil
+		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0, foreign: r.foreign()}, acked, nil
 	}
 	a := attempt{granted: true, fresh: r.fresh()}
 	if a.fresh {
@@ -276,7 +284,7 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	case res == 0:
 		return stillHeld, nil
 	case res == 2:
-		m.c.subs.noteHandoff(m.channel)
+		m.c.subs.noteHandoff(m.wake)
 	}
 	return freed, nil
 }

@@ -146,8 +146,8 @@ func TestMutexContendedWakesOne(t *testing.T) {
 	}
 }
 
-// A release nobody waits for costs the server exactly what it cost before
-// waiters were woken by name: no waiter-set command, one PUBLISH.
+// An uncontended Lock runs no waiter-set or holder lookup, and its Unlock
+// one HDEL, Redisson's "0" and one ZPOPMIN that finds nobody to wake.
 func TestMutexUncontendedReleaseCommands(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
@@ -172,16 +172,15 @@ func TestMutexUncontendedReleaseCommands(t *testing.T) {
 	after := commandCalls(t, node)
 	acq, _ := lockCommands(before, mid)
 	rel, relTotal := lockCommands(mid, after)
-	for _, d := range []map[string]int64{acq, rel} {
-		for name := range d {
-			if strings.HasPrefix(name, "z") || name == "time" {
-				t.Errorf("an uncontended Lock+Unlock ran %s: acquire %v, release %v", name, acq, rel)
-			}
+	for name := range acq {
+		if strings.HasPrefix(name, "z") || name == "time" || name == "hkeys" || name == "hexists" {
+			t.Errorf("an uncontended Lock ran %s: %v", name, acq)
 		}
 	}
-	// EVALSHA, HDEL (which deletes the emptied hash), PUBLISH: no latch.
-	if rel["publish"] != 1 || rel["hdel"] != 1 || relTotal != 3 {
-		t.Errorf("release ran %d commands %v, want 3: EVALSHA, HDEL, PUBLISH", relTotal, rel)
+	// EVALSHA, HDEL (which deletes the emptied hash), PUBLISH, and ZPOPMIN
+	// (no Go waiter to wake): no latch, one message.
+	if rel["publish"] != 1 || rel["hdel"] != 1 || rel["zpopmin"] != 1 || relTotal != 4 {
+		t.Errorf("release ran %d commands %v, want 4: EVALSHA, HDEL, PUBLISH, ZPOPMIN", relTotal, rel)
 	}
 	if n, err := node.Client(t).Do(ctx, node.Client(t).B().Dbsize().Build()).AsInt64(); err != nil || n != 1 {
 		t.Errorf("keys after the release: %d (%v), want 1 (the fencing counter)", n, err)
@@ -316,7 +315,10 @@ func TestMutexDeadWaiterBounded(t *testing.T) {
 
 // Redisson interop, both ways, with Go waiters registered: a Go release
 // still says "0" to Redisson's waiters (before naming the Go waiter it
-// wakes), and a Redisson release, which says only "0", wakes Go waiters.
+// wakes, on that waiter's client's channel), and a Redisson release, which
+// says only "0", wakes Go waiters. Go waiters listen on Redisson's channel
+// only while a Redisson client holds the lock, so a Go release's "0" reaches
+// no Go process.
 func TestMutexWakeRedissonInterop(t *testing.T) {
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
@@ -334,9 +336,24 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 			if sharded {
 				publish = "spublish"
 			}
+			numsub := func(channel string) int64 {
+				t.Helper()
+				cmd, at := "NUMSUB", 1
+				if sharded {
+					cmd = "SHARDNUMSUB"
+				}
+				v, err := node.Do(t, "PUBSUB", cmd, channel).ToArray()
+				if err != nil || len(v) != 2 {
+					t.Fatalf("PUBSUB %s %s: %v %v", cmd, channel, v, err)
+				}
+				n, _ := v[at].AsInt64()
+				return n
+			}
+			waiter := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
+			ownWake := m.wake + ":" + waiter.c.id
 			var log *channelLog
 			if !sharded {
-				log = listen(t, node, m.channel, m.wake)
+				log = listen(t, node, m.channel, ownWake)
 			}
 
 			// Go holds; a Go waiter registers; the Go release says "0" on
@@ -345,7 +362,6 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waiter := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
 			done := within(t, 5*time.Second, "Go waiter after a Go release", func() error {
 				l, err := waiter.Lock(ctx)
 				if err != nil {
@@ -353,10 +369,17 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 				}
 				return waiter.Unlock(l)
 			})
-			waitFor(t, 5*time.Second, "the Go waiter to register", func() bool {
+			goListeners := int64(0)
+			if log != nil {
+				goListeners = 1 // the test's own listener
+			}
+			waitFor(t, 5*time.Second, "the Go waiter to register and listen on its wake channel", func() bool {
 				n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
-				return n == 1
+				return n == 1 && numsub(ownWake) == 1+goListeners
 			})
+			if n := numsub(m.channel); n != goListeners {
+				t.Fatalf("%d clients listen on Redisson's channel while a Go owner holds the lock, want %d", n, goListeners)
+			}
 			if err := m.Unlock(hold); err != nil {
 				t.Fatal(err)
 			}
@@ -365,8 +388,8 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 				if got := log.next(t, 3*time.Second); got != m.channel+" 0" {
 					t.Fatalf("first message %q, want Redisson's \"0\" on %s", got, m.channel)
 				}
-				if got := log.next(t, 3*time.Second); !strings.HasPrefix(got, m.wake+" ") || !strings.Contains(got, ":"+waiter.c.id+":") {
-					t.Fatalf("second message %q, want the Go waiter named on %s", got, m.wake)
+				if got := log.next(t, 3*time.Second); !strings.HasPrefix(got, ownWake+" ") || !strings.Contains(got, ":"+waiter.c.id+":") {
+					t.Fatalf("second message %q, want the Go waiter named on %s", got, ownWake)
 				}
 				_ = log.next(t, 3*time.Second) // the waiter's own release: "0", nobody named
 				log.quiet(t, 200*time.Millisecond)
@@ -393,9 +416,9 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 					return w.Unlock(l)
 				}))
 			}
-			waitFor(t, 5*time.Second, "the Go waiters to register", func() bool {
+			waitFor(t, 5*time.Second, "the Go waiters to register and listen for Redisson's \"0\"", func() bool {
 				n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
-				return n == goWaiters
+				return n == goWaiters && numsub(m.channel) == goWaiters+goListeners
 			})
 			ch := redissonName("redisson_lock__channel", m.Key())
 			r := java.rc.Do(ctx, java.rc.B().Eval().Script(javaReleaseWith(publish)).Numkeys(2).Key(m.Key(), ch).Arg("0", "30000", java.field).Build())
@@ -470,25 +493,28 @@ func TestMutexWakeOneCluster(t *testing.T) {
 	}
 }
 
-// The dispatcher's rules for a targeted subscription, message by message: a
-// "0" followed by a named wake (a Go release) wakes only the waiter named; a
-// "0" alone (a Redisson release) wakes the longest local waiter after the
-// grace; a newcomer is polite only between a named wake and the next "0".
+// The dispatcher's rules for targeted waiting, message by message: a named
+// wake on the client's own wake channel wakes only the waiter named, with its
+// place, and makes a newcomer polite for handoffGrace; a waiter that also
+// listens for Redisson's "0" (its lock held by a Redisson client) is woken by
+// it, one per message.
 func TestTargetedDispatch(t *testing.T) {
 	c := newTestClient(t, redistest.Server(t).Client(t))
 	ctx := testCtx(t, 10*time.Second)
-	const channel, wake = "dispatch:channel", "dispatch:wake"
-	a, err := c.subs.joinTargeted(ctx, channel, wake, "c:a")
+	const channel, prefix = "dispatch:channel", "dispatch:wake"
+	a, err := c.subs.joinTargeted(ctx, prefix, "c:a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.subs.leave(a)
-	b, err := c.subs.joinTargeted(ctx, channel, wake, "c:b")
+	b, err := c.subs.joinTargeted(ctx, prefix, "c:b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.subs.leave(b)
-	send := func(ch, msg string) { c.subs.dispatch(a.sub, rueidis.PubSubMessage{Channel: ch, Message: msg}) }
+	if a.sub.name != prefix+":"+c.ID() {
+		t.Fatalf("targeted waiters listen on %q, want the client's own channel %q", a.sub.name, prefix+":"+c.ID())
+	}
 	woken := func(w *waiter, within time.Duration) bool {
 		select {
 		case <-w.wake:
@@ -497,13 +523,14 @@ func TestTargetedDispatch(t *testing.T) {
 			return false
 		}
 	}
-	quiet := 10 * zeroGrace // what a "0" wrongly taken for a Redisson release would wake within
+	const quiet = 100 * time.Millisecond
 
+	if c.subs.handingOff(prefix) {
+		t.Fatal("a newcomer is polite before any hand-off")
+	}
 	// A Go release naming b: b wakes with its place, a does not.
-	send(channel, "0")
-	send(wake, "1700000000123:c:b")
-	// (Asked at once: politeness lasts handoffGrace.)
-	polite := c.subs.handingOff(a)
+	c.subs.dispatch(a.sub, rueidis.PubSubMessage{Channel: a.sub.name, Message: "1700000000123:c:b"})
+	polite := c.subs.handingOff(prefix) // asked at once: politeness lasts handoffGrace
 	if !woken(b, time.Second) {
 		t.Fatal("the named waiter was not woken")
 	}
@@ -511,25 +538,35 @@ func TestTargetedDispatch(t *testing.T) {
 		t.Fatalf("woken waiter's place = %d, want the score from the wake", got)
 	}
 	if woken(a, quiet) {
-		t.Fatal("a \"0\" followed by a named wake also woke another waiter")
+		t.Fatal("a named wake also woke another waiter")
 	}
 	if !polite {
 		t.Fatal("right after a named wake, a newcomer is not polite")
 	}
-
-	// The woken waiter released (a "0", nobody named): the hand-off is over,
-	// and the longest local waiter wakes after the grace.
-	send(channel, "0")
-	send(wake, "1700000000124:c:x") // a named wake starts a hand-off again ...
-	send(channel, "0")              // ... and the next release ends it
-	if c.subs.handingOff(a) {
-		t.Fatal("after a release with nobody named, a newcomer is still polite")
+	if c.subs.handingOff(prefix) {
+		t.Fatalf("a newcomer is still polite %s after the hand-off", quiet)
 	}
+
+	// Held by a Redisson client: both listen for "0" too; one "0" wakes one.
+	za, err := c.subs.joinZero(ctx, channel, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.subs.leave(za)
+	zb, err := c.subs.joinZero(ctx, channel, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.subs.leave(zb)
+	c.subs.dispatch(za.sub, rueidis.PubSubMessage{Channel: channel, Message: "0"})
 	if !woken(a, time.Second) {
-		t.Fatal("a \"0\" with no named wake after it (a Redisson release) woke nobody")
+		t.Fatal("Redisson's \"0\" did not wake the longest waiter listening for it")
 	}
 	if woken(b, quiet) {
-		t.Fatal("a lone \"0\" woke more than one waiter")
+		t.Fatal("one \"0\" woke two waiters")
+	}
+	if c.subs.handingOff(prefix) {
+		t.Fatal("a \"0\" made a newcomer polite")
 	}
 }
 

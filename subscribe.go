@@ -17,6 +17,7 @@ import (
 // waiters in arrival order.
 type subscriptions struct {
 	rc      rueidis.Client
+	id      string // the Client's id: names its own wake channels
 	sharded func() bool
 	onFail  func() // called when a sharded subscribe is refused by the server
 	ctx     context.Context
@@ -28,19 +29,22 @@ type subscriptions struct {
 	open    atomic.Int32
 	wg      sync.WaitGroup
 	stopped bool // close began: no more background unsubscribes
+
+	// handoffs: when a release by this client, or a wake heard by it, last
+	// handed a lock to a Go waiter, by the client's wake channel of the
+	// lock; entries older than handoffGrace are dropped as others are added.
+	// nHandoffs counts them, so a Lock on a client with none skips mu.
+	handoffs  map[string]time.Time
+	nHandoffs atomic.Int32
 }
 
 // Targeted wake-ups (Mutex): a release publishes Redisson's "0" on the lock's
-// channel and then, when a Go waiter is registered, "<score>:<field>" on the
-// wake channel. Both channels share one subscription, so their messages
-// arrive in publish order.
+// channel and then, when a Go waiter is registered, "<score>:<field>" on that
+// waiter's client's own wake channel, scriptlock_lock_wake:{name}:<client-id>.
+// Go waiters listen for "0" only while the holder is not a scriptlock client
+// (a Redisson holder's release sends nothing else), so a release reaches one
+// waiting process, not all of them.
 const (
-	// zeroGrace is how long a "0" waits for the targeted wake that follows it
-	// when a Go client released; a "0" with none (a Redisson holder released,
-	// or no Go waiter was registered) then wakes the longest local waiter.
-	// Both messages leave the server in one write, so this only delays
-	// Go waiters after a Redisson release.
-	zeroGrace = 10 * time.Millisecond
 	// subscriptionLinger keeps a targeted subscription open this long after
 	// its last waiter left: a contended lock is usually waited for again at
 	// once, and SUBSCRIBE/UNSUBSCRIBE per acquisition would cost more server
@@ -65,15 +69,11 @@ type channelSub struct {
 	closing bool // the last waiter left; UNSUBSCRIBE under way
 	all     bool // a message wakes every waiter, not just the longest waiting
 
-	// Targeted mode (wakeName != ""): messages on wakeName name one waiter.
-	wakeName string
-	zeros    int         // "0"s heard and not yet matched by a targeted wake
-	zeroT    *time.Timer // fires zeroGrace after a "0" without a match
+	// Targeted mode: the channel is this client's wake channel of a lock,
+	// and every message names one waiter.
+	targeted bool
 	idle     *time.Timer // lingering without waiters: unsubscribes when it fires
 	handoff  time.Time   // when a release last woke a Go waiter by name
-	// handing: the last release heard of woke a Go waiter by name (no "0"
-	// has come since the last named wake, so that waiter has not released).
-	handing bool
 }
 
 // waiter is one goroutine waiting for a lock; wake has room for one signal.
@@ -82,43 +82,55 @@ type waiter struct {
 	sub   *channelSub
 	id    string       // targeted mode: the name releases wake it by
 	since atomic.Int64 // targeted mode: the score of the wake that woke it
+	// shared: wake is another waiter's (a targeted waiter that also listens
+	// for Redisson's "0"), so a signal left unused is not passed on.
+	shared bool
 }
 
 // takeSince returns the score of the targeted wake last received (0: none)
 // and forgets it.
 func (w *waiter) takeSince() int64 { return w.since.Swap(0) }
 
-func newSubscriptions(ctx context.Context, rc rueidis.Client, sharded func() bool, onFail func()) *subscriptions {
-	return &subscriptions{rc: rc, sharded: sharded, onFail: onFail, ctx: ctx, chans: map[string]*channelSub{}}
+func newSubscriptions(ctx context.Context, rc rueidis.Client, id string, sharded func() bool, onFail func()) *subscriptions {
+	return &subscriptions{rc: rc, id: id, sharded: sharded, onFail: onFail, ctx: ctx, chans: map[string]*channelSub{}}
 }
+
+// ownWake is this client's wake channel for a lock whose wake channels start
+// with prefix (scriptlock_lock_wake:{name}).
+func (s *subscriptions) ownWake(prefix string) string { return prefix + ":" + s.id }
 
 // joinWith registers a waiter on channel and returns once the server has
 // confirmed the subscription, so a message published after it returns is
 // never missed. A message wakes the longest-waiting waiter (a lock hand-off),
 // or every waiter when all is set (a latch reaching zero, permits released).
 func (s *subscriptions) joinWith(ctx context.Context, channel string, all bool) (*waiter, error) {
-	return s.join(ctx, channel, "", "", all)
+	return s.join(ctx, channel, false, "", all, nil)
 }
 
 // joinTargeted is joinWith for a waiter woken by name: releases name the
-// waiter id on the wake channel, which shares the subscription of channel
-// (where Redisson's "0" arrives).
-func (s *subscriptions) joinTargeted(ctx context.Context, channel, wake, id string) (*waiter, error) {
-	return s.join(ctx, channel, wake, id, false)
+// waiter id on this client's wake channel of the lock (see ownWake).
+func (s *subscriptions) joinTargeted(ctx context.Context, wakePrefix, id string) (*waiter, error) {
+	return s.join(ctx, s.ownWake(wakePrefix), true, id, false, nil)
+}
+
+// joinZero makes targeted waiter w also hear Redisson's "0" on channel (its
+// lock is held by a Redisson client), with w's own wake-up channel.
+func (s *subscriptions) joinZero(ctx context.Context, channel string, w *waiter) (*waiter, error) {
+	return s.join(ctx, channel, false, "", false, w.wake)
 }
 
 // joinIfReady registers a targeted waiter without a round trip when the
 // subscription is already confirmed (a lingering one), else returns nil.
 // Joining before the first attempt means a wake for it cannot be missed, so
 // no second attempt is needed after subscribing.
-func (s *subscriptions) joinIfReady(channel, wake, id string) *waiter {
+func (s *subscriptions) joinIfReady(wakePrefix, id string) *waiter {
 	if s.open.Load() == 0 {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cs := s.chans[channel]
-	if cs == nil || cs.closing || cs.wakeName != wake || s.ctx.Err() != nil {
+	cs := s.chans[s.ownWake(wakePrefix)]
+	if cs == nil || cs.closing || !cs.targeted || s.ctx.Err() != nil {
 		return nil
 	}
 	select {
@@ -131,26 +143,46 @@ func (s *subscriptions) joinIfReady(channel, wake, id string) *waiter {
 		return nil
 	default:
 	}
-	return s.addLocked(cs, id)
+	return s.addLocked(cs, id, nil)
 }
 
-// noteHandoff records that a release by this client woke a Go waiter on
-// channel by name (its own copy of the wake message may still be on the way).
-func (s *subscriptions) noteHandoff(channel string) {
+// noteHandoff records that a release by this client woke a Go waiter of the
+// lock whose wake channels start with wakePrefix.
+func (s *subscriptions) noteHandoff(wakePrefix string) {
 	s.mu.Lock()
-	if cs := s.chans[channel]; cs != nil {
-		cs.handoff, cs.handing = time.Now(), true
-	}
+	s.handedOffLocked(s.ownWake(wakePrefix), time.Now())
 	s.mu.Unlock()
 }
 
-// handingOff reports whether a release woke a Go waiter of w's lock less
-// than handoffGrace ago and no release was heard since (the woken waiter
-// has not had the lock and let it go already).
-func (s *subscriptions) handingOff(w *waiter) bool {
+// handedOffLocked records a hand-off of the lock whose wake channel on this
+// client is wake (s.mu held).
+func (s *subscriptions) handedOffLocked(wake string, now time.Time) {
+	if cs := s.chans[wake]; cs != nil {
+		cs.handoff = now
+	}
+	if s.handoffs == nil {
+		s.handoffs = map[string]time.Time{}
+	}
+	for k, t := range s.handoffs {
+		if now.Sub(t) >= handoffGrace {
+			delete(s.handoffs, k)
+		}
+	}
+	s.handoffs[wake] = now
+	s.nHandoffs.Store(int32(len(s.handoffs)))
+}
+
+// handingOff reports whether a release by this client, or one this client
+// heard of, woke a Go waiter of the lock less than handoffGrace ago: that
+// waiter may not have taken the lock yet.
+func (s *subscriptions) handingOff(wakePrefix string) bool {
+	if s.nHandoffs.Load() == 0 {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return w.sub.handing && time.Since(w.sub.handoff) < handoffGrace
+	t, ok := s.handoffs[s.ownWake(wakePrefix)]
+	return ok && time.Since(t) < handoffGrace
 }
 
 // handedOffSince reports whether a Go waiter of w's lock was woken by name
@@ -161,20 +193,24 @@ func (s *subscriptions) handedOffSince(w *waiter, t time.Time) bool {
 	return w.sub.handoff.After(t)
 }
 
-// addLocked registers a waiter on cs (s.mu held).
-func (s *subscriptions) addLocked(cs *channelSub, id string) *waiter {
+// addLocked registers a waiter on cs, woken on wake (nil: a channel of its
+// own) (s.mu held).
+func (s *subscriptions) addLocked(cs *channelSub, id string, wake chan struct{}) *waiter {
 	if cs.idle != nil {
 		// If it already fired, idleOut sees the new waiter and does nothing.
 		cs.idle.Stop()
 		cs.idle = nil
 	}
 	cs.refs++
-	w := &waiter{wake: make(chan struct{}, 1), sub: cs, id: id}
+	w := &waiter{wake: wake, sub: cs, id: id, shared: wake != nil}
+	if wake == nil {
+		w.wake = make(chan struct{}, 1)
+	}
 	cs.waiters = append(cs.waiters, w)
 	return w
 }
 
-func (s *subscriptions) join(ctx context.Context, channel, wake, id string, all bool) (*waiter, error) {
+func (s *subscriptions) join(ctx context.Context, channel string, targeted bool, id string, all bool, wake chan struct{}) (*waiter, error) {
 	for {
 		s.mu.Lock()
 		if err := s.ctx.Err(); err != nil {
@@ -194,10 +230,10 @@ func (s *subscriptions) join(ctx context.Context, channel, wake, id string, all 
 			continue
 		}
 		if cs == nil {
-			cs = s.start(channel, wake)
+			cs = s.start(channel, targeted)
 		}
 		cs.all = cs.all || all
-		w := s.addLocked(cs, id)
+		w := s.addLocked(cs, id, wake)
 		s.mu.Unlock()
 
 		select {
@@ -226,38 +262,23 @@ type subscribeError struct{ msg string }
 
 func (e *subscribeError) Error() string { return "scriptlock: " + e.msg }
 
-// start begins the receive loop for channel (and wake, when not empty: one
-// subscription for both, so their messages keep their publish order). Called
-// with s.mu held.
-func (s *subscriptions) start(channel, wake string) *channelSub {
+// start begins the receive loop for channel (targeted: this client's wake
+// channel of a lock). Called with s.mu held.
+func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	ctx, cancel := context.WithCancel(s.ctx)
-	cs := &channelSub{name: channel, wakeName: wake, ready: make(chan struct{}), done: make(chan struct{}), stop: cancel, sharded: s.sharded()}
+	cs := &channelSub{name: channel, targeted: targeted, ready: make(chan struct{}), done: make(chan struct{}), stop: cancel, sharded: s.sharded()}
 	s.chans[channel] = cs
 	s.open.Add(1)
-	names := cs.names()
 	var cmd rueidis.Completed
 	if cs.sharded {
-		cmd = s.rc.B().Ssubscribe().Channel(names...).Build()
+		cmd = s.rc.B().Ssubscribe().Channel(channel).Build()
 	} else {
-		cmd = s.rc.B().Subscribe().Channel(names...).Build()
+		cmd = s.rc.B().Subscribe().Channel(channel).Build()
 	}
-	var (
-		hookMu    sync.Mutex
-		confirmed = map[string]bool{}
-	)
+	var once sync.Once
 	hookCtx := rueidis.WithOnSubscriptionHook(ctx, func(ps rueidis.PubSubSubscription) {
-		if ps.Kind != "subscribe" && ps.Kind != "ssubscribe" {
-			return
-		}
-		hookMu.Lock()
-		defer hookMu.Unlock()
-		if ps.Channel == channel || ps.Channel == wake {
-			if !confirmed[ps.Channel] {
-				confirmed[ps.Channel] = true
-				if len(confirmed) == len(names) {
-					close(cs.ready)
-				}
-			}
+		if (ps.Kind == "subscribe" || ps.Kind == "ssubscribe") && ps.Channel == channel {
+			once.Do(func() { close(cs.ready) })
 		}
 	})
 	s.wg.Add(1)
@@ -293,18 +314,7 @@ func isUnknownCommand(err error) bool {
 	return false
 }
 
-// names are the channels of the subscription.
-func (cs *channelSub) names() []string {
-	if cs.wakeName != "" {
-		return []string{cs.name, cs.wakeName}
-	}
-	return []string{cs.name}
-}
-
 func (cs *channelSub) stopTimers() {
-	if cs.zeroT != nil {
-		cs.zeroT.Stop()
-	}
 	if cs.idle != nil {
 		cs.idle.Stop()
 		cs.idle = nil
@@ -313,43 +323,21 @@ func (cs *channelSub) stopTimers() {
 
 // dispatch wakes the longest-waiting waiter of a channel; Redisson's unlock
 // message hands the lock to one contender at a time rather than to a herd.
-// In targeted mode a wake message wakes the waiter it names, and a "0" that
-// no wake follows within zeroGrace wakes the longest-waiting one.
+// In targeted mode a message wakes the waiter it names.
 func (s *subscriptions) dispatch(cs *channelSub, m rueidis.PubSubMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cs.wakeName != "" {
-		if m.Channel == cs.wakeName {
-			s.wakeNamedLocked(cs, m.Message)
-			return
-		}
-		cs.handing = false
-		if len(cs.waiters) == 0 {
-			return
-		}
-		cs.zeros++
-		if cs.zeroT == nil {
-			cs.zeroT = time.AfterFunc(zeroGrace, func() { s.zeroTimeout(cs) })
-		} else {
-			cs.zeroT.Reset(zeroGrace)
-		}
+	if cs.targeted {
+		s.wakeNamedLocked(cs, m.Message)
 		return
 	}
 	s.wakeLocked(cs)
 }
 
-// wakeNamedLocked handles "<score>:<id>": the release that sent it also sent
-// the "0" heard last, which is therefore not a Redisson release.
+// wakeNamedLocked handles "<score>:<id>", a release handing the lock to the
+// waiter id (s.mu held).
 func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
-	if cs.zeros > 0 {
-		cs.zeros--
-		if cs.zeros == 0 {
-			// Matched: the timer would only find nothing to do, in a
-			// goroutine of its own, on every client that heard the "0".
-			cs.zeroT.Stop()
-		}
-	}
-	cs.handoff, cs.handing = time.Now(), true
+	s.handedOffLocked(cs.name, time.Now())
 	i := strings.IndexByte(msg, ':')
 	if i < 0 {
 		return
@@ -371,19 +359,6 @@ func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 	// Not waiting here (any more): a waiter that gave up passes the wake on
 	// itself (MutexWaitCancel); one that died costs the others their
 	// fallback timer.
-}
-
-// zeroTimeout: a "0" had no targeted wake after it: a Redisson holder
-// released (or no Go waiter was registered), so wake a local waiter as
-// Redisson does.
-func (s *subscriptions) zeroTimeout(cs *channelSub) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if cs.zeros == 0 {
-		return
-	}
-	cs.zeros = 0
-	s.wakeLocked(cs)
 }
 
 // wakeLocked wakes the longest-waiting waiter without a pending signal, or
@@ -412,7 +387,7 @@ func (s *subscriptions) leave(w *waiter) {
 			break
 		}
 	}
-	if len(w.wake) > 0 && cs.wakeName == "" {
+	if len(w.wake) > 0 && !cs.targeted && !w.shared {
 		for _, x := range cs.waiters {
 			if len(x.wake) == 0 {
 				x.wake <- struct{}{}
@@ -422,11 +397,10 @@ func (s *subscriptions) leave(w *waiter) {
 	}
 	cs.refs--
 	last := cs.refs == 0 && !cs.closing
-	if last && cs.wakeName != "" && !s.stopped {
+	if last && cs.targeted && !s.stopped {
 		select {
 		case <-cs.done:
 		default:
-			cs.zeros = 0
 			cs.idle = time.AfterFunc(subscriptionLinger, func() { s.idleOut(cs) })
 			s.mu.Unlock()
 			return
@@ -484,9 +458,9 @@ func (s *subscriptions) unsubscribe(cs *channelSub) {
 	defer cancel()
 	var cmd rueidis.Completed
 	if cs.sharded {
-		cmd = s.rc.B().Sunsubscribe().Channel(cs.names()...).Build()
+		cmd = s.rc.B().Sunsubscribe().Channel(cs.name).Build()
 	} else {
-		cmd = s.rc.B().Unsubscribe().Channel(cs.names()...).Build()
+		cmd = s.rc.B().Unsubscribe().Channel(cs.name).Build()
 	}
 	if err := s.rc.Do(ctx, cmd).Error(); err != nil {
 		cs.stop()

@@ -27,14 +27,18 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 }
 
 // waitSpec says where a waiter hears of releases: channel, every local
-// waiter woken by one message (all), or, in targeted mode (wake set), woken by
-// name (id) on the wake channel, which shares channel's subscription.
+// waiter woken by one message (all), or, in targeted mode (wake set: the
+// prefix of the lock's wake channels), woken by name (id) on this client's
+// wake channel, and on channel too while foreign says so.
 type waitSpec struct {
 	channel string
 	all     bool
 	wake    string
 	id      string
 	idle    time.Duration // targeted: longest sleep without calling Redis while registered
+	// foreign (targeted): set by the last attempt when the lock's holder is
+	// not a scriptlock client, whose release sends Redisson's "0" alone.
+	foreign *bool
 }
 
 // waitOn is waitNotified for any waitSpec. try receives the score of the
@@ -47,16 +51,20 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		deadline = time.Now().Add(wait)
 	}
 	st := c.statsFrom(ctx) // nil unless observed
-	var w *waiter
-	woken := false // a hand-off signal was taken and not yet used by an attempt
+	var w, zw *waiter      // zw: w listening for Redisson's "0" as well
+	woken := false         // a hand-off signal was taken and not yet used by an attempt
+	polite := false
 	if ws.wake != "" && wait != 0 {
 		// Already subscribed (other local waiters, or lingering): be
 		// reachable by name before the first attempt registers us.
-		w = c.subs.joinIfReady(ws.channel, ws.wake, ws.id)
+		w = c.subs.joinIfReady(ws.wake, ws.id)
+		polite = c.subs.handingOff(ws.wake)
 	}
-	polite := w != nil && c.subs.handingOff(w)
 	since := int64(0)
 	defer func() {
+		if zw != nil {
+			c.subs.leave(zw)
+		}
 		if w != nil {
 			if woken && ws.wake == "" {
 				// The signal was meant for the next contender: pass it on.
@@ -98,37 +106,63 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return false, nil
 		}
-		if w == nil || w.dead() {
-			if w != nil {
-				c.subs.leave(w)
-				w = nil
-			}
+		// join subscribes one waiter; on false the wait is over with
+		// (false, err).
+		join := func(f func(context.Context) (*waiter, error)) (*waiter, bool, error) {
 			jctx, cancel := context.WithCancel(ctx)
 			if wait > 0 {
 				jctx, cancel = context.WithDeadline(ctx, deadline)
 			}
 			stop := context.AfterFunc(c.closingCtx, cancel)
-			if ws.wake != "" {
-				w, err = c.subs.joinTargeted(jctx, ws.channel, ws.wake, ws.id)
-			} else {
-				w, err = c.subs.joinWith(jctx, ws.channel, ws.all)
-			}
+			j, err := f(jctx)
 			stop()
 			cancel()
-			if err != nil {
-				w = nil
-				if ctx.Err() != nil {
-					return false, fmt.Errorf("wait ended: %w", ctx.Err())
-				}
-				if c.closingCtx.Err() != nil {
-					return false, ErrClosed
-				}
-				if errors.Is(err, context.DeadlineExceeded) {
-					return false, nil
-				}
-				return false, fmt.Errorf("subscribe: %w", err)
+			switch {
+			case err == nil:
+				return j, true, nil
+			case ctx.Err() != nil:
+				return nil, false, fmt.Errorf("wait ended: %w", ctx.Err())
+			case c.closingCtx.Err() != nil:
+				return nil, false, ErrClosed
+			case errors.Is(err, context.DeadlineExceeded):
+				return nil, false, nil
 			}
-			continue // subscribed: try again before waiting
+			return nil, false, fmt.Errorf("subscribe: %w", err)
+		}
+		if w == nil || w.dead() {
+			if w != nil {
+				c.subs.leave(w)
+				w = nil
+			}
+			var ok bool
+			w, ok, err = join(func(jctx context.Context) (*waiter, error) {
+				if ws.wake != "" {
+					return c.subs.joinTargeted(jctx, ws.wake, ws.id)
+				}
+				return c.subs.joinWith(jctx, ws.channel, ws.all)
+			})
+			if !ok {
+				return false, err
+			}
+			// Subscribed: try again before waiting (politely if a hand-off
+			// of this client's is still under way).
+			polite = ws.wake != "" && c.subs.handingOff(ws.wake)
+			continue
+		}
+		if ws.foreign != nil {
+			if zw != nil && (!*ws.foreign || zw.dead()) {
+				c.subs.leave(zw)
+				zw = nil
+			}
+			if zw == nil && *ws.foreign {
+				// Held by a Redisson client: its release sends "0" alone.
+				var ok bool
+				zw, ok, err = join(func(jctx context.Context) (*waiter, error) { return c.subs.joinZero(jctx, ws.channel, w) })
+				if !ok {
+					return false, err
+				}
+				continue // try again before waiting, as above
+			}
 		}
 		sleep := fallback
 		for {

@@ -22,7 +22,8 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- so tokens stay strictly increasing across expiry.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
--- < 0 held by another owner, -1 - reply is its remaining lease in ms.
+-- < 0 held by another owner, -1 - reply is its remaining lease in ms
+-- (below -2^42: held by a holder that is not a scriptlock client, see below).
 -- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
 -- a sorted set of fields scored by the server's clock (ms) at registration, so
 -- a release wakes the longest-registered Go waiter alone. A waiter woken by a
@@ -44,8 +45,15 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- (do not register it); since the place to take back (a woken waiter's
 -- score), 0 for a new place.
 -- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
--- A refused caller's HEXISTS also finds a key of another kind (a LeanMutex's
--- string): WRONGTYPE, and nothing changed.
+-- A refused caller's HKEYS finds whether it holds the lock already (a
+-- re-entry) and who else does, and fails on a key of another kind (a
+-- LeanMutex's string): WRONGTYPE, and nothing changed.
+-- A refusal by a holder that is not a scriptlock client says so: the reply is
+-- lowered by a further 2^42. A scriptlock client's id is a version-8 UUID
+-- (its 15th character '8'), so its fields read "xxxxxxxx-xxxx-8xxx-...:owner";
+-- Redisson's are version-4 UUIDs. Such a holder releases with Redisson's "0"
+-- alone, so the refused caller listens on Redisson's channel while it waits;
+-- releases by scriptlock holders wake Go waiters by name and need no "0".
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -69,16 +77,23 @@ if ttl == -2 and string.byte(ctl, 1) ~= 112 then
   end
   return token
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  if string.byte(ctl, 2) == 108 then
-    redis.call('zrem', KEYS[3], ARGV[2])
+local fields = redis.call('hkeys', KEYS[1])
+for i = 1, #fields do
+  if fields[i] == ARGV[2] then
+    if string.byte(ctl, 2) == 108 then
+      redis.call('zrem', KEYS[3], ARGV[2])
+    end
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return 0
   end
-  redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return 0
 end
 if ttl < 0 then
   ttl = 0
+end
+local f = fields[1]
+if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
+  ttl = ttl + 4398046511104
 end
 local waiterTTL, since = string.match(ctl, '^..%d+:(%d+):(%d+)$')
 if waiterTTL ~= '0' then
@@ -94,7 +109,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "50ebbf902b33f688cccc8c54930a807df69397c0"
+const mutexAcquireSHA1 = "183bc9f5c62193346b4ca7ce10042a2c6a45f135"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -110,7 +125,8 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // so tokens stay strictly increasing across expiry.
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
-// < 0 held by another owner, -1 - reply is its remaining lease in ms.
+// < 0 held by another owner, -1 - reply is its remaining lease in ms
+// (below -2^42: held by a holder that is not a scriptlock client, see below).
 // A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
 // a sorted set of fields scored by the server's clock (ms) at registration, so
 // a release wakes the longest-registered Go waiter alone. A waiter woken by a
@@ -132,8 +148,15 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // (do not register it); since the place to take back (a woken waiter's
 // score), 0 for a new place.
 // PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
-// A refused caller's HEXISTS also finds a key of another kind (a LeanMutex's
-// string): WRONGTYPE, and nothing changed.
+// A refused caller's HKEYS finds whether it holds the lock already (a
+// re-entry) and who else does, and fails on a key of another kind (a
+// LeanMutex's string): WRONGTYPE, and nothing changed.
+// A refusal by a holder that is not a scriptlock client says so: the reply is
+// lowered by a further 2^42. A scriptlock client's id is a version-8 UUID
+// (its 15th character '8'), so its fields read "xxxxxxxx-xxxx-8xxx-...:owner";
+// Redisson's are version-4 UUIDs. Such a holder releases with Redisson's "0"
+// alone, so the refused caller listens on Redisson's channel while it waits;
+// releases by scriptlock holders wake Go waiters by name and need no "0".
 func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (int64, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {

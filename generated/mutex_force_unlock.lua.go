@@ -17,17 +17,16 @@ const mutexForceUnlockSource = `-- MutexForceUnlock deletes a lock whoever holds
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
 -- @commands publish spublish
 if redis.call('del', KEYS[1]) == 1 then
-  if redis.call(ARGV[1], KEYS[2], '0') > 0 then
-    local w = redis.call('zpopmin', KEYS[3])
-    if w[1] then
-      redis.call(ARGV[1], KEYS[4], w[2] .. ':' .. w[1])
-    end
+  redis.call(ARGV[1], KEYS[2], '0')
+  local w = redis.call('zpopmin', KEYS[3])
+  if w[1] then
+    redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
   end
   return 1
 end
@@ -35,7 +34,7 @@ return 0
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "f4fac3ac2c719b5421b5d541ae1685229823ea74"
+const mutexForceUnlockSHA1 = "ac2b7267467eba2615e9478c7066fecf96cb5748"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -67,7 +66,7 @@ type MutexForceUnlockArgs struct {
 	Lock    string
 	Channel string // redisson_lock__channel:{name}
 	Waiters string // scriptlock_lock_waiters:{name}
-	Wake    string // scriptlock_lock_wake:{name}
+	Wake    string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 	Publish string // "publish", or "spublish" for sharded channels
 }
 

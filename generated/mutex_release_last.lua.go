@@ -24,7 +24,7 @@ const mutexReleaseLastSource = `-- MutexReleaseLast is MutexRelease for the usua
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64?
@@ -33,18 +33,17 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
   return nil
 end
 local freed = 1
-if redis.call(ARGV[2], KEYS[2], '0') > 0 then
-  local w = redis.call('zpopmin', KEYS[3])
-  if w[1] then
-    redis.call(ARGV[2], KEYS[4], w[2] .. ':' .. w[1])
-    freed = 2
-  end
+redis.call(ARGV[2], KEYS[2], '0')
+local w = redis.call('zpopmin', KEYS[3])
+if w[1] then
+  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+  freed = 2
 end
 return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "c86b5b35aba243d77a5565bcab7383e6a34d840f"
+const mutexReleaseLastSHA1 = "8526f8c025b7b8ff5adb0ac910386a493b8084cb"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 
@@ -83,7 +82,7 @@ type MutexReleaseLastArgs struct {
 	Lock    string
 	Channel string // redisson_lock__channel:{name}
 	Waiters string // scriptlock_lock_waiters:{name}
-	Wake    string // scriptlock_lock_wake:{name}
+	Wake    string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 	Owner   string
 	Publish string // "publish", or "spublish" for sharded channels
 }

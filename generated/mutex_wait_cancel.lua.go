@@ -14,11 +14,13 @@ const mutexWaitCancelSource = `-- MutexWaitCancel takes a Mutex waiter that gave
 -- ended) out of the waiter set. A waiter no longer in the set was most likely
 -- woken by a release it will not use: if the lock is still free, the wake is
 -- passed on to the next registered Go waiter, so nobody waits for a message
--- that was spent.
+-- that was spent. The wake goes to the waiter's client alone, on
+-- scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
+-- colon).
 -- Reply true when the wake was passed on.
 -- @key    lock
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
@@ -29,14 +31,14 @@ if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) ==
 end
 local w = redis.call('zpopmin', KEYS[2])
 if w[1] then
-  redis.call(ARGV[2], KEYS[3], w[2] .. ':' .. w[1])
+  redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
   return 1
 end
 return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "39d641db0c9b1a65583cf63c88f136a5689581da"
+const mutexWaitCancelSHA1 = "e8530a61d7dfe3b4f316c3cca9cc6bb8e451e2dc"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 
@@ -44,7 +46,9 @@ var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 // ended) out of the waiter set. A waiter no longer in the set was most likely
 // woken by a release it will not use: if the lock is still free, the wake is
 // passed on to the next registered Go waiter, so nobody waits for a message
-// that was spent.
+// that was spent. The wake goes to the waiter's client alone, on
+// scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
+// colon).
 // Reply true when the wake was passed on.
 func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
@@ -69,7 +73,7 @@ func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters
 type MutexWaitCancelArgs struct {
 	Lock    string
 	Waiters string // scriptlock_lock_waiters:{name}
-	Wake    string // scriptlock_lock_wake:{name}
+	Wake    string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 	Owner   string
 	Publish string // "publish", or "spublish" for sharded channels
 }

@@ -5,17 +5,16 @@
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
 -- @commands publish spublish
 if redis.call('del', KEYS[1]) == 1 then
-  if redis.call(ARGV[1], KEYS[2], '0') > 0 then
-    local w = redis.call('zpopmin', KEYS[3])
-    if w[1] then
-      redis.call(ARGV[1], KEYS[4], w[2] .. ':' .. w[1])
-    end
+  redis.call(ARGV[1], KEYS[2], '0')
+  local w = redis.call('zpopmin', KEYS[3])
+  if w[1] then
+    redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
   end
   return 1
 end

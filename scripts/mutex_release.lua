@@ -1,10 +1,14 @@
 -- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
 -- lock and publishes Redisson's unlock message "0" on its channel, which wakes
--- Redisson's waiters. When anyone listened, the longest-registered Go waiter
--- is then taken out of the waiter set and woken alone by a message
--- "<score>:<field>" on the wake channel; Go clients hear both channels on one
--- connection, so a "0" followed by that message is known to be a Go release
--- and wakes nobody else. A release nobody listens to costs nothing more.
+-- Redisson's waiters. Then the longest-registered Go waiter is taken out of
+-- the waiter set and woken alone by a message "<score>:<field>" on its own
+-- client's wake channel, scriptlock_lock_wake:{name}:<client-id> (the
+-- field's part before its first colon): one message reaches one client. Go
+-- clients do not listen for "0" while a Go owner holds the lock, so a release
+-- sends nothing to the other waiting processes. For the same reason the
+-- receiver count of "0" no longer says whether a Go waiter is registered:
+-- the waiter set is asked on every last release (a ZPOPMIN of a missing key
+-- when nobody waits).
 -- A retried release whose first reply was lost answers the first outcome:
 -- giving up one of several holds records its outcome for latchTTL under a
 -- per-call latch key, which only a retry reads (a first attempt cannot have
@@ -20,7 +24,7 @@
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -50,12 +54,11 @@ if holds > 1 then
 end
 redis.call('del', KEYS[1])
 local freed = 1
-if redis.call(ARGV[3], KEYS[2], '0') > 0 then
-  local w = redis.call('zpopmin', KEYS[4])
-  if w[1] then
-    redis.call(ARGV[3], KEYS[5], w[2] .. ':' .. w[1])
-    freed = 2
-  end
+redis.call(ARGV[3], KEYS[2], '0')
+local w = redis.call('zpopmin', KEYS[4])
+if w[1] then
+  redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+  freed = 2
 end
 if ARGV[6] ~= '1' then
   redis.call('set', KEYS[3], freed, 'px', ARGV[4])

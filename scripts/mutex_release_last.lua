@@ -12,7 +12,7 @@
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64?
@@ -21,11 +21,10 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
   return nil
 end
 local freed = 1
-if redis.call(ARGV[2], KEYS[2], '0') > 0 then
-  local w = redis.call('zpopmin', KEYS[3])
-  if w[1] then
-    redis.call(ARGV[2], KEYS[4], w[2] .. ':' .. w[1])
-    freed = 2
-  end
+redis.call(ARGV[2], KEYS[2], '0')
+local w = redis.call('zpopmin', KEYS[3])
+if w[1] then
+  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+  freed = 2
 end
 return freed

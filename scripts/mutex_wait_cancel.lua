@@ -2,11 +2,13 @@
 -- ended) out of the waiter set. A waiter no longer in the set was most likely
 -- woken by a release it will not use: if the lock is still free, the wake is
 -- passed on to the next registered Go waiter, so nobody waits for a message
--- that was spent.
+-- that was spent. The wake goes to the waiter's client alone, on
+-- scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
+-- colon).
 -- Reply true when the wake was passed on.
 -- @key    lock
 -- @key    waiters   scriptlock_lock_waiters:{name}
--- @key    wake      scriptlock_lock_wake:{name}
+-- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
@@ -17,7 +19,7 @@ if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) ==
 end
 local w = redis.call('zpopmin', KEYS[2])
 if w[1] then
-  redis.call(ARGV[2], KEYS[3], w[2] .. ':' .. w[1])
+  redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
   return 1
 end
 return 0
