@@ -204,10 +204,6 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	owner, field := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
-	var foreign bool
-	if ws.wake != "" {
-		ws.foreign = &foreign
-	}
 	queued := false
 	var lastErr error
 	defer func() {
@@ -228,7 +224,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		lctx      context.Context
 		remaining time.Duration
 	)
-	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, time.Duration, error) {
+	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, tryAgain, error) {
 		for range 3 {
 			start := time.Now()
 			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite})
@@ -239,38 +235,37 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					queued = queued || wait != 0
 					c.undoLater(p, field, serverLease, start.Add(serverLease))
 				}
-				return false, 0, err
+				return false, tryAgain{}, err
 			}
 			queued = a.queued
-			foreign = a.foreign
 			if !a.granted {
 				remaining = a.remaining
-				return false, a.sleep, nil
+				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil
 			}
 			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start)
 			switch {
 			case errors.Is(err, errOrphan):
 				// Give the unknown hold back and try again at once.
 				if err := c.undoNow(p, field, serverLease); err != nil {
-					return false, 0, err
+					return false, tryAgain{}, err
 				}
 				continue
 			case err != nil:
 				_ = c.undoNow(p, field, serverLease)
-				return false, 0, err
+				return false, tryAgain{}, err
 			}
 			if !acked || ctx.Err() != nil {
 				// Give back a grant no replica has (the failover guard) or
 				// that outlived ctx.
 				_ = c.unlock(lctx, p)
 				if !acked {
-					return false, 0, notReplicated(s.cfg.guardTimeout)
+					return false, tryAgain{}, notReplicated(s.cfg.guardTimeout)
 				}
-				return false, 0, ctx.Err()
+				return false, tryAgain{}, ctx.Err()
 			}
-			return true, 0, nil
+			return true, tryAgain{}, nil
 		}
-		return false, 0, errOrphan
+		return false, tryAgain{}, errOrphan
 	})
 	switch {
 	case err != nil:

@@ -357,9 +357,12 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 }
 
 // await waits for p: polling when p has no release channel, else notified.
-func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, time.Duration, error)) (bool, error) {
+func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, tryAgain, error)) (bool, error) {
 	if ws.channel == "" {
-		return c.waitPolling(ctx, wait, func() (bool, time.Duration, error) { return try(0, false) })
+		return c.waitPolling(ctx, wait, func() (bool, time.Duration, error) {
+			ok, next, err := try(0, false)
+			return ok, next.sleep, err
+		})
 	}
 	return c.waitOn(ctx, ws, wait, try)
 }

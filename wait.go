@@ -23,29 +23,38 @@ const notifyFallback = 2 * time.Second
 // subscription is already open joins it before the first attempt instead).
 // It reports false when the wait ran out.
 func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
-	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64, bool) (bool, time.Duration, error) { return try() })
+	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64, bool) (bool, tryAgain, error) {
+		ok, sleep, err := try()
+		return ok, tryAgain{sleep: sleep}, err
+	})
+}
+
+// tryAgain is what a refused attempt tells the wait loop: when to try again
+// without a message, and (targeted) whether the lock's holder is not a
+// scriptlock client, whose release sends Redisson's "0" alone.
+type tryAgain struct {
+	sleep   time.Duration
+	foreign bool
 }
 
 // waitSpec says where a waiter hears of releases: channel, every local
 // waiter woken by one message (all), or, in targeted mode (wake set: the
 // prefix of the lock's wake channels), woken by name (id) on this client's
-// wake channel, and on channel too while foreign says so.
+// wake channel, and on channel too while the last attempt found a holder
+// that is not a scriptlock client (tryAgain.foreign).
 type waitSpec struct {
 	channel string
 	all     bool
 	wake    string
 	id      string
 	idle    time.Duration // targeted: longest sleep without calling Redis while registered
-	// foreign (targeted): set by the last attempt when the lock's holder is
-	// not a scriptlock client, whose release sends Redisson's "0" alone.
-	foreign *bool
 }
 
 // waitOn is waitNotified for any waitSpec. try receives the score of the
 // targeted wake that woke the waiter (0: none, or not targeted), and polite
 // on a first attempt made while a release of this client's is handing the
 // lock to a woken waiter.
-func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, time.Duration, error)) (bool, error) {
+func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, tryAgain, error)) (bool, error) {
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
@@ -90,7 +99,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if polite {
 			politeAt = time.Now()
 		}
-		done, fallback, err := try(since, polite)
+		done, next, err := try(since, polite)
 		since, polite = 0, false
 		if st != nil {
 			st.attempts++
@@ -149,12 +158,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			polite = ws.wake != "" && c.subs.handingOff(ws.wake)
 			continue
 		}
-		if ws.foreign != nil {
-			if zw != nil && (!*ws.foreign || zw.dead()) {
+		if ws.wake != "" {
+			if zw != nil && (!next.foreign || zw.dead()) {
 				c.subs.leave(zw)
 				zw = nil
 			}
-			if zw == nil && *ws.foreign {
+			if zw == nil && next.foreign {
 				// Held by a Redisson client: its release sends "0" alone.
 				var ok bool
 				zw, ok, err = join(func(jctx context.Context) (*waiter, error) { return c.subs.joinZero(jctx, ws.channel, w) })
@@ -164,7 +173,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 				continue // try again before waiting, as above
 			}
 		}
-		sleep := fallback
+		sleep := next.sleep
 		for {
 			if sleep <= 0 {
 				sleep = notifyFallback
