@@ -184,21 +184,28 @@ func (w *waiter) dead() bool {
 }
 
 // acquireResult reads MutexAcquire's reply: > 0 acquired with that fencing
-// token, 0 re-entered, < 0 contended with -1-reply ms of lease left, less
-// foreignHolder when the holder is not a scriptlock client.
+// token, 0 re-entered, < 0 contended with -1-reply ms of lease left, plus
+// the refusal's flags.
 type acquireResult int64
 
-// foreignHolder marks a refusal by a holder that is not a scriptlock client.
-const foreignHolder = 1 << 42
+const (
+	foreignHolder = 1 << 42 // refused by a holder that is not a scriptlock client
+	behindOthers  = 1 << 43 // a polite caller queued behind other waiters
+)
 
 func (r acquireResult) acquired() bool { return r >= 0 }
 func (r acquireResult) fresh() bool    { return r > 0 }
-func (r acquireResult) foreign() bool  { return r < -foreignHolder }
-func (r acquireResult) remaining() time.Duration {
-	if r.foreign() {
-		r += foreignHolder
+
+// refusal decodes a refusal: the holder's remaining lease and the flags.
+func (r acquireResult) refusal() (remaining time.Duration, foreign, behind bool) {
+	v := int64(-1 - r)
+	if behind = v >= behindOthers; behind {
+		v -= behindOthers
 	}
-	return time.Duration(-1-r) * time.Millisecond
+	if foreign = v >= foreignHolder; foreign {
+		v -= foreignHolder
+	}
+	return time.Duration(v) * time.Millisecond, foreign, behind
 }
 
 func (m *Mutex) spec() *lockSpec { return &m.lockSpec }
@@ -248,17 +255,24 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 		// is lost (its waiter died, a reconnect), is the holder's remaining
 		// lease, at most a third of the waiter timeout: calling again that
 		// often also keeps the waiter set from expiring.
-		rem := max(r.remaining(), 0)
+		rem, foreign, behind := r.refusal()
+		rem = max(rem, 0)
 		sleep := rem
 		if waiterTTL > 0 {
 			sleep = min(sleep, waiterTTL/3)
 		}
-		if wa.polite && rem == 0 {
-			// Queued behind a hand-off that may already be over: try again
-			// soon in case nobody is left to wake us.
+		switch {
+		case wa.polite && behind:
+			// Queued behind other waiters: releases reach us in turn. A
+			// woken waiter that died costs what any dead waiter does.
+			sleep = waiterTTL / 3
+		case wa.polite && rem == 0:
+			// Queued behind a hand-off that may already be over, with
+			// nobody else in line: try again soon in case nobody is left
+			// to wake us.
 			sleep = politeFallback
 		}
-		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0, foreign: r.foreign()}, acked, nil
+		return attempt{remaining: rem, sleep: sleep, queued: waiterTTL > 0, foreign: foreign}, acked, nil
 	}
 	a := attempt{granted: true, fresh: r.fresh()}
 	if a.fresh {

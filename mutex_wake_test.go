@@ -633,3 +633,66 @@ func TestFairUncontendedReleaseCommands(t *testing.T) {
 		t.Error("the lock is still held after Unlock")
 	}
 }
+
+// A newcomer that queues politely behind a hand-off, with other waiters
+// registered ahead of it, waits for its turn instead of calling again within
+// politeFallback: releases reach it in turn.
+func TestPoliteBehindOthersWaitsItsTurn(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 20*time.Second)
+	c := newTestClient(t, node.Client(t), prefix, WithWaiterTimeout(30*time.Second))
+	m := mustMutex(t, c, "polite")
+	other := mustMutex(t, newTestClient(t, node.Client(t), prefix), "polite")
+	warm, err := m.Lock(ctx) // scripts loaded
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(warm); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else is in line, and this client is handing the lock over
+	// (for the whole test: a loaded machine may take longer than
+	// handoffGrace to start the Lock).
+	node.Do(t, "ZADD", m.waiters, "1", "00000000-0000-8000-8000-000000000000:ahead")
+	c.subs.noteHandoff(m.wake)
+	c.subs.mu.Lock()
+	c.subs.handoffs[c.subs.ownWake(m.wake)] = time.Now().Add(time.Hour)
+	c.subs.mu.Unlock()
+	before := commandCalls(t, node)
+	got := make(chan error, 1)
+	go func() {
+		l, err := m.Lock(ctx)
+		if err == nil {
+			err = m.Unlock(l)
+		}
+		got <- err
+	}()
+	waitFor(t, 5*time.Second, "the newcomer to register behind the other waiter", func() bool {
+		n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
+		return n == 2
+	})
+	time.Sleep(10 * politeFallback)
+	// Its attempt, and one more right after subscribing (a wake sent in
+	// between is not missed).
+	if calls := commandCalls(t, node)["evalsha"] - before["evalsha"]; calls != 2 {
+		t.Fatalf("the polite newcomer ran %d scripts in %s, want 2: it called again instead of waiting its turn", calls, 10*politeFallback)
+	}
+	// Its turn: the waiter ahead leaves, a release wakes it.
+	node.Do(t, "ZREM", m.waiters, "00000000-0000-8000-8000-000000000000:ahead")
+	l, err := other.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the polite newcomer was not woken in its turn")
+	}
+}

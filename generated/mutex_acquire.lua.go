@@ -23,7 +23,8 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms
--- (below -2^42: held by a holder that is not a scriptlock client, see below).
+-- (plus 2^42 when the holder is not a scriptlock client, plus 2^43 when a
+-- polite caller queued behind other waiters; see below).
 -- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
 -- a sorted set of fields scored by the server's clock (ms) at registration, so
 -- a release wakes the longest-registered Go waiter alone. A waiter woken by a
@@ -35,7 +36,9 @@ const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters 
 -- A polite caller does not take a free lock (it may re-enter its own): a
 -- release has just woken a waiter, and taking the lock from under it would
 -- send that waiter back to wait, which is what makes waits long under
--- contention.
+-- contention. When it registers behind other waiters, the reply is lowered
+-- by a further 2^43: releases will reach it in turn, so it need not call
+-- again soon in case the hand-off was already over.
 -- The settings that only some paths read travel in one argument, ctl, since
 -- every argument costs the server about as much as a short command: two
 -- flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>". The flags
@@ -88,6 +91,7 @@ for i = 1, #fields do
     return 0
   end
 end
+local free = ttl == -2
 if ttl < 0 then
   ttl = 0
 end
@@ -104,12 +108,15 @@ if waiterTTL ~= '0' then
     redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
   end
   redis.call('pexpire', KEYS[3], waiterTTL)
+  if free and redis.call('zcard', KEYS[3]) > 1 then
+    ttl = ttl + 8796093022208
+  end
 end
 return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "183bc9f5c62193346b4ca7ce10042a2c6a45f135"
+const mutexAcquireSHA1 = "19fa18b2f50711c44fc2363d8ac422d65a4a30e2"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -126,7 +133,8 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 // < 0 held by another owner, -1 - reply is its remaining lease in ms
-// (below -2^42: held by a holder that is not a scriptlock client, see below).
+// (plus 2^42 when the holder is not a scriptlock client, plus 2^43 when a
+// polite caller queued behind other waiters; see below).
 // A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
 // a sorted set of fields scored by the server's clock (ms) at registration, so
 // a release wakes the longest-registered Go waiter alone. A waiter woken by a
@@ -138,7 +146,9 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // A polite caller does not take a free lock (it may re-enter its own): a
 // release has just woken a waiter, and taking the lock from under it would
 // send that waiter back to wait, which is what makes waits long under
-// contention.
+// contention. When it registers behind other waiters, the reply is lowered
+// by a further 2^43: releases will reach it in turn, so it need not call
+// again soon in case the hand-off was already over.
 // The settings that only some paths read travel in one argument, ctl, since
 // every argument costs the server about as much as a short command: two
 // flag characters, then "<fenceIdle ms>:<waiterTTL ms>:<since>". The flags
