@@ -256,7 +256,7 @@ func TestExtendRedLock(t *testing.T) {
 	}
 	expires(t, lctx, 3*time.Second)
 	// Watchdog RedLocks are renewed by the nodes: Extend is refused.
-	w := mustRedLock(t, "ext-watchdog", cs)
+	w := mustRedLock(t, "ext-watchdog", cs, WithNodeTimeout(time.Second)) // as above: not a timeout test
 	wctx, err := w.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
