@@ -644,13 +644,7 @@ func TestPoliteBehindOthersWaitsItsTurn(t *testing.T) {
 	c := newTestClient(t, node.Client(t), prefix, WithWaiterTimeout(30*time.Second))
 	m := mustMutex(t, c, "polite")
 	other := mustMutex(t, newTestClient(t, node.Client(t), prefix), "polite")
-	warm, err := m.Lock(ctx) // scripts loaded
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Unlock(warm); err != nil {
-		t.Fatal(err)
-	}
+	warm(t, m) // scripts loaded
 	// Someone else is in line, and this client is handing the lock over
 	// (for the whole test: a loaded machine may take longer than
 	// handoffGrace to start the Lock).
