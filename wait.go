@@ -88,6 +88,29 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			timer.Stop()
 		}
 	}()
+	// join subscribes one waiter; on false the wait is over with
+	// (false, err).
+	join := func(f func(context.Context) (*waiter, error)) (*waiter, bool, error) {
+		jctx, cancel := context.WithCancel(ctx)
+		if wait > 0 {
+			jctx, cancel = context.WithDeadline(ctx, deadline)
+		}
+		stop := context.AfterFunc(c.closingCtx, cancel)
+		j, err := f(jctx)
+		stop()
+		cancel()
+		switch {
+		case err == nil:
+			return j, true, nil
+		case ctx.Err() != nil:
+			return nil, false, fmt.Errorf("wait ended: %w", ctx.Err())
+		case c.closingCtx.Err() != nil:
+			return nil, false, ErrClosed
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("subscribe: %w", err)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, fmt.Errorf("wait ended: %w", err)
@@ -114,29 +137,6 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		woken = false // the attempt used the signal: the lock was not free
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return false, nil
-		}
-		// join subscribes one waiter; on false the wait is over with
-		// (false, err).
-		join := func(f func(context.Context) (*waiter, error)) (*waiter, bool, error) {
-			jctx, cancel := context.WithCancel(ctx)
-			if wait > 0 {
-				jctx, cancel = context.WithDeadline(ctx, deadline)
-			}
-			stop := context.AfterFunc(c.closingCtx, cancel)
-			j, err := f(jctx)
-			stop()
-			cancel()
-			switch {
-			case err == nil:
-				return j, true, nil
-			case ctx.Err() != nil:
-				return nil, false, fmt.Errorf("wait ended: %w", ctx.Err())
-			case c.closingCtx.Err() != nil:
-				return nil, false, ErrClosed
-			case errors.Is(err, context.DeadlineExceeded):
-				return nil, false, nil
-			}
-			return nil, false, fmt.Errorf("subscribe: %w", err)
 		}
 		if w == nil || w.dead() {
 			if w != nil {
