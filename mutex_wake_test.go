@@ -669,8 +669,13 @@ func TestPoliteBehindOthersWaitsItsTurn(t *testing.T) {
 	time.Sleep(10 * politeFallback)
 	// Its attempt, and one more right after subscribing (a wake sent in
 	// between is not missed).
-	if calls := commandCalls(t, node)["evalsha"] - before["evalsha"]; calls != 2 {
+	after := commandCalls(t, node)
+	if calls := after["evalsha"] - before["evalsha"]; calls != 2 {
 		t.Fatalf("the polite newcomer ran %d scripts in %s, want 2: it called again instead of waiting its turn", calls, 10*politeFallback)
+	}
+	// Declining a free lock needs no look at the holders: there are none.
+	if n := after["hkeys"] - before["hkeys"]; n != 0 {
+		t.Fatalf("the polite newcomer's attempts on a free lock ran HKEYS %d times, want 0", n)
 	}
 	// Its turn: the waiter ahead leaves, a release wakes it.
 	node.Do(t, "ZREM", m.waiters, "00000000-0000-8000-8000-000000000000:ahead")

@@ -38,7 +38,9 @@
 -- PTTL both finds a free lock (-2: no key) and, when refused, the lease left.
 -- A refused caller's HKEYS finds whether it holds the lock already (a
 -- re-entry) and who else does, and fails on a key of another kind (a
--- LeanMutex's string): WRONGTYPE, and nothing changed.
+-- LeanMutex's string): WRONGTYPE, and nothing changed. A polite caller
+-- refused a free lock skips it: there is no key to re-enter or to be of
+-- another kind (under contention most refusals are these).
 -- A refusal by a holder that is not a scriptlock client says so: the reply is
 -- lowered by a further 2^42. A scriptlock client's id is a version-8 UUID
 -- (its 15th character '8'), so its fields read "xxxxxxxx-xxxx-8xxx-...:owner";
@@ -68,7 +70,10 @@ if ttl == -2 and string.byte(ctl, 1) ~= 112 then
   end
   return token
 end
-local fields = redis.call('hkeys', KEYS[1])
+local fields = {}
+if ttl ~= -2 then
+  fields = redis.call('hkeys', KEYS[1])
+end
 for i = 1, #fields do
   if fields[i] == ARGV[2] then
     if string.byte(ctl, 2) == 108 then
