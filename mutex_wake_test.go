@@ -441,14 +441,24 @@ func javaReleaseWith(cmd string) string {
 	return strings.Replace(javaRelease, "redis.call('publish'", "redis.call('"+cmd+"'", 1)
 }
 
-// On a Cluster (sharded pub/sub), the waiter set and both channels live in
-// the lock's slot: a release wakes the longest-registered Go waiter by name,
-// so three waiters on their own clients get the lock in the order they
-// registered, each within a bound only a message meets (their fallback is
-// 10 s).
+// On a Cluster the waiter set and both channels live in the lock's slot: a
+// release wakes the longest-registered Go waiter by name, so three waiters on
+// their own clients get the lock in the order they registered, each within a
+// bound only a message meets (their fallback is 10 s). With sharded pub/sub
+// (the default there) the messages stay on the slot's node; with classic
+// pub/sub (WithShardedPubSub(false)) the cluster bus carries them to whichever
+// node a client subscribed on.
 func TestMutexWakeOneCluster(t *testing.T) {
 	cl := redistest.Cluster(t, 3)
-	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)}
+	for _, sharded := range []bool{true, false} {
+		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			testMutexWakeOneCluster(t, cl, sharded)
+		})
+	}
+}
+
+func testMutexWakeOneCluster(t *testing.T, cl *redistest.ClusterT, sharded bool) {
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second), WithShardedPubSub(sharded)}
 	ctx := testCtx(t, 60*time.Second)
 	for _, name := range []string{"order:1", "user:{42}:wallet"} {
 		holder := mustMutex(t, newTestClient(t, cl.Client(t), opts...), name)
@@ -482,7 +492,7 @@ func TestMutexWakeOneCluster(t *testing.T) {
 			w()
 		}
 		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("%s: hand-offs took %s: waiters not woken on their sharded channels", name, d)
+			t.Fatalf("%s: hand-offs took %s: waiters not woken on their own channels", name, d)
 		}
 		if a, b, c := <-got, <-got, <-got; a != 0 || b != 1 || c != 2 {
 			t.Fatalf("%s: waiters got the lock in order %d, %d, %d; want registration order", name, a, b, c)
