@@ -38,6 +38,9 @@ type Client struct {
 	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
 	lossTimers   sync.Pool                   // stopped *lossTimer, for the next holds
 	shardedOnce  sync.Once
+	// mixedChecked: unix ns of the last check for the other fair-queue
+	// protocol's waiters, per slot of lock names (see noteMixedQueues).
+	mixedChecked [mixedSlots]atomic.Int64
 
 	mu       sync.Mutex
 	holds    map[holdKey]*hold

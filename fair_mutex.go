@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -44,8 +43,9 @@ func (c *config) waiterTTL() time.Duration {
 // The lock itself is Mutex's hash (so Go and Java, FairMutex, Mutex and
 // Redisson's RLock/RFairLock on one name exclude each other); the waiter
 // queue is the list scriptlock_fair_queue:{name}, the waiters' liveness
-// deadlines the sorted set scriptlock_fair_timeout:{name}, and each waiter
-// has its own wake-up channel, redisson_lock__channel:{name}:<client-id>:<owner-id>.
+// deadlines the sorted set scriptlock_fair_timeout:{name}, and a release
+// names the next waiter ("0:<field>") on its Client's wake channel,
+// scriptlock_fair_wake:{name}:<client-id>.
 // Redisson never reads these queue keys: its RFairLock queue
 // (redisson_lock_queue:{name}) gives its scores another meaning, so Java and
 // Go waiters on one name are not ordered with each other, and hand-offs
@@ -72,7 +72,7 @@ type FairMutex struct {
 	timeouts      string
 	waiterTimeout time.Duration
 	threadWait    time.Duration // > 0: Redisson's queue protocol (WithRedissonFairQueue)
-	mixedChecked  atomic.Int64  // unix ns of the last check for the other protocol's waiters; -1: logged
+	wake          string        // our protocol: scriptlock_fair_wake:{name}; + ":<client-id>" wakes that client's first waiter by name
 }
 
 // FairMutex returns a handle for the fair lock called name. opts override the
@@ -96,13 +96,13 @@ func (c *Client) FairMutex(name string, opts ...LockOption) (*FairMutex, error) 
 // per request.
 func (f *FairMutex) nameKeys() {
 	s := &f.m.lockSpec
-	queue, timeouts := "scriptlock_fair_queue", "scriptlock_fair_timeout"
+	queue, timeouts, wake := "scriptlock_fair_queue", "scriptlock_fair_timeout", "scriptlock_fair_wake"
 	if f.threadWait > 0 {
-		queue, timeouts = "redisson_lock_queue", "redisson_lock_timeout"
+		queue, timeouts, wake = "redisson_lock_queue", "redisson_lock_timeout", ""
 	}
-	var ns [5]string
-	redissonNames(ns[:], s.key, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts)
-	s.channel, s.fence, s.latch, f.queue, f.timeouts = ns[0], ns[1], ns[2], ns[3], ns[4]
+	var ns [6]string
+	redissonNames(ns[:], s.key, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts, wake)
+	s.channel, s.fence, s.latch, f.queue, f.timeouts, f.wake = ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]
 }
 
 var _ Locker = (*FairMutex)(nil)
@@ -158,10 +158,16 @@ func (f *FairMutex) side() side      { return sideExclusive }
 
 func (f *FairMutex) fieldSuffix() string { return "" }
 
-// waitChannel: each waiter listens on its own channel, so a release wakes
-// exactly the next in line.
+// waitChannel: a release wakes exactly the next in line. In our protocol it
+// names that waiter on its client's wake channel, which a client keeps open
+// for a while after its last waiter (subscriptionLinger), so a client that
+// waits again soon neither subscribes nor tries twice; in Redisson's, each
+// waiter listens on its own channel, as Redisson's waiters do.
 func (f *FairMutex) waitChannel(field string) waitSpec {
-	return waitSpec{channel: f.m.channel + ":" + field}
+	if f.threadWait > 0 {
+		return waitSpec{channel: f.m.channel + ":" + field}
+	}
+	return waitSpec{channel: f.m.channel, wake: f.wake, id: field}
 }
 
 func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
@@ -212,7 +218,7 @@ func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 	var st int64
 	var err error
 	if r.last {
-		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.channel, field, r.publish)
+		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, field, r.publish)
 	} else {
 		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	}

@@ -64,7 +64,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 				owners[i] = c.ID() + ":w" + strconv.Itoa(i)
 			}
 			acquire := func(o string) fairReply {
-				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.m.channel, time.Minute, o, wt, true, pub, DefaultFenceIdle)
+				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake, time.Minute, o, wt, true, pub, DefaultFenceIdle)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -83,7 +83,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 			done := reportServerTime(b, node)
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				res, err := generated.FairRelease(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.channel, latch+strconv.Itoa(i), time.Minute, owners[holder], pub, time.Second, false, false)
+				res, err := generated.FairRelease(ctx, rc, f.m.key, f.queue, f.timeouts, f.wake, latch+strconv.Itoa(i), time.Minute, owners[holder], pub, time.Second, false, false)
 				if err != nil || res != 2 {
 					b.Fatalf("release: %+v, %v", res, err)
 				}

@@ -579,3 +579,73 @@ func TestFairMutexKeyNames(t *testing.T) {
 		t.Fatalf("empty name: %v", err)
 	}
 }
+
+// A FairMutex release (our queue protocol) names the next waiter, "0:<field>",
+// on that waiter's client's wake channel, not on a channel of the waiter's
+// own: a client that waits for the lock again and again keeps one
+// subscription open (it lingers after each acquisition) instead of
+// subscribing and unsubscribing around every wait.
+func TestFairWakeByName(t *testing.T) {
+	node := redistest.Server(t)
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)} // fallback 10 s: only a message is in time
+	ctx := testCtx(t, 30*time.Second)
+	holder := mustFair(t, newTestClient(t, node.Client(t), opts...), "byname")
+	wc := newTestClient(t, node.Client(t), opts...)
+	waiter := mustFair(t, wc, "byname")
+	ownWake := waiter.wake + ":" + wc.ID()
+	msgs := listen(t, node, ownWake)
+	numsub := func(channel string) int64 {
+		t.Helper()
+		v, err := node.Do(t, "PUBSUB", "NUMSUB", channel).ToArray()
+		if err != nil || len(v) != 2 {
+			t.Fatalf("PUBSUB NUMSUB %s: %v %v", channel, v, err)
+		}
+		n, _ := v[1].AsInt64()
+		return n
+	}
+	for round := range 2 {
+		owner := "w" + strconv.Itoa(round)
+		field := wc.ID() + ":" + owner
+		l, err := holder.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			wl, err := waiter.Lock(WithOwner(ctx, owner))
+			if err == nil {
+				err = waiter.Unlock(wl)
+			}
+			got <- err
+		}()
+		waitFor(t, 5*time.Second, "the waiter to queue and listen", func() bool {
+			n, _ := node.Do(t, "LLEN", waiter.queue).AsInt64()
+			return n == 1 && numsub(ownWake) == 2
+		})
+		if n := numsub(waiter.m.channel + ":" + field); n != 0 {
+			t.Fatalf("round %d: %d subscribers on the waiter's own channel, want none", round, n)
+		}
+		start := time.Now()
+		if err := holder.Unlock(l); err != nil {
+			t.Fatal(err)
+		}
+		if m := msgs.next(t, 5*time.Second); m != ownWake+" 0:"+field {
+			t.Fatalf("round %d: release sent %q, want the waiter named on its client's channel", round, m)
+		}
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: the named waiter did not get the lock within 5s", round)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("round %d: hand-off took %s", round, d)
+		}
+		// Its subscription lingers for the next wait.
+		if n := numsub(ownWake); n != 2 {
+			t.Fatalf("round %d: %d subscribers on the waiter's client's channel after its hold, want 2 (it lingers)", round, n)
+		}
+	}
+}

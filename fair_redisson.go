@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"hash/maphash"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -67,7 +68,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence,
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
 	}
-	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
 		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
 }
 
@@ -87,7 +88,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
 		return fairReply(r), err
 	}
-	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, m.channel,
+	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
 		serverLease, field, f.waiterTimeout, wait != 0, c.publishCommand(), m.cfg.fenceIdle)
 	return decodeFairAcquire(r), err
 }
@@ -116,7 +117,7 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 	if f.threadWait > 0 {
 		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish)
 	} else {
-		_, err = generated.FairCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, publish)
+		_, err = generated.FairCancel(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, field, publish)
 	}
 	return err
 }
@@ -129,7 +130,7 @@ func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Du
 		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, latchTTL)
 		return r.Status, err
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, publish, latchTTL, retry, vouched)
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, latch, lease, field, publish, latchTTL, retry, vouched)
 }
 
 func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {
@@ -137,32 +138,41 @@ func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, 
 	if f.threadWait > 0 {
 		return generated.FairRedissonForceUnlock(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, time.Now(), publish)
 	}
-	return generated.FairForceUnlock(ctx, c.rc, m.key, f.queue, m.channel, publish)
+	return generated.FairForceUnlock(ctx, c.rc, m.key, f.queue, f.wake, publish)
 }
 
-// mixedCheckEvery spaces a handle's checks for the other protocol's waiters.
-const mixedCheckEvery = time.Minute
+// mixedCheckEvery spaces a Client's checks of one lock name for the other
+// protocol's waiters; names share mixedSlots slots.
+const (
+	mixedCheckEvery = time.Minute
+	mixedSlots      = 64
+)
 
-// noteMixedQueues logs, once per handle, that waiters of the other fair-queue
-// protocol wait on this name: both sides still exclude each other through the
-// lock hash, but neither orders the other's waiters, so FIFO across them is
-// lost (typically a Java RFairLock beside a FairMutex without
-// WithRedissonFairQueue). It runs when a caller has to queue, at most once
-// per mixedCheckEvery per handle, so uncontended locking pays nothing and
-// contended locking one read now and then.
+// noteMixedQueues logs that waiters of the other fair-queue protocol wait on
+// this name: both sides still exclude each other through the lock hash, but
+// neither orders the other's waiters, so FIFO across them is lost (typically
+// a Java RFairLock beside a FairMutex without WithRedissonFairQueue). It runs
+// when a caller has to queue, at most once per mixedCheckEvery per slot of
+// lock names on the Client, not per handle: handles are often made per
+// request, and a read per queued caller would cost more than the queueing.
+// Uncontended locking pays nothing, contended locking one read now and then.
 func (f *FairMutex) noteMixedQueues(ctx context.Context) {
-	last := f.mixedChecked.Load()
+	c := f.m.c
+	slot := &c.mixedChecked[maphash.String(mixedSeed, f.m.key)%mixedSlots]
+	last := slot.Load()
 	now := time.Now().UnixNano()
-	if last < 0 || (last != 0 && now-last < int64(mixedCheckEvery)) || !f.mixedChecked.CompareAndSwap(last, now) {
+	if (last != 0 && now-last < int64(mixedCheckEvery)) || !slot.CompareAndSwap(last, now) {
 		return
 	}
 	other, _ := fairKeys(f.m.key, f.threadWait == 0)
-	mixed, err := generated.FairOtherQueue(ctx, f.m.c.rc, other)
+	mixed, err := generated.FairOtherQueue(ctx, c.rc, other)
 	if err != nil || !mixed {
 		return
 	}
-	f.mixedChecked.Store(-1) // logged: not again for this handle
-	f.m.c.log.Warn("fair lock has waiters queued by the other protocol: they are not ordered with this handle's waiters; "+
+	c.log.Warn("fair lock has waiters queued by the other protocol: they are not ordered with this handle's waiters; "+
 		"use WithRedissonFairQueue on every Go handle where Java services use RFairLock on the name",
 		"lock", f.m.name, "other_queue", other, "redisson_protocol", f.threadWait > 0)
 }
+
+// mixedSeed hashes lock names to noteMixedQueues's slots.
+var mixedSeed = maphash.MakeSeed()

@@ -31,6 +31,7 @@ func TestLayoutMatchesHandles(t *testing.T) {
 				{"Mutex wake channel", k.LockWake, m.wake},
 				{"fair queue", k.FairQueue, f.queue},
 				{"fair timeouts", k.FairTimeouts, f.timeouts},
+				{"fair wake channel", k.FairWake, f.wake},
 				{"Redisson fair queue", k.Queue, rf.queue},
 				{"Redisson fair timeouts", k.Timeouts, rf.timeouts},
 				{"cluster latch channel", layout.For(prefix+name, true).LatchChannel, latchChannel(l.key, true)},

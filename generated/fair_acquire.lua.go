@@ -20,7 +20,9 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- is its head: a newcomer never overtakes a queued waiter. Waiters whose
 -- deadline has passed are evicted from the head only, each once, so a call
 -- costs O(log n) amortised. When an eviction leaves the lock free, the new head
--- is told on its own channel (<channel>:<field>).
+-- is told by name, "0:<field>", on its client's wake channel
+-- (<wake>:<client-id>, the field's part before its first colon): one message
+-- to one process, on a channel a client keeps open while it waits often.
 -- A queued caller refreshes its deadline to now + waiterTimeout on every call,
 -- and the queue keys expire no sooner than that deadline.
 -- The reply is one integer (a table reply costs Redis and the client more
@@ -32,7 +34,7 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    fence          redisson_lock_token:{name}
--- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
@@ -91,7 +93,7 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   return 0
 end
 if free and evicted then
-  redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
+  redis.call(ARGV[5], KEYS[5] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 if ARGV[4] == '1' then
   if redis.call('zadd', KEYS[3], clock() + tonumber(ARGV[3]), ARGV[2]) == 1 then
@@ -120,7 +122,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "d1493ea675af4e029e38aec450197c2d2840fc47"
+const fairAcquireSHA1 = "47f0434ef32a3a8c3bd96bb464313f8e434d69d4"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -133,7 +135,9 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // is its head: a newcomer never overtakes a queued waiter. Waiters whose
 // deadline has passed are evicted from the head only, each once, so a call
 // costs O(log n) amortised. When an eviction leaves the lock free, the new head
-// is told on its own channel (<channel>:<field>).
+// is told by name, "0:<field>", on its client's wake channel
+// (<wake>:<client-id>, the field's part before its first colon): one message
+// to one process, on a channel a client keeps open while it waits often.
 // A queued caller refreshes its deadline to now + waiterTimeout on every call,
 // and the queue keys expire no sooner than that deadline.
 // The reply is one integer (a table reply costs Redis and the client more
@@ -141,7 +145,7 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 // lock's remaining lease in ms (0 when free but others are ahead, or held
 // without expiry) and head is 1 when the caller is first in the queue.
-func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
+func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -150,7 +154,7 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, fence, channel}
+	keys := []string{lock, queue, timeouts, fence, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
 			return 0, err
@@ -166,7 +170,7 @@ type FairAcquireArgs struct {
 	Queue         string // scriptlock_fair_queue:{name}
 	Timeouts      string // scriptlock_fair_timeout:{name}
 	Fence         string // redisson_lock_token:{name}
-	Channel       string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+	Wake          string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Lease         time.Duration
 	Owner         string
 	WaiterTimeout time.Duration // how long a queued waiter stays queued without calling again
@@ -238,7 +242,7 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, channel string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
+func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -247,7 +251,7 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, fence, channel}
+	keys := []string{lock, queue, timeouts, fence, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -264,7 +268,7 @@ func DecodeFairAcquire(resp rueidis.RedisResult) (int64, error) {
 
 // fairAcquireEncode returns the KEYS and ARGV of one FairAcquire call.
 func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Channel}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Wake}
 	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), a.Publish, msArg(a.FenceIdle)}
 	return keys, args
 }

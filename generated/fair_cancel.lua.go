@@ -12,13 +12,13 @@ import (
 // fairCancelSource is scripts/fair_cancel.lua, verbatim.
 const fairCancelSource = `-- FairCancel takes a waiter that gives up (its wait or context ended) out of a
 -- fair lock's queue. If it was first in line and the lock is free, the next
--- waiter is told on its channel so the lock does not sit idle. LREM walks the
+-- waiter is told (as FairRelease tells it) so the lock does not sit idle. LREM walks the
 -- queue up to the waiter: O(position), on the rare path only.
 -- Reply true when the waiter was queued.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
--- @key    channel        redisson_lock__channel:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
@@ -32,23 +32,23 @@ redis.call('lrem', KEYS[2], 1, ARGV[1])
 if wasHead and redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], 0)
   if head then
-    redis.call(ARGV[2], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
 return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "dd14ec67ad088b4e047c3052a2570217426ec56d"
+const fairCancelSHA1 = "0cab9a530a692b2b880df4313cbe42ab71ba85fd"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 
 // FairCancel takes a waiter that gives up (its wait or context ended) out of a
 // fair lock's queue. If it was first in line and the lock is free, the next
-// waiter is told on its channel so the lock does not sit idle. LREM walks the
+// waiter is told (as FairRelease tells it) so the lock does not sit idle. LREM walks the
 // queue up to the waiter: O(position), on the rare path only.
 // Reply true when the waiter was queued.
-func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, publish string) (bool, error) {
+func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -57,7 +57,7 @@ func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel}
+	keys := []string{lock, queue, timeouts, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairCancel", keys); err != nil {
 			return false, err
@@ -72,7 +72,7 @@ type FairCancelArgs struct {
 	Lock     string
 	Queue    string // scriptlock_fair_queue:{name}
 	Timeouts string // scriptlock_fair_timeout:{name}
-	Channel  string // redisson_lock__channel:{name}
+	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 }
@@ -140,7 +140,7 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, publish string) (rueidis.Completed, error) {
+func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -149,7 +149,7 @@ func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts str
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel}
+	keys := []string{lock, queue, timeouts, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairCancel", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -166,7 +166,7 @@ func DecodeFairCancel(resp rueidis.RedisResult) (bool, error) {
 
 // fairCancelEncode returns the KEYS and ARGV of one FairCancel call.
 func fairCancelEncode(a *FairCancelArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake}
 	args := []string{a.Owner, a.Publish}
 	return keys, args
 }

@@ -14,7 +14,7 @@ const fairForceUnlockSource = `-- FairForceUnlock deletes a fair lock whoever ho
 -- waiter in the queue. Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
--- @key    channel        redisson_lock__channel:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
 -- @retryable
@@ -24,19 +24,19 @@ if redis.call('del', KEYS[1]) == 0 then
 end
 local head = redis.call('lindex', KEYS[2], 0)
 if head then
-  redis.call(ARGV[1], KEYS[3] .. ':' .. head, '0')
+  redis.call(ARGV[1], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 return 1
 `
 
 // fairForceUnlockSHA1 is the SHA-1 of fairForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockSHA1 = "6b2c7fc577034df05879c944a4f90d2095e40888"
+const fairForceUnlockSHA1 = "8927db0490b919140514b6f4af3ac868089cc0b8"
 
 var fairForceUnlockScript = rueidis.NewLuaScriptRetryable(fairForceUnlockSource)
 
 // FairForceUnlock deletes a fair lock whoever holds it and tells the first
 // waiter in the queue. Reply true when there was a lock to delete.
-func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue string, channel string, publish string) (bool, error) {
+func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -45,7 +45,7 @@ func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue s
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, channel}
+	keys := []string{lock, queue, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlock", keys); err != nil {
 			return false, err
@@ -59,7 +59,7 @@ func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue s
 type FairForceUnlockArgs struct {
 	Lock    string
 	Queue   string // scriptlock_fair_queue:{name}
-	Channel string // redisson_lock__channel:{name}
+	Wake    string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Publish string // "publish", or "spublish" for sharded channels
 }
 
@@ -126,7 +126,7 @@ func FairForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []FairFor
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairForceUnlockCommand(c rueidis.Client, lock string, queue string, channel string, publish string) (rueidis.Completed, error) {
+func FairForceUnlockCommand(c rueidis.Client, lock string, queue string, wake string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -135,7 +135,7 @@ func FairForceUnlockCommand(c rueidis.Client, lock string, queue string, channel
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, channel}
+	keys := []string{lock, queue, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlock", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -152,7 +152,7 @@ func DecodeFairForceUnlock(resp rueidis.RedisResult) (bool, error) {
 
 // fairForceUnlockEncode returns the KEYS and ARGV of one FairForceUnlock call.
 func fairForceUnlockEncode(a *FairForceUnlockArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Channel}
+	keys := []string{a.Lock, a.Queue, a.Wake}
 	args := []string{a.Publish}
 	return keys, args
 }

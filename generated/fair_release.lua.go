@@ -12,8 +12,8 @@ import (
 
 // fairReleaseSource is scripts/fair_release.lua, verbatim.
 const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The last hold deletes the lock
--- and sends Redisson's unlock message "0" to the first live waiter only, on its
--- own channel (<channel>:<field>); waiters whose server-time deadline has passed
+-- and names the first live waiter only, "0:<field>", on its client's wake
+-- channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
 -- latch key, so a retried release whose first reply was lost answers the same
 -- (only a retry reads the latch: a first attempt cannot have run before). The
@@ -28,7 +28,7 @@ const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The 
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
--- @key    channel        redisson_lock__channel:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @arg    lease          duration
 -- @arg    owner          string
@@ -72,7 +72,7 @@ if head then
     head = redis.call('lindex', KEYS[2], 0)
   end
   if head then
-    redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[3], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
 if ARGV[6] ~= '1' then
@@ -82,13 +82,13 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "18a7f12760b5f652d62526b5b83502f74eefd9ff"
+const fairReleaseSHA1 = "995ce5d5ac4d5da8a51386a2e4826af5f620e961"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
 // FairRelease gives up one hold of a fair lock. The last hold deletes the lock
-// and sends Redisson's unlock message "0" to the first live waiter only, on its
-// own channel (<channel>:<field>); waiters whose server-time deadline has passed
+// and names the first live waiter only, "0:<field>", on its client's wake
+// channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 // are evicted from the head first. The outcome is remembered under a per-call
 // latch key, so a retried release whose first reply was lost answers the same
 // (only a retry reads the latch: a first attempt cannot have run before). The
@@ -100,7 +100,7 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // deadlines.
 // Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 // fewer); 2: released.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, error) {
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -109,7 +109,7 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel, latch}
+	keys := []string{lock, queue, timeouts, wake, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
 			return 0, err
@@ -124,7 +124,7 @@ type FairReleaseArgs struct {
 	Lock     string
 	Queue    string // scriptlock_fair_queue:{name}
 	Timeouts string // scriptlock_fair_timeout:{name}
-	Channel  string // redisson_lock__channel:{name}
+	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
 	Lease    time.Duration
 	Owner    string
@@ -197,7 +197,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
+func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -206,7 +206,7 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel, latch}
+	keys := []string{lock, queue, timeouts, wake, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -223,7 +223,7 @@ func DecodeFairRelease(resp rueidis.RedisResult) (int64, error) {
 
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.Latch}
 	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
 	return keys, args
 }

@@ -22,7 +22,7 @@ const fairReleaseLastSource = `-- FairReleaseLast is FairRelease for the usual c
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
--- @key    channel        redisson_lock__channel:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return int64
@@ -44,14 +44,14 @@ if head then
     head = redis.call('lindex', KEYS[2], 0)
   end
   if head then
-    redis.call(ARGV[2], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
 return 2
 `
 
 // fairReleaseLastSHA1 is the SHA-1 of fairReleaseLastSource, the name SCRIPT LOAD gives it.
-const fairReleaseLastSHA1 = "bfbb3c115b568439ef7213535c9c705d4e367e0e"
+const fairReleaseLastSHA1 = "3134afe3101fcdf2a131b30767777ac5535433b6"
 
 var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 
@@ -64,7 +64,7 @@ var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 // missing field as released. Then it wakes the first live waiter as
 // FairRelease does.
 // Reply 0: not held by this owner, nothing changed; 2: released.
-func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, publish string) (int64, error) {
+func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -73,7 +73,7 @@ func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue s
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel}
+	keys := []string{lock, queue, timeouts, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairReleaseLast", keys); err != nil {
 			return 0, err
@@ -88,7 +88,7 @@ type FairReleaseLastArgs struct {
 	Lock     string
 	Queue    string // scriptlock_fair_queue:{name}
 	Timeouts string // scriptlock_fair_timeout:{name}
-	Channel  string // redisson_lock__channel:{name}
+	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 }
@@ -156,7 +156,7 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairReleaseLast.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, publish string) (rueidis.Completed, error) {
+func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -165,7 +165,7 @@ func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeout
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel}
+	keys := []string{lock, queue, timeouts, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairReleaseLast", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -182,7 +182,7 @@ func DecodeFairReleaseLast(resp rueidis.RedisResult) (int64, error) {
 
 // fairReleaseLastEncode returns the KEYS and ARGV of one FairReleaseLast call.
 func fairReleaseLastEncode(a *FairReleaseLastArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake}
 	args := []string{a.Owner, a.Publish}
 	return keys, args
 }

@@ -30,7 +30,7 @@ type Script struct {
 var Scripts = []Script{{
 	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish", "fenceIdle"},
 	File:      "scripts/fair_acquire.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "fence", "channel"},
+	Keys:      []string{"lock", "queue", "timeouts", "fence", "wake"},
 	Name:      "FairAcquire",
 	ReadOnly:  false,
 	Retryable: false,
@@ -39,7 +39,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"owner", "publish"},
 	File:      "scripts/fair_cancel.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "channel"},
+	Keys:      []string{"lock", "queue", "timeouts", "wake"},
 	Name:      "FairCancel",
 	ReadOnly:  false,
 	Retryable: true,
@@ -48,7 +48,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"publish"},
 	File:      "scripts/fair_force_unlock.lua",
-	Keys:      []string{"lock", "queue", "channel"},
+	Keys:      []string{"lock", "queue", "wake"},
 	Name:      "FairForceUnlock",
 	ReadOnly:  false,
 	Retryable: true,
@@ -102,7 +102,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched"},
 	File:      "scripts/fair_release.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "channel", "latch"},
+	Keys:      []string{"lock", "queue", "timeouts", "wake", "latch"},
 	Name:      "FairRelease",
 	ReadOnly:  false,
 	Retryable: false,
@@ -111,7 +111,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"owner", "publish"},
 	File:      "scripts/fair_release_last.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "channel"},
+	Keys:      []string{"lock", "queue", "timeouts", "wake"},
 	Name:      "FairReleaseLast",
 	ReadOnly:  false,
 	Retryable: false,

@@ -7,7 +7,9 @@
 -- is its head: a newcomer never overtakes a queued waiter. Waiters whose
 -- deadline has passed are evicted from the head only, each once, so a call
 -- costs O(log n) amortised. When an eviction leaves the lock free, the new head
--- is told on its own channel (<channel>:<field>).
+-- is told by name, "0:<field>", on its client's wake channel
+-- (<wake>:<client-id>, the field's part before its first colon): one message
+-- to one process, on a channel a client keeps open while it waits often.
 -- A queued caller refreshes its deadline to now + waiterTimeout on every call,
 -- and the queue keys expire no sooner than that deadline.
 -- The reply is one integer (a table reply costs Redis and the client more
@@ -19,7 +21,7 @@
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    fence          redisson_lock_token:{name}
--- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    waiterTimeout  duration   how long a queued waiter stays queued without calling again
@@ -78,7 +80,7 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   return 0
 end
 if free and evicted then
-  redis.call(ARGV[5], KEYS[5] .. ':' .. head, '0')
+  redis.call(ARGV[5], KEYS[5] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 if ARGV[4] == '1' then
   if redis.call('zadd', KEYS[3], clock() + tonumber(ARGV[3]), ARGV[2]) == 1 then

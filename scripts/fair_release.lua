@@ -1,6 +1,6 @@
 -- FairRelease gives up one hold of a fair lock. The last hold deletes the lock
--- and sends Redisson's unlock message "0" to the first live waiter only, on its
--- own channel (<channel>:<field>); waiters whose server-time deadline has passed
+-- and names the first live waiter only, "0:<field>", on its client's wake
+-- channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
 -- latch key, so a retried release whose first reply was lost answers the same
 -- (only a retry reads the latch: a first attempt cannot have run before). The
@@ -15,7 +15,7 @@
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
--- @key    channel        redisson_lock__channel:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @arg    lease          duration
 -- @arg    owner          string
@@ -59,7 +59,7 @@ if head then
     head = redis.call('lindex', KEYS[2], 0)
   end
   if head then
-    redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[3], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
 if ARGV[6] ~= '1' then

@@ -10,7 +10,7 @@
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
--- @key    channel        redisson_lock__channel:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return int64
@@ -32,7 +32,7 @@ if head then
     head = redis.call('lindex', KEYS[2], 0)
   end
   if head then
-    redis.call(ARGV[2], KEYS[4] .. ':' .. head, '0')
+    redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
 return 2

@@ -338,8 +338,8 @@ func TestWatch(t *testing.T) {
 	}
 }
 
-// A FairMutex hand-off publishes only on the next waiter's own channel;
-// with plain pub/sub watch hears it through a pattern subscription.
+// A FairMutex hand-off publishes only on the next waiter's client's wake
+// channel; with plain pub/sub watch hears it through a pattern subscription.
 func TestWatchFairHandOff(t *testing.T) {
 	node := redistest.Server(t)
 	d := deployment{url: "redis://" + node.Addr, rc: node.Client(t)}
@@ -394,7 +394,7 @@ func TestWatchFairHandOff(t *testing.T) {
 		t.Errorf("new holder shown by %q, want the release message or the read after it", ev.Cause)
 	}
 	var first watchEvent
-	if err := json.Unmarshal([]byte(out.lines()[1]), &first); err != nil || !strings.HasPrefix(first.Cause, "message redisson_lock__channel:") {
+	if err := json.Unmarshal([]byte(out.lines()[1]), &first); err != nil || !strings.HasPrefix(first.Cause, "message scriptlock_fair_wake:") {
 		t.Errorf("first change %+v (%v), want one caused by the release message", first, err)
 	}
 	stop()

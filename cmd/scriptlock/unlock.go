@@ -57,19 +57,22 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	defer cancel()
 	res := unlockResult{Key: key, Kind: r.Kind, Before: r}
 	// Each layout has its own release message: waiters on the lock channel
-	// (Mutex), the head waiter's own channel (FairMutex), the read-write
-	// channel (RWMutex). The scripts send exactly what a release sends.
+	// (Mutex), the head waiter by name (FairMutex), the read-write channel
+	// (RWMutex). The scripts send exactly what a release sends.
 	switch r.Kind {
 	case kindRW:
 		res.Channel = k.RWChannel
 		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, publish)
 	case kindFair:
-		// The head of the queue is told on its own channel. A FairMutex
-		// queues under its own keys unless it speaks Redisson's protocol.
-		res.Channel = k.LockChannel + ":<head waiter>"
+		// The head of the queue is told by name on its client's wake
+		// channel (our protocol) or on its own channel (Redisson's). A
+		// FairMutex queues under its own keys unless it speaks Redisson's
+		// protocol.
 		if slices.Contains(r.QueueProtocols, "scriptlock") {
-			res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, k.FairQueue, k.LockChannel, publish)
+			res.Channel = k.FairWake + ":<head waiter's client>"
+			res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, k.FairQueue, k.FairWake, publish)
 		} else {
+			res.Channel = k.LockChannel + ":<head waiter>"
 			// Redisson's protocol: stale heads are evicted by its clock rule first.
 			res.Released, err = generated.FairRedissonForceUnlock(bctx, e.rc, k.Lock, k.Queue, k.Timeouts, k.LockChannel,
 				time.Now(), publish)

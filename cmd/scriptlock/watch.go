@@ -74,11 +74,12 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	if publish == "spublish" {
 		subscribe(func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
 	} else {
-		// A FairMutex release goes to the next waiter's own channel,
-		// <lock channel>:<field>; sharded pub/sub has no patterns, there the
-		// interval catches it.
-		pattern := globEscape(k.LockChannel) + ":*"
-		subscribe(func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(pattern).Build() })
+		// A FairMutex release goes to the next waiter's client's wake
+		// channel, <fair wake>:<client-id> (our protocol), or its own
+		// channel, <lock channel>:<field> (Redisson's); sharded pub/sub has
+		// no patterns, there the interval catches it.
+		patterns := []string{globEscape(k.FairWake) + ":*", globEscape(k.LockChannel) + ":*"}
+		subscribe(func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
 	}
 
 	ticker := time.NewTicker(e.interval)

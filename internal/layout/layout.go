@@ -20,8 +20,9 @@ type Keys struct {
 	RWPrefix     string // {name}: prefix of RWMutex read-hold lease keys, <RWPrefix>:<field>:rwlock_timeout:<n>
 	LockWaiters  string // scriptlock_lock_waiters:{name}: Mutex's registered Go waiters
 
-	LockChannel  string // Mutex and FairMutex release messages
+	LockChannel  string // Mutex and Redisson-protocol FairMutex release messages
 	LockWake     string // scriptlock_lock_wake:{name}: a Mutex release wakes one Go waiter by name
+	FairWake     string // scriptlock_fair_wake:{name}: a FairMutex release (our protocol) wakes the next waiter by name
 	RWChannel    string // RWMutex release messages
 	SemChannel   string // Semaphore and PermitSemaphore releases
 	LatchChannel string // CountDownLatch zero and reset messages
@@ -43,6 +44,7 @@ func For(key string, cluster bool) Keys {
 		LockWaiters:  redissonName("scriptlock_lock_waiters", key),
 		LockChannel:  redissonName("redisson_lock__channel", key),
 		LockWake:     redissonName("scriptlock_lock_wake", key),
+		FairWake:     redissonName("scriptlock_fair_wake", key),
 		RWChannel:    redissonName("redisson_rwlock", key),
 		SemChannel:   redissonName("redisson_sc", key),
 		LatchChannel: latchChannel(key, cluster),
