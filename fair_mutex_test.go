@@ -625,6 +625,7 @@ func TestFairWakeByName(t *testing.T) {
 		if n := numsub(waiter.m.channel + ":" + field); n != 0 {
 			t.Fatalf("round %d: %d subscribers on the waiter's own channel, want none", round, n)
 		}
+		before := commandCalls(t, node)
 		start := time.Now()
 		if err := holder.Unlock(l); err != nil {
 			t.Fatal(err)
@@ -642,6 +643,13 @@ func TestFairWakeByName(t *testing.T) {
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("round %d: hand-off took %s", round, d)
+		}
+		// The release checks the head's deadline; the head's own call,
+		// which takes the lock, checks neither its deadline nor the lock
+		// twice.
+		after := commandCalls(t, node)
+		if n, m := after["zscore"]-before["zscore"], after["exists"]-before["exists"]; n != 1 || m != 1 {
+			t.Fatalf("round %d: the hand-off ran ZSCORE %d and EXISTS %d times, want 1 and 1", round, n, m)
 		}
 		// Its subscription lingers for the next wait.
 		if n := numsub(ownWake); n != 2 {

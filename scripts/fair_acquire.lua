@@ -6,7 +6,7 @@
 -- The lock is granted only when it is free and the queue is empty or the caller
 -- is its head: a newcomer never overtakes a queued waiter. Waiters whose
 -- deadline has passed are evicted from the head only, each once, so a call
--- costs O(log n) amortised. When an eviction leaves the lock free, the new head
+-- costs O(log n) amortised (a caller at the head is not: it is calling). When an eviction leaves the lock free, the new head
 -- is told by name, "0:<field>", on its client's wake channel
 -- (<wake>:<client-id>, the field's part before its first colon): one message
 -- to one process, on a channel a client keeps open while it waits often.
@@ -44,10 +44,15 @@ end
 local evicted = false
 local head = false
 -- One EXISTS answers the uncontended case: no lock and nobody queued.
-local free = redis.call('exists', KEYS[1], KEYS[2]) == 0
+local n = redis.call('exists', KEYS[1], KEYS[2])
+local free = n == 0
 if not free then
   head = redis.call('lindex', KEYS[2], 0)
-  while head do
+  -- A list exists only while it has members, so with a head the count says
+  -- whether the lock exists too (evictions do not touch the lock).
+  free = head ~= false and n == 1
+  -- The caller is alive (it is calling): its own place is not checked.
+  while head and head ~= ARGV[2] do
     local deadline = redis.call('zscore', KEYS[3], head)
     if deadline and tonumber(deadline) > clock() then
       break
@@ -57,7 +62,6 @@ if not free then
     evicted = true
     head = redis.call('lindex', KEYS[2], 0)
   end
-  free = redis.call('exists', KEYS[1]) == 0
 end
 if free and (head == false or head == ARGV[2]) then
   if head == ARGV[2] then
