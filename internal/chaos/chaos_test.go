@@ -74,8 +74,10 @@ func TestMain(m *testing.M) {
 }
 
 // TestChaos runs the fault suite with the store checking tokens, where every
-// invariant must hold, and again without the check, where the same faults
-// must produce lost updates (proof that they bite).
+// invariant must hold: on Mutex workers for CHAOS_DURATION, then one round
+// each on FairMutex and fenced LeanMutex workers. Then it runs the Mutex
+// workers again without the check, where the same faults must produce lost
+// updates (proof that they bite).
 func TestChaos(t *testing.T) {
 	bin, err := buildWorker()
 	if err != nil {
@@ -83,16 +85,23 @@ func TestChaos(t *testing.T) {
 	}
 	d := duration(t)
 	var fenced, unfenced *result
-	t.Run("fenced", func(t *testing.T) { fenced = runChaos(t, bin, true, d) })
-	t.Run("unfenced", func(t *testing.T) { unfenced = runChaos(t, bin, false, 0) })
-	if fenced == nil || unfenced == nil {
+	others := map[string]*result{}
+	t.Run("fenced", func(t *testing.T) { fenced = runChaos(t, bin, "mutex", true, d) })
+	for _, kind := range otherKinds {
+		t.Run("fenced-"+kind, func(t *testing.T) { others[kind] = runChaos(t, bin, kind, true, 0) })
+	}
+	t.Run("unfenced", func(t *testing.T) { unfenced = runChaos(t, bin, "mutex", false, 0) })
+	if fenced == nil || unfenced == nil || len(others) != len(otherKinds) {
 		return
 	}
 	if unfenced.totals.Lost == 0 {
 		t.Errorf("without the token check the faults produced no lost update (%+v): they do not bite", unfenced.totals)
 	}
-	t.Log(summary(fenced, unfenced))
+	t.Log(summary(fenced, unfenced, others))
 }
+
+// otherKinds are the worker locks run for one round besides Mutex.
+var otherKinds = []string{"fair", "lean"}
 
 type result struct {
 	faults     map[string]int
@@ -105,7 +114,7 @@ type result struct {
 	elapsed    time.Duration
 }
 
-func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
+func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *result {
 	node := redistest.Server(t, redistest.WithAOF())
 	prefix := redistest.Prefix(t)
 	res := &result{faults: map[string]int{}, heal: map[string]time.Duration{}}
@@ -165,7 +174,7 @@ func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
 		}
 		defer logf.Close()
 		cmd := exec.Command(bin, "-id", strconv.Itoa(i), "-redis", node.Addr, "-store", store.Addr,
-			"-prefix", prefix, "-lease", lease.String(), "-renew", renewEvery.String())
+			"-prefix", prefix, "-lease", lease.String(), "-renew", renewEvery.String(), "-kind", kind)
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
@@ -253,8 +262,8 @@ func runChaos(t *testing.T, bin string, check bool, d time.Duration) *result {
 			"every paused holder's stale commit is refused")
 	}
 	res.check(t, keysLeft(t, node, prefix), "no keys left but the fencing counter")
-	t.Logf("check=%v: faults %v; %d holds, %d lock errors; store %+v; %d invariant checks; longest heal %v; in %v",
-		check, res.faults, res.holds, res.lockErrors, res.totals, res.checks, res.heal, res.elapsed.Round(time.Millisecond))
+	t.Logf("kind=%s check=%v: faults %v; %d holds, %d lock errors; store %+v; %d invariant checks; longest heal %v; in %v",
+		kind, check, res.faults, res.holds, res.lockErrors, res.totals, res.checks, res.heal, res.elapsed.Round(time.Millisecond))
 	return res
 }
 
@@ -355,7 +364,7 @@ func keysLeft(t *testing.T, node *redistest.Node, prefix string) error {
 	}
 }
 
-func summary(fenced, unfenced *result) string {
+func summary(fenced, unfenced *result, others map[string]*result) string {
 	var b strings.Builder
 	b.WriteString("\nchaos summary\n")
 	total := 0
@@ -368,6 +377,11 @@ func summary(fenced, unfenced *result) string {
 	fmt.Fprintf(&b, "  holds %d, lock errors %d; writes accepted %d, refused by the token check %d, lost updates %d\n",
 		fenced.holds, fenced.lockErrors, fenced.totals.Accepted, fenced.totals.Refused, fenced.totals.Lost)
 	fmt.Fprintf(&b, "  paused holders' contexts ended %v after the pause began (pause %v, lease %v)\n", fenced.pausedEnd, lease+time.Second, lease)
+	for _, kind := range otherKinds {
+		r := others[kind]
+		fmt.Fprintf(&b, "  %s workers, %d faults: holds %d, writes accepted %d, refused %d, lost updates %d; longest heal %v\n",
+			kind, sumFaults(r), r.holds, r.totals.Accepted, r.totals.Refused, r.totals.Lost, maxHeal(r).Round(time.Millisecond))
+	}
 	fmt.Fprintf(&b, "  token check off, %d faults: writes accepted %d, lost updates %d (counter %d)\n",
 		sumFaults(unfenced), unfenced.totals.Accepted, unfenced.totals.Lost, unfenced.totals.Value)
 	return b.String()
@@ -379,4 +393,12 @@ func sumFaults(r *result) int {
 		n += v
 	}
 	return n
+}
+
+func maxHeal(r *result) time.Duration {
+	var m time.Duration
+	for _, d := range r.heal {
+		m = max(m, d)
+	}
+	return m
 }

@@ -1,5 +1,5 @@
 // Command worker is one process of the chaos suite: it locks a scriptlock
-// Mutex, reads the counter from the store, works, reports that it is about to
+// Mutex (FairMutex or fenced LeanMutex with -kind), reads the counter from the store, works, reports that it is about to
 // commit (the nemesis may pause it right there), commits an increment fenced
 // by its token, and unlocks, until the store tells it to stop. It reports
 // what it sees to the store: lock errors, holds whose context ended, and, for
@@ -48,6 +48,7 @@ func run() int {
 		lease  = flag.Duration("lease", 2*time.Second, "watchdog lease")
 		every  = flag.Duration("renew", 500*time.Millisecond, "watchdog renewal interval")
 		work   = flag.Duration("work", 10*time.Millisecond, "work under the lock before committing")
+		kind   = flag.String("kind", "mutex", "the lock: mutex, fair (FairMutex) or lean (LeanMutex with fencing)")
 	)
 	flag.Parse()
 	w := &worker{id: *id, store: *store, hc: &http.Client{Timeout: 30 * time.Second}}
@@ -70,7 +71,17 @@ func run() int {
 		return 2
 	}
 	defer locks.Close()
-	m, err := locks.Mutex("counter")
+	var m scriptlock.Locker
+	switch *kind {
+	case "mutex":
+		m, err = locks.Mutex("counter")
+	case "fair":
+		m, err = locks.FairMutex("counter")
+	case "lean":
+		m, err = locks.LeanMutex("counter", scriptlock.WithFencing())
+	default:
+		err = fmt.Errorf("unknown -kind %q", *kind)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 2
@@ -89,7 +100,7 @@ func run() int {
 }
 
 // once is one hold. Every Lock call has a fresh owner, as a request would.
-func (w *worker) once(m *scriptlock.Mutex, lease, work time.Duration) {
+func (w *worker) once(m scriptlock.Locker, lease, work time.Duration) {
 	ctx, cancel := context.WithTimeout(scriptlock.WithOwner(context.Background(), randomID()), 30*time.Second)
 	defer cancel()
 	lctx, err := m.Lock(ctx)
@@ -137,7 +148,7 @@ func (w *worker) once(m *scriptlock.Mutex, lease, work time.Duration) {
 	w.unlock(m, lctx, true)
 }
 
-func (w *worker) unlock(m *scriptlock.Mutex, lctx context.Context, paused bool) {
+func (w *worker) unlock(m scriptlock.Locker, lctx context.Context, paused bool) {
 	err := m.Unlock(lctx)
 	kind := "unlock"
 	if paused {
