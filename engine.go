@@ -80,6 +80,11 @@ type waitAttempt struct {
 	since  int64 // the score of the targeted wake that woke the waiter; 0: none
 	queued bool  // an earlier attempt of this wait left the caller registered
 	polite bool  // queue behind a waiter a release just woke, even if the lock is free
+	// again: more than one attempt registered the caller since the last
+	// woken attempt, so one of them may have run after a release took the
+	// caller out of the set and left a second place that the wake did not
+	// take: a woken attempt that gets the lock must leave the set too.
+	again bool
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -223,11 +228,12 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	var (
 		lctx      context.Context
 		remaining time.Duration
+		regs      int // refused attempts that registered since the last woken one
 	)
 	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, tryAgain, error) {
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite})
+			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {
@@ -239,6 +245,13 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			}
 			queued = a.queued
 			if !a.granted {
+				switch {
+				case !a.queued:
+				case since != 0:
+					regs = 1 // back in its old place, the one place it has
+				default:
+					regs++
+				}
 				remaining = a.remaining
 				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil
 			}

@@ -224,13 +224,14 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	acked := true
 	// A caller that will wait registers as a waiter when refused. One that
 	// registered earlier and was not taken out by a wake leaves the set when
-	// it gets the lock.
+	// it gets the lock, as does a woken one that may have registered again
+	// after the release took it out.
 	var waiterTTL time.Duration
 	w := 0
 	if wait != 0 {
 		waiterTTL, w = m.cfg.waiterTTL(), 1
 	}
-	leave := wa.queued && wa.since == 0
+	leave := wa.queued && (wa.since == 0 || wa.again)
 	ctl := m.ctl[w]
 	if leave || wa.polite || wa.since != 0 {
 		ctl = acquireCtl(wa.polite, leave, m.cfg.fenceIdle, waiterTTL, wa.since)

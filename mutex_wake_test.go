@@ -705,3 +705,107 @@ func TestPoliteBehindOthersWaitsItsTurn(t *testing.T) {
 		t.Fatal("the polite newcomer was not woken in its turn")
 	}
 }
+
+// A polite caller declines a free lock only while it may be another waiter's
+// hand-off. One that registered earlier in this wait (leave) and has since
+// been taken out of the set was the waiter that hand-off woke (its wake can
+// go out before its subscription is confirmed): it takes the lock. Were it
+// to decline, the lock would stay free while every waiter, itself included,
+// sleeps until its fallback timer (a third of the waiter timeout).
+func TestPoliteTakesItsOwnHandOff(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	m := mustMutex(t, c, "own-handoff")
+	ctx := testCtx(t, 10*time.Second)
+	field := c.ID() + ":w"
+	ctl := acquireCtl(true, true, DefaultFenceIdle, 30*time.Second, 0)
+	acquire := func() int64 {
+		t.Helper()
+		r, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, time.Minute, field, ctl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Still in the set (someone else's hand-off may be under way): declines.
+	node.Do(t, "ZADD", m.waiters, "1", "00000000-0000-8000-8000-000000000000:ahead")
+	node.Do(t, "ZADD", m.waiters, "2", field)
+	if r := acquire(); r >= 0 {
+		t.Fatalf("a polite caller still in the set took a free lock (reply %d)", r)
+	}
+	if n, _ := node.Do(t, "EXISTS", m.key).AsInt64(); n != 0 {
+		t.Fatal("the declined lock exists")
+	}
+	// Taken out by a release: the hand-off was its own.
+	node.Do(t, "ZREM", m.waiters, field)
+	if r := acquire(); r <= 0 {
+		t.Fatalf("a polite caller taken out of the set by a release declined the free lock (reply %d)", r)
+	}
+	if owners, _ := node.Do(t, "HKEYS", m.key).AsStrSlice(); len(owners) != 1 || owners[0] != field {
+		t.Fatalf("lock held by %v, want %s", owners, field)
+	}
+}
+
+// A waiter can be registered twice over: a release takes it out of the set
+// and names it, and before the wake arrives another attempt of its (its
+// fallback timer, or the one right after subscribing) is refused and
+// registers it again. When the woken attempt then gets the lock, the second
+// place must go too: left behind, a later release would take it and name a
+// waiter that is no longer waiting, and every waiter would sleep until its
+// fallback timer while the lock stays free.
+func TestWokenWaiterLeavesSecondPlace(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t), WithWaiterTimeout(600*time.Millisecond)) // fallback 200 ms
+	m := mustMutex(t, c, "second-place")
+	ctx := testCtx(t, 20*time.Second)
+	field := c.ID() + ":w"
+	ownWake := m.wake + ":" + c.ID()
+	// Held by another scriptlock client, with no Client behind it: only the
+	// test releases it.
+	node.Do(t, "HSET", m.key, "00000000-0000-8000-8000-000000000000:x", "1")
+	node.Do(t, "PEXPIRE", m.key, "60000")
+	type held struct {
+		l   context.Context
+		err error
+	}
+	got := make(chan held, 1)
+	go func() {
+		l, err := m.Lock(WithOwner(ctx, "w"))
+		got <- held{l, err}
+	}()
+	var first string
+	waitFor(t, 5*time.Second, "the waiter to register and listen", func() bool {
+		first, _ = node.Do(t, "ZSCORE", m.waiters, field).ToString()
+		v, _ := node.Do(t, "PUBSUB", "NUMSUB", ownWake).ToArray()
+		n := int64(0)
+		if len(v) == 2 {
+			n, _ = v[1].AsInt64()
+		}
+		return first != "" && n == 1
+	})
+	// A release takes it out of the set; its wake is still on the way.
+	node.Do(t, "ZREM", m.waiters, field)
+	// Its fallback timer fires first: refused, it registers again.
+	waitFor(t, 5*time.Second, "the waiter to register again", func() bool {
+		s, _ := node.Do(t, "ZSCORE", m.waiters, field).ToString()
+		return s != ""
+	})
+	// The lock comes free (the holder's lease ran out) and the wake arrives.
+	node.Do(t, "DEL", m.key)
+	node.Do(t, "PUBLISH", ownWake, first+":"+field)
+	var h held
+	select {
+	case h = <-got:
+		if h.err != nil {
+			t.Fatal(h.err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the woken waiter did not get the lock")
+	}
+	if s, _ := node.Do(t, "ZSCORE", m.waiters, field).ToString(); s != "" {
+		t.Fatalf("the waiter holds the lock and still has a place in the waiter set (score %s)", s)
+	}
+	if err := m.Unlock(h.l); err != nil {
+		t.Fatal(err)
+	}
+}

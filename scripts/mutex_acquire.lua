@@ -56,7 +56,12 @@
 -- @return int64
 local ctl = ARGV[3]
 local ttl = redis.call('pttl', KEYS[1])
-if ttl == -2 and string.byte(ctl, 1) ~= 112 then
+-- A polite caller that registered earlier (leave) and is no longer in the
+-- set was taken out by a release: the hand-off it would defer to is its own
+-- (the wake may have gone out before it listened), so it takes the lock;
+-- declining would leave the lock free while every waiter sleeps.
+if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
+    string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[2])) then
   if string.byte(ctl, 2) == 108 then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
