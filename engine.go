@@ -245,12 +245,12 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			}
 			queued = a.queued
 			if !a.granted {
-				switch {
-				case !a.queued:
-				case since != 0:
-					regs = 1 // back in its old place, the one place it has
-				default:
-					regs++
+				if a.queued {
+					if since != 0 {
+						regs = 1 // back in its old place, the one place it has
+					} else {
+						regs++
+					}
 				}
 				remaining = a.remaining
 				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil

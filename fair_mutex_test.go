@@ -594,15 +594,7 @@ func TestFairWakeByName(t *testing.T) {
 	waiter := mustFair(t, wc, "byname")
 	ownWake := waiter.wake + ":" + wc.ID()
 	msgs := listen(t, node, ownWake)
-	numsub := func(channel string) int64 {
-		t.Helper()
-		v, err := node.Do(t, "PUBSUB", "NUMSUB", channel).ToArray()
-		if err != nil || len(v) != 2 {
-			t.Fatalf("PUBSUB NUMSUB %s: %v %v", channel, v, err)
-		}
-		n, _ := v[1].AsInt64()
-		return n
-	}
+	numsub := func(channel string) int64 { return subscribers(t, node, false, channel) }
 	for round := range 2 {
 		owner := "w" + strconv.Itoa(round)
 		field := wc.ID() + ":" + owner

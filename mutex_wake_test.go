@@ -45,6 +45,21 @@ func commandCalls(t testing.TB, node *redistest.Node) map[string]int64 {
 	return calls
 }
 
+// subscribers is PUBSUB NUMSUB (SHARDNUMSUB when sharded) of one channel.
+func subscribers(t testing.TB, node *redistest.Node, sharded bool, channel string) int64 {
+	t.Helper()
+	cmd := "NUMSUB"
+	if sharded {
+		cmd = "SHARDNUMSUB"
+	}
+	v, err := node.Do(t, "PUBSUB", cmd, channel).ToArray()
+	if err != nil || len(v) != 2 {
+		t.Fatalf("PUBSUB %s %s: %v %v", cmd, channel, v, err)
+	}
+	n, _ := v[1].AsInt64()
+	return n
+}
+
 // lockCommands is the delta of commands between two samples, leaving out
 // the test's own probes and the clients' housekeeping.
 func lockCommands(before, after map[string]int64) (map[string]int64, int64) {
@@ -336,19 +351,7 @@ func TestMutexWakeRedissonInterop(t *testing.T) {
 			if sharded {
 				publish = "spublish"
 			}
-			numsub := func(channel string) int64 {
-				t.Helper()
-				cmd, at := "NUMSUB", 1
-				if sharded {
-					cmd = "SHARDNUMSUB"
-				}
-				v, err := node.Do(t, "PUBSUB", cmd, channel).ToArray()
-				if err != nil || len(v) != 2 {
-					t.Fatalf("PUBSUB %s %s: %v %v", cmd, channel, v, err)
-				}
-				n, _ := v[at].AsInt64()
-				return n
-			}
+			numsub := func(channel string) int64 { return subscribers(t, node, sharded, channel) }
 			waiter := mustMutex(t, newTestClient(t, node.Client(t), opts...), "mixed")
 			ownWake := m.wake + ":" + waiter.c.id
 			var log *channelLog
@@ -776,12 +779,7 @@ func TestWokenWaiterLeavesSecondPlace(t *testing.T) {
 	var first string
 	waitFor(t, 5*time.Second, "the waiter to register and listen", func() bool {
 		first, _ = node.Do(t, "ZSCORE", m.waiters, field).ToString()
-		v, _ := node.Do(t, "PUBSUB", "NUMSUB", ownWake).ToArray()
-		n := int64(0)
-		if len(v) == 2 {
-			n, _ = v[1].AsInt64()
-		}
-		return first != "" && n == 1
+		return first != "" && subscribers(t, node, false, ownWake) == 1
 	})
 	// A release takes it out of the set; its wake is still on the way.
 	node.Do(t, "ZREM", m.waiters, field)
