@@ -470,6 +470,15 @@ func testMutexWakeOneCluster(t *testing.T, cl *redistest.ClusterT, sharded bool)
 		if err != nil {
 			t.Fatalf("%s: Lock: %v", name, err)
 		}
+		// Each waiter runs two scripts before it waits: the refused attempt
+		// that registers it and one more right after subscribing. Until the
+		// second has run, a release's free lock is open to it, so the test
+		// releases only once every waiter is waiting.
+		scripts := func() int64 {
+			c := commandCalls(t, node)
+			return c["evalsha"] + c["eval"]
+		}
+		before := scripts()
 		got := make(chan int, 3)
 		var waits []func()
 		for i := range 3 {
@@ -482,9 +491,9 @@ func testMutexWakeOneCluster(t *testing.T, cl *redistest.ClusterT, sharded bool)
 				got <- i
 				return m.Unlock(l)
 			}))
-			waitFor(t, 5*time.Second, name+" registered", func() bool {
+			waitFor(t, 5*time.Second, name+" registered and waiting", func() bool {
 				n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
-				return n == int64(i+1)
+				return n == int64(i+1) && scripts()-before == int64(2*(i+1))
 			})
 		}
 		start := time.Now()
