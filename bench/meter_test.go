@@ -19,6 +19,7 @@ var logCmds = flag.Bool("cmds", false, "log the per-operation server command mix
 // serverStats is one sample of INFO cpu and commandstats.
 type serverStats struct {
 	calls map[string]int64 // calls by command name as commandstats spells it ("evalsha", "client|setinfo")
+	usec  map[string]int64 // microseconds the server spent in each command (a script's own time includes its redis.calls)
 	cpu   time.Duration    // used_cpu_sys + used_cpu_user: every thread of the server
 }
 
@@ -28,7 +29,7 @@ var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall
 
 // parseInfo reads the cpu and commandstats sections of an INFO reply.
 func parseInfo(info string) (serverStats, error) {
-	s := serverStats{calls: map[string]int64{}}
+	s := serverStats{calls: map[string]int64{}, usec: map[string]int64{}}
 	var sawSys, sawUser bool
 	for line := range strings.Lines(info) {
 		line = strings.TrimSpace(line)
@@ -56,6 +57,12 @@ func parseInfo(info string) (serverStats, error) {
 				return s, fmt.Errorf("INFO %s: %w", key, err)
 			}
 			s.calls[strings.TrimPrefix(key, "cmdstat_")] = n
+			if _, usec, ok := strings.Cut(val, "usec="); ok {
+				usec, _, _ = strings.Cut(usec, ",")
+				if us, err := strconv.ParseInt(usec, 10, 64); err == nil {
+					s.usec[strings.TrimPrefix(key, "cmdstat_")] = us
+				}
+			}
 		}
 	}
 	if !sawSys || !sawUser {
@@ -67,6 +74,7 @@ func parseInfo(info string) (serverStats, error) {
 // usage is what the server and this process spent between two samples.
 type usage struct {
 	calls     map[string]int64 // per command, the probe's own INFO excluded
+	usec      map[string]int64 // server time per command (commandstats usec)
 	commands  int64            // sum of calls
 	scripts   int64            // EVAL, EVALSHA, FCALL and their _RO forms
 	serverCPU time.Duration
@@ -132,7 +140,7 @@ func (m *meter) stop(b testing.TB) usage {
 // server after its reply was built, so it shows up in the second sample and
 // is taken out here; the second sample's INFO is not in its own reply.
 func delta(before, after serverStats) usage {
-	u := usage{calls: map[string]int64{}, serverCPU: after.cpu - before.cpu}
+	u := usage{calls: map[string]int64{}, usec: map[string]int64{}, serverCPU: after.cpu - before.cpu}
 	for name, n := range after.calls {
 		d := n - before.calls[name]
 		if name == "info" {
@@ -141,6 +149,7 @@ func delta(before, after serverStats) usage {
 		if d > 0 {
 			u.calls[name] = d
 			u.commands += d
+			u.usec[name] = after.usec[name] - before.usec[name]
 		}
 	}
 	for _, name := range scriptCommands {
@@ -166,7 +175,7 @@ func (u usage) report(b *testing.B, ops int) {
 	if *logCmds {
 		var mix []string
 		for _, name := range slices.Sorted(maps.Keys(u.calls)) {
-			mix = append(mix, fmt.Sprintf("%s=%.2f", name, per(float64(u.calls[name]))))
+			mix = append(mix, fmt.Sprintf("%s=%.2f (%.2f µs)", name, per(float64(u.calls[name])), per(float64(u.usec[name]))))
 		}
 		b.Logf("N=%d per op: %s", ops, strings.Join(mix, " "))
 	}

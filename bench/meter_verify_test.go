@@ -24,6 +24,9 @@ func TestParseInfo(t *testing.T) {
 	if s.calls["set"] != 12 || s.calls["client|setinfo"] != 2 || len(s.calls) != 2 {
 		t.Errorf("calls = %v", s.calls)
 	}
+	if s.usec["set"] != 30 || s.usec["client|setinfo"] != 1 {
+		t.Errorf("usec = %v, want set 30 and client|setinfo 1", s.usec)
+	}
 	if _, err := parseInfo("# Commandstats\r\ncmdstat_get:calls=1\r\n"); err == nil {
 		t.Error("INFO without the cpu section parsed without error")
 	}
