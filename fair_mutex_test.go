@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -647,5 +648,68 @@ func TestFairWakeByName(t *testing.T) {
 		if n := numsub(ownWake); n != 2 {
 			t.Fatalf("round %d: %d subscribers on the waiter's client's channel after its hold, want 2 (it lingers)", round, n)
 		}
+	}
+}
+
+// TestFairRefusalWhileHeld: a caller refused a held lock queues without
+// reading anyone's deadline (the release evicts dead waiters before it wakes
+// the next), with one PEXPIRE per queue key and no PTTL of them, and a short
+// waiter timeout never shortens the expiry a longer one set.
+func TestFairRefusalWhileHeld(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 10*time.Second)
+	f := mustFair(t, c, "refusal")
+	hctx, err := f.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refuse := func(field string, waiterTimeout time.Duration) {
+		t.Helper()
+		r, err := generated.FairAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
+			time.Minute, field, waiterTimeout, true, "publish", time.Hour)
+		if err != nil {
+			t.Fatalf("%s: %v", field, err)
+		}
+		if r >= 0 {
+			t.Fatalf("%s: reply %d on a held lock, want a refusal", field, r)
+		}
+	}
+	pttl := func(key string) int64 {
+		t.Helper()
+		ms, err := node.Do(t, "PTTL", key).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	// The head's deadline passes while the lock is held; the waiter behind
+	// it keeps the queue keys alive.
+	refuse("x:dead", 50*time.Millisecond)
+	refuse("x:live", time.Minute)
+	time.Sleep(100 * time.Millisecond)
+	before := commandCalls(t, node)
+	refuse("x:next", time.Minute)
+	after := commandCalls(t, node)
+	for cmd, want := range map[string]int64{"zscore": 0, "time": 1, "pttl": 1, "pexpire": 2, "zadd": 1, "rpush": 1} {
+		if n := after[cmd] - before[cmd]; n != want {
+			t.Errorf("a refusal behind others ran %s %d times, want %d", cmd, n, want)
+		}
+	}
+	refuse("x:short", time.Second)
+	for _, k := range []string{f.queue, f.timeouts} {
+		if ms := pttl(k); ms < 50_000 {
+			t.Errorf("PTTL %s = %d ms after a 1s waiter queued behind 1m ones, want about 60000", k, ms)
+		}
+	}
+	if q := queueLen(t, node, f); q != 4 {
+		t.Fatalf("queue length %d while the lock is held, want 4 (the dead waiter is left to the release)", q)
+	}
+	if err := f.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+	head, err := node.Do(t, "LINDEX", f.queue, "0").ToString()
+	if err != nil || head != "x:live" {
+		t.Fatalf("head after the release = %q (%v), want x:live: the release evicts the dead waiter", head, err)
 	}
 }

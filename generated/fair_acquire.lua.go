@@ -19,7 +19,11 @@ const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re
 -- The lock is granted only when it is free and the queue is empty or the caller
 -- is its head: a newcomer never overtakes a queued waiter. Waiters whose
 -- deadline has passed are evicted from the head only, each once, so a call
--- costs O(log n) amortised (a caller at the head is not: it is calling). When an eviction leaves the lock free, the new head
+-- costs O(log n) amortised (a caller at the head is not: it is calling).
+-- Only a call that finds the lock free evicts: while it is held, a dead head
+-- costs nobody a turn, and the release evicts before it wakes the next
+-- waiter, so a refusal under contention reads no deadline. When an eviction
+-- leaves the lock free, the new head
 -- is told by name, "0:<field>", on its client's wake channel
 -- (<wake>:<client-id>, the field's part before its first colon): one message
 -- to one process, on a channel a client keeps open while it waits often.
@@ -65,7 +69,7 @@ if not free then
   -- whether the lock exists too (evictions do not touch the lock).
   free = head ~= false and n == 1
   -- The caller is alive (it is calling): its own place is not checked.
-  while head and head ~= ARGV[2] do
+  while free and head and head ~= ARGV[2] do
     local deadline = redis.call('zscore', KEYS[3], head)
     if deadline and tonumber(deadline) > clock() then
       break
@@ -91,7 +95,8 @@ if free and (head == false or head == ARGV[2]) then
   end
   return token
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+-- A free lock has no holder to re-enter.
+if not free and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return 0
@@ -109,9 +114,14 @@ if ARGV[4] == '1' then
   -- Every live waiter calls again within its timeout, so the queue outlives
   -- its last live waiter by at most the longest timeout: a queue whose
   -- waiters all died (a crashed process, a failover) expires on its own.
-  if redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
-    redis.call('pexpire', KEYS[3], ARGV[3])
+  -- GT never shortens a longer expiry another waiter's timeout set, and
+  -- costs one command per key; it leaves a key without expiry (just
+  -- created) alone, which the PTTL finds.
+  if redis.call('pexpire', KEYS[2], ARGV[3], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
     redis.call('pexpire', KEYS[2], ARGV[3])
+  end
+  if redis.call('pexpire', KEYS[3], ARGV[3], 'gt') == 0 and redis.call('pttl', KEYS[3]) == -1 then
+    redis.call('pexpire', KEYS[3], ARGV[3])
   end
 end
 local first = 0
@@ -126,7 +136,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "171331f3e89e3f7cd0b58cbb620f6a108b80abb7"
+const fairAcquireSHA1 = "07cbbcf29ba4a04a6ac464292641a8ac28fc03a2"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -138,7 +148,11 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // The lock is granted only when it is free and the queue is empty or the caller
 // is its head: a newcomer never overtakes a queued waiter. Waiters whose
 // deadline has passed are evicted from the head only, each once, so a call
-// costs O(log n) amortised (a caller at the head is not: it is calling). When an eviction leaves the lock free, the new head
+// costs O(log n) amortised (a caller at the head is not: it is calling).
+// Only a call that finds the lock free evicts: while it is held, a dead head
+// costs nobody a turn, and the release evicts before it wakes the next
+// waiter, so a refusal under contention reads no deadline. When an eviction
+// leaves the lock free, the new head
 // is told by name, "0:<field>", on its client's wake channel
 // (<wake>:<client-id>, the field's part before its first colon): one message
 // to one process, on a channel a client keeps open while it waits often.
