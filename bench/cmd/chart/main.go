@@ -124,7 +124,7 @@ func render(res *results, out string) error {
 // their order of first appearance in the whole input, each bar labelled with its value. It returns nil
 // when the input has nothing for the panel.
 func barPanel(res *results, pn panel) (*plot.Plot, error) {
-	ss, _, runs := res.collect(pn.prefix, pn.groupBy, pn.unit, pn.label)
+	ss, _, runs, most := res.collect(pn.prefix, pn.groupBy, pn.unit, pn.label)
 	if len(ss) == 0 {
 		return nil, nil
 	}
@@ -134,7 +134,7 @@ func barPanel(res *results, pn panel) (*plot.Plot, error) {
 	if len(ss) == 1 {
 		title += ", " + ss[0].label
 	}
-	p.Title.Text = fmt.Sprintf("%s; median of %d run(s)", title, runs)
+	p.Title.Text = title + "; " + medianOf(runs, most)
 	p.X.Label.Text = pn.axis
 	p.X.Min = 0
 	// Top to bottom in input order: NominalY counts from the bottom.
@@ -189,6 +189,17 @@ func barPanel(res *results, pn panel) (*plot.Plot, error) {
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	return p, nil
+}
+
+// medianOf says how many runs each bar's median is over.
+func medianOf(fewest, most int) string {
+	switch {
+	case fewest == most && most == 1:
+		return "one run"
+	case fewest == most:
+		return fmt.Sprintf("median of %d runs", most)
+	}
+	return fmt.Sprintf("median of %d runs (of %d where a run failed)", most, fewest)
 }
 
 // axisTicks are the default ticks labelled without trailing zeros, thousands

@@ -40,7 +40,7 @@ func TestParseAndCollect(t *testing.T) {
 	if v, n := res.median(name, "ops/s"); v != 42000 || n != 3 {
 		t.Errorf("median = %v over %d, want 42000 over 3", v, n)
 	}
-	ss, libs, runs := res.collect("BenchmarkUncontended/", "goroutines", "ops/s", "{} goroutines")
+	ss, libs, runs, most := res.collect("BenchmarkUncontended/", "goroutines", "ops/s", "{} goroutines")
 	if len(ss) != 2 || ss[0].label != "16 goroutines" || ss[1].label != "64 goroutines" {
 		t.Fatalf("series = %+v", ss)
 	}
@@ -50,10 +50,18 @@ func TestParseAndCollect(t *testing.T) {
 	if _, ok := ss[1].values["scriptlock.Mutex"]; ok {
 		t.Error("a library without a 64-goroutine result got a value")
 	}
-	if strings.Join(libs, ",") != "setnx-cas,scriptlock.Mutex" || runs != 1 {
-		t.Errorf("libs = %v, fewest runs = %d", libs, runs)
+	if strings.Join(libs, ",") != "setnx-cas,scriptlock.Mutex" || runs != 1 || most != 3 {
+		t.Errorf("libs = %v, fewest runs = %d, most = %d", libs, runs, most)
 	}
-	ss, libs, _ = res.collect("BenchmarkContended/", "waiters", "wait-p99-ms", "{} waiters")
+	for _, c := range []struct {
+		fewest, most int
+		want         string
+	}{{1, 1, "one run"}, {8, 8, "median of 8 runs"}, {7, 8, "median of 8 runs (of 7 where a run failed)"}} {
+		if got := medianOf(c.fewest, c.most); got != c.want {
+			t.Errorf("medianOf(%d, %d) = %q, want %q", c.fewest, c.most, got, c.want)
+		}
+	}
+	ss, libs, _, _ = res.collect("BenchmarkContended/", "waiters", "wait-p99-ms", "{} waiters")
 	if len(ss) != 1 || ss[0].values["setnx-cas"] != 326.9 || len(libs) != 2 {
 		t.Errorf("contended = %+v %v (a name without the procs suffix must parse too)", ss, libs)
 	}

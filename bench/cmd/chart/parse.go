@@ -118,8 +118,9 @@ type series struct {
 // collect gathers, over the benchmarks whose name starts with prefix, the
 // median of unit per library (the lib= key), one series per value of the
 // groupBy key (or one series when groupBy is empty). It also returns the
-// libraries in order of first appearance and the fewest runs behind a median.
-func (r *results) collect(prefix, groupBy, unit, label string) (ss []series, libs []string, runs int) {
+// libraries in order of first appearance and the fewest and most runs behind
+// a median (fewer where a library's run failed).
+func (r *results) collect(prefix, groupBy, unit, label string) (ss []series, libs []string, runs, most int) {
 	runs = -1
 	byGroup := map[string]*series{}
 	for _, name := range r.order {
@@ -152,9 +153,10 @@ func (r *results) collect(prefix, groupBy, unit, label string) (ss []series, lib
 		if runs < 0 || n < runs {
 			runs = n
 		}
+		most = max(most, n)
 	}
 	for i := range ss {
 		ss[i] = *byGroup[ss[i].label]
 	}
-	return ss, libs, max(runs, 0)
+	return ss, libs, max(runs, 0), most
 }
