@@ -685,14 +685,14 @@ func TestFairRefusalWhileHeld(t *testing.T) {
 	}
 	// The head's deadline passes while the lock is held; the queue keys
 	// live on (set here, so a slow machine cannot let them expire first).
-	refuse("x:dead", 200*time.Millisecond)
+	refuse("x:dead", time.Second)
 	for _, k := range []string{f.queue, f.timeouts} {
 		if err := node.Do(t, "PEXPIRE", k, "60000").Error(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	refuse("x:live", time.Minute)
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond)
 	before := commandCalls(t, node)
 	refuse("x:next", time.Minute)
 	after := commandCalls(t, node)
