@@ -202,6 +202,28 @@ func TestMutexUncontendedReleaseCommands(t *testing.T) {
 	}
 }
 
+// waitQuiet waits until the node has run no script for quiet: every client
+// has had the replies to its attempts and is waiting.
+func waitQuiet(t testing.TB, node *redistest.Node, quiet time.Duration) {
+	t.Helper()
+	scripts := func() int64 {
+		c := commandCalls(t, node)
+		return c["evalsha"] + c["eval"]
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for last := scripts(); ; {
+		time.Sleep(quiet)
+		n := scripts()
+		if n == last {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("scripts still running after 10s (%d calls in the last %s)", n-last, quiet)
+		}
+		last = n
+	}
+}
+
 // A waiter chosen by a release whose context then ends passes the wake on:
 // the next waiter gets the lock at once, not after its fallback timer.
 func TestMutexChosenWaiterGivesUp(t *testing.T) {
@@ -211,9 +233,11 @@ func TestMutexChosenWaiterGivesUp(t *testing.T) {
 	opt := WithWaiterTimeout(time.Minute)
 	holder := mustMutex(t, newTestClient(t, node.Client(t), prefix, opt), "chosen")
 	px := netproxy.New(t, node.Addr)
-	chosenClient := newTestClient(t, rawClient(t, px.Addr), prefix, opt)
+	chosenRC := rawClient(t, px.Addr)
+	chosenClient := newTestClient(t, chosenRC, prefix, opt)
 	chosen := mustMutex(t, chosenClient, "chosen")
-	next := mustMutex(t, newTestClient(t, node.Client(t), prefix, opt), "chosen")
+	nextClient := newTestClient(t, node.Client(t), prefix, opt)
+	next := mustMutex(t, nextClient, "chosen")
 	ctx := testCtx(t, 30*time.Second)
 
 	hold, err := holder.Lock(ctx)
@@ -253,6 +277,22 @@ func TestMutexChosenWaiterGivesUp(t *testing.T) {
 		n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
 		return n == 2
 	})
+	// Both must be waiting, not still in the attempt after subscribing, when
+	// replies stop: an attempt whose reply never comes is a different case
+	// (its outcome unknown, its connection stalled).
+	waitFor(t, 5*time.Second, "both waiters to listen", func() bool {
+		return subscribers(t, node, false, holder.wake+":"+chosenClient.id) == 1 &&
+			subscribers(t, node, false, holder.wake+":"+nextClient.id) == 1
+	})
+	waitQuiet(t, node, 200*time.Millisecond)
+	// rueidis spreads keyed commands over several connections and dials each
+	// on first use; a handshake after the freeze would never finish. Keyed
+	// commands on random connections dial them all now.
+	for i := range 64 {
+		if err := chosenRC.Do(ctx, chosenRC.B().Exists().Key("warm:"+strconv.Itoa(i)).Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// The first waiter never hears its wake: the server's messages to it are
 	// held back, while what it sends still gets through.
 	px.FreezeReplies()
