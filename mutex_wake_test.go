@@ -202,18 +202,21 @@ func TestMutexUncontendedReleaseCommands(t *testing.T) {
 	}
 }
 
+// scriptCalls is how many scripts (EVALSHA and EVAL) node has run.
+func scriptCalls(t testing.TB, node *redistest.Node) int64 {
+	t.Helper()
+	c := commandCalls(t, node)
+	return c["evalsha"] + c["eval"]
+}
+
 // waitQuiet waits until the node has run no script for quiet: every client
 // has had the replies to its attempts and is waiting.
 func waitQuiet(t testing.TB, node *redistest.Node, quiet time.Duration) {
 	t.Helper()
-	scripts := func() int64 {
-		c := commandCalls(t, node)
-		return c["evalsha"] + c["eval"]
-	}
 	deadline := time.Now().Add(10 * time.Second)
-	for last := scripts(); ; {
+	for last := scriptCalls(t, node); ; {
 		time.Sleep(quiet)
-		n := scripts()
+		n := scriptCalls(t, node)
 		if n == last {
 			return
 		}
@@ -514,11 +517,7 @@ func testMutexWakeOneCluster(t *testing.T, cl *redistest.ClusterT, sharded bool)
 		// that registers it and one more right after subscribing. Until the
 		// second has run, a release's free lock is open to it, so the test
 		// releases only once every waiter is waiting.
-		scripts := func() int64 {
-			c := commandCalls(t, node)
-			return c["evalsha"] + c["eval"]
-		}
-		before := scripts()
+		before := scriptCalls(t, node)
 		got := make(chan int, 3)
 		var waits []func()
 		for i := range 3 {
@@ -533,7 +532,7 @@ func testMutexWakeOneCluster(t *testing.T, cl *redistest.ClusterT, sharded bool)
 			}))
 			waitFor(t, 5*time.Second, name+" registered and waiting", func() bool {
 				n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
-				return n == int64(i+1) && scripts()-before == int64(2*(i+1))
+				return n == int64(i+1) && scriptCalls(t, node)-before == int64(2*(i+1))
 			})
 		}
 		start := time.Now()

@@ -56,11 +56,12 @@ func parseInfo(info string) (serverStats, error) {
 			if err != nil {
 				return s, fmt.Errorf("INFO %s: %w", key, err)
 			}
-			s.calls[strings.TrimPrefix(key, "cmdstat_")] = n
+			name := strings.TrimPrefix(key, "cmdstat_")
+			s.calls[name] = n
 			if _, usec, ok := strings.Cut(val, "usec="); ok {
 				usec, _, _ = strings.Cut(usec, ",")
 				if us, err := strconv.ParseInt(usec, 10, 64); err == nil {
-					s.usec[strings.TrimPrefix(key, "cmdstat_")] = us
+					s.usec[name] = us
 				}
 			}
 		}
