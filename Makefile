@@ -5,6 +5,14 @@ TESTFLAGS   ?=
 BENCH_ROUNDS ?= 8
 BENCHTIME    ?= 1s
 BENCHSTAT   ?= golang.org/x/perf/cmd/benchstat@latest
+# BENCH_CPUS=client:server (taskset -c lists, e.g. 0:1) keeps redis-server off the benchmark's
+# CPUs, as on separate hosts; empty: they share every CPU. Pinned runs write bench-pinned.txt
+# and chart-pinned.png.
+BENCH_CPUS   ?=
+bench_client  = $(word 1,$(subst :, ,$(BENCH_CPUS)))
+bench_server  = $(word 2,$(subst :, ,$(BENCH_CPUS)))
+bench_txt     = $(if $(BENCH_CPUS),bench-pinned.txt,bench.txt)
+bench_png     = $(if $(BENCH_CPUS),chart-pinned.png,chart.png)
 
 .PHONY: all generate check-generated lint test test-go1.27 bench bench-compare bench-chart deps redis-server demo demo-postgres chaos
 
@@ -95,13 +103,16 @@ bench: redis-server
 ## bench-compare: scriptlock beside redsync, rueidislock, bsm/redislock and bare SET NX PX on one server;
 ##   BENCH_ROUNDS rounds of every benchmark, library order rotated each round; writes bench/bench.txt,
 ##   prints benchstat with one column per library (the first, SET NX PX, is the base), draws bench/chart.png;
-##   a failed run (a library that errs or hangs past a minute) is reported and the other rounds still run
+##   a failed run (a library that errs or hangs past a minute) is reported and the other rounds still run;
+##   BENCH_CPUS=0:1 runs the benchmark on CPU 0 and redis-server on CPU 1 (bench-pinned.txt, chart-pinned.png)
 bench-compare: redis-server
-	@cd bench && rm -f bench.txt && r=0 && failed=0 && while [ $$r -lt $(BENCH_ROUNDS) ]; do \
+	@if [ -n "$(BENCH_CPUS)" ] && [ -z "$(bench_server)" ]; then echo "BENCH_CPUS is client:server, e.g. 0:1"; exit 2; fi
+	@cd bench && $(GO) test -c -o bench.test . && rm -f $(bench_txt) && r=0 && failed=0 && while [ $$r -lt $(BENCH_ROUNDS) ]; do \
 	  echo "round $$((r+1)) of $(BENCH_ROUNDS)"; \
-	  $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 1 -args -rotate=$$r > round.txt || failed=1; \
-	  cat round.txt >> bench.txt; cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
-	  $(GO) run $(BENCHSTAT) -col /lib bench.txt && $(GO) run ./cmd/chart -o chart.png bench.txt && \
+	  $(if $(BENCH_CPUS),taskset -c $(bench_client)) ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) -test.count 1 \
+	    -rotate=$$r $(if $(BENCH_CPUS),-server-cpus $(bench_server)) > round.txt || failed=1; \
+	  cat round.txt >> $(bench_txt); cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
+	  $(GO) run $(BENCHSTAT) -col /lib $(bench_txt) && $(GO) run ./cmd/chart -o $(bench_png) $(bench_txt) && \
 	  if [ $$failed -ne 0 ]; then echo "bench-compare: some benchmark runs failed, see FAIL above"; exit 1; fi
 
 ## bench-chart: draw bench/chart.png from bench/bench.txt (ops/s, acquisitions/s and wait p99 per library)

@@ -30,7 +30,7 @@ func rotated() []lockLib {
 // (one process), each goroutine on its own lock name, so no call ever waits.
 // One op is one Lock+Unlock pair.
 func BenchmarkUncontended(b *testing.B) {
-	node := redistest.Server(b)
+	node := benchServer(b)
 	for _, g := range []int{16, 64} {
 		b.Run("goroutines="+strconv.Itoa(g), func(b *testing.B) {
 			for _, lib := range rotated() {
@@ -94,7 +94,7 @@ func lockOnce(ctx context.Context, b *testing.B, lock locker, name string) bool 
 // a release to the next acquisition by another waiter, and the fewest
 // acquisitions any waiter got (0 means a waiter starved).
 func BenchmarkContended(b *testing.B) {
-	node := redistest.Server(b)
+	node := benchServer(b)
 	const waiters = 32
 	b.Run("waiters="+strconv.Itoa(waiters), func(b *testing.B) {
 		for _, lib := range rotated() {

@@ -11,7 +11,13 @@
 // (srv-scripts/op), server CPU (srv-cpu-us/op, INFO cpu) and the CPU of the
 // benchmark process (cli-cpu-us/op, getrusage).
 //
+// The client and the server share the machine's CPUs unless -server-cpus
+// puts the server on CPUs of its own (start the benchmark itself under
+// taskset on the others, as make bench-compare BENCH_CPUS=0:1 does). Each
+// run prints a "cpus:" line that says which.
+//
 //	make bench-compare                      # from the repository root: 8 rounds, benchstat, chart.png
+//	make bench-compare BENCH_CPUS=0:1       # the same with client and server on separate CPUs
 //	go test -run '^$' -bench . -args -cmds  # one round, with each run's per-op command mix
 //	go run ./cmd/chart -o chart.png bench.txt
 package bench

@@ -423,6 +423,19 @@ func (n *Node) startOnce() error {
 // with its config, or for a sentinel redis-sentinel (redis-server --sentinel
 // where redis-sentinel is not installed).
 func (n *Node) command(conf string) (string, []string, error) {
+	bin, args, err := n.serverCommand(conf)
+	if err != nil || n.cfg.cpus == "" {
+		return bin, args, err
+	}
+	// taskset execs the server, so the pid waitReady checks is the server's.
+	ts, err := exec.LookPath("taskset")
+	if err != nil {
+		return "", nil, fmt.Errorf("WithCPUs: taskset not found in PATH (Debian package util-linux): %w", err)
+	}
+	return ts, append([]string{"-c", n.cfg.cpus, bin}, args...), nil
+}
+
+func (n *Node) serverCommand(conf string) (string, []string, error) {
 	if n.monitor != "" {
 		if bin, err := exec.LookPath("redis-sentinel"); err == nil {
 			return bin, []string{conf}, nil

@@ -16,7 +16,8 @@ type Option func(*config)
 type config struct {
 	aof         bool
 	args        []string
-	proxiedRepl bool // Sentinel: replicas replicate through a netproxy
+	proxiedRepl bool   // Sentinel: replicas replicate through a netproxy
+	cpus        string // taskset CPU list the servers run on; "": any
 }
 
 func newConfig(opts []Option) config {
@@ -49,6 +50,12 @@ func WithProxiedReplication() Option {
 // file, so they override it.
 func WithArgs(args ...string) Option {
 	return func(c *config) { c.args = append(c.args, args...) }
+}
+
+// WithCPUs runs the servers on the CPUs of list (taskset's -c syntax, "1" or
+// "2-3"), for benchmarks that keep the server off the client's CPUs.
+func WithCPUs(list string) Option {
+	return func(c *config) { c.cpus = list }
 }
 
 // RequireBinaries fails the test with the install command when redis-server

@@ -116,6 +116,33 @@ func TestServer(t *testing.T) {
 	})
 }
 
+// TestWithCPUs: the server runs on the CPUs given, and it is the server
+// itself (its pid answers INFO) that is bound, not a wrapper around it.
+func TestWithCPUs(t *testing.T) {
+	n := Server(t, WithCPUs("0"))
+	pid := n.proc.cmd.Process.Pid
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allowed string
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			allowed = strings.TrimSpace(v)
+		}
+	}
+	if allowed != "0" {
+		t.Errorf("server pid %d may run on CPUs %q, want 0", pid, allowed)
+	}
+	info, err := n.Do(t, "INFO", "server").ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(info, "process_id:"+strconv.Itoa(pid)+"\r\n") {
+		t.Errorf("INFO server does not name pid %d", pid)
+	}
+}
+
 func TestServers(t *testing.T) {
 	runAndCheckGone(t, "three", func(t *testing.T) []int {
 		start := time.Now()

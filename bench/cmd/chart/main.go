@@ -20,6 +20,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -95,6 +96,9 @@ func render(res *results, out string) error {
 			return err
 		}
 		if p != nil {
+			if len(plots) == 0 && res.cpus != "" {
+				p.Title.Text += "\n" + placement(res.cpus)
+			}
 			plots = append(plots, []*plot.Plot{p})
 		}
 	}
@@ -189,6 +193,28 @@ func barPanel(res *results, pn panel) (*plot.Plot, error) {
 	p.Legend.XOffs = -vg.Points(4)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	return p, nil
+}
+
+// placement says in words where client and server ran, from the
+// benchmarks' "cpus:" line ("shared 0-1" or "client 0, server 1").
+func placement(cpus string) string {
+	if list, ok := strings.CutPrefix(cpus, "shared "); ok {
+		return "client and redis-server share " + cpuList(list)
+	}
+	client, server, ok := strings.Cut(cpus, ", server ")
+	client, ok2 := strings.CutPrefix(client, "client ")
+	if !ok || !ok2 {
+		return "CPUs: " + cpus
+	}
+	return "client on " + cpuList(client) + ", redis-server on " + cpuList(server)
+}
+
+// cpuList names a taskset-style list: "CPU 1", "CPUs 0-1".
+func cpuList(list string) string {
+	if strings.ContainsAny(list, ",-") {
+		return "CPUs " + list
+	}
+	return "CPU " + list
 }
 
 // medianOf says how many runs each bar's median is over.

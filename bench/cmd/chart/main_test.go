@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-const sample = `goos: linux
+const sample = `cpus: client 0, server 1
+goos: linux
 goarch: amd64
 pkg: github.com/scriptlock/scriptlock/bench
 cpu: AMD EPYC
@@ -30,8 +31,18 @@ func TestParseAndCollect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.cpu != "AMD EPYC" {
-		t.Errorf("cpu = %q", res.cpu)
+	if res.cpu != "AMD EPYC" || res.cpus != "client 0, server 1" {
+		t.Errorf("cpu = %q, cpus = %q", res.cpu, res.cpus)
+	}
+	for in, want := range map[string]string{
+		"shared 0-1":           "client and redis-server share CPUs 0-1",
+		"client 0, server 1":   "client on CPU 0, redis-server on CPU 1",
+		"client 0-2, server 3": "client on CPUs 0-2, redis-server on CPU 3",
+		"odd":                  "CPUs: odd",
+	} {
+		if got := placement(in); got != want {
+			t.Errorf("placement(%q) = %q, want %q", in, got, want)
+		}
 	}
 	name := "BenchmarkUncontended/goroutines=16/lib=setnx-cas"
 	if got := len(res.runs[name]); got != 3 {

@@ -14,6 +14,7 @@ import (
 // name with the GOMAXPROCS suffix removed.
 type results struct {
 	cpu   string                          // the "cpu:" header, when present
+	cpus  string                          // the "cpus:" line the benchmarks print: where client and server ran
 	order []string                        // names in order of first appearance
 	runs  map[string][]map[string]float64 // name → one unit→value map per line
 }
@@ -31,6 +32,10 @@ func parse(r io.Reader) (*results, error) {
 		text := sc.Text()
 		if cpu, ok := strings.CutPrefix(text, "cpu: "); ok && res.cpu == "" {
 			res.cpu = strings.TrimSpace(cpu)
+			continue
+		}
+		if cpus, ok := strings.CutPrefix(text, "cpus: "); ok && res.cpus == "" {
+			res.cpus = strings.TrimSpace(cpus)
 			continue
 		}
 		f := strings.Fields(text)
