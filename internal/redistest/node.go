@@ -421,7 +421,7 @@ func (n *Node) startOnce() error {
 
 // command returns the binary and arguments that start the node: redis-server
 // with its config, or for a sentinel redis-sentinel (redis-server --sentinel
-// where redis-sentinel is not installed).
+// where redis-sentinel is not installed), under taskset with WithCPUs.
 func (n *Node) command(conf string) (string, []string, error) {
 	bin, args, err := n.serverCommand(conf)
 	if err != nil || n.cfg.cpus == "" {
@@ -435,6 +435,7 @@ func (n *Node) command(conf string) (string, []string, error) {
 	return ts, append([]string{"-c", n.cfg.cpus, bin}, args...), nil
 }
 
+// serverCommand is command without WithCPUs.
 func (n *Node) serverCommand(conf string) (string, []string, error) {
 	if n.monitor != "" {
 		if bin, err := exec.LookPath("redis-sentinel"); err == nil {
