@@ -9,6 +9,8 @@ BENCHSTAT   ?= golang.org/x/perf/cmd/benchstat@latest
 # CPUs, as on separate hosts; empty: they share every CPU. Pinned runs write bench-pinned.txt
 # and chart-pinned.png.
 BENCH_CPUS   ?=
+# BENCH_FLAGS: more flags for the bench binary, e.g. -flush-delay=20us (rueidis MaxFlushDelay).
+BENCH_FLAGS  ?=
 bench_client  = $(word 1,$(subst :, ,$(BENCH_CPUS)))
 bench_server  = $(word 2,$(subst :, ,$(BENCH_CPUS)))
 bench_txt     = $(if $(BENCH_CPUS),bench-pinned.txt,bench.txt)
@@ -112,7 +114,7 @@ bench-compare: redis-server
 	@cd bench && $(GO) test -c -o bench.test . && rm -f $(bench_txt) && r=0 && failed=0 && while [ $$r -lt $(BENCH_ROUNDS) ]; do \
 	  echo "round $$((r+1)) of $(BENCH_ROUNDS)"; \
 	  $(if $(BENCH_CPUS),taskset -c $(bench_client)) ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) -test.count 1 \
-	    -rotate=$$r $(if $(BENCH_CPUS),-server-cpus $(bench_server)) > round.txt || failed=1; \
+	    -rotate=$$r $(if $(BENCH_CPUS),-server-cpus $(bench_server)) $(BENCH_FLAGS) > round.txt || failed=1; \
 	  cat round.txt >> $(bench_txt); cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
 	  $(GO) run $(BENCHSTAT) -col /lib $(bench_txt) && $(GO) run ./cmd/chart -o $(bench_png) $(bench_txt) && \
 	  if [ $$failed -ne 0 ]; then echo "bench-compare: some benchmark runs failed, see FAIL above"; exit 1; fi

@@ -18,6 +18,7 @@
 //
 //	make bench-compare                      # from the repository root: 8 rounds, benchstat, chart.png
 //	make bench-compare BENCH_CPUS=0:1       # the same with client and server on separate CPUs
+//	make bench-compare BENCH_FLAGS=-flush-delay=20us  # every rueidis client with MaxFlushDelay 20µs
 //	go test -run '^$' -bench . -args -cmds  # one round, with each run's per-op command mix
 //	go run ./cmd/chart -o chart.png bench.txt
 package bench

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"flag"
 	"fmt"
 	mathrand "math/rand/v2"
 	"strconv"
@@ -49,9 +50,11 @@ var libs = []lockLib{
 	{"bsm-redislock", openRedislock},
 }
 
+var flushDelay = flag.Duration("flush-delay", 0, "MaxFlushDelay of every rueidis client the libraries use (bsm/redislock is on go-redis and has none)")
+
 func newRueidis(b *testing.B, addr string) rueidis.Client {
 	b.Helper()
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true, MaxFlushDelay: *flushDelay})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -120,7 +123,7 @@ func openScriptlockLean(b *testing.B, addr, prefix string) locker {
 // client-side caching invalidations.
 func openRueidislock(b *testing.B, addr, prefix string) locker {
 	l, err := rueidislock.NewLocker(rueidislock.LockerOption{
-		ClientOption:   rueidis.ClientOption{InitAddress: []string{addr}},
+		ClientOption:   rueidis.ClientOption{InitAddress: []string{addr}, MaxFlushDelay: *flushDelay},
 		KeyPrefix:      prefix + "rueidislock",
 		KeyMajority:    1,
 		NoLoopTracking: true,
