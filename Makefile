@@ -113,7 +113,7 @@ bench-compare: redis-server
 	@if [ -n "$(BENCH_CPUS)" ] && [ -z "$(bench_server)" ]; then echo "BENCH_CPUS is client:server, e.g. 0:1"; exit 2; fi
 	@cd bench && $(GO) test -c -o bench.test . && rm -f $(bench_txt) && r=0 && failed=0 && while [ $$r -lt $(BENCH_ROUNDS) ]; do \
 	  echo "round $$((r+1)) of $(BENCH_ROUNDS)"; \
-	  $(if $(BENCH_CPUS),taskset -c $(bench_client)) ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) -test.count 1 \
+	  $(if $(BENCH_CPUS),taskset -c $(bench_client)) ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) -test.count 1 -test.timeout 10m \
 	    -rotate=$$r $(if $(BENCH_CPUS),-server-cpus $(bench_server)) $(BENCH_FLAGS) > round.txt || failed=1; \
 	  cat round.txt >> $(bench_txt); cat round.txt; rm -f round.txt; r=$$((r+1)); done; \
 	  $(GO) run $(BENCHSTAT) -col /lib $(bench_txt) && $(GO) run ./cmd/chart -o $(bench_png) $(bench_txt) && \
