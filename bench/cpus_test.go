@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
@@ -30,19 +29,13 @@ func cpusLine(client, server string) string {
 	return "client " + client + ", server " + server
 }
 
-// allowedCPUs is this process's CPU list from /proc (Linux), "all" where
-// that cannot be read.
+// allowedCPUs is this process's CPU list, "all" where that cannot be read.
 func allowedCPUs() string {
-	status, err := os.ReadFile("/proc/self/status")
+	list, err := redistest.CPUList(os.Getpid())
 	if err != nil {
 		return "all"
 	}
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "all"
+	return list
 }
 
 // benchServer starts the benchmarks' redis-server, on -server-cpus when set.

@@ -3,7 +3,10 @@ package redistest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -56,6 +59,21 @@ func WithArgs(args ...string) Option {
 // "2-3"), for benchmarks that keep the server off the client's CPUs.
 func WithCPUs(list string) Option {
 	return func(c *config) { c.cpus = list }
+}
+
+// CPUList is the list of CPUs process pid may run on (taskset's syntax, as
+// Linux's /proc/<pid>/status gives it).
+func CPUList(pid int) (string, error) {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(status)) {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("no Cpus_allowed_list in /proc/%d/status", pid)
 }
 
 // RequireBinaries fails the test with the install command when redis-server

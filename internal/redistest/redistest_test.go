@@ -121,15 +121,9 @@ func TestServer(t *testing.T) {
 func TestWithCPUs(t *testing.T) {
 	n := Server(t, WithCPUs("0"))
 	pid := n.proc.cmd.Process.Pid
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	allowed, err := CPUList(pid)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var allowed string
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			allowed = strings.TrimSpace(v)
-		}
 	}
 	if allowed != "0" {
 		t.Errorf("server pid %d may run on CPUs %q, want 0", pid, allowed)
