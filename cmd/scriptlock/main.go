@@ -10,7 +10,9 @@
 // Flags (before or after the command): --url (default $SCRIPTLOCK_URL, else
 // redis://127.0.0.1:6379; rediss:// for TLS, user:password@ for ACL,
 // ?addr=host:port for more seeds, ?master_set=NAME for Sentinel; a Cluster is
-// detected), --key-prefix (the Client's WithKeyPrefix), --json, --timeout.
+// detected), --key-prefix (the Client's WithKeyPrefix), --json, --timeout;
+// for rediss://, --tls-ca (a private CA), --tls-cert and --tls-key (a client
+// certificate) and --tls-server-name.
 //
 // Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name;
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock

@@ -76,9 +76,10 @@ func cli(ctx context.Context, d deployment, stdin string, args ...string) result
 	return result{code, out.String(), errOut.String()}
 }
 
-func inspectJSON(t *testing.T, ctx context.Context, d deployment, prefix, name string) *Report {
+// inspectJSON runs inspect --json on name; flags go before the command.
+func inspectJSON(t *testing.T, ctx context.Context, d deployment, prefix, name string, flags ...string) *Report {
 	t.Helper()
-	r := cli(ctx, d, "", "inspect", "--json", "--key-prefix", prefix, name)
+	r := cli(ctx, d, "", append(flags, "inspect", "--json", "--key-prefix", prefix, name)...)
 	if r.code != exitOK {
 		t.Fatalf("inspect %s: exit %d\n%s%s", name, r.code, r.out, r.errOut)
 	}

@@ -86,6 +86,7 @@ Flags:
 func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
 	var (
 		u       = envOr("SCRIPTLOCK_URL", "redis://127.0.0.1:6379")
+		tf      = tlsFlags{ca: os.Getenv("SCRIPTLOCK_TLS_CA"), cert: os.Getenv("SCRIPTLOCK_TLS_CERT"), key: os.Getenv("SCRIPTLOCK_TLS_KEY")}
 		e       = &env{in: in, out: out, errOut: errOut, timeout: 5 * time.Second, sharded: "auto", limit: 100}
 		extra   = map[string]func(*flag.FlagSet, *env){}
 		cmdName string
@@ -102,6 +103,10 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fs.BoolVar(&e.json, "json", false, "JSON output")
 		fs.DurationVar(&e.timeout, "timeout", e.timeout, "bound on each Redis round trip")
 		fs.StringVar(&e.sharded, "sharded", e.sharded, "release messages on sharded pub/sub: auto (on a Cluster that supports it), on, off")
+		fs.StringVar(&tf.ca, "tls-ca", tf.ca, "rediss://: PEM file of the CAs that sign the server's certificate, instead of the system's (default $SCRIPTLOCK_TLS_CA)")
+		fs.StringVar(&tf.cert, "tls-cert", tf.cert, "rediss://: PEM client certificate, for a server that requires one (default $SCRIPTLOCK_TLS_CERT)")
+		fs.StringVar(&tf.key, "tls-key", tf.key, "rediss://: PEM key of --tls-cert (default $SCRIPTLOCK_TLS_KEY)")
+		fs.StringVar(&tf.serverName, "tls-server-name", "", "rediss://: name the server's certificate must show (default: the URL's host)")
 	}
 	// Flags may come before or after the command and its arguments.
 	fs := flag.NewFlagSet("scriptlock", flag.ContinueOnError)
@@ -168,9 +173,18 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 			return exitUsage
 		}
 	}
-	rc, err := connect(u, e.timeout)
+	tlsCfg, err := tf.config()
 	if err != nil {
-		fmt.Fprintf(errOut, "scriptlock: connect %s: %v\n", redactURL(u), err)
+		fmt.Fprintf(errOut, "scriptlock: %v\n", err)
+		return exitUsage
+	}
+	rc, err := connect(u, e.timeout, tlsCfg)
+	if err != nil {
+		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s\n", redactURL(u), err, tlsHint(u, tf, err))
+		var xe *exitError
+		if errors.As(err, &xe) {
+			return xe.code
+		}
 		return exitFailure
 	}
 	defer rc.Close()
@@ -232,11 +246,18 @@ func checkName(key string) error {
 }
 
 // connect opens a client on a Redis URL as rueidis parses it: single node,
-// Sentinel (master_set) or Cluster (detected), TLS and ACL included.
-func connect(u string, timeout time.Duration) (rueidis.Client, error) {
+// Sentinel (master_set) or Cluster (detected), TLS and ACL included. tc, from
+// the --tls-* flags, changes the TLS settings of a rediss:// URL.
+func connect(u string, timeout time.Duration, tc *tlsChange) (rueidis.Client, error) {
 	opt, err := rueidis.ParseURL(u)
 	if err != nil {
 		return nil, err
+	}
+	if tc != nil {
+		if opt.TLSConfig == nil {
+			return nil, failf(exitUsage, "--tls-* flags need a rediss:// URL")
+		}
+		tc.apply(opt.TLSConfig)
 	}
 	opt.DisableCache = true
 	if opt.Dialer.Timeout == 0 {

@@ -31,6 +31,7 @@ func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 		t.Fatalf("redistest: Cluster needs at least 3 primaries, got %d", primaries)
 	}
 	cfg := newConfig(opts)
+	cfg.tls = false // WithTLS is for standalone nodes
 	c := &ClusterT{Nodes: make([]*Node, primaries)}
 	for i := range c.Nodes {
 		c.Nodes[i] = newNode(t, cfg)

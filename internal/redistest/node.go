@@ -32,6 +32,11 @@ type Node struct {
 	Addr string // "127.0.0.1:<Port>"
 	Port int
 	Dir  string // the node's working directory (a t.TempDir), holding redis.conf, redis.log and data files
+	// With WithTLS: the TLS listener ("127.0.0.1:<TLSPort>") and the PEM
+	// files a client needs for it. Empty and nil otherwise.
+	TLSAddr string
+	TLSPort int
+	TLS     *TLSFiles
 
 	tb        testing.TB // owner: its Cleanup stops the node
 	cfg       config
@@ -81,6 +86,13 @@ func newNode(t testing.TB, cfg config) *Node {
 	n := &Node{Dir: t.TempDir(), tb: t, cfg: cfg}
 	// Registered after t.TempDir, so it runs before the directory is removed.
 	t.Cleanup(n.cleanup)
+	if cfg.tls {
+		f, err := writeTLSFiles(n.Dir)
+		if err != nil {
+			t.Fatalf("redistest: TLS certificates: %v", err)
+		}
+		n.TLS = f
+	}
 	return n
 }
 
@@ -302,6 +314,12 @@ func (n *Node) pickPorts() error {
 			return err
 		}
 	}
+	if n.TLS != nil {
+		if n.TLSPort, err = freePort(); err != nil {
+			return err
+		}
+		n.TLSAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(n.TLSPort))
+	}
 	return nil
 }
 
@@ -364,6 +382,9 @@ func (n *Node) confLines() []string {
 	}
 	if n.replicaOf != "" {
 		lines = append(lines, "replicaof "+n.replicaOf)
+	}
+	if n.TLS != nil {
+		lines = append(lines, n.tlsConfLines()...)
 	}
 	return lines
 }

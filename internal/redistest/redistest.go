@@ -21,6 +21,7 @@ type config struct {
 	args        []string
 	proxiedRepl bool   // Sentinel: replicas replicate through a netproxy
 	cpus        string // taskset CPU list the servers run on; "": any
+	tls         bool   // a TLS port beside the plain one (WithTLS)
 }
 
 func newConfig(opts []Option) config {

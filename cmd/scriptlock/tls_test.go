@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// The CLI reaches a server that requires TLS with a client certificate
+// (tls-auth-clients yes) through rediss:// and the --tls-* flags or their
+// environment variables. A connection the server or the CLI refuses, and
+// flags that cannot be used, fail with a clear error and change nothing.
+func TestTLS(t *testing.T) {
+	node := redistest.Server(t, redistest.WithTLS())
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, node.Client(t), prefix)
+	m := mustMutex(t, c, "order:1")
+	if _, err := m.Lock(scriptlock.WithOwner(ctx, "over-tls")); err != nil {
+		t.Fatal(err)
+	}
+	d := deployment{url: "rediss://" + node.TLSAddr}
+	f := node.TLS
+	withTLS := func(args ...string) []string {
+		return append([]string{"--tls-ca", f.CA, "--tls-cert", f.Client, "--tls-key", f.ClientKey}, args...)
+	}
+	held := func(when string) {
+		t.Helper()
+		if ok, err := m.IsLocked(ctx); err != nil || !ok {
+			t.Fatalf("%s: the lock is no longer held (%v)", when, err)
+		}
+	}
+
+	r := inspectJSON(t, ctx, d, prefix, "order:1", withTLS()...)
+	if len(r.Holders) != 1 || r.Holders[0].Owner != "over-tls" {
+		t.Fatalf("inspect over TLS: %+v", r)
+	}
+	if res := cli(ctx, d, "", withTLS("list", "--key-prefix", prefix)...); res.code != exitOK || !strings.Contains(res.out, "order:1") {
+		t.Fatalf("list over TLS: exit %d\n%s%s", res.code, res.out, res.errOut)
+	}
+
+	notPEM := filepath.Join(t.TempDir(), "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, url string
+		args      []string
+		code      int
+		want      string // in the error output
+	}{
+		{"CA not trusted", d.url, []string{"--tls-cert", f.Client, "--tls-key", f.ClientKey}, exitFailure, "certificate"},
+		{"no client certificate", d.url, []string{"--tls-ca", f.CA}, exitFailure, "give one with --tls-cert and --tls-key"},
+		{"wrong server name", d.url, withTLS("--tls-server-name", "db.example"), exitFailure, "db.example"},
+		{"certificate without key", d.url, []string{"--tls-ca", f.CA, "--tls-cert", f.Client}, exitUsage, "--tls-cert and --tls-key go together"},
+		{"CA file without a certificate", d.url, withTLS("--tls-ca", notPEM), exitUsage, "no PEM certificate in " + notPEM},
+		{"missing CA file", d.url, withTLS("--tls-ca", notPEM+".missing"), exitUsage, "--tls-ca:"},
+		{"key of another certificate", d.url, withTLS("--tls-key", f.ServerKey), exitUsage, "--tls-cert/--tls-key:"},
+		{"TLS flags on redis://", "redis://" + node.Addr, withTLS(), exitUsage, "need a rediss:// URL"},
+	} {
+		res := cli(ctx, deployment{url: tc.url}, "", append(tc.args, "force-unlock", "--yes", "--key-prefix", prefix, "order:1")...)
+		if res.code != tc.code || !strings.Contains(res.errOut, tc.want) {
+			t.Errorf("%s: exit %d, want %d with %q in:\n%s", tc.name, res.code, tc.code, tc.want, res.errOut)
+		}
+		held("after " + tc.name)
+	}
+
+	// The environment variables stand in for the flags.
+	t.Setenv("SCRIPTLOCK_TLS_CA", f.CA)
+	t.Setenv("SCRIPTLOCK_TLS_CERT", f.Client)
+	t.Setenv("SCRIPTLOCK_TLS_KEY", f.ClientKey)
+	if res := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "order:1"); res.code != exitOK {
+		t.Fatalf("force-unlock over TLS (settings from the environment): exit %d\n%s", res.code, res.errOut)
+	}
+	if ok, err := m.IsLocked(ctx); err != nil || ok {
+		t.Fatalf("force-unlock over TLS left the lock held (%v)", err)
+	}
+}

@@ -1,0 +1,141 @@
+package redistest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// WithTLS makes each standalone node (Server, Servers, Replicated) also
+// listen for TLS on TLSAddr, with certificates from a private CA made for
+// the node, and require a client certificate from that CA there
+// (tls-auth-clients yes). The plain port stays open for the harness and for
+// the test's own checks. Cluster and Sentinel ignore it.
+func WithTLS() Option {
+	return func(c *config) { c.tls = true }
+}
+
+// TLSFiles are the PEM files of a node started WithTLS.
+type TLSFiles struct {
+	CA string // the private CA's certificate, which signed both certificates below
+	// Server is the server's certificate, for 127.0.0.1 and localhost;
+	// ServerKey its key.
+	Server, ServerKey string
+	// Client is a client certificate the server accepts; ClientKey its key.
+	Client, ClientKey string
+}
+
+// ClientConfig is a TLS configuration that trusts the node's CA and presents
+// its client certificate.
+func (f *TLSFiles) ClientConfig() (*tls.Config, error) {
+	pem, err := os.ReadFile(f.CA)
+	if err != nil {
+		return nil, err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("no certificate in %s", f.CA)
+	}
+	cert, err := tls.LoadX509KeyPair(f.Client, f.ClientKey)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// writeTLSFiles makes a CA, a server certificate and a client certificate in
+// dir. The CA's key is not kept: nothing else is ever signed with it.
+func writeTLSFiles(dir string) (*TLSFiles, error) {
+	f := &TLSFiles{
+		CA:     filepath.Join(dir, "ca.pem"),
+		Server: filepath.Join(dir, "server.pem"), ServerKey: filepath.Join(dir, "server-key.pem"),
+		Client: filepath.Join(dir, "client.pem"), ClientKey: filepath.Join(dir, "client-key.pem"),
+	}
+	now := time.Now()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "redistest CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
+	if err := writePEM(f.CA, "CERTIFICATE", caDER); err != nil {
+		return nil, err
+	}
+	leaf := func(serial int64, name string, usage x509.ExtKeyUsage, certPath, keyPath string) error {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			return err
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber: big.NewInt(serial),
+			Subject:      pkix.Name{CommonName: name},
+			NotBefore:    now.Add(-time.Hour),
+			NotAfter:     now.Add(24 * time.Hour),
+			KeyUsage:     x509.KeyUsageDigitalSignature,
+			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		}
+		if usage == x509.ExtKeyUsageServerAuth {
+			tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
+			tmpl.DNSNames = []string{"localhost"}
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+		if err != nil {
+			return err
+		}
+		keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+		if err != nil {
+			return err
+		}
+		if err := writePEM(certPath, "CERTIFICATE", der); err != nil {
+			return err
+		}
+		return writePEM(keyPath, "PRIVATE KEY", keyDER)
+	}
+	if err := leaf(2, "127.0.0.1", x509.ExtKeyUsageServerAuth, f.Server, f.ServerKey); err != nil {
+		return nil, err
+	}
+	if err := leaf(3, "redistest client", x509.ExtKeyUsageClientAuth, f.Client, f.ClientKey); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func writePEM(path, kind string, der []byte) error {
+	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600)
+}
+
+// tlsConfLines are the redis.conf lines of a node started WithTLS.
+func (n *Node) tlsConfLines() []string {
+	return []string{
+		"tls-port " + fmt.Sprint(n.TLSPort),
+		"tls-cert-file " + quoteConf(n.TLS.Server),
+		"tls-key-file " + quoteConf(n.TLS.ServerKey),
+		"tls-ca-cert-file " + quoteConf(n.TLS.CA),
+		"tls-auth-clients yes",
+	}
+}
