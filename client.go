@@ -20,7 +20,11 @@ type Client struct {
 	rc  rueidis.Client
 	cfg config
 	id  string
-	log *slog.Logger
+	// ownerPrefix and owners make the fresh owner ids of Lock calls that
+	// name no owner: <ownerPrefix><owners in base 36>.
+	ownerPrefix string
+	owners      atomic.Uint64
+	log         *slog.Logger
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -66,13 +70,15 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		rc:     rc,
-		cfg:    cfg,
-		id:     clientID(),
-		log:    cfg.logger.With("component", "scriptlock"),
-		ctx:    ctx,
-		cancel: cancel,
-		holds:  map[holdKey]*hold{},
+		rc:  rc,
+		cfg: cfg,
+		id:  clientID(),
+		// 64 random bits: no id an application picks by hand looks like it.
+		ownerPrefix: randomID()[:16] + ".",
+		log:         cfg.logger.With("component", "scriptlock"),
+		ctx:         ctx,
+		cancel:      cancel,
+		holds:       map[holdKey]*hold{},
 	}
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())

@@ -2,8 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -173,22 +171,25 @@ func (c *Client) fieldOf(p primitive, owner string) string {
 }
 
 // owner returns the owner of an acquisition and its field: the owner in ctx
-// (a lock context's or WithOwner's), or else a fresh random one, so that
-// goroutines sharing a handle exclude each other as with sync.Mutex.
+// (a lock context's or WithOwner's), or else a fresh one, so that goroutines
+// sharing a handle exclude each other as with sync.Mutex. A fresh owner is
+// the Client's random owner prefix and a counter that never repeats within
+// the Client: unique without drawing random bytes per Lock, and no owner id
+// an application picks by hand (a worker number, say) takes its form.
 func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
 	if o, ok := OwnerFrom(ctx); ok {
 		return o, c.fieldOf(p, o)
 	}
 	// One allocation: the owner id is a substring of the field.
-	var raw [16]byte
-	_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails (Go 1.24+)
 	var buf [128]byte
 	b := append(buf[:0], c.id...)
 	b = append(b, ':')
-	b = hex.AppendEncode(b, raw[:])
+	b = append(b, c.ownerPrefix...)
+	b = strconv.AppendUint(b, c.owners.Add(1), 36)
+	n := len(b)
 	b = append(b, p.fieldSuffix()...)
 	field = string(b)
-	return field[len(c.id)+1 : len(c.id)+1+2*len(raw)], field
+	return field[len(c.id)+1 : n], field
 }
 
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
