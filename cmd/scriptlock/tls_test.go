@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +81,55 @@ func TestTLS(t *testing.T) {
 	}
 	if ok, err := m.IsLocked(ctx); err != nil || ok {
 		t.Fatalf("force-unlock over TLS left the lock held (%v)", err)
+	}
+}
+
+// On a Cluster that runs on TLS (tls-cluster yes), one rediss:// seed is
+// enough: list scans every primary over TLS, and force-unlock reaches the
+// lock's primary.
+func TestTLSCluster(t *testing.T) {
+	cl := redistest.Cluster(t, 3, redistest.WithTLS())
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, cl.Client(t), prefix)
+	// Two locks on each primary.
+	var ms []*scriptlock.Mutex
+	per := map[*redistest.Node]int{}
+	for i := 0; len(ms) < 2*len(cl.Nodes); i++ {
+		m := mustMutex(t, c, "order:"+strconv.Itoa(i))
+		if n := cl.NodeFor(t, m.Key()); per[n] < 2 {
+			per[n]++
+			if _, err := m.Lock(scriptlock.WithOwner(ctx, "over-tls")); err != nil {
+				t.Fatal(err)
+			}
+			ms = append(ms, m)
+		}
+	}
+	f := cl.Nodes[0].TLS
+	tlsFlags := []string{"--tls-ca", f.CA, "--tls-cert", f.Client, "--tls-key", f.ClientKey}
+	d := deployment{url: "rediss://" + cl.TLSAddrs[0]}
+	res := cli(ctx, d, "", append(tlsFlags, "list", "--json", "--key-prefix", prefix)...)
+	var l listing
+	if res.code != exitOK || json.Unmarshal([]byte(res.out), &l) != nil || len(l.Locks) != len(ms) {
+		t.Fatalf("list over TLS: exit %d, want %d locks\n%s%s", res.code, len(ms), res.out, res.errOut)
+	}
+	for i, m := range ms {
+		if r := inspectJSON(t, ctx, d, prefix, m.Name(), tlsFlags...); len(r.Holders) != 1 || r.Holders[0].Owner != "over-tls" {
+			t.Fatalf("inspect %s over TLS: %+v", m.Name(), r)
+		}
+		if i%2 == 1 {
+			continue // half stay held: force-unlock takes only the one named
+		}
+		if res := cli(ctx, d, "", append(tlsFlags, "force-unlock", "--yes", "--key-prefix", prefix, m.Name())...); res.code != exitOK {
+			t.Fatalf("force-unlock %s over TLS: exit %d\n%s", m.Name(), res.code, res.errOut)
+		}
+		if ok, err := m.IsLocked(ctx); err != nil || ok {
+			t.Fatalf("force-unlock %s over TLS left it held (%v)", m.Name(), err)
+		}
+	}
+	for i := 1; i < len(ms); i += 2 {
+		if ok, err := ms[i].IsLocked(ctx); err != nil || !ok {
+			t.Fatalf("%s, never force-unlocked, is no longer held (%v)", ms[i].Name(), err)
+		}
 	}
 }

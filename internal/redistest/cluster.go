@@ -17,8 +17,9 @@ const clusterSlots = 16384
 
 // ClusterT is a Redis Cluster of primaries only, started by Cluster.
 type ClusterT struct {
-	Nodes []*Node
-	Addrs []string // Nodes[i].Addr
+	Nodes    []*Node
+	Addrs    []string // Nodes[i].Addr
+	TLSAddrs []string // Nodes[i].TLSAddr, with WithTLS
 }
 
 // Cluster starts primaries (at least 3) cluster-enabled nodes in parallel,
@@ -31,15 +32,27 @@ func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 		t.Fatalf("redistest: Cluster needs at least 3 primaries, got %d", primaries)
 	}
 	cfg := newConfig(opts)
-	cfg.tls = false // WithTLS is for standalone nodes
+	var files *TLSFiles
+	if cfg.tls {
+		// One CA for every node: they connect to each other on the bus.
+		var err error
+		if files, err = writeTLSFiles(t.TempDir()); err != nil {
+			t.Fatalf("redistest: TLS certificates: %v", err)
+		}
+		cfg.tls = false
+	}
 	c := &ClusterT{Nodes: make([]*Node, primaries)}
 	for i := range c.Nodes {
 		c.Nodes[i] = newNode(t, cfg)
 		c.Nodes[i].cluster = true
+		c.Nodes[i].TLS = files
 	}
 	startAll(t, c.Nodes)
 	for _, n := range c.Nodes {
 		c.Addrs = append(c.Addrs, n.Addr)
+		if n.TLS != nil {
+			c.TLSAddrs = append(c.TLSAddrs, n.TLSAddr)
+		}
 	}
 
 	cli, err := exec.LookPath("redis-cli")

@@ -48,7 +48,7 @@ type SentinelT struct {
 func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 	t.Helper()
 	cfg := newConfig(opts)
-	cfg.tls = false // WithTLS is for standalone nodes
+	cfg.tls = false // Sentinel ignores WithTLS
 	s := &SentinelT{}
 	primary := newNode(t, cfg)
 	startAll(t, []*Node{primary})

@@ -16,11 +16,12 @@ import (
 	"time"
 )
 
-// WithTLS makes each standalone node (Server, Servers, Replicated) also
+// WithTLS makes each node of Server, Servers, Replicated and Cluster also
 // listen for TLS on TLSAddr, with certificates from a private CA made for
-// the node, and require a client certificate from that CA there
-// (tls-auth-clients yes). The plain port stays open for the harness and for
-// the test's own checks. Cluster and Sentinel ignore it.
+// the node (for a cluster, one CA for all its nodes, whose bus then runs on
+// TLS too: tls-cluster yes), and require a client certificate from that CA
+// there (tls-auth-clients yes). The plain port stays open for the harness
+// and for the test's own checks. Sentinel ignores it.
 func WithTLS() Option {
 	return func(c *config) { c.tls = true }
 }
@@ -86,7 +87,7 @@ func writeTLSFiles(dir string) (*TLSFiles, error) {
 	if err := writePEM(f.CA, "CERTIFICATE", caDER); err != nil {
 		return nil, err
 	}
-	leaf := func(serial int64, name string, usage x509.ExtKeyUsage, certPath, keyPath string) error {
+	leaf := func(serial int64, name string, usage []x509.ExtKeyUsage, certPath, keyPath string) error {
 		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
 			return err
@@ -97,9 +98,9 @@ func writeTLSFiles(dir string) (*TLSFiles, error) {
 			NotBefore:    now.Add(-time.Hour),
 			NotAfter:     now.Add(24 * time.Hour),
 			KeyUsage:     x509.KeyUsageDigitalSignature,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+			ExtKeyUsage:  usage,
 		}
-		if usage == x509.ExtKeyUsageServerAuth {
+		if usage[0] == x509.ExtKeyUsageServerAuth {
 			tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
 			tmpl.DNSNames = []string{"localhost"}
 		}
@@ -116,10 +117,12 @@ func writeTLSFiles(dir string) (*TLSFiles, error) {
 		}
 		return writePEM(keyPath, "PRIVATE KEY", keyDER)
 	}
-	if err := leaf(2, "127.0.0.1", x509.ExtKeyUsageServerAuth, f.Server, f.ServerKey); err != nil {
+	// The server's certificate is its client certificate too, on a cluster
+	// bus. Replication stays on the plain port.
+	if err := leaf(2, "127.0.0.1", []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, f.Server, f.ServerKey); err != nil {
 		return nil, err
 	}
-	if err := leaf(3, "redistest client", x509.ExtKeyUsageClientAuth, f.Client, f.ClientKey); err != nil {
+	if err := leaf(3, "redistest client", []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, f.Client, f.ClientKey); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -131,11 +134,15 @@ func writePEM(path, kind string, der []byte) error {
 
 // tlsConfLines are the redis.conf lines of a node started WithTLS.
 func (n *Node) tlsConfLines() []string {
-	return []string{
+	lines := []string{
 		"tls-port " + fmt.Sprint(n.TLSPort),
 		"tls-cert-file " + quoteConf(n.TLS.Server),
 		"tls-key-file " + quoteConf(n.TLS.ServerKey),
 		"tls-ca-cert-file " + quoteConf(n.TLS.CA),
 		"tls-auth-clients yes",
 	}
+	if n.cluster {
+		lines = append(lines, "tls-cluster yes")
+	}
+	return lines
 }

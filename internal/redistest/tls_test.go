@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,41 @@ func TestWithTLS(t *testing.T) {
 	}
 	if err := ping(cfg); err != nil {
 		t.Fatalf("PING over TLS after Restart: %v", err)
+	}
+}
+
+// A WithTLS cluster runs its bus on TLS with one CA, and a TLS client seeded
+// with one node's TLS address reaches every primary on its TLS port.
+func TestClusterWithTLS(t *testing.T) {
+	c := Cluster(t, 3, WithTLS())
+	if len(c.TLSAddrs) != 3 || c.Nodes[0].TLS == nil || c.Nodes[0].TLS != c.Nodes[2].TLS {
+		t.Fatalf("TLS not set up for the cluster: %v", c.TLSAddrs)
+	}
+	cfg, err := c.Nodes[0].TLS.ClientConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: c.TLSAddrs[:1], TLSConfig: cfg, DisableCache: true})
+	if err != nil {
+		t.Fatalf("cluster client over TLS: %v", err)
+	}
+	defer rc.Close()
+	ctx := ctxFor(t, 20*time.Second)
+	// Keys on every primary: the client must have found each one's TLS port.
+	served := map[*Node]bool{}
+	for i := 0; len(served) < len(c.Nodes) && i < 1000; i++ {
+		key := Prefix(t) + "k" + strconv.Itoa(i)
+		if err := rc.Do(ctx, rc.B().Set().Key(key).Value("v").Build()).Error(); err != nil {
+			t.Fatalf("SET %s over TLS: %v", key, err)
+		}
+		served[c.NodeFor(t, key)] = true
+	}
+	if len(served) != len(c.Nodes) {
+		t.Fatalf("keys reached %d of %d primaries", len(served), len(c.Nodes))
+	}
+	for _, n := range c.Nodes {
+		if m, err := n.Do(t, "CONFIG", "GET", "tls-cluster").AsStrMap(); err != nil || m["tls-cluster"] != "yes" {
+			t.Fatalf("%s: tls-cluster %v (%v), want yes", n.Addr, m, err)
+		}
 	}
 }
