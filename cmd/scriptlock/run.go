@@ -266,6 +266,14 @@ func connect(u string, timeout time.Duration, tc *tlsChange) (rueidis.Client, er
 	if opt.ConnWriteTimeout == 0 {
 		opt.ConnWriteTimeout = timeout
 	}
+	if opt.Sentinel.MasterSet != "" {
+		// rueidis dials the sentinels with settings of their own: give them
+		// the same dial timeout, and TLS with a rediss:// URL, as the primary.
+		opt.Sentinel.Dialer = opt.Dialer
+		if opt.TLSConfig != nil {
+			opt.Sentinel.TLSConfig = opt.TLSConfig.Clone()
+		}
+	}
 	return rueidis.NewClient(opt)
 }
 

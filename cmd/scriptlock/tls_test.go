@@ -133,3 +133,35 @@ func TestTLSCluster(t *testing.T) {
 		}
 	}
 }
+
+// A rediss:// Sentinel URL reaches the sentinels on TLS and the primary they
+// give on TLS, with the same CA and client certificate.
+func TestTLSSentinel(t *testing.T) {
+	s := redistest.Sentinel(t, redistest.WithTLS())
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, s.Client(t), prefix)
+	m := mustMutex(t, c, "order:1")
+	if _, err := m.Lock(scriptlock.WithOwner(ctx, "via-sentinel-tls")); err != nil {
+		t.Fatal(err)
+	}
+	f := s.Data[0].TLS
+	tlsFlags := []string{"--tls-ca", f.CA, "--tls-cert", f.Client, "--tls-key", f.ClientKey}
+	d := deployment{url: "rediss://" + s.TLSAddrs[0] + "?addr=" + strings.Join(s.TLSAddrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster}
+	if r := inspectJSON(t, ctx, d, prefix, "order:1", tlsFlags...); len(r.Holders) != 1 || r.Holders[0].Owner != "via-sentinel-tls" {
+		t.Fatalf("inspect through Sentinel over TLS: %+v", r)
+	}
+	// Without the CA the sentinels' certificates are not trusted.
+	if res := cli(ctx, d, "", "--tls-cert", f.Client, "--tls-key", f.ClientKey, "force-unlock", "--yes", "--key-prefix", prefix, "order:1"); res.code != exitFailure {
+		t.Fatalf("force-unlock through Sentinel without the CA: exit %d, want %d\n%s", res.code, exitFailure, res.errOut)
+	}
+	if ok, err := m.IsLocked(ctx); err != nil || !ok {
+		t.Fatalf("a refused connection changed the lock (%v)", err)
+	}
+	if res := cli(ctx, d, "", append(tlsFlags, "force-unlock", "--yes", "--key-prefix", prefix, "order:1")...); res.code != exitOK {
+		t.Fatalf("force-unlock through Sentinel over TLS: exit %d\n%s", res.code, res.errOut)
+	}
+	if ok, err := m.IsLocked(ctx); err != nil || ok {
+		t.Fatalf("force-unlock through Sentinel over TLS left the lock held (%v)", err)
+	}
+}

@@ -42,6 +42,7 @@ type Node struct {
 	cfg       config
 	cluster   bool
 	busPort   int    // cluster bus port, cluster nodes only
+	tlsRepl   bool   // replication and sentinel links on TLS (tls-replication yes)
 	replicaOf string // "host port" of the primary, replicas only
 	monitor   string // "<master name> <host> <port> <quorum>", sentinels only
 

@@ -44,7 +44,9 @@ func waitSynced(primary, replica *Node, timeout time.Duration) error {
 				// The replica may be any slaveN line once there are several.
 				for i := range 16 {
 					line := infoField(info, "slave"+strconv.Itoa(i))
-					if strings.Contains(line, "port="+strconv.Itoa(replica.Port)+",") {
+					// A replica on TLS (tls-replication yes) gives its TLS port.
+					if strings.Contains(line, "port="+strconv.Itoa(replica.Port)+",") ||
+						replica.TLSPort != 0 && strings.Contains(line, "port="+strconv.Itoa(replica.TLSPort)+",") {
 						state = line
 						break
 					}

@@ -37,6 +37,9 @@ type SentinelT struct {
 	// the first primary to Data[1] and Data[2]. Once the sentinels
 	// reconfigure a replica it connects directly.
 	ReplicationProxies []*netproxy.Proxy
+	// TLSAddrs, with WithTLS, are the sentinels' TLS addresses.
+	TLSAddrs []string
+	tls      *TLSFiles
 
 	mu sync.Mutex
 }
@@ -48,12 +51,31 @@ type SentinelT struct {
 func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 	t.Helper()
 	cfg := newConfig(opts)
-	cfg.tls = false // Sentinel ignores WithTLS
-	s := &SentinelT{}
-	primary := newNode(t, cfg)
+	var files *TLSFiles
+	if cfg.tls {
+		if cfg.proxiedRepl {
+			t.Fatalf("redistest: Sentinel: WithTLS and WithProxiedReplication together are not supported")
+		}
+		// One CA for every process: they connect to each other.
+		var err error
+		if files, err = writeTLSFiles(t.TempDir()); err != nil {
+			t.Fatalf("redistest: TLS certificates: %v", err)
+		}
+		cfg.tls = false
+	}
+	onTLS := func(n *Node) *Node {
+		n.TLS, n.tlsRepl = files, files != nil
+		return n
+	}
+	s := &SentinelT{tls: files}
+	primary := onTLS(newNode(t, cfg))
 	startAll(t, []*Node{primary})
-	host, port, _ := net.SplitHostPort(primary.Addr)
-	replicas := []*Node{newNode(t, cfg), newNode(t, cfg)}
+	primaryAddr := primary.Addr
+	if files != nil {
+		primaryAddr = primary.TLSAddr
+	}
+	host, port, _ := net.SplitHostPort(primaryAddr)
+	replicas := []*Node{onTLS(newNode(t, cfg)), onTLS(newNode(t, cfg))}
 	for _, r := range replicas {
 		r.replicaOf = host + " " + port
 		if cfg.proxiedRepl {
@@ -71,13 +93,16 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 	}
 	s.Data = append([]*Node{primary}, replicas...)
 	for range 3 {
-		n := newNode(t, config{})
+		n := onTLS(newNode(t, config{}))
 		n.monitor = fmt.Sprintf("%s %s %s 2", SentinelMaster, host, port)
 		s.Sentinels = append(s.Sentinels, n)
 	}
 	startAll(t, s.Sentinels)
 	for _, n := range s.Sentinels {
 		s.Addrs = append(s.Addrs, n.Addr)
+		if files != nil {
+			s.TLSAddrs = append(s.TLSAddrs, n.TLSAddr)
+		}
 	}
 	if err := s.waitDiscovered(startTimeout * 2); err != nil {
 		t.Fatalf("redistest: sentinels %v: %v", s.Addrs, err)
@@ -86,7 +111,7 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 }
 
 func (n *Node) sentinelConfLines() []string {
-	return []string{
+	lines := []string{
 		"port " + strconv.Itoa(n.Port),
 		"bind 127.0.0.1",
 		"protected-mode no",
@@ -98,6 +123,10 @@ func (n *Node) sentinelConfLines() []string {
 		"sentinel failover-timeout " + SentinelMaster + " " + strconv.Itoa(int(sentinelFailoverTimeout.Milliseconds())),
 		"sentinel parallel-syncs " + SentinelMaster + " 2",
 	}
+	if n.TLS != nil {
+		lines = append(lines, n.tlsConfLines()...)
+	}
+	return lines
 }
 
 // waitDiscovered polls until every sentinel reports the two replicas and the
@@ -160,6 +189,13 @@ func (s *SentinelT) Client(t testing.TB, opts ...func(*rueidis.ClientOption)) ru
 		DisableCache: true,
 		Sentinel:     rueidis.SentinelOption{MasterSet: SentinelMaster},
 	}
+	if s.tls != nil {
+		cfg, err := s.tls.ClientConfig()
+		if err != nil {
+			t.Fatalf("redistest: %v", err)
+		}
+		opt.TLSConfig = cfg // the primary, which the sentinels give on TLS
+	}
 	for _, o := range opts {
 		o(&opt)
 	}
@@ -169,7 +205,7 @@ func (s *SentinelT) Client(t testing.TB, opts ...func(*rueidis.ClientOption)) ru
 // node returns the data node listening on addr, or nil.
 func (s *SentinelT) node(addr string) *Node {
 	for _, n := range s.Data {
-		if n.Addr == addr {
+		if n.Addr == addr || n.TLSAddr != "" && n.TLSAddr == addr {
 			return n
 		}
 	}

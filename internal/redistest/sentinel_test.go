@@ -87,3 +87,27 @@ func follow(t *testing.T, rc rueidis.Client, primary *Node, key string) time.Dur
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// With WithTLS the sentinels give the primary's TLS address, replication runs
+// on TLS, and a Sentinel client on TLS follows a failover.
+func TestSentinelWithTLS(t *testing.T) {
+	s := Sentinel(t, WithTLS())
+	if len(s.TLSAddrs) != len(s.Sentinels) || s.Data[0].TLS == nil || s.Sentinels[0].TLS != s.Data[0].TLS {
+		t.Fatalf("TLS not set up for the deployment: %v", s.TLSAddrs)
+	}
+	addr, err := s.Sentinels[0].Do(t, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SentinelMaster).AsStrSlice()
+	if err != nil || len(addr) != 2 || addr[1] != strconv.Itoa(s.Data[0].TLSPort) {
+		t.Fatalf("sentinel gives the primary as %v (%v), want its TLS port %d", addr, err, s.Data[0].TLSPort)
+	}
+	rc := s.Client(t)
+	key := Prefix(t) + "k"
+	mustSet(t, rc, key, "1")
+	if n, err := rc.Do(ctxFor(t, 10*time.Second), rc.B().Wait().Numreplicas(2).Timeout(5000).Build()).AsInt64(); err != nil || n != 2 {
+		t.Fatalf("WAIT 2 over TLS replication: %d, %v", n, err)
+	}
+	old, primary, _ := s.Failover(t)
+	if primary == old {
+		t.Fatal("primary did not change")
+	}
+	follow(t, rc, primary, key)
+}

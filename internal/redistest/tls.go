@@ -21,7 +21,11 @@ import (
 // the node (for a cluster, one CA for all its nodes, whose bus then runs on
 // TLS too: tls-cluster yes), and require a client certificate from that CA
 // there (tls-auth-clients yes). The plain port stays open for the harness
-// and for the test's own checks. Sentinel ignores it.
+// and for the test's own checks. In a Sentinel deployment everything runs on
+// TLS with one CA: replication, the sentinels' links to the data nodes and
+// to each other, and the address the sentinels give for the primary (a
+// client of SentinelT.Client then reaches the primary on TLS and the
+// sentinels on their plain ports).
 func WithTLS() Option {
 	return func(c *config) { c.tls = true }
 }
@@ -143,6 +147,9 @@ func (n *Node) tlsConfLines() []string {
 	}
 	if n.cluster {
 		lines = append(lines, "tls-cluster yes")
+	}
+	if n.tlsRepl {
+		lines = append(lines, "tls-replication yes")
 	}
 	return lines
 }
