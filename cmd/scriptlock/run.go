@@ -255,7 +255,7 @@ func connect(u string, timeout time.Duration, tc *tlsChange) (rueidis.Client, er
 	}
 	if tc != nil {
 		if opt.TLSConfig == nil {
-			return nil, failf(exitUsage, "--tls-* flags need a rediss:// URL")
+			return nil, failf(exitUsage, "--tls-* flags (and $SCRIPTLOCK_TLS_*) need a rediss:// URL")
 		}
 		tc.apply(opt.TLSConfig)
 	}

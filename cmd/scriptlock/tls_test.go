@@ -76,6 +76,9 @@ func TestTLS(t *testing.T) {
 	t.Setenv("SCRIPTLOCK_TLS_CA", f.CA)
 	t.Setenv("SCRIPTLOCK_TLS_CERT", f.Client)
 	t.Setenv("SCRIPTLOCK_TLS_KEY", f.ClientKey)
+	if res := cli(ctx, deployment{url: "redis://" + node.Addr}, "", "inspect", "order:1"); res.code != exitUsage || !strings.Contains(res.errOut, "$SCRIPTLOCK_TLS_*) need a rediss:// URL") {
+		t.Errorf("TLS settings from the environment on redis://: exit %d, want %d\n%s", res.code, exitUsage, res.errOut)
+	}
 	if res := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "order:1"); res.code != exitOK {
 		t.Fatalf("force-unlock over TLS (settings from the environment): exit %d\n%s", res.code, res.errOut)
 	}
