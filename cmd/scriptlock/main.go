@@ -12,7 +12,8 @@
 // ?addr=host:port for more seeds, ?master_set=NAME for Sentinel; a Cluster is
 // detected), --key-prefix (the Client's WithKeyPrefix), --json, --timeout;
 // for rediss://, --tls-ca (a private CA), --tls-cert and --tls-key (a client
-// certificate) and --tls-server-name.
+// certificate) and --tls-server-name; for sentinels that require a password,
+// --sentinel-password (or $SCRIPTLOCK_SENTINEL_PASSWORD) and --sentinel-user.
 //
 // Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name;
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock

@@ -409,3 +409,48 @@ func TestSentinelURL(t *testing.T) {
 		t.Fatalf("force-unlock through Sentinel: exit %d %s", res.code, res.errOut)
 	}
 }
+
+// Sentinels that require a password of their own get it from
+// --sentinel-password or $SCRIPTLOCK_SENTINEL_PASSWORD; without it, or with a
+// wrong one, the command fails with exit 1, does not echo it, and changes
+// nothing.
+func TestSentinelPassword(t *testing.T) {
+	s := redistest.Sentinel(t, redistest.WithSentinelPassword("s3ntinel"))
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, s.Client(t), prefix)
+	m := mustMutex(t, c, "order:1")
+	if _, err := m.Lock(scriptlock.WithOwner(ctx, "guarded")); err != nil {
+		t.Fatal(err)
+	}
+	d := deployment{url: "redis://" + s.Addrs[0] + "?addr=" + strings.Join(s.Addrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster}
+	unlock := []string{"force-unlock", "--yes", "--key-prefix", prefix, "order:1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no password", unlock},
+		{"wrong password", append([]string{"--sentinel-password", "wrong-s3cret"}, unlock...)},
+	} {
+		res := cli(ctx, d, "", tc.args...)
+		if res.code != exitFailure || strings.Contains(res.errOut, "wrong-s3cret") || !strings.Contains(res.errOut, "the sentinels take --sentinel-user and --sentinel-password") {
+			t.Errorf("%s: exit %d, want %d, with a hint and without the password in:\n%s", tc.name, res.code, exitFailure, res.errOut)
+		}
+		if ok, err := m.IsLocked(ctx); err != nil || !ok {
+			t.Fatalf("%s: the lock changed (%v)", tc.name, err)
+		}
+	}
+	if res := cli(ctx, deployment{url: "redis://" + s.Data[0].Addr}, "", append([]string{"--sentinel-password", "s3ntinel"}, unlock...)...); res.code != exitUsage || !strings.Contains(res.errOut, "need a ?master_set= URL") {
+		t.Errorf("--sentinel-password without master_set: exit %d, want %d\n%s", res.code, exitUsage, res.errOut)
+	}
+	if r := inspectJSON(t, ctx, d, prefix, "order:1", "--sentinel-password", "s3ntinel"); len(r.Holders) != 1 || r.Holders[0].Owner != "guarded" {
+		t.Fatalf("inspect through password-protected sentinels: %+v", r)
+	}
+	t.Setenv("SCRIPTLOCK_SENTINEL_PASSWORD", "s3ntinel")
+	if res := cli(ctx, d, "", unlock...); res.code != exitOK {
+		t.Fatalf("force-unlock with the password from the environment: exit %d\n%s", res.code, res.errOut)
+	}
+	if ok, err := m.IsLocked(ctx); err != nil || ok {
+		t.Fatalf("force-unlock left the lock held (%v)", err)
+	}
+}

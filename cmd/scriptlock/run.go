@@ -87,6 +87,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	var (
 		u       = envOr("SCRIPTLOCK_URL", "redis://127.0.0.1:6379")
 		tf      = tlsFlags{ca: os.Getenv("SCRIPTLOCK_TLS_CA"), cert: os.Getenv("SCRIPTLOCK_TLS_CERT"), key: os.Getenv("SCRIPTLOCK_TLS_KEY")}
+		sa      = sentinelAuth{user: os.Getenv("SCRIPTLOCK_SENTINEL_USER"), password: os.Getenv("SCRIPTLOCK_SENTINEL_PASSWORD")}
 		e       = &env{in: in, out: out, errOut: errOut, timeout: 5 * time.Second, sharded: "auto", limit: 100}
 		extra   = map[string]func(*flag.FlagSet, *env){}
 		cmdName string
@@ -107,6 +108,8 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fs.StringVar(&tf.cert, "tls-cert", tf.cert, "rediss://: PEM client certificate, for a server that requires one (default $SCRIPTLOCK_TLS_CERT)")
 		fs.StringVar(&tf.key, "tls-key", tf.key, "rediss://: PEM key of --tls-cert (default $SCRIPTLOCK_TLS_KEY)")
 		fs.StringVar(&tf.serverName, "tls-server-name", "", "rediss://: name the server's certificate must show (default: the URL's host)")
+		fs.StringVar(&sa.user, "sentinel-user", sa.user, "?master_set=: ACL user for the sentinels, when they require one (default $SCRIPTLOCK_SENTINEL_USER)")
+		fs.StringVar(&sa.password, "sentinel-password", sa.password, "?master_set=: password for the sentinels (default $SCRIPTLOCK_SENTINEL_PASSWORD, which keeps it out of the process list)")
 	}
 	// Flags may come before or after the command and its arguments.
 	fs := flag.NewFlagSet("scriptlock", flag.ContinueOnError)
@@ -178,9 +181,9 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fmt.Fprintf(errOut, "scriptlock: %v\n", err)
 		return exitUsage
 	}
-	rc, err := connect(u, e.timeout, tlsCfg)
+	rc, err := connect(u, e.timeout, tlsCfg, sa)
 	if err != nil {
-		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s\n", redactURL(u), err, tlsHint(u, tf, err))
+		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s%s\n", redactURL(u), err, tlsHint(u, tf, err), authHint(u, err))
 		var xe *exitError
 		if errors.As(err, &xe) {
 			return xe.code
@@ -247,8 +250,10 @@ func checkName(key string) error {
 
 // connect opens a client on a Redis URL as rueidis parses it: single node,
 // Sentinel (master_set) or Cluster (detected), TLS and ACL included. tc, from
-// the --tls-* flags, changes the TLS settings of a rediss:// URL.
-func connect(u string, timeout time.Duration, tc *tlsChange) (rueidis.Client, error) {
+// the --tls-* flags, changes the TLS settings of a rediss:// URL; sa is what
+// the sentinels of a master_set URL require (the URL's own user and password
+// are the data nodes').
+func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (rueidis.Client, error) {
 	opt, err := rueidis.ParseURL(u)
 	if err != nil {
 		return nil, err
@@ -266,6 +271,9 @@ func connect(u string, timeout time.Duration, tc *tlsChange) (rueidis.Client, er
 	if opt.ConnWriteTimeout == 0 {
 		opt.ConnWriteTimeout = timeout
 	}
+	if sa != (sentinelAuth{}) && opt.Sentinel.MasterSet == "" {
+		return nil, failf(exitUsage, "--sentinel-user and --sentinel-password (and $SCRIPTLOCK_SENTINEL_*) need a ?master_set= URL")
+	}
 	if opt.Sentinel.MasterSet != "" {
 		// rueidis dials the sentinels with settings of their own: give them
 		// the same dial timeout, and TLS with a rediss:// URL, as the primary.
@@ -273,8 +281,23 @@ func connect(u string, timeout time.Duration, tc *tlsChange) (rueidis.Client, er
 		if opt.TLSConfig != nil {
 			opt.Sentinel.TLSConfig = opt.TLSConfig.Clone()
 		}
+		opt.Sentinel.Username, opt.Sentinel.Password = sa.user, sa.password
 	}
 	return rueidis.NewClient(opt)
+}
+
+// sentinelAuth is what the sentinels of a Sentinel deployment require.
+type sentinelAuth struct{ user, password string }
+
+// authHint says where each password goes when a Sentinel URL's connection
+// was refused for want of one: the error does not say whether a sentinel or
+// the primary refused it.
+func authHint(u string, err error) string {
+	msg := err.Error()
+	if !strings.Contains(u, "master_set=") || !strings.Contains(msg, "NOAUTH") && !strings.Contains(msg, "WRONGPASS") {
+		return ""
+	}
+	return " (the sentinels take --sentinel-user and --sentinel-password; the URL's user and password go to the primary)"
 }
 
 // redactURL hides a password in error messages.

@@ -26,7 +26,8 @@
 // DEBUG SLEEP. WithTLS gives each node a TLS port too, with certificates
 // from a private CA made for it (one per Cluster, whose bus then runs on TLS,
 // and one per Sentinel deployment, whose replication and sentinel links do)
-// and client certificates required (TLSAddr, TLS). A node is ready when it answers PING and reports the pid the harness
+// and client certificates required (TLSAddr, TLS); WithSentinelPassword makes
+// the sentinels require a password. A node is ready when it answers PING and reports the pid the harness
 // started, so a foreign server that happens to hold the port is never used.
 // Cluster waits until every node reports cluster_state:ok and all nodes agree
 // on the slot map. Replicated waits until the replica's master_link_status is

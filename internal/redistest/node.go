@@ -43,6 +43,7 @@ type Node struct {
 	cluster   bool
 	busPort   int    // cluster bus port, cluster nodes only
 	tlsRepl   bool   // replication and sentinel links on TLS (tls-replication yes)
+	password  string // requirepass, sentinels only (WithSentinelPassword)
 	replicaOf string // "host port" of the primary, replicas only
 	monitor   string // "<master name> <host> <port> <quorum>", sentinels only
 
@@ -173,6 +174,7 @@ func (n *Node) Do(t testing.TB, args ...string) rueidis.RedisResult {
 		DisableRetry:      true,
 		Dialer:            net.Dialer{Timeout: 2 * time.Second},
 		ConnWriteTimeout:  5 * time.Second,
+		Password:          n.password,
 	})
 	if c != nil {
 		defer c.Close()
@@ -428,7 +430,7 @@ func (n *Node) startOnce() error {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
-	if err := waitReady(n.Addr, p); err != nil {
+	if err := waitReady(n.Addr, n.password, p); err != nil {
 		_ = cmd.Process.Kill()
 		<-p.done
 		tail := n.logTail(logStart)
@@ -476,7 +478,7 @@ func (n *Node) serverCommand(conf string) (string, []string, error) {
 
 // waitReady polls until the server at addr answers PING and reports p's pid,
 // so that a foreign process that holds the port is never taken for ours.
-func waitReady(addr string, p *proc) error {
+func waitReady(addr, password string, p *proc) error {
 	pid := strconv.Itoa(p.cmd.Process.Pid)
 	deadline := time.Now().Add(startTimeout)
 	for {
@@ -488,8 +490,8 @@ func waitReady(addr string, p *proc) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not ready after %v", startTimeout)
 		}
-		if r, err := rawCmd(addr, time.Second, "PING"); err == nil && r == "PONG" {
-			info, err := rawCmd(addr, time.Second, "INFO", "server")
+		if r, err := rawCmdAuth(addr, password, time.Second, "PING"); err == nil && r == "PONG" {
+			info, err := rawCmdAuth(addr, password, time.Second, "INFO", "server")
 			if err == nil && infoField(info, "process_id") == pid {
 				return nil
 			}

@@ -22,6 +22,7 @@ type config struct {
 	proxiedRepl bool   // Sentinel: replicas replicate through a netproxy
 	cpus        string // taskset CPU list the servers run on; "": any
 	tls         bool   // a TLS port beside the plain one (WithTLS)
+	sentinelPW  string // requirepass of the sentinels (WithSentinelPassword)
 }
 
 func newConfig(opts []Option) config {
@@ -54,6 +55,13 @@ func WithProxiedReplication() Option {
 // file, so they override it.
 func WithArgs(args ...string) Option {
 	return func(c *config) { c.args = append(c.args, args...) }
+}
+
+// WithSentinelPassword makes a Sentinel deployment's sentinels require
+// password (requirepass, and sentinel-pass between them); SentinelT.Client,
+// Node.Do and the harness's own probes send it. Other constructors ignore it.
+func WithSentinelPassword(password string) Option {
+	return func(c *config) { c.sentinelPW = password }
 }
 
 // WithCPUs runs the servers on the CPUs of list (taskset's -c syntax, "1" or

@@ -16,6 +16,12 @@ import (
 // respError. The harness uses it to probe nodes while they start, without a
 // client library and without leaving goroutines behind.
 func rawCmd(addr string, timeout time.Duration, args ...string) (any, error) {
+	return rawCmdAuth(addr, "", timeout, args...)
+}
+
+// rawCmdAuth is rawCmd that first authenticates with password, unless it is
+// empty. A refused AUTH is returned as the reply.
+func rawCmdAuth(addr, password string, timeout time.Duration, args ...string) (any, error) {
 	conn, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, err
@@ -25,14 +31,25 @@ func rawCmd(addr string, timeout time.Duration, args ...string) (any, error) {
 		return nil, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	for _, cmd := range [][]string{{"AUTH", password}, args} {
+		if cmd[0] == "AUTH" && password == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "*%d\r\n", len(cmd))
+		for _, a := range cmd {
+			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+		}
 	}
 	if _, err := io.WriteString(conn, b.String()); err != nil {
 		return nil, err
 	}
-	return readReply(bufio.NewReader(conn))
+	r := bufio.NewReader(conn)
+	if password != "" {
+		if reply, err := readReply(r); err != nil || reply != "OK" {
+			return reply, err
+		}
+	}
+	return readReply(r)
 }
 
 // respError is an error reply from the server, such as "LOADING ...".

@@ -40,6 +40,7 @@ type SentinelT struct {
 	// TLSAddrs, with WithTLS, are the sentinels' TLS addresses.
 	TLSAddrs []string
 	tls      *TLSFiles
+	password string // the sentinels' (WithSentinelPassword)
 
 	mu sync.Mutex
 }
@@ -67,7 +68,7 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 		n.TLS, n.tlsRepl = files, files != nil
 		return n
 	}
-	s := &SentinelT{tls: files}
+	s := &SentinelT{tls: files, password: cfg.sentinelPW}
 	primary := onTLS(newNode(t, cfg))
 	startAll(t, []*Node{primary})
 	primaryAddr := primary.Addr
@@ -95,6 +96,7 @@ func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 	for range 3 {
 		n := onTLS(newNode(t, config{}))
 		n.monitor = fmt.Sprintf("%s %s %s 2", SentinelMaster, host, port)
+		n.password = cfg.sentinelPW
 		s.Sentinels = append(s.Sentinels, n)
 	}
 	startAll(t, s.Sentinels)
@@ -123,6 +125,9 @@ func (n *Node) sentinelConfLines() []string {
 		"sentinel failover-timeout " + SentinelMaster + " " + strconv.Itoa(int(sentinelFailoverTimeout.Milliseconds())),
 		"sentinel parallel-syncs " + SentinelMaster + " 2",
 	}
+	if n.password != "" {
+		lines = append(lines, "requirepass "+n.password, "sentinel sentinel-pass "+n.password)
+	}
 	if n.TLS != nil {
 		lines = append(lines, n.tlsConfLines()...)
 	}
@@ -147,7 +152,7 @@ func (s *SentinelT) waitDiscovered(timeout time.Duration) error {
 
 func (s *SentinelT) discovered() error {
 	for _, n := range s.Sentinels {
-		r, err := rawCmd(n.Addr, time.Second, "SENTINEL", "MASTER", SentinelMaster)
+		r, err := rawCmdAuth(n.Addr, n.password, time.Second, "SENTINEL", "MASTER", SentinelMaster)
 		if err != nil {
 			return fmt.Errorf("sentinel %s: %w", n.Addr, err)
 		}
@@ -187,7 +192,7 @@ func (s *SentinelT) Client(t testing.TB, opts ...func(*rueidis.ClientOption)) ru
 	opt := rueidis.ClientOption{
 		InitAddress:  slices.Clone(s.Addrs),
 		DisableCache: true,
-		Sentinel:     rueidis.SentinelOption{MasterSet: SentinelMaster},
+		Sentinel:     rueidis.SentinelOption{MasterSet: SentinelMaster, Password: s.password},
 	}
 	if s.tls != nil {
 		cfg, err := s.tls.ClientConfig()
@@ -235,7 +240,7 @@ func (s *SentinelT) Primary(t testing.TB) *Node {
 func (s *SentinelT) agreedPrimary() (*Node, error) {
 	var addr string
 	for _, sn := range s.Sentinels {
-		r, err := rawCmd(sn.Addr, time.Second, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SentinelMaster)
+		r, err := rawCmdAuth(sn.Addr, sn.password, time.Second, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", SentinelMaster)
 		if err != nil {
 			return nil, fmt.Errorf("sentinel %s: %w", sn.Addr, err)
 		}
@@ -327,7 +332,7 @@ func (s *SentinelT) Failover(t testing.TB) (old, primary *Node, took time.Durati
 	for deadline := time.Now().Add(failoverWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		sn := s.Sentinels[int(time.Now().UnixNano()/1e6)%len(s.Sentinels)]
 		var r any
-		r, err = rawCmd(sn.Addr, time.Second, "SENTINEL", "FAILOVER", SentinelMaster)
+		r, err = rawCmdAuth(sn.Addr, sn.password, time.Second, "SENTINEL", "FAILOVER", SentinelMaster)
 		if err == nil {
 			if e, ok := r.(error); ok {
 				err = e

@@ -1,7 +1,9 @@
 package redistest
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,4 +112,24 @@ func TestSentinelWithTLS(t *testing.T) {
 		t.Fatal("primary did not change")
 	}
 	follow(t, rc, primary, key)
+}
+
+// With WithSentinelPassword the sentinels refuse a client without the
+// password, still find each other (sentinel-pass), and the deployment's own
+// client and probes authenticate.
+func TestSentinelWithPassword(t *testing.T) {
+	s := Sentinel(t, WithSentinelPassword("s3ntinel"))
+	for _, sn := range s.Sentinels {
+		if r, err := rawCmd(sn.Addr, time.Second, "SENTINEL", "MASTERS"); err != nil || !strings.HasPrefix(fmt.Sprint(r), "NOAUTH") {
+			t.Fatalf("sentinel %s without the password: %v %v, want NOAUTH", sn.Addr, r, err)
+		}
+	}
+	if p := s.Primary(t); p != s.Data[0] {
+		t.Fatalf("primary %s, want %s", p.Addr, s.Data[0].Addr)
+	}
+	rc := s.Client(t)
+	mustSet(t, rc, Prefix(t)+"k", "1")
+	if _, err := s.Sentinels[0].Do(t, "SENTINEL", "MASTERS").ToArray(); err != nil {
+		t.Fatalf("Node.Do on a sentinel: %v", err)
+	}
 }
