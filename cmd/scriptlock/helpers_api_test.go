@@ -1,10 +1,21 @@
 package main
 
 import (
+	"context"
 	"testing"
 
 	"github.com/scriptlock/scriptlock"
 )
+
+// heldMutex is the Mutex called name, locked by owner.
+func heldMutex(t testing.TB, ctx context.Context, c *scriptlock.Client, name, owner string) *scriptlock.Mutex {
+	t.Helper()
+	m := mustMutex(t, c, name)
+	if _, err := m.Lock(scriptlock.WithOwner(ctx, owner)); err != nil {
+		t.Fatalf("Lock %q as %q: %v", name, owner, err)
+	}
+	return m
+}
 
 // Handle constructors for tests: an error is a test failure.
 

@@ -393,9 +393,7 @@ func TestSentinelURL(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, d.rc, prefix)
-	if _, err := mustMutex(t, c, "order:1").Lock(scriptlock.WithOwner(ctx, "via-sentinel")); err != nil {
-		t.Fatal(err)
-	}
+	heldMutex(t, ctx, c, "order:1", "via-sentinel")
 	r := inspectJSON(t, ctx, d, prefix, "order:1")
 	if len(r.Holders) != 1 || r.Holders[0].Owner != "via-sentinel" {
 		t.Fatalf("inspect through Sentinel: %+v", r)
@@ -419,10 +417,7 @@ func TestSentinelPassword(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, s.Client(t), prefix)
-	m := mustMutex(t, c, "order:1")
-	if _, err := m.Lock(scriptlock.WithOwner(ctx, "guarded")); err != nil {
-		t.Fatal(err)
-	}
+	m := heldMutex(t, ctx, c, "order:1", "guarded")
 	d := deployment{url: "redis://" + s.Addrs[0] + "?addr=" + strings.Join(s.Addrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster}
 	unlock := []string{"force-unlock", "--yes", "--key-prefix", prefix, "order:1"}
 	for _, tc := range []struct {

@@ -22,10 +22,7 @@ func TestTLS(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, node.Client(t), prefix)
-	m := mustMutex(t, c, "order:1")
-	if _, err := m.Lock(scriptlock.WithOwner(ctx, "over-tls")); err != nil {
-		t.Fatal(err)
-	}
+	m := heldMutex(t, ctx, c, "order:1", "over-tls")
 	d := deployment{url: "rediss://" + node.TLSAddr}
 	f := node.TLS
 	withTLS := func(args ...string) []string {
@@ -99,13 +96,10 @@ func TestTLSCluster(t *testing.T) {
 	var ms []*scriptlock.Mutex
 	per := map[*redistest.Node]int{}
 	for i := 0; len(ms) < 2*len(cl.Nodes); i++ {
-		m := mustMutex(t, c, "order:"+strconv.Itoa(i))
-		if n := cl.NodeFor(t, m.Key()); per[n] < 2 {
+		name := "order:" + strconv.Itoa(i)
+		if n := cl.NodeFor(t, mustMutex(t, c, name).Key()); per[n] < 2 {
 			per[n]++
-			if _, err := m.Lock(scriptlock.WithOwner(ctx, "over-tls")); err != nil {
-				t.Fatal(err)
-			}
-			ms = append(ms, m)
+			ms = append(ms, heldMutex(t, ctx, c, name, "over-tls"))
 		}
 	}
 	f := cl.Nodes[0].TLS
@@ -144,10 +138,7 @@ func TestTLSSentinel(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	prefix := redistest.Prefix(t)
 	c := newClient(t, s.Client(t), prefix)
-	m := mustMutex(t, c, "order:1")
-	if _, err := m.Lock(scriptlock.WithOwner(ctx, "via-sentinel-tls")); err != nil {
-		t.Fatal(err)
-	}
+	m := heldMutex(t, ctx, c, "order:1", "via-sentinel-tls")
 	f := s.Data[0].TLS
 	tlsFlags := []string{"--tls-ca", f.CA, "--tls-cert", f.Client, "--tls-key", f.ClientKey}
 	d := deployment{url: "rediss://" + s.TLSAddrs[0] + "?addr=" + strings.Join(s.TLSAddrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster}
