@@ -69,13 +69,17 @@ func (tc *tlsChange) apply(cfg *tls.Config) {
 
 // tlsHint explains a rediss:// connection the server closed when no client
 // certificate was given: a server with tls-auth-clients yes closes it after
-// the handshake, which the client sees only as a reset or an alert.
+// the handshake, which the client sees as a reset or an alert.
 func tlsHint(u string, f tlsFlags, err error) string {
 	if !strings.HasPrefix(u, "rediss://") || f.cert != "" {
 		return ""
 	}
+	// The server may close at once (a reset or EOF) or first send the
+	// alert "certificate required", which crypto/tls reports as a
+	// "remote error" with an unexported type: only its text says which.
 	var alert tls.AlertError
-	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.As(err, &alert) {
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) ||
+		errors.As(err, &alert) || strings.Contains(err.Error(), "tls: certificate required") {
 		return " (a server that requires client certificates closes the connection: give one with --tls-cert and --tls-key)"
 	}
 	return ""

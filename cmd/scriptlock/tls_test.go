@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -157,5 +162,30 @@ func TestTLSSentinel(t *testing.T) {
 	}
 	if ok, err := m.IsLocked(ctx); err != nil || ok {
 		t.Fatalf("force-unlock through Sentinel over TLS left the lock held (%v)", err)
+	}
+}
+
+// The hint for a missing client certificate covers each way the refusal
+// reaches the client: which one a run sees depends on timing.
+func TestTLSHint(t *testing.T) {
+	noCert := tlsFlags{ca: "ca.pem"}
+	for _, tc := range []struct {
+		name string
+		url  string
+		f    tlsFlags
+		err  error
+		hint bool
+	}{
+		{"reset", "rediss://h:6380", noCert, &net.OpError{Op: "write", Err: os.NewSyscallError("write", syscall.ECONNRESET)}, true},
+		{"broken pipe", "rediss://h:6380", noCert, &net.OpError{Op: "write", Err: os.NewSyscallError("write", syscall.EPIPE)}, true},
+		{"EOF", "rediss://h:6380", noCert, fmt.Errorf("read: %w", io.EOF), true},
+		{"alert", "rediss://h:6380", noCert, &net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}, true},
+		{"certificate given", "rediss://h:6380", tlsFlags{cert: "c.pem", key: "k.pem"}, fmt.Errorf("read: %w", io.EOF), false},
+		{"no TLS", "redis://h:6379", noCert, fmt.Errorf("read: %w", io.EOF), false},
+		{"untrusted server", "rediss://h:6380", noCert, errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), false},
+	} {
+		if got := tlsHint(tc.url, tc.f, tc.err) != ""; got != tc.hint {
+			t.Errorf("%s: hint %v, want %v", tc.name, got, tc.hint)
+		}
 	}
 }
