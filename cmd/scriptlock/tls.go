@@ -77,9 +77,8 @@ func tlsHint(u string, f tlsFlags, err error) string {
 	// The server may close at once (a reset or EOF) or first send the
 	// alert "certificate required", which crypto/tls reports as a
 	// "remote error" with an unexported type: only its text says which.
-	var alert tls.AlertError
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) ||
-		errors.As(err, &alert) || strings.Contains(err.Error(), "tls: certificate required") {
+		strings.Contains(err.Error(), "tls: certificate required") {
 		return " (a server that requires client certificates closes the connection: give one with --tls-cert and --tls-key)"
 	}
 	return ""

@@ -32,15 +32,7 @@ func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 		t.Fatalf("redistest: Cluster needs at least 3 primaries, got %d", primaries)
 	}
 	cfg := newConfig(opts)
-	var files *TLSFiles
-	if cfg.tls {
-		// One CA for every node: they connect to each other on the bus.
-		var err error
-		if files, err = writeTLSFiles(t.TempDir()); err != nil {
-			t.Fatalf("redistest: TLS certificates: %v", err)
-		}
-		cfg.tls = false
-	}
+	files := sharedTLS(t, &cfg) // the nodes connect to each other on the bus
 	c := &ClusterT{Nodes: make([]*Node, primaries)}
 	for i := range c.Nodes {
 		c.Nodes[i] = newNode(t, cfg)

@@ -89,11 +89,7 @@ func newNode(t testing.TB, cfg config) *Node {
 	// Registered after t.TempDir, so it runs before the directory is removed.
 	t.Cleanup(n.cleanup)
 	if cfg.tls {
-		f, err := writeTLSFiles(n.Dir)
-		if err != nil {
-			t.Fatalf("redistest: TLS certificates: %v", err)
-		}
-		n.TLS = f
+		n.TLS = mustTLSFiles(t, n.Dir)
 	}
 	return n
 }

@@ -30,11 +30,12 @@ func rawCmdAuth(addr, password string, timeout time.Duration, args ...string) (a
 	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
 		return nil, err
 	}
+	cmds := [][]string{args}
+	if password != "" {
+		cmds = [][]string{{"AUTH", password}, args}
+	}
 	var b strings.Builder
-	for _, cmd := range [][]string{{"AUTH", password}, args} {
-		if cmd[0] == "AUTH" && password == "" {
-			continue
-		}
+	for _, cmd := range cmds {
 		fmt.Fprintf(&b, "*%d\r\n", len(cmd))
 		for _, a := range cmd {
 			fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)

@@ -52,18 +52,10 @@ type SentinelT struct {
 func Sentinel(t testing.TB, opts ...Option) *SentinelT {
 	t.Helper()
 	cfg := newConfig(opts)
-	var files *TLSFiles
-	if cfg.tls {
-		if cfg.proxiedRepl {
-			t.Fatalf("redistest: Sentinel: WithTLS and WithProxiedReplication together are not supported")
-		}
-		// One CA for every process: they connect to each other.
-		var err error
-		if files, err = writeTLSFiles(t.TempDir()); err != nil {
-			t.Fatalf("redistest: TLS certificates: %v", err)
-		}
-		cfg.tls = false
+	if cfg.tls && cfg.proxiedRepl {
+		t.Fatalf("redistest: Sentinel: WithTLS and WithProxiedReplication together are not supported")
 	}
+	files := sharedTLS(t, &cfg) // every process connects to the others
 	onTLS := func(n *Node) *Node {
 		n.TLS, n.tlsRepl = files, files != nil
 		return n

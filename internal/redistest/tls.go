@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
 )
 
@@ -56,6 +57,25 @@ func (f *TLSFiles) ClientConfig() (*tls.Config, error) {
 		return nil, err
 	}
 	return &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// sharedTLS makes, with WithTLS, the one set of certificates every node of a
+// deployment uses, and clears cfg's WithTLS so that newNode makes none of its
+// own. Without WithTLS it returns nil.
+func sharedTLS(t testing.TB, cfg *config) *TLSFiles {
+	if !cfg.tls {
+		return nil
+	}
+	cfg.tls = false
+	return mustTLSFiles(t, t.TempDir())
+}
+
+func mustTLSFiles(t testing.TB, dir string) *TLSFiles {
+	f, err := writeTLSFiles(dir)
+	if err != nil {
+		t.Fatalf("redistest: TLS certificates: %v", err)
+	}
+	return f
 }
 
 // writeTLSFiles makes a CA, a server certificate and a client certificate in
