@@ -196,6 +196,42 @@ func TestCluster(t *testing.T) {
 	})
 }
 
+// TestMigration moves a slot holding two keys: while it is half-way a
+// command naming one key that is there and one that is not gets TRYAGAIN; at
+// the end both keys, with their TTLs, are on the target, which serves the
+// slot for every node and for a cluster client.
+func TestMigration(t *testing.T) {
+	cl := Cluster(t, 3)
+	c := cl.Client(t)
+	ctx := context.Background()
+	p := Prefix(t)
+	a, b, missing := "{"+p+"m}a", "{"+p+"m}b", "{"+p+"m}missing"
+	mustSet(t, c, a, "1")
+	if err := c.Do(ctx, c.B().Set().Key(b).Value("2").PxMilliseconds(60000).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	m := cl.StartMigration(t, a)
+	if m.From == m.To || m.From != cl.NodeFor(t, a) {
+		t.Fatalf("migration from %s to %s; the key is on %s", m.From.Addr, m.To.Addr, cl.NodeFor(t, a).Addr)
+	}
+	err := m.From.Do(t, "MGET", a, missing).Error()
+	if re, ok := rueidis.IsRedisErr(err); !ok || !re.IsTryAgain() {
+		t.Fatalf("MGET of a present and a missing key during the migration: %v, want TRYAGAIN", err)
+	}
+	if n := m.MoveKeys(t); n != 2 {
+		t.Fatalf("MoveKeys moved %d keys, want 2", n)
+	}
+	m.Finish(t)
+	if got := cl.NodeFor(t, a); got != m.To {
+		t.Fatalf("slot %d on %s after Finish, want %s", m.Slot, got.Addr, m.To.Addr)
+	}
+	mustGet(t, c, a, "1")
+	mustGet(t, c, b, "2")
+	if ttl, err := m.To.Do(t, "PTTL", b).AsInt64(); err != nil || ttl <= 0 || ttl > 60000 {
+		t.Fatalf("PTTL of the moved key = %d, %v: want its TTL kept", ttl, err)
+	}
+}
+
 func TestReplicated(t *testing.T) {
 	runAndCheckGone(t, "primary-replica", func(t *testing.T) []int {
 		start := time.Now()
