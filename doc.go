@@ -133,6 +133,13 @@
 // "0" for Java waiters), so a release costs one retry rather than one per
 // waiting process; a LeanMutex's waiters poll instead.
 //
+// Replies by which Redis ran nothing and asks to be called again (TRYAGAIN
+// while a Cluster slot migrates, CLUSTERDOWN, LOADING) are retried, 2 ms
+// doubling to 100 ms apart: by Lock until its context ends, by TryLock until
+// its wait ends (a TryLock with no wait returns the reply), by Unlock and a
+// semaphore's Release within the release timeout, and by CountDown within its
+// context.
+//
 // Unlock runs detached from its caller's context, bounded by the release
 // timeout ([WithReleaseTimeout], 5 s), so a cancelled request still releases
 // its lock; a retried release whose first reply was lost reports the first

@@ -139,6 +139,37 @@ const (
 
 func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFactor + lossDriftExtra }
 
+// retryLater reports a reply by which Redis ran nothing and asks to be called
+// again: TRYAGAIN (a Cluster slot is being migrated and the call's keys are
+// not all on one side: scripts name keys that may not exist, such as the
+// waiter set, so every lock script can meet it), CLUSTERDOWN (slots without
+// a primary, as during a Cluster failover) or LOADING (a restarted server
+// still reading its data). Waits and releases call again within their bounds
+// (retryLaterMin doubling to retryLaterMax) instead of failing at once.
+func retryLater(err error) bool {
+	var re *rueidis.RedisError
+	return errors.As(err, &re) && (re.IsTryAgain() || re.IsClusterDown() || re.IsLoading())
+}
+
+const (
+	retryLaterMin = 2 * time.Millisecond
+	retryLaterMax = 100 * time.Millisecond
+)
+
+// callAgain runs call until its reply is not a retryLater one or ctx ends
+// (then it returns that reply), for calls that must not fail on a transient
+// refusal but cannot be repeated after one that may have run (a release of
+// permits, a count-down).
+func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
+	later := backoff{cur: retryLaterMin, max: retryLaterMax}
+	for {
+		v, err := call()
+		if !retryLater(err) || later.wait(ctx, time.Time{}) != nil {
+			return v, err
+		}
+	}
+}
+
 // unknownOutcome reports whether a failed call may still have run on the
 // server: anything but a reply from Redis itself.
 func unknownOutcome(err error) bool {
@@ -649,9 +680,14 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		r.latchTTL = max(time.Until(d), time.Second)
 		r.latchTTL = min((r.latchTTL + time.Second - 1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
 	}
-	for attempt := 0; ; attempt++ {
-		r.retry = attempt > 0
-		r.last = vouched && last && attempt == 0 && fast
+	// mayHaveRun: an earlier attempt may have run (its reply was lost, or it
+	// failed part-way), so this one must tell a repeat from a release by
+	// someone else. An attempt Redis answered with retryLater ran nothing.
+	mayHaveRun := false
+	later := backoff{cur: retryLaterMin, max: retryLaterMax}
+	for attempt := 0; ; {
+		r.retry = mayHaveRun
+		r.last = vouched && last && !mayHaveRun && fast
 		r.publish = c.publishCommand()
 		if !r.last && r.latch == "" {
 			// Drawn once, before the first attempt that may write it, and
@@ -670,14 +706,26 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 			return st, nil
 		}
 		if isUnknownCommand(err) && c.sharded() {
+			// The script failed at the publish, after its writes.
 			c.shardedOff.Store(true)
+			mayHaveRun = true
+			continue
+		}
+		if retryLater(err) {
+			// Until the release context ends (the release timeout): a lock
+			// left to its lease would keep every waiter out for that long.
+			if later.wait(ctx, time.Time{}) != nil {
+				return st, err
+			}
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
 			return st, err
 		}
+		mayHaveRun = true
+		attempt++
 		select {
-		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
 		case <-ctx.Done():
 			return st, err
 		}

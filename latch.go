@@ -83,7 +83,9 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return l.fail("count down", err)
 	}
-	if _, err := generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand()); err != nil {
+	if _, err := callAgain(ctx, func() (int64, error) {
+		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand())
+	}); err != nil {
 		return l.fail("count down", err)
 	}
 	return nil

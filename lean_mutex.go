@@ -316,6 +316,7 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 		}
 	}()
 	delay := leanPollMin
+	later := backoff{cur: retryLaterMin, max: retryLaterMax}
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, fmt.Errorf("wait ended: %w", err)
@@ -324,12 +325,19 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 			return false, ErrClosed
 		}
 		done, _, err := try()
+		if err != nil && retryLater(err) && wait != 0 {
+			// Nothing ran: call again within the wait.
+			if later.wait(ctx, deadline) == nil && (wait < 0 || time.Now().Before(deadline)) {
+				continue
+			}
+		}
 		if st != nil {
 			st.attempts++
 		}
 		if err != nil || done {
 			return done, err
 		}
+		later.cur = retryLaterMin
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return false, nil
 		}

@@ -228,7 +228,9 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	st, err := generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
+	st, err := callAgain(rctx, func() (int64, error) {
+		return generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
+	})
 	if err != nil {
 		return s.fail("release", err)
 	}

@@ -175,7 +175,9 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	if _, err := generated.SemaphoreRelease(rctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand()); err != nil {
+	if _, err := callAgain(rctx, func() (int64, error) {
+		return generated.SemaphoreRelease(rctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
+	}); err != nil {
 		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	return nil

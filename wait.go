@@ -70,6 +70,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		polite = c.subs.handingOff(ws.wake)
 	}
 	since := int64(0)
+	later := backoff{cur: retryLaterMin, max: retryLaterMax}
 	defer func() {
 		if zw != nil {
 			c.subs.leave(zw)
@@ -123,6 +124,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			politeAt = time.Now()
 		}
 		done, next, err := try(since, polite)
+		if err != nil && retryLater(err) && wait != 0 {
+			// Nothing ran: call again as it was, within the wait.
+			if later.wait(ctx, deadline) == nil && (wait < 0 || time.Now().Before(deadline)) {
+				continue
+			}
+		}
 		since, polite = 0, false
 		if st != nil {
 			st.attempts++
@@ -130,6 +137,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if err != nil {
 			return false, err
 		}
+		later.cur = retryLaterMin
 		if done {
 			woken = false
 			return true, nil

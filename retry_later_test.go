@@ -1,0 +1,377 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// keyOfCase is the Redis key of a lock case's handle.
+func keyOfCase(t testing.TB, l Locker) string {
+	t.Helper()
+	switch l := l.(type) {
+	case *Mutex:
+		return l.Key()
+	case *FairMutex:
+		return l.Key()
+	case *LeanMutex:
+		return l.Key()
+	case *RWMutex:
+		return l.Key()
+	case readLocker:
+		return l.rw.Key()
+	}
+	t.Fatalf("no key for %T", l)
+	return ""
+}
+
+func isTryAgain(err error) bool {
+	var re *rueidis.RedisError
+	return errors.As(err, &re) && re.IsTryAgain()
+}
+
+// TestClusterSlotMigration moves a held lock's slot to another primary, as
+// `redis-cli --cluster reshard` does, while its holder releases it and a
+// rival waits. Until the slot is handed over, a script whose keys are not all
+// on one side (and the lock scripts name keys that need not exist, such as
+// the waiter set) gets TRYAGAIN: the release must call again until the
+// migration is over rather than leave the lock to its lease, and the rival's
+// Lock must go on waiting rather than fail.
+func TestClusterSlotMigration(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, cl.Client(t), prefix)
+	c2 := newTestClient(t, cl.Client(t), prefix)
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			name := "migrating:" + lc.name
+			holder := lc.make(t, c1, name)
+			rival := lc.make(t, c2, name)
+			if lc.name == "RWMutexRead" {
+				rival = mustRW(t, c2, name) // readers share: the rival writes
+			}
+			// A grant and release first, so the slot holds the fencing
+			// counter: keys on both sides once some have moved.
+			warm, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := holder.Unlock(warm); err != nil {
+				t.Fatal(err)
+			}
+			held, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mig := cl.StartMigration(t, keyOfCase(t, holder))
+
+			// One attempt (no wait) reports at once what Redis said: held, or
+			// TRYAGAIN when the attempt's keys are not all there.
+			start := time.Now()
+			if _, err := rival.TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) && !isTryAgain(err) {
+				t.Fatalf("a single attempt during the migration: %v, want ErrNotAcquired or TRYAGAIN", err)
+			}
+			if d := time.Since(start); d > time.Second {
+				t.Fatalf("a single attempt took %v during the migration", d)
+			}
+
+			got := make(chan error, 1)
+			go func() {
+				l, err := rival.Lock(ctx)
+				if err == nil {
+					err = rival.Unlock(l)
+				}
+				got <- err
+			}()
+			released := make(chan error, 1)
+			time.Sleep(100 * time.Millisecond)
+			go func() { released <- holder.Unlock(held) }()
+
+			time.Sleep(300 * time.Millisecond)
+			// The fencing counter stays in the slot whatever the lock
+			// scripts have done by now.
+			if n := mig.MoveKeys(t); n == 0 && lc.fence {
+				t.Fatal("no key of the lock's slot to move: the migration would test nothing")
+			}
+			time.Sleep(300 * time.Millisecond)
+			mig.Finish(t)
+
+			select {
+			case err := <-released:
+				if err != nil {
+					t.Fatalf("Unlock across the migration: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Unlock did not return within 5 s of the migration's end")
+			}
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatalf("the rival's Lock across the migration: %v", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the rival did not get the lock within 5 s of its release")
+			}
+			if dst := cl.NodeFor(t, keyOfCase(t, holder)); dst != mig.To {
+				t.Fatalf("the slot is on %s after the migration, want %s", dst.Addr, mig.To.Addr)
+			}
+		})
+	}
+}
+
+// TestClusterSlotMigrationSemaphores: as TestClusterSlotMigration for the
+// counting primitives. Their releases and count-downs cannot be repeated
+// after an attempt that may have run, but TRYAGAIN says nothing ran: they
+// call again until the migration is over, and a waiter keeps waiting.
+func TestClusterSlotMigrationSemaphores(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, cl.Client(t), prefix)
+	c2 := newTestClient(t, cl.Client(t), prefix)
+	type step func(ctx context.Context) error
+	cases := []struct {
+		name string
+		// setup takes the only permit (or sets the count to 1); it returns
+		// the key, the release or count-down, and the rival's wait.
+		setup func(t *testing.T, ctx context.Context, name string) (key string, release, rival step)
+	}{
+		{"Semaphore", func(t *testing.T, ctx context.Context, name string) (string, step, step) {
+			s1, err := c1.Semaphore(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s2, err := c2.Semaphore(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := s1.TrySetPermits(ctx, 1); !ok || err != nil {
+				t.Fatalf("TrySetPermits: %v %v", ok, err)
+			}
+			if err := s1.Acquire(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			return s1.Key(), func(ctx context.Context) error { return s1.Release(ctx, 1) },
+				func(ctx context.Context) error { return s2.Acquire(ctx, 1) }
+		}},
+		{"PermitSemaphore", func(t *testing.T, ctx context.Context, name string) (string, step, step) {
+			s1, err := c1.PermitSemaphore(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s2, err := c2.PermitSemaphore(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := s1.TrySetPermits(ctx, 1); !ok || err != nil {
+				t.Fatalf("TrySetPermits: %v %v", ok, err)
+			}
+			id, err := s1.Acquire(ctx, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s1.Key(), func(ctx context.Context) error { return s1.Release(ctx, id) },
+				func(ctx context.Context) error { _, err := s2.Acquire(ctx, time.Minute); return err }
+		}},
+		{"CountDownLatch", func(t *testing.T, ctx context.Context, name string) (string, step, step) {
+			l1, err := c1.CountDownLatch(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l2, err := c2.CountDownLatch(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := l1.TrySetCount(ctx, 1); !ok || err != nil {
+				t.Fatalf("TrySetCount: %v %v", ok, err)
+			}
+			return l1.Key(), l1.CountDown, l2.Await
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			key, release, rival := tc.setup(t, ctx, "migrating:"+tc.name)
+			mig := cl.StartMigration(t, key)
+			got := make(chan error, 1)
+			go func() { got <- rival(ctx) }()
+			released := make(chan error, 1)
+			time.Sleep(100 * time.Millisecond)
+			go func() { released <- release(ctx) }()
+			time.Sleep(300 * time.Millisecond)
+			if n := mig.MoveKeys(t); n == 0 {
+				t.Fatal("no key of the slot to move: the migration would test nothing")
+			}
+			time.Sleep(300 * time.Millisecond)
+			mig.Finish(t)
+			for what, ch := range map[string]chan error{"release": released, "the rival's wait": got} {
+				select {
+				case err := <-ch:
+					if err != nil {
+						t.Fatalf("%s across the migration: %v", what, err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("%s did not return within 5 s of the migration's end", what)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadingRetried: a server reading its data (here DEBUG RELOAD, slowed
+// per key) answers LOADING and runs nothing. A Lock waits through it and a
+// release calls again; a single attempt reports it at once.
+func TestLoadingRetried(t *testing.T) {
+	node := redistest.Server(t, redistest.WithArgs("--enable-debug-command", "local",
+		"--loading-process-events-interval-bytes", "1024"))
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 30*time.Second)
+	for _, lc := range lockCases {
+		if lc.name == "RWMutexRead" {
+			continue // the write side's scripts, read with the rest of RWMutex
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			held, err := lc.make(t, c, "loading:held").Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			holder := lc.make(t, c, "loading:held")
+			fresh := lc.make(t, c, "loading:fresh")
+			// Filler keys: 3000 at 300 µs each keep the server loading for
+			// about a second.
+			cmds := make(rueidis.Commands, 0, 3000)
+			for i := range 3000 {
+				cmds = append(cmds, rc.B().Set().Key(redistest.Prefix(t)+"filler:"+strconv.Itoa(i)).Value("x").Build())
+			}
+			for _, r := range rc.DoMulti(ctx, cmds...) {
+				if err := r.Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := node.Do(t, "CONFIG", "SET", "key-load-delay", "300").Error(); err != nil {
+				t.Fatal(err)
+			}
+			reloaded := make(chan error, 1)
+			go func() { reloaded <- node.Do(t, "DEBUG", "RELOAD").Error() }()
+			for deadline := time.Now().Add(5 * time.Second); ; {
+				err := rc.Do(ctx, rc.B().Ping().Build()).Error()
+				if re, ok := rueidis.IsRedisErr(err); ok && re.IsLoading() {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the server never answered LOADING (last: %v)", err)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			var re *rueidis.RedisError
+			if _, err := fresh.TryLock(ctx, 0); !errors.As(err, &re) || !re.IsLoading() {
+				t.Fatalf("a single attempt while loading: %v, want LOADING", err)
+			}
+			released := make(chan error, 1)
+			go func() { released <- holder.Unlock(held) }()
+			l, err := fresh.Lock(ctx)
+			if err != nil {
+				t.Fatalf("Lock while the server loads: %v", err)
+			}
+			if err := <-released; err != nil {
+				t.Fatalf("Unlock while the server loads: %v", err)
+			}
+			if err := <-reloaded; err != nil {
+				t.Fatalf("DEBUG RELOAD: %v", err)
+			}
+			if err := node.Do(t, "CONFIG", "SET", "key-load-delay", "0").Error(); err != nil {
+				t.Fatal(err)
+			}
+			if err := fresh.Unlock(l); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := rc.Do(ctx, rc.B().Exists().Key(holder.(interface{ Key() string }).Key()).Build()).AsInt64(); err != nil || n != 0 {
+				t.Fatalf("the released lock's key: EXISTS %d, %v", n, err)
+			}
+			if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestClusterDownRetried: with a primary gone (no replica to promote) the
+// Cluster answers CLUSTERDOWN for every slot and runs nothing. A release and
+// a Lock on a surviving primary call again until the Cluster is back; a
+// single attempt reports it at once.
+func TestClusterDownRetried(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	prefix := sharedPrefix(t)
+	// The Cluster clears a primary's failure only two node timeouts (4 s
+	// here) after it was marked: more than the default release timeout.
+	c1 := newTestClient(t, cl.Client(t), prefix, WithReleaseTimeout(30*time.Second))
+	c2 := newTestClient(t, cl.Client(t), prefix)
+	ctx := testCtx(t, 60*time.Second)
+	holder, rival := mustMutex(t, c1, "down"), mustMutex(t, c2, "down")
+	held, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := cl.NodeFor(t, holder.Key())
+	var victim *redistest.Node
+	for _, n := range cl.Nodes {
+		if n != owner {
+			victim = n
+			break
+		}
+	}
+	victim.Kill()
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		info, _ := owner.Do(t, "CLUSTER", "INFO").ToString()
+		if strings.Contains(info, "cluster_state:fail") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the Cluster never went down after a primary was killed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var re *rueidis.RedisError
+	if _, err := rival.TryLock(ctx, 0); !errors.As(err, &re) || !re.IsClusterDown() {
+		t.Fatalf("a single attempt while the Cluster is down: %v, want CLUSTERDOWN", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		l, err := rival.Lock(ctx)
+		if err == nil {
+			err = rival.Unlock(l)
+		}
+		got <- err
+	}()
+	released := make(chan error, 1)
+	start := time.Now()
+	go func() { released <- holder.Unlock(held) }()
+	time.Sleep(300 * time.Millisecond)
+	victim.Restart(t)
+	restarted := time.Now()
+	select {
+	case err := <-released:
+		if err != nil {
+			t.Fatalf("Unlock across the Cluster's outage: %v", err)
+		}
+		t.Logf("Unlock returned %v after it began, %v after the restart", time.Since(start).Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
+	case <-time.After(20 * time.Second):
+		t.Fatal("Unlock did not return within 20 s of the primary's restart")
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("the rival's Lock across the Cluster's outage: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the rival did not get the lock within 15 s of its release")
+	}
+}
