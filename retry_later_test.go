@@ -245,10 +245,10 @@ func TestLoadingRetried(t *testing.T) {
 			}
 			holder := lc.make(t, c, "loading:held")
 			fresh := lc.make(t, c, "loading:fresh")
-			// Filler keys: 3000 at 300 µs each keep the server loading for
-			// about a second.
-			cmds := make(rueidis.Commands, 0, 3000)
-			for i := range 3000 {
+			// Filler keys: 2000 at 800 µs each keep the server loading for
+			// over a second and a half.
+			cmds := make(rueidis.Commands, 0, 2000)
+			for i := range 2000 {
 				cmds = append(cmds, rc.B().Set().Key(redistest.Prefix(t)+"filler:"+strconv.Itoa(i)).Value("x").Build())
 			}
 			for _, r := range rc.DoMulti(ctx, cmds...) {
@@ -256,7 +256,7 @@ func TestLoadingRetried(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := node.Do(t, "CONFIG", "SET", "key-load-delay", "300").Error(); err != nil {
+			if err := node.Do(t, "CONFIG", "SET", "key-load-delay", "800").Error(); err != nil {
 				t.Fatal(err)
 			}
 			reloaded := make(chan error, 1)
