@@ -32,6 +32,17 @@ func keyOfCase(t testing.TB, l Locker) string {
 	return ""
 }
 
+// lockAndUnlock is the body of a rival that locks l and unlocks it at once.
+func lockAndUnlock(ctx context.Context, l Locker) func() error {
+	return func() error {
+		lctx, err := l.Lock(ctx)
+		if err == nil {
+			err = l.Unlock(lctx)
+		}
+		return err
+	}
+}
+
 func isTryAgain(err error) bool {
 	var re *rueidis.RedisError
 	return errors.As(err, &re) && re.IsTryAgain()
@@ -83,17 +94,9 @@ func TestClusterSlotMigration(t *testing.T) {
 				t.Fatalf("a single attempt took %v during the migration", d)
 			}
 
-			got := make(chan error, 1)
-			go func() {
-				l, err := rival.Lock(ctx)
-				if err == nil {
-					err = rival.Unlock(l)
-				}
-				got <- err
-			}()
-			released := make(chan error, 1)
+			rivalDone := within(t, 5*time.Second, "the rival's Lock across the migration", lockAndUnlock(ctx, rival))
 			time.Sleep(100 * time.Millisecond)
-			go func() { released <- holder.Unlock(held) }()
+			released := within(t, 5*time.Second, "Unlock across the migration", func() error { return holder.Unlock(held) })
 
 			time.Sleep(300 * time.Millisecond)
 			// The fencing counter stays in the slot whatever the lock
@@ -103,23 +106,8 @@ func TestClusterSlotMigration(t *testing.T) {
 			}
 			time.Sleep(300 * time.Millisecond)
 			mig.Finish(t)
-
-			select {
-			case err := <-released:
-				if err != nil {
-					t.Fatalf("Unlock across the migration: %v", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("Unlock did not return within 5 s of the migration's end")
-			}
-			select {
-			case err := <-got:
-				if err != nil {
-					t.Fatalf("the rival's Lock across the migration: %v", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("the rival did not get the lock within 5 s of its release")
-			}
+			released()
+			rivalDone()
 			if dst := cl.NodeFor(t, keyOfCase(t, holder)); dst != mig.To {
 				t.Fatalf("the slot is on %s after the migration, want %s", dst.Addr, mig.To.Addr)
 			}
@@ -200,27 +188,17 @@ func TestClusterSlotMigrationSemaphores(t *testing.T) {
 			ctx := testCtx(t, 30*time.Second)
 			key, release, rival := tc.setup(t, ctx, "migrating:"+tc.name)
 			mig := cl.StartMigration(t, key)
-			got := make(chan error, 1)
-			go func() { got <- rival(ctx) }()
-			released := make(chan error, 1)
+			rivalDone := within(t, 5*time.Second, "the rival's wait across the migration", func() error { return rival(ctx) })
 			time.Sleep(100 * time.Millisecond)
-			go func() { released <- release(ctx) }()
+			released := within(t, 5*time.Second, "release across the migration", func() error { return release(ctx) })
 			time.Sleep(300 * time.Millisecond)
 			if n := mig.MoveKeys(t); n == 0 {
 				t.Fatal("no key of the slot to move: the migration would test nothing")
 			}
 			time.Sleep(300 * time.Millisecond)
 			mig.Finish(t)
-			for what, ch := range map[string]chan error{"release": released, "the rival's wait": got} {
-				select {
-				case err := <-ch:
-					if err != nil {
-						t.Fatalf("%s across the migration: %v", what, err)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatalf("%s did not return within 5 s of the migration's end", what)
-				}
-			}
+			released()
+			rivalDone()
 		})
 	}
 }
@@ -259,8 +237,7 @@ func TestLoadingRetried(t *testing.T) {
 			if err := node.Do(t, "CONFIG", "SET", "key-load-delay", "800").Error(); err != nil {
 				t.Fatal(err)
 			}
-			reloaded := make(chan error, 1)
-			go func() { reloaded <- node.Do(t, "DEBUG", "RELOAD").Error() }()
+			reloaded := within(t, 10*time.Second, "DEBUG RELOAD", func() error { return node.Do(t, "DEBUG", "RELOAD").Error() })
 			for deadline := time.Now().Add(5 * time.Second); ; {
 				err := rc.Do(ctx, rc.B().Ping().Build()).Error()
 				if re, ok := rueidis.IsRedisErr(err); ok && re.IsLoading() {
@@ -275,18 +252,13 @@ func TestLoadingRetried(t *testing.T) {
 			if _, err := fresh.TryLock(ctx, 0); !errors.As(err, &re) || !re.IsLoading() {
 				t.Fatalf("a single attempt while loading: %v, want LOADING", err)
 			}
-			released := make(chan error, 1)
-			go func() { released <- holder.Unlock(held) }()
+			released := within(t, 10*time.Second, "Unlock while the server loads", func() error { return holder.Unlock(held) })
 			l, err := fresh.Lock(ctx)
 			if err != nil {
 				t.Fatalf("Lock while the server loads: %v", err)
 			}
-			if err := <-released; err != nil {
-				t.Fatalf("Unlock while the server loads: %v", err)
-			}
-			if err := <-reloaded; err != nil {
-				t.Fatalf("DEBUG RELOAD: %v", err)
-			}
+			released()
+			reloaded()
 			if err := node.Do(t, "CONFIG", "SET", "key-load-delay", "0").Error(); err != nil {
 				t.Fatal(err)
 			}
@@ -343,35 +315,10 @@ func TestClusterDownRetried(t *testing.T) {
 	if _, err := rival.TryLock(ctx, 0); !errors.As(err, &re) || !re.IsClusterDown() {
 		t.Fatalf("a single attempt while the Cluster is down: %v, want CLUSTERDOWN", err)
 	}
-	got := make(chan error, 1)
-	go func() {
-		l, err := rival.Lock(ctx)
-		if err == nil {
-			err = rival.Unlock(l)
-		}
-		got <- err
-	}()
-	released := make(chan error, 1)
-	start := time.Now()
-	go func() { released <- holder.Unlock(held) }()
+	rivalDone := within(t, 15*time.Second, "the rival's Lock across the Cluster's outage", lockAndUnlock(ctx, rival))
+	released := within(t, 20*time.Second, "Unlock across the Cluster's outage", func() error { return holder.Unlock(held) })
 	time.Sleep(300 * time.Millisecond)
 	victim.Restart(t)
-	restarted := time.Now()
-	select {
-	case err := <-released:
-		if err != nil {
-			t.Fatalf("Unlock across the Cluster's outage: %v", err)
-		}
-		t.Logf("Unlock returned %v after it began, %v after the restart", time.Since(start).Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
-	case <-time.After(20 * time.Second):
-		t.Fatal("Unlock did not return within 20 s of the primary's restart")
-	}
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("the rival's Lock across the Cluster's outage: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the rival did not get the lock within 15 s of its release")
-	}
+	released()
+	rivalDone()
 }
