@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -143,12 +144,14 @@ func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFacto
 // again: TRYAGAIN (a Cluster slot is being migrated and the call's keys are
 // not all on one side: scripts name keys that may not exist, such as the
 // waiter set, so every lock script can meet it), CLUSTERDOWN (slots without
-// a primary, as during a Cluster failover) or LOADING (a restarted server
-// still reading its data). Waits and releases call again within their bounds
-// (retryLaterMin doubling to retryLaterMax) instead of failing at once.
+// a primary, as during a Cluster failover), LOADING (a restarted server
+// still reading its data) or BUSY (the server is running someone's script
+// past busy-reply-threshold). Waits and releases call again within their
+// bounds (retryLaterMin doubling to retryLaterMax) instead of failing at once.
 func retryLater(err error) bool {
 	var re *rueidis.RedisError
-	return errors.As(err, &re) && (re.IsTryAgain() || re.IsClusterDown() || re.IsLoading())
+	return errors.As(err, &re) && (re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() ||
+		strings.HasPrefix(re.Error(), "BUSY "))
 }
 
 const (

@@ -322,3 +322,56 @@ func TestClusterDownRetried(t *testing.T) {
 	released()
 	rivalDone()
 }
+
+// TestBusyRetried: while the server runs someone's script past
+// busy-reply-threshold it answers BUSY to everything else and runs nothing.
+// A Lock and a release wait it out; a single attempt reports it at once.
+func TestBusyRetried(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 30*time.Second)
+	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
+		t.Fatal(err)
+	}
+	// Runs for a second by the server's clock.
+	const slow = `local s = redis.call('time')
+while true do
+  local n = redis.call('time')
+  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 1000000 then return 1 end
+end`
+	for _, lc := range lockCases[:3] { // Mutex, FairMutex, LeanMutex
+		t.Run(lc.name, func(t *testing.T) {
+			holder := lc.make(t, c, "busy")
+			held, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh := lc.make(t, c, "busy:fresh")
+			script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
+			for deadline := time.Now().Add(5 * time.Second); ; {
+				err := rc.Do(ctx, rc.B().Ping().Build()).Error()
+				if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the server never answered BUSY (last: %v)", err)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if _, err := fresh.TryLock(ctx, 0); err == nil || !strings.Contains(err.Error(), "BUSY ") {
+				t.Fatalf("a single attempt while the server is busy: %v, want BUSY", err)
+			}
+			released := within(t, 10*time.Second, "Unlock while the server is busy", func() error { return holder.Unlock(held) })
+			l, err := fresh.Lock(ctx)
+			if err != nil {
+				t.Fatalf("Lock while the server is busy: %v", err)
+			}
+			released()
+			script()
+			if err := fresh.Unlock(l); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
