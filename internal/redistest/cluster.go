@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,17 +16,20 @@ import (
 
 const clusterSlots = 16384
 
-// ClusterT is a Redis Cluster of primaries only, started by Cluster.
+// ClusterT is a Redis Cluster started by Cluster: primaries, and replicas
+// with WithClusterReplicas.
 type ClusterT struct {
-	Nodes    []*Node
+	Nodes    []*Node  // every node; which are primaries changes with failovers (NodeFor, Primaries)
 	Addrs    []string // Nodes[i].Addr
 	TLSAddrs []string // Nodes[i].TLSAddr, with WithTLS
 }
 
 // Cluster starts primaries (at least 3) cluster-enabled nodes in parallel,
-// joins them with `redis-cli --cluster create ... --cluster-replicas 0
-// --cluster-yes`, and waits until every node reports cluster_state:ok and all
-// nodes agree on the slot map. cluster-node-timeout is 2000 ms.
+// and r more per primary with WithClusterReplicas(r), joins them with
+// `redis-cli --cluster create ... --cluster-replicas r --cluster-yes`, and
+// waits until every node reports cluster_state:ok, all nodes agree on the slot
+// map and every replica is in sync with its primary. cluster-node-timeout is
+// 2000 ms.
 func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 	t.Helper()
 	if primaries < 3 {
@@ -33,7 +37,7 @@ func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 	}
 	cfg := newConfig(opts)
 	files := sharedTLS(t, &cfg) // the nodes connect to each other on the bus
-	c := &ClusterT{Nodes: make([]*Node, primaries)}
+	c := &ClusterT{Nodes: make([]*Node, primaries*(1+cfg.replicas))}
 	for i := range c.Nodes {
 		c.Nodes[i] = newNode(t, cfg)
 		c.Nodes[i].cluster = true
@@ -53,14 +57,74 @@ func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	args := append(append([]string{"--cluster", "create"}, c.Addrs...), "--cluster-replicas", "0", "--cluster-yes")
+	args := append(append([]string{"--cluster", "create"}, c.Addrs...), "--cluster-replicas", strconv.Itoa(cfg.replicas), "--cluster-yes")
 	if out, err := exec.CommandContext(ctx, cli, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: redis-cli %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	if err := waitClusterReady(c.Nodes, startTimeout); err != nil {
 		t.Fatalf("redistest: cluster %v: %v", c.Addrs, err)
 	}
+	if err := waitReplicasSynced(c.Nodes, primaries*cfg.replicas, startTimeout); err != nil {
+		t.Fatalf("redistest: cluster %v: %v", c.Addrs, err)
+	}
 	return c
+}
+
+// waitReplicasSynced polls until want nodes are replicas whose link to their
+// primary is up.
+func waitReplicasSynced(nodes []*Node, want int, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		synced := 0
+		for _, n := range nodes {
+			info, err := rawCmd(n.Addr, time.Second, "INFO", "replication")
+			if err == nil && infoField(info, "role") == "slave" && infoField(info, "master_link_status") == "up" {
+				synced++
+			}
+		}
+		if synced == want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d replicas in sync after %v", synced, want, timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Primaries returns the nodes that serve slots now, as CLUSTER SLOTS on the
+// first node that answers reports them.
+func (c *ClusterT) Primaries(t testing.TB) []*Node {
+	t.Helper()
+	for _, n := range c.Nodes {
+		reply, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
+		if err != nil {
+			continue
+		}
+		rs, _ := reply.([]any)
+		var out []*Node
+		for _, r := range rs {
+			e, _ := r.([]any)
+			if len(e) < 3 {
+				continue
+			}
+			primary, _ := e[2].([]any)
+			if len(primary) < 2 {
+				continue
+			}
+			port, _ := primary[1].(int64)
+			for _, m := range c.Nodes {
+				if m.Port == int(port) && !slices.Contains(out, m) {
+					out = append(out, m)
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	t.Fatalf("redistest: no node of %v reports its primaries", c.Addrs)
+	return nil
 }
 
 // Client returns a rueidis cluster client seeded with every node

@@ -25,7 +25,7 @@ func (c *ClusterT) StartMigration(t testing.TB, key string) *Migration {
 	t.Helper()
 	from := c.NodeFor(t, key)
 	var to *Node
-	for _, n := range c.Nodes {
+	for _, n := range c.Primaries(t) {
 		if n != from {
 			to = n
 			break
@@ -69,14 +69,14 @@ func (m *Migration) MoveKeys(t testing.TB) int {
 }
 
 // Finish moves the remaining keys and gives the slot to the target on every
-// node (the target first, then the source, then the others), then waits
+// primary (the target first, then the source, then the others), then waits
 // until all nodes agree on the slot map.
 func (m *Migration) Finish(t testing.TB) {
 	t.Helper()
 	m.MoveKeys(t)
 	s := strconv.FormatInt(m.Slot, 10)
 	order := []*Node{m.To, m.From}
-	for _, n := range m.c.Nodes {
+	for _, n := range m.c.Primaries(t) { // replicas refuse SETSLOT and learn it from their primary
 		if n != m.To && n != m.From {
 			order = append(order, n)
 		}

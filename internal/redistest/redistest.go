@@ -23,6 +23,7 @@ type config struct {
 	cpus        string // taskset CPU list the servers run on; "": any
 	tls         bool   // a TLS port beside the plain one (WithTLS)
 	sentinelPW  string // requirepass of the sentinels (WithSentinelPassword)
+	replicas    int    // Cluster: replicas per primary (WithClusterReplicas)
 }
 
 func newConfig(opts []Option) config {
@@ -62,6 +63,13 @@ func WithArgs(args ...string) Option {
 // Node.Do and the harness's own probes send it. Other constructors ignore it.
 func WithSentinelPassword(password string) Option {
 	return func(c *config) { c.sentinelPW = password }
+}
+
+// WithClusterReplicas gives every primary of a Cluster n replicas, so that a
+// primary that fails is replaced by one of them (automatic failover). Other
+// constructors ignore it.
+func WithClusterReplicas(n int) Option {
+	return func(c *config) { c.replicas = n }
 }
 
 // WithCPUs runs the servers on the CPUs of list (taskset's -c syntax, "1" or

@@ -232,6 +232,59 @@ func TestMigration(t *testing.T) {
 	}
 }
 
+// TestClusterWithReplicas: three primaries with a replica each; a key
+// written with WAIT 1 outlives its primary's SIGKILL, served by the replica
+// the Cluster promotes.
+func TestClusterWithReplicas(t *testing.T) {
+	cl := Cluster(t, 3, WithClusterReplicas(1))
+	if len(cl.Nodes) != 6 {
+		t.Fatalf("%d nodes, want 6", len(cl.Nodes))
+	}
+	primaries := cl.Primaries(t)
+	if len(primaries) != 3 {
+		t.Fatalf("%d primaries, want 3", len(primaries))
+	}
+	for _, p := range primaries {
+		info, err := p.Do(t, "INFO", "replication").ToString()
+		if err != nil || !strings.Contains(info, "connected_slaves:1") {
+			t.Fatalf("primary %s: %v\n%s", p.Addr, err, info)
+		}
+	}
+	c := cl.Client(t)
+	ctx := context.Background()
+	key := Prefix(t) + "survivor"
+	mustSet(t, c, key, "1")
+	old := cl.NodeFor(t, key)
+	if n, err := old.Do(t, "WAIT", "1", "5000").AsInt64(); err != nil || n != 1 {
+		t.Fatalf("WAIT 1 on %s = %d, %v", old.Addr, n, err)
+	}
+	old.Kill()
+	start := time.Now()
+	for {
+		if p := cl.NodeFor(t, key); p != old {
+			t.Logf("%s promoted %v after the kill", p.Addr, time.Since(start).Round(time.Millisecond))
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("no replica promoted within 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		got, err := c.Do(ctx, c.B().Get().Key(key).Build()).ToString()
+		if err == nil {
+			if got != "1" {
+				t.Fatalf("GET %s after the failover = %q", key, got)
+			}
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("GET %s after the failover: %v", key, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func TestReplicated(t *testing.T) {
 	runAndCheckGone(t, "primary-replica", func(t *testing.T) []int {
 		start := time.Now()
