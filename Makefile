@@ -75,11 +75,11 @@ test: deps
 ##   release supported and what `make test` uses. To keep CI short, this run leaves out what
 ##   exercises Redis, rueidis or the example application rather than the Go release: the two
 ##   Sentinel failover tests (2+ minutes of waiting for failovers), the random process
-##   faults and the Cluster resharding, outage, loading and busy-script tests (GO127_SKIP= runs them too),
+##   faults and the Cluster resharding, outage, failover, loading and busy-script tests (GO127_SKIP= runs them too),
 ##   and examples/ (with its SQLite and gRPC dependencies it
 ##   takes over two minutes to build with -race on a cold cache; GO127_PKGS=./... runs it too).
 GO127      ?= go1.27.4
-GO127_SKIP ?= ^(TestSentinelFailoverContended|TestSentinelGuardWindow|TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried)$$
+GO127_SKIP ?= ^(TestSentinelFailoverContended|TestSentinelGuardWindow|TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v /examples/)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version

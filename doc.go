@@ -134,7 +134,9 @@
 // waiting process; a LeanMutex's waiters poll instead.
 //
 // Replies by which Redis ran nothing and asks to be called again (TRYAGAIN
-// while a Cluster slot migrates, CLUSTERDOWN, LOADING, BUSY) are retried, 2 ms
+// while a Cluster slot migrates, CLUSTERDOWN, LOADING, BUSY), and calls never
+// sent because their node could not be dialled (down, or replaced in a
+// failover the client has not seen yet), are retried, 2 ms
 // doubling to 100 ms apart: by Lock until its context ends, by TryLock until
 // its wait ends (a TryLock with no wait returns the reply), by Unlock and a
 // semaphore's Release within the release timeout, and by CountDown within its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -146,12 +147,24 @@ func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFacto
 // waiter set, so every lock script can meet it), CLUSTERDOWN (slots without
 // a primary, as during a Cluster failover), LOADING (a restarted server
 // still reading its data) or BUSY (the server is running someone's script
-// past busy-reply-threshold). Waits and releases call again within their
-// bounds (retryLaterMin doubling to retryLaterMax) instead of failing at once.
+// past busy-reply-threshold); or a call that was never sent because its
+// node could not be dialled (down, or replaced in a failover the client has
+// not yet seen: it refreshes its view on the error). Waits and releases call
+// again within their bounds (retryLaterMin doubling to retryLaterMax)
+// instead of failing at once.
 func retryLater(err error) bool {
 	var re *rueidis.RedisError
-	return errors.As(err, &re) && (re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() ||
-		strings.HasPrefix(re.Error(), "BUSY "))
+	if errors.As(err, &re) {
+		return re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(re.Error(), "BUSY ")
+	}
+	return notSent(err)
+}
+
+// notSent reports a call that never left this process: the connection to its
+// node could not be opened.
+func notSent(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
 const (
@@ -176,7 +189,7 @@ func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 // unknownOutcome reports whether a failed call may still have run on the
 // server: anything but a reply from Redis itself.
 func unknownOutcome(err error) bool {
-	if _, ok := rueidis.IsRedisErr(err); ok {
+	if _, ok := rueidis.IsRedisErr(err); ok || notSent(err) {
 		return false
 	}
 	var se *generated.ScriptError

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -373,5 +374,97 @@ end`
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestClusterFailover: the primary holding a lock is killed and the Cluster
+// promotes its replica. The failover guard had the grant reach the replica
+// before Lock returned, so the lock survives: the holder's context stays
+// live and its renewals go on against the new primary. A rival whose client
+// has not yet seen the failover locks: its first call, to the dead primary's
+// address, cannot be sent and is made again once the client has found the
+// new primary; it waits while the holder holds, and gets the lock with a
+// higher fencing token when the holder unlocks.
+func TestClusterFailover(t *testing.T) {
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	prefix := sharedPrefix(t)
+	// Renewed every 2 s, a 20 s lease outlasts detection, election and the
+	// Cluster's down state with room for a loaded machine.
+	const lease, every = 20 * time.Second, 2 * time.Second
+	c1 := newTestClient(t, cl.Client(t), prefix, WithWatchdog(lease, every), WithReleaseTimeout(20*time.Second))
+	// The new primary has no replica left: until a guarded Client has
+	// recounted replicas, its acquisitions there fail with ErrNotReplicated
+	// (the guard's contract), so the rival runs without the guard.
+	c2 := newTestClient(t, cl.Client(t), prefix, WithFailoverGuard(false, 0))
+	ctx := testCtx(t, 90*time.Second)
+	holder, rival := mustMutex(t, c1, "failover"), mustMutex(t, c2, "failover")
+	held, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _ := Fence(held)
+	old := cl.NodeFor(t, holder.Key())
+	old.Kill()
+	killed := time.Now()
+	var promoted *redistest.Node
+	for promoted == nil {
+		if p := cl.NodeFor(t, holder.Key()); p != old {
+			promoted = p
+		} else if time.Since(killed) > 30*time.Second {
+			t.Fatal("no replica promoted within 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("replica %s promoted %v after the kill", promoted.Addr, time.Since(killed).Round(time.Millisecond))
+	// The rival's client has not called since the kill: its first call goes
+	// to the dead primary's address, cannot be sent, and is made again once
+	// the client has found the new primary.
+	rivalDone := make(chan error, 1)
+	go func() {
+		l, err := rival.Lock(ctx)
+		if err == nil {
+			if next, _ := Fence(l); next <= token {
+				err = fmt.Errorf("token %d after the failover, not above %d", next, token)
+			}
+			if uerr := rival.Unlock(l); err == nil {
+				err = uerr
+			}
+		}
+		rivalDone <- err
+	}()
+	// A renewal on the new primary sets the lease back near 20 s; without
+	// one it only falls.
+	for renewed := false; !renewed; {
+		pttl, err := promoted.Do(t, "PTTL", holder.Key()).AsInt64()
+		switch {
+		case err != nil:
+			t.Fatalf("PTTL on the new primary: %v", err)
+		case pttl < 0:
+			t.Fatalf("the lock is gone from the new primary (PTTL %d): the grant did not reach the replica", pttl)
+		case pttl > (lease-every/2).Milliseconds() && time.Since(killed) > every:
+			renewed = true
+		case time.Since(killed) > lease/2:
+			t.Fatalf("no renewal on the new primary within %v of the kill (PTTL %d ms)", lease/2, pttl)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := held.Err(); err != nil {
+		t.Fatalf("the holder's context ended across the failover: %v (%v)", err, context.Cause(held))
+	}
+	select {
+	case err := <-rivalDone:
+		t.Fatalf("the rival's Lock returned while the lock was held: %v", err)
+	default:
+	}
+	if err := holder.Unlock(held); err != nil {
+		t.Fatalf("Unlock after the failover: %v", err)
+	}
+	select {
+	case err := <-rivalDone:
+		if err != nil {
+			t.Fatalf("the rival's Lock across the failover: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the rival did not get the lock within 10 s of the holder's Unlock")
 	}
 }
