@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -157,7 +159,40 @@ func retryLater(err error) bool {
 	if errors.As(err, &re) {
 		return re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(re.Error(), "BUSY ")
 	}
-	return notSent(err)
+	var s settledError
+	return notSent(err) || errors.As(err, &s)
+}
+
+// settledError is an acquisition attempt whose connection broke under it
+// (its outcome unknown) and which an undo by owner has since settled: the
+// server holds nothing for the owner beyond what the Client knows of, so a
+// wait may go on.
+type settledError struct{ err error }
+
+func (s settledError) Error() string { return s.err.Error() }
+func (s settledError) Unwrap() error { return s.err }
+
+// brokenConn reports a call whose connection broke under it (the node died,
+// or went away in a failover): its reply is lost, and it ran before the
+// break or never will.
+func brokenConn(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// settle undoes an attempt of unknown outcome before a wait goes on: it
+// calls undo until it succeeds, ctx ends or until passes (zero: no limit).
+func (c *Client) settle(ctx context.Context, p primitive, field string, lease time.Duration, until time.Time) bool {
+	retry := backoff{cur: retryLaterMin, max: retryLaterMax}
+	for {
+		if c.undo(ctx, p, field, lease) == nil {
+			return true
+		}
+		if c.closingCtx.Err() != nil || !until.IsZero() && !time.Now().Before(until) ||
+			retry.wait(ctx, until) != nil {
+			return false
+		}
+	}
 }
 
 // notSent reports a call that never left this process: the connection to its
@@ -277,7 +312,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		lctx      context.Context
 		remaining time.Duration
 		regs      int // refused attempts that registered since the last woken one
+		waitUntil time.Time
 	)
+	if wait > 0 {
+		waitUntil = time.Now().Add(wait)
+	}
 	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, tryAgain, error) {
 		for range 3 {
 			start := time.Now()
@@ -287,6 +326,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
+					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, serverLease, waitUntil) {
+						// Settled: the wait goes on (a node that died or
+						// failed over is not the end of a Lock).
+						return false, tryAgain{}, settledError{err}
+					}
 					c.undoLater(p, field, serverLease, start.Add(serverLease))
 				}
 				return false, tryAgain{}, err

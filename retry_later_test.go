@@ -384,7 +384,9 @@ end`
 // has not yet seen the failover locks: its first call, to the dead primary's
 // address, cannot be sent and is made again once the client has found the
 // new primary; it waits while the holder holds, and gets the lock with a
-// higher fencing token when the holder unlocks.
+// higher fencing token when the holder unlocks. So does a waiter from before
+// the kill, whatever broke under it (TestLockAfterBrokenConnection makes a
+// broken connection certain).
 func TestClusterFailover(t *testing.T) {
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
 	prefix := sharedPrefix(t)
@@ -396,6 +398,7 @@ func TestClusterFailover(t *testing.T) {
 	// recounted replicas, its acquisitions there fail with ErrNotReplicated
 	// (the guard's contract), so the rival runs without the guard.
 	c2 := newTestClient(t, cl.Client(t), prefix, WithFailoverGuard(false, 0))
+	c3 := newTestClient(t, cl.Client(t), prefix, WithFailoverGuard(false, 0))
 	ctx := testCtx(t, 90*time.Second)
 	holder, rival := mustMutex(t, c1, "failover"), mustMutex(t, c2, "failover")
 	held, err := holder.Lock(ctx)
@@ -403,6 +406,26 @@ func TestClusterFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	token, _ := Fence(held)
+	lockAfter := func(m *Mutex) chan error {
+		done := make(chan error, 1)
+		go func() {
+			l, err := m.Lock(ctx)
+			if err == nil {
+				if next, _ := Fence(l); next <= token {
+					err = fmt.Errorf("token %d after the failover, not above %d", next, token)
+				}
+				if uerr := m.Unlock(l); err == nil {
+					err = uerr
+				}
+			}
+			done <- err
+		}()
+		return done
+	}
+	// A waiter from before the kill: its connection to the primary breaks
+	// under it, and once its attempt is settled by owner it waits on.
+	earlyDone := lockAfter(mustMutex(t, c3, "failover"))
+	time.Sleep(200 * time.Millisecond)
 	old := cl.NodeFor(t, holder.Key())
 	old.Kill()
 	killed := time.Now()
@@ -419,19 +442,7 @@ func TestClusterFailover(t *testing.T) {
 	// The rival's client has not called since the kill: its first call goes
 	// to the dead primary's address, cannot be sent, and is made again once
 	// the client has found the new primary.
-	rivalDone := make(chan error, 1)
-	go func() {
-		l, err := rival.Lock(ctx)
-		if err == nil {
-			if next, _ := Fence(l); next <= token {
-				err = fmt.Errorf("token %d after the failover, not above %d", next, token)
-			}
-			if uerr := rival.Unlock(l); err == nil {
-				err = uerr
-			}
-		}
-		rivalDone <- err
-	}()
+	rivalDone := lockAfter(rival)
 	// A renewal on the new primary sets the lease back near 20 s; without
 	// one it only falls.
 	for renewed := false; !renewed; {
@@ -451,20 +462,62 @@ func TestClusterFailover(t *testing.T) {
 	if err := held.Err(); err != nil {
 		t.Fatalf("the holder's context ended across the failover: %v (%v)", err, context.Cause(held))
 	}
-	select {
-	case err := <-rivalDone:
-		t.Fatalf("the rival's Lock returned while the lock was held: %v", err)
-	default:
+	for what, done := range map[string]chan error{"the rival's": rivalDone, "the waiter's from before the kill": earlyDone} {
+		select {
+		case err := <-done:
+			t.Fatalf("%s Lock returned while the lock was held: %v", what, err)
+		default:
+		}
 	}
 	if err := holder.Unlock(held); err != nil {
 		t.Fatalf("Unlock after the failover: %v", err)
 	}
-	select {
-	case err := <-rivalDone:
-		if err != nil {
-			t.Fatalf("the rival's Lock across the failover: %v", err)
+	for what, done := range map[string]chan error{"the rival's": rivalDone, "the waiter's from before the kill": earlyDone} {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s Lock across the failover: %v", what, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s Lock did not get the lock within 10 s of the holder's Unlock", what)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the rival did not get the lock within 10 s of the holder's Unlock")
+	}
+}
+
+// TestLockAfterBrokenConnection: a waiting Lock's attempt runs on the server
+// and its connection breaks before the reply comes back (the node died or
+// failed over under it). The outcome is unknown, so the attempt is settled
+// by owner (whatever it granted is given back) and the wait goes on: Lock
+// acquires, and no hold of the lost attempt is left behind.
+func TestLockAfterBrokenConnection(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			ctx := testCtx(t, 30*time.Second)
+			l := lc.make(t, p.c, "broken")
+			key := p.key(t, "broken")
+			direct := p.node.Client(t)
+			warm(t, l)
+			p.px.FreezeReplies()
+			done := within(t, 10*time.Second, "Lock after its attempt's connection broke", func() error {
+				lctx, err := l.Lock(ctx)
+				if err != nil {
+					return err
+				}
+				return l.Unlock(lctx)
+			})
+			if !eventually(5*time.Second, func() bool {
+				n, err := direct.Do(ctx, direct.B().Exists().Key(key).Build()).AsInt64()
+				return err == nil && n == 1
+			}) {
+				t.Fatal("the attempt never ran on the server")
+			}
+			p.px.DropAll()
+			p.px.Thaw()
+			done()
+			if n, err := direct.Do(ctx, direct.B().Exists().Key(key).Build()).AsInt64(); err != nil || n != 0 {
+				t.Fatalf("after Unlock the lock's key is still there (EXISTS %d, %v): the lost attempt's hold was left behind", n, err)
+			}
+		})
 	}
 }
