@@ -182,10 +182,23 @@ func brokenConn(err error) bool {
 
 // settle undoes an attempt of unknown outcome before a wait goes on: it
 // calls undo until it succeeds, ctx ends or until passes (zero: no limit).
+// Each undo is bounded by the release timeout and by until: rueidis retries
+// the read-only hold count on a broken connection for as long as its
+// context lasts.
 func (c *Client) settle(ctx context.Context, p primitive, field string, lease time.Duration, until time.Time) bool {
 	retry := backoff{cur: retryLaterMin, max: retryLaterMax}
 	for {
-		if c.undo(ctx, p, field, lease) == nil {
+		bound := p.spec().cfg.releaseTimeout
+		if !until.IsZero() {
+			bound = min(bound, time.Until(until))
+		}
+		if bound <= 0 {
+			return false
+		}
+		actx, cancel := context.WithTimeout(ctx, bound)
+		err := c.undo(actx, p, field, lease)
+		cancel()
+		if err == nil {
 			return true
 		}
 		if c.closingCtx.Err() != nil || !until.IsZero() && !time.Now().Before(until) ||
