@@ -521,3 +521,38 @@ func TestLockAfterBrokenConnection(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokenConnectionWaitBounded: when the server stays out of reach after
+// a waiting TryLock's connection broke, settling the attempt is bounded by
+// the wait: TryLock returns the error within its wait (plus slack), however
+// long its context.
+func TestBrokenConnectionWaitBounded(t *testing.T) {
+	for _, lc := range lockCases[:3] { // Mutex, FairMutex, LeanMutex
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			ctx := testCtx(t, 60*time.Second)
+			l := lc.make(t, p.c, "unreachable")
+			warm(t, l)
+			p.px.FreezeReplies()
+			const wait = 500 * time.Millisecond
+			var start time.Time
+			done := within(t, 10*time.Second, "TryLock whose connection broke", func() error {
+				start = time.Now()
+				if _, err := l.TryLock(ctx, wait); err == nil {
+					return errors.New("acquired with the server out of reach")
+				}
+				return nil
+			})
+			if !eventually(5*time.Second, func() bool { return exists(t, p.node, p.key(t, "unreachable")) }) {
+				t.Fatal("the attempt never ran on the server")
+			}
+			p.px.Freeze() // new connections get nowhere
+			p.px.DropAll()
+			done()
+			if d := time.Since(start); d > wait+2*time.Second {
+				t.Fatalf("TryLock(%v) returned after %v with the server out of reach", wait, d)
+			}
+			p.px.Thaw()
+		})
+	}
+}
