@@ -201,9 +201,8 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease ti
 		if err == nil {
 			return true
 		}
-		if c.closingCtx.Err() != nil || !until.IsZero() && !time.Now().Before(until) ||
-			retry.wait(ctx, until) != nil {
-			return false
+		if c.closingCtx.Err() != nil || retry.wait(ctx, until) != nil {
+			return false // or the next turn finds until passed
 		}
 	}
 }

@@ -325,11 +325,8 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 			return false, ErrClosed
 		}
 		done, _, err := try()
-		if err != nil && retryLater(err) && wait != 0 {
-			// Nothing ran: call again within the wait.
-			if later.wait(ctx, deadline) == nil && (wait < 0 || time.Now().Before(deadline)) {
-				continue
-			}
+		if again(ctx, err, wait, deadline, &later) {
+			continue
 		}
 		if st != nil {
 			st.attempts++

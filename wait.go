@@ -124,11 +124,8 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			politeAt = time.Now()
 		}
 		done, next, err := try(since, polite)
-		if err != nil && retryLater(err) && wait != 0 {
-			// Nothing ran: call again as it was, within the wait.
-			if later.wait(ctx, deadline) == nil && (wait < 0 || time.Now().Before(deadline)) {
-				continue
-			}
+		if again(ctx, err, wait, deadline, &later) {
+			continue // as it was: nothing ran
 		}
 		since, polite = 0, false
 		if st != nil {
@@ -229,6 +226,17 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			}
 		}
 	}
+}
+
+// again reports whether an attempt that failed with err is to be made again
+// within a wait (< 0: no limit; 0: a single attempt, never) that ends at
+// deadline: err ran nothing (retryLater), and after later's pause ctx and the
+// wait still have time.
+func again(ctx context.Context, err error, wait time.Duration, deadline time.Time, later *backoff) bool {
+	if err == nil || wait == 0 || !retryLater(err) {
+		return false
+	}
+	return later.wait(ctx, deadline) == nil && (wait < 0 || time.Now().Before(deadline))
 }
 
 // backoff is a doubling, half-random delay between attempts, for primitives
