@@ -97,26 +97,10 @@ func waitReplicasSynced(nodes []*Node, want int, timeout time.Duration) error {
 func (c *ClusterT) Primaries(t testing.TB) []*Node {
 	t.Helper()
 	for _, n := range c.Nodes {
-		reply, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
-		if err != nil {
-			continue
-		}
-		rs, _ := reply.([]any)
 		var out []*Node
-		for _, r := range rs {
-			e, _ := r.([]any)
-			if len(e) < 3 {
-				continue
-			}
-			primary, _ := e[2].([]any)
-			if len(primary) < 2 {
-				continue
-			}
-			port, _ := primary[1].(int64)
-			for _, m := range c.Nodes {
-				if m.Port == int(port) && !slices.Contains(out, m) {
-					out = append(out, m)
-				}
+		for _, r := range c.slotRanges(n) {
+			if !slices.Contains(out, r.primary) {
+				out = append(out, r.primary)
 			}
 		}
 		if len(out) > 0 {
@@ -125,6 +109,42 @@ func (c *ClusterT) Primaries(t testing.TB) []*Node {
 	}
 	t.Fatalf("redistest: no node of %v reports its primaries", c.Addrs)
 	return nil
+}
+
+// slotRange is one range of CLUSTER SLOTS and the node serving it.
+type slotRange struct {
+	start, end int64
+	primary    *Node
+}
+
+// slotRanges reads CLUSTER SLOTS from n: the ranges whose primary is one of
+// c's nodes; none when n does not answer.
+func (c *ClusterT) slotRanges(n *Node) []slotRange {
+	reply, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
+	if err != nil {
+		return nil
+	}
+	rs, _ := reply.([]any)
+	var out []slotRange
+	for _, r := range rs {
+		e, _ := r.([]any)
+		if len(e) < 3 {
+			continue
+		}
+		primary, _ := e[2].([]any)
+		if len(primary) < 2 {
+			continue
+		}
+		start, _ := e[0].(int64)
+		end, _ := e[1].(int64)
+		port, _ := primary[1].(int64)
+		for _, m := range c.Nodes {
+			if m.Port == int(port) {
+				out = append(out, slotRange{start, end, m})
+			}
+		}
+	}
+	return out
 }
 
 // Client returns a rueidis cluster client seeded with every node
@@ -228,27 +248,10 @@ func (c *ClusterT) NodeFor(t testing.TB, key string) *Node {
 		if err != nil {
 			continue // node down: ask another
 		}
-		ranges, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
-		if err != nil {
-			continue
-		}
-		rs, _ := ranges.([]any)
-		for _, r := range rs {
-			e, _ := r.([]any)
-			if len(e) < 3 {
-				continue
-			}
-			start, _ := e[0].(int64)
-			end, _ := e[1].(int64)
-			primary, _ := e[2].([]any)
-			s, _ := slot.(int64)
-			if s < start || s > end || len(primary) < 2 {
-				continue
-			}
-			for _, m := range c.Nodes {
-				if p, _ := primary[1].(int64); int(p) == m.Port {
-					return m
-				}
+		s, _ := slot.(int64)
+		for _, r := range c.slotRanges(n) {
+			if r.start <= s && s <= r.end {
+				return r.primary
 			}
 		}
 	}
