@@ -79,7 +79,7 @@ test: deps
 ##   and examples/ (with its SQLite and gRPC dependencies it
 ##   takes over two minutes to build with -race on a cold cache; GO127_PKGS=./... runs it too).
 GO127      ?= go1.27.4
-GO127_SKIP ?= ^(TestSentinelFailoverContended|TestSentinelGuardWindow|TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover)$$
+GO127_SKIP ?= ^(TestSentinelFailoverContended|TestSentinelGuardWindow|TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v /examples/)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version

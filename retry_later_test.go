@@ -556,3 +556,32 @@ func TestBrokenConnectionWaitBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryLaterBounded: a migration that never finishes keeps answering
+// TRYAGAIN; the retries stay within each call's bounds. TryLock returns the
+// reply once its wait ends, and Unlock once its release timeout ends.
+func TestRetryLaterBounded(t *testing.T) {
+	cl := redistest.Cluster(t, 3)
+	const releaseTimeout, wait, slack = 500 * time.Millisecond, 300 * time.Millisecond, time.Second
+	c := newTestClient(t, cl.Client(t), WithReleaseTimeout(releaseTimeout))
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, c, "stuck")
+	held, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mig := cl.StartMigration(t, m.Key())
+	mig.MoveKeys(t) // and never finished: every call on the slot names a key that is not there
+
+	start := time.Now()
+	_, err = mustMutex(t, c, "stuck").TryLock(ctx, wait)
+	if d := time.Since(start); !isTryAgain(err) || d < wait || d > wait+slack {
+		t.Fatalf("TryLock(%v) on a stuck migration: %v after %v, want TRYAGAIN after the wait", wait, err, d)
+	}
+	start = time.Now()
+	err = m.Unlock(held)
+	if d := time.Since(start); !isTryAgain(err) || d < releaseTimeout/2 || d > releaseTimeout+slack {
+		t.Fatalf("Unlock on a stuck migration: %v after %v, want TRYAGAIN after the release timeout %v", err, d, releaseTimeout)
+	}
+	mig.Finish(t)
+}
