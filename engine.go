@@ -225,12 +225,28 @@ const (
 // permits, a count-down).
 func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	later := backoff{cur: retryLaterMin, max: retryLaterMax}
+	var refused error
 	for {
 		v, err := call()
-		if !retryLater(err) || later.wait(ctx, time.Time{}) != nil {
+		if !retryLater(err) {
+			return v, afterRefusal(ctx, err, refused)
+		}
+		if later.wait(ctx, time.Time{}) != nil {
 			return v, err
 		}
+		refused = err
 	}
+}
+
+// afterRefusal is err, from an attempt cut short by the end of ctx, joined
+// with the refusal (a retryLater reply) of the attempt before it: the
+// deadline is what ended the call, the refusal why it had not succeeded, and
+// errors.Is and errors.As find either.
+func afterRefusal(ctx context.Context, err, refused error) error {
+	if err == nil || refused == nil || ctx.Err() == nil {
+		return err
+	}
+	return fmt.Errorf("%w, after %w", err, refused)
 }
 
 // unknownOutcome reports whether a failed call may still have run on the
@@ -757,6 +773,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	// someone else. An attempt Redis answered with retryLater ran nothing.
 	mayHaveRun := false
 	later := backoff{cur: retryLaterMin, max: retryLaterMax}
+	var refused error
 	for attempt := 0; ; {
 		r.retry = mayHaveRun
 		r.last = vouched && last && !mayHaveRun && fast
@@ -789,10 +806,11 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 			if later.wait(ctx, time.Time{}) != nil {
 				return st, err
 			}
+			refused = err
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return st, err
+			return st, afterRefusal(ctx, err, refused)
 		}
 		mayHaveRun = true
 		attempt++

@@ -585,3 +585,34 @@ func TestRetryLaterBounded(t *testing.T) {
 	}
 	mig.Finish(t)
 }
+
+// TestCallAgainDeadlineMidAttempt: when the context ends during an attempt
+// that follows a refusal, the error says both (the deadline, and the refusal
+// that kept the call from succeeding), so a caller can tell a stuck
+// migration from a slow server whichever way the race between the last
+// attempt and the deadline went.
+func TestCallAgainDeadlineMidAttempt(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	refusals := 0
+	_, err := callAgain(ctx, func() (int64, error) {
+		if refusals < 2 {
+			refusals++
+			return rc.Do(ctx, rc.B().Eval().Script("return redis.error_reply('TRYAGAIN slot moving')").Numkeys(0).Build()).AsInt64()
+		}
+		<-ctx.Done() // the attempt the deadline cuts short
+		return 0, ctx.Err()
+	})
+	if !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("callAgain cut short after a refusal: %v, want both TRYAGAIN and the deadline", err)
+	}
+	// Without a refusal before it, the deadline alone is reported.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel2()
+	_, err = callAgain(ctx2, func() (int64, error) { <-ctx2.Done(); return 0, ctx2.Err() })
+	if isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("callAgain cut short with no refusal: %v, want the deadline alone", err)
+	}
+}
