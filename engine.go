@@ -235,6 +235,7 @@ func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 			return v, err
 		}
 		refused = err
+		retried(ctx)
 	}
 }
 
@@ -807,6 +808,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 				return st, err
 			}
 			refused = err
+			retried(ctx)
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {

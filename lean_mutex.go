@@ -326,6 +326,9 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 		}
 		done, _, err := try()
 		if again(ctx, err, wait, deadline, &later) {
+			if st != nil {
+				st.retries++
+			}
 			continue
 		}
 		if st != nil {

@@ -114,6 +114,7 @@ type AcquireEvent struct {
 	Attempts int           // acquire script runs
 	Wakeups  int           // waits ended by a release message
 	Timers   int           // waits ended by the fallback timer (lease end or a lost message)
+	Retries  int           // attempts made again because the one before ran nothing (see below)
 	Token    int64         // fencing token of a new hold, 0 otherwise
 	Err      error         // nil for Acquired, Reentered and Contended
 }
@@ -121,8 +122,16 @@ type AcquireEvent struct {
 // ReleaseEvent describes one Unlock call.
 type ReleaseEvent struct {
 	Duration time.Duration
+	Retries  int   // calls made again because the one before ran nothing (see below)
 	Err      error // nil, or errors.Is ErrNotHeld, or a Redis error
 }
+
+// Retries in AcquireEvent and ReleaseEvent count calls that Redis refused
+// without running anything (TRYAGAIN while a Cluster slot moves, CLUSTERDOWN,
+// LOADING, BUSY) or that could not be sent (the node could not be dialled),
+// and acquisition attempts whose connection broke and that were settled; each
+// was made again. Outside resharding, failovers and restarts they stay 0: a
+// rising count says a call is waiting on the server, not on the lock.
 
 // HoldEndCause says why a hold ended.
 type HoldEndCause uint8
@@ -195,8 +204,8 @@ func (h *holdObs) ended(cause error) {
 // call puts it in the context it runs with; done marks it finished, as lock
 // contexts derived from that context carry it on.
 type waitStats struct {
-	attempts, wakeups, timers int
-	done                      bool
+	attempts, wakeups, timers, retries int
+	done                               bool
 }
 
 type waitStatsKey struct{}
@@ -206,11 +215,26 @@ func (c *Client) statsFrom(ctx context.Context) *waitStats {
 	if c.cfg.observer == nil {
 		return nil
 	}
+	return statsIn(ctx)
+}
+
+// statsIn is statsFrom for code that has no Client at hand; it costs a
+// context lookup, so hot paths call statsFrom, which skips it when nothing
+// observes.
+func statsIn(ctx context.Context) *waitStats {
 	st, _ := ctx.Value(waitStatsKey{}).(*waitStats)
 	if st == nil || st.done {
 		return nil
 	}
 	return st
+}
+
+// retried counts a call made again after a retryLater reply in the observed
+// call running with ctx, if any.
+func retried(ctx context.Context) {
+	if st := statsIn(ctx); st != nil {
+		st.retries++
+	}
 }
 
 // observing reports whether a call with ctx is to be reported and is not yet
@@ -228,7 +252,7 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 	st := &waitStats{}
 	lctx, err := acquire(context.WithValue(ctx, waitStatsKey{}, st))
 	st.done = true
-	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Err: err}
+	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries, Err: err}
 	switch {
 	case err == nil:
 		e.Outcome = Reentered
@@ -275,7 +299,7 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 	st := &waitStats{}
 	v, ok, err := take(context.WithValue(ctx, waitStatsKey{}, st))
 	st.done = true
-	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers}
+	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries}
 	switch {
 	case err != nil:
 		e.Outcome, e.Err = failedOutcome(err)
@@ -296,7 +320,7 @@ func (c *Client) observeRelease(ctx context.Context, op Op, release func(context
 	st := &waitStats{}
 	err := release(context.WithValue(ctx, waitStatsKey{}, st))
 	st.done = true
-	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Err: err})
+	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: err})
 	return err
 }
 

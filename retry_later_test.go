@@ -327,10 +327,14 @@ func TestClusterDownRetried(t *testing.T) {
 // TestBusyRetried: while the server runs someone's script past
 // busy-reply-threshold it answers BUSY to everything else and runs nothing.
 // A Lock and a release wait it out; a single attempt reports it at once.
+//
+// The Observer sees the calls made again (Retries) on the Unlock and the Lock,
+// and none on calls the server answered at once.
 func TestBusyRetried(t *testing.T) {
 	node := redistest.Server(t)
 	rc := node.Client(t)
-	c := newTestClient(t, rc)
+	rec := &recorder{}
+	c := newTestClient(t, rc, WithObserver(rec))
 	ctx := testCtx(t, 30*time.Second)
 	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50").Error(); err != nil {
 		t.Fatal(err)
@@ -341,6 +345,42 @@ while true do
   local n = redis.call('time')
   if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 1000000 then return 1 end
 end`
+	// busy runs the slow script and returns once the server answers BUSY;
+	// the returned function waits for the script's end.
+	busy := func(t *testing.T) func() {
+		script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			err := rc.Do(ctx, rc.B().Ping().Build()).Error()
+			if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
+				return script
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server never answered BUSY (last: %v)", err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	t.Run("Semaphore", func(t *testing.T) {
+		s := mustSem(t, c, "busy:permits")
+		if _, err := s.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Acquire(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		rec.take()
+		script := busy(t)
+		if err := s.Release(ctx, 1); err != nil {
+			t.Fatalf("Release while the server is busy: %v", err)
+		}
+		script()
+		if n, err := s.AvailablePermits(ctx); err != nil || n != 1 {
+			t.Fatalf("permits after the release: %d, %v; want 1", n, err)
+		}
+		if _, releases, _ := rec.take(); len(releases) != 1 || releases[0].e.Retries == 0 || releases[0].e.Err != nil {
+			t.Errorf("releases: %+v, want one that succeeded with retries", releases)
+		}
+	})
 	for _, lc := range lockCases[:3] { // Mutex, FairMutex, LeanMutex
 		t.Run(lc.name, func(t *testing.T) {
 			holder := lc.make(t, c, "busy")
@@ -348,18 +388,11 @@ end`
 			if err != nil {
 				t.Fatal(err)
 			}
-			fresh := lc.make(t, c, "busy:fresh")
-			script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
-			for deadline := time.Now().Add(5 * time.Second); ; {
-				err := rc.Do(ctx, rc.B().Ping().Build()).Error()
-				if err != nil && strings.HasPrefix(err.Error(), "BUSY ") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the server never answered BUSY (last: %v)", err)
-				}
-				time.Sleep(time.Millisecond)
+			if a, _, _ := rec.take(); len(a) != 1 || a[0].e.Retries != 0 {
+				t.Fatalf("acquisitions before the script: %+v, want one with no retries", a)
 			}
+			fresh := lc.make(t, c, "busy:fresh")
+			script := busy(t)
 			if _, err := fresh.TryLock(ctx, 0); err == nil || !strings.Contains(err.Error(), "BUSY ") {
 				t.Fatalf("a single attempt while the server is busy: %v, want BUSY", err)
 			}
@@ -372,6 +405,13 @@ end`
 			script()
 			if err := fresh.Unlock(l); err != nil {
 				t.Fatal(err)
+			}
+			acquires, releases, _ := rec.take()
+			if len(acquires) != 2 || acquires[0].e.Retries != 0 || acquires[0].e.Outcome != Failed || acquires[1].e.Retries == 0 {
+				t.Errorf("acquisitions while busy: %+v, want a single attempt with no retries, then a Lock with some", acquires)
+			}
+			if len(releases) != 2 || releases[0].e.Retries == 0 || releases[1].e.Retries != 0 {
+				t.Errorf("releases: %+v, want the one while busy with retries, the one after with none", releases)
 			}
 		})
 	}

@@ -125,6 +125,9 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		}
 		done, next, err := try(since, polite)
 		if again(ctx, err, wait, deadline, &later) {
+			if st != nil {
+				st.retries++
+			}
 			continue // as it was: nothing ran
 		}
 		since, polite = 0, false

@@ -24,6 +24,8 @@ const (
 	AttrWakeup       = attribute.Key("scriptlock.wakeup")           // message, timer
 	AttrEndCause     = attribute.Key("scriptlock.hold.end_cause")   // unlocked, lost, expired, closed
 	AttrAttempts     = attribute.Key("scriptlock.acquire.attempts") // spans only
+	AttrCall         = attribute.Key("scriptlock.call")             // acquire, release
+	AttrRetries      = attribute.Key("scriptlock.retries")          // spans only, when not 0
 	AttrFencingToken = attribute.Key("scriptlock.fencing_token")    // spans only
 )
 
@@ -56,6 +58,7 @@ type Observer struct {
 	acquireDuration metric.Float64Histogram
 	attempts        metric.Int64Counter
 	wakeups         metric.Int64Counter
+	retries         metric.Int64Counter
 	held            metric.Int64UpDownCounter
 	holdDuration    metric.Float64Histogram
 	releaseDuration metric.Float64Histogram
@@ -104,6 +107,7 @@ func New(opts ...Option) (*Observer, error) {
 	o.acquireDuration = f("scriptlock.lock.acquire.duration", "s", "Duration of Lock and TryLock calls, waiting included.", durationBuckets)
 	o.attempts = cnt("scriptlock.lock.acquire.attempts", "{attempt}", "Acquire script runs; more than one per call means the lock was contended.")
 	o.wakeups = cnt("scriptlock.lock.wait.wakeups", "{wakeup}", "Waits that ended by a release message or by the fallback timer.")
+	o.retries = cnt("scriptlock.lock.retries", "{call}", "Calls made again because Redis ran nothing: TRYAGAIN, CLUSTERDOWN, LOADING, BUSY, a node that could not be dialled, a broken connection settled.")
 	var err error
 	o.held, err = m.Int64UpDownCounter("scriptlock.lock.held", metric.WithUnit("{lock}"), metric.WithDescription("Locks this process holds now."))
 	errs = append(errs, err)
@@ -153,12 +157,18 @@ func (o *Observer) AcquireEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 	if e.Timers > 0 {
 		o.wakeups.Add(ctx, int64(e.Timers), o.attrs(op, AttrWakeup.String("timer")))
 	}
+	if e.Retries > 0 {
+		o.retries.Add(ctx, int64(e.Retries), o.attrs(op, AttrCall.String("acquire")))
+	}
 	if e.Outcome == scriptlock.Acquired && op.Primitive.Holds() {
 		o.held.Add(ctx, 1, o.attrs(op))
 	}
 	span := trace.SpanFromContext(ctx)
 	if span.IsRecording() {
 		span.SetAttributes(AttrOutcome.String(outcome), AttrAttempts.Int(e.Attempts))
+		if e.Retries > 0 {
+			span.SetAttributes(AttrRetries.Int(e.Retries))
+		}
 		if e.Token > 0 {
 			span.SetAttributes(AttrFencingToken.Int64(e.Token))
 		}
@@ -188,7 +198,13 @@ func (o *Observer) ReleaseEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 		outcome = "error"
 	}
 	o.releaseDuration.Record(ctx, e.Duration.Seconds(), o.attrs(op, AttrOutcome.String(outcome)))
+	if e.Retries > 0 {
+		o.retries.Add(ctx, int64(e.Retries), o.attrs(op, AttrCall.String("release")))
+	}
 	span := trace.SpanFromContext(ctx)
+	if e.Retries > 0 && span.IsRecording() {
+		span.SetAttributes(AttrRetries.Int(e.Retries))
+	}
 	if e.Err != nil && span.IsRecording() {
 		span.RecordError(e.Err)
 		span.SetStatus(codes.Error, outcome)

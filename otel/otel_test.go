@@ -3,6 +3,7 @@ package scriptlockotel_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -335,4 +336,72 @@ func mustMutex(t testing.TB, c *scriptlock.Client, name string) *scriptlock.Mute
 		t.Fatalf("Mutex(%q): %v", name, err)
 	}
 	return m
+}
+
+// Calls that Redis refuses without running (here BUSY: another client's
+// script runs past busy-reply-threshold) and that are made again show in
+// scriptlock.lock.retries, by call, and on the spans; calls answered at once
+// add nothing.
+func TestRetries(t *testing.T) {
+	node := redistest.Server(t)
+	tm := newTelemetry(t)
+	rc := node.Client(t)
+	c, err := scriptlock.New(rc, scriptlock.WithKeyPrefix(redistest.Prefix(t)), scriptlock.WithObserver(tm.obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	holder, fresh := mustMutex(t, c, "busy"), mustMutex(t, c, "busy:fresh")
+	held, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tm.collect(t)["scriptlock.lock.retries"]; ok {
+		t.Fatal("scriptlock.lock.retries recorded for a Lock the server answered at once")
+	}
+	node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "50")
+	script := make(chan error, 1)
+	slow := node.Client(t) // its own connection: the script holds it
+	go func() {
+		script <- slow.Do(context.Background(), rc.B().Eval().Script(`local s = redis.call('time')
+while true do
+  local n = redis.call('time')
+  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 1000000 then return 1 end
+end`).Numkeys(0).Build()).Error()
+	}()
+	waitUntil(t, "the server answers BUSY", func() bool {
+		err := rc.Do(ctx, rc.B().Ping().Build()).Error()
+		return err != nil && strings.HasPrefix(err.Error(), "BUSY ")
+	})
+	unlocked := make(chan error, 1)
+	go func() { unlocked <- holder.Unlock(held) }()
+	l, err := fresh.Lock(ctx)
+	if err != nil {
+		t.Fatalf("Lock while the server is busy: %v", err)
+	}
+	if err := <-unlocked; err != nil {
+		t.Fatalf("Unlock while the server is busy: %v", err)
+	}
+	if err := <-script; err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	got := sums(t, tm.collect(t)["scriptlock.lock.retries"])
+	acq, rel := got["scriptlock.call=acquire,scriptlock.primitive=mutex"], got["scriptlock.call=release,scriptlock.primitive=mutex"]
+	if len(got) != 2 || acq == 0 || rel == 0 {
+		t.Errorf("scriptlock.lock.retries %v, want some for one acquire and one release of the mutex", got)
+	}
+	spans := map[string]int64{}
+	for _, s := range tm.spans.Ended() {
+		for _, kv := range s.Attributes() {
+			if kv.Key == scriptlockotel.AttrRetries {
+				spans[s.Name()] += kv.Value.AsInt64()
+			}
+		}
+	}
+	wantEqual(t, "retries on spans", spans, map[string]int64{"scriptlock.Lock": acq, "scriptlock.Unlock": rel})
 }
