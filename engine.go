@@ -224,30 +224,52 @@ const (
 // refusal but cannot be repeated after one that may have run (a release of
 // permits, a count-down).
 func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
-	later := backoff{cur: retryLaterMin, max: retryLaterMax}
-	var refused error
+	rt := newRetrier()
 	for {
 		v, err := call()
 		if !retryLater(err) {
-			return v, afterRefusal(ctx, err, refused)
+			return v, rt.failed(ctx, err)
 		}
-		if later.wait(ctx, time.Time{}) != nil {
+		if !rt.again(ctx, err, time.Time{}) {
 			return v, err
 		}
-		refused = err
-		retried(ctx)
 	}
 }
 
-// afterRefusal is err, from an attempt cut short by the end of ctx, joined
-// with the refusal (a retryLater reply) of the attempt before it: the
-// deadline is what ended the call, the refusal why it had not succeeded, and
-// errors.Is and errors.As find either.
-func afterRefusal(ctx context.Context, err, refused error) error {
-	if err == nil || refused == nil || ctx.Err() == nil {
+// retrier makes again the calls that ran nothing (retryLater), pausing from
+// retryLaterMin doubling to retryLaterMax, half random, and keeps the last
+// such refusal for the error of a call that ctx then cuts short.
+type retrier struct {
+	later   backoff
+	refused error
+}
+
+func newRetrier() retrier { return retrier{later: backoff{cur: retryLaterMin, max: retryLaterMax}} }
+
+// again reports whether a call that failed with err is to be made again:
+// err ran nothing, and after the pause ctx has not ended and deadline (zero:
+// none) has not passed. It counts the retry for the Observer.
+func (r *retrier) again(ctx context.Context, err error, deadline time.Time) bool {
+	if !retryLater(err) || r.later.wait(ctx, deadline) != nil || (!deadline.IsZero() && !time.Now().Before(deadline)) {
+		return false
+	}
+	r.refused = err
+	retried(ctx)
+	return true
+}
+
+// answered starts the pauses and the refusal afresh after a call Redis ran.
+func (r *retrier) answered() { r.later.cur, r.refused = retryLaterMin, nil }
+
+// failed is err, from a call that failed for good, joined with the refusal
+// before it when ctx has ended: the context is what ended the call, the
+// refusal why it had not succeeded before, and errors.Is and errors.As find
+// either, whichever way the race between the last call and the deadline went.
+func (r *retrier) failed(ctx context.Context, err error) error {
+	if err == nil || r.refused == nil || ctx.Err() == nil {
 		return err
 	}
-	return fmt.Errorf("%w, after %w", err, refused)
+	return fmt.Errorf("%w, after %w", err, r.refused)
 }
 
 // unknownOutcome reports whether a failed call may still have run on the
@@ -773,8 +795,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	// failed part-way), so this one must tell a repeat from a release by
 	// someone else. An attempt Redis answered with retryLater ran nothing.
 	mayHaveRun := false
-	later := backoff{cur: retryLaterMin, max: retryLaterMax}
-	var refused error
+	rt := newRetrier()
 	for attempt := 0; ; {
 		r.retry = mayHaveRun
 		r.last = vouched && last && !mayHaveRun && fast
@@ -804,15 +825,13 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		if retryLater(err) {
 			// Until the release context ends (the release timeout): a lock
 			// left to its lease would keep every waiter out for that long.
-			if later.wait(ctx, time.Time{}) != nil {
+			if !rt.again(ctx, err, time.Time{}) {
 				return st, err
 			}
-			refused = err
-			retried(ctx)
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return st, afterRefusal(ctx, err, refused)
+			return st, rt.failed(ctx, err)
 		}
 		mayHaveRun = true
 		attempt++

@@ -316,7 +316,7 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 		}
 	}()
 	delay := leanPollMin
-	later := backoff{cur: retryLaterMin, max: retryLaterMax}
+	rt := newRetrier()
 	for {
 		if err := ctx.Err(); err != nil {
 			return false, fmt.Errorf("wait ended: %w", err)
@@ -325,19 +325,19 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 			return false, ErrClosed
 		}
 		done, _, err := try()
-		if again(ctx, err, wait, deadline, &later) {
-			if st != nil {
-				st.retries++
-			}
+		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue
 		}
 		if st != nil {
 			st.attempts++
 		}
-		if err != nil || done {
-			return done, err
+		if err != nil {
+			return false, rt.failed(ctx, err)
 		}
-		later.cur = retryLaterMin
+		if done {
+			return true, nil
+		}
+		rt.answered()
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return false, nil
 		}

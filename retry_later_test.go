@@ -618,12 +618,53 @@ func TestRetryLaterBounded(t *testing.T) {
 	if d := time.Since(start); !isTryAgain(err) || d < wait || d > wait+slack {
 		t.Fatalf("TryLock(%v) on a stuck migration: %v after %v, want TRYAGAIN after the wait", wait, err, d)
 	}
+	// A Lock whose context ends says so, and why it had not got the lock,
+	// whether the deadline fell in a pause or cut an attempt short. (A plain
+	// LeanMutex names one key, which Redis redirects during a migration: the
+	// fenced one names two.)
+	for _, l := range []Locker{mustMutex(t, c, "stuck"), mustLean(t, c, "stuck:lean", WithFencing())} {
+		if l, ok := l.(*LeanMutex); ok {
+			lm := cl.StartMigration(t, l.Key()) // the lean key's own slot, left open
+			lm.MoveKeys(t)
+		}
+		lctx, cancel := context.WithTimeout(ctx, wait)
+		start = time.Now()
+		_, err = l.Lock(lctx)
+		cancel()
+		if d := time.Since(start); !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) || d > wait+slack {
+			t.Fatalf("%T.Lock with a %v deadline on a stuck migration: %v after %v, want the deadline and TRYAGAIN", l, wait, err, d)
+		}
+	}
 	start = time.Now()
 	err = m.Unlock(held)
 	if d := time.Since(start); !isTryAgain(err) || d < releaseTimeout/2 || d > releaseTimeout+slack {
 		t.Fatalf("Unlock on a stuck migration: %v after %v, want TRYAGAIN after the release timeout %v", err, d, releaseTimeout)
 	}
 	mig.Finish(t)
+}
+
+// TestWaitDeadlineMidAttempt is TestCallAgainDeadlineMidAttempt for the wait
+// loops: notified (waitOn) and polling (LeanMutex's waitPolling).
+func TestWaitDeadlineMidAttempt(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	for _, ws := range []waitSpec{{channel: "notified"}, {}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		refusals := 0
+		_, err := c.await(ctx, ws, -1, func(int64, bool) (bool, tryAgain, error) {
+			if refusals < 2 {
+				refusals++
+				return false, tryAgain{}, rc.Do(ctx, rc.B().Eval().Script("return redis.error_reply('TRYAGAIN slot moving')").Numkeys(0).Build()).Error()
+			}
+			<-ctx.Done() // the attempt the deadline cuts short
+			return false, tryAgain{}, ctx.Err()
+		})
+		cancel()
+		if !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("wait (channel %q) cut short after a refusal: %v, want both TRYAGAIN and the deadline", ws.channel, err)
+		}
+	}
 }
 
 // TestCallAgainDeadlineMidAttempt: when the context ends during an attempt

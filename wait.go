@@ -70,7 +70,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		polite = c.subs.handingOff(ws.wake)
 	}
 	since := int64(0)
-	later := backoff{cur: retryLaterMin, max: retryLaterMax}
+	rt := newRetrier()
 	defer func() {
 		if zw != nil {
 			c.subs.leave(zw)
@@ -124,10 +124,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			politeAt = time.Now()
 		}
 		done, next, err := try(since, polite)
-		if again(ctx, err, wait, deadline, &later) {
-			if st != nil {
-				st.retries++
-			}
+		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue // as it was: nothing ran
 		}
 		since, polite = 0, false
@@ -135,9 +132,9 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			st.attempts++
 		}
 		if err != nil {
-			return false, err
+			return false, rt.failed(ctx, err)
 		}
-		later.cur = retryLaterMin
+		rt.answered()
 		if done {
 			woken = false
 			return true, nil
@@ -229,17 +226,6 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			}
 		}
 	}
-}
-
-// again reports whether an attempt that failed with err is to be made again
-// within a wait (< 0: no limit; 0: a single attempt, never) that ends at
-// deadline: err ran nothing (retryLater), and after later's pause ctx and the
-// wait still have time.
-func again(ctx context.Context, err error, wait time.Duration, deadline time.Time, later *backoff) bool {
-	if err == nil || wait == 0 || !retryLater(err) {
-		return false
-	}
-	return later.wait(ctx, deadline) == nil && (wait < 0 || time.Now().Before(deadline))
 }
 
 // backoff is a doubling, half-random delay between attempts, for primitives
