@@ -155,6 +155,9 @@ func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFacto
 // again within their bounds (retryLaterMin doubling to retryLaterMax)
 // instead of failing at once.
 func retryLater(err error) bool {
+	if err == nil {
+		return false // before the errors.As targets, which escape: no allocation on success
+	}
 	var re *rueidis.RedisError
 	if errors.As(err, &re) {
 		return re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(re.Error(), "BUSY ")

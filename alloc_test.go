@@ -1,0 +1,66 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestUncontendedAllocs bounds the client's allocations per uncontended
+// Lock+Unlock (and semaphore Acquire+Release) on a reused handle, rueidis's
+// included: the hot path must not allocate on paths taken only on failure,
+// such as the errors.As targets of retryLater. The race detector's runtime
+// allocates on its own, so `make test` runs this test again without -race.
+func TestUncontendedAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector; make test runs this test without it")
+	}
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := context.Background()
+	lockUnlock := func(l Locker) func() {
+		return func() {
+			lctx, err := l.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sem := mustSem(t, c, "permits")
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		max  float64
+		f    func()
+	}{
+		{"Mutex", 6, lockUnlock(mustMutex(t, c, "mutex"))},
+		{"FairMutex", 6, lockUnlock(mustFair(t, c, "fair"))},
+		{"LeanMutex", 7, lockUnlock(mustLean(t, c, "lean"))},
+		{"Semaphore", 9, func() {
+			if err := sem.Acquire(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := sem.Release(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		tc.f() // connections open, scripts loaded
+		// The least of three runs: on a loaded machine one run now and then
+		// counts a few more (the scheduler, the runtime's own work), while a
+		// path that allocates more does so in every run.
+		got := testing.AllocsPerRun(500, tc.f)
+		for range 2 {
+			got = min(got, testing.AllocsPerRun(500, tc.f))
+		}
+		if got > tc.max {
+			t.Errorf("%s: %v allocations per uncontended round, want at most %v", tc.name, got, tc.max)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package scriptlock
+
+const raceEnabled = false
