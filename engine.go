@@ -230,11 +230,8 @@ func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	rt := newRetrier()
 	for {
 		v, err := call()
-		if !retryLater(err) {
+		if !retryLater(err) || !rt.again(ctx, err, time.Time{}) {
 			return v, rt.failed(ctx, err)
-		}
-		if !rt.again(ctx, err, time.Time{}) {
-			return v, err
 		}
 	}
 }
@@ -264,15 +261,22 @@ func (r *retrier) again(ctx context.Context, err error, deadline time.Time) bool
 // answered starts the pauses and the refusal afresh after a call Redis ran.
 func (r *retrier) answered() { r.later.cur, r.refused = retryLaterMin, nil }
 
-// failed is err, from a call that failed for good, joined with the refusal
-// before it when ctx has ended: the context is what ended the call, the
-// refusal why it had not succeeded before, and errors.Is and errors.As find
-// either, whichever way the race between the last call and the deadline went.
+// failed is the error of a call that failed for good with err. When ctx has
+// ended and a refusal came before, it is both: the context is what ended
+// the call, the refusal why it had not succeeded, and errors.Is and errors.As
+// find either, whether the end fell in a pause (err is the refusal) or cut
+// an attempt short (err is the context's).
 func (r *retrier) failed(ctx context.Context, err error) error {
-	if err == nil || r.refused == nil || ctx.Err() == nil {
+	cerr := ctx.Err()
+	switch {
+	case err == nil || cerr == nil:
 		return err
+	case retryLater(err):
+		return fmt.Errorf("%w, after %w", cerr, err)
+	case r.refused != nil:
+		return fmt.Errorf("%w, after %w", err, r.refused)
 	}
-	return fmt.Errorf("%w, after %w", err, r.refused)
+	return err
 }
 
 // unknownOutcome reports whether a failed call may still have run on the
@@ -829,7 +833,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 			// Until the release context ends (the release timeout): a lock
 			// left to its lease would keep every waiter out for that long.
 			if !rt.again(ctx, err, time.Time{}) {
-				return st, err
+				return st, rt.failed(ctx, err)
 			}
 			continue
 		}

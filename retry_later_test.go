@@ -637,63 +637,73 @@ func TestRetryLaterBounded(t *testing.T) {
 	}
 	start = time.Now()
 	err = m.Unlock(held)
-	if d := time.Since(start); !isTryAgain(err) || d < releaseTimeout/2 || d > releaseTimeout+slack {
-		t.Fatalf("Unlock on a stuck migration: %v after %v, want TRYAGAIN after the release timeout %v", err, d, releaseTimeout)
+	if d := time.Since(start); !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) || d < releaseTimeout/2 || d > releaseTimeout+slack {
+		t.Fatalf("Unlock on a stuck migration: %v after %v, want the deadline and TRYAGAIN after the release timeout %v", err, d, releaseTimeout)
 	}
 	mig.Finish(t)
 }
 
-// TestWaitDeadlineMidAttempt is TestCallAgainDeadlineMidAttempt for the wait
-// loops: notified (waitOn) and polling (LeanMutex's waitPolling).
-func TestWaitDeadlineMidAttempt(t *testing.T) {
+// refusingCall is a call that Redis refuses twice with a real TRYAGAIN reply
+// and that then, with midAttempt, blocks until ctx ends (an attempt the
+// deadline cuts short) or, without, goes on being refused (the deadline
+// falls in a pause).
+func refusingCall(ctx context.Context, rc rueidis.Client, midAttempt bool) func() error {
+	refusals := 0
+	return func() error {
+		if refusals < 2 || !midAttempt {
+			refusals++
+			return rc.Do(ctx, rc.B().Eval().Script("return redis.error_reply('TRYAGAIN slot moving')").Numkeys(0).Build()).Error()
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+}
+
+// checkDeadlineAndRefusal fails the test unless err carries both the
+// deadline and the refusal, the refusal once.
+func checkDeadlineAndRefusal(t *testing.T, what string, err error) {
+	t.Helper()
+	if !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) || strings.Count(err.Error(), "TRYAGAIN") != 1 {
+		t.Errorf("%s: %v, want the deadline and TRYAGAIN (once)", what, err)
+	}
+}
+
+// TestCallAgainDeadline: when the context ends a call being made again, the
+// error says both (the deadline, and the refusal that kept the call from
+// succeeding), so a caller can tell a stuck migration from a slow server,
+// whether the end fell in a pause or cut an attempt short.
+func TestCallAgainDeadline(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	for _, midAttempt := range []bool{true, false} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		call := refusingCall(ctx, rc, midAttempt)
+		_, err := callAgain(ctx, func() (int64, error) { return 0, call() })
+		cancel()
+		checkDeadlineAndRefusal(t, fmt.Sprintf("callAgain ended by its context (mid-attempt %v)", midAttempt), err)
+	}
+	// Without a refusal before it, the deadline alone is reported.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := callAgain(ctx, func() (int64, error) { <-ctx.Done(); return 0, ctx.Err() })
+	if isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("callAgain cut short with no refusal: %v, want the deadline alone", err)
+	}
+}
+
+// TestWaitDeadline is TestCallAgainDeadline for the wait loops: notified
+// (waitOn) and polling (LeanMutex's waitPolling).
+func TestWaitDeadline(t *testing.T) {
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
 	for _, ws := range []waitSpec{{channel: "notified"}, {}} {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		refusals := 0
-		_, err := c.await(ctx, ws, -1, func(int64, bool) (bool, tryAgain, error) {
-			if refusals < 2 {
-				refusals++
-				return false, tryAgain{}, rc.Do(ctx, rc.B().Eval().Script("return redis.error_reply('TRYAGAIN slot moving')").Numkeys(0).Build()).Error()
-			}
-			<-ctx.Done() // the attempt the deadline cuts short
-			return false, tryAgain{}, ctx.Err()
-		})
-		cancel()
-		if !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("wait (channel %q) cut short after a refusal: %v, want both TRYAGAIN and the deadline", ws.channel, err)
+		for _, midAttempt := range []bool{true, false} {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			call := refusingCall(ctx, rc, midAttempt)
+			_, err := c.await(ctx, ws, -1, func(int64, bool) (bool, tryAgain, error) { return false, tryAgain{}, call() })
+			cancel()
+			checkDeadlineAndRefusal(t, fmt.Sprintf("wait (channel %q) ended by its context (mid-attempt %v)", ws.channel, midAttempt), err)
 		}
-	}
-}
-
-// TestCallAgainDeadlineMidAttempt: when the context ends during an attempt
-// that follows a refusal, the error says both (the deadline, and the refusal
-// that kept the call from succeeding), so a caller can tell a stuck
-// migration from a slow server whichever way the race between the last
-// attempt and the deadline went.
-func TestCallAgainDeadlineMidAttempt(t *testing.T) {
-	node := redistest.Server(t)
-	rc := node.Client(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	refusals := 0
-	_, err := callAgain(ctx, func() (int64, error) {
-		if refusals < 2 {
-			refusals++
-			return rc.Do(ctx, rc.B().Eval().Script("return redis.error_reply('TRYAGAIN slot moving')").Numkeys(0).Build()).AsInt64()
-		}
-		<-ctx.Done() // the attempt the deadline cuts short
-		return 0, ctx.Err()
-	})
-	if !isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("callAgain cut short after a refusal: %v, want both TRYAGAIN and the deadline", err)
-	}
-	// Without a refusal before it, the deadline alone is reported.
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel2()
-	_, err = callAgain(ctx2, func() (int64, error) { <-ctx2.Done(); return 0, ctx2.Err() })
-	if isTryAgain(err) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("callAgain cut short with no refusal: %v, want the deadline alone", err)
 	}
 }
