@@ -230,7 +230,7 @@ func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	rt := newRetrier()
 	for {
 		v, err := call()
-		if !retryLater(err) || !rt.again(ctx, err, time.Time{}) {
+		if !rt.again(ctx, err, time.Time{}) {
 			return v, rt.failed(ctx, err)
 		}
 	}
