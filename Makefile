@@ -74,14 +74,14 @@ test: deps
 ## test-go1.27: the tests again, built with Go 1.27 (GO127, default go1.27.4; the go command
 ##   downloads that toolchain once through GOTOOLCHAIN). go.mod's go line, 1.26, is the oldest
 ##   release supported and what `make test` uses. To keep CI short, this run leaves out what
-##   exercises Redis, rueidis or the example application rather than the Go release: the two
-##   Sentinel failover tests (2+ minutes of waiting for failovers), the random process
-##   faults and the Cluster resharding, outage, failover, loading and busy-script tests (GO127_SKIP= runs them too),
-##   and examples/ (with its SQLite and gRPC dependencies it
-##   takes over two minutes to build with -race on a cold cache; GO127_PKGS=./... runs it too).
+##   exercises Redis, rueidis or the example application rather than the Go release: the random
+##   process faults and the Cluster resharding, outage, failover, loading and busy-script tests
+##   (GO127_SKIP= runs them too), the Sentinel failover suite internal/failover (a minute of
+##   waiting for failovers) and examples/ (with its SQLite and gRPC dependencies it
+##   takes over two minutes to build with -race on a cold cache; GO127_PKGS=./... runs both too).
 GO127      ?= go1.27.4
-GO127_SKIP ?= ^(TestSentinelFailoverContended|TestSentinelGuardWindow|TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded)$$
-GO127_PKGS ?= $$($(GO) list ./... | grep -v /examples/)
+GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded)$$
+GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
 	GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)

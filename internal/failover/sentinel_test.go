@@ -1,4 +1,4 @@
-package scriptlock_test
+package failover_test
 
 import (
 	"context"
@@ -151,8 +151,12 @@ func lockFollowing(ctx context.Context, l scriptlock.Locker, wait time.Duration)
 // Guard on: the acquisition fails with ErrNotReplicated and leaves nothing
 // held, so the failover hands nobody a second grant.
 func TestSentinelGuardWindow(t *testing.T) {
+	t.Parallel()
 	for _, kind := range lockKinds {
 		t.Run(kind.name, func(t *testing.T) {
+			// Each case has its own deployment, and most of its time is
+			// spent waiting for sentinels: cases run side by side.
+			t.Parallel()
 			s := redistest.Sentinel(t, redistest.WithProxiedReplication())
 			prefix := redistest.Prefix(t)
 			// A lease long enough that the first holder's is certainly still
@@ -348,9 +352,11 @@ type holdStats struct {
 func TestSentinelFailoverContended(t *testing.T) {
 	// Lock calls carry no owner: each gets a fresh one, as in an application
 	// that shares one handle between goroutines.
+	t.Parallel()
 	for _, kind := range lockKinds {
 		for _, guard := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/guard=%v", kind.name, guard), func(t *testing.T) {
+				t.Parallel() // a deployment of its own, as in TestSentinelGuardWindow
 				s := redistest.Sentinel(t)
 				prefix := redistest.Prefix(t)
 				const workers = 4
