@@ -308,7 +308,13 @@ func TestFairMutexDeadWaiterEvicted(t *testing.T) {
 func TestFairMutexLiveWaiterKept(t *testing.T) {
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
-	opts := []Option{prefix, WithWaiterTimeout(150 * time.Millisecond)}
+	// A waiter calls again every third of the timeout; one that misses two
+	// calls in a row is evicted. With 600 ms that takes a 400 ms stall, which
+	// a machine running the race detector and other test packages beside this
+	// one does not reach (at 150 ms, 100 ms stalls sent the early waiter to the
+	// back of the line).
+	const waiterTimeout = 600 * time.Millisecond
+	opts := []Option{prefix, WithWaiterTimeout(waiterTimeout)}
 	c1 := newTestClient(t, node.Client(t), opts...)
 	c2 := newTestClient(t, node.Client(t), opts...)
 	c3 := newTestClient(t, node.Client(t), opts...)
@@ -338,7 +344,7 @@ func TestFairMutexLiveWaiterKept(t *testing.T) {
 		}()
 		waitQueueLen(t, node, holder, map[string]int64{"early": 1, "late": 2}[w.name])
 	}
-	time.Sleep(1200 * time.Millisecond) // 8 waiter timeouts
+	time.Sleep(4 * waiterTimeout)
 	if q := queueLen(t, node, holder); q != 2 {
 		t.Fatalf("queue length %d while both waiters live, want 2", q)
 	}
