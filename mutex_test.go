@@ -185,14 +185,14 @@ func TestMutexExclusion(t *testing.T) {
 
 func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
+	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
 	m := mustMutex(t, c, "wd")
 	lctx, err := m.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(900 * time.Millisecond) // three leases
+	time.Sleep(1800 * time.Millisecond) // three leases
 	if lctx.Err() != nil {
 		t.Fatalf("lock context ended: %v", context.Cause(lctx))
 	}
@@ -203,7 +203,7 @@ func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Unlock stopped the renewals: nothing is left behind.
-	time.Sleep(350 * time.Millisecond)
+	time.Sleep(600 * time.Millisecond)
 	if locked, _ := m.IsLocked(ctx); locked {
 		t.Fatal("lock still present after Unlock")
 	}

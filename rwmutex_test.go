@@ -331,7 +331,7 @@ func TestRWMutexDeadWriterReleasesReaders(t *testing.T) {
 
 func TestRWMutexWatchdogAndLoss(t *testing.T) {
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
+	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
 	rw := mustRW(t, c, "rw:wd")
 	r, err := rw.RLock(ctx)
@@ -346,7 +346,7 @@ func TestRWMutexWatchdogAndLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(900 * time.Millisecond) // three leases
+	time.Sleep(1800 * time.Millisecond) // three leases
 	if r.Err() != nil || w.Err() != nil {
 		t.Fatalf("hold lost while renewed: %v / %v", context.Cause(r), context.Cause(w))
 	}
