@@ -172,7 +172,7 @@ func runFaults(t *testing.T, lc lockCase, rng *rand.Rand, steps int) {
 	rc.Close()
 	rivalClient.Close()
 	rivalRC.Close()
-	goleak.VerifyNone(t, before, goleak.IgnoreAnyFunction("github.com/scriptlock/scriptlock/internal/redistest.(*Node).startOnce.func1"))
+	goleak.VerifyNone(t, before, redistest.IgnoreReaper())
 }
 
 // injected is a fault running alongside one step.

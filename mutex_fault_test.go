@@ -80,8 +80,7 @@ func TestMutexRedisRestart(t *testing.T) {
 	_ = m2.Unlock(l2)
 	c.Close()
 	rc.Close()
-	// The restarted server's process reaper belongs to the harness.
-	goleak.VerifyNone(t, before, goleak.IgnoreAnyFunction("github.com/scriptlock/scriptlock/internal/redistest.(*Node).startOnce.func1"))
+	goleak.VerifyNone(t, before, redistest.IgnoreReaper())
 }
 
 // TestMutexReleaseLatch replays a release whose reply was lost: the second

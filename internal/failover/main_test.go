@@ -11,8 +11,5 @@ import (
 // Every Client a test creates is closed at its end, and Close must stop every
 // goroutine the Client started.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, append(redistest.LeakOptions(),
-		// The harness reaps restarted servers from a goroutine of its own.
-		goleak.IgnoreAnyFunction("github.com/scriptlock/scriptlock/internal/redistest.(*Node).startOnce.func1"),
-	)...)
+	goleak.VerifyTestMain(m, redistest.LeakOptions()...)
 }

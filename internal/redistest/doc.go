@@ -54,5 +54,6 @@
 // goleak.VerifyNone registered through t.Cleanup before the first server is
 // started, never with a plain defer at the top of the test. Pass
 // LeakOptions() to either, for the goroutine rueidis's cluster client may
-// leave sleeping for a few seconds after Close.
+// leave sleeping for a few seconds after Close and for the harness's reaper
+// of a restarted server (IgnoreReaper alone covers the latter).
 package redistest
