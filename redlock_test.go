@@ -91,7 +91,10 @@ func TestRedLockTwoNodesDown(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	nodes[0].Kill()
 	nodes[3].Kill()
-	r := mustRedLock(t, "job", cs)
+	// A node timeout roomy enough for a loaded machine (the default, 200 ms,
+	// once timed out a live node's release): the test needs every live
+	// node's answer, not a fast one.
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
 	lctx, err := r.TryLock(ctx, 2*time.Second)
 	if err != nil {
 		t.Fatalf("with 3 of 5 nodes up: %v", err)
