@@ -83,7 +83,8 @@ func (o *ordersServer) Recharge(ctx context.Context, req *rechargepb.RechargeReq
 		if ctx.Err() != nil {
 			return nil, status.FromContextError(context.Cause(ctx)).Err()
 		}
-		return nil, status.Errorf(codes.Internal, "recharge: %v", err)
+		o.s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", req.GetOrderId(), "err", err)
+		return nil, status.Error(codes.Internal, "internal error") // the detail stays in the log
 	}
 	out := &rechargepb.RechargeResponse{
 		OrderId:   req.GetOrderId(),

@@ -34,7 +34,8 @@ type Config struct {
 	// Idempotency, when set, gives both front ends Idempotency-Key support
 	// (HTTP header Idempotency-Key, gRPC metadata idempotency-key).
 	Idempotency *idempotency.Store
-	// Logger for middleware warnings. Default slog.Default().
+	// Logger for middleware warnings and failed recharges (whose detail
+	// clients do not get). Default slog.Default().
 	Logger *slog.Logger
 }
 

@@ -221,8 +221,10 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64) error {
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("recharge: credit account %d: %d rows, %v", o.AccountID, n, err)
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("recharge: credit account %d: %w", o.AccountID, err)
+	} else if n != 1 {
+		return fmt.Errorf("recharge: credit account %d: %d rows updated, want 1", o.AccountID, n)
 	}
 	return tx.Commit()
 }
