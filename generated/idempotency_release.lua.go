@@ -31,7 +31,11 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   local sz = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
   redis.call('hdel', KEYS[3], KEYS[1])
   redis.call('zrem', KEYS[2], KEYS[1])
-  redis.call('hincrby', KEYS[3], '#total', -sz)
+  -- The scope's last record gone: drop its accounting too, so a request
+  -- that never ran leaves nothing behind.
+  if redis.call('hincrby', KEYS[3], '#total', -sz) <= 0 and redis.call('hlen', KEYS[3]) == 1 then
+    redis.call('del', KEYS[3])
+  end
   return 1
 end
 if not rec[1] then
@@ -42,7 +46,7 @@ return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "3515fa6e5180b1c0a6ffde10d87204727c364431"
+const idempotencyReleaseSHA1 = "d40d30f030b06ba0d21cea847b86b893354c1308"
 
 var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseSource)
 

@@ -19,7 +19,11 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   local sz = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
   redis.call('hdel', KEYS[3], KEYS[1])
   redis.call('zrem', KEYS[2], KEYS[1])
-  redis.call('hincrby', KEYS[3], '#total', -sz)
+  -- The scope's last record gone: drop its accounting too, so a request
+  -- that never ran leaves nothing behind.
+  if redis.call('hincrby', KEYS[3], '#total', -sz) <= 0 and redis.call('hlen', KEYS[3]) == 1 then
+    redis.call('del', KEYS[3])
+  end
   return 1
 end
 if not rec[1] then

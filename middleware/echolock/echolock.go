@@ -140,9 +140,9 @@ var DefaultLockConfig = LockConfig{
 // locking the same order id exclude each other.
 const DefaultKeyPrefix = core.DefaultKeyPrefix
 
-// transientKey marks, in the echo.Context, an answer of the lock middleware
-// that the Idempotency middleware must not store.
-const transientKey = "scriptlock.echolock.transient"
+// lockAnswerKey marks, in the echo.Context, an answer of the lock middleware
+// itself, which the Idempotency middleware never stores.
+const lockAnswerKey = "scriptlock.echolock.answer"
 
 // Errors answered by the middleware; the cause is in Internal.
 var (
@@ -240,11 +240,10 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		}
 	}
 	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
-		if base.Code != http.StatusBadRequest && base.Code != http.StatusRequestEntityTooLarge {
-			// Contention, a lost lock and Redis errors are transient: the
-			// Idempotency middleware must not store them.
-			c.Set(transientKey, true)
-		}
+		// Contention, a lost lock and Redis errors are transient, and a bad
+		// key is refused before the handler runs: the Idempotency middleware
+		// stores none of them, so bad input leaves nothing in Redis.
+		c.Set(lockAnswerKey, true)
 		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
 		if config.ErrorHandler != nil {
 			return config.ErrorHandler(c, he)
@@ -270,7 +269,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				switch {
 				case errors.Is(err, core.ErrKeyMissing):
 					return fail(c, ErrKeyMissing, err)
-				case errors.Is(err, errBodyTooLarge):
+				case errors.Is(err, errBodyTooLarge) || bodyTooLarge(err):
 					return fail(c, ErrBodyTooLarge, err)
 				}
 				return fail(c, ErrKeyInvalid, err)

@@ -3,6 +3,7 @@ package echolock
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -123,8 +124,14 @@ var (
 	ErrIdempotencyMismatch   = echo.NewHTTPError(http.StatusUnprocessableEntity, "Idempotency-Key was used for a different request")
 	ErrIdempotencyUsed       = echo.NewHTTPError(http.StatusConflict, "Idempotency-Key was used; its response was too large to store")
 	ErrIdempotencyBody       = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large for Idempotency-Key")
-	ErrIdempotencyStore      = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
-	ErrIdempotencyBudget     = echo.NewHTTPError(http.StatusTooManyRequests, "too many stored Idempotency-Key responses for this client")
+	ErrIdempotencyBodyRead   = echo.NewHTTPError(http.StatusBadRequest, "request body could not be read")
+	// ErrIdempotencyClaimLost: the request's claim on its key ended while the
+	// handler ran (Redis lost it or could not renew it in time) and the
+	// handler wrote nothing; the handler's context ended with
+	// idempotency.ErrClaimLost. The key is not stored: a retry runs again.
+	ErrIdempotencyClaimLost = echo.NewHTTPError(http.StatusServiceUnavailable, "Idempotency-Key claim lost while handling the request")
+	ErrIdempotencyStore     = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
+	ErrIdempotencyBudget    = echo.NewHTTPError(http.StatusTooManyRequests, "too many stored Idempotency-Key responses for this client")
 )
 
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
@@ -222,7 +229,10 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			if req.Body != nil && req.Body != http.NoBody {
 				body, err = io.ReadAll(io.LimitReader(req.Body, config.MaxBodyBytes+1))
 				if err != nil {
-					return fail(c, ErrIdempotencyKeyInvalid, err)
+					if bodyTooLarge(err) {
+						return fail(c, ErrIdempotencyBody, err)
+					}
+					return fail(c, ErrIdempotencyBodyRead, err)
 				}
 				if int64(len(body)) > config.MaxBodyBytes {
 					return fail(c, ErrIdempotencyBody, fmt.Errorf("body over %d bytes", config.MaxBodyBytes))
@@ -260,10 +270,13 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 
 			claim := res.Claim
-			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes}
+			hctx, detach := claim.Context(ctx)
+			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders}
 			c.Response().Writer = rec
+			c.SetRequest(req.WithContext(hctx))
 			finished := false
 			defer func() {
+				detach()
 				c.Response().Writer = rec.ResponseWriter
 				if !finished { // panic: not stored, key released
 					if rerr := claim.Release(ctx); rerr != nil {
@@ -271,12 +284,35 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					}
 				}
 			}()
-			if err = next(c); err != nil {
+			err = next(c)
+			c.SetRequest(req)
+			// A claim lost after the handler wrote its answer is still tried
+			// by Complete: the script stores it only if the claim is still
+			// this request's (it was presumed lost early, not taken).
+			lost := claim.Lost() && !c.Response().Committed
+			switch {
+			case lost:
+				// A retry may be running the request already: answer so that
+				// the client retries, and store nothing.
+				cause := err
+				if cause == nil {
+					cause = context.Cause(hctx)
+				} else if _, ok := cause.(*echo.HTTPError); ok {
+					cause = fmt.Errorf("handler: %w", cause) // keep the 503, see fail
+				}
+				err = fail(c, ErrIdempotencyClaimLost, cause)
+				c.Error(err)
+			case err != nil:
 				c.Error(err) // write the error response now, so it can be stored
+			case !c.Response().Committed:
+				// The handler wrote nothing: net/http would answer 200 with an
+				// empty body once it returns. Answer that now, so that it is
+				// what is stored and what a retry gets, not a second run.
+				err = c.NoContent(http.StatusOK)
 			}
 			finished = true
 			status := c.Response().Status
-			if !c.Response().Committed || !config.StoreStatus(status) || c.Get(transientKey) != nil {
+			if lost || !c.Response().Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
 				if rerr := claim.Release(ctx); rerr != nil {
 					config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
 				}
@@ -287,12 +323,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				sr.NotReplayable = true
 			} else {
 				sr.Body = rec.buf.Bytes()
-				h := c.Response().Header()
-				for _, name := range config.StoredHeaders {
-					for _, v := range h.Values(name) {
-						sr.Header = append(sr.Header, idempotency.HeaderField{Name: name, Value: v})
-					}
-				}
+				sr.Header = rec.header
 			}
 			if ok, serr := claim.Complete(ctx, sr.Encode()); serr != nil || !ok {
 				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", !ok, "err", serr)
@@ -321,15 +352,40 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Cont
 	return err
 }
 
-// recorder copies the response body, up to limit bytes, as it is written.
+// recorder copies the response body, up to limit bytes, as it is written,
+// and the stored headers as they are when the status is written: what the
+// handler sent, before middleware further out (Gzip) changes the headers for
+// the body it re-encodes, so that a replay's headers describe its body.
 type recorder struct {
 	http.ResponseWriter
 	buf      bytes.Buffer
 	limit    int
 	overflow bool
+	stored   []string
+	header   []idempotency.HeaderField
+	wrote    bool
+}
+
+func (r *recorder) snapshot() {
+	if r.wrote {
+		return
+	}
+	r.wrote = true
+	h := r.ResponseWriter.Header()
+	for _, name := range r.stored {
+		for _, v := range h.Values(name) {
+			r.header = append(r.header, idempotency.HeaderField{Name: name, Value: v})
+		}
+	}
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.snapshot()
+	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
+	r.snapshot()
 	if !r.overflow {
 		if r.buf.Len()+len(b) > r.limit {
 			r.overflow = true

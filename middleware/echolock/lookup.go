@@ -20,6 +20,15 @@ type extractor func(c echo.Context) (string, error)
 
 var errBodyTooLarge = errors.New("request body too large for the key lookup")
 
+// bodyTooLarge reports whether err comes from a body limit set before the
+// lookup read the body: net/http's MaxBytesReader or Echo's BodyLimit (a 413
+// HTTPError), so the client gets 413, not 400.
+func bodyTooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	var he *echo.HTTPError
+	return errors.As(err, &mbe) || errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge
+}
+
 // parseLookup turns "param:id,header:X-Order-Id,query:id,form:id,cookie:id,json:order.id"
 // into extractors tried in order.
 func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
@@ -41,7 +50,7 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		case "form":
 			out = append(out, func(c echo.Context) (string, error) {
 				if _, err := c.FormParams(); err != nil {
-					return "", fmt.Errorf("%w: form: %v", core.ErrKeyInvalid, err)
+					return "", fmt.Errorf("%w: form: %w", core.ErrKeyInvalid, err)
 				}
 				return single(c.Request().Form[name])
 			})
@@ -88,7 +97,7 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	rest := req.Body
 	req.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
 	if err != nil {
-		return "", fmt.Errorf("%w: reading body: %v", core.ErrKeyInvalid, err)
+		return "", fmt.Errorf("%w: reading body: %w", core.ErrKeyInvalid, err)
 	}
 	if int64(len(body)) > maxBody {
 		return "", fmt.Errorf("%w (limit %d bytes)", errBodyTooLarge, maxBody)

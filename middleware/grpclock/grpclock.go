@@ -101,7 +101,13 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 		resp, err := handler(lctx, req)
 		if core.LockLost(lctx) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
-			return nil, lostError()
+			if err != nil {
+				return nil, lostError()
+			}
+			// The handler saw its context end and still finished: its
+			// response says what it did, as an HTTP response already sent
+			// does. Aborted would tell the client that nothing was done.
+			return resp, nil
 		}
 		o.outcome.Report(ctx, scriptlock.RequestLocked)
 		return resp, err
@@ -138,7 +144,10 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		err := handler(srv, ls)
 		if ls.lost() {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
-			return lostError()
+			if err != nil {
+				return lostError()
+			}
+			return nil // finished despite the loss, as a unary handler's response stands
 		}
 		if ls.lctx != nil {
 			o.outcome.Report(ctx, scriptlock.RequestLocked)
@@ -255,21 +264,24 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 		}
 	}
 	o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
+	// Every answer here is a lockError: the call never ran, so the
+	// idempotency interceptor stores none of them and bad input leaves
+	// nothing in Redis.
 	switch {
 	case errors.Is(err, errConfig):
 		o.logger.ErrorContext(ctx, "grpclock: key source does not fit the request", "method", method, "err", err)
-		return "", status.Error(codes.Internal, "internal error")
+		return "", &lockError{status.New(codes.Internal, "internal error")}
 	case errors.Is(err, core.ErrKeyMissing):
-		return "", status.Error(codes.InvalidArgument, "lock key missing")
+		return "", &lockError{status.New(codes.InvalidArgument, "lock key missing")}
 	case errors.Is(err, core.ErrKeyInvalid):
 		// The detail describes the caller's own input.
-		return "", status.Error(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))
+		return "", &lockError{status.New(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))}
 	default:
-		if _, ok := status.FromError(err); ok {
-			return "", err // a status from a Func key source
+		if st, ok := status.FromError(err); ok {
+			return "", &lockError{st} // a status from a Func key source
 		}
 		o.logger.WarnContext(ctx, "grpclock: key source failed", "method", method, "err", err)
-		return "", status.Error(codes.InvalidArgument, "lock key invalid")
+		return "", &lockError{status.New(codes.InvalidArgument, "lock key invalid")}
 	}
 }
 
@@ -284,8 +296,9 @@ func isUnavailable(ctx context.Context, err error) bool {
 	return f == core.Unavailable
 }
 
-// lockError is a status produced by the lock interceptor itself: contention,
-// a lost lock, Redis unavailable. The idempotency interceptor never stores it.
+// lockError is a status produced by the lock interceptor itself: a bad key,
+// contention, a lost lock, Redis unavailable. The idempotency interceptor
+// never stores it.
 type lockError struct{ st *status.Status }
 
 func (e *lockError) Error() string              { return e.st.Err().Error() }

@@ -237,16 +237,29 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 
 		claim := res.Claim
+		hctx, detach := claim.Context(ctx)
 		finished := false
 		defer func() {
+			detach()
 			if !finished { // panic: not stored, key released
 				if rerr := claim.Release(ctx); rerr != nil {
 					o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
 				}
 			}
 		}()
-		resp, herr := handler(ctx, req)
+		resp, herr := handler(hctx, req)
 		finished = true
+		if herr != nil && claim.Lost() {
+			// A retry may be running the call already: answer so that the
+			// client retries, and store nothing. A handler that returned a
+			// response despite the loss keeps it (Complete stores it only if
+			// the claim is still this call's).
+			o.logger.WarnContext(ctx, "grpclock: idempotency claim lost while handling the call", "method", method, "err", herr)
+			if rerr := claim.Release(ctx); rerr != nil {
+				o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
+			}
+			return nil, claimLostError()
+		}
 		code := status.Code(herr)
 		var le *lockError
 		if !o.storeCode(code) || errors.As(herr, &le) {
@@ -366,4 +379,10 @@ func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClie
 		}
 		return invoker(ctx, method, req, reply, cc, callOpts...)
 	}
+}
+
+// claimLostError answers a call whose idempotency claim was lost while its
+// handler ran and failed: Aborted, like a lost lock, so the client retries.
+func claimLostError() error {
+	return status.Error(codes.Aborted, "idempotency-key claim lost while handling the call")
 }

@@ -24,7 +24,13 @@
 // AnonymousScope. Each scope may keep WithMaxBytesPerScope bytes of records
 // (64 MiB by default); a new key beyond that is refused with OverBudget. The
 // escaped scope is the hash tag of its records, so a scope's records and its
-// accounting live in one Redis Cluster slot.
+// accounting live in one Redis Cluster slot. The budget bounds a caller as far
+// as its scope is its identity (see WithMaxBytesPerScope).
+//
+// A running request's claim ends its contexts from Claim.Context with
+// ErrClaimLost when Redis says the claim is gone or no renewal is confirmed
+// before the claim could have expired; the middleware runs the handler under
+// such a context.
 //
 // # Failures
 //

@@ -47,6 +47,11 @@ var (
 	// stored (larger than the size limit), so it can be neither run again nor
 	// replayed.
 	ErrNotReplayable = errors.New("idempotency: response for this Idempotency-Key was not stored")
+	// ErrClaimLost: a running request's claim on its key ended (Redis
+	// answered that it was gone, or no renewal succeeded before it could have
+	// expired), so a retry may run the request again. It is the cause of the
+	// context that Claim.Context returns.
+	ErrClaimLost = errors.New("idempotency: claim on the Idempotency-Key lost")
 )
 
 var errReleased = errors.New("idempotency: reservation released before it reached Redis")
@@ -107,7 +112,10 @@ func WithMaxKeyLen(n int) Option {
 // for no limit). A new key of a scope over its budget is refused (OverBudget,
 // answered 429 / ResourceExhausted) until its older records expire. A
 // response's size is known only when it completes, so a scope can exceed its
-// budget by the responses of the requests it has running.
+// budget by the responses of the requests it has running. The budget bounds a
+// caller as far as its scope is its identity: the middleware's default scope
+// hashes what the client sends, so a client that varies its cookies gets
+// fresh scopes; scope by the authenticated account where that matters.
 func WithMaxBytesPerScope(n int64) Option {
 	return func(s *Store) { s.budget = max(n, 0) }
 }
@@ -269,6 +277,7 @@ type Reservation struct {
 func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
 	k := s.keys(scope, key)
 	token := core.NewOwnerID()
+	sent := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	r, err := generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
@@ -286,7 +295,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 		return Reservation{State: OverBudget}, nil
 	case r.State == 0:
 		c := &Claim{store: s, key: k, token: token}
-		c.schedule()
+		c.start(sent)
 		return Reservation{State: Claimed, Claim: c}, nil
 	case r.Fingerprint == nil || *r.Fingerprint != fp:
 		return Reservation{State: Mismatch}, nil
@@ -298,7 +307,10 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 }
 
 // Claim is a running request's hold on its idempotency record. It is renewed
-// in the background until Complete or Release.
+// in the background until Complete or Release. If it is lost before that
+// (Redis says it is gone, or renewals fail until it could have expired),
+// the contexts from Context end with cause ErrClaimLost, so the request can
+// stop before a retry runs it a second time.
 type Claim struct {
 	store *Store
 	key   keys
@@ -306,13 +318,36 @@ type Claim struct {
 
 	mu      sync.Mutex
 	stopped bool
-	timer   *time.Timer
+	lost    bool
+	timer   *time.Timer // next renewal
+	loss    *time.Timer // fires at lossAt
+	lossAt  time.Time   // the last confirmed call's send time + claim TTL - margin
+	cancels []context.CancelCauseFunc
+}
+
+// claimMargin is how long before the claim TTL, counted from when the last
+// successful call was sent, the claim is presumed lost: room for the two
+// clocks running at slightly different rates, as for a lock's lease.
+func claimMargin(ttl time.Duration) time.Duration { return ttl/50 + 5*time.Millisecond }
+
+// start arms renewal and the loss deadline of a claim whose reservation was
+// sent at sent.
+func (c *Claim) start(sent time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lossAt = c.deadline(sent)
+	c.loss = time.AfterFunc(time.Until(c.lossAt), c.markLost)
+	c.timer = time.AfterFunc(c.store.claimTTL/3, c.renew)
+}
+
+func (c *Claim) deadline(sent time.Time) time.Time {
+	return sent.Add(c.store.claimTTL - claimMargin(c.store.claimTTL))
 }
 
 func (c *Claim) schedule() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.stopped {
+	if c.stopped || c.lost {
 		return
 	}
 	c.timer = time.AfterFunc(c.store.claimTTL/3, c.renew)
@@ -321,19 +356,76 @@ func (c *Claim) schedule() {
 func (c *Claim) renew() {
 	ctx, cancel := context.WithTimeout(context.Background(), min(c.store.claimTTL/3, c.store.timeout))
 	defer cancel()
+	sent := time.Now()
 	ok, err := generated.IdempotencyRenew(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, c.store.claimTTL)
-	if err == nil && ok == 0 {
-		return // claim gone: nothing left to renew
+	switch {
+	case err == nil && ok == 0:
+		c.markLost() // claim gone: another request may hold the key now
+		return
+	case err == nil:
+		c.mu.Lock()
+		if !c.stopped && !c.lost {
+			c.lossAt = c.deadline(sent)
+			c.loss.Reset(time.Until(c.lossAt))
+		}
+		c.mu.Unlock()
 	}
 	c.schedule() // on a Redis error, try again next period while the claim may still live
+}
+
+// markLost ends the claim's contexts with ErrClaimLost, unless the claim was
+// completed or released first.
+func (c *Claim) markLost() {
+	c.mu.Lock()
+	if c.stopped || c.lost {
+		c.mu.Unlock()
+		return
+	}
+	c.lost = true
+	c.timer.Stop()
+	cancels := c.cancels
+	c.cancels = nil
+	c.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel(ErrClaimLost)
+	}
+}
+
+// Lost reports whether the claim was lost before Complete or Release.
+func (c *Claim) Lost() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
+}
+
+// Context returns a context derived from parent that ends with cause
+// ErrClaimLost if the claim is lost, and the function that ends it (call it
+// when the request is done). The middleware runs the handler under it, as
+// the lock middleware runs it under the lock's context.
+func (c *Claim) Context(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	c.mu.Lock()
+	lost := c.lost
+	if !lost && !c.stopped {
+		c.cancels = append(c.cancels, cancel)
+	}
+	c.mu.Unlock()
+	if lost {
+		cancel(ErrClaimLost)
+	}
+	return ctx, func() { cancel(nil) }
 }
 
 func (c *Claim) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stopped = true
+	c.cancels = nil
 	if c.timer != nil {
 		c.timer.Stop()
+	}
+	if c.loss != nil {
+		c.loss.Stop()
 	}
 }
 

@@ -1,0 +1,144 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// claimStore is a store on its own server, reached through a proxy that can
+// freeze the network, with a short claim TTL.
+func claimStore(t *testing.T, claimTTL time.Duration) (*Store, *redistest.Node, *netproxy.Proxy) {
+	t.Helper()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	// One connection, opened before any freeze (see the lock engine's
+	// fault tests): a connection opened while frozen stalls in its handshake.
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(claimTTL), WithTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, node, px
+}
+
+func reserve(t *testing.T, s *Store, key string) *Claim {
+	t.Helper()
+	r, err := s.Reserve(context.Background(), "acct", key, "fp")
+	if err != nil || r.State != Claimed {
+		t.Fatalf("Reserve(%q) = %+v, %v; want Claimed", key, r, err)
+	}
+	return r.Claim
+}
+
+func ended(t *testing.T, ctx context.Context, within time.Duration) time.Time {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+		return time.Now()
+	case <-time.After(within):
+		t.Fatalf("claim context did not end within %s", within)
+		return time.Time{}
+	}
+}
+
+// A claim kept renewed leaves its context alone; a claim that Redis no
+// longer has (deleted, or taken over after it expired) ends it at the next
+// renewal, with cause ErrClaimLost.
+func TestClaimLostWhenGone(t *testing.T) {
+	s, node, _ := claimStore(t, 300*time.Millisecond)
+	c := reserve(t, s, "gone")
+	ctx, done := c.Context(context.Background())
+	defer done()
+	time.Sleep(time.Second) // about ten renewals
+	if ctx.Err() != nil || c.Lost() {
+		t.Fatalf("a renewed claim's context ended: %v", context.Cause(ctx))
+	}
+	node.Do(t, "DEL", s.keys("acct", "gone").record)
+	start := time.Now()
+	at := ended(t, ctx, 3*time.Second)
+	if !errors.Is(context.Cause(ctx), ErrClaimLost) || !c.Lost() {
+		t.Fatalf("cause %v (Lost %v), want ErrClaimLost", context.Cause(ctx), c.Lost())
+	}
+	t.Logf("context ended %s after the record was deleted", at.Sub(start))
+	// A context asked for after the loss starts ended.
+	late, done2 := c.Context(context.Background())
+	defer done2()
+	if !errors.Is(context.Cause(late), ErrClaimLost) {
+		t.Fatalf("context after the loss: cause %v", context.Cause(late))
+	}
+}
+
+// With the network frozen, no renewal is confirmed: the claim's context ends
+// before the server can expire the claim (counted from the reply of a PTTL
+// sent after the freeze), so a retry cannot claim the key while this
+// request still believes it runs alone.
+func TestClaimLossBeforeExpiry(t *testing.T) {
+	s, node, px := claimStore(t, 900*time.Millisecond)
+	c := reserve(t, s, "frozen")
+	ctx, done := c.Context(context.Background())
+	defer done()
+	time.Sleep(400 * time.Millisecond) // one renewal confirmed
+	px.Freeze()
+	t.Cleanup(px.Thaw)
+	time.Sleep(50 * time.Millisecond) // a renewal already past the proxy lands
+	pttl, err := node.Do(t, "PTTL", s.keys("acct", "frozen").record).AsInt64()
+	replied := time.Now()
+	if err != nil || pttl <= 0 {
+		t.Fatalf("PTTL of the running claim: %d, %v", pttl, err)
+	}
+	expiry := replied.Add(time.Duration(pttl) * time.Millisecond)
+	c.mu.Lock()
+	lossAt := c.lossAt
+	c.mu.Unlock()
+	if !lossAt.Before(expiry) {
+		t.Fatalf("loss deadline %s after the server's expiry", lossAt.Sub(expiry))
+	}
+	at := ended(t, ctx, 5*time.Second)
+	// When the timer fires is the scheduler's business on a loaded machine.
+	if late := at.Sub(lossAt); late > 2*time.Second {
+		t.Fatalf("context ended %s after its loss deadline", late)
+	}
+	if !errors.Is(context.Cause(ctx), ErrClaimLost) {
+		t.Fatalf("cause %v, want ErrClaimLost", context.Cause(ctx))
+	}
+}
+
+// Complete and Release end the claim's watch: its contexts are not ended
+// with ErrClaimLost afterwards, though nothing renews the claim any more.
+func TestClaimContextAfterComplete(t *testing.T) {
+	s, _, _ := claimStore(t, 300*time.Millisecond)
+	completed := reserve(t, s, "completed")
+	released := reserve(t, s, "released")
+	ctx1, done1 := completed.Context(context.Background())
+	defer done1()
+	ctx2, done2 := released.Context(context.Background())
+	defer done2()
+	if ok, err := completed.Complete(context.Background(), []byte("r")); !ok || err != nil {
+		t.Fatalf("Complete: %v %v", ok, err)
+	}
+	if err := released.Release(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(900 * time.Millisecond) // three claim TTLs
+	for name, ctx := range map[string]context.Context{"completed": ctx1, "released": ctx2} {
+		if ctx.Err() != nil {
+			t.Errorf("%s claim's context ended: %v", name, context.Cause(ctx))
+		}
+	}
+	done1()
+	if !errors.Is(context.Cause(ctx1), context.Canceled) {
+		t.Errorf("context after its done func: cause %v, want context.Canceled", context.Cause(ctx1))
+	}
+}
