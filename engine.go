@@ -114,7 +114,11 @@ type releaseCall struct {
 	// last: the first attempt of a vouched release of the owner's last
 	// local hold, for a primitive with a lastReleaser. It gives up every
 	// hold the owner has and needs no latch.
-	last bool
+	last bool	// left, when set, receives the owner's remaining lease after a release
+	// that leaves it holding a lock whose expiry the release shortened
+	// (RWMutex reads: the lock lives as long as the longest read lease left):
+	// > 0 that lease, < 0 none left, 0 unchanged or unknown.
+	left *time.Duration
 }
 
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
@@ -706,7 +710,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
-	st, err := c.release(rctx, p, field, lease, vouched, last)
+	var left time.Duration
+	sent := time.Now()
+	st, err := c.release(rctx, p, field, lease, vouched, last, &left)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -725,9 +731,18 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 		c.mu.Lock()
 		h.count--
-		left := h.count
+		remaining := h.count
 		c.mu.Unlock()
-		if left > 0 {
+		if remaining > 0 {
+			switch {
+			case left > 0:
+				// The lock now ends with the owner's longest remaining
+				// lease, which may be earlier than the deadline the
+				// released hold had set.
+				c.armEarlier(h, sent.Add(left-lossMargin(left)))
+			case left < 0:
+				c.armEarlier(h, sent)
+			}
 			h.untrack(ctx)
 			return nil
 		}
@@ -787,8 +802,8 @@ func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 // falling back to plain pub/sub when the server refuses sharded publishing.
 // vouched tells the script the hold was live when the release began; last
 // that it is the owner's last local hold (see releaseCall).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool) (releaseStatus, error) {
-	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool, left *time.Duration) (releaseStatus, error) {
+	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, left: left}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
 	if d, ok := ctx.Deadline(); ok {
@@ -871,7 +886,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			return nil
 		}
 		// Not vouched: these holds are none this Client knows of.
-		st, err := c.release(ctx, p, field, lease, false, false)
+		st, err := c.release(ctx, p, field, lease, false, false, nil)
 		if err != nil {
 			return err
 		}

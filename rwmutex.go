@@ -296,6 +296,9 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 		return releaseStatus(res.Status), err
 	}
 	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL)
+	if err == nil && releaseStatus(res.Status) == stillHeld && r.left != nil {
+		*r.left = time.Duration(res.Value) * time.Millisecond
+	}
 	return releaseStatus(res.Status), err
 }
 

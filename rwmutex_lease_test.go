@@ -102,3 +102,40 @@ func expires(t *testing.T, lctx context.Context, bound time.Duration) {
 		t.Fatalf("lock context alive %s after its lease began", bound)
 	}
 }
+
+// A nested read hold released before the outer one shortens the lock on the
+// server to the owner's longest remaining read lease (Redisson's layout): the
+// outer hold's context must end before that, not at the deadline the nested
+// hold had set, or a writer could hold the lock while the reader's context
+// is still live.
+func TestRWMutexNestedReadReleaseShortensLoss(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	rw := mustRW(t, c, "rw-nested")
+	r1, err := rw.RLockWithLease(ctx, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	r2, err := rw.RLockWithLease(r1, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.RUnlock(r2); err != nil {
+		t.Fatal(err)
+	}
+	pttl, err := node.Do(t, "PTTL", rw.Key()).AsInt64()
+	replied := time.Now()
+	if err != nil || pttl <= 0 {
+		t.Fatalf("PTTL after the nested release: %d %v", pttl, err)
+	}
+	lossAt := time.Unix(0, r1.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+	if expiry := replied.Add(time.Duration(pttl) * time.Millisecond); !lossAt.Before(expiry) {
+		t.Fatalf("outer read hold's loss deadline is %s after the lock's expiry on the server", lossAt.Sub(expiry))
+	}
+	expires(t, r1, 5*time.Second)
+	if !errors.Is(context.Cause(r1), ErrLockLost) {
+		t.Fatalf("outer read context: cause %v, want ErrLockLost", context.Cause(r1))
+	}
+}

@@ -3,8 +3,10 @@
 -- shrinks to the longest remaining read-hold lease (as Redisson does; O(read
 -- holds)); when none remains, the lock is deleted and "0" (unlocked) is
 -- published. A per-call latch makes a retried release answer the first outcome.
--- Reply {0, 0}: not held by this owner; {1, holds}: this owner still reads;
--- {2, 0}: this owner's last read hold is gone.
+-- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
+-- and left is the longest remaining lease (ms) of its own read holds, which
+-- the lock outlives (-1 when none of them has one left; 0 from a retry that
+-- only read the latch); {2, 0}: this owner's last read hold is gone.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
@@ -31,7 +33,7 @@ if holds <= 0 then
   status = 2
 end
 if redis.call('hlen', KEYS[1]) > 1 then
-  local longest = -3
+  local longest, own = -3, -1
   local fields = redis.call('hkeys', KEYS[1])
   for _, field in ipairs(fields) do
     local n = tonumber(redis.call('hget', KEYS[1], field))
@@ -41,6 +43,9 @@ if redis.call('hlen', KEYS[1]) > 1 then
         if ttl > longest then
           longest = ttl
         end
+        if field == ARGV[1] and ttl > own then
+          own = ttl
+        end
       end
     end
   end
@@ -49,7 +54,10 @@ if redis.call('hlen', KEYS[1]) > 1 then
       redis.call('pexpire', KEYS[1], longest)
     end
     redis.call('set', KEYS[5], status, 'px', ARGV[3])
-    return {status, holds}
+    if status == 2 then
+      return {2, 0}
+    end
+    return {status, own}
   end
 end
 redis.call('del', KEYS[1])
