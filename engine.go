@@ -114,7 +114,8 @@ type releaseCall struct {
 	// last: the first attempt of a vouched release of the owner's last
 	// local hold, for a primitive with a lastReleaser. It gives up every
 	// hold the owner has and needs no latch.
-	last bool	// left, when set, receives the owner's remaining lease after a release
+	last bool
+	// left, when set, receives the owner's remaining lease after a release
 	// that leaves it holding a lock whose expiry the release shortened
 	// (RWMutex reads: the lock lives as long as the longest read lease left):
 	// > 0 that lease, < 0 none left, 0 unchanged or unknown.
