@@ -205,11 +205,18 @@ const guardRefresh = 5 * time.Second
 // replicas returns the cached count of connected replicas (every primary's
 // minimum on a cluster), refreshing it in the background when stale. The very
 // first call waits for the answer so the first lock is already guarded.
+// A count that cannot be taken (no primary answers) is not a count of zero:
+// a refresh keeps the last count, and a first call guards the acquisition
+// and asks again next time, so a primary that stalls during a failover does
+// not turn the guard off.
 func (c *Client) replicas(ctx context.Context) int {
 	g := &c.guard
 	checked := g.checked.Load()
 	if checked == 0 {
-		n := c.countReplicas(ctx)
+		n, ok := c.countReplicas(ctx)
+		if !ok {
+			return 1
+		}
 		g.replicas.Store(int64(n))
 		g.checked.Store(time.Now().UnixNano())
 		return n
@@ -217,9 +224,11 @@ func (c *Client) replicas(ctx context.Context) int {
 	if time.Now().UnixNano()-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
-			m := c.countReplicas(rctx)
+			m, ok := c.countReplicas(rctx)
 			cancel()
-			g.replicas.Store(int64(m))
+			if ok {
+				g.replicas.Store(int64(m))
+			}
 			g.checked.Store(time.Now().UnixNano())
 			g.refreshing.Store(false)
 		}) {
@@ -231,14 +240,22 @@ func (c *Client) replicas(ctx context.Context) int {
 
 // countReplicas asks every node for INFO replication; on a cluster the
 // smallest replica count among primaries decides (WAIT for a replica that
-// does not exist would stall every lock on that shard).
-func (c *Client) countReplicas(ctx context.Context) int {
+// does not exist would stall every lock on that shard). ok is false when no
+// node answered.
+func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 	least := -1
+	answered := false
 	for _, n := range c.rc.Nodes() {
 		info, err := n.Do(ctx, n.B().Info().Section("replication").Build()).ToString()
 		if err != nil {
+			// A server that answers INFO with an error (an ACL without
+			// INFO) is up but cannot be counted: unguarded, as before
+			// there was a guard. No answer at all is not a count.
+			_, isReply := rueidis.IsRedisErr(err)
+			answered = answered || isReply
 			continue
 		}
+		answered = true
 		if !strings.Contains(info, "role:master") {
 			continue
 		}
@@ -251,7 +268,7 @@ func (c *Client) countReplicas(ctx context.Context) int {
 			least = k
 		}
 	}
-	return max(least, 0)
+	return max(least, 0), answered
 }
 
 func infoField(info, name string) string {

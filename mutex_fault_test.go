@@ -273,6 +273,34 @@ func TestMutexFailoverGuard(t *testing.T) {
 	_ = rw.Unlock(lw)
 }
 
+// TestFailoverGuardCountUnknown: a replica count that could not be taken
+// (the primary stalled when the first lock asked) is not a count of zero:
+// the next acquisitions are still guarded.
+func TestFailoverGuardCountUnknown(t *testing.T) {
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
+	m := mustMutex(t, c, "guarded")
+	// The client's connection is up (New dials it); the count is taken by
+	// the first acquisition, here while the primary is stalled.
+	primary.Pause()
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := m.Lock(short)
+	cancel()
+	primary.Resume()
+	if err == nil {
+		t.Fatal("Lock with the primary paused succeeded")
+	}
+	replica.Pause()
+	defer replica.Resume()
+	ctx := testCtx(t, 20*time.Second)
+	if _, err := m.Lock(ctx); !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("Lock with the replica stopped, after a count that failed: %v, want ErrNotReplicated", err)
+	}
+	if locked, err := m.IsLocked(ctx); err != nil || locked {
+		t.Fatalf("unreplicated acquisition left the lock held (%v, %v)", locked, err)
+	}
+}
+
 func TestMutexCluster(t *testing.T) {
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
