@@ -399,6 +399,13 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
 		uctx := WithOwner(context.WithoutCancel(ctx), h.owner)
 		if h.ctxs[i] != nil {
 			uctx = h.ctxs[i]
+		} else if m.c.holdsLocally(m, h.owner) {
+			// Not granted to this attempt, but the owner already holds the
+			// node (a re-entrant Lock whose attempt failed): a release by
+			// owner would give up that earlier hold. The node's TryLock
+			// undid its own attempt if its outcome was unknown, releasing
+			// only holds beyond the ones the Client knows of.
+			continue
 		}
 		wg.Add(1)
 		go func() {
@@ -455,6 +462,13 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(failed...))
 	}
 	return nil
+}
+
+// holdsLocally reports whether this Client holds m for owner.
+func (c *Client) holdsLocally(m *Mutex, owner string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.holds[holdID(m.key, c.id+":"+owner)] != nil
 }
 
 // holdContext returns a context, derived from parent, that the hold of m by

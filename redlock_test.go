@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -257,5 +260,60 @@ func TestRedLockValidity(t *testing.T) {
 	// A lease shorter than the drift allowance can never be valid.
 	if _, err := mustRedLock(t, "short", cs, WithLease(time.Millisecond)).TryLock(ctx, 0); !errors.Is(err, ErrQuorum) {
 		t.Fatalf("lease below drift: %v", err)
+	}
+}
+
+// A re-entrant Lock whose attempt misses the quorum gives up only what that
+// attempt took: the owner's earlier hold stays on every node, and its
+// context stays live. Nodes 1 and 2 are cut off (frozen network) during the
+// nested attempt; a release by owner there would give up the outer hold.
+func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	cs := make([]*Client, 3)
+	pxs := make([]*netproxy.Proxy, 3)
+	for i, n := range nodes {
+		pxs[i] = netproxy.New(t, n.Addr)
+		rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{pxs[i].Addr}, DisableCache: true, PipelineMultiplex: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(rc.Close)
+		cs[i] = newTestClient(t, rc, prefix)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(200*time.Millisecond))
+	outer, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pxs[1].Freeze()
+	pxs[2].Freeze()
+	_, err = r.TryLock(outer, 0)
+	pxs[1].Thaw()
+	pxs[2].Thaw()
+	if !errors.Is(err, ErrQuorum) {
+		t.Fatalf("re-entrant TryLock with two nodes cut off: %v, want ErrQuorum", err)
+	}
+	// Whatever of the nested attempt landed late is undone in the
+	// background: each node ends with the outer hold alone.
+	owner, _ := OwnerFrom(outer)
+	for i, m := range r.nodes {
+		if !eventually(5*time.Second, func() bool {
+			st, err := m.State(WithOwner(ctx, owner))
+			return err == nil && st.HoldCount == 1
+		}) {
+			st, err := m.State(WithOwner(ctx, owner))
+			t.Fatalf("node %d after the failed re-entry: %+v, %v; want the outer hold (1)", i, st, err)
+		}
+	}
+	if outer.Err() != nil {
+		t.Fatalf("outer RedLock context ended: %v", context.Cause(outer))
+	}
+	if _, err := mustRedLock(t, "job", cs).TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("another owner while the outer hold lives: %v, want ErrNotAcquired", err)
+	}
+	if err := r.Unlock(outer); err != nil {
+		t.Fatal(err)
 	}
 }
