@@ -50,6 +50,12 @@ type Client struct {
 	holds    map[holdKey]*hold
 	closing  bool           // Close has begun; guarded by mu
 	inflight sync.WaitGroup // acquisitions in flight, which Close waits for
+	// acquiring counts the acquisitions in flight per hold whose owner came
+	// from the caller's context (only those can share an owner), and
+	// acquired is signalled when one of them registers or ends; see grant.
+	// Guarded by mu.
+	acquiring map[holdKey]int
+	acquired  sync.Cond
 	// closed when Close begins: waits end with ErrClosed.
 	closingCtx context.Context
 	closeWaits context.CancelFunc
@@ -80,6 +86,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		cancel:      cancel,
 		holds:       map[holdKey]*hold{},
 	}
+	c.acquired.L = &c.mu
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, func() { c.shardedOff.Store(true) })
@@ -140,6 +147,7 @@ func (c *Client) Close() error {
 	}
 	c.closing = true
 	c.isClosing.Store(true)
+	c.acquired.Broadcast()
 	c.mu.Unlock()
 	c.closeWaits()
 	c.inflight.Wait()

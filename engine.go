@@ -321,9 +321,9 @@ func (c *Client) fieldOf(p primitive, owner string) string {
 // the Client's random owner prefix and a counter that never repeats within
 // the Client: unique without drawing random bytes per Lock, and no owner id
 // an application picks by hand (a worker number, say) takes its form.
-func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
+func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, fromCtx bool) {
 	if o, ok := OwnerFrom(ctx); ok {
-		return o, c.fieldOf(p, o)
+		return o, c.fieldOf(p, o), true
 	}
 	// One allocation: the owner id is a substring of the field.
 	var buf [128]byte
@@ -334,7 +334,27 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string) {
 	n := len(b)
 	b = append(b, p.fieldSuffix()...)
 	field = string(b)
-	return field[len(c.id)+1 : n], field
+	return field[len(c.id)+1 : n], field, false
+}
+
+// sharedAcquire counts an acquisition in flight for an owner that other
+// goroutines may share (it came from the caller's context), and returns the
+// function that uncounts it.
+func (c *Client) sharedAcquire(id holdKey) func() {
+	c.mu.Lock()
+	if c.acquiring == nil {
+		c.acquiring = map[holdKey]int{}
+	}
+	c.acquiring[id]++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if c.acquiring[id]--; c.acquiring[id] <= 0 {
+			delete(c.acquiring, id)
+		}
+		c.acquired.Broadcast() // a waiting re-entry may now be the last attempt
+		c.mu.Unlock()
+	}
 }
 
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
@@ -352,7 +372,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		return nil, opError("lock", s.name, ErrClosed)
 	}
 	defer c.inflight.Done()
-	owner, field := c.owner(ctx, p)
+	owner, field, shared := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
 	queued := false
@@ -381,6 +401,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		waitUntil = time.Now().Add(wait)
 	}
 	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, tryAgain, error) {
+		if shared {
+			// Counted while its calls are in flight, not while it sleeps.
+			defer c.sharedAcquire(holdID(s.key, field))()
+		}
 		for range 3 {
 			start := time.Now()
 			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1})
@@ -476,6 +500,22 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		delete(c.holds, id)
 		stale, h = h, nil
 	}
+	if h == nil && !a.fresh {
+		// A re-entry of a hold this Client does not know of: left by an
+		// attempt whose reply was lost (an orphan, given back), or granted
+		// to another goroutine of the same owner whose reply has not been
+		// registered yet. While other attempts of the owner are in flight,
+		// wait for one to register its grant; this one is not counted
+		// meanwhile, so attempts that all wait like this stop waiting.
+		if c.acquiring[id] > 1 {
+			c.acquiring[id]--
+			for h == nil && c.acquiring[id] > 0 && !c.closing {
+				c.acquired.Wait()
+				h = c.holds[id]
+			}
+			c.acquiring[id]++
+		}
+	}
 	if h == nil {
 		if !a.fresh {
 			c.mu.Unlock()
@@ -483,6 +523,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		}
 		h = &fresh.h
 		c.holds[id] = h
+		if c.acquiring[id] > 0 {
+			c.acquired.Broadcast() // a re-entry of the same owner may be waiting for this hold
+		}
 	}
 	h.count++
 	h.releasing.Store(false)

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -381,4 +382,48 @@ func TestMutexHandoffIsNotified(t *testing.T) {
 		t.Fatalf("slowest handoff took %s: waiters are waking on the lease, not on the release message", worst)
 	}
 	t.Logf("slowest of %d handoffs: %s", waiters, worst)
+}
+
+// Two goroutines locking with one owner (a request's owner in its context)
+// at the same time: whichever script runs second re-enters, and its reply
+// may come back before the first one's grant is registered. That re-entry
+// is the other goroutine's hold, not an orphan to give back: both calls
+// hold the lock, twice on the server, until both unlock.
+func TestMutexSameOwnerConcurrentLock(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "shared")
+	ctx := testCtx(t, 60*time.Second)
+	for i := range 400 {
+		octx := WithOwner(ctx, fmt.Sprint("req-", i))
+		var (
+			wg   sync.WaitGroup
+			ctxs [2]context.Context
+			errs [2]error
+		)
+		for j := range 2 {
+			wg.Go(func() { ctxs[j], errs[j] = m.Lock(octx) })
+		}
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("pair %d: %v, %v", i, errs[0], errs[1])
+		}
+		st, err := m.State(octx)
+		if err != nil || st.HoldCount != 2 {
+			t.Fatalf("pair %d: server holds %+v, %v; want 2", i, st, err)
+		}
+		for j, lc := range ctxs {
+			if lc.Err() != nil {
+				t.Fatalf("pair %d: context %d ended: %v", i, j, context.Cause(lc))
+			}
+		}
+		for j, lc := range ctxs {
+			if err := m.Unlock(lc); err != nil {
+				t.Fatalf("pair %d: Unlock %d: %v", i, j, err)
+			}
+		}
+		if locked, err := m.IsLocked(ctx); err != nil || locked {
+			t.Fatalf("pair %d: still locked after both unlocks (%v, %v)", i, locked, err)
+		}
+	}
 }
