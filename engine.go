@@ -448,8 +448,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			}
 			if !acked || ctx.Err() != nil {
 				// Give back a grant no replica has (the failover guard) or
-				// that outlived ctx.
-				_ = c.unlock(lctx, p)
+				// that outlived ctx; should that release fail, keep trying
+				// in the background rather than leave the lock to its lease.
+				if uerr := c.unlock(lctx, p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
+					c.undoLater(p, field, serverLease, start.Add(serverLease))
+				}
 				if !acked {
 					return false, tryAgain{}, notReplicated(s.cfg.guardTimeout)
 				}
@@ -904,6 +907,10 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		select {
 		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
 		case <-ctx.Done():
+			// The deadline, and the failure it cut short.
+			if cerr := ctx.Err(); !errors.Is(err, cerr) {
+				return st, fmt.Errorf("%w, after %w", cerr, err)
+			}
 			return st, err
 		}
 	}

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -54,5 +55,26 @@ func TestReleaseContext(t *testing.T) {
 	}
 	if r1.Err() != context.DeadlineExceeded {
 		t.Fatalf("bound ended with %v, want context.DeadlineExceeded", r1.Err())
+	}
+}
+
+// An Unlock whose server cannot be reached ends with its release timeout, and
+// the error says so (errors.Is context.DeadlineExceeded) beside the transport
+// failure.
+func TestUnlockUnreachableReportsDeadline(t *testing.T) {
+	p := newProxied(t, WithReleaseTimeout(120*time.Millisecond))
+	m := mustMutex(t, p.c, "unreachable")
+	lctx, err := m.Lock(testCtx(t, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.px.Close() // connections dropped, new ones refused: every attempt fails at once
+	start := time.Now()
+	err = m.Unlock(lctx)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Unlock with the server unreachable: %v, want an error that errors.Is context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Unlock took %s, release timeout 120ms", d)
 	}
 }
