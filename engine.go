@@ -69,8 +69,12 @@ type primitive interface {
 	// in line when refused. acked is false when the failover guard found no
 	// replica that acknowledged a grant.
 	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (a attempt, acked bool, err error)
-	// releaseOnce runs the release script once (see releaseCall).
-	releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error)
+	// releaseOnce runs the release script once (see releaseCall). left is
+	// the owner's remaining lease when the release left it holding a lock
+	// whose expiry the release shortened (RWMutex reads: the lock lives as
+	// long as the longest read lease left): > 0 that lease, < 0 none left,
+	// 0 unchanged or unknown.
+	releaseOnce(ctx context.Context, field string, r releaseCall) (st releaseStatus, left time.Duration, err error)
 	// holdsOf reads how many holds field has on the server.
 	holdsOf(ctx context.Context, field string) (int64, error)
 	// abandon gives up a place in line after a wait ended without the lock.
@@ -115,11 +119,6 @@ type releaseCall struct {
 	// local hold, for a primitive with a lastReleaser. It gives up every
 	// hold the owner has and needs no latch.
 	last bool
-	// left, when set, receives the owner's remaining lease after a release
-	// that leaves it holding a lock whose expiry the release shortened
-	// (RWMutex reads: the lock lives as long as the longest read lease left):
-	// > 0 that lease, < 0 none left, 0 unchanged or unknown.
-	left *time.Duration
 }
 
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
@@ -757,9 +756,8 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
-	var left time.Duration
 	sent := time.Now()
-	st, err := c.release(rctx, p, field, lease, vouched, last, &left)
+	st, left, err := c.release(rctx, p, field, lease, vouched, last)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -849,8 +847,8 @@ func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 // falling back to plain pub/sub when the server refuses sharded publishing.
 // vouched tells the script the hold was live when the release began; last
 // that it is the owner's last local hold (see releaseCall).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool, left *time.Duration) (releaseStatus, error) {
-	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, left: left}
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool) (releaseStatus, time.Duration, error) {
+	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
 	if d, ok := ctx.Deadline(); ok {
@@ -881,9 +879,9 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 				r.latch = string(strconv.AppendUint(b, c.requests.Add(1), 36))
 			}
 		}
-		st, err := p.releaseOnce(ctx, field, r)
+		st, left, err := p.releaseOnce(ctx, field, r)
 		if err == nil {
-			return st, nil
+			return st, left, nil
 		}
 		if isUnknownCommand(err) && c.sharded() {
 			// The script failed at the publish, after its writes.
@@ -895,12 +893,12 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 			// Until the release context ends (the release timeout): a lock
 			// left to its lease would keep every waiter out for that long.
 			if !rt.again(ctx, err, time.Time{}) {
-				return st, rt.failed(ctx, err)
+				return st, 0, rt.failed(ctx, err)
 			}
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return st, rt.failed(ctx, err)
+			return st, 0, rt.failed(ctx, err)
 		}
 		mayHaveRun = true
 		attempt++
@@ -909,9 +907,9 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		case <-ctx.Done():
 			// The deadline, and the failure it cut short.
 			if cerr := ctx.Err(); !errors.Is(err, cerr) {
-				return st, fmt.Errorf("%w, after %w", cerr, err)
+				return st, 0, fmt.Errorf("%w, after %w", cerr, err)
 			}
-			return st, err
+			return st, 0, err
 		}
 	}
 }
@@ -937,7 +935,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			return nil
 		}
 		// Not vouched: these holds are none this Client knows of.
-		st, err := c.release(ctx, p, field, lease, false, false, nil)
+		st, _, err := c.release(ctx, p, field, lease, false, false)
 		if err != nil {
 			return err
 		}

@@ -214,7 +214,7 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 // releasesLast: FairReleaseLast serves the scriptlock queue protocol only.
 func (f *FairMutex) releasesLast() bool { return f.threadWait == 0 }
 
-func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
+func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var st int64
 	var err error
 	if r.last {
@@ -223,9 +223,9 @@ func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	}
 	if err != nil {
-		return notHeld, err
+		return notHeld, 0, err
 	}
-	return releaseStatus(st), nil
+	return releaseStatus(st), 0, nil
 }
 
 func (f *FairMutex) holdsOf(ctx context.Context, field string) (int64, error) {

@@ -260,20 +260,20 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	return attempt{granted: true}, nil
 }
 
-func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
+func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	ok, err := generated.LeanRelease(ctx, l.c.rc, l.key, field)
 	switch {
 	case err != nil:
-		return notHeld, err
+		return notHeld, 0, err
 	case ok:
-		return freed, nil
+		return freed, 0, nil
 	case r.retry && r.vouched:
 		// An earlier attempt's reply was lost. The hold was live when the
 		// release began, so its lease cannot have run out on the server
 		// since: the earlier attempt deleted the key.
-		return freed, nil
+		return freed, 0, nil
 	}
-	return notHeld, nil
+	return notHeld, 0, nil
 }
 
 func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {

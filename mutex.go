@@ -284,7 +284,7 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 
 func (m *Mutex) releasesLast() bool { return true }
 
-func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
+func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var res int64
 	var held bool
 	var err error
@@ -295,13 +295,13 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	}
 	switch {
 	case err != nil || !held:
-		return notHeld, err
+		return notHeld, 0, err
 	case res == 0:
-		return stillHeld, nil
+		return stillHeld, 0, nil
 	case res == 2:
 		m.c.subs.noteHandoff(m.wake)
 	}
-	return freed, nil
+	return freed, 0, nil
 }
 
 func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {

@@ -289,17 +289,17 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	return attempt{queued: s.write && enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, error) {
+func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	rw, c := s.rw, s.rw.c
 	if s.write {
 		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, r.lease, field, r.publish, r.latchTTL)
-		return releaseStatus(res.Status), err
+		return releaseStatus(res.Status), 0, err
 	}
 	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL)
-	if err == nil && releaseStatus(res.Status) == stillHeld && r.left != nil {
-		*r.left = time.Duration(res.Value) * time.Millisecond
+	if err != nil || releaseStatus(res.Status) != stillHeld {
+		return releaseStatus(res.Status), 0, err
 	}
-	return releaseStatus(res.Status), err
+	return stillHeld, time.Duration(res.Value) * time.Millisecond, nil
 }
 
 func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
