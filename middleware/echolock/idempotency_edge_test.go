@@ -19,16 +19,6 @@ import (
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
-func edgeStore(t *testing.T, env *mwtest.Env, opts ...idempotency.Option) *idempotency.Store {
-	t.Helper()
-	store, err := idempotency.NewStore(env.Redis, append([]idempotency.Option{idempotency.WithPrefix(env.Prefix + "idem:")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return store
-}
-
 // TestIdempotencyClaimLost: when a running request's claim ends (here its
 // record is deleted, as a failover to a replica that never got it would),
 // the handler's context ends with idempotency.ErrClaimLost, the client gets
@@ -36,7 +26,7 @@ func edgeStore(t *testing.T, env *mwtest.Env, opts ...idempotency.Option) *idemp
 // handler that stops on its context has stopped before a retry can run.
 func TestIdempotencyClaimLost(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env, idempotency.WithClaimTTL(300*time.Millisecond))
+	store := env.Store(t, idempotency.WithClaimTTL(300*time.Millisecond))
 	var (
 		mu      sync.Mutex
 		running int
@@ -55,11 +45,7 @@ func TestIdempotencyClaimLost(t *testing.T) {
 			mu.Unlock()
 		}()
 		if c.Request().Header.Get("X-Lose") != "" {
-			for _, k := range env.Keys(t, env.Prefix+"idem:*") {
-				if !strings.Contains(k, "#") {
-					env.Node.Do(t, "DEL", k)
-				}
-			}
+			env.DropRecords(t)
 		}
 		ctx := c.Request().Context()
 		select {
@@ -105,7 +91,7 @@ func TestIdempotencyClaimLost(t *testing.T) {
 // say Content-Encoding: gzip.
 func TestIdempotencyReplayedHeadersMatchBody(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env)
+	store := env.Store(t)
 	e := echo.New()
 	e.Use(middleware.Gzip())
 	e.POST("/charges", func(c echo.Context) error {
@@ -135,7 +121,7 @@ func TestIdempotencyReplayedHeadersMatchBody(t *testing.T) {
 // any other, not a reason to run it again on every retry.
 func TestIdempotencyEmptyAnswerStored(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env)
+	store := env.Store(t)
 	var runs atomic.Int64
 	e := echo.New()
 	e.POST("/charges", func(echo.Context) error {
@@ -162,7 +148,7 @@ func TestIdempotencyEmptyAnswerStored(t *testing.T) {
 // Redis, whatever the store predicate says.
 func TestIdempotencyBadLockKeyLeavesNothing(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env)
+	store := env.Store(t)
 	var runs atomic.Int64
 	e := echo.New()
 	lock := echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Client: env.Locks, KeyLookup: "form:order", MaxBodyBytes: 64})

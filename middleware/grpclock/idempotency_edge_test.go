@@ -22,30 +22,16 @@ import (
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
-func edgeStore(t *testing.T, env *mwtest.Env, opts ...idempotency.Option) *idempotency.Store {
-	t.Helper()
-	store, err := idempotency.NewStore(env.Redis, append([]idempotency.Option{idempotency.WithPrefix(env.Prefix + "idem:")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(store.Close)
-	return store
-}
-
 // TestIdempotencyClaimLostGRPC: when a running call's claim ends, the
 // handler's context ends with idempotency.ErrClaimLost, the client gets
 // Aborted and nothing is stored, so the retry runs.
 func TestIdempotencyClaimLostGRPC(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env, idempotency.WithClaimTTL(300*time.Millisecond))
+	store := env.Store(t, idempotency.WithClaimTTL(300*time.Millisecond))
 	causes := make(chan error, 2)
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
 		if field(r, "note").String() == "lose" {
-			for _, k := range env.Keys(t, env.Prefix+"idem:*") {
-				if !strings.Contains(k, "#") {
-					env.Node.Do(t, "DEL", k)
-				}
-			}
+			env.DropRecords(t)
 		}
 		select {
 		case <-ctx.Done():
@@ -81,7 +67,7 @@ func TestIdempotencyClaimLostGRPC(t *testing.T) {
 // retry gets it replayed instead of running again.
 func TestLockLostAfterWork(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env)
+	store := env.Store(t)
 	locks := env.LockFunc(scriptlock.WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	var runs atomic.Int64
 	s := &server{unary: func(ctx context.Context, _ string, r *dynamicpb.Message) (proto.Message, error) {
@@ -119,7 +105,7 @@ func TestLockLostAfterWork(t *testing.T) {
 // with a predicate that stores every code.
 func TestIdempotencyBadLockKeyLeavesNothingGRPC(t *testing.T) {
 	env := mwtest.New(t)
-	store := edgeStore(t, env)
+	store := env.Store(t)
 	var runs atomic.Int64
 	s := &server{unary: func(context.Context, string, *dynamicpb.Message) (proto.Message, error) {
 		return order("", "", runs.Add(1), ""), nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // Env is one test's Redis server, clients and key prefix.
@@ -35,6 +36,30 @@ func New(t testing.TB, opts ...scriptlock.Option) *Env {
 	}
 	t.Cleanup(func() { _ = lc.Close() })
 	return &Env{Node: node, Redis: rc, Locks: lc, Prefix: redistest.Prefix(t)}
+}
+
+// Store returns an idempotency store on the test's server, its records
+// under Prefix + "idem:", closed at test end.
+func (e *Env) Store(t testing.TB, opts ...idempotency.Option) *idempotency.Store {
+	t.Helper()
+	store, err := idempotency.NewStore(e.Redis, append([]idempotency.Option{idempotency.WithPrefix(e.Prefix + "idem:")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	return store
+}
+
+// DropRecords deletes every idempotency record of Store's stores, leaving
+// the scopes' accounting: a claim lost as a failover to a replica that never
+// got it would lose it.
+func (e *Env) DropRecords(t testing.TB) {
+	t.Helper()
+	for _, k := range e.Keys(t, e.Prefix+"idem:*") {
+		if !strings.Contains(k, "#") {
+			e.Node.Do(t, "DEL", k)
+		}
+	}
 }
 
 // LockFunc returns Mutex handles with opts.
