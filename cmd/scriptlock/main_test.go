@@ -378,8 +378,21 @@ func TestURLWithACLUser(t *testing.T) {
 	if strings.Contains(r.errOut, "wrong-pass") {
 		t.Errorf("password echoed: %s", r.errOut)
 	}
-	if r := cli(ctx, deployment{url: "ftp://" + node.Addr}, "", "inspect", "x"); r.code != exitFailure {
-		t.Errorf("bad scheme: exit %d", r.code)
+	if r := cli(ctx, deployment{url: "ftp://" + node.Addr}, "", "inspect", "x"); r.code != exitUsage {
+		t.Errorf("bad scheme: exit %d, want %d", r.code, exitUsage)
+	}
+	// A password the URL parser trips over: refused as bad usage, and
+	// nothing of the password is printed (the parser's message quotes it).
+	for _, pass := range []string{"s3cr?et", "50%off", "a/b@c"} {
+		r := cli(ctx, deployment{url: "redis://ops:" + pass + "@" + node.Addr}, "", "inspect", "x")
+		if r.code != exitUsage {
+			t.Errorf("password %q not percent-encoded: exit %d, want %d\n%s", pass, r.code, exitUsage, r.errOut)
+		}
+		for _, part := range []string{pass, pass[:4], pass[len(pass)-3:]} {
+			if strings.Contains(r.errOut, part) {
+				t.Errorf("password %q: output shows %q: %s", pass, part, r.errOut)
+			}
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -256,7 +257,13 @@ func checkName(key string) error {
 func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (rueidis.Client, error) {
 	opt, err := rueidis.ParseURL(u)
 	if err != nil {
-		return nil, err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// The parser's message quotes pieces of the URL, the password's
+			// among them: say what is wrong without it.
+			return nil, failf(exitUsage, "the URL does not parse (percent-encode : @ / ? # %% in a user name or password)")
+		}
+		return nil, failf(exitUsage, "%s", strings.ReplaceAll(err.Error(), u, redactURL(u)))
 	}
 	if tc != nil {
 		if opt.TLSConfig == nil {
