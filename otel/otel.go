@@ -202,12 +202,15 @@ func (o *Observer) ReleaseEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 		o.retries.Add(ctx, int64(e.Retries), o.attrs(op, AttrCall.String("release")))
 	}
 	span := trace.SpanFromContext(ctx)
-	if e.Retries > 0 && span.IsRecording() {
-		span.SetAttributes(AttrRetries.Int(e.Retries))
-	}
-	if e.Err != nil && span.IsRecording() {
-		span.RecordError(e.Err)
-		span.SetStatus(codes.Error, outcome)
+	if span.IsRecording() {
+		span.SetAttributes(AttrOutcome.String(outcome))
+		if e.Retries > 0 {
+			span.SetAttributes(AttrRetries.Int(e.Retries))
+		}
+		if e.Err != nil {
+			span.RecordError(e.Err)
+			span.SetStatus(codes.Error, outcome)
+		}
 	}
 	span.End()
 }

@@ -251,6 +251,9 @@ func TestScenario(t *testing.T) {
 			}
 		case "scriptlock.Unlock":
 			unlocks++
+			if attrValue(s.Attributes(), scriptlockotel.AttrOutcome) == "" {
+				t.Errorf("Unlock span without %s: %v", scriptlockotel.AttrOutcome, s.Attributes())
+			}
 		case "POST /orders/2":
 			for _, ev := range s.Events() {
 				if ev.Name == "scriptlock.lock.lost" {
