@@ -51,6 +51,9 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	}
 	info := &scriptInfo{s: s, namePos: parse.Pos{Line: 1, Col: 1}, errorPos: map[string]parse.Pos{}}
 
+	if msg := checkFileName(path.Base(file.Path)); msg != "" {
+		at(parse.Pos{Line: 1, Col: 1}, "%s", msg)
+	}
 	base := strings.TrimSuffix(path.Base(file.Path), ".lua")
 	s.Name = camel(base)
 

@@ -40,7 +40,7 @@ func emit(pkg *Package) (map[string][]byte, error) {
 	e := &emitter{pkg: pkg, helpers: map[string]bool{}}
 	files := map[string][]byte{}
 	for _, s := range pkg.Scripts {
-		name := path.Base(s.File) + ".go"
+		name := outputName(path.Base(s.File))
 		b, err := e.render(s.File, e.emitScriptFile(s))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.File, err)
