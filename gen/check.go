@@ -246,20 +246,55 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	// An argument used as a command name may only take the @commands values:
 	// the generated callers check it before sending, since a script that
 	// fails half-way keeps the writes it made.
+	// Any other command name (derived from an argument, read from Redis,
+	// a variadic or non-string argument) could not be checked: refused.
 	for _, c := range pf.Calls {
-		if c.Command != "" || c.Dynamic.Source != parse.SourceArgv || len(rules.commands) == 0 {
+		if c.Command != "" || len(rules.commands) == 0 {
 			continue
 		}
-		idx, ok := strings.CutPrefix(c.Dynamic.Text, "ARGV[")
-		n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))
-		if !ok || err != nil || n < 1 || n > len(s.Args) {
-			continue
-		}
-		if a := &s.Args[n-1]; !a.Variadic && a.Type.Kind == String {
+		if a, msg := commandArg(c.Dynamic, s.Args, broken["arg"]); msg != "" {
+			at(c.CommandPos, "%s", msg)
+		} else if a != nil {
 			a.Commands = rules.commands
 		}
 	}
 	return info, errs
+}
+
+// commandArg returns the argument a dynamic command name is, when it is
+// exactly one non-variadic string @arg, or why the generated callers could
+// not check it against @commands. With brokenArgs (a malformed @arg, already
+// reported) an index it cannot resolve gives neither.
+func commandArg(v parse.Value, args []Param, brokenArgs bool) (*Param, string) {
+	const how = "the generated callers can check a command name against @commands only when it is exactly one string @arg, passed as it is (redis.call(ARGV[n], ...))"
+	idx, ok := strings.CutPrefix(v.Text, "ARGV[")
+	n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))
+	if v.Source != parse.SourceArgv || v.Derived || !ok || err != nil || n < 1 {
+		what := "command name " + v.Text
+		if v.Source == parse.SourceUnknown {
+			what = "the command name (" + v.Text + ")"
+		}
+		return nil, fmt.Sprintf("%s is not exactly one argument: %s", what, how)
+	}
+	if brokenArgs {
+		return nil, ""
+	}
+	var a *Param
+	switch {
+	case n <= len(args):
+		a = &args[n-1]
+	case len(args) > 0 && args[len(args)-1].Variadic:
+		a = &args[len(args)-1]
+	default:
+		return nil, "" // ARGV[n] beyond the declared args is reported with the uses
+	}
+	if a.Variadic {
+		return nil, fmt.Sprintf("command name %s is part of the variadic @arg %s: %s; declare the command name as its own @arg before it", v.Text, a.Name, how)
+	}
+	if a.Type.Kind != String {
+		return nil, fmt.Sprintf("command name %s is @arg %s %s: %s; declare it as @arg %s string", v.Text, a.Name, a.Type.String(), how, a.Name)
+	}
+	return a, ""
 }
 
 // commentText makes text safe for a Go line comment: valid UTF-8 without

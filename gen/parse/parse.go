@@ -95,6 +95,9 @@ const (
 type Value struct {
 	Source Source
 	Text   string
+	// Derived is set when the value is built from its source rather than
+	// being it (ARGV[1] .. 'x'), or a local was assigned several values.
+	Derived bool
 }
 
 // Arg is one argument of a redis.call site.

@@ -58,15 +58,15 @@ func TestParseFacts(t *testing.T) {
 	lit := func(s string) *string { return &s }
 	wantCalls := []Call{
 		{Pos: Pos{1, 11}, Func: "redis.call", Command: "GET", CommandPos: Pos{1, 22}, Args: []Arg{
-			{Pos: Pos{1, 29}, Value: Value{SourceKey, "KEYS[1]"}},
-			{Pos: Pos{1, 38}, Literal: lit("a"), Value: Value{SourceLiteral, `"a"`}},
+			{Pos: Pos{1, 29}, Value: Value{Source: SourceKey, Text: "KEYS[1]"}},
+			{Pos: Pos{1, 38}, Literal: lit("a"), Value: Value{Source: SourceLiteral, Text: `"a"`, Derived: true}},
 		}},
 		{Pos: Pos{2, 1}, Func: "redis.call", Command: "SET", CommandPos: Pos{2, 12}, Args: []Arg{
-			{Pos: Pos{2, 19}, Value: Value{SourceKey, "KEYS[2]"}},
-			{Pos: Pos{2, 28}, Value: Value{SourceArgv, "ARGV[i]"}},
+			{Pos: Pos{2, 19}, Value: Value{Source: SourceKey, Text: "KEYS[2]"}},
+			{Pos: Pos{2, 28}, Value: Value{Source: SourceArgv, Text: "ARGV[i]"}},
 		}},
 		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", CommandPos: Pos{4, 23}, Args: []Arg{
-			{Pos: Pos{4, 31}, Literal: lit("zz"), Exact: true, Value: Value{SourceLiteral, `"zz"`}},
+			{Pos: Pos{4, 31}, Literal: lit("zz"), Exact: true, Value: Value{Source: SourceLiteral, Text: `"zz"`}},
 			{Pos: Pos{4, 37}, Expands: true},
 		}},
 	}
@@ -101,7 +101,7 @@ func TestParseBodyFacts(t *testing.T) {
 			sources = append(sources, c.Args[0].Value)
 		}
 	}
-	wantSources := []Value{{SourceKey, "KEYS[i]"}, {SourceKey, "KEYS[1]"}, {SourceRedis, "v"}, {SourceKey, "KEYS[1]"}}
+	wantSources := []Value{{Source: SourceKey, Text: "KEYS[i]"}, {Source: SourceKey, Text: "KEYS[1]"}, {Source: SourceRedis, Text: "v"}, {Source: SourceKey, Text: "KEYS[1]"}}
 	if diff := cmp.Diff(wantSources, sources); diff != "" {
 		t.Errorf("first argument sources (-want +got):\n%s", diff)
 	}

@@ -130,6 +130,10 @@ func (w *walker) assign(name string, v Value) {
 	}
 	if old, ok := w.locals[name]; ok && old.Source != v.Source {
 		v = Value{Source: SourceUnknown}
+	} else if ok && old != v {
+		// Same source, another value (ARGV[1], then ARGV[2]): which one
+		// is not known; the local's name is shown instead.
+		v = Value{Source: v.Source, Derived: true}
 	}
 	w.locals[name] = v
 }
@@ -376,7 +380,9 @@ func (w *walker) value(e ast.Expr) Value {
 		}
 	case *ast.StringConcatOpExpr:
 		// A key extended on the right keeps its hash tag: {name}:suffix.
-		return w.value(x.Lhs)
+		v := w.value(x.Lhs)
+		v.Derived = true
+		return v
 	case *ast.IdentExpr:
 		if v, ok := w.locals[x.Value]; ok && w.isLocal(x.Value) {
 			if v.Text == "" {
