@@ -21,9 +21,10 @@ type File struct {
 
 // scriptInfo keeps positions the package-level checks report at.
 type scriptInfo struct {
-	s        *Script
-	namePos  parse.Pos
-	errorPos map[string]parse.Pos
+	s              *Script
+	namePos        parse.Pos
+	errorPos       map[string]parse.Pos
+	keyPos, argPos []parse.Pos // of each of s.Keys and s.Args
 }
 
 var errorCodeRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
@@ -231,6 +232,8 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		goNames[g] = p.Name
 	}
 
+	info.keyPos, info.argPos = keyPos, argPos
+
 	if pf.SyntaxError {
 		// Everything else would be a consequence of the syntax error.
 		return info, errs
@@ -366,11 +369,15 @@ func declared(what string, n int) string {
 	return fmt.Sprintf("only %d %ss are declared", n, what)
 }
 
-// reservedNames are exported names of the generated package's shared file.
-var reservedNames = map[string]bool{
-	"Script": true, "Scripts": true, "Preload": true, "ScriptError": true,
-	"DecodeError": true, "CrossSlotError": true, "ErrCrossSlot": true, "CommandError": true,
-}
+// reservedNames are the package-level names of the generated package's
+// shared file.
+var reservedNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, id := range sharedDecls() {
+		m[id] = true
+	}
+	return m
+}()
 
 // checkPackage runs the checks that span scripts and returns the package
 // sorted by script name.
@@ -383,13 +390,25 @@ func checkPackage(pkg string, infos []*scriptInfo) (*Package, []Error) {
 		file string
 		pos  parse.Pos
 	}
+	// Every package-level identifier: exported and unexported ones share
+	// one scope (ABC and Abc both declare abcSource).
 	idents := map[string]owner{}
-	claim := func(ident, what, file string, pos parse.Pos) {
+	for _, id := range sharedDecls() {
+		idents[id] = owner{what: id + " of the generated package"}
+	}
+	describe := func(o owner) string {
+		if o.file == "" {
+			return o.what
+		}
+		return fmt.Sprintf("%s (%s:%d)", o.what, o.file, o.pos.Line)
+	}
+	claim := func(ident, what, file string, pos parse.Pos) bool {
 		if prev, taken := idents[ident]; taken {
-			errs = append(errs, errAt(file, pos, "%s clashes with %s (%s:%d)", what, prev.what, prev.file, prev.pos.Line))
-			return
+			errs = append(errs, errAt(file, pos, "%s clashes with %s", what, describe(prev)))
+			return false
 		}
 		idents[ident] = owner{what, file, pos}
+		return true
 	}
 	names := map[string]*scriptInfo{}
 	type errOwner struct {
@@ -409,8 +428,10 @@ func checkPackage(pkg string, infos []*scriptInfo) (*Package, []Error) {
 			errs = append(errs, errAt(s.File, in.namePos, "script name %q is reserved by the generated package", s.Name))
 			continue
 		}
-		for _, id := range []string{s.Name, s.Name + "Args", s.Name + "Reply", s.Name + "Multi", s.Name + "Result", s.Name + "Command", "Decode" + s.Name} {
-			claim(id, fmt.Sprintf("generated name %s of script %q", id, s.Name), s.File, in.namePos)
+		for _, id := range scriptDecls(s) {
+			if !claim(id, fmt.Sprintf("generated name %s of script %q", id, s.Name), s.File, in.namePos) {
+				break // one clash says it
+			}
 		}
 		for _, e := range s.Errors {
 			pos := in.errorPos[e.Code]
@@ -431,6 +452,23 @@ func checkPackage(pkg string, infos []*scriptInfo) (*Package, []Error) {
 				continue
 			}
 			sentinels[sentinel] = errOwner{e.Code, e.Text, s.File, pos}
+			claim(sentinel, fmt.Sprintf("sentinel %s of @error %s", sentinel, e.Code), s.File, pos)
+		}
+	}
+	// A parameter named like a package-level identifier would hide it in
+	// the generated function that uses it (checkSlots, boolArg, the
+	// script's own fooScript and fooDecode).
+	for _, in := range infos {
+		s := in.s
+		for i, p := range append(append([]Param{}, s.Keys...), s.Args...) {
+			what, pos := "@key", in.keyPos
+			if i >= len(s.Keys) {
+				what, pos, i = "@arg", in.argPos, i-len(s.Keys)
+			}
+			g := paramName(p.Name)
+			if prev, taken := idents[g]; taken {
+				errs = append(errs, errAt(s.File, pos[i], "%s %s is the Go parameter %s, which would hide %s: rename it", what, p.Name, g, describe(prev)))
+			}
 		}
 	}
 	p := &Package{Name: pkg}

@@ -87,6 +87,35 @@ func sentinelName(code string) string {
 	return "Err" + camel(code)
 }
 
+// scriptDecls are the package-level identifiers the file of s may declare
+// (TestDeclaredNames compares them with what is emitted).
+func scriptDecls(s *Script) []string {
+	return []string{
+		s.Name, s.Name + "Args", s.Name + "Reply", s.Name + "Multi", resultType(s), s.Name + "Command", "Decode" + s.Name,
+		sourceConst(s), shaConst(s), scriptVar(s), decodeFunc(s), errorFunc(s), encodeFunc(s),
+	}
+}
+
+// sharedDecls are the package-level identifiers of the shared file, with
+// every helper (sentinels of @error codes aside).
+func sharedDecls() []string {
+	ids := []string{"Script", "Scripts", "Preload", "ErrCrossSlot", "ScriptError", "DecodeError", "CrossSlotError"}
+	for _, h := range helperOrder {
+		if d, ok := helperDecls[h]; ok {
+			ids = append(ids, d...)
+		} else {
+			ids = append(ids, h)
+		}
+	}
+	return ids
+}
+
+// helperDecls lists what a helper declares when that is not its own name.
+var helperDecls = map[string][]string{
+	"msArg":        {"msArg", "msArgText", "msArgs"},
+	"commandError": {"CommandError"},
+}
+
 // needsSlotCheck reports whether a call can carry keys in several slots.
 func needsSlotCheck(s *Script) bool {
 	return len(s.Keys) > 1 || (len(s.Keys) == 1 && s.Keys[0].Variadic)
