@@ -104,6 +104,11 @@ func buildScript(file File) (*scriptInfo, []Error) {
 				broken[d.Name] = true
 				continue
 			}
+			if msg := goIdentErr(name); msg != "" {
+				at(ws[0].Pos, "invalid %s name %q: %s", d.Name, ws[0].Text, msg)
+				broken[d.Name] = true
+				continue
+			}
 			p := Param{Name: name, Type: Type{Kind: String}, Variadic: variadic}
 			descFrom := 1
 			if d.Name == "arg" {

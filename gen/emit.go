@@ -365,6 +365,13 @@ func (e *emitter) emitArgs(g *jen.Group, s *Script, get func(p Param) jen.Code) 
 	}
 }
 
+// commentLine is text as the comment jennifer writes verbatim: a text that
+// starts with // or /* would otherwise be written as it is, and could close
+// a comment and add code. */ is broken up too.
+func commentLine(text string) string {
+	return "// " + strings.ReplaceAll(text, "*/", "* /")
+}
+
 func docLines(s *Script) []string {
 	if len(s.Doc) > 0 {
 		return s.Doc
@@ -379,7 +386,7 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 			doc.Comment("").Line()
 			continue
 		}
-		doc.Comment(l).Line()
+		doc.Comment(commentLine(l)).Line()
 	}
 	params := []jen.Code{
 		jen.Id("ctx").Qual("context", "Context"),
@@ -428,7 +435,7 @@ func emitArgsType(s *Script) jen.Code {
 				f.String()
 			}
 			if k.Doc != "" {
-				f.Comment(k.Doc)
+				f.Comment(commentLine(k.Doc))
 			}
 			g.Add(f)
 		}
@@ -439,7 +446,7 @@ func emitArgsType(s *Script) jen.Code {
 			}
 			f.Add(goType(s, a.Type))
 			if a.Doc != "" {
-				f.Comment(a.Doc)
+				f.Comment(commentLine(a.Doc))
 			}
 			g.Add(f)
 		}

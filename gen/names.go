@@ -134,3 +134,12 @@ func isIdent(s string) bool {
 func isExportedIdent(s string) bool {
 	return isIdent(s) && s[0] >= 'A' && s[0] <= 'Z' && !token.IsKeyword(s)
 }
+
+// goIdentErr says why an annotation name gives no Go identifier (camel and
+// lowerCamel drop underscores: _ gives "", _1 gives 1); "" when it does.
+func goIdentErr(s string) string {
+	if !token.IsIdentifier(camel(s)) { // lowerCamel's keywords get a _ (paramName)
+		return "it gives no Go identifier; start it with a letter"
+	}
+	return ""
+}

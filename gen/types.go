@@ -97,6 +97,9 @@ func parseRecord(s string) (Type, error) {
 		if !isIdent(name) {
 			return Type{}, fmt.Errorf("invalid record field name %q", name)
 		}
+		if msg := goIdentErr(name); msg != "" {
+			return Type{}, fmt.Errorf("invalid record field name %q: %s", name, msg)
+		}
 		goName := camel(name)
 		if seen[goName] {
 			return Type{}, fmt.Errorf("duplicate record field %q", name)
