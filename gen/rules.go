@@ -48,6 +48,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	for _, v := range pf.RedisValues {
+		at(v.Pos, "%s is used as a value, not called: the checker cannot see what it runs (command, keys, writes); call it directly: redis.call('CMD', ...), or redis.pcall('CMD', ...) for a protected call", v.Text)
+	}
+
 	if len(r.commands) > 0 && !dynamic {
 		warn(r.commandsPos, "@commands is declared but every redis.call names its command literally")
 	}
@@ -120,6 +124,15 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 		return
 	}
 	shown := info.name
+	if r.readOnly && hasSubcommands[info.name] && len(c.Args) > 0 && !c.Args[0].Exact {
+		// The container's own flags say nothing of its subcommands'.
+		sub := c.Args[0].Value.Text
+		if sub == "" {
+			sub = "an expression"
+		}
+		at(c.Args[0].Pos, "@readonly script calls %s with the subcommand %s, not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal (or remove @readonly)", info.name, sub)
+		return
+	}
 	if hasSubcommands[info.name] && len(c.Args) > 0 && c.Args[0].Exact {
 		sub := info.name + "|" + strings.ToUpper(*c.Args[0].Literal)
 		si, ok := commandIndex[sub]

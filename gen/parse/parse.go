@@ -167,6 +167,14 @@ type Return struct {
 	Call     int    // ReturnCall: index of the call in File.Calls
 }
 
+// RedisValue is redis.call or redis.pcall (or the redis table itself, or a
+// function of it picked by a computed name) used as a value rather than
+// called directly: what it runs cannot be checked.
+type RedisValue struct {
+	Pos  Pos
+	Text string // redis.call, redis.pcall, redis, redis[...]
+}
+
 // File is a parsed script.
 type File struct {
 	Source     []byte
@@ -177,7 +185,10 @@ type File struct {
 	Calls      []Call
 	Globals    []Global
 	ErrorSites []ErrorSite
-	Returns    []Return // of the chunk itself, not of functions it defines
+	// RedisValues are the uses of redis.call and redis.pcall (or of redis)
+	// other than direct calls.
+	RedisValues []RedisValue
+	Returns     []Return // of the chunk itself, not of functions it defines
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

@@ -288,7 +288,27 @@ func (w *walker) expr(e ast.Expr) {
 			pos, _ := w.identPos(e.Line(), e.Value)
 			w.addUse(e.Value, Use{Pos: pos, Bare: true})
 		}
+		if w.isRedis(e) {
+			pos, _ := w.identPos(e.Line(), e.Value)
+			w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: e.Value})
+		}
 	case *ast.AttrGetExpr:
+		if id, ok := e.Object.(*ast.IdentExpr); ok && w.isRedis(id) {
+			// redis.call as a value (pcall(redis.call, ...), a local
+			// alias) or redis[expr]; other fields (redis.LOG_WARNING)
+			// are harmless.
+			key, lit := e.Key.(*ast.StringExpr)
+			switch {
+			case !lit:
+				pos, _ := w.identPos(id.Line(), id.Value)
+				w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: id.Value + "[...]"})
+				w.expr(e.Key)
+			case key.Value == "call" || key.Value == "pcall":
+				pos, _ := w.identPos(id.Line(), id.Value)
+				w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: id.Value + "." + key.Value})
+			}
+			return
+		}
 		if id, ok := e.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") {
 			pos, _ := w.identPos(id.Line(), id.Value)
 			u := Use{Pos: pos}
@@ -315,7 +335,9 @@ func (w *walker) expr(e ast.Expr) {
 		}
 	case *ast.FuncCallExpr:
 		w.call(e)
-		w.expr(e.Func)
+		if _, direct := redisFunc(e); !direct {
+			w.expr(e.Func) // a direct redis.X is not a use as a value
+		}
 		w.expr(e.Receiver)
 		w.exprs(e.Args)
 	case *ast.LogicalOpExpr:
@@ -399,6 +421,11 @@ func (w *walker) value(e ast.Expr) Value {
 		}
 	}
 	return Value{Source: SourceUnknown}
+}
+
+// isRedis reports whether id is the global redis (or server) table.
+func (w *walker) isRedis(id *ast.IdentExpr) bool {
+	return (id.Value == "redis" || id.Value == "server") && !w.isLocal(id.Value)
 }
 
 // redisFunc returns X of a redis.X(...) or server.X(...) call.
