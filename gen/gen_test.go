@@ -3,6 +3,7 @@ package gen
 import (
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -131,6 +132,21 @@ func FuzzGenerate(f *testing.F) {
 	}
 	f.Add([]byte("--\xe6 invalid UTF-8 in the doc\n-- @return {a bytes}\n"))
 	f.Add([]byte("-- @key a...\n-- @arg b... bytes\n-- @return {x bytes?, y float64}?\nreturn {KEYS[1], ARGV[1]}\n"))
+	// Inputs that once slipped through: uncheckable command names, names
+	// without a Go identifier or hiding helpers, comments that were code,
+	// redis.call used as a value.
+	f.Add([]byte("-- @key k\n-- @arg cmd string\n-- @commands get\n-- @return none\nredis.call(string.lower(ARGV[1]), KEYS[1])\n"))
+	f.Add([]byte("-- @key k\n-- @arg cmd... string\n-- @commands get\n-- @return none\nredis.call(ARGV[1], KEYS[1])\n"))
+	f.Add([]byte("-- @key k\n-- @arg cmd bytes\n-- @commands get\n-- @return none\nredis.call(ARGV[1], KEYS[1])\n"))
+	f.Add([]byte("-- @key check_slots\n-- @key other\n-- @return none\nreturn redis.call('MGET', KEYS[1], KEYS[2])\n"))
+	f.Add([]byte("-- @arg bool_arg string\n-- @arg flag bool\n-- @return none\nreturn ARGV[1] .. ARGV[2]\n"))
+	f.Add([]byte("-- @key fuzz_script\n-- @return none\nreturn redis.call('GET', KEYS[1])\n"))
+	f.Add([]byte("-- /* legacy note\n-- @key k /* x */ func init() { panic(1) }\n-- @return none\nreturn redis.call('GET', KEYS[1])\n"))
+	f.Add([]byte("-- /* x */ func init() { panic(\"injected\") }\n-- @return none\nreturn 'OK'\n"))
+	f.Add([]byte("-- @key _\n-- @return {_1 string}\nreturn redis.call('GET', KEYS[1])\n"))
+	f.Add([]byte("-- @readonly\n-- @key k\n-- @return none\npcall(redis.call, 'DEL', KEYS[1])\n"))
+	f.Add([]byte("-- @return none\nlocal call = redis.call\ncall('SET', 'not_a_key', 'x')\n"))
+	f.Add([]byte("-- @readonly\n-- @key k\n-- @arg sub string\n-- @return none\nredis.call('XGROUP', ARGV[1], KEYS[1], 'g', '$')\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Generate("generated", []File{{Path: "scripts/fuzz.lua", Source: src}})
 		if err != nil {
@@ -141,8 +157,14 @@ func FuzzGenerate(f *testing.F) {
 			return
 		}
 		for name, b := range out {
-			if _, err := parser.ParseFile(token.NewFileSet(), name, b, parser.AllErrors); err != nil {
+			f, err := parser.ParseFile(token.NewFileSet(), name, b, parser.AllErrors)
+			if err != nil {
 				t.Fatalf("%s does not parse: %v\n%s", name, err, b)
+			}
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == "init" {
+					t.Fatalf("%s declares func init: script text became code\n%s", name, b)
+				}
 			}
 		}
 	})
