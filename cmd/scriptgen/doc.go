@@ -107,7 +107,13 @@
 //     them), and no script calls a command flagged noscript (or one Redis 7.0
 //     refuses in scripts, such as BLPOP);
 //   - a command name that is not a literal needs @commands, and every call is
-//     then checked as each of the commands listed;
+//     then checked as each of the commands listed; it must be exactly one
+//     non-variadic string @arg (redis.call(ARGV[n], ...)), which the callers
+//     check: a derived, variadic or bytes command name is refused;
+//   - redis.call and redis.pcall are called directly: used as a value
+//     (pcall(redis.call, ...), local call = redis.call) they escape every
+//     check and are refused; in a @readonly script a container command
+//     (XGROUP, OBJECT, ...) needs a literal subcommand;
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;
@@ -121,4 +127,10 @@
 // valid ones); duplicate script names, parameters and error codes (and one
 // code with two messages); every KEYS[n] and ARGV[n] used is declared and
 // every declared one is used; a dynamic KEYS[i] or ARGV[i] needs a variadic.
+// Every name the package declares is unique (ABC and Abc both declare
+// abcSource; a script err_not_held.lua is the sentinel of NOT_HELD), no
+// parameter hides one (check_slots, bool_arg, the script's own fooScript), and
+// every name gives a Go identifier (not _). A script file name Go would skip
+// or build on one platform only (_windows, _arm64, _test, a leading _ or .) is
+// refused. Doc lines and descriptions are always written as // comments.
 package main
