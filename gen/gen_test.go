@@ -146,6 +146,7 @@ func FuzzGenerate(f *testing.F) {
 	f.Add([]byte("-- @key _\n-- @return {_1 string}\nreturn redis.call('GET', KEYS[1])\n"))
 	f.Add([]byte("-- @readonly\n-- @key k\n-- @return none\npcall(redis.call, 'DEL', KEYS[1])\n"))
 	f.Add([]byte("-- @return none\nlocal call = redis.call\ncall('SET', 'not_a_key', 'x')\n"))
+	f.Add([]byte("-- @readonly\n-- @return none\n_G.redis.call('DEL', 'x')\n"))
 	f.Add([]byte("-- @readonly\n-- @key k\n-- @arg sub string\n-- @return none\nredis.call('XGROUP', ARGV[1], KEYS[1], 'g', '$')\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Generate("generated", []File{{Path: "scripts/fuzz.lua", Source: src}})

@@ -41,6 +41,21 @@ func TestRedisCallAsValue(t *testing.T) {
 			want: []string{"scripts/x.lua:4:1: redis[...] is used as a value, not called: " + hint},
 		},
 		{
+			name: "redis.call through _G",
+			src:  "-- @readonly\n-- @return none\n_G.redis.call('DEL', 'x')\n",
+			want: []string{"scripts/x.lua:3:1: _G reaches redis.call, or runs code, out of the checker's sight (its command, keys and writes go unchecked): call redis.call('CMD', ...) directly"},
+		},
+		{
+			name: "redis.call through getfenv",
+			src:  "-- @return none\nlocal r = getfenv(1).redis\nr.call('DEL', 'x')\n",
+			want: []string{"scripts/x.lua:2:11: getfenv reaches redis.call, or runs code, out of the checker's sight (its command, keys and writes go unchecked): call redis.call('CMD', ...) directly"},
+		},
+		{
+			name: "code compiled at run time",
+			src:  "-- @return none\nloadstring(\"redis.call('DEL', 'x')\")()\n",
+			want: []string{"scripts/x.lua:2:1: loadstring reaches redis.call, or runs code, out of the checker's sight (its command, keys and writes go unchecked): call redis.call('CMD', ...) directly"},
+		},
+		{
 			name: "readonly container with a computed subcommand",
 			src:  "-- @readonly\n-- @key k\n-- @arg sub string\n-- @return none\nredis.call('XGROUP', ARGV[1], KEYS[1], 'g', '$')\n",
 			want: []string{"scripts/x.lua:5:22: @readonly script calls XGROUP with the subcommand ARGV[1], not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal (or remove @readonly)"},

@@ -52,6 +52,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		at(v.Pos, "%s is used as a value, not called: the checker cannot see what it runs (command, keys, writes); call it directly: redis.call('CMD', ...), or redis.pcall('CMD', ...) for a protected call", v.Text)
 	}
 
+	for _, v := range pf.Escapes {
+		at(v.Pos, "%s reaches redis.call, or runs code, out of the checker's sight (its command, keys and writes go unchecked): call redis.call('CMD', ...) directly", v.Text)
+	}
+
 	if len(r.commands) > 0 && !dynamic {
 		warn(r.commandsPos, "@commands is declared but every redis.call names its command literally")
 	}

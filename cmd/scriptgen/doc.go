@@ -112,8 +112,10 @@
 //     check: a derived, variadic or bytes command name is refused;
 //   - redis.call and redis.pcall are called directly: used as a value
 //     (pcall(redis.call, ...), local call = redis.call) they escape every
-//     check and are refused; in a @readonly script a container command
-//     (XGROUP, OBJECT, ...) needs a literal subcommand;
+//     check and are refused, as are _G, getfenv, setfenv, loadstring, load,
+//     dofile and loadfile (which reach it, or run code, out of sight); in a
+//     @readonly script a container command (XGROUP, OBJECT, ...) needs a
+//     literal subcommand;
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

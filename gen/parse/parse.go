@@ -188,7 +188,11 @@ type File struct {
 	// RedisValues are the uses of redis.call and redis.pcall (or of redis)
 	// other than direct calls.
 	RedisValues []RedisValue
-	Returns     []Return // of the chunk itself, not of functions it defines
+	// Escapes are uses of globals that reach redis.call or code out of the
+	// walker's sight: _G, getfenv, setfenv, loadstring, load, dofile,
+	// loadfile (Text is the name).
+	Escapes []RedisValue
+	Returns []Return // of the chunk itself, not of functions it defines
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

@@ -292,6 +292,10 @@ func (w *walker) expr(e ast.Expr) {
 			pos, _ := w.identPos(e.Line(), e.Value)
 			w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: e.Value})
 		}
+		if escapeGlobals[e.Value] && !w.isLocal(e.Value) {
+			pos, _ := w.identPos(e.Line(), e.Value)
+			w.f.Escapes = append(w.f.Escapes, RedisValue{Pos: pos, Text: e.Value})
+		}
 	case *ast.AttrGetExpr:
 		if id, ok := e.Object.(*ast.IdentExpr); ok && w.isRedis(id) {
 			// redis.call as a value (pcall(redis.call, ...), a local
@@ -421,6 +425,13 @@ func (w *walker) value(e ast.Expr) Value {
 		}
 	}
 	return Value{Source: SourceUnknown}
+}
+
+// escapeGlobals reach redis.call without naming it (_G.redis.call,
+// getfenv(1).redis) or run code compiled at run time.
+var escapeGlobals = map[string]bool{
+	"_G": true, "getfenv": true, "setfenv": true, "loadstring": true, "load": true,
+	"dofile": true, "loadfile": true,
 }
 
 // isRedis reports whether id is the global redis (or server) table.
