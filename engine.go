@@ -272,6 +272,10 @@ func (r *retrier) answered() { r.later.cur, r.refused = retryLaterMin, nil }
 // an attempt short (err is the context's).
 func (r *retrier) failed(ctx context.Context, err error) error {
 	cerr := ctx.Err()
+	if cerr == nil && errors.Is(err, context.DeadlineExceeded) {
+		// The call saw the deadline pass before ctx's own timer fired.
+		cerr = context.DeadlineExceeded
+	}
 	switch {
 	case err == nil || cerr == nil:
 		return err

@@ -319,7 +319,8 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 	rt := newRetrier()
 	for {
 		if err := ctx.Err(); err != nil {
-			return false, fmt.Errorf("wait ended: %w", err)
+			// With the refusal that was to be made again, if there was one.
+			return false, fmt.Errorf("wait ended: %w", rt.failed(ctx, err))
 		}
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed

@@ -699,7 +699,9 @@ func TestWaitDeadline(t *testing.T) {
 	c := newTestClient(t, rc)
 	for _, ws := range []waitSpec{{channel: "notified"}, {}} {
 		for _, midAttempt := range []bool{true, false} {
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			// Room on a loaded machine for the notified wait's subscription
+			// and at least one refusal before the deadline.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			call := refusingCall(ctx, rc, midAttempt)
 			_, err := c.await(ctx, ws, -1, func(int64, bool) (bool, tryAgain, error) { return false, tryAgain{}, call() })
 			cancel()

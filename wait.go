@@ -114,7 +114,8 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 	}
 	for {
 		if err := ctx.Err(); err != nil {
-			return false, fmt.Errorf("wait ended: %w", err)
+			// With the refusal that was to be made again, if there was one.
+			return false, fmt.Errorf("wait ended: %w", rt.failed(ctx, err))
 		}
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
