@@ -216,8 +216,9 @@ func TestExtendRedLock(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	const first, extended = time.Second, 6 * time.Second
 	// Node timeout: the default (a hundredth of the lease) is shorter than a
-	// loaded machine's round trip, and this test is about Extend, not timeouts.
-	r := mustRedLock(t, "ext-job", cs, WithLease(first), WithNodeTimeout(250*time.Millisecond))
+	// loaded machine's round trip, and this test is about Extend, not
+	// timeouts; it needs all three grants (250 ms once missed one).
+	r := mustRedLock(t, "ext-job", cs, WithLease(first), WithNodeTimeout(400*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
