@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -71,15 +69,7 @@ func newProxied(t *testing.T, opts ...Option) proxied {
 	t.Helper()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	// One connection, opened by the warm-up: a connection rueidis opens
-	// lazily while the proxy is frozen would stall in its handshake, not in
-	// the call under test.
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	c := newTestClient(t, rc, opts...)
+	c := newTestClient(t, px.Client(t), opts...)
 	return proxied{node, px, c}
 }
 

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -274,12 +272,7 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 	pxs := make([]*netproxy.Proxy, 3)
 	for i, n := range nodes {
 		pxs[i] = netproxy.New(t, n.Addr)
-		rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{pxs[i].Addr}, DisableCache: true, PipelineMultiplex: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(rc.Close)
-		cs[i] = newTestClient(t, rc, prefix)
+		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
 	}
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(200*time.Millisecond))

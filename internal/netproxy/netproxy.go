@@ -7,6 +7,8 @@ import (
 	"net"
 	"sync"
 	"testing"
+
+	"github.com/redis/rueidis"
 )
 
 // Proxy forwards connections from Addr to a target.
@@ -136,4 +138,18 @@ func (p *Proxy) Close() {
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// Client returns a rueidis client that reaches the target through the proxy
+// on one connection, opened here (closed at test end): a connection rueidis
+// opened lazily while the proxy is frozen would stall in its handshake, not
+// in the call under test.
+func (p *Proxy) Client(t testing.TB) rueidis.Client {
+	t.Helper()
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{p.Addr}, DisableCache: true, PipelineMultiplex: -1})
+	if err != nil {
+		t.Fatalf("netproxy: client: %v", err)
+	}
+	t.Cleanup(rc.Close)
+	return rc
 }

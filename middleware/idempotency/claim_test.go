@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -18,14 +16,7 @@ func claimStore(t *testing.T, claimTTL time.Duration) (*Store, *redistest.Node, 
 	t.Helper()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
-	// One connection, opened before any freeze (see the lock engine's
-	// fault tests): a connection opened while frozen stalls in its handshake.
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true, PipelineMultiplex: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	s, err := NewStore(rc, WithPrefix(redistest.Prefix(t)), WithClaimTTL(claimTTL), WithTimeout(time.Second))
+	s, err := NewStore(px.Client(t), WithPrefix(redistest.Prefix(t)), WithClaimTTL(claimTTL), WithTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
