@@ -56,7 +56,7 @@ func TestErrorTextSaysEachThingOnce(t *testing.T) {
 	check("negative wait", err, ErrInvalidArgument, name)
 	_, err = m.Lock(nil) //lint:ignore SA1012 a nil context is the bad input under test
 	check("nil context", err, ErrInvalidArgument, name)
-	for _, bad := range []string{"", "a{", strings.Repeat("x", MaxNameLen+1)} {
+	for _, bad := range []string{"", "a{", "a}b", strings.Repeat("x", MaxNameLen+1)} {
 		_, err = c.Mutex(bad)
 		check("invalid name "+bad[:min(len(bad), 4)], err, ErrInvalidName, "")
 	}

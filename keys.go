@@ -71,6 +71,13 @@ func lockKey(prefix, name string) (string, error) {
 			}
 			return "", fmt.Errorf("%w: '{' without a non-empty hash tag {...}", ErrInvalidName)
 		}
+	} else if i := strings.IndexByte(key, '}'); i >= 0 {
+		// The derived names ("redisson_sc:{a}b}") would take "a" as their
+		// hash tag and hash elsewhere than the key "a}b" itself.
+		if i < len(prefix) {
+			return "", fmt.Errorf("%w: '}' without a hash tag {...} in key prefix %q", ErrInvalidName, prefix)
+		}
+		return "", fmt.Errorf("%w: '}' without a hash tag {...}", ErrInvalidName)
 	}
 	return key, nil
 }

@@ -113,8 +113,8 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("add permits", err)
 	}
-	if n == 0 {
-		return 0, s.fail("add permits", invalidf("permits to add must not be zero"))
+	if n == 0 || n > maxCount || n < -maxCount {
+		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
 	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
 	if err != nil {
@@ -184,7 +184,22 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if !ok {
 		return "", false, nil
 	}
+	if s.c.closed() {
+		// Granted after Close began: the Client can no longer release the
+		// permit, so it goes back now, as a lock granted then does.
+		s.undo(wire)
+		return "", false, s.fail("acquire", ErrClosed)
+	}
 	return id, true, nil
+}
+
+// undo releases the permit wire at once, bounded by the release timeout.
+func (s *PermitSemaphore) undo(wire []byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+	defer cancel()
+	_, _ = callAgain(ctx, func() (int64, error) {
+		return generated.PermitRelease(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
+	})
 }
 
 // undoLater gives back, in the background, a permit an acquisition of
@@ -193,7 +208,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 // changes nothing.
 func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
 	c := s.c
-	c.background(func() {
+	started := c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
@@ -206,6 +221,11 @@ func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
 			}
 		}
 	})
+	if !started {
+		// Close began and runs no more background work, but waits for this
+		// acquisition: undo here.
+		s.undo(wire)
+	}
 }
 
 // Release returns the permit id to the pool and wakes the waiters. It fails

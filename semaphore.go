@@ -59,9 +59,16 @@ func (c *Client) checkHandle(ctx context.Context) error {
 	return nil
 }
 
+// maxCount bounds permits and counts: the scripts compare them as Lua
+// numbers (doubles), exact only up to 2^53.
+const maxCount = 1<<53 - 1
+
 func positive(what string, n int64) error {
 	if n <= 0 {
 		return invalidf("%s must be positive, got %d", what, n)
+	}
+	if n > maxCount {
+		return invalidf("%s must be at most %d, got %d", what, int64(maxCount), n)
 	}
 	return nil
 }
@@ -121,6 +128,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
 	defer s.c.inflight.Done()
+	var taken string // the latch of the attempt that took the permits
 	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
 		// Bounded by ctx. Each attempt has its own latch key: an attempt
 		// whose reply is lost is undone through it, exactly once, and cannot
@@ -130,12 +138,31 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		if err != nil && unknownOutcome(err) {
 			s.undoLater(latch)
 		}
+		if err == nil && res.Ok == 1 {
+			taken = latch
+		}
 		return err == nil && res.Ok == 1, notifyFallback, err
 	})
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("acquire %d", n), err)
 	}
+	if acquired && s.c.closed() {
+		// Granted after Close began: the Client can no longer release the
+		// permits, so they go back now, as a lock granted then does.
+		s.undo(taken)
+		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
+	}
 	return acquired, nil
+}
+
+// undo gives back at once, bounded by the release timeout, the permits the
+// attempt recorded under latch may have taken.
+func (s *Semaphore) undo(latch string) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+	defer cancel()
+	_, _ = callAgain(ctx, func() (int64, error) {
+		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, semaphoreLatchTTL, s.c.publishCommand())
+	})
 }
 
 // semaphoreLatchTTL is how long an acquisition attempt's record lives, and so
@@ -146,7 +173,7 @@ const semaphoreLatchTTL = time.Minute
 // outcome may have taken, retrying while its latch lives.
 func (s *Semaphore) undoLater(latch string) {
 	c := s.c
-	c.background(func() {
+	started := c.background(func() {
 		ctx, cancel := context.WithTimeout(c.ctx, semaphoreLatchTTL)
 		defer cancel()
 		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
@@ -159,6 +186,11 @@ func (s *Semaphore) undoLater(latch string) {
 			}
 		}
 	})
+	if !started {
+		// Close began and runs no more background work, but waits for this
+		// acquisition: undo here.
+		s.undo(latch)
+	}
 }
 
 // Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs
@@ -191,8 +223,8 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("add permits", err)
 	}
-	if n == 0 {
-		return 0, s.fail("add permits", invalidf("permits to add must not be zero"))
+	if n == 0 || n > maxCount || n < -maxCount {
+		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
 	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
 	if err != nil {

@@ -1,0 +1,156 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// pauseServer holds every client's commands on node for d (CLIENT PAUSE), so
+// a call sent now is answered only after d.
+func pauseServer(t *testing.T, ctx context.Context, node *redistest.Node, d time.Duration) {
+	t.Helper()
+	p := node.Client(t)
+	if err := p.Do(ctx, p.B().ClientPause().Timeout(d.Milliseconds()).All().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A Semaphore or PermitSemaphore acquisition granted after Close began gives
+// its permits back and fails with ErrClosed: the closed Client could never
+// release them (a Semaphore's permits would be gone for good).
+func TestSemaphoreGrantDuringClose(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 10*time.Second)
+	t.Run("Semaphore", func(t *testing.T) {
+		a := newTestClient(t, node.Client(t), prefix)
+		sa, sb := mustSem(t, a, "s"), mustSem(t, newTestClient(t, node.Client(t), prefix), "s")
+		if _, err := sa.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		pauseServer(t, ctx, node, 700*time.Millisecond)
+		acq := make(chan error, 1)
+		go func() { acq <- sa.Acquire(ctx, 1) }()
+		time.Sleep(150 * time.Millisecond) // the attempt waits on the paused server
+		closed := make(chan struct{})
+		go func() { _ = a.Close(); close(closed) }()
+		err := <-acq
+		<-closed
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Acquire granted after Close began: %v, want ErrClosed", err)
+		}
+		if n, err := sb.AvailablePermits(ctx); err != nil || n != 1 {
+			t.Fatalf("permits available afterwards: %d, %v; want 1 (given back)", n, err)
+		}
+	})
+	t.Run("PermitSemaphore", func(t *testing.T) {
+		a := newTestClient(t, node.Client(t), prefix)
+		sa, sb := mustPermits(t, a, "p"), mustPermits(t, newTestClient(t, node.Client(t), prefix), "p")
+		if _, err := sa.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		pauseServer(t, ctx, node, 700*time.Millisecond)
+		acq := make(chan error, 1)
+		go func() { _, err := sa.Acquire(ctx, time.Hour); acq <- err }()
+		time.Sleep(150 * time.Millisecond)
+		closed := make(chan struct{})
+		go func() { _ = a.Close(); close(closed) }()
+		err := <-acq
+		<-closed
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("Acquire granted after Close began: %v, want ErrClosed", err)
+		}
+		if st, err := sb.State(ctx); err != nil || st.Available != 1 || st.Held != 0 {
+			t.Fatalf("state afterwards: %+v, %v; want 1 available, 0 held", st, err)
+		}
+	})
+}
+
+// An attempt of unknown outcome (its context ended while the server held it)
+// is undone even when Close has begun and runs no more background work.
+func TestSemaphoreUndoDuringClose(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	a := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	sa, sb := mustSem(t, a, "s"), mustSem(t, newTestClient(t, node.Client(t), prefix), "s")
+	if _, err := sa.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Load the script: the attempt below is one EVALSHA.
+	if err := sa.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sa.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	pauseServer(t, ctx, node, 700*time.Millisecond)
+	// A cancel without a deadline: the call returns at once and keeps its
+	// connection, so the attempt still runs when the pause ends.
+	actx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(400*time.Millisecond, cancel)
+	acq := make(chan error, 1)
+	go func() { acq <- sa.Acquire(actx, 1) }()
+	time.Sleep(150 * time.Millisecond)
+	closed := make(chan struct{})
+	go func() { _ = a.Close(); close(closed) }()
+	err := <-acq
+	<-closed
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Acquire: %v, want its context's end", err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		n, err := sb.AvailablePermits(ctx)
+		if err == nil && n == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("permits available after the pause: %d, %v; want 1 (the attempt undone)", n, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Counts the scripts could not compare exactly (Lua numbers are doubles) are
+// refused before anything is written.
+func TestSemaphoreCountTooLarge(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 5*time.Second)
+	s, p := mustSem(t, c, "big"), mustPermits(t, c, "bigp")
+	const n = 1 << 53
+	_, err := s.TrySetPermits(ctx, n)
+	check := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s(%d) = %v, want ErrInvalidArgument", what, int64(n), err)
+		}
+	}
+	check("Semaphore.TrySetPermits", err)
+	check("Semaphore.TryAcquire", s.TryAcquire(ctx, n, 0))
+	_, err = s.AddPermits(ctx, n)
+	check("Semaphore.AddPermits", err)
+	_, err = s.AddPermits(ctx, -n)
+	check("Semaphore.AddPermits(-)", err)
+	_, err = p.TrySetPermits(ctx, n)
+	check("PermitSemaphore.TrySetPermits", err)
+	_, err = p.AddPermits(ctx, n)
+	check("PermitSemaphore.AddPermits", err)
+	_, err = mustLatch(t, c, "bigl").TrySetCount(ctx, n)
+	check("CountDownLatch.TrySetCount", err)
+	if keys := dbsize(t, node); keys != 0 {
+		t.Fatalf("refused calls wrote %d keys", keys)
+	}
+	if v, err := s.AddPermits(ctx, n-1); err != nil || v != n-1 {
+		t.Fatalf("AddPermits(2^53-1) = %d, %v", v, err)
+	}
+	if v, err := s.AvailablePermits(ctx); err != nil || v != n-1 {
+		t.Fatalf("AvailablePermits = %d, %v; want 2^53-1", v, err)
+	}
+}
