@@ -345,6 +345,13 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, f
 // function that uncounts it.
 func (c *Client) sharedAcquire(id holdKey) func() {
 	c.mu.Lock()
+	if h := c.holds[id]; h != nil {
+		for h.lastReleases > 0 && !c.closing {
+			// A release of the owner's last hold is under way and would take
+			// a re-entry made now with it: acquire after it.
+			c.acquired.Wait()
+		}
+	}
 	if c.acquiring == nil {
 		c.acquiring = map[holdKey]int{}
 	}
@@ -453,7 +460,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// Give back a grant no replica has (the failover guard) or
 				// that outlived ctx; should that release fail, keep trying
 				// in the background rather than leave the lock to its lease.
-				if uerr := c.unlock(lctx, p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
+				if uerr := c.unlock(context.WithValue(lctx, inAcquireKey{}, true), p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
 					c.undoLater(p, field, serverLease, start.Add(serverLease))
 				}
 				if !acked {
@@ -745,21 +752,43 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
 	}
 	lease := s.serverLease(s.cfg.lease)
+	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
 	vouched, last := false, false
 	if h != nil {
+		id := holdID(s.key, field)
 		c.mu.Lock()
+		if h.count <= 1 && c.acquiring[id] > 0 && ctx.Value(inAcquireKey{}) == nil {
+			// A goroutine sharing the owner is re-entering: its hold may be
+			// on the server already, and giving up the owner's last hold
+			// would take it too. Wait (bounded by the release timeout) for
+			// it to register or fail.
+			stop := context.AfterFunc(rctx, func() {
+				c.mu.Lock()
+				c.acquired.Broadcast()
+				c.mu.Unlock()
+			})
+			for c.acquiring[id] > 0 && rctx.Err() == nil {
+				c.acquired.Wait()
+			}
+			stop()
+		}
 		lease = h.lease // Extend changes it under c.mu
 		last = h.count <= 1
 		if last {
 			// A renewal that now finds the lock gone is not a loss.
 			h.releasing.Store(true)
+			if c.acquiring[id] > 0 {
+				last = false // a re-entry still in flight: give up one hold
+			} else {
+				h.lastReleases++ // re-entries wait for it (sharedAcquire)
+				defer c.lastReleaseDone(h)
+			}
 		}
 		c.mu.Unlock()
 		// Before its loss deadline the lease cannot have run out on the
 		// server: only this release can remove the owner from now on.
 		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
-	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
 	sent := time.Now()
 	st, left, err := c.release(rctx, p, field, lease, vouched, last)
 	if err != nil {
@@ -808,6 +837,19 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	return nil
 }
+
+// lastReleaseDone ends a release of h's last hold and wakes the re-entries
+// waiting for it.
+func (c *Client) lastReleaseDone(h *hold) {
+	c.mu.Lock()
+	h.lastReleases--
+	c.acquired.Broadcast()
+	c.mu.Unlock()
+}
+
+// inAcquireKey marks the give-back of a grant by the acquisition that got it,
+// still counted in Client.acquiring: its unlock must not wait for itself.
+type inAcquireKey struct{}
 
 // releaseContext is ctx without its cancellation (a cancelled request still
 // releases its lock) and bounded by timeout. Releases that begin within a

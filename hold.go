@@ -21,8 +21,12 @@ type hold struct {
 
 	count    int  // local holds; guarded by Client.mu
 	renewing bool // the watchdog renews it; guarded by Client.mu
-	renew    renewal
-	loss     *lossTimer // fires at lossAt; guarded by mu
+	// lastReleases counts releases of the owner's last hold in flight: they
+	// give up every hold the owner has on the server, so a re-entry by a
+	// goroutine sharing the owner waits for them; guarded by Client.mu.
+	lastReleases int
+	renew        renewal
+	loss         *lossTimer // fires at lossAt; guarded by mu
 	// lossAt is when the hold is presumed lost (unix ns): the server lease as
 	// of the last confirmed grant or renewal, counted from when that request
 	// was sent, minus the drift margin.
@@ -106,6 +110,11 @@ func (h *hold) untrack(ctx context.Context) {
 	if lc == nil || lc.hold != h {
 		return
 	}
+	h.untrackLC(lc)
+}
+
+// untrackLC ends and forgets the context tracked for lc.
+func (h *hold) untrackLC(lc *lockCtx) {
 	h.mu.Lock()
 	for i, c := range h.ctxs {
 		if c.lc == lc {

@@ -427,3 +427,43 @@ func TestMutexSameOwnerConcurrentLock(t *testing.T) {
 		}
 	}
 }
+
+// A re-entry by a goroutine sharing the owner, racing that owner's Unlock of
+// its last hold: the last-hold release gives up every hold of the owner on
+// the server, so it must not take the re-entry's hold with it.
+func TestMutexSameOwnerReentryRacesLastUnlock(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "shared")
+	for i := 0; i < 300; i++ {
+		octx := WithOwner(ctx, "worker")
+		l1, err := m.Lock(octx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var l2 context.Context
+		var lerr, uerr error
+		start := make(chan struct{})
+		wg.Add(2)
+		go func() { defer wg.Done(); <-start; l2, lerr = m.Lock(octx) }()
+		go func() { defer wg.Done(); <-start; uerr = m.Unlock(l1) }()
+		close(start)
+		wg.Wait()
+		if uerr != nil || lerr != nil {
+			t.Fatalf("iteration %d: unlock %v, lock %v", i, uerr, lerr)
+		}
+		locked, err := m.IsLocked(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !locked {
+			t.Fatalf("iteration %d: the re-entrant Lock returned a hold but the lock is free on the server; its context: err=%v cause=%v (ErrLockLost: %v)",
+				i, l2.Err(), context.Cause(l2), errors.Is(context.Cause(l2), ErrLockLost))
+		}
+		if err := m.Unlock(l2); err != nil {
+			t.Fatalf("iteration %d: unlock of the re-entry: %v", i, err)
+		}
+	}
+}
