@@ -139,7 +139,7 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		r.nodes = append(r.nodes, m)
 	}
 	if r.nodeTimeout == 0 {
-		r.nodeTimeout = min(max(r.validityLease(clients)/100, 10*time.Millisecond), 200*time.Millisecond)
+		r.nodeTimeout = min(max(r.validityLease()/100, 10*time.Millisecond), 200*time.Millisecond)
 	}
 	if !cfg.releaseSet {
 		// Releases are best effort per node: a node that does not answer in
@@ -152,15 +152,16 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 }
 
 // validityLease is the lease the validity is measured against: the explicit
-// lease, or the shortest watchdog lease among the nodes.
-func (r *RedLock) validityLease(clients []*Client) time.Duration {
+// lease, or the shortest watchdog lease among the nodes' locks (their
+// Clients' settings, or WithWatchdog given to NewRedLock).
+func (r *RedLock) validityLease() time.Duration {
 	if r.lease > 0 {
 		return r.lease
 	}
 	var l time.Duration
-	for _, c := range clients {
-		if c != nil && (l == 0 || c.cfg.watchdogLease < l) {
-			l = c.cfg.watchdogLease
+	for _, m := range r.nodes {
+		if l == 0 || m.cfg.watchdogLease < l {
+			l = m.cfg.watchdogLease
 		}
 	}
 	return l
@@ -293,11 +294,14 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 			// A deadline, not a cancellation: rueidis bounds a call on an idle
 			// connection by the deadline only.
 			nctx, cancel := context.WithTimeout(WithOwner(ctx, owner), r.nodeTimeout)
-			_, err := m.TryLock(nctx, 0)
+			tctx, err := m.TryLock(nctx, 0)
 			cancel()
 			if err != nil {
 				errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
 				return
+			}
+			if lc, _ := tctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil {
+				lc.hold.untrack(tctx) // ended with nctx: forget it
 			}
 			// The context TryLock returned ends with nctx: tie a new one to
 			// the node's hold instead.
@@ -316,7 +320,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 			granted++
 		}
 	}
-	lease := r.validityLease(r.clients())
+	lease := r.validityLease()
 	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
 	validity := lease - time.Since(start) - drift
 	if granted >= r.Quorum() && validity > 0 && ctx.Err() == nil {
@@ -336,14 +340,6 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 		nodeErrs = append(nodeErrs, ErrNotAcquired)
 	}
 	return nil, &QuorumError{Name: r.name, Granted: granted, Needed: r.Quorum(), Nodes: n, Validity: validity, Errs: nodeErrs}
-}
-
-func (r *RedLock) clients() []*Client {
-	cs := make([]*Client, len(r.nodes))
-	for i, m := range r.nodes {
-		cs[i] = m.c
-	}
-	return cs
 }
 
 // bind builds the RedLock's context: cancelled with ErrLockLost when fewer
@@ -482,8 +478,11 @@ func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (co
 		return nil, nil, false
 	}
 	ctx, cancel := context.WithCancelCause(WithOwner(parent, owner))
-	h.track(nil, cancel)
-	return ctx, cancel, true
+	// Tracked under a marker of its own, so that stopping it also forgets
+	// it: a hold re-entered many times does not pile up contexts.
+	marker := &lockCtx{hold: h}
+	h.track(marker, cancel)
+	return ctx, func(cause error) { h.untrackLC(marker); cancel(cause) }, true
 }
 
 // Extend gives the RedLock, taken with an explicit lease (WithLease), lease

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,5 +309,120 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 	}
 	if err := r.Unlock(outer); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The same race through a RedLock: its context must not stay live with
+// fewer than a quorum of nodes holding the lock.
+func TestRedLockSameOwnerReentryRacesUnlock(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 60*time.Second)
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
+	for i := 0; i < 200; i++ {
+		octx := WithOwner(ctx, "worker")
+		l1, err := r.Lock(octx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var l2 context.Context
+		var lerr error
+		start := make(chan struct{})
+		wg.Add(2)
+		go func() { defer wg.Done(); <-start; l2, lerr = r.Lock(octx) }()
+		go func() { defer wg.Done(); <-start; _ = r.Unlock(l1) }()
+		close(start)
+		wg.Wait()
+		if lerr != nil {
+			continue
+		}
+		held := 0
+		for _, h := range heldOn(t, r, nodes, 0, 1, 2) {
+			if h {
+				held++
+			}
+		}
+		if held < r.Quorum() {
+			time.Sleep(100 * time.Millisecond) // let any loss be signalled
+			if l2.Err() == nil {
+				t.Fatalf("iteration %d: RedLock context live with %d of 3 nodes holding the lock", i, held)
+			}
+		}
+		_ = r.Unlock(l2)
+	}
+}
+
+// WithWatchdog given to NewRedLock is the lease the validity is measured
+// against, not the Clients' watchdog lease.
+func TestRedLockWatchdogOptionValidity(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	cs := make([]*Client, 3)
+	pxs := make([]*netproxy.Proxy, 3)
+	for i, n := range nodes {
+		pxs[i] = netproxy.New(t, n.Addr)
+		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	const lease = 100 * time.Millisecond
+	r := mustRedLock(t, "job", cs, WithWatchdog(lease, 30*time.Millisecond), WithNodeTimeout(400*time.Millisecond))
+	// Warm every connection.
+	l, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	pxs[2].Freeze()
+	defer pxs[2].Thaw()
+	start := time.Now()
+	l, err = r.TryLock(ctx, 0)
+	elapsed := time.Since(start)
+	if err == nil {
+		_ = r.Unlock(l)
+		t.Fatalf("granted after %s by a majority whose lease is %s: validity must be negative", elapsed, lease)
+	}
+	var qe *QuorumError
+	if !errors.As(err, &qe) || qe.Validity > 0 {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// Re-entering a held RedLock and unlocking again leaves no contexts behind
+// on the nodes' holds.
+func TestRedLockReentryDoesNotAccumulate(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 30*time.Second)
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
+	outer, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Unlock(outer)
+	tracked := func() int {
+		m := r.nodes[0]
+		owner, _ := OwnerFrom(outer)
+		m.c.mu.Lock()
+		h := m.c.holds[holdID(m.key, m.c.fieldOf(m, owner))]
+		m.c.mu.Unlock()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.ctxs)
+	}
+	before := tracked()
+	for i := 0; i < 200; i++ {
+		inner, err := r.Lock(outer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Unlock(inner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := tracked(); after > before {
+		t.Fatalf("node 0's hold tracks %d contexts after 200 re-entries (%d before)", after, before)
 	}
 }
