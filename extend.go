@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/scriptlock/scriptlock/generated"
@@ -27,7 +28,8 @@ func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Dur
 func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
 	rw := s.rw
 	if s.write {
-		return generated.MutexRenew(ctx, rw.c.rc, rw.key, lease, field)
+		reader := strings.TrimSuffix(field, ":write")
+		return generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), lease, field, reader)
 	}
 	return generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field)
 }

@@ -195,6 +195,21 @@ var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clien
 	return out
 }}
 
+// rwWriteRenewal renews write holds: the lock's expiry, kept at least as
+// long as the writer's own read holds.
+var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
+	calls := make([]generated.RwWriteRenewArgs, len(hs))
+	for i, h := range hs {
+		reader := strings.TrimSuffix(h.field, ":write")
+		calls[i] = generated.RwWriteRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, reader), Lease: h.lease, WriteOwner: h.field, ReadOwner: reader}
+	}
+	out := make([]renewReply, len(hs))
+	for i, rep := range generated.RwWriteRenewMulti(ctx, rc, calls) {
+		out[i] = renewReply{held: rep.Value, err: rep.Err}
+	}
+	return out
+}}
+
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {
 	if ctx == nil {
 		return nil, opError("lock", rw.name, invalidf("nil context"))
@@ -292,7 +307,7 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	rw, c := s.rw, s.rw.c
 	if s.write {
-		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, r.lease, field, r.publish, r.latchTTL)
+		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, rw.prefix, r.lease, field, r.publish, r.latchTTL)
 		return releaseStatus(res.Status), 0, err
 	}
 	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL)

@@ -139,3 +139,172 @@ func TestRWMutexNestedReadReleaseShortensLoss(t *testing.T) {
 		t.Fatalf("outer read context: cause %v, want ErrLockLost", context.Cause(r1))
 	}
 }
+
+// Giving up the write keeps the lock for as long as the writer's own read
+// holds last, though the write's renewals had set a shorter expiry.
+func TestRWMutexDowngradeKeepsReadLease(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	rw1 := mustRW(t, c1, "rw:downgrade", WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
+	rw2 := mustRW(t, c2, "rw:downgrade")
+
+	wctx, err := rw1.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, err := rw1.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(250 * time.Millisecond) // the write hold's watchdog renews at least once
+	if err := rw1.Unlock(wctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if rctx.Err() != nil {
+		t.Fatalf("read hold ended: %v", rctx.Err())
+	}
+	if w2, err := rw2.TryLock(ctx, 0); err == nil {
+		t.Fatalf("another owner got the write lock while the downgraded read hold (lease 5s) is live: rctx.Err()=%v", rctx.Err())
+		_ = rw2.Unlock(w2)
+	}
+}
+
+// RExtend of a writer's read hold keeps the lock at least that long, though
+// the write lease is shorter.
+func TestRWMutexReadExtendInWriteMode(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	rw1 := mustRW(t, c1, "rw:rextend")
+	rw2 := mustRW(t, c2, "rw:rextend")
+
+	wctx, err := rw1.LockWithLease(ctx, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, err := rw1.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw1.RExtend(ctx, rctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if rctx.Err() != nil {
+		t.Fatalf("read hold ended after RExtend to 5s: %v", rctx.Err())
+	}
+	if w2, err := rw2.TryLock(ctx, 0); err == nil {
+		t.Fatalf("another owner got the write lock while the extended read hold is live")
+		_ = rw2.Unlock(w2)
+	}
+}
+
+// Extend of the write to a shorter lease does not end the writer's longer
+// read hold with the lock.
+func TestRWMutexWriteExtendKeepsReads(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 10*time.Second)
+	rw1 := mustRW(t, c1, "rw:wextend")
+	rw2 := mustRW(t, c2, "rw:wextend")
+
+	wctx, err := rw1.LockWithLease(ctx, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, err := rw1.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw1.Extend(ctx, wctx, 200*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if rctx.Err() != nil {
+		t.Fatalf("read hold ended: %v", rctx.Err())
+	}
+	if w2, err := rw2.TryLock(ctx, 0); err == nil {
+		t.Fatalf("another owner got the write lock while the read hold (lease 5s) is live")
+		_ = rw2.Unlock(w2)
+	}
+}
+
+// A writer with a short waiter timeout does not cut short another waiting
+// writer's registration (which keeps new readers out).
+func TestRWMutexPendingWriterExpiryNotShortened(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	long := mustRW(t, c1, "rw:pending", WithWaiterTimeout(6*time.Second))
+	short := mustRW(t, c2, "rw:pending", WithWaiterTimeout(50*time.Millisecond))
+
+	r1, err := long.RLock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		w, err := long.TryLock(ctx, 5*time.Second)
+		if err == nil {
+			err = long.Unlock(w)
+		}
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the long writer is registered
+	if _, err := short.TryLock(ctx, 20*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("short writer: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond) // past the short writer's timeout, well within the long one's
+	if r2, err := short.TryRLock(ctx, 0); err == nil {
+		_ = short.RUnlock(r2)
+		t.Errorf("a new reader entered while a writer (waiter timeout 6s) was waiting")
+	}
+	if err := long.RUnlock(r1); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The write hold's watchdog renewal keeps the lock at least as long as the
+// writer's own read hold, instead of cutting it back to the write lease.
+func TestRWMutexWriteRenewalKeepsReads(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	rw := mustRW(t, c, "rw:renew", WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
+	wctx, err := rw.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, err := rw.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(350 * time.Millisecond) // the write is renewed at least twice
+	raw := node.Client(t)
+	left, err := raw.Do(ctx, raw.B().Pttl().Key(rw.key).Build()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left < 4000 {
+		t.Fatalf("lock expires in %d ms after the write's renewals, want the read hold's ~4.6 s", left)
+	}
+	if err := rw.RUnlock(rctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Unlock(wctx); err != nil {
+		t.Fatal(err)
+	}
+}

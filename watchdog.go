@@ -59,13 +59,15 @@ func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*h
 }
 
 // add schedules renewals of h's lease every 'every', from 'at' on; r is the
-// hold's own schedule entry. Read holds renew with RwReadRenew, every other
-// hold with MutexRenew.
+// hold's own schedule entry. Read and write holds renew with RwReadRenew and
+// RwWriteRenew, lean holds with LeanRenew, every other hold with MutexRenew.
 func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p primitive) {
 	var kind *renewKind
 	switch p.side() {
 	case sideRead:
 		kind = rwReadRenewal
+	case sideWrite:
+		kind = rwWriteRenewal
 	case sideLean:
 		kind = leanRenewal
 	}

@@ -57,13 +57,16 @@ if ARGV[5] == '1' then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('zadd', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
-  redis.call('pexpire', KEYS[2], ARGV[4])
+  -- GT: never cut short another writer's longer registration.
+  if redis.call('pexpire', KEYS[2], ARGV[4], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
+    redis.call('pexpire', KEYS[2], ARGV[4])
+  end
 end
 return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "5963ac051d542c64bcdf4b6607ddd028205b54fe"
+const rwWriteAcquireSHA1 = "c75c6488b73599e96259649ee9dbec6e2cbd61e8"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

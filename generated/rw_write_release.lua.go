@@ -20,6 +20,7 @@ const rwWriteReleaseSource = `-- RwWriteRelease gives up one write hold. The las
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    prefix         {name}, the prefix of every owner's lease keys
 -- @arg    lease          duration
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -33,9 +34,26 @@ end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
 end
+-- The longest lease left of the read holds (only the writer's own can exist
+-- in write mode): the lock must not expire before it. O(read holds).
+local function longestRead()
+  local longest = -3
+  for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+    local n = tonumber(redis.call('hget', KEYS[1], field))
+    if n then
+      for i = n, 1, -1 do
+        local ttl = redis.call('pttl', KEYS[4] .. ':' .. field .. ':rwlock_timeout:' .. i)
+        if ttl > longest then
+          longest = ttl
+        end
+      end
+    end
+  end
+  return longest
+end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
 if holds > 0 then
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
   redis.call('set', KEYS[3], 1, 'px', ARGV[4])
   return {1, holds}
 end
@@ -45,13 +63,19 @@ if redis.call('hlen', KEYS[1]) == 1 then
   redis.call(ARGV[3], KEYS[2], '1')
 else
   redis.call('hset', KEYS[1], 'mode', 'read')
+  -- The write hold's renewals set the lock's expiry; from now on the read
+  -- holds left govern it: the lock lives as long as the longest of them.
+  local longest = longestRead()
+  if longest > redis.call('pttl', KEYS[1]) then
+    redis.call('pexpire', KEYS[1], longest)
+  end
 end
 redis.call('set', KEYS[3], 2, 'px', ARGV[4])
 return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "1f9e2d4e332c5cfbbd859f85e772c46090bacf53"
+const rwWriteReleaseSHA1 = "3956e6c6a2d9cc0c7f2e41635bcdbb7c5adb344d"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -67,7 +91,7 @@ type RwWriteReleaseResult struct {
 // switches the lock to read mode and publishes nothing, as RedissonWriteLock
 // does. A per-call latch makes a retried release answer the first outcome.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
-func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
+func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, prefix string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return RwWriteReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -76,7 +100,7 @@ func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel 
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch}
+	keys := []string{lock, channel, latch, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
 			return RwWriteReleaseResult{}, err
@@ -91,6 +115,7 @@ type RwWriteReleaseArgs struct {
 	Lock       string
 	Channel    string // redisson_rwlock:{name}
 	Latch      string // redisson_unlock_latch:{name}:<request-id>
+	Prefix     string // {name}, the prefix of every owner's lease keys
 	Lease      time.Duration
 	WriteOwner string
 	Publish    string // "publish", or "spublish" for sharded channels
@@ -160,7 +185,7 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, prefix string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -169,7 +194,7 @@ func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch 
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch}
+	keys := []string{lock, channel, latch, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -186,7 +211,7 @@ func DecodeRwWriteRelease(resp rueidis.RedisResult) (RwWriteReleaseResult, error
 
 // rwWriteReleaseEncode returns the KEYS and ARGV of one RwWriteRelease call.
 func rwWriteReleaseEncode(a *RwWriteReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Prefix}
 	args := []string{msArg(a.Lease), a.WriteOwner, a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }

@@ -435,12 +435,21 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "writeOwner", "publish", "latchTTL"},
 	File:      "scripts/rw_write_release.lua",
-	Keys:      []string{"lock", "channel", "latch"},
+	Keys:      []string{"lock", "channel", "latch", "prefix"},
 	Name:      "RwWriteRelease",
 	ReadOnly:  false,
 	Retryable: false,
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
+}, {
+	Args:      []string{"lease", "writeOwner", "readOwner"},
+	File:      "scripts/rw_write_renew.lua",
+	Keys:      []string{"lock", "timeouts"},
+	Name:      "RwWriteRenew",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      rwWriteRenewSHA1,
+	Source:    rwWriteRenewSource,
 }, {
 	Args:      []string{"n", "latchTTL"},
 	File:      "scripts/semaphore_acquire.lua",

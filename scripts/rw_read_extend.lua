@@ -18,6 +18,10 @@ for i = 1, holds do
   redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
 end
 if redis.call('hget', KEYS[1], 'mode') == 'write' then
+  -- The write hold's lease may be shorter: the lock must outlive this one.
+  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
+    redis.call('pexpire', KEYS[1], ARGV[1])
+  end
   return 1
 end
 local longest = tonumber(ARGV[1])

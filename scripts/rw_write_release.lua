@@ -7,6 +7,7 @@
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    prefix         {name}, the prefix of every owner's lease keys
 -- @arg    lease          duration
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -20,9 +21,26 @@ end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
 end
+-- The longest lease left of the read holds (only the writer's own can exist
+-- in write mode): the lock must not expire before it. O(read holds).
+local function longestRead()
+  local longest = -3
+  for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+    local n = tonumber(redis.call('hget', KEYS[1], field))
+    if n then
+      for i = n, 1, -1 do
+        local ttl = redis.call('pttl', KEYS[4] .. ':' .. field .. ':rwlock_timeout:' .. i)
+        if ttl > longest then
+          longest = ttl
+        end
+      end
+    end
+  end
+  return longest
+end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
 if holds > 0 then
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
   redis.call('set', KEYS[3], 1, 'px', ARGV[4])
   return {1, holds}
 end
@@ -32,6 +50,12 @@ if redis.call('hlen', KEYS[1]) == 1 then
   redis.call(ARGV[3], KEYS[2], '1')
 else
   redis.call('hset', KEYS[1], 'mode', 'read')
+  -- The write hold's renewals set the lock's expiry; from now on the read
+  -- holds left govern it: the lock lives as long as the longest of them.
+  local longest = longestRead()
+  if longest > redis.call('pttl', KEYS[1]) then
+    redis.call('pexpire', KEYS[1], longest)
+  end
 end
 redis.call('set', KEYS[3], 2, 'px', ARGV[4])
 return {2, 0}
