@@ -241,6 +241,16 @@ func TestExtendRedLock(t *testing.T) {
 			t.Fatalf("node %d: validity ends after the lock expires there", i)
 		}
 	}
+	// A lease within the drift allowance (2 ms + 1 %) could never be
+	// valid: refused before any node's lock is shortened.
+	if err := r.Extend(ctx, lctx, 2*time.Millisecond); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Extend by 2ms: %v, want ErrInvalidArgument", err)
+	}
+	for i, n := range nodes {
+		if pttl, err := n.Do(t, "PTTL", r.nodes[i].Key()).AsInt64(); err != nil || pttl <= first.Milliseconds() {
+			t.Fatalf("node %d: PTTL after a refused Extend = %d, %v", i, pttl, err)
+		}
+	}
 	time.Sleep(first + 700*time.Millisecond)
 	if lctx.Err() != nil {
 		t.Fatalf("RedLock context ended after its lease was extended: %v", context.Cause(lctx))

@@ -505,6 +505,11 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if lease < time.Millisecond {
 		return fail(invalidf("lease must be at least 1ms, got %s", lease))
 	}
+	if drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra; lease <= drift {
+		// No quorum could leave any validity: refuse before shortening the
+		// lock on every node.
+		return fail(invalidf("lease %s is within the clock drift allowance %s", lease, drift))
+	}
 	h, _ := lctx.Value(redKey{r}).(*redHeld)
 	if h == nil {
 		return fail(fmt.Errorf("%w (pass the context Lock returned)", ErrNotHeld))
