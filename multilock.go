@@ -144,6 +144,19 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	for attempt := 0; ; attempt++ {
 		held, _, err := m.attempt(ctx, wait, deadline)
 		if err == nil {
+			err = ctx.Err() // ended as the last member was granted: give all back
+		}
+		if err == nil {
+			for i, h := range held {
+				if h.Err() != nil {
+					// Lost (its lease ran out) while later members were
+					// taken: not held as a whole; try again like a refusal.
+					err = fmt.Errorf("member %q lost while the others were taken: %w", m.locks[i].Name(), ErrNotAcquired)
+					break
+				}
+			}
+		}
+		if err == nil {
 			return m.bind(ctx, held), nil
 		}
 		// Member errors name their member.

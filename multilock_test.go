@@ -191,3 +191,51 @@ func TestMultiLockCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// afterLock runs f after each successful TryLock of the Locker it wraps.
+type afterLock struct {
+	Locker
+	f func()
+}
+
+func (a afterLock) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
+	lctx, err := a.Locker.TryLock(ctx, wait)
+	if err == nil {
+		a.f()
+	}
+	return lctx, err
+}
+
+// A MultiLock whose context ends as its last member is granted, or whose
+// earlier member is lost meanwhile, does not report the set as held: it gives
+// every member back.
+func TestMultiLockEndedAtGrant(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m1, m2 := mustMutex(t, c, "e1"), mustMutex(t, c, "e2")
+
+	cctx, cancel := context.WithCancel(ctx)
+	ml := mustMulti(t, []Locker{m1, afterLock{m2, cancel}})
+	if lctx, err := ml.Lock(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock whose context ended at the last grant: %v, %v; want context.Canceled", lctx, err)
+	}
+	if got := lockedAll(t, ctx, m1, m2); got[0] || got[1] {
+		t.Fatalf("members held after the failed Lock: %v", got)
+	}
+
+	// The first member's 100 ms lease runs out while the second is taken:
+	// a TryLock without waiting reports not acquired and holds nothing.
+	short := mustMutex(t, c, "e1", WithLease(100*time.Millisecond))
+	ml = mustMulti(t, []Locker{short, afterLock{m2, func() { time.Sleep(250 * time.Millisecond) }}})
+	lctx, err := ml.TryLock(ctx, 0)
+	if err == nil {
+		t.Fatalf("TryLock reported the set held with a member lost: context err %v", lctx.Err())
+	}
+	if !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock with a member lost: %v, want ErrNotAcquired", err)
+	}
+	if got := lockedAll(t, ctx, m1, m2); got[0] || got[1] {
+		t.Fatalf("members held after the failed TryLock: %v", got)
+	}
+}
