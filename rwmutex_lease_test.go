@@ -140,101 +140,84 @@ func TestRWMutexNestedReadReleaseShortensLoss(t *testing.T) {
 	}
 }
 
-// Giving up the write keeps the lock for as long as the writer's own read
-// holds last, though the write's renewals had set a shorter expiry.
-func TestRWMutexDowngradeKeepsReadLease(t *testing.T) {
-	node := redistest.Server(t)
-	prefix := sharedPrefix(t)
-	c1 := newTestClient(t, node.Client(t), prefix)
-	c2 := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 10*time.Second)
-	rw1 := mustRW(t, c1, "rw:downgrade", WithWatchdog(300*time.Millisecond, 100*time.Millisecond))
-	rw2 := mustRW(t, c2, "rw:downgrade")
-
-	wctx, err := rw1.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, err := rw1.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(250 * time.Millisecond) // the write hold's watchdog renews at least once
-	if err := rw1.Unlock(wctx); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(600 * time.Millisecond)
-	if rctx.Err() != nil {
-		t.Fatalf("read hold ended: %v", rctx.Err())
-	}
-	if w2, err := rw2.TryLock(ctx, 0); err == nil {
-		t.Fatalf("another owner got the write lock while the downgraded read hold (lease 5s) is live: rctx.Err()=%v", rctx.Err())
-		_ = rw2.Unlock(w2)
-	}
-}
-
-// RExtend of a writer's read hold keeps the lock at least that long, though
-// the write lease is shorter.
-func TestRWMutexReadExtendInWriteMode(t *testing.T) {
-	node := redistest.Server(t)
-	prefix := sharedPrefix(t)
-	c1 := newTestClient(t, node.Client(t), prefix)
-	c2 := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 10*time.Second)
-	rw1 := mustRW(t, c1, "rw:rextend")
-	rw2 := mustRW(t, c2, "rw:rextend")
-
-	wctx, err := rw1.LockWithLease(ctx, 300*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, err := rw1.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 300*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rw1.RExtend(ctx, rctx, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(700 * time.Millisecond)
-	if rctx.Err() != nil {
-		t.Fatalf("read hold ended after RExtend to 5s: %v", rctx.Err())
-	}
-	if w2, err := rw2.TryLock(ctx, 0); err == nil {
-		t.Fatalf("another owner got the write lock while the extended read hold is live")
-		_ = rw2.Unlock(w2)
+// While a writer also holds a read lock with a longer lease, nothing the
+// write side does (its watchdog renewals and the drop to read mode, Extend to
+// a shorter lease) and no RExtend of that read hold lets the lock expire
+// under the live read hold: another owner must not get the write lock.
+func TestRWMutexWriterKeepsOwnReads(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []LockOption
+		// run takes the write and a read hold with the same owner, does what
+		// the case is about, and returns the read hold's context.
+		run func(t *testing.T, ctx context.Context, rw *RWMutex) context.Context
+	}{{
+		name: "downgrade after watchdog renewals",
+		opts: []LockOption{WithWatchdog(300*time.Millisecond, 100*time.Millisecond)},
+		run: func(t *testing.T, ctx context.Context, rw *RWMutex) context.Context {
+			wctx, rctx := writeThenRead(t, ctx, rw, 0, 5*time.Second)
+			time.Sleep(250 * time.Millisecond) // the write hold's watchdog renews at least once
+			if err := rw.Unlock(wctx); err != nil {
+				t.Fatal(err)
+			}
+			return rctx
+		},
+	}, {
+		name: "RExtend in write mode",
+		run: func(t *testing.T, ctx context.Context, rw *RWMutex) context.Context {
+			_, rctx := writeThenRead(t, ctx, rw, 300*time.Millisecond, 300*time.Millisecond)
+			if err := rw.RExtend(ctx, rctx, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			return rctx
+		},
+	}, {
+		name: "write Extend to a shorter lease",
+		run: func(t *testing.T, ctx context.Context, rw *RWMutex) context.Context {
+			wctx, rctx := writeThenRead(t, ctx, rw, 5*time.Second, 5*time.Second)
+			if err := rw.Extend(ctx, wctx, 200*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			return rctx
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			prefix := sharedPrefix(t)
+			ctx := testCtx(t, 10*time.Second)
+			name := "rw:" + strings.ReplaceAll(tc.name, " ", "-")
+			rw := mustRW(t, newTestClient(t, node.Client(t), prefix), name, tc.opts...)
+			other := mustRW(t, newTestClient(t, node.Client(t), prefix), name)
+			rctx := tc.run(t, ctx, rw)
+			time.Sleep(600 * time.Millisecond) // past every write lease above
+			if err := context.Cause(rctx); err != nil {
+				t.Fatalf("read hold (lease 5s) ended: %v", err)
+			}
+			if w2, err := other.TryLock(ctx, 0); err == nil {
+				_ = other.Unlock(w2)
+				t.Fatal("another owner got the write lock while the read hold (lease 5s) is live")
+			}
+		})
 	}
 }
 
-// Extend of the write to a shorter lease does not end the writer's longer
-// read hold with the lock.
-func TestRWMutexWriteExtendKeepsReads(t *testing.T) {
-	node := redistest.Server(t)
-	prefix := sharedPrefix(t)
-	c1 := newTestClient(t, node.Client(t), prefix)
-	c2 := newTestClient(t, node.Client(t), prefix)
-	ctx := testCtx(t, 10*time.Second)
-	rw1 := mustRW(t, c1, "rw:wextend")
-	rw2 := mustRW(t, c2, "rw:wextend")
-
-	wctx, err := rw1.LockWithLease(ctx, 5*time.Second)
+// writeThenRead takes rw's write lock (lease 0: the watchdog's) and then a
+// read hold with the same owner and readLease.
+func writeThenRead(t *testing.T, ctx context.Context, rw *RWMutex, writeLease, readLease time.Duration) (wctx, rctx context.Context) {
+	t.Helper()
+	var err error
+	if writeLease > 0 {
+		wctx, err = rw.LockWithLease(ctx, writeLease)
+	} else {
+		wctx, err = rw.Lock(ctx)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	rctx, err := rw1.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), 5*time.Second)
-	if err != nil {
+	if rctx, err = rw.RLockWithLease(WithOwner(ctx, ownerIn(wctx)), readLease); err != nil {
 		t.Fatal(err)
 	}
-	if err := rw1.Extend(ctx, wctx, 200*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if rctx.Err() != nil {
-		t.Fatalf("read hold ended: %v", rctx.Err())
-	}
-	if w2, err := rw2.TryLock(ctx, 0); err == nil {
-		t.Fatalf("another owner got the write lock while the read hold (lease 5s) is live")
-		_ = rw2.Unlock(w2)
-	}
+	return wctx, rctx
 }
 
 // A writer with a short waiter timeout does not cut short another waiting
