@@ -24,7 +24,7 @@ type hold struct {
 	// lastReleases counts releases of the owner's last hold in flight: they
 	// give up every hold the owner has on the server, so a re-entry by a
 	// goroutine sharing the owner waits for them; guarded by Client.mu.
-	lastReleases int
+	lastReleases int32 // beside renewing: no padding word of its own
 	renew        renewal
 	loss         *lossTimer // fires at lossAt; guarded by mu
 	// lossAt is when the hold is presumed lost (unix ns): the server lease as
