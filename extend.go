@@ -46,30 +46,12 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	if ctx == nil || lctx == nil {
 		return opError("extend", s.name, invalidf("nil context"))
 	}
-	if lease < time.Millisecond {
-		return opError("extend", s.name, invalidf("lease must be at least 1ms, got %s", lease))
-	}
 	if c.closed() {
 		return opError("extend", s.name, ErrClosed)
 	}
-	h, field, ok := c.holdOf(lctx, p)
-	if !ok {
-		return opError("extend", s.name, fmt.Errorf("%w (the context names no owner: pass the context Lock returned)", ErrNotHeld))
-	}
-	if h == nil || h.released() {
-		// A lock context of an earlier hold: the owner may hold it again.
-		c.mu.Lock()
-		h = c.holds[holdID(s.key, field)]
-		c.mu.Unlock()
-	}
-	if h == nil || h.released() {
-		return opError("extend", s.name, ErrNotHeld)
-	}
-	c.mu.Lock()
-	renewing := h.renewing
-	c.mu.Unlock()
-	if renewing {
-		return opError("extend", s.name, fmt.Errorf("%w: %w", ErrInvalidArgument, errWatchdogHold))
+	h, field, err := c.extendTarget(lctx, p, lease)
+	if err != nil {
+		return opError("extend", s.name, err)
 	}
 	start := time.Now()
 	held, err := p.(extender).extendOnce(ctx, field, lease)
@@ -94,6 +76,74 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// extendTarget finds the hold Extend would extend: lctx's hold, or the
+// owner's current hold of p when that one has ended. It refuses, without a
+// call to Redis, a lease under 1ms (ErrInvalidArgument), a context that
+// names no owner or a hold that is gone (ErrNotHeld), and a hold the
+// watchdog renews (ErrInvalidArgument).
+func (c *Client) extendTarget(lctx context.Context, p primitive, lease time.Duration) (*hold, string, error) {
+	if lease < time.Millisecond {
+		return nil, "", invalidf("lease must be at least 1ms, got %s", lease)
+	}
+	h, field, ok := c.holdOf(lctx, p)
+	if !ok {
+		return nil, "", fmt.Errorf("%w (the context names no owner: pass the context Lock returned)", ErrNotHeld)
+	}
+	if h == nil || h.released() {
+		// A lock context of an earlier hold: the owner may hold it again.
+		c.mu.Lock()
+		h = c.holds[holdID(p.spec().key, field)]
+		c.mu.Unlock()
+	}
+	if h == nil || h.released() {
+		return nil, "", ErrNotHeld
+	}
+	c.mu.Lock()
+	renewing := h.renewing
+	c.mu.Unlock()
+	if renewing {
+		return nil, "", fmt.Errorf("%w: %w", ErrInvalidArgument, errWatchdogHold)
+	}
+	return h, field, nil
+}
+
+// extendChecker is implemented by this package's Extenders: it reports, with
+// no call to Redis, an Extend of lctx's hold that would be refused as an
+// invalid argument (a lease out of range, a hold the watchdog renews), so a
+// MultiLock refuses before it extends any member.
+type extendChecker interface {
+	extendCheck(lctx context.Context, lease time.Duration) error
+}
+
+// checkExtend keeps what extendTarget finds invalid; a hold that is gone is
+// Extend's to report, as a loss.
+func (c *Client) checkExtend(lctx context.Context, p primitive, lease time.Duration) error {
+	if _, _, err := c.extendTarget(lctx, p, lease); errors.Is(err, ErrInvalidArgument) {
+		return opError("extend", p.spec().name, err)
+	}
+	return nil
+}
+
+func (m *Mutex) extendCheck(lctx context.Context, lease time.Duration) error {
+	return m.c.checkExtend(lctx, m, lease)
+}
+
+func (f *FairMutex) extendCheck(lctx context.Context, lease time.Duration) error {
+	return f.m.c.checkExtend(lctx, f, lease)
+}
+
+func (l *LeanMutex) extendCheck(lctx context.Context, lease time.Duration) error {
+	return l.c.checkExtend(lctx, l, lease)
+}
+
+func (rw *RWMutex) extendCheck(lctx context.Context, lease time.Duration) error {
+	return rw.c.checkExtend(lctx, rw.extendSide(lctx), lease)
+}
+
+func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error {
+	return r.rw.c.checkExtend(lctx, &r.rw.read, lease)
 }
 
 // Extend sets the remaining lease of the hold lctx names (the context Lock
@@ -122,6 +172,11 @@ func (f *FairMutex) Extend(ctx, lctx context.Context, lease time.Duration) error
 // only names an owner (WithOwner), Extend extends that owner's write hold if
 // it has one, else its read holds.
 func (rw *RWMutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
+	return rw.c.extend(ctx, lctx, rw.extendSide(lctx), lease)
+}
+
+// extendSide is the side Extend extends for lctx.
+func (rw *RWMutex) extendSide(lctx context.Context) *rwSide {
 	side := &rw.write
 	if lctx != nil {
 		lc, _ := lctx.Value(lockCtxKey{}).(*lockCtx)
@@ -136,7 +191,7 @@ func (rw *RWMutex) Extend(ctx, lctx context.Context, lease time.Duration) error 
 			}
 		}
 	}
-	return rw.c.extend(ctx, lctx, side, lease)
+	return side
 }
 
 // RExtend extends the owner's read holds, as Extend with a read lock context.
@@ -150,7 +205,7 @@ func (r readLocker) Extend(ctx, lctx context.Context, lease time.Duration) error
 }
 
 // Extender is a Locker whose explicit-lease holds can be given a new lease:
-// Mutex, FairMutex, RWMutex (and its RLocker), MultiLock, RedLock.
+// Mutex, FairMutex, LeanMutex, RWMutex (and its RLocker), MultiLock, RedLock.
 type Extender interface {
 	Locker
 	Extend(ctx, lctx context.Context, lease time.Duration) error
@@ -163,13 +218,25 @@ var (
 	_ Extender = readLocker{}
 	_ Extender = (*MultiLock)(nil)
 	_ Extender = (*RedLock)(nil)
+	_ Extender = (*LeanMutex)(nil)
+
+	_ extendChecker = (*Mutex)(nil)
+	_ extendChecker = (*FairMutex)(nil)
+	_ extendChecker = (*RWMutex)(nil)
+	_ extendChecker = readLocker{}
+	_ extendChecker = (*MultiLock)(nil)
+	_ extendChecker = (*RedLock)(nil)
+	_ extendChecker = (*LeanMutex)(nil)
 )
 
 // Extend gives every member's hold lease from now (each with Extend), in
 // parallel. Every member must be an Extender holding with an explicit lease.
-// When some member fails, the others keep their new lease and the error
-// names the failures (errors.Join); a member that is gone ends the
-// MultiLock's context as a loss does.
+// A member that would refuse the call as invalid (held by the watchdog, a
+// lease out of its range) is found before any member is extended: the error
+// is ErrInvalidArgument and no lease changes. When some member fails at the
+// server, the others keep their new lease and the error names the failures
+// (errors.Join); a member that is gone ends the MultiLock's context as a
+// loss does.
 func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if ctx == nil || lctx == nil {
 		return fmt.Errorf("scriptlock: extend %s: %w", m.name, invalidf("nil context"))
@@ -181,6 +248,9 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 			return fmt.Errorf("scriptlock: extend %s: %w", m.name, invalidf("member %q (%T) cannot be extended", l.Name(), l))
 		}
 		exts[i] = e
+	}
+	if err := m.extendCheck(lctx, lease); err != nil {
+		return fmt.Errorf("scriptlock: extend %s: %w", m.name, err)
 	}
 	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
 	errs := make([]error, len(m.locks))
@@ -202,6 +272,28 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 		return fmt.Errorf("scriptlock: extend %s: %w", m.name, err)
 	}
 	return nil
+}
+
+// extendCheck checks every member that can tell (this package's Extenders)
+// before any is extended: a member Extend would refuse as an invalid
+// argument refuses the whole call, and nothing changes.
+func (m *MultiLock) extendCheck(lctx context.Context, lease time.Duration) error {
+	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
+	var errs []error
+	for i, l := range m.locks {
+		ec, ok := l.(extendChecker)
+		if !ok {
+			continue
+		}
+		mctx := lctx
+		if mh != nil {
+			mctx = mh.ctxs[i]
+		}
+		if err := ec.extendCheck(mctx, lease); err != nil {
+			errs = append(errs, nested(err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // nodeErrors formats per-node errors for a RedLock error.

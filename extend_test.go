@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -204,6 +205,53 @@ func TestExtendMultiLock(t *testing.T) {
 	ml2 := mustMulti(t, []Locker{a, plainLocker{b}})
 	if err := ml2.Extend(ctx, lctx, extended); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("Extend with a member that is no Extender: %v", err)
+	}
+}
+
+// TestExtendMultiLockRefusedUpFront: a member that would refuse Extend as
+// invalid (a watchdog hold, a lease within a RedLock's drift allowance)
+// refuses the whole call before any member's lease changes.
+func TestExtendMultiLockRefusedUpFront(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	const lease = 5 * time.Second
+	cases := []struct {
+		name   string
+		member func(name string) Locker // the member that refuses
+		extend time.Duration
+	}{
+		{"watchdog member", func(name string) Locker { return mustMutex(t, c, name) }, 10 * time.Second},
+		{"watchdog member of a nested MultiLock", func(name string) Locker {
+			return mustMulti(t, []Locker{mustMutex(t, c, name+"-x", WithLease(lease)), mustMutex(t, c, name)})
+		}, 10 * time.Second},
+		{"RedLock, lease within its drift", func(name string) Locker {
+			return mustRedLock(t, name, redlockClients(t, redistest.Servers(t, 3)), WithLease(lease), WithNodeTimeout(400*time.Millisecond))
+		}, 2 * time.Millisecond},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := mustMutex(t, c, "upfront-a"+strconv.Itoa(i), WithLease(lease))
+			ml := mustMulti(t, []Locker{a, tc.member("upfront-b" + strconv.Itoa(i))})
+			lctx, err := ml.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = ml.Extend(ctx, lctx, tc.extend)
+			if !errors.Is(err, ErrInvalidArgument) {
+				t.Fatalf("Extend by %s: %v, want ErrInvalidArgument", tc.extend, err)
+			}
+			pttl, perr := node.Do(t, "PTTL", a.Key()).AsInt64()
+			if perr != nil || pttl <= 3000 || pttl > lease.Milliseconds() {
+				t.Fatalf("the other member's PTTL after the refused Extend: %d ms, %v; want its lease of %s unchanged", pttl, perr, lease)
+			}
+			if lctx.Err() != nil {
+				t.Fatalf("MultiLock context ended: %v", context.Cause(lctx))
+			}
+			if err := ml.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

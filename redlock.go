@@ -485,6 +485,30 @@ func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (co
 	return ctx, func(cause error) { h.untrackLC(marker); cancel(cause) }, true
 }
 
+// checkLease refuses an Extend the RedLock could never grant: its holds are
+// the watchdog's, or lease leaves no validity after the drift allowance.
+func (r *RedLock) checkLease(lease time.Duration) error {
+	if r.lease == 0 {
+		return fmt.Errorf("%w: %w", ErrInvalidArgument, errWatchdogHold)
+	}
+	if lease < time.Millisecond {
+		return invalidf("lease must be at least 1ms, got %s", lease)
+	}
+	if drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra; lease <= drift {
+		// No quorum could leave any validity: refuse before shortening the
+		// lock on every node.
+		return invalidf("lease %s is within the clock drift allowance %s", lease, drift)
+	}
+	return nil
+}
+
+func (r *RedLock) extendCheck(_ context.Context, lease time.Duration) error {
+	if err := r.checkLease(lease); err != nil {
+		return opError("extend redlock", r.name, err)
+	}
+	return nil
+}
+
 // Extend gives the RedLock, taken with an explicit lease (WithLease), lease
 // from now on every node that holds it (Mutex.Extend, each bounded by the
 // node timeout), and moves its validity to lease − elapsed − drift from now
@@ -499,16 +523,8 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if ctx == nil || lctx == nil {
 		return fail(invalidf("nil context"))
 	}
-	if r.lease == 0 {
-		return fail(fmt.Errorf("%w: %w", ErrInvalidArgument, errWatchdogHold))
-	}
-	if lease < time.Millisecond {
-		return fail(invalidf("lease must be at least 1ms, got %s", lease))
-	}
-	if drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra; lease <= drift {
-		// No quorum could leave any validity: refuse before shortening the
-		// lock on every node.
-		return fail(invalidf("lease %s is within the clock drift allowance %s", lease, drift))
+	if err := r.checkLease(lease); err != nil {
+		return fail(err)
 	}
 	h, _ := lctx.Value(redKey{r}).(*redHeld)
 	if h == nil {
