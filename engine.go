@@ -552,7 +552,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		c.end(stale, ErrLockLost)
 	}
 	if renew {
-		c.wd.add(&h.renew, h, s.cfg.watchdogEvery, start, p)
+		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
 	c.arm(h, start.Add(serverLease-lossMargin(serverLease)))
 
@@ -574,6 +574,44 @@ type freshHold struct {
 	lc lockCtx
 }
 
+// watchLater schedules h's hand-over to the watchdog: its loss timer fires a
+// tenth of the interval before the first renewal (start + every) falls due,
+// so holds taken close together still share the first renewal's round trip
+// (the watchdog batches renewals due within a tenth of the interval). The
+// loss timer is armed by the caller right after (arm).
+func (c *Client) watchLater(h *hold, start time.Time, every time.Duration) {
+	h.mu.Lock()
+	if h.watch == watchNone && !h.released() {
+		h.watch = watchPending
+		h.renew.due = start.Add(every)
+		h.renew.every = every
+	}
+	h.mu.Unlock()
+}
+
+// watchNow hands a pending hold to the watchdog once its hand-over time has
+// come, and re-arms its loss timer for the loss deadline. It reports whether
+// it did; false when the timer fired for the loss deadline instead.
+func (c *Client) watchNow(h *hold) bool {
+	h.mu.Lock()
+	if h.watch != watchPending || h.released() || time.Now().Before(watchAt(h)) {
+		h.mu.Unlock()
+		return false
+	}
+	h.watch = watchAdded
+	due, every := h.renew.due, h.renew.every
+	if h.loss != nil {
+		h.loss.t.Reset(time.Until(time.Unix(0, h.lossAt.Load())))
+	}
+	h.mu.Unlock()
+	// Ended meanwhile: add does nothing (end removes only after ending).
+	c.wd.add(&h.renew, h, every, due.Add(-every), h.prim)
+	return true
+}
+
+// watchAt is when a pending hold is handed to the watchdog; h.mu held.
+func watchAt(h *hold) time.Time { return h.renew.due.Add(-h.renew.every / 10) }
+
 // arm sets the hold's loss deadline, unless the hold has ended. Lock order:
 // c.mu (when held) before h.mu.
 func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false) }
@@ -588,6 +626,12 @@ func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool) {
 		return
 	}
 	h.lossAt.Store(at.UnixNano())
+	if h.watch == watchPending {
+		// The timer serves the hand-over to the watchdog first.
+		if w := watchAt(h); w.Before(at) {
+			at = w
+		}
+	}
 	d := time.Until(at)
 	if h.loss == nil {
 		// Timers are reused: most holds end long before their deadline.
@@ -623,6 +667,9 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
 func (c *Client) expired(h *hold) {
+	if c.watchNow(h) {
+		return
+	}
 	if time.Now().UnixNano() < h.lossAt.Load() || h.released() {
 		return // re-armed while the timer fired, or already ended
 	}
@@ -695,6 +742,7 @@ func (c *Client) end(h *hold, cause error) {
 	h.mu.Lock()
 	lt := h.loss
 	h.loss = nil // taken once: a second end must not stop a timer reused since
+	watched := h.watch == watchAdded
 	h.mu.Unlock()
 	// Reusable only when stopped before firing: a fired timer's function may
 	// still be running with this hold.
@@ -702,7 +750,9 @@ func (c *Client) end(h *hold, cause error) {
 		lt.h.Store(nil)
 		c.lossTimers.Put(lt)
 	}
-	c.wd.remove(&h.renew)
+	if watched {
+		c.wd.remove(&h.renew)
+	}
 }
 
 func (c *Client) forgetLocked(h *hold) {

@@ -21,11 +21,14 @@ type hold struct {
 
 	count    int  // local holds; guarded by Client.mu
 	renewing bool // the watchdog renews it; guarded by Client.mu
+	// watch is where the hold is with the watchdog (watchNone, watchPending,
+	// watchAdded); guarded by mu.
+	watch uint8
 	// lastReleases counts releases of the owner's last hold in flight: they
 	// give up every hold the owner has on the server, so a re-entry by a
 	// goroutine sharing the owner waits for them; guarded by Client.mu.
-	lastReleases int32 // beside renewing: no padding word of its own
-	renew        renewal
+	lastReleases int32      // beside renewing and watch: no padding word of its own
+	renew        renewal    // before watchAdded: the first renewal's due and interval
 	loss         *lossTimer // fires at lossAt; guarded by mu
 	// lossAt is when the hold is presumed lost (unix ns): the server lease as
 	// of the last confirmed grant or renewal, counted from when that request
@@ -40,6 +43,15 @@ type hold struct {
 	ctx0  [1]heldCtx
 	obs   *holdObs // nil without an Observer
 }
+
+// A renewing hold is handed to the watchdog only when its first renewal is
+// near (its loss timer fires for that first): most holds end long before,
+// and never touch the watchdog's shared schedule.
+const (
+	watchNone    uint8 = iota // not renewed by the watchdog
+	watchPending              // renewed, not yet in the watchdog's schedule
+	watchAdded                // in the watchdog's schedule (or being added)
+)
 
 // side tells the hashes of one lock name apart: a Mutex and a FairMutex share
 // the exclusive layout; an RWMutex has a read and a write side.

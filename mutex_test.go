@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -207,6 +208,62 @@ func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
 	time.Sleep(600 * time.Millisecond)
 	if locked, _ := m.IsLocked(ctx); locked {
 		t.Fatal("lock still present after Unlock")
+	}
+}
+
+// TestWatchdogScheduleLazy: a hold enters the watchdog's schedule only near
+// its first renewal, so short holds never touch it, and holds taken close
+// together still share the first renewal's round trip.
+func TestWatchdogScheduleLazy(t *testing.T) {
+	node := redistest.Server(t)
+	const lease, every = 3 * time.Second, time.Second
+	c := newTestClient(t, node.Client(t), WithWatchdog(lease, every))
+	ctx := testCtx(t, 20*time.Second)
+	scheduled := func() int {
+		c.wd.mu.Lock()
+		defer c.wd.mu.Unlock()
+		return len(c.wd.queue)
+	}
+	const n = 100
+	held := make([]context.Context, n)
+	ms := make([]*Mutex, n)
+	start := time.Now()
+	for i := range ms {
+		ms[i] = mustMutex(t, c, "lazy"+strconv.Itoa(i))
+		lctx, err := ms[i].Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held[i] = lctx
+	}
+	took := time.Since(start)
+	if got := scheduled(); got != 0 && time.Since(start) < every*8/10 {
+		t.Fatalf("%d holds in the watchdog's schedule right after Lock, want 0 until near the first renewal", got)
+	}
+	for c.wd.renewals.Load() < n {
+		if time.Since(start) > 2*every {
+			t.Fatalf("%d of %d holds renewed %s after Lock", c.wd.renewals.Load(), n, time.Since(start))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Taken within a tenth of the interval: one or two round trips (a batch
+	// holds at most maxRenewBatch), not one per hold.
+	if b := c.wd.batches.Load(); took < every/10 && b > 3 {
+		t.Fatalf("first renewal of %d holds taken within %s took %d round trips, want at most 3", n, took, b)
+	}
+	if got := scheduled(); got != n {
+		t.Fatalf("%d holds in the watchdog's schedule after the first renewal, want %d", got, n)
+	}
+	for i, m := range ms {
+		if held[i].Err() != nil {
+			t.Fatalf("hold %d ended: %v", i, context.Cause(held[i]))
+		}
+		if err := m.Unlock(held[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := scheduled(); got != 0 {
+		t.Fatalf("%d holds left in the watchdog's schedule after Unlock", got)
 	}
 }
 
