@@ -48,8 +48,8 @@ type Client struct {
 
 	mu       sync.Mutex
 	holds    map[holdKey]*hold
-	closing  bool           // Close has begun; guarded by mu
-	inflight sync.WaitGroup // acquisitions in flight, which Close waits for
+	closing  bool   // Close has begun; guarded by mu
+	inflight flight // acquisitions in flight, which Close waits for
 	// acquiring counts the acquisitions in flight per hold whose owner came
 	// from the caller's context (only those can share an owner), and
 	// acquired is signalled when one of them registers or ends; see grant.
@@ -89,6 +89,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.acquired.L = &c.mu
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
+	c.inflight.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs = cfg.observer
@@ -147,10 +148,13 @@ func (c *Client) Close() error {
 	}
 	c.closing = true
 	c.isClosing.Store(true)
+	busy := c.inflight.close() // under mu, as closing: no acquisition enters after
 	c.acquired.Broadcast()
 	c.mu.Unlock()
 	c.closeWaits()
-	c.inflight.Wait()
+	if busy {
+		<-c.inflight.drained
+	}
 	c.cancel()
 	c.wg.Wait()
 	c.subs.close()
@@ -168,6 +172,41 @@ func (c *Client) Close() error {
 }
 
 func (c *Client) closed() bool { return c.isClosing.Load() }
+
+// flight counts the acquisitions in flight, which Close waits for, without a
+// lock on every acquisition's path: the top bit marks a closing Client.
+type flight struct {
+	n       atomic.Int64
+	drained chan struct{} // closed by the last acquisition out once closing
+}
+
+const flightClosing = int64(1) << 62
+
+// enter counts an acquisition in; false once closing.
+func (f *flight) enter() bool {
+	for {
+		v := f.n.Load()
+		if v&flightClosing != 0 {
+			return false
+		}
+		if f.n.CompareAndSwap(v, v+1) {
+			return true
+		}
+	}
+}
+
+// done counts an acquisition out.
+func (f *flight) done() {
+	if f.n.Add(-1) == flightClosing {
+		close(f.drained)
+	}
+}
+
+// close refuses new acquisitions and reports whether some are in flight
+// (Close then waits for drained). Called once.
+func (f *flight) close() bool {
+	return f.n.Or(flightClosing) != 0
+}
 
 // sharded reports whether lock channels use sharded pub/sub.
 func (c *Client) sharded() bool {

@@ -301,16 +301,10 @@ func unknownOutcome(err error) bool {
 }
 
 // enter registers an acquisition in flight, so Close waits for it; false when
-// the Client is closing.
-func (c *Client) enter() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closing {
-		return false
-	}
-	c.inflight.Add(1)
-	return true
-}
+// the Client is closing. leave ends it.
+func (c *Client) enter() bool { return c.inflight.enter() }
+
+func (c *Client) leave() { c.inflight.done() }
 
 // fieldOf is the lock-hash field of owner on p: <client-id>:<owner-id>
 // followed by the side's suffix.
@@ -381,7 +375,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	if !c.enter() {
 		return nil, opError("lock", s.name, ErrClosed)
 	}
-	defer c.inflight.Done()
+	defer c.leave()
 	owner, field, shared := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
@@ -804,6 +798,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	lease := s.serverLease(s.cfg.lease)
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
 	vouched, last := false, false
+	lastOut := false // h.lastReleases counts this release
 	if h != nil {
 		id := holdID(s.key, field)
 		c.mu.Lock()
@@ -831,7 +826,12 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				last = false // a re-entry still in flight: give up one hold
 			} else {
 				h.lastReleases++ // re-entries wait for it (sharedAcquire)
-				defer c.lastReleaseDone(h)
+				lastOut = true
+				defer func() {
+					if lastOut {
+						c.lastReleaseDone(h)
+					}
+				}()
 			}
 		}
 		c.mu.Unlock()
@@ -882,7 +882,17 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 	default:
 		if h != nil {
-			c.finish(h, context.Canceled)
+			// finish and lastReleaseDone in one critical section: the
+			// common Unlock takes the Client's mutex once less.
+			c.mu.Lock()
+			c.forgetLocked(h)
+			if lastOut {
+				lastOut = false
+				h.lastReleases--
+				c.acquired.Broadcast()
+			}
+			c.mu.Unlock()
+			c.end(h, context.Canceled)
 		}
 	}
 	return nil

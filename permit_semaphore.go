@@ -158,7 +158,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if !s.c.enter() {
 		return "", false, s.fail("acquire", ErrClosed)
 	}
-	defer s.c.inflight.Done()
+	defer s.c.leave()
 	id := randomID()
 	wire, _ := permitWire(id) // randomID is always 32 hex digits
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {

@@ -127,7 +127,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if !s.c.enter() {
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
-	defer s.c.inflight.Done()
+	defer s.c.leave()
 	var taken string // the latch of the attempt that took the permits
 	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
 		// Bounded by ctx. Each attempt has its own latch key: an attempt
