@@ -523,6 +523,12 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 			c.acquiring[id]++
 		}
 	}
+	if h != nil && !a.fresh && p.side() == sideLean {
+		// A LeanMutex counts no holds: the grant another goroutine of the
+		// owner has just registered is the owner's one hold, not one more.
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%w: the owner in the context already holds it", ErrNotReentrant)
+	}
 	if h == nil {
 		if !a.fresh {
 			c.mu.Unlock()

@@ -495,3 +495,56 @@ func TestLeanMutexFailoverGuard(t *testing.T) {
 		}
 	}
 }
+
+// Goroutines that share an owner (WithOwner) and Lock a free LeanMutex at
+// the same moment: one gets it, every other one fails with ErrNotReentrant
+// (a LeanMutex counts no holds), never a second success.
+func TestLeanMutexSharedOwnerRace(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 60*time.Second)
+	l := mustLean(t, c, "shared-owner")
+	for i := 0; i < 300; i++ {
+		octx := WithOwner(ctx, "worker")
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var wins int
+		var others []error
+		start := make(chan struct{})
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, err := l.TryLock(octx, 0)
+				mu.Lock()
+				defer mu.Unlock()
+				if err == nil {
+					wins++
+				} else {
+					others = append(others, err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if wins != 1 {
+			t.Fatalf("round %d: %d goroutines of one owner hold the LeanMutex at once (others: %v); want 1, the rest ErrNotReentrant", i, wins, others)
+		}
+		for _, err := range others {
+			if !errors.Is(err, ErrNotReentrant) {
+				t.Fatalf("round %d: %v, want ErrNotReentrant", i, err)
+			}
+		}
+		if ok, err := l.ForceUnlock(ctx); err != nil || !ok {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		// Forget the local hold: Unlock would report the forced release.
+		c.mu.Lock()
+		h := c.holds[holdID(l.Key(), c.fieldOf(l, "worker"))]
+		c.mu.Unlock()
+		if h != nil {
+			c.finish(h, ErrLockLost)
+		}
+	}
+}
