@@ -63,7 +63,12 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		c.armEarlier(h, at)
 		return opError("extend", s.name, err)
 	case !held:
-		c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
+		if !h.releasing.Load() {
+			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
+		}
+		// Else the owner's Unlock of its last hold is under way and may be
+		// what removed it (as for a watchdog renewal): that Unlock ends the
+		// hold, as released or, should it find the lock gone, as lost.
 		return opError("extend", s.name, ErrNotHeld)
 	}
 	c.mu.Lock()

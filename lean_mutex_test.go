@@ -548,3 +548,46 @@ func TestLeanMutexSharedOwnerRace(t *testing.T) {
 		}
 	}
 }
+
+// An Extend that races with the holder's Unlock and reaches the server after
+// the release finds the lock gone: the hold still ends as released (its
+// context with context.Canceled, the Observer's HoldEnd EndUnlocked), not as
+// lost, as a watchdog renewal that meets a release does.
+func TestLeanMutexExtendDuringUnlock(t *testing.T) {
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec))
+	ctx := testCtx(t, 60*time.Second)
+	const rounds = 2000
+	type leaser interface {
+		Extender
+		TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error)
+	}
+	for _, l := range []leaser{mustLean(t, c, "extend-unlock"), mustMutex(t, c, "extend-unlock-mutex")} {
+		for i := range rounds {
+			lctx, err := l.TryLockWithLease(ctx, 0, 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			var uerr, eerr error
+			start := make(chan struct{})
+			wg.Add(2)
+			go func() { defer wg.Done(); <-start; uerr = l.Unlock(lctx) }()
+			go func() { defer wg.Done(); <-start; eerr = l.Extend(ctx, lctx, 10*time.Second) }()
+			close(start)
+			wg.Wait()
+			if uerr != nil {
+				t.Fatalf("%T round %d: Unlock: %v", l, i, uerr)
+			}
+			if cause := context.Cause(lctx); cause != context.Canceled {
+				t.Fatalf("%T round %d: Unlock succeeded (Extend: %v) but the lock context ended with %v, want context.Canceled", l, i, eerr, cause)
+			}
+		}
+	}
+	for _, e := range rec.waitEnds(t, 2*rounds) {
+		if e.e.Cause != EndUnlocked {
+			t.Fatalf("hold end %+v, want every hold unlocked", e)
+		}
+	}
+}
