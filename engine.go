@@ -846,7 +846,11 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
 	sent := time.Now()
-	st, left, err := c.release(rctx, p, field, lease, vouched, last)
+	var vouchedFor *hold
+	if vouched {
+		vouchedFor = h
+	}
+	st, left, err := c.release(rctx, p, field, lease, vouchedFor, last)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -957,9 +961,13 @@ func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
 // falling back to plain pub/sub when the server refuses sharded publishing.
-// vouched tells the script the hold was live when the release began; last
-// that it is the owner's last local hold (see releaseCall).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouched, last bool) (releaseStatus, time.Duration, error) {
+// vouchedFor, when not nil, is the hold that was live when the release
+// began: the script is told so (vouched) for as long as that hold's loss
+// deadline has not passed, after which its lease may have run out on the
+// server and a retry cannot read a missing owner as its own work. last: it
+// is the owner's last local hold (see releaseCall).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouchedFor *hold, last bool) (releaseStatus, time.Duration, error) {
+	vouched := vouchedFor != nil
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
@@ -977,6 +985,9 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	rt := newRetrier()
 	for attempt := 0; ; {
 		r.retry = mayHaveRun
+		if mayHaveRun && r.vouched && time.Now().UnixNano() >= vouchedFor.lossAt.Load() {
+			r.vouched = false // the lease may have run out since
+		}
 		r.last = vouched && last && !mayHaveRun && fast
 		r.publish = c.publishCommand()
 		if !r.last && r.latch == "" {
@@ -1047,7 +1058,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			return nil
 		}
 		// Not vouched: these holds are none this Client knows of.
-		st, _, err := c.release(ctx, p, field, lease, false, false)
+		st, _, err := c.release(ctx, p, field, lease, nil, false)
 		if err != nil {
 			return err
 		}

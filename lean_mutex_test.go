@@ -591,3 +591,41 @@ func TestLeanMutexExtendDuringUnlock(t *testing.T) {
 		}
 	}
 }
+
+// A release whose first attempt never reached the server is retried; when
+// by then the lease has run out and another owner holds the lock, the retry
+// must not read the missing owner as its own release: Unlock reports
+// ErrNotHeld, as for any owner whose lock expired.
+func TestLeanMutexReleaseRetryAfterExpiry(t *testing.T) {
+	p := newProxied(t, WithReleaseTimeout(5*time.Second))
+	l := mustLean(t, p.c, "retry-expired")
+	warm(t, l)
+	ctx := testCtx(t, 10*time.Second)
+	lctx, err := l.LockWithLease(ctx, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.px.Freeze() // the release is held back, then dropped unsent
+	res := make(chan error, 1)
+	go func() { res <- l.Unlock(lctx) }()
+	time.Sleep(400 * time.Millisecond) // the lease runs out on the server
+	other := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	octx, err := mustLean(t, other, "retry-expired").TryLock(ctx, 0)
+	if err != nil {
+		p.px.Thaw()
+		t.Fatalf("another owner after the lease ran out: %v", err)
+	}
+	p.px.DropAll()
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		if !errors.Is(err, ErrNotHeld) {
+			t.Fatalf("Unlock whose lease ran out while its release was retried (another owner holds the lock now): %v, want ErrNotHeld", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Unlock did not return")
+	}
+	if v, _ := p.node.Do(t, "GET", l.Key()).ToString(); v != other.id+":"+ownerIn(octx) {
+		t.Fatalf("the other owner's lock holds %q (octx %v)", v, context.Cause(octx))
+	}
+}
