@@ -57,6 +57,16 @@ func (s *lockSpec) serverLease(lease time.Duration) time.Duration {
 	return s.cfg.watchdogLease
 }
 
+// checkLease refuses an explicit lease Redis cannot keep: it counts leases
+// in whole milliseconds, and one under 1ms would reach it as 0 (refused, or
+// a key deleted as soon as it is written).
+func checkLease(lease time.Duration) error {
+	if lease < time.Millisecond {
+		return invalidf("lease must be at least 1ms, got %s", lease)
+	}
+	return nil
+}
+
 // primitive is what a lock supplies to the engine.
 type primitive interface {
 	spec() *lockSpec

@@ -112,3 +112,48 @@ func TestErrorTextSaysEachThingOnce(t *testing.T) {
 		t.Errorf("lost lock cause %q", cause)
 	}
 }
+
+// TestSubMillisecondLease: Redis counts leases in whole milliseconds, so a
+// lease under 1ms (taken by the server as 0, which deletes the key or is
+// refused) is bad input: ErrInvalidArgument, and nothing is written.
+func TestSubMillisecondLease(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	const short = 500 * time.Microsecond
+	type leased interface {
+		LockWithLease(context.Context, time.Duration) (context.Context, error)
+		TryLockWithLease(context.Context, time.Duration, time.Duration) (context.Context, error)
+	}
+	rw := mustRW(t, c, "sub-ms-rw")
+	kinds := map[string]leased{
+		"Mutex":     mustMutex(t, c, "sub-ms-mutex"),
+		"FairMutex": mustFair(t, c, "sub-ms-fair"),
+		"LeanMutex": mustLean(t, c, "sub-ms-lean"),
+		"RWMutex":   rw,
+	}
+	calls := map[string]func() error{
+		"RWMutex.RLockWithLease": func() error { _, err := rw.RLockWithLease(ctx, short); return err },
+		"RWMutex.TryRLockWithLease": func() error {
+			_, err := rw.TryRLockWithLease(ctx, 0, short)
+			return err
+		},
+	}
+	for name, l := range kinds {
+		calls[name+".LockWithLease"] = func() error { _, err := l.LockWithLease(ctx, short); return err }
+		calls[name+".TryLockWithLease"] = func() error { _, err := l.TryLockWithLease(ctx, 0, short); return err }
+	}
+	for what, call := range calls {
+		if err := call(); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s(%s): %v, want ErrInvalidArgument", what, short, err)
+		}
+	}
+	for what, opt := range map[string]SharedOption{"WithLease": WithLease(short), "WithWatchdog": WithWatchdog(short, 0)} {
+		if _, err := c.Mutex("sub-ms-opt", opt); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("Mutex with %s(%s): %v, want ErrInvalidArgument", what, short, err)
+		}
+	}
+	if n, err := node.Do(t, "DBSIZE").AsInt64(); err != nil || n != 0 {
+		t.Errorf("DBSIZE after the refused calls: %d, %v; want 0", n, err)
+	}
+}

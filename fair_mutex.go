@@ -129,8 +129,8 @@ func (f *FairMutex) TryLock(ctx context.Context, wait time.Duration) (context.Co
 
 // LockWithLease is Lock with a lease that expires on its own: no watchdog.
 func (f *FairMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
-	if lease <= 0 {
-		return nil, opError("lock", f.m.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", f.m.name, err)
 	}
 	return f.acquire(ctx, -1, lease)
 }
@@ -140,8 +140,8 @@ func (f *FairMutex) TryLockWithLease(ctx context.Context, wait, lease time.Durat
 	if wait < 0 {
 		return nil, opError("lock", f.m.name, invalidf("negative wait %s", wait))
 	}
-	if lease <= 0 {
-		return nil, opError("lock", f.m.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", f.m.name, err)
 	}
 	return f.acquire(ctx, wait, lease)
 }

@@ -94,8 +94,8 @@ func (l *LeanMutex) TryLock(ctx context.Context, wait time.Duration) (context.Co
 
 // LockWithLease is Lock with a lease that expires on its own: no watchdog.
 func (l *LeanMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
-	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", l.name, err)
 	}
 	return l.acquire(ctx, -1, lease)
 }
@@ -105,8 +105,8 @@ func (l *LeanMutex) TryLockWithLease(ctx context.Context, wait, lease time.Durat
 	if wait < 0 {
 		return nil, invalidf("negative wait %s", wait)
 	}
-	if lease <= 0 {
-		return nil, invalidf("lease must be positive, got %s", lease)
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", l.name, err)
 	}
 	return l.acquire(ctx, wait, lease)
 }

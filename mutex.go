@@ -145,8 +145,8 @@ func (m *Mutex) TryLock(ctx context.Context, wait time.Duration) (context.Contex
 
 // LockWithLease is Lock with a lease that expires on its own: no watchdog.
 func (m *Mutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
-	if lease <= 0 {
-		return nil, opError("lock", m.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", m.name, err)
 	}
 	return m.acquire(ctx, -1, lease)
 }
@@ -156,8 +156,8 @@ func (m *Mutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration)
 	if wait < 0 {
 		return nil, opError("lock", m.name, invalidf("negative wait %s", wait))
 	}
-	if lease <= 0 {
-		return nil, opError("lock", m.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", m.name, err)
 	}
 	return m.acquire(ctx, wait, lease)
 }

@@ -189,13 +189,15 @@ func (c *config) fail(format string, args ...any) {
 }
 
 // WithLease makes locks expire on their own after d instead of being renewed
-// by the watchdog. 0 restores watchdog renewal. For Mutex, FairMutex, RWMutex
+// by the watchdog (Redis counts leases in whole milliseconds: d under 1ms is
+// ErrInvalidArgument). 0 restores watchdog renewal. For Mutex, FairMutex, RWMutex
 // and RedLock (its lease and validity on every node); Extend gives such a
 // hold a new lease.
 func WithLease(d time.Duration) SharedOption {
 	return sharedOption{"WithLease", kindsLock, func(c *config) {
-		if d < 0 {
-			c.fail("lease must not be negative, got %s", d)
+		if d < 0 || d > 0 && d < time.Millisecond {
+			// Redis counts leases in whole milliseconds.
+			c.fail("lease must be 0 (the watchdog's) or at least 1ms, got %s", d)
 			return
 		}
 		c.lease = d
@@ -207,8 +209,8 @@ func WithLease(d time.Duration) SharedOption {
 // For Mutex, FairMutex, RWMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
-		if lease <= 0 || every < 0 || every >= lease {
-			c.fail("watchdog needs 0 < every < lease, got lease %s every %s", lease, every)
+		if lease < time.Millisecond || every < 0 || every >= lease {
+			c.fail("watchdog needs a lease of at least 1ms and 0 <= every < lease, got lease %s every %s", lease, every)
 			return
 		}
 		c.watchdogLease, c.watchdogEvery = lease, every

@@ -113,8 +113,8 @@ func (rw *RWMutex) TryLock(ctx context.Context, wait time.Duration) (context.Con
 
 // LockWithLease is Lock with a lease that expires on its own.
 func (rw *RWMutex) LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
-	if lease <= 0 {
-		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", rw.name, err)
 	}
 	return rw.acquire(ctx, true, -1, lease)
 }
@@ -124,8 +124,8 @@ func (rw *RWMutex) TryLockWithLease(ctx context.Context, wait, lease time.Durati
 	if wait < 0 {
 		return nil, opError("lock", rw.name, invalidf("negative wait %s", wait))
 	}
-	if lease <= 0 {
-		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", rw.name, err)
 	}
 	return rw.acquire(ctx, true, wait, lease)
 }
@@ -148,8 +148,8 @@ func (rw *RWMutex) TryRLock(ctx context.Context, wait time.Duration) (context.Co
 
 // RLockWithLease is RLock with a lease that expires on its own.
 func (rw *RWMutex) RLockWithLease(ctx context.Context, lease time.Duration) (context.Context, error) {
-	if lease <= 0 {
-		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", rw.name, err)
 	}
 	return rw.acquire(ctx, false, -1, lease)
 }
@@ -159,8 +159,8 @@ func (rw *RWMutex) TryRLockWithLease(ctx context.Context, wait, lease time.Durat
 	if wait < 0 {
 		return nil, opError("lock", rw.name, invalidf("negative wait %s", wait))
 	}
-	if lease <= 0 {
-		return nil, opError("lock", rw.name, invalidf("lease must be positive, got %s", lease))
+	if err := checkLease(lease); err != nil {
+		return nil, opError("lock", rw.name, err)
 	}
 	return rw.acquire(ctx, false, wait, lease)
 }
