@@ -38,9 +38,10 @@
 //
 // A duplicate while the first request runs answers 409; the same key with
 // another method, route or body answers 422. Records are scoped to the
-// caller's credentials (CredentialScope: Authorization and cookies, hashed),
-// so one client never receives another's response; only final answers are
-// stored (FinalStatus), never the lock middleware's own 409 or 503.
+// caller's credentials (CredentialScope: Authorization, cookies and TLS
+// client certificate, hashed), so one client never receives another's
+// response; only final answers are stored (FinalStatus), never the lock
+// middleware's own 409 or 503.
 package echolock
 
 import (

@@ -38,7 +38,8 @@ type IdempotencyConfig struct {
 	Required bool
 	// Scope returns the namespace of a request's keys: a stored response is
 	// replayed only to requests of the same scope. Default CredentialScope:
-	// a hash of the Authorization header and cookies, so a caller never sees
+	// a hash of the Authorization header, cookies and TLS client
+	// certificate, so a caller never sees
 	// another caller's responses and requests without credentials share one
 	// anonymous scope. Return the authenticated account or tenant instead
 	// when credentials change between retries (rotating tokens, tracking
@@ -97,9 +98,10 @@ func FinalStatus(status int) bool {
 }
 
 // CredentialScope is the default IdempotencyConfig.Scope: the request's
-// credentials (every Authorization header line and every cookie, sorted by
-// name) hashed by idempotency.CredentialScope, or idempotency.AnonymousScope
-// for a request without any.
+// credentials (every Authorization header line, every cookie, sorted by
+// name, and the TLS client certificate) hashed by
+// idempotency.CredentialScope, or idempotency.AnonymousScope for a request
+// without any.
 func CredentialScope(c echo.Context) string {
 	req := c.Request()
 	parts := []string{strings.Join(req.Header.Values(echo.HeaderAuthorization), "\n")}
@@ -107,6 +109,13 @@ func CredentialScope(c echo.Context) string {
 	sort.SliceStable(cookies, func(i, j int) bool { return cookies[i].Name < cookies[j].Name })
 	for _, ck := range cookies {
 		parts = append(parts, ck.Name+"="+ck.Value)
+	}
+	// A client authenticated by its certificate (mutual TLS) has a scope of
+	// its own. The part is added only when there is a certificate, so other
+	// requests keep their scope; no cookie part spells it (a cookie name
+	// holds no ':').
+	if req.TLS != nil && len(req.TLS.PeerCertificates) > 0 {
+		parts = append(parts, "tls-client-certificate:"+string(req.TLS.PeerCertificates[0].Raw))
 	}
 	return idempotency.CredentialScope(parts...)
 }
