@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -152,7 +153,9 @@ var errOverBudget = errors.New("idempotency: scope over its byte budget")
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
 // completed, with the same method, route, URI and body, gets the stored
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
-// different request answers 422. Keys are scoped to the caller's credentials
+// different request answers 422. When a middleware in front of it has already
+// read the body as a form (CSRF with a form token, ...), the parsed form (its
+// values and files) counts as the body. Keys are scoped to the caller's credentials
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it.
@@ -248,7 +251,20 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
-			fp := idempotency.Fingerprint([]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body)
+			fpParts := [][]byte{[]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body}
+			if len(body) == 0 {
+				// A middleware in front (CSRF with a form token, ...) may
+				// have parsed the body as a form, leaving nothing to read:
+				// the form then stands for the body.
+				form, ferr := parsedForm(req)
+				if ferr != nil {
+					return fail(c, ErrIdempotencyBodyRead, ferr)
+				}
+				if form != nil {
+					fpParts = append(fpParts, form)
+				}
+			}
+			fp := idempotency.Fingerprint(fpParts...)
 			ctx := req.Context()
 			res, err := store.Reserve(ctx, config.Scope(c), key, fp)
 			if err != nil {
@@ -340,6 +356,39 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			return err
 		}
 	}, nil
+}
+
+// parsedForm returns a digest of the form an earlier ParseForm or
+// ParseMultipartForm read from req's body (its values and, for multipart,
+// each file's field, name and content), or nil when none was read.
+func parsedForm(req *http.Request) ([]byte, error) {
+	if len(req.PostForm) == 0 && req.MultipartForm == nil {
+		return nil, nil
+	}
+	parts := [][]byte{[]byte("form"), []byte(req.PostForm.Encode())}
+	if mf := req.MultipartForm; mf != nil {
+		fields := make([]string, 0, len(mf.File))
+		for name := range mf.File {
+			fields = append(fields, name)
+		}
+		sort.Strings(fields)
+		for _, name := range fields {
+			for _, fh := range mf.File[name] {
+				f, err := fh.Open()
+				if err != nil {
+					return nil, fmt.Errorf("form file %q: %w", name, err)
+				}
+				h := sha256.New()
+				_, err = io.Copy(h, f)
+				f.Close()
+				if err != nil {
+					return nil, fmt.Errorf("form file %q: %w", name, err)
+				}
+				parts = append(parts, []byte(name), []byte(fh.Filename), h.Sum(nil))
+			}
+		}
+	}
+	return []byte(idempotency.Fingerprint(parts...)), nil
 }
 
 func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Context, *echo.HTTPError, error) error) error {
