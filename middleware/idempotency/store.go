@@ -270,11 +270,17 @@ type Reservation struct {
 }
 
 // Reserve claims key (within scope) for a request with fingerprint fp, or
-// reports what a previous request with that key left. Errors are Redis errors.
+// reports what a previous request with that key left. Errors are Redis errors,
+// or ctx's error when it has already ended (nothing is sent then).
 // The call is bounded by the store timeout; when it fails, a claim it may
 // have made anyway is released in the background (until Redis answers), so a
 // retry after the error finds the key free once Redis is reachable again.
 func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
+	if err := ctx.Err(); err != nil {
+		// Nothing sent, nothing to undo: a request whose client has gone
+		// leaves no record (not even a release tombstone) in Redis.
+		return Reservation{}, err
+	}
 	k := s.keys(scope, key)
 	token := core.NewOwnerID()
 	sent := time.Now()
