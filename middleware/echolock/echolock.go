@@ -78,6 +78,9 @@ type LockConfig struct {
 	// error means the key is missing.
 	KeyFunc func(c echo.Context) (string, error)
 	// KeyPrefix is prepended to the escaped key. Default DefaultKeyPrefix.
+	// Braces in it must make a complete hash tag ("{orders}:"), which then
+	// puts every lock of the middleware in one Redis Cluster slot; others
+	// fail ToMiddleware.
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int

@@ -141,13 +141,24 @@ func Key(prefix, raw string, maxLen int) (string, error) {
 
 // CheckPrefix validates a configured key prefix: together with a fully escaped
 // key of maxLen bytes it must fit within limit bytes (scriptlock.MaxNameLen for
-// lock names).
+// lock names), and its braces, if any, must make a complete, non-empty hash
+// tag ("{orders}:"). Escaped keys hold no braces, so a prefix with a '{' not
+// closed by a later '}', an empty tag "{}" or a '}' before any '{' would make
+// every lock name invalid: each request would be refused as if its key were
+// bad.
 func CheckPrefix(prefix string, maxLen, limit int) error {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
 	}
 	if len(prefix)+3*maxLen > limit {
 		return fmt.Errorf("key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
+	}
+	lb, rb := strings.IndexByte(prefix, '{'), strings.IndexByte(prefix, '}')
+	switch {
+	case lb < 0 && rb >= 0:
+		return fmt.Errorf("key prefix %q: '}' without a hash tag {...}", prefix)
+	case lb >= 0 && strings.IndexByte(prefix[lb+1:], '}') <= 0:
+		return fmt.Errorf("key prefix %q: '{' without a non-empty hash tag {...}", prefix)
 	}
 	return nil
 }

@@ -99,3 +99,26 @@ func FuzzKey(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckPrefix(t *testing.T) {
+	for _, c := range []struct {
+		prefix string
+		ok     bool
+	}{
+		{"orders:", true},
+		{"{orders}:", true},
+		{"app:{orders}:", true},
+		{"orders{", false},
+		{"orders{}:", false},
+		{"orders}:", false},
+		{"a}{b:", false},
+		{strings.Repeat("p", 10), true},
+	} {
+		if err := CheckPrefix(c.prefix, 0, 1024); (err == nil) != c.ok {
+			t.Errorf("CheckPrefix(%q) = %v, want ok=%v", c.prefix, err, c.ok)
+		}
+	}
+	if err := CheckPrefix("p:", 400, 1024); err == nil {
+		t.Error("CheckPrefix accepted keys whose escaped form exceeds the limit")
+	}
+}
