@@ -111,7 +111,9 @@ type LockConfig struct {
 	// http.StatusLocked (423) is the common alternative.
 	ContendedStatus int
 	// FailOpen runs the handler without the lock when Redis is unreachable
-	// instead of answering 503. Mutual exclusion is then not guaranteed.
+	// instead of answering 503. Mutual exclusion is then not guaranteed. A
+	// lock refused for what it is (its name held by another kind of lock,
+	// invalid lock options, a closed client) still answers 503.
 	FailOpen bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
 	// *echo.HTTPError with the Code and Message of ErrKeyMissing,
@@ -298,7 +300,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)
 					return fail(c, ErrUnavailable, err)
 				default:
-					if config.FailOpen {
+					if config.FailOpen && core.MayFailOpen(err) {
 						config.OnOutcome.Report(ctx, scriptlock.RequestFailOpen)
 						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
 						return next(c)

@@ -3,6 +3,7 @@ package echolock_test
 import (
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,5 +36,28 @@ func TestLockFuncErrors(t *testing.T) {
 	}
 	if _, err := (echolock.LockConfig{Client: env.Locks, Lease: -time.Second}).ToMiddleware(); err == nil {
 		t.Error("negative Lease accepted")
+	}
+}
+
+// With FailOpen, only an unreachable Redis runs the handler without the
+// lock: a lock that Redis refuses for what it is (its name taken by another
+// lock kind, a lock that cannot be re-entered, invalid options) answers 503
+// and the handler does not run.
+func TestFailOpenOnlyWhenUnreachable(t *testing.T) {
+	env := mwtest.New(t)
+	e := echo.New()
+	var ran atomic.Int64
+	h := func(c echo.Context) error { ran.Add(1); return c.NoContent(http.StatusNoContent) }
+	e.POST("/kind/:id", h, echolock.LockWithConfig(echolock.LockConfig{KeyPrefix: env.Prefix, Lock: env.LockFunc(), FailOpen: true}))
+	srv := serve(t, e)
+	// The request's lock name is held by a lock of another kind (a string
+	// key, as a LeanMutex or a plain SET NX lock keeps).
+	key := env.Mutex(t, env.Prefix+"7").Key()
+	env.Node.Do(t, "SET", key, "someone-else")
+	if r := do(t, srv, "POST", "/kind/7", ""); r.code != http.StatusServiceUnavailable {
+		t.Errorf("lock name held by another kind, fail open: got %d, want 503", r.code)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("handler ran %d times without the lock while Redis was reachable", n)
 	}
 }

@@ -89,7 +89,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 		}
 		lctx, release, err := core.Acquire(ctx, lock, key, o.wait)
 		if err != nil {
-			if o.failOpen && isUnavailable(ctx, err) {
+			if o.failOpen && mayFailOpen(ctx, err) {
 				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
 				return handler(ctx, req)
@@ -203,7 +203,7 @@ func (s *lockedStream) acquire(req any) error {
 	s.key = key
 	lctx, release, err := core.Acquire(parent, s.lock, key, s.o.wait)
 	if err != nil {
-		if s.o.failOpen && isUnavailable(parent, err) {
+		if s.o.failOpen && mayFailOpen(parent, err) {
 			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)
 			s.o.logger.WarnContext(parent, "grpclock: lock unavailable, running without it (fail open)", "method", s.method, "key", key, "err", err)
 			return errFailOpen
@@ -291,9 +291,9 @@ func (o *options) release(ctx context.Context, release func() error, method, key
 	}
 }
 
-func isUnavailable(ctx context.Context, err error) bool {
+func mayFailOpen(ctx context.Context, err error) bool {
 	f, _ := core.ClassifyLockError(ctx, err)
-	return f == core.Unavailable
+	return f == core.Unavailable && core.MayFailOpen(err)
 }
 
 // lockError is a status produced by the lock interceptor itself: a bad key,

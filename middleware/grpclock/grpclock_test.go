@@ -315,3 +315,25 @@ func TestStreamLockLost(t *testing.T) {
 		t.Errorf("stream with lost lock: %v, want Aborted", err)
 	}
 }
+
+// With fail-open, only an unreachable Redis runs the handler without the
+// lock: a request whose lock name is held by another kind of lock fails with
+// Unavailable and the handler does not run.
+func TestFailOpenOnlyWhenUnreachable(t *testing.T) {
+	env := mwtest.New(t)
+	locks := env.LockFunc()
+	var ran atomic.Int64
+	s := &server{unary: func(ctx context.Context, m string, r *dynamicpb.Message) (proto.Message, error) {
+		ran.Add(1)
+		return fenceReply(ctx, m, r)
+	}}
+	open := start(t, s, []grpc.ServerOption{grpc.ChainUnaryInterceptor(grpclock.UnaryServerInterceptor(locks,
+		grpclock.WithKeyPrefix(env.Prefix), grpclock.WithAllMethods(grpclock.Field("order_id")), grpclock.WithFailOpen(true)))})
+	env.Node.Do(t, "SET", env.Mutex(t, env.Prefix+"7").Key(), "someone-else")
+	if _, err := call(context.Background(), open, "Pay", order("7", "", 0, "")); status.Code(err) != codes.Unavailable {
+		t.Errorf("lock name held by another kind, fail open: %v, want Unavailable", err)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("handler ran %d times without the lock while Redis was reachable", n)
+	}
+}

@@ -80,6 +80,23 @@ func ClassifyLockError(ctx context.Context, err error) (f Failure, retryAfter ti
 	return Unavailable, 0
 }
 
+// MayFailOpen reports whether a lock error of the Unavailable kind may run
+// the handler without the lock when the middleware fails open: only when
+// Redis could not be reached or failed, not when the lock was refused for
+// what it is: its name held by another kind of lock (ErrWrongKind), invalid
+// lock options (ErrInvalidArgument), a lock the request's owner holds and
+// cannot re-enter (ErrNotReentrant, ErrUpgrade), or a closed client
+// (ErrClosed). Those answer as unavailable and never skip the lock.
+func MayFailOpen(err error) bool {
+	for _, refused := range []error{scriptlock.ErrWrongKind, scriptlock.ErrInvalidArgument,
+		scriptlock.ErrNotReentrant, scriptlock.ErrUpgrade, scriptlock.ErrClosed} {
+		if errors.Is(err, refused) {
+			return false
+		}
+	}
+	return true
+}
+
 // LockLost reports whether lctx was cancelled because its lock was lost.
 func LockLost(lctx context.Context) bool {
 	return lctx.Err() != nil && errors.Is(context.Cause(lctx), scriptlock.ErrLockLost)
