@@ -376,7 +376,8 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 // unknown is undone by owner.
 func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Duration) (context.Context, error) {
 	if c.observing(ctx) {
-		return c.observeAcquire(ctx, opOf(p), func(ctx context.Context) (context.Context, error) { return c.acquire(ctx, p, wait, lease) })
+		return c.observeAcquire(ctx, opOf(p), func(ctx context.Context) (context.Context, error) { return c.acquire(ctx, p, wait, lease) },
+			func(lctx context.Context) error { return c.unlock(lctx, p) })
 	}
 	s := p.spec()
 	if err := s.check(ctx); err != nil {

@@ -12,7 +12,11 @@ import (
 //
 // Methods are called synchronously on the lock's own path and from the
 // watchdog: they must be quick, must not block and must not use the
-// Client's locks. Embed NopObserver to implement only some of them.
+// Client's locks. Embed NopObserver to implement only some of them. Should
+// AcquireEnd panic after a grant, the grant is given back (its caller never
+// receives it), and should ReleaseStart panic, the release still runs,
+// before the panic goes on: a caller that recovers is not left holding a
+// lock it cannot release.
 type Observer interface {
 	// AcquireStart is called as Lock or TryLock starts. The context it
 	// returns (for example with a span) is handed to AcquireEnd; the lock
@@ -245,7 +249,7 @@ func (c *Client) observing(ctx context.Context) bool {
 
 // observeAcquire runs acquire under the Client's Observer: it reports the
 // start, the outcome with the wait counters, and ties the hold's end to it.
-func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context.Context) (context.Context, error)) (context.Context, error) {
+func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context.Context) (context.Context, error), giveBack func(context.Context) error) (context.Context, error) {
 	o := c.cfg.observer
 	start := time.Now()
 	octx := o.AcquireStart(ctx, op)
@@ -272,8 +276,28 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 	default:
 		e.Outcome, e.Err = failedOutcome(err)
 	}
+	if err == nil {
+		defer giveBackOnPanic(func() { _ = giveBack(unobserved(lctx)) })
+	}
 	o.AcquireEnd(octx, op, e)
 	return lctx, err
+}
+
+// giveBackOnPanic, deferred around an Observer's AcquireEnd after a grant,
+// gives the grant back when the Observer panics: its caller never receives
+// it, and it would otherwise stay held (a watchdog hold renewed until Close)
+// with no one to release it. The panic then goes on.
+func giveBackOnPanic(giveBack func()) {
+	if r := recover(); r != nil {
+		giveBack()
+		panic(r)
+	}
+}
+
+// unobserved marks ctx so that the calls made with it are not reported: the
+// engine's own give-back of a grant its caller never received.
+func unobserved(ctx context.Context) context.Context {
+	return context.WithValue(ctx, waitStatsKey{}, &waitStats{})
 }
 
 // failedOutcome classifies an acquisition error.
@@ -292,7 +316,7 @@ func failedOutcome(err error) (AcquireOutcome, error) {
 
 // observeTake runs a semaphore acquisition, which yields a value and ok
 // instead of a lock context, under the Client's Observer.
-func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context.Context) (T, bool, error)) (T, bool, error) {
+func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context.Context) (T, bool, error), giveBack func(context.Context, T) error) (T, bool, error) {
 	o := c.cfg.observer
 	start := time.Now()
 	octx := o.AcquireStart(ctx, op)
@@ -308,6 +332,9 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 	default:
 		e.Outcome = Contended
 	}
+	if err == nil && ok {
+		defer giveBackOnPanic(func() { _ = giveBack(unobserved(ctx), v) })
+	}
 	o.AcquireEnd(octx, op, e)
 	return v, ok, err
 }
@@ -316,12 +343,20 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 func (c *Client) observeRelease(ctx context.Context, op Op, release func(context.Context) error) error {
 	o := c.cfg.observer
 	start := time.Now()
-	octx := o.ReleaseStart(ctx, op)
+	octx := releaseStart(o, ctx, op, release)
 	st := &waitStats{}
 	err := release(context.WithValue(ctx, waitStatsKey{}, st))
 	st.done = true
 	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: err})
 	return err
+}
+
+// releaseStart calls the Observer's ReleaseStart. Should it panic, the
+// release the caller asked for still runs (unreported) before the panic goes
+// on: a caller that recovers must not be left holding the lock.
+func releaseStart(o Observer, ctx context.Context, op Op, release func(context.Context) error) context.Context {
+	defer giveBackOnPanic(func() { _ = release(unobserved(ctx)) })
+	return o.ReleaseStart(ctx, op)
 }
 
 // opOf names what an engine primitive's events are about.

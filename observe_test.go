@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -334,5 +335,78 @@ func TestObserverUnconfirmedRenewalIsLost(t *testing.T) {
 	}
 	if lctx.Err() == nil {
 		t.Error("lock context still live after the hold ended")
+	}
+}
+
+// panicky is an Observer whose AcquireEnd or ReleaseStart panics, as a
+// faulty exporter might.
+type panicky struct {
+	NopObserver
+	acquireEnd, releaseStart atomic.Bool
+}
+
+func (p *panicky) AcquireEnd(context.Context, Op, AcquireEvent) {
+	if p.acquireEnd.Load() {
+		panic("observer: AcquireEnd")
+	}
+}
+
+func (p *panicky) ReleaseStart(ctx context.Context, _ Op) context.Context {
+	if p.releaseStart.Load() {
+		panic("observer: ReleaseStart")
+	}
+	return ctx
+}
+
+// An Observer that panics (and a caller that recovers, as net/http does)
+// must not leave a lock held: a grant whose AcquireEnd panicked never reaches
+// the caller and is given back; an Unlock whose ReleaseStart panicked still
+// releases.
+func TestObserverPanicLeavesNothingHeld(t *testing.T) {
+	node := redistest.Server(t)
+	obs := &panicky{}
+	c := newTestClient(t, node.Client(t), WithObserver(obs))
+	ctx := testCtx(t, 20*time.Second)
+	recovered := func(f func()) (r any) {
+		defer func() { r = recover() }()
+		f()
+		return nil
+	}
+	m := mustMutex(t, c, "obs-panic")
+	obs.acquireEnd.Store(true)
+	if r := recovered(func() { _, _ = m.Lock(ctx) }); r == nil {
+		t.Fatal("Lock did not panic with the Observer")
+	}
+	obs.acquireEnd.Store(false)
+	if st, err := m.State(ctx); err != nil || st.Locked {
+		t.Errorf("lock after the panicking AcquireEnd: %+v, %v; want it given back", st, err)
+	}
+	s := mustSem(t, c, "obs-panic-sem")
+	if ok, err := s.TrySetPermits(ctx, 1); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	obs.acquireEnd.Store(true)
+	if r := recovered(func() { _ = s.Acquire(ctx, 1) }); r == nil {
+		t.Fatal("Semaphore.Acquire did not panic with the Observer")
+	}
+	obs.acquireEnd.Store(false)
+	if n, err := s.AvailablePermits(ctx); err != nil || n != 1 {
+		t.Errorf("permits after the panicking AcquireEnd: %d, %v; want 1 (given back)", n, err)
+	}
+
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs.releaseStart.Store(true)
+	if r := recovered(func() { _ = m.Unlock(lctx) }); r == nil {
+		t.Fatal("Unlock did not panic with the Observer")
+	}
+	obs.releaseStart.Store(false)
+	if st, err := m.State(ctx); err != nil || st.Locked {
+		t.Errorf("lock after the panicking ReleaseStart: %+v, %v; want it released", st, err)
+	}
+	if lctx.Err() == nil {
+		t.Error("lock context still live after its Unlock")
 	}
 }

@@ -147,7 +147,8 @@ func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Durat
 
 func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration) (string, bool, error) {
 	if s.c.observing(ctx) {
-		return observeTake(s.c, ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) (string, bool, error) { return s.acquire(ctx, lease, wait) })
+		return observeTake(s.c, ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) (string, bool, error) { return s.acquire(ctx, lease, wait) },
+			func(ctx context.Context, id string) error { return s.Release(context.WithoutCancel(ctx), id) })
 	}
 	if err := s.c.checkHandle(ctx); err != nil {
 		return "", false, s.fail("acquire", err)

@@ -115,7 +115,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		_, ok, err := observeTake(s.c, ctx, Op{PrimitiveSemaphore, s.name}, func(ctx context.Context) (struct{}, bool, error) {
 			ok, err := s.acquire(ctx, n, wait)
 			return struct{}{}, ok, err
-		})
+		}, func(ctx context.Context, _ struct{}) error { return s.Release(context.WithoutCancel(ctx), n) })
 		return ok, err
 	}
 	if err := s.check(ctx); err != nil {
