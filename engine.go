@@ -766,6 +766,29 @@ func (c *Client) end(h *hold, cause error) {
 	}
 }
 
+// forced ends this Client's holds of the lock at key after a ForceUnlock
+// deleted it: their owners no longer hold it, so their contexts end
+// (ErrLockLost) and their renewals stop now, not at the next renewal or at
+// the lease's end (Redisson's forceUnlock also stops its own renewals).
+func (c *Client) forced(key string) {
+	var hs []*hold
+	c.mu.Lock()
+	for id, h := range c.holds {
+		if id.key == key {
+			hs = append(hs, h)
+		}
+	}
+	for _, h := range hs {
+		c.forgetLocked(h)
+	}
+	c.mu.Unlock()
+	for _, h := range hs {
+		c.end(h, fmt.Errorf("%w: %w", ErrLockLost, errForced))
+	}
+}
+
+var errForced = errors.New("the lock was force-unlocked")
+
 func (c *Client) forgetLocked(h *hold) {
 	if id := holdID(h.key, h.field); c.holds[id] == h {
 		delete(c.holds, id)

@@ -350,3 +350,29 @@ func TestExtendLostReplyShortens(t *testing.T) {
 	}
 	expires(t, lctx, short+slack-time.Since(start))
 }
+
+// TestForceUnlockEndsOwnHolds: ForceUnlock ends the holds the same Client
+// has of the lock at once (their contexts with ErrLockLost), rather than
+// leaving them live until their lease or next renewal says the lock is gone.
+func TestForceUnlockEndsOwnHolds(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	for _, tc := range extendCases(t, node, c) {
+		for _, lease := range []time.Duration{10 * time.Second, 0} {
+			lctx, err := tc.lock(ctx, lease)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			tc.force(ctx)
+			select {
+			case <-lctx.Done():
+				if !errors.Is(context.Cause(lctx), ErrLockLost) {
+					t.Errorf("%s (lease %s): context ended with %v, want ErrLockLost", tc.name, lease, context.Cause(lctx))
+				}
+			case <-time.After(time.Second):
+				t.Errorf("%s (lease %s): hold's context still live 1s after ForceUnlock by its own Client", tc.name, lease)
+			}
+		}
+	}
+}

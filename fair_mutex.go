@@ -265,7 +265,8 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes the first waiter.
-// It reports whether there was a lock to delete.
+// It reports whether there was a lock to delete. Holds this Client had of it
+// end at once, as for Mutex.ForceUnlock.
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.m.check(ctx); err != nil {
 		return false, opError("force unlock", f.m.name, err)
@@ -278,6 +279,9 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", f.m.name, err)
+	}
+	if ok {
+		c.forced(f.m.key)
 	}
 	return ok, nil
 }

@@ -130,6 +130,7 @@ func (l *LeanMutex) Unlock(ctx context.Context) error {
 
 // ForceUnlock deletes the lock whoever holds it. It reports whether there was
 // a lock to delete; a key of another lock kind is left alone (ErrWrongKind).
+// A hold this Client had of it ends at once, as for Mutex.ForceUnlock.
 func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, opError("force unlock", l.name, err)
@@ -137,6 +138,9 @@ func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	ok, err := generated.LeanForceUnlock(ctx, l.c.rc, l.key)
 	if err != nil {
 		return false, opError("force unlock", l.name, wrongKind(err))
+	}
+	if ok {
+		l.c.forced(l.key)
 	}
 	return ok, nil
 }

@@ -336,7 +336,9 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
-// reports whether there was a lock to delete.
+// reports whether there was a lock to delete. Holds this Client had of it
+// end at once (their contexts with ErrLockLost); holders on other Clients
+// find out at their next renewal or when their lease ends.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
@@ -348,6 +350,9 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
+	}
+	if ok {
+		m.c.forced(m.key)
 	}
 	return ok, nil
 }

@@ -384,7 +384,8 @@ func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) {
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
-// reports whether there was a lock to delete.
+// reports whether there was a lock to delete. Read and write holds this
+// Client had of it end at once, as for Mutex.ForceUnlock.
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := rw.check(ctx); err != nil {
 		return false, opError("force unlock", rw.name, err)
@@ -397,6 +398,9 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, err)
+	}
+	if ok {
+		c.forced(rw.key)
 	}
 	return ok, nil
 }
