@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,32 @@ func TestSubMillisecondLease(t *testing.T) {
 	}
 	if n, err := node.Do(t, "DBSIZE").AsInt64(); err != nil || n != 0 {
 		t.Errorf("DBSIZE after the refused calls: %d, %v; want 0", n, err)
+	}
+}
+
+// ErrWrongKind marks a WRONGTYPE reply however the error around it is
+// wrapped, and Extend of a hold whose name another kind of lock took marks
+// it too.
+func TestWrongKindWrapped(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	node.Do(t, "HSET", "wrong-kind-hash", "f", "1")
+	rc := node.Client(t)
+	raw := rc.Do(ctx, rc.B().Get().Key("wrong-kind-hash").Build()).Error()
+	for _, err := range []error{raw, fmt.Errorf("wait ended: %w: %w", context.DeadlineExceeded, raw)} {
+		if got := wrongKind(err); !errors.Is(got, ErrWrongKind) {
+			t.Errorf("wrongKind(%v) = %v, want ErrWrongKind", err, got)
+		}
+	}
+	m := mustMutex(t, c, "wrong-kind-extend")
+	lctx, err := m.LockWithLease(ctx, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", m.Key())
+	node.Do(t, "SET", m.Key(), "a-lean-lock-owner", "PX", "5000")
+	if err := m.Extend(ctx, lctx, 5*time.Second); !errors.Is(err, ErrWrongKind) {
+		t.Errorf("Extend of a hold whose name a string lock took: %v, want ErrWrongKind", err)
 	}
 }

@@ -61,7 +61,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// The script may have run: a shorter lease may be in force on the
 		// server, so the hold must not outlive it here.
 		c.armEarlier(h, at)
-		return opError("extend", s.name, err)
+		return opError("extend", s.name, wrongKind(err))
 	case !held:
 		if !h.releasing.Load() {
 			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -383,7 +384,8 @@ func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try
 // wrongKind marks a WRONGTYPE reply: the lock's key holds another kind of
 // lock (a LeanMutex's string where a hash was expected, or the reverse).
 func wrongKind(err error) error {
-	if re, ok := rueidis.IsRedisErr(err); ok && strings.HasPrefix(re.Error(), "WRONGTYPE") {
+	// errors.As: the Redis error may come wrapped ("wait ended: ...").
+	if re := (*rueidis.RedisError)(nil); errors.As(err, &re) && re != nil && strings.HasPrefix(re.Error(), "WRONGTYPE") && !errors.Is(err, ErrWrongKind) {
 		return fmt.Errorf("%w (a LeanMutex and a Mutex, FairMutex, RWMutex or Redisson lock share the name): %w", ErrWrongKind, err)
 	}
 	return err
