@@ -199,6 +199,16 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:41: key position of MSET holds the literal "b": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "keys unpacked from ARGV",
+			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
+			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
+			name: "keys unpacked from ARGV after a key",
+			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nreturn redis.call('DEL', KEYS[1], unpack(ARGV, 1))\n",
+			want: []string{`scripts/x.lua:4:35: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},

@@ -189,27 +189,36 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 	positions, _ := info.keyPositions(words, literal)
 	for _, p := range positions {
 		a := c.Args[p-1]
+		if what := keySource(a); what != "" {
+			at(a.Pos, "key position of %s holds %s: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe", shown, what)
+		}
 		if a.Expands {
 			break // positions from here on are unknown
 		}
-		var what string
-		switch a.Value.Source {
-		case parse.SourceArgv:
-			what = a.Value.Text + ", an argument"
-		case parse.SourceLiteral:
-			what = "the literal " + a.Value.Text
-		case parse.SourceRedis:
-			what = "data read from Redis"
-			if a.Value.Text != "" {
-				what += " (" + a.Value.Text + ")"
-			}
-		case parse.SourceNil:
-			what = "nil"
-		default:
-			continue // a key, or something the checker does not follow
-		}
-		at(a.Pos, "key position of %s holds %s: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe", shown, what)
 	}
+}
+
+// keySource describes a value in a key position that is not a key, "" for a
+// key or a value the checker does not follow.
+func keySource(a parse.Arg) string {
+	var what string
+	switch a.Value.Source {
+	case parse.SourceArgv:
+		what = a.Value.Text + ", an argument"
+		if a.Expands {
+			what = a.Value.Text + ", the arguments"
+		}
+	case parse.SourceLiteral:
+		what = "the literal " + a.Value.Text
+	case parse.SourceRedis:
+		what = "data read from Redis"
+		if a.Value.Text != "" {
+			what += " (" + a.Value.Text + ")"
+		}
+	case parse.SourceNil:
+		what = "nil"
+	}
+	return what
 }
 
 // accepts is the set of reply shapes a decoder for t reads.

@@ -423,6 +423,12 @@ func (w *walker) value(e ast.Expr) Value {
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
 			return w.value(x.Args[0])
 		}
+		// unpack(ARGV) gives the arguments themselves (unpack(KEYS) the keys).
+		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "unpack" && !w.isLocal("unpack") && len(x.Args) > 0 {
+			if t, ok := x.Args[0].(*ast.IdentExpr); ok && (t.Value == "KEYS" || t.Value == "ARGV") && !w.isLocal(t.Value) {
+				return Value{Source: sourceOfTable(t.Value), Text: "unpack(" + t.Value + ")", Derived: true}
+			}
+		}
 	}
 	return Value{Source: SourceUnknown}
 }
