@@ -209,6 +209,11 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:35: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "bool from an integer other than 1 and 0",
+			src:  "-- @key k\n-- @return bool\nif redis.call('EXISTS', KEYS[1]) == 1 then return 2 end\nreturn 0\n",
+			want: []string{`scripts/x.lua:3:51: returns an integer (2), but @return bool reads only 1 (true) and 0 or nil (false)`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},

@@ -2,6 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -307,6 +309,14 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		}
 		return
 	}
+	if t.Kind == Bool && ret.Kind == parse.ReturnInt && ret.Text != "" {
+		// Redis truncates a Lua number to an integer; the decoder reads
+		// only 1 and 0.
+		if n, ok := luaInteger(ret.Text); ok && n != 0 && n != 1 {
+			at(ret.Pos, "returns an integer (%s), but @return %s reads only 1 (true) and 0 or nil (false)", ret.Text, t.String())
+			return
+		}
+	}
 	if ret.Kind == parse.ReturnArray && t.Kind == Record && ret.Len > len(t.Fields) {
 		at(ret.Pos, "returns an array of %d values, but @return %s has %d fields", ret.Len, t.String(), len(t.Fields))
 		return
@@ -314,6 +324,19 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 	if got&replyNil != 0 && want&replyNil == 0 {
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
 	}
+}
+
+// luaInteger is the integer Redis replies for the Lua number literal s
+// (truncated toward zero); ok is false when s is not read here.
+func luaInteger(s string) (int64, bool) {
+	if n, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.Abs(f) >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // nilOnlyWith lists commands whose reply schema has a nil that only an
