@@ -214,6 +214,11 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:51: returns an integer (2), but @return bool reads only 1 (true) and 0 or nil (false)`},
 		},
 		{
+			name: "record missing a field",
+			src:  "-- @key k\n-- @return {ttl int64, owner string}\nlocal ttl = redis.call('PTTL', KEYS[1])\nif ttl < 0 then return {ttl} end\nreturn {ttl, redis.call('GET', KEYS[1])}\n",
+			want: []string{`scripts/x.lua:4:24: returns an array of 1 value, but @return {ttl int64, owner string} needs field owner at [1]: declare it owner string? if it may be missing`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},

@@ -321,6 +321,20 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		at(ret.Pos, "returns an array of %d values, but @return %s has %d fields", ret.Len, t.String(), len(t.Fields))
 		return
 	}
+	if ret.Kind == parse.ReturnArray && t.Kind == Record && ret.Len >= 0 {
+		// The decoder refuses a reply without a field that is neither
+		// nullable nor a bool (missing reads as false).
+		for i := ret.Len; i < len(t.Fields); i++ {
+			if f := t.Fields[i]; !f.Type.Nullable && f.Type.Kind != Bool {
+				values := "values"
+				if ret.Len == 1 {
+					values = "value"
+				}
+				at(ret.Pos, "returns an array of %d %s, but @return %s needs field %s at [%d]: declare it %s %s? if it may be missing", ret.Len, values, t.String(), f.Name, i, f.Name, f.Type.String())
+				return
+			}
+		}
+	}
 	if got&replyNil != 0 && want&replyNil == 0 {
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
 	}
