@@ -219,6 +219,16 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:24: returns an array of 1 value, but @return {ttl int64, owner string} needs field owner at [1]: declare it owner string? if it may be missing`},
 		},
 		{
+			name: "local key replaced by a literal on one path",
+			src:  "-- @key k\n-- @arg other string\n-- @return none\nlocal key = KEYS[1]\nif ARGV[1] ~= '' then key = 'fallback' end\nreturn redis.call('GET', key)\n",
+			want: []string{`scripts/x.lua:6:26: key position of GET holds the literal "fallback": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
+			name: "local key replaced by an argument on one path",
+			src:  "-- @key k\n-- @arg other string\n-- @return none\nlocal key = KEYS[1]\nif redis.call('EXISTS', key) == 0 then key = ARGV[1] end\nreturn redis.call('GET', key)\n",
+			want: []string{`scripts/x.lua:6:26: key position of GET holds ARGV[1], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},
@@ -257,6 +267,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"unpack all args", "-- @key k\n-- @arg fields... string\n-- @return int64\nreturn redis.call('HDEL', KEYS[1], unpack(ARGV))\n"},
 		{"trailing descriptions", "-- @key k  the lock\n-- @arg n int64  how many\n-- @return int64  the count\n-- @readonly  reads only\nreturn redis.call('GET', KEYS[1]) .. ARGV[1]\n"},
 		{"declared dynamic command", "-- @key ch\n-- @arg cmd string\n-- @commands publish spublish\n-- @return int64\nreturn redis.call(ARGV[1], KEYS[1] .. ':x', 'm')\n"},
+		{"local declared nil, then a key", "-- @key a\n-- @key b\n-- @return none\nlocal k\nif #KEYS > 1 then k = KEYS[2] else k = KEYS[1] end\nreturn redis.call('GET', k)\n"},
+		{"same local name in two scopes", "-- @key a\n-- @arg f string\n-- @return int64\nfor _, k in ipairs(ARGV) do redis.call('HDEL', KEYS[1], k) end\nfor _, k in ipairs(KEYS) do redis.call('DEL', k) end\nreturn 1\n"},
+		{"shadowed in an inner block", "-- @key a\n-- @return none\nlocal k = KEYS[1]\ndo local k = 'x' end\nreturn redis.call('GET', k)\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

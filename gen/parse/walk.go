@@ -42,12 +42,9 @@ type walker struct {
 	// seen counts identifiers already matched per (line, name), so the n-th
 	// occurrence in the tree maps to the n-th token on that line.
 	seen map[identKey]int
-	// scopes are the local names in scope, innermost last.
-	scopes []map[string]bool
-	// locals is what each local name was last assigned (flow-insensitive
-	// beyond textual order: a name assigned values of different sources
-	// becomes SourceUnknown).
-	locals map[string]Value
+	// scopes are the locals in scope, innermost last, with what each was
+	// assigned (flow-insensitive beyond textual order: see assign).
+	scopes []map[string]Value
 	// depth counts the function bodies being walked: only the chunk's own
 	// return statements reach Redis.
 	depth int
@@ -116,35 +113,62 @@ func (w *walker) isReference(i int) bool {
 	return true
 }
 
-func (w *walker) push() { w.scopes = append(w.scopes, map[string]bool{}) }
+func (w *walker) push() { w.scopes = append(w.scopes, map[string]Value{}) }
 func (w *walker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
 
+// declare makes a new local in the innermost scope.
 func (w *walker) declare(name string, v Value) {
-	w.scopes[len(w.scopes)-1][name] = true
-	w.assign(name, v)
+	w.scopes[len(w.scopes)-1][name] = v
 }
 
+// assign records another value of the local name. A local assigned values
+// of several sources may hold any of them: when one of them is a value a key
+// position must not hold (a literal, an argument, data read from Redis), the
+// local keeps it, so that the use is still flagged; otherwise it becomes
+// SourceUnknown.
 func (w *walker) assign(name string, v Value) {
-	if w.locals == nil {
-		w.locals = map[string]Value{}
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		old, ok := w.scopes[i][name]
+		if !ok {
+			continue
+		}
+		switch {
+		case old.Source != v.Source && notKey(v.Source):
+			v.Derived = true
+		case old.Source != v.Source && notKey(old.Source):
+			v = old
+			v.Derived = true
+		case old.Source != v.Source:
+			v = Value{Source: SourceUnknown}
+		case old != v:
+			// Same source, another value (ARGV[1], then ARGV[2]): which
+			// one is not known; the local's name is shown instead.
+			v = Value{Source: v.Source, Derived: true}
+		}
+		w.scopes[i][name] = v
+		return
 	}
-	if old, ok := w.locals[name]; ok && old.Source != v.Source {
-		v = Value{Source: SourceUnknown}
-	} else if ok && old != v {
-		// Same source, another value (ARGV[1], then ARGV[2]): which one
-		// is not known; the local's name is shown instead.
-		v = Value{Source: v.Source, Derived: true}
+}
+
+// notKey reports whether values of source s are never keys.
+func notKey(s Source) bool {
+	return s == SourceLiteral || s == SourceArgv || s == SourceRedis
+}
+
+// local returns what the local name was assigned; ok is false when name is
+// not a local in scope.
+func (w *walker) local(name string) (v Value, ok bool) {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if v, ok := w.scopes[i][name]; ok {
+			return v, true
+		}
 	}
-	w.locals[name] = v
+	return Value{}, false
 }
 
 func (w *walker) isLocal(name string) bool {
-	for i := len(w.scopes) - 1; i >= 0; i-- {
-		if w.scopes[i][name] {
-			return true
-		}
-	}
-	return false
+	_, ok := w.local(name)
+	return ok
 }
 
 func (w *walker) block(list []ast.Stmt) {
@@ -400,7 +424,7 @@ func (w *walker) value(e ast.Expr) Value {
 				}
 				return Value{Source: sourceOfTable(id.Value), Text: id.Value + "[" + idx + "]"}
 			}
-			if v, ok := w.locals[id.Value]; ok && w.isLocal(id.Value) && v.Source == SourceRedis {
+			if v, ok := w.local(id.Value); ok && v.Source == SourceRedis {
 				return v // a field of a reply is data read from Redis too
 			}
 		}
@@ -410,7 +434,7 @@ func (w *walker) value(e ast.Expr) Value {
 		v.Derived = true
 		return v
 	case *ast.IdentExpr:
-		if v, ok := w.locals[x.Value]; ok && w.isLocal(x.Value) {
+		if v, ok := w.local(x.Value); ok {
 			if v.Text == "" {
 				v.Text = x.Value
 			}
