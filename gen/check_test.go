@@ -229,6 +229,21 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:6:26: key position of GET holds ARGV[1], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "command newer than Redis 7.0",
+			src:  "-- @return []int64\nreturn redis.call('WAITAOF', 1, 0, 0)\n",
+			want: []string{`scripts/x.lua:2:19: WAITAOF is not in Redis 7.0 (it is in the specifications since 7.2.0): scripts must run on Redis 7.0`},
+		},
+		{
+			name: "subcommand newer than Redis 7.0",
+			src:  "-- @return string\nreturn redis.call('CLUSTER', 'MYSHARDID')\n",
+			want: []string{`scripts/x.lua:2:19: CLUSTER MYSHARDID is not in Redis 7.0 (it is in the specifications since 7.2.0): scripts must run on Redis 7.0`},
+		},
+		{
+			name: "arity of Redis 7.0",
+			src:  "-- @key k\n-- @arg m string\n-- @return []string?\nreturn redis.call('ZRANK', KEYS[1], ARGV[1], 'WITHSCORE')\n",
+			want: []string{`scripts/x.lua:4:19: wrong number of arguments for ZRANK on Redis 7.0: it takes 2 arguments there (later versions take at least 2 arguments), the call passes 3`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},

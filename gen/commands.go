@@ -117,6 +117,29 @@ var noscriptOn70 = map[string]bool{
 	"WAIT":       true,
 }
 
+// arityOn70 are the arities Redis 7.0 has where the specifications (Redis
+// 7.2 and later) allow more arguments (ZRANK ... WITHSCORE): the arity
+// differences TestCommandTableMatchesServer knows of.
+var arityOn70 = map[string]int{
+	"ZRANK":    3,
+	"ZREVRANK": 3,
+}
+
+// newerThan70 reports whether a command added in version since (major.minor.patch)
+// is missing from Redis 7.0.
+func newerThan70(since string) bool {
+	parts := strings.SplitN(since, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > 7 || major == 7 && minor > 0
+}
+
 var commandIndex = func() map[string]*commandInfo {
 	m := make(map[string]*commandInfo, len(commandTable))
 	for i := range commandTable {

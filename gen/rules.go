@@ -160,6 +160,10 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 		at(c.CommandPos, "%s is not allowed in scripts on Redis 7.0 (flagged noscript there; later versions run it without blocking)", shown)
 		return
 	}
+	if newerThan70(info.since) {
+		at(c.CommandPos, "%s is not in Redis 7.0 (it is in the specifications since %s): scripts must run on Redis 7.0", shown, info.since)
+		return
+	}
 	if r.readOnly && info.flags&(flagWrite|flagMayReplicate) != 0 {
 		kind := "a write command"
 		if info.flags&flagWrite == 0 {
@@ -169,6 +173,14 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 	}
 	n := 1 + len(c.Args)
 	expanding := len(c.Args) > 0 && c.Args[len(c.Args)-1].Expands
+	if a70, ok := arityOn70[info.name]; ok && arityOK(info.arity, n, expanding) && !arityOK(a70, n, expanding) {
+		got := fmt.Sprintf("%d", n-1)
+		if expanding {
+			got = "at least " + got
+		}
+		at(c.CommandPos, "wrong number of arguments for %s on Redis 7.0: it takes %s there (later versions take %s), the call passes %s", shown, arityText(a70), arityText(info.arity), got)
+		return
+	}
 	if !arityOK(info.arity, n, expanding) {
 		got := fmt.Sprintf("%d", n-1)
 		if expanding {

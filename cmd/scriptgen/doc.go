@@ -105,7 +105,9 @@
 //     script says @cluster-unsafe;
 //   - a @readonly script calls no write or replicated command (EVAL_RO refuses
 //     them), and no script calls a command flagged noscript (or one Redis 7.0
-//     refuses in scripts, such as BLPOP);
+//     refuses in scripts, such as BLPOP), nor one Redis 7.0 does not have
+//     (WAITAOF, CLUSTER MYSHARDID) or with more arguments than 7.0 takes
+//     (ZRANK ... WITHSCORE);
 //   - a command name that is not a literal needs @commands, and every call is
 //     then checked as each of the commands listed; it must be exactly one
 //     non-variadic string @arg (redis.call(ARGV[n], ...)), which the callers
