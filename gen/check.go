@@ -189,7 +189,9 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			rules.commandsPos = d.Pos
 			for _, w := range ws {
 				if _, ok := lookupCommand(w.Text); !ok {
-					if s := suggestCommand(w.Text); s != "" {
+					if h := splitSubcommandHint(w.Text); h != "" {
+						at(w.Pos, "unknown Redis command %q in @commands: %s", w.Text, h)
+					} else if s := suggestCommand(w.Text); s != "" {
 						at(w.Pos, "unknown Redis command %q in @commands: did you mean %s?", w.Text, s)
 					} else {
 						at(w.Pos, "unknown Redis command %q in @commands", w.Text)

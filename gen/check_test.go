@@ -244,6 +244,11 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:19: wrong number of arguments for ZRANK on Redis 7.0: it takes 2 arguments there (later versions take at least 2 arguments), the call passes 3`},
 		},
 		{
+			name: "subcommand written as one command name",
+			src:  "-- @key k\n-- @return string?\nreturn redis.call('object|encoding', 'x', KEYS[1])\n",
+			want: []string{`scripts/x.lua:3:19: unknown Redis command "object|encoding": write the subcommand as its own argument: redis.call('OBJECT', 'ENCODING', ...)`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},

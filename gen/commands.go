@@ -3,6 +3,7 @@ package gen
 //go:generate go run ./internal/cmdtable -in ../../shared/redis-commands/json -out commands_table.go
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,10 +160,25 @@ var hasSubcommands = func() map[string]bool {
 	return m
 }()
 
-// lookupCommand finds a command by name, case-insensitively.
+// lookupCommand finds a command by name, case-insensitively. A subcommand
+// written as one name (OBJECT|ENCODING, the table's key for it) is no
+// command Redis knows.
 func lookupCommand(name string) (*commandInfo, bool) {
+	if strings.Contains(name, "|") {
+		return nil, false
+	}
 	c, ok := commandIndex[strings.ToUpper(name)]
 	return c, ok
+}
+
+// splitSubcommandHint explains a name that joins a command and its
+// subcommand (OBJECT|ENCODING); "" for any other name.
+func splitSubcommandHint(name string) string {
+	cmd, sub, ok := strings.Cut(strings.ToUpper(name), "|")
+	if _, known := commandIndex[cmd+"|"+sub]; !ok || !known {
+		return ""
+	}
+	return fmt.Sprintf("write the subcommand as its own argument: redis.call('%s', '%s', ...)", cmd, sub)
 }
 
 // arityOK reports whether a call of n words (name included) fits arity;

@@ -122,7 +122,9 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 		if c.Command == "" {
 			return // @commands names are checked where they are declared
 		}
-		if s := suggestCommand(name); s != "" {
+		if h := splitSubcommandHint(name); h != "" {
+			at(c.CommandPos, "unknown Redis command %q: %s", name, h)
+		} else if s := suggestCommand(name); s != "" {
 			at(c.CommandPos, "unknown Redis command %q: did you mean %s?", name, s)
 		} else {
 			at(c.CommandPos, "unknown Redis command %q", name)
