@@ -249,6 +249,16 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:19: unknown Redis command "object|encoding": write the subcommand as its own argument: redis.call('OBJECT', 'ENCODING', ...)`},
 		},
 		{
+			name: "comparison returned as an integer",
+			src:  "-- @key k\n-- @return int64\nreturn redis.call('EXISTS', KEYS[1]) == 1\n",
+			want: []string{`scripts/x.lua:3:8: returns a Lua boolean (true arrives as 1, false as nil), but @return int64 is not nullable: declare @return bool, or @return int64?`},
+		},
+		{
+			name: "negation returned as a string",
+			src:  "-- @key k\n-- @return string\nreturn not redis.call('GET', KEYS[1])\n",
+			want: []string{`scripts/x.lua:3:8: returns a Lua boolean (true arrives as 1, false as nil), but @return string needs a string reply`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},
@@ -290,6 +300,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"local declared nil, then a key", "-- @key a\n-- @key b\n-- @return none\nlocal k\nif #KEYS > 1 then k = KEYS[2] else k = KEYS[1] end\nreturn redis.call('GET', k)\n"},
 		{"same local name in two scopes", "-- @key a\n-- @arg f string\n-- @return int64\nfor _, k in ipairs(ARGV) do redis.call('HDEL', KEYS[1], k) end\nfor _, k in ipairs(KEYS) do redis.call('DEL', k) end\nreturn 1\n"},
 		{"shadowed in an inner block", "-- @key a\n-- @return none\nlocal k = KEYS[1]\ndo local k = 'x' end\nreturn redis.call('GET', k)\n"},
+		{"comparison returned as a bool", "-- @key k\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1]) == 1\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -288,6 +288,8 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		got, what = replyStr, "a string"
 	case parse.ReturnArray:
 		got, what = replyArr, "an array (a table)"
+	case parse.ReturnBool:
+		got, what = replyInt|replyNil, "a Lua boolean (true arrives as 1, false as nil)"
 	case parse.ReturnCall:
 		info, ok := lookupCommand(ret.Command)
 		if !ok || hasSubcommands[info.name] || info.reply == replyUnknown {
@@ -350,6 +352,10 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		}
 	}
 	if got&replyNil != 0 && want&replyNil == 0 {
+		if ret.Kind == parse.ReturnBool {
+			at(ret.Pos, "returns %s, but @return %s is not nullable: declare @return bool, or @return %s?", what, t.String(), t.String())
+			return
+		}
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
 	}
 }

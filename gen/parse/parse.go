@@ -154,6 +154,7 @@ const (
 	ReturnArray              // a table constructor: an array reply
 	ReturnError              // an error reply
 	ReturnCall               // redis.call('cmd', ...): the command's reply
+	ReturnBool               // a comparison or not: 1 when true, nil when false
 )
 
 // Return is one return statement.

@@ -606,6 +606,8 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		r.Kind = ReturnNil
 	case *ast.TrueExpr:
 		r.Kind = ReturnInt
+	case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+		r.Kind = ReturnBool
 	case *ast.NumberExpr:
 		r.Kind, r.Text = ReturnInt, x.Value
 	case *ast.StringExpr:
