@@ -259,6 +259,16 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:8: returns a Lua boolean (true arrives as 1, false as nil), but @return string needs a string reply`},
 		},
 		{
+			name: "key formatted from a literal",
+			src:  "-- @arg id string\n-- @return string?\nreturn redis.call('GET', string.format('lock:%s', ARGV[1]))\n",
+			want: []string{`scripts/x.lua:3:26: key position of GET holds the literal "lock:%s": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
+			name: "key from a method of an argument",
+			src:  "-- @arg id string\n-- @return string?\nreturn redis.call('GET', ARGV[1]:lower())\n",
+			want: []string{`scripts/x.lua:3:26: key position of GET holds ARGV[1], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "lua syntax",
 			src:  "-- @return none\nlocal x = = 1\n",
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},
@@ -301,6 +311,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"same local name in two scopes", "-- @key a\n-- @arg f string\n-- @return int64\nfor _, k in ipairs(ARGV) do redis.call('HDEL', KEYS[1], k) end\nfor _, k in ipairs(KEYS) do redis.call('DEL', k) end\nreturn 1\n"},
 		{"shadowed in an inner block", "-- @key a\n-- @return none\nlocal k = KEYS[1]\ndo local k = 'x' end\nreturn redis.call('GET', k)\n"},
 		{"comparison returned as a bool", "-- @key k\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1]) == 1\n"},
+		{"key formatted from a key", "-- @key k\n-- @return string?\nreturn redis.call('GET', string.format('%s:x', KEYS[1]))\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

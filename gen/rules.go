@@ -221,7 +221,7 @@ func keySource(a parse.Arg) string {
 	switch a.Value.Source {
 	case parse.SourceArgv:
 		what = a.Value.Text + ", an argument"
-		if a.Expands {
+		if strings.HasPrefix(a.Value.Text, "unpack(") {
 			what = a.Value.Text + ", the arguments"
 		}
 	case parse.SourceLiteral:

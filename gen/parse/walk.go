@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/yuin/gopher-lua/ast"
 	luaparse "github.com/yuin/gopher-lua/parse"
@@ -446,6 +447,33 @@ func (w *walker) value(e ast.Expr) Value {
 		}
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
 			return w.value(x.Args[0])
+		}
+		// A method of a value (ARGV[1]:lower()) is built from that value.
+		if x.Receiver != nil {
+			if v := w.value(x.Receiver); v.Source != SourceUnknown && v.Source != SourceNil {
+				v.Derived = true
+				return v
+			}
+			return Value{Source: SourceUnknown}
+		}
+		// string.format(f, ...) is built from its format, as a concatenation
+		// from its leftmost operand: from the first value when f starts
+		// with %s.
+		if a, ok := x.Func.(*ast.AttrGetExpr); ok && len(x.Args) > 0 {
+			obj, isIdent := a.Object.(*ast.IdentExpr)
+			key, isStr := a.Key.(*ast.StringExpr)
+			if f, isLit := x.Args[0].(*ast.StringExpr); isIdent && isStr && isLit &&
+				obj.Value == "string" && key.Value == "format" && !w.isLocal("string") {
+				v := Value{Source: SourceLiteral, Text: strconv.Quote(f.Value)}
+				if strings.HasPrefix(f.Value, "%s") {
+					if len(x.Args) < 2 {
+						return Value{Source: SourceUnknown}
+					}
+					v = w.value(x.Args[1])
+				}
+				v.Derived = true
+				return v
+			}
 		}
 		// unpack(ARGV) gives the arguments themselves (unpack(KEYS) the keys).
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "unpack" && !w.isLocal("unpack") && len(x.Args) > 0 {
