@@ -274,6 +274,14 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:2:11: Lua syntax error near "=": syntax error`},
 		},
 		{
+			name: "goto is not Lua 5.1",
+			src:  "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 3 do\n  if i == 2 then goto continue end\n  n = n + redis.call('EXISTS', KEYS[1])\n  ::continue::\nend\nreturn n\n",
+			want: []string{
+				`scripts/x.lua:5:18: Lua syntax error near "goto": Redis runs Lua 5.1, which has no goto (Lua 5.2)`,
+				`scripts/x.lua:7:3: Lua syntax error near "::": Redis runs Lua 5.1, which has no labels (Lua 5.2)`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{

@@ -219,9 +219,34 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		return f, errs
 	}
 	toks := scanTokens(src, name)
+	if es := lua52Syntax(toks); len(es) > 0 {
+		// The Lua parser also reads goto and labels (Lua 5.2); Redis's
+		// Lua 5.1 refuses to compile them.
+		errs = append(errs, es...)
+		f.SyntaxError = true
+		return f, errs
+	}
 	w := walker{f: f, toks: toks}
 	w.block(chunk)
 	return f, errs
+}
+
+// lua52Syntax reports the goto statements and labels of a script: syntax
+// the Lua parser accepts that Lua 5.1 does not have.
+func lua52Syntax(toks []token) (errs []Error) {
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.typ {
+		case luaparse.TGoto:
+			errs = append(errs, Error{Pos: Pos{t.line, t.col}, Msg: `Lua syntax error near "goto": Redis runs Lua 5.1, which has no goto (Lua 5.2)`})
+		case luaparse.T2Colon:
+			errs = append(errs, Error{Pos: Pos{t.line, t.col}, Msg: `Lua syntax error near "::": Redis runs Lua 5.1, which has no labels (Lua 5.2)`})
+			if i+2 < len(toks) && toks[i+2].typ == luaparse.T2Colon {
+				i += 2 // ::name::
+			}
+		}
+	}
+	return errs
 }
 
 // parseLua runs the Lua parser, turning any panic of the parser into an error.
