@@ -282,6 +282,21 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "arithmetic returned as a float",
+			src:  "-- @arg a float64\n-- @return float64\nreturn ARGV[1] * 1.5\n",
+			want: []string{`scripts/x.lua:3:8: returns an integer, but @return float64 needs a string reply: Lua numbers reach the caller as integers; return tostring(...)`},
+		},
+		{
+			name: "negative literal returned as a bool",
+			src:  "-- @return bool\nreturn -1\n",
+			want: []string{`scripts/x.lua:2:8: returns an integer (-1), but @return bool reads only 1 (true) and 0 or nil (false)`},
+		},
+		{
+			name: "concatenation returned as an integer",
+			src:  "-- @arg a string\n-- @return int64\nreturn 'n=' .. ARGV[1]\n",
+			want: []string{`scripts/x.lua:3:8: returns a string, but @return int64 needs an integer reply`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -313,7 +328,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"value literals", "-- @key a\n-- @return none\nreturn redis.call('SET', KEYS[1], 'v', 'PX', '100')\n"},
 		{"variadic keys dynamic", "-- @key first\n-- @key rest...\n-- @return none\nfor i = 1, #KEYS do redis.call('DEL', KEYS[i]) end\n"},
 		{"unpack all args", "-- @key k\n-- @arg fields... string\n-- @return int64\nreturn redis.call('HDEL', KEYS[1], unpack(ARGV))\n"},
-		{"trailing descriptions", "-- @key k  the lock\n-- @arg n int64  how many\n-- @return int64  the count\n-- @readonly  reads only\nreturn redis.call('GET', KEYS[1]) .. ARGV[1]\n"},
+		{"trailing descriptions", "-- @key k  the lock\n-- @arg n int64  how many\n-- @return int64  the count\n-- @readonly  reads only\nreturn (tonumber(redis.call('GET', KEYS[1])) or 0) + ARGV[1]\n"},
 		{"declared dynamic command", "-- @key ch\n-- @arg cmd string\n-- @commands publish spublish\n-- @return int64\nreturn redis.call(ARGV[1], KEYS[1] .. ':x', 'm')\n"},
 		{"local declared nil, then a key", "-- @key a\n-- @key b\n-- @return none\nlocal k\nif #KEYS > 1 then k = KEYS[2] else k = KEYS[1] end\nreturn redis.call('GET', k)\n"},
 		{"same local name in two scopes", "-- @key a\n-- @arg f string\n-- @return int64\nfor _, k in ipairs(ARGV) do redis.call('HDEL', KEYS[1], k) end\nfor _, k in ipairs(KEYS) do redis.call('DEL', k) end\nreturn 1\n"},

@@ -636,6 +636,15 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		r.Kind = ReturnInt
 	case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
 		r.Kind = ReturnBool
+	case *ast.ArithmeticOpExpr, *ast.UnaryLenOpExpr:
+		r.Kind = ReturnInt // a number, truncated to an integer reply
+	case *ast.UnaryMinusOpExpr:
+		r.Kind = ReturnInt
+		if n, ok := x.Expr.(*ast.NumberExpr); ok {
+			r.Text = "-" + n.Value
+		}
+	case *ast.StringConcatOpExpr:
+		r.Kind = ReturnString
 	case *ast.NumberExpr:
 		r.Kind, r.Text = ReturnInt, x.Value
 	case *ast.StringExpr:
