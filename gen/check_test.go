@@ -297,6 +297,15 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:8: returns a string, but @return int64 needs an integer reply`},
 		},
 		{
+			name: "arguments that are not strings or numbers",
+			src:  "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], true)\nredis.pcall('HSET', KEYS[1], 'f', {})\nreturn redis.call('SET', KEYS[1], nil)\n",
+			want: []string{
+				`scripts/x.lua:3:28: argument 2 of redis.call is true: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:4:35: argument 3 of redis.pcall is a table: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:5:35: argument 2 of redis.call is nil: Redis refuses it at run time (command arguments must be strings or numbers)`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{

@@ -36,6 +36,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 
 	dynamic := false
 	for _, c := range pf.Calls {
+		for i, a := range c.Args {
+			if a.NotString != "" {
+				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
+			}
+		}
 		if c.Command != "" {
 			checkCall(c, c.Command, r, at)
 			continue

@@ -114,6 +114,10 @@ type Arg struct {
 	// Expands is set on a last argument that gives any number of values
 	// (a call such as unpack(ARGV), or ...).
 	Expands bool
+	// NotString names an argument that is literally no string or number
+	// ("nil", "true", "false", "a table", "a function"): Redis refuses the
+	// call. "" otherwise.
+	NotString string
 }
 
 // Call is a redis.call / redis.pcall site.

@@ -592,6 +592,16 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			arg.Literal, arg.Exact = &s, true
 		case *ast.StringExpr:
 			arg.Exact = true
+		case *ast.NilExpr:
+			arg.NotString = "nil"
+		case *ast.TrueExpr:
+			arg.NotString = "true"
+		case *ast.FalseExpr:
+			arg.NotString = "false"
+		case *ast.TableExpr:
+			arg.NotString = "a table"
+		case *ast.FunctionExpr:
+			arg.NotString = "a function"
 		}
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
