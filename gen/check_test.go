@@ -306,6 +306,21 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "record field of another type",
+			src:  "-- @key k\n-- @return {ttl int64, owner string}\nreturn {redis.call('PTTL', KEYS[1]), 0}\n",
+			want: []string{`scripts/x.lua:3:8: returns an array with an integer (0) at [1], but field owner of @return {ttl int64, owner string} needs a string reply`},
+		},
+		{
+			name: "record cut short by nil",
+			src:  "-- @key k\n-- @return {ttl int64, owner string?, token int64}\nreturn {redis.call('PTTL', KEYS[1]), nil, 5}\n",
+			want: []string{`scripts/x.lua:3:8: returns an array of 1 value, but @return {ttl int64, owner string?, token int64} needs field token at [2]: declare it token int64? if it may be missing`},
+		},
+		{
+			name: "list element of another type",
+			src:  "-- @key k\n-- @return []string\nreturn {redis.call('GET', KEYS[1]) or '', 1}\n",
+			want: []string{`scripts/x.lua:3:8: returns an array with an integer (1) at [1], but @return []string needs a string reply for each element`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{

@@ -342,6 +342,51 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		at(ret.Pos, "returns an array of %d values, but @return %s has %d fields", ret.Len, t.String(), len(t.Fields))
 		return
 	}
+	if ret.Kind == parse.ReturnArray {
+		// Elements whose shape is known must fit the field (record) or
+		// element type (lists) the decoder reads them as.
+		for i, el := range ret.Elems {
+			var elemWant replyKind
+			var whose string
+			switch {
+			case t.Kind == Record && i < len(t.Fields):
+				f := t.Fields[i]
+				elemWant, whose = accepts(f.Type), fmt.Sprintf("field %s of @return %s", f.Name, t.String())
+			case t.Kind == StringList || t.Kind == StringMap:
+				elemWant, whose = replyStr, fmt.Sprintf("@return %s", t.String())
+			case t.Kind == Int64List:
+				elemWant, whose = replyInt, fmt.Sprintf("@return %s", t.String())
+			default:
+				continue
+			}
+			var got replyKind
+			var what string
+			switch el.Kind {
+			case parse.ReturnInt:
+				got, what = replyInt, "an integer"
+			case parse.ReturnString:
+				got, what = replyStr, "a string"
+			case parse.ReturnBool:
+				got, what = replyInt|replyNil, "a Lua boolean"
+			case parse.ReturnArray:
+				got, what = replyArr, "a table"
+			default:
+				continue
+			}
+			if got&elemWant != 0 {
+				continue
+			}
+			if el.Text != "" {
+				what += " (" + el.Text + ")"
+			}
+			need := wantText(Type{Kind: kindOfReply(elemWant)})
+			if t.Kind != Record {
+				need += " for each element"
+			}
+			at(ret.Pos, "returns an array with %s at [%d], but %s needs %s", what, i, whose, need)
+			return
+		}
+	}
 	if ret.Kind == parse.ReturnArray && t.Kind == Record && ret.Len >= 0 {
 		// The decoder refuses a reply without a field that is neither
 		// nullable nor a bool (missing reads as false).
@@ -363,6 +408,18 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		}
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
 	}
+}
+
+// kindOfReply is a reply type whose decoder reads the shapes k (for
+// wantText).
+func kindOfReply(k replyKind) Kind {
+	switch k &^ replyNil {
+	case replyInt:
+		return Int64
+	case replyStr:
+		return String
+	}
+	return StringList
 }
 
 // luaInteger is the integer Redis replies for the Lua number literal s

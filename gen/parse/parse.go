@@ -163,10 +163,14 @@ const (
 
 // Return is one return statement.
 type Return struct {
-	Pos      Pos // of the returned expression (or of return)
-	Kind     ReturnKind
-	Text     string // the literal, for messages
-	Len      int    // ReturnArray: the number of values, -1 when not fixed
+	Pos  Pos // of the returned expression (or of return)
+	Kind ReturnKind
+	Text string // the literal, for messages
+	Len  int    // ReturnArray: the number of values, -1 when not fixed
+	// Elems are the kinds of the first Len values of a ReturnArray, as far
+	// as the walker can tell (ReturnUnknown otherwise). A literal nil ends
+	// the array: Redis reads a table up to its first nil.
+	Elems    []Return
 	Command  string // ReturnCall: the command name
 	CallFunc string // ReturnCall: redis.call or redis.pcall
 	Call     int    // ReturnCall: index of the call in File.Calls

@@ -639,35 +639,24 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		w.f.Returns = append(w.f.Returns, r)
 		return
 	}
+	r.Kind, r.Text = valueKind(s.Exprs[0])
 	switch x := s.Exprs[0].(type) {
-	case *ast.NilExpr, *ast.FalseExpr:
-		r.Kind = ReturnNil
-	case *ast.TrueExpr:
-		r.Kind = ReturnInt
-	case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
-		r.Kind = ReturnBool
-	case *ast.ArithmeticOpExpr, *ast.UnaryLenOpExpr:
-		r.Kind = ReturnInt // a number, truncated to an integer reply
-	case *ast.UnaryMinusOpExpr:
-		r.Kind = ReturnInt
-		if n, ok := x.Expr.(*ast.NumberExpr); ok {
-			r.Text = "-" + n.Value
-		}
-	case *ast.StringConcatOpExpr:
-		r.Kind = ReturnString
-	case *ast.NumberExpr:
-		r.Kind, r.Text = ReturnInt, x.Value
-	case *ast.StringExpr:
-		r.Kind, r.Text = ReturnString, strconv.Quote(x.Value)
 	case *ast.TableExpr:
 		r.Kind = ReturnArray
+		ended := false // by a literal nil
 		for i, f := range x.Fields {
 			if f.Key != nil {
-				r.Len = -1
-			} else if r.Len >= 0 {
+				r.Len, r.Elems = -1, nil
+			} else if r.Len >= 0 && !ended {
+				if _, isNil := f.Value.(*ast.NilExpr); isNil {
+					ended = true
+					continue
+				}
 				r.Len++
+				k, text := valueKind(f.Value)
+				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text})
 				if i == len(x.Fields)-1 && expands(f.Value) {
-					r.Len = -1 // {a, unpack(t)}
+					r.Len, r.Elems = -1, nil // {a, unpack(t)}
 				}
 			}
 			if k, ok := f.Key.(*ast.StringExpr); ok {
@@ -699,6 +688,35 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		}
 	}
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// valueKind is the reply a Lua value gives, when its expression tells
+// (ReturnUnknown otherwise), with its literal text for messages.
+func valueKind(e ast.Expr) (ReturnKind, string) {
+	switch x := e.(type) {
+	case *ast.NilExpr, *ast.FalseExpr:
+		return ReturnNil, ""
+	case *ast.TrueExpr:
+		return ReturnInt, ""
+	case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+		return ReturnBool, ""
+	case *ast.ArithmeticOpExpr, *ast.UnaryLenOpExpr:
+		return ReturnInt, "" // a number, truncated to an integer reply
+	case *ast.UnaryMinusOpExpr:
+		if n, ok := x.Expr.(*ast.NumberExpr); ok {
+			return ReturnInt, "-" + n.Value
+		}
+		return ReturnInt, ""
+	case *ast.StringConcatOpExpr:
+		return ReturnString, ""
+	case *ast.NumberExpr:
+		return ReturnInt, x.Value
+	case *ast.StringExpr:
+		return ReturnString, strconv.Quote(x.Value)
+	case *ast.TableExpr:
+		return ReturnArray, ""
+	}
+	return ReturnUnknown, ""
 }
 
 // leadingLiteral returns the string literal an expression is, or starts with
