@@ -97,7 +97,8 @@
 //   - every redis.call / redis.pcall names a known command (and subcommand),
 //     with a "did you mean" hint;
 //   - its argument count fits the command's arity (a trailing call such as
-//     unpack(ARGV) counts as one or more values);
+//     unpack(ARGV) counts as one or more values), and no argument is
+//     literally nil, a boolean, a table or a function (Redis refuses them);
 //   - its key positions (from the key specs, including subcommands, numkeys
 //     and keywords such as STREAMS) hold a declared key, KEYS[i], or a key
 //     extended on the right (KEYS[1] .. ':x', which keeps its hash tag);
@@ -123,11 +124,16 @@
 //     script never returns is a warning;
 //   - literal returns and return redis.call(...) fit @return, using the
 //     command's reply schema: a reply that can be nil needs T?, an integer
-//     reply is not a string; what the checker cannot know passes;
+//     reply is not a string; arithmetic returns an integer, a concatenation
+//     a string, a comparison 1 or nil; a bool is 1 or 0; the known values of
+//     a returned table fit the record fields or list elements, and a record
+//     field that is neither nullable nor bool is present; what the checker
+//     cannot know passes;
 //   - no global variable is assigned (Redis refuses it at run time).
 //
-// Annotations are checked too: Lua syntax (gopher-lua's parser; a syntax error
-// is reported alone); unknown directives and types (the message lists the
+// Annotations are checked too: Lua syntax (gopher-lua's parser, without the
+// goto and labels of Lua 5.2 that Redis's Lua 5.1 refuses; a syntax error is
+// reported alone); unknown directives and types (the message lists the
 // valid ones); duplicate script names, parameters and error codes (and one
 // code with two messages); every KEYS[n] and ARGV[n] used is declared and
 // every declared one is used; a dynamic KEYS[i] or ARGV[i] needs a variadic.
