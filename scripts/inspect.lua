@@ -2,13 +2,14 @@
 -- under one name, for operators. Layouts are told apart by key type and
 -- existence: a hash under the name is a lock (Mutex or FairMutex: owner
 -- fields; RWMutex: a mode field as well), a string is a counter (Semaphore,
--- PermitSemaphore or CountDownLatch); the fair queue, the pending-writer set
--- and the permit-lease set say more when they exist.
+-- PermitSemaphore or CountDownLatch) or a LeanMutex (its owner field); the
+-- fair queue, the pending-writer set and the permit-lease set say more when
+-- they exist.
 -- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
 -- now <server unix ms>; type <type of the name key> <pttl ms>; mode
 -- <read|write>; hold <field> <count> <read lease ms, for a reader of a
 -- read-write lock: the longest of its read holds>; holds <total fields>;
--- counter <value>;
+-- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 -- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
 -- writers <total>; permit <id> <lease end unix ms>; permits <total>;
@@ -74,7 +75,7 @@ if kind == 'hash' then
   end
   row('holds', total)
 elseif kind == 'string' then
-  row('counter', redis.call('get', KEYS[1]))
+  row('counter', redis.call('getrange', KEYS[1], 0, 4095))
 end
 local fence = redis.call('get', KEYS[2])
 if fence then

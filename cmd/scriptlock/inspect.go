@@ -28,6 +28,7 @@ const (
 	kindRW      = "rwmutex"          // hash with a mode field, or pending writers
 	kindCounter = "counter"          // Semaphore permits or CountDownLatch count (same layout)
 	kindPermits = "permit_semaphore" // counter with permit leases
+	kindLean    = "lean_mutex"       // string holding its owner's field <client-id>:<owner-id>
 	kindUnknown = "unknown"          // a key of another type or shape
 )
 
@@ -100,7 +101,7 @@ func (r *Report) Found() bool { return r.Kind != kindNone }
 
 // IsLock reports whether the name holds a lock (as opposed to a counter).
 func (r *Report) IsLock() bool {
-	return r.Kind == kindMutex || r.Kind == kindFair || r.Kind == kindRW
+	return r.Kind == kindMutex || r.Kind == kindFair || r.Kind == kindRW || r.Kind == kindLean
 }
 
 // inspect reads every layout under key in one read-only script call.
@@ -152,8 +153,11 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "holds":
 			r.HolderCount = num(a)
 		case "counter":
-			v := num(a)
-			r.Counter = &v
+			if v, err := strconv.ParseInt(a, 10, 64); err == nil {
+				r.Counter = &v
+			} else if h := parseHolder(a, 1); leanOwner(h) {
+				r.Holders, r.HolderCount = append(r.Holders, h), 1
+			}
 		case "fence":
 			v := num(a)
 			r.Fence = &v
@@ -192,6 +196,8 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		r.Kind = kindFair
 	case r.RedisType == "hash":
 		r.Kind = kindMutex
+	case r.RedisType == "string" && r.HolderCount > 0:
+		r.Kind = kindLean
 	case r.RedisType == "string" && r.Counter != nil && r.PermitCount > 0:
 		r.Kind = kindPermits
 	case r.RedisType == "string" && r.Counter != nil:
@@ -218,6 +224,27 @@ func lockShaped(hs []Holder) bool {
 	for _, h := range hs {
 		if h.Owner == "" || h.Holds <= 0 {
 			return false
+		}
+	}
+	return true
+}
+
+// leanOwner reports whether a string key's value is a LeanMutex's owner
+// field: a Client id (8-4-4-4-12 lowercase hex), a colon, an owner id.
+func leanOwner(h Holder) bool {
+	if h.Write || h.Owner == "" || len(h.Client) != 36 {
+		return false
+	}
+	for i, c := range h.Client {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
 		}
 	}
 	return true
@@ -295,7 +322,7 @@ func writeReport(w io.Writer, r *Report) {
 	if r.Fence != nil {
 		fmt.Fprintf(tw, "FENCE\t%d (last token issued)\n", *r.Fence)
 	}
-	if r.RedisType == "hash" {
+	if r.RedisType == "hash" || r.Kind == kindLean {
 		fmt.Fprintf(tw, "HOLDERS\t%d\n", r.HolderCount)
 	}
 	if len(r.QueueProtocols) > 0 {
@@ -389,6 +416,8 @@ func describeKind(r *Report) string {
 		return "read-write lock (RWMutex, Redisson RReadWriteLock)"
 	case kindCounter:
 		return "counter (Semaphore permits available, or CountDownLatch count)"
+	case kindLean:
+		return "lean mutex (LeanMutex)"
 	case kindPermits:
 		return "permit semaphore (PermitSemaphore, Redisson RPermitExpirableSemaphore)"
 	}

@@ -143,8 +143,9 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 	return nil
 }
 
-// list scans every primary for hash keys under prefix, from cur on, and
-// inspects each; keys that are not lock-shaped are skipped. It stops after
+// list scans every primary for keys under prefix, from cur on, and inspects
+// each (a lock is a hash, or a string for a LeanMutex); keys that are not
+// lock-shaped are skipped. It stops after
 // e.limit locks or e.maxScans SCAN calls and returns where to continue.
 func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing, error) {
 	nodes, addrs, err := primaries(ctx, e)
@@ -164,7 +165,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		}
 		n := nodes[cur.node]
 		bctx, cancel := e.bounded(ctx)
-		page, err := n.Do(bctx, n.B().Scan().Cursor(cur.cursor).Match(match).Count(scanCount).Type("hash").Build()).AsScanEntry()
+		page, err := n.Do(bctx, n.B().Scan().Cursor(cur.cursor).Match(match).Count(scanCount).Build()).AsScanEntry()
 		cancel()
 		scans++
 		if err != nil {
@@ -175,7 +176,7 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 			return nil, err
 		}
 		for _, r := range reports {
-			if r.IsLock() && r.RedisType == "hash" { // not released meanwhile, not a hash of another kind
+			if r.IsLock() && r.RedisType != "none" { // not released meanwhile, not a key of another kind
 				l.Locks = append(l.Locks, r)
 			}
 		}

@@ -60,6 +60,9 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	// (Mutex), the head waiter by name (FairMutex), the read-write channel
 	// (RWMutex). The scripts send exactly what a release sends.
 	switch r.Kind {
+	case kindLean:
+		// A LeanMutex's waiters poll: its release publishes nothing.
+		res.Released, err = generated.LeanForceUnlock(bctx, e.rc, k.Lock)
 	case kindRW:
 		res.Channel = k.RWChannel
 		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, publish)
@@ -88,6 +91,8 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		if err := writeJSON(e.out, res); err != nil {
 			return err
 		}
+	} else if res.Released && res.Channel == "" {
+		fmt.Fprintf(e.out, "released %s (%s); its waiters poll, no message is sent\n", key, r.Kind)
 	} else if res.Released {
 		fmt.Fprintf(e.out, "released %s (%s); waiters told on %s via %s\n", key, r.Kind, res.Channel, strings.ToUpper(publish))
 	}

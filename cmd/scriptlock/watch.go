@@ -135,7 +135,7 @@ func summary(r *Report) string {
 	if r.Mode != "" {
 		b.WriteString(" mode=" + r.Mode)
 	}
-	if r.RedisType == "hash" {
+	if r.RedisType == "hash" || r.Kind == kindLean {
 		var hs []string
 		for _, h := range r.Holders {
 			hs = append(hs, h.Field+"×"+strconv.FormatInt(h.Holds, 10))
