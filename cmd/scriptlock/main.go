@@ -17,7 +17,8 @@
 //
 // Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name;
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
-// not confirmed; 5 force-unlock of something that is not a lock.
+// not confirmed (or the lock changed hands before the answer); 5 force-unlock
+// of something that is not a lock.
 package main
 
 import (

@@ -30,15 +30,9 @@ type unlockResult struct {
 
 func unlockCmd(ctx context.Context, e *env, args []string) error {
 	key := e.keyPrefix + args[0]
-	r, err := inspect(ctx, e, key)
+	r, err := heldLock(ctx, e, key)
 	if err != nil {
 		return err
-	}
-	switch {
-	case !r.Found() || (r.IsLock() && r.RedisType == "none"):
-		return failf(exitNotFound, "%q is not held: nothing to unlock", key)
-	case !r.IsLock():
-		return failf(exitNotALock, "%q is a %s, not a lock: force-unlock only releases locks", key, r.Kind)
 	}
 	if !e.yes {
 		writeReport(e.errOut, r)
@@ -47,6 +41,17 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			return failf(exitNotConfirmed, "not confirmed; nothing changed")
 		}
+		// The answer is about the holders shown: the lock may have changed
+		// hands while the question was open.
+		now, err := heldLock(ctx, e, key)
+		if err != nil {
+			return err
+		}
+		if !sameHolders(r, now) {
+			return failf(exitNotConfirmed, "%q changed hands while asking (held by %s now); nothing changed: run force-unlock again",
+				key, strings.Join(holderFields(now), ", "))
+		}
+		r = now
 	}
 	publish, err := publishCommand(ctx, e)
 	if err != nil {
@@ -100,6 +105,36 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		return failf(exitNotFound, "%q was released before force-unlock ran; nothing changed", key)
 	}
 	return nil
+}
+
+// heldLock inspects key and refuses what force-unlock does not release: a
+// name with nothing held under it, or a key that is not a lock.
+func heldLock(ctx context.Context, e *env, key string) (*Report, error) {
+	r, err := inspect(ctx, e, key)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !r.Found() || (r.IsLock() && r.RedisType == "none"):
+		return nil, failf(exitNotFound, "%q is not held: nothing to unlock", key)
+	case !r.IsLock():
+		return nil, failf(exitNotALock, "%q is a %s, not a lock: force-unlock only releases locks", key, r.Kind)
+	}
+	return r, nil
+}
+
+// sameHolders reports whether two reports of one lock show the same holders.
+func sameHolders(a, b *Report) bool {
+	return a.HolderCount == b.HolderCount && slices.Equal(holderFields(a), holderFields(b))
+}
+
+func holderFields(r *Report) []string {
+	fs := make([]string, 0, len(r.Holders))
+	for _, h := range r.Holders {
+		fs = append(fs, h.Field)
+	}
+	slices.Sort(fs)
+	return fs
 }
 
 // publishCommand picks PUBLISH or SPUBLISH as a Client would: sharded on a
