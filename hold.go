@@ -83,6 +83,9 @@ func (h *hold) end(cause error) {
 	ctxs := h.ctxs
 	h.ctxs = nil
 	obs := h.obs
+	if obs != nil && obs.pending {
+		obs = nil // observeAcquire reports the end after the acquisition
+	}
 	h.mu.Unlock()
 	for _, c := range ctxs {
 		c.cancel(cause)

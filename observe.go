@@ -27,9 +27,10 @@ type Observer interface {
 	// ReleaseStart and ReleaseEnd bracket Unlock (and RUnlock).
 	ReleaseStart(ctx context.Context, op Op) context.Context
 	ReleaseEnd(ctx context.Context, op Op, e ReleaseEvent)
-	// HoldEnd reports the end of a hold, however it ended. ctx is the
-	// context the hold was acquired with (carrying the caller's span); it
-	// may be done already.
+	// HoldEnd reports the end of a hold, however it ended, always after the
+	// AcquireEnd that reported the hold acquired (a hold can end before its
+	// Lock returns). ctx is the context the hold was acquired with (carrying
+	// the caller's span); it may be done already.
 	HoldEnd(ctx context.Context, op Op, e HoldEvent)
 	// Renewal reports one watchdog round trip renewing a batch of leases.
 	Renewal(e RenewalEvent)
@@ -187,6 +188,9 @@ type holdObs struct {
 	ctx   context.Context
 	op    Op
 	start time.Time
+	// pending: the acquisition is not reported yet, so the hold's end is
+	// not reported by hold.end but after AcquireEnd; guarded by hold.mu.
+	pending bool
 }
 
 func (h *holdObs) ended(cause error) {
@@ -257,21 +261,19 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 	lctx, err := acquire(context.WithValue(ctx, waitStatsKey{}, st))
 	st.done = true
 	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries, Err: err}
+	var first *hold // a new hold, whose observer this call attaches
 	switch {
 	case err == nil:
 		e.Outcome = Reentered
 		if lc, ok := lctx.(*lockCtx); ok && lc.hold != nil {
 			h := lc.hold
 			h.mu.Lock()
-			first, ended := h.obs == nil, h.cause
-			if first {
+			if h.obs == nil {
 				e.Outcome, e.Token = Acquired, lc.token
-				h.obs = &holdObs{o: o, ctx: ctx, op: op, start: start}
+				h.obs = &holdObs{o: o, ctx: ctx, op: op, start: start, pending: true}
+				first = h
 			}
 			h.mu.Unlock()
-			if first && ended != nil {
-				h.obs.ended(ended) // ended before its observer was attached
-			}
 		}
 	default:
 		e.Outcome, e.Err = failedOutcome(err)
@@ -280,6 +282,17 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 		defer giveBackOnPanic(func() { _ = giveBack(unobserved(lctx)) })
 	}
 	o.AcquireEnd(octx, op, e)
+	if first != nil {
+		// The hold's end is reported after its acquisition, also when it
+		// ended before or while the acquisition was reported.
+		first.mu.Lock()
+		first.obs.pending = false
+		ended := first.cause
+		first.mu.Unlock()
+		if ended != nil {
+			first.obs.ended(ended)
+		}
+	}
 	return lctx, err
 }
 
