@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -69,3 +70,35 @@ func TestForceUnlockHolderChangedWhileAsking(t *testing.T) {
 }
 
 var _ io.Reader = (*answerAfter)(nil)
+
+// An interrupt (Ctrl-C) at the prompt ends force-unlock, unconfirmed, at once.
+func TestForceUnlockInterruptedAtPrompt(t *testing.T) {
+	d := deployments(t)[0]
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, d.rc, prefix)
+	m := heldMutex(t, ctx, c, "order:8", "worker")
+	stdin, typing := io.Pipe() // the operator types nothing
+	defer typing.Close()
+	interrupted, interrupt := context.WithCancel(ctx)
+	done := make(chan int, 1)
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- run(interrupted, []string{"--url", d.url, "--key-prefix", prefix, "force-unlock", "order:8"}, stdin, &out, &errOut)
+	}()
+	time.Sleep(500 * time.Millisecond) // at the prompt
+	interrupt()
+	select {
+	case code := <-done:
+		if code != exitNotConfirmed {
+			t.Errorf("interrupted at the prompt: exit %d, want %d\n%s", code, exitNotConfirmed, errOut.String())
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("force-unlock still waits for an answer 5s after the interrupt")
+		typing.Close()
+		<-done
+	}
+	if st, err := m.State(scriptlock.WithOwner(ctx, "worker")); err != nil || st.HoldCount != 1 {
+		t.Errorf("after the interrupted force-unlock: %+v %v", st, err)
+	}
+}

@@ -37,7 +37,11 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	if !e.yes {
 		writeReport(e.errOut, r)
 		fmt.Fprintf(e.errOut, "\nForce-unlock %q, taking it from every holder above? Their work is no longer protected. [y/N] ", key)
-		line, _ := bufio.NewReader(e.in).ReadString('\n')
+		line, err := readAnswer(ctx, e)
+		if err != nil {
+			fmt.Fprintln(e.errOut)
+			return failf(exitNotConfirmed, "interrupted; nothing changed")
+		}
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			return failf(exitNotConfirmed, "not confirmed; nothing changed")
 		}
@@ -105,6 +109,23 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		return failf(exitNotFound, "%q was released before force-unlock ran; nothing changed", key)
 	}
 	return nil
+}
+
+// readAnswer reads the operator's answer, or gives up when ctx ends (an
+// interrupt): a read from a terminal cannot be cancelled, so it runs on its
+// own and is left behind.
+func readAnswer(ctx context.Context, e *env) (string, error) {
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(e.in).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		return line, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // heldLock inspects key and refuses what force-unlock does not release: a
