@@ -221,6 +221,14 @@ func printUsage(w io.Writer, cmds []command, common func(*flag.FlagSet), extra m
 	fs := flag.NewFlagSet("scriptlock", flag.ContinueOnError)
 	fs.SetOutput(w)
 	common(fs)
+	// Defaults come from the environment (and flags already parsed): show
+	// them without their secrets.
+	if f := fs.Lookup("url"); f != nil {
+		f.DefValue = redactURL(f.DefValue)
+	}
+	if f := fs.Lookup("sentinel-password"); f != nil {
+		f.DefValue = ""
+	}
 	fs.PrintDefaults()
 	for _, c := range cmds {
 		if add := extra[c.name]; add != nil {
