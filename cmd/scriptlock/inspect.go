@@ -188,10 +188,10 @@ func decodeReport(key string, rows []string) (*Report, error) {
 	}
 	hasQueue := len(r.QueueProtocols) > 0
 	switch {
-	case r.RedisType == "hash" && r.Mode != "":
+	case r.RedisType == "hash" && (r.Mode == "read" || r.Mode == "write") && lockShaped(r.Holders):
 		r.Kind = kindRW
-	case r.RedisType == "hash" && !lockShaped(r.Holders):
-		r.Kind = kindUnknown
+	case r.RedisType == "hash" && (r.Mode != "" || !lockShaped(r.Holders)):
+		r.Kind = kindUnknown // another program's hash, a "mode" field of its own included
 	case r.RedisType == "hash" && hasQueue:
 		r.Kind = kindFair
 	case r.RedisType == "hash":

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// An application's hash that happens to have a "mode" field is not a
+// read-write lock: inspect says so and force-unlock leaves it alone.
+func TestHashWithModeFieldIsNotALock(t *testing.T) {
+	d := deployments(t)[0]
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	key := prefix + "prefs:42"
+	if err := d.rc.Do(ctx, d.rc.B().Hset().Key(key).FieldValue().FieldValue("mode", "dark").FieldValue("theme", "solarized").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	r := inspectJSON(t, ctx, d, prefix, "prefs:42")
+	if r.Kind != kindUnknown || r.IsLock() {
+		t.Errorf("hash {mode: dark, theme: solarized}: kind %q, holders %+v; want %q", r.Kind, r.Holders, kindUnknown)
+	}
+	res := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "prefs:42")
+	n, err := d.rc.Do(ctx, d.rc.B().Exists().Key(key).Build()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != exitNotALock || n != 1 {
+		t.Errorf("force-unlock of the hash: exit %d (want %d), hash exists: %d\n%s%s", res.code, exitNotALock, n, res.out, res.errOut)
+	}
+}
