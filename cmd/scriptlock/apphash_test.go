@@ -30,3 +30,27 @@ func TestHashWithModeFieldIsNotALock(t *testing.T) {
 		t.Errorf("force-unlock of the hash: exit %d (want %d), hash exists: %d\n%s%s", res.code, exitNotALock, n, res.out, res.errOut)
 	}
 }
+
+// Nor is a hash of counts under "a:b" fields a Mutex: lock holds are fields
+// <client-id>:<owner-id>, the client id a UUID.
+func TestHashOfCountsIsNotALock(t *testing.T) {
+	d := deployments(t)[0]
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	key := prefix + "visits"
+	if err := d.rc.Do(ctx, d.rc.B().Hset().Key(key).FieldValue().FieldValue("2026:11", "5").FieldValue("2026:12", "7").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	r := inspectJSON(t, ctx, d, prefix, "visits")
+	if r.Kind != kindUnknown || r.IsLock() {
+		t.Errorf("hash {2026:11: 5, 2026:12: 7}: kind %q, holders %+v; want %q", r.Kind, r.Holders, kindUnknown)
+	}
+	res := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "visits")
+	n, err := d.rc.Do(ctx, d.rc.B().Exists().Key(key).Build()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != exitNotALock || n != 1 {
+		t.Errorf("force-unlock of the hash: exit %d (want %d), hash exists: %d\n%s%s", res.code, exitNotALock, n, res.out, res.errOut)
+	}
+}

@@ -219,10 +219,11 @@ func decodeReport(key string, rows []string) (*Report, error) {
 }
 
 // lockShaped reports whether hash fields look like lock holds: every field
-// is <client-id>:<owner-id> with a positive count.
+// is <client-id>:<owner-id> with a positive count, the client id a UUID (a
+// scriptlock Client's or a Redisson client's).
 func lockShaped(hs []Holder) bool {
 	for _, h := range hs {
-		if h.Owner == "" || h.Holds <= 0 {
+		if h.Owner == "" || h.Holds <= 0 || !uuidShaped(h.Client) {
 			return false
 		}
 	}
@@ -230,12 +231,18 @@ func lockShaped(hs []Holder) bool {
 }
 
 // leanOwner reports whether a string key's value is a LeanMutex's owner
-// field: a Client id (8-4-4-4-12 lowercase hex), a colon, an owner id.
+// field: a Client id, a colon, an owner id.
 func leanOwner(h Holder) bool {
-	if h.Write || h.Owner == "" || len(h.Client) != 36 {
+	return !h.Write && h.Owner != "" && uuidShaped(h.Client)
+}
+
+// uuidShaped reports whether a client id has the form of scriptlock's and
+// Redisson's: a UUID, 8-4-4-4-12 lowercase hex digits.
+func uuidShaped(id string) bool {
+	if len(id) != 36 {
 		return false
 	}
-	for i, c := range h.Client {
+	for i, c := range id {
 		switch i {
 		case 8, 13, 18, 23:
 			if c != '-' {
