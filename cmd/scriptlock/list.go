@@ -134,13 +134,22 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 	}
 	tw.Flush()
 	if l.Cursor != "" {
+		// The command that lists the next keys of the same listing.
 		fmt.Fprintf(e.out, "\nmore: scriptlock list --cursor %s", l.Cursor)
+		if e.keyPrefix != "" {
+			fmt.Fprintf(e.out, " --key-prefix %s", shellQuote(e.keyPrefix))
+		}
 		if e.prefix != "" {
-			fmt.Fprintf(e.out, " --prefix %s", e.prefix)
+			fmt.Fprintf(e.out, " --prefix %s", shellQuote(e.prefix))
 		}
 		fmt.Fprintln(e.out)
 	}
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // list scans every primary for keys under prefix, from cur on, and inspects
