@@ -57,12 +57,13 @@ func (s *lockSpec) serverLease(lease time.Duration) time.Duration {
 	return s.cfg.watchdogLease
 }
 
-// checkLease refuses an explicit lease Redis cannot keep: it counts leases
-// in whole milliseconds, and one under 1ms would reach it as 0 (refused, or
-// a key deleted as soon as it is written).
+// checkLease refuses an explicit lease no hold can use: one within the
+// clock-drift allowance (lossMargin, 5ms + 2%) ends its hold's context as
+// it is granted, and one under 1ms would reach Redis, which counts whole
+// milliseconds, as 0 (refused, or a key deleted as soon as it is written).
 func checkLease(lease time.Duration) error {
-	if lease < time.Millisecond {
-		return invalidf("lease must be at least 1ms, got %s", lease)
+	if m := lossMargin(lease); lease <= m {
+		return invalidf("lease %s is within the clock-drift allowance of %s: the hold would end as it is granted", lease, m)
 	}
 	return nil
 }

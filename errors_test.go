@@ -114,14 +114,37 @@ func TestErrorTextSaysEachThingOnce(t *testing.T) {
 	}
 }
 
-// TestSubMillisecondLease: Redis counts leases in whole milliseconds, so a
-// lease under 1ms (taken by the server as 0, which deletes the key or is
-// refused) is bad input: ErrInvalidArgument, and nothing is written.
-func TestSubMillisecondLease(t *testing.T) {
+// TestLeaseWithinDriftAllowance: a lease within the clock-drift allowance
+// (5ms + 2%) would end its hold as it is granted, and one under 1ms reaches
+// Redis, which counts whole milliseconds, as 0 (refused, or a key deleted as
+// soon as it is written): bad input, ErrInvalidArgument, nothing written.
+func TestLeaseWithinDriftAllowance(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
-	const short = 500 * time.Microsecond
+	for _, short := range []time.Duration{500 * time.Microsecond, 5 * time.Millisecond} {
+		leaseTooShort(t, node, c, ctx, short)
+	}
+	// Extend refuses such a lease too, and leaves the lock's lease alone.
+	m := mustMutex(t, c, "drift-extend")
+	lctx, err := m.LockWithLease(ctx, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend(ctx, lctx, 5*time.Millisecond); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("Extend(5ms): %v, want ErrInvalidArgument", err)
+	}
+	if pttl, err := node.Do(t, "PTTL", m.Key()).AsInt64(); err != nil || pttl < 5000 {
+		t.Errorf("PTTL after the refused Extend: %d, %v; want the 10s lease", pttl, err)
+	}
+	// Just past the allowance is accepted.
+	if _, err := mustMutex(t, c, "drift-ok").LockWithLease(ctx, 6*time.Millisecond); err != nil {
+		t.Errorf("LockWithLease(6ms): %v", err)
+	}
+}
+
+func leaseTooShort(t *testing.T, node *redistest.Node, c *Client, ctx context.Context, short time.Duration) {
+	t.Helper()
 	type leased interface {
 		LockWithLease(context.Context, time.Duration) (context.Context, error)
 		TryLockWithLease(context.Context, time.Duration, time.Duration) (context.Context, error)

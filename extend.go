@@ -85,12 +85,12 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 
 // extendTarget finds the hold Extend would extend: lctx's hold, or the
 // owner's current hold of p when that one has ended. It refuses, without a
-// call to Redis, a lease under 1ms (ErrInvalidArgument), a context that
+// call to Redis, a lease within the clock-drift allowance (ErrInvalidArgument), a context that
 // names no owner or a hold that is gone (ErrNotHeld), and a hold the
 // watchdog renews (ErrInvalidArgument).
 func (c *Client) extendTarget(lctx context.Context, p primitive, lease time.Duration) (*hold, string, error) {
-	if lease < time.Millisecond {
-		return nil, "", invalidf("lease must be at least 1ms, got %s", lease)
+	if err := checkLease(lease); err != nil {
+		return nil, "", err
 	}
 	h, field, ok := c.holdOf(lctx, p)
 	if !ok {

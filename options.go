@@ -189,15 +189,21 @@ func (c *config) fail(format string, args ...any) {
 }
 
 // WithLease makes locks expire on their own after d instead of being renewed
-// by the watchdog (Redis counts leases in whole milliseconds: d under 1ms is
-// ErrInvalidArgument). 0 restores watchdog renewal. For Mutex, FairMutex, RWMutex
+// by the watchdog (d within the 5ms + 2% clock-drift allowance, which would
+// end each hold as it is granted, is ErrInvalidArgument). 0 restores
+// watchdog renewal. For Mutex, FairMutex, RWMutex
 // and RedLock (its lease and validity on every node); Extend gives such a
 // hold a new lease.
 func WithLease(d time.Duration) SharedOption {
 	return sharedOption{"WithLease", kindsLock, func(c *config) {
-		if d < 0 || d > 0 && d < time.Millisecond {
-			// Redis counts leases in whole milliseconds.
-			c.fail("lease must be 0 (the watchdog's) or at least 1ms, got %s", d)
+		if d < 0 {
+			c.fail("lease must not be negative, got %s", d)
+			return
+		}
+		if err := checkLease(d); d > 0 && err != nil {
+			if c.err == nil {
+				c.err = err
+			}
 			return
 		}
 		c.lease = d
@@ -209,8 +215,8 @@ func WithLease(d time.Duration) SharedOption {
 // For Mutex, FairMutex, RWMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
-		if lease < time.Millisecond || every < 0 || every >= lease {
-			c.fail("watchdog needs a lease of at least 1ms and 0 <= every < lease, got lease %s every %s", lease, every)
+		if checkLease(lease) != nil || every < 0 || every >= lease {
+			c.fail("watchdog needs a lease beyond the clock-drift allowance (5ms + 2%%) and 0 <= every < lease, got lease %s every %s", lease, every)
 			return
 		}
 		c.watchdogLease, c.watchdogEvery = lease, every
