@@ -256,9 +256,10 @@ func TestRedLockValidity(t *testing.T) {
 	if !errors.Is(context.Cause(lctx), ErrLockLost) {
 		t.Fatalf("cause = %v", context.Cause(lctx))
 	}
-	// A lease shorter than the drift allowance can never be valid.
-	if _, err := mustRedLock(t, "short", cs, WithLease(time.Millisecond)).TryLock(ctx, 0); !errors.Is(err, ErrQuorum) {
-		t.Fatalf("lease below drift: %v", err)
+	// A lease within the drift allowance can never be valid: refused when the
+	// RedLock is made.
+	if _, err := NewRedLock("short", cs, WithLease(time.Millisecond)); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("lease below drift: %v, want ErrInvalidArgument", err)
 	}
 }
 
