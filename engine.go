@@ -838,7 +838,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	lease := s.serverLease(s.cfg.lease)
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
-	vouched, last := false, false
+	last := false
 	lastOut := false // h.lastReleases counts this release
 	if h != nil {
 		id := holdID(s.key, field)
@@ -876,16 +876,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			}
 		}
 		c.mu.Unlock()
-		// Before its loss deadline the lease cannot have run out on the
-		// server: only this release can remove the owner from now on.
-		vouched = !h.released() && time.Now().UnixNano() < h.lossAt.Load()
 	}
 	sent := time.Now()
-	var vouchedFor *hold
-	if vouched {
-		vouchedFor = h
-	}
-	st, left, err := c.release(rctx, p, field, lease, vouchedFor, last)
+	st, left, err := c.release(rctx, p, field, lease, h, last)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -996,13 +989,14 @@ func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and
 // falling back to plain pub/sub when the server refuses sharded publishing.
-// vouchedFor, when not nil, is the hold that was live when the release
-// began: the script is told so (vouched) for as long as that hold's loss
-// deadline has not passed, after which its lease may have run out on the
-// server and a retry cannot read a missing owner as its own work. last: it
-// is the owner's last local hold (see releaseCall).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, vouchedFor *hold, last bool) (releaseStatus, time.Duration, error) {
-	vouched := vouchedFor != nil
+// h is the hold released (nil: none this Client knows of). Before its loss
+// deadline the lease cannot have run out on the server, so only this
+// release can remove the owner: the script is told so (vouched) while the
+// deadline has not passed; after it, a retry cannot read a missing owner as
+// its own work. last: it is the owner's last local hold (see releaseCall).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool) (releaseStatus, time.Duration, error) {
+	beforeLoss := func() bool { return time.Now().UnixNano() < h.lossAt.Load() }
+	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
@@ -1020,7 +1014,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	rt := newRetrier()
 	for attempt := 0; ; {
 		r.retry = mayHaveRun
-		if mayHaveRun && r.vouched && time.Now().UnixNano() >= vouchedFor.lossAt.Load() {
+		if mayHaveRun && r.vouched && !beforeLoss() {
 			r.vouched = false // the lease may have run out since
 		}
 		r.last = vouched && last && !mayHaveRun && fast
