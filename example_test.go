@@ -203,7 +203,15 @@ func ExampleFence() {
 		log.Fatal(err)
 	}
 	stale, _ := scriptlock.Fence(first)
-	if _, err := m.ForceUnlock(ctx); err != nil { // the lock is gone; the first holder does not know yet
+	// An operator in another process forces the lock open; the first holder
+	// does not know yet (its own Client would have ended its context).
+	admin, closeAdmin := connect()
+	defer closeAdmin()
+	forced, err := admin.Mutex("order:44")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := forced.ForceUnlock(ctx); err != nil {
 		log.Fatal(err)
 	}
 
