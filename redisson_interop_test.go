@@ -271,6 +271,41 @@ func TestRedissonSemaphoreInterop(t *testing.T) {
 	}
 }
 
+// Semaphore.DrainPermits and Redisson's drainPermits leave the same count
+// and return the same value from every starting count: a positive count is
+// taken, a zero or negative one is set to 0 and returned as it was, and a
+// semaphore never set stays unset.
+func TestRedissonSemaphoreDrainParity(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	java := newRedissonJava(node.Client(t), 13)
+	for _, start := range []string{"", "3", "0", "-3"} {
+		name := "drain" + start
+		goKey, javaKey := mustSem(t, c, name).Key(), mustSem(t, c, name+":java").Key()
+		if start != "" {
+			node.Do(t, "SET", goKey, start)
+			node.Do(t, "SET", javaKey, start)
+		}
+		want, err := java.semDrain(ctx, javaKey)
+		if err != nil {
+			t.Fatalf("Java drain from %q: %v", start, err)
+		}
+		got, err := mustSem(t, c, name).DrainPermits(ctx)
+		if err != nil {
+			t.Fatalf("DrainPermits from %q: %v", start, err)
+		}
+		if got != want {
+			t.Errorf("DrainPermits from %q = %d; Redisson's drainPermits returns %d", start, got, want)
+		}
+		goLeft, _ := node.Do(t, "GET", goKey).ToString()
+		javaLeft, _ := node.Do(t, "GET", javaKey).ToString()
+		if goLeft != javaLeft {
+			t.Errorf("after DrainPermits from %q the count is %q; after Redisson's drainPermits %q", start, goLeft, javaLeft)
+		}
+	}
+}
+
 // PermitSemaphore and Redisson's RPermitExpirableSemaphore: permit ids are
 // 16 raw bytes in Redis, so each side releases the other's permits, and
 // waiters wake both ways.

@@ -219,6 +219,20 @@ return 0`
 	javaSemRelease = `local value = redis.call('incrby', KEYS[1], ARGV[1])
 redis.call(ARGV[2], KEYS[2], value)
 return value`
+	// RedissonSemaphore.drainPermitsAsync: KEYS name. Sets any count,
+	// zero or negative too, to 0 and returns what it was (the string GET
+	// read, which EVAL_INTEGER turns into a number); 0 when there is none.
+	javaSemDrain = `local value = redis.call('get', KEYS[1])
+if value == false then return 0 end
+redis.call('set', KEYS[1], 0)
+return value`
+	// RedissonPermitExpirableSemaphore.addPermitsAsync: KEYS name, channel;
+	// ARGV permits, publish command. Publishes the permits added (not the new
+	// count), and nothing when they are removed.
+	javaPermitAddPermits = `local value = redis.call('get', KEYS[1])
+if value == false then value = 0 end
+redis.call('set', KEYS[1], tonumber(value) + tonumber(ARGV[1]))
+if tonumber(ARGV[1]) > 0 then redis.call(ARGV[2], KEYS[2], ARGV[1]) end`
 	// RedissonPermitExpirableSemaphore.tryAcquireAsync for one permit: KEYS
 	// name, {name}:timeout, channel; ARGV permits, timeout date (client
 	// clock), now (client clock), non-expirable date, publish command, then
@@ -257,6 +271,14 @@ func (j redissonJava) semAcquire(ctx context.Context, name string, n int64) (int
 
 func (j redissonJava) semRelease(ctx context.Context, name string, n int64) (int64, error) {
 	return j.eval(ctx, javaSemRelease, []string{name, redissonName("redisson_sc", name)}, strconv.FormatInt(n, 10), "publish").AsInt64()
+}
+
+func (j redissonJava) semDrain(ctx context.Context, name string) (int64, error) {
+	return j.eval(ctx, javaSemDrain, []string{name}).AsInt64()
+}
+
+func (j redissonJava) permitAddPermits(ctx context.Context, name string, n int64) error {
+	return j.eval(ctx, javaPermitAddPermits, []string{name, redissonName("redisson_sc", name)}, strconv.FormatInt(n, 10), "publish").Error()
 }
 
 // permitAcquire takes one permit with the given lease and returns its id as

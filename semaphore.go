@@ -233,7 +233,11 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	return v, nil
 }
 
-// DrainPermits takes every available permit and returns how many it took.
+// DrainPermits sets the count to 0 and returns what it was, as Redisson's
+// drainPermits does: when positive, the permits it took; when zero or
+// negative (a deficit AddPermits left), that count, which the drain also
+// resets to 0, so no permits are owed any more. A semaphore never set stays
+// unset and returns 0.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("drain", err)

@@ -9,25 +9,31 @@ import (
 )
 
 // semaphoreDrainSource is scripts/semaphore_drain.lua, verbatim.
-const semaphoreDrainSource = `-- SemaphoreDrain takes every available permit at once.
--- Reply: how many permits were taken (0 when none were available).
+const semaphoreDrainSource = `-- SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
+-- does, and returns what the count was: the permits taken when it was
+-- positive; a zero or negative count (a deficit AddPermits left) is reset to
+-- 0 too and returned as it was. A semaphore never set is left unset (reply 0).
+-- The key's TTL, if any, is kept.
 -- @key    semaphore
 -- @return int64
-local value = tonumber(redis.call('get', KEYS[1]) or '0')
-if value <= 0 then
+local value = redis.call('get', KEYS[1])
+if not value then
   return 0
 end
 redis.call('set', KEYS[1], 0, 'keepttl')
-return value
+return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "8ae725c68508c47f08bcc26fea28784d15e7f33d"
+const semaphoreDrainSHA1 = "3080f2fefbf4dfda4e959a7b588edac3b537bbae"
 
 var semaphoreDrainScript = rueidis.NewLuaScript(semaphoreDrainSource)
 
-// SemaphoreDrain takes every available permit at once.
-// Reply: how many permits were taken (0 when none were available).
+// SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
+// does, and returns what the count was: the permits taken when it was
+// positive; a zero or negative count (a deficit AddPermits left) is reset to
+// 0 too and returned as it was. A semaphore never set is left unset (reply 0).
+// The key's TTL, if any, is kept.
 func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string) (int64, error) {
 	keys := []string{semaphore}
 	var args []string
