@@ -107,8 +107,11 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 	return ok, nil
 }
 
-// AddPermits changes the number of permits by n (negative: removes them) and
-// returns the new count of free permits.
+// AddPermits changes the number of permits by n (negative: removes them; the
+// count may go negative) and returns the new count of free permits. As
+// Redisson's addPermits, a positive n publishes n (the permits added, not the
+// new count) on redisson_sc:{name}, waking the waiters; a negative n
+// publishes nothing.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("add permits", err)
@@ -116,7 +119,7 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	if n == 0 || n > maxCount || n < -maxCount {
 		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
-	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
+	v, err := generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
 	if err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}

@@ -404,6 +404,74 @@ func TestRedissonPermitSemaphoreInterop(t *testing.T) {
 	}
 }
 
+// PermitSemaphore.AddPermits sends what Redisson's addPermits sends on
+// redisson_sc: the number of permits added (a Java waiter's SemaphorePubSub
+// lets that many local acquirers retry), nothing when permits are removed,
+// and leaves the same count. A Go waiter wakes on it as on a release.
+func TestRedissonPermitSemaphoreAddPermitsParity(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix) // another Go service
+	java := newRedissonJava(node.Client(t), 15)
+	for _, name := range []string{"slots", "slots:{7}"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t, 20*time.Second)
+			p := mustPermits(t, c, name)
+			goKey, javaKey := p.Key(), mustPermits(t, c, name+":java").Key()
+			goCh, javaCh := redissonName("redisson_sc", goKey), redissonName("redisson_sc", javaKey)
+			node.Do(t, "SET", goKey, "1")
+			node.Do(t, "SET", javaKey, "1")
+			goMsgs, javaMsgs := listen(t, node, goCh), listen(t, node, javaCh)
+			for _, n := range []int64{2, -4, 3} {
+				if err := java.permitAddPermits(ctx, javaKey, n); err != nil {
+					t.Fatalf("Java addPermits(%d): %v", n, err)
+				}
+				if _, err := p.AddPermits(ctx, n); err != nil {
+					t.Fatalf("AddPermits(%d): %v", n, err)
+				}
+				if n > 0 {
+					want := strings.TrimPrefix(javaMsgs.next(t, 3*time.Second), javaCh+" ")
+					if got := goMsgs.next(t, 3*time.Second); got != goCh+" "+want {
+						t.Fatalf("AddPermits(%d) published %q; Redisson's addPermits publishes %q", n, got, want)
+					}
+				} else {
+					javaMsgs.quiet(t, 200*time.Millisecond)
+					goMsgs.quiet(t, 0)
+				}
+				goCount, _ := node.Do(t, "GET", goKey).ToString()
+				javaCount, _ := node.Do(t, "GET", javaKey).ToString()
+				if goCount != javaCount {
+					t.Fatalf("after AddPermits(%d) the count is %q; after Redisson's addPermits %q", n, goCount, javaCount)
+				}
+			}
+
+			// A Go waiter for a permit wakes on AddPermits' message.
+			if _, err := p.AddPermits(ctx, -2); err != nil { // 2 -> 0
+				t.Fatal(err)
+			}
+			var id string
+			wait := within(t, 10*time.Second, "Go Acquire", func() error {
+				var err error
+				id, err = p.Acquire(ctx, 30*time.Second)
+				return err
+			})
+			time.Sleep(200 * time.Millisecond)
+			if v, err := mustPermits(t, c2, name).AddPermits(ctx, 1); err != nil || v != 1 {
+				t.Fatalf("AddPermits(1) = %d, %v", v, err)
+			}
+			added := time.Now()
+			wait()
+			if d := time.Since(added); d > notifyFallback/2 {
+				t.Fatalf("Go waiter took the permit %s after AddPermits: fallback, not the message", d)
+			}
+			if err := p.Release(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // FairMutex with WithRedissonFairQueue shares Redisson's RFairLock queue: with
 // J1 holding and J2, G3, J4 queued in that order, J2 takes the lock from the
 // queue (lowering every later score by threadWaitTime), and G3 still comes

@@ -278,7 +278,11 @@ func (j redissonJava) semDrain(ctx context.Context, name string) (int64, error) 
 }
 
 func (j redissonJava) permitAddPermits(ctx context.Context, name string, n int64) error {
-	return j.eval(ctx, javaPermitAddPermits, []string{name, redissonName("redisson_sc", name)}, strconv.FormatInt(n, 10), "publish").Error()
+	err := j.eval(ctx, javaPermitAddPermits, []string{name, redissonName("redisson_sc", name)}, strconv.FormatInt(n, 10), "publish").Error()
+	if rueidis.IsRedisNil(err) { // EVAL_VOID: the script returns nothing
+		return nil
+	}
+	return err
 }
 
 // permitAcquire takes one permit with the given lease and returns its id as

@@ -316,6 +316,15 @@ var Scripts = []Script{{
 	SHA1:      permitAcquireSHA1,
 	Source:    permitAcquireSource,
 }, {
+	Args:      []string{"n", "publish"},
+	File:      "scripts/permit_add_permits.lua",
+	Keys:      []string{"semaphore", "channel"},
+	Name:      "PermitAddPermits",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      permitAddPermitsSHA1,
+	Source:    permitAddPermitsSource,
+}, {
 	Args:      []string{"publish"},
 	File:      "scripts/permit_available.lua",
 	Keys:      []string{"semaphore", "timeouts", "channel"},
