@@ -55,6 +55,15 @@ var Scripts = []Script{{
 	SHA1:      fairForceUnlockSHA1,
 	Source:    fairForceUnlockSource,
 }, {
+	Args:      []string{"now", "publish"},
+	File:      "scripts/fair_force_unlock_both.lua",
+	Keys:      []string{"lock", "queue", "wake", "rqueue", "rtimeouts", "channel"},
+	Name:      "FairForceUnlockBoth",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      fairForceUnlockBothSHA1,
+	Source:    fairForceUnlockBothSource,
+}, {
 	Args:      nil,
 	File:      "scripts/fair_other_queue.lua",
 	Keys:      []string{"queue"},

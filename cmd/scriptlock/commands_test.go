@@ -14,6 +14,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/internal/layout"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -401,4 +402,105 @@ func TestWatchFairHandOff(t *testing.T) {
 	<-done
 	cancelWaiter()
 	<-waiterDone
+}
+
+// A FairMutex whose waiters queue by both protocols (a FairMutex's own queue
+// and Redisson's RFairLock queue, here a FairMutex in Redisson's mode): a
+// force-unlock tells the head of each queue, each by its own protocol, as a
+// FairMutex's release and Redisson's forceUnlock would.
+func TestForceUnlockFairMixedQueues(t *testing.T) {
+	for _, d := range deployments(t) {
+		t.Run(d.name, func(t *testing.T) {
+			ctx := testCtx(t, 60*time.Second)
+			prefix := redistest.Prefix(t)
+			holder := newClient(t, d.rc, prefix)
+			// Long waiter timeouts: only a message wakes a waiter in time.
+			waiter := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
+			rwaiter := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
+			const name = "mixed"
+			key := prefix + name
+			if _, err := mustFair(t, holder, name).Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go func() { _, _ = mustFair(t, waiter, name).Lock(wctx) }()
+			go func() {
+				_, _ = mustFair(t, rwaiter, name, scriptlock.WithRedissonFairQueue(time.Minute)).Lock(wctx)
+			}()
+			var heads map[string]string // protocol -> head waiter's field
+			waitFor(t, ctx, func() bool {
+				r := inspectJSON(t, ctx, d, prefix, name)
+				heads = map[string]string{}
+				for _, w := range r.Queue {
+					if _, ok := heads[w.Protocol]; !ok {
+						heads[w.Protocol] = w.Field
+					}
+				}
+				return len(heads) == 2
+			})
+
+			k := layout.For(key, d.rc.Mode() == rueidis.ClientModeCluster)
+			ours := k.FairWake + ":" + strings.SplitN(heads["scriptlock"], ":", 2)[0]
+			theirs := k.LockChannel + ":" + heads["redisson"]
+			msgs := subscribeAll(t, ctx, d, ours, theirs)
+			r := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, name)
+			if r.code != exitOK {
+				t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+			}
+			if !strings.Contains(r.out, k.FairWake) || !strings.Contains(r.out, k.LockChannel) {
+				t.Errorf("output names not both queues' channels:\n%s", r.out)
+			}
+			want := map[string]string{ours: "0:" + heads["scriptlock"], theirs: "0"}
+			deadline := time.After(5 * time.Second)
+			for len(want) > 0 {
+				select {
+				case m := <-msgs:
+					if w, ok := want[m.Channel]; ok && m.Message == w {
+						delete(want, m.Channel)
+					}
+				case <-deadline:
+					t.Fatalf("force-unlock of a lock with both queues sent no wake-up to %v\n%s", want, r.out)
+				}
+			}
+		})
+	}
+}
+
+// subscribeAll listens on channels (sharded on a cluster, as the locks
+// publish there) and passes on every message.
+func subscribeAll(t *testing.T, ctx context.Context, d deployment, channels ...string) <-chan rueidis.PubSubMessage {
+	t.Helper()
+	msgs := make(chan rueidis.PubSubMessage, 16)
+	sctx, stop := context.WithCancel(ctx)
+	subscribed := make(chan struct{})
+	var n int
+	hook := rueidis.WithOnSubscriptionHook(sctx, func(s rueidis.PubSubSubscription) {
+		if s.Kind == "subscribe" || s.Kind == "ssubscribe" {
+			if n++; n == len(channels) {
+				close(subscribed)
+			}
+		}
+	})
+	cmd := d.rc.B().Subscribe().Channel(channels...).Build()
+	if pub, _ := publishCommand(ctx, &env{rc: d.rc, sharded: "auto", timeout: time.Second}); pub == "spublish" {
+		cmd = d.rc.B().Ssubscribe().Channel(channels...).Build()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = d.rc.Receive(hook, cmd, func(m rueidis.PubSubMessage) {
+			select {
+			case msgs <- m:
+			default:
+			}
+		})
+	}()
+	t.Cleanup(func() { stop(); <-done })
+	select {
+	case <-subscribed:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("subscribe to %v timed out", channels)
+	}
+	return msgs
 }

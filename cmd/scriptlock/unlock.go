@@ -76,19 +76,22 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		res.Channel = k.RWChannel
 		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, publish)
 	case kindFair:
-		// The head of the queue is told by name on its client's wake
-		// channel (our protocol) or on its own channel (Redisson's). A
-		// FairMutex queues under its own keys unless it speaks Redisson's
-		// protocol.
+		// The head of each queue is told by name: on its client's wake
+		// channel (a FairMutex's own queue) and on its own channel
+		// (Redisson's RFairLock queue, stale heads evicted by its clock rule
+		// first, as Redisson's forceUnlock does). Waiters of both protocols
+		// may queue on one name, so both heads are told, also when a queue
+		// was empty at inspection and has a waiter now.
+		var told []string
 		if slices.Contains(r.QueueProtocols, "scriptlock") {
-			res.Channel = k.FairWake + ":<head waiter's client>"
-			res.Released, err = generated.FairForceUnlock(bctx, e.rc, k.Lock, k.FairQueue, k.FairWake, publish)
-		} else {
-			res.Channel = k.LockChannel + ":<head waiter>"
-			// Redisson's protocol: stale heads are evicted by its clock rule first.
-			res.Released, err = generated.FairRedissonForceUnlock(bctx, e.rc, k.Lock, k.Queue, k.Timeouts, k.LockChannel,
-				time.Now(), publish)
+			told = append(told, k.FairWake+":<head waiter's client>")
 		}
+		if slices.Contains(r.QueueProtocols, "redisson") {
+			told = append(told, k.LockChannel+":<head waiter>")
+		}
+		res.Channel = strings.Join(told, " and ")
+		res.Released, err = generated.FairForceUnlockBoth(bctx, e.rc, k.Lock, k.FairQueue, k.FairWake, k.Queue, k.Timeouts,
+			k.LockChannel, time.Now(), publish)
 	default:
 		res.Channel = k.LockChannel
 		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, k.LockWaiters, k.LockWake, publish)

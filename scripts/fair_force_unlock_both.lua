@@ -1,0 +1,42 @@
+-- FairForceUnlockBoth deletes a fair lock whoever holds it and tells the head
+-- of each fair queue, each by its own protocol, for a name whose waiters may
+-- queue by both (a FairMutex's own queue and Redisson's RFairLock queue):
+-- Redisson's queue first loses its stale heads (score <= now, the caller's
+-- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
+-- on its own channel; the first waiter of our queue is sent "0:<field>" on
+-- its client's wake channel, as FairForceUnlock does. Reply true when there
+-- was a lock to delete; nobody is told otherwise.
+-- @key    lock
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
+-- @key    rqueue         redisson_lock_queue:{name}
+-- @key    rtimeouts      redisson_lock_timeout:{name}
+-- @key    channel        redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
+-- @arg    now            time       the caller's clock, as Redisson's
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @return bool
+-- @commands publish spublish
+while true do
+  local first = redis.call('lindex', KEYS[4], 0)
+  if first == false then
+    break
+  end
+  local score = redis.call('zscore', KEYS[5], first)
+  if score == false or tonumber(score) > tonumber(ARGV[1]) then
+    break
+  end
+  redis.call('zrem', KEYS[5], first)
+  redis.call('lpop', KEYS[4])
+end
+if redis.call('del', KEYS[1]) == 0 then
+  return 0
+end
+local head = redis.call('lindex', KEYS[2], 0)
+if head then
+  redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+end
+head = redis.call('lindex', KEYS[4], 0)
+if head then
+  redis.call(ARGV[2], KEYS[6] .. ':' .. head, '0')
+end
+return 1
