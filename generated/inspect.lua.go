@@ -10,10 +10,10 @@ import (
 )
 
 // inspectSource is scripts/inspect.lua, verbatim.
-const inspectSource = "-- Inspect reads, without changing anything, every lock layout that can live\n-- under one name, for operators. Layouts are told apart by key type and\n-- existence: a hash under the name is a lock (Mutex or FairMutex: owner\n-- fields; RWMutex: a mode field as well), a string is a counter (Semaphore,\n-- PermitSemaphore or CountDownLatch) or a LeanMutex (its owner field); the\n-- fair queue, the pending-writer set and the permit-lease set say more when\n-- they exist.\n-- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:\n-- now <server unix ms>; type <type of the name key> <pttl ms>; mode\n-- <read|write>; hold <field> <count> <read lease ms, for a reader of a\n-- read-write lock: the longest of its read holds>; holds <total fields>;\n-- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;\n-- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue\n-- order); queued <total> <protocol>; writer <field> <deadline unix ms>;\n-- writers <total>; permit <id> <lease end unix ms>; permits <total>;\n-- lwaiter <field> <registered unix ms> (Mutex's Go waiters, in wake order);\n-- lwaiters <total>.\n-- A FairMutex queues under its own keys (protocol scriptlock) or, in its\n-- Redisson-compatible mode and for Java services, under Redisson's (protocol\n-- redisson); both are read.\n-- Collections list at most `limit` entries; their totals are always exact.\n-- @key    lock\n-- @key    fence      redisson_lock_token:{name}\n-- @key    queue      redisson_lock_queue:{name}\n-- @key    timeouts   redisson_lock_timeout:{name}\n-- @key    writers    redisson_rwlock_writers:{name}\n-- @key    permits    {name}:timeout\n-- @key    rwprefix   {name}: a reader's read-hold lease keys are <rwprefix>:<field>:rwlock_timeout:<n>\n-- @key    fqueue     scriptlock_fair_queue:{name}\n-- @key    ftimeouts  scriptlock_fair_timeout:{name}\n-- @key    lwaiters   scriptlock_lock_waiters:{name}\n-- @arg    limit      int64\n-- @return []string\n-- @readonly\nlocal out = {}\nlocal function row(kind, a, b, c)\n  out[#out + 1] = kind\n  out[#out + 1] = tostring(a or '')\n  out[#out + 1] = tostring(b or '')\n  out[#out + 1] = tostring(c or '')\nend\nlocal limit = tonumber(ARGV[1])\nlocal t = redis.call('time')\nrow('now', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))\nlocal kind = redis.call('type', KEYS[1])['ok']\nrow('type', kind, redis.call('pttl', KEYS[1]))\nif kind == 'hash' then\n  local mode = redis.call('hget', KEYS[1], 'mode')\n  if mode then\n    row('mode', mode)\n  end\n  local n = 0\n  local cursor = '0'\n  repeat\n    local page = redis.call('hscan', KEYS[1], cursor, 'count', 100)\n    cursor = page[1]\n    for i = 1, #page[2], 2 do\n      local field, count = page[2][i], page[2][i + 1]\n      if field ~= 'mode' and n < limit then\n        local lease = ''\n        if mode and string.sub(field, -6) ~= ':write' then\n          lease = -2\n          for h = 1, math.min(tonumber(count) or 0, 100) do\n            lease = math.max(lease, redis.call('pttl', KEYS[7] .. ':' .. field .. ':rwlock_timeout:' .. h))\n          end\n        end\n        row('hold', field, count, lease)\n        n = n + 1\n      end\n    end\n  until cursor == '0' or n >= limit\n  local total = redis.call('hlen', KEYS[1])\n  if mode then\n    total = total - 1\n  end\n  row('holds', total)\nelseif kind == 'string' then\n  row('counter', redis.call('getrange', KEYS[1], 0, 4095))\nend\nlocal fence = redis.call('get', KEYS[2])\nif fence then\n  row('fence', fence)\nend\nlocal function queue(list, deadlines, protocol)\n  if redis.call('exists', list) == 1 then\n    for _, field in ipairs(redis.call('lrange', list, 0, limit - 1)) do\n      row('queue', field, redis.call('zscore', deadlines, field), protocol)\n    end\n    row('queued', redis.call('llen', list), protocol)\n  end\nend\nqueue(KEYS[8], KEYS[9], 'scriptlock')\nqueue(KEYS[3], KEYS[4], 'redisson')\nif redis.call('exists', KEYS[5]) == 1 then\n  local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')\n  for i = 1, #w, 2 do\n    row('writer', w[i], w[i + 1])\n  end\n  row('writers', redis.call('zcard', KEYS[5]))\nend\nif redis.call('exists', KEYS[6]) == 1 then\n  local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')\n  for i = 1, #p, 2 do\n    row('permit', p[i], p[i + 1])\n  end\n  row('permits', redis.call('zcard', KEYS[6]))\nend\nif redis.call('exists', KEYS[10]) == 1 then\n  local w = redis.call('zrange', KEYS[10], 0, limit - 1, 'withscores')\n  for i = 1, #w, 2 do\n    row('lwaiter', w[i], w[i + 1])\n  end\n  row('lwaiters', redis.call('zcard', KEYS[10]))\nend\nreturn out\n"
+const inspectSource = "-- Inspect reads, without changing anything, every lock layout that can live\n-- under one name, for operators. Layouts are told apart by key type and\n-- existence: a hash under the name is a lock (Mutex or FairMutex: owner\n-- fields; RWMutex: a mode field as well), a string is a counter (Semaphore,\n-- PermitSemaphore or CountDownLatch) or a LeanMutex (its owner field); the\n-- fair queue, the pending-writer set and the permit-lease set say more when\n-- they exist.\n-- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:\n-- now <server unix ms>; type <type of the name key> <pttl ms>; mode\n-- <read|write>; hold <field> <count> <read lease ms, for a reader of a\n-- read-write lock: the longest of the leases of its first `leaseKeys` read\n-- holds; RwReadLease reads those of any further holds>; holds <total fields>;\n-- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;\n-- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue\n-- order); queued <total> <protocol>; writer <field> <deadline unix ms>;\n-- writers <total>; permit <id> <lease end unix ms>; permits <total>;\n-- lwaiter <field> <registered unix ms> (Mutex's Go waiters, in wake order);\n-- lwaiters <total>.\n-- A FairMutex queues under its own keys (protocol scriptlock) or, in its\n-- Redisson-compatible mode and for Java services, under Redisson's (protocol\n-- redisson); both are read.\n-- Collections list at most `limit` entries; their totals are always exact.\n-- @key    lock\n-- @key    fence      redisson_lock_token:{name}\n-- @key    queue      redisson_lock_queue:{name}\n-- @key    timeouts   redisson_lock_timeout:{name}\n-- @key    writers    redisson_rwlock_writers:{name}\n-- @key    permits    {name}:timeout\n-- @key    rwprefix   {name}: a reader's read-hold lease keys are <rwprefix>:<field>:rwlock_timeout:<n>\n-- @key    fqueue     scriptlock_fair_queue:{name}\n-- @key    ftimeouts  scriptlock_fair_timeout:{name}\n-- @key    lwaiters   scriptlock_lock_waiters:{name}\n-- @arg    limit      int64\n-- @arg    leaseKeys  int64      read-hold lease keys read per reader\n-- @return []string\n-- @readonly\nlocal out = {}\nlocal function row(kind, a, b, c)\n  out[#out + 1] = kind\n  out[#out + 1] = tostring(a or '')\n  out[#out + 1] = tostring(b or '')\n  out[#out + 1] = tostring(c or '')\nend\nlocal limit = tonumber(ARGV[1])\nlocal leaseKeys = tonumber(ARGV[2])\nlocal t = redis.call('time')\nrow('now', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))\nlocal kind = redis.call('type', KEYS[1])['ok']\nrow('type', kind, redis.call('pttl', KEYS[1]))\nif kind == 'hash' then\n  local mode = redis.call('hget', KEYS[1], 'mode')\n  if mode then\n    row('mode', mode)\n  end\n  local n = 0\n  local cursor = '0'\n  repeat\n    local page = redis.call('hscan', KEYS[1], cursor, 'count', 100)\n    cursor = page[1]\n    for i = 1, #page[2], 2 do\n      local field, count = page[2][i], page[2][i + 1]\n      if field ~= 'mode' and n < limit then\n        local lease = ''\n        if mode and string.sub(field, -6) ~= ':write' then\n          lease = -2\n          for h = 1, math.min(tonumber(count) or 0, leaseKeys) do\n            lease = math.max(lease, redis.call('pttl', KEYS[7] .. ':' .. field .. ':rwlock_timeout:' .. h))\n          end\n        end\n        row('hold', field, count, lease)\n        n = n + 1\n      end\n    end\n  until cursor == '0' or n >= limit\n  local total = redis.call('hlen', KEYS[1])\n  if mode then\n    total = total - 1\n  end\n  row('holds', total)\nelseif kind == 'string' then\n  row('counter', redis.call('getrange', KEYS[1], 0, 4095))\nend\nlocal fence = redis.call('get', KEYS[2])\nif fence then\n  row('fence', fence)\nend\nlocal function queue(list, deadlines, protocol)\n  if redis.call('exists', list) == 1 then\n    for _, field in ipairs(redis.call('lrange', list, 0, limit - 1)) do\n      row('queue', field, redis.call('zscore', deadlines, field), protocol)\n    end\n    row('queued', redis.call('llen', list), protocol)\n  end\nend\nqueue(KEYS[8], KEYS[9], 'scriptlock')\nqueue(KEYS[3], KEYS[4], 'redisson')\nif redis.call('exists', KEYS[5]) == 1 then\n  local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')\n  for i = 1, #w, 2 do\n    row('writer', w[i], w[i + 1])\n  end\n  row('writers', redis.call('zcard', KEYS[5]))\nend\nif redis.call('exists', KEYS[6]) == 1 then\n  local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')\n  for i = 1, #p, 2 do\n    row('permit', p[i], p[i + 1])\n  end\n  row('permits', redis.call('zcard', KEYS[6]))\nend\nif redis.call('exists', KEYS[10]) == 1 then\n  local w = redis.call('zrange', KEYS[10], 0, limit - 1, 'withscores')\n  for i = 1, #w, 2 do\n    row('lwaiter', w[i], w[i + 1])\n  end\n  row('lwaiters', redis.call('zcard', KEYS[10]))\nend\nreturn out\n"
 
 // inspectSHA1 is the SHA-1 of inspectSource, the name SCRIPT LOAD gives it.
-const inspectSHA1 = "7db7ef7c3e5c3e002aeedc473e24caa57d6f94a4"
+const inspectSHA1 = "45282f1f8100452c4948886910499a7410daa546"
 
 var inspectScript = rueidis.NewLuaScriptReadOnly(inspectSource)
 
@@ -27,7 +27,8 @@ var inspectScript = rueidis.NewLuaScriptReadOnly(inspectSource)
 // Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
 // now <server unix ms>; type <type of the name key> <pttl ms>; mode
 // <read|write>; hold <field> <count> <read lease ms, for a reader of a
-// read-write lock: the longest of its read holds>; holds <total fields>;
+// read-write lock: the longest of the leases of its first `leaseKeys` read
+// holds; RwReadLease reads those of any further holds>; holds <total fields>;
 // counter <value, or a LeanMutex's owner field; its first 4096 bytes>;
 // fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 // order); queued <total> <protocol>; writer <field> <deadline unix ms>;
@@ -38,14 +39,14 @@ var inspectScript = rueidis.NewLuaScriptReadOnly(inspectSource)
 // Redisson-compatible mode and for Java services, under Redisson's (protocol
 // redisson); both are read.
 // Collections list at most `limit` entries; their totals are always exact.
-func Inspect(ctx context.Context, c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64) ([]string, error) {
+func Inspect(ctx context.Context, c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64, leaseKeys int64) ([]string, error) {
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("Inspect", keys); err != nil {
 			return nil, err
 		}
 	}
-	args := []string{strconv.FormatInt(limit, 10)}
+	args := []string{strconv.FormatInt(limit, 10), strconv.FormatInt(leaseKeys, 10)}
 	return inspectDecode(inspectScript.Exec(ctx, c, keys, args))
 }
 
@@ -62,6 +63,7 @@ type InspectArgs struct {
 	Ftimeouts string // scriptlock_fair_timeout:{name}
 	Lwaiters  string // scriptlock_lock_waiters:{name}
 	Limit     int64
+	LeaseKeys int64 // read-hold lease keys read per reader
 }
 
 // InspectReply is the reply to one call in InspectMulti.
@@ -118,14 +120,14 @@ func InspectMulti(ctx context.Context, c rueidis.Client, calls []InspectArgs) []
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeInspect.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
-func InspectCommand(c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64) (rueidis.Completed, error) {
+func InspectCommand(c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64, leaseKeys int64) (rueidis.Completed, error) {
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("Inspect", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(limit, 10)}
+	args := []string{strconv.FormatInt(limit, 10), strconv.FormatInt(leaseKeys, 10)}
 	return c.B().EvalshaRo().Sha1(inspectSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -137,7 +139,7 @@ func DecodeInspect(resp rueidis.RedisResult) ([]string, error) {
 // inspectEncode returns the KEYS and ARGV of one Inspect call.
 func inspectEncode(a *InspectArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence, a.Queue, a.Timeouts, a.Writers, a.Permits, a.Rwprefix, a.Fqueue, a.Ftimeouts, a.Lwaiters}
-	args := []string{strconv.FormatInt(a.Limit, 10)}
+	args := []string{strconv.FormatInt(a.Limit, 10), strconv.FormatInt(a.LeaseKeys, 10)}
 	return keys, args
 }
 

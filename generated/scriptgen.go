@@ -163,7 +163,7 @@ var Scripts = []Script{{
 	SHA1:      idempotencyReserveSHA1,
 	Source:    idempotencyReserveSource,
 }, {
-	Args:      []string{"limit"},
+	Args:      []string{"limit", "leaseKeys"},
 	File:      "scripts/inspect.lua",
 	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts", "lwaiters"},
 	Name:      "Inspect",
@@ -414,6 +414,15 @@ var Scripts = []Script{{
 	Retryable: true,
 	SHA1:      rwReadExtendSHA1,
 	Source:    rwReadExtendSource,
+}, {
+	Args:      []string{"field", "from", "to"},
+	File:      "scripts/rw_read_lease.lua",
+	Keys:      []string{"rwprefix"},
+	Name:      "RwReadLease",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      rwReadLeaseSHA1,
+	Source:    rwReadLeaseSource,
 }, {
 	Args:      []string{"owner", "publish", "latchTTL"},
 	File:      "scripts/rw_read_release.lua",

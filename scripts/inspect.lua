@@ -8,7 +8,8 @@
 -- Reply: a flat list of rows of four strings {kind, a, b, c}, in this order:
 -- now <server unix ms>; type <type of the name key> <pttl ms>; mode
 -- <read|write>; hold <field> <count> <read lease ms, for a reader of a
--- read-write lock: the longest of its read holds>; holds <total fields>;
+-- read-write lock: the longest of the leases of its first `leaseKeys` read
+-- holds; RwReadLease reads those of any further holds>; holds <total fields>;
 -- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 -- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
@@ -30,6 +31,7 @@
 -- @key    ftimeouts  scriptlock_fair_timeout:{name}
 -- @key    lwaiters   scriptlock_lock_waiters:{name}
 -- @arg    limit      int64
+-- @arg    leaseKeys  int64      read-hold lease keys read per reader
 -- @return []string
 -- @readonly
 local out = {}
@@ -40,6 +42,7 @@ local function row(kind, a, b, c)
   out[#out + 1] = tostring(c or '')
 end
 local limit = tonumber(ARGV[1])
+local leaseKeys = tonumber(ARGV[2])
 local t = redis.call('time')
 row('now', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 local kind = redis.call('type', KEYS[1])['ok']
@@ -60,7 +63,7 @@ if kind == 'hash' then
         local lease = ''
         if mode and string.sub(field, -6) ~= ':write' then
           lease = -2
-          for h = 1, math.min(tonumber(count) or 0, 100) do
+          for h = 1, math.min(tonumber(count) or 0, leaseKeys) do
             lease = math.max(lease, redis.call('pttl', KEYS[7] .. ':' .. field .. ':rwlock_timeout:' .. h))
           end
         end

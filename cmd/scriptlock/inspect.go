@@ -104,17 +104,73 @@ func (r *Report) IsLock() bool {
 	return r.Kind == kindMutex || r.Kind == kindFair || r.Kind == kindRW || r.Kind == kindLean
 }
 
-// inspect reads every layout under key in one read-only script call.
+// readLeaseKeys is how many read-hold lease keys of one reader one script
+// call reads: Inspect the first ones, RwReadLease each further range.
+const readLeaseKeys = 100
+
+// inspect reads every layout under key in one read-only script call (and,
+// for a reader with more than readLeaseKeys holds, its further lease keys).
 func inspect(ctx context.Context, e *env, key string) (*Report, error) {
 	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
-	ctx, cancel := e.bounded(ctx)
+	bctx, cancel := e.bounded(ctx)
 	defer cancel()
-	rows, err := generated.Inspect(ctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
-		k.FairQueue, k.FairTimeouts, k.LockWaiters, int64(e.limit))
+	rows, err := generated.Inspect(bctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
+		k.FairQueue, k.FairTimeouts, k.LockWaiters, int64(e.limit), readLeaseKeys)
 	if err != nil {
 		return nil, fmt.Errorf("inspect %q: %w", key, err)
 	}
-	return decodeReport(key, rows)
+	r, err := decodeReport(key, rows)
+	if err != nil {
+		return nil, err
+	}
+	if err := readLeases(ctx, e, []*Report{r}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readLeases completes the read leases of readers with more holds than
+// Inspect reads lease keys of: each further range of readLeaseKeys keys is
+// one RwReadLease call, pipelined, and a reader's lease is the longest of
+// all. The further keys are read after Inspect, not atomically with it.
+func readLeases(ctx context.Context, e *env, reports []*Report) error {
+	type part struct {
+		h   *Holder
+		key string
+	}
+	var calls []generated.RwReadLeaseArgs
+	var parts []part
+	for _, r := range reports {
+		prefix := layout.For(r.Key, e.rc.Mode() == rueidis.ClientModeCluster).RWPrefix
+		for i := range r.Holders {
+			h := &r.Holders[i]
+			if h.ReadLeaseMS == nil {
+				continue
+			}
+			for from := int64(readLeaseKeys) + 1; from <= h.Holds; from += readLeaseKeys {
+				calls = append(calls, generated.RwReadLeaseArgs{Rwprefix: prefix, Field: h.Field, From: from,
+					To: min(from+readLeaseKeys-1, h.Holds)})
+				parts = append(parts, part{h, r.Key})
+			}
+		}
+	}
+	const batch = 1000 // calls per pipelined round trip
+	for len(calls) > 0 {
+		n := min(len(calls), batch)
+		bctx, cancel := e.bounded(ctx)
+		replies := generated.RwReadLeaseMulti(bctx, e.rc, calls[:n])
+		cancel()
+		for i, rep := range replies {
+			if rep.Err != nil {
+				return fmt.Errorf("inspect %q: read leases: %w", parts[i].key, rep.Err)
+			}
+			if l := parts[i].h.ReadLeaseMS; rep.Value > *l {
+				*l = rep.Value
+			}
+		}
+		calls, parts = calls[n:], parts[n:]
+	}
+	return nil
 }
 
 func decodeReport(key string, rows []string) (*Report, error) {

@@ -462,3 +462,46 @@ func TestSentinelPassword(t *testing.T) {
 		t.Fatalf("force-unlock left the lock held (%v)", err)
 	}
 }
+
+// A reader's lease is the longest of all its read holds' leases however many
+// holds it has: inspect and list read every lease key, also those past the
+// first hundred of one reader.
+func TestReadLeaseManyHolds(t *testing.T) {
+	for _, d := range deployments(t) {
+		t.Run(d.name, func(t *testing.T) {
+			ctx := testCtx(t, 60*time.Second)
+			prefix := redistest.Prefix(t)
+			c := newClient(t, d.rc, prefix)
+			rw := mustRW(t, c, "rw:many")
+			reader := scriptlock.WithOwner(ctx, "reader")
+			const holds, long = 250, 5 * time.Minute
+			for i := 1; i <= holds; i++ {
+				lease := 20 * time.Second
+				if i == holds { // the longest lease is on the last hold
+					lease = long
+				}
+				if _, err := rw.RLockWithLease(reader, lease); err != nil {
+					t.Fatalf("read hold %d: %v", i, err)
+				}
+			}
+			check := func(how string, r *Report) {
+				t.Helper()
+				if len(r.Holders) != 1 || r.Holders[0].Holds != holds {
+					t.Fatalf("%s: holders %+v", how, r.Holders)
+				}
+				if l := r.Holders[0].ReadLeaseMS; l == nil {
+					t.Errorf("%s: no read lease", how)
+				} else if *l < (long - time.Minute).Milliseconds() {
+					t.Errorf("%s: read lease %d ms of a reader whose longest hold has %s left", how, *l, long)
+				}
+			}
+			check("inspect", inspectJSON(t, ctx, d, prefix, "rw:many"))
+			res := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
+			var l listing
+			if res.code != exitOK || json.Unmarshal([]byte(res.out), &l) != nil || len(l.Locks) != 1 {
+				t.Fatalf("list: exit %d %s %s", res.code, res.out, res.errOut)
+			}
+			check("list", l.Locks[0])
+		})
+	}
+}
