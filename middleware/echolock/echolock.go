@@ -73,6 +73,11 @@ type LockConfig struct {
 	// "param:<name>", "header:<name>", "query:<name>", "form:<name>",
 	// "cookie:<name>", "json:<field>" or "json:<a.b.c>" (a string or number in
 	// a JSON body; the body is put back for the handler). Default "param:id".
+	// A "param:" value is the decoded path segment whatever its spelling:
+	// Echo hands a parameter as sent when the path is not in its default
+	// encoding ("/orders/%31%32%33"), and the middleware then decodes it
+	// (url.PathUnescape), so that it locks "123" as "/orders/123" does; a
+	// parameter that does not decode is an invalid key (400).
 	KeyLookup string
 	// KeyFunc, when set, is used instead of KeyLookup. Returning "" with a nil
 	// error means the key is missing.

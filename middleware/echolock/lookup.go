@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,7 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		}
 		switch kind {
 		case "param":
-			out = append(out, func(c echo.Context) (string, error) { return c.Param(name), nil })
+			out = append(out, func(c echo.Context) (string, error) { return pathParam(c, name) })
 		case "header":
 			h := textproto.CanonicalMIMEHeaderKey(name)
 			out = append(out, func(c echo.Context) (string, error) { return single(c.Request().Header[h]) })
@@ -70,6 +71,27 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		}
 	}
 	return out, nil
+}
+
+// pathParam returns the path parameter name decoded, one value per spelling
+// of it. Echo v4 routes on the request's RawPath when net/url keeps one (the
+// path was not sent in its default encoding: "/orders/%31%32%33",
+// lower-case escapes, ...) and then hands parameters as sent; otherwise it
+// routes on the decoded Path and hands them decoded. A handler decoding the
+// parameter reads "123" either way, so a parameter taken from RawPath is
+// percent-decoded here (url.PathUnescape) and one that does not decode is
+// invalid. A parameter taken from Path is already decoded and is not
+// decoded twice ("/orders/%2531" is the order "%31", not "1").
+func pathParam(c echo.Context, name string) (string, error) {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" || !strings.Contains(v, "%") {
+		return v, nil
+	}
+	u, err := url.PathUnescape(v)
+	if err != nil {
+		return "", fmt.Errorf("%w: path parameter %q: %w", core.ErrKeyInvalid, name, err)
+	}
+	return u, nil
 }
 
 // single returns the value of a source that may repeat (headers, query
