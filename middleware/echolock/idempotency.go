@@ -70,7 +70,8 @@ type IdempotencyConfig struct {
 	Logger *slog.Logger
 	// OnOutcome, when set, gets the outcome of every request that carries a
 	// key or lacks a required one (executed, replayed, idempotency_conflict,
-	// key_invalid, redis_down).
+	// over_budget, key_invalid, body_refused for the 413 and 400 answers to
+	// a body over MaxBodyBytes or unreadable, redis_down).
 	OnOutcome scriptlock.RequestOutcomeFunc
 }
 
@@ -237,17 +238,21 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, err)
 			}
+			refuseBody := func(base *echo.HTTPError, cause error) error {
+				config.OnOutcome.Report(req.Context(), scriptlock.RequestBodyRefused)
+				return fail(c, base, cause)
+			}
 			var body []byte
 			if req.Body != nil && req.Body != http.NoBody {
 				body, err = io.ReadAll(io.LimitReader(req.Body, config.MaxBodyBytes+1))
 				if err != nil {
 					if bodyTooLarge(err) {
-						return fail(c, ErrIdempotencyBody, err)
+						return refuseBody(ErrIdempotencyBody, err)
 					}
-					return fail(c, ErrIdempotencyBodyRead, err)
+					return refuseBody(ErrIdempotencyBodyRead, err)
 				}
 				if int64(len(body)) > config.MaxBodyBytes {
-					return fail(c, ErrIdempotencyBody, fmt.Errorf("body over %d bytes", config.MaxBodyBytes))
+					return refuseBody(ErrIdempotencyBody, fmt.Errorf("body over %d bytes", config.MaxBodyBytes))
 				}
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
@@ -258,7 +263,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// the form then stands for the body.
 				form, ferr := parsedForm(req)
 				if ferr != nil {
-					return fail(c, ErrIdempotencyBodyRead, ferr)
+					return refuseBody(ErrIdempotencyBodyRead, ferr)
 				}
 				if form != nil {
 					fpParts = append(fpParts, form)

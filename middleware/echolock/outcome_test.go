@@ -2,11 +2,15 @@ package echolock_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 
 	"github.com/labstack/echo/v4"
 
@@ -110,5 +114,44 @@ func TestIdempotencyOnOutcomeOverBudget(t *testing.T) {
 	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestOverBudget}
 	if got := out.take(); !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}
+
+// TestIdempotencyOnOutcomeBodyRefused: a request refused for its body (over
+// MaxBodyBytes or a body limit in front: 413; unreadable: 400) is reported
+// too, so that the refusals show in the metrics.
+func TestIdempotencyOnOutcomeBodyRefused(t *testing.T) {
+	env := mwtest.New(t)
+	var out outcomes
+	e := echo.New()
+	h := func(c echo.Context) error { return c.NoContent(http.StatusCreated) }
+	idem := echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: env.Store(t), MaxBodyBytes: 16, OnOutcome: out.report})
+	e.POST("/charges", h, idem)
+	e.POST("/limited", h, func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, 8)
+			return next(c)
+		}
+	}, idem)
+	for _, c := range []struct {
+		path string
+		body io.Reader
+		want int
+	}{
+		{"/charges", strings.NewReader(strings.Repeat("x", 17)), http.StatusRequestEntityTooLarge},
+		{"/limited", strings.NewReader(strings.Repeat("x", 9)), http.StatusRequestEntityTooLarge},
+		{"/charges", io.MultiReader(strings.NewReader("x"), iotest.ErrReader(errors.New("connection reset"))), http.StatusBadRequest},
+	} {
+		req := httptest.NewRequest(http.MethodPost, c.path, c.body)
+		req.Header.Set(echolock.HeaderIdempotencyKey, "k1")
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Errorf("%s: %d %q, want %d", c.path, rec.Code, rec.Body.String(), c.want)
+		}
+		want := []scriptlock.RequestOutcome{scriptlock.RequestBodyRefused}
+		if got := out.take(); !slices.Equal(got, want) {
+			t.Errorf("%s (%d): outcomes %v, want %v", c.path, c.want, got, want)
+		}
 	}
 }
