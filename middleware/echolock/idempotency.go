@@ -55,7 +55,9 @@ type IdempotencyConfig struct {
 	MaxResponseBytes int
 	// StoredHeaders lists the response headers stored and replayed (default
 	// Content-Type, Content-Encoding, Content-Language, Content-Location,
-	// Location, ETag, Last-Modified, Cache-Control).
+	// Location, ETag, Last-Modified, Cache-Control). A replay sets each header
+	// the record holds to its stored values, replacing any a middleware
+	// further out had set under that name; other headers are left alone.
 	StoredHeaders []string
 	// StoreStatus decides from the status code whether a response is stored
 	// (default FinalStatus: below 500 and not 408, 409, 423, 425 or 429). A
@@ -405,7 +407,13 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Cont
 	if sr.NotReplayable {
 		return fail(c, ErrIdempotencyUsed, idempotency.ErrNotReplayable)
 	}
+	// Each stored header replaces what a middleware further out has set
+	// under its name (a request id, a default Content-Type), so the replay
+	// carries the stored values once; other headers are left as they are.
 	h := c.Response().Header()
+	for _, f := range sr.Header {
+		h.Del(f.Name)
+	}
 	for _, f := range sr.Header {
 		h.Add(f.Name, f.Value)
 	}

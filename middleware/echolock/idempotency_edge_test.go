@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -188,5 +189,60 @@ func TestIdempotencyBadLockKeyLeavesNothing(t *testing.T) {
 	}
 	if runs.Load() != 0 {
 		t.Errorf("handler ran %d times", runs.Load())
+	}
+}
+
+// TestIdempotencyReplayReplacesHeaders: a middleware in front of the
+// Idempotency middleware sets headers on every response (a request id, a
+// default Content-Type, Vary). A replay carries each stored header with
+// exactly the stored values, once, replacing what the outer middleware set
+// under that name, and leaves the outer middleware's other headers alone.
+func TestIdempotencyReplayReplacesHeaders(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	e := echo.New()
+	var n atomic.Int64
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("X-Request-Id", fmt.Sprintf("outer-%d", n.Add(1)))
+			h.Set(echo.HeaderContentType, "text/plain; charset=outer")
+			h.Set(echo.HeaderVary, "Origin")
+			h.Set("X-Outer", "kept")
+			return next(c)
+		}
+	})
+	stored := append([]string{"X-Request-Id", echo.HeaderVary}, echolock.DefaultIdempotencyConfig.StoredHeaders...)
+	e.POST("/charges", func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Request-Id", "charge-1")
+		h.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		h.Del(echo.HeaderVary)
+		h.Add(echo.HeaderVary, "Accept")
+		h.Add(echo.HeaderVary, "Accept-Language")
+		return c.JSONBlob(http.StatusCreated, []byte(`{"charged":100}`))
+	}, echolock.IdempotencyWithConfig(echolock.IdempotencyConfig{Store: store, StoredHeaders: stored}))
+	srv := serve(t, e)
+
+	first := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K")
+	again := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K")
+	if again.code != http.StatusCreated || again.header.Get(echolock.HeaderIdempotentReplayed) != "true" || again.body != first.body {
+		t.Fatalf("replay: %d %q replayed=%q; want 201 %q replayed", again.code, again.body, again.header.Get(echolock.HeaderIdempotentReplayed), first.body)
+	}
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"X-Request-Id", []string{"charge-1"}},
+		{echo.HeaderContentType, []string{echo.MIMEApplicationJSON}},
+		{echo.HeaderVary, []string{"Accept", "Accept-Language"}},
+		{"X-Outer", []string{"kept"}},
+	} {
+		if got := first.header.Values(c.name); !slices.Equal(got, c.want) {
+			t.Errorf("first %s: %q, want %q", c.name, got, c.want)
+		}
+		if got := again.header.Values(c.name); !slices.Equal(got, c.want) {
+			t.Errorf("replayed %s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }
