@@ -282,34 +282,9 @@ func wantText(t Type) string {
 // @return; anything else is left alone rather than guessed.
 func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, string, ...any)) {
 	want := accepts(t)
-	var got replyKind
-	what := ""
-	switch ret.Kind {
-	case parse.ReturnNil:
-		got, what = replyNil, "nil"
-	case parse.ReturnInt:
-		got, what = replyInt, "an integer"
-	case parse.ReturnString:
-		got, what = replyStr, "a string"
-	case parse.ReturnArray:
-		got, what = replyArr, "an array (a table)"
-	case parse.ReturnBool:
-		got, what = replyInt|replyNil, "a Lua boolean (true arrives as 1, false as nil)"
-	case parse.ReturnCall:
-		info, ok := lookupCommand(ret.Command)
-		if !ok || hasSubcommands[info.name] || info.reply == replyUnknown {
-			return
-		}
-		got = info.reply
-		if tokens, ok := nilOnlyWith[info.name]; ok && got&replyNil != 0 && !hasToken(call, tokens) {
-			got &^= replyNil
-		}
-		what = info.name + " replies " + got.String()
-	default:
+	got, what := replyOf(ret, call, false)
+	if got == replyUnknown {
 		return
-	}
-	if ret.Text != "" {
-		what += " (" + ret.Text + ")"
 	}
 	// A reply of one shape (besides nil) must be readable; one whose shapes
 	// depend on options (LPOP with a count, ZADD INCR) only needs one of them.
@@ -359,25 +334,9 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 			default:
 				continue
 			}
-			var got replyKind
-			var what string
-			switch el.Kind {
-			case parse.ReturnInt:
-				got, what = replyInt, "an integer"
-			case parse.ReturnString:
-				got, what = replyStr, "a string"
-			case parse.ReturnBool:
-				got, what = replyInt|replyNil, "a Lua boolean"
-			case parse.ReturnArray:
-				got, what = replyArr, "a table"
-			default:
+			got, what := replyOf(el, nil, true)
+			if got == replyUnknown || got&elemWant != 0 {
 				continue
-			}
-			if got&elemWant != 0 {
-				continue
-			}
-			if el.Text != "" {
-				what += " (" + el.Text + ")"
 			}
 			need := wantText(Type{Kind: kindOfReply(elemWant)})
 			if t.Kind != Record {
@@ -408,6 +367,49 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		}
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
 	}
+}
+
+// replyOf is the reply shapes a returned value gives (replyUnknown when the
+// checker cannot tell) and its description for messages, with its literal
+// text. call is the redis.call site of a ReturnCall (nil: unknown). short
+// gives the shorter descriptions used for the values of a returned table.
+func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
+	var got replyKind
+	var what string
+	switch r.Kind {
+	case parse.ReturnNil:
+		got, what = replyNil, "nil"
+	case parse.ReturnInt:
+		got, what = replyInt, "an integer"
+	case parse.ReturnString:
+		got, what = replyStr, "a string"
+	case parse.ReturnArray:
+		got, what = replyArr, "an array (a table)"
+		if short {
+			what = "a table"
+		}
+	case parse.ReturnBool:
+		got, what = replyInt|replyNil, "a Lua boolean (true arrives as 1, false as nil)"
+		if short {
+			what = "a Lua boolean"
+		}
+	case parse.ReturnCall:
+		info, ok := lookupCommand(r.Command)
+		if !ok || hasSubcommands[info.name] || info.reply == replyUnknown {
+			return replyUnknown, ""
+		}
+		got = info.reply
+		if tokens, ok := nilOnlyWith[info.name]; ok && got&replyNil != 0 && !hasToken(call, tokens) {
+			got &^= replyNil
+		}
+		what = info.name + " replies " + got.String()
+	default:
+		return replyUnknown, ""
+	}
+	if r.Text != "" {
+		what += " (" + r.Text + ")"
+	}
+	return got, what
 }
 
 // kindOfReply is a reply type whose decoder reads the shapes k (for
