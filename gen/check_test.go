@@ -150,7 +150,7 @@ func TestCheckRules(t *testing.T) {
 		},
 		{
 			name: "directive after the leading block",
-			src:  "-- @return none\nlocal x = 1\n-- @key k\nreturn x\n",
+			src:  "-- @return none\nlocal x = 'OK'\n-- @key k\nreturn x\n",
 			want: []string{`scripts/x.lua:3:4: directive @key must be in the leading comment block`},
 		},
 		{
@@ -321,6 +321,41 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:8: returns an array with an integer (1) at [1], but @return []string needs a string reply for each element`},
 		},
 		{
+			name: "integer returned through a local",
+			src:  "-- @key k\n-- @return string\nlocal v = redis.call('INCR', KEYS[1])\nreturn v\n",
+			want: []string{`scripts/x.lua:4:8: returns v, assigned at line 3: INCR replies an integer, but @return string needs a string reply`},
+		},
+		{
+			name: "nil reply returned through a local",
+			src:  "-- @key k\n-- @return string\nlocal owner = redis.pcall('GET', KEYS[1])\nreturn owner\n",
+			want: []string{`scripts/x.lua:4:8: returns owner, assigned at line 3: GET replies a string or nil, but @return string is not nullable: declare @return string?`},
+		},
+		{
+			name: "local replaced in sequence before it is returned",
+			src:  "-- @key k\n-- @return string\nlocal v = 'none'\nv = redis.call('INCR', KEYS[1])\nreturn v\n",
+			want: []string{`scripts/x.lua:5:8: returns v, assigned at line 4: INCR replies an integer, but @return string needs a string reply`},
+		},
+		{
+			name: "literal returned through a local",
+			src:  "-- @return bool\nlocal n = 2\nreturn n\n",
+			want: []string{`scripts/x.lua:3:8: returns n, assigned at line 2: an integer (2), but @return bool reads only 1 (true) and 0 or nil (false)`},
+		},
+		{
+			name: "local copied from a local",
+			src:  "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nlocal w = v\nreturn w\n",
+			want: []string{`scripts/x.lua:5:8: returns w, assigned at line 3: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
+			name: "local returned before it is replaced",
+			src:  "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif v then return v end\nv = 1\nreturn v\n",
+			want: []string{`scripts/x.lua:4:18: returns v, assigned at line 3: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
+			name: "local declared without a value",
+			src:  "-- @return int64\nlocal v\nreturn v\n",
+			want: []string{`scripts/x.lua:3:8: returns v, assigned at line 2: nil, but @return int64 needs an integer reply: declare @return int64? for a nullable reply`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -359,6 +394,14 @@ func TestCheckAccepts(t *testing.T) {
 		{"shadowed in an inner block", "-- @key a\n-- @return none\nlocal k = KEYS[1]\ndo local k = 'x' end\nreturn redis.call('GET', k)\n"},
 		{"comparison returned as a bool", "-- @key k\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1]) == 1\n"},
 		{"key formatted from a key", "-- @key k\n-- @return string?\nreturn redis.call('GET', string.format('%s:x', KEYS[1]))\n"},
+		{"local replaced on one path", "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif not v then v = 'none' end\nreturn v\n"},
+		{"local replaced in a loop after a return in it", "-- @key k\n-- @return string\nlocal v = 0\nfor i = 1, 2 do\n  if i == 2 then return v end\n  v = redis.call('GET', KEYS[1]) or ''\nend\nreturn 'none'\n"},
+		{"local replaced in a function", "-- @return string\nlocal v = 0\nlocal function set() v = 'x' end\nset()\nreturn v\n"},
+		{"local replaced in a function passed to pcall", "-- @return string\nlocal v = 0\nwhile true do\n  if v ~= 0 then return v end\n  pcall(function() v = 'x' end)\nend\n"},
+		{"local replaced in sequence", "-- @key k\n-- @return string?\nlocal v = redis.call('INCR', KEYS[1])\nv = redis.call('GET', KEYS[1])\nreturn v\n"},
+		{"local shadowed in an inner block", "-- @return int64\nlocal v = 5\ndo local v = 'x' end\nreturn v\n"},
+		{"local from a command replying 0 or 1", "-- @key k\n-- @return bool\nlocal ok = redis.call('SETNX', KEYS[1], 1)\nreturn ok\n"},
+		{"local table changed after it is made", "-- @return string\nlocal t = {}\nt.ok = 'OK'\nreturn t\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -286,6 +286,14 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 	if got == replyUnknown {
 		return
 	}
+	// subject starts a message about the value returned.
+	subject := "returns " + what
+	switch {
+	case ret.Local != "":
+		subject = fmt.Sprintf("returns %s, assigned at line %d: %s", ret.Local, ret.From.Line, what)
+	case ret.Kind == parse.ReturnCall:
+		subject = what
+	}
 	// A reply of one shape (besides nil) must be readable; one whose shapes
 	// depend on options (LPOP with a count, ZADD INCR) only needs one of them.
 	nonNil := got &^ replyNil
@@ -298,18 +306,14 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		case got == replyNil && t.Kind != None:
 			hint = fmt.Sprintf(": declare @return %s? for a nullable reply", t.String())
 		}
-		if ret.Kind == parse.ReturnCall {
-			at(ret.Pos, "%s, but @return %s needs %s%s", what, t.String(), wantText(t), hint)
-		} else {
-			at(ret.Pos, "returns %s, but @return %s needs %s%s", what, t.String(), wantText(t), hint)
-		}
+		at(ret.Pos, "%s, but @return %s needs %s%s", subject, t.String(), wantText(t), hint)
 		return
 	}
 	if t.Kind == Bool && ret.Kind == parse.ReturnInt && ret.Text != "" {
 		// Redis truncates a Lua number to an integer; the decoder reads
 		// only 1 and 0.
 		if n, ok := luaInteger(ret.Text); ok && n != 0 && n != 1 {
-			at(ret.Pos, "returns an integer (%s), but @return %s reads only 1 (true) and 0 or nil (false)", ret.Text, t.String())
+			at(ret.Pos, "%s, but @return %s reads only 1 (true) and 0 or nil (false)", subject, t.String())
 			return
 		}
 	}
@@ -362,10 +366,10 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 	}
 	if got&replyNil != 0 && want&replyNil == 0 {
 		if ret.Kind == parse.ReturnBool {
-			at(ret.Pos, "returns %s, but @return %s is not nullable: declare @return bool, or @return %s?", what, t.String(), t.String())
+			at(ret.Pos, "%s, but @return %s is not nullable: declare @return bool, or @return %s?", subject, t.String(), t.String())
 			return
 		}
-		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", what, t.String(), t.String())
+		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", subject, t.String(), t.String())
 	}
 }
 

@@ -174,6 +174,11 @@ type Return struct {
 	Command  string // ReturnCall: the command name
 	CallFunc string // ReturnCall: redis.call or redis.pcall
 	Call     int    // ReturnCall: index of the call in File.Calls
+	// Local is the name of the local returned (return v), when the walker
+	// knows what it holds: the fields above describe that value, From is
+	// where it was assigned.
+	Local string
+	From  Pos
 }
 
 // RedisValue is redis.call or redis.pcall (or the redis table itself, or a

@@ -45,10 +45,20 @@ type walker struct {
 	seen map[identKey]int
 	// scopes are the locals in scope, innermost last, with what each was
 	// assigned (flow-insensitive beyond textual order: see assign).
-	scopes []map[string]Value
+	scopes []map[string]*local
 	// depth counts the function bodies being walked: only the chunk's own
 	// return statements reach Redis.
 	depth int
+}
+
+// local is a local variable in scope.
+type local struct {
+	val Value
+	// reply is what returning the local gives, as the walker can tell from
+	// the value it holds (Kind ReturnUnknown when it cannot): set where it
+	// is declared and where it is replaced in the same block, unknown once
+	// it is assigned in a nested block, a loop or a function.
+	reply Return
 }
 
 type identKey struct {
@@ -114,12 +124,51 @@ func (w *walker) isReference(i int) bool {
 	return true
 }
 
-func (w *walker) push() { w.scopes = append(w.scopes, map[string]Value{}) }
+func (w *walker) push() { w.scopes = append(w.scopes, map[string]*local{}) }
 func (w *walker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
 
 // declare makes a new local in the innermost scope.
 func (w *walker) declare(name string, v Value) {
-	w.scopes[len(w.scopes)-1][name] = v
+	w.scopes[len(w.scopes)-1][name] = &local{val: v}
+}
+
+// lookup finds the local name in scope and the index of its scope; nil
+// when name is not a local.
+func (w *walker) lookup(name string) (*local, int) {
+	for i := len(w.scopes) - 1; i >= 0; i-- {
+		if l, ok := w.scopes[i][name]; ok {
+			return l, i
+		}
+	}
+	return nil, -1
+}
+
+// setReply records the reply a local gives after an assignment: r when it is
+// assigned in the block that declares it (it replaces the old value),
+// unknown when it is assigned in a nested block or function (it may keep
+// the old value or take the new one).
+func (w *walker) setReply(name string, r Return) {
+	l, i := w.lookup(name)
+	if l == nil {
+		return
+	}
+	if i != len(w.scopes)-1 {
+		r = Return{Kind: ReturnUnknown}
+	}
+	l.reply = r
+}
+
+// forgetReplies makes unknown the replies of the locals in scope that the
+// statements assign (a loop body: a return in it may run after an
+// assignment that follows it in the text).
+func (w *walker) forgetReplies(list []ast.Stmt) {
+	names := map[string]bool{}
+	assignedIn(list, names)
+	for n := range names {
+		if l, _ := w.lookup(n); l != nil {
+			l.reply = Return{Kind: ReturnUnknown}
+		}
+	}
 }
 
 // assign records another value of the local name. A local assigned values
@@ -129,10 +178,11 @@ func (w *walker) declare(name string, v Value) {
 // SourceUnknown.
 func (w *walker) assign(name string, v Value) {
 	for i := len(w.scopes) - 1; i >= 0; i-- {
-		old, ok := w.scopes[i][name]
+		l, ok := w.scopes[i][name]
 		if !ok {
 			continue
 		}
+		old := l.val
 		switch {
 		case old.Source != v.Source && notKey(v.Source):
 			v.Derived = true
@@ -146,7 +196,7 @@ func (w *walker) assign(name string, v Value) {
 			// one is not known; the local's name is shown instead.
 			v = Value{Source: v.Source, Derived: true}
 		}
-		w.scopes[i][name] = v
+		l.val = v
 		return
 	}
 }
@@ -159,10 +209,8 @@ func notKey(s Source) bool {
 // local returns what the local name was assigned; ok is false when name is
 // not a local in scope.
 func (w *walker) local(name string) (v Value, ok bool) {
-	for i := len(w.scopes) - 1; i >= 0; i-- {
-		if v, ok := w.scopes[i][name]; ok {
-			return v, true
-		}
+	if l, _ := w.lookup(name); l != nil {
+		return l.val, true
 	}
 	return Value{}, false
 }
@@ -188,7 +236,8 @@ func (w *walker) stmt(s ast.Stmt) {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		w.exprs(s.Lhs)
-		w.exprs(s.Rhs)
+		// The replies of every value, before any is assigned (a, b = b, a).
+		replies := w.replies(s.Rhs, len(s.Lhs), s.Line())
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
 			if !ok {
@@ -204,6 +253,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				v = w.value(s.Rhs[i])
 			}
 			w.assign(id.Value, v)
+			w.setReply(id.Value, replies[i])
 		}
 	case *ast.LocalAssignStmt:
 		if len(s.Exprs) == 1 && len(s.Names) == 1 {
@@ -211,24 +261,30 @@ func (w *walker) stmt(s ast.Stmt) {
 				w.declare(s.Names[0], Value{Source: SourceUnknown}) // local function f: f is in scope in its body
 			}
 		}
-		w.exprs(s.Exprs)
-		for i, n := range s.Names {
-			v := Value{Source: SourceUnknown}
+		replies := w.replies(s.Exprs, len(s.Names), s.Line())
+		values := make([]Value, len(s.Names))
+		for i := range s.Names {
+			values[i] = Value{Source: SourceUnknown}
 			if i < len(s.Exprs) {
-				v = w.value(s.Exprs[i])
+				values[i] = w.value(s.Exprs[i])
 			} else if len(s.Exprs) == 0 {
-				v = Value{Source: SourceNil}
+				values[i] = Value{Source: SourceNil}
 			}
-			w.declare(n, v)
+		}
+		for i, n := range s.Names {
+			w.declare(n, values[i])
+			w.setReply(n, replies[i])
 		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
 	case *ast.DoBlockStmt:
 		w.block(s.Stmts)
 	case *ast.WhileStmt:
+		w.forgetReplies(s.Stmts)
 		w.expr(s.Condition)
 		w.block(s.Stmts)
 	case *ast.RepeatStmt:
+		w.forgetReplies(s.Stmts)
 		w.push()
 		w.stmts(s.Stmts)
 		w.expr(s.Condition)
@@ -238,6 +294,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.block(s.Then)
 		w.block(s.Else)
 	case *ast.NumberForStmt:
+		w.forgetReplies(s.Stmts)
 		w.expr(s.Init)
 		w.expr(s.Limit)
 		w.expr(s.Step)
@@ -246,6 +303,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.stmts(s.Stmts)
 		w.pop()
 	case *ast.GenericForStmt:
+		w.forgetReplies(s.Stmts)
 		w.exprs(s.Exprs)
 		w.push()
 		// for i, k in ipairs(KEYS): k is a key
@@ -268,9 +326,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.pop()
 	case *ast.FuncDefStmt:
 		if s.Name != nil {
-			if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil && !w.isLocal(id.Value) {
-				pos, _ := w.tokenPos(id.Line(), id.Value, true)
-				w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value, Function: true})
+			if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil {
+				if w.isLocal(id.Value) {
+					w.setReply(id.Value, Return{Kind: ReturnUnknown}) // function f() ... end replaces the local f
+				} else {
+					pos, _ := w.tokenPos(id.Line(), id.Value, true)
+					w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value, Function: true})
+				}
 			}
 			w.expr(s.Name.Func)
 			w.expr(s.Name.Receiver)
@@ -668,6 +730,12 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				}
 			}
 		}
+	case *ast.IdentExpr:
+		if l, _ := w.lookup(x.Value); l != nil && l.reply.Kind != ReturnUnknown {
+			from := l.reply
+			r = from
+			r.Pos, r.Local, r.From = pos, x.Value, from.Pos
+		}
 	case *ast.FuncCallExpr:
 		if name, ok := redisFunc(x); ok {
 			switch name {
@@ -688,6 +756,133 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		}
 	}
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// replies walks the expressions of an assignment of n variables and returns
+// the reply each variable's new value would give if returned. A variable
+// without an expression is unknown (a call may give it a value), or nil
+// when there are none (local v). line is the statement's.
+func (w *walker) replies(list []ast.Expr, n, line int) []Return {
+	out := make([]Return, max(n, len(list)))
+	for i, e := range list {
+		out[i] = w.replyOf(e, len(w.f.Calls))
+		w.expr(e)
+	}
+	if len(list) == 0 {
+		for i := range out {
+			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil}
+		}
+	}
+	return out
+}
+
+// replyOf is the reply the value of e gives if returned, as a Return at the
+// line of e; call is the index in File.Calls e's own redis.call will have.
+// A table is unknown: it can be changed after it is made (t.x = ..., table.insert).
+func (w *walker) replyOf(e ast.Expr, call int) Return {
+	r := Return{Pos: Pos{Line: e.Line()}}
+	switch x := e.(type) {
+	case *ast.TableExpr:
+		return r
+	case *ast.IdentExpr:
+		if l, _ := w.lookup(x.Value); l != nil {
+			return l.reply
+		}
+		return r
+	case *ast.FuncCallExpr:
+		if name, ok := redisFunc(x); ok && (name == "call" || name == "pcall") && len(x.Args) > 0 {
+			if c, ok := x.Args[0].(*ast.StringExpr); ok {
+				r.Kind, r.Command, r.CallFunc, r.Call = ReturnCall, c.Value, "redis."+name, call
+			}
+		}
+		return r
+	}
+	r.Kind, r.Text = valueKind(e)
+	return r
+}
+
+// assignedIn adds to names the variables the statements assign (name = ...,
+// function name() ... end), in nested blocks and functions too.
+func assignedIn(list []ast.Stmt, names map[string]bool) {
+	for _, s := range list {
+		switch s := s.(type) {
+		case *ast.AssignStmt:
+			for _, l := range s.Lhs {
+				if id, ok := l.(*ast.IdentExpr); ok {
+					names[id.Value] = true
+				}
+			}
+			assignedInExprs(s.Lhs, names)
+			assignedInExprs(s.Rhs, names)
+		case *ast.LocalAssignStmt:
+			assignedInExprs(s.Exprs, names)
+		case *ast.FuncCallStmt:
+			assignedInExprs([]ast.Expr{s.Expr}, names)
+		case *ast.DoBlockStmt:
+			assignedIn(s.Stmts, names)
+		case *ast.WhileStmt:
+			assignedInExprs([]ast.Expr{s.Condition}, names)
+			assignedIn(s.Stmts, names)
+		case *ast.RepeatStmt:
+			assignedIn(s.Stmts, names)
+			assignedInExprs([]ast.Expr{s.Condition}, names)
+		case *ast.IfStmt:
+			assignedInExprs([]ast.Expr{s.Condition}, names)
+			assignedIn(s.Then, names)
+			assignedIn(s.Else, names)
+		case *ast.NumberForStmt:
+			assignedInExprs([]ast.Expr{s.Init, s.Limit, s.Step}, names)
+			assignedIn(s.Stmts, names)
+		case *ast.GenericForStmt:
+			assignedInExprs(s.Exprs, names)
+			assignedIn(s.Stmts, names)
+		case *ast.FuncDefStmt:
+			if s.Name != nil {
+				if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil {
+					names[id.Value] = true
+				}
+			}
+			if s.Func != nil {
+				assignedIn(s.Func.Stmts, names)
+			}
+		case *ast.ReturnStmt:
+			assignedInExprs(s.Exprs, names)
+		}
+	}
+}
+
+// assignedInExprs adds to names the variables that the functions defined in
+// the expressions assign.
+func assignedInExprs(list []ast.Expr, names map[string]bool) {
+	for _, e := range list {
+		switch x := e.(type) {
+		case *ast.FunctionExpr:
+			assignedIn(x.Stmts, names)
+		case *ast.AttrGetExpr:
+			assignedInExprs([]ast.Expr{x.Object, x.Key}, names)
+		case *ast.TableExpr:
+			for _, f := range x.Fields {
+				assignedInExprs([]ast.Expr{f.Key, f.Value}, names)
+			}
+		case *ast.FuncCallExpr:
+			assignedInExprs([]ast.Expr{x.Func, x.Receiver}, names)
+			assignedInExprs(x.Args, names)
+		case *ast.LogicalOpExpr:
+			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
+		case *ast.RelationalOpExpr:
+			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
+		case *ast.StringConcatOpExpr:
+			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
+		case *ast.ArithmeticOpExpr:
+			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
+		case *ast.UnaryMinusOpExpr:
+			assignedInExprs([]ast.Expr{x.Expr}, names)
+		case *ast.UnaryNotOpExpr:
+			assignedInExprs([]ast.Expr{x.Expr}, names)
+		case *ast.UnaryLenOpExpr:
+			assignedInExprs([]ast.Expr{x.Expr}, names)
+		}
+	}
 }
 
 // valueKind is the reply a Lua value gives, when its expression tells
