@@ -356,6 +356,26 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:8: returns v, assigned at line 2: nil, but @return int64 needs an integer reply: declare @return int64? for a nullable reply`},
 		},
 		{
+			name: "bool from a command replying any integer",
+			src:  "-- @key k\n-- @return bool\nreturn redis.call('TTL', KEYS[1])\n",
+			want: []string{`scripts/x.lua:3:8: TTL replies integers other than 0 and 1, but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
+			name: "bool from a counter through a local",
+			src:  "-- @key k\n-- @return bool\nlocal n = redis.call('INCR', KEYS[1])\nreturn n\n",
+			want: []string{`scripts/x.lua:4:8: returns n, assigned at line 3: INCR replies integers other than 0 and 1, but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
+			name: "bool from a count of two keys",
+			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
+			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
+			name: "bool from a count of unpacked keys",
+			src:  "-- @key k...\n-- @return bool\nreturn redis.call('DEL', unpack(KEYS))\n",
+			want: []string{`scripts/x.lua:3:8: DEL replies integers other than 0 and 1 (it counts the keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -402,6 +422,16 @@ func TestCheckAccepts(t *testing.T) {
 		{"local shadowed in an inner block", "-- @return int64\nlocal v = 5\ndo local v = 'x' end\nreturn v\n"},
 		{"local from a command replying 0 or 1", "-- @key k\n-- @return bool\nlocal ok = redis.call('SETNX', KEYS[1], 1)\nreturn ok\n"},
 		{"local table changed after it is made", "-- @return string\nlocal t = {}\nt.ok = 'OK'\nreturn t\n"},
+		{"bool from replies of 0 or 1", "-- @key k\n-- @arg m string\n-- @return bool\n" +
+			"if ARGV[1] == 'a' then return redis.call('SETNX', KEYS[1], 1) end\n" +
+			"if ARGV[1] == 'b' then return redis.call('HSETNX', KEYS[1], 'f', 1) end\n" +
+			"if ARGV[1] == 'c' then return redis.call('PEXPIRE', KEYS[1], 100) end\n" +
+			"if ARGV[1] == 'd' then return redis.call('SISMEMBER', KEYS[1], ARGV[1]) end\n" +
+			"if ARGV[1] == 'e' then return redis.call('EXISTS', KEYS[1]) end\n" +
+			"if ARGV[1] == 'f' then return redis.call('DEL', KEYS[1]) end\n" +
+			"if ARGV[1] == 'g' then return redis.call('HDEL', KEYS[1], 'f') end\n" +
+			"return redis.call('SADD', KEYS[1], ARGV[1])\n"},
+		{"bool from a comparison of a count", "-- @key k\n-- @return bool\nreturn redis.call('TTL', KEYS[1]) > 0\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

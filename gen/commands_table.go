@@ -379,3 +379,29 @@ var commandTable = []commandInfo{
 	{"ZUNION", -3, flagReadonly, "6.2.0", replyArr, []keySpec{{beginIndex: 1, keynum: true, keynumIdx: 0, firstKey: 1, step: 1}}},
 	{"ZUNIONSTORE", -4, flagDenyoom | flagWrite, "2.0.0", replyInt, []keySpec{{beginIndex: 1, lastKey: 0, step: 1, limit: 0}, {beginIndex: 2, keynum: true, keynumIdx: 0, firstKey: 1, step: 1}}},
 }
+
+// zeroOneReplies are the commands and subcommands whose reply schema allows
+// no integer but 0 and 1 (a flag, not a count): a script may return them as
+// @return bool.
+var zeroOneReplies = map[string]bool{
+	"CLIENT|UNBLOCK":        true,
+	"COPY":                  true,
+	"EXPIRE":                true,
+	"EXPIREAT":              true,
+	"GETBIT":                true,
+	"HEXISTS":               true,
+	"HSETNX":                true,
+	"MOVE":                  true,
+	"MSETNX":                true,
+	"PERSIST":               true,
+	"PEXPIRE":               true,
+	"PEXPIREAT":             true,
+	"PFADD":                 true,
+	"RENAMENX":              true,
+	"SETBIT":                true,
+	"SETNX":                 true,
+	"SISMEMBER":             true,
+	"SMOVE":                 true,
+	"XGROUP|CREATECONSUMER": true,
+	"XGROUP|DESTROY":        true,
+}

@@ -286,14 +286,17 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 	if got == replyUnknown {
 		return
 	}
-	// subject starts a message about the value returned.
-	subject := "returns " + what
-	switch {
-	case ret.Local != "":
-		subject = fmt.Sprintf("returns %s, assigned at line %d: %s", ret.Local, ret.From.Line, what)
-	case ret.Kind == parse.ReturnCall:
-		subject = what
+	// about starts a message about the value returned, described by what.
+	about := func(what string) string {
+		switch {
+		case ret.Local != "":
+			return fmt.Sprintf("returns %s, assigned at line %d: %s", ret.Local, ret.From.Line, what)
+		case ret.Kind == parse.ReturnCall:
+			return what
+		}
+		return "returns " + what
 	}
+	subject := about(what)
 	// A reply of one shape (besides nil) must be readable; one whose shapes
 	// depend on options (LPOP with a count, ZADD INCR) only needs one of them.
 	nonNil := got &^ replyNil
@@ -308,6 +311,15 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		}
 		at(ret.Pos, "%s, but @return %s needs %s%s", subject, t.String(), wantText(t), hint)
 		return
+	}
+	if t.Kind == Bool && ret.Kind == parse.ReturnCall && got&replyInt != 0 {
+		// The decoder reads only 1 and 0: a count or a value (TTL,
+		// INCR) fails it whenever it is another integer.
+		if name, counts, ok := zeroOne(ret.Command, call); !ok {
+			at(ret.Pos, "%s, but @return %s reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64",
+				about(name+" replies integers other than 0 and 1"+counts), t.String())
+			return
+		}
 	}
 	if t.Kind == Bool && ret.Kind == parse.ReturnInt && ret.Text != "" {
 		// Redis truncates a Lua number to an integer; the decoder reads
@@ -414,6 +426,48 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		what += " (" + r.Text + ")"
 	}
 	return got, what
+}
+
+// countReplies are commands whose integer reply counts the keys, fields or
+// members a call gives, from argument from (1-based, after the command
+// name), per words each: with exactly one, the reply is 0 or 1, which their
+// reply schemas ("integer") do not say.
+var countReplies = map[string]struct {
+	from, per int
+	what      string
+}{
+	"EXISTS": {1, 1, "keys"},
+	"DEL":    {1, 1, "keys"},
+	"UNLINK": {1, 1, "keys"},
+	"TOUCH":  {1, 1, "keys"},
+	"HDEL":   {2, 1, "fields"},
+	"HSET":   {2, 2, "fields"},
+	"SADD":   {2, 1, "members"},
+	"SREM":   {2, 1, "members"},
+	"ZREM":   {2, 1, "members"},
+}
+
+// zeroOne reports whether the integers command replies are only 0 and 1:
+// by its reply schema (zeroOneReplies), or as a count of one (EXISTS with a
+// single key, in the call c). name is the command's, counts a note on what
+// the reply counts otherwise. An unknown call (c nil) is taken as fine.
+func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
+	info, known := lookupCommand(command)
+	if !known || zeroOneReplies[info.name] || c == nil {
+		return command, "", true
+	}
+	cr, isCount := countReplies[info.name]
+	if !isCount {
+		return info.name, "", false
+	}
+	n := len(c.Args)
+	if n > 0 && c.Args[n-1].Expands {
+		return info.name, fmt.Sprintf(" (it counts the %s given)", cr.what), false
+	}
+	if count := (n - cr.from + 1) / cr.per; count > 1 {
+		return info.name, fmt.Sprintf(" (it counts the %d %s given)", count, cr.what), false
+	}
+	return info.name, "", true
 }
 
 // kindOfReply is a reply type whose decoder reads the shapes k (for

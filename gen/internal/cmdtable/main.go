@@ -182,6 +182,15 @@ func Build(dir string) ([]byte, error) {
 		fmt.Fprintf(&buf, "\t{%q, %d, %s, %q, %s, %s},\n", e.name, e.s.Arity, flagExpr, e.s.Since, reply, keyExpr)
 	}
 	buf.WriteString("}\n")
+
+	buf.WriteString("\n// zeroOneReplies are the commands and subcommands whose reply schema allows\n// no integer but 0 and 1 (a flag, not a count): a script may return them as\n// @return bool.\n")
+	buf.WriteString("var zeroOneReplies = map[string]bool{\n")
+	for _, e := range entries {
+		if only01(e.s.ReplySchema) {
+			fmt.Fprintf(&buf, "\t%q: true,\n", e.name)
+		}
+	}
+	buf.WriteString("}\n")
 	return format.Source(buf.Bytes())
 }
 
@@ -250,6 +259,64 @@ func replyKindsOf(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "|")
+}
+
+// only01 reports whether a reply schema allows integers, and none but 0 and
+// 1: every integer alternative is the constant 0 or 1, or a boolean (which
+// a script sees as 1 or nil).
+func only01(raw json.RawMessage) bool {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	hasInt, ok := ints01(v)
+	return hasInt && ok
+}
+
+// ints01 reports whether schema v allows integers, and whether they are
+// all 0 or 1.
+func ints01(v any) (hasInt, ok bool) {
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return false, false
+	}
+	ok = true
+	for _, alt := range []string{"oneOf", "anyOf"} {
+		if list, isList := m[alt].([]any); isList {
+			for _, x := range list {
+				h, o := ints01(x)
+				hasInt, ok = hasInt || h, ok && o
+			}
+		}
+	}
+	c, isConst := m["const"]
+	var types []any
+	switch t := m["type"].(type) {
+	case string:
+		types = []any{t}
+	case []any:
+		types = t
+	}
+	if isConst && len(types) == 0 {
+		switch c := c.(type) {
+		case bool:
+			hasInt = true
+		case float64:
+			hasInt, ok = true, ok && (c == 0 || c == 1)
+		}
+	}
+	for _, t := range types {
+		switch t {
+		case "boolean":
+			hasInt = true
+		case "integer":
+			hasInt = true
+			if f, isNum := c.(float64); !isConst || !isNum || (f != 0 && f != 1) {
+				ok = false
+			}
+		}
+	}
+	return hasInt, ok
 }
 
 const (

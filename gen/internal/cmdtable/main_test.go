@@ -28,6 +28,10 @@ func TestBuildAndCheck(t *testing.T) {
 		"object-encoding.json": `{"ENCODING": {"since": "2.2.3", "arity": 3, "container": "OBJECT", "command_flags": ["READONLY"],
 			"key_specs": [{"begin_search": {"index": {"pos": 2}}, "find_keys": {"range": {"lastkey": 0, "step": 1, "limit": 0}}}],
 			"reply_schema": {"oneOf": [{"const": 0}, {"type": "string"}]}}}`,
+		"setnx.json": `{"SETNX": {"since": "1.0.0", "arity": 3, "command_flags": ["WRITE"],
+			"reply_schema": {"oneOf": [{"const": 0}, {"const": 1}]}}}`,
+		"ttl.json": `{"TTL": {"since": "1.0.0", "arity": 2, "command_flags": ["READONLY"],
+			"reply_schema": {"oneOf": [{"type": "integer", "minimum": 0}, {"const": -1}, {"const": -2}]}}}`,
 		"sentinel-x.json": `{"X": {"since": "2.8.4", "arity": 2, "container": "SENTINEL", "command_flags": ["ONLY_SENTINEL"]}}`,
 	}
 	for n, s := range specs {
@@ -48,6 +52,10 @@ func TestBuildAndCheck(t *testing.T) {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("table lacks %s:\n%s", want, b)
 		}
+	}
+	// OBJECT ENCODING's schema above allows the integer 0 alone; TTL's any.
+	if !bytes.Contains(b, []byte("var zeroOneReplies = map[string]bool{\n\t\"OBJECT|ENCODING\": true,\n\t\"SETNX\":           true,\n}")) {
+		t.Errorf("zeroOneReplies is not OBJECT|ENCODING and SETNX:\n%s", b)
 	}
 	if bytes.Contains(b, []byte("SENTINEL")) {
 		t.Errorf("sentinel-only command in the table:\n%s", b)
