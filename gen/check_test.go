@@ -376,6 +376,31 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:8: DEL replies integers other than 0 and 1 (it counts the keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
 		},
 		{
+			name: "read of an undefined global",
+			src:  "-- @key k\n-- @return int64\nreturn redis.call('INCRBY', KEYS[1], step)\n",
+			want: []string{`scripts/x.lua:3:38: step is not a global of Redis's script sandbox: reading it fails at run time ("Script attempted to access nonexistent global variable 'step'"); declare it local, or check its name`},
+		},
+		{
+			name: "print is not in Redis's sandbox",
+			src:  "-- @return none\nprint('x')\nreturn 'OK'\n",
+			want: []string{`scripts/x.lua:2:1: print is not a global of Redis's script sandbox: reading it fails at run time ("Script attempted to access nonexistent global variable 'print'"); Redis 7 removed print: use redis.log(redis.LOG_NOTICE, ...)`},
+		},
+		{
+			name: "library Redis does not load",
+			src:  "-- @return int64\nreturn os.time()\n",
+			want: []string{`scripts/x.lua:2:8: os is not a global of Redis's script sandbox: reading it fails at run time ("Script attempted to access nonexistent global variable 'os'"); Redis loads only the Lua libraries string, table, math, cjson, cmsgpack, bit and struct`},
+		},
+		{
+			name: "server is Valkey's",
+			src:  "-- @key k\n-- @return string?\nreturn server.call('GET', KEYS[1])\n",
+			want: []string{`scripts/x.lua:3:8: server is not a global of Redis's script sandbox: reading it fails at run time ("Script attempted to access nonexistent global variable 'server'"); server is Valkey's name for the redis table: use redis`},
+		},
+		{
+			name: "global read in a function",
+			src:  "-- @return int64\nlocal function f() return counter end\nreturn f()\n",
+			want: []string{`scripts/x.lua:2:27: counter is not a global of Redis's script sandbox: reading it fails at run time ("Script attempted to access nonexistent global variable 'counter'"); declare it local, or check its name`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -432,6 +457,17 @@ func TestCheckAccepts(t *testing.T) {
 			"if ARGV[1] == 'g' then return redis.call('HDEL', KEYS[1], 'f') end\n" +
 			"return redis.call('SADD', KEYS[1], ARGV[1])\n"},
 		{"bool from a comparison of a count", "-- @key k\n-- @return bool\nreturn redis.call('TTL', KEYS[1]) > 0\n"},
+		{"globals of Redis's script sandbox", "-- @key k\n-- @return string\n" +
+			"local n = tonumber(redis.call('GET', KEYS[1])) or 0\n" +
+			"local t = {string.format('%d', math.floor(n)), tostring(bit.band(n, 1)), type(cjson.encode({}))}\n" +
+			"table.insert(t, cmsgpack.pack(1) .. struct.pack('>I', 1))\n" +
+			"for _, v in ipairs(t) do assert(v) end\n" +
+			"for k, v in pairs({}) do error(k) end\n" +
+			"local ok = pcall(tonumber, 1) and xpcall(tostring, type) and select('#', unpack(t)) and next(t)\n" +
+			"setmetatable(t, getmetatable({})); rawset(t, 'x', rawget(t, 1)); ok = rawequal(t, t) and _VERSION\n" +
+			"ok = collectgarbage and gcinfo and coroutine\n" +
+			"return table.concat(t, ',')\n"},
+		{"local named like a missing global", "-- @return string\nlocal print = tostring\nreturn print(1)\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -67,12 +67,24 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		warn(r.commandsPos, "@commands is declared but every redis.call names its command literally")
 	}
 
+	assigned := map[string]bool{}
 	for _, g := range pf.Globals {
+		assigned[g.Name] = true
 		if g.Function {
 			at(g.Pos, "global function %s: Redis refuses global variables in scripts; use local function %s", g.Name, g.Name)
 		} else {
 			at(g.Pos, "assignment to global variable %s: Redis refuses global variables in scripts; declare it local", g.Name)
 		}
+	}
+	for _, g := range pf.UnknownGlobals {
+		if assigned[g.Name] {
+			continue // its assignment is reported
+		}
+		hint, ok := missingGlobalHints[g.Name]
+		if !ok {
+			hint = "declare it local, or check its name"
+		}
+		at(g.Pos, "%s is not a global of Redis's script sandbox: reading it fails at run time (\"Script attempted to access nonexistent global variable '%s'\"); %s", g.Name, g.Name, hint)
 	}
 
 	produced := map[string]bool{}
@@ -118,6 +130,20 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 	return errs
 }
+
+// missingGlobalHints say what to use instead of a global Redis's script
+// sandbox does not define.
+var missingGlobalHints = func() map[string]string {
+	const libs = "Redis loads only the Lua libraries string, table, math, cjson, cmsgpack, bit and struct"
+	m := map[string]string{
+		"print":  "Redis 7 removed print: use redis.log(redis.LOG_NOTICE, ...)",
+		"server": "server is Valkey's name for the redis table: use redis",
+	}
+	for _, lib := range []string{"os", "io", "debug", "package", "require", "module", "utf8", "jit", "ffi"} {
+		m[lib] = libs
+	}
+	return m
+}()
 
 // checkCall checks one call against the command it runs (name: the literal
 // name, or one of the @commands names of a dynamic one).

@@ -198,7 +198,10 @@ type File struct {
 	Argv       []Use
 	Calls      []Call
 	Globals    []Global
-	ErrorSites []ErrorSite
+	// UnknownGlobals are the reads of global names Redis's script sandbox
+	// does not define (Redis fails them at run time).
+	UnknownGlobals []Global
+	ErrorSites     []ErrorSite
 	// RedisValues are the uses of redis.call and redis.pcall (or of redis)
 	// other than direct calls.
 	RedisValues []RedisValue

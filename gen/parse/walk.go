@@ -235,17 +235,22 @@ func (w *walker) stmts(list []ast.Stmt) {
 func (w *walker) stmt(s ast.Stmt) {
 	switch s := s.(type) {
 	case *ast.AssignStmt:
-		w.exprs(s.Lhs)
+		// A name assigned is no read of it; a global one is reported
+		// before the values are walked, which may read it (x = x + 1).
+		for _, l := range s.Lhs {
+			id, ok := l.(*ast.IdentExpr)
+			if !ok {
+				w.expr(l)
+			} else if !w.isLocal(id.Value) {
+				pos, _ := w.identPos(id.Line(), id.Value)
+				w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value})
+			}
+		}
 		// The replies of every value, before any is assigned (a, b = b, a).
 		replies := w.replies(s.Rhs, len(s.Lhs), s.Line())
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
-			if !ok {
-				continue
-			}
-			if !w.isLocal(id.Value) {
-				pos, _ := w.identPos(id.Line(), id.Value)
-				w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value})
+			if !ok || !w.isLocal(id.Value) {
 				continue
 			}
 			v := Value{Source: SourceUnknown}
@@ -333,8 +338,9 @@ func (w *walker) stmt(s ast.Stmt) {
 					pos, _ := w.tokenPos(id.Line(), id.Value, true)
 					w.f.Globals = append(w.f.Globals, Global{Pos: pos, Name: id.Value, Function: true})
 				}
+			} else {
+				w.expr(s.Name.Func) // function t.f() reads t
 			}
-			w.expr(s.Name.Func)
 			w.expr(s.Name.Receiver)
 		}
 		if s.Func != nil {
@@ -371,31 +377,35 @@ func (w *walker) expr(e ast.Expr) {
 	switch e := e.(type) {
 	case nil:
 	case *ast.IdentExpr:
+		if w.isLocal(e.Value) {
+			return
+		}
+		// A global: its position is the next occurrence of its name on
+		// its line.
+		pos, _ := w.identPos(e.Line(), e.Value)
 		if e.Value == "KEYS" || e.Value == "ARGV" {
-			pos, _ := w.identPos(e.Line(), e.Value)
 			w.addUse(e.Value, Use{Pos: pos, Bare: true})
 		}
 		if w.isRedis(e) {
-			pos, _ := w.identPos(e.Line(), e.Value)
 			w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: e.Value})
 		}
-		if escapeGlobals[e.Value] && !w.isLocal(e.Value) {
-			pos, _ := w.identPos(e.Line(), e.Value)
+		if escapeGlobals[e.Value] {
 			w.f.Escapes = append(w.f.Escapes, RedisValue{Pos: pos, Text: e.Value})
 		}
+		w.globalRead(e.Value, pos)
 	case *ast.AttrGetExpr:
 		if id, ok := e.Object.(*ast.IdentExpr); ok && w.isRedis(id) {
 			// redis.call as a value (pcall(redis.call, ...), a local
 			// alias) or redis[expr]; other fields (redis.LOG_WARNING)
 			// are harmless.
+			pos, _ := w.identPos(id.Line(), id.Value)
+			w.globalRead(id.Value, pos)
 			key, lit := e.Key.(*ast.StringExpr)
 			switch {
 			case !lit:
-				pos, _ := w.identPos(id.Line(), id.Value)
 				w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: id.Value + "[...]"})
 				w.expr(e.Key)
 			case key.Value == "call" || key.Value == "pcall":
-				pos, _ := w.identPos(id.Line(), id.Value)
 				w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: id.Value + "." + key.Value})
 			}
 			return
@@ -547,6 +557,32 @@ func (w *walker) value(e ast.Expr) Value {
 	return Value{Source: SourceUnknown}
 }
 
+// globalRead records a read of the global name at pos when Redis's script
+// sandbox does not define it (server, the redis table's name in Valkey).
+func (w *walker) globalRead(name string, pos Pos) {
+	if !sandboxGlobals[name] && !escapeGlobals[name] {
+		w.f.UnknownGlobals = append(w.f.UnknownGlobals, Global{Pos: pos, Name: name})
+	}
+}
+
+// sandboxGlobals are the globals a script can read in Redis 7.0's script
+// sandbox, from the allow lists of src/script_lua.c (the Lua 5.1 libraries
+// string, table, math and Redis's cjson, cmsgpack, bit and struct; redis;
+// the Lua base functions), with KEYS and ARGV, which EVAL sets. Left out:
+// the escapeGlobals, reported on their own; print, dofile and loadfile
+// (Redis's deny list) and debug (removed once Redis has set up its error
+// handler), which a script cannot read; newproxy, allow-listed but
+// undocumented and missing from some 7.0 builds (Debian's 7.0.15); and
+// __redis__err__handler, Redis's own.
+var sandboxGlobals = map[string]bool{
+	"KEYS": true, "ARGV": true, "redis": true,
+	"string": true, "table": true, "math": true, "cjson": true, "cmsgpack": true, "bit": true, "struct": true,
+	"assert": true, "collectgarbage": true, "coroutine": true, "error": true, "gcinfo": true,
+	"getmetatable": true, "ipairs": true, "next": true, "pairs": true, "pcall": true,
+	"rawequal": true, "rawget": true, "rawset": true, "select": true, "setmetatable": true,
+	"tonumber": true, "tostring": true, "type": true, "unpack": true, "xpcall": true, "_VERSION": true,
+}
+
 // escapeGlobals reach redis.call without naming it (_G.redis.call,
 // getfenv(1).redis) or run code compiled at run time.
 var escapeGlobals = map[string]bool{
@@ -606,6 +642,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	}
 	obj := e.Func.(*ast.AttrGetExpr).Object.(*ast.IdentExpr)
 	pos, ti := w.identPos(obj.Line(), obj.Value)
+	if !w.isLocal(obj.Value) {
+		w.globalRead(obj.Value, pos)
+	}
 	switch name {
 	case "setresp":
 		w.f.SetResp = true
