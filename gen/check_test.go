@@ -539,3 +539,49 @@ func TestCheckPackage(t *testing.T) {
 		})
 	}
 }
+
+// TestComputedSubcommand: a container command (CLIENT, OBJECT, XGROUP, ...)
+// whose subcommand is not a literal cannot be checked (scripts may be refused
+// it, its arity, keys and writes are the subcommand's): a warning, which
+// -strict refuses. In a @readonly script it is an error (TestGolden,
+// readonly_bad).
+func TestComputedSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{
+			name: "subcommand from an argument",
+			src:  "-- @arg sub string\n-- @return none\nreturn redis.call('CLIENT', ARGV[1])\n",
+			want: []string{`scripts/x.lua:3:29: warning: CLIENT is called with the subcommand ARGV[1], not a literal: the checker cannot check what it runs (whether scripts may run it, its arguments, keys and writes); write the subcommand as a string literal`},
+		},
+		{
+			name: "subcommand from an expression",
+			src:  "-- @key k\n-- @arg sub string\n-- @return string?\nreturn redis.call('OBJECT', string.lower(ARGV[1]), KEYS[1])\n",
+			want: []string{`scripts/x.lua:4:29: warning: OBJECT is called with the subcommand an expression, not a literal: the checker cannot check what it runs (whether scripts may run it, its arguments, keys and writes); write the subcommand as a string literal`},
+		},
+		{
+			name: "literal subcommand",
+			src:  "-- @key k\n-- @return string?\nreturn redis.call('OBJECT', 'encoding', KEYS[1])\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := []File{{Path: "scripts/x.lua", Source: []byte(tc.src)}}
+			_, warnings, err := GenerateWarnings("generated", files, false)
+			if err != nil {
+				t.Fatalf("not strict: %v", err)
+			}
+			var got []string
+			for _, w := range warnings {
+				got = append(got, w.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			_, _, err = GenerateWarnings("generated", files, true)
+			if (err != nil) != (len(tc.want) > 0) {
+				t.Errorf("strict: err = %v, want an error only with a warning", err)
+			}
+		})
+	}
+}

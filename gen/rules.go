@@ -42,7 +42,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			}
 		}
 		if c.Command != "" {
-			checkCall(c, c.Command, r, at)
+			checkCall(c, c.Command, r, at, warn)
 			continue
 		}
 		dynamic = true
@@ -51,7 +51,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			continue
 		}
 		for _, name := range r.commands {
-			checkCall(c, name, r, at)
+			checkCall(c, name, r, at, warn)
 		}
 	}
 
@@ -147,7 +147,7 @@ var missingGlobalHints = func() map[string]string {
 
 // checkCall checks one call against the command it runs (name: the literal
 // name, or one of the @commands names of a dynamic one).
-func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, string, ...any)) {
+func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 	info, ok := lookupCommand(name)
 	if !ok {
 		if c.Command == "" {
@@ -163,13 +163,18 @@ func checkCall(c parse.Call, name string, r scriptRules, at func(parse.Pos, stri
 		return
 	}
 	shown := info.name
-	if r.readOnly && hasSubcommands[info.name] && len(c.Args) > 0 && !c.Args[0].Exact {
-		// The container's own flags say nothing of its subcommands'.
+	if hasSubcommands[info.name] && len(c.Args) > 0 && !c.Args[0].Exact {
+		// The container's own flags, arity and keys say nothing of its
+		// subcommands' (every CLIENT subcommand but HELP is noscript).
 		sub := c.Args[0].Value.Text
 		if sub == "" {
 			sub = "an expression"
 		}
-		at(c.Args[0].Pos, "@readonly script calls %s with the subcommand %s, not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal (or remove @readonly)", info.name, sub)
+		if r.readOnly {
+			at(c.Args[0].Pos, "@readonly script calls %s with the subcommand %s, not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal (or remove @readonly)", info.name, sub)
+		} else {
+			warn(c.Args[0].Pos, "%s is called with the subcommand %s, not a literal: the checker cannot check what it runs (whether scripts may run it, its arguments, keys and writes); write the subcommand as a string literal", info.name, sub)
+		}
 		return
 	}
 	if hasSubcommands[info.name] && len(c.Args) > 0 && c.Args[0].Exact {
