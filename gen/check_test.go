@@ -401,6 +401,19 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:2:27: counter is not a global of Redis's script sandbox: reading it fails at run time ("Script attempted to access nonexistent global variable 'counter'"); declare it local, or check its name`},
 		},
 		{
+			name: "byte-order mark",
+			src:  "\ufeff-- @key k\n-- @return string?\nreturn redis.call('GET', KEYS[1])\n",
+			want: []string{`scripts/x.lua:1:1: the file starts with a UTF-8 byte-order mark, which Redis refuses to compile ("Error compiling script (new function): user_script:1: unexpected symbol near ..."): save the file without it`},
+		},
+		{
+			name: "byte-order mark before another problem",
+			src:  "\ufeff-- @key k\n-- @return int64\nreturn redis.call('GET', KEYS[1])\n",
+			want: []string{
+				`scripts/x.lua:1:1: the file starts with a UTF-8 byte-order mark, which Redis refuses to compile ("Error compiling script (new function): user_script:1: unexpected symbol near ..."): save the file without it`,
+				`scripts/x.lua:3:8: GET replies a string or nil, but @return int64 needs an integer reply`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{

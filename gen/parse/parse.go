@@ -218,9 +218,20 @@ type File struct {
 	SyntaxError bool
 }
 
+const utf8BOM = "\ufeff"
+
 // Parse parses one script. It returns every problem found; the File is usable
 // (possibly partially filled) even when there are errors.
 func Parse(name string, src []byte) (f *File, errs []Error) {
+	if rest, ok := bytes.CutPrefix(src, []byte(utf8BOM)); ok {
+		// Redis compiles the script as it is: Lua 5.1 reads the
+		// byte-order mark as an unexpected symbol, so EVAL and SCRIPT
+		// LOAD fail. It is refused, not dropped, since the script sent is
+		// the file verbatim; the rest is read with the mark as three
+		// spaces, which keeps the columns of line 1.
+		errs = append(errs, Error{Pos: Pos{1, 1}, Msg: `the file starts with a UTF-8 byte-order mark, which Redis refuses to compile ("Error compiling script (new function): user_script:1: unexpected symbol near ..."): save the file without it`})
+		src = append([]byte("   "), rest...)
+	}
 	f = &File{Source: src}
 	errs = append(errs, f.parseComments()...)
 
