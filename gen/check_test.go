@@ -414,6 +414,16 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "hexadecimal index beyond the declared keys",
+			src:  "-- @key a\n-- @return string?\nreturn redis.call('GET', KEYS[0x1]) or redis.call('GET', KEYS[0X2])\n",
+			want: []string{`scripts/x.lua:3:58: KEYS[2] is used but only 1 key is declared`},
+		},
+		{
+			name: "fractional index",
+			src:  "-- @key a\n-- @return string?\nreturn redis.call('GET', KEYS[1]) or redis.call('GET', KEYS[1.5])\n",
+			want: []string{`scripts/x.lua:3:56: KEYS[1.5] is not a valid index: Lua arrays start at 1`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -481,6 +491,8 @@ func TestCheckAccepts(t *testing.T) {
 			"ok = collectgarbage and gcinfo and coroutine\n" +
 			"return table.concat(t, ',')\n"},
 		{"local named like a missing global", "-- @return string\nlocal print = tostring\nreturn print(1)\n"},
+		{"index in any Lua 5.1 number form", "-- @key a\n-- @key b\n-- @arg v string\n-- @return none\nreturn redis.call('SET', KEYS[0x1], ARGV[1.0] .. ARGV[1e0] .. ARGV[0.1e1], 'PX', 10) and redis.call('GET', KEYS[0X2])\n"},
+		{"command name from a hexadecimal index", "-- @key ch\n-- @arg cmd string\n-- @commands publish spublish\n-- @return int64\nreturn redis.call(ARGV[0x1], KEYS[1], 'm')\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

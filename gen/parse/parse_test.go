@@ -180,3 +180,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestLuaIndex(t *testing.T) {
+	for _, tc := range []struct {
+		lit string
+		n   int
+		ok  bool
+	}{
+		{"1", 1, true}, {"0x1", 1, true}, {"0X1f", 31, true}, {"1.0", 1, true}, {"1e0", 1, true},
+		{".1e1", 1, true}, {"2E+1", 20, true}, {"0", 0, false}, {"0x0", 0, false}, {"1.5", 0, false},
+		{"1e300", 0, false}, {"0xg", 0, false},
+	} {
+		if n, ok := luaIndex(tc.lit); n != tc.n || ok != tc.ok {
+			t.Errorf("luaIndex(%q) = %d, %v; want %d, %v", tc.lit, n, ok, tc.n, tc.ok)
+		}
+	}
+}

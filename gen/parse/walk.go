@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 
@@ -414,7 +415,7 @@ func (w *walker) expr(e ast.Expr) {
 			pos, _ := w.identPos(id.Line(), id.Value)
 			u := Use{Pos: pos}
 			if num, ok := e.Key.(*ast.NumberExpr); ok {
-				if n, err := strconv.Atoi(num.Value); err == nil && n > 0 {
+				if n, ok := luaIndex(num.Value); ok {
 					u.Index = n
 				} else {
 					u.BadLiteral = num.Value
@@ -464,6 +465,30 @@ func (w *walker) expr(e ast.Expr) {
 	}
 }
 
+// luaIndex is the array index a Lua 5.1 number literal gives (KEYS[0x1],
+// KEYS[1.0] and KEYS[1e0] are KEYS[1], as in Redis); ok is false for a
+// number that is not a positive integer.
+func luaIndex(lit string) (int, bool) {
+	var f float64
+	if hex, ok := strings.CutPrefix(strings.ToLower(lit), "0x"); ok {
+		n, err := strconv.ParseUint(hex, 16, 64)
+		if err != nil {
+			return 0, false
+		}
+		f = float64(n)
+	} else {
+		v, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			return 0, false
+		}
+		f = v
+	}
+	if f < 1 || f > math.MaxInt32 || f != math.Trunc(f) {
+		return 0, false
+	}
+	return int(f), true
+}
+
 func (w *walker) addUse(table string, u Use) {
 	if table == "KEYS" {
 		w.f.Keys = append(w.f.Keys, u)
@@ -494,6 +519,9 @@ func (w *walker) value(e ast.Expr) Value {
 				idx := "i"
 				if n, ok := x.Key.(*ast.NumberExpr); ok {
 					idx = n.Value
+					if i, ok := luaIndex(n.Value); ok {
+						idx = strconv.Itoa(i) // KEYS[0x1] is KEYS[1]
+					}
 				}
 				return Value{Source: sourceOfTable(id.Value), Text: id.Value + "[" + idx + "]"}
 			}
