@@ -30,6 +30,11 @@ func outputName(base string) string { return base + ".go" }
 
 // checkFileName explains why the generated file of script file base (e.g.
 // rate_limit.lua) would not be built everywhere by Go; "" when it would.
+//
+// A script whose name ends in _test (rate_test.lua) is accepted: its
+// generated file, rate_test.lua.go, is no test file, since Go's test files
+// end in _test.go; go/build only drops a final _test before it reads a
+// platform suffix, so rate_js_test.lua is refused as rate_js.lua is.
 func checkFileName(base string) string {
 	out := outputName(base)
 	if strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".") {
@@ -41,26 +46,32 @@ func checkFileName(base string) string {
 		}
 	}
 	// As go/build: only the part before the first dot, and only after its
-	// first underscore, counts.
+	// first underscore, counts, less a final _test.
 	stem, _, _ := strings.Cut(base, ".")
 	i := strings.Index(stem, "_")
 	if i < 0 {
 		return ""
 	}
 	l := strings.Split(stem[i:], "_")
+	test := ""
 	if l[len(l)-1] == "test" {
-		return fmt.Sprintf("script file name %q ends in _test: the generated file %s would look like a test file; rename the script", base, out)
+		l, test = l[:len(l)-1], "_test"
 	}
+	note := ""
+	if test != "" {
+		note = " (a final _test does not hide the platform)"
+	}
+	const rename = "rename the script (@name sets the Go name apart from the file name)"
 	n := len(l)
 	if n >= 2 && knownOS[l[n-2]] && knownArch[l[n-1]] {
-		return fmt.Sprintf("script file name %q ends in _%s_%s: Go would build the generated file %s only for GOOS=%s GOARCH=%s; rename the script (@name sets the Go name apart from the file name)", base, l[n-2], l[n-1], out, l[n-2], l[n-1])
+		return fmt.Sprintf("script file name %q ends in _%s_%s%s: Go would build the generated file %s only for GOOS=%s GOARCH=%s%s; %s", base, l[n-2], l[n-1], test, out, l[n-2], l[n-1], note, rename)
 	}
 	if last := l[n-1]; knownOS[last] || knownArch[last] {
 		what := "GOOS"
 		if knownArch[last] {
 			what = "GOARCH"
 		}
-		return fmt.Sprintf("script file name %q ends in _%s: Go would build the generated file %s only for %s=%s; rename the script (@name sets the Go name apart from the file name)", base, last, out, what, last)
+		return fmt.Sprintf("script file name %q ends in _%s%s: Go would build the generated file %s only for %s=%s%s; %s", base, last, test, out, what, last, note, rename)
 	}
 	return ""
 }

@@ -20,8 +20,8 @@ func TestScriptFileNames(t *testing.T) {
 		{"scripts/rate_limit_windows.lua", `scripts/rate_limit_windows.lua:1:1: script file name "rate_limit_windows.lua" ends in _windows: Go would build the generated file rate_limit_windows.lua.go only for GOOS=windows; rename the script (@name sets the Go name apart from the file name)`},
 		{"scripts/rate_limit_arm64.lua", `scripts/rate_limit_arm64.lua:1:1: script file name "rate_limit_arm64.lua" ends in _arm64: Go would build the generated file rate_limit_arm64.lua.go only for GOARCH=arm64; rename the script (@name sets the Go name apart from the file name)`},
 		{"scripts/rate_linux_amd64.lua", `scripts/rate_linux_amd64.lua:1:1: script file name "rate_linux_amd64.lua" ends in _linux_amd64: Go would build the generated file rate_linux_amd64.lua.go only for GOOS=linux GOARCH=amd64; rename the script (@name sets the Go name apart from the file name)`},
-		{"scripts/rate_js_test.lua", `scripts/rate_js_test.lua:1:1: script file name "rate_js_test.lua" ends in _test: the generated file rate_js_test.lua.go would look like a test file; rename the script`},
-		{"scripts/rate_test.lua", `scripts/rate_test.lua:1:1: script file name "rate_test.lua" ends in _test: the generated file rate_test.lua.go would look like a test file; rename the script`},
+		{"scripts/rate_js_test.lua", `scripts/rate_js_test.lua:1:1: script file name "rate_js_test.lua" ends in _js_test: Go would build the generated file rate_js_test.lua.go only for GOOS=js (a final _test does not hide the platform); rename the script (@name sets the Go name apart from the file name)`},
+		{"scripts/rate_linux_amd64_test.lua", `scripts/rate_linux_amd64_test.lua:1:1: script file name "rate_linux_amd64_test.lua" ends in _linux_amd64_test: Go would build the generated file rate_linux_amd64_test.lua.go only for GOOS=linux GOARCH=amd64 (a final _test does not hide the platform); rename the script (@name sets the Go name apart from the file name)`},
 		{"scripts/_helper.lua", `scripts/_helper.lua:1:1: script file name "_helper.lua" starts with "_": Go ignores the generated file _helper.lua.go; rename the script`},
 		{"scripts/.x.lua", `scripts/.x.lua:1:1: script file name ".x.lua" starts with ".": Go ignores the generated file .x.lua.go; rename the script`},
 		{"scripts/a b.lua", `scripts/a b.lua:1:1: script file name "a b.lua" has the character ' ': use only letters, digits, _, - and . in script file names`},
@@ -30,6 +30,8 @@ func TestScriptFileNames(t *testing.T) {
 		{"scripts/windows_lock.lua", ""},
 		{"scripts/rate-limit.lua", ""},
 		{"scripts/x.windows.lua", ""},
+		// rate_test.lua.go is no test file: Go's test files end in _test.go
+		{"scripts/rate_test.lua", ""},
 	} {
 		got := checkFiles(t, File{Path: tc.file, Source: []byte(src)})
 		var want []string
@@ -63,21 +65,43 @@ func TestKnownPlatforms(t *testing.T) {
 	other.GOOS, other.GOARCH = "linux", "amd64"
 	for _, suffixes := range []map[string]bool{knownOS, knownArch} {
 		for s := range suffixes {
-			name := "x_" + s + ".lua"
-			if checkFileName(name) == "" {
-				t.Errorf("%s accepted", name)
-			}
-			p := filepath.Join(dir, outputName(name))
-			if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			c := ctxt
-			if s == "plan9" || s == "386" {
-				c = other
-			}
-			if ok, err := c.MatchFile(dir, filepath.Base(p)); err != nil || ok {
-				t.Errorf("go/build builds %s on %s/%s (err %v): not a platform suffix", filepath.Base(p), c.GOOS, c.GOARCH, err)
+			for _, name := range []string{"x_" + s + ".lua", "x_" + s + "_test.lua"} {
+				if checkFileName(name) == "" {
+					t.Errorf("%s accepted", name)
+				}
+				p := filepath.Join(dir, outputName(name))
+				if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				c := ctxt
+				if s == "plan9" || s == "386" {
+					c = other
+				}
+				if ok, err := c.MatchFile(dir, filepath.Base(p)); err != nil || ok {
+					t.Errorf("go/build builds %s on %s/%s (err %v): not a platform suffix", filepath.Base(p), c.GOOS, c.GOARCH, err)
+				}
 			}
 		}
+	}
+	// A script ending in _test is accepted: its generated file is built as
+	// any other (go/build's test files end in _test.go).
+	name := "rate_test.lua"
+	if msg := checkFileName(name); msg != "" {
+		t.Errorf("%s refused: %s", name, msg)
+	}
+	p := filepath.Join(dir, outputName(name))
+	if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := ctxt.ImportDir(dir, 0)
+	if err != nil {
+		t.Fatalf("go/build: %v", err)
+	}
+	found := false
+	for _, f := range pkg.GoFiles {
+		found = found || f == filepath.Base(p)
+	}
+	if !found {
+		t.Errorf("go/build does not build %s as a package file: GoFiles %v, TestGoFiles %v", filepath.Base(p), pkg.GoFiles, pkg.TestGoFiles)
 	}
 }

@@ -141,6 +141,9 @@
 // abcSource; a script err_not_held.lua is the sentinel of NOT_HELD), no
 // parameter hides one (check_slots, bool_arg, the script's own fooScript), and
 // every name gives a Go identifier (not _). A script file name Go would skip
-// or build on one platform only (_windows, _arm64, _test, a leading _ or .) is
-// refused. Doc lines and descriptions are always written as // comments.
+// or build on one platform only (_windows, _arm64, _linux_amd64, also before a
+// final _test as in _js_test; a leading _ or .) is refused. A name ending in
+// _test is fine: x_test.lua gives x_test.lua.go, which is no test file (Go's
+// end in _test.go). Doc lines and descriptions are always written as //
+// comments.
 package main
