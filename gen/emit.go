@@ -372,6 +372,67 @@ func commentLine(text string) string {
 	return "// " + strings.ReplaceAll(text, "*/", "* /")
 }
 
+// bytesNote is the paragraph of a doc comment that says the []byte
+// parameters (names, as written in the doc) are sent without a copy
+// (rueidis.BinaryString): verb says it for one and more, until for how
+// long they must be left unmodified. "" without []byte parameters.
+func bytesNote(names []string, what string, verb [2]string, until [2]string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("The []byte %s %s %s: %s.", what, names[0], verb[0], until[0])
+	}
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return fmt.Sprintf("The []byte %ss %s %s: %s.", what, list, verb[1], until[1])
+}
+
+// bytesParams are the names of the []byte arguments of s (name gives the
+// name shown).
+func bytesParams(s *Script, name func(Param) string) []string {
+	var out []string
+	for _, a := range s.Args {
+		if a.Type.Kind == Bytes {
+			out = append(out, name(a))
+		}
+	}
+	return out
+}
+
+// wrapComment splits text into comment lines of at most 80 columns.
+func wrapComment(text string) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && len("// ")+len(line)+1+len(w) > 80 {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// commentParagraph adds text, wrapped, to doc, after an empty comment line
+// when doc already has lines.
+func commentParagraph(doc *jen.Statement, text string, first bool) {
+	if text == "" {
+		return
+	}
+	if !first {
+		doc.Comment("").Line()
+	}
+	for _, l := range wrapComment(text) {
+		doc.Comment(l).Line()
+	}
+}
+
 func docLines(s *Script) []string {
 	if len(s.Doc) > 0 {
 		return s.Doc
@@ -388,6 +449,9 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 		}
 		doc.Comment(commentLine(l)).Line()
 	}
+	commentParagraph(doc, bytesNote(bytesParams(s, func(p Param) string { return paramName(p.Name) }), "argument",
+		[2]string{"is sent without a copy", "are sent without a copy"},
+		[2]string{"do not modify it until " + s.Name + " returns", "do not modify them until " + s.Name + " returns"}), false)
 	params := []jen.Code{
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("c").Qual(rueidisPath, "Client"),
@@ -425,8 +489,11 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 }
 
 func emitArgsType(s *Script) jen.Code {
-	return jen.Commentf("%sArgs holds the keys and arguments of one call in %sMulti.", s.Name, s.Name).Line().
-		Type().Id(s.Name + "Args").StructFunc(func(g *jen.Group) {
+	doc := jen.Commentf("%sArgs holds the keys and arguments of one call in %sMulti.", s.Name, s.Name).Line()
+	commentParagraph(doc, bytesNote(bytesParams(s, func(p Param) string { return camel(p.Name) }), "field",
+		[2]string{"is sent without a copy", "are sent without a copy"},
+		[2]string{"do not modify it until " + s.Name + "Multi returns", "do not modify them until " + s.Name + "Multi returns"}), false)
+	return doc.Type().Id(s.Name + "Args").StructFunc(func(g *jen.Group) {
 		for _, k := range s.Keys {
 			f := jen.Id(camel(k.Name))
 			if k.Variadic {

@@ -26,10 +26,14 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		}
 	}
 	cmd := jen.Commentf("%s builds the EVALSHA command of %s without sending it, for a", name, s.Name).Line().
-		Comment("pipeline with other commands (c.DoMulti). Read its reply with Decode"+s.Name+".").Line().
+		Comment("pipeline with other commands (c.DoMulti). Read its reply with Decode" + s.Name + ".").Line().
 		Comment("A NOSCRIPT error reply means the script is not loaded on that node yet:").Line().
-		Comment("call Preload, then send the command again.").Line().
-		Func().Id(name).Params(params...).Params(jen.Qual(rueidisPath, "Completed"), jen.Error()).BlockFunc(func(g *jen.Group) {
+		Comment("call Preload, then send the command again.").Line()
+	commentParagraph(cmd, bytesNote(bytesParams(s, func(p Param) string { return paramName(p.Name) }), "argument",
+		[2]string{"is not copied", "are not copied"},
+		[2]string{"the command refers to it, so do not modify it until it has been sent and answered",
+			"the command refers to them, so do not modify them until it has been sent and answered"}), false)
+	cmd.Func().Id(name).Params(params...).Params(jen.Qual(rueidisPath, "Completed"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id(paramName(p.Name)) }
 		e.emitCommandChecks(g, s, get, func(err jen.Code) []jen.Code {
 			return []jen.Code{jen.Return(jen.Qual(rueidisPath, "Completed").Values(), err)}

@@ -198,3 +198,32 @@ return {redis.call("PTTL", KEYS[1]) + tonumber(ARGV[3]), redis.call("HGET", KEYS
 		}
 	}
 }
+
+// TestBytesArgsNotCopied: []byte arguments are sent as rueidis.BinaryString,
+// which does not copy them: the doc of every function that takes them says
+// they must be left unmodified until the call has returned.
+func TestBytesArgsNotCopied(t *testing.T) {
+	src := "-- Put stores a value.\n-- @key k\n-- @arg value bytes\n-- @arg tags... bytes\n-- @return none\nreturn redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL', unpack(ARGV, 2))\n"
+	out, err := Generate("generated", []File{{Path: "scripts/put.lua", Source: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(out["put.lua.go"])
+	for _, want := range []string{
+		"// Put stores a value.\n//\n// The []byte arguments value and tags are sent without a copy: do not modify\n// them until Put returns.\nfunc Put(",
+		"// The []byte fields Value and Tags are sent without a copy: do not modify them\n// until PutMulti returns.\ntype PutArgs struct",
+		"// The []byte arguments value and tags are not copied: the command refers to\n// them, so do not modify them until it has been sent and answered.\nfunc PutCommand(",
+	} {
+		if !strings.Contains(code, want) {
+			t.Errorf("put.lua.go lacks\n%s\n--- generated:\n%s", want, code)
+		}
+	}
+	src = "-- @arg raw bytes\n-- @return none\nreturn ARGV[1]\n"
+	out, err = Generate("generated", []File{{Path: "scripts/echo.lua", Source: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "// The []byte argument raw is sent without a copy: do not modify it until Echo\n// returns.\nfunc Echo("; !strings.Contains(string(out["echo.lua.go"]), want) {
+		t.Errorf("echo.lua.go lacks\n%s\n--- generated:\n%s", want, out["echo.lua.go"])
+	}
+}

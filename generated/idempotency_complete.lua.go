@@ -63,6 +63,9 @@ var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyComplet
 // Reply 1: stored (also when this token had already stored it);
 // 0: the claim expired, was released or belongs to another request, nothing
 // stored.
+//
+// The []byte argument response is sent without a copy: do not modify it until
+// IdempotencyComplete returns.
 func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (int64, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -75,6 +78,9 @@ func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, u
 }
 
 // IdempotencyCompleteArgs holds the keys and arguments of one call in IdempotencyCompleteMulti.
+//
+// The []byte field Response is sent without a copy: do not modify it until
+// IdempotencyCompleteMulti returns.
 type IdempotencyCompleteArgs struct {
 	Record   string
 	Usage    string
@@ -139,6 +145,9 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyComplete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// The []byte argument response is not copied: the command refers to it, so do
+// not modify it until it has been sent and answered.
 func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (rueidis.Completed, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {

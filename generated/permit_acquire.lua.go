@@ -77,6 +77,9 @@ type PermitAcquireResult struct {
 // whose lease ended are returned to the pool first.
 // Reply {1, expires}: taken, expires = lease end (server unix ms);
 // {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+//
+// The []byte argument id is sent without a copy: do not modify it until
+// PermitAcquire returns.
 func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return PermitAcquireResult{}, &CommandError{
@@ -97,6 +100,9 @@ func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, time
 }
 
 // PermitAcquireArgs holds the keys and arguments of one call in PermitAcquireMulti.
+//
+// The []byte field ID is sent without a copy: do not modify it until
+// PermitAcquireMulti returns.
 type PermitAcquireArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -169,6 +175,9 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// The []byte argument id is not copied: the command refers to it, so do not
+// modify it until it has been sent and answered.
 func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -59,6 +59,9 @@ type PermitExtendResult struct {
 // returned to the pool instead.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
+//
+// The []byte argument id is sent without a copy: do not modify it until
+// PermitExtend returns.
 func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitExtendResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return PermitExtendResult{}, &CommandError{
@@ -79,6 +82,9 @@ func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeo
 }
 
 // PermitExtendArgs holds the keys and arguments of one call in PermitExtendMulti.
+//
+// The []byte field ID is sent without a copy: do not modify it until
+// PermitExtendMulti returns.
 type PermitExtendArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -151,6 +157,9 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitExtend.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// The []byte argument id is not copied: the command refers to it, so do not
+// modify it until it has been sent and answered.
 func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

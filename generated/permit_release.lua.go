@@ -47,6 +47,9 @@ var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 // Reply 1: released; 2: released, but its lease had already ended (nobody else
 // took it meanwhile); 0: no such permit (unknown id, released already, or
 // expired and reclaimed), nothing changed.
+//
+// The []byte argument id is sent without a copy: do not modify it until
+// PermitRelease returns.
 func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -67,6 +70,9 @@ func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, time
 }
 
 // PermitReleaseArgs holds the keys and arguments of one call in PermitReleaseMulti.
+//
+// The []byte field ID is sent without a copy: do not modify it until
+// PermitReleaseMulti returns.
 type PermitReleaseArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
@@ -138,6 +144,9 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// The []byte argument id is not copied: the command refers to it, so do not
+// modify it until it has been sent and answered.
 func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

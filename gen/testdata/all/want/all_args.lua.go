@@ -37,6 +37,9 @@ const allArgsSHA1 = "c9fdd935feb058cfa89183e38bb1c3fbf77f6e36"
 var allArgsScript = rueidis.NewLuaScriptReadOnly(allArgsSource)
 
 // AllArgs echoes its keys and encoded arguments, in order.
+//
+// The []byte argument raw is sent without a copy: do not modify it until
+// AllArgs returns.
 func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) ([]string, error) {
 	keys := []string{a, b}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -53,6 +56,9 @@ func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string
 }
 
 // AllArgsArgs holds the keys and arguments of one call in AllArgsMulti.
+//
+// The []byte field Raw is sent without a copy: do not modify it until
+// AllArgsMulti returns.
 type AllArgsArgs struct {
 	A    string
 	B    string
@@ -120,6 +126,9 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeAllArgs.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// The []byte argument raw is not copied: the command refers to it, so do not
+// modify it until it has been sent and answered.
 func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) (rueidis.Completed, error) {
 	keys := []string{a, b}
 	if c.Mode() == rueidis.ClientModeCluster {
