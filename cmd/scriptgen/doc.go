@@ -69,6 +69,9 @@
 //
 // Keys come first, then arguments. A T? reply returns (T, bool, error) with
 // ok=false on nil; a record returns (<Name>Result, error); none returns error.
+// A bytes argument is sent without a copy (rueidis.BinaryString): leave it
+// unmodified until the call returns (for the Command form, until the command
+// has been sent and answered), as the generated doc comments say.
 // The Multi form sends every call as EVALSHA in one DoMulti and re-sends only
 // the NOSCRIPT ones as EVAL in a second. The Command form builds the EVALSHA
 // without sending it, to pipeline with other commands (c.DoMulti); Decode<Name>
@@ -118,25 +121,40 @@
 //     check and are refused, as are _G, getfenv, setfenv, loadstring, load,
 //     dofile and loadfile (which reach it, or run code, out of sight); in a
 //     @readonly script a container command (XGROUP, OBJECT, ...) needs a
-//     literal subcommand;
+//     literal subcommand, and elsewhere a subcommand that is not a literal
+//     (redis.call('CLIENT', ARGV[1])) is a warning, since whether scripts may
+//     run it, its arity, keys and writes cannot be checked;
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;
 //   - literal returns and return redis.call(...) fit @return, using the
-//     command's reply schema: a reply that can be nil needs T?, an integer
-//     reply is not a string; arithmetic returns an integer, a concatenation
-//     a string, a comparison 1 or nil; a bool is 1 or 0; the known values of
+//     command's reply schema, and so does a returned local that holds such a
+//     value (local v = redis.call(...) ... return v; assigned once, or
+//     replaced in the block that declares it; one assigned in a nested
+//     block, a loop or a function is not followed): a reply that can be nil
+//     needs T?, an integer reply is not a string; arithmetic returns an
+//     integer, a concatenation a string, a comparison 1 or nil; a bool is 1
+//     or 0, so a literal other than those, or a command that replies other
+//     integers (TTL, INCR, EXISTS of several keys; not SETNX, EXPIRE,
+//     SISMEMBER, EXISTS or DEL of one key), is refused; the known values of
 //     a returned table fit the record fields or list elements, and a record
 //     field that is neither nullable nor bool is present; what the checker
 //     cannot know passes;
-//   - no global variable is assigned (Redis refuses it at run time).
+//   - no global variable is assigned (Redis refuses it at run time), and no
+//     global is read that Redis's script sandbox does not define (print, os,
+//     io, debug, Valkey's server, a misspelt name): Redis 7.0 defines KEYS,
+//     ARGV, redis, the Lua 5.1 libraries string, table and math, cjson,
+//     cmsgpack, bit and struct, and the Lua base functions but print,
+//     dofile, loadfile and newproxy.
 //
 // Annotations are checked too: Lua syntax (gopher-lua's parser, without the
 // goto and labels of Lua 5.2 that Redis's Lua 5.1 refuses; a syntax error is
-// reported alone); unknown directives and types (the message lists the
-// valid ones); duplicate script names, parameters and error codes (and one
-// code with two messages); every KEYS[n] and ARGV[n] used is declared and
-// every declared one is used; a dynamic KEYS[i] or ARGV[i] needs a variadic.
+// reported alone); a UTF-8 byte-order mark at the start of the file, which
+// Redis fails to compile; unknown directives and types (the message lists
+// the valid ones); duplicate script names, parameters and error codes (and
+// one code with two messages); every KEYS[n] and ARGV[n] used is declared
+// and every declared one is used (n in any Lua number form: KEYS[0x1] is
+// KEYS[1]); a dynamic KEYS[i] or ARGV[i] needs a variadic.
 // Every name the package declares is unique (ABC and Abc both declare
 // abcSource; a script err_not_held.lua is the sentinel of NOT_HELD), no
 // parameter hides one (check_slots, bool_arg, the script's own fooScript), and
