@@ -357,8 +357,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				sr.Body = rec.buf.Bytes()
 				sr.Header = rec.header
 			}
-			if ok, serr := claim.Complete(ctx, sr.Encode()); serr != nil || !ok {
-				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", !ok, "err", serr)
+			switch ok, serr := claim.Complete(ctx, sr.Encode()); {
+			case serr != nil: // the store keeps trying in the background
+				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored yet", "key", key, "err", serr)
+			case !ok:
+				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", true)
 			}
 			return err
 		}

@@ -282,8 +282,11 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		if err != nil || len(sr.Body) > o.maxResponse {
 			sr.Body, sr.NotReplayable = nil, true
 		}
-		if ok, serr := claim.Complete(ctx, sr.Encode()); serr != nil || !ok {
-			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored", "method", method, "claim_lost", !ok, "err", serr)
+		switch ok, serr := claim.Complete(ctx, sr.Encode()); {
+		case serr != nil: // the store keeps trying in the background
+			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored yet", "method", method, "err", serr)
+		case !ok:
+			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored", "method", method, "claim_lost", true)
 		}
 		return resp, herr
 	}

@@ -133,3 +133,36 @@ func TestClaimContextAfterComplete(t *testing.T) {
 		t.Errorf("context after its done func: cause %v, want context.Canceled", context.Cause(ctx1))
 	}
 }
+
+// A Complete whose request is lost with its connection returns the error and
+// stores the response once Redis answers again; the key stays claimed
+// meanwhile, so the request is never reserved a second time.
+func TestCompleteRetriedAfterLostConnection(t *testing.T) {
+	s, _, px := claimStore(t, 10*time.Second)
+	c := reserve(t, s, "K")
+	px.Freeze()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if ok, err := c.Complete(ctx, []byte("charged")); err == nil || ok {
+		t.Fatalf("Complete through a frozen network = %v, %v; want an error", ok, err)
+	}
+	px.DropAll() // the request never reaches Redis
+	px.Thaw()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r, err := s.Reserve(context.Background(), "acct", "K", "fp")
+		switch {
+		case err != nil:
+		case r.State == Claimed:
+			t.Fatalf("the request can run a second time: Reserve = Claimed after its Complete failed")
+		case r.State == Done && string(r.Response) == "charged":
+			return
+		case r.State != InFlight:
+			t.Fatalf("Reserve = %+v, want InFlight until the response is stored", r)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("response not stored within 5 s after the network came back (last: %+v, %v)", r, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

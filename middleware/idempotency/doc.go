@@ -38,5 +38,9 @@
 // reply does not come back in time may still be applied by Redis later, so it
 // is released in the background until Redis answers; a release that arrives
 // before its reservation leaves a short tombstone that makes the late
-// reservation claim nothing. Close stops these background releases.
+// reservation claim nothing. A Complete that fails keeps the claim and is
+// retried in the background until Redis answers, so a request that ran is
+// never run again because its response could not be stored at first:
+// duplicates are answered "in flight" until the response is stored, then get
+// it replayed. Close stops these background calls.
 package idempotency

@@ -437,25 +437,50 @@ func (c *Claim) stop() {
 
 // Complete stores response for replay for the store's TTL. It reports false
 // when the claim had already expired (nothing stored).
+//
+// When Redis does not answer (a dropped connection, a restart), the request
+// has run all the same: Complete returns the error and keeps trying to store
+// the response in the background until Redis answers, the claim could have
+// expired or the store is closed. Meanwhile the key stays claimed, so a
+// duplicate is answered "in flight", and once the response is stored it is
+// replayed: the request never runs a second time because its response could
+// not be stored at first.
 func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	c.stop()
+	complete := func(ctx context.Context) (int64, error) {
+		return generated.IdempotencyComplete(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, response, c.store.ttl, recordOverhead)
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
 	defer cancel()
-	n, err := generated.IdempotencyComplete(ctx, c.store.client, c.key.record, c.key.usage, c.key.sizes, c.token, response, c.store.ttl, recordOverhead)
+	n, err := complete(ctx)
 	if err != nil {
-		// Outcome unknown: drop the claim if it is still running (a stored
-		// response is left alone), so the key does not stay "in flight".
-		c.store.undo(c.key, c.token)
+		// Outcome unknown: store the response once Redis answers again (a
+		// response stored meanwhile is left alone: the script is idempotent).
+		// Releasing the claim instead would let a duplicate run the request
+		// again.
+		c.store.background(func(ctx context.Context) error {
+			_, err := complete(ctx)
+			return err
+		})
 	}
 	return n == 1, err
 }
 
-// undo releases token's claim on rk in the background, retrying until Redis
-// answers, the claim TTL has passed (the claim is gone by then anyway) or the
-// store is closed. The first attempt can fail like the call it undoes (a new
-// connection cannot be set up while the server stalls), so one attempt is
-// not enough; the request does not wait for it.
+// undo releases token's claim on rk in the background (see background).
 func (s *Store) undo(k keys, token string) {
+	s.background(func(ctx context.Context) error {
+		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+		return err
+	})
+}
+
+// background runs op, an idempotent script call on a claim, in the
+// background, retrying until Redis answers, the claim TTL has passed (the
+// claim is gone by then anyway) or the store is closed. The first attempt can
+// fail like the call it follows up (a new connection cannot be set up while
+// the server stalls), so one attempt is not enough; the request does not
+// wait for it.
+func (s *Store) background(op func(context.Context) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -468,7 +493,7 @@ func (s *Store) undo(k keys, token string) {
 		backoff := 50 * time.Millisecond
 		for {
 			ctx, cancel := context.WithTimeout(s.stop, s.timeout)
-			_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+			err := op(ctx)
 			cancel()
 			if err == nil || time.Now().After(deadline) {
 				return
@@ -486,8 +511,9 @@ func (s *Store) undo(k keys, token string) {
 }
 
 // Close stops the background releases of reservations that failed (see
-// Reserve) and waits for them. Records are left to expire. The store must
-// not be used after Close.
+// Reserve) and the background stores of responses (see Complete), and waits
+// for them. Records are left to expire: a claim whose response was not
+// stored yet ends with its claim TTL. The store must not be used after Close.
 func (s *Store) Close() {
 	s.mu.Lock()
 	s.closed = true

@@ -1,0 +1,61 @@
+package echolock_test
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
+)
+
+// TestIdempotencyCompleteAfterRedisRestart: Redis goes down after the
+// request was claimed and comes back (from its append-only file) after the
+// handler answered. The response is stored once Redis is back, so a
+// duplicate gets it replayed and the charge never runs a second time; until
+// then a duplicate answers 409.
+func TestIdempotencyCompleteAfterRedisRestart(t *testing.T) {
+	node := redistest.Server(t, redistest.WithAOF())
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithTimeout(300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	var runs atomic.Int64
+	e := echo.New()
+	e.Use(recoverer)
+	e.POST("/charges", func(c echo.Context) error {
+		if runs.Add(1) == 1 {
+			node.Kill() // after the claim, before the response is stored
+		}
+		return c.String(http.StatusCreated, "charged")
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K"); r.code != http.StatusCreated || r.body != "charged" {
+		t.Fatalf("first: %d %q, want the handler's 201", r.code, r.body)
+	}
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K"); r.code != http.StatusServiceUnavailable {
+		t.Errorf("duplicate while Redis is down: %d %q, want 503", r.code, r.body)
+	}
+	node.Restart(t)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K")
+		if runs.Load() != 1 {
+			t.Fatalf("the charge ran %d times for one key (duplicate answered %d %q)", runs.Load(), r.code, r.body)
+		}
+		if r.code == http.StatusCreated && r.header.Get(echolock.HeaderIdempotentReplayed) == "true" && r.body == "charged" {
+			break
+		}
+		if r.code != http.StatusConflict || time.Now().After(deadline) {
+			t.Fatalf("duplicate after the restart: %d %q, want 409 until the stored 201 is replayed", r.code, r.body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
