@@ -161,7 +161,8 @@ var errOverBudget = errors.New("idempotency: scope over its byte budget")
 // values and files) counts as the body. Keys are scoped to the caller's credentials
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
-// client can retry with it.
+// client can retry with it. A handler that panics releases the key too, unless
+// it had already sent its answer: that answer is stored like any other.
 func Idempotency(store *idempotency.Store) echo.MiddlewareFunc {
 	c := DefaultIdempotencyConfig
 	c.Store = store
@@ -306,14 +307,45 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders}
 			c.Response().Writer = rec
 			c.SetRequest(req.WithContext(hctx))
+			release := func() {
+				if rerr := claim.Release(ctx); rerr != nil {
+					config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
+				}
+			}
+			// complete stores the answer sent, or releases the key when the
+			// answer is not one to store.
+			complete := func(lost bool) {
+				status := c.Response().Status
+				if lost || !c.Response().Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
+					release()
+					return
+				}
+				sr := idempotency.StoredResponse{Status: status}
+				if rec.overflow {
+					sr.NotReplayable = true
+				} else {
+					sr.Body = rec.buf.Bytes()
+					sr.Header = rec.header
+				}
+				switch ok, serr := claim.Complete(ctx, sr.Encode()); {
+				case serr != nil: // the store keeps trying in the background
+					config.Logger.WarnContext(ctx, "echolock: idempotent response not stored yet", "key", key, "err", serr)
+				case !ok:
+					config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", true)
+				}
+			}
 			finished := false
 			defer func() {
 				detach()
 				c.Response().Writer = rec.ResponseWriter
-				if !finished { // panic: not stored, key released
-					if rerr := claim.Release(ctx); rerr != nil {
-						config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
-					}
+				if !finished {
+					// A panic. Before an answer was sent, the key is
+					// released so a retry runs. After one was (Recover
+					// further out lets it reach the client), the request
+					// got as far as answering: that answer is stored like
+					// any other, so a retry gets it instead of running the
+					// request again.
+					complete(false)
 				}
 			}()
 			err = next(c)
@@ -343,26 +375,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				err = c.NoContent(http.StatusOK)
 			}
 			finished = true
-			status := c.Response().Status
-			if lost || !c.Response().Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
-				if rerr := claim.Release(ctx); rerr != nil {
-					config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
-				}
-				return err
-			}
-			sr := idempotency.StoredResponse{Status: status}
-			if rec.overflow {
-				sr.NotReplayable = true
-			} else {
-				sr.Body = rec.buf.Bytes()
-				sr.Header = rec.header
-			}
-			switch ok, serr := claim.Complete(ctx, sr.Encode()); {
-			case serr != nil: // the store keeps trying in the background
-				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored yet", "key", key, "err", serr)
-			case !ok:
-				config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", true)
-			}
+			complete(lost)
 			return err
 		}
 	}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
 // TestIdempotencyCompleteAfterRedisRestart: Redis goes down after the
@@ -57,5 +58,51 @@ func TestIdempotencyCompleteAfterRedisRestart(t *testing.T) {
 			t.Fatalf("duplicate after the restart: %d %q, want 409 until the stored 201 is replayed", r.code, r.body)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestIdempotencyPanicAfterAnswer: a handler that panics before answering
+// leaves the key free, so the retry runs at once; one that panics after it
+// sent its answer (with Echo's Recover outside, the client gets that answer)
+// has that answer stored, so a retry gets it replayed instead of running the
+// charge again.
+func TestIdempotencyPanicAfterAnswer(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	var runs atomic.Int64
+	e := echo.New()
+	e.Use(recoverer)
+	e.POST("/charges", func(c echo.Context) error {
+		n := runs.Add(1)
+		switch c.Request().Header.Get("X-Panic") {
+		case "before":
+			if n == 1 {
+				panic("before the answer")
+			}
+		case "after":
+			_ = c.String(http.StatusCreated, "charged")
+			panic("after the answer")
+		}
+		return c.String(http.StatusCreated, "charged")
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K1", "X-Panic", "before"); r.code != http.StatusInternalServerError {
+		t.Fatalf("panic before the answer: %d %q, want the recoverer's 500", r.code, r.body)
+	}
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K1", "X-Panic", "before"); r.code != http.StatusCreated || runs.Load() != 2 {
+		t.Fatalf("retry after a panic before the answer: %d %q (runs %d), want the handler's 201", r.code, r.body, runs.Load())
+	}
+
+	runs.Store(0)
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K2", "X-Panic", "after"); r.code != http.StatusCreated || r.body != "charged" {
+		t.Fatalf("panic after the answer: %d %q, want the 201 the handler sent", r.code, r.body)
+	}
+	r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K2", "X-Panic", "after")
+	if runs.Load() != 1 {
+		t.Fatalf("the charge ran %d times for one key (retry answered %d %q)", runs.Load(), r.code, r.body)
+	}
+	if r.code != http.StatusCreated || r.body != "charged" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
+		t.Errorf("retry after a panic after the answer: %d %q, want the sent 201 replayed", r.code, r.body)
 	}
 }
