@@ -315,6 +315,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// complete stores the answer sent, or releases the key when the
 			// answer is not one to store.
 			complete := func(lost bool) {
+				rec.sync(c.Response())
 				status := c.Response().Status
 				if lost || !c.Response().Committed || !config.StoreStatus(status) || c.Get(lockAnswerKey) != nil {
 					release()
@@ -350,6 +351,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}()
 			err = next(c)
 			c.SetRequest(req)
+			rec.sync(c.Response())
 			// A claim lost after the handler wrote its answer is still tried
 			// by Complete: the script stores it only if the claim is still
 			// this request's (it was presumed lost early, not taken).
@@ -450,14 +452,22 @@ type recorder struct {
 	overflow bool
 	stored   []string
 	header   []idempotency.HeaderField
-	wrote    bool
+	status   int // the final status sent, 0 before it
 }
 
-func (r *recorder) snapshot() {
-	if r.wrote {
-		return
+// sync makes res say what was sent when the handler answered through the
+// underlying writer (http.ServeContent on c.Response().Writer, ...), past
+// echo.Response's bookkeeping: the status stored, and checked by
+// StoreStatus, is the one the client got, and Echo's error handler does not
+// write a second answer.
+func (r *recorder) sync(res *echo.Response) {
+	if r.status != 0 && !res.Committed {
+		res.Committed, res.Status = true, r.status
 	}
-	r.wrote = true
+}
+
+// snapshot copies the stored headers, once: when the final status is sent.
+func (r *recorder) snapshot() {
 	h := r.ResponseWriter.Header()
 	for _, name := range r.stored {
 		for _, v := range h.Values(name) {
@@ -467,12 +477,20 @@ func (r *recorder) snapshot() {
 }
 
 func (r *recorder) WriteHeader(code int) {
-	r.snapshot()
+	// An informational status (103 Early Hints) precedes the final one,
+	// except 101 Switching Protocols, which is final.
+	if r.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		r.snapshot()
+		r.status = code
+	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
-	r.snapshot()
+	if r.status == 0 {
+		r.snapshot()
+		r.status = http.StatusOK
+	}
 	if !r.overflow {
 		if r.buf.Len()+len(b) > r.limit {
 			r.overflow = true

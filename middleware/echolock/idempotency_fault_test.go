@@ -106,3 +106,39 @@ func TestIdempotencyPanicAfterAnswer(t *testing.T) {
 		t.Errorf("retry after a panic after the answer: %d %q, want the sent 201 replayed", r.code, r.body)
 	}
 }
+
+// TestIdempotencyStatusWrittenPastEcho: a handler that answers through the
+// underlying http.ResponseWriter (http.ServeContent, a wrapped http.Handler
+// given c.Response().Writer) bypasses echo.Response's bookkeeping. What is
+// stored is what the client was sent: its 503 is not stored (the retry runs),
+// its 201 is replayed as 201.
+func TestIdempotencyStatusWrittenPastEcho(t *testing.T) {
+	env := mwtest.New(t)
+	store := env.Store(t)
+	var runs atomic.Int64
+	e := echo.New()
+	e.POST("/charges", func(c echo.Context) error {
+		runs.Add(1)
+		w := c.Response().Writer
+		if c.Request().Header.Get("X-Fail") != "" && runs.Load() == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("provider down"))
+			return nil
+		}
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte("charged"))
+		return nil
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K1", "X-Fail", "1"); r.code != http.StatusServiceUnavailable {
+		t.Fatalf("first: %d %q, want the handler's 503", r.code, r.body)
+	}
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K1", "X-Fail", "1"); r.code != http.StatusCreated || r.header.Get(echolock.HeaderIdempotentReplayed) != "" || runs.Load() != 2 {
+		t.Fatalf("retry after a 503: %d %q replayed=%q (runs %d), want the handler to run and answer 201",
+			r.code, r.body, r.header.Get(echolock.HeaderIdempotentReplayed), runs.Load())
+	}
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K1", "X-Fail", "1"); r.code != http.StatusCreated || r.body != "charged" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
+		t.Fatalf("duplicate after the 201: %d %q, want the 201 replayed", r.code, r.body)
+	}
+}
