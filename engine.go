@@ -391,6 +391,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	owner, field, shared := c.owner(ctx, p)
 	serverLease := s.serverLease(lease)
 	ws := p.waitChannel(field)
+	if s.cfg.guard {
+		ws.overrun = s.cfg.guardTimeout // a guarded attempt waits that long for a replica
+	}
 	queued := false
 	var lastErr error
 	defer func() {
@@ -416,14 +419,15 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
 	}
-	ok, err := c.await(ctx, ws, wait, func(since int64, polite bool) (bool, tryAgain, error) {
+	ok, err := c.await(ctx, ws, wait, func(actx context.Context, since int64, polite bool) (bool, tryAgain, error) {
 		if shared {
 			// Counted while its calls are in flight, not while it sleeps.
 			defer c.sharedAcquire(holdID(s.key, field))()
 		}
 		for range 3 {
 			start := time.Now()
-			a, acked, err := p.tryAcquire(ctx, field, serverLease, wait, c.guarded(ctx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1})
+			// Bounded by actx: by ctx, and by the wait's end when it has one.
+			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {

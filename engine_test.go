@@ -480,7 +480,7 @@ func TestHandOffPassedOn(t *testing.T) {
 	var calls atomic.Int32
 	first := make(chan error, 1)
 	go func() {
-		_, err := c.waitNotified(ctx, channel, false, -1, func() (bool, time.Duration, error) {
+		_, err := c.waitNotified(ctx, channel, false, -1, func(context.Context) (bool, time.Duration, error) {
 			if calls.Add(1) <= 2 { // before and right after subscribing
 				return false, time.Minute, nil
 			}
@@ -498,7 +498,7 @@ func TestHandOffPassedOn(t *testing.T) {
 	secondTries := 0
 	go func() {
 		close(firstIn)
-		_, _ = c.waitNotified(ctx, channel, false, -1, func() (bool, time.Duration, error) {
+		_, _ = c.waitNotified(ctx, channel, false, -1, func(context.Context) (bool, time.Duration, error) {
 			secondTries++
 			if secondTries <= 2 { // before and right after subscribing
 				return false, time.Minute, nil

@@ -124,8 +124,8 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("await", err)
 	}
-	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func() (bool, time.Duration, error) {
-		n, err := generated.LatchCount(ctx, l.c.rc, l.key)
+	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
+		n, err := generated.LatchCount(actx, l.c.rc, l.key)
 		return err == nil && n <= 0, notifyFallback, err
 	})
 	if err != nil {

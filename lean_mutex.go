@@ -307,12 +307,15 @@ var leanRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client,
 
 // waitPolling runs try until it succeeds, sleeping a doubling, half-random
 // delay from leanPollMin to leanPollMax between attempts, until wait (< 0: no
-// limit) or ctx runs out. It reports false when the wait ran out.
-func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
+// limit) or ctx runs out. It reports false when the wait ran out. try's
+// calls are bounded by the context it is given, as waitOn's.
+func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, try func(actx context.Context) (bool, time.Duration, error)) (bool, error) {
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
+	actx, cancelAttempts := attemptContext(ctx, wait, deadline, overrun)
+	defer cancelAttempts()
 	st := c.statsFrom(ctx)
 	var timer *time.Timer
 	defer func() {
@@ -330,12 +333,15 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
 		}
-		done, _, err := try()
+		done, _, err := try(actx)
 		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue
 		}
 		if st != nil {
 			st.attempts++
+		}
+		if cutByWait(ctx, actx, err) {
+			return false, nil // try undoes what the attempt may have done
 		}
 		if err != nil {
 			return false, rt.failed(ctx, err)
@@ -371,10 +377,10 @@ func (c *Client) waitPolling(ctx context.Context, wait time.Duration, try func()
 }
 
 // await waits for p: polling when p has no release channel, else notified.
-func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, tryAgain, error)) (bool, error) {
+func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try func(actx context.Context, since int64, polite bool) (bool, tryAgain, error)) (bool, error) {
 	if ws.channel == "" {
-		return c.waitPolling(ctx, wait, func() (bool, time.Duration, error) {
-			ok, next, err := try(0, false)
+		return c.waitPolling(ctx, wait, ws.overrun, func(actx context.Context) (bool, time.Duration, error) {
+			ok, next, err := try(actx, 0, false)
 			return ok, next.sleep, err
 		})
 	}

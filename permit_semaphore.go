@@ -165,10 +165,10 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	defer s.c.leave()
 	id := randomID()
 	wire, _ := permitWire(id) // randomID is always 32 hex digits
-	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
-		// Bounded by ctx; a permit a call cut short may still have taken is
+	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
+		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
-		res, err := generated.PermitAcquire(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
+		res, err := generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
 		if err != nil && unknownOutcome(err) {
 			s.undoLater(wire, time.Now().Add(lease))
 		}

@@ -703,7 +703,7 @@ func TestWaitDeadline(t *testing.T) {
 			// and at least one refusal before the deadline.
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			call := refusingCall(ctx, rc, midAttempt)
-			_, err := c.await(ctx, ws, -1, func(int64, bool) (bool, tryAgain, error) { return false, tryAgain{}, call() })
+			_, err := c.await(ctx, ws, -1, func(context.Context, int64, bool) (bool, tryAgain, error) { return false, tryAgain{}, call() })
 			cancel()
 			checkDeadlineAndRefusal(t, fmt.Sprintf("wait (channel %q) ended by its context (mid-attempt %v)", ws.channel, midAttempt), err)
 		}

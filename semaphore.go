@@ -129,12 +129,12 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	}
 	defer s.c.leave()
 	var taken string // the latch of the attempt that took the permits
-	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func() (bool, time.Duration, error) {
-		// Bounded by ctx. Each attempt has its own latch key: an attempt
+	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
+		// Bounded by actx (ctx, and the wait's end). Each attempt has its own latch key: an attempt
 		// whose reply is lost is undone through it, exactly once, and cannot
 		// take permits if it reaches the server after its undo.
 		latch := redissonName("redisson_sc_latch", s.key) + ":" + s.c.id + ":" + strconv.FormatUint(s.c.requests.Add(1), 36)
-		res, err := generated.SemaphoreAcquire(ctx, s.c.rc, s.key, latch, n, semaphoreLatchTTL)
+		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, semaphoreLatchTTL)
 		if err != nil && unknownOutcome(err) {
 			s.undoLater(latch)
 		}

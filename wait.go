@@ -14,6 +14,14 @@ import (
 // was being re-established.
 const notifyFallback = 2 * time.Second
 
+// waitOverrun is how far past the end of a wait (TryLock's wait, TryAcquire's,
+// AwaitTimeout's) an attempt may still run: every attempt of such a wait is
+// cut off then, so a server that stopped answering cannot hold the caller
+// past its wait by more than this (plus waitSpec.overrun). An attempt cut off
+// is undone as any attempt of unknown outcome, and the wait reports that it
+// ran out.
+const waitOverrun = 100 * time.Millisecond
+
 // waitNotified runs try until it succeeds, waiting between attempts for a
 // message on channel (all: every local waiter on the channel is woken;
 // otherwise the longest-waiting one, a lock hand-off), for the fallback
@@ -21,10 +29,11 @@ const notifyFallback = 2 * time.Second
 // attempt is made before subscribing, and one more right after subscribing, so
 // a message published in between is never missed (a targeted waiter whose
 // subscription is already open joins it before the first attempt instead).
-// It reports false when the wait ran out.
-func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func() (bool, time.Duration, error)) (bool, error) {
-	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(int64, bool) (bool, tryAgain, error) {
-		ok, sleep, err := try()
+// It reports false when the wait ran out. try's calls are bounded by the
+// context it is given (see attemptContext), not by ctx alone.
+func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wait time.Duration, try func(actx context.Context) (bool, time.Duration, error)) (bool, error) {
+	return c.waitOn(ctx, waitSpec{channel: channel, all: all}, wait, func(actx context.Context, _ int64, _ bool) (bool, tryAgain, error) {
+		ok, sleep, err := try(actx)
 		return ok, tryAgain{sleep: sleep}, err
 	})
 }
@@ -48,17 +57,43 @@ type waitSpec struct {
 	wake    string
 	id      string
 	idle    time.Duration // targeted: longest sleep without calling Redis while registered
+	overrun time.Duration // added to waitOverrun: an attempt's own server-side wait (the failover guard's WAIT)
 }
 
-// waitOn is waitNotified for any waitSpec. try receives the score of the
-// targeted wake that woke the waiter (0: none, or not targeted), and polite
-// on a first attempt made while a release of this client's is handing the
-// lock to a woken waiter.
-func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(since int64, polite bool) (bool, tryAgain, error)) (bool, error) {
+// attemptContext is the context of a wait's attempts: ctx, cut off
+// waitOverrun (plus overrun) after deadline when the wait has one (wait > 0).
+func attemptContext(ctx context.Context, wait time.Duration, deadline time.Time, overrun time.Duration) (context.Context, context.CancelFunc) {
+	if wait <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, deadline.Add(waitOverrun+overrun))
+}
+
+// cutByWait reports an attempt that failed because the wait's end cut it
+// off (actx's deadline passed, and it is not ctx's own): the wait ran out.
+// The call may see the deadline pass before actx's timer fires.
+func cutByWait(ctx, actx context.Context, err error) bool {
+	if actx == ctx || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	end, _ := actx.Deadline()
+	if own, ok := ctx.Deadline(); ok && !own.After(end) {
+		return false // ctx's deadline, not the wait's
+	}
+	return actx.Err() != nil || !time.Now().Before(end)
+}
+
+// waitOn is waitNotified for any waitSpec. try receives the context its
+// calls are bounded by, the score of the targeted wake that woke the waiter
+// (0: none, or not targeted), and polite on a first attempt made while a
+// release of this client's is handing the lock to a woken waiter.
+func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, try func(actx context.Context, since int64, polite bool) (bool, tryAgain, error)) (bool, error) {
 	var deadline time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 	}
+	actx, cancelAttempts := attemptContext(ctx, wait, deadline, ws.overrun)
+	defer cancelAttempts()
 	st := c.statsFrom(ctx) // nil unless observed
 	var w, zw *waiter      // zw: w listening for Redisson's "0" as well
 	woken := false         // a hand-off signal was taken and not yet used by an attempt
@@ -124,13 +159,16 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if polite {
 			politeAt = time.Now()
 		}
-		done, next, err := try(since, polite)
+		done, next, err := try(actx, since, polite)
 		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue // as it was: nothing ran
 		}
 		since, polite = 0, false
 		if st != nil {
 			st.attempts++
+		}
+		if cutByWait(ctx, actx, err) {
+			return false, nil // try undoes what the attempt may have done
 		}
 		if err != nil {
 			return false, rt.failed(ctx, err)

@@ -1,0 +1,111 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TryLock(ctx, wait) with no deadline on ctx gives up within wait (plus a
+// margin) although the server stopped answering while it waited in line.
+func TestTryLockBoundedByWaitFrozen(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			l := lc.make(t, p.c, "wait-bound")
+			warm(t, l)
+			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			holder := lc.make(t, direct, "wait-bound")
+			if lc.name == "RWMutexRead" {
+				holder = mustRW(t, direct, "wait-bound")
+			}
+			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = holder.Unlock(hctx) }()
+			time.AfterFunc(300*time.Millisecond, p.px.Freeze)
+			defer p.px.Thaw()
+			start := time.Now()
+			_, err = l.TryLock(context.Background(), time.Second)
+			elapsed := time.Since(start)
+			p.px.Thaw()
+			if !errors.Is(err, ErrNotAcquired) {
+				t.Errorf("TryLock: %v, want ErrNotAcquired", err)
+			}
+			if elapsed > 1800*time.Millisecond {
+				t.Fatalf("TryLock(ctx, 1s) waiting in line when the server froze returned after %s", elapsed)
+			}
+		})
+	}
+}
+
+// TryAcquire and AwaitTimeout with no deadline on ctx likewise give up within
+// their wait when the server stops answering mid-wait.
+func TestWaitBoundedByWaitFrozen(t *testing.T) {
+	cases := []struct {
+		name string
+		// setup leaves the wait blocked (nothing available, count 1) and
+		// returns the bounded wait.
+		setup func(t *testing.T, c *Client) func(wait time.Duration) (bool, error)
+	}{
+		{"Semaphore", func(t *testing.T, c *Client) func(time.Duration) (bool, error) {
+			s := mustSem(t, c, "sem")
+			if _, err := s.AddPermits(testCtx(t, 5*time.Second), 1); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Acquire(testCtx(t, 5*time.Second), 1); err != nil {
+				t.Fatal(err)
+			}
+			return func(wait time.Duration) (bool, error) {
+				err := s.TryAcquire(context.Background(), 1, wait)
+				if errors.Is(err, ErrNotAcquired) {
+					return false, nil
+				}
+				return err == nil, err
+			}
+		}},
+		{"PermitSemaphore", func(t *testing.T, c *Client) func(time.Duration) (bool, error) {
+			s := mustPermits(t, c, "permits")
+			if _, err := s.TrySetPermits(testCtx(t, 5*time.Second), 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Acquire(testCtx(t, 5*time.Second), time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			return func(wait time.Duration) (bool, error) {
+				_, err := s.TryAcquire(context.Background(), time.Minute, wait)
+				if errors.Is(err, ErrNotAcquired) {
+					return false, nil
+				}
+				return err == nil, err
+			}
+		}},
+		{"CountDownLatch", func(t *testing.T, c *Client) func(time.Duration) (bool, error) {
+			l := mustLatch(t, c, "latch")
+			if _, err := l.TrySetCount(testCtx(t, 5*time.Second), 1); err != nil {
+				t.Fatal(err)
+			}
+			return func(wait time.Duration) (bool, error) { return l.AwaitTimeout(context.Background(), wait) }
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProxied(t)
+			try := tc.setup(t, p.c)
+			time.AfterFunc(300*time.Millisecond, p.px.Freeze)
+			defer p.px.Thaw()
+			start := time.Now()
+			ok, err := try(time.Second)
+			elapsed := time.Since(start)
+			p.px.Thaw()
+			if ok || err != nil {
+				t.Errorf("wait: %v, %v; want false, nil", ok, err)
+			}
+			if elapsed > 1800*time.Millisecond {
+				t.Fatalf("a 1s wait when the server froze returned after %s", elapsed)
+			}
+		})
+	}
+}
