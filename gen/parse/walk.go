@@ -811,13 +811,8 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 			case "status_reply":
 				r.Kind = ReturnString
 			case "call", "pcall":
-				if len(x.Args) == 0 {
-					break
-				}
-				if c, ok := x.Args[0].(*ast.StringExpr); ok {
-					r.Kind, r.Command = ReturnCall, c.Value
-					r.CallFunc = "redis." + name
-					r.Call = len(w.f.Calls) // recorded next, when the expression is walked
+				if c, ok := callReply(x, len(w.f.Calls)); ok { // recorded next, when the expression is walked
+					r.Kind, r.Command, r.CallFunc, r.Call = c.Kind, c.Command, c.CallFunc, c.Call
 				}
 			}
 		}
@@ -857,15 +852,28 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 		}
 		return r
 	case *ast.FuncCallExpr:
-		if name, ok := redisFunc(x); ok && (name == "call" || name == "pcall") && len(x.Args) > 0 {
-			if c, ok := x.Args[0].(*ast.StringExpr); ok {
-				r.Kind, r.Command, r.CallFunc, r.Call = ReturnCall, c.Value, "redis."+name, call
-			}
+		if c, ok := callReply(x, call); ok {
+			c.Pos = r.Pos
+			return c
 		}
 		return r
 	}
 	r.Kind, r.Text = valueKind(e)
 	return r
+}
+
+// callReply is the reply of redis.call or redis.pcall with a literal command
+// name, e being File.Calls[call]; false for any other expression.
+func callReply(e *ast.FuncCallExpr, call int) (Return, bool) {
+	name, ok := redisFunc(e)
+	if !ok || (name != "call" && name != "pcall") || len(e.Args) == 0 {
+		return Return{}, false
+	}
+	c, ok := e.Args[0].(*ast.StringExpr)
+	if !ok {
+		return Return{}, false
+	}
+	return Return{Kind: ReturnCall, Command: c.Value, CallFunc: "redis." + name, Call: call}, true
 }
 
 // assignedIn adds to names the variables the statements assign (name = ...,
