@@ -245,6 +245,9 @@ type guardState struct {
 	checked    atomic.Int64 // when the count was taken (unix ns); 0: never
 	replicas   atomic.Int64
 	refreshing atomic.Bool
+	// evictionWarned is the last eviction policy the log was warned of
+	// (see warnEviction).
+	evictionWarned atomic.Pointer[string]
 }
 
 const guardRefresh = 5 * time.Second
@@ -285,7 +288,8 @@ func (c *Client) replicas(ctx context.Context) int {
 	return int(g.replicas.Load())
 }
 
-// countReplicas asks every node for INFO replication; on a cluster the
+// countReplicas asks every node for INFO replication (and memory, for
+// warnEviction); on a cluster the
 // smallest replica count among primaries decides (WAIT for a replica that
 // does not exist would stall every lock on that shard). ok is false when no
 // node answered.
@@ -293,7 +297,7 @@ func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 	least := -1
 	answered := false
 	for _, n := range c.rc.Nodes() {
-		info, err := n.Do(ctx, n.B().Info().Section("replication").Build()).ToString()
+		info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
 		if err != nil {
 			// A server that answers INFO with an error (an ACL without
 			// INFO) is up but cannot be counted: unguarded, as before
@@ -306,6 +310,7 @@ func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 		if !strings.Contains(info, "role:master") {
 			continue
 		}
+		c.warnEviction(info)
 		v := infoField(info, "connected_slaves")
 		k, err := strconv.Atoi(v)
 		if err != nil {
@@ -316,6 +321,23 @@ func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 		}
 	}
 	return max(least, 0), answered
+}
+
+// warnEviction logs a warning, once per policy, when a primary may evict
+// keys under memory pressure: every lock key has a TTL, so any policy but
+// noeviction can take a held lock, which its holder learns of at the next
+// renewal only, while another owner may already have it.
+func (c *Client) warnEviction(info string) {
+	policy := infoField(info, "maxmemory_policy")
+	if policy == "" || policy == "noeviction" || infoField(info, "maxmemory") == "0" {
+		return
+	}
+	if last := c.guard.evictionWarned.Load(); last != nil && *last == policy {
+		return
+	}
+	c.guard.evictionWarned.Store(&policy)
+	c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
+		"maxmemory_policy", policy, "maxmemory", infoField(info, "maxmemory"))
 }
 
 func infoField(info, name string) string {

@@ -1,0 +1,48 @@
+package scriptlock
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestEvictionPolicyWarning: a server that may evict keys at its maxmemory
+// can take a held lock; the Client says so in its log, once per policy.
+func TestEvictionPolicyWarning(t *testing.T) {
+	for _, tc := range []struct {
+		maxmemory, policy string
+		warn              bool
+	}{
+		{"100mb", "allkeys-lru", true},
+		{"100mb", "volatile-ttl", true},
+		{"100mb", "noeviction", false},
+		{"0", "allkeys-lru", false}, // no limit: nothing is evicted
+	} {
+		t.Run(tc.maxmemory+"/"+tc.policy, func(t *testing.T) {
+			n := redistest.Server(t, redistest.WithArgs("--maxmemory", tc.maxmemory, "--maxmemory-policy", tc.policy))
+			var logs syncBuffer
+			c := newTestClient(t, n.Client(t), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+			ctx := testCtx(t, 10*time.Second)
+			m := mustMutex(t, c, "evict")
+			for range 2 {
+				l, err := m.Lock(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Unlock(l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			warnings := strings.Count(logs.String(), "maxmemory_policy="+tc.policy)
+			switch {
+			case tc.warn && warnings != 1:
+				t.Errorf("%d warnings of maxmemory-policy %s, want 1; log:\n%s", warnings, tc.policy, logs.String())
+			case !tc.warn && strings.Contains(logs.String(), "maxmemory"):
+				t.Errorf("warned of maxmemory %s, policy %s:\n%s", tc.maxmemory, tc.policy, logs.String())
+			}
+		})
+	}
+}
