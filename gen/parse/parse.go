@@ -189,9 +189,22 @@ type RedisValue struct {
 	Text string // redis.call, redis.pcall, redis, redis[...]
 }
 
+// Shebang is the first line of a script that starts with "#!": Redis 7
+// reads it as the script's flags (#!lua flags=no-writes,allow-oom).
+type Shebang struct {
+	Text string // the line without its newline, and without a trailing \r
+	Pos  Pos    // of the #
+}
+
 // File is a parsed script.
 type File struct {
-	Source     []byte
+	// Source is the script as the Lua parser read it: a byte-order mark
+	// and the shebang line are blanked (spaces), so positions stay those
+	// of the file.
+	Source []byte
+	// Shebang is set when the script starts with "#!" (after a byte-order
+	// mark, which is reported).
+	Shebang    *Shebang
 	Doc        []string // doc comment lines, without the leading "-- "
 	Directives []Directive
 	Keys       []Use
@@ -223,6 +236,7 @@ const utf8BOM = "\ufeff"
 // Parse parses one script. It returns every problem found; the File is usable
 // (possibly partially filled) even when there are errors.
 func Parse(name string, src []byte) (f *File, errs []Error) {
+	bom := 0
 	if rest, ok := bytes.CutPrefix(src, []byte(utf8BOM)); ok {
 		// Redis compiles the script as it is: Lua 5.1 reads the
 		// byte-order mark as an unexpected symbol, so EVAL and SCRIPT
@@ -231,8 +245,18 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		// spaces, which keeps the columns of line 1.
 		errs = append(errs, Error{Pos: Pos{1, 1}, Msg: `the file starts with a UTF-8 byte-order mark, which Redis refuses to compile ("Error compiling script (new function): user_script:1: unexpected symbol near ..."): save the file without it`})
 		src = append([]byte("   "), rest...)
+		bom = len(utf8BOM)
 	}
-	f = &File{Source: src}
+	f = &File{}
+	if sh, blanked, err := cutShebang(src, bom); sh != nil {
+		// Redis drops the line before compiling, keeping its newline:
+		// error lines stay those of the file.
+		f.Shebang, src = sh, blanked
+		if err != nil {
+			errs = append(errs, *err)
+		}
+	}
+	f.Source = src
 	errs = append(errs, f.parseComments()...)
 
 	chunk, err := parseLua(src, name)
@@ -256,6 +280,39 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	w := walker{f: f, toks: toks}
 	w.block(chunk)
 	return f, errs
+}
+
+// cutShebang finds a shebang line: the script starts with "#!" (at start,
+// after a byte-order mark read as spaces: that one is refused, and the line
+// is read as it will be once the mark is removed). It returns the shebang
+// and the source with its line blanked. Redis takes the line up to the first
+// newline, searching the script as a C string: without a newline before the
+// end or a NUL byte it refuses the script; the whole line is then blanked.
+func cutShebang(src []byte, start int) (*Shebang, []byte, *Error) {
+	if !bytes.HasPrefix(src[start:], []byte("#!")) {
+		return nil, src, nil
+	}
+	end := bytes.IndexAny(src[start:], "\n\x00")
+	var err *Error
+	switch {
+	case end < 0:
+		end = len(src) - start
+		err = &Error{Pos: Pos{1, start + 1}, Msg: `the script starts with "#!" (a Redis 7 shebang line) but has no newline: Redis refuses it ("ERR Invalid script shebang"); end the #! line with a newline, or remove it`}
+	case src[start+end] == 0:
+		err = &Error{Pos: Pos{1, start + end + 1}, Msg: `the #! line (a Redis 7 shebang line) holds a NUL byte: Redis reads the script up to it and finds no newline, so it refuses the script ("ERR Invalid script shebang"); remove the NUL byte`}
+		if nl := bytes.IndexByte(src[start:], '\n'); nl >= 0 {
+			end = nl
+		} else {
+			end = len(src) - start
+		}
+	}
+	end += start
+	sh := &Shebang{Text: strings.TrimSuffix(string(src[start:end]), "\r"), Pos: Pos{1, start + 1}}
+	out := bytes.Clone(src)
+	for i := start; i < end; i++ {
+		out[i] = ' '
+	}
+	return sh, out, err
 }
 
 // lua52Syntax reports the goto statements and labels of a script: syntax
@@ -305,12 +362,16 @@ func luaError(err error) Error {
 	return Error{Pos: Pos{1, 1}, Msg: "Lua syntax error: " + strings.TrimSpace(err.Error())}
 }
 
-// parseComments reads the leading comment block (doc lines and directives)
-// and reports directives found after it.
+// parseComments reads the leading comment block (doc lines and directives),
+// which starts on the first line or on the line after a shebang, and reports
+// directives found after it.
 func (f *File) parseComments() (errs []Error) {
 	lines := strings.Split(string(f.Source), "\n")
 	leading := true
 	for i, line := range lines {
+		if i == 0 && f.Shebang != nil {
+			continue // the leading block starts on the line after it
+		}
 		line = strings.TrimSuffix(line, "\r")
 		trimmed := strings.TrimLeft(line, " \t")
 		indent := len(line) - len(trimmed)

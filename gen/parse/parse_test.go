@@ -1,8 +1,10 @@
 package parse
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -159,6 +161,7 @@ func FuzzParse(f *testing.F) {
 		"return redis.call(", "KEYS[#KEYS]", "local KEYS = {}; return KEYS[9]",
 		"return redis.call\"GET\"", "\r\n-- @key k\r\nreturn KEYS[1]\r\n", "return \"unterminated",
 		"goto x; ::x::", "return function(...) return ... end",
+		"#!lua flags=no-writes\n-- @return none\nreturn 1\n", "#!", "#!lua\x00\n", "\ufeff#!lua\r\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -194,5 +197,98 @@ func TestLuaIndex(t *testing.T) {
 		if n, ok := luaIndex(tc.lit); n != tc.n || ok != tc.ok {
 			t.Errorf("luaIndex(%q) = %d, %v; want %d, %v", tc.lit, n, ok, tc.n, tc.ok)
 		}
+	}
+}
+
+// TestParseShebang: a script starting with "#!" has a shebang line (Redis 7
+// script flags), which is blanked for the Lua parser so that positions stay
+// those of the file; the leading comment block starts after it.
+func TestParseShebang(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		src        string
+		shebang    *Shebang
+		doc        []string
+		directives []Directive
+		errs       []Error
+	}{
+		{
+			name:       "flags, doc and directives",
+			src:        "#!lua flags=allow-oom\n-- Count counts.\n-- @return int64\nreturn 1\n",
+			shebang:    &Shebang{Text: "#!lua flags=allow-oom", Pos: Pos{1, 1}},
+			doc:        []string{"Count counts."},
+			directives: []Directive{{Name: "return", Pos: Pos{3, 4}, Text: "int64", TextPos: Pos{3, 12}}},
+		},
+		{
+			name:       "CRLF",
+			src:        "#!lua\r\n-- @return none\r\nreturn 1\r\n",
+			shebang:    &Shebang{Text: "#!lua", Pos: Pos{1, 1}},
+			directives: []Directive{{Name: "return", Pos: Pos{2, 4}, Text: "none", TextPos: Pos{2, 12}}},
+		},
+		{
+			name:    "no newline",
+			src:     "#!lua flags=no-writes",
+			shebang: &Shebang{Text: "#!lua flags=no-writes", Pos: Pos{1, 1}},
+			errs:    []Error{{Pos{1, 1}, `the script starts with "#!" (a Redis 7 shebang line) but has no newline: Redis refuses it ("ERR Invalid script shebang"); end the #! line with a newline, or remove it`}},
+		},
+		{
+			name:    "NUL byte before the newline",
+			src:     "#!lua\x00 x\nreturn 1\n",
+			shebang: &Shebang{Text: "#!lua\x00 x", Pos: Pos{1, 1}},
+			errs:    []Error{{Pos{1, 6}, `the #! line (a Redis 7 shebang line) holds a NUL byte: Redis reads the script up to it and finds no newline, so it refuses the script ("ERR Invalid script shebang"); remove the NUL byte`}},
+		},
+		{
+			name: "later lines keep their numbers",
+			src:  "#!lua\n\nreturn x +\n",
+			// Redis: user_script:3: unexpected symbol near '<eof>'.
+			shebang: &Shebang{Text: "#!lua", Pos: Pos{1, 1}},
+			errs:    []Error{{Pos{3, 1}, "Lua syntax error at end of file: syntax error"}},
+		},
+		{
+			name:    "directive after the leading block",
+			src:     "#!lua\nreturn 1\n-- @key k\n",
+			shebang: &Shebang{Text: "#!lua", Pos: Pos{1, 1}},
+			errs:    []Error{{Pos{3, 4}, "directive @key must be in the leading comment block"}},
+		},
+		{
+			name: "a leading space is no shebang",
+			src:  " #!lua\nreturn 1\n",
+			errs: []Error{{Pos{1, 2}, `Lua syntax error near "#": syntax error`}},
+		},
+		{
+			name:       "only the first line",
+			src:        "-- @return none\n#!lua\n",
+			directives: []Directive{{Name: "return", Pos: Pos{1, 4}, Text: "none", TextPos: Pos{1, 12}}},
+			errs:       []Error{{Pos{2, 1}, `Lua syntax error near "#": syntax error`}},
+		},
+		{
+			name:       "after a byte-order mark",
+			src:        "\ufeff#!lua flags=no-writes\n-- @return none\n",
+			shebang:    &Shebang{Text: "#!lua flags=no-writes", Pos: Pos{1, 4}},
+			directives: []Directive{{Name: "return", Pos: Pos{2, 4}, Text: "none", TextPos: Pos{2, 12}}},
+			errs:       []Error{{Pos{1, 1}, `the file starts with a UTF-8 byte-order mark, which Redis refuses to compile ("Error compiling script (new function): user_script:1: unexpected symbol near ..."): save the file without it`}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, errs := Parse("x.lua", []byte(tc.src))
+			if diff := cmp.Diff(tc.errs, errs); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.shebang, f.Shebang); diff != "" {
+				t.Errorf("shebang (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.doc, f.Doc); diff != "" {
+				t.Errorf("doc (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.directives, f.Directives); diff != "" {
+				t.Errorf("directives (-want +got):\n%s", diff)
+			}
+			if !strings.HasPrefix(tc.src, "\ufeff") && len(f.Source) != len(tc.src) {
+				t.Errorf("source is %d bytes, the file %d", len(f.Source), len(tc.src))
+			}
+			if tc.shebang != nil && bytes.ContainsRune(f.Source[:bytes.IndexByte(append(f.Source, '\n'), '\n')], '#') {
+				t.Errorf("shebang line not blanked: %q", f.Source)
+			}
+		})
 	}
 }
