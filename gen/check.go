@@ -241,6 +241,16 @@ func buildScript(file File) (*scriptInfo, []Error) {
 
 	info.keyPos, info.argPos = keyPos, argPos
 
+	if pf.Shebang != nil {
+		warn := func(pos parse.Pos, format string, args ...any) {
+			e := errAt(file.Path, pos, format, args...)
+			e.Warning = true
+			errs = append(errs, e)
+		}
+		flags, _ := checkShebang(pf.Shebang, at, warn)
+		s.Flagged, s.Flags = true, flags
+	}
+
 	if pf.SyntaxError {
 		// Everything else would be a consequence of the syntax error.
 		return info, errs

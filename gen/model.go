@@ -88,8 +88,15 @@ type Script struct {
 	Errors    []ErrorDecl
 	ReadOnly  bool
 	Retryable bool
-	Source    string
-	SHA1      string
+	// Flagged is set when the script starts with a #!lua line: Redis then
+	// runs it with Flags rather than in its compatibility mode for scripts
+	// without one.
+	Flagged bool
+	// Flags are the script flags of the #!lua line (no-writes, allow-oom,
+	// ...), in file order, without duplicates.
+	Flags  []string
+	Source string
+	SHA1   string
 }
 
 // Package is everything one generator run emits.
