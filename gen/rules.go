@@ -11,7 +11,10 @@ import (
 
 // scriptRules are the directives the command checks read.
 type scriptRules struct {
-	readOnly      bool
+	readOnly bool
+	// noWrites is the script flag no-writes: Redis refuses the script's
+	// writes whatever command runs it.
+	noWrites      bool
 	clusterUnsafe bool
 	commands      []string // @commands: what a dynamic command name may be
 	commandsPos   parse.Pos
@@ -170,9 +173,12 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		if sub == "" {
 			sub = "an expression"
 		}
-		if r.readOnly {
+		switch {
+		case r.noWrites:
+			at(c.Args[0].Pos, "the script flag no-writes forbids writes, and the script calls %s with the subcommand %s, not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal", info.name, sub)
+		case r.readOnly:
 			at(c.Args[0].Pos, "@readonly script calls %s with the subcommand %s, not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal (or remove @readonly)", info.name, sub)
-		} else {
+		default:
 			warn(c.Args[0].Pos, "%s is called with the subcommand %s, not a literal: the checker cannot check what it runs (whether scripts may run it, its arguments, keys and writes); write the subcommand as a string literal", info.name, sub)
 		}
 		return
@@ -202,12 +208,19 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		at(c.CommandPos, "%s is not in Redis 7.0 (it is in the specifications since %s): scripts must run on Redis 7.0", shown, info.since)
 		return
 	}
-	if r.readOnly && info.flags&(flagWrite|flagMayReplicate) != 0 {
+	if (r.readOnly || r.noWrites) && info.flags&(flagWrite|flagMayReplicate) != 0 {
 		kind := "a write command"
 		if info.flags&flagWrite == 0 {
 			kind = "a command Redis replicates"
 		}
-		at(c.CommandPos, "@readonly script calls %s, %s: EVAL_RO refuses it at run time (remove @readonly or the call)", shown, kind)
+		switch {
+		case r.noWrites && r.readOnly:
+			at(c.CommandPos, "the script flag no-writes forbids %s, %s: Redis refuses it at run time (\"ERR Write commands are not allowed from read-only scripts.\"); remove the call, or the flag and @readonly", shown, kind)
+		case r.noWrites:
+			at(c.CommandPos, "the script flag no-writes forbids %s, %s: Redis refuses it at run time (\"ERR Write commands are not allowed from read-only scripts.\"); remove the call or the flag", shown, kind)
+		default:
+			at(c.CommandPos, "@readonly script calls %s, %s: EVAL_RO refuses it at run time (remove @readonly or the call)", shown, kind)
+		}
 	}
 	n := 1 + len(c.Args)
 	expanding := len(c.Args) > 0 && c.Args[len(c.Args)-1].Expands

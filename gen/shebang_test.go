@@ -128,6 +128,36 @@ func TestCheckShebang(t *testing.T) {
 			want: []string{`scripts/x.lua:1:39: warning: script flag no-writes is given twice (first at column 13): Redis accepts it, but the second has no effect; remove it`},
 		},
 		{
+			name: "readonly without no-writes",
+			src:  "#!lua flags=allow-oom\n-- @readonly\n" + body,
+			want: []string{`scripts/x.lua:1:1: the #!lua line has no flag no-writes, but @readonly (line 2) makes the callers use EVALSHA_RO, which Redis refuses for such a script ("ERR Can not execute a script with write flag using *_ro command."): add flags=no-writes to the #!lua line, or drop the line`},
+		},
+		{
+			name: "readonly with a bare #!lua",
+			src:  "#!lua\n-- Doc.\n-- @readonly\n" + body,
+			want: []string{`scripts/x.lua:1:1: the #!lua line has no flag no-writes, but @readonly (line 3) makes the callers use EVALSHA_RO, which Redis refuses for such a script ("ERR Can not execute a script with write flag using *_ro command."): add flags=no-writes to the #!lua line, or drop the line`},
+		},
+		{
+			name: "no-writes and a write",
+			src:  "#!lua flags=no-writes\n-- @key k\n-- @return int64\nreturn redis.call('DEL', KEYS[1])\n",
+			want: []string{`scripts/x.lua:4:19: the script flag no-writes forbids DEL, a write command: Redis refuses it at run time ("ERR Write commands are not allowed from read-only scripts."); remove the call or the flag`},
+		},
+		{
+			name: "no-writes and a protected write",
+			src:  "#!lua flags=allow-oom,no-writes\n-- @key k\n-- @return none\nredis.pcall('SET', KEYS[1], 'v')\n",
+			want: []string{`scripts/x.lua:4:13: the script flag no-writes forbids SET, a write command: Redis refuses it at run time ("ERR Write commands are not allowed from read-only scripts."); remove the call or the flag`},
+		},
+		{
+			name: "no-writes, @readonly and a replicated command",
+			src:  "#!lua flags=no-writes\n-- @key k\n-- @readonly\n-- @return int64\nreturn redis.call('PUBLISH', KEYS[1], 'x')\n",
+			want: []string{`scripts/x.lua:5:19: the script flag no-writes forbids PUBLISH, a command Redis replicates: Redis refuses it at run time ("ERR Write commands are not allowed from read-only scripts."); remove the call, or the flag and @readonly`},
+		},
+		{
+			name: "no-writes and a computed subcommand",
+			src:  "#!lua flags=no-writes\n-- @key k\n-- @arg sub string\n-- @return string?\nreturn redis.call('OBJECT', ARGV[1], KEYS[1])\n",
+			want: []string{`scripts/x.lua:5:29: the script flag no-writes forbids writes, and the script calls OBJECT with the subcommand ARGV[1], not a literal: the checker cannot tell whether it writes; write the subcommand as a string literal`},
+		},
+		{
 			name: "later positions are the file's",
 			src:  "#!lua flags=allow-oom\n-- @key k\n-- @return int64\nreturn redis.call('GET', KEYS[1])\n",
 			want: []string{`scripts/x.lua:4:8: GET replies a string or nil, but @return int64 needs an integer reply`},
