@@ -433,6 +433,18 @@ func commentParagraph(doc *jen.Statement, text string, first bool) {
 	}
 }
 
+// flagsNote is the paragraph of a caller's doc comment that gives the
+// script flags of its #!lua line, "" for a script without one.
+func flagsNote(s *Script) string {
+	switch {
+	case !s.Flagged:
+		return ""
+	case len(s.Flags) == 0:
+		return "Redis script flags: none (#!lua)."
+	}
+	return "Redis script flags: " + strings.Join(s.Flags, ", ") + "."
+}
+
 func docLines(s *Script) []string {
 	if len(s.Doc) > 0 {
 		return s.Doc
@@ -452,6 +464,7 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 	commentParagraph(doc, bytesNote(bytesParams(s, func(p Param) string { return paramName(p.Name) }), "argument",
 		[2]string{"is sent without a copy", "are sent without a copy"},
 		[2]string{"do not modify it until " + s.Name + " returns", "do not modify them until " + s.Name + " returns"}), false)
+	commentParagraph(doc, flagsNote(s), false)
 	params := []jen.Code{
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("c").Qual(rueidisPath, "Client"),
@@ -575,10 +588,11 @@ func (e *emitter) emitMulti(s *Script) jen.Code {
 	if s.ReadOnly {
 		ro = "_RO"
 	}
-	return jen.Commentf("%s runs %s once per call in a single round trip (EVALSHA%s), re-sending", name, s.Name, ro).Line().
+	doc := jen.Commentf("%s runs %s once per call in a single round trip (EVALSHA%s), re-sending", name, s.Name, ro).Line().
 		Commentf("only the calls Redis answered NOSCRIPT as EVAL%s in a second one. Replies are in", ro).Line().
-		Comment("the order of calls.").Line().
-		Func().Id(name).Params(
+		Comment("the order of calls.").Line()
+	commentParagraph(doc, flagsNote(s), false)
+	return doc.Func().Id(name).Params(
 		jen.Id("ctx").Qual("context", "Context"),
 		jen.Id("c").Qual(rueidisPath, "Client"),
 		jen.Id("calls").Index().Id(s.Name+"Args"),

@@ -33,6 +33,7 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		[2]string{"is not copied", "are not copied"},
 		[2]string{"the command refers to it, so do not modify it until it has been sent and answered",
 			"the command refers to them, so do not modify them until it has been sent and answered"}), false)
+	commentParagraph(cmd, flagsNote(s), false)
 	cmd.Func().Id(name).Params(params...).Params(jen.Qual(rueidisPath, "Completed"), jen.Error()).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id(paramName(p.Name)) }
 		e.emitCommandChecks(g, s, get, func(err jen.Code) []jen.Code {

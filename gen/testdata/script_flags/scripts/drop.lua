@@ -1,0 +1,4 @@
+#!lua
+-- @key k
+-- @return int64
+return redis.call('DEL', KEYS[1])
