@@ -45,6 +45,17 @@
 //	-- @commands  publish spublish what redis.call(ARGV[n], ...) may run
 //	-- @cluster-unsafe             keys not passed in KEYS, on purpose
 //
+// A first line "#!lua flags=no-writes,allow-oom" gives Redis 7 script flags
+// (no-writes, allow-oom, allow-stale, no-cluster, allow-cross-slot-keys); the
+// leading comment block starts on the line after it. The script is sent
+// verbatim, that line included, and the generated doc comments list the
+// flags. The line is read as Redis 7.0 reads it, and what Redis refuses is
+// refused at the word or flag (no newline, an engine other than #!lua, an
+// option other than flags=, an unknown or empty flag); a flag given twice is
+// a warning. A script with the flag no-writes calls no write or replicated
+// command, and a @readonly script with a #!lua line needs no-writes, since
+// Redis refuses EVALSHA_RO for any other script with one.
+//
 // Argument types: string, bytes, int64, float64, bool (sent as 1 or 0),
 // duration (integer milliseconds), time (unix milliseconds); "name..." on the
 // last @arg makes it variadic.
