@@ -148,6 +148,8 @@ func FuzzGenerate(f *testing.F) {
 	f.Add([]byte("-- @return none\nlocal call = redis.call\ncall('SET', 'not_a_key', 'x')\n"))
 	f.Add([]byte("-- @readonly\n-- @return none\n_G.redis.call('DEL', 'x')\n"))
 	f.Add([]byte("-- @readonly\n-- @key k\n-- @arg sub string\n-- @return none\nredis.call('XGROUP', ARGV[1], KEYS[1], 'g', '$')\n"))
+	f.Add([]byte("#!lua \"flags=no-\\x77rites\" 'x\\'y' flags=a,,b\n-- @readonly\n-- @return none\n"))
+	f.Add([]byte("#!lua flags=no-writes\r\n-- @key k\r\n-- @return none\r\nredis.pcall('SET', KEYS[1], '*/')\r\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Generate("generated", []File{{Path: "scripts/fuzz.lua", Source: src}})
 		if err != nil {

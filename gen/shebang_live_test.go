@@ -116,7 +116,8 @@ func TestShebangAgreesWithServer(t *testing.T) {
 // flags when Redis is out of memory (maxmemory reached, noeviction): a
 // script with a #!lua line is refused before it runs unless it has
 // allow-oom or no-writes, even when it only deletes; one without a #! line
-// runs until its first write of a command Redis refuses then (SET, INCRBY).
+// fails at a command Redis refuses then (SET, INCRBY) only when that is its
+// first write.
 func TestShebangOutOfMemory(t *testing.T) {
 	redistest.RequireBinaries(t)
 	node := redistest.Server(t)
@@ -137,6 +138,7 @@ func TestShebangOutOfMemory(t *testing.T) {
 		{"flagged without allow-oom", "#!lua\nreturn redis.call('DEL', KEYS[1]) + 1\n", oom},
 		{"allow-oom", "#!lua flags=allow-oom\nreturn redis.call('INCRBY', KEYS[1], 1)\n", ""},
 		{"no-writes", "#!lua flags=no-writes\nreturn redis.call('EXISTS', KEYS[1])\n", ""},
+		{"no shebang, a denied command after a write", "redis.call('DEL', KEYS[1]); return redis.call('INCRBY', KEYS[1], 1)\n", ""},
 		{"no shebang, deletes", "redis.call('DEL', KEYS[1]); return 1\n", ""},
 		{"no shebang, first write denied", "return redis.call('INCRBY', KEYS[1], 1)\n", oom},
 	} {
