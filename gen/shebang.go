@@ -22,9 +22,8 @@ type shebangWord struct {
 
 // shebangSplitError is a shebang line Redis cannot split into words.
 type shebangSplitError struct {
-	off       int  // of the opening quote (unclosed), or of what follows the closing one
-	unclosed  bool // else a closing quote is followed by more text
-	wordStart int
+	off      int  // of the opening quote (unclosed), or of what follows the closing one
+	unclosed bool // else a closing quote is followed by more text
 }
 
 // splitShebang splits a shebang line into words as Redis 7.0 does
@@ -78,11 +77,11 @@ func splitShebang(line string) ([]shebangWord, *shebangSplitError) {
 					b = append(b, e)
 				case c == '"':
 					if at(i+1) != 0 && !isSpace(at(i+1)) {
-						return words, &shebangSplitError{off: i + 1, wordStart: w.off}
+						return words, &shebangSplitError{off: i + 1}
 					}
 					done = true
 				case c == 0:
-					return words, &shebangSplitError{off: quote, unclosed: true, wordStart: w.off}
+					return words, &shebangSplitError{off: quote, unclosed: true}
 				default:
 					b = append(b, c)
 				}
@@ -93,11 +92,11 @@ func splitShebang(line string) ([]shebangWord, *shebangSplitError) {
 					b = append(b, '\'')
 				case c == '\'':
 					if at(i+1) != 0 && !isSpace(at(i+1)) {
-						return words, &shebangSplitError{off: i + 1, wordStart: w.off}
+						return words, &shebangSplitError{off: i + 1}
 					}
 					done = true
 				case c == 0:
-					return words, &shebangSplitError{off: quote, unclosed: true, wordStart: w.off}
+					return words, &shebangSplitError{off: quote, unclosed: true}
 				default:
 					b = append(b, c)
 				}

@@ -244,9 +244,9 @@ func TestSplitShebang(t *testing.T) {
 		{"#!lua \v\fx\vy", []shebangWord{{"#!lua", 0, false}, {"x\vy", 8, false}}, nil},
 		{`#!lua "a\x41\n\"b" 'c\'d' e"f g"`, []shebangWord{{"#!lua", 0, false}, {"aA\n\"b", 6, true}, {"c'd", 19, true}, {"ef g", 26, true}}, nil},
 		{"#!lua x\x00 y", []shebangWord{{"#!lua", 0, false}, {"x", 6, false}}, nil},
-		{`#!lua "ab`, nil, &shebangSplitError{off: 6, unclosed: true, wordStart: 6}},
-		{`#!lua x'ab`, nil, &shebangSplitError{off: 7, unclosed: true, wordStart: 6}},
-		{`#!lua "ab"c`, nil, &shebangSplitError{off: 10, wordStart: 6}},
+		{`#!lua "ab`, nil, &shebangSplitError{off: 6, unclosed: true}},
+		{`#!lua x'ab`, nil, &shebangSplitError{off: 7, unclosed: true}},
+		{`#!lua "ab"c`, nil, &shebangSplitError{off: 10}},
 	} {
 		words, bad := splitShebang(tc.line)
 		if bad != nil {
