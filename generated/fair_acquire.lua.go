@@ -11,7 +11,8 @@ import (
 )
 
 // fairAcquireSource is scripts/fair_acquire.lua, verbatim.
-const fairAcquireSource = `-- FairAcquire takes a fair (FIFO) reentrant lock, re-enters it, or queues the
+const fairAcquireSource = `#!lua
+-- FairAcquire takes a fair (FIFO) reentrant lock, re-enters it, or queues the
 -- caller. The lock hash is Mutex's (field <client-id>:<owner-id> -> holds); the
 -- queue list holds waiters in arrival order and the timeouts zset holds each
 -- waiter's liveness deadline in server milliseconds (redis.call('TIME'), never a
@@ -136,7 +137,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "07cbbcf29ba4a04a6ac464292641a8ac28fc03a2"
+const fairAcquireSHA1 = "5e24bd0e5c6f2b0c995bae66d15cd838cb7454fc"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -163,6 +164,8 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 // lock's remaining lease in ms (0 when free but others are ahead, or held
 // without expiry) and head is 1 when the caller is first in the queue.
+//
+// Redis script flags: none (#!lua).
 func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -206,6 +209,8 @@ type FairAcquireReply struct {
 // FairAcquireMulti runs FairAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquireArgs) []FairAcquireReply {
 	out := make([]FairAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -260,6 +265,8 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // fairCancelSource is scripts/fair_cancel.lua, verbatim.
-const fairCancelSource = `-- FairCancel takes a waiter that gives up (its wait or context ended) out of a
+const fairCancelSource = `#!lua flags=allow-oom
+-- FairCancel takes a waiter that gives up (its wait or context ended) out of a
 -- fair lock's queue. If it was first in line and the lock is free, the next
 -- waiter is told (as FairRelease tells it) so the lock does not sit idle. LREM walks the
 -- queue up to the waiter: O(position), on the rare path only.
@@ -39,7 +40,7 @@ return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "0cab9a530a692b2b880df4313cbe42ab71ba85fd"
+const fairCancelSHA1 = "c4d0eecd5d639d6e90aadc821e294486d18860a5"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 
@@ -48,6 +49,8 @@ var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 // waiter is told (as FairRelease tells it) so the lock does not sit idle. LREM walks the
 // queue up to the waiter: O(position), on the rare path only.
 // Reply true when the waiter was queued.
+//
+// Redis script flags: allow-oom.
 func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -86,6 +89,8 @@ type FairCancelReply struct {
 // FairCancelMulti runs FairCancel once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelArgs) []FairCancelReply {
 	out := make([]FairCancelReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -140,6 +145,8 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // fairForceUnlockSource is scripts/fair_force_unlock.lua, verbatim.
-const fairForceUnlockSource = `-- FairForceUnlock deletes a fair lock whoever holds it and tells the first
+const fairForceUnlockSource = `#!lua flags=allow-oom
+-- FairForceUnlock deletes a fair lock whoever holds it and tells the first
 -- waiter in the queue. Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
@@ -30,12 +31,14 @@ return 1
 `
 
 // fairForceUnlockSHA1 is the SHA-1 of fairForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockSHA1 = "8927db0490b919140514b6f4af3ac868089cc0b8"
+const fairForceUnlockSHA1 = "e71a11f90f57d55f8d50ba88d72688ab2ba36522"
 
 var fairForceUnlockScript = rueidis.NewLuaScriptRetryable(fairForceUnlockSource)
 
 // FairForceUnlock deletes a fair lock whoever holds it and tells the first
 // waiter in the queue. Reply true when there was a lock to delete.
+//
+// Redis script flags: allow-oom.
 func FairForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -72,6 +75,8 @@ type FairForceUnlockReply struct {
 // FairForceUnlockMulti runs FairForceUnlock once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []FairForceUnlockArgs) []FairForceUnlockReply {
 	out := make([]FairForceUnlockReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -126,6 +131,8 @@ func FairForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []FairFor
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairForceUnlockCommand(c rueidis.Client, lock string, queue string, wake string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -12,7 +12,8 @@ import (
 )
 
 // fairForceUnlockBothSource is scripts/fair_force_unlock_both.lua, verbatim.
-const fairForceUnlockBothSource = `-- FairForceUnlockBoth deletes a fair lock whoever holds it and tells the head
+const fairForceUnlockBothSource = `#!lua flags=allow-oom
+-- FairForceUnlockBoth deletes a fair lock whoever holds it and tells the head
 -- of each fair queue, each by its own protocol, for a name whose waiters may
 -- queue by both (a FairMutex's own queue and Redisson's RFairLock queue):
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
@@ -57,7 +58,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "b3e98df61e91341f3e727bdbafda996509e87fa6"
+const fairForceUnlockBothSHA1 = "b3620260238a2abc44a5ff0b395a5ed02f8cdd75"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScript(fairForceUnlockBothSource)
 
@@ -69,6 +70,8 @@ var fairForceUnlockBothScript = rueidis.NewLuaScript(fairForceUnlockBothSource)
 // on its own channel; the first waiter of our queue is sent "0:<field>" on
 // its client's wake channel, as FairForceUnlock does. Reply true when there
 // was a lock to delete; nobody is told otherwise.
+//
+// Redis script flags: allow-oom.
 func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, now time.Time, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -109,6 +112,8 @@ type FairForceUnlockBothReply struct {
 // FairForceUnlockBothMulti runs FairForceUnlockBoth once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []FairForceUnlockBothArgs) []FairForceUnlockBothReply {
 	out := make([]FairForceUnlockBothReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -163,6 +168,8 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairForceUnlockBoth.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, now time.Time, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -11,7 +11,8 @@ import (
 )
 
 // fairRedissonAcquireSource is scripts/fair_redisson_acquire.lua, verbatim.
-const fairRedissonAcquireSource = `-- FairRedissonAcquire takes a fair lock by Redisson's RFairLock queue
+const fairRedissonAcquireSource = `#!lua
+-- FairRedissonAcquire takes a fair lock by Redisson's RFairLock queue
 -- protocol, for fleets where Java services queue on the same name: queue
 -- redisson_lock_queue:{name}, scores in redisson_lock_timeout:{name} =
 -- (previous waiter's score, or the lock's pttl when none) + waitTime + now,
@@ -98,7 +99,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "549c4d91aef596380a22ff15abd7bf05f978d255"
+const fairRedissonAcquireSHA1 = "6c2d0d870daf2abe7ed7815db7ff0cbadefdf642"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -121,6 +122,8 @@ type FairRedissonAcquireResult struct {
 // (Redisson's tryLock without wait).
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 // not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+//
+// Redis script flags: none (#!lua).
 func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (FairRedissonAcquireResult, error) {
 	keys := []string{lock, queue, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -155,6 +158,8 @@ type FairRedissonAcquireReply struct {
 // FairRedissonAcquireMulti runs FairRedissonAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairRedissonAcquireArgs) []FairRedissonAcquireReply {
 	out := make([]FairRedissonAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -200,6 +205,8 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, queue, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

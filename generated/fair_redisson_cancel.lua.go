@@ -11,7 +11,8 @@ import (
 )
 
 // fairRedissonCancelSource is scripts/fair_redisson_cancel.lua, verbatim.
-const fairRedissonCancelSource = `-- FairRedissonCancel takes a waiter that gives up out of a Redisson-protocol
+const fairRedissonCancelSource = `#!lua flags=allow-oom
+-- FairRedissonCancel takes a waiter that gives up out of a Redisson-protocol
 -- fair queue, as RFairLock's acquireFailed does: every waiter behind it has
 -- its score lowered by waitTime (the one the leaving waiter queued with),
 -- then it leaves the list and the score set. O(queue length). If the lock is
@@ -54,7 +55,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "f4a43cc8cccb0d04e1875a87ac033299f882712f"
+const fairRedissonCancelSHA1 = "9b64607038adb8a37b4dda0e267a538f7b5fdbd9"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 
@@ -65,6 +66,8 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 // free, the new head is sent Redisson's unlock message "0" on its channel,
 // as Redisson's unlock does for a free lock, so it does not sleep out its
 // timer. Reply true when the waiter was queued.
+//
+// Redis script flags: allow-oom.
 func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -104,6 +107,8 @@ type FairRedissonCancelReply struct {
 // FairRedissonCancelMulti runs FairRedissonCancel once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []FairRedissonCancelArgs) []FairRedissonCancelReply {
 	out := make([]FairRedissonCancelReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -158,6 +163,8 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

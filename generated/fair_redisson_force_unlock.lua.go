@@ -12,7 +12,8 @@ import (
 )
 
 // fairRedissonForceUnlockSource is scripts/fair_redisson_force_unlock.lua, verbatim.
-const fairRedissonForceUnlockSource = `-- FairRedissonForceUnlock deletes a fair lock queued by Redisson's RFairLock
+const fairRedissonForceUnlockSource = `#!lua flags=allow-oom
+-- FairRedissonForceUnlock deletes a fair lock queued by Redisson's RFairLock
 -- protocol whoever holds it: stale heads (score <= now, the caller's clock)
 -- are evicted first, then the first waiter is sent "0" on its own channel.
 -- Reply true when there was a lock to delete.
@@ -47,7 +48,7 @@ return 1
 `
 
 // fairRedissonForceUnlockSHA1 is the SHA-1 of fairRedissonForceUnlockSource, the name SCRIPT LOAD gives it.
-const fairRedissonForceUnlockSHA1 = "239e80b8d82aeab890a9f3c10735f9550fd968da"
+const fairRedissonForceUnlockSHA1 = "aa11152d4f9974175c47ea9179eeaba30e659e80"
 
 var fairRedissonForceUnlockScript = rueidis.NewLuaScript(fairRedissonForceUnlockSource)
 
@@ -55,6 +56,8 @@ var fairRedissonForceUnlockScript = rueidis.NewLuaScript(fairRedissonForceUnlock
 // protocol whoever holds it: stale heads (score <= now, the caller's clock)
 // are evicted first, then the first waiter is sent "0" on its own channel.
 // Reply true when there was a lock to delete.
+//
+// Redis script flags: allow-oom.
 func FairRedissonForceUnlock(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, now time.Time, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -93,6 +96,8 @@ type FairRedissonForceUnlockReply struct {
 // FairRedissonForceUnlockMulti runs FairRedissonForceUnlock once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairRedissonForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []FairRedissonForceUnlockArgs) []FairRedissonForceUnlockReply {
 	out := make([]FairRedissonForceUnlockReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -147,6 +152,8 @@ func FairRedissonForceUnlockMulti(ctx context.Context, c rueidis.Client, calls [
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairRedissonForceUnlockCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, now time.Time, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -12,7 +12,8 @@ import (
 )
 
 // fairRedissonReleaseSource is scripts/fair_redisson_release.lua, verbatim.
-const fairRedissonReleaseSource = `-- FairRedissonRelease gives up one hold of a fair lock queued by Redisson's
+const fairRedissonReleaseSource = `#!lua flags=allow-oom
+-- FairRedissonRelease gives up one hold of a fair lock queued by Redisson's
 -- RFairLock protocol: stale heads (score <= now, the caller's clock) are
 -- evicted first, and the last hold deletes the lock and sends Redisson's
 -- unlock message "0" to the first waiter on its own channel. When the lock
@@ -76,7 +77,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "1dc09e21e01ea2a4249d51cfc25da29c4688c993"
+const fairRedissonReleaseSHA1 = "a6021049c2a65c73a9991a237a211e47f304f4e1"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -95,6 +96,8 @@ type FairRedissonReleaseResult struct {
 // first outcome.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
+//
+// Redis script flags: allow-oom.
 func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration) (FairRedissonReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return FairRedissonReleaseResult{}, &CommandError{
@@ -137,6 +140,8 @@ type FairRedissonReleaseReply struct {
 // FairRedissonReleaseMulti runs FairRedissonRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRedissonReleaseArgs) []FairRedissonReleaseReply {
 	out := make([]FairRedissonReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -191,6 +196,8 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -11,7 +11,8 @@ import (
 )
 
 // fairReleaseSource is scripts/fair_release.lua, verbatim.
-const fairReleaseSource = `-- FairRelease gives up one hold of a fair lock. The last hold deletes the lock
+const fairReleaseSource = `#!lua flags=allow-oom
+-- FairRelease gives up one hold of a fair lock. The last hold deletes the lock
 -- and names the first live waiter only, "0:<field>", on its client's wake
 -- channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
@@ -82,7 +83,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "995ce5d5ac4d5da8a51386a2e4826af5f620e961"
+const fairReleaseSHA1 = "712823919d9b449d2cb85b3e495c03f0b912c934"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -100,6 +101,8 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // deadlines.
 // Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 // fewer); 2: released.
+//
+// Redis script flags: allow-oom.
 func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -143,6 +146,8 @@ type FairReleaseReply struct {
 // FairReleaseMulti runs FairRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairReleaseArgs) []FairReleaseReply {
 	out := make([]FairReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -197,6 +202,8 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

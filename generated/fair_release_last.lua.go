@@ -10,7 +10,8 @@ import (
 )
 
 // fairReleaseLastSource is scripts/fair_release_last.lua, verbatim.
-const fairReleaseLastSource = `-- FairReleaseLast is FairRelease for the usual case: the first attempt to give
+const fairReleaseLastSource = `#!lua flags=allow-oom
+-- FairReleaseLast is FairRelease for the usual case: the first attempt to give
 -- up an owner's last hold, vouched for (the hold was live when the release
 -- began). It takes the owner's field out of the lock hash, which has no other
 -- field, so Redis deletes the key; holds left by acquisitions whose replies
@@ -51,7 +52,7 @@ return 2
 `
 
 // fairReleaseLastSHA1 is the SHA-1 of fairReleaseLastSource, the name SCRIPT LOAD gives it.
-const fairReleaseLastSHA1 = "3134afe3101fcdf2a131b30767777ac5535433b6"
+const fairReleaseLastSHA1 = "15d23d97100657030bbc384f584276d6ba37786c"
 
 var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 
@@ -64,6 +65,8 @@ var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 // missing field as released. Then it wakes the first live waiter as
 // FairRelease does.
 // Reply 0: not held by this owner, nothing changed; 2: released.
+//
+// Redis script flags: allow-oom.
 func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -102,6 +105,8 @@ type FairReleaseLastReply struct {
 // FairReleaseLastMulti runs FairReleaseLast once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairReleaseLastArgs) []FairReleaseLastReply {
 	out := make([]FairReleaseLastReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -156,6 +161,8 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairReleaseLast.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -11,7 +11,8 @@ import (
 )
 
 // idempotencyCompleteSource is scripts/idempotency_complete.lua, verbatim.
-const idempotencyCompleteSource = `-- IdempotencyComplete stores the response of the request holding the claim
+const idempotencyCompleteSource = `#!lua flags=allow-oom
+-- IdempotencyComplete stores the response of the request holding the claim
 -- and keeps the record for ttl, so duplicates get it replayed. The scope's
 -- usage (see IdempotencyReserve) accounts the response's bytes plus overhead
 -- until the record expires.
@@ -52,7 +53,7 @@ return 1
 `
 
 // idempotencyCompleteSHA1 is the SHA-1 of idempotencyCompleteSource, the name SCRIPT LOAD gives it.
-const idempotencyCompleteSHA1 = "ea810290c811d54990c48b3c406f418b898835c3"
+const idempotencyCompleteSHA1 = "833df806cc77b5c927e9321a19404249cf6e3c05"
 
 var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyCompleteSource)
 
@@ -66,6 +67,8 @@ var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyComplet
 //
 // The []byte argument response is sent without a copy: do not modify it until
 // IdempotencyComplete returns.
+//
+// Redis script flags: allow-oom.
 func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (int64, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -100,6 +103,8 @@ type IdempotencyCompleteReply struct {
 // IdempotencyCompleteMulti runs IdempotencyComplete once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []IdempotencyCompleteArgs) []IdempotencyCompleteReply {
 	out := make([]IdempotencyCompleteReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -148,6 +153,8 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 //
 // The []byte argument response is not copied: the command refers to it, so do
 // not modify it until it has been sent and answered.
+//
+// Redis script flags: allow-oom.
 func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (rueidis.Completed, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -10,7 +10,8 @@ import (
 )
 
 // idempotencyReleaseSource is scripts/idempotency_release.lua, verbatim.
-const idempotencyReleaseSource = `-- IdempotencyRelease drops a claim that will not be completed (the request
+const idempotencyReleaseSource = `#!lua flags=allow-oom
+-- IdempotencyRelease drops a claim that will not be completed (the request
 -- failed in a way that is not stored), so the client can retry with the key,
 -- and gives its bytes back to the scope's usage (see IdempotencyReserve).
 -- When the key has no record, it leaves a tombstone for the token (state 3,
@@ -46,7 +47,7 @@ return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "d40d30f030b06ba0d21cea847b86b893354c1308"
+const idempotencyReleaseSHA1 = "ed4e7a25f01888b4c272815a309ef22dfb7c4f45"
 
 var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseSource)
 
@@ -58,6 +59,8 @@ var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseS
 // whose caller gave up waiting for it, then claims nothing when it arrives,
 // while any other request's reserve takes the key as if it were free.
 // Reply 1: released; 0: not claimed by this token (or already completed).
+//
+// Redis script flags: allow-oom.
 func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -87,6 +90,8 @@ type IdempotencyReleaseReply struct {
 // IdempotencyReleaseMulti runs IdempotencyRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []IdempotencyReleaseArgs) []IdempotencyReleaseReply {
 	out := make([]IdempotencyReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -132,6 +137,8 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {

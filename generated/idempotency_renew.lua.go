@@ -10,7 +10,8 @@ import (
 )
 
 // idempotencyRenewSource is scripts/idempotency_renew.lua, verbatim.
-const idempotencyRenewSource = `-- IdempotencyRenew extends a running claim by ttl while its request still
+const idempotencyRenewSource = `#!lua flags=allow-oom
+-- IdempotencyRenew extends a running claim by ttl while its request still
 -- runs, in the record and in the scope's usage (see IdempotencyReserve).
 -- Reply 1: extended; 0: not claimed by this token any more.
 -- @key    record
@@ -38,13 +39,15 @@ return 0
 `
 
 // idempotencyRenewSHA1 is the SHA-1 of idempotencyRenewSource, the name SCRIPT LOAD gives it.
-const idempotencyRenewSHA1 = "f6499c2b44946fc6531ff99f359cd02b9ae608df"
+const idempotencyRenewSHA1 = "e9e9b752366d9ca21212762b2cca099b73e8e6de"
 
 var idempotencyRenewScript = rueidis.NewLuaScriptRetryable(idempotencyRenewSource)
 
 // IdempotencyRenew extends a running claim by ttl while its request still
 // runs, in the record and in the scope's usage (see IdempotencyReserve).
 // Reply 1: extended; 0: not claimed by this token any more.
+//
+// Redis script flags: allow-oom.
 func IdempotencyRenew(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -74,6 +77,8 @@ type IdempotencyRenewReply struct {
 // IdempotencyRenewMulti runs IdempotencyRenew once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []IdempotencyRenewArgs) []IdempotencyRenewReply {
 	out := make([]IdempotencyRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -119,6 +124,8 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func IdempotencyRenewCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {

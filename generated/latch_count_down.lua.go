@@ -10,7 +10,8 @@ import (
 )
 
 // latchCountDownSource is scripts/latch_count_down.lua, verbatim.
-const latchCountDownSource = `-- LatchCountDown decrements a latch. Reaching zero deletes the latch and
+const latchCountDownSource = `#!lua flags=allow-oom
+-- LatchCountDown decrements a latch. Reaching zero deletes the latch and
 -- publishes Redisson's "zero" message 0, which releases every waiter. A latch
 -- that is not counting stays as it is.
 -- Reply: the count left (0 once released or when not counting).
@@ -32,7 +33,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "72ed4e893752faae27e99a2e0887b1d462f8f6c0"
+const latchCountDownSHA1 = "70ec4ed9945a1788c4d8c7f205300e4081499c99"
 
 var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
 
@@ -40,6 +41,8 @@ var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
 // publishes Redisson's "zero" message 0, which releases every waiter. A latch
 // that is not counting stays as it is.
 // Reply: the count left (0 once released or when not counting).
+//
+// Redis script flags: allow-oom.
 func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -75,6 +78,8 @@ type LatchCountDownReply struct {
 // LatchCountDownMulti runs LatchCountDown once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCountDownArgs) []LatchCountDownReply {
 	out := make([]LatchCountDownReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -129,6 +134,8 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchCountDown.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func LatchCountDownCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // latchDeleteSource is scripts/latch_delete.lua, verbatim.
-const latchDeleteSource = `-- LatchDelete removes a latch whatever its count and publishes the "zero"
+const latchDeleteSource = `#!lua flags=allow-oom
+-- LatchDelete removes a latch whatever its count and publishes the "zero"
 -- message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
@@ -25,12 +26,14 @@ return 1
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "895e42874b0d2b27dac2a025a32049d9492932a3"
+const latchDeleteSHA1 = "513c496a996c96f594ea6d7a35e273e4d89e8052"
 
 var latchDeleteScript = rueidis.NewLuaScript(latchDeleteSource)
 
 // LatchDelete removes a latch whatever its count and publishes the "zero"
 // message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
+//
+// Redis script flags: allow-oom.
 func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -66,6 +69,8 @@ type LatchDeleteReply struct {
 // LatchDeleteMulti runs LatchDelete once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDeleteArgs) []LatchDeleteReply {
 	out := make([]LatchDeleteReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -120,6 +125,8 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchDelete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func LatchDeleteCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

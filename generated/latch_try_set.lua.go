@@ -11,7 +11,8 @@ import (
 )
 
 // latchTrySetSource is scripts/latch_try_set.lua, verbatim.
-const latchTrySetSource = `-- LatchTrySet sets a count-down latch's count, only if the latch is not
+const latchTrySetSource = `#!lua
+-- LatchTrySet sets a count-down latch's count, only if the latch is not
 -- already counting, and publishes Redisson's "new count" message 1 on the
 -- latch channel. Reply 1: set; 0: already counting, nothing changed.
 -- @key    latch
@@ -29,13 +30,15 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "64f05ccdd4c496ae14366199989954c1fdfd937c"
+const latchTrySetSHA1 = "d0d03457dc486459ac270f8d38f371f45ae4aa32"
 
 var latchTrySetScript = rueidis.NewLuaScript(latchTrySetSource)
 
 // LatchTrySet sets a count-down latch's count, only if the latch is not
 // already counting, and publishes Redisson's "new count" message 1 on the
 // latch channel. Reply 1: set; 0: already counting, nothing changed.
+//
+// Redis script flags: none (#!lua).
 func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, count int64, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -72,6 +75,8 @@ type LatchTrySetReply struct {
 // LatchTrySetMulti runs LatchTrySet once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySetArgs) []LatchTrySetReply {
 	out := make([]LatchTrySetReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -126,6 +131,8 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchTrySet.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func LatchTrySetCommand(c rueidis.Client, latch string, channel string, count int64, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // leanAcquireFencedSource is scripts/lean_acquire_fenced.lua, verbatim.
-const leanAcquireFencedSource = `-- LeanAcquireFenced takes a lean lock (a string key holding the owner) like
+const leanAcquireFencedSource = `#!lua
+-- LeanAcquireFenced takes a lean lock (a string key holding the owner) like
 -- SET key owner NX GET PX lease, and a fresh acquisition also draws the next
 -- fencing token from the lock's counter, as MutexAcquire does: a missing
 -- counter starts at the server's TIME in microseconds (above every token an
@@ -41,7 +42,7 @@ return token
 `
 
 // leanAcquireFencedSHA1 is the SHA-1 of leanAcquireFencedSource, the name SCRIPT LOAD gives it.
-const leanAcquireFencedSHA1 = "b30c9b914a89d49833dc62456fd5315b9a4cf3c9"
+const leanAcquireFencedSHA1 = "dcdc8a448088adef43194015bd50d3a7143ceab2"
 
 var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 
@@ -53,6 +54,8 @@ var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 // another lock kind (a Mutex's hash) fails with WRONGTYPE.
 // Reply > 0: acquired, the value is the fencing token; -1: held by another
 // owner; -2: held by this owner already.
+//
+// Redis script flags: none (#!lua).
 func LeanAcquireFenced(ctx context.Context, c rueidis.Client, lock string, fence string, owner string, lease time.Duration, fenceIdle time.Duration) (int64, error) {
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -82,6 +85,8 @@ type LeanAcquireFencedReply struct {
 // LeanAcquireFencedMulti runs LeanAcquireFenced once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func LeanAcquireFencedMulti(ctx context.Context, c rueidis.Client, calls []LeanAcquireFencedArgs) []LeanAcquireFencedReply {
 	out := make([]LeanAcquireFencedReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -127,6 +132,8 @@ func LeanAcquireFencedMulti(ctx context.Context, c rueidis.Client, calls []LeanA
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanAcquireFenced.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func LeanAcquireFencedCommand(c rueidis.Client, lock string, fence string, owner string, lease time.Duration, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

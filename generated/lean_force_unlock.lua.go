@@ -9,7 +9,8 @@ import (
 )
 
 // leanForceUnlockSource is scripts/lean_force_unlock.lua, verbatim.
-const leanForceUnlockSource = `-- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
+const leanForceUnlockSource = `#!lua flags=allow-oom
+-- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 -- kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
 -- Reply true when there was a lock to delete.
 -- @key    lock
@@ -22,13 +23,15 @@ return 0
 `
 
 // leanForceUnlockSHA1 is the SHA-1 of leanForceUnlockSource, the name SCRIPT LOAD gives it.
-const leanForceUnlockSHA1 = "5a3743025e8dd1591641b8858f45db8901d70626"
+const leanForceUnlockSHA1 = "8e3540a56fdd1918ee844fcb52bf29c1e8256592"
 
 var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 
 // LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 // kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
 // Reply true when there was a lock to delete.
+//
+// Redis script flags: allow-oom.
 func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string) (bool, error) {
 	keys := []string{lock}
 	var args []string
@@ -49,6 +52,8 @@ type LeanForceUnlockReply struct {
 // LeanForceUnlockMulti runs LeanForceUnlock once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanForceUnlockArgs) []LeanForceUnlockReply {
 	out := make([]LeanForceUnlockReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -87,6 +92,8 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func LeanForceUnlockCommand(c rueidis.Client, lock string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	var args []string

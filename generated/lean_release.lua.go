@@ -9,7 +9,8 @@ import (
 )
 
 // leanReleaseSource is scripts/lean_release.lua, verbatim.
-const leanReleaseSource = `-- LeanRelease deletes a lean lock (LeanMutex: a plain string key whose value
+const leanReleaseSource = `#!lua flags=allow-oom
+-- LeanRelease deletes a lean lock (LeanMutex: a plain string key whose value
 -- is the owner) if the caller still owns it: compare and delete. A retry
 -- after a lost reply is settled by the client from the hold's loss deadline,
 -- so the release writes nothing but the DEL.
@@ -24,7 +25,7 @@ return 0
 `
 
 // leanReleaseSHA1 is the SHA-1 of leanReleaseSource, the name SCRIPT LOAD gives it.
-const leanReleaseSHA1 = "2a09dc9e06cb53db7da96b2d3dc7bff6e248b637"
+const leanReleaseSHA1 = "871f28ac2c45ebfc5690a73cd1e0a406c9b21a28"
 
 var leanReleaseScript = rueidis.NewLuaScript(leanReleaseSource)
 
@@ -33,6 +34,8 @@ var leanReleaseScript = rueidis.NewLuaScript(leanReleaseSource)
 // after a lost reply is settled by the client from the hold's loss deadline,
 // so the release writes nothing but the DEL.
 // Reply true: released; false: not held by this owner, nothing changed.
+//
+// Redis script flags: allow-oom.
 func LeanRelease(ctx context.Context, c rueidis.Client, lock string, owner string) (bool, error) {
 	keys := []string{lock}
 	args := []string{owner}
@@ -54,6 +57,8 @@ type LeanReleaseReply struct {
 // LeanReleaseMulti runs LeanRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func LeanReleaseMulti(ctx context.Context, c rueidis.Client, calls []LeanReleaseArgs) []LeanReleaseReply {
 	out := make([]LeanReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -92,6 +97,8 @@ func LeanReleaseMulti(ctx context.Context, c rueidis.Client, calls []LeanRelease
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func LeanReleaseCommand(c rueidis.Client, lock string, owner string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	args := []string{owner}

@@ -10,7 +10,8 @@ import (
 )
 
 // leanRenewSource is scripts/lean_renew.lua, verbatim.
-const leanRenewSource = `-- LeanRenew extends the lease of a lean lock this owner still holds (the
+const leanRenewSource = `#!lua flags=allow-oom
+-- LeanRenew extends the lease of a lean lock this owner still holds (the
 -- watchdog): compare and PEXPIRE.
 -- Reply true: renewed; false: the owner no longer holds it.
 -- @key    lock
@@ -25,13 +26,15 @@ return 0
 `
 
 // leanRenewSHA1 is the SHA-1 of leanRenewSource, the name SCRIPT LOAD gives it.
-const leanRenewSHA1 = "90aac78c32dc08809a981ec036d9797fd0fad83e"
+const leanRenewSHA1 = "21df2fe0bec3853099f4ea63980c9d2e23bffbf0"
 
 var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
 
 // LeanRenew extends the lease of a lean lock this owner still holds (the
 // watchdog): compare and PEXPIRE.
 // Reply true: renewed; false: the owner no longer holds it.
+//
+// Redis script flags: allow-oom.
 func LeanRenew(ctx context.Context, c rueidis.Client, lock string, lease time.Duration, owner string) (bool, error) {
 	keys := []string{lock}
 	args := []string{msArg(lease), owner}
@@ -54,6 +57,8 @@ type LeanRenewReply struct {
 // LeanRenewMulti runs LeanRenew once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs) []LeanRenewReply {
 	out := make([]LeanRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -92,6 +97,8 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func LeanRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	args := []string{msArg(lease), owner}

@@ -10,7 +10,8 @@ import (
 )
 
 // mutexAcquireSource is scripts/mutex_acquire.lua, verbatim.
-const mutexAcquireSource = `-- MutexAcquire takes a reentrant lock or re-enters it, in Redisson's layout:
+const mutexAcquireSource = `#!lua
+-- MutexAcquire takes a reentrant lock or re-enters it, in Redisson's layout:
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.
 -- A fresh acquisition also draws the next fencing token from the counter.
@@ -126,7 +127,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "4dcc623924131675e70e1d12a0627c05e1dd3a1f"
+const mutexAcquireSHA1 = "3d4abd95bfd75698de07f5e7707a4be5c92069c4"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -179,6 +180,8 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // Redisson's are version-4 UUIDs. Such a holder releases with Redisson's "0"
 // alone, so the refused caller listens on Redisson's channel while it waits;
 // releases by scriptlock holders wake Go waiters by name and need no "0".
+//
+// Redis script flags: none (#!lua).
 func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (int64, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -209,6 +212,8 @@ type MutexAcquireReply struct {
 // MutexAcquireMulti runs MutexAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcquireArgs) []MutexAcquireReply {
 	out := make([]MutexAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -254,6 +259,8 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (rueidis.Completed, error) {
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -10,7 +10,8 @@ import (
 )
 
 // mutexForceUnlockSource is scripts/mutex_force_unlock.lua, verbatim.
-const mutexForceUnlockSource = `-- MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
+const mutexForceUnlockSource = `#!lua flags=allow-oom
+-- MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
 -- Redisson's with "0", and the longest-registered Go waiter as MutexRelease
 -- does.
 -- Reply true when there was a lock to delete.
@@ -34,7 +35,7 @@ return 0
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "ac2b7267467eba2615e9478c7066fecf96cb5748"
+const mutexForceUnlockSHA1 = "bae6bc7180a025f939cb2a60e87b13585221733b"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -42,6 +43,8 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // Redisson's with "0", and the longest-registered Go waiter as MutexRelease
 // does.
 // Reply true when there was a lock to delete.
+//
+// Redis script flags: allow-oom.
 func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -79,6 +82,8 @@ type MutexForceUnlockReply struct {
 // MutexForceUnlockMulti runs MutexForceUnlock once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexForceUnlockArgs) []MutexForceUnlockReply {
 	out := make([]MutexForceUnlockReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -133,6 +138,8 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

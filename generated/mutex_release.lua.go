@@ -11,7 +11,8 @@ import (
 )
 
 // mutexReleaseSource is scripts/mutex_release.lua, verbatim.
-const mutexReleaseSource = `-- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
+const mutexReleaseSource = `#!lua flags=allow-oom
+-- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
 -- lock and publishes Redisson's unlock message "0" on its channel, which wakes
 -- Redisson's waiters. Then the longest-registered Go waiter is taken out of
 -- the waiter set and woken alone by a message "<score>:<field>" on its own
@@ -80,7 +81,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "19c32c6318b9180354a4c66d48d929a6a8c766b5"
+const mutexReleaseSHA1 = "e76762cf9f4a4b33579602738751e1a3da0e72dd"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -106,6 +107,8 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released; 2: released and a Go waiter woken by name (a retry
 // answered without a latch says 1).
+//
+// Redis script flags: allow-oom.
 func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{
@@ -150,6 +153,8 @@ type MutexReleaseReply struct {
 // MutexReleaseMulti runs MutexRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexReleaseArgs) []MutexReleaseReply {
 	out := make([]MutexReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -204,6 +209,8 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

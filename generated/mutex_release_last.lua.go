@@ -10,7 +10,8 @@ import (
 )
 
 // mutexReleaseLastSource is scripts/mutex_release_last.lua, verbatim.
-const mutexReleaseLastSource = `-- MutexReleaseLast is MutexRelease for the usual case: the first attempt to
+const mutexReleaseLastSource = `#!lua flags=allow-oom
+-- MutexReleaseLast is MutexRelease for the usual case: the first attempt to
 -- give up an owner's last hold, vouched for (the hold was live when the
 -- release began). It takes the owner's field out of the lock hash; the hash
 -- has no other field, so Redis deletes the key. A count above one (holds left
@@ -43,7 +44,7 @@ return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "8526f8c025b7b8ff5adb0ac910386a493b8084cb"
+const mutexReleaseLastSHA1 = "d8db6ede07bab283226bee1c153d0bb045738e30"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 
@@ -58,6 +59,8 @@ var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 // Wakes as MutexRelease does.
 // Reply nil: not held by this owner, nothing changed; 1: released; 2:
 // released and a Go waiter woken by name.
+//
+// Redis script flags: allow-oom.
 func MutexReleaseLast(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{
@@ -97,6 +100,8 @@ type MutexReleaseLastReply struct {
 // MutexReleaseLastMulti runs MutexReleaseLast once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func MutexReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []MutexReleaseLastArgs) []MutexReleaseLastReply {
 	out := make([]MutexReleaseLastReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -151,6 +156,8 @@ func MutexReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []MutexR
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexReleaseLast.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func MutexReleaseLastCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // mutexRenewSource is scripts/mutex_renew.lua, verbatim.
-const mutexRenewSource = `-- MutexRenew extends the lease of a lock this owner still holds (the watchdog).
+const mutexRenewSource = `#!lua flags=allow-oom
+-- MutexRenew extends the lease of a lock this owner still holds (the watchdog).
 -- Reply true: renewed; false: the owner no longer holds it (expired, deleted or
 -- taken over), so the holder has lost the lock.
 -- @key    lock
@@ -26,13 +27,15 @@ return 0
 `
 
 // mutexRenewSHA1 is the SHA-1 of mutexRenewSource, the name SCRIPT LOAD gives it.
-const mutexRenewSHA1 = "5fd4db9053c17128f3fa01db0175b9c202760a1e"
+const mutexRenewSHA1 = "8dc8a5537d94784999ce7620796ab3ac80799234"
 
 var mutexRenewScript = rueidis.NewLuaScriptRetryable(mutexRenewSource)
 
 // MutexRenew extends the lease of a lock this owner still holds (the watchdog).
 // Reply true: renewed; false: the owner no longer holds it (expired, deleted or
 // taken over), so the holder has lost the lock.
+//
+// Redis script flags: allow-oom.
 func MutexRenew(ctx context.Context, c rueidis.Client, lock string, lease time.Duration, owner string) (bool, error) {
 	keys := []string{lock}
 	args := []string{msArg(lease), owner}
@@ -55,6 +58,8 @@ type MutexRenewReply struct {
 // MutexRenewMulti runs MutexRenew once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewArgs) []MutexRenewReply {
 	out := make([]MutexRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -93,6 +98,8 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func MutexRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	args := []string{msArg(lease), owner}

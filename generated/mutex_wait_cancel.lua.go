@@ -10,7 +10,8 @@ import (
 )
 
 // mutexWaitCancelSource is scripts/mutex_wait_cancel.lua, verbatim.
-const mutexWaitCancelSource = `-- MutexWaitCancel takes a Mutex waiter that gave up (its wait or context
+const mutexWaitCancelSource = `#!lua flags=allow-oom
+-- MutexWaitCancel takes a Mutex waiter that gave up (its wait or context
 -- ended) out of the waiter set. A waiter no longer in the set was most likely
 -- woken by a release it will not use: if the lock is still free, the wake is
 -- passed on to the next registered Go waiter, so nobody waits for a message
@@ -38,7 +39,7 @@ return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "e8530a61d7dfe3b4f316c3cca9cc6bb8e451e2dc"
+const mutexWaitCancelSHA1 = "fc449e60abc62950817fc40be36c60a3abc282b7"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 
@@ -50,6 +51,8 @@ var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 // scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
 // colon).
 // Reply true when the wake was passed on.
+//
+// Redis script flags: allow-oom.
 func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -87,6 +90,8 @@ type MutexWaitCancelReply struct {
 // MutexWaitCancelMulti runs MutexWaitCancel once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWaitCancelArgs) []MutexWaitCancelReply {
 	out := make([]MutexWaitCancelReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -141,6 +146,8 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexWaitCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -11,7 +11,8 @@ import (
 )
 
 // permitAcquireSource is scripts/permit_acquire.lua, verbatim.
-const permitAcquireSource = `-- PermitAcquire takes one permit of an expirable semaphore under a new permit
+const permitAcquireSource = `#!lua
+-- PermitAcquire takes one permit of an expirable semaphore under a new permit
 -- id with a lease, in Redisson's RPermitExpirableSemaphore layout: the count
 -- of free permits is a string counter under the name and the permits held
 -- are a sorted set {name}:timeout of id -> expiry (unix ms). Expiry is read
@@ -58,7 +59,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "064cd1aa034ef3bdef561173640322b70d8a89fa"
+const permitAcquireSHA1 = "74f28a9524b0b8d2b00f4c0478fe598b4ac636aa"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -80,6 +81,8 @@ type PermitAcquireResult struct {
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitAcquire returns.
+//
+// Redis script flags: none (#!lua).
 func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return PermitAcquireResult{}, &CommandError{
@@ -121,6 +124,8 @@ type PermitAcquireReply struct {
 // PermitAcquireMulti runs PermitAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcquireArgs) []PermitAcquireReply {
 	out := make([]PermitAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -178,6 +183,8 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 //
 // The []byte argument id is not copied: the command refers to it, so do not
 // modify it until it has been sent and answered.
+//
+// Redis script flags: none (#!lua).
 func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -11,7 +11,8 @@ import (
 )
 
 // permitAddPermitsSource is scripts/permit_add_permits.lua, verbatim.
-const permitAddPermitsSource = `-- PermitAddPermits changes an expirable semaphore's free permits by n (n < 0
+const permitAddPermitsSource = `#!lua flags=allow-oom
+-- PermitAddPermits changes an expirable semaphore's free permits by n (n < 0
 -- removes them; the count may go negative) and, when n > 0, publishes n on
 -- the semaphore channel, as RPermitExpirableSemaphore's addPermits does: a
 -- Redisson waiter lets up to that many of its acquirers retry, and Go waiters
@@ -31,7 +32,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "5fc8ee39c118ce5dbaee9ce0caa751b3c1eff339"
+const permitAddPermitsSHA1 = "6172ee1024896fc2849f74884fe1e839ece8fea9"
 
 var permitAddPermitsScript = rueidis.NewLuaScript(permitAddPermitsSource)
 
@@ -41,6 +42,8 @@ var permitAddPermitsScript = rueidis.NewLuaScript(permitAddPermitsSource)
 // Redisson waiter lets up to that many of its acquirers retry, and Go waiters
 // retry on any message. Removing permits publishes nothing. Reply: the new
 // count.
+//
+// Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -77,6 +80,8 @@ type PermitAddPermitsReply struct {
 // PermitAddPermitsMulti runs PermitAddPermits once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []PermitAddPermitsArgs) []PermitAddPermitsReply {
 	out := make([]PermitAddPermitsReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -131,6 +136,8 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAddPermits.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

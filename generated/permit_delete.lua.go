@@ -9,7 +9,8 @@ import (
 )
 
 // permitDeleteSource is scripts/permit_delete.lua, verbatim.
-const permitDeleteSource = `-- PermitDelete removes an expirable-permit semaphore: its free-permit count
+const permitDeleteSource = `#!lua flags=allow-oom
+-- PermitDelete removes an expirable-permit semaphore: its free-permit count
 -- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
 -- Permits held before can no longer be released or extended. Reply true:
 -- there was something to delete; false: nothing.
@@ -20,7 +21,7 @@ return redis.call('del', KEYS[1], KEYS[2]) > 0 and 1 or 0
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "6f2bc7395de47b26e9fd757b7922683c4689d5f3"
+const permitDeleteSHA1 = "76ba52c243b796d91168f980b0836cad376c12a1"
 
 var permitDeleteScript = rueidis.NewLuaScript(permitDeleteSource)
 
@@ -28,6 +29,8 @@ var permitDeleteScript = rueidis.NewLuaScript(permitDeleteSource)
 // and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
 // Permits held before can no longer be released or extended. Reply true:
 // there was something to delete; false: nothing.
+//
+// Redis script flags: allow-oom.
 func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string) (bool, error) {
 	keys := []string{semaphore, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -54,6 +57,8 @@ type PermitDeleteReply struct {
 // PermitDeleteMulti runs PermitDelete once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDeleteArgs) []PermitDeleteReply {
 	out := make([]PermitDeleteReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -99,6 +104,8 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitDelete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string) (rueidis.Completed, error) {
 	keys := []string{semaphore, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

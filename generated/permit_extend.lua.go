@@ -11,7 +11,8 @@ import (
 )
 
 // permitExtendSource is scripts/permit_extend.lua, verbatim.
-const permitExtendSource = `-- PermitExtend gives a held permit a new lease counted from now (server
+const permitExtendSource = `#!lua flags=allow-oom
+-- PermitExtend gives a held permit a new lease counted from now (server
 -- clock). A permit whose lease already ended cannot be extended: it is
 -- returned to the pool instead.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
@@ -44,7 +45,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "438ffa0600a9f942071b615b1b33f7862bffc39c"
+const permitExtendSHA1 = "87710f901b28b6420c9fa9c167c8d4f5e39f8cb0"
 
 var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
 
@@ -62,6 +63,8 @@ type PermitExtendResult struct {
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitExtend returns.
+//
+// Redis script flags: allow-oom.
 func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitExtendResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return PermitExtendResult{}, &CommandError{
@@ -103,6 +106,8 @@ type PermitExtendReply struct {
 // PermitExtendMulti runs PermitExtend once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExtendArgs) []PermitExtendReply {
 	out := make([]PermitExtendReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -160,6 +165,8 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 //
 // The []byte argument id is not copied: the command refers to it, so do not
 // modify it until it has been sent and answered.
+//
+// Redis script flags: allow-oom.
 func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

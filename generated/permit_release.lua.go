@@ -10,7 +10,8 @@ import (
 )
 
 // permitReleaseSource is scripts/permit_release.lua, verbatim.
-const permitReleaseSource = `-- PermitRelease returns a permit to an expirable semaphore's pool and
+const permitReleaseSource = `#!lua flags=allow-oom
+-- PermitRelease returns a permit to an expirable semaphore's pool and
 -- publishes the new count so waiters retry (always, as Redisson's tryRelease).
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
@@ -38,7 +39,7 @@ return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "48263d6350bf2feb7b56982737eb70c024e3a7da"
+const permitReleaseSHA1 = "739300f079e3acbd7ee7e6d62a08bff7660ca5c8"
 
 var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 
@@ -50,6 +51,8 @@ var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitRelease returns.
+//
+// Redis script flags: allow-oom.
 func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -90,6 +93,8 @@ type PermitReleaseReply struct {
 // PermitReleaseMulti runs PermitRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitReleaseArgs) []PermitReleaseReply {
 	out := make([]PermitReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -147,6 +152,8 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 //
 // The []byte argument id is not copied: the command refers to it, so do not
 // modify it until it has been sent and answered.
+//
+// Redis script flags: allow-oom.
 func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // rwCancelSource is scripts/rw_cancel.lua, verbatim.
-const rwCancelSource = `-- RwCancel withdraws a waiting writer that gave up. When no writer is left
+const rwCancelSource = `#!lua flags=allow-oom
+-- RwCancel withdraws a waiting writer that gave up. When no writer is left
 -- waiting, "1" is published so readers it held back enter at once.
 -- Reply true when the writer was registered.
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -30,13 +31,15 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "f9e365ed756ceff209de3d06b86870bfe6b7126f"
+const rwCancelSHA1 = "92f12ca141e5d58f1451c98cf56ba37216fefc3f"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
 // RwCancel withdraws a waiting writer that gave up. When no writer is left
 // waiting, "1" is published so readers it held back enter at once.
 // Reply true when the writer was registered.
+//
+// Redis script flags: allow-oom.
 func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel string, writeOwner string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -73,6 +76,8 @@ type RwCancelReply struct {
 // RwCancelMulti runs RwCancel once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) []RwCancelReply {
 	out := make([]RwCancelReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -127,6 +132,8 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // rwForceUnlockSource is scripts/rw_force_unlock.lua, verbatim.
-const rwForceUnlockSource = `-- RwForceUnlock deletes a read-write lock whoever holds it and publishes
+const rwForceUnlockSource = `#!lua flags=allow-oom
+-- RwForceUnlock deletes a read-write lock whoever holds it and publishes
 -- Redisson's message for the mode it deleted: "1" for a write lock (every
 -- waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
 -- RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
@@ -33,7 +34,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "871d2a347b11d8533842a20f17f626a88544ffc0"
+const rwForceUnlockSHA1 = "361819d7fae49bc74192e03272674bf7f6c1d559"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -41,6 +42,8 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // Redisson's message for the mode it deleted: "1" for a write lock (every
 // waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
 // RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
+//
+// Redis script flags: allow-oom.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -76,6 +79,8 @@ type RwForceUnlockReply struct {
 // RwForceUnlockMulti runs RwForceUnlock once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUnlockArgs) []RwForceUnlockReply {
 	out := make([]RwForceUnlockReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -130,6 +135,8 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

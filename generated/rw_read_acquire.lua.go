@@ -10,7 +10,8 @@ import (
 )
 
 // rwReadAcquireSource is scripts/rw_read_acquire.lua, verbatim.
-const rwReadAcquireSource = `-- RwReadAcquire takes or re-enters a read hold of a read-write lock in
+const rwReadAcquireSource = `#!lua
+-- RwReadAcquire takes or re-enters a read hold of a read-write lock in
 -- Redisson's RReadWriteLock layout: hash <name> with field mode = read|write,
 -- one field per reader (<client-id>:<owner-id> -> holds) and per writer
 -- (<...>:write -> holds); each read hold n has its own lease key
@@ -60,7 +61,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwReadAcquireSHA1 is the SHA-1 of rwReadAcquireSource, the name SCRIPT LOAD gives it.
-const rwReadAcquireSHA1 = "d4a29f2ee5c1c561afa8a92c6952d9304f6522da"
+const rwReadAcquireSHA1 = "245b66813dfbc8b8de2814133c43d527c54b521a"
 
 var rwReadAcquireScript = rueidis.NewLuaScript(rwReadAcquireSource)
 
@@ -80,6 +81,8 @@ type RwReadAcquireResult struct {
 // owners that already read, and the write holder, may always (re-)read.
 // Reply {1, 1}: acquired; {2, holds}: re-entered; {0, pttl}: refused (pttl of
 // the lock, -2 when it is free but a writer is waiting).
+//
+// Redis script flags: none (#!lua).
 func RwReadAcquire(ctx context.Context, c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string) (RwReadAcquireResult, error) {
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -110,6 +113,8 @@ type RwReadAcquireReply struct {
 // RwReadAcquireMulti runs RwReadAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcquireArgs) []RwReadAcquireReply {
 	out := make([]RwReadAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -155,6 +160,8 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -10,10 +10,10 @@ import (
 )
 
 // rwReadExtendSource is scripts/rw_read_extend.lua, verbatim.
-const rwReadExtendSource = "-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @return bool\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nfor i = 1, holds do\n  redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nredis.call('pexpire', KEYS[1], longest)\nreturn 1\n"
+const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @return bool\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nfor i = 1, holds do\n  redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nredis.call('pexpire', KEYS[1], longest)\nreturn 1\n"
 
 // rwReadExtendSHA1 is the SHA-1 of rwReadExtendSource, the name SCRIPT LOAD gives it.
-const rwReadExtendSHA1 = "b4b6dac63672d5ce42b4ff214a19cd4cf725914e"
+const rwReadExtendSHA1 = "0c6a99720a5a28d70b387297a54321651de20581"
 
 var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 
@@ -22,6 +22,8 @@ var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 // the lock, the hash's expiry to the longest read-hold lease left, as a read
 // release computes it (O(read holds)). Reply false when the owner no longer
 // reads (expired, deleted), so the holder has lost the lock.
+//
+// Redis script flags: allow-oom.
 func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string) (bool, error) {
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -51,6 +53,8 @@ type RwReadExtendReply struct {
 // RwReadExtendMulti runs RwReadExtend once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExtendArgs) []RwReadExtendReply {
 	out := make([]RwReadExtendReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -96,6 +100,8 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadExtend.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -11,7 +11,8 @@ import (
 )
 
 // rwReadReleaseSource is scripts/rw_read_release.lua, verbatim.
-const rwReadReleaseSource = `-- RwReadRelease gives up one read hold: it decrements the owner's field and
+const rwReadReleaseSource = `#!lua flags=allow-oom
+-- RwReadRelease gives up one read hold: it decrements the owner's field and
 -- deletes that hold's lease key. While other holds remain, the hash's expiry
 -- shrinks to the longest remaining read-hold lease (as Redisson does; O(read
 -- holds)); when none remains, the lock is deleted and "0" (unlocked) is
@@ -80,7 +81,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "bba860a07e53fb94558601f8e8930997d119edd8"
+const rwReadReleaseSHA1 = "66bd79409e9cbb685d1760072fac86a7192e8764"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -99,6 +100,8 @@ type RwReadReleaseResult struct {
 // and left is the longest remaining lease (ms) of its own read holds, which
 // the lock outlives (-1 when none of them has one left; 0 from a retry that
 // only read the latch); {2, 0}: this owner's last read hold is gone.
+//
+// Redis script flags: allow-oom.
 func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (RwReadReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return RwReadReleaseResult{}, &CommandError{
@@ -139,6 +142,8 @@ type RwReadReleaseReply struct {
 // RwReadReleaseMulti runs RwReadRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadReleaseArgs) []RwReadReleaseReply {
 	out := make([]RwReadReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -193,6 +198,8 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // rwReadRenewSource is scripts/rw_read_renew.lua, verbatim.
-const rwReadRenewSource = `-- RwReadRenew extends an owner's read holds (the watchdog): every lease key of
+const rwReadRenewSource = `#!lua flags=allow-oom
+-- RwReadRenew extends an owner's read holds (the watchdog): every lease key of
 -- the owner and, if shorter, the lock hash. Reply false when the owner no
 -- longer reads (expired, deleted), so the holder has lost the lock.
 -- @key    lock
@@ -33,13 +34,15 @@ return 1
 `
 
 // rwReadRenewSHA1 is the SHA-1 of rwReadRenewSource, the name SCRIPT LOAD gives it.
-const rwReadRenewSHA1 = "99f1033371ab38efbc3f82caff813c8d260693bd"
+const rwReadRenewSHA1 = "9fbd408e3a28dd5011a9e7ea8a0a62625ecda13c"
 
 var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
 
 // RwReadRenew extends an owner's read holds (the watchdog): every lease key of
 // the owner and, if shorter, the lock hash. Reply false when the owner no
 // longer reads (expired, deleted), so the holder has lost the lock.
+//
+// Redis script flags: allow-oom.
 func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string) (bool, error) {
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -68,6 +71,8 @@ type RwReadRenewReply struct {
 // RwReadRenewMulti runs RwReadRenew once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenewArgs) []RwReadRenewReply {
 	out := make([]RwReadRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -113,6 +118,8 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -11,7 +11,8 @@ import (
 )
 
 // rwWriteAcquireSource is scripts/rw_write_acquire.lua, verbatim.
-const rwWriteAcquireSource = `-- RwWriteAcquire takes or re-enters the write hold of a read-write lock
+const rwWriteAcquireSource = `#!lua
+-- RwWriteAcquire takes or re-enters the write hold of a read-write lock
 -- (Redisson layout: mode = write, field <owner>:write -> holds) and draws a
 -- fencing token for a fresh hold. A writer that cannot take it now and will
 -- wait registers in the pending-writer set with a deadline of server time +
@@ -66,7 +67,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "c75c6488b73599e96259649ee9dbec6e2cbd61e8"
+const rwWriteAcquireSHA1 = "97bf7faa4b40f0ce25e7cfc1f8cef61e6a4d710f"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -84,6 +85,8 @@ type RwWriteAcquireResult struct {
 // it gets its turn, gives up, or stops calling. The set itself expires
 // waiterTimeout after the last registration, so it never outlives its waiters.
 // Reply {1, token}: acquired; {2, holds}: re-entered; {0, pttl}: held by others.
+//
+// Redis script flags: none (#!lua).
 func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -117,6 +120,8 @@ type RwWriteAcquireReply struct {
 // RwWriteAcquireMulti runs RwWriteAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteAcquireArgs) []RwWriteAcquireReply {
 	out := make([]RwWriteAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -162,6 +167,8 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

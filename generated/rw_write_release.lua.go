@@ -11,7 +11,8 @@ import (
 )
 
 // rwWriteReleaseSource is scripts/rw_write_release.lua, verbatim.
-const rwWriteReleaseSource = `-- RwWriteRelease gives up one write hold. The last one deletes the lock and
+const rwWriteReleaseSource = `#!lua flags=allow-oom
+-- RwWriteRelease gives up one write hold. The last one deletes the lock and
 -- publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
 -- retries, readers and writers alike), or, when the same owner still reads,
 -- switches the lock to read mode and publishes nothing, as RedissonWriteLock
@@ -75,7 +76,7 @@ return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "3956e6c6a2d9cc0c7f2e41635bcdbb7c5adb344d"
+const rwWriteReleaseSHA1 = "a0be6bdd32cfdf24ad4783e5c3e577c45d579f0d"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -91,6 +92,8 @@ type RwWriteReleaseResult struct {
 // switches the lock to read mode and publishes nothing, as RedissonWriteLock
 // does. A per-call latch makes a retried release answer the first outcome.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
+//
+// Redis script flags: allow-oom.
 func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, prefix string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return RwWriteReleaseResult{}, &CommandError{
@@ -131,6 +134,8 @@ type RwWriteReleaseReply struct {
 // RwWriteReleaseMulti runs RwWriteRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteReleaseArgs) []RwWriteReleaseReply {
 	out := make([]RwWriteReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -185,6 +190,8 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, prefix string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -10,7 +10,8 @@ import (
 )
 
 // rwWriteRenewSource is scripts/rw_write_renew.lua, verbatim.
-const rwWriteRenewSource = `-- RwWriteRenew renews a write hold (the watchdog and Extend): the lock's
+const rwWriteRenewSource = `#!lua flags=allow-oom
+-- RwWriteRenew renews a write hold (the watchdog and Extend): the lock's
 -- expiry becomes the lease, or the longest lease left of the writer's own
 -- read holds when that is longer (in write mode only the writer can hold
 -- reads), so renewing or shortening the write never ends those reads early.
@@ -39,7 +40,7 @@ return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "e02c370f61cf276ae0e39839f957b0a933495559"
+const rwWriteRenewSHA1 = "2775199d11db662672d72dc1794394c5352db943"
 
 var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 
@@ -47,6 +48,8 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 // expiry becomes the lease, or the longest lease left of the writer's own
 // read holds when that is longer (in write mode only the writer can hold
 // reads), so renewing or shortening the write never ends those reads early.
+//
+// Redis script flags: allow-oom.
 func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, writeOwner string, readOwner string) (bool, error) {
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -76,6 +79,8 @@ type RwWriteRenewReply struct {
 // RwWriteRenewMulti runs RwWriteRenew once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRenewArgs) []RwWriteRenewReply {
 	out := make([]RwWriteRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -121,6 +126,8 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, writeOwner string, readOwner string) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

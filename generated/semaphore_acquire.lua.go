@@ -11,7 +11,8 @@ import (
 )
 
 // semaphoreAcquireSource is scripts/semaphore_acquire.lua, verbatim.
-const semaphoreAcquireSource = `-- SemaphoreAcquire takes n permits if that many are available. A taken
+const semaphoreAcquireSource = `#!lua
+-- SemaphoreAcquire takes n permits if that many are available. A taken
 -- attempt is recorded under its latch key (n) for latchTTL, so an attempt
 -- whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
 -- that arrives after its undo finds the latch and takes nothing.
@@ -35,7 +36,7 @@ return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "94775ce677fe2e89e62e6c8dcb5f8098a6f9f7ac"
+const semaphoreAcquireSHA1 = "351f0bd40fd7c4815d213bde6ad963fd0231b3fc"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 
@@ -51,6 +52,8 @@ type SemaphoreAcquireResult struct {
 // that arrives after its undo finds the latch and takes nothing.
 // Reply {1, left}: taken, left = permits still available;
 // {0, available}: not enough permits (or undone already), nothing changed.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {
 	keys := []string{semaphore, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -79,6 +82,8 @@ type SemaphoreAcquireReply struct {
 // SemaphoreAcquireMulti runs SemaphoreAcquire once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []SemaphoreAcquireArgs) []SemaphoreAcquireReply {
 	out := make([]SemaphoreAcquireReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -124,6 +129,8 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {
 	keys := []string{semaphore, latch}
 	if c.Mode() == rueidis.ClientModeCluster {

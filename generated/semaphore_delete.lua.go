@@ -9,7 +9,8 @@ import (
 )
 
 // semaphoreDeleteSource is scripts/semaphore_delete.lua, verbatim.
-const semaphoreDeleteSource = `-- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
+const semaphoreDeleteSource = `#!lua flags=allow-oom
+-- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
 -- RSemaphore.delete does. Waiters keep waiting: a deleted semaphore has no
 -- permits until set again. Reply true: there was a semaphore; false: none.
 -- @key    semaphore
@@ -18,13 +19,15 @@ return redis.call('del', KEYS[1])
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "fa4be012fccbb7eb2fb823d4e48d95c35f2e4bb9"
+const semaphoreDeleteSHA1 = "0d795a826acf14e92f26088cac2ce1a9111fb84d"
 
 var semaphoreDeleteScript = rueidis.NewLuaScript(semaphoreDeleteSource)
 
 // SemaphoreDelete removes a semaphore and its permit count, as Redisson's
 // RSemaphore.delete does. Waiters keep waiting: a deleted semaphore has no
 // permits until set again. Reply true: there was a semaphore; false: none.
+//
+// Redis script flags: allow-oom.
 func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string) (bool, error) {
 	keys := []string{semaphore}
 	var args []string
@@ -45,6 +48,8 @@ type SemaphoreDeleteReply struct {
 // SemaphoreDeleteMulti runs SemaphoreDelete once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []SemaphoreDeleteArgs) []SemaphoreDeleteReply {
 	out := make([]SemaphoreDeleteReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -83,6 +88,8 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreDelete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func SemaphoreDeleteCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
 	keys := []string{semaphore}
 	var args []string

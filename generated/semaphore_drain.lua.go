@@ -9,7 +9,8 @@ import (
 )
 
 // semaphoreDrainSource is scripts/semaphore_drain.lua, verbatim.
-const semaphoreDrainSource = `-- SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
+const semaphoreDrainSource = `#!lua
+-- SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
 -- does, and returns what the count was: the permits taken when it was
 -- positive; a zero or negative count (a deficit AddPermits left) is reset to
 -- 0 too and returned as it was. A semaphore never set is left unset (reply 0).
@@ -25,7 +26,7 @@ return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "3080f2fefbf4dfda4e959a7b588edac3b537bbae"
+const semaphoreDrainSHA1 = "2c7819da220dc04ddbf44ecbe075851d6a62039d"
 
 var semaphoreDrainScript = rueidis.NewLuaScript(semaphoreDrainSource)
 
@@ -34,6 +35,8 @@ var semaphoreDrainScript = rueidis.NewLuaScript(semaphoreDrainSource)
 // positive; a zero or negative count (a deficit AddPermits left) is reset to
 // 0 too and returned as it was. A semaphore never set is left unset (reply 0).
 // The key's TTL, if any, is kept.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string) (int64, error) {
 	keys := []string{semaphore}
 	var args []string
@@ -54,6 +57,8 @@ type SemaphoreDrainReply struct {
 // SemaphoreDrainMulti runs SemaphoreDrain once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []SemaphoreDrainArgs) []SemaphoreDrainReply {
 	out := make([]SemaphoreDrainReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -92,6 +97,8 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreDrain.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreDrainCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
 	keys := []string{semaphore}
 	var args []string

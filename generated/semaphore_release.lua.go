@@ -11,7 +11,8 @@ import (
 )
 
 // semaphoreReleaseSource is scripts/semaphore_release.lua, verbatim.
-const semaphoreReleaseSource = `-- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
+const semaphoreReleaseSource = `#!lua flags=allow-oom
+-- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 -- negative, as Redisson's addPermits allows) and publishes the new count on
 -- the semaphore channel so waiters retry. Like RSemaphore's release and
 -- addPermits it publishes every time, whatever the count. Reply: the new count.
@@ -27,7 +28,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "8c0d3a2d6a7da359bb8f7d7574eb6a503d8ae532"
+const semaphoreReleaseSHA1 = "49eb63d19396beb11d279781c81bda72d6d10eb4"
 
 var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 
@@ -35,6 +36,8 @@ var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
 // negative, as Redisson's addPermits allows) and publishes the new count on
 // the semaphore channel so waiters retry. Like RSemaphore's release and
 // addPermits it publishes every time, whatever the count. Reply: the new count.
+//
+// Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -71,6 +74,8 @@ type SemaphoreReleaseReply struct {
 // SemaphoreReleaseMulti runs SemaphoreRelease once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []SemaphoreReleaseArgs) []SemaphoreReleaseReply {
 	out := make([]SemaphoreReleaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -125,6 +130,8 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

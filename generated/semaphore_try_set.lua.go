@@ -11,7 +11,8 @@ import (
 )
 
 // semaphoreTrySetSource is scripts/semaphore_try_set.lua, verbatim.
-const semaphoreTrySetSource = `-- SemaphoreTrySet sets a semaphore's permit count, only if none is set yet,
+const semaphoreTrySetSource = `#!lua
+-- SemaphoreTrySet sets a semaphore's permit count, only if none is set yet,
 -- and announces the new permits on the semaphore channel. Shared by Semaphore
 -- and PermitSemaphore (Redisson's RSemaphore / RPermitExpirableSemaphore
 -- layout: the permit count is a plain string counter under the name).
@@ -31,7 +32,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "66f315cd4ff44752960ca98c9e7fe4feebfaa88d"
+const semaphoreTrySetSHA1 = "43aaba38d453d51d99ede6a5827d95a6d3f18c12"
 
 var semaphoreTrySetScript = rueidis.NewLuaScript(semaphoreTrySetSource)
 
@@ -40,6 +41,8 @@ var semaphoreTrySetScript = rueidis.NewLuaScript(semaphoreTrySetSource)
 // and PermitSemaphore (Redisson's RSemaphore / RPermitExpirableSemaphore
 // layout: the permit count is a plain string counter under the name).
 // Reply 1: set; 0: a count already existed, nothing changed.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, permits int64, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
@@ -76,6 +79,8 @@ type SemaphoreTrySetReply struct {
 // SemaphoreTrySetMulti runs SemaphoreTrySet once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []SemaphoreTrySetArgs) []SemaphoreTrySetReply {
 	out := make([]SemaphoreTrySetReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -130,6 +135,8 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreTrySet.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: none (#!lua).
 func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, permits int64, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -11,7 +11,8 @@ import (
 )
 
 // semaphoreUndoSource is scripts/semaphore_undo.lua, verbatim.
-const semaphoreUndoSource = `-- SemaphoreUndo gives back the permits of an acquisition attempt whose reply
+const semaphoreUndoSource = `#!lua flags=allow-oom
+-- SemaphoreUndo gives back the permits of an acquisition attempt whose reply
 -- was lost, once: when its latch records permits taken, they are added back
 -- (and announced, as a release is); either way the latch is left marking the
 -- attempt undone for latchTTL, so the attempt cannot take permits later.
@@ -35,7 +36,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "0bb9bb17e5069289bbef7d8ed7cbb244a467be7a"
+const semaphoreUndoSHA1 = "57d0e1f06385fa5d931e5a74d7815065d5befaa0"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -44,6 +45,8 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // (and announced, as a release is); either way the latch is left marking the
 // attempt undone for latchTTL, so the attempt cannot take permits later.
 // Reply: the permits given back (0 when the attempt took none).
+//
+// Redis script flags: allow-oom.
 func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -81,6 +84,8 @@ type SemaphoreUndoReply struct {
 // SemaphoreUndoMulti runs SemaphoreUndo once per call in a single round trip (EVALSHA), re-sending
 // only the calls Redis answered NOSCRIPT as EVAL in a second one. Replies are in
 // the order of calls.
+//
+// Redis script flags: allow-oom.
 func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []SemaphoreUndoArgs) []SemaphoreUndoReply {
 	out := make([]SemaphoreUndoReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
@@ -135,6 +140,8 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreUndo.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
+//
+// Redis script flags: allow-oom.
 func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

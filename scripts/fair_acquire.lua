@@ -1,3 +1,4 @@
+#!lua
 -- FairAcquire takes a fair (FIFO) reentrant lock, re-enters it, or queues the
 -- caller. The lock hash is Mutex's (field <client-id>:<owner-id> -> holds); the
 -- queue list holds waiters in arrival order and the timeouts zset holds each

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairCancel takes a waiter that gives up (its wait or context ended) out of a
 -- fair lock's queue. If it was first in line and the lock is free, the next
 -- waiter is told (as FairRelease tells it) so the lock does not sit idle. LREM walks the

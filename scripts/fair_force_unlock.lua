@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairForceUnlock deletes a fair lock whoever holds it and tells the first
 -- waiter in the queue. Reply true when there was a lock to delete.
 -- @key    lock

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairForceUnlockBoth deletes a fair lock whoever holds it and tells the head
 -- of each fair queue, each by its own protocol, for a name whose waiters may
 -- queue by both (a FairMutex's own queue and Redisson's RFairLock queue):

@@ -1,3 +1,4 @@
+#!lua
 -- FairRedissonAcquire takes a fair lock by Redisson's RFairLock queue
 -- protocol, for fleets where Java services queue on the same name: queue
 -- redisson_lock_queue:{name}, scores in redisson_lock_timeout:{name} =

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairRedissonCancel takes a waiter that gives up out of a Redisson-protocol
 -- fair queue, as RFairLock's acquireFailed does: every waiter behind it has
 -- its score lowered by waitTime (the one the leaving waiter queued with),

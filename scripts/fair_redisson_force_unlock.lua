@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairRedissonForceUnlock deletes a fair lock queued by Redisson's RFairLock
 -- protocol whoever holds it: stale heads (score <= now, the caller's clock)
 -- are evicted first, then the first waiter is sent "0" on its own channel.

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairRedissonRelease gives up one hold of a fair lock queued by Redisson's
 -- RFairLock protocol: stale heads (score <= now, the caller's clock) are
 -- evicted first, and the last hold deletes the lock and sends Redisson's

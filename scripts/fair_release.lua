@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- FairRelease gives up one hold of a fair lock. The last hold deletes the lock
 -- and names the first live waiter only, "0:<field>", on its client's wake
 -- channel (<wake>:<client-id>); waiters whose server-time deadline has passed

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- IdempotencyComplete stores the response of the request holding the claim
 -- and keeps the record for ttl, so duplicates get it replayed. The scope's
 -- usage (see IdempotencyReserve) accounts the response's bytes plus overhead

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- IdempotencyRelease drops a claim that will not be completed (the request
 -- failed in a way that is not stored), so the client can retry with the key,
 -- and gives its bytes back to the scope's usage (see IdempotencyReserve).

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- IdempotencyRenew extends a running claim by ttl while its request still
 -- runs, in the record and in the scope's usage (see IdempotencyReserve).
 -- Reply 1: extended; 0: not claimed by this token any more.

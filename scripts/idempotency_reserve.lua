@@ -16,6 +16,12 @@
 -- {2, fp, resp}: completed, replay resp;
 -- {3, nil, nil}: this token's reservation was released before it arrived;
 -- {4, nil, nil}: the scope's budget is spent, nothing claimed.
+-- A server out of memory (maxmemory, noeviction) refuses new claims and
+-- still answers the others: a claim's first write is its HSET, which Redis
+-- refuses, and the script with it, when it is a script's first write that
+-- may use memory. So nothing is written before it: the pruning is read
+-- first and written after. (A #!lua line would make Redis refuse every
+-- call on a full server, replays included.)
 -- @key    record
 -- @key    usage
 -- @key    sizes
@@ -29,27 +35,41 @@
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', 0, 16)
-for _, m in ipairs(expired) do
-  local sz = tonumber(redis.call('hget', KEYS[3], m) or '0')
-  redis.call('hdel', KEYS[3], m)
-  redis.call('zrem', KEYS[2], m)
-  redis.call('hincrby', KEYS[3], '#total', -sz)
+local sizes, freed, ownExpired = {}, 0, false
+for i, m in ipairs(expired) do
+  sizes[i] = tonumber(redis.call('hget', KEYS[3], m) or '0')
+  freed = freed + sizes[i]
+  ownExpired = ownExpired or m == KEYS[1]
+end
+local function prune()
+  for i, m in ipairs(expired) do
+    redis.call('hdel', KEYS[3], m)
+    redis.call('zrem', KEYS[2], m)
+    redis.call('hincrby', KEYS[3], '#total', -sizes[i])
+  end
 end
 
 local rec = redis.call('hmget', KEYS[1], 'state', 'fp', 'token', 'resp')
 if rec[1] == '3' and rec[3] == ARGV[2] then
+  prune()
   return {3, false, false}
 end
 if not rec[1] or rec[1] == '3' then
   local budget = tonumber(ARGV[4])
   local size = tonumber(ARGV[5])
-  local old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
-  local total = tonumber(redis.call('hget', KEYS[3], '#total') or '0')
+  local old = 0
+  if not ownExpired then
+    old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  end
+  local total = tonumber(redis.call('hget', KEYS[3], '#total') or '0') - freed
   if budget > 0 and total - old + size > budget then
+    prune()
     return {4, false, false}
   end
-  redis.call('del', KEYS[1])
+  -- The first write (see above). A tombstone has only state and token,
+  -- which this replaces.
   redis.call('hset', KEYS[1], 'state', 1, 'fp', ARGV[1], 'token', ARGV[2])
+  prune()
   redis.call('pexpire', KEYS[1], ARGV[3])
   local exp = now + tonumber(ARGV[3])
   redis.call('hset', KEYS[3], KEYS[1], size)
@@ -63,6 +83,7 @@ if not rec[1] or rec[1] == '3' then
   end
   return {0, false, false}
 end
+prune()
 if rec[1] == '2' then
   return {2, rec[2], rec[4]}
 end

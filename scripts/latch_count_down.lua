@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- LatchCountDown decrements a latch. Reaching zero deletes the latch and
 -- publishes Redisson's "zero" message 0, which releases every waiter. A latch
 -- that is not counting stays as it is.

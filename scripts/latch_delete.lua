@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- LatchDelete removes a latch whatever its count and publishes the "zero"
 -- message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
 -- @key    latch

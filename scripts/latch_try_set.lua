@@ -1,3 +1,4 @@
+#!lua
 -- LatchTrySet sets a count-down latch's count, only if the latch is not
 -- already counting, and publishes Redisson's "new count" message 1 on the
 -- latch channel. Reply 1: set; 0: already counting, nothing changed.

@@ -1,3 +1,4 @@
+#!lua
 -- LeanAcquireFenced takes a lean lock (a string key holding the owner) like
 -- SET key owner NX GET PX lease, and a fresh acquisition also draws the next
 -- fencing token from the lock's counter, as MutexAcquire does: a missing

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 -- kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
 -- Reply true when there was a lock to delete.

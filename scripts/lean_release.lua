@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- LeanRelease deletes a lean lock (LeanMutex: a plain string key whose value
 -- is the owner) if the caller still owns it: compare and delete. A retry
 -- after a lost reply is settled by the client from the hold's loss deadline,

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- LeanRenew extends the lease of a lean lock this owner still holds (the
 -- watchdog): compare and PEXPIRE.
 -- Reply true: renewed; false: the owner no longer holds it.

@@ -1,3 +1,4 @@
+#!lua
 -- MutexAcquire takes a reentrant lock or re-enters it, in Redisson's layout:
 -- the lock is a hash whose only field is the owner (<client-id>:<owner-id>)
 -- and whose value is the hold count; the key's PEXPIRE is the lease.

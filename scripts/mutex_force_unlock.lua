@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
 -- Redisson's with "0", and the longest-registered Go waiter as MutexRelease
 -- does.

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- MutexRelease gives up one hold of a reentrant lock. The last hold deletes the
 -- lock and publishes Redisson's unlock message "0" on its channel, which wakes
 -- Redisson's waiters. Then the longest-registered Go waiter is taken out of

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- MutexReleaseLast is MutexRelease for the usual case: the first attempt to
 -- give up an owner's last hold, vouched for (the hold was live when the
 -- release began). It takes the owner's field out of the lock hash; the hash

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- MutexRenew extends the lease of a lock this owner still holds (the watchdog).
 -- Reply true: renewed; false: the owner no longer holds it (expired, deleted or
 -- taken over), so the holder has lost the lock.

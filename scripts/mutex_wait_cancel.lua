@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- MutexWaitCancel takes a Mutex waiter that gave up (its wait or context
 -- ended) out of the waiter set. A waiter no longer in the set was most likely
 -- woken by a release it will not use: if the lock is still free, the wake is

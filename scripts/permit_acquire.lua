@@ -1,3 +1,4 @@
+#!lua
 -- PermitAcquire takes one permit of an expirable semaphore under a new permit
 -- id with a lease, in Redisson's RPermitExpirableSemaphore layout: the count
 -- of free permits is a string counter under the name and the permits held

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- PermitAddPermits changes an expirable semaphore's free permits by n (n < 0
 -- removes them; the count may go negative) and, when n > 0, publishes n on
 -- the semaphore channel, as RPermitExpirableSemaphore's addPermits does: a

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- PermitDelete removes an expirable-permit semaphore: its free-permit count
 -- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
 -- Permits held before can no longer be released or extended. Reply true:

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- PermitExtend gives a held permit a new lease counted from now (server
 -- clock). A permit whose lease already ended cannot be extended: it is
 -- returned to the pool instead.

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- PermitRelease returns a permit to an expirable semaphore's pool and
 -- publishes the new count so waiters retry (always, as Redisson's tryRelease).
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwCancel withdraws a waiting writer that gave up. When no writer is left
 -- waiting, "1" is published so readers it held back enter at once.
 -- Reply true when the writer was registered.

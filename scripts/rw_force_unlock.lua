@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwForceUnlock deletes a read-write lock whoever holds it and publishes
 -- Redisson's message for the mode it deleted: "1" for a write lock (every
 -- waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as

@@ -1,3 +1,4 @@
+#!lua
 -- RwReadAcquire takes or re-enters a read hold of a read-write lock in
 -- Redisson's RReadWriteLock layout: hash <name> with field mode = read|write,
 -- one field per reader (<client-id>:<owner-id> -> holds) and per writer

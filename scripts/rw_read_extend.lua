@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwReadExtend sets the lease of an owner's read holds to `lease` from now
 -- (Extend): every lease key of the owner, then, unless a write hold governs
 -- the lock, the hash's expiry to the longest read-hold lease left, as a read

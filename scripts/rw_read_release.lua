@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwReadRelease gives up one read hold: it decrements the owner's field and
 -- deletes that hold's lease key. While other holds remain, the hash's expiry
 -- shrinks to the longest remaining read-hold lease (as Redisson does; O(read

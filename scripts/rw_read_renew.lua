@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwReadRenew extends an owner's read holds (the watchdog): every lease key of
 -- the owner and, if shorter, the lock hash. Reply false when the owner no
 -- longer reads (expired, deleted), so the holder has lost the lock.

@@ -1,3 +1,4 @@
+#!lua
 -- RwWriteAcquire takes or re-enters the write hold of a read-write lock
 -- (Redisson layout: mode = write, field <owner>:write -> holds) and draws a
 -- fencing token for a fresh hold. A writer that cannot take it now and will

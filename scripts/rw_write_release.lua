@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwWriteRelease gives up one write hold. The last one deletes the lock and
 -- publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
 -- retries, readers and writers alike), or, when the same owner still reads,

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- RwWriteRenew renews a write hold (the watchdog and Extend): the lock's
 -- expiry becomes the lease, or the longest lease left of the writer's own
 -- read holds when that is longer (in write mode only the writer can hold

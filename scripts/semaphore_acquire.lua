@@ -1,3 +1,4 @@
+#!lua
 -- SemaphoreAcquire takes n permits if that many are available. A taken
 -- attempt is recorded under its latch key (n) for latchTTL, so an attempt
 -- whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt

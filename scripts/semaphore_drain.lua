@@ -1,3 +1,4 @@
+#!lua
 -- SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
 -- does, and returns what the count was: the permits taken when it was
 -- positive; a zero or negative count (a deficit AddPermits left) is reset to

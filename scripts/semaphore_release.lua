@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 -- negative, as Redisson's addPermits allows) and publishes the new count on
 -- the semaphore channel so waiters retry. Like RSemaphore's release and

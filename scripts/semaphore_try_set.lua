@@ -1,3 +1,4 @@
+#!lua
 -- SemaphoreTrySet sets a semaphore's permit count, only if none is set yet,
 -- and announces the new permits on the semaphore channel. Shared by Semaphore
 -- and PermitSemaphore (Redisson's RSemaphore / RPermitExpirableSemaphore

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 -- SemaphoreUndo gives back the permits of an acquisition attempt whose reply
 -- was lost, once: when its latch records permits taken, they are added back
 -- (and announced, as a release is); either way the latch is left marking the

@@ -294,3 +294,62 @@ func TestCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfMemory: a server at its maxmemory (noeviction) refuses new
+// reservations, but a request already running can still store its response,
+// renew and release its claim. Were the response refused, the claim would
+// run out while Redis stays full and a duplicate would run the request
+// again.
+func TestOutOfMemory(t *testing.T) {
+	s, node, _ := newStore(t, idempotency.WithClaimTTL(600*time.Millisecond))
+	ctx := context.Background()
+	running, err := s.Reserve(ctx, "acct", "charge", "fp")
+	if err != nil || running.State != idempotency.Claimed {
+		t.Fatalf("Reserve = %+v, %v; want Claimed", running, err)
+	}
+	abandoned, err := s.Reserve(ctx, "acct", "abandoned", "fp")
+	if err != nil || abandoned.State != idempotency.Claimed {
+		t.Fatalf("Reserve = %+v, %v; want Claimed", abandoned, err)
+	}
+	keys, err := node.Do(t, "DBSIZE").AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	node.Do(t, "CONFIG", "SET", "maxmemory", "1")
+	full := true
+	restore := func() {
+		if full {
+			full = false
+			node.Do(t, "CONFIG", "SET", "maxmemory", "0")
+		}
+	}
+	defer restore()
+
+	if _, err := s.Reserve(ctx, "acct", "new", "fp"); err == nil {
+		t.Error("Reserve of a new key succeeded while Redis is out of memory")
+	}
+	time.Sleep(time.Second) // the running claim is renewed past its TTL
+	if r, _ := s.Reserve(ctx, "acct", "charge", "fp"); r.State != idempotency.InFlight {
+		t.Errorf("duplicate of the running request while out of memory: %v, want InFlight", r.State)
+	}
+	if ok, err := running.Claim.Complete(ctx, []byte("charged")); !ok || err != nil {
+		t.Errorf("Complete while out of memory = %v, %v; want the response stored", ok, err)
+	}
+	if err := abandoned.Claim.Release(ctx); err != nil {
+		t.Errorf("Release while out of memory: %v", err)
+	}
+	restore()
+	if n, _ := node.Do(t, "DBSIZE").AsInt64(); n > keys {
+		t.Errorf("DBSIZE %d after the refused reservation, %d before", n, keys)
+	}
+	r, err := s.Reserve(ctx, "acct", "charge", "fp")
+	if err != nil || r.State != idempotency.Done || string(r.Response) != "charged" {
+		t.Fatalf("duplicate after Redis has memory again: %+v, %v; want the stored response", r, err)
+	}
+	if r, _ := s.Reserve(ctx, "acct", "abandoned", "fp"); r.State != idempotency.Claimed {
+		t.Errorf("released key: %v, want Claimed", r.State)
+	} else {
+		_ = r.Claim.Release(ctx)
+	}
+}

@@ -182,7 +182,7 @@ func startEmbedded() (*redisEnv, error) {
 		return nil, fmt.Errorf("embedded Redis: %w", err)
 	}
 	return &redisEnv{
-		client: c,
+		client: &shebangless{Client: c},
 		describe: "redis-server not found and REDIS_URL not set: using EMBEDDED miniredis " +
 			"(in-process, Redis-compatible, for this demo only; install redis-server or set REDIS_URL for a real server)",
 		embedded: true,

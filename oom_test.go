@@ -1,0 +1,267 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// outOfMemory makes n refuse every write that may use memory, as a server at
+// its maxmemory with the noeviction policy does, until the test ends or the
+// returned function is called.
+func outOfMemory(t *testing.T, n *redistest.Node) (restore func()) {
+	t.Helper()
+	n.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	n.Do(t, "CONFIG", "SET", "maxmemory", "1")
+	restored := false
+	restore = func() {
+		if !restored {
+			restored = true
+			n.Do(t, "CONFIG", "SET", "maxmemory", "0")
+		}
+	}
+	t.Cleanup(restore)
+	return restore
+}
+
+func isOOM(err error) bool {
+	var re *rueidis.RedisError
+	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "OOM")
+}
+
+// TestReleaseUnderMemoryPressure: a server out of memory refuses new
+// acquisitions, but everything that gives a lock or permit back, renews a
+// hold or leaves a queue still runs. Otherwise a re-entrant Unlock fails and
+// leaves the lock to its lease, a Semaphore's released permits are lost for
+// good, a latch cannot count down, and read locks are lost when their
+// renewal fails.
+func TestReleaseUnderMemoryPressure(t *testing.T) {
+	n := redistest.Server(t)
+	rc := n.Client(t)
+	const lease, every = 900 * time.Millisecond, 300 * time.Millisecond
+	c := newTestClient(t, rc, WithWatchdog(lease, every))
+	ctx := testCtx(t, 60*time.Second)
+
+	t.Run("renewals", func(t *testing.T) {
+		type held struct {
+			what string
+			key  string
+			lctx context.Context
+		}
+		var hs []held
+		take := func(what, key string, lctx context.Context, err error) {
+			t.Helper()
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			hs = append(hs, held{what, key, lctx})
+		}
+		m := mustMutex(t, c, "renew-m")
+		l, err := m.Lock(ctx)
+		take("Mutex", m.Key(), l, err)
+		f := mustFair(t, c, "renew-f")
+		l, err = f.Lock(ctx)
+		take("FairMutex", f.Key(), l, err)
+		rw := mustRW(t, c, "renew-rw")
+		l, err = rw.RLock(ctx)
+		take("RWMutex read", rw.Key(), l, err)
+		rw2 := mustRW(t, c, "renew-rw2")
+		l, err = rw2.Lock(ctx)
+		take("RWMutex write", rw2.Key(), l, err)
+		lm := mustLean(t, c, "renew-lean")
+		l, err = lm.Lock(ctx)
+		take("LeanMutex", lm.Key(), l, err)
+
+		restore := outOfMemory(t, n)
+		time.Sleep(3 * lease) // several renewals, each due well before the lease ends
+		for _, h := range hs {
+			if err := context.Cause(h.lctx); err != nil {
+				t.Errorf("%s held through renewals while out of memory: its context ended: %v", h.what, err)
+			}
+			if ttl, _ := n.Do(t, "PTTL", h.key).AsInt64(); ttl <= 0 {
+				t.Errorf("%s: PTTL %d after renewals while out of memory, want the lease renewed", h.what, ttl)
+			}
+		}
+		restore()
+	})
+
+	t.Run("re-entrant unlock", func(t *testing.T) {
+		m := mustMutex(t, c, "reent-m")
+		f := mustFair(t, c, "reent-f")
+		fr := mustFair(t, c, "reent-fr", WithRedissonFairQueue(5*time.Second))
+		rw := mustRW(t, c, "reent-rw")
+		rw2 := mustRW(t, c, "reent-rw2")
+		cases := []struct {
+			what    string
+			key     string
+			lock    func(context.Context) (context.Context, error)
+			release func(context.Context) error
+		}{
+			{"Mutex", m.Key(), m.Lock, m.Unlock},
+			{"FairMutex", f.Key(), f.Lock, f.Unlock},
+			{"FairMutex (Redisson queue)", fr.Key(), fr.Lock, fr.Unlock},
+			{"RWMutex read", rw.Key(), rw.RLock, rw.RUnlock},
+			{"RWMutex write", rw2.Key(), rw2.Lock, rw2.Unlock},
+		}
+		for _, tc := range cases {
+			l1, err := tc.lock(ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.what, err)
+			}
+			l2, err := tc.lock(l1)
+			if err != nil {
+				t.Fatalf("%s re-entry: %v", tc.what, err)
+			}
+			restore := outOfMemory(t, n)
+			if err := tc.release(l2); err != nil {
+				t.Errorf("%s: inner unlock while out of memory: %v", tc.what, err)
+			}
+			if err := context.Cause(l1); err != nil {
+				t.Errorf("%s: the outer hold ended after the inner unlock: %v", tc.what, err)
+			}
+			if err := tc.release(l1); err != nil {
+				t.Errorf("%s: last unlock while out of memory: %v", tc.what, err)
+			}
+			restore()
+			if ex, _ := n.Do(t, "EXISTS", tc.key).AsInt64(); ex != 0 {
+				t.Errorf("%s: the lock is still on the server after both unlocks", tc.what)
+			}
+		}
+	})
+
+	t.Run("semaphore release", func(t *testing.T) {
+		s := mustSem(t, c, "sem")
+		if _, err := s.TrySetPermits(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Acquire(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		restore := outOfMemory(t, n)
+		if err := s.Release(ctx, 2); err != nil {
+			t.Errorf("Semaphore.Release while out of memory: %v", err)
+		}
+		restore()
+		if got, err := s.AvailablePermits(ctx); err != nil || got != 3 {
+			t.Errorf("permits after the release: %d, %v; want 3", got, err)
+		}
+	})
+
+	t.Run("permit release", func(t *testing.T) {
+		p := mustPermits(t, c, "permits")
+		if _, err := p.TrySetPermits(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		id, err := p.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id2, err := p.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		restore := outOfMemory(t, n)
+		if err := p.Extend(ctx, id2, 2*time.Minute); err != nil {
+			t.Errorf("PermitSemaphore.Extend while out of memory: %v", err)
+		}
+		if err := p.Release(ctx, id); err != nil {
+			t.Errorf("PermitSemaphore.Release while out of memory: %v", err)
+		}
+		restore()
+		if got, err := p.AvailablePermits(ctx); err != nil || got != 1 {
+			t.Errorf("permits after the release: %d, %v; want 1", got, err)
+		}
+	})
+
+	t.Run("latch count down", func(t *testing.T) {
+		l := mustLatch(t, c, "latch")
+		if _, err := l.TrySetCount(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		restore := outOfMemory(t, n)
+		for i := range 2 {
+			if err := l.CountDown(ctx); err != nil {
+				t.Errorf("CountDown %d while out of memory: %v", i+1, err)
+			}
+		}
+		restore()
+		if ok, err := l.AwaitTimeout(ctx, time.Second); err != nil || !ok {
+			t.Errorf("AwaitTimeout after two count-downs: %v, %v; want true", ok, err)
+		}
+	})
+
+	t.Run("waits end", func(t *testing.T) {
+		// A waiter registered before the server ran out of memory leaves
+		// its queue when its wait ends: left there, it would hold up the
+		// waiters behind it until its registration times out.
+		w := newTestClient(t, n.Client(t), WithKeyPrefix(c.cfg.prefix), WithWatchdog(lease, every))
+		registrations := func(name string) []string {
+			keys, err := n.Do(t, "KEYS", "*"+name+"*").AsStrSlice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, k := range keys {
+				for _, r := range registrationKeys {
+					if strings.HasPrefix(k, r) {
+						out = append(out, k)
+					}
+				}
+			}
+			return out
+		}
+		for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutexWriter"} {
+			name := "wait-" + kind
+			holder := waitLocker(t, kind, c, name)
+			hctx, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatalf("%s: %v", kind, err)
+			}
+			wctx, cancel := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() {
+				_, err := waitLocker(t, kind, w, name).Lock(wctx)
+				done <- err
+			}()
+			if !eventually(2*time.Second, func() bool { return len(registrations(name)) > 0 }) {
+				t.Fatalf("%s: the waiter never registered", kind)
+			}
+			restore := outOfMemory(t, n)
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: wait ended with %v, want context.Canceled", kind, err)
+			}
+			var left []string
+			if !eventually(time.Second, func() bool { left = registrations(name); return len(left) == 0 }) {
+				t.Errorf("%s: registration %v left a second after the wait ended while out of memory", kind, left)
+			}
+			restore()
+			if err := holder.Unlock(hctx); err != nil {
+				t.Errorf("%s: %v", kind, err)
+			}
+		}
+	})
+
+	t.Run("acquisitions refused", func(t *testing.T) {
+		before := dbsize(t, n)
+		restore := outOfMemory(t, n)
+		m := mustMutex(t, c, "refused-m")
+		if _, err := m.TryLock(ctx, 0); !isOOM(err) {
+			t.Errorf("Mutex.TryLock while out of memory: %v, want Redis's OOM error", err)
+		}
+		s := mustSem(t, c, "refused-s")
+		if _, err := s.TrySetPermits(ctx, 1); !isOOM(err) {
+			t.Errorf("Semaphore.TrySetPermits while out of memory: %v, want Redis's OOM error", err)
+		}
+		restore()
+		if after := dbsize(t, n); after != before {
+			t.Errorf("DBSIZE %d before, %d after the refused acquisitions", before, after)
+		}
+	})
+}
