@@ -44,7 +44,7 @@ func isOOM(err error) bool {
 func TestReleaseUnderMemoryPressure(t *testing.T) {
 	n := redistest.Server(t)
 	rc := n.Client(t)
-	const lease, every = 900 * time.Millisecond, 300 * time.Millisecond
+	const lease, every = 1200 * time.Millisecond, 300 * time.Millisecond
 	c := newTestClient(t, rc, WithWatchdog(lease, every))
 	ctx := testCtx(t, 60*time.Second)
 
@@ -79,7 +79,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		take("LeanMutex", lm.Key(), l, err)
 
 		restore := outOfMemory(t, n)
-		time.Sleep(3 * lease) // several renewals, each due well before the lease ends
+		time.Sleep(2 * lease) // several renewals, each due well before the lease ends
 		for _, h := range hs {
 			if err := context.Cause(h.lctx); err != nil {
 				t.Errorf("%s held through renewals while out of memory: its context ended: %v", h.what, err)
