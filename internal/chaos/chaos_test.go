@@ -32,10 +32,11 @@ const (
 	faultPauseHolder = "SIGSTOP holder past its lease"
 	faultRedisShort  = "SIGSTOP redis-server shorter than the lease"
 	faultRedisLong   = "SIGSTOP redis-server longer than the lease"
+	faultRedisFull   = "redis-server out of memory (noeviction), twice the lease"
 	faultKill        = "kill -9 + restart redis-server (AOF)"
 )
 
-var faults = []string{faultPauseHolder, faultRedisShort, faultRedisLong, faultKill}
+var faults = []string{faultPauseHolder, faultRedisShort, faultRedisLong, faultRedisFull, faultKill}
 
 // duration is how long make chaos injects faults (CHAOS_DURATION); unset,
 // one round of each fault.
@@ -110,6 +111,7 @@ type result struct {
 	holds      int
 	lockErrors int
 	pausedEnd  []time.Duration // paused holder: pause start to its context's end
+	full       [][2]time.Time  // when redis-server was out of memory
 	heal       map[string]time.Duration
 	elapsed    time.Duration
 }
@@ -217,7 +219,11 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 
 	for round := 0; round == 0 || time.Since(start) < d; round++ {
 		for _, f := range faults {
+			began := time.Now()
 			healed := inject(t, f, node, &mu, &armed, pausedCh)
+			if f == faultRedisFull {
+				res.full = append(res.full, [2]time.Time{began, healed})
+			}
 			res.faults[f]++
 			err := waitAcquired(store, healed, healWithin)
 			res.check(t, err, "every worker acquires after %q heals", f)
@@ -230,13 +236,29 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 
 	// Invariants over the whole run.
 	evs := store.Events()
-	paused := 0
+	paused, refusedFull := 0, 0
+	duringFull := func(at time.Time) bool {
+		for _, w := range res.full {
+			if at.After(w[0]) && at.Before(w[1]) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, ev := range evs {
 		switch ev.Kind {
 		case "acquired":
 			res.holds++
 		case "lock_error":
 			res.lockErrors++
+			if strings.Contains(ev.Detail, "OOM command not allowed") {
+				refusedFull++
+			}
+		case "unlock":
+			if duringFull(ev.At) {
+				res.check(t, errIf(ev.Detail != "ok", "worker %d: Unlock while out of memory: %s", ev.Worker, ev.Detail),
+					"an Unlock while redis-server is out of memory releases the lock")
+			}
 		case "paused_ctx":
 			paused++
 			ok := strings.HasPrefix(ev.Detail, "ended lostErr=true")
@@ -253,6 +275,8 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	}
 	res.check(t, errIf(paused != res.faults[faultPauseHolder], "%d paused holders reported, %d pauses injected", paused, res.faults[faultPauseHolder]),
 		"every paused holder reports")
+	res.check(t, errIf(refusedFull < res.faults[faultRedisFull], "%d acquisitions refused as out of memory in %d faults", refusedFull, res.faults[faultRedisFull]),
+		"acquisitions while redis-server is out of memory are refused (the fault bites)")
 	if check {
 		tot := res.totals
 		res.check(t, errIf(tot.Lost != 0, "%d lost updates", tot.Lost), "no lost update")
@@ -303,6 +327,12 @@ func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, ar
 		node.Pause()
 		time.Sleep(2 * lease)
 		node.Resume()
+	case faultRedisFull:
+		// maxmemory 1: every write that may use memory is refused.
+		node.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+		node.Do(t, "CONFIG", "SET", "maxmemory", "1")
+		time.Sleep(2 * lease)
+		node.Do(t, "CONFIG", "SET", "maxmemory", "0")
 	case faultKill:
 		node.Kill()
 		time.Sleep(200 * time.Millisecond)
