@@ -163,11 +163,14 @@ func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFacto
 // not all on one side: scripts name keys that may not exist, such as the
 // waiter set, so every lock script can meet it), CLUSTERDOWN (slots without
 // a primary, as during a Cluster failover), LOADING (a restarted server
-// still reading its data) or BUSY (the server is running someone's script
-// past busy-reply-threshold); or a call that was never sent because its
-// node could not be dialled (down, or replaced in a failover the client has
-// not yet seen: it refreshes its view on the error). Waits and releases call
-// again within their bounds (retryLaterMin doubling to retryLaterMax)
+// still reading its data), BUSY (the server is running someone's script
+// past busy-reply-threshold) or OOM (the server is at its maxmemory: Redis
+// refuses a flagged script before it runs, any other at its first write that
+// may use memory, and lets a script that has written run to its end, so an
+// OOM reply means nothing was written); or a call that was never sent because
+// its node could not be dialled (down, or replaced in a failover the client
+// has not yet seen: it refreshes its view on the error). Waits and releases
+// call again within their bounds (retryLaterMin doubling to retryLaterMax)
 // instead of failing at once.
 func retryLater(err error) bool {
 	if err == nil {
@@ -175,7 +178,8 @@ func retryLater(err error) bool {
 	}
 	var re *rueidis.RedisError
 	if errors.As(err, &re) {
-		return re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(re.Error(), "BUSY ")
+		msg := re.Error()
+		return re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
 	}
 	var s settledError
 	return notSent(err) || errors.As(err, &s)

@@ -248,6 +248,41 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		}
 	})
 
+	t.Run("waits wait it out", func(t *testing.T) {
+		// A refusal for memory ran nothing: a Lock that may wait calls
+		// again until the server has memory or its ctx ends.
+		m := mustMutex(t, c, "wait-out")
+		restore := outOfMemory(t, n)
+		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		if _, err := m.Lock(short); !errors.Is(err, context.DeadlineExceeded) || !isOOM(err) {
+			t.Errorf("Lock whose ctx ends while out of memory: %v, want both the deadline and Redis's OOM error", err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			l, err := m.Lock(ctx)
+			if err == nil {
+				err = m.Unlock(l)
+			}
+			got <- err
+		}()
+		time.Sleep(500 * time.Millisecond)
+		select {
+		case err := <-got:
+			t.Fatalf("Lock returned while out of memory: %v", err)
+		default:
+		}
+		restore()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Errorf("Lock once memory is back: %v", err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Errorf("Lock still waiting 2 s after memory came back")
+		}
+	})
+
 	t.Run("acquisitions refused", func(t *testing.T) {
 		before := dbsize(t, n)
 		restore := outOfMemory(t, n)
