@@ -76,12 +76,13 @@ test: deps
 ##   release supported and what `make test` uses. To keep CI short, this run leaves out what
 ##   exercises Redis, rueidis or the example application rather than the Go release: the random
 ##   process faults, the Cluster resharding, outage, failover, loading and busy-script tests and the
-##   waits through broken pub/sub, a frozen server and ended waits (pub/sub and timers, not the release)
-##   (GO127_SKIP= runs them too), the Sentinel failover suite internal/failover (a minute of
+##   waits through broken pub/sub, a frozen server and ended waits (pub/sub and timers, not the release),
+##   the fencing counter's expiry (Redis's key expiry), a Redis restart and a release the server
+##   never answers (GO127_SKIP= runs them too), the Sentinel failover suite internal/failover (a minute of
 ##   waiting for failovers) and examples/ (with its SQLite and gRPC dependencies it
 ##   takes over two minutes to build with -race on a cold cache; GO127_PKGS=./... runs both too).
 GO127      ?= go1.27.4
-GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration)$$
+GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestMutexRedisRestart|TestFailedUnlockDropsHold)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
