@@ -142,3 +142,61 @@ func TestIdempotencyStatusWrittenPastEcho(t *testing.T) {
 		t.Fatalf("duplicate after the 201: %d %q, want the 201 replayed", r.code, r.body)
 	}
 }
+
+// TestIdempotencyRedisFull: Redis reaches its maxmemory (noeviction) while a
+// charge runs. The charge's response is stored all the same, so its
+// duplicates get it replayed, and it never runs twice; a request with a new
+// key gets 503 and leaves nothing in Redis.
+func TestIdempotencyRedisFull(t *testing.T) {
+	node := redistest.Server(t)
+	store, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(redistest.Prefix(t)),
+		idempotency.WithClaimTTL(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.Close)
+	full := func(on bool) {
+		v := "0"
+		if on {
+			v = "1"
+		}
+		node.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
+		node.Do(t, "CONFIG", "SET", "maxmemory", v)
+	}
+	t.Cleanup(func() { full(false) })
+	var runs atomic.Int64
+	e := echo.New()
+	e.POST("/charges", func(c echo.Context) error {
+		if runs.Add(1) == 1 {
+			full(true) // after the claim, before the response is stored
+		}
+		return c.String(http.StatusCreated, "charged")
+	}, echolock.Idempotency(store))
+	srv := serve(t, e)
+
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K"); r.code != http.StatusCreated || r.body != "charged" {
+		t.Fatalf("first: %d %q, want the handler's 201", r.code, r.body)
+	}
+	keys, err := node.Do(t, "DBSIZE").AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // past the claim TTL: only a stored response keeps the key
+	r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "K")
+	if runs.Load() != 1 {
+		t.Fatalf("the charge ran %d times for one key (duplicate answered %d %q)", runs.Load(), r.code, r.body)
+	}
+	if r.code != http.StatusCreated || r.body != "charged" || r.header.Get(echolock.HeaderIdempotentReplayed) != "true" {
+		t.Errorf("duplicate while Redis is full: %d %q, want the stored 201 replayed", r.code, r.body)
+	}
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "new"); r.code != http.StatusServiceUnavailable || runs.Load() != 1 {
+		t.Errorf("a new key while Redis is full: %d %q (runs %d), want 503 without running", r.code, r.body, runs.Load())
+	}
+	if n, _ := node.Do(t, "DBSIZE").AsInt64(); n != keys {
+		t.Errorf("DBSIZE %d after the refused request, %d before", n, keys)
+	}
+	full(false)
+	if r := do(t, srv, "POST", "/charges", "", "Idempotency-Key", "new"); r.code != http.StatusCreated || runs.Load() != 2 {
+		t.Errorf("the new key once Redis has memory: %d %q (runs %d), want the handler's 201", r.code, r.body, runs.Load())
+	}
+}

@@ -290,8 +290,13 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	if err != nil {
 		// Without a reply the script may still run (a stalled server executes
 		// it when it resumes): undo the claim this token may hold, so a retry
-		// is not answered "in flight" until the claim TTL runs out.
-		s.undo(k, token)
+		// is not answered "in flight" until the claim TTL runs out. A server
+		// out of memory ran nothing (it refuses a script's first write that
+		// may use memory, and the claim is this script's first write), and
+		// an undo would write a tombstone to a full server.
+		if re, ok := rueidis.IsRedisErr(err); !ok || !strings.HasPrefix(re.Error(), "OOM ") {
+			s.undo(k, token)
+		}
 		return Reservation{}, err
 	}
 	switch {

@@ -329,6 +329,10 @@ func TestOutOfMemory(t *testing.T) {
 	if _, err := s.Reserve(ctx, "acct", "new", "fp"); err == nil {
 		t.Error("Reserve of a new key succeeded while Redis is out of memory")
 	}
+	time.Sleep(200 * time.Millisecond) // an undo would run in the background
+	if n, _ := node.Do(t, "DBSIZE").AsInt64(); n != keys {
+		t.Errorf("DBSIZE %d after the refused reservation, %d before", n, keys)
+	}
 	time.Sleep(time.Second) // the running claim is renewed past its TTL
 	if r, _ := s.Reserve(ctx, "acct", "charge", "fp"); r.State != idempotency.InFlight {
 		t.Errorf("duplicate of the running request while out of memory: %v, want InFlight", r.State)
