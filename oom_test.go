@@ -12,24 +12,6 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// outOfMemory makes n refuse every write that may use memory, as a server at
-// its maxmemory with the noeviction policy does, until the test ends or the
-// returned function is called.
-func outOfMemory(t *testing.T, n *redistest.Node) (restore func()) {
-	t.Helper()
-	n.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
-	n.Do(t, "CONFIG", "SET", "maxmemory", "1")
-	restored := false
-	restore = func() {
-		if !restored {
-			restored = true
-			n.Do(t, "CONFIG", "SET", "maxmemory", "0")
-		}
-	}
-	t.Cleanup(restore)
-	return restore
-}
-
 func isOOM(err error) bool {
 	var re *rueidis.RedisError
 	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "OOM")
@@ -78,7 +60,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		l, err = lm.Lock(ctx)
 		take("LeanMutex", lm.Key(), l, err)
 
-		restore := outOfMemory(t, n)
+		restore := n.OutOfMemory(t)
 		time.Sleep(2 * lease) // several renewals, each due well before the lease ends
 		for _, h := range hs {
 			if err := context.Cause(h.lctx); err != nil {
@@ -118,7 +100,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s re-entry: %v", tc.what, err)
 			}
-			restore := outOfMemory(t, n)
+			restore := n.OutOfMemory(t)
 			if err := tc.release(l2); err != nil {
 				t.Errorf("%s: inner unlock while out of memory: %v", tc.what, err)
 			}
@@ -143,7 +125,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		if err := s.Acquire(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		restore := outOfMemory(t, n)
+		restore := n.OutOfMemory(t)
 		if err := s.Release(ctx, 2); err != nil {
 			t.Errorf("Semaphore.Release while out of memory: %v", err)
 		}
@@ -166,7 +148,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		restore := outOfMemory(t, n)
+		restore := n.OutOfMemory(t)
 		if err := p.Extend(ctx, id2, 2*time.Minute); err != nil {
 			t.Errorf("PermitSemaphore.Extend while out of memory: %v", err)
 		}
@@ -184,7 +166,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		if _, err := l.TrySetCount(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		restore := outOfMemory(t, n)
+		restore := n.OutOfMemory(t)
 		for i := range 2 {
 			if err := l.CountDown(ctx); err != nil {
 				t.Errorf("CountDown %d while out of memory: %v", i+1, err)
@@ -232,7 +214,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 			if !eventually(2*time.Second, func() bool { return len(registrations(name)) > 0 }) {
 				t.Fatalf("%s: the waiter never registered", kind)
 			}
-			restore := outOfMemory(t, n)
+			restore := n.OutOfMemory(t)
 			cancel()
 			if err := <-done; !errors.Is(err, context.Canceled) {
 				t.Errorf("%s: wait ended with %v, want context.Canceled", kind, err)
@@ -252,7 +234,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		// A refusal for memory ran nothing: a Lock that may wait calls
 		// again until the server has memory or its ctx ends.
 		m := mustMutex(t, c, "wait-out")
-		restore := outOfMemory(t, n)
+		restore := n.OutOfMemory(t)
 		short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
 		if _, err := m.Lock(short); !errors.Is(err, context.DeadlineExceeded) || !isOOM(err) {
@@ -285,7 +267,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 
 	t.Run("acquisitions refused", func(t *testing.T) {
 		before := dbsize(t, n)
-		restore := outOfMemory(t, n)
+		restore := n.OutOfMemory(t)
 		m := mustMutex(t, c, "refused-m")
 		if _, err := m.TryLock(ctx, 0); !isOOM(err) {
 			t.Errorf("Mutex.TryLock while out of memory: %v, want Redis's OOM error", err)

@@ -330,11 +330,9 @@ func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, ar
 		time.Sleep(2 * lease)
 		node.Resume()
 	case faultRedisFull:
-		// maxmemory 1: every write that may use memory is refused.
-		node.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
-		node.Do(t, "CONFIG", "SET", "maxmemory", "1")
+		restore := node.OutOfMemory(t)
 		time.Sleep(2 * lease)
-		node.Do(t, "CONFIG", "SET", "maxmemory", "0")
+		restore()
 	case faultKill:
 		node.Kill()
 		time.Sleep(200 * time.Millisecond)

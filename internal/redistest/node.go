@@ -183,6 +183,28 @@ func (n *Node) Do(t testing.TB, args ...string) rueidis.RedisResult {
 	return c.Do(ctx, c.B().Arbitrary(args[0]).Args(args[1:]...).Build())
 }
 
+// OutOfMemory makes the node refuse every write that may use memory, as a
+// server at its maxmemory with the noeviction policy does, until the
+// returned function (or the test's end) gives it memory again.
+func (n *Node) OutOfMemory(t testing.TB) (restore func()) {
+	t.Helper()
+	for _, kv := range [][2]string{{"maxmemory-policy", "noeviction"}, {"maxmemory", "1"}} {
+		if err := n.Do(t, "CONFIG", "SET", kv[0], kv[1]).Error(); err != nil {
+			t.Fatalf("redistest: CONFIG SET %s %s: %v", kv[0], kv[1], err)
+		}
+	}
+	var once sync.Once
+	restore = func() {
+		once.Do(func() {
+			if err := n.Do(t, "CONFIG", "SET", "maxmemory", "0").Error(); err != nil {
+				t.Errorf("redistest: CONFIG SET maxmemory 0: %v", err)
+			}
+		})
+	}
+	t.Cleanup(restore)
+	return restore
+}
+
 // Kill sends SIGKILL to the node and reaps it. The port and directory are
 // kept for Restart. Killing a stopped node does nothing.
 func (n *Node) Kill() {

@@ -315,16 +315,7 @@ func TestOutOfMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node.Do(t, "CONFIG", "SET", "maxmemory-policy", "noeviction")
-	node.Do(t, "CONFIG", "SET", "maxmemory", "1")
-	full := true
-	restore := func() {
-		if full {
-			full = false
-			node.Do(t, "CONFIG", "SET", "maxmemory", "0")
-		}
-	}
-	defer restore()
+	restore := node.OutOfMemory(t)
 
 	if _, err := s.Reserve(ctx, "acct", "new", "fp"); err == nil {
 		t.Error("Reserve of a new key succeeded while Redis is out of memory")
