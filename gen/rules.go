@@ -213,13 +213,14 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		if info.flags&flagWrite == 0 {
 			kind = "a command Redis replicates"
 		}
-		switch {
-		case r.noWrites && r.readOnly:
-			at(c.CommandPos, "the script flag no-writes forbids %s, %s: Redis refuses it at run time (\"ERR Write commands are not allowed from read-only scripts.\"); remove the call, or the flag and @readonly", shown, kind)
-		case r.noWrites:
-			at(c.CommandPos, "the script flag no-writes forbids %s, %s: Redis refuses it at run time (\"ERR Write commands are not allowed from read-only scripts.\"); remove the call or the flag", shown, kind)
-		default:
+		if !r.noWrites {
 			at(c.CommandPos, "@readonly script calls %s, %s: EVAL_RO refuses it at run time (remove @readonly or the call)", shown, kind)
+		} else {
+			fix := "remove the call or the flag"
+			if r.readOnly {
+				fix = "remove the call, or the flag and @readonly"
+			}
+			at(c.CommandPos, "the script flag no-writes forbids %s, %s: Redis refuses it at run time (\"ERR Write commands are not allowed from read-only scripts.\"); %s", shown, kind, fix)
 		}
 	}
 	n := 1 + len(c.Args)
