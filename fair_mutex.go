@@ -264,9 +264,10 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 	return f.m.c.unlock(ctx, f)
 }
 
-// ForceUnlock deletes the lock whoever holds it and wakes the first waiter.
-// It reports whether there was a lock to delete. Holds this Client had of it
-// end at once, as for Mutex.ForceUnlock.
+// ForceUnlock deletes the lock whoever holds it and wakes the first waiter of
+// each queue protocol (this handle's and the other one, scriptlock's or
+// Redisson's). It reports whether there was a lock to delete. Holds this
+// Client had of it end at once, as for Mutex.ForceUnlock.
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.m.check(ctx); err != nil {
 		return false, opError("force unlock", f.m.name, err)

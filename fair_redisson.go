@@ -133,12 +133,17 @@ func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Du
 	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, latch, lease, field, publish, latchTTL, retry, vouched)
 }
 
+// forceUnlockCall deletes the lock and tells the first waiter of both queue
+// protocols, whichever the handle uses: waiters of the other protocol can
+// queue on the name too (a fleet moving to WithRedissonFairQueue, or the mix
+// the Client logs), and one nobody tells sleeps beside a free lock until it
+// calls again. A force unlock is rare; the extra keys cost nothing that
+// matters.
 func (f *FairMutex) forceUnlockCall(ctx context.Context, publish string) (bool, error) {
 	m, c := &f.m, f.m.c
-	if f.threadWait > 0 {
-		return generated.FairRedissonForceUnlock(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, time.Now(), publish)
-	}
-	return generated.FairForceUnlock(ctx, c.rc, m.key, f.queue, f.wake, publish)
+	var ns [4]string
+	redissonNames(ns[:], m.key, "scriptlock_fair_queue", "scriptlock_fair_wake", "redisson_lock_queue", "redisson_lock_timeout")
+	return generated.FairForceUnlockBoth(ctx, c.rc, m.key, ns[0], ns[1], ns[2], ns[3], m.channel, time.Now(), publish)
 }
 
 // mixedCheckEvery spaces a Client's checks of one lock name for the other

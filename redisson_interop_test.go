@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -926,4 +927,74 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// A FairMutex's ForceUnlock tells the first waiter of both queue protocols,
+// not only its own: a name whose waiters queue by both (a rollout moving a
+// fleet to WithRedissonFairQueue, or the misconfiguration the Client logs)
+// must not leave the other protocol's first waiter asleep beside a free lock.
+func TestFairMutexForceUnlockTellsBothQueues(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	// A long waiter timeout: a waiter nobody tells calls again only after a
+	// third of it, well past the bounds below.
+	native := newTestClient(t, node.Client(t), prefix, WithWaiterTimeout(30*time.Second))
+	redisson := newTestClient(t, node.Client(t), prefix, WithWaiterTimeout(30*time.Second), WithRedissonFairQueue(0))
+	j1, j2 := newRedissonJava(node.Client(t), 1), newRedissonJava(node.Client(t), 2)
+
+	t.Run("native handle tells Redisson's first waiter", func(t *testing.T) {
+		ctx := testCtx(t, 20*time.Second)
+		f := mustFair(t, native, "force-both-native")
+		key := f.Key()
+		if ok, _, err := j1.fairLock(ctx, key); err != nil || !ok {
+			t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
+		}
+		if ok, _, err := j2.fairLock(ctx, key); err != nil || ok {
+			t.Fatalf("J2 should queue: ok=%v err=%v", ok, err)
+		}
+		log := listen(t, node, j2.fairChannel(key))
+		if ok, err := f.ForceUnlock(ctx); err != nil || !ok {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		if m, want := log.next(t, 2*time.Second), j2.fairChannel(key)+" 0"; m != want {
+			t.Fatalf("message %q, want Redisson's \"0\" to J2: %q", m, want)
+		}
+		if ok, _, err := j2.fairLock(ctx, key); err != nil || !ok {
+			t.Fatalf("J2 after the force unlock: ok=%v err=%v", ok, err)
+		}
+		if n, err := j2.fairUnlock(ctx, key); err != nil || n != 1 {
+			t.Fatalf("J2 unlock = %d, %v", n, err)
+		}
+	})
+
+	t.Run("Redisson-queue handle tells a native waiter", func(t *testing.T) {
+		ctx := testCtx(t, 20*time.Second)
+		name := "force-both-redisson"
+		f := mustFair(t, redisson, name)
+		key := f.Key()
+		if ok, _, err := j1.fairLock(ctx, key); err != nil || !ok {
+			t.Fatalf("J1 lock: ok=%v err=%v", ok, err)
+		}
+		waiter := mustFair(t, native, name)
+		var forcedAt atomic.Int64
+		got := within(t, 8*time.Second, "native waiter", func() error {
+			lctx, err := waiter.TryLock(ctx, 7*time.Second)
+			if err != nil {
+				return err
+			}
+			if d := time.Since(time.Unix(0, forcedAt.Load())); d > 2*time.Second {
+				return fmt.Errorf("native waiter got the lock %s after the force unlock, want it told at once", d)
+			}
+			return waiter.Unlock(lctx)
+		})
+		waitFor(t, 3*time.Second, "native waiter queued", func() bool {
+			n, _ := node.Do(t, "LLEN", redissonName("scriptlock_fair_queue", key)).AsInt64()
+			return n == 1
+		})
+		forcedAt.Store(time.Now().UnixNano())
+		if ok, err := f.ForceUnlock(ctx); err != nil || !ok {
+			t.Fatalf("ForceUnlock = %v, %v", ok, err)
+		}
+		got()
+	})
 }
