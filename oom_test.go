@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -132,6 +133,27 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		restore()
 		if got, err := s.AvailablePermits(ctx); err != nil || got != 3 {
 			t.Errorf("permits after the release: %d, %v; want 3", got, err)
+		}
+	})
+
+	t.Run("semaphore undo", func(t *testing.T) {
+		// An acquisition whose reply was lost is undone from its latch; the
+		// undo's first write is the latch's SET, which a full server refuses
+		// unless the script may run out of memory.
+		s := mustSem(t, c, "sem-undo")
+		if _, err := s.TrySetPermits(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		latch := redissonName("redisson_sc_latch", s.key) + ":" + c.id + ":undo"
+		if res, err := generated.SemaphoreAcquire(ctx, rc, s.key, latch, 2, semaphoreLatchTTL); err != nil || res.Ok != 1 {
+			t.Fatalf("acquisition to undo: %+v, %v", res, err)
+		}
+		restore := n.OutOfMemory(t)
+		s.undo(latch)
+		got, err := s.AvailablePermits(ctx)
+		restore()
+		if err != nil || got != 3 {
+			t.Errorf("permits after the undo while out of memory: %d, %v; want 3", got, err)
 		}
 	})
 
