@@ -60,6 +60,11 @@ func TestShebangAgreesWithServer(t *testing.T) {
 		{name: "allow-oom under EVALSHA_RO", src: "#!lua flags=allow-oom\n" + readsRO, ro: true},
 		{name: "Lua error lines are the file's", src: "#!lua\n-- @return int64\n\nlocal = 1\nreturn 1\n"},
 		{name: "a leading space is no shebang", src: " #!lua\n" + reads},
+		{name: "error at end of file", src: "#!lua\n-- @return int64\n\nreturn 1 +\n"},
+		{name: "error at end of file, blank lines after", src: "#!lua\n-- @return int64\nreturn 1 +\n\n\n"},
+		{name: "error at end of file, a comment after", src: "#!lua\n-- @return int64\nif true then\n-- c\n"},
+		{name: "error at end of file, no newline", src: "#!lua\n-- @return int64\nreturn 1 +"},
+		{name: "error at end of file, CRLF and lone CR", src: "#!lua\r\n-- @return int64\r\nreturn 1 +\r\n\r\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var refused []Error

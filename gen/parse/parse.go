@@ -263,7 +263,10 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	if err != nil {
 		e := luaError(err)
 		if e.Pos.Line <= 0 {
-			e.Pos = Pos{bytes.Count(bytes.TrimRight(src, "\n"), []byte("\n")) + 1, 1}
+			// At the end of the file: Redis names the line Lua's lexer
+			// reached there, after every line break, blank lines and
+			// comments included.
+			e.Pos = Pos{luaLines(src), 1}
 		}
 		errs = append(errs, e)
 		f.SyntaxError = true
@@ -346,6 +349,21 @@ func parseLua(src []byte, name string) (chunk []ast.Stmt, err error) {
 		err = fmt.Errorf("unexpected parser failure")
 	}
 	return chunk, err
+}
+
+// luaLines is the line Lua's lexer is on at the end of src: one more than
+// its line breaks, where "\n", "\r", "\r\n" and "\n\r" each count once.
+func luaLines(src []byte) int {
+	n := 1
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c == '\n' || c == '\r' {
+			if i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r') && src[i+1] != c {
+				i++
+			}
+			n++
+		}
+	}
+	return n
 }
 
 func luaError(err error) Error {
