@@ -64,6 +64,8 @@ func TestShebangAgreesWithServer(t *testing.T) {
 		{name: "error at end of file, blank lines after", src: "#!lua\n-- @return int64\nreturn 1 +\n\n\n"},
 		{name: "error at end of file, a comment after", src: "#!lua\n-- @return int64\nif true then\n-- c\n"},
 		{name: "error at end of file, no newline", src: "#!lua\n-- @return int64\nreturn 1 +"},
+		{name: "error after lone CRs", src: "#!lua\n-- @return int64\r\rlocal = 1\nreturn 1\n"},
+		{name: "error after LF CR pairs", src: "#!lua\n-- @return int64\n\r\n\rlocal = 1\nreturn 1\n"},
 		{name: "error at end of file, CRLF and lone CR", src: "#!lua\r\n-- @return int64\r\nreturn 1 +\r\n\r\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

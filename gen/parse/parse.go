@@ -366,6 +366,24 @@ func luaLines(src []byte) int {
 	return n
 }
 
+// luaSplitLines splits src at the line breaks Lua's lexer counts (see
+// luaLines), so a comment ends where Lua ends it and line numbers match
+// Redis's, whatever mix of LF, CR and CRLF the file uses.
+func luaSplitLines(src string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c == '\n' || c == '\r' {
+			lines = append(lines, src[start:i])
+			if i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r') && src[i+1] != c {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	return append(lines, src[start:])
+}
+
 func luaError(err error) Error {
 	if pe, ok := err.(*luaparse.Error); ok {
 		pos := Pos{pe.Pos.Line, pe.Pos.Column}
@@ -384,13 +402,12 @@ func luaError(err error) Error {
 // which starts on the first line or on the line after a shebang, and reports
 // directives found after it.
 func (f *File) parseComments() (errs []Error) {
-	lines := strings.Split(string(f.Source), "\n")
+	lines := luaSplitLines(string(f.Source))
 	leading := true
 	for i, line := range lines {
 		if i == 0 && f.Shebang != nil {
 			continue // the leading block starts on the line after it
 		}
-		line = strings.TrimSuffix(line, "\r")
 		trimmed := strings.TrimLeft(line, " \t")
 		indent := len(line) - len(trimmed)
 		isComment := strings.HasPrefix(trimmed, "--") && !isLongComment(trimmed)
