@@ -371,6 +371,16 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
 		},
 		{
+			name: "bool from a ZADD of two members",
+			src:  "-- @key z\n-- @return bool\nreturn redis.call('ZADD', KEYS[1], 'NX', 1, 'a', 2, 'b')\n",
+			want: []string{`scripts/x.lua:3:8: ZADD replies integers other than 0 and 1 (it counts the 2 members given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
+			name: "bool from a ZADD of unpacked members",
+			src:  "-- @key z\n-- @return bool\nreturn redis.call('ZADD', KEYS[1], unpack(ARGV))\n",
+			want: []string{`scripts/x.lua:3:8: ZADD replies integers other than 0 and 1 (it counts the members given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
 			name: "bool from a count of unpacked keys",
 			src:  "-- @key k...\n-- @return bool\nreturn redis.call('DEL', unpack(KEYS))\n",
 			want: []string{`scripts/x.lua:3:8: DEL replies integers other than 0 and 1 (it counts the keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -468,6 +478,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"local replaced in a function passed to pcall", "-- @return string\nlocal v = 0\nwhile true do\n  if v ~= 0 then return v end\n  pcall(function() v = 'x' end)\nend\n"},
 		{"local replaced in sequence", "-- @key k\n-- @return string?\nlocal v = redis.call('INCR', KEYS[1])\nv = redis.call('GET', KEYS[1])\nreturn v\n"},
 		{"local shadowed in an inner block", "-- @return int64\nlocal v = 5\ndo local v = 'x' end\nreturn v\n"},
+		{"bool from a ZADD of one member", "-- @key z\n-- @arg score int64\n-- @arg m string\n-- @return bool\n" +
+			"if ARGV[2] == 'a' then return redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) end\n" +
+			"return redis.call('ZADD', KEYS[1], 'nx', 'CH', ARGV[1], ARGV[2])\n"},
 		{"local from a command replying 0 or 1", "-- @key k\n-- @return bool\nlocal ok = redis.call('SETNX', KEYS[1], 1)\nreturn ok\n"},
 		{"local table changed after it is made", "-- @return string\nlocal t = {}\nt.ok = 'OK'\nreturn t\n"},
 		{"bool from replies of 0 or 1", "-- @key k\n-- @arg m string\n-- @return bool\n" +

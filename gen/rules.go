@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -501,6 +502,9 @@ func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
 	if !known || zeroOneReplies[info.name] || c == nil {
 		return command, "", true
 	}
+	if info.name == "ZADD" {
+		return info.name, zaddCount(c), zaddCount(c) == ""
+	}
 	cr, isCount := countReplies[info.name]
 	if !isCount {
 		return info.name, "", false
@@ -513,6 +517,32 @@ func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
 		return info.name, fmt.Sprintf(" (it counts the %d %s given)", count, cr.what), false
 	}
 	return info.name, "", true
+}
+
+// zaddOptions are ZADD's flags before its score-member pairs; with CH the
+// reply counts the members changed, else those added, one pair at most one.
+var zaddOptions = []string{"NX", "XX", "GT", "LT", "CH"}
+
+// zaddCount is "" when the ZADD call c gives one score-member pair, else the
+// note on what its integer reply counts. An argument that is not a literal
+// option is read as part of a pair: were it an option at run time, the pairs
+// would be fewer, never more.
+func zaddCount(c *parse.Call) string {
+	n := len(c.Args)
+	if n > 0 && c.Args[n-1].Expands {
+		return " (it counts the members given)"
+	}
+	words := 0
+	for _, a := range c.Args[min(1, n):] {
+		if a.Exact && slices.ContainsFunc(zaddOptions, func(o string) bool { return strings.EqualFold(*a.Literal, o) }) {
+			continue
+		}
+		words++
+	}
+	if pairs := words / 2; pairs > 1 {
+		return fmt.Sprintf(" (it counts the %d members given)", pairs)
+	}
+	return ""
 }
 
 // kindOfReply is a reply type whose decoder reads the shapes k (for
