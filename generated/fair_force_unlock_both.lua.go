@@ -19,7 +19,7 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
 -- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
 -- on its own channel; the first waiter of our queue is sent "0:<field>" on
--- its client's wake channel, as FairForceUnlock does. Reply true when there
+-- its client's wake channel. Reply true when there
 -- was a lock to delete; nobody is told otherwise.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
@@ -58,7 +58,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "b3620260238a2abc44a5ff0b395a5ed02f8cdd75"
+const fairForceUnlockBothSHA1 = "dd8bb19517827c12fbb94514f89aa2a176f9a6e3"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScript(fairForceUnlockBothSource)
 
@@ -68,7 +68,7 @@ var fairForceUnlockBothScript = rueidis.NewLuaScript(fairForceUnlockBothSource)
 // Redisson's queue first loses its stale heads (score <= now, the caller's
 // clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
 // on its own channel; the first waiter of our queue is sent "0:<field>" on
-// its client's wake channel, as FairForceUnlock does. Reply true when there
+// its client's wake channel. Reply true when there
 // was a lock to delete; nobody is told otherwise.
 //
 // Redis script flags: allow-oom.

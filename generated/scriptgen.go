@@ -46,15 +46,6 @@ var Scripts = []Script{{
 	SHA1:      fairCancelSHA1,
 	Source:    fairCancelSource,
 }, {
-	Args:      []string{"publish"},
-	File:      "scripts/fair_force_unlock.lua",
-	Keys:      []string{"lock", "queue", "wake"},
-	Name:      "FairForceUnlock",
-	ReadOnly:  false,
-	Retryable: true,
-	SHA1:      fairForceUnlockSHA1,
-	Source:    fairForceUnlockSource,
-}, {
 	Args:      []string{"now", "publish"},
 	File:      "scripts/fair_force_unlock_both.lua",
 	Keys:      []string{"lock", "queue", "wake", "rqueue", "rtimeouts", "channel"},
@@ -90,15 +81,6 @@ var Scripts = []Script{{
 	Retryable: true,
 	SHA1:      fairRedissonCancelSHA1,
 	Source:    fairRedissonCancelSource,
-}, {
-	Args:      []string{"now", "publish"},
-	File:      "scripts/fair_redisson_force_unlock.lua",
-	Keys:      []string{"lock", "queue", "timeouts", "channel"},
-	Name:      "FairRedissonForceUnlock",
-	ReadOnly:  false,
-	Retryable: false,
-	SHA1:      fairRedissonForceUnlockSHA1,
-	Source:    fairRedissonForceUnlockSource,
 }, {
 	Args:      []string{"lease", "owner", "now", "publish", "latchTTL"},
 	File:      "scripts/fair_redisson_release.lua",

@@ -5,7 +5,7 @@
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
 -- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
 -- on its own channel; the first waiter of our queue is sent "0:<field>" on
--- its client's wake channel, as FairForceUnlock does. Reply true when there
+-- its client's wake channel. Reply true when there
 -- was a lock to delete; nobody is told otherwise.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
