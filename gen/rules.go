@@ -503,7 +503,8 @@ func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
 		return command, "", true
 	}
 	if info.name == "ZADD" {
-		return info.name, zaddCount(c), zaddCount(c) == ""
+		counts := zaddCount(c)
+		return info.name, counts, counts == ""
 	}
 	cr, isCount := countReplies[info.name]
 	if !isCount {

@@ -266,7 +266,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 			// At the end of the file: Redis names the line Lua's lexer
 			// reached there, after every line break, blank lines and
 			// comments included.
-			e.Pos = Pos{luaLines(src), 1}
+			e.Pos = Pos{len(luaSplitLines(string(src))), 1}
 		}
 		errs = append(errs, e)
 		f.SyntaxError = true
@@ -351,24 +351,10 @@ func parseLua(src []byte, name string) (chunk []ast.Stmt, err error) {
 	return chunk, err
 }
 
-// luaLines is the line Lua's lexer is on at the end of src: one more than
-// its line breaks, where "\n", "\r", "\r\n" and "\n\r" each count once.
-func luaLines(src []byte) int {
-	n := 1
-	for i := 0; i < len(src); i++ {
-		if c := src[i]; c == '\n' || c == '\r' {
-			if i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r') && src[i+1] != c {
-				i++
-			}
-			n++
-		}
-	}
-	return n
-}
-
-// luaSplitLines splits src at the line breaks Lua's lexer counts (see
-// luaLines), so a comment ends where Lua ends it and line numbers match
-// Redis's, whatever mix of LF, CR and CRLF the file uses.
+// luaSplitLines splits src at the line breaks Lua's lexer counts ("\n",
+// "\r", "\r\n" and "\n\r" each once), so a comment ends where Lua ends it
+// and line numbers match Redis's, whatever mix of LF, CR and CRLF the file
+// uses; the last line is the one Lua's lexer is on at the end of src.
 func luaSplitLines(src string) []string {
 	var lines []string
 	start := 0
