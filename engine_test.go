@@ -137,6 +137,7 @@ func warm(t *testing.T, l Locker) {
 // against a server that stopped answering, and the acquisition it may have
 // made there is undone once the server answers again.
 func TestAcquireBoundedByDeadline(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
@@ -243,6 +244,7 @@ func TestLostAcquireReplyUndone(t *testing.T) {
 // An Unlock that fails for good drops the hold: its context ends with
 // ErrLockLost, nothing renews it, and the lock ends with its lease.
 func TestFailedUnlockDropsHold(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(900*time.Millisecond, 300*time.Millisecond), WithReleaseTimeout(300*time.Millisecond))
@@ -282,6 +284,7 @@ func TestFailedUnlockDropsHold(t *testing.T) {
 // A grant that arrives after Close began is given back: Lock fails with
 // ErrClosed and nothing stays held.
 func TestCloseRacingAcquire(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
@@ -332,6 +335,7 @@ func TestCloseRacingAcquire(t *testing.T) {
 // end at that deadline; how late a timer fires on a loaded machine is the
 // scheduler's, so that gets slack.
 func TestLossBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t, WithWatchdog(time.Second, 300*time.Millisecond))
@@ -443,6 +447,7 @@ func TestReentrantUnlockKeepsLease(t *testing.T) {
 // not report the lock lost: after a successful Unlock the cause is always
 // context.Canceled.
 func TestRenewalRacingUnlock(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
@@ -591,6 +596,7 @@ func fenceCases() []lockCase {
 // Fencing counters expire the idle time after they start, and a counter that
 // expired starts above every token it handed out.
 func TestFenceCounterExpires(t *testing.T) {
+	t.Parallel()
 	for _, lc := range fenceCases() {
 		if !lc.fence {
 			continue
@@ -635,6 +641,7 @@ func TestFenceCounterExpires(t *testing.T) {
 // A grant draws the next token without re-arming the counter's expiry (no
 // PEXPIRE per grant): the counter lives the idle time from its start.
 func TestFenceCounterNotRearmed(t *testing.T) {
+	t.Parallel()
 	for _, lc := range fenceCases() {
 		if !lc.fence {
 			continue
@@ -700,6 +707,7 @@ func assertOnlyLatches(t *testing.T, node *redistest.Node, releaseTimeout time.D
 // leaves are its fencing counter (expiring with the idle time) and release
 // latches (expiring within the release timeout).
 func TestNoKeysLeftBehind(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)

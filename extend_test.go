@@ -69,6 +69,7 @@ func extendCases(t *testing.T, node *redistest.Node, c *Client) []extendCase {
 }
 
 func TestExtend(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	// Margins a loaded 2-core machine meets: the first lease is long enough
@@ -169,6 +170,7 @@ func TestExtend(t *testing.T) {
 }
 
 func TestExtendMultiLock(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -259,6 +261,7 @@ func TestExtendMultiLockRefusedUpFront(t *testing.T) {
 type plainLocker struct{ Locker }
 
 func TestExtendRedLock(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)

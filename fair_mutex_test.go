@@ -306,6 +306,7 @@ func TestFairMutexDeadWaiterEvicted(t *testing.T) {
 // TestFairMutexLiveWaiterKept: a waiter that keeps waiting far longer than the
 // waiter timeout keeps its place ahead of a later one.
 func TestFairMutexLiveWaiterKept(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	// A waiter calls again every third of the timeout; one that misses two
@@ -401,6 +402,7 @@ func TestFairMutexServerClock(t *testing.T) {
 }
 
 func TestFairMutexCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, cl.Client(t), prefix)
@@ -662,6 +664,7 @@ func TestFairWakeByName(t *testing.T) {
 // the next), with one PEXPIRE per queue key and no PTTL of them, and a short
 // waiter timeout never shortens the expiry a longer one set.
 func TestFairRefusalWhileHeld(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), sharedPrefix(t))
 	ctx := testCtx(t, 10*time.Second)

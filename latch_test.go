@@ -128,6 +128,7 @@ func TestLatchAwaitNotified(t *testing.T) {
 }
 
 func TestLatchCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	a := newTestClient(t, cl.Client(t), prefix)

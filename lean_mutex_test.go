@@ -280,6 +280,7 @@ func TestLeanMutexPollingHandOff(t *testing.T) {
 // The watchdog renews a lean lock past several leases; an explicit lease
 // ends the lock context before the server lets the key expire.
 func TestLeanMutexLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
@@ -554,6 +555,7 @@ func TestLeanMutexSharedOwnerRace(t *testing.T) {
 // context with context.Canceled, the Observer's HoldEnd EndUnlocked), not as
 // lost, as a watchdog renewal that meets a release does.
 func TestLeanMutexExtendDuringUnlock(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rec := &recorder{}
 	c := newTestClient(t, node.Client(t), WithObserver(rec))

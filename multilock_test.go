@@ -105,6 +105,7 @@ func TestMultiLockAllOrNothing(t *testing.T) {
 // Two MultiLocks over the same names in opposite order, on their own
 // Clients, 1,000 acquisitions each: no deadlock, no livelock.
 func TestMultiLockOppositeOrder(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 120*time.Second)
@@ -175,6 +176,7 @@ func TestMultiLockMemberLost(t *testing.T) {
 
 // Members in different hash slots of a cluster are taken one by one.
 func TestMultiLockCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	c := newTestClient(t, cl.Client(t))
 	ctx := testCtx(t, 20*time.Second)

@@ -215,6 +215,7 @@ func TestMutexUnlockLostReply(t *testing.T) {
 // acknowledgement; with the replica stopped, the acquisition is undone and
 // fails with ErrNotReplicated, leaving no lock behind.
 func TestMutexFailoverGuard(t *testing.T) {
+	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
@@ -302,6 +303,7 @@ func TestFailoverGuardCountUnknown(t *testing.T) {
 }
 
 func TestMutexCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, cl.Client(t), prefix)

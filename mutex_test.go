@@ -186,6 +186,7 @@ func TestMutexExclusion(t *testing.T) {
 }
 
 func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
@@ -215,6 +216,7 @@ func TestMutexWatchdogKeepsLockAlive(t *testing.T) {
 // its first renewal, so short holds never touch it, and holds taken close
 // together still share the first renewal's round trip.
 func TestWatchdogScheduleLazy(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const lease, every = 3 * time.Second, time.Second
 	c := newTestClient(t, node.Client(t), WithWatchdog(lease, every))

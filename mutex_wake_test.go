@@ -495,6 +495,7 @@ func javaReleaseWith(cmd string) string {
 // pub/sub (WithShardedPubSub(false)) the cluster bus carries them to whichever
 // node a client subscribed on.
 func TestMutexWakeOneCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	for _, sharded := range []bool{true, false} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {

@@ -315,6 +315,7 @@ func TestObserverSemaphores(t *testing.T) {
 // A renewed hold whose renewals cannot be confirmed ends at its loss deadline:
 // that is a loss, not the expiry of an explicit lease.
 func TestObserverUnconfirmedRenewalIsLost(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rec := &recorder{}
 	c := newTestClient(t, node.Client(t), WithObserver(rec), WithWatchdog(time.Second, 200*time.Millisecond))

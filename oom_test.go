@@ -25,6 +25,7 @@ func isOOM(err error) bool {
 // good, a latch cannot count down, and read locks are lost when their
 // renewal fails.
 func TestReleaseUnderMemoryPressure(t *testing.T) {
+	t.Parallel()
 	n := redistest.Server(t)
 	rc := n.Client(t)
 	const lease, every = 1200 * time.Millisecond, 300 * time.Millisecond

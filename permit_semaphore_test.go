@@ -164,6 +164,7 @@ func TestPermitSemaphoreServerClock(t *testing.T) {
 }
 
 func TestPermitSemaphoreCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	c := newTestClient(t, cl.Client(t))
 	ctx := testCtx(t, 20*time.Second)

@@ -22,6 +22,7 @@ import (
 // READ_UNLOCK "1" (every Java waiter retries), a downgrade to read mode
 // publishes nothing, and wake-ups work both ways.
 func TestRedissonRWMutexInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)
@@ -410,6 +411,7 @@ func TestRedissonPermitSemaphoreInterop(t *testing.T) {
 // lets that many local acquirers retry), nothing when permits are removed,
 // and leaves the same count. A Go waiter wakes on it as on a release.
 func TestRedissonPermitSemaphoreAddPermitsParity(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)
@@ -721,6 +723,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // slot (hash-tagged names too), and waiters are woken in order on their
 // sharded channels.
 func TestRedissonFairMutexCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	// A 30 s waiter timeout makes the safety poll 10 s: only messages can
@@ -833,6 +836,7 @@ func TestRedissonFencingInterop(t *testing.T) {
 // protocol queues there. A Client checks a name at most once a minute, not
 // once per handle: handles are often made per request.
 func TestFairMutexMixedQueuesLogged(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	var logs syncBuffer

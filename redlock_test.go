@@ -88,6 +88,7 @@ func TestRedLockLifecycle(t *testing.T) {
 }
 
 func TestRedLockTwoNodesDown(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
@@ -113,6 +114,7 @@ func TestRedLockTwoNodesDown(t *testing.T) {
 }
 
 func TestRedLockThreeNodesDown(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
@@ -182,6 +184,7 @@ func TestRedLockFrozenNode(t *testing.T) {
 // The lock context ends with ErrLockLost when fewer than a majority of nodes
 // still hold the lock, not before.
 func TestRedLockQuorumLost(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes, WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
@@ -316,6 +319,7 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 // The same race through a RedLock: its context must not stay live with
 // fewer than a quorum of nodes holding the lock.
 func TestRedLockSameOwnerReentryRacesUnlock(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 60*time.Second)
@@ -357,6 +361,7 @@ func TestRedLockSameOwnerReentryRacesUnlock(t *testing.T) {
 // WithWatchdog given to NewRedLock is the lease the validity is measured
 // against, not the Clients' watchdog lease.
 func TestRedLockWatchdogOptionValidity(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	prefix := sharedPrefix(t)
 	cs := make([]*Client, 3)

@@ -13,6 +13,7 @@ import (
 // caller's cancellation, is bounded by the release timeout (never more, at
 // least 63/64 of it), and releases beginning together share one deadline.
 func TestReleaseContext(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, redistest.Server(t).Client(t))
 	type key struct{}
 	const timeout = 2 * time.Second

@@ -57,6 +57,7 @@ func isTryAgain(err error) bool {
 // migration is over rather than leave the lock to its lease, and the rival's
 // Lock must go on waiting rather than fail.
 func TestClusterSlotMigration(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, cl.Client(t), prefix)
@@ -121,6 +122,7 @@ func TestClusterSlotMigration(t *testing.T) {
 // after an attempt that may have run, but TRYAGAIN says nothing ran: they
 // call again until the migration is over, and a waiter keeps waiting.
 func TestClusterSlotMigrationSemaphores(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, cl.Client(t), prefix)
@@ -208,6 +210,7 @@ func TestClusterSlotMigrationSemaphores(t *testing.T) {
 // per key) answers LOADING and runs nothing. A Lock waits through it and a
 // release calls again; a single attempt reports it at once.
 func TestLoadingRetried(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t, redistest.WithArgs("--enable-debug-command", "local",
 		"--loading-process-events-interval-bytes", "1024"))
 	rc := node.Client(t)
@@ -281,6 +284,7 @@ func TestLoadingRetried(t *testing.T) {
 // a Lock on a surviving primary call again until the Cluster is back; a
 // single attempt reports it at once.
 func TestClusterDownRetried(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	// The Cluster clears a primary's failure only two node timeouts (4 s
@@ -331,6 +335,7 @@ func TestClusterDownRetried(t *testing.T) {
 // The Observer sees the calls made again (Retries) on the Unlock and the Lock,
 // and none on calls the server answered at once.
 func TestBusyRetried(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	rec := &recorder{}
@@ -428,6 +433,7 @@ end`
 // the kill, whatever broke under it (TestLockAfterBrokenConnection makes a
 // broken connection certain).
 func TestClusterFailover(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
 	prefix := sharedPrefix(t)
 	// Renewed every 2 s, a 20 s lease outlasts detection, election and the
@@ -567,6 +573,7 @@ func TestLockAfterBrokenConnection(t *testing.T) {
 // the wait: TryLock returns the error within its wait (plus slack), however
 // long its context.
 func TestBrokenConnectionWaitBounded(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases[:3] { // Mutex, FairMutex, LeanMutex
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
@@ -601,6 +608,7 @@ func TestBrokenConnectionWaitBounded(t *testing.T) {
 // TRYAGAIN; the retries stay within each call's bounds. TryLock returns the
 // reply once its wait ends, and Unlock once its release timeout ends.
 func TestRetryLaterBounded(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	const releaseTimeout, wait, slack = 500 * time.Millisecond, 300 * time.Millisecond, time.Second
 	c := newTestClient(t, cl.Client(t), WithReleaseTimeout(releaseTimeout))
@@ -694,6 +702,7 @@ func TestCallAgainDeadline(t *testing.T) {
 // TestWaitDeadline is TestCallAgainDeadline for the wait loops: notified
 // (waitOn) and polling (LeanMutex's waitPolling).
 func TestWaitDeadline(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)

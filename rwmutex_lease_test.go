@@ -14,6 +14,7 @@ import (
 // TryLockWithLease and TryRLockWithLease wait at most wait, and a hold they
 // grant expires on its own after lease.
 func TestRWMutexTryWithLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -109,6 +110,7 @@ func expires(t *testing.T, lctx context.Context, bound time.Duration) {
 // hold had set, or a writer could hold the lock while the reader's context
 // is still live.
 func TestRWMutexNestedReadReleaseShortensLoss(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -145,6 +147,7 @@ func TestRWMutexNestedReadReleaseShortensLoss(t *testing.T) {
 // a shorter lease) and no RExtend of that read hold lets the lock expire
 // under the live read hold: another owner must not get the write lock.
 func TestRWMutexWriterKeepsOwnReads(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []LockOption

@@ -330,6 +330,7 @@ func TestRWMutexDeadWriterReleasesReaders(t *testing.T) {
 }
 
 func TestRWMutexWatchdogAndLoss(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 200*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
@@ -375,6 +376,7 @@ func TestRWMutexWatchdogAndLoss(t *testing.T) {
 }
 
 func TestRWMutexCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, cl.Client(t), prefix)

@@ -23,6 +23,7 @@ func pauseServer(t *testing.T, ctx context.Context, node *redistest.Node, d time
 // its permits back and fails with ErrClosed: the closed Client could never
 // release them (a Semaphore's permits would be gone for good).
 func TestSemaphoreGrantDuringClose(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 10*time.Second)

@@ -211,6 +211,7 @@ func TestSemaphoreAcquireCancelled(t *testing.T) {
 }
 
 func TestSemaphoreCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := sharedPrefix(t)
 	a := newTestClient(t, cl.Client(t), prefix)

@@ -10,6 +10,7 @@ import (
 // TryLock(ctx, wait) with no deadline on ctx gives up within wait (plus a
 // margin) although the server stopped answering while it waited in line.
 func TestTryLockBoundedByWaitFrozen(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
@@ -44,6 +45,7 @@ func TestTryLockBoundedByWaitFrozen(t *testing.T) {
 // TryAcquire and AwaitTimeout with no deadline on ctx likewise give up within
 // their wait when the server stops answering mid-wait.
 func TestWaitBoundedByWaitFrozen(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		// setup leaves the wait blocked (nothing available, count 1) and

@@ -17,6 +17,7 @@ var registrationKeys = []string{"scriptlock_lock_waiters:", "scriptlock_fair_que
 // leaves no registration behind: not after the waiter timeout, but as it
 // returns (a wait its ctx ended leaves in the background).
 func TestEndedWaitLeavesNoRegistration(t *testing.T) {
+	t.Parallel()
 	ends := []struct {
 		name string
 		wait func(l Locker) error

@@ -12,6 +12,7 @@ import (
 // slightly different moments: whether its wait succeeded (and it let go) or
 // failed, what it waited for ends up free, never held for nobody.
 func TestWaitEndingAsGranted(t *testing.T) {
+	t.Parallel()
 	for _, wk := range waitKinds {
 		if wk.name == "CountDownLatch" {
 			continue // nothing to give back

@@ -12,6 +12,7 @@ import (
 // pub/sub connection: every one is woken by its release (well before any
 // fallback), and the Client's subscriptions all end afterwards.
 func TestManyNamesOneClient(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	h := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	c := p.c

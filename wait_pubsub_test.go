@@ -114,6 +114,7 @@ var waitKinds = []waitKind{
 // release) is lost to that waiter: it still gets what it waits for within
 // its fallback, plus a margin.
 func TestWaiterFallbackAfterBrokenPubSub(t *testing.T) {
+	t.Parallel()
 	for _, wk := range waitKinds {
 		t.Run(wk.name, func(t *testing.T) {
 			p := newProxied(t, WithWaiterTimeout(3*time.Second))
