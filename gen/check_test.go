@@ -366,6 +366,30 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:8: returns n, assigned at line 3: INCR replies integers other than 0 and 1, but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
 		},
 		{
+			name: "local assigned on every path, none fitting",
+			src: "-- @key k\n-- @return int64\nlocal v\nif redis.call('EXISTS', KEYS[1]) == 1 then\n" +
+				"  v = redis.call('GET', KEYS[1])\nelse\n  v = redis.call('HGET', KEYS[1], 'f')\nend\nreturn v\n",
+			want: []string{`scripts/x.lua:9:8: v holds the value assigned at line 3, 5 or 7, depending on the path taken, and none fits: ` +
+				`returns v, assigned at line 3: nil, but @return int64 needs an integer reply: declare @return int64? for a nullable reply; ` +
+				`returns v, assigned at line 5: GET replies a string or nil, but @return int64 needs an integer reply; ` +
+				`returns v, assigned at line 7: HGET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
+			name: "local replaced in a function, neither value fitting",
+			src:  "-- @key k\n-- @return int64\nlocal v = 'none'\nlocal function read() v = redis.call('GET', KEYS[1]) end\nread()\nreturn v\n",
+			want: []string{`scripts/x.lua:6:8: v holds the value assigned at line 3 or 4, depending on the path taken, and none fits: ` +
+				`returns v, assigned at line 3: a string ("none"), but @return int64 needs an integer reply; ` +
+				`returns v, assigned at line 4: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
+			name: "bool from counters on both paths",
+			src: "-- @key a\n-- @key b\n-- @return bool\nlocal n = redis.call('INCR', KEYS[1])\n" +
+				"if n > 10 then n = redis.call('DECRBY', KEYS[2], 2) end\nreturn n\n",
+			want: []string{`scripts/x.lua:6:8: n holds the value assigned at line 4 or 5, depending on the path taken, and none fits: ` +
+				`returns n, assigned at line 4: INCR replies integers other than 0 and 1, but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64; ` +
+				`returns n, assigned at line 5: DECRBY replies integers other than 0 and 1, but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -476,6 +500,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"local replaced in a loop after a return in it", "-- @key k\n-- @return string\nlocal v = 0\nfor i = 1, 2 do\n  if i == 2 then return v end\n  v = redis.call('GET', KEYS[1]) or ''\nend\nreturn 'none'\n"},
 		{"local replaced in a function", "-- @return string\nlocal v = 0\nlocal function set() v = 'x' end\nset()\nreturn v\n"},
 		{"local replaced in a function passed to pcall", "-- @return string\nlocal v = 0\nwhile true do\n  if v ~= 0 then return v end\n  pcall(function() v = 'x' end)\nend\n"},
+		{"local counted on one path", "-- @key k\n-- @return int64\nlocal n = 0\nif redis.call('EXISTS', KEYS[1]) == 1 then n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
+		{"local that may hold a fitting value", "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif not v then v = 0 end\nreturn v\n"},
+		{"local assigned in a loop", "-- @key k\n-- @return int64\nlocal v = 'x'\nfor i = 1, 2 do v = redis.call('GET', KEYS[1]) end\nreturn v\n"},
 		{"local replaced in sequence", "-- @key k\n-- @return string?\nlocal v = redis.call('INCR', KEYS[1])\nv = redis.call('GET', KEYS[1])\nreturn v\n"},
 		{"local shadowed in an inner block", "-- @return int64\nlocal v = 5\ndo local v = 'x' end\nreturn v\n"},
 		{"bool from a ZADD of one member", "-- @key z\n-- @arg score int64\n-- @arg m string\n-- @return bool\n" +

@@ -125,11 +125,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 
 	if r.haveReturn && !pf.SetResp {
 		for _, ret := range pf.Returns {
-			var call *parse.Call
-			if ret.Kind == parse.ReturnCall && ret.Call < len(pf.Calls) {
-				call = &pf.Calls[ret.Call]
+			if ret.Kind == parse.ReturnOneOf {
+				checkOneOf(ret, pf.Calls, r.ret, at)
+				continue
 			}
-			checkReturn(ret, call, r.ret, at)
+			checkReturn(ret, callOf(ret, pf.Calls), r.ret, at)
 		}
 	}
 	return errs
@@ -322,6 +322,45 @@ func wantText(t Type) string {
 		return "an array reply"
 	}
 	return "a string or nil reply"
+}
+
+// callOf is the redis.call site of a ReturnCall, nil for other returns.
+func callOf(ret parse.Return, calls []parse.Call) *parse.Call {
+	if ret.Kind == parse.ReturnCall && ret.Call < len(calls) {
+		return &calls[ret.Call]
+	}
+	return nil
+}
+
+// checkOneOf checks the return of a local assigned in nested blocks, which
+// may hold any of several values: only when none of them fits @return is it
+// an error (which one it holds depends on the path taken).
+func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos, string, ...any)) {
+	var msgs []string
+	lines := make([]string, 0, len(ret.Alts))
+	for _, alt := range ret.Alts {
+		msg := ""
+		checkReturn(alt, callOf(alt, calls), t, func(_ parse.Pos, format string, args ...any) {
+			if msg == "" {
+				msg = fmt.Sprintf(format, args...)
+			}
+		})
+		if msg == "" {
+			return // this one fits, or the checker cannot tell
+		}
+		msgs = append(msgs, msg)
+		lines = append(lines, strconv.Itoa(alt.From.Line))
+	}
+	at(ret.Pos, "%s holds the value assigned at line %s, depending on the path taken, and none fits: %s",
+		ret.Local, orList(lines), strings.Join(msgs, "; "))
+}
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // checkReturn checks a return statement whose reply shape is known against

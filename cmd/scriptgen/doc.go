@@ -140,9 +140,10 @@
 //     script never returns is a warning;
 //   - literal returns and return redis.call(...) fit @return, using the
 //     command's reply schema, and so does a returned local that holds such a
-//     value (local v = redis.call(...) ... return v; assigned once, or
-//     replaced in the block that declares it; one assigned in a nested
-//     block, a loop or a function is not followed): a reply that can be nil
+//     value (local v = redis.call(...) ... return v; one also assigned in
+//     a nested block or a function may hold any of its values, and is
+//     refused only when none fits; one assigned in a loop is not
+//     followed): a reply that can be nil
 //     needs T?, an integer reply is not a string; arithmetic returns an
 //     integer, a concatenation a string, a comparison 1 or nil; a bool is 1
 //     or 0, so a literal other than those, or a command that replies other

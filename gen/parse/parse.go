@@ -159,6 +159,7 @@ const (
 	ReturnError              // an error reply
 	ReturnCall               // redis.call('cmd', ...): the command's reply
 	ReturnBool               // a comparison or not: 1 when true, nil when false
+	ReturnOneOf              // a local that holds one of Alts (assigned in nested blocks)
 )
 
 // Return is one return statement.
@@ -179,6 +180,9 @@ type Return struct {
 	// where it was assigned.
 	Local string
 	From  Pos
+	// Alts are the values a ReturnOneOf local may hold, each with Local and
+	// From set as for a local holding that value alone.
+	Alts []Return
 }
 
 // RedisValue is redis.call or redis.pcall (or the redis table itself, or a

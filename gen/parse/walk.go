@@ -57,8 +57,9 @@ type local struct {
 	val Value
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
-	// is declared and where it is replaced in the same block, unknown once
-	// it is assigned in a nested block, a loop or a function.
+	// is declared and where it is replaced in the same block, one of the
+	// values it may hold (ReturnOneOf) once it is assigned in a nested block
+	// or a function, unknown once it is assigned in a loop.
 	reply Return
 }
 
@@ -145,18 +146,42 @@ func (w *walker) lookup(name string) (*local, int) {
 }
 
 // setReply records the reply a local gives after an assignment: r when it is
-// assigned in the block that declares it (it replaces the old value),
-// unknown when it is assigned in a nested block or function (it may keep
-// the old value or take the new one).
+// assigned in the block that declares it (it replaces the old value), one of
+// the old and the new when it is assigned in a nested block or function (it
+// may keep the old value or take the new one).
 func (w *walker) setReply(name string, r Return) {
 	l, i := w.lookup(name)
 	if l == nil {
 		return
 	}
 	if i != len(w.scopes)-1 {
-		r = Return{Kind: ReturnUnknown}
+		r = oneOf(l.reply, r)
 	}
 	l.reply = r
+}
+
+// maxAlternatives bounds the values a local is followed through; one
+// assigned more often than that in nested blocks is left unknown.
+const maxAlternatives = 16
+
+// oneOf is the reply of a local that holds the value of a or of b: unknown
+// when either is, else the alternatives of both (a ReturnOneOf).
+func oneOf(a, b Return) Return {
+	if a.Kind == ReturnUnknown || b.Kind == ReturnUnknown {
+		return Return{Kind: ReturnUnknown}
+	}
+	var alts []Return
+	for _, r := range []Return{a, b} {
+		if r.Kind == ReturnOneOf {
+			alts = append(alts, r.Alts...)
+		} else {
+			alts = append(alts, r)
+		}
+	}
+	if len(alts) > maxAlternatives {
+		return Return{Kind: ReturnUnknown}
+	}
+	return Return{Pos: b.Pos, Kind: ReturnOneOf, Alts: alts}
 }
 
 // forgetReplies makes unknown the replies of the locals in scope that the
@@ -802,6 +827,13 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 			from := l.reply
 			r = from
 			r.Pos, r.Local, r.From = pos, x.Value, from.Pos
+			if r.Kind == ReturnOneOf {
+				r.Alts = make([]Return, len(from.Alts))
+				for i, a := range from.Alts {
+					a.Pos, a.Local, a.From = pos, x.Value, a.Pos
+					r.Alts[i] = a
+				}
+			}
 		}
 	case *ast.FuncCallExpr:
 		if name, ok := redisFunc(x); ok {
