@@ -254,6 +254,11 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		if ok && s.ReadOnly && !rules.noWrites {
 			at(pf.Shebang.Pos, "the #!lua line has no flag no-writes, but @readonly (line %d) makes the callers use EVALSHA_RO, which Redis refuses for such a script (\"ERR Can not execute a script with write flag using *_ro command.\"): add flags=no-writes to the #!lua line, or drop the line", seen["readonly"].Line)
 		}
+		// Without a #! line Redis lets a script reach keys of several slots
+		// (those its node serves); with one, only with allow-cross-slot-keys.
+		if ok && rules.clusterUnsafe && !slices.Contains(flags, "allow-cross-slot-keys") && !slices.Contains(flags, "no-cluster") {
+			warn(pf.Shebang.Pos, "the #!lua line has no flag allow-cross-slot-keys, but @cluster-unsafe (line %d) says the script reaches keys not passed in KEYS: in Redis Cluster such a script fails when they hash to another slot than its first key (\"Script attempted to access keys that do not hash to the same slot\"); add allow-cross-slot-keys (or no-cluster, for a script not run on Cluster), or keep those keys in the slot of KEYS with a hash tag", seen["cluster-unsafe"].Line)
+		}
 	}
 
 	if pf.SyntaxError {

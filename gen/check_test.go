@@ -605,6 +605,50 @@ func TestCheckPackage(t *testing.T) {
 	}
 }
 
+// TestClusterUnsafeFlags: a @cluster-unsafe script with a #!lua line that
+// lets Redis Cluster refuse keys of several slots gets a warning, which
+// -strict refuses.
+func TestClusterUnsafeFlags(t *testing.T) {
+	const body = "-- @key k\n-- @arg other string\n-- @cluster-unsafe\n-- @return int64\nredis.call('DEL', KEYS[1])\nreturn redis.call('DEL', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{
+			name: "flags without allow-cross-slot-keys",
+			src:  "#!lua flags=allow-oom\n" + body,
+			want: []string{`scripts/x.lua:1:1: warning: the #!lua line has no flag allow-cross-slot-keys, but @cluster-unsafe (line 4) says the script reaches keys not passed in KEYS: in Redis Cluster such a script fails when they hash to another slot than its first key ("Script attempted to access keys that do not hash to the same slot"); add allow-cross-slot-keys (or no-cluster, for a script not run on Cluster), or keep those keys in the slot of KEYS with a hash tag`},
+		},
+		{
+			name: "bare #!lua line",
+			src:  "#!lua\n" + body,
+			want: []string{`scripts/x.lua:1:1: warning: the #!lua line has no flag allow-cross-slot-keys, but @cluster-unsafe (line 4) says the script reaches keys not passed in KEYS: in Redis Cluster such a script fails when they hash to another slot than its first key ("Script attempted to access keys that do not hash to the same slot"); add allow-cross-slot-keys (or no-cluster, for a script not run on Cluster), or keep those keys in the slot of KEYS with a hash tag`},
+		},
+		{name: "allow-cross-slot-keys", src: "#!lua flags=allow-oom,allow-cross-slot-keys\n" + body},
+		{name: "no-cluster", src: "#!lua flags=no-cluster\n" + body},
+		{name: "no #! line", src: body},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := []File{{Path: "scripts/x.lua", Source: []byte(tc.src)}}
+			_, warnings, err := GenerateWarnings("generated", files, false)
+			if err != nil {
+				t.Fatalf("not strict: %v", err)
+			}
+			var got []string
+			for _, w := range warnings {
+				got = append(got, w.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			_, _, err = GenerateWarnings("generated", files, true)
+			if (err != nil) != (len(tc.want) > 0) {
+				t.Errorf("strict: err = %v, want an error only with a warning", err)
+			}
+		})
+	}
+}
+
 // TestComputedSubcommand: a container command (CLIENT, OBJECT, XGROUP, ...)
 // whose subcommand is not a literal cannot be checked (scripts may be refused
 // it, its arity, keys and writes are the subcommand's): a warning, which

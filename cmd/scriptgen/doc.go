@@ -54,7 +54,10 @@
 // option other than flags=, an unknown or empty flag); a flag given twice is
 // a warning. A script with the flag no-writes calls no write or replicated
 // command, and a @readonly script with a #!lua line needs no-writes, since
-// Redis refuses EVALSHA_RO for any other script with one.
+// Redis refuses EVALSHA_RO for any other script with one. A @cluster-unsafe
+// script with a #!lua line and neither allow-cross-slot-keys nor no-cluster
+// is a warning: in Cluster, Redis refuses its access to a key of another
+// slot.
 //
 // Argument types: string, bytes, int64, float64, bool (sent as 1 or 0),
 // duration (integer milliseconds), time (unix milliseconds); "name..." on the

@@ -1,0 +1,68 @@
+package gen
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestClusterUnsafeAgreesWithServer runs a @cluster-unsafe script that
+// reaches a key of another slot (served by the same node) on a Redis
+// Cluster: Redis refuses it, with the answer the checker's warning quotes,
+// exactly when the checker warns.
+func TestClusterUnsafeAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	cluster := redistest.Cluster(t, 3)
+	node := cluster.Nodes[0]
+	// Two keys of different slots that node 0 serves (no MOVED).
+	prefix := redistest.Prefix(t)
+	var keys []string
+	var slots []int64
+	for i := 0; len(keys) < 2 && i < 1000; i++ {
+		k := prefix + strconv.Itoa(i)
+		if err := node.Do(t, "GET", k).Error(); err != nil && !rueidis.IsRedisNil(err) {
+			continue // MOVED: another node's slot
+		}
+		slot, err := node.Do(t, "CLUSTER", "KEYSLOT", k).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(slots) == 0 || slots[0] != slot {
+			keys, slots = append(keys, k), append(slots, slot)
+		}
+	}
+	if len(keys) < 2 {
+		t.Fatalf("no two keys of different slots on node 0: %v", keys)
+	}
+	const body = "-- @key k\n-- @arg other string\n-- @cluster-unsafe\n-- @return int64\nredis.call('DEL', KEYS[1])\nreturn redis.call('DEL', ARGV[1])\n"
+	for _, tc := range []struct{ name, src string }{
+		{"flags without allow-cross-slot-keys", "#!lua flags=allow-oom\n" + body},
+		{"bare #!lua line", "#!lua\n" + body},
+		{"allow-cross-slot-keys", "#!lua flags=allow-oom,allow-cross-slot-keys\n" + body},
+		{"no #! line", body},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(tc.src)}}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = node.Do(t, "EVAL", tc.src, "1", keys[0], keys[1]).Error()
+			switch {
+			case len(warnings) == 0 && err != nil:
+				t.Fatalf("the checker does not warn, but Redis answers %v", err)
+			case len(warnings) > 0 && err == nil:
+				t.Fatalf("Redis runs the script, but the checker warns: %v", warnings[0])
+			case len(warnings) > 0:
+				// Redis names the script and line after " script: ".
+				answer, _, _ := strings.Cut(err.Error(), " script: ")
+				if !strings.Contains(warnings[0].Error(), `("`+answer+`")`) {
+					t.Fatalf("Redis answers %q, not what the warning quotes: %v", err, warnings[0])
+				}
+			}
+		})
+	}
+}
