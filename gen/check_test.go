@@ -605,6 +605,28 @@ func TestCheckPackage(t *testing.T) {
 	}
 }
 
+// checkWarnings checks that src is accepted with the warnings want, and that
+// -strict refuses it exactly when there is one.
+func checkWarnings(t *testing.T, src string, want []string) {
+	t.Helper()
+	files := []File{{Path: "scripts/x.lua", Source: []byte(src)}}
+	_, warnings, err := GenerateWarnings("generated", files, false)
+	if err != nil {
+		t.Fatalf("not strict: %v", err)
+	}
+	var got []string
+	for _, w := range warnings {
+		got = append(got, w.Error())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	_, _, err = GenerateWarnings("generated", files, true)
+	if (err != nil) != (len(want) > 0) {
+		t.Errorf("strict: err = %v, want an error only with a warning", err)
+	}
+}
+
 // TestClusterUnsafeFlags: a @cluster-unsafe script with a #!lua line that
 // lets Redis Cluster refuse keys of several slots gets a warning, which
 // -strict refuses.
@@ -628,24 +650,7 @@ func TestClusterUnsafeFlags(t *testing.T) {
 		{name: "no-cluster", src: "#!lua flags=no-cluster\n" + body},
 		{name: "no #! line", src: body},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			files := []File{{Path: "scripts/x.lua", Source: []byte(tc.src)}}
-			_, warnings, err := GenerateWarnings("generated", files, false)
-			if err != nil {
-				t.Fatalf("not strict: %v", err)
-			}
-			var got []string
-			for _, w := range warnings {
-				got = append(got, w.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("warnings (-want +got):\n%s", diff)
-			}
-			_, _, err = GenerateWarnings("generated", files, true)
-			if (err != nil) != (len(tc.want) > 0) {
-				t.Errorf("strict: err = %v, want an error only with a warning", err)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, tc.src, tc.want) })
 	}
 }
 
@@ -674,23 +679,6 @@ func TestComputedSubcommand(t *testing.T) {
 			src:  "-- @key k\n-- @return string?\nreturn redis.call('OBJECT', 'encoding', KEYS[1])\n",
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			files := []File{{Path: "scripts/x.lua", Source: []byte(tc.src)}}
-			_, warnings, err := GenerateWarnings("generated", files, false)
-			if err != nil {
-				t.Fatalf("not strict: %v", err)
-			}
-			var got []string
-			for _, w := range warnings {
-				got = append(got, w.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("warnings (-want +got):\n%s", diff)
-			}
-			_, _, err = GenerateWarnings("generated", files, true)
-			if (err != nil) != (len(tc.want) > 0) {
-				t.Errorf("strict: err = %v, want an error only with a warning", err)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, tc.src, tc.want) })
 	}
 }
