@@ -10,6 +10,7 @@ import (
 // An application's hash that happens to have a "mode" field is not a
 // read-write lock: inspect says so and force-unlock leaves it alone.
 func TestHashWithModeFieldIsNotALock(t *testing.T) {
+	t.Parallel()
 	d := deployments(t)[0]
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)
@@ -34,6 +35,7 @@ func TestHashWithModeFieldIsNotALock(t *testing.T) {
 // Nor is a hash of counts under "a:b" fields a Mutex: lock holds are fields
 // <client-id>:<owner-id>, the client id a UUID.
 func TestHashOfCountsIsNotALock(t *testing.T) {
+	t.Parallel()
 	d := deployments(t)[0]
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t)

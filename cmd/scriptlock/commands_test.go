@@ -19,6 +19,7 @@ import (
 )
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)
@@ -106,6 +107,7 @@ func TestList(t *testing.T) {
 }
 
 func TestForceUnlock(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 90*time.Second)
@@ -257,6 +259,7 @@ func (s *syncBuffer) lines() []string {
 }
 
 func TestWatch(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)
@@ -409,6 +412,7 @@ func TestWatchFairHandOff(t *testing.T) {
 // force-unlock tells the head of each queue, each by its own protocol, as a
 // FairMutex's release and Redisson's forceUnlock would.
 func TestForceUnlockFairMixedQueues(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)

@@ -30,6 +30,7 @@ func (a *answerAfter) Read(p []byte) (int, error) {
 // force-unlock asks about the holders it shows: when another owner holds the
 // lock by the time the operator says yes, that owner's hold is not taken.
 func TestForceUnlockHolderChangedWhileAsking(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)
@@ -73,6 +74,7 @@ var _ io.Reader = (*answerAfter)(nil)
 
 // An interrupt (Ctrl-C) at the prompt ends force-unlock, unconfirmed, at once.
 func TestForceUnlockInterruptedAtPrompt(t *testing.T) {
+	t.Parallel()
 	d := deployments(t)[0]
 	ctx := testCtx(t, 60*time.Second)
 	prefix := redistest.Prefix(t)

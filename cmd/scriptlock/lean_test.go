@@ -12,6 +12,7 @@ import (
 // A held LeanMutex (a string key holding <client-id>:<owner-id>) is a lock:
 // inspect names its holder, list shows it, force-unlock releases it.
 func TestLeanMutex(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)

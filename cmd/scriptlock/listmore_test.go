@@ -11,6 +11,7 @@ import (
 // The command list prints to continue lists the same keys: it keeps the
 // key prefix and the prefix, quoted for the shell.
 func TestListContinuationKeepsPrefixes(t *testing.T) {
+	t.Parallel()
 	d := deployments(t)[1] // a cluster: a page per primary
 	ctx := testCtx(t, 30*time.Second)
 	prefix := redistest.Prefix(t) + "app 1:"

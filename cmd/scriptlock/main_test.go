@@ -123,6 +123,7 @@ func redissonAcquire(t *testing.T, ctx context.Context, rc rueidis.Client, key, 
 }
 
 func TestInspect(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)
@@ -398,6 +399,7 @@ func TestURLWithACLUser(t *testing.T) {
 
 // A Sentinel URL (master_set) reaches the primary the sentinels name.
 func TestSentinelURL(t *testing.T) {
+	t.Parallel()
 	s := redistest.Sentinel(t)
 	d := deployment{
 		url: "redis://" + s.Addrs[0] + "?addr=" + strings.Join(s.Addrs[1:], "&addr=") + "&master_set=" + redistest.SentinelMaster,
@@ -467,6 +469,7 @@ func TestSentinelPassword(t *testing.T) {
 // holds it has: inspect and list read every lease key, also those past the
 // first hundred of one reader.
 func TestReadLeaseManyHolds(t *testing.T) {
+	t.Parallel()
 	for _, d := range deployments(t) {
 		t.Run(d.name, func(t *testing.T) {
 			ctx := testCtx(t, 60*time.Second)

@@ -93,6 +93,7 @@ func TestTLS(t *testing.T) {
 // enough: list scans every primary over TLS, and force-unlock reaches the
 // lock's primary.
 func TestTLSCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithTLS())
 	ctx := testCtx(t, 60*time.Second)
 	prefix := redistest.Prefix(t)
@@ -139,6 +140,7 @@ func TestTLSCluster(t *testing.T) {
 // A rediss:// Sentinel URL reaches the sentinels on TLS and the primary they
 // give on TLS, with the same CA and client certificate.
 func TestTLSSentinel(t *testing.T) {
+	t.Parallel()
 	s := redistest.Sentinel(t, redistest.WithTLS())
 	ctx := testCtx(t, 60*time.Second)
 	prefix := redistest.Prefix(t)

@@ -27,6 +27,7 @@ func newLocks(t *testing.T, node *redistest.Node) *scriptlock.Client {
 // duplicates credits its order exactly once, over HTTP, over gRPC, and with
 // each order's duplicates split between the two front ends.
 func TestDuplicatesCreditedExactlyOnce(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { testDuplicatesCreditedExactlyOnce(t, b) })
 	}
@@ -92,6 +93,7 @@ func sumCredited(rep *scenario.Report) int64 {
 // finish, the others answer 503 / Unavailable promptly, and no order is
 // credited twice.
 func TestRedisDownMidRun(t *testing.T) {
+	t.Parallel()
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) { testRedisDownMidRun(t, b) })
 	}
