@@ -220,9 +220,9 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	for round := 0; round == 0 || time.Since(start) < d; round++ {
 		for _, f := range faults {
 			began := time.Now()
-			healed := inject(t, f, node, &mu, &armed, pausedCh)
+			healed, healing := inject(t, f, node, &mu, &armed, pausedCh)
 			if f == faultRedisFull {
-				res.full = append(res.full, [2]time.Time{began, healed})
+				res.full = append(res.full, [2]time.Time{began, healing})
 			}
 			res.faults[f]++
 			err := waitAcquired(store, healed, healWithin)
@@ -308,8 +308,12 @@ func errIf(cond bool, format string, args ...any) error {
 	return nil
 }
 
-// inject runs one fault and returns when it has healed.
-func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, armed *bool, pausedCh chan int) time.Time {
+// inject runs one fault and returns when it has healed, and when its
+// healing began: for an out-of-memory server, the moment before memory is
+// given back. The server is out of memory until then for sure; a grant
+// right after the server has memory again may be reported before inject
+// returns.
+func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, armed *bool, pausedCh chan int) (healed, healing time.Time) {
 	t.Helper()
 	switch fault {
 	case faultPauseHolder:
@@ -332,13 +336,18 @@ func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, ar
 	case faultRedisFull:
 		restore := node.OutOfMemory(t)
 		time.Sleep(2 * lease)
+		healing = time.Now()
 		restore()
 	case faultKill:
 		node.Kill()
 		time.Sleep(200 * time.Millisecond)
 		node.Restart(t)
 	}
-	return time.Now()
+	healed = time.Now()
+	if healing.IsZero() {
+		healing = healed
+	}
+	return healed, healing
 }
 
 // waitAcquired waits until every worker has reported an acquisition after
