@@ -382,6 +382,14 @@ func TestCheckRules(t *testing.T) {
 				`returns v, assigned at line 4: GET replies a string or nil, but @return int64 needs an integer reply`},
 		},
 		{
+			name: "local copied from one assigned in nested blocks",
+			src: "-- @key k\n-- @return int64\nlocal v = 'a'\nif redis.call('EXISTS', KEYS[1]) == 1 then v = redis.call('GET', KEYS[1]) end\n" +
+				"local w = v\nif redis.call('EXISTS', KEYS[1]) == 0 then w = v end\nreturn w\n",
+			want: []string{`scripts/x.lua:7:8: w holds the value assigned at line 3 or 4, depending on the path taken, and none fits: ` +
+				`returns w, assigned at line 3: a string ("a"), but @return int64 needs an integer reply; ` +
+				`returns w, assigned at line 4: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
 			name: "bool from counters on both paths",
 			src: "-- @key a\n-- @key b\n-- @return bool\nlocal n = redis.call('INCR', KEYS[1])\n" +
 				"if n > 10 then n = redis.call('DECRBY', KEYS[2], 2) end\nreturn n\n",

@@ -348,6 +348,9 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 		if msg == "" {
 			return // this one fits, or the checker cannot tell
 		}
+		if slices.Contains(msgs, msg) {
+			continue // the same value reached through another local
+		}
 		msgs = append(msgs, msg)
 		lines = append(lines, strconv.Itoa(alt.From.Line))
 	}
