@@ -2,6 +2,7 @@ package gen
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -398,6 +399,31 @@ func TestCheckRules(t *testing.T) {
 				`returns n, assigned at line 5: DECRBY replies integers other than 0 and 1, but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
 		},
 		{
+			name: "local assigned in a loop",
+			src:  "-- @key k\n-- @return int64\nlocal v = 'x'\nfor i = 1, 2 do v = redis.call('GET', KEYS[1]) end\nreturn v\n",
+			want: []string{`scripts/x.lua:5:8: v holds the value assigned at line 3 or 4, depending on the path taken, and none fits: ` +
+				`returns v, assigned at line 3: a string ("x"), but @return int64 needs an integer reply; ` +
+				`returns v, assigned at line 4: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
+			name: "return in a loop above the assignment it reads",
+			src: "-- @key k\n-- @return int64\nlocal v = 'x'\nrepeat\n  if v ~= 'x' then return v end\n  v = redis.call('GET', KEYS[1])\n" +
+				"until false\n",
+			want: []string{`scripts/x.lua:5:27: v holds the value assigned at line 3 or 6, depending on the path taken, and none fits: ` +
+				`returns v, assigned at line 3: a string ("x"), but @return int64 needs an integer reply; ` +
+				`returns v, assigned at line 6: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
+			name: "values passed along a chain in a loop",
+			src: "-- @key k\n-- @return int64\nlocal a, b, c = 'x', 'y', 'z'\nwhile true do\n  if c == 'q' then return c end\n  c = b\n  b = a\n" +
+				"  a = redis.call('GET', KEYS[1])\nend\n",
+			want: []string{`scripts/x.lua:5:27: c holds the value assigned at line 3 or 8, depending on the path taken, and none fits: ` +
+				`returns c, assigned at line 3: a string ("z"), but @return int64 needs an integer reply; ` +
+				`returns c, assigned at line 3: a string ("y"), but @return int64 needs an integer reply; ` +
+				`returns c, assigned at line 3: a string ("x"), but @return int64 needs an integer reply; ` +
+				`returns c, assigned at line 8: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -510,7 +536,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"local replaced in a function passed to pcall", "-- @return string\nlocal v = 0\nwhile true do\n  if v ~= 0 then return v end\n  pcall(function() v = 'x' end)\nend\n"},
 		{"local counted on one path", "-- @key k\n-- @return int64\nlocal n = 0\nif redis.call('EXISTS', KEYS[1]) == 1 then n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local that may hold a fitting value", "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif not v then v = 0 end\nreturn v\n"},
-		{"local assigned in a loop", "-- @key k\n-- @return int64\nlocal v = 'x'\nfor i = 1, 2 do v = redis.call('GET', KEYS[1]) end\nreturn v\n"},
+		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
+		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},
+		{"local read by a return above its assignment in a loop", "-- @key k\n-- @return int64\nlocal v = 'x'\nfor i = 1, 3 do\n  if i == 3 then return v end\n  v = redis.call('INCR', KEYS[1])\nend\nreturn 0\n"},
 		{"local replaced in sequence", "-- @key k\n-- @return string?\nlocal v = redis.call('INCR', KEYS[1])\nv = redis.call('GET', KEYS[1])\nreturn v\n"},
 		{"local shadowed in an inner block", "-- @return int64\nlocal v = 5\ndo local v = 'x' end\nreturn v\n"},
 		{"bool from a ZADD of one member", "-- @key z\n-- @arg score int64\n-- @arg m string\n-- @return bool\n" +
@@ -688,5 +716,27 @@ func TestComputedSubcommand(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, tc.src, tc.want) })
+	}
+}
+
+// TestCheckDeepLoops: a loop's body is walked more than once to gather what
+// it assigns; nested loops must not multiply those walks (30 levels would
+// never finish).
+func TestCheckDeepLoops(t *testing.T) {
+	const depth = 30
+	var b strings.Builder
+	b.WriteString("-- @key k\n-- @return int64\nlocal v = 'x'\n")
+	for range depth {
+		b.WriteString("for i = 1, 2 do\n")
+	}
+	b.WriteString("v = redis.call('GET', KEYS[1])\n")
+	for range depth {
+		b.WriteString("end\n")
+	}
+	b.WriteString("return v\n")
+	got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(b.String())})
+	want := fmt.Sprintf("scripts/x.lua:%d:8: v holds the value assigned at line 3 or %d", 2*depth+5, depth+4)
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("checker output %q, want one error starting %q", got, want)
 	}
 }

@@ -352,7 +352,9 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 			continue // the same value reached through another local
 		}
 		msgs = append(msgs, msg)
-		lines = append(lines, strconv.Itoa(alt.From.Line))
+		if line := strconv.Itoa(alt.From.Line); !slices.Contains(lines, line) {
+			lines = append(lines, line) // several values on one line (local a, b = 'x', 'y')
+		}
 	}
 	at(ret.Pos, "%s holds the value assigned at line %s, depending on the path taken, and none fits: %s",
 		ret.Local, orList(lines), strings.Join(msgs, "; "))

@@ -144,9 +144,9 @@
 //   - literal returns and return redis.call(...) fit @return, using the
 //     command's reply schema, and so does a returned local that holds such a
 //     value (local v = redis.call(...) ... return v; one also assigned in
-//     a nested block or a function may hold any of its values, and is
-//     refused only when none fits; one assigned in a loop is not
-//     followed): a reply that can be nil
+//     a nested block, a function or a loop may hold any of its values, a
+//     return in a loop those assigned anywhere in it, and is refused only
+//     when none fits): a reply that can be nil
 //     needs T?, an integer reply is not a string; arithmetic returns an
 //     integer, a concatenation a string, a comparison 1 or nil; a bool is 1
 //     or 0, so a literal other than those, or a command that replies other

@@ -2,7 +2,10 @@ package parse
 
 import (
 	"bytes"
+	"maps"
 	"math"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +53,9 @@ type walker struct {
 	// depth counts the function bodies being walked: only the chunk's own
 	// return statements reach Redis.
 	depth int
+	// dry is set while a loop's body is walked only to gather the values
+	// it assigns (see loop).
+	dry bool
 }
 
 // local is a local variable in scope.
@@ -58,8 +64,8 @@ type local struct {
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
-	// values it may hold (ReturnOneOf) once it is assigned in a nested block
-	// or a function, unknown once it is assigned in a loop.
+	// values it may hold (ReturnOneOf) once it is assigned in a nested block,
+	// a function or a loop (see loop).
 	reply Return
 }
 
@@ -171,11 +177,19 @@ func oneOf(a, b Return) Return {
 		return Return{Kind: ReturnUnknown}
 	}
 	var alts []Return
+	add := func(r Return) {
+		// A value met again (a loop's body walked once more) is one value.
+		if !slices.ContainsFunc(alts, func(a Return) bool { return reflect.DeepEqual(a, r) }) {
+			alts = append(alts, r)
+		}
+	}
 	for _, r := range []Return{a, b} {
 		if r.Kind == ReturnOneOf {
-			alts = append(alts, r.Alts...)
+			for _, x := range r.Alts {
+				add(x)
+			}
 		} else {
-			alts = append(alts, r)
+			add(r)
 		}
 	}
 	if len(alts) > maxAlternatives {
@@ -184,17 +198,59 @@ func oneOf(a, b Return) Return {
 	return Return{Pos: b.Pos, Kind: ReturnOneOf, Alts: alts}
 }
 
-// forgetReplies makes unknown the replies of the locals in scope that the
-// statements assign (a loop body: a return in it may run after an
-// assignment that follows it in the text).
-func (w *walker) forgetReplies(list []ast.Stmt) {
-	names := map[string]bool{}
-	assignedIn(list, names)
-	for n := range names {
-		if l, _ := w.lookup(n); l != nil {
-			l.reply = Return{Kind: ReturnUnknown}
+// maxLoopPasses bounds the passes that gather what a loop's body assigns
+// (a chain v = w, w = x, ... needs one per link); locals still gaining
+// values after that are left unknown.
+const maxLoopPasses = 4
+
+// loop walks a loop's body (body walks it once: the condition, the scope,
+// the statements). A return in the body may run after an assignment written
+// below it, in an earlier pass, and a return after the loop after any of
+// them, so before the body is walked for real, the locals in scope take,
+// besides their value on entry, every value the body may assign them: the
+// body is walked in passes that record nothing else (the File, the token
+// counts and the locals' sources are put back after each) until those values
+// stop growing.
+//
+// In those passes a nested loop's body is walked once: the passes of the
+// outer loop repeat it, so its values are gathered all the same, and the work
+// grows with the nesting depth instead of exponentially.
+func (w *walker) loop(body func()) {
+	if w.dry {
+		body()
+		return
+	}
+	outer := map[*local]bool{}
+	for _, sc := range w.scopes {
+		for _, l := range sc {
+			outer[l] = true
 		}
 	}
+	for pass := 0; ; pass++ {
+		before := make(map[*local]Return, len(outer))
+		vals := make(map[*local]Value, len(outer))
+		for l := range outer {
+			before[l], vals[l] = l.reply, l.val
+		}
+		f, seen := *w.f, maps.Clone(w.seen)
+		w.dry = true
+		body()
+		*w.f, w.seen, w.dry = f, seen, false
+		grew := false
+		for l := range outer {
+			l.val = vals[l]
+			if !reflect.DeepEqual(l.reply, before[l]) {
+				grew = true
+				if pass == maxLoopPasses-1 {
+					l.reply = Return{Kind: ReturnUnknown}
+				}
+			}
+		}
+		if !grew || pass == maxLoopPasses-1 {
+			break
+		}
+	}
+	body()
 }
 
 // assign records another value of the local name. A local assigned values
@@ -311,50 +367,34 @@ func (w *walker) stmt(s ast.Stmt) {
 	case *ast.DoBlockStmt:
 		w.block(s.Stmts)
 	case *ast.WhileStmt:
-		w.forgetReplies(s.Stmts)
-		w.expr(s.Condition)
-		w.block(s.Stmts)
+		w.loop(func() {
+			w.expr(s.Condition)
+			w.block(s.Stmts)
+		})
 	case *ast.RepeatStmt:
-		w.forgetReplies(s.Stmts)
-		w.push()
-		w.stmts(s.Stmts)
-		w.expr(s.Condition)
-		w.pop()
+		w.loop(func() {
+			w.push()
+			w.stmts(s.Stmts)
+			w.expr(s.Condition)
+			w.pop()
+		})
 	case *ast.IfStmt:
 		w.expr(s.Condition)
 		w.block(s.Then)
 		w.block(s.Else)
 	case *ast.NumberForStmt:
-		w.forgetReplies(s.Stmts)
 		w.expr(s.Init)
 		w.expr(s.Limit)
 		w.expr(s.Step)
-		w.push()
-		w.declare(s.Name, Value{Source: SourceUnknown})
-		w.stmts(s.Stmts)
-		w.pop()
+		w.loop(func() {
+			w.push()
+			w.declare(s.Name, Value{Source: SourceUnknown})
+			w.stmts(s.Stmts)
+			w.pop()
+		})
 	case *ast.GenericForStmt:
-		w.forgetReplies(s.Stmts)
 		w.exprs(s.Exprs)
-		w.push()
-		// for i, k in ipairs(KEYS): k is a key
-		elem := Value{Source: SourceUnknown}
-		if len(s.Exprs) == 1 {
-			if c, ok := s.Exprs[0].(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
-				if id, ok := c.Args[0].(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") {
-					elem = Value{Source: sourceOfTable(id.Value), Text: id.Value + "[i]"}
-				}
-			}
-		}
-		for i, n := range s.Names {
-			if i == 1 {
-				w.declare(n, elem)
-			} else {
-				w.declare(n, Value{Source: SourceUnknown})
-			}
-		}
-		w.stmts(s.Stmts)
-		w.pop()
+		w.loop(func() { w.forIn(s) })
 	case *ast.FuncDefStmt:
 		if s.Name != nil {
 			if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil {
@@ -378,6 +418,29 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		w.exprs(s.Exprs)
 	}
+}
+
+// forIn walks a generic for's body once, with its loop variables.
+func (w *walker) forIn(s *ast.GenericForStmt) {
+	w.push()
+	// for i, k in ipairs(KEYS): k is a key
+	elem := Value{Source: SourceUnknown}
+	if len(s.Exprs) == 1 {
+		if c, ok := s.Exprs[0].(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
+			if id, ok := c.Args[0].(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") {
+				elem = Value{Source: sourceOfTable(id.Value), Text: id.Value + "[i]"}
+			}
+		}
+	}
+	for i, n := range s.Names {
+		if i == 1 {
+			w.declare(n, elem)
+		} else {
+			w.declare(n, Value{Source: SourceUnknown})
+		}
+	}
+	w.stmts(s.Stmts)
+	w.pop()
 }
 
 func (w *walker) function(f *ast.FunctionExpr) {
@@ -906,90 +969,6 @@ func callReply(e *ast.FuncCallExpr, call int) (Return, bool) {
 		return Return{}, false
 	}
 	return Return{Kind: ReturnCall, Command: c.Value, CallFunc: "redis." + name, Call: call}, true
-}
-
-// assignedIn adds to names the variables the statements assign (name = ...,
-// function name() ... end), in nested blocks and functions too.
-func assignedIn(list []ast.Stmt, names map[string]bool) {
-	for _, s := range list {
-		switch s := s.(type) {
-		case *ast.AssignStmt:
-			for _, l := range s.Lhs {
-				if id, ok := l.(*ast.IdentExpr); ok {
-					names[id.Value] = true
-				}
-			}
-			assignedInExprs(s.Lhs, names)
-			assignedInExprs(s.Rhs, names)
-		case *ast.LocalAssignStmt:
-			assignedInExprs(s.Exprs, names)
-		case *ast.FuncCallStmt:
-			assignedInExprs([]ast.Expr{s.Expr}, names)
-		case *ast.DoBlockStmt:
-			assignedIn(s.Stmts, names)
-		case *ast.WhileStmt:
-			assignedInExprs([]ast.Expr{s.Condition}, names)
-			assignedIn(s.Stmts, names)
-		case *ast.RepeatStmt:
-			assignedIn(s.Stmts, names)
-			assignedInExprs([]ast.Expr{s.Condition}, names)
-		case *ast.IfStmt:
-			assignedInExprs([]ast.Expr{s.Condition}, names)
-			assignedIn(s.Then, names)
-			assignedIn(s.Else, names)
-		case *ast.NumberForStmt:
-			assignedInExprs([]ast.Expr{s.Init, s.Limit, s.Step}, names)
-			assignedIn(s.Stmts, names)
-		case *ast.GenericForStmt:
-			assignedInExprs(s.Exprs, names)
-			assignedIn(s.Stmts, names)
-		case *ast.FuncDefStmt:
-			if s.Name != nil {
-				if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil {
-					names[id.Value] = true
-				}
-			}
-			if s.Func != nil {
-				assignedIn(s.Func.Stmts, names)
-			}
-		case *ast.ReturnStmt:
-			assignedInExprs(s.Exprs, names)
-		}
-	}
-}
-
-// assignedInExprs adds to names the variables that the functions defined in
-// the expressions assign.
-func assignedInExprs(list []ast.Expr, names map[string]bool) {
-	for _, e := range list {
-		switch x := e.(type) {
-		case *ast.FunctionExpr:
-			assignedIn(x.Stmts, names)
-		case *ast.AttrGetExpr:
-			assignedInExprs([]ast.Expr{x.Object, x.Key}, names)
-		case *ast.TableExpr:
-			for _, f := range x.Fields {
-				assignedInExprs([]ast.Expr{f.Key, f.Value}, names)
-			}
-		case *ast.FuncCallExpr:
-			assignedInExprs([]ast.Expr{x.Func, x.Receiver}, names)
-			assignedInExprs(x.Args, names)
-		case *ast.LogicalOpExpr:
-			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
-		case *ast.RelationalOpExpr:
-			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
-		case *ast.StringConcatOpExpr:
-			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
-		case *ast.ArithmeticOpExpr:
-			assignedInExprs([]ast.Expr{x.Lhs, x.Rhs}, names)
-		case *ast.UnaryMinusOpExpr:
-			assignedInExprs([]ast.Expr{x.Expr}, names)
-		case *ast.UnaryNotOpExpr:
-			assignedInExprs([]ast.Expr{x.Expr}, names)
-		case *ast.UnaryLenOpExpr:
-			assignedInExprs([]ast.Expr{x.Expr}, names)
-		}
-	}
 }
 
 // valueKind is the reply a Lua value gives, when its expression tells
