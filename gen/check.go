@@ -272,6 +272,9 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		checkUses(file.Path, "arg", "ARGV", s.Args, argPos, pf.Argv, &errs)
 	}
 	rules.readOnly = s.ReadOnly
+	if !broken["arg"] {
+		rules.args = s.Args
+	}
 	errs = append(errs, checkBody(file.Path, pf, rules)...)
 	// An argument used as a command name may only take the @commands values:
 	// the generated callers check it before sending, since a script that

@@ -424,6 +424,24 @@ func TestCheckRules(t *testing.T) {
 				`returns c, assigned at line 8: GET replies a string or nil, but @return int64 needs an integer reply`},
 		},
 		{
+			name: "duration where Redis reads seconds",
+			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
+			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
+		},
+		{
+			name: "time where SET reads unix seconds, through a local",
+			src:  "-- @key k\n-- @arg at time\n-- @return none\nlocal t = ARGV[1]\nredis.call('SET', KEYS[1], 'v', 'exat', t)\nreturn nil\n",
+			want: []string{`scripts/x.lua:5:41: SET EXAT reads unix seconds there, and ARGV[1] is @arg at time, sent as unix milliseconds: it would be 1000 times too far; use SET PXAT, or declare it int64 (seconds)`},
+		},
+		{
+			name: "literal that is no integer",
+			src:  "-- @key k\n-- @return int64\nredis.call('SET', KEYS[1], 'v', 'PX', '30s')\nreturn redis.call('INCRBY', KEYS[1], 1.5)\n",
+			want: []string{
+				`scripts/x.lua:3:39: SET PX reads an integer there (milliseconds), and "30s" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:4:38: INCRBY reads an integer there (increment), and "1.5" is none: Redis refuses the call at run time`,
+			},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -536,6 +554,10 @@ func TestCheckAccepts(t *testing.T) {
 		{"local replaced in a function passed to pcall", "-- @return string\nlocal v = 0\nwhile true do\n  if v ~= 0 then return v end\n  pcall(function() v = 'x' end)\nend\n"},
 		{"local counted on one path", "-- @key k\n-- @return int64\nlocal n = 0\nif redis.call('EXISTS', KEYS[1]) == 1 then n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local that may hold a fitting value", "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif not v then v = 0 end\nreturn v\n"},
+		{"integer arguments", "-- @key k\n-- @arg ms duration\n-- @arg n int64\n-- @arg at time\n-- @arg s int64\n-- @arg f float64\n-- @return none\n" +
+			"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])\nredis.call('PEXPIREAT', KEYS[1], ARGV[3])\nredis.call('EXPIRE', KEYS[1], ARGV[4])\n" +
+			"redis.call('INCRBY', KEYS[1], ARGV[2])\nredis.call('ZINCRBY', KEYS[1], ARGV[5], 'm')\nredis.call('EXPIRE', KEYS[1], 1e3)\n" +
+			"redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)\nredis.call('LRANGE', KEYS[1], '0', -1)\nredis.call('SET', KEYS[1], 'PX')\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},
 		{"local read by a return above its assignment in a loop", "-- @key k\n-- @return int64\nlocal v = 'x'\nfor i = 1, 3 do\n  if i == 3 then return v end\n  v = redis.call('INCR', KEYS[1])\nend\nreturn 0\n"},
@@ -738,5 +760,38 @@ func TestCheckDeepLoops(t *testing.T) {
 	want := fmt.Sprintf("scripts/x.lua:%d:8: v holds the value assigned at line 3 or %d", 2*depth+5, depth+4)
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Errorf("checker output %q, want one error starting %q", got, want)
+	}
+}
+
+// TestIntegerArgWarnings: an @arg whose values need not be integers, where
+// Redis reads an integer, is a warning; -strict refuses it.
+func TestIntegerArgWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{
+			name: "string ttl",
+			src:  "-- @key k\n-- @arg ttl string\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])\nredis.call('PEXPIRE', KEYS[1], ARGV[1])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:39: warning: SET PX reads an integer there (milliseconds), and ARGV[1] is @arg ttl string: a value that is no integer fails at run time; declare @arg ttl duration (sent as milliseconds) or int64`,
+				`scripts/x.lua:5:32: warning: PEXPIRE reads an integer there (milliseconds), and ARGV[1] is @arg ttl string: a value that is no integer fails at run time; declare @arg ttl duration (sent as milliseconds) or int64`,
+			},
+		},
+		{
+			name: "float64 step, and a scan count after a pattern that reads as a keyword",
+			src: "-- @key k\n-- @arg step float64\n-- @arg n bytes\n-- @return none\nredis.call('INCRBY', KEYS[1], ARGV[1])\n" +
+				"redis.call('SSCAN', KEYS[1], 0, 'MATCH', 'COUNT', 'COUNT', ARGV[2])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:31: warning: INCRBY reads an integer there (increment), and ARGV[1] is @arg step float64: a value that is no integer fails at run time; declare @arg step int64`,
+				`scripts/x.lua:6:60: warning: SSCAN COUNT reads an integer there (count), and ARGV[2] is @arg n bytes: a value that is no integer fails at run time; declare @arg n int64`,
+			},
+		},
+		{
+			name: "strings where no integer is read",
+			src:  "-- @key k\n-- @arg v string\n-- @return none\nredis.call('SET', KEYS[1], ARGV[1])\nredis.call('ZADD', KEYS[1], 1, ARGV[1])\nreturn nil\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, tc.src, tc.want) })
 	}
 }

@@ -105,6 +105,22 @@ type commandInfo struct {
 	keys  []keySpec
 }
 
+// argWord is one argument word of a command, as its specification types it.
+type argWord struct {
+	kind byte   // 'i' an integer, 'u' a unix time, 'd' a double, 0 anything else
+	name string // the specification's name for it (milliseconds, unix-time-seconds)
+}
+
+// argSig places the integer and unix-time arguments of a command (or of a
+// subcommand, after its name): fixed are the words after the name up to the
+// first optional, repeated or keyword argument; tokens, the words each
+// keyword takes after it (nil when the command has a repeated argument, in
+// which a keyword's text could be data).
+type argSig struct {
+	fixed  []argWord
+	tokens map[string][]argWord
+}
+
 // noscriptOn70 are the commands Redis 7.0 refuses in scripts that the
 // specifications (Redis 7.2 and later) allow: scripts must run on both.
 // TestCommandTableMatchesServer checks the list against a 7.0 server.

@@ -22,6 +22,8 @@ type scriptRules struct {
 	errorPos      map[string]parse.Pos
 	ret           Type
 	haveReturn    bool // @return parsed without error
+	// args are the @arg declarations; nil when they have errors.
+	args []Param
 }
 
 // checkBody runs the checks that read the script body against Redis's
@@ -242,6 +244,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		at(c.CommandPos, "wrong number of arguments for %s: it takes %s, the call passes %s", shown, arityText(info.arity), got)
 		return
 	}
+	checkNumeric(c, info.name, r.args, at, warn)
 	if r.clusterUnsafe {
 		return
 	}
@@ -641,4 +644,125 @@ func hasToken(c *parse.Call, tokens []string) bool {
 		}
 	}
 	return false
+}
+
+// checkNumeric checks the arguments of a call that Redis reads as integers
+// (or unix times), as the specifications place them (numericArgs): a
+// literal that is no integer fails for certain; an @arg of a type whose
+// values need not be integers (string, bytes, float64) may fail, a warning;
+// a duration or time @arg, sent in milliseconds, where Redis reads seconds
+// is off by a factor of 1000, for certain.
+func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse.Pos, string, ...any)) {
+	sig, ok := numericArgs[name]
+	if !ok {
+		return
+	}
+	shown := strings.ReplaceAll(name, "|", " ")
+	i := 0
+	if strings.Contains(name, "|") {
+		i = 1 // the subcommand
+	}
+	check := func(a parse.Arg, w argWord, where string) {
+		if w.kind != 'i' && w.kind != 'u' {
+			return // a double may be inf, or a score range's (1
+		}
+		seconds := strings.HasSuffix(w.name, "seconds") && !strings.HasSuffix(w.name, "milliseconds")
+		if a.Exact {
+			if !integerText(*a.Literal) && !fractionOK[name+" "+w.name] {
+				at(a.Pos, "%s reads an integer there (%s), and %q is none: Redis refuses the call at run time", where, w.name, *a.Literal)
+			}
+			return
+		}
+		p, n := argParam(a.Value, params)
+		if p == nil {
+			return
+		}
+		switch {
+		case p.Type.Kind == Duration && seconds:
+			at(a.Pos, "%s reads seconds there, and ARGV[%d] is @arg %s duration, sent as milliseconds: it would be 1000 times too long; %s", where, n, p.Name, inMilliseconds(where))
+		case p.Type.Kind == Time && seconds:
+			at(a.Pos, "%s reads unix seconds there, and ARGV[%d] is @arg %s time, sent as unix milliseconds: it would be 1000 times too far; %s", where, n, p.Name, inMilliseconds(where))
+		case p.Type.Kind == Float64 && fractionOK[name+" "+w.name]:
+		case p.Type.Kind == String || p.Type.Kind == Bytes || p.Type.Kind == Float64:
+			want := "int64"
+			switch {
+			case w.kind == 'u' && strings.HasSuffix(w.name, "milliseconds"):
+				want = "time (sent as unix milliseconds) or int64"
+			case strings.HasSuffix(w.name, "milliseconds"):
+				want = "duration (sent as milliseconds) or int64"
+			}
+			warn(a.Pos, "%s reads an integer there (%s), and ARGV[%d] is @arg %s %s: a value that is no integer fails at run time; declare @arg %s %s", where, w.name, n, p.Name, p.Type.String(), p.Name, want)
+		}
+	}
+	for _, w := range sig.fixed {
+		if i >= len(c.Args) || c.Args[i].Expands {
+			return
+		}
+		check(c.Args[i], w, shown)
+		i++
+	}
+	if sig.tokens == nil {
+		return
+	}
+	for i < len(c.Args) && !c.Args[i].Expands {
+		a := c.Args[i]
+		i++
+		if !a.Exact {
+			continue
+		}
+		token := strings.ToUpper(*a.Literal)
+		for _, w := range sig.tokens[token] {
+			if i >= len(c.Args) || c.Args[i].Expands {
+				return
+			}
+			check(c.Args[i], w, shown+" "+token)
+			i++
+		}
+	}
+}
+
+// fractionOK are the arguments the specifications type as integers that
+// Redis reads as floating-point numbers ("COMMAND argument-name"):
+// TestNumericArgsAgreeWithServer finds them.
+var fractionOK = map[string]bool{
+	"ZINCRBY increment": true,
+}
+
+// integerText reports whether a literal reaches Redis as an integer: an
+// integer, or a Lua number literal with an integral value (1e3 is sent as
+// 1000). A string literal '1e3' is not, but is not flagged either.
+func integerText(s string) bool {
+	if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
+}
+
+// argParam is the @arg a value is exactly (ARGV[n], passed as it is), with n.
+func argParam(v parse.Value, params []Param) (*Param, int) {
+	idx, ok := strings.CutPrefix(v.Text, "ARGV[")
+	n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))
+	if v.Source != parse.SourceArgv || v.Derived || !ok || err != nil || n < 1 {
+		return nil, 0
+	}
+	switch {
+	case n <= len(params):
+		return &params[n-1], n
+	case len(params) > 0 && params[len(params)-1].Variadic:
+		return &params[len(params)-1], n
+	}
+	return nil, 0
+}
+
+// inMilliseconds says how to pass milliseconds instead, where is the
+// command (and keyword) that reads seconds.
+func inMilliseconds(where string) string {
+	if ms, ok := map[string]string{
+		"EXPIRE": "PEXPIRE", "EXPIREAT": "PEXPIREAT", "SETEX": "PSETEX",
+		"SET EX": "SET PX", "SET EXAT": "SET PXAT", "GETEX EX": "GETEX PX", "GETEX EXAT": "GETEX PXAT",
+	}[where]; ok {
+		return "use " + ms + ", or declare it int64 (seconds)"
+	}
+	return "declare it int64 (seconds)"
 }

@@ -138,6 +138,12 @@
 //     literal subcommand, and elsewhere a subcommand that is not a literal
 //     (redis.call('CLIENT', ARGV[1])) is a warning, since whether scripts may
 //     run it, its arity, keys and writes cannot be checked;
+//   - an argument Redis reads as an integer or unix time (EXPIRE's seconds,
+//     SET's PX, INCRBY's increment, SCAN's COUNT, as the specifications place
+//     them) is no literal that is not an integer ('30s', 1.5), and no
+//     duration or time @arg (sent in milliseconds) where Redis reads seconds
+//     (EXPIRE, SET EX, EXAT); a string, bytes or float64 @arg there is a
+//     warning, since a value that is not an integer fails at run time;
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

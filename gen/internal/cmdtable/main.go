@@ -183,6 +183,19 @@ func Build(dir string) ([]byte, error) {
 	}
 	buf.WriteString("}\n")
 
+	buf.WriteString("\n// numericArgs are the commands and subcommands with an argument the\n// specifications type as an integer or a unix time (see argSig).\n")
+	buf.WriteString("var numericArgs = map[string]argSig{\n")
+	for _, e := range entries {
+		sig, err := numericSig(e.s.Arguments)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		if sig != "" {
+			fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, sig)
+		}
+	}
+	buf.WriteString("}\n")
+
 	buf.WriteString("\n// zeroOneReplies are the commands and subcommands whose reply schema allows\n// no integer but 0 and 1 (a flag, not a count): a script may return them as\n// @return bool.\n")
 	buf.WriteString("var zeroOneReplies = map[string]bool{\n")
 	for _, e := range entries {
@@ -378,4 +391,133 @@ func typeKind(t string) int {
 		return kArr
 	}
 	return 0
+}
+
+// argJSON is one argument of a command specification.
+type argJSON struct {
+	Name      string    `json:"name"`
+	Type      string    `json:"type"`
+	Token     string    `json:"token"`
+	Optional  flexBool  `json:"optional"`
+	Multiple  flexBool  `json:"multiple"`
+	Arguments []argJSON `json:"arguments"`
+}
+
+// flexBool is a specification's boolean, which one of them writes as a
+// string ("multiple": "true", CLIENT CAPA).
+type flexBool bool
+
+func (b *flexBool) UnmarshalJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case bool:
+		*b = flexBool(v)
+	case string:
+		*b = v == "true"
+	default:
+		return fmt.Errorf("not a boolean: %s", data)
+	}
+	return nil
+}
+
+// simpleArg reports whether a is one word of a plain type.
+func simpleArg(a argJSON) bool {
+	switch a.Type {
+	case "key", "string", "integer", "double", "unix-time", "pattern":
+		return true
+	}
+	return false
+}
+
+// wordExpr renders the argWord of a one-word argument.
+func wordExpr(a argJSON) string {
+	kind := "0"
+	switch a.Type {
+	case "integer":
+		kind = "'i'"
+	case "unix-time":
+		kind = "'u'"
+	case "double":
+		kind = "'d'"
+	}
+	return fmt.Sprintf("{%s, %q}", kind, a.Name)
+}
+
+// numericSig renders the argSig of a command's arguments, "" when none is
+// an integer or a unix time where the checker can place it: the words up to
+// the first optional, repeated or keyword argument, and the values of
+// keywords (when nothing repeats, so no keyword can be data, and every
+// keyword's values are plain words).
+func numericSig(raw []json.RawMessage) (string, error) {
+	args := make([]argJSON, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &args[i]); err != nil {
+			return "", err
+		}
+	}
+	var fixed []string
+	numeric := false
+	for _, a := range args {
+		if bool(a.Optional) || bool(a.Multiple) || a.Token != "" || !simpleArg(a) {
+			break
+		}
+		fixed = append(fixed, wordExpr(a))
+		numeric = numeric || a.Type == "integer" || a.Type == "unix-time"
+	}
+	tokens := map[string][]string{}
+	tokenNumeric, usable := false, true
+	var walk func([]argJSON)
+	walk = func(list []argJSON) {
+		for _, a := range list {
+			if a.Multiple {
+				usable = false
+			}
+			switch {
+			case a.Type == "pure-token":
+			case tokens[strings.ToUpper(a.Token)] != nil:
+				usable = false // one keyword in two places: its values are ambiguous
+			case a.Token != "" && simpleArg(a):
+				tokens[strings.ToUpper(a.Token)] = []string{wordExpr(a)}
+				tokenNumeric = tokenNumeric || a.Type == "integer" || a.Type == "unix-time"
+			case a.Token != "" && a.Type == "block":
+				var vals []string
+				for _, b := range a.Arguments {
+					if bool(b.Optional) || bool(b.Multiple) || b.Token != "" || !simpleArg(b) {
+						usable = false
+					}
+					vals = append(vals, wordExpr(b))
+					tokenNumeric = tokenNumeric || b.Type == "integer" || b.Type == "unix-time"
+				}
+				tokens[strings.ToUpper(a.Token)] = vals
+			case a.Token != "":
+				usable = false // a keyword before a oneof: its values are not plain words
+			default:
+				walk(a.Arguments)
+			}
+		}
+	}
+	walk(args)
+	if !usable || !tokenNumeric {
+		tokens = nil
+	}
+	if !numeric && tokens == nil {
+		return "", nil
+	}
+	out := "{fixed: []argWord{" + strings.Join(fixed, ", ") + "}"
+	if tokens != nil {
+		names := make([]string, 0, len(tokens))
+		for t := range tokens {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, t := range names {
+			parts = append(parts, fmt.Sprintf("%q: {%s}", t, strings.Join(tokens[t], ", ")))
+		}
+		out += ", tokens: map[string][]argWord{" + strings.Join(parts, ", ") + "}"
+	}
+	return out + "}", nil
 }
