@@ -424,6 +424,11 @@ func TestCheckRules(t *testing.T) {
 				`returns c, assigned at line 8: GET replies a string or nil, but @return int64 needs an integer reply`},
 		},
 		{
+			name: "key position above an assignment of an argument in a loop",
+			src:  "-- @key k\n-- @arg other string\n-- @return none\nlocal key = KEYS[1]\nfor i = 1, 2 do\n  redis.call('GET', key)\n  key = ARGV[1]\nend\nreturn nil\n",
+			want: []string{`scripts/x.lua:6:21: key position of GET holds key, an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
@@ -558,6 +563,7 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])\nredis.call('PEXPIREAT', KEYS[1], ARGV[3])\nredis.call('EXPIRE', KEYS[1], ARGV[4])\n" +
 			"redis.call('INCRBY', KEYS[1], ARGV[2])\nredis.call('ZINCRBY', KEYS[1], ARGV[5], 'm')\nredis.call('EXPIRE', KEYS[1], 1e3)\n" +
 			"redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)\nredis.call('LRANGE', KEYS[1], '0', -1)\nredis.call('SET', KEYS[1], 'PX')\nreturn nil\n"},
+		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},
 		{"local read by a return above its assignment in a loop", "-- @key k\n-- @return int64\nlocal v = 'x'\nfor i = 1, 3 do\n  if i == 3 then return v end\n  v = redis.call('INCR', KEYS[1])\nend\nreturn 0\n"},

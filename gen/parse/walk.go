@@ -207,10 +207,11 @@ const maxLoopPasses = 4
 // the statements). A return in the body may run after an assignment written
 // below it, in an earlier pass, and a return after the loop after any of
 // them, so before the body is walked for real, the locals in scope take,
-// besides their value on entry, every value the body may assign them: the
-// body is walked in passes that record nothing else (the File, the token
-// counts and the locals' sources are put back after each) until those values
-// stop growing.
+// besides their value on entry, every value the body may assign them (their
+// replies, and their sources as assign merges them: a key position above an
+// assignment of an argument holds that argument from the second iteration
+// on): the body is walked in passes that record nothing else (the File and
+// the token counts are put back after each) until those values stop growing.
 //
 // In those passes a nested loop's body is walked once: the passes of the
 // outer loop repeat it, so its values are gathered all the same, and the work
@@ -227,10 +228,9 @@ func (w *walker) loop(body func()) {
 		}
 	}
 	for pass := 0; ; pass++ {
-		before := make(map[*local]Return, len(outer))
-		vals := make(map[*local]Value, len(outer))
+		before := make(map[*local]local, len(outer))
 		for l := range outer {
-			before[l], vals[l] = l.reply, l.val
+			before[l] = *l
 		}
 		f, seen := *w.f, maps.Clone(w.seen)
 		w.dry = true
@@ -238,8 +238,10 @@ func (w *walker) loop(body func()) {
 		*w.f, w.seen, w.dry = f, seen, false
 		grew := false
 		for l := range outer {
-			l.val = vals[l]
-			if !reflect.DeepEqual(l.reply, before[l]) {
+			if l.val != before[l].val {
+				grew = true
+			}
+			if !reflect.DeepEqual(l.reply, before[l].reply) {
 				grew = true
 				if pass == maxLoopPasses-1 {
 					l.reply = Return{Kind: ReturnUnknown}
