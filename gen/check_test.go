@@ -429,6 +429,20 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:6:21: key position of GET holds key, an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "argument ordered with a number",
+			src:  "-- @key k\n-- @arg limit int64\n-- @return int64\nif ARGV[1] > 0 then return redis.call('INCR', KEYS[1]) end\nreturn 0\n",
+			want: []string{`scripts/x.lua:4:12: > compares ARGV[1], a string, with 0, a number, which Lua 5.1 cannot order: Redis fails the script at run time ("attempt to compare ..."); ARGV and KEYS hold strings, whatever the @arg type: compare tonumber(ARGV[1])`},
+		},
+		{
+			name: "reply compared with a string and a number",
+			src: "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif v == 0 then return 0 end\n" +
+				"if redis.call('EXISTS', KEYS[1]) ~= '1' then return 1 end\nreturn 2\n",
+			want: []string{
+				`scripts/x.lua:4:6: == compares v (the reply of GET), a string or nil (in Lua a string or a status table, or false for nil), with 0, a number, but Lua never finds a string equal to a number: it is always false; convert the reply with tonumber(...)`,
+				`scripts/x.lua:5:34: ~= compares the reply of EXISTS, an integer (in Lua a number), with "1", a string, but Lua never finds a string equal to a number: it is always true; write the number without quotes (1)`,
+			},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
@@ -563,6 +577,10 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])\nredis.call('PEXPIREAT', KEYS[1], ARGV[3])\nredis.call('EXPIRE', KEYS[1], ARGV[4])\n" +
 			"redis.call('INCRBY', KEYS[1], ARGV[2])\nredis.call('ZINCRBY', KEYS[1], ARGV[5], 'm')\nredis.call('EXPIRE', KEYS[1], 1e3)\n" +
 			"redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)\nredis.call('LRANGE', KEYS[1], '0', -1)\nredis.call('SET', KEYS[1], 'PX')\nreturn nil\n"},
+		{"comparisons of one type", "-- @key k\n-- @arg limit int64\n-- @arg owner string\n-- @return int64\nlocal n = tonumber(ARGV[1])\n" +
+			"if n > 0 and #KEYS >= 1 and redis.call('GET', KEYS[1]) == ARGV[2] and redis.call('EXISTS', KEYS[1]) == 1 and ARGV[2] ~= 'x' then return 1 end\n" +
+			"if (redis.call('GET', KEYS[1]) or '') .. 'x' == 'ax' and tonumber(redis.call('GET', KEYS[1])) > 5 then return 2 end\nreturn 0\n"},
+		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

@@ -61,6 +61,12 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
+		for _, c := range pf.Compares {
+			checkCompare(c, pf.Calls, at)
+		}
+	}
+
 	for _, v := range pf.RedisValues {
 		at(v.Pos, "%s is used as a value, not called: the checker cannot see what it runs (command, keys, writes); call it directly: redis.call('CMD', ...), or redis.pcall('CMD', ...) for a protected call", v.Text)
 	}
@@ -765,4 +771,82 @@ func inMilliseconds(where string) string {
 		return "use " + ms + ", or declare it int64 (seconds)"
 	}
 	return "declare it int64 (seconds)"
+}
+
+// luaKind is what a compared operand is in Lua: a string (or a status
+// reply's table, or false for nil, none of which equals or orders with a
+// number), a number (or false for nil), or unknown.
+func luaKind(o parse.Operand, calls []parse.Call) (kind byte, what string) {
+	switch o.Type {
+	case parse.OperandString:
+		return 's', o.Text + ", a string,"
+	case parse.OperandNumber:
+		return 'n', o.Text + ", a number,"
+	case parse.OperandReply:
+		if o.Call >= len(calls) {
+			return 0, ""
+		}
+		c := calls[o.Call]
+		got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
+		switch {
+		case got == replyUnknown || got&replyArr != 0:
+		case got&replyInt == 0:
+			return 's', o.Text + ", " + got.String() + " (in Lua a string or a status table" + orFalse(got) + "),"
+		case got&replyStr == 0:
+			return 'n', o.Text + ", " + got.String() + " (in Lua a number" + orFalse(got) + "),"
+		}
+	}
+	return 0, ""
+}
+
+// checkCompare refuses a comparison of a string with a number, which Lua
+// 5.1 never converts: < > <= >= fail at run time, == is always false and ~=
+// always true. ARGV and KEYS hold strings, whatever @arg type the callers
+// take.
+func checkCompare(c parse.Compare, calls []parse.Call, at func(parse.Pos, string, ...any)) {
+	l, lwhat := luaKind(c.Left, calls)
+	r, rwhat := luaKind(c.Right, calls)
+	if l == 0 || r == 0 || l == r {
+		return
+	}
+	str := c.Left
+	if l == 'n' {
+		str = c.Right
+	}
+	var fix string
+	switch {
+	case str.Type == parse.OperandReply:
+		fix = "convert the reply with tonumber(...)"
+	case strings.HasPrefix(str.Text, "ARGV[") || strings.HasPrefix(str.Text, "KEYS["):
+		fix = "ARGV and KEYS hold strings, whatever the @arg type: compare tonumber(" + str.Text + ")"
+	case strings.HasSuffix(str.Text, "])"):
+		name, elem, _ := strings.Cut(strings.TrimSuffix(str.Text, ")"), " (")
+		fix = "ARGV and KEYS hold strings, whatever the @arg type: compare tonumber(" + name + "), or assign tonumber(" + elem + ")"
+	case strings.HasPrefix(str.Text, `"`):
+		if t, err := strconv.Unquote(str.Text); err == nil && integerText(t) {
+			fix = "write the number without quotes (" + t + ")"
+		} else {
+			fix = "compare a number with a number"
+		}
+	default:
+		fix = "convert it with tonumber(...)"
+	}
+	switch c.Op {
+	case "==", "~=":
+		always := "false"
+		if c.Op == "~=" {
+			always = "true"
+		}
+		at(c.Pos, "%s compares %s with %s but Lua never finds a string equal to a number: it is always %s; %s", c.Op, lwhat, rwhat, always, fix)
+	default:
+		at(c.Pos, "%s compares %s with %s which Lua 5.1 cannot order: Redis fails the script at run time (\"attempt to compare ...\"); %s", c.Op, lwhat, rwhat, fix)
+	}
+}
+
+// orFalse says how a nil reply reaches Lua, when the reply can be nil.
+func orFalse(k replyKind) string {
+	if k&replyNil != 0 {
+		return ", or false for nil"
+	}
+	return ""
 }

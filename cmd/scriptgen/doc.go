@@ -144,6 +144,11 @@
 //     duration or time @arg (sent in milliseconds) where Redis reads seconds
 //     (EXPIRE, SET EX, EXAT); a string, bytes or float64 @arg there is a
 //     warning, since a value that is not an integer fails at run time;
+//   - no comparison puts a string against a number, which Lua 5.1 never
+//     converts (< > <= >= fail at run time, == is always false): ARGV and
+//     KEYS hold strings whatever the @arg type (ARGV[1] > 0), a string
+//     reply is no number (redis.call('GET', k) >= 10), an integer reply no
+//     string (redis.call('EXISTS', k) == '1');
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

@@ -185,6 +185,32 @@ type Return struct {
 	Alts []Return
 }
 
+// Compare is a comparison of two operands.
+type Compare struct {
+	Pos         Pos    // of the operator
+	Op          string // <, >, <=, >=, == or ~=
+	Left, Right Operand
+}
+
+// OperandType is the Lua type of a compared value, as far as the walker can
+// tell from the expression.
+type OperandType int
+
+// Operand types.
+const (
+	OperandUnknown OperandType = iota
+	OperandString              // a string literal, a concatenation, an element of KEYS or ARGV
+	OperandNumber              // a number literal, an arithmetic result, a length
+	OperandReply               // the reply of a redis.call or redis.pcall: its Lua type follows the command's reply
+)
+
+// Operand is one side of a Compare.
+type Operand struct {
+	Type OperandType
+	Text string // for messages: ARGV[1], "x", 5, n (ARGV[1]), ...
+	Call int    // OperandReply: the index of the call in File.Calls
+}
+
 // RedisValue is redis.call or redis.pcall (or the redis table itself, or a
 // function of it picked by a computed name) used as a value rather than
 // called directly: what it runs cannot be checked.
@@ -227,6 +253,9 @@ type File struct {
 	// loadfile (Text is the name).
 	Escapes []RedisValue
 	Returns []Return // of the chunk itself, not of functions it defines
+	// Compares are the comparisons (<, ==, ...) whose operands' Lua types
+	// the walker can tell on both sides.
+	Compares []Compare
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

@@ -536,8 +536,16 @@ func (w *walker) expr(e ast.Expr) {
 		w.expr(e.Lhs)
 		w.expr(e.Rhs)
 	case *ast.RelationalOpExpr:
+		// In order (left, operator, right), so the n-th operator walked on a
+		// line is the n-th in its text.
+		c := Compare{Op: e.Operator, Left: w.operand(e.Lhs, len(w.f.Calls))}
 		w.expr(e.Lhs)
+		c.Pos, _ = w.tokenPos(e.Line(), e.Operator, false)
+		c.Right = w.operand(e.Rhs, len(w.f.Calls))
 		w.expr(e.Rhs)
+		if c.Left.Type != OperandUnknown && c.Right.Type != OperandUnknown {
+			w.f.Compares = append(w.f.Compares, c)
+		}
 	case *ast.StringConcatOpExpr:
 		w.expr(e.Lhs)
 		w.expr(e.Rhs)
@@ -553,6 +561,43 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.FunctionExpr:
 		w.function(e)
 	}
+}
+
+// operand is the Lua type of e, as compared; call is the index in
+// File.Calls e's own redis.call will have.
+func (w *walker) operand(e ast.Expr, call int) Operand {
+	switch x := e.(type) {
+	case *ast.StringExpr:
+		return Operand{Type: OperandString, Text: strconv.Quote(x.Value)}
+	case *ast.StringConcatOpExpr:
+		return Operand{Type: OperandString, Text: "a concatenation"}
+	case *ast.NumberExpr:
+		return Operand{Type: OperandNumber, Text: x.Value}
+	case *ast.ArithmeticOpExpr, *ast.UnaryMinusOpExpr:
+		return Operand{Type: OperandNumber, Text: "a number computed"}
+	case *ast.UnaryLenOpExpr:
+		return Operand{Type: OperandNumber, Text: "a length (#)"}
+	case *ast.AttrGetExpr:
+		if id, ok := x.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+			return Operand{Type: OperandString, Text: w.value(x).Text}
+		}
+	case *ast.FuncCallExpr:
+		if c, ok := callReply(x, call); ok {
+			return Operand{Type: OperandReply, Text: "the reply of " + strings.ToUpper(c.Command), Call: c.Call}
+		}
+	case *ast.IdentExpr:
+		l, _ := w.lookup(x.Value)
+		if l == nil {
+			return Operand{}
+		}
+		if v := l.val; (v.Source == SourceArgv || v.Source == SourceKey) && !v.Derived && strings.HasSuffix(v.Text, "]") {
+			return Operand{Type: OperandString, Text: x.Value + " (" + v.Text + ")"}
+		}
+		if r := l.reply; r.Kind == ReturnCall {
+			return Operand{Type: OperandReply, Text: x.Value + " (the reply of " + strings.ToUpper(r.Command) + ")", Call: r.Call}
+		}
+	}
+	return Operand{}
 }
 
 // luaIndex is the array index a Lua 5.1 number literal gives (KEYS[0x1],

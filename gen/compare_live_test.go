@@ -1,0 +1,61 @@
+package gen
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestCompareAgreesWithServer runs scripts the checker refuses for comparing
+// a string with a number on a real server: an ordering fails there, an
+// equality is always false (an inequality always true), as the messages say.
+func TestCompareAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, body string
+		arg        string
+		fails      bool   // Redis fails the script ("attempt to compare")
+		reply      string // else what it returns: the branch "always" takes
+		line       int
+	}{
+		{name: "argument ordered with a number", body: "if ARGV[1] > 0 then return 'gt' end\nreturn 'not gt'", arg: "5", fails: true, line: 4},
+		{name: "argument equal to a number", body: "local n = ARGV[1]\nif n == 5 then return 'eq' end\nreturn 'ne'", arg: "5", reply: "ne", line: 5},
+		{name: "key unequal to a number", body: "if KEYS[1] ~= 1 then return 'ne' end\nreturn 'eq'", arg: "1", reply: "ne", line: 4},
+		{name: "string reply ordered with a number", body: "redis.call('SET', KEYS[1], '12')\nif redis.call('GET', KEYS[1]) >= 10 then return 'ge' end\nreturn 'lt'", arg: "1", fails: true, line: 5},
+		{name: "nil reply ordered with a number", body: "redis.call('DEL', KEYS[1])\nif redis.call('GET', KEYS[1]) < 10 then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 5},
+		{name: "integer reply equal to a string", body: "redis.call('DEL', KEYS[1])\nlocal cur = redis.call('INCR', KEYS[1])\nif cur == '1' then return 'first' end\nreturn 'later'", arg: "1", reply: "later", line: 6},
+		{name: "integer reply ordered with a string", body: "if redis.call('INCR', KEYS[1]) < '5' then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @arg a string\n-- @return string\n" + tc.body + "\n"
+			var got []string
+			for _, e := range checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}) {
+				if !strings.Contains(e, "declared but never used") { // k or a, unused on purpose
+					got = append(got, e)
+				}
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], "scripts/x.lua:"+strconv.Itoa(tc.line)+":") || !strings.Contains(got[0], "compares") {
+				t.Errorf("checker output %q, want one comparison error on line %d", got, tc.line)
+			}
+			script := strings.Join(strings.Split(src, "\n")[3:], "\n")
+			reply, err := rc.Do(ctx, rc.B().Eval().Script(script).Numkeys(1).Key("{c}k").Arg(tc.arg).Build()).ToString()
+			switch {
+			case tc.fails && (err == nil || !strings.Contains(err.Error(), "attempt to compare")):
+				t.Errorf("Redis: %q, %v; want the script to fail with \"attempt to compare\"", reply, err)
+			case !tc.fails && (err != nil || reply != tc.reply):
+				t.Errorf("Redis: %q, %v; want %q", reply, err, tc.reply)
+			}
+			if err != nil && !rueidis.IsRedisNil(err) {
+				t.Logf("Redis: %v", err)
+			}
+		})
+	}
+}
