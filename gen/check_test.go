@@ -443,6 +443,17 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "typed arguments compared with what their callers never send",
+			src: "-- @key k\n-- @arg flag bool\n-- @arg n int64\n-- @return int64\nif ARGV[1] == 'true' then return 1 end\n" +
+				"local f = ARGV[1]\nif f ~= true then return 2 end\nif ARGV[2] == '05' or redis.call('EXISTS', KEYS[1]) == false then return 3 end\nreturn 0\n",
+			want: []string{
+				`scripts/x.lua:5:12: == compares ARGV[1] with "true", but ARGV[1] is @arg flag bool, which the callers send as "1" or "0": it is always false`,
+				`scripts/x.lua:7:6: ~= compares f (ARGV[1]), a string, with true, a boolean, but Lua never finds a boolean equal to a string or a number: it is always true; a bool @arg arrives as "1" or "0": compare with '1'`,
+				`scripts/x.lua:8:12: == compares ARGV[2] with "05", but ARGV[2] is @arg n int64, which the callers send as an integer in decimal: it is always false`,
+				`scripts/x.lua:8:53: == compares the reply of EXISTS, an integer (in Lua a number), with false, a boolean, but Lua never finds a boolean equal to a string or a number: it is always false; compare with a number (1 or 0)`,
+			},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
@@ -580,6 +591,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"comparisons of one type", "-- @key k\n-- @arg limit int64\n-- @arg owner string\n-- @return int64\nlocal n = tonumber(ARGV[1])\n" +
 			"if n > 0 and #KEYS >= 1 and redis.call('GET', KEYS[1]) == ARGV[2] and redis.call('EXISTS', KEYS[1]) == 1 and ARGV[2] ~= 'x' then return 1 end\n" +
 			"if (redis.call('GET', KEYS[1]) or '') .. 'x' == 'ax' and tonumber(redis.call('GET', KEYS[1])) > 5 then return 2 end\nreturn 0\n"},
+		{"typed arguments compared with what their callers send", "-- @key k\n-- @arg flag bool\n-- @arg n int64\n-- @arg s string\n-- @return int64\n" +
+			"if ARGV[1] == '1' and ARGV[2] ~= '-5' and ARGV[3] == 'true' and redis.call('GET', KEYS[1]) == false and redis.call('HGET', KEYS[1], 'f') ~= false then return 1 end\nreturn 0\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},

@@ -32,7 +32,9 @@ func TestCompareAgreesWithServer(t *testing.T) {
 		{name: "string reply ordered with a number", body: "redis.call('SET', KEYS[1], '12')\nif redis.call('GET', KEYS[1]) >= 10 then return 'ge' end\nreturn 'lt'", arg: "1", fails: true, line: 5},
 		{name: "nil reply ordered with a number", body: "redis.call('DEL', KEYS[1])\nif redis.call('GET', KEYS[1]) < 10 then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 5},
 		{name: "integer reply equal to a string", body: "redis.call('DEL', KEYS[1])\nlocal cur = redis.call('INCR', KEYS[1])\nif cur == '1' then return 'first' end\nreturn 'later'", arg: "1", reply: "later", line: 6},
-		{name: "integer reply ordered with a string", body: "if redis.call('INCR', KEYS[1]) < '5' then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 4},
+		{name: "argument equal to true", body: "if ARGV[1] == true then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 4},
+		{name: "integer reply equal to true", body: "redis.call('SET', KEYS[1], 'v')\nif redis.call('EXISTS', KEYS[1]) == true then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 5},
+		{name: "integer reply ordered with a string", body: "redis.call('DEL', KEYS[1])\nif redis.call('INCR', KEYS[1]) < '5' then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @arg a string\n-- @return string\n" + tc.body + "\n"

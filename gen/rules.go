@@ -63,7 +63,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 
 	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
 		for _, c := range pf.Compares {
-			checkCompare(c, pf.Calls, at)
+			checkCompare(c, pf.Calls, r.args, at)
 		}
 	}
 
@@ -777,33 +777,109 @@ func inMilliseconds(where string) string {
 // reply's table, or false for nil, none of which equals or orders with a
 // number), a number (or false for nil), or unknown.
 func luaKind(o parse.Operand, calls []parse.Call) (kind byte, what string) {
+	kind, what, _ = luaKindNil(o, calls)
+	return kind, what
+}
+
+// luaKindNil is luaKind, and whether the operand may be false (a nil reply).
+func luaKindNil(o parse.Operand, calls []parse.Call) (kind byte, what string, nilable bool) {
 	switch o.Type {
 	case parse.OperandString:
-		return 's', o.Text + ", a string,"
+		return 's', o.Text + ", a string,", false
 	case parse.OperandNumber:
-		return 'n', o.Text + ", a number,"
+		return 'n', o.Text + ", a number,", false
 	case parse.OperandReply:
 		if o.Call >= len(calls) {
-			return 0, ""
+			return 0, "", false
 		}
 		c := calls[o.Call]
 		got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
 		switch {
 		case got == replyUnknown || got&replyArr != 0:
 		case got&replyInt == 0:
-			return 's', o.Text + ", " + got.String() + " (in Lua a string or a status table" + orFalse(got) + "),"
+			return 's', o.Text + ", " + got.String() + " (in Lua a string or a status table" + orFalse(got) + "),", got&replyNil != 0
 		case got&replyStr == 0:
-			return 'n', o.Text + ", " + got.String() + " (in Lua a number" + orFalse(got) + "),"
+			return 'n', o.Text + ", " + got.String() + " (in Lua a number" + orFalse(got) + "),", got&replyNil != 0
 		}
 	}
-	return 0, ""
+	return 0, "", false
+}
+
+// checkCompareTyped refuses what checkCompare cannot see from Lua types
+// alone: a boolean literal against a value that is never a boolean, and an
+// @arg compared with a string literal its callers never send.
+func checkCompareTyped(c parse.Compare, calls []parse.Call, params []Param, at func(parse.Pos, string, ...any)) bool {
+	eq := c.Op == "==" || c.Op == "~="
+	always := "false"
+	if c.Op == "~=" {
+		always = "true"
+	}
+	if c.Left.Type == parse.OperandBool || c.Right.Type == parse.OperandBool {
+		b, o := c.Left, c.Right
+		if o.Type == parse.OperandBool {
+			b, o = o, b
+		}
+		k, what, nilable := luaKindNil(o, calls)
+		if k == 0 || nilable || o.Type == parse.OperandBool {
+			return o.Type == parse.OperandBool
+		}
+		fix := "compare with a number (1 or 0)"
+		if k == 's' {
+			fix = "compare with a string"
+		}
+		if p, _ := argParam(parse.Value{Source: parse.SourceArgv, Text: "ARGV[" + strconv.Itoa(o.Argv) + "]"}, params); o.Argv > 0 && p != nil && p.Type.Kind == Bool {
+			fix = "a bool @arg arrives as \"1\" or \"0\": compare with '1'"
+		}
+		if eq {
+			at(c.Pos, "%s compares %s with %s, a boolean, but Lua never finds a boolean equal to a string or a number: it is always %s; %s", c.Op, what, b.Text, always, fix)
+		} else {
+			at(c.Pos, "%s compares %s with %s, a boolean, which Lua 5.1 cannot order: Redis fails the script at run time (\"attempt to compare ...\"); %s", c.Op, what, b.Text, fix)
+		}
+		return true
+	}
+	if !eq || c.Left.Type != parse.OperandString || c.Right.Type != parse.OperandString {
+		return false
+	}
+	arg, lit := c.Left, c.Right
+	if arg.Argv == 0 {
+		arg, lit = lit, arg
+	}
+	if arg.Argv == 0 || lit.Argv != 0 || lit.Text == "" || !strings.HasPrefix(lit.Text, `"`) {
+		return false
+	}
+	p, n := argParam(parse.Value{Source: parse.SourceArgv, Text: "ARGV[" + strconv.Itoa(arg.Argv) + "]"}, params)
+	if p == nil {
+		return false
+	}
+	sent := ""
+	switch p.Type.Kind {
+	case Bool:
+		if lit.Literal != "1" && lit.Literal != "0" {
+			sent = "\"1\" or \"0\""
+		}
+	case Int64, Duration, Time:
+		if v, err := strconv.ParseInt(lit.Literal, 10, 64); err != nil || strconv.FormatInt(v, 10) != lit.Literal {
+			sent = "an integer in decimal"
+		}
+		if p.Type.Kind == Duration {
+			sent += " (milliseconds)"
+		}
+	}
+	if sent == "" || sent == " (milliseconds)" {
+		return false
+	}
+	at(c.Pos, "%s compares %s with %s, but ARGV[%d] is @arg %s %s, which the callers send as %s: it is always %s", c.Op, arg.Text, lit.Text, n, p.Name, p.Type.String(), sent, always)
+	return true
 }
 
 // checkCompare refuses a comparison of a string with a number, which Lua
 // 5.1 never converts: < > <= >= fail at run time, == is always false and ~=
 // always true. ARGV and KEYS hold strings, whatever @arg type the callers
 // take.
-func checkCompare(c parse.Compare, calls []parse.Call, at func(parse.Pos, string, ...any)) {
+func checkCompare(c parse.Compare, calls []parse.Call, params []Param, at func(parse.Pos, string, ...any)) {
+	if checkCompareTyped(c, calls, params, at) {
+		return
+	}
 	l, lwhat := luaKind(c.Left, calls)
 	r, rwhat := luaKind(c.Right, calls)
 	if l == 0 || r == 0 || l == r {

@@ -148,7 +148,10 @@
 //     converts (< > <= >= fail at run time, == is always false): ARGV and
 //     KEYS hold strings whatever the @arg type (ARGV[1] > 0), a string
 //     reply is no number (redis.call('GET', k) >= 10), an integer reply no
-//     string (redis.call('EXISTS', k) == '1');
+//     string (redis.call('EXISTS', k) == '1'); nor a boolean literal against
+//     a value that is never one (ARGV[1] == true), nor an @arg against a
+//     string its callers never send (a bool arrives as "1" or "0", so
+//     ARGV[1] == 'true' is always false);
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

@@ -202,6 +202,7 @@ const (
 	OperandString              // a string literal, a concatenation, an element of KEYS or ARGV
 	OperandNumber              // a number literal, an arithmetic result, a length
 	OperandReply               // the reply of a redis.call or redis.pcall: its Lua type follows the command's reply
+	OperandBool                // true or false
 )
 
 // Operand is one side of a Compare.
@@ -209,6 +210,10 @@ type Operand struct {
 	Type OperandType
 	Text string // for messages: ARGV[1], "x", 5, n (ARGV[1]), ...
 	Call int    // OperandReply: the index of the call in File.Calls
+	// Argv is n when the operand is exactly ARGV[n] (or a local holding it).
+	Argv int
+	// Literal is the text of a string literal operand.
+	Literal string
 }
 
 // RedisValue is redis.call or redis.pcall (or the redis table itself, or a

@@ -568,7 +568,11 @@ func (w *walker) expr(e ast.Expr) {
 func (w *walker) operand(e ast.Expr, call int) Operand {
 	switch x := e.(type) {
 	case *ast.StringExpr:
-		return Operand{Type: OperandString, Text: strconv.Quote(x.Value)}
+		return Operand{Type: OperandString, Text: strconv.Quote(x.Value), Literal: x.Value}
+	case *ast.TrueExpr:
+		return Operand{Type: OperandBool, Text: "true"}
+	case *ast.FalseExpr:
+		return Operand{Type: OperandBool, Text: "false"}
 	case *ast.StringConcatOpExpr:
 		return Operand{Type: OperandString, Text: "a concatenation"}
 	case *ast.NumberExpr:
@@ -579,7 +583,8 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 		return Operand{Type: OperandNumber, Text: "a length (#)"}
 	case *ast.AttrGetExpr:
 		if id, ok := x.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
-			return Operand{Type: OperandString, Text: w.value(x).Text}
+			v := w.value(x)
+			return Operand{Type: OperandString, Text: v.Text, Argv: argvIndex(v)}
 		}
 	case *ast.FuncCallExpr:
 		if c, ok := callReply(x, call); ok {
@@ -591,13 +596,25 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 			return Operand{}
 		}
 		if v := l.val; (v.Source == SourceArgv || v.Source == SourceKey) && !v.Derived && strings.HasSuffix(v.Text, "]") {
-			return Operand{Type: OperandString, Text: x.Value + " (" + v.Text + ")"}
+			return Operand{Type: OperandString, Text: x.Value + " (" + v.Text + ")", Argv: argvIndex(v)}
 		}
 		if r := l.reply; r.Kind == ReturnCall {
 			return Operand{Type: OperandReply, Text: x.Value + " (the reply of " + strings.ToUpper(r.Command) + ")", Call: r.Call}
 		}
 	}
 	return Operand{}
+}
+
+// argvIndex is n for a value that is exactly ARGV[n], else 0.
+func argvIndex(v Value) int {
+	if v.Source != SourceArgv || v.Derived {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(v.Text, "ARGV["), "]"))
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // luaIndex is the array index a Lua 5.1 number literal gives (KEYS[0x1],
