@@ -454,6 +454,15 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "named field of a list reply",
+			src: "-- @key k\n-- @return string?\nlocal h = redis.call('HGETALL', KEYS[1])\nif h.owner then return 'held' end\n" +
+				"return redis.call('HMGET', KEYS[1], 'a')['a']\n",
+			want: []string{
+				`scripts/x.lua:4:4: h.owner is always nil: HGETALL replies an array, which reaches Lua as a list indexed 1, 2, ..., with no field "owner"; read the field with HGET, or turn the field-value pairs into a table first`,
+				`scripts/x.lua:5:8: redis.call(...).a is always nil: HMGET replies an array, which reaches Lua as a list indexed 1, 2, ..., with no field "a"; the values come in the order of the fields asked for: t[1], t[2], ...`,
+			},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
@@ -593,6 +602,8 @@ func TestCheckAccepts(t *testing.T) {
 			"if (redis.call('GET', KEYS[1]) or '') .. 'x' == 'ax' and tonumber(redis.call('GET', KEYS[1])) > 5 then return 2 end\nreturn 0\n"},
 		{"typed arguments compared with what their callers send", "-- @key k\n-- @arg flag bool\n-- @arg n int64\n-- @arg s string\n-- @return int64\n" +
 			"if ARGV[1] == '1' and ARGV[2] ~= '-5' and ARGV[3] == 'true' and redis.call('GET', KEYS[1]) == false and redis.call('HGET', KEYS[1], 'f') ~= false then return 1 end\nreturn 0\n"},
+		{"fields of replies that have them", "-- @key k\n-- @return string\nlocal h = redis.call('HGETALL', KEYS[1])\nlocal first = h[1]\n" +
+			"if redis.call('SET', KEYS[1], 'v').ok == 'OK' and redis.pcall('GET', KEYS[1]).err == nil then return redis.call('TYPE', KEYS[1]).ok end\nreturn first or ''\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},

@@ -65,6 +65,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		for _, c := range pf.Compares {
 			checkCompare(c, pf.Calls, r.args, at)
 		}
+		for _, f := range pf.Fields {
+			checkFieldRead(f, pf.Calls, at)
+		}
 	}
 
 	for _, v := range pf.RedisValues {
@@ -925,4 +928,30 @@ func orFalse(k replyKind) string {
 		return ", or false for nil"
 	}
 	return ""
+}
+
+// checkFieldRead refuses a named field of a reply that reaches Lua as a
+// list (HGETALL's field-value pairs, HMGET's values): its only keys are 1,
+// 2, ..., so the field is always nil.
+func checkFieldRead(f parse.FieldRead, calls []parse.Call, at func(parse.Pos, string, ...any)) {
+	if f.Call >= len(calls) {
+		return
+	}
+	c := calls[f.Call]
+	got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
+	if got&replyArr == 0 || got&(replyInt|replyStr) != 0 {
+		return
+	}
+	pos := f.Pos
+	if pos == (parse.Pos{}) {
+		pos = c.Pos
+	}
+	hint := "index it by position (t[1], t[2], ...)"
+	switch strings.ToUpper(c.Command) {
+	case "HGETALL":
+		hint = "read the field with HGET, or turn the field-value pairs into a table first"
+	case "HMGET":
+		hint = "the values come in the order of the fields asked for: t[1], t[2], ..."
+	}
+	at(pos, "%s is always nil: %s replies %s, which reaches Lua as a list indexed 1, 2, ..., with no field %q; %s", f.Text, strings.ToUpper(c.Command), got.String(), f.Name, hint)
 }

@@ -151,7 +151,9 @@
 //     string (redis.call('EXISTS', k) == '1'); nor a boolean literal against
 //     a value that is never one (ARGV[1] == true), nor an @arg against a
 //     string its callers never send (a bool arrives as "1" or "0", so
-//     ARGV[1] == 'true' is always false);
+//     ARGV[1] == 'true' is always false); a named field of a reply that
+//     reaches Lua as a list (h.owner of HGETALL's reply) is refused, as it
+//     is always nil;
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

@@ -185,6 +185,15 @@ type Return struct {
 	Alts []Return
 }
 
+// FieldRead is t.name or t['name'] where t is a command's reply, directly
+// or through a local holding it.
+type FieldRead struct {
+	Pos  Pos    // zero for a direct call: the call's position
+	Text string // t.name, as written (or redis.call(...).name)
+	Name string
+	Call int // the index of the call in File.Calls
+}
+
 // Compare is a comparison of two operands.
 type Compare struct {
 	Pos         Pos    // of the operator
@@ -261,6 +270,9 @@ type File struct {
 	// Compares are the comparisons (<, ==, ...) whose operands' Lua types
 	// the walker can tell on both sides.
 	Compares []Compare
+	// Fields are reads of a named field (t.name, t['name']) of a command's
+	// reply.
+	Fields []FieldRead
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

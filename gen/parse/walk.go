@@ -517,6 +517,9 @@ func (w *walker) expr(e ast.Expr) {
 			w.expr(e.Key)
 			return
 		}
+		if key, ok := e.Key.(*ast.StringExpr); ok {
+			w.fieldRead(e.Object, key.Value)
+		}
 		w.expr(e.Object)
 		w.expr(e.Key)
 	case *ast.TableExpr:
@@ -603,6 +606,26 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 		}
 	}
 	return Operand{}
+}
+
+// fieldRead records obj.name when obj is a command's reply: a direct call
+// (its index is the next in File.Calls, as obj is walked next) or a local
+// that holds one.
+func (w *walker) fieldRead(obj ast.Expr, name string) {
+	switch x := obj.(type) {
+	case *ast.FuncCallExpr:
+		if c, ok := callReply(x, len(w.f.Calls)); ok && c.CallFunc == "redis.call" {
+			// Pos is the call's, once it is walked (zero here).
+			w.f.Fields = append(w.f.Fields, FieldRead{Text: "redis.call(...)." + name, Name: name, Call: c.Call})
+		}
+	case *ast.IdentExpr:
+		l, _ := w.lookup(x.Value)
+		if l == nil || l.reply.Kind != ReturnCall || l.reply.CallFunc != "redis.call" {
+			return
+		}
+		pos, _ := w.identPos(x.Line(), x.Value)
+		w.f.Fields = append(w.f.Fields, FieldRead{Pos: pos, Text: x.Value + "." + name, Name: name, Call: l.reply.Call})
+	}
 }
 
 // argvIndex is n for a value that is exactly ARGV[n], else 0.
