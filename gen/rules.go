@@ -755,13 +755,23 @@ func argParam(v parse.Value, params []Param) (*Param, int) {
 	if v.Source != parse.SourceArgv || v.Derived || !ok || err != nil || n < 1 {
 		return nil, 0
 	}
-	switch {
-	case n <= len(params):
-		return &params[n-1], n
-	case len(params) > 0 && params[len(params)-1].Variadic:
-		return &params[len(params)-1], n
+	if p := paramOf(n, params); p != nil {
+		return p, n
 	}
 	return nil, 0
+}
+
+// paramOf is the @arg of ARGV[n] (the variadic one past the last), nil for
+// none (n 0: not an argument).
+func paramOf(n int, params []Param) *Param {
+	switch {
+	case n < 1:
+	case n <= len(params):
+		return &params[n-1]
+	case len(params) > 0 && params[len(params)-1].Variadic:
+		return &params[len(params)-1]
+	}
+	return nil
 }
 
 // inMilliseconds says how to pass milliseconds instead, where is the
@@ -830,7 +840,7 @@ func checkCompareTyped(c parse.Compare, calls []parse.Call, params []Param, at f
 		if k == 's' {
 			fix = "compare with a string"
 		}
-		if p, _ := argParam(parse.Value{Source: parse.SourceArgv, Text: "ARGV[" + strconv.Itoa(o.Argv) + "]"}, params); o.Argv > 0 && p != nil && p.Type.Kind == Bool {
+		if p := paramOf(o.Argv, params); p != nil && p.Type.Kind == Bool {
 			fix = "a bool @arg arrives as \"1\" or \"0\": compare with '1'"
 		}
 		if eq {
@@ -850,25 +860,23 @@ func checkCompareTyped(c parse.Compare, calls []parse.Call, params []Param, at f
 	if arg.Argv == 0 || lit.Argv != 0 || lit.Text == "" || !strings.HasPrefix(lit.Text, `"`) {
 		return false
 	}
-	p, n := argParam(parse.Value{Source: parse.SourceArgv, Text: "ARGV[" + strconv.Itoa(arg.Argv) + "]"}, params)
+	p, n := paramOf(arg.Argv, params), arg.Argv
 	if p == nil {
 		return false
 	}
-	sent := ""
+	var sent string
 	switch p.Type.Kind {
 	case Bool:
-		if lit.Literal != "1" && lit.Literal != "0" {
-			sent = "\"1\" or \"0\""
+		if lit.Literal == "1" || lit.Literal == "0" {
+			return false
 		}
+		sent = "\"1\" or \"0\""
 	case Int64, Duration, Time:
-		if v, err := strconv.ParseInt(lit.Literal, 10, 64); err != nil || strconv.FormatInt(v, 10) != lit.Literal {
-			sent = "an integer in decimal"
+		if v, err := strconv.ParseInt(lit.Literal, 10, 64); err == nil && strconv.FormatInt(v, 10) == lit.Literal {
+			return false
 		}
-		if p.Type.Kind == Duration {
-			sent += " (milliseconds)"
-		}
-	}
-	if sent == "" || sent == " (milliseconds)" {
+		sent = map[Kind]string{Int64: "an integer in decimal", Duration: "milliseconds in decimal", Time: "unix milliseconds in decimal"}[p.Type.Kind]
+	default:
 		return false
 	}
 	at(c.Pos, "%s compares %s with %s, but ARGV[%d] is @arg %s %s, which the callers send as %s: it is always %s", c.Op, arg.Text, lit.Text, n, p.Name, p.Type.String(), sent, always)
