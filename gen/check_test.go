@@ -463,6 +463,11 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "field of a list reply named by a local",
+			src:  "-- @key k\n-- @return int64\nlocal f = 'tokens'\nlocal bucket = redis.call('HGETALL', KEYS[1])\nlocal n = bucket[f]\nlocal i = 2\nreturn tonumber(bucket[i]) or 0\n",
+			want: []string{`scripts/x.lua:5:11: bucket[f] is always nil: HGETALL replies an array, which reaches Lua as a list indexed 1, 2, ..., with no field "tokens"; read the field with HGET, or turn the field-value pairs into a table first`},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},

@@ -517,8 +517,12 @@ func (w *walker) expr(e ast.Expr) {
 			w.expr(e.Key)
 			return
 		}
-		if key, ok := e.Key.(*ast.StringExpr); ok {
-			w.fieldRead(e.Object, key.Value)
+		if name, ok := w.fieldName(e.Key); ok {
+			index := "." + name
+			if id, isIdent := e.Key.(*ast.IdentExpr); isIdent {
+				index = "[" + id.Value + "]"
+			}
+			w.fieldRead(e.Object, name, index)
 		}
 		w.expr(e.Object)
 		w.expr(e.Key)
@@ -608,15 +612,31 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 	return Operand{}
 }
 
+// fieldName is the string a table index is for certain: a string literal,
+// or a local holding one (local f = 'owner' ... t[f]).
+func (w *walker) fieldName(key ast.Expr) (string, bool) {
+	switch k := key.(type) {
+	case *ast.StringExpr:
+		return k.Value, true
+	case *ast.IdentExpr:
+		if v, ok := w.local(k.Value); ok && v.Source == SourceLiteral && !v.Derived && strings.HasPrefix(v.Text, `"`) {
+			if s, err := strconv.Unquote(v.Text); err == nil {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
 // fieldRead records obj.name when obj is a command's reply: a direct call
 // (its index is the next in File.Calls, as obj is walked next) or a local
 // that holds one.
-func (w *walker) fieldRead(obj ast.Expr, name string) {
+func (w *walker) fieldRead(obj ast.Expr, name, index string) {
 	switch x := obj.(type) {
 	case *ast.FuncCallExpr:
 		if c, ok := callReply(x, len(w.f.Calls)); ok && c.CallFunc == "redis.call" {
 			// Pos is the call's, once it is walked (zero here).
-			w.f.Fields = append(w.f.Fields, FieldRead{Text: "redis.call(...)." + name, Name: name, Call: c.Call})
+			w.f.Fields = append(w.f.Fields, FieldRead{Text: "redis.call(...)" + index, Name: name, Call: c.Call})
 		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
@@ -624,7 +644,7 @@ func (w *walker) fieldRead(obj ast.Expr, name string) {
 			return
 		}
 		pos, _ := w.identPos(x.Line(), x.Value)
-		w.f.Fields = append(w.f.Fields, FieldRead{Pos: pos, Text: x.Value + "." + name, Name: name, Call: l.reply.Call})
+		w.f.Fields = append(w.f.Fields, FieldRead{Pos: pos, Text: x.Value + index, Name: name, Call: l.reply.Call})
 	}
 }
 
