@@ -287,8 +287,10 @@ func (r *retrier) answered() { r.later.cur, r.refused = retryLaterMin, nil }
 // an attempt short (err is the context's).
 func (r *retrier) failed(ctx context.Context, err error) error {
 	cerr := ctx.Err()
-	if cerr == nil && errors.Is(err, context.DeadlineExceeded) {
-		// The call saw the deadline pass before ctx's own timer fired.
+	if d, ok := ctx.Deadline(); cerr == nil && ok && !time.Now().Before(d) && errors.Is(err, context.DeadlineExceeded) {
+		// The call saw ctx's deadline pass before ctx's own timer fired.
+		// (A call's own timeout, such as a dial's i/o timeout, which
+		// errors.Is also reads as DeadlineExceeded, is no end of ctx.)
 		cerr = context.DeadlineExceeded
 	}
 	switch {

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -901,5 +902,30 @@ func TestSemaphoreAcquireLostReply(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // an undo running twice would add them twice
 	if n, err := watch.AvailablePermits(ctx); err != nil || n != 2 {
 		t.Fatalf("available permits = %d, %v; want exactly 2", n, err)
+	}
+}
+
+// deadlineOnly is a context whose deadline has passed while its own timer
+// has not fired yet (Err is still nil), the moment a call can see first.
+type deadlineOnly struct{ context.Context }
+
+func (deadlineOnly) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+
+// TestRetrierFailedContextErrors: a call's own timeout (a dial's i/o
+// timeout, which errors.Is reads as context.DeadlineExceeded) is no end of
+// the caller's context, so it is not reported as one; a call that saw the
+// caller's deadline pass before its timer fired is.
+func TestRetrierFailedContextErrors(t *testing.T) {
+	_, timeout := (&net.Dialer{Timeout: time.Nanosecond}).Dial("tcp", "127.0.0.1:1")
+	if !errors.Is(timeout, context.DeadlineExceeded) || !retryLater(timeout) {
+		t.Fatalf("dial with a 1ns timeout: %v, want a dial error that errors.Is reads as context.DeadlineExceeded", timeout)
+	}
+	rt := newRetrier()
+	if err := rt.failed(context.Background(), timeout); err != timeout {
+		t.Errorf("failed(live ctx, dial timeout) = %v, want the dial error itself", err)
+	}
+	err := rt.failed(deadlineOnly{context.Background()}, timeout)
+	if !strings.HasPrefix(err.Error(), context.DeadlineExceeded.Error()) || !errors.Is(err, timeout) {
+		t.Errorf("failed(ctx past its deadline, dial timeout) = %v, want the deadline, after the dial error", err)
 	}
 }

@@ -74,10 +74,24 @@ func ClassifyLockError(ctx context.Context, err error) (f Failure, retryAfter ti
 		}
 		return Contended, retryAfter
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	// A context error inside err is the request's only when the request's
+	// context has ended (or its deadline passed a moment before its timer
+	// fired). Otherwise it is a call's own timeout: a connection to a Redis
+	// that accepts but never answers (a server dying or frozen) fails with
+	// an i/o timeout, which errors.Is reads as context.DeadlineExceeded.
+	if (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) && requestEnded(ctx) {
 		return Canceled, 0
 	}
 	return Unavailable, 0
+}
+
+// requestEnded reports whether ctx has ended or its deadline has passed.
+func requestEnded(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // MayFailOpen reports whether a lock error of the Unavailable kind may run
