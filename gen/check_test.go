@@ -468,6 +468,15 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:5:11: bucket[f] is always nil: HGETALL replies an array, which reaches Lua as a list indexed 1, 2, ..., with no field "tokens"; read the field with HGET, or turn the field-value pairs into a table first`},
 		},
 		{
+			name: "unknown and newer options",
+			src: "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'PX', 100, 'NXX')\n" +
+				"redis.call('HSCAN', KEYS[1], 0, 'MATCH', 'a*', 'NOVALUES')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:44: "NXX" is no option of SET, which takes EX, EXAT, GET, KEEPTTL, NX, PX, PXAT or XX there: Redis refuses the call ("ERR syntax error"); did you mean NX?`,
+				`scripts/x.lua:4:48: HSCAN's option NOVALUES is not in Redis 7.0 (it is in the specifications since 7.4.0): scripts must run on Redis 7.0`,
+			},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
@@ -610,6 +619,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"fields of replies that have them", "-- @key k\n-- @return string\nlocal h = redis.call('HGETALL', KEYS[1])\nlocal first = h[1]\n" +
 			"if redis.call('SET', KEYS[1], 'v').ok == 'OK' and redis.pcall('GET', KEYS[1]).err == nil then return redis.call('TYPE', KEYS[1]).ok end\nreturn first or ''\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
+		{"options", "-- @key k\n-- @key dst\n-- @arg opt string\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'px', 100, 'nx', 'GET')\n" +
+			"redis.call('SET', KEYS[1], 'v', ARGV[1], 'ANYTHING')\nredis.call('SCAN', 0, 'MATCH', 'COUNT', 'COUNT', 10)\n" +
+			"redis.call('LMOVE', KEYS[1], KEYS[2], 'left', 'RIGHT')\nredis.call('EXPIRE', KEYS[1], 10, 'GT')\nredis.call('LOLWUT', 'VERSION', 5, 'extra')\nreturn nil\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

@@ -121,6 +121,21 @@ type argSig struct {
 	tokens map[string][]argWord
 }
 
+// optionSig says what may follow a command's fixed words (its first fixed
+// words after the name, and the subcommand's): keywords only, each with its
+// values.
+type optionSig struct {
+	fixed  int
+	tokens map[string]optionToken
+}
+
+// optionToken is a keyword: how many values follow it, and the version that
+// added it ("" when the command always had it).
+type optionToken struct {
+	values int
+	since  string
+}
+
 // noscriptOn70 are the commands Redis 7.0 refuses in scripts that the
 // specifications (Redis 7.2 and later) allow: scripts must run on both.
 // TestCommandTableMatchesServer checks the list against a 7.0 server.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -254,6 +255,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		return
 	}
 	checkNumeric(c, info.name, r.args, at, warn)
+	checkOptions(c, info.name, at)
 	if r.clusterUnsafe {
 		return
 	}
@@ -962,4 +964,81 @@ func checkFieldRead(f parse.FieldRead, calls []parse.Call, at func(parse.Pos, st
 		hint = "the values come in the order of the fields asked for: t[1], t[2], ..."
 	}
 	at(pos, "%s is always nil: %s replies %s, which reaches Lua as a list indexed 1, 2, ..., with no field %q; %s", f.Text, strings.ToUpper(c.Command), got.String(), f.Name, hint)
+}
+
+// tokensNewerThan70 are the keywords Redis 7.0 does not know that the
+// specifications give no version for ("COMMAND KEYWORD"):
+// TestOptionArgsAgreeWithServer finds them.
+var tokensNewerThan70 = map[string]string{
+	"HSCAN NOVALUES":     "7.4.0",
+	"ZSCAN NOSCORES":     "8.0.0",
+	"ZRANK WITHSCORE":    "7.2.0",
+	"ZREVRANK WITHSCORE": "7.2.0",
+}
+
+// looseOptions are the commands that take words their specifications do
+// not list where options go (LOLWUT passes them to its drawing):
+// TestOptionArgsAgreeWithServer finds them.
+var looseOptions = map[string]bool{
+	"LOLWUT": true,
+}
+
+// checkOptions checks the words after a command's fixed ones, where the
+// specifications allow only keywords (optionArgs): a literal that is none of
+// them, or one Redis 7.0 lacks, makes Redis refuse the call. A word the
+// checker cannot read (an argument, an expression) ends the check: from
+// there on it cannot tell keywords from their values.
+func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	sig, ok := optionArgs[name]
+	if !ok || looseOptions[name] {
+		return
+	}
+	shown := strings.ReplaceAll(name, "|", " ")
+	i := sig.fixed
+	if strings.Contains(name, "|") {
+		i++ // the subcommand
+	}
+	for i < len(c.Args) {
+		a := c.Args[i]
+		if !a.Exact || a.Expands {
+			return
+		}
+		word := strings.ToUpper(*a.Literal)
+		t, known := sig.tokens[word]
+		if !known {
+			names := make([]string, 0, len(sig.tokens))
+			for n := range sig.tokens {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			hint := ""
+			if s := closest(word, names); s != "" {
+				hint = "; did you mean " + s + "?"
+			}
+			at(a.Pos, "%q is no option of %s, which takes %s there: Redis refuses the call (\"ERR syntax error\")%s", *a.Literal, shown, orList(names), hint)
+			return
+		}
+		since := t.since
+		if v, ok := tokensNewerThan70[shown+" "+word]; ok {
+			since = v
+		}
+		if newerThan70(since) {
+			at(a.Pos, "%s's option %s is not in Redis 7.0 (it is in the specifications since %s): scripts must run on Redis 7.0", shown, word, since)
+			return
+		}
+		i += 1 + t.values
+	}
+}
+
+// closest is the name nearest to word by edit distance, "" when none is
+// near (a quarter of the longer word, at least 1).
+func closest(word string, names []string) string {
+	best, bestD := "", 0
+	for _, n := range names {
+		d := editDistance(word, n)
+		if limit := max(1, max(len(word), len(n))/4); d <= limit && (best == "" || d < bestD) {
+			best, bestD = n, d
+		}
+	}
+	return best
 }

@@ -138,6 +138,10 @@
 //     literal subcommand, and elsewhere a subcommand that is not a literal
 //     (redis.call('CLIENT', ARGV[1])) is a warning, since whether scripts may
 //     run it, its arity, keys and writes cannot be checked;
+//   - where a command takes only keywords after its fixed words (SET's NX,
+//     PX ms, GET; SCAN's MATCH, COUNT; EXPIRE's GT), a literal word is one of
+//     them (with the closest for a misspelt one) and one Redis 7.0 has
+//     (HSCAN's NOVALUES is 7.4's); the check stops at a word it cannot read;
 //   - an argument Redis reads as an integer or unix time (EXPIRE's seconds,
 //     SET's PX, INCRBY's increment, SCAN's COUNT, as the specifications place
 //     them) is no literal that is not an integer ('30s', 1.5), and no

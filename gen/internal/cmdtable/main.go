@@ -196,6 +196,19 @@ func Build(dir string) ([]byte, error) {
 	}
 	buf.WriteString("}\n")
 
+	buf.WriteString("\n// optionArgs are the commands and subcommands whose words after the fixed\n// ones are all keywords, each followed by a known number of values (see\n// optionSig).\n")
+	buf.WriteString("var optionArgs = map[string]optionSig{\n")
+	for _, e := range entries {
+		sig, err := optionSigOf(e.s.Arguments)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		if sig != "" {
+			fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, sig)
+		}
+	}
+	buf.WriteString("}\n")
+
 	buf.WriteString("\n// zeroOneReplies are the commands and subcommands whose reply schema allows\n// no integer but 0 and 1 (a flag, not a count): a script may return them as\n// @return bool.\n")
 	buf.WriteString("var zeroOneReplies = map[string]bool{\n")
 	for _, e := range entries {
@@ -398,6 +411,7 @@ type argJSON struct {
 	Name      string    `json:"name"`
 	Type      string    `json:"type"`
 	Token     string    `json:"token"`
+	Since     string    `json:"since"`
 	Optional  flexBool  `json:"optional"`
 	Multiple  flexBool  `json:"multiple"`
 	Arguments []argJSON `json:"arguments"`
@@ -520,4 +534,83 @@ func numericSig(raw []json.RawMessage) (string, error) {
 		out += ", tokens: map[string][]argWord{" + strings.Join(parts, ", ") + "}"
 	}
 	return out + "}", nil
+}
+
+// optionSigOf renders the optionSig of a command's arguments, "" when its
+// words after the fixed ones are not all keywords with plain values: a
+// repeated argument, an optional word without a keyword (SPOP key
+// [count]), a keyword whose values are not plain words, or one keyword
+// taking different values in two places.
+func optionSigOf(raw []json.RawMessage) (string, error) {
+	args := make([]argJSON, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &args[i]); err != nil {
+			return "", err
+		}
+	}
+	fixed := 0
+	for _, a := range args {
+		if bool(a.Optional) || bool(a.Multiple) || a.Token != "" || !simpleArg(a) {
+			break
+		}
+		fixed++
+	}
+	type token struct {
+		values int
+		since  string
+	}
+	tokens := map[string]token{}
+	ok := true
+	add := func(name string, t token) {
+		name = strings.ToUpper(name)
+		if old, seen := tokens[name]; seen {
+			ok = ok && old == t // LMOVE's LEFT, twice alike
+			return
+		}
+		tokens[name] = t
+	}
+	var walk func([]argJSON, string)
+	walk = func(list []argJSON, parent string) {
+		for _, a := range list {
+			since := parent
+			if a.Since != "" {
+				since = a.Since
+			}
+			switch {
+			case bool(a.Multiple):
+				ok = false
+			case a.Type == "pure-token":
+				add(a.Token, token{0, since})
+			case a.Token != "" && simpleArg(a):
+				add(a.Token, token{1, since})
+			case a.Token != "" && a.Type == "block":
+				for _, b := range a.Arguments {
+					if bool(b.Optional) || bool(b.Multiple) || b.Token != "" || !simpleArg(b) {
+						ok = false
+					}
+				}
+				add(a.Token, token{len(a.Arguments), since})
+			case a.Token != "":
+				ok = false
+			case a.Type == "oneof" || a.Type == "block":
+				walk(a.Arguments, since)
+			default:
+				ok = false // a word without a keyword
+			}
+		}
+	}
+	walk(args[fixed:], "")
+	if !ok || len(tokens) == 0 {
+		return "", nil
+	}
+	names := make([]string, 0, len(tokens))
+	for t := range tokens {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, t := range names {
+		parts = append(parts, fmt.Sprintf("%q: {%d, %q}", t, tokens[t].values, tokens[t].since))
+	}
+	return fmt.Sprintf("{fixed: %d, tokens: map[string]optionToken{%s}}", fixed, strings.Join(parts, ", ")), nil
 }

@@ -1,0 +1,120 @@
+package gen
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// optionSetup makes the key of commands that read their options only when
+// the key exists (a scan of a missing key answers before reading them).
+var optionSetup = map[string][]string{
+	"HSCAN": {"HSET", "1", "f", "v"},
+	"SSCAN": {"SADD", "1", "m"},
+	"ZSCAN": {"ZADD", "1", "1", "m"},
+}
+
+// TestOptionArgsAgreeWithServer checks optionArgs and tokensNewerThan70,
+// which checkOptions rests on, against the test server (Redis 7.0). For each
+// command a script may run, a call with plain words ("1") must succeed, and
+// then:
+//   - with an unknown word where options go, Redis must refuse it, as the
+//     checker says;
+//   - with each keyword the checker takes as Redis 7.0's, Redis must not
+//     refuse it the way it refuses an unknown word;
+//   - with each keyword the checker says 7.0 lacks, Redis must refuse it.
+func TestOptionArgsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	ctx := context.Background()
+	run := func(words []string) string {
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		if setup, ok := optionSetup[words[0]]; ok {
+			if err := rc.Do(ctx, rc.B().Arbitrary(setup[0]).Args(setup[1:]...).Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(0).Arg(words...).Build()).Error()
+		if err == nil || rueidis.IsRedisNil(err) {
+			return ""
+		}
+		return err.Error()
+	}
+
+	names := make([]string, 0, len(optionArgs))
+	for name := range optionArgs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	covered := map[string]bool{}
+	var problems []string
+	for _, name := range names {
+		info, ok := commandIndex[name]
+		if !ok {
+			t.Fatalf("%s is in optionArgs but not in the command table", name)
+		}
+		if info.flags&flagNoscript != 0 || noscriptOn70[name] || newerThan70(info.since) {
+			continue
+		}
+		sig := optionArgs[name]
+		base := strings.Split(name, "|")
+		for i := range sig.fixed {
+			base = append(base, strconv.Itoa(i+1)) // distinct: COPY refuses a key onto itself
+		}
+		if want := info.arity; want > len(base) || -want > len(base) {
+			continue // a keyword is required after the fixed words (GEORADIUS's unit): no plain call
+		}
+		if msg := run(base); msg != "" {
+			continue // the plain call fails: nothing to learn here
+		}
+		unknown := run(append(slices.Clone(base), "NOSUCHOPTION"))
+		if unknown == "" {
+			if !looseOptions[name] {
+				problems = append(problems, fmt.Sprintf("%s: Redis accepts the unknown option NOSUCHOPTION (%v); list it in looseOptions", name, base))
+			}
+			continue
+		}
+		if looseOptions[name] {
+			problems = append(problems, fmt.Sprintf("%s: Redis refuses the unknown option NOSUCHOPTION (%s), yet looseOptions lists it", name, unknown))
+		}
+		covered[name] = true
+		shown := strings.ReplaceAll(name, "|", " ")
+		for token, tok := range sig.tokens {
+			words := append(slices.Clone(base), token)
+			for range tok.values {
+				words = append(words, "1")
+			}
+			msg := run(words)
+			since := tok.since
+			if v, ok := tokensNewerThan70[shown+" "+token]; ok {
+				since = v
+			}
+			switch {
+			case newerThan70(since) && msg == "":
+				problems = append(problems, fmt.Sprintf("%s %s: the checker says Redis 7.0 lacks it (since %s), but it accepts %v", shown, token, since, words))
+			case !newerThan70(since) && msg == unknown:
+				problems = append(problems, fmt.Sprintf("%s %s: Redis refuses %v as it refuses an unknown option (%s); list it in tokensNewerThan70", shown, token, words, msg))
+			}
+		}
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+	for _, must := range []string{"SET", "GETEX", "EXPIRE", "PEXPIRE", "SCAN", "HSCAN", "ZSCAN", "ZRANGE", "ZRANGEBYSCORE", "LPOS", "COPY"} {
+		if !covered[must] {
+			t.Errorf("%s was not checked against the server (its plain call failed)", must)
+		}
+	}
+	t.Logf("%d commands' options checked against the server", len(covered))
+}
