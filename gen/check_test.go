@@ -477,6 +477,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "options that exclude each other",
+			src:  "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'NX', 'px', 100, 'XX')\nredis.call('PEXPIRE', KEYS[1], 100, 'NX', 'GT')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:50: SET takes one of NX or XX, and the call gives NX and XX: Redis refuses the call`,
+				`scripts/x.lua:4:43: PEXPIRE takes one of GT, LT, NX or XX, and the call gives NX and GT: Redis refuses the call`,
+			},
+		},
+		{
 			name: "duration where Redis reads seconds",
 			src:  "-- @key k\n-- @arg ttl duration\n-- @return int64\nreturn redis.call('EXPIRE', KEYS[1], ARGV[1])\n",
 			want: []string{`scripts/x.lua:4:38: EXPIRE reads seconds there, and ARGV[1] is @arg ttl duration, sent as milliseconds: it would be 1000 times too long; use PEXPIRE, or declare it int64 (seconds)`},
@@ -622,6 +630,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"options", "-- @key k\n-- @key dst\n-- @arg opt string\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'px', 100, 'nx', 'GET')\n" +
 			"redis.call('SET', KEYS[1], 'v', ARGV[1], 'ANYTHING')\nredis.call('SCAN', 0, 'MATCH', 'COUNT', 'COUNT', 10)\n" +
 			"redis.call('LMOVE', KEYS[1], KEYS[2], 'left', 'RIGHT')\nredis.call('EXPIRE', KEYS[1], 10, 'GT')\nredis.call('LOLWUT', 'VERSION', 5, 'extra')\nreturn nil\n"},
+		{"options Redis takes together", "-- @key k\n-- @key dst\n-- @return none\nredis.call('PEXPIRE', KEYS[1], 100, 'XX', 'GT')\n" +
+			"redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'LEFT')\nredis.call('GEORADIUS', KEYS[1], 0, 0, 1, 'km', 'ASC', 'DESC')\nredis.call('SET', KEYS[1], 'v', 'NX', 'GET', 'EX', 1)\nreturn nil\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

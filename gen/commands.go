@@ -129,11 +129,13 @@ type optionSig struct {
 	tokens map[string]optionToken
 }
 
-// optionToken is a keyword: how many values follow it, and the version that
-// added it ("" when the command always had it).
+// optionToken is a keyword: how many values follow it, the version that
+// added it ("" when the command always had it), and the group of
+// alternatives it is one of (0: none), of which a call may give one.
 type optionToken struct {
 	values int
 	since  string
+	group  int
 }
 
 // noscriptOn70 are the commands Redis 7.0 refuses in scripts that the

@@ -30,7 +30,9 @@ var optionSetup = map[string][]string{
 //     checker says;
 //   - with each keyword the checker takes as Redis 7.0's, Redis must not
 //     refuse it the way it refuses an unknown word;
-//   - with each keyword the checker says 7.0 lacks, Redis must refuse it.
+//   - with each keyword the checker says 7.0 lacks, Redis must refuse it;
+//   - with two alternatives of one group, Redis must refuse the call unless
+//     compatibleOptions lists the pair.
 func TestOptionArgsAgreeWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	node := redistest.Server(t)
@@ -108,6 +110,44 @@ func TestOptionArgsAgreeWithServer(t *testing.T) {
 			}
 		}
 	}
+	// Alternatives of one group: Redis must refuse any two together, unless
+	// compatibleOptions lists the pair.
+	pairs := 0
+	for _, name := range names {
+		if !covered[name] {
+			continue
+		}
+		sig := optionArgs[name]
+		shown := strings.ReplaceAll(name, "|", " ")
+		base := strings.Split(name, "|")
+		for i := range sig.fixed {
+			base = append(base, strconv.Itoa(i+1))
+		}
+		withValues := func(words []string, token string) []string {
+			words = append(words, token)
+			for range sig.tokens[token].values {
+				words = append(words, "1")
+			}
+			return words
+		}
+		for a, ta := range sig.tokens {
+			for b, tb := range sig.tokens {
+				if a >= b || ta.group == 0 || ta.group != tb.group || newerThan70(ta.since) || newerThan70(tb.since) {
+					continue
+				}
+				pairs++
+				words := withValues(withValues(slices.Clone(base), a), b)
+				msg := run(words)
+				listed := compatibleOptions[optionPair(shown, a, b)]
+				switch {
+				case msg == "" && !listed:
+					problems = append(problems, fmt.Sprintf("%s: Redis accepts %s and %s together (%v); list the pair in compatibleOptions", shown, a, b, words))
+				case msg != "" && listed:
+					problems = append(problems, fmt.Sprintf("%s: Redis refuses %s and %s together (%s), yet compatibleOptions lists them", shown, a, b, msg))
+				}
+			}
+		}
+	}
 	for _, p := range problems {
 		t.Error(p)
 	}
@@ -116,5 +156,20 @@ func TestOptionArgsAgreeWithServer(t *testing.T) {
 			t.Errorf("%s was not checked against the server (its plain call failed)", must)
 		}
 	}
-	t.Logf("%d commands' options checked against the server", len(covered))
+	var grouped []string
+	for _, name := range names {
+		for _, tok := range optionArgs[name].tokens {
+			if covered[name] && tok.group != 0 {
+				grouped = append(grouped, name)
+				break
+			}
+		}
+	}
+	t.Logf("alternatives checked for %v", grouped)
+	for name := range exclusiveChecked {
+		if !slices.Contains(grouped, name) {
+			t.Errorf("exclusiveChecked lists %s, whose alternatives were not run against the server", name)
+		}
+	}
+	t.Logf("%d commands' options and %d pairs of alternatives checked against the server", len(covered), pairs)
 }

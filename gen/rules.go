@@ -998,6 +998,7 @@ func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any))
 	if strings.Contains(name, "|") {
 		i++ // the subcommand
 	}
+	chosen := map[int]string{} // group → the alternative given
 	for i < len(c.Args) {
 		a := c.Args[i]
 		if !a.Exact || a.Expands {
@@ -1026,8 +1027,53 @@ func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any))
 			at(a.Pos, "%s's option %s is not in Redis 7.0 (it is in the specifications since %s): scripts must run on Redis 7.0", shown, word, since)
 			return
 		}
+		if first, ok := chosen[t.group]; ok && t.group != 0 && first != word && exclusiveChecked[name] && !compatibleOptions[optionPair(shown, first, word)] {
+			at(a.Pos, "%s takes one of %s, and the call gives %s and %s: Redis refuses the call", shown, orList(groupOf(sig, t.group)), first, word)
+			return
+		}
+		chosen[t.group] = word
 		i += 1 + t.values
 	}
+}
+
+// exclusiveChecked are the commands whose groups of alternatives
+// TestOptionArgsAgreeWithServer has run against Redis: only their
+// alternatives are held exclusive (GEORADIUS, which it cannot run with
+// plain words, takes ASC and DESC together, the last one winning).
+var exclusiveChecked = map[string]bool{
+	"EXPIRE": true, "EXPIREAT": true, "PEXPIRE": true, "PEXPIREAT": true, "GETEX": true,
+	"SET": true, "ZRANGE": true, "ZRANGESTORE": true, "GEODIST": true, "FLUSHALL": true, "FLUSHDB": true,
+}
+
+// compatibleOptions are the alternatives of one group the specifications
+// give as exclusive that Redis accepts together ("COMMAND A B", A < B):
+// TestOptionArgsAgreeWithServer finds them.
+var compatibleOptions = map[string]bool{
+	// NX excludes XX, GT and LT, and GT excludes LT; XX goes with either.
+	"EXPIRE GT XX": true, "EXPIRE LT XX": true,
+	"EXPIREAT GT XX": true, "EXPIREAT LT XX": true,
+	"PEXPIRE GT XX": true, "PEXPIRE LT XX": true,
+	"PEXPIREAT GT XX": true, "PEXPIREAT LT XX": true,
+}
+
+// optionPair is the compatibleOptions key of two options of a command.
+func optionPair(command, a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return command + " " + a + " " + b
+}
+
+// groupOf lists the alternatives of group, sorted.
+func groupOf(sig optionSig, group int) []string {
+	var names []string
+	for n, t := range sig.tokens {
+		if t.group == group {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // closest is the name nearest to word by edit distance, "" when none is

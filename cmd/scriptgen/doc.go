@@ -141,7 +141,9 @@
 //   - where a command takes only keywords after its fixed words (SET's NX,
 //     PX ms, GET; SCAN's MATCH, COUNT; EXPIRE's GT), a literal word is one of
 //     them (with the closest for a misspelt one) and one Redis 7.0 has
-//     (HSCAN's NOVALUES is 7.4's); the check stops at a word it cannot read;
+//     (HSCAN's NOVALUES is 7.4's), and no two that exclude each other (SET's
+//     NX and XX; EXPIRE's NX and GT, though XX goes with GT); the check stops
+//     at a word it cannot read;
 //   - an argument Redis reads as an integer or unix time (EXPIRE's seconds,
 //     SET's PX, INCRBY's increment, SCAN's COUNT, as the specifications place
 //     them) is no literal that is not an integer ('30s', 1.5), and no

@@ -558,19 +558,25 @@ func optionSigOf(raw []json.RawMessage) (string, error) {
 	type token struct {
 		values int
 		since  string
+		group  int // the oneof it is an alternative of, 0 for none
 	}
 	tokens := map[string]token{}
 	ok := true
 	add := func(name string, t token) {
 		name = strings.ToUpper(name)
 		if old, seen := tokens[name]; seen {
-			ok = ok && old == t // LMOVE's LEFT, twice alike
+			// LMOVE's LEFT, in both of its LEFT|RIGHT choices: alike but
+			// for the group, and so in none.
+			ok = ok && old.values == t.values && old.since == t.since
+			old.group = 0
+			tokens[name] = old
 			return
 		}
 		tokens[name] = t
 	}
-	var walk func([]argJSON, string)
-	walk = func(list []argJSON, parent string) {
+	groups := 0
+	var walk func([]argJSON, string, int)
+	walk = func(list []argJSON, parent string, group int) {
 		for _, a := range list {
 			since := parent
 			if a.Since != "" {
@@ -580,26 +586,29 @@ func optionSigOf(raw []json.RawMessage) (string, error) {
 			case bool(a.Multiple):
 				ok = false
 			case a.Type == "pure-token":
-				add(a.Token, token{0, since})
+				add(a.Token, token{0, since, group})
 			case a.Token != "" && simpleArg(a):
-				add(a.Token, token{1, since})
+				add(a.Token, token{1, since, group})
 			case a.Token != "" && a.Type == "block":
 				for _, b := range a.Arguments {
 					if bool(b.Optional) || bool(b.Multiple) || b.Token != "" || !simpleArg(b) {
 						ok = false
 					}
 				}
-				add(a.Token, token{len(a.Arguments), since})
+				add(a.Token, token{len(a.Arguments), since, group})
 			case a.Token != "":
 				ok = false
-			case a.Type == "oneof" || a.Type == "block":
-				walk(a.Arguments, since)
+			case a.Type == "oneof":
+				groups++
+				walk(a.Arguments, since, groups) // a nested oneof's alternatives exclude the outer one's too, but are not tracked
+			case a.Type == "block":
+				walk(a.Arguments, since, 0)
 			default:
 				ok = false // a word without a keyword
 			}
 		}
 	}
-	walk(args[fixed:], "")
+	walk(args[fixed:], "", 0)
 	if !ok || len(tokens) == 0 {
 		return "", nil
 	}
@@ -610,7 +619,7 @@ func optionSigOf(raw []json.RawMessage) (string, error) {
 	sort.Strings(names)
 	var parts []string
 	for _, t := range names {
-		parts = append(parts, fmt.Sprintf("%q: {%d, %q}", t, tokens[t].values, tokens[t].since))
+		parts = append(parts, fmt.Sprintf("%q: {%d, %q, %d}", t, tokens[t].values, tokens[t].since, tokens[t].group))
 	}
 	return fmt.Sprintf("{fixed: %d, tokens: map[string]optionToken{%s}}", fixed, strings.Join(parts, ", ")), nil
 }
