@@ -1,16 +1,11 @@
 package gen
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // numericSetup makes the key of commands that read their options only when
@@ -34,25 +29,7 @@ var numericSetup = map[string][]string{
 // a kind, or scripts may not run it) is left out; the common ones must be
 // covered.
 func TestNumericArgsAgreeWithServer(t *testing.T) {
-	redistest.RequireBinaries(t)
-	node := redistest.Server(t)
-	rc := node.Client(t)
-	ctx := context.Background()
-	run := func(words []string) error {
-		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
-			t.Fatal(err)
-		}
-		if setup, ok := numericSetup[words[0]]; ok {
-			if err := rc.Do(ctx, rc.B().Arbitrary(setup[0]).Args(setup[1:]...).Build()).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		err := rc.Do(ctx, rc.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(0).Arg(words...).Build()).Error()
-		if rueidis.IsRedisNil(err) {
-			return nil
-		}
-		return err
-	}
+	run := commandRunner(t, numericSetup)
 
 	covered := map[string]bool{}
 	var problems []string

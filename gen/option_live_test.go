@@ -1,17 +1,12 @@
 package gen
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // optionSetup makes the key of commands that read their options only when
@@ -34,24 +29,12 @@ var optionSetup = map[string][]string{
 //   - with two alternatives of one group, Redis must refuse the call unless
 //     compatibleOptions lists the pair.
 func TestOptionArgsAgreeWithServer(t *testing.T) {
-	redistest.RequireBinaries(t)
-	node := redistest.Server(t)
-	rc := node.Client(t)
-	ctx := context.Background()
+	runErr := commandRunner(t, optionSetup)
 	run := func(words []string) string {
-		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
-			t.Fatal(err)
+		if err := runErr(words); err != nil {
+			return err.Error()
 		}
-		if setup, ok := optionSetup[words[0]]; ok {
-			if err := rc.Do(ctx, rc.B().Arbitrary(setup[0]).Args(setup[1:]...).Build()).Error(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		err := rc.Do(ctx, rc.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(0).Arg(words...).Build()).Error()
-		if err == nil || rueidis.IsRedisNil(err) {
-			return ""
-		}
-		return err.Error()
+		return ""
 	}
 
 	names := make([]string, 0, len(optionArgs))

@@ -183,31 +183,27 @@ func Build(dir string) ([]byte, error) {
 	}
 	buf.WriteString("}\n")
 
-	buf.WriteString("\n// numericArgs are the commands and subcommands with an argument the\n// specifications type as an integer or a unix time (see argSig).\n")
-	buf.WriteString("var numericArgs = map[string]argSig{\n")
-	for _, e := range entries {
-		sig, err := numericSig(e.s.Arguments)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.name, err)
+	for _, m := range []struct {
+		doc, decl string
+		sig       func([]argJSON) string
+	}{
+		{"numericArgs are the commands and subcommands with an argument the\nspecifications type as an integer or a unix time (see argSig).", "numericArgs = map[string]argSig", numericSig},
+		{"optionArgs are the commands and subcommands whose words after the fixed\nones are all keywords, each followed by a known number of values (see\noptionSig).", "optionArgs = map[string]optionSig", optionSigOf},
+	} {
+		buf.WriteString("\n// " + strings.ReplaceAll(m.doc, "\n", "\n// ") + "\nvar " + m.decl + "{\n")
+		for _, e := range entries {
+			args := make([]argJSON, len(e.s.Arguments))
+			for i, r := range e.s.Arguments {
+				if err := json.Unmarshal(r, &args[i]); err != nil {
+					return nil, fmt.Errorf("%s: %w", e.name, err)
+				}
+			}
+			if sig := m.sig(args); sig != "" {
+				fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, sig)
+			}
 		}
-		if sig != "" {
-			fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, sig)
-		}
+		buf.WriteString("}\n")
 	}
-	buf.WriteString("}\n")
-
-	buf.WriteString("\n// optionArgs are the commands and subcommands whose words after the fixed\n// ones are all keywords, each followed by a known number of values (see\n// optionSig).\n")
-	buf.WriteString("var optionArgs = map[string]optionSig{\n")
-	for _, e := range entries {
-		sig, err := optionSigOf(e.s.Arguments)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", e.name, err)
-		}
-		if sig != "" {
-			fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, sig)
-		}
-	}
-	buf.WriteString("}\n")
 
 	buf.WriteString("\n// zeroOneReplies are the commands and subcommands whose reply schema allows\n// no integer but 0 and 1 (a flag, not a count): a script may return them as\n// @return bool.\n")
 	buf.WriteString("var zeroOneReplies = map[string]bool{\n")
@@ -465,13 +461,7 @@ func wordExpr(a argJSON) string {
 // the first optional, repeated or keyword argument, and the values of
 // keywords (when nothing repeats, so no keyword can be data, and every
 // keyword's values are plain words).
-func numericSig(raw []json.RawMessage) (string, error) {
-	args := make([]argJSON, len(raw))
-	for i, r := range raw {
-		if err := json.Unmarshal(r, &args[i]); err != nil {
-			return "", err
-		}
-	}
+func numericSig(args []argJSON) string {
 	var fixed []string
 	numeric := false
 	for _, a := range args {
@@ -518,7 +508,7 @@ func numericSig(raw []json.RawMessage) (string, error) {
 		tokens = nil
 	}
 	if !numeric && tokens == nil {
-		return "", nil
+		return ""
 	}
 	out := "{fixed: []argWord{" + strings.Join(fixed, ", ") + "}"
 	if tokens != nil {
@@ -533,7 +523,7 @@ func numericSig(raw []json.RawMessage) (string, error) {
 		}
 		out += ", tokens: map[string][]argWord{" + strings.Join(parts, ", ") + "}"
 	}
-	return out + "}", nil
+	return out + "}"
 }
 
 // optionSigOf renders the optionSig of a command's arguments, "" when its
@@ -541,13 +531,7 @@ func numericSig(raw []json.RawMessage) (string, error) {
 // repeated argument, an optional word without a keyword (SPOP key
 // [count]), a keyword whose values are not plain words, or one keyword
 // taking different values in two places.
-func optionSigOf(raw []json.RawMessage) (string, error) {
-	args := make([]argJSON, len(raw))
-	for i, r := range raw {
-		if err := json.Unmarshal(r, &args[i]); err != nil {
-			return "", err
-		}
-	}
+func optionSigOf(args []argJSON) string {
 	fixed := 0
 	for _, a := range args {
 		if bool(a.Optional) || bool(a.Multiple) || a.Token != "" || !simpleArg(a) {
@@ -610,7 +594,7 @@ func optionSigOf(raw []json.RawMessage) (string, error) {
 	}
 	walk(args[fixed:], "", 0)
 	if !ok || len(tokens) == 0 {
-		return "", nil
+		return ""
 	}
 	names := make([]string, 0, len(tokens))
 	for t := range tokens {
@@ -621,5 +605,5 @@ func optionSigOf(raw []json.RawMessage) (string, error) {
 	for _, t := range names {
 		parts = append(parts, fmt.Sprintf("%q: {%d, %q, %d}", t, tokens[t].values, tokens[t].since, tokens[t].group))
 	}
-	return fmt.Sprintf("{fixed: %d, tokens: map[string]optionToken{%s}}", fixed, strings.Join(parts, ", ")), nil
+	return fmt.Sprintf("{fixed: %d, tokens: map[string]optionToken{%s}}", fixed, strings.Join(parts, ", "))
 }
