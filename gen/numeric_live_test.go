@@ -2,8 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -51,12 +51,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		}
 	}
 
-	names := make([]string, 0, len(numericArgs))
-	for name := range numericArgs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(numericArgs)) {
 		info, ok := commandIndex[name]
 		if !ok {
 			t.Fatalf("%s is in numericArgs but not in the command table", name)

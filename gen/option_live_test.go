@@ -2,8 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,11 +37,7 @@ func TestOptionArgsAgreeWithServer(t *testing.T) {
 		return ""
 	}
 
-	names := make([]string, 0, len(optionArgs))
-	for name := range optionArgs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(optionArgs))
 	covered := map[string]bool{}
 	var problems []string
 	for _, name := range names {

@@ -2,9 +2,9 @@ package gen
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -1007,11 +1007,7 @@ func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any))
 		word := strings.ToUpper(*a.Literal)
 		t, known := sig.tokens[word]
 		if !known {
-			names := make([]string, 0, len(sig.tokens))
-			for n := range sig.tokens {
-				names = append(names, n)
-			}
-			sort.Strings(names)
+			names := slices.Sorted(maps.Keys(sig.tokens))
 			hint := ""
 			if s := closest(word, names); s != "" {
 				hint = "; did you mean " + s + "?"
@@ -1072,7 +1068,7 @@ func groupOf(sig optionSig, group int) []string {
 			names = append(names, n)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 

@@ -15,8 +15,10 @@ import (
 	"go/format"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -512,13 +514,8 @@ func numericSig(args []argJSON) string {
 	}
 	out := "{fixed: []argWord{" + strings.Join(fixed, ", ") + "}"
 	if tokens != nil {
-		names := make([]string, 0, len(tokens))
-		for t := range tokens {
-			names = append(names, t)
-		}
-		sort.Strings(names)
 		var parts []string
-		for _, t := range names {
+		for _, t := range slices.Sorted(maps.Keys(tokens)) {
 			parts = append(parts, fmt.Sprintf("%q: {%s}", t, strings.Join(tokens[t], ", ")))
 		}
 		out += ", tokens: map[string][]argWord{" + strings.Join(parts, ", ") + "}"
@@ -596,13 +593,8 @@ func optionSigOf(args []argJSON) string {
 	if !ok || len(tokens) == 0 {
 		return ""
 	}
-	names := make([]string, 0, len(tokens))
-	for t := range tokens {
-		names = append(names, t)
-	}
-	sort.Strings(names)
 	var parts []string
-	for _, t := range names {
+	for _, t := range slices.Sorted(maps.Keys(tokens)) {
 		parts = append(parts, fmt.Sprintf("%q: {%d, %q, %d}", t, tokens[t].values, tokens[t].since, tokens[t].group))
 	}
 	return fmt.Sprintf("{fixed: %d, tokens: map[string]optionToken{%s}}", fixed, strings.Join(parts, ", "))
