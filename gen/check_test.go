@@ -503,6 +503,26 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "literal that is no number",
+			src: "-- @key k\n-- @return none\nredis.call('INCRBYFLOAT', KEYS[1], 'abc')\nredis.call('ZCOUNT', KEYS[1], '[1', 5)\n" +
+				"redis.call('ZADD', KEYS[1], 'GT', 'ch', 5, 'm', 'x', 'y')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:36: INCRBYFLOAT reads a number there (increment), and "abc" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:4:31: ZCOUNT reads a number there (min), and "[1" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:5:49: ZADD reads a number there (score), and "x" is none: Redis refuses the call at run time`,
+			},
+		},
+		{
+			name: "ZADD and GEOADD words out of order, and a misspelt option",
+			src: "-- @key k\n-- @return none\nredis.call('ZADD', KEYS[1], 'member', 5)\nredis.call('ZADD', KEYS[1], 'nxx', 1, 'm')\n" +
+				"redis.call('GEOADD', KEYS[1], 'Palermo', 13.36, 38.11)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:29: ZADD reads a number there (score, after the options CH, GT, INCR, LT, NX, XX), and "member" is neither: Redis refuses the call at run time`,
+				`scripts/x.lua:4:29: ZADD reads a number there (score, after the options CH, GT, INCR, LT, NX, XX), and "nxx" is neither: Redis refuses the call at run time; did you mean NX?`,
+				`scripts/x.lua:5:31: GEOADD reads a number there (longitude, after the options CH, NX, XX), and "Palermo" is neither: Redis refuses the call at run time`,
+			},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -632,6 +652,12 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('LMOVE', KEYS[1], KEYS[2], 'left', 'RIGHT')\nredis.call('EXPIRE', KEYS[1], 10, 'GT')\nredis.call('LOLWUT', 'VERSION', 5, 'extra')\nreturn nil\n"},
 		{"options Redis takes together", "-- @key k\n-- @key dst\n-- @return none\nredis.call('PEXPIRE', KEYS[1], 100, 'XX', 'GT')\n" +
 			"redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'LEFT')\nredis.call('GEORADIUS', KEYS[1], 0, 0, 1, 'km', 'ASC', 'DESC')\nredis.call('SET', KEYS[1], 'v', 'NX', 'GET', 'EX', 1)\nreturn nil\n"},
+		{"number arguments", "-- @key k\n-- @arg member string\n-- @arg score float64\n-- @arg opt string\n-- @arg n int64\n-- @return none\n" +
+			"redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])\nredis.call('ZADD', KEYS[1], ARGV[3], ARGV[2], ARGV[1])\n" +
+			"redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1], ARGV[1], ARGV[1])\nredis.call('ZADD', KEYS[1], 'incr', ARGV[4], 'm')\n" +
+			"redis.call('ZADD', KEYS[1], unpack(ARGV))\nredis.call('ZCOUNT', KEYS[1], '(1', '+inf')\nredis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(5')\n" +
+			"redis.call('HINCRBYFLOAT', KEYS[1], 'f', '0x1A')\nredis.call('INCRBYFLOAT', KEYS[1], 0x10)\nredis.call('INCRBYFLOAT', KEYS[1], '1e500')\n" +
+			"redis.call('GEOADD', KEYS[1], 'CH', 13.36, 38.11, 'Palermo')\nredis.call('INCRBYFLOAT', KEYS[1], ARGV[4])\nreturn nil\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},
@@ -839,7 +865,8 @@ func TestCheckDeepLoops(t *testing.T) {
 }
 
 // TestIntegerArgWarnings: an @arg whose values need not be integers, where
-// Redis reads an integer, is a warning; -strict refuses it.
+// Redis reads an integer (or need not be numbers, where it reads a number),
+// is a warning; -strict refuses it.
 func TestIntegerArgWarnings(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -861,6 +888,21 @@ func TestIntegerArgWarnings(t *testing.T) {
 				`scripts/x.lua:5:31: warning: INCRBY reads an integer there (increment), and ARGV[1] is @arg step float64: a value that is no integer fails at run time; declare @arg step int64`,
 				`scripts/x.lua:6:60: warning: SSCAN COUNT reads an integer there (count), and ARGV[2] is @arg n bytes: a value that is no integer fails at run time; declare @arg n int64`,
 			},
+		},
+		{
+			name: "ZADD's member and score swapped, a string increment",
+			src: "-- @key k\n-- @arg member string\n-- @arg score float64\n-- @return none\nredis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])\n" +
+				"redis.call('HINCRBYFLOAT', KEYS[1], 'f', ARGV[1])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:29: warning: ZADD reads a number there (score), and ARGV[1] is @arg member string: a value that is no number fails at run time; declare @arg member float64 or int64`,
+				`scripts/x.lua:6:42: warning: HINCRBYFLOAT reads a number there (increment), and ARGV[1] is @arg member string: a value that is no number fails at run time; declare @arg member float64 or int64`,
+			},
+		},
+		{
+			name: "ZADD words that may be options",
+			src: "-- @key k\n-- @arg member string\n-- @arg score float64\n-- @arg opt string\n-- @return none\n" +
+				"redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])\nredis.call('ZADD', KEYS[1], ARGV[3], ARGV[2], ARGV[1])\n" +
+				"redis.call('ZADD', KEYS[1], ARGV[3], ARGV[3], ARGV[2], ARGV[1])\nreturn nil\n",
 		},
 		{
 			name: "strings where no integer is read",

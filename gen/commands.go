@@ -111,14 +111,19 @@ type argWord struct {
 	name string // the specification's name for it (milliseconds, unix-time-seconds)
 }
 
-// argSig places the integer and unix-time arguments of a command (or of a
-// subcommand, after its name): fixed are the words after the name up to the
-// first optional, repeated or keyword argument; tokens, the words each
-// keyword takes after it (nil when the command has a repeated argument, in
-// which a keyword's text could be data).
+// argSig places the number arguments (integers, unix times, doubles) of a
+// command (or of a subcommand, after its name): fixed are the words after the
+// name up to the first optional, repeated or keyword argument; tokens, the
+// words each keyword takes after it (nil when the command has a repeated
+// argument, in which a keyword's text could be data). A command that ends in
+// a repeated group after optional keywords alone (ZADD key [NX|XX] ... score
+// member [score member ...]) has those keywords in pre and the group's words
+// in repeat instead.
 type argSig struct {
 	fixed  []argWord
 	tokens map[string][]argWord
+	pre    []string
+	repeat []argWord
 }
 
 // optionSig says what may follow a command's fixed words (its first fixed

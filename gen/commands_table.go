@@ -381,14 +381,18 @@ var commandTable = []commandInfo{
 }
 
 // numericArgs are the commands and subcommands with an argument the
-// specifications type as an integer or a unix time (see argSig).
+// specifications type as a number: an integer, a unix time or a double (see
+// argSig).
 var numericArgs = map[string]argSig{
 	"BITPOS":                   {fixed: []argWord{{0, "key"}, {'i', "bit"}}},
 	"BLMPOP":                   {fixed: []argWord{{'d', "timeout"}, {'i', "numkeys"}}},
+	"BRPOPLPUSH":               {fixed: []argWord{{0, "source"}, {0, "destination"}, {'d', "timeout"}}},
 	"BZMPOP":                   {fixed: []argWord{{'d', "timeout"}, {'i', "numkeys"}}},
 	"CLIENT|PAUSE":             {fixed: []argWord{{'i', "timeout"}}},
 	"CLIENT|UNBLOCK":           {fixed: []argWord{{'i', "client-id"}}},
+	"CLUSTER|ADDSLOTSRANGE":    {repeat: []argWord{{'i', "start-slot"}, {'i', "end-slot"}}},
 	"CLUSTER|COUNTKEYSINSLOT":  {fixed: []argWord{{'i', "slot"}}},
+	"CLUSTER|DELSLOTSRANGE":    {repeat: []argWord{{'i', "start-slot"}, {'i', "end-slot"}}},
 	"CLUSTER|GETKEYSINSLOT":    {fixed: []argWord{{'i', "slot"}, {'i', "count"}}},
 	"CLUSTER|MEET":             {fixed: []argWord{{0, "ip"}, {'i', "port"}}},
 	"CLUSTER|SET-CONFIG-EPOCH": {fixed: []argWord{{'i', "config-epoch"}}},
@@ -403,6 +407,7 @@ var numericArgs = map[string]argSig{
 	"EXPIREAT":                 {fixed: []argWord{{0, "key"}, {'u', "unix-time-seconds"}}},
 	"FCALL":                    {fixed: []argWord{{0, "function"}, {'i', "numkeys"}}},
 	"FCALL_RO":                 {fixed: []argWord{{0, "function"}, {'i', "numkeys"}}},
+	"GEOADD":                   {fixed: []argWord{{0, "key"}}, pre: []string{"CH", "NX", "XX"}, repeat: []argWord{{'d', "longitude"}, {'d', "latitude"}, {0, "member"}}},
 	"GEORADIUS":                {fixed: []argWord{{0, "key"}, {'d', "longitude"}, {'d', "latitude"}, {'d', "radius"}}, tokens: map[string][]argWord{"COUNT": {{'i', "count"}}, "STORE": {{0, "storekey"}}, "STOREDIST": {{0, "storedistkey"}}}},
 	"GEORADIUSBYMEMBER":        {fixed: []argWord{{0, "key"}, {0, "member"}, {'d', "radius"}}, tokens: map[string][]argWord{"COUNT": {{'i', "count"}}, "STORE": {{0, "storekey"}}, "STOREDIST": {{0, "storedistkey"}}}},
 	"GEORADIUSBYMEMBER_RO":     {fixed: []argWord{{0, "key"}, {0, "member"}, {'d', "radius"}}, tokens: map[string][]argWord{"COUNT": {{'i', "count"}}}},
@@ -413,8 +418,10 @@ var numericArgs = map[string]argSig{
 	"GETEX":                    {fixed: []argWord{{0, "key"}}, tokens: map[string][]argWord{"EX": {{'i', "seconds"}}, "EXAT": {{'u', "unix-time-seconds"}}, "PX": {{'i', "milliseconds"}}, "PXAT": {{'u', "unix-time-milliseconds"}}}},
 	"GETRANGE":                 {fixed: []argWord{{0, "key"}, {'i', "start"}, {'i', "end"}}},
 	"HINCRBY":                  {fixed: []argWord{{0, "key"}, {0, "field"}, {'i', "increment"}}},
+	"HINCRBYFLOAT":             {fixed: []argWord{{0, "key"}, {0, "field"}, {'d', "increment"}}},
 	"HSCAN":                    {fixed: []argWord{{0, "key"}, {'i', "cursor"}}, tokens: map[string][]argWord{"COUNT": {{'i', "count"}}, "MATCH": {{0, "pattern"}}}},
 	"INCRBY":                   {fixed: []argWord{{0, "key"}, {'i', "increment"}}},
+	"INCRBYFLOAT":              {fixed: []argWord{{0, "key"}, {'d', "increment"}}},
 	"LCS":                      {fixed: []argWord{{0, "key1"}, {0, "key2"}}, tokens: map[string][]argWord{"MINMATCHLEN": {{'i', "min-match-len"}}}},
 	"LINDEX":                   {fixed: []argWord{{0, "key"}, {'i', "index"}}},
 	"LMPOP":                    {fixed: []argWord{{'i', "numkeys"}}},
@@ -454,6 +461,8 @@ var numericArgs = map[string]argSig{
 	"XREVRANGE":                {fixed: []argWord{{0, "key"}, {0, "end"}, {0, "start"}}, tokens: map[string][]argWord{"COUNT": {{'i', "count"}}}},
 	"XSETID":                   {fixed: []argWord{{0, "key"}, {0, "last-id"}}, tokens: map[string][]argWord{"ENTRIESADDED": {{'i', "entries-added"}}, "MAXDELETEDID": {{0, "max-deleted-id"}}}},
 	"XTRIM":                    {fixed: []argWord{{0, "key"}}, tokens: map[string][]argWord{"LIMIT": {{'i', "count"}}}},
+	"ZADD":                     {fixed: []argWord{{0, "key"}}, pre: []string{"CH", "GT", "INCR", "LT", "NX", "XX"}, repeat: []argWord{{'d', "score"}, {0, "member"}}},
+	"ZCOUNT":                   {fixed: []argWord{{0, "key"}, {'d', "min"}, {'d', "max"}}},
 	"ZDIFF":                    {fixed: []argWord{{'i', "numkeys"}}},
 	"ZDIFFSTORE":               {fixed: []argWord{{0, "destination"}, {'i', "numkeys"}}},
 	"ZINCRBY":                  {fixed: []argWord{{0, "key"}, {'i', "increment"}, {0, "member"}}},
@@ -466,6 +475,7 @@ var numericArgs = map[string]argSig{
 	"ZRANGEBYSCORE":            {fixed: []argWord{{0, "key"}, {'d', "min"}, {'d', "max"}}, tokens: map[string][]argWord{"LIMIT": {{'i', "offset"}, {'i', "count"}}}},
 	"ZRANGESTORE":              {fixed: []argWord{{0, "dst"}, {0, "src"}, {0, "min"}, {0, "max"}}, tokens: map[string][]argWord{"LIMIT": {{'i', "offset"}, {'i', "count"}}}},
 	"ZREMRANGEBYRANK":          {fixed: []argWord{{0, "key"}, {'i', "start"}, {'i', "stop"}}},
+	"ZREMRANGEBYSCORE":         {fixed: []argWord{{0, "key"}, {'d', "min"}, {'d', "max"}}},
 	"ZREVRANGE":                {fixed: []argWord{{0, "key"}, {'i', "start"}, {'i', "stop"}}},
 	"ZREVRANGEBYLEX":           {fixed: []argWord{{0, "key"}, {0, "max"}, {0, "min"}}, tokens: map[string][]argWord{"LIMIT": {{'i', "offset"}, {'i', "count"}}}},
 	"ZREVRANGEBYSCORE":         {fixed: []argWord{{0, "key"}, {'d', "max"}, {'d', "min"}}, tokens: map[string][]argWord{"LIMIT": {{'i', "offset"}, {'i', "count"}}}},

@@ -18,36 +18,58 @@ var numericSetup = map[string][]string{
 	"LSET":   {"RPUSH", "{n}key", "a", "b"},
 	"LINDEX": {"RPUSH", "{n}key", "a", "b"},
 	"GETEX":  {"SET", "{n}key", "v"},
+	// GEORADIUSBYMEMBER reads the radius after finding the member.
+	"GEORADIUSBYMEMBER":    {"GEOADD", "{n}key", "1", "1", "{n}member"},
+	"GEORADIUSBYMEMBER_RO": {"GEOADD", "{n}key", "1", "1", "{n}member"},
 }
 
 // TestNumericArgsAgreeWithServer checks numericArgs, which the checker's
-// integer rules rest on, against the test server. For every argument the
-// table places as an integer (or unix time), a script calls the command with
-// plain words ("1" for numbers, a key name otherwise) and then with "x" and
-// "1.5" in that place: Redis must refuse "x", and "1.5" unless fractionOK
-// lists the argument. A command the plain call fails for (it needs data of
-// a kind, or scripts may not run it) is left out; the common ones must be
-// covered.
+// number rules rest on, against the test server. For every argument the
+// table places as a number, a script calls the command with plain words ("1"
+// for numbers, a key name otherwise) and then with other words in that place.
+// Where the table says integer (or unix time), Redis must refuse "x", and
+// "1.5" unless fractionOK lists the argument. Where it says double, Redis
+// must refuse "x" and accept "1.5", and take "(1" exactly when openRangeOK
+// lists the argument. A command that repeats a group of words after its
+// options (ZADD) is called with one group, and with each of its options
+// before it; Redis must accept each, and refuse an unknown word there. A
+// command the plain call fails for (it needs data of a kind, or scripts may
+// not run it) is left out; the common ones must be covered.
 func TestNumericArgsAgreeWithServer(t *testing.T) {
 	run := commandRunner(t, numericSetup)
 
 	covered := map[string]bool{}
 	var problems []string
-	probe := func(words []string, at int, label, arg, what string) {
+	probe := func(words []string, at int, label, arg string, w argWord) {
 		if err := run(words); err != nil {
 			return // the plain call fails: nothing to learn here
 		}
 		covered[label] = true
-		for _, bad := range []string{"x", "1.5"} {
+		try := func(word string) ([]string, error) {
 			probe := slices.Clone(words)
-			probe[at] = bad
-			err := run(probe)
-			switch {
-			case err == nil && (bad == "x" || !fractionOK[arg]):
-				problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v); the checker would flag it", label, bad, what, probe))
-			case err != nil && bad == "1.5" && fractionOK[arg]:
-				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), yet fractionOK lists it: %v", label, bad, what, probe, err))
+			probe[at] = word
+			return probe, run(probe)
+		}
+		if probe, err := try("x"); err == nil {
+			problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v); the checker would flag it", label, "x", w.name, probe))
+		}
+		if w.kind == 'd' {
+			if probe, err := try("1.5"); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), which the table types as a double: %v", label, "1.5", w.name, probe, err))
 			}
+			switch probe, err := try("(1"); {
+			case err == nil && !openRangeOK[arg]:
+				problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v); list it in openRangeOK", label, "(1", w.name, probe))
+			case err != nil && openRangeOK[arg]:
+				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), yet openRangeOK lists it: %v", label, "(1", w.name, probe, err))
+			}
+			return
+		}
+		switch probe, err := try("1.5"); {
+		case err == nil && !fractionOK[arg]:
+			problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v); the checker would flag it", label, "1.5", w.name, probe))
+		case err != nil && fractionOK[arg]:
+			problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), yet fractionOK lists it: %v", label, "1.5", w.name, probe, err))
 		}
 	}
 
@@ -71,6 +93,32 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		for _, w := range sig.fixed {
 			base = append(base, plain(w))
 		}
+		if sig.repeat != nil {
+			group := slices.Clone(base)
+			for _, w := range sig.repeat {
+				group = append(group, plain(w))
+			}
+			for i, w := range sig.repeat {
+				if w.kind != 0 {
+					probe(group, len(base)+i, name+" "+w.name, name+" "+w.name, w)
+				}
+			}
+			if run(group) != nil {
+				continue
+			}
+			for _, kw := range append(slices.Clone(sig.pre), "NXX") {
+				words := slices.Concat(base, []string{kw}, group[len(base):])
+				switch err := run(words); {
+				case kw == "NXX" && err == nil:
+					problems = append(problems, fmt.Sprintf("%s: Redis accepts %v, an unknown word where its options go", name, words))
+				case kw != "NXX" && err != nil:
+					problems = append(problems, fmt.Sprintf("%s: Redis refuses its option %s (%v): %v", name, kw, words, err))
+				case kw != "NXX":
+					covered[name+" "+kw] = true
+				}
+			}
+			continue
+		}
 		// Words the table does not place (the rest of the arity).
 		want := info.arity
 		if want < 0 {
@@ -80,8 +128,8 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 			base = append(base, "{n}more")
 		}
 		for i, w := range sig.fixed {
-			if w.kind == 'i' || w.kind == 'u' {
-				probe(base, len(cmd)+i, name+" "+w.name, name+" "+w.name, w.name)
+			if w.kind != 0 {
+				probe(base, len(cmd)+i, name+" "+w.name, name+" "+w.name, w)
 			}
 		}
 		for token, vals := range sig.tokens {
@@ -90,8 +138,8 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 				words = append(words, plain(w))
 			}
 			for i, w := range vals {
-				if w.kind == 'i' || w.kind == 'u' {
-					probe(words, len(base)+1+i, name+" "+token+" "+w.name, name+" "+w.name, w.name)
+				if w.kind != 0 {
+					probe(words, len(base)+1+i, name+" "+token+" "+w.name, name+" "+w.name, w)
 				}
 			}
 		}
@@ -105,6 +153,8 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"SET PXAT unix-time-milliseconds", "GETEX EX seconds", "GETEX PX milliseconds", "INCRBY increment",
 		"DECRBY decrement", "HINCRBY increment", "LRANGE start", "LRANGE stop", "ZINCRBY increment", "SCAN COUNT count",
 		"ZRANGEBYSCORE LIMIT offset", "ZRANGEBYSCORE LIMIT count", "HSCAN COUNT count", "LPOS RANK rank",
+		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
+		"INCRBYFLOAT increment", "HINCRBYFLOAT increment", "ZCOUNT min", "ZRANGEBYSCORE max", "ZREMRANGEBYSCORE min",
 	} {
 		if !covered[must] {
 			t.Errorf("%s was not checked against the server (its plain call failed)", must)

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -674,8 +675,12 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		i = 1 // the subcommand
 	}
 	check := func(a parse.Arg, w argWord, where string) {
+		if w.kind == 'd' {
+			checkDouble(a, w, where, name, params, at, warn)
+			return
+		}
 		if w.kind != 'i' && w.kind != 'u' {
-			return // a double may be inf, or a score range's (1
+			return
 		}
 		seconds := strings.HasSuffix(w.name, "seconds") && !strings.HasSuffix(w.name, "milliseconds")
 		if a.Exact {
@@ -712,6 +717,10 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		check(c.Args[i], w, shown)
 		i++
 	}
+	if sig.repeat != nil {
+		checkRepeated(c.Args[i:], sig, shown, params, check, at)
+		return
+	}
 	if sig.tokens == nil {
 		return
 	}
@@ -730,6 +739,140 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 			i++
 		}
 	}
+}
+
+// checkRepeated checks the words of a command that ends in a repeated group
+// after optional keywords (ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member
+// [score member ...]). Redis reads keywords for as long as the words are
+// keywords, then groups, so the groups start at the first word that is no
+// keyword. A word the checker cannot read may be a keyword: it is taken for
+// one while the count of the words left says one must be, and the groups are
+// checked only when where they start is certain.
+func checkRepeated(args []parse.Arg, sig argSig, where string, params []Param, check func(parse.Arg, argWord, string), at func(parse.Pos, string, ...any)) {
+	for _, a := range args {
+		if a.Expands {
+			return // the count of words is unknown
+		}
+	}
+	keyword := func(a parse.Arg) bool { return a.Exact && slices.Contains(sig.pre, strings.ToUpper(*a.Literal)) }
+	// mayBeKeyword: a word whose value the checker does not know, unless its
+	// @arg type is a number's.
+	mayBeKeyword := func(a parse.Arg) bool {
+		if a.Exact {
+			return keyword(a)
+		}
+		if p, _ := argParam(a.Value, params); p != nil {
+			switch p.Type.Kind {
+			case Int64, Float64, Duration, Time, Bool:
+				return false
+			}
+		}
+		return true
+	}
+	j := 0
+	for j < len(args) && keyword(args[j]) {
+		j++
+	}
+	if j < len(args) && args[j].Exact && args[j].NotString == "" && sig.repeat[0].kind != 0 && !numberText(*args[j].Literal, false) {
+		// No keyword and no number: a misspelt keyword, or the group's words
+		// in the wrong order.
+		hint := ""
+		if s := closest(strings.ToUpper(*args[j].Literal), sig.pre); s != "" {
+			hint = "; did you mean " + s + "?"
+		}
+		at(args[j].Pos, "%s reads %s there (%s, after the options %s), and %q is neither: Redis refuses the call at run time%s",
+			where, numberWord(sig.repeat[0]), sig.repeat[0].name, strings.Join(sig.pre, ", "), *args[j].Literal, hint)
+		return
+	}
+	group := len(sig.repeat)
+	left := len(args) - j
+	for left%group != 0 && j < len(args) && mayBeKeyword(args[j]) {
+		j++
+		left--
+	}
+	if left == 0 || left%group != 0 {
+		return // too few words, or too many: not this check's finding
+	}
+	if left >= 2*group {
+		for k := range group {
+			if !mayBeKeyword(args[j+k]) {
+				break
+			}
+			if k == group-1 {
+				return // a whole group's worth of words may still be keywords
+			}
+		}
+	}
+	for k := j; k < len(args); k++ {
+		check(args[k], sig.repeat[(k-j)%group], where)
+	}
+}
+
+// checkDouble checks a word Redis reads as a floating-point number: a
+// literal that is none, or an @arg whose callers may send text.
+func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at, warn func(parse.Pos, string, ...any)) {
+	open := openRangeOK[name+" "+w.name]
+	if a.Exact {
+		if a.NotString == "" && !numberText(*a.Literal, open) {
+			at(a.Pos, "%s reads %s there (%s), and %q is none: Redis refuses the call at run time", where, numberWord(w), w.name, *a.Literal)
+		}
+		return
+	}
+	p, n := argParam(a.Value, params)
+	if p == nil {
+		return
+	}
+	if p.Type.Kind == String || p.Type.Kind == Bytes {
+		want := "float64 or int64"
+		if open {
+			want += " (an exclusive bound's \"(\" must then be added in the script)"
+		}
+		warn(a.Pos, "%s reads %s there (%s), and ARGV[%d] is @arg %s %s: a value that is no number fails at run time; declare @arg %s %s", where, numberWord(w), w.name, n, p.Name, p.Type.String(), p.Name, want)
+	}
+}
+
+// numberWord names what a number argument holds, for messages.
+func numberWord(w argWord) string {
+	if w.kind == 'd' {
+		return "a number"
+	}
+	return "an integer"
+}
+
+// numberText reports whether Redis reads s as a floating-point number (as
+// strtod does: decimal, hex, inf; not nan), with a leading "(" when open (a
+// score range's exclusive bound). A Lua number literal is sent as a number
+// whatever its form.
+func numberText(s string, open bool) bool {
+	if open {
+		s = strings.TrimPrefix(s, "(")
+	}
+	if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return true // beyond a double: commands reading a long double take it
+	}
+	if err == nil && !math.IsNaN(f) {
+		return true
+	}
+	// strtod reads a hex integer part ParseFloat wants a p exponent for.
+	h := strings.TrimLeft(s, "+-")
+	if len(h) > 2 && (h[:2] == "0x" || h[:2] == "0X") {
+		_, err := strconv.ParseUint(h[2:], 16, 64)
+		return err == nil
+	}
+	return false
+}
+
+// openRangeOK are the double arguments Redis also reads with a leading "("
+// (an exclusive score bound): TestNumericArgsAgreeWithServer checks them.
+var openRangeOK = map[string]bool{
+	"ZCOUNT min": true, "ZCOUNT max": true,
+	"ZRANGEBYSCORE min": true, "ZRANGEBYSCORE max": true,
+	"ZREVRANGEBYSCORE min": true, "ZREVRANGEBYSCORE max": true,
+	"ZREMRANGEBYSCORE min": true, "ZREMRANGEBYSCORE max": true,
 }
 
 // fractionOK are the arguments the specifications type as integers that

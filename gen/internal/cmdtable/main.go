@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -189,7 +190,7 @@ func Build(dir string) ([]byte, error) {
 		doc, decl string
 		sig       func([]argJSON) string
 	}{
-		{"numericArgs are the commands and subcommands with an argument the\nspecifications type as an integer or a unix time (see argSig).", "numericArgs = map[string]argSig", numericSig},
+		{"numericArgs are the commands and subcommands with an argument the\nspecifications type as a number: an integer, a unix time or a double (see\nargSig).", "numericArgs = map[string]argSig", numericSig},
 		{"optionArgs are the commands and subcommands whose words after the fixed\nones are all keywords, each followed by a known number of values (see\noptionSig).", "optionArgs = map[string]optionSig", optionSigOf},
 	} {
 		buf.WriteString("\n// " + strings.ReplaceAll(m.doc, "\n", "\n// ") + "\nvar " + m.decl + "{\n")
@@ -458,20 +459,37 @@ func wordExpr(a argJSON) string {
 	return fmt.Sprintf("{%s, %q}", kind, a.Name)
 }
 
+// numberType reports whether an argument type is one Redis reads as a
+// number.
+func numberType(t string) bool { return t == "integer" || t == "unix-time" || t == "double" }
+
 // numericSig renders the argSig of a command's arguments, "" when none is
-// an integer or a unix time where the checker can place it: the words up to
-// the first optional, repeated or keyword argument, and the values of
-// keywords (when nothing repeats, so no keyword can be data, and every
-// keyword's values are plain words).
+// a number (an integer, a unix time or a double) where the checker can place
+// it: the words up to the first optional, repeated or keyword argument, the
+// values of keywords (when nothing repeats, so no keyword can be data, and
+// every keyword's values are plain words), and the groups of words a command
+// repeats at its end after optional keywords alone (ZADD, GEOADD).
 func numericSig(args []argJSON) string {
 	var fixed []string
 	numeric := false
+	n := 0
 	for _, a := range args {
 		if bool(a.Optional) || bool(a.Multiple) || a.Token != "" || !simpleArg(a) {
 			break
 		}
 		fixed = append(fixed, wordExpr(a))
-		numeric = numeric || a.Type == "integer" || a.Type == "unix-time"
+		numeric = numeric || numberType(a.Type)
+		n++
+	}
+	if pre, repeat := repeatedTail(args[n:]); repeat != nil {
+		var parts []string
+		if len(fixed) > 0 {
+			parts = append(parts, "fixed: []argWord{"+strings.Join(fixed, ", ")+"}")
+		}
+		if len(pre) > 0 {
+			parts = append(parts, "pre: []string{"+strings.Join(pre, ", ")+"}")
+		}
+		return "{" + strings.Join(append(parts, "repeat: []argWord{"+strings.Join(repeat, ", ")+"}"), ", ") + "}"
 	}
 	tokens := map[string][]string{}
 	tokenNumeric, usable := false, true
@@ -487,7 +505,7 @@ func numericSig(args []argJSON) string {
 				usable = false // one keyword in two places: its values are ambiguous
 			case a.Token != "" && simpleArg(a):
 				tokens[strings.ToUpper(a.Token)] = []string{wordExpr(a)}
-				tokenNumeric = tokenNumeric || a.Type == "integer" || a.Type == "unix-time"
+				tokenNumeric = tokenNumeric || numberType(a.Type)
 			case a.Token != "" && a.Type == "block":
 				var vals []string
 				for _, b := range a.Arguments {
@@ -495,7 +513,7 @@ func numericSig(args []argJSON) string {
 						usable = false
 					}
 					vals = append(vals, wordExpr(b))
-					tokenNumeric = tokenNumeric || b.Type == "integer" || b.Type == "unix-time"
+					tokenNumeric = tokenNumeric || numberType(b.Type)
 				}
 				tokens[strings.ToUpper(a.Token)] = vals
 			case a.Token != "":
@@ -521,6 +539,60 @@ func numericSig(args []argJSON) string {
 		out += ", tokens: map[string][]argWord{" + strings.Join(parts, ", ") + "}"
 	}
 	return out + "}"
+}
+
+// repeatedTail reads the arguments after the fixed words as optional
+// keywords without values (quoted, for the table), then one repeated group of
+// plain words with a number among them: ZADD's [NX|XX] [GT|LT] [CH] [INCR]
+// score member [score member ...]. repeat is nil for any other shape.
+func repeatedTail(args []argJSON) (pre, repeat []string) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	var pure func(a argJSON) bool
+	pure = func(a argJSON) bool {
+		switch a.Type {
+		case "pure-token":
+			pre = append(pre, strconv.Quote(strings.ToUpper(a.Token)))
+			return !bool(a.Multiple)
+		case "oneof":
+			for _, b := range a.Arguments {
+				if !pure(b) {
+					return false
+				}
+			}
+			return a.Token == "" && !bool(a.Multiple)
+		}
+		return false
+	}
+	for _, a := range args[:len(args)-1] {
+		if !bool(a.Optional) || !pure(a) {
+			return nil, nil
+		}
+	}
+	last := args[len(args)-1]
+	if !bool(last.Multiple) || bool(last.Optional) || last.Token != "" {
+		return nil, nil
+	}
+	words := []argJSON{last}
+	if last.Type == "block" {
+		words = last.Arguments
+	} else if !simpleArg(last) {
+		return nil, nil
+	}
+	numeric := false
+	for _, w := range words {
+		if bool(w.Optional) || bool(w.Multiple) || w.Token != "" || !simpleArg(w) {
+			return nil, nil
+		}
+		repeat = append(repeat, wordExpr(w))
+		numeric = numeric || numberType(w.Type)
+	}
+	if !numeric {
+		return nil, nil
+	}
+	slices.Sort(pre)
+	return pre, repeat
 }
 
 // optionSigOf renders the optionSig of a command's arguments, "" when its
