@@ -523,6 +523,11 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "returned table with named fields",
+			src:  "-- @key k\n-- @return map[string]string\nlocal n = redis.call('INCR', KEYS[1])\nreturn {count = tostring(n), limit = '10'}\n",
+			want: []string{`scripts/x.lua:4:8: returns a table with named fields (count, limit), which Redis drops: it replies a Lua table as the array of its values at 1, 2, ..., so the caller gets an empty array; list field-value pairs ({'count', value, ...}) for @return map[string]string, or return cjson.encode of the table`},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -658,6 +663,8 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('ZADD', KEYS[1], unpack(ARGV))\nredis.call('ZCOUNT', KEYS[1], '(1', '+inf')\nredis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(5')\n" +
 			"redis.call('HINCRBYFLOAT', KEYS[1], 'f', '0x1A')\nredis.call('INCRBYFLOAT', KEYS[1], 0x10)\nredis.call('INCRBYFLOAT', KEYS[1], '1e500')\n" +
 			"redis.call('GEOADD', KEYS[1], 'CH', 13.36, 38.11, 'Palermo')\nredis.call('INCRBYFLOAT', KEYS[1], ARGV[4])\nreturn nil\n"},
+		{"table with numbered fields", "-- @key k\n-- @return []string\nreturn {[1] = 'a', [2] = KEYS[1]}\n"},
+		{"status table with more fields", "-- @return string\nreturn {ok = 'fine', note = 'x'}\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,5 +66,38 @@ func TestCompareAgreesWithServer(t *testing.T) {
 				t.Logf("Redis: %v", err)
 			}
 		})
+	}
+}
+
+// TestNamedFieldsAgreeWithServer runs returned tables with named fields on
+// the test server: scriptgen must refuse each, and Redis must reply the
+// values listed without a name alone, as the message says.
+func TestNamedFieldsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body string
+		want []string // Redis's reply
+	}{
+		{"local n = redis.call('INCR', KEYS[1])\nreturn {count = tostring(n), total = '5'}", []string{}},
+		{"return {'a', 'b', total = '5'}", []string{"a", "b"}},
+		{"return {['count'] = '1', 'a'}", []string{"a"}},
+	} {
+		src := "-- @key k\n-- @return []string\n" + tc.body + "\n"
+		var got []string
+		for _, e := range checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}) {
+			if !strings.Contains(e, "declared but never used") { // k, unused on purpose
+				got = append(got, e)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], "returns a table with named fields") {
+			t.Errorf("%q: checker output %q, want one named-fields error", tc.body, got)
+		}
+		script := strings.Join(strings.Split(src, "\n")[2:], "\n")
+		reply, err := rc.Do(ctx, rc.B().Eval().Script(script).Numkeys(1).Key("{n}k").Build()).AsStrSlice()
+		if err != nil || !slices.Equal(reply, tc.want) {
+			t.Errorf("%q: Redis replied %q, %v; want %q", tc.body, reply, err, tc.want)
+		}
 	}
 }

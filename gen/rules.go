@@ -136,6 +136,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	if !pf.SetResp {
+		for _, ret := range pf.Returns {
+			checkNamedFields(ret, at)
+		}
+	}
 	if r.haveReturn && !pf.SetResp {
 		for _, ret := range pf.Returns {
 			if ret.Kind == parse.ReturnOneOf {
@@ -385,6 +390,20 @@ func orList(words []string) string {
 
 // checkReturn checks a return statement whose reply shape is known against
 // @return; anything else is left alone rather than guessed.
+// checkNamedFields refuses a returned table with named fields: Redis
+// replies the values at 1, 2, ... alone, so the caller never sees them.
+func checkNamedFields(ret parse.Return, at func(parse.Pos, string, ...any)) {
+	if len(ret.Named) == 0 || ret.Local != "" {
+		return
+	}
+	arrives := "an empty array"
+	if ret.Unnamed > 0 {
+		arrives = "only the values listed without a name"
+	}
+	at(ret.Pos, "returns a table with named fields (%s), which Redis drops: it replies a Lua table as the array of its values at 1, 2, ..., so the caller gets %s; list field-value pairs ({'%s', value, ...}) for @return map[string]string, or return cjson.encode of the table",
+		strings.Join(ret.Named, ", "), arrives, ret.Named[0])
+}
+
 func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, string, ...any)) {
 	want := accepts(t)
 	got, what := replyOf(ret, call, false)

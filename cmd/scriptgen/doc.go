@@ -166,6 +166,10 @@
 //     ARGV[1] == 'true' is always false); a named field of a reply that
 //     reaches Lua as a list (h.owner of HGETALL's reply) is refused, as it
 //     is always nil;
+//   - no returned table has named fields (return {count = n}): Redis
+//     replies a table as the array of its values at 1, 2, ..., so they never
+//     reach the caller ({ok = ...} and {err = ...} are status and error
+//     replies);
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

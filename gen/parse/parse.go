@@ -171,7 +171,13 @@ type Return struct {
 	// Elems are the kinds of the first Len values of a ReturnArray, as far
 	// as the walker can tell (ReturnUnknown otherwise). A literal nil ends
 	// the array: Redis reads a table up to its first nil.
-	Elems    []Return
+	Elems []Return
+	// Named are the names of a returned table constructor's named fields
+	// ({count = n}), which Redis drops: it reads a table as an array, from
+	// index 1 up to its first nil. Empty for a status or error table
+	// ({ok = ...}, {err = ...}).
+	Named    []string
+	Unnamed  int    // the values such a table lists without a name
 	Command  string // ReturnCall: the command name
 	CallFunc string // ReturnCall: redis.call or redis.pcall
 	Call     int    // ReturnCall: index of the call in File.Calls

@@ -971,7 +971,13 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		for i, f := range x.Fields {
 			if f.Key != nil {
 				r.Len, r.Elems = -1, nil
-			} else if r.Len >= 0 && !ended {
+				if k, ok := f.Key.(*ast.StringExpr); ok {
+					r.Named = append(r.Named, k.Value) // [k] = v may be an index at run time
+				}
+			} else {
+				r.Unnamed++
+			}
+			if f.Key == nil && r.Len >= 0 && !ended {
 				if _, isNil := f.Value.(*ast.NilExpr); isNil {
 					ended = true
 					continue
@@ -991,6 +997,9 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 					r.Kind = ReturnString
 				}
 			}
+		}
+		if r.Kind != ReturnArray {
+			r.Named = nil
 		}
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(x.Value); l != nil && l.reply.Kind != ReturnUnknown {
