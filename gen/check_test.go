@@ -528,6 +528,19 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:8: returns a table with named fields (count, limit), which Redis drops: it replies a Lua table as the array of its values at 1, 2, ..., so the caller gets an empty array; list field-value pairs ({'count', value, ...}) for @return map[string]string, or return cjson.encode of the table`},
 		},
 		{
+			name: "return of two values",
+			src:  "-- @key k\n-- @return int64\nlocal n = redis.call('INCR', KEYS[1])\nreturn n, redis.call('PTTL', KEYS[1])\n",
+			want: []string{`scripts/x.lua:4:8: returns 2 values, and Redis replies the first alone: return them in a table ({a, b, ...}) for an array reply`},
+		},
+		{
+			name: "reply compared with nil",
+			src:  "-- @key k\n-- @return int64\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nlocal v = redis.call('HGET', KEYS[1], 'f')\nif v ~= nil then return 2 end\nreturn 0\n",
+			want: []string{
+				`scripts/x.lua:3:31: == compares the reply of GET with nil, but a reply is never nil (Redis turns a nil reply into false): it is always false; test it with not, or compare with false`,
+				`scripts/x.lua:5:6: ~= compares v (the reply of HGET) with nil, but a reply is never nil (Redis turns a nil reply into false): it is always true; test it with not, or compare with false`,
+			},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -665,6 +678,10 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('GEOADD', KEYS[1], 'CH', 13.36, 38.11, 'Palermo')\nredis.call('INCRBYFLOAT', KEYS[1], ARGV[4])\nreturn nil\n"},
 		{"table with numbered fields", "-- @key k\n-- @return []string\nreturn {[1] = 'a', [2] = KEYS[1]}\n"},
 		{"status table with more fields", "-- @return string\nreturn {ok = 'fine', note = 'x'}\n"},
+		{"several values returned by a function the script calls", "-- @return int64\nlocal function two() return 1, 2 end\nlocal a, b = two()\nreturn a + b\n"},
+		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
+			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
+		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

@@ -38,6 +38,7 @@ func TestCompareAgreesWithServer(t *testing.T) {
 		{name: "argument equal to true", body: "if ARGV[1] == true then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 4},
 		{name: "integer reply equal to true", body: "redis.call('SET', KEYS[1], 'v')\nif redis.call('EXISTS', KEYS[1]) == true then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 5},
 		{name: "named field of HGETALL's reply", body: "redis.call('HSET', KEYS[1], 'owner', 'x')\nlocal h = redis.call('HGETALL', KEYS[1])\nif h.owner then return 'found' end\nreturn 'nil'", arg: "1", reply: "nil", line: 6},
+		{name: "nil reply equal to nil", body: "redis.call('DEL', KEYS[1])\nif redis.call('GET', KEYS[1]) == nil then return 'nil' end\nreturn 'not nil'", arg: "1", reply: "not nil", line: 5},
 		{name: "integer reply ordered with a string", body: "redis.call('DEL', KEYS[1])\nif redis.call('INCR', KEYS[1]) < '5' then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,33 +70,46 @@ func TestCompareAgreesWithServer(t *testing.T) {
 	}
 }
 
-// TestNamedFieldsAgreeWithServer runs returned tables with named fields on
-// the test server: scriptgen must refuse each, and Redis must reply the
-// values listed without a name alone, as the message says.
-func TestNamedFieldsAgreeWithServer(t *testing.T) {
+// TestReturnsAgreeWithServer runs returns that lose values on the test
+// server: a table with named fields, and several values. scriptgen must
+// refuse each, and Redis must reply what the message says: the values a
+// table lists without a name, or the first value alone.
+func TestReturnsAgreeWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		body string
-		want []string // Redis's reply
+		ret, body string
+		want      []string // Redis's reply: an array, or one string when ret is "string"
+		message   string
 	}{
-		{"local n = redis.call('INCR', KEYS[1])\nreturn {count = tostring(n), total = '5'}", []string{}},
-		{"return {'a', 'b', total = '5'}", []string{"a", "b"}},
-		{"return {['count'] = '1', 'a'}", []string{"a"}},
+		{"[]string", "local n = redis.call('INCR', KEYS[1])\nreturn {count = tostring(n), total = '5'}", []string{}, "returns a table with named fields"},
+		{"[]string", "return {'a', 'b', total = '5'}", []string{"a", "b"}, "returns a table with named fields"},
+		{"[]string", "return {['count'] = '1', 'a'}", []string{"a"}, "returns a table with named fields"},
+		{"string", "return 'a', 'b'", []string{"a"}, "returns 2 values, and Redis replies the first alone"},
+		{"[]string", "return {'a'}, {'b'}, 'c'", []string{"a"}, "returns 3 values, and Redis replies the first alone"},
 	} {
-		src := "-- @key k\n-- @return []string\n" + tc.body + "\n"
+		src := "-- @key k\n-- @return " + tc.ret + "\n" + tc.body + "\n"
 		var got []string
 		for _, e := range checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}) {
 			if !strings.Contains(e, "declared but never used") { // k, unused on purpose
 				got = append(got, e)
 			}
 		}
-		if len(got) != 1 || !strings.Contains(got[0], "returns a table with named fields") {
-			t.Errorf("%q: checker output %q, want one named-fields error", tc.body, got)
+		if len(got) != 1 || !strings.Contains(got[0], tc.message) {
+			t.Errorf("%q: checker output %q, want one error %q", tc.body, got, tc.message)
 		}
 		script := strings.Join(strings.Split(src, "\n")[2:], "\n")
-		reply, err := rc.Do(ctx, rc.B().Eval().Script(script).Numkeys(1).Key("{n}k").Build()).AsStrSlice()
+		res := rc.Do(ctx, rc.B().Eval().Script(script).Numkeys(1).Key("{n}k").Build())
+		var reply []string
+		var err error
+		if tc.ret == "string" {
+			var one string
+			one, err = res.ToString()
+			reply = []string{one}
+		} else {
+			reply, err = res.AsStrSlice()
+		}
 		if err != nil || !slices.Equal(reply, tc.want) {
 			t.Errorf("%q: Redis replied %q, %v; want %q", tc.body, reply, err, tc.want)
 		}

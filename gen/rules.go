@@ -390,9 +390,13 @@ func orList(words []string) string {
 
 // checkReturn checks a return statement whose reply shape is known against
 // @return; anything else is left alone rather than guessed.
-// checkNamedFields refuses a returned table with named fields: Redis
-// replies the values at 1, 2, ... alone, so the caller never sees them.
+// checkNamedFields refuses a return that gives several values, of which
+// Redis replies the first alone, and a returned table with named fields:
+// Redis replies the values at 1, 2, ... alone, so the caller never sees them.
 func checkNamedFields(ret parse.Return, at func(parse.Pos, string, ...any)) {
+	if ret.More > 0 {
+		at(ret.Pos, "returns %d values, and Redis replies the first alone: return them in a table ({a, b, ...}) for an array reply", ret.More+1)
+	}
 	if len(ret.Named) == 0 || ret.Local != "" {
 		return
 	}
@@ -990,6 +994,21 @@ func checkCompareTyped(c parse.Compare, calls []parse.Call, params []Param, at f
 	always := "false"
 	if c.Op == "~=" {
 		always = "true"
+	}
+	if c.Left.Type == parse.OperandNil || c.Right.Type == parse.OperandNil {
+		o := c.Left
+		if o.Type == parse.OperandNil {
+			o = c.Right
+		}
+		if o.Type != parse.OperandReply {
+			return true // ARGV[3] == nil: a missing argument is nil
+		}
+		if eq {
+			at(c.Pos, "%s compares %s with nil, but a reply is never nil (Redis turns a nil reply into false): it is always %s; test it with not, or compare with false", c.Op, o.Text, always)
+		} else {
+			at(c.Pos, "%s compares %s with nil, which Lua 5.1 cannot order: Redis fails the script at run time (\"attempt to compare ...\")", c.Op, o.Text)
+		}
+		return true
 	}
 	if c.Left.Type == parse.OperandBool || c.Right.Type == parse.OperandBool {
 		b, o := c.Left, c.Right

@@ -163,13 +163,15 @@
 //     string (redis.call('EXISTS', k) == '1'); nor a boolean literal against
 //     a value that is never one (ARGV[1] == true), nor an @arg against a
 //     string its callers never send (a bool arrives as "1" or "0", so
-//     ARGV[1] == 'true' is always false); a named field of a reply that
-//     reaches Lua as a list (h.owner of HGETALL's reply) is refused, as it
-//     is always nil;
-//   - no returned table has named fields (return {count = n}): Redis
-//     replies a table as the array of its values at 1, 2, ..., so they never
-//     reach the caller ({ok = ...} and {err = ...} are status and error
-//     replies);
+//     ARGV[1] == 'true' is always false), nor a reply against nil, which it
+//     never is (Redis turns a nil reply into false); a named field of a
+//     reply that reaches Lua as a list (h.owner of HGETALL's reply) is
+//     refused, as it is always nil;
+//   - the script returns one value (Redis replies the first of return a,
+//     b alone), and no returned table has named fields (return {count =
+//     n}): Redis replies a table as the array of its values at 1, 2, ...,
+//     so they never reach the caller ({ok = ...} and {err = ...} are status
+//     and error replies);
 //   - every redis.error_reply / {err = ...} code is declared with @error, and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;

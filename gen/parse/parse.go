@@ -176,8 +176,11 @@ type Return struct {
 	// ({count = n}), which Redis drops: it reads a table as an array, from
 	// index 1 up to its first nil. Empty for a status or error table
 	// ({ok = ...}, {err = ...}).
-	Named    []string
-	Unnamed  int    // the values such a table lists without a name
+	Named   []string
+	Unnamed int // the values such a table lists without a name
+	// More is how many values the return gives after the first
+	// (return a, b): Redis replies the first alone.
+	More     int
 	Command  string // ReturnCall: the command name
 	CallFunc string // ReturnCall: redis.call or redis.pcall
 	Call     int    // ReturnCall: index of the call in File.Calls
@@ -218,6 +221,7 @@ const (
 	OperandNumber              // a number literal, an arithmetic result, a length
 	OperandReply               // the reply of a redis.call or redis.pcall: its Lua type follows the command's reply
 	OperandBool                // true or false
+	OperandNil                 // nil
 )
 
 // Operand is one side of a Compare.

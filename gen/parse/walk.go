@@ -580,6 +580,8 @@ func (w *walker) operand(e ast.Expr, call int) Operand {
 		return Operand{Type: OperandBool, Text: "true"}
 	case *ast.FalseExpr:
 		return Operand{Type: OperandBool, Text: "false"}
+	case *ast.NilExpr:
+		return Operand{Type: OperandNil, Text: "nil"}
 	case *ast.StringConcatOpExpr:
 		return Operand{Type: OperandString, Text: "a concatenation"}
 	case *ast.NumberExpr:
@@ -1028,6 +1030,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 			}
 		}
 	}
+	r.More = len(s.Exprs) - 1 // after the cases above, which may replace r
 	w.f.Returns = append(w.f.Returns, r)
 }
 
