@@ -541,6 +541,16 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "reply that is never nil as a condition",
+			src: "-- @key k\n-- @return int64\nif redis.call('EXISTS', KEYS[1]) then return 1 end\nlocal h = redis.call('HGETALL', KEYS[1])\n" +
+				"if not h then return 2 end\nwhile redis.call('SISMEMBER', KEYS[1], 'x') and #h > 0 do return 3 end\nreturn 0\n",
+			want: []string{
+				`scripts/x.lua:3:4: the reply of EXISTS is always true as a condition: it is an integer, and Lua finds 0 true too (only nil and false are false in Lua, and Redis replies nil as false); compare it with a number (== 1, > 0)`,
+				`scripts/x.lua:5:8: not h (the reply of HGETALL) is always false: it is a list, and Lua finds an empty one true too (only nil and false are false in Lua, and Redis replies nil as false); test its length (#x > 0)`,
+				`scripts/x.lua:6:7: the reply of SISMEMBER is always true as a condition: it is an integer, and Lua finds 0 true too (only nil and false are false in Lua, and Redis replies nil as false); compare it with a number (== 1, > 0)`,
+			},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -682,6 +692,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
 			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
 		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},
+		{"replies that may be nil as conditions", "-- @key k\n-- @return int64\nif redis.call('GET', KEYS[1]) then return 1 end\nlocal v = redis.call('SET', KEYS[1], 'v', 'NX')\n" +
+			"if not v then return 2 end\nif redis.call('EXISTS', KEYS[1]) == 1 and redis.call('ZSCORE', KEYS[1], 'm') then return 3 end\nlocal n = redis.call('INCR', KEYS[1]) or 0\nreturn n\n"},
+		{"integer reply as a condition under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('EXISTS', KEYS[1]) then return 1 end\nreturn 0\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

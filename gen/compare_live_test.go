@@ -28,6 +28,7 @@ func TestCompareAgreesWithServer(t *testing.T) {
 		fails      bool   // Redis fails the script ("attempt to compare")
 		reply      string // else what it returns: the branch "always" takes
 		line       int
+		msg        string // in the error, when not a comparison's or a field's
 	}{
 		{name: "argument ordered with a number", body: "if ARGV[1] > 0 then return 'gt' end\nreturn 'not gt'", arg: "5", fails: true, line: 4},
 		{name: "argument equal to a number", body: "local n = ARGV[1]\nif n == 5 then return 'eq' end\nreturn 'ne'", arg: "5", reply: "ne", line: 5},
@@ -39,6 +40,8 @@ func TestCompareAgreesWithServer(t *testing.T) {
 		{name: "integer reply equal to true", body: "redis.call('SET', KEYS[1], 'v')\nif redis.call('EXISTS', KEYS[1]) == true then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 5},
 		{name: "named field of HGETALL's reply", body: "redis.call('HSET', KEYS[1], 'owner', 'x')\nlocal h = redis.call('HGETALL', KEYS[1])\nif h.owner then return 'found' end\nreturn 'nil'", arg: "1", reply: "nil", line: 6},
 		{name: "nil reply equal to nil", body: "redis.call('DEL', KEYS[1])\nif redis.call('GET', KEYS[1]) == nil then return 'nil' end\nreturn 'not nil'", arg: "1", reply: "not nil", line: 5},
+		{name: "zero reply as a condition", body: "redis.call('DEL', KEYS[1])\nif redis.call('EXISTS', KEYS[1]) then return 'taken' end\nreturn 'other'", arg: "1", reply: "taken", line: 5, msg: "always true as a condition"},
+		{name: "empty list negated", body: "redis.call('DEL', KEYS[1])\nlocal h = redis.call('HGETALL', KEYS[1])\nif not h then return 'empty' end\nreturn 'not empty'", arg: "1", reply: "not empty", line: 6, msg: "is always false"},
 		{name: "integer reply ordered with a string", body: "redis.call('DEL', KEYS[1])\nif redis.call('INCR', KEYS[1]) < '5' then return 'lt' end\nreturn 'ge'", arg: "1", fails: true, line: 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +52,8 @@ func TestCompareAgreesWithServer(t *testing.T) {
 					got = append(got, e)
 				}
 			}
-			if len(got) != 1 || !strings.HasPrefix(got[0], "scripts/x.lua:"+strconv.Itoa(tc.line)+":") || !strings.Contains(got[0], "compares") && !strings.Contains(got[0], "always nil") {
+			want := tc.msg != "" && strings.Contains(got0(got), tc.msg) || tc.msg == "" && (strings.Contains(got0(got), "compares") || strings.Contains(got0(got), "always nil"))
+			if len(got) != 1 || !strings.HasPrefix(got[0], "scripts/x.lua:"+strconv.Itoa(tc.line)+":") || !want {
 				t.Errorf("checker output %q, want one comparison error on line %d", got, tc.line)
 			}
 			if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
@@ -68,6 +72,14 @@ func TestCompareAgreesWithServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// got0 is the first of the checker's lines, "" for none.
+func got0(got []string) string {
+	if len(got) == 0 {
+		return ""
+	}
+	return got[0]
 }
 
 // TestReturnsAgreeWithServer runs returns that lose values on the test

@@ -70,6 +70,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		for _, f := range pf.Fields {
 			checkFieldRead(f, pf.Calls, at)
 		}
+		for _, t := range pf.Truths {
+			checkTruth(t, pf.Calls, at)
+		}
 	}
 
 	for _, v := range pf.RedisValues {
@@ -984,6 +987,39 @@ func luaKindNil(o parse.Operand, calls []parse.Call) (kind byte, what string, ni
 		}
 	}
 	return 0, "", false
+}
+
+// checkTruth refuses a truth test of a reply that is never nil: Lua finds
+// every value but nil and false true, 0 and an empty list too, so the test
+// always passes (or, under not, always fails).
+func checkTruth(t parse.Truth, calls []parse.Call, at func(parse.Pos, string, ...any)) {
+	o := t.Operand
+	if o.Call >= len(calls) {
+		return
+	}
+	c := calls[o.Call]
+	got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
+	if got == replyUnknown || got&replyNil != 0 {
+		return
+	}
+	pos := t.Pos
+	if pos == (parse.Pos{}) {
+		pos = c.Pos
+	}
+	var why, fix string
+	switch got {
+	case replyInt:
+		why, fix = "an integer, and Lua finds 0 true too", "compare it with a number (== 1, > 0)"
+	case replyArr:
+		why, fix = "a list, and Lua finds an empty one true too", "test its length (#x > 0)"
+	default:
+		why, fix = got.String()+", never nil", "test what it holds instead"
+	}
+	test := o.Text + " is always true as a condition"
+	if t.Not {
+		test = "not " + o.Text + " is always false"
+	}
+	at(pos, "%s: it is %s (only nil and false are false in Lua, and Redis replies nil as false); %s", test, why, fix)
 }
 
 // checkCompareTyped refuses what checkCompare cannot see from Lua types

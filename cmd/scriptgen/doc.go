@@ -166,7 +166,9 @@
 //     ARGV[1] == 'true' is always false), nor a reply against nil, which it
 //     never is (Redis turns a nil reply into false); a named field of a
 //     reply that reaches Lua as a list (h.owner of HGETALL's reply) is
-//     refused, as it is always nil;
+//     refused, as it is always nil; so is a reply that is never nil tested
+//     as a condition or with not (if redis.call('EXISTS', k) then: Lua
+//     finds 0 and an empty list true);
 //   - the script returns one value (Redis replies the first of return a,
 //     b alone), and no returned table has named fields (return {count =
 //     n}): Redis replies a table as the array of its values at 1, 2, ...,

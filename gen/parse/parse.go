@@ -203,6 +203,13 @@ type FieldRead struct {
 	Call int // the index of the call in File.Calls
 }
 
+// Truth is a command's reply (or a local holding one) tested for truth.
+type Truth struct {
+	Pos     Pos  // of the reply's call, or of the local's name
+	Not     bool // not x, rather than a condition
+	Operand Operand
+}
+
 // Compare is a comparison of two operands.
 type Compare struct {
 	Pos         Pos    // of the operator
@@ -283,6 +290,9 @@ type File struct {
 	// Fields are reads of a named field (t.name, t['name']) of a command's
 	// reply.
 	Fields []FieldRead
+	// Truths are the command replies tested for truth: an if, elseif,
+	// while or until condition (or an operand of and/or in one), and not.
+	Truths []Truth
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

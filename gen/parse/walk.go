@@ -370,18 +370,18 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.block(s.Stmts)
 	case *ast.WhileStmt:
 		w.loop(func() {
-			w.expr(s.Condition)
+			w.cond(s.Condition)
 			w.block(s.Stmts)
 		})
 	case *ast.RepeatStmt:
 		w.loop(func() {
 			w.push()
 			w.stmts(s.Stmts)
-			w.expr(s.Condition)
+			w.cond(s.Condition)
 			w.pop()
 		})
 	case *ast.IfStmt:
-		w.expr(s.Condition)
+		w.cond(s.Condition)
 		w.block(s.Then)
 		w.block(s.Else)
 	case *ast.NumberForStmt:
@@ -562,12 +562,42 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.UnaryMinusOpExpr:
 		w.expr(e.Expr)
 	case *ast.UnaryNotOpExpr:
+		w.truth(e.Expr, true)
 		w.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
 		w.expr(e.Expr)
 	case *ast.FunctionExpr:
 		w.function(e)
 	}
+}
+
+// cond walks a condition, recording the replies it tests for truth: the
+// whole condition, or each operand of and/or.
+func (w *walker) cond(e ast.Expr) {
+	if l, ok := e.(*ast.LogicalOpExpr); ok {
+		w.cond(l.Lhs)
+		w.cond(l.Rhs)
+		return
+	}
+	w.truth(e, false)
+	w.expr(e)
+}
+
+// truth records e as a truth test when it is a command's reply; it runs
+// before e is walked, so e's own call is the next one recorded.
+func (w *walker) truth(e ast.Expr, not bool) {
+	if w.dry {
+		return
+	}
+	op := w.operand(e, len(w.f.Calls))
+	if op.Type != OperandReply {
+		return
+	}
+	t := Truth{Not: not, Operand: op}
+	if id, ok := e.(*ast.IdentExpr); ok {
+		t.Pos, _ = w.identPos(id.Line(), id.Value)
+	}
+	w.f.Truths = append(w.f.Truths, t)
 }
 
 // operand is the Lua type of e, as compared; call is the index in
