@@ -551,6 +551,16 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "status reply compared with a string",
+			src: "-- @key k\n-- @return int64\nif redis.call('TYPE', KEYS[1]) == 'hash' then return 1 end\nlocal t = redis.call('TYPE', KEYS[1])\n" +
+				"if t ~= 'none' then return 2 end\nif redis.call('SET', KEYS[1], 'v', 'NX') == 'OK' then return 3 end\nreturn 0\n",
+			want: []string{
+				`scripts/x.lua:3:32: == compares the reply of TYPE, a status reply, with "hash", a string, but a status reply reaches Lua as a table {ok = ...}, which Lua never finds equal to a string or a number: it is always false; compare its ok field (redis.call('TYPE', ...).ok)`,
+				`scripts/x.lua:5:6: ~= compares t (the reply of TYPE), a status reply, with "none", a string, but a status reply reaches Lua as a table {ok = ...}, which Lua never finds equal to a string or a number: it is always true; compare its ok field (redis.call('TYPE', ...).ok)`,
+				`scripts/x.lua:6:42: == compares the reply of SET, a status reply, with "OK", a string, but a status reply reaches Lua as a table {ok = ...}, which Lua never finds equal to a string or a number: it is always false; compare its ok field (redis.call('SET', ...).ok)`,
+			},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -695,6 +705,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"replies that may be nil as conditions", "-- @key k\n-- @return int64\nif redis.call('GET', KEYS[1]) then return 1 end\nlocal v = redis.call('SET', KEYS[1], 'v', 'NX')\n" +
 			"if not v then return 2 end\nif redis.call('EXISTS', KEYS[1]) == 1 and redis.call('ZSCORE', KEYS[1], 'm') then return 3 end\nlocal n = redis.call('INCR', KEYS[1]) or 0\nreturn n\n"},
 		{"integer reply as a condition under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('EXISTS', KEYS[1]) then return 1 end\nreturn 0\n"},
+		{"status replies read through ok, and SET with GET", "-- @key k\n-- @arg opt string\n-- @return int64\nif redis.call('TYPE', KEYS[1]).ok == 'hash' then return 1 end\n" +
+			"if redis.call('SET', KEYS[1], 'v', 'GET') == 'old' then return 2 end\nif redis.call('SET', KEYS[1], 'v', ARGV[1]) == 'old' then return 3 end\nif redis.call('PING', 'x') == 'x' then return 4 end\nreturn 0\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

@@ -1022,6 +1022,57 @@ func checkTruth(t parse.Truth, calls []parse.Call, at func(parse.Pos, string, ..
 	at(pos, "%s: it is %s (only nil and false are false in Lua, and Redis replies nil as false); %s", test, why, fix)
 }
 
+// checkCompareStatus refuses a status reply (TYPE's, SET's without GET)
+// compared with a string or a number: it reaches Lua as a table {ok = ...},
+// which is never equal to either and cannot be ordered with them.
+func checkCompareStatus(c parse.Compare, calls []parse.Call, eq bool, always string, at func(parse.Pos, string, ...any)) bool {
+	for _, pair := range [][2]parse.Operand{{c.Left, c.Right}, {c.Right, c.Left}} {
+		st, other := pair[0], pair[1]
+		if st.Type != parse.OperandReply || st.Call >= len(calls) || !statusCall(&calls[st.Call]) {
+			continue
+		}
+		if other.Type == parse.OperandReply && other.Call < len(calls) && statusCall(&calls[other.Call]) {
+			return true // two tables: not this rule's business
+		}
+		k, what, _ := luaKindNil(other, calls)
+		if k == 0 {
+			return true
+		}
+		what = strings.TrimSuffix(what, ",")
+		if eq {
+			at(c.Pos, "%s compares %s, a status reply, with %s, but a status reply reaches Lua as a table {ok = ...}, which Lua never finds equal to a string or a number: it is always %s; compare its ok field (redis.call('%s', ...).ok)", c.Op, st.Text, what, always, strings.ToUpper(calls[st.Call].Command))
+		} else {
+			at(c.Pos, "%s compares %s, a status reply, with %s, but a status reply reaches Lua as a table {ok = ...}, which Lua 5.1 cannot order: Redis fails the script at run time (\"attempt to compare ...\")", c.Op, st.Text, what)
+		}
+		return true
+	}
+	return false
+}
+
+// statusCall reports whether a call replies a status (a table {ok = ...} in
+// Lua) whenever it replies a string: TYPE, PING, SET without GET, and the
+// commands whose reply schema allows no other string (statusReplies).
+func statusCall(c *parse.Call) bool {
+	info, ok := lookupCommand(c.Command)
+	if !ok {
+		return false
+	}
+	switch info.name {
+	case "TYPE":
+		return true // its schema gives a string; Redis answers a status
+	case "PING":
+		return len(c.Args) == 0 // PONG; a message comes back as a string
+	case "SET":
+		for _, a := range c.Args[min(2, len(c.Args)):] {
+			if !a.Exact || strings.EqualFold(*a.Literal, "GET") {
+				return false // a word that may be GET: the old value, a string
+			}
+		}
+		return true
+	}
+	return statusReplies[info.name]
+}
+
 // checkCompareTyped refuses what checkCompare cannot see from Lua types
 // alone: a boolean literal against a value that is never a boolean, and an
 // @arg compared with a string literal its callers never send.
@@ -1044,6 +1095,9 @@ func checkCompareTyped(c parse.Compare, calls []parse.Call, params []Param, at f
 		} else {
 			at(c.Pos, "%s compares %s with nil, which Lua 5.1 cannot order: Redis fails the script at run time (\"attempt to compare ...\")", c.Op, o.Text)
 		}
+		return true
+	}
+	if checkCompareStatus(c, calls, eq, always, at) {
 		return true
 	}
 	if c.Left.Type == parse.OperandBool || c.Right.Type == parse.OperandBool {

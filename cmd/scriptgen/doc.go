@@ -164,8 +164,10 @@
 //     a value that is never one (ARGV[1] == true), nor an @arg against a
 //     string its callers never send (a bool arrives as "1" or "0", so
 //     ARGV[1] == 'true' is always false), nor a reply against nil, which it
-//     never is (Redis turns a nil reply into false); a named field of a
-//     reply that reaches Lua as a list (h.owner of HGETALL's reply) is
+//     never is (Redis turns a nil reply into false), nor a status reply
+//     (TYPE's, SET's without GET), a table {ok = ...} in Lua, against a
+//     string or a number (redis.call('TYPE', k) == 'hash'); a named field
+//     of a reply that reaches Lua as a list (h.owner of HGETALL's reply) is
 //     refused, as it is always nil; so is a reply that is never nil tested
 //     as a condition or with not (if redis.call('EXISTS', k) then: Lua
 //     finds 0 and an empty list true);

@@ -208,6 +208,15 @@ func Build(dir string) ([]byte, error) {
 		buf.WriteString("}\n")
 	}
 
+	buf.WriteString("\n// statusReplies are the commands and subcommands whose reply schema allows\n// no string but constants (\"OK\"): a status reply, which reaches a script as a\n// table {ok = ...}.\n")
+	buf.WriteString("var statusReplies = map[string]bool{\n")
+	for _, e := range entries {
+		if statusOnly(e.s.ReplySchema) {
+			fmt.Fprintf(&buf, "\t%q: true,\n", e.name)
+		}
+	}
+	buf.WriteString("}\n")
+
 	buf.WriteString("\n// zeroOneReplies are the commands and subcommands whose reply schema allows\n// no integer but 0 and 1 (a flag, not a count): a script may return them as\n// @return bool.\n")
 	buf.WriteString("var zeroOneReplies = map[string]bool{\n")
 	for _, e := range entries {
@@ -284,6 +293,45 @@ func replyKindsOf(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "|")
+}
+
+// statusOnly reports whether every string a reply schema allows is a
+// constant ("OK", "PONG"): a status reply, which reaches a script as a table
+// {ok = ...}, not a string.
+func statusOnly(raw json.RawMessage) bool {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	consts, others := stringConsts(v)
+	return consts && !others
+}
+
+// stringConsts reports whether schema v allows constant strings, and
+// whether it allows other strings.
+func stringConsts(v any) (consts, others bool) {
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return false, false
+	}
+	for _, alt := range []string{"oneOf", "anyOf"} {
+		if list, isList := m[alt].([]any); isList {
+			for _, x := range list {
+				c, o := stringConsts(x)
+				consts, others = consts || c, others || o
+			}
+		}
+	}
+	if c, isConst := m["const"].(string); isConst && c != "" {
+		consts = true
+	}
+	switch t := m["type"].(type) {
+	case string:
+		others = others || t == "string" && m["const"] == nil
+	case []any:
+		others = others || slices.Contains(t, any("string")) && m["const"] == nil
+	}
+	return consts, others
 }
 
 // only01 reports whether a reply schema allows integers, and none but 0 and

@@ -32,6 +32,7 @@ func TestBuildAndCheck(t *testing.T) {
 			"reply_schema": {"oneOf": [{"const": 0}, {"const": 1}]}}}`,
 		"ttl.json": `{"TTL": {"since": "1.0.0", "arity": 2, "command_flags": ["READONLY"],
 			"reply_schema": {"oneOf": [{"type": "integer", "minimum": 0}, {"const": -1}, {"const": -2}]}}}`,
+		"rename.json":     `{"RENAME": {"since": "1.0.0", "arity": 3, "command_flags": ["WRITE"], "reply_schema": {"const": "OK"}}}`,
 		"sentinel-x.json": `{"X": {"since": "2.8.4", "arity": 2, "container": "SENTINEL", "command_flags": ["ONLY_SENTINEL"]}}`,
 	}
 	for n, s := range specs {
@@ -56,6 +57,11 @@ func TestBuildAndCheck(t *testing.T) {
 	// OBJECT ENCODING's schema above allows the integer 0 alone; TTL's any.
 	if !bytes.Contains(b, []byte("var zeroOneReplies = map[string]bool{\n\t\"OBJECT|ENCODING\": true,\n\t\"SETNX\":           true,\n}")) {
 		t.Errorf("zeroOneReplies is not OBJECT|ENCODING and SETNX:\n%s", b)
+	}
+	// RENAME's schema allows the constant "OK" alone: a status; GET's and
+	// OBJECT ENCODING's strings are values.
+	if !bytes.Contains(b, []byte("var statusReplies = map[string]bool{\n\t\"RENAME\": true,\n}")) {
+		t.Errorf("statusReplies is not RENAME alone:\n%s", b)
 	}
 	if bytes.Contains(b, []byte("SENTINEL")) {
 		t.Errorf("sentinel-only command in the table:\n%s", b)
