@@ -1007,10 +1007,12 @@ func checkTruth(t parse.Truth, calls []parse.Call, at func(parse.Pos, string, ..
 		pos = c.Pos
 	}
 	var why, fix string
-	switch got {
-	case replyInt:
+	switch {
+	case statusCall(&c):
+		why, fix = "a status reply, a table {ok = ...} in Lua", "compare its ok field (redis.call(...).ok)"
+	case got == replyInt:
 		why, fix = "an integer, and Lua finds 0 true too", "compare it with a number (== 1, > 0)"
-	case replyArr:
+	case got == replyArr:
 		why, fix = "a list, and Lua finds an empty one true too", "test its length (#x > 0)"
 	default:
 		why, fix = got.String()+", never nil", "test what it holds instead"
@@ -1036,7 +1038,7 @@ func checkCompareStatus(c parse.Compare, calls []parse.Call, eq bool, always str
 		}
 		k, what, _ := luaKindNil(other, calls)
 		if k == 0 {
-			return true
+			return false // a boolean, nil or unknown: the other rules' business
 		}
 		what = strings.TrimSuffix(what, ",")
 		if eq {
