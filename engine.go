@@ -1122,18 +1122,46 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 
 // undoLater undoes an acquisition of unknown outcome in the background,
 // retrying until it succeeds, the lease it may have set has run out anyway,
-// or the Client closes (then the lease runs out on the server).
+// or the Client closes (then the lease runs out on the server). Once it has
+// succeeded it looks again after undoRecheck's pauses: the attempt may still
+// be on its way to the server, since rueidis closes an idle connection whose
+// call ran past its deadline and sends the undo on a new one, which can
+// overtake the old one's bytes (in a proxy, say).
 func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time) {
 	c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
+		id := holdID(p.spec().key, field)
+		again := undoRecheck
 		for {
 			actx, acancel := context.WithTimeout(ctx, p.spec().cfg.releaseTimeout)
 			err := c.undo(actx, p, field, lease)
 			acancel()
 			if err == nil {
-				return
+				// A look again while the owner (shared through its context)
+				// acquires anew could take that grant before it is
+				// registered: skip to the next pause then.
+				for {
+					if len(again) == 0 {
+						return
+					}
+					t := time.NewTimer(again[0])
+					again = again[1:]
+					select {
+					case <-t.C:
+					case <-ctx.Done():
+						t.Stop()
+						return
+					}
+					c.mu.Lock()
+					busy := c.acquiring[id] > 0
+					c.mu.Unlock()
+					if !busy {
+						break
+					}
+				}
+				continue
 			}
 			c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
 			if retry.wait(ctx, time.Time{}) != nil {
@@ -1142,6 +1170,11 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 		}
 	})
 }
+
+// undoRecheck are the pauses after which undoLater looks again for a late
+// grant of the attempt it undid: most arrive within a fraction of a second,
+// the last look bounds what a slow path can leave held.
+var undoRecheck = []time.Duration{250 * time.Millisecond, time.Second, 3 * time.Second}
 
 // retryRelease runs a call that gives something up (force unlock, leaving a
 // queue), retrying transport failures and falling back to plain pub/sub when

@@ -929,3 +929,55 @@ func TestRetrierFailedContextErrors(t *testing.T) {
 		t.Errorf("failed(ctx past its deadline, dial timeout) = %v, want the deadline, after the dial error", err)
 	}
 }
+
+// An attempt of unknown outcome can reach the server after the undo that
+// was to take it back: rueidis closes an idle connection whose call ran past
+// its deadline and sends the next call, the undo's, on a new connection,
+// while the attempt is still on its way (here held in a proxy). The undo
+// looks again a little later, so such a late grant is given back within
+// seconds, not left to its lease.
+func TestUndoCatchesLateAttempt(t *testing.T) {
+	for _, kind := range []string{"Mutex", "LeanMutex"} {
+		t.Run(kind, func(t *testing.T) {
+			node := redistest.Server(t)
+			px := netproxy.New(t, node.Addr)
+			prefix := sharedPrefix(t)
+			c := newTestClient(t, px.Client(t), prefix)
+			other := newTestClient(t, node.Client(t), prefix)
+			ctx := testCtx(t, 20*time.Second)
+			var l, o Locker
+			if kind == "Mutex" {
+				l, o = mustMutex(t, c, "late"), mustMutex(t, other, "late")
+			} else {
+				l, o = mustLean(t, c, "late"), mustLean(t, other, "late")
+			}
+			lctx, err := l.Lock(ctx) // connection open, scripts loaded
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+			px.HoldOpen()
+			tctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			_, err = l.TryLock(tctx, 0)
+			cancel()
+			if err == nil {
+				t.Fatal("TryLock through a held connection succeeded")
+			}
+			time.Sleep(500 * time.Millisecond) // the undo has looked, on a new connection
+			px.Thaw()                          // the attempt reaches the server now
+			start := time.Now()
+			if !eventually(5*time.Second, func() bool {
+				octx, err := o.TryLock(ctx, 0)
+				if err != nil {
+					return false
+				}
+				return o.Unlock(octx) == nil
+			}) {
+				t.Fatalf("TryLock %v after the late attempt reached the server (%v): the lock is still held, want it given back", time.Since(start).Round(time.Millisecond), err)
+			}
+			t.Logf("free again %v after the late attempt was let through", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}

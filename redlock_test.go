@@ -301,8 +301,8 @@ func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
 			st, err := m.State(WithOwner(ctx, owner))
 			return err == nil && st.HoldCount == 1
 		}) {
-			st, err := m.State(WithOwner(ctx, owner))
-			t.Fatalf("node %d after the failed re-entry: %+v, %v; want the outer hold (1)", i, st, err)
+			st, serr := m.State(WithOwner(ctx, owner))
+			t.Fatalf("node %d after the failed re-entry (%v): %+v, %v; want the outer hold (1)", i, err, st, serr)
 		}
 	}
 	if outer.Err() != nil {

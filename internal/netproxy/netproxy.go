@@ -22,6 +22,7 @@ type Proxy struct {
 	frozen bool
 	// replies held back: requests reach the server, answers do not
 	repliesFrozen bool
+	held          map[net.Conn]bool // connections HoldOpen holds back
 	conns         map[net.Conn]struct{}
 	wg            sync.WaitGroup
 }
@@ -73,7 +74,7 @@ func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			for p.frozen || (replies && p.repliesFrozen) {
+			for p.frozen || (replies && p.repliesFrozen) || p.held[src] || p.held[dst] {
 				p.cond.Wait()
 			}
 			_, open := p.conns[dst]
@@ -107,10 +108,23 @@ func (p *Proxy) FreezeReplies() {
 	p.mu.Unlock()
 }
 
+// HoldOpen holds back the traffic of the connections open now, in both
+// directions, until Thaw, while connections opened later flow: a request
+// written on a connection its client then gives up on reaches the server
+// after the client's later requests on a new connection.
+func (p *Proxy) HoldOpen() {
+	p.mu.Lock()
+	p.held = map[net.Conn]bool{}
+	for c := range p.conns {
+		p.held[c] = true
+	}
+	p.mu.Unlock()
+}
+
 // Thaw lets traffic flow again.
 func (p *Proxy) Thaw() {
 	p.mu.Lock()
-	p.frozen, p.repliesFrozen = false, false
+	p.frozen, p.repliesFrozen, p.held = false, false, nil
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
@@ -130,7 +144,7 @@ func (p *Proxy) DropAll() {
 func (p *Proxy) Close() {
 	p.ln.Close()
 	p.mu.Lock()
-	p.frozen, p.repliesFrozen = false, false
+	p.frozen, p.repliesFrozen, p.held = false, false, nil
 	for c := range p.conns {
 		c.Close()
 	}
