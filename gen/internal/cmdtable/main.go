@@ -208,23 +208,21 @@ func Build(dir string) ([]byte, error) {
 		buf.WriteString("}\n")
 	}
 
-	buf.WriteString("\n// statusReplies are the commands and subcommands whose reply schema allows\n// no string but constants (\"OK\"): a status reply, which reaches a script as a\n// table {ok = ...}.\n")
-	buf.WriteString("var statusReplies = map[string]bool{\n")
-	for _, e := range entries {
-		if statusOnly(e.s.ReplySchema) {
-			fmt.Fprintf(&buf, "\t%q: true,\n", e.name)
+	for _, set := range []struct {
+		doc, name string
+		has       func(json.RawMessage) bool
+	}{
+		{"statusReplies are the commands and subcommands whose reply schema allows\nno string but constants (\"OK\"): a status reply, which reaches a script as a\ntable {ok = ...}.", "statusReplies", statusOnly},
+		{"zeroOneReplies are the commands and subcommands whose reply schema allows\nno integer but 0 and 1 (a flag, not a count): a script may return them as\n@return bool.", "zeroOneReplies", only01},
+	} {
+		buf.WriteString("\n// " + strings.ReplaceAll(set.doc, "\n", "\n// ") + "\nvar " + set.name + " = map[string]bool{\n")
+		for _, e := range entries {
+			if set.has(e.s.ReplySchema) {
+				fmt.Fprintf(&buf, "\t%q: true,\n", e.name)
+			}
 		}
+		buf.WriteString("}\n")
 	}
-	buf.WriteString("}\n")
-
-	buf.WriteString("\n// zeroOneReplies are the commands and subcommands whose reply schema allows\n// no integer but 0 and 1 (a flag, not a count): a script may return them as\n// @return bool.\n")
-	buf.WriteString("var zeroOneReplies = map[string]bool{\n")
-	for _, e := range entries {
-		if only01(e.s.ReplySchema) {
-			fmt.Fprintf(&buf, "\t%q: true,\n", e.name)
-		}
-	}
-	buf.WriteString("}\n")
 	return format.Source(buf.Bytes())
 }
 
