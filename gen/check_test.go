@@ -566,6 +566,16 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:4: the reply of TYPE is always true as a condition: it is a status reply, a table {ok = ...} in Lua (only nil and false are false in Lua, and Redis replies nil as false); compare its ok field (redis.call(...).ok)`},
 		},
 		{
+			name: "ZADD options that exclude each other, and INCR with two pairs",
+			src: "-- @key k\n-- @return none\nredis.call('ZADD', KEYS[1], 'NX', 'XX', 1, 'm')\nredis.call('ZADD', KEYS[1], 'gt', 'nx', 1, 'm')\n" +
+				"redis.call('ZADD', KEYS[1], 'INCR', 1, 'a', 2, 'b')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:35: ZADD takes one of NX or XX, and the call gives NX and XX: Redis refuses the call`,
+				`scripts/x.lua:4:35: ZADD takes one of NX or GT, and the call gives GT and NX: Redis refuses the call`,
+				`scripts/x.lua:5:45: ZADD INCR takes one group of score member, and the call gives 2: Redis refuses the call`,
+			},
+		},
+		{
 			name: "bool from a count of two keys",
 			src:  "-- @key a\n-- @key b\n-- @return bool\nreturn redis.call('EXISTS', KEYS[1], KEYS[2])\n",
 			want: []string{`scripts/x.lua:4:8: EXISTS replies integers other than 0 and 1 (it counts the 2 keys given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
@@ -713,6 +723,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"status replies read through ok, and SET with GET", "-- @key k\n-- @arg opt string\n-- @return int64\nif redis.call('TYPE', KEYS[1]).ok == 'hash' then return 1 end\n" +
 			"if redis.call('SET', KEYS[1], 'v', 'GET') == 'old' then return 2 end\nif redis.call('SET', KEYS[1], 'v', ARGV[1]) == 'old' then return 3 end\nif redis.call('PING', 'x') == 'x' then return 4 end\nreturn 0\n"},
 		{"status reply that may be nil against false", "-- @key k\n-- @return int64\nif redis.call('SET', KEYS[1], 'v', 'NX') == false then return 0 end\nreturn 1\n"},
+		{"ZADD options Redis takes together", "-- @key k\n-- @return none\nredis.call('ZADD', KEYS[1], 'XX', 'GT', 'CH', 1, 'm', 2, 'n')\nredis.call('ZADD', KEYS[1], 'NX', 'CH', 'INCR', 1, 'm')\nreturn nil\n"},
 		{"key replaced by keys in a loop", "-- @key first\n-- @key rest...\n-- @return none\nlocal k = KEYS[1]\nfor i = 2, #KEYS do\n  redis.call('DEL', k)\n  k = KEYS[i]\nend\nreturn nil\n"},
 		{"local counted in a loop", "-- @key k\n-- @return int64\nlocal n = 0\nfor i = 1, 2 do n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local in a loop that may end up fitting", "-- @key k\n-- @return int64\nlocal v = 'x'\nlocal w = 0\nwhile v ~= w do\n  v = w\n  w = redis.call('GET', KEYS[1])\nend\nreturn v\n"},

@@ -117,13 +117,14 @@ type argWord struct {
 // words each keyword takes after it (nil when the command has a repeated
 // argument, in which a keyword's text could be data). A command that ends in
 // a repeated group after optional keywords alone (ZADD key [NX|XX] ... score
-// member [score member ...]) has those keywords in pre and the group's words
-// in repeat instead.
+// member [score member ...]) has those keywords in pre (alts, the groups of
+// them that exclude each other) and the group's words in repeat instead.
 type argSig struct {
 	fixed  []argWord
 	tokens map[string][]argWord
 	pre    []string
 	repeat []argWord
+	alts   [][]string // the keywords of pre that exclude each other, by group
 }
 
 // optionSig says what may follow a command's fixed words (its first fixed

@@ -117,6 +117,30 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 					covered[name+" "+kw] = true
 				}
 			}
+			// Every pair of options: Redis refuses exactly the pairs the
+			// checker calls exclusive.
+			for i, a := range sig.pre {
+				for _, b := range sig.pre[i+1:] {
+					words := slices.Concat(base, []string{a, b}, group[len(base):])
+					ex, _ := excludes(name, sig, a, b)
+					switch err := run(words); {
+					case ex && err == nil:
+						problems = append(problems, fmt.Sprintf("%s: Redis accepts %s and %s together (%v), which the checker refuses", name, a, b, words))
+					case !ex && err != nil:
+						problems = append(problems, fmt.Sprintf("%s: Redis refuses %s and %s together (%v): %v; list the pair in extraExclusive", name, a, b, words, err))
+					case ex:
+						covered[name+" "+a+" "+b] = true
+					}
+				}
+			}
+			if w := singleGroupWith[name]; w != "" {
+				words := slices.Concat(base, []string{w}, group[len(base):], group[len(base):])
+				if err := run(words); err == nil {
+					problems = append(problems, fmt.Sprintf("%s: Redis accepts %s with two groups (%v)", name, w, words))
+				} else {
+					covered[name+" "+w+" twice"] = true
+				}
+			}
 			continue
 		}
 		// Words the table does not place (the rest of the arity).
@@ -154,6 +178,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"DECRBY decrement", "HINCRBY increment", "LRANGE start", "LRANGE stop", "ZINCRBY increment", "SCAN COUNT count",
 		"ZRANGEBYSCORE LIMIT offset", "ZRANGEBYSCORE LIMIT count", "HSCAN COUNT count", "LPOS RANK rank",
 		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
+		"ZADD NX XX", "ZADD GT LT", "ZADD GT NX", "ZADD LT NX", "ZADD INCR twice", "GEOADD NX XX",
 		"INCRBYFLOAT increment", "HINCRBYFLOAT increment", "ZCOUNT min", "ZRANGEBYSCORE max", "ZREMRANGEBYSCORE min",
 	} {
 		if !covered[must] {

@@ -744,7 +744,7 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		i++
 	}
 	if sig.repeat != nil {
-		checkRepeated(c.Args[i:], sig, shown, params, check, at)
+		checkRepeated(c.Args[i:], name, sig, shown, params, check, at)
 		return
 	}
 	if sig.tokens == nil {
@@ -774,7 +774,7 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 // keyword. A word the checker cannot read may be a keyword: it is taken for
 // one while the count of the words left says one must be, and the groups are
 // checked only when where they start is certain.
-func checkRepeated(args []parse.Arg, sig argSig, where string, params []Param, check func(parse.Arg, argWord, string), at func(parse.Pos, string, ...any)) {
+func checkRepeated(args []parse.Arg, name string, sig argSig, where string, params []Param, check func(parse.Arg, argWord, string), at func(parse.Pos, string, ...any)) {
 	for _, a := range args {
 		if a.Expands {
 			return // the count of words is unknown
@@ -796,7 +796,16 @@ func checkRepeated(args []parse.Arg, sig argSig, where string, params []Param, c
 		return true
 	}
 	j := 0
+	var given []string
 	for j < len(args) && keyword(args[j]) {
+		w := strings.ToUpper(*args[j].Literal)
+		for _, g := range given {
+			if ex, alts := excludes(name, sig, g, w); ex {
+				at(args[j].Pos, "%s takes one of %s, and the call gives %s and %s: Redis refuses the call", where, alts, g, w)
+				return
+			}
+		}
+		given = append(given, w)
 		j++
 	}
 	if j < len(args) && args[j].Exact && args[j].NotString == "" && sig.repeat[0].kind != 0 && !numberText(*args[j].Literal, false) {
@@ -829,9 +838,55 @@ func checkRepeated(args []parse.Arg, sig argSig, where string, params []Param, c
 			}
 		}
 	}
+	if w := singleGroupWith[name]; w != "" && slices.Contains(given, w) && left > group {
+		at(args[j+group].Pos, "%s %s takes one group of %s, and the call gives %d: Redis refuses the call", where, w, groupWords(sig.repeat), left/group)
+		return
+	}
 	for k := j; k < len(args); k++ {
 		check(args[k], sig.repeat[(k-j)%group], where)
 	}
+}
+
+// excludes reports whether the keywords a and b of a command ending in a
+// repeated group exclude each other, with the alternatives to name: one of
+// the specifications' groups, or a pair Redis refuses besides
+// (extraExclusive).
+func excludes(name string, sig argSig, a, b string) (bool, string) {
+	if a == b {
+		return false, ""
+	}
+	for _, alt := range sig.alts {
+		if slices.Contains(alt, a) && slices.Contains(alt, b) {
+			return true, orList(alt)
+		}
+	}
+	for _, pair := range extraExclusive[name] {
+		if pair[0] == a && pair[1] == b || pair[0] == b && pair[1] == a {
+			return true, orList(pair[:])
+		}
+	}
+	return false, ""
+}
+
+// extraExclusive are the keyword pairs of commands ending in a repeated
+// group that Redis refuses together though the specifications give them in
+// separate groups (ZADD: "GT, LT, and/or NX options at the same time are not
+// compatible"): TestNumericArgsAgreeWithServer runs every pair.
+var extraExclusive = map[string][][2]string{
+	"ZADD": {{"NX", "GT"}, {"NX", "LT"}},
+}
+
+// singleGroupWith are the keywords that limit a command to one repeated
+// group (ZADD INCR: "INCR option supports a single increment-element pair").
+var singleGroupWith = map[string]string{"ZADD": "INCR"}
+
+// groupWords names a repeated group's words: "score member".
+func groupWords(ws []argWord) string {
+	names := make([]string, len(ws))
+	for i, w := range ws {
+		names[i] = w.name
+	}
+	return strings.Join(names, " ")
 }
 
 // checkDouble checks a word Redis reads as a floating-point number: a

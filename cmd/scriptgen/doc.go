@@ -154,8 +154,9 @@
 //     increment, ZCOUNT's bounds, GEOADD's coordinates, ZADD's scores) is
 //     no literal that is not a number ("(1" only in a score range's bounds),
 //     and for ZADD and GEOADD the first word after the options is a number
-//     (a member written before its score, a misspelt option); a string or
-//     bytes @arg there is a warning;
+//     (a member written before its score, a misspelt option), no two options
+//     exclude each other (NX and XX; ZADD's NX and GT) and ZADD INCR has one
+//     pair; a string or bytes @arg there is a warning;
 //   - no comparison puts a string against a number, which Lua 5.1 never
 //     converts (< > <= >= fail at run time, == is always false): ARGV and
 //     KEYS hold strings whatever the @arg type (ARGV[1] > 0), a string

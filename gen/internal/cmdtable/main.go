@@ -527,13 +527,16 @@ func numericSig(args []argJSON) string {
 		numeric = numeric || numberType(a.Type)
 		n++
 	}
-	if pre, repeat := repeatedTail(args[n:]); repeat != nil {
+	if pre, repeat, alts := repeatedTail(args[n:]); repeat != nil {
 		var parts []string
 		if len(fixed) > 0 {
 			parts = append(parts, "fixed: []argWord{"+strings.Join(fixed, ", ")+"}")
 		}
 		if len(pre) > 0 {
 			parts = append(parts, "pre: []string{"+strings.Join(pre, ", ")+"}")
+		}
+		if len(alts) > 0 {
+			parts = append(parts, "alts: [][]string{"+strings.Join(alts, ", ")+"}")
 		}
 		return "{" + strings.Join(append(parts, "repeat: []argWord{"+strings.Join(repeat, ", ")+"}"), ", ") + "}"
 	}
@@ -588,12 +591,13 @@ func numericSig(args []argJSON) string {
 }
 
 // repeatedTail reads the arguments after the fixed words as optional
-// keywords without values (quoted, for the table), then one repeated group of
-// plain words with a number among them: ZADD's [NX|XX] [GT|LT] [CH] [INCR]
-// score member [score member ...]. repeat is nil for any other shape.
-func repeatedTail(args []argJSON) (pre, repeat []string) {
+// keywords without values (quoted, for the table; alts, the one-of groups
+// among them), then one repeated group of plain words with a number among
+// them: ZADD's [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...].
+// repeat is nil for any other shape.
+func repeatedTail(args []argJSON) (pre, repeat, alts []string) {
 	if len(args) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var pure func(a argJSON) bool
 	pure = func(a argJSON) bool {
@@ -602,43 +606,46 @@ func repeatedTail(args []argJSON) (pre, repeat []string) {
 			pre = append(pre, strconv.Quote(strings.ToUpper(a.Token)))
 			return !bool(a.Multiple)
 		case "oneof":
+			var alt []string
 			for _, b := range a.Arguments {
-				if !pure(b) {
+				if b.Type != "pure-token" || !pure(b) {
 					return false
 				}
+				alt = append(alt, strconv.Quote(strings.ToUpper(b.Token)))
 			}
+			alts = append(alts, "{"+strings.Join(alt, ", ")+"}")
 			return a.Token == "" && !bool(a.Multiple)
 		}
 		return false
 	}
 	for _, a := range args[:len(args)-1] {
 		if !bool(a.Optional) || !pure(a) {
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
 	last := args[len(args)-1]
 	if !bool(last.Multiple) || bool(last.Optional) || last.Token != "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	words := []argJSON{last}
 	if last.Type == "block" {
 		words = last.Arguments
 	} else if !simpleArg(last) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	numeric := false
 	for _, w := range words {
 		if bool(w.Optional) || bool(w.Multiple) || w.Token != "" || !simpleArg(w) {
-			return nil, nil
+			return nil, nil, nil
 		}
 		repeat = append(repeat, wordExpr(w))
 		numeric = numeric || numberType(w.Type)
 	}
 	if !numeric {
-		return nil, nil
+		return nil, nil, nil
 	}
 	slices.Sort(pre)
-	return pre, repeat
+	return pre, repeat, alts
 }
 
 // optionSigOf renders the optionSig of a command's arguments, "" when its
