@@ -48,12 +48,7 @@ func TestCompareAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @arg a string\n-- @return string\n" + tc.body + "\n"
-			var got []string
-			for _, e := range checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}) {
-				if !strings.Contains(e, "declared but never used") { // k or a, unused on purpose
-					got = append(got, e)
-				}
-			}
+			got := checkUsed(t, src)
 			want := tc.msg != "" && strings.Contains(got0(got), tc.msg) || tc.msg == "" && (strings.Contains(got0(got), "compares") || strings.Contains(got0(got), "always nil"))
 			if len(got) != 1 || !strings.HasPrefix(got[0], "scripts/x.lua:"+strconv.Itoa(tc.line)+":") || !want {
 				t.Errorf("checker output %q, want one comparison error on line %d", got, tc.line)
@@ -74,6 +69,20 @@ func TestCompareAgreesWithServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkUsed is the checker's errors for src, but for the reports of a key or
+// argument declared and never used (the tests' scripts declare some on
+// purpose).
+func checkUsed(t *testing.T, src string) []string {
+	t.Helper()
+	var got []string
+	for _, e := range checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}) {
+		if !strings.Contains(e, "declared but never used") {
+			got = append(got, e)
+		}
+	}
+	return got
 }
 
 // got0 is the first of the checker's lines, "" for none.
@@ -104,12 +113,7 @@ func TestReturnsAgreeWithServer(t *testing.T) {
 		{"[]string", "return {'a'}, {'b'}, 'c'", []string{"a"}, "returns 3 values, and Redis replies the first alone"},
 	} {
 		src := "-- @key k\n-- @return " + tc.ret + "\n" + tc.body + "\n"
-		var got []string
-		for _, e := range checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}) {
-			if !strings.Contains(e, "declared but never used") { // k, unused on purpose
-				got = append(got, e)
-			}
-		}
+		got := checkUsed(t, src)
 		if len(got) != 1 || !strings.Contains(got[0], tc.message) {
 			t.Errorf("%q: checker output %q, want one error %q", tc.body, got, tc.message)
 		}

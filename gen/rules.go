@@ -1032,7 +1032,7 @@ func luaKindNil(o parse.Operand, calls []parse.Call) (kind byte, what string, ni
 			return 0, "", false
 		}
 		c := calls[o.Call]
-		got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
+		got := callReplies(&c)
 		switch {
 		case got == replyUnknown || got&replyArr != 0:
 		case got&replyInt == 0:
@@ -1044,6 +1044,13 @@ func luaKindNil(o parse.Operand, calls []parse.Call) (kind byte, what string, ni
 	return 0, "", false
 }
 
+// callReplies is what a call may reply in a script, the options it is given
+// taken into account (SET without NX, XX or GET never replies nil).
+func callReplies(c *parse.Call) replyKind {
+	got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, c, true)
+	return got
+}
+
 // checkTruth refuses a truth test of a reply that is never nil: Lua finds
 // every value but nil and false true, 0 and an empty list too, so the test
 // always passes (or, under not, always fails).
@@ -1053,7 +1060,7 @@ func checkTruth(t parse.Truth, calls []parse.Call, at func(parse.Pos, string, ..
 		return
 	}
 	c := calls[o.Call]
-	got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
+	got := callReplies(&c)
 	if got == replyUnknown || got&replyNil != 0 {
 		return
 	}
@@ -1276,7 +1283,7 @@ func checkFieldRead(f parse.FieldRead, calls []parse.Call, at func(parse.Pos, st
 		return
 	}
 	c := calls[f.Call]
-	got, _ := replyOf(parse.Return{Kind: parse.ReturnCall, Command: c.Command}, &c, true)
+	got := callReplies(&c)
 	if got&replyArr == 0 || got&(replyInt|replyStr) != 0 {
 		return
 	}

@@ -586,9 +586,6 @@ func (w *walker) cond(e ast.Expr) {
 // truth records e as a truth test when it is a command's reply; it runs
 // before e is walked, so e's own call is the next one recorded.
 func (w *walker) truth(e ast.Expr, not bool) {
-	if w.dry {
-		return
-	}
 	op := w.operand(e, len(w.f.Calls))
 	if op.Type != OperandReply {
 		return
