@@ -727,3 +727,29 @@ func TestFairRefusalWhileHeld(t *testing.T) {
 		t.Fatalf("head after the release = %q (%v), want x:live: the release evicts the dead waiter", head, err)
 	}
 }
+
+// A Redisson-queue waiter whose timeout entry is gone (removed by hand)
+// does not stop the next caller from queueing behind it: its estimate
+// starts from the holder's lease.
+func TestFairRedissonQueueEntryWithoutTimeout(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 20*time.Second)
+	f := mustFair(t, c, "ghost-queue", WithRedissonFairQueue(time.Second))
+	hctx, err := f.Lock(WithOwner(ctx, "holder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Do(ctx, rc.B().Rpush().Key(f.queue).Element("0f0e0d0c-0000-4000-8000-000000000000:1").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = f.TryLock(WithOwner(ctx, "waiter"), 300*time.Millisecond)
+	if !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock behind a queued field with no timeout: %v after %v; want ErrNotAcquired when the wait runs out", err, time.Since(start).Round(time.Millisecond))
+	}
+	if err := f.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+}

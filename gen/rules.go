@@ -73,6 +73,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		for _, t := range pf.Truths {
 			checkTruth(t, pf.Calls, at)
 		}
+		for _, o := range pf.Operations {
+			checkOperation(o, pf.Calls, at, warn)
+		}
 	}
 
 	for _, v := range pf.RedisValues {
@@ -1418,4 +1421,143 @@ func closest(word string, names []string) string {
 		}
 	}
 	return best
+}
+
+// checkOperation refuses a reply used where Lua fails on the value it is in
+// Lua: arithmetic, .. or an ordering on a table (an array reply, a status
+// reply's {ok = ...}), # of a number; and warns of one that fails when the
+// reply is nil, which Lua sees as false (nil after tonumber), unless the
+// script read the local holding it in between (a test, a default).
+//
+// The warning is left out when a call before this one names the same key
+// (and the same field or member, for a reply that is nil for a missing one):
+// the script may know by then that the value is there (EXISTS, TYPE,
+// HEXISTS, a write), which the checker does not follow.
+func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.Pos, string, ...any)) {
+	if o.Operand.Call >= len(calls) {
+		return
+	}
+	c := calls[o.Operand.Call]
+	got := callReplies(&c)
+	if got == replyUnknown {
+		return
+	}
+	status := statusCall(&c)
+	cmd := strings.ToUpper(c.Command)
+	var subject, verb string
+	order := false
+	switch o.Op {
+	case "..":
+		subject, verb = "concatenation (..) of "+o.Operand.Text, "concatenate"
+	case "#":
+		subject, verb = "# of "+o.Operand.Text, "get length of"
+	case "<", "<=", ">", ">=":
+		subject, verb, order = o.Op+" compares "+o.Operand.Text, "compare", true
+	default:
+		subject, verb = "arithmetic ("+o.Op+") on "+o.Operand.Text, "perform arithmetic on"
+	}
+	// The local holding the reply, if the operand is one: Lua's message
+	// names it.
+	name, local := strings.CutSuffix(o.Operand.Text, ")")
+	name, _, local = strings.Cut(name, " (")
+	if strings.HasPrefix(o.Operand.Text, "tonumber(") {
+		local = false // tonumber(n): a value, not the local
+	}
+	fails := func(what string) string {
+		if order {
+			shown := map[string]string{"boolean": "false", "nil": "nil", "table": "a table"}[what]
+			return "on " + shown + ` ("attempt to compare ...")`
+		}
+		if local {
+			return `("attempt to ` + verb + " local '" + name + "' (a " + what + ` value)")`
+		}
+		return `("attempt to ` + verb + " a " + what + ` value")`
+	}
+	fix := func(def string) string {
+		if local {
+			return "test " + name + " first (if not " + name + " then ... end), or give it a default where it is assigned (" + def + ")"
+		}
+		return "hold it in a local and test that first (if not v then ... end), or give a default (" + def + ")"
+	}
+	mayNil := func(format string, args ...any) {
+		if !o.Tested && !touchedBefore(calls, o.Operand.Call) {
+			warn(o.Pos, format, args...)
+		}
+	}
+	if o.Tonumber {
+		never := status || got&(replyInt|replyStr) == 0
+		switch {
+		case o.Op == "#":
+			at(o.Pos, "%s: tonumber gives a number or nil, and Lua fails the script at run time on either (\"attempt to get length of a number value\")", subject)
+		case never:
+			at(o.Pos, "%s, which is always nil (%s replies %s, and tonumber gives nil for a table and for false): Lua fails the script at run time %s", subject, cmd, replyText(got, status), fails("nil"))
+		case got&(replyNil|replyArr) != 0:
+			mayNil("%s, which is nil when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("nil"), fix("tonumber(redis.call(...) or '0')"))
+		}
+		return
+	}
+	if o.Op == "#" {
+		switch {
+		case got&(replyStr|replyArr) == 0:
+			at(o.Pos, "%s, %s: Lua fails the script at run time on a number %s; the reply is the number itself", subject, replyText(got, status), fails("number"))
+		case got&replyNil != 0:
+			mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), fix("redis.call(...) or ''"))
+		}
+		return
+	}
+	table := status || got&(replyInt|replyStr) == 0
+	switch {
+	case order && (table || got&replyStr != 0):
+		// A table, or a string: the comparison rules' business.
+	case table:
+		at(o.Pos, "%s, %s: Lua fails the script at run time %s", subject, replyText(got, status), fails("table"))
+	case got&replyNil != 0:
+		def := "redis.call(...) or 0"
+		if o.Op == ".." {
+			def = "redis.call(...) or ''"
+		}
+		mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), fix(def))
+	}
+}
+
+// replyText names what a reply is in Lua, for checkOperation.
+func replyText(got replyKind, status bool) string {
+	switch {
+	case status:
+		return "a status reply (a table {ok = ...} in Lua)"
+	case got&(replyInt|replyStr) == 0 && got&replyArr != 0:
+		return got.String() + " (a table in Lua" + orFalse(got) + ")"
+	}
+	return got.String()
+}
+
+// memberNil are the commands whose nil reply is about a field, member or
+// index of the key (their second argument), not about the key.
+var memberNil = map[string]bool{
+	"HGET": true, "ZSCORE": true, "ZRANK": true, "ZREVRANK": true, "LINDEX": true, "LPOS": true,
+}
+
+// touchedBefore reports whether a call written before calls[i] names the
+// same key, and for a memberNil command the same field or member too.
+func touchedBefore(calls []parse.Call, i int) bool {
+	c := calls[i]
+	n := 1
+	if memberNil[strings.ToUpper(c.Command)] {
+		n = 2
+	}
+	if len(c.Args) < n {
+		return false
+	}
+	for _, d := range calls[:i] {
+		if len(d.Args) >= n && slices.EqualFunc(c.Args[:n], d.Args[:n], sameValue) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValue reports whether two arguments are written from the same value
+// (KEYS[1], a local, a literal), as far as the walker can tell.
+func sameValue(a, b parse.Arg) bool {
+	return a.Value.Text != "" && a.Value == b.Value
 }

@@ -86,9 +86,16 @@ if mine ~= false then
   return {0, tonumber(mine) - waitTime - now, isHead()}
 end
 local last = redis.call('lindex', KEYS[2], -1)
-local ttl
+local lastTimeout = false
 if last ~= false and last ~= ARGV[2] then
-  ttl = tonumber(redis.call('zscore', KEYS[3], last)) - now
+  lastTimeout = redis.call('zscore', KEYS[3], last)
+end
+-- A last waiter with no timeout (its entry removed by hand) is passed over:
+-- the caller's estimate starts from the holder's lease instead, where
+-- tonumber(nil) would fail the script.
+local ttl
+if lastTimeout then
+  ttl = tonumber(lastTimeout) - now
 else
   ttl = redis.call('pttl', KEYS[1])
 end
@@ -99,7 +106,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "6c2d0d870daf2abe7ed7815db7ff0cbadefdf642"
+const fairRedissonAcquireSHA1 = "4ad15455d273b4cde3e51c001b390f6724837d90"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 

@@ -73,9 +73,16 @@ if mine ~= false then
   return {0, tonumber(mine) - waitTime - now, isHead()}
 end
 local last = redis.call('lindex', KEYS[2], -1)
-local ttl
+local lastTimeout = false
 if last ~= false and last ~= ARGV[2] then
-  ttl = tonumber(redis.call('zscore', KEYS[3], last)) - now
+  lastTimeout = redis.call('zscore', KEYS[3], last)
+end
+-- A last waiter with no timeout (its entry removed by hand) is passed over:
+-- the caller's estimate starts from the holder's lease instead, where
+-- tonumber(nil) would fail the script.
+local ttl
+if lastTimeout then
+  ttl = tonumber(lastTimeout) - now
 else
   ttl = redis.call('pttl', KEYS[1])
 end

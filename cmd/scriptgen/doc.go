@@ -172,6 +172,12 @@
 //     refused, as it is always nil; so is a reply that is never nil tested
 //     as a condition or with not (if redis.call('EXISTS', k) then: Lua
 //     finds 0 and an empty list true);
+//   - no reply Lua cannot compute with is an operand of arithmetic, of ..
+//     or of #: an array or status reply (a table), an integer under #,
+//     tonumber of a table; a reply that may be nil (GET, HGET, ZSCORE,
+//     ZRANK; false in Lua, nil after tonumber) used so, or ordered, is a
+//     warning, unless a local holding it was read first (if not v, v ==
+//     false, v or 0) or an earlier call names the same key (and field);
 //   - the script returns one value (Redis replies the first of return a,
 //     b alone), and no returned table has named fields (return {count =
 //     n}): Redis replies a table as the array of its values at 1, 2, ...,

@@ -210,6 +210,26 @@ type Truth struct {
 	Operand Operand
 }
 
+// Operation is a command's reply, tonumber of one, or a local holding
+// either, used where Lua fails at run time on false (a nil reply), on nil or
+// on a table: an operand of arithmetic, of .., of # or of an ordering
+// comparison.
+type Operation struct {
+	Pos Pos    // of the operator
+	Op  string // +, -, *, /, %, ^, .., # or <, <=, >, >=; "unary -" for a negation
+	// Operand is the reply's (Type OperandReply), with the text of what is
+	// written (the reply of GET, or n for a local).
+	Operand Operand
+	// Tonumber is set when the operand is tonumber(...) of the reply: a
+	// number, or nil where the reply is false or no number.
+	Tonumber bool
+	// Tested is set when the operand is a local that the script read
+	// otherwise (a condition, a comparison with ==, and/or, an argument)
+	// after it was assigned and before this use: it may have dealt with
+	// nil there.
+	Tested bool
+}
+
 // Compare is a comparison of two operands.
 type Compare struct {
 	Pos         Pos    // of the operator
@@ -293,6 +313,10 @@ type File struct {
 	// Truths are the command replies tested for truth: an if, elseif,
 	// while or until condition (or an operand of and/or in one), and not.
 	Truths []Truth
+	// Operations are the command replies (or tonumber of one) used where
+	// Lua fails on false, nil or a table: an operand of arithmetic, of ..,
+	// of # or of an ordering comparison.
+	Operations []Operation
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

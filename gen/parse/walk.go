@@ -67,6 +67,22 @@ type local struct {
 	// values it may hold (ReturnOneOf) once it is assigned in a nested block,
 	// a function or a loop (see loop).
 	reply Return
+	// nilv is the reply the local holds when it may be false or nil (a
+	// command's reply, or tonumber of one) and was assigned in the block
+	// that declares it; unset otherwise.
+	nilv nilSource
+}
+
+// nilSource is a command's reply held by a local, or tonumber of one.
+type nilSource struct {
+	set      bool
+	call     int    // the index of the call in File.Calls
+	command  string // its name, for messages
+	tonumber bool
+	// tested is set once the local is read other than as an operand that
+	// fails on nil (a condition, ==, and/or, an argument): the script may
+	// deal with nil there.
+	tested bool
 }
 
 type identKey struct {
@@ -166,6 +182,20 @@ func (w *walker) setReply(name string, r Return) {
 	l.reply = r
 }
 
+// setNil records the reply a local may hold as false or nil after an
+// assignment, when it is assigned in the block that declares it; one
+// assigned in a nested block, a function or a loop is no longer followed.
+func (w *walker) setNil(name string, ns nilSource) {
+	l, i := w.lookup(name)
+	if l == nil {
+		return
+	}
+	if i != len(w.scopes)-1 {
+		ns = nilSource{}
+	}
+	l.nilv = ns
+}
+
 // maxAlternatives bounds the values a local is followed through; one
 // assigned more often than that in nested blocks is left unknown.
 const maxAlternatives = 16
@@ -238,6 +268,12 @@ func (w *walker) loop(body func()) {
 		*w.f, w.seen, w.dry = f, seen, false
 		grew := false
 		for l := range outer {
+			if b := before[l].nilv; l.nilv.set && b.set && l.nilv.call == b.call && l.nilv.tonumber == b.tonumber {
+				// A read in the body tests a local for the iterations
+				// after it, not for the first: the body's uses are
+				// walked for real as the first iteration meets them.
+				l.nilv.tested = b.tested
+			}
 			if l.val != before[l].val {
 				grew = true
 			}
@@ -331,7 +367,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 		}
 		// The replies of every value, before any is assigned (a, b = b, a).
-		replies := w.replies(s.Rhs, len(s.Lhs), s.Line())
+		replies, nils := w.replies(s.Rhs, len(s.Lhs), s.Line())
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
 			if !ok || !w.isLocal(id.Value) {
@@ -343,6 +379,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 			w.assign(id.Value, v)
 			w.setReply(id.Value, replies[i])
+			w.setNil(id.Value, nils[i])
 		}
 	case *ast.LocalAssignStmt:
 		if len(s.Exprs) == 1 && len(s.Names) == 1 {
@@ -350,7 +387,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				w.declare(s.Names[0], Value{Source: SourceUnknown}) // local function f: f is in scope in its body
 			}
 		}
-		replies := w.replies(s.Exprs, len(s.Names), s.Line())
+		replies, nils := w.replies(s.Exprs, len(s.Names), s.Line())
 		values := make([]Value, len(s.Names))
 		for i := range s.Names {
 			values[i] = Value{Source: SourceUnknown}
@@ -363,6 +400,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		for i, n := range s.Names {
 			w.declare(n, values[i])
 			w.setReply(n, replies[i])
+			w.setNil(n, nils[i])
 		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
@@ -468,7 +506,8 @@ func (w *walker) expr(e ast.Expr) {
 	switch e := e.(type) {
 	case nil:
 	case *ast.IdentExpr:
-		if w.isLocal(e.Value) {
+		if l, _ := w.lookup(e.Value); l != nil {
+			l.nilv.tested = true // read: the script may deal with nil here
 			return
 		}
 		// A global: its position is the next occurrence of its name on
@@ -546,29 +585,54 @@ func (w *walker) expr(e ast.Expr) {
 		// In order (left, operator, right), so the n-th operator walked on a
 		// line is the n-th in its text.
 		c := Compare{Op: e.Operator, Left: w.operand(e.Lhs, len(w.f.Calls))}
-		w.expr(e.Lhs)
+		order := e.Operator != "==" && e.Operator != "~="
+		left := -1
+		if order {
+			left = w.operation(e.Lhs, e.Operator, Pos{})
+		} else {
+			w.expr(e.Lhs)
+		}
 		c.Pos, _ = w.tokenPos(e.Line(), e.Operator, false)
+		if left >= 0 {
+			w.f.Operations[left].Pos = c.Pos
+		}
 		c.Right = w.operand(e.Rhs, len(w.f.Calls))
-		w.expr(e.Rhs)
+		if order {
+			w.operation(e.Rhs, e.Operator, c.Pos)
+		} else {
+			w.expr(e.Rhs)
+		}
 		if c.Left.Type != OperandUnknown && c.Right.Type != OperandUnknown {
 			w.f.Compares = append(w.f.Compares, c)
 		}
 	case *ast.StringConcatOpExpr:
-		w.expr(e.Lhs)
-		w.expr(e.Rhs)
+		w.binaryOperation(e.Lhs, "..", e.Rhs, e.Line())
 	case *ast.ArithmeticOpExpr:
-		w.expr(e.Lhs)
-		w.expr(e.Rhs)
+		w.binaryOperation(e.Lhs, e.Operator, e.Rhs, e.Line())
 	case *ast.UnaryMinusOpExpr:
-		w.expr(e.Expr)
+		pos, _ := w.tokenPos(e.Line(), "-", false)
+		w.operation(e.Expr, "unary -", pos)
 	case *ast.UnaryNotOpExpr:
 		w.truth(e.Expr, true)
 		w.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
-		w.expr(e.Expr)
+		pos, _ := w.tokenPos(e.Line(), "#", false)
+		w.operation(e.Expr, "#", pos)
 	case *ast.FunctionExpr:
 		w.function(e)
 	}
+}
+
+// binaryOperation walks lhs op rhs, recording its operands as operations
+// at the operator (found after lhs is walked: the n-th operator walked on a
+// line is the n-th in its text).
+func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int) {
+	left := w.operation(lhs, op, Pos{})
+	pos, _ := w.tokenPos(line, op, false)
+	if left >= 0 {
+		w.f.Operations[left].Pos = pos
+	}
+	w.operation(rhs, op, pos)
 }
 
 // cond walks a condition, recording the replies it tests for truth: the
@@ -1065,10 +1129,12 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 // the reply each variable's new value would give if returned. A variable
 // without an expression is unknown (a call may give it a value), or nil
 // when there are none (local v). line is the statement's.
-func (w *walker) replies(list []ast.Expr, n, line int) []Return {
+func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource) {
 	out := make([]Return, max(n, len(list)))
+	nils := make([]nilSource, len(out))
 	for i, e := range list {
 		out[i] = w.replyOf(e, len(w.f.Calls))
+		nils[i] = w.nilSourceOf(e, len(w.f.Calls))
 		w.expr(e)
 	}
 	if len(list) == 0 {
@@ -1076,7 +1142,98 @@ func (w *walker) replies(list []ast.Expr, n, line int) []Return {
 			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil}
 		}
 	}
-	return out
+	return out, nils
+}
+
+// nilSourceOf is what e holds when it is a command's reply or tonumber of
+// one (or a local holding either), for a local assigned e; call is the index
+// in File.Calls e's own redis.call will have.
+func (w *walker) nilSourceOf(e ast.Expr, call int) nilSource {
+	switch x := e.(type) {
+	case *ast.FuncCallExpr:
+		if r, ok := callReply(x, call); ok {
+			return nilSource{set: true, call: call, command: r.Command}
+		}
+		if arg, ok := w.tonumberArg(x); ok {
+			if ns := w.nilSourceOf(arg, call); ns.set && !ns.tonumber {
+				ns.tonumber = true
+				return ns
+			}
+		}
+	case *ast.IdentExpr:
+		if l, _ := w.lookup(x.Value); l != nil {
+			return l.nilv
+		}
+	}
+	return nilSource{}
+}
+
+// tonumberArg is the argument of a call of Lua's tonumber (with no base: a
+// base other than 10 is not followed).
+func (w *walker) tonumberArg(e *ast.FuncCallExpr) (ast.Expr, bool) {
+	id, ok := e.Func.(*ast.IdentExpr)
+	if !ok || id.Value != "tonumber" || w.isLocal("tonumber") || len(e.Args) != 1 || e.Receiver != nil {
+		return nil, false
+	}
+	return e.Args[0], true
+}
+
+// operation records e as an operand of op at pos when it may be false, nil
+// or a table there (see Operation), and walks e: call is the index in
+// File.Calls e's own redis.call will have. A local read there is not a test
+// of it; one recorded is taken as tested from then on, so that each
+// assignment is reported once.
+// It returns the index of its record in File.Operations, -1 when none.
+func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
+	call := len(w.f.Calls)
+	o := Operation{Pos: pos, Op: op}
+	var l *local
+	switch x := e.(type) {
+	case *ast.FuncCallExpr:
+		if r, ok := callReply(x, call); ok {
+			o.Operand = Operand{Type: OperandReply, Text: "the reply of " + strings.ToUpper(r.Command), Call: call}
+		} else if arg, ok := w.tonumberArg(x); ok {
+			if ns := w.nilSourceOf(arg, call); ns.set && !ns.tonumber {
+				what := "the reply of " + strings.ToUpper(ns.command)
+				if id, ok := arg.(*ast.IdentExpr); ok {
+					what = id.Value + " (" + what + ")"
+					l, _ = w.lookup(id.Value)
+				}
+				o.Operand = Operand{Type: OperandReply, Text: "tonumber(" + what + ")", Call: ns.call}
+				o.Tonumber, o.Tested = true, ns.tested
+			}
+		}
+	case *ast.IdentExpr:
+		if l, _ = w.lookup(x.Value); l != nil && l.nilv.set {
+			what := "the reply of " + strings.ToUpper(l.nilv.command)
+			if l.nilv.tonumber {
+				what = "tonumber of " + what
+			}
+			o.Operand = Operand{Type: OperandReply, Text: x.Value + " (" + what + ")", Call: l.nilv.call}
+			o.Tonumber, o.Tested = l.nilv.tonumber, l.nilv.tested
+		}
+	}
+	at := -1
+	if o.Operand.Type == OperandReply {
+		at = len(w.f.Operations)
+		w.f.Operations = append(w.f.Operations, o)
+		if l != nil {
+			l.nilv.tested = true
+		}
+	}
+	if id, ok := e.(*ast.IdentExpr); ok && w.isLocal(id.Value) {
+		return at // read as an operand, not tested
+	}
+	if c, ok := e.(*ast.FuncCallExpr); ok {
+		if arg, ok := w.tonumberArg(c); ok {
+			if id, ok := arg.(*ast.IdentExpr); ok && w.isLocal(id.Value) {
+				w.expr(c.Func) // tonumber(n): no test of n
+				return at
+			}
+		}
+	}
+	w.expr(e)
+	return at
 }
 
 // replyOf is the reply the value of e gives if returned, as a Return at the

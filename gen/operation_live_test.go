@@ -1,0 +1,155 @@
+package gen
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// operationCases are scripts that use a reply where Lua fails on false, nil
+// or a table (arithmetic, .., #, an ordering), and scripts that deal with
+// nil first. Each body runs on a server where its keys are missing (the nil
+// case), or hold what setup writes.
+var operationCases = []struct {
+	name, body string
+	ret        string // @return, when not int64?
+	setup      string // a script run first, when the keys must hold something
+	warning    string // the checker's warning, "" for none
+	err        string // the checker's error, "" for none
+}{
+	{
+		name: "GET plus one", body: "return redis.call('GET', KEYS[1]) + 1",
+		warning: `scripts/x.lua:3:35: warning: arithmetic (+) on the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("attempt to perform arithmetic on a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or 0)`,
+	},
+	{
+		name: "tonumber of GET, held, then added to", body: "local n = tonumber(redis.call('GET', KEYS[1]))\nif n + 1 > 5 then return 1 end\nreturn n * 2",
+		warning: `scripts/x.lua:4:6: warning: arithmetic (+) on n (tonumber of the reply of GET), which is nil when GET replies nil: Lua fails the script at run time ("attempt to perform arithmetic on local 'n' (a nil value)"); test n first (if not n then ... end), or give it a default where it is assigned (tonumber(redis.call(...) or '0'))`,
+	},
+	{
+		name: "HGET concatenated", ret: "string", body: "return 'v:' .. redis.call('HGET', KEYS[1], 'f')",
+		warning: `scripts/x.lua:3:13: warning: concatenation (..) of the reply of HGET, which is false when HGET replies nil: Lua fails the script at run time ("attempt to concatenate a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or '')`,
+	},
+	{
+		name: "length of GET", body: "return #redis.call('GET', KEYS[1])",
+		warning: `scripts/x.lua:3:8: warning: # of the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("attempt to get length of a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or '')`,
+	},
+	{
+		name: "ZRANK ordered", body: "if redis.call('ZRANK', KEYS[1], 'm') < 3 then return 1 end\nreturn 0",
+		warning: `scripts/x.lua:3:38: warning: < compares the reply of ZRANK, which is false when ZRANK replies nil: Lua fails the script at run time on false ("attempt to compare ..."); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or 0)`,
+	},
+	{
+		name: "ZSCORE negated", body: "local s = redis.call('ZSCORE', KEYS[1], 'm')\nreturn -s",
+		warning: `scripts/x.lua:4:8: warning: arithmetic (unary -) on s (the reply of ZSCORE), which is false when ZSCORE replies nil: Lua fails the script at run time ("attempt to perform arithmetic on local 's' (a boolean value)"); test s first (if not s then ... end), or give it a default where it is assigned (redis.call(...) or 0)`,
+	},
+	{
+		name: "tested after the use, in a loop", body: "local v = redis.call('GET', KEYS[1])\nlocal t = 0\nfor i = 1, 3 do\n  t = t + v\n  if v then t = 1 end\nend\nreturn t",
+		warning: `scripts/x.lua:6:9: warning: arithmetic (+) on v (the reply of GET), which is false when GET replies nil: Lua fails the script at run time ("attempt to perform arithmetic on local 'v' (a boolean value)"); test v first (if not v then ... end), or give it a default where it is assigned (redis.call(...) or 0)`,
+	},
+	{
+		name: "another field made sure of", body: "if redis.call('HEXISTS', KEYS[1], 'a') == 0 then return 0 end\nreturn redis.call('HGET', KEYS[1], 'b') + 1",
+		setup:   "redis.call('HSET', KEYS[1], 'a', '1')",
+		warning: `scripts/x.lua:4:41: warning: arithmetic (+) on the reply of HGET, which is false when HGET replies nil: Lua fails the script at run time ("attempt to perform arithmetic on a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or 0)`,
+	},
+	{
+		name: "an array reply added to", body: "return redis.call('HMGET', KEYS[1], 'a') + 1",
+		err: `scripts/x.lua:3:42: arithmetic (+) on the reply of HMGET, an array (a table in Lua): Lua fails the script at run time ("attempt to perform arithmetic on a table value")`,
+	},
+	{
+		name: "a status reply concatenated", ret: "string", body: "return 'x' .. redis.call('TYPE', KEYS[1])",
+		err: `scripts/x.lua:3:12: concatenation (..) of the reply of TYPE, a status reply (a table {ok = ...} in Lua): Lua fails the script at run time ("attempt to concatenate a table value")`,
+	},
+	{
+		name: "length of an integer", body: "return #redis.call('LLEN', KEYS[1])",
+		err: `scripts/x.lua:3:8: # of the reply of LLEN, an integer: Lua fails the script at run time on a number ("attempt to get length of a number value"); the reply is the number itself`,
+	},
+	{
+		name: "tonumber of an array", body: "return tonumber(redis.call('HGETALL', KEYS[1])) + 1",
+		err: `scripts/x.lua:3:49: arithmetic (+) on tonumber(the reply of HGETALL), which is always nil (HGETALL replies an array (a table in Lua), and tonumber gives nil for a table and for false): Lua fails the script at run time ("attempt to perform arithmetic on a nil value")`,
+	},
+
+	// Nil dealt with first: no report, and no failure on missing keys.
+	{name: "tested", body: "local v = redis.call('GET', KEYS[1])\nif not v then return 0 end\nreturn v + 1"},
+	{name: "compared with false", body: "local v = redis.call('HGET', KEYS[1], 'f')\nif v == false then return -1 end\nreturn v + 1"},
+	{name: "tested in the same expression", body: "local v = redis.call('GET', KEYS[1])\nreturn v and v + 1 or 0"},
+	{name: "default before tonumber", body: "return tonumber(redis.call('GET', KEYS[1]) or '0') + 1"},
+	{name: "default after tonumber", body: "local n = tonumber(redis.call('GET', KEYS[1])) or 0\nreturn n + 1"},
+	{name: "replaced when nil", body: "local v = redis.call('GET', KEYS[1])\nif not v then v = 0 end\nreturn v + 1"},
+	{name: "key made sure of first", body: "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\nreturn redis.call('GET', KEYS[1]) + 1"},
+	{name: "field made sure of first", body: "if redis.call('HEXISTS', KEYS[1], 'f') == 0 then return 0 end\nreturn tonumber(redis.call('HGET', KEYS[1], 'f')) * 2"},
+	{name: "integer replies", body: "return redis.call('INCR', KEYS[1]) + #('x' .. redis.call('INCR', KEYS[1]))"},
+	{name: "written first", body: "redis.call('SET', KEYS[1], '5')\nreturn redis.call('GET', KEYS[1]) - 1"},
+}
+
+// TestOperationRules: the checker's warnings and errors for operationCases.
+func TestOperationRules(t *testing.T) {
+	for _, tc := range operationCases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := operationSource(tc.body, tc.ret)
+			var want []string
+			if tc.warning != "" {
+				want = []string{tc.warning}
+			}
+			if tc.err == "" {
+				checkWarnings(t, src, want)
+			}
+			got := checkUsed(t, src)
+			if tc.err == "" && len(got) > 0 || tc.err != "" && (len(got) != 1 || got[0] != tc.err) {
+				t.Errorf("errors %q, want %q", got, tc.err)
+			}
+		})
+	}
+}
+
+func operationSource(body, ret string) string {
+	if ret == "" {
+		ret = "int64?"
+	}
+	return "-- @key k\n-- @return " + ret + "\n" + body + "\n"
+}
+
+// luaError is the Lua error a message quotes: ("attempt to ... value").
+var luaError = regexp.MustCompile(`\("(attempt to [^"]*?)(\.\.\.)?"\)`)
+
+// TestOperationsAgreeWithServer runs operationCases on the test server with
+// their keys missing: a script reported must fail with the Lua error its
+// message quotes (the start of it, for a comparison), and one that deals
+// with nil first must run.
+func TestOperationsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range operationCases {
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		if tc.setup != "" {
+			if err := rc.Do(ctx, rc.B().Eval().Script(tc.setup).Numkeys(1).Key("{o}k").Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+				t.Fatalf("%s: setup: %v", tc.name, err)
+			}
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{o}k").Build()).Error()
+		if rueidis.IsRedisNil(err) {
+			err = nil
+		}
+		msg := tc.warning + tc.err
+		if msg == "" {
+			if err != nil {
+				t.Errorf("%s: Redis: %v; want the script to run", tc.name, err)
+			}
+			continue
+		}
+		m := luaError.FindStringSubmatch(msg)
+		if m == nil {
+			t.Fatalf("%s: the message quotes no Lua error: %s", tc.name, msg)
+		}
+		want := strings.TrimSpace(m[1])
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Redis: %v; want the script to fail with %q", tc.name, err, want)
+		}
+	}
+}
