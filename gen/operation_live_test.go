@@ -71,6 +71,34 @@ var operationCases = []struct {
 		name: "tonumber of an array", body: "return tonumber(redis.call('HGETALL', KEYS[1])) + 1",
 		err: `scripts/x.lua:3:49: arithmetic (+) on tonumber(the reply of HGETALL), which is always nil (HGETALL replies an array (a table in Lua), and tonumber gives nil for a table and for false): Lua fails the script at run time ("attempt to perform arithmetic on a nil value")`,
 	},
+	{
+		name: "GET's length", ret: "int64", body: "return string.len(redis.call('GET', KEYS[1]))",
+		warning: `scripts/x.lua:3:15: warning: string.len of the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("bad argument #1 to 'len' (string expected, got boolean)"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or '')`,
+	},
+	{
+		name: "a method of HGET's reply", ret: "string", body: "local v = redis.call('HGET', KEYS[1], 'f')\nreturn v:upper()",
+		warning: `scripts/x.lua:4:10: warning: method call :upper() on v (the reply of HGET), which is false when HGET replies nil: Lua fails the script at run time ("attempt to index local 'v' (a boolean value)"); test v first (if not v then ... end), or give it a default where it is assigned (redis.call(...) or '')`,
+	},
+	{
+		name: "a method of GET's reply", ret: "string", body: "return redis.call('GET', KEYS[1]):sub(1, 2)",
+		warning: `scripts/x.lua:3:35: warning: method call :sub() on the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("attempt to index a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or '')`,
+	},
+	{
+		name: "GET decoded", ret: "string?", body: "local d = cjson.decode(redis.call('GET', KEYS[1]))\nreturn d.x",
+		warning: `scripts/x.lua:3:17: warning: cjson.decode of the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("bad argument #1 to 'decode' (string expected, got boolean)"); hold it in a local and test that first (if not v then ... end)`,
+	},
+	{
+		name: "GET unpacked", ret: "string?", body: "return cmsgpack.unpack(redis.call('GET', KEYS[1]))",
+		warning: `scripts/x.lua:3:17: warning: cmsgpack.unpack of the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("bad argument #1 to 'unpack' (string expected, got boolean)"); hold it in a local and test that first (if not v then ... end)`,
+	},
+	{
+		name: "a substring of an array reply", ret: "string", body: "return string.sub(redis.call('HGETALL', KEYS[1]), 1, 2)",
+		err: `scripts/x.lua:3:15: string.sub of the reply of HGETALL, an array (a table in Lua): Lua fails the script at run time ("bad argument #1 to 'sub' (string expected, got table)")`,
+	},
+	{
+		name: "the length of a status reply", ret: "int64", body: "return string.len(redis.call('TYPE', KEYS[1]))",
+		err: `scripts/x.lua:3:15: string.len of the reply of TYPE, a status reply (a table {ok = ...} in Lua): Lua fails the script at run time ("bad argument #1 to 'len' (string expected, got table)")`,
+	},
 
 	// Nil dealt with first: no report, and no failure on missing keys.
 	{name: "tested", body: "local v = redis.call('GET', KEYS[1])\nif not v then return 0 end\nreturn v + 1"},
@@ -82,6 +110,8 @@ var operationCases = []struct {
 	{name: "key made sure of first", body: "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\nreturn redis.call('GET', KEYS[1]) + 1"},
 	{name: "field made sure of first", body: "if redis.call('HEXISTS', KEYS[1], 'f') == 0 then return 0 end\nreturn tonumber(redis.call('HGET', KEYS[1], 'f')) * 2"},
 	{name: "integer replies", body: "return redis.call('INCR', KEYS[1]) + #('x' .. redis.call('INCR', KEYS[1]))"},
+	{name: "string functions of a value tested", ret: "string", body: "local v = redis.call('GET', KEYS[1])\nif not v then return '' end\nreturn v:upper() .. string.lower(v) .. string.rep(redis.call('INCR', KEYS[1]), 2)"},
+	{name: "decoded when there", ret: "string?", body: "local raw = redis.call('GET', KEYS[1])\nif raw then return cjson.decode(raw).x end\nreturn nil"},
 	{name: "written first", body: "redis.call('SET', KEYS[1], '5')\nreturn redis.call('GET', KEYS[1]) - 1"},
 }
 
@@ -112,8 +142,9 @@ func operationSource(body, ret string) string {
 	return "-- @key k\n-- @return " + ret + "\n" + body + "\n"
 }
 
-// luaError is the Lua error a message quotes: ("attempt to ... value").
-var luaError = regexp.MustCompile(`\("(attempt to [^"]*?)(\.\.\.)?"\)`)
+// luaError is the Lua error a message quotes: ("attempt to ... value"),
+// ("bad argument #1 to ...").
+var luaError = regexp.MustCompile(`\("((attempt to|bad argument) [^"]*?)(\.\.\.)?"\)`)
 
 // TestOperationsAgreeWithServer runs operationCases on the test server with
 // their keys missing: a script reported must fail with the Lua error its

@@ -1444,6 +1444,10 @@ func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.P
 	}
 	status := statusCall(&c)
 	cmd := strings.ToUpper(c.Command)
+	if strings.HasPrefix(o.Op, ":") || strings.Contains(o.Op, ".") && o.Op != ".." {
+		checkStringUse(o, c, got, status, calls, at, warn)
+		return
+	}
 	var subject, verb string
 	order := false
 	switch o.Op {
@@ -1456,13 +1460,7 @@ func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.P
 	default:
 		subject, verb = "arithmetic ("+o.Op+") on "+o.Operand.Text, "perform arithmetic on"
 	}
-	// The local holding the reply, if the operand is one: Lua's message
-	// names it.
-	name, local := strings.CutSuffix(o.Operand.Text, ")")
-	name, _, local = strings.Cut(name, " (")
-	if strings.HasPrefix(o.Operand.Text, "tonumber(") {
-		local = false // tonumber(n): a value, not the local
-	}
+	name, local := operandLocal(o)
 	fails := func(what string) string {
 		if order {
 			shown := map[string]string{"boolean": "false", "nil": "nil", "table": "a table"}[what]
@@ -1473,17 +1471,8 @@ func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.P
 		}
 		return `("attempt to ` + verb + " a " + what + ` value")`
 	}
-	fix := func(def string) string {
-		if local {
-			return "test " + name + " first (if not " + name + " then ... end), or give it a default where it is assigned (" + def + ")"
-		}
-		return "hold it in a local and test that first (if not v then ... end), or give a default (" + def + ")"
-	}
-	mayNil := func(format string, args ...any) {
-		if !o.Tested && !touchedBefore(calls, o.Operand.Call) {
-			warn(o.Pos, format, args...)
-		}
-	}
+	fix := func(def string) string { return nilFix(name, local, def) }
+	mayNil := mayNilWarning(o, calls, warn)
 	if o.Tonumber {
 		never := status || got&(replyInt|replyStr) == 0
 		switch {
@@ -1517,6 +1506,87 @@ func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.P
 			def = "redis.call(...) or ''"
 		}
 		mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), fix(def))
+	}
+}
+
+// mayNilWarning is the warning of an operation that fails when the reply
+// is nil: left out when the local holding it was read before, or an earlier
+// call names the same key (see checkOperation).
+func mayNilWarning(o parse.Operation, calls []parse.Call, warn func(parse.Pos, string, ...any)) func(string, ...any) {
+	return func(format string, args ...any) {
+		if !o.Tested && !touchedBefore(calls, o.Operand.Call) {
+			warn(o.Pos, format, args...)
+		}
+	}
+}
+
+// operandLocal is the local an operation's operand is, if it is one (not
+// tonumber of one): Lua's messages name it.
+func operandLocal(o parse.Operation) (name string, local bool) {
+	name, _, local = strings.Cut(strings.TrimSuffix(o.Operand.Text, ")"), " (")
+	if strings.HasPrefix(o.Operand.Text, "tonumber(") {
+		local = false // tonumber(n): a value, not the local
+	}
+	return name, local
+}
+
+// nilFix says what to do about a reply that may be nil: test the local
+// holding it, or give a default (def) where it is read.
+func nilFix(name string, local bool, def string) string {
+	if def == "" {
+		if local {
+			return "test " + name + " first (if not " + name + " then ... end)"
+		}
+		return "hold it in a local and test that first (if not v then ... end)"
+	}
+	if local {
+		return "test " + name + " first (if not " + name + " then ... end), or give it a default where it is assigned (" + def + ")"
+	}
+	return "hold it in a local and test that first (if not v then ... end), or give a default (" + def + ")"
+}
+
+// checkStringUse is checkOperation for a method call on a reply
+// (v:sub(1, 3)), which fails on false, and for the first argument of a
+// library function that reads a string (string.len, cjson.decode), which
+// fails on false, nil and a table.
+func checkStringUse(o parse.Operation, c parse.Call, got replyKind, status bool, calls []parse.Call, at, warn func(parse.Pos, string, ...any)) {
+	cmd := strings.ToUpper(c.Command)
+	name, local := operandLocal(o)
+	mayNil := mayNilWarning(o, calls, warn)
+	if method, ok := strings.CutPrefix(o.Op, ":"); ok {
+		if o.Tonumber || got&replyStr == 0 || got&replyNil == 0 || status {
+			return // a number, a table or never nil: not this rule's business
+		}
+		fails := `("attempt to index a boolean value")`
+		if local {
+			fails = `("attempt to index local '` + name + `' (a boolean value)")`
+		}
+		mayNil("method call :%s() on %s, which is false when %s replies nil: Lua fails the script at run time %s; %s", method, o.Operand.Text, cmd, fails, nilFix(name, local, "redis.call(...) or ''"))
+		return
+	}
+	fn := o.Op[strings.IndexByte(o.Op, '.')+1:]
+	subject := o.Op + " of " + o.Operand.Text
+	fails := func(what string) string {
+		return `("bad argument #1 to '` + fn + `' (string expected, got ` + what + `)")`
+	}
+	if o.Tonumber {
+		switch {
+		case status || got&(replyInt|replyStr) == 0:
+			at(o.Pos, "%s, which is always nil (%s replies %s, and tonumber gives nil for a table and for false): Lua fails the script at run time %s", subject, cmd, replyText(got, status), fails("nil"))
+		case got&(replyNil|replyArr) != 0:
+			mayNil("%s, which is nil when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("nil"), nilFix(name, local, "tonumber(redis.call(...) or '0')"))
+		}
+		return
+	}
+	switch {
+	case status || got&(replyInt|replyStr) == 0:
+		at(o.Pos, "%s, %s: Lua fails the script at run time %s", subject, replyText(got, status), fails("table"))
+	case got&replyNil != 0:
+		def := "redis.call(...) or ''"
+		if o.Op == "cjson.decode" || o.Op == "cmsgpack.unpack" {
+			def = "" // no default decodes
+		}
+		mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), nilFix(name, local, def))
 	}
 }
 

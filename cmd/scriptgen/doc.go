@@ -173,9 +173,11 @@
 //     as a condition or with not (if redis.call('EXISTS', k) then: Lua
 //     finds 0 and an empty list true);
 //   - no reply Lua cannot compute with is an operand of arithmetic, of ..
-//     or of #: an array or status reply (a table), an integer under #,
-//     tonumber of a table; a reply that may be nil (GET, HGET, ZSCORE,
-//     ZRANK; false in Lua, nil after tonumber) used so, or ordered, is a
+//     or of #, or the first argument of string.len, string.sub, ...,
+//     cjson.decode or cmsgpack.unpack: an array or status reply (a table),
+//     an integer under #, tonumber of a table; a reply that may be nil
+//     (GET, HGET, ZSCORE, ZRANK; false in Lua, nil after tonumber) used
+//     so, ordered, or the object of a method call (v:sub(1, 3)), is a
 //     warning, unless a local holding it was read first (if not v, v ==
 //     false, v or 0) or an earlier call names the same key (and field);
 //   - the script returns one value (Redis replies the first of return a,

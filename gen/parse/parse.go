@@ -213,10 +213,14 @@ type Truth struct {
 // Operation is a command's reply, tonumber of one, or a local holding
 // either, used where Lua fails at run time on false (a nil reply), on nil or
 // on a table: an operand of arithmetic, of .., of # or of an ordering
-// comparison.
+// comparison, the object of a method call, or the first argument of a
+// library function that reads a string.
 type Operation struct {
-	Pos Pos    // of the operator
-	Op  string // +, -, *, /, %, ^, .., # or <, <=, >, >=; "unary -" for a negation
+	Pos Pos // of the operator
+	// Op is +, -, *, /, %, ^, .., # or <, <=, >, >=; "unary -" for a
+	// negation; ":name" for a method call on the value (v:sub(1, 3)); a
+	// library function that reads a string first (string.len, cjson.decode).
+	Op string
 	// Operand is the reply's (Type OperandReply), with the text of what is
 	// written (the reply of GET, or n for a local).
 	Operand Operand

@@ -576,8 +576,23 @@ func (w *walker) expr(e ast.Expr) {
 		if _, direct := redisFunc(e); !direct {
 			w.expr(e.Func) // a direct redis.X is not a use as a value
 		}
-		w.expr(e.Receiver)
-		w.exprs(e.Args)
+		if e.Receiver != nil {
+			// v:sub(1, 3): a method of the value, which fails on false.
+			at := w.operation(e.Receiver, ":"+e.Method, Pos{})
+			pos, _ := w.tokenPos(e.Line(), e.Method, true)
+			if at >= 0 {
+				w.f.Operations[at].Pos = pos
+			}
+		}
+		if fn, ok := w.stringArgFunc(e); ok {
+			// string.len(v), cjson.decode(v): a library function that
+			// takes a string first.
+			pos, _ := w.tokenPos(e.Line(), fn[strings.IndexByte(fn, '.')+1:], true)
+			w.operation(e.Args[0], fn, pos)
+			w.exprs(e.Args[1:])
+		} else {
+			w.exprs(e.Args)
+		}
 	case *ast.LogicalOpExpr:
 		w.expr(e.Lhs)
 		w.expr(e.Rhs)
@@ -1166,6 +1181,30 @@ func (w *walker) nilSourceOf(e ast.Expr, call int) nilSource {
 		}
 	}
 	return nilSource{}
+}
+
+// stringArgFuncs are the library functions whose first argument must be a
+// string (or a number): Lua fails the script on false, nil or a table there.
+var stringArgFuncs = map[string]map[string]bool{
+	"string": {"len": true, "sub": true, "upper": true, "lower": true, "rep": true, "reverse": true,
+		"byte": true, "find": true, "match": true, "gmatch": true, "gsub": true},
+	"cjson":    {"decode": true},
+	"cmsgpack": {"unpack": true},
+}
+
+// stringArgFunc is the name (string.len) of a call of a stringArgFuncs
+// function with an argument.
+func (w *walker) stringArgFunc(e *ast.FuncCallExpr) (string, bool) {
+	a, ok := e.Func.(*ast.AttrGetExpr)
+	if !ok || len(e.Args) == 0 {
+		return "", false
+	}
+	lib, ok1 := a.Object.(*ast.IdentExpr)
+	fn, ok2 := a.Key.(*ast.StringExpr)
+	if !ok1 || !ok2 || !stringArgFuncs[lib.Value][fn.Value] || w.isLocal(lib.Value) {
+		return "", false
+	}
+	return lib.Value + "." + fn.Value, true
 }
 
 // tonumberArg is the argument of a call of Lua's tonumber (with no base: a
