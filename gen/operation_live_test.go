@@ -3,6 +3,7 @@ package gen
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,6 +182,64 @@ func TestOperationsAgreeWithServer(t *testing.T) {
 		want := strings.TrimSpace(m[1])
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: Redis: %v; want the script to fail with %q", tc.name, err, want)
+		}
+	}
+}
+
+// TestIndexArgAgreesWithServer: the key variable of a loop over HGETALL's
+// reply passed to HSET is warned of, and on the server it writes the
+// indexes 1, 2, ... as fields, as the warning says; walking the list two by
+// two (no warning) copies the hash.
+func TestIndexArgAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- @key src\n-- @key dst\n-- @return none\n"
+	for _, tc := range []struct {
+		name, body string
+		warning    string
+		fields     []string // HKEYS of dst afterwards
+	}{
+		{
+			name: "pairs", body: "local h = redis.call('HGETALL', KEYS[1])\nfor k, v in pairs(h) do\n  redis.call('HSET', KEYS[2], k, v)\nend\nreturn nil",
+			warning: `scripts/x.lua:6:31: warning: k is an index of HGETALL's reply (1, 2, ...), not a field: HGETALL replies a flat list (field, value, field, ...), so HSET gets 1, 2, ... there; walk the list two by two (for i = 1, #t, 2 do local field, value = t[i], t[i + 1] ... end)`,
+			fields:  []string{"1", "2"},
+		},
+		{
+			name: "two by two", body: "local h = redis.call('HGETALL', KEYS[1])\nfor i = 1, #h, 2 do\n  redis.call('HSET', KEYS[2], h[i], h[i + 1])\nend\nreturn nil",
+			fields: []string{"owner"},
+		},
+		{
+			name: "a list's indexes as fields", body: "for i, x in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do\n  redis.call('HSET', KEYS[2], i, x)\nend\nreturn nil",
+			fields: []string{"1"},
+		},
+	} {
+		src := head + tc.body + "\n"
+		var want []string
+		if tc.warning != "" {
+			want = []string{tc.warning}
+		}
+		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, src, want) })
+		for _, cmd := range []rueidis.Completed{
+			rc.B().Flushall().Build(),
+			rc.B().Hset().Key("{i}src").FieldValue().FieldValue("owner", "a").Build(),
+			rc.B().Rpush().Key("{i}list").Element("x").Build(),
+		} {
+			if err := rc.Do(ctx, cmd).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src1 := "{i}src"
+		if strings.Contains(tc.body, "LRANGE") {
+			src1 = "{i}list"
+		}
+		if err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(2).Key(src1, "{i}dst").Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := rc.Do(ctx, rc.B().Hkeys().Key("{i}dst").Build()).AsStrSlice()
+		slices.Sort(got)
+		if err != nil || !slices.Equal(got, tc.fields) {
+			t.Errorf("%s: fields written %q, %v; want %q", tc.name, got, err, tc.fields)
 		}
 	}
 }

@@ -48,6 +48,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.NotString != "" {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
+			if a.IndexOf > 0 && a.IndexOf <= len(pf.Calls) && !pf.SetResp {
+				checkIndexArg(a, c, pf.Calls[a.IndexOf-1], warn)
+			}
 		}
 		if c.Command != "" {
 			checkCall(c, c.Command, r, at, warn)
@@ -1630,4 +1633,48 @@ func touchedBefore(calls []parse.Call, i int) bool {
 // (KEYS[1], a local, a literal), as far as the walker can tell.
 func sameValue(a, b parse.Arg) bool {
 	return a.Value.Text != "" && a.Value == b.Value
+}
+
+// checkIndexArg warns of the key variable of a loop over a reply that lists
+// pairs (HGETALL's field, value, field, value, ...) passed to a command: it
+// is an index, 1, 2, ..., where a field or member was surely meant.
+func checkIndexArg(a parse.Arg, c, listed parse.Call, warn func(parse.Pos, string, ...any)) {
+	what, ok := flatPairs(&listed)
+	if !ok {
+		return
+	}
+	first, second, _ := strings.Cut(what, ", ")
+	warn(a.Pos, "%s is an index of %s's reply (1, 2, ...), not a %s: %s replies a flat list (%s, %s, %s, ...), so %s gets 1, 2, ... there; walk the list two by two (for i = 1, #t, 2 do local %s, %s = t[i], t[i + 1] ... end)",
+		a.Name, strings.ToUpper(listed.Command), first, strings.ToUpper(listed.Command), first, second, first, strings.ToUpper(c.Command), first, second)
+}
+
+// flatPairs says whether a call replies pairs as one flat list, and of
+// what ("field, value"): HGETALL, ZPOPMIN and ZPOPMAX, and a range or random
+// pick given a literal WITHSCORES or WITHVALUES.
+func flatPairs(c *parse.Call) (string, bool) {
+	switch strings.ToUpper(c.Command) {
+	case "HGETALL":
+		return "field, value", true
+	case "ZPOPMIN", "ZPOPMAX":
+		return "member, score", true
+	case "ZRANGE", "ZRANGEBYSCORE", "ZREVRANGE", "ZREVRANGEBYSCORE", "ZRANDMEMBER", "ZUNION", "ZINTER", "ZDIFF":
+		if hasWord(c, "WITHSCORES") {
+			return "member, score", true
+		}
+	case "HRANDFIELD":
+		if hasWord(c, "WITHVALUES") {
+			return "field, value", true
+		}
+	}
+	return "", false
+}
+
+// hasWord reports whether a call has the literal argument word (any case).
+func hasWord(c *parse.Call, word string) bool {
+	for _, a := range c.Args {
+		if a.Exact && strings.EqualFold(*a.Literal, word) {
+			return true
+		}
+	}
+	return false
 }

@@ -180,6 +180,10 @@
 //     so, ordered, or the object of a method call (v:sub(1, 3)), is a
 //     warning, unless a local holding it was read first (if not v, v ==
 //     false, v or 0) or an earlier call names the same key (and field);
+//   - the key variable of a loop over a reply that lists pairs (HGETALL,
+//     ZPOPMIN, ZRANGE ... WITHSCORES) passed to a command is a warning
+//     (for k, v in pairs(h) do redis.call('HSET', dst, k, v): k is 1, 2,
+//     ..., not a field);
 //   - the script returns one value (Redis replies the first of return a,
 //     b alone), and no returned table has named fields (return {count =
 //     n}): Redis replies a table as the array of its values at 1, 2, ...,

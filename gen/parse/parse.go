@@ -114,6 +114,12 @@ type Arg struct {
 	// Expands is set on a last argument that gives any number of values
 	// (a call such as unpack(ARGV), or ...).
 	Expands bool
+	// IndexOf is set (with Name, the local's name) when the argument is
+	// the key variable of a loop over a command's reply (for i, x in
+	// pairs(h)): it is then an index, 1, 2, ..., and IndexOf is 1 + the
+	// index of that command's call in File.Calls.
+	IndexOf int
+	Name    string
 	// NotString names an argument that is literally no string or number
 	// ("nil", "true", "false", "a table", "a function"): Redis refuses the
 	// call. "" otherwise.

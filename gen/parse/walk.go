@@ -71,6 +71,9 @@ type local struct {
 	// command's reply, or tonumber of one) and was assigned in the block
 	// that declares it; unset otherwise.
 	nilv nilSource
+	// indexOf is 1 + the index in File.Calls of the reply whose keys the
+	// local walks (for i, x in ipairs(h), h a reply), 0 otherwise.
+	indexOf int
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -380,6 +383,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.assign(id.Value, v)
 			w.setReply(id.Value, replies[i])
 			w.setNil(id.Value, nils[i])
+			if l, _ := w.lookup(id.Value); l != nil {
+				l.indexOf = 0
+			}
 		}
 	case *ast.LocalAssignStmt:
 		if len(s.Exprs) == 1 && len(s.Names) == 1 {
@@ -433,8 +439,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.pop()
 		})
 	case *ast.GenericForStmt:
+		listed := w.listedReply(s.Exprs)
 		w.exprs(s.Exprs)
-		w.loop(func() { w.forIn(s) })
+		w.loop(func() { w.forIn(s, listed) })
 	case *ast.FuncDefStmt:
 		if s.Name != nil {
 			if id, ok := s.Name.Func.(*ast.IdentExpr); ok && s.Name.Receiver == nil {
@@ -461,7 +468,35 @@ func (w *walker) stmt(s ast.Stmt) {
 }
 
 // forIn walks a generic for's body once, with its loop variables.
-func (w *walker) forIn(s *ast.GenericForStmt) {
+// listedReply is 1 + the index in File.Calls of the reply a generic for
+// walks with pairs or ipairs (a direct call, or a local holding its reply),
+// 0 otherwise; it runs before the loop's expressions are walked.
+func (w *walker) listedReply(exprs []ast.Expr) int {
+	if len(exprs) != 1 {
+		return 0
+	}
+	c, ok := exprs[0].(*ast.FuncCallExpr)
+	if !ok || len(c.Args) != 1 {
+		return 0
+	}
+	id, ok := c.Func.(*ast.IdentExpr)
+	if !ok || (id.Value != "pairs" && id.Value != "ipairs") || w.isLocal(id.Value) {
+		return 0
+	}
+	switch x := c.Args[0].(type) {
+	case *ast.FuncCallExpr:
+		if _, ok := callReply(x, len(w.f.Calls)); ok {
+			return len(w.f.Calls) + 1
+		}
+	case *ast.IdentExpr:
+		if l, _ := w.lookup(x.Value); l != nil && l.reply.Kind == ReturnCall {
+			return l.reply.Call + 1
+		}
+	}
+	return 0
+}
+
+func (w *walker) forIn(s *ast.GenericForStmt, listed int) {
 	w.push()
 	// for i, k in ipairs(KEYS): k is a key
 	elem := Value{Source: SourceUnknown}
@@ -478,6 +513,10 @@ func (w *walker) forIn(s *ast.GenericForStmt) {
 		} else {
 			w.declare(n, Value{Source: SourceUnknown})
 		}
+	}
+	if listed > 0 && len(s.Names) > 0 {
+		l, _ := w.lookup(s.Names[0])
+		l.indexOf = listed
 	}
 	w.stmts(s.Stmts)
 	w.pop()
@@ -1012,6 +1051,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	}
 	for i, a := range e.Args[1:] {
 		arg := Arg{Pos: pos, Value: w.value(a)}
+		if id, ok := a.(*ast.IdentExpr); ok {
+			if l, _ := w.lookup(id.Value); l != nil && l.indexOf > 0 {
+				arg.IndexOf, arg.Name = l.indexOf, id.Value
+			}
+		}
 		if i+1 < len(argPos) {
 			arg.Pos = argPos[i+1]
 		}
