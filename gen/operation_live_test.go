@@ -100,6 +100,18 @@ var operationCases = []struct {
 		name: "the length of a status reply", ret: "int64", body: "return string.len(redis.call('TYPE', KEYS[1]))",
 		err: `scripts/x.lua:3:15: string.len of the reply of TYPE, a status reply (a table {ok = ...} in Lua): Lua fails the script at run time ("bad argument #1 to 'len' (string expected, got table)")`,
 	},
+	{
+		name: "GET copied", body: "local v = redis.call('GET', KEYS[1])\nredis.call('SET', KEYS[1] .. ':copy', v)\nreturn 1",
+		warning: `scripts/x.lua:4:39: warning: argument 2 of SET is v (the reply of GET), which is false when GET replies nil: Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers"); test v first (if not v then ... end), or give it a default where it is assigned (redis.call(...) or '')`,
+	},
+	{
+		name: "tonumber of GET pushed", body: "return redis.call('LPUSH', KEYS[1], tonumber(redis.call('GET', KEYS[1] .. ':n')))",
+		warning: `scripts/x.lua:3:37: warning: argument 2 of LPUSH is tonumber(the reply of GET), which is nil when GET replies nil: Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers"); hold it in a local and test that first (if not v then ... end), or give a default (tonumber(redis.call(...) or '0'))`,
+	},
+	{
+		name: "an array reply as an argument", ret: "string", body: "return redis.call('SET', KEYS[1], redis.call('HGETALL', KEYS[1]))['ok']",
+		err: `scripts/x.lua:3:35: argument 2 of SET is the reply of HGETALL, an array (a table in Lua): Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers")`,
+	},
 
 	// Nil dealt with first: no report, and no failure on missing keys.
 	{name: "tested", body: "local v = redis.call('GET', KEYS[1])\nif not v then return 0 end\nreturn v + 1"},
@@ -113,6 +125,7 @@ var operationCases = []struct {
 	{name: "integer replies", body: "return redis.call('INCR', KEYS[1]) + #('x' .. redis.call('INCR', KEYS[1]))"},
 	{name: "string functions of a value tested", ret: "string", body: "local v = redis.call('GET', KEYS[1])\nif not v then return '' end\nreturn v:upper() .. string.lower(v) .. string.rep(redis.call('INCR', KEYS[1]), 2)"},
 	{name: "decoded when there", ret: "string?", body: "local raw = redis.call('GET', KEYS[1])\nif raw then return cjson.decode(raw).x end\nreturn nil"},
+	{name: "copied when there", body: "local v = redis.call('GET', KEYS[1])\nif v then redis.call('SET', KEYS[1] .. ':copy', v) end\nreturn 1"},
 	{name: "written first", body: "redis.call('SET', KEYS[1], '5')\nreturn redis.call('GET', KEYS[1]) - 1"},
 }
 
@@ -144,8 +157,8 @@ func operationSource(body, ret string) string {
 }
 
 // luaError is the Lua error a message quotes: ("attempt to ... value"),
-// ("bad argument #1 to ...").
-var luaError = regexp.MustCompile(`\("((attempt to|bad argument) [^"]*?)(\.\.\.)?"\)`)
+// ("bad argument #1 to ..."), ("Lua redis lib command arguments ...").
+var luaError = regexp.MustCompile(`\("((attempt to|bad argument|Lua redis lib) [^"]*?)(\.\.\.)?"\)`)
 
 // TestOperationsAgreeWithServer runs operationCases on the test server with
 // their keys missing: a script reported must fail with the Lua error its

@@ -1447,6 +1447,10 @@ func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.P
 	}
 	status := statusCall(&c)
 	cmd := strings.ToUpper(c.Command)
+	if o.Op == "arg" {
+		checkCallArg(o, c, got, status, calls, at, warn)
+		return
+	}
 	if strings.HasPrefix(o.Op, ":") || strings.Contains(o.Op, ".") && o.Op != ".." {
 		checkStringUse(o, c, got, status, calls, at, warn)
 		return
@@ -1590,6 +1594,38 @@ func checkStringUse(o parse.Operation, c parse.Call, got replyKind, status bool,
 			def = "" // no default decodes
 		}
 		mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), nilFix(name, local, def))
+	}
+}
+
+// checkCallArg is checkOperation for an argument of redis.call or
+// redis.pcall: Redis refuses the call when it is no string or number.
+func checkCallArg(o parse.Operation, c parse.Call, got replyKind, status bool, calls []parse.Call, at, warn func(parse.Pos, string, ...any)) {
+	if o.In >= len(calls) {
+		return
+	}
+	in := calls[o.In]
+	subject := fmt.Sprintf("argument %d of %s is %s", o.Arg, in.Func, o.Operand.Text)
+	if in.Command != "" {
+		subject = fmt.Sprintf("argument %d of %s is %s", o.Arg, strings.ToUpper(in.Command), o.Operand.Text)
+	}
+	const fails = `Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers")`
+	cmd := strings.ToUpper(c.Command)
+	name, local := operandLocal(o)
+	mayNil := mayNilWarning(o, calls, warn)
+	if o.Tonumber {
+		switch {
+		case status || got&(replyInt|replyStr) == 0:
+			at(o.Pos, "%s, which is always nil (%s replies %s, and tonumber gives nil for a table and for false): %s", subject, cmd, replyText(got, status), fails)
+		case got&(replyNil|replyArr) != 0:
+			mayNil("%s, which is nil when %s replies nil: %s; %s", subject, cmd, fails, nilFix(name, local, "tonumber(redis.call(...) or '0')"))
+		}
+		return
+	}
+	switch {
+	case status || got&(replyInt|replyStr) == 0:
+		at(o.Pos, "%s, %s: %s", subject, replyText(got, status), fails)
+	case got&replyNil != 0:
+		mayNil("%s, which is false when %s replies nil: %s; %s", subject, cmd, fails, nilFix(name, local, "redis.call(...) or ''"))
 	}
 }
 

@@ -611,6 +611,7 @@ func (w *walker) expr(e ast.Expr) {
 			w.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
+		before := len(w.f.Calls)
 		w.call(e)
 		if _, direct := redisFunc(e); !direct {
 			w.expr(e.Func) // a direct redis.X is not a use as a value
@@ -629,6 +630,15 @@ func (w *walker) expr(e ast.Expr) {
 			pos, _ := w.tokenPos(e.Line(), fn[strings.IndexByte(fn, '.')+1:], true)
 			w.operation(e.Args[0], fn, pos)
 			w.exprs(e.Args[1:])
+		} else if len(w.f.Calls) > before {
+			// redis.call's arguments: Redis refuses false, nil and a table.
+			w.expr(e.Args[0])
+			for i, a := range e.Args[1:] {
+				if at := w.operation(a, "arg", Pos{}); at >= 0 {
+					o := &w.f.Operations[at]
+					o.Pos, o.In, o.Arg = w.f.Calls[before].Args[i].Pos, before, i+1
+				}
+			}
 		} else {
 			w.exprs(e.Args)
 		}
