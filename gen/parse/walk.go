@@ -467,7 +467,6 @@ func (w *walker) stmt(s ast.Stmt) {
 	}
 }
 
-// forIn walks a generic for's body once, with its loop variables.
 // listedReply is 1 + the index in File.Calls of the reply a generic for
 // walks with pairs or ipairs (a direct call, or a local holding its reply),
 // 0 otherwise; it runs before the loop's expressions are walked.
@@ -496,6 +495,8 @@ func (w *walker) listedReply(exprs []ast.Expr) int {
 	return 0
 }
 
+// forIn walks a generic for's body once, with its loop variables; listed
+// is listedReply's answer for the loop.
 func (w *walker) forIn(s *ast.GenericForStmt, listed int) {
 	w.push()
 	// for i, k in ipairs(KEYS): k is a key
