@@ -691,7 +691,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"integer arguments", "-- @key k\n-- @arg ms duration\n-- @arg n int64\n-- @arg at time\n-- @arg s int64\n-- @arg f float64\n-- @return none\n" +
 			"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])\nredis.call('PEXPIREAT', KEYS[1], ARGV[3])\nredis.call('EXPIRE', KEYS[1], ARGV[4])\n" +
 			"redis.call('INCRBY', KEYS[1], ARGV[2])\nredis.call('ZINCRBY', KEYS[1], ARGV[5], 'm')\nredis.call('EXPIRE', KEYS[1], 1e3)\n" +
-			"redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)\nredis.call('LRANGE', KEYS[1], '0', -1)\nredis.call('SET', KEYS[1], 'PX')\nreturn nil\n"},
+			"redis.call('EXPIRE', KEYS[1], math.floor(ARGV[1] / 1000))\nredis.call('PEXPIRE', KEYS[1], ARGV[1] * 2)\nredis.call('LRANGE', KEYS[1], '0', -1)\nredis.call('SET', KEYS[1], 'PX')\nreturn nil\n"},
 		{"comparisons of one type", "-- @key k\n-- @arg limit int64\n-- @arg owner string\n-- @return int64\nlocal n = tonumber(ARGV[1])\n" +
 			"if n > 0 and #KEYS >= 1 and redis.call('GET', KEYS[1]) == ARGV[2] and redis.call('EXISTS', KEYS[1]) == 1 and ARGV[2] ~= 'x' then return 1 end\n" +
 			"if (redis.call('GET', KEYS[1]) or '') .. 'x' == 'ax' and tonumber(redis.call('GET', KEYS[1])) > 5 then return 2 end\nreturn 0\n"},
@@ -969,6 +969,15 @@ func TestIntegerArgWarnings(t *testing.T) {
 			src: "-- @key k\n-- @arg member string\n-- @arg score float64\n-- @arg opt string\n-- @return none\n" +
 				"redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])\nredis.call('ZADD', KEYS[1], ARGV[3], ARGV[2], ARGV[1])\n" +
 				"redis.call('ZADD', KEYS[1], ARGV[3], ARGV[3], ARGV[2], ARGV[1])\nreturn nil\n",
+		},
+		{
+			name: "a division and a product with a fraction",
+			src: "-- @key k\n-- @arg ms duration\n-- @return none\nredis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)\nredis.call('PEXPIRE', KEYS[1], ARGV[1] * 1.5)\n" +
+				"redis.call('PEXPIRE', KEYS[1], math.floor(ARGV[1] / 2))\nredis.call('INCRBYFLOAT', KEYS[1], ARGV[1] / 3)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:31: warning: EXPIRE reads an integer there (seconds), and the argument is a division, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then ("value is not an integer or out of range"); round it with math.floor(...) or math.ceil(...)`,
+				`scripts/x.lua:5:32: warning: PEXPIRE reads an integer there (milliseconds), and the argument is a product with 1.5, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then ("value is not an integer or out of range"); round it with math.floor(...) or math.ceil(...)`,
+			},
 		},
 		{
 			name: "strings where no integer is read",

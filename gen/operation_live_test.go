@@ -256,3 +256,43 @@ func TestIndexArgAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestFractionArgAgreesWithServer: a division where Redis reads an integer
+// is warned of, and Redis refuses the call when it does not come out even;
+// rounded, it runs.
+func TestFractionArgAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- @key k\n-- @arg ms duration\n-- @return int64\n"
+	for _, tc := range []struct {
+		body, ms, fails string
+	}{
+		{"return redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)", "1500", "value is not an integer or out of range"},
+		{"return redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)", "2000", ""},
+		{"return redis.call('PEXPIRE', KEYS[1], ARGV[1] * 1.5)", "1001", "value is not an integer or out of range"},
+		{"return redis.call('EXPIRE', KEYS[1], math.floor(ARGV[1] / 1000))", "1500", ""},
+	} {
+		var warned bool
+		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(head + tc.body + "\n")}}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		for _, w := range warnings {
+			warned = warned || strings.Contains(w.Error(), "which has a fraction unless it comes out even")
+		}
+		if rounded := strings.Contains(tc.body, "math.floor"); warned == rounded {
+			t.Errorf("%s: warned %v, want %v", tc.body, warned, !rounded)
+		}
+		if err := rc.Do(ctx, rc.B().Set().Key("{f}k").Value("v").Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		err = rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{f}k").Arg(tc.ms).Build()).Error()
+		switch {
+		case tc.fails == "" && err != nil:
+			t.Errorf("%s with %s: %v; want it to run", tc.body, tc.ms, err)
+		case tc.fails != "" && (err == nil || !strings.Contains(err.Error(), tc.fails)):
+			t.Errorf("%s with %s: %v; want %q", tc.body, tc.ms, err, tc.fails)
+		}
+	}
+}

@@ -721,6 +721,11 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 			}
 			return
 		}
+		if a.Fraction != "" && !fractionOK[name+" "+w.name] {
+			// Redis 7 sends a Lua number with a fraction as such (1.5).
+			warn(a.Pos, "%s reads an integer there (%s), and the argument is %s, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then (\"value is not an integer or out of range\"); round it with math.floor(...) or math.ceil(...)", where, w.name, a.Fraction)
+			return
+		}
 		p, n := argParam(a.Value, params)
 		if p == nil {
 			return

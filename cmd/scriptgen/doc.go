@@ -149,7 +149,9 @@
 //     them) is no literal that is not an integer ('30s', 1.5), and no
 //     duration or time @arg (sent in milliseconds) where Redis reads seconds
 //     (EXPIRE, SET EX, EXAT); a string, bytes or float64 @arg there is a
-//     warning, since a value that is not an integer fails at run time;
+//     warning, since a value that is not an integer fails at run time, and
+//     so is a division or a product with a fraction (ARGV[1] / 1000: 1.5
+//     for 1500), which Redis refuses unless it comes out even;
 //   - an argument Redis reads as a floating-point number (INCRBYFLOAT's
 //     increment, ZCOUNT's bounds, GEOADD's coordinates, ZADD's scores) is
 //     no literal that is not a number ("(1" only in a score range's bounds),

@@ -114,6 +114,10 @@ type Arg struct {
 	// Expands is set on a last argument that gives any number of values
 	// (a call such as unpack(ARGV), or ...).
 	Expands bool
+	// Fraction says what the argument is ("a division", "a product with
+	// 1.5") when it is arithmetic that may give a number with a fraction:
+	// Redis refuses such a number where it reads an integer.
+	Fraction string
 	// IndexOf is set (with Name, the local's name) when the argument is
 	// the key variable of a loop over a command's reply (for i, x in
 	// pairs(h)): it is then an index, 1, 2, ..., and IndexOf is 1 + the

@@ -1085,6 +1085,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			arg.NotString = "true"
 		case *ast.FalseExpr:
 			arg.NotString = "false"
+		case *ast.ArithmeticOpExpr:
+			arg.Fraction = fraction(x)
 		case *ast.TableExpr:
 			arg.NotString = "a table"
 		case *ast.FunctionExpr:
@@ -1096,6 +1098,25 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		c.Args = append(c.Args, arg)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+}
+
+// fraction says what an arithmetic expression is when it may give a
+// number with a fraction: a division, or a product with a literal that has
+// one (x * 1.5); "" otherwise.
+func fraction(e *ast.ArithmeticOpExpr) string {
+	switch e.Operator {
+	case "/":
+		return "a division"
+	case "*":
+		for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
+			if n, ok := o.(*ast.NumberExpr); ok {
+				if v, err := strconv.ParseFloat(n.Value, 64); err == nil && v != math.Trunc(v) {
+					return "a product with " + n.Value
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // errTable records {err = 'CODE ...'} tables.
