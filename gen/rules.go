@@ -1578,6 +1578,19 @@ func checkStringUse(o parse.Operation, c parse.Call, got replyKind, status bool,
 	}
 	fn := o.Op[strings.IndexByte(o.Op, '.')+1:]
 	subject := o.Op + " of " + o.Operand.Text
+	if o.Op == "table.concat" {
+		switch {
+		case o.Tonumber || status || got&replyArr == 0:
+			what := cmd + " replies " + replyText(got, status)
+			if o.Tonumber {
+				what = "tonumber gives a number or nil"
+			}
+			at(o.Pos, "%s, which is no list (%s): Lua fails the script at run time (\"bad argument #1 to 'concat' (table expected, got ...)\"); concatenate with .. instead", subject, what)
+		case nilElements[cmd] && !o.Tested:
+			warn(o.Pos, "%s, whose values are false where %s finds nothing: Lua fails the script at run time then (\"invalid value (boolean) at index 1 in table for 'concat'\"); replace them first (for i = 1, #t do t[i] = t[i] or '' end)", subject, cmd)
+		}
+		return
+	}
 	fails := func(what string) string {
 		return `("bad argument #1 to '` + fn + `' (string expected, got ` + what + `)")`
 	}
@@ -1633,6 +1646,10 @@ func checkCallArg(o parse.Operation, c parse.Call, got replyKind, status bool, c
 		mayNil("%s, which is false when %s replies nil: %s; %s", subject, cmd, fails, nilFix(name, local, "redis.call(...) or ''"))
 	}
 }
+
+// nilElements are the commands whose array reply holds nil (false in Lua)
+// for what they do not find.
+var nilElements = map[string]bool{"MGET": true, "HMGET": true, "ZMSCORE": true}
 
 // replyText names what a reply is in Lua, for checkOperation.
 func replyText(got replyKind, status bool) string {

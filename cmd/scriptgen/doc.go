@@ -180,7 +180,8 @@
 //     (strings and numbers only): an array or status reply (a table),
 //     an integer under #, tonumber of a table; a reply that may be nil
 //     (GET, HGET, ZSCORE, ZRANK; false in Lua, nil after tonumber) used
-//     so, ordered, or the object of a method call (v:sub(1, 3)), is a
+//     so, ordered, or the object of a method call (v:sub(1, 3)), or
+//     HMGET's list (false for a missing field) given to table.concat, is a
 //     warning, unless a local holding it was read first (if not v, v ==
 //     false, v or 0) or an earlier call names the same key (and field);
 //   - the key variable of a loop over a reply that lists pairs (HGETALL,

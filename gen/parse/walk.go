@@ -1260,12 +1260,14 @@ func (w *walker) nilSourceOf(e ast.Expr, call int) nilSource {
 }
 
 // stringArgFuncs are the library functions whose first argument must be a
-// string (or a number): Lua fails the script on false, nil or a table there.
+// string (or a number): Lua fails the script on false, nil or a table there;
+// and table.concat, whose first argument must be a list of them.
 var stringArgFuncs = map[string]map[string]bool{
 	"string": {"len": true, "sub": true, "upper": true, "lower": true, "rep": true, "reverse": true,
 		"byte": true, "find": true, "match": true, "gmatch": true, "gsub": true},
 	"cjson":    {"decode": true},
 	"cmsgpack": {"unpack": true},
+	"table":    {"concat": true}, // a list of strings and numbers
 }
 
 // stringArgFunc is the name (string.len) of a call of a stringArgFuncs
