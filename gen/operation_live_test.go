@@ -120,6 +120,18 @@ var operationCases = []struct {
 		name: "GET joined", ret: "string", body: "return table.concat(redis.call('GET', KEYS[1]), ',')",
 		err: `scripts/x.lua:3:14: table.concat of the reply of GET, which is no list (GET replies a string or nil): Lua fails the script at run time ("bad argument #1 to 'concat' (table expected, got ...)"); concatenate with .. instead`,
 	},
+	{
+		name: "GET formatted", ret: "string", body: "return string.format('%s:%d', redis.call('GET', KEYS[1]), 5)",
+		warning: `scripts/x.lua:3:15: warning: argument 2 of string.format is the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("bad argument #2 to 'format' (... expected, got boolean)"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or '')`,
+	},
+	{
+		name: "tonumber of HGET formatted", ret: "string", body: "return string.format('%d', tonumber(redis.call('HGET', KEYS[1], 'n')))",
+		warning: `scripts/x.lua:3:15: warning: argument 2 of string.format is tonumber(the reply of HGET), which is nil when HGET replies nil: Lua fails the script at run time ("bad argument #2 to 'format' (... expected, got nil)"); hold it in a local and test that first (if not v then ... end), or give a default (tonumber(redis.call(...) or '0'))`,
+	},
+	{
+		name: "an array formatted", ret: "string", body: "return string.format('%s', redis.call('HGETALL', KEYS[1]))",
+		err: `scripts/x.lua:3:15: argument 2 of string.format is the reply of HGETALL, an array (a table in Lua): Lua fails the script at run time ("bad argument #2 to 'format' (... expected, got table)")`,
+	},
 
 	// Nil dealt with first: no report, and no failure on missing keys.
 	{name: "tested", body: "local v = redis.call('GET', KEYS[1])\nif not v then return 0 end\nreturn v + 1"},
@@ -135,6 +147,7 @@ var operationCases = []struct {
 	{name: "decoded when there", ret: "string?", body: "local raw = redis.call('GET', KEYS[1])\nif raw then return cjson.decode(raw).x end\nreturn nil"},
 	{name: "copied when there", body: "local v = redis.call('GET', KEYS[1])\nif v then redis.call('SET', KEYS[1] .. ':copy', v) end\nreturn 1"},
 	{name: "MGET's values replaced, then joined", ret: "string", body: "local t = redis.call('MGET', KEYS[1])\nfor i = 1, #t do t[i] = t[i] or '' end\nreturn table.concat(t, ',') .. table.concat(redis.call('LRANGE', KEYS[1], 0, -1))"},
+	{name: "formatted with a default", ret: "string", body: "return string.format('%s:%d', redis.call('GET', KEYS[1]) or '', tonumber(redis.call('HGET', KEYS[1], 'n')) or 0)"},
 	{name: "written first", body: "redis.call('SET', KEYS[1], '5')\nreturn redis.call('GET', KEYS[1]) - 1"},
 }
 

@@ -1594,6 +1594,12 @@ func checkStringUse(o parse.Operation, c parse.Call, got replyKind, status bool,
 	fails := func(what string) string {
 		return `("bad argument #1 to '` + fn + `' (string expected, got ` + what + `)")`
 	}
+	if o.Op == "string.format" {
+		subject = fmt.Sprintf("argument %d of string.format is %s", o.Arg, o.Operand.Text)
+		fails = func(what string) string {
+			return fmt.Sprintf(`("bad argument #%d to 'format' (... expected, got %s)")`, o.Arg, what)
+		}
+	}
 	if o.Tonumber {
 		switch {
 		case status || got&(replyInt|replyStr) == 0:

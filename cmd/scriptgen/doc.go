@@ -176,8 +176,9 @@
 //     finds 0 and an empty list true);
 //   - no reply Lua cannot compute with is an operand of arithmetic, of ..
 //     or of #, the first argument of string.len, string.sub, ...,
-//     cjson.decode or cmsgpack.unpack, or an argument of redis.call
-//     (strings and numbers only): an array or status reply (a table),
+//     cjson.decode or cmsgpack.unpack, a value of string.format, or an
+//     argument of redis.call (strings and numbers only): an array or
+//     status reply (a table),
 //     an integer under #, tonumber of a table; a reply that may be nil
 //     (GET, HGET, ZSCORE, ZRANK; false in Lua, nil after tonumber) used
 //     so, ordered, or the object of a method call (v:sub(1, 3)), or

@@ -229,13 +229,15 @@ type Operation struct {
 	Pos Pos // of the operator
 	// Op is +, -, *, /, %, ^, .., # or <, <=, >, >=; "unary -" for a
 	// negation; ":name" for a method call on the value (v:sub(1, 3)); a
-	// library function that reads a string first (string.len, cjson.decode);
+	// library function that reads a string first (string.len, cjson.decode),
+	// or string.format, whose values must be strings or numbers;
 	// "arg" for an argument of redis.call or redis.pcall (after the command
 	// name), which Redis refuses unless it is a string or a number.
 	Op string
 	// In and Arg are, for Op "arg", the index in File.Calls of the call the
 	// value is an argument of, and which argument it is (1: the first after
-	// the command name).
+	// the command name); Arg is, for Op "string.format", which argument of
+	// string.format it is (2: the first after the format).
 	In, Arg int
 	// Operand is the reply's (Type OperandReply), with the text of what is
 	// written (the reply of GET, or n for a local).

@@ -625,7 +625,17 @@ func (w *walker) expr(e ast.Expr) {
 				w.f.Operations[at].Pos = pos
 			}
 		}
-		if fn, ok := w.stringArgFunc(e); ok {
+		if w.isStringFormat(e) {
+			// string.format(f, ...): its values must be strings or
+			// numbers, whatever the directive.
+			pos, _ := w.tokenPos(e.Line(), "format", true)
+			w.expr(e.Args[0])
+			for i, a := range e.Args[1:] {
+				if at := w.operation(a, "string.format", pos); at >= 0 {
+					w.f.Operations[at].Arg = i + 2
+				}
+			}
+		} else if fn, ok := w.stringArgFunc(e); ok {
 			// string.len(v), cjson.decode(v): a library function that
 			// takes a string first.
 			pos, _ := w.tokenPos(e.Line(), fn[strings.IndexByte(fn, '.')+1:], true)
@@ -1283,6 +1293,17 @@ func (w *walker) stringArgFunc(e *ast.FuncCallExpr) (string, bool) {
 		return "", false
 	}
 	return lib.Value + "." + fn.Value, true
+}
+
+// isStringFormat reports a call of string.format with a format.
+func (w *walker) isStringFormat(e *ast.FuncCallExpr) bool {
+	a, ok := e.Func.(*ast.AttrGetExpr)
+	if !ok || len(e.Args) == 0 {
+		return false
+	}
+	lib, ok1 := a.Object.(*ast.IdentExpr)
+	fn, ok2 := a.Key.(*ast.StringExpr)
+	return ok1 && ok2 && lib.Value == "string" && fn.Value == "format" && !w.isLocal("string")
 }
 
 // tonumberArg is the argument of a call of Lua's tonumber (with no base: a
