@@ -1600,24 +1600,38 @@ func checkStringUse(o parse.Operation, c parse.Call, got replyKind, status bool,
 			return fmt.Sprintf(`("bad argument #%d to 'format' (... expected, got %s)")`, o.Arg, what)
 		}
 	}
+	def := "redis.call(...) or ''"
+	if o.Op == "cjson.decode" || o.Op == "cmsgpack.unpack" {
+		def = "" // no default decodes
+	}
+	failsOn := func(what string) string { return "Lua fails the script at run time " + fails(what) }
+	strictValue(o, c, got, status, calls, at, warn, subject, failsOn, def)
+}
+
+// strictValue reports an operand that must be a string or a number, and
+// fails on false, nil and a table alike (a library function's, redis.call's
+// argument): subject says where it is, fails what happens on a value of Lua
+// type what, def is the default to suggest ("" for none).
+func strictValue(o parse.Operation, c parse.Call, got replyKind, status bool, calls []parse.Call, at, warn func(parse.Pos, string, ...any),
+	subject string, fails func(what string) string, def string) {
+	cmd := strings.ToUpper(c.Command)
+	name, local := operandLocal(o)
+	mayNil := mayNilWarning(o, calls, warn)
+	table := status || got&(replyInt|replyStr) == 0
 	if o.Tonumber {
 		switch {
-		case status || got&(replyInt|replyStr) == 0:
-			at(o.Pos, "%s, which is always nil (%s replies %s, and tonumber gives nil for a table and for false): Lua fails the script at run time %s", subject, cmd, replyText(got, status), fails("nil"))
+		case table:
+			at(o.Pos, "%s, which is always nil (%s replies %s, and tonumber gives nil for a table and for false): %s", subject, cmd, replyText(got, status), fails("nil"))
 		case got&(replyNil|replyArr) != 0:
-			mayNil("%s, which is nil when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("nil"), nilFix(name, local, "tonumber(redis.call(...) or '0')"))
+			mayNil("%s, which is nil when %s replies nil: %s; %s", subject, cmd, fails("nil"), nilFix(name, local, "tonumber(redis.call(...) or '0')"))
 		}
 		return
 	}
 	switch {
-	case status || got&(replyInt|replyStr) == 0:
-		at(o.Pos, "%s, %s: Lua fails the script at run time %s", subject, replyText(got, status), fails("table"))
+	case table:
+		at(o.Pos, "%s, %s: %s", subject, replyText(got, status), fails("table"))
 	case got&replyNil != 0:
-		def := "redis.call(...) or ''"
-		if o.Op == "cjson.decode" || o.Op == "cmsgpack.unpack" {
-			def = "" // no default decodes
-		}
-		mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), nilFix(name, local, def))
+		mayNil("%s, which is false when %s replies nil: %s; %s", subject, cmd, fails("boolean"), nilFix(name, local, def))
 	}
 }
 
@@ -1632,25 +1646,10 @@ func checkCallArg(o parse.Operation, c parse.Call, got replyKind, status bool, c
 	if in.Command != "" {
 		subject = fmt.Sprintf("argument %d of %s is %s", o.Arg, strings.ToUpper(in.Command), o.Operand.Text)
 	}
-	const fails = `Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers")`
-	cmd := strings.ToUpper(c.Command)
-	name, local := operandLocal(o)
-	mayNil := mayNilWarning(o, calls, warn)
-	if o.Tonumber {
-		switch {
-		case status || got&(replyInt|replyStr) == 0:
-			at(o.Pos, "%s, which is always nil (%s replies %s, and tonumber gives nil for a table and for false): %s", subject, cmd, replyText(got, status), fails)
-		case got&(replyNil|replyArr) != 0:
-			mayNil("%s, which is nil when %s replies nil: %s; %s", subject, cmd, fails, nilFix(name, local, "tonumber(redis.call(...) or '0')"))
-		}
-		return
+	fails := func(string) string {
+		return `Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers")`
 	}
-	switch {
-	case status || got&(replyInt|replyStr) == 0:
-		at(o.Pos, "%s, %s: %s", subject, replyText(got, status), fails)
-	case got&replyNil != 0:
-		mayNil("%s, which is false when %s replies nil: %s; %s", subject, cmd, fails, nilFix(name, local, "redis.call(...) or ''"))
-	}
+	strictValue(o, c, got, status, calls, at, warn, subject, fails, "redis.call(...) or ''")
 }
 
 // nilElements are the commands whose array reply holds nil (false in Lua)
