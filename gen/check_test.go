@@ -971,6 +971,10 @@ func TestIntegerArgWarnings(t *testing.T) {
 				"redis.call('ZADD', KEYS[1], ARGV[3], ARGV[3], ARGV[2], ARGV[1])\nreturn nil\n",
 		},
 		{
+			name: "a reply asserted present",
+			src:  "-- @key k\n-- @return int64\nlocal v = assert(redis.call('GET', KEYS[1]))\nreturn v + #assert(redis.call('HGET', KEYS[1], 'f'))\n",
+		},
+		{
 			name: "a division and a product with a fraction",
 			src: "-- @key k\n-- @arg ms duration\n-- @return none\nredis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)\nredis.call('PEXPIRE', KEYS[1], ARGV[1] * 1.5)\n" +
 				"redis.call('PEXPIRE', KEYS[1], math.floor(ARGV[1] / 2))\nredis.call('INCRBYFLOAT', KEYS[1], ARGV[1] / 3)\nreturn nil\n",
