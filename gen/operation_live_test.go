@@ -109,6 +109,10 @@ var operationCases = []struct {
 		warning: `scripts/x.lua:3:37: warning: argument 2 of LPUSH is tonumber(the reply of GET), which is nil when GET replies nil: Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers"); hold it in a local and test that first (if not v then ... end), or give a default (tonumber(redis.call(...) or '0'))`,
 	},
 	{
+		name: "GET's reply written back to its key", body: "return redis.call('SET', KEYS[1], redis.call('GET', KEYS[1]) .. 'x')['ok'] and 1",
+		warning: `scripts/x.lua:3:62: warning: concatenation (..) of the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("attempt to concatenate a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or '')`,
+	},
+	{
 		name: "an array reply as an argument", ret: "string", body: "return redis.call('SET', KEYS[1], redis.call('HGETALL', KEYS[1]))['ok']",
 		err: `scripts/x.lua:3:35: argument 2 of SET is the reply of HGETALL, an array (a table in Lua): Redis refuses the call at run time ("Lua redis lib command arguments must be strings or integers")`,
 	},

@@ -1673,8 +1673,9 @@ var memberNil = map[string]bool{
 	"HGET": true, "ZSCORE": true, "ZRANK": true, "ZREVRANK": true, "LINDEX": true, "LPOS": true,
 }
 
-// touchedBefore reports whether a call written before calls[i] names the
-// same key, and for a memberNil command the same field or member too.
+// touchedBefore reports whether a call that runs before calls[i] (written
+// before it, and not a call whose arguments hold it) names the same key,
+// and for a memberNil command the same field or member too.
 func touchedBefore(calls []parse.Call, i int) bool {
 	c := calls[i]
 	n := 1
@@ -1684,8 +1685,12 @@ func touchedBefore(calls []parse.Call, i int) bool {
 	if len(c.Args) < n {
 		return false
 	}
-	for _, d := range calls[:i] {
-		if len(d.Args) >= n && slices.EqualFunc(c.Args[:n], d.Args[:n], sameValue) {
+	encloses := map[int]bool{}
+	for o := c.Outer; o > 0 && o <= len(calls) && !encloses[o-1]; o = calls[o-1].Outer {
+		encloses[o-1] = true
+	}
+	for j, d := range calls[:i] {
+		if !encloses[j] && len(d.Args) >= n && slices.EqualFunc(c.Args[:n], d.Args[:n], sameValue) {
 			return true
 		}
 	}

@@ -138,6 +138,10 @@ type Call struct {
 	CommandPos Pos    // of the command name argument
 	Dynamic    Value  // the command name's source when it is not a literal
 	Args       []Arg  // arguments after the command name
+	// Outer is 1 + the index in File.Calls of the call whose arguments
+	// hold this one (redis.call('SET', k, redis.call('GET', k2))), 0 for
+	// none: the outer call is recorded first but runs after.
+	Outer int
 }
 
 // Global is an assignment to a global variable (or a global function

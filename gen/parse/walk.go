@@ -56,6 +56,9 @@ type walker struct {
 	// dry is set while a loop's body is walked only to gather the values
 	// it assigns (see loop).
 	dry bool
+	// outer is 1 + the index in File.Calls of the redis.call whose
+	// arguments are being walked, 0 for none (see Call.Outer).
+	outer int
 }
 
 // local is a local variable in scope.
@@ -643,6 +646,8 @@ func (w *walker) expr(e ast.Expr) {
 			w.exprs(e.Args[1:])
 		} else if len(w.f.Calls) > before {
 			// redis.call's arguments: Redis refuses false, nil and a table.
+			w.f.Calls[before].Outer = w.outer
+			w.outer = before + 1
 			w.expr(e.Args[0])
 			for i, a := range e.Args[1:] {
 				if at := w.operation(a, "arg", Pos{}); at >= 0 {
@@ -650,6 +655,7 @@ func (w *walker) expr(e ast.Expr) {
 					o.Pos, o.In, o.Arg = w.f.Calls[before].Args[i].Pos, before, i+1
 				}
 			}
+			w.outer = w.f.Calls[before].Outer
 		} else {
 			w.exprs(e.Args)
 		}
