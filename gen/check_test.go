@@ -299,11 +299,14 @@ func TestCheckRules(t *testing.T) {
 		},
 		{
 			name: "arguments that are not strings or numbers",
-			src:  "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], true)\nredis.pcall('HSET', KEYS[1], 'f', {})\nreturn redis.call('SET', KEYS[1], nil)\n",
+			src: "-- @key k\n-- @arg on string\n-- @return none\nredis.call('SET', KEYS[1], true)\nredis.pcall('HSET', KEYS[1], 'f', {})\n" +
+				"redis.call('HSET', KEYS[1], 'on', ARGV[1] == '1')\nredis.call('HSET', KEYS[1], 'off', not ARGV[1])\nreturn redis.call('SET', KEYS[1], nil)\n",
 			want: []string{
-				`scripts/x.lua:3:28: argument 2 of redis.call is true: Redis refuses it at run time (command arguments must be strings or numbers)`,
-				`scripts/x.lua:4:35: argument 3 of redis.pcall is a table: Redis refuses it at run time (command arguments must be strings or numbers)`,
-				`scripts/x.lua:5:35: argument 2 of redis.call is nil: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:4:28: argument 2 of redis.call is true: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:5:35: argument 3 of redis.pcall is a table: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:6:35: argument 3 of redis.call is a comparison, true or false: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:7:36: argument 3 of redis.call is a comparison, true or false: Redis refuses it at run time (command arguments must be strings or numbers)`,
+				`scripts/x.lua:8:35: argument 2 of redis.call is nil: Redis refuses it at run time (command arguments must be strings or numbers)`,
 			},
 		},
 		{

@@ -324,3 +324,23 @@ func TestFractionArgAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestNotStringArgsAgreeWithServer: every argument the checker calls no
+// string or number (true, a table, nil, a comparison, not) makes Redis
+// refuse the call.
+func TestNotStringArgsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, arg := range []string{"true", "{}", "nil", "ARGV[1] == '1'", "not ARGV[1]"} {
+		body := "return redis.call('HSET', KEYS[1], 'f', " + arg + ")"
+		got := checkUsed(t, "-- @key k\n-- @arg a string\n-- @return int64\n"+body+"\n")
+		if len(got) != 1 || !strings.Contains(got[0], "Redis refuses it at run time (command arguments must be strings or numbers)") {
+			t.Errorf("%s: checker output %q, want one error", arg, got)
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script(body).Numkeys(1).Key("{s}k").Arg("1").Build()).Error()
+		if err == nil || !strings.Contains(err.Error(), "Lua redis lib command arguments must be strings or integers") {
+			t.Errorf("%s: Redis: %v; want the call refused", arg, err)
+		}
+	}
+}

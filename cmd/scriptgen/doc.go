@@ -115,7 +115,8 @@
 //     with a "did you mean" hint;
 //   - its argument count fits the command's arity (a trailing call such as
 //     unpack(ARGV) counts as one or more values), and no argument is
-//     literally nil, a boolean, a table or a function (Redis refuses them);
+//     literally nil, a boolean, a comparison (ARGV[1] == '1', not x), a
+//     table or a function (Redis refuses them);
 //   - its key positions (from the key specs, including subcommands, numkeys
 //     and keywords such as STREAMS) hold a declared key, KEYS[i], or a key
 //     extended on the right (KEYS[1] .. ':x', which keeps its hash tag);

@@ -1103,6 +1103,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			arg.NotString = "false"
 		case *ast.ArithmeticOpExpr:
 			arg.Fraction = fraction(x)
+		case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+			arg.NotString = "a comparison, true or false"
 		case *ast.TableExpr:
 			arg.NotString = "a table"
 		case *ast.FunctionExpr:
