@@ -41,6 +41,7 @@ func TestCompareAgreesWithServer(t *testing.T) {
 		{name: "named field of HGETALL's reply", body: "redis.call('HSET', KEYS[1], 'owner', 'x')\nlocal h = redis.call('HGETALL', KEYS[1])\nif h.owner then return 'found' end\nreturn 'nil'", arg: "1", reply: "nil", line: 6},
 		{name: "nil reply equal to nil", body: "redis.call('DEL', KEYS[1])\nif redis.call('GET', KEYS[1]) == nil then return 'nil' end\nreturn 'not nil'", arg: "1", reply: "not nil", line: 5},
 		{name: "status reply equal to a string", body: "redis.call('SET', KEYS[1], 'v')\nif redis.call('TYPE', KEYS[1]) == 'string' then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 5},
+		{name: "XGROUP CREATE's status equal to OK", body: "redis.call('DEL', KEYS[1])\nif redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '$', 'MKSTREAM') == 'OK' then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 5},
 		{name: "SET's status equal to OK", body: "redis.call('DEL', KEYS[1])\nif redis.call('SET', KEYS[1], 'v', 'NX') == 'OK' then return 'eq' end\nreturn 'ne'", arg: "1", reply: "ne", line: 5},
 		{name: "zero reply as a condition", body: "redis.call('DEL', KEYS[1])\nif redis.call('EXISTS', KEYS[1]) then return 'taken' end\nreturn 'other'", arg: "1", reply: "taken", line: 5, msg: "always true as a condition"},
 		{name: "empty list negated", body: "redis.call('DEL', KEYS[1])\nlocal h = redis.call('HGETALL', KEYS[1])\nif not h then return 'empty' end\nreturn 'not empty'", arg: "1", reply: "not empty", line: 6, msg: "is always false"},

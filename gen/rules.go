@@ -1126,7 +1126,8 @@ func checkCompareStatus(c parse.Compare, calls []parse.Call, eq bool, always str
 
 // statusCall reports whether a call replies a status (a table {ok = ...} in
 // Lua) whenever it replies a string: TYPE, PING, SET without GET, and the
-// commands whose reply schema allows no other string (statusReplies).
+// commands and subcommands (XGROUP CREATE) whose reply schema allows no
+// other string (statusReplies).
 func statusCall(c *parse.Call) bool {
 	info, ok := lookupCommand(c.Command)
 	if !ok {
@@ -1144,6 +1145,12 @@ func statusCall(c *parse.Call) bool {
 			}
 		}
 		return true
+	}
+	if len(c.Args) > 0 && c.Args[0].Exact {
+		// A container's subcommand (XGROUP CREATE) has a reply of its own.
+		if sub := info.name + "|" + strings.ToUpper(*c.Args[0].Literal); statusReplies[sub] {
+			return true
+		}
 	}
 	return statusReplies[info.name]
 }

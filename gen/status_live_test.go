@@ -22,7 +22,7 @@ func TestStatusRepliesAgreeWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
 	ctx := context.Background()
-	setup := [][]string{{"SET", "{n}k", "v"}, {"RPUSH", "{n}l", "a", "b"}}
+	setup := [][]string{{"SET", "{n}k", "v"}, {"RPUSH", "{n}l", "a", "b"}, {"XADD", "{n}s", "*", "f", "v"}, {"XGROUP", "CREATE", "{n}s", "g0", "$"}}
 	typeOf := func(words []string) (string, error) {
 		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
 			t.Fatal(err)
@@ -53,6 +53,8 @@ func TestStatusRepliesAgreeWithServer(t *testing.T) {
 		{"SET", "{n}k", "w", "GET"}, {"GET", "{n}k"}, {"HMSET", "{n}h", "f", "v"}, {"LSET", "{n}l", "0", "x"},
 		{"LTRIM", "{n}l", "0", "1"}, {"MSET", "{n}a", "1"}, {"RENAME", "{n}k", "{n}k2"}, {"PSETEX", "{n}k", "100", "v"},
 		{"SETEX", "{n}k", "1", "v"}, {"PFMERGE", "{n}p"}, {"ECHO", "x"}, {"PING"}, {"PING", "x"},
+		{"XGROUP", "CREATE", "{n}s", "g", "$"}, {"XGROUP", "SETID", "{n}s", "g0", "0"}, {"XGROUP", "CREATECONSUMER", "{n}s", "g0", "c"},
+		{"XGROUP", "DESTROY", "{n}s", "g0"}, {"OBJECT", "ENCODING", "{n}k"},
 	} {
 		if !check(words) {
 			t.Errorf("%v failed in a script", words)

@@ -169,8 +169,9 @@
 //     string its callers never send (a bool arrives as "1" or "0", so
 //     ARGV[1] == 'true' is always false), nor a reply against nil, which it
 //     never is (Redis turns a nil reply into false), nor a status reply
-//     (TYPE's, SET's without GET), a table {ok = ...} in Lua, against a
-//     string or a number (redis.call('TYPE', k) == 'hash'); a named field
+//     (TYPE's, SET's without GET, XGROUP CREATE's), a table {ok = ...} in
+//     Lua, against a string or a number (redis.call('TYPE', k) ==
+//     'hash'); a named field
 //     of a reply that reaches Lua as a list (h.owner of HGETALL's reply) is
 //     refused, as it is always nil; so is a reply that is never nil tested
 //     as a condition or with not (if redis.call('EXISTS', k) then: Lua
