@@ -57,6 +57,10 @@ var operationCases = []struct {
 		warning: `scripts/x.lua:4:41: warning: arithmetic (+) on the reply of HGET, which is false when HGET replies nil: Lua fails the script at run time ("attempt to perform arithmetic on a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or 0)`,
 	},
 	{
+		name: "deleted first", body: "redis.call('DEL', KEYS[1])\nreturn redis.call('GET', KEYS[1]) + 1",
+		warning: `scripts/x.lua:4:35: warning: arithmetic (+) on the reply of GET, which is false when GET replies nil: Lua fails the script at run time ("attempt to perform arithmetic on a boolean value"); hold it in a local and test that first (if not v then ... end), or give a default (redis.call(...) or 0)`,
+	},
+	{
 		name: "an array reply added to", body: "return redis.call('HMGET', KEYS[1], 'a') + 1",
 		err: `scripts/x.lua:3:42: arithmetic (+) on the reply of HMGET, an array (a table in Lua): Lua fails the script at run time ("attempt to perform arithmetic on a table value")`,
 	},

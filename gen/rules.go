@@ -1682,7 +1682,8 @@ var memberNil = map[string]bool{
 
 // touchedBefore reports whether a call that runs before calls[i] (written
 // before it, and not a call whose arguments hold it) names the same key,
-// and for a memberNil command the same field or member too.
+// and for a memberNil command the same field or member too, and does not
+// delete it (forgets).
 func touchedBefore(calls []parse.Call, i int) bool {
 	c := calls[i]
 	n := 1
@@ -1697,12 +1698,19 @@ func touchedBefore(calls []parse.Call, i int) bool {
 		encloses[o-1] = true
 	}
 	for j, d := range calls[:i] {
+		if forgets[strings.ToUpper(d.Command)] {
+			continue // after it the value is surely missing
+		}
 		if !encloses[j] && len(d.Args) >= n && slices.EqualFunc(c.Args[:n], d.Args[:n], sameValue) {
 			return true
 		}
 	}
 	return false
 }
+
+// forgets are the commands that delete the key, or the field or member they
+// name: they do not make sure of a value.
+var forgets = map[string]bool{"DEL": true, "UNLINK": true, "GETDEL": true, "HDEL": true, "ZREM": true, "SREM": true, "LREM": true}
 
 // sameValue reports whether two arguments are written from the same value
 // (KEYS[1], a local, a literal), as far as the walker can tell.
