@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/scriptlock/scriptlock/gen/parse"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -345,6 +346,36 @@ func TestNotStringArgsAgreeWithServer(t *testing.T) {
 		err := rc.Do(ctx, rc.B().Eval().Script(body).Numkeys(1).Key("{s}k").Arg("1").Build()).Error()
 		if err == nil || !strings.Contains(err.Error(), "Lua redis lib command arguments must be strings or integers") {
 			t.Errorf("%s: Redis: %v; want the call refused", arg, err)
+		}
+	}
+}
+
+// TestRedisFieldsAgreeWithServer: the checker's list of the redis table's
+// fields is the server's (pairs(redis) in a script), and a script reading
+// or calling another field fails as the checker's error says.
+func TestRedisFieldsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	got, err := rc.Do(ctx, rc.B().Eval().Script("local t = {} for k in pairs(redis) do t[#t + 1] = k end return t").Numkeys(0).Build()).AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := parse.RedisFields(); !slices.Equal(got, want) {
+		t.Errorf("the server's redis table has %q, the checker knows %q", got, want)
+	}
+	for _, tc := range []struct{ body, err, fails string }{
+		{"return redis.pcal('GET', KEYS[1])", "did you mean redis.pcall?", "attempt to call field 'pcal' (a nil value)"},
+		{"redis.log(redis.LOG_WARN, 'x')\nreturn 1", "did you mean redis.LOG_WARNING?", "First argument must be a number (log level)"},
+	} {
+		out := checkUsed(t, "-- @key k\n-- @return int64\n"+tc.body+"\n")
+		if len(out) != 1 || !strings.Contains(out[0], tc.err) {
+			t.Errorf("%s: checker output %q, want one error with %q", tc.body, out, tc.err)
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{r}k").Build()).Error()
+		if err == nil || !strings.Contains(err.Error(), tc.fails) {
+			t.Errorf("%s: Redis: %v; want %q", tc.body, err, tc.fails)
 		}
 	}
 }

@@ -113,6 +113,28 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		at(g.Pos, "%s is not a global of Redis's script sandbox: reading it fails at run time (\"Script attempted to access nonexistent global variable '%s'\"); %s", g.Name, g.Name, hint)
 	}
 
+	for _, f := range pf.UnknownRedisFields {
+		hint := ""
+		fields := parse.RedisFields()
+		s := closest(f.Name, fields)
+		for _, n := range fields {
+			if s == "" && strings.HasPrefix(n, f.Name) {
+				s = n // LOG_WARN: LOG_WARNING
+			}
+		}
+		if s != "" {
+			hint = "; did you mean redis." + s + "?"
+		}
+		switch {
+		case f.Function:
+			at(f.Pos, "redis.%s is not a function of the redis table in Redis 7.0 scripts: calling it fails at run time (\"attempt to call field '%s' (a nil value)\")%s", f.Name, f.Name, hint)
+		case strings.HasPrefix(f.Name, "LOG_"):
+			at(f.Pos, "redis.%s is not a field of the redis table in Redis 7.0 scripts: it is nil, and redis.log fails on it at run time (\"First argument must be a number (log level)\")%s", f.Name, hint)
+		default:
+			at(f.Pos, "redis.%s is not a field of the redis table in Redis 7.0 scripts: it is nil%s", f.Name, hint)
+		}
+	}
+
 	produced := map[string]bool{}
 	dynamicErrors := false
 	for _, e := range pf.ErrorSites {

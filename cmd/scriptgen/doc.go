@@ -213,6 +213,8 @@
 //     a returned table fit the record fields or list elements, and a record
 //     field that is neither nullable nor bool is present; what the checker
 //     cannot know passes;
+//   - every field of the redis table the script reads or calls is one
+//     Redis 7.0 defines (redis.pcal, redis.LOG_WARN are nil there);
 //   - no global variable is assigned (Redis refuses it at run time), and no
 //     global is read that Redis's script sandbox does not define (print, os,
 //     io, debug, Valkey's server, a misspelt name): Redis 7.0 defines KEYS,

@@ -321,7 +321,11 @@ type File struct {
 	// UnknownGlobals are the reads of global names Redis's script sandbox
 	// does not define (Redis fails them at run time).
 	UnknownGlobals []Global
-	ErrorSites     []ErrorSite
+	// UnknownRedisFields are the fields of the redis table that Redis 7.0
+	// does not define (redis.pcal, redis.LOG_WARN): nil in the script.
+	// Function is set for a call.
+	UnknownRedisFields []Global
+	ErrorSites         []ErrorSite
 	// RedisValues are the uses of redis.call and redis.pcall (or of redis)
 	// other than direct calls.
 	RedisValues []RedisValue

@@ -580,6 +580,8 @@ func (w *walker) expr(e ast.Expr) {
 				w.expr(e.Key)
 			case key.Value == "call" || key.Value == "pcall":
 				w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: id.Value + "." + key.Value})
+			case id.Value == "redis":
+				w.redisField(id.Line(), key.Value, false)
 			}
 			return
 		}
@@ -980,6 +982,30 @@ var sandboxGlobals = map[string]bool{
 	"tonumber": true, "tostring": true, "type": true, "unpack": true, "xpcall": true, "_VERSION": true,
 }
 
+// redisFields are the fields of the redis table in a Redis 7.0 script
+// (EVAL; FUNCTION's register_function is not among them), as pairs(redis)
+// lists them on the server.
+var redisFields = map[string]bool{
+	"call": true, "pcall": true, "log": true, "error_reply": true, "status_reply": true, "sha1hex": true,
+	"setresp": true, "set_repl": true, "replicate_commands": true, "breakpoint": true, "debug": true,
+	"acl_check_cmd": true, "LOG_DEBUG": true, "LOG_VERBOSE": true, "LOG_NOTICE": true, "LOG_WARNING": true,
+	"REPL_ALL": true, "REPL_AOF": true, "REPL_NONE": true, "REPL_REPLICA": true, "REPL_SLAVE": true,
+	"REDIS_VERSION": true, "REDIS_VERSION_NUM": true,
+}
+
+// RedisFields lists the fields of the redis table in a Redis 7.0 script,
+// sorted.
+func RedisFields() []string { return slices.Sorted(maps.Keys(redisFields)) }
+
+// redisField records a read or call of redis.name that Redis does not
+// define; the field's column is that of its name.
+func (w *walker) redisField(line int, name string, called bool) {
+	pos, _ := w.tokenPos(line, name, true)
+	if !redisFields[name] {
+		w.f.UnknownRedisFields = append(w.f.UnknownRedisFields, Global{Pos: pos, Name: name, Function: called})
+	}
+}
+
 // escapeGlobals reach redis.call without naming it (_G.redis.call,
 // getfenv(1).redis) or run code compiled at run time.
 var escapeGlobals = map[string]bool{
@@ -1041,6 +1067,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	pos, ti := w.identPos(obj.Line(), obj.Value)
 	if !w.isLocal(obj.Value) {
 		w.globalRead(obj.Value, pos)
+		if obj.Value == "redis" {
+			w.redisField(obj.Line(), name, true)
+		}
 	}
 	switch name {
 	case "setresp":
