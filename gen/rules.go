@@ -1592,17 +1592,16 @@ func nilFix(name string, local bool, def string) string {
 // fails on false, nil and a table.
 func checkStringUse(o parse.Operation, c parse.Call, got replyKind, status bool, calls []parse.Call, at, warn func(parse.Pos, string, ...any)) {
 	cmd := strings.ToUpper(c.Command)
-	name, local := operandLocal(o)
-	mayNil := mayNilWarning(o, calls, warn)
 	if method, ok := strings.CutPrefix(o.Op, ":"); ok {
 		if o.Tonumber || got&replyStr == 0 || got&replyNil == 0 || status {
 			return // a number, a table or never nil: not this rule's business
 		}
+		name, local := operandLocal(o)
 		fails := `("attempt to index a boolean value")`
 		if local {
 			fails = `("attempt to index local '` + name + `' (a boolean value)")`
 		}
-		mayNil("method call :%s() on %s, which is false when %s replies nil: Lua fails the script at run time %s; %s", method, o.Operand.Text, cmd, fails, nilFix(name, local, "redis.call(...) or ''"))
+		mayNilWarning(o, calls, warn)("method call :%s() on %s, which is false when %s replies nil: Lua fails the script at run time %s; %s", method, o.Operand.Text, cmd, fails, nilFix(name, local, "redis.call(...) or ''"))
 		return
 	}
 	fn := o.Op[strings.IndexByte(o.Op, '.')+1:]

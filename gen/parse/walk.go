@@ -1317,30 +1317,33 @@ var stringArgFuncs = map[string]map[string]bool{
 	"table":    {"concat": true}, // a list of strings and numbers
 }
 
-// stringArgFunc is the name (string.len) of a call of a stringArgFuncs
-// function with an argument.
-func (w *walker) stringArgFunc(e *ast.FuncCallExpr) (string, bool) {
+// libFunc is the name (string.len) of a call of a function of a library
+// table (not a local of that name) with at least one argument.
+func (w *walker) libFunc(e *ast.FuncCallExpr) (string, bool) {
 	a, ok := e.Func.(*ast.AttrGetExpr)
 	if !ok || len(e.Args) == 0 {
 		return "", false
 	}
 	lib, ok1 := a.Object.(*ast.IdentExpr)
 	fn, ok2 := a.Key.(*ast.StringExpr)
-	if !ok1 || !ok2 || !stringArgFuncs[lib.Value][fn.Value] || w.isLocal(lib.Value) {
+	if !ok1 || !ok2 || w.isLocal(lib.Value) {
 		return "", false
 	}
 	return lib.Value + "." + fn.Value, true
 }
 
+// stringArgFunc is the name (string.len) of a call of a stringArgFuncs
+// function with an argument.
+func (w *walker) stringArgFunc(e *ast.FuncCallExpr) (string, bool) {
+	name, ok := w.libFunc(e)
+	lib, fn, _ := strings.Cut(name, ".")
+	return name, ok && stringArgFuncs[lib][fn]
+}
+
 // isStringFormat reports a call of string.format with a format.
 func (w *walker) isStringFormat(e *ast.FuncCallExpr) bool {
-	a, ok := e.Func.(*ast.AttrGetExpr)
-	if !ok || len(e.Args) == 0 {
-		return false
-	}
-	lib, ok1 := a.Object.(*ast.IdentExpr)
-	fn, ok2 := a.Key.(*ast.StringExpr)
-	return ok1 && ok2 && lib.Value == "string" && fn.Value == "format" && !w.isLocal("string")
+	name, ok := w.libFunc(e)
+	return ok && name == "string.format"
 }
 
 // tonumberArg is the argument of a call of Lua's tonumber (with no base: a
@@ -1360,33 +1363,28 @@ func (w *walker) tonumberArg(e *ast.FuncCallExpr) (ast.Expr, bool) {
 // assignment is reported once.
 // It returns the index of its record in File.Operations, -1 when none.
 func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
-	call := len(w.f.Calls)
 	o := Operation{Pos: pos, Op: op}
-	var l *local
-	switch x := e.(type) {
-	case *ast.FuncCallExpr:
-		if r, ok := callReply(x, call); ok {
-			o.Operand = Operand{Type: OperandReply, Text: "the reply of " + strings.ToUpper(r.Command), Call: call}
-		} else if arg, ok := w.tonumberArg(x); ok {
-			if ns := w.nilSourceOf(arg, call); ns.set && !ns.tonumber {
-				what := "the reply of " + strings.ToUpper(ns.command)
+	var l *local // the local the operand reads, if any
+	if ns := w.nilSourceOf(e, len(w.f.Calls)); ns.set {
+		what := "the reply of " + strings.ToUpper(ns.command)
+		switch x := e.(type) {
+		case *ast.IdentExpr: // n (the reply of GET), n (tonumber of the reply of GET)
+			l, _ = w.lookup(x.Value)
+			if ns.tonumber {
+				what = "tonumber of " + what
+			}
+			what = x.Value + " (" + what + ")"
+		case *ast.FuncCallExpr: // the reply of GET, tonumber(...) of it or of n
+			if arg, ok := w.tonumberArg(x); ok {
 				if id, ok := arg.(*ast.IdentExpr); ok {
 					what = id.Value + " (" + what + ")"
 					l, _ = w.lookup(id.Value)
 				}
-				o.Operand = Operand{Type: OperandReply, Text: "tonumber(" + what + ")", Call: ns.call}
-				o.Tonumber, o.Tested = true, ns.tested
+				what = "tonumber(" + what + ")"
 			}
 		}
-	case *ast.IdentExpr:
-		if l, _ = w.lookup(x.Value); l != nil && l.nilv.set {
-			what := "the reply of " + strings.ToUpper(l.nilv.command)
-			if l.nilv.tonumber {
-				what = "tonumber of " + what
-			}
-			o.Operand = Operand{Type: OperandReply, Text: x.Value + " (" + what + ")", Call: l.nilv.call}
-			o.Tonumber, o.Tested = l.nilv.tonumber, l.nilv.tested
-		}
+		o.Operand = Operand{Type: OperandReply, Text: what, Call: ns.call}
+		o.Tonumber, o.Tested = ns.tonumber, ns.tested
 	}
 	at := -1
 	if o.Operand.Type == OperandReply {
