@@ -304,6 +304,7 @@ func TestFractionArgAgreesWithServer(t *testing.T) {
 		{"return redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)", "1500", "value is not an integer or out of range"},
 		{"return redis.call('EXPIRE', KEYS[1], ARGV[1] / 1000)", "2000", ""},
 		{"return redis.call('PEXPIRE', KEYS[1], ARGV[1] * 1.5)", "1001", "value is not an integer or out of range"},
+		{"return redis.call('EXPIRE', KEYS[1], 1 + ARGV[1] / 1000)", "1500", "value is not an integer or out of range"},
 		{"return redis.call('EXPIRE', KEYS[1], math.floor(ARGV[1] / 1000))", "1500", ""},
 	} {
 		var warned bool
@@ -326,6 +327,54 @@ func TestFractionArgAgreesWithServer(t *testing.T) {
 			t.Errorf("%s with %s: %v; want it to run", tc.body, tc.ms, err)
 		case tc.fails != "" && (err == nil || !strings.Contains(err.Error(), tc.fails)):
 			t.Errorf("%s with %s: %v; want %q", tc.body, tc.ms, err, tc.fails)
+		}
+	}
+}
+
+// TestReturnFractionAgreesWithServer: a returned number with a fraction
+// reaches the caller truncated toward zero, as the warning says, and the
+// rounded forms it suggests are not warned of.
+func TestReturnFractionAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		ret, body string
+		want      []int64
+		warned    bool
+	}{
+		{"int64", "return ARGV[1] / 2", []int64{3}, true},
+		{"int64", "return -ARGV[1] / 2", []int64{-3}, true},
+		{"int64", "return -(ARGV[1] / 2)", []int64{-3}, true},
+		{"int64", "local v = ARGV[1] * 0.5\nreturn v", []int64{3}, true},
+		{"[]int64", "return {1, ARGV[1] / 2}", []int64{1, 3}, true},
+		{"int64", "return math.floor(-ARGV[1] / 2)", []int64{-4}, false},
+		{"int64", "return math.ceil(ARGV[1] / 2)", []int64{4}, false},
+	} {
+		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte("-- @arg n int64\n-- @return " + tc.ret + "\n" + tc.body + "\n")}}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		warned := false
+		for _, w := range warnings {
+			warned = warned || strings.Contains(w.Error(), "truncated toward zero")
+		}
+		if warned != tc.warned {
+			t.Errorf("%s: warned %v (%v), want %v", tc.body, warned, warnings, tc.warned)
+		}
+		reply := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(0).Arg("7").Build())
+		var got []int64
+		if tc.ret == "int64" {
+			n, err := reply.AsInt64()
+			if err != nil {
+				t.Fatalf("%s: %v", tc.body, err)
+			}
+			got = []int64{n}
+		} else if got, err = reply.AsIntSlice(); err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s with 7: Redis replied %v, want %v", tc.body, got, tc.want)
 		}
 	}
 }

@@ -174,6 +174,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 	if r.haveReturn && !pf.SetResp {
 		for _, ret := range pf.Returns {
+			checkReturnFraction(ret, r.ret, warn)
 			if ret.Kind == parse.ReturnOneOf {
 				checkOneOf(ret, pf.Calls, r.ret, at)
 				continue
@@ -409,6 +410,40 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 	}
 	at(ret.Pos, "%s holds the value assigned at line %s, depending on the path taken, and none fits: %s",
 		ret.Local, orList(lines), strings.Join(msgs, "; "))
+}
+
+// checkReturnFraction warns of a number that may have a fraction returned
+// where @return reads an integer: Redis replies a Lua number as an integer,
+// truncated toward zero, so the fraction is dropped without a word (and a
+// negative one rounds the other way from math.floor).
+func checkReturnFraction(ret parse.Return, t Type, warn func(parse.Pos, string, ...any)) {
+	const why = "which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return tostring(...) and declare @return float64 to keep the fraction"
+	switch t.Kind {
+	case Int64:
+		what := ret
+		if ret.Kind == parse.ReturnOneOf {
+			for _, a := range ret.Alts {
+				if a.Fraction != "" {
+					what = a
+					break
+				}
+			}
+		}
+		switch {
+		case what.Fraction == "":
+		case ret.Local != "":
+			warn(ret.Pos, "returns %s, assigned at line %d: %s, %s", ret.Local, what.From.Line, what.Fraction, why)
+		default:
+			warn(ret.Pos, "returns %s, %s", what.Fraction, why)
+		}
+	case Int64List, Record:
+		for i, el := range ret.Elems {
+			if el.Fraction == "" || (t.Kind == Record && (i >= len(t.Fields) || t.Fields[i].Type.Kind != Int64)) {
+				continue
+			}
+			warn(ret.Pos, "returns an array with %s at [%d], %s", el.Fraction, i+1, why)
+		}
+	}
 }
 
 // orList joins words as "a", "a or b", "a, b or c".

@@ -152,7 +152,9 @@
 //     (EXPIRE, SET EX, EXAT); a string, bytes or float64 @arg there is a
 //     warning, since a value that is not an integer fails at run time, and
 //     so is a division or a product with a fraction (ARGV[1] / 1000: 1.5
-//     for 1500), which Redis refuses unless it comes out even;
+//     for 1500), which Redis refuses unless it comes out even; such a
+//     number returned where @return reads an integer is a warning too,
+//     since Redis truncates it toward zero (3.5 arrives as 3);
 //   - an argument Redis reads as a floating-point number (INCRBYFLOAT's
 //     increment, ZCOUNT's bounds, GEOADD's coordinates, ZADD's scores) is
 //     no literal that is not a number ("(1" only in a score range's bounds),

@@ -206,6 +206,10 @@ type Return struct {
 	// Alts are the values a ReturnOneOf local may hold, each with Local and
 	// From set as for a local holding that value alone.
 	Alts []Return
+	// Fraction says what a returned number is when it may have a fraction
+	// ("a division", "a product with 0.9"), which Redis truncates toward
+	// zero in its integer reply; empty otherwise.
+	Fraction string
 }
 
 // FieldRead is t.name or t['name'] where t is a command's reply, directly

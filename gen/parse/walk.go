@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"math"
 	"reflect"
@@ -210,6 +211,13 @@ const maxAlternatives = 16
 // when either is, else the alternatives of both (a ReturnOneOf).
 func oneOf(a, b Return) Return {
 	if a.Kind == ReturnUnknown || b.Kind == ReturnUnknown {
+		// What is known to be possible stays: a number with a fraction on
+		// one path (the fraction rule needs no more).
+		for _, r := range append([]Return{a, b}, append(a.Alts, b.Alts...)...) {
+			if r.Fraction != "" {
+				return Return{Pos: r.Pos, Kind: ReturnUnknown, Fraction: r.Fraction}
+			}
+		}
 		return Return{Kind: ReturnUnknown}
 	}
 	var alts []Return
@@ -1147,9 +1155,39 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	w.f.Calls = append(w.f.Calls, c)
 }
 
+// fractionOf is fraction for an expression that may be an operation.
+func fractionOf(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.ArithmeticOpExpr:
+		return fraction(x)
+	case *ast.UnaryMinusOpExpr:
+		return fractionOf(x.Expr)
+	}
+	return ""
+}
+
+// fractionIn is fractionOf, or for a local the fraction of a value it may
+// hold ("n / 2, assigned to m at line 4").
+func (w *walker) fractionIn(e ast.Expr) string {
+	x, ok := e.(*ast.IdentExpr)
+	if !ok {
+		return fractionOf(e)
+	}
+	l, _ := w.lookup(x.Value)
+	if l == nil {
+		return ""
+	}
+	for _, r := range append([]Return{l.reply}, l.reply.Alts...) {
+		if r.Fraction != "" {
+			return fmt.Sprintf("%s (%s, assigned at line %d)", x.Value, r.Fraction, r.Pos.Line)
+		}
+	}
+	return ""
+}
+
 // fraction says what an arithmetic expression is when it may give a
-// number with a fraction: a division, or a product with a literal that has
-// one (x * 1.5); "" otherwise.
+// number with a fraction: a division, a product with a literal that has one
+// (x * 1.5), or a sum or product with either; "" otherwise.
 func fraction(e *ast.ArithmeticOpExpr) string {
 	switch e.Operator {
 	case "/":
@@ -1160,6 +1198,17 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 				if v, err := strconv.ParseFloat(n.Value, 64); err == nil && v != math.Trunc(v) {
 					return "a product with " + n.Value
 				}
+			}
+		}
+		for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
+			if f := fractionOf(o); f != "" {
+				return "a product with " + f
+			}
+		}
+	case "+", "-":
+		for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
+			if f := fractionOf(o); f != "" {
+				return "a sum with " + f
 			}
 		}
 	}
@@ -1195,6 +1244,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		return
 	}
 	r.Kind, r.Text = valueKind(s.Exprs[0])
+	r.Fraction = fractionOf(s.Exprs[0])
 	switch x := s.Exprs[0].(type) {
 	case *ast.TableExpr:
 		r.Kind = ReturnArray
@@ -1215,7 +1265,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				}
 				r.Len++
 				k, text := valueKind(f.Value)
-				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text})
+				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text, Fraction: w.fractionIn(f.Value)})
 				if i == len(x.Fields)-1 && expands(f.Value) {
 					r.Len, r.Elems = -1, nil // {a, unpack(t)}
 				}
@@ -1233,7 +1283,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 			r.Named = nil
 		}
 	case *ast.IdentExpr:
-		if l, _ := w.lookup(x.Value); l != nil && l.reply.Kind != ReturnUnknown {
+		if l, _ := w.lookup(x.Value); l != nil && (l.reply.Kind != ReturnUnknown || l.reply.Fraction != "") {
 			from := l.reply
 			r = from
 			r.Pos, r.Local, r.From = pos, x.Value, from.Pos
@@ -1430,6 +1480,7 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 		return r
 	}
 	r.Kind, r.Text = valueKind(e)
+	r.Fraction = fractionOf(e)
 	return r
 }
 
