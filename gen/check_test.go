@@ -1009,6 +1009,21 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "an int64 argument made a number and written back",
+			src: "-- @key k\n-- @arg id int64\n-- @arg n int64\n-- @return none\nlocal id = tonumber(ARGV[1])\nredis.call('SET', KEYS[1] .. ':' .. id, 1)\n" +
+				"redis.call('INCRBY', KEYS[1], tonumber(ARGV[2]))\nredis.call('SET', KEYS[1], tostring(id))\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:6:34: warning: id (tonumber(ARGV[1])) is concatenated (..), which writes a number with 14 significant digits: @arg id int64 from 1e14 on comes out as 1.2345678901235e+17, not its digits, and above 2^53 (9007199254740992) a Lua number has lost digits already; use ARGV[1] itself, a string, there`,
+				`scripts/x.lua:7:31: warning: tonumber(ARGV[2]) is passed to INCRBY as a number, which Redis writes with 17 significant digits: @arg n int64 from 1e17 on arrives as 1.2345678901234568e+17, which Redis reads as no integer, and above 2^53 (9007199254740992) a Lua number has lost digits already; pass ARGV[2] itself, a string`,
+				`scripts/x.lua:8:28: warning: id (tonumber(ARGV[1])) is given to tostring, which writes a number with 14 significant digits: @arg id int64 from 1e14 on comes out as 1.2345678901235e+17, not its digits, and above 2^53 (9007199254740992) a Lua number has lost digits already; use ARGV[1] itself, a string, there`,
+			},
+		},
+		{
+			name: "an int64 argument compared as a number and written as it came",
+			src: "-- @key k\n-- @arg id int64\n-- @arg note string\n-- @return none\nlocal id = tonumber(ARGV[1])\nif id > 0 then\n  redis.call('SET', KEYS[1] .. ':' .. ARGV[1], ARGV[2] .. tonumber(ARGV[2]))\nend\n" +
+				"if ARGV[2] == 'x' then\n  id = 1\nend\nredis.call('INCRBY', KEYS[1], id)\nreturn nil\n",
+		},
+		{
 			name: "a division rounded, or returned where no integer is read",
 			src:  "-- @arg n int64\n-- @return string\nlocal v = ARGV[1] / 2\nv = math.floor(v)\nif ARGV[1] == '0' then\n  return tostring(ARGV[1] / 2)\nend\nreturn tostring(v)\n",
 		},

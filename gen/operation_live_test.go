@@ -379,6 +379,60 @@ func TestReturnFractionAgreesWithServer(t *testing.T) {
 	}
 }
 
+// TestNumberTextAgreesWithServer: an int64 argument made a Lua number and
+// written back as a string loses its digits as the warning says, and the
+// argument passed as it came keeps them.
+func TestNumberTextAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body, id, want, fails string
+		warned                bool
+	}{
+		{"return 'order:' .. tonumber(ARGV[1])", "123456789012345678", "order:1.2345678901235e+17", "", true},
+		{"return tostring(tonumber(ARGV[1]))", "100000000000000", "1e+14", "", true},
+		{"return 'order:' .. tonumber(ARGV[1])", "99999999999999", "order:99999999999999", "", true},
+		{"return 'order:' .. ARGV[1]", "123456789012345678", "order:123456789012345678", "", false},
+		{"redis.call('SET', KEYS[1], tonumber(ARGV[1]))\nreturn redis.call('GET', KEYS[1]) or ''", "9007199254740993", "9007199254740992", "", true},
+		{"return redis.call('INCRBY', KEYS[1], tonumber(ARGV[1]))", "123456789012345678", "", "value is not an integer or out of range", true},
+		{"redis.call('INCRBY', KEYS[1], ARGV[1])\nreturn redis.call('GET', KEYS[1]) or ''", "123456789012345678", "123456789012345678", "", false},
+	} {
+		src := "-- @arg id int64\n-- @return string\n" + tc.body + "\n"
+		if strings.Contains(tc.body, "KEYS[1]") {
+			src = "-- @key k\n" + src
+		}
+		if strings.HasPrefix(tc.body, "return redis.call('INCRBY'") {
+			src = strings.Replace(src, "@return string", "@return int64", 1)
+		}
+		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		warned := false
+		for _, w := range warnings {
+			warned = warned || strings.Contains(w.Error(), "significant digits")
+		}
+		if warned != tc.warned {
+			t.Errorf("%s: warned %v (%v), want %v", tc.body, warned, warnings, tc.warned)
+		}
+		if err := rc.Do(ctx, rc.B().Del().Key("{n}k").Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		reply := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{n}k").Arg(tc.id).Build())
+		if tc.fails != "" {
+			if err := reply.Error(); err == nil || !strings.Contains(err.Error(), tc.fails) {
+				t.Errorf("%s with %s: %v; want %q", tc.body, tc.id, err, tc.fails)
+			}
+			continue
+		}
+		got, err := reply.ToString()
+		if err != nil || got != tc.want {
+			t.Errorf("%s with %s: Redis replied %q (%v), want %q", tc.body, tc.id, got, err, tc.want)
+		}
+	}
+}
+
 // TestNotStringArgsAgreeWithServer: every argument the checker calls no
 // string or number (true, a table, nil, a comparison, not) makes Redis
 // refuse the call.

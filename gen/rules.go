@@ -167,6 +167,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	for _, nt := range pf.NumberTexts {
+		checkNumberText(nt, pf.Calls, r.args, warn)
+	}
 	if !pf.SetResp {
 		for _, ret := range pf.Returns {
 			checkNamedFields(ret, at)
@@ -410,6 +413,31 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 	}
 	at(ret.Pos, "%s holds the value assigned at line %s, depending on the path taken, and none fits: %s",
 		ret.Local, orList(lines), strings.Join(msgs, "; "))
+}
+
+// checkNumberText warns of an int64 @arg made a Lua number (a double) and
+// written back as a string: its digits come back only while it is small.
+func checkNumberText(nt parse.NumberText, calls []parse.Call, params []Param, warn func(parse.Pos, string, ...any)) {
+	p := paramOf(nt.Argv, params)
+	if p == nil || p.Type.Kind != Int64 {
+		return
+	}
+	const lost = "and above 2^53 (9007199254740992) a Lua number has lost digits already"
+	if nt.Op == "arg" {
+		cmd := "redis.call"
+		if nt.In < len(calls) && calls[nt.In].Command != "" {
+			cmd = strings.ToUpper(calls[nt.In].Command)
+		}
+		warn(nt.Pos, "%s is passed to %s as a number, which Redis writes with 17 significant digits: @arg %s int64 from 1e17 on arrives as 1.2345678901234568e+17, which Redis reads as no integer, %s; pass ARGV[%d] itself, a string",
+			nt.Text, cmd, p.Name, lost, nt.Argv)
+		return
+	}
+	how := "concatenated (..)"
+	if nt.Op == "tostring" {
+		how = "given to tostring"
+	}
+	warn(nt.Pos, "%s is %s, which writes a number with 14 significant digits: @arg %s int64 from 1e14 on comes out as 1.2345678901235e+17, not its digits, %s; use ARGV[%d] itself, a string, there",
+		nt.Text, how, p.Name, lost, nt.Argv)
 }
 
 // checkReturnFraction warns of a number that may have a fraction returned

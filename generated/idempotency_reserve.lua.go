@@ -85,7 +85,7 @@ if not rec[1] or rec[1] == '3' then
   prune()
   redis.call('pexpire', KEYS[1], ARGV[3])
   local exp = now + tonumber(ARGV[3])
-  redis.call('hset', KEYS[3], KEYS[1], size)
+  redis.call('hset', KEYS[3], KEYS[1], ARGV[5])
   redis.call('hincrby', KEYS[3], '#total', size - old)
   redis.call('zadd', KEYS[2], exp, KEYS[1])
   if redis.call('pttl', KEYS[2]) < tonumber(ARGV[3]) then
@@ -107,7 +107,7 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "ab721b68d41fdd9971856d86dd09a1dbe93fe54c"
+const idempotencyReserveSHA1 = "3198f39c493177979c826a72643f4dd89fa9cfa4"
 
 var idempotencyReserveScript = rueidis.NewLuaScriptRetryable(idempotencyReserveSource)
 

@@ -29,14 +29,14 @@ if redis.call('exists', KEYS[2]) == 1 then
 end
 local n = tonumber(ARGV[1])
 if value >= n then
-  redis.call('set', KEYS[2], n, 'px', ARGV[2])
-  return {1, redis.call('decrby', KEYS[1], n)}
+  redis.call('set', KEYS[2], ARGV[1], 'px', ARGV[2])
+  return {1, redis.call('decrby', KEYS[1], ARGV[1])}
 end
 return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "351f0bd40fd7c4815d213bde6ad963fd0231b3fc"
+const semaphoreAcquireSHA1 = "726f5d101e22ce8eb5c6490324700e7f7855d814"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 

@@ -72,7 +72,7 @@ if not rec[1] or rec[1] == '3' then
   prune()
   redis.call('pexpire', KEYS[1], ARGV[3])
   local exp = now + tonumber(ARGV[3])
-  redis.call('hset', KEYS[3], KEYS[1], size)
+  redis.call('hset', KEYS[3], KEYS[1], ARGV[5])
   redis.call('hincrby', KEYS[3], '#total', size - old)
   redis.call('zadd', KEYS[2], exp, KEYS[1])
   if redis.call('pttl', KEYS[2]) < tonumber(ARGV[3]) then

@@ -16,7 +16,7 @@ if redis.call('exists', KEYS[2]) == 1 then
 end
 local n = tonumber(ARGV[1])
 if value >= n then
-  redis.call('set', KEYS[2], n, 'px', ARGV[2])
-  return {1, redis.call('decrby', KEYS[1], n)}
+  redis.call('set', KEYS[2], ARGV[1], 'px', ARGV[2])
+  return {1, redis.call('decrby', KEYS[1], ARGV[1])}
 end
 return {0, value}

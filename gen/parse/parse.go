@@ -260,6 +260,17 @@ type Operation struct {
 	Tested bool
 }
 
+// NumberText is tonumber(ARGV[n]), or a local holding it, turned back into
+// a string: an operand of .., the argument of tostring, or an argument of
+// redis.call, which Redis writes with 17 significant digits.
+type NumberText struct {
+	Pos  Pos
+	Op   string // "..", "tostring" or "arg"
+	Argv int    // n
+	Text string // tonumber(ARGV[1]), or id (tonumber(ARGV[1]))
+	In   int    // Op "arg": the index in File.Calls of the call
+}
+
 // Compare is a comparison of two operands.
 type Compare struct {
 	Pos         Pos    // of the operator
@@ -351,6 +362,9 @@ type File struct {
 	// Lua fails on false, nil or a table: an operand of arithmetic, of ..,
 	// of # or of an ordering comparison.
 	Operations []Operation
+	// NumberTexts are the numbers made of an argument (tonumber(ARGV[n]),
+	// or a local holding it) that the script writes back as a string.
+	NumberTexts []NumberText
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

@@ -78,6 +78,9 @@ type local struct {
 	// indexOf is 1 + the index in File.Calls of the reply whose keys the
 	// local walks (for i, x in ipairs(h), h a reply), 0 otherwise.
 	indexOf int
+	// numArg is n when the local holds tonumber(ARGV[n]), assigned in the
+	// block that declares it; 0 otherwise.
+	numArg int
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -187,6 +190,46 @@ func (w *walker) setReply(name string, r Return) {
 		r = oneOf(l.reply, r)
 	}
 	l.reply = r
+}
+
+// setNumArg records what numArgOf says of the value assigned to a local, in
+// the block that declares it; one assigned in a nested block, a function or
+// a loop is no longer followed.
+func (w *walker) setNumArg(name string, n int) {
+	l, i := w.lookup(name)
+	if l == nil {
+		return
+	}
+	if i != len(w.scopes)-1 {
+		n = 0
+	}
+	l.numArg = n
+}
+
+// numArgOf is n and the text for messages when e is tonumber(ARGV[n]) (of
+// ARGV[n] or of a local holding it), or a local holding that; 0 otherwise.
+func (w *walker) numArgOf(e ast.Expr) (int, string) {
+	switch x := e.(type) {
+	case *ast.FuncCallExpr:
+		if arg, ok := w.tonumberArg(x); ok {
+			if n := argvIndex(w.value(arg)); n > 0 {
+				return n, "tonumber(ARGV[" + strconv.Itoa(n) + "])"
+			}
+		}
+	case *ast.IdentExpr:
+		if l, _ := w.lookup(x.Value); l != nil && l.numArg > 0 {
+			return l.numArg, x.Value + " (tonumber(ARGV[" + strconv.Itoa(l.numArg) + "]))"
+		}
+	}
+	return 0, ""
+}
+
+// numberText records e when it is a number made of an argument (numArgOf)
+// turned back into a string by op at pos.
+func (w *walker) numberText(e ast.Expr, op string, pos Pos, in int) {
+	if n, text := w.numArgOf(e); n > 0 && !w.dry {
+		w.f.NumberTexts = append(w.f.NumberTexts, NumberText{Pos: pos, Op: op, Argv: n, Text: text, In: in})
+	}
 }
 
 // setNil records the reply a local may hold as false or nil after an
@@ -381,6 +424,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 		}
 		// The replies of every value, before any is assigned (a, b = b, a).
+		numArgs := w.numArgs(s.Rhs, len(s.Lhs))
 		replies, nils := w.replies(s.Rhs, len(s.Lhs), s.Line())
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
@@ -394,6 +438,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.assign(id.Value, v)
 			w.setReply(id.Value, replies[i])
 			w.setNil(id.Value, nils[i])
+			w.setNumArg(id.Value, numArgs[i])
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.indexOf = 0
 			}
@@ -404,6 +449,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				w.declare(s.Names[0], Value{Source: SourceUnknown}) // local function f: f is in scope in its body
 			}
 		}
+		numArgs := w.numArgs(s.Exprs, len(s.Names))
 		replies, nils := w.replies(s.Exprs, len(s.Names), s.Line())
 		values := make([]Value, len(s.Names))
 		for i := range s.Names {
@@ -418,6 +464,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.declare(n, values[i])
 			w.setReply(n, replies[i])
 			w.setNil(n, nils[i])
+			w.setNumArg(n, numArgs[i])
 		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
@@ -660,6 +707,7 @@ func (w *walker) expr(e ast.Expr) {
 			w.outer = before + 1
 			w.expr(e.Args[0])
 			for i, a := range e.Args[1:] {
+				w.numberText(a, "arg", w.f.Calls[before].Args[i].Pos, before)
 				if at := w.operation(a, "arg", Pos{}); at >= 0 {
 					o := &w.f.Operations[at]
 					o.Pos, o.In, o.Arg = w.f.Calls[before].Args[i].Pos, before, i+1
@@ -667,6 +715,10 @@ func (w *walker) expr(e ast.Expr) {
 			}
 			w.outer = w.f.Calls[before].Outer
 		} else {
+			if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && !w.isLocal("tostring") && len(e.Args) == 1 {
+				pos, _ := w.identPos(e.Line(), "tostring")
+				w.numberText(e.Args[0], "tostring", pos, 0)
+			}
 			w.exprs(e.Args)
 		}
 	case *ast.LogicalOpExpr:
@@ -722,6 +774,10 @@ func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int
 	pos, _ := w.tokenPos(line, op, false)
 	if left >= 0 {
 		w.f.Operations[left].Pos = pos
+	}
+	if op == ".." {
+		w.numberText(lhs, op, pos, 0)
+		w.numberText(rhs, op, pos, 0)
 	}
 	w.operation(rhs, op, pos)
 }
@@ -1311,6 +1367,15 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 	}
 	r.More = len(s.Exprs) - 1 // after the cases above, which may replace r
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// numArgs is numArgOf of each of n variables' new values.
+func (w *walker) numArgs(list []ast.Expr, n int) []int {
+	out := make([]int, max(n, len(list)))
+	for i, e := range list {
+		out[i], _ = w.numArgOf(e)
+	}
+	return out
 }
 
 // replies walks the expressions of an assignment of n variables and returns
