@@ -482,3 +482,40 @@ func TestRedisFieldsAgreeWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestLibFieldsAgreeWithServer: the checker's list of each library's fields
+// is the server's (pairs(lib) in a script), and the refused reads and
+// assignments fail on the server as the checker's errors say.
+func TestLibFieldsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for lib, want := range parse.LibFields() {
+		got, err := rc.Do(ctx, rc.B().Eval().Script("local t = {} for k in pairs("+lib+") do t[#t + 1] = k end return t").Numkeys(0).Build()).AsStrSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("the server's %s library has %q, the checker knows %q", lib, got, want)
+		}
+	}
+	for _, tc := range []struct{ body, err, fails string }{
+		{"return unpack({table.unpack({1})})", "use unpack(t)", "attempt to call field 'unpack' (a nil value)"},
+		{"return math.tointeger(1)", "round with math.floor", "attempt to call field 'tointeger' (a nil value)"},
+		{"return string.pack('>I4', 1)", "use struct.pack", "attempt to call field 'pack' (a nil value)"},
+		{"return cjson.decod('[1]')", "did you mean cjson.decode?", "attempt to call field 'decod' (a nil value)"},
+		{"string.trim = function(s) return s end\nreturn 1", "read-only", "Attempt to modify a readonly table"},
+		{"redis.foo = 1\nreturn 1", "read-only", "Attempt to modify a readonly table"},
+		{"math.pi = 3\nreturn 1", "read-only", "Attempt to modify a readonly table"},
+	} {
+		out := checkUsed(t, "-- @return int64\n"+tc.body+"\n")
+		if len(out) != 1 || !strings.Contains(out[0], tc.err) {
+			t.Errorf("%s: checker output %q, want one error with %q", tc.body, out, tc.err)
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(0).Build()).Error()
+		if err == nil || !strings.Contains(err.Error(), tc.fails) {
+			t.Errorf("%s: Redis: %v; want %q", tc.body, err, tc.fails)
+		}
+	}
+}

@@ -77,3 +77,57 @@ func TestRedisCallAsValue(t *testing.T) {
 		}
 	}
 }
+
+// TestLibraryFields: a field Lua 5.1's libraries (or Redis's) do not have
+// is refused with what to use instead, and so is an assignment to a field
+// of the read-only redis table or a library.
+func TestLibraryFields(t *testing.T) {
+	const nilCall = "it is nil, and calling it fails at run time"
+	const readOnly = "Redis 7 makes the redis table and the libraries read-only, so it fails at run time (\"Attempt to modify a readonly table\"); keep the value in a local"
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{
+			name: "later Lua's functions",
+			src: "-- @key k\n-- @arg v string\n-- @return int64\nredis.call('DEL', table.unpack({KEYS[1]}))\nlocal n = math.tointeger(ARGV[1])\n" +
+				"local b = string.pack('>I4', 1)\nreturn n\n",
+			want: []string{
+				"scripts/x.lua:4:25: table.unpack is not a field of Lua 5.1's table library, which Redis runs: " + nilCall + ` ("attempt to call field 'unpack' (a nil value)"); unpack is a global in Lua 5.1: use unpack(t)`,
+				"scripts/x.lua:5:16: math.tointeger is not a field of Lua 5.1's math library, which Redis runs: " + nilCall + ` ("attempt to call field 'tointeger' (a nil value)"); Lua 5.1 numbers are doubles: round with math.floor`,
+				"scripts/x.lua:6:18: string.pack is not a field of Lua 5.1's string library, which Redis runs: " + nilCall + ` ("attempt to call field 'pack' (a nil value)"); use struct.pack`,
+			},
+		},
+		{
+			name: "misspelt functions",
+			src:  "-- @arg v string\n-- @return string\nlocal t = cjson.decod(ARGV[1])\nreturn string.formatt('%s', t.x)\n",
+			want: []string{
+				"scripts/x.lua:3:17: cjson.decod is not a field of the cjson library of Redis's scripts: " + nilCall + ` ("attempt to call field 'decod' (a nil value)"); did you mean cjson.decode?`,
+				"scripts/x.lua:4:15: string.formatt is not a field of Lua 5.1's string library, which Redis runs: " + nilCall + ` ("attempt to call field 'formatt' (a nil value)"); did you mean string.format?`,
+			},
+		},
+		{
+			name: "assignments to read-only tables",
+			src:  "-- @arg name string\n-- @return none\nstring.trim = function(s) return s end\nredis.foo = 1\nredis[ARGV[1]] = 2\n",
+			want: []string{
+				"scripts/x.lua:3:1: assignment to string.trim: " + readOnly,
+				"scripts/x.lua:4:1: assignment to redis.foo: " + readOnly,
+				"scripts/x.lua:5:1: assignment to redis[...]: " + readOnly,
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(tc.src)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, src := range []string{
+		"-- @key k\n-- @return int64\nredis.call('DEL', unpack({KEYS[1]}))\nlocal s = string\nlocal n = s and 1 or math.floor(1.5)\nKEYS[1] = 'x'\nreturn n + bit.band(1, 3) + struct.size('>I4') + #cjson.encode({})\n",
+	} {
+		if got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}); got != nil {
+			t.Errorf("rejected %q:\n%v", src, got)
+		}
+	}
+}

@@ -135,6 +135,25 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	for _, f := range pf.UnknownLibFields {
+		lib, name, _ := strings.Cut(f.Name, ".")
+		hint, ok := libFieldHints[f.Name]
+		if !ok {
+			hint = "check its name"
+			if s := closest(name, parse.LibFields()[lib]); s != "" {
+				hint = "did you mean " + lib + "." + s + "?"
+			}
+		}
+		whose := "Lua 5.1's " + lib + " library, which Redis runs"
+		if lib != "string" && lib != "table" && lib != "math" {
+			whose = "the " + lib + " library of Redis's scripts"
+		}
+		at(f.Pos, "%s is not a field of %s: it is nil, and calling it fails at run time (\"attempt to call field '%s' (a nil value)\"); %s", f.Name, whose, name, hint)
+	}
+	for _, w := range pf.ReadOnlyWrites {
+		at(w.Pos, "assignment to %s: Redis 7 makes the redis table and the libraries read-only, so it fails at run time (\"Attempt to modify a readonly table\"); keep the value in a local", w.Name)
+	}
+
 	produced := map[string]bool{}
 	dynamicErrors := false
 	for _, e := range pf.ErrorSites {
@@ -186,6 +205,21 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 	return errs
+}
+
+// libFieldHints say what to use instead of a field of a later Lua's
+// libraries that Lua 5.1 does not have.
+var libFieldHints = map[string]string{
+	"table.unpack":    "unpack is a global in Lua 5.1: use unpack(t)",
+	"table.pack":      "build the table with {...} (and select('#', ...) for the count)",
+	"table.move":      "copy the elements with a loop",
+	"math.tointeger":  "Lua 5.1 numbers are doubles: round with math.floor",
+	"math.type":       "test type(x) == 'number' (and x == math.floor(x) for an integer)",
+	"math.maxinteger": "Lua 5.1 numbers are doubles, exact as integers up to 2^53",
+	"math.mininteger": "Lua 5.1 numbers are doubles, exact as integers down to -2^53",
+	"string.pack":     "use struct.pack",
+	"string.unpack":   "use struct.unpack",
+	"string.packsize": "use struct.size",
 }
 
 // missingGlobalHints say what to use instead of a global Redis's script

@@ -219,7 +219,11 @@
 //     field that is neither nullable nor bool is present; what the checker
 //     cannot know passes;
 //   - every field of the redis table the script reads or calls is one
-//     Redis 7.0 defines (redis.pcal, redis.LOG_WARN are nil there);
+//     Redis 7.0 defines (redis.pcal, redis.LOG_WARN are nil there), and so
+//     is every field of a library (table.unpack, math.tointeger and
+//     string.pack are later Lua's; Lua 5.1 has unpack, math.floor and
+//     struct.pack); no field of the redis table or of a library is
+//     assigned (Redis 7 makes them read-only);
 //   - no global variable is assigned (Redis refuses it at run time), and no
 //     global is read that Redis's script sandbox does not define (print, os,
 //     io, debug, Valkey's server, a misspelt name): Redis 7.0 defines KEYS,

@@ -340,7 +340,15 @@ type File struct {
 	// does not define (redis.pcal, redis.LOG_WARN): nil in the script.
 	// Function is set for a call.
 	UnknownRedisFields []Global
-	ErrorSites         []ErrorSite
+	// UnknownLibFields are the reads of fields of Lua's libraries that the
+	// Lua 5.1 of Redis does not define (table.unpack, math.tointeger): nil
+	// in the script. Name is library.field.
+	UnknownLibFields []Global
+	// ReadOnlyWrites are the assignments to a field of the redis table or
+	// of a library (string.trim = ...), whose tables Redis 7 makes
+	// read-only. Name is table.field.
+	ReadOnlyWrites []Global
+	ErrorSites     []ErrorSite
 	// RedisValues are the uses of redis.call and redis.pcall (or of redis)
 	// other than direct calls.
 	RedisValues []RedisValue

@@ -416,6 +416,20 @@ func (w *walker) stmt(s ast.Stmt) {
 		// before the values are walked, which may read it (x = x + 1).
 		for _, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
+			if a, field := l.(*ast.AttrGetExpr); field && w.readOnlyTable(a.Object) != "" {
+				// string.trim = ...: Redis 7 refuses it at run time.
+				name := w.readOnlyTable(a.Object) + "[...]"
+				pos, _ := w.identPos(a.Object.Line(), w.readOnlyTable(a.Object))
+				if key, ok := a.Key.(*ast.StringExpr); ok {
+					name = w.readOnlyTable(a.Object) + "." + key.Value
+				} else {
+					w.expr(a.Key)
+				}
+				if !w.dry {
+					w.f.ReadOnlyWrites = append(w.f.ReadOnlyWrites, Global{Pos: pos, Name: name})
+				}
+				continue
+			}
 			if !ok {
 				w.expr(l)
 			} else if !w.isLocal(id.Value) {
@@ -639,6 +653,13 @@ func (w *walker) expr(e ast.Expr) {
 				w.redisField(id.Line(), key.Value, false)
 			}
 			return
+		}
+		if lib := w.readOnlyTable(e.Object); lib != "" {
+			if key, ok := e.Key.(*ast.StringExpr); ok {
+				w.expr(e.Object)
+				w.libField(e.Key.Line(), lib, key.Value)
+				return
+			}
 		}
 		if id, ok := e.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") {
 			pos, _ := w.identPos(id.Line(), id.Value)
@@ -1055,6 +1076,60 @@ var redisFields = map[string]bool{
 	"acl_check_cmd": true, "LOG_DEBUG": true, "LOG_VERBOSE": true, "LOG_NOTICE": true, "LOG_WARNING": true,
 	"REPL_ALL": true, "REPL_AOF": true, "REPL_NONE": true, "REPL_REPLICA": true, "REPL_SLAVE": true,
 	"REDIS_VERSION": true, "REDIS_VERSION_NUM": true,
+}
+
+// libFields are the fields of the libraries a Redis 7.0 script has, as
+// pairs(lib) lists them on the server: Lua 5.1's string, table and math, and
+// Redis's cjson, cmsgpack, bit and struct.
+var libFields = map[string]map[string]bool{
+	"string": setOf("byte char dump find format gfind gmatch gsub len lower match rep reverse sub upper"),
+	"table":  setOf("concat foreach foreachi getn insert maxn remove setn sort"),
+	"math": setOf("abs acos asin atan atan2 ceil cos cosh deg exp floor fmod frexp huge ldexp log log10 max min mod modf pi pow rad random randomseed " +
+		"sin sinh sqrt tan tanh"),
+	"cjson": setOf("_NAME _VERSION decode decode_invalid_numbers decode_max_depth encode encode_invalid_numbers encode_keep_buffer encode_max_depth " +
+		"encode_number_precision encode_sparse_array new null"),
+	"cmsgpack": setOf("_COPYRIGHT _DESCRIPTION _NAME _VERSION pack unpack unpack_limit unpack_one"),
+	"bit":      setOf("arshift band bnot bor bswap bxor lshift rol ror rshift tobit tohex"),
+	"struct":   setOf("pack size unpack"),
+}
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// LibFields lists the fields of each library a Redis 7.0 script has, sorted.
+func LibFields() map[string][]string {
+	out := map[string][]string{}
+	for lib, fields := range libFields {
+		out[lib] = slices.Sorted(maps.Keys(fields))
+	}
+	return out
+}
+
+// libField records a read of lib.name that the library does not define.
+func (w *walker) libField(line int, lib, name string) {
+	if libFields[lib][name] || w.dry {
+		return
+	}
+	pos, _ := w.tokenPos(line, name, true)
+	w.f.UnknownLibFields = append(w.f.UnknownLibFields, Global{Pos: pos, Name: lib + "." + name})
+}
+
+// readOnlyTable is the name of the read-only table t is (redis, or a
+// library), "" for any other expression.
+func (w *walker) readOnlyTable(t ast.Expr) string {
+	id, ok := t.(*ast.IdentExpr)
+	if !ok || w.isLocal(id.Value) {
+		return ""
+	}
+	if _, lib := libFields[id.Value]; lib || w.isRedis(id) {
+		return id.Value
+	}
+	return ""
 }
 
 // RedisFields lists the fields of the redis table in a Redis 7.0 script,
