@@ -1031,3 +1031,41 @@ func TestIntegerArgWarnings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, tc.src, tc.want) })
 	}
 }
+
+// TestUnpackWarnings: unpack of a whole reply whose length the data sets is
+// a warning; a reply the script bounds (LIMIT, COUNT, a short index range) or
+// a batch is not.
+func TestUnpackWarnings(t *testing.T) {
+	const tail = ": Lua fails the script once that is about 8000 values (\"too many results to unpack\"); pass it in batches (for i = 1, #t, 1000 do ... unpack(t, i, math.min(i + 999, #t)) ... end)"
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{
+			name: "whole replies",
+			src: "-- @key a\n-- @key b\n-- @return none\nlocal m = redis.call('SMEMBERS', KEYS[1])\nredis.call('SADD', KEYS[2], unpack(m))\n" +
+				"redis.call('RPUSH', KEYS[2], unpack(redis.call('LRANGE', KEYS[1], 0, -1)))\n" +
+				"redis.call('ZREM', KEYS[2], unpack(redis.call('ZRANGE', KEYS[1], 0, 4999, 'WITHSCORES')))\n" +
+				"redis.call('ZREM', KEYS[2], unpack(redis.call('ZRANGEBYSCORE', KEYS[1], 0, 10, 'LIMIT', 0, 10000)))\nreturn nil\n",
+			want: []string{
+				"scripts/x.lua:5:29: warning: unpack of m (the reply of SMEMBERS), which lists every member of the set" + tail,
+				"scripts/x.lua:6:30: warning: unpack of the reply of LRANGE, which lists every element in the range" + tail,
+				"scripts/x.lua:7:29: warning: unpack of the reply of ZRANGE, which lists every member in the range" + tail,
+				"scripts/x.lua:8:29: warning: unpack of the reply of ZRANGEBYSCORE, which lists every member in the range" + tail,
+			},
+		},
+		{
+			name: "bounded replies and batches",
+			src: "-- @key a\n-- @key b\n-- @arg n int64\n-- @return none\nlocal m = redis.call('SMEMBERS', KEYS[1])\n" +
+				"for i = 1, #m, 1000 do\n  redis.call('SADD', KEYS[2], unpack(m, i, math.min(i + 999, #m)))\nend\n" +
+				"redis.call('RPUSH', KEYS[2], unpack(redis.call('LRANGE', KEYS[1], 0, 99)))\n" +
+				"redis.call('RPUSH', KEYS[2], unpack(redis.call('LRANGE', KEYS[1], -100, -1)))\n" +
+				"redis.call('RPUSH', KEYS[2], unpack(redis.call('LRANGE', KEYS[1], 0, ARGV[1])))\n" +
+				"redis.call('ZREM', KEYS[2], unpack(redis.call('ZRANGEBYSCORE', KEYS[1], 0, 10, 'LIMIT', 0, 1000)))\n" +
+				"redis.call('ZREM', KEYS[2], unpack(redis.call('ZRANGEBYSCORE', KEYS[1], 0, 10, 'LIMIT', 0, ARGV[1])))\n" +
+				"local a, b = unpack(redis.call('HMGET', KEYS[1], 'a', 'b'))\nreturn nil\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkWarnings(t, tc.src, tc.want) })
+	}
+}

@@ -519,3 +519,49 @@ func TestLibFieldsAgreeWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpackAgreesWithServer: with 9000 members, unpack of a whole reply
+// fails as the warning says, and the bounded forms it accepts run.
+func TestUnpackAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	fill := "for i = 1, 9000 do redis.call('SADD', KEYS[1], i) redis.call('RPUSH', KEYS[2], i) redis.call('ZADD', KEYS[3], i, i) end return 1"
+	if err := rc.Do(ctx, rc.B().Eval().Script(fill).Numkeys(3).Key("{u}set", "{u}list", "{u}zset").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		body   string
+		warned bool
+	}{
+		{"redis.call('SADD', KEYS[4], unpack(redis.call('SMEMBERS', KEYS[1])))", true},
+		{"local m = redis.call('SMEMBERS', KEYS[1])\nredis.call('SADD', KEYS[4], unpack(m))", true},
+		{"redis.call('RPUSH', KEYS[4], unpack(redis.call('LRANGE', KEYS[2], 0, -1)))", true},
+		{"redis.call('SADD', KEYS[4], unpack(redis.call('ZRANGE', KEYS[3], 0, 4999, 'WITHSCORES')))", true},
+		{"redis.call('SADD', KEYS[4], unpack(redis.call('ZRANGEBYSCORE', KEYS[3], 0, 9000, 'LIMIT', 0, 10000)))", true},
+		{"local m = redis.call('SMEMBERS', KEYS[1])\nfor i = 1, #m, 1000 do\n  redis.call('SADD', KEYS[4], unpack(m, i, math.min(i + 999, #m)))\nend", false},
+		{"redis.call('RPUSH', KEYS[4], unpack(redis.call('LRANGE', KEYS[2], -100, -1)))", false},
+		{"redis.call('SADD', KEYS[4], unpack(redis.call('ZRANGEBYSCORE', KEYS[3], 0, 9000, 'LIMIT', 0, 1000)))", false},
+	} {
+		// The EXISTS uses every key, so that the checker says only what
+		// it finds of the body.
+		src := "-- @key set\n-- @key list\n-- @key zset\n-- @key dst\n-- @return none\n" + tc.body +
+			"\nredis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4])\nreturn nil\n"
+		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		warned := false
+		for _, w := range warnings {
+			warned = warned || strings.Contains(w.Error(), "too many results to unpack")
+		}
+		if warned != tc.warned {
+			t.Errorf("%s: warned %v (%v), want %v", tc.body, warned, warnings, tc.warned)
+		}
+		run := "redis.call('DEL', KEYS[4])\n" + tc.body + "\nreturn 1"
+		err = rc.Do(ctx, rc.B().Eval().Script(run).Numkeys(4).Key("{u}set", "{u}list", "{u}zset", "{u}dst").Build()).Error()
+		if fails := err != nil && strings.Contains(err.Error(), "too many results to unpack"); fails != tc.warned || (err != nil && !fails) {
+			t.Errorf("%s: Redis: %v; want it to fail on unpack: %v", tc.body, err, tc.warned)
+		}
+	}
+}

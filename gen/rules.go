@@ -150,6 +150,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 		at(f.Pos, "%s is not a field of %s: it is nil, and calling it fails at run time (\"attempt to call field '%s' (a nil value)\"); %s", f.Name, whose, name, hint)
 	}
+	for _, u := range pf.Unpacks {
+		if what, ok := everything[strings.ToLower(u.Command)]; ok && (u.Call >= len(pf.Calls) || !boundedReply(pf.Calls[u.Call])) {
+			warn(u.Pos, "unpack of %s, which lists %s: Lua fails the script once that is about 8000 values (\"too many results to unpack\"); pass it in batches (for i = 1, #t, 1000 do ... unpack(t, i, math.min(i + 999, #t)) ... end)", u.Text, what)
+		}
+	}
 	for _, w := range pf.ReadOnlyWrites {
 		at(w.Pos, "assignment to %s: Redis 7 makes the redis table and the libraries read-only, so it fails at run time (\"Attempt to modify a readonly table\"); keep the value in a local", w.Name)
 	}
@@ -205,6 +210,84 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 	return errs
+}
+
+// everything are the commands whose reply lists every key, member, field
+// or element there is (or every one in a range the data may fill), with
+// what it lists: no bound the script sets.
+var everything = map[string]string{
+	"keys": "every key matching the pattern", "smembers": "every member of the set",
+	"sinter": "every member of the result", "sunion": "every member of the result", "sdiff": "every member of the result",
+	"hgetall": "every field and value of the hash", "hkeys": "every field of the hash", "hvals": "every value of the hash",
+	"lrange": "every element in the range", "zrange": "every member in the range", "zrevrange": "every member in the range",
+	"zrangebyscore": "every member in the range", "zrevrangebyscore": "every member in the range",
+	"zrangebylex": "every member in the range", "zrevrangebylex": "every member in the range",
+	"zinter": "every member of the result", "zunion": "every member of the result", "zdiff": "every member of the result",
+	"xrange": "every entry in the range", "xrevrange": "every entry in the range",
+	"sort": "every element of the result", "sort_ro": "every element of the result",
+}
+
+// maxUnpack is how many values Lua's stack takes in one unpack, with room
+// for the call's other arguments (Redis's Lua fails from 8000).
+const maxUnpack = 7900
+
+// boundedReply reports whether a call of an everything command lists fewer
+// values than unpack takes, or as many as the script says: a LIMIT or COUNT
+// that is no literal of maxUnpack or more (a computed one is the script's
+// bound), or an index range (LRANGE, ZRANGE) with an end or a word the
+// script computes, or of literal ends both counted from the same side and
+// close enough. WITHSCORES counts each member twice.
+func boundedReply(c parse.Call) bool {
+	word := func(a parse.Arg) string {
+		if a.Exact {
+			return strings.ToUpper(*a.Literal)
+		}
+		return ""
+	}
+	per := int64(1)
+	for _, a := range c.Args {
+		if word(a) == "WITHSCORES" {
+			per = 2
+		}
+	}
+	for i, a := range c.Args {
+		n := -1
+		switch word(a) {
+		case "LIMIT":
+			n = i + 2
+		case "COUNT":
+			n = i + 1
+		}
+		if n < 0 || n >= len(c.Args) {
+			continue
+		}
+		if !c.Args[n].Exact {
+			return true
+		}
+		v, err := strconv.ParseInt(*c.Args[n].Literal, 10, 64)
+		return err == nil && v >= 0 && v*per < maxUnpack
+	}
+	switch strings.ToLower(c.Command) {
+	case "lrange", "zrange", "zrevrange":
+		if len(c.Args) < 3 {
+			return false
+		}
+		for _, a := range c.Args[3:] {
+			switch word(a) {
+			case "BYSCORE", "BYLEX":
+				return false
+			case "":
+				return true // a word the script computes: its own bound
+			}
+		}
+		if !c.Args[1].Exact || !c.Args[2].Exact {
+			return true
+		}
+		start, err1 := strconv.ParseInt(*c.Args[1].Literal, 10, 64)
+		stop, err2 := strconv.ParseInt(*c.Args[2].Literal, 10, 64)
+		return err1 == nil && err2 == nil && (start < 0) == (stop < 0) && (stop-start+1)*per < maxUnpack
+	}
+	return false
 }
 
 // libFieldHints say what to use instead of a field of a later Lua's

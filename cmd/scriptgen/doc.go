@@ -158,6 +158,9 @@
 //     an int64 @arg made a number (tonumber(ARGV[1])) and written back as
 //     a string by .., tostring or redis.call, which keep 14 or 17
 //     significant digits (123456789012345678 becomes 1.2345678901235e+17);
+//     and so is unpack of a whole reply whose length the data sets
+//     (SMEMBERS, LRANGE 0 -1, ZRANGEBYSCORE without LIMIT), since Lua's
+//     stack takes about 8000 values;
 //   - an argument Redis reads as a floating-point number (INCRBYFLOAT's
 //     increment, ZCOUNT's bounds, GEOADD's coordinates, ZADD's scores) is
 //     no literal that is not a number ("(1" only in a score range's bounds),

@@ -260,6 +260,14 @@ type Operation struct {
 	Tested bool
 }
 
+// Unpack is unpack(t) of the whole reply of a command.
+type Unpack struct {
+	Pos     Pos    // of unpack
+	Command string // the command whose reply it is
+	Call    int    // the index of its call in File.Calls
+	Text    string // the reply of SMEMBERS, or t (the reply of SMEMBERS)
+}
+
 // NumberText is tonumber(ARGV[n]), or a local holding it, turned back into
 // a string: an operand of .., the argument of tostring, or an argument of
 // redis.call, which Redis writes with 17 significant digits.
@@ -344,6 +352,9 @@ type File struct {
 	// Lua 5.1 of Redis does not define (table.unpack, math.tointeger): nil
 	// in the script. Name is library.field.
 	UnknownLibFields []Global
+	// Unpacks are the calls unpack(t) of a whole command reply (t a direct
+	// call or a local holding one): Lua's stack takes about 8000 values.
+	Unpacks []Unpack
 	// ReadOnlyWrites are the assignments to a field of the redis table or
 	// of a library (string.trim = ...), whose tables Redis 7 makes
 	// read-only. Name is table.field.

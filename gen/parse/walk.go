@@ -693,6 +693,7 @@ func (w *walker) expr(e ast.Expr) {
 			w.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
+		w.unpack(e)
 		before := len(w.f.Calls)
 		w.call(e)
 		if _, direct := redisFunc(e); !direct {
@@ -1110,6 +1111,36 @@ func LibFields() map[string][]string {
 	return out
 }
 
+// unpack records unpack(t) of a whole command reply, t a direct call or a
+// local holding one; its position is taken without using up the
+// occurrence, which walking the function name reads next.
+func (w *walker) unpack(e *ast.FuncCallExpr) {
+	id, ok := e.Func.(*ast.IdentExpr)
+	if !ok || id.Value != "unpack" || w.isLocal("unpack") || len(e.Args) != 1 || e.Receiver != nil || w.dry {
+		return
+	}
+	var u Unpack
+	switch x := e.Args[0].(type) {
+	case *ast.FuncCallExpr:
+		r, ok := callReply(x, len(w.f.Calls))
+		if !ok {
+			return
+		}
+		u.Command, u.Call, u.Text = r.Command, r.Call, "the reply of "+strings.ToUpper(r.Command)
+	case *ast.IdentExpr:
+		l, _ := w.lookup(x.Value)
+		if l == nil || l.reply.Kind != ReturnCall {
+			return
+		}
+		u.Command, u.Call, u.Text = l.reply.Command, l.reply.Call, x.Value+" (the reply of "+strings.ToUpper(l.reply.Command)+")"
+	default:
+		return
+	}
+	u.Pos, _ = w.identPos(id.Line(), id.Value)
+	w.seen[identKey{id.Line(), id.Value}]--
+	w.f.Unpacks = append(w.f.Unpacks, u)
+}
+
 // libField records a read of lib.name that the library does not define.
 func (w *walker) libField(line int, lib, name string) {
 	if libFields[lib][name] || w.dry {
@@ -1261,6 +1292,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		case *ast.NumberExpr:
 			s := x.Value
 			arg.Literal, arg.Exact = &s, true
+		case *ast.UnaryMinusOpExpr:
+			if n, ok := x.Expr.(*ast.NumberExpr); ok { // -1
+				s := "-" + n.Value
+				arg.Literal, arg.Exact = &s, true
+			}
 		case *ast.StringExpr:
 			arg.Exact = true
 		case *ast.NilExpr:
