@@ -1024,6 +1024,15 @@ func TestIntegerArgWarnings(t *testing.T) {
 				"if ARGV[2] == 'x' then\n  id = 1\nend\nredis.call('INCRBY', KEYS[1], id)\nreturn nil\n",
 		},
 		{
+			name: "a number argument ordered as a string",
+			src: "-- @key k\n-- @arg limit int64\n-- @arg ttl duration\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif v and v >= ARGV[1] then\n  return 1\nend\n" +
+				"local ms = ARGV[2]\nif ms < '1000' then\n  return 2\nend\nif tonumber(v) > tonumber(ARGV[1]) or ARGV[1] == v or v < KEYS[1] then\n  return 3\nend\nreturn 0\n",
+			want: []string{
+				`scripts/x.lua:6:12: warning: >= compares v (the reply of GET) with ARGV[1] as strings, since ARGV[1] (@arg limit int64) holds its number as text: Lua orders strings character by character, so "10" < "9"; compare numbers: tonumber(...) on both sides`,
+				`scripts/x.lua:10:7: warning: < compares ms (ARGV[2]) with "1000" as strings, since ARGV[2] (@arg ttl duration) holds its number as text: Lua orders strings character by character, so "10" < "9"; compare numbers: tonumber(...) on both sides`,
+			},
+		},
+		{
 			name: "a division rounded, or returned where no integer is read",
 			src:  "-- @arg n int64\n-- @return string\nlocal v = ARGV[1] / 2\nv = math.floor(v)\nif ARGV[1] == '0' then\n  return tostring(ARGV[1] / 2)\nend\nreturn tostring(v)\n",
 		},

@@ -565,3 +565,44 @@ func TestUnpackAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestStringOrderAgreesWithServer: two numbers held as strings are ordered
+// character by character, as the warning says, and as numbers once both
+// sides are converted.
+func TestStringOrderAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body   string
+		want   int64
+		warned bool
+	}{
+		{"if ARGV[1] < ARGV[2] then return 1 end return 0", 1, true},
+		{"if tonumber(ARGV[1]) < tonumber(ARGV[2]) then return 1 end return 0", 0, false},
+	} {
+		out := checkWarningsOf(t, "-- @arg n int64\n-- @arg limit int64\n-- @return int64\n"+tc.body+"\n")
+		if warned := strings.Contains(out, `Lua orders strings character by character, so "10" < "9"`); warned != tc.warned {
+			t.Errorf("%s: warned %v (%s), want %v", tc.body, warned, out, tc.warned)
+		}
+		got, err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(0).Arg("10", "9").Build()).AsInt64()
+		if err != nil || got != tc.want {
+			t.Errorf("%s with 10 and 9: Redis replied %d (%v), want %d", tc.body, got, err, tc.want)
+		}
+	}
+}
+
+// checkWarningsOf is the checker's warnings for one script, one per line;
+// the script must have no error.
+func checkWarningsOf(t *testing.T, src string) string {
+	t.Helper()
+	_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+	if err != nil {
+		t.Fatalf("%q: %v", src, err)
+	}
+	var lines []string
+	for _, w := range warnings {
+		lines = append(lines, w.Error())
+	}
+	return strings.Join(lines, "\n")
+}

@@ -69,6 +69,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
 		for _, c := range pf.Compares {
 			checkCompare(c, pf.Calls, r.args, at)
+			checkStringOrder(c, pf.Calls, r.args, warn)
 		}
 		for _, f := range pf.Fields {
 			checkFieldRead(f, pf.Calls, at)
@@ -1484,6 +1485,32 @@ func checkCompare(c parse.Compare, calls []parse.Call, params []Param, at func(p
 		at(c.Pos, "%s compares %s with %s but Lua never finds a string equal to a number: it is always %s; %s", c.Op, lwhat, rwhat, always, fix)
 	default:
 		at(c.Pos, "%s compares %s with %s which Lua 5.1 cannot order: Redis fails the script at run time (\"attempt to compare ...\"); %s", c.Op, lwhat, rwhat, fix)
+	}
+}
+
+// checkStringOrder warns of an ordering of two strings of which one is a
+// number @arg (int64, float64, duration, time): Lua orders strings character
+// by character, so "10" < "9", where the script means to compare numbers.
+func checkStringOrder(c parse.Compare, calls []parse.Call, params []Param, warn func(parse.Pos, string, ...any)) {
+	if c.Op == "==" || c.Op == "~=" {
+		return
+	}
+	l, _ := luaKind(c.Left, calls)
+	r, _ := luaKind(c.Right, calls)
+	if l != 's' || r != 's' {
+		return
+	}
+	for _, o := range []parse.Operand{c.Left, c.Right} {
+		p := paramOf(o.Argv, params)
+		if o.Argv == 0 || p == nil {
+			continue
+		}
+		switch p.Type.Kind {
+		case Int64, Float64, Duration, Time:
+			warn(c.Pos, "%s compares %s with %s as strings, since ARGV[%d] (@arg %s %s) holds its number as text: Lua orders strings character by character, so \"10\" < \"9\"; compare numbers: tonumber(...) on both sides",
+				c.Op, c.Left.Text, c.Right.Text, o.Argv, p.Name, p.Type.String())
+			return
+		}
 	}
 }
 

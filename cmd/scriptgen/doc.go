@@ -158,6 +158,8 @@
 //     an int64 @arg made a number (tonumber(ARGV[1])) and written back as
 //     a string by .., tostring or redis.call, which keep 14 or 17
 //     significant digits (123456789012345678 becomes 1.2345678901235e+17);
+//     an ordering of two strings of which one is a number @arg (Lua
+//     orders strings character by character: "10" < "9") is one too;
 //     and so is unpack of a whole reply whose length the data sets
 //     (SMEMBERS, LRANGE 0 -1, ZRANGEBYSCORE without LIMIT), since Lua's
 //     stack takes about 8000 values;
