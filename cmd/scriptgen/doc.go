@@ -152,17 +152,16 @@
 //     (EXPIRE, SET EX, EXAT); a string, bytes or float64 @arg there is a
 //     warning, since a value that is not an integer fails at run time, and
 //     so is a division or a product with a fraction (ARGV[1] / 1000: 1.5
-//     for 1500), which Redis refuses unless it comes out even; such a
-//     number returned where @return reads an integer is a warning too,
-//     since Redis truncates it toward zero (3.5 arrives as 3); and so is
-//     an int64 @arg made a number (tonumber(ARGV[1])) and written back as
-//     a string by .., tostring or redis.call, which keep 14 or 17
-//     significant digits (123456789012345678 becomes 1.2345678901235e+17);
-//     an ordering of two strings of which one is a number @arg (Lua
-//     orders strings character by character: "10" < "9") is one too;
-//     and so is unpack of a whole reply whose length the data sets
-//     (SMEMBERS, LRANGE 0 -1, ZRANGEBYSCORE without LIMIT), since Lua's
-//     stack takes about 8000 values;
+//     for 1500), which Redis refuses unless it comes out even;
+//   - these are warnings too: such a number returned where @return reads
+//     an integer (Redis truncates it toward zero: 3.5 arrives as 3); an
+//     int64 @arg made a number (tonumber(ARGV[1])) and written back as a
+//     string by .., tostring or redis.call, which keep 14 or 17 significant
+//     digits (123456789012345678 becomes 1.2345678901235e+17); an ordering
+//     of two strings of which one is a number @arg (Lua orders strings
+//     character by character: "10" < "9"); and unpack of a whole reply
+//     whose length the data sets (SMEMBERS, LRANGE 0 -1, ZRANGEBYSCORE
+//     without LIMIT), since Lua's stack takes about 8000 values;
 //   - an argument Redis reads as a floating-point number (INCRBYFLOAT's
 //     increment, ZCOUNT's bounds, GEOADD's coordinates, ZADD's scores) is
 //     no literal that is not a number ("(1" only in a score range's bounds),
