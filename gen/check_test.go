@@ -498,6 +498,15 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:5:41: SET EXAT reads unix seconds there, and ARGV[1] is @arg at time, sent as unix milliseconds: it would be 1000 times too far; use SET PXAT, or declare it int64 (seconds)`},
 		},
 		{
+			name: "a length of time where Redis reads a unix time, and the other way round",
+			src: "-- @key k\n-- @arg ttl duration\n-- @arg until time\n-- @return none\nredis.call('PEXPIREAT', KEYS[1], ARGV[1])\nredis.call('SET', KEYS[1], 'v', 'PX', ARGV[2])\n" +
+				"redis.call('PEXPIRE', KEYS[1], ARGV[1])\nredis.call('SET', KEYS[1], 'v', 'PXAT', ARGV[2])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:34: PEXPIREAT reads a unix time there (unix-time-milliseconds), and ARGV[1] is @arg ttl duration, a length of time: the expiry would fall in January 1970, so Redis deletes the key at once; use PEXPIRE for a length of time, or declare @arg ttl time`,
+				`scripts/x.lua:6:39: SET PX reads a length of time there (milliseconds), and ARGV[2] is @arg until time, a unix time: the key would live for decades; use SET PXAT for a unix time, or declare @arg until duration`,
+			},
+		},
+		{
 			name: "literal that is no integer",
 			src:  "-- @key k\n-- @return int64\nredis.call('SET', KEYS[1], 'v', 'PX', '30s')\nreturn redis.call('INCRBY', KEYS[1], 1.5)\n",
 			want: []string{

@@ -4,8 +4,10 @@ import (
 	"context"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/rueidis"
 
@@ -605,4 +607,57 @@ func checkWarningsOf(t *testing.T, src string) string {
 		lines = append(lines, w.Error())
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestTimeKindsAgreeWithServer: a length of time where Redis reads a unix
+// time deletes the key at once, and a unix time where it reads a length of
+// time keeps it for decades, as the checker's errors say; the right pairs
+// give the lease asked for.
+func TestTimeKindsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	now := time.Now().UnixMilli()
+	for _, tc := range []struct {
+		body, arg string
+		wantMin   time.Duration // -1: the key is gone
+		wantMax   time.Duration
+		err       string
+	}{
+		{"redis.call('SET', KEYS[1], 'v')\nredis.call('PEXPIREAT', KEYS[1], ARGV[1])", "30000", -1, -1, "the expiry would fall in January 1970"},
+		{"redis.call('SET', KEYS[1], 'v', 'PXAT', ARGV[1])", "30000", -1, -1, "the expiry would fall in January 1970"},
+		{"redis.call('SET', KEYS[1], 'v')\nredis.call('PEXPIRE', KEYS[1], ARGV[1])", strconv.FormatInt(now+30000, 10), 10 * 365 * 24 * time.Hour, 100 * 365 * 24 * time.Hour, "the key would live for decades"},
+		{"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])", strconv.FormatInt(now+30000, 10), 10 * 365 * 24 * time.Hour, 100 * 365 * 24 * time.Hour, "the key would live for decades"},
+		{"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])", "30000", 20 * time.Second, 30 * time.Second, ""},
+		{"redis.call('SET', KEYS[1], 'v', 'PXAT', ARGV[1])", strconv.FormatInt(now+30000, 10), 20 * time.Second, 30 * time.Second, ""},
+	} {
+		typ := "duration"
+		if tc.arg != "30000" {
+			typ = "time"
+		}
+		out := checkUsed(t, "-- @key k\n-- @arg a "+typ+"\n-- @return none\n"+tc.body+"\nreturn nil\n")
+		switch {
+		case tc.err == "" && len(out) != 0:
+			t.Errorf("%s with @arg %s: checker output %q, want none", tc.body, typ, out)
+		case tc.err != "" && (len(out) != 1 || !strings.Contains(out[0], tc.err)):
+			t.Errorf("%s with @arg %s: checker output %q, want one error with %q", tc.body, typ, out, tc.err)
+		}
+		if err := rc.Do(ctx, rc.B().Eval().Script(tc.body+"\nreturn 1").Numkeys(1).Key("{t}k").Arg(tc.arg).Build()).Error(); err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		pttl, err := rc.Do(ctx, rc.B().Pttl().Key("{t}k").Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := time.Duration(pttl) * time.Millisecond
+		if tc.wantMin < 0 {
+			if pttl != -2 {
+				t.Errorf("%s with %s: PTTL %d, want the key gone (-2)", tc.body, tc.arg, pttl)
+			}
+			continue
+		}
+		if got < tc.wantMin || got > tc.wantMax {
+			t.Errorf("%s with %s: the key lives %s, want %s to %s", tc.body, tc.arg, got, tc.wantMin, tc.wantMax)
+		}
+	}
 }

@@ -933,7 +933,12 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		if p == nil {
 			return
 		}
+		relative := w.kind == 'i' && strings.HasSuffix(w.name, "seconds")
 		switch {
+		case p.Type.Kind == Duration && w.kind == 'u':
+			at(a.Pos, "%s reads a unix time there (%s), and ARGV[%d] is @arg %s duration, a length of time: the expiry would fall in January 1970, so Redis deletes the key at once; %s", where, w.name, n, p.Name, swapAt(where, p.Name, "time"))
+		case p.Type.Kind == Time && relative:
+			at(a.Pos, "%s reads a length of time there (%s), and ARGV[%d] is @arg %s time, a unix time: the key would live for decades; %s", where, w.name, n, p.Name, swapAt(where, p.Name, "duration"))
 		case p.Type.Kind == Duration && seconds:
 			at(a.Pos, "%s reads seconds there, and ARGV[%d] is @arg %s duration, sent as milliseconds: it would be 1000 times too long; %s", where, n, p.Name, inMilliseconds(where))
 		case p.Type.Kind == Time && seconds:
@@ -1224,6 +1229,25 @@ func inMilliseconds(where string) string {
 		return "use " + ms + ", or declare it int64 (seconds)"
 	}
 	return "declare it int64 (seconds)"
+}
+
+// swapAt says what to use where a unix time and a length of time are
+// mixed up: the command (or keyword) that reads the other, or the @arg type
+// that fits.
+func swapAt(where, arg, typ string) string {
+	pairs := map[string]string{
+		"PEXPIRE": "PEXPIREAT", "EXPIRE": "EXPIREAT", "SET PX": "SET PXAT", "SET EX": "SET EXAT",
+		"GETEX PX": "GETEX PXAT", "GETEX EX": "GETEX EXAT",
+	}
+	for rel, abs := range pairs {
+		if where == abs {
+			return "use " + rel + " for a length of time, or declare @arg " + arg + " " + typ
+		}
+		if where == rel {
+			return "use " + abs + " for a unix time, or declare @arg " + arg + " " + typ
+		}
+	}
+	return "declare @arg " + arg + " " + typ
 }
 
 // luaKind is what a compared operand is in Lua: a string (or a status

@@ -149,9 +149,11 @@
 //     SET's PX, INCRBY's increment, SCAN's COUNT, as the specifications place
 //     them) is no literal that is not an integer ('30s', 1.5), and no
 //     duration or time @arg (sent in milliseconds) where Redis reads seconds
-//     (EXPIRE, SET EX, EXAT); a string, bytes or float64 @arg there is a
-//     warning, since a value that is not an integer fails at run time, and
-//     so is a division or a product with a fraction (ARGV[1] / 1000: 1.5
+//     (EXPIRE, SET EX, EXAT), no duration @arg where it reads a unix time
+//     (PEXPIREAT, SET PXAT: the key goes at once) and no time @arg where
+//     it reads a length of time (PEXPIRE, SET PX); a string, bytes or
+//     float64 @arg there is a warning, since a value that is not an
+//     integer fails at run time, and so is a division or a product with a fraction (ARGV[1] / 1000: 1.5
 //     for 1500), which Redis refuses unless it comes out even;
 //   - these are warnings too: such a number returned where @return reads
 //     an integer (Redis truncates it toward zero: 3.5 arrives as 3); an
