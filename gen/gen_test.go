@@ -141,6 +141,9 @@ func FuzzGenerate(f *testing.F) {
 	f.Add([]byte("-- @key check_slots\n-- @key other\n-- @return none\nreturn redis.call('MGET', KEYS[1], KEYS[2])\n"))
 	f.Add([]byte("-- @arg bool_arg string\n-- @arg flag bool\n-- @return none\nreturn ARGV[1] .. ARGV[2]\n"))
 	f.Add([]byte("-- @key fuzz_script\n-- @return none\nreturn redis.call('GET', KEYS[1])\n"))
+	// The result of a redis.call called in turn: a call without arguments
+	// whose function holds the redis.call.
+	f.Add([]byte("redis.call('000'%A000[0])()"))
 	f.Add([]byte("-- /* legacy note\n-- @key k /* x */ func init() { panic(1) }\n-- @return none\nreturn redis.call('GET', KEYS[1])\n"))
 	f.Add([]byte("-- /* x */ func init() { panic(\"injected\") }\n-- @return none\nreturn 'OK'\n"))
 	f.Add([]byte("-- @key _\n-- @return {_1 string}\nreturn redis.call('GET', KEYS[1])\n"))

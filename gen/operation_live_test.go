@@ -661,3 +661,54 @@ func TestTimeKindsAgreeWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisLibCallsAgreeWithServer: each call of the redis table's
+// functions the checker refuses fails on the server with the error its
+// message quotes, and the ones it accepts run.
+func TestRedisLibCallsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ body, fails string }{
+		{"redis.log(redis.LOG_NOTICE)", "redis.log() requires two arguments or more."},
+		{"redis.log('warning', 'x')", "First argument must be a number (log level)"},
+		{"redis.log(7, 'x')", "Invalid debug level."},
+		{"redis.setresp(4)", "RESP version must be 2 or 3."},
+		{"redis.setresp()", "redis.setresp() requires one argument."},
+		{"redis.set_repl(redis.REPL_ALL, 1)", "redis.set_repl() requires two arguments."},
+		{"redis.sha1hex()", "wrong number of arguments"},
+		{"redis.sha1hex('a', 'b')", "wrong number of arguments"},
+		{"return redis.error_reply(42)", "wrong number or type of arguments"},
+		{"return redis.status_reply('OK', 'x')", "wrong number or type of arguments"},
+		{"redis.acl_check_cmd()", "Please specify at least one argument for this redis lib call"},
+		{"redis.log(redis.LOG_NOTICE, 'a', 'b')", ""},
+		{"redis.log(3, 'x')", ""},
+		{"redis.setresp(3)", ""},
+		{"redis.set_repl(redis.REPL_ALL)", ""},
+		{"local h = redis.sha1hex('x')", ""},
+		{"local ok = redis.acl_check_cmd('GET', 'k')", ""},
+	} {
+		run := tc.body + "\nreturn 1"
+		if strings.HasPrefix(tc.body, "return ") {
+			run = tc.body
+		}
+		ret := "int64"
+		if strings.Contains(tc.body, "status_reply") {
+			ret = "string"
+		}
+		out := checkUsed(t, "-- @return "+ret+"\n"+run+"\n")
+		switch {
+		case tc.fails == "" && len(out) != 0:
+			t.Errorf("%s: checker output %q, want none", tc.body, out)
+		case tc.fails != "" && (len(out) != 1 || !strings.Contains(out[0], tc.fails)):
+			t.Errorf("%s: checker output %q, want one error quoting %q", tc.body, out, tc.fails)
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script(run).Numkeys(0).Build()).Error()
+		switch {
+		case tc.fails == "" && err != nil:
+			t.Errorf("%s: Redis: %v; want it to run", tc.body, err)
+		case tc.fails != "" && (err == nil || !strings.Contains(err.Error(), tc.fails)):
+			t.Errorf("%s: Redis: %v; want %q", tc.body, err, tc.fails)
+		}
+	}
+}

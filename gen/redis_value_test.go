@@ -131,3 +131,22 @@ func TestLibraryFields(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisLibCalls: calls of the redis table's functions that Redis fails
+// every time are refused with its error.
+func TestRedisLibCalls(t *testing.T) {
+	src := "-- @return int64\nredis.log(redis.LOG_NOTICE)\nredis.log('x', 'y')\nredis.log(-1, 'y')\nredis.setresp(4)\n" +
+		"local h = redis.sha1hex()\nredis.log(redis.LOG_WARNING, unpack({'a', 'b'}))\nredis.log(redis.LOG_DEBUG, 'ok')\nreturn redis.error_reply(42)\n"
+	want := []string{
+		`scripts/x.lua:2:1: redis.log takes 2 or more arguments, and the call gives 1: Redis fails the script at run time ("redis.log() requires two arguments or more.")`,
+		`scripts/x.lua:3:1: the log level of redis.log is "x", a string: Redis fails the script at run time ("First argument must be a number (log level)"); use redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE or LOG_WARNING`,
+		`scripts/x.lua:4:1: the log level of redis.log is -1: Redis fails the script at run time ("Invalid debug level."); use redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE or LOG_WARNING`,
+		`scripts/x.lua:5:1: redis.setresp(4): Redis fails the script at run time ("RESP version must be 2 or 3.")`,
+		`scripts/x.lua:6:11: redis.sha1hex takes 1 argument, and the call gives 0: Redis fails the script at run time ("wrong number of arguments")`,
+		`scripts/x.lua:9:8: redis.error_reply takes one string, and the call gives the number 42: it makes the error reply "wrong number or type of arguments" instead; give it one string`,
+	}
+	got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("checker output (-want +got):\n%s", diff)
+	}
+}

@@ -151,6 +151,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 		at(f.Pos, "%s is not a field of %s: it is nil, and calling it fails at run time (\"attempt to call field '%s' (a nil value)\"); %s", f.Name, whose, name, hint)
 	}
+	for _, lc := range pf.RedisLibCalls {
+		checkRedisLibCall(lc, at)
+	}
 	for _, u := range pf.Unpacks {
 		if what, ok := everything[strings.ToLower(u.Command)]; ok && (u.Call >= len(pf.Calls) || !boundedReply(pf.Calls[u.Call])) {
 			warn(u.Pos, "unpack of %s, which lists %s: Lua fails the script once that is about 8000 values (\"too many results to unpack\"); pass it in batches (for i = 1, #t, 1000 do ... unpack(t, i, math.min(i + 999, #t)) ... end)", u.Text, what)
@@ -226,6 +229,68 @@ var everything = map[string]string{
 	"zinter": "every member of the result", "zunion": "every member of the result", "zdiff": "every member of the result",
 	"xrange": "every entry in the range", "xrevrange": "every entry in the range",
 	"sort": "every element of the result", "sort_ro": "every element of the result",
+}
+
+// redisLibArity is how many arguments the redis table's functions take
+// (max -1: any number), with the error Redis fails the script with
+// otherwise (set_repl's says two, though it takes one).
+var redisLibArity = map[string]struct {
+	min, max int
+	fails    string
+}{
+	"log":           {2, -1, "redis.log() requires two arguments or more."},
+	"setresp":       {1, 1, "redis.setresp() requires one argument."},
+	"set_repl":      {1, 1, "redis.set_repl() requires two arguments."},
+	"sha1hex":       {1, 1, "wrong number of arguments"},
+	"error_reply":   {1, 1, "wrong number or type of arguments"},
+	"status_reply":  {1, 1, "wrong number or type of arguments"},
+	"acl_check_cmd": {1, -1, "Please specify at least one argument for this redis lib call"},
+}
+
+// checkRedisLibCall refuses a call of the redis table's functions that
+// Redis fails every time: a wrong number of arguments, a log level that is
+// a string or out of range, a RESP version but 2 or 3; and an error or
+// status reply made of anything but one string, which gives an error reply
+// of its own instead.
+func checkRedisLibCall(lc parse.RedisLibCall, at func(parse.Pos, string, ...any)) {
+	a, ok := redisLibArity[lc.Name]
+	if !ok {
+		return
+	}
+	reply := lc.Name == "error_reply" || lc.Name == "status_reply"
+	if reply && (lc.Args >= 0 && lc.Args != 1 || lc.First.Type == parse.OperandNumber) {
+		// These do not fail: they give an error reply of their own.
+		given := fmt.Sprintf("%d arguments", lc.Args)
+		if lc.Args == 1 {
+			given = "the number " + lc.First.Text
+		}
+		at(lc.Pos, "redis.%s takes one string, and the call gives %s: it makes the error reply \"wrong number or type of arguments\" instead; give it one string", lc.Name, given)
+		return
+	}
+	if lc.Args >= 0 && (lc.Args < a.min || (a.max >= 0 && lc.Args > a.max)) {
+		want := fmt.Sprintf("%d argument", a.min)
+		switch {
+		case a.max < 0:
+			want = fmt.Sprintf("%d or more arguments", a.min)
+		case a.min != 1:
+			want += "s"
+		}
+		at(lc.Pos, "redis.%s takes %s, and the call gives %d: Redis fails the script at run time (\"%s\")", lc.Name, want, lc.Args, a.fails)
+		return
+	}
+	f := lc.First
+	switch lc.Name {
+	case "log":
+		if f.Type == parse.OperandString {
+			at(lc.Pos, "the log level of redis.log is %s, a string: Redis fails the script at run time (\"First argument must be a number (log level)\"); use redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE or LOG_WARNING", f.Text)
+		} else if n, err := strconv.ParseFloat(f.Text, 64); f.Type == parse.OperandNumber && err == nil && (n < 0 || n > 3 || n != math.Trunc(n)) {
+			at(lc.Pos, "the log level of redis.log is %s: Redis fails the script at run time (\"Invalid debug level.\"); use redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE or LOG_WARNING", f.Text)
+		}
+	case "setresp":
+		if n, err := strconv.ParseFloat(f.Text, 64); f.Type == parse.OperandNumber && err == nil && n != 2 && n != 3 {
+			at(lc.Pos, "redis.setresp(%s): Redis fails the script at run time (\"RESP version must be 2 or 3.\")", f.Text)
+		}
+	}
 }
 
 // maxUnpack is how many values Lua's stack takes in one unpack, with room

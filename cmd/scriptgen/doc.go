@@ -229,7 +229,10 @@
 //     is every field of a library (table.unpack, math.tointeger and
 //     string.pack are later Lua's; Lua 5.1 has unpack, math.floor and
 //     struct.pack); no field of the redis table or of a library is
-//     assigned (Redis 7 makes them read-only);
+//     assigned (Redis 7 makes them read-only); the redis table's functions
+//     get as many arguments as they take, a log level that is a number
+//     from 0 to 3, a RESP version of 2 or 3, and error_reply and
+//     status_reply one string;
 //   - no global variable is assigned (Redis refuses it at run time), and no
 //     global is read that Redis's script sandbox does not define (print, os,
 //     io, debug, Valkey's server, a misspelt name): Redis 7.0 defines KEYS,

@@ -260,6 +260,19 @@ type Operation struct {
 	Tested bool
 }
 
+// RedisLibCall is a call of redis.name other than call and pcall.
+type RedisLibCall struct {
+	Pos  Pos // of redis
+	Name string
+	// Args is the number of arguments, -1 when the last one gives any
+	// number (unpack(t), ...).
+	Args int
+	// First is the first argument, as far as the walker can tell:
+	// OperandString or OperandNumber with its literal (Text), or the field
+	// (Text redis.LOG_NOTICE) with OperandNumber; OperandUnknown otherwise.
+	First Operand
+}
+
 // Unpack is unpack(t) of the whole reply of a command.
 type Unpack struct {
 	Pos     Pos    // of unpack
@@ -352,6 +365,9 @@ type File struct {
 	// Lua 5.1 of Redis does not define (table.unpack, math.tointeger): nil
 	// in the script. Name is library.field.
 	UnknownLibFields []Global
+	// RedisLibCalls are the calls of the redis table's functions other than
+	// call and pcall (redis.log, redis.setresp, redis.error_reply, ...).
+	RedisLibCalls []RedisLibCall
 	// Unpacks are the calls unpack(t) of a whole command reply (t a direct
 	// call or a local holding one): Lua's stack takes about 8000 values.
 	Unpacks []Unpack

@@ -696,7 +696,8 @@ func (w *walker) expr(e ast.Expr) {
 		w.unpack(e)
 		before := len(w.f.Calls)
 		w.call(e)
-		if _, direct := redisFunc(e); !direct {
+		fname, direct := redisFunc(e)
+		if !direct {
 			w.expr(e.Func) // a direct redis.X is not a use as a value
 		}
 		if e.Receiver != nil {
@@ -723,7 +724,7 @@ func (w *walker) expr(e ast.Expr) {
 			pos, _ := w.tokenPos(e.Line(), fn[strings.IndexByte(fn, '.')+1:], true)
 			w.operation(e.Args[0], fn, pos)
 			w.exprs(e.Args[1:])
-		} else if len(w.f.Calls) > before {
+		} else if direct && (fname == "call" || fname == "pcall") && len(w.f.Calls) > before && len(e.Args) > 0 {
 			// redis.call's arguments: Redis refuses false, nil and a table.
 			w.f.Calls[before].Outer = w.outer
 			w.outer = before + 1
@@ -1240,6 +1241,31 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if obj.Value == "redis" {
 			w.redisField(obj.Line(), name, true)
 		}
+	}
+	if name != "call" && name != "pcall" && !w.dry {
+		lc := RedisLibCall{Pos: pos, Name: name, Args: len(e.Args)}
+		if n := len(e.Args); n > 0 && expands(e.Args[n-1]) {
+			lc.Args = -1
+		}
+		if len(e.Args) > 0 {
+			switch x := e.Args[0].(type) {
+			case *ast.StringExpr:
+				lc.First = Operand{Type: OperandString, Text: strconv.Quote(x.Value), Literal: x.Value}
+			case *ast.NumberExpr:
+				lc.First = Operand{Type: OperandNumber, Text: x.Value}
+			case *ast.UnaryMinusOpExpr:
+				if n, ok := x.Expr.(*ast.NumberExpr); ok {
+					lc.First = Operand{Type: OperandNumber, Text: "-" + n.Value}
+				}
+			case *ast.AttrGetExpr:
+				if id, ok := x.Object.(*ast.IdentExpr); ok && w.isRedis(id) {
+					if k, ok := x.Key.(*ast.StringExpr); ok && strings.HasPrefix(k.Value, "LOG_") {
+						lc.First = Operand{Type: OperandNumber, Text: id.Value + "." + k.Value}
+					}
+				}
+			}
+		}
+		w.f.RedisLibCalls = append(w.f.RedisLibCalls, lc)
 	}
 	switch name {
 	case "setresp":
