@@ -1042,6 +1042,15 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a value of a returned table that may be nil",
+			src: "-- @key k\n-- @arg f string\n-- @return {count int64?, limit int64}\nlocal n = tonumber(redis.call('GET', KEYS[1]))\nif redis.call('EXISTS', KEYS[1]) == 0 then\n  return {n, 5}\nend\n" +
+				"if n then\n  return {n, 5}\nend\nif ARGV[1] then\n  return {tonumber(redis.call('HGET', KEYS[1], 'f')) or false, 6}\nend\nreturn {5, tonumber(redis.call('HGET', KEYS[1], 'f'))}\n",
+			want: []string{
+				`scripts/x.lua:6:10: warning: value 1 of the returned table is n (tonumber of the reply of GET), which is nil when GET replies nil: Redis ends an array at its first nil, so the caller then gets 0 values, not 2; give it a default where it is assigned (tonumber(...) or 0), or put (n or false) in the table: false reaches the caller as nil`,
+				`scripts/x.lua:14:8: warning: value 2 of the returned table is tonumber of the reply of HGET, which is nil when HGET replies nil: Redis ends an array at its first nil, so the caller then gets 1 value, not 2; give it a default where it is assigned (tonumber(...) or 0), or put (tonumber(...) or false) in the table: false reaches the caller as nil`,
+			},
+		},
+		{
 			name: "a division rounded, or returned where no integer is read",
 			src:  "-- @arg n int64\n-- @return string\nlocal v = ARGV[1] / 2\nv = math.floor(v)\nif ARGV[1] == '0' then\n  return tostring(ARGV[1] / 2)\nend\nreturn tostring(v)\n",
 		},

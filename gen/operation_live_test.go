@@ -712,3 +712,30 @@ func TestRedisLibCallsAgreeWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestNilElemAgreesWithServer: a nil value ends the array Redis replies, as
+// the warning says, and (n or false) keeps the place.
+func TestNilElemAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		ret, body string
+		want      int // values in the reply
+		warned    bool
+	}{
+		{"{count int64?, limit int64}", "local n = tonumber(redis.call('GET', KEYS[1]))\nreturn {n, 5}", 0, true},
+		{"{a int64, b int64?, c int64}", "return {5, tonumber(redis.call('GET', KEYS[1])), 6}", 1, true},
+		{"{count int64?, limit int64}", "local n = tonumber(redis.call('GET', KEYS[1]))\nreturn {n or false, 5}", 2, false},
+		{"{owner string?, limit int64}", "local n = redis.call('GET', KEYS[1])\nreturn {n, 5}", 2, false},
+	} {
+		out := checkWarningsOf(t, "-- @key k\n-- @return "+tc.ret+"\n"+tc.body+"\n")
+		if warned := strings.Contains(out, "Redis ends an array at its first nil"); warned != tc.warned {
+			t.Errorf("%s: warned %v (%s), want %v", tc.body, warned, out, tc.warned)
+		}
+		vals, err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{e}missing").Build()).ToArray()
+		if err != nil || len(vals) != tc.want {
+			t.Errorf("%s on a missing key: Redis replied %d values (%v), want %d", tc.body, len(vals), err, tc.want)
+		}
+	}
+}

@@ -201,6 +201,21 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	if !pf.SetResp {
 		for _, ret := range pf.Returns {
 			checkNamedFields(ret, at)
+			for _, e := range ret.NilElems {
+				if ret.Len < 0 {
+					break
+				}
+				v, _, _ := strings.Cut(e.Text, " (")
+				if strings.HasPrefix(e.Text, "tonumber of") {
+					v = "tonumber(...)"
+				}
+				values := "values"
+				if e.Index == 2 {
+					values = "value"
+				}
+				warn(ret.Pos, "value %d of the returned table is %s, which is nil when %s replies nil: Redis ends an array at its first nil, so the caller then gets %d %s, not %d; give it a default where it is assigned (tonumber(...) or 0), or put (%s or false) in the table: false reaches the caller as nil",
+					e.Index, e.Text, e.Command, e.Index-1, values, ret.Len, v)
+			}
 		}
 	}
 	if r.haveReturn && !pf.SetResp {

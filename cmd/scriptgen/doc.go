@@ -161,7 +161,9 @@
 //     string by .., tostring or redis.call, which keep 14 or 17 significant
 //     digits (123456789012345678 becomes 1.2345678901235e+17); an ordering
 //     of two strings of which one is a number @arg (Lua orders strings
-//     character by character: "10" < "9"); and unpack of a whole reply
+//     character by character: "10" < "9"); a value of a returned table
+//     that is nil when a command replies nil (tonumber of GET's reply),
+//     which ends the array there; and unpack of a whole reply
 //     whose length the data sets (SMEMBERS, LRANGE 0 -1, ZRANGEBYSCORE
 //     without LIMIT), since Lua's stack takes about 8000 values;
 //   - an argument Redis reads as a floating-point number (INCRBYFLOAT's

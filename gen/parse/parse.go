@@ -206,6 +206,10 @@ type Return struct {
 	// Alts are the values a ReturnOneOf local may hold, each with Local and
 	// From set as for a local holding that value alone.
 	Alts []Return
+	// NilElems are the values of a returned table constructor that are nil
+	// when a command replies nil (tonumber of its reply, not tested):
+	// Redis ends an array at its first nil.
+	NilElems []NilElem
 	// Fraction says what a returned number is when it may have a fraction
 	// ("a division", "a product with 0.9"), which Redis truncates toward
 	// zero in its integer reply; empty otherwise.
@@ -258,6 +262,13 @@ type Operation struct {
 	// after it was assigned and before this use: it may have dealt with
 	// nil there.
 	Tested bool
+}
+
+// NilElem is a value of a returned table that may be nil.
+type NilElem struct {
+	Index   int    // 1, 2, ...
+	Text    string // n (tonumber of the reply of GET)
+	Command string
 }
 
 // RedisLibCall is a call of redis.name other than call and pcall.

@@ -1457,10 +1457,17 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 					continue
 				}
 				r.Len++
+				if ns := w.nilSourceOf(f.Value, len(w.f.Calls)); ns.set && ns.tonumber && !ns.tested {
+					what := "tonumber of the reply of " + strings.ToUpper(ns.command)
+					if id, ok := f.Value.(*ast.IdentExpr); ok {
+						what = id.Value + " (" + what + ")"
+					}
+					r.NilElems = append(r.NilElems, NilElem{Index: r.Len, Text: what, Command: strings.ToUpper(ns.command)})
+				}
 				k, text := valueKind(f.Value)
 				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text, Fraction: w.fractionIn(f.Value)})
-				if i == len(x.Fields)-1 && expands(f.Value) {
-					r.Len, r.Elems = -1, nil // {a, unpack(t)}
+				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c)) {
+					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber gives one value
 				}
 			}
 			if k, ok := f.Key.(*ast.StringExpr); ok {
@@ -1606,6 +1613,12 @@ func (w *walker) tonumberArg(e *ast.FuncCallExpr) (ast.Expr, bool) {
 		return nil, false
 	}
 	return e.Args[0], true
+}
+
+// isTonumber reports whether e calls the global tonumber.
+func (w *walker) isTonumber(e *ast.FuncCallExpr) bool {
+	_, ok := w.tonumberArg(e)
+	return ok
 }
 
 // operation records e as an operand of op at pos when it may be false, nil
