@@ -520,6 +520,25 @@ func TestLibFieldsAgreeWithServer(t *testing.T) {
 			t.Errorf("%s: Redis: %v; want %q", tc.body, err, tc.fails)
 		}
 	}
+	// The arguments Lua 5.1 ignores: the result is the one without them.
+	for _, tc := range []struct{ body, same, err string }{
+		{"return tostring(math.log(8, 2))", "return tostring(math.log(8))", "ignores the base"},
+		{"return tostring(math.atan(1, 2))", "return tostring(math.atan(1))", "use math.atan2(y, x)"},
+		{"return string.rep('a', 3, ',')", "return 'aaa'", "ignores the separator"},
+	} {
+		out := checkUsed(t, "-- @return string\n"+tc.body+"\n")
+		if len(out) != 1 || !strings.Contains(out[0], tc.err) {
+			t.Errorf("%s: checker output %q, want one error with %q", tc.body, out, tc.err)
+		}
+		got, err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(0).Build()).ToString()
+		want, err2 := rc.Do(ctx, rc.B().Eval().Script(tc.same).Numkeys(0).Build()).ToString()
+		if err != nil || err2 != nil || got != want {
+			t.Errorf("%s: Redis replied %q (%v), want %q as for %s (%v)", tc.body, got, err, want, tc.same, err2)
+		}
+	}
+	if got, err := rc.Do(ctx, rc.B().Eval().Script("return tostring(math.log(8) / math.log(2))").Numkeys(0).Build()).ToString(); err != nil || got != "3" {
+		t.Errorf("math.log(8) / math.log(2): Redis replied %q (%v), want 3", got, err)
+	}
 }
 
 // TestUnpackAgreesWithServer: with 9000 members, unpack of a whole reply

@@ -107,6 +107,16 @@ func TestLibraryFields(t *testing.T) {
 			},
 		},
 		{
+			name: "arguments Lua 5.1 ignores",
+			src: "-- @key k\n-- @arg n int64\n-- @return string\nlocal bits = math.log(tonumber(ARGV[1]), 2) + math.atan(1, 2) + math.log(8)\n" +
+				"return string.rep('a', 3, ',') .. string.rep(redis.call('GET', KEYS[1]), 2) .. bits\n",
+			want: []string{
+				"scripts/x.lua:4:19: math.log takes one argument in Lua 5.1, which Redis runs, and gives the natural logarithm: it ignores the base, so math.log(8, 2) is 2.08, not 3; divide instead: math.log(x) / math.log(base)",
+				"scripts/x.lua:4:52: math.atan takes one argument in Lua 5.1, which Redis runs: it ignores the second, so math.atan(y, x) is the arc tangent of y alone; use math.atan2(y, x)",
+				`scripts/x.lua:5:15: string.rep takes two arguments in Lua 5.1, which Redis runs: it ignores the separator, so string.rep('a', 3, ',') is "aaa"; join the copies with table.concat instead`,
+			},
+		},
+		{
 			name: "assignments to read-only tables",
 			src:  "-- @arg name string\n-- @return none\nstring.trim = function(s) return s end\nredis.foo = 1\nredis[ARGV[1]] = 2\n",
 			want: []string{

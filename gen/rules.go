@@ -159,6 +159,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			warn(u.Pos, "unpack of %s, which lists %s: Lua fails the script once that is about 8000 values (\"too many results to unpack\"); pass it in batches (for i = 1, #t, 1000 do ... unpack(t, i, math.min(i + 999, #t)) ... end)", u.Text, what)
 		}
 	}
+	for _, g := range pf.IgnoredArgs {
+		at(g.Pos, "%s", ignoredArgHints[g.Name])
+	}
 	for _, w := range pf.ReadOnlyWrites {
 		at(w.Pos, "assignment to %s: Redis 7 makes the redis table and the libraries read-only, so it fails at run time (\"Attempt to modify a readonly table\"); keep the value in a local", w.Name)
 	}
@@ -369,6 +372,13 @@ func boundedReply(c parse.Call) bool {
 		return err1 == nil && err2 == nil && (start < 0) == (stop < 0) && (stop-start+1)*per < maxUnpack
 	}
 	return false
+}
+
+// ignoredArgHints are the errors for an argument Lua 5.1 ignores.
+var ignoredArgHints = map[string]string{
+	"math.log":   "math.log takes one argument in Lua 5.1, which Redis runs, and gives the natural logarithm: it ignores the base, so math.log(8, 2) is 2.08, not 3; divide instead: math.log(x) / math.log(base)",
+	"math.atan":  "math.atan takes one argument in Lua 5.1, which Redis runs: it ignores the second, so math.atan(y, x) is the arc tangent of y alone; use math.atan2(y, x)",
+	"string.rep": "string.rep takes two arguments in Lua 5.1, which Redis runs: it ignores the separator, so string.rep('a', 3, ',') is \"aaa\"; join the copies with table.concat instead",
 }
 
 // libFieldHints say what to use instead of a field of a later Lua's

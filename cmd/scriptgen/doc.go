@@ -230,7 +230,9 @@
 //     Redis 7.0 defines (redis.pcal, redis.LOG_WARN are nil there), and so
 //     is every field of a library (table.unpack, math.tointeger and
 //     string.pack are later Lua's; Lua 5.1 has unpack, math.floor and
-//     struct.pack); no field of the redis table or of a library is
+//     struct.pack), and no call gives an argument Lua 5.1 ignores
+//     (math.log's base, math.atan's second, string.rep's separator); no
+//     field of the redis table or of a library is
 //     assigned (Redis 7 makes them read-only); the redis table's functions
 //     get as many arguments as they take, a log level that is a number
 //     from 0 to 3, a RESP version of 2 or 3, and error_reply and

@@ -382,6 +382,10 @@ type File struct {
 	// Unpacks are the calls unpack(t) of a whole command reply (t a direct
 	// call or a local holding one): Lua's stack takes about 8000 values.
 	Unpacks []Unpack
+	// IgnoredArgs are the calls of a library function with an argument
+	// that Lua 5.1 ignores though later Lua reads it (math.log's base,
+	// math.atan's x, string.rep's separator). Name is library.function.
+	IgnoredArgs []Global
 	// ReadOnlyWrites are the assignments to a field of the redis table or
 	// of a library (string.trim = ...), whose tables Redis 7 makes
 	// read-only. Name is table.field.

@@ -293,3 +293,32 @@ func TestParseShebang(t *testing.T) {
 		})
 	}
 }
+
+// TestPeekedPositions: the positions taken without using up an occurrence
+// (unpack, an argument Lua 5.1 ignores) leave the next lookup of the same
+// name on the line its own occurrence.
+func TestPeekedPositions(t *testing.T) {
+	src := "local v = redis.call('GET', KEYS[1])\n" +
+		"local s = string.rep('a', 3, ',') .. string.rep(v, 2)\n" +
+		"local m = redis.call('SMEMBERS', KEYS[1])\n" +
+		"return {unpack(m), unpack(redis.call('GET', KEYS[1]))}\n"
+	f, errs := Parse("x.lua", []byte(src))
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	if len(f.IgnoredArgs) != 1 || f.IgnoredArgs[0].Pos != (Pos{2, 18}) {
+		t.Errorf("ignored arguments %+v, want string.rep at 2:18", f.IgnoredArgs)
+	}
+	var rep []Pos
+	for _, o := range f.Operations {
+		if o.Op == "string.rep" {
+			rep = append(rep, o.Pos)
+		}
+	}
+	if len(rep) != 1 || rep[0] != (Pos{2, 45}) {
+		t.Errorf("string.rep of v at %v, want 2:45 (the second rep)", rep)
+	}
+	if len(f.Unpacks) != 2 || f.Unpacks[0].Pos != (Pos{4, 9}) || f.Unpacks[1].Pos != (Pos{4, 20}) {
+		t.Errorf("unpacks %+v, want them at 4:9 and 4:20", f.Unpacks)
+	}
+}

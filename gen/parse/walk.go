@@ -694,6 +694,7 @@ func (w *walker) expr(e ast.Expr) {
 		}
 	case *ast.FuncCallExpr:
 		w.unpack(e)
+		w.ignoredArgs(e)
 		before := len(w.f.Calls)
 		w.call(e)
 		fname, direct := redisFunc(e)
@@ -1140,6 +1141,32 @@ func (w *walker) unpack(e *ast.FuncCallExpr) {
 	u.Pos, _ = w.identPos(id.Line(), id.Value)
 	w.seen[identKey{id.Line(), id.Value}]--
 	w.f.Unpacks = append(w.f.Unpacks, u)
+}
+
+// lua51Args are the library functions that take fewer arguments in Lua 5.1
+// than in later Lua, which reads one more: Lua 5.1 ignores it.
+var lua51Args = map[string]int{"math.log": 1, "math.atan": 1, "string.rep": 2}
+
+// ignoredArgs records a call of a lua51Args function given the argument
+// Lua 5.1 ignores; its position is peeked, since walking the function name
+// may look it up.
+func (w *walker) ignoredArgs(e *ast.FuncCallExpr) {
+	a, ok := e.Func.(*ast.AttrGetExpr)
+	if !ok || w.dry {
+		return
+	}
+	lib := w.readOnlyTable(a.Object)
+	key, lit := a.Key.(*ast.StringExpr)
+	if lib == "" || !lit {
+		return
+	}
+	name := lib + "." + key.Value
+	if n, ok := lua51Args[name]; !ok || len(e.Args) <= n {
+		return
+	}
+	pos, _ := w.tokenPos(a.Key.Line(), key.Value, true)
+	w.seen[identKey{a.Key.Line(), "." + key.Value}]--
+	w.f.IgnoredArgs = append(w.f.IgnoredArgs, Global{Pos: pos, Name: name})
 }
 
 // libField records a read of lib.name that the library does not define.
