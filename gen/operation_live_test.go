@@ -353,26 +353,21 @@ func TestReturnFractionAgreesWithServer(t *testing.T) {
 		{"int64", "return math.floor(-ARGV[1] / 2)", []int64{-4}, false},
 		{"int64", "return math.ceil(ARGV[1] / 2)", []int64{4}, false},
 	} {
-		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte("-- @arg n int64\n-- @return " + tc.ret + "\n" + tc.body + "\n")}}, false)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.body, err)
-		}
-		warned := false
-		for _, w := range warnings {
-			warned = warned || strings.Contains(w.Error(), "truncated toward zero")
-		}
-		if warned != tc.warned {
-			t.Errorf("%s: warned %v (%v), want %v", tc.body, warned, warnings, tc.warned)
+		out := checkWarningsOf(t, "-- @arg n int64\n-- @return "+tc.ret+"\n"+tc.body+"\n")
+		if warned := strings.Contains(out, "truncated toward zero"); warned != tc.warned {
+			t.Errorf("%s: warned %v (%s), want %v", tc.body, warned, out, tc.warned)
 		}
 		reply := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(0).Arg("7").Build())
 		var got []int64
+		var err error
 		if tc.ret == "int64" {
-			n, err := reply.AsInt64()
-			if err != nil {
-				t.Fatalf("%s: %v", tc.body, err)
-			}
+			var n int64
+			n, err = reply.AsInt64()
 			got = []int64{n}
-		} else if got, err = reply.AsIntSlice(); err != nil {
+		} else {
+			got, err = reply.AsIntSlice()
+		}
+		if err != nil {
 			t.Fatalf("%s: %v", tc.body, err)
 		}
 		if !slices.Equal(got, tc.want) {
@@ -407,16 +402,9 @@ func TestNumberTextAgreesWithServer(t *testing.T) {
 		if strings.HasPrefix(tc.body, "return redis.call('INCRBY'") {
 			src = strings.Replace(src, "@return string", "@return int64", 1)
 		}
-		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.body, err)
-		}
-		warned := false
-		for _, w := range warnings {
-			warned = warned || strings.Contains(w.Error(), "significant digits")
-		}
-		if warned != tc.warned {
-			t.Errorf("%s: warned %v (%v), want %v", tc.body, warned, warnings, tc.warned)
+		out := checkWarningsOf(t, src)
+		if warned := strings.Contains(out, "significant digits"); warned != tc.warned {
+			t.Errorf("%s: warned %v (%s), want %v", tc.body, warned, out, tc.warned)
 		}
 		if err := rc.Do(ctx, rc.B().Del().Key("{n}k").Build()).Error(); err != nil {
 			t.Fatal(err)
@@ -568,19 +556,12 @@ func TestUnpackAgreesWithServer(t *testing.T) {
 		// it finds of the body.
 		src := "-- @key set\n-- @key list\n-- @key zset\n-- @key dst\n-- @return none\n" + tc.body +
 			"\nredis.call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4])\nreturn nil\n"
-		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.body, err)
-		}
-		warned := false
-		for _, w := range warnings {
-			warned = warned || strings.Contains(w.Error(), "too many results to unpack")
-		}
-		if warned != tc.warned {
-			t.Errorf("%s: warned %v (%v), want %v", tc.body, warned, warnings, tc.warned)
+		out := checkWarningsOf(t, src)
+		if warned := strings.Contains(out, "too many results to unpack"); warned != tc.warned {
+			t.Errorf("%s: warned %v (%s), want %v", tc.body, warned, out, tc.warned)
 		}
 		run := "redis.call('DEL', KEYS[4])\n" + tc.body + "\nreturn 1"
-		err = rc.Do(ctx, rc.B().Eval().Script(run).Numkeys(4).Key("{u}set", "{u}list", "{u}zset", "{u}dst").Build()).Error()
+		err := rc.Do(ctx, rc.B().Eval().Script(run).Numkeys(4).Key("{u}set", "{u}list", "{u}zset", "{u}dst").Build()).Error()
 		if fails := err != nil && strings.Contains(err.Error(), "too many results to unpack"); fails != tc.warned || (err != nil && !fails) {
 			t.Errorf("%s: Redis: %v; want it to fail on unpack: %v", tc.body, err, tc.warned)
 		}
