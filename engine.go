@@ -130,6 +130,10 @@ type releaseCall struct {
 	// local hold, for a primitive with a lastReleaser. It gives up every
 	// hold the owner has and needs no latch.
 	last bool
+	// token: the fencing token of a shared hold (hold.shared), which the
+	// release names so that a late one cannot release a newer hold of the
+	// same owner; 0 for none.
+	token int64
 }
 
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
@@ -460,7 +464,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				remaining = a.remaining
 				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil
 			}
-			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start)
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, shared)
 			switch {
 			case errors.Is(err, errOrphan):
 				// Give the unknown hold back and try again at once.
@@ -506,7 +510,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 // lock's context. A grant that arrives after Close began is refused
 // (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
 // caller gives both back.
-func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time) (context.Context, error) {
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time, shared bool) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
 	var fresh *freshHold
@@ -564,6 +568,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	}
 	h.count++
 	h.releasing.Store(false)
+	if shared {
+		h.shared.Store(true)
+	}
 	renew := lease == 0 && !h.renewing
 	if renew {
 		h.renewing = true
@@ -1008,6 +1015,9 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	beforeLoss := func() bool { return time.Now().UnixNano() < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
+	if _, mutex := p.(*Mutex); mutex && h != nil && h.shared.Load() {
+		r.token = h.token
+	}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
 	if d, ok := ctx.Deadline(); ok {
@@ -1027,7 +1037,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		if mayHaveRun && r.vouched && !beforeLoss() {
 			r.vouched = false // the lease may have run out since
 		}
-		r.last = vouched && last && !mayHaveRun && fast
+		r.last = vouched && last && !mayHaveRun && fast && r.token == 0
 		r.publish = c.publishCommand()
 		if !r.last && r.latch == "" {
 			// Drawn once, before the first attempt that may write it, and

@@ -36,6 +36,11 @@ type hold struct {
 	lossAt    atomic.Int64
 	releasing atomic.Bool // the last local hold is being released
 	done      atomic.Bool
+	// shared: an acquisition of the hold took its owner from the caller's
+	// context (WithOwner, or a lock context), so the owner may lock the
+	// same key again while a release of this hold is still on its way; its
+	// releases then name its fencing token (see MutexReleaseShared).
+	shared atomic.Bool
 
 	mu    sync.Mutex // guards loss and the fields below
 	cause error      // why the hold ended

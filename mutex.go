@@ -288,9 +288,12 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	var res int64
 	var held bool
 	var err error
-	if r.last {
+	switch {
+	case r.token > 0:
+		res, held, err = generated.MutexReleaseShared(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
+	case r.last:
 		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field, r.publish)
-	} else {
+	default:
 		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	}
 	switch {

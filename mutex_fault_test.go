@@ -381,3 +381,51 @@ func TestMutexUnlockUnvouchedLatched(t *testing.T) {
 		t.Fatalf("%d latch keys after an unvouched release, want 1", n)
 	}
 }
+
+// TestMutexReleaseSharedToken: the shared owner's release names its hold's
+// fencing token. A token older than the counter belongs to an earlier hold
+// of the same field, and changes nothing; the current token releases one
+// hold at a time and then the lock; a counter that expired releases too.
+func TestMutexReleaseSharedToken(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	ctx := WithOwner(testCtx(t, 5*time.Second), "shared")
+	m := mustMutex(t, c, "shared-token")
+	field := c.id + ":shared"
+	latch := redissonName("redisson_unlock_latch", m.key) + ":req-"
+	release := func(req string, token int64) (int64, bool) {
+		t.Helper()
+		n, held, err := generated.MutexReleaseShared(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, time.Second, field, "publish", time.Minute, false, true, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, held
+	}
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _ := Fence(lctx)
+	if _, err := m.Lock(lctx); err != nil { // a second hold
+		t.Fatal(err)
+	}
+	if _, held := release("1", token-1); held {
+		t.Fatal("a release naming an older token: held, want not held")
+	}
+	if st, err := m.State(ctx); err != nil || st.HoldCount != 2 {
+		t.Fatalf("after the stale release: %+v, %v; want 2 holds", st, err)
+	}
+	if n, held := release("2", token); !held || n != 0 {
+		t.Fatalf("release of one of two holds = %d, %v; want 0 (still held)", n, held)
+	}
+	if err := rc.Do(ctx, rc.B().Del().Key(m.fence).Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	if n, held := release("3", token); !held || n != 1 {
+		t.Fatalf("release with the counter expired = %d, %v; want 1 (released)", n, held)
+	}
+	if st, err := m.State(ctx); err != nil || st.Locked {
+		t.Fatalf("after the last release: %+v, %v; want free", st, err)
+	}
+}

@@ -271,6 +271,15 @@ var Scripts = []Script{{
 	SHA1:      mutexReleaseLastSHA1,
 	Source:    mutexReleaseLastSource,
 }, {
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token"},
+	File:      "scripts/mutex_release_shared.lua",
+	Keys:      []string{"lock", "channel", "latch", "waiters", "wake", "fence"},
+	Name:      "MutexReleaseShared",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      mutexReleaseSharedSHA1,
+	Source:    mutexReleaseSharedSource,
+}, {
 	Args:      []string{"lease", "owner"},
 	File:      "scripts/mutex_renew.lua",
 	Keys:      []string{"lock"},
