@@ -136,6 +136,10 @@ type releaseCall struct {
 	token int64
 }
 
+// tokenReleaser is a primitive whose releaseOnce checks releaseCall.token
+// (a shared hold's fencing token) when releasesByToken reports so.
+type tokenReleaser interface{ releasesByToken() bool }
+
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
 // releaseCall.last; releasesLast reports whether it has.
 type lastReleaser interface{ releasesLast() bool }
@@ -1015,7 +1019,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	beforeLoss := func() bool { return time.Now().UnixNano() < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
-	if _, mutex := p.(*Mutex); mutex && h != nil && h.shared.Load() {
+	if tr, ok := p.(tokenReleaser); ok && tr.releasesByToken() && h != nil && h.shared.Load() {
 		r.token = h.token
 	}
 	lr, fast := p.(lastReleaser)

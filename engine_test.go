@@ -987,41 +987,50 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // release reaches the server, it must not release the new hold, whose
 // fencing token is newer.
 func TestLateReleaseSparesNewHold(t *testing.T) {
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, px.Client(t), prefix, WithReleaseTimeout(300*time.Millisecond))
-	other := newTestClient(t, node.Client(t), prefix)
-	ctx := WithOwner(testCtx(t, 20*time.Second), "worker-7")
-	l, o := mustMutex(t, c, "late-release"), mustMutex(t, other, "late-release")
-	lctx, err := l.Lock(ctx) // connection open, scripts loaded
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Unlock(lctx); err != nil {
-		t.Fatal(err)
-	}
-	if lctx, err = l.Lock(ctx); err != nil {
-		t.Fatal(err)
-	}
-	px.HoldOpen()
-	if err := l.Unlock(lctx); err == nil {
-		t.Fatal("Unlock through a held connection succeeded")
-	}
-	lctx2, err := l.Lock(ctx) // on a new connection
-	if err != nil {
-		t.Fatalf("Lock again after the failed release: %v", err)
-	}
-	px.Thaw() // the late release reaches the server now
-	time.Sleep(300 * time.Millisecond)
-	if octx, err := o.TryLock(ctx, 0); err == nil {
-		_ = o.Unlock(octx)
-		t.Fatal("another owner took the lock after the late release reached the server: it released the new hold")
-	}
-	if err := context.Cause(lctx2); err != nil {
-		t.Fatalf("the new hold ended: %v", err)
-	}
-	if err := l.Unlock(lctx2); err != nil {
-		t.Fatalf("Unlock of the new hold: %v", err)
+	for _, kind := range []string{"Mutex", "FairMutex"} {
+		t.Run(kind, func(t *testing.T) {
+			node := redistest.Server(t)
+			px := netproxy.New(t, node.Addr)
+			prefix := sharedPrefix(t)
+			c := newTestClient(t, px.Client(t), prefix, WithReleaseTimeout(300*time.Millisecond))
+			other := newTestClient(t, node.Client(t), prefix)
+			ctx := WithOwner(testCtx(t, 20*time.Second), "worker-7")
+			var l, o Locker
+			if kind == "Mutex" {
+				l, o = mustMutex(t, c, "late-release"), mustMutex(t, other, "late-release")
+			} else {
+				l, o = mustFair(t, c, "late-release"), mustFair(t, other, "late-release")
+			}
+			lctx, err := l.Lock(ctx) // connection open, scripts loaded
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+			if lctx, err = l.Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			px.HoldOpen()
+			if err := l.Unlock(lctx); err == nil {
+				t.Fatal("Unlock through a held connection succeeded")
+			}
+			lctx2, err := l.Lock(ctx) // on a new connection
+			if err != nil {
+				t.Fatalf("Lock again after the failed release: %v", err)
+			}
+			px.Thaw() // the late release reaches the server now
+			time.Sleep(300 * time.Millisecond)
+			if octx, err := o.TryLock(ctx, 0); err == nil {
+				_ = o.Unlock(octx)
+				t.Fatal("another owner took the lock after the late release reached the server: it released the new hold")
+			}
+			if err := context.Cause(lctx2); err != nil {
+				t.Fatalf("the new hold ended: %v", err)
+			}
+			if err := l.Unlock(lctx2); err != nil {
+				t.Fatalf("Unlock of the new hold: %v", err)
+			}
+		})
 	}
 }

@@ -214,12 +214,18 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 // releasesLast: FairReleaseLast serves the scriptlock queue protocol only.
 func (f *FairMutex) releasesLast() bool { return f.threadWait == 0 }
 
+// releasesByToken: so does FairReleaseShared.
+func (f *FairMutex) releasesByToken() bool { return f.threadWait == 0 }
+
 func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var st int64
 	var err error
-	if r.last {
+	switch {
+	case r.token > 0:
+		st, err = generated.FairReleaseShared(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, r.latch, f.m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
+	case r.last:
 		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, field, r.publish)
-	} else {
+	default:
 		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
 	}
 	if err != nil {

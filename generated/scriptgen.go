@@ -109,6 +109,15 @@ var Scripts = []Script{{
 	SHA1:      fairReleaseLastSHA1,
 	Source:    fairReleaseLastSource,
 }, {
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token"},
+	File:      "scripts/fair_release_shared.lua",
+	Keys:      []string{"lock", "queue", "timeouts", "wake", "latch", "fence"},
+	Name:      "FairReleaseShared",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      fairReleaseSharedSHA1,
+	Source:    fairReleaseSharedSource,
+}, {
 	Args:      []string{"token", "response", "ttl", "overhead"},
 	File:      "scripts/idempotency_complete.lua",
 	Keys:      []string{"record", "usage", "sizes"},

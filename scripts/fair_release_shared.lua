@@ -1,0 +1,70 @@
+#!lua flags=allow-oom
+-- FairReleaseShared is FairRelease for an owner shared through its context
+-- (WithOwner), which may lock again under the same field while an earlier
+-- release of it is still on its way (see MutexReleaseShared): the release
+-- names the fencing token of the hold it gives up, and a field whose hold
+-- was granted since (the counter has moved past that token) is another
+-- hold's, so the release changes nothing. A counter that has expired drew
+-- no token since.
+-- Reply as FairRelease: 0: not held by this hold, nothing changed; 1: still
+-- held (one hold fewer); 2: released.
+-- @key    lock
+-- @key    queue          scriptlock_fair_queue:{name}
+-- @key    timeouts       scriptlock_fair_timeout:{name}
+-- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
+-- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
+-- @arg    lease          duration
+-- @arg    owner          string
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    latchTTL       duration
+-- @arg    retry          bool       true when an earlier attempt may have run
+-- @arg    vouched        bool       the caller's hold was live when it began releasing
+-- @arg    token          int64      the fencing token of the hold released
+-- @return int64
+-- @commands publish spublish
+if ARGV[5] == '1' then
+  local seen = redis.call('get', KEYS[5])
+  if seen then
+    return tonumber(seen)
+  end
+end
+local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+if not holds then
+  if ARGV[5] == '1' and ARGV[6] == '1' then
+    return 2
+  end
+  return 0
+end
+local drawn = redis.call('get', KEYS[6])
+if drawn and drawn ~= ARGV[7] then
+  return 0
+end
+if holds > 1 then
+  redis.call('hincrby', KEYS[1], ARGV[2], -1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('set', KEYS[5], 1, 'px', ARGV[4])
+  return 1
+end
+redis.call('del', KEYS[1])
+local head = redis.call('lindex', KEYS[2], 0)
+if head then
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[3], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], head)
+    head = redis.call('lindex', KEYS[2], 0)
+  end
+  if head then
+    redis.call(ARGV[3], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+  end
+end
+if ARGV[6] ~= '1' then
+  redis.call('set', KEYS[5], 2, 'px', ARGV[4])
+end
+return 2
