@@ -985,9 +985,10 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // TestLateReleaseSparesNewHold: an owner shared through its context whose
 // release timed out on a held connection locks again; when the late
 // release reaches the server, it must not release the new hold, whose
-// fencing token is newer.
+// fencing token is newer (Mutex, FairMutex, RWMutex's write side, a fenced
+// LeanMutex).
 func TestLateReleaseSparesNewHold(t *testing.T) {
-	for _, kind := range []string{"Mutex", "FairMutex"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "RWMutex", "LeanMutexFenced"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
 			px := netproxy.New(t, node.Addr)
@@ -996,10 +997,15 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 			other := newTestClient(t, node.Client(t), prefix)
 			ctx := WithOwner(testCtx(t, 20*time.Second), "worker-7")
 			var l, o Locker
-			if kind == "Mutex" {
+			switch kind {
+			case "Mutex":
 				l, o = mustMutex(t, c, "late-release"), mustMutex(t, other, "late-release")
-			} else {
+			case "FairMutex":
 				l, o = mustFair(t, c, "late-release"), mustFair(t, other, "late-release")
+			case "RWMutex": // the write side
+				l, o = mustRW(t, c, "late-release"), mustRW(t, other, "late-release")
+			default:
+				l, o = mustLean(t, c, "late-release", WithFencing()), mustLean(t, other, "late-release", WithFencing())
 			}
 			lctx, err := l.Lock(ctx) // connection open, scripts loaded
 			if err != nil {

@@ -265,8 +265,18 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	return attempt{granted: true}, nil
 }
 
+// releasesByToken: a fenced lock's shared hold names its token
+// (LeanReleaseShared); an unfenced one has none.
+func (l *LeanMutex) releasesByToken() bool { return l.fence != "" }
+
 func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
-	ok, err := generated.LeanRelease(ctx, l.c.rc, l.key, field)
+	var ok bool
+	var err error
+	if r.token > 0 {
+		ok, err = generated.LeanReleaseShared(ctx, l.c.rc, l.key, l.fence, field, r.token)
+	} else {
+		ok, err = generated.LeanRelease(ctx, l.c.rc, l.key, field)
+	}
 	switch {
 	case err != nil:
 		return notHeld, 0, err

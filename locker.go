@@ -33,7 +33,9 @@ type anyFenceKey struct{}
 // the same owner id on the same lock re-enter it (hold count) instead of
 // blocking. Without an owner in the context, every Lock call is a new owner
 // (and the context it returns carries that owner); WithOwner is for crossing
-// process or API boundaries.
+// process or API boundaries. A shared owner's releases name the hold's
+// fencing token, so one that timed out and reaches Redis late cannot release
+// the owner's next hold (a LeanMutex needs WithFencing for that).
 func WithOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, ownerKey{}, owner)
 }

@@ -226,6 +226,15 @@ var Scripts = []Script{{
 	SHA1:      leanReleaseSHA1,
 	Source:    leanReleaseSource,
 }, {
+	Args:      []string{"owner", "token"},
+	File:      "scripts/lean_release_shared.lua",
+	Keys:      []string{"lock", "fence"},
+	Name:      "LeanReleaseShared",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      leanReleaseSharedSHA1,
+	Source:    leanReleaseSharedSource,
+}, {
 	Args:      []string{"lease", "owner"},
 	File:      "scripts/lean_renew.lua",
 	Keys:      []string{"lock"},
@@ -468,6 +477,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
+}, {
+	Args:      []string{"lease", "writeOwner", "publish", "latchTTL", "token"},
+	File:      "scripts/rw_write_release_shared.lua",
+	Keys:      []string{"lock", "channel", "latch", "prefix", "fence"},
+	Name:      "RwWriteReleaseShared",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      rwWriteReleaseSharedSHA1,
+	Source:    rwWriteReleaseSharedSource,
 }, {
 	Args:      []string{"lease", "writeOwner", "readOwner"},
 	File:      "scripts/rw_write_renew.lua",

@@ -1,0 +1,71 @@
+#!lua flags=allow-oom
+-- RwWriteReleaseShared is RwWriteRelease for an owner shared through its
+-- context (WithOwner), which may lock again under the same field while an
+-- earlier release of it is still on its way (see MutexReleaseShared): the
+-- release names the fencing token of the write hold it gives up, and a
+-- field whose write hold was granted since (the counter has moved past that
+-- token) is another hold's, so the release changes nothing. A counter that
+-- has expired drew no token since.
+-- Reply as RwWriteRelease: {0, 0}: not held by this hold; {1, holds}: still
+-- held; {2, 0}: released.
+-- @key    lock
+-- @key    channel        redisson_rwlock:{name}
+-- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    prefix         {name}, the prefix of every owner's lease keys
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
+-- @arg    lease          duration
+-- @arg    writeOwner     string
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    latchTTL       duration
+-- @arg    token          int64      the fencing token of the write hold released
+-- @return {status int64, value int64}
+-- @commands publish spublish
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return {tonumber(seen), 0}
+end
+if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+  return {0, 0}
+end
+local drawn = redis.call('get', KEYS[5])
+if drawn and drawn ~= ARGV[5] then
+  return {0, 0}
+end
+-- The longest lease left of the read holds (only the writer's own can exist
+-- in write mode): the lock must not expire before it. O(read holds).
+local function longestRead()
+  local longest = -3
+  for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+    local n = tonumber(redis.call('hget', KEYS[1], field))
+    if n then
+      for i = n, 1, -1 do
+        local ttl = redis.call('pttl', KEYS[4] .. ':' .. field .. ':rwlock_timeout:' .. i)
+        if ttl > longest then
+          longest = ttl
+        end
+      end
+    end
+  end
+  return longest
+end
+local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+if holds > 0 then
+  redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
+  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+  return {1, holds}
+end
+redis.call('hdel', KEYS[1], ARGV[2])
+if redis.call('hlen', KEYS[1]) == 1 then
+  redis.call('del', KEYS[1])
+  redis.call(ARGV[3], KEYS[2], '1')
+else
+  redis.call('hset', KEYS[1], 'mode', 'read')
+  -- The write hold's renewals set the lock's expiry; from now on the read
+  -- holds left govern it: the lock lives as long as the longest of them.
+  local longest = longestRead()
+  if longest > redis.call('pttl', KEYS[1]) then
+    redis.call('pexpire', KEYS[1], longest)
+  end
+end
+redis.call('set', KEYS[3], 2, 'px', ARGV[4])
+return {2, 0}
