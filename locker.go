@@ -35,7 +35,8 @@ type anyFenceKey struct{}
 // (and the context it returns carries that owner); WithOwner is for crossing
 // process or API boundaries. A shared owner's releases name the hold's
 // fencing token, so one that timed out and reaches Redis late cannot release
-// the owner's next hold (a LeanMutex needs WithFencing for that).
+// the owner's next hold (a LeanMutex needs WithFencing for that). An empty
+// owner id clears the owner ctx carries: the next Lock makes a fresh one.
 func WithOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, ownerKey{}, owner)
 }

@@ -528,3 +528,28 @@ func TestMutexSameOwnerReentryRacesLastUnlock(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyOwnerClears: WithOwner with an empty id clears the owner a
+// context carries, so the next Lock is a fresh owner that waits for the
+// first instead of re-entering it.
+func TestEmptyOwnerClears(t *testing.T) {
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	ctx := testCtx(t, 5*time.Second)
+	m := mustMutex(t, c, "clear-owner")
+	lctx, err := m.Lock(WithOwner(ctx, "outer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.TryLock(WithOwner(lctx, ""), 0); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock with the owner cleared: %v, want ErrNotAcquired", err)
+	}
+	again, err := m.TryLock(lctx, 0)
+	if err != nil {
+		t.Fatalf("re-entry through the lock context: %v", err)
+	}
+	if o, _ := OwnerFrom(again); o != "outer" {
+		t.Fatalf("re-entry owner %q, want outer", o)
+	}
+	_ = m.Unlock(again)
+	_ = m.Unlock(lctx)
+}

@@ -17,10 +17,13 @@ func NewOwnerID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Acquire takes the lock newLock returns for key, for one request. ctx gets
-// a fresh owner id (so code under the lock re-enters it), and the returned
-// context is the lock's: it carries the fencing token and is cancelled with
-// cause scriptlock.ErrLockLost if the lock is lost. release unlocks,
+// Acquire takes the lock newLock returns for key, for one request. The lock
+// gets a fresh owner, whatever owner ctx carries (an empty WithOwner clears
+// it), and code under the lock re-enters it through the returned context,
+// which carries that owner. A fresh owner is no shared one, so the release
+// keeps the cheapest script. The returned context is the lock's: it carries
+// the fencing token and is cancelled with cause scriptlock.ErrLockLost if the
+// lock is lost. release unlocks,
 // independently of ctx still being alive; it returns the Unlock error
 // (scriptlock.ErrNotHeld after a loss). An error from newLock is returned as
 // is (see ClassifyLockError).
@@ -29,8 +32,7 @@ func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, e
 	if err != nil {
 		return nil, nil, err
 	}
-	octx := scriptlock.WithOwner(ctx, NewOwnerID())
-	lctx, err = l.TryLock(octx, wait)
+	lctx, err = l.TryLock(scriptlock.WithOwner(ctx, ""), wait)
 	if err != nil {
 		return nil, nil, err
 	}
