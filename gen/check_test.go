@@ -507,6 +507,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "field value pairs that do not pair",
+			src:  "-- @key k\n-- @return none\nredis.call('HSET', KEYS[1], 'a', 1, 'b')\nredis.call('MSET', KEYS[1], 'v', KEYS[1])\nredis.call('HSET', KEYS[1], 'a', 1, 'b', 2)\nredis.call('HSET', KEYS[1], unpack({'a', 1}))\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:12: HSET takes field value pairs after key, and the call gives 3 words there: Redis refuses it at run time (wrong number of arguments); give every field its value`,
+				`scripts/x.lua:4:12: MSET takes key value pairs, and the call gives 3 words there: Redis refuses it at run time (wrong number of arguments); give every key its value`,
+			},
+		},
+		{
 			name: "literal that is no integer",
 			src:  "-- @key k\n-- @return int64\nredis.call('SET', KEYS[1], 'v', 'PX', '30s')\nreturn redis.call('INCRBY', KEYS[1], 1.5)\n",
 			want: []string{

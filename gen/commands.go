@@ -127,6 +127,14 @@ type argSig struct {
 	alts   [][]string // the keywords of pre that exclude each other, by group
 }
 
+// groupSig says that a command's words after its fixed ones (after the
+// name, and the subcommand's) are one group of words repeated; the names
+// of the fixed words and of the group's are for messages.
+type groupSig struct {
+	fixed []string
+	words []string
+}
+
 // optionSig says what may follow a command's fixed words (its first fixed
 // words after the name, and the subcommand's): keywords only, each with its
 // values.

@@ -546,6 +546,19 @@ var optionArgs = map[string]optionSig{
 	"ZSCAN":                {fixed: 2, tokens: map[string]optionToken{"COUNT": {1, "", 0}, "MATCH": {1, "", 0}, "NOSCORES": {0, "", 0}}},
 }
 
+// groupArgs are the commands and subcommands whose words after the fixed
+// ones are one group of plain words repeated (HSET's field value pairs, MSET's
+// key value pairs): they come in whole groups (see groupSig).
+var groupArgs = map[string]groupSig{
+	"CLUSTER|ADDSLOTSRANGE": {fixed: []string{}, words: []string{"start-slot", "end-slot"}},
+	"CLUSTER|DELSLOTSRANGE": {fixed: []string{}, words: []string{"start-slot", "end-slot"}},
+	"CONFIG|SET":            {fixed: []string{}, words: []string{"parameter", "value"}},
+	"HMSET":                 {fixed: []string{"key"}, words: []string{"field", "value"}},
+	"HSET":                  {fixed: []string{"key"}, words: []string{"field", "value"}},
+	"MSET":                  {fixed: []string{}, words: []string{"key", "value"}},
+	"MSETNX":                {fixed: []string{}, words: []string{"key", "value"}},
+}
+
 // statusReplies are the commands and subcommands whose reply schema allows
 // no string but constants ("OK"): a status reply, which reaches a script as a
 // table {ok = ...}.

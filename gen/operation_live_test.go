@@ -2,6 +2,8 @@ package gen
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -737,5 +739,47 @@ func TestNilElemAgreesWithServer(t *testing.T) {
 		if err != nil || len(vals) != tc.want {
 			t.Errorf("%s on a missing key: Redis replied %d values (%v), want %d", tc.body, len(vals), err, tc.want)
 		}
+	}
+}
+
+// TestGroupArgsAgreeWithServer: for every command of groupArgs a script may
+// run, Redis refuses a call one word short of whole groups, as the checker
+// does, and runs one with whole groups.
+func TestGroupArgsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	checked := 0
+	for _, name := range slices.Sorted(maps.Keys(groupArgs)) {
+		info, ok := lookupCommand(name)
+		if !ok || strings.Contains(name, "|") || info.flags&flagNoscript != 0 {
+			continue // CONFIG SET, CLUSTER ...: not in scripts
+		}
+		sig := groupArgs[name]
+		var words []string
+		for range sig.fixed {
+			words = append(words, "'{g}k'")
+		}
+		for i := range 2 * len(sig.words) {
+			words = append(words, fmt.Sprintf("'{g}w%d'", i))
+		}
+		for _, short := range []bool{true, false} {
+			call := words
+			if short {
+				call = words[:len(words)-1]
+			}
+			body := "redis.call('" + name + "', " + strings.Join(call, ", ") + ")"
+			out := checkUsed(t, "-- @return none\n-- @cluster-unsafe\n"+body+"\nreturn nil\n")
+			refused := len(out) == 1 && strings.Contains(out[0], "Redis refuses it at run time (wrong number of arguments)")
+			err := rc.Do(ctx, rc.B().Eval().Script(body+"\nreturn 1").Numkeys(0).Build()).Error()
+			failed := err != nil && strings.Contains(strings.ToLower(err.Error()), "wrong number of arg")
+			if refused != short || failed != short {
+				t.Errorf("%s: checker %q, Redis %v; want both to refuse it: %v", body, out, err, short)
+			}
+		}
+		checked++
+	}
+	if checked < 4 {
+		t.Fatalf("checked %d commands, want HMSET, HSET, MSET and MSETNX at least", checked)
 	}
 }

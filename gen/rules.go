@@ -505,6 +505,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	}
 	checkNumeric(c, info.name, r.args, at, warn)
 	checkOptions(c, info.name, at)
+	checkGroups(c, info.name, at)
 	if r.clusterUnsafe {
 		return
 	}
@@ -1677,6 +1678,34 @@ var tokensNewerThan70 = map[string]string{
 // TestOptionArgsAgreeWithServer finds them.
 var looseOptions = map[string]bool{
 	"LOLWUT": true,
+}
+
+// checkGroups refuses a call whose words after the fixed ones do not come
+// in whole groups (HSET key field value field): Redis refuses it ("wrong
+// number of arguments"). A last argument that gives any number of values
+// (unpack(t)) leaves the count unknown.
+func checkGroups(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	sig, ok := groupArgs[name]
+	if !ok || len(c.Args) == 0 || c.Args[len(c.Args)-1].Expands {
+		return
+	}
+	first := len(sig.fixed)
+	if strings.Contains(name, "|") {
+		first++ // the subcommand
+	}
+	n := len(c.Args) - first
+	if n < 0 || n%len(sig.words) == 0 {
+		return
+	}
+	groups := strings.Join(sig.words, " ") + " groups"
+	if len(sig.words) == 2 {
+		groups = strings.Join(sig.words, " ") + " pairs"
+	}
+	if len(sig.fixed) > 0 {
+		groups += " after " + strings.Join(sig.fixed, " ")
+	}
+	at(c.CommandPos, "%s takes %s, and the call gives %d words there: Redis refuses it at run time (wrong number of arguments); give every %s its %s",
+		strings.ReplaceAll(name, "|", " "), groups, n, sig.words[0], strings.Join(sig.words[1:], " and "))
 }
 
 // checkOptions checks the words after a command's fixed ones, where the

@@ -233,7 +233,9 @@
 //     struct.pack), and no call gives an argument Lua 5.1 ignores
 //     (math.log's base, math.atan's second, string.rep's separator); no
 //     field of the redis table or of a library is
-//     assigned (Redis 7 makes them read-only); the redis table's functions
+//     assigned (Redis 7 makes them read-only); a command that takes pairs
+//     (HSET's field value, MSET's key value) gets whole ones; the redis
+//     table's functions
 //     get as many arguments as they take, a log level that is a number
 //     from 0 to 3, a RESP version of 2 or 3, and error_reply and
 //     status_reply one string;

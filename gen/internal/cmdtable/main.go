@@ -192,6 +192,7 @@ func Build(dir string) ([]byte, error) {
 	}{
 		{"numericArgs are the commands and subcommands with an argument the\nspecifications type as a number: an integer, a unix time or a double (see\nargSig).", "numericArgs = map[string]argSig", numericSig},
 		{"optionArgs are the commands and subcommands whose words after the fixed\nones are all keywords, each followed by a known number of values (see\noptionSig).", "optionArgs = map[string]optionSig", optionSigOf},
+		{"groupArgs are the commands and subcommands whose words after the fixed\nones are one group of plain words repeated (HSET's field value pairs, MSET's\nkey value pairs): they come in whole groups (see groupSig).", "groupArgs = map[string]groupSig", groupSigOf},
 	} {
 		buf.WriteString("\n// " + strings.ReplaceAll(m.doc, "\n", "\n// ") + "\nvar " + m.decl + "{\n")
 		for _, e := range entries {
@@ -646,6 +647,37 @@ func repeatedTail(args []argJSON) (pre, repeat, alts []string) {
 	}
 	slices.Sort(pre)
 	return pre, repeat, alts
+}
+
+// groupSigOf renders the groupSig of a command's arguments, "" unless they
+// are plain words followed by one repeated block of two or more plain words
+// and nothing else: HSET key field value [field value ...].
+func groupSigOf(args []argJSON) string {
+	n := 0
+	for _, a := range args {
+		if bool(a.Optional) || bool(a.Multiple) || a.Token != "" || !simpleArg(a) {
+			break
+		}
+		n++
+	}
+	if n != len(args)-1 {
+		return ""
+	}
+	last := args[n]
+	if !bool(last.Multiple) || bool(last.Optional) || last.Token != "" || last.Type != "block" || len(last.Arguments) < 2 {
+		return ""
+	}
+	var words, fixed []string
+	for _, w := range last.Arguments {
+		if bool(w.Optional) || bool(w.Multiple) || w.Token != "" || !simpleArg(w) {
+			return ""
+		}
+		words = append(words, strconv.Quote(w.Name))
+	}
+	for _, a := range args[:n] {
+		fixed = append(fixed, strconv.Quote(a.Name))
+	}
+	return fmt.Sprintf("{fixed: []string{%s}, words: []string{%s}}", strings.Join(fixed, ", "), strings.Join(words, ", "))
 }
 
 // optionSigOf renders the optionSig of a command's arguments, "" when its
