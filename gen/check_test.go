@@ -515,6 +515,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "an expire time that is not positive",
+			src:  "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'EX', 0)\nredis.call('SETEX', KEYS[1], -5, 'v')\nredis.call('EXPIRE', KEYS[1], 0)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:39: SET EX reads a positive expire time there (seconds), and 0 is not: Redis refuses the call at run time ("invalid expire time in 'set' command"); to drop the key, use DEL`,
+				`scripts/x.lua:4:30: SETEX reads a positive expire time there (seconds), and -5 is not: Redis refuses the call at run time ("invalid expire time in 'setex' command"); to drop the key, use DEL`,
+			},
+		},
+		{
 			name: "literal that is no integer",
 			src:  "-- @key k\n-- @return int64\nredis.call('SET', KEYS[1], 'v', 'PX', '30s')\nreturn redis.call('INCRBY', KEYS[1], 1.5)\n",
 			want: []string{

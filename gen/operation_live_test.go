@@ -783,3 +783,49 @@ func TestGroupArgsAgreeWithServer(t *testing.T) {
 		t.Fatalf("checked %d commands, want HMSET, HSET, MSET and MSETNX at least", checked)
 	}
 }
+
+// TestPositiveExpiryAgreesWithServer: every place the checker reads as a
+// positive expire time refuses 0 on the server and takes a valid one;
+// EXPIRE takes 0 (it deletes the key), and the checker lets it.
+func TestPositiveExpiryAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	valid := map[string]string{ // a time in the future for the unix-time places
+		"EXAT": strconv.FormatInt(time.Now().Unix()+100, 10), "PXAT": strconv.FormatInt(time.Now().UnixMilli()+100000, 10),
+	}
+	call := func(where, v string) string {
+		cmd, opt, _ := strings.Cut(where, " ")
+		switch {
+		case cmd == "SET":
+			return "redis.call('SET', KEYS[1], 'v', '" + opt + "', " + v + ")"
+		case cmd == "GETEX":
+			return "redis.call('SET', KEYS[1], 'v')\nredis.call('GETEX', KEYS[1], '" + opt + "', " + v + ")"
+		}
+		return "redis.call('" + cmd + "', KEYS[1], " + v + ", 'v')"
+	}
+	for _, where := range slices.Sorted(maps.Keys(positiveExpiry)) {
+		_, opt, _ := strings.Cut(where, " ")
+		ok := "100"
+		if v, at := valid[opt]; at {
+			ok = v
+		}
+		for _, v := range []string{"0", ok} {
+			body := call(where, v)
+			out := checkUsed(t, "-- @key k\n-- @return none\n"+body+"\nreturn nil\n")
+			refused := len(out) == 1 && strings.Contains(out[0], "invalid expire time")
+			err := rc.Do(ctx, rc.B().Eval().Script(body+"\nreturn 1").Numkeys(1).Key("{x}k").Build()).Error()
+			failed := err != nil && strings.Contains(err.Error(), "invalid expire time")
+			if want := v == "0"; refused != want || failed != want || (err != nil && !failed) {
+				t.Errorf("%s: checker %q, Redis %v; want both to refuse it: %v", body, out, err, want)
+			}
+		}
+	}
+	body := "redis.call('SET', KEYS[1], 'v')\nredis.call('EXPIRE', KEYS[1], 0)"
+	if out := checkUsed(t, "-- @key k\n-- @return none\n"+body+"\nreturn nil\n"); len(out) != 0 {
+		t.Errorf("EXPIRE 0: checker %q, want nothing", out)
+	}
+	if err := rc.Do(ctx, rc.B().Eval().Script(body+"\nreturn 1").Numkeys(1).Key("{x}k").Build()).Error(); err != nil {
+		t.Errorf("EXPIRE 0: Redis %v, want it to run", err)
+	}
+}

@@ -1012,6 +1012,9 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		if a.Exact {
 			if !integerText(*a.Literal) && !fractionOK[name+" "+w.name] {
 				at(a.Pos, "%s reads an integer there (%s), and %q is none: Redis refuses the call at run time", where, w.name, *a.Literal)
+			} else if v, err := strconv.ParseFloat(*a.Literal, 64); err == nil && v <= 0 && positiveExpiry[where] {
+				cmd, _, _ := strings.Cut(where, " ")
+				at(a.Pos, "%s reads a positive expire time there (%s), and %s is not: Redis refuses the call at run time (\"invalid expire time in '%s' command\"); to drop the key, use DEL", where, w.name, *a.Literal, strings.ToLower(cmd))
 			}
 			return
 		}
@@ -1320,6 +1323,13 @@ func inMilliseconds(where string) string {
 		return "use " + ms + ", or declare it int64 (seconds)"
 	}
 	return "declare it int64 (seconds)"
+}
+
+// positiveExpiry are the places where Redis refuses an expire time that is
+// not positive (EXPIRE takes one and deletes the key).
+var positiveExpiry = map[string]bool{
+	"SET EX": true, "SET PX": true, "SET EXAT": true, "SET PXAT": true, "SETEX": true, "PSETEX": true,
+	"GETEX EX": true, "GETEX PX": true, "GETEX EXAT": true, "GETEX PXAT": true,
 }
 
 // swapAt says what to use where a unix time and a length of time are

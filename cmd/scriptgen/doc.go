@@ -149,7 +149,9 @@
 //     SET's PX, INCRBY's increment, SCAN's COUNT, as the specifications place
 //     them) is no literal that is not an integer ('30s', 1.5), and no
 //     duration or time @arg (sent in milliseconds) where Redis reads seconds
-//     (EXPIRE, SET EX, EXAT), no duration @arg where it reads a unix time
+//     (EXPIRE, SET EX, EXAT), no literal expire time that is not positive
+//     where Redis refuses one (SET EX 0, SETEX, GETEX; EXPIRE key 0 deletes
+//     the key), no duration @arg where it reads a unix time
 //     (PEXPIREAT, SET PXAT: the key goes at once) and no time @arg where
 //     it reads a length of time (PEXPIRE, SET PX); a string, bytes or
 //     float64 @arg there is a warning, since a value that is not an
