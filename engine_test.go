@@ -985,10 +985,10 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // TestLateReleaseSparesNewHold: an owner shared through its context whose
 // release timed out on a held connection locks again; when the late
 // release reaches the server, it must not release the new hold, whose
-// fencing token is newer (Mutex, FairMutex, RWMutex's write side, a fenced
-// LeanMutex).
+// fencing token is newer (Mutex, FairMutex on either queue, RWMutex's write
+// side, a fenced LeanMutex).
 func TestLateReleaseSparesNewHold(t *testing.T) {
-	for _, kind := range []string{"Mutex", "FairMutex", "RWMutex", "LeanMutexFenced"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "LeanMutexFenced"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
 			px := netproxy.New(t, node.Addr)
@@ -1002,6 +1002,9 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 				l, o = mustMutex(t, c, "late-release"), mustMutex(t, other, "late-release")
 			case "FairMutex":
 				l, o = mustFair(t, c, "late-release"), mustFair(t, other, "late-release")
+			case "FairMutexRedissonQueue":
+				q := WithRedissonFairQueue(5 * time.Second)
+				l, o = mustFair(t, c, "late-release", q), mustFair(t, other, "late-release", q)
 			case "RWMutex": // the write side
 				l, o = mustRW(t, c, "late-release"), mustRW(t, other, "late-release")
 			default:

@@ -91,6 +91,15 @@ var Scripts = []Script{{
 	SHA1:      fairRedissonReleaseSHA1,
 	Source:    fairRedissonReleaseSource,
 }, {
+	Args:      []string{"lease", "owner", "now", "publish", "latchTTL", "token"},
+	File:      "scripts/fair_redisson_release_shared.lua",
+	Keys:      []string{"lock", "queue", "timeouts", "channel", "latch", "fence"},
+	Name:      "FairRedissonReleaseShared",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      fairRedissonReleaseSharedSHA1,
+	Source:    fairRedissonReleaseSharedSource,
+}, {
 	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched"},
 	File:      "scripts/fair_release.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "wake", "latch"},
