@@ -214,24 +214,17 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 // releasesLast: FairReleaseLast serves the scriptlock queue protocol only.
 func (f *FairMutex) releasesLast() bool { return f.threadWait == 0 }
 
-// releasesByToken: a shared hold's release names its token
-// (FairReleaseShared, FairRedissonReleaseShared).
+// releasesByToken: a shared hold's release names its token (FairRelease,
+// FairRedissonRelease).
 func (f *FairMutex) releasesByToken() bool { return true }
 
 func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var st int64
 	var err error
-	switch {
-	case r.token > 0 && f.threadWait > 0:
-		var res generated.FairRedissonReleaseSharedResult
-		res, err = generated.FairRedissonReleaseShared(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.channel, r.latch, f.m.fence, r.lease, field, time.Now(), r.publish, r.latchTTL, r.token)
-		st = res.Status
-	case r.token > 0:
-		st, err = generated.FairReleaseShared(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, r.latch, f.m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
-	case r.last:
+	if r.last {
 		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, field, r.publish)
-	default:
-		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
+	} else {
+		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
 	}
 	if err != nil {
 		return notHeld, 0, err

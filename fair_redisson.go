@@ -124,13 +124,13 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 
 // releaseCall runs the release of the handle's queue protocol: 0 not held,
 // 1 still held, 2 released.
-func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry, vouched bool) (int64, error) {
+func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry, vouched bool, token int64) (int64, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
-		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, lease, field, time.Now(), publish, latchTTL)
+		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, m.fence, lease, field, time.Now(), publish, latchTTL, token)
 		return r.Status, err
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, latch, lease, field, publish, latchTTL, retry, vouched)
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, latch, m.fence, lease, field, publish, latchTTL, retry, vouched, token)
 }
 
 // forceUnlockCall deletes the lock and tells the first waiter of both queue

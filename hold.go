@@ -39,7 +39,7 @@ type hold struct {
 	// shared: an acquisition of the hold took its owner from the caller's
 	// context (WithOwner, or a lock context), so the owner may lock the
 	// same key again while a release of this hold is still on its way; its
-	// releases then name its fencing token (see MutexReleaseShared).
+	// releases then name its fencing token (see MutexRelease).
 	shared atomic.Bool
 
 	mu    sync.Mutex // guards loss and the fields below

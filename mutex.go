@@ -284,21 +284,17 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 
 func (m *Mutex) releasesLast() bool { return true }
 
-// releasesByToken: a shared hold's release names its token
-// (MutexReleaseShared).
+// releasesByToken: a shared hold's release names its token (MutexRelease).
 func (m *Mutex) releasesByToken() bool { return true }
 
 func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var res int64
 	var held bool
 	var err error
-	switch {
-	case r.token > 0:
-		res, held, err = generated.MutexReleaseShared(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
-	case r.last:
+	if r.last {
 		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field, r.publish)
-	default:
-		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched)
+	} else {
+		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
 	}
 	switch {
 	case err != nil || !held:

@@ -99,7 +99,7 @@ func TestMutexReleaseLatch(t *testing.T) {
 	release := func(lctx context.Context, req string, retry, vouched bool) (int64, bool) {
 		t.Helper()
 		field := c.id + ":" + ownerIn(lctx)
-		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, time.Second, field, "publish", time.Minute, retry, vouched)
+		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, time.Second, field, "publish", time.Minute, retry, vouched, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +382,7 @@ func TestMutexUnlockUnvouchedLatched(t *testing.T) {
 	}
 }
 
-// TestMutexReleaseSharedToken: the shared owner's release names its hold's
+// TestMutexReleaseSharedToken: a shared owner's release names its hold's
 // fencing token. A token older than the counter belongs to an earlier hold
 // of the same field, and changes nothing; the current token releases one
 // hold at a time and then the lock; a counter that expired releases too.
@@ -396,7 +396,7 @@ func TestMutexReleaseSharedToken(t *testing.T) {
 	latch := redissonName("redisson_unlock_latch", m.key) + ":req-"
 	release := func(req string, token int64) (int64, bool) {
 		t.Helper()
-		n, held, err := generated.MutexReleaseShared(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, time.Second, field, "publish", time.Minute, false, true, token)
+		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, time.Second, field, "publish", time.Minute, false, true, token)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -305,17 +305,13 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 }
 
 // releasesByToken: a shared write hold's release names its token
-// (RwWriteReleaseShared); read holds draw none.
+// (RwWriteRelease); read holds draw none.
 func (s *rwSide) releasesByToken() bool { return s.write }
 
 func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	rw, c := s.rw, s.rw.c
-	if s.write && r.token > 0 {
-		res, err := generated.RwWriteReleaseShared(ctx, c.rc, rw.key, rw.channel, r.latch, rw.prefix, rw.fence, r.lease, field, r.publish, r.latchTTL, r.token)
-		return releaseStatus(res.Status), 0, err
-	}
 	if s.write {
-		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, rw.prefix, r.lease, field, r.publish, r.latchTTL)
+		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, rw.prefix, rw.fence, r.lease, field, r.publish, r.latchTTL, r.token)
 		return releaseStatus(res.Status), 0, err
 	}
 	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL)

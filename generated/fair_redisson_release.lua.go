@@ -20,6 +20,8 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- is already gone, the first waiter is told as well (as Redisson does) and
 -- nothing else changes. A per-call latch makes a retried release answer the
 -- first outcome.
+-- A shared owner's release names its hold's fencing token (token, 0 for
+-- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
@@ -27,11 +29,13 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- @key    timeouts       redisson_lock_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
@@ -60,6 +64,12 @@ end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
 end
+if ARGV[6] ~= '0' then
+  local drawn = redis.call('get', KEYS[6])
+  if drawn and drawn ~= ARGV[6] then
+    return {0, 0}
+  end
+end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
 if holds > 0 then
   redis.call('pexpire', KEYS[1], ARGV[1])
@@ -77,7 +87,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "a6021049c2a65c73a9991a237a211e47f304f4e1"
+const fairRedissonReleaseSHA1 = "7c8b4446566306b077bf6e51384e4e3243f0772b"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -94,11 +104,13 @@ type FairRedissonReleaseResult struct {
 // is already gone, the first waiter is told as well (as Redisson does) and
 // nothing else changes. A per-call latch makes a retried release answer the
 // first outcome.
+// A shared owner's release names its hold's fencing token (token, 0 for
+// none) and leaves a newer hold of the same field alone, as MutexRelease.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
 //
 // Redis script flags: allow-oom.
-func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration) (FairRedissonReleaseResult, error) {
+func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (FairRedissonReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return FairRedissonReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -107,13 +119,13 @@ func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel, latch}
+	keys := []string{lock, queue, timeouts, channel, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonRelease", keys); err != nil {
 			return FairRedissonReleaseResult{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL)}
+	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL), strconv.FormatInt(token, 10)}
 	return fairRedissonReleaseDecode(fairRedissonReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -124,11 +136,13 @@ type FairRedissonReleaseArgs struct {
 	Timeouts string // redisson_lock_timeout:{name}
 	Channel  string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
+	Fence    string // fencing-token counter (redisson_lock_token:{name})
 	Lease    time.Duration
 	Owner    string
 	Now      time.Time // the caller's clock, as Redisson's
 	Publish  string    // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
+	Token    int64 // the fencing token of a shared owner's hold, 0 for none
 }
 
 // FairRedissonReleaseReply is the reply to one call in FairRedissonReleaseMulti.
@@ -198,7 +212,7 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -207,13 +221,13 @@ func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, tim
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, channel, latch}
+	keys := []string{lock, queue, timeouts, channel, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL)}
+	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL), strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(fairRedissonReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -224,8 +238,8 @@ func DecodeFairRedissonRelease(resp rueidis.RedisResult) (FairRedissonReleaseRes
 
 // fairRedissonReleaseEncode returns the KEYS and ARGV of one FairRedissonRelease call.
 func fairRedissonReleaseEncode(a *FairRedissonReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch}
-	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.LatchTTL)}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch, a.Fence}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,6 +25,8 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- gone answers "released" without a latch, as MutexRelease does. With nobody
 -- queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
+-- A shared owner's release names its hold's fencing token (token, 0 for
+-- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
 -- @key    lock
@@ -31,12 +34,14 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    retry          bool       true when an earlier attempt may have run
 -- @arg    vouched        bool       the caller's hold was live when it began releasing
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -51,6 +56,12 @@ if not holds then
     return 2
   end
   return 0
+end
+if ARGV[7] ~= '0' then
+  local drawn = redis.call('get', KEYS[6])
+  if drawn and drawn ~= ARGV[7] then
+    return 0
+  end
 end
 if holds > 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], -1)
@@ -83,7 +94,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "712823919d9b449d2cb85b3e495c03f0b912c934"
+const fairReleaseSHA1 = "fdde596f476c324620e6aed783fcd3198544db2e"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -99,11 +110,13 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // gone answers "released" without a latch, as MutexRelease does. With nobody
 // queued, the release reads neither the server's clock nor the waiters'
 // deadlines.
+// A shared owner's release names its hold's fencing token (token, 0 for
+// none) and leaves a newer hold of the same field alone, as MutexRelease.
 // Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 // fewer); 2: released.
 //
 // Redis script flags: allow-oom.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, error) {
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -112,13 +125,13 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, wake, latch}
+	keys := []string{lock, queue, timeouts, wake, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
 	return fairReleaseDecode(fairReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -129,12 +142,14 @@ type FairReleaseArgs struct {
 	Timeouts string // scriptlock_fair_timeout:{name}
 	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
+	Fence    string // fencing-token counter (redisson_lock_token:{name})
 	Lease    time.Duration
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
-	Retry    bool // true when an earlier attempt may have run
-	Vouched  bool // the caller's hold was live when it began releasing
+	Retry    bool  // true when an earlier attempt may have run
+	Vouched  bool  // the caller's hold was live when it began releasing
+	Token    int64 // the fencing token of a shared owner's hold, 0 for none
 }
 
 // FairReleaseReply is the reply to one call in FairReleaseMulti.
@@ -204,7 +219,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
+func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -213,13 +228,13 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, timeouts, wake, latch}
+	keys := []string{lock, queue, timeouts, wake, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(fairReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -230,8 +245,8 @@ func DecodeFairRelease(resp rueidis.RedisResult) (int64, error) {
 
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.Latch}
-	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
+	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.Latch, a.Fence}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

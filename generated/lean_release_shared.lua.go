@@ -14,7 +14,7 @@ const leanReleaseSharedSource = `#!lua flags=allow-oom
 -- LeanReleaseShared is LeanRelease for a fenced lean lock (WithFencing) whose
 -- owner is shared through its context (WithOwner), which may lock again
 -- while an earlier release of it is still on its way (see
--- MutexReleaseShared): the release names the fencing token of the hold it
+-- MutexRelease): the release names the fencing token of the hold it
 -- gives up, and a key taken since under the same owner (the counter has
 -- moved past that token) is another hold's, so the release changes nothing.
 -- A counter that has expired drew no token since.
@@ -35,14 +35,14 @@ return redis.call('del', KEYS[1])
 `
 
 // leanReleaseSharedSHA1 is the SHA-1 of leanReleaseSharedSource, the name SCRIPT LOAD gives it.
-const leanReleaseSharedSHA1 = "204ac4f372e11b670600650578e11d72538420e9"
+const leanReleaseSharedSHA1 = "ab23eb4c0d5831b2fe8c6e2170b6a9d05807c317"
 
 var leanReleaseSharedScript = rueidis.NewLuaScript(leanReleaseSharedSource)
 
 // LeanReleaseShared is LeanRelease for a fenced lean lock (WithFencing) whose
 // owner is shared through its context (WithOwner), which may lock again
 // while an earlier release of it is still on its way (see
-// MutexReleaseShared): the release names the fencing token of the hold it
+// MutexRelease): the release names the fencing token of the hold it
 // gives up, and a key taken since under the same owner (the counter has
 // moved past that token) is another hold's, so the release changes nothing.
 // A counter that has expired drew no token since.

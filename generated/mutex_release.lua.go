@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,6 +32,13 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- out, when it began releasing) nothing but a release removes the owner, so a
 -- retry that finds the owner gone answers "released" without a latch, and the
 -- common release writes nothing but the delete and the message.
+-- An owner shared through its context (WithOwner) may lock again under the
+-- same field while an earlier release of it is still on its way (its call
+-- timed out, and its bytes reach Redis later): its releases name the fencing
+-- token of the hold they give up (token, 0 for an owner that is not shared),
+-- and a field whose hold was granted since (the counter has moved past that
+-- token) is another hold's, which the release leaves alone. A counter that
+-- has expired (fenceIdle) drew no token since.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name (a retry
 -- answered without a latch says 1).
@@ -39,12 +47,14 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @arg    vouched   bool      the caller's hold was live when it began releasing
+-- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return int64?
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -59,6 +69,12 @@ if not holds then
     return 1
   end
   return nil
+end
+if ARGV[7] ~= '0' then
+  local drawn = redis.call('get', KEYS[6])
+  if drawn and drawn ~= ARGV[7] then
+    return nil
+  end
 end
 if holds > 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], -1)
@@ -81,7 +97,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "e76762cf9f4a4b33579602738751e1a3da0e72dd"
+const mutexReleaseSHA1 = "335038b271378de15eedc7bdf5d0ade5ca4cd267"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -104,12 +120,19 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // out, when it began releasing) nothing but a release removes the owner, so a
 // retry that finds the owner gone answers "released" without a latch, and the
 // common release writes nothing but the delete and the message.
+// An owner shared through its context (WithOwner) may lock again under the
+// same field while an earlier release of it is still on its way (its call
+// timed out, and its bytes reach Redis later): its releases name the fencing
+// token of the hold they give up (token, 0 for an owner that is not shared),
+// and a field whose hold was granted since (the counter has moved past that
+// token) is another hold's, which the release leaves alone. A counter that
+// has expired (fenceIdle) drew no token since.
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released; 2: released and a Go waiter woken by name (a retry
 // answered without a latch says 1).
 //
 // Redis script flags: allow-oom.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (int64, bool, error) {
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -118,13 +141,13 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch, waiters, wake}
+	keys := []string{lock, channel, latch, waiters, wake, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return 0, false, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
 	return mutexReleaseDecode(mutexReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -135,12 +158,14 @@ type MutexReleaseArgs struct {
 	Latch    string // redisson_unlock_latch:{name}:<request-id>
 	Waiters  string // scriptlock_lock_waiters:{name}
 	Wake     string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+	Fence    string // fencing-token counter (redisson_lock_token:{name})
 	Lease    time.Duration
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
-	Retry    bool // true when an earlier attempt may have run
-	Vouched  bool // the caller's hold was live when it began releasing
+	Retry    bool  // true when an earlier attempt may have run
+	Vouched  bool  // the caller's hold was live when it began releasing
+	Token    int64 // the fencing token of a shared owner's hold, 0 for none
 }
 
 // MutexReleaseReply is the reply to one call in MutexReleaseMulti.
@@ -211,7 +236,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -220,13 +245,13 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch, waiters, wake}
+	keys := []string{lock, channel, latch, waiters, wake, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(mutexReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -237,8 +262,8 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake}
-	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched)}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake, a.Fence}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

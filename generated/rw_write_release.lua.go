@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -17,15 +18,20 @@ const rwWriteReleaseSource = `#!lua flags=allow-oom
 -- retries, readers and writers alike), or, when the same owner still reads,
 -- switches the lock to read mode and publishes nothing, as RedissonWriteLock
 -- does. A per-call latch makes a retried release answer the first outcome.
+-- A shared owner's release names its hold's fencing token (token, 0 for
+-- none) and leaves a newer write hold of the same field alone, as
+-- MutexRelease.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @key    prefix         {name}, the prefix of every owner's lease keys
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease          duration
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
@@ -34,6 +40,12 @@ if seen then
 end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
+end
+if ARGV[5] ~= '0' then
+  local drawn = redis.call('get', KEYS[5])
+  if drawn and drawn ~= ARGV[5] then
+    return {0, 0}
+  end
 end
 -- The longest lease left of the read holds (only the writer's own can exist
 -- in write mode): the lock must not expire before it. O(read holds).
@@ -76,7 +88,7 @@ return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "a0be6bdd32cfdf24ad4783e5c3e577c45d579f0d"
+const rwWriteReleaseSHA1 = "dd026e85f83cff66a8c6d6fa554a181a505bfab2"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -91,10 +103,13 @@ type RwWriteReleaseResult struct {
 // retries, readers and writers alike), or, when the same owner still reads,
 // switches the lock to read mode and publishes nothing, as RedissonWriteLock
 // does. A per-call latch makes a retried release answer the first outcome.
+// A shared owner's release names its hold's fencing token (token, 0 for
+// none) and leaves a newer write hold of the same field alone, as
+// MutexRelease.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 //
 // Redis script flags: allow-oom.
-func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, prefix string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (RwWriteReleaseResult, error) {
+func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, prefix string, fence string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration, token int64) (RwWriteReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return RwWriteReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -103,13 +118,13 @@ func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel 
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch, prefix}
+	keys := []string{lock, channel, latch, prefix, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
 			return RwWriteReleaseResult{}, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, publish, msArg(latchTTL)}
+	args := []string{msArg(lease), writeOwner, publish, msArg(latchTTL), strconv.FormatInt(token, 10)}
 	return rwWriteReleaseDecode(rwWriteReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -119,10 +134,12 @@ type RwWriteReleaseArgs struct {
 	Channel    string // redisson_rwlock:{name}
 	Latch      string // redisson_unlock_latch:{name}:<request-id>
 	Prefix     string // {name}, the prefix of every owner's lease keys
+	Fence      string // fencing-token counter (redisson_lock_token:{name})
 	Lease      time.Duration
 	WriteOwner string
 	Publish    string // "publish", or "spublish" for sharded channels
 	LatchTTL   time.Duration
+	Token      int64 // the fencing token of a shared owner's hold, 0 for none
 }
 
 // RwWriteReleaseReply is the reply to one call in RwWriteReleaseMulti.
@@ -192,7 +209,7 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, prefix string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, prefix string, fence string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -201,13 +218,13 @@ func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch 
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, latch, prefix}
+	keys := []string{lock, channel, latch, prefix, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, publish, msArg(latchTTL)}
+	args := []string{msArg(lease), writeOwner, publish, msArg(latchTTL), strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(rwWriteReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -218,8 +235,8 @@ func DecodeRwWriteRelease(resp rueidis.RedisResult) (RwWriteReleaseResult, error
 
 // rwWriteReleaseEncode returns the KEYS and ARGV of one RwWriteRelease call.
 func rwWriteReleaseEncode(a *RwWriteReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch, a.Prefix}
-	args := []string{msArg(a.Lease), a.WriteOwner, a.Publish, msArg(a.LatchTTL)}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Prefix, a.Fence}
+	args := []string{msArg(a.Lease), a.WriteOwner, a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

@@ -6,6 +6,8 @@
 -- is already gone, the first waiter is told as well (as Redisson does) and
 -- nothing else changes. A per-call latch makes a retried release answer the
 -- first outcome.
+-- A shared owner's release names its hold's fencing token (token, 0 for
+-- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
@@ -13,11 +15,13 @@
 -- @key    timeouts       redisson_lock_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
@@ -45,6 +49,12 @@ if redis.call('exists', KEYS[1]) == 0 then
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
+end
+if ARGV[6] ~= '0' then
+  local drawn = redis.call('get', KEYS[6])
+  if drawn and drawn ~= ARGV[6] then
+    return {0, 0}
+  end
 end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
 if holds > 0 then

@@ -11,6 +11,8 @@
 -- gone answers "released" without a latch, as MutexRelease does. With nobody
 -- queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
+-- A shared owner's release names its hold's fencing token (token, 0 for
+-- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
 -- @key    lock
@@ -18,12 +20,14 @@
 -- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    retry          bool       true when an earlier attempt may have run
 -- @arg    vouched        bool       the caller's hold was live when it began releasing
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -38,6 +42,12 @@ if not holds then
     return 2
   end
   return 0
+end
+if ARGV[7] ~= '0' then
+  local drawn = redis.call('get', KEYS[6])
+  if drawn and drawn ~= ARGV[7] then
+    return 0
+  end
 end
 if holds > 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], -1)

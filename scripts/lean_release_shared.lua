@@ -2,7 +2,7 @@
 -- LeanReleaseShared is LeanRelease for a fenced lean lock (WithFencing) whose
 -- owner is shared through its context (WithOwner), which may lock again
 -- while an earlier release of it is still on its way (see
--- MutexReleaseShared): the release names the fencing token of the hold it
+-- MutexRelease): the release names the fencing token of the hold it
 -- gives up, and a key taken since under the same owner (the counter has
 -- moved past that token) is another hold's, so the release changes nothing.
 -- A counter that has expired drew no token since.

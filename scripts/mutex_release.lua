@@ -18,6 +18,13 @@
 -- out, when it began releasing) nothing but a release removes the owner, so a
 -- retry that finds the owner gone answers "released" without a latch, and the
 -- common release writes nothing but the delete and the message.
+-- An owner shared through its context (WithOwner) may lock again under the
+-- same field while an earlier release of it is still on its way (its call
+-- timed out, and its bytes reach Redis later): its releases name the fencing
+-- token of the hold they give up (token, 0 for an owner that is not shared),
+-- and a field whose hold was granted since (the counter has moved past that
+-- token) is another hold's, which the release leaves alone. A counter that
+-- has expired (fenceIdle) drew no token since.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name (a retry
 -- answered without a latch says 1).
@@ -26,12 +33,14 @@
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @arg    vouched   bool      the caller's hold was live when it began releasing
+-- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return int64?
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -46,6 +55,12 @@ if not holds then
     return 1
   end
   return nil
+end
+if ARGV[7] ~= '0' then
+  local drawn = redis.call('get', KEYS[6])
+  if drawn and drawn ~= ARGV[7] then
+    return nil
+  end
 end
 if holds > 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], -1)

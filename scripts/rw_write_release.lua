@@ -4,15 +4,20 @@
 -- retries, readers and writers alike), or, when the same owner still reads,
 -- switches the lock to read mode and publishes nothing, as RedissonWriteLock
 -- does. A per-call latch makes a retried release answer the first outcome.
+-- A shared owner's release names its hold's fencing token (token, 0 for
+-- none) and leaves a newer write hold of the same field alone, as
+-- MutexRelease.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held; {2, 0}: released.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
 -- @key    latch          redisson_unlock_latch:{name}:<request-id>
 -- @key    prefix         {name}, the prefix of every owner's lease keys
+-- @key    fence          fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease          duration
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
@@ -21,6 +26,12 @@ if seen then
 end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
+end
+if ARGV[5] ~= '0' then
+  local drawn = redis.call('get', KEYS[5])
+  if drawn and drawn ~= ARGV[5] then
+    return {0, 0}
+  end
 end
 -- The longest lease left of the read holds (only the writer's own can exist
 -- in write mode): the lock must not expire before it. O(read holds).
