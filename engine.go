@@ -132,13 +132,10 @@ type releaseCall struct {
 	last bool
 	// token: the fencing token of a shared hold (hold.shared), which the
 	// release names so that a late one cannot release a newer hold of the
-	// same owner; 0 for none.
+	// same owner; 0 for none. Every primitive whose holds draw tokens
+	// checks it in releaseOnce.
 	token int64
 }
-
-// tokenReleaser is a primitive whose releaseOnce checks releaseCall.token
-// (a shared hold's fencing token) when releasesByToken reports so.
-type tokenReleaser interface{ releasesByToken() bool }
 
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
 // releaseCall.last; releasesLast reports whether it has.
@@ -1019,7 +1016,9 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	beforeLoss := func() bool { return time.Now().UnixNano() < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
-	if tr, ok := p.(tokenReleaser); ok && tr.releasesByToken() && h != nil && h.shared.Load() {
+	if h != nil && h.shared.Load() {
+		// Zero for the holds that draw no token (read holds, an unfenced
+		// LeanMutex): their releases check nothing.
 		r.token = h.token
 	}
 	lr, fast := p.(lastReleaser)

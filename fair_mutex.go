@@ -214,10 +214,6 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 // releasesLast: FairReleaseLast serves the scriptlock queue protocol only.
 func (f *FairMutex) releasesLast() bool { return f.threadWait == 0 }
 
-// releasesByToken: a shared hold's release names its token (FairRelease,
-// FairRedissonRelease).
-func (f *FairMutex) releasesByToken() bool { return true }
-
 func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var st int64
 	var err error

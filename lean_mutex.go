@@ -265,10 +265,6 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 	return attempt{granted: true}, nil
 }
 
-// releasesByToken: a fenced lock's shared hold names its token
-// (LeanReleaseShared); an unfenced one has none.
-func (l *LeanMutex) releasesByToken() bool { return l.fence != "" }
-
 func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var ok bool
 	var err error

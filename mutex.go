@@ -284,9 +284,6 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 
 func (m *Mutex) releasesLast() bool { return true }
 
-// releasesByToken: a shared hold's release names its token (MutexRelease).
-func (m *Mutex) releasesByToken() bool { return true }
-
 func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var res int64
 	var held bool

@@ -304,10 +304,6 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	return attempt{queued: s.write && enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
-// releasesByToken: a shared write hold's release names its token
-// (RwWriteRelease); read holds draw none.
-func (s *rwSide) releasesByToken() bool { return s.write }
-
 func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	rw, c := s.rw, s.rw.c
 	if s.write {
