@@ -137,6 +137,18 @@ func (w *walker) tokenPos(line int, name string, isField bool) (Pos, int) {
 	return Pos{line, 1}, -1
 }
 
+// peekPos is tokenPos without using up the occurrence: the next lookup of
+// the name on the line, which walking the expression makes, finds it again.
+func (w *walker) peekPos(line int, name string, isField bool) Pos {
+	pos, _ := w.tokenPos(line, name, isField)
+	k := identKey{line, name}
+	if isField {
+		k.name = "." + name
+	}
+	w.seen[k]--
+	return pos
+}
+
 // isReference reports whether identifier token i names a variable, rather
 // than a field (t.KEYS, {KEYS = 1}), a method, a label or a new local.
 func (w *walker) isReference(i int) bool {
@@ -1138,8 +1150,7 @@ func (w *walker) unpack(e *ast.FuncCallExpr) {
 	default:
 		return
 	}
-	u.Pos, _ = w.identPos(id.Line(), id.Value)
-	w.seen[identKey{id.Line(), id.Value}]--
+	u.Pos = w.peekPos(id.Line(), id.Value, false)
 	w.f.Unpacks = append(w.f.Unpacks, u)
 }
 
@@ -1164,8 +1175,7 @@ func (w *walker) ignoredArgs(e *ast.FuncCallExpr) {
 	if n, ok := lua51Args[name]; !ok || len(e.Args) <= n {
 		return
 	}
-	pos, _ := w.tokenPos(a.Key.Line(), key.Value, true)
-	w.seen[identKey{a.Key.Line(), "." + key.Value}]--
+	pos := w.peekPos(a.Key.Line(), key.Value, true)
 	w.f.IgnoredArgs = append(w.f.IgnoredArgs, Global{Pos: pos, Name: name})
 }
 
