@@ -102,6 +102,11 @@ type waitAttempt struct {
 	// caller out of the set and left a second place that the wake did not
 	// take: a woken attempt that gets the lock must leave the set too.
 	again bool
+	// shared: the owner came from the caller's context, so a late release
+	// of an earlier hold of it may reach the server during this one; a kind
+	// whose acquisitions draw no token otherwise (an unfenced LeanMutex)
+	// draws one for the release to name.
+	shared bool
 }
 
 // attempt is one acquisition attempt's decoded reply.
@@ -438,7 +443,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		for range 3 {
 			start := time.Now()
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
-			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1})
+			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {
@@ -593,7 +598,11 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	} else {
 		lc = new(lockCtx)
 	}
-	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: h.token, hold: h}
+	token := h.token
+	if s.fence == "" {
+		token = 0 // drawn only to check releases (an unfenced LeanMutex): not its Fence
+	}
+	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
 	h.track(lc, cancel)
 	return lc, nil
 }
@@ -1017,8 +1026,8 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	if h != nil && h.shared.Load() {
-		// Zero for the holds that draw no token (read holds, an unfenced
-		// LeanMutex): their releases check nothing.
+		// Zero for the holds that draw no token (read holds): their
+		// releases check nothing.
 		r.token = h.token
 	}
 	lr, fast := p.(lastReleaser)

@@ -125,7 +125,19 @@ func eventually(d time.Duration, cond func() bool) bool {
 // before a fault is injected.
 func warm(t *testing.T, l Locker) {
 	t.Helper()
-	lctx, err := l.Lock(testCtx(t, 10*time.Second))
+	warmWith(t, l, testCtx(t, 10*time.Second))
+}
+
+// warmShared is warm for the scripts of an owner from the context
+// (WithOwner), which a LeanMutex takes with the fenced script.
+func warmShared(t *testing.T, l Locker) {
+	t.Helper()
+	warmWith(t, l, WithOwner(testCtx(t, 10*time.Second), "warm-up"))
+}
+
+func warmWith(t *testing.T, l Locker, ctx context.Context) {
+	t.Helper()
+	lctx, err := l.Lock(ctx)
 	if err != nil {
 		t.Fatalf("warm-up Lock: %v", err)
 	}
@@ -203,7 +215,7 @@ func TestLostAcquireReplyUndone(t *testing.T) {
 			p := newProxied(t)
 			l := lc.make(t, p.c, "lost-reply")
 			key := p.key(t, "lost-reply")
-			warm(t, l)
+			warmShared(t, l)
 			ctx := WithOwner(testCtx(t, 20*time.Second), "owner-1")
 			p.px.FreezeReplies()
 			res := make(chan error, 1)
@@ -986,9 +998,9 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // release timed out on a held connection locks again; when the late
 // release reaches the server, it must not release the new hold, whose
 // fencing token is newer (Mutex, FairMutex on either queue, RWMutex's write
-// side, a fenced LeanMutex).
+// side, a LeanMutex with or without fencing).
 func TestLateReleaseSparesNewHold(t *testing.T) {
-	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "LeanMutexFenced"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "LeanMutex", "LeanMutexFenced"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
 			px := netproxy.New(t, node.Addr)
@@ -1007,6 +1019,8 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 				l, o = mustFair(t, c, "late-release", q), mustFair(t, other, "late-release", q)
 			case "RWMutex": // the write side
 				l, o = mustRW(t, c, "late-release"), mustRW(t, other, "late-release")
+			case "LeanMutex":
+				l, o = mustLean(t, c, "late-release"), mustLean(t, other, "late-release")
 			default:
 				l, o = mustLean(t, c, "late-release", WithFencing()), mustLean(t, other, "late-release", WithFencing())
 			}

@@ -36,6 +36,9 @@ import (
 //   - fencing tokens, unless asked for: with WithFencing every acquisition
 //     draws a token (Fence) from the counter a Mutex of the name would use,
 //     at the cost of a script (SET plus INCR) instead of the plain SET.
+//     Without it, only a hold whose owner comes from the context
+//     (WithOwner) draws one, kept to check its release (see WithOwner),
+//     not handed out.
 //
 // Owners work as for Mutex: the owner is the one in ctx, or a fresh one per
 // Lock call, so goroutines sharing a handle exclude each other.
@@ -193,8 +196,11 @@ func (l *LeanMutex) setCommand(field string, lease time.Duration) rueidis.Comple
 	return l.c.rc.B().Set().Key(l.key).Value(field).Nx().Get().PxMilliseconds(lease.Milliseconds()).Build()
 }
 
-func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
-	if l.fence != "" {
+func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
+	if l.fence != "" || wa.shared {
+		// A shared owner's hold draws a token even without WithFencing: its
+		// value is the owner's alone, and the token is what lets a late
+		// release of an earlier hold of the owner spare this one.
 		return l.tryAcquireFenced(ctx, field, serverLease, guarded)
 	}
 	var reply rueidis.RedisResult
@@ -223,21 +229,32 @@ func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _
 	return a, acked, err
 }
 
-// tryAcquireFenced is tryAcquire with a fencing token (WithFencing).
+// fenceKey is the token counter: the one WithFencing named, or the same name
+// for a shared owner's hold of an unfenced lock.
+func (l *LeanMutex) fenceKey() string {
+	if l.fence != "" {
+		return l.fence
+	}
+	return redissonName("redisson_lock_token", l.key)
+}
+
+// tryAcquireFenced is tryAcquire with a fencing token (WithFencing, or a
+// shared owner).
 func (l *LeanMutex) tryAcquireFenced(ctx context.Context, field string, serverLease time.Duration, guarded bool) (attempt, bool, error) {
+	fence := l.fenceKey()
 	var res int64
 	var err error
 	acked := true
 	if guarded {
 		var reply rueidis.RedisResult
 		reply, acked, err = l.c.sendGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return generated.LeanAcquireFencedCommand(l.c.rc, l.key, l.fence, field, serverLease, l.cfg.fenceIdle)
+			return generated.LeanAcquireFencedCommand(l.c.rc, l.key, fence, field, serverLease, l.cfg.fenceIdle)
 		})
 		if err == nil {
 			res, err = generated.DecodeLeanAcquireFenced(reply)
 		}
 	} else {
-		res, err = generated.LeanAcquireFenced(ctx, l.c.rc, l.key, l.fence, field, serverLease, l.cfg.fenceIdle)
+		res, err = generated.LeanAcquireFenced(ctx, l.c.rc, l.key, fence, field, serverLease, l.cfg.fenceIdle)
 	}
 	switch {
 	case err != nil:
@@ -269,7 +286,7 @@ func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 	var ok bool
 	var err error
 	if r.token > 0 {
-		ok, err = generated.LeanReleaseShared(ctx, l.c.rc, l.key, l.fence, field, r.token)
+		ok, err = generated.LeanReleaseShared(ctx, l.c.rc, l.key, l.fenceKey(), field, r.token)
 	} else {
 		ok, err = generated.LeanRelease(ctx, l.c.rc, l.key, field)
 	}

@@ -109,8 +109,11 @@ func TestLeanMutexLifecycle(t *testing.T) {
 	if ok, err := l.ForceUnlock(ctx); err != nil || !ok {
 		t.Fatalf("ForceUnlock = %v, %v", ok, err)
 	}
-	if n := dbsize(t, node); n != 0 {
-		t.Fatalf("%d keys left; a LeanMutex leaves none", n)
+	// The lock of an owner from the context (WithOwner) drew a token to
+	// check its release with (TestLeanMutexSharedOwnerToken): its counter is
+	// the one key left, as a Mutex leaves it.
+	if keys, err := node.Do(t, "KEYS", "*").AsStrSlice(); err != nil || len(keys) != 1 || keys[0] != redissonName("redisson_lock_token", l.Key()) {
+		t.Fatalf("keys left: %q, %v; want the token counter alone", keys, err)
 	}
 }
 
@@ -493,6 +496,56 @@ func TestLeanMutexFailoverGuard(t *testing.T) {
 		}
 		if err := l.Unlock(lctx); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// An unfenced LeanMutex takes a lock of a fresh owner with the plain SET (no
+// token counter is touched), and draws a token for a hold whose owner comes
+// from the context, so that its release can name it (see
+// TestLateReleaseSparesNewHold); that token is not handed out as a Fence.
+func TestLeanMutexSharedOwnerToken(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	counter := func(l *LeanMutex) string { return redissonName("redisson_lock_token", l.Key()) }
+
+	fresh := mustLean(t, c, "fresh-owner")
+	lctx, err := fresh.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := node.Do(t, "EXISTS", counter(fresh)).AsInt64(); err != nil || n != 0 {
+		t.Fatalf("EXISTS %s = %d, %v after a fresh owner's Lock; want 0 (the plain SET)", counter(fresh), n, err)
+	}
+	if err := fresh.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+
+	l := mustLean(t, c, "shared-owner-token")
+	octx := WithOwner(ctx, "worker-3")
+	var last int64
+	for i := range 3 {
+		lctx, err := l.Lock(octx)
+		if err != nil {
+			t.Fatalf("Lock %d: %v", i, err)
+		}
+		if _, ok := Fence(lctx); ok {
+			t.Fatalf("Lock %d: an unfenced LeanMutex handed out a fencing token", i)
+		}
+		drawn, err := node.Do(t, "GET", counter(l)).AsInt64()
+		if err != nil || drawn <= last {
+			t.Fatalf("Lock %d: %s = %d, %v; want a token above %d", i, counter(l), drawn, err, last)
+		}
+		last = drawn
+		if v, err := node.Do(t, "GET", l.Key()).ToString(); err != nil || v != c.fieldOf(l, "worker-3") {
+			t.Fatalf("Lock %d: GET %s = %q, %v; want the owner", i, l.Key(), v, err)
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Fatalf("Unlock %d: %v", i, err)
+		}
+		if n, err := node.Do(t, "EXISTS", l.Key()).AsInt64(); err != nil || n != 0 {
+			t.Fatalf("Unlock %d left the key: EXISTS = %d, %v", i, n, err)
 		}
 	}
 }
