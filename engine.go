@@ -361,6 +361,11 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, f
 	return field[len(c.id)+1 : n], field, false
 }
 
+// readNonce marks a shared owner's new read hold (RwReadAcquire): unique
+// within the Client, whose id is part of the field, and never 1, the mark of
+// an unmarked hold.
+func (c *Client) readNonce() int64 { return int64(c.owners.Add(1)) + 1 }
+
 // sharedAcquire counts an acquisition in flight for an owner that other
 // goroutines may share (it came from the caller's context), and returns the
 // function that uncounts it.
@@ -599,8 +604,10 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		lc = new(lockCtx)
 	}
 	token := h.token
-	if s.fence == "" {
-		token = 0 // drawn only to check releases (an unfenced LeanMutex): not its Fence
+	if s.fence == "" || h.side == sideRead {
+		// Drawn only to check releases (an unfenced LeanMutex, a read
+		// hold's mark): not a Fence.
+		token = 0
 	}
 	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
 	h.track(lc, cancel)
@@ -1026,8 +1033,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	if h != nil && h.shared.Load() {
-		// Zero for the holds that draw no token (read holds): their
-		// releases check nothing.
+		// A read hold's token is its mark (RwReadAcquire).
 		r.token = h.token
 	}
 	lr, fast := p.(lastReleaser)

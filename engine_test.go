@@ -997,10 +997,10 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // TestLateReleaseSparesNewHold: an owner shared through its context whose
 // release timed out on a held connection locks again; when the late
 // release reaches the server, it must not release the new hold, whose
-// fencing token is newer (Mutex, FairMutex on either queue, RWMutex's write
-// side, a LeanMutex with or without fencing).
+// token is newer (Mutex, FairMutex on either queue, RWMutex's write and read
+// sides, a LeanMutex with or without fencing).
 func TestLateReleaseSparesNewHold(t *testing.T) {
-	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "LeanMutex", "LeanMutexFenced"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "RWMutexRead", "LeanMutex", "LeanMutexFenced"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
 			px := netproxy.New(t, node.Addr)
@@ -1019,6 +1019,8 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 				l, o = mustFair(t, c, "late-release", q), mustFair(t, other, "late-release", q)
 			case "RWMutex": // the write side
 				l, o = mustRW(t, c, "late-release"), mustRW(t, other, "late-release")
+			case "RWMutexRead": // a read hold; the other owner writes
+				l, o = mustRW(t, c, "late-release").RLocker(), mustRW(t, other, "late-release")
 			case "LeanMutex":
 				l, o = mustLean(t, c, "late-release"), mustLean(t, other, "late-release")
 			default:

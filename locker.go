@@ -35,7 +35,7 @@ type anyFenceKey struct{}
 // (and the context it returns carries that owner); WithOwner is for crossing
 // process or API boundaries. A shared owner's releases name the hold's
 // fencing token, so one that timed out and reaches Redis late cannot release
-// the owner's next hold (RWMutex read holds excepted: they draw no token).
+// the owner's next hold (a read hold names a mark written with it instead).
 // An unfenced LeanMutex draws a token for a shared owner's hold for this,
 // at the cost of a script for its acquisition. An empty
 // owner id clears the owner ctx carries: the next Lock makes a fresh one.

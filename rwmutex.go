@@ -242,10 +242,10 @@ func (s *rwSide) fieldSuffix() string {
 // release can let several readers in at once.
 func (s *rwSide) waitChannel(string) waitSpec { return waitSpec{channel: s.rw.channel, all: true} }
 
-func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
+func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
 	rw, c := s.rw, s.rw.c
 	enqueue := wait != 0
-	var status, value int64
+	var status, value, nonce int64
 	var err error
 	acked := true
 	if s.write {
@@ -267,16 +267,21 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 		var res generated.RwReadAcquireResult
 		timeouts := rwTimeouts(rw.key, field)
 		writeField := field + ":write"
+		if wa.shared {
+			// Read holds draw no fencing token: a new one of a shared owner
+			// is marked instead, so that its release can name it.
+			nonce = c.readNonce()
+		}
 		if guarded {
 			var reply rueidis.RedisResult
 			reply, acked, err = c.sendGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
-				return generated.RwReadAcquireCommand(c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
+				return generated.RwReadAcquireCommand(c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField, nonce)
 			})
 			if err == nil {
 				res, err = generated.DecodeRwReadAcquire(reply)
 			}
 		} else {
-			res, err = generated.RwReadAcquire(ctx, c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField)
+			res, err = generated.RwReadAcquire(ctx, c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField, nonce)
 		}
 		status, value = res.Status, res.Value
 	}
@@ -290,6 +295,8 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 		a := attempt{granted: true, fresh: status == 1}
 		if a.fresh && s.write {
 			a.token = value
+		} else if a.fresh {
+			a.token = nonce
 		}
 		return a, acked, nil
 	}
@@ -310,7 +317,7 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 		res, err := generated.RwWriteRelease(ctx, c.rc, rw.key, rw.channel, r.latch, rw.prefix, rw.fence, r.lease, field, r.publish, r.latchTTL, r.token)
 		return releaseStatus(res.Status), 0, err
 	}
-	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL)
+	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token)
 	if err != nil || releaseStatus(res.Status) != stillHeld {
 		return releaseStatus(res.Status), 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -412,5 +413,81 @@ func TestRWMutexCluster(t *testing.T) {
 				t.Fatalf("%s: readers not woken by the sharded unlock message", name)
 			}
 		}
+	}
+}
+
+// A shared owner's new read hold marks its first lease key; a release naming
+// another mark (a late release of an earlier hold) changes nothing, renewals
+// and extensions keep the mark, and a key made again after it expired (1)
+// checks nothing.
+func TestRWReadReleaseSharedMark(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc)
+	ctx := WithOwner(testCtx(t, 5*time.Second), "shared")
+	rw := mustRW(t, c, "shared-mark")
+	field := c.id + ":shared"
+	timeouts := rwTimeouts(rw.key, field)
+	latch := redissonName("redisson_unlock_latch", rw.key) + ":req-"
+	release := func(req string, mark int64) int64 {
+		t.Helper()
+		res, err := generated.RwReadRelease(ctx, rc, rw.key, rw.channel, timeouts, rw.prefix, latch+req, field, "publish", time.Minute, mark)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Status
+	}
+	first := func() string {
+		t.Helper()
+		v, err := node.Do(t, "GET", timeouts+":1").ToString()
+		if err != nil {
+			t.Fatalf("GET %s:1: %v", timeouts, err)
+		}
+		return v
+	}
+	lctx, err := rw.RLock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Fence(lctx); ok {
+		t.Fatal("a read hold handed out a fencing token")
+	}
+	mark, err := strconv.ParseInt(first(), 10, 64)
+	if err != nil || mark < 2 {
+		t.Fatalf("the first lease key holds %q; want the hold's mark, a number above 1", first())
+	}
+	if _, err := rw.RLock(lctx); err != nil { // a second hold: its key is not marked
+		t.Fatal(err)
+	}
+	if v, _ := node.Do(t, "GET", timeouts+":2").ToString(); v != "1" {
+		t.Fatalf("the second lease key holds %q, want 1", v)
+	}
+	if ok, err := generated.RwReadRenew(ctx, rc, rw.key, timeouts, time.Minute, field); err != nil || !ok {
+		t.Fatalf("RwReadRenew = %v, %v", ok, err)
+	}
+	if ok, err := generated.RwReadExtend(ctx, rc, rw.key, timeouts, rw.prefix, 2*time.Minute, field); err != nil || !ok {
+		t.Fatalf("RwReadExtend = %v, %v", ok, err)
+	}
+	if v := first(); v != strconv.FormatInt(mark, 10) {
+		t.Fatalf("after renewal and extension the first lease key holds %q, want the mark %d", v, mark)
+	}
+	if pttl, _ := node.Do(t, "PTTL", timeouts+":1").AsInt64(); pttl <= time.Minute.Milliseconds() {
+		t.Fatalf("PTTL of the first lease key = %d after extending to 2 minutes", pttl)
+	}
+	if st := release("1", mark+1); st != 0 {
+		t.Fatalf("a release naming another mark: status %d, want 0 (not held)", st)
+	}
+	if st, err := rw.State(ctx); err != nil || st.Reads != 2 {
+		t.Fatalf("after the stale release: %+v, %v; want 2 read holds", st, err)
+	}
+	if st := release("2", mark); st != 1 {
+		t.Fatalf("release of one of two holds: status %d, want 1 (still reads)", st)
+	}
+	node.Do(t, "SET", timeouts+":1", "1", "PX", "60000") // made again after it expired
+	if st := release("3", mark+1); st != 2 {
+		t.Fatalf("release with an unmarked first key: status %d, want 2 (released)", st)
+	}
+	if st, err := rw.State(ctx); err != nil || st.Mode != "" {
+		t.Fatalf("after the last release: %+v, %v; want free", st, err)
 	}
 }

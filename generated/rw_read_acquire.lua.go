@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
@@ -27,6 +28,7 @@ const rwReadAcquireSource = `#!lua
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    writeOwner     string     the same owner's writer field, <owner>:write
+-- @arg    nonce          int64      a new hold's mark, kept in its first lease key for the release to name (a shared owner's); 0: none (the key holds 1)
 -- @return {status int64, value int64}
 local function writerWaiting()
   local t = redis.call('time')
@@ -34,13 +36,17 @@ local function writerWaiting()
   redis.call('zremrangebyscore', KEYS[3], '-inf', now)
   return redis.call('zcard', KEYS[3]) > 0
 end
+local mark = 1
+if ARGV[4] ~= '0' then
+  mark = ARGV[4]
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
   if writerWaiting() then
     return {0, -2}
   end
   redis.call('hset', KEYS[1], 'mode', 'read', ARGV[2], 1)
-  redis.call('set', KEYS[2] .. ':1', 1, 'px', ARGV[1])
+  redis.call('set', KEYS[2] .. ':1', mark, 'px', ARGV[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, 1}
 end
@@ -48,7 +54,10 @@ local reading = redis.call('hexists', KEYS[1], ARGV[2]) == 1
 if (mode == 'read' and (reading or not writerWaiting())) or
    (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('set', KEYS[2] .. ':' .. holds, 1, 'px', ARGV[1])
+  if holds > 1 then
+    mark = 1
+  end
+  redis.call('set', KEYS[2] .. ':' .. holds, mark, 'px', ARGV[1])
   if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
   end
@@ -61,7 +70,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwReadAcquireSHA1 is the SHA-1 of rwReadAcquireSource, the name SCRIPT LOAD gives it.
-const rwReadAcquireSHA1 = "245b66813dfbc8b8de2814133c43d527c54b521a"
+const rwReadAcquireSHA1 = "f15378fa3a2776a790d0d79bb0dea4b56e124124"
 
 var rwReadAcquireScript = rueidis.NewLuaScript(rwReadAcquireSource)
 
@@ -83,14 +92,14 @@ type RwReadAcquireResult struct {
 // the lock, -2 when it is free but a writer is waiting).
 //
 // Redis script flags: none (#!lua).
-func RwReadAcquire(ctx context.Context, c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string) (RwReadAcquireResult, error) {
+func RwReadAcquire(ctx context.Context, c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string, nonce int64) (RwReadAcquireResult, error) {
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadAcquire", keys); err != nil {
 			return RwReadAcquireResult{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, writeOwner}
+	args := []string{msArg(lease), owner, writeOwner, strconv.FormatInt(nonce, 10)}
 	return rwReadAcquireDecode(rwReadAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -102,6 +111,7 @@ type RwReadAcquireArgs struct {
 	Lease      time.Duration
 	Owner      string
 	WriteOwner string // the same owner's writer field, <owner>:write
+	Nonce      int64  // a new hold's mark, kept in its first lease key for the release to name (a shared owner's); 0: none (the key holds 1)
 }
 
 // RwReadAcquireReply is the reply to one call in RwReadAcquireMulti.
@@ -162,14 +172,14 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 // call Preload, then send the command again.
 //
 // Redis script flags: none (#!lua).
-func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string) (rueidis.Completed, error) {
+func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string, nonce int64) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, writeOwner}
+	args := []string{msArg(lease), owner, writeOwner, strconv.FormatInt(nonce, 10)}
 	return c.B().Evalsha().Sha1(rwReadAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -181,7 +191,7 @@ func DecodeRwReadAcquire(resp rueidis.RedisResult) (RwReadAcquireResult, error) 
 // rwReadAcquireEncode returns the KEYS and ARGV of one RwReadAcquire call.
 func rwReadAcquireEncode(a *RwReadAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts, a.Writers}
-	args := []string{msArg(a.Lease), a.Owner, a.WriteOwner}
+	args := []string{msArg(a.Lease), a.Owner, a.WriteOwner, strconv.FormatInt(a.Nonce, 10)}
 	return keys, args
 }
 

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,6 +30,7 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
@@ -37,6 +39,12 @@ if seen then
 end
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return {0, 0}
+end
+if ARGV[4] ~= '0' then
+  local mark = redis.call('get', KEYS[3] .. ':1')
+  if mark and mark ~= '1' and mark ~= ARGV[4] then
+    return {0, 0}
+  end
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 local holds = redis.call('hincrby', KEYS[1], ARGV[1], -1)
@@ -81,7 +89,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "66bd79409e9cbb685d1760072fac86a7192e8764"
+const rwReadReleaseSHA1 = "c345de1b01c372b121408a231239efa252001ec8"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -102,7 +110,7 @@ type RwReadReleaseResult struct {
 // only read the latch); {2, 0}: this owner's last read hold is gone.
 //
 // Redis script flags: allow-oom.
-func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (RwReadReleaseResult, error) {
+func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (RwReadReleaseResult, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return RwReadReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -117,7 +125,7 @@ func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel s
 			return RwReadReleaseResult{}, err
 		}
 	}
-	args := []string{owner, publish, msArg(latchTTL)}
+	args := []string{owner, publish, msArg(latchTTL), strconv.FormatInt(nonce, 10)}
 	return rwReadReleaseDecode(rwReadReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -131,6 +139,7 @@ type RwReadReleaseArgs struct {
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
+	Nonce    int64 // the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
 }
 
 // RwReadReleaseReply is the reply to one call in RwReadReleaseMulti.
@@ -200,7 +209,7 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -215,7 +224,7 @@ func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeout
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, publish, msArg(latchTTL)}
+	args := []string{owner, publish, msArg(latchTTL), strconv.FormatInt(nonce, 10)}
 	return c.B().Evalsha().Sha1(rwReadReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -227,7 +236,7 @@ func DecodeRwReadRelease(resp rueidis.RedisResult) (RwReadReleaseResult, error) 
 // rwReadReleaseEncode returns the KEYS and ARGV of one RwReadRelease call.
 func rwReadReleaseEncode(a *RwReadReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Timeouts, a.Prefix, a.Latch}
-	args := []string{a.Owner, a.Publish, msArg(a.LatchTTL)}
+	args := []string{a.Owner, a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Nonce, 10)}
 	return keys, args
 }
 

@@ -25,7 +25,11 @@ if not holds then
   return 0
 end
 for i = 1, holds do
-  redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
+  -- is made again.
+  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then
+    redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+  end
 end
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('pexpire', KEYS[1], ARGV[1])
@@ -34,7 +38,7 @@ return 1
 `
 
 // rwReadRenewSHA1 is the SHA-1 of rwReadRenewSource, the name SCRIPT LOAD gives it.
-const rwReadRenewSHA1 = "9fbd408e3a28dd5011a9e7ea8a0a62625ecda13c"
+const rwReadRenewSHA1 = "413b7ed05e617d5451051148f27753321210092e"
 
 var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
 

@@ -388,7 +388,7 @@ var Scripts = []Script{{
 	SHA1:      rwForceUnlockSHA1,
 	Source:    rwForceUnlockSource,
 }, {
-	Args:      []string{"lease", "owner", "writeOwner"},
+	Args:      []string{"lease", "owner", "writeOwner", "nonce"},
 	File:      "scripts/rw_read_acquire.lua",
 	Keys:      []string{"lock", "timeouts", "writers"},
 	Name:      "RwReadAcquire",
@@ -415,7 +415,7 @@ var Scripts = []Script{{
 	SHA1:      rwReadLeaseSHA1,
 	Source:    rwReadLeaseSource,
 }, {
-	Args:      []string{"owner", "publish", "latchTTL"},
+	Args:      []string{"owner", "publish", "latchTTL", "nonce"},
 	File:      "scripts/rw_read_release.lua",
 	Keys:      []string{"lock", "channel", "timeouts", "prefix", "latch"},
 	Name:      "RwReadRelease",

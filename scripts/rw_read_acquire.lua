@@ -15,6 +15,7 @@
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    writeOwner     string     the same owner's writer field, <owner>:write
+-- @arg    nonce          int64      a new hold's mark, kept in its first lease key for the release to name (a shared owner's); 0: none (the key holds 1)
 -- @return {status int64, value int64}
 local function writerWaiting()
   local t = redis.call('time')
@@ -22,13 +23,17 @@ local function writerWaiting()
   redis.call('zremrangebyscore', KEYS[3], '-inf', now)
   return redis.call('zcard', KEYS[3]) > 0
 end
+local mark = 1
+if ARGV[4] ~= '0' then
+  mark = ARGV[4]
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
   if writerWaiting() then
     return {0, -2}
   end
   redis.call('hset', KEYS[1], 'mode', 'read', ARGV[2], 1)
-  redis.call('set', KEYS[2] .. ':1', 1, 'px', ARGV[1])
+  redis.call('set', KEYS[2] .. ':1', mark, 'px', ARGV[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, 1}
 end
@@ -36,7 +41,10 @@ local reading = redis.call('hexists', KEYS[1], ARGV[2]) == 1
 if (mode == 'read' and (reading or not writerWaiting())) or
    (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('set', KEYS[2] .. ':' .. holds, 1, 'px', ARGV[1])
+  if holds > 1 then
+    mark = 1
+  end
+  redis.call('set', KEYS[2] .. ':' .. holds, mark, 'px', ARGV[1])
   if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
   end

@@ -16,6 +16,7 @@
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
+-- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
@@ -24,6 +25,12 @@ if seen then
 end
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return {0, 0}
+end
+if ARGV[4] ~= '0' then
+  local mark = redis.call('get', KEYS[3] .. ':1')
+  if mark and mark ~= '1' and mark ~= ARGV[4] then
+    return {0, 0}
+  end
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 local holds = redis.call('hincrby', KEYS[1], ARGV[1], -1)

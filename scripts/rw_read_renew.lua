@@ -13,7 +13,11 @@ if not holds then
   return 0
 end
 for i = 1, holds do
-  redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
+  -- is made again.
+  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then
+    redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+  end
 end
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('pexpire', KEYS[1], ARGV[1])
