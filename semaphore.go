@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 )
 
@@ -133,7 +135,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		// Bounded by actx (ctx, and the wait's end). Each attempt has its own latch key: an attempt
 		// whose reply is lost is undone through it, exactly once, and cannot
 		// take permits if it reaches the server after its undo.
-		latch := redissonName("redisson_sc_latch", s.key) + ":" + s.c.id + ":" + strconv.FormatUint(s.c.requests.Add(1), 36)
+		latch := s.latch()
 		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, semaphoreLatchTTL)
 		if err != nil && unknownOutcome(err) {
 			s.undoLater(latch)
@@ -194,7 +196,10 @@ func (s *Semaphore) undoLater(latch string) {
 }
 
 // Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs
-// detached from ctx, bounded by the release timeout.
+// detached from ctx, bounded by the release timeout. A call whose reply is
+// lost is made again and returns the permits once (see change); an error
+// that remains means the outcome is unknown, so calling Release again may
+// return them twice.
 func (s *Semaphore) Release(ctx context.Context, n int64) error {
 	if s.c.observing(ctx) {
 		return s.c.observeRelease(ctx, Op{PrimitiveSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, n) })
@@ -207,12 +212,53 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	if _, err := callAgain(rctx, func() (int64, error) {
-		return generated.SemaphoreRelease(rctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
-	}); err != nil {
+	if _, err := s.change(rctx, n); err != nil {
 		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	return nil
+}
+
+// change adds n permits (Release, AddPermits) as one call recorded under its
+// own latch key, so that it can be made again when its outcome is unknown: a
+// reply lost with its connection is retried, a few times and within ctx,
+// and the repeat adds nothing twice, where a Release that gave up there
+// would leave the caller to guess (calling again could return the permits
+// twice, for good; not calling could lose them for good).
+func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
+	latch := s.latch()
+	rt := newRetrier()
+	for attempt := 0; ; {
+		v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, s.c.publishCommand(), semaphoreLatchTTL)
+		switch {
+		case err == nil:
+			return v, nil
+		case isUnknownCommand(err) && s.c.sharded():
+			// The script failed at the publish, after its writes: the
+			// repeat publishes with PUBLISH and adds nothing again.
+			s.c.shardedOff.Store(true)
+			continue
+		case retryLater(err):
+			if !rt.again(ctx, err, time.Time{}) {
+				return 0, rt.failed(ctx, err)
+			}
+			continue
+		}
+		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
+			return 0, rt.failed(ctx, err)
+		}
+		attempt++
+		select {
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%w, after %w", ctx.Err(), err)
+		}
+	}
+}
+
+// latch names a new call's record (SemaphoreAcquire, SemaphoreRelease): the
+// client id is random and the counter never repeats within it.
+func (s *Semaphore) latch() string {
+	return redissonName("redisson_sc_latch", s.key) + ":" + s.c.id + ":" + strconv.FormatUint(s.c.requests.Add(1), 36)
 }
 
 // AddPermits changes the number of permits by n: a positive n adds permits
@@ -226,7 +272,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if n == 0 || n > maxCount || n < -maxCount {
 		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
-	v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
+	v, err := s.change(ctx, n)
 	if err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}

@@ -243,3 +243,52 @@ func TestSemaphoreCluster(t *testing.T) {
 		}
 	}
 }
+
+// A Release whose reply is lost (its connection dropped after the server ran
+// it) is made again, and the retry returns nothing twice: the permits are
+// back exactly once, and Release reports success.
+func TestSemaphoreReleaseReplyLost(t *testing.T) {
+	p := newProxied(t, WithReleaseTimeout(5*time.Second))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "release-retry")
+	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if err := s.Acquire(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	// Scripts loaded, so the release below is one EVALSHA.
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int64 {
+		n, err := p.node.Do(t, "GET", s.Key()).AsInt64()
+		if err != nil {
+			t.Fatalf("GET %s: %v", s.Key(), err)
+		}
+		return n
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("permits before the release = %d, want 2", n)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- s.Release(ctx, 1) }()
+	if !eventually(3*time.Second, func() bool { return count() == 3 }) {
+		p.px.Thaw()
+		t.Fatal("the release did not reach the server")
+	}
+	p.px.DropAll() // the reply is lost with its connection
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		if err != nil {
+			t.Fatalf("Release whose first reply was lost: %v, want success", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Release did not return")
+	}
+	if n := count(); n != 3 {
+		t.Fatalf("permits after the retried release = %d, want 3 (returned once)", n)
+	}
+}

@@ -505,12 +505,12 @@ var Scripts = []Script{{
 	SHA1:      semaphoreDrainSHA1,
 	Source:    semaphoreDrainSource,
 }, {
-	Args:      []string{"n", "publish"},
+	Args:      []string{"n", "publish", "latchTTL"},
 	File:      "scripts/semaphore_release.lua",
-	Keys:      []string{"semaphore", "channel"},
+	Keys:      []string{"semaphore", "channel", "latch"},
 	Name:      "SemaphoreRelease",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      semaphoreReleaseSHA1,
 	Source:    semaphoreReleaseSource,
 }, {

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/rueidis"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // semaphoreReleaseSource is scripts/semaphore_release.lua, verbatim.
@@ -15,30 +16,46 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 -- negative, as Redisson's addPermits allows) and publishes the new count on
 -- the semaphore channel so waiters retry. Like RSemaphore's release and
--- addPermits it publishes every time, whatever the count. Reply: the new count.
+-- addPermits it publishes every time, whatever the count. The call records
+-- itself under its latch key (SET NX) for latchTTL: made again after its
+-- reply was lost, or reaching the server after such a retry, it changes
+-- nothing a second time (it publishes the count again, which only wakes the
+-- waiters once more). Reply: the new count (a repeated call: the count).
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
+-- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    latchTTL  duration
 -- @return int64
 -- @commands publish spublish
-local value = redis.call('incrby', KEYS[1], ARGV[1])
+-- @retryable
+local value
+if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
+  value = redis.call('incrby', KEYS[1], ARGV[1])
+else
+  value = tonumber(redis.call('get', KEYS[1]) or '0')
+end
 redis.call(ARGV[2], KEYS[2], value)
 return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "49eb63d19396beb11d279781c81bda72d6d10eb4"
+const semaphoreReleaseSHA1 = "27a13e5a06a65a760cfb34acdcc2e8258ec493e3"
 
-var semaphoreReleaseScript = rueidis.NewLuaScript(semaphoreReleaseSource)
+var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
 // SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 // negative, as Redisson's addPermits allows) and publishes the new count on
 // the semaphore channel so waiters retry. Like RSemaphore's release and
-// addPermits it publishes every time, whatever the count. Reply: the new count.
+// addPermits it publishes every time, whatever the count. The call records
+// itself under its latch key (SET NX) for latchTTL: made again after its
+// reply was lost, or reaching the server after such a retry, it changes
+// nothing a second time (it publishes the count again, which only wakes the
+// waiters once more). Reply: the new count (a repeated call: the count).
 //
 // Redis script flags: allow-oom.
-func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
+func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -47,13 +64,13 @@ func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, c
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel}
+	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(latchTTL)}
 	return semaphoreReleaseDecode(semaphoreReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -61,8 +78,10 @@ func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, c
 type SemaphoreReleaseArgs struct {
 	Semaphore string
 	Channel   string // redisson_sc:{name}
+	Latch     string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	N         int64
 	Publish   string // "publish", or "spublish" for sharded channels
+	LatchTTL  time.Duration
 }
 
 // SemaphoreReleaseReply is the reply to one call in SemaphoreReleaseMulti.
@@ -98,7 +117,7 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -118,7 +137,7 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := semaphoreReleaseEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(semaphoreReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(semaphoreReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = semaphoreReleaseDecode(resp)
@@ -132,7 +151,7 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
+func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -141,14 +160,14 @@ func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string,
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel}
+	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish}
-	return c.B().Evalsha().Sha1(semaphoreReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(latchTTL)}
+	return c.B().Evalsha().Sha1(semaphoreReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeSemaphoreRelease reads the reply to SemaphoreReleaseCommand.
@@ -158,8 +177,8 @@ func DecodeSemaphoreRelease(resp rueidis.RedisResult) (int64, error) {
 
 // semaphoreReleaseEncode returns the KEYS and ARGV of one SemaphoreRelease call.
 func semaphoreReleaseEncode(a *SemaphoreReleaseArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Channel}
-	args := []string{strconv.FormatInt(a.N, 10), a.Publish}
+	keys := []string{a.Semaphore, a.Channel, a.Latch}
+	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

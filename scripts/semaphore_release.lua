@@ -2,13 +2,25 @@
 -- SemaphoreRelease adds n permits (n < 0 removes them; the count may go
 -- negative, as Redisson's addPermits allows) and publishes the new count on
 -- the semaphore channel so waiters retry. Like RSemaphore's release and
--- addPermits it publishes every time, whatever the count. Reply: the new count.
+-- addPermits it publishes every time, whatever the count. The call records
+-- itself under its latch key (SET NX) for latchTTL: made again after its
+-- reply was lost, or reaching the server after such a retry, it changes
+-- nothing a second time (it publishes the count again, which only wakes the
+-- waiters once more). Reply: the new count (a repeated call: the count).
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
+-- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    latchTTL  duration
 -- @return int64
 -- @commands publish spublish
-local value = redis.call('incrby', KEYS[1], ARGV[1])
+-- @retryable
+local value
+if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
+  value = redis.call('incrby', KEYS[1], ARGV[1])
+else
+  value = tonumber(redis.call('get', KEYS[1]) or '0')
+end
 redis.call(ARGV[2], KEYS[2], value)
 return value
