@@ -265,6 +265,40 @@ func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	}
 }
 
+// callRecorded runs call, a change that records itself on the server so that
+// a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it
+// again: while Redis answers that it ran nothing (retryLater), until ctx
+// ends; after it failed at a sharded publish, after its writes, with PUBLISH;
+// and when its outcome is unknown (a reply lost with its connection), up to
+// three more times, 50 ms apart and growing, within ctx.
+func (c *Client) callRecorded(ctx context.Context, call func(publish string) (int64, error)) (int64, error) {
+	rt := newRetrier()
+	for attempt := 0; ; {
+		v, err := call(c.publishCommand())
+		switch {
+		case err == nil:
+			return v, nil
+		case isUnknownCommand(err) && c.sharded():
+			c.shardedOff.Store(true)
+			continue
+		case retryLater(err):
+			if !rt.again(ctx, err, time.Time{}) {
+				return 0, rt.failed(ctx, err)
+			}
+			continue
+		}
+		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
+			return 0, rt.failed(ctx, err)
+		}
+		attempt++
+		select {
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%w, after %w", ctx.Err(), err)
+		}
+	}
+}
+
 // retrier makes again the calls that ran nothing (retryLater), pausing from
 // retryLaterMin doubling to retryLaterMax, half random, and keeps the last
 // such refusal for the error of a call that ctx then cuts short.

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,13 +84,20 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return l.fail("count down", err)
 	}
-	if _, err := callAgain(ctx, func() (int64, error) {
-		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand())
+	// One record per call: a CountDown whose reply was lost is made again
+	// and counts once (callRecorded).
+	record := redissonName("redisson_countdownlatch_latch", l.key) + ":" + l.c.id + ":" + strconv.FormatUint(l.c.requests.Add(1), 36)
+	if _, err := l.c.callRecorded(ctx, func(publish string) (int64, error) {
+		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, latchRecordTTL)
 	}); err != nil {
 		return l.fail("count down", err)
 	}
 	return nil
 }
+
+// latchRecordTTL is how long a CountDown's record lives: longer than any of
+// its retries, so a repeat that reaches the server late still finds it.
+const latchRecordTTL = time.Minute
 
 // Count returns the current count (0 when the latch is not counting).
 func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {

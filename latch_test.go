@@ -156,3 +156,48 @@ func TestLatchCluster(t *testing.T) {
 		}
 	}
 }
+
+// A CountDown whose reply is lost (its connection dropped after the server
+// ran it) is made again, and the retry counts nothing twice: one worker's
+// CountDown cannot release the waiters early.
+func TestLatchCountDownReplyLost(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	l := mustLatch(t, p.c, "count-down-retry")
+	if ok, err := l.TrySetCount(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetCount = %v, %v", ok, err)
+	}
+	if err := l.CountDown(ctx); err != nil { // scripts loaded
+		t.Fatal(err)
+	}
+	count := func() int64 {
+		n, err := p.node.Do(t, "GET", l.key).AsInt64()
+		if rueidis.IsRedisNil(err) {
+			return 0 // counted down to zero: deleted
+		}
+		if err != nil {
+			t.Fatalf("GET %s: %v", l.key, err)
+		}
+		return n
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- l.CountDown(ctx) }()
+	if !eventually(3*time.Second, func() bool { return count() == 1 }) {
+		p.px.Thaw()
+		t.Fatal("the count-down did not reach the server")
+	}
+	p.px.DropAll() // the reply is lost with its connection
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		if err != nil {
+			t.Fatalf("CountDown whose first reply was lost: %v, want success", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("CountDown did not return")
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("count after the retried CountDown = %d, want 1 (counted once; 0 released the waiters early)", n)
+	}
+}

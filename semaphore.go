@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
 )
 
@@ -219,40 +217,15 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 }
 
 // change adds n permits (Release, AddPermits) as one call recorded under its
-// own latch key, so that it can be made again when its outcome is unknown: a
-// reply lost with its connection is retried, a few times and within ctx,
-// and the repeat adds nothing twice, where a Release that gave up there
-// would leave the caller to guess (calling again could return the permits
-// twice, for good; not calling could lose them for good).
+// own latch key, so that it can be made again when its outcome is unknown
+// (callRecorded); a Release that gave up there would leave the caller to
+// guess: calling again could return the permits twice, for good, and not
+// calling could lose them for good.
 func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	latch := s.latch()
-	rt := newRetrier()
-	for attempt := 0; ; {
-		v, err := generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, s.c.publishCommand(), semaphoreLatchTTL)
-		switch {
-		case err == nil:
-			return v, nil
-		case isUnknownCommand(err) && s.c.sharded():
-			// The script failed at the publish, after its writes: the
-			// repeat publishes with PUBLISH and adds nothing again.
-			s.c.shardedOff.Store(true)
-			continue
-		case retryLater(err):
-			if !rt.again(ctx, err, time.Time{}) {
-				return 0, rt.failed(ctx, err)
-			}
-			continue
-		}
-		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return 0, rt.failed(ctx, err)
-		}
-		attempt++
-		select {
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
-		case <-ctx.Done():
-			return 0, fmt.Errorf("%w, after %w", ctx.Err(), err)
-		}
-	}
+	return s.c.callRecorded(ctx, func(publish string) (int64, error) {
+		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, semaphoreLatchTTL)
+	})
 }
 
 // latch names a new call's record (SemaphoreAcquire, SemaphoreRelease): the

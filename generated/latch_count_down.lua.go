@@ -7,21 +7,30 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strings"
+	"time"
 )
 
 // latchCountDownSource is scripts/latch_count_down.lua, verbatim.
 const latchCountDownSource = `#!lua flags=allow-oom
 -- LatchCountDown decrements a latch. Reaching zero deletes the latch and
 -- publishes Redisson's "zero" message 0, which releases every waiter. A latch
--- that is not counting stays as it is.
+-- that is not counting stays as it is. A call that decrements records itself
+-- under its own key (SET NX) for recordTTL: made again after its reply was
+-- lost, or reaching the server after such a retry, it counts nothing twice.
 -- Reply: the count left (0 once released or when not counting).
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
+-- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return int64
 -- @commands publish spublish
+-- @retryable
 if redis.call('exists', KEYS[1]) == 0 then
   return 0
+end
+if not redis.call('set', KEYS[3], 1, 'nx', 'px', ARGV[2]) then
+  return tonumber(redis.call('get', KEYS[1]))
 end
 local v = redis.call('decr', KEYS[1])
 if v <= 0 then
@@ -33,17 +42,19 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "70ec4ed9945a1788c4d8c7f205300e4081499c99"
+const latchCountDownSHA1 = "75729e016dee9ce926a455e23e4b32daf6d78ed4"
 
-var latchCountDownScript = rueidis.NewLuaScript(latchCountDownSource)
+var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 
 // LatchCountDown decrements a latch. Reaching zero deletes the latch and
 // publishes Redisson's "zero" message 0, which releases every waiter. A latch
-// that is not counting stays as it is.
+// that is not counting stays as it is. A call that decrements records itself
+// under its own key (SET NX) for recordTTL: made again after its reply was
+// lost, or reaching the server after such a retry, it counts nothing twice.
 // Reply: the count left (0 once released or when not counting).
 //
 // Redis script flags: allow-oom.
-func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (int64, error) {
+func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -52,21 +63,23 @@ func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, msArg(recordTTL)}
 	return latchCountDownDecode(latchCountDownScript.Exec(ctx, c, keys, args))
 }
 
 // LatchCountDownArgs holds the keys and arguments of one call in LatchCountDownMulti.
 type LatchCountDownArgs struct {
-	Latch   string
-	Channel string // redisson_countdownlatch__channel__{name}
-	Publish string // "publish", or "spublish" for sharded channels
+	Latch     string
+	Channel   string // redisson_countdownlatch__channel__{name}
+	Record    string // redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
+	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // LatchCountDownReply is the reply to one call in LatchCountDownMulti.
@@ -102,7 +115,7 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(latchCountDownSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(latchCountDownSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -122,7 +135,7 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := latchCountDownEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(latchCountDownSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(latchCountDownSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = latchCountDownDecode(resp)
@@ -136,7 +149,7 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func LatchCountDownCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+func LatchCountDownCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -145,14 +158,14 @@ func LatchCountDownCommand(c rueidis.Client, latch string, channel string, publi
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish}
-	return c.B().Evalsha().Sha1(latchCountDownSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{publish, msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(latchCountDownSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeLatchCountDown reads the reply to LatchCountDownCommand.
@@ -162,8 +175,8 @@ func DecodeLatchCountDown(resp rueidis.RedisResult) (int64, error) {
 
 // latchCountDownEncode returns the KEYS and ARGV of one LatchCountDown call.
 func latchCountDownEncode(a *LatchCountDownArgs) ([]string, []string) {
-	keys := []string{a.Latch, a.Channel}
-	args := []string{a.Publish}
+	keys := []string{a.Latch, a.Channel, a.Record}
+	args := []string{a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

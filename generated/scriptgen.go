@@ -163,12 +163,12 @@ var Scripts = []Script{{
 	SHA1:      latchCountSHA1,
 	Source:    latchCountSource,
 }, {
-	Args:      []string{"publish"},
+	Args:      []string{"publish", "recordTTL"},
 	File:      "scripts/latch_count_down.lua",
-	Keys:      []string{"latch", "channel"},
+	Keys:      []string{"latch", "channel", "record"},
 	Name:      "LatchCountDown",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      latchCountDownSHA1,
 	Source:    latchCountDownSource,
 }, {
