@@ -265,6 +265,22 @@ func callAgain[T any](ctx context.Context, call func() (T, error)) (T, error) {
 	}
 }
 
+// recordKey names a new call's record, <prefix>:{<key>}:<client-id>:<n>, in
+// key's hash slot: the client id is random and the counter never repeats
+// within it, so records are unique without drawing random bytes per call.
+func (c *Client) recordKey(prefix, key string) string {
+	// One allocation: built on the stack, as redissonName would name it.
+	var buf [256]byte
+	b := append(buf[:0], prefix...)
+	if strings.Contains(key, "{") {
+		b = append(append(b, ':'), key...)
+	} else {
+		b = append(append(append(b, ":{"...), key...), '}')
+	}
+	b = append(append(append(b, ':'), c.id...), ':')
+	return string(strconv.AppendUint(b, c.requests.Add(1), 36))
+}
+
 // callRecorded runs call, a change that records itself on the server so that
 // a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it
 // again: while Redis answers that it ran nothing (retryLater), until ctx

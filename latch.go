@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -86,7 +85,7 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	}
 	// One record per call: a CountDown whose reply was lost is made again
 	// and counts once (callRecorded).
-	record := redissonName("redisson_countdownlatch_latch", l.key) + ":" + l.c.id + ":" + strconv.FormatUint(l.c.requests.Add(1), 36)
+	record := l.c.recordKey("redisson_countdownlatch_latch", l.key)
 	if _, err := l.c.callRecorded(ctx, func(publish string) (int64, error) {
 		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, latchRecordTTL)
 	}); err != nil {

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -50,4 +51,30 @@ func TestLayoutMatchesHandles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// recordKey names a call's record as redissonName does its key, in the key's
+// hash slot, with the Client's id and a counter that never repeats.
+func TestRecordKey(t *testing.T) {
+	c := &Client{id: "0123456789abcdef0123456789abcdef"}
+	for _, key := range []string{"app:pool", "app:{tenant-7}:pool"} {
+		a, b := c.recordKey("redisson_sc_latch", key), c.recordKey("redisson_sc_latch", key)
+		want := redissonName("redisson_sc_latch", key) + ":" + c.id + ":"
+		if !strings.HasPrefix(a, want) || !strings.HasPrefix(b, want) || a == b {
+			t.Errorf("recordKey(%q) = %q then %q; want distinct keys starting %q", key, a, b, want)
+		}
+		if got, want := hashedPart(a), hashedPart(key); got != want {
+			t.Errorf("recordKey(%q) = %q hashes %q, the key %q", key, a, got, want)
+		}
+	}
+}
+
+// hashedPart is the part of key Redis Cluster hashes: its hash tag, if any.
+func hashedPart(key string) string {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			return key[i+1 : i+1+j]
+		}
+	}
+	return key
 }

@@ -119,7 +119,12 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	if n == 0 || n > maxCount || n < -maxCount {
 		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
-	v, err := generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, n, s.c.publishCommand())
+	// One record per call: an AddPermits whose reply was lost is made again
+	// and changes the count once (callRecorded).
+	record := s.c.recordKey("redisson_sc_latch", s.key)
+	v, err := s.c.callRecorded(ctx, func(publish string) (int64, error) {
+		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, semaphoreLatchTTL)
+	})
 	if err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}

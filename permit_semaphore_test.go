@@ -192,3 +192,47 @@ func TestPermitSemaphoreCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An AddPermits whose reply is lost (its connection dropped after the server
+// ran it) is made again, and the retry adds nothing twice.
+func TestPermitSemaphoreAddPermitsReplyLost(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustPermits(t, p.c, "add-retry")
+	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.AddPermits(ctx, 1); err != nil { // scripts loaded
+		t.Fatal(err)
+	}
+	count := func() int64 {
+		n, err := p.node.Do(t, "GET", s.Key()).AsInt64()
+		if err != nil {
+			t.Fatalf("GET %s: %v", s.Key(), err)
+		}
+		return n
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() {
+		_, err := s.AddPermits(ctx, 2)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { return count() == 4 }) {
+		p.px.Thaw()
+		t.Fatal("AddPermits did not reach the server")
+	}
+	p.px.DropAll() // the reply is lost with its connection
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		if err != nil {
+			t.Fatalf("AddPermits whose first reply was lost: %v, want success", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("AddPermits did not return")
+	}
+	if n := count(); n != 4 {
+		t.Fatalf("permits after the retried AddPermits = %d, want 4 (added once)", n)
+	}
+}

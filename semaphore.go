@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/scriptlock/scriptlock/generated"
@@ -228,11 +227,8 @@ func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	})
 }
 
-// latch names a new call's record (SemaphoreAcquire, SemaphoreRelease): the
-// client id is random and the counter never repeats within it.
-func (s *Semaphore) latch() string {
-	return redissonName("redisson_sc_latch", s.key) + ":" + s.c.id + ":" + strconv.FormatUint(s.c.requests.Add(1), 36)
-}
+// latch names a new call's record (SemaphoreAcquire, SemaphoreRelease).
+func (s *Semaphore) latch() string { return s.c.recordKey("redisson_sc_latch", s.key) }
 
 // AddPermits changes the number of permits by n: a positive n adds permits
 // (and wakes the waiters), a negative one removes them. The count may go

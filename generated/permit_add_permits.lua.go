@@ -8,6 +8,7 @@ import (
 	"github.com/redis/rueidis"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // permitAddPermitsSource is scripts/permit_add_permits.lua, verbatim.
@@ -16,15 +17,26 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- removes them; the count may go negative) and, when n > 0, publishes n on
 -- the semaphore channel, as RPermitExpirableSemaphore's addPermits does: a
 -- Redisson waiter lets up to that many of its acquirers retry, and Go waiters
--- retry on any message. Removing permits publishes nothing. Reply: the new
--- count.
+-- retry on any message. Removing permits publishes nothing. The call records
+-- itself under its own key (SET NX) for recordTTL: made again after its reply
+-- was lost, or reaching the server after such a retry, it changes nothing a
+-- second time (and publishes again). Reply: the new count (a repeated call:
+-- the count).
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return int64
 -- @commands publish spublish
-local value = redis.call('incrby', KEYS[1], ARGV[1])
+-- @retryable
+local value
+if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
+  value = redis.call('incrby', KEYS[1], ARGV[1])
+else
+  value = tonumber(redis.call('get', KEYS[1]) or '0')
+end
 if tonumber(ARGV[1]) > 0 then
   redis.call(ARGV[2], KEYS[2], ARGV[1])
 end
@@ -32,19 +44,22 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "6172ee1024896fc2849f74884fe1e839ece8fea9"
+const permitAddPermitsSHA1 = "6995a03f8edf63904a0afe842d361c1779c18171"
 
-var permitAddPermitsScript = rueidis.NewLuaScript(permitAddPermitsSource)
+var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
 // PermitAddPermits changes an expirable semaphore's free permits by n (n < 0
 // removes them; the count may go negative) and, when n > 0, publishes n on
 // the semaphore channel, as RPermitExpirableSemaphore's addPermits does: a
 // Redisson waiter lets up to that many of its acquirers retry, and Go waiters
-// retry on any message. Removing permits publishes nothing. Reply: the new
-// count.
+// retry on any message. Removing permits publishes nothing. The call records
+// itself under its own key (SET NX) for recordTTL: made again after its reply
+// was lost, or reaching the server after such a retry, it changes nothing a
+// second time (and publishes again). Reply: the new count (a repeated call:
+// the count).
 //
 // Redis script flags: allow-oom.
-func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, n int64, publish string) (int64, error) {
+func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -53,13 +68,13 @@ func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, c
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel}
+	keys := []string{semaphore, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAddPermits", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL)}
 	return permitAddPermitsDecode(permitAddPermitsScript.Exec(ctx, c, keys, args))
 }
 
@@ -67,8 +82,10 @@ func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, c
 type PermitAddPermitsArgs struct {
 	Semaphore string
 	Channel   string // redisson_sc:{name}
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	N         int64
 	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // PermitAddPermitsReply is the reply to one call in PermitAddPermitsMulti.
@@ -104,7 +121,7 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(permitAddPermitsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(permitAddPermitsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -124,7 +141,7 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := permitAddPermitsEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(permitAddPermitsSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(permitAddPermitsSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = permitAddPermitsDecode(resp)
@@ -138,7 +155,7 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string, n int64, publish string) (rueidis.Completed, error) {
+func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -147,14 +164,14 @@ func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string,
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel}
+	keys := []string{semaphore, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAddPermits", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish}
-	return c.B().Evalsha().Sha1(permitAddPermitsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(permitAddPermitsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodePermitAddPermits reads the reply to PermitAddPermitsCommand.
@@ -164,8 +181,8 @@ func DecodePermitAddPermits(resp rueidis.RedisResult) (int64, error) {
 
 // permitAddPermitsEncode returns the KEYS and ARGV of one PermitAddPermits call.
 func permitAddPermitsEncode(a *PermitAddPermitsArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Channel}
-	args := []string{strconv.FormatInt(a.N, 10), a.Publish}
+	keys := []string{a.Semaphore, a.Channel, a.Record}
+	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -316,12 +316,12 @@ var Scripts = []Script{{
 	SHA1:      permitAcquireSHA1,
 	Source:    permitAcquireSource,
 }, {
-	Args:      []string{"n", "publish"},
+	Args:      []string{"n", "publish", "recordTTL"},
 	File:      "scripts/permit_add_permits.lua",
-	Keys:      []string{"semaphore", "channel"},
+	Keys:      []string{"semaphore", "channel", "record"},
 	Name:      "PermitAddPermits",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      permitAddPermitsSHA1,
 	Source:    permitAddPermitsSource,
 }, {

@@ -3,15 +3,26 @@
 -- removes them; the count may go negative) and, when n > 0, publishes n on
 -- the semaphore channel, as RPermitExpirableSemaphore's addPermits does: a
 -- Redisson waiter lets up to that many of its acquirers retry, and Go waiters
--- retry on any message. Removing permits publishes nothing. Reply: the new
--- count.
+-- retry on any message. Removing permits publishes nothing. The call records
+-- itself under its own key (SET NX) for recordTTL: made again after its reply
+-- was lost, or reaching the server after such a retry, it changes nothing a
+-- second time (and publishes again). Reply: the new count (a repeated call:
+-- the count).
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return int64
 -- @commands publish spublish
-local value = redis.call('incrby', KEYS[1], ARGV[1])
+-- @retryable
+local value
+if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
+  value = redis.call('incrby', KEYS[1], ARGV[1])
+else
+  value = tonumber(redis.call('get', KEYS[1]) or '0')
+end
 if tonumber(ARGV[1]) > 0 then
   redis.call(ARGV[2], KEYS[2], ARGV[1])
 end
