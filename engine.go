@@ -283,11 +283,13 @@ func (c *Client) recordKey(prefix, key string) string {
 
 // callRecorded runs call, a change that records itself on the server so that
 // a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it
-// again: while Redis answers that it ran nothing (retryLater), until ctx
-// ends; after it failed at a sharded publish, after its writes, with PUBLISH;
-// and when its outcome is unknown (a reply lost with its connection), up to
-// three more times, 50 ms apart and growing, within ctx.
-func (c *Client) callRecorded(ctx context.Context, call func(publish string) (int64, error)) (int64, error) {
+// again: after it failed at a sharded publish, after its writes, with
+// PUBLISH; when its outcome is unknown (a reply lost with its connection), up
+// to three more times, 50 ms apart and growing, within ctx; and, with
+// refusals, while Redis answers that it ran nothing (retryLater) until ctx
+// ends (without, such an answer is the call's error: DrainPermits fails on a
+// full Redis rather than wait).
+func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(publish string) (int64, error)) (int64, error) {
 	rt := newRetrier()
 	for attempt := 0; ; {
 		v, err := call(c.publishCommand())
@@ -297,7 +299,7 @@ func (c *Client) callRecorded(ctx context.Context, call func(publish string) (in
 		case isUnknownCommand(err) && c.sharded():
 			c.shardedOff.Store(true)
 			continue
-		case retryLater(err):
+		case refusals && retryLater(err):
 			if !rt.again(ctx, err, time.Time{}) {
 				return 0, rt.failed(ctx, err)
 			}

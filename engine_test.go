@@ -74,6 +74,29 @@ func newProxied(t *testing.T, opts ...Option) proxied {
 	return proxied{node, px, c}
 }
 
+// lostReply runs call with its first reply lost: the proxy holds replies
+// back until landed sees the call's effect on the server, then drops every
+// connection. It returns call's error.
+func (p proxied) lostReply(t *testing.T, landed func() bool, call func() error) error {
+	t.Helper()
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- call() }()
+	if !eventually(3*time.Second, landed) {
+		p.px.Thaw()
+		t.Fatal("the call did not reach the server")
+	}
+	p.px.DropAll() // the reply is lost with its connection
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not return")
+		return nil
+	}
+}
+
 func (p proxied) key(t *testing.T, name string) string {
 	t.Helper()
 	k, err := lockKey(p.c.cfg.prefix, name)

@@ -86,7 +86,7 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	// One record per call: a CountDown whose reply was lost is made again
 	// and counts once (callRecorded).
 	record := l.c.recordKey("redisson_countdownlatch_latch", l.key)
-	if _, err := l.c.callRecorded(ctx, func(publish string) (int64, error) {
+	if _, err := l.c.callRecorded(ctx, true, func(publish string) (int64, error) {
 		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, latchRecordTTL)
 	}); err != nil {
 		return l.fail("count down", err)

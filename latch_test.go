@@ -180,22 +180,9 @@ func TestLatchCountDownReplyLost(t *testing.T) {
 		}
 		return n
 	}
-	p.px.FreezeReplies()
-	res := make(chan error, 1)
-	go func() { res <- l.CountDown(ctx) }()
-	if !eventually(3*time.Second, func() bool { return count() == 1 }) {
-		p.px.Thaw()
-		t.Fatal("the count-down did not reach the server")
-	}
-	p.px.DropAll() // the reply is lost with its connection
-	p.px.Thaw()
-	select {
-	case err := <-res:
-		if err != nil {
-			t.Fatalf("CountDown whose first reply was lost: %v, want success", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("CountDown did not return")
+	err := p.lostReply(t, func() bool { return count() == 1 }, func() error { return l.CountDown(ctx) })
+	if err != nil {
+		t.Fatalf("CountDown whose first reply was lost: %v, want success", err)
 	}
 	if n := count(); n != 1 {
 		t.Fatalf("count after the retried CountDown = %d, want 1 (counted once; 0 released the waiters early)", n)

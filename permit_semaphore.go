@@ -122,7 +122,7 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	// One record per call: an AddPermits whose reply was lost is made again
 	// and changes the count once (callRecorded).
 	record := s.c.recordKey("redisson_sc_latch", s.key)
-	v, err := s.c.callRecorded(ctx, func(publish string) (int64, error) {
+	v, err := s.c.callRecorded(ctx, true, func(publish string) (int64, error) {
 		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, semaphoreLatchTTL)
 	})
 	if err != nil {

@@ -212,25 +212,12 @@ func TestPermitSemaphoreAddPermitsReplyLost(t *testing.T) {
 		}
 		return n
 	}
-	p.px.FreezeReplies()
-	res := make(chan error, 1)
-	go func() {
+	err := p.lostReply(t, func() bool { return count() == 4 }, func() error {
 		_, err := s.AddPermits(ctx, 2)
-		res <- err
-	}()
-	if !eventually(3*time.Second, func() bool { return count() == 4 }) {
-		p.px.Thaw()
-		t.Fatal("AddPermits did not reach the server")
-	}
-	p.px.DropAll() // the reply is lost with its connection
-	p.px.Thaw()
-	select {
-	case err := <-res:
-		if err != nil {
-			t.Fatalf("AddPermits whose first reply was lost: %v, want success", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("AddPermits did not return")
+		return err
+	})
+	if err != nil {
+		t.Fatalf("AddPermits whose first reply was lost: %v, want success", err)
 	}
 	if n := count(); n != 4 {
 		t.Fatalf("permits after the retried AddPermits = %d, want 4 (added once)", n)

@@ -222,7 +222,7 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 // calling could lose them for good.
 func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	latch := s.latch()
-	return s.c.callRecorded(ctx, func(publish string) (int64, error) {
+	return s.c.callRecorded(ctx, true, func(publish string) (int64, error) {
 		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, semaphoreLatchTTL)
 	})
 }
@@ -257,7 +257,12 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("drain", err)
 	}
-	v, err := generated.SemaphoreDrain(ctx, s.c.rc, s.key)
+	// A drain whose reply was lost is made again and answers the count the
+	// first one drained (callRecorded), which would otherwise be lost.
+	record := s.c.recordKey("redisson_sc_latch", s.key)
+	v, err := s.c.callRecorded(ctx, false, func(string) (int64, error) {
+		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, semaphoreLatchTTL)
+	})
 	if err != nil {
 		return 0, s.fail("drain", err)
 	}

@@ -271,24 +271,43 @@ func TestSemaphoreReleaseReplyLost(t *testing.T) {
 	if n := count(); n != 2 {
 		t.Fatalf("permits before the release = %d, want 2", n)
 	}
-	p.px.FreezeReplies()
-	res := make(chan error, 1)
-	go func() { res <- s.Release(ctx, 1) }()
-	if !eventually(3*time.Second, func() bool { return count() == 3 }) {
-		p.px.Thaw()
-		t.Fatal("the release did not reach the server")
-	}
-	p.px.DropAll() // the reply is lost with its connection
-	p.px.Thaw()
-	select {
-	case err := <-res:
-		if err != nil {
-			t.Fatalf("Release whose first reply was lost: %v, want success", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Release did not return")
+	err := p.lostReply(t, func() bool { return count() == 3 }, func() error { return s.Release(ctx, 1) })
+	if err != nil {
+		t.Fatalf("Release whose first reply was lost: %v, want success", err)
 	}
 	if n := count(); n != 3 {
 		t.Fatalf("permits after the retried release = %d, want 3 (returned once)", n)
+	}
+}
+
+// A DrainPermits whose reply is lost is made again and answers the count the
+// first call drained, which the caller needs to give the permits back.
+func TestSemaphoreDrainReplyLost(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "drain-retry")
+	if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.AvailablePermits(ctx); err != nil { // connection open
+		t.Fatal(err)
+	}
+	if _, err := s.DrainPermits(testCtx(t, 5*time.Second)); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	if _, err := s.AddPermits(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	var drained int64
+	err := p.lostReply(t, func() bool {
+		n, err := p.node.Do(t, "GET", s.Key()).AsInt64()
+		return err == nil && n == 0
+	}, func() error {
+		var err error
+		drained, err = s.DrainPermits(ctx)
+		return err
+	})
+	if err != nil || drained != 5 {
+		t.Fatalf("DrainPermits whose first reply was lost = %d, %v; want 5, the permits it took", drained, err)
 	}
 }

@@ -496,12 +496,12 @@ var Scripts = []Script{{
 	SHA1:      semaphoreDeleteSHA1,
 	Source:    semaphoreDeleteSource,
 }, {
-	Args:      nil,
+	Args:      []string{"recordTTL"},
 	File:      "scripts/semaphore_drain.lua",
-	Keys:      []string{"semaphore"},
+	Keys:      []string{"semaphore", "record"},
 	Name:      "SemaphoreDrain",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      semaphoreDrainSHA1,
 	Source:    semaphoreDrainSource,
 }, {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"time"
 )
 
 // semaphoreDrainSource is scripts/semaphore_drain.lua, verbatim.
@@ -14,38 +15,58 @@ const semaphoreDrainSource = `#!lua
 -- does, and returns what the count was: the permits taken when it was
 -- positive; a zero or negative count (a deficit AddPermits left) is reset to
 -- 0 too and returned as it was. A semaphore never set is left unset (reply 0).
--- The key's TTL, if any, is kept.
+-- The key's TTL, if any, is kept. The call records its reply under its own
+-- key for recordTTL: made again after its reply was lost, or reaching the
+-- server after such a retry, it answers that reply and drains nothing more.
 -- @key    semaphore
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return int64
+-- @retryable
+local seen = redis.call('get', KEYS[2])
+if seen then
+  return tonumber(seen)
+end
 local value = redis.call('get', KEYS[1])
 if not value then
+  redis.call('set', KEYS[2], 0, 'px', ARGV[1])
   return 0
 end
 redis.call('set', KEYS[1], 0, 'keepttl')
+redis.call('set', KEYS[2], value, 'px', ARGV[1])
 return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "2c7819da220dc04ddbf44ecbe075851d6a62039d"
+const semaphoreDrainSHA1 = "3b36d260f26c14e9acbbbfaaf85ad772b4d51b99"
 
-var semaphoreDrainScript = rueidis.NewLuaScript(semaphoreDrainSource)
+var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
 // SemaphoreDrain sets a semaphore's count to 0, as Redisson's drainPermits
 // does, and returns what the count was: the permits taken when it was
 // positive; a zero or negative count (a deficit AddPermits left) is reset to
 // 0 too and returned as it was. A semaphore never set is left unset (reply 0).
-// The key's TTL, if any, is kept.
+// The key's TTL, if any, is kept. The call records its reply under its own
+// key for recordTTL: made again after its reply was lost, or reaching the
+// server after such a retry, it answers that reply and drains nothing more.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string) (int64, error) {
-	keys := []string{semaphore}
-	var args []string
+func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (int64, error) {
+	keys := []string{semaphore, record}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreDrain", keys); err != nil {
+			return 0, err
+		}
+	}
+	args := []string{msArg(recordTTL)}
 	return semaphoreDrainDecode(semaphoreDrainScript.Exec(ctx, c, keys, args))
 }
 
 // SemaphoreDrainArgs holds the keys and arguments of one call in SemaphoreDrainMulti.
 type SemaphoreDrainArgs struct {
 	Semaphore string
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+	RecordTTL time.Duration
 }
 
 // SemaphoreDrainReply is the reply to one call in SemaphoreDrainMulti.
@@ -63,9 +84,16 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 	out := make([]SemaphoreDrainReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := semaphoreDrainEncode(&calls[i])
-		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreDrainSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		if cluster {
+			if err := checkSlots("SemaphoreDrain", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
+		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreDrainSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -85,7 +113,7 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := semaphoreDrainEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(semaphoreDrainSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(semaphoreDrainSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = semaphoreDrainDecode(resp)
@@ -99,10 +127,15 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 // call Preload, then send the command again.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreDrainCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
-	keys := []string{semaphore}
-	var args []string
-	return c.B().Evalsha().Sha1(semaphoreDrainSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{semaphore, record}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreDrain", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(semaphoreDrainSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeSemaphoreDrain reads the reply to SemaphoreDrainCommand.
@@ -112,8 +145,8 @@ func DecodeSemaphoreDrain(resp rueidis.RedisResult) (int64, error) {
 
 // semaphoreDrainEncode returns the KEYS and ARGV of one SemaphoreDrain call.
 func semaphoreDrainEncode(a *SemaphoreDrainArgs) ([]string, []string) {
-	keys := []string{a.Semaphore}
-	var args []string
+	keys := []string{a.Semaphore, a.Record}
+	args := []string{msArg(a.RecordTTL)}
 	return keys, args
 }
 

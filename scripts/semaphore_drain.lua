@@ -3,12 +3,23 @@
 -- does, and returns what the count was: the permits taken when it was
 -- positive; a zero or negative count (a deficit AddPermits left) is reset to
 -- 0 too and returned as it was. A semaphore never set is left unset (reply 0).
--- The key's TTL, if any, is kept.
+-- The key's TTL, if any, is kept. The call records its reply under its own
+-- key for recordTTL: made again after its reply was lost, or reaching the
+-- server after such a retry, it answers that reply and drains nothing more.
 -- @key    semaphore
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return int64
+-- @retryable
+local seen = redis.call('get', KEYS[2])
+if seen then
+  return tonumber(seen)
+end
 local value = redis.call('get', KEYS[1])
 if not value then
+  redis.call('set', KEYS[2], 0, 'px', ARGV[1])
   return 0
 end
 redis.call('set', KEYS[1], 0, 'keepttl')
+redis.call('set', KEYS[2], value, 'px', ARGV[1])
 return tonumber(value)
