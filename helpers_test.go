@@ -42,6 +42,20 @@ func rawClient(t testing.TB, addr string) rueidis.Client {
 	return rc
 }
 
+// countAt reads a counter key: a semaphore's permits, a latch's count (0
+// when the key does not exist: a latch counted down to zero is deleted).
+func countAt(t testing.TB, n *redistest.Node, key string) int64 {
+	t.Helper()
+	v, err := n.Do(t, "GET", key).AsInt64()
+	if rueidis.IsRedisNil(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatalf("GET %s: %v", key, err)
+	}
+	return v
+}
+
 func dbsize(t testing.TB, n *redistest.Node) int64 {
 	t.Helper()
 	v, err := n.Do(t, "DBSIZE").AsInt64()

@@ -170,16 +170,7 @@ func TestLatchCountDownReplyLost(t *testing.T) {
 	if err := l.CountDown(ctx); err != nil { // scripts loaded
 		t.Fatal(err)
 	}
-	count := func() int64 {
-		n, err := p.node.Do(t, "GET", l.key).AsInt64()
-		if rueidis.IsRedisNil(err) {
-			return 0 // counted down to zero: deleted
-		}
-		if err != nil {
-			t.Fatalf("GET %s: %v", l.key, err)
-		}
-		return n
-	}
+	count := func() int64 { return countAt(t, p.node, l.key) }
 	err := p.lostReply(t, func() bool { return count() == 1 }, func() error { return l.CountDown(ctx) })
 	if err != nil {
 		t.Fatalf("CountDown whose first reply was lost: %v, want success", err)

@@ -205,13 +205,7 @@ func TestPermitSemaphoreAddPermitsReplyLost(t *testing.T) {
 	if _, err := s.AddPermits(ctx, 1); err != nil { // scripts loaded
 		t.Fatal(err)
 	}
-	count := func() int64 {
-		n, err := p.node.Do(t, "GET", s.Key()).AsInt64()
-		if err != nil {
-			t.Fatalf("GET %s: %v", s.Key(), err)
-		}
-		return n
-	}
+	count := func() int64 { return countAt(t, p.node, s.Key()) }
 	err := p.lostReply(t, func() bool { return count() == 4 }, func() error {
 		_, err := s.AddPermits(ctx, 2)
 		return err

@@ -261,13 +261,7 @@ func TestSemaphoreReleaseReplyLost(t *testing.T) {
 	if err := s.Release(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	count := func() int64 {
-		n, err := p.node.Do(t, "GET", s.Key()).AsInt64()
-		if err != nil {
-			t.Fatalf("GET %s: %v", s.Key(), err)
-		}
-		return n
-	}
+	count := func() int64 { return countAt(t, p.node, s.Key()) }
 	if n := count(); n != 2 {
 		t.Fatalf("permits before the release = %d, want 2", n)
 	}
