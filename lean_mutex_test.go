@@ -349,22 +349,9 @@ func TestLeanMutexReleaseRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.px.FreezeReplies()
-	res := make(chan error, 1)
-	go func() { res <- l.Unlock(lctx) }()
-	if !eventually(3*time.Second, func() bool { return !exists(t, p.node, l.Key()) }) {
-		p.px.Thaw()
-		t.Fatal("the release did not reach the server")
-	}
-	p.px.DropAll() // the reply is lost with its connection
-	p.px.Thaw()
-	select {
-	case err := <-res:
-		if err != nil {
-			t.Fatalf("Unlock whose first reply was lost: %v, want success", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Unlock did not return")
+	err = p.lostReply(t, func() bool { return !exists(t, p.node, l.Key()) }, func() error { return l.Unlock(lctx) })
+	if err != nil {
+		t.Fatalf("Unlock whose first reply was lost: %v, want success", err)
 	}
 	if cause := context.Cause(lctx); cause != context.Canceled {
 		t.Fatalf("cause after the retried Unlock = %v, want context.Canceled", cause)
