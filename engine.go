@@ -283,37 +283,62 @@ func (c *Client) recordKey(prefix, key string) string {
 
 // callRecorded runs call, a change that records itself on the server so that
 // a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it
-// again: after it failed at a sharded publish, after its writes, with
-// PUBLISH; when its outcome is unknown (a reply lost with its connection), up
-// to three more times, 50 ms apart and growing, within ctx; and, with
-// refusals, while Redis answers that it ran nothing (retryLater) until ctx
-// ends (without, such an answer is the call's error: DrainPermits fails on a
-// full Redis rather than wait).
+// again as a release is made again (changeRetry); refusals says whether calls
+// Redis refused (retryLater) are made again until ctx ends (without, such an
+// answer is the call's error: DrainPermits fails on a full Redis rather than
+// wait).
 func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(publish string) (int64, error)) (int64, error) {
-	rt := newRetrier()
-	for attempt := 0; ; {
+	cr := changeRetry{rt: newRetrier()}
+	for {
 		v, err := call(c.publishCommand())
-		switch {
-		case err == nil:
+		if err == nil {
 			return v, nil
-		case isUnknownCommand(err) && c.sharded():
-			c.shardedOff.Store(true)
-			continue
-		case refusals && retryLater(err):
-			if !rt.again(ctx, err, time.Time{}) {
-				return 0, rt.failed(ctx, err)
-			}
-			continue
 		}
-		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return 0, rt.failed(ctx, err)
+		if again, _, err := cr.next(ctx, c, refusals, err); !again {
+			return 0, err
 		}
-		attempt++
-		select {
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
-		case <-ctx.Done():
-			return 0, fmt.Errorf("%w, after %w", ctx.Err(), err)
+	}
+}
+
+// changeRetry decides, for a call that changes something and may be made
+// again safely (a release naming its latch, a recorded call), what follows
+// a failed attempt: after it failed at a sharded publish, after its writes,
+// it is made again with PUBLISH; while Redis answers that it ran nothing
+// (retryLater), with refusals, until ctx ends; when its outcome is unknown
+// (a reply lost with its connection), up to three more times, 50 ms apart
+// and growing, within ctx; a Redis error ends it.
+type changeRetry struct {
+	rt      retrier
+	attempt int
+}
+
+// next reports whether to make the call again after err, and whether the
+// failed attempt may have run; when not, the error to return. It pauses as
+// the decision needs.
+func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, err error) (again, mayHaveRun bool, _ error) {
+	if isUnknownCommand(err) && c.sharded() {
+		c.shardedOff.Store(true)
+		return true, true, nil
+	}
+	if refusals && retryLater(err) {
+		if !cr.rt.again(ctx, err, time.Time{}) {
+			return false, false, cr.rt.failed(ctx, err)
 		}
+		return true, false, nil
+	}
+	if _, redisErr := rueidis.IsRedisErr(err); redisErr || cr.attempt >= 3 || ctx.Err() != nil {
+		return false, false, cr.rt.failed(ctx, err)
+	}
+	cr.attempt++
+	select {
+	case <-time.After(time.Duration(cr.attempt) * 50 * time.Millisecond):
+		return true, true, nil
+	case <-ctx.Done():
+		// The deadline, and the failure it cut short.
+		if cerr := ctx.Err(); !errors.Is(err, cerr) {
+			return false, false, fmt.Errorf("%w, after %w", cerr, err)
+		}
+		return false, false, err
 	}
 }
 
@@ -1101,8 +1126,8 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 	// failed part-way), so this one must tell a repeat from a release by
 	// someone else. An attempt Redis answered with retryLater ran nothing.
 	mayHaveRun := false
-	rt := newRetrier()
-	for attempt := 0; ; {
+	cr := changeRetry{rt: newRetrier()}
+	for {
 		r.retry = mayHaveRun
 		if mayHaveRun && r.vouched && !beforeLoss() {
 			r.vouched = false // the lease may have run out since
@@ -1125,34 +1150,13 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		if err == nil {
 			return st, left, nil
 		}
-		if isUnknownCommand(err) && c.sharded() {
-			// The script failed at the publish, after its writes.
-			c.shardedOff.Store(true)
-			mayHaveRun = true
-			continue
-		}
-		if retryLater(err) {
-			// Until the release context ends (the release timeout): a lock
-			// left to its lease would keep every waiter out for that long.
-			if !rt.again(ctx, err, time.Time{}) {
-				return st, 0, rt.failed(ctx, err)
-			}
-			continue
-		}
-		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
-			return st, 0, rt.failed(ctx, err)
-		}
-		mayHaveRun = true
-		attempt++
-		select {
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
-		case <-ctx.Done():
-			// The deadline, and the failure it cut short.
-			if cerr := ctx.Err(); !errors.Is(err, cerr) {
-				return st, 0, fmt.Errorf("%w, after %w", cerr, err)
-			}
+		// Refusals until the release context ends (the release timeout): a
+		// lock left to its lease would keep every waiter out for that long.
+		again, ran, err := cr.next(ctx, c, true, err)
+		if !again {
 			return st, 0, err
 		}
+		mayHaveRun = mayHaveRun || ran
 	}
 }
 
