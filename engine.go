@@ -281,6 +281,33 @@ func (c *Client) recordKey(prefix, key string) string {
 	return string(strconv.AppendUint(b, c.requests.Add(1), 36))
 }
 
+// trySet sets a semaphore's or latch's count when none is set
+// (TrySetPermits, TrySetCount) through set, which is given the record key
+// (prefix, one per name, so Delete removes it), a nonce unique to this call
+// and the publish command. The call leaves the nonce in the record, so it is
+// made again as a recorded call is (callRecorded): a repeat of a call that
+// set the count answers true instead of finding the count its own first
+// attempt set.
+func (c *Client) trySet(ctx context.Context, prefix, key string, set func(record, nonce, publish string) (bool, error)) (bool, error) {
+	record := setRecordKey(prefix, key)
+	nonce := c.id + ":" + strconv.FormatUint(c.requests.Add(1), 36)
+	// A call Redis refused is the caller's error, as before: a TrySet waits
+	// for nothing (docs/guarantees.md, noeviction).
+	v, err := c.callRecorded(ctx, false, func(publish string) (int64, error) {
+		ok, err := set(record, nonce, publish)
+		if ok {
+			return 1, err
+		}
+		return 0, err
+	})
+	return v == 1, err
+}
+
+// setRecordKey names the record of the call that set the count of the
+// semaphore or latch at key (prefix redisson_sc_latch or
+// redisson_countdownlatch_latch, as its other records).
+func setRecordKey(prefix, key string) string { return redissonName(prefix, key) + ":set" }
+
 // callRecorded runs call, a change that records itself on the server so that
 // a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it
 // again as a release is made again (changeRetry); refusals says whether calls

@@ -62,7 +62,10 @@ func (l *CountDownLatch) fail(op string, err error) error {
 func (l *CountDownLatch) Key() string { return l.key }
 
 // TrySetCount starts the latch at count, only if it is not already counting,
-// and reports whether it did.
+// and reports whether it did. A call whose reply is lost with its connection
+// is made again and still reports true when its first attempt set the count
+// (it leaves a record, redisson_countdownlatch_latch:{name}:set, for a
+// minute).
 func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("set count", err)
@@ -70,7 +73,9 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 	if err := positive("count", count); err != nil {
 		return false, l.fail("set count", err)
 	}
-	ok, err := generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, count, l.c.publishCommand())
+	ok, err := l.c.trySet(ctx, "redisson_countdownlatch_latch", l.key, func(record, nonce, publish string) (bool, error) {
+		return generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, record, count, nonce, publish, latchRecordTTL)
+	})
 	if err != nil {
 		return false, l.fail("set count", err)
 	}
@@ -147,7 +152,7 @@ func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("delete", err)
 	}
-	ok, err := generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, l.c.publishCommand())
+	ok, err := generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, setRecordKey("redisson_countdownlatch_latch", l.key), l.c.publishCommand())
 	if err != nil {
 		return false, l.fail("delete", err)
 	}

@@ -92,7 +92,8 @@ func (s *PermitSemaphore) fail(op string, err error) error {
 func (s *PermitSemaphore) Key() string { return s.key }
 
 // TrySetPermits sets the number of permits, only if none is set yet. It
-// reports whether it set them.
+// reports whether it set them; a call whose reply is lost is made again as
+// Semaphore.TrySetPermits is.
 func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("set permits", err)
@@ -100,7 +101,9 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 	if err := positive("permits", permits); err != nil {
 		return false, s.fail("set permits", err)
 	}
-	ok, err := generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, permits, s.c.publishCommand())
+	ok, err := s.c.trySet(ctx, "redisson_sc_latch", s.key, func(record, nonce, publish string) (bool, error) {
+		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, semaphoreLatchTTL)
+	})
 	if err != nil {
 		return false, s.fail("set permits", err)
 	}
@@ -318,7 +321,7 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("delete", err)
 	}
-	ok, err := generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts)
+	ok, err := generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, setRecordKey("redisson_sc_latch", s.key))
 	if err != nil {
 		return false, s.fail("delete", err)
 	}

@@ -73,7 +73,9 @@ func positive(what string, n int64) error {
 }
 
 // TrySetPermits sets the number of permits, only if the semaphore has none set
-// yet. It reports whether it set them.
+// yet. It reports whether it set them. A call whose reply is lost with its
+// connection is made again and still reports true when its first attempt
+// set them (it leaves a record, redisson_sc_latch:{name}:set, for a minute).
 func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("set permits", err)
@@ -81,7 +83,9 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, err
 	if err := positive("permits", permits); err != nil {
 		return false, s.fail("set permits", err)
 	}
-	ok, err := generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, permits, s.c.publishCommand())
+	ok, err := s.c.trySet(ctx, "redisson_sc_latch", s.key, func(record, nonce, publish string) (bool, error) {
+		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, semaphoreLatchTTL)
+	})
 	if err != nil {
 		return false, s.fail("set permits", err)
 	}
@@ -292,7 +296,7 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("delete", err)
 	}
-	ok, err := generated.SemaphoreDelete(ctx, s.c.rc, s.key)
+	ok, err := generated.SemaphoreDelete(ctx, s.c.rc, s.key, setRecordKey("redisson_sc_latch", s.key))
 	if err != nil {
 		return false, s.fail("delete", err)
 	}

@@ -11,13 +11,16 @@ import (
 
 // latchDeleteSource is scripts/latch_delete.lua, verbatim.
 const latchDeleteSource = `#!lua flags=allow-oom
--- LatchDelete removes a latch whatever its count and publishes the "zero"
--- message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
+-- LatchDelete removes a latch whatever its count, and the record of the
+-- TrySetCount that set it, and publishes the "zero" message 0 so every
+-- waiter is released. Reply 1: there was a latch; 0: none.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
+-- @key    record    redisson_countdownlatch_latch:{name}:set
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return bool
 -- @commands publish spublish
+redis.call('del', KEYS[3])
 if redis.call('del', KEYS[1]) == 0 then
   return 0
 end
@@ -26,15 +29,16 @@ return 1
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "513c496a996c96f594ea6d7a35e273e4d89e8052"
+const latchDeleteSHA1 = "70a10ea3cdb5e34fe0241cccb21123539e574dce"
 
 var latchDeleteScript = rueidis.NewLuaScript(latchDeleteSource)
 
-// LatchDelete removes a latch whatever its count and publishes the "zero"
-// message 0 so every waiter is released. Reply 1: there was a latch; 0: none.
+// LatchDelete removes a latch whatever its count, and the record of the
+// TrySetCount that set it, and publishes the "zero" message 0 so every
+// waiter is released. Reply 1: there was a latch; 0: none.
 //
 // Redis script flags: allow-oom.
-func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, publish string) (bool, error) {
+func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -43,7 +47,7 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return false, err
@@ -57,6 +61,7 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 type LatchDeleteArgs struct {
 	Latch   string
 	Channel string // redisson_countdownlatch__channel__{name}
+	Record  string // redisson_countdownlatch_latch:{name}:set
 	Publish string // "publish", or "spublish" for sharded channels
 }
 
@@ -127,7 +132,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func LatchDeleteCommand(c rueidis.Client, latch string, channel string, publish string) (rueidis.Completed, error) {
+func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -136,7 +141,7 @@ func LatchDeleteCommand(c rueidis.Client, latch string, channel string, publish 
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -153,7 +158,7 @@ func DecodeLatchDelete(resp rueidis.RedisResult) (bool, error) {
 
 // latchDeleteEncode returns the KEYS and ARGV of one LatchDelete call.
 func latchDeleteEncode(a *LatchDeleteArgs) ([]string, []string) {
-	keys := []string{a.Latch, a.Channel}
+	keys := []string{a.Latch, a.Channel, a.Record}
 	args := []string{a.Publish}
 	return keys, args
 }

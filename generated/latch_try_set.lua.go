@@ -8,38 +8,55 @@ import (
 	"github.com/redis/rueidis"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // latchTrySetSource is scripts/latch_try_set.lua, verbatim.
 const latchTrySetSource = `#!lua
 -- LatchTrySet sets a count-down latch's count, only if the latch is not
 -- already counting, and publishes Redisson's "new count" message 1 on the
--- latch channel. Reply 1: set; 0: already counting, nothing changed.
+-- latch channel. A call that sets the count leaves its nonce in the record
+-- key for recordTTL, so the same call made again after its reply was lost,
+-- or reaching the server after such a retry, answers 1 and changes nothing;
+-- a Delete removes the record with the count. Reply 1: set (by this call);
+-- 0: already counting, nothing changed.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
+-- @key    record    redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
 -- @arg    count     int64
+-- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
 -- @commands publish spublish
+-- @retryable
 if redis.call('exists', KEYS[1]) == 1 then
+  if redis.call('get', KEYS[3]) == ARGV[2] then
+    return 1
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], '1')
+redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
+redis.call(ARGV[3], KEYS[2], '1')
 return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "d0d03457dc486459ac270f8d38f371f45ae4aa32"
+const latchTrySetSHA1 = "72dc5f6af82bff889eb7b86eaaabd7609479e51b"
 
-var latchTrySetScript = rueidis.NewLuaScript(latchTrySetSource)
+var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
 // LatchTrySet sets a count-down latch's count, only if the latch is not
 // already counting, and publishes Redisson's "new count" message 1 on the
-// latch channel. Reply 1: set; 0: already counting, nothing changed.
+// latch channel. A call that sets the count leaves its nonce in the record
+// key for recordTTL, so the same call made again after its reply was lost,
+// or reaching the server after such a retry, answers 1 and changes nothing;
+// a Delete removes the record with the count. Reply 1: set (by this call);
+// 0: already counting, nothing changed.
 //
 // Redis script flags: none (#!lua).
-func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, count int64, publish string) (bool, error) {
+func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -48,22 +65,25 @@ func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(count, 10), publish}
+	args := []string{strconv.FormatInt(count, 10), nonce, publish, msArg(recordTTL)}
 	return latchTrySetDecode(latchTrySetScript.Exec(ctx, c, keys, args))
 }
 
 // LatchTrySetArgs holds the keys and arguments of one call in LatchTrySetMulti.
 type LatchTrySetArgs struct {
-	Latch   string
-	Channel string // redisson_countdownlatch__channel__{name}
-	Count   int64
-	Publish string // "publish", or "spublish" for sharded channels
+	Latch     string
+	Channel   string // redisson_countdownlatch__channel__{name}
+	Record    string // redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
+	Count     int64
+	Nonce     string // this call's <client-id>:<n>
+	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // LatchTrySetReply is the reply to one call in LatchTrySetMulti.
@@ -99,7 +119,7 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(latchTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(latchTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -119,7 +139,7 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := latchTrySetEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(latchTrySetSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(latchTrySetSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = latchTrySetDecode(resp)
@@ -133,7 +153,7 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 // call Preload, then send the command again.
 //
 // Redis script flags: none (#!lua).
-func LatchTrySetCommand(c rueidis.Client, latch string, channel string, count int64, publish string) (rueidis.Completed, error) {
+func LatchTrySetCommand(c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -142,14 +162,14 @@ func LatchTrySetCommand(c rueidis.Client, latch string, channel string, count in
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(count, 10), publish}
-	return c.B().Evalsha().Sha1(latchTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{strconv.FormatInt(count, 10), nonce, publish, msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(latchTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeLatchTrySet reads the reply to LatchTrySetCommand.
@@ -159,8 +179,8 @@ func DecodeLatchTrySet(resp rueidis.RedisResult) (bool, error) {
 
 // latchTrySetEncode returns the KEYS and ARGV of one LatchTrySet call.
 func latchTrySetEncode(a *LatchTrySetArgs) ([]string, []string) {
-	keys := []string{a.Latch, a.Channel}
-	args := []string{strconv.FormatInt(a.Count, 10), a.Publish}
+	keys := []string{a.Latch, a.Channel, a.Record}
+	args := []string{strconv.FormatInt(a.Count, 10), a.Nonce, a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -11,28 +11,33 @@ import (
 // permitDeleteSource is scripts/permit_delete.lua, verbatim.
 const permitDeleteSource = `#!lua flags=allow-oom
 -- PermitDelete removes an expirable-permit semaphore: its free-permit count
--- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
--- Permits held before can no longer be released or extended. Reply true:
--- there was something to delete; false: nothing.
+-- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does,
+-- and the record of the TrySetPermits that set it. Permits held before can
+-- no longer be released or extended. Reply true: there was something to
+-- delete; false: nothing.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
+-- @key    record    redisson_sc_latch:{name}:set
 -- @return bool
-return redis.call('del', KEYS[1], KEYS[2]) > 0 and 1 or 0
+local n = redis.call('del', KEYS[1], KEYS[2])
+redis.call('del', KEYS[3])
+return n > 0 and 1 or 0
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "76ba52c243b796d91168f980b0836cad376c12a1"
+const permitDeleteSHA1 = "27c0ab342209e82ca101ea5632615c4facf29adc"
 
 var permitDeleteScript = rueidis.NewLuaScript(permitDeleteSource)
 
 // PermitDelete removes an expirable-permit semaphore: its free-permit count
-// and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
-// Permits held before can no longer be released or extended. Reply true:
-// there was something to delete; false: nothing.
+// and its held permits, as Redisson's RPermitExpirableSemaphore.delete does,
+// and the record of the TrySetPermits that set it. Permits held before can
+// no longer be released or extended. Reply true: there was something to
+// delete; false: nothing.
 //
 // Redis script flags: allow-oom.
-func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string) (bool, error) {
-	keys := []string{semaphore, timeouts}
+func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string) (bool, error) {
+	keys := []string{semaphore, timeouts, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
 			return false, err
@@ -46,6 +51,7 @@ func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeo
 type PermitDeleteArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
+	Record    string // redisson_sc_latch:{name}:set
 }
 
 // PermitDeleteReply is the reply to one call in PermitDeleteMulti.
@@ -106,8 +112,8 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string) (rueidis.Completed, error) {
-	keys := []string{semaphore, timeouts}
+func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -124,7 +130,7 @@ func DecodePermitDelete(resp rueidis.RedisResult) (bool, error) {
 
 // permitDeleteEncode returns the KEYS and ARGV of one PermitDelete call.
 func permitDeleteEncode(a *PermitDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts}
+	keys := []string{a.Semaphore, a.Timeouts, a.Record}
 	var args []string
 	return keys, args
 }

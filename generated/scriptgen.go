@@ -174,19 +174,19 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"publish"},
 	File:      "scripts/latch_delete.lua",
-	Keys:      []string{"latch", "channel"},
+	Keys:      []string{"latch", "channel", "record"},
 	Name:      "LatchDelete",
 	ReadOnly:  false,
 	Retryable: false,
 	SHA1:      latchDeleteSHA1,
 	Source:    latchDeleteSource,
 }, {
-	Args:      []string{"count", "publish"},
+	Args:      []string{"count", "nonce", "publish", "recordTTL"},
 	File:      "scripts/latch_try_set.lua",
-	Keys:      []string{"latch", "channel"},
+	Keys:      []string{"latch", "channel", "record"},
 	Name:      "LatchTrySet",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      latchTrySetSHA1,
 	Source:    latchTrySetSource,
 }, {
@@ -336,7 +336,7 @@ var Scripts = []Script{{
 }, {
 	Args:      nil,
 	File:      "scripts/permit_delete.lua",
-	Keys:      []string{"semaphore", "timeouts"},
+	Keys:      []string{"semaphore", "timeouts", "record"},
 	Name:      "PermitDelete",
 	ReadOnly:  false,
 	Retryable: false,
@@ -489,7 +489,7 @@ var Scripts = []Script{{
 }, {
 	Args:      nil,
 	File:      "scripts/semaphore_delete.lua",
-	Keys:      []string{"semaphore"},
+	Keys:      []string{"semaphore", "record"},
 	Name:      "SemaphoreDelete",
 	ReadOnly:  false,
 	Retryable: false,
@@ -514,12 +514,12 @@ var Scripts = []Script{{
 	SHA1:      semaphoreReleaseSHA1,
 	Source:    semaphoreReleaseSource,
 }, {
-	Args:      []string{"permits", "publish"},
+	Args:      []string{"permits", "nonce", "publish", "recordTTL"},
 	File:      "scripts/semaphore_try_set.lua",
-	Keys:      []string{"semaphore", "channel"},
+	Keys:      []string{"semaphore", "channel", "record"},
 	Name:      "SemaphoreTrySet",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      semaphoreTrySetSHA1,
 	Source:    semaphoreTrySetSource,
 }, {

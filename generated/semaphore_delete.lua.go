@@ -11,25 +11,35 @@ import (
 // semaphoreDeleteSource is scripts/semaphore_delete.lua, verbatim.
 const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
--- RSemaphore.delete does. Waiters keep waiting: a deleted semaphore has no
--- permits until set again. Reply true: there was a semaphore; false: none.
+-- RSemaphore.delete does, and the record of the TrySetPermits that set it.
+-- Waiters keep waiting: a deleted semaphore has no permits until set again.
+-- Reply true: there was a semaphore; false: none.
 -- @key    semaphore
+-- @key    record    redisson_sc_latch:{name}:set
 -- @return bool
-return redis.call('del', KEYS[1])
+local n = redis.call('del', KEYS[1])
+redis.call('del', KEYS[2])
+return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "0d795a826acf14e92f26088cac2ce1a9111fb84d"
+const semaphoreDeleteSHA1 = "a1ef127620c2f70b79fc36b9e9e0f3a24e93ac23"
 
 var semaphoreDeleteScript = rueidis.NewLuaScript(semaphoreDeleteSource)
 
 // SemaphoreDelete removes a semaphore and its permit count, as Redisson's
-// RSemaphore.delete does. Waiters keep waiting: a deleted semaphore has no
-// permits until set again. Reply true: there was a semaphore; false: none.
+// RSemaphore.delete does, and the record of the TrySetPermits that set it.
+// Waiters keep waiting: a deleted semaphore has no permits until set again.
+// Reply true: there was a semaphore; false: none.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string) (bool, error) {
-	keys := []string{semaphore}
+func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string) (bool, error) {
+	keys := []string{semaphore, record}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreDelete", keys); err != nil {
+			return false, err
+		}
+	}
 	var args []string
 	return semaphoreDeleteDecode(semaphoreDeleteScript.Exec(ctx, c, keys, args))
 }
@@ -37,6 +47,7 @@ func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string) (b
 // SemaphoreDeleteArgs holds the keys and arguments of one call in SemaphoreDeleteMulti.
 type SemaphoreDeleteArgs struct {
 	Semaphore string
+	Record    string // redisson_sc_latch:{name}:set
 }
 
 // SemaphoreDeleteReply is the reply to one call in SemaphoreDeleteMulti.
@@ -54,8 +65,15 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	out := make([]SemaphoreDeleteReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := semaphoreDeleteEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("SemaphoreDelete", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
@@ -90,8 +108,13 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDeleteCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
-	keys := []string{semaphore}
+func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string) (rueidis.Completed, error) {
+	keys := []string{semaphore, record}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("SemaphoreDelete", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
 	var args []string
 	return c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
@@ -103,7 +126,7 @@ func DecodeSemaphoreDelete(resp rueidis.RedisResult) (bool, error) {
 
 // semaphoreDeleteEncode returns the KEYS and ARGV of one SemaphoreDelete call.
 func semaphoreDeleteEncode(a *SemaphoreDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore}
+	keys := []string{a.Semaphore, a.Record}
 	var args []string
 	return keys, args
 }

@@ -8,42 +8,59 @@ import (
 	"github.com/redis/rueidis"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // semaphoreTrySetSource is scripts/semaphore_try_set.lua, verbatim.
 const semaphoreTrySetSource = `#!lua
 -- SemaphoreTrySet sets a semaphore's permit count, only if none is set yet,
 -- and announces the new permits on the semaphore channel. Shared by Semaphore
--- and PermitSemaphore (Redisson's RSemaphore / RPermitExpirableSemaphore
+-- and PermitSemaphore (Redisson's RPermitExpirableSemaphore / RSemaphore
 -- layout: the permit count is a plain string counter under the name).
--- Reply 1: set; 0: a count already existed, nothing changed.
+-- A call that sets the count leaves its nonce in the record key for
+-- recordTTL, so the same call made again after its reply was lost, or
+-- reaching the server after such a retry, answers 1 and changes nothing; a
+-- Delete removes the record with the count. Reply 1: set (by this call);
+-- 0: a count already existed, nothing changed.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:set, the nonce of the call that set the count
 -- @arg    permits   int64
+-- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
 -- @commands publish spublish
+-- @retryable
 if redis.call('exists', KEYS[1]) == 1 then
+  if redis.call('get', KEYS[3]) == ARGV[2] then
+    return 1
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], ARGV[1])
+redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
+redis.call(ARGV[3], KEYS[2], ARGV[1])
 return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "43aaba38d453d51d99ede6a5827d95a6d3f18c12"
+const semaphoreTrySetSHA1 = "a18606f5bb63c6eb493335903f34859d1a5319f0"
 
-var semaphoreTrySetScript = rueidis.NewLuaScript(semaphoreTrySetSource)
+var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
 // SemaphoreTrySet sets a semaphore's permit count, only if none is set yet,
 // and announces the new permits on the semaphore channel. Shared by Semaphore
-// and PermitSemaphore (Redisson's RSemaphore / RPermitExpirableSemaphore
+// and PermitSemaphore (Redisson's RPermitExpirableSemaphore / RSemaphore
 // layout: the permit count is a plain string counter under the name).
-// Reply 1: set; 0: a count already existed, nothing changed.
+// A call that sets the count leaves its nonce in the record key for
+// recordTTL, so the same call made again after its reply was lost, or
+// reaching the server after such a retry, answers 1 and changes nothing; a
+// Delete removes the record with the count. Reply 1: set (by this call);
+// 0: a count already existed, nothing changed.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, permits int64, publish string) (bool, error) {
+func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -52,13 +69,13 @@ func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, ch
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel}
+	keys := []string{semaphore, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreTrySet", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(permits, 10), publish}
+	args := []string{strconv.FormatInt(permits, 10), nonce, publish, msArg(recordTTL)}
 	return semaphoreTrySetDecode(semaphoreTrySetScript.Exec(ctx, c, keys, args))
 }
 
@@ -66,8 +83,11 @@ func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, ch
 type SemaphoreTrySetArgs struct {
 	Semaphore string
 	Channel   string // redisson_sc:{name}
+	Record    string // redisson_sc_latch:{name}:set, the nonce of the call that set the count
 	Permits   int64
+	Nonce     string // this call's <client-id>:<n>
 	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // SemaphoreTrySetReply is the reply to one call in SemaphoreTrySetMulti.
@@ -103,7 +123,7 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -123,7 +143,7 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := semaphoreTrySetEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(semaphoreTrySetSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(semaphoreTrySetSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = semaphoreTrySetDecode(resp)
@@ -137,7 +157,7 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // call Preload, then send the command again.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, permits int64, publish string) (rueidis.Completed, error) {
+func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -146,14 +166,14 @@ func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, 
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel}
+	keys := []string{semaphore, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreTrySet", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(permits, 10), publish}
-	return c.B().Evalsha().Sha1(semaphoreTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{strconv.FormatInt(permits, 10), nonce, publish, msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(semaphoreTrySetSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeSemaphoreTrySet reads the reply to SemaphoreTrySetCommand.
@@ -163,8 +183,8 @@ func DecodeSemaphoreTrySet(resp rueidis.RedisResult) (bool, error) {
 
 // semaphoreTrySetEncode returns the KEYS and ARGV of one SemaphoreTrySet call.
 func semaphoreTrySetEncode(a *SemaphoreTrySetArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Channel}
-	args := []string{strconv.FormatInt(a.Permits, 10), a.Publish}
+	keys := []string{a.Semaphore, a.Channel, a.Record}
+	args := []string{strconv.FormatInt(a.Permits, 10), a.Nonce, a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -1,16 +1,28 @@
 #!lua
 -- LatchTrySet sets a count-down latch's count, only if the latch is not
 -- already counting, and publishes Redisson's "new count" message 1 on the
--- latch channel. Reply 1: set; 0: already counting, nothing changed.
+-- latch channel. A call that sets the count leaves its nonce in the record
+-- key for recordTTL, so the same call made again after its reply was lost,
+-- or reaching the server after such a retry, answers 1 and changes nothing;
+-- a Delete removes the record with the count. Reply 1: set (by this call);
+-- 0: already counting, nothing changed.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
+-- @key    record    redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
 -- @arg    count     int64
+-- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
 -- @commands publish spublish
+-- @retryable
 if redis.call('exists', KEYS[1]) == 1 then
+  if redis.call('get', KEYS[3]) == ARGV[2] then
+    return 1
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], '1')
+redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
+redis.call(ARGV[3], KEYS[2], '1')
 return 1

@@ -1,18 +1,30 @@
 #!lua
 -- SemaphoreTrySet sets a semaphore's permit count, only if none is set yet,
 -- and announces the new permits on the semaphore channel. Shared by Semaphore
--- and PermitSemaphore (Redisson's RSemaphore / RPermitExpirableSemaphore
+-- and PermitSemaphore (Redisson's RPermitExpirableSemaphore / RSemaphore
 -- layout: the permit count is a plain string counter under the name).
--- Reply 1: set; 0: a count already existed, nothing changed.
+-- A call that sets the count leaves its nonce in the record key for
+-- recordTTL, so the same call made again after its reply was lost, or
+-- reaching the server after such a retry, answers 1 and changes nothing; a
+-- Delete removes the record with the count. Reply 1: set (by this call);
+-- 0: a count already existed, nothing changed.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:set, the nonce of the call that set the count
 -- @arg    permits   int64
+-- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
 -- @commands publish spublish
+-- @retryable
 if redis.call('exists', KEYS[1]) == 1 then
+  if redis.call('get', KEYS[3]) == ARGV[2] then
+    return 1
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
-redis.call(ARGV[2], KEYS[2], ARGV[1])
+redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
+redis.call(ARGV[3], KEYS[2], ARGV[1])
 return 1
