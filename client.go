@@ -138,8 +138,10 @@ func (c *Client) ID() string { return c.id }
 // by its caller's deadline) and gives back any grant that arrives after it
 // began. It then stops the watchdog and every subscription, and cancels the
 // contexts of the locks still held with cause ErrClosed. It does not release
-// those locks: their leases run out on the server. Close is safe to call more
-// than once.
+// those locks: their leases run out on the server. An acquisition of unknown
+// outcome (its reply lost), in flight or with its undo still failing, gets an
+// attempt to undo it, bounded by the release timeout, which Close waits for.
+// Close is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closing {

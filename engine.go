@@ -1233,53 +1233,88 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 
 // undoLater undoes an acquisition of unknown outcome in the background,
 // retrying until it succeeds, the lease it may have set has run out anyway,
-// or the Client closes (then the lease runs out on the server). Once it has
-// succeeded it looks again after undoRecheck's pauses: the attempt may still
-// be on its way to the server, since rueidis closes an idle connection whose
-// call ran past its deadline and sends the undo on a new one, which can
-// overtake the old one's bytes (in a proxy, say).
+// or the Client closes (then Close waits for one last attempt; see
+// undoUntil); once Close has begun, it makes that attempt at once. Once it has succeeded it looks again after undoRecheck's
+// pauses: the attempt may still be on its way to the server, since rueidis
+// closes an idle connection whose call ran past its deadline and sends the
+// undo on a new one, which can overtake the old one's bytes (in a proxy,
+// say).
 func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time) {
-	c.background(func() {
+	started := c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
-		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
 		id := holdID(p.spec().key, field)
-		again := undoRecheck
-		for {
-			actx, acancel := context.WithTimeout(ctx, p.spec().cfg.releaseTimeout)
-			err := c.undo(actx, p, field, lease)
-			acancel()
-			if err == nil {
-				// A look again while the owner (shared through its context)
-				// acquires anew could take that grant before it is
-				// registered: skip to the next pause then.
-				for {
-					if len(again) == 0 {
-						return
-					}
-					t := time.NewTimer(again[0])
-					again = again[1:]
-					select {
-					case <-t.C:
-					case <-ctx.Done():
-						t.Stop()
-						return
-					}
-					c.mu.Lock()
-					busy := c.acquiring[id] > 0
-					c.mu.Unlock()
-					if !busy {
-						break
-					}
-				}
-				continue
+		undo := func(ctx context.Context) error {
+			err := c.undo(ctx, p, field, lease)
+			if err != nil {
+				c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
 			}
-			c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
-			if retry.wait(ctx, time.Time{}) != nil {
-				return
+			return err
+		}
+		for again := undoRecheck; c.undoUntil(until, p.spec().cfg.releaseTimeout, undo); {
+			// A look again while the owner (shared through its context)
+			// acquires anew could take that grant before it is registered:
+			// skip to the next pause then.
+			for {
+				if len(again) == 0 {
+					return
+				}
+				t := time.NewTimer(again[0])
+				again = again[1:]
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+					return
+				}
+				c.mu.Lock()
+				busy := c.acquiring[id] > 0
+				c.mu.Unlock()
+				if !busy {
+					break
+				}
 			}
 		}
 	})
+	if !started {
+		// Close began and runs no more background work, but waits for the
+		// acquisition that calls this: undo here.
+		ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
+		defer cancel()
+		_ = c.undo(ctx, p, field, lease)
+	}
+}
+
+// undoUntil makes undo, each attempt bounded by timeout, until it succeeds
+// or until passes, pausing from 50 ms doubling to 1 s. When Close stops it
+// first, it makes one last attempt, which Close waits for: an acquisition
+// of unknown outcome left in place would keep its lock or permits from
+// everyone until its lease ran out. It reports whether undo succeeded.
+func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(context.Context) error) bool {
+	ctx, cancel := context.WithDeadline(c.ctx, until)
+	defer cancel()
+	retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
+	for {
+		actx, acancel := context.WithTimeout(ctx, timeout)
+		err := undo(actx)
+		acancel()
+		if err == nil {
+			return true
+		}
+		if retry.wait(ctx, time.Time{}) != nil {
+			break
+		}
+	}
+	if c.ctx.Err() == nil || !time.Now().Before(until) {
+		return false // until passed: the lease it may have set is over
+	}
+	last := time.Now().Add(timeout)
+	if until.Before(last) {
+		last = until
+	}
+	actx, acancel := context.WithDeadline(context.WithoutCancel(c.ctx), last)
+	defer acancel()
+	return undo(actx) == nil
 }
 
 // undoRecheck are the pauses after which undoLater looks again for a late

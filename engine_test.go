@@ -1082,3 +1082,165 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 		})
 	}
 }
+
+// Close stops the undo of an acquisition of unknown outcome that is still
+// failing (the server unreachable), but gives it one last attempt and waits
+// for it: a process that shuts down after a network fault does not leave
+// its lock or permits held until their leases run out.
+func TestCloseUndoesUnknownAcquisition(t *testing.T) {
+	type target struct {
+		acquire func(context.Context) error
+		held    func() bool
+	}
+	cases := []struct {
+		name string
+		open func(t *testing.T, p proxied) target
+	}{}
+	for _, lc := range lockCases {
+		cases = append(cases, struct {
+			name string
+			open func(t *testing.T, p proxied) target
+		}{lc.name, func(t *testing.T, p proxied) target {
+			l := lc.make(t, p.c, "close-undo")
+			key := p.key(t, "close-undo")
+			warm(t, l)
+			return target{
+				func(ctx context.Context) error { _, err := l.TryLock(ctx, 0); return err },
+				func() bool { return exists(t, p.node, key) },
+			}
+		}})
+	}
+	cases = append(cases, struct {
+		name string
+		open func(t *testing.T, p proxied) target
+	}{"Semaphore", func(t *testing.T, p proxied) target {
+		s := mustSem(t, p.c, "close-undo")
+		ctx := testCtx(t, 10*time.Second)
+		if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+			t.Fatalf("TrySetPermits = %v, %v", ok, err)
+		}
+		if err := s.Acquire(ctx, 1); err != nil { // scripts loaded
+			t.Fatal(err)
+		}
+		if err := s.Release(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		return target{
+			func(ctx context.Context) error { return s.TryAcquire(ctx, 1, 0) },
+			func() bool { return countAt(t, p.node, s.Key()) < 2 },
+		}
+	}})
+	cases = append(cases, struct {
+		name string
+		open func(t *testing.T, p proxied) target
+	}{"PermitSemaphore", func(t *testing.T, p proxied) target {
+		s := mustPermits(t, p.c, "close-undo")
+		ctx := testCtx(t, 10*time.Second)
+		if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+			t.Fatalf("TrySetPermits = %v, %v", ok, err)
+		}
+		id, err := s.Acquire(ctx, time.Minute) // scripts loaded
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Release(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		return target{
+			func(ctx context.Context) error { _, err := s.TryAcquire(ctx, time.Minute, 0); return err },
+			func() bool { return countAt(t, p.node, s.Key()) < 2 },
+		}
+	}})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProxied(t, WithReleaseTimeout(300*time.Millisecond))
+			tg := tc.open(t, p)
+			p.px.FreezeReplies()
+			res := make(chan error, 1)
+			go func() {
+				actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				res <- tg.acquire(actx)
+			}()
+			if !eventually(3*time.Second, tg.held) {
+				p.px.Thaw()
+				t.Fatal("the acquisition did not reach the server")
+			}
+			p.px.Freeze() // the undo's requests are held back too
+			p.px.DropAll()
+			if err := <-res; err == nil {
+				t.Fatal("the acquisition succeeded although its reply was lost")
+			}
+			time.Sleep(700 * time.Millisecond) // undo attempts time out meanwhile
+			if !tg.held() {
+				t.Fatal("undone while the server was unreachable")
+			}
+			start := time.Now()
+			closed := make(chan struct{})
+			go func() {
+				_ = p.c.Close()
+				close(closed)
+			}()
+			time.Sleep(100 * time.Millisecond)
+			p.px.Thaw()
+			select {
+			case <-closed:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close did not return")
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("Close took %v, want its last undo bounded by the release timeout", d)
+			}
+			if tg.held() {
+				t.Fatal("Close returned with the acquisition of unknown outcome still in place: it stays held until its lease ends")
+			}
+		})
+	}
+}
+
+// An acquisition in flight when Close begins, whose reply is then lost, is
+// undone before Close returns (Close waits for it), as a grant that arrives
+// after Close began is given back.
+func TestCloseUndoesAcquisitionInFlight(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			l := lc.make(t, p.c, "close-in-flight")
+			key := p.key(t, "close-in-flight")
+			warm(t, l)
+			p.px.FreezeReplies()
+			res := make(chan error, 1)
+			go func() {
+				actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_, err := l.TryLock(actx, 0)
+				res <- err
+			}()
+			if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
+				p.px.Thaw()
+				t.Fatal("the acquire script did not reach the server")
+			}
+			closed := make(chan struct{})
+			go func() {
+				_ = p.c.Close()
+				close(closed)
+			}()
+			if !eventually(3*time.Second, p.c.closed) {
+				t.Fatal("Close did not begin")
+			}
+			p.px.DropAll() // the reply is lost with its connection
+			p.px.Thaw()
+			if err := <-res; err == nil {
+				t.Fatal("TryLock succeeded although its reply was lost")
+			}
+			select {
+			case <-closed:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close did not return")
+			}
+			if exists(t, p.node, key) {
+				t.Fatal("Close returned with the acquisition of unknown outcome still in place: it stays held until its lease ends")
+			}
+		})
+	}
+}

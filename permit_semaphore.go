@@ -216,22 +216,15 @@ func (s *PermitSemaphore) undo(wire []byte) {
 
 // undoLater gives back, in the background, a permit an acquisition of
 // unknown outcome may hold (wire: its id as stored), until that succeeds or
-// the permit's lease ends. Releasing an id the semaphore does not hold
+// the permit's lease ends (once more when Close stops it: undoUntil). Releasing an id the semaphore does not hold
 // changes nothing.
 func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
 	c := s.c
 	started := c.background(func() {
-		ctx, cancel := context.WithDeadline(c.ctx, until)
-		defer cancel()
-		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
-		for {
-			rctx, rcancel := context.WithTimeout(ctx, s.cfg.releaseTimeout)
-			_, err := generated.PermitRelease(rctx, c.rc, s.key, s.timeouts, s.channel, wire, c.publishCommand())
-			rcancel()
-			if err == nil || retry.wait(ctx, time.Time{}) != nil {
-				return
-			}
-		}
+		c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
+			_, err := generated.PermitRelease(ctx, c.rc, s.key, s.timeouts, s.channel, wire, c.publishCommand())
+			return err
+		})
 	})
 	if !started {
 		// Close began and runs no more background work, but waits for this

@@ -173,21 +173,16 @@ func (s *Semaphore) undo(latch string) {
 const semaphoreLatchTTL = time.Minute
 
 // undoLater gives back, in the background, the permits an attempt of unknown
-// outcome may have taken, retrying while its latch lives.
+// outcome may have taken, retrying while its latch lives (and once more
+// when Close stops it: undoUntil).
 func (s *Semaphore) undoLater(latch string) {
 	c := s.c
+	until := time.Now().Add(semaphoreLatchTTL)
 	started := c.background(func() {
-		ctx, cancel := context.WithTimeout(c.ctx, semaphoreLatchTTL)
-		defer cancel()
-		retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
-		for {
-			rctx, rcancel := context.WithTimeout(ctx, s.cfg.releaseTimeout)
-			_, err := generated.SemaphoreUndo(rctx, c.rc, s.key, s.channel, latch, semaphoreLatchTTL, c.publishCommand())
-			rcancel()
-			if err == nil || retry.wait(ctx, time.Time{}) != nil {
-				return
-			}
-		}
+		c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
+			_, err := generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, semaphoreLatchTTL, c.publishCommand())
+			return err
+		})
 	})
 	if !started {
 		// Close began and runs no more background work, but waits for this
