@@ -318,50 +318,64 @@ func TestFailedUnlockDropsHold(t *testing.T) {
 }
 
 // A grant that arrives after Close began is given back: Lock fails with
-// ErrClosed and nothing stays held.
+// ErrClosed and nothing stays held. An acquisition in flight when Close
+// begins whose reply is lost instead (its outcome unknown) is undone before
+// Close returns, as Close waits for it.
 func TestCloseRacingAcquire(t *testing.T) {
 	t.Parallel()
 	for _, lc := range lockCases {
-		t.Run(lc.name, func(t *testing.T) {
-			p := newProxied(t)
-			l := lc.make(t, p.c, "close-race")
-			key := p.key(t, "close-race")
-			warm(t, l)
-			p.px.FreezeReplies()
-			res := make(chan error, 1)
-			var lctx atomic.Value
-			go func() {
-				got, err := l.Lock(testCtx(t, 10*time.Second))
-				if got != nil {
-					lctx.Store(got)
+		for _, lost := range []bool{false, true} {
+			name := lc.name
+			if lost {
+				name += "/ReplyLost"
+			}
+			t.Run(name, func(t *testing.T) {
+				p := newProxied(t)
+				l := lc.make(t, p.c, "close-race")
+				key := p.key(t, "close-race")
+				warm(t, l)
+				p.px.FreezeReplies()
+				res := make(chan error, 1)
+				go func() {
+					var err error
+					if lost {
+						_, err = l.TryLock(testCtx(t, 10*time.Second), 0)
+					} else {
+						_, err = l.Lock(testCtx(t, 10*time.Second))
+					}
+					res <- err
+				}()
+				if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
+					p.px.Thaw()
+					t.Fatalf("the acquire script did not reach the server: keys %v", p.node.Do(t, "KEYS", "*"))
 				}
-				res <- err
-			}()
-			if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
+				closed := make(chan struct{})
+				go func() { p.c.Close(); close(closed) }()
+				if !eventually(3*time.Second, p.c.closed) {
+					t.Fatal("Close did not begin")
+				}
+				if lost {
+					p.px.DropAll() // the reply is lost with its connection
+				}
 				p.px.Thaw()
-				t.Fatalf("the acquire script did not reach the server: keys %v", p.node.Do(t, "KEYS", "*"))
-			}
-			closed := make(chan struct{})
-			go func() { p.c.Close(); close(closed) }()
-			time.Sleep(100 * time.Millisecond)
-			p.px.Thaw()
-			select {
-			case err := <-res:
-				if !errors.Is(err, ErrClosed) {
-					t.Fatalf("Lock racing Close = %v, want ErrClosed", err)
+				select {
+				case err := <-res:
+					if err == nil || !lost && !errors.Is(err, ErrClosed) {
+						t.Fatalf("Lock racing Close = %v, want ErrClosed (or, its reply lost, an error)", err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("Lock did not return")
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Lock did not return")
-			}
-			select {
-			case <-closed:
-			case <-time.After(10 * time.Second):
-				t.Fatal("Close did not return")
-			}
-			if exists(t, p.node, key) {
-				t.Fatal("a grant that arrived after Close is still held")
-			}
-		})
+				select {
+				case <-closed:
+				case <-time.After(10 * time.Second):
+					t.Fatal("Close did not return")
+				}
+				if exists(t, p.node, key) {
+					t.Fatal("Close returned with the lock held by the acquisition that raced it: it stays held until its lease ends")
+				}
+			})
+		}
 	}
 }
 
@@ -1192,53 +1206,6 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 				t.Fatalf("Close took %v, want its last undo bounded by the release timeout", d)
 			}
 			if tg.held() {
-				t.Fatal("Close returned with the acquisition of unknown outcome still in place: it stays held until its lease ends")
-			}
-		})
-	}
-}
-
-// An acquisition in flight when Close begins, whose reply is then lost, is
-// undone before Close returns (Close waits for it), as a grant that arrives
-// after Close began is given back.
-func TestCloseUndoesAcquisitionInFlight(t *testing.T) {
-	for _, lc := range lockCases {
-		t.Run(lc.name, func(t *testing.T) {
-			p := newProxied(t)
-			l := lc.make(t, p.c, "close-in-flight")
-			key := p.key(t, "close-in-flight")
-			warm(t, l)
-			p.px.FreezeReplies()
-			res := make(chan error, 1)
-			go func() {
-				actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_, err := l.TryLock(actx, 0)
-				res <- err
-			}()
-			if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
-				p.px.Thaw()
-				t.Fatal("the acquire script did not reach the server")
-			}
-			closed := make(chan struct{})
-			go func() {
-				_ = p.c.Close()
-				close(closed)
-			}()
-			if !eventually(3*time.Second, p.c.closed) {
-				t.Fatal("Close did not begin")
-			}
-			p.px.DropAll() // the reply is lost with its connection
-			p.px.Thaw()
-			if err := <-res; err == nil {
-				t.Fatal("TryLock succeeded although its reply was lost")
-			}
-			select {
-			case <-closed:
-			case <-time.After(5 * time.Second):
-				t.Fatal("Close did not return")
-			}
-			if exists(t, p.node, key) {
 				t.Fatal("Close returned with the acquisition of unknown outcome still in place: it stays held until its lease ends")
 			}
 		})
