@@ -250,6 +250,11 @@ type guardState struct {
 	// evictionWarned is the last eviction policy the log was warned of
 	// (see warnEviction).
 	evictionWarned atomic.Pointer[string]
+	// evictionStarted: checkEviction, which looks at the policy for
+	// acquisitions without the guard, has started; evictionChecks counts
+	// its looks.
+	evictionStarted atomic.Bool
+	evictionChecks  atomic.Int64
 }
 
 const guardRefresh = 5 * time.Second

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -11,9 +12,50 @@ import (
 )
 
 // guarded reports whether the failover guard applies to an acquisition: it
-// is on and the primary has replicas to wait for.
+// is on and the primary has replicas to wait for. With the guard off, the
+// eviction policy is still looked at (checkEviction).
 func (c *Client) guarded(ctx context.Context, cfg *config) bool {
-	return cfg.guard && c.replicas(ctx) > 0
+	if !cfg.guard {
+		c.checkEviction()
+		return false
+	}
+	return c.replicas(ctx) > 0
+}
+
+// evictionRefresh is how often checkEviction looks at the servers again.
+const evictionRefresh = time.Minute
+
+// checkEviction starts, at the first acquisition without the failover guard
+// (whose replica count reads the policy otherwise: countReplicas), a
+// background look at the eviction policy of every primary, made again every
+// evictionRefresh until Close: a lock key evicted under memory pressure is a
+// lock lost while its holder runs, and the log must say so whatever the
+// guard. After the first call it costs an atomic load.
+func (c *Client) checkEviction() {
+	g := &c.guard
+	if g.evictionStarted.Load() || !g.evictionStarted.CompareAndSwap(false, true) {
+		return
+	}
+	c.background(func() {
+		t := time.NewTicker(evictionRefresh)
+		defer t.Stop()
+		for {
+			ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+			for _, n := range c.rc.Nodes() {
+				info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+				if err == nil && strings.Contains(info, "role:master") {
+					c.warnEviction(info)
+				}
+			}
+			cancel()
+			g.evictionChecks.Add(1)
+			select {
+			case <-c.ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
 }
 
 // sendGuarded sends an acquiring script call and WAIT 1 in one pipeline on the
