@@ -42,6 +42,12 @@ func TestList(t *testing.T) {
 			if _, err := mustSem(t, c, "sem").TrySetPermits(ctx, 2); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := mustLatch(t, c, "latch").TrySetCount(ctx, 2); err != nil {
+				t.Fatal(err)
+			}
+			if err := mustSem(t, c, "sem").Release(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
 			d.rc.Do(ctx, d.rc.B().Hset().Key(prefix+"profile").FieldValue().FieldValue("name", "x").Build())
 			free := mustMutex(t, c, "order:free")
 			l, err := free.Lock(ctx)
@@ -97,6 +103,22 @@ func TestList(t *testing.T) {
 			for _, line := range lines[1:] {
 				if !strings.HasPrefix(line, "order:") || !strings.Contains(line, "mutex") {
 					t.Errorf("line %q", line)
+				}
+			}
+			// The records a Semaphore or latch call leaves beside its key
+			// (redisson_sc_latch:{name}:..., one holding a client id and a
+			// number) are not locks, listed without a key prefix too.
+			for _, aux := range []string{"redisson_sc_latch:{" + prefix, "redisson_countdownlatch_latch:{" + prefix} {
+				r := cli(ctx, d, "", "list", "--json", "--prefix", aux)
+				if r.code != exitOK {
+					t.Fatalf("list: exit %d\n%s", r.code, r.errOut)
+				}
+				var l listing
+				if err := json.Unmarshal([]byte(r.out), &l); err != nil {
+					t.Fatalf("%v\n%s", err, r.out)
+				}
+				if len(l.Locks) != 0 {
+					t.Errorf("list --prefix %s: %d locks, want none:\n%s", aux, len(l.Locks), r.out)
 				}
 			}
 			if r := cli(ctx, d, "", "list", "--cursor", "x"); r.code != exitUsage {
