@@ -37,8 +37,11 @@ type Client struct {
 	// formatted once rather than per call.
 	mutexCtl *mutexCtl
 
-	shardedOff   atomic.Bool                 // the server has no sharded pub/sub
-	requests     atomic.Uint64               // numbers release requests (latch keys)
+	shardedOff atomic.Bool   // the server has no sharded pub/sub
+	requests   atomic.Uint64 // numbers release requests (latch keys)
+	// recordTTL is how long the record of a Semaphore or latch call lives
+	// (recordTTL; shorter in tests).
+	recordTTL    time.Duration
 	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
 	lossTimers   sync.Pool                   // stopped *lossTimer, for the next holds
 	shardedOnce  sync.Once
@@ -85,6 +88,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		ctx:         ctx,
 		cancel:      cancel,
 		holds:       map[holdKey]*hold{},
+		recordTTL:   recordTTL,
 	}
 	c.acquired.L = &c.mu
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())

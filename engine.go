@@ -288,13 +288,13 @@ func (c *Client) recordKey(prefix, key string) string {
 // made again as a recorded call is (callRecorded): a repeat of a call that
 // set the count answers true instead of finding the count its own first
 // attempt set.
-func (c *Client) trySet(ctx context.Context, prefix, key string, set func(record, nonce, publish string) (bool, error)) (bool, error) {
+func (c *Client) trySet(ctx context.Context, prefix, key string, set func(ctx context.Context, record, nonce, publish string) (bool, error)) (bool, error) {
 	record := setRecordKey(prefix, key)
 	nonce := c.id + ":" + strconv.FormatUint(c.requests.Add(1), 36)
 	// A call Redis refused is the caller's error, as before: a TrySet waits
 	// for nothing (docs/guarantees.md, noeviction).
-	v, err := c.callRecorded(ctx, false, func(publish string) (int64, error) {
-		ok, err := set(record, nonce, publish)
+	v, err := c.callRecorded(ctx, false, func(ctx context.Context, publish string) (int64, error) {
+		ok, err := set(ctx, record, nonce, publish)
 		if ok {
 			return 1, err
 		}
@@ -311,13 +311,25 @@ func setRecordKey(prefix, key string) string { return redissonName(prefix, key) 
 // callRecorded runs call, a change that records itself on the server so that
 // a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it
 // again as a release is made again (changeRetry); refusals says whether calls
-// Redis refused (retryLater) are made again until ctx ends (without, such an
-// answer is the call's error: DrainPermits fails on a full Redis rather than
-// wait).
-func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(publish string) (int64, error)) (int64, error) {
+// Redis refused (retryLater) are made again until ctx ends, for at most half
+// the record's life (without, such an answer is the call's error:
+// DrainPermits fails on a full Redis rather than wait). call must run within
+// the context it is given.
+func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx context.Context, publish string) (int64, error)) (int64, error) {
+	// The call and every repeat of it, rueidis's own retries included (they
+	// go on while ctx lasts), end well before its record expires: a repeat
+	// that reached the server after that would change the count again. Half
+	// the record's life leaves the other half for a last attempt's
+	// reconnection (rueidis's dial and write timeouts) before it is sent.
+	// (A release's context ends sooner: no second timer on its path.)
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.recordTTL/2 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.recordTTL/2)
+		defer cancel()
+	}
 	cr := changeRetry{rt: newRetrier()}
 	for {
-		v, err := call(c.publishCommand())
+		v, err := call(ctx, c.publishCommand())
 		if err == nil {
 			return v, nil
 		}

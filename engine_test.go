@@ -1106,15 +1106,11 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 		acquire func(context.Context) error
 		held    func() bool
 	}
-	cases := []struct {
-		name string
-		open func(t *testing.T, p proxied) target
-	}{}
+	// Each case sets its primitive up (scripts loaded) and tells how to
+	// acquire it and whether the acquisition is in place.
+	cases := map[string]func(t *testing.T, p proxied) target{}
 	for _, lc := range lockCases {
-		cases = append(cases, struct {
-			name string
-			open func(t *testing.T, p proxied) target
-		}{lc.name, func(t *testing.T, p proxied) target {
+		cases[lc.name] = func(t *testing.T, p proxied) target {
 			l := lc.make(t, p.c, "close-undo")
 			key := p.key(t, "close-undo")
 			warm(t, l)
@@ -1122,12 +1118,9 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 				func(ctx context.Context) error { _, err := l.TryLock(ctx, 0); return err },
 				func() bool { return exists(t, p.node, key) },
 			}
-		}})
+		}
 	}
-	cases = append(cases, struct {
-		name string
-		open func(t *testing.T, p proxied) target
-	}{"Semaphore", func(t *testing.T, p proxied) target {
+	cases["Semaphore"] = func(t *testing.T, p proxied) target {
 		s := mustSem(t, p.c, "close-undo")
 		ctx := testCtx(t, 10*time.Second)
 		if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
@@ -1143,11 +1136,8 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 			func(ctx context.Context) error { return s.TryAcquire(ctx, 1, 0) },
 			func() bool { return countAt(t, p.node, s.Key()) < 2 },
 		}
-	}})
-	cases = append(cases, struct {
-		name string
-		open func(t *testing.T, p proxied) target
-	}{"PermitSemaphore", func(t *testing.T, p proxied) target {
+	}
+	cases["PermitSemaphore"] = func(t *testing.T, p proxied) target {
 		s := mustPermits(t, p.c, "close-undo")
 		ctx := testCtx(t, 10*time.Second)
 		if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
@@ -1164,11 +1154,11 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 			func(ctx context.Context) error { _, err := s.TryAcquire(ctx, time.Minute, 0); return err },
 			func() bool { return countAt(t, p.node, s.Key()) < 2 },
 		}
-	}})
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	}
+	for name, open := range cases {
+		t.Run(name, func(t *testing.T) {
 			p := newProxied(t, WithReleaseTimeout(300*time.Millisecond))
-			tg := tc.open(t, p)
+			tg := open(t, p)
 			p.px.FreezeReplies()
 			res := make(chan error, 1)
 			go func() {

@@ -73,8 +73,8 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 	if err := positive("count", count); err != nil {
 		return false, l.fail("set count", err)
 	}
-	ok, err := l.c.trySet(ctx, "redisson_countdownlatch_latch", l.key, func(record, nonce, publish string) (bool, error) {
-		return generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, record, count, nonce, publish, latchRecordTTL)
+	ok, err := l.c.trySet(ctx, "redisson_countdownlatch_latch", l.key, func(ctx context.Context, record, nonce, publish string) (bool, error) {
+		return generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, record, count, nonce, publish, l.c.recordTTL)
 	})
 	if err != nil {
 		return false, l.fail("set count", err)
@@ -91,17 +91,13 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	// One record per call: a CountDown whose reply was lost is made again
 	// and counts once (callRecorded).
 	record := l.c.recordKey("redisson_countdownlatch_latch", l.key)
-	if _, err := l.c.callRecorded(ctx, true, func(publish string) (int64, error) {
-		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, latchRecordTTL)
+	if _, err := l.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
 	}); err != nil {
 		return l.fail("count down", err)
 	}
 	return nil
 }
-
-// latchRecordTTL is how long a CountDown's record lives: longer than any of
-// its retries, so a repeat that reaches the server late still finds it.
-const latchRecordTTL = time.Minute
 
 // Count returns the current count (0 when the latch is not counting).
 func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {

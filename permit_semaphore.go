@@ -101,8 +101,8 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 	if err := positive("permits", permits); err != nil {
 		return false, s.fail("set permits", err)
 	}
-	ok, err := s.c.trySet(ctx, "redisson_sc_latch", s.key, func(record, nonce, publish string) (bool, error) {
-		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, semaphoreLatchTTL)
+	ok, err := s.c.trySet(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, nonce, publish string) (bool, error) {
+		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, s.c.recordTTL)
 	})
 	if err != nil {
 		return false, s.fail("set permits", err)
@@ -125,8 +125,8 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	// One record per call: an AddPermits whose reply was lost is made again
 	// and changes the count once (callRecorded).
 	record := s.c.recordKey("redisson_sc_latch", s.key)
-	v, err := s.c.callRecorded(ctx, true, func(publish string) (int64, error) {
-		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, semaphoreLatchTTL)
+	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, s.c.recordTTL)
 	})
 	if err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)

@@ -83,8 +83,8 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, err
 	if err := positive("permits", permits); err != nil {
 		return false, s.fail("set permits", err)
 	}
-	ok, err := s.c.trySet(ctx, "redisson_sc_latch", s.key, func(record, nonce, publish string) (bool, error) {
-		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, semaphoreLatchTTL)
+	ok, err := s.c.trySet(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, nonce, publish string) (bool, error) {
+		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, s.c.recordTTL)
 	})
 	if err != nil {
 		return false, s.fail("set permits", err)
@@ -137,7 +137,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		// whose reply is lost is undone through it, exactly once, and cannot
 		// take permits if it reaches the server after its undo.
 		latch := s.latch()
-		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, semaphoreLatchTTL)
+		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, s.c.recordTTL)
 		if err != nil && unknownOutcome(err) {
 			s.undoLater(latch)
 		}
@@ -164,23 +164,26 @@ func (s *Semaphore) undo(latch string) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
 	_, _ = callAgain(ctx, func() (int64, error) {
-		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, semaphoreLatchTTL, s.c.publishCommand())
+		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, s.c.publishCommand())
 	})
 }
 
-// semaphoreLatchTTL is how long an acquisition attempt's record lives, and so
-// how long an attempt of unknown outcome can still be undone.
-const semaphoreLatchTTL = time.Minute
+// recordTTL is how long the record of a Semaphore or latch call lives: an
+// acquisition attempt's, and so how long an attempt of unknown outcome can
+// still be undone; a release's, AddPermits', DrainPermits', CountDown's and
+// a TrySet's, longer than the call and its retries (callRecorded), so that
+// a repeat finds it.
+const recordTTL = time.Minute
 
 // undoLater gives back, in the background, the permits an attempt of unknown
 // outcome may have taken, retrying while its latch lives (and once more
 // when Close stops it: undoUntil).
 func (s *Semaphore) undoLater(latch string) {
 	c := s.c
-	until := time.Now().Add(semaphoreLatchTTL)
+	until := time.Now().Add(c.recordTTL)
 	started := c.background(func() {
 		c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
-			_, err := generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, semaphoreLatchTTL, c.publishCommand())
+			_, err := generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, c.recordTTL, c.publishCommand())
 			return err
 		})
 	})
@@ -221,8 +224,8 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 // calling could lose them for good.
 func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	latch := s.latch()
-	return s.c.callRecorded(ctx, true, func(publish string) (int64, error) {
-		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, semaphoreLatchTTL)
+	return s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL)
 	})
 }
 
@@ -259,8 +262,8 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	// A drain whose reply was lost is made again and answers the count the
 	// first one drained (callRecorded), which would otherwise be lost.
 	record := s.c.recordKey("redisson_sc_latch", s.key)
-	v, err := s.c.callRecorded(ctx, false, func(string) (int64, error) {
-		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, semaphoreLatchTTL)
+	v, err := s.c.callRecorded(ctx, false, func(ctx context.Context, _ string) (int64, error) {
+		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, s.c.recordTTL)
 	})
 	if err != nil {
 		return 0, s.fail("drain", err)

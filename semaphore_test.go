@@ -305,3 +305,52 @@ func TestSemaphoreDrainReplyLost(t *testing.T) {
 		t.Fatalf("DrainPermits whose first reply was lost = %d, %v; want 5, the permits it took", drained, err)
 	}
 }
+
+// A recorded call (here AddPermits, with a context that never ends) gives up
+// before its record expires: a repeat that reached the server after that,
+// once the network heals, would change the count a second time.
+func TestRecordedCallEndsBeforeItsRecord(t *testing.T) {
+	p := newProxied(t)
+	p.c.recordTTL = 1200 * time.Millisecond
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "record-bound")
+	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.AddPermits(ctx, 1); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	count := func() int64 { return countAt(t, p.node, s.Key()) }
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	start := time.Now()
+	var took time.Duration
+	go func() {
+		_, err := s.AddPermits(context.Background(), 1)
+		took = time.Since(start)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { return count() == 5 }) {
+		p.px.Thaw()
+		t.Fatal("AddPermits did not reach the server")
+	}
+	p.px.Refuse()                                    // the reply is lost, and every repeat fails until Thaw
+	time.Sleep(p.c.recordTTL + 500*time.Millisecond) // the record has expired
+	p.px.Thaw()
+	select {
+	case err := <-res:
+		if err == nil {
+			t.Error("AddPermits reported success although none of its repeats was answered in time")
+		}
+		t.Logf("AddPermits returned after %v: %v", took, err)
+		if took >= p.c.recordTTL {
+			t.Errorf("AddPermits returned after %v, not before its record expired (%v)", took, p.c.recordTTL)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("AddPermits did not return")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := count(); n != 5 {
+		t.Fatalf("permits = %d, want 5 (added once; a repeat after its record expired added again)", n)
+	}
+}

@@ -23,6 +23,7 @@ type Proxy struct {
 	// replies held back: requests reach the server, answers do not
 	repliesFrozen bool
 	held          map[net.Conn]bool // connections HoldOpen holds back
+	refusing      bool              // Refuse: new connections are closed at once
 	conns         map[net.Conn]struct{}
 	wg            sync.WaitGroup
 }
@@ -48,6 +49,13 @@ func (p *Proxy) accept() {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
+		}
+		p.mu.Lock()
+		refusing := p.refusing
+		p.mu.Unlock()
+		if refusing {
+			c.Close()
+			continue
 		}
 		s, err := net.Dial("tcp", p.target)
 		if err != nil {
@@ -121,10 +129,20 @@ func (p *Proxy) HoldOpen() {
 	p.mu.Unlock()
 }
 
+// Refuse drops every open connection and closes new ones as soon as they
+// are accepted, until Thaw: the server is down as the client sees it, and
+// every reconnection fails at once (Freeze would hold its handshake).
+func (p *Proxy) Refuse() {
+	p.mu.Lock()
+	p.refusing = true
+	p.mu.Unlock()
+	p.DropAll()
+}
+
 // Thaw lets traffic flow again.
 func (p *Proxy) Thaw() {
 	p.mu.Lock()
-	p.frozen, p.repliesFrozen, p.held = false, false, nil
+	p.frozen, p.repliesFrozen, p.held, p.refusing = false, false, nil, false
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
