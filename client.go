@@ -144,7 +144,8 @@ func (c *Client) ID() string { return c.id }
 // contexts of the locks still held with cause ErrClosed. It does not release
 // those locks: their leases run out on the server. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
-// attempt to undo it, bounded by the release timeout, which Close waits for.
+// attempt to undo it, bounded by the release timeout and by a second, which
+// Close waits for.
 // Close is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()

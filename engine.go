@@ -1291,7 +1291,7 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 	if !started {
 		// Close began and runs no more background work, but waits for the
 		// acquisition that calls this: undo here.
-		ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
 		_ = c.undo(ctx, p, field, lease)
 	}
@@ -1299,9 +1299,10 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 
 // undoUntil makes undo, each attempt bounded by timeout, until it succeeds
 // or until passes, pausing from 50 ms doubling to 1 s. When Close stops it
-// first, it makes one last attempt, which Close waits for: an acquisition
-// of unknown outcome left in place would keep its lock or permits from
-// everyone until its lease ran out. It reports whether undo succeeded.
+// first, it makes one last attempt (bounded by closeUndoMax too), which
+// Close waits for: an acquisition of unknown outcome left in place would
+// keep its lock or permits from everyone until its lease ran out. It reports
+// whether undo succeeded.
 func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(context.Context) error) bool {
 	ctx, cancel := context.WithDeadline(c.ctx, until)
 	defer cancel()
@@ -1320,7 +1321,7 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	if c.ctx.Err() == nil || !time.Now().Before(until) {
 		return false // until passed: the lease it may have set is over
 	}
-	last := time.Now().Add(timeout)
+	last := time.Now().Add(min(timeout, closeUndoMax))
 	if until.Before(last) {
 		last = until
 	}
@@ -1328,6 +1329,11 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	defer acancel()
 	return undo(actx) == nil
 }
+
+// closeUndoMax bounds an undo that Close waits for: with Redis down, the
+// attempt can only fail, and a Client shutting down should not wait the whole
+// release timeout for that (rueidis retries a read until its deadline).
+const closeUndoMax = time.Second
 
 // undoRecheck are the pauses after which undoLater looks again for a late
 // grant of the attempt it undid: most arrive within a fraction of a second,

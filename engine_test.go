@@ -1201,3 +1201,34 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 		})
 	}
 }
+
+// With Redis down, Close does not wait a whole release timeout for the last
+// attempt to undo an acquisition of unknown outcome: at most a second.
+func TestCloseBoundedWhileRedisDown(t *testing.T) {
+	p := newProxied(t, WithReleaseTimeout(5*time.Second))
+	l := mustMutex(t, p.c, "close-down")
+	key := p.key(t, "close-down")
+	warm(t, l)
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() {
+		_, err := l.TryLock(testCtx(t, 5*time.Second), 0)
+		res <- err
+	}()
+	if !eventually(3*time.Second, func() bool { return exists(t, p.node, key) }) {
+		p.px.Thaw()
+		t.Fatal("the acquire script did not reach the server")
+	}
+	p.px.Refuse() // the reply is lost, and Redis stays out of reach
+	if err := <-res; err == nil {
+		t.Fatal("TryLock succeeded although its reply was lost")
+	}
+	time.Sleep(300 * time.Millisecond) // the undo is failing in the background
+	start := time.Now()
+	if err := p.c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Fatalf("Close took %v with Redis down, want its last undo bounded by a second", d)
+	}
+}
