@@ -175,3 +175,58 @@ func TestLatchConnectionDrops(t *testing.T) {
 		t.Fatalf("AwaitTimeout after the 200th CountDown = %v, %v", ok, err)
 	}
 }
+
+// Connections dropped at random moments while a count is set, again and
+// again, on a fresh semaphore and latch: every TrySet reports that it set
+// the count (a call whose reply was lost is made again and finds its own
+// record), and the count is the one set.
+func TestTrySetConnectionDrops(t *testing.T) {
+	skipDropsUnderRace(t)
+	p := newProxied(t)
+	ctx := testCtx(t, 60*time.Second)
+	s := mustSem(t, p.c, "try-set-drops")
+	l := mustLatch(t, p.c, "try-set-drops")
+	kinds := []struct {
+		key string
+		set func(context.Context, int64) (bool, error)
+		del func(context.Context) (bool, error)
+	}{{s.Key(), s.TrySetPermits, s.Delete}, {l.Key(), l.TrySetCount, l.Delete}}
+	rng := dropRNG(t)
+	stop, dropped := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				dropped <- n
+				return
+			default:
+				dropsAtRandom(p, rng, 1)
+				n++
+			}
+		}
+	}()
+	sets := 0
+	for i := range 900 {
+		k := kinds[i%2]
+		// A Delete whose reply was lost may or may not have run: look.
+		for exists(t, p.node, k.key) {
+			_, _ = k.del(ctx)
+		}
+		n := int64(i + 1)
+		if ok, err := k.set(ctx, n); err != nil || !ok {
+			t.Errorf("set %d of %s = %v, %v; want true", n, k.key, ok, err)
+			continue
+		}
+		if got := countAt(t, p.node, k.key); got != n {
+			t.Errorf("count of %s after set %d = %d", k.key, n, got)
+		}
+		sets++
+	}
+	close(stop)
+	drops := <-dropped
+	if drops < 5 {
+		t.Fatalf("only %d connection drops while setting counts: the test exercised little", drops)
+	}
+	t.Logf("%d sets through %d connection drops", sets, drops)
+}
