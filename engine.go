@@ -1246,11 +1246,11 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 // undoLater undoes an acquisition of unknown outcome in the background,
 // retrying until it succeeds, the lease it may have set has run out anyway,
 // or the Client closes (then Close waits for one last attempt; see
-// undoUntil); once Close has begun, it makes that attempt at once. Once it has succeeded it looks again after undoRecheck's
-// pauses: the attempt may still be on its way to the server, since rueidis
-// closes an idle connection whose call ran past its deadline and sends the
-// undo on a new one, which can overtake the old one's bytes (in a proxy,
-// say).
+// undoUntil); once Close has begun, it makes that attempt at once. Once it
+// has succeeded it looks again after undoRecheck's pauses: the attempt may
+// still be on its way to the server, since rueidis closes an idle connection
+// whose call ran past its deadline and sends the undo on a new one, which can
+// overtake the old one's bytes (in a proxy, say).
 func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time) {
 	started := c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
