@@ -107,11 +107,14 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 
 // handleConfig applies a handle's options over the Client's settings and
 // derives the handle's key. The error names the handle.
-func (c *Client) handleConfig(k kind, name string, opts []LockOption) (config, string, error) {
-	cfg := c.cfg
+func (c *Client) handleConfig(k kind, name string, opts []LockOption) (*config, string, error) {
+	// A handle without options shares the Client's settings, which never
+	// change after New: handles are often made per request, and a copy
+	// would be most of one's size.
+	cfg := &c.cfg
 	var err error
 	if len(opts) > 0 {
-		cfg = withLockOptions(cfg, k, opts)
+		cfg = withLockOptions(c.cfg, k, opts)
 		err = cfg.err
 	}
 	var key string
@@ -124,13 +127,11 @@ func (c *Client) handleConfig(k kind, name string, opts []LockOption) (config, s
 	return cfg, key, nil
 }
 
-// withLockOptions applies a handle's options to a copy of cfg. It is its own
-// function so that only a handle with options pays for the copy escaping to
-// the heap (options take a *config); handles are often made per request.
-func withLockOptions(cfg config, k kind, opts []LockOption) config {
+// withLockOptions applies a handle's options to a copy of cfg.
+func withLockOptions(cfg config, k kind, opts []LockOption) *config {
 	cfg.err = nil
 	cfg.applyLock(k, opts)
-	return cfg
+	return &cfg
 }
 
 // ID is the Client's random 128-bit identity, the first half of every lock

@@ -32,10 +32,10 @@ type lockSpec struct {
 	c       *Client
 	name    string
 	key     string
-	channel string // release notifications (per-waiter channels derive from it)
-	fence   string // fencing-token counter
-	latch   string // release latch keys: <latch>:<client-id>:<n>
-	cfg     config
+	channel string  // release notifications (per-waiter channels derive from it)
+	fence   string  // fencing-token counter
+	latch   string  // release latch keys: <latch>:<client-id>:<n>
+	cfg     *config // shared with the Client, or the handle's own with options
 }
 
 func (s *lockSpec) check(ctx context.Context) error {
@@ -564,7 +564,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		for range 3 {
 			start := time.Now()
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
-			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, &s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {

@@ -21,7 +21,7 @@ type CountDownLatch struct {
 	name    string
 	key     string
 	channel string
-	cfg     config
+	cfg     *config // shared with the Client, or the handle's own with options
 }
 
 // CountDownLatch returns a handle for the latch called name. No LockOption

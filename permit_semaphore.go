@@ -40,7 +40,7 @@ type PermitSemaphore struct {
 	key      string
 	timeouts string
 	channel  string
-	cfg      config
+	cfg      *config // shared with the Client, or the handle's own with options
 }
 
 // PermitSemaphore returns a handle for the expirable-permit semaphore called

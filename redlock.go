@@ -145,7 +145,9 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		// Releases are best effort per node: a node that does not answer in
 		// time lets its lease expire.
 		for _, m := range r.nodes {
-			m.cfg.releaseTimeout = max(r.nodeTimeout, 50*time.Millisecond)
+			cfg := *m.cfg // the node's Client's settings, shared with its other handles
+			cfg.releaseTimeout = max(r.nodeTimeout, 50*time.Millisecond)
+			m.cfg = &cfg
 		}
 	}
 	return r, nil

@@ -19,7 +19,7 @@ type Semaphore struct {
 	name    string
 	key     string
 	channel string
-	cfg     config
+	cfg     *config // shared with the Client, or the handle's own with options
 }
 
 // Semaphore returns a handle for the semaphore called name. opts override the
