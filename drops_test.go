@@ -201,7 +201,10 @@ func TestTrySetConnectionDrops(t *testing.T) {
 				dropped <- n
 				return
 			default:
-				dropsAtRandom(p, rng, 1)
+				// More often than dropsAtRandom: a drop must land between
+				// a set running and its reply arriving, a short window.
+				time.Sleep(time.Duration(1+rng.IntN(5)) * time.Millisecond)
+				p.px.DropAll()
 				n++
 			}
 		}
