@@ -917,11 +917,9 @@ func (c *Client) end(h *hold, cause error) {
 	}
 }
 
-// forced ends this Client's holds of the lock at key after a ForceUnlock
-// deleted it: their owners no longer hold it, so their contexts end
-// (ErrLockLost) and their renewals stop now, not at the next renewal or at
-// the lease's end (Redisson's forceUnlock also stops its own renewals).
-func (c *Client) forced(key string) {
+// holdsAt returns this Client's holds of the lock at key; a ForceUnlock
+// takes them before it calls (see forced).
+func (c *Client) holdsAt(key string) []*hold {
 	var hs []*hold
 	c.mu.Lock()
 	for id, h := range c.holds {
@@ -929,6 +927,28 @@ func (c *Client) forced(key string) {
 			hs = append(hs, h)
 		}
 	}
+	c.mu.Unlock()
+	return hs
+}
+
+// forced ends this Client's holds of the lock at key after a ForceUnlock of
+// it succeeded: their owners no longer hold it, so their contexts end
+// (ErrLockLost) and their renewals stop now, not at the next renewal or at
+// the lease's end (Redisson's forceUnlock also stops its own renewals).
+// deleted: the ForceUnlock deleted a lock, and every hold of the key ends.
+// Otherwise it found none: the lock had expired, or a first attempt of the
+// same call deleted it and its reply was lost (the call was made again).
+// Then the holds from before the call (before) end, and a hold taken since,
+// of a lock that was free, does not.
+func (c *Client) forced(key string, deleted bool, before []*hold) {
+	hs := before
+	if deleted {
+		hs = c.holdsAt(key)
+	}
+	if len(hs) == 0 {
+		return
+	}
+	c.mu.Lock()
 	for _, h := range hs {
 		c.forgetLocked(h)
 	}

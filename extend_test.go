@@ -19,6 +19,9 @@ type extendCase struct {
 	extend func(ctx, lctx context.Context, lease time.Duration) error
 	force  func(ctx context.Context) // deletes the lock behind the holder's back
 	pttl   func() int64              // the lock key's PTTL in ms
+	// forceUnlock is the kind's ForceUnlock itself, for a check of its own.
+	forceUnlock func(ctx context.Context) (bool, error)
+	key         string
 }
 
 func extendCases(t *testing.T, node *redistest.Node, c *Client) []extendCase {
@@ -55,16 +58,16 @@ func extendCases(t *testing.T, node *redistest.Node, c *Client) []extendCase {
 	rr := mustRW(t, c, "ext-rw-read")
 	lean := mustLean(t, c, "ext-lean")
 	return []extendCase{
-		{"LeanMutex", lockOf(lean), lean.Extend, force(lean.ForceUnlock), pttl(lean.Key())},
-		{"Mutex", lockOf(m), m.Extend, force(m.ForceUnlock), pttl(m.Key())},
-		{"FairMutex", lockOf(f), f.Extend, force(f.ForceUnlock), pttl(f.Key())},
-		{"RWMutexWrite", lockOf(rw), rw.Extend, force(rw.ForceUnlock), pttl(rw.Key())},
+		{"LeanMutex", lockOf(lean), lean.Extend, force(lean.ForceUnlock), pttl(lean.Key()), lean.ForceUnlock, lean.Key()},
+		{"Mutex", lockOf(m), m.Extend, force(m.ForceUnlock), pttl(m.Key()), m.ForceUnlock, m.Key()},
+		{"FairMutex", lockOf(f), f.Extend, force(f.ForceUnlock), pttl(f.Key()), f.ForceUnlock, f.Key()},
+		{"RWMutexWrite", lockOf(rw), rw.Extend, force(rw.ForceUnlock), pttl(rw.Key()), rw.ForceUnlock, rw.Key()},
 		{"RWMutexRead", func(ctx context.Context, lease time.Duration) (context.Context, error) {
 			if lease == 0 {
 				return rr.RLock(ctx)
 			}
 			return rr.RLockWithLease(ctx, lease)
-		}, rr.Extend, force(rr.ForceUnlock), pttl(rr.Key())},
+		}, rr.Extend, force(rr.ForceUnlock), pttl(rr.Key()), rr.ForceUnlock, rr.Key()},
 	}
 }
 
@@ -380,5 +383,50 @@ func TestForceUnlockEndsOwnHolds(t *testing.T) {
 				t.Errorf("%s (lease %s): hold's context still live 1s after ForceUnlock by its own Client", tc.name, lease)
 			}
 		}
+	}
+}
+
+// A ForceUnlock whose reply is lost is made again, and the repeat finds no
+// lock: the holds this Client had of it must end at once all the same, as
+// after a ForceUnlock that was answered. A hold taken after the ForceUnlock
+// returned is not touched.
+func TestForceUnlockReplyLostEndsOwnHolds(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 60*time.Second)
+	for _, tc := range extendCases(t, p.node, p.c) {
+		t.Run(tc.name, func(t *testing.T) {
+			// Scripts loaded, so the ForceUnlock below is one EVALSHA.
+			if _, err := tc.lock(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			tc.force(ctx)
+			lctx, err := tc.lock(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.lostReply(t, func() bool { return !exists(t, p.node, tc.key) }, func() error {
+				_, err := tc.forceUnlock(ctx)
+				return err
+			})
+			if err != nil {
+				t.Fatalf("ForceUnlock whose reply was lost: %v", err)
+			}
+			select {
+			case <-lctx.Done():
+				if !errors.Is(context.Cause(lctx), ErrLockLost) {
+					t.Errorf("context ended with %v, want ErrLockLost", context.Cause(lctx))
+				}
+			case <-time.After(time.Second):
+				t.Fatal("hold's context still live 1s after a ForceUnlock (reply lost) by its own Client")
+			}
+			again, err := tc.lock(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := tc.forceUnlock(ctx); err != nil || !ok {
+				t.Fatalf("ForceUnlock = %v, %v", ok, err)
+			}
+			<-again.Done()
+		})
 	}
 }

@@ -273,6 +273,7 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, opError("force unlock", f.m.name, err)
 	}
 	c := f.m.c
+	before := c.holdsAt(f.m.key)
 	var ok bool
 	err := c.retryRelease(ctx, func(publish string) (err error) {
 		ok, err = f.forceUnlockCall(ctx, publish)
@@ -281,9 +282,7 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", f.m.name, err)
 	}
-	if ok {
-		c.forced(f.m.key)
-	}
+	c.forced(f.m.key, ok, before)
 	return ok, nil
 }
 

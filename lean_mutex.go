@@ -139,13 +139,12 @@ func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, opError("force unlock", l.name, err)
 	}
+	before := l.c.holdsAt(l.key)
 	ok, err := generated.LeanForceUnlock(ctx, l.c.rc, l.key)
 	if err != nil {
 		return false, opError("force unlock", l.name, wrongKind(err))
 	}
-	if ok {
-		l.c.forced(l.key)
-	}
+	l.c.forced(l.key, ok, before)
 	return ok, nil
 }
 

@@ -336,13 +336,16 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
-// reports whether there was a lock to delete. Holds this Client had of it
-// end at once (their contexts with ErrLockLost); holders on other Clients
-// find out at their next renewal or when their lease ends.
+// reports whether there was a lock to delete (false also when a first
+// attempt whose reply was lost deleted it and the call was made again).
+// Holds this Client had of it end at once (their contexts with
+// ErrLockLost), whichever it reports; holders on other Clients find out at
+// their next renewal or when their lease ends.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
 	}
+	before := m.c.holdsAt(m.key)
 	var ok bool
 	err := m.c.retryRelease(ctx, func(publish string) (err error) {
 		ok, err = generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, publish)
@@ -351,9 +354,7 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
 	}
-	if ok {
-		m.c.forced(m.key)
-	}
+	m.c.forced(m.key, ok, before)
 	return ok, nil
 }
 

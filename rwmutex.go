@@ -398,6 +398,7 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, opError("force unlock", rw.name, err)
 	}
 	c := rw.c
+	before := c.holdsAt(rw.key)
 	var ok bool
 	err := c.retryRelease(ctx, func(publish string) (err error) {
 		ok, err = generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, publish)
@@ -406,8 +407,6 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, err)
 	}
-	if ok {
-		c.forced(rw.key)
-	}
+	c.forced(rw.key, ok, before)
 	return ok, nil
 }
