@@ -43,76 +43,109 @@ func dropsAtRandom(p proxied, rng *rand.Rand, n int) {
 }
 
 // Connections dropped at random moments under five goroutines taking and
-// giving back Semaphore permits: every Release succeeds (a release whose
-// reply was lost is made again and counts once), never more holders than
-// permits, and once the acquisitions of unknown outcome are undone the count
-// is where it began: no permit lost, none made.
+// giving back permits of a Semaphore or a PermitSemaphore: every Release
+// succeeds (a release whose reply was lost is made again and counts once),
+// never more holders than permits, and once the acquisitions of unknown
+// outcome are undone the count is where it began: no permit lost, none made.
 func TestSemaphoreConnectionDrops(t *testing.T) {
 	skipDropsUnderRace(t)
-	p := newProxied(t, WithReleaseTimeout(3*time.Second))
-	ctx := testCtx(t, 60*time.Second)
-	s := mustSem(t, p.c, "drops")
 	const permits = 3
-	if ok, err := s.TrySetPermits(ctx, permits); err != nil || !ok {
-		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	// acquire takes one permit and returns its release.
+	type semaphore struct {
+		key     string
+		acquire func(ctx context.Context) (func(context.Context) error, error)
 	}
-	var (
-		inside, held, releases atomic.Int64
-		wg                     sync.WaitGroup
-		mu                     sync.Mutex
-		failures               []error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		failures = append(failures, err)
-	}
-	stop := make(chan struct{})
-	for range 5 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				actx, cancel := context.WithTimeout(ctx, time.Second)
-				err := s.TryAcquire(actx, 1, 500*time.Millisecond)
-				cancel()
-				if err != nil {
-					continue // refused, or of unknown outcome: undone in the background
-				}
-				held.Add(1)
-				if n := inside.Add(1); n > permits {
-					fail(fmt.Errorf("%d holders of %d permits", n, permits))
-				}
-				time.Sleep(time.Millisecond)
-				inside.Add(-1)
-				if err := s.Release(ctx, 1); err != nil {
-					fail(fmt.Errorf("Release: %w", err))
-				}
-				releases.Add(1)
+	kinds := map[string]func(p proxied, ctx context.Context) semaphore{
+		"Semaphore": func(p proxied, ctx context.Context) semaphore {
+			s := mustSem(t, p.c, "drops")
+			if ok, err := s.TrySetPermits(ctx, permits); err != nil || !ok {
+				t.Fatalf("TrySetPermits = %v, %v", ok, err)
 			}
+			return semaphore{s.Key(), func(ctx context.Context) (func(context.Context) error, error) {
+				if err := s.TryAcquire(ctx, 1, 500*time.Millisecond); err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context) error { return s.Release(ctx, 1) }, nil
+			}}
+		},
+		"PermitSemaphore": func(p proxied, ctx context.Context) semaphore {
+			s := mustPermits(t, p.c, "drops")
+			if ok, err := s.TrySetPermits(ctx, permits); err != nil || !ok {
+				t.Fatalf("TrySetPermits = %v, %v", ok, err)
+			}
+			return semaphore{s.Key(), func(ctx context.Context) (func(context.Context) error, error) {
+				id, err := s.TryAcquire(ctx, time.Minute, 500*time.Millisecond)
+				if err != nil {
+					return nil, err
+				}
+				return func(ctx context.Context) error { return s.Release(ctx, id) }, nil
+			}}
+		},
+	}
+	for name, open := range kinds {
+		t.Run(name, func(t *testing.T) {
+			p := newProxied(t, WithReleaseTimeout(3*time.Second))
+			ctx := testCtx(t, 60*time.Second)
+			s := open(p, ctx)
+			var (
+				inside, held, releases atomic.Int64
+				wg                     sync.WaitGroup
+				mu                     sync.Mutex
+				failures               []error
+			)
+			fail := func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				failures = append(failures, err)
+			}
+			stop := make(chan struct{})
+			for range 5 {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						actx, cancel := context.WithTimeout(ctx, time.Second)
+						release, err := s.acquire(actx)
+						cancel()
+						if err != nil {
+							continue // refused, or of unknown outcome: undone in the background
+						}
+						held.Add(1)
+						if n := inside.Add(1); n > permits {
+							fail(fmt.Errorf("%d holders of %d permits", n, permits))
+						}
+						time.Sleep(time.Millisecond)
+						inside.Add(-1)
+						if err := release(ctx); err != nil {
+							fail(fmt.Errorf("Release: %w", err))
+						}
+						releases.Add(1)
+					}
+				})
+			}
+			dropsAtRandom(p, dropRNG(t), 40)
+			close(stop)
+			wg.Wait()
+			for _, err := range failures {
+				t.Error(err)
+			}
+			count := func() int64 { return countAt(t, p.node, s.key) }
+			if !eventually(20*time.Second, func() bool { return count() == permits }) {
+				t.Fatalf("%d permits after the drops, want %d (%d acquisitions, %d releases)", count(), permits, held.Load(), releases.Load())
+			}
+			time.Sleep(500 * time.Millisecond) // no late repeat or undo changes it again
+			if n := count(); n != permits {
+				t.Fatalf("%d permits half a second later, want %d", n, permits)
+			}
+			if held.Load() < 20 {
+				t.Fatalf("only %d acquisitions during the drops: the test exercised little", held.Load())
+			}
+			t.Logf("%d acquisitions and releases through 40 connection drops", held.Load())
 		})
 	}
-	dropsAtRandom(p, dropRNG(t), 40)
-	close(stop)
-	wg.Wait()
-	for _, err := range failures {
-		t.Error(err)
-	}
-	count := func() int64 { return countAt(t, p.node, s.Key()) }
-	if !eventually(20*time.Second, func() bool { return count() == permits }) {
-		t.Fatalf("%d permits after the drops, want %d (%d acquisitions, %d releases)", count(), permits, held.Load(), releases.Load())
-	}
-	time.Sleep(500 * time.Millisecond) // no late repeat or undo changes it again
-	if n := count(); n != permits {
-		t.Fatalf("%d permits half a second later, want %d", n, permits)
-	}
-	if held.Load() < 20 {
-		t.Fatalf("only %d acquisitions during the drops: the test exercised little", held.Load())
-	}
-	t.Logf("%d acquisitions and releases through 40 connection drops", held.Load())
 }
 
 // Connections dropped at random moments under five goroutines counting a

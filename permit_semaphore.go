@@ -209,8 +209,17 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 func (s *PermitSemaphore) undo(wire []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
-	_, _ = callAgain(ctx, func() (int64, error) {
-		return generated.PermitRelease(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
+	_, _ = s.release(ctx, wire)
+}
+
+// release returns the permit wire to the pool as one call recorded under its
+// own latch key (callRecorded), so that it can be made again when its reply
+// is lost and still answers what it did: the repeat finds the permit gone,
+// and without the record would report it unknown.
+func (s *PermitSemaphore) release(ctx context.Context, wire []byte) (int64, error) {
+	latch := s.c.recordKey("redisson_sc_latch", s.key)
+	return s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		return generated.PermitRelease(ctx, s.c.rc, s.key, s.timeouts, s.channel, latch, wire, publish, s.c.recordTTL)
 	})
 }
 
@@ -222,7 +231,7 @@ func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
 	c := s.c
 	started := c.background(func() {
 		c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
-			_, err := generated.PermitRelease(ctx, c.rc, s.key, s.timeouts, s.channel, wire, c.publishCommand())
+			_, err := s.release(ctx, wire)
 			return err
 		})
 	})
@@ -239,7 +248,10 @@ func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
 // when the permit was still there but its lease had ended; both satisfy
 // errors.Is(err, ErrNotHeld). An id that is not 32 hex digits is
 // ErrInvalidArgument. Release runs detached from ctx, bounded by the release
-// timeout.
+// timeout. A call whose reply is lost with its connection is made again and
+// answers what the first attempt did (it records its outcome for a minute
+// under redisson_sc_latch:{name}:<client-id>:<n>), so a dropped connection
+// neither fails a release nor leaves the permit held until its lease ends.
 func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	if s.c.observing(ctx) {
 		return s.c.observeRelease(ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, id) })
@@ -253,9 +265,7 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	st, err := callAgain(rctx, func() (int64, error) {
-		return generated.PermitRelease(rctx, s.c.rc, s.key, s.timeouts, s.channel, wire, s.c.publishCommand())
-	})
+	st, err := s.release(rctx, wire)
 	if err != nil {
 		return s.fail("release", err)
 	}
@@ -309,7 +319,8 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // as Redisson's RPermitExpirableSemaphore.delete does, and reports whether
 // there was anything to delete. A permit held before Delete can no longer be
 // released or extended (ErrUnknownPermit); waiters keep waiting until permits
-// are set again.
+// are set again. The records of releases (redisson_sc_latch:{name}:...) are
+// not listed anywhere to delete; they expire within a minute.
 func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("delete", err)

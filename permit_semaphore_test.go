@@ -217,3 +217,39 @@ func TestPermitSemaphoreAddPermitsReplyLost(t *testing.T) {
 		t.Fatalf("permits after the retried AddPermits = %d, want 4 (added once)", n)
 	}
 }
+
+// A Release whose reply is lost (its connection dropped after the server
+// ran it) reports success: the permit went back once, and the caller must
+// not be told to guess.
+func TestPermitSemaphoreReleaseReplyLost(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustPermits(t, p.c, "release-retry")
+	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	for range 2 { // scripts loaded
+		id, err := s.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Release(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := s.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int64 { return countAt(t, p.node, s.Key()) }
+	err = p.lostReply(t, func() bool { return count() == 2 }, func() error { return s.Release(ctx, id) })
+	if err != nil {
+		t.Fatalf("Release whose first reply was lost: %v, want success", err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("permits after the retried Release = %d, want 2 (returned once)", n)
+	}
+	if err := s.Release(ctx, id); !errors.Is(err, ErrUnknownPermit) {
+		t.Fatalf("a second Release of the same permit = %v, want ErrUnknownPermit", err)
+	}
+}

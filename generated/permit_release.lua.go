@@ -7,24 +7,37 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strings"
+	"time"
 )
 
 // permitReleaseSource is scripts/permit_release.lua, verbatim.
 const permitReleaseSource = `#!lua flags=allow-oom
 -- PermitRelease returns a permit to an expirable semaphore's pool and
 -- publishes the new count so waiters retry (always, as Redisson's tryRelease).
+-- The call records its outcome under its latch key for latchTTL: made again
+-- after its reply was lost, or reaching the server after such a retry, it
+-- answers what the first attempt did and changes nothing (the permit is gone
+-- from the set by then, so without the record the repeat would report it
+-- unknown). A call that finds no permit leaves no record.
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    latchTTL  duration
 -- @return int64
 -- @commands publish spublish
+-- @retryable
+if not redis.call('set', KEYS[4], 1, 'nx', 'px', ARGV[3]) then
+  return tonumber(redis.call('get', KEYS[4]))
+end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
+  redis.call('del', KEYS[4])
   return 0
 end
 redis.call('zrem', KEYS[2], ARGV[1])
@@ -33,18 +46,24 @@ redis.call(ARGV[2], KEYS[3], value)
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expires) <= now then
+  redis.call('set', KEYS[4], 2, 'px', ARGV[3])
   return 2
 end
 return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "739300f079e3acbd7ee7e6d62a08bff7660ca5c8"
+const permitReleaseSHA1 = "94bdbe31c03957776daf36a2cc5454e4395a0035"
 
-var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
+var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 
 // PermitRelease returns a permit to an expirable semaphore's pool and
 // publishes the new count so waiters retry (always, as Redisson's tryRelease).
+// The call records its outcome under its latch key for latchTTL: made again
+// after its reply was lost, or reaching the server after such a retry, it
+// answers what the first attempt did and changes nothing (the permit is gone
+// from the set by then, so without the record the repeat would report it
+// unknown). A call that finds no permit leaves no record.
 // Reply 1: released; 2: released, but its lease had already ended (nobody else
 // took it meanwhile); 0: no such permit (unknown id, released already, or
 // expired and reclaimed), nothing changed.
@@ -53,7 +72,7 @@ var permitReleaseScript = rueidis.NewLuaScript(permitReleaseSource)
 // PermitRelease returns.
 //
 // Redis script flags: allow-oom.
-func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (int64, error) {
+func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, latch string, id []byte, publish string, latchTTL time.Duration) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -62,13 +81,13 @@ func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, time
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, timeouts, channel}
+	keys := []string{semaphore, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), publish}
+	args := []string{rueidis.BinaryString(id), publish, msArg(latchTTL)}
 	return permitReleaseDecode(permitReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -80,8 +99,10 @@ type PermitReleaseArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
+	Latch     string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Publish   string // "publish", or "spublish" for sharded channels
+	LatchTTL  time.Duration
 }
 
 // PermitReleaseReply is the reply to one call in PermitReleaseMulti.
@@ -117,7 +138,7 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(permitReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(permitReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -137,7 +158,7 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := permitReleaseEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(permitReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(permitReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = permitReleaseDecode(resp)
@@ -154,7 +175,7 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 // modify it until it has been sent and answered.
 //
 // Redis script flags: allow-oom.
-func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, publish string) (rueidis.Completed, error) {
+func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, latch string, id []byte, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -163,14 +184,14 @@ func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, c
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, timeouts, channel}
+	keys := []string{semaphore, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), publish}
-	return c.B().Evalsha().Sha1(permitReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{rueidis.BinaryString(id), publish, msArg(latchTTL)}
+	return c.B().Evalsha().Sha1(permitReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodePermitRelease reads the reply to PermitReleaseCommand.
@@ -180,8 +201,8 @@ func DecodePermitRelease(resp rueidis.RedisResult) (int64, error) {
 
 // permitReleaseEncode returns the KEYS and ARGV of one PermitRelease call.
 func permitReleaseEncode(a *PermitReleaseArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{rueidis.BinaryString(a.ID), a.Publish}
+	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Latch}
+	args := []string{rueidis.BinaryString(a.ID), a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

@@ -352,12 +352,12 @@ var Scripts = []Script{{
 	SHA1:      permitExtendSHA1,
 	Source:    permitExtendSource,
 }, {
-	Args:      []string{"id", "publish"},
+	Args:      []string{"id", "publish", "latchTTL"},
 	File:      "scripts/permit_release.lua",
-	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Keys:      []string{"semaphore", "timeouts", "channel", "latch"},
 	Name:      "PermitRelease",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      permitReleaseSHA1,
 	Source:    permitReleaseSource,
 }, {

@@ -1,18 +1,30 @@
 #!lua flags=allow-oom
 -- PermitRelease returns a permit to an expirable semaphore's pool and
 -- publishes the new count so waiters retry (always, as Redisson's tryRelease).
+-- The call records its outcome under its latch key for latchTTL: made again
+-- after its reply was lost, or reaching the server after such a retry, it
+-- answers what the first attempt did and changes nothing (the permit is gone
+-- from the set by then, so without the record the repeat would report it
+-- unknown). A call that finds no permit leaves no record.
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    latchTTL  duration
 -- @return int64
 -- @commands publish spublish
+-- @retryable
+if not redis.call('set', KEYS[4], 1, 'nx', 'px', ARGV[3]) then
+  return tonumber(redis.call('get', KEYS[4]))
+end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
+  redis.call('del', KEYS[4])
   return 0
 end
 redis.call('zrem', KEYS[2], ARGV[1])
@@ -21,6 +33,7 @@ redis.call(ARGV[2], KEYS[3], value)
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expires) <= now then
+  redis.call('set', KEYS[4], 2, 'px', ARGV[3])
   return 2
 end
 return 1
