@@ -280,7 +280,8 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 
 // Extend gives a held permit a new lease counted from now. A permit whose
 // lease already ended is returned to the pool and ErrUnknownPermit is
-// returned.
+// returned. A call whose reply is lost with its connection is made again
+// within ctx (extending twice gives the same lease, from a moment later).
 func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Duration) error {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return s.fail("extend", err)

@@ -253,3 +253,43 @@ func TestPermitSemaphoreReleaseReplyLost(t *testing.T) {
 		t.Fatalf("a second Release of the same permit = %v, want ErrUnknownPermit", err)
 	}
 }
+
+// An Extend whose reply is lost is made again (extending a permit twice
+// gives it the same lease from a moment later) and succeeds.
+func TestPermitSemaphoreExtendReplyLost(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustPermits(t, p.c, "extend-retry")
+	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	id, err := s.Acquire(ctx, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Extend(ctx, id, 10*time.Second); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	wire, err := permitWire(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expires := func() float64 {
+		v, err := p.node.Do(t, "ZSCORE", s.timeouts, string(wire)).AsFloat64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := expires()
+	start := time.Now()
+	err = p.lostReply(t, func() bool { return expires() > before+30_000 }, func() error {
+		return s.Extend(ctx, id, time.Minute)
+	})
+	if err != nil {
+		t.Fatalf("Extend whose first reply was lost: %v, want success", err)
+	}
+	if left := time.Duration(expires()-float64(time.Now().UnixMilli())) * time.Millisecond; left < time.Minute-time.Since(start)-time.Second || left > time.Minute {
+		t.Fatalf("permit lease left after the retried Extend = %s, want about a minute", left)
+	}
+}

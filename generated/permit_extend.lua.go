@@ -14,7 +14,9 @@ import (
 const permitExtendSource = `#!lua flags=allow-oom
 -- PermitExtend gives a held permit a new lease counted from now (server
 -- clock). A permit whose lease already ended cannot be extended: it is
--- returned to the pool instead.
+-- returned to the pool instead. Made again after its reply was lost, it
+-- extends the permit again, from a moment later, or finds it gone as the
+-- first attempt did.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
 -- @key    semaphore
@@ -25,6 +27,7 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
 -- @commands publish spublish
+-- @retryable
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}
@@ -45,9 +48,9 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "87710f901b28b6420c9fa9c167c8d4f5e39f8cb0"
+const permitExtendSHA1 = "a41e202fa37a1ddf06bd0ea1a6fbfbc4318f6f3c"
 
-var permitExtendScript = rueidis.NewLuaScript(permitExtendSource)
+var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
 // PermitExtendResult is the reply of PermitExtend, read from {status int64, expires int64}.
 type PermitExtendResult struct {
@@ -57,7 +60,9 @@ type PermitExtendResult struct {
 
 // PermitExtend gives a held permit a new lease counted from now (server
 // clock). A permit whose lease already ended cannot be extended: it is
-// returned to the pool instead.
+// returned to the pool instead. Made again after its reply was lost, it
+// extends the permit again, from a moment later, or finds it gone as the
+// first attempt did.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
 //
@@ -130,7 +135,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -150,7 +155,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := permitExtendEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(permitExtendSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(permitExtendSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = permitExtendDecode(resp)
@@ -183,7 +188,7 @@ func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, ch
 		}
 	}
 	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
-	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodePermitExtend reads the reply to PermitExtendCommand.

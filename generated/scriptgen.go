@@ -348,7 +348,7 @@ var Scripts = []Script{{
 	Keys:      []string{"semaphore", "timeouts", "channel"},
 	Name:      "PermitExtend",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      permitExtendSHA1,
 	Source:    permitExtendSource,
 }, {

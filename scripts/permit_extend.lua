@@ -1,7 +1,9 @@
 #!lua flags=allow-oom
 -- PermitExtend gives a held permit a new lease counted from now (server
 -- clock). A permit whose lease already ended cannot be extended: it is
--- returned to the pool instead.
+-- returned to the pool instead. Made again after its reply was lost, it
+-- extends the permit again, from a moment later, or finds it gone as the
+-- first attempt did.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
 -- @key    semaphore
@@ -12,6 +14,7 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
 -- @commands publish spublish
+-- @retryable
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}
