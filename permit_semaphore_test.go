@@ -293,3 +293,40 @@ func TestPermitSemaphoreExtendReplyLost(t *testing.T) {
 		t.Fatalf("permit lease left after the retried Extend = %s, want about a minute", left)
 	}
 }
+
+// An AvailablePermits whose reply is lost is made again: it answers the
+// count, the expired permits it returned to the pool counted once.
+func TestPermitSemaphoreAvailableReplyLost(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustPermits(t, p.c, "available-retry")
+	if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.AvailablePermits(ctx); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	if _, err := s.Acquire(ctx, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // its lease ends; AvailablePermits returns it
+	held := func() int64 {
+		n, err := p.node.Do(t, "ZCARD", s.timeouts).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var n int64
+	err := p.lostReply(t, func() bool { return held() == 0 }, func() error {
+		var err error
+		n, err = s.AvailablePermits(ctx)
+		return err
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("AvailablePermits whose first reply was lost = %d, %v; want 2", n, err)
+	}
+	if c := countAt(t, p.node, s.Key()); c != 2 {
+		t.Fatalf("count = %d, want 2 (the expired permit returned once)", c)
+	}
+}

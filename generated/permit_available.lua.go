@@ -12,13 +12,15 @@ import (
 // permitAvailableSource is scripts/permit_available.lua, verbatim.
 const permitAvailableSource = `-- PermitAvailable returns the permits of an expirable semaphore free right
 -- now, after returning to the pool every permit whose lease ended (server
--- clock), and announcing them if any.
+-- clock), and announcing them if any. Made again after its reply was lost,
+-- it finds them returned already and answers the count.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
 -- @commands publish spublish
+-- @retryable
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
@@ -34,13 +36,14 @@ return tonumber(redis.call('get', KEYS[1]) or '0')
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "e7685cecb9226a596d84baef677732446edfa25c"
+const permitAvailableSHA1 = "4277a1a62b48e310f8521ec68082304ef394d451"
 
-var permitAvailableScript = rueidis.NewLuaScript(permitAvailableSource)
+var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
 // PermitAvailable returns the permits of an expirable semaphore free right
 // now, after returning to the pool every permit whose lease ended (server
-// clock), and announcing them if any.
+// clock), and announcing them if any. Made again after its reply was lost,
+// it finds them returned already and answers the count.
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (int64, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return 0, &CommandError{
@@ -99,7 +102,7 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(permitAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(permitAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -119,7 +122,7 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := permitAvailableEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(permitAvailableSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(permitAvailableSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = permitAvailableDecode(resp)
@@ -147,7 +150,7 @@ func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string,
 		}
 	}
 	args := []string{publish}
-	return c.B().Evalsha().Sha1(permitAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	return c.B().Evalsha().Sha1(permitAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodePermitAvailable reads the reply to PermitAvailableCommand.

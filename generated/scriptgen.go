@@ -330,7 +330,7 @@ var Scripts = []Script{{
 	Keys:      []string{"semaphore", "timeouts", "channel"},
 	Name:      "PermitAvailable",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      permitAvailableSHA1,
 	Source:    permitAvailableSource,
 }, {
