@@ -917,6 +917,29 @@ func (c *Client) end(h *hold, cause error) {
 	}
 }
 
+// forceUnlock runs a ForceUnlock script through call and ends this
+// Client's holds of the lock (forced). The script records its answer under a
+// record key drawn once and kept for every repeat, and the call is made
+// again as a recorded call is (callRecorded): a repeat after a lost reply
+// answers what the first attempt did and deletes nothing, since by then the
+// lock may be another owner's (a woken waiter takes it at once).
+func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+	record := c.recordKey("redisson_unlock_latch", key)
+	before := c.holdsAt(key)
+	v, err := c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		ok, err := call(ctx, record, publish)
+		if ok {
+			return 1, err
+		}
+		return 0, err
+	})
+	if err != nil {
+		return false, err
+	}
+	c.forced(key, v == 1, before)
+	return v == 1, nil
+}
+
 // holdsAt returns this Client's holds of the lock at key; a ForceUnlock
 // takes them before it calls (see forced).
 func (c *Client) holdsAt(key string) []*hold {
@@ -936,10 +959,9 @@ func (c *Client) holdsAt(key string) []*hold {
 // (ErrLockLost) and their renewals stop now, not at the next renewal or at
 // the lease's end (Redisson's forceUnlock also stops its own renewals).
 // deleted: the ForceUnlock deleted a lock, and every hold of the key ends.
-// Otherwise it found none: the lock had expired, or a first attempt of the
-// same call deleted it and its reply was lost (the call was made again).
-// Then the holds from before the call (before) end, and a hold taken since,
-// of a lock that was free, does not.
+// Otherwise it found none (the lock had expired unnoticed): then the holds
+// from before the call (before) end, and a hold taken since, of a lock that
+// was free, does not.
 func (c *Client) forced(key string, deleted bool, before []*hold) {
 	hs := before
 	if deleted {
@@ -1360,7 +1382,7 @@ const closeUndoMax = time.Second
 // the last look bounds what a slow path can leave held.
 var undoRecheck = []time.Duration{250 * time.Millisecond, time.Second, 3 * time.Second}
 
-// retryRelease runs a call that gives something up (force unlock, leaving a
+// retryRelease runs a call that gives something up (leaving a waiter set or
 // queue), retrying transport failures and falling back to plain pub/sub when
 // the server refuses sharded publishing.
 func (c *Client) retryRelease(ctx context.Context, call func(publish string) error) error {

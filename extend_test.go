@@ -386,15 +386,22 @@ func TestForceUnlockEndsOwnHolds(t *testing.T) {
 	}
 }
 
-// A ForceUnlock whose reply is lost is made again, and the repeat finds no
-// lock: the holds this Client had of it must end at once all the same, as
-// after a ForceUnlock that was answered. A hold taken after the ForceUnlock
-// returned is not touched.
+// A ForceUnlock whose reply is lost is made again. The repeat must not
+// delete the lock another Client took in between (a woken waiter does so at
+// once), and the holds this Client had from before the call must end at once
+// all the same, as after a ForceUnlock that was answered.
 func TestForceUnlockReplyLostEndsOwnHolds(t *testing.T) {
 	p := newProxied(t)
 	ctx := testCtx(t, 60*time.Second)
+	// Another Client on the same keys, connected directly: its calls go
+	// through while the proxy holds this Client's replies back.
+	others := map[string]extendCase{}
+	for _, tc := range extendCases(t, p.node, newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))) {
+		others[tc.name] = tc
+	}
 	for _, tc := range extendCases(t, p.node, p.c) {
 		t.Run(tc.name, func(t *testing.T) {
+			other := others[tc.name]
 			// Scripts loaded, so the ForceUnlock below is one EVALSHA.
 			if _, err := tc.lock(ctx, 0); err != nil {
 				t.Fatal(err)
@@ -404,12 +411,25 @@ func TestForceUnlockReplyLostEndsOwnHolds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = p.lostReply(t, func() bool { return !exists(t, p.node, tc.key) }, func() error {
+			var octx context.Context
+			var oerr error
+			err = p.lostReply(t, func() bool {
+				if exists(t, p.node, tc.key) {
+					return false
+				}
+				if octx == nil && oerr == nil {
+					octx, oerr = other.lock(ctx, 0)
+				}
+				return true
+			}, func() error {
 				_, err := tc.forceUnlock(ctx)
 				return err
 			})
 			if err != nil {
 				t.Fatalf("ForceUnlock whose reply was lost: %v", err)
+			}
+			if oerr != nil {
+				t.Fatalf("the other Client's Lock after the ForceUnlock ran: %v", oerr)
 			}
 			select {
 			case <-lctx.Done():
@@ -419,14 +439,12 @@ func TestForceUnlockReplyLostEndsOwnHolds(t *testing.T) {
 			case <-time.After(time.Second):
 				t.Fatal("hold's context still live 1s after a ForceUnlock (reply lost) by its own Client")
 			}
-			again, err := tc.lock(ctx, 0)
-			if err != nil {
-				t.Fatal(err)
+			if !exists(t, p.node, tc.key) || octx.Err() != nil {
+				t.Fatalf("the lock another Client took after the ForceUnlock ran is gone (its context: %v): the repeat of the ForceUnlock deleted it", context.Cause(octx))
 			}
-			if ok, err := tc.forceUnlock(ctx); err != nil || !ok {
+			if ok, err := other.forceUnlock(ctx); err != nil || !ok {
 				t.Fatalf("ForceUnlock = %v, %v", ok, err)
 			}
-			<-again.Done()
 		})
 	}
 }

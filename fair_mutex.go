@@ -272,17 +272,10 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.m.check(ctx); err != nil {
 		return false, opError("force unlock", f.m.name, err)
 	}
-	c := f.m.c
-	before := c.holdsAt(f.m.key)
-	var ok bool
-	err := c.retryRelease(ctx, func(publish string) (err error) {
-		ok, err = f.forceUnlockCall(ctx, publish)
-		return err
-	})
+	ok, err := f.m.c.forceUnlock(ctx, f.m.key, f.forceUnlockCall)
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", f.m.name, err)
 	}
-	c.forced(f.m.key, ok, before)
 	return ok, nil
 }
 

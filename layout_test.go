@@ -27,6 +27,7 @@ func TestLayoutMatchesHandles(t *testing.T) {
 			for _, x := range []struct{ what, got, want string }{
 				{"lock", k.Lock, m.key},
 				{"fence", k.Fence, m.fence},
+				{"unlock latch", k.UnlockLatch, m.latch},
 				{"lock channel", k.LockChannel, m.channel},
 				{"Mutex waiters", k.LockWaiters, m.waiters},
 				{"Mutex wake channel", k.LockWake, m.wake},

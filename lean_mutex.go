@@ -139,12 +139,12 @@ func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, opError("force unlock", l.name, err)
 	}
-	before := l.c.holdsAt(l.key)
-	ok, err := generated.LeanForceUnlock(ctx, l.c.rc, l.key)
+	ok, err := l.c.forceUnlock(ctx, l.key, func(ctx context.Context, record, _ string) (bool, error) {
+		return generated.LeanForceUnlock(ctx, l.c.rc, l.key, record, l.c.recordTTL)
+	})
 	if err != nil {
 		return false, opError("force unlock", l.name, wrongKind(err))
 	}
-	l.c.forced(l.key, ok, before)
 	return ok, nil
 }
 

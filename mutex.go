@@ -336,25 +336,22 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 }
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
-// reports whether there was a lock to delete (false also when a first
-// attempt whose reply was lost deleted it and the call was made again).
-// Holds this Client had of it end at once (their contexts with
-// ErrLockLost), whichever it reports; holders on other Clients find out at
-// their next renewal or when their lease ends.
+// reports whether there was a lock to delete. Holds this Client had of it
+// end at once (their contexts with ErrLockLost); holders on other Clients
+// find out at their next renewal or when their lease ends. A call whose
+// reply is lost is made again, and the repeat answers what the first
+// attempt did without deleting anything: it records its answer for a minute
+// under redisson_unlock_latch:{name}:<client-id>:<n>.
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
 	}
-	before := m.c.holdsAt(m.key)
-	var ok bool
-	err := m.c.retryRelease(ctx, func(publish string) (err error) {
-		ok, err = generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, publish)
-		return err
+	ok, err := m.c.forceUnlock(ctx, m.key, func(ctx context.Context, record, publish string) (bool, error) {
+		return generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL)
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
 	}
-	m.c.forced(m.key, ok, before)
 	return ok, nil
 }
 

@@ -398,15 +398,11 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, opError("force unlock", rw.name, err)
 	}
 	c := rw.c
-	before := c.holdsAt(rw.key)
-	var ok bool
-	err := c.retryRelease(ctx, func(publish string) (err error) {
-		ok, err = generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, publish)
-		return err
+	ok, err := c.forceUnlock(ctx, rw.key, func(ctx context.Context, record, publish string) (bool, error) {
+		return generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, record, publish, c.recordTTL)
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, err)
 	}
-	c.forced(rw.key, ok, before)
 	return ok, nil
 }

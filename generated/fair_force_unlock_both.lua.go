@@ -19,18 +19,29 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
 -- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
 -- on its own channel; the first waiter of our queue is sent "0:<field>" on
--- its client's wake channel. Reply true when there
--- was a lock to delete; nobody is told otherwise.
+-- its client's wake channel; nobody is told when there was no lock.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
+-- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    rqueue         redisson_lock_queue:{name}
 -- @key    rtimeouts      redisson_lock_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
+-- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    recordTTL      duration
 -- @return bool
 -- @commands publish spublish
+-- @retryable
+local seen = redis.call('get', KEYS[7])
+if seen then
+  return tonumber(seen)
+end
 while true do
   local first = redis.call('lindex', KEYS[4], 0)
   if first == false then
@@ -43,7 +54,9 @@ while true do
   redis.call('zrem', KEYS[5], first)
   redis.call('lpop', KEYS[4])
 end
-if redis.call('del', KEYS[1]) == 0 then
+local deleted = redis.call('del', KEYS[1])
+redis.call('set', KEYS[7], deleted, 'px', ARGV[3])
+if deleted == 0 then
   return 0
 end
 local head = redis.call('lindex', KEYS[2], 0)
@@ -58,9 +71,9 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "dd8bb19517827c12fbb94514f89aa2a176f9a6e3"
+const fairForceUnlockBothSHA1 = "aa62579d155a1db3141b57f485279d641f32b417"
 
-var fairForceUnlockBothScript = rueidis.NewLuaScript(fairForceUnlockBothSource)
+var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
 // FairForceUnlockBoth deletes a fair lock whoever holds it and tells the head
 // of each fair queue, each by its own protocol, for a name whose waiters may
@@ -68,11 +81,15 @@ var fairForceUnlockBothScript = rueidis.NewLuaScript(fairForceUnlockBothSource)
 // Redisson's queue first loses its stale heads (score <= now, the caller's
 // clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
 // on its own channel; the first waiter of our queue is sent "0:<field>" on
-// its client's wake channel. Reply true when there
-// was a lock to delete; nobody is told otherwise.
+// its client's wake channel; nobody is told when there was no lock.
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the lock may be another owner's, taken after the first attempt freed it).
+// Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, now time.Time, publish string) (bool, error) {
+func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -81,13 +98,13 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel}
+	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish}
+	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(recordTTL)}
 	return fairForceUnlockBothDecode(fairForceUnlockBothScript.Exec(ctx, c, keys, args))
 }
 
@@ -99,8 +116,10 @@ type FairForceUnlockBothArgs struct {
 	Rqueue    string    // redisson_lock_queue:{name}
 	Rtimeouts string    // redisson_lock_timeout:{name}
 	Channel   string    // redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
+	Record    string    // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 	Now       time.Time // the caller's clock, as Redisson's
 	Publish   string    // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // FairForceUnlockBothReply is the reply to one call in FairForceUnlockBothMulti.
@@ -136,7 +155,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(fairForceUnlockBothSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(fairForceUnlockBothSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -156,7 +175,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := fairForceUnlockBothEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(fairForceUnlockBothSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(fairForceUnlockBothSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = fairForceUnlockBothDecode(resp)
@@ -170,7 +189,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, now time.Time, publish string) (rueidis.Completed, error) {
+func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -179,14 +198,14 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel}
+	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish}
-	return c.B().Evalsha().Sha1(fairForceUnlockBothSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(fairForceUnlockBothSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeFairForceUnlockBoth reads the reply to FairForceUnlockBothCommand.
@@ -196,8 +215,8 @@ func DecodeFairForceUnlockBoth(resp rueidis.RedisResult) (bool, error) {
 
 // fairForceUnlockBothEncode returns the KEYS and ARGV of one FairForceUnlockBoth call.
 func fairForceUnlockBothEncode(a *FairForceUnlockBothArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Wake, a.Rqueue, a.Rtimeouts, a.Channel}
-	args := []string{strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish}
+	keys := []string{a.Lock, a.Queue, a.Wake, a.Rqueue, a.Rtimeouts, a.Channel, a.Record}
+	args := []string{strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -6,41 +6,65 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"time"
 )
 
 // leanForceUnlockSource is scripts/lean_force_unlock.lua, verbatim.
 const leanForceUnlockSource = `#!lua flags=allow-oom
 -- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 -- kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
 -- Reply true when there was a lock to delete.
 -- @key    lock
+-- @key    record    redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return bool
 -- @retryable
-if redis.call('get', KEYS[1]) then
-  return redis.call('del', KEYS[1])
+local seen = redis.call('get', KEYS[2])
+if seen then
+  return tonumber(seen)
 end
-return 0
+local deleted = 0
+if redis.call('get', KEYS[1]) then
+  deleted = redis.call('del', KEYS[1])
+end
+redis.call('set', KEYS[2], deleted, 'px', ARGV[1])
+return deleted
 `
 
 // leanForceUnlockSHA1 is the SHA-1 of leanForceUnlockSource, the name SCRIPT LOAD gives it.
-const leanForceUnlockSHA1 = "8e3540a56fdd1918ee844fcb52bf29c1e8256592"
+const leanForceUnlockSHA1 = "71944d7f1f7391b80c5c5d63c707d3f9cc46bd26"
 
 var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 
 // LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 // kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the lock may be another owner's, taken after the first attempt freed it).
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string) (bool, error) {
-	keys := []string{lock}
-	var args []string
+func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string, record string, recordTTL time.Duration) (bool, error) {
+	keys := []string{lock, record}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LeanForceUnlock", keys); err != nil {
+			return false, err
+		}
+	}
+	args := []string{msArg(recordTTL)}
 	return leanForceUnlockDecode(leanForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
 // LeanForceUnlockArgs holds the keys and arguments of one call in LeanForceUnlockMulti.
 type LeanForceUnlockArgs struct {
-	Lock string
+	Lock      string
+	Record    string // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+	RecordTTL time.Duration
 }
 
 // LeanForceUnlockReply is the reply to one call in LeanForceUnlockMulti.
@@ -58,8 +82,15 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 	out := make([]LeanForceUnlockReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := leanForceUnlockEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("LeanForceUnlock", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(leanForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -94,9 +125,14 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func LeanForceUnlockCommand(c rueidis.Client, lock string) (rueidis.Completed, error) {
-	keys := []string{lock}
-	var args []string
+func LeanForceUnlockCommand(c rueidis.Client, lock string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{lock, record}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LeanForceUnlock", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{msArg(recordTTL)}
 	return c.B().Evalsha().Sha1(leanForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -107,8 +143,8 @@ func DecodeLeanForceUnlock(resp rueidis.RedisResult) (bool, error) {
 
 // leanForceUnlockEncode returns the KEYS and ARGV of one LeanForceUnlock call.
 func leanForceUnlockEncode(a *LeanForceUnlockArgs) ([]string, []string) {
-	keys := []string{a.Lock}
-	var args []string
+	keys := []string{a.Lock, a.Record}
+	args := []string{msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strings"
+	"time"
 )
 
 // mutexForceUnlockSource is scripts/mutex_force_unlock.lua, verbatim.
@@ -14,38 +15,54 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
 -- Redisson's with "0", and the longest-registered Go waiter as MutexRelease
 -- does.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+-- @key    record    redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('del', KEYS[1]) == 1 then
-  redis.call(ARGV[1], KEYS[2], '0')
-  local w = redis.call('zpopmin', KEYS[3])
-  if w[1] then
-    redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
-  end
-  return 1
+local seen = redis.call('get', KEYS[5])
+if seen then
+  return tonumber(seen)
 end
-return 0
+local deleted = redis.call('del', KEYS[1])
+redis.call('set', KEYS[5], deleted, 'px', ARGV[2])
+if deleted == 0 then
+  return 0
+end
+redis.call(ARGV[1], KEYS[2], '0')
+local w = redis.call('zpopmin', KEYS[3])
+if w[1] then
+  redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+end
+return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "bae6bc7180a025f939cb2a60e87b13585221733b"
+const mutexForceUnlockSHA1 = "b22d8dbdd4660762dd1203e44877270cde6c99a5"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
 // MutexForceUnlock deletes a lock whoever holds it and wakes its waiters:
 // Redisson's with "0", and the longest-registered Go waiter as MutexRelease
 // does.
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the lock may be another owner's, taken after the first attempt freed it).
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, publish string) (bool, error) {
+func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -54,23 +71,25 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, waiters, wake}
+	keys := []string{lock, channel, waiters, wake, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, msArg(recordTTL)}
 	return mutexForceUnlockDecode(mutexForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
 // MutexForceUnlockArgs holds the keys and arguments of one call in MutexForceUnlockMulti.
 type MutexForceUnlockArgs struct {
-	Lock    string
-	Channel string // redisson_lock__channel:{name}
-	Waiters string // scriptlock_lock_waiters:{name}
-	Wake    string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
-	Publish string // "publish", or "spublish" for sharded channels
+	Lock      string
+	Channel   string // redisson_lock__channel:{name}
+	Waiters   string // scriptlock_lock_waiters:{name}
+	Wake      string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+	Record    string // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // MutexForceUnlockReply is the reply to one call in MutexForceUnlockMulti.
@@ -140,7 +159,7 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, publish string) (rueidis.Completed, error) {
+func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -149,13 +168,13 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, wait
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel, waiters, wake}
+	keys := []string{lock, channel, waiters, wake, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, msArg(recordTTL)}
 	return c.B().Evalsha().Sha1(mutexForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -166,8 +185,8 @@ func DecodeMutexForceUnlock(resp rueidis.RedisResult) (bool, error) {
 
 // mutexForceUnlockEncode returns the KEYS and ARGV of one MutexForceUnlock call.
 func mutexForceUnlockEncode(a *MutexForceUnlockArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Waiters, a.Wake}
-	args := []string{a.Publish}
+	keys := []string{a.Lock, a.Channel, a.Waiters, a.Wake, a.Record}
+	args := []string{a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strings"
+	"time"
 )
 
 // rwForceUnlockSource is scripts/rw_force_unlock.lua, verbatim.
@@ -14,15 +15,28 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- RwForceUnlock deletes a read-write lock whoever holds it and publishes
 -- Redisson's message for the mode it deleted: "1" for a write lock (every
 -- waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
--- RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
+-- RedissonReadLock.forceUnlock).
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
+-- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
+-- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    recordTTL      duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return tonumber(seen)
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
-if redis.call('del', KEYS[1]) == 0 then
+local deleted = redis.call('del', KEYS[1])
+redis.call('set', KEYS[3], deleted, 'px', ARGV[2])
+if deleted == 0 then
   return 0
 end
 if mode == 'write' then
@@ -34,17 +48,22 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "361819d7fae49bc74192e03272674bf7f6c1d559"
+const rwForceUnlockSHA1 = "bfa7e6888e8931bd4e366854e920edb0e30b715a"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
 // RwForceUnlock deletes a read-write lock whoever holds it and publishes
 // Redisson's message for the mode it deleted: "1" for a write lock (every
 // waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
-// RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
+// RedissonReadLock.forceUnlock).
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the lock may be another owner's, taken after the first attempt freed it).
+// Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, publish string) (bool, error) {
+func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -53,21 +72,23 @@ func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel s
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel}
+	keys := []string{lock, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, msArg(recordTTL)}
 	return rwForceUnlockDecode(rwForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
 // RwForceUnlockArgs holds the keys and arguments of one call in RwForceUnlockMulti.
 type RwForceUnlockArgs struct {
-	Lock    string
-	Channel string // redisson_rwlock:{name}
-	Publish string // "publish", or "spublish" for sharded channels
+	Lock      string
+	Channel   string // redisson_rwlock:{name}
+	Record    string // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // RwForceUnlockReply is the reply to one call in RwForceUnlockMulti.
@@ -137,7 +158,7 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, publish string) (rueidis.Completed, error) {
+func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -146,13 +167,13 @@ func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, publish
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, channel}
+	keys := []string{lock, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, msArg(recordTTL)}
 	return c.B().Evalsha().Sha1(rwForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -163,8 +184,8 @@ func DecodeRwForceUnlock(resp rueidis.RedisResult) (bool, error) {
 
 // rwForceUnlockEncode returns the KEYS and ARGV of one RwForceUnlock call.
 func rwForceUnlockEncode(a *RwForceUnlockArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel}
-	args := []string{a.Publish}
+	keys := []string{a.Lock, a.Channel, a.Record}
+	args := []string{a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -5,18 +5,29 @@
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
 -- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
 -- on its own channel; the first waiter of our queue is sent "0:<field>" on
--- its client's wake channel. Reply true when there
--- was a lock to delete; nobody is told otherwise.
+-- its client's wake channel; nobody is told when there was no lock.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
+-- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @key    rqueue         redisson_lock_queue:{name}
 -- @key    rtimeouts      redisson_lock_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
+-- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    recordTTL      duration
 -- @return bool
 -- @commands publish spublish
+-- @retryable
+local seen = redis.call('get', KEYS[7])
+if seen then
+  return tonumber(seen)
+end
 while true do
   local first = redis.call('lindex', KEYS[4], 0)
   if first == false then
@@ -29,7 +40,9 @@ while true do
   redis.call('zrem', KEYS[5], first)
   redis.call('lpop', KEYS[4])
 end
-if redis.call('del', KEYS[1]) == 0 then
+local deleted = redis.call('del', KEYS[1])
+redis.call('set', KEYS[7], deleted, 'px', ARGV[3])
+if deleted == 0 then
   return 0
 end
 local head = redis.call('lindex', KEYS[2], 0)

@@ -1,11 +1,23 @@
 #!lua flags=allow-oom
 -- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 -- kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
 -- Reply true when there was a lock to delete.
 -- @key    lock
+-- @key    record    redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return bool
 -- @retryable
-if redis.call('get', KEYS[1]) then
-  return redis.call('del', KEYS[1])
+local seen = redis.call('get', KEYS[2])
+if seen then
+  return tonumber(seen)
 end
-return 0
+local deleted = 0
+if redis.call('get', KEYS[1]) then
+  deleted = redis.call('del', KEYS[1])
+end
+redis.call('set', KEYS[2], deleted, 'px', ARGV[1])
+return deleted

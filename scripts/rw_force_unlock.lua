@@ -2,15 +2,28 @@
 -- RwForceUnlock deletes a read-write lock whoever holds it and publishes
 -- Redisson's message for the mode it deleted: "1" for a write lock (every
 -- waiter retries, as RedissonWriteLock.forceUnlock), "0" for a read lock (as
--- RedissonReadLock.forceUnlock). Reply true when there was a lock to delete.
+-- RedissonReadLock.forceUnlock).
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the lock may be another owner's, taken after the first attempt freed it).
+-- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
+-- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    recordTTL      duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return tonumber(seen)
+end
 local mode = redis.call('hget', KEYS[1], 'mode')
-if redis.call('del', KEYS[1]) == 0 then
+local deleted = redis.call('del', KEYS[1])
+redis.call('set', KEYS[3], deleted, 'px', ARGV[2])
+if deleted == 0 then
   return 0
 end
 if mode == 'write' then

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"flag"
 	"fmt"
 	"slices"
@@ -14,6 +15,10 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/layout"
 )
+
+// forceRecordTTL is how long a force-unlock's record of its answer lives, as
+// a Client's records do.
+const forceRecordTTL = time.Minute
 
 func unlockFlags(fs *flag.FlagSet, e *env) {
 	fs.BoolVar(&e.yes, "yes", false, "do not ask for confirmation")
@@ -64,6 +69,12 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	bctx, cancel := e.bounded(ctx)
 	defer cancel()
+	// The script records its answer, so that rueidis's repeat of a call whose
+	// reply was lost deletes nothing a second time (the lock may be a new
+	// owner's by then). Repeats end well before the record does.
+	bctx, cancelRepeats := context.WithTimeout(bctx, forceRecordTTL/2)
+	defer cancelRepeats()
+	record := k.UnlockLatch + ":scriptlock-cli-" + rand.Text()
 	res := unlockResult{Key: key, Kind: r.Kind, Before: r}
 	// Each layout has its own release message: waiters on the lock channel
 	// (Mutex), the head waiter by name (FairMutex), the read-write channel
@@ -71,10 +82,10 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	switch r.Kind {
 	case kindLean:
 		// A LeanMutex's waiters poll: its release publishes nothing.
-		res.Released, err = generated.LeanForceUnlock(bctx, e.rc, k.Lock)
+		res.Released, err = generated.LeanForceUnlock(bctx, e.rc, k.Lock, record, forceRecordTTL)
 	case kindRW:
 		res.Channel = k.RWChannel
-		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, publish)
+		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, record, publish, forceRecordTTL)
 	case kindFair:
 		// The head of each queue is told by name: on its client's wake
 		// channel (a FairMutex's own queue) and on its own channel
@@ -91,10 +102,10 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		}
 		res.Channel = strings.Join(told, " and ")
 		res.Released, err = generated.FairForceUnlockBoth(bctx, e.rc, k.Lock, k.FairQueue, k.FairWake, k.Queue, k.Timeouts,
-			k.LockChannel, time.Now(), publish)
+			k.LockChannel, record, time.Now(), publish, forceRecordTTL)
 	default:
 		res.Channel = k.LockChannel
-		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, k.LockWaiters, k.LockWake, publish)
+		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, k.LockWaiters, k.LockWake, record, publish, forceRecordTTL)
 	}
 	if err != nil {
 		return fmt.Errorf("force-unlock %q: %w", key, err)

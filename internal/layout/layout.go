@@ -8,10 +8,13 @@ import "strings"
 
 // Keys are the keys and channels that can belong to the lock key Lock.
 type Keys struct {
-	Lock     string // the lock hash, or the counter of a semaphore or latch
-	Fence    string // redisson_lock_token:{name}: last fencing token
-	Queue    string // redisson_lock_queue:{name}: waiters in order, Redisson's RFairLock protocol
-	Timeouts string // redisson_lock_timeout:{name}: their deadlines
+	Lock  string // the lock hash, or the counter of a semaphore or latch
+	Fence string // redisson_lock_token:{name}: last fencing token
+	// UnlockLatch (redisson_unlock_latch:{name}) prefixes the records of
+	// releases and force-unlocks: <UnlockLatch>:<client-id>:<n>.
+	UnlockLatch string
+	Queue       string // redisson_lock_queue:{name}: waiters in order, Redisson's RFairLock protocol
+	Timeouts    string // redisson_lock_timeout:{name}: their deadlines
 	// FairMutex's own queue (the default; Redisson never reads it).
 	FairQueue    string // scriptlock_fair_queue:{name}
 	FairTimeouts string // scriptlock_fair_timeout:{name}
@@ -34,6 +37,7 @@ func For(key string, cluster bool) Keys {
 	return Keys{
 		Lock:         key,
 		Fence:        redissonName("redisson_lock_token", key),
+		UnlockLatch:  redissonName("redisson_unlock_latch", key),
 		Queue:        redissonName("redisson_lock_queue", key),
 		Timeouts:     redissonName("redisson_lock_timeout", key),
 		FairQueue:    redissonName("scriptlock_fair_queue", key),
