@@ -925,7 +925,6 @@ func (c *Client) end(h *hold, cause error) {
 // lock may be another owner's (a woken waiter takes it at once).
 func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
 	record := c.recordKey("redisson_unlock_latch", key)
-	before := c.holdsAt(key)
 	v, err := c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		ok, err := call(ctx, record, publish)
 		if ok {
@@ -936,13 +935,17 @@ func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx cont
 	if err != nil {
 		return false, err
 	}
-	c.forced(key, v == 1, before)
+	if v == 1 {
+		c.forced(key)
+	}
 	return v == 1, nil
 }
 
-// holdsAt returns this Client's holds of the lock at key; a ForceUnlock
-// takes them before it calls (see forced).
-func (c *Client) holdsAt(key string) []*hold {
+// forced ends this Client's holds of the lock at key after a ForceUnlock
+// deleted it: their owners no longer hold it, so their contexts end
+// (ErrLockLost) and their renewals stop now, not at the next renewal or at
+// the lease's end (Redisson's forceUnlock also stops its own renewals).
+func (c *Client) forced(key string) {
 	var hs []*hold
 	c.mu.Lock()
 	for id, h := range c.holds {
@@ -950,27 +953,6 @@ func (c *Client) holdsAt(key string) []*hold {
 			hs = append(hs, h)
 		}
 	}
-	c.mu.Unlock()
-	return hs
-}
-
-// forced ends this Client's holds of the lock at key after a ForceUnlock of
-// it succeeded: their owners no longer hold it, so their contexts end
-// (ErrLockLost) and their renewals stop now, not at the next renewal or at
-// the lease's end (Redisson's forceUnlock also stops its own renewals).
-// deleted: the ForceUnlock deleted a lock, and every hold of the key ends.
-// Otherwise it found none (the lock had expired unnoticed): then the holds
-// from before the call (before) end, and a hold taken since, of a lock that
-// was free, does not.
-func (c *Client) forced(key string, deleted bool, before []*hold) {
-	hs := before
-	if deleted {
-		hs = c.holdsAt(key)
-	}
-	if len(hs) == 0 {
-		return
-	}
-	c.mu.Lock()
 	for _, h := range hs {
 		c.forgetLocked(h)
 	}
