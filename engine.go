@@ -924,7 +924,19 @@ func (c *Client) end(h *hold, cause error) {
 // answers what the first attempt did and deletes nothing, since by then the
 // lock may be another owner's (a woken waiter takes it at once).
 func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
-	record := c.recordKey("redisson_unlock_latch", key)
+	ok, err := c.deleteRecorded(ctx, "redisson_unlock_latch", key, call)
+	if ok {
+		c.forced(key)
+	}
+	return ok, err
+}
+
+// deleteRecorded runs a deletion that records its answer (ForceUnlock, the
+// Delete of a semaphore or latch) under a record key named by prefix and
+// key, drawn once and kept for every repeat, and makes it again as a
+// recorded call is (callRecorded).
+func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+	record := c.recordKey(prefix, key)
 	v, err := c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		ok, err := call(ctx, record, publish)
 		if ok {
@@ -932,13 +944,7 @@ func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx cont
 		}
 		return 0, err
 	})
-	if err != nil {
-		return false, err
-	}
-	if v == 1 {
-		c.forced(key)
-	}
-	return v == 1, nil
+	return err == nil && v == 1, err
 }
 
 // forced ends this Client's holds of the lock at key after a ForceUnlock

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,28 @@ func dbsize(t testing.TB, n *redistest.Node) int64 {
 		t.Fatalf("DBSIZE: %v", err)
 	}
 	return v
+}
+
+// keysBesideRecords lists the keys on n other than the records of calls'
+// answers named under recordPrefix (recordPrefix + ":..."), and fails when
+// such a record would outlive a minute.
+func keysBesideRecords(t testing.TB, n *redistest.Node, recordPrefix string) []string {
+	t.Helper()
+	keys, err := n.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others []string
+	for _, k := range keys {
+		if strings.HasPrefix(k, recordPrefix+":") {
+			if ttl, err := n.Do(t, "PTTL", k).AsInt64(); err != nil || ttl <= 0 || ttl > time.Minute.Milliseconds() {
+				t.Fatalf("record %s: PTTL %d ms, %v; want a minute at most", k, ttl, err)
+			}
+			continue
+		}
+		others = append(others, k)
+	}
+	return others
 }
 
 // ownerIn is the owner a lock context carries.

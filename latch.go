@@ -143,12 +143,17 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 }
 
 // Delete removes the latch whatever its count, releasing every waiter, and
-// reports whether there was one.
+// reports whether there was one. It records its answer for a minute
+// (redisson_countdownlatch_latch:{name}:...): made again after its reply was
+// lost, it answers as the first attempt did and deletes nothing, so a count
+// set since survives.
 func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("delete", err)
 	}
-	ok, err := generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, setRecordKey("redisson_countdownlatch_latch", l.key), l.c.publishCommand())
+	ok, err := l.c.deleteRecorded(ctx, "redisson_countdownlatch_latch", l.key, func(ctx context.Context, record, publish string) (bool, error) {
+		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, setRecordKey("redisson_countdownlatch_latch", l.key), record, publish, l.c.recordTTL)
+	})
 	if err != nil {
 		return false, l.fail("delete", err)
 	}

@@ -3,7 +3,6 @@ package scriptlock
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -114,20 +113,7 @@ func TestLeanMutexLifecycle(t *testing.T) {
 	// check its release with (TestLeanMutexSharedOwnerToken): its counter is
 	// the one key left, as a Mutex leaves it, beside the ForceUnlocks'
 	// records of their answers, which expire within a minute.
-	keys, err := node.Do(t, "KEYS", "*").AsStrSlice()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var others []string
-	for _, k := range keys {
-		if strings.HasPrefix(k, redissonName("redisson_unlock_latch", l.Key())+":") {
-			if ttl, err := node.Do(t, "PTTL", k).AsInt64(); err != nil || ttl <= 0 || ttl > time.Minute.Milliseconds() {
-				t.Fatalf("ForceUnlock record %s: PTTL %d ms, %v; want a minute at most", k, ttl, err)
-			}
-			continue
-		}
-		others = append(others, k)
-	}
+	others := keysBesideRecords(t, node, redissonName("redisson_unlock_latch", l.Key()))
 	if len(others) != 1 || others[0] != redissonName("redisson_lock_token", l.Key()) {
 		t.Fatalf("keys left: %q; want the token counter alone", others)
 	}

@@ -321,12 +321,17 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // there was anything to delete. A permit held before Delete can no longer be
 // released or extended (ErrUnknownPermit); waiters keep waiting until permits
 // are set again. The records of releases (redisson_sc_latch:{name}:...) are
-// not listed anywhere to delete; they expire within a minute.
+// not listed anywhere to delete; they expire within a minute. Delete leaves
+// such a record of its own answer: made again after its reply was lost, it
+// answers as the first attempt did and deletes nothing, so permits set since
+// survive.
 func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("delete", err)
 	}
-	ok, err := generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, setRecordKey("redisson_sc_latch", s.key))
+	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string) (bool, error) {
+		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, setRecordKey("redisson_sc_latch", s.key), record, s.c.recordTTL)
+	})
 	if err != nil {
 		return false, s.fail("delete", err)
 	}

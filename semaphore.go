@@ -289,12 +289,16 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // has no permits until TrySetPermits or AddPermits sets some again, and a
 // Release after Delete adds its permits to a new count. The records of
 // acquisition attempts (redisson_sc_latch:{name}:...) are not listed anywhere
-// to delete; they expire within a minute.
+// to delete; they expire within a minute. Delete leaves such a record of its
+// own answer: made again after its reply was lost, it answers as the first
+// attempt did and deletes nothing, so a count set since survives.
 func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("delete", err)
 	}
-	ok, err := generated.SemaphoreDelete(ctx, s.c.rc, s.key, setRecordKey("redisson_sc_latch", s.key))
+	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string) (bool, error) {
+		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, setRecordKey("redisson_sc_latch", s.key), record, s.c.recordTTL)
+	})
 	if err != nil {
 		return false, s.fail("delete", err)
 	}

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -63,9 +64,10 @@ func TestPermitSemaphoreDelete(t *testing.T) {
 	if ok, err := p.Delete(ctx); err != nil || !ok {
 		t.Fatalf("Delete = %v, %v; want true", ok, err)
 	}
-	if n := dbsize(t, node); n != 0 {
-		keys, _ := node.Do(t, "KEYS", "*").AsStrSlice()
-		t.Fatalf("%d keys left after Delete: %v", n, keys)
+	// Beside the records of the calls' answers (the releases', Delete's),
+	// which expire within a minute.
+	if keys := keysBesideRecords(t, node, redissonName("redisson_sc_latch", p.Key())); len(keys) != 0 {
+		t.Fatalf("keys left after Delete: %v", keys)
 	}
 	if err := p.Release(ctx, id); !errors.Is(err, ErrUnknownPermit) {
 		t.Fatalf("Release of a permit taken before Delete: %v, want ErrUnknownPermit", err)
@@ -86,7 +88,72 @@ func TestPermitSemaphoreDelete(t *testing.T) {
 	if ok, err := p.Delete(ctx); err != nil || !ok {
 		t.Fatalf("Delete with every permit held = %v, %v", ok, err)
 	}
-	if n := dbsize(t, node); n != 0 {
-		t.Fatalf("%d keys left after the second Delete", n)
+	if keys := keysBesideRecords(t, node, redissonName("redisson_sc_latch", p.Key())); len(keys) != 0 {
+		t.Fatalf("keys left after the second Delete: %v", keys)
+	}
+}
+
+// A Delete whose reply is lost is made again and answers what the first
+// attempt did: it deleted the semaphore or latch. The repeat deletes nothing,
+// so a count another caller set in between survives.
+func TestDeleteReplyLost(t *testing.T) {
+	type deleter interface {
+		Key() string
+		Delete(ctx context.Context) (bool, error)
+	}
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, c *Client, ctx context.Context) deleter
+	}{
+		{"Semaphore", func(t *testing.T, c *Client, ctx context.Context) deleter {
+			s := mustSem(t, c, "del-retry")
+			if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+				t.Fatalf("TrySetPermits = %v, %v", ok, err)
+			}
+			return s
+		}},
+		{"PermitSemaphore", func(t *testing.T, c *Client, ctx context.Context) deleter {
+			s := mustPermits(t, c, "del-retry")
+			if ok, err := s.TrySetPermits(ctx, 2); err != nil || !ok {
+				t.Fatalf("TrySetPermits = %v, %v", ok, err)
+			}
+			return s
+		}},
+		{"CountDownLatch", func(t *testing.T, c *Client, ctx context.Context) deleter {
+			l := mustLatch(t, c, "del-retry")
+			if ok, err := l.TrySetCount(ctx, 2); err != nil || !ok {
+				t.Fatalf("TrySetCount = %v, %v", ok, err)
+			}
+			return l
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProxied(t)
+			ctx := testCtx(t, 20*time.Second)
+			d := tc.open(t, p.c, ctx)
+			if _, err := d.Delete(ctx); err != nil { // script loaded
+				t.Fatal(err)
+			}
+			d = tc.open(t, p.c, ctx)
+			var ok bool
+			err := p.lostReply(t, func() bool {
+				if exists(t, p.node, d.Key()) {
+					return false
+				}
+				// Deleted; before the reply is lost another caller
+				// sets a count.
+				p.node.Do(t, "SET", d.Key(), "5")
+				return true
+			}, func() (err error) {
+				ok, err = d.Delete(ctx)
+				return err
+			})
+			if err != nil || !ok {
+				t.Fatalf("Delete whose first reply was lost = %v, %v; want true", ok, err)
+			}
+			if n := countAt(t, p.node, d.Key()); n != 5 {
+				t.Fatalf("count after the repeated Delete = %d; want 5, the count set after the first attempt", n)
+			}
+		})
 	}
 }

@@ -7,38 +7,57 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strings"
+	"time"
 )
 
 // latchDeleteSource is scripts/latch_delete.lua, verbatim.
 const latchDeleteSource = `#!lua flags=allow-oom
 -- LatchDelete removes a latch whatever its count, and the record of the
 -- TrySetCount that set it, and publishes the "zero" message 0 so every
--- waiter is released. Reply 1: there was a latch; 0: none.
+-- waiter is released.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the count may be one another caller set after the first attempt).
+-- Reply 1: there was a latch; 0: none.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
--- @key    record    redisson_countdownlatch_latch:{name}:set
+-- @key    trySet    redisson_countdownlatch_latch:{name}:set
+-- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
+-- @retryable
 -- @commands publish spublish
-redis.call('del', KEYS[3])
-if redis.call('del', KEYS[1]) == 0 then
-  return 0
+local seen = redis.call('get', KEYS[4])
+if seen then
+  return tonumber(seen)
 end
-redis.call(ARGV[1], KEYS[2], '0')
-return 1
+redis.call('del', KEYS[3])
+local n = redis.call('del', KEYS[1])
+redis.call('set', KEYS[4], n, 'px', ARGV[2])
+if n == 1 then
+  redis.call(ARGV[1], KEYS[2], '0')
+end
+return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "70a10ea3cdb5e34fe0241cccb21123539e574dce"
+const latchDeleteSHA1 = "ee8583b9c277f5fbe2fde9fd47395251f9abf71e"
 
-var latchDeleteScript = rueidis.NewLuaScript(latchDeleteSource)
+var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
 // LatchDelete removes a latch whatever its count, and the record of the
 // TrySetCount that set it, and publishes the "zero" message 0 so every
-// waiter is released. Reply 1: there was a latch; 0: none.
+// waiter is released.
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the count may be one another caller set after the first attempt).
+// Reply 1: there was a latch; 0: none.
 //
 // Redis script flags: allow-oom.
-func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string) (bool, error) {
+func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, trySet string, record string, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -47,22 +66,24 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel, record}
+	keys := []string{latch, channel, trySet, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, msArg(recordTTL)}
 	return latchDeleteDecode(latchDeleteScript.Exec(ctx, c, keys, args))
 }
 
 // LatchDeleteArgs holds the keys and arguments of one call in LatchDeleteMulti.
 type LatchDeleteArgs struct {
-	Latch   string
-	Channel string // redisson_countdownlatch__channel__{name}
-	Record  string // redisson_countdownlatch_latch:{name}:set
-	Publish string // "publish", or "spublish" for sharded channels
+	Latch     string
+	Channel   string // redisson_countdownlatch__channel__{name}
+	TrySet    string // redisson_countdownlatch_latch:{name}:set
+	Record    string // redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
+	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // LatchDeleteReply is the reply to one call in LatchDeleteMulti.
@@ -98,7 +119,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(latchDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(latchDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -118,7 +139,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := latchDeleteEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(latchDeleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(latchDeleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = latchDeleteDecode(resp)
@@ -132,7 +153,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string) (rueidis.Completed, error) {
+func LatchDeleteCommand(c rueidis.Client, latch string, channel string, trySet string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -141,14 +162,14 @@ func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record s
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel, record}
+	keys := []string{latch, channel, trySet, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish}
-	return c.B().Evalsha().Sha1(latchDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{publish, msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(latchDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeLatchDelete reads the reply to LatchDeleteCommand.
@@ -158,8 +179,8 @@ func DecodeLatchDelete(resp rueidis.RedisResult) (bool, error) {
 
 // latchDeleteEncode returns the KEYS and ARGV of one LatchDelete call.
 func latchDeleteEncode(a *LatchDeleteArgs) ([]string, []string) {
-	keys := []string{a.Latch, a.Channel, a.Record}
-	args := []string{a.Publish}
+	keys := []string{a.Latch, a.Channel, a.TrySet, a.Record}
+	args := []string{a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

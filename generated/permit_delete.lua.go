@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"time"
 )
 
 // permitDeleteSource is scripts/permit_delete.lua, verbatim.
@@ -13,37 +14,56 @@ const permitDeleteSource = `#!lua flags=allow-oom
 -- PermitDelete removes an expirable-permit semaphore: its free-permit count
 -- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does,
 -- and the record of the TrySetPermits that set it. Permits held before can
--- no longer be released or extended. Reply true: there was something to
--- delete; false: nothing.
+-- no longer be released or extended.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the count may be one another caller set after the first attempt).
+-- Reply true: there was something to delete; false: nothing.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
--- @key    record    redisson_sc_latch:{name}:set
+-- @key    trySet    redisson_sc_latch:{name}:set
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return bool
-local n = redis.call('del', KEYS[1], KEYS[2])
+-- @retryable
+local seen = redis.call('get', KEYS[4])
+if seen then
+  return tonumber(seen)
+end
+local n = 0
+if redis.call('del', KEYS[1], KEYS[2]) > 0 then
+  n = 1
+end
 redis.call('del', KEYS[3])
-return n > 0 and 1 or 0
+redis.call('set', KEYS[4], n, 'px', ARGV[1])
+return n
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "27c0ab342209e82ca101ea5632615c4facf29adc"
+const permitDeleteSHA1 = "eb8c45c87640652515ebcb98ea00c6acecd9e435"
 
-var permitDeleteScript = rueidis.NewLuaScript(permitDeleteSource)
+var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 
 // PermitDelete removes an expirable-permit semaphore: its free-permit count
 // and its held permits, as Redisson's RPermitExpirableSemaphore.delete does,
 // and the record of the TrySetPermits that set it. Permits held before can
-// no longer be released or extended. Reply true: there was something to
-// delete; false: nothing.
+// no longer be released or extended.
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the count may be one another caller set after the first attempt).
+// Reply true: there was something to delete; false: nothing.
 //
 // Redis script flags: allow-oom.
-func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string) (bool, error) {
-	keys := []string{semaphore, timeouts, record}
+func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, trySet string, record string, recordTTL time.Duration) (bool, error) {
+	keys := []string{semaphore, timeouts, trySet, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
 			return false, err
 		}
 	}
-	var args []string
+	args := []string{msArg(recordTTL)}
 	return permitDeleteDecode(permitDeleteScript.Exec(ctx, c, keys, args))
 }
 
@@ -51,7 +71,9 @@ func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeo
 type PermitDeleteArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
-	Record    string // redisson_sc_latch:{name}:set
+	TrySet    string // redisson_sc_latch:{name}:set
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+	RecordTTL time.Duration
 }
 
 // PermitDeleteReply is the reply to one call in PermitDeleteMulti.
@@ -78,7 +100,7 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(permitDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(permitDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -98,7 +120,7 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := permitDeleteEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(permitDeleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(permitDeleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = permitDeleteDecode(resp)
@@ -112,15 +134,15 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string) (rueidis.Completed, error) {
-	keys := []string{semaphore, timeouts, record}
+func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, trySet string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, trySet, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	var args []string
-	return c.B().Evalsha().Sha1(permitDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(permitDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodePermitDelete reads the reply to PermitDeleteCommand.
@@ -130,8 +152,8 @@ func DecodePermitDelete(resp rueidis.RedisResult) (bool, error) {
 
 // permitDeleteEncode returns the KEYS and ARGV of one PermitDelete call.
 func permitDeleteEncode(a *PermitDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts, a.Record}
-	var args []string
+	keys := []string{a.Semaphore, a.Timeouts, a.TrySet, a.Record}
+	args := []string{msArg(a.RecordTTL)}
 	return keys, args
 }
 

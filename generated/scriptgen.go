@@ -172,12 +172,12 @@ var Scripts = []Script{{
 	SHA1:      latchCountDownSHA1,
 	Source:    latchCountDownSource,
 }, {
-	Args:      []string{"publish"},
+	Args:      []string{"publish", "recordTTL"},
 	File:      "scripts/latch_delete.lua",
-	Keys:      []string{"latch", "channel", "record"},
+	Keys:      []string{"latch", "channel", "trySet", "record"},
 	Name:      "LatchDelete",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      latchDeleteSHA1,
 	Source:    latchDeleteSource,
 }, {
@@ -334,12 +334,12 @@ var Scripts = []Script{{
 	SHA1:      permitAvailableSHA1,
 	Source:    permitAvailableSource,
 }, {
-	Args:      nil,
+	Args:      []string{"recordTTL"},
 	File:      "scripts/permit_delete.lua",
-	Keys:      []string{"semaphore", "timeouts", "record"},
+	Keys:      []string{"semaphore", "timeouts", "trySet", "record"},
 	Name:      "PermitDelete",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      permitDeleteSHA1,
 	Source:    permitDeleteSource,
 }, {
@@ -487,12 +487,12 @@ var Scripts = []Script{{
 	SHA1:      semaphoreAvailableSHA1,
 	Source:    semaphoreAvailableSource,
 }, {
-	Args:      nil,
+	Args:      []string{"recordTTL"},
 	File:      "scripts/semaphore_delete.lua",
-	Keys:      []string{"semaphore", "record"},
+	Keys:      []string{"semaphore", "trySet", "record"},
 	Name:      "SemaphoreDelete",
 	ReadOnly:  false,
-	Retryable: false,
+	Retryable: true,
 	SHA1:      semaphoreDeleteSHA1,
 	Source:    semaphoreDeleteSource,
 }, {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"time"
 )
 
 // semaphoreDeleteSource is scripts/semaphore_delete.lua, verbatim.
@@ -13,41 +14,59 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
 -- RSemaphore.delete does, and the record of the TrySetPermits that set it.
 -- Waiters keep waiting: a deleted semaphore has no permits until set again.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the count may be one another caller set after the first attempt).
 -- Reply true: there was a semaphore; false: none.
 -- @key    semaphore
--- @key    record    redisson_sc_latch:{name}:set
+-- @key    trySet    redisson_sc_latch:{name}:set
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return bool
+-- @retryable
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return tonumber(seen)
+end
 local n = redis.call('del', KEYS[1])
 redis.call('del', KEYS[2])
+redis.call('set', KEYS[3], n, 'px', ARGV[1])
 return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "a1ef127620c2f70b79fc36b9e9e0f3a24e93ac23"
+const semaphoreDeleteSHA1 = "81b5b617183f59243c5c76f514664097ff4d2b6d"
 
-var semaphoreDeleteScript = rueidis.NewLuaScript(semaphoreDeleteSource)
+var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
 // SemaphoreDelete removes a semaphore and its permit count, as Redisson's
 // RSemaphore.delete does, and the record of the TrySetPermits that set it.
 // Waiters keep waiting: a deleted semaphore has no permits until set again.
+// The call records its answer under its record key for recordTTL: made
+// again after its reply was lost, or reaching the server after such a
+// retry, it answers as the first attempt did and deletes nothing (by then
+// the count may be one another caller set after the first attempt).
 // Reply true: there was a semaphore; false: none.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string) (bool, error) {
-	keys := []string{semaphore, record}
+func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, trySet string, record string, recordTTL time.Duration) (bool, error) {
+	keys := []string{semaphore, trySet, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
 			return false, err
 		}
 	}
-	var args []string
+	args := []string{msArg(recordTTL)}
 	return semaphoreDeleteDecode(semaphoreDeleteScript.Exec(ctx, c, keys, args))
 }
 
 // SemaphoreDeleteArgs holds the keys and arguments of one call in SemaphoreDeleteMulti.
 type SemaphoreDeleteArgs struct {
 	Semaphore string
-	Record    string // redisson_sc_latch:{name}:set
+	TrySet    string // redisson_sc_latch:{name}:set
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+	RecordTTL time.Duration
 }
 
 // SemaphoreDeleteReply is the reply to one call in SemaphoreDeleteMulti.
@@ -74,7 +93,7 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+		cmds = append(cmds, c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -94,7 +113,7 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := semaphoreDeleteEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(semaphoreDeleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+		evals[j] = c.B().Eval().Script(semaphoreDeleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = semaphoreDeleteDecode(resp)
@@ -108,15 +127,15 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string) (rueidis.Completed, error) {
-	keys := []string{semaphore, record}
+func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, trySet string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{semaphore, trySet, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	var args []string
-	return c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
+	args := []string{msArg(recordTTL)}
+	return c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
 // DecodeSemaphoreDelete reads the reply to SemaphoreDeleteCommand.
@@ -126,8 +145,8 @@ func DecodeSemaphoreDelete(resp rueidis.RedisResult) (bool, error) {
 
 // semaphoreDeleteEncode returns the KEYS and ARGV of one SemaphoreDelete call.
 func semaphoreDeleteEncode(a *SemaphoreDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Record}
-	var args []string
+	keys := []string{a.Semaphore, a.TrySet, a.Record}
+	args := []string{msArg(a.RecordTTL)}
 	return keys, args
 }
 

@@ -1,16 +1,29 @@
 #!lua flags=allow-oom
 -- LatchDelete removes a latch whatever its count, and the record of the
 -- TrySetCount that set it, and publishes the "zero" message 0 so every
--- waiter is released. Reply 1: there was a latch; 0: none.
+-- waiter is released.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the count may be one another caller set after the first attempt).
+-- Reply 1: there was a latch; 0: none.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
--- @key    record    redisson_countdownlatch_latch:{name}:set
+-- @key    trySet    redisson_countdownlatch_latch:{name}:set
+-- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return bool
+-- @retryable
 -- @commands publish spublish
-redis.call('del', KEYS[3])
-if redis.call('del', KEYS[1]) == 0 then
-  return 0
+local seen = redis.call('get', KEYS[4])
+if seen then
+  return tonumber(seen)
 end
-redis.call(ARGV[1], KEYS[2], '0')
-return 1
+redis.call('del', KEYS[3])
+local n = redis.call('del', KEYS[1])
+redis.call('set', KEYS[4], n, 'px', ARGV[2])
+if n == 1 then
+  redis.call(ARGV[1], KEYS[2], '0')
+end
+return n

@@ -2,10 +2,22 @@
 -- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
 -- RSemaphore.delete does, and the record of the TrySetPermits that set it.
 -- Waiters keep waiting: a deleted semaphore has no permits until set again.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing (by then
+-- the count may be one another caller set after the first attempt).
 -- Reply true: there was a semaphore; false: none.
 -- @key    semaphore
--- @key    record    redisson_sc_latch:{name}:set
+-- @key    trySet    redisson_sc_latch:{name}:set
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    recordTTL duration
 -- @return bool
+-- @retryable
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return tonumber(seen)
+end
 local n = redis.call('del', KEYS[1])
 redis.call('del', KEYS[2])
+redis.call('set', KEYS[3], n, 'px', ARGV[1])
 return n
