@@ -39,9 +39,9 @@ func TestUncontendedAllocs(t *testing.T) {
 		max  float64
 		f    func()
 	}{
-		{"Mutex", 6, lockUnlock(mustMutex(t, c, "mutex"))},
-		{"FairMutex", 6, lockUnlock(mustFair(t, c, "fair"))},
-		{"LeanMutex", 7, lockUnlock(mustLean(t, c, "lean"))},
+		{"Mutex", 5, lockUnlock(mustMutex(t, c, "mutex"))},
+		{"FairMutex", 5, lockUnlock(mustFair(t, c, "fair"))},
+		{"LeanMutex", 6, lockUnlock(mustLean(t, c, "lean"))},
 		{"Semaphore", 9, func() {
 			if err := sem.Acquire(ctx, 1); err != nil {
 				t.Fatal(err)

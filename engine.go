@@ -1144,7 +1144,7 @@ func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) cont
 		c.releaseBound.Store(nb)
 		b = nb
 	}
-	return &boundedContext{Context: b.ctx, values: context.WithoutCancel(ctx)}
+	return &boundedContext{Context: b.ctx, values: ctx}
 }
 
 // sharedBound is one deadline shared by the releases that begin within a
@@ -1158,13 +1158,23 @@ type sharedBound struct {
 }
 
 // boundedContext has the deadline of a shared bound and the values of a
-// detached caller's context.
+// detached caller's context, whose cancellation it never sees.
 type boundedContext struct {
 	context.Context // Deadline, Done, Err
 	values          context.Context
 }
 
-func (b *boundedContext) Value(key any) any { return b.values.Value(key) }
+// Value asks the bound first: it holds no values of its own, but it answers
+// the context package's lookup of the nearest cancelable context (for Cause,
+// and for a context derived from this one), which must find the bound and not
+// the caller's. That leaves the caller's cancellation unseen without wrapping
+// it in context.WithoutCancel, one allocation per release.
+func (b *boundedContext) Value(key any) any {
+	if v := b.Context.Value(key); v != nil {
+		return v
+	}
+	return b.values.Value(key)
+}
 
 // release runs a release script, retrying transport failures with the same
 // latch key (a retry whose first attempt did run reports that outcome) and

@@ -29,6 +29,16 @@ func TestReleaseContext(t *testing.T) {
 	if r1.Value(key{}) != "v" {
 		t.Fatal("release context lost its caller's values")
 	}
+	// What the context package finds through Value (the cause, the parent
+	// of a derived context) is the bound's, not the caller's.
+	if err := context.Cause(r1); err != nil {
+		t.Fatalf("release context's cause is its caller's: %v", err)
+	}
+	child, stop := context.WithCancel(r1)
+	defer stop()
+	if child.Err() != nil {
+		t.Fatalf("a context derived from the release context ended with its caller's: %v", child.Err())
+	}
 	d, ok := r1.Deadline()
 	if !ok || d.After(after.Add(timeout)) || d.Before(before.Add(timeout-timeout/64)) {
 		t.Fatalf("deadline %v after the call, want within [%v, %v]", d.Sub(before), timeout-timeout/64, timeout)
@@ -54,8 +64,11 @@ func TestReleaseContext(t *testing.T) {
 	if !eventually(10*time.Second, func() bool { return r1.Err() != nil }) {
 		t.Fatal("the bound never ended")
 	}
-	if r1.Err() != context.DeadlineExceeded {
-		t.Fatalf("bound ended with %v, want context.DeadlineExceeded", r1.Err())
+	if r1.Err() != context.DeadlineExceeded || context.Cause(r1) != context.DeadlineExceeded {
+		t.Fatalf("bound ended with %v (cause %v), want context.DeadlineExceeded", r1.Err(), context.Cause(r1))
+	}
+	if !eventually(time.Second, func() bool { return child.Err() != nil }) {
+		t.Fatal("a context derived from the release context outlived its bound")
 	}
 }
 
