@@ -293,14 +293,9 @@ func (c *Client) trySet(ctx context.Context, prefix, key string, set func(ctx co
 	nonce := c.id + ":" + strconv.FormatUint(c.requests.Add(1), 36)
 	// A call Redis refused is the caller's error, as before: a TrySet waits
 	// for nothing (docs/guarantees.md, noeviction).
-	v, err := c.callRecorded(ctx, false, func(ctx context.Context, publish string) (int64, error) {
-		ok, err := set(ctx, record, nonce, publish)
-		if ok {
-			return 1, err
-		}
-		return 0, err
+	return c.callRecordedBool(ctx, false, func(ctx context.Context, publish string) (bool, error) {
+		return set(ctx, record, nonce, publish)
 	})
-	return v == 1, err
 }
 
 // setRecordKey names the record of the call that set the count of the
@@ -337,6 +332,18 @@ func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx 
 			return 0, err
 		}
 	}
+}
+
+// callRecordedBool is callRecorded for a call that answers true or false.
+func (c *Client) callRecordedBool(ctx context.Context, refusals bool, call func(ctx context.Context, publish string) (bool, error)) (bool, error) {
+	v, err := c.callRecorded(ctx, refusals, func(ctx context.Context, publish string) (int64, error) {
+		ok, err := call(ctx, publish)
+		if ok {
+			return 1, err
+		}
+		return 0, err
+	})
+	return err == nil && v == 1, err
 }
 
 // changeRetry decides, for a call that changes something and may be made
@@ -937,14 +944,9 @@ func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx cont
 // recorded call is (callRecorded).
 func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
 	record := c.recordKey(prefix, key)
-	v, err := c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		ok, err := call(ctx, record, publish)
-		if ok {
-			return 1, err
-		}
-		return 0, err
+	return c.callRecordedBool(ctx, true, func(ctx context.Context, publish string) (bool, error) {
+		return call(ctx, record, publish)
 	})
-	return err == nil && v == 1, err
 }
 
 // forced ends this Client's holds of the lock at key after a ForceUnlock
