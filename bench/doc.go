@@ -8,8 +8,11 @@
 // benchmark reports, per operation, the commands the server executed
 // (srv-cmds/op, from INFO commandstats: a script's EVALSHA and each command
 // it redis.call'ed count separately), the scripts among them
-// (srv-scripts/op), server CPU (srv-cpu-us/op, INFO cpu) and the CPU of the
-// benchmark process (cli-cpu-us/op, getrusage).
+// (srv-scripts/op), the server's reads from its clients (srv-reads/op, INFO
+// stats), server CPU (srv-cpu-us/op, INFO cpu), the CPU of the benchmark
+// process (cli-cpu-us/op, getrusage) and its write system calls
+// (cli-writes/op, /proc/self/io, Linux only): how well requests were
+// batched on their way to the server and back.
 //
 // The client and the server share the machine's CPUs unless -server-cpus
 // puts the server on CPUs of its own (start the benchmark itself under

@@ -16,21 +16,22 @@ import (
 
 var logCmds = flag.Bool("cmds", false, "log the per-operation server command mix of every benchmark")
 
-// serverStats is one sample of INFO cpu and commandstats.
+// serverStats is one sample of INFO cpu, stats and commandstats.
 type serverStats struct {
 	calls map[string]int64 // calls by command name as commandstats spells it ("evalsha", "client|setinfo")
 	usec  map[string]int64 // microseconds the server spent in each command (a script's own time includes its redis.calls)
 	cpu   time.Duration    // used_cpu_sys + used_cpu_user: every thread of the server
+	reads int64            // total_reads_processed: reads from client connections, each bringing one or more requests
 }
 
 // scriptCommands run Lua or functions: their redis.call'ed commands are
 // counted apart from them in commandstats as well.
 var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"}
 
-// parseInfo reads the cpu and commandstats sections of an INFO reply.
+// parseInfo reads the cpu, stats and commandstats sections of an INFO reply.
 func parseInfo(info string) (serverStats, error) {
 	s := serverStats{calls: map[string]int64{}, usec: map[string]int64{}}
-	var sawSys, sawUser bool
+	var sawSys, sawUser, sawReads bool
 	for line := range strings.Lines(info) {
 		line = strings.TrimSpace(line)
 		key, val, ok := strings.Cut(line, ":")
@@ -46,6 +47,12 @@ func parseInfo(info string) (serverStats, error) {
 			s.cpu += time.Duration(sec * float64(time.Second))
 			sawSys = sawSys || key == "used_cpu_sys"
 			sawUser = sawUser || key == "used_cpu_user"
+		case key == "total_reads_processed":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return s, fmt.Errorf("INFO %s: %w", key, err)
+			}
+			s.reads, sawReads = n, true
 		case strings.HasPrefix(key, "cmdstat_"):
 			calls, ok := strings.CutPrefix(val, "calls=")
 			if !ok {
@@ -69,6 +76,9 @@ func parseInfo(info string) (serverStats, error) {
 	if !sawSys || !sawUser {
 		return s, fmt.Errorf("INFO reply has no used_cpu_sys/used_cpu_user")
 	}
+	if !sawReads {
+		return s, fmt.Errorf("INFO reply has no total_reads_processed (Redis 6.0 or later)")
+	}
 	return s, nil
 }
 
@@ -78,9 +88,12 @@ type usage struct {
 	usec      map[string]int64 // server time per command (commandstats usec)
 	commands  int64            // sum of calls
 	scripts   int64            // EVAL, EVALSHA, FCALL and their _RO forms
+	reads     int64            // server reads from client connections, the probe's own excluded
 	serverCPU time.Duration
 	clientCPU time.Duration
 	hasClient bool
+	writes    int64 // write system calls of this process
+	hasWrites bool
 }
 
 // meter samples the server (INFO on its own connection) and this process
@@ -89,6 +102,7 @@ type meter struct {
 	probe  rueidis.Client
 	server serverStats
 	client time.Duration
+	writes int64
 }
 
 func newProbe(b testing.TB, addr string) rueidis.Client {
@@ -106,7 +120,7 @@ func newProbe(b testing.TB, addr string) rueidis.Client {
 }
 
 func sampleServer(ctx context.Context, probe rueidis.Client) (serverStats, error) {
-	info, err := probe.Do(ctx, probe.B().Info().Section("cpu", "commandstats").Build()).ToString()
+	info, err := probe.Do(ctx, probe.B().Info().Section("cpu", "stats", "commandstats").Build()).ToString()
 	if err != nil {
 		return serverStats{}, err
 	}
@@ -121,27 +135,32 @@ func startMeter(b testing.TB, probe rueidis.Client) *meter {
 		b.Fatal(err)
 	}
 	cpu, _ := processCPU()
-	return &meter{probe: probe, server: s, client: cpu}
+	writes, _ := processWrites()
+	return &meter{probe: probe, server: s, client: cpu, writes: writes}
 }
 
 // stop takes the second sample; call it right after the timed region.
 func (m *meter) stop(b testing.TB) usage {
 	b.Helper()
 	cpu, ok := processCPU()
+	writes, wok := processWrites()
 	s, err := sampleServer(context.Background(), m.probe)
 	if err != nil {
 		b.Fatal(err)
 	}
 	u := delta(m.server, s)
 	u.clientCPU, u.hasClient = cpu-m.client, ok
+	u.writes, u.hasWrites = writes-m.writes, wok
 	return u
 }
 
 // delta subtracts two samples. The first sample's own INFO is counted by the
 // server after its reply was built, so it shows up in the second sample and
-// is taken out here; the second sample's INFO is not in its own reply.
+// is taken out here; the second sample's INFO is not in its own reply. The
+// second sample's read is counted before its reply is built, so it is taken
+// out of the reads.
 func delta(before, after serverStats) usage {
-	u := usage{calls: map[string]int64{}, usec: map[string]int64{}, serverCPU: after.cpu - before.cpu}
+	u := usage{calls: map[string]int64{}, usec: map[string]int64{}, serverCPU: after.cpu - before.cpu, reads: after.reads - before.reads - 1}
 	for name, n := range after.calls {
 		d := n - before.calls[name]
 		if name == "info" {
@@ -161,7 +180,8 @@ func delta(before, after serverStats) usage {
 
 // report adds the per-operation columns: server commands (every command the
 // server executed, a script's EVALSHA and each command it redis.call'ed
-// counted separately), scripts among them, server CPU and client CPU.
+// counted separately), scripts among them, the server's reads, server CPU,
+// client CPU and the client's write system calls.
 func (u usage) report(b *testing.B, ops int) {
 	if ops <= 0 {
 		return
@@ -169,9 +189,13 @@ func (u usage) report(b *testing.B, ops int) {
 	per := func(x float64) float64 { return x / float64(ops) }
 	b.ReportMetric(per(float64(u.commands)), "srv-cmds/op")
 	b.ReportMetric(per(float64(u.scripts)), "srv-scripts/op")
+	b.ReportMetric(per(float64(u.reads)), "srv-reads/op")
 	b.ReportMetric(per(float64(u.serverCPU.Nanoseconds()))/1e3, "srv-cpu-us/op")
 	if u.hasClient {
 		b.ReportMetric(per(float64(u.clientCPU.Nanoseconds()))/1e3, "cli-cpu-us/op")
+	}
+	if u.hasWrites {
+		b.ReportMetric(per(float64(u.writes)), "cli-writes/op")
 	}
 	if *logCmds {
 		var mix []string

@@ -12,6 +12,7 @@ import (
 
 func TestParseInfo(t *testing.T) {
 	info := "# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:0.250000\r\nused_cpu_sys_children:9.000000\r\n" +
+		"# Stats\r\ntotal_reads_processed:4321\r\ntotal_writes_processed:4320\r\n" +
 		"# Commandstats\r\ncmdstat_set:calls=12,usec=30,usec_per_call=2.50,rejected_calls=0,failed_calls=0\r\n" +
 		"cmdstat_client|setinfo:calls=2,usec=1,usec_per_call=0.50,rejected_calls=0,failed_calls=0\r\n"
 	s, err := parseInfo(info)
@@ -20,6 +21,9 @@ func TestParseInfo(t *testing.T) {
 	}
 	if s.cpu != 1750*time.Millisecond {
 		t.Errorf("cpu = %v, want 1.75s (children not counted)", s.cpu)
+	}
+	if s.reads != 4321 {
+		t.Errorf("reads = %d, want 4321", s.reads)
 	}
 	if s.calls["set"] != 12 || s.calls["client|setinfo"] != 2 || len(s.calls) != 2 {
 		t.Errorf("calls = %v", s.calls)
@@ -30,7 +34,10 @@ func TestParseInfo(t *testing.T) {
 	if _, err := parseInfo("# Commandstats\r\ncmdstat_get:calls=1\r\n"); err == nil {
 		t.Error("INFO without the cpu section parsed without error")
 	}
-	if _, err := parseInfo("used_cpu_sys:1\r\nused_cpu_user:1\r\ncmdstat_get:usec=3\r\n"); err == nil {
+	if _, err := parseInfo("used_cpu_sys:1\r\nused_cpu_user:1\r\ncmdstat_get:calls=1\r\n"); err == nil {
+		t.Error("INFO without the stats section parsed without error")
+	}
+	if _, err := parseInfo("used_cpu_sys:1\r\nused_cpu_user:1\r\ntotal_reads_processed:1\r\ncmdstat_get:usec=3\r\n"); err == nil {
 		t.Error("commandstats line without calls parsed without error")
 	}
 }
@@ -75,6 +82,18 @@ func TestMeterCountsScriptCommands(t *testing.T) {
 	}
 	if extra != 0 {
 		t.Errorf("%d commands counted beyond the mix: %v", extra, u.calls)
+	}
+	// Each request was sent alone and waited for, so each took one read of
+	// the server and one write of this process (which may also write a few
+	// times to wake the Go runtime's network poller).
+	sent := u.commands - 2*n // the script's GET and DEL came with its EVALSHA
+	if u.reads != sent {
+		t.Errorf("server reads = %d, want one per request sent (%d)", u.reads, sent)
+	}
+	if !u.hasWrites {
+		t.Error("no write count on Linux")
+	} else if u.writes < sent || u.writes > sent+n/5 {
+		t.Errorf("client writes = %d, want one per request sent (%d) and at most %d more", u.writes, sent, n/5)
 	}
 	if u.scripts != n {
 		t.Errorf("scripts = %d, want %d", u.scripts, n)
