@@ -65,7 +65,8 @@ func (l *CountDownLatch) Key() string { return l.key }
 // and reports whether it did. A call whose reply is lost with its connection
 // is made again and still reports true when its first attempt set the count
 // (it leaves a record, redisson_countdownlatch_latch:{name}:set, for a
-// minute).
+// minute), and sets nothing again, even if the latch was counted down to
+// zero or deleted in between.
 func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("set count", err)
@@ -152,7 +153,7 @@ func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 		return false, l.fail("delete", err)
 	}
 	ok, err := l.c.deleteRecorded(ctx, "redisson_countdownlatch_latch", l.key, func(ctx context.Context, record, publish string) (bool, error) {
-		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, setRecordKey("redisson_countdownlatch_latch", l.key), record, publish, l.c.recordTTL)
+		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
 	})
 	if err != nil {
 		return false, l.fail("delete", err)

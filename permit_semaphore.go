@@ -330,7 +330,7 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 		return false, s.fail("delete", err)
 	}
 	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string) (bool, error) {
-		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, setRecordKey("redisson_sc_latch", s.key), record, s.c.recordTTL)
+		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, record, s.c.recordTTL)
 	})
 	if err != nil {
 		return false, s.fail("delete", err)

@@ -75,7 +75,8 @@ func positive(what string, n int64) error {
 // TrySetPermits sets the number of permits, only if the semaphore has none set
 // yet. It reports whether it set them. A call whose reply is lost with its
 // connection is made again and still reports true when its first attempt
-// set them (it leaves a record, redisson_sc_latch:{name}:set, for a minute).
+// set them (it leaves a record, redisson_sc_latch:{name}:set, for a minute),
+// and sets nothing again, even if the semaphore was deleted in between.
 func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("set permits", err)
@@ -297,7 +298,7 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 		return false, s.fail("delete", err)
 	}
 	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string) (bool, error) {
-		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, setRecordKey("redisson_sc_latch", s.key), record, s.c.recordTTL)
+		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.c.recordTTL)
 	})
 	if err != nil {
 		return false, s.fail("delete", err)

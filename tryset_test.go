@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,8 +10,8 @@ import (
 
 // A TrySetPermits or TrySetCount whose reply is lost is made again and
 // answers true: the count it finds is the one its own first attempt set. A
-// later call of anyone answers false, and Delete removes the call's record
-// with the count.
+// later call of anyone answers false. The record a call leaves outlives a
+// Delete and is told apart from a later call's.
 func TestTrySetReplyLost(t *testing.T) {
 	type kind struct {
 		key, record string
@@ -43,8 +44,8 @@ func TestTrySetReplyLost(t *testing.T) {
 			if ok, err := k.del(ctx); err != nil || !ok {
 				t.Fatalf("Delete = %v, %v", ok, err)
 			}
-			if exists(t, p.node, k.record) {
-				t.Fatal("the set's record outlived Delete")
+			if !exists(t, p.node, k.record) {
+				t.Fatal("Delete removed the set's record: a repeat of that set would set the count again")
 			}
 			var ok bool
 			err := p.lostReply(t, func() bool { return exists(t, p.node, k.key) }, func() error {
@@ -86,4 +87,107 @@ func pttlAt(t *testing.T, p proxied, key string) int64 {
 		t.Fatalf("PTTL %s: %v", key, err)
 	}
 	return n
+}
+
+// A TrySetPermits or TrySetCount whose reply is lost is made again after the
+// count it set is gone: deleted by another caller, or counted down to zero.
+// The repeat answers true, as its first attempt did, and sets nothing: a
+// count set again would bring back a semaphore another caller deleted, or
+// re-arm a latch whose waiters were released, so that every later Await
+// blocks.
+func TestTrySetReplyLostThenGone(t *testing.T) {
+	type kind struct {
+		key  string
+		set  func(context.Context, int64) (bool, error)
+		gone func(context.Context) error // by another client, once the set landed
+	}
+	deleted := func(d interface {
+		Delete(context.Context) (bool, error)
+	}) func(context.Context) error {
+		return func(ctx context.Context) error {
+			ok, err := d.Delete(ctx)
+			if err == nil && !ok {
+				err = errors.New("Delete found nothing to delete")
+			}
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, c, other *Client) kind
+	}{
+		{"Semaphore deleted", func(t *testing.T, c, other *Client) kind {
+			s := mustSem(t, c, "try-set-gone")
+			return kind{s.Key(), s.TrySetPermits, deleted(mustSem(t, other, "try-set-gone"))}
+		}},
+		{"PermitSemaphore deleted", func(t *testing.T, c, other *Client) kind {
+			s := mustPermits(t, c, "try-set-gone")
+			return kind{s.Key(), s.TrySetPermits, deleted(mustPermits(t, other, "try-set-gone"))}
+		}},
+		{"CountDownLatch deleted", func(t *testing.T, c, other *Client) kind {
+			l := mustLatch(t, c, "try-set-gone")
+			return kind{l.Key(), l.TrySetCount, deleted(mustLatch(t, other, "try-set-gone"))}
+		}},
+		{"CountDownLatch counted down", func(t *testing.T, c, other *Client) kind {
+			l := mustLatch(t, c, "try-set-gone")
+			w := mustLatch(t, other, "try-set-gone")
+			return kind{l.Key(), l.TrySetCount, func(ctx context.Context) error {
+				for {
+					n, err := w.Count(ctx)
+					if err != nil || n == 0 {
+						return err
+					}
+					if err := w.CountDown(ctx); err != nil {
+						return err
+					}
+				}
+			}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pre := sharedPrefix(t)
+			p := newProxied(t, pre)
+			other := newTestClient(t, p.node.Client(t), pre)
+			ctx := testCtx(t, 20*time.Second)
+			k := tc.open(t, p.c, other)
+			// Scripts loaded, so the call below is one EVALSHA.
+			if ok, err := k.set(ctx, 2); err != nil || !ok {
+				t.Fatalf("first set = %v, %v", ok, err)
+			}
+			if err := k.gone(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var ok, gone bool
+			err := p.lostReply(t, func() bool {
+				if gone {
+					return true
+				}
+				if !exists(t, p.node, k.key) {
+					return false
+				}
+				if err := k.gone(ctx); err != nil {
+					t.Error(err)
+				}
+				gone = true
+				return true
+			}, func() error {
+				var err error
+				ok, err = k.set(ctx, 2)
+				return err
+			})
+			if err != nil || !ok {
+				t.Fatalf("set whose first reply was lost = %v, %v; want true (it set the count)", ok, err)
+			}
+			if exists(t, p.node, k.key) {
+				t.Fatalf("count %d after the repeated set; want none: the repeat set the count again after it was gone", countAt(t, p.node, k.key))
+			}
+			// A new call is not taken for the repeat of the old one.
+			if ok, err := k.set(ctx, 3); err != nil || !ok {
+				t.Fatalf("a new set = %v, %v; want true", ok, err)
+			}
+			if n := countAt(t, p.node, k.key); n != 3 {
+				t.Fatalf("count after a new set = %d, want 3", n)
+			}
+		})
+	}
 }

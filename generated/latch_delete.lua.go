@@ -12,9 +12,10 @@ import (
 
 // latchDeleteSource is scripts/latch_delete.lua, verbatim.
 const latchDeleteSource = `#!lua flags=allow-oom
--- LatchDelete removes a latch whatever its count, and the record of the
--- TrySetCount that set it, and publishes the "zero" message 0 so every
--- waiter is released.
+-- LatchDelete removes a latch whatever its count and publishes the "zero"
+-- message 0 so every waiter is released. The record of the TrySetCount that
+-- set the count stays until it expires, so that call, made again after its
+-- reply was lost, still answers as it did and sets nothing.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -22,20 +23,18 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- Reply 1: there was a latch; 0: none.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
--- @key    trySet    redisson_countdownlatch_latch:{name}:set
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[4])
+local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
 end
-redis.call('del', KEYS[3])
 local n = redis.call('del', KEYS[1])
-redis.call('set', KEYS[4], n, 'px', ARGV[2])
+redis.call('set', KEYS[3], n, 'px', ARGV[2])
 if n == 1 then
   redis.call(ARGV[1], KEYS[2], '0')
 end
@@ -43,13 +42,14 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "ee8583b9c277f5fbe2fde9fd47395251f9abf71e"
+const latchDeleteSHA1 = "4934037ebb2c2f72eeea34189c57147af86f43cb"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
-// LatchDelete removes a latch whatever its count, and the record of the
-// TrySetCount that set it, and publishes the "zero" message 0 so every
-// waiter is released.
+// LatchDelete removes a latch whatever its count and publishes the "zero"
+// message 0 so every waiter is released. The record of the TrySetCount that
+// set the count stays until it expires, so that call, made again after its
+// reply was lost, still answers as it did and sets nothing.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
@@ -57,7 +57,7 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // Reply 1: there was a latch; 0: none.
 //
 // Redis script flags: allow-oom.
-func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, trySet string, record string, publish string, recordTTL time.Duration) (bool, error) {
+func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -66,7 +66,7 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel, trySet, record}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return false, err
@@ -80,7 +80,6 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 type LatchDeleteArgs struct {
 	Latch     string
 	Channel   string // redisson_countdownlatch__channel__{name}
-	TrySet    string // redisson_countdownlatch_latch:{name}:set
 	Record    string // redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 	Publish   string // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
@@ -153,7 +152,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func LatchDeleteCommand(c rueidis.Client, latch string, channel string, trySet string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -162,7 +161,7 @@ func LatchDeleteCommand(c rueidis.Client, latch string, channel string, trySet s
 			Value:   publish,
 		}
 	}
-	keys := []string{latch, channel, trySet, record}
+	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -179,7 +178,7 @@ func DecodeLatchDelete(resp rueidis.RedisResult) (bool, error) {
 
 // latchDeleteEncode returns the KEYS and ARGV of one LatchDelete call.
 func latchDeleteEncode(a *LatchDeleteArgs) ([]string, []string) {
-	keys := []string{a.Latch, a.Channel, a.TrySet, a.Record}
+	keys := []string{a.Latch, a.Channel, a.Record}
 	args := []string{a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }

@@ -17,8 +17,10 @@ const latchTrySetSource = `#!lua
 -- already counting, and publishes Redisson's "new count" message 1 on the
 -- latch channel. A call that sets the count leaves its nonce in the record
 -- key for recordTTL, so the same call made again after its reply was lost,
--- or reaching the server after such a retry, answers 1 and changes nothing;
--- a Delete removes the record with the count. Reply 1: set (by this call);
+-- or reaching the server after such a retry, answers 1 and changes nothing,
+-- even when the count was counted down to zero or deleted in between: the
+-- record is read first, and neither CountDown nor Delete removes it.
+-- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
@@ -30,10 +32,10 @@ const latchTrySetSource = `#!lua
 -- @return bool
 -- @commands publish spublish
 -- @retryable
+if redis.call('get', KEYS[3]) == ARGV[2] then
+  return 1
+end
 if redis.call('exists', KEYS[1]) == 1 then
-  if redis.call('get', KEYS[3]) == ARGV[2] then
-    return 1
-  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
@@ -43,7 +45,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "72dc5f6af82bff889eb7b86eaaabd7609479e51b"
+const latchTrySetSHA1 = "6f385e22aa4ae463d0a5171b46dbeb6c54b8e65e"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
@@ -51,8 +53,10 @@ var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 // already counting, and publishes Redisson's "new count" message 1 on the
 // latch channel. A call that sets the count leaves its nonce in the record
 // key for recordTTL, so the same call made again after its reply was lost,
-// or reaching the server after such a retry, answers 1 and changes nothing;
-// a Delete removes the record with the count. Reply 1: set (by this call);
+// or reaching the server after such a retry, answers 1 and changes nothing,
+// even when the count was counted down to zero or deleted in between: the
+// record is read first, and neither CountDown nor Delete removes it.
+// Reply 1: set (by this call);
 // 0: already counting, nothing changed.
 //
 // Redis script flags: none (#!lua).

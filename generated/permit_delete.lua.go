@@ -12,9 +12,11 @@ import (
 // permitDeleteSource is scripts/permit_delete.lua, verbatim.
 const permitDeleteSource = `#!lua flags=allow-oom
 -- PermitDelete removes an expirable-permit semaphore: its free-permit count
--- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does,
--- and the record of the TrySetPermits that set it. Permits held before can
--- no longer be released or extended.
+-- and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
+-- Permits held before can no longer be released or extended. The record of
+-- the TrySetPermits that set the count stays until it expires, so that call,
+-- made again after its reply was lost, still answers as it did and sets
+-- nothing.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -22,12 +24,11 @@ const permitDeleteSource = `#!lua flags=allow-oom
 -- Reply true: there was something to delete; false: nothing.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
--- @key    trySet    redisson_sc_latch:{name}:set
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
-local seen = redis.call('get', KEYS[4])
+local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
 end
@@ -35,20 +36,21 @@ local n = 0
 if redis.call('del', KEYS[1], KEYS[2]) > 0 then
   n = 1
 end
-redis.call('del', KEYS[3])
-redis.call('set', KEYS[4], n, 'px', ARGV[1])
+redis.call('set', KEYS[3], n, 'px', ARGV[1])
 return n
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "eb8c45c87640652515ebcb98ea00c6acecd9e435"
+const permitDeleteSHA1 = "9573ec0c3b8db4d394200dd57aa331a52a252044"
 
 var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 
 // PermitDelete removes an expirable-permit semaphore: its free-permit count
-// and its held permits, as Redisson's RPermitExpirableSemaphore.delete does,
-// and the record of the TrySetPermits that set it. Permits held before can
-// no longer be released or extended.
+// and its held permits, as Redisson's RPermitExpirableSemaphore.delete does.
+// Permits held before can no longer be released or extended. The record of
+// the TrySetPermits that set the count stays until it expires, so that call,
+// made again after its reply was lost, still answers as it did and sets
+// nothing.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
@@ -56,8 +58,8 @@ var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 // Reply true: there was something to delete; false: nothing.
 //
 // Redis script flags: allow-oom.
-func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, trySet string, record string, recordTTL time.Duration) (bool, error) {
-	keys := []string{semaphore, timeouts, trySet, record}
+func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (bool, error) {
+	keys := []string{semaphore, timeouts, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
 			return false, err
@@ -71,7 +73,6 @@ func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeo
 type PermitDeleteArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
-	TrySet    string // redisson_sc_latch:{name}:set
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	RecordTTL time.Duration
 }
@@ -134,8 +135,8 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, trySet string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
-	keys := []string{semaphore, timeouts, trySet, record}
+func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{semaphore, timeouts, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -152,7 +153,7 @@ func DecodePermitDelete(resp rueidis.RedisResult) (bool, error) {
 
 // permitDeleteEncode returns the KEYS and ARGV of one PermitDelete call.
 func permitDeleteEncode(a *PermitDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts, a.TrySet, a.Record}
+	keys := []string{a.Semaphore, a.Timeouts, a.Record}
 	args := []string{msArg(a.RecordTTL)}
 	return keys, args
 }

@@ -174,7 +174,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"publish", "recordTTL"},
 	File:      "scripts/latch_delete.lua",
-	Keys:      []string{"latch", "channel", "trySet", "record"},
+	Keys:      []string{"latch", "channel", "record"},
 	Name:      "LatchDelete",
 	ReadOnly:  false,
 	Retryable: true,
@@ -336,7 +336,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"recordTTL"},
 	File:      "scripts/permit_delete.lua",
-	Keys:      []string{"semaphore", "timeouts", "trySet", "record"},
+	Keys:      []string{"semaphore", "timeouts", "record"},
 	Name:      "PermitDelete",
 	ReadOnly:  false,
 	Retryable: true,
@@ -489,7 +489,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"recordTTL"},
 	File:      "scripts/semaphore_delete.lua",
-	Keys:      []string{"semaphore", "trySet", "record"},
+	Keys:      []string{"semaphore", "record"},
 	Name:      "SemaphoreDelete",
 	ReadOnly:  false,
 	Retryable: true,

@@ -12,7 +12,9 @@ import (
 // semaphoreDeleteSource is scripts/semaphore_delete.lua, verbatim.
 const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
--- RSemaphore.delete does, and the record of the TrySetPermits that set it.
+-- RSemaphore.delete does. The record of the TrySetPermits that set the count
+-- stays until it expires, so that call, made again after its reply was lost,
+-- still answers as it did and sets nothing.
 -- Waiters keep waiting: a deleted semaphore has no permits until set again.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
@@ -20,28 +22,28 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- the count may be one another caller set after the first attempt).
 -- Reply true: there was a semaphore; false: none.
 -- @key    semaphore
--- @key    trySet    redisson_sc_latch:{name}:set
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
-local seen = redis.call('get', KEYS[3])
+local seen = redis.call('get', KEYS[2])
 if seen then
   return tonumber(seen)
 end
 local n = redis.call('del', KEYS[1])
-redis.call('del', KEYS[2])
-redis.call('set', KEYS[3], n, 'px', ARGV[1])
+redis.call('set', KEYS[2], n, 'px', ARGV[1])
 return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "81b5b617183f59243c5c76f514664097ff4d2b6d"
+const semaphoreDeleteSHA1 = "66220503c99f2b81bc335f794baad203979a788a"
 
 var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
 // SemaphoreDelete removes a semaphore and its permit count, as Redisson's
-// RSemaphore.delete does, and the record of the TrySetPermits that set it.
+// RSemaphore.delete does. The record of the TrySetPermits that set the count
+// stays until it expires, so that call, made again after its reply was lost,
+// still answers as it did and sets nothing.
 // Waiters keep waiting: a deleted semaphore has no permits until set again.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
@@ -50,8 +52,8 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 // Reply true: there was a semaphore; false: none.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, trySet string, record string, recordTTL time.Duration) (bool, error) {
-	keys := []string{semaphore, trySet, record}
+func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (bool, error) {
+	keys := []string{semaphore, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
 			return false, err
@@ -64,7 +66,6 @@ func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, tr
 // SemaphoreDeleteArgs holds the keys and arguments of one call in SemaphoreDeleteMulti.
 type SemaphoreDeleteArgs struct {
 	Semaphore string
-	TrySet    string // redisson_sc_latch:{name}:set
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	RecordTTL time.Duration
 }
@@ -127,8 +128,8 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, trySet string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
-	keys := []string{semaphore, trySet, record}
+func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	keys := []string{semaphore, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -145,7 +146,7 @@ func DecodeSemaphoreDelete(resp rueidis.RedisResult) (bool, error) {
 
 // semaphoreDeleteEncode returns the KEYS and ARGV of one SemaphoreDelete call.
 func semaphoreDeleteEncode(a *SemaphoreDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.TrySet, a.Record}
+	keys := []string{a.Semaphore, a.Record}
 	args := []string{msArg(a.RecordTTL)}
 	return keys, args
 }

@@ -19,8 +19,9 @@ const semaphoreTrySetSource = `#!lua
 -- layout: the permit count is a plain string counter under the name).
 -- A call that sets the count leaves its nonce in the record key for
 -- recordTTL, so the same call made again after its reply was lost, or
--- reaching the server after such a retry, answers 1 and changes nothing; a
--- Delete removes the record with the count. Reply 1: set (by this call);
+-- reaching the server after such a retry, answers 1 and changes nothing, even
+-- when the count was deleted in between: the record is read first, and
+-- Delete does not remove it. Reply 1: set (by this call);
 -- 0: a count already existed, nothing changed.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
@@ -32,10 +33,10 @@ const semaphoreTrySetSource = `#!lua
 -- @return bool
 -- @commands publish spublish
 -- @retryable
+if redis.call('get', KEYS[3]) == ARGV[2] then
+  return 1
+end
 if redis.call('exists', KEYS[1]) == 1 then
-  if redis.call('get', KEYS[3]) == ARGV[2] then
-    return 1
-  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
@@ -45,7 +46,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "a18606f5bb63c6eb493335903f34859d1a5319f0"
+const semaphoreTrySetSHA1 = "0e65c655596ed12c8c1f59f912a49bba3843e825"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -55,8 +56,9 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // layout: the permit count is a plain string counter under the name).
 // A call that sets the count leaves its nonce in the record key for
 // recordTTL, so the same call made again after its reply was lost, or
-// reaching the server after such a retry, answers 1 and changes nothing; a
-// Delete removes the record with the count. Reply 1: set (by this call);
+// reaching the server after such a retry, answers 1 and changes nothing, even
+// when the count was deleted in between: the record is read first, and
+// Delete does not remove it. Reply 1: set (by this call);
 // 0: a count already existed, nothing changed.
 //
 // Redis script flags: none (#!lua).

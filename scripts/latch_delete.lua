@@ -1,7 +1,8 @@
 #!lua flags=allow-oom
--- LatchDelete removes a latch whatever its count, and the record of the
--- TrySetCount that set it, and publishes the "zero" message 0 so every
--- waiter is released.
+-- LatchDelete removes a latch whatever its count and publishes the "zero"
+-- message 0 so every waiter is released. The record of the TrySetCount that
+-- set the count stays until it expires, so that call, made again after its
+-- reply was lost, still answers as it did and sets nothing.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -9,20 +10,18 @@
 -- Reply 1: there was a latch; 0: none.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
--- @key    trySet    redisson_countdownlatch_latch:{name}:set
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[4])
+local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
 end
-redis.call('del', KEYS[3])
 local n = redis.call('del', KEYS[1])
-redis.call('set', KEYS[4], n, 'px', ARGV[2])
+redis.call('set', KEYS[3], n, 'px', ARGV[2])
 if n == 1 then
   redis.call(ARGV[1], KEYS[2], '0')
 end

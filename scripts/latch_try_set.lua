@@ -3,8 +3,10 @@
 -- already counting, and publishes Redisson's "new count" message 1 on the
 -- latch channel. A call that sets the count leaves its nonce in the record
 -- key for recordTTL, so the same call made again after its reply was lost,
--- or reaching the server after such a retry, answers 1 and changes nothing;
--- a Delete removes the record with the count. Reply 1: set (by this call);
+-- or reaching the server after such a retry, answers 1 and changes nothing,
+-- even when the count was counted down to zero or deleted in between: the
+-- record is read first, and neither CountDown nor Delete removes it.
+-- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
@@ -16,10 +18,10 @@
 -- @return bool
 -- @commands publish spublish
 -- @retryable
+if redis.call('get', KEYS[3]) == ARGV[2] then
+  return 1
+end
 if redis.call('exists', KEYS[1]) == 1 then
-  if redis.call('get', KEYS[3]) == ARGV[2] then
-    return 1
-  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])

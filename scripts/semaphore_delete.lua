@@ -1,6 +1,8 @@
 #!lua flags=allow-oom
 -- SemaphoreDelete removes a semaphore and its permit count, as Redisson's
--- RSemaphore.delete does, and the record of the TrySetPermits that set it.
+-- RSemaphore.delete does. The record of the TrySetPermits that set the count
+-- stays until it expires, so that call, made again after its reply was lost,
+-- still answers as it did and sets nothing.
 -- Waiters keep waiting: a deleted semaphore has no permits until set again.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
@@ -8,16 +10,14 @@
 -- the count may be one another caller set after the first attempt).
 -- Reply true: there was a semaphore; false: none.
 -- @key    semaphore
--- @key    trySet    redisson_sc_latch:{name}:set
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
-local seen = redis.call('get', KEYS[3])
+local seen = redis.call('get', KEYS[2])
 if seen then
   return tonumber(seen)
 end
 local n = redis.call('del', KEYS[1])
-redis.call('del', KEYS[2])
-redis.call('set', KEYS[3], n, 'px', ARGV[1])
+redis.call('set', KEYS[2], n, 'px', ARGV[1])
 return n

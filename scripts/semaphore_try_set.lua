@@ -5,8 +5,9 @@
 -- layout: the permit count is a plain string counter under the name).
 -- A call that sets the count leaves its nonce in the record key for
 -- recordTTL, so the same call made again after its reply was lost, or
--- reaching the server after such a retry, answers 1 and changes nothing; a
--- Delete removes the record with the count. Reply 1: set (by this call);
+-- reaching the server after such a retry, answers 1 and changes nothing, even
+-- when the count was deleted in between: the record is read first, and
+-- Delete does not remove it. Reply 1: set (by this call);
 -- 0: a count already existed, nothing changed.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
@@ -18,10 +19,10 @@
 -- @return bool
 -- @commands publish spublish
 -- @retryable
+if redis.call('get', KEYS[3]) == ARGV[2] then
+  return 1
+end
 if redis.call('exists', KEYS[1]) == 1 then
-  if redis.call('get', KEYS[3]) == ARGV[2] then
-    return 1
-  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
