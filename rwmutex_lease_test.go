@@ -204,6 +204,72 @@ func TestRWMutexWriterKeepsOwnReads(t *testing.T) {
 	}
 }
 
+// A writer that also reads gives up one of two nested read holds (shorter
+// leases than its write lease) while it holds the write lock: the lock must
+// keep the write lease, which has no lease key of its own. Redisson's read
+// release sets the lock's expiry to the longest read lease left here too, so
+// the lock expired under the live writer and another owner took it.
+func TestRWMutexReadReleaseKeepsWriteLease(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 20*time.Second)
+	rw := mustRW(t, newTestClient(t, node.Client(t), prefix), "rw:keep-write")
+	other := mustRW(t, newTestClient(t, node.Client(t), prefix), "rw:keep-write")
+	wctx, r1 := writeThenRead(t, ctx, rw, 0, 300*time.Millisecond) // the watchdog's 30 s write lease
+	r2, err := rw.RLockWithLease(r1, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.RUnlock(r2); err != nil {
+		t.Fatal(err)
+	}
+	if pttl, _ := node.Do(t, "PTTL", rw.Key()).AsInt64(); pttl < (20 * time.Second).Milliseconds() {
+		t.Errorf("lock PTTL %d ms after a nested read release in write mode; want the write lease kept (about 30 s)", pttl)
+	}
+	time.Sleep(600 * time.Millisecond) // past the read leases
+	if err := context.Cause(wctx); err != nil {
+		t.Fatalf("write hold ended: %v", err)
+	}
+	if w2, err := other.TryLock(ctx, 0); err == nil {
+		_ = other.Unlock(w2)
+		t.Fatal("another owner took the write lock while the first writer's hold was live")
+	} else if !errors.Is(err, ErrNotAcquired) {
+		t.Fatal(err)
+	}
+}
+
+// After the drop to read mode the read holds left govern the lock's expiry:
+// when their holder dies (Close: nothing is released, leases run out on the
+// server), a writer gets the lock once the read lease is over, not at the end
+// of the write lease the lock had (Redisson keeps that one).
+func TestRWMutexDowngradeExpiresWithReads(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 20*time.Second)
+	holder := newTestClient(t, node.Client(t), prefix)
+	rw := mustRW(t, holder, "rw:downgrade")
+	other := mustRW(t, newTestClient(t, node.Client(t), prefix), "rw:downgrade")
+	wctx, _ := writeThenRead(t, ctx, rw, 0, 300*time.Millisecond) // the watchdog's 30 s write lease
+	if err := rw.Unlock(wctx); err != nil {
+		t.Fatal(err)
+	}
+	if pttl, _ := node.Do(t, "PTTL", rw.Key()).AsInt64(); pttl <= 0 || pttl > 300 {
+		t.Errorf("lock PTTL %d ms after the drop to read mode; want the read lease's (300 ms at most)", pttl)
+	}
+	holder.Close()
+	time.Sleep(500 * time.Millisecond)
+	w2, err := other.TryLock(ctx, 0)
+	if err != nil {
+		pttl, _ := node.Do(t, "PTTL", rw.Key()).AsInt64()
+		t.Fatalf("a writer is kept out 500 ms after its dead holder's read lease of 300 ms began: %v (lock PTTL %d ms)", err, pttl)
+	}
+	if err := other.Unlock(w2); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeThenRead takes rw's write lock (lease 0: the watchdog's) and then a
 // read hold with the same owner and readLease.
 func writeThenRead(t *testing.T, ctx context.Context, rw *RWMutex, writeLease, readLease time.Duration) (wctx, rctx context.Context) {

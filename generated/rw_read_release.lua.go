@@ -14,10 +14,13 @@ import (
 // rwReadReleaseSource is scripts/rw_read_release.lua, verbatim.
 const rwReadReleaseSource = `#!lua flags=allow-oom
 -- RwReadRelease gives up one read hold: it decrements the owner's field and
--- deletes that hold's lease key. While other holds remain, the hash's expiry
--- shrinks to the longest remaining read-hold lease (as Redisson does; O(read
--- holds)); when none remains, the lock is deleted and "0" (unlocked) is
--- published. A per-call latch makes a retried release answer the first outcome.
+-- deletes that hold's lease key. While other holds remain in read mode, the
+-- hash's expiry shrinks to the longest remaining read-hold lease (as Redisson
+-- does; O(read holds)); when none remains, the lock is deleted and "0"
+-- (unlocked) is published. In write mode the expiry is the write hold's lease,
+-- which has no lease key of its own: a read release then only lengthens it
+-- (Redisson shortens it to the reads' leases there too, which lets the lock
+-- expire under a live writer). A per-call latch makes a retried release answer the first outcome.
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
@@ -72,7 +75,7 @@ if redis.call('hlen', KEYS[1]) > 1 then
     end
   end
   if longest > 0 or mode == 'write' then
-    if longest > 0 then
+    if longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
       redis.call('pexpire', KEYS[1], longest)
     end
     redis.call('set', KEYS[5], status, 'px', ARGV[3])
@@ -89,7 +92,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "c345de1b01c372b121408a231239efa252001ec8"
+const rwReadReleaseSHA1 = "24b466d1d6956d092d665a80c72873761bb9b98d"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -100,10 +103,13 @@ type RwReadReleaseResult struct {
 }
 
 // RwReadRelease gives up one read hold: it decrements the owner's field and
-// deletes that hold's lease key. While other holds remain, the hash's expiry
-// shrinks to the longest remaining read-hold lease (as Redisson does; O(read
-// holds)); when none remains, the lock is deleted and "0" (unlocked) is
-// published. A per-call latch makes a retried release answer the first outcome.
+// deletes that hold's lease key. While other holds remain in read mode, the
+// hash's expiry shrinks to the longest remaining read-hold lease (as Redisson
+// does; O(read holds)); when none remains, the lock is deleted and "0"
+// (unlocked) is published. In write mode the expiry is the write hold's lease,
+// which has no lease key of its own: a read release then only lengthens it
+// (Redisson shortens it to the reads' leases there too, which lets the lock
+// expire under a live writer). A per-call latch makes a retried release answer the first outcome.
 // Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 // and left is the longest remaining lease (ms) of its own read holds, which
 // the lock outlives (-1 when none of them has one left; 0 from a retry that

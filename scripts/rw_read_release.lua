@@ -1,9 +1,12 @@
 #!lua flags=allow-oom
 -- RwReadRelease gives up one read hold: it decrements the owner's field and
--- deletes that hold's lease key. While other holds remain, the hash's expiry
--- shrinks to the longest remaining read-hold lease (as Redisson does; O(read
--- holds)); when none remains, the lock is deleted and "0" (unlocked) is
--- published. A per-call latch makes a retried release answer the first outcome.
+-- deletes that hold's lease key. While other holds remain in read mode, the
+-- hash's expiry shrinks to the longest remaining read-hold lease (as Redisson
+-- does; O(read holds)); when none remains, the lock is deleted and "0"
+-- (unlocked) is published. In write mode the expiry is the write hold's lease,
+-- which has no lease key of its own: a read release then only lengthens it
+-- (Redisson shortens it to the reads' leases there too, which lets the lock
+-- expire under a live writer). A per-call latch makes a retried release answer the first outcome.
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
@@ -58,7 +61,7 @@ if redis.call('hlen', KEYS[1]) > 1 then
     end
   end
   if longest > 0 or mode == 'write' then
-    if longest > 0 then
+    if longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
       redis.call('pexpire', KEYS[1], longest)
     end
     redis.call('set', KEYS[5], status, 'px', ARGV[3])

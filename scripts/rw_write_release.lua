@@ -3,7 +3,10 @@
 -- publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
 -- retries, readers and writers alike), or, when the same owner still reads,
 -- switches the lock to read mode and publishes nothing, as RedissonWriteLock
--- does. A per-call latch makes a retried release answer the first outcome.
+-- does. From then on the read holds' leases govern the lock's expiry (Redisson
+-- keeps the write lease, so a dead reader would keep writers out for the rest
+-- of it); when none of them has a lease left, the lock is deleted as on the
+-- last write release. A per-call latch makes a retried release answer the first outcome.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer write hold of the same field alone, as
 -- MutexRelease.
@@ -57,17 +60,18 @@ if holds > 0 then
   return {1, holds}
 end
 redis.call('hdel', KEYS[1], ARGV[2])
-if redis.call('hlen', KEYS[1]) == 1 then
-  redis.call('del', KEYS[1])
-  redis.call(ARGV[3], KEYS[2], '1')
-else
-  redis.call('hset', KEYS[1], 'mode', 'read')
+local longest = -3
+if redis.call('hlen', KEYS[1]) > 1 then
+  longest = longestRead()
+end
+if longest > 0 then
   -- The write hold's renewals set the lock's expiry; from now on the read
   -- holds left govern it: the lock lives as long as the longest of them.
-  local longest = longestRead()
-  if longest > redis.call('pttl', KEYS[1]) then
-    redis.call('pexpire', KEYS[1], longest)
-  end
+  redis.call('hset', KEYS[1], 'mode', 'read')
+  redis.call('pexpire', KEYS[1], longest)
+else
+  redis.call('del', KEYS[1])
+  redis.call(ARGV[3], KEYS[2], '1')
 end
 redis.call('set', KEYS[3], 2, 'px', ARGV[4])
 return {2, 0}
