@@ -856,3 +856,57 @@ func TestWokenWaiterLeavesSecondPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A waiter with a short waiter timeout comes and goes while one with a long
+// timeout sleeps on its fallback (a third of its timeout): the short one's
+// registration must not cut the waiter set's expiry to its own timeout, or
+// the set expires with the long waiter in it and the release wakes nobody,
+// leaving the lock free while the long waiter sleeps on.
+func TestMutexShortWaiterTimeoutKeepsLongerWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 60*time.Second)
+	holder := mustMutex(t, newTestClient(t, node.Client(t), prefix), "mixed-ttl")
+	long := mustMutex(t, newTestClient(t, node.Client(t), prefix, WithWaiterTimeout(30*time.Second)), "mixed-ttl") // fallback 10 s
+	short := mustMutex(t, newTestClient(t, node.Client(t), prefix, WithWaiterTimeout(300*time.Millisecond)), "mixed-ttl")
+
+	hold, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	go func() {
+		l, err := long.Lock(ctx)
+		if err != nil {
+			t.Error(err)
+			close(got)
+			return
+		}
+		got <- time.Now()
+		_ = long.Unlock(l)
+	}()
+	waitFor(t, 5*time.Second, "the long waiter to register", func() bool {
+		n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
+		return n == 1
+	})
+	waitQuiet(t, node, 200*time.Millisecond) // asleep on its fallback
+	if _, err := short.TryLock(ctx, 50*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("short TryLock: %v, want ErrNotAcquired", err)
+	}
+	time.Sleep(500 * time.Millisecond) // past the short waiter's timeout
+	if n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64(); n != 1 {
+		t.Errorf("waiters registered after the short waiter left: %d, want the long waiter's 1", n)
+	}
+	if err := holder.Unlock(hold); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case _, ok := <-got:
+		if !ok {
+			t.Fatal("the long waiter failed")
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the long waiter did not get the lock within 3 s of the release (its fallback is 10 s)")
+	}
+}

@@ -31,7 +31,9 @@ const mutexAcquireSource = `#!lua
 -- a release wakes the longest-registered Go waiter alone. A waiter woken by a
 -- release was taken out of the set; if it is refused again it passes that
 -- wake's score as since and gets its place back. The set expires waiterTTL
--- after the last registration (live waiters call again before that).
+-- after the last registration (live waiters call again before that), or
+-- later when a waiter with a longer timeout registered: GT never cuts short
+-- the expiry another waiter's timeout set (a set without one gets it).
 -- A registered caller that was not taken out by a wake passes leave: when it
 -- gets the lock it leaves the set, which keeps no waiter that stopped waiting.
 -- A polite caller does not take a free lock (it may re-enter its own): a
@@ -118,7 +120,9 @@ if waiterTTL ~= '0' then
     local t = redis.call('time')
     redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
   end
-  redis.call('pexpire', KEYS[3], waiterTTL)
+  if redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 0 and redis.call('pttl', KEYS[3]) == -1 then
+    redis.call('pexpire', KEYS[3], waiterTTL)
+  end
   if free and redis.call('zcard', KEYS[3]) > 1 then
     ttl = ttl + 8796093022208
   end
@@ -127,7 +131,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "3d4abd95bfd75698de07f5e7707a4be5c92069c4"
+const mutexAcquireSHA1 = "75e865f097bc8dcf8ab17ef79fef95a19b694f34"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -151,7 +155,9 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // a release wakes the longest-registered Go waiter alone. A waiter woken by a
 // release was taken out of the set; if it is refused again it passes that
 // wake's score as since and gets its place back. The set expires waiterTTL
-// after the last registration (live waiters call again before that).
+// after the last registration (live waiters call again before that), or
+// later when a waiter with a longer timeout registered: GT never cuts short
+// the expiry another waiter's timeout set (a set without one gets it).
 // A registered caller that was not taken out by a wake passes leave: when it
 // gets the lock it leaves the set, which keeps no waiter that stopped waiting.
 // A polite caller does not take a free lock (it may re-enter its own): a
