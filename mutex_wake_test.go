@@ -910,3 +910,67 @@ func TestMutexShortWaiterTimeoutKeepsLongerWaiter(t *testing.T) {
 		t.Fatal("the long waiter did not get the lock within 3 s of the release (its fallback is 10 s)")
 	}
 }
+
+// Two waiters of one Client listen for Redisson's "0" (a Redisson client
+// holds the lock). Its release sends "0", the Client wakes one of them, and
+// that one gives up at that moment: it must pass the wake on to the other,
+// which would otherwise sleep on its fallback with the lock free (no release
+// named that wake, so the server's MutexWaitCancel passes nothing on).
+func TestMutexZeroWakePassedOnByWaiterThatLeaves(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWaiterTimeout(time.Minute)) // fallback 20 s
+	m := mustMutex(t, c, "zero-leave")
+	ctx := testCtx(t, 60*time.Second)
+	node.Do(t, "HSET", m.key, "7f1c0a52-3c1e-4b9e-9d5e-0e4c2f2b9a11:57", "1") // a Redisson holder
+	node.Do(t, "PEXPIRE", m.key, "60000")
+	zeroListeners := func() int {
+		c.subs.mu.Lock()
+		defer c.subs.mu.Unlock()
+		if cs := c.subs.chans[m.channel]; cs != nil {
+			return len(cs.waiters)
+		}
+		return 0
+	}
+	ctx1, cancel1 := context.WithCancel(ctx)
+	defer cancel1()
+	done1 := make(chan error, 1)
+	go func() {
+		l, err := m.Lock(WithOwner(ctx1, "w1"))
+		if err == nil {
+			_ = m.Unlock(l)
+		}
+		done1 <- err
+	}()
+	waitFor(t, 5*time.Second, `w1 listening for "0"`, func() bool { return zeroListeners() == 1 })
+	got2 := make(chan error, 1)
+	go func() {
+		l, err := m.Lock(WithOwner(ctx, "w2"))
+		if err == nil {
+			err = m.Unlock(l)
+		}
+		got2 <- err
+	}()
+	waitFor(t, 5*time.Second, `w2 listening for "0"`, func() bool { return zeroListeners() == 2 })
+	waitQuiet(t, node, 200*time.Millisecond)
+
+	// The Redisson holder releases; its "0" reaches this Client and wakes
+	// w1 (the longest listening), whose context ends at that moment.
+	node.Do(t, "DEL", m.key)
+	c.subs.mu.Lock()
+	cs := c.subs.chans[m.channel]
+	c.subs.mu.Unlock()
+	c.subs.dispatch(cs, rueidis.PubSubMessage{Channel: m.channel, Message: "0"})
+	cancel1()
+	if err := <-done1; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("w1: %v", err)
+	}
+	select {
+	case err := <-got2:
+		if err != nil {
+			t.Fatalf("w2: %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal(`w2 did not get the free lock within 3 s of the Redisson release (its fallback is 20 s): the "0" w1 was woken by was lost with it`)
+	}
+}

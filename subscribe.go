@@ -374,6 +374,14 @@ func (s *subscriptions) wakeLocked(cs *channelSub) {
 	}
 }
 
+// passOn wakes the longest-waiting waiter on cs that has no signal pending:
+// a waiter leaves with a wake-up it shared and did not use (s.mu not held).
+func (s *subscriptions) passOn(cs *channelSub) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wakeLocked(cs)
+}
+
 // leave removes a waiter; the last one ends the subscription in the
 // background (a targeted one after lingering). A wake-up the waiter received
 // but did not use is handed to the next waiter, unless it named this waiter

@@ -108,7 +108,16 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 	rt := newRetrier()
 	defer func() {
 		if zw != nil {
+			// A "0" it was woken by and did not use is passed on to the
+			// next local waiter listening for it: no release names that
+			// wake, so neither the server (MutexWaitCancel) nor leave would.
+			// If the signal was a named wake after all, the extra attempt
+			// it causes is harmless.
+			unused := woken || len(zw.wake) > 0
 			c.subs.leave(zw)
+			if unused {
+				c.subs.passOn(zw.sub)
+			}
 		}
 		if w != nil {
 			if woken && ws.wake == "" {
