@@ -974,3 +974,52 @@ func TestMutexZeroWakePassedOnByWaiterThatLeaves(t *testing.T) {
 		t.Fatal(`w2 did not get the free lock within 3 s of the Redisson release (its fallback is 20 s): the "0" w1 was woken by was lost with it`)
 	}
 }
+
+// A polite waiter's short fallback timer fires just as a release names it:
+// the timer branch re-arms the wait (a hand-off went out since), the next
+// pass reads the pending wake, and the attempt it causes must carry that
+// wake's score, so that if a newcomer took the lock first the waiter gets
+// its place back instead of going to the back of the line.
+func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWaiterTimeout(30*time.Second))
+	m := mustMutex(t, c, "polite-place")
+	ctx := testCtx(t, 20*time.Second)
+	warm(t, m)
+	// This Client is handing the lock over (for the whole test), so the
+	// waiter below is polite.
+	c.subs.noteHandoff(m.wake)
+	c.subs.mu.Lock()
+	c.subs.handoffs[c.subs.ownWake(m.wake)] = time.Now().Add(time.Hour)
+	c.subs.mu.Unlock()
+	field := c.ID() + ":p"
+	before := scriptCalls(t, node)
+	go func() {
+		l, err := m.Lock(WithOwner(ctx, "p"))
+		if err == nil {
+			_ = m.Unlock(l)
+		}
+	}()
+	// Its first attempt and the one after subscribing both decline the
+	// free lock: it now sleeps its short polite fallback.
+	waitFor(t, 5*time.Second, "two polite attempts", func() bool { return scriptCalls(t, node)-before >= 2 })
+	// A release took P out of the set with its score (here 1) and names it;
+	// a newcomer holds the lock by the time P's attempt runs.
+	node.Do(t, "HSET", m.key, "00000000-0000-8000-8000-000000000000:x", "1")
+	node.Do(t, "PEXPIRE", m.key, "60000")
+	node.Do(t, "ZREM", m.waiters, field)
+	c.subs.mu.Lock()
+	cs := c.subs.chans[c.subs.ownWake(m.wake)]
+	time.Sleep(100 * time.Millisecond) // the fallback timer fires; P waits for the lock in handedOffSince
+	c.subs.wakeNamedLocked(cs, "1:"+field)
+	c.subs.mu.Unlock()
+	waitFor(t, 5*time.Second, "the woken attempt", func() bool { return scriptCalls(t, node)-before >= 3 })
+	waitFor(t, 5*time.Second, "P registered again", func() bool {
+		return node.Do(t, "ZSCORE", m.waiters, field).Error() == nil
+	})
+	if score, err := node.Do(t, "ZSCORE", m.waiters, field).ToString(); score != "1" {
+		t.Fatalf("the woken waiter's place after its refused attempt: score %q (%v), want 1 (the wake's, its place back)", score, err)
+	}
+	node.Do(t, "DEL", m.key)
+}

@@ -262,7 +262,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			case <-c.closingCtx.Done():
 				return false, ErrClosed
 			}
-			since = w.takeSince()
+			// A named wake that arrived while the timer fired and re-armed
+			// the wait keeps its score through the next pass, so the
+			// attempt it causes takes the waiter's place back if it loses.
+			if sc := w.takeSince(); sc != 0 {
+				since = sc
+			}
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
