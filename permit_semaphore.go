@@ -114,7 +114,8 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 // count may go negative) and returns the new count of free permits. As
 // Redisson's addPermits, a positive n publishes n (the permits added, not the
 // new count) on redisson_sc:{name}, waking the waiters; a negative n
-// publishes nothing.
+// publishes nothing. A change that would take the count beyond 2^53 - 1
+// either way is ErrInvalidArgument and changes nothing.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("add permits", err)
@@ -128,7 +129,7 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, s.c.recordTTL)
 	})
-	if err != nil {
+	if err = outOfRange(err); err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}
 	return v, nil

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -225,9 +226,19 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 // calling could lose them for good.
 func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	latch := s.latch()
-	return s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL)
 	})
+	return v, outOfRange(err)
+}
+
+// outOfRange makes the scripts' refusal of a count beyond maxCount either
+// way (they undo the change) an ErrInvalidArgument.
+func outOfRange(err error) error {
+	if errors.Is(err, generated.ErrRange) {
+		return fmt.Errorf("%w: the count would go beyond %d either way: %w", ErrInvalidArgument, int64(maxCount), err)
+	}
+	return err
 }
 
 // latch names a new call's record (SemaphoreAcquire, SemaphoreRelease).
@@ -236,7 +247,9 @@ func (s *Semaphore) latch() string { return s.c.recordKey("redisson_sc_latch", s
 // AddPermits changes the number of permits by n: a positive n adds permits
 // (and wakes the waiters), a negative one removes them. The count may go
 // negative, as with Redisson's addPermits; acquirers then wait until enough
-// permits are released. It returns the new count.
+// permits are released. It returns the new count. A change that would take
+// the count beyond 2^53 - 1 either way is ErrInvalidArgument and changes
+// nothing.
 func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("add permits", err)

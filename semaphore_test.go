@@ -354,3 +354,49 @@ func TestRecordedCallEndsBeforeItsRecord(t *testing.T) {
 		t.Fatalf("permits = %d, want 5 (added once; a repeat after its record expired added again)", n)
 	}
 }
+
+// Releases and AddPermits, each within range, that would take the count
+// beyond 2^53 - 1 either way fail with ErrInvalidArgument and change nothing:
+// past there the scripts' Lua numbers round, so counts came back off by a
+// few (and near 2^63 negative), and comparisons with them could be wrong.
+func TestSemaphoreCountRange(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	type counter struct {
+		key     string
+		add     func(context.Context, int64) (int64, error)
+		release func(context.Context) error // adds one permit
+	}
+	sem := mustSem(t, c, "range")
+	per := mustPermits(t, c, "range-permits")
+	for name, k := range map[string]counter{
+		"Semaphore":       {sem.Key(), sem.AddPermits, func(ctx context.Context) error { return sem.Release(ctx, 1) }},
+		"PermitSemaphore": {per.Key(), per.AddPermits, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			for _, sign := range []int64{1, -1} {
+				node.Do(t, "DEL", k.key)
+				if v, err := k.add(ctx, sign*maxCount); err != nil || v != sign*maxCount {
+					t.Fatalf("AddPermits(%d) = %d, %v", sign*maxCount, v, err)
+				}
+				keys, _ := node.Do(t, "DBSIZE").AsInt64()
+				if v, err := k.add(ctx, sign); !errors.Is(err, ErrInvalidArgument) {
+					t.Fatalf("AddPermits(%d) at %d = %d, %v; want ErrInvalidArgument", sign, sign*maxCount, v, err)
+				}
+				if sign > 0 && k.release != nil {
+					if err := k.release(ctx); !errors.Is(err, ErrInvalidArgument) {
+						t.Fatalf("Release(1) at %d: %v; want ErrInvalidArgument", int64(maxCount), err)
+					}
+				}
+				if n := countAt(t, node, k.key); n != sign*maxCount {
+					t.Fatalf("count after the refused changes = %d, want %d", n, sign*maxCount)
+				}
+				if n, _ := node.Do(t, "DBSIZE").AsInt64(); n != keys {
+					t.Fatalf("%d keys after the refused changes, %d before: they left a record", n, keys)
+				}
+			}
+		})
+	}
+}

@@ -21,7 +21,9 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- itself under its own key (SET NX) for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
 -- second time (and publishes again). Reply: the new count (a repeated call:
--- the count).
+-- the count). A change that would take the count beyond 2^53 - 1 either way
+-- is undone and fails with RANGE: replies and comparisons go through Lua
+-- numbers, which are exact only that far.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -29,11 +31,17 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
 local value
 if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
+  if value > 9007199254740991 or value < -9007199254740991 then
+    redis.call('decrby', KEYS[1], ARGV[1])
+    redis.call('del', KEYS[3])
+    return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
+  end
 else
   value = tonumber(redis.call('get', KEYS[1]) or '0')
 end
@@ -44,7 +52,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "6995a03f8edf63904a0afe842d361c1779c18171"
+const permitAddPermitsSHA1 = "04150de3e5a5c0aa93efebf0317d3e6584356180"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -56,7 +64,9 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // itself under its own key (SET NX) for recordTTL: made again after its reply
 // was lost, or reaching the server after such a retry, it changes nothing a
 // second time (and publishes again). Reply: the new count (a repeated call:
-// the count).
+// the count). A change that would take the count beyond 2^53 - 1 either way
+// is undone and fails with RANGE: replies and comparisons go through Lua
+// numbers, which are exact only that far.
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
@@ -186,6 +196,27 @@ func permitAddPermitsEncode(a *PermitAddPermitsArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitAddPermitsError turns a Redis error whose code PermitAddPermits declares into a *ScriptError;
+// every other error is returned as it is.
+func permitAddPermitsError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "RANGE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitAddPermits",
+			sentinel: ErrRange,
+		}
+	}
+	return err
+}
+
 // permitAddPermitsDecode reads a reply of PermitAddPermits as int64.
 func permitAddPermitsDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -198,7 +229,7 @@ func permitAddPermitsDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, permitAddPermitsError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

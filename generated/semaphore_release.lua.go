@@ -21,6 +21,9 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- reply was lost, or reaching the server after such a retry, it changes
 -- nothing a second time (it publishes the count again, which only wakes the
 -- waiters once more). Reply: the new count (a repeated call: the count).
+-- A change that would take the count beyond 2^53 - 1 either way is undone
+-- and fails with RANGE: replies and comparisons go through Lua numbers,
+-- which are exact only that far.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -28,11 +31,17 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @return int64
+-- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
 local value
 if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
+  if value > 9007199254740991 or value < -9007199254740991 then
+    redis.call('decrby', KEYS[1], ARGV[1])
+    redis.call('del', KEYS[3])
+    return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
+  end
 else
   value = tonumber(redis.call('get', KEYS[1]) or '0')
 end
@@ -41,7 +50,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "27a13e5a06a65a760cfb34acdcc2e8258ec493e3"
+const semaphoreReleaseSHA1 = "7d6e34f7ed9a998dba0c1699c908cb1f46210377"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -53,6 +62,9 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // reply was lost, or reaching the server after such a retry, it changes
 // nothing a second time (it publishes the count again, which only wakes the
 // waiters once more). Reply: the new count (a repeated call: the count).
+// A change that would take the count beyond 2^53 - 1 either way is undone
+// and fails with RANGE: replies and comparisons go through Lua numbers,
+// which are exact only that far.
 //
 // Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (int64, error) {
@@ -182,6 +194,27 @@ func semaphoreReleaseEncode(a *SemaphoreReleaseArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreReleaseError turns a Redis error whose code SemaphoreRelease declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreReleaseError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "RANGE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreRelease",
+			sentinel: ErrRange,
+		}
+	}
+	return err
+}
+
 // semaphoreReleaseDecode reads a reply of SemaphoreRelease as int64.
 func semaphoreReleaseDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -194,7 +227,7 @@ func semaphoreReleaseDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, semaphoreReleaseError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -7,7 +7,9 @@
 -- itself under its own key (SET NX) for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
 -- second time (and publishes again). Reply: the new count (a repeated call:
--- the count).
+-- the count). A change that would take the count beyond 2^53 - 1 either way
+-- is undone and fails with RANGE: replies and comparisons go through Lua
+-- numbers, which are exact only that far.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -15,11 +17,17 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
 local value
 if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
+  if value > 9007199254740991 or value < -9007199254740991 then
+    redis.call('decrby', KEYS[1], ARGV[1])
+    redis.call('del', KEYS[3])
+    return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
+  end
 else
   value = tonumber(redis.call('get', KEYS[1]) or '0')
 end
