@@ -228,7 +228,7 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease ti
 			return false
 		}
 		actx, cancel := context.WithTimeout(ctx, bound)
-		err := c.undo(actx, p, field, lease)
+		err := c.undo(actx, p, field, lease, 0)
 		cancel()
 		if err == nil {
 			return true
@@ -582,7 +582,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						// failed over is not the end of a Lock).
 						return false, tryAgain{}, settledError{err}
 					}
-					c.undoLater(p, field, serverLease, start.Add(serverLease))
+					c.undoLater(p, field, serverLease, start.Add(serverLease), 0)
 				}
 				return false, tryAgain{}, err
 			}
@@ -615,7 +615,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// that outlived ctx; should that release fail, keep trying
 				// in the background rather than leave the lock to its lease.
 				if uerr := c.unlock(context.WithValue(lctx, inAcquireKey{}, true), p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
-					c.undoLater(p, field, serverLease, start.Add(serverLease))
+					c.undoLater(p, field, serverLease, start.Add(serverLease), 0)
 				}
 				if !acked {
 					return false, tryAgain{}, notReplicated(s.cfg.guardTimeout)
@@ -845,7 +845,13 @@ func (c *Client) expired(h *hold) {
 	c.lost(h, errLeaseExpired)
 	// A renewal still in flight may yet extend the lease on the server for a
 	// hold that has now ended here: give it back once the server answers.
-	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease))
+	// A shared owner may lock again meanwhile: name the ended hold's token,
+	// so the undo cannot release the owner's next hold.
+	var token int64
+	if h.shared.Load() {
+		token = h.token
+	}
+	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease), token)
 }
 
 // background runs f in a goroutine Close waits for, unless Close has begun
@@ -1025,6 +1031,13 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	if h != nil {
 		id := holdID(s.key, field)
 		c.mu.Lock()
+		if h.released() && ((c.holds[id] != nil && c.holds[id] != h) || c.acquiring[id] > 0) {
+			// An ended hold whose owner holds (or is acquiring) the lock
+			// anew under the same field: releasing by owner would give up
+			// that newer hold.
+			c.mu.Unlock()
+			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, ErrNotHeld)
+		}
 		if h.count <= 1 && c.acquiring[id] > 0 && ctx.Value(inAcquireKey{}) == nil {
 			// A goroutine sharing the owner is re-entering: its hold may be
 			// on the server already, and giving up the owner's last hold
@@ -1060,7 +1073,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		c.mu.Unlock()
 	}
 	sent := time.Now()
-	st, left, err := c.release(rctx, p, field, lease, h, last)
+	st, left, err := c.release(rctx, p, field, lease, h, last, 0)
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -1090,6 +1103,10 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				c.armEarlier(h, sent.Add(left-lossMargin(left)))
 			case left < 0:
 				c.armEarlier(h, sent)
+			default:
+				// The release re-armed the lock with lease, which may be
+				// shorter than what a re-entry with a longer lease set.
+				c.armEarlier(h, sent.Add(lease-lossMargin(lease)))
 			}
 			h.untrack(ctx)
 			return nil
@@ -1097,7 +1114,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// The server had more holds than we knew of (left by an acquisition
 		// whose reply was lost): the owner's last Unlock releases them all.
 		c.finish(h, context.Canceled)
-		if err := c.undo(rctx, p, field, lease); err != nil {
+		if err := c.undo(rctx, p, field, lease, 0); err != nil {
 			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
 		}
 	default:
@@ -1186,13 +1203,17 @@ func (b *boundedContext) Value(key any) any {
 // release can remove the owner: the script is told so (vouched) while the
 // deadline has not passed; after it, a retry cannot read a missing owner as
 // its own work. last: it is the owner's last local hold (see releaseCall).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool) (releaseStatus, time.Duration, error) {
+// token: with no hold (h nil), the fencing token of the hold given up, so
+// that the release leaves a newer hold of the same owner alone (0: none).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64) (releaseStatus, time.Duration, error) {
 	beforeLoss := func() bool { return time.Now().UnixNano() < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	if h != nil && h.shared.Load() {
 		// A read hold's token is its mark (RwReadAcquire).
 		r.token = h.token
+	} else if h == nil {
+		r.token = token
 	}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
@@ -1244,8 +1265,8 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 // undo takes back the holds field has on the server beyond those this Client
 // knows of. It is idempotent: it reads the server's count and releases the
 // difference, so running it twice, or after an attempt that never ran,
-// changes nothing more.
-func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration) error {
+// changes nothing more. Its releases name token (see release; 0: none).
+func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration, token int64) error {
 	key := p.spec().key
 	for range 64 {
 		n, err := p.holdsOf(ctx, field)
@@ -1262,7 +1283,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			return nil
 		}
 		// Not vouched: these holds are none this Client knows of.
-		st, _, err := c.release(ctx, p, field, lease, nil, false)
+		st, _, err := c.release(ctx, p, field, lease, nil, false, token)
 		if err != nil {
 			return err
 		}
@@ -1278,9 +1299,9 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
 	defer cancel()
-	err := c.undo(ctx, p, field, lease)
+	err := c.undo(ctx, p, field, lease, 0)
 	if err != nil {
-		c.undoLater(p, field, lease, time.Now().Add(lease))
+		c.undoLater(p, field, lease, time.Now().Add(lease), 0)
 	}
 	return err
 }
@@ -1292,14 +1313,14 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 // has succeeded it looks again after undoRecheck's pauses: the attempt may
 // still be on its way to the server, since rueidis closes an idle connection
 // whose call ran past its deadline and sends the undo on a new one, which can
-// overtake the old one's bytes (in a proxy, say).
-func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time) {
+// overtake the old one's bytes (in a proxy, say). token as for undo.
+func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time, token int64) {
 	started := c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		id := holdID(p.spec().key, field)
 		undo := func(ctx context.Context) error {
-			err := c.undo(ctx, p, field, lease)
+			err := c.undo(ctx, p, field, lease, token)
 			if err != nil {
 				c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
 			}
@@ -1335,7 +1356,7 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 		// acquisition that calls this: undo here.
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		_ = c.undo(ctx, p, field, lease)
+		_ = c.undo(ctx, p, field, lease, token)
 	}
 }
 

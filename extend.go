@@ -54,8 +54,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		return opError("extend", s.name, err)
 	}
 	start := time.Now()
-	held, err := p.(extender).extendOnce(ctx, field, lease)
 	at := start.Add(lease - lossMargin(lease))
+	// A shorter lease is in force on the server as soon as the script runs,
+	// before its reply is back: the hold must not outlive it meanwhile.
+	c.armEarlier(h, at)
+	held, err := p.(extender).extendOnce(ctx, field, lease)
 	switch {
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the

@@ -1,0 +1,217 @@
+package scriptlock
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A re-entry with a longer explicit lease, then its Unlock: the release sets
+// the lock's expiry back to the hold's own (shorter) lease, so the loss
+// deadline must come back with it, or the context outlives the lock and
+// another owner takes it meanwhile.
+func TestReentryUnlockShortensLoss(t *testing.T) {
+	t.Parallel()
+	for _, lc := range lockCases {
+		if !lc.reentrant() {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			l := lc.make(t, c, "reenter-long")
+			ctx := testCtx(t, 20*time.Second)
+			outer, err := lc.withLease(l, ctx, 500*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner, err := lc.withLease(l, outer, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Unlock(inner); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(700 * time.Millisecond) // past the 500 ms lease the release set again
+			other, err := l.TryLock(testCtx(t, 5*time.Second), 0)
+			if err == nil {
+				defer l.Unlock(other)
+				if outer.Err() == nil {
+					t.Fatalf("another owner holds the lock while the first owner's context is alive (its loss deadline is %s away)",
+						time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+				}
+			}
+		})
+	}
+}
+
+// The same with a watchdog hold re-entered with a longer explicit lease: the
+// re-entry's Unlock sets the watchdog's lease again, and when renewals stop
+// arriving the context must end before the lock expires.
+func TestWatchdogReentryUnlockShortensLoss(t *testing.T) {
+	t.Parallel()
+	p := newProxied(t, WithWatchdog(time.Second, 300*time.Millisecond))
+	m := mustMutex(t, p.c, "wd-reenter")
+	warm(t, m)
+	ctx := testCtx(t, 20*time.Second)
+	outer, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := m.LockWithLease(outer, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(inner); err != nil { // the lock's expiry is 1 s again
+		t.Fatal(err)
+	}
+	p.px.Freeze() // renewals no longer arrive
+	defer p.px.Thaw()
+	if !eventually(3*time.Second, func() bool { return !exists(t, p.node, m.key) }) {
+		t.Fatal("the lock did not expire on the server")
+	}
+	if outer.Err() == nil {
+		t.Fatalf("the lock expired on the server while its context is alive (its loss deadline is %s away)",
+			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+	}
+}
+
+// Extend to a shorter lease whose reply is slow: the server applies the new
+// lease when the script runs, so the loss deadline must move before the call,
+// not when its reply arrives.
+func TestExtendShorterSlowReply(t *testing.T) {
+	t.Parallel()
+	p := newProxied(t)
+	m := mustMutex(t, p.c, "ext-slow-reply")
+	other := mustMutex(t, newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix)), "ext-slow-reply")
+	ctx := testCtx(t, 30*time.Second)
+	const long, short = 20 * time.Second, 300 * time.Millisecond
+	lctx, err := m.LockWithLease(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend(ctx, lctx, long); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	p.px.FreezeReplies()
+	done := make(chan error, 1)
+	go func() {
+		actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		done <- m.Extend(actx, lctx, short)
+	}()
+	time.Sleep(short + 300*time.Millisecond)
+	octx, err := other.TryLock(testCtx(t, 5*time.Second), 0)
+	alive := lctx.Err() == nil
+	p.px.Thaw()
+	<-done
+	if err == nil {
+		defer other.Unlock(octx)
+		if alive {
+			t.Fatal("another Client holds the lock while the extending owner's lock context is alive")
+		}
+	}
+}
+
+// gatedMutex is a Mutex whose next release, once armed, waits for gate: a
+// release call slow to reach the server.
+type gatedMutex struct {
+	*Mutex
+	armed   atomic.Bool
+	entered chan struct{}
+	gate    chan struct{}
+}
+
+func (g *gatedMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
+	if g.armed.CompareAndSwap(true, false) {
+		close(g.entered)
+		<-g.gate
+	}
+	return g.Mutex.releaseOnce(ctx, field, r)
+}
+
+// A hold of a shared owner reaches its loss deadline; the undo that gives
+// back what a renewal in flight may have extended sends a release, which
+// reaches the server only after the hold expired there and the owner locked
+// again. It must leave that new hold alone (it names the ended hold's
+// fencing token).
+func TestExpiredUndoSparesNewHold(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	other := mustMutex(t, newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix)), "expired-undo")
+	m := mustMutex(t, c, "expired-undo")
+	g := &gatedMutex{Mutex: m, entered: make(chan struct{}), gate: make(chan struct{})}
+	ctx := WithOwner(testCtx(t, 20*time.Second), "job-42")
+	warmShared(t, m)
+	lctx1, err := c.acquire(ctx, g, -1, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.armed.Store(true)
+	<-lctx1.Done() // the loss deadline: the undo starts
+	select {
+	case <-g.entered:
+	case <-time.After(3 * time.Second):
+		t.Fatal("no undo release after the loss deadline")
+	}
+	if !eventually(3*time.Second, func() bool { return !exists(t, node, m.key) }) {
+		t.Fatal("the first hold did not expire on the server")
+	}
+	lctx2, err := m.Lock(ctx) // the same owner locks again
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(g.gate) // the undo's release lands now
+	time.Sleep(300 * time.Millisecond)
+	if octx, err := other.TryLock(testCtx(t, 5*time.Second), 0); err == nil {
+		defer other.Unlock(octx)
+		if lctx2.Err() == nil {
+			t.Fatal("another owner holds the lock while the owner's new hold's context is alive: the undo released the new hold")
+		}
+	}
+	_ = m.Unlock(lctx2)
+}
+
+// A hold's lease runs out; its owner (taken with OwnerFrom) locks again; the
+// first hold's deferred Unlock then runs. It must not release the new hold.
+func TestStaleUnlockSparesNewHold(t *testing.T) {
+	t.Parallel()
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			other := lc.make(t, newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix)), "stale-unlock")
+			l := lc.make(t, c, "stale-unlock")
+			ctx := testCtx(t, 20*time.Second)
+			lctx1, err := lc.withLease(l, ctx, 300*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-lctx1.Done() // lost: the lease ran out
+			time.Sleep(100 * time.Millisecond)
+			owner, _ := OwnerFrom(lctx1)
+			lctx2, err := l.Lock(WithOwner(ctx, owner))
+			if err != nil {
+				t.Fatal(err)
+			}
+			uerr := l.Unlock(lctx1)
+			var o Locker = other
+			if lc.name == "RWMutexRead" {
+				o = other.(readLocker).rw // a writer
+			}
+			if octx, err := o.TryLock(testCtx(t, 5*time.Second), 0); err == nil {
+				defer o.Unlock(octx)
+				if lctx2.Err() == nil {
+					t.Fatalf("Unlock of the ended hold's context (%v) released the owner's new hold: another owner holds the lock while the new context is alive", uerr)
+				}
+			}
+			if err := l.Unlock(lctx2); err != nil {
+				t.Fatalf("Unlock of the new hold: %v", err)
+			}
+		})
+	}
+}
