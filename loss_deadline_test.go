@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -213,5 +214,50 @@ func TestStaleUnlockSparesNewHold(t *testing.T) {
 				t.Fatalf("Unlock of the new hold: %v", err)
 			}
 		})
+	}
+}
+
+// RedLock.Extend to a shorter lease whose replies are slow: the validity must
+// shrink before the node calls, since each node applies the lease when its
+// script runs.
+func TestRedLockExtendShorterSlowReply(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	cs := make([]*Client, len(nodes))
+	pxs := make([]*netproxy.Proxy, len(nodes))
+	for i, n := range nodes {
+		pxs[i] = netproxy.New(t, n.Addr)
+		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
+	}
+	ctx := testCtx(t, 30*time.Second)
+	const long, short = 20 * time.Second, 300 * time.Millisecond
+	r := mustRedLock(t, "ext-slow", cs, WithLease(long), WithNodeTimeout(3*time.Second))
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Extend(ctx, lctx, long); err != nil { // scripts loaded
+		t.Fatal(err)
+	}
+	for _, px := range pxs {
+		px.FreezeReplies()
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Extend(ctx, lctx, short) }()
+	time.Sleep(short + 300*time.Millisecond)
+	alive := lctx.Err() == nil
+	var onNodes int
+	for i, n := range nodes {
+		if exists(t, n, r.nodes[i].Key()) {
+			onNodes++
+		}
+	}
+	for _, px := range pxs {
+		px.Thaw()
+	}
+	<-done
+	if alive && onNodes < r.Quorum() {
+		t.Fatalf("RedLock context alive while its lock is gone from %d of %d nodes (the shorter lease ran out)", len(nodes)-onNodes, len(nodes))
 	}
 }

@@ -536,6 +536,14 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		return fail(ErrNotHeld)
 	}
 	start := time.Now()
+	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
+	until := start.Add(lease - drift)
+	if until.UnixNano() < h.validUntil.Load() {
+		// A shorter lease is in force on a node as soon as its script runs,
+		// before the replies are back: the validity must not outlive it.
+		h.validUntil.Store(until.UnixNano())
+		h.validity.Reset(time.Until(until))
+	}
 	errs := make([]error, len(r.nodes))
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
@@ -558,9 +566,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 			extended++
 		}
 	}
-	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
 	validity := lease - time.Since(start) - drift
-	until := start.Add(lease - drift)
 	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
 	if ok || until.UnixNano() < h.validUntil.Load() {
 		h.validUntil.Store(until.UnixNano())
