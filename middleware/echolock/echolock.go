@@ -45,10 +45,12 @@
 package echolock
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -321,7 +323,18 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 			}()
 			c.SetRequest(req.WithContext(lctx))
+			// A handler may answer through c.Response().Writer itself
+			// (http.ServeContent, a wrapped http.Handler): note what it sent
+			// there, so that a lock lost after the answer does not add an
+			// error body to it, or release an Idempotency key whose answer
+			// the client already has.
+			tw := &commitTracker{ResponseWriter: c.Response().Writer}
+			c.Response().Writer = tw
 			herr := next(c)
+			c.Response().Writer = tw.ResponseWriter
+			if tw.status != 0 && !c.Response().Committed {
+				c.Response().Committed, c.Response().Status = true, tw.status
+			}
 			c.SetRequest(req)
 			if core.LockLost(lctx) {
 				config.OnOutcome.Report(ctx, scriptlock.RequestLockLost)
@@ -343,3 +356,31 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		}
 	}, nil
 }
+
+// commitTracker notes the final status written to the underlying writer.
+type commitTracker struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *commitTracker) WriteHeader(code int) {
+	if w.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *commitTracker) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *commitTracker) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
+func (w *commitTracker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+func (w *commitTracker) Unwrap() http.ResponseWriter { return w.ResponseWriter }

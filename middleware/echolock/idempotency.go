@@ -135,7 +135,7 @@ var (
 	ErrIdempotencyKeyInvalid = echo.NewHTTPError(http.StatusBadRequest, "Idempotency-Key header invalid")
 	ErrIdempotencyInFlight   = echo.NewHTTPError(http.StatusConflict, "a request with this Idempotency-Key is being processed")
 	ErrIdempotencyMismatch   = echo.NewHTTPError(http.StatusUnprocessableEntity, "Idempotency-Key was used for a different request")
-	ErrIdempotencyUsed       = echo.NewHTTPError(http.StatusConflict, "Idempotency-Key was used; its response was too large to store")
+	ErrIdempotencyUsed       = echo.NewHTTPError(http.StatusConflict, "Idempotency-Key was used; its response was not stored (too large, or cut off by an error)")
 	ErrIdempotencyBody       = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large for Idempotency-Key")
 	ErrIdempotencyBodyRead   = echo.NewHTTPError(http.StatusBadRequest, "request body could not be read")
 	// ErrIdempotencyClaimLost: the request's claim on its key ended while the
@@ -276,6 +276,10 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			ctx := req.Context()
 			res, err := store.Reserve(ctx, config.Scope(c), key, fp)
 			if err != nil {
+				if ctx.Err() != nil { // the client has gone; Redis may be fine
+					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)
+					return fail(c, ErrIdempotencyStore, err)
+				}
 				config.Logger.ErrorContext(ctx, "echolock: idempotency store unavailable", "err", err)
 				config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 				return fail(c, ErrIdempotencyStore, err)
@@ -322,7 +326,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					return
 				}
 				sr := idempotency.StoredResponse{Status: status}
-				if rec.overflow {
+				if rec.overflow || rec.incomplete {
 					sr.NotReplayable = true
 				} else {
 					sr.Body = rec.buf.Bytes()
@@ -369,6 +373,12 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				err = fail(c, ErrIdempotencyClaimLost, cause)
 				c.Error(err)
 			case err != nil:
+				if c.Response().Committed {
+					// The handler failed after its answer began (a stream
+					// cut off): what was sent may be cut short, so a retry
+					// gets 409 rather than a replay of part of it.
+					rec.incomplete = true
+				}
 				c.Error(err) // write the error response now, so it can be stored
 			case !c.Response().Committed:
 				// The handler wrote nothing: net/http would answer 200 with an
@@ -447,12 +457,13 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Cont
 // the body it re-encodes, so that a replay's headers describe its body.
 type recorder struct {
 	http.ResponseWriter
-	buf      bytes.Buffer
-	limit    int
-	overflow bool
-	stored   []string
-	header   []idempotency.HeaderField
-	status   int // the final status sent, 0 before it
+	buf        bytes.Buffer
+	limit      int
+	overflow   bool // the answer was larger than limit: not stored
+	incomplete bool // the handler failed after its answer began: not stored
+	stored     []string
+	header     []idempotency.HeaderField
+	status     int // the final status sent, 0 before it
 }
 
 // sync makes res say what was sent when the handler answered through the

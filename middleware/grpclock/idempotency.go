@@ -206,6 +206,11 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		fp := idempotency.Fingerprint([]byte(method), body)
 		res, err := store.Reserve(ctx, o.scope(ctx), key, fp)
+		if err != nil && ctx.Err() != nil {
+			// The client has gone (or its deadline passed); Redis may be fine.
+			o.outcome.Report(ctx, scriptlock.RequestCanceled)
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
 		if err != nil {
 			o.outcome.Report(ctx, scriptlock.RequestRedisDown)
 			o.logger.ErrorContext(ctx, "grpclock: idempotency store unavailable", "method", method, "err", err)

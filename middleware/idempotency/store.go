@@ -44,8 +44,8 @@ var (
 	// ErrFingerprintMismatch: the key was used before for a different request.
 	ErrFingerprintMismatch = errors.New("idempotency: Idempotency-Key reused for a different request")
 	// ErrNotReplayable: the key's request completed but its response was not
-	// stored (larger than the size limit), so it can be neither run again nor
-	// replayed.
+	// stored (larger than the size limit, or cut short by an error after it
+	// began), so it can be neither run again nor replayed.
 	ErrNotReplayable = errors.New("idempotency: response for this Idempotency-Key was not stored")
 	// ErrClaimLost: a running request's claim on its key ended (Redis
 	// answered that it was gone, or no renewal succeeded before it could have
