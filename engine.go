@@ -570,6 +570,17 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 		for range 3 {
 			start := time.Now()
+			if shared {
+				// A re-entry sets the lock's expiry to its own lease as soon
+				// as the script runs, before its reply is back (or if it is
+				// lost): the owner's hold must not outlive a shorter one.
+				c.mu.Lock()
+				held := c.holds[holdID(s.key, field)]
+				c.mu.Unlock()
+				if held != nil {
+					c.armEarlier(held, start.Add(serverLease-lossMargin(serverLease)))
+				}
+			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
 			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
 			if err != nil {

@@ -261,3 +261,76 @@ func TestRedLockExtendShorterSlowReply(t *testing.T) {
 		t.Fatalf("RedLock context alive while its lock is gone from %d of %d nodes (the shorter lease ran out)", len(nodes)-onNodes, len(nodes))
 	}
 }
+
+// A re-entry with a shorter lease whose reply is lost, or only slow: the
+// script set the lock's expiry to the short lease when it ran, so the outer
+// hold's context must not keep its long one (FairMutex on either queue,
+// Mutex).
+func TestReentryShorterLeaseReplyLost(t *testing.T) {
+	t.Parallel()
+	type leaser interface {
+		Locker
+		LockWithLease(ctx context.Context, lease time.Duration) (context.Context, error)
+		TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error)
+	}
+	type handles struct {
+		l     leaser
+		other Locker
+	}
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, p proxied) handles
+	}{
+		{"Mutex", func(t *testing.T, p proxied) handles {
+			o := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			return handles{mustMutex(t, p.c, "reentry-short"), mustMutex(t, o, "reentry-short")}
+		}},
+		{"FairMutex", func(t *testing.T, p proxied) handles {
+			o := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			return handles{mustFair(t, p.c, "reentry-short"), mustFair(t, o, "reentry-short")}
+		}},
+		{"FairMutex (Redisson queue)", func(t *testing.T, p proxied) handles {
+			o := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			return handles{mustFair(t, p.c, "reentry-short", WithRedissonFairQueue(0)), mustFair(t, o, "reentry-short", WithRedissonFairQueue(0))}
+		}},
+	} {
+		for _, slow := range []bool{false, true} {
+			name := tc.name + map[bool]string{false: ", reply lost", true: ", reply slow"}[slow]
+			t.Run(name, func(t *testing.T) {
+				p := newProxied(t)
+				h := tc.open(t, p)
+				ctx := testCtx(t, 30*time.Second)
+				l1, err := h.l.LockWithLease(ctx, 10*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				const short = 300 * time.Millisecond
+				p.px.FreezeReplies()
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					d := 200 * time.Millisecond // the call gives up: its outcome is unknown
+					if slow {
+						d = 3 * time.Second
+					}
+					actx, cancel := context.WithTimeout(l1, d)
+					defer cancel()
+					if l2, err := h.l.TryLockWithLease(actx, 0, short); err == nil {
+						_ = h.l.Unlock(l2)
+					}
+				}()
+				time.Sleep(short + 300*time.Millisecond)
+				octx, err := h.other.TryLock(testCtx(t, 5*time.Second), 0)
+				alive := l1.Err() == nil
+				p.px.Thaw()
+				<-done
+				if err == nil {
+					defer h.other.Unlock(octx)
+					if alive {
+						t.Fatal("another owner holds the lock while the re-entering owner's outer lock context (10 s lease) is alive")
+					}
+				}
+			})
+		}
+	}
+}
