@@ -189,7 +189,11 @@ func retryLater(err error) bool {
 	var re *rueidis.RedisError
 	if errors.As(err, &re) {
 		msg := re.Error()
-		return re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
+		// MOVED and ASK reach here only from a guarded acquisition's
+		// dedicated connection (sendGuarded): rueidis follows them elsewhere.
+		_, moved := re.IsMoved()
+		_, ask := re.IsAsk()
+		return moved || ask || re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
 	}
 	var s settledError
 	return notSent(err) || errors.As(err, &s)

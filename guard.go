@@ -69,6 +69,20 @@ func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build f
 			return nil, err
 		}
 		wait := c.rc.B().Wait().Numreplicas(1).Timeout(max(timeout.Milliseconds(), 1)).Build()
+		if c.rc.Mode() == rueidis.ClientModeCluster {
+			// A Cluster client follows a MOVED or ASK for the script alone
+			// and keeps the old node's WAIT reply, which then vouches for a
+			// write it never saw (and rueidis fails on an ASK in such a
+			// pipeline). A dedicated connection follows no redirection: the
+			// redirected reply comes back, and the attempt is made again
+			// (retryLater) once the client knows the slot's new node.
+			var out []rueidis.RedisResult
+			_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
+				out = d.DoMulti(ctx, cmd, wait)
+				return nil
+			})
+			return out, nil
+		}
 		return c.rc.DoMulti(ctx, cmd, wait), nil
 	}
 	start := time.Now()

@@ -1,0 +1,98 @@
+package scriptlock
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+func isAsk(re *rueidis.RedisError) bool { _, ask := re.IsAsk(); return ask }
+
+// replicaOf finds the replica of primary p among the cluster's nodes.
+func replicaOf(t *testing.T, cl *redistest.ClusterT, p *redistest.Node) *redistest.Node {
+	t.Helper()
+	for _, n := range cl.Nodes {
+		info, err := n.Do(t, "INFO", "replication").ToString()
+		if err == nil && infoField(info, "role") == "slave" && infoField(info, "master_port") == strconv.Itoa(p.Port) {
+			return n
+		}
+	}
+	t.Fatalf("no replica of %s", p.Addr)
+	return nil
+}
+
+// A guarded Lock whose Client has not yet seen a slot move: the script is
+// redirected (MOVED) to the new primary, whose only replica is stopped. The
+// guard must cover that grant (ErrNotReplicated), not vouch for it with the
+// old primary's WAIT, which saw no write and answered at once.
+func TestGuardAfterMoved(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	c := newTestClient(t, cl.Client(t))
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "guard-moved")
+	l, err := m.Lock(ctx) // the slot map loaded, the replicas counted
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	mig := cl.StartMigration(t, m.Key())
+	mig.Finish(t)
+	replica := replicaOf(t, cl, mig.To)
+	replica.Pause()
+	defer replica.Resume()
+	l, err = m.Lock(ctx)
+	if err == nil {
+		_ = m.Unlock(l)
+		t.Fatal("Lock after the slot moved succeeded although the new primary's only replica is stopped: the guard did not cover the grant")
+	}
+	if !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("Lock after the slot moved: %v, want ErrNotReplicated", err)
+	}
+}
+
+// A guarded Lock during a slot migration, on a name whose keys are not on
+// the source yet: the script is sent on with ASK. rueidis failed on that
+// (index out of range inside DoMulti, a panic in the caller); now the
+// attempt is made again until the migration ends or the wait does, and the
+// grant that follows is covered by the guard.
+func TestGuardDuringAskMigration(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	c := newTestClient(t, cl.Client(t))
+	ctx := testCtx(t, 60*time.Second)
+	one := mustMutex(t, c, "{ask}one")
+	l, err := one.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := one.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	mig := cl.StartMigration(t, one.Key())
+	replica := replicaOf(t, cl, mig.To)
+	replica.Pause()
+	two := mustMutex(t, c, "{ask}two")
+	if l, err := two.TryLock(ctx, time.Second); err == nil {
+		_ = two.Unlock(l)
+		t.Fatal("Lock during the migration succeeded although the target's only replica is stopped")
+	} else if re := (*rueidis.RedisError)(nil); !errors.Is(err, ErrNotReplicated) && !(errors.As(err, &re) && isAsk(re)) {
+		t.Fatalf("Lock during the migration: %v, want the ASK refusal it kept meeting until its wait ran out, or ErrNotReplicated", err)
+	}
+	replica.Resume()
+	mig.Finish(t)
+	l, err = two.Lock(ctx)
+	if err != nil {
+		t.Fatalf("Lock after the migration: %v", err)
+	}
+	if err := two.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+}
