@@ -61,7 +61,9 @@ if kind == 'hash' then
       local field, count = page[2][i], page[2][i + 1]
       if field ~= 'mode' and n < limit then
         local lease = ''
-        if mode and string.sub(field, -6) ~= ':write' then
+        -- Only an RWMutex's read holds have lease keys: another program's
+        -- hash with a "mode" field of its own is not read further.
+        if (mode == 'read' or mode == 'write') and string.sub(field, -6) ~= ':write' then
           lease = -2
           for h = 1, math.min(tonumber(count) or 0, leaseKeys) do
             lease = math.max(lease, redis.call('pttl', KEYS[7] .. ':' .. field .. ':rwlock_timeout:' .. h))

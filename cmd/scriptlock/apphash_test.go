@@ -56,3 +56,32 @@ func TestHashOfCountsIsNotALock(t *testing.T) {
 		t.Errorf("force-unlock of the hash: exit %d (want %d), hash exists: %d\n%s%s", res.code, exitNotALock, n, res.out, res.errOut)
 	}
 }
+
+// An application hash with a "mode" field and a large number in another
+// field is not a lock: inspect and list say so at once. They read it as an
+// RWMutex's read holds and planned one lease call per 100 of its
+// "holds", 500,000 script calls against the server for this hash.
+func TestAppHashWithNumericFieldIsQuick(t *testing.T) {
+	t.Parallel()
+	d := deployments(t)[0]
+	ctx := testCtx(t, 120*time.Second)
+	prefix := redistest.Prefix(t)
+	key := prefix + "prefs:42"
+	if err := d.rc.Do(ctx, d.rc.B().Hset().Key(key).FieldValue().FieldValue("mode", "dark").FieldValue("visits", "50000000").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if r := inspectJSON(t, ctx, d, prefix, "prefs:42"); r.Kind != kindUnknown {
+		t.Errorf("kind %q, want %q", r.Kind, kindUnknown)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("inspect of a 2-field application hash took %s", took)
+	}
+	start = time.Now()
+	if res := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix); res.code != 0 {
+		t.Errorf("list: exit %d", res.code)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("list of one application hash took %s", took)
+	}
+}

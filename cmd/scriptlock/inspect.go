@@ -141,6 +141,11 @@ func readLeases(ctx context.Context, e *env, reports []*Report) error {
 	var calls []generated.RwReadLeaseArgs
 	var parts []part
 	for _, r := range reports {
+		if r.Kind != kindRW {
+			// Another program's hash with a "mode" field: its numbers are
+			// no hold counts (50000000 visits would be 500,000 calls).
+			continue
+		}
 		prefix := layout.For(r.Key, e.rc.Mode() == rueidis.ClientModeCluster).RWPrefix
 		for i := range r.Holders {
 			h := &r.Holders[i]
