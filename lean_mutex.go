@@ -377,8 +377,11 @@ func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, t
 		}
 		sleep := delay/2 + rand.N(delay/2+1)
 		delay = min(2*delay, leanPollMax)
+		capped := false // the timer is the wait's own end, not a poll
 		if wait > 0 {
-			sleep = min(sleep, time.Until(deadline))
+			if left := time.Until(deadline); left < sleep {
+				sleep, capped = left, true
+			}
 		}
 		if timer == nil {
 			timer = time.NewTimer(sleep)
@@ -387,7 +390,7 @@ func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, t
 		}
 		select {
 		case <-timer.C:
-			if st != nil {
+			if st != nil && !capped {
 				st.timers++
 			}
 		case <-ctx.Done():

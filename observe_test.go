@@ -411,3 +411,26 @@ func TestObserverPanicLeavesNothingHeld(t *testing.T) {
 		t.Error("lock context still live after its Unlock")
 	}
 }
+
+// A TryLock whose own wait runs out, on a lock held with a long lease, was
+// woken by no fallback timer (no lease ended, no message was lost): its
+// event counts no timer wakeup, or the documented check for lost pub/sub
+// messages (timer wakeups against all) reads high under plain contention.
+func TestObserverTryLockRunOutCountsNoTimer(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec))
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, c, "run-out")
+	if _, err := m.Lock(WithOwner(ctx, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.TryLock(WithOwner(ctx, "b"), 200*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock: %v", err)
+	}
+	acq, _, _ := rec.take()
+	if e := acq[len(acq)-1].e; e.Outcome != Contended || e.Timers != 0 {
+		t.Fatalf("TryLock that ran out of its own wait: outcome %v, Timers %d; want contended and 0", e.Outcome, e.Timers)
+	}
+}

@@ -231,8 +231,11 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			if sleep <= 0 {
 				sleep = notifyFallback
 			}
+			capped := false // the timer is the wait's own end, not a fallback
 			if wait > 0 {
-				sleep = min(sleep, time.Until(deadline))
+				if left := time.Until(deadline); left < sleep {
+					sleep, capped = left, true
+				}
 			}
 			if timer == nil {
 				timer = time.NewTimer(sleep)
@@ -247,7 +250,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 				}
 				woken = true
 			case <-timer.C:
-				if st != nil {
+				if st != nil && !capped {
 					st.timers++
 				}
 				// A polite waiter's short fallback covers a hand-off that was
