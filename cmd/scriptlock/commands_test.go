@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -529,4 +530,32 @@ func subscribeAll(t *testing.T, ctx context.Context, d deployment, channels ...s
 		t.Fatalf("subscribe to %v timed out", channels)
 	}
 	return msgs
+}
+
+// list reads at most --limit holders of each lock: with more readers than
+// that, HOLDERS still counts them all and HOLDS says it is a lower bound
+// ("100+"), not a total.
+func TestListHoldsBeyondLimit(t *testing.T) {
+	t.Parallel()
+	d := deployments(t)[0]
+	ctx := testCtx(t, 60*time.Second)
+	prefix := redistest.Prefix(t)
+	rw := mustRW(t, newClient(t, d.rc, prefix), "catalog")
+	const readers = 150
+	for i := range readers {
+		if _, err := rw.RLock(scriptlock.WithOwner(ctx, "reader-"+strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := cli(ctx, d, "", "list", "--key-prefix", prefix)
+	if r.code != exitOK {
+		t.Fatalf("list: exit %d %s", r.code, r.errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("list printed %q", r.out)
+	}
+	if f := strings.Fields(lines[1]); f[2] != "150" || f[3] != "100+" {
+		t.Errorf("HOLDERS %s HOLDS %s, want 150 and 100+ (only 100 holders read)", f[2], f[3])
+	}
 }

@@ -129,7 +129,13 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 		if r.Mode != "" {
 			kind += "/" + r.Mode
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%s\n", strings.TrimPrefix(r.Key, e.keyPrefix), kind, r.HolderCount, holds,
+		// Inspect reads at most --limit holders of a lock: with more, their
+		// holds are a lower bound.
+		holdsCol := strconv.FormatInt(holds, 10)
+		if int64(len(r.Holders)) < r.HolderCount {
+			holdsCol += "+"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\n", strings.TrimPrefix(r.Key, e.keyPrefix), kind, r.HolderCount, holdsCol,
 			lease(r.LeaseMS), r.QueueLength+r.WriterCount, fence)
 	}
 	tw.Flush()
