@@ -1232,3 +1232,57 @@ func TestCloseBoundedWhileRedisDown(t *testing.T) {
 		t.Fatalf("Close took %v with Redis down, want its last undo bounded by a second", d)
 	}
 }
+
+// The counter expired, and Redisson's RFencedLock drew from it first: INCR
+// made it again from 1, with no expiry. The next Go grant must lift it above
+// every token handed out before (and give it its idle time again); it used
+// to continue from 2, so every token after, Go's and Java's, fell below the
+// ones a guarded resource had seen, which then refused them all.
+func TestFenceCounterRestartedByRedisson(t *testing.T) {
+	t.Parallel()
+	for _, lc := range fenceCases() {
+		if !lc.fence {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t), WithFenceIdle(time.Second))
+			ctx := testCtx(t, 20*time.Second)
+			l := lc.make(t, c, "fenced")
+			key, _ := lockKey(c.cfg.prefix, "fenced")
+			counter := redissonName("redisson_lock_token", key)
+			lctx, err := l.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _ := Fence(lctx)
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+			if !eventually(5*time.Second, func() bool { return !exists(t, node, counter) }) {
+				t.Fatal("the counter did not expire")
+			}
+			for _, want := range []int64{1, 2} { // RFencedLock's acquisitions: INCR
+				if n, err := node.Do(t, "INCR", counter).AsInt64(); err != nil || n != want {
+					t.Fatalf("Java's INCR = %d, %v; want %d", n, err, want)
+				}
+			}
+			lctx, err = l.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tok, _ := Fence(lctx); tok <= first {
+				t.Fatalf("token %d after Redisson restarted the counter, not above %d handed out before", tok, first)
+			}
+			if pttl, err := node.Do(t, "PTTL", counter).AsInt64(); err != nil || pttl <= 0 {
+				t.Fatalf("counter PTTL = %d, %v; want its idle time again", pttl, err)
+			}
+			if n, _ := node.Do(t, "INCR", counter).AsInt64(); n <= first {
+				t.Fatalf("Java's next token %d, not above %d", n, first)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

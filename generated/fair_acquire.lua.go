@@ -89,7 +89,7 @@ if free and (head == false or head == ARGV[2]) then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[4])
-  if token == 1 then
+  if token < 1099511627776 then
     clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[4], ARGV[6])
@@ -137,7 +137,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "5e24bd0e5c6f2b0c995bae66d15cd838cb7454fc"
+const fairAcquireSHA1 = "584ac13699c5bdb47a3794ac9fc0d1a3468c904e"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 

@@ -60,7 +60,7 @@ if redis.call('exists', KEYS[1]) == 0 and
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[4])
-  if token == 1 then
+  if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[4], ARGV[6])
@@ -106,7 +106,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "4ad15455d273b4cde3e51c001b390f6724837d90"
+const fairRedissonAcquireSHA1 = "89386e9fef2f8a75d2207279e778f9e8ea478bdc"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 

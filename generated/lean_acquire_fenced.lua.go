@@ -15,7 +15,8 @@ const leanAcquireFencedSource = `#!lua
 -- SET key owner NX GET PX lease, and a fresh acquisition also draws the next
 -- fencing token from the lock's counter, as MutexAcquire does: a missing
 -- counter starts at the server's TIME in microseconds (above every token an
--- expired counter can have handed out) and expires fenceIdle later. A key of
+-- expired counter can have handed out) and expires fenceIdle later; so is a
+-- counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
 -- another lock kind (a Mutex's hash) fails with WRONGTYPE.
 -- Reply > 0: acquired, the value is the fencing token; -1: held by another
 -- owner; -2: held by this owner already.
@@ -33,7 +34,7 @@ if holder then
   return -1
 end
 local token = redis.call('incr', KEYS[2])
-if token == 1 then
+if token < 1099511627776 then
   local t = redis.call('time')
   token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
   redis.call('pexpire', KEYS[2], ARGV[3])
@@ -42,7 +43,7 @@ return token
 `
 
 // leanAcquireFencedSHA1 is the SHA-1 of leanAcquireFencedSource, the name SCRIPT LOAD gives it.
-const leanAcquireFencedSHA1 = "dcdc8a448088adef43194015bd50d3a7143ceab2"
+const leanAcquireFencedSHA1 = "71b0b0ae64362e643d1e84d336b0ccd3b7d86bdc"
 
 var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 
@@ -50,7 +51,8 @@ var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 // SET key owner NX GET PX lease, and a fresh acquisition also draws the next
 // fencing token from the lock's counter, as MutexAcquire does: a missing
 // counter starts at the server's TIME in microseconds (above every token an
-// expired counter can have handed out) and expires fenceIdle later. A key of
+// expired counter can have handed out) and expires fenceIdle later; so is a
+// counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
 // another lock kind (a Mutex's hash) fails with WRONGTYPE.
 // Reply > 0: acquired, the value is the fencing token; -1: held by another
 // owner; -2: held by this owner already.

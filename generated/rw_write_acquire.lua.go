@@ -37,7 +37,7 @@ if mode == false then
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.call('incr', KEYS[3])
-  if token == 1 then
+  if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[3], ARGV[6])
@@ -67,7 +67,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "97bf7faa4b40f0ce25e7cfc1f8cef61e6a4d710f"
+const rwWriteAcquireSHA1 = "3e9f11c92c9c1eab0d19ffcb3cbba3d51c8b2bc9"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

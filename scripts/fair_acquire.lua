@@ -76,7 +76,7 @@ if free and (head == false or head == ARGV[2]) then
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[4])
-  if token == 1 then
+  if token < 1099511627776 then
     clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[4], ARGV[6])

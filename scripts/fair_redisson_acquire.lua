@@ -47,7 +47,7 @@ if redis.call('exists', KEYS[1]) == 0 and
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[4])
-  if token == 1 then
+  if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[4], ARGV[6])

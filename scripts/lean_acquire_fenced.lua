@@ -3,7 +3,8 @@
 -- SET key owner NX GET PX lease, and a fresh acquisition also draws the next
 -- fencing token from the lock's counter, as MutexAcquire does: a missing
 -- counter starts at the server's TIME in microseconds (above every token an
--- expired counter can have handed out) and expires fenceIdle later. A key of
+-- expired counter can have handed out) and expires fenceIdle later; so is a
+-- counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
 -- another lock kind (a Mutex's hash) fails with WRONGTYPE.
 -- Reply > 0: acquired, the value is the fencing token; -1: held by another
 -- owner; -2: held by this owner already.
@@ -21,7 +22,7 @@ if holder then
   return -1
 end
 local token = redis.call('incr', KEYS[2])
-if token == 1 then
+if token < 1099511627776 then
   local t = redis.call('time')
   token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
   redis.call('pexpire', KEYS[2], ARGV[3])

@@ -8,7 +8,11 @@
 -- a fifth of the grant). A restarted counter is above every token the expired
 -- one handed out, as long as that one handed out fewer than one token per
 -- microsecond of its life (it grew by one per grant from its own start time),
--- so tokens stay strictly increasing across expiry.
+-- so tokens stay strictly increasing across expiry. A counter below 2^40 was
+-- not started here: INCR made it (it was missing), or Redisson's RFencedLock
+-- did after it expired (Redisson counts from 1 and sets no expiry). It is
+-- lifted by the server's time the same way, or every token from then on,
+-- Go's and Java's, would fall below those already handed out.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms
@@ -71,7 +75,7 @@ if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   local token = redis.call('incr', KEYS[2])
-  if token == 1 then
+  if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[2], string.match(ctl, '^..(%d+)'))

@@ -24,7 +24,7 @@ if mode == false then
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.call('incr', KEYS[3])
-  if token == 1 then
+  if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[3], ARGV[6])
