@@ -480,6 +480,15 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "option without its value",
+			src: "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'PX')\n" +
+				"redis.call('ZRANGE', KEYS[1], 0, 1, 'BYSCORE', 'LIMIT', 0)\nredis.call('SET', KEYS[1], 'v', 'PX', unpack(ARGV))\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:33: SET's option PX takes a value after it, and the call gives 0: Redis refuses the call ("ERR syntax error")`,
+				`scripts/x.lua:4:48: ZRANGE's option LIMIT takes 2 values after it, and the call gives 1: Redis refuses the call ("ERR syntax error")`,
+			},
+		},
+		{
 			name: "options that exclude each other",
 			src:  "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'NX', 'px', 100, 'XX')\nredis.call('PEXPIRE', KEYS[1], 100, 'NX', 'GT')\nreturn nil\n",
 			want: []string{

@@ -1763,6 +1763,14 @@ func checkOptions(c parse.Call, name string, at func(parse.Pos, string, ...any))
 			return
 		}
 		chosen[t.group] = word
+		if next := i + 1 + t.values; next > len(c.Args) && !c.Args[len(c.Args)-1].Expands {
+			values := "a value"
+			if t.values > 1 {
+				values = fmt.Sprintf("%d values", t.values)
+			}
+			at(a.Pos, "%s's option %s takes %s after it, and the call gives %d: Redis refuses the call (\"ERR syntax error\")", shown, word, values, len(c.Args)-i-1)
+			return
+		}
 		i += 1 + t.values
 	}
 }
