@@ -57,7 +57,7 @@ func TestCommandsUncheckable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(out["x.lua.go"]), `!strings.EqualFold(`); n != 3 {
+	if n := strings.Count(string(out["x.lua.go"]), `!commandIs(`); n != 3 {
 		t.Errorf("x.lua.go has %d command checks, want 3 (X, XMulti, XCommand):\n%s", n, out["x.lua.go"])
 	}
 }

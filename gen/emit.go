@@ -281,7 +281,7 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 		}
 		var cond, allowed []jen.Code
 		for _, c := range a.Commands {
-			cond = append(cond, jen.Op("!").Qual("strings", "EqualFold").Call(get(a), jen.Lit(c)))
+			cond = append(cond, jen.Op("!").Add(e.use("commandIs")).Call(get(a), jen.Lit(strings.ToLower(c))))
 			allowed = append(allowed, jen.Lit(c))
 		}
 		e.use("commandError") // emits the CommandError type

@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -65,6 +65,24 @@ var helperCode = map[string]func() jen.Code{
 			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
 			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %q, want one of %q"),
 				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"), jen.Id("e").Dot("Allowed"))),
+		)
+	},
+	"commandIs": func() jen.Code {
+		c := jen.Id("c")
+		return jen.Comment("commandIs reports whether s names the command lower (given in lower case), in").Line().
+			Comment("any ASCII case, as Redis matches command names. strings.EqualFold would also").Line().
+			Comment("fold other letters (\"\u017fadd\" for \"sadd\"), which Redis then does not know: the").Line().
+			Comment("script would fail after the writes it made before that call.").Line().
+			Func().Id("commandIs").Params(jen.Id("s"), jen.Id("lower").String()).Bool().Block(
+			jen.If(jen.Len(jen.Id("s")).Op("!=").Len(jen.Id("lower"))).Block(jen.Return(jen.False())),
+			jen.For(jen.Id("i").Op(":=").Range().Len(jen.Id("s"))).Block(
+				c.Clone().Op(":=").Id("s").Index(jen.Id("i")),
+				jen.If(jen.LitRune('A').Op("<=").Add(c.Clone()).Op("&&").Add(c.Clone()).Op("<=").Add(jen.LitRune('Z'))).Block(
+					c.Clone().Op("+=").Add(jen.LitRune('a')).Op("-").Add(jen.LitRune('A')),
+				),
+				jen.If(c.Clone().Op("!=").Id("lower").Index(jen.Id("i"))).Block(jen.Return(jen.False())),
+			),
+			jen.Return(jen.True()),
 		)
 	},
 	"checkSlots": func() jen.Code {

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // fairCancelSource is scripts/fair_cancel.lua, verbatim.
@@ -52,7 +51,7 @@ var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 //
 // Redis script flags: allow-oom.
 func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -97,7 +96,7 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -148,7 +147,7 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 //
 // Redis script flags: allow-oom.
 func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -90,7 +89,7 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 //
 // Redis script flags: allow-oom.
 func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -139,7 +138,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -190,7 +189,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 //
 // Redis script flags: allow-oom.
 func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -69,7 +68,7 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 //
 // Redis script flags: allow-oom.
 func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -115,7 +114,7 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -166,7 +165,7 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 //
 // Redis script flags: allow-oom.
 func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

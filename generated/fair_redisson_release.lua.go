@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -111,7 +110,7 @@ type FairRedissonReleaseResult struct {
 //
 // Redis script flags: allow-oom.
 func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (FairRedissonReleaseResult, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return FairRedissonReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -162,7 +161,7 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -213,7 +212,7 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 //
 // Redis script flags: allow-oom.
 func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

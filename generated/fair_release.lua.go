@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -117,7 +116,7 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 //
 // Redis script flags: allow-oom.
 func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -169,7 +168,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -220,7 +219,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 //
 // Redis script flags: allow-oom.
 func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // fairReleaseLastSource is scripts/fair_release_last.lua, verbatim.
@@ -68,7 +67,7 @@ var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 //
 // Redis script flags: allow-oom.
 func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -113,7 +112,7 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -164,7 +163,7 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 //
 // Redis script flags: allow-oom.
 func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

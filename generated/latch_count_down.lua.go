@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -55,7 +54,7 @@ var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 //
 // Redis script flags: allow-oom.
 func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -99,7 +98,7 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -150,7 +149,7 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 //
 // Redis script flags: allow-oom.
 func LatchCountDownCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -58,7 +57,7 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 //
 // Redis script flags: allow-oom.
 func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -102,7 +101,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -153,7 +152,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 //
 // Redis script flags: allow-oom.
 func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -61,7 +60,7 @@ var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 //
 // Redis script flags: none (#!lua).
 func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -107,7 +106,7 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -158,7 +157,7 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 //
 // Redis script flags: none (#!lua).
 func LatchTrySetCommand(c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -63,7 +62,7 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 //
 // Redis script flags: allow-oom.
 func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -109,7 +108,7 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -160,7 +159,7 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 //
 // Redis script flags: allow-oom.
 func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -133,7 +132,7 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 //
 // Redis script flags: allow-oom.
 func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -186,7 +185,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -237,7 +236,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 //
 // Redis script flags: allow-oom.
 func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // mutexReleaseLastSource is scripts/mutex_release_last.lua, verbatim.
@@ -62,7 +61,7 @@ var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 //
 // Redis script flags: allow-oom.
 func MutexReleaseLast(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (int64, bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -108,7 +107,7 @@ func MutexReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []MutexR
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -159,7 +158,7 @@ func MutexReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []MutexR
 //
 // Redis script flags: allow-oom.
 func MutexReleaseLastCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // mutexWaitCancelSource is scripts/mutex_wait_cancel.lua, verbatim.
@@ -54,7 +53,7 @@ var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 //
 // Redis script flags: allow-oom.
 func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -98,7 +97,7 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -149,7 +148,7 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 //
 // Redis script flags: allow-oom.
 func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

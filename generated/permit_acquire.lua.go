@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -84,7 +83,7 @@ type PermitAcquireResult struct {
 //
 // Redis script flags: none (#!lua).
 func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return PermitAcquireResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -132,7 +131,7 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -186,7 +185,7 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 //
 // Redis script flags: none (#!lua).
 func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

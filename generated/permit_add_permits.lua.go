@@ -70,7 +70,7 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -115,7 +115,7 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -166,7 +166,7 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 //
 // Redis script flags: allow-oom.
 func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // permitAvailableSource is scripts/permit_available.lua, verbatim.
@@ -45,7 +44,7 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // clock), and announcing them if any. Made again after its reply was lost,
 // it finds them returned already and answers the count.
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -86,7 +85,7 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -135,7 +134,7 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

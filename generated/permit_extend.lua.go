@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -71,7 +70,7 @@ type PermitExtendResult struct {
 //
 // Redis script flags: allow-oom.
 func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitExtendResult, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return PermitExtendResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -119,7 +118,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -173,7 +172,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 //
 // Redis script flags: allow-oom.
 func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -73,7 +72,7 @@ var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 //
 // Redis script flags: allow-oom.
 func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, latch string, id []byte, publish string, latchTTL time.Duration) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -122,7 +121,7 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -176,7 +175,7 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 //
 // Redis script flags: allow-oom.
 func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, channel string, latch string, id []byte, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

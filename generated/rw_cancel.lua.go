@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // rwCancelSource is scripts/rw_cancel.lua, verbatim.
@@ -41,7 +40,7 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 //
 // Redis script flags: allow-oom.
 func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel string, writeOwner string, publish string) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -84,7 +83,7 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -135,7 +134,7 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 //
 // Redis script flags: allow-oom.
 func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -64,7 +63,7 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 //
 // Redis script flags: allow-oom.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -108,7 +107,7 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -159,7 +158,7 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 //
 // Redis script flags: allow-oom.
 func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -117,7 +116,7 @@ type RwReadReleaseResult struct {
 //
 // Redis script flags: allow-oom.
 func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (RwReadReleaseResult, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return RwReadReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -165,7 +164,7 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -216,7 +215,7 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 //
 // Redis script flags: allow-oom.
 func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

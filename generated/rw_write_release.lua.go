@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -117,7 +116,7 @@ type RwWriteReleaseResult struct {
 //
 // Redis script flags: allow-oom.
 func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, prefix string, fence string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration, token int64) (RwWriteReleaseResult, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return RwWriteReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -166,7 +165,7 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -217,7 +216,7 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 //
 // Redis script flags: allow-oom.
 func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, prefix string, fence string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

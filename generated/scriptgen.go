@@ -673,6 +673,26 @@ func (e *CommandError) Error() string {
 	return fmt.Sprintf("scriptgen: %s: argument %s is %q, want one of %q", e.Script, e.Arg, e.Value, e.Allowed)
 }
 
+// commandIs reports whether s names the command lower (given in lower case), in
+// any ASCII case, as Redis matches command names. strings.EqualFold would also
+// fold other letters ("ſadd" for "sadd"), which Redis then does not know: the
+// script would fail after the writes it made before that call.
+func commandIs(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.
 func checkSlots(script string, keys []string) error {
 	if len(keys) < 2 {

@@ -68,7 +68,7 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 //
 // Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -113,7 +113,7 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -164,7 +164,7 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 //
 // Redis script flags: allow-oom.
 func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -7,7 +7,6 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -63,7 +62,7 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -109,7 +108,7 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -160,7 +159,7 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 	"time"
 )
 
@@ -48,7 +47,7 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 //
 // Redis script flags: allow-oom.
 func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -92,7 +91,7 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -143,7 +142,7 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 //
 // Redis script flags: allow-oom.
 func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",

@@ -6,7 +6,6 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
-	"strings"
 )
 
 // notifySource is scripts/notify.lua, verbatim.
@@ -30,7 +29,7 @@ var notifyScript = rueidis.NewLuaScript(notifySource)
 // Notify stores value under k and announces it on channel with the publish
 // command given (PUBLISH, or SPUBLISH for a sharded channel).
 func Notify(ctx context.Context, c rueidis.Client, k string, channel string, publish string, value string) (int64, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
@@ -71,7 +70,7 @@ func NotifyMulti(ctx context.Context, c rueidis.Client, calls []NotifyArgs) []No
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
-		if !strings.EqualFold(calls[i].Publish, "publish") && !strings.EqualFold(calls[i].Publish, "spublish") {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
 			out[i].Err = &CommandError{
 				Allowed: []string{"publish", "spublish"},
 				Arg:     "publish",
@@ -120,7 +119,7 @@ func NotifyMulti(ctx context.Context, c rueidis.Client, calls []NotifyArgs) []No
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // call Preload, then send the command again.
 func NotifyCommand(c rueidis.Client, k string, channel string, publish string, value string) (rueidis.Completed, error) {
-	if !strings.EqualFold(publish, "publish") && !strings.EqualFold(publish, "spublish") {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
 			Arg:     "publish",
