@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"errors"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -130,6 +131,18 @@ func TestCompositeConstructorsValidate(t *testing.T) {
 	}
 	if _, err := NewRedLock("x", cs, WithClockDrift(2, 0)); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("RedLock with drift factor 2: %v", err)
+	}
+	// NaN passed the range check, and every validity came out negative: a
+	// RedLock that wrote its lock on every node and never held it.
+	if _, err := NewRedLock("x", cs, WithClockDrift(math.NaN(), 0)); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("RedLock with drift factor NaN: %v", err)
+	}
+	// Clients over one Redis client are one node: each would count the
+	// others' grants as another owner's hold, and no quorum ever forms.
+	rc := nodes[0].Client(t)
+	same := []*Client{newTestClient(t, rc, sharedPrefix(t)), newTestClient(t, rc), newTestClient(t, rc)}
+	if _, err := NewRedLock("x", same); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("RedLock over three Clients on one Redis client: %v", err)
 	}
 	// WithLease is the RedLock's lease: every node's lock expires on its own.
 	r := mustRedLock(t, "x", cs, WithLease(time.Minute))

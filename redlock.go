@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,7 +81,7 @@ func WithNodeTimeout(d time.Duration) RedLockOption {
 // this process: drift = lease × factor + extra (default 0.01 and 2 ms).
 func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 	return redLockOption(func(r *redLockConfig) {
-		if factor < 0 || factor >= 1 || extra < 0 {
+		if !(factor >= 0 && factor < 1) || extra < 0 { // NaN too
 			r.fail("clock drift needs 0 <= factor < 1 and extra >= 0, got %g and %s", factor, extra)
 			return
 		}
@@ -92,7 +93,8 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // Redis deployment. Each Client's key prefix and watchdog settings apply on
 // its node; LockOptions among opts override them on every node. Without
 // WithLease the nodes' watchdogs renew the lock until Unlock. Fewer than 3
-// nodes, an even number, a nil or repeated Client, an invalid name or option
+// nodes, an even number, a nil or repeated Client, Clients sharing one
+// rueidis client, an invalid name or option
 // is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
@@ -122,6 +124,11 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		for _, o := range clients[:i] {
 			if o == c {
 				return nil, invalidf("client %d given twice", i)
+			}
+			if o.rc == c.rc {
+				// Each node would see the others' grants as another owner's
+				// hold: no quorum, ever.
+				return nil, invalidf("clients %d and %d share one Redis client: a RedLock needs independent nodes", slices.Index(clients, o), i)
 			}
 		}
 	}
