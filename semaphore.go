@@ -268,7 +268,8 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // drainPermits does: when positive, the permits it took; when zero or
 // negative (a deficit AddPermits left), that count, which the drain also
 // resets to 0, so no permits are owed any more. A semaphore never set stays
-// unset and returns 0.
+// unset and returns 0. A name another kind of lock holds is ErrWrongKind,
+// and the lock is left alone.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("drain", err)
@@ -279,8 +280,11 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	v, err := s.c.callRecorded(ctx, false, func(ctx context.Context, _ string) (int64, error) {
 		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, s.c.recordTTL)
 	})
+	if errors.Is(err, generated.ErrNotCount) {
+		err = fmt.Errorf("%w: %w", ErrWrongKind, err)
+	}
 	if err != nil {
-		return 0, s.fail("drain", err)
+		return 0, s.fail("drain", wrongKind(err))
 	}
 	return v, nil
 }

@@ -400,3 +400,33 @@ func TestSemaphoreCountRange(t *testing.T) {
 		})
 	}
 }
+
+// DrainPermits on a name another kind of lock holds is ErrWrongKind and
+// leaves the lock alone. On a LeanMutex (a string key) it set the key to 0,
+// so the holder's Unlock found nothing and nobody could lock until the lease
+// ran out.
+func TestSemaphoreDrainOtherKind(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	for _, lc := range []struct {
+		name string
+		lock Locker
+	}{
+		{"LeanMutex", mustLean(t, c, "drain-lean")},
+		{"Mutex", mustMutex(t, c, "drain-mutex")},
+	} {
+		lctx, err := lc.lock.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mustSem(t, c, lc.lock.(interface{ Name() string }).Name())
+		if n, err := s.DrainPermits(ctx); !errors.Is(err, ErrWrongKind) {
+			t.Fatalf("%s: DrainPermits = %d, %v; want ErrWrongKind", lc.name, n, err)
+		}
+		if err := lc.lock.Unlock(lctx); err != nil {
+			t.Fatalf("%s: Unlock after the refused drain: %v", lc.name, err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -18,10 +19,14 @@ const semaphoreDrainSource = `#!lua
 -- The key's TTL, if any, is kept. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more.
+-- A key that holds no count (a LeanMutex under the same name) fails with
+-- NOT_COUNT and is left alone: setting it to 0 would take the lock from its
+-- holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no permit count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[2])
 if seen then
@@ -32,13 +37,16 @@ if not value then
   redis.call('set', KEYS[2], 0, 'px', ARGV[1])
   return 0
 end
+if not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no permit count: another kind of lock uses the name')
+end
 redis.call('set', KEYS[1], 0, 'keepttl')
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
 return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "3b36d260f26c14e9acbbbfaaf85ad772b4d51b99"
+const semaphoreDrainSHA1 = "e98d44b0ec6b1df02156d4da25f0be8f5645d6e4"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -49,6 +57,9 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // The key's TTL, if any, is kept. The call records its reply under its own
 // key for recordTTL: made again after its reply was lost, or reaching the
 // server after such a retry, it answers that reply and drains nothing more.
+// A key that holds no count (a LeanMutex under the same name) fails with
+// NOT_COUNT and is left alone: setting it to 0 would take the lock from its
+// holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 //
 // Redis script flags: none (#!lua).
 func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (int64, error) {
@@ -150,6 +161,27 @@ func semaphoreDrainEncode(a *SemaphoreDrainArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreDrainError turns a Redis error whose code SemaphoreDrain declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreDrainError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreDrain",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // semaphoreDrainDecode reads a reply of SemaphoreDrain as int64.
 func semaphoreDrainDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -162,7 +194,7 @@ func semaphoreDrainDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, semaphoreDrainError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -6,10 +6,14 @@
 -- The key's TTL, if any, is kept. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more.
+-- A key that holds no count (a LeanMutex under the same name) fails with
+-- NOT_COUNT and is left alone: setting it to 0 would take the lock from its
+-- holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no permit count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[2])
 if seen then
@@ -19,6 +23,9 @@ local value = redis.call('get', KEYS[1])
 if not value then
   redis.call('set', KEYS[2], 0, 'px', ARGV[1])
   return 0
+end
+if not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no permit count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], 0, 'keepttl')
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
