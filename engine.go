@@ -488,6 +488,23 @@ func (c *Client) owner(ctx context.Context, p primitive) (owner, field string, f
 	return field[len(c.id)+1 : n], field, false
 }
 
+// ownerRule is a primitive that refuses some owner ids a caller may give
+// (WithOwner): an RWMutex's side refuses one whose fields would be another
+// owner's.
+type ownerRule interface{ checkOwner(owner string) error }
+
+// checkOwner applies p's ownerRule, if it has one, to the owner ctx names.
+func checkOwner(ctx context.Context, p primitive) error {
+	r, ok := p.(ownerRule)
+	if !ok {
+		return nil
+	}
+	if o, has := OwnerFrom(ctx); has {
+		return r.checkOwner(o)
+	}
+	return nil
+}
+
 // readNonce marks a shared owner's new read hold (RwReadAcquire): unique
 // within the Client, whose id is part of the field, and never 1, the mark of
 // an unmarked hold.
@@ -530,6 +547,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	s := p.spec()
 	if err := s.check(ctx); err != nil {
+		return nil, opError("lock", s.name, err)
+	}
+	if err := checkOwner(ctx, p); err != nil {
 		return nil, opError("lock", s.name, err)
 	}
 	if !c.enter() {
@@ -1038,6 +1058,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	h, field, ok := c.holdOf(ctx, p)
 	if !ok {
 		return fmt.Errorf("scriptlock: unlock %q: %w (the context names no owner: pass the context Lock returned)", s.name, ErrNotHeld)
+	}
+	if err := checkOwner(ctx, p); err != nil {
+		return opError("unlock", s.name, err)
 	}
 	lease := s.serverLease(s.cfg.lease)
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)

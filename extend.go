@@ -99,6 +99,9 @@ func (c *Client) extendTarget(lctx context.Context, p primitive, lease time.Dura
 	if !ok {
 		return nil, "", fmt.Errorf("%w (the context names no owner: pass the context Lock returned)", ErrNotHeld)
 	}
+	if err := checkOwner(lctx, p); err != nil {
+		return nil, "", err
+	}
 	if h == nil || h.released() {
 		// A lock context of an earlier hold: the owner may hold it again.
 		c.mu.Lock()

@@ -39,6 +39,8 @@ type anyFenceKey struct{}
 // An unfenced LeanMutex draws a token for a shared owner's hold for this,
 // at the cost of a script for its acquisition. An empty
 // owner id clears the owner ctx carries: the next Lock makes a fresh one.
+// RWMutex refuses an owner id ending in ":write" (ErrInvalidArgument): its
+// read hold would be the write hold of the owner without that ending.
 func WithOwner(ctx context.Context, owner string) context.Context {
 	return context.WithValue(ctx, ownerKey{}, owner)
 }

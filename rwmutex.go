@@ -238,6 +238,19 @@ func (s *rwSide) fieldSuffix() string {
 	return ""
 }
 
+// checkOwner refuses an owner id ending in ":write": its reader field
+// (<client-id>:<owner>) would be the writer field of the owner without that
+// ending (<client-id>:<owner>:write), so its RUnlock would release that
+// owner's write lock.
+func (s *rwSide) checkOwner(owner string) error { return rwOwnerOK(owner) }
+
+func rwOwnerOK(owner string) error {
+	if strings.HasSuffix(owner, ":write") {
+		return invalidf("an RWMutex owner id may not end in \":write\" (%q): its read hold would be the write hold of owner %q", owner, strings.TrimSuffix(owner, ":write"))
+	}
+	return nil
+}
+
 // waitChannel: every message wakes every local waiter of the lock, as a read
 // release can let several readers in at once.
 func (s *rwSide) waitChannel(string) waitSpec { return waitSpec{channel: s.rw.channel, all: true} }
@@ -370,6 +383,9 @@ func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 		return RWState{}, opError("state of", rw.name, err)
 	}
 	owner, _ := OwnerFrom(ctx)
+	if err := rwOwnerOK(owner); err != nil {
+		return RWState{}, opError("state of", rw.name, err)
+	}
 	field := rw.c.id + ":" + owner
 	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
 	if err != nil {

@@ -491,3 +491,41 @@ func TestRWReadReleaseSharedMark(t *testing.T) {
 		t.Fatalf("after the last release: %+v, %v; want free", st, err)
 	}
 }
+
+// An owner id ending in ":write" is refused by every RWMutex call: its
+// reader field would be the writer field of the owner without that ending,
+// so its RUnlock released that owner's write lock (and State and RExtend
+// read or extended it).
+func TestRWMutexOwnerEndingInWrite(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	rw := mustRW(t, c, "owner-suffix")
+	wctx, err := rw.Lock(WithOwner(ctx, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := WithOwner(ctx, "x:write")
+	if err := rw.RUnlock(odd); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("RUnlock as owner x:write: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := rw.TryRLock(odd, 0); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("TryRLock as owner x:write: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := rw.State(odd); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("State as owner x:write: %v, want ErrInvalidArgument", err)
+	}
+	if err := rw.RExtend(ctx, odd, time.Minute); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("RExtend as owner x:write: %v, want ErrInvalidArgument", err)
+	}
+	if err := context.Cause(wctx); err != nil {
+		t.Fatalf("owner x's write hold ended: %v", err)
+	}
+	if st, err := rw.State(wctx); err != nil || st.Mode != "write" || st.Writes != 1 {
+		t.Fatalf("State of owner x = %+v, %v; want its write hold", st, err)
+	}
+	if err := rw.Unlock(wctx); err != nil {
+		t.Fatal(err)
+	}
+}
