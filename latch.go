@@ -148,6 +148,8 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 // (redisson_countdownlatch_latch:{name}:...): made again after its reply was
 // lost, it answers as the first attempt did and deletes nothing, so a count
 // set since survives.
+// A name another kind of lock holds is ErrWrongKind, and the lock is left
+// alone.
 func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("delete", err)
@@ -156,7 +158,7 @@ func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
 	})
 	if err != nil {
-		return false, l.fail("delete", err)
+		return false, l.fail("delete", notCount(err))
 	}
 	return ok, nil
 }

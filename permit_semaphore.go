@@ -326,6 +326,8 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // such a record of its own answer: made again after its reply was lost, it
 // answers as the first attempt did and deletes nothing, so permits set since
 // survive.
+// A name another kind of lock holds is ErrWrongKind, and the lock is left
+// alone.
 func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("delete", err)
@@ -334,7 +336,7 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, record, s.c.recordTTL)
 	})
 	if err != nil {
-		return false, s.fail("delete", err)
+		return false, s.fail("delete", notCount(err))
 	}
 	return ok, nil
 }

@@ -232,6 +232,16 @@ func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	return v, outOfRange(err)
 }
 
+// notCount makes a counter script's refusal of a key that holds no count
+// (NOT_COUNT: a LeanMutex's owner) or another kind's hash (WRONGTYPE) an
+// ErrWrongKind: another kind of lock uses the name.
+func notCount(err error) error {
+	if errors.Is(err, generated.ErrNotCount) {
+		return fmt.Errorf("%w: %w", ErrWrongKind, err)
+	}
+	return wrongKind(err)
+}
+
 // outOfRange makes the scripts' refusal of a count beyond maxCount either
 // way (they undo the change) an ErrInvalidArgument.
 func outOfRange(err error) error {
@@ -280,11 +290,8 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	v, err := s.c.callRecorded(ctx, false, func(ctx context.Context, _ string) (int64, error) {
 		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, s.c.recordTTL)
 	})
-	if errors.Is(err, generated.ErrNotCount) {
-		err = fmt.Errorf("%w: %w", ErrWrongKind, err)
-	}
 	if err != nil {
-		return 0, s.fail("drain", wrongKind(err))
+		return 0, s.fail("drain", notCount(err))
 	}
 	return v, nil
 }
@@ -310,6 +317,8 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // to delete; they expire within a minute. Delete leaves such a record of its
 // own answer: made again after its reply was lost, it answers as the first
 // attempt did and deletes nothing, so a count set since survives.
+// A name another kind of lock holds is ErrWrongKind, and the lock is left
+// alone.
 func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("delete", err)
@@ -318,7 +327,7 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.c.recordTTL)
 	})
 	if err != nil {
-		return false, s.fail("delete", err)
+		return false, s.fail("delete", notCount(err))
 	}
 	return ok, nil
 }

@@ -430,3 +430,48 @@ func TestSemaphoreDrainOtherKind(t *testing.T) {
 		}
 	}
 }
+
+// Delete of a Semaphore, PermitSemaphore or CountDownLatch whose name
+// another kind of lock holds is ErrWrongKind and leaves the lock alone.
+// Redisson's delete deletes whatever the key holds, which ended another
+// owner's lock.
+func TestDeleteOtherKind(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	type deleter interface {
+		Delete(context.Context) (bool, error)
+	}
+	for _, kind := range []struct {
+		name string
+		open func(name string) deleter
+	}{
+		{"Semaphore", func(n string) deleter { return mustSem(t, c, n) }},
+		{"PermitSemaphore", func(n string) deleter { return mustPermits(t, c, n) }},
+		{"CountDownLatch", func(n string) deleter { return mustLatch(t, c, n) }},
+	} {
+		for _, lc := range []struct {
+			name string
+			lock Locker
+		}{
+			{"LeanMutex", mustLean(t, c, "del-lean-"+kind.name)},
+			{"Mutex", mustMutex(t, c, "del-mutex-"+kind.name)},
+		} {
+			lctx, err := lc.lock.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := kind.open(lc.lock.(interface{ Name() string }).Name())
+			if ok, err := d.Delete(ctx); !errors.Is(err, ErrWrongKind) {
+				t.Fatalf("%s.Delete on a held %s = %v, %v; want ErrWrongKind", kind.name, lc.name, ok, err)
+			}
+			if err := context.Cause(lctx); err != nil {
+				t.Fatalf("%s.Delete on a held %s ended the hold: %v", kind.name, lc.name, err)
+			}
+			if err := lc.lock.Unlock(lctx); err != nil {
+				t.Fatalf("%s: Unlock after the refused %s.Delete: %v", lc.name, kind.name, err)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -20,17 +21,25 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
 -- Reply 1: there was a latch; 0: none.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE: nothing is deleted, since that would
+-- end another owner's lock (Redisson's delete deletes it).
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
+end
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], n, 'px', ARGV[2])
@@ -41,7 +50,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "4934037ebb2c2f72eeea34189c57147af86f43cb"
+const latchDeleteSHA1 = "a821c68e498d8850fb1c2398b09b9e0560b6f8b0"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
@@ -54,6 +63,9 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the count may be one another caller set after the first attempt).
 // Reply 1: there was a latch; 0: none.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE: nothing is deleted, since that would
+// end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
 func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
@@ -182,6 +194,27 @@ func latchDeleteEncode(a *LatchDeleteArgs) ([]string, []string) {
 	return keys, args
 }
 
+// latchDeleteError turns a Redis error whose code LatchDelete declares into a *ScriptError;
+// every other error is returned as it is.
+func latchDeleteError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchDelete",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // latchDeleteDecode reads a reply of LatchDelete as bool.
 func latchDeleteDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -190,7 +223,7 @@ func latchDeleteDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, latchDeleteError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

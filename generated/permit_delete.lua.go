@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -22,15 +23,23 @@ const permitDeleteSource = `#!lua flags=allow-oom
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
 -- Reply true: there was something to delete; false: nothing.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE: nothing is deleted, since that would
+-- end another owner's lock (Redisson's delete deletes it).
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
+end
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local n = 0
 if redis.call('del', KEYS[1], KEYS[2]) > 0 then
@@ -41,7 +50,7 @@ return n
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "9573ec0c3b8db4d394200dd57aa331a52a252044"
+const permitDeleteSHA1 = "015f528fd29ffff30ab875bfd854e576d6ce0879"
 
 var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 
@@ -56,6 +65,9 @@ var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the count may be one another caller set after the first attempt).
 // Reply true: there was something to delete; false: nothing.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE: nothing is deleted, since that would
+// end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
 func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (bool, error) {
@@ -158,6 +170,27 @@ func permitDeleteEncode(a *PermitDeleteArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitDeleteError turns a Redis error whose code PermitDelete declares into a *ScriptError;
+// every other error is returned as it is.
+func permitDeleteError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitDelete",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitDeleteDecode reads a reply of PermitDelete as bool.
 func permitDeleteDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -166,7 +199,7 @@ func permitDeleteDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, permitDeleteError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

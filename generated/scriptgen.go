@@ -571,7 +571,7 @@ func Preload(ctx context.Context, c rueidis.Client) error {
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
 	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
-	ErrNotCount  = errors.New("NOT_COUNT: the key holds no permit count: another kind of lock uses the name")
+	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
 	ErrRange     = errors.New("RANGE: the count would go beyond 2^53 - 1 either way")
 	ErrUpgrade   = errors.New("UPGRADE: the owner holds a read lock; a write lock would wait for itself")
 )

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -21,14 +22,22 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
 -- Reply true: there was a semaphore; false: none.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE: nothing is deleted, since that would
+-- end another owner's lock (Redisson's delete deletes it).
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[2])
 if seen then
   return tonumber(seen)
+end
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[2], n, 'px', ARGV[1])
@@ -36,7 +45,7 @@ return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "66220503c99f2b81bc335f794baad203979a788a"
+const semaphoreDeleteSHA1 = "48c547924df11187322ea9c54cdae6586a393df7"
 
 var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
@@ -50,6 +59,9 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the count may be one another caller set after the first attempt).
 // Reply true: there was a semaphore; false: none.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE: nothing is deleted, since that would
+// end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
 func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (bool, error) {
@@ -151,6 +163,27 @@ func semaphoreDeleteEncode(a *SemaphoreDeleteArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreDeleteError turns a Redis error whose code SemaphoreDelete declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreDeleteError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreDelete",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // semaphoreDeleteDecode reads a reply of SemaphoreDelete as bool.
 func semaphoreDeleteDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -159,7 +192,7 @@ func semaphoreDeleteDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, semaphoreDeleteError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

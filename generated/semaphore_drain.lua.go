@@ -26,7 +26,7 @@ const semaphoreDrainSource = `#!lua
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return int64
--- @error  NOT_COUNT  the key holds no permit count: another kind of lock uses the name
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[2])
 if seen then
@@ -38,7 +38,7 @@ if not value then
   return 0
 end
 if not tonumber(value) then
-  return redis.error_reply('NOT_COUNT the key holds no permit count: another kind of lock uses the name')
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], 0, 'keepttl')
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
@@ -46,7 +46,7 @@ return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "e98d44b0ec6b1df02156d4da25f0be8f5645d6e4"
+const semaphoreDrainSHA1 = "295bd600047569a624deeda09d284416a765a604"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 

@@ -8,17 +8,25 @@
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
 -- Reply 1: there was a latch; 0: none.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE: nothing is deleted, since that would
+-- end another owner's lock (Redisson's delete deletes it).
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
+end
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], n, 'px', ARGV[2])

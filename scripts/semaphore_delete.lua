@@ -9,14 +9,22 @@
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
 -- Reply true: there was a semaphore; false: none.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE: nothing is deleted, since that would
+-- end another owner's lock (Redisson's delete deletes it).
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[2])
 if seen then
   return tonumber(seen)
+end
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[2], n, 'px', ARGV[1])

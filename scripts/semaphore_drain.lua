@@ -13,7 +13,7 @@
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
 -- @return int64
--- @error  NOT_COUNT  the key holds no permit count: another kind of lock uses the name
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 local seen = redis.call('get', KEYS[2])
 if seen then
@@ -25,7 +25,7 @@ if not value then
   return 0
 end
 if not tonumber(value) then
-  return redis.error_reply('NOT_COUNT the key holds no permit count: another kind of lock uses the name')
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], 0, 'keepttl')
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
