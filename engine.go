@@ -168,6 +168,12 @@ const (
 
 func lossMargin(lease time.Duration) time.Duration { return lease/lossDriftFactor + lossDriftExtra }
 
+// lossDeadline is when a hold whose lease was set by a call sent at sent
+// counts as lost: the lease, less the drift margin, from the send.
+func lossDeadline(sent time.Time, lease time.Duration) time.Time {
+	return sent.Add(lease - lossMargin(lease))
+}
+
 // retryLater reports a reply by which Redis ran nothing and asks to be called
 // again: TRYAGAIN (a Cluster slot is being migrated and the call's keys are
 // not all on one side: scripts name keys that may not exist, such as the
@@ -602,7 +608,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				held := c.holds[holdID(s.key, field)]
 				c.mu.Unlock()
 				if held != nil {
-					c.armEarlier(held, start.Add(serverLease-lossMargin(serverLease)))
+					c.armEarlier(held, lossDeadline(start, serverLease))
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
@@ -752,7 +758,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if renew {
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
-	c.arm(h, start.Add(serverLease-lossMargin(serverLease)))
+	c.arm(h, lossDeadline(start, serverLease))
 
 	cctx, cancel := context.WithCancelCause(ctx)
 	var lc *lockCtx
@@ -866,7 +872,7 @@ type lossTimer struct {
 
 // renewed records a confirmed renewal sent at sent.
 func (c *Client) renewed(h *hold, sent time.Time) {
-	c.arm(h, sent.Add(h.lease-lossMargin(h.lease)))
+	c.arm(h, lossDeadline(sent, h.lease))
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
@@ -1138,13 +1144,13 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				// The lock now ends with the owner's longest remaining
 				// lease, which may be earlier than the deadline the
 				// released hold had set.
-				c.armEarlier(h, sent.Add(left-lossMargin(left)))
+				c.armEarlier(h, lossDeadline(sent, left))
 			case left < 0:
 				c.armEarlier(h, sent)
 			default:
 				// The release re-armed the lock with lease, which may be
 				// shorter than what a re-entry with a longer lease set.
-				c.armEarlier(h, sent.Add(lease-lossMargin(lease)))
+				c.armEarlier(h, lossDeadline(sent, lease))
 			}
 			h.untrack(ctx)
 			return nil

@@ -54,7 +54,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		return opError("extend", s.name, err)
 	}
 	start := time.Now()
-	at := start.Add(lease - lossMargin(lease))
+	at := lossDeadline(start, lease)
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
 	c.armEarlier(h, at)

@@ -377,12 +377,7 @@ func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, t
 		}
 		sleep := delay/2 + rand.N(delay/2+1)
 		delay = min(2*delay, leanPollMax)
-		capped := false // the timer is the wait's own end, not a poll
-		if wait > 0 {
-			if left := time.Until(deadline); left < sleep {
-				sleep, capped = left, true
-			}
-		}
+		sleep, capped := capSleep(sleep, wait, deadline)
 		if timer == nil {
 			timer = time.NewTimer(sleep)
 		} else {

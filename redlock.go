@@ -217,6 +217,13 @@ type redHeld struct {
 	validity   *time.Timer
 }
 
+// validTill sets when the validity ends and re-arms the timer that ends the
+// context then.
+func (h *redHeld) validTill(until time.Time) {
+	h.validUntil.Store(until.UnixNano())
+	h.validity.Reset(time.Until(until))
+}
+
 // redCtx is a RedLock's context: its deadline is the validity, which
 // Extend can move.
 type redCtx struct {
@@ -548,8 +555,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if until.UnixNano() < h.validUntil.Load() {
 		// A shorter lease is in force on a node as soon as its script runs,
 		// before the replies are back: the validity must not outlive it.
-		h.validUntil.Store(until.UnixNano())
-		h.validity.Reset(time.Until(until))
+		h.validTill(until)
 	}
 	errs := make([]error, len(r.nodes))
 	var wg sync.WaitGroup
@@ -576,8 +582,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	validity := lease - time.Since(start) - drift
 	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
 	if ok || until.UnixNano() < h.validUntil.Load() {
-		h.validUntil.Store(until.UnixNano())
-		h.validity.Reset(time.Until(until))
+		h.validTill(until)
 	}
 	if !ok {
 		return fail(fmt.Errorf("%d of %d nodes extended, %d needed (validity %s): %w",

@@ -83,6 +83,18 @@ func cutByWait(ctx, actx context.Context, err error) bool {
 	return actx.Err() != nil || !time.Now().Before(end)
 }
 
+// capSleep cuts sleep to the time left until deadline when the wait has a
+// bound (wait > 0); capped reports that the wait's own end, not a fallback
+// or poll, will end that sleep.
+func capSleep(sleep, wait time.Duration, deadline time.Time) (_ time.Duration, capped bool) {
+	if wait > 0 {
+		if left := time.Until(deadline); left < sleep {
+			return left, true
+		}
+	}
+	return sleep, false
+}
+
 // waitOn is waitNotified for any waitSpec. try receives the context its
 // calls are bounded by, the score of the targeted wake that woke the waiter
 // (0: none, or not targeted), and polite on a first attempt made while a
@@ -231,12 +243,8 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			if sleep <= 0 {
 				sleep = notifyFallback
 			}
-			capped := false // the timer is the wait's own end, not a fallback
-			if wait > 0 {
-				if left := time.Until(deadline); left < sleep {
-					sleep, capped = left, true
-				}
-			}
+			var capped bool
+			sleep, capped = capSleep(sleep, wait, deadline)
 			if timer == nil {
 				timer = time.NewTimer(sleep)
 			} else {
