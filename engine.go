@@ -543,6 +543,29 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 	}
 }
 
+// sharedWait counts a wait of an owner from the caller's context, which
+// goroutines of that owner may share. The function it returns ends the count
+// and, when another of them still waits, clears *queued: the place they
+// share stays theirs instead of being given up (a wake for it that reached
+// this one is handed on locally, see subscriptions.leave).
+func (c *Client) sharedWait(id holdKey, queued *bool) func() {
+	c.mu.Lock()
+	if c.waiting == nil {
+		c.waiting = map[holdKey]int{}
+	}
+	c.waiting[id]++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if c.waiting[id]--; c.waiting[id] > 0 {
+			*queued = false
+		} else {
+			delete(c.waiting, id)
+		}
+		c.mu.Unlock()
+	}
+}
+
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
 // one attempt. Every call is bounded by ctx; an attempt whose outcome is
 // unknown is undone by owner.
@@ -584,6 +607,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// timeout anyway).
 		c.background(func() { p.abandon(c.ctx, field, wait) })
 	}()
+	if shared && wait != 0 {
+		// Deferred after the above, so it runs first.
+		defer c.sharedWait(holdID(s.key, field), &queued)()
+	}
 	var (
 		lctx      context.Context
 		remaining time.Duration

@@ -347,13 +347,15 @@ func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 		return
 	}
 	id := msg[i+1:]
+	// Every waiter of the id: goroutines of one owner (WithOwner) share its
+	// place, and whichever of them is granted the lock, the others re-enter
+	// it; were only one woken, one that gives up would take the wake along.
 	for _, w := range cs.waiters {
 		if w.id == id {
 			// Stored even when a signal is already pending, so the attempt
 			// it causes takes the waiter's place back if it loses.
 			w.since.Store(score)
 			signal(w.wake)
-			return
 		}
 	}
 	// Not waiting here (any more): a waiter that gave up passes the wake on
