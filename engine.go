@@ -639,7 +639,15 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
-			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, c.guarded(actx, s.cfg), waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+			guarded := c.guarded(actx, s.cfg)
+			sent := time.Now()
+			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, guarded, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+			if o := c.cfg.observer; o != nil && guarded && err == nil && a.granted {
+				// Only a grant is the guard's to keep or undo: a refused
+				// attempt's WAIT (for its place in line, or for nothing)
+				// is no failover-guard outcome.
+				o.Guard(GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
+			}
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {

@@ -85,7 +85,6 @@ func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build f
 		}
 		return c.rc.DoMulti(ctx, cmd, wait), nil
 	}
-	start := time.Now()
 	replies, err := send()
 	if err == nil && isNoScript(replies[0].Error()) {
 		if err = generated.Preload(ctx, c.rc); err == nil {
@@ -96,9 +95,6 @@ func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build f
 		return rueidis.RedisResult{}, false, err
 	}
 	n, werr := replies[1].AsInt64()
-	if o := c.cfg.observer; o != nil {
-		o.Guard(GuardEvent{Acknowledged: werr == nil && n >= 1, Duration: time.Since(start)})
-	}
 	return replies[0], werr == nil && n >= 1, nil
 }
 

@@ -34,7 +34,8 @@ type Observer interface {
 	HoldEnd(ctx context.Context, op Op, e HoldEvent)
 	// Renewal reports one watchdog round trip renewing a batch of leases.
 	Renewal(e RenewalEvent)
-	// Guard reports one failover-guard wait for a replica's acknowledgement.
+	// Guard reports one failover-guard wait for a replica's acknowledgement
+	// of a grant (a refused attempt reports none).
 	Guard(e GuardEvent)
 }
 

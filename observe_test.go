@@ -434,3 +434,31 @@ func TestObserverTryLockRunOutCountsNoTimer(t *testing.T) {
 		t.Fatalf("TryLock that ran out of its own wait: outcome %v, Timers %d; want contended and 0", e.Outcome, e.Timers)
 	}
 }
+
+// A guarded attempt that is refused (the lock is held) grants nothing the
+// guard could undo: whatever its WAIT answers, it is no failover-guard
+// outcome, so the not_replicated count means acquisitions undone only.
+func TestObserverGuardRefusedAttempt(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	rec := &recorder{}
+	prefix := sharedPrefix(t)
+	holder := newTestClient(t, primary.Client(t), prefix, WithFailoverGuard(false, 0))
+	c := newTestClient(t, primary.Client(t), prefix, WithObserver(rec), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	if _, err := mustMutex(t, holder, "guard-refused").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	if _, err := mustMutex(t, c, "guard-refused").TryLock(ctx, 300*time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("TryLock of a held lock: %v, want ErrNotAcquired", err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, g := range rec.guards {
+		if !g.Acknowledged {
+			t.Fatalf("guard events %+v for refused attempts: a not_replicated wait, though nothing was granted or undone", rec.guards)
+		}
+	}
+}
