@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,9 @@ var (
 	// holder's lock expired while it worked; its write was refused and rolled
 	// back.
 	ErrStaleFence = errors.New("recharge: stale lock holder: a newer fencing token has claimed the order")
+	// ErrBalanceOverflow: the credit would take the account's balance past
+	// the largest BIGINT; nothing was written.
+	ErrBalanceOverflow = errors.New("recharge: credit would overflow the account balance")
 )
 
 // Order is one row of orders.
@@ -217,13 +221,24 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64) error {
 	case n == 0:
 		return ErrStaleFence // deferred Rollback: nothing of this holder's is written
 	}
-	res, err = tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance + ? WHERE id = ?`), o.Amount, o.AccountID)
+	if o.Amount <= 0 {
+		return fmt.Errorf("recharge: credit account %d: amount %d is not positive", o.AccountID, o.Amount)
+	}
+	// The balance must stay an exact BIGINT: SQLite turns an overflowing
+	// integer sum into a floating-point number instead of failing, so the
+	// bound is checked here, the same way on every database.
+	res, err = tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance <= ?`),
+		o.Amount, o.AccountID, math.MaxInt64-o.Amount)
 	if err != nil {
 		return err
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("recharge: credit account %d: %w", o.AccountID, err)
 	} else if n != 1 {
+		var exists int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM accounts WHERE id = ?`), o.AccountID).Scan(&exists); err == nil {
+			return fmt.Errorf("recharge: credit account %d: %w", o.AccountID, ErrBalanceOverflow)
+		}
 		return fmt.Errorf("recharge: credit account %d: %d rows updated, want 1", o.AccountID, n)
 	}
 	return tx.Commit()
