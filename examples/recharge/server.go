@@ -85,6 +85,10 @@ func (c *Config) check() error {
 	if c.Locks == nil && !c.Service.Unsafe {
 		return errors.New("recharge: Config.Locks is required unless Service.Unsafe")
 	}
+	if c.Wait < 0 {
+		// Refused here: the front ends' middleware would panic on it.
+		return fmt.Errorf("recharge: negative Config.Wait %s", c.Wait)
+	}
 	if c.Wait == 0 {
 		c.Wait = DefaultWait
 	}
