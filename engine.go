@@ -627,6 +627,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 		for range 3 {
 			start := time.Now()
+			var leaseDone func()
 			if shared {
 				// A re-entry sets the lock's expiry to its own lease as soon
 				// as the script runs, before its reply is back (or if it is
@@ -635,13 +636,17 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				held := c.holds[holdID(s.key, field)]
 				c.mu.Unlock()
 				if held != nil {
-					c.armEarlier(held, lossDeadline(start, serverLease))
+					leaseDone = c.leaseCall(held, lossDeadline(start, serverLease))
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
 			guarded := c.guarded(actx, s.cfg)
 			sent := time.Now()
 			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, guarded, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+			if leaseDone != nil {
+				leaseDone()
+				leaseDone = nil
+			}
 			if o := c.cfg.observer; o != nil && guarded && err == nil && a.granted {
 				// Only a grant is the guard's to keep or undo: a refused
 				// attempt's WAIT (for its place in line, or for nothing)
@@ -859,14 +864,39 @@ func watchAt(h *hold) time.Time { return h.renew.due.Add(-h.renew.every / 10) }
 
 // arm sets the hold's loss deadline, unless the hold has ended. Lock order:
 // c.mu (when held) before h.mu.
-func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false) }
+func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false, 0) }
 
 // armEarlier moves an armed hold's loss deadline to at if that is earlier.
-func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true) }
+func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true, 0) }
 
-func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool) {
+// leaseCall marks a call that sets the lock's expiry, other than a renewal,
+// as sent, moving the loss deadline to at first if that is earlier (zero:
+// not known before the reply); the function it returns marks the call
+// ended. See hold.leaseCalls.
+func (c *Client) leaseCall(h *hold, at time.Time) func() {
+	h.mu.Lock()
+	h.leaseCalls++
+	h.mu.Unlock()
+	if !at.IsZero() {
+		c.armEarlier(h, at)
+	}
+	return func() {
+		h.mu.Lock()
+		h.leaseCalls--
+		h.leaseSettled = time.Now().UnixNano()
+		h.mu.Unlock()
+	}
+}
+
+// setLoss sets the loss deadline to at, or only moves it earlier
+// (earlierOnly, or a renewal sent at renewSent (unix ns) that a call setting
+// the lock's expiry may have followed on the server).
+func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool, renewSent int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if renewSent != 0 && (h.leaseCalls > 0 || renewSent <= h.leaseSettled) {
+		earlierOnly = true
+	}
 	if h.released() || earlierOnly && (h.loss == nil || at.UnixNano() >= h.lossAt.Load()) {
 		return
 	}
@@ -907,7 +937,7 @@ type lossTimer struct {
 
 // renewed records a confirmed renewal sent at sent.
 func (c *Client) renewed(h *hold, sent time.Time) {
-	c.arm(h, lossDeadline(sent, h.lease))
+	c.setLoss(h, lossDeadline(sent, h.lease), false, sent.UnixNano())
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
@@ -1152,7 +1182,14 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		c.mu.Unlock()
 	}
 	sent := time.Now()
+	var leaseDone func()
+	if h != nil && !last {
+		leaseDone = c.leaseCall(h, time.Time{})
+	}
 	st, left, err := c.release(rctx, p, field, lease, h, last, 0)
+	if leaseDone != nil {
+		leaseDone()
+	}
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))

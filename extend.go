@@ -57,8 +57,9 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	at := lossDeadline(start, lease)
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
-	c.armEarlier(h, at)
+	leaseDone := c.leaseCall(h, at)
 	held, err := p.(extender).extendOnce(ctx, field, lease)
+	leaseDone()
 	switch {
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the

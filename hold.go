@@ -44,9 +44,17 @@ type hold struct {
 
 	mu    sync.Mutex // guards loss and the fields below
 	cause error      // why the hold ended
-	ctxs  []heldCtx  // every context handed out for this hold
-	ctx0  [1]heldCtx
-	obs   *holdObs // nil without an Observer
+	// leaseCalls counts the calls in flight, other than renewals, that set
+	// the lock's expiry (a re-entry, Extend, a release that leaves holds),
+	// and leaseSettled is when the last of them ended (unix ns). A renewal
+	// sent before then may have run on the server first, so the lease such
+	// a call set may be the one in force: its reply cannot push the loss
+	// deadline later.
+	leaseCalls   int32
+	leaseSettled int64
+	ctxs         []heldCtx // every context handed out for this hold
+	ctx0         [1]heldCtx
+	obs          *holdObs // nil without an Observer
 }
 
 // A renewing hold is handed to the watchdog only when its first renewal is
