@@ -108,8 +108,8 @@ func (h *hold) end(cause error) {
 	}
 }
 
-// heldCtx is a context handed out for a hold; lc is nil for contexts that are
-// not a lock's own (RedLock's per-node contexts).
+// heldCtx is a context handed out for a hold (a lock's own, or a RedLock's
+// per-node context) and the lockCtx it is tracked under.
 type heldCtx struct {
 	lc     *lockCtx
 	cancel context.CancelCauseFunc

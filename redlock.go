@@ -493,12 +493,15 @@ func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (co
 	if h == nil {
 		return nil, nil, false
 	}
-	ctx, cancel := context.WithCancelCause(WithOwner(parent, owner))
-	// Tracked under a marker of its own, so that stopping it also forgets
-	// it: a hold re-entered many times does not pile up contexts.
-	marker := &lockCtx{hold: h}
-	h.track(marker, cancel)
-	return ctx, func(cause error) { h.untrackLC(marker); cancel(cause) }, true
+	cctx, cancel := context.WithCancelCause(parent)
+	// A lock context of this hold: tracked under it, so that stopping it also
+	// forgets it (a hold re-entered many times does not pile up contexts),
+	// and naming the hold, so that an Unlock made with it after the hold
+	// ended finds that out instead of releasing by owner a newer hold the
+	// same owner took since. No token: a RedLock hands out no Fence.
+	lc := &lockCtx{Context: cctx, owner: owner, name: m.name, hold: h}
+	h.track(lc, cancel)
+	return lc, func(cause error) { h.untrackLC(lc); cancel(cause) }, true
 }
 
 // checkLease refuses an Extend the RedLock could never grant: its holds are
