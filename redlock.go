@@ -246,7 +246,8 @@ func (c *redCtx) Deadline() (time.Time, bool) {
 type redKey struct{ r *RedLock }
 
 // Lock retries, with randomized backoff, until a majority grants the lock or
-// ctx ends.
+// ctx ends. Once so many of the nodes' Clients are closed that no majority
+// is left, it fails with ErrClosed.
 func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
 	return r.acquire(ctx, -1)
 }
@@ -275,6 +276,10 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 	}
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
+		if r.closedQuorum() {
+			// No majority can ever grant it: do not wait for ctx to end.
+			return nil, opError("redlock", r.name, ErrClosed)
+		}
 		lctx, err := r.attempt(ctx, owner)
 		if err == nil {
 			return lctx, nil
@@ -282,6 +287,9 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		var qe *QuorumError
 		if !errors.As(err, &qe) {
 			return nil, err
+		}
+		if r.closedQuorum() {
+			return nil, fmt.Errorf("scriptlock: redlock %q: %w", r.name, errors.Join(ErrClosed, err))
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(ctx.Err(), err))
@@ -293,6 +301,18 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(werr, err))
 		}
 	}
+}
+
+// closedQuorum reports whether so many nodes' Clients are closed that the
+// others cannot make a majority.
+func (r *RedLock) closedQuorum() bool {
+	open := 0
+	for _, m := range r.nodes {
+		if !m.c.closed() {
+			open++
+		}
+	}
+	return open < r.Quorum()
 }
 
 // attempt is one round of the algorithm.
