@@ -94,8 +94,8 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // its node; LockOptions among opts override them on every node. Without
 // WithLease the nodes' watchdogs renew the lock until Unlock. Fewer than 3
 // nodes, an even number, a nil or repeated Client, Clients sharing one
-// rueidis client, an invalid name or option
-// is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
+// rueidis client, a clock drift allowance (WithClockDrift) that leaves the
+// lease no validity, an invalid name or option is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
 	if err != nil {
@@ -145,6 +145,11 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		r.lease = m.cfg.lease
 		r.nodes = append(r.nodes, m)
 	}
+	if lease := r.validityLease(); lease <= r.drift(lease) {
+		// Every attempt would write the lock on every node and give it
+		// back: no validity is ever left.
+		return nil, invalidf("lease %s is within the clock drift allowance %s", lease, r.drift(lease))
+	}
 	if r.nodeTimeout == 0 {
 		r.nodeTimeout = min(max(r.validityLease()/100, 10*time.Millisecond), 200*time.Millisecond)
 	}
@@ -174,6 +179,11 @@ func (r *RedLock) validityLease() time.Duration {
 		}
 	}
 	return l
+}
+
+// drift is the clock drift allowance for lease: lease × factor + extra.
+func (r *RedLock) drift(lease time.Duration) time.Duration {
+	return time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
 }
 
 var _ Locker = (*RedLock)(nil)
@@ -357,7 +367,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 		}
 	}
 	lease := r.validityLease()
-	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
+	drift := r.drift(lease)
 	validity := lease - time.Since(start) - drift
 	if granted >= r.Quorum() && validity > 0 && ctx.Err() == nil {
 		return r.bind(ctx, h, start.Add(lease-drift)), nil
@@ -533,7 +543,7 @@ func (r *RedLock) checkLease(lease time.Duration) error {
 	if lease < time.Millisecond {
 		return invalidf("lease must be at least 1ms, got %s", lease)
 	}
-	if drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra; lease <= drift {
+	if drift := r.drift(lease); lease <= drift {
 		// No quorum could leave any validity: refuse before shortening the
 		// lock on every node.
 		return invalidf("lease %s is within the clock drift allowance %s", lease, drift)
@@ -573,7 +583,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		return fail(ErrNotHeld)
 	}
 	start := time.Now()
-	drift := time.Duration(float64(lease)*r.driftFactor) + r.driftExtra
+	drift := r.drift(lease)
 	until := start.Add(lease - drift)
 	if until.UnixNano() < h.validUntil.Load() {
 		// A shorter lease is in force on a node as soon as its script runs,
