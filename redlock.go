@@ -543,6 +543,11 @@ func (r *RedLock) checkLease(lease time.Duration) error {
 	if lease < time.Millisecond {
 		return invalidf("lease must be at least 1ms, got %s", lease)
 	}
+	if err := checkLease(lease); err != nil {
+		// Every node's Extend would refuse it: refuse before the validity
+		// is shortened for a lease no node will apply.
+		return err
+	}
 	if drift := r.drift(lease); lease <= drift {
 		// No quorum could leave any validity: refuse before shortening the
 		// lock on every node.

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -27,5 +28,30 @@ func TestRedLockDriftBeyondLease(t *testing.T) {
 				t.Errorf("NewRedLock with drift beyond its lease: %v, want ErrInvalidArgument", err)
 			}
 		}
+	}
+}
+
+// An Extend every node would refuse as invalid (a lease within the nodes'
+// loss margin, though beyond the RedLock's own drift allowance) is
+// ErrInvalidArgument and changes nothing: the validity, and with it the lock
+// context, stays as it was.
+func TestRedLockExtendInvalidForNodes(t *testing.T) {
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	r := mustRedLock(t, "job", cs, WithLease(2*time.Second), WithNodeTimeout(time.Second))
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Unlock(lctx)
+	before, _ := lctx.Deadline()
+	if err := r.Extend(ctx, lctx, 4*time.Millisecond); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Extend(4ms): %v, want ErrInvalidArgument", err)
+	}
+	after, _ := lctx.Deadline()
+	time.Sleep(50 * time.Millisecond)
+	if lctx.Err() != nil || !after.Equal(before) {
+		t.Fatalf("after a refused Extend: context %v, deadline moved by %s", context.Cause(lctx), after.Sub(before))
 	}
 }
