@@ -174,12 +174,15 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	defer s.c.leave()
 	id := randomID()
 	wire, _ := permitWire(id) // randomID is always 32 hex digits
+	// The undo of an attempt of unknown outcome marks this record, so that
+	// an attempt still on its way to the server takes nothing when it lands.
+	record := s.c.recordKey("redisson_sc_latch", s.key)
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
 		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
-		res, err := generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
+		res, err := generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, s.c.publishCommand())
 		if err != nil && unknownOutcome(err) {
-			s.undoLater(wire, time.Now().Add(lease))
+			s.undoLater(wire, record, lease)
 		}
 		if err != nil || res.Status == 1 {
 			return err == nil, 0, err
@@ -225,21 +228,30 @@ func (s *PermitSemaphore) release(ctx context.Context, wire []byte) (int64, erro
 }
 
 // undoLater gives back, in the background, a permit an acquisition of
-// unknown outcome may hold (wire: its id as stored), until that succeeds or
-// the permit's lease ends (once more when Close stops it: undoUntil). Releasing an id the semaphore does not hold
-// changes nothing.
-func (s *PermitSemaphore) undoLater(wire []byte, until time.Time) {
+// unknown outcome may hold (wire: its id as stored; record: the
+// acquisition's record), until that succeeds or both the permit's lease and
+// the record's life have passed (once more when Close stops it: undoUntil). The undo
+// marks the record first, so an attempt that reaches the server after it
+// takes nothing: releasing the id alone would find nothing yet, and the
+// late attempt would then keep its permit for its whole lease.
+func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Duration) {
 	c := s.c
+	undo := func(ctx context.Context) error {
+		_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, c.publishCommand(), c.recordTTL)
+		if isUnknownCommand(err) && c.sharded() {
+			c.shardedOff.Store(true) // the next try publishes plainly
+		}
+		return err
+	}
 	started := c.background(func() {
-		c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
-			_, err := s.release(ctx, wire)
-			return err
-		})
+		c.undoUntil(time.Now().Add(max(lease, c.recordTTL)), s.cfg.releaseTimeout, undo)
 	})
 	if !started {
 		// Close began and runs no more background work, but waits for this
 		// acquisition: undo here.
-		s.undo(wire)
+		ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.releaseTimeout, closeUndoMax))
+		defer cancel()
+		_, _ = callAgain(ctx, func() (struct{}, error) { return struct{}{}, undo(ctx) })
 	}
 }
 

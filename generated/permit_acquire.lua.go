@@ -18,17 +18,23 @@ const permitAcquireSource = `#!lua
 -- from the server clock (TIME), never from the client, so a client with a
 -- skewed clock can neither steal live permits nor keep dead ones. Permits
 -- whose lease ended are returned to the pool first.
+-- An acquisition of unknown outcome is undone through its record
+-- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
 -- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, the acquisition's record
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local never = 922337203685477
+if redis.call('exists', KEYS[4]) == 1 then
+  return {0, -1}
+end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
@@ -58,7 +64,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "74f28a9524b0b8d2b00f4c0478fe598b4ac636aa"
+const permitAcquireSHA1 = "9f4060ec69208e2d3ddef8727e9cef88cf6f0b3b"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -75,6 +81,8 @@ type PermitAcquireResult struct {
 // from the server clock (TIME), never from the client, so a client with a
 // skewed clock can neither steal live permits nor keep dead ones. Permits
 // whose lease ended are returned to the pool first.
+// An acquisition of unknown outcome is undone through its record
+// (PermitUndo): an attempt that reaches the server after that takes nothing.
 // Reply {1, expires}: taken, expires = lease end (server unix ms);
 // {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
 //
@@ -82,7 +90,7 @@ type PermitAcquireResult struct {
 // PermitAcquire returns.
 //
 // Redis script flags: none (#!lua).
-func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
+func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return PermitAcquireResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -91,7 +99,7 @@ func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, time
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, timeouts, channel}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {
 			return PermitAcquireResult{}, err
@@ -109,6 +117,7 @@ type PermitAcquireArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, the acquisition's record
 	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Lease     time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
@@ -184,7 +193,7 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // modify it until it has been sent and answered.
 //
 // Redis script flags: none (#!lua).
-func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
+func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -193,7 +202,7 @@ func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, c
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, timeouts, channel}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -210,7 +219,7 @@ func DecodePermitAcquire(resp rueidis.RedisResult) (PermitAcquireResult, error) 
 
 // permitAcquireEncode returns the KEYS and ARGV of one PermitAcquire call.
 func permitAcquireEncode(a *PermitAcquireArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
+	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Record}
 	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish}
 	return keys, args
 }

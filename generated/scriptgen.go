@@ -309,7 +309,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"id", "lease", "publish"},
 	File:      "scripts/permit_acquire.lua",
-	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
 	Name:      "PermitAcquire",
 	ReadOnly:  false,
 	Retryable: false,
@@ -369,6 +369,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      permitStateSHA1,
 	Source:    permitStateSource,
+}, {
+	Args:      []string{"id", "publish", "recordTTL"},
+	File:      "scripts/permit_undo.lua",
+	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
+	Name:      "PermitUndo",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      permitUndoSHA1,
+	Source:    permitUndoSource,
 }, {
 	Args:      []string{"writeOwner", "publish"},
 	File:      "scripts/rw_cancel.lua",

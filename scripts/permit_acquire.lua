@@ -6,17 +6,23 @@
 -- from the server clock (TIME), never from the client, so a client with a
 -- skewed clock can neither steal live permits nor keep dead ones. Permits
 -- whose lease ended are returned to the pool first.
+-- An acquisition of unknown outcome is undone through its record
+-- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
 -- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, the acquisition's record
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local never = 922337203685477
+if redis.call('exists', KEYS[4]) == 1 then
+  return {0, -1}
+end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
