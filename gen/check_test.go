@@ -681,6 +681,36 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:56: KEYS[1.5] is not a valid index: Lua arrays start at 1`},
 		},
 		{
+			name: "nil test that does not return",
+			src:  "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif not v then redis.log(redis.LOG_NOTICE, 'none') end\nreturn v\n",
+			want: []string{`scripts/x.lua:5:8: returns v, assigned at line 3: GET replies a string or nil, but @return string is not nullable: declare @return string?`},
+		},
+		{
+			name: "nil test in a nested block",
+			src:  "-- @key k\n-- @arg m string\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif ARGV[1] == 'x' then\n  if not v then return '' end\nend\nreturn v\n",
+			want: []string{`scripts/x.lua:8:8: returns v, assigned at line 4: GET replies a string or nil, but @return string is not nullable: declare @return string?`},
+		},
+		{
+			name: "local assigned again after its nil test",
+			src:  "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif not v then return '' end\nv = redis.call('GET', KEYS[1] .. ':x')\nreturn v\n",
+			want: []string{`scripts/x.lua:6:8: returns v, assigned at line 5: GET replies a string or nil, but @return string is not nullable: declare @return string?`},
+		},
+		{
+			name: "nil test with and",
+			src:  "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif not v and #KEYS > 0 then return '' end\nreturn v\n",
+			want: []string{`scripts/x.lua:5:8: returns v, assigned at line 3: GET replies a string or nil, but @return string is not nullable: declare @return string?`},
+		},
+		{
+			name: "nil test against nil",
+			src:  "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif v == nil then return '' end\nreturn v\n",
+			want: []string{`scripts/x.lua:4:6: == compares v (the reply of GET) with nil, but a reply is never nil (Redis turns a nil reply into false): it is always false; test it with not, or compare with false`},
+		},
+		{
+			name: "nil tested local of another shape",
+			src:  "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif not v then return 0 end\nreturn v\n",
+			want: []string{`scripts/x.lua:5:8: returns v, assigned at line 3: GET replies a string or nil, but @return int64 needs an integer reply`},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -751,6 +781,11 @@ func TestCheckAccepts(t *testing.T) {
 		{"table with numbered fields", "-- @key k\n-- @return []string\nreturn {[1] = 'a', [2] = KEYS[1]}\n"},
 		{"status table with more fields", "-- @return string\nreturn {ok = 'fine', note = 'x'}\n"},
 		{"several values returned by a function the script calls", "-- @return int64\nlocal function two() return 1, 2 end\nlocal a, b = two()\nreturn a + b\n"},
+		{"local tested for nil before it is returned", "-- @key k\n-- @return string\nlocal v = redis.call('get', KEYS[1]); if not v then return '' end; return v\n"},
+		{"local compared with false before it is returned", "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif v == false or v == '' then error('empty') end\nreturn v\n"},
+		{"local returned in the branches of a nil test", "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif v then return v end\nif not v then return 'none' else return v end\n"},
+		{"local returned after a nil test with else", "-- @key k\n-- @return string\nlocal v = redis.call('HGET', KEYS[1], 'f')\nif v ~= false then redis.call('DEL', KEYS[1]) else return '' end\nreturn v\n"},
+		{"local of several values tested for nil", "-- @key k\n-- @return string\nlocal v = false\nif #KEYS > 0 then v = redis.call('GET', KEYS[1]) end\nif not v then return '' end\nreturn v\n"},
 		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
 			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
 		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},

@@ -840,6 +840,9 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		if short {
 			what = "a Lua boolean"
 		}
+		if r.NotNil {
+			got = replyInt // tested before: true
+		}
 	case parse.ReturnCall:
 		info, ok := lookupCommand(r.Command)
 		if !ok || hasSubcommands[info.name] || info.reply == replyUnknown {
@@ -850,6 +853,10 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 			got &^= replyNil
 		}
 		what = info.name + " replies " + got.String()
+		if r.NotNil {
+			// A local tested for nil before: if not v then return ... end.
+			got &^= replyNil
+		}
 	default:
 		return replyUnknown, ""
 	}

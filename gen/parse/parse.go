@@ -203,6 +203,10 @@ type Return struct {
 	// where it was assigned.
 	Local string
 	From  Pos
+	// NotNil is set on the return of a local the script tested for nil
+	// before (an early return under if not v, or in the body of if v):
+	// a nil reply, false, does not reach it.
+	NotNil bool
 	// Alts are the values a ReturnOneOf local may hold, each with Local and
 	// From set as for a local holding that value alone.
 	Alts []Return

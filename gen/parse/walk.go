@@ -51,6 +51,11 @@ type walker struct {
 	// scopes are the locals in scope, innermost last, with what each was
 	// assigned (flow-insensitive beyond textual order: see assign).
 	scopes []map[string]*local
+	// scopeIDs name the scopes of scopes (a new number for each block
+	// entered), so that a nil guard (local.guard) can tell whether the
+	// block it holds in is still being walked.
+	scopeIDs []int
+	lastID   int
 	// depth counts the function bodies being walked: only the chunk's own
 	// return statements reach Redis.
 	depth int
@@ -81,6 +86,11 @@ type local struct {
 	// numArg is n when the local holds tonumber(ARGV[n]), assigned in the
 	// block that declares it; 0 otherwise.
 	numArg int
+	// guard is the ID of the scope in which the local is known to hold
+	// neither nil nor false (after if not v then return ... end, or in the
+	// body of if v then ... end), 0 for none; an assignment to the local
+	// ends it.
+	guard int
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -170,8 +180,16 @@ func (w *walker) isReference(i int) bool {
 	return true
 }
 
-func (w *walker) push() { w.scopes = append(w.scopes, map[string]*local{}) }
-func (w *walker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
+func (w *walker) push() {
+	w.lastID++
+	w.scopes = append(w.scopes, map[string]*local{})
+	w.scopeIDs = append(w.scopeIDs, w.lastID)
+}
+
+func (w *walker) pop() {
+	w.scopes = w.scopes[:len(w.scopes)-1]
+	w.scopeIDs = w.scopeIDs[:len(w.scopeIDs)-1]
+}
 
 // declare makes a new local in the innermost scope.
 func (w *walker) declare(name string, v Value) {
@@ -202,6 +220,7 @@ func (w *walker) setReply(name string, r Return) {
 		r = oneOf(l.reply, r)
 	}
 	l.reply = r
+	l.guard = 0 // a new value: no test of the old one holds
 }
 
 // setNumArg records what numArgOf says of the value assigned to a local, in
@@ -510,8 +529,17 @@ func (w *walker) stmt(s ast.Stmt) {
 		})
 	case *ast.IfStmt:
 		w.cond(s.Condition)
-		w.block(s.Then)
-		w.block(s.Else)
+		notNil, isNil := w.nilGuards(s.Condition, false), w.nilGuards(s.Condition, true)
+		w.guardedBlock(s.Then, notNil)
+		w.guardedBlock(s.Else, isNil)
+		// An early exit on a nil test (if not v then return '' end)
+		// leaves v neither nil nor false for the rest of this block.
+		switch {
+		case exits(s.Then):
+			w.guard(isNil)
+		case exits(s.Else):
+			w.guard(notNil)
+		}
 	case *ast.NumberForStmt:
 		w.expr(s.Init)
 		w.expr(s.Limit)
@@ -549,6 +577,98 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		w.exprs(s.Exprs)
 	}
+}
+
+// guardedBlock walks a block in which the locals in guards hold neither
+// nil nor false.
+func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
+	w.push()
+	w.guard(guards)
+	w.stmts(list)
+	w.pop()
+}
+
+// guard records that the locals named hold neither nil nor false in the
+// innermost scope, unless a guard in an enclosing scope (still being
+// walked) says so already.
+func (w *walker) guard(names []string) {
+	for _, n := range names {
+		if l, _ := w.lookup(n); l != nil && !w.guarded(l) {
+			l.guard = w.scopeIDs[len(w.scopeIDs)-1]
+		}
+	}
+}
+
+// guarded reports whether the local l is known to hold neither nil nor
+// false where the walker is.
+func (w *walker) guarded(l *local) bool {
+	return l.guard != 0 && slices.Contains(w.scopeIDs, l.guard)
+}
+
+// nilGuards are the locals a condition, when it is true (or false, with
+// isNil false), shows to hold neither nil nor false: v, v ~= false, v ~=
+// nil, and either side of and (with isNil: not v, v == false, v == nil,
+// and either side of or). v == nil is taken as meant (a reply is false,
+// not nil, and that comparison is refused on its own).
+func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
+	local := func(e ast.Expr) string {
+		if id, ok := e.(*ast.IdentExpr); ok && w.isLocal(id.Value) {
+			return id.Value
+		}
+		return ""
+	}
+	nilOrFalse := func(e ast.Expr) bool {
+		switch e.(type) {
+		case *ast.NilExpr, *ast.FalseExpr:
+			return true
+		}
+		return false
+	}
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		if n := local(x); n != "" && !isNil {
+			return []string{n}
+		}
+	case *ast.UnaryNotOpExpr:
+		if n := local(x.Expr); n != "" && isNil {
+			return []string{n}
+		}
+	case *ast.RelationalOpExpr:
+		if (x.Operator == "==") != isNil || (x.Operator != "==" && x.Operator != "~=") {
+			return nil
+		}
+		if n := local(x.Lhs); n != "" && nilOrFalse(x.Rhs) {
+			return []string{n}
+		}
+		if n := local(x.Rhs); n != "" && nilOrFalse(x.Lhs) {
+			return []string{n}
+		}
+	case *ast.LogicalOpExpr:
+		if (x.Operator == "or") == isNil {
+			return append(w.nilGuards(x.Lhs, isNil), w.nilGuards(x.Rhs, isNil)...)
+		}
+	}
+	return nil
+}
+
+// exits reports whether a block ends in a return or a call of error: the
+// statements after the if that holds it run only when it does not run.
+func exits(list []ast.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	switch s := list[len(list)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.FuncCallStmt:
+		c, ok := s.Expr.(*ast.FuncCallExpr)
+		if !ok {
+			return false
+		}
+		id, ok := c.Func.(*ast.IdentExpr)
+		return ok && id.Value == "error"
+	}
+	return false
 }
 
 // listedReply is 1 + the index in File.Calls of the reply a generic for
@@ -1531,6 +1651,9 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 					r.Alts[i] = a
 				}
 			}
+			if w.guarded(l) {
+				r = notNil(r)
+			}
 		}
 	case *ast.FuncCallExpr:
 		if name, ok := redisFunc(x); ok {
@@ -1548,6 +1671,33 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 	}
 	r.More = len(s.Exprs) - 1 // after the cases above, which may replace r
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// notNil is the return of a local known to hold neither nil nor false:
+// its nil values cannot reach it, and a reply it holds is not nil.
+func notNil(r Return) Return {
+	if r.Kind == ReturnNil {
+		return Return{Pos: r.Pos, Kind: ReturnUnknown} // the return is never reached
+	}
+	if r.Kind != ReturnOneOf {
+		r.NotNil = true
+		return r
+	}
+	var alts []Return
+	for _, a := range r.Alts {
+		if a.Kind != ReturnNil {
+			a.NotNil = true
+			alts = append(alts, a)
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return Return{Pos: r.Pos, Kind: ReturnUnknown}
+	case 1:
+		return alts[0]
+	}
+	r.Alts = alts
+	return r
 }
 
 // numArgs is numArgOf of each of n variables' new values.
