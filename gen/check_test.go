@@ -711,6 +711,18 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:5:8: returns v, assigned at line 3: GET replies a string or nil, but @return int64 needs an integer reply`},
 		},
 		{
+			name: "key changed by the script",
+			src: "-- @key k\n-- @key ks...\n-- @return none\nredis.call('SET', KEYS[1]:sub(1, 3), 'v')\nredis.call('DEL', string.sub(KEYS[1], 2))\nlocal k = string.lower(KEYS[1]) .. ':x'\nredis.call('GET', k)\n" +
+				"for _, key in ipairs(KEYS) do redis.call('DEL', key:upper()) end\nredis.call('MGET', KEYS[1], (KEYS[1] .. ':x'):gsub('x', 'y'))\nreturn nil\n",
+			want: []string{
+				"scripts/x.lua:4:19: key position of SET holds KEYS[1]:sub(...), a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe",
+				"scripts/x.lua:5:19: key position of DEL holds string.sub(KEYS[1], ...), a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe",
+				"scripts/x.lua:7:19: key position of GET holds string.lower(KEYS[1]), a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe",
+				"scripts/x.lua:8:49: key position of DEL holds KEYS[i]:upper(), a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe",
+				"scripts/x.lua:9:29: key position of MGET holds KEYS[1]:gsub(...), a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe",
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -786,6 +798,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"local returned in the branches of a nil test", "-- @key k\n-- @return string\nlocal v = redis.call('GET', KEYS[1])\nif v then return v end\nif not v then return 'none' else return v end\n"},
 		{"local returned after a nil test with else", "-- @key k\n-- @return string\nlocal v = redis.call('HGET', KEYS[1], 'f')\nif v ~= false then redis.call('DEL', KEYS[1]) else return '' end\nreturn v\n"},
 		{"local of several values tested for nil", "-- @key k\n-- @return string\nlocal v = false\nif #KEYS > 0 then v = redis.call('GET', KEYS[1]) end\nif not v then return '' end\nreturn v\n"},
+		{"keys extended on the right, or given to tostring", "-- @key k\n-- @return none\nredis.call('SET', KEYS[1] .. ':x', 'v')\nredis.call('GET', tostring(KEYS[1]))\nredis.call('DEL', string.format('%s:y', KEYS[1]))\nredis.call('SET', KEYS[1], KEYS[1]:upper())\nreturn nil\n"},
 		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
 			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
 		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},

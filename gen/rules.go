@@ -520,7 +520,9 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	positions, _ := info.keyPositions(words, literal)
 	for _, p := range positions {
 		a := c.Args[p-1]
-		if what := keySource(a); what != "" {
+		if a.Value.Source == parse.SourceKeyChanged {
+			at(a.Pos, "key position of %s holds %s, a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe", shown, a.Value.Text)
+		} else if what := keySource(a); what != "" {
 			at(a.Pos, "key position of %s holds %s: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe", shown, what)
 		}
 		if a.Expands {

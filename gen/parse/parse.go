@@ -88,6 +88,10 @@ const (
 	SourceLiteral               // a string or number literal, or built from one
 	SourceRedis                 // a redis.call reply, or a field of one
 	SourceNil                   // nil or false
+	// SourceKeyChanged is a key the script changed with a method or a
+	// function of the string library (KEYS[1]:sub(1, 3),
+	// string.lower(KEYS[1])): another key, maybe in another hash slot.
+	SourceKeyChanged
 )
 
 // Value is the source of an expression, with a short text for messages

@@ -411,7 +411,7 @@ func (w *walker) assign(name string, v Value) {
 
 // notKey reports whether values of source s are never keys.
 func notKey(s Source) bool {
-	return s == SourceLiteral || s == SourceArgv || s == SourceRedis
+	return s == SourceLiteral || s == SourceArgv || s == SourceRedis || s == SourceKeyChanged
 }
 
 // local returns what the local name was assigned; ok is false when name is
@@ -1141,11 +1141,29 @@ func (w *walker) value(e ast.Expr) Value {
 		}
 		// A method of a value (ARGV[1]:lower()) is built from that value.
 		if x.Receiver != nil {
-			if v := w.value(x.Receiver); v.Source != SourceUnknown && v.Source != SourceNil {
-				v.Derived = true
-				return v
+			v := w.value(x.Receiver)
+			switch v.Source {
+			case SourceUnknown, SourceNil:
+				return Value{Source: SourceUnknown}
+			case SourceKey, SourceKeyChanged:
+				rest := "..."
+				if len(x.Args) == 0 {
+					rest = ""
+				}
+				return Value{Source: SourceKeyChanged, Text: v.Text + ":" + x.Method + "(" + rest + ")", Derived: true}
 			}
-			return Value{Source: SourceUnknown}
+			v.Derived = true
+			return v
+		}
+		// string.sub(KEYS[1], 1, 3), string.lower(KEYS[1]): another key.
+		if name, ok := w.libFunc(x); ok && strings.HasPrefix(name, "string.") && name != "string.format" {
+			if v := w.value(x.Args[0]); v.Source == SourceKey || v.Source == SourceKeyChanged {
+				rest := ", ..."
+				if len(x.Args) == 1 {
+					rest = ""
+				}
+				return Value{Source: SourceKeyChanged, Text: name + "(" + v.Text + rest + ")", Derived: true}
+			}
 		}
 		// string.format(f, ...) is built from its format, as a concatenation
 		// from its leftmost operand: from the first value when f starts
