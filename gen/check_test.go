@@ -723,6 +723,18 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "incomplete score member pairs",
+			src: "-- @key k\n-- @arg opt string\n-- @arg score float64\n-- @return none\nredis.call('SET', KEYS[1], 'v')\nredis.call('ZADD', KEYS[1], 1, 'a', 2)\nredis.call('ZADD', KEYS[1], 'NX', 'CH')\n" +
+				"redis.call('ZADD', KEYS[1], 'XX', ARGV[1])\nredis.call('ZADD', KEYS[1], ARGV[2], 'a', 2)\nredis.call('GEOADD', KEYS[1], 13.36, 38.11, 'Palermo', 15.08)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:6:37: ZADD takes score member pairs after key and its options (CH, GT, INCR, LT, NX, XX), and the call gives 3 words there: Redis refuses it at run time ("ERR syntax error"), after the script's earlier writes; give every member its score`,
+				`scripts/x.lua:7:35: ZADD takes score member pairs after key and its options (CH, GT, INCR, LT, NX, XX), and the call gives 0 words there: Redis refuses it at run time ("ERR syntax error"), after the script's earlier writes; give every member its score`,
+				`scripts/x.lua:8:35: ZADD takes score member pairs after key and its options (CH, GT, INCR, LT, NX, XX), and the call gives 1 word there: Redis refuses it at run time ("ERR syntax error"), after the script's earlier writes; give every member its score`,
+				`scripts/x.lua:9:43: ZADD takes score member pairs after key and its options (CH, GT, INCR, LT, NX, XX), and the call gives 3 words there: Redis refuses it at run time ("ERR syntax error"), after the script's earlier writes; give every member its score`,
+				`scripts/x.lua:10:56: GEOADD takes longitude latitude member groups after key and its options (CH, NX, XX), and the call gives 4 words there: Redis refuses it at run time ("ERR syntax error"), after the script's earlier writes; give every member its longitude and latitude`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -799,6 +811,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"local returned after a nil test with else", "-- @key k\n-- @return string\nlocal v = redis.call('HGET', KEYS[1], 'f')\nif v ~= false then redis.call('DEL', KEYS[1]) else return '' end\nreturn v\n"},
 		{"local of several values tested for nil", "-- @key k\n-- @return string\nlocal v = false\nif #KEYS > 0 then v = redis.call('GET', KEYS[1]) end\nif not v then return '' end\nreturn v\n"},
 		{"keys extended on the right, or given to tostring", "-- @key k\n-- @return none\nredis.call('SET', KEYS[1] .. ':x', 'v')\nredis.call('GET', tostring(KEYS[1]))\nredis.call('DEL', string.format('%s:y', KEYS[1]))\nredis.call('SET', KEYS[1], KEYS[1]:upper())\nreturn nil\n"},
+		{"score member pairs after options the checker cannot read", "-- @key k\n-- @arg opt string\n-- @arg m string\n-- @return none\nredis.call('ZADD', KEYS[1], ARGV[1], 1, ARGV[2])\nredis.call('ZADD', KEYS[1], ARGV[1], ARGV[1], 1, ARGV[2])\nredis.call('ZADD', KEYS[1], 'CH', ARGV[1], 1, 'a', 2, 'b')\nreturn nil\n"},
 		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
 			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
 		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},

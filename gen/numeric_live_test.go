@@ -133,6 +133,19 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 					}
 				}
 			}
+			// Words that are no whole number of groups (wholeGroups): one
+			// group and part of another, or an option and part of a group;
+			// Redis must refuse them with a syntax error.
+			for _, words := range [][]string{
+				slices.Concat(group, group[len(base):len(group)-1]),
+				slices.Concat(base, sig.pre[:1], group[len(base):len(group)-1]),
+			} {
+				if err := run(words); err == nil || !strings.Contains(err.Error(), "syntax error") {
+					problems = append(problems, fmt.Sprintf("%s: Redis does not refuse %v, which is no whole number of groups, with a syntax error: %v", name, words, err))
+				} else {
+					covered[name+" incomplete group"] = true
+				}
+			}
 			if w := singleGroupWith[name]; w != "" {
 				words := slices.Concat(base, []string{w}, group[len(base):], group[len(base):])
 				if err := run(words); err == nil {
@@ -179,6 +192,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"ZRANGEBYSCORE LIMIT offset", "ZRANGEBYSCORE LIMIT count", "HSCAN COUNT count", "LPOS RANK rank",
 		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
 		"ZADD NX XX", "ZADD GT LT", "ZADD GT NX", "ZADD LT NX", "ZADD INCR twice", "GEOADD NX XX",
+		"ZADD incomplete group", "GEOADD incomplete group",
 		"INCRBYFLOAT increment", "HINCRBYFLOAT increment", "ZCOUNT min", "ZRANGEBYSCORE max", "ZREMRANGEBYSCORE min",
 	} {
 		if !covered[must] {

@@ -1143,6 +1143,25 @@ func checkRepeated(args []parse.Arg, name string, sig argSig, where string, para
 	}
 	group := len(sig.repeat)
 	left := len(args) - j
+	if !wholeGroups(args[j:], group, mayBeKeyword) && len(args) > 0 {
+		// Whichever of the words the checker cannot read are options,
+		// what is left is no whole number of groups.
+		names := make([]string, group)
+		for k, w := range sig.repeat {
+			names[k] = w.name
+		}
+		groups := strings.Join(names, " ") + " groups"
+		if group == 2 {
+			groups = strings.Join(names, " ") + " pairs"
+		}
+		words := "words"
+		if left == 1 {
+			words = "word"
+		}
+		at(args[len(args)-1].Pos, "%s takes %s after %s and its options (%s), and the call gives %d %s there: Redis refuses it at run time (\"ERR syntax error\"), after the script's earlier writes; give every %s its %s",
+			where, groups, groupWords(sig.fixed), strings.Join(sig.pre, ", "), left, words, names[group-1], strings.Join(names[:group-1], " and "))
+		return
+	}
 	for left%group != 0 && j < len(args) && mayBeKeyword(args[j]) {
 		j++
 		left--
@@ -1167,6 +1186,22 @@ func checkRepeated(args []parse.Arg, name string, sig argSig, where string, para
 	for k := j; k < len(args); k++ {
 		check(args[k], sig.repeat[(k-j)%group], where)
 	}
+}
+
+// wholeGroups reports whether the words after a command's literal options
+// may be a whole number of groups, one or more: Redis reads options for as
+// long as the words are options, so any number of the leading words that
+// mayBeKeyword may be options rather than part of a group.
+func wholeGroups(rest []parse.Arg, group int, mayBeKeyword func(parse.Arg) bool) bool {
+	for k := 0; k <= len(rest); k++ {
+		if n := len(rest) - k; n > 0 && n%group == 0 {
+			return true
+		}
+		if k < len(rest) && !mayBeKeyword(rest[k]) {
+			return false
+		}
+	}
+	return false
 }
 
 // excludes reports whether the keywords a and b of a command ending in a
