@@ -735,6 +735,21 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "array reply with nil elements",
+			src:  "-- @key k\n-- @return []string\nif #KEYS > 5 then return redis.call('MGET', KEYS[1], KEYS[1] .. ':x') end\nlocal v = redis.call('HMGET', KEYS[1], 'a', 'b')\nreturn v\n",
+			want: []string{
+				`scripts/x.lua:3:26: MGET replies an array whose elements may be nil (for what it does not find), but @return []string reads no nil element: the callers get a *DecodeError when one is missing; return a record of nullable fields ({a string?, b string?}) for a fixed number of values, or replace the nils (false in Lua) in the script (for i = 1, #t do if not t[i] then t[i] = '' end end)`,
+				`scripts/x.lua:5:8: returns v, assigned at line 4: HMGET replies an array whose elements may be nil (for what it does not find), but @return []string reads no nil element: the callers get a *DecodeError when one is missing; return a record of nullable fields ({a string?, b string?}) for a fixed number of values, or replace the nils (false in Lua) in the script (for i = 1, #t do if not t[i] then t[i] = '' end end)`,
+			},
+		},
+		{
+			name: "array reply with nil elements into a record",
+			src:  "-- @key k\n-- @return {a string?, b int64}\nreturn redis.call('HMGET', KEYS[1], 'a', 'b')\n",
+			want: []string{
+				`scripts/x.lua:3:8: HMGET replies an array whose elements may be nil (for what it does not find), but field b of @return {a string?, b int64} is not nullable: the callers get a *DecodeError when it is missing; declare it b int64?`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -812,6 +827,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"local of several values tested for nil", "-- @key k\n-- @return string\nlocal v = false\nif #KEYS > 0 then v = redis.call('GET', KEYS[1]) end\nif not v then return '' end\nreturn v\n"},
 		{"keys extended on the right, or given to tostring", "-- @key k\n-- @return none\nredis.call('SET', KEYS[1] .. ':x', 'v')\nredis.call('GET', tostring(KEYS[1]))\nredis.call('DEL', string.format('%s:y', KEYS[1]))\nredis.call('SET', KEYS[1], KEYS[1]:upper())\nreturn nil\n"},
 		{"score member pairs after options the checker cannot read", "-- @key k\n-- @arg opt string\n-- @arg m string\n-- @return none\nredis.call('ZADD', KEYS[1], ARGV[1], 1, ARGV[2])\nredis.call('ZADD', KEYS[1], ARGV[1], ARGV[1], 1, ARGV[2])\nredis.call('ZADD', KEYS[1], 'CH', ARGV[1], 1, 'a', 2, 'b')\nreturn nil\n"},
+		{"array reply with nil elements into nullable fields", "-- @key k\n-- @return {a string?, b string?, c bool}\nreturn redis.call('HMGET', KEYS[1], 'a', 'b', 'c')\n"},
 		{"nil tests that work", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return int64\nif ARGV[2] == nil then return 0 end\nif not redis.call('GET', KEYS[1]) then return 1 end\n" +
 			"if redis.call('GET', KEYS[1]) == false then return 2 end\nlocal v\nif #ARGV > 1 then v = redis.call('GET', KEYS[1]) end\nif v == nil then return 3 end\nreturn 4\n"},
 		{"reply compared with nil under RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('GET', KEYS[1]) == nil then return 1 end\nreturn 0\n"},

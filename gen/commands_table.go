@@ -667,3 +667,17 @@ var zeroOneReplies = map[string]bool{
 	"XGROUP|CREATECONSUMER": true,
 	"XGROUP|DESTROY":        true,
 }
+
+// nilItemReplies are the commands and subcommands whose reply schema allows
+// an array whose elements may be nil (MGET's, HMGET's values for what they do
+// not find): a decoder of strings or integers fails on them.
+var nilItemReplies = map[string]bool{
+	"BITFIELD":     true,
+	"COMMAND|INFO": true,
+	"GEOPOS":       true,
+	"HMGET":        true,
+	"MGET":         true,
+	"SORT":         true,
+	"SORT_RO":      true,
+	"ZMSCORE":      true,
+}

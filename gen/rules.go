@@ -745,6 +745,14 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		at(ret.Pos, "%s, but @return %s needs %s%s", subject, t.String(), wantText(t), hint)
 		return
 	}
+	if ret.Kind == parse.ReturnCall && got&replyArr != 0 {
+		if info, ok := lookupCommand(ret.Command); ok && nilItemReplies[info.name] {
+			if msg := nilItemsRefused(t); msg != "" {
+				at(ret.Pos, "%s, but %s", about(info.name+" replies an array whose elements may be nil (for what it does not find)"), msg)
+				return
+			}
+		}
+	}
 	if t.Kind == Bool && ret.Kind == parse.ReturnCall && got&replyInt != 0 {
 		// The decoder reads only 1 and 0: a count or a value (TTL,
 		// INCR) fails it whenever it is another integer.
@@ -816,6 +824,23 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		}
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", subject, t.String(), t.String())
 	}
+}
+
+// nilItemsRefused says why a decoder for t fails on an array reply whose
+// elements may be nil, "" when it reads them: a list or map reads no nil
+// element, a record a nil only in a nullable (or bool) field.
+func nilItemsRefused(t Type) string {
+	switch t.Kind {
+	case StringList, Int64List, StringMap:
+		return fmt.Sprintf("@return %s reads no nil element: the callers get a *DecodeError when one is missing; return a record of nullable fields ({a string?, b string?}) for a fixed number of values, or replace the nils (false in Lua) in the script (for i = 1, #t do if not t[i] then t[i] = '' end end)", t.String())
+	case Record:
+		for _, f := range t.Fields {
+			if !f.Type.Nullable && f.Type.Kind != Bool {
+				return fmt.Sprintf("field %s of @return %s is not nullable: the callers get a *DecodeError when it is missing; declare it %s %s?", f.Name, t.String(), f.Name, f.Type.String())
+			}
+		}
+	}
+	return ""
 }
 
 // replyOf is the reply shapes a returned value gives (replyUnknown when the

@@ -215,6 +215,7 @@ func Build(dir string) ([]byte, error) {
 	}{
 		{"statusReplies are the commands and subcommands whose reply schema allows\nno string but constants (\"OK\"): a status reply, which reaches a script as a\ntable {ok = ...}.", "statusReplies", statusOnly},
 		{"zeroOneReplies are the commands and subcommands whose reply schema allows\nno integer but 0 and 1 (a flag, not a count): a script may return them as\n@return bool.", "zeroOneReplies", only01},
+		{"nilItemReplies are the commands and subcommands whose reply schema allows\nan array whose elements may be nil (MGET's, HMGET's values for what they do\nnot find): a decoder of strings or integers fails on them.", "nilItemReplies", nilItems},
 	} {
 		buf.WriteString("\n// " + strings.ReplaceAll(set.doc, "\n", "\n// ") + "\nvar " + set.name + " = map[string]bool{\n")
 		for _, e := range entries {
@@ -331,6 +332,34 @@ func stringConsts(v any) (consts, others bool) {
 		others = others || slices.Contains(t, any("string")) && m["const"] == nil
 	}
 	return consts, others
+}
+
+// nilItems reports whether a reply schema allows an array (of one item
+// schema for all its elements) whose elements may be null.
+func nilItems(raw json.RawMessage) bool {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	return arrayOfNil(v)
+}
+
+func arrayOfNil(v any) bool {
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return false
+	}
+	for _, alt := range []string{"oneOf", "anyOf"} {
+		if list, isList := m[alt].([]any); isList {
+			for _, x := range list {
+				if arrayOfNil(x) {
+					return true
+				}
+			}
+		}
+	}
+	items, ok := m["items"]
+	return ok && m["type"] == "array" && kinds(items)&kNil != 0
 }
 
 // only01 reports whether a reply schema allows integers, and none but 0 and
