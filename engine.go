@@ -545,24 +545,24 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 
 // sharedWait counts a wait of an owner from the caller's context, which
 // goroutines of that owner may share. The function it returns ends the count
-// and, when another of them still waits, clears *queued: the place they
-// share stays theirs instead of being given up (a wake for it that reached
-// this one is handed on locally, see subscriptions.leave).
-func (c *Client) sharedWait(id holdKey, queued *bool) func() {
+// and reports whether another of them still waits: the place they share in
+// the line stays theirs then, not to be given up (a wake for the owner
+// reaches them all, see subscriptions.wakeNamedLocked).
+func (c *Client) sharedWait(id holdKey) func() bool {
 	c.mu.Lock()
 	if c.waiting == nil {
 		c.waiting = map[holdKey]int{}
 	}
 	c.waiting[id]++
 	c.mu.Unlock()
-	return func() {
+	return func() bool {
 		c.mu.Lock()
+		defer c.mu.Unlock()
 		if c.waiting[id]--; c.waiting[id] > 0 {
-			*queued = false
-		} else {
-			delete(c.waiting, id)
+			return true
 		}
-		c.mu.Unlock()
+		delete(c.waiting, id)
+		return false
 	}
 }
 
@@ -593,7 +593,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	queued := false
 	var lastErr error
+	var othersWait func() bool
+	if shared && wait != 0 {
+		othersWait = c.sharedWait(holdID(s.key, field))
+	}
 	defer func() {
+		if othersWait != nil && othersWait() {
+			return // the place is theirs too: they leave it
+		}
 		if !queued {
 			return
 		}
@@ -607,10 +614,6 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// timeout anyway).
 		c.background(func() { p.abandon(c.ctx, field, wait) })
 	}()
-	if shared && wait != 0 {
-		// Deferred after the above, so it runs first.
-		defer c.sharedWait(holdID(s.key, field), &queued)()
-	}
 	var (
 		lctx      context.Context
 		remaining time.Duration
