@@ -150,7 +150,10 @@ func (c *Client) ID() string { return c.id }
 // those locks: their leases run out on the server. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
 // attempt to undo it, bounded by the release timeout and by a second, which
-// Close waits for.
+// Close waits for. Close leaves rc open, and what a caller holds can still
+// be given back after it: Semaphore.Release, PermitSemaphore.Release and
+// CountDownLatch.CountDown work as before (the other calls of those handles
+// fail with ErrClosed).
 // Close is safe to call more than once.
 func (c *Client) Close() error {
 	c.mu.Lock()

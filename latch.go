@@ -84,9 +84,11 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 }
 
 // CountDown decrements the count; reaching zero releases every waiter. On a
-// latch that is not counting it does nothing.
+// latch that is not counting it does nothing. It works during and after the
+// Client's Close, as long as the rueidis client is open: a worker that
+// finishes at shutdown still counts.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
-	if err := l.c.checkHandle(ctx); err != nil {
+	if err := checkCtx(ctx); err != nil {
 		return l.fail("count down", err)
 	}
 	// One record per call: a CountDown whose reply was lost is made again

@@ -265,11 +265,13 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 // answers what the first attempt did (it records its outcome for a minute
 // under redisson_sc_latch:{name}:<client-id>:<n>), so a dropped connection
 // neither fails a release nor leaves the permit held until its lease ends.
+// Release works during and after the Client's Close, as long as the rueidis
+// client is open.
 func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	if s.c.observing(ctx) {
 		return s.c.observeRelease(ctx, Op{PrimitivePermitSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, id) })
 	}
-	if err := s.c.checkHandle(ctx); err != nil {
+	if err := checkCtx(ctx); err != nil {
 		return s.fail("release", err)
 	}
 	wire, err := permitWire(id)

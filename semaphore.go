@@ -50,11 +50,22 @@ func (s *Semaphore) fail(op string, err error) error {
 }
 
 func (c *Client) checkHandle(ctx context.Context) error {
-	if ctx == nil {
-		return invalidf("nil context")
+	if err := checkCtx(ctx); err != nil {
+		return err
 	}
 	if c.closed() {
 		return ErrClosed
+	}
+	return nil
+}
+
+// checkCtx is checkHandle for the calls that give back what the caller holds
+// (either semaphore's Release, CountDown): they still run once Close has
+// begun, since Close leaves the rueidis client open, and a Semaphore's
+// permits, which have no lease, would otherwise be lost for good.
+func checkCtx(ctx context.Context) error {
+	if ctx == nil {
+		return invalidf("nil context")
 	}
 	return nil
 }
@@ -200,12 +211,14 @@ func (s *Semaphore) undoLater(latch string) {
 // detached from ctx, bounded by the release timeout. A call whose reply is
 // lost is made again and returns the permits once (see change); an error
 // that remains means the outcome is unknown, so calling Release again may
-// return them twice.
+// return them twice. Release works during and after the Client's Close, as
+// long as the rueidis client is open: a worker that still holds permits at
+// shutdown can give them back.
 func (s *Semaphore) Release(ctx context.Context, n int64) error {
 	if s.c.observing(ctx) {
 		return s.c.observeRelease(ctx, Op{PrimitiveSemaphore, s.name}, func(ctx context.Context) error { return s.Release(ctx, n) })
 	}
-	if err := s.check(ctx); err != nil {
+	if err := checkCtx(ctx); err != nil {
 		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	if err := positive("permits", n); err != nil {

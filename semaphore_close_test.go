@@ -155,3 +155,61 @@ func TestSemaphoreCountTooLarge(t *testing.T) {
 		t.Fatalf("AvailablePermits = %d, %v; want 2^53-1", v, err)
 	}
 }
+
+// What a worker holds can still be given back after the Client is closed:
+// Close does not close the rueidis client, and a Semaphore's permits have no
+// lease, so a Release refused at shutdown lost them for good. The same for a
+// PermitSemaphore's permit (held until its lease ran out) and a CountDown
+// (the waiters never released).
+func TestGiveBackAfterClose(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 10*time.Second)
+	a := newTestClient(t, node.Client(t), prefix)
+	b := newTestClient(t, node.Client(t), prefix)
+	sa, sb := mustSem(t, a, "s"), mustSem(t, b, "s")
+	pa, pb := mustPermits(t, a, "p"), mustPermits(t, b, "p")
+	la, lb := mustLatch(t, a, "l"), mustLatch(t, b, "l")
+	if _, err := sa.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pa.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := la.TrySetCount(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sa.Acquire(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	id, err := pa.Acquire(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sa.Release(ctx, 2); err != nil {
+		t.Errorf("Semaphore.Release after Close: %v", err)
+	}
+	if err := pa.Release(ctx, id); err != nil {
+		t.Errorf("PermitSemaphore.Release after Close: %v", err)
+	}
+	if err := la.CountDown(ctx); err != nil {
+		t.Errorf("CountDown after Close: %v", err)
+	}
+	if n, err := sb.AvailablePermits(ctx); err != nil || n != 2 {
+		t.Errorf("Semaphore permits afterwards: %d, %v; want 2", n, err)
+	}
+	if n, err := pb.AvailablePermits(ctx); err != nil || n != 1 {
+		t.Errorf("PermitSemaphore permits afterwards: %d, %v; want 1", n, err)
+	}
+	if n, err := lb.Count(ctx); err != nil || n != 0 {
+		t.Errorf("latch count afterwards: %d, %v; want 0", n, err)
+	}
+	// Taking still fails.
+	if err := sa.TryAcquire(ctx, 1, 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("TryAcquire after Close: %v, want ErrClosed", err)
+	}
+}
