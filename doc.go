@@ -177,8 +177,9 @@
 //     lock, which would wait for itself forever.
 //   - [ErrNotReentrant]: a LeanMutex's holder asked for it again.
 //   - [ErrWrongKind]: a LeanMutex and a lock of the hash layout (Mutex,
-//     FairMutex, RWMutex, a Redisson lock) were given the same name; nothing
-//     changes.
+//     FairMutex, RWMutex, a Redisson lock) were given the same name, or a
+//     Semaphore, PermitSemaphore or CountDownLatch the name of another kind
+//     of lock; nothing changes.
 //
 // A wait ended by its context returns an error that errors.Is the context's
 // error. Redis and network failures are wrapped with the operation and the

@@ -15,7 +15,8 @@ import (
 // RCountDownLatch semantics and layout: the count is a string counter under
 // the name, deleted when it reaches zero, and the channel
 // redisson_countdownlatch__channel__{name} carries "0" (reached zero: every
-// waiter is released) and "1" (a new count was set).
+// waiter is released) and "1" (a new count was set). Every call on a name
+// another kind of lock holds fails with ErrWrongKind and changes nothing.
 type CountDownLatch struct {
 	c       *Client
 	name    string
@@ -78,7 +79,7 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 		return generated.LatchTrySet(ctx, l.c.rc, l.key, l.channel, record, count, nonce, publish, l.c.recordTTL)
 	})
 	if err != nil {
-		return false, l.fail("set count", err)
+		return false, l.fail("set count", notCount(err))
 	}
 	return ok, nil
 }
@@ -97,7 +98,7 @@ func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if _, err := l.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.LatchCountDown(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
 	}); err != nil {
-		return l.fail("count down", err)
+		return l.fail("count down", notCount(err))
 	}
 	return nil
 }
@@ -109,7 +110,7 @@ func (l *CountDownLatch) Count(ctx context.Context) (int64, error) {
 	}
 	n, err := generated.LatchCount(ctx, l.c.rc, l.key)
 	if err != nil {
-		return 0, l.fail("count", err)
+		return 0, l.fail("count", notCount(err))
 	}
 	return n, nil
 }
@@ -140,7 +141,7 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 		return err == nil && n <= 0, notifyFallback, err
 	})
 	if err != nil {
-		return false, l.fail("await", err)
+		return false, l.fail("await", notCount(err))
 	}
 	return ok, nil
 }

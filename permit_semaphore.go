@@ -34,6 +34,8 @@ var (
 // Lease ends are measured on the Redis server's clock (TIME inside the
 // scripts), not the client's: a client whose clock is off by minutes can
 // neither reclaim live permits early nor keep dead ones.
+// Every call on a name another kind of lock holds fails with ErrWrongKind
+// and changes nothing.
 type PermitSemaphore struct {
 	c        *Client
 	name     string
@@ -105,7 +107,7 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, s.c.recordTTL)
 	})
 	if err != nil {
-		return false, s.fail("set permits", err)
+		return false, s.fail("set permits", notCount(err))
 	}
 	return ok, nil
 }
@@ -129,7 +131,7 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, s.c.recordTTL)
 	})
-	if err = outOfRange(err); err != nil {
+	if err = notCount(outOfRange(err)); err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}
 	return v, nil
@@ -195,7 +197,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return false, next, nil
 	})
 	if err != nil {
-		return "", false, s.fail("acquire", err)
+		return "", false, s.fail("acquire", notCount(err))
 	}
 	if !ok {
 		return "", false, nil
@@ -282,7 +284,7 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 	defer cancel()
 	st, err := s.release(rctx, wire)
 	if err != nil {
-		return s.fail("release", err)
+		return s.fail("release", notCount(err))
 	}
 	switch st {
 	case 0:
@@ -310,7 +312,7 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	}
 	res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
 	if err != nil {
-		return s.fail("extend", err)
+		return s.fail("extend", notCount(err))
 	}
 	if res.Status != 1 {
 		return s.fail("extend "+id, ErrUnknownPermit)
@@ -326,7 +328,7 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	}
 	v, err := generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, s.c.publishCommand())
 	if err != nil {
-		return 0, s.fail("available permits", err)
+		return 0, s.fail("available permits", notCount(err))
 	}
 	return v, nil
 }
@@ -373,7 +375,7 @@ func (s *PermitSemaphore) State(ctx context.Context) (PermitState, error) {
 	}
 	st, err := generated.PermitState(ctx, s.c.rc, s.key, s.timeouts)
 	if err != nil {
-		return PermitState{}, s.fail("state", err)
+		return PermitState{}, s.fail("state", notCount(err))
 	}
 	return PermitState{Available: st.Available, Held: st.Held}, nil
 }

@@ -14,7 +14,8 @@ import (
 // under the name, and every release is announced on redisson_sc:{name} so
 // waiters retry at once. Permits are not tied to an owner: anyone may release
 // them (use PermitSemaphore for permits that belong to their holder and
-// return to the pool when the holder dies).
+// return to the pool when the holder dies). Every call on a name another
+// kind of lock holds fails with ErrWrongKind and changes nothing.
 type Semaphore struct {
 	c       *Client
 	name    string
@@ -100,7 +101,7 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, err
 		return generated.SemaphoreTrySet(ctx, s.c.rc, s.key, s.channel, record, permits, nonce, publish, s.c.recordTTL)
 	})
 	if err != nil {
-		return false, s.fail("set permits", err)
+		return false, s.fail("set permits", notCount(err))
 	}
 	return ok, nil
 }
@@ -160,7 +161,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		return err == nil && res.Ok == 1, notifyFallback, err
 	})
 	if err != nil {
-		return false, s.fail(fmt.Sprintf("acquire %d", n), err)
+		return false, s.fail(fmt.Sprintf("acquire %d", n), notCount(err))
 	}
 	if acquired && s.c.closed() {
 		// Granted after Close began: the Client can no longer release the
@@ -242,12 +243,13 @@ func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
 		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL)
 	})
-	return v, outOfRange(err)
+	return v, notCount(outOfRange(err))
 }
 
 // notCount makes a counter script's refusal of a key that holds no count
 // (NOT_COUNT: a LeanMutex's owner) or another kind's hash (WRONGTYPE) an
-// ErrWrongKind: another kind of lock uses the name.
+// ErrWrongKind: another kind of lock uses the name. The scripts check the
+// key before they write anything, their records included.
 func notCount(err error) error {
 	if errors.Is(err, generated.ErrNotCount) {
 		return fmt.Errorf("%w: %w", ErrWrongKind, err)
@@ -317,7 +319,7 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	}
 	v, err := generated.SemaphoreAvailable(ctx, s.c.rc, s.key)
 	if err != nil {
-		return 0, s.fail("available permits", err)
+		return 0, s.fail("available permits", notCount(err))
 	}
 	return v, nil
 }

@@ -6,22 +6,32 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // latchCountSource is scripts/latch_count.lua, verbatim.
 const latchCountSource = `-- LatchCount reads a latch's count (0 when it is not counting).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
-return tonumber(redis.call('get', KEYS[1]) or '0')
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+return tonumber(value or '0')
 `
 
 // latchCountSHA1 is the SHA-1 of latchCountSource, the name SCRIPT LOAD gives it.
-const latchCountSHA1 = "ff383d62187acdccb8f3f90a98e070177001bd89"
+const latchCountSHA1 = "f3488c8f74675bed4b0a2854edfa44cb6c7c39e4"
 
 var latchCountScript = rueidis.NewLuaScriptReadOnly(latchCountSource)
 
 // LatchCount reads a latch's count (0 when it is not counting).
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 func LatchCount(ctx context.Context, c rueidis.Client, latch string) (int64, error) {
 	keys := []string{latch}
 	var args []string
@@ -98,6 +108,27 @@ func latchCountEncode(a *LatchCountArgs) ([]string, []string) {
 	return keys, args
 }
 
+// latchCountError turns a Redis error whose code LatchCount declares into a *ScriptError;
+// every other error is returned as it is.
+func latchCountError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchCount",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // latchCountDecode reads a reply of LatchCount as int64.
 func latchCountDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -110,7 +141,7 @@ func latchCountDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, latchCountError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

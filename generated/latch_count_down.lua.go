@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -17,19 +18,26 @@ const latchCountDownSource = `#!lua flags=allow-oom
 -- under its own key (SET NX) for recordTTL: made again after its reply was
 -- lost, or reaching the server after such a retry, it counts nothing twice.
 -- Reply: the count left (0 once released or when not counting).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
-if redis.call('exists', KEYS[1]) == 0 then
+local value = redis.call('get', KEYS[1])
+if not value then
   return 0
 end
+if not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if not redis.call('set', KEYS[3], 1, 'nx', 'px', ARGV[2]) then
-  return tonumber(redis.call('get', KEYS[1]))
+  return tonumber(value)
 end
 local v = redis.call('decr', KEYS[1])
 if v <= 0 then
@@ -41,7 +49,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "75729e016dee9ce926a455e23e4b32daf6d78ed4"
+const latchCountDownSHA1 = "e50d827424c3741a9a16bb50c42e109944ea5c71"
 
 var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 
@@ -51,6 +59,8 @@ var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 // under its own key (SET NX) for recordTTL: made again after its reply was
 // lost, or reaching the server after such a retry, it counts nothing twice.
 // Reply: the count left (0 once released or when not counting).
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
 func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (int64, error) {
@@ -179,6 +189,27 @@ func latchCountDownEncode(a *LatchCountDownArgs) ([]string, []string) {
 	return keys, args
 }
 
+// latchCountDownError turns a Redis error whose code LatchCountDown declares into a *ScriptError;
+// every other error is returned as it is.
+func latchCountDownError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchCountDown",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // latchCountDownDecode reads a reply of LatchCountDown as int64.
 func latchCountDownDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -191,7 +222,7 @@ func latchCountDownDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, latchCountDownError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,8 @@ const latchTrySetSource = `#!lua
 -- record is read first, and neither CountDown nor Delete removes it.
 -- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
@@ -29,12 +32,17 @@ const latchTrySetSource = `#!lua
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
   return 1
 end
-if redis.call('exists', KEYS[1]) == 1 then
+local value = redis.call('get', KEYS[1])
+if value then
+  if not tonumber(value) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
@@ -44,7 +52,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "6f385e22aa4ae463d0a5171b46dbeb6c54b8e65e"
+const latchTrySetSHA1 = "f11b5b026a7878dddaa498605c0e3b0c23aa0263"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
@@ -57,6 +65,8 @@ var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 // record is read first, and neither CountDown nor Delete removes it.
 // Reply 1: set (by this call);
 // 0: already counting, nothing changed.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: none (#!lua).
 func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
@@ -187,6 +197,27 @@ func latchTrySetEncode(a *LatchTrySetArgs) ([]string, []string) {
 	return keys, args
 }
 
+// latchTrySetError turns a Redis error whose code LatchTrySet declares into a *ScriptError;
+// every other error is returned as it is.
+func latchTrySetError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchTrySet",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // latchTrySetDecode reads a reply of LatchTrySet as bool.
 func latchTrySetDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -195,7 +226,7 @@ func latchTrySetDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, latchTrySetError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,8 @@ const permitAcquireSource = `#!lua
 -- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
 -- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -30,8 +33,13 @@ const permitAcquireSource = `#!lua
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 local never = 922337203685477
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if redis.call('exists', KEYS[4]) == 1 then
   return {0, -1}
 end
@@ -64,7 +72,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "9f4060ec69208e2d3ddef8727e9cef88cf6f0b3b"
+const permitAcquireSHA1 = "3786dfb49811ce2a3c7dd72c7f9c439ef663079f"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -85,6 +93,8 @@ type PermitAcquireResult struct {
 // (PermitUndo): an attempt that reaches the server after that takes nothing.
 // Reply {1, expires}: taken, expires = lease end (server unix ms);
 // {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitAcquire returns.
@@ -224,6 +234,27 @@ func permitAcquireEncode(a *PermitAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitAcquireError turns a Redis error whose code PermitAcquire declares into a *ScriptError;
+// every other error is returned as it is.
+func permitAcquireError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitAcquire",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitAcquireDecode reads a reply of PermitAcquire as {status int64, value int64}.
 func permitAcquireDecode(resp rueidis.RedisResult) (PermitAcquireResult, error) {
 	const want = "{status int64, value int64}"
@@ -236,7 +267,7 @@ func permitAcquireDecode(resp rueidis.RedisResult) (PermitAcquireResult, error) 
 				Want:   want,
 			}
 		}
-		return PermitAcquireResult{}, err
+		return PermitAcquireResult{}, permitAcquireError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

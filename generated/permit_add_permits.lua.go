@@ -24,6 +24,8 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- the count). A change that would take the count beyond 2^53 - 1 either way
 -- is undone and fails with RANGE: replies and comparisons go through Lua
 -- numbers, which are exact only that far.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -31,10 +33,14 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
-local value
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
@@ -43,7 +49,7 @@ if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
 else
-  value = tonumber(redis.call('get', KEYS[1]) or '0')
+  value = tonumber(value or '0')
 end
 if tonumber(ARGV[1]) > 0 then
   redis.call(ARGV[2], KEYS[2], ARGV[1])
@@ -52,7 +58,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "04150de3e5a5c0aa93efebf0317d3e6584356180"
+const permitAddPermitsSHA1 = "2dcebf3dd8974f6405f1c69fcce199b88b93b56f"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -67,6 +73,8 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // the count). A change that would take the count beyond 2^53 - 1 either way
 // is undone and fails with RANGE: replies and comparisons go through Lua
 // numbers, which are exact only that far.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
@@ -206,6 +214,13 @@ func permitAddPermitsError(err error) error {
 	msg := re.Error()
 	code, _, _ := strings.Cut(msg, " ")
 	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitAddPermits",
+			sentinel: ErrNotCount,
+		}
 	case "RANGE":
 		return &ScriptError{
 			Code:     code,

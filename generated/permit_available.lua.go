@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // permitAvailableSource is scripts/permit_available.lua, verbatim.
@@ -13,13 +14,20 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- now, after returning to the pool every permit whose lease ended (server
 -- clock), and announcing them if any. Made again after its reply was lost,
 -- it finds them returned already and answers the count.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
@@ -35,7 +43,7 @@ return tonumber(redis.call('get', KEYS[1]) or '0')
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "4277a1a62b48e310f8521ec68082304ef394d451"
+const permitAvailableSHA1 = "bf5e4ec7ec700b3d1dabb2034b3dd9b2404f020b"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
@@ -43,6 +51,8 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // now, after returning to the pool every permit whose lease ended (server
 // clock), and announcing them if any. Made again after its reply was lost,
 // it finds them returned already and answers the count.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
@@ -164,6 +174,27 @@ func permitAvailableEncode(a *PermitAvailableArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitAvailableError turns a Redis error whose code PermitAvailable declares into a *ScriptError;
+// every other error is returned as it is.
+func permitAvailableError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitAvailable",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitAvailableDecode reads a reply of PermitAvailable as int64.
 func permitAvailableDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -176,7 +207,7 @@ func permitAvailableDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, permitAvailableError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -18,6 +19,8 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- first attempt did.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -25,8 +28,13 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}
@@ -47,7 +55,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "a41e202fa37a1ddf06bd0ea1a6fbfbc4318f6f3c"
+const permitExtendSHA1 = "bfd35c5ba7759f493e3b478cb6a3a5a9151d674a"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
@@ -64,6 +72,8 @@ type PermitExtendResult struct {
 // first attempt did.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitExtend returns.
@@ -202,6 +212,27 @@ func permitExtendEncode(a *PermitExtendArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitExtendError turns a Redis error whose code PermitExtend declares into a *ScriptError;
+// every other error is returned as it is.
+func permitExtendError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitExtend",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitExtendDecode reads a reply of PermitExtend as {status int64, expires int64}.
 func permitExtendDecode(resp rueidis.RedisResult) (PermitExtendResult, error) {
 	const want = "{status int64, expires int64}"
@@ -214,7 +245,7 @@ func permitExtendDecode(resp rueidis.RedisResult) (PermitExtendResult, error) {
 				Want:   want,
 			}
 		}
-		return PermitExtendResult{}, err
+		return PermitExtendResult{}, permitExtendError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,8 @@ const permitReleaseSource = `#!lua flags=allow-oom
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -29,8 +32,13 @@ const permitReleaseSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if not redis.call('set', KEYS[4], 1, 'nx', 'px', ARGV[3]) then
   return tonumber(redis.call('get', KEYS[4]))
 end
@@ -52,7 +60,7 @@ return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "94bdbe31c03957776daf36a2cc5454e4395a0035"
+const permitReleaseSHA1 = "6f2351be9d052ad7e511101fe5be9cb1e9f015ac"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 
@@ -66,6 +74,8 @@ var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 // Reply 1: released; 2: released, but its lease had already ended (nobody else
 // took it meanwhile); 0: no such permit (unknown id, released already, or
 // expired and reclaimed), nothing changed.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitRelease returns.
@@ -205,6 +215,27 @@ func permitReleaseEncode(a *PermitReleaseArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitReleaseError turns a Redis error whose code PermitRelease declares into a *ScriptError;
+// every other error is returned as it is.
+func permitReleaseError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitRelease",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitReleaseDecode reads a reply of PermitRelease as int64.
 func permitReleaseDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -217,7 +248,7 @@ func permitReleaseDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, permitReleaseError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // permitStateSource is scripts/permit_state.lua, verbatim.
@@ -13,19 +14,26 @@ const permitStateSource = `-- PermitState reads an expirable semaphore without c
 -- free now (the counter plus the held permits whose lease has ended, which
 -- the next call returns to the pool) and the permits held under a lease that
 -- has not ended, by the server clock.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @return {available int64, held int64}
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zcount', KEYS[2], 0, now)
 local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
-return {tonumber(redis.call('get', KEYS[1]) or '0') + expired, held}
+return {tonumber(value or '0') + expired, held}
 `
 
 // permitStateSHA1 is the SHA-1 of permitStateSource, the name SCRIPT LOAD gives it.
-const permitStateSHA1 = "82dce87ea3cfe94c7686f0950b2ae9dc4b814de8"
+const permitStateSHA1 = "71eab524eb3ab4f269515edc4d4e85ec20168b2e"
 
 var permitStateScript = rueidis.NewLuaScriptReadOnly(permitStateSource)
 
@@ -39,6 +47,8 @@ type PermitStateResult struct {
 // free now (the counter plus the held permits whose lease has ended, which
 // the next call returns to the pool) and the permits held under a lease that
 // has not ended, by the server clock.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 func PermitState(ctx context.Context, c rueidis.Client, semaphore string, timeouts string) (PermitStateResult, error) {
 	keys := []string{semaphore, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -133,6 +143,27 @@ func permitStateEncode(a *PermitStateArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitStateError turns a Redis error whose code PermitState declares into a *ScriptError;
+// every other error is returned as it is.
+func permitStateError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitState",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitStateDecode reads a reply of PermitState as {available int64, held int64}.
 func permitStateDecode(resp rueidis.RedisResult) (PermitStateResult, error) {
 	const want = "{available int64, held int64}"
@@ -145,7 +176,7 @@ func permitStateDecode(resp rueidis.RedisResult) (PermitStateResult, error) {
 				Want:   want,
 			}
 		}
-		return PermitStateResult{}, err
+		return PermitStateResult{}, permitStateError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,12 +19,19 @@ const semaphoreAcquireSource = `#!lua
 -- that arrives after its undo finds the latch and takes nothing.
 -- Reply {1, left}: taken, left = permits still available;
 -- {0, available}: not enough permits (or undone already), nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
 -- @arg    n         int64
 -- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
-local value = tonumber(redis.call('get', KEYS[1]) or '0')
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+value = tonumber(value or '0')
 if redis.call('exists', KEYS[2]) == 1 then
   return {0, value}
 end
@@ -36,7 +44,7 @@ return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "726f5d101e22ce8eb5c6490324700e7f7855d814"
+const semaphoreAcquireSHA1 = "d6e65e3fac7a4a24479bf7621a52807e7797415f"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 
@@ -52,6 +60,8 @@ type SemaphoreAcquireResult struct {
 // that arrives after its undo finds the latch and takes nothing.
 // Reply {1, left}: taken, left = permits still available;
 // {0, available}: not enough permits (or undone already), nothing changed.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {
@@ -154,6 +164,27 @@ func semaphoreAcquireEncode(a *SemaphoreAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreAcquireError turns a Redis error whose code SemaphoreAcquire declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreAcquireError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreAcquire",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // semaphoreAcquireDecode reads a reply of SemaphoreAcquire as {ok int64, permits int64}.
 func semaphoreAcquireDecode(resp rueidis.RedisResult) (SemaphoreAcquireResult, error) {
 	const want = "{ok int64, permits int64}"
@@ -166,7 +197,7 @@ func semaphoreAcquireDecode(resp rueidis.RedisResult) (SemaphoreAcquireResult, e
 				Want:   want,
 			}
 		}
-		return SemaphoreAcquireResult{}, err
+		return SemaphoreAcquireResult{}, semaphoreAcquireError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

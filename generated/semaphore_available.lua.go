@@ -6,24 +6,34 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // semaphoreAvailableSource is scripts/semaphore_available.lua, verbatim.
 const semaphoreAvailableSource = `-- SemaphoreAvailable reads how many permits are available (0 when the
 -- semaphore was never set).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
-return tonumber(redis.call('get', KEYS[1]) or '0')
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+return tonumber(value or '0')
 `
 
 // semaphoreAvailableSHA1 is the SHA-1 of semaphoreAvailableSource, the name SCRIPT LOAD gives it.
-const semaphoreAvailableSHA1 = "e32df5798a4e60a16eaa81917dfc2b6e535391f0"
+const semaphoreAvailableSHA1 = "9aeb1e9ac37355aec85101271cd5630cfe27a737"
 
 var semaphoreAvailableScript = rueidis.NewLuaScriptReadOnly(semaphoreAvailableSource)
 
 // SemaphoreAvailable reads how many permits are available (0 when the
 // semaphore was never set).
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 func SemaphoreAvailable(ctx context.Context, c rueidis.Client, semaphore string) (int64, error) {
 	keys := []string{semaphore}
 	var args []string
@@ -100,6 +110,27 @@ func semaphoreAvailableEncode(a *SemaphoreAvailableArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreAvailableError turns a Redis error whose code SemaphoreAvailable declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreAvailableError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreAvailable",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // semaphoreAvailableDecode reads a reply of SemaphoreAvailable as int64.
 func semaphoreAvailableDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -112,7 +143,7 @@ func semaphoreAvailableDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, semaphoreAvailableError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -24,6 +24,8 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- A change that would take the count beyond 2^53 - 1 either way is undone
 -- and fails with RANGE: replies and comparisons go through Lua numbers,
 -- which are exact only that far.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -31,10 +33,14 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
-local value
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
@@ -43,14 +49,14 @@ if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
 else
-  value = tonumber(redis.call('get', KEYS[1]) or '0')
+  value = tonumber(value or '0')
 end
 redis.call(ARGV[2], KEYS[2], value)
 return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "7d6e34f7ed9a998dba0c1699c908cb1f46210377"
+const semaphoreReleaseSHA1 = "c604693c05e49fdd10f1d5f00e1263b98d96ab42"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -65,6 +71,8 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // A change that would take the count beyond 2^53 - 1 either way is undone
 // and fails with RANGE: replies and comparisons go through Lua numbers,
 // which are exact only that far.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (int64, error) {
@@ -204,6 +212,13 @@ func semaphoreReleaseError(err error) error {
 	msg := re.Error()
 	code, _, _ := strings.Cut(msg, " ")
 	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreRelease",
+			sentinel: ErrNotCount,
+		}
 	case "RANGE":
 		return &ScriptError{
 			Code:     code,

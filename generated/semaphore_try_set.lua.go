@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,8 @@ const semaphoreTrySetSource = `#!lua
 -- when the count was deleted in between: the record is read first, and
 -- Delete does not remove it. Reply 1: set (by this call);
 -- 0: a count already existed, nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:set, the nonce of the call that set the count
@@ -30,12 +33,17 @@ const semaphoreTrySetSource = `#!lua
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
   return 1
 end
-if redis.call('exists', KEYS[1]) == 1 then
+local value = redis.call('get', KEYS[1])
+if value then
+  if not tonumber(value) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
@@ -45,7 +53,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "0e65c655596ed12c8c1f59f912a49bba3843e825"
+const semaphoreTrySetSHA1 = "3d94e9c074b5dc326bfb69ce32a5767c997cd1da"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -59,6 +67,8 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // when the count was deleted in between: the record is read first, and
 // Delete does not remove it. Reply 1: set (by this call);
 // 0: a count already existed, nothing changed.
+// A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
@@ -189,6 +199,27 @@ func semaphoreTrySetEncode(a *SemaphoreTrySetArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreTrySetError turns a Redis error whose code SemaphoreTrySet declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreTrySetError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreTrySet",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // semaphoreTrySetDecode reads a reply of SemaphoreTrySet as bool.
 func semaphoreTrySetDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -197,7 +228,7 @@ func semaphoreTrySetDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, semaphoreTrySetError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

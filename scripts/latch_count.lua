@@ -1,5 +1,12 @@
 -- LatchCount reads a latch's count (0 when it is not counting).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
-return tonumber(redis.call('get', KEYS[1]) or '0')
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+return tonumber(value or '0')

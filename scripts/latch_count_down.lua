@@ -5,19 +5,26 @@
 -- under its own key (SET NX) for recordTTL: made again after its reply was
 -- lost, or reaching the server after such a retry, it counts nothing twice.
 -- Reply: the count left (0 once released or when not counting).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
-if redis.call('exists', KEYS[1]) == 0 then
+local value = redis.call('get', KEYS[1])
+if not value then
   return 0
 end
+if not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if not redis.call('set', KEYS[3], 1, 'nx', 'px', ARGV[2]) then
-  return tonumber(redis.call('get', KEYS[1]))
+  return tonumber(value)
 end
 local v = redis.call('decr', KEYS[1])
 if v <= 0 then

@@ -8,6 +8,8 @@
 -- record is read first, and neither CountDown nor Delete removes it.
 -- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
@@ -16,12 +18,17 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
   return 1
 end
-if redis.call('exists', KEYS[1]) == 1 then
+local value = redis.call('get', KEYS[1])
+if value then
+  if not tonumber(value) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])

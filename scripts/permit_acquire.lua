@@ -10,6 +10,8 @@
 -- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
 -- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -18,8 +20,13 @@
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, value int64}
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 local never = 922337203685477
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if redis.call('exists', KEYS[4]) == 1 then
   return {0, -1}
 end

@@ -6,6 +6,8 @@
 -- first attempt did.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -13,8 +15,13 @@
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return {status int64, expires int64}
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   return {0, 0}

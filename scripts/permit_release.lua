@@ -9,6 +9,8 @@
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -17,8 +19,13 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+local count = redis.call('get', KEYS[1])
+if count and not tonumber(count) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if not redis.call('set', KEYS[4], 1, 'nx', 'px', ARGV[3]) then
   return tonumber(redis.call('get', KEYS[4]))
 end

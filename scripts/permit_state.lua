@@ -2,12 +2,19 @@
 -- free now (the counter plus the held permits whose lease has ended, which
 -- the next call returns to the pool) and the permits held under a lease that
 -- has not ended, by the server clock.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @return {available int64, held int64}
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @readonly
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zcount', KEYS[2], 0, now)
 local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
-return {tonumber(redis.call('get', KEYS[1]) or '0') + expired, held}
+return {tonumber(value or '0') + expired, held}

@@ -5,12 +5,19 @@
 -- that arrives after its undo finds the latch and takes nothing.
 -- Reply {1, left}: taken, left = permits still available;
 -- {0, available}: not enough permits (or undone already), nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
 -- @arg    n         int64
 -- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
-local value = tonumber(redis.call('get', KEYS[1]) or '0')
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+value = tonumber(value or '0')
 if redis.call('exists', KEYS[2]) == 1 then
   return {0, value}
 end

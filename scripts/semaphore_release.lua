@@ -10,6 +10,8 @@
 -- A change that would take the count beyond 2^53 - 1 either way is undone
 -- and fails with RANGE: replies and comparisons go through Lua numbers,
 -- which are exact only that far.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -17,10 +19,14 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
-local value
+local value = redis.call('get', KEYS[1])
+if value and not tonumber(value) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
 if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
@@ -29,7 +35,7 @@ if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
 else
-  value = tonumber(redis.call('get', KEYS[1]) or '0')
+  value = tonumber(value or '0')
 end
 redis.call(ARGV[2], KEYS[2], value)
 return value

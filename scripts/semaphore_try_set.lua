@@ -9,6 +9,8 @@
 -- when the count was deleted in between: the record is read first, and
 -- Delete does not remove it. Reply 1: set (by this call);
 -- 0: a count already existed, nothing changed.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:set, the nonce of the call that set the count
@@ -17,12 +19,17 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
   return 1
 end
-if redis.call('exists', KEYS[1]) == 1 then
+local value = redis.call('get', KEYS[1])
+if value then
+  if not tonumber(value) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
   return 0
 end
 redis.call('set', KEYS[1], ARGV[1])
