@@ -293,7 +293,7 @@ func (c *Client) recordKey(prefix, key string) string {
 
 // trySet sets a semaphore's or latch's count when none is set
 // (TrySetPermits, TrySetCount) through set, which is given the record key
-// (prefix, one per name, so Delete removes it), a nonce unique to this call
+// (prefix, one per name; Delete leaves it to expire), a nonce unique to this call
 // and the publish command. The call leaves the nonce in the record, so it is
 // made again as a recorded call is (callRecorded): a repeat of a call that
 // set the count answers true instead of finding the count its own first
