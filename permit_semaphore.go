@@ -189,7 +189,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		if err != nil || res.Status == 1 {
 			return err == nil, 0, err
 		}
-		// Nobody announces a lease running out: wake when the soonest ends.
+		// Nobody announces a lease running out: wake when the soonest ends
+		// (at once while expired permits remain beyond the 1000 a call
+		// reclaims: res.Value is 0).
 		next := notifyFallback
 		if res.Value >= 0 {
 			next = min(next, time.Duration(res.Value+1)*time.Millisecond)

@@ -330,3 +330,37 @@ func TestPermitSemaphoreAvailableReplyLost(t *testing.T) {
 		t.Fatalf("count = %d, want 2 (the expired permit returned once)", c)
 	}
 }
+
+// An acquisition reclaims at most 1000 expired permits per call; with more
+// still expired, the waiter calls again at once instead of sleeping its
+// fallback: the lease end it was told was already past.
+func TestPermitSemaphoreManyExpired(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := mustPermits(t, c, "many-expired")
+	// A deficit of 2000 (AddPermits(-n)) and 2500 permits whose leases ended
+	// long ago: the first two calls' 1000 each (one before the waiter
+	// subscribes, one after) leave the count at 0.
+	if err := node.Do(t, "SET", s.Key(), "-2000").Error(); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"ZADD", s.timeouts}
+	for i := range 2500 {
+		args = append(args, "1", strconv.Itoa(i))
+	}
+	if err := node.Do(t, args...).Error(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := s.Acquire(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Fatalf("Acquire with 2500 expired permits took %s; want a prompt second attempt", took)
+	}
+	if st, err := s.State(ctx); err != nil || st.Available != 499 || st.Held != 1 {
+		t.Fatalf("state afterwards: %+v, %v; want 499 available, 1 held", st, err)
+	}
+}

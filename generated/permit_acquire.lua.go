@@ -22,7 +22,9 @@ const permitAcquireSource = `#!lua
 -- An acquisition of unknown outcome is undone through its record
 -- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
--- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+-- {0, next}: none free, next = ms until the soonest lease ends (0: some have
+-- ended already, beyond the 1000 a call reclaims: call again at once; -1:
+-- none will).
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -66,13 +68,13 @@ if value >= 1 then
 end
 local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
 if first[2] ~= nil and tonumber(first[2]) < never then
-  return {0, tonumber(first[2]) - now}
+  return {0, math.max(0, tonumber(first[2]) - now)}
 end
 return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "3786dfb49811ce2a3c7dd72c7f9c439ef663079f"
+const permitAcquireSHA1 = "533c14d4e94048ad36fdcbbc2061c88d6f1a8db1"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -92,7 +94,9 @@ type PermitAcquireResult struct {
 // An acquisition of unknown outcome is undone through its record
 // (PermitUndo): an attempt that reaches the server after that takes nothing.
 // Reply {1, expires}: taken, expires = lease end (server unix ms);
-// {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+// {0, next}: none free, next = ms until the soonest lease ends (0: some have
+// ended already, beyond the 1000 a call reclaims: call again at once; -1:
+// none will).
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 //

@@ -9,7 +9,9 @@
 -- An acquisition of unknown outcome is undone through its record
 -- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
--- {0, next}: none free, next = ms until the soonest lease ends (-1: none will).
+-- {0, next}: none free, next = ms until the soonest lease ends (0: some have
+-- ended already, beyond the 1000 a call reclaims: call again at once; -1:
+-- none will).
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -53,6 +55,6 @@ if value >= 1 then
 end
 local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
 if first[2] ~= nil and tonumber(first[2]) < never then
-  return {0, tonumber(first[2]) - now}
+  return {0, math.max(0, tonumber(first[2]) - now)}
 end
 return {0, -1}
