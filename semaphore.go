@@ -151,9 +151,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		// whose reply is lost is undone through it, exactly once, and cannot
 		// take permits if it reaches the server after its undo.
 		latch := s.latch()
+		sent := time.Now()
 		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, s.c.recordTTL)
 		if err != nil && unknownOutcome(err) {
-			s.undoLater(latch)
+			s.undoLater(latch, n, sent)
 		}
 		if err == nil && res.Ok == 1 {
 			taken = latch
@@ -174,12 +175,13 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 
 // undo gives back at once, bounded by the release timeout, the permits the
 // attempt recorded under latch may have taken.
-func (s *Semaphore) undo(latch string) {
+func (s *Semaphore) undo(latch string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
-	_, _ = callAgain(ctx, func() (int64, error) {
+	_, err := callAgain(ctx, func() (int64, error) {
 		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, s.c.publishCommand())
 	})
+	return err
 }
 
 // recordTTL is how long the record of a Semaphore or latch call lives: an
@@ -189,23 +191,40 @@ func (s *Semaphore) undo(latch string) {
 // a repeat finds it.
 const recordTTL = time.Minute
 
-// undoLater gives back, in the background, the permits an attempt of unknown
-// outcome may have taken, retrying while its latch lives (and once more
-// when Close stops it: undoUntil).
-func (s *Semaphore) undoLater(latch string) {
+// undoLater gives back, in the background, the n permits an attempt of
+// unknown outcome sent at sent may have taken, retrying while its latch
+// lives (and once more when Close stops it: undoUntil). Permits have no
+// lease: an undo that never got through (Redis unreachable all that time)
+// leaves them taken for good, and one that found no record after sent +
+// recordTTL cannot tell an attempt that took nothing from a record that
+// expired; the log tells of both.
+func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	c := s.c
 	until := time.Now().Add(c.recordTTL)
 	started := c.background(func() {
-		c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
-			_, err := generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, c.recordTTL, c.publishCommand())
+		var given int64
+		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
+			var err error
+			given, err = generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, c.recordTTL, c.publishCommand())
 			return err
-		})
+		}) || (given == 0 && time.Since(sent) >= c.recordTTL) {
+			s.undoFailed(n)
+		}
 	})
 	if !started {
 		// Close began and runs no more background work, but waits for this
 		// acquisition: undo here.
-		s.undo(latch)
+		if s.undo(latch) != nil {
+			s.undoFailed(n)
+		}
 	}
+}
+
+// undoFailed logs that the n permits an attempt of unknown outcome may have
+// taken could not be given back while its record lived.
+func (s *Semaphore) undoFailed(n int64) {
+	s.c.log.Warn("semaphore permits may be lost: an acquisition whose reply was lost could not be undone while its record lived (Redis unreachable); if it took them, give them back with AddPermits",
+		"semaphore", s.name, "key", s.key, "permits", n)
 }
 
 // Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs

@@ -3,6 +3,8 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,5 +213,50 @@ func TestGiveBackAfterClose(t *testing.T) {
 	// Taking still fails.
 	if err := sa.TryAcquire(ctx, 1, 0); !errors.Is(err, ErrClosed) {
 		t.Errorf("TryAcquire after Close: %v, want ErrClosed", err)
+	}
+}
+
+// A Semaphore acquisition whose reply is lost is undone through its record,
+// which lives recordTTL. When Redis stays unreachable for longer, nothing on
+// the server says any more whether the attempt took permits, and those it
+// took cannot be given back: the Client logs a warning naming the semaphore
+// and the permits, so that they can be added back (AddPermits), rather than
+// losing them silently.
+func TestSemaphoreUndoOutlivedByOutage(t *testing.T) {
+	var logs syncBuffer
+	p := newProxied(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	p.c.recordTTL = time.Second
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "outage")
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- s.TryAcquire(ctx, 2, 0) }()
+	if !eventually(3*time.Second, func() bool { return countAt(t, p.node, s.Key()) == 1 }) {
+		p.px.Thaw()
+		t.Fatal("the acquisition did not reach the server")
+	}
+	p.px.Refuse() // the reply is lost, and the undo cannot reach Redis until Thaw
+	if err := <-res; err == nil {
+		t.Fatal("TryAcquire whose reply was lost succeeded")
+	}
+	time.Sleep(p.c.recordTTL + 500*time.Millisecond) // the record has expired
+	p.px.Thaw()
+	if !eventually(3*time.Second, func() bool { return strings.Contains(logs.String(), "permits may be lost") }) {
+		t.Fatalf("no warning about the permits the undo could not give back; log:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "permits=2") {
+		t.Errorf("the warning does not name the permits: %s", logs.String())
+	}
+	if n := countAt(t, p.node, s.Key()); n != 1 {
+		t.Errorf("count after the outage: %d, want 1 (the permits the attempt took stay taken)", n)
 	}
 }
