@@ -750,6 +750,38 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "Lua boolean returned after switching to RESP3",
+			src:  "-- @key k\n-- @return string?\nredis.setresp(3)\nlocal v = redis.call('GET', KEYS[1])\nif not v then return false end\nreturn v\n",
+			want: []string{
+				`scripts/x.lua:5:22: returns a Lua boolean after redis.setresp(3) (line 3): Redis then replies a Lua boolean as a RESP3 boolean (false, not nil; true, not 1), which @return string? does not read: the callers get a *DecodeError; return nil for a nil reply and 1 for true, or switch back with redis.setresp(2) before returning`,
+			},
+		},
+		{
+			name: "Lua booleans in a returned table after switching to RESP3",
+			src:  "-- @key k\n-- @return {a int64, b string?}\nredis.setresp(3)\nlocal n = redis.call('INCR', KEYS[1])\nreturn {n, n > 5}\n",
+			want: []string{
+				`scripts/x.lua:5:8: returns an array with a Lua boolean at [1] after redis.setresp(3) (line 3): Redis then replies a Lua boolean as a RESP3 boolean (false, not nil; true, not 1), which @return {a int64, b string?} does not read there: the callers get a *DecodeError; switch back with redis.setresp(2) before returning, or put 1 and 0 in the table`,
+			},
+		},
+		{
+			name: "replies of another shape in RESP3 returned",
+			src: "-- @key k\n-- @return []string\nredis.setresp(3)\nif #KEYS > 5 then return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES') end\n" +
+				"if #KEYS > 4 then return redis.call('HMGET', KEYS[1], 'a', 'b') end\nlocal p = redis.call('ZPOPMIN', KEYS[1])\nif #KEYS > 3 then return p end\nreturn redis.call('HGETALL', KEYS[1])\n",
+			want: []string{
+				`scripts/x.lua:4:26: returns the reply of ZRANGE, called after redis.setresp(3) (line 3): it is then an array of doubles or of arrays (scores as doubles, pairs in arrays of two), not a flat array of strings, which @return []string does not read (the callers get a *DecodeError, or values are lost); call ZRANGE before redis.setresp(3), or build the reply in the script`,
+				`scripts/x.lua:5:26: returns the reply of HMGET, called after redis.setresp(3) (line 3): it is then an array that ends at its first missing element (RESP3 hands a missing value to Lua as nil, not false, and Lua ends an array at its first nil), which @return []string does not read (the callers get a *DecodeError, or values are lost); call HMGET before redis.setresp(3), or build the reply in the script`,
+				`scripts/x.lua:7:26: returns p, assigned at line 6: the reply of ZPOPMIN, called after redis.setresp(3) (line 3): it is then an array of doubles or of arrays (scores as doubles, pairs in arrays of two), not a flat array of strings, which @return []string does not read (the callers get a *DecodeError, or values are lost); call ZPOPMIN before redis.setresp(3), or build the reply in the script`,
+				`scripts/x.lua:8:8: returns the reply of HGETALL, called after redis.setresp(3) (line 3): it is then a map, not a flat array of field-value pairs, which @return []string does not read (the callers get a *DecodeError, or values are lost); call HGETALL before redis.setresp(3), or build the reply in the script`,
+			},
+		},
+		{
+			name: "double in RESP3 returned as a string",
+			src:  "-- @key k\n-- @return string?\nredis.setresp(3)\nreturn redis.call('ZSCORE', KEYS[1], 'm')\n",
+			want: []string{
+				`scripts/x.lua:4:8: returns the reply of ZSCORE, called after redis.setresp(3) (line 3): it is then a double, not a string, which @return string? does not read (the callers get a *DecodeError, or values are lost); call ZSCORE before redis.setresp(3), or build the reply in the script`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -805,6 +837,10 @@ func TestCheckAccepts(t *testing.T) {
 			"if ARGV[1] == '1' and ARGV[2] ~= '-5' and ARGV[3] == 'true' and redis.call('GET', KEYS[1]) == false and redis.call('HGET', KEYS[1], 'f') ~= false then return 1 end\nreturn 0\n"},
 		{"fields of replies that have them", "-- @key k\n-- @return string\nlocal h = redis.call('HGETALL', KEYS[1])\nlocal first = h[1]\n" +
 			"if redis.call('SET', KEYS[1], 'v').ok == 'OK' and redis.pcall('GET', KEYS[1]).err == nil then return redis.call('TYPE', KEYS[1]).ok end\nreturn first or ''\n"},
+		{"replies and booleans the decoders read after switching to RESP3", "-- @key k\n-- @return bool\nredis.setresp(3)\nif #KEYS > 5 then return redis.call('EXISTS', KEYS[1]) == 1 end\nreturn false\n"},
+		{"RESP3 shapes the decoders read", "-- @key k\n-- @return map[string]string\nredis.setresp(3)\nif #KEYS > 5 then return redis.call('HGETALL', KEYS[1]) end\nreturn redis.call('ZRANGE', KEYS[1], 0, -1)\n"},
+		{"RESP3 double as float64, RESP2 booleans after switching back", "-- @key k\n-- @return float64?\nredis.setresp(3)\nlocal s = redis.call('ZSCORE', KEYS[1], 'm')\nif #KEYS > 5 then return s end\nredis.setresp(2)\nif not s then return false end\nreturn redis.call('HGET', KEYS[1], 'f')\n"},
+		{"reply called before switching to RESP3", "-- @key k\n-- @return []string\nlocal r = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')\nredis.setresp(3)\nredis.call('HGETALL', KEYS[1])\nreturn r\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
 		{"options", "-- @key k\n-- @key dst\n-- @arg opt string\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'px', 100, 'nx', 'GET')\n" +
 			"redis.call('SET', KEYS[1], 'v', ARGV[1], 'ANYTHING')\nredis.call('SCAN', 0, 'MATCH', 'COUNT', 'COUNT', 10)\n" +

@@ -79,6 +79,18 @@ func (k replyKind) String() string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
+// resp3Shape says how a command's reply differs when the script switched to
+// RESP3 with redis.setresp(3): Redis then hands it to Lua, and from a return
+// to the caller, in its RESP3 shape.
+type resp3Shape uint8
+
+const (
+	resp3Map       resp3Shape = 1 << iota // a map, not a flat array (HGETALL)
+	resp3Double                           // a double, not a string (ZSCORE)
+	resp3Elems                            // an array of doubles or of arrays, not a flat one of strings (ZPOPMIN, ZMSCORE)
+	resp3ElemsWith                        // that too, with an option (ZRANGE ... WITHSCORES)
+)
+
 // keySpec is one key specification of a command (Redis 7 key specs): where
 // the search for keys begins and how keys are found from there. Positions
 // count the command name as 0, as COMMAND INFO does.

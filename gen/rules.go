@@ -221,6 +221,12 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			}
 		}
 	}
+	if r.haveReturn && pf.SetResp {
+		resp3 := resp3Line(pf.RedisLibCalls)
+		for _, ret := range pf.Returns {
+			checkResp3Return(ret, pf.Calls, r.ret, resp3, at)
+		}
+	}
 	if r.haveReturn && !pf.SetResp {
 		for _, ret := range pf.Returns {
 			checkReturnFraction(ret, r.ret, warn)

@@ -218,6 +218,10 @@ type Return struct {
 	// when a command replies nil (tonumber of its reply, not tested):
 	// Redis ends an array at its first nil.
 	NilElems []NilElem
+	// Boolean is set on a Lua boolean: true, false, a comparison or not.
+	// Redis replies it as 1 or nil, or, after redis.setresp(3), as a RESP3
+	// boolean.
+	Boolean bool
 	// Fraction says what a returned number is when it may have a fraction
 	// ("a division", "a product with 0.9"), which Redis truncates toward
 	// zero in its integer reply; empty otherwise.

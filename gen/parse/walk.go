@@ -1612,6 +1612,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		return
 	}
 	r.Kind, r.Text = valueKind(s.Exprs[0])
+	r.Boolean = isBoolean(s.Exprs[0])
 	r.Fraction = fractionOf(s.Exprs[0])
 	switch x := s.Exprs[0].(type) {
 	case *ast.TableExpr:
@@ -1640,7 +1641,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 					r.NilElems = append(r.NilElems, NilElem{Index: r.Len, Text: what, Command: strings.ToUpper(ns.command)})
 				}
 				k, text := valueKind(f.Value)
-				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text, Fraction: w.fractionIn(f.Value)})
+				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)})
 				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c)) {
 					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber gives one value
 				}
@@ -1900,8 +1901,19 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 		return r
 	}
 	r.Kind, r.Text = valueKind(e)
+	r.Boolean = isBoolean(e)
 	r.Fraction = fractionOf(e)
 	return r
+}
+
+// isBoolean reports whether e is a Lua boolean: true, false, a comparison or
+// not.
+func isBoolean(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.TrueExpr, *ast.FalseExpr, *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+		return true
+	}
+	return false
 }
 
 // callReply is the reply of redis.call or redis.pcall with a literal command

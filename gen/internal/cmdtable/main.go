@@ -225,7 +225,124 @@ func Build(dir string) ([]byte, error) {
 		}
 		buf.WriteString("}\n")
 	}
+
+	buf.WriteString("\n// resp3Replies are the commands and subcommands whose reply has another shape\n// in RESP3, which a script switches to with redis.setresp(3) (see resp3Shape).\nvar resp3Replies = map[string]resp3Shape{\n")
+	for _, e := range entries {
+		if s := resp3ShapeOf(e.s.ReplySchema); s != "" {
+			fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, s)
+		}
+	}
+	buf.WriteString("}\n")
 	return format.Source(buf.Bytes())
+}
+
+// resp3ShapeOf says how a reply schema's RESP3 shapes differ from its RESP2
+// ones (gen's resp3Shape constants), "" when they do not: a map (an object,
+// a flat array in RESP2), a double (a number, a bulk string in RESP2), or an
+// array whose elements differ (doubles, maps, or pairs in arrays that RESP2
+// flattens), for every non-null alternative (resp3Elems) or some of them
+// (resp3ElemsWith: an option, WITHSCORES, gives that one).
+func resp3ShapeOf(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var parts []string
+	var nonNil, arrays int
+	hasMap, hasDouble := false, false
+	for _, a := range schemaAlts(v) {
+		ts := schemaTypes(a)
+		if slices.Contains(ts, "null") && len(ts) == 1 {
+			continue
+		}
+		nonNil++
+		hasMap = hasMap || slices.Contains(ts, "object")
+		hasDouble = hasDouble || slices.Contains(ts, "number")
+		if slices.Contains(ts, "array") && resp3Differs(a) {
+			arrays++
+		}
+	}
+	if hasMap {
+		parts = append(parts, "resp3Map")
+	}
+	if hasDouble {
+		parts = append(parts, "resp3Double")
+	}
+	switch {
+	case arrays > 0 && arrays == nonNil:
+		parts = append(parts, "resp3Elems")
+	case arrays > 0:
+		parts = append(parts, "resp3ElemsWith")
+	}
+	return strings.Join(parts, "|")
+}
+
+// schemaAlts lists the alternatives (oneOf, anyOf) of schema v, nested ones
+// flattened, and v itself when it has a type or a constant.
+func schemaAlts(v any) []map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []map[string]any
+	for _, alt := range []string{"oneOf", "anyOf"} {
+		if list, ok := m[alt].([]any); ok {
+			for _, x := range list {
+				out = append(out, schemaAlts(x)...)
+			}
+		}
+	}
+	if m["type"] != nil || m["const"] != nil {
+		out = append(out, m)
+	}
+	return out
+}
+
+func schemaTypes(m map[string]any) []string {
+	switch t := m["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// resp3Differs reports whether a value of schema v has another shape in
+// RESP3: a number, an object, or an array the specifications say RESP2
+// flattens, or one holding such values.
+func resp3Differs(v any) bool {
+	for _, a := range schemaAlts(v) {
+		ts := schemaTypes(a)
+		if slices.Contains(ts, "number") || slices.Contains(ts, "object") {
+			return true
+		}
+		if !slices.Contains(ts, "array") {
+			continue
+		}
+		if d, _ := a["description"].(string); strings.Contains(d, "RESP2") {
+			return true
+		}
+		switch items := a["items"].(type) {
+		case []any:
+			for _, x := range items {
+				if resp3Differs(x) {
+					return true
+				}
+			}
+		case map[string]any:
+			if resp3Differs(items) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasFlag(flags []string, f string) bool {

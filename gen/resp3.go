@@ -1,0 +1,118 @@
+package gen
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+)
+
+// resp3Line returns, for a position in the script, the line of the
+// redis.setresp(3) in effect there (0 when none): the last call of
+// redis.setresp above it, read from top to bottom, when that is
+// redis.setresp(3). A call with any other argument (2, or one the checker
+// cannot read) ends it, so nothing is reported that may not hold.
+func resp3Line(calls []parse.RedisLibCall) func(parse.Pos) int {
+	var sets []parse.RedisLibCall
+	for _, c := range calls {
+		if c.Name == "setresp" {
+			sets = append(sets, c)
+		}
+	}
+	before := func(a, b parse.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].Pos, sets[j].Pos) })
+	return func(p parse.Pos) int {
+		line := 0
+		for _, c := range sets {
+			if !before(c.Pos, p) {
+				break
+			}
+			line = 0
+			if c.First.Type == parse.OperandNumber && c.First.Text == "3" {
+				line = c.Pos.Line
+			}
+		}
+		return line
+	}
+}
+
+// resp3Tokens are the options that give a reply of a resp3ElemsWith command
+// its RESP3 shape (pairs in arrays, doubles).
+var resp3Tokens = []string{"WITHSCORES", "WITHVALUES", "WITHSCORE"}
+
+// resp3Reply says what the reply of call c (command name) is in RESP3 where
+// that shape differs from RESP2 and the decoder for t does not read it; ""
+// otherwise. The generated decoders read a RESP3 map as map[string]string
+// and a double as float64.
+func resp3Reply(name string, c *parse.Call, t Type) string {
+	info, ok := lookupCommand(name)
+	if !ok || hasSubcommands[info.name] {
+		return ""
+	}
+	shape := resp3Replies[info.name]
+	switch {
+	case shape&resp3Map != 0 && t.Kind != StringMap:
+		return "a map, not a flat array of field-value pairs"
+	case shape&resp3Double != 0 && t.Kind != Float64 && (info.reply&^replyNil == replyStr || hasToken(c, []string{"INCR"})):
+		return "a double, not a string"
+	case shape&resp3Elems != 0, shape&resp3ElemsWith != 0 && c != nil && hasToken(c, resp3Tokens):
+		return "an array of doubles or of arrays (scores as doubles, pairs in arrays of two), not a flat array of strings"
+	case nilItemReplies[info.name]:
+		return "an array that ends at its first missing element (RESP3 hands a missing value to Lua as nil, not false, and Lua ends an array at its first nil)"
+	}
+	return ""
+}
+
+// checkResp3Return refuses a return, after redis.setresp(3) (at line), of a
+// value whose RESP3 reply the decoder for t does not read: a Lua boolean,
+// which Redis then replies as a RESP3 boolean (false, not nil; true, not 1),
+// and a command reply whose RESP3 shape differs (resp3Reply).
+func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(parse.Pos) int, at func(parse.Pos, string, ...any)) {
+	vals := []parse.Return{ret}
+	if ret.Kind == parse.ReturnOneOf {
+		vals = ret.Alts
+	}
+	for _, v := range vals {
+		about := func(what string) string {
+			if v.Local != "" {
+				return fmt.Sprintf("returns %s, assigned at line %d: %s", v.Local, v.From.Line, what)
+			}
+			return "returns " + what
+		}
+		boolOK := func(t Type) bool { return t.Kind == Bool && !t.Nullable }
+		const boolText = "Redis then replies a Lua boolean as a RESP3 boolean (false, not nil; true, not 1)"
+		line := resp3(ret.Pos)
+		switch {
+		case line == 0:
+		case v.Boolean && !boolOK(t):
+			at(ret.Pos, "%s after redis.setresp(3) (line %d): %s, which @return %s does not read: the callers get a *DecodeError; return nil for a nil reply and 1 for true, or switch back with redis.setresp(2) before returning",
+				about("a Lua boolean"), line, boolText, t.String())
+			return
+		case v.Kind == parse.ReturnArray:
+			for i, el := range v.Elems {
+				if !el.Boolean {
+					continue
+				}
+				if t.Kind == Record && i < len(t.Fields) && boolOK(t.Fields[i].Type) {
+					continue
+				}
+				at(ret.Pos, "%s after redis.setresp(3) (line %d): %s, which @return %s does not read there: the callers get a *DecodeError; switch back with redis.setresp(2) before returning, or put 1 and 0 in the table",
+					about(fmt.Sprintf("an array with a Lua boolean at [%d]", i)), line, boolText, t.String())
+				return
+			}
+		}
+		if v.Kind != parse.ReturnCall || v.Call < 0 || v.Call >= len(calls) {
+			continue
+		}
+		// The reply has the shape of the protocol in effect at the call.
+		c := &calls[v.Call]
+		if line := resp3(c.Pos); line > 0 {
+			if what := resp3Reply(v.Command, c, t); what != "" {
+				at(ret.Pos, "%s, called after redis.setresp(3) (line %d): it is then %s, which @return %s does not read (the callers get a *DecodeError, or values are lost); call %s before redis.setresp(3), or build the reply in the script",
+					about("the reply of "+strings.ToUpper(v.Command)), line, what, t.String(), strings.ToUpper(v.Command))
+				return
+			}
+		}
+	}
+}
