@@ -782,6 +782,38 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "pop with a count returned as one value",
+			src:  "-- @key k\n-- @return string?\nif #KEYS > 5 then return redis.call('LPOP', KEYS[1], 5) end\nlocal v = redis.call('SRANDMEMBER', KEYS[1], 1)\nreturn v\n",
+			want: []string{
+				`scripts/x.lua:3:26: LPOP with a count replies an array or nil, but @return string? needs a string reply: Redis replies a list when the call gives a count; drop the count for one value, or declare @return []string?`,
+				`scripts/x.lua:5:8: returns v, assigned at line 4: SRANDMEMBER with a count replies an array, but @return string? needs a string reply: Redis replies a list when the call gives a count; drop the count for one value, or declare @return []string`,
+			},
+		},
+		{
+			name: "pop without a count returned as a list",
+			src:  "-- @key k\n-- @return []string\nif #KEYS > 5 then return redis.call('RPOP', KEYS[1]) end\nreturn redis.call('SPOP', KEYS[1])\n",
+			want: []string{
+				`scripts/x.lua:3:26: RPOP without a count replies a string or nil, but @return []string needs an array reply: Redis replies one value when the call gives no count; pass a count (RPOP key 1) for a list, or declare @return string?`,
+				`scripts/x.lua:4:8: SPOP without a count replies a string or nil, but @return []string needs an array reply: Redis replies one value when the call gives no count; pass a count (SPOP key 1) for a list, or declare @return string?`,
+			},
+		},
+		{
+			name: "list of values returned as pairs",
+			src:  "-- @key k\n-- @arg n int64\n-- @return map[string]string\nif #KEYS > 5 then return redis.call('ZRANGE', KEYS[1], 0, -1) end\nreturn redis.call('HRANDFIELD', KEYS[1], ARGV[1])\n",
+			want: []string{
+				`scripts/x.lua:4:26: ZRANGE without WITHSCORES replies a list of values, not pairs, but @return map[string]string reads field-value pairs: the callers get a *DecodeError for an odd number of values, and pair the values among themselves otherwise; add WITHSCORES to the call, or declare @return []string`,
+				`scripts/x.lua:5:8: HRANDFIELD without WITHVALUES replies a list of values, not pairs, but @return map[string]string reads field-value pairs: the callers get a *DecodeError for an odd number of values, and pair the values among themselves otherwise; add WITHVALUES to the call, or declare @return []string`,
+			},
+		},
+		{
+			name: "count that gives more values than the record has fields",
+			src:  "-- @key k\n-- @return {member string?, score string?}\nif #KEYS > 5 then return redis.call('ZPOPMIN', KEYS[1], 2) end\nreturn redis.call('HRANDFIELD', KEYS[1], -3)\n",
+			want: []string{
+				`scripts/x.lua:3:26: ZPOPMIN with the count 2 replies up to 4 values (2 pairs), but @return {member string?, score string?} has 2 fields: the callers get a *DecodeError whenever more values come; lower the count, or return a list (@return []string)`,
+				`scripts/x.lua:4:8: HRANDFIELD with the count -3 replies up to 3 values, but @return {member string?, score string?} has 2 fields: the callers get a *DecodeError whenever more values come; lower the count, or return a list (@return []string)`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -841,6 +873,13 @@ func TestCheckAccepts(t *testing.T) {
 		{"RESP3 shapes the decoders read", "-- @key k\n-- @return map[string]string\nredis.setresp(3)\nif #KEYS > 5 then return redis.call('HGETALL', KEYS[1]) end\nreturn redis.call('ZRANGE', KEYS[1], 0, -1)\n"},
 		{"RESP3 double as float64, RESP2 booleans after switching back", "-- @key k\n-- @return float64?\nredis.setresp(3)\nlocal s = redis.call('ZSCORE', KEYS[1], 'm')\nif #KEYS > 5 then return s end\nredis.setresp(2)\nif not s then return false end\nreturn redis.call('HGET', KEYS[1], 'f')\n"},
 		{"reply called before switching to RESP3", "-- @key k\n-- @return []string\nlocal r = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')\nredis.setresp(3)\nredis.call('HGETALL', KEYS[1])\nreturn r\n"},
+		{"replies whose count or option fits @return", "-- @key k\n-- @arg n int64\n-- @arg opt string\n-- @return []string?\nif #KEYS > 5 then return redis.call('LPOP', KEYS[1], ARGV[1]) end\n" +
+			"if #KEYS > 4 then return redis.call('LPOP', KEYS[1], unpack(ARGV)) end\nif #KEYS > 3 then return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES') end\nreturn redis.call('SPOP', KEYS[1], 2)\n"},
+		{"one value, pairs and records that fit", "-- @key k\n-- @return {member string?, score string?}\nif #KEYS > 5 then return redis.call('ZPOPMIN', KEYS[1]) end\n" +
+			"if #KEYS > 4 then return redis.call('HRANDFIELD', KEYS[1], 1, 'WITHVALUES') end\nreturn redis.call('SPOP', KEYS[1], 2)\n"},
+		{"pairs from options", "-- @key k\n-- @arg n int64\n-- @arg opt string\n-- @return map[string]string\nif #KEYS > 5 then return redis.call('ZRANGE', KEYS[1], 0, -1, ARGV[2]) end\n" +
+			"if #KEYS > 4 then return redis.call('HRANDFIELD', KEYS[1], ARGV[1], 'withvalues') end\nreturn redis.call('ZPOPMAX', KEYS[1], ARGV[1])\n"},
+		{"one value without a count", "-- @key k\n-- @return string?\nif #KEYS > 5 then return redis.call('ZRANDMEMBER', KEYS[1]) end\nreturn redis.call('RPOP', KEYS[1])\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
 		{"options", "-- @key k\n-- @key dst\n-- @arg opt string\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'px', 100, 'nx', 'GET')\n" +
 			"redis.call('SET', KEYS[1], 'v', ARGV[1], 'ANYTHING')\nredis.call('SCAN', 0, 'MATCH', 'COUNT', 'COUNT', 10)\n" +

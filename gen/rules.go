@@ -747,8 +747,17 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 			hint = ": Lua numbers reach the caller as integers; return tostring(...)"
 		case got == replyNil && t.Kind != None:
 			hint = fmt.Sprintf(": declare @return %s? for a nullable reply", t.String())
+		case ret.Kind == parse.ReturnCall && call != nil && shapeOfCall(strings.ToUpper(ret.Command), call).known:
+			if got&replyArr != 0 {
+				hint = fmt.Sprintf(": Redis replies a list when the call gives a count; drop the count for one value, or declare @return []string%s", map[bool]string{true: "?"}[got&replyNil != 0])
+			} else {
+				hint = fmt.Sprintf(": Redis replies one value when the call gives no count; pass a count (%s key 1) for a list, or declare @return string?", strings.ToUpper(ret.Command))
+			}
 		}
 		at(ret.Pos, "%s, but @return %s needs %s%s", subject, t.String(), wantText(t), hint)
+		return
+	}
+	if ret.Kind == parse.ReturnCall && checkOptionReply(ret, call, t, about, at) {
 		return
 	}
 	if ret.Kind == parse.ReturnCall && got&replyArr != 0 {
@@ -885,7 +894,11 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		if tokens, ok := nilOnlyWith[info.name]; ok && got&replyNil != 0 && !hasToken(call, tokens) {
 			got &^= replyNil
 		}
-		what = info.name + " replies " + got.String()
+		note := ""
+		if s := shapeOfCall(info.name, call); s.known {
+			got, note = s.kind, s.note
+		}
+		what = info.name + note + " replies " + got.String()
 		if r.NotNil {
 			// A local tested for nil before: if not v then return ... end.
 			got &^= replyNil

@@ -1,0 +1,108 @@
+package gen
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestOptionRepliesAgreeWithServer runs each command of optionReplies from
+// a script, on a key that holds values and on a missing one, with and
+// without its count and its pairs option, and checks the reply against
+// shapeOfCall: its shapes (a string or nil without a count, an array with
+// one), its length within the most values it says, and pairs.
+func TestOptionRepliesAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	setup := [][]string{
+		{"RPUSH", "l", "a", "b", "c", "d", "e"}, {"SADD", "s", "a", "b", "c", "d", "e"},
+		{"HSET", "h", "a", "1", "b", "2", "c", "3"}, {"ZADD", "z", "1", "a", "2", "b", "3", "c"},
+	}
+	keyOf := map[string]string{"LPOP": "l", "RPOP": "l", "SPOP": "s", "SRANDMEMBER": "s", "HRANDFIELD": "h"}
+	shapeOf := func(m *rueidis.RedisMessage) replyKind {
+		switch {
+		case m.IsNil():
+			return replyNil
+		case m.IsString():
+			return replyStr
+		case m.IsInt64():
+			return replyInt
+		case m.IsArray():
+			return replyArr
+		}
+		return replyUnknown
+	}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range optionReplies {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		o := optionReplies[name]
+		key := keyOf[name]
+		if key == "" {
+			key = "z"
+		}
+		var calls [][]string
+		fixed := map[string][]string{"ZRANGE": {"0", "-1"}, "ZREVRANGE": {"0", "-1"}, "ZRANGEBYSCORE": {"-inf", "+inf"}, "ZREVRANGEBYSCORE": {"+inf", "-inf"}}
+		for _, k := range []string{key, "missing"} {
+			switch {
+			case strings.HasPrefix(name, "ZUNION") || strings.HasPrefix(name, "ZINTER") || strings.HasPrefix(name, "ZDIFF"):
+				calls = append(calls, []string{name, "1", k}, []string{name, "1", k, o.pairs})
+			case o.count == 0:
+				calls = append(calls, append([]string{name, k}, fixed[name]...), append(append([]string{name, k}, fixed[name]...), o.pairs))
+			default:
+				calls = append(calls, []string{name, k}, []string{name, k, "2"}, []string{name, k, "1"})
+				if o.pairs != "" {
+					calls = append(calls, []string{name, k, "2", o.pairs}, []string{name, k, "-3", strings.ToLower(o.pairs)})
+				}
+			}
+		}
+		for _, words := range calls {
+			if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range setup {
+				if err := rc.Do(ctx, rc.B().Arbitrary(s[0]).Args(s[1:]...).Build()).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, err := rc.Do(ctx, rc.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(0).Arg(words...).Build()).ToMessage()
+			if err != nil && !rueidis.IsRedisNil(err) {
+				t.Errorf("%v: %v", words, err)
+				continue
+			}
+			call := parse.Call{Command: words[0]}
+			for _, w := range words[1:] {
+				call.Args = append(call.Args, parse.Arg{Literal: &w, Exact: true})
+			}
+			s := shapeOfCall(name, &call)
+			want := s.kind
+			if !s.known {
+				want = replyArr // the commands without a count always reply a list
+			}
+			if got := shapeOf(&m); got&want == 0 {
+				t.Errorf("%v replied %s, but shapeOfCall says %s", words, got, want)
+				continue
+			}
+			vals, _ := m.ToArray()
+			if s.max > 0 && len(vals) > s.max {
+				t.Errorf("%v replied %d values, but shapeOfCall says at most %d", words, len(vals), s.max)
+			}
+			if m.IsArray() && s.pairsKnown && s.pairs != (strings.EqualFold(words[len(words)-1], o.pairs) || o.always) {
+				t.Errorf("%v: shapeOfCall says pairs %v", words, s.pairs)
+			}
+			if m.IsArray() && s.pairs && len(vals)%2 != 0 {
+				t.Errorf("%v replied %d values, not pairs", words, len(vals))
+			}
+		}
+	}
+}
