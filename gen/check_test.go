@@ -814,6 +814,19 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "integer literals out of the range Redis takes",
+			src: "-- @key k\n-- @return none\nredis.call('SET', KEYS[1], 'v')\nredis.call('LPOP', KEYS[1], -1)\nredis.call('ZPOPMIN', KEYS[1], '-2')\nredis.call('SETRANGE', KEYS[1], -1, 'x')\n" +
+				"redis.call('SCAN', 0, 'count', 0)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', 0, 'MAXLEN', -5)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:29: LPOP reads a count of 0 or more there, and the call passes -1: Redis refuses it at run time ("ERR value is out of range, must be positive"), after the script's earlier writes; pass 0 or more`,
+				`scripts/x.lua:5:32: ZPOPMIN reads a count of 0 or more there, and the call passes -2: Redis refuses it at run time ("ERR value is out of range, must be positive"), after the script's earlier writes; pass 0 or more (ZPOPMAX pops from the other end)`,
+				`scripts/x.lua:6:33: SETRANGE reads an offset of 0 or more there, and the call passes -1: Redis refuses it at run time ("ERR offset is out of range"), after the script's earlier writes; pass an offset of 0 or more, counted from the start of the string`,
+				`scripts/x.lua:7:32: SCAN COUNT reads a count of 1 or more there, and the call passes 0: Redis refuses it at run time ("ERR syntax error"), after the script's earlier writes; pass 1 or more`,
+				`scripts/x.lua:8:42: LPOS RANK reads a rank there that is not 0, and the call passes 0: Redis refuses it at run time ("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"), after the script's earlier writes; pass 1 for the first match, -1 for the last`,
+				`scripts/x.lua:8:55: LPOS MAXLEN reads a maximum length of 0 or more there, and the call passes -5: Redis refuses it at run time ("ERR MAXLEN can't be negative"), after the script's earlier writes; pass 0 (the whole list) or more`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -880,6 +893,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"pairs from options", "-- @key k\n-- @arg n int64\n-- @arg opt string\n-- @return map[string]string\nif #KEYS > 5 then return redis.call('ZRANGE', KEYS[1], 0, -1, ARGV[2]) end\n" +
 			"if #KEYS > 4 then return redis.call('HRANDFIELD', KEYS[1], ARGV[1], 'withvalues') end\nreturn redis.call('ZPOPMAX', KEYS[1], ARGV[1])\n"},
 		{"one value without a count", "-- @key k\n-- @return string?\nif #KEYS > 5 then return redis.call('ZRANDMEMBER', KEYS[1]) end\nreturn redis.call('RPOP', KEYS[1])\n"},
+		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
+			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},
 		{"options", "-- @key k\n-- @key dst\n-- @arg opt string\n-- @return none\nredis.call('SET', KEYS[1], 'v', 'px', 100, 'nx', 'GET')\n" +
 			"redis.call('SET', KEYS[1], 'v', ARGV[1], 'ANYTHING')\nredis.call('SCAN', 0, 'MATCH', 'COUNT', 'COUNT', 10)\n" +

@@ -1,0 +1,87 @@
+package gen
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+)
+
+// rangeArg is an integer argument Redis refuses out of a range, though the
+// specifications only type it as an integer: at a position (1-based, after
+// the command name) or after a keyword, its least value (min) or, with
+// nonZero, any value but 0; refusal is Redis's error message.
+type rangeArg struct {
+	pos     int
+	keyword string
+	from    int    // the words (after the name) before the keywords
+	what    string // what it is, for messages
+	min     int64
+	nonZero bool
+	refusal string
+	fix     string
+}
+
+// rangeArgs are the integer arguments Redis refuses out of a range, by
+// command. A test runs each just out of its range, and at its bound, on
+// the server.
+var rangeArgs = map[string][]rangeArg{
+	"LPOP":     {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more"}},
+	"RPOP":     {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more"}},
+	"SPOP":     {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more (SRANDMEMBER takes a negative count, and pops nothing)"}},
+	"ZPOPMIN":  {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more (ZPOPMAX pops from the other end)"}},
+	"ZPOPMAX":  {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more (ZPOPMIN pops from the other end)"}},
+	"SETRANGE": {{pos: 2, what: "an offset", refusal: "ERR offset is out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
+	"SETBIT":   {{pos: 2, what: "a bit offset", refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
+	"GETBIT":   {{pos: 2, what: "a bit offset", refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
+	"SCAN":     {{keyword: "COUNT", from: 1, what: "a count", min: 1, refusal: "ERR syntax error", fix: "pass 1 or more"}},
+	"LPOS": {
+		{keyword: "RANK", from: 2, what: "a rank", nonZero: true, refusal: "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list", fix: "pass 1 for the first match, -1 for the last"},
+		{keyword: "COUNT", from: 2, what: "a count", refusal: "ERR COUNT can't be negative", fix: "pass 0 (every match) or more"},
+		{keyword: "MAXLEN", from: 2, what: "a maximum length", refusal: "ERR MAXLEN can't be negative", fix: "pass 0 (the whole list) or more"},
+	},
+}
+
+// checkRanges refuses a literal integer argument Redis refuses out of its
+// range (rangeArgs): the call fails at run time, after the script's earlier
+// writes.
+func checkRanges(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	for _, r := range rangeArgs[name] {
+		var a *parse.Arg
+		switch {
+		case r.pos > 0 && r.pos <= len(c.Args) && !(r.pos == len(c.Args) && c.Args[r.pos-1].Expands):
+			a = &c.Args[r.pos-1]
+		case r.keyword != "":
+			for i := r.from; i+1 < len(c.Args); i++ {
+				if !c.Args[i].Exact {
+					break // an argument the checker cannot read may be a value or a keyword
+				}
+				if strings.EqualFold(*c.Args[i].Literal, r.keyword) {
+					a = &c.Args[i+1]
+					break
+				}
+			}
+		}
+		if a == nil || !a.Exact {
+			continue
+		}
+		v, err := strconv.ParseInt(*a.Literal, 10, 64)
+		if err != nil {
+			continue // no integer: checked with the numbers
+		}
+		where := name
+		if r.keyword != "" {
+			where += " " + r.keyword
+		}
+		switch {
+		case r.nonZero && v == 0:
+			at(a.Pos, "%s reads %s there that is not 0, and the call passes 0: Redis refuses it at run time (%q), after the script's earlier writes; %s", where, r.what, r.refusal, r.fix)
+		case !r.nonZero && v < r.min:
+			least := "0 or more"
+			if r.min == 1 {
+				least = "1 or more"
+			}
+			at(a.Pos, "%s reads %s of %s there, and the call passes %s: Redis refuses it at run time (%q), after the script's earlier writes; %s", where, r.what, least, *a.Literal, r.refusal, r.fix)
+		}
+	}
+}
