@@ -6,8 +6,11 @@
 // grpclock) and then run Service.Recharge: claim the order with the lock's
 // fencing token and read it; if it is paid answer "already processed"; else
 // work, then in one transaction mark it paid, where it still carries the
-// token, and credit the account. A holder whose lease ran out while it worked
-// finds a newer token on the order and writes nothing (ErrStaleFence).
+// token, credit the account and record the payment. A holder whose lease ran
+// out while it worked finds a newer token on the order and writes nothing
+// (ErrStaleFence). The payment records the idempotency.RequestID of the
+// request that paid, so a retry of that request whose answer was lost (its
+// process died before the answer was stored) gets that answer again.
 //
 // The database is SQLite (pure Go, embedded) or PostgreSQL (pgx); the schema
 // is created on start. Idempotency-Key is supported on both front ends when an

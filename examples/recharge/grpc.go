@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/scriptlock/scriptlock/examples/recharge/rechargepb"
@@ -16,6 +17,10 @@ import (
 // GRPCServer returns a gRPC server with the Orders service registered,
 // behind the idempotency interceptor (when configured) and the lock
 // interceptor on order:<order_id>. opts are passed to grpc.NewServer.
+//
+// A retry of a call whose process paid the order and died before its answer
+// was stored gets that answer again, with response header
+// "idempotent-replayed: true".
 //
 // Status codes: InvalidArgument for an order_id that is not positive;
 // NotFound for an unknown order; Aborted while the order's lock stays held for
@@ -95,6 +100,10 @@ func (o *ordersServer) Recharge(ctx context.Context, req *rechargepb.RechargeReq
 	if res.Outcome == Credited {
 		out.Outcome = rechargepb.RechargeResponse_CREDITED
 		out.Amount = res.Order.Amount
+	}
+	if res.Replayed {
+		// The first run's answer, rebuilt: marked like the interceptor's replays.
+		_ = grpc.SetHeader(ctx, metadata.Pairs(grpclock.MetadataIdempotentReplayed, "true"))
 	}
 	return out, nil
 }

@@ -21,7 +21,9 @@ type RechargeJSON struct {
 // HTTPHandler returns the Echo front end: POST /orders/:id/recharge, under
 // the Idempotency-Key middleware (when configured) and the lock order:<id>.
 //
-// Answers: 200 with RechargeJSON; 400 for an id that is not a positive
+// Answers: 200 with RechargeJSON (a retry of a request whose process paid
+// the order and died before its answer was stored gets that answer again,
+// with Idempotent-Replayed: true); 400 for an id that is not a positive
 // integer; 404 for an unknown order; 409 while the order's lock stays held
 // for the whole wait (Retry-After), while a request with the same
 // Idempotency-Key runs, or when this request's lock expired and a newer
@@ -70,6 +72,10 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 	out := RechargeJSON{OrderID: id, Outcome: res.Outcome.String(), AccountID: res.Order.AccountID, Fence: res.Fence}
 	if res.Outcome == Credited {
 		out.Amount = res.Order.Amount
+	}
+	if res.Replayed {
+		// The first run's answer, rebuilt: marked like the middleware's replays.
+		c.Response().Header().Set(echolock.HeaderIdempotentReplayed, "true")
 	}
 	return c.JSON(http.StatusOK, out)
 }

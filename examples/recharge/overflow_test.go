@@ -27,11 +27,11 @@ func TestCreditOverflowRefused(t *testing.T) {
 				}
 			}
 			o1, _ := store.Order(ctx, 1)
-			if err := store.Pay(ctx, o1, 10); err != nil {
+			if err := store.Pay(ctx, o1, 10, ""); err != nil {
 				t.Fatalf("first credit: %v", err)
 			}
 			o2, _ := store.Order(ctx, 2)
-			if err := store.Pay(ctx, o2, 20); err == nil {
+			if err := store.Pay(ctx, o2, 20, ""); err == nil {
 				t.Errorf("credit past the largest balance accepted")
 			} else if !errors.Is(err, recharge.ErrBalanceOverflow) {
 				t.Errorf("credit past the largest balance: %v; want ErrBalanceOverflow", err)

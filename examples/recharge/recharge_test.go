@@ -63,6 +63,14 @@ func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpt
 	if err != nil {
 		t.Fatal(err)
 	}
+	url, gc := serve(t, srv)
+	return &env{store: store, svc: svc, url: url, grpc: gc}
+}
+
+// serve runs srv's HTTP and gRPC front ends on loopback ports until the test
+// ends.
+func serve(t *testing.T, srv *recharge.Server) (string, rechargepb.OrdersClient) {
+	t.Helper()
 	hs := httptest.NewServer(srv.HTTPHandler())
 	t.Cleanup(hs.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -80,7 +88,7 @@ func newEnv(t *testing.T, b backend, orders int, work recharge.WorkFunc, lockOpt
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cc.Close() })
-	return &env{store: store, svc: svc, url: hs.URL, grpc: rechargepb.NewOrdersClient(cc)}
+	return hs.URL, rechargepb.NewOrdersClient(cc)
 }
 
 type httpAnswer struct {
@@ -266,13 +274,13 @@ func testStoreFencing(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Pay(ctx, old, 5); !errors.Is(err, recharge.ErrStaleFence) {
+	if err := store.Pay(ctx, old, 5, ""); !errors.Is(err, recharge.ErrStaleFence) {
 		t.Fatalf("pay with the overtaken token: %v; want ErrStaleFence", err)
 	}
 	if b, _, paid, _ := store.Totals(ctx); b != 0 || paid != 0 {
 		t.Fatalf("stale payment wrote: balance %d, %d paid", b, paid)
 	}
-	if err := store.Pay(ctx, newer, 7); err != nil {
+	if err := store.Pay(ctx, newer, 7, ""); err != nil {
 		t.Fatal(err)
 	}
 	if b, _, paid, _ := store.Totals(ctx); b != amount || paid != 1 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/middleware/idempotency"
 )
 
 // Outcome of one recharge call.
@@ -35,6 +36,11 @@ type Result struct {
 	Order   Order
 	Outcome Outcome
 	Fence   int64 // token the write carried; 0 without the lock
+	// Replayed: an earlier run of this same idempotent request (same
+	// idempotency.RequestID) paid the order, and its answer was never stored
+	// (its process died first). Outcome is Credited and Fence that run's
+	// token: the answer it gave. Nothing changed in this call.
+	Replayed bool
 }
 
 // WorkFunc is the processing between reading the order and paying it (in a
@@ -74,7 +80,9 @@ type Service struct {
 	credited, already, stale atomic.Int64
 }
 
-// Counts are the service's outcome counters since it started.
+// Counts are the service's outcome counters since it started. Credited
+// counts the credits made; an answer with Result.Replayed changed nothing and
+// counts as AlreadyProcessed.
 type Counts struct{ Credited, AlreadyProcessed, Stale int64 }
 
 // Counts returns the outcome counters.
@@ -86,12 +94,16 @@ func (s *Service) Counts() Counts {
 // (the middleware's): its fencing token guards the writes.
 //
 //  1. Claim the order with the token (UPDATE ... SET fence = token WHERE
-//     fence < token) and read it. Paid: answer AlreadyProcessed.
+//     fence < token) and read it. Paid: answer AlreadyProcessed, or, when
+//     the payment was made by this same idempotent request
+//     (idempotency.RequestID in ctx) whose answer was lost, that request's
+//     answer again (Credited, its fence, Replayed).
 //  2. Work (confirm the payment).
 //  3. One transaction: mark the order paid where it still carries the token,
-//     and credit the account. A newer holder's claim in between means this
-//     holder's lock expired: ErrStaleFence, nothing written. This step runs
-//     to completion even when ctx ends meanwhile; the token decides.
+//     credit the account and record the payment (token, RequestID). A newer
+//     holder's claim in between means this holder's lock expired:
+//     ErrStaleFence, nothing written. This step runs to completion even when
+//     ctx ends meanwhile; the token decides.
 //
 // With Unsafe there is no lock and no token: read, work, mark paid and
 // credit — the check-then-act that credits an order once per concurrent
@@ -115,8 +127,20 @@ func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
 		s.count(err)
 		return Result{Order: o, Fence: token}, err
 	}
+	request, _ := idempotency.RequestID(ctx)
 	if o.Status == StatusPaid {
 		s.already.Add(1)
+		if request != "" {
+			// A retry of the request that paid, whose answer was lost with
+			// its process: give that answer again, not "already processed".
+			p, ok, err := s.Store.Payment(ctx, orderID)
+			if err != nil {
+				return Result{Order: o, Fence: token}, err
+			}
+			if ok && p.Request == request {
+				return Result{Order: o, Outcome: Credited, Fence: p.Fence, Replayed: true}, nil
+			}
+		}
 		return Result{Order: o, Outcome: AlreadyProcessed, Fence: token}, nil
 	}
 	work := s.Work
@@ -133,7 +157,7 @@ func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
 	// checked by the database, not the context.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
-	if err := s.Store.Pay(wctx, o, token); err != nil {
+	if err := s.Store.Pay(wctx, o, token, request); err != nil {
 		s.count(err)
 		return Result{Order: o, Fence: token}, err
 	}

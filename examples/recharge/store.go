@@ -32,6 +32,18 @@ var (
 	ErrBalanceOverflow = errors.New("recharge: credit would overflow the account balance")
 )
 
+// Payment is one row of payments, written by Pay with the order's status:
+// what the run that paid the order knew when it answered.
+type Payment struct {
+	OrderID int64
+	// Fence is the token the paying write carried (0 without the lock). The
+	// order's own fence moves on with every later claim.
+	Fence int64
+	// Request is the idempotency.RequestID of the request that paid, "" for
+	// a request without an Idempotency-Key.
+	Request string
+}
+
 // Order is one row of orders.
 type Order struct {
 	ID        int64
@@ -63,6 +75,11 @@ CREATE TABLE IF NOT EXISTS orders (
 	amount     BIGINT NOT NULL CHECK (amount > 0),
 	status     TEXT   NOT NULL DEFAULT 'unpaid',
 	fence      BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS payments (
+	order_id BIGINT PRIMARY KEY REFERENCES orders(id),
+	fence    BIGINT NOT NULL,
+	request  TEXT   NOT NULL DEFAULT ''
 )`
 
 // OpenSQLite opens (creating if needed) the SQLite database file at path in
@@ -195,9 +212,15 @@ func (s *Store) Claim(ctx context.Context, id, token int64) (Order, error) {
 // when a newer holder has claimed it since, nothing is written and Pay
 // returns ErrStaleFence.
 //
+// The same transaction records the payment (see Payment): token and
+// request, the idempotency.RequestID of the request paying ("" for none), so
+// that a retry of that request whose first answer was lost can answer the
+// same.
+//
 // token 0 is the unsafe path, with no lock and so no token: the order is
-// marked paid unconditionally (the check-then-act a lock must protect).
-func (s *Store) Pay(ctx context.Context, o Order, token int64) error {
+// marked paid unconditionally (the check-then-act a lock must protect), and
+// only the first payment is recorded.
+func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) error {
 	defer s.lockWrites()()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -241,7 +264,23 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64) error {
 		}
 		return fmt.Errorf("recharge: credit account %d: %d rows updated, want 1", o.AccountID, n)
 	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO payments (order_id, fence, request) VALUES (?, ?, ?) ON CONFLICT (order_id) DO NOTHING`),
+		o.ID, token, request); err != nil {
+		return fmt.Errorf("recharge: record payment of order %d: %w", o.ID, err)
+	}
 	return tx.Commit()
+}
+
+// Payment reads the payment of a paid order. ok is false for an order not
+// paid, or paid before payments were recorded.
+func (s *Store) Payment(ctx context.Context, orderID int64) (p Payment, ok bool, err error) {
+	p.OrderID = orderID
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT fence, request FROM payments WHERE order_id = ?`), orderID).
+		Scan(&p.Fence, &p.Request)
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, false, nil
+	}
+	return p, err == nil, err
 }
 
 // Totals sums the accounts' balances, the amounts of paid orders, and counts

@@ -166,3 +166,38 @@ func TestCompleteRetriedAfterLostConnection(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// RequestID is the same for every run of one request (same scope, key and
+// fingerprint), whichever claim runs it, and differs for any other request;
+// a context not from a claim has none.
+func TestRequestID(t *testing.T) {
+	s, _, _ := claimStore(t, time.Second)
+	ctx := context.Background()
+	id := func(scope, key, fp string) string {
+		t.Helper()
+		r, err := s.Reserve(ctx, scope, key, fp)
+		if err != nil || r.State != Claimed {
+			t.Fatalf("Reserve(%q, %q, %q) = %+v, %v; want Claimed", scope, key, fp, r, err)
+		}
+		defer r.Claim.Release(ctx)
+		hctx, done := r.Claim.Context(ctx)
+		defer done()
+		v, ok := RequestID(context.WithValue(hctx, struct{}{}, 1))
+		if !ok || v == "" {
+			t.Fatalf("no RequestID in the claim's context")
+		}
+		return v
+	}
+	first := id("acct", "k", "fp")
+	if again := id("acct", "k", "fp"); again != first {
+		t.Errorf("retry of the request: RequestID %s, first run %s", again, first)
+	}
+	for _, other := range [][3]string{{"acct2", "k", "fp"}, {"acct", "k2", "fp"}, {"acct", "k", "fp2"}} {
+		if v := id(other[0], other[1], other[2]); v == first {
+			t.Errorf("request %q has the RequestID of another request", other)
+		}
+	}
+	if v, ok := RequestID(ctx); ok {
+		t.Errorf("RequestID of a context without a claim: %q", v)
+	}
+}

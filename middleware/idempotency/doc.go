@@ -30,7 +30,10 @@
 // A running request's claim ends its contexts from Claim.Context with
 // ErrClaimLost when Redis says the claim is gone or no renewal is confirmed
 // before the claim could have expired; the middleware runs the handler under
-// such a context.
+// such a context. The context also carries the request's RequestID, the same
+// for every retry of the request: a handler that records it with its durable
+// effects can tell, after its process died before the response was stored and
+// the claim expired, that a retry is the request that made them.
 //
 // # Failures
 //

@@ -305,7 +305,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	case r.State == 4:
 		return Reservation{State: OverBudget}, nil
 	case r.State == 0:
-		c := &Claim{store: s, key: k, token: token}
+		c := &Claim{store: s, key: k, token: token, id: Fingerprint([]byte(k.record), []byte(fp))}
 		c.start(sent)
 		return Reservation{State: Claimed, Claim: c}, nil
 	case r.Fingerprint == nil || *r.Fingerprint != fp:
@@ -326,6 +326,7 @@ type Claim struct {
 	store *Store
 	key   keys
 	token string
+	id    string // see RequestID
 
 	mu      sync.Mutex
 	stopped bool
@@ -412,9 +413,10 @@ func (c *Claim) Lost() bool {
 // Context returns a context derived from parent that ends with cause
 // ErrClaimLost if the claim is lost, and the function that ends it (call it
 // when the request is done). The middleware runs the handler under it, as
-// the lock middleware runs it under the lock's context.
+// the lock middleware runs it under the lock's context. It carries the
+// request's RequestID.
 func (c *Claim) Context(parent context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(parent)
+	ctx, cancel := context.WithCancelCause(context.WithValue(parent, requestIDKey{}, c.id))
 	c.mu.Lock()
 	lost := c.lost
 	if !lost && !c.stopped {
@@ -425,6 +427,24 @@ func (c *Claim) Context(parent context.Context) (context.Context, context.Cancel
 		cancel(ErrClaimLost)
 	}
 	return ctx, func() { cancel(nil) }
+}
+
+type requestIDKey struct{}
+
+// RequestID returns the identity of the idempotent request that ctx (a
+// context from Claim.Context, or derived from it, such as a handler's under
+// the middleware) runs: a hash of the store's prefix, the scope, the key and
+// the request's fingerprint. It is the same for every retry of the request,
+// across processes, and differs for any other request.
+//
+// A handler records it with the effects that outlive its process (in the
+// same database transaction). If the process dies after them but before the
+// response is stored, the claim expires and the retry runs again; finding its
+// own RequestID on the effects, it can answer as the first run did instead of
+// as a later, different request.
+func RequestID(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(requestIDKey{}).(string)
+	return id, ok
 }
 
 func (c *Claim) stop() {
