@@ -100,7 +100,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.inflight.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, func() { c.shardedOff.Store(true) })
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
-	c.wd.obs = cfg.observer
+	c.wd.obs, c.wd.log = cfg.observer, c.log
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

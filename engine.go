@@ -654,7 +654,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// Only a grant is the guard's to keep or undo: a refused
 				// attempt's WAIT (for its place in line, or for nothing)
 				// is no failover-guard outcome.
-				o.Guard(GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
+				c.reportGuard(o, GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
 			}
 			if err != nil {
 				lastErr = err
@@ -932,6 +932,13 @@ func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool, renewSent int6
 	h.loss.t.Reset(d)
 }
 
+// reportGuard calls Guard, which runs while the acquisition holds a grant it
+// has yet to register: a panic is logged, not let through.
+func (c *Client) reportGuard(o Observer, e GuardEvent) {
+	defer recoverObserver(c.log, "Guard")
+	o.Guard(e)
+}
+
 // lossTimer is a hold's loss timer, reused by later holds once stopped.
 type lossTimer struct {
 	t *time.Timer
@@ -1022,7 +1029,7 @@ func (c *Client) finish(h *hold, cause error) {
 // loss timer and renewal. Ended first: an arm or a watchdog add racing with
 // end then sees the hold ended and does nothing.
 func (c *Client) end(h *hold, cause error) {
-	h.end(cause)
+	obs := h.end(cause)
 	h.mu.Lock()
 	lt := h.loss
 	h.loss = nil // taken once: a second end must not stop a timer reused since
@@ -1036,6 +1043,9 @@ func (c *Client) end(h *hold, cause error) {
 	}
 	if watched {
 		c.wd.remove(&h.renew)
+	}
+	if obs != nil {
+		obs.ended(cause) // last: the hold is finished whatever the Observer does
 	}
 }
 

@@ -86,10 +86,12 @@ func (h *hold) released() bool { return h.done.Load() }
 
 // end finishes a hold: cause is context.Canceled for a release and
 // ErrLockLost (possibly wrapping why) for a loss. Every lock context of the
-// hold is cancelled before end returns.
-func (h *hold) end(cause error) {
+// hold is cancelled before end returns. It returns the observer to report
+// the end to (nil for none), which the caller calls once its own work for the
+// hold is done.
+func (h *hold) end(cause error) *holdObs {
 	if !h.done.CompareAndSwap(false, true) {
-		return
+		return nil
 	}
 	h.mu.Lock()
 	h.cause = cause
@@ -103,9 +105,7 @@ func (h *hold) end(cause error) {
 	for _, c := range ctxs {
 		c.cancel(cause)
 	}
-	if obs != nil {
-		obs.ended(cause)
-	}
+	return obs
 }
 
 // heldCtx is a context handed out for a hold (a lock's own, or a RedLock's

@@ -3,6 +3,8 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"runtime/debug"
 	"time"
 )
 
@@ -12,11 +14,19 @@ import (
 //
 // Methods are called synchronously on the lock's own path and from the
 // watchdog: they must be quick, must not block and must not use the
-// Client's locks. Embed NopObserver to implement only some of them. Should
-// AcquireEnd panic after a grant, the grant is given back (its caller never
-// receives it), and should ReleaseStart panic, the release still runs,
-// before the panic goes on: a caller that recovers is not left holding a
-// lock it cannot release.
+// Client's locks. Embed NopObserver to implement only some of them.
+//
+// A panic in AcquireStart, AcquireEnd, ReleaseStart or ReleaseEnd, which
+// report the caller's own call, reaches the caller. Should AcquireEnd panic
+// after a grant, the grant is given back (its caller never receives it), and
+// should ReleaseStart panic, the release still runs, before the panic goes
+// on: a caller that recovers is not left holding a lock it cannot release.
+// HoldEnd, Renewal and Guard report the engine's own events, often on its
+// own goroutines (the watchdog, a loss timer, Close): a panic there is
+// recovered and logged at ERROR on the Client's logger, the event is dropped
+// and the engine carries on. They are called once the engine's own work for
+// the event is done: a hold has ended everywhere (its contexts, its loss
+// timer, the watchdog) before its HoldEnd.
 type Observer interface {
 	// AcquireStart is called as Lock or TryLock starts. The context it
 	// returns (for example with a span) is handed to AcquireEnd; the lock
@@ -186,6 +196,7 @@ type GuardEvent struct {
 // holdObs is what a hold needs to report its end; nil without an Observer.
 type holdObs struct {
 	o     Observer
+	log   *slog.Logger // the Client's, for a panicking HoldEnd
 	ctx   context.Context
 	op    Op
 	start time.Time
@@ -195,6 +206,7 @@ type holdObs struct {
 }
 
 func (h *holdObs) ended(cause error) {
+	defer recoverObserver(h.log, "HoldEnd")
 	e := HoldEvent{Held: time.Since(h.start), Err: cause}
 	switch {
 	case errors.Is(cause, context.Canceled):
@@ -271,7 +283,7 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 			h.mu.Lock()
 			if h.obs == nil {
 				e.Outcome, e.Token = Acquired, lc.token
-				h.obs = &holdObs{o: o, ctx: ctx, op: op, start: start, pending: true}
+				h.obs = &holdObs{o: o, log: c.log, ctx: ctx, op: op, start: start, pending: true}
 				first = h
 			}
 			h.mu.Unlock()
@@ -295,6 +307,17 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 		}
 	}
 	return lctx, err
+}
+
+// recoverObserver, deferred around a call of HoldEnd, Renewal or Guard,
+// logs a panic of the Observer instead of letting it through: these report
+// the engine's own events, often on its own goroutines, where a panic would
+// crash the process or leave the engine's work (ending holds, renewing
+// leases, registering a grant) half done.
+func recoverObserver(log *slog.Logger, method string) {
+	if r := recover(); r != nil {
+		log.Error("Observer panicked; event dropped", "method", method, "panic", r, "stack", string(debug.Stack()))
+	}
 }
 
 // giveBackOnPanic, deferred around an Observer's AcquireEnd after a grant,

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,7 +22,8 @@ type watchdog struct {
 	rc        rueidis.Client
 	onLost    func(*hold, error)
 	onRenewed func(*hold, time.Time)
-	obs       Observer // nil: none
+	obs       Observer     // nil: none
+	log       *slog.Logger // for a panicking Observer
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -178,16 +180,23 @@ func (w *watchdog) renewDue(ctx context.Context) {
 		}
 	}
 	w.mu.Unlock()
-	if w.obs != nil {
-		w.obs.Renewal(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
-			Failed: failed, Duration: now.Sub(sent)})
-	}
 	for _, r := range renewed {
 		w.onRenewed(r.h, sent)
+	}
+	if w.obs != nil {
+		w.report(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
+			Failed: failed, Duration: now.Sub(sent)})
 	}
 	for _, r := range lost {
 		w.onLost(r.h, errNotHeldOnServer)
 	}
+}
+
+// report calls the Observer's Renewal; a panic is logged, not let through
+// (it would crash the process from the watchdog's goroutine).
+func (w *watchdog) report(e RenewalEvent) {
+	defer recoverObserver(w.log, "Renewal")
+	w.obs.Renewal(e)
 }
 
 var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
