@@ -178,12 +178,14 @@ type HoldEvent struct {
 	Err   error         // the cause as the lock's context reports it
 }
 
-// RenewalEvent describes one watchdog round trip.
+// RenewalEvent describes one watchdog round trip. Every lease of the batch
+// is counted once: Batch = Renewed + Lost + Failed + Ended.
 type RenewalEvent struct {
 	Batch    int           // leases in the round trip
 	Renewed  int           // confirmed
 	Lost     int           // found gone or held by another owner
 	Failed   int           // not confirmed this time (or being released), retried soon
+	Ended    int           // held no more by the time the reply came (released, lost or closed meanwhile): not renewed again
 	Duration time.Duration // round-trip latency
 }
 

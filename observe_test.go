@@ -462,3 +462,48 @@ func TestObserverGuardRefusedAttempt(t *testing.T) {
 		}
 	}
 }
+
+// Every lease of a renewal round trip is counted once in its RenewalEvent:
+// a hold that ended while the round trip was in flight counts as Ended, so
+// Renewed + Lost + Failed + Ended = Batch.
+func TestRenewalEventCountsAddUp(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rec := &recorder{}
+	c := newTestClient(t, node.Client(t), WithObserver(rec), WithWatchdog(2*time.Second, 300*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	var holds []*hold
+	for _, name := range []string{"renew-count-a", "renew-count-b"} {
+		lctx, err := mustMutex(t, c, name).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, lctx.(*lockCtx).hold)
+	}
+	waitFor(t, 5*time.Second, "holds handed to the watchdog", func() bool { return c.wd.scheduled() == 2 })
+	// Hold the renewal round trip in flight while one hold ends.
+	node.Pause()
+	paused := true
+	defer func() {
+		if paused {
+			node.Resume()
+		}
+	}()
+	waitFor(t, 5*time.Second, "renewal round trip sent", func() bool { return c.wd.scheduled() == 0 })
+	c.finish(holds[0], context.Canceled) // as an Unlock would, by another path
+	node.Resume()
+	paused = false
+	var e RenewalEvent
+	waitFor(t, 5*time.Second, "renewal event", func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if len(rec.renewals) > 0 {
+			e = rec.renewals[0]
+			return true
+		}
+		return false
+	})
+	if e.Batch != 2 || e.Renewed != 1 || e.Ended != 1 || e.Renewed+e.Lost+e.Failed+e.Ended != e.Batch {
+		t.Errorf("renewal event %+v; want a batch of 2: 1 renewed, 1 ended", e)
+	}
+}

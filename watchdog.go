@@ -156,10 +156,11 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	sent := now
 	now = time.Now()
 	var lost, renewed []*renewal
-	failed := 0
+	failed, ended := 0, 0
 	w.mu.Lock()
 	for i, r := range batch {
 		if r.h.released() {
+			ended++ // released, lost or closed during the round trip
 			continue
 		}
 		switch rep := replies[i]; {
@@ -185,7 +186,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	}
 	if w.obs != nil {
 		w.report(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
-			Failed: failed, Duration: now.Sub(sent)})
+			Failed: failed, Ended: ended, Duration: now.Sub(sent)})
 	}
 	for _, r := range lost {
 		w.onLost(r.h, errNotHeldOnServer)

@@ -119,7 +119,7 @@ func New(opts ...Option) (*Observer, error) {
 		metric.WithExplicitBucketBoundaries(1, 2, 5, 10, 50, 100, 500, 1000))
 	o.renewBatch = rb
 	errs = append(errs, err)
-	o.renewals = cnt("scriptlock.watchdog.renewals", "{lease}", "Lease renewals by result: renewed, lost, failed (retried).")
+	o.renewals = cnt("scriptlock.watchdog.renewals", "{lease}", "Lease renewals by result: renewed, lost, failed (retried), ended (the hold ended during the round trip).")
 	o.guardDuration = f("scriptlock.failover_guard.duration", "s", "Acquire script plus WAIT for a replica, one round trip.", durationBuckets)
 	o.guards = cnt("scriptlock.failover_guard.waits", "{wait}", "Failover-guard waits by result: acknowledged, not_replicated.")
 	o.requests = cnt("scriptlock.middleware.requests", "{request}", "Requests through the lock middleware by outcome.")
@@ -242,7 +242,7 @@ func (o *Observer) Renewal(e scriptlock.RenewalEvent) {
 	for _, r := range []struct {
 		n       int
 		outcome string
-	}{{e.Renewed, "renewed"}, {e.Lost, "lost"}, {e.Failed, "failed"}} {
+	}{{e.Renewed, "renewed"}, {e.Lost, "lost"}, {e.Failed, "failed"}, {e.Ended, "ended"}} {
 		if r.n > 0 {
 			o.renewals.Add(ctx, int64(r.n), metric.WithAttributes(AttrOutcome.String(r.outcome)))
 		}

@@ -408,3 +408,14 @@ end`).Numkeys(0).Build()).Error()
 	}
 	wantEqual(t, "retries on spans", spans, map[string]int64{"scriptlock.Lock": acq, "scriptlock.Unlock": rel})
 }
+
+// Every lease of a renewal round trip is counted under one outcome, so the
+// renewals add up to the batch size: a hold that ended during the round trip
+// counts as ended.
+func TestRenewalOutcomesAddUp(t *testing.T) {
+	tm := newTelemetry(t)
+	tm.obs.Renewal(scriptlock.RenewalEvent{Batch: 5, Renewed: 1, Lost: 1, Failed: 1, Ended: 2, Duration: time.Millisecond})
+	wantEqual(t, "renewals", sums(t, tm.collect(t)["scriptlock.watchdog.renewals"]), map[string]int64{
+		"scriptlock.outcome=renewed": 1, "scriptlock.outcome=lost": 1, "scriptlock.outcome=failed": 1, "scriptlock.outcome=ended": 2,
+	})
+}
