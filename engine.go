@@ -179,8 +179,10 @@ func lossDeadline(sent time.Time, lease time.Duration) time.Time {
 // not all on one side: scripts name keys that may not exist, such as the
 // waiter set, so every lock script can meet it), CLUSTERDOWN (slots without
 // a primary, as during a Cluster failover), LOADING (a restarted server
-// still reading its data), BUSY (the server is running someone's script
-// past busy-reply-threshold) or OOM (the server is at its maxmemory: Redis
+// still reading its data), READONLY (a primary demoted to a replica in a
+// failover the client has not yet seen: a replica writes nothing, and Redis
+// refuses a script that may write before it runs), BUSY (the server is
+// running someone's script past busy-reply-threshold) or OOM (the server is at its maxmemory: Redis
 // refuses a flagged script before it runs, any other at its first write that
 // may use memory, and lets a script that has written run to its end, so an
 // OOM reply means nothing was written); or a call that was never sent because
@@ -199,7 +201,8 @@ func retryLater(err error) bool {
 		// dedicated connection (sendGuarded): rueidis follows them elsewhere.
 		_, moved := re.IsMoved()
 		_, ask := re.IsAsk()
-		return moved || ask || re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
+		return moved || ask || re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() ||
+			strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
 	}
 	var s settledError
 	return notSent(err) || errors.As(err, &s)

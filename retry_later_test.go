@@ -721,3 +721,56 @@ func TestWaitDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyRetried: a node that a failover the Client has not seen yet
+// turned into a replica (a demoted primary, before the Sentinel client or a
+// DNS name moves on) answers READONLY and runs nothing: the acquisition
+// scripts are refused before they run, and a replica writes nothing anyway.
+// A Lock and a release call again until the node is a primary again (here:
+// promoted back); a single attempt reports READONLY at once.
+func TestReadOnlyRetried(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(false, 0))
+	ctx := testCtx(t, 30*time.Second)
+	holder := mustMutex(t, c, "readonly:held")
+	held, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := mustMutex(t, c, "readonly:fresh")
+	// Fail over to the replica, and the old primary replicates from it: its
+	// Client still sends there.
+	if err := replica.Do(t, "REPLICAOF", "NO", "ONE").Error(); err != nil {
+		t.Fatal(err)
+	}
+	if err := primary.Do(t, "REPLICAOF", "127.0.0.1", strconv.Itoa(replica.Port)).Error(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		info, _ := primary.Do(t, "INFO", "replication").ToString()
+		if strings.Contains(info, "master_link_status:up") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the old primary did not sync from the new one")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := fresh.TryLock(ctx, 0); err == nil || !strings.HasPrefix(err.Error(), "scriptlock") || !strings.Contains(err.Error(), "READONLY") {
+		t.Fatalf("a single attempt on a replica: %v, want READONLY", err)
+	}
+	locked := within(t, 10*time.Second, "Lock while the node is a replica", lockAndUnlock(ctx, fresh))
+	released := within(t, 10*time.Second, "Unlock while the node is a replica", func() error { return holder.Unlock(held) })
+	time.Sleep(300 * time.Millisecond)
+	if err := primary.Do(t, "REPLICAOF", "NO", "ONE").Error(); err != nil {
+		t.Fatal(err)
+	}
+	released()
+	locked()
+	if n := primary.Do(t, "EXISTS", holder.Key(), fresh.Key()); n.Error() != nil {
+		t.Fatal(n.Error())
+	} else if v, _ := n.AsInt64(); v != 0 {
+		t.Fatalf("%d lock keys left after both were released", v)
+	}
+}
