@@ -247,6 +247,19 @@ func (c *Client) sharded() bool {
 	return !c.shardedOff.Load()
 }
 
+// publishPlainly reports whether err is the server's refusal of sharded
+// publishing (a script's SPUBLISH) and the Client, having chosen sharded
+// pub/sub itself, publishes plainly from now on: the call is to be made
+// again. A Client forced onto it (WithShardedPubSub(true)) keeps it, so the
+// call fails rather than repeat the same refusal.
+func (c *Client) publishPlainly(err error) bool {
+	if !isUnknownCommand(err) || c.cfg.sharded == shardedOn || !c.sharded() {
+		return false
+	}
+	c.shardedOff.Store(true)
+	return true
+}
+
 func (c *Client) publishCommand() string {
 	if c.sharded() {
 		return "spublish"

@@ -375,8 +375,7 @@ type changeRetry struct {
 // failed attempt may have run; when not, the error to return. It pauses as
 // the decision needs.
 func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, err error) (again, mayHaveRun bool, _ error) {
-	if isUnknownCommand(err) && c.sharded() {
-		c.shardedOff.Store(true)
+	if c.publishPlainly(err) {
 		return true, true, nil
 	}
 	if refusals && retryLater(err) {
@@ -1544,8 +1543,7 @@ func (c *Client) retryRelease(ctx context.Context, call func(publish string) err
 		if err == nil {
 			return nil
 		}
-		if isUnknownCommand(err) && c.sharded() {
-			c.shardedOff.Store(true)
+		if c.publishPlainly(err) {
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {

@@ -244,8 +244,7 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Dura
 	defer cancel()
 	for range 2 {
 		err := f.cancelCall(rctx, field, wait, c.publishCommand())
-		if isUnknownCommand(err) && c.sharded() {
-			c.shardedOff.Store(true)
+		if c.publishPlainly(err) {
 			continue
 		}
 		if err != nil && !c.closed() {

@@ -1023,3 +1023,61 @@ func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
 	}
 	node.Do(t, "DEL", m.key)
 }
+
+// A Cluster whose nodes have no sharded pub/sub (SPUBLISH and SSUBSCRIBE
+// renamed away here; a server older than 7.0 has none either), reached by
+// a user whose ACL refuses COMMAND, so the Client cannot ask and starts with
+// sharded publishing. Its first release's script fails at the SPUBLISH,
+// after its writes ("Unknown Redis command called from script"): the
+// release must be made again and succeed, and the Client publish plainly
+// from then on, so the next release wakes a waiter (whose SSUBSCRIBE was
+// refused, so it listens plainly) at once.
+func TestShardedPublishRefusedCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithArgs("--rename-command", "SPUBLISH", "", "--rename-command", "SSUBSCRIBE", "", "--rename-command", "SUNSUBSCRIBE", ""))
+	for _, n := range cl.Nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "default", "-command").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)}
+	h := newTestClient(t, cl.Client(t), opts...)
+	w := newTestClient(t, cl.Client(t), opts...)
+	ctx := testCtx(t, 30*time.Second)
+	holder, waiter := mustMutex(t, h, "refused"), mustMutex(t, w, "refused")
+	held, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Unlock(held); err != nil {
+		t.Fatalf("Unlock: %v", err)
+	}
+	if held, err = holder.Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	waited := within(t, 20*time.Second, "the waiter's Lock", func() error {
+		l, err := waiter.Lock(ctx)
+		if err != nil {
+			return err
+		}
+		got <- time.Now()
+		return waiter.Unlock(l)
+	})
+	node := cl.NodeFor(t, holder.waiters)
+	waitFor(t, 5*time.Second, "the waiter registered", func() bool {
+		n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
+		return n == 1
+	})
+	time.Sleep(200 * time.Millisecond) // subscribed (plainly) and waiting
+	released := time.Now()
+	if err := holder.Unlock(held); err != nil {
+		t.Fatalf("second Unlock: %v", err)
+	}
+	waited()
+	// The waiter times out after 30 s, so it calls again every 10 s: a
+	// release it did not hear of would keep it that long.
+	if d := (<-got).Sub(released); d > 2*time.Second {
+		t.Fatalf("the waiter got the lock %s after the release: the release woke nobody", d)
+	}
+}

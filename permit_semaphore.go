@@ -242,9 +242,7 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 	c := s.c
 	undo := func(ctx context.Context) error {
 		_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, c.publishCommand(), c.recordTTL)
-		if isUnknownCommand(err) && c.sharded() {
-			c.shardedOff.Store(true) // the next try publishes plainly
-		}
+		c.publishPlainly(err) // the next try publishes plainly
 		return err
 	}
 	started := c.background(func() {

@@ -307,9 +307,14 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	return cs
 }
 
+// isUnknownCommand reports a server's refusal of a command it does not
+// have: "unknown command" for one sent directly (SSUBSCRIBE), "Unknown Redis
+// command called from script" (Lua script, before 7.0) for one a script
+// calls (SPUBLISH).
 func isUnknownCommand(err error) bool {
 	if re, ok := rueidis.IsRedisErr(err); ok {
-		return strings.Contains(strings.ToLower(re.Error()), "unknown command")
+		msg := strings.ToLower(re.Error())
+		return strings.Contains(msg, "unknown command") || strings.Contains(msg, "unknown redis command")
 	}
 	return false
 }
