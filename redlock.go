@@ -24,7 +24,9 @@ import (
 // On each node the lock is an ordinary Mutex (Redisson's layout), so renewal
 // is that node's Client watchdog. The context Lock returns is cancelled with
 // ErrLockLost once fewer than a majority of nodes still hold the lock, and,
-// with an explicit lease, when the validity runs out.
+// with an explicit lease, when the validity runs out; the nodes that still
+// hold it are then given back in the background, as a lost Mutex stops
+// renewing on its own.
 //
 // Read "RedLock: what it does and does not guarantee" in docs/guarantees.md before
 // relying on it for correctness: it assumes bounded clock drift and pauses,
@@ -225,7 +227,20 @@ type redHeld struct {
 	// it) and the timer that ends the context then.
 	validUntil atomic.Int64
 	validity   *time.Timer
+	// state is redLive until Unlock (redUnlocked) or the loss of the quorum
+	// or the validity (redLost) ends the hold, whichever comes first.
+	state atomic.Int32
+	// givenBack is closed once a lost hold's nodes are given back; lostBy
+	// is why it was lost.
+	givenBack chan struct{}
+	lostBy    error
 }
+
+const (
+	redLive int32 = iota
+	redUnlocked
+	redLost
+)
 
 // validTill sets when the validity ends and re-arms the timer that ends the
 // context then.
@@ -394,13 +409,21 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) context.Context {
 	rctx, cancel := context.WithCancelCause(WithOwner(ctx, h.owner))
 	h.cancel = cancel
+	h.givenBack = make(chan struct{})
+	lose := func(cause error) {
+		if h.state.CompareAndSwap(redLive, redLost) {
+			h.lostBy = cause
+			cancel(cause)
+			r.giveBack(h)
+		}
+	}
 	if r.lease > 0 {
 		h.validUntil.Store(validUntil.UnixNano())
 		h.validity = time.AfterFunc(time.Until(validUntil), func() {
 			if time.Now().UnixNano() < h.validUntil.Load() {
 				return // Extend moved it while the timer fired
 			}
-			cancel(fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
+			lose(fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
 		})
 		context.AfterFunc(rctx, func() { h.validity.Stop() })
 	}
@@ -416,21 +439,55 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			continue
 		}
 		context.AfterFunc(c, func() {
+			if lc, _ := c.(*lockCtx); lc == nil || !lc.hold.released() {
+				return // the caller's context ended, not the node's hold
+			}
 			cause := context.Cause(c)
 			if !errors.Is(cause, ErrLockLost) && !errors.Is(cause, ErrClosed) {
-				return // released, or the caller's context ended
+				return // released
 			}
 			mu.Lock()
 			live--
 			left := live
 			mu.Unlock()
 			if left < r.Quorum() {
-				cancel(fmt.Errorf("scriptlock: redlock %q: %d of %d nodes still hold it, %d needed (node %d: %v): %w",
+				lose(fmt.Errorf("scriptlock: redlock %q: %d of %d nodes still hold it, %d needed (node %d: %v): %w",
 					r.name, left, len(r.nodes), r.Quorum(), i, cause, ErrLockLost))
 			}
 		})
 	}
 	return &redCtx{Context: context.WithValue(rctx, redKey{r}, h), h: h}
+}
+
+// giveBack releases, in the background of each node's Client (Close waits
+// for it), the nodes that still hold a lost RedLock: their watchdogs would
+// otherwise keep a minority of nodes locked until Unlock, which a caller
+// that takes the lost context as the end may never call.
+func (r *RedLock) giveBack(h *redHeld) {
+	var wg sync.WaitGroup
+	for i, m := range r.nodes {
+		nctx := h.ctxs[i]
+		if nctx == nil {
+			continue
+		}
+		if lc, _ := nctx.(*lockCtx); lc != nil && lc.hold.released() {
+			h.stops[i](context.Canceled) // lost there: nothing to give back
+			continue
+		}
+		wg.Add(1)
+		release := func() {
+			defer wg.Done()
+			_ = m.Unlock(nctx)
+			h.stops[i](context.Canceled)
+		}
+		if !m.c.background(release) {
+			go release() // Close has begun: it ends the hold anyway
+		}
+	}
+	go func() {
+		wg.Wait()
+		close(h.givenBack)
+	}()
 }
 
 // releaseAll unlocks on every node in parallel and returns each node's error.
@@ -463,7 +520,9 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
 // Unlock releases the lock on every node. ctx should be the context Lock
 // returned (or one derived from it). It fails with ErrNotHeld when no node
 // held the lock, and otherwise reports the nodes that held it but could not
-// be reached (their lease runs out on its own).
+// be reached (their lease runs out on its own). A RedLock whose context ended
+// with ErrLockLost has given its nodes back already: Unlock waits for that
+// and fails with ErrNotHeld, as for a lost Mutex.
 func (r *RedLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return opError("unlock redlock", r.name, invalidf("nil context"))
@@ -479,7 +538,13 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		for i := range h.stops {
 			h.stops[i] = func(error) {}
 		}
-	} else if h.cancel != nil {
+	} else if !h.state.CompareAndSwap(redLive, redUnlocked) {
+		if h.state.Load() == redLost {
+			<-h.givenBack
+			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
+		}
+		return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
+	} else {
 		h.cancel(context.Canceled)
 	}
 	errs := r.releaseAll(ctx, h)

@@ -222,8 +222,12 @@ func TestRedLockQuorumLost(t *testing.T) {
 	if !errors.Is(context.Cause(lctx), ErrLockLost) {
 		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
 	}
-	if err := r.Unlock(lctx); err != nil {
-		t.Fatalf("Unlock of the two nodes still holding: %v", err)
+	// The two nodes still holding it were given back with the loss.
+	if err := r.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock after the loss: %v, want ErrNotHeld", err)
+	}
+	if h := heldOn(t, r, nodes, 3, 4); h[3] || h[4] {
+		t.Fatalf("held after the loss and Unlock = %v", h)
 	}
 }
 
