@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +23,8 @@ import (
 // stays held by someone else past the member wait makes the attempt fail: the
 // members taken so far are released, the MultiLock backs off for a random
 // while, and starts over until ctx (Lock) or the wait (TryLock) ends. A
-// MultiLock never returns an error while holding part of its members.
+// MultiLock never returns an error while holding part of its members, and
+// once a member is lost it gives the others back on its own.
 type MultiLock struct {
 	locks      []Locker // sorted by name
 	name       string
@@ -107,6 +110,13 @@ func (m *MultiLock) Locks() []Locker { return slices.Clone(m.locks) }
 type multiHeld struct {
 	ctxs   []context.Context
 	cancel context.CancelCauseFunc
+	// state is endNone until Unlock (endUnlocked) or the loss of a member
+	// (endLost) ends the hold, whichever comes first.
+	state atomic.Int32
+	// givenBack is closed once a lost hold's other members are given back;
+	// lostBy is why it was lost.
+	givenBack chan struct{}
+	lostBy    error
 }
 
 type multiKey struct{ m *MultiLock }
@@ -219,34 +229,120 @@ func (m *MultiLock) rollback(ctx context.Context, held []context.Context) error 
 }
 
 // bind builds the MultiLock's context: cancelled when any member's context
-// ends, carrying each member's fencing token.
+// ends, carrying each member's fencing token. A member lost (ErrLockLost,
+// ErrClosed) makes it give the other members back.
 func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Context {
 	mctx, cancel := context.WithCancelCause(ctx)
+	mh := &multiHeld{ctxs: held, cancel: cancel, givenBack: make(chan struct{})}
 	for i, lctx := range held {
 		if tok, ok := FenceOf(lctx, m.locks[i].Name()); ok {
 			mctx = withFence(mctx, m.locks[i].Name(), tok)
 		}
 		context.AfterFunc(lctx, func() {
+			if ctx.Err() != nil {
+				// The caller's context ended, and with it every member's
+				// context: no member was lost.
+				cancel(context.Cause(ctx))
+				return
+			}
 			cause := context.Cause(lctx)
+			lost := errors.Is(cause, ErrLockLost) || errors.Is(cause, ErrClosed)
 			if cause == context.Canceled || cause == nil {
 				cause = ErrLockLost
 			}
-			cancel(fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause))
+			err := fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause)
+			if lost && mh.state.CompareAndSwap(endNone, endLost) {
+				mh.lostBy = err
+				cancel(err)
+				m.giveBack(mh, i)
+				return
+			}
+			cancel(err)
 		})
 	}
-	return context.WithValue(mctx, multiKey{m}, &multiHeld{ctxs: held, cancel: cancel})
+	return context.WithValue(mctx, multiKey{m}, mh)
+}
+
+// giveBack releases, in the background, every member of a lost MultiLock but
+// the lost one: a member left held would be renewed until Unlock, which a
+// caller that takes the lost context as the end may never call.
+func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
+	var wg sync.WaitGroup
+	for i, l := range m.locks {
+		if i == lost {
+			continue
+		}
+		wg.Add(1)
+		runOwned(l, func() {
+			defer wg.Done()
+			_ = l.Unlock(mh.ctxs[i])
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(mh.givenBack)
+	}()
+}
+
+// runOwned runs f in the background of a Client of l, which Close waits for;
+// in a goroutine of its own when l has none that is open (a Locker of
+// another package, or Clients closing).
+func runOwned(l Locker, f func()) {
+	for _, c := range clientsOf(l) {
+		if c.background(f) {
+			return
+		}
+	}
+	go f()
+}
+
+// clientsOf lists the Clients l's calls go through.
+func clientsOf(l Locker) []*Client {
+	switch l := l.(type) {
+	case *Mutex:
+		return []*Client{l.c}
+	case *FairMutex:
+		return []*Client{l.m.c}
+	case *LeanMutex:
+		return []*Client{l.c}
+	case *RWMutex:
+		return []*Client{l.c}
+	case readLocker:
+		return []*Client{l.rw.c}
+	case *RedLock:
+		cs := make([]*Client, len(l.nodes))
+		for i, n := range l.nodes {
+			cs[i] = n.c
+		}
+		return cs
+	case *MultiLock:
+		var cs []*Client
+		for _, ml := range l.locks {
+			cs = append(cs, clientsOf(ml)...)
+		}
+		return cs
+	}
+	return nil
 }
 
 // Unlock releases every member and reports every failure (errors.Join). ctx
 // should be the context Lock returned (or one derived from it), which knows
 // each member's owner; with any other ctx each member is unlocked with ctx
-// itself.
+// itself. A MultiLock that lost a member has given the others back already:
+// Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex.
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, invalidf("nil context"))
 	}
 	mh, _ := ctx.Value(multiKey{m}).(*multiHeld)
 	if mh != nil {
+		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
+			if mh.state.Load() == endLost {
+				<-mh.givenBack
+				return fmt.Errorf("scriptlock: unlock %s: %w (%v)", m.name, ErrNotHeld, mh.lostBy)
+			}
+			return fmt.Errorf("scriptlock: unlock %s: %w (already unlocked)", m.name, ErrNotHeld)
+		}
 		// Our own release must not read as a lost member.
 		mh.cancel(context.Canceled)
 	}

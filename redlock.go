@@ -227,8 +227,8 @@ type redHeld struct {
 	// it) and the timer that ends the context then.
 	validUntil atomic.Int64
 	validity   *time.Timer
-	// state is redLive until Unlock (redUnlocked) or the loss of the quorum
-	// or the validity (redLost) ends the hold, whichever comes first.
+	// state is endNone until Unlock (endUnlocked) or the loss of the quorum
+	// or the validity (endLost) ends the hold, whichever comes first.
 	state atomic.Int32
 	// givenBack is closed once a lost hold's nodes are given back; lostBy
 	// is why it was lost.
@@ -236,10 +236,11 @@ type redHeld struct {
 	lostBy    error
 }
 
+// How a RedLock's or MultiLock's hold ended: first come, first served.
 const (
-	redLive int32 = iota
-	redUnlocked
-	redLost
+	endNone     int32 = iota // held
+	endUnlocked              // by Unlock
+	endLost                  // lost, and given back
 )
 
 // validTill sets when the validity ends and re-arms the timer that ends the
@@ -411,7 +412,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 	h.cancel = cancel
 	h.givenBack = make(chan struct{})
 	lose := func(cause error) {
-		if h.state.CompareAndSwap(redLive, redLost) {
+		if h.state.CompareAndSwap(endNone, endLost) {
 			h.lostBy = cause
 			cancel(cause)
 			r.giveBack(h)
@@ -538,8 +539,8 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		for i := range h.stops {
 			h.stops[i] = func(error) {}
 		}
-	} else if !h.state.CompareAndSwap(redLive, redUnlocked) {
-		if h.state.Load() == redLost {
+	} else if !h.state.CompareAndSwap(endNone, endUnlocked) {
+		if h.state.Load() == endLost {
 			<-h.givenBack
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
 		}
