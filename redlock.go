@@ -18,8 +18,8 @@ import (
 // timeout much smaller than the lease, so a dead or frozen node costs at most
 // that timeout. It succeeds only when a majority granted the lock and the
 // validity, lease − elapsed − drift, is still positive; otherwise it releases
-// the lock on every node, including those that did not answer (their grant
-// may still be in flight).
+// the lock on every node that granted it, and each node that did not answer
+// undoes, by owner, a grant that may still be in flight.
 //
 // On each node the lock is an ordinary Mutex (Redisson's layout), so renewal
 // is that node's Client watchdog. The context Lock returns is cancelled with
@@ -388,8 +388,9 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 	if granted >= r.Quorum() && validity > 0 && ctx.Err() == nil {
 		return r.bind(ctx, h, start.Add(lease-drift)), nil
 	}
-	// Release everywhere, also where no grant came back in time.
-	r.releaseAll(ctx, h)
+	// Give back the grants. Where none came back in time the node's TryLock
+	// undoes, by owner, what its attempt may have left.
+	r.releaseAll(ctx, h, true)
 	var nodeErrs []error
 	contended := false
 	for _, e := range errs {
@@ -491,25 +492,40 @@ func (r *RedLock) giveBack(h *redHeld) {
 	}()
 }
 
+// redLockReleaseHook, when set (by tests only), runs before each node's
+// release in releaseAll.
+var redLockReleaseHook func(node int)
+
 // releaseAll unlocks on every node in parallel and returns each node's error.
-func (r *RedLock) releaseAll(ctx context.Context, h *redHeld) []error {
+// A hold of this RedLock (known: an attempt's, or the one an Unlock's
+// context names) is given back only where it was granted. Elsewhere the
+// node's TryLock has undone whatever its attempt may have left (by owner,
+// keeping the holds the Client knows of), and a release by owner there could
+// give up a hold that a goroutine sharing the owner registers meanwhile,
+// while that goroutine's RedLock context stays live.
+func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool) []error {
 	errs := make([]error, len(r.nodes))
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
-		uctx := WithOwner(context.WithoutCancel(ctx), h.owner)
-		if h.ctxs[i] != nil {
-			uctx = h.ctxs[i]
-		} else if m.c.holdsLocally(m, h.owner) {
-			// Not granted to this attempt, but the owner already holds the
-			// node (a re-entrant Lock whose attempt failed): a release by
-			// owner would give up that earlier hold. The node's TryLock
-			// undid its own attempt if its outcome was unknown, releasing
-			// only holds beyond the ones the Client knows of.
-			continue
+		uctx := h.ctxs[i]
+		if uctx == nil {
+			if known {
+				errs[i] = ErrNotHeld
+				continue
+			}
+			if m.c.holdsLocally(m, h.owner) {
+				// The owner holds the node through a RedLock context: that
+				// context's Unlock gives it up.
+				continue
+			}
+			uctx = WithOwner(context.WithoutCancel(ctx), h.owner)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if redLockReleaseHook != nil {
+				redLockReleaseHook(i)
+			}
 			errs[i] = m.Unlock(uctx)
 			h.stops[i](context.Canceled)
 		}()
@@ -548,7 +564,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	} else {
 		h.cancel(context.Canceled)
 	}
-	errs := r.releaseAll(ctx, h)
+	errs := r.releaseAll(ctx, h, known)
 	released := 0
 	var failed []error
 	for i, err := range errs {
