@@ -146,13 +146,15 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 		// One owner for every member, carried by the returned context.
 		ctx = WithOwner(ctx, randomID())
 	}
-	var deadline time.Time
+	var deadline, cut time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
+		// As for a Mutex's wait: no member's call runs past this.
+		cut = deadline.Add(waitOverrun + guardOverrun(m))
 	}
 	retry := backoff{cur: 5 * time.Millisecond, max: 500 * time.Millisecond}
 	for attempt := 0; ; attempt++ {
-		held, _, err := m.attempt(ctx, wait, deadline)
+		held, _, err := m.attempt(ctx, wait, deadline, cut)
 		if err == nil {
 			err = ctx.Err() // ended as the last member was granted: give all back
 		}
@@ -170,7 +172,7 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 			return m.bind(ctx, held), nil
 		}
 		// Member errors name their member.
-		if rerr := m.rollback(ctx, held); rerr != nil {
+		if rerr := m.rollback(held, cut); rerr != nil {
 			return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, errors.Join(nested(err), rerr))
 		}
 		if !errors.Is(err, ErrNotAcquired) {
@@ -187,8 +189,10 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 }
 
 // attempt takes the members in order. It returns the contexts of the members
-// it took, the name of the one that failed and why.
-func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline time.Time) ([]context.Context, string, error) {
+// it took, the name of the one that failed and why. With a cut (a wait's
+// end, plus the overrun), no member's call runs past it: a member taken
+// after the wait ended is tried once, which ctx alone would not bound.
+func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline, cut time.Time) ([]context.Context, string, error) {
 	held := make([]context.Context, 0, len(m.locks))
 	for _, l := range m.locks {
 		w := m.memberWait
@@ -198,7 +202,17 @@ func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline ti
 		case wait > 0:
 			w = max(min(w, time.Until(deadline)), 0)
 		}
-		lctx, err := l.TryLock(ctx, w)
+		mctx, wasCut := ctx, func() bool { return false }
+		if !cut.IsZero() {
+			mctx, wasCut = cutAt(ctx, cut)
+		}
+		lctx, err := l.TryLock(mctx, w)
+		if wasCut() {
+			if err == nil {
+				held = append(held, lctx) // ended with the cut: give it back
+			}
+			return held, l.Name(), fmt.Errorf("member %q: the wait ended: %w", l.Name(), errors.Join(ErrNotAcquired, err))
+		}
 		if err != nil {
 			return held, l.Name(), err
 		}
@@ -207,9 +221,40 @@ func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline ti
 	return held, "", nil
 }
 
+// errWaitCut ends a member's calls that ran past a wait's end and overrun.
+var errWaitCut = errors.New("wait ended")
+
+// cutAt returns ctx, cancelled at cut unless stop comes first; stop reports
+// whether the cut came first. A lock context derived from it lives on after
+// stop.
+func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() bool) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(time.Until(cut), func() { cancel(errWaitCut) })
+	return cctx, func() bool { return !t.Stop() }
+}
+
 // rollback releases the members of a failed attempt, retrying briefly so a
-// transient failure does not leave one held.
-func (m *MultiLock) rollback(ctx context.Context, held []context.Context) error {
+// transient failure does not leave one held. With a cut (zero: none), a
+// rollback still running then goes on in the background (a Client of the
+// members owns it, so Close waits for it), and its errors are not returned.
+func (m *MultiLock) rollback(held []context.Context, cut time.Time) error {
+	if cut.IsZero() || len(held) == 0 {
+		return m.release(held)
+	}
+	done := make(chan error, 1)
+	runOwned(m.locks[0], func() { done <- m.release(held) })
+	t := time.NewTimer(time.Until(cut))
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return nil
+	}
+}
+
+// release gives back the members of a failed attempt (see rollback).
+func (m *MultiLock) release(held []context.Context) error {
 	var errs []error
 	for i := len(held) - 1; i >= 0; i-- {
 		l := m.locks[i]

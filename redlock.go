@@ -296,9 +296,11 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 	if !ok {
 		owner = randomID()
 	}
-	var deadline time.Time
+	var deadline, cut time.Time
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
+		// As for a Mutex's wait: no call runs past this.
+		cut = deadline.Add(waitOverrun + guardOverrun(r))
 	}
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
@@ -306,7 +308,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			// No majority can ever grant it: do not wait for ctx to end.
 			return nil, opError("redlock", r.name, ErrClosed)
 		}
-		lctx, err := r.attempt(ctx, owner)
+		lctx, err := r.attempt(ctx, owner, cut)
 		if err == nil {
 			return lctx, nil
 		}
@@ -341,8 +343,10 @@ func (r *RedLock) closedQuorum() bool {
 	return open < r.Quorum()
 }
 
-// attempt is one round of the algorithm.
-func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, error) {
+// attempt is one round of the algorithm. When cut is set (TryLock with a
+// wait), no node's call runs past it, and the release of the grants goes on
+// in the background past it.
+func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (context.Context, error) {
 	n := len(r.nodes)
 	h := &redHeld{owner: owner, ctxs: make([]context.Context, n), stops: make([]context.CancelCauseFunc, n)}
 	errs := make([]error, n)
@@ -355,7 +359,11 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 			defer wg.Done()
 			// A deadline, not a cancellation: rueidis bounds a call on an idle
 			// connection by the deadline only.
-			nctx, cancel := context.WithTimeout(WithOwner(ctx, owner), r.nodeTimeout)
+			end := time.Now().Add(r.nodeTimeout)
+			if !cut.IsZero() && cut.Before(end) {
+				end = cut
+			}
+			nctx, cancel := context.WithDeadline(WithOwner(ctx, owner), end)
 			tctx, err := m.TryLock(nctx, 0)
 			cancel()
 			if err != nil {
@@ -390,7 +398,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string) (context.Context, e
 	}
 	// Give back the grants. Where none came back in time the node's TryLock
 	// undoes, by owner, what its attempt may have left.
-	r.releaseAll(ctx, h, true)
+	r.releaseAll(ctx, h, true, cut)
 	var nodeErrs []error
 	contended := false
 	for _, e := range errs {
@@ -502,10 +510,13 @@ var redLockReleaseHook func(node int)
 // node's TryLock has undone whatever its attempt may have left (by owner,
 // keeping the holds the Client knows of), and a release by owner there could
 // give up a hold that a goroutine sharing the owner registers meanwhile,
-// while that goroutine's RedLock context stays live.
-func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool) []error {
+// while that goroutine's RedLock context stays live. Releases still running
+// at cut (zero: none) go on in the background of their node's Client; the
+// errors are then not known and not returned.
+func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut time.Time) []error {
 	errs := make([]error, len(r.nodes))
 	var wg sync.WaitGroup
+	hook := redLockReleaseHook // read once: releases may outlive the call
 	for i, m := range r.nodes {
 		uctx := h.ctxs[i]
 		if uctx == nil {
@@ -521,17 +532,37 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool) []erro
 			uctx = WithOwner(context.WithoutCancel(ctx), h.owner)
 		}
 		wg.Add(1)
-		go func() {
+		release := func() {
 			defer wg.Done()
-			if redLockReleaseHook != nil {
-				redLockReleaseHook(i)
+			if hook != nil {
+				hook(i)
 			}
-			errs[i] = m.Unlock(uctx)
+			err := m.Unlock(uctx)
+			if cut.IsZero() {
+				errs[i] = err
+			}
 			h.stops[i](context.Canceled)
-		}()
+		}
+		if cut.IsZero() || !m.c.background(release) {
+			go release()
+		}
 	}
-	wg.Wait()
-	return errs
+	if cut.IsZero() {
+		wg.Wait()
+		return errs
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(time.Until(cut))
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	return nil
 }
 
 // Unlock releases the lock on every node. ctx should be the context Lock
@@ -564,7 +595,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	} else {
 		h.cancel(context.Canceled)
 	}
-	errs := r.releaseAll(ctx, h, known)
+	errs := r.releaseAll(ctx, h, known, time.Time{})
 	released := 0
 	var failed []error
 	for i, err := range errs {
@@ -614,6 +645,41 @@ func (c *Client) holdContext(parent context.Context, m *Mutex, owner string) (co
 	lc := &lockCtx{Context: cctx, owner: owner, name: m.name, hold: h}
 	h.track(lc, cancel)
 	return lc, func(cause error) { h.untrackLC(lc); cancel(cause) }, true
+}
+
+// guardOverrun is how long past its wait's end an attempt on l may still be
+// waiting for the failover guard (its timeout where the guard is on).
+func guardOverrun(l Locker) time.Duration {
+	var cfgs []*config
+	switch l := l.(type) {
+	case *Mutex:
+		cfgs = append(cfgs, l.cfg)
+	case *FairMutex:
+		cfgs = append(cfgs, l.m.cfg)
+	case *LeanMutex:
+		cfgs = append(cfgs, l.cfg)
+	case *RWMutex:
+		cfgs = append(cfgs, l.cfg)
+	case readLocker:
+		cfgs = append(cfgs, l.rw.cfg)
+	case *RedLock:
+		for _, m := range l.nodes {
+			cfgs = append(cfgs, m.cfg)
+		}
+	case *MultiLock:
+		var d time.Duration
+		for _, m := range l.locks {
+			d = max(d, guardOverrun(m))
+		}
+		return d
+	}
+	var d time.Duration
+	for _, cfg := range cfgs {
+		if cfg.guard {
+			d = max(d, cfg.guardTimeout)
+		}
+	}
+	return d
 }
 
 // checkLease refuses an Extend the RedLock could never grant: its holds are
