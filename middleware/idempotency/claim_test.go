@@ -182,7 +182,7 @@ func TestRequestID(t *testing.T) {
 		defer r.Claim.Release(ctx)
 		hctx, done := r.Claim.Context(ctx)
 		defer done()
-		v, ok := RequestID(context.WithValue(hctx, struct{}{}, 1))
+		v, ok := RequestID(context.WithValue(hctx, derivedKey{}, 1))
 		if !ok || v == "" {
 			t.Fatalf("no RequestID in the claim's context")
 		}
@@ -201,3 +201,6 @@ func TestRequestID(t *testing.T) {
 		t.Errorf("RequestID of a context without a claim: %q", v)
 	}
 }
+
+// derivedKey marks a context derived from a claim's.
+type derivedKey struct{}
