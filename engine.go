@@ -241,7 +241,7 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease ti
 			return false
 		}
 		actx, cancel := context.WithTimeout(ctx, bound)
-		err := c.undo(actx, p, field, lease, 0)
+		err := c.undo(actx, p, field, lease, 0, true)
 		cancel()
 		if err == nil {
 			return true
@@ -568,6 +568,10 @@ func (c *Client) sharedWait(id holdKey) func() bool {
 	}
 }
 
+// grantHook, when set (by tests only), runs between an attempt the server
+// granted and the grant's registration.
+var grantHook func()
+
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
 // one attempt. Every call is bounded by ctx; an attempt whose outcome is
 // unknown is undone by owner.
@@ -683,6 +687,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 				remaining = a.remaining
 				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil
+			}
+			if grantHook != nil {
+				grantHook()
 			}
 			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, shared)
 			switch {
@@ -1245,7 +1252,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// The server had more holds than we knew of (left by an acquisition
 		// whose reply was lost): the owner's last Unlock releases them all.
 		c.finish(h, context.Canceled)
-		if err := c.undo(rctx, p, field, lease, 0); err != nil {
+		if err := c.undo(rctx, p, field, lease, 0, false); err != nil {
 			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
 		}
 	default:
@@ -1397,8 +1404,11 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 // knows of. It is idempotent: it reads the server's count and releases the
 // difference, so running it twice, or after an attempt that never ran,
 // changes nothing more. Its releases name token (see release; 0: none).
-func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration, token int64) error {
+// own: the caller is an acquisition of the owner in flight (counted in
+// c.acquiring), not a background undo.
+func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool) error {
 	key := p.spec().key
+	c.awaitAcquiring(ctx, holdID(key, field), own)
 	for range 64 {
 		n, err := p.holdsOf(ctx, field)
 		if err != nil {
@@ -1425,12 +1435,40 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 	return nil
 }
 
+// awaitAcquiring waits, bounded by ctx, until no other acquisition of the
+// owner (shared through its context) is in flight: one the server has granted
+// and this Client has not registered yet would look to undo like the hold to
+// take back. The caller's own acquisition (own) is not counted meanwhile, as
+// in grant, so two undoing attempts do not wait for each other.
+func (c *Client) awaitAcquiring(ctx context.Context, id holdKey, own bool) {
+	self := 0
+	if own {
+		self = 1
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.acquiring[id] <= self {
+		return
+	}
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.acquired.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	c.acquiring[id] -= self
+	for c.acquiring[id] > 0 && ctx.Err() == nil && !c.closing {
+		c.acquired.Wait()
+	}
+	c.acquiring[id] += self
+}
+
 // undoNow runs undo in the acquiring goroutine, detached from its context
 // and bounded by the release timeout.
 func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
 	defer cancel()
-	err := c.undo(ctx, p, field, lease, 0)
+	err := c.undo(ctx, p, field, lease, 0, true)
 	if err != nil {
 		c.undoLater(p, field, lease, time.Now().Add(lease), 0)
 	}
@@ -1451,7 +1489,7 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 		defer cancel()
 		id := holdID(p.spec().key, field)
 		undo := func(ctx context.Context) error {
-			err := c.undo(ctx, p, field, lease, token)
+			err := c.undo(ctx, p, field, lease, token, false)
 			if err != nil {
 				c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
 			}
@@ -1487,7 +1525,7 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 		// acquisition that calls this: undo here.
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		_ = c.undo(ctx, p, field, lease, token)
+		_ = c.undo(ctx, p, field, lease, token, false)
 	}
 }
 
