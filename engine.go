@@ -1106,6 +1106,10 @@ func (c *Client) forced(key string) {
 
 var errForced = errors.New("the lock was force-unlocked")
 
+// errNoLeaseLeft: a release of one hold deleted the lock, as none of the
+// owner's other holds had a lease left on the server.
+var errNoLeaseLeft = errors.New("the release left no lease on the server")
+
 func (c *Client) forgetLocked(h *hold) {
 	if id := holdID(h.key, h.field); c.holds[id] == h {
 		delete(c.holds, id)
@@ -1266,8 +1270,15 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				h.lastReleases--
 				c.acquired.Broadcast()
 			}
+			// Holds of the owner remained here: the lock went with this one
+			// (an RWMutex read release finds no read lease left), so they
+			// were lost, not released.
+			cause := context.Canceled
+			if h.count > 1 {
+				cause = fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft)
+			}
 			c.mu.Unlock()
-			c.end(h, context.Canceled)
+			c.end(h, cause)
 		}
 	}
 	return nil

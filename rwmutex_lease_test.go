@@ -360,3 +360,41 @@ func TestRWMutexWriteRenewalKeepsReads(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A nested read release that leaves the owner holding the lock on the server
+// with no lease left deletes the lock: the outer read hold is then lost, not
+// released, and its context says so.
+func TestRWMutexReadReleaseLeavingNoLeaseIsLoss(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	rw := mustRW(t, c, "rw-nolease")
+	r1, err := rw.RLockWithLease(ctx, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := rw.RLockWithLease(r1, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // r1's lease key has expired
+	if err := rw.RUnlock(r2); err != nil {
+		t.Fatal(err)
+	}
+	if locked, _ := rw.IsLocked(ctx); locked && r1.Err() != nil {
+		t.Fatal("outer read context ended while the lock is still held")
+	}
+	if r1.Err() == nil {
+		if locked, _ := rw.IsLocked(ctx); !locked {
+			t.Fatal("outer read context still live after the lock was deleted")
+		}
+		return
+	}
+	if !errors.Is(context.Cause(r1), ErrLockLost) {
+		t.Fatalf("outer read context: cause %v, want ErrLockLost (it was never released)", context.Cause(r1))
+	}
+	if err := rw.RUnlock(r1); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("RUnlock of the lost outer hold: %v, want ErrNotHeld", err)
+	}
+}
