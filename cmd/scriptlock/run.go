@@ -253,6 +253,10 @@ func checkName(key string) error {
 		if j := strings.IndexByte(key[i+1:], '}'); j <= 0 {
 			return failf(exitUsage, "%q has '{' without a non-empty hash tag {...}", key)
 		}
+	} else if strings.IndexByte(key, '}') >= 0 {
+		// As a Client refuses it: the keys derived from it ("...:{a}b}")
+		// would take "a" as their hash tag, in another slot than the name.
+		return failf(exitUsage, "%q has '}' without a hash tag {...}", key)
 	}
 	return nil
 }

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Another program's key with '}' and no hash tag under the prefix is no
+// lock (a Client refuses such names): list skips it, on a Cluster too,
+// where the keys derived from it would hash to other slots, and inspect
+// refuses it as a bad name.
+func TestListSkipsKeyWithLoneClosingBrace(t *testing.T) {
+	t.Parallel()
+	for _, d := range deployments(t) {
+		t.Run(d.name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			prefix := redistest.Prefix(t)
+			c := newClient(t, d.rc, prefix)
+			heldMutex(t, ctx, c, "order:1", "w")
+			if err := d.rc.Do(ctx, d.rc.B().Set().Key(prefix+"cache}1").Value("v").Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			r := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
+			if r.code != exitOK {
+				t.Fatalf("list: exit %d\n%s", r.code, r.errOut)
+			}
+			var l listing
+			if err := json.Unmarshal([]byte(r.out), &l); err != nil {
+				t.Fatalf("%v\n%s", err, r.out)
+			}
+			if len(l.Locks) != 1 || l.Locks[0].Key != prefix+"order:1" {
+				t.Errorf("listed %+v, want order:1 only", l.Locks)
+			}
+			if r := cli(ctx, d, "", "inspect", "--key-prefix", prefix, "cache}1"); r.code != exitUsage {
+				t.Errorf("inspect cache}1: exit %d, want %d\n%s", r.code, exitUsage, r.errOut)
+			}
+		})
+	}
+}
