@@ -57,14 +57,16 @@ func (c scanCursor) String() string {
 	return strconv.Itoa(c.node) + ":" + strconv.FormatUint(c.cursor, 10)
 }
 
-// globEscape makes a literal prefix safe in a SCAN MATCH pattern.
+// globEscape makes a literal prefix safe in a SCAN MATCH pattern. It goes
+// byte by byte: key names need not be UTF-8, and a rune loop would turn each
+// invalid byte into U+FFFD, matching nothing.
 func globEscape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[]\`, r) {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[]\`, s[i]) >= 0 {
 			b.WriteByte('\\')
 		}
-		b.WriteRune(r)
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }
