@@ -332,10 +332,14 @@ func inspectFlags(fs *flag.FlagSet, e *env) {
 	fs.IntVar(&e.limit, "limit", e.limit, "show at most this many holders, waiters and permits each (totals are exact)")
 }
 
-func inspectCmd(ctx context.Context, e *env, args []string) error {
+func inspectCheck(e *env) error {
 	if e.limit <= 0 {
 		return failf(exitUsage, "--limit must be positive, got %d", e.limit)
 	}
+	return nil
+}
+
+func inspectCmd(ctx context.Context, e *env, args []string) error {
 	r, err := inspect(ctx, e, e.keyPrefix+args[0])
 	if err != nil {
 		return err

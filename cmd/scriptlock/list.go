@@ -101,10 +101,15 @@ func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) 
 	return out, outAddrs, nil
 }
 
-func listCmd(ctx context.Context, e *env, _ []string) error {
+func listCheck(e *env) error {
 	if e.limit <= 0 || e.maxScans <= 0 {
 		return failf(exitUsage, "--limit and --max-scans must be positive")
 	}
+	_, err := parseCursor(e.cursor)
+	return err
+}
+
+func listCmd(ctx context.Context, e *env, _ []string) error {
 	cur, err := parseCursor(e.cursor)
 	if err != nil {
 		return err

@@ -66,8 +66,11 @@ type env struct {
 type command struct {
 	name, args, help string
 	flags            func(fs *flag.FlagSet, e *env)
-	nargs            int
-	run              func(ctx context.Context, e *env, args []string) error
+	// check refuses bad values of the command's flags before anything is
+	// dialled, so that they exit 2 whether or not Redis answers.
+	check func(e *env) error
+	nargs int
+	run   func(ctx context.Context, e *env, args []string) error
 }
 
 const usage = `usage: scriptlock [flags] COMMAND [flags] [ARGS]
@@ -177,6 +180,12 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 			return exitUsage
 		}
 	}
+	if cmd.check != nil {
+		if err := cmd.check(e); err != nil {
+			fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, err)
+			return exitUsage
+		}
+	}
 	tlsCfg, err := tf.config()
 	if err != nil {
 		fmt.Fprintf(errOut, "scriptlock: %v\n", err)
@@ -206,13 +215,13 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 
 func commands() []command {
 	return []command{
-		{name: "inspect", args: "[--limit N] NAME", help: "show every lock layout under NAME", nargs: 1, flags: inspectFlags, run: inspectCmd},
+		{name: "inspect", args: "[--limit N] NAME", help: "show every lock layout under NAME", nargs: 1, flags: inspectFlags, check: inspectCheck, run: inspectCmd},
 		{name: "list", args: "[--prefix P] [--limit N] [--cursor C]", help: "list locks currently held", nargs: 0,
-			flags: listFlags, run: listCmd},
+			flags: listFlags, check: listCheck, run: listCmd},
 		{name: "force-unlock", args: "[--yes] NAME", help: "release a lock whoever holds it", nargs: 1,
 			flags: unlockFlags, run: unlockCmd},
 		{name: "watch", args: "[--interval D] NAME", help: "follow a lock until interrupted", nargs: 1,
-			flags: watchFlags, run: watchCmd},
+			flags: watchFlags, check: watchCheck, run: watchCmd},
 	}
 }
 

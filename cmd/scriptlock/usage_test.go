@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The usage text shows where defaults come from, never the secrets the
@@ -21,6 +22,26 @@ func TestUsageHidesSecrets(t *testing.T) {
 		}
 		if !strings.Contains(all, "-url") {
 			t.Errorf("scriptlock %v: no usage\n%s", args, all)
+		}
+	}
+}
+
+// A bad value of a command's flag exits 2 with its own message before
+// anything is dialled: also when Redis does not answer.
+func TestBadCommandFlagsBeforeConnecting(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 30*time.Second)
+	down := deployment{url: "redis://127.0.0.1:1"} // nothing listens on port 1
+	for _, args := range [][]string{
+		{"inspect", "--limit", "0", "x"},
+		{"list", "--limit", "-1"},
+		{"list", "--max-scans", "0"},
+		{"list", "--cursor", "x"},
+		{"watch", "--interval", "0", "x"},
+	} {
+		r := cli(ctx, down, "", args...)
+		if r.code != exitUsage || strings.Contains(r.errOut, "connect") {
+			t.Errorf("%v: exit %d, want %d with the flag's message:\n%s", args, r.code, exitUsage, r.errOut)
 		}
 	}
 }

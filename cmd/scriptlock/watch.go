@@ -34,10 +34,14 @@ type watchEvent struct {
 // waiters, mode, count or permits change, until ctx ends (interrupt).
 // Release messages trigger an immediate re-read; the interval catches what
 // sends no message (acquisitions, expiry, queueing).
-func watchCmd(ctx context.Context, e *env, args []string) error {
+func watchCheck(e *env) error {
 	if e.interval <= 0 {
 		return failf(exitUsage, "--interval must be positive, got %s", e.interval)
 	}
+	return nil
+}
+
+func watchCmd(ctx context.Context, e *env, args []string) error {
 	key := e.keyPrefix + args[0]
 	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	publish, err := publishCommand(ctx, e)
