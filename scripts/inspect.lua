@@ -13,7 +13,8 @@
 -- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 -- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
--- writers <total>; permit <id> <lease end unix ms>; permits <total>;
+-- writers <total>; permit <id> <lease end unix ms>; permits <held: lease not
+-- ended> <lease ended: free to the next acquisition, as PermitState counts>;
 -- lwaiter <field> <registered unix ms> (Mutex's Go waiters, in wake order);
 -- lwaiters <total>.
 -- A FairMutex queues under its own keys (protocol scriptlock) or, in its
@@ -44,7 +45,8 @@ end
 local limit = tonumber(ARGV[1])
 local leaseKeys = tonumber(ARGV[2])
 local t = redis.call('time')
-row('now', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+row('now', now)
 local kind = redis.call('type', KEYS[1])['ok']
 row('type', kind, redis.call('pttl', KEYS[1]))
 if kind == 'hash' then
@@ -108,7 +110,10 @@ if redis.call('exists', KEYS[6]) == 1 then
   for i = 1, #p, 2 do
     row('permit', p[i], p[i + 1])
   end
-  row('permits', redis.call('zcard', KEYS[6]))
+  -- A permit whose lease ended is no longer held: the next acquisition
+  -- returns it to the pool.
+  local ended = redis.call('zcount', KEYS[6], 0, now)
+  row('permits', redis.call('zcard', KEYS[6]) - ended, ended)
 end
 if redis.call('exists', KEYS[10]) == 1 then
   local w = redis.call('zrange', KEYS[10], 0, limit - 1, 'withscores')

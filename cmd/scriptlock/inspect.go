@@ -51,7 +51,13 @@ type Report struct {
 	Writers     []Waiter `json:"pending_writers,omitempty"`
 	WriterCount int64    `json:"pending_writer_count"`
 	Permits     []Permit `json:"permits,omitempty"`
-	PermitCount int64    `json:"permit_count"`
+	// PermitCount counts the permits held under a lease that has not ended;
+	// EndedPermitCount those whose lease ended, which the next acquisition
+	// returns to the pool; Available, for a PermitSemaphore, is the count
+	// plus those: the permits an acquisition can take now.
+	PermitCount      int64  `json:"permit_count"`
+	EndedPermitCount int64  `json:"ended_permit_count"`
+	Available        *int64 `json:"available,omitempty"`
 	// MutexWaiters are the Go waiters a Mutex release wakes by name, in the
 	// order it wakes them (Redisson's own waiters are not registered).
 	MutexWaiters     []MutexWaiter `json:"mutex_waiters,omitempty"`
@@ -238,7 +244,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "permit":
 			r.Permits = append(r.Permits, Permit{ID: permitID(a), Expires: at(num(b)), RemainingMS: num(b) - nowMS})
 		case "permits":
-			r.PermitCount = num(a)
+			r.PermitCount, r.EndedPermitCount = num(a), num(b)
 		case "lwaiter":
 			r.MutexWaiters = append(r.MutexWaiters, MutexWaiter{Field: a, Registered: at(num(b)), WaitedMS: nowMS - num(b)})
 		case "lwaiters":
@@ -248,6 +254,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		}
 	}
 	hasQueue := len(r.QueueProtocols) > 0
+	permits := r.PermitCount + r.EndedPermitCount
 	switch {
 	case r.RedisType == "hash" && (r.Mode == "read" || r.Mode == "write") && lockShaped(r.Holders):
 		r.Kind = kindRW
@@ -259,7 +266,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		r.Kind = kindMutex
 	case r.RedisType == "string" && r.HolderCount > 0:
 		r.Kind = kindLean
-	case r.RedisType == "string" && r.Counter != nil && r.PermitCount > 0:
+	case r.RedisType == "string" && r.Counter != nil && permits > 0:
 		r.Kind = kindPermits
 	case r.RedisType == "string" && r.Counter != nil:
 		r.Kind = kindCounter
@@ -269,12 +276,19 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		r.Kind = kindMutex // free, a woken Go waiter about to take it
 	case r.RedisType == "none" && r.WriterCount > 0:
 		r.Kind = kindRW // free, a writer about to take it
-	case r.RedisType == "none" && r.PermitCount > 0:
+	case r.RedisType == "none" && permits > 0:
 		r.Kind = kindPermits
 	case r.RedisType == "none":
 		r.Kind = kindNone
 	default:
 		r.Kind = kindUnknown
+	}
+	if r.Kind == kindPermits {
+		avail := r.EndedPermitCount
+		if r.Counter != nil {
+			avail += *r.Counter
+		}
+		r.Available = &avail
 	}
 	return r, nil
 }
@@ -404,7 +418,11 @@ func writeReport(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "PENDING WRITERS\t%d\n", r.WriterCount)
 	}
 	if r.Kind == kindPermits {
+		fmt.Fprintf(tw, "AVAILABLE\t%d\n", *r.Available)
 		fmt.Fprintf(tw, "PERMITS HELD\t%d\n", r.PermitCount)
+		if r.EndedPermitCount > 0 {
+			fmt.Fprintf(tw, "LEASES ENDED\t%d (free to the next acquisition)\n", r.EndedPermitCount)
+		}
 	}
 	if r.MutexWaiterCount > 0 {
 		fmt.Fprintf(tw, "GO WAITERS\t%d\n", r.MutexWaiterCount)
@@ -461,7 +479,11 @@ func writeReport(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PERMIT\tEXPIRES\tIN")
 		for _, p := range r.Permits {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(p.RemainingMS, 0)))
+			in := "ended"
+			if p.RemainingMS > 0 {
+				in = lease(p.RemainingMS)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), in)
 		}
 		tw.Flush()
 	}

@@ -175,9 +175,14 @@ func summary(r *Report) string {
 	if r.PermitCount > 0 {
 		var ps []string
 		for _, p := range r.Permits {
-			ps = append(ps, p.ID)
+			if p.RemainingMS > 0 { // an ended lease is held no more
+				ps = append(ps, p.ID)
+			}
 		}
 		fmt.Fprintf(&b, "; %d permits held: %s", r.PermitCount, strings.Join(ps, ", "))
+	}
+	if r.EndedPermitCount > 0 {
+		fmt.Fprintf(&b, "; %d leases ended", r.EndedPermitCount)
 	}
 	return b.String()
 }
