@@ -21,6 +21,8 @@
 -- Redisson-compatible mode and for Java services, under Redisson's (protocol
 -- redisson); both are read.
 -- Collections list at most `limit` entries; their totals are always exact.
+-- A companion key of another type (another program's key that has its name)
+-- is no part of a lock and is not read.
 -- @key    lock
 -- @key    fence      redisson_lock_token:{name}
 -- @key    queue      redisson_lock_queue:{name}
@@ -47,7 +49,10 @@ local leaseKeys = tonumber(ARGV[2])
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 row('now', now)
-local kind = redis.call('type', KEYS[1])['ok']
+local function typeOf(key)
+  return redis.call('type', key)['ok']
+end
+local kind = typeOf(KEYS[1])
 row('type', kind, redis.call('pttl', KEYS[1]))
 if kind == 'hash' then
   local mode = redis.call('hget', KEYS[1], 'mode')
@@ -84,28 +89,32 @@ if kind == 'hash' then
 elseif kind == 'string' then
   row('counter', redis.call('getrange', KEYS[1], 0, 4095))
 end
-local fence = redis.call('get', KEYS[2])
-if fence then
-  row('fence', fence)
+if typeOf(KEYS[2]) == 'string' then
+  row('fence', redis.call('get', KEYS[2]))
 end
 local function queue(list, deadlines, protocol)
-  if redis.call('exists', list) == 1 then
+  if typeOf(list) == 'list' then
+    local timed = typeOf(deadlines) == 'zset'
     for _, field in ipairs(redis.call('lrange', list, 0, limit - 1)) do
-      row('queue', field, redis.call('zscore', deadlines, field), protocol)
+      local deadline = false
+      if timed then
+        deadline = redis.call('zscore', deadlines, field)
+      end
+      row('queue', field, deadline, protocol)
     end
     row('queued', redis.call('llen', list), protocol)
   end
 end
 queue(KEYS[8], KEYS[9], 'scriptlock')
 queue(KEYS[3], KEYS[4], 'redisson')
-if redis.call('exists', KEYS[5]) == 1 then
+if typeOf(KEYS[5]) == 'zset' then
   local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')
   for i = 1, #w, 2 do
     row('writer', w[i], w[i + 1])
   end
   row('writers', redis.call('zcard', KEYS[5]))
 end
-if redis.call('exists', KEYS[6]) == 1 then
+if typeOf(KEYS[6]) == 'zset' then
   local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')
   for i = 1, #p, 2 do
     row('permit', p[i], p[i + 1])
@@ -115,7 +124,7 @@ if redis.call('exists', KEYS[6]) == 1 then
   local ended = redis.call('zcount', KEYS[6], 0, now)
   row('permits', redis.call('zcard', KEYS[6]) - ended, ended)
 end
-if redis.call('exists', KEYS[10]) == 1 then
+if typeOf(KEYS[10]) == 'zset' then
   local w = redis.call('zrange', KEYS[10], 0, limit - 1, 'withscores')
   for i = 1, #w, 2 do
     row('lwaiter', w[i], w[i + 1])

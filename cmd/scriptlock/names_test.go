@@ -40,3 +40,44 @@ func TestListSkipsKeyWithLoneClosingBrace(t *testing.T) {
 		})
 	}
 }
+
+// Keys of another program that happen to have the names of a lock's
+// companion keys, with other types, are not read as such: list goes on and
+// inspect shows the key itself.
+func TestCompanionKeysOfOtherTypes(t *testing.T) {
+	t.Parallel()
+	d := deployments(t)[0]
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	c := newClient(t, d.rc, prefix)
+	heldMutex(t, ctx, c, "order:1", "w")
+	user := prefix + "user"
+	for _, cmd := range [][]string{
+		{"SET", user, "v"},
+		{"SET", "{" + user + "}:timeout", "v"},                   // permit leases
+		{"HSET", "redisson_lock_token:{" + user + "}", "f", "1"}, // fencing token
+		{"SET", "redisson_lock_queue:{" + user + "}", "v"},       // Redisson fair queue
+		{"SET", "scriptlock_fair_timeout:{" + user + "}", "v"},
+		{"RPUSH", "scriptlock_fair_queue:{" + user + "}", "w"},
+		{"SET", "redisson_rwlock_writers:{" + user + "}", "v"},
+		{"SET", "scriptlock_lock_waiters:{" + user + "}", "v"},
+	} {
+		if err := d.rc.Do(ctx, d.rc.B().Arbitrary(cmd...).Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := cli(ctx, d, "", "list", "--json", "--key-prefix", prefix)
+	if r.code != exitOK {
+		t.Fatalf("list: exit %d\n%s", r.code, r.errOut)
+	}
+	var l listing
+	if err := json.Unmarshal([]byte(r.out), &l); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	if len(l.Locks) != 1 || l.Locks[0].Key != prefix+"order:1" {
+		t.Errorf("listed %+v, want order:1 only", l.Locks)
+	}
+	if r := cli(ctx, d, "", "inspect", "--key-prefix", prefix, "user"); r.code != exitOK {
+		t.Errorf("inspect user: exit %d\n%s", r.code, r.errOut)
+	}
+}
