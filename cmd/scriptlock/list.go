@@ -136,6 +136,9 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 		if r.Mode != "" {
 			kind += "/" + r.Mode
 		}
+		// QUEUED counts every waiter the lock knows of: a fair queue, pending
+		// writers, a Mutex's registered Go waiters (Redisson's own waiters
+		// register nowhere).
 		// Inspect reads at most --limit holders of a lock: with more, their
 		// holds are a lower bound.
 		holdsCol := strconv.FormatInt(holds, 10)
@@ -143,7 +146,7 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 			holdsCol += "+"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\n", strings.TrimPrefix(r.Key, e.keyPrefix), kind, r.HolderCount, holdsCol,
-			lease(r.LeaseMS), r.QueueLength+r.WriterCount, fence)
+			lease(r.LeaseMS), r.QueueLength+r.WriterCount+r.MutexWaiterCount, fence)
 	}
 	tw.Flush()
 	if l.Cursor != "" {
