@@ -645,7 +645,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				held := c.holds[holdID(s.key, field)]
 				c.mu.Unlock()
 				if held != nil {
-					leaseDone = c.leaseCall(held, lossDeadline(start, serverLease))
+					var at time.Time // RWMutex: the re-entry cannot shorten it
+					if reentrySetsLease(p) {
+						at = lossDeadline(start, serverLease)
+					}
+					leaseDone = c.leaseCall(held, at)
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
@@ -810,7 +814,11 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if renew {
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
-	c.arm(h, lossDeadline(start, serverLease))
+	if !a.fresh && !reentrySetsLease(p) {
+		c.armLater(h, lossDeadline(start, serverLease))
+	} else {
+		c.arm(h, lossDeadline(start, serverLease))
+	}
 
 	cctx, cancel := context.WithCancelCause(ctx)
 	var lc *lockCtx
@@ -876,10 +884,22 @@ func watchAt(h *hold) time.Time { return h.renew.due.Add(-h.renew.every / 10) }
 
 // arm sets the hold's loss deadline, unless the hold has ended. Lock order:
 // c.mu (when held) before h.mu.
-func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false, 0) }
+func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false, 0, false) }
 
 // armEarlier moves an armed hold's loss deadline to at if that is earlier.
-func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true, 0) }
+func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true, 0, false) }
+
+// armLater moves an armed hold's loss deadline to at if that is later.
+func (c *Client) armLater(h *hold, at time.Time) { c.setLoss(h, at, false, 0, true) }
+
+// reentrySetsLease reports whether a re-entry sets the lock's expiry to its
+// own lease, shortening it too (Mutex, FairMutex, as Redisson's RLock), or
+// only lengthens it (RWMutex's read and write holds, as Redisson's
+// RReadWriteLock).
+func reentrySetsLease(p primitive) bool {
+	s := p.side()
+	return s != sideRead && s != sideWrite
+}
 
 // leaseCall marks a call that sets the lock's expiry, other than a renewal,
 // as sent, moving the loss deadline to at first if that is earlier (zero:
@@ -902,14 +922,15 @@ func (c *Client) leaseCall(h *hold, at time.Time) func() {
 
 // setLoss sets the loss deadline to at, or only moves it earlier
 // (earlierOnly, or a renewal sent at renewSent (unix ns) that a call setting
-// the lock's expiry may have followed on the server).
-func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool, renewSent int64) {
+// the lock's expiry may have followed on the server) or later (laterOnly).
+func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool, renewSent int64, laterOnly bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if renewSent != 0 && (h.leaseCalls > 0 || renewSent <= h.leaseSettled) {
 		earlierOnly = true
 	}
-	if h.released() || earlierOnly && (h.loss == nil || at.UnixNano() >= h.lossAt.Load()) {
+	if h.released() || earlierOnly && (h.loss == nil || at.UnixNano() >= h.lossAt.Load()) ||
+		laterOnly && h.loss != nil && at.UnixNano() <= h.lossAt.Load() {
 		return
 	}
 	h.lossAt.Store(at.UnixNano())
@@ -956,7 +977,7 @@ type lossTimer struct {
 
 // renewed records a confirmed renewal sent at sent.
 func (c *Client) renewed(h *hold, sent time.Time) {
-	c.setLoss(h, lossDeadline(sent, h.lease), false, sent.UnixNano())
+	c.setLoss(h, lossDeadline(sent, h.lease), false, sent.UnixNano(), false)
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.

@@ -398,3 +398,47 @@ func TestRWMutexReadReleaseLeavingNoLeaseIsLoss(t *testing.T) {
 		t.Fatalf("RUnlock of the lost outer hold: %v, want ErrNotHeld", err)
 	}
 }
+
+// A re-entry of an RWMutex hold with a shorter lease never shortens the lock
+// on the server (the scripts only lengthen it, as Redisson's read and write
+// locks do), so the hold must live on: its context neither ends early nor
+// is its lock given back.
+func TestRWMutexShorterReentryKeepsHold(t *testing.T) {
+	for _, write := range []bool{true, false} {
+		name := map[bool]string{true: "write", false: "read"}[write]
+		t.Run(name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			rw := mustRW(t, c, "short-reentry-"+name)
+			ctx := testCtx(t, 20*time.Second)
+			lock, lockWithLease := rw.Lock, rw.LockWithLease
+			if !write {
+				lock, lockWithLease = rw.RLock, rw.RLockWithLease
+			}
+			outer, err := lock(ctx) // the watchdog's 30 s lease
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lockWithLease(outer, 200*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second)
+			if err := context.Cause(outer); err != nil {
+				t.Fatalf("outer %s hold ended 1 s after a re-entry with a 200 ms lease: %v; the lock's expiry on the server is %d ms",
+					name, err, pttlOf(t, node, rw.Key()))
+			}
+			if pttl := pttlOf(t, node, rw.Key()); pttl < 20000 {
+				t.Fatalf("lock PTTL %d ms, want the watchdog's lease", pttl)
+			}
+		})
+	}
+}
+
+func pttlOf(t testing.TB, n *redistest.Node, key string) int64 {
+	t.Helper()
+	v, err := n.Do(t, "PTTL", key).AsInt64()
+	if err != nil {
+		t.Fatalf("PTTL %s: %v", key, err)
+	}
+	return v
+}
