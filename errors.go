@@ -46,8 +46,11 @@ var (
 	ErrNotReentrant = errors.New("lock is not reentrant")
 	// ErrWrongKind: the lock's key holds another kind of lock: a LeanMutex
 	// (a string key) and a Mutex, FairMutex, RWMutex or Redisson lock (a
-	// hash) were given the same name, or a Semaphore, PermitSemaphore or
-	// CountDownLatch (a count) the name of one of those. Nothing was changed.
+	// hash) were given the same name, an RWMutex (a hash with a mode field)
+	// and a Mutex (a hash without one; Mutex also stands for a Redisson
+	// RLock here, RWMutex for an RReadWriteLock), or a Semaphore,
+	// PermitSemaphore or CountDownLatch (a count) the name of one of those.
+	// Nothing was changed.
 	ErrWrongKind = errors.New("lock name used by another kind of lock")
 )
 

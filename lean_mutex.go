@@ -408,8 +408,14 @@ func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try
 }
 
 // wrongKind marks a WRONGTYPE reply: the lock's key holds another kind of
-// lock (a LeanMutex's string where a hash was expected, or the reverse).
+// lock (a LeanMutex's string where a hash was expected, or the reverse), and
+// the refusals of a read-write lock's hash by a Mutex and the reverse.
 func wrongKind(err error) error {
+	if (errors.Is(err, generated.ErrNotRw) || errors.Is(err, generated.ErrNotMutex)) && !errors.Is(err, ErrWrongKind) {
+		// A read-write lock and a Mutex, FairMutex or Redisson RLock share
+		// the name: both are hashes, told apart by the mode field.
+		return fmt.Errorf("%w: %w", ErrWrongKind, err)
+	}
 	// errors.As: the Redis error may come wrapped ("wait ended: ...").
 	if re := (*rueidis.RedisError)(nil); errors.As(err, &re) && re != nil && strings.HasPrefix(re.Error(), "WRONGTYPE") && !errors.Is(err, ErrWrongKind) {
 		return fmt.Errorf("%w (a LeanMutex and a Mutex, FairMutex, RWMutex or Redisson lock share the name): %w", ErrWrongKind, err)

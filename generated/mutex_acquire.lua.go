@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -73,6 +74,7 @@ const mutexAcquireSource = `#!lua
 -- @arg    owner     string
 -- @arg    ctl       string    flags and settings, see above (the common values are formatted once per Client)
 -- @return int64
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 local ctl = ARGV[3]
 local ttl = redis.call('pttl', KEYS[1])
 -- A polite caller that registered earlier (leave) and is no longer in the
@@ -99,6 +101,10 @@ if ttl ~= -2 then
   fields = redis.call('hkeys', KEYS[1])
 end
 for i = 1, #fields do
+  if fields[i] == 'mode' then
+    -- A read-write lock's hash (RWMutex, Redisson RReadWriteLock).
+    return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+  end
   if fields[i] == ARGV[2] then
     if string.byte(ctl, 2) == 108 then
       redis.call('zrem', KEYS[3], ARGV[2])
@@ -135,7 +141,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "79db95a1e264af7510f842536b8ec8fd29239783"
+const mutexAcquireSHA1 = "0f7907ee450615e45f756bd0ecee17ee2bbbc408"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -298,6 +304,27 @@ func mutexAcquireEncode(a *MutexAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
+// mutexAcquireError turns a Redis error whose code MutexAcquire declares into a *ScriptError;
+// every other error is returned as it is.
+func mutexAcquireError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_MUTEX":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexAcquire",
+			sentinel: ErrNotMutex,
+		}
+	}
+	return err
+}
+
 // mutexAcquireDecode reads a reply of MutexAcquire as int64.
 func mutexAcquireDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -310,7 +337,7 @@ func mutexAcquireDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, mutexAcquireError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -30,6 +31,7 @@ const rwReadAcquireSource = `#!lua
 -- @arg    writeOwner     string     the same owner's writer field, <owner>:write
 -- @arg    nonce          int64      a new hold's mark, kept in its first lease key for the release to name (a shared owner's); 0: none (the key holds 1)
 -- @return {status int64, value int64}
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local function writerWaiting()
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -42,6 +44,11 @@ if ARGV[4] ~= '0' then
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
+  -- A hash without a mode is another kind of lock (Redisson's read and
+  -- write locks would take it over): refuse it, change nothing.
+  if redis.call('exists', KEYS[1]) == 1 then
+    return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+  end
   if writerWaiting() then
     return {0, -2}
   end
@@ -70,7 +77,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwReadAcquireSHA1 is the SHA-1 of rwReadAcquireSource, the name SCRIPT LOAD gives it.
-const rwReadAcquireSHA1 = "f15378fa3a2776a790d0d79bb0dea4b56e124124"
+const rwReadAcquireSHA1 = "9a59006ef50f83b8f0acb511951cb290bb10a12a"
 
 var rwReadAcquireScript = rueidis.NewLuaScript(rwReadAcquireSource)
 
@@ -195,6 +202,27 @@ func rwReadAcquireEncode(a *RwReadAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
+// rwReadAcquireError turns a Redis error whose code RwReadAcquire declares into a *ScriptError;
+// every other error is returned as it is.
+func rwReadAcquireError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_RW":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwReadAcquire",
+			sentinel: ErrNotRw,
+		}
+	}
+	return err
+}
+
 // rwReadAcquireDecode reads a reply of RwReadAcquire as {status int64, value int64}.
 func rwReadAcquireDecode(resp rueidis.RedisResult) (RwReadAcquireResult, error) {
 	const want = "{status int64, value int64}"
@@ -207,7 +235,7 @@ func rwReadAcquireDecode(resp rueidis.RedisResult) (RwReadAcquireResult, error) 
 				Want:   want,
 			}
 		}
-		return RwReadAcquireResult{}, err
+		return RwReadAcquireResult{}, rwReadAcquireError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

@@ -31,8 +31,14 @@ const rwWriteAcquireSource = `#!lua
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
+  -- A hash without a mode is another kind of lock (Redisson's read and
+  -- write locks would take it over): refuse it, change nothing.
+  if redis.call('exists', KEYS[1]) == 1 then
+    return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+  end
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
@@ -67,7 +73,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "3e9f11c92c9c1eab0d19ffcb3cbba3d51c8b2bc9"
+const rwWriteAcquireSHA1 = "fc60af3e59f641a97f99466c8b32cc23a0044664"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -208,6 +214,13 @@ func rwWriteAcquireError(err error) error {
 			Message:  msg,
 			Script:   "RwWriteAcquire",
 			sentinel: ErrUpgrade,
+		}
+	case "NOT_RW":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwWriteAcquire",
+			sentinel: ErrNotRw,
 		}
 	}
 	return err

@@ -61,6 +61,7 @@
 -- @arg    owner     string
 -- @arg    ctl       string    flags and settings, see above (the common values are formatted once per Client)
 -- @return int64
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 local ctl = ARGV[3]
 local ttl = redis.call('pttl', KEYS[1])
 -- A polite caller that registered earlier (leave) and is no longer in the
@@ -87,6 +88,10 @@ if ttl ~= -2 then
   fields = redis.call('hkeys', KEYS[1])
 end
 for i = 1, #fields do
+  if fields[i] == 'mode' then
+    -- A read-write lock's hash (RWMutex, Redisson RReadWriteLock).
+    return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+  end
   if fields[i] == ARGV[2] then
     if string.byte(ctl, 2) == 108 then
       redis.call('zrem', KEYS[3], ARGV[2])

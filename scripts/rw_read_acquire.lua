@@ -17,6 +17,7 @@
 -- @arg    writeOwner     string     the same owner's writer field, <owner>:write
 -- @arg    nonce          int64      a new hold's mark, kept in its first lease key for the release to name (a shared owner's); 0: none (the key holds 1)
 -- @return {status int64, value int64}
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local function writerWaiting()
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -29,6 +30,11 @@ if ARGV[4] ~= '0' then
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
+  -- A hash without a mode is another kind of lock (Redisson's read and
+  -- write locks would take it over): refuse it, change nothing.
+  if redis.call('exists', KEYS[1]) == 1 then
+    return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+  end
   if writerWaiting() then
     return {0, -2}
   end

@@ -18,8 +18,14 @@
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
+  -- A hash without a mode is another kind of lock (Redisson's read and
+  -- write locks would take it over): refuse it, change nothing.
+  if redis.call('exists', KEYS[1]) == 1 then
+    return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+  end
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
