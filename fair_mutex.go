@@ -17,8 +17,10 @@ const DefaultWaiterTimeout = 5 * time.Second
 
 // WithWaiterTimeout sets how long a FairMutex waiter, or an RWMutex writer
 // waiting to write, keeps its place without calling Redis again (default 5 s).
-// A live waiter refreshes its place every d/3; one whose process died or lost
-// its connection is dropped after at most d, so it cannot block the others.
+// A live waiter refreshes its place every d/3; the place of one whose process
+// died or lost its connection expires at most d after its last call, and the
+// waiters behind it, which call every d/3, drop it within d/3 more, so it
+// cannot block the others.
 // A waiting Mutex calls again at least every d/3 as well: a wake sent to a
 // waiter that died costs the others at most that long.
 // For Mutex, FairMutex and RWMutex.
