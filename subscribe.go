@@ -235,11 +235,22 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 		cs.all = cs.all || all
 		w := s.addLocked(cs, id, wake)
 		s.mu.Unlock()
+		if testHookJoin != nil {
+			testHookJoin(channel, cs.ready, cs.done)
+		}
 
 		select {
 		case <-cs.ready:
 			return w, nil
 		case <-cs.done:
+			select {
+			case <-cs.ready:
+				// Confirmed, then ended (by the server when a Cluster slot
+				// moves, say) before we looked: a dead subscription, which
+				// the wait makes again.
+				return w, nil
+			default:
+			}
 			err := cs.err
 			s.leave(w)
 			if err == errShardedRefused {
@@ -255,6 +266,10 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 		}
 	}
 }
+
+// testHookJoin, when set (tests only), runs in join between registering the
+// waiter and waiting for the server's confirmation of the subscription.
+var testHookJoin func(channel string, ready, done <-chan struct{})
 
 var errShardedRefused = &subscribeError{"sharded pub/sub refused by the server"}
 
