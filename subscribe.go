@@ -271,6 +271,10 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 // waiter and waiting for the server's confirmation of the subscription.
 var testHookJoin func(channel string, ready, done <-chan struct{})
 
+// testHookUnsubscribe, when set (tests only), runs in leave when the last
+// waiter of a channel is about to start its unsubscribe.
+var testHookUnsubscribe func(channel string)
+
 var errShardedRefused = &subscribeError{"sharded pub/sub refused by the server"}
 
 type subscribeError struct{ msg string }
@@ -439,19 +443,23 @@ func (s *subscriptions) leave(w *waiter) {
 	if last {
 		cs.closing = true
 	}
-	s.mu.Unlock()
-	if !last {
-		return
-	}
-	select {
-	case <-cs.done:
-		return
-	default:
-	}
 	// Unsubscribing takes a round trip (more when the connection is being
 	// re-established): a waiter that already has its lock does not wait
-	// for it. The receive loop is still running, so the group is not idle.
-	s.wg.Add(1)
+	// for it. Counted under s.mu before close began (it sets stopped, then
+	// waits), so close waits for it; once close began, the cancelled
+	// context ends the receive loop anyway. A loop no longer registered
+	// has ended.
+	unsub := last && !s.stopped && s.chans[cs.name] == cs
+	if unsub {
+		s.wg.Add(1)
+	}
+	s.mu.Unlock()
+	if !unsub {
+		return
+	}
+	if testHookUnsubscribe != nil {
+		testHookUnsubscribe(cs.name)
+	}
 	go func() {
 		defer s.wg.Done()
 		s.unsubscribe(cs)

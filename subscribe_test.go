@@ -1,6 +1,8 @@
 package scriptlock
 
 import (
+	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,5 +77,50 @@ func TestJoinSubscriptionEndedByServer(t *testing.T) {
 			t.Fatalf("round %d: Unlock: %v", i, err)
 		}
 		got()
+	}
+}
+
+// TestCloseWaitsForUnsubscribe: Close waits for every goroutine the
+// subscriptions start, the unsubscribe of a waiter leaving as Close begins
+// included (its count must not come after Close's wait began with nothing
+// left to wait for).
+func TestCloseWaitsForUnsubscribe(t *testing.T) {
+	node := redistest.Server(t)
+	c, err := New(node.Client(t), WithKeyPrefix(redistest.Prefix(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := mustLatch(t, c, "leaving")
+	if _, err := l.TrySetCount(testCtx(t, 5*time.Second), 1); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	var closedFirst bool
+	testHookUnsubscribe = func(channel string) {
+		if channel != l.channel {
+			return
+		}
+		go func() {
+			c.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+			closedFirst = true
+		case <-time.After(time.Second):
+		}
+	}
+	t.Cleanup(func() { testHookUnsubscribe = nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	awaited := make(chan error, 1)
+	go func() { awaited <- l.Await(ctx) }()
+	waitFor(t, 5*time.Second, "the waiter subscribed", func() bool { return subscribers(t, node, false, l.channel) == 1 })
+	cancel()
+	if err := <-awaited; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Await: %v, want context.Canceled", err)
+	}
+	<-closed
+	if closedFirst {
+		t.Fatal("Close returned before the unsubscribe of the waiter that left was counted")
 	}
 }
