@@ -98,7 +98,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.inflight.drained = make(chan struct{})
-	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, func() { c.shardedOff.Store(true) })
+	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
 	c.wg.Add(1)
@@ -254,6 +254,19 @@ func (c *Client) sharded() bool {
 // call fails rather than repeat the same refusal.
 func (c *Client) publishPlainly(err error) bool {
 	if !isUnknownCommand(err) || c.cfg.sharded == shardedOn || !c.sharded() {
+		return false
+	}
+	c.shardedOff.Store(true)
+	return true
+}
+
+// subscribePlainly is called when the server refused a sharded subscribe:
+// the Client, having chosen sharded pub/sub itself, uses plain pub/sub from
+// now on and the subscribe is made again. A Client forced onto it keeps it,
+// and the wait fails with the refusal rather than subscribe again at once
+// until its context ends.
+func (c *Client) subscribePlainly() bool {
+	if c.cfg.sharded == shardedOn {
 		return false
 	}
 	c.shardedOff.Store(true)

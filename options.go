@@ -295,7 +295,11 @@ func WithFenceIdle(d time.Duration) SharedOption {
 }
 
 // WithShardedPubSub forces sharded pub/sub (SSUBSCRIBE/SPUBLISH) on or off.
-// By default it is used on Redis Cluster when the server supports it.
+// By default it is used on Redis Cluster when the server supports it, and a
+// Client that finds the server refuses it switches to plain pub/sub. Forced
+// on, a server's refusal is the error: a wait fails with it (through
+// errors.As, a *rueidis.RedisError) when it subscribes, as does a call whose
+// script publishes.
 func WithShardedPubSub(on bool) Option {
 	return clientOption(func(c *config) {
 		if on {

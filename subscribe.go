@@ -19,8 +19,11 @@ type subscriptions struct {
 	rc      rueidis.Client
 	id      string // the Client's id: names its own wake channels
 	sharded func() bool
-	onFail  func() // called when a sharded subscribe is refused by the server
-	ctx     context.Context
+	// onFail is called when the server refuses a sharded subscribe; it
+	// reports whether the Client switched to plain pub/sub (it does unless
+	// forced onto sharded pub/sub).
+	onFail func() bool
+	ctx    context.Context
 
 	mu    sync.Mutex
 	chans map[string]*channelSub
@@ -91,7 +94,7 @@ type waiter struct {
 // and forgets it.
 func (w *waiter) takeSince() int64 { return w.since.Swap(0) }
 
-func newSubscriptions(ctx context.Context, rc rueidis.Client, id string, sharded func() bool, onFail func()) *subscriptions {
+func newSubscriptions(ctx context.Context, rc rueidis.Client, id string, sharded func() bool, onFail func() bool) *subscriptions {
 	return &subscriptions{rc: rc, id: id, sharded: sharded, onFail: onFail, ctx: ctx, chans: map[string]*channelSub{}}
 }
 
@@ -304,8 +307,7 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	go func() {
 		defer s.wg.Done()
 		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
-		if err != nil && cs.sharded && isUnknownCommand(err) {
-			s.onFail()
+		if err != nil && cs.sharded && isUnknownCommand(err) && s.onFail() {
 			err = errShardedRefused
 		}
 		s.mu.Lock()

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -122,5 +124,61 @@ func TestCloseWaitsForUnsubscribe(t *testing.T) {
 	<-closed
 	if closedFirst {
 		t.Fatal("Close returned before the unsubscribe of the waiter that left was counted")
+	}
+}
+
+// errorReplies is INFO stats' total_error_replies, asked through rc.
+func errorReplies(t testing.TB, rc rueidis.Client) int64 {
+	t.Helper()
+	info, err := rc.Do(context.Background(), rc.B().Info().Section("stats").Build()).ToString()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "total_error_replies:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("INFO stats has no total_error_replies")
+	return 0
+}
+
+// TestForcedShardedSubscribeRefused: a Client forced onto sharded pub/sub
+// (WithShardedPubSub(true)) on a server that refuses SSUBSCRIBE cannot wait
+// for a message: a wait fails at once with the server's refusal rather than
+// subscribe again until its context ends.
+func TestForcedShardedSubscribeRefused(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t, redistest.WithArgs("--rename-command", "SSUBSCRIBE", ""))
+	c := newTestClient(t, node.Client(t), sharedPrefix(t), WithShardedPubSub(true), WithFailoverGuard(false, 0))
+	ctx := testCtx(t, 10*time.Second)
+	holder, waiter := mustMutex(t, c, "refused"), mustMutex(t, c, "refused")
+	held, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A client of its own: a new connection's handshake adds refusals
+	// (rueidis's CLIENT SETINFO, which Redis 7.0 does not know).
+	probe := node.Client(t)
+	before := errorReplies(t, probe)
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = waiter.Lock(wctx)
+	took := time.Since(start)
+	refusals := errorReplies(t, probe) - before
+	var re *rueidis.RedisError
+	if !errors.As(err, &re) || !isUnknownCommand(re) {
+		t.Fatalf("Lock after %s and %d refusals: %v, want the server's refusal of SSUBSCRIBE", took, refusals, err)
+	}
+	if refusals > 5 || took > time.Second {
+		t.Fatalf("Lock failed after %s and %d refusals: it subscribed again", took, refusals)
+	}
+	if err := holder.Unlock(held); err != nil {
+		t.Fatal(err)
 	}
 }
