@@ -260,6 +260,20 @@ func (c *Client) publishPlainly(err error) bool {
 	return true
 }
 
+// publishing runs call, a script that publishes after writes a repeat finds
+// done (expired permits reclaimed, dead queue heads evicted), with the
+// Client's publish command, and once more with PUBLISH when the server
+// refused its SPUBLISH and the Client switched (publishPlainly). The repeat
+// publishes nothing: whoever the first attempt was to tell learns of it at
+// its next call, as after a release made again.
+func publishing[T any](c *Client, call func(publish string) (T, error)) (T, error) {
+	v, err := call(c.publishCommand())
+	if err != nil && c.publishPlainly(err) {
+		v, err = call(c.publishCommand())
+	}
+	return v, err
+}
+
 // subscribePlainly is called when the server refused a sharded subscribe:
 // the Client, having chosen sharded pub/sub itself, uses plain pub/sub from
 // now on and the subscribe is made again. A Client forced onto it keeps it,

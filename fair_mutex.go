@@ -175,23 +175,29 @@ func (f *FairMutex) waitChannel(field string) waitSpec {
 func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
 	m, c := &f.m, f.m.c
 	enqueue := wait != 0
-	var res fairReply
-	var err error
-	acked := true
-	if guarded {
-		var reply rueidis.RedisResult
-		reply, acked, err = c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
-			return f.acquireCommand(serverLease, field, wait)
-		})
-		if err == nil {
-			res, err = f.decodeAcquire(reply)
-		}
-	} else {
-		res, err = f.acquireCall(ctx, serverLease, field, wait)
+	type reply struct {
+		res   fairReply
+		acked bool
 	}
+	// Our protocol's script tells a new queue head after evicting dead ones.
+	r, err := publishing(c, func(publish string) (reply, error) {
+		if !guarded {
+			res, err := f.acquireCall(ctx, serverLease, field, wait, publish)
+			return reply{res, true}, err
+		}
+		raw, acked, err := c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return f.acquireCommand(serverLease, field, wait, publish)
+		})
+		if err != nil {
+			return reply{}, err
+		}
+		res, err := f.decodeAcquire(raw)
+		return reply{res, acked}, err
+	})
 	if err != nil {
 		return attempt{}, false, err
 	}
+	res, acked := r.res, r.acked
 	if res.Status != 0 {
 		a := attempt{granted: true, fresh: res.Status == 1}
 		if a.fresh {

@@ -182,7 +182,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
 		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
-		res, err := generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, s.c.publishCommand())
+		res, err := publishing(s.c, func(publish string) (generated.PermitAcquireResult, error) {
+			return generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish)
+		})
 		if err != nil && unknownOutcome(err) {
 			s.undoLater(wire, record, lease)
 		}
@@ -310,7 +312,9 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	if lease < time.Millisecond {
 		return s.fail("extend", invalidf("permit lease must be at least 1ms, got %s", lease))
 	}
-	res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, s.c.publishCommand())
+	res, err := publishing(s.c, func(publish string) (generated.PermitExtendResult, error) {
+		return generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+	})
 	if err != nil {
 		return s.fail("extend", notCount(err))
 	}
@@ -326,7 +330,9 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("available permits", err)
 	}
-	v, err := generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, s.c.publishCommand())
+	v, err := publishing(s.c, func(publish string) (int64, error) {
+		return generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, publish)
+	})
 	if err != nil {
 		return 0, s.fail("available permits", notCount(err))
 	}

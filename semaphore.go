@@ -179,7 +179,9 @@ func (s *Semaphore) undo(latch string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
 	defer cancel()
 	_, err := callAgain(ctx, func() (int64, error) {
-		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, s.c.publishCommand())
+		return publishing(s.c, func(publish string) (int64, error) {
+			return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, publish)
+		})
 	})
 	return err
 }
@@ -205,7 +207,9 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		var given int64
 		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
 			var err error
-			given, err = generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, c.recordTTL, c.publishCommand())
+			given, err = publishing(c, func(publish string) (int64, error) {
+				return generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, c.recordTTL, publish)
+			})
 			return err
 		}) || (given == 0 && time.Since(sent) >= c.recordTTL) {
 			s.undoFailed(n)

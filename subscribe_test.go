@@ -182,3 +182,82 @@ func TestForcedShardedSubscribeRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestShardedPublishRefusedOutsideReleases: on a Cluster without sharded
+// pub/sub whose Client could not ask (COMMAND refused), the calls besides
+// releases whose scripts publish fail at the SPUBLISH after writes that a
+// repeat finds done (expired permits reclaimed, dead queue heads evicted).
+// Each switches the Client to PUBLISH and is made again, as a release is.
+func TestShardedPublishRefusedOutsideReleases(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithArgs("--rename-command", "SPUBLISH", "", "--rename-command", "SSUBSCRIBE", "", "--rename-command", "SUNSUBSCRIBE", ""))
+	for _, n := range cl.Nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "default", "-command").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 30*time.Second)
+	fresh := func(t *testing.T) *Client {
+		c := newTestClient(t, cl.Client(t), prefix)
+		if !c.sharded() {
+			t.Fatal("the Client does not publish sharded")
+		}
+		return c
+	}
+	// expired leaves a permit of name whose lease has ended.
+	expired := func(t *testing.T, name string) (id string) {
+		s := mustPermits(t, newTestClient(t, cl.Client(t), prefix), name)
+		if _, err := s.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		id, err := s.TryAcquire(ctx, time.Millisecond, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		return id
+	}
+	t.Run("PermitAcquire", func(t *testing.T) {
+		expired(t, "permits:acquire")
+		s := mustPermits(t, fresh(t), "permits:acquire")
+		if _, err := s.TryAcquire(ctx, time.Minute, 0); err != nil {
+			t.Fatalf("TryAcquire reclaiming an expired permit: %v", err)
+		}
+	})
+	t.Run("PermitAvailable", func(t *testing.T) {
+		expired(t, "permits:available")
+		s := mustPermits(t, fresh(t), "permits:available")
+		if n, err := s.AvailablePermits(ctx); err != nil || n != 1 {
+			t.Fatalf("AvailablePermits reclaiming an expired permit: %d, %v", n, err)
+		}
+	})
+	t.Run("PermitExtend", func(t *testing.T) {
+		id := expired(t, "permits:extend")
+		s := mustPermits(t, fresh(t), "permits:extend")
+		if err := s.Extend(ctx, id, time.Minute); !errors.Is(err, ErrUnknownPermit) {
+			t.Fatalf("Extend of an expired permit: %v, want ErrUnknownPermit", err)
+		}
+	})
+	t.Run("FairAcquire", func(t *testing.T) {
+		f := mustFair(t, fresh(t), "fair")
+		node := cl.NodeFor(t, f.queue)
+		// A dead head (its deadline long past) before a live waiter: the
+		// attempt evicts it and tells the live one, now first, by name.
+		dead, live := "00000000-0000-8000-8000-000000000000:dead", "00000000-0000-8000-8000-000000000001:live"
+		for _, args := range [][]string{
+			{"RPUSH", f.queue, dead, live},
+			{"ZADD", f.timeouts, "1", dead, strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10), live},
+		} {
+			if err := node.Do(t, args...).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := f.TryLock(ctx, 0); !errors.Is(err, ErrNotAcquired) {
+			t.Fatalf("TryLock behind a live waiter: %v, want ErrNotAcquired", err)
+		}
+		if head, _ := node.Do(t, "LINDEX", f.queue, "0").ToString(); head != live {
+			t.Fatalf("queue head %q, want the live waiter", head)
+		}
+	})
+}
