@@ -181,7 +181,11 @@ func lossDeadline(sent time.Time, lease time.Duration) time.Time {
 // a primary, as during a Cluster failover), LOADING (a restarted server
 // still reading its data), READONLY (a primary demoted to a replica in a
 // failover the client has not yet seen: a replica writes nothing, and Redis
-// refuses a script that may write before it runs), BUSY (the server is
+// refuses a script that may write before it runs), MASTERDOWN (such a
+// replica whose link to its primary is down, with replica-serve-stale-data
+// no: it runs no script), NOREPLICAS (a primary with fewer good replicas than
+// its min-replicas-to-write: Redis refuses a script that may write before it
+// runs, one without flags at its first write), BUSY (the server is
 // running someone's script past busy-reply-threshold) or OOM (the server is at its maxmemory: Redis
 // refuses a flagged script before it runs, any other at its first write that
 // may use memory, and lets a script that has written run to its end, so an
@@ -202,7 +206,8 @@ func retryLater(err error) bool {
 		_, moved := re.IsMoved()
 		_, ask := re.IsAsk()
 		return moved || ask || re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() ||
-			strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
+			strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "MASTERDOWN ") || strings.HasPrefix(msg, "NOREPLICAS ") ||
+			strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
 	}
 	var s settledError
 	return notSent(err) || errors.As(err, &s)

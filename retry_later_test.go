@@ -774,3 +774,60 @@ func TestReadOnlyRetried(t *testing.T) {
 		t.Fatalf("%d lock keys left after both were released", v)
 	}
 }
+
+// TestNoReplicasRetried: a primary with too few good replicas for its
+// min-replicas-to-write answers NOREPLICAS, and a replica whose link to its
+// primary is down, with replica-serve-stale-data no, answers MASTERDOWN
+// (here with replica-read-only no; with yes it answers READONLY first).
+// Either refuses a script before it writes anything. A Lock and a release
+// call again until the node takes writes again; a single attempt reports
+// the refusal at once.
+func TestNoReplicasRetried(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		refuse, allow [][]string
+	}{
+		{"NOREPLICAS",
+			[][]string{{"CONFIG", "SET", "min-replicas-to-write", "1"}},
+			[][]string{{"CONFIG", "SET", "min-replicas-to-write", "0"}}},
+		{"MASTERDOWN",
+			// A primary that is not there: the link stays down.
+			[][]string{{"CONFIG", "SET", "replica-serve-stale-data", "no", "replica-read-only", "no"}, {"REPLICAOF", "127.0.0.1", "1"}},
+			[][]string{{"REPLICAOF", "NO", "ONE"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t), WithFailoverGuard(false, 0))
+			ctx := testCtx(t, 30*time.Second)
+			holder := mustMutex(t, c, "refused:held")
+			held, err := holder.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh := mustMutex(t, c, "refused:fresh")
+			for _, args := range tc.refuse {
+				if err := node.Do(t, args...).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := fresh.TryLock(ctx, 0); err == nil || !strings.Contains(err.Error(), tc.name) {
+				t.Fatalf("a single attempt: %v, want %s", err, tc.name)
+			}
+			locked := within(t, 10*time.Second, "Lock while the node refuses writes", lockAndUnlock(ctx, fresh))
+			released := within(t, 10*time.Second, "Unlock while the node refuses writes", func() error { return holder.Unlock(held) })
+			time.Sleep(300 * time.Millisecond)
+			for _, args := range tc.allow {
+				if err := node.Do(t, args...).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			released()
+			locked()
+			if n, err := node.Do(t, "EXISTS", holder.Key(), fresh.Key()).AsInt64(); err != nil || n != 0 {
+				t.Fatalf("lock keys left after both were released: %d, %v", n, err)
+			}
+		})
+	}
+}
