@@ -72,7 +72,8 @@ func globEscape(s string) string {
 }
 
 // primaries returns the primary nodes in address order: SCAN on every one
-// covers a Cluster's whole keyspace; replicas would only repeat it.
+// covers a Cluster's whole keyspace; replicas would only repeat it. With no
+// primary among the nodes (a replica's address), it returns them all.
 func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) {
 	nodes := e.rc.Nodes()
 	addrs := make([]string, 0, len(nodes))
@@ -97,6 +98,14 @@ func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) 
 		}
 		out = append(out, n)
 		outAddrs = append(outAddrs, a)
+	}
+	if len(out) == 0 {
+		// Pointed at a replica alone (a read-only look away from the
+		// primary): its copy of the keyspace is what there is to list.
+		for _, a := range addrs {
+			out = append(out, nodes[a])
+		}
+		outAddrs = addrs
 	}
 	return out, outAddrs, nil
 }
