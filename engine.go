@@ -641,7 +641,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 		for range 3 {
 			start := time.Now()
-			var leaseDone func()
+			var mark *leaseMark
 			if shared {
 				// A re-entry sets the lock's expiry to its own lease as soon
 				// as the script runs, before its reply is back (or if it is
@@ -654,16 +654,15 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					if reentrySetsLease(p) {
 						at = lossDeadline(start, serverLease)
 					}
-					leaseDone = c.leaseCall(held, at)
+					mark = c.leaseCall(held, at)
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
 			guarded := c.guarded(actx, s.cfg)
 			sent := time.Now()
 			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, guarded, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
-			if leaseDone != nil {
-				leaseDone()
-				leaseDone = nil
+			if mark != nil {
+				mark.end()
 			}
 			if o := c.cfg.observer; o != nil && guarded && err == nil && a.granted {
 				// Only a grant is the guard's to keep or undo: a refused
@@ -700,7 +699,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			if grantHook != nil {
 				grantHook()
 			}
-			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, shared)
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, shared, mark)
 			switch {
 			case errors.Is(err, errOrphan):
 				// Give the unknown hold back and try again at once.
@@ -745,8 +744,8 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 // schedules watchdog renewal when there is no explicit lease, and builds the
 // lock's context. A grant that arrives after Close began is refused
 // (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
-// caller gives both back.
-func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time, shared bool) (context.Context, error) {
+// caller gives both back. mark is the re-entry's lease call (nil: none).
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time, shared bool, mark *leaseMark) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
 	var fresh *freshHold
@@ -819,9 +818,13 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if renew {
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
-	if !a.fresh && !reentrySetsLease(p) {
+	switch {
+	case !a.fresh && mark != nil && mark.h == h && !mark.solo():
+		// An Extend overlapped the re-entry: either may have run last.
+		c.armEarlier(h, lossDeadline(start, serverLease))
+	case !a.fresh && !reentrySetsLease(p):
 		c.armLater(h, lossDeadline(start, serverLease))
-	} else {
+	default:
 		c.arm(h, lossDeadline(start, serverLease))
 	}
 
@@ -908,21 +911,44 @@ func reentrySetsLease(p primitive) bool {
 
 // leaseCall marks a call that sets the lock's expiry, other than a renewal,
 // as sent, moving the loss deadline to at first if that is earlier (zero:
-// not known before the reply); the function it returns marks the call
-// ended. See hold.leaseCalls.
-func (c *Client) leaseCall(h *hold, at time.Time) func() {
+// not known before the reply); the mark's end marks the call ended. See
+// hold.leaseCalls.
+func (c *Client) leaseCall(h *hold, at time.Time) *leaseMark {
 	h.mu.Lock()
 	h.leaseCalls++
+	h.leaseSeq++
+	m := &leaseMark{h: h, seq: h.leaseSeq, overlapped: h.leaseCalls > 1}
 	h.mu.Unlock()
 	if !at.IsZero() {
 		c.armEarlier(h, at)
 	}
-	return func() {
-		h.mu.Lock()
-		h.leaseCalls--
-		h.leaseSettled = time.Now().UnixNano()
-		h.mu.Unlock()
-	}
+	return m
+}
+
+// leaseMark is one call that sets a hold's lock expiry (see leaseCall).
+type leaseMark struct {
+	h          *hold
+	seq        uint64 // h.leaseSeq when it was sent
+	overlapped bool   // another such call was in flight when it was sent
+}
+
+// end marks the call ended.
+func (m *leaseMark) end() {
+	m.h.mu.Lock()
+	m.h.leaseCalls--
+	m.h.leaseSettled = time.Now().UnixNano()
+	m.h.mu.Unlock()
+}
+
+// solo reports whether no other call setting the lock's expiry has
+// overlapped this one so far: none was in flight when it was sent, and none
+// has been sent since. Only then is the lease it set known to be the one in
+// force; otherwise the server may have run the other call last, and the
+// reply may move the loss deadline earlier, never later.
+func (m *leaseMark) solo() bool {
+	m.h.mu.Lock()
+	defer m.h.mu.Unlock()
+	return !m.overlapped && m.h.leaseSeq == m.seq
 }
 
 // setLoss sets the loss deadline to at, or only moves it earlier
@@ -1234,13 +1260,13 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		c.mu.Unlock()
 	}
 	sent := time.Now()
-	var leaseDone func()
+	var mark *leaseMark
 	if h != nil && !last {
-		leaseDone = c.leaseCall(h, time.Time{})
+		mark = c.leaseCall(h, time.Time{})
 	}
 	st, left, err := c.release(rctx, p, field, lease, h, last, 0)
-	if leaseDone != nil {
-		leaseDone()
+	if mark != nil {
+		mark.end()
 	}
 	if err != nil {
 		if h != nil {

@@ -57,9 +57,9 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	at := lossDeadline(start, lease)
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
-	leaseDone := c.leaseCall(h, at)
+	mark := c.leaseCall(h, at)
 	held, err := p.(extender).extendOnce(ctx, field, lease)
-	leaseDone()
+	mark.end()
 	switch {
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the
@@ -81,7 +81,13 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	if !h.released() && !h.renewing {
 		// Re-entrant releases re-arm the lock with the hold's lease.
 		h.lease = lease
-		c.arm(h, at) // under c.mu: ordered with a re-entry's hand-over
+		if mark.solo() {
+			c.arm(h, at) // under c.mu: ordered with a re-entry's hand-over
+		} else {
+			// Another Extend or re-entry overlapped this one: the server
+			// may have run it last, with a shorter lease.
+			c.armEarlier(h, at)
+		}
 	}
 	c.mu.Unlock()
 	return nil

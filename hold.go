@@ -49,9 +49,10 @@ type hold struct {
 	// and leaseSettled is when the last of them ended (unix ns). A renewal
 	// sent before then may have run on the server first, so the lease such
 	// a call set may be the one in force: its reply cannot push the loss
-	// deadline later.
+	// deadline later. leaseSeq counts such calls sent (see leaseMark.solo).
 	leaseCalls   int32
 	leaseSettled int64
+	leaseSeq     uint64
 	ctxs         []heldCtx // every context handed out for this hold
 	ctx0         [1]heldCtx
 	obs          *holdObs // nil without an Observer
