@@ -54,7 +54,9 @@ func OwnerFrom(ctx context.Context) (string, bool) {
 // Fence returns the fencing token of the most recent lock acquired into ctx (the
 // context Lock returned, or one derived from it). Tokens for one lock name are
 // strictly increasing across acquisitions, so a downstream store can refuse a
-// write carrying an older token: UPDATE ... WHERE fence < $token.
+// write carrying an older token: UPDATE ... WHERE fence < $token. ok is
+// false when that lock hands out none (an unfenced LeanMutex, a read hold),
+// even inside the context of a lock that does.
 func Fence(ctx context.Context) (int64, bool) {
 	t, ok := ctx.Value(anyFenceKey{}).(int64)
 	return t, ok
@@ -92,9 +94,16 @@ func (c *lockCtx) Value(key any) any {
 		if c.token != 0 {
 			return c.token
 		}
+		// A lock without a token (an unfenced LeanMutex, a read hold) is
+		// still the most recent lock: an enclosing lock's token, drawn from
+		// another counter, says nothing of this one's holders.
+		return nil
 	case fenceKey:
-		if c.token != 0 && k.name == c.name {
-			return c.token
+		if k.name == c.name {
+			if c.token != 0 {
+				return c.token
+			}
+			return nil
 		}
 	}
 	return c.Context.Value(key)
