@@ -13,7 +13,7 @@ import (
 // Close with many goroutines waiting on every kind of wait: each returns
 // ErrClosed promptly, Close does not hang, the Client's goroutines end, no
 // waiter registration stays, and Unlock of a lock context of the closed
-// Client afterwards reports an error without panicking.
+// Client afterwards still gives the lock back (Close leaves rc open).
 func TestCloseEndsEveryWait(t *testing.T) {
 	p := newProxied(t)
 	node := p.node
@@ -82,7 +82,12 @@ func TestCloseEndsEveryWait(t *testing.T) {
 			t.Errorf("wait ended with %v, want ErrClosed", err)
 		}
 	}
-	_ = own.Unlock(octx) // reports what it did; must not panic
+	if err := own.Unlock(octx); err != nil {
+		t.Errorf("Unlock after Close: %v", err)
+	}
+	if locked, err := mustMutex(t, h, "own").IsLocked(testCtx(t, 5*time.Second)); err != nil || locked {
+		t.Errorf("lock held after Unlock of the closed Client's hold: %v, %v", locked, err)
+	}
 	keys, err := node.Do(t, "KEYS", "*").AsStrSlice()
 	if err != nil {
 		t.Fatal(err)
