@@ -46,23 +46,30 @@ func ended(t *testing.T, ctx context.Context, within time.Duration) time.Time {
 
 // A claim kept renewed leaves its context alone; a claim that Redis no
 // longer has (deleted, or taken over after it expired) ends it at the next
-// renewal, with cause ErrClaimLost.
+// renewal (renewals every second), with cause ErrClaimLost, not at its loss
+// deadline (at least 2 s after the delete).
 func TestClaimLostWhenGone(t *testing.T) {
-	s, node, _ := claimStore(t, 300*time.Millisecond)
+	s, node, _ := claimStore(t, 3*time.Second)
 	c := reserve(t, s, "gone")
 	ctx, done := c.Context(context.Background())
 	defer done()
-	time.Sleep(time.Second) // about ten renewals
+	time.Sleep(4 * time.Second) // about four renewals, past the claim TTL
 	if ctx.Err() != nil || c.Lost() {
 		t.Fatalf("a renewed claim's context ended: %v", context.Cause(ctx))
 	}
 	node.Do(t, "DEL", s.keys("acct", "gone").record)
 	start := time.Now()
-	at := ended(t, ctx, 3*time.Second)
+	at := ended(t, ctx, 5*time.Second)
 	if !errors.Is(context.Cause(ctx), ErrClaimLost) || !c.Lost() {
 		t.Fatalf("cause %v (Lost %v), want ErrClaimLost", context.Cause(ctx), c.Lost())
 	}
-	t.Logf("context ended %s after the record was deleted", at.Sub(start))
+	c.mu.Lock()
+	lossAt := c.lossAt
+	c.mu.Unlock()
+	if !at.Before(lossAt) {
+		t.Fatalf("context ended %s after the record was deleted, at the loss deadline (%s after): no renewal noticed the claim gone",
+			at.Sub(start), lossAt.Sub(start))
+	}
 	// A context asked for after the loss starts ended.
 	late, done2 := c.Context(context.Background())
 	defer done2()
