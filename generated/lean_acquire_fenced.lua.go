@@ -33,7 +33,13 @@ if holder then
   end
   return -1
 end
-local token = redis.call('incr', KEYS[2])
+-- A counter that holds no integer fails the call; the lock just set is
+-- taken back first, so nothing changes.
+local token = redis.pcall('incr', KEYS[2])
+if type(token) == 'table' then
+  redis.call('del', KEYS[1])
+  return token
+end
 if token < 1099511627776 then
   local t = redis.call('time')
   token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
@@ -43,7 +49,7 @@ return token
 `
 
 // leanAcquireFencedSHA1 is the SHA-1 of leanAcquireFencedSource, the name SCRIPT LOAD gives it.
-const leanAcquireFencedSHA1 = "71b0b0ae64362e643d1e84d336b0ccd3b7d86bdc"
+const leanAcquireFencedSHA1 = "3f468744c9e07f64e6389e3500335f44798acf8d"
 
 var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 

@@ -83,17 +83,19 @@ local ttl = redis.call('pttl', KEYS[1])
 -- declining would leave the lock free while every waiter sleeps.
 if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
     string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[2])) then
-  if string.byte(ctl, 2) == 108 then
-    redis.call('zrem', KEYS[3], ARGV[2])
-  end
-  redis.call('hset', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  -- The token first: a counter that holds no integer fails the call
+  -- before anything else is written.
   local token = redis.call('incr', KEYS[2])
   if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[2], string.match(ctl, '^..(%d+)'))
   end
+  if string.byte(ctl, 2) == 108 then
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
+  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
 local fields = {}
@@ -141,7 +143,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "0f7907ee450615e45f756bd0ecee17ee2bbbc408"
+const mutexAcquireSHA1 = "04f84efb364c93f556f22e65d4895d90a19ba323"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 

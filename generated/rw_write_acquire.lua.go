@@ -39,15 +39,17 @@ if mode == false then
   if redis.call('exists', KEYS[1]) == 1 then
     return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
   end
-  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('zrem', KEYS[2], ARGV[3])
+  -- The token first: a counter that holds no integer fails the call
+  -- before the grant is written.
   local token = redis.call('incr', KEYS[3])
   if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[3], ARGV[6])
   end
+  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('zrem', KEYS[2], ARGV[3])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
@@ -73,7 +75,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "fc60af3e59f641a97f99466c8b32cc23a0044664"
+const rwWriteAcquireSHA1 = "653bca5985fde8e6f7980f5e20d1f392825b15c2"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

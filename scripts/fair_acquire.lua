@@ -69,18 +69,20 @@ if not free then
   end
 end
 if free and (head == false or head == ARGV[2]) then
-  if head == ARGV[2] then
-    redis.call('lpop', KEYS[2])
-    redis.call('zrem', KEYS[3], ARGV[2])
-  end
-  redis.call('hset', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
+  -- The token first: a counter that holds no integer fails the call
+  -- before the grant is written.
   local token = redis.call('incr', KEYS[4])
   if token < 1099511627776 then
     clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[4], ARGV[6])
   end
+  if head == ARGV[2] then
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], ARGV[2])
+  end
+  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
 -- A free lock has no holder to re-enter.

@@ -38,6 +38,14 @@ while true do
 end
 if redis.call('exists', KEYS[1]) == 0 and
    (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+  -- The token first: a counter that holds no integer fails the call
+  -- before the grant is written.
+  local token = redis.call('incr', KEYS[4])
+  if token < 1099511627776 then
+    local t = redis.call('time')
+    token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
+    redis.call('pexpire', KEYS[4], ARGV[6])
+  end
   redis.call('lpop', KEYS[2])
   redis.call('zrem', KEYS[3], ARGV[2])
   local waiters = redis.call('zrange', KEYS[3], 0, -1)
@@ -46,12 +54,6 @@ if redis.call('exists', KEYS[1]) == 0 and
   end
   redis.call('hset', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
-  local token = redis.call('incr', KEYS[4])
-  if token < 1099511627776 then
-    local t = redis.call('time')
-    token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
-    redis.call('pexpire', KEYS[4], ARGV[6])
-  end
   return {1, token, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then

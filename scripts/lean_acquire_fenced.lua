@@ -21,7 +21,13 @@ if holder then
   end
   return -1
 end
-local token = redis.call('incr', KEYS[2])
+-- A counter that holds no integer fails the call; the lock just set is
+-- taken back first, so nothing changes.
+local token = redis.pcall('incr', KEYS[2])
+if type(token) == 'table' then
+  redis.call('del', KEYS[1])
+  return token
+end
 if token < 1099511627776 then
   local t = redis.call('time')
   token = redis.call('incrby', KEYS[2], t[1] .. string.sub('00000' .. t[2], -6))

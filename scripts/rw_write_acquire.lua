@@ -26,15 +26,17 @@ if mode == false then
   if redis.call('exists', KEYS[1]) == 1 then
     return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
   end
-  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('zrem', KEYS[2], ARGV[3])
+  -- The token first: a counter that holds no integer fails the call
+  -- before the grant is written.
   local token = redis.call('incr', KEYS[3])
   if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[3], ARGV[6])
   end
+  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  redis.call('zrem', KEYS[2], ARGV[3])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
