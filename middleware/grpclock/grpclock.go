@@ -30,7 +30,9 @@
 // Streams: with a Metadata key the lock is taken before the handler runs.
 // With a Field or Func key it is taken when the handler receives the first
 // message (for server-streaming methods, before the method body runs); the
-// stream's Context then reports the lock's values and cancellation.
+// stream's Context then reports the lock's values and cancellation. A stream
+// whose lock is lost ends as gRPC ends a cancelled one: SendMsg and RecvMsg
+// fail with Aborted from then on, so a handler looping on them stops.
 //
 // # Idempotency-Key
 //
@@ -179,7 +181,23 @@ type lockedStream struct {
 
 func (s *lockedStream) Context() context.Context { return s.ctx }
 
+// endedByLoss reports whether the lock was lost: gRPC ends a stream whose
+// context is done, and its Send and Recv then fail, which is what handlers
+// that loop on them rely on to stop. The stream's context ends with the
+// lock's cause, also for a SendMsg on another goroutine than RecvMsg.
+func (s *lockedStream) endedByLoss() bool { return core.LockLost(s.ctx.Context) }
+
+func (s *lockedStream) SendMsg(m any) error {
+	if s.endedByLoss() {
+		return lostError()
+	}
+	return s.ServerStream.SendMsg(m)
+}
+
 func (s *lockedStream) RecvMsg(m any) error {
+	if s.endedByLoss() {
+		return lostError()
+	}
 	if err := s.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
