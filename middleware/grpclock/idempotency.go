@@ -82,14 +82,15 @@ func WithIdempotencyScope(f func(ctx context.Context) string) IdempotencyOption 
 // InvalidArgument, NotFound, AlreadyExists, FailedPrecondition, OutOfRange;
 // other outcomes (Internal, Unavailable, Aborted, ResourceExhausted, ...)
 // release the key so the client can retry with it. Errors of the lock
-// interceptor (contended, lock lost, Redis down) are never stored.
+// interceptor (contended, lock lost, Redis down) are never stored. A nil f
+// means the default.
 func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 	return func(o *idemOptions) { o.storeCode = f }
 }
 
-// WithMaxStoredResponse bounds the stored response size (default 1 MiB). A
-// larger response is returned but not stored: the key is marked used and
-// duplicates get AlreadyExists.
+// WithMaxStoredResponse bounds the stored response size (default 1 MiB; 0 or
+// less means the default). A larger response is returned but not stored: the
+// key is marked used and duplicates get AlreadyExists.
 func WithMaxStoredResponse(n int) IdempotencyOption {
 	return func(o *idemOptions) { o.maxResponse = n }
 }
@@ -126,6 +127,8 @@ func CredentialScope(ctx context.Context) string {
 // secrets issued per client, or every client is trusted.
 func Unscoped(context.Context) string { return "" }
 
+const defaultMaxResponse = 1 << 20
+
 func defaultStoreCode(c codes.Code) bool {
 	switch c {
 	case codes.OK, codes.InvalidArgument, codes.NotFound, codes.AlreadyExists, codes.FailedPrecondition, codes.OutOfRange:
@@ -135,15 +138,23 @@ func defaultStoreCode(c codes.Code) bool {
 }
 
 func evaluateIdem(opts []IdempotencyOption) *idemOptions {
-	o := &idemOptions{storeCode: defaultStoreCode, maxResponse: 1 << 20, scope: CredentialScope}
+	o := &idemOptions{storeCode: defaultStoreCode, maxResponse: defaultMaxResponse, scope: CredentialScope}
 	for _, opt := range opts {
 		opt(o)
 	}
 	if o.logger == nil {
 		o.logger = slog.Default()
 	}
+	// Zero values mean the defaults, as in echolock's config, never a nil
+	// function called at request time or a limit that stores nothing.
 	if o.scope == nil {
 		o.scope = CredentialScope
+	}
+	if o.storeCode == nil {
+		o.storeCode = defaultStoreCode
+	}
+	if o.maxResponse <= 0 {
+		o.maxResponse = defaultMaxResponse
 	}
 	return o
 }
