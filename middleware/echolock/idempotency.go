@@ -162,7 +162,9 @@ var errOverBudget = errors.New("idempotency: scope over its byte budget")
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it. A handler that panics releases the key too, unless
-// it had already sent its answer: that answer is stored like any other.
+// it had already sent its answer: that answer is stored like any other, or,
+// when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
+// short), the key is kept and a retry answers 409.
 func Idempotency(store *idempotency.Store) echo.MiddlewareFunc {
 	c := DefaultIdempotencyConfig
 	c.Store = store
@@ -349,8 +351,18 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					// further out lets it reach the client), the request
 					// got as far as answering: that answer is stored like
 					// any other, so a retry gets it instead of running the
-					// request again.
+					// request again. http.ErrAbortHandler aborts the
+					// answer (a proxy whose upstream broke off mid-body):
+					// what was sent may be cut short, so, as after an
+					// error, it is not replayed. The panic goes on.
+					p := recover()
+					if p == http.ErrAbortHandler {
+						rec.incomplete = true
+					}
 					complete(false)
+					if p != nil {
+						panic(p)
+					}
 				}
 			}()
 			err = next(c)
