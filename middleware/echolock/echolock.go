@@ -115,7 +115,8 @@ type LockConfig struct {
 	RetryAfter time.Duration
 	// ContendedStatus is the status answered when Wait runs out. Default 409
 	// (the answer the Idempotency-Key draft gives a request still in flight);
-	// http.StatusLocked (423) is the common alternative.
+	// http.StatusLocked (423) is the common alternative. It must be a 4xx or
+	// 5xx status; others fail ToMiddleware.
 	ContendedStatus int
 	// FailOpen runs the handler without the lock when Redis is unreachable
 	// instead of answering 503. Mutual exclusion is then not guaranteed. A
@@ -229,6 +230,12 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}
 	if config.Wait < 0 {
 		return nil, fmt.Errorf("echolock: negative Wait %s", config.Wait)
+	}
+	// Checked here: net/http panics on a code outside 100-999 when the first
+	// contended request is answered, and a success would tell the client its
+	// request ran.
+	if config.ContendedStatus < 400 || config.ContendedStatus > 599 {
+		return nil, fmt.Errorf("echolock: ContendedStatus %d is not a 4xx or 5xx status", config.ContendedStatus)
 	}
 	if config.Logger == nil {
 		config.Logger = slog.Default()
