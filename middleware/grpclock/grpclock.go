@@ -74,7 +74,8 @@ import (
 )
 
 // UnaryServerInterceptor locks configured unary methods. It panics if the
-// options are invalid (a key prefix too long for lock names).
+// options are invalid (a key prefix too long for lock names, a key source
+// that names nothing).
 func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	o := mustOptions(lock, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -269,6 +270,16 @@ func mustOptions(lock LockFunc, opts []Option) *options {
 	}
 	if o.wait < 0 {
 		panic(fmt.Sprintf("grpclock: negative wait %s", o.wait))
+	}
+	for m, src := range o.methods {
+		if err := src.check(); err != nil {
+			panic(fmt.Sprintf("grpclock: method %s: %v", m, err))
+		}
+	}
+	if o.all != nil {
+		if err := o.all.check(); err != nil {
+			panic("grpclock: all methods: " + err.Error())
+		}
 	}
 	return o
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,22 @@ func Metadata(name string) KeySource { return KeySource{metadata: strings.ToLowe
 // Returning "" with a nil error means the key is missing.
 func Func(f func(ctx context.Context, fullMethod string, req any) (string, error)) KeySource {
 	return KeySource{fn: f}
+}
+
+// check reports a key source that names nothing: Func(nil), Metadata(""),
+// Field("") or a Field path with an empty element. Such a source finds no key
+// in any call, so every call would be refused as if the client had left the
+// key out.
+func (s KeySource) check() error {
+	switch {
+	case s.fn != nil || s.metadata != "":
+		return nil
+	case len(s.field) == 0:
+		return errors.New("key source names nothing: Func(nil), Metadata(\"\") or a zero KeySource")
+	case slices.Contains(s.field, ""):
+		return fmt.Errorf("key source Field(%q) has an empty field name", strings.Join(s.field, "."))
+	}
+	return nil
 }
 
 // errConfig marks a key source that does not fit the message (a server bug,

@@ -49,7 +49,9 @@ func Validate(srv ServiceInfoProvider, opts ...Option) error {
 			errs = append(errs, err)
 		}
 	}
-	if o.all != nil && !o.all.fromMetadataOrFunc() {
+	if o.all != nil && o.all.check() != nil {
+		errs = append(errs, fmt.Errorf("all methods: %w", o.all.check()))
+	} else if o.all != nil && !o.all.fromMetadataOrFunc() {
 		for _, m := range allMethods(infos) {
 			if _, ok := o.methods[m]; !ok {
 				if err := checkSource(m, *o.all); err != nil {
@@ -118,6 +120,9 @@ func lookupMethod(infos map[string]grpc.ServiceInfo, full string) (grpc.MethodIn
 
 // checkSource checks that a Field source fits method's request message.
 func checkSource(method string, src KeySource) error {
+	if err := src.check(); err != nil {
+		return fmt.Errorf("method %s: %w", method, err)
+	}
 	if src.fromMetadataOrFunc() {
 		return nil
 	}
