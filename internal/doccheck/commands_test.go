@@ -49,3 +49,37 @@ func TestGoToolsInstalled(t *testing.T) {
 		}
 	}
 }
+
+// TestCLICommandsInREADME: the README's "Command line" section shows every
+// command the scriptlock command lists in its usage.
+func TestCLICommandsInREADME(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "cmd", "scriptlock", "run.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := regexp.MustCompile(`(?s)\nCommands:\n(.*?)\n\n`).FindSubmatch(src)
+	if usage == nil {
+		t.Fatal("cmd/scriptlock/run.go: no Commands: list in the usage text")
+	}
+	cmds := regexp.MustCompile(`(?m)^  ([a-z][a-z-]*) `).FindAllSubmatch(usage[1], -1)
+	if len(cmds) < 4 {
+		t.Fatalf("found %d commands in the usage text; expected at least 4", len(cmds))
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := regexp.MustCompile(`(?s)\n### Command line\n(.*?)\n### `).FindSubmatch(readme)
+	if section == nil {
+		t.Fatal("README.md: no Command line section")
+	}
+	for _, c := range cmds {
+		if !regexp.MustCompile(`(?m)^scriptlock (--?\S+ \S+ )*` + regexp.QuoteMeta(string(c[1])) + `\b`).Match(section[1]) {
+			t.Errorf("README.md, Command line: no example of `scriptlock %s`", c[1])
+		}
+	}
+}
