@@ -256,6 +256,36 @@ func ExampleClient_FairMutex() {
 	// after Unlock: <nil>
 }
 
+// A LeanMutex is a plain SET NX PX lock for short, non-nested sections: the
+// holder locking again is refused with ErrNotReentrant, and it hands out
+// fencing tokens only with WithFencing.
+func ExampleClient_LeanMutex() {
+	locks, closeLocks := connect()
+	defer closeLocks()
+	ctx := context.Background()
+
+	l, err := locks.LeanMutex("stock:sku-9", scriptlock.WithFencing())
+	if err != nil {
+		log.Fatal(err) // an invalid name or option
+	}
+	lctx, err := l.Lock(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = l.Lock(lctx) // the same owner again
+	fmt.Println("re-entry:", errors.Is(err, scriptlock.ErrNotReentrant))
+	_, err = l.TryLock(ctx, 0) // another owner, one attempt
+	fmt.Println("second owner:", errors.Is(err, scriptlock.ErrNotAcquired))
+	token, ok := scriptlock.Fence(lctx)
+	fmt.Println("fencing token:", ok && token > 0)
+	fmt.Println("unlock:", l.Unlock(lctx))
+	// Output:
+	// re-entry: true
+	// second owner: true
+	// fencing token: true
+	// unlock: <nil>
+}
+
 // Readers share an RWMutex; a writer waits until the last reader is gone.
 func ExampleClient_RWMutex() {
 	locks, closeLocks := connect()
