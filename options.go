@@ -26,8 +26,8 @@ const (
 //   - SharedOption is both: given to New it sets the Client's default for its
 //     handles, given to a handle it overrides that default for the handle.
 //     WithLease, WithWatchdog, WithReleaseTimeout, WithFailoverGuard,
-//     WithFenceIdle, WithWaiterTimeout and WithRedissonFairQueue are
-//     SharedOptions.
+//     WithFenceIdle, WithWaiterTimeout, WithRedissonFairQueue and WithFencing
+//     are SharedOptions.
 //   - MultiLockOption (WithMemberWait) and RedLockOption (WithNodeTimeout,
 //     WithClockDrift) belong to one composite lock each. Every LockOption is
 //     also a RedLockOption: it configures the lock on each RedLock node.
@@ -191,9 +191,9 @@ func (c *config) fail(format string, args ...any) {
 // WithLease makes locks expire on their own after d instead of being renewed
 // by the watchdog (d within the 5ms + 2% clock-drift allowance, which would
 // end each hold as it is granted, is ErrInvalidArgument). 0 restores
-// watchdog renewal. For Mutex, FairMutex, RWMutex
-// and RedLock (its lease and validity on every node); Extend gives such a
-// hold a new lease.
+// watchdog renewal. For Mutex, FairMutex, RWMutex, LeanMutex and RedLock
+// (its lease and validity on every node); Extend gives such a hold a new
+// lease.
 func WithLease(d time.Duration) SharedOption {
 	return sharedOption{"WithLease", kindsLock, func(c *config) {
 		if d < 0 {
@@ -212,7 +212,7 @@ func WithLease(d time.Duration) SharedOption {
 
 // WithWatchdog sets the lease the watchdog keeps on a lock held without an
 // explicit lease (default 30 s) and how often it renews it (default lease/3).
-// For Mutex, FairMutex, RWMutex and RedLock.
+// For Mutex, FairMutex, RWMutex, LeanMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
 		if checkLease(lease) != nil || every < 0 || every >= lease {
@@ -260,7 +260,8 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // guard on and replicas connected to the primary, an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
 // failover right after it cannot hand the same lock to a second owner. For
-// Mutex, FairMutex, RWMutex (both sides) and RedLock (on each node).
+// Mutex, FairMutex, RWMutex (both sides), LeanMutex and RedLock (on each
+// node).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {
 		if on && timeout <= 0 {
@@ -283,7 +284,8 @@ func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 // strictly increasing as long as a counter hands out fewer than one token per
 // microsecond of its life and the server's clock does not step back by more
 // than the slack that leaves (d minus one microsecond per token handed out).
-// For Mutex, FairMutex, RWMutex and RedLock.
+// For Mutex, FairMutex, RWMutex, LeanMutex (whose counter is used with
+// WithFencing or WithOwner) and RedLock.
 func WithFenceIdle(d time.Duration) SharedOption {
 	return sharedOption{"WithFenceIdle", kindsLock, func(c *config) {
 		if d < time.Second {
@@ -313,7 +315,7 @@ func WithShardedPubSub(on bool) Option {
 // WithFencing makes a LeanMutex hand out a fencing token with every
 // acquisition (Fence, FenceOf), from the same counter a Mutex of that name
 // uses. It costs the acquisition a script (SET plus INCR) instead of a plain
-// SET. The other locks always hand out tokens.
+// SET. The other locks always hand out tokens. For LeanMutex only.
 func WithFencing() SharedOption {
 	return sharedOption{"WithFencing", kindLeanMutex, func(c *config) { c.leanFence = true }}
 }
