@@ -82,8 +82,10 @@
 // blocking on itself. [Mutex.Unlock] gives back one hold of the owner its
 // context names; the last one releases the lock. A context naming no owner, or
 // an owner that does not hold the lock, gets [ErrNotHeld] and changes nothing.
-// Use WithOwner to hold locks as one owner across API or process boundaries;
-// the middleware uses one owner per request.
+// Use WithOwner to hold locks as one owner across API boundaries; the
+// middleware uses one owner per request. Owner ids are scoped to the Client
+// (the owner is <client-id>:<owner-id>): another Client or process naming the
+// same id is a different owner.
 //
 // # Leases
 //

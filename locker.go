@@ -33,7 +33,10 @@ type anyFenceKey struct{}
 // the same owner id on the same lock re-enter it (hold count) instead of
 // blocking. Without an owner in the context, every Lock call is a new owner
 // (and the context it returns carries that owner); WithOwner is for crossing
-// process or API boundaries. A shared owner's releases name the hold's
+// API boundaries where that context cannot be passed along. The id is scoped
+// to the Client that locks with it: another Client, in this process or
+// another, naming the same id is a different owner, which neither re-enters
+// nor releases the hold. A shared owner's releases name the hold's
 // fencing token, so one that timed out and reaches Redis late cannot release
 // the owner's next hold (a read hold names a mark written with it instead).
 // An unfenced LeanMutex draws a token for a shared owner's hold for this,
