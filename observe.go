@@ -28,13 +28,15 @@ import (
 // the event is done: a hold has ended everywhere (its contexts, its loss
 // timer, the watchdog) before its HoldEnd.
 type Observer interface {
-	// AcquireStart is called as Lock or TryLock starts. The context it
-	// returns (for example with a span) is handed to AcquireEnd; the lock
-	// itself keeps deriving from the caller's context.
+	// AcquireStart is called as Lock or TryLock (RLock, TryRLock), or a
+	// semaphore's Acquire or TryAcquire, starts. The context it returns (for
+	// example with a span) is handed to AcquireEnd; the lock itself keeps
+	// deriving from the caller's context.
 	AcquireStart(ctx context.Context, op Op) context.Context
 	// AcquireEnd reports how the acquisition ended.
 	AcquireEnd(ctx context.Context, op Op, e AcquireEvent)
-	// ReleaseStart and ReleaseEnd bracket Unlock (and RUnlock).
+	// ReleaseStart and ReleaseEnd bracket Unlock (and RUnlock) and a
+	// semaphore's Release.
 	ReleaseStart(ctx context.Context, op Op) context.Context
 	ReleaseEnd(ctx context.Context, op Op, e ReleaseEvent)
 	// HoldEnd reports the end of a hold, however it ended, always after the
