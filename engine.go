@@ -819,7 +819,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
 	switch {
-	case !a.fresh && mark != nil && mark.h == h && !mark.solo():
+	case !a.fresh && !mark.soloOn(h):
 		// An Extend overlapped the re-entry: either may have run last.
 		c.armEarlier(h, lossDeadline(start, serverLease))
 	case !a.fresh && !reentrySetsLease(p):
@@ -949,6 +949,19 @@ func (m *leaseMark) solo() bool {
 	m.h.mu.Lock()
 	defer m.h.mu.Unlock()
 	return !m.overlapped && m.h.leaseSeq == m.seq
+}
+
+// soloOn is solo for a re-entry of h whose mark is m. A re-entry sent
+// before h was registered here (m nil, or m on an earlier hold) has no mark
+// on h: every call that has set h's expiry since h was registered may have
+// run on the server after it, so it is solo only while there was none.
+func (m *leaseMark) soloOn(h *hold) bool {
+	if m != nil && m.h == h {
+		return m.solo()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.leaseSeq == 0
 }
 
 // setLoss sets the loss deadline to at, or only moves it earlier

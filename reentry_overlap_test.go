@@ -1,0 +1,77 @@
+package scriptlock
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Two goroutines of one owner (WithOwner) lock together: the second one's
+// attempt is sent before the first one's grant is registered, and reaches
+// the server after it, as a re-entry. An Extend of the first hold to a
+// shorter lease then runs on the server after the re-entry, and is answered
+// before the re-entry's reply is handled. The shorter lease is in force, so
+// the re-entry's reply must not move the end of the owner's lock contexts
+// past it.
+func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	o := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
+	m, om := mustMutex(t, c, "reentry-race"), mustMutex(t, o, "reentry-race")
+	ctx := testCtx(t, 30*time.Second)
+	octx := WithOwner(ctx, "x")
+	const long, short = 20 * time.Second, 400 * time.Millisecond
+	type result struct {
+		lctx context.Context
+		err  error
+	}
+	second := make(chan result, 1)
+	reentered, resume := make(chan struct{}), make(chan struct{})
+	var grants atomic.Int32
+	grantHook = func() {
+		switch grants.Add(1) {
+		case 1: // the first grant, not registered yet: the second goroutine locks
+			go func() {
+				lctx, err := m.LockWithLease(octx, long)
+				second <- result{lctx, err}
+			}()
+			select {
+			case <-reentered:
+			case <-time.After(5 * time.Second):
+			}
+		case 2: // the re-entry, granted on the server: its reply waits
+			close(reentered)
+			select {
+			case <-resume:
+			case <-time.After(10 * time.Second):
+			}
+		}
+	}
+	defer func() { grantHook = nil }()
+	first, err := m.LockWithLease(octx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend(ctx, first, short); err != nil {
+		t.Fatal(err)
+	}
+	close(resume)
+	r := <-second
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	time.Sleep(short + 200*time.Millisecond)
+	octx2, err := om.TryLock(testCtx(t, 5*time.Second), 0)
+	alive := first.Err() == nil
+	if err != nil {
+		t.Fatalf("the shorter lease in force did not end the lock: %v", err)
+	}
+	defer om.Unlock(octx2)
+	if alive {
+		t.Fatalf("another owner holds the lock while the owner's lock context is alive (its loss deadline is %s away): the re-entry's reply, handled after the Extend's, moved it past the shorter lease in force",
+			time.Until(time.Unix(0, first.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+	}
+}
