@@ -806,6 +806,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if shared {
 		h.shared.Store(true)
 	}
+	// A renewal sent while a re-entry was in flight may have run after it
+	// on the server, setting the watchdog's lease again.
+	renewed := h.renewing
 	renew := lease == 0 && !h.renewing
 	if renew {
 		h.renewing = true
@@ -823,7 +826,13 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// An Extend overlapped the re-entry: either may have run last.
 		c.armEarlier(h, lossDeadline(start, serverLease))
 	case !a.fresh && !reentrySetsLease(p):
-		c.armLater(h, lossDeadline(start, serverLease))
+		if !renewed {
+			c.armLater(h, lossDeadline(start, serverLease))
+		}
+	case !a.fresh && renewed:
+		// A renewal may have run after the re-entry: the next ones move
+		// the deadline on.
+		c.armEarlier(h, lossDeadline(start, serverLease))
 	default:
 		c.arm(h, lossDeadline(start, serverLease))
 	}

@@ -75,3 +75,55 @@ func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
 			time.Until(time.Unix(0, first.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 	}
 }
+
+// renewalCount counts the watchdog's rounds of renewals, each reported after
+// the holds it renewed were re-armed.
+type renewalCount struct {
+	NopObserver
+	n atomic.Int64
+}
+
+func (r *renewalCount) Renewal(e RenewalEvent) {
+	if e.Renewed > 0 {
+		r.n.Add(1)
+	}
+}
+
+// A watchdog hold is re-entered with a longer explicit lease. A renewal sent
+// while the re-entry is in flight runs on the server after it and sets the
+// watchdog's shorter lease again; its reply is handled before the
+// re-entry's. The renewal's lease is in force, so the re-entry's reply must
+// not move the end of the lock context past it: when renewals stop
+// arriving, the context must end before the lock expires on the server.
+func TestReentryHandledAfterLaterRenewal(t *testing.T) {
+	rc := &renewalCount{}
+	p := newProxied(t, WithObserver(rc), WithWatchdog(time.Second, 200*time.Millisecond))
+	m := mustMutex(t, p.c, "reentry-renewal")
+	warm(t, m)
+	ctx := testCtx(t, 20*time.Second)
+	outer, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grantHook = func() {
+		// The re-entry ran on the server; the second renewal from now was
+		// sent after it.
+		from := rc.n.Load()
+		eventually(3*time.Second, func() bool { return rc.n.Load() >= from+2 })
+	}
+	inner, err := m.LockWithLease(outer, 10*time.Second)
+	grantHook = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = inner
+	p.px.Freeze() // renewals no longer arrive
+	defer p.px.Thaw()
+	if !eventually(3*time.Second, func() bool { return !exists(t, p.node, m.key) }) {
+		t.Fatal("the lock did not expire on the server")
+	}
+	if outer.Err() == nil {
+		t.Fatalf("the lock expired on the server while its context is alive (its loss deadline is %s away): the re-entry's reply, handled after a renewal that ran later, moved it past the renewal's lease",
+			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+	}
+}
