@@ -822,16 +822,16 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
 	switch {
-	case !a.fresh && !mark.soloOn(h):
-		// An Extend overlapped the re-entry: either may have run last.
-		c.armEarlier(h, lossDeadline(start, serverLease))
 	case !a.fresh && !reentrySetsLease(p):
-		if !renewed {
+		// The re-entry only lengthened the lock's expiry: it moves the
+		// deadline later, and only when no Extend or renewal may have run
+		// after it; never earlier.
+		if !renewed && mark.soloOn(h) {
 			c.armLater(h, lossDeadline(start, serverLease))
 		}
-	case !a.fresh && renewed:
-		// A renewal may have run after the re-entry: the next ones move
-		// the deadline on.
+	case !a.fresh && (renewed || !mark.soloOn(h)):
+		// An Extend or a renewal overlapped the re-entry: either may have
+		// run last (renewals move the deadline on from there).
 		c.armEarlier(h, lossDeadline(start, serverLease))
 	default:
 		c.arm(h, lossDeadline(start, serverLease))

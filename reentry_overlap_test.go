@@ -127,3 +127,40 @@ func TestReentryHandledAfterLaterRenewal(t *testing.T) {
 			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 	}
 }
+
+// An RWMutex re-entry with a shorter lease never shortens the lock on the
+// server, whatever else runs beside it: an Extend of the hold to its own
+// long lease, handled before the re-entry's reply, must not leave the
+// owner's hold to end with the re-entry's shorter lease.
+func TestRWMutexShorterReentryBesideExtendKeepsHold(t *testing.T) {
+	for _, write := range []bool{true, false} {
+		name := map[bool]string{true: "write", false: "read"}[write]
+		t.Run(name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			rw := mustRW(t, c, "short-reentry-extend-"+name)
+			ctx := testCtx(t, 20*time.Second)
+			lockWithLease := rw.LockWithLease
+			if !write {
+				lockWithLease = rw.RLockWithLease
+			}
+			const long, short = 10 * time.Second, 200 * time.Millisecond
+			outer, err := lockWithLease(ctx, long)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var eerr error
+			grantHook = func() { eerr = rw.Extend(ctx, outer, long) }
+			_, err = lockWithLease(outer, short)
+			grantHook = nil
+			if err != nil || eerr != nil {
+				t.Fatalf("re-entry: %v; Extend: %v", err, eerr)
+			}
+			time.Sleep(time.Second)
+			if err := context.Cause(outer); err != nil {
+				t.Fatalf("outer %s hold ended 1 s after a re-entry with a %s lease beside an Extend to %s: %v; the lock's expiry on the server is %d ms",
+					name, short, long, err, pttlOf(t, node, rw.Key()))
+			}
+		})
+	}
+}
