@@ -1501,20 +1501,31 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		}
 		c.mu.Lock()
 		keep := 0
-		if h := c.holds[holdID(key, field)]; h != nil {
+		h := c.holds[holdID(key, field)]
+		if h != nil {
 			keep = h.count
+			// The release re-arms the lock for the holds kept: with their
+			// lease (Extend changes it under c.mu), not the undone attempt's,
+			// which may be shorter than what a renewal or Extend set since.
+			lease = h.lease
 		}
 		c.mu.Unlock()
 		if n <= int64(keep) {
 			return nil
 		}
 		// Not vouched: these holds are none this Client knows of.
+		sent := time.Now()
 		st, _, err := c.release(ctx, p, field, lease, nil, false, token)
 		if err != nil {
 			return err
 		}
 		if st != stillHeld {
 			return nil
+		}
+		if h != nil {
+			// As a re-entrant Unlock: a re-entry with a longer lease may
+			// have set the deadline past it.
+			c.armEarlier(h, lossDeadline(sent, lease))
 		}
 	}
 	return nil

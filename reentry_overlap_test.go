@@ -164,3 +164,45 @@ func TestRWMutexShorterReentryBesideExtendKeepsHold(t *testing.T) {
 		})
 	}
 }
+
+// A re-entry of a watchdog hold with a short explicit lease whose reply was
+// lost ran on the server after all (it landed late, say), and a renewal
+// since has set the watchdog's lease again. Its undo gives the unknown hold
+// back; the owner's known hold stays, and the lock must stay armed for it:
+// when renewals stop arriving, the context must end before the lock
+// expires on the server.
+func TestUndoOfReentryKeepsHoldsLease(t *testing.T) {
+	rc := &renewalCount{}
+	p := newProxied(t, WithObserver(rc), WithWatchdog(3*time.Second, 500*time.Millisecond))
+	m := mustMutex(t, p.c, "undo-reentry")
+	warmShared(t, m)
+	ctx := testCtx(t, 20*time.Second)
+	outer, err := m.Lock(WithOwner(ctx, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := outer.Value(lockCtxKey{}).(*lockCtx).hold.field
+	const short = 1200 * time.Millisecond
+	// The re-entry as the server ran it; the Client never heard of it.
+	a, _, err := m.tryAcquire(ctx, field, short, 0, false, waitAttempt{shared: true})
+	if err != nil || !a.granted || a.fresh {
+		t.Fatalf("re-entry on the server: %+v, %v", a, err)
+	}
+	from := rc.n.Load()
+	if !eventually(3*time.Second, func() bool { return rc.n.Load() > from }) {
+		t.Fatalf("no renewal within 3 s (%d, err %v, lossAt in %s)", rc.n.Load(), context.Cause(outer), time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())))
+	}
+	// As undoLater undoes an attempt of unknown outcome: with its lease.
+	if err := p.c.undo(ctx, m, field, short, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	p.px.Freeze() // renewals no longer arrive
+	defer p.px.Thaw()
+	if !eventually(4*time.Second, func() bool { return !exists(t, p.node, m.key) }) {
+		t.Fatal("the lock did not expire on the server")
+	}
+	if outer.Err() == nil {
+		t.Fatalf("the lock expired on the server while its context is alive (its loss deadline is %s away): the undo re-armed the lock with the undone attempt's %s lease",
+			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond), short)
+	}
+}
