@@ -62,7 +62,7 @@ type Client struct {
 	// waiting counts the waits in progress per such hold: goroutines of one
 	// owner share its place in a waiter queue or set, which the last of them
 	// to give up leaves. Guarded by mu.
-	waiting map[holdKey]int
+	waiting map[holdKey]sharedWaits
 	// closed when Close begins: waits end with ErrClosed.
 	closingCtx context.Context
 	closeWaits context.CancelFunc

@@ -551,26 +551,42 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 }
 
 // sharedWait counts a wait of an owner from the caller's context, which
-// goroutines of that owner may share. The function it returns ends the count
-// and reports whether another of them still waits: the place they share in
-// the line stays theirs then, not to be given up (a wake for the owner
-// reaches them all, see subscriptions.wakeNamedLocked).
-func (c *Client) sharedWait(id holdKey) func() bool {
+// goroutines of that owner may share. The function it returns ends the count,
+// given whether this wait holds a place in line (queued), and reports whether
+// the caller is to leave the line: it is the last of them to go and one of
+// them held a place. While another still waits, the place they share stays
+// theirs (a wake for the owner reaches them all, see
+// subscriptions.wakeNamedLocked).
+func (c *Client) sharedWait(id holdKey) func(queued bool) bool {
 	c.mu.Lock()
 	if c.waiting == nil {
-		c.waiting = map[holdKey]int{}
+		c.waiting = map[holdKey]sharedWaits{}
 	}
-	c.waiting[id]++
+	w := c.waiting[id]
+	w.n++
+	c.waiting[id] = w
 	c.mu.Unlock()
-	return func() bool {
+	return func(queued bool) bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.waiting[id]--; c.waiting[id] > 0 {
-			return true
+		w := c.waiting[id]
+		w.n--
+		// A place left to the others is the last one's to leave, even if
+		// that one never held it itself (it gave up before an answer).
+		w.queued = w.queued || queued
+		if w.n > 0 {
+			c.waiting[id] = w
+			return false
 		}
 		delete(c.waiting, id)
-		return false
+		return w.queued
 	}
+}
+
+// sharedWaits counts the waits of one shared owner (Client.waiting).
+type sharedWaits struct {
+	n      int
+	queued bool // one of them that left held a place in line
 }
 
 // grantHook, when set (by tests only), runs between an attempt the server
@@ -604,13 +620,15 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	queued := false
 	var lastErr error
-	var othersWait func() bool
+	var leaveShared func(queued bool) bool
 	if shared && wait != 0 {
-		othersWait = c.sharedWait(holdID(s.key, field))
+		leaveShared = c.sharedWait(holdID(s.key, field))
 	}
 	defer func() {
-		if othersWait != nil && othersWait() {
-			return // the place is theirs too: they leave it
+		if leaveShared != nil {
+			// The place is the others' too while they wait: the last to
+			// go leaves it.
+			queued = leaveShared(queued)
 		}
 		if !queued {
 			return
