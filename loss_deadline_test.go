@@ -335,22 +335,6 @@ func TestReentryShorterLeaseReplyLost(t *testing.T) {
 	}
 }
 
-// renewalGate holds up the handling of the first watchdog renewal, after its
-// reply arrived and before the hold is re-armed from it.
-type renewalGate struct {
-	NopObserver
-	once    atomic.Bool
-	entered chan struct{}
-	proceed chan struct{}
-}
-
-func (g *renewalGate) Renewal(RenewalEvent) {
-	if g.once.CompareAndSwap(false, true) {
-		close(g.entered)
-		<-g.proceed
-	}
-}
-
 // A renewal sent before a re-entry with a shorter lease, whose reply is
 // handled after the re-entry's: the server ran the renewal first, so the
 // re-entry's lease is the one in force, and the renewal must not move the
@@ -358,8 +342,17 @@ func (g *renewalGate) Renewal(RenewalEvent) {
 func TestRenewalHandledAfterShorterReentry(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	gate := &renewalGate{entered: make(chan struct{}), proceed: make(chan struct{})}
-	c := newTestClient(t, node.Client(t), WithObserver(gate), WithWatchdog(10*time.Second, 2*time.Second))
+	// Holds up the handling of the first renewal, after its reply arrived
+	// and before the hold is re-armed from it.
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	var once atomic.Bool
+	c := newTestClient(t, node.Client(t), WithWatchdog(10*time.Second, 2*time.Second))
+	c.wd.renewedHook = func() {
+		if once.CompareAndSwap(false, true) {
+			close(entered)
+			<-proceed
+		}
+	}
 	o := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
 	m := mustMutex(t, c, "renew-reenter")
 	ctx := testCtx(t, 20*time.Second)
@@ -368,17 +361,15 @@ func TestRenewalHandledAfterShorterReentry(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-gate.entered:
+	case <-entered:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no watchdog renewal within 5 s")
 	}
-	inner, err := m.LockWithLease(outer, 500*time.Millisecond)
+	_, err = m.LockWithLease(outer, 500*time.Millisecond)
+	close(proceed)
 	if err != nil {
-		close(gate.proceed)
 		t.Fatal(err)
 	}
-	_ = inner
-	close(gate.proceed)
 	other, err := mustMutex(t, o, "renew-reenter").TryLock(testCtx(t, 5*time.Second), 2*time.Second)
 	if err != nil {
 		t.Fatalf("the lock did not expire with the re-entry's 500 ms lease: %v", err)

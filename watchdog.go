@@ -24,6 +24,10 @@ type watchdog struct {
 	onRenewed func(*hold, time.Time)
 	obs       Observer     // nil: none
 	log       *slog.Logger // for a panicking Observer
+	// renewedHook, when set (by tests only, before the first hold), runs
+	// after a round trip's replies arrived and before the renewed holds are
+	// re-armed from them.
+	renewedHook func()
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -181,6 +185,9 @@ func (w *watchdog) renewDue(ctx context.Context) {
 		}
 	}
 	w.mu.Unlock()
+	if w.renewedHook != nil && len(renewed) > 0 {
+		w.renewedHook()
+	}
 	for _, r := range renewed {
 		w.onRenewed(r.h, sent)
 	}
