@@ -75,6 +75,11 @@ type LockConfig struct {
 	// "param:<name>", "header:<name>", "query:<name>", "form:<name>",
 	// "cookie:<name>", "json:<field>" or "json:<a.b.c>" (a string or number in
 	// a JSON body; the body is put back for the handler). Default "param:id".
+	// A source without the key yields nothing and the next one is tried; an
+	// invalid value stops the lookup (400). A json: source reads a JSON body
+	// whatever its Content-Type; a body that is not JSON (a form) yields
+	// nothing unless its Content-Type declares JSON (then it is invalid), and
+	// when no later source yields a key either, the key is invalid (400).
 	// A "param:" value is the decoded path segment whatever its spelling:
 	// Echo hands a parameter as sent when the path is not in its default
 	// encoding ("/orders/%31%32%33"), and the middleware then decodes it
@@ -249,15 +254,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		if err != nil {
 			return nil, err
 		}
-		keyFunc = func(c echo.Context) (string, error) {
-			for _, ex := range extractors {
-				v, err := ex(c)
-				if err != nil || v != "" {
-					return v, err
-				}
-			}
-			return "", nil
-		}
+		keyFunc = func(c echo.Context) (string, error) { return lookupKey(c, extractors) }
 	}
 	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
 		// Contention, a lost lock and Redis errors are transient, and a bad

@@ -21,6 +21,39 @@ type extractor func(c echo.Context) (string, error)
 
 var errBodyTooLarge = errors.New("request body too large for the key lookup")
 
+// errNotJSON: the body a json: lookup read does not begin with a JSON value.
+var errNotJSON = errors.New("body is not JSON")
+
+// notJSONBody is what a json: source yields for a body that is not JSON and
+// was not declared JSON (a form, plain text): no key from this source, so
+// the next one is tried. When no source yields a key, it is the answer (a
+// lock key invalid, 400). No handler decoding such a body with encoding/json
+// reads a key from it, so taking the key from another source locks what the
+// handler works on.
+type notJSONBody struct{ error }
+
+func (e notJSONBody) Unwrap() error { return e.error }
+
+// lookupKey returns the key of the first extractor that yields one. An error
+// stops the lookup, except notJSONBody, which is returned only when no later
+// source yields a key either.
+func lookupKey(c echo.Context, extractors []extractor) (string, error) {
+	var skipped error
+	for _, ex := range extractors {
+		v, err := ex(c)
+		if nj := (notJSONBody{}); errors.As(err, &nj) {
+			if skipped == nil {
+				skipped = err
+			}
+			continue
+		}
+		if err != nil || v != "" {
+			return v, err
+		}
+	}
+	return "", skipped
+}
+
 // bodyTooLarge reports whether err comes from a body limit set before the
 // lookup read the body: net/http's MaxBytesReader or Echo's BodyLimit (a 413
 // HTTPError), so the client gets 413, not 400.
@@ -109,7 +142,11 @@ func single(vs []string) (string, error) {
 }
 
 // jsonField reads the request body (at most maxBody bytes), puts it back for
-// the handler, and returns the key at path (see jsonLookup).
+// the handler, and returns the key at path (see jsonLookup). The body is read
+// as JSON whatever its Content-Type, as a handler decoding it with
+// encoding/json would; one that does not begin with a JSON value (over
+// maxBody: whose first maxBody bytes already cannot) is a notJSONBody unless
+// its Content-Type declares JSON, in which case it is an invalid key.
 func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	req := c.Request()
 	if req.Body == nil || req.Body == http.NoBody {
@@ -121,10 +158,35 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: reading body: %w", core.ErrKeyInvalid, err)
 	}
+	declared := declaredJSON(req.Header.Get(echo.HeaderContentType))
 	if int64(len(body)) > maxBody {
+		if !declared && !jsonPrefix(body) {
+			return "", notJSONBody{fmt.Errorf("%w: %w", core.ErrKeyInvalid, errNotJSON)}
+		}
 		return "", fmt.Errorf("%w (limit %d bytes)", errBodyTooLarge, maxBody)
 	}
-	return jsonLookup(body, path)
+	key, err := jsonLookup(body, path)
+	if !declared && errors.Is(err, errNotJSON) {
+		return "", notJSONBody{err}
+	}
+	return key, err
+}
+
+// declaredJSON reports whether a Content-Type names JSON: application/json
+// or a +json type (application/merge-patch+json, ...).
+func declaredJSON(ctype string) bool {
+	mt, _, _ := strings.Cut(ctype, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt == echo.MIMEApplicationJSON || strings.HasSuffix(mt, "+json")
+}
+
+// jsonPrefix reports whether body, cut short, may still begin with a JSON
+// value: decoding it ends in a complete value or runs out of input, not in a
+// syntax error.
+func jsonPrefix(body []byte) bool {
+	var v json.RawMessage
+	var se *json.SyntaxError
+	return !errors.As(json.NewDecoder(bytes.NewReader(body)).Decode(&v), &se)
 }
 
 // jsonLookup returns the string or number at path in the JSON document body,
@@ -148,7 +210,7 @@ func jsonLookup(body []byte, path []string) (string, error) {
 	dec.UseNumber()
 	var cur json.RawMessage
 	if err := dec.Decode(&cur); err != nil {
-		return "", fmt.Errorf("%w: body is not JSON: %v", core.ErrKeyInvalid, err)
+		return "", fmt.Errorf("%w: %w: %v", core.ErrKeyInvalid, errNotJSON, err)
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) != 0 {
 		return "", fmt.Errorf("%w: data after the JSON value", core.ErrKeyInvalid)
