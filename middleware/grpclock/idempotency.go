@@ -170,7 +170,9 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // FailedPrecondition; a malformed key InvalidArgument. Keys are scoped to the
 // caller's credentials (CredentialScope, WithIdempotencyScope), and only final
 // outcomes are stored (WithStoredCodes); the lock interceptor's own errors
-// never are.
+// never are. A handler returning a nil response with a nil error answers OK
+// with an empty message (gRPC sends no bytes for it), which is stored and
+// replayed as that empty message.
 //
 // A replayed response is decoded into the method's output type, found in
 // protoregistry.GlobalFiles (generated code registers it) or learned from an
@@ -286,10 +288,15 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		sr := idempotency.StoredResponse{Status: int(code)}
 		if herr == nil {
-			if rm, ok := resp.(proto.Message); ok {
+			switch rm, ok := resp.(proto.Message); {
+			case resp == nil:
+				// gRPC sends no bytes for a nil response, whatever the
+				// codec, and the client decodes an empty message: stored
+				// as an empty body, replayed as the same empty message.
+			case ok:
 				types.Store(method, rm.ProtoReflect().Type())
 				sr.Body, err = proto.Marshal(rm)
-			} else {
+			default:
 				err = fmt.Errorf("response %T is not a proto message", resp)
 			}
 		} else {
