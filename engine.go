@@ -832,22 +832,34 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		h.renewing = true
 		h.lease = serverLease
 	}
+	if a.fresh {
+		// Armed before another goroutine can find the hold: an Extend or
+		// re-entry moves the deadline earlier before it is sent, which does
+		// nothing to a hold not yet armed, and must not be overwritten by
+		// this grant's deadline after it.
+		if renew {
+			c.watchLater(h, start, s.cfg.watchdogEvery)
+		}
+		c.arm(h, lossDeadline(start, serverLease))
+	}
 	c.mu.Unlock()
 	if stale != nil {
 		c.end(stale, ErrLockLost)
 	}
-	if renew {
+	if renew && !a.fresh {
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
 	switch {
-	case !a.fresh && !reentrySetsLease(p):
+	case a.fresh:
+		// Armed above.
+	case !reentrySetsLease(p):
 		// The re-entry only lengthened the lock's expiry: it moves the
 		// deadline later, and only when no Extend or renewal may have run
 		// after it; never earlier.
 		if !renewed && mark.soloOn(h) {
 			c.armLater(h, lossDeadline(start, serverLease))
 		}
-	case !a.fresh && (renewed || !mark.soloOn(h)):
+	case renewed || !mark.soloOn(h):
 		// An Extend or a renewal overlapped the re-entry: either may have
 		// run last (renewals move the deadline on from there).
 		c.armEarlier(h, lossDeadline(start, serverLease))
