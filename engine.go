@@ -678,10 +678,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
 			guarded := c.guarded(actx, s.cfg)
 			sent := time.Now()
-			a, acked, err := p.tryAcquire(actx, field, serverLease, wait, guarded, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
-			if mark != nil {
-				mark.end()
-			}
+			a, acked, err := func() (attempt, bool, error) {
+				if mark != nil {
+					// Also when the call panics: a mark left open would keep
+					// every renewal from moving the deadline later.
+					defer mark.end()
+				}
+				return p.tryAcquire(actx, field, serverLease, wait, guarded, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+			}()
 			if o := c.cfg.observer; o != nil && guarded && err == nil && a.granted {
 				// Only a grant is the guard's to keep or undo: a refused
 				// attempt's WAIT (for its place in line, or for nothing)
@@ -1316,10 +1320,12 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	if h != nil && !last {
 		mark = c.leaseCall(h, time.Time{})
 	}
-	st, left, err := c.release(rctx, p, field, lease, h, last, 0)
-	if mark != nil {
-		mark.end()
-	}
+	st, left, err := func() (releaseStatus, time.Duration, error) {
+		if mark != nil {
+			defer mark.end() // also when the call panics (see acquire)
+		}
+		return c.release(rctx, p, field, lease, h, last, 0)
+	}()
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))

@@ -58,8 +58,10 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
 	mark := c.leaseCall(h, at)
-	held, err := p.(extender).extendOnce(ctx, field, lease)
-	mark.end()
+	held, err := func() (bool, error) {
+		defer mark.end() // also when the call panics (see acquire)
+		return p.(extender).extendOnce(ctx, field, lease)
+	}()
 	switch {
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the
