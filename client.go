@@ -59,10 +59,10 @@ type Client struct {
 	// Guarded by mu.
 	acquiring map[holdKey]int
 	acquired  sync.Cond
-	// waiting counts the waits in progress per such hold: goroutines of one
-	// owner share its place in a waiter queue or set, which the last of them
-	// to give up leaves. Guarded by mu.
-	waiting map[holdKey]sharedWaits
+	// waiting counts the waits in progress per such hold and line:
+	// goroutines of one owner share its place in a waiter queue or set,
+	// which the last of them to give up leaves. Guarded by mu.
+	waiting map[lineKey]sharedWaits
 	// closed when Close begins: waits end with ErrClosed.
 	closingCtx context.Context
 	closeWaits context.CancelFunc

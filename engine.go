@@ -557,10 +557,10 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 // them held a place. While another still waits, the place they share stays
 // theirs (a wake for the owner reaches them all, see
 // subscriptions.wakeNamedLocked).
-func (c *Client) sharedWait(id holdKey) func(queued bool) bool {
+func (c *Client) sharedWait(id lineKey) func(queued bool) bool {
 	c.mu.Lock()
 	if c.waiting == nil {
-		c.waiting = map[holdKey]sharedWaits{}
+		c.waiting = map[lineKey]sharedWaits{}
 	}
 	w := c.waiting[id]
 	w.n++
@@ -587,6 +587,29 @@ func (c *Client) sharedWait(id holdKey) func(queued bool) bool {
 type sharedWaits struct {
 	n      int
 	queued bool // one of them that left held a place in line
+}
+
+// lineKey names a shared owner's place in one line: its hold and the line.
+// A Mutex and a FairMutex of one name share the hold's key and field, not
+// the line (the Mutex's waiter set, the FairMutex's queue in its protocol):
+// a wait in one gives up no place in the other.
+type lineKey struct {
+	holdKey
+	line string
+}
+
+// waitLine names the line p's refused attempts keep a place in (see
+// primitive.abandon); "" for none.
+func waitLine(p primitive) string {
+	switch p := p.(type) {
+	case *Mutex:
+		return p.waiters
+	case *FairMutex:
+		return p.queue
+	case *rwSide:
+		return p.rw.writers
+	}
+	return ""
 }
 
 // grantHook, when set (by tests only), runs between an attempt the server
@@ -622,7 +645,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	var lastErr error
 	var leaveShared func(queued bool) bool
 	if shared && wait != 0 {
-		leaveShared = c.sharedWait(holdID(s.key, field))
+		leaveShared = c.sharedWait(lineKey{holdID(s.key, field), waitLine(p)})
 	}
 	defer func() {
 		if leaveShared != nil {
