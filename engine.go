@@ -1370,19 +1370,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		remaining := h.count
 		c.mu.Unlock()
 		if remaining > 0 {
-			switch {
-			case left > 0:
-				// The lock now ends with the owner's longest remaining
-				// lease, which may be earlier than the deadline the
-				// released hold had set.
-				c.armEarlier(h, lossDeadline(sent, left))
-			case left < 0:
-				c.armEarlier(h, sent)
-			default:
-				// The release re-armed the lock with lease, which may be
-				// shorter than what a re-entry with a longer lease set.
-				c.armEarlier(h, lossDeadline(sent, lease))
-			}
+			c.leftHeld(h, sent, lease, left)
 			h.untrack(ctx)
 			return nil
 		}
@@ -1415,6 +1403,26 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 	}
 	return nil
+}
+
+// leftHeld moves h's loss deadline after a release sent at sent left the
+// owner holding the lock, with left as releaseOnce reported it and lease
+// what the release re-armed the lock with.
+func (c *Client) leftHeld(h *hold, sent time.Time, lease, left time.Duration) {
+	switch {
+	case left > 0:
+		// The lock now ends with the owner's longest remaining lease,
+		// which may be earlier than the deadline the released hold had
+		// set, or later than lease (an RWMutex read release re-arms with
+		// no lease of its own).
+		c.armEarlier(h, lossDeadline(sent, left))
+	case left < 0:
+		c.armEarlier(h, sent)
+	default:
+		// The release re-armed the lock with lease, which may be shorter
+		// than what a re-entry with a longer lease set.
+		c.armEarlier(h, lossDeadline(sent, lease))
+	}
 }
 
 // lastReleaseDone ends a release of h's last hold and wakes the re-entries
@@ -1574,7 +1582,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		}
 		// Not vouched: these holds are none this Client knows of.
 		sent := time.Now()
-		st, _, err := c.release(ctx, p, field, lease, nil, false, token)
+		st, left, err := c.release(ctx, p, field, lease, nil, false, token)
 		if err != nil {
 			return err
 		}
@@ -1584,7 +1592,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		if h != nil {
 			// As a re-entrant Unlock: a re-entry with a longer lease may
 			// have set the deadline past it.
-			c.armEarlier(h, lossDeadline(sent, lease))
+			c.leftHeld(h, sent, lease, left)
 		}
 	}
 	return nil
