@@ -883,15 +883,15 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// The re-entry only lengthened the lock's expiry: it moves the
 		// deadline later, and only when no Extend or renewal may have run
 		// after it; never earlier.
-		if !renewed && mark.soloOn(h) {
-			c.armLater(h, lossDeadline(start, serverLease))
+		if !renewed {
+			c.armReply(h, mark, lossDeadline(start, serverLease), true)
 		}
-	case renewed || !mark.soloOn(h):
-		// An Extend or a renewal overlapped the re-entry: either may have
-		// run last (renewals move the deadline on from there).
+	case renewed:
+		// A renewal may have run after the re-entry: the next ones move
+		// the deadline on.
 		c.armEarlier(h, lossDeadline(start, serverLease))
 	default:
-		c.arm(h, lossDeadline(start, serverLease))
+		c.armReply(h, mark, lossDeadline(start, serverLease), false)
 	}
 
 	cctx, cancel := context.WithCancelCause(ctx)
@@ -1006,27 +1006,35 @@ func (m *leaseMark) end() {
 	m.h.mu.Unlock()
 }
 
-// solo reports whether no other call setting the lock's expiry has
-// overlapped this one so far: none was in flight when it was sent, and none
-// has been sent since. Only then is the lease it set known to be the one in
-// force; otherwise the server may have run the other call last, and the
-// reply may move the loss deadline earlier, never later.
-func (m *leaseMark) solo() bool {
-	m.h.mu.Lock()
-	defer m.h.mu.Unlock()
-	return !m.overlapped && m.h.leaseSeq == m.seq
-}
-
-// soloOn is solo for a re-entry of h whose mark is m. A re-entry sent
-// before h was registered here (m nil, or m on an earlier hold) has no mark
-// on h: every call that has set h's expiry since h was registered may have
-// run on the server after it, so it is solo only while there was none.
-func (m *leaseMark) soloOn(h *hold) bool {
-	if m != nil && m.h == h {
-		return m.solo()
-	}
+// armReply moves h's loss deadline for the reply of the call marked m (see
+// soloOn): to at when m is solo on h (only later, with laterOnly: a call
+// that only lengthens the lock's expiry), else only earlier (with laterOnly,
+// not at all). The check and the arming are one critical section: a call
+// sent between them would have its earlier deadline, set as it was sent,
+// overwritten.
+func (c *Client) armReply(h *hold, m *leaseMark, at time.Time, laterOnly bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	switch {
+	case m.soloOn(h):
+		c.setLossLocked(h, at, false, 0, laterOnly)
+	case !laterOnly:
+		c.setLossLocked(h, at, true, 0, false)
+	}
+}
+
+// soloOn reports, with h.mu held, whether no other call setting h's lock
+// expiry has overlapped the one marked m so far: none was in flight when it
+// was sent, and none has been sent since. Only then is the lease it set
+// known to be the one in force; otherwise the server may have run the other
+// call last. A re-entry sent before h was registered here (m nil, or m on
+// an earlier hold) has no mark on h: every call that has set h's expiry
+// since h was registered may have run on the server after it, so it is solo
+// only while there was none.
+func (m *leaseMark) soloOn(h *hold) bool {
+	if m != nil && m.h == h {
+		return !m.overlapped && h.leaseSeq == m.seq
+	}
 	return h.leaseSeq == 0
 }
 
@@ -1036,6 +1044,11 @@ func (m *leaseMark) soloOn(h *hold) bool {
 func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool, renewSent int64, laterOnly bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	c.setLossLocked(h, at, earlierOnly, renewSent, laterOnly)
+}
+
+// setLossLocked is setLoss with h.mu held.
+func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly bool, renewSent int64, laterOnly bool) {
 	if renewSent != 0 && (h.leaseCalls > 0 || renewSent <= h.leaseSettled) {
 		earlierOnly = true
 	}

@@ -83,13 +83,10 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	if !h.released() && !h.renewing {
 		// Re-entrant releases re-arm the lock with the hold's lease.
 		h.lease = lease
-		if mark.solo() {
-			c.arm(h, at) // under c.mu: ordered with a re-entry's hand-over
-		} else {
-			// Another Extend or re-entry overlapped this one: the server
-			// may have run it last, with a shorter lease.
-			c.armEarlier(h, at)
-		}
+		// Under c.mu: ordered with a re-entry's hand-over. Should another
+		// Extend or re-entry overlap this one, the server may have run it
+		// last, with a shorter lease: the deadline then only moves earlier.
+		c.armReply(h, mark, at, false)
 	}
 	c.mu.Unlock()
 	return nil

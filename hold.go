@@ -49,7 +49,7 @@ type hold struct {
 	// and leaseSettled is when the last of them ended (unix ns). A renewal
 	// sent before then may have run on the server first, so the lease such
 	// a call set may be the one in force: its reply cannot push the loss
-	// deadline later. leaseSeq counts such calls sent (see leaseMark.solo).
+	// deadline later. leaseSeq counts such calls sent (see leaseMark.soloOn).
 	leaseCalls   int32
 	leaseSettled int64
 	leaseSeq     uint64
