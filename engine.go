@@ -859,26 +859,21 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		h.renewing = true
 		h.lease = serverLease
 	}
-	if a.fresh {
-		// Armed before another goroutine can find the hold: an Extend or
-		// re-entry moves the deadline earlier before it is sent, which does
-		// nothing to a hold not yet armed, and must not be overwritten by
-		// this grant's deadline after it.
-		if renew {
-			c.watchLater(h, start, s.cfg.watchdogEvery)
-		}
-		c.arm(h, lossDeadline(start, serverLease))
-	}
 	c.mu.Unlock()
 	if stale != nil {
 		c.end(stale, ErrLockLost)
 	}
-	if renew && !a.fresh {
+	if renew {
 		c.watchLater(h, start, s.cfg.watchdogEvery)
 	}
 	switch {
 	case a.fresh:
-		// Armed above.
+		// Armed outside c.mu, which every Lock and Unlock of the Client
+		// shares. An Extend or re-entry of the owner may have found the hold
+		// since it was registered: it ran on the server after this grant,
+		// and the deadline it set, or the bound it left on the unarmed hold
+		// (see setLossLocked), is not moved later.
+		c.armFresh(h, lossDeadline(start, serverLease))
 	case !reentrySetsLease(p):
 		// The re-entry only lengthened the lock's expiry: it moves the
 		// deadline later, and only when no Extend or renewal may have run
@@ -959,6 +954,14 @@ func watchAt(h *hold) time.Time { return h.renew.due.Add(-h.renew.every / 10) }
 // arm sets the hold's loss deadline, unless the hold has ended. Lock order:
 // c.mu (when held) before h.mu.
 func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false, 0, false) }
+
+// armFresh arms a fresh hold's loss deadline from its grant; if another call
+// of the owner armed it first, it only moves the deadline earlier.
+func (c *Client) armFresh(h *hold, at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c.setLossLocked(h, at, h.loss != nil, 0, false)
+}
 
 // armEarlier moves an armed hold's loss deadline to at if that is earlier.
 func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true, 0, false) }
@@ -1052,8 +1055,25 @@ func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly bool, renewSen
 	if renewSent != 0 && (h.leaseCalls > 0 || renewSent <= h.leaseSettled) {
 		earlierOnly = true
 	}
-	if h.released() || earlierOnly && (h.loss == nil || at.UnixNano() >= h.lossAt.Load()) ||
-		laterOnly && h.loss != nil && at.UnixNano() <= h.lossAt.Load() {
+	if h.released() {
+		return
+	}
+	cur := h.lossAt.Load()
+	if h.loss == nil {
+		// Not armed yet: a fresh hold between its registration and its
+		// grant's arming, which an Extend or re-entry of its owner may have
+		// found already. Their bound is kept for that arming, which must not
+		// set the deadline past the shorter lease they set on the server.
+		if earlierOnly {
+			if cur == 0 || at.UnixNano() < cur {
+				h.lossAt.Store(at.UnixNano())
+			}
+			return
+		}
+		if cur != 0 && cur < at.UnixNano() {
+			at = time.Unix(0, cur)
+		}
+	} else if earlierOnly && at.UnixNano() >= cur || laterOnly && at.UnixNano() <= cur {
 		return
 	}
 	h.lossAt.Store(at.UnixNano())
