@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,15 +10,15 @@ import (
 )
 
 // holdEndHook is an Observer that runs f on each HoldEnd, in the goroutine
-// that ends the hold.
+// that ends the hold (a loss timer's, say: f is set and read atomically).
 type holdEndHook struct {
 	NopObserver
-	f func(HoldEvent)
+	f atomic.Pointer[func(HoldEvent)]
 }
 
 func (o *holdEndHook) HoldEnd(_ context.Context, _ Op, e HoldEvent) {
-	if o.f != nil {
-		o.f(e)
+	if f := o.f.Load(); f != nil {
+		(*f)(e)
 	}
 }
 
@@ -43,15 +44,16 @@ func TestExtendBeforeFreshHoldArmed(t *testing.T) {
 	node.Do(t, "DEL", m.key) // gone on the server, unnoticed here
 	var extErr error
 	extended := false
-	obs.f = func(e HoldEvent) {
+	extend := func(e HoldEvent) {
 		if e.Cause != EndLost || extended {
 			return
 		}
 		extended = true
 		extErr = m.Extend(ctx, xctx, short)
 	}
+	obs.f.Store(&extend)
 	lctx, err := m.LockWithLease(xctx, long)
-	obs.f = nil
+	obs.f.Store(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
