@@ -951,12 +951,9 @@ func (c *Client) watchNow(h *hold) bool {
 // watchAt is when a pending hold is handed to the watchdog; h.mu held.
 func watchAt(h *hold) time.Time { return h.renew.due.Add(-h.renew.every / 10) }
 
-// arm sets the hold's loss deadline, unless the hold has ended. Lock order:
-// c.mu (when held) before h.mu.
-func (c *Client) arm(h *hold, at time.Time) { c.setLoss(h, at, false, 0, false) }
-
-// armFresh arms a fresh hold's loss deadline from its grant; if another call
-// of the owner armed it first, it only moves the deadline earlier.
+// armFresh arms a fresh hold's loss deadline from its grant, unless the hold
+// has ended; if another call of the owner armed it first, it only moves the
+// deadline earlier. Lock order: c.mu (when held) before h.mu.
 func (c *Client) armFresh(h *hold, at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -965,9 +962,6 @@ func (c *Client) armFresh(h *hold, at time.Time) {
 
 // armEarlier moves an armed hold's loss deadline to at if that is earlier.
 func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true, 0, false) }
-
-// armLater moves an armed hold's loss deadline to at if that is later.
-func (c *Client) armLater(h *hold, at time.Time) { c.setLoss(h, at, false, 0, true) }
 
 // reentrySetsLease reports whether a re-entry sets the lock's expiry to its
 // own lease, shortening it too (Mutex, FairMutex, as Redisson's RLock), or
