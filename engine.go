@@ -957,11 +957,15 @@ func watchAt(h *hold) time.Time { return h.renew.due.Add(-h.renew.every / 10) }
 func (c *Client) armFresh(h *hold, at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	c.setLossLocked(h, at, h.loss != nil, 0, false)
+	c.setLossLocked(h, at, h.loss != nil, false)
 }
 
 // armEarlier moves an armed hold's loss deadline to at if that is earlier.
-func (c *Client) armEarlier(h *hold, at time.Time) { c.setLoss(h, at, true, 0, false) }
+func (c *Client) armEarlier(h *hold, at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c.setLossLocked(h, at, true, false)
+}
 
 // reentrySetsLease reports whether a re-entry sets the lock's expiry to its
 // own lease, shortening it too (Mutex, FairMutex, as Redisson's RLock), or
@@ -1014,9 +1018,9 @@ func (c *Client) armReply(h *hold, m *leaseMark, at time.Time, laterOnly bool) {
 	defer h.mu.Unlock()
 	switch {
 	case m.soloOn(h):
-		c.setLossLocked(h, at, false, 0, laterOnly)
+		c.setLossLocked(h, at, false, laterOnly)
 	case !laterOnly:
-		c.setLossLocked(h, at, true, 0, false)
+		c.setLossLocked(h, at, true, false)
 	}
 }
 
@@ -1035,20 +1039,9 @@ func (m *leaseMark) soloOn(h *hold) bool {
 	return h.leaseSeq == 0
 }
 
-// setLoss sets the loss deadline to at, or only moves it earlier
-// (earlierOnly, or a renewal sent at renewSent (unix ns) that a call setting
-// the lock's expiry may have followed on the server) or later (laterOnly).
-func (c *Client) setLoss(h *hold, at time.Time, earlierOnly bool, renewSent int64, laterOnly bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c.setLossLocked(h, at, earlierOnly, renewSent, laterOnly)
-}
-
-// setLossLocked is setLoss with h.mu held.
-func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly bool, renewSent int64, laterOnly bool) {
-	if renewSent != 0 && (h.leaseCalls > 0 || renewSent <= h.leaseSettled) {
-		earlierOnly = true
-	}
+// setLossLocked sets the loss deadline to at, or only moves it earlier
+// (earlierOnly) or later (laterOnly); h.mu held.
+func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly, laterOnly bool) {
 	if h.released() {
 		return
 	}
@@ -1113,8 +1106,14 @@ type lossTimer struct {
 }
 
 // renewed records a confirmed renewal sent at sent.
+// A call setting the lock's expiry that was in flight, or ended, after the
+// renewal was sent may have run on the server after it: then its lease may
+// be the one in force, and the renewal only moves the deadline earlier.
 func (c *Client) renewed(h *hold, sent time.Time) {
-	c.setLoss(h, lossDeadline(sent, h.lease), false, sent.UnixNano(), false)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	stale := h.leaseCalls > 0 || sent.UnixNano() <= h.leaseSettled
+	c.setLossLocked(h, lossDeadline(sent, h.lease), stale, false)
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
