@@ -248,12 +248,14 @@ func (c *Client) sharded() bool {
 }
 
 // publishPlainly reports whether err is the server's refusal of sharded
-// publishing (a script's SPUBLISH) and the Client, having chosen sharded
-// pub/sub itself, publishes plainly from now on: the call is to be made
-// again. A Client forced onto it (WithShardedPubSub(true)) keeps it, so the
+// publishing (a script's SPUBLISH; used is the publish command the call was
+// given) and the Client, having chosen sharded pub/sub itself, publishes
+// plainly from now on: the call is to be made again. Every call refused so
+// is, also those sent before the first refusal came back and switched the
+// Client. A Client forced onto it (WithShardedPubSub(true)) keeps it, so the
 // call fails rather than repeat the same refusal.
-func (c *Client) publishPlainly(err error) bool {
-	if !isUnknownCommand(err) || c.cfg.sharded == shardedOn || !c.sharded() {
+func (c *Client) publishPlainly(err error, used string) bool {
+	if used != "spublish" || !isUnknownCommand(err) || c.cfg.sharded == shardedOn {
 		return false
 	}
 	c.shardedOff.Store(true)
@@ -267,8 +269,9 @@ func (c *Client) publishPlainly(err error) bool {
 // publishes nothing: whoever the first attempt was to tell learns of it at
 // its next call, as after a release made again.
 func publishing[T any](c *Client, call func(publish string) (T, error)) (T, error) {
-	v, err := call(c.publishCommand())
-	if err != nil && c.publishPlainly(err) {
+	publish := c.publishCommand()
+	v, err := call(publish)
+	if err != nil && c.publishPlainly(err, publish) {
 		v, err = call(c.publishCommand())
 	}
 	return v, err

@@ -342,11 +342,12 @@ func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx 
 	}
 	cr := changeRetry{rt: newRetrier()}
 	for {
-		v, err := call(ctx, c.publishCommand())
+		publish := c.publishCommand()
+		v, err := call(ctx, publish)
 		if err == nil {
 			return v, nil
 		}
-		if again, _, err := cr.next(ctx, c, refusals, err); !again {
+		if again, _, err := cr.next(ctx, c, refusals, publish, err); !again {
 			return 0, err
 		}
 	}
@@ -379,8 +380,8 @@ type changeRetry struct {
 // next reports whether to make the call again after err, and whether the
 // failed attempt may have run; when not, the error to return. It pauses as
 // the decision needs.
-func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, err error) (again, mayHaveRun bool, _ error) {
-	if c.publishPlainly(err) {
+func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, publish string, err error) (again, mayHaveRun bool, _ error) {
+	if c.publishPlainly(err, publish) {
 		return true, true, nil
 	}
 	if refusals && retryLater(err) {
@@ -1570,7 +1571,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		}
 		// Refusals until the release context ends (the release timeout): a
 		// lock left to its lease would keep every waiter out for that long.
-		again, ran, err := cr.next(ctx, c, true, err)
+		again, ran, err := cr.next(ctx, c, true, r.publish, err)
 		if !again {
 			return st, 0, err
 		}
@@ -1766,11 +1767,12 @@ var undoRecheck = []time.Duration{250 * time.Millisecond, time.Second, 3 * time.
 // the server refuses sharded publishing.
 func (c *Client) retryRelease(ctx context.Context, call func(publish string) error) error {
 	for attempt := 0; ; attempt++ {
-		err := call(c.publishCommand())
+		publish := c.publishCommand()
+		err := call(publish)
 		if err == nil {
 			return nil
 		}
-		if c.publishPlainly(err) {
+		if c.publishPlainly(err, publish) {
 			continue
 		}
 		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {

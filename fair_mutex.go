@@ -251,8 +251,9 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Dura
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.m.cfg.releaseTimeout)
 	defer cancel()
 	for range 2 {
-		err := f.cancelCall(rctx, field, wait, c.publishCommand())
-		if c.publishPlainly(err) {
+		publish := c.publishCommand()
+		err := f.cancelCall(rctx, field, wait, publish)
+		if c.publishPlainly(err, publish) {
 			continue
 		}
 		if err != nil && !c.closed() {

@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -1082,5 +1083,58 @@ func TestShardedPublishRefusedCluster(t *testing.T) {
 	// release it did not hear of would keep it that long.
 	if d := (<-got).Sub(released); d > 2*time.Second {
 		t.Fatalf("the waiter got the lock %s after the release: the release woke nobody", d)
+	}
+}
+
+// TestShardedPublishRefusedConcurrently: releases sent together, before the
+// first refusal of SPUBLISH came back and switched the Client to PUBLISH,
+// are each made again with PUBLISH, not failed with the refusal.
+func TestShardedPublishRefusedConcurrently(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithArgs("--rename-command", "SPUBLISH", "", "--rename-command", "SSUBSCRIBE", "", "--rename-command", "SUNSUBSCRIBE", ""))
+	for _, n := range cl.Nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "default", "-command").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newTestClient(t, cl.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 30*time.Second)
+	const n = 32
+	locks := make([]*Mutex, n)
+	held := make([]context.Context, n)
+	for i := range locks {
+		locks[i] = mustMutex(t, c, "concurrent"+strconv.Itoa(i))
+		var err error
+		if held[i], err = locks[i].Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range locks {
+		wg.Go(func() {
+			<-start
+			errs <- locks[i].Unlock(held[i])
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	failed := 0
+	var first error
+	for err := range errs {
+		if err != nil {
+			failed++
+			first = cmp.Or(first, err)
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d concurrent Unlocks failed, the first with: %v", failed, n, first)
+	}
+	for i, m := range locks {
+		if n, err := cl.NodeFor(t, m.key).Do(t, "EXISTS", m.key).AsInt64(); err != nil || n != 0 {
+			t.Fatalf("lock %d still on the server after its Unlock (EXISTS %d, %v)", i, n, err)
+		}
 	}
 }

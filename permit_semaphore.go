@@ -243,8 +243,9 @@ func (s *PermitSemaphore) release(ctx context.Context, wire []byte) (int64, erro
 func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Duration) {
 	c := s.c
 	undo := func(ctx context.Context) error {
-		_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, c.publishCommand(), c.recordTTL)
-		c.publishPlainly(err) // the next try publishes plainly
+		publish := c.publishCommand()
+		_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, publish, c.recordTTL)
+		c.publishPlainly(err, publish) // the next try publishes plainly
 		return err
 	}
 	started := c.background(func() {
