@@ -180,7 +180,8 @@
 //     lock, which would wait for itself forever.
 //   - [ErrNotReentrant]: a LeanMutex's holder asked for it again.
 //   - [ErrWrongKind]: a LeanMutex and a lock of the hash layout (Mutex,
-//     FairMutex, RWMutex, a Redisson lock) were given the same name, or a
+//     FairMutex, RWMutex, a Redisson lock) were given the same name, a
+//     Mutex or FairMutex the name of a read-write lock or the reverse, or a
 //     Semaphore, PermitSemaphore or CountDownLatch the name of another kind
 //     of lock; nothing changes.
 //

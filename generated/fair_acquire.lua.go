@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -34,6 +35,10 @@ const fairAcquireSource = `#!lua
 -- re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 -- lock's remaining lease in ms (0 when free but others are ahead, or held
 -- without expiry) and head is 1 when the caller is first in the queue.
+-- A held lock whose hash has a mode field is a read-write lock's (an RWMutex
+-- or Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX
+-- and changes nothing. The re-entry check reads that field with the
+-- caller's own (HMGET), so a refusal costs no further command.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
@@ -46,6 +51,7 @@ const fairAcquireSource = `#!lua
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return int64
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
 
 -- The server's clock is read only when it is needed (a queue to check, a
@@ -97,11 +103,18 @@ if free and (head == false or head == ARGV[2]) then
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
--- A free lock has no holder to re-enter.
-if not free and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return 0
+-- A free lock has no holder to re-enter, and is of no other kind. Nothing
+-- has been written on this path: evictions happen only on a free lock.
+if not free then
+  local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+  if held[2] then
+    return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+  end
+  if held[1] then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return 0
+  end
 end
 if free and evicted then
   redis.call(ARGV[5], KEYS[5] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
@@ -138,7 +151,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "7d4304d0890beca6ec8d1c04eefd053433127fc5"
+const fairAcquireSHA1 = "2f603f34e82daddb56dac2dce8c678d348a4307e"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -165,6 +178,10 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 // lock's remaining lease in ms (0 when free but others are ahead, or held
 // without expiry) and head is 1 when the caller is first in the queue.
+// A held lock whose hash has a mode field is a read-write lock's (an RWMutex
+// or Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX
+// and changes nothing. The re-entry check reads that field with the
+// caller's own (HMGET), so a refusal costs no further command.
 //
 // Redis script flags: none (#!lua).
 func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
@@ -299,6 +316,27 @@ func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	return keys, args
 }
 
+// fairAcquireError turns a Redis error whose code FairAcquire declares into a *ScriptError;
+// every other error is returned as it is.
+func fairAcquireError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_MUTEX":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairAcquire",
+			sentinel: ErrNotMutex,
+		}
+	}
+	return err
+}
+
 // fairAcquireDecode reads a reply of FairAcquire as int64.
 func fairAcquireDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -311,7 +349,7 @@ func fairAcquireDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, fairAcquireError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,6 +25,11 @@ const fairRedissonAcquireSource = `#!lua
 -- (Redisson's tryLock without wait).
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+-- A lock whose hash has a mode field is a read-write lock's (an RWMutex or
+-- Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX and
+-- changes nothing. The re-entry check reads that field with the caller's own
+-- (HMGET), and a stale head is evicted only after a check, so a refusal
+-- costs no further command.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
@@ -35,8 +41,10 @@ const fairRedissonAcquireSource = `#!lua
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
+local checked = false
 while true do
   local first = redis.call('lindex', KEYS[2], 0)
   if first == false then
@@ -45,6 +53,13 @@ while true do
   local score = redis.call('zscore', KEYS[3], first)
   if score == false or tonumber(score) > now then
     break
+  end
+  -- Before the first write: a read-write lock's hash is refused as it is.
+  if not checked then
+    if redis.call('hexists', KEYS[1], 'mode') == 1 then
+      return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+    end
+    checked = true
   end
   redis.call('zrem', KEYS[3], first)
   redis.call('lpop', KEYS[2])
@@ -69,7 +84,11 @@ if redis.call('exists', KEYS[1]) == 0 and
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, token, 0}
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+if held[2] then
+  return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+end
+if held[1] then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {2, holds, 0}
@@ -108,7 +127,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "b2e9b88faaf28d7d57fc29cf1839dc7221eccbd3"
+const fairRedissonAcquireSHA1 = "20ea063a2aa8e2e43cd71c08e3b17c73cf8460ff"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -131,6 +150,11 @@ type FairRedissonAcquireResult struct {
 // (Redisson's tryLock without wait).
 // Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 // not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+// A lock whose hash has a mode field is a read-write lock's (an RWMutex or
+// Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX and
+// changes nothing. The re-entry check reads that field with the caller's own
+// (HMGET), and a stale head is evicted only after a check, so a refusal
+// costs no further command.
 //
 // Redis script flags: none (#!lua).
 func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (FairRedissonAcquireResult, error) {
@@ -239,6 +263,27 @@ func fairRedissonAcquireEncode(a *FairRedissonAcquireArgs) ([]string, []string) 
 	return keys, args
 }
 
+// fairRedissonAcquireError turns a Redis error whose code FairRedissonAcquire declares into a *ScriptError;
+// every other error is returned as it is.
+func fairRedissonAcquireError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_MUTEX":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRedissonAcquire",
+			sentinel: ErrNotMutex,
+		}
+	}
+	return err
+}
+
 // fairRedissonAcquireDecode reads a reply of FairRedissonAcquire as {status int64, value int64, head int64}.
 func fairRedissonAcquireDecode(resp rueidis.RedisResult) (FairRedissonAcquireResult, error) {
 	const want = "{status int64, value int64, head int64}"
@@ -251,7 +296,7 @@ func fairRedissonAcquireDecode(resp rueidis.RedisResult) (FairRedissonAcquireRes
 				Want:   want,
 			}
 		}
-		return FairRedissonAcquireResult{}, err
+		return FairRedissonAcquireResult{}, fairRedissonAcquireError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 3 {

@@ -22,6 +22,10 @@
 -- re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 -- lock's remaining lease in ms (0 when free but others are ahead, or held
 -- without expiry) and head is 1 when the caller is first in the queue.
+-- A held lock whose hash has a mode field is a read-write lock's (an RWMutex
+-- or Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX
+-- and changes nothing. The re-entry check reads that field with the
+-- caller's own (HMGET), so a refusal costs no further command.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
 -- @key    timeouts       scriptlock_fair_timeout:{name}
@@ -34,6 +38,7 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return int64
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
 
 -- The server's clock is read only when it is needed (a queue to check, a
@@ -85,11 +90,18 @@ if free and (head == false or head == ARGV[2]) then
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
--- A free lock has no holder to re-enter.
-if not free and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return 0
+-- A free lock has no holder to re-enter, and is of no other kind. Nothing
+-- has been written on this path: evictions happen only on a free lock.
+if not free then
+  local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+  if held[2] then
+    return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+  end
+  if held[1] then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return 0
+  end
 end
 if free and evicted then
   redis.call(ARGV[5], KEYS[5] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)

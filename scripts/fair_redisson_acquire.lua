@@ -11,6 +11,11 @@
 -- (Redisson's tryLock without wait).
 -- Reply {1, token, 0}: acquired; {2, holds, 0}: re-entered; {0, ttl, head}:
 -- not acquired (ttl as Redisson computes it; head 1 when the caller is first).
+-- A lock whose hash has a mode field is a read-write lock's (an RWMutex or
+-- Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX and
+-- changes nothing. The re-entry check reads that field with the caller's own
+-- (HMGET), and a stale head is evicted only after a check, so a refusal
+-- costs no further command.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
@@ -22,8 +27,10 @@
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
+local checked = false
 while true do
   local first = redis.call('lindex', KEYS[2], 0)
   if first == false then
@@ -32,6 +39,13 @@ while true do
   local score = redis.call('zscore', KEYS[3], first)
   if score == false or tonumber(score) > now then
     break
+  end
+  -- Before the first write: a read-write lock's hash is refused as it is.
+  if not checked then
+    if redis.call('hexists', KEYS[1], 'mode') == 1 then
+      return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+    end
+    checked = true
   end
   redis.call('zrem', KEYS[3], first)
   redis.call('lpop', KEYS[2])
@@ -56,7 +70,11 @@ if redis.call('exists', KEYS[1]) == 0 and
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, token, 0}
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+if held[2] then
+  return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+end
+if held[1] then
   local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {2, holds, 0}
