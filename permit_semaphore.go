@@ -116,7 +116,8 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 // count may go negative) and returns the new count of free permits. As
 // Redisson's addPermits, a positive n publishes n (the permits added, not the
 // new count) on redisson_sc:{name}, waking the waiters; a negative n
-// publishes nothing. A change that would take the count beyond 2^53 - 1
+// publishes nothing. As Redisson's addPermits (a SET), it drops the
+// counter's TTL, if any. A change that would take the count beyond 2^53 - 1
 // either way is ErrInvalidArgument and changes nothing.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {

@@ -250,7 +250,7 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.releaseTimeout)
 	defer cancel()
-	if _, err := s.change(rctx, n); err != nil {
+	if _, err := s.change(rctx, n, false); err != nil {
 		return s.fail(fmt.Sprintf("release %d", n), err)
 	}
 	return nil
@@ -261,10 +261,10 @@ func (s *Semaphore) Release(ctx context.Context, n int64) error {
 // (callRecorded); a Release that gave up there would leave the caller to
 // guess: calling again could return the permits twice, for good, and not
 // calling could lose them for good.
-func (s *Semaphore) change(ctx context.Context, n int64) (int64, error) {
+func (s *Semaphore) change(ctx context.Context, n int64, persist bool) (int64, error) {
 	latch := s.latch()
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL)
+		return generated.SemaphoreRelease(ctx, s.c.rc, s.key, s.channel, latch, n, publish, s.c.recordTTL, persist)
 	})
 	return v, notCount(outOfRange(err))
 }
@@ -295,9 +295,10 @@ func (s *Semaphore) latch() string { return s.c.recordKey("redisson_sc_latch", s
 // AddPermits changes the number of permits by n: a positive n adds permits
 // (and wakes the waiters), a negative one removes them. The count may go
 // negative, as with Redisson's addPermits; acquirers then wait until enough
-// permits are released. It returns the new count. A change that would take
-// the count beyond 2^53 - 1 either way is ErrInvalidArgument and changes
-// nothing.
+// permits are released. It returns the new count. As Redisson's addPermits
+// (a SET), it drops the counter's TTL, if any (Redisson's
+// trySetPermits(n, ttl) sets one). A change that would take the count beyond
+// 2^53 - 1 either way is ErrInvalidArgument and changes nothing.
 func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("add permits", err)
@@ -305,7 +306,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if n == 0 || n > maxCount || n < -maxCount {
 		return 0, s.fail("add permits", invalidf("permits to add must be non-zero and at most %d either way, got %d", int64(maxCount), n))
 	}
-	v, err := s.change(ctx, n)
+	v, err := s.change(ctx, n, true)
 	if err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)
 	}
@@ -316,7 +317,8 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // drainPermits does: when positive, the permits it took; when zero or
 // negative (a deficit AddPermits left), that count, which the drain also
 // resets to 0, so no permits are owed any more. A semaphore never set stays
-// unset and returns 0. A name another kind of lock holds is ErrWrongKind,
+// unset and returns 0. As Redisson's drainPermits (a SET), it drops the
+// counter's TTL, if any. A name another kind of lock holds is ErrWrongKind,
 // and the lock is left alone.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {

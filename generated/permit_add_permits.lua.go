@@ -20,7 +20,8 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- retry on any message. Removing permits publishes nothing. The call records
 -- itself under its own key (SET NX) for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
--- second time (and publishes again). Reply: the new count (a repeated call:
+-- second time (and publishes again). The counter's TTL, if any, is dropped,
+-- as by the SET of Redisson's addPermits. Reply: the new count (a repeated call:
 -- the count). A change that would take the count beyond 2^53 - 1 either way
 -- is undone and fails with RANGE: replies and comparisons go through Lua
 -- numbers, which are exact only that far.
@@ -48,6 +49,7 @@ if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
     redis.call('del', KEYS[3])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
+  redis.call('persist', KEYS[1])
 else
   value = tonumber(value or '0')
 end
@@ -58,7 +60,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "2dcebf3dd8974f6405f1c69fcce199b88b93b56f"
+const permitAddPermitsSHA1 = "80ae1d5628972d9b734be22407676ad45d1cfb14"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -69,7 +71,8 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // retry on any message. Removing permits publishes nothing. The call records
 // itself under its own key (SET NX) for recordTTL: made again after its reply
 // was lost, or reaching the server after such a retry, it changes nothing a
-// second time (and publishes again). Reply: the new count (a repeated call:
+// second time (and publishes again). The counter's TTL, if any, is dropped,
+// as by the SET of Redisson's addPermits. Reply: the new count (a repeated call:
 // the count). A change that would take the count beyond 2^53 - 1 either way
 // is undone and fails with RANGE: replies and comparisons go through Lua
 // numbers, which are exact only that far.

@@ -514,7 +514,7 @@ var Scripts = []Script{{
 	SHA1:      semaphoreDrainSHA1,
 	Source:    semaphoreDrainSource,
 }, {
-	Args:      []string{"n", "publish", "latchTTL"},
+	Args:      []string{"n", "publish", "latchTTL", "persist"},
 	File:      "scripts/semaphore_release.lua",
 	Keys:      []string{"semaphore", "channel", "latch"},
 	Name:      "SemaphoreRelease",

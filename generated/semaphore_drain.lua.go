@@ -16,7 +16,9 @@ const semaphoreDrainSource = `#!lua
 -- does, and returns what the count was: the permits taken when it was
 -- positive; a zero or negative count (a deficit AddPermits left) is reset to
 -- 0 too and returned as it was. A semaphore never set is left unset (reply 0).
--- The key's TTL, if any, is kept. The call records its reply under its own
+-- The key's TTL, if any, is dropped, as by Redisson's SET: a counter
+-- trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
+-- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more.
 -- A key that holds no count (a LeanMutex under the same name) fails with
@@ -40,13 +42,13 @@ end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-redis.call('set', KEYS[1], 0, 'keepttl')
+redis.call('set', KEYS[1], 0)
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
 return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "295bd600047569a624deeda09d284416a765a604"
+const semaphoreDrainSHA1 = "556d2b8328b4cb8f15e8cffe857ca1a046c90a52"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -54,7 +56,9 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // does, and returns what the count was: the permits taken when it was
 // positive; a zero or negative count (a deficit AddPermits left) is reset to
 // 0 too and returned as it was. A semaphore never set is left unset (reply 0).
-// The key's TTL, if any, is kept. The call records its reply under its own
+// The key's TTL, if any, is dropped, as by Redisson's SET: a counter
+// trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
+// and does not expire with permits still held out. The call records its reply under its own
 // key for recordTTL: made again after its reply was lost, or reaching the
 // server after such a retry, it answers that reply and drains nothing more.
 // A key that holds no count (a LeanMutex under the same name) fails with

@@ -21,6 +21,8 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- reply was lost, or reaching the server after such a retry, it changes
 -- nothing a second time (it publishes the count again, which only wakes the
 -- waiters once more). Reply: the new count (a repeated call: the count).
+-- With persist (AddPermits) the counter's TTL, if any, is dropped, as by the
+-- SET of Redisson's addPermits; a release keeps it, as Redisson's INCRBY.
 -- A change that would take the count beyond 2^53 - 1 either way is undone
 -- and fails with RANGE: replies and comparisons go through Lua numbers,
 -- which are exact only that far.
@@ -32,6 +34,7 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
+-- @arg    persist   bool      drop the counter's TTL (AddPermits)
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
@@ -48,6 +51,9 @@ if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
     redis.call('del', KEYS[3])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
+  if ARGV[4] == '1' then
+    redis.call('persist', KEYS[1])
+  end
 else
   value = tonumber(value or '0')
 end
@@ -56,7 +62,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "c604693c05e49fdd10f1d5f00e1263b98d96ab42"
+const semaphoreReleaseSHA1 = "e90f833a4f0a4b2baec663b9fe3a3e47f258e8d1"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -68,6 +74,8 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // reply was lost, or reaching the server after such a retry, it changes
 // nothing a second time (it publishes the count again, which only wakes the
 // waiters once more). Reply: the new count (a repeated call: the count).
+// With persist (AddPermits) the counter's TTL, if any, is dropped, as by the
+// SET of Redisson's addPermits; a release keeps it, as Redisson's INCRBY.
 // A change that would take the count beyond 2^53 - 1 either way is undone
 // and fails with RANGE: replies and comparisons go through Lua numbers,
 // which are exact only that far.
@@ -75,7 +83,7 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
-func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (int64, error) {
+func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration, persist bool) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -90,7 +98,7 @@ func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, c
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish, msArg(latchTTL)}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(latchTTL), boolArg(persist)}
 	return semaphoreReleaseDecode(semaphoreReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -102,6 +110,7 @@ type SemaphoreReleaseArgs struct {
 	N         int64
 	Publish   string // "publish", or "spublish" for sharded channels
 	LatchTTL  time.Duration
+	Persist   bool // drop the counter's TTL (AddPermits)
 }
 
 // SemaphoreReleaseReply is the reply to one call in SemaphoreReleaseMulti.
@@ -171,7 +180,7 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
+func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration, persist bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -186,7 +195,7 @@ func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string,
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish, msArg(latchTTL)}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(latchTTL), boolArg(persist)}
 	return c.B().Evalsha().Sha1(semaphoreReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -198,7 +207,7 @@ func DecodeSemaphoreRelease(resp rueidis.RedisResult) (int64, error) {
 // semaphoreReleaseEncode returns the KEYS and ARGV of one SemaphoreRelease call.
 func semaphoreReleaseEncode(a *SemaphoreReleaseArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Channel, a.Latch}
-	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.LatchTTL)}
+	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.LatchTTL), boolArg(a.Persist)}
 	return keys, args
 }
 

@@ -6,7 +6,8 @@
 -- retry on any message. Removing permits publishes nothing. The call records
 -- itself under its own key (SET NX) for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
--- second time (and publishes again). Reply: the new count (a repeated call:
+-- second time (and publishes again). The counter's TTL, if any, is dropped,
+-- as by the SET of Redisson's addPermits. Reply: the new count (a repeated call:
 -- the count). A change that would take the count beyond 2^53 - 1 either way
 -- is undone and fails with RANGE: replies and comparisons go through Lua
 -- numbers, which are exact only that far.
@@ -34,6 +35,7 @@ if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
     redis.call('del', KEYS[3])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
+  redis.call('persist', KEYS[1])
 else
   value = tonumber(value or '0')
 end

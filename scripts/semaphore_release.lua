@@ -7,6 +7,8 @@
 -- reply was lost, or reaching the server after such a retry, it changes
 -- nothing a second time (it publishes the count again, which only wakes the
 -- waiters once more). Reply: the new count (a repeated call: the count).
+-- With persist (AddPermits) the counter's TTL, if any, is dropped, as by the
+-- SET of Redisson's addPermits; a release keeps it, as Redisson's INCRBY.
 -- A change that would take the count beyond 2^53 - 1 either way is undone
 -- and fails with RANGE: replies and comparisons go through Lua numbers,
 -- which are exact only that far.
@@ -18,6 +20,7 @@
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
+-- @arg    persist   bool      drop the counter's TTL (AddPermits)
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
@@ -33,6 +36,9 @@ if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
     redis.call('decrby', KEYS[1], ARGV[1])
     redis.call('del', KEYS[3])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
+  end
+  if ARGV[4] == '1' then
+    redis.call('persist', KEYS[1])
   end
 else
   value = tonumber(value or '0')

@@ -1,0 +1,65 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A counter with a TTL (Redisson's trySetPermits(n, ttl)) loses it on a
+// DrainPermits or an AddPermits, as on Redisson's drainPermits and
+// addPermits (a SET), so the semaphore's lifetime does not depend on which
+// side made the call; a release and an acquisition keep it (INCRBY, DECRBY).
+func TestSemaphoreCounterTTLAsRedisson(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 20*time.Second)
+	pttl := func(key string) int64 {
+		t.Helper()
+		v, err := node.Do(t, "PTTL", key).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	withTTL := func(key string, n string) {
+		t.Helper()
+		node.Do(t, "SET", key, n, "PX", "600000")
+	}
+
+	s := mustSem(t, c, "sem-ttl")
+	withTTL(s.Key(), "5")
+	if err := s.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := pttl(s.Key()); got <= 0 {
+		t.Errorf("Semaphore: PTTL %d after an acquisition and a release, want the TTL kept", got)
+	}
+	if _, err := s.DrainPermits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := pttl(s.Key()); got != -1 {
+		t.Errorf("Semaphore: PTTL %d after DrainPermits, want -1 (no TTL, as Redisson's drainPermits)", got)
+	}
+	withTTL(s.Key(), "5")
+	if _, err := s.AddPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := pttl(s.Key()); got != -1 {
+		t.Errorf("Semaphore: PTTL %d after AddPermits, want -1 (no TTL, as Redisson's addPermits)", got)
+	}
+
+	p := mustPermits(t, c, "permit-ttl")
+	withTTL(p.Key(), "5")
+	if _, err := p.AddPermits(ctx, -1); err != nil {
+		t.Fatal(err)
+	}
+	if got := pttl(p.Key()); got != -1 {
+		t.Errorf("PermitSemaphore: PTTL %d after AddPermits, want -1 (no TTL, as Redisson's addPermits)", got)
+	}
+}
