@@ -827,6 +827,30 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "XADD words that fit no reading of its syntax",
+			src: "-- @key s\n-- @return none\nredis.call('XADD', KEYS[1], '*', 'f', 'v', 'g')\nredis.call('XADD', KEYS[1], 'MAXLEN', 5, 'f', 'v')\n" +
+				"redis.call('XADD', KEYS[1], 'MAXLEN', '*', 'f', 'v')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:44: XADD reads value there (after "g"), and the call ends: its words do not fit XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:4:47: XADD reads value there (after "v"), and the call ends: its words do not fit XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:5:49: XADD reads value there (after "v"), and the call ends: its words do not fit XADD key [NOMKSTREAM] [MAXLEN|MINID [=|~] threshold [LIMIT count]] *|id field value [field value ...], so Redis refuses the call at run time, after the script's earlier writes`,
+			},
+		},
+		{
+			name: "SORT words that fit no reading of its syntax",
+			src: "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\nredis.call('SORT', KEYS[1], 'LIMIT', 0)\nredis.call('SORT', KEYS[1], 'BY', ARGV[1], 'GET')\n" +
+				"redis.call('SORT', KEYS[1], 'ALPHA', 'STORE')\nredis.call('SORT', KEYS[1], 'LIMIT', 'x', 10)\nredis.call('SORT', KEYS[1], 'REVERSE')\n" +
+				"redis.call('SORT_RO', KEYS[1], 'STORE', KEYS[2])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:38: SORT reads count there (after "0"), and the call ends: its words do not fit SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:6:44: SORT reads pattern there (after "GET"), and the call ends: its words do not fit SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:7:38: SORT reads destination there (after "STORE"), and the call ends: its words do not fit SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:8:38: SORT reads offset (an integer) there, and the call gives "x": its words do not fit SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:9:29: SORT reads BY, LIMIT, GET, ASC, DESC, ALPHA, STORE or nothing more there, and the call gives "REVERSE": its words do not fit SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:10:32: SORT_RO reads BY, LIMIT, GET, ASC, DESC, ALPHA or nothing more there, and the call gives "STORE": its words do not fit SORT_RO key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA], so Redis refuses the call at run time, after the script's earlier writes`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -962,6 +986,15 @@ func TestCheckAccepts(t *testing.T) {
 		{"local named like a missing global", "-- @return string\nlocal print = tostring\nreturn print(1)\n"},
 		{"index in any Lua 5.1 number form", "-- @key a\n-- @key b\n-- @arg v string\n-- @return none\nreturn redis.call('SET', KEYS[0x1], ARGV[1.0] .. ARGV[1e0] .. ARGV[0.1e1], 'PX', 10) and redis.call('GET', KEYS[0X2])\n"},
 		{"command name from a hexadecimal index", "-- @key ch\n-- @arg cmd string\n-- @commands publish spublish\n-- @return int64\nreturn redis.call(ARGV[0x1], KEYS[1], 'm')\n"},
+		{"XADD words that fit its syntax", "-- @key s\n-- @arg id string\n-- @arg n int64\n-- @arg fields... string\n-- @return none\n" +
+			"redis.call('XADD', KEYS[1], '*', 'f', 'v', 'g', 'w')\nredis.call('XADD', KEYS[1], 'nomkstream', 'MAXLEN', '~', 1000, 'LIMIT', 10, '*', 'f', 'v')\n" +
+			"redis.call('XADD', KEYS[1], 'MAXLEN', 5, 'NOMKSTREAM', '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'LIMIT', 10, 'MINID', '~', '0-1', '1-*', 'f', 'v')\n" +
+			"redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'f', 'v')\nredis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))\n" +
+			"redis.call('XADD', KEYS[1], ARGV[1], ARGV[1], ARGV[1], 'f', 'v')\nreturn nil\n"},
+		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @return none\n" +
+			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +
+			"redis.call('SORT', KEYS[1], 'alpha', 'limit', ARGV[1], '10', 'ASC', 'DESC', 'ALPHA')\nredis.call('SORT', KEYS[1], ARGV[2], ARGV[2])\n" +
+			"redis.call('SORT', KEYS[1], 'STORE', KEYS[2], 'LIMIT', 0, 1)\nredis.call('SORT_RO', KEYS[1], 'BY', 'ALPHA', 'ALPHA')\nredis.call('SORT', KEYS[1])\nreturn nil\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -164,6 +164,18 @@ type optionToken struct {
 	group  int
 }
 
+// argNode is one argument of a command's specification (its "arguments"),
+// as checkGrammar matches a call's words against it.
+type argNode struct {
+	name  string // the specification's display name, else its name
+	kind  byte   // 't' a pure token, 'i' an integer, 'w' another word, 'o' one of args, 'b' a block of args
+	token string // the keyword before it ("" for none)
+	// optional: it may be left out; multiple: it may repeat (multiToken:
+	// with its keyword each time).
+	optional, multiple, multiToken bool
+	args                           []argNode
+}
+
 // noscriptOn70 are the commands Redis 7.0 refuses in scripts that the
 // specifications (Redis 7.2 and later) allow: scripts must run on both.
 // TestCommandTableMatchesServer checks the list against a 7.0 server.

@@ -559,6 +559,14 @@ var groupArgs = map[string]groupSig{
 	"MSETNX":                {fixed: []string{}, words: []string{"key", "value"}},
 }
 
+// grammarArgs are the argument specifications of the commands whose words
+// the checker matches against them (grammarCommands; see argNode).
+var grammarArgs = map[string][]argNode{
+	"SORT":    []argNode{{"key", 'w', "", false, false, false, nil}, {"pattern", 'w', "BY", true, false, false, nil}, {"limit", 'b', "LIMIT", true, false, false, []argNode{{"offset", 'i', "", false, false, false, nil}, {"count", 'i', "", false, false, false, nil}}}, {"pattern", 'w', "GET", true, true, true, nil}, {"order", 'o', "", true, false, false, []argNode{{"asc", 't', "ASC", false, false, false, nil}, {"desc", 't', "DESC", false, false, false, nil}}}, {"sorting", 't', "ALPHA", true, false, false, nil}, {"destination", 'w', "STORE", true, false, false, nil}},
+	"SORT_RO": []argNode{{"key", 'w', "", false, false, false, nil}, {"pattern", 'w', "BY", true, false, false, nil}, {"limit", 'b', "LIMIT", true, false, false, []argNode{{"offset", 'i', "", false, false, false, nil}, {"count", 'i', "", false, false, false, nil}}}, {"pattern", 'w', "GET", true, true, true, nil}, {"order", 'o', "", true, false, false, []argNode{{"asc", 't', "ASC", false, false, false, nil}, {"desc", 't', "DESC", false, false, false, nil}}}, {"sorting", 't', "ALPHA", true, false, false, nil}},
+	"XADD":    []argNode{{"key", 'w', "", false, false, false, nil}, {"nomkstream", 't', "NOMKSTREAM", true, false, false, nil}, {"trim", 'b', "", true, false, false, []argNode{{"strategy", 'o', "", false, false, false, []argNode{{"maxlen", 't', "MAXLEN", false, false, false, nil}, {"minid", 't', "MINID", false, false, false, nil}}}, {"operator", 'o', "", true, false, false, []argNode{{"equal", 't', "=", false, false, false, nil}, {"approximately", 't', "~", false, false, false, nil}}}, {"threshold", 'w', "", false, false, false, nil}, {"count", 'i', "LIMIT", true, false, false, nil}}}, {"id-selector", 'o', "", false, false, false, []argNode{{"auto-id", 't', "*", false, false, false, nil}, {"id", 'w', "", false, false, false, nil}}}, {"data", 'b', "", false, true, false, []argNode{{"field", 'w', "", false, false, false, nil}, {"value", 'w', "", false, false, false, nil}}}},
+}
+
 // statusReplies are the commands and subcommands whose reply schema allows
 // no string but constants ("OK"): a status reply, which reaches a script as a
 // table {ok = ...}.

@@ -513,6 +513,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkNumeric(c, info.name, r.args, at, warn)
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
+	checkGrammar(c, info.name, at)
 	if r.clusterUnsafe {
 		return
 	}

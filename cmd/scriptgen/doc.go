@@ -175,6 +175,11 @@
 //     (a member written before its score, a misspelt option), no two options
 //     exclude each other (NX and XX; ZADD's NX and GT) and ZADD INCR has one
 //     pair; a string or bytes @arg there is a warning;
+//   - the words of XADD, SORT and SORT_RO fit the command's argument
+//     specification in some reading (options in any order; a word the
+//     checker cannot read may be anything): no odd field-value list, no
+//     missing ID, no option without its value (SORT k LIMIT 0), no unknown
+//     word, no word that is no integer where Redis reads one;
 //   - no comparison puts a string against a number, which Lua 5.1 never
 //     converts (< > <= >= fail at run time, == is always false): ARGV and
 //     KEYS hold strings whatever the @arg type (ARGV[1] > 0), a string

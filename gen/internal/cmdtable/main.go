@@ -209,6 +209,21 @@ func Build(dir string) ([]byte, error) {
 		buf.WriteString("}\n")
 	}
 
+	buf.WriteString("\n// grammarArgs are the argument specifications of the commands whose words\n// the checker matches against them (grammarCommands; see argNode).\nvar grammarArgs = map[string][]argNode{\n")
+	for _, e := range entries {
+		if !slices.Contains(grammarCommands, e.name) {
+			continue
+		}
+		args := make([]argJSON, len(e.s.Arguments))
+		for i, r := range e.s.Arguments {
+			if err := json.Unmarshal(r, &args[i]); err != nil {
+				return nil, fmt.Errorf("%s: %w", e.name, err)
+			}
+		}
+		fmt.Fprintf(&buf, "\t%q: %s,\n", e.name, argNodesExpr(args))
+	}
+	buf.WriteString("}\n")
+
 	for _, set := range []struct {
 		doc, name string
 		has       func(json.RawMessage) bool
@@ -601,11 +616,13 @@ func typeKind(t string) int {
 // argJSON is one argument of a command specification.
 type argJSON struct {
 	Name      string    `json:"name"`
+	Display   string    `json:"display"`
 	Type      string    `json:"type"`
 	Token     string    `json:"token"`
 	Since     string    `json:"since"`
 	Optional  flexBool  `json:"optional"`
 	Multiple  flexBool  `json:"multiple"`
+	MultiTok  flexBool  `json:"multiple_token"`
 	Arguments []argJSON `json:"arguments"`
 }
 
@@ -901,4 +918,38 @@ func optionSigOf(args []argJSON) string {
 		parts = append(parts, fmt.Sprintf("%q: {%d, %q, %d}", t, tokens[t].values, tokens[t].since, tokens[t].group))
 	}
 	return fmt.Sprintf("{fixed: %d, tokens: map[string]optionToken{%s}}", fixed, strings.Join(parts, ", "))
+}
+
+// grammarCommands are the commands whose words scriptgen matches against
+// their argument specifications (gen's checkGrammar): those whose words the
+// option, group and number tables cannot place (keywords in any order among
+// values, repeated keywords, a repeated block after them), each checked
+// against a server by gen's TestGrammarAgreesWithServer.
+var grammarCommands = []string{"SORT", "SORT_RO", "XADD"}
+
+// argNodesExpr renders arguments as a []argNode literal.
+func argNodesExpr(args []argJSON) string {
+	if len(args) == 0 {
+		return "nil"
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		kind := "'w'"
+		switch a.Type {
+		case "pure-token":
+			kind = "'t'"
+		case "integer":
+			kind = "'i'"
+		case "oneof":
+			kind = "'o'"
+		case "block":
+			kind = "'b'"
+		}
+		name := a.Name
+		if a.Display != "" {
+			name = a.Display
+		}
+		parts[i] = fmt.Sprintf("{%q, %s, %q, %t, %t, %t, %s}", name, kind, a.Token, bool(a.Optional), bool(a.Multiple), bool(a.MultiTok), argNodesExpr(a.Arguments))
+	}
+	return "[]argNode{" + strings.Join(parts, ", ") + "}"
 }

@@ -1,0 +1,270 @@
+package gen
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+)
+
+// checkGrammar matches the words of a call of a grammarArgs command against
+// its argument specification and refuses a call no reading of which fits
+// (SORT k LIMIT 0, XADD k * f v g): Redis refuses it at run time, after the
+// script's earlier writes.
+//
+// The match reads the words as Redis's parsers do, and gives the benefit of
+// the doubt wherever it cannot know: a word the checker cannot read may be
+// anything (a keyword or a value); optional arguments that follow each other
+// may come in any order and repeat (Redis reads such options in a loop, the
+// last one winning); an optional keyword at the end of an optional block
+// (XADD's LIMIT) may come anywhere among them; a call whose last argument
+// gives any number of words (unpack(t)) is not checked.
+func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	args, ok := grammarArgs[name]
+	if !ok {
+		return
+	}
+	for _, a := range c.Args {
+		if a.Expands {
+			return
+		}
+	}
+	m := grammarMatch{words: c.Args, far: -1}
+	ends := m.seq(args, []int{0})
+	n := len(c.Args)
+	if slices.Contains(ends, n) {
+		return
+	}
+	for _, e := range ends {
+		m.fail(e, "")
+	}
+	shown := strings.ReplaceAll(name, "|", " ")
+	syntax := shown + " " + syntaxText(args)
+	want := make([]string, 0, len(m.want))
+	end := false
+	for _, w := range m.want {
+		if w == "" {
+			end = true
+			continue
+		}
+		want = append(want, w)
+	}
+	if end {
+		want = append(want, "nothing more")
+	}
+	const refused = "so Redis refuses the call at run time, after the script's earlier writes"
+	if m.far >= n {
+		pos := c.CommandPos
+		after := ""
+		if n > 0 {
+			pos = c.Args[n-1].Pos
+			after = fmt.Sprintf(" (after %s)", wordText(c.Args[n-1]))
+		}
+		at(pos, "%s reads %s there%s, and the call ends: its words do not fit %s, %s", shown, orList(want), after, syntax, refused)
+		return
+	}
+	at(c.Args[m.far].Pos, "%s reads %s there, and the call gives %s: its words do not fit %s, %s", shown, orList(want), wordText(c.Args[m.far]), syntax, refused)
+}
+
+// wordText shows a call's argument in a message.
+func wordText(a parse.Arg) string {
+	if a.Exact {
+		return fmt.Sprintf("%q", *a.Literal)
+	}
+	if a.Value.Text != "" {
+		return a.Value.Text
+	}
+	return "an expression"
+}
+
+// grammarMatch matches a call's words against argument specifications. A
+// match goes from a set of word indexes (where readings so far have got to)
+// to the set where they get to next; far is the furthest index a reading
+// failed at, and want what it wanted there ("" for the end of the call).
+type grammarMatch struct {
+	words []parse.Arg
+	far   int
+	want  []string
+}
+
+func (m *grammarMatch) fail(i int, want string) {
+	if i > m.far {
+		m.far, m.want = i, nil
+	}
+	if i == m.far && !slices.Contains(m.want, want) {
+		m.want = append(m.want, want)
+	}
+}
+
+// keyword reports whether word i may be the keyword tok.
+func (m *grammarMatch) keyword(i int, tok string) bool {
+	if i < len(m.words) && (!m.words[i].Exact || strings.EqualFold(*m.words[i].Literal, tok)) {
+		return true
+	}
+	m.fail(i, tok)
+	return false
+}
+
+// value reports whether word i may be the value n.
+func (m *grammarMatch) value(i int, n argNode) bool {
+	if i >= len(m.words) {
+		m.fail(i, n.name)
+		return false
+	}
+	if a := m.words[i]; n.kind == 'i' && a.Exact && !integerText(*a.Literal) {
+		m.fail(i, n.name+" (an integer)")
+		return false
+	}
+	return true
+}
+
+// seq matches arguments one after the other; a run of optional ones in any
+// order, any number of times.
+func (m *grammarMatch) seq(args []argNode, from []int) []int {
+	cur := from
+	for i := 0; i < len(args); {
+		if !args[i].optional {
+			cur = m.required(args[i], cur)
+			i++
+			continue
+		}
+		j := i
+		for j < len(args) && args[j].optional {
+			j++
+		}
+		run := hoist(args[i:j])
+		out := slices.Clone(cur)
+		frontier := cur
+		for len(frontier) > 0 {
+			var next []int
+			for _, n := range run {
+				for _, e := range m.required(n, frontier) {
+					if !slices.Contains(out, e) && !slices.Contains(next, e) {
+						next = append(next, e)
+					}
+				}
+			}
+			out = append(out, next...)
+			frontier = next
+		}
+		cur = out
+		i = j
+	}
+	return cur
+}
+
+// hoist takes the optional keywords at the end of the optional blocks of a
+// run out into the run (XADD's [MAXLEN|MINID [=|~] threshold [LIMIT count]]):
+// Redis reads them wherever options go.
+func hoist(run []argNode) []argNode {
+	var out, lifted []argNode
+	for _, n := range run {
+		k := len(n.args)
+		for n.kind == 'b' && n.token == "" && k > 0 && n.args[k-1].optional && n.args[k-1].token != "" {
+			k--
+		}
+		if k < len(n.args) {
+			lifted = append(lifted, n.args[k:]...)
+			n.args = n.args[:k]
+		}
+		out = append(out, n)
+	}
+	return append(out, lifted...)
+}
+
+// required matches n once (not left out), or more times if it repeats.
+func (m *grammarMatch) required(n argNode, from []int) []int {
+	out := m.once(n, from, true)
+	if !n.multiple {
+		return out
+	}
+	frontier := out
+	for len(frontier) > 0 {
+		var next []int
+		for _, e := range m.once(n, frontier, n.multiToken || n.token == "") {
+			if !slices.Contains(out, e) && !slices.Contains(next, e) {
+				next = append(next, e)
+			}
+		}
+		out = append(out, next...)
+		frontier = next
+	}
+	return out
+}
+
+// once matches one occurrence of n, its keyword first when withToken.
+func (m *grammarMatch) once(n argNode, from []int, withToken bool) []int {
+	var out []int
+	add := func(e ...int) {
+		for _, x := range e {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+	}
+	for _, i := range from {
+		if withToken && n.token != "" {
+			if !m.keyword(i, n.token) {
+				continue
+			}
+			i++
+		}
+		switch n.kind {
+		case 't':
+			add(i)
+		case 'o':
+			for _, alt := range n.args {
+				add(m.seq([]argNode{alt}, []int{i})...)
+			}
+		case 'b':
+			add(m.seq(n.args, []int{i})...)
+		default:
+			if m.value(i, n) {
+				add(i + 1)
+			}
+		}
+	}
+	return out
+}
+
+// syntaxText renders argument specifications as Redis's documentation
+// writes them: key [BY pattern] [ASC|DESC].
+func syntaxText(args []argNode) string {
+	parts := make([]string, len(args))
+	for i, n := range args {
+		parts[i] = nodeText(n)
+	}
+	return strings.Join(parts, " ")
+}
+
+func nodeText(n argNode) string {
+	var s string
+	switch n.kind {
+	case 't':
+		s = n.token
+	case 'o':
+		alts := make([]string, len(n.args))
+		for i, a := range n.args {
+			alts[i] = nodeText(a)
+		}
+		s = strings.Join(alts, "|")
+	case 'b':
+		s = syntaxText(n.args)
+	default:
+		s = n.name
+	}
+	if n.token != "" && n.kind != 't' {
+		s = n.token + " " + s
+		if n.multiple && !n.multiToken {
+			s += " [" + strings.TrimPrefix(s, n.token+" ") + " ...]"
+		}
+	}
+	if n.multiple && (n.multiToken || n.token == "") {
+		s += " [" + s + " ...]"
+	}
+	if n.optional {
+		s = "[" + s + "]"
+	}
+	return s
+}

@@ -1,0 +1,121 @@
+package gen
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
+)
+
+// grammarRefuses runs checkGrammar on a call of literal words (the command
+// name first) and returns its message, "" when it takes the call.
+func grammarRefuses(words []string) string {
+	c := parse.Call{Command: words[0]}
+	for _, w := range words[1:] {
+		c.Args = append(c.Args, parse.Arg{Literal: &w, Exact: true, Value: parse.Value{Source: parse.SourceLiteral, Text: w}})
+	}
+	var msg string
+	checkGrammar(c, strings.ToUpper(words[0]), func(_ parse.Pos, format string, args ...any) {
+		msg = format
+	})
+	return msg
+}
+
+// TestGrammarAgreesWithServer checks checkGrammar against the test server
+// (Redis 7.0): every call it refuses Redis must refuse, over every sequence
+// of a few words from each command's keywords and plain values; the calls of
+// TestCheckRules' cases must be refused by both, and those of
+// TestCheckAccepts' taken by both.
+func TestGrammarAgreesWithServer(t *testing.T) {
+	run := commandRunner(t, nil)
+	for _, name := range slices.Sorted(maps.Keys(grammarArgs)) {
+		if !slices.Contains([]string{"SORT", "SORT_RO", "XADD"}, name) {
+			t.Errorf("%s is in grammarArgs but not run here: add its words", name)
+		}
+	}
+	alphabets := []struct {
+		head  []string
+		words []string
+		max   int
+	}{
+		{[]string{"SORT", "k"}, []string{"BY", "LIMIT", "GET", "ASC", "ALPHA", "STORE", "1", "x"}, 3},
+		{[]string{"SORT_RO", "k"}, []string{"BY", "LIMIT", "GET", "DESC", "STORE", "1", "x"}, 3},
+		{[]string{"XADD", "k"}, []string{"NOMKSTREAM", "MAXLEN", "~", "LIMIT", "*", "1", "f"}, 4},
+	}
+	refused, calls, missed := 0, 0, 0
+	for _, a := range alphabets {
+		var seqs [][]string
+		seqs = append(seqs, nil)
+		for l := 1; l <= a.max; l++ {
+			var next [][]string
+			for _, s := range seqs {
+				if len(s) == l-1 {
+					for _, w := range a.words {
+						next = append(next, append(slices.Clone(s), w))
+					}
+				}
+			}
+			seqs = append(seqs, next...)
+		}
+		for _, s := range seqs {
+			words := append(slices.Clone(a.head), s...)
+			info := commandIndex[words[0]]
+			if !arityOK(info.arity, len(words), false) {
+				continue
+			}
+			calls++
+			checker := grammarRefuses(words)
+			err := run(words)
+			switch {
+			case checker != "" && err == nil:
+				t.Errorf("%v: the checker refuses it, Redis takes it", words)
+			case checker != "":
+				refused++
+			case err != nil:
+				missed++
+			}
+		}
+	}
+	t.Logf("%d calls: the checker and Redis refuse %d; Redis alone %d (what the checker cannot tell from the syntax: stream IDs, values out of range)", calls, refused, missed)
+	if refused == 0 {
+		t.Error("the checker refused none of the calls")
+	}
+
+	for _, words := range [][]string{
+		{"XADD", "k", "*", "f", "v", "g"},
+		{"XADD", "k", "MAXLEN", "5", "f", "v"},
+		{"XADD", "k", "MAXLEN", "*", "f", "v"},
+		{"SORT", "k", "LIMIT", "0"},
+		{"SORT", "k", "BY", "w_*", "GET"},
+		{"SORT", "k", "ALPHA", "STORE"},
+		{"SORT", "k", "LIMIT", "x", "10"},
+		{"SORT", "k", "REVERSE"},
+		{"SORT_RO", "k", "STORE", "d"},
+	} {
+		if grammarRefuses(words) == "" {
+			t.Errorf("%v: the checker takes it", words)
+		}
+		if run(words) == nil {
+			t.Errorf("%v: Redis takes it", words)
+		}
+	}
+	for _, words := range [][]string{
+		{"XADD", "k", "*", "f", "v", "g", "w"},
+		{"XADD", "k", "nomkstream", "MAXLEN", "~", "1000", "LIMIT", "10", "*", "f", "v"},
+		{"XADD", "k", "MAXLEN", "5", "NOMKSTREAM", "1-1", "f", "v"},
+		{"XADD", "k", "LIMIT", "10", "MINID", "~", "0-1", "1-*", "f", "v"},
+		{"SORT", "k", "BY", "nosort", "LIMIT", "0", "10", "GET", "#", "GET", "o_*", "DESC", "ALPHA", "STORE", "d"},
+		{"SORT", "k", "alpha", "limit", "0", "10", "ASC", "DESC", "ALPHA"},
+		{"SORT", "k", "STORE", "d", "LIMIT", "0", "1"},
+		{"SORT_RO", "k", "BY", "ALPHA", "ALPHA"},
+	} {
+		if msg := grammarRefuses(words); msg != "" {
+			t.Errorf("%v: the checker refuses it", words)
+		}
+		if err := run(words); err != nil {
+			t.Errorf("%v: Redis refuses it: %v", words, err)
+		}
+	}
+}
