@@ -851,6 +851,16 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "key count out of the keys given",
+			src: "-- @key dst\n-- @key a\n-- @key b\n-- @return none\nredis.call('ZINTERSTORE', KEYS[1], 3, KEYS[2], KEYS[3])\nredis.call('SINTERCARD', 0, KEYS[2])\n" +
+				"redis.call('LMPOP', 3, KEYS[2], 'LEFT')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:36: ZINTERSTORE reads a count of keys there (numkeys), and the call passes 3 but gives 2 words after it: Redis refuses the call at run time, after the script's earlier writes; pass as many keys as the count says`,
+				`scripts/x.lua:6:26: SINTERCARD reads a count of keys there (numkeys), and the call passes 0: Redis takes 1 or more and refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:7:21: LMPOP reads a count of keys there (numkeys), and the call passes 3 but gives 2 words after it: Redis refuses the call at run time, after the script's earlier writes; pass as many keys as the count says`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -995,6 +1005,9 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +
 			"redis.call('SORT', KEYS[1], 'alpha', 'limit', ARGV[1], '10', 'ASC', 'DESC', 'ALPHA')\nredis.call('SORT', KEYS[1], ARGV[2], ARGV[2])\n" +
 			"redis.call('SORT', KEYS[1], 'STORE', KEYS[2], 'LIMIT', 0, 1)\nredis.call('SORT_RO', KEYS[1], 'BY', 'ALPHA', 'ALPHA')\nredis.call('SORT', KEYS[1])\nreturn nil\n"},
+		{"key counts that fit the keys given", "-- @key dst\n-- @key a\n-- @key rest...\n-- @arg n int64\n-- @return none\n" +
+			"redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, 2)\nredis.call('SINTERCARD', 1, KEYS[2], 'LIMIT', 5)\n" +
+			"redis.call('ZUNIONSTORE', KEYS[1], #KEYS - 1, unpack(KEYS, 2))\nredis.call('ZUNION', 3, KEYS[2], unpack(KEYS, 3))\nredis.call('LMPOP', ARGV[1], KEYS[2], 'LEFT')\nreturn nil\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -267,4 +268,39 @@ func nodeText(n argNode) string {
 		s = "[" + s + "]"
 	}
 	return s
+}
+
+// checkKeyCount refuses a call whose key count (numkeys) is a literal below
+// 1, or above the number of words after it (ZINTERSTORE dst 2 k): Redis
+// refuses it at run time, after the script's earlier writes. A call whose
+// last argument gives any number of words (unpack(t)) has its count checked
+// only against 1. It reports whether the count passed: the key positions
+// of a call with a wrong one are not checked, to report only the cause.
+func checkKeyCount(c parse.Call, info *commandInfo, shown string, at func(parse.Pos, string, ...any)) bool {
+	ok := true
+	for _, ks := range info.keys {
+		if !ks.keynum || ks.unknownBegin || ks.beginIndex <= 0 {
+			continue
+		}
+		i := ks.beginIndex + ks.keynumIdx - 1 // in c.Args
+		if i >= len(c.Args) || !c.Args[i].Exact {
+			continue
+		}
+		a := c.Args[i]
+		count, err := strconv.Atoi(*a.Literal)
+		if err != nil {
+			continue // not a count Redis reads: checkNumeric's
+		}
+		after := len(c.Args) - i - 1
+		expands := c.Args[len(c.Args)-1].Expands
+		switch {
+		case count < 1:
+			at(a.Pos, "%s reads a count of keys there (numkeys), and the call passes %d: Redis takes 1 or more and refuses the call at run time, after the script's earlier writes", shown, count)
+			ok = false
+		case count > after && !expands:
+			at(a.Pos, "%s reads a count of keys there (numkeys), and the call passes %d but gives %d %s after it: Redis refuses the call at run time, after the script's earlier writes; pass as many keys as the count says", shown, count, after, "word"+plural(after))
+			ok = false
+		}
+	}
+	return ok
 }

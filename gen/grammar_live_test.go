@@ -3,6 +3,7 @@ package gen
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,15 +13,70 @@ import (
 // grammarRefuses runs checkGrammar on a call of literal words (the command
 // name first) and returns its message, "" when it takes the call.
 func grammarRefuses(words []string) string {
+	var msg string
+	checkGrammar(literalCall(words), strings.ToUpper(words[0]), func(_ parse.Pos, format string, args ...any) {
+		msg = format
+	})
+	return msg
+}
+
+// literalCall is a call of literal words, the command name first.
+func literalCall(words []string) parse.Call {
 	c := parse.Call{Command: words[0]}
 	for _, w := range words[1:] {
 		c.Args = append(c.Args, parse.Arg{Literal: &w, Exact: true, Value: parse.Value{Source: parse.SourceLiteral, Text: w}})
 	}
-	var msg string
-	checkGrammar(c, strings.ToUpper(words[0]), func(_ parse.Pos, format string, args ...any) {
-		msg = format
-	})
-	return msg
+	return c
+}
+
+// TestKeyCountAgreesWithServer checks checkKeyCount against the test
+// server: for every command with a key count a script may run, a call
+// with a count of 1 and one key is taken by both; with a count of 0, -1, or
+// one more than the words after it, refused by both.
+func TestKeyCountAgreesWithServer(t *testing.T) {
+	run := commandRunner(t, nil)
+	plain := map[string][]string{
+		"BLMPOP": {"BLMPOP", "0", "1", "k", "LEFT"}, "BZMPOP": {"BZMPOP", "0", "1", "k", "MIN"},
+		"LMPOP": {"LMPOP", "1", "k", "LEFT"}, "ZMPOP": {"ZMPOP", "1", "k", "MIN"},
+		"SINTERCARD": {"SINTERCARD", "1", "k"}, "ZINTERCARD": {"ZINTERCARD", "1", "k"},
+		"ZDIFF": {"ZDIFF", "1", "k"}, "ZINTER": {"ZINTER", "1", "k"}, "ZUNION": {"ZUNION", "1", "k"},
+		"ZDIFFSTORE": {"ZDIFFSTORE", "d", "1", "k"}, "ZINTERSTORE": {"ZINTERSTORE", "d", "1", "k"}, "ZUNIONSTORE": {"ZUNIONSTORE", "d", "1", "k"},
+	}
+	refuses := func(words []string) string {
+		info := commandIndex[words[0]]
+		var msg string
+		checkKeyCount(literalCall(words), info, words[0], func(_ parse.Pos, format string, args ...any) {
+			msg = format
+		})
+		return msg
+	}
+	for _, info := range commandTable {
+		if info.flags&flagNoscript != 0 || noscriptOn70[info.name] || newerThan70(info.since) || !slices.ContainsFunc(info.keys, func(k keySpec) bool { return k.keynum }) {
+			continue
+		}
+		words, ok := plain[info.name]
+		if !ok {
+			t.Errorf("%s has a key count and scripts may run it: add a plain call of it here", info.name)
+			continue
+		}
+		if msg := refuses(words); msg != "" {
+			t.Errorf("%v: the checker refuses it", words)
+		}
+		if err := run(words); err != nil {
+			t.Errorf("%v: Redis refuses it: %v", words, err)
+		}
+		i := slices.Index(words, "1")
+		for _, count := range []string{"0", "-1", strconv.Itoa(len(words) - i)} {
+			bad := slices.Clone(words)
+			bad[i] = count
+			if refuses(bad) == "" {
+				t.Errorf("%v: the checker takes it", bad)
+			}
+			if run(bad) == nil {
+				t.Errorf("%v: Redis takes it", bad)
+			}
+		}
+	}
 }
 
 // TestGrammarAgreesWithServer checks checkGrammar against the test server

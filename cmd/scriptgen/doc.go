@@ -180,6 +180,8 @@
 //     checker cannot read may be anything): no odd field-value list, no
 //     missing ID, no option without its value (SORT k LIMIT 0), no unknown
 //     word, no word that is no integer where Redis reads one;
+//   - a literal key count (ZINTERSTORE's, SINTERCARD's, LMPOP's numkeys)
+//     is 1 or more and no more than the words after it;
 //   - no comparison puts a string against a number, which Lua 5.1 never
 //     converts (< > <= >= fail at run time, == is always false): ARGV and
 //     KEYS hold strings whatever the @arg type (ARGV[1] > 0), a string
