@@ -861,6 +861,18 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "options without the options they need, or with ones they exclude",
+			src: "-- @key k\n-- @key dst\n-- @return none\nredis.call('ZRANGE', KEYS[1], 0, -1, 'REV', 'LIMIT', 0, 1)\nredis.call('ZRANGESTORE', KEYS[2], KEYS[1], 0, -1, 'LIMIT', 0, 1)\n" +
+				"redis.call('ZRANGE', KEYS[1], '-', '+', 'BYLEX', 'WITHSCORES')\nredis.call('XADD', KEYS[1], 'MAXLEN', 5, 'LIMIT', 10, '*', 'f', 'v')\nredis.call('XTRIM', KEYS[1], 'MINID', '=', 5, 'LIMIT', 10)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:45: ZRANGE's option LIMIT needs BYSCORE or BYLEX among the options, and the call gives none: Redis refuses the call at run time ("ERR syntax error, ..."), after the script's earlier writes`,
+				`scripts/x.lua:5:52: ZRANGESTORE's option LIMIT needs BYSCORE or BYLEX among the options, and the call gives none: Redis refuses the call at run time ("ERR syntax error, ..."), after the script's earlier writes`,
+				`scripts/x.lua:6:50: ZRANGE takes BYLEX or WITHSCORES, not both: Redis refuses the call at run time ("ERR syntax error, WITHSCORES not supported in combination with BYLEX"), after the script's earlier writes`,
+				`scripts/x.lua:7:42: XADD's option LIMIT needs ~ among the options, and the call gives none: Redis refuses the call at run time ("ERR syntax error, ..."), after the script's earlier writes`,
+				`scripts/x.lua:8:47: XTRIM's option LIMIT needs ~ among the options, and the call gives none: Redis refuses the call at run time ("ERR syntax error, ..."), after the script's earlier writes`,
+			},
+		},
+		{
 			name: "errors are collected and sorted",
 			src:  "-- @key k\n-- @arg n int32\n-- @bogus\nreturn redis.call('GET', 'x')\n",
 			want: []string{
@@ -1008,6 +1020,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"key counts that fit the keys given", "-- @key dst\n-- @key a\n-- @key rest...\n-- @arg n int64\n-- @return none\n" +
 			"redis.call('ZINTERSTORE', KEYS[1], 2, KEYS[2], KEYS[3], 'WEIGHTS', 1, 2)\nredis.call('SINTERCARD', 1, KEYS[2], 'LIMIT', 5)\n" +
 			"redis.call('ZUNIONSTORE', KEYS[1], #KEYS - 1, unpack(KEYS, 2))\nredis.call('ZUNION', 3, KEYS[2], unpack(KEYS, 3))\nredis.call('LMPOP', ARGV[1], KEYS[2], 'LEFT')\nreturn nil\n"},
+		{"options with the options they need", "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\n" +
+			"redis.call('ZRANGE', KEYS[1], 0, -1, 'LIMIT', 0, 1, 'byscore')\nredis.call('ZRANGE', KEYS[1], 0, -1, ARGV[1], 'LIMIT', 0, 1)\nredis.call('ZRANGESTORE', KEYS[2], KEYS[1], '-', '+', 'BYLEX', 'LIMIT', 0, 1)\n" +
+			"redis.call('ZRANGE', KEYS[1], '-', '+', 'BYSCORE', 'WITHSCORES')\nredis.call('XADD', KEYS[1], 'MAXLEN', '~', 5, 'LIMIT', 10, '*', 'f', 'v')\nredis.call('XTRIM', KEYS[1], 'LIMIT', 10, 'MINID', '~', 5)\nreturn nil\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -304,3 +304,78 @@ func checkKeyCount(c parse.Call, info *commandInfo, shown string, at func(parse.
 	}
 	return ok
 }
+
+// optionNeeds are the options Redis refuses without one of some other
+// words among the options (the specifications do not say so), with the
+// number of words before the options: TestOptionNeedsAgreeWithServer runs
+// each.
+var optionNeeds = map[string]struct {
+	fixed int
+	needs map[string][]string
+}{
+	"ZRANGE":      {3, map[string][]string{"LIMIT": {"BYSCORE", "BYLEX"}}},
+	"ZRANGESTORE": {4, map[string][]string{"LIMIT": {"BYSCORE", "BYLEX"}}},
+	"XADD":        {1, map[string][]string{"LIMIT": {"~"}}},
+	"XTRIM":       {1, map[string][]string{"LIMIT": {"~"}}},
+}
+
+// optionConflicts are the options Redis refuses together though the
+// specifications give them in separate groups: TestOptionNeedsAgreeWithServer
+// runs each pair.
+var optionConflicts = map[string][][2]string{
+	"ZRANGE": {{"BYLEX", "WITHSCORES"}},
+}
+
+// checkOptionNeeds refuses a call that gives an option without one of the
+// words it needs (ZRANGE's LIMIT without BYSCORE or BYLEX, XADD's LIMIT
+// without ~), when every word among the options is a literal (one the
+// checker cannot read may be the word needed), or two options Redis refuses
+// together (ZRANGE's BYLEX and WITHSCORES). The options of XADD end at its
+// ID "*".
+func checkOptionNeeds(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	spec, ok := optionNeeds[name]
+	conflicts := optionConflicts[name]
+	if !ok && conflicts == nil {
+		return
+	}
+	given := map[string]parse.Arg{}
+	var order []string
+	all := true
+	for i := spec.fixed; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if !a.Exact {
+			all = false
+			continue
+		}
+		w := strings.ToUpper(*a.Literal)
+		if name == "XADD" && w == "*" {
+			break
+		}
+		if _, seen := given[w]; !seen {
+			given[w] = a
+			order = append(order, w)
+		}
+	}
+	for _, pair := range conflicts {
+		a, okA := given[pair[0]]
+		b, okB := given[pair[1]]
+		if okA && okB {
+			later := b
+			if b.Pos.Line < a.Pos.Line || b.Pos.Line == a.Pos.Line && b.Pos.Col < a.Pos.Col {
+				later = a
+			}
+			at(later.Pos, "%s takes %s or %s, not both: Redis refuses the call at run time (\"ERR syntax error, %s not supported in combination with %s\"), after the script's earlier writes", name, pair[0], pair[1], pair[1], pair[0])
+			return
+		}
+	}
+	if !all {
+		return
+	}
+	for _, w := range order {
+		needs, ok := spec.needs[w]
+		if !ok || slices.ContainsFunc(needs, func(n string) bool { _, ok := given[n]; return ok }) {
+			continue
+		}
+		at(given[w].Pos, "%s's option %s needs %s among the options, and the call gives none: Redis refuses the call at run time (\"ERR syntax error, ...\"), after the script's earlier writes", name, w, orList(needs))
+	}
+}

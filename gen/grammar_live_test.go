@@ -175,3 +175,71 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionNeedsAgreeWithServer checks optionNeeds and optionConflicts
+// against the test server: each option without what it needs, and each
+// pair of conflicting options, is refused by both the checker and Redis;
+// the option with each word it may need is taken by both.
+func TestOptionNeedsAgreeWithServer(t *testing.T) {
+	run := commandRunner(t, map[string][]string{"ZRANGESTORE": {"ZADD", "k", "0", "a"}})
+	base := map[string][]string{
+		"ZRANGE": {"ZRANGE", "k", "0", "1"}, "ZRANGESTORE": {"ZRANGESTORE", "d", "k", "0", "1"},
+		"XADD": {"XADD", "k", "MAXLEN", "5"}, "XTRIM": {"XTRIM", "k", "MAXLEN", "5"},
+	}
+	tail := map[string][]string{"XADD": {"*", "f", "v"}}
+	refuses := func(words []string) string {
+		var msg string
+		checkOptionNeeds(literalCall(words), words[0], func(_ parse.Pos, format string, args ...any) {
+			msg = format
+		})
+		return msg
+	}
+	try := func(words []string, refused bool) {
+		t.Helper()
+		if got := refuses(words) != ""; got != refused {
+			t.Errorf("%v: the checker refuses it: %v, want %v", words, got, refused)
+		}
+		if err := run(words); (err != nil) != refused {
+			t.Errorf("%v: Redis answers %v, want refused: %v", words, err, refused)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(optionNeeds)) {
+		b, ok := base[name]
+		if !ok {
+			t.Errorf("%s is in optionNeeds but has no plain call here", name)
+			continue
+		}
+		for opt, needs := range optionNeeds[name].needs {
+			words := append(append(slices.Clone(b), opt, "1"), tail[name]...)
+			if opt != "LIMIT" || name == "XADD" || name == "XTRIM" {
+				words = append(append(slices.Clone(b), opt, "10"), tail[name]...)
+			}
+			if name == "ZRANGE" || name == "ZRANGESTORE" {
+				words = append(append(slices.Clone(b), opt, "0", "1"), tail[name]...)
+			}
+			try(words, true)
+			for _, n := range needs {
+				with := slices.Clone(words)
+				if name == "XADD" || name == "XTRIM" {
+					with = slices.Insert(with, 3, n) // MAXLEN ~ 5
+				} else {
+					with = slices.Insert(with, len(b), n)
+				}
+				if n == "BYLEX" {
+					with[len(b)-2], with[len(b)-1] = "-", "+"
+				}
+				try(with, false)
+			}
+		}
+	}
+	for name, pairs := range optionConflicts {
+		b := slices.Clone(base[name])
+		b[len(b)-2], b[len(b)-1] = "-", "+" // a range BYLEX reads
+		base[name] = b
+		for _, p := range pairs {
+			try(append(slices.Clone(base[name]), p[0], p[1]), true)
+			try(append(slices.Clone(base[name]), p[1], p[0]), true)
+			try(append(slices.Clone(base[name]), p[0]), false)
+		}
+	}
+}

@@ -514,6 +514,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
 	checkGrammar(c, info.name, at)
+	checkOptionNeeds(c, info.name, at)
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
 		return
 	}

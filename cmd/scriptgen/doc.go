@@ -182,6 +182,9 @@
 //     word, no word that is no integer where Redis reads one;
 //   - a literal key count (ZINTERSTORE's, SINTERCARD's, LMPOP's numkeys)
 //     is 1 or more and no more than the words after it;
+//   - an option has the options it needs and none it excludes (ZRANGE's
+//     LIMIT needs BYSCORE or BYLEX, XADD's and XTRIM's LIMIT needs ~,
+//     ZRANGE's BYLEX excludes WITHSCORES);
 //   - no comparison puts a string against a number, which Lua 5.1 never
 //     converts (< > <= >= fail at run time, == is always false): ARGV and
 //     KEYS hold strings whatever the @arg type (ARGV[1] > 0), a string
