@@ -12,8 +12,8 @@
 -- holds; RwReadLease reads those of any further holds>; holds <total fields>;
 -- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
--- order); queued <total> <protocol>; writer <field> <deadline unix ms>;
--- writers <total>; permit <id> <lease end unix ms>; permits <held: lease not
+-- order); queued <total> <protocol> <live>; writer <field> <deadline unix
+-- ms>; writers <total> <live>; permit <id> <lease end unix ms>; permits <held: lease not
 -- ended> <lease ended: free to the next acquisition, as PermitState counts>;
 -- lwaiter <field> <registered unix ms> (Mutex's Go waiters, in wake order);
 -- lwaiters <total>.
@@ -21,6 +21,11 @@
 -- Redisson-compatible mode and for Java services, under Redisson's (protocol
 -- redisson); both are read.
 -- Collections list at most `limit` entries; their totals are always exact.
+-- A queue entry or pending writer is live while its deadline is ahead of the
+-- server's clock (Redisson's queue: of the clock its scores are written in);
+-- one whose deadline passed is stale, as the acquire scripts judge it: they
+-- evict it on their next call. A FairMutex queue entry without a deadline is
+-- stale too (FairAcquire evicts it); Redisson's queue keeps such an entry.
 -- A companion key of another type (another program's key that has its name)
 -- is no part of a lock and is not read.
 -- @key    lock
@@ -102,7 +107,19 @@ local function queue(list, deadlines, protocol)
       end
       row('queue', field, deadline, protocol)
     end
-    row('queued', redis.call('llen', list), protocol)
+    local total = redis.call('llen', list)
+    -- Every queued waiter has its deadline in the zset (its entry leaves
+    -- both together), so the live ones are counted there, in O(log n).
+    local live, scored = 0, 0
+    if timed then
+      live = redis.call('zcount', deadlines, '(' .. now, '+inf')
+      scored = redis.call('zcard', deadlines)
+    end
+    if protocol == 'redisson' then
+      -- Redisson keeps an entry without a score: it is live.
+      live = live + math.max(0, total - scored)
+    end
+    row('queued', total, protocol, math.min(live, total))
   end
 end
 queue(KEYS[8], KEYS[9], 'scriptlock')
@@ -112,7 +129,7 @@ if typeOf(KEYS[5]) == 'zset' then
   for i = 1, #w, 2 do
     row('writer', w[i], w[i + 1])
   end
-  row('writers', redis.call('zcard', KEYS[5]))
+  row('writers', redis.call('zcard', KEYS[5]), redis.call('zcount', KEYS[5], '(' .. now, '+inf'))
 end
 if typeOf(KEYS[6]) == 'zset' then
   local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')

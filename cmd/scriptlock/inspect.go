@@ -46,11 +46,17 @@ type Report struct {
 	HolderCount int64    `json:"holder_count"`
 	Counter     *int64   `json:"counter,omitempty"`
 	Fence       *int64   `json:"fence,omitempty"`
-	Queue       []Waiter `json:"queue,omitempty"`
-	QueueLength int64    `json:"queue_length"`
-	Writers     []Waiter `json:"pending_writers,omitempty"`
-	WriterCount int64    `json:"pending_writer_count"`
-	Permits     []Permit `json:"permits,omitempty"`
+	// Queue and Writers list entries whether live or stale; QueueLength and
+	// WriterCount count the live ones (deadline ahead), StaleQueueLength and
+	// StaleWriterCount those whose deadline passed, which the next
+	// acquisition evicts.
+	Queue            []Waiter `json:"queue,omitempty"`
+	QueueLength      int64    `json:"queue_length"`
+	StaleQueueLength int64    `json:"stale_queue_length"`
+	Writers          []Waiter `json:"pending_writers,omitempty"`
+	WriterCount      int64    `json:"pending_writer_count"`
+	StaleWriterCount int64    `json:"stale_pending_writer_count"`
+	Permits          []Permit `json:"permits,omitempty"`
 	// PermitCount counts the permits held under a lease that has not ended;
 	// EndedPermitCount those whose lease ended, which the next acquisition
 	// returns to the pool; Available, for a PermitSemaphore, is the count
@@ -86,6 +92,9 @@ type Waiter struct {
 	Protocol    string    `json:"protocol,omitempty"` // fair queues: scriptlock or redisson
 	Deadline    time.Time `json:"deadline"`
 	RemainingMS int64     `json:"remaining_ms"`
+	// Stale: the deadline passed (or, in FairMutex's own queue, there is
+	// none): the waiter is gone and the next acquisition evicts it.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // MutexWaiter is a Go waiter registered on a Mutex, and since when.
@@ -232,15 +241,25 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			w := Waiter{Field: a, Protocol: rows[i+3]}
 			if b != "" {
 				w.Deadline, w.RemainingMS = at(num(b)), num(b)-nowMS
+				w.Stale = w.RemainingMS <= 0
+			} else {
+				// FairAcquire evicts an entry without a deadline; Redisson
+				// keeps it.
+				w.Stale = w.Protocol == "scriptlock"
 			}
 			r.Queue = append(r.Queue, w)
 		case "queued":
-			r.QueueLength += num(a)
+			live := num(rows[i+3])
+			r.QueueLength += live
+			r.StaleQueueLength += num(a) - live
 			r.QueueProtocols = append(r.QueueProtocols, b)
 		case "writer":
-			r.Writers = append(r.Writers, Waiter{Field: a, Deadline: at(num(b)), RemainingMS: num(b) - nowMS})
+			w := Waiter{Field: a, Deadline: at(num(b)), RemainingMS: num(b) - nowMS}
+			w.Stale = w.RemainingMS <= 0
+			r.Writers = append(r.Writers, w)
 		case "writers":
-			r.WriterCount = num(a)
+			r.WriterCount = num(b)
+			r.StaleWriterCount = num(a) - r.WriterCount
 		case "permit":
 			r.Permits = append(r.Permits, Permit{ID: permitID(a), Expires: at(num(b)), RemainingMS: num(b) - nowMS})
 		case "permits":
@@ -274,8 +293,8 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		r.Kind = kindFair // free, waiters queued
 	case r.RedisType == "none" && r.MutexWaiterCount > 0:
 		r.Kind = kindMutex // free, a woken Go waiter about to take it
-	case r.RedisType == "none" && r.WriterCount > 0:
-		r.Kind = kindRW // free, a writer about to take it
+	case r.RedisType == "none" && r.WriterCount+r.StaleWriterCount > 0:
+		r.Kind = kindRW // free, a writer about to take it (or a stale one's entry)
 	case r.RedisType == "none" && permits > 0:
 		r.Kind = kindPermits
 	case r.RedisType == "none":
@@ -414,8 +433,14 @@ func writeReport(w io.Writer, r *Report) {
 	if len(r.QueueProtocols) > 0 {
 		fmt.Fprintf(tw, "QUEUED\t%d (%s queue)\n", r.QueueLength, strings.Join(r.QueueProtocols, " and "))
 	}
+	if r.StaleQueueLength > 0 {
+		fmt.Fprintf(tw, "STALE QUEUED\t%d (deadline passed; the next acquisition evicts them)\n", r.StaleQueueLength)
+	}
 	if r.WriterCount > 0 {
 		fmt.Fprintf(tw, "PENDING WRITERS\t%d\n", r.WriterCount)
+	}
+	if r.StaleWriterCount > 0 {
+		fmt.Fprintf(tw, "STALE WRITERS\t%d (deadline passed; the next acquisition evicts them)\n", r.StaleWriterCount)
 	}
 	if r.Kind == kindPermits {
 		fmt.Fprintf(tw, "AVAILABLE\t%d\n", *r.Available)
@@ -459,6 +484,9 @@ func writeReport(w io.Writer, r *Report) {
 			if !q.Deadline.IsZero() {
 				deadline, in = q.Deadline.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.RemainingMS, 0))
 			}
+			if q.Stale {
+				in = "stale"
+			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, q.Field, deadline, in)
 		}
 		tw.Flush()
@@ -499,11 +527,17 @@ func describeKind(r *Report) string {
 		}
 		return "mutex (Mutex, Redisson RLock; a FairMutex with nobody queued looks the same)"
 	case kindFair:
+		if r.RedisType == "none" && r.QueueLength == 0 {
+			return "fair mutex (free, only stale queue entries)"
+		}
 		if r.RedisType == "none" {
 			return "fair mutex (free, waiters queued)"
 		}
 		return "fair mutex (FairMutex, Redisson RFairLock)"
 	case kindRW:
+		if r.RedisType == "none" && r.WriterCount == 0 {
+			return "read-write lock (free, only stale pending writers)"
+		}
 		if r.RedisType == "none" {
 			return "read-write lock (free, a writer waiting)"
 		}

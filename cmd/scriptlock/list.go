@@ -145,9 +145,10 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 		if r.Mode != "" {
 			kind += "/" + r.Mode
 		}
-		// QUEUED counts every waiter the lock knows of: a fair queue, pending
-		// writers, a Mutex's registered Go waiters (Redisson's own waiters
-		// register nowhere).
+		// QUEUED counts every live waiter the lock knows of: a fair queue,
+		// pending writers (entries whose deadline passed are no waiters), a
+		// Mutex's registered Go waiters (Redisson's own waiters register
+		// nowhere).
 		// Inspect reads at most --limit holders of a lock: with more, their
 		// holds are a lower bound.
 		holdsCol := strconv.FormatInt(holds, 10)

@@ -151,19 +151,26 @@ func summary(r *Report) string {
 	if r.Counter != nil {
 		fmt.Fprintf(&b, " count=%d", *r.Counter)
 	}
-	if r.QueueLength > 0 {
-		var qs []string
-		for _, q := range r.Queue {
-			qs = append(qs, q.Field)
+	live := func(ws []Waiter) string {
+		var fs []string
+		for _, w := range ws {
+			if !w.Stale {
+				fs = append(fs, w.Field)
+			}
 		}
-		fmt.Fprintf(&b, "; %d queued: %s", r.QueueLength, strings.Join(qs, ", "))
+		return strings.Join(fs, ", ")
+	}
+	if r.QueueLength > 0 {
+		fmt.Fprintf(&b, "; %d queued: %s", r.QueueLength, live(r.Queue))
+	}
+	if r.StaleQueueLength > 0 {
+		fmt.Fprintf(&b, "; %d stale in queue", r.StaleQueueLength)
 	}
 	if r.WriterCount > 0 {
-		var ws []string
-		for _, w := range r.Writers {
-			ws = append(ws, w.Field)
-		}
-		fmt.Fprintf(&b, "; %d writers waiting: %s", r.WriterCount, strings.Join(ws, ", "))
+		fmt.Fprintf(&b, "; %d writers waiting: %s", r.WriterCount, live(r.Writers))
+	}
+	if r.StaleWriterCount > 0 {
+		fmt.Fprintf(&b, "; %d stale writers", r.StaleWriterCount)
 	}
 	if r.MutexWaiterCount > 0 {
 		var ws []string
