@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -35,7 +36,11 @@ const (
 // Report is everything inspect found under one name. Times are the Redis
 // server's; remaining durations are counted from its clock.
 type Report struct {
+	// Key is the lock's Redis key, --key-prefix included. JSON strings are
+	// UTF-8: a key that is not has U+FFFD in Key for each invalid byte, and
+	// KeyBase64 holds its exact bytes, which --name-base64 takes back.
 	Key        string    `json:"key"`
+	KeyBase64  string    `json:"key_base64"`
 	Kind       string    `json:"kind"`
 	RedisType  string    `json:"redis_type"`
 	ServerTime time.Time `json:"server_time"`
@@ -197,7 +202,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 	if len(rows)%4 != 0 {
 		return nil, fmt.Errorf("inspect %q: reply of %d strings is not rows of 4", key, len(rows))
 	}
-	r := &Report{Key: key, LeaseMS: -2}
+	r := &Report{Key: key, KeyBase64: base64.StdEncoding.EncodeToString([]byte(key)), LeaseMS: -2}
 	var nowMS int64
 	num := func(s string) int64 {
 		// Scores may come back as floats ("1.7e12" never; "1700000000000").

@@ -10,7 +10,9 @@
 // Flags (before or after the command): --url (default $SCRIPTLOCK_URL, else
 // redis://127.0.0.1:6379; rediss:// for TLS, user:password@ for ACL,
 // ?addr=host:port for more seeds, ?master_set=NAME for Sentinel; a Cluster is
-// detected), --key-prefix (the Client's WithKeyPrefix), --json, --timeout;
+// detected), --key-prefix (the Client's WithKeyPrefix), --json (each key
+// also as key_base64, its exact bytes), --name-base64 (NAME is such a
+// key_base64: for keys that are not UTF-8), --timeout;
 // for rediss://, --tls-ca (a private CA), --tls-cert and --tls-key (a client
 // certificate) and --tls-server-name; for sentinels that require a password,
 // --sentinel-password (or $SCRIPTLOCK_SENTINEL_PASSWORD) and --sentinel-user.

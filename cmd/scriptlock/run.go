@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -46,8 +47,11 @@ type env struct {
 	rc        rueidis.Client
 	keyPrefix string
 	json      bool
-	timeout   time.Duration
-	sharded   string
+	// nameB64: NAME arguments are the base64 of the whole key (--json's
+	// key_base64), --key-prefix not added.
+	nameB64 bool
+	timeout time.Duration
+	sharded string
 
 	// command flags
 	prefix   string        // list
@@ -106,6 +110,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fs.StringVar(&u, "url", u, "Redis URL: redis://, rediss:// (TLS), user:password@ (ACL), ?addr= more seeds, ?master_set= Sentinel")
 		fs.StringVar(&e.keyPrefix, "key-prefix", "", "key prefix the Clients use (WithKeyPrefix)")
 		fs.BoolVar(&e.json, "json", false, "JSON output")
+		fs.BoolVar(&e.nameB64, "name-base64", false, "NAME is the standard base64 of the whole key, --key-prefix included, as --json's key_base64 gives it (for keys that are not UTF-8)")
 		fs.DurationVar(&e.timeout, "timeout", e.timeout, "bound on each Redis round trip")
 		fs.StringVar(&e.sharded, "sharded", e.sharded, "release messages on sharded pub/sub: auto (on a Cluster that supports it), on, off")
 		fs.StringVar(&tf.ca, "tls-ca", tf.ca, "rediss://: PEM file of the CAs that sign the server's certificate, instead of the system's (default $SCRIPTLOCK_TLS_CA)")
@@ -173,6 +178,18 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	if e.timeout <= 0 {
 		fmt.Fprintf(errOut, "scriptlock: --timeout must be positive, got %s\n", e.timeout)
 		return exitUsage
+	}
+	if e.nameB64 && len(positional) > 0 {
+		for i, a := range positional {
+			b, err := base64.StdEncoding.DecodeString(a)
+			if err != nil {
+				fmt.Fprintf(errOut, "scriptlock: --name-base64: %q is not standard base64: %v\n", a, err)
+				return exitUsage
+			}
+			positional[i] = string(b)
+		}
+		// The decoded name is the whole key: the prefix is in it already.
+		e.keyPrefix = ""
 	}
 	for _, a := range positional {
 		if err := checkName(e.keyPrefix + a); err != nil {

@@ -26,11 +26,12 @@ func unlockFlags(fs *flag.FlagSet, e *env) {
 
 // unlockResult is force-unlock's JSON output.
 type unlockResult struct {
-	Key      string  `json:"key"`
-	Kind     string  `json:"kind"`
-	Released bool    `json:"released"`
-	Channel  string  `json:"channel"`
-	Before   *Report `json:"before"`
+	Key       string  `json:"key"`
+	KeyBase64 string  `json:"key_base64"` // the exact bytes of Key, as Report's
+	Kind      string  `json:"kind"`
+	Released  bool    `json:"released"`
+	Channel   string  `json:"channel"`
+	Before    *Report `json:"before"`
 }
 
 func unlockCmd(ctx context.Context, e *env, args []string) error {
@@ -75,7 +76,7 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	bctx, cancelRepeats := context.WithTimeout(bctx, forceRecordTTL/2)
 	defer cancelRepeats()
 	record := k.UnlockLatch + ":scriptlock-cli-" + rand.Text()
-	res := unlockResult{Key: key, Kind: r.Kind, Before: r}
+	res := unlockResult{Key: key, KeyBase64: r.KeyBase64, Kind: r.Kind, Before: r}
 	// Each layout has its own release message: waiters on the lock channel
 	// (Mutex), the head waiter by name (FairMutex), the read-write channel
 	// (RWMutex). The scripts send exactly what a release sends.
