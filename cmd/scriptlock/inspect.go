@@ -225,7 +225,10 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "mode":
 			r.Mode = a
 		case "hold":
-			h := parseHolder(a, num(b))
+			// A hold count is an integer (HINCRBY's): a field holding
+			// "1e3" or "1.5" is no hold, and its hash no lock (0 holds).
+			holds, _ := strconv.ParseInt(b, 10, 64)
+			h := parseHolder(a, holds)
 			if c := rows[i+3]; c != "" {
 				v := num(c)
 				h.ReadLeaseMS = &v
@@ -318,7 +321,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 }
 
 // lockShaped reports whether hash fields look like lock holds: every field
-// is <client-id>:<owner-id> with a positive count, the client id a UUID (a
+// is <client-id>:<owner-id> with a positive integer count, the client id a UUID (a
 // scriptlock Client's or a Redisson client's).
 func lockShaped(hs []Holder) bool {
 	for _, h := range hs {
