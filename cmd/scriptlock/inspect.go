@@ -86,7 +86,8 @@ type Holder struct {
 	Write  bool   `json:"write,omitempty"`
 	Holds  int64  `json:"holds"`
 	// ReadLeaseMS is a reader's remaining lease, the longest of its read
-	// holds (-2: none left, a reader about to be dropped); nil for others.
+	// holds (of its first 100,000: no real reader has more) (-2: none
+	// left, a reader about to be dropped); nil for others.
 	ReadLeaseMS *int64 `json:"read_lease_ms,omitempty"`
 }
 
@@ -127,6 +128,12 @@ func (r *Report) IsLock() bool {
 // readLeaseKeys is how many read-hold lease keys of one reader one script
 // call reads: Inspect the first ones, RwReadLease each further range.
 const readLeaseKeys = 100
+
+// maxReadLeaseHolds bounds the read holds of one reader whose lease keys are
+// read: a hash's count is what it says, and another program's hash (or a
+// damaged one) may say 10^12, which would be 10^10 calls. Every read hold
+// has a key of its own, so a real reader stays far below it.
+const maxReadLeaseHolds = 100_000
 
 // inspect reads every layout under key in one read-only script call (and,
 // for a reader with more than readLeaseKeys holds, its further lease keys).
@@ -172,9 +179,10 @@ func readLeases(ctx context.Context, e *env, reports []*Report) error {
 			if h.ReadLeaseMS == nil {
 				continue
 			}
-			for from := int64(readLeaseKeys) + 1; from <= h.Holds; from += readLeaseKeys {
+			last := min(h.Holds, maxReadLeaseHolds)
+			for from := int64(readLeaseKeys) + 1; from <= last; from += readLeaseKeys {
 				calls = append(calls, generated.RwReadLeaseArgs{Rwprefix: prefix, Field: h.Field, From: from,
-					To: min(from+readLeaseKeys-1, h.Holds)})
+					To: min(from+readLeaseKeys-1, last)})
 				parts = append(parts, part{h, r.Key})
 			}
 		}
