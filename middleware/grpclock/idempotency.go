@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,9 +90,11 @@ func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 	return func(o *idemOptions) { o.storeCode = f }
 }
 
-// WithMaxStoredResponse bounds the stored response size (default 1 MiB; 0 or
-// less means the default). A larger response is returned but not stored: the
-// key is marked used and duplicates get AlreadyExists.
+// WithMaxStoredResponse bounds the stored response size: the response
+// message (or error status) plus the names and values of the header and
+// trailer metadata stored with it (default 1 MiB; 0 or less means the
+// default). A larger response is returned but not stored: the key is marked
+// used and duplicates get AlreadyExists.
 func WithMaxStoredResponse(n int) IdempotencyOption {
 	return func(o *idemOptions) { o.maxResponse = n }
 }
@@ -163,16 +167,26 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 
 // IdempotencyUnaryServerInterceptor gives unary methods Idempotency-Key
 // semantics (metadata "idempotency-key"): the first call with a key runs and its
-// outcome (response message bytes, or status with details) is stored; a
-// duplicate while it runs gets Aborted with RetryInfo; a completed duplicate
-// with the same request gets the stored outcome, with response header
-// "idempotent-replayed: true"; the same key with a different request gets
+// outcome (response message bytes, or status with details, and the header and
+// trailer metadata the handler set) is stored; a duplicate while it runs gets
+// Aborted with RetryInfo; a completed duplicate with the same request gets the
+// stored outcome and metadata, with response header "idempotent-replayed:
+// true"; the same key with a different request gets
 // FailedPrecondition; a malformed key InvalidArgument. Keys are scoped to the
 // caller's credentials (CredentialScope, WithIdempotencyScope), and only final
 // outcomes are stored (WithStoredCodes); the lock interceptor's own errors
 // never are. A handler returning a nil response with a nil error answers OK
 // with an empty message (gRPC sends no bytes for it), which is stored and
 // replayed as that empty message.
+//
+// Metadata is recorded through the transport stream in the handler's context
+// (grpc.SetHeader, grpc.SendHeader, grpc.SetTrailer, from the handler or from
+// interceptors after this one) and replayed as the first call sent it,
+// except keys that describe the transport rather than the response: the
+// "grpc-" keys gRPC reserves, HTTP/2 pseudo-headers and connection-specific
+// fields, content-type, user-agent and the replay marker. Under it, gRPC's
+// experimental grpc.SetSendCompressor and grpc.ClientSupportedCompressors
+// fail for calls with a key, as under any interceptor that wraps that stream.
 //
 // A replayed response is decoded into the method's output type, found in
 // protoregistry.GlobalFiles (generated code registers it) or learned from an
@@ -256,6 +270,13 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 
 		claim := res.Claim
 		hctx, detach := claim.Context(ctx)
+		// The handler's header and trailer metadata are recorded as it sets
+		// them, to be stored with its response and replayed with it.
+		var rec *mdRecorder
+		if sts := grpc.ServerTransportStreamFromContext(hctx); sts != nil {
+			rec = &mdRecorder{ServerTransportStream: sts}
+			hctx = grpc.NewContextWithServerTransportStream(hctx, rec)
+		}
 		finished := false
 		defer func() {
 			detach()
@@ -302,8 +323,13 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		} else {
 			sr.Body, err = proto.Marshal(status.Convert(herr).Proto())
 		}
-		if err != nil || len(sr.Body) > o.maxResponse {
-			sr.Body, sr.NotReplayable = nil, true
+		size := len(sr.Body)
+		if rec != nil {
+			sr.Header, sr.Trailer = rec.stored()
+			size += fieldsSize(sr.Header) + fieldsSize(sr.Trailer)
+		}
+		if err != nil || size > o.maxResponse {
+			sr.Body, sr.Header, sr.Trailer, sr.NotReplayable = nil, nil, nil, true
 		}
 		switch ok, serr := claim.Complete(ctx, sr.Encode()); {
 		case serr != nil: // the store keeps trying in the background
@@ -324,7 +350,18 @@ func replayCall(ctx context.Context, log *slog.Logger, method string, stored []b
 	if sr.NotReplayable {
 		return nil, status.Error(codes.AlreadyExists, "idempotency-key was used; its response was not stored")
 	}
-	_ = grpc.SetHeader(ctx, metadata.Pairs(MetadataIdempotentReplayed, "true"))
+	hdr := metadata.Pairs(MetadataIdempotentReplayed, "true")
+	for _, f := range sr.Header {
+		hdr.Append(f.Name, f.Value)
+	}
+	_ = grpc.SetHeader(ctx, hdr)
+	if len(sr.Trailer) > 0 {
+		tr := metadata.MD{}
+		for _, f := range sr.Trailer {
+			tr.Append(f.Name, f.Value)
+		}
+		_ = grpc.SetTrailer(ctx, tr)
+	}
 	if codes.Code(sr.Status) != codes.OK {
 		var p spb.Status
 		if err := proto.Unmarshal(sr.Body, &p); err != nil {
@@ -411,4 +448,88 @@ func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClie
 // handler ran and failed: Aborted, like a lost lock, so the client retries.
 func claimLostError() error {
 	return status.Error(codes.Aborted, "idempotency-key claim lost while handling the call")
+}
+
+// mdRecorder is the transport stream a covered call's handler runs with: it
+// passes the handler's header and trailer metadata on and records what was
+// accepted, so that a replay sends the same.
+type mdRecorder struct {
+	grpc.ServerTransportStream
+	mu      sync.Mutex
+	header  metadata.MD
+	trailer metadata.MD
+}
+
+func (r *mdRecorder) SetHeader(md metadata.MD) error {
+	return r.record(&r.header, md, r.ServerTransportStream.SetHeader(md))
+}
+
+func (r *mdRecorder) SendHeader(md metadata.MD) error {
+	return r.record(&r.header, md, r.ServerTransportStream.SendHeader(md))
+}
+
+func (r *mdRecorder) SetTrailer(md metadata.MD) error {
+	return r.record(&r.trailer, md, r.ServerTransportStream.SetTrailer(md))
+}
+
+// record adds md to *to when the stream accepted it (err == nil): metadata
+// refused (a header set after headers were sent) never reached the client.
+func (r *mdRecorder) record(to *metadata.MD, md metadata.MD, err error) error {
+	if err == nil {
+		r.mu.Lock()
+		*to = metadata.Join(*to, md)
+		r.mu.Unlock()
+	}
+	return err
+}
+
+// stored returns the header and trailer metadata to store, keys sorted,
+// without the keys a replay must not send (see replayedMetadata).
+func (r *mdRecorder) stored() (header, trailer []idempotency.HeaderField) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return storedFields(r.header), storedFields(r.trailer)
+}
+
+func storedFields(md metadata.MD) []idempotency.HeaderField {
+	var out []idempotency.HeaderField
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		if !replayedMetadata(k) {
+			continue
+		}
+		for _, v := range md[k] {
+			out = append(out, idempotency.HeaderField{Name: k, Value: v})
+		}
+	}
+	return out
+}
+
+// replayedMetadata reports whether response metadata key k is stored and
+// replayed. Not replayed: the replay marker (set on every replay, once),
+// keys gRPC reserves for itself ("grpc-" prefix: status, message, encoding,
+// retry pushback ...), HTTP/2 pseudo-headers (":status") and the header
+// fields the transport writes itself or HTTP/2 forbids as specific to one
+// connection (content-type, user-agent, te, connection, keep-alive,
+// proxy-connection, transfer-encoding, upgrade, host).
+func replayedMetadata(k string) bool {
+	k = strings.ToLower(k)
+	if k == "" || k[0] == ':' || strings.HasPrefix(k, "grpc-") {
+		return false
+	}
+	switch k {
+	case MetadataIdempotentReplayed, "content-type", "user-agent", "te", "connection", "keep-alive",
+		"proxy-connection", "transfer-encoding", "upgrade", "host":
+		return false
+	}
+	return true
+}
+
+// fieldsSize is what fs adds to a stored response, counted against
+// WithMaxStoredResponse.
+func fieldsSize(fs []idempotency.HeaderField) int {
+	n := 0
+	for _, f := range fs {
+		n += len(f.Name) + len(f.Value)
+	}
+	return n
 }

@@ -6,12 +6,15 @@ import (
 )
 
 // StoredResponse is what an idempotency record replays. HTTP stores the status
-// code, selected headers and body; gRPC stores the status code and the
-// marshalled response message (or the marshalled google.rpc.Status).
+// code, selected headers and body; gRPC stores the status code, the
+// marshalled response message (or the marshalled google.rpc.Status) and the
+// header and trailer metadata the handler set.
 type StoredResponse struct {
 	Status int
 	Header []HeaderField
 	Body   []byte
+	// Trailer holds trailing metadata (gRPC); HTTP stores none.
+	Trailer []HeaderField
 	// NotReplayable marks a request that completed but whose response was not
 	// stored (over the size limit): it must not run again, and cannot be
 	// replayed.
@@ -25,36 +28,62 @@ const storedVersion = 1
 
 var errStoredFormat = errors.New("idempotency: malformed stored response")
 
-// Encode serializes r (version byte, flags, then uvarint-length-prefixed fields).
+// Flags of an encoded StoredResponse.
+const (
+	flagNotReplayable = 1
+	// flagTrailer: a trailer section follows the body. Records without
+	// trailers (every HTTP record, and those written before trailers were
+	// stored) encode as they always did.
+	flagTrailer = 2
+)
+
+// Encode serializes r (version byte, flags, then uvarint-length-prefixed
+// fields: status, headers, body and, when there are any, trailers).
 func (r *StoredResponse) Encode() []byte {
-	n := 2 + 2*binary.MaxVarintLen64 + len(r.Body)
+	n := 2 + 3*binary.MaxVarintLen64 + len(r.Body)
 	for _, h := range r.Header {
+		n += 2*binary.MaxVarintLen64 + len(h.Name) + len(h.Value)
+	}
+	for _, h := range r.Trailer {
 		n += 2*binary.MaxVarintLen64 + len(h.Name) + len(h.Value)
 	}
 	b := make([]byte, 0, n)
 	var flags byte
 	if r.NotReplayable {
-		flags |= 1
+		flags |= flagNotReplayable
+	}
+	if len(r.Trailer) > 0 {
+		flags |= flagTrailer
 	}
 	b = append(b, storedVersion, flags)
 	b = binary.AppendUvarint(b, uint64(r.Status))
-	b = binary.AppendUvarint(b, uint64(len(r.Header)))
-	for _, h := range r.Header {
+	b = appendFields(b, r.Header)
+	b = binary.AppendUvarint(b, uint64(len(r.Body)))
+	b = append(b, r.Body...)
+	if len(r.Trailer) > 0 {
+		b = appendFields(b, r.Trailer)
+	}
+	return b
+}
+
+func appendFields(b []byte, fs []HeaderField) []byte {
+	b = binary.AppendUvarint(b, uint64(len(fs)))
+	for _, h := range fs {
 		b = binary.AppendUvarint(b, uint64(len(h.Name)))
 		b = append(b, h.Name...)
 		b = binary.AppendUvarint(b, uint64(len(h.Value)))
 		b = append(b, h.Value...)
 	}
-	b = binary.AppendUvarint(b, uint64(len(r.Body)))
-	return append(b, r.Body...)
+	return b
 }
 
 // DecodeStoredResponse parses what Encode produced.
 func DecodeStoredResponse(b []byte) (*StoredResponse, error) {
-	if len(b) < 2 || b[0] != storedVersion || b[1]&^1 != 0 {
+	if len(b) < 2 || b[0] != storedVersion || b[1]&^(flagNotReplayable|flagTrailer) != 0 {
 		return nil, errStoredFormat
 	}
-	r := &StoredResponse{NotReplayable: b[1]&1 != 0}
+	r := &StoredResponse{NotReplayable: b[1]&flagNotReplayable != 0}
+	trailer := b[1]&flagTrailer != 0
 	b = b[2:]
 	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
@@ -78,23 +107,37 @@ func DecodeStoredResponse(b []byte) (*StoredResponse, error) {
 		return nil, errStoredFormat
 	}
 	r.Status = int(st)
-	nh, ok := next()
-	if !ok || nh > uint64(len(b)) {
+	fields := func() ([]HeaderField, bool) {
+		n, ok := next()
+		if !ok || n > uint64(len(b)) {
+			return nil, false
+		}
+		var fs []HeaderField
+		for range n {
+			name, ok1 := bytesField()
+			value, ok2 := bytesField()
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			fs = append(fs, HeaderField{string(name), string(value)})
+		}
+		return fs, true
+	}
+	if r.Header, ok = fields(); !ok {
 		return nil, errStoredFormat
 	}
-	for range nh {
-		name, ok1 := bytesField()
-		value, ok2 := bytesField()
-		if !ok1 || !ok2 {
+	if r.Body, ok = bytesField(); !ok {
+		return nil, errStoredFormat
+	}
+	if trailer {
+		// Encode writes the flag only for a non-empty trailer section.
+		if r.Trailer, ok = fields(); !ok || len(r.Trailer) == 0 {
 			return nil, errStoredFormat
 		}
-		r.Header = append(r.Header, HeaderField{string(name), string(value)})
 	}
-	body, ok := bytesField()
-	if !ok || len(b) != 0 {
+	if len(b) != 0 {
 		return nil, errStoredFormat
 	}
-	r.Body = body
 	return r, nil
 }
 

@@ -136,6 +136,8 @@ func TestStoredResponseRoundTrip(t *testing.T) {
 		{Status: 201, Header: []idempotency.HeaderField{{"Content-Type", "application/json"}, {"Location", "/x/1"}}, Body: []byte(`{"ok":true}`)},
 		{Status: 0, Body: []byte{0, 1, 2}},
 		{Status: 200, NotReplayable: true},
+		{Status: 0, Header: []idempotency.HeaderField{{"x-a", "1"}}, Body: []byte("m"), Trailer: []idempotency.HeaderField{{"x-t", "2"}, {"x-t-bin", "\x00"}}},
+		{Status: 5, Trailer: []idempotency.HeaderField{{"x-t", ""}}},
 	} {
 		got, err := idempotency.DecodeStoredResponse(r.Encode())
 		if err != nil {
@@ -149,6 +151,7 @@ func TestStoredResponseRoundTrip(t *testing.T) {
 
 func FuzzDecodeStoredResponse(f *testing.F) {
 	f.Add((&idempotency.StoredResponse{Status: 200, Header: []idempotency.HeaderField{{"A", "b"}}, Body: []byte("x")}).Encode())
+	f.Add((&idempotency.StoredResponse{Status: 0, Body: []byte("x"), Trailer: []idempotency.HeaderField{{"t", "v"}}}).Encode())
 	f.Add([]byte{1, 0, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := idempotency.DecodeStoredResponse(b)
