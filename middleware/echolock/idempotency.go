@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,6 +48,15 @@ type IdempotencyConfig struct {
 	// when credentials change between retries (rotating tokens, tracking
 	// cookies); Unscoped opts into one namespace shared by every client.
 	Scope func(c echo.Context) string
+	// FingerprintHeaders names request headers that change what a request
+	// means (a currency, a tenant, a lock key taken from a header): their
+	// values count in the request's fingerprint with method, route, URI and
+	// body, so the same key with another value answers 422 like another body.
+	// An absent header counts as absent, not as empty. "Host" is the
+	// request's host (Go keeps it out of the header map). Names must be
+	// valid header field names; ToMiddleware fails otherwise. Records stored
+	// before a change of this list do not match requests after it (422).
+	FingerprintHeaders []string
 	// MaxBodyBytes bounds the request body read for the fingerprint (default
 	// 1 MiB); larger requests answer 413.
 	MaxBodyBytes int64
@@ -154,7 +165,8 @@ var errOverBudget = errors.New("idempotency: scope over its byte budget")
 //
 // The first request with a key runs and its response (status, StoredHeaders,
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
-// completed, with the same method, route, URI and body, gets the stored
+// completed, with the same method, route, URI and body (and
+// IdempotencyConfig.FingerprintHeaders), gets the stored
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
 // different request answers 422. When a middleware in front of it has already
 // read the body as a form (CSRF with a form token, ...), the parsed form (its
@@ -210,6 +222,10 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}
 	if config.Logger == nil {
 		config.Logger = slog.Default()
+	}
+	fpHeaders, err := fingerprintHeaders(config.FingerprintHeaders)
+	if err != nil {
+		return nil, err
 	}
 	fail := func(c echo.Context, base *echo.HTTPError, cause error) error {
 		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
@@ -273,6 +289,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				if form != nil {
 					fpParts = append(fpParts, form)
 				}
+			}
+			if fpHeaders != nil {
+				fpParts = append(fpParts, core.FieldsPart("headers", fpHeaders, func(name string) []string {
+					if name == "Host" {
+						return []string{req.Host}
+					}
+					return req.Header.Values(name)
+				}))
 			}
 			fp := idempotency.Fingerprint(fpParts...)
 			ctx := req.Context()
@@ -403,6 +427,38 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			return err
 		}
 	}, nil
+}
+
+// fingerprintHeaders validates IdempotencyConfig.FingerprintHeaders and
+// returns the names canonical, sorted and without duplicates (nil for none),
+// so that their order in the config does not change fingerprints.
+func fingerprintHeaders(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		if !validHeaderName(n) {
+			return nil, fmt.Errorf("echolock: IdempotencyConfig.FingerprintHeaders: %q is not a header field name", n)
+		}
+		out = append(out, textproto.CanonicalMIMEHeaderKey(n))
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// validHeaderName reports whether n is an HTTP field name (RFC 9110 token).
+func validHeaderName(n string) bool {
+	if n == "" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // parsedForm returns a digest of the form an earlier ParseForm or

@@ -28,6 +28,7 @@ import (
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/idempotency"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
 )
 
 // MetadataIdempotencyKey is the metadata key carrying the idempotency key.
@@ -45,6 +46,7 @@ type idemOptions struct {
 	maxResponse int
 	logger      *slog.Logger
 	outcome     scriptlock.RequestOutcomeFunc
+	fpMetadata  []string
 }
 
 // IdempotencyOption configures the idempotency interceptors.
@@ -61,6 +63,19 @@ func WithIdempotentMethods(fullMethods ...string) IdempotencyOption {
 			o.methods[m] = true
 		}
 	}
+}
+
+// WithFingerprintMetadata names incoming metadata keys that change what a
+// call means (a currency, a tenant, a lock key taken with Metadata): their
+// values count in the call's fingerprint with the method and request message,
+// so the same idempotency key with another value gets FailedPrecondition like
+// another message. An absent key counts as absent, not as empty. Keys are
+// case-insensitive; each must be a valid metadata key (digits, lower-case
+// letters, '-', '_', '.') or ":authority". The server interceptor panics on
+// an invalid key, and ValidateIdempotency reports it. Records stored before
+// a change of the keys do not match calls after it.
+func WithFingerprintMetadata(keys ...string) IdempotencyOption {
+	return func(o *idemOptions) { o.fpMetadata = append(o.fpMetadata, keys...) }
 }
 
 // WithIdempotencyRequired makes a missing key an InvalidArgument error on the
@@ -163,6 +178,39 @@ func evaluateIdem(opts []IdempotencyOption) *idemOptions {
 	return o
 }
 
+// check validates the options and puts the fingerprint metadata keys in
+// canonical form (lower case, sorted, without duplicates), so that their
+// order does not change fingerprints.
+func (o *idemOptions) check() error {
+	keys := make([]string, 0, len(o.fpMetadata))
+	for _, k := range o.fpMetadata {
+		lk := strings.ToLower(k)
+		if !validMetadataKey(lk) {
+			return fmt.Errorf("WithFingerprintMetadata: %q is not a metadata key", k)
+		}
+		keys = append(keys, lk)
+	}
+	slices.Sort(keys)
+	o.fpMetadata = slices.Compact(keys)
+	return nil
+}
+
+func validMetadataKey(k string) bool {
+	if k == ":authority" {
+		return true
+	}
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.methods[method] }
 
 // IdempotencyUnaryServerInterceptor gives unary methods Idempotency-Key
@@ -198,6 +246,9 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		panic("grpclock: nil IdempotencyStore")
 	}
 	o := evaluateIdem(opts)
+	if err := o.check(); err != nil {
+		panic("grpclock: " + err.Error())
+	}
 	var types sync.Map // full method → protoreflect.MessageType learned from responses
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		method := info.FullMethod
@@ -231,7 +282,11 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			o.logger.ErrorContext(ctx, "grpclock: marshal request", "method", method, "err", err)
 			return nil, status.Error(codes.Internal, "internal error")
 		}
-		fp := idempotency.Fingerprint([]byte(method), body)
+		fpParts := [][]byte{[]byte(method), body}
+		if len(o.fpMetadata) > 0 {
+			fpParts = append(fpParts, core.FieldsPart("metadata", o.fpMetadata, md.Get))
+		}
+		fp := idempotency.Fingerprint(fpParts...)
 		res, err := store.Reserve(ctx, o.scope(ctx), key, fp)
 		if err != nil && ctx.Err() != nil {
 			// The client has gone (or its deadline passed); Redis may be fine.

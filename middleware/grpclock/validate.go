@@ -65,11 +65,15 @@ func Validate(srv ServiceInfoProvider, opts ...Option) error {
 
 // ValidateIdempotency checks the options of the idempotency interceptor
 // against srv: each WithIdempotentMethods entry names a registered unary
-// method (the interceptor covers unary calls only).
+// method (the interceptor covers unary calls only), and each
+// WithFingerprintMetadata key is a metadata key.
 func ValidateIdempotency(srv ServiceInfoProvider, opts ...IdempotencyOption) error {
 	o := evaluateIdem(opts)
 	infos := srv.GetServiceInfo()
 	var errs []error
+	if err := o.check(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, m := range slices.Sorted(maps.Keys(o.methods)) {
 		mi, err := lookupMethod(infos, m)
 		if err != nil {
