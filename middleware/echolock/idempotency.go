@@ -337,7 +337,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders}
 			c.Response().Writer = rec
 			c.SetRequest(req.WithContext(hctx))
+			// Every way out completes or releases the claim exactly once;
+			// settled says it was done (see the last deferred call below).
+			settled := false
 			release := func() {
+				settled = true
 				if rerr := claim.Release(ctx); rerr != nil {
 					config.Logger.WarnContext(ctx, "echolock: idempotency release failed", "key", key, "err", rerr)
 				}
@@ -358,6 +362,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					sr.Body = rec.buf.Bytes()
 					sr.Header = rec.header
 				}
+				settled = true
 				switch ok, serr := claim.Complete(ctx, sr.Encode()); {
 				case serr != nil: // the store keeps trying in the background
 					config.Logger.WarnContext(ctx, "echolock: idempotent response not stored yet", "key", key, "err", serr)
@@ -365,6 +370,17 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					config.Logger.WarnContext(ctx, "echolock: idempotent response not stored", "key", key, "claim_lost", true)
 				}
 			}
+			// Deferred first, so run last, also when the deferred call below
+			// panics: a panic that left the claim neither completed nor
+			// released (in StoreStatus, in Echo's error handler) releases
+			// it, so that the retry runs; a claim left behind would be
+			// renewed, and the key answered 409, for as long as the process
+			// runs.
+			defer func() {
+				if !settled {
+					release()
+				}
+			}()
 			finished := false
 			defer func() {
 				detach()

@@ -332,34 +332,38 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			rec = &mdRecorder{ServerTransportStream: sts}
 			hctx = grpc.NewContextWithServerTransportStream(hctx, rec)
 		}
-		finished := false
+		// Every way out completes or releases the claim exactly once. One
+		// that does neither (a panic in the handler, or after it, before the
+		// outcome was stored) releases it here, so that the retry runs:
+		// a claim left behind would be renewed, and the key answered "in
+		// flight", for as long as the process runs.
+		settled := false
+		release := func() {
+			settled = true
+			if rerr := claim.Release(ctx); rerr != nil {
+				o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
+			}
+		}
 		defer func() {
 			detach()
-			if !finished { // panic: not stored, key released
-				if rerr := claim.Release(ctx); rerr != nil {
-					o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
-				}
+			if !settled {
+				release()
 			}
 		}()
 		resp, herr := handler(hctx, req)
-		finished = true
 		if herr != nil && claim.Lost() {
 			// A retry may be running the call already: answer so that the
 			// client retries, and store nothing. A handler that returned a
 			// response despite the loss keeps it (Complete stores it only if
 			// the claim is still this call's).
 			o.logger.WarnContext(ctx, "grpclock: idempotency claim lost while handling the call", "method", method, "err", herr)
-			if rerr := claim.Release(ctx); rerr != nil {
-				o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
-			}
+			release()
 			return nil, claimLostError()
 		}
 		code := status.Code(herr)
 		var le *lockError
 		if !o.storeCode(code) || errors.As(herr, &le) {
-			if rerr := claim.Release(ctx); rerr != nil {
-				o.logger.WarnContext(ctx, "grpclock: idempotency release failed", "method", method, "err", rerr)
-			}
+			release()
 			return resp, herr
 		}
 		sr := idempotency.StoredResponse{Status: int(code)}
@@ -386,6 +390,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		if err != nil || size > o.maxResponse {
 			sr.Body, sr.Header, sr.Trailer, sr.NotReplayable = nil, nil, nil, true
 		}
+		settled = true
 		switch ok, serr := claim.Complete(ctx, sr.Encode()); {
 		case serr != nil: // the store keeps trying in the background
 			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored yet", "method", method, "err", serr)

@@ -1,0 +1,34 @@
+package echolock_test
+
+import (
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+)
+
+// TestIdempotencyPanicAfterHandlerReleases: a panic after the handler
+// answered, before its answer was stored (here in StoreStatus), releases
+// the key, so the retry runs; the claim was kept and renewed, and every
+// retry got 409 until the store closed.
+func TestIdempotencyPanicAfterHandlerReleases(t *testing.T) {
+	t.Parallel()
+	var runs, checks atomic.Int64
+	storeStatus := func(status int) bool {
+		if checks.Add(1) == 1 {
+			panic("predicate bug")
+		}
+		return echolock.FinalStatus(status)
+	}
+	srv, _ := idemServer(t, echolock.IdempotencyConfig{StoreStatus: storeStatus}, func(c echo.Context) error {
+		runs.Add(1)
+		return c.String(http.StatusCreated, "charged")
+	})
+	do(t, srv, "POST", "/charges", "{}", "Idempotency-Key", "p")
+	if r := do(t, srv, "POST", "/charges", "{}", "Idempotency-Key", "p"); r.code != http.StatusCreated || runs.Load() != 2 {
+		t.Errorf("retry after the panic: %d %q (runs %d), want it to run", r.code, r.body, runs.Load())
+	}
+}
