@@ -32,7 +32,10 @@
 // message (for server-streaming methods, before the method body runs); the
 // stream's Context then reports the lock's values and cancellation. A stream
 // whose lock is lost ends as gRPC ends a cancelled one: SendMsg and RecvMsg
-// fail with Aborted from then on, so a handler looping on them stops.
+// fail with Aborted from then on, so a handler looping on them stops. A
+// stream whose lock is refused ends with the refusal (Aborted when contended,
+// InvalidArgument for a bad key, ...): SendMsg and RecvMsg fail with it, and
+// the call ends with it even if the handler ignored it and returned nil.
 //
 // # Idempotency-Key
 //
@@ -145,6 +148,11 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		}
 		defer ls.releaseHeld()
 		err := handler(srv, ls)
+		if rerr := ls.refusal(); rerr != nil {
+			// The lock was refused: the call fails with that answer, also
+			// when the handler went on without the lock and returned nil.
+			return rerr
+		}
 		if ls.lost() {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
@@ -173,7 +181,8 @@ type lockedStream struct {
 	cancel context.CancelCauseFunc
 
 	once    sync.Once
-	lockErr error
+	mu      sync.Mutex
+	refused error // the lock's refusal, once the first message was received
 	key     string
 	lctx    context.Context
 	release func() error
@@ -188,9 +197,14 @@ func (s *lockedStream) Context() context.Context { return s.ctx }
 // lock's cause, also for a SendMsg on another goroutine than RecvMsg.
 func (s *lockedStream) endedByLoss() bool { return core.LockLost(s.ctx.Context) }
 
+// SendMsg fails once the lock was lost or refused: a handler that went on
+// after RecvMsg reported the refusal sends nothing without the lock.
 func (s *lockedStream) SendMsg(m any) error {
 	if s.endedByLoss() {
 		return lostError()
+	}
+	if err := s.refusal(); err != nil {
+		return err
 	}
 	return s.ServerStream.SendMsg(m)
 }
@@ -198,6 +212,9 @@ func (s *lockedStream) SendMsg(m any) error {
 func (s *lockedStream) RecvMsg(m any) error {
 	if s.endedByLoss() {
 		return lostError()
+	}
+	if err := s.refusal(); err != nil {
+		return err
 	}
 	if err := s.ServerStream.RecvMsg(m); err != nil {
 		return err
@@ -207,10 +224,24 @@ func (s *lockedStream) RecvMsg(m any) error {
 	}
 	s.once.Do(func() {
 		if err := s.acquire(m); err != nil && !errors.Is(err, errFailOpen) {
-			s.lockErr = err
+			s.refuse(err)
 		}
 	})
-	return s.lockErr
+	return s.refusal()
+}
+
+func (s *lockedStream) refuse(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refused == nil {
+		s.refused = err
+	}
+}
+
+func (s *lockedStream) refusal() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
 }
 
 func (s *lockedStream) acquire(req any) error {
