@@ -35,7 +35,11 @@
 // fail with Aborted from then on, so a handler looping on them stops. A
 // stream whose lock is refused ends with the refusal (Aborted when contended,
 // InvalidArgument for a bad key, ...): SendMsg and RecvMsg fail with it, and
-// the call ends with it even if the handler ignored it and returned nil.
+// the call ends with it even if the handler ignored it and returned nil. A
+// later message naming another key than the first (a different order id in
+// a client stream) is refused the same way, with InvalidArgument: the lock
+// guards the first message's key only. Later messages without a key are
+// received as usual.
 //
 // # Idempotency-Key
 //
@@ -222,12 +226,36 @@ func (s *lockedStream) RecvMsg(m any) error {
 	if !s.src.fromMessage() {
 		return nil
 	}
+	first := false
 	s.once.Do(func() {
+		first = true
 		if err := s.acquire(m); err != nil && !errors.Is(err, errFailOpen) {
 			s.refuse(err)
 		}
 	})
+	if !first && s.lctx != nil {
+		s.sameKey(m)
+	}
 	return s.refusal()
+}
+
+// sameKey refuses a message after the first that names another key than the
+// lock held: the lock guards the first message's key only, so the message
+// would be handled without its own. A message without a key (a stream whose
+// first message names the resource and the rest carry data) is fine.
+func (s *lockedStream) sameKey(m any) {
+	raw, err := s.src.key(s.ctx.Context, s.method, m)
+	if err == nil && raw == "" {
+		return
+	}
+	if err == nil {
+		var key string
+		if key, err = core.Key(s.o.prefix, raw, s.o.maxKeyLen); err == nil && key == s.key {
+			return
+		}
+	}
+	s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
+	s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key differs from the one the stream's first message locked")})
 }
 
 func (s *lockedStream) refuse(err error) {

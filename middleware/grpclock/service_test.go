@@ -22,7 +22,7 @@ import (
 //	message Order { string order_id = 1; Inner order = 2; int64 num = 3; string note = 4; }
 //	service Orders { rpc Pay(Order) returns (Order); rpc PayNested(Order) returns (Order);
 //	  rpc Refund(Order) returns (Order); rpc Ping(Order) returns (Order);
-//	  rpc Watch(Order) returns (stream Order); }
+//	  rpc Watch(Order) returns (stream Order); rpc Chat(stream Order) returns (stream Order); }
 var orderDesc = func() protoreflect.MessageDescriptor {
 	str := descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum()
 	opt := descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()
@@ -46,6 +46,7 @@ var orderDesc = func() protoreflect.MessageDescriptor {
 		Service: []*descriptorpb.ServiceDescriptorProto{{Name: proto.String("Orders"), Method: []*descriptorpb.MethodDescriptorProto{
 			unaryProto("Pay"), unaryProto("PayNested"), unaryProto("Refund"), unaryProto("Ping"),
 			{Name: proto.String("Watch"), InputType: proto.String(".grpclocktest.Order"), OutputType: proto.String(".grpclocktest.Order"), ServerStreaming: proto.Bool(true)},
+			{Name: proto.String("Chat"), InputType: proto.String(".grpclocktest.Order"), OutputType: proto.String(".grpclocktest.Order"), ClientStreaming: proto.Bool(true), ServerStreaming: proto.Bool(true)},
 		}}},
 	}
 	fd, err := protodesc.NewFile(fdp, nil)
@@ -90,7 +91,7 @@ func field(m proto.Message, name string) protoreflect.Value {
 	return m.ProtoReflect().Get(orderDesc.Fields().ByName(protoreflect.Name(name)))
 }
 
-// handler answers every unary method; stream answers Watch.
+// handler answers every unary method; stream answers Watch and Chat.
 type server struct {
 	unary  func(ctx context.Context, method string, req *dynamicpb.Message) (proto.Message, error)
 	stream func(stream grpc.ServerStream) error
@@ -119,6 +120,8 @@ var serviceDesc = grpc.ServiceDesc{
 	HandlerType: (*any)(nil),
 	Methods:     []grpc.MethodDesc{unaryDesc("Pay"), unaryDesc("PayNested"), unaryDesc("Refund"), unaryDesc("Ping")},
 	Streams: []grpc.StreamDesc{{StreamName: "Watch", ServerStreams: true, Handler: func(srv any, stream grpc.ServerStream) error {
+		return srv.(*server).stream(stream)
+	}}, {StreamName: "Chat", ClientStreams: true, ServerStreams: true, Handler: func(srv any, stream grpc.ServerStream) error {
 		return srv.(*server).stream(stream)
 	}}},
 }

@@ -15,11 +15,11 @@ import (
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
 
-// watchAll opens Watch with desc, sends msgs, and reads until the stream ends:
+// watchAll opens the stream desc names, sends msgs, and reads until the stream ends:
 // the messages received and the final error (nil for OK).
 func watchAll(t *testing.T, conn *grpc.ClientConn, desc *grpc.StreamDesc, msgs ...*dynamicpb.Message) (int, error) {
 	t.Helper()
-	cs, err := conn.NewStream(context.Background(), desc, svc+"Watch")
+	cs, err := conn.NewStream(context.Background(), desc, svc+desc.StreamName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,5 +66,37 @@ func TestStreamRefusedLockEnds(t *testing.T) {
 	}
 	if n != 0 || status.Code(err) != codes.Aborted {
 		t.Errorf("stream whose lock was refused: %d messages, %v; want none and Aborted", n, err)
+	}
+}
+
+// TestStreamLaterMessageOtherKey: in a client stream locked by its first
+// message's key, a later message naming another key is refused with
+// InvalidArgument (it would be handled under the first key's lock, not its
+// own); later messages with the same key or none are received.
+func TestStreamLaterMessageOtherKey(t *testing.T) {
+	t.Parallel()
+	env := mwtest.New(t)
+	s := &server{stream: func(st grpc.ServerStream) error {
+		for {
+			req := dynamicpb.NewMessage(orderDesc)
+			if err := st.RecvMsg(req); errors.Is(err, io.EOF) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if err := st.SendMsg(order(field(req, "order_id").String(), "", 0, "handled")); err != nil {
+				return err
+			}
+		}
+	}}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(env.LockFunc(),
+		lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...))})
+	bidi := &serviceDesc.Streams[1]
+	if n, err := watchAll(t, conn, bidi, order("1", "", 0, ""), order("1", "", 0, "again"), order("", "", 0, "data")); n != 3 || err != nil {
+		t.Errorf("same key, then none: %d messages, %v; want 3, OK", n, err)
+	}
+	n, err := watchAll(t, conn, bidi, order("1", "", 0, ""), order("2", "", 0, ""), order("2", "", 0, ""))
+	if n != 1 || status.Code(err) != codes.InvalidArgument {
+		t.Errorf("another key in a later message: %d messages handled, %v; want 1, InvalidArgument", n, err)
 	}
 }
