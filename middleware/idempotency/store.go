@@ -79,7 +79,11 @@ type Store struct {
 // Option configures an Store.
 type Option func(*Store)
 
-// WithPrefix sets the record key prefix (default DefaultPrefix).
+// WithPrefix sets the record key prefix (default DefaultPrefix). It may not
+// hold '{' or '}': each caller's records sit under a hash tag of their own,
+// which a tag in the prefix would replace (every caller in one Cluster slot)
+// and an empty "{}" would undo (one record's keys in several slots, which
+// its scripts refuse with CROSSSLOT).
 func WithPrefix(p string) Option {
 	return func(s *Store) { s.prefix = p }
 }
@@ -135,6 +139,8 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("idempotency: store timeout %s must be positive", s.timeout)
 	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
 		return nil, fmt.Errorf("idempotency: TTL %s / claim TTL %s too short", s.ttl, s.claimTTL)
+	case strings.ContainsAny(s.prefix, "{}"):
+		return nil, fmt.Errorf("idempotency: prefix %q holds a brace: each caller's records sit under a hash tag of their own", s.prefix)
 	}
 	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,22 @@ func TestClaimRenewedWhileRunning(t *testing.T) {
 		t.Errorf("abandoned claim: %v, want Claimed after it expired", r4.State)
 	} else {
 		_ = r4.Claim.Release(ctx)
+	}
+}
+
+// TestPrefixWithBracesRefused: a hash tag in the prefix would put every
+// caller's records in one Cluster slot, and "{}" would spread one record's
+// keys over several (CROSSSLOT in its scripts).
+func TestPrefixWithBracesRefused(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	for _, p := range []string{"app{1}:", "idem{}:", "a{", "a}"} {
+		if _, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix(p)); err == nil || !strings.Contains(err.Error(), "brace") {
+			t.Errorf("NewStore with prefix %q: %v, want a refusal naming the brace", p, err)
+		}
+	}
+	if _, err := idempotency.NewStore(node.Client(t), idempotency.WithPrefix("app:1:")); err != nil {
+		t.Fatalf("NewStore with a plain prefix: %v", err)
 	}
 }
 
