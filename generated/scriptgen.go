@@ -109,6 +109,15 @@ var Scripts = []Script{{
 	SHA1:      fairReleaseLastSHA1,
 	Source:    fairReleaseLastSource,
 }, {
+	Args:      []string{"state", "now", "publish", "recordTTL"},
+	File:      "scripts/force_unlock_confirmed.lua",
+	Keys:      []string{"lock", "fence", "channel", "waiters", "wake", "rwchannel", "fqueue", "fwake", "rqueue", "rtimeouts", "record"},
+	Name:      "ForceUnlockConfirmed",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      forceUnlockConfirmedSHA1,
+	Source:    forceUnlockConfirmedSource,
+}, {
 	Args:      []string{"token", "response", "ttl", "overhead"},
 	File:      "scripts/idempotency_complete.lua",
 	Keys:      []string{"record", "usage", "sizes"},
@@ -145,7 +154,7 @@ var Scripts = []Script{{
 	SHA1:      idempotencyReserveSHA1,
 	Source:    idempotencyReserveSource,
 }, {
-	Args:      []string{"limit", "leaseKeys"},
+	Args:      []string{"limit", "leaseKeys", "state"},
 	File:      "scripts/inspect.lua",
 	Keys:      []string{"lock", "fence", "queue", "timeouts", "writers", "permits", "rwprefix", "fqueue", "ftimeouts", "lwaiters"},
 	Name:      "Inspect",

@@ -16,7 +16,7 @@
 -- ms>; writers <total> <live>; permit <id> <lease end unix ms>; permits <held: lease not
 -- ended> <lease ended: free to the next acquisition, as PermitState counts>;
 -- lwaiter <field> <registered unix ms> (Mutex's Go waiters, in wake order);
--- lwaiters <total>.
+-- lwaiters <total>; state <digest>, when asked for (see below).
 -- A FairMutex queues under its own keys (protocol scriptlock) or, in its
 -- Redisson-compatible mode and for Java services, under Redisson's (protocol
 -- redisson); both are read.
@@ -28,6 +28,13 @@
 -- stale too (FairAcquire evicts it); Redisson's queue keeps such an entry.
 -- A companion key of another type (another program's key that has its name)
 -- is no part of a lock and is not read.
+-- With state, the reply ends with the lock's state digest, which
+-- ForceUnlockConfirmed compares, computed as it computes it: the SHA-1 of the
+-- name key's type, a hash's mode and every field (all of them, sorted; hold
+-- counts are left out: a re-entry is the same hold), a string's value, and
+-- the fencing counter (its type and value). A hash of more than 100,000
+-- fields or a string of more than 4096 bytes, which no lock has, has no
+-- digest: the row is empty.
 -- @key    lock
 -- @key    fence      redisson_lock_token:{name}
 -- @key    queue      redisson_lock_queue:{name}
@@ -40,6 +47,7 @@
 -- @key    lwaiters   scriptlock_lock_waiters:{name}
 -- @arg    limit      int64
 -- @arg    leaseKeys  int64      read-hold lease keys read per reader
+-- @arg    state      bool       add the state row (force-unlock's digest)
 -- @return []string
 -- @readonly
 local out = {}
@@ -48,6 +56,36 @@ local function row(kind, a, b, c)
   out[#out + 1] = tostring(a or '')
   out[#out + 1] = tostring(b or '')
   out[#out + 1] = tostring(c or '')
+end
+-- stateOf is ForceUnlockConfirmed's, word for word.
+local function stateOf(lock, fence)
+  local t = redis.call('type', lock)['ok']
+  local parts = {t}
+  if t == 'hash' then
+    if redis.call('hlen', lock) > 100000 then
+      return ''
+    end
+    parts[#parts + 1] = redis.call('hget', lock, 'mode') or ''
+    local fields = redis.call('hkeys', lock)
+    table.sort(fields)
+    for _, f in ipairs(fields) do
+      parts[#parts + 1] = f
+    end
+  elseif t == 'string' then
+    if redis.call('strlen', lock) > 4096 then
+      return ''
+    end
+    parts[#parts + 1] = redis.call('get', lock)
+  end
+  local ft = redis.call('type', fence)['ok']
+  parts[#parts + 1] = ft
+  if ft == 'string' then
+    parts[#parts + 1] = redis.call('get', fence)
+  end
+  for i, p in ipairs(parts) do
+    parts[i] = #p .. ':' .. p
+  end
+  return redis.sha1hex(table.concat(parts))
 end
 local limit = tonumber(ARGV[1])
 local leaseKeys = tonumber(ARGV[2])
@@ -147,5 +185,8 @@ if typeOf(KEYS[10]) == 'zset' then
     row('lwaiter', w[i], w[i + 1])
   end
   row('lwaiters', redis.call('zcard', KEYS[10]))
+end
+if ARGV[3] == '1' then
+  row('state', stateOf(KEYS[1], KEYS[2]))
 end
 return out

@@ -76,6 +76,9 @@ type Report struct {
 	// QueueProtocols names the fair queues found: "scriptlock" (FairMutex's
 	// own keys) and/or "redisson" (Redisson's RFairLock keys).
 	QueueProtocols []string `json:"queue_protocols,omitempty"`
+	// State is the lock's state digest, read for force-unlock only: its
+	// delete goes ahead only while the lock still has it.
+	State string `json:"-"`
 }
 
 // Holder is one field of a lock hash: <client-id>:<owner-id>[:write].
@@ -138,11 +141,17 @@ const maxReadLeaseHolds = 100_000
 // inspect reads every layout under key in one read-only script call (and,
 // for a reader with more than readLeaseKeys holds, its further lease keys).
 func inspect(ctx context.Context, e *env, key string) (*Report, error) {
+	return inspectKey(ctx, e, key, false)
+}
+
+// inspectKey is inspect, with the lock's state digest (Report.State) read in
+// the same call when state is set.
+func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, error) {
 	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	bctx, cancel := e.bounded(ctx)
 	defer cancel()
 	rows, err := generated.Inspect(bctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
-		k.FairQueue, k.FairTimeouts, k.LockWaiters, int64(e.limit), readLeaseKeys)
+		k.FairQueue, k.FairTimeouts, k.LockWaiters, int64(e.limit), readLeaseKeys, state)
 	if err != nil {
 		return nil, fmt.Errorf("inspect %q: %w", key, err)
 	}
@@ -284,6 +293,8 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			r.MutexWaiters = append(r.MutexWaiters, MutexWaiter{Field: a, Registered: at(num(b)), WaitedMS: nowMS - num(b)})
 		case "lwaiters":
 			r.MutexWaiterCount = num(a)
+		case "state":
+			r.State = a
 		default:
 			return nil, fmt.Errorf("inspect %q: unknown row %q", key, kind)
 		}

@@ -19,7 +19,7 @@
 //
 // Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name;
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
-// not confirmed (or the lock changed hands before the answer); 5 force-unlock
+// not confirmed (or the lock changed hands before the answer or the delete); 5 force-unlock
 // of something that is not a lock.
 package main
 

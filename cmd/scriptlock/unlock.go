@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -15,6 +16,11 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/layout"
 )
+
+// beforeForceDelete holds, for a lock key, a function that force-unlock runs
+// after its last reading of that lock and before it deletes it. Only tests
+// set one.
+var beforeForceDelete sync.Map // key string -> func()
 
 // forceRecordTTL is how long a force-unlock's record of its answer lives, as
 // a Client's records do.
@@ -26,12 +32,15 @@ func unlockFlags(fs *flag.FlagSet, e *env) {
 
 // unlockResult is force-unlock's JSON output.
 type unlockResult struct {
-	Key       string  `json:"key"`
-	KeyBase64 string  `json:"key_base64"` // the exact bytes of Key, as Report's
-	Kind      string  `json:"kind"`
-	Released  bool    `json:"released"`
-	Channel   string  `json:"channel"`
-	Before    *Report `json:"before"`
+	Key       string `json:"key"`
+	KeyBase64 string `json:"key_base64"` // the exact bytes of Key, as Report's
+	Kind      string `json:"kind"`
+	Released  bool   `json:"released"`
+	// Changed: the lock was no longer the one read (and confirmed), and
+	// was left alone.
+	Changed bool    `json:"changed,omitempty"`
+	Channel string  `json:"channel"`
+	Before  *Report `json:"before"`
 }
 
 func unlockCmd(ctx context.Context, e *env, args []string) error {
@@ -63,9 +72,15 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		}
 		r = now
 	}
+	if r.State == "" {
+		return failf(exitFailure, "%q has %d fields, more than force-unlock confirms; nothing changed", key, r.HolderCount)
+	}
 	publish, err := publishCommand(ctx, e)
 	if err != nil {
 		return err
+	}
+	if hook, ok := beforeForceDelete.Load(key); ok {
+		hook.(func())()
 	}
 	k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 	bctx, cancel := e.bounded(ctx)
@@ -79,14 +94,15 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	res := unlockResult{Key: key, KeyBase64: r.KeyBase64, Kind: r.Kind, Before: r}
 	// Each layout has its own release message: waiters on the lock channel
 	// (Mutex), the head waiter by name (FairMutex), the read-write channel
-	// (RWMutex). The scripts send exactly what a release sends.
+	// (RWMutex). The script sends exactly what a release sends, for the
+	// layout it deletes, and deletes only while the lock is still the one
+	// read above (its state digest: type, mode, every holder, fencing token),
+	// in the same call: a lock that changed hands since is left alone.
 	switch r.Kind {
 	case kindLean:
 		// A LeanMutex's waiters poll: its release publishes nothing.
-		res.Released, err = generated.LeanForceUnlock(bctx, e.rc, k.Lock, record, forceRecordTTL)
 	case kindRW:
 		res.Channel = k.RWChannel
-		res.Released, err = generated.RwForceUnlock(bctx, e.rc, k.Lock, k.RWChannel, record, publish, forceRecordTTL)
 	case kindFair:
 		// The head of each queue is told by name: on its client's wake
 		// channel (a FairMutex's own queue) and on its own channel
@@ -102,12 +118,12 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 			told = append(told, k.LockChannel+":<head waiter>")
 		}
 		res.Channel = strings.Join(told, " and ")
-		res.Released, err = generated.FairForceUnlockBoth(bctx, e.rc, k.Lock, k.FairQueue, k.FairWake, k.Queue, k.Timeouts,
-			k.LockChannel, record, time.Now(), publish, forceRecordTTL)
 	default:
 		res.Channel = k.LockChannel
-		res.Released, err = generated.MutexForceUnlock(bctx, e.rc, k.Lock, k.LockChannel, k.LockWaiters, k.LockWake, record, publish, forceRecordTTL)
 	}
+	answer, err := generated.ForceUnlockConfirmed(bctx, e.rc, k.Lock, k.Fence, k.LockChannel, k.LockWaiters, k.LockWake,
+		k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, r.State, time.Now(), publish, forceRecordTTL)
+	res.Released, res.Changed = answer == 1, answer < 0
 	if err != nil {
 		return fmt.Errorf("force-unlock %q: %w", key, err)
 	}
@@ -119,6 +135,9 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.out, "released %s (%s); its waiters poll, no message is sent\n", key, r.Kind)
 	} else if res.Released {
 		fmt.Fprintf(e.out, "released %s (%s); waiters told on %s via %s\n", key, r.Kind, res.Channel, strings.ToUpper(publish))
+	}
+	if res.Changed {
+		return failf(exitNotConfirmed, "%q changed since it was confirmed (another holder, or a new hold with a new fencing token); nothing changed: run force-unlock again", key)
 	}
 	if !res.Released {
 		return failf(exitNotFound, "%q was released before force-unlock ran; nothing changed", key)
@@ -143,10 +162,11 @@ func readAnswer(ctx context.Context, e *env) (string, error) {
 	}
 }
 
-// heldLock inspects key and refuses what force-unlock does not release: a
-// name with nothing held under it, or a key that is not a lock.
+// heldLock inspects key, its state digest included, and refuses what
+// force-unlock does not release: a name with nothing held under it, or a key
+// that is not a lock.
 func heldLock(ctx context.Context, e *env, key string) (*Report, error) {
-	r, err := inspect(ctx, e, key)
+	r, err := inspectKey(ctx, e, key, true)
 	if err != nil {
 		return nil, err
 	}

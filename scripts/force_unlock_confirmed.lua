@@ -1,0 +1,127 @@
+#!lua flags=allow-oom
+-- ForceUnlockConfirmed deletes a lock only while it is still the one an
+-- operator confirmed, whoever holds it, and sends the release message its
+-- waiters listen for. state is Inspect's state digest of the confirmed
+-- reading: the SHA-1 of the name key's type, a hash's mode and every field
+-- (sorted; hold counts are left out: a re-entry is the same hold), a string's
+-- value, and the fencing counter. Another holder, a holder that let go and
+-- took the lock again (a new fencing token), or a key of another kind under
+-- the name no longer matches: nothing is deleted and nobody is told.
+-- The message is chosen by what is deleted, in the same call: none for a
+-- LeanMutex (a string: its waiters poll); for a read-write lock (a hash with
+-- a mode) Redisson's "1" after a write lock, "0" after a read lock, on the
+-- read-write channel; for a Mutex or FairMutex (a hash without one) what
+-- MutexForceUnlock and FairForceUnlockBoth send: "0" on the lock channel and
+-- the longest-registered Go waiter woken by name, then, after Redisson's fair
+-- queue lost its stale heads (score <= now, the caller's clock), the head of
+-- each fair queue told by its own protocol.
+-- The call records its answer under its record key for recordTTL: made
+-- again after its reply was lost, or reaching the server after such a
+-- retry, it answers as the first attempt did and deletes nothing.
+-- Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
+-- was confirmed, nothing changed.
+-- @key    lock
+-- @key    fence          redisson_lock_token:{name}
+-- @key    channel        redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
+-- @key    waiters        scriptlock_lock_waiters:{name}
+-- @key    wake           scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+-- @key    rwchannel      redisson_rwlock:{name}
+-- @key    fqueue         scriptlock_fair_queue:{name}
+-- @key    fwake          scriptlock_fair_wake:{name}; the first waiter's client's channel is <fwake>:<client-id>
+-- @key    rqueue         redisson_lock_queue:{name}
+-- @key    rtimeouts      redisson_lock_timeout:{name}
+-- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @arg    state          string     the confirmed reading's state digest (Inspect's)
+-- @arg    now            time       the caller's clock, as Redisson's
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    recordTTL      duration
+-- @return int64
+-- @commands publish spublish
+-- @retryable
+local seen = redis.call('get', KEYS[11])
+if seen then
+  return tonumber(seen)
+end
+-- stateOf is Inspect's, word for word.
+local function stateOf(lock, fence)
+  local t = redis.call('type', lock)['ok']
+  local parts = {t}
+  if t == 'hash' then
+    if redis.call('hlen', lock) > 100000 then
+      return ''
+    end
+    parts[#parts + 1] = redis.call('hget', lock, 'mode') or ''
+    local fields = redis.call('hkeys', lock)
+    table.sort(fields)
+    for _, f in ipairs(fields) do
+      parts[#parts + 1] = f
+    end
+  elseif t == 'string' then
+    if redis.call('strlen', lock) > 4096 then
+      return ''
+    end
+    parts[#parts + 1] = redis.call('get', lock)
+  end
+  local ft = redis.call('type', fence)['ok']
+  parts[#parts + 1] = ft
+  if ft == 'string' then
+    parts[#parts + 1] = redis.call('get', fence)
+  end
+  for i, p in ipairs(parts) do
+    parts[i] = #p .. ':' .. p
+  end
+  return redis.sha1hex(table.concat(parts))
+end
+local kind = redis.call('type', KEYS[1])['ok']
+local answer = 1
+if kind == 'none' then
+  answer = 0
+elseif ARGV[1] == '' or stateOf(KEYS[1], KEYS[2]) ~= ARGV[1] then
+  answer = -1
+end
+redis.call('set', KEYS[11], answer, 'px', ARGV[4])
+if answer ~= 1 then
+  return answer
+end
+local mode = false
+if kind == 'hash' then
+  mode = redis.call('hget', KEYS[1], 'mode')
+end
+redis.call('del', KEYS[1])
+if kind ~= 'hash' then
+  return 1
+end
+if mode then
+  if mode == 'write' then
+    redis.call(ARGV[3], KEYS[6], '1')
+  else
+    redis.call(ARGV[3], KEYS[6], '0')
+  end
+  return 1
+end
+redis.call(ARGV[3], KEYS[3], '0')
+local w = redis.call('zpopmin', KEYS[4])
+if w[1] then
+  redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+end
+while true do
+  local first = redis.call('lindex', KEYS[9], 0)
+  if first == false then
+    break
+  end
+  local score = redis.call('zscore', KEYS[10], first)
+  if score == false or tonumber(score) > tonumber(ARGV[2]) then
+    break
+  end
+  redis.call('zrem', KEYS[10], first)
+  redis.call('lpop', KEYS[9])
+end
+local head = redis.call('lindex', KEYS[7], 0)
+if head then
+  redis.call(ARGV[3], KEYS[8] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+end
+head = redis.call('lindex', KEYS[9], 0)
+if head then
+  redis.call(ARGV[3], KEYS[3] .. ':' .. head, '0')
+end
+return 1
