@@ -60,15 +60,17 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 			return failf(exitNotConfirmed, "not confirmed; nothing changed")
 		}
-		// The answer is about the holders shown: the lock may have changed
-		// hands while the question was open.
+		// The answer is about the holds shown: the lock may have changed
+		// hands, or been let go and taken again (a new fencing token), while
+		// the question was open. The state digests cover every holder, not
+		// only the --limit shown, and the fencing counter.
 		now, err := heldLock(ctx, e, key)
 		if err != nil {
 			return err
 		}
-		if !sameHolders(r, now) {
-			return failf(exitNotConfirmed, "%q changed hands while asking (held by %s now); nothing changed: run force-unlock again",
-				key, strings.Join(holderFields(now), ", "))
+		if now.State != r.State {
+			return failf(exitNotConfirmed, "%q changed hands while asking (%s now); nothing changed: run force-unlock again",
+				key, holdSummary(now))
 		}
 		r = now
 	}
@@ -179,18 +181,22 @@ func heldLock(ctx context.Context, e *env, key string) (*Report, error) {
 	return r, nil
 }
 
-// sameHolders reports whether two reports of one lock show the same holders.
-func sameHolders(a, b *Report) bool {
-	return a.HolderCount == b.HolderCount && slices.Equal(holderFields(a), holderFields(b))
-}
-
-func holderFields(r *Report) []string {
+// holdSummary names a lock's holders (those read) and its last fencing
+// token, for a refusal.
+func holdSummary(r *Report) string {
 	fs := make([]string, 0, len(r.Holders))
 	for _, h := range r.Holders {
 		fs = append(fs, h.Field)
 	}
 	slices.Sort(fs)
-	return fs
+	s := "held by " + strings.Join(fs, ", ")
+	if more := r.HolderCount - int64(len(fs)); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	if r.Fence != nil {
+		s += fmt.Sprintf(", last fencing token %d", *r.Fence)
+	}
+	return s
 }
 
 // publishCommand picks PUBLISH or SPUBLISH as a Client would: sharded on a
