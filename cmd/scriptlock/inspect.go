@@ -27,6 +27,7 @@ const (
 	kindMutex   = "mutex"            // Mutex, or a FairMutex nobody waits for (same layout)
 	kindFair    = "fair_mutex"       // a lock with a fair queue
 	kindRW      = "rwmutex"          // hash with a mode field, or pending writers
+	kindEmptyRW = "rwmutex_empty"    // hash with a read or write mode field and no holder: malformed, held by nobody
 	kindCounter = "counter"          // Semaphore permits or CountDownLatch count (same layout)
 	kindPermits = "permit_semaphore" // counter with permit leases
 	kindLean    = "lean_mutex"       // string holding its owner's field <client-id>:<owner-id>
@@ -123,9 +124,11 @@ type Permit struct {
 // Found reports whether anything lives under the name.
 func (r *Report) Found() bool { return r.Kind != kindNone }
 
-// IsLock reports whether the name holds a lock (as opposed to a counter).
+// IsLock reports whether the name holds a lock (as opposed to a counter), or
+// a read-write lock hash that no one holds but that keeps acquisitions out
+// (kindEmptyRW): list shows it, force-unlock deletes it.
 func (r *Report) IsLock() bool {
-	return r.Kind == kindMutex || r.Kind == kindFair || r.Kind == kindRW || r.Kind == kindLean
+	return r.Kind == kindMutex || r.Kind == kindFair || r.Kind == kindRW || r.Kind == kindLean || r.Kind == kindEmptyRW
 }
 
 // readLeaseKeys is how many read-hold lease keys of one reader one script
@@ -302,6 +305,11 @@ func decodeReport(key string, rows []string) (*Report, error) {
 	hasQueue := len(r.QueueProtocols) > 0
 	permits := r.PermitCount + r.EndedPermitCount
 	switch {
+	case r.RedisType == "hash" && (r.Mode == "read" || r.Mode == "write") && r.HolderCount == 0:
+		// Only the mode field: no release leaves this (the last one deletes
+		// the hash), and nobody holds it, yet it keeps writers out (read)
+		// or everyone (write) until it expires or is deleted.
+		r.Kind = kindEmptyRW
 	case r.RedisType == "hash" && (r.Mode == "read" || r.Mode == "write") && lockShaped(r.Holders):
 		r.Kind = kindRW
 	case r.RedisType == "hash" && (r.Mode != "" || !lockShaped(r.Holders)):
@@ -569,6 +577,12 @@ func describeKind(r *Report) string {
 			return "read-write lock (free, a writer waiting)"
 		}
 		return "read-write lock (RWMutex, Redisson RReadWriteLock)"
+	case kindEmptyRW:
+		keeps := "writers"
+		if r.Mode == "write" {
+			keeps = "readers and writers"
+		}
+		return fmt.Sprintf("malformed read-write lock hash (a mode field, no holder: nobody holds it, yet it keeps %s out until it expires or is force-unlocked)", keeps)
 	case kindCounter:
 		return "counter (Semaphore permits available, or CountDownLatch count)"
 	case kindLean:

@@ -51,7 +51,11 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if !e.yes {
 		writeReport(e.errOut, r)
-		fmt.Fprintf(e.errOut, "\nForce-unlock %q, taking it from every holder above? Their work is no longer protected. [y/N] ", key)
+		if r.Kind == kindEmptyRW {
+			fmt.Fprintf(e.errOut, "\nForce-unlock %q, deleting the read-write lock hash above that nobody holds? [y/N] ", key)
+		} else {
+			fmt.Fprintf(e.errOut, "\nForce-unlock %q, taking it from every holder above? Their work is no longer protected. [y/N] ", key)
+		}
 		line, err := readAnswer(ctx, e)
 		if err != nil {
 			fmt.Fprintln(e.errOut)
@@ -103,7 +107,7 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	switch r.Kind {
 	case kindLean:
 		// A LeanMutex's waiters poll: its release publishes nothing.
-	case kindRW:
+	case kindRW, kindEmptyRW:
 		res.Channel = k.RWChannel
 	case kindFair:
 		// The head of each queue is told by name: on its client's wake
@@ -190,6 +194,9 @@ func holdSummary(r *Report) string {
 	}
 	slices.Sort(fs)
 	s := "held by " + strings.Join(fs, ", ")
+	if r.HolderCount == 0 {
+		s = "held by nobody"
+	}
 	if more := r.HolderCount - int64(len(fs)); more > 0 {
 		s += fmt.Sprintf(" and %d more", more)
 	}

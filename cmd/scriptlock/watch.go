@@ -139,7 +139,9 @@ func summary(r *Report) string {
 	if r.Mode != "" {
 		b.WriteString(" mode=" + r.Mode)
 	}
-	if r.RedisType == "hash" || r.Kind == kindLean {
+	if r.Kind == kindEmptyRW {
+		b.WriteString(" held by nobody (malformed: a mode field, no holder)")
+	} else if r.RedisType == "hash" || r.Kind == kindLean {
 		var hs []string
 		for _, h := range r.Holders {
 			hs = append(hs, h.Field+"×"+strconv.FormatInt(h.Holds, 10))
