@@ -851,6 +851,17 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "integer literals Redis reads strictly",
+			src: "-- @key dst\n-- @key a\n-- @return none\nredis.call('ZUNIONSTORE', KEYS[1], '01', KEYS[2])\nredis.call('EXPIRE', KEYS[1], '+10')\n" +
+				"redis.call('SORT', KEYS[2], 'LIMIT', '0', '1.0')\nredis.call('LRANGE', KEYS[2], ' 0', 1e3)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:36: ZUNIONSTORE reads an integer there (numkeys), and "01" is none (Redis reads an integer's digits alone: no leading zero, "+", space, decimal point or exponent): Redis refuses the call at run time`,
+				`scripts/x.lua:5:31: EXPIRE reads an integer there (seconds), and "+10" is none (Redis reads an integer's digits alone: no leading zero, "+", space, decimal point or exponent): Redis refuses the call at run time`,
+				`scripts/x.lua:6:43: SORT reads count (an integer) there, and the call gives "1.0": its words do not fit SORT key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC|DESC] [ALPHA] [STORE destination], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:7:31: LRANGE reads an integer there (start), and " 0" is none (Redis reads an integer's digits alone: no leading zero, "+", space, decimal point or exponent): Redis refuses the call at run time`,
+			},
+		},
+		{
 			name: "key count out of the keys given",
 			src: "-- @key dst\n-- @key a\n-- @key b\n-- @return none\nredis.call('ZINTERSTORE', KEYS[1], 3, KEYS[2], KEYS[3])\nredis.call('SINTERCARD', 0, KEYS[2])\n" +
 				"redis.call('LMPOP', 3, KEYS[2], 'LEFT')\nreturn nil\n",
@@ -917,6 +928,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"local replaced in a function passed to pcall", "-- @return string\nlocal v = 0\nwhile true do\n  if v ~= 0 then return v end\n  pcall(function() v = 'x' end)\nend\n"},
 		{"local counted on one path", "-- @key k\n-- @return int64\nlocal n = 0\nif redis.call('EXISTS', KEYS[1]) == 1 then n = redis.call('INCR', KEYS[1]) end\nreturn n\n"},
 		{"local that may hold a fitting value", "-- @key k\n-- @return int64\nlocal v = redis.call('GET', KEYS[1])\nif not v then v = 0 end\nreturn v\n"},
+		{"integer literals Redis reads", "-- @key k\n-- @return none\nredis.call('EXPIRE', KEYS[1], 1.0)\nredis.call('EXPIRE', KEYS[1], 1e3)\nredis.call('LRANGE', KEYS[1], '-1', 0x10)\n" +
+			"redis.call('SCAN', '01')\nredis.call('SORT', KEYS[1], 'LIMIT', 0, 1.0)\nredis.call('ZINCRBY', KEYS[1], '01.5', 'm')\nreturn nil\n"},
 		{"integer arguments", "-- @key k\n-- @arg ms duration\n-- @arg n int64\n-- @arg at time\n-- @arg s int64\n-- @arg f float64\n-- @return none\n" +
 			"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])\nredis.call('PEXPIREAT', KEYS[1], ARGV[3])\nredis.call('EXPIRE', KEYS[1], ARGV[4])\n" +
 			"redis.call('INCRBY', KEYS[1], ARGV[2])\nredis.call('ZINCRBY', KEYS[1], ARGV[5], 'm')\nredis.call('EXPIRE', KEYS[1], 1e3)\n" +

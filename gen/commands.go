@@ -336,16 +336,14 @@ func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, c
 				complete = false
 				continue
 			}
-			count, err := strconv.Atoi(words[ki])
-			if err != nil || count < 0 {
+			count, ok := string2ll(words[ki])
+			if !ok || count < 0 {
 				complete = false
 				continue
 			}
 			first := begin + ks.firstKey
-			for i := 0; i < count; i++ {
-				if p := first + i*ks.step; p < n {
-					pos = append(pos, p)
-				}
+			for i := 0; int64(i) < count && first+i*max(ks.step, 1) < n; i++ {
+				pos = append(pos, first+i*max(ks.step, 1))
 			}
 		default:
 			last := ks.lastKey

@@ -3,7 +3,6 @@ package gen
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -113,7 +112,7 @@ func (m *grammarMatch) value(i int, n argNode) bool {
 		m.fail(i, n.name)
 		return false
 	}
-	if a := m.words[i]; n.kind == 'i' && a.Exact && !integerText(*a.Literal) {
+	if a := m.words[i]; n.kind == 'i' && notInteger(a) {
 		m.fail(i, n.name+" (an integer)")
 		return false
 	}
@@ -287,8 +286,8 @@ func checkKeyCount(c parse.Call, info *commandInfo, shown string, at func(parse.
 			continue
 		}
 		a := c.Args[i]
-		count, err := strconv.Atoi(*a.Literal)
-		if err != nil {
+		count, isInt := literalInt(a)
+		if !isInt {
 			continue // not a count Redis reads: checkNumeric's
 		}
 		after := len(c.Args) - i - 1
@@ -297,7 +296,7 @@ func checkKeyCount(c parse.Call, info *commandInfo, shown string, at func(parse.
 		case count < 1:
 			at(a.Pos, "%s reads a count of keys there (numkeys), and the call passes %d: Redis takes 1 or more and refuses the call at run time, after the script's earlier writes", shown, count)
 			ok = false
-		case count > after && !expands:
+		case count > int64(after) && !expands:
 			at(a.Pos, "%s reads a count of keys there (numkeys), and the call passes %d but gives %d %s after it: Redis refuses the call at run time, after the script's earlier writes; pass as many keys as the count says", shown, count, after, "word"+plural(after))
 			ok = false
 		}

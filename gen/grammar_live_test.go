@@ -32,7 +32,8 @@ func literalCall(words []string) parse.Call {
 // TestKeyCountAgreesWithServer checks checkKeyCount against the test
 // server: for every command with a key count a script may run, a call
 // with a count of 1 and one key is taken by both; with a count of 0, -1, or
-// one more than the words after it, refused by both.
+// one more than the words after it, or written as no integer Redis reads
+// ("01", "+1", "1.0"), refused by both.
 func TestKeyCountAgreesWithServer(t *testing.T) {
 	run := commandRunner(t, nil)
 	plain := map[string][]string{
@@ -45,9 +46,9 @@ func TestKeyCountAgreesWithServer(t *testing.T) {
 	refuses := func(words []string) string {
 		info := commandIndex[words[0]]
 		var msg string
-		checkKeyCount(literalCall(words), info, words[0], func(_ parse.Pos, format string, args ...any) {
-			msg = format
-		})
+		at := func(_ parse.Pos, format string, args ...any) { msg = format }
+		checkKeyCount(literalCall(words), info, words[0], at)
+		checkNumeric(literalCall(words), words[0], nil, at, at)
 		return msg
 	}
 	for _, info := range commandTable {
@@ -66,7 +67,7 @@ func TestKeyCountAgreesWithServer(t *testing.T) {
 			t.Errorf("%v: Redis refuses it: %v", words, err)
 		}
 		i := slices.Index(words, "1")
-		for _, count := range []string{"0", "-1", strconv.Itoa(len(words) - i)} {
+		for _, count := range []string{"0", "-1", strconv.Itoa(len(words) - i), "01", "+1", "1.0"} {
 			bad := slices.Clone(words)
 			bad[i] = count
 			if refuses(bad) == "" {
@@ -96,7 +97,7 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		words []string
 		max   int
 	}{
-		{[]string{"SORT", "k"}, []string{"BY", "LIMIT", "GET", "ASC", "ALPHA", "STORE", "1", "x"}, 3},
+		{[]string{"SORT", "k"}, []string{"BY", "LIMIT", "GET", "ASC", "ALPHA", "STORE", "1", "01", "x"}, 3},
 		{[]string{"SORT_RO", "k"}, []string{"BY", "LIMIT", "GET", "DESC", "STORE", "1", "x"}, 3},
 		{[]string{"XADD", "k"}, []string{"NOMKSTREAM", "MAXLEN", "~", "LIMIT", "*", "1", "f"}, 4},
 	}
@@ -147,6 +148,8 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"SORT", "k", "BY", "w_*", "GET"},
 		{"SORT", "k", "ALPHA", "STORE"},
 		{"SORT", "k", "LIMIT", "x", "10"},
+		{"SORT", "k", "LIMIT", "0", "1.0"},
+		{"SORT", "k", "LIMIT", "+0", "1"},
 		{"SORT", "k", "REVERSE"},
 		{"SORT_RO", "k", "STORE", "d"},
 	} {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/scriptlock/scriptlock/gen/parse"
 )
 
 // numericSetup makes the key of commands that read their options only when
@@ -64,6 +66,22 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), yet openRangeOK lists it: %v", label, "(1", w.name, probe, err))
 			}
 			return
+		}
+		// Words string2ll refuses: the checker refuses each (as a string
+		// literal) unless looseIntegers or fractionOK lists the argument,
+		// and Redis must then refuse it too.
+		loose := false
+		for _, word := range []string{"01", "+1", "1.0", " 1", "1 ", "-0", "1e0"} {
+			lit := word
+			a := parse.Arg{Literal: &lit, Exact: true}
+			probe, err := try(word)
+			if err == nil && refusesInteger(strings.TrimSuffix(arg, " "+w.name), w.name, a) {
+				problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v), which the checker refuses; list it in looseIntegers", label, word, w.name, probe))
+			}
+			loose = loose || err == nil && (word == "01" || word == "+1")
+		}
+		if looseIntegers[arg] && !loose {
+			problems = append(problems, fmt.Sprintf("%s: Redis refuses \"01\" and \"+1\" as %s, yet looseIntegers lists it", label, w.name))
 		}
 		switch probe, err := try("1.5"); {
 		case err == nil && !fractionOK[arg]:
@@ -192,7 +210,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"ZRANGEBYSCORE LIMIT offset", "ZRANGEBYSCORE LIMIT count", "HSCAN COUNT count", "LPOS RANK rank",
 		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
 		"ZADD NX XX", "ZADD GT LT", "ZADD GT NX", "ZADD LT NX", "ZADD INCR twice", "GEOADD NX XX",
-		"ZADD incomplete group", "GEOADD incomplete group",
+		"ZADD incomplete group", "ZUNIONSTORE numkeys", "GEOADD incomplete group",
 		"INCRBYFLOAT increment", "HINCRBYFLOAT increment", "ZCOUNT min", "ZRANGEBYSCORE max", "ZREMRANGEBYSCORE min",
 	} {
 		if !covered[must] {

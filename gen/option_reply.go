@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -90,9 +89,9 @@ func shapeOfCall(name string, c *parse.Call) callShape {
 	case n >= o.count:
 		s.known, s.kind, s.note = true, o.multi, " with a count"
 		if a := c.Args[o.count-1]; a.Exact {
-			if v, err := strconv.Atoi(*a.Literal); err == nil {
+			if v, ok := literalInt(a); ok {
 				s.count = *a.Literal
-				s.max = max(v, -v)
+				s.max = int(max(v, -v))
 			}
 		}
 		if s.max > 0 && s.pairs {

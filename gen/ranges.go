@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -65,8 +64,8 @@ func checkRanges(c parse.Call, name string, at func(parse.Pos, string, ...any)) 
 		if a == nil || !a.Exact {
 			continue
 		}
-		v, err := strconv.ParseInt(*a.Literal, 10, 64)
-		if err != nil {
+		v, ok := literalInt(*a)
+		if !ok {
 			continue // no integer: checked with the numbers
 		}
 		where := name

@@ -354,8 +354,8 @@ func boundedReply(c parse.Call) bool {
 		if !c.Args[n].Exact {
 			return true
 		}
-		v, err := strconv.ParseInt(*c.Args[n].Literal, 10, 64)
-		return err == nil && v >= 0 && v*per < maxUnpack
+		v, ok := literalInt(c.Args[n])
+		return ok && v >= 0 && v*per < maxUnpack
 	}
 	switch strings.ToLower(c.Command) {
 	case "lrange", "zrange", "zrevrange":
@@ -373,9 +373,9 @@ func boundedReply(c parse.Call) bool {
 		if !c.Args[1].Exact || !c.Args[2].Exact {
 			return true
 		}
-		start, err1 := strconv.ParseInt(*c.Args[1].Literal, 10, 64)
-		stop, err2 := strconv.ParseInt(*c.Args[2].Literal, 10, 64)
-		return err1 == nil && err2 == nil && (start < 0) == (stop < 0) && (stop-start+1)*per < maxUnpack
+		start, ok1 := literalInt(c.Args[1])
+		stop, ok2 := literalInt(c.Args[2])
+		return ok1 && ok2 && (start < 0) == (stop < 0) && (stop-start+1)*per < maxUnpack
 	}
 	return false
 }
@@ -1066,8 +1066,8 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		}
 		seconds := strings.HasSuffix(w.name, "seconds") && !strings.HasSuffix(w.name, "milliseconds")
 		if a.Exact {
-			if !integerText(*a.Literal) && !fractionOK[name+" "+w.name] {
-				at(a.Pos, "%s reads an integer there (%s), and %q is none: Redis refuses the call at run time", where, w.name, *a.Literal)
+			if refusesInteger(name, w.name, a) {
+				at(a.Pos, "%s reads an integer there (%s), and %q is none%s: Redis refuses the call at run time", where, w.name, *a.Literal, strictHint(a))
 			} else if v, err := strconv.ParseFloat(*a.Literal, 64); err == nil && v <= 0 && positiveExpiry[where] {
 				cmd, _, _ := strings.Cut(where, " ")
 				at(a.Pos, "%s reads a positive expire time there (%s), and %s is not: Redis refuses the call at run time (\"invalid expire time in '%s' command\"); to drop the key, use DEL", where, w.name, *a.Literal, strings.ToLower(cmd))
@@ -1367,9 +1367,110 @@ var fractionOK = map[string]bool{
 	"ZINCRBY increment": true,
 }
 
-// integerText reports whether a literal reaches Redis as an integer: an
-// integer, or a Lua number literal with an integral value (1e3 is sent as
-// 1000). A string literal '1e3' is not, but is not flagged either.
+// looseIntegers are the arguments the specifications type as integers that
+// Redis reads with strtol or strtoul ("COMMAND argument-name"), which take
+// "01" and "+1": TestNumericArgsAgreeWithServer finds them.
+var looseIntegers = map[string]bool{
+	"SCAN cursor": true, "HSCAN cursor": true, "SSCAN cursor": true, "ZSCAN cursor": true,
+}
+
+// refusesInteger reports whether Redis certainly refuses the literal
+// argument a where command name reads the integer argName.
+func refusesInteger(name, argName string, a parse.Arg) bool {
+	key := name + " " + argName
+	switch {
+	case fractionOK[key]:
+		return false
+	case looseIntegers[key]:
+		return a.Exact && !integerText(*a.Literal)
+	}
+	return notInteger(a)
+}
+
+// string2ll reads s as Redis reads an integer (string2ll, behind
+// getLongLongFromObject): an optional "-", then digits without a leading
+// zero (but "0" itself), within int64; no "+", spaces, decimals or
+// exponents, so "01", "1.0" and "1e3" are none.
+func string2ll(s string) (int64, bool) {
+	if s == "0" {
+		return 0, true
+	}
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || d[0] < '1' || d[0] > '9' {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
+// literalInt is the integer Redis reads from a literal argument where it
+// reads one: a string literal by string2ll's rules, a Lua number literal by
+// its value (Redis sends 1e3 and 1.0 as 1000 and 1). ok is false when a is
+// no literal, or Redis reads no integer from it (then notInteger says
+// whether that is certain).
+func literalInt(a parse.Arg) (int64, bool) {
+	if !a.Exact {
+		return 0, false
+	}
+	if !a.Number {
+		return string2ll(*a.Literal)
+	}
+	f, ok := luaNumber(*a.Literal)
+	if !ok || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// notInteger reports whether Redis certainly reads no integer from the
+// literal argument a: a string literal string2ll refuses, a Lua number
+// literal with a fraction, or too big for an int64.
+func notInteger(a parse.Arg) bool {
+	if !a.Exact {
+		return false
+	}
+	if !a.Number {
+		_, ok := string2ll(*a.Literal)
+		return !ok
+	}
+	f, ok := luaNumber(*a.Literal)
+	return ok && (f != math.Trunc(f) || math.Abs(f) >= 1<<63)
+}
+
+// strictHint says why a string literal that reads as a number elsewhere is
+// no integer for Redis ("" for others).
+func strictHint(a parse.Arg) string {
+	if a.Number || !integerText(strings.TrimSpace(*a.Literal)) {
+		return ""
+	}
+	return " (Redis reads an integer's digits alone: no leading zero, \"+\", space, decimal point or exponent)"
+}
+
+// luaNumber is the value of a Lua number literal (-1, 1e3, 0x10, .5).
+func luaNumber(s string) (float64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	t := strings.TrimPrefix(s, "-")
+	var f float64
+	if n, err := strconv.ParseUint(t, 0, 64); err == nil {
+		f = float64(n)
+	} else if v, err := strconv.ParseFloat(t, 64); err == nil {
+		f = v
+	} else {
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// integerText reports whether a literal's text is an integer: an integer,
+// or a number with an integral value (1e3).
 func integerText(s string) bool {
 	if _, err := strconv.ParseInt(s, 0, 64); err == nil {
 		return true

@@ -147,7 +147,9 @@
 //     at a word it cannot read;
 //   - an argument Redis reads as an integer or unix time (EXPIRE's seconds,
 //     SET's PX, INCRBY's increment, SCAN's COUNT, as the specifications place
-//     them) is no literal that is not an integer ('30s', 1.5), and no
+//     them, key counts, SORT's LIMIT) is no literal that is not an integer
+//     ('30s', 1.5; a string literal as Redis reads it: '01', '+1', '1.0'
+//     and '1e3' are none, a Lua number 1e3 is 1000), and no
 //     duration or time @arg (sent in milliseconds) where Redis reads seconds
 //     (EXPIRE, SET EX, EXAT), no literal expire time that is not positive
 //     where Redis refuses one (SET EX 0, SETEX, GETEX; EXPIRE key 0 deletes

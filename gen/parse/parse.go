@@ -114,7 +114,10 @@ type Arg struct {
 	// Exact is set when the argument is exactly a string or number literal
 	// (then Literal holds it).
 	Exact bool
-	Value Value
+	// Number is set when the argument is exactly a number literal (1, -1,
+	// 1e3, 0x10): Redis gets the number's value, not the text.
+	Number bool
+	Value  Value
 	// Expands is set on a last argument that gives any number of values
 	// (a call such as unpack(ARGV), or ...).
 	Expands bool

@@ -1492,11 +1492,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		switch x := a.(type) {
 		case *ast.NumberExpr:
 			s := x.Value
-			arg.Literal, arg.Exact = &s, true
+			arg.Literal, arg.Exact, arg.Number = &s, true, true
 		case *ast.UnaryMinusOpExpr:
 			if n, ok := x.Expr.(*ast.NumberExpr); ok { // -1
 				s := "-" + n.Value
-				arg.Literal, arg.Exact = &s, true
+				arg.Literal, arg.Exact, arg.Number = &s, true, true
 			}
 		case *ast.StringExpr:
 			arg.Exact = true
