@@ -837,6 +837,18 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "XADD and XTRIM words Redis reads as no ID or count",
+			src: "-- @key s\n-- @return none\nredis.call('XADD', KEYS[1], 'LIMIT', 'x', '*', 'f', 'v')\nredis.call('XADD', KEYS[1], '0-0', 'f', 'v')\n" +
+				"redis.call('XADD', KEYS[1], 'MINID', 'abc', '*', 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', '~', '1k', '*', 'f', 'v')\nredis.call('XTRIM', KEYS[1], 'MAXLEN', -1)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:38: XADD LIMIT reads an integer there (count), and "x" is none: Redis refuses the call at run time ("ERR value is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:4:29: XADD's entry ID "0-0" is 0-0, which no entry may have: Redis refuses the call at run time ("ERR The ID specified in XADD must be greater than 0-0"), after the script's earlier writes; give * for an ID Redis picks`,
+				`scripts/x.lua:5:38: XADD MINID reads a stream ID there (threshold), and "abc" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:6:44: XADD MAXLEN reads an integer there (threshold), and "1k" is none: Redis refuses the call at run time ("ERR value is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:7:40: XTRIM MAXLEN reads an integer of 0 or more there (threshold), and the call passes -1: Redis refuses the call at run time ("ERR The MAXLEN argument must be >= 0."), after the script's earlier writes`,
+			},
+		},
+		{
 			name: "SORT words that fit no reading of its syntax",
 			src: "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\nredis.call('SORT', KEYS[1], 'LIMIT', 0)\nredis.call('SORT', KEYS[1], 'BY', ARGV[1], 'GET')\n" +
 				"redis.call('SORT', KEYS[1], 'ALPHA', 'STORE')\nredis.call('SORT', KEYS[1], 'LIMIT', 'x', 10)\nredis.call('SORT', KEYS[1], 'REVERSE')\n" +
@@ -1026,6 +1038,9 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('XADD', KEYS[1], 'MAXLEN', 5, 'NOMKSTREAM', '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'LIMIT', 10, 'MINID', '~', '0-1', '1-*', 'f', 'v')\n" +
 			"redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'f', 'v')\nredis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))\n" +
 			"redis.call('XADD', KEYS[1], ARGV[1], ARGV[1], ARGV[1], 'f', 'v')\nreturn nil\n"},
+		{"XADD and XTRIM IDs and counts Redis reads", "-- @key s\n-- @arg id string\n-- @return none\nredis.call('XADD', KEYS[1], '0-*', 'f', 'v')\nredis.call('XADD', KEYS[1], 1, 'f', 'v')\n" +
+			"redis.call('XADD', KEYS[1], 'MINID', '=', 5, '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', 0, 'NOMKSTREAM', '*', 'f', 'v')\n" +
+			"redis.call('XTRIM', KEYS[1], 'MINID', '~', '0')\nreturn nil\n"},
 		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @return none\n" +
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +
 			"redis.call('SORT', KEYS[1], 'alpha', 'limit', ARGV[1], '10', 'ASC', 'DESC', 'ALPHA')\nredis.call('SORT', KEYS[1], ARGV[2], ARGV[2])\n" +

@@ -20,21 +20,23 @@ import (
 // last one winning); an optional keyword at the end of an optional block
 // (XADD's LIMIT) may come anywhere among them; a call whose last argument
 // gives any number of words (unpack(t)) is not checked.
-func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+//
+// It reports whether the call fits (or is not checked).
+func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any)) bool {
 	args, ok := grammarArgs[name]
 	if !ok {
-		return
+		return true
 	}
 	for _, a := range c.Args {
 		if a.Expands {
-			return
+			return true
 		}
 	}
 	m := grammarMatch{words: c.Args, far: -1}
 	ends := m.seq(args, []int{0})
 	n := len(c.Args)
 	if slices.Contains(ends, n) {
-		return
+		return true
 	}
 	for _, e := range ends {
 		m.fail(e, "")
@@ -62,9 +64,10 @@ func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any))
 			after = fmt.Sprintf(" (after %s)", wordText(c.Args[n-1]))
 		}
 		at(pos, "%s reads %s there%s, and the call ends: its words do not fit %s, %s", shown, orList(want), after, syntax, refused)
-		return
+		return false
 	}
 	at(c.Args[m.far].Pos, "%s reads %s there, and the call gives %s: its words do not fit %s, %s", shown, orList(want), wordText(c.Args[m.far]), syntax, refused)
+	return false
 }
 
 // wordText shows a call's argument in a message.

@@ -10,13 +10,15 @@ import (
 	"github.com/scriptlock/scriptlock/gen/parse"
 )
 
-// grammarRefuses runs checkGrammar on a call of literal words (the command
+// grammarRefuses runs checkGrammar (then checkStreamArgs) on a call of literal words (the command
 // name first) and returns its message, "" when it takes the call.
 func grammarRefuses(words []string) string {
 	var msg string
-	checkGrammar(literalCall(words), strings.ToUpper(words[0]), func(_ parse.Pos, format string, args ...any) {
-		msg = format
-	})
+	at := func(_ parse.Pos, format string, args ...any) { msg = format }
+	name := strings.ToUpper(words[0])
+	if checkGrammar(literalCall(words), name, at) {
+		checkStreamArgs(literalCall(words), name, at)
+	}
 	return msg
 }
 
@@ -96,10 +98,13 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		head  []string
 		words []string
 		max   int
+		tail  []string
 	}{
-		{[]string{"SORT", "k"}, []string{"BY", "LIMIT", "GET", "ASC", "ALPHA", "STORE", "1", "01", "x"}, 3},
-		{[]string{"SORT_RO", "k"}, []string{"BY", "LIMIT", "GET", "DESC", "STORE", "1", "x"}, 3},
-		{[]string{"XADD", "k"}, []string{"NOMKSTREAM", "MAXLEN", "~", "LIMIT", "*", "1", "f"}, 4},
+		{[]string{"SORT", "k"}, []string{"BY", "LIMIT", "GET", "ASC", "ALPHA", "STORE", "1", "01", "x"}, 3, nil},
+		{[]string{"SORT_RO", "k"}, []string{"BY", "LIMIT", "GET", "DESC", "STORE", "1", "x"}, 3, nil},
+		{[]string{"XADD", "k"}, []string{"NOMKSTREAM", "MAXLEN", "~", "LIMIT", "*", "1", "f"}, 4, nil},
+		{[]string{"XADD", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "0-0", "0", "abc", "-1", "01", "*"}, 3, []string{"f", "v"}},
+		{[]string{"XTRIM", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "0-0", "1-*", "abc", "-1", "01", "+"}, 3, nil},
 	}
 	refused, calls, missed := 0, 0, 0
 	for _, a := range alphabets {
@@ -117,7 +122,7 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 			seqs = append(seqs, next...)
 		}
 		for _, s := range seqs {
-			words := append(slices.Clone(a.head), s...)
+			words := slices.Concat(a.head, s, a.tail)
 			info := commandIndex[words[0]]
 			if !arityOK(info.arity, len(words), false) {
 				continue
@@ -152,6 +157,22 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"SORT", "k", "LIMIT", "+0", "1"},
 		{"SORT", "k", "REVERSE"},
 		{"SORT_RO", "k", "STORE", "d"},
+		{"XADD", "k", "LIMIT", "x", "*", "f", "v"},
+		{"XADD", "k", "foo", "f", "v"},
+		{"XADD", "k", "0-0", "f", "v"},
+		{"XADD", "k", "0", "f", "v"},
+		{"XADD", "k", "1-x", "f", "v"},
+		{"XADD", "k", "MINID", "abc", "*", "f", "v"},
+		{"XADD", "k", "MINID", "~", "1-*", "*", "f", "v"},
+		{"XADD", "k", "MAXLEN", "=", "1.5", "*", "f", "v"},
+		{"XADD", "k", "MAXLEN", "01", "*", "f", "v"},
+		{"XADD", "k", "MAXLEN", "-1", "*", "f", "v"},
+		{"XADD", "k", "MAXLEN", "~", "5", "LIMIT", "-1", "*", "f", "v"},
+		{"XTRIM", "k", "MINID", "abc"},
+		{"XTRIM", "k", "MINID", "-"},
+		{"XADD", "k", "MINID", "+", "*", "f", "v"},
+		{"XADD", "k", "MAXLEN", "MAXLEN", "1", "*", "f", "v"},
+		{"XTRIM", "k", "MAXLEN", "~", "x"},
 	} {
 		if grammarRefuses(words) == "" {
 			t.Errorf("%v: the checker takes it", words)
@@ -169,6 +190,14 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"SORT", "k", "alpha", "limit", "0", "10", "ASC", "DESC", "ALPHA"},
 		{"SORT", "k", "STORE", "d", "LIMIT", "0", "1"},
 		{"SORT_RO", "k", "BY", "ALPHA", "ALPHA"},
+		{"XADD", "k", "0-*", "f", "v"},
+		{"XADD", "k", "01", "f", "v"},
+		{"XADD", "k", " 1-+2", "f", "v"},
+		{"XADD", "k", "0-1", "f", "v"},
+		{"XADD", "k", "MINID", "=", "5", "1-1", "f", "v"},
+		{"XADD", "k", "MAXLEN", "0", "NOMKSTREAM", "*", "f", "v"},
+		{"XTRIM", "k", "MINID", "~", "0"},
+		{"XTRIM", "k", "MAXLEN", "0"},
 	} {
 		if msg := grammarRefuses(words); msg != "" {
 			t.Errorf("%v: the checker refuses it", words)

@@ -513,8 +513,10 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkNumeric(c, info.name, r.args, at, warn)
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
-	checkGrammar(c, info.name, at)
-	checkOptionNeeds(c, info.name, at)
+	// One cause per call: the option checks run when the words fit.
+	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) {
+		checkOptionNeeds(c, info.name, at)
+	}
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
 		return
 	}

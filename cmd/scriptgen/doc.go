@@ -182,6 +182,10 @@
 //     checker cannot read may be anything): no odd field-value list, no
 //     missing ID, no option without its value (SORT k LIMIT 0), no unknown
 //     word, no word that is no integer where Redis reads one;
+//   - XADD's and XTRIM's options, read as Redis reads them up to the first
+//     word the checker cannot read, have an integer of 0 or more after
+//     MAXLEN and LIMIT and a stream ID after MINID, and XADD's entry ID is
+//     *, ms, ms-seq or ms-*, and not 0-0;
 //   - a literal key count (ZINTERSTORE's, SINTERCARD's, LMPOP's numkeys)
 //     is 1 or more and no more than the words after it;
 //   - an option has the options it needs and none it excludes (ZRANGE's
