@@ -849,6 +849,21 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "words of BITOP, BITFIELD, the MPOP and the sorted set combining commands, and GEOADD coordinates",
+			src:  "-- @key k\n-- @key j\n-- @return none\nredis.call('BITOP', 'NAND', KEYS[1], KEYS[2])\nredis.call('BITOP', 'NOT', KEYS[1], KEYS[2], KEYS[2])\nredis.call('BITFIELD', KEYS[1], 'GET', 'u8')\nredis.call('BITFIELD_RO', KEYS[1], 'GET', 'x8', 0)\nredis.call('LMPOP', 1, KEYS[1], 'UP')\nredis.call('ZMPOP', 1, KEYS[1], 'MIN', 'COUNT')\nredis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[1], KEYS[2], 'WEIGHTS', 1)\nredis.call('ZINTER', 1, KEYS[1], 'AGGREGATE', 'AVG')\nredis.call('GEOADD', KEYS[1], 13.4, 85.1, 'm')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:21: BITOP reads AND, OR, XOR or NOT there, and the call gives "NAND": its words do not fit BITOP AND|OR|XOR|NOT destkey key [key ...], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:5:46: BITOP NOT takes one source key, and the call gives 2: Redis refuses the call at run time ("ERR BITOP NOT must be called with a single source key."), after the script's earlier writes`,
+				`scripts/x.lua:6:40: BITFIELD reads offset there (after "u8"), and the call ends: its words do not fit BITFIELD key [GET encoding offset|[OVERFLOW WRAP|SAT|FAIL] SET encoding offset value|INCRBY encoding offset increment [GET encoding offset|[OVERFLOW WRAP|SAT|FAIL] SET encoding offset value|INCRBY encoding offset increment ...]], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:7:43: BITFIELD_RO reads encoding (i1 to i64, u1 to u63) there, and the call gives "x8": its words do not fit BITFIELD_RO key [GET encoding offset [GET encoding offset ...]], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:8:33: LMPOP reads LEFT or RIGHT there, and the call gives "UP": its words do not fit LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:9:40: ZMPOP reads count there (after "COUNT"), and the call ends: its words do not fit ZMPOP numkeys key [key ...] MIN|MAX [COUNT count], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:10:68: ZUNIONSTORE reads weight there (after "1"), and the call ends: its words do not fit ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:11:47: ZINTER reads SUM, MIN or MAX there, and the call gives "AVG": its words do not fit ZINTER numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:12:37: GEOADD reads a latitude there, from -85.05112878 to 85.05112878, and 85.1 is out of that range: Redis refuses the call at run time ("ERR invalid longitude,latitude pair ..."), after the script's earlier writes`,
+			},
+		},
+		{
 			name: "SORT words that fit no reading of its syntax",
 			src: "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\nredis.call('SORT', KEYS[1], 'LIMIT', 0)\nredis.call('SORT', KEYS[1], 'BY', ARGV[1], 'GET')\n" +
 				"redis.call('SORT', KEYS[1], 'ALPHA', 'STORE')\nredis.call('SORT', KEYS[1], 'LIMIT', 'x', 10)\nredis.call('SORT', KEYS[1], 'REVERSE')\n" +
@@ -1041,6 +1056,11 @@ func TestCheckAccepts(t *testing.T) {
 		{"XADD and XTRIM IDs and counts Redis reads", "-- @key s\n-- @arg id string\n-- @return none\nredis.call('XADD', KEYS[1], '0-*', 'f', 'v')\nredis.call('XADD', KEYS[1], 1, 'f', 'v')\n" +
 			"redis.call('XADD', KEYS[1], 'MINID', '=', 5, '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', 0, 'NOMKSTREAM', '*', 'f', 'v')\n" +
 			"redis.call('XTRIM', KEYS[1], 'MINID', '~', '0')\nreturn nil\n"},
+		{"words of BITOP, BITFIELD, the MPOP and the sorted set combining commands that Redis reads", "-- @key k\n-- @key j\n-- @arg w float64\n-- @return none\n" +
+			"redis.call('BITOP', 'not', KEYS[1], KEYS[2])\nredis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT')\nredis.call('BITFIELD', KEYS[1], 'GET', 'i64', '#2', 'OVERFLOW', 'fail', 'INCRBY', 'u63', 0, -1)\n" +
+			"redis.call('BITFIELD_RO', KEYS[1], 'GET', 'u8', 0, 'GET', 'i1', 7)\nredis.call('LMPOP', 2, KEYS[1], KEYS[2], 'RIGHT', 'COUNT', 2)\n" +
+			"redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[1], KEYS[2], 'WEIGHTS', 1.5, ARGV[1], 'AGGREGATE', 'min', 'WEIGHTS', 1, 'inf')\n" +
+			"redis.call('ZINTER', 2, KEYS[1], KEYS[2], 'WITHSCORES')\nredis.call('GEOADD', KEYS[1], -180, '85.05112878', 'm', 180, -85.05112878, 'n')\nreturn nil\n"},
 		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @return none\n" +
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +
 			"redis.call('SORT', KEYS[1], 'alpha', 'limit', ARGV[1], '10', 'ASC', 'DESC', 'ALPHA')\nredis.call('SORT', KEYS[1], ARGV[2], ARGV[2])\n" +

@@ -32,7 +32,7 @@ func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any))
 			return true
 		}
 	}
-	m := grammarMatch{words: c.Args, far: -1}
+	m := grammarMatch{cmd: name, words: c.Args, far: -1, numkeys: -1}
 	ends := m.seq(args, []int{0})
 	n := len(c.Args)
 	if slices.Contains(ends, n) {
@@ -86,10 +86,78 @@ func wordText(a parse.Arg) string {
 // to the set where they get to next; far is the furthest index a reading
 // failed at, and want what it wanted there ("" for the end of the call).
 type grammarMatch struct {
+	cmd   string
 	words []parse.Arg
 	far   int
 	want  []string
+	// numkeys is the literal key count of the call (-1: none, or one the
+	// checker cannot read): the keys, and WEIGHTS' values, come that many
+	// times.
+	numkeys int
 }
+
+// grammarWords check the words of arguments the specifications type
+// loosely, or otherwise than Redis reads them ("COMMAND argument-name"):
+// ok reports whether Redis may take the word, want what it reads there.
+var grammarWords = map[string]struct {
+	want string
+	ok   func(string) bool
+}{
+	"BITFIELD encoding":    {"encoding (i1 to i64, u1 to u63)", bitfieldType},
+	"BITFIELD_RO encoding": {"encoding (i1 to i64, u1 to u63)", bitfieldType},
+	"BITFIELD offset":      {"offset (an integer of 0 or more, or # and one)", bitfieldOffset},
+	"BITFIELD_RO offset":   {"offset (an integer of 0 or more, or # and one)", bitfieldOffset},
+	"ZUNIONSTORE weight":   {"weight (a number)", weightText},
+	"ZINTERSTORE weight":   {"weight (a number)", weightText},
+	"ZUNION weight":        {"weight (a number)", weightText},
+	"ZINTER weight":        {"weight (a number)", weightText},
+}
+
+// checkBitop refuses BITOP NOT with other than one source key, which
+// Redis refuses at run time ("BITOP NOT must be called with a single source
+// key"), after the script's earlier writes. It reports whether it refused
+// nothing.
+func checkBitop(c parse.Call, name string, at func(parse.Pos, string, ...any)) bool {
+	if name != "BITOP" || len(c.Args) < 3 || c.Args[len(c.Args)-1].Expands {
+		return true
+	}
+	if op, ok := sentText(c.Args[0]); !ok || !strings.EqualFold(op, "NOT") {
+		return true
+	}
+	if n := len(c.Args) - 2; n != 1 {
+		at(c.Args[3].Pos, "BITOP NOT takes one source key, and the call gives %d: Redis refuses the call at run time (\"ERR BITOP NOT must be called with a single source key.\"), after the script's earlier writes", n)
+		return false
+	}
+	return true
+}
+
+// numericFixed reports whether the number checks (numericArgs) place the
+// argument name of command cmd among its fixed words, and report a word
+// there that is no integer themselves.
+func numericFixed(cmd, name string) bool {
+	return slices.ContainsFunc(numericArgs[cmd].fixed, func(w argWord) bool { return w.name == name })
+}
+
+// bitfieldType reports whether Redis reads s as a BITFIELD type
+// (getBitfieldTypeFromArgument): i1 to i64, u1 to u63, lower case.
+func bitfieldType(s string) bool {
+	if s == "" || s[0] != 'i' && s[0] != 'u' {
+		return false
+	}
+	bits, ok := string2ll(s[1:])
+	return ok && bits >= 1 && (bits <= 63 || s[0] == 'i' && bits == 64)
+}
+
+// bitfieldOffset reports whether Redis reads s as a BITFIELD offset: an
+// integer of 0 or more, with a leading # to count in units of the type.
+func bitfieldOffset(s string) bool {
+	v, ok := string2ll(strings.TrimPrefix(s, "#"))
+	return ok && v >= 0
+}
+
+// weightText reports whether Redis reads s as a weight (a double, not NaN;
+// the specifications type it as an integer).
+func weightText(s string) bool { return numberText(s, false) }
 
 func (m *grammarMatch) fail(i int, want string) {
 	if i > m.far {
@@ -115,9 +183,22 @@ func (m *grammarMatch) value(i int, n argNode) bool {
 		m.fail(i, n.name)
 		return false
 	}
-	if a := m.words[i]; n.kind == 'i' && notInteger(a) {
+	a := m.words[i]
+	if w, ok := grammarWords[m.cmd+" "+n.name]; ok {
+		if t, known := sentText(a); known && !w.ok(t) {
+			m.fail(i, w.want)
+			return false
+		}
+		return true
+	}
+	if n.kind == 'i' && notInteger(a) && !numericFixed(m.cmd, n.name) {
 		m.fail(i, n.name+" (an integer)")
 		return false
+	}
+	if n.name == "numkeys" {
+		if v, ok := literalInt(a); ok && v >= 1 && v < int64(len(m.words)-i) {
+			m.numkeys = int(v)
+		}
 	}
 	return true
 }
@@ -176,10 +257,18 @@ func hoist(run []argNode) []argNode {
 	return append(out, lifted...)
 }
 
-// required matches n once (not left out), or more times if it repeats.
+// required matches n once (not left out), or more times if it repeats:
+// the keys after a literal key count, and WEIGHTS' values, as many times as
+// it says.
 func (m *grammarMatch) required(n argNode, from []int) []int {
 	out := m.once(n, from, true)
 	if !n.multiple {
+		return out
+	}
+	if m.numkeys > 0 && (n.name == "key" || n.name == "weight") {
+		for range m.numkeys - 1 {
+			out = m.once(n, out, n.multiToken || n.token == "")
+		}
 		return out
 	}
 	frontier := out
@@ -219,6 +308,13 @@ func (m *grammarMatch) once(n argNode, from []int, withToken bool) []int {
 		case 'o':
 			for _, alt := range n.args {
 				add(m.seq([]argNode{alt}, []int{i})...)
+				// An optional keyword that opens a block may come alone
+				// (BITFIELD's OVERFLOW, which sets what follows).
+				if alt.kind == 'b' && alt.token == "" && len(alt.args) > 1 && alt.args[0].optional && alt.args[0].token != "" {
+					lone := alt.args[0]
+					lone.optional = false
+					add(m.seq([]argNode{lone}, []int{i})...)
+				}
 			}
 		case 'b':
 			add(m.seq(n.args, []int{i})...)

@@ -10,14 +10,14 @@ import (
 	"github.com/scriptlock/scriptlock/gen/parse"
 )
 
-// grammarRefuses runs checkGrammar (then checkStreamArgs) on a call of literal words (the command
+// grammarRefuses runs checkGrammar (then checkStreamArgs and checkBitop) on a call of literal words (the command
 // name first) and returns its message, "" when it takes the call.
 func grammarRefuses(words []string) string {
 	var msg string
 	at := func(_ parse.Pos, format string, args ...any) { msg = format }
 	name := strings.ToUpper(words[0])
-	if checkGrammar(literalCall(words), name, at) {
-		checkStreamArgs(literalCall(words), name, at)
+	if checkGrammar(literalCall(words), name, at) && checkStreamArgs(literalCall(words), name, at) {
+		checkBitop(literalCall(words), name, at)
 	}
 	return msg
 }
@@ -89,22 +89,39 @@ func TestKeyCountAgreesWithServer(t *testing.T) {
 // TestCheckAccepts' taken by both.
 func TestGrammarAgreesWithServer(t *testing.T) {
 	run := commandRunner(t, nil)
-	for _, name := range slices.Sorted(maps.Keys(grammarArgs)) {
-		if !slices.Contains([]string{"SORT", "SORT_RO", "XADD"}, name) {
-			t.Errorf("%s is in grammarArgs but not run here: add its words", name)
-		}
-	}
-	alphabets := []struct {
+	type alphabet struct {
 		head  []string
 		words []string
 		max   int
 		tail  []string
-	}{
+	}
+	alphabets := []alphabet{
 		{[]string{"SORT", "k"}, []string{"BY", "LIMIT", "GET", "ASC", "ALPHA", "STORE", "1", "01", "x"}, 3, nil},
 		{[]string{"SORT_RO", "k"}, []string{"BY", "LIMIT", "GET", "DESC", "STORE", "1", "x"}, 3, nil},
 		{[]string{"XADD", "k"}, []string{"NOMKSTREAM", "MAXLEN", "~", "LIMIT", "*", "1", "f"}, 4, nil},
 		{[]string{"XADD", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "0-0", "0", "abc", "-1", "01", "*"}, 3, []string{"f", "v"}},
 		{[]string{"XTRIM", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "0-0", "1-*", "abc", "-1", "01", "+"}, 3, nil},
+		{[]string{"BITOP"}, []string{"AND", "NOT", "NAND", "d", "k"}, 4, nil},
+		{[]string{"BITFIELD", "k"}, []string{"GET", "SET", "INCRBY", "OVERFLOW", "SAT", "u8", "i64", "u64", "x8", "0", "#1", "-1"}, 3, nil},
+		{[]string{"BITFIELD", "k", "OVERFLOW", "FAIL"}, []string{"GET", "SET", "INCRBY", "OVERFLOW", "WRAP", "i8", "U8", "0", "01"}, 3, nil},
+		{[]string{"BITFIELD_RO", "k"}, []string{"GET", "SET", "u8", "u63", "i65", "x8", "0", "#1", "-1"}, 3, nil},
+		{[]string{"BITFIELD_RO", "k", "GET"}, []string{"GET", "u8", "u64", "#1", "1.5"}, 4, nil},
+		{[]string{"LMPOP"}, []string{"1", "2", "k", "LEFT", "MIN", "COUNT"}, 4, nil},
+		{[]string{"LMPOP", "1", "k"}, []string{"LEFT", "RIGHT", "COUNT", "1", "0", "x"}, 3, nil},
+		{[]string{"BLMPOP", "0"}, []string{"1", "2", "k", "RIGHT", "COUNT"}, 4, nil},
+		{[]string{"ZMPOP"}, []string{"1", "2", "k", "MAX", "LEFT", "COUNT"}, 4, nil},
+		{[]string{"BZMPOP", "0", "1", "k"}, []string{"MIN", "MAX", "COUNT", "1", "x"}, 3, nil},
+		{[]string{"ZUNIONSTORE", "d"}, []string{"1", "2", "k", "WEIGHTS", "AGGREGATE", "SUM", "1.5"}, 4, nil},
+		{[]string{"ZINTERSTORE", "d", "2", "k", "j"}, []string{"WEIGHTS", "AGGREGATE", "MIN", "AVG", "WITHSCORES", "1", "x"}, 3, nil},
+		{[]string{"ZUNION"}, []string{"1", "2", "k", "WEIGHTS", "AGGREGATE", "WITHSCORES"}, 4, nil},
+		{[]string{"ZINTER", "1", "k"}, []string{"WEIGHTS", "AGGREGATE", "MAX", "WITHSCORES", "1", "x"}, 3, nil},
+		{[]string{"ZDIFF"}, []string{"1", "2", "k", "WITHSCORES", "WEIGHTS", "AGGREGATE"}, 4, nil},
+		{[]string{"ZDIFFSTORE", "d"}, []string{"1", "2", "k", "WITHSCORES", "WEIGHTS"}, 3, nil},
+	}
+	for _, name := range slices.Sorted(maps.Keys(grammarArgs)) {
+		if !slices.ContainsFunc(alphabets, func(a alphabet) bool { return a.head[0] == name }) {
+			t.Errorf("%s is in grammarArgs but not run here: add its words", name)
+		}
 	}
 	refused, calls, missed := 0, 0, 0
 	for _, a := range alphabets {
@@ -168,6 +185,23 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"XADD", "k", "MAXLEN", "01", "*", "f", "v"},
 		{"XADD", "k", "MAXLEN", "-1", "*", "f", "v"},
 		{"XADD", "k", "MAXLEN", "~", "5", "LIMIT", "-1", "*", "f", "v"},
+		{"BITOP", "NAND", "d", "k"},
+		{"BITOP", "NOT", "d", "k", "j"},
+		{"BITFIELD", "k", "GET", "u8"},
+		{"BITFIELD", "k", "GET", "x8", "0"},
+		{"BITFIELD", "k", "SET", "u64", "0", "1"},
+		{"BITFIELD", "k", "OVERFLOW", "NONE"},
+		{"BITFIELD_RO", "k", "GET", "i8", "-1"},
+		{"LMPOP", "1", "k", "UP"},
+		{"LMPOP", "1", "k", "LEFT", "COUNT"},
+		{"BZMPOP", "0", "1", "k", "LEFT"},
+		{"ZMPOP", "2", "k", "j", "MIN", "COUNT"},
+		{"ZUNIONSTORE", "d", "2", "k", "j", "WEIGHTS", "1"},
+		{"ZUNIONSTORE", "d", "1", "k", "WEIGHTS", "1", "2"},
+		{"ZINTERSTORE", "d", "1", "k", "WEIGHTS", "x"},
+		{"ZUNION", "1", "k", "AGGREGATE", "AVG"},
+		{"ZINTER", "1", "k", "j"},
+		{"ZDIFF", "1", "k", "WEIGHTS", "1"},
 		{"XTRIM", "k", "MINID", "abc"},
 		{"XTRIM", "k", "MINID", "-"},
 		{"XADD", "k", "MINID", "+", "*", "f", "v"},
@@ -190,6 +224,18 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"SORT", "k", "alpha", "limit", "0", "10", "ASC", "DESC", "ALPHA"},
 		{"SORT", "k", "STORE", "d", "LIMIT", "0", "1"},
 		{"SORT_RO", "k", "BY", "ALPHA", "ALPHA"},
+		{"BITOP", "not", "d", "k"},
+		{"BITOP", "XOR", "d", "k", "j", "NOT"},
+		{"BITFIELD", "k", "OVERFLOW", "SAT"},
+		{"BITFIELD", "k", "GET", "i64", "#2", "OVERFLOW", "fail", "INCRBY", "u63", "0", "-1"},
+		{"BITFIELD", "k"},
+		{"BITFIELD_RO", "k", "GET", "u8", "0", "GET", "i1", "7"},
+		{"LMPOP", "2", "k", "LEFT", "RIGHT"},
+		{"BLMPOP", "0", "1", "k", "right", "COUNT", "2"},
+		{"ZMPOP", "1", "COUNT", "MAX"},
+		{"ZUNIONSTORE", "d", "2", "k", "j", "WEIGHTS", "1.5", "-2", "AGGREGATE", "min", "WEIGHTS", "1", "inf"},
+		{"ZINTER", "2", "k", "WEIGHTS", "WEIGHTS", "1", "2", "WITHSCORES"},
+		{"ZDIFF", "2", "k", "WITHSCORES"},
 		{"XADD", "k", "0-*", "f", "v"},
 		{"XADD", "k", "01", "f", "v"},
 		{"XADD", "k", " 1-+2", "f", "v"},

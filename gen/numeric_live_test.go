@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +59,19 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		if w.kind == 'd' {
 			if probe, err := try("1.5"); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), which the table types as a double: %v", label, "1.5", w.name, probe, err))
+			}
+			if r, ok := coordRange[w.name]; ok && strings.HasPrefix(arg, "GEOADD ") {
+				for _, v := range []float64{r[0], r[1], r[0] - 1e-7, r[1] + 1e-7} {
+					word := strconv.FormatFloat(v, 'f', -1, 64)
+					lit := word
+					var refused bool
+					checkDouble(parse.Arg{Literal: &lit, Exact: true}, w, label, strings.TrimSuffix(arg, " "+w.name), nil, func(parse.Pos, string, ...any) { refused = true }, nil)
+					probe, err := try(word)
+					if refused != (err != nil) {
+						problems = append(problems, fmt.Sprintf("%s: the checker refuses %q as %s: %v, Redis answers %v (%v)", label, word, w.name, refused, err, probe))
+					}
+				}
+				covered[label+" range"] = true
 			}
 			switch probe, err := try("(1"); {
 			case err == nil && !openRangeOK[arg]:
@@ -210,7 +224,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"ZRANGEBYSCORE LIMIT offset", "ZRANGEBYSCORE LIMIT count", "HSCAN COUNT count", "LPOS RANK rank",
 		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
 		"ZADD NX XX", "ZADD GT LT", "ZADD GT NX", "ZADD LT NX", "ZADD INCR twice", "GEOADD NX XX",
-		"ZADD incomplete group", "ZUNIONSTORE numkeys", "GEOADD incomplete group",
+		"ZADD incomplete group", "ZUNIONSTORE numkeys", "GEOADD longitude range", "GEOADD latitude range", "GEOADD incomplete group",
 		"INCRBYFLOAT increment", "HINCRBYFLOAT increment", "ZCOUNT min", "ZRANGEBYSCORE max", "ZREMRANGEBYSCORE min",
 	} {
 		if !covered[must] {

@@ -514,7 +514,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
 	// One cause per call: the option checks run when the words fit.
-	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) {
+	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) && checkBitop(c, info.name, at) {
 		checkOptionNeeds(c, info.name, at)
 	}
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
@@ -1302,6 +1302,10 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 	if a.Exact {
 		if a.NotString == "" && !numberText(*a.Literal, open) {
 			at(a.Pos, "%s reads %s there (%s), and %q is none: Redis refuses the call at run time", where, numberWord(w), w.name, *a.Literal)
+		} else if r, ok := coordRange[w.name]; ok && name == "GEOADD" {
+			if f, ok := doubleValue(a); ok && (f < r[0] || f > r[1]) {
+				at(a.Pos, "%s reads a %s there, from %s to %s, and %s is out of that range: Redis refuses the call at run time (\"ERR invalid longitude,latitude pair ...\"), after the script's earlier writes", where, w.name, strconv.FormatFloat(r[0], 'f', -1, 64), strconv.FormatFloat(r[1], 'f', -1, 64), *a.Literal)
+			}
 		}
 		return
 	}
@@ -1316,6 +1320,24 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 		}
 		warn(a.Pos, "%s reads %s there (%s), and ARGV[%d] is @arg %s %s: a value that is no number fails at run time; declare @arg %s %s", where, numberWord(w), w.name, n, p.Name, p.Type.String(), p.Name, want)
 	}
+}
+
+// coordRange are the longitudes and latitudes GEOADD takes: EPSG:3785
+// leaves out the poles.
+// TestNumericArgsAgreeWithServer runs each end, and just beyond it.
+var coordRange = map[string][2]float64{
+	"longitude": {-180, 180},
+	"latitude":  {-85.05112878, 85.05112878},
+}
+
+// doubleValue is the number Redis reads from a literal argument (strtod's
+// decimal forms), ok false when the checker does not read it.
+func doubleValue(a parse.Arg) (float64, bool) {
+	if a.Number {
+		return luaNumber(*a.Literal)
+	}
+	f, err := strconv.ParseFloat(*a.Literal, 64)
+	return f, err == nil && !strings.ContainsAny(*a.Literal, "_xXpP")
 }
 
 // numberWord names what a number argument holds, for messages.

@@ -177,11 +177,18 @@
 //     (a member written before its score, a misspelt option), no two options
 //     exclude each other (NX and XX; ZADD's NX and GT) and ZADD INCR has one
 //     pair; a string or bytes @arg there is a warning;
-//   - the words of XADD, SORT and SORT_RO fit the command's argument
-//     specification in some reading (options in any order; a word the
-//     checker cannot read may be anything): no odd field-value list, no
-//     missing ID, no option without its value (SORT k LIMIT 0), no unknown
-//     word, no word that is no integer where Redis reads one;
+//   - the words of XADD, SORT, SORT_RO, BITOP, BITFIELD, BITFIELD_RO,
+//     LMPOP, BLMPOP, ZMPOP, BZMPOP, ZUNIONSTORE, ZINTERSTORE, ZUNION, ZINTER,
+//     ZDIFF and ZDIFFSTORE fit the command's argument specification in some
+//     reading (options in any order; a word the checker cannot read may be
+//     anything): no odd field-value list, no missing ID, no option without
+//     its value (SORT k LIMIT 0, BITFIELD k GET u8), no unknown word (BITOP
+//     NAND, LMPOP 1 k UP, AGGREGATE AVG), no word that is no integer where
+//     Redis reads one, no BITFIELD type but i1 to i64 and u1 to u63, as many
+//     keys and WEIGHTS values as a literal key count says, and one source
+//     key for BITOP NOT;
+//   - a literal GEOADD longitude is within -180 and 180, a latitude within
+//     -85.05112878 and 85.05112878;
 //   - XADD's and XTRIM's options, read as Redis reads them up to the first
 //     word the checker cannot read, have an integer of 0 or more after
 //     MAXLEN and LIMIT and a stream ID after MINID, and XADD's entry ID is

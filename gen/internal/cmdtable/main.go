@@ -925,7 +925,10 @@ func optionSigOf(args []argJSON) string {
 // option, group and number tables cannot place (keywords in any order among
 // values, repeated keywords, a repeated block after them), each checked
 // against a server by gen's TestGrammarAgreesWithServer.
-var grammarCommands = []string{"SORT", "SORT_RO", "XADD"}
+var grammarCommands = []string{
+	"BITFIELD", "BITFIELD_RO", "BITOP", "BLMPOP", "BZMPOP", "LMPOP", "SORT", "SORT_RO", "XADD",
+	"ZDIFF", "ZDIFFSTORE", "ZINTER", "ZINTERSTORE", "ZMPOP", "ZUNION", "ZUNIONSTORE",
+}
 
 // argNodesExpr renders arguments as a []argNode literal.
 func argNodesExpr(args []argJSON) string {
