@@ -251,6 +251,7 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		flags, ok := checkShebang(pf.Shebang, at, warn)
 		s.Flagged, s.Flags = true, flags
 		rules.noWrites = slices.Contains(flags, "no-writes")
+		rules.noCluster = slices.Contains(flags, "no-cluster")
 		if ok && s.ReadOnly && !rules.noWrites {
 			at(pf.Shebang.Pos, "the #!lua line has no flag no-writes, but @readonly (line %d) makes the callers use EVALSHA_RO, which Redis refuses for such a script (\"ERR Can not execute a script with write flag using *_ro command.\"): add flags=no-writes to the #!lua line, or drop the line", seen["readonly"].Line)
 		}

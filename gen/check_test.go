@@ -864,6 +864,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
+			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:29: SORT BY "w_*" reads keys the pattern names, which Redis Cluster refuses ("ERR BY option of SORT denied in Cluster mode."), after the script's earlier writes: sort by the values themselves and read the other keys in the script (passed in KEYS), or mark the script @cluster-unsafe if it never runs on Redis Cluster`,
+				`scripts/x.lua:4:47: SORT_RO GET reads keys a pattern names, which Redis Cluster refuses ("ERR GET option of SORT denied in Cluster mode."), after the script's earlier writes: sort by the values themselves and read the other keys in the script (passed in KEYS), or mark the script @cluster-unsafe if it never runs on Redis Cluster`,
+			},
+		},
+		{
 			name: "SORT words that fit no reading of its syntax",
 			src: "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\nredis.call('SORT', KEYS[1], 'LIMIT', 0)\nredis.call('SORT', KEYS[1], 'BY', ARGV[1], 'GET')\n" +
 				"redis.call('SORT', KEYS[1], 'ALPHA', 'STORE')\nredis.call('SORT', KEYS[1], 'LIMIT', 'x', 10)\nredis.call('SORT', KEYS[1], 'REVERSE')\n" +
@@ -1053,6 +1061,9 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('XADD', KEYS[1], 'MAXLEN', 5, 'NOMKSTREAM', '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'LIMIT', 10, 'MINID', '~', '0-1', '1-*', 'f', 'v')\n" +
 			"redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'f', 'v')\nredis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))\n" +
 			"redis.call('XADD', KEYS[1], ARGV[1], ARGV[1], ARGV[1], 'f', 'v')\nreturn nil\n"},
+		{"SORT words Redis Cluster takes", "-- @key k\n-- @key dst\n-- @arg p string\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'STORE', KEYS[2])\n" +
+			"redis.call('SORT_RO', KEYS[1], 'ALPHA', 'DESC', 'BY', ARGV[1])\nredis.call('SORT', KEYS[1], 'STORE', 'GET')\nreturn nil\n"},
+		{"SORT GET in a script Redis Cluster refuses", "#!lua flags=no-cluster\n-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'GET', '#')\nreturn nil\n"},
 		{"XADD and XTRIM IDs and counts Redis reads", "-- @key s\n-- @arg id string\n-- @return none\nredis.call('XADD', KEYS[1], '0-*', 'f', 'v')\nredis.call('XADD', KEYS[1], 1, 'f', 'v')\n" +
 			"redis.call('XADD', KEYS[1], 'MINID', '=', 5, '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', 0, 'NOMKSTREAM', '*', 'f', 'v')\n" +
 			"redis.call('XTRIM', KEYS[1], 'MINID', '~', '0')\nreturn nil\n"},
@@ -1061,7 +1072,7 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('BITFIELD_RO', KEYS[1], 'GET', 'u8', 0, 'GET', 'i1', 7)\nredis.call('LMPOP', 2, KEYS[1], KEYS[2], 'RIGHT', 'COUNT', 2)\n" +
 			"redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[1], KEYS[2], 'WEIGHTS', 1.5, ARGV[1], 'AGGREGATE', 'min', 'WEIGHTS', 1, 'inf')\n" +
 			"redis.call('ZINTER', 2, KEYS[1], KEYS[2], 'WITHSCORES')\nredis.call('GEOADD', KEYS[1], -180, '85.05112878', 'm', 180, -85.05112878, 'n')\nreturn nil\n"},
-		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @return none\n" +
+		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @cluster-unsafe\n-- @return none\n" +
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +
 			"redis.call('SORT', KEYS[1], 'alpha', 'limit', ARGV[1], '10', 'ASC', 'DESC', 'ALPHA')\nredis.call('SORT', KEYS[1], ARGV[2], ARGV[2])\n" +
 			"redis.call('SORT', KEYS[1], 'STORE', KEYS[2], 'LIMIT', 0, 1)\nredis.call('SORT_RO', KEYS[1], 'BY', 'ALPHA', 'ALPHA')\nredis.call('SORT', KEYS[1])\nreturn nil\n"},

@@ -1,12 +1,14 @@
 package gen
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/redis/rueidis"
 
+	"github.com/scriptlock/scriptlock/gen/parse"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -64,5 +66,59 @@ func TestClusterUnsafeAgreesWithServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSortClusterAgreesWithServer runs SORT and SORT_RO calls on a Redis
+// Cluster from a script on a key its node serves: Redis refuses each call
+// checkSortCluster refuses, with the answer its message quotes, and runs
+// each it takes.
+func TestSortClusterAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	cluster := redistest.Cluster(t, 3)
+	node := cluster.Nodes[0]
+	prefix := redistest.Prefix(t)
+	key := ""
+	for i := 0; key == "" && i < 1000; i++ {
+		k := prefix + strconv.Itoa(i)
+		if err := node.Do(t, "GET", k).Error(); err == nil || rueidis.IsRedisNil(err) {
+			key = k // node 0's slot (no MOVED)
+		}
+	}
+	if key == "" {
+		t.Fatal("no key that node 0 serves")
+	}
+	for _, words := range [][]string{
+		{"SORT", "BY", "w_*"},
+		{"SORT", "GET", "#"},
+		{"SORT", "ALPHA", "GET", "o_*"},
+		{"SORT_RO", "LIMIT", "0", "1", "GET", "#"},
+		{"SORT_RO", "BY", "w_*", "ALPHA"},
+		{"SORT", "BY", "nosort"},
+		{"SORT", "BY", "nosort", "LIMIT", "0", "1", "DESC", "ALPHA"},
+		{"SORT_RO", "BY", "x"},
+		{"SORT", "ALPHA"},
+	} {
+		var msg string
+		call := literalCall(append([]string{words[0], key}, words[1:]...))
+		checkSortCluster(call, words[0], func(_ parse.Pos, format string, args ...any) {
+			msg = fmt.Sprintf(format, args...)
+		})
+		args := append([]string{"EVAL", "return redis.call(unpack(ARGV))", "1", key, words[0], key}, words[1:]...)
+		err := node.Do(t, args...).Error()
+		if rueidis.IsRedisNil(err) {
+			err = nil
+		}
+		switch {
+		case msg == "" && err != nil:
+			t.Errorf("%v: the checker takes it, but Redis answers %v", words, err)
+		case msg != "" && err == nil:
+			t.Errorf("%v: Redis runs it, but the checker refuses it: %s", words, msg)
+		case msg != "":
+			answer, _, _ := strings.Cut(err.Error(), " script: ")
+			if !strings.Contains(msg, `("ERR `+answer+`")`) {
+				t.Errorf("%v: Redis answers %q, not what the message quotes: %s", words, err, msg)
+			}
+		}
 	}
 }

@@ -477,3 +477,52 @@ func checkOptionNeeds(c parse.Call, name string, at func(parse.Pos, string, ...a
 		at(given[w].Pos, "%s's option %s needs %s among the options, and the call gives none: Redis refuses the call at run time (\"ERR syntax error, ...\"), after the script's earlier writes", name, w, orList(needs))
 	}
 }
+
+// checkSortCluster refuses SORT's and SORT_RO's GET, and BY with a pattern
+// (a "*" in it; BY nosort sorts nothing and is fine), in a script that may
+// run on Redis Cluster (not @cluster-unsafe, no flag no-cluster): they read
+// keys the pattern names, in any slot, so Redis Cluster refuses them ("BY
+// option of SORT denied in Cluster mode."). The words are read as Redis
+// reads them, up to the first the checker cannot read.
+func checkSortCluster(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	if name != "SORT" && name != "SORT_RO" {
+		return
+	}
+	const fix = "sort by the values themselves and read the other keys in the script (passed in KEYS), or mark the script @cluster-unsafe if it never runs on Redis Cluster"
+	n := len(c.Args)
+	if n > 0 && c.Args[n-1].Expands {
+		n--
+	}
+	for j := 1; j < n; j++ {
+		w, ok := sentText(c.Args[j])
+		if !ok {
+			return
+		}
+		left := len(c.Args) - j - 1
+		switch opt := strings.ToUpper(w); {
+		case opt == "ASC" || opt == "DESC" || opt == "ALPHA":
+		case opt == "LIMIT" && left >= 2:
+			j += 2
+		case opt == "STORE" && left >= 1 && name == "SORT":
+			j++
+		case opt == "BY" && left >= 1:
+			j++
+			if j >= n {
+				return
+			}
+			p, ok := sentText(c.Args[j])
+			if !ok {
+				return
+			}
+			if strings.Contains(p, "*") {
+				at(c.Args[j-1].Pos, "%s BY %q reads keys the pattern names, which Redis Cluster refuses (\"ERR BY option of SORT denied in Cluster mode.\"), after the script's earlier writes: %s", name, p, fix)
+				return
+			}
+		case opt == "GET" && left >= 1:
+			at(c.Args[j].Pos, "%s GET reads keys a pattern names, which Redis Cluster refuses (\"ERR GET option of SORT denied in Cluster mode.\"), after the script's earlier writes: %s", name, fix)
+			return
+		default:
+			return
+		}
+	}
+}

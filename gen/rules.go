@@ -19,11 +19,14 @@ type scriptRules struct {
 	// writes whatever command runs it.
 	noWrites      bool
 	clusterUnsafe bool
-	commands      []string // @commands: what a dynamic command name may be
-	commandsPos   parse.Pos
-	errorPos      map[string]parse.Pos
-	ret           Type
-	haveReturn    bool // @return parsed without error
+	// noCluster is the script flag no-cluster: Redis Cluster refuses the
+	// script before it runs.
+	noCluster   bool
+	commands    []string // @commands: what a dynamic command name may be
+	commandsPos parse.Pos
+	errorPos    map[string]parse.Pos
+	ret         Type
+	haveReturn  bool // @return parsed without error
 	// args are the @arg declarations; nil when they have errors.
 	args []Param
 }
@@ -516,6 +519,9 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	// One cause per call: the option checks run when the words fit.
 	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) && checkBitop(c, info.name, at) {
 		checkOptionNeeds(c, info.name, at)
+	}
+	if !r.clusterUnsafe && !r.noCluster {
+		checkSortCluster(c, info.name, at)
 	}
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
 		return

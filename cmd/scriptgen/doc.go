@@ -189,6 +189,9 @@
 //     key for BITOP NOT;
 //   - a literal GEOADD longitude is within -180 and 180, a latitude within
 //     -85.05112878 and 85.05112878;
+//   - SORT and SORT_RO have no GET, and no BY with a pattern (a * in it),
+//     unless the script is @cluster-unsafe or flagged no-cluster: Redis
+//     Cluster refuses them;
 //   - XADD's and XTRIM's options, read as Redis reads them up to the first
 //     word the checker cannot read, have an integer of 0 or more after
 //     MAXLEN and LIMIT and a stream ID after MINID, and XADD's entry ID is
