@@ -4,9 +4,10 @@
 //
 // Both front ends lock order:<id> through the scriptlock middleware (echolock,
 // grpclock) and then run Service.Recharge: claim the order with the lock's
-// fencing token and read it; if it is paid answer "already processed"; else
-// work, then in one transaction mark it paid, where it still carries the
-// token, credit the account and record the payment. A holder whose lease ran
+// fencing token and read it; if it is paid answer "already processed"; if it
+// is not unpaid either, refuse it (ErrNotPayable); else work, then in one
+// transaction mark it paid, where it still carries the token and is still
+// unpaid, credit the account and record the payment. A holder whose lease ran
 // out while it worked finds a newer token on the order and writes nothing
 // (ErrStaleFence). The payment records the idempotency.RequestID of the
 // request that paid, so a retry of that request whose answer was lost (its

@@ -24,7 +24,8 @@ type RechargeJSON struct {
 // Answers: 200 with RechargeJSON (a retry of a request whose process paid
 // the order and died before its answer was stored gets that answer again,
 // with Idempotent-Replayed: true); 400 for an id that is not a positive
-// integer; 404 for an unknown order; 409 while the order's lock stays held
+// integer; 404 for an unknown order; 409 for an order neither unpaid nor
+// paid (cancelled, ...), while the order's lock stays held
 // for the whole wait (Retry-After), while a request with the same
 // Idempotency-Key runs, or when this request's lock expired and a newer
 // holder took the order over (nothing was written: retry); 503 when Redis
@@ -64,6 +65,8 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 	switch {
 	case errors.Is(err, ErrOrderNotFound):
 		return echo.NewHTTPError(http.StatusNotFound, "order not found")
+	case errors.Is(err, ErrNotPayable):
+		return echo.NewHTTPError(http.StatusConflict, "order is not payable (neither unpaid nor paid)").SetInternal(err)
 	case errors.Is(err, ErrStaleFence):
 		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
 	case err != nil:

@@ -3,6 +3,7 @@ package recharge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
@@ -94,7 +95,8 @@ func (s *Service) Counts() Counts {
 // (the middleware's): its fencing token guards the writes.
 //
 //  1. Claim the order with the token (UPDATE ... SET fence = token WHERE
-//     fence < token) and read it. Paid: answer AlreadyProcessed, or, when
+//     fence < token) and read it. Neither unpaid nor paid (cancelled, ...):
+//     ErrNotPayable. Paid: answer AlreadyProcessed, or, when
 //     the payment was made by this same idempotent request
 //     (idempotency.RequestID in ctx) whose answer was lost, that request's
 //     answer again (Credited, its fence, Replayed).
@@ -142,6 +144,9 @@ func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
 			}
 		}
 		return Result{Order: o, Outcome: AlreadyProcessed, Fence: token}, nil
+	}
+	if o.Status != StatusUnpaid && !s.Unsafe {
+		return Result{Order: o, Fence: token}, fmt.Errorf("%w: order %d is %q", ErrNotPayable, orderID, o.Status)
 	}
 	work := s.Work
 	if work == nil {

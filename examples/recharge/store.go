@@ -30,6 +30,9 @@ var (
 	// ErrBalanceOverflow: the credit would take the account's balance past
 	// the largest BIGINT; nothing was written.
 	ErrBalanceOverflow = errors.New("recharge: credit would overflow the account balance")
+	// ErrNotPayable: the order is neither unpaid nor paid (cancelled,
+	// refunded, ...): only an unpaid order is paid; nothing was written.
+	ErrNotPayable = errors.New("recharge: order is not in a payable state")
 )
 
 // Payment is one row of payments, written by Pay with the order's status:
@@ -208,9 +211,10 @@ func (s *Store) Claim(ctx context.Context, id, token int64) (Order, error) {
 
 // Pay marks the claimed order paid and credits its account, in one
 // transaction. The order update only matches while the order still carries
-// token (UPDATE orders SET status = 'paid' WHERE id = ? AND fence = token);
-// when a newer holder has claimed it since, nothing is written and Pay
-// returns ErrStaleFence.
+// token and is unpaid (UPDATE orders SET status = 'paid' WHERE id = ? AND
+// fence = token AND status = 'unpaid'); when a newer holder has claimed it
+// since, nothing is written and Pay returns ErrStaleFence, and when it is
+// not unpaid (paid already, cancelled, ...) ErrNotPayable.
 //
 // The same transaction records the payment (see Payment): token and
 // request, the idempotency.RequestID of the request paying ("" for none), so
@@ -231,7 +235,7 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	if token == 0 {
 		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ?`), o.ID)
 	} else {
-		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND fence = ?`), o.ID, token)
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND fence = ? AND status = 'unpaid'`), o.ID, token)
 	}
 	if err != nil {
 		return err
@@ -242,7 +246,18 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	case n == 0 && token == 0:
 		return ErrOrderNotFound
 	case n == 0:
-		return ErrStaleFence // deferred Rollback: nothing of this holder's is written
+		// deferred Rollback: nothing of this holder's is written
+		var fence int64
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT fence FROM orders WHERE id = ?`), o.ID).Scan(&fence); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrOrderNotFound
+			}
+			return err
+		}
+		if fence != token {
+			return ErrStaleFence
+		}
+		return ErrNotPayable
 	}
 	if o.Amount <= 0 {
 		return fmt.Errorf("recharge: credit account %d: amount %d is not positive", o.AccountID, o.Amount)
