@@ -214,7 +214,9 @@ func (s *Store) Claim(ctx context.Context, id, token int64) (Order, error) {
 // token and is unpaid (UPDATE orders SET status = 'paid' WHERE id = ? AND
 // fence = token AND status = 'unpaid'); when a newer holder has claimed it
 // since, nothing is written and Pay returns ErrStaleFence, and when it is
-// not unpaid (paid already, cancelled, ...) ErrNotPayable.
+// not unpaid (paid already, cancelled, ...) ErrNotPayable. The account
+// credited and the amount are the order row's, returned by that update; an o
+// whose AccountID or Amount differ from them is refused, nothing written.
 //
 // The same transaction records the payment (see Payment): token and
 // request, the idempotency.RequestID of the request paying ("" for none), so
@@ -231,21 +233,20 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 		return err
 	}
 	defer tx.Rollback()
-	var res sql.Result
+	// The credit is the order's own account and amount, read back from the
+	// row this statement marks paid, never the caller's copy of the order.
+	var account, amt int64
 	if token == 0 {
-		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ?`), o.ID)
+		err = tx.QueryRowContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? RETURNING account_id, amount`), o.ID).
+			Scan(&account, &amt)
 	} else {
-		res, err = tx.ExecContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND fence = ? AND status = 'unpaid'`), o.ID, token)
+		err = tx.QueryRowContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND fence = ? AND status = 'unpaid' RETURNING account_id, amount`), o.ID, token).
+			Scan(&account, &amt)
 	}
-	if err != nil {
-		return err
-	}
-	switch n, err := res.RowsAffected(); {
-	case err != nil:
-		return err
-	case n == 0 && token == 0:
+	switch {
+	case errors.Is(err, sql.ErrNoRows) && token == 0:
 		return ErrOrderNotFound
-	case n == 0:
+	case errors.Is(err, sql.ErrNoRows):
 		// deferred Rollback: nothing of this holder's is written
 		var fence int64
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT fence FROM orders WHERE id = ?`), o.ID).Scan(&fence); err != nil {
@@ -258,6 +259,12 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 			return ErrStaleFence
 		}
 		return ErrNotPayable
+	case err != nil:
+		return err
+	}
+	if account != o.AccountID || amt != o.Amount {
+		return fmt.Errorf("recharge: order %d is %d for account %d, not %d for account %d: not paid",
+			o.ID, amt, account, o.Amount, o.AccountID)
 	}
 	if o.Amount <= 0 {
 		return fmt.Errorf("recharge: credit account %d: amount %d is not positive", o.AccountID, o.Amount)
@@ -265,7 +272,7 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	// The balance must stay an exact BIGINT: SQLite turns an overflowing
 	// integer sum into a floating-point number instead of failing, so the
 	// bound is checked here, the same way on every database.
-	res, err = tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance <= ?`),
+	res, err := tx.ExecContext(ctx, s.q(`UPDATE accounts SET balance = balance + ? WHERE id = ? AND balance <= ?`),
 		o.Amount, o.AccountID, math.MaxInt64-o.Amount)
 	if err != nil {
 		return err
