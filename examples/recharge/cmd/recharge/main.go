@@ -43,7 +43,7 @@ func run() error {
 		redisURL = flag.String("redis", envOr("REDIS_URL", "redis://127.0.0.1:6379"), "Redis URL (default $REDIS_URL)")
 		sqlite   = flag.String("sqlite", "recharge.db", "SQLite database file")
 		pgDSN    = flag.String("postgres", "", "PostgreSQL DSN; replaces -sqlite")
-		seed     = flag.Int("seed", 0, "create this many unpaid orders (over 10 accounts) in an empty database")
+		seed     = flag.Int("seed", 0, "create this many unpaid orders (over 10 accounts) when the database has none")
 		unsafe   = flag.Bool("unsafe", false, "run WITHOUT the lock: duplicate requests credit an order more than once")
 		wait     = flag.Duration("wait", recharge.DefaultWait, "how long a request waits for its order's lock")
 		work     = flag.Duration("work", 10*time.Millisecond, "simulated payment processing time per credit")
@@ -67,8 +67,16 @@ func run() error {
 	}
 	defer store.Close()
 	if *seed > 0 {
-		if err := store.Seed(ctx, 10, *seed, func(i int) int64 { return int64(1000 + 10*i) }); err != nil {
-			return fmt.Errorf("seed (needs an empty database): %w", err)
+		// Only an empty database is seeded: run again on the same file, the
+		// orders it has (paid ones included) are kept as they are.
+		var n int64
+		if err := store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM orders`).Scan(&n); err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		if n > 0 {
+			log.Info("the database already has orders: -seed left it as it is", "orders", n)
+		} else if err := store.Seed(ctx, 10, *seed, func(i int) int64 { return int64(1000 + 10*i) }); err != nil {
+			return fmt.Errorf("seed: %w", err)
 		}
 	}
 
