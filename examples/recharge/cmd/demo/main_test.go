@@ -135,6 +135,7 @@ func TestDemoEmbedded(t *testing.T) {
 		t.Errorf("the demo did not say it uses the embedded server:\n%s", out)
 	}
 	checkRun(t, out, orders, dups)
+	checkDocSamples(t, out)
 }
 
 func TestDemoUnreachableRedis(t *testing.T) {
