@@ -297,11 +297,24 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	} else {
 		cmd = s.rc.B().Subscribe().Channel(channel).Build()
 	}
-	var once sync.Once
+	var confirmed atomic.Bool
 	hookCtx := rueidis.WithOnSubscriptionHook(ctx, func(ps rueidis.PubSubSubscription) {
-		if (ps.Kind == "subscribe" || ps.Kind == "ssubscribe") && ps.Channel == channel {
-			once.Do(func() { close(cs.ready) })
+		if (ps.Kind != "subscribe" && ps.Kind != "ssubscribe") || ps.Channel != channel {
+			return
 		}
+		if confirmed.CompareAndSwap(false, true) {
+			close(cs.ready)
+			return
+		}
+		// rueidis subscribed again on a new connection after the old one
+		// broke, without ending Receive: whatever was published in between
+		// is lost, so every waiter calls again now rather than at its
+		// fallback.
+		s.mu.Lock()
+		for _, w := range cs.waiters {
+			signal(w.wake)
+		}
+		s.mu.Unlock()
 	})
 	s.wg.Add(1)
 	go func() {
