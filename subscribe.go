@@ -320,6 +320,12 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	go func() {
 		defer s.wg.Done()
 		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
+		if ctx.Err() != nil && confirmed.Load() {
+			// Ended by its context (Close, or an UNSUBSCRIBE that failed):
+			// rueidis stops listening but leaves the subscription on the
+			// server, on a connection rc keeps.
+			s.unsubscribeOnServer(cs)
+		}
 		if err != nil && cs.sharded && isUnknownCommand(err) && s.onFail() {
 			err = errShardedRefused
 		}
@@ -509,13 +515,7 @@ func (s *subscriptions) unsubscribe(cs *channelSub) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	var cmd rueidis.Completed
-	if cs.sharded {
-		cmd = s.rc.B().Sunsubscribe().Channel(cs.name).Build()
-	} else {
-		cmd = s.rc.B().Unsubscribe().Channel(cs.name).Build()
-	}
-	if err := s.rc.Do(ctx, cmd).Error(); err != nil {
+	if err := s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error(); err != nil {
 		cs.stop()
 	}
 	select {
@@ -524,6 +524,21 @@ func (s *subscriptions) unsubscribe(cs *channelSub) {
 		cs.stop()
 		<-cs.done
 	}
+}
+
+func (s *subscriptions) unsubscribeCommand(cs *channelSub) rueidis.Completed {
+	if cs.sharded {
+		return s.rc.B().Sunsubscribe().Channel(cs.name).Build()
+	}
+	return s.rc.B().Unsubscribe().Channel(cs.name).Build()
+}
+
+// unsubscribeOnServer ends on the server a subscription whose receive loop
+// its context ended, bounded by a second (Close waits for it).
+func (s *subscriptions) unsubscribeOnServer(cs *channelSub) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error()
 }
 
 // close ends every subscription; the Client's context is already cancelled.
