@@ -256,11 +256,13 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 		// is lost (its waiter died, a reconnect), is the holder's remaining
 		// lease, at most a third of the waiter timeout: calling again that
 		// often also keeps the waiter set from expiring.
+		// A holder without a lease (rem 0: no expiry) gets no earlier call
+		// than that third.
 		rem, foreign, behind := r.refusal()
 		rem = max(rem, 0)
 		sleep := rem
-		if waiterTTL > 0 {
-			sleep = min(sleep, waiterTTL/3)
+		if waiterTTL > 0 && (rem == 0 || rem > waiterTTL/3) {
+			sleep = waiterTTL / 3
 		}
 		switch {
 		case wa.polite && behind:
