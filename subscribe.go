@@ -274,6 +274,10 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 // waiter and waiting for the server's confirmation of the subscription.
 var testHookJoin func(channel string, ready, done <-chan struct{})
 
+// testHookReceive, when set (tests only), runs in a subscription's receive
+// goroutine before it subscribes.
+var testHookReceive func(channel string)
+
 // testHookUnsubscribe, when set (tests only), runs in leave when the last
 // waiter of a channel is about to start its unsubscribe.
 var testHookUnsubscribe func(channel string)
@@ -319,6 +323,9 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		if testHookReceive != nil {
+			testHookReceive(channel)
+		}
 		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
 		if ctx.Err() != nil && confirmed.Load() {
 			// Ended by its context (Close, or an UNSUBSCRIBE that failed):
@@ -515,6 +522,18 @@ func (s *subscriptions) unsubscribe(cs *channelSub) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	// Not before the server confirmed the SUBSCRIBE: the receive loop may
+	// not have sent it yet, and an UNSUBSCRIBE that overtook it would leave
+	// the subscription in place.
+	select {
+	case <-cs.ready:
+	case <-cs.done:
+		return
+	case <-ctx.Done():
+		cs.stop()
+		<-cs.done
+		return
+	}
 	if err := s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error(); err != nil {
 		cs.stop()
 	}
