@@ -236,9 +236,18 @@ func brokenConn(err error) bool {
 // the read-only hold count on a broken connection for as long as its
 // context lasts.
 func (c *Client) settle(ctx context.Context, p primitive, field string, lease time.Duration, until time.Time) bool {
+	return c.settleWith(ctx, p.spec().cfg.releaseTimeout, until, func(ctx context.Context) error {
+		return c.undo(ctx, p, field, lease, 0, true)
+	})
+}
+
+// settleWith is settle for any undo (a semaphore acquisition's, through its
+// record): it calls undo, each call bounded by timeout and by until, until
+// it succeeds, ctx ends, the Client closes or until passes (zero: no limit).
+func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error) bool {
 	retry := backoff{cur: retryLaterMin, max: retryLaterMax}
 	for {
-		bound := p.spec().cfg.releaseTimeout
+		bound := timeout
 		if !until.IsZero() {
 			bound = min(bound, time.Until(until))
 		}
@@ -246,7 +255,7 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease ti
 			return false
 		}
 		actx, cancel := context.WithTimeout(ctx, bound)
-		err := c.undo(actx, p, field, lease, 0, true)
+		err := undo(actx)
 		cancel()
 		if err == nil {
 			return true

@@ -180,6 +180,10 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	// The undo of an attempt of unknown outcome marks this record, so that
 	// an attempt still on its way to the server takes nothing when it lands.
 	record := s.c.recordKey("redisson_sc_latch", s.key)
+	var waitUntil time.Time
+	if wait > 0 {
+		waitUntil = time.Now().Add(wait)
+	}
 	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
 		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
@@ -187,6 +191,20 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 			return generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish)
 		})
 		if err != nil && unknownOutcome(err) {
+			// An attempt whose connection broke under a wait (the node
+			// died, or went away in a failover) is undone before the wait
+			// goes on, as a lock's is, and the wait goes on under a new id
+			// and record (the undo marked this one: its attempts take
+			// nothing); otherwise it is undone in the background, and the
+			// error ends the call.
+			if wait != 0 && brokenConn(err) && s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
+				return s.undoOnce(ctx, wire, record)
+			}) {
+				id = randomID()
+				wire, _ = permitWire(id)
+				record = s.c.recordKey("redisson_sc_latch", s.key)
+				return false, 0, settledError{err}
+			}
 			s.undoLater(wire, record, lease)
 		}
 		if err != nil || res.Status == 1 {
@@ -243,12 +261,7 @@ func (s *PermitSemaphore) release(ctx context.Context, wire []byte) (int64, erro
 // late attempt would then keep its permit for its whole lease.
 func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Duration) {
 	c := s.c
-	undo := func(ctx context.Context) error {
-		publish := c.publishCommand()
-		_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, publish, c.recordTTL)
-		c.publishPlainly(err, publish) // the next try publishes plainly
-		return err
-	}
+	undo := func(ctx context.Context) error { return s.undoOnce(ctx, wire, record) }
 	started := c.background(func() {
 		c.undoUntil(time.Now().Add(max(lease, c.recordTTL)), s.cfg.releaseTimeout, undo)
 	})
@@ -259,6 +272,16 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 		defer cancel()
 		_, _ = callAgain(ctx, func() (struct{}, error) { return struct{}{}, undo(ctx) })
 	}
+}
+
+// undoOnce makes one attempt to undo the acquisition recorded under record,
+// which may hold the permit wire (PermitUndo).
+func (s *PermitSemaphore) undoOnce(ctx context.Context, wire []byte, record string) error {
+	c := s.c
+	publish := c.publishCommand()
+	_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, publish, c.recordTTL)
+	c.publishPlainly(err, publish) // the next try publishes plainly
+	return err
 }
 
 // Release returns the permit id to the pool and wakes the waiters. It fails

@@ -146,6 +146,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	}
 	defer s.c.leave()
 	var taken string // the latch of the attempt that took the permits
+	var waitUntil time.Time
+	if wait > 0 {
+		waitUntil = time.Now().Add(wait)
+	}
 	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
 		// Bounded by actx (ctx, and the wait's end). Each attempt has its own latch key: an attempt
 		// whose reply is lost is undone through it, exactly once, and cannot
@@ -154,6 +158,18 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		sent := time.Now()
 		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, s.c.recordTTL)
 		if err != nil && unknownOutcome(err) {
+			// An attempt whose connection broke under a wait (the node
+			// died, or went away in a failover) is undone before the wait
+			// goes on, as a lock's is; otherwise in the background, and
+			// the error ends the call.
+			if wait != 0 && brokenConn(err) && s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
+				_, err := publishing(s.c, func(publish string) (int64, error) {
+					return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, publish)
+				})
+				return err
+			}) {
+				return false, 0, settledError{err}
+			}
 			s.undoLater(latch, n, sent)
 		}
 		if err == nil && res.Ok == 1 {
