@@ -3,10 +3,13 @@
 package chaos_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/chaos"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -76,20 +80,35 @@ func TestMain(m *testing.M) {
 
 // TestChaos runs the fault suite with the store checking tokens, where every
 // invariant must hold: on Mutex workers for CHAOS_DURATION, then one round
-// each on FairMutex and fenced LeanMutex workers. Then it runs the Mutex
-// workers again without the check, where the same faults must produce lost
-// updates (proof that they bite).
+// each on FairMutex, fenced LeanMutex, RWMutex (writers and readers),
+// Semaphore and PermitSemaphore workers, each kind on its own server, the
+// kinds in two groups that run side by side. Then it runs the Mutex workers
+// again without the check, where the same faults must produce lost updates
+// (proof that they bite).
 func TestChaos(t *testing.T) {
 	bin, err := buildWorker()
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := duration(t)
-	var fenced, unfenced *result
-	others := map[string]*result{}
+	var (
+		fenced, unfenced *result
+		mu               sync.Mutex
+		others           = map[string]*result{}
+	)
 	t.Run("fenced", func(t *testing.T) { fenced = runChaos(t, bin, "mutex", true, d) })
-	for _, kind := range otherKinds {
-		t.Run("fenced-"+kind, func(t *testing.T) { others[kind] = runChaos(t, bin, kind, true, 0) })
+	for _, group := range kindGroups {
+		t.Run(strings.Join(group, "-"), func(t *testing.T) {
+			for _, kind := range group {
+				t.Run(kind, func(t *testing.T) {
+					t.Parallel()
+					r := runChaos(t, bin, kind, true, 0)
+					mu.Lock()
+					others[kind] = r
+					mu.Unlock()
+				})
+			}
+		})
 	}
 	t.Run("unfenced", func(t *testing.T) { unfenced = runChaos(t, bin, "mutex", false, 0) })
 	if fenced == nil || unfenced == nil || len(others) != len(otherKinds) {
@@ -101,14 +120,58 @@ func TestChaos(t *testing.T) {
 	t.Log(summary(fenced, unfenced, others))
 }
 
-// otherKinds are the worker locks run for one round besides Mutex.
-var otherKinds = []string{"fair", "lean"}
+// kindGroups are the worker kinds run for one round besides Mutex: the
+// kinds of a group side by side, each on its own server, the groups one
+// after the other.
+var kindGroups = [][]string{{"fair", "rw", "sem"}, {"lean", "permit"}}
+
+var otherKinds = slices.Concat(kindGroups...)
+
+// kindSpec is what the checks need to know of a worker kind.
+type kindSpec struct {
+	// roles the nemesis pauses, one holder each per pause fault: a reader
+	// ("read") and anyone else ("").
+	roles []string
+	// writes: the workers (the writers) commit to the counter.
+	writes bool
+	// lease: a hold ends with its lease (not so a Semaphore's permits), so
+	// a holder paused past it loses it: its Release or Unlock answers
+	// ErrNotHeld.
+	lease bool
+	// ctx: holds have a lock context, which must end for a paused holder.
+	ctx bool
+	// permits of a semaphore kind (0: a lock).
+	permits int
+	// idle: the workers' pause between holds (lets RWMutex readers in
+	// between writers, who are preferred).
+	idle time.Duration
+}
+
+var kinds = map[string]kindSpec{
+	"mutex":  {roles: []string{""}, writes: true, lease: true, ctx: true},
+	"fair":   {roles: []string{""}, writes: true, lease: true, ctx: true},
+	"lean":   {roles: []string{""}, writes: true, lease: true, ctx: true},
+	"rw":     {roles: []string{"", "read"}, writes: true, lease: true, ctx: true, idle: 30 * time.Millisecond},
+	"sem":    {roles: []string{""}, permits: 2},
+	"permit": {roles: []string{""}, lease: true, permits: 2},
+}
+
+// role is the nemesis's name for the holder that reported a commit.
+func role(ev chaos.Event) string {
+	if ev.Detail == "read" {
+		return "read"
+	}
+	return ""
+}
 
 type result struct {
 	faults     map[string]int
 	checks     int // invariant evaluations
+	failed     int // of which failed
 	totals     chaos.Totals
 	holds      int
+	valid      int // holds valid throughout, checked for exclusion
+	reads      int // RWMutex reads checked
 	lockErrors int
 	pausedEnd  []time.Duration // paused holder: pause start to its context's end
 	full       [][2]time.Time  // when redis-server was out of memory
@@ -117,17 +180,22 @@ type result struct {
 }
 
 func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *result {
+	spec := kinds[kind]
 	node := redistest.Server(t, redistest.WithAOF())
 	prefix := redistest.Prefix(t)
 	res := &result{faults: map[string]int{}, heal: map[string]time.Duration{}}
+	if spec.permits > 0 {
+		setPermits(t, node, prefix, kind, spec.permits)
+	}
 	start := time.Now()
 
-	// The nemesis's hook: when armed, the next worker to report "commit" is
-	// stopped for longer than its lease before it gets its answer.
+	// The nemesis's hook: when armed for a role, the next worker of that
+	// role to report "commit" is stopped for longer than its lease before it
+	// gets its answer.
 	var (
 		mu       sync.Mutex
-		armed    bool
-		pausedCh = make(chan int, 1)
+		armed    = map[string]bool{}
+		pausedCh = make(chan int, len(spec.roles))
 		procs    = map[int]*os.Process{}
 	)
 	var storeRef atomic.Pointer[chaos.Store] // the hook runs only once the store exists
@@ -137,23 +205,32 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 		}
 		mu.Lock()
 		p := procs[ev.Worker]
-		fire := armed && p != nil
+		fire := armed[role(ev)] && p != nil
 		if fire {
-			armed = false
+			delete(armed, role(ev))
 		}
 		mu.Unlock()
 		if !fire {
 			return
 		}
-		before := storeRef.Load().Totals().Accepted
+		store := storeRef.Load()
+		before := store.Totals().Accepted
+		stopped := time.Now()
 		_ = p.Signal(syscall.SIGSTOP)
 		time.Sleep(lease + time.Second)
 		// The stale commit must land after another holder's write, or the
 		// fault proves nothing: on a loaded machine the next holder may not
 		// have written within the second past the lease yet. Keep the worker
 		// stopped until someone else wrote (bounded: the heal checks report a
-		// stuck run).
-		for wait := time.Now().Add(healWithin); storeRef.Load().Totals().Accepted == before && time.Now().Before(wait); {
+		// stuck run); for the semaphores, which commit nothing, until someone
+		// else acquired after the lease ended.
+		progressed := func() bool {
+			if spec.writes {
+				return store.Totals().Accepted != before
+			}
+			return acquiredSince(store, stopped.Add(lease), ev.Worker)
+		}
+		for wait := time.Now().Add(healWithin); !progressed() && time.Now().Before(wait); {
 			time.Sleep(20 * time.Millisecond)
 		}
 		_ = p.Signal(syscall.SIGCONT)
@@ -176,7 +253,7 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 		}
 		defer logf.Close()
 		cmd := exec.Command(bin, "-id", strconv.Itoa(i), "-redis", node.Addr, "-store", store.Addr,
-			"-prefix", prefix, "-lease", lease.String(), "-renew", renewEvery.String(), "-kind", kind)
+			"-prefix", prefix, "-lease", lease.String(), "-renew", renewEvery.String(), "-kind", kind, "-idle", spec.idle.String())
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
@@ -220,7 +297,7 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	for round := 0; round == 0 || time.Since(start) < d; round++ {
 		for _, f := range faults {
 			began := time.Now()
-			healed, healing := inject(t, f, node, &mu, &armed, pausedCh)
+			healed, healing := inject(t, f, node, &mu, armed, spec.roles, pausedCh)
 			if f == faultRedisFull {
 				res.full = append(res.full, [2]time.Time{began, healing})
 			}
@@ -247,6 +324,7 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 		}
 		return false
 	}
+	pausedUnlocks := 0
 	for _, ev := range evs {
 		switch ev.Kind {
 		case "acquired":
@@ -256,6 +334,9 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 			}
 		case "lock_error":
 			res.lockErrors++
+			broken := strings.HasSuffix(ev.Detail, ": EOF") || strings.Contains(ev.Detail, "connection reset") || strings.Contains(ev.Detail, "broken pipe")
+			res.check(t, errIf(broken, "worker %d: %s", ev.Worker, ev.Detail),
+				"a waiting acquisition rides out its connection breaking (the attempt is undone and the wait goes on)")
 		case "unlock":
 			if during(ev.At, 0) {
 				res.check(t, errIf(ev.Detail != "ok", "worker %d: Unlock while out of memory: %s", ev.Worker, ev.Detail),
@@ -271,15 +352,53 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 				}
 			}
 		case "paused_unlock":
-			res.check(t, errIf(ev.Detail != "not_held", "worker %d: Unlock returned %s", ev.Worker, ev.Detail),
-				"a paused holder's Unlock reports ErrNotHeld (it neither fails silently nor releases the next holder's lock)")
+			pausedUnlocks++
+			if spec.lease {
+				res.check(t, errIf(ev.Detail != "not_held", "worker %d: Unlock returned %s", ev.Worker, ev.Detail),
+					"a paused holder's Unlock or Release reports ErrNotHeld (it neither fails silently nor releases the next holder's lock or permit)")
+			} else {
+				res.check(t, errIf(ev.Detail != "ok", "worker %d: Release returned %s", ev.Worker, ev.Detail),
+					"a paused holder's Release of a permit without lease returns it")
+			}
+		case "read":
+			var first, second int64
+			var verdict string
+			if _, err := fmt.Sscan(ev.Detail, &first, &second, &verdict); err == nil && verdict == "valid" {
+				res.reads++
+				if first != second {
+					res.check(t, fmt.Errorf("worker %d read %d, then %d", ev.Worker, first, second),
+						"no write is accepted during a valid read hold")
+				}
+			}
 		}
 	}
-	res.check(t, errIf(paused != res.faults[faultPauseHolder], "%d paused holders reported, %d pauses injected", paused, res.faults[faultPauseHolder]),
-		"every paused holder reports")
+	pauses := res.faults[faultPauseHolder] * len(spec.roles)
+	if spec.ctx {
+		res.check(t, errIf(paused != pauses, "%d paused holders reported, %d pauses injected", paused, pauses),
+			"every paused holder reports")
+	}
+	res.check(t, errIf(pausedUnlocks != pauses, "%d paused holders gave back, %d pauses injected", pausedUnlocks, pauses),
+		"every paused holder gives back")
+	valid, err := exclusion(evs, kind, spec.permits)
+	res.valid = valid
+	res.check(t, err, "valid holds never overlap beyond what the primitive allows")
+	if spec.permits > 0 {
+		// Every Release rides out the faults (the workers' release timeout
+		// is longer than the longest), so every permit taken was given
+		// back, and every acquisition of unknown outcome was undone. A
+		// PermitSemaphore's Release may find the permit's lease over when
+		// it was held up past it (Redis stopped): the permit is back in the
+		// pool then too, and the worker reports "expired".
+		for _, ev := range evs {
+			if ev.Kind == "unlock" && ev.Detail != "ok" && (kind != "permit" || ev.Detail != "expired") {
+				res.check(t, fmt.Errorf("worker %d: %s", ev.Worker, ev.Detail), "every Release returns the permit (a PermitSemaphore's: or finds its lease over, not before it)")
+			}
+		}
+		res.check(t, permitsBack(t, node, prefix, kind, spec.permits), "permits are conserved: all %d free once the workers stopped", spec.permits)
+	}
 	res.check(t, errIf(grantedFull > 0, "%d locks granted while redis-server was out of memory", grantedFull),
 		"no lock is granted while redis-server is out of memory (the fault bites; waiting Lock calls wait it out)")
-	if check {
+	if check && spec.writes {
 		tot := res.totals
 		res.check(t, errIf(tot.Lost != 0, "%d lost updates", tot.Lost), "no lost update")
 		res.check(t, errIf(tot.Value != tot.Accepted, "counter %d after %d accepted increments", tot.Value, tot.Accepted), "no increment lost or counted twice")
@@ -287,9 +406,13 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 		res.check(t, errIf(tot.Refused < int64(res.faults[faultPauseHolder]), "%d writes refused for %d paused holders", tot.Refused, res.faults[faultPauseHolder]),
 			"every paused holder's stale commit is refused")
 	}
-	res.check(t, keysLeft(t, node, prefix), "no keys left but the fencing counter")
-	t.Logf("kind=%s check=%v: faults %v; %d holds, %d lock errors; store %+v; %d invariant checks; longest heal %v; in %v",
-		kind, check, res.faults, res.holds, res.lockErrors, res.totals, res.checks, res.heal, res.elapsed.Round(time.Millisecond))
+	counter := ""
+	if spec.permits > 0 {
+		counter = prefix + "permits"
+	}
+	res.check(t, keysLeft(t, node, prefix, counter), "no keys left but the fencing counter (a semaphore's: its count and records of calls)")
+	t.Logf("kind=%s check=%v: faults %v; %d holds (%d valid, %d reads checked), %d lock errors; store %+v; %d invariant checks, %d failed; longest heal %v; in %v",
+		kind, check, res.faults, res.holds, res.valid, res.reads, res.lockErrors, res.totals, res.checks, res.failed, res.heal, res.elapsed.Round(time.Millisecond))
 	return res
 }
 
@@ -297,6 +420,7 @@ func (r *result) check(t *testing.T, err error, format string, args ...any) {
 	t.Helper()
 	r.checks++
 	if err != nil {
+		r.failed++
 		t.Errorf("%s: %v", fmt.Sprintf(format, args...), err)
 	}
 }
@@ -313,17 +437,21 @@ func errIf(cond bool, format string, args ...any) error {
 // given back. The server is out of memory until then for sure; a grant
 // right after the server has memory again may be reported before inject
 // returns.
-func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, armed *bool, pausedCh chan int) (healed, healing time.Time) {
+func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, armed map[string]bool, roles []string, pausedCh chan int) (healed, healing time.Time) {
 	t.Helper()
 	switch fault {
 	case faultPauseHolder:
 		mu.Lock()
-		*armed = true
+		for _, r := range roles {
+			armed[r] = true
+		}
 		mu.Unlock()
-		select {
-		case <-pausedCh:
-		case <-time.After(healWithin + lease):
-			t.Fatalf("no holder reached its commit to be paused within %v", healWithin+lease)
+		for range roles {
+			select {
+			case <-pausedCh:
+			case <-time.After(healWithin + lease):
+				t.Fatalf("no holder (roles %q) reached its commit to be paused within %v", roles, healWithin+lease)
+			}
 		}
 	case faultRedisShort:
 		node.Pause()
@@ -378,8 +506,10 @@ func waitAcquired(store *chaos.Store, since time.Time, within time.Duration) err
 }
 
 // keysLeft reports the keys under prefix other than the fencing counter,
-// once the unlock latches (which live for the release timeout) are gone.
-func keysLeft(t *testing.T, node *redistest.Node, prefix string) error {
+// counter (a semaphore's count, when not empty) and the semaphores' records
+// of calls (which live for a minute), once the unlock latches (which live
+// for the release timeout) are gone.
+func keysLeft(t *testing.T, node *redistest.Node, prefix, counter string) error {
 	deadline := time.Now().Add(lease + 5*time.Second)
 	for {
 		keys, err := node.Do(t, "KEYS", "*"+prefix+"*").AsStrSlice()
@@ -388,7 +518,7 @@ func keysLeft(t *testing.T, node *redistest.Node, prefix string) error {
 		}
 		var left []string
 		for _, k := range keys {
-			if !strings.HasPrefix(k, "redisson_lock_token:") {
+			if !strings.HasPrefix(k, "redisson_lock_token:") && !strings.HasPrefix(k, "redisson_sc_latch:") && k != counter {
 				left = append(left, k)
 			}
 		}
@@ -412,14 +542,22 @@ func summary(fenced, unfenced *result, others map[string]*result) string {
 		total += fenced.faults[f]
 	}
 	fmt.Fprintf(&b, "  faults injected (token check on): %d in %v\n", total, fenced.elapsed.Round(time.Second))
-	fmt.Fprintf(&b, "  invariant checks: %d, all passed unless reported above\n", fenced.checks)
+	fmt.Fprintf(&b, "  invariant checks: %d, failed %d (reported above)\n", fenced.checks, fenced.failed)
 	fmt.Fprintf(&b, "  holds %d, lock errors %d; writes accepted %d, refused by the token check %d, lost updates %d\n",
 		fenced.holds, fenced.lockErrors, fenced.totals.Accepted, fenced.totals.Refused, fenced.totals.Lost)
 	fmt.Fprintf(&b, "  paused holders' contexts ended %v after the pause began (pause %v, lease %v)\n", fenced.pausedEnd, lease+time.Second, lease)
+	fmt.Fprintf(&b, "  holds valid throughout, checked for exclusion: %d\n", fenced.valid)
 	for _, kind := range otherKinds {
 		r := others[kind]
-		fmt.Fprintf(&b, "  %s workers, %d faults: holds %d, writes accepted %d, refused %d, lost updates %d; longest heal %v\n",
-			kind, sumFaults(r), r.holds, r.totals.Accepted, r.totals.Refused, r.totals.Lost, maxHeal(r).Round(time.Millisecond))
+		fmt.Fprintf(&b, "  %s workers, %d faults: holds %d (%d checked for exclusion", kind, sumFaults(r), r.holds, r.valid)
+		if r.reads > 0 {
+			fmt.Fprintf(&b, ", %d reads", r.reads)
+		}
+		b.WriteString(")")
+		if kinds[kind].writes {
+			fmt.Fprintf(&b, ", writes accepted %d, refused %d, lost updates %d", r.totals.Accepted, r.totals.Refused, r.totals.Lost)
+		}
+		fmt.Fprintf(&b, "; %d checks, %d failed; longest heal %v in %v\n", r.checks, r.failed, maxHeal(r).Round(time.Millisecond), r.elapsed.Round(time.Second))
 	}
 	fmt.Fprintf(&b, "  token check off, %d faults: writes accepted %d, lost updates %d (counter %d)\n",
 		sumFaults(unfenced), unfenced.totals.Accepted, unfenced.totals.Lost, unfenced.totals.Value)
@@ -440,4 +578,185 @@ func maxHeal(r *result) time.Duration {
 		m = max(m, d)
 	}
 	return m
+}
+
+// semaphoreClient is a Client of the test's own on node, for the semaphore
+// kinds' set-up and final count.
+func semaphoreClient(t *testing.T, node *redistest.Node, prefix string) *scriptlock.Client {
+	t.Helper()
+	locks, err := scriptlock.New(node.Client(t), scriptlock.WithKeyPrefix(prefix), scriptlock.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = locks.Close() })
+	return locks
+}
+
+// setPermits gives the semaphore of a semaphore kind its permits.
+func setPermits(t *testing.T, node *redistest.Node, prefix, kind string, n int) {
+	t.Helper()
+	locks := semaphoreClient(t, node, prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var (
+		ok  bool
+		err error
+	)
+	switch kind {
+	case "sem":
+		var s *scriptlock.Semaphore
+		if s, err = locks.Semaphore("permits"); err == nil {
+			ok, err = s.TrySetPermits(ctx, int64(n))
+		}
+	case "permit":
+		var s *scriptlock.PermitSemaphore
+		if s, err = locks.PermitSemaphore("permits"); err == nil {
+			ok, err = s.TrySetPermits(ctx, int64(n))
+		}
+	}
+	if err != nil || !ok {
+		t.Fatalf("set %d permits: %v, %v", n, ok, err)
+	}
+}
+
+// permitsBack reports whether all n permits of a semaphore kind are free
+// once every worker has exited: each released what it held, and its Close
+// undid what an acquisition of unknown outcome may have taken. The free
+// count of a PermitSemaphore counts permits whose lease ended (a paused
+// holder's), as the next acquisition would take them back.
+func permitsBack(t *testing.T, node *redistest.Node, prefix, kind string, n int) error {
+	t.Helper()
+	locks := semaphoreClient(t, node, prefix)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	switch kind {
+	case "sem":
+		s, err := locks.Semaphore("permits")
+		if err != nil {
+			return err
+		}
+		v, err := s.AvailablePermits(ctx)
+		if err != nil {
+			return err
+		}
+		return errIf(v != int64(n), "%d permits free, want %d", v, n)
+	case "permit":
+		s, err := locks.PermitSemaphore("permits")
+		if err != nil {
+			return err
+		}
+		st, err := s.State(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Held != 0 || st.Available != int64(n) {
+			return fmt.Errorf("%d permits free and %d held, want %d free", st.Available, st.Held, n)
+		}
+		// Take back the permits whose lease ended, so their keys go.
+		v, err := s.AvailablePermits(ctx)
+		if err != nil {
+			return err
+		}
+		return errIf(v != int64(n), "%d permits free after taking back the expired, want %d", v, n)
+	}
+	return fmt.Errorf("kind %q has no permits", kind)
+}
+
+// acquiredSince reports whether a worker other than worker acquired after
+// since.
+func acquiredSince(store *chaos.Store, since time.Time, worker int) bool {
+	for _, ev := range store.Events() {
+		if ev.Kind == "acquired" && ev.Worker != worker && ev.At.After(since) {
+			return true
+		}
+	}
+	return false
+}
+
+// interval is one hold as the store saw it: from its "acquired" report to
+// its "leave" report (indices in the store's events: the store orders them
+// as they arrive, and a worker reports "acquired" after the grant and
+// "leave" before giving the hold back, so the interval lies within the hold).
+type interval struct {
+	start, end int
+	worker     int
+	reader     bool
+}
+
+// exclusion checks that holds valid throughout (their worker's verdict, see
+// holdVerdict in the worker) never overlap beyond what the primitive allows:
+// one holder of a lock; for an RWMutex, one writer and no reader, or
+// readers only; for a semaphore, as many holders as it has permits. It
+// returns how many valid holds it checked. Holds that were not valid
+// throughout (a holder paused past its lease, or whose context ended) are
+// left out: nothing is promised of them but the fencing token.
+func exclusion(evs []chaos.Event, kind string, permits int) (int, error) {
+	type open struct {
+		interval
+		ended bool
+	}
+	cur := map[int]*open{}
+	var valid []interval
+	for i, ev := range evs {
+		switch ev.Kind {
+		case "acquired":
+			cur[ev.Worker] = &open{interval: interval{start: i, worker: ev.Worker, reader: ev.Detail == "read"}}
+		case "leave":
+			if o := cur[ev.Worker]; o != nil {
+				o.end, o.ended = i, true
+			}
+		case "hold":
+			if o := cur[ev.Worker]; o != nil && o.ended && ev.Detail == "valid" {
+				valid = append(valid, o.interval)
+			}
+			delete(cur, ev.Worker)
+		}
+	}
+	var (
+		active     []interval
+		violations int
+		first      string
+	)
+	// valid is ordered by end; sweep by start.
+	byStart := slices.Clone(valid)
+	slices.SortFunc(byStart, func(a, b interval) int { return a.start - b.start })
+	for _, h := range byStart {
+		active = slices.DeleteFunc(active, func(a interval) bool { return a.end < h.start })
+		active = append(active, h)
+		writers := 0
+		for _, a := range active {
+			if !a.reader {
+				writers++
+			}
+		}
+		var bad bool
+		switch {
+		case permits > 0:
+			bad = len(active) > permits
+		case kind == "rw":
+			bad = writers > 0 && len(active) > 1
+		default:
+			bad = len(active) > 1
+		}
+		if bad {
+			violations++
+			if first == "" {
+				var who []string
+				for _, a := range active {
+					role := "writer"
+					if a.reader {
+						role = "reader"
+					} else if permits > 0 || kind != "rw" {
+						role = "holder"
+					}
+					who = append(who, fmt.Sprintf("%s %d (events %d-%d)", role, a.worker, a.start, a.end))
+				}
+				first = strings.Join(who, ", ")
+			}
+		}
+	}
+	if violations > 0 {
+		return len(valid), fmt.Errorf("%d holds overlapped others beyond what %s allows; first: %s", violations, kind, first)
+	}
+	return len(valid), nil
 }

@@ -1,10 +1,21 @@
 // Command worker is one process of the chaos suite: it locks a scriptlock
-// Mutex (FairMutex or fenced LeanMutex with -kind), reads the counter from the store, works, reports that it is about to
-// commit (the nemesis may pause it right there), commits an increment fenced
-// by its token, and unlocks, until the store tells it to stop. It reports
-// what it sees to the store: lock errors, holds whose context ended, and, for
-// a hold that was paused past its lease, how its context ended and what its
-// Unlock returned.
+// Mutex (FairMutex, fenced LeanMutex or the write side of an RWMutex with
+// -kind), reads the counter from the store, works, reports that it is about
+// to commit (the nemesis may pause it right there), commits an increment
+// fenced by its token, and unlocks, until the store tells it to stop. It
+// reports what it sees to the store: lock errors, holds whose context ended,
+// and, for a hold that was paused past its lease, how its context ended and
+// what its Unlock returned.
+//
+// With -kind rw the odd workers are RWMutex readers: they read the counter
+// twice under the read lock, the nemesis pausing them in between. With -kind
+// sem and permit the workers take a permit of a Semaphore or PermitSemaphore
+// (the test sets the permits) and commit nothing.
+//
+// Every hold is reported as an interval: "acquired" once the lock or permit
+// is granted, "leave" before it is given back, then "hold" with whether it
+// was valid throughout (see holdVerdict), from which the test checks that
+// valid holds never overlap more than the primitive allows.
 package main
 
 import (
@@ -48,7 +59,8 @@ func run() int {
 		lease  = flag.Duration("lease", 2*time.Second, "watchdog lease")
 		every  = flag.Duration("renew", 500*time.Millisecond, "watchdog renewal interval")
 		work   = flag.Duration("work", 10*time.Millisecond, "work under the lock before committing")
-		kind   = flag.String("kind", "mutex", "the lock: mutex, fair (FairMutex) or lean (LeanMutex with fencing)")
+		kind   = flag.String("kind", "mutex", "the lock: mutex, fair (FairMutex), lean (LeanMutex with fencing), rw (RWMutex: even ids write, odd ids read), sem (Semaphore) or permit (PermitSemaphore)")
+		idle   = flag.Duration("idle", 0, "pause between holds")
 	)
 	flag.Parse()
 	w := &worker{id: *id, store: *store, hc: &http.Client{Timeout: 30 * time.Second}}
@@ -71,7 +83,10 @@ func run() int {
 		return 2
 	}
 	defer locks.Close()
-	var m scriptlock.Locker
+	var (
+		m    scriptlock.Locker
+		hold func() // one hold of a worker that commits nothing
+	)
 	switch *kind {
 	case "mutex":
 		m, err = locks.Mutex("counter")
@@ -79,6 +94,23 @@ func run() int {
 		m, err = locks.FairMutex("counter")
 	case "lean":
 		m, err = locks.LeanMutex("counter", scriptlock.WithFencing())
+	case "rw":
+		var rw *scriptlock.RWMutex
+		rw, err = locks.RWMutex("counter")
+		m = rw
+		if *id%2 == 1 {
+			hold = func() { w.onceRead(rw.RLocker(), *lease, *work) }
+		}
+	case "sem":
+		// Release rides out every fault (the longest stops Redis for twice
+		// the lease): a Release that fails leaves its outcome unknown.
+		var s *scriptlock.Semaphore
+		s, err = locks.Semaphore("permits", scriptlock.WithReleaseTimeout(4**lease))
+		hold = func() { w.onceSem(s, *lease, *work) }
+	case "permit":
+		var s *scriptlock.PermitSemaphore
+		s, err = locks.PermitSemaphore("permits", scriptlock.WithReleaseTimeout(4**lease))
+		hold = func() { w.oncePermit(s, *lease, *work) }
 	default:
 		err = fmt.Errorf("unknown -kind %q", *kind)
 	}
@@ -95,7 +127,12 @@ func run() int {
 		if stop {
 			return 0
 		}
-		w.once(m, *lease, *work)
+		if hold != nil {
+			hold()
+		} else {
+			w.once(m, *lease, *work)
+		}
+		time.Sleep(*idle)
 	}
 }
 
@@ -109,6 +146,7 @@ func (w *worker) once(m scriptlock.Locker, lease, work time.Duration) {
 		time.Sleep(50 * time.Millisecond)
 		return
 	}
+	got := time.Now()
 	token, _ := scriptlock.Fence(lctx)
 	w.report("acquired", strconv.FormatInt(token, 10))
 	base, _, err := w.read()
@@ -118,6 +156,7 @@ func (w *worker) once(m scriptlock.Locker, lease, work time.Duration) {
 	time.Sleep(work)
 	if lctx.Err() != nil {
 		w.report("lost_before_commit", context.Cause(lctx).Error())
+		w.leave(holdVerdict(lctx, got, lease, false))
 		w.unlock(m, lctx, false)
 		return
 	}
@@ -132,12 +171,72 @@ func (w *worker) once(m scriptlock.Locker, lease, work time.Duration) {
 		w.report("store_error", err.Error())
 	}
 	w.report("wrote", res)
+	w.leave(holdVerdict(lctx, got, lease, paused))
+	w.finish(m, lctx, before, paused)
+}
+
+// onceRead is one read hold of an RWMutex: it reads the counter, works,
+// reports that it is about to read again (the nemesis may pause it there)
+// and reads again. The store checks that no write landed in between while
+// the hold was valid.
+func (w *worker) onceRead(m scriptlock.Locker, lease, work time.Duration) {
+	ctx, cancel := context.WithTimeout(scriptlock.WithOwner(context.Background(), randomID()), 30*time.Second)
+	defer cancel()
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		w.report("lock_error", err.Error())
+		time.Sleep(50 * time.Millisecond)
+		return
+	}
+	got := time.Now()
+	w.report("acquired", "read")
+	first, _, err1 := w.read()
+	time.Sleep(work)
+	before := time.Now()
+	w.report("commit", "read")
+	paused := time.Since(before) > lease
+	second, _, err2 := w.read()
+	verdict := holdVerdict(lctx, got, lease, paused)
+	w.leave(verdict)
+	if err := errors.Join(err1, err2); err != nil {
+		w.report("store_error", err.Error())
+	} else {
+		w.report("read", fmt.Sprintf("%d %d %s", first, second, verdict))
+	}
+	w.finish(m, lctx, before, paused)
+}
+
+// holdVerdict tells whether a lock hold granted at got was valid throughout
+// until now: "valid" when its context is live and the hold is younger than
+// half its lease (so no stall of this process let the lease run out before
+// the context could end), else why not ("paused", "lost", "stalled").
+func holdVerdict(lctx context.Context, got time.Time, lease time.Duration, paused bool) string {
+	switch {
+	case paused:
+		return "paused"
+	case lctx.Err() != nil:
+		return "lost"
+	case time.Since(got) >= lease/2:
+		return "stalled"
+	}
+	return "valid"
+}
+
+// leave reports the end of a hold, before it is given back, and then whether
+// it was valid throughout.
+func (w *worker) leave(verdict string) {
+	w.report("leave", "")
+	w.report("hold", verdict)
+}
+
+// finish unlocks; a hold paused past its lease must see its context end with
+// ErrLockLost now that the process runs again, and Unlock must say the lock
+// was not held.
+func (w *worker) finish(m scriptlock.Locker, lctx context.Context, before time.Time, paused bool) {
 	if !paused {
 		w.unlock(m, lctx, false)
 		return
 	}
-	// Paused past the lease: the context must end with ErrLockLost now that
-	// the process runs again, and Unlock must say the lock was not held.
 	select {
 	case <-lctx.Done():
 		cause := context.Cause(lctx)
@@ -148,8 +247,63 @@ func (w *worker) once(m scriptlock.Locker, lease, work time.Duration) {
 	w.unlock(m, lctx, true)
 }
 
-func (w *worker) unlock(m scriptlock.Locker, lctx context.Context, paused bool) {
-	err := m.Unlock(lctx)
+// onceSem is one hold of a Semaphore permit. Its permits have no lease: a
+// paused holder still holds its permit, and its Release returns it.
+func (w *worker) onceSem(s *scriptlock.Semaphore, lease, work time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Acquire(ctx, 1); err != nil {
+		w.report("lock_error", err.Error())
+		time.Sleep(50 * time.Millisecond)
+		return
+	}
+	w.report("acquired", "permit")
+	time.Sleep(work)
+	before := time.Now()
+	w.report("commit", "permit")
+	paused := time.Since(before) > lease
+	w.leave("valid")
+	w.released(paused, s.Release(context.Background(), 1))
+}
+
+// oncePermit is one hold of a PermitSemaphore permit under a lease of lease.
+// The hold is valid while younger than half the lease counted from before
+// Acquire was called: the server started the lease later than that.
+func (w *worker) oncePermit(s *scriptlock.PermitSemaphore, lease, work time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	id, err := s.Acquire(ctx, lease)
+	if err != nil {
+		w.report("lock_error", err.Error())
+		time.Sleep(50 * time.Millisecond)
+		return
+	}
+	w.report("acquired", "permit")
+	time.Sleep(work)
+	before := time.Now()
+	w.report("commit", "permit")
+	paused := time.Since(before) > lease
+	verdict := "valid"
+	switch {
+	case paused:
+		verdict = "paused"
+	case time.Since(start) >= lease/2:
+		verdict = "stalled"
+	}
+	w.leave(verdict)
+	err = s.Release(context.Background(), id)
+	if !paused && errors.Is(err, scriptlock.ErrNotHeld) && time.Since(start) >= lease {
+		// The lease ran out before the Release got through (Redis was
+		// stopped meanwhile): the permit is back in the pool.
+		w.report("unlock", "expired")
+		return
+	}
+	w.released(paused, err)
+}
+
+// released reports what an Unlock or a permit's Release returned.
+func (w *worker) released(paused bool, err error) {
 	kind := "unlock"
 	if paused {
 		kind = "paused_unlock"
@@ -162,6 +316,10 @@ func (w *worker) unlock(m scriptlock.Locker, lctx context.Context, paused bool) 
 	default:
 		w.report(kind, "error: "+err.Error())
 	}
+}
+
+func (w *worker) unlock(m scriptlock.Locker, lctx context.Context, paused bool) {
+	w.released(paused, m.Unlock(lctx))
 }
 
 func (w *worker) read() (int64, bool, error) {
