@@ -1377,7 +1377,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	sent := time.Now()
 	var mark *leaseMark
 	if h != nil && !last {
-		mark = c.leaseCall(h, time.Time{})
+		mark = c.leaseCall(h, releaseBound(p, sent, lease))
 	}
 	st, left, err := func() (releaseStatus, time.Duration, error) {
 		if mark != nil {
@@ -1439,6 +1439,19 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 	}
 	return nil
+}
+
+// releaseBound is the loss deadline a release sent at sent that leaves holds
+// sets at the latest, in force as soon as its script runs, before its reply
+// is back (or if it is lost): a Mutex's or FairMutex's release re-arms the
+// lock with lease, a write release with lease at least. A read release
+// re-arms it with the longest read lease left, unknown until its reply, and a
+// LeanMutex's re-arms nothing (zero: no bound).
+func releaseBound(p primitive, sent time.Time, lease time.Duration) time.Time {
+	if s := p.side(); s == sideRead || s == sideLean {
+		return time.Time{}
+	}
+	return lossDeadline(sent, lease)
 }
 
 // leftHeld moves h's loss deadline after a release sent at sent left the
