@@ -1631,7 +1631,19 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		}
 		// Not vouched: these holds are none this Client knows of.
 		sent := time.Now()
-		st, left, err := c.release(ctx, p, field, lease, nil, false, token)
+		var mark *leaseMark
+		if h != nil {
+			// It sets the expiry of the lock h holds, as a re-entrant
+			// Unlock does: an Extend, re-entry or renewal beside it may
+			// have run on the server first.
+			mark = c.leaseCall(h, releaseBound(p, sent, lease))
+		}
+		st, left, err := func() (releaseStatus, time.Duration, error) {
+			if mark != nil {
+				defer mark.end() // also when the call panics (see acquire)
+			}
+			return c.release(ctx, p, field, lease, nil, false, token)
+		}()
 		if err != nil {
 			return err
 		}
