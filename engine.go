@@ -950,7 +950,7 @@ func (c *Client) watchNow(h *hold) bool {
 	h.watch = watchAdded
 	due, every := h.renew.due, h.renew.every
 	if h.loss != nil {
-		h.loss.t.Reset(time.Until(time.Unix(0, h.lossAt.Load())))
+		h.loss.t.Reset(time.Until(monoTime(h.lossAt.Load())))
 	}
 	h.mu.Unlock()
 	// Ended meanwhile: add does nothing (end removes only after ending).
@@ -1013,7 +1013,7 @@ type leaseMark struct {
 func (m *leaseMark) end() {
 	m.h.mu.Lock()
 	m.h.leaseCalls--
-	m.h.leaseSettled = time.Now().UnixNano()
+	m.h.leaseSettled = monoNanos(time.Now())
 	m.h.mu.Unlock()
 }
 
@@ -1062,18 +1062,18 @@ func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly, laterOnly boo
 		// found already. Their bound is kept for that arming, which must not
 		// set the deadline past the shorter lease they set on the server.
 		if earlierOnly {
-			if cur == 0 || at.UnixNano() < cur {
-				h.lossAt.Store(at.UnixNano())
+			if cur == 0 || monoNanos(at) < cur {
+				h.lossAt.Store(monoNanos(at))
 			}
 			return
 		}
-		if cur != 0 && cur < at.UnixNano() {
-			at = time.Unix(0, cur)
+		if cur != 0 && cur < monoNanos(at) {
+			at = monoTime(cur)
 		}
-	} else if earlierOnly && at.UnixNano() >= cur || laterOnly && at.UnixNano() <= cur {
+	} else if earlierOnly && monoNanos(at) >= cur || laterOnly && monoNanos(at) <= cur {
 		return
 	}
-	h.lossAt.Store(at.UnixNano())
+	h.lossAt.Store(monoNanos(at))
 	if h.watch == watchPending {
 		// The timer serves the hand-over to the watchdog first.
 		if w := watchAt(h); w.Before(at) {
@@ -1122,7 +1122,7 @@ type lossTimer struct {
 func (c *Client) renewed(h *hold, sent time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	stale := h.leaseCalls > 0 || sent.UnixNano() <= h.leaseSettled
+	stale := h.leaseCalls > 0 || monoNanos(sent) <= h.leaseSettled
 	c.setLossLocked(h, lossDeadline(sent, h.lease), stale, false)
 }
 
@@ -1131,7 +1131,7 @@ func (c *Client) expired(h *hold) {
 	if c.watchNow(h) {
 		return
 	}
-	if time.Now().UnixNano() < h.lossAt.Load() || h.released() {
+	if monoNanos(clock()) < h.lossAt.Load() || h.released() {
 		return // re-armed while the timer fired, or already ended
 	}
 	c.lost(h, errLeaseExpired)
@@ -1545,7 +1545,7 @@ func (b *boundedContext) Value(key any) any {
 // token: with no hold (h nil), the fencing token of the hold given up, so
 // that the release leaves a newer hold of the same owner alone (0: none).
 func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64) (releaseStatus, time.Duration, error) {
-	beforeLoss := func() bool { return time.Now().UnixNano() < h.lossAt.Load() }
+	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
 	if h != nil && h.shared.Load() {

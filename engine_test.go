@@ -397,7 +397,7 @@ func TestLossBeforeExpiry(t *testing.T) {
 				t.Helper()
 				ended := make(chan time.Time, 1)
 				context.AfterFunc(lctx, func() { ended <- time.Now() })
-				lossAt := time.Unix(0, lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+				lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
 				pttl, err := direct.Do(context.Background(), direct.B().Pttl().Key(key).Build()).AsInt64()
 				replied := time.Now()
 				switch {

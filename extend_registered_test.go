@@ -69,6 +69,6 @@ func TestExtendBeforeFreshHoldArmed(t *testing.T) {
 	defer om.Unlock(octx)
 	if alive {
 		t.Fatalf("another owner holds the lock while owner x's lock context is alive (its loss deadline is %s away: the grant's arming overwrote the shorter lease an Extend had set)",
-			time.Until(time.Unix(0, lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Second))
+			time.Until(monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Second))
 	}
 }

@@ -30,7 +30,7 @@ type hold struct {
 	lastReleases int32      // beside renewing and watch: no padding word of its own
 	renew        renewal    // before watchAdded: the first renewal's due and interval
 	loss         *lossTimer // fires at lossAt; guarded by mu
-	// lossAt is when the hold is presumed lost (unix ns): the server lease as
+	// lossAt is when the hold is presumed lost (monoNanos): the server lease as
 	// of the last confirmed grant or renewal, counted from when that request
 	// was sent, minus the drift margin.
 	lossAt    atomic.Int64
@@ -46,7 +46,7 @@ type hold struct {
 	cause error      // why the hold ended
 	// leaseCalls counts the calls in flight, other than renewals, that set
 	// the lock's expiry (a re-entry, Extend, a release that leaves holds),
-	// and leaseSettled is when the last of them ended (unix ns). A renewal
+	// and leaseSettled is when the last of them ended (monoNanos). A renewal
 	// sent before then may have run on the server first, so the lease such
 	// a call set may be the one in force: its reply cannot push the loss
 	// deadline later. leaseSeq counts such calls sent (see leaseMark.soloOn).
@@ -66,6 +66,31 @@ const (
 	watchPending              // renewed, not yet in the watchdog's schedule
 	watchAdded                // in the watchdog's schedule (or being added)
 )
+
+// Instants kept as numbers (a hold's loss deadline, when its last lease call
+// ended, a RedLock's validity) are nanoseconds on the monotonic clock since
+// monoEpoch, as are the readings they are compared with: a step of the wall
+// clock (NTP, an operator setting it) moves neither, so a deadline passes
+// when its time has elapsed, not when the wall clock shows it.
+var monoEpoch = time.Now()
+
+// monoNanos is t as such a number (t must carry a monotonic reading, as
+// time.Now and times derived from it do).
+func monoNanos(t time.Time) int64 { return int64(t.Sub(monoEpoch)) }
+
+// monoTime is the instant ns names, with its monotonic reading.
+func monoTime(ns int64) time.Time { return monoEpoch.Add(time.Duration(ns)) }
+
+// clock reads the time a deadline is compared with: time.Now, or clockHook
+// when set (by tests only, to step the wall clock).
+func clock() time.Time {
+	if f := clockHook.Load(); f != nil {
+		return (*f)()
+	}
+	return time.Now()
+}
+
+var clockHook atomic.Pointer[func() time.Time]
 
 // side tells the hashes of one lock name apart: a Mutex and a FairMutex share
 // the exclusive layout; an RWMutex has a read and a write side.

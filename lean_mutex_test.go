@@ -322,7 +322,7 @@ func TestLeanMutexLease(t *testing.T) {
 		if d := at.Sub(sent); d > lease+time.Second {
 			t.Fatalf("lock context ended %s after the request, lease %s", d, lease)
 		}
-		lossAt := time.Unix(0, lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+		lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
 		if !lossAt.Before(sent.Add(lease)) {
 			t.Fatalf("loss deadline %s not before the lease end", lossAt.Sub(sent))
 		}

@@ -42,7 +42,7 @@ func TestReentryUnlockShortensLoss(t *testing.T) {
 				defer l.Unlock(other)
 				if outer.Err() == nil {
 					t.Fatalf("another owner holds the lock while the first owner's context is alive (its loss deadline is %s away)",
-						time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+						time.Until(monoTime(outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 				}
 			}
 		})
@@ -76,7 +76,7 @@ func TestWatchdogReentryUnlockShortensLoss(t *testing.T) {
 	}
 	if outer.Err() == nil {
 		t.Fatalf("the lock expired on the server while its context is alive (its loss deadline is %s away)",
-			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+			time.Until(monoTime(outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 	}
 }
 
@@ -377,6 +377,6 @@ func TestRenewalHandledAfterShorterReentry(t *testing.T) {
 	defer mustMutex(t, o, "renew-reenter").Unlock(other)
 	if outer.Err() == nil {
 		t.Fatalf("another owner holds the lock while the first owner's context is alive (its loss deadline is %s away)",
-			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+			time.Until(monoTime(outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 	}
 }

@@ -373,7 +373,7 @@ func TestMutexUnlockUnvouchedLatched(t *testing.T) {
 	}
 	// The server still holds the lock, but locally its loss deadline has
 	// passed (as when renewals went unconfirmed): no longer vouched for.
-	late.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Store(time.Now().Add(-time.Millisecond).UnixNano())
+	late.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Store(monoNanos(time.Now().Add(-time.Millisecond)))
 	if err := m.Unlock(late); err != nil {
 		t.Fatalf("Unlock of a hold the server still has: %v", err)
 	}

@@ -223,7 +223,7 @@ type redHeld struct {
 	ctxs   []context.Context // per node; nil where not granted
 	stops  []context.CancelCauseFunc
 	cancel context.CancelCauseFunc
-	// With an explicit lease: when the validity ends (unix ns; Extend moves
+	// With an explicit lease: when the validity ends (monoNanos; Extend moves
 	// it) and the timer that ends the context then.
 	validUntil atomic.Int64
 	validity   *time.Timer
@@ -246,7 +246,7 @@ const (
 // validTill sets when the validity ends and re-arms the timer that ends the
 // context then.
 func (h *redHeld) validTill(until time.Time) {
-	h.validUntil.Store(until.UnixNano())
+	h.validUntil.Store(monoNanos(until))
 	h.validity.Reset(time.Until(until))
 }
 
@@ -262,7 +262,7 @@ func (c *redCtx) Deadline() (time.Time, bool) {
 	if ns == 0 {
 		return c.Context.Deadline()
 	}
-	d := time.Unix(0, ns)
+	d := monoTime(ns)
 	if pd, ok := c.Context.Deadline(); ok && pd.Before(d) {
 		return pd, true
 	}
@@ -428,9 +428,9 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 		}
 	}
 	if r.lease > 0 {
-		h.validUntil.Store(validUntil.UnixNano())
+		h.validUntil.Store(monoNanos(validUntil))
 		h.validity = time.AfterFunc(time.Until(validUntil), func() {
-			if time.Now().UnixNano() < h.validUntil.Load() {
+			if monoNanos(clock()) < h.validUntil.Load() {
 				return // Extend moved it while the timer fired
 			}
 			lose(fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
@@ -738,7 +738,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	start := time.Now()
 	drift := r.drift(lease)
 	until := start.Add(lease - drift)
-	if until.UnixNano() < h.validUntil.Load() {
+	if monoNanos(until) < h.validUntil.Load() {
 		// A shorter lease is in force on a node as soon as its script runs,
 		// before the replies are back: the validity must not outlive it.
 		h.validTill(until)
@@ -767,7 +767,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	}
 	validity := lease - time.Since(start) - drift
 	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
-	if ok || until.UnixNano() < h.validUntil.Load() {
+	if ok || monoNanos(until) < h.validUntil.Load() {
 		h.validTill(until)
 	}
 	if !ok {

@@ -72,7 +72,7 @@ func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
 	defer om.Unlock(octx2)
 	if alive {
 		t.Fatalf("another owner holds the lock while the owner's lock context is alive (its loss deadline is %s away): the re-entry's reply, handled after the Extend's, moved it past the shorter lease in force",
-			time.Until(time.Unix(0, first.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+			time.Until(monoTime(first.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 	}
 }
 
@@ -124,7 +124,7 @@ func TestReentryHandledAfterLaterRenewal(t *testing.T) {
 	}
 	if outer.Err() == nil {
 		t.Fatalf("the lock expired on the server while its context is alive (its loss deadline is %s away): the re-entry's reply, handled after a renewal that ran later, moved it past the renewal's lease",
-			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
+			time.Until(monoTime(outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond))
 	}
 }
 
@@ -190,7 +190,7 @@ func TestUndoOfReentryKeepsHoldsLease(t *testing.T) {
 	}
 	from := rc.n.Load()
 	if !eventually(3*time.Second, func() bool { return rc.n.Load() > from }) {
-		t.Fatalf("no renewal within 3 s (%d, err %v, lossAt in %s)", rc.n.Load(), context.Cause(outer), time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())))
+		t.Fatalf("no renewal within 3 s (%d, err %v, lossAt in %s)", rc.n.Load(), context.Cause(outer), time.Until(monoTime(outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())))
 	}
 	// As undoLater undoes an attempt of unknown outcome: with its lease.
 	if err := p.c.undo(ctx, m, field, short, 0, false); err != nil {
@@ -203,6 +203,6 @@ func TestUndoOfReentryKeepsHoldsLease(t *testing.T) {
 	}
 	if outer.Err() == nil {
 		t.Fatalf("the lock expired on the server while its context is alive (its loss deadline is %s away): the undo re-armed the lock with the undone attempt's %s lease",
-			time.Until(time.Unix(0, outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond), short)
+			time.Until(monoTime(outer.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())).Round(time.Millisecond), short)
 	}
 }

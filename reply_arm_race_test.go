@@ -55,7 +55,7 @@ func TestReentryReplyBesideExtendSend(t *testing.T) {
 			t.Fatal(err)
 		}
 		wg.Wait()
-		if h.lossAt.Load() > shortAt.UnixNano() {
+		if h.lossAt.Load() > monoNanos(shortAt) {
 			bad++
 		}
 		c.finish(h, context.Canceled)

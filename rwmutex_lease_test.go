@@ -132,7 +132,7 @@ func TestRWMutexNestedReadReleaseShortensLoss(t *testing.T) {
 	if err != nil || pttl <= 0 {
 		t.Fatalf("PTTL after the nested release: %d %v", pttl, err)
 	}
-	lossAt := time.Unix(0, r1.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+	lossAt := monoTime(r1.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
 	if expiry := replied.Add(time.Duration(pttl) * time.Millisecond); !lossAt.Before(expiry) {
 		t.Fatalf("outer read hold's loss deadline is %s after the lock's expiry on the server", lossAt.Sub(expiry))
 	}

@@ -146,7 +146,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	// trip): past that, the holds' loss deadlines have ended them anyway.
 	var deadline time.Time
 	for i, r := range batch {
-		if at := time.Unix(0, r.h.lossAt.Load()); i == 0 || at.Before(deadline) {
+		if at := monoTime(r.h.lossAt.Load()); i == 0 || at.Before(deadline) {
 			deadline = at
 		}
 	}
