@@ -63,6 +63,11 @@ type Client struct {
 	// goroutines of one owner share its place in a waiter queue or set,
 	// which the last of them to give up leaves. Guarded by mu.
 	waiting map[lineKey]sharedWaits
+	// extending bounds, per hold, the Extends in flight: one whose hold
+	// ends before its script runs may run on the owner's next hold (the
+	// same field), whose loss deadline grant then keeps within it. Guarded
+	// by mu.
+	extending map[holdKey]extendsInFlight
 	// closed when Close begins: waits end with ErrClosed.
 	closingCtx context.Context
 	closeWaits context.CancelFunc

@@ -845,6 +845,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: the owner in the context already holds it", ErrNotReentrant)
 	}
+	var bound time.Time // an Extend of the owner's earlier hold in flight
 	if h == nil {
 		if !a.fresh {
 			c.mu.Unlock()
@@ -852,6 +853,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		}
 		h = &fresh.h
 		c.holds[id] = h
+		if e, ok := c.extending[id]; ok {
+			bound = monoTime(e.at)
+		}
 		if c.acquiring[id] > 0 {
 			c.acquired.Broadcast() // a re-entry of the same owner may be waiting for this hold
 		}
@@ -883,7 +887,12 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// since it was registered: it ran on the server after this grant,
 		// and the deadline it set, or the bound it left on the unarmed hold
 		// (see setLossLocked), is not moved later.
-		c.armFresh(h, lossDeadline(start, serverLease))
+		at := lossDeadline(start, serverLease)
+		if !bound.IsZero() && bound.Before(at) {
+			// It may run on the server after this grant.
+			at = bound
+		}
+		c.armFresh(h, at)
 	case !reentrySetsLease(p):
 		// The re-entry only lengthened the lock's expiry: it moves the
 		// deadline later, and only when no Extend or renewal may have run

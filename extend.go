@@ -58,8 +58,10 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
 	mark := c.leaseCall(h, at)
+	done := c.extendSent(h, field, at)
 	held, err := func() (bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
+		defer done()
 		return p.(extender).extendOnce(ctx, field, lease)
 	}()
 	switch {
@@ -90,6 +92,47 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	c.mu.Unlock()
 	return nil
+}
+
+// extendsInFlight counts the Extends in flight on one hold key and keeps the
+// earliest loss deadline they set (monoNanos) until the last of them ends.
+type extendsInFlight struct {
+	n  int
+	at int64
+}
+
+// extendSent registers an Extend of h, whose loss deadline is at, as sent, and
+// returns the function that marks it ended. The script names the owner's
+// field, not the hold: should h be released and the owner lock again before
+// it runs, it sets the new hold's lease. A hold of the owner registered since
+// h moves its deadline to at now if that is earlier, and one registered while
+// the Extend is in flight takes at as a bound (see grant).
+func (c *Client) extendSent(h *hold, field string, at time.Time) func() {
+	id := holdID(h.key, field)
+	c.mu.Lock()
+	if c.extending == nil {
+		c.extending = map[holdKey]extendsInFlight{}
+	}
+	e := c.extending[id]
+	if e.n == 0 || monoNanos(at) < e.at {
+		e.at = monoNanos(at)
+	}
+	e.n++
+	c.extending[id] = e
+	if next := c.holds[id]; next != nil && next != h {
+		c.armEarlier(next, at) // lock order: c.mu before h.mu
+	}
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		if e := c.extending[id]; e.n <= 1 {
+			delete(c.extending, id)
+		} else {
+			e.n--
+			c.extending[id] = e
+		}
+		c.mu.Unlock()
+	}
 }
 
 // extendTarget finds the hold Extend would extend: lctx's hold, or the
