@@ -29,7 +29,8 @@ import (
 //   - Redisson's layout: the key is a string, not Redisson's hash, so Java
 //     services cannot share the lock; a LeanMutex and a Mutex (or FairMutex,
 //     RWMutex, Redisson lock) on one name refuse each other with
-//     ErrWrongKind instead of excluding each other;
+//     ErrWrongKind instead of excluding each other, as do a LeanMutex and
+//     a Semaphore or CountDownLatch;
 //   - notified waiting: a waiter polls with a doubling, jittered delay (1 ms
 //     up to 16 ms, never past its deadline), like Redisson's RSpinLock, so no
 //     pub/sub connection is used and a release publishes nothing;
@@ -221,6 +222,10 @@ func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _
 		return attempt{granted: true, fresh: true}, acked, nil
 	case err != nil:
 		return attempt{}, false, err
+	case holder != field && strings.IndexByte(holder, ':') < 0:
+		// A count (Semaphore, CountDownLatch), not an owner: SET NX
+		// changed nothing.
+		return attempt{}, false, fmt.Errorf("%w: %w", ErrWrongKind, generated.ErrNotLean)
 	case holder != field:
 		return attempt{}, acked, nil
 	}
@@ -411,9 +416,10 @@ func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try
 // lock (a LeanMutex's string where a hash was expected, or the reverse), and
 // the refusals of a read-write lock's hash by a Mutex and the reverse.
 func wrongKind(err error) error {
-	if (errors.Is(err, generated.ErrNotRw) || errors.Is(err, generated.ErrNotMutex)) && !errors.Is(err, ErrWrongKind) {
+	if (errors.Is(err, generated.ErrNotRw) || errors.Is(err, generated.ErrNotMutex) || errors.Is(err, generated.ErrNotLean)) && !errors.Is(err, ErrWrongKind) {
 		// A read-write lock and a Mutex, FairMutex or Redisson RLock share
-		// the name: both are hashes, told apart by the mode field.
+		// the name: both are hashes, told apart by the mode field. Or a
+		// LeanMutex's string holds a count (Semaphore, CountDownLatch).
 		return fmt.Errorf("%w: %w", ErrWrongKind, err)
 	}
 	// errors.As: the Redis error may come wrapped ("wait ended: ...").

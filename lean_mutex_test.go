@@ -673,3 +673,42 @@ func TestLeanMutexReleaseRetryAfterExpiry(t *testing.T) {
 		t.Fatalf("the other owner's lock holds %q (octx %v)", v, context.Cause(octx))
 	}
 }
+
+// A LeanMutex on the name of a Semaphore or CountDownLatch (a string holding
+// a count, not an owner) is ErrWrongKind and leaves the count alone: its
+// acquisition took the count for a holder and waited, State reported the
+// lock held and ForceUnlock deleted the permits.
+func TestLeanMutexOnCountName(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	if ok, err := mustSem(t, c, "sem").TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if ok, err := mustLatch(t, c, "latch").TrySetCount(ctx, 2); err != nil || !ok {
+		t.Fatalf("TrySetCount = %v, %v", ok, err)
+	}
+	for _, name := range []string{"sem", "latch"} {
+		plain, fenced := mustLean(t, c, name), mustLean(t, c, name, WithFencing())
+		key := plain.Key()
+		want := countAt(t, node, key)
+		for what, call := range map[string]func() error{
+			"TryLock":        func() error { _, err := plain.TryLock(ctx, 0); return err },
+			"TryLock(wait)":  func() error { _, err := plain.TryLock(ctx, 50*time.Millisecond); return err },
+			"fenced TryLock": func() error { _, err := fenced.TryLock(ctx, 0); return err },
+			"shared TryLock": func() error { _, err := plain.TryLock(WithOwner(ctx, "o"), 0); return err },
+			"State":          func() error { _, err := plain.State(ctx); return err },
+			"IsLocked":       func() error { _, err := plain.IsLocked(ctx); return err },
+			"ForceUnlock":    func() error { _, err := plain.ForceUnlock(ctx); return err },
+			"fenced Unlock":  func() error { return fenced.Unlock(WithOwner(ctx, "o")) },
+		} {
+			if err := call(); !errors.Is(err, ErrWrongKind) && !(what == "fenced Unlock" && errors.Is(err, ErrNotHeld)) {
+				t.Errorf("LeanMutex.%s on a %s's name: %v, want ErrWrongKind", what, name, err)
+			}
+			if got := countAt(t, node, key); got != want {
+				t.Fatalf("LeanMutex.%s on a %s's name changed its count: %d -> %d", what, name, want, got)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -17,7 +18,9 @@ const leanAcquireFencedSource = `#!lua
 -- counter starts at the server's TIME in microseconds (above every token an
 -- expired counter can have handed out) and expires fenceIdle later; so is a
 -- counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
--- another lock kind (a Mutex's hash) fails with WRONGTYPE.
+-- another lock kind (a Mutex's hash) fails with WRONGTYPE; a string holding
+-- no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count,
+-- with NOT_LEAN, and nothing changes.
 -- Reply > 0: acquired, the value is the fencing token; -1: held by another
 -- owner; -2: held by this owner already.
 -- @key    lock
@@ -26,10 +29,14 @@ const leanAcquireFencedSource = `#!lua
 -- @arg    lease     duration
 -- @arg    fenceIdle duration  how long a new counter lives
 -- @return int64
+-- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
 local holder = redis.call('set', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', ARGV[2])
 if holder then
   if holder == ARGV[1] then
     return -2
+  end
+  if not string.find(holder, ':', 1, true) then
+    return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
   end
   return -1
 end
@@ -49,7 +56,7 @@ return token
 `
 
 // leanAcquireFencedSHA1 is the SHA-1 of leanAcquireFencedSource, the name SCRIPT LOAD gives it.
-const leanAcquireFencedSHA1 = "3f468744c9e07f64e6389e3500335f44798acf8d"
+const leanAcquireFencedSHA1 = "cecd7d895b4ce96afc6e3c64df8d9be710c73f83"
 
 var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 
@@ -59,7 +66,9 @@ var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 // counter starts at the server's TIME in microseconds (above every token an
 // expired counter can have handed out) and expires fenceIdle later; so is a
 // counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
-// another lock kind (a Mutex's hash) fails with WRONGTYPE.
+// another lock kind (a Mutex's hash) fails with WRONGTYPE; a string holding
+// no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count,
+// with NOT_LEAN, and nothing changes.
 // Reply > 0: acquired, the value is the fencing token; -1: held by another
 // owner; -2: held by this owner already.
 //
@@ -165,6 +174,27 @@ func leanAcquireFencedEncode(a *LeanAcquireFencedArgs) ([]string, []string) {
 	return keys, args
 }
 
+// leanAcquireFencedError turns a Redis error whose code LeanAcquireFenced declares into a *ScriptError;
+// every other error is returned as it is.
+func leanAcquireFencedError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_LEAN":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LeanAcquireFenced",
+			sentinel: ErrNotLean,
+		}
+	}
+	return err
+}
+
 // leanAcquireFencedDecode reads a reply of LeanAcquireFenced as int64.
 func leanAcquireFencedDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -177,7 +207,7 @@ func leanAcquireFencedDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, leanAcquireFencedError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

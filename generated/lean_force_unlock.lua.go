@@ -6,13 +6,15 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
 // leanForceUnlockSource is scripts/lean_force_unlock.lua, verbatim.
 const leanForceUnlockSource = `#!lua flags=allow-oom
 -- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
--- kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
+-- kind (a Mutex's hash) fails with WRONGTYPE, a string holding no owner (a
+-- Semaphore's or CountDownLatch's count) with NOT_LEAN, and is left alone.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -23,12 +25,17 @@ const leanForceUnlockSource = `#!lua flags=allow-oom
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
+-- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
 local seen = redis.call('get', KEYS[2])
 if seen then
   return tonumber(seen)
 end
 local deleted = 0
-if redis.call('get', KEYS[1]) then
+local v = redis.call('get', KEYS[1])
+if v then
+  if not string.find(v, ':', 1, true) then
+    return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
+  end
   deleted = redis.call('del', KEYS[1])
 end
 redis.call('set', KEYS[2], deleted, 'px', ARGV[1])
@@ -36,12 +43,13 @@ return deleted
 `
 
 // leanForceUnlockSHA1 is the SHA-1 of leanForceUnlockSource, the name SCRIPT LOAD gives it.
-const leanForceUnlockSHA1 = "71944d7f1f7391b80c5c5d63c707d3f9cc46bd26"
+const leanForceUnlockSHA1 = "f3006f3f4d980a0e10592ccfccc7e4baed98e968"
 
 var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 
 // LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
-// kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
+// kind (a Mutex's hash) fails with WRONGTYPE, a string holding no owner (a
+// Semaphore's or CountDownLatch's count) with NOT_LEAN, and is left alone.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
@@ -148,6 +156,27 @@ func leanForceUnlockEncode(a *LeanForceUnlockArgs) ([]string, []string) {
 	return keys, args
 }
 
+// leanForceUnlockError turns a Redis error whose code LeanForceUnlock declares into a *ScriptError;
+// every other error is returned as it is.
+func leanForceUnlockError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_LEAN":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LeanForceUnlock",
+			sentinel: ErrNotLean,
+		}
+	}
+	return err
+}
+
 // leanForceUnlockDecode reads a reply of LeanForceUnlock as bool.
 func leanForceUnlockDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -156,7 +185,7 @@ func leanForceUnlockDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, leanForceUnlockError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

@@ -6,19 +6,26 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // leanStateSource is scripts/lean_state.lua, verbatim.
 const leanStateSource = `-- LeanState reads a lean lock without changing it: whether anyone holds it,
 -- whether this owner does, and the remaining lease in ms (-2: no lock, -1: no
--- expiry). A key of another lock kind (a Mutex's hash) fails with WRONGTYPE.
+-- expiry). A key of another lock kind (a Mutex's hash) fails with WRONGTYPE,
+-- a string holding no owner (a Semaphore's or CountDownLatch's count) with
+-- NOT_LEAN.
 -- @key    lock
 -- @arg    owner     string
 -- @return {owners int64, holds int64, ttl int64}
 -- @readonly
+-- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
 local v = redis.call('get', KEYS[1])
 if not v then
   return {0, 0, -2}
+end
+if not string.find(v, ':', 1, true) then
+  return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
 end
 local holds = 0
 if v == ARGV[1] then
@@ -28,7 +35,7 @@ return {1, holds, redis.call('pttl', KEYS[1])}
 `
 
 // leanStateSHA1 is the SHA-1 of leanStateSource, the name SCRIPT LOAD gives it.
-const leanStateSHA1 = "5171ae7e41768cc3c98aa77d34a3fb8167d2a304"
+const leanStateSHA1 = "31178fd69a00bcdb151385e25341517eefc6a567"
 
 var leanStateScript = rueidis.NewLuaScriptReadOnly(leanStateSource)
 
@@ -41,7 +48,9 @@ type LeanStateResult struct {
 
 // LeanState reads a lean lock without changing it: whether anyone holds it,
 // whether this owner does, and the remaining lease in ms (-2: no lock, -1: no
-// expiry). A key of another lock kind (a Mutex's hash) fails with WRONGTYPE.
+// expiry). A key of another lock kind (a Mutex's hash) fails with WRONGTYPE,
+// a string holding no owner (a Semaphore's or CountDownLatch's count) with
+// NOT_LEAN.
 func LeanState(ctx context.Context, c rueidis.Client, lock string, owner string) (LeanStateResult, error) {
 	keys := []string{lock}
 	args := []string{owner}
@@ -119,6 +128,27 @@ func leanStateEncode(a *LeanStateArgs) ([]string, []string) {
 	return keys, args
 }
 
+// leanStateError turns a Redis error whose code LeanState declares into a *ScriptError;
+// every other error is returned as it is.
+func leanStateError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_LEAN":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LeanState",
+			sentinel: ErrNotLean,
+		}
+	}
+	return err
+}
+
 // leanStateDecode reads a reply of LeanState as {owners int64, holds int64, ttl int64}.
 func leanStateDecode(resp rueidis.RedisResult) (LeanStateResult, error) {
 	const want = "{owners int64, holds int64, ttl int64}"
@@ -131,7 +161,7 @@ func leanStateDecode(resp rueidis.RedisResult) (LeanStateResult, error) {
 				Want:   want,
 			}
 		}
-		return LeanStateResult{}, err
+		return LeanStateResult{}, leanStateError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 3 {

@@ -590,6 +590,7 @@ func Preload(ctx context.Context, c rueidis.Client) error {
 var (
 	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
 	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
+	ErrNotLean   = errors.New("NOT_LEAN: the key holds no owner: a Semaphore or CountDownLatch uses the name")
 	ErrNotMutex  = errors.New("NOT_MUTEX: the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name")
 	ErrNotRw     = errors.New("NOT_RW: the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name")
 	ErrRange     = errors.New("RANGE: the count would go beyond 2^53 - 1 either way")

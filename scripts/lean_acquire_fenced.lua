@@ -5,7 +5,9 @@
 -- counter starts at the server's TIME in microseconds (above every token an
 -- expired counter can have handed out) and expires fenceIdle later; so is a
 -- counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
--- another lock kind (a Mutex's hash) fails with WRONGTYPE.
+-- another lock kind (a Mutex's hash) fails with WRONGTYPE; a string holding
+-- no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count,
+-- with NOT_LEAN, and nothing changes.
 -- Reply > 0: acquired, the value is the fencing token; -1: held by another
 -- owner; -2: held by this owner already.
 -- @key    lock
@@ -14,10 +16,14 @@
 -- @arg    lease     duration
 -- @arg    fenceIdle duration  how long a new counter lives
 -- @return int64
+-- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
 local holder = redis.call('set', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', ARGV[2])
 if holder then
   if holder == ARGV[1] then
     return -2
+  end
+  if not string.find(holder, ':', 1, true) then
+    return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
   end
   return -1
 end

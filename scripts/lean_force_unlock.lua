@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 -- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
--- kind (a Mutex's hash) fails with WRONGTYPE and is left alone.
+-- kind (a Mutex's hash) fails with WRONGTYPE, a string holding no owner (a
+-- Semaphore's or CountDownLatch's count) with NOT_LEAN, and is left alone.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -11,12 +12,17 @@
 -- @arg    recordTTL duration
 -- @return bool
 -- @retryable
+-- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
 local seen = redis.call('get', KEYS[2])
 if seen then
   return tonumber(seen)
 end
 local deleted = 0
-if redis.call('get', KEYS[1]) then
+local v = redis.call('get', KEYS[1])
+if v then
+  if not string.find(v, ':', 1, true) then
+    return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
+  end
   deleted = redis.call('del', KEYS[1])
 end
 redis.call('set', KEYS[2], deleted, 'px', ARGV[1])
