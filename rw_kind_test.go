@@ -95,3 +95,37 @@ func TestRWMutexAndMutexOnOneName(t *testing.T) {
 		}
 	}
 }
+
+// RWMutex.State, IsLocked and ForceUnlock on a name a Mutex (a hash without
+// a mode) or a LeanMutex (a string) holds are ErrWrongKind and leave the lock
+// alone: State read a Mutex's hash as a free read-write lock, ForceUnlock
+// deleted it, and a LeanMutex's WRONGTYPE came back unmarked.
+func TestRWMutexInspectOtherKind(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	for _, other := range []Locker{mustMutex(t, c, "kind-m"), mustLean(t, c, "kind-l")} {
+		lctx, err := other.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := mustRW(t, c, other.Name())
+		before, _ := node.Do(t, "DUMP", rw.Key()).ToString()
+		if st, err := rw.State(ctx); !errors.Is(err, ErrWrongKind) {
+			t.Errorf("RWMutex.State on a name a %T holds: %+v, %v; want ErrWrongKind", other, st, err)
+		}
+		if locked, err := rw.IsLocked(ctx); !errors.Is(err, ErrWrongKind) {
+			t.Errorf("RWMutex.IsLocked on a name a %T holds: %v, %v; want ErrWrongKind", other, locked, err)
+		}
+		if ok, err := rw.ForceUnlock(ctx); !errors.Is(err, ErrWrongKind) {
+			t.Errorf("RWMutex.ForceUnlock on a name a %T holds: %v, %v; want ErrWrongKind", other, ok, err)
+		}
+		if after, _ := node.Do(t, "DUMP", rw.Key()).ToString(); after != before {
+			t.Fatalf("RWMutex calls on a name a %T holds changed the lock", other)
+		}
+		if err := other.Unlock(lctx); err != nil {
+			t.Fatalf("%T.Unlock: %v", other, err)
+		}
+	}
+}

@@ -377,7 +377,8 @@ type RWState struct {
 }
 
 // State reads the lock's mode, the hold counts of the owner in ctx (a lock
-// context's or WithOwner's) and the remaining lease.
+// context's or WithOwner's) and the remaining lease. A lock of another kind
+// on the name is ErrWrongKind.
 func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 	if err := rw.lockSpec.check(ctx); err != nil {
 		return RWState{}, opError("state of", rw.name, err)
@@ -389,7 +390,7 @@ func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 	field := rw.c.id + ":" + owner
 	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
 	if err != nil {
-		return RWState{}, opError("state of", rw.name, err)
+		return RWState{}, opError("state of", rw.name, wrongKind(err))
 	}
 	out := RWState{Reads: st.Reads, Writes: st.Writes}
 	if st.Mode != nil {
@@ -408,7 +409,8 @@ func (rw *RWMutex) IsLocked(ctx context.Context) (bool, error) {
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
 // reports whether there was a lock to delete. Read and write holds this
-// Client had of it end at once, as for Mutex.ForceUnlock.
+// Client had of it end at once, as for Mutex.ForceUnlock. A lock of another
+// kind on the name is left alone (ErrWrongKind).
 func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := rw.check(ctx); err != nil {
 		return false, opError("force unlock", rw.name, err)
@@ -418,7 +420,7 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, record, publish, c.recordTTL)
 	})
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, err)
+		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, wrongKind(err))
 	}
 	return ok, nil
 }

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,8 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
+-- NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
@@ -28,11 +31,15 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false and redis.call('exists', KEYS[1]) == 1 then
+  return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+end
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], deleted, 'px', ARGV[2])
 if deleted == 0 then
@@ -47,7 +54,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "bfa7e6888e8931bd4e366854e920edb0e30b715a"
+const rwForceUnlockSHA1 = "1fe82a7d441013d3fdb55ce76dbaab3b1ad19efc"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -59,6 +66,8 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
+// NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
@@ -188,6 +197,27 @@ func rwForceUnlockEncode(a *RwForceUnlockArgs) ([]string, []string) {
 	return keys, args
 }
 
+// rwForceUnlockError turns a Redis error whose code RwForceUnlock declares into a *ScriptError;
+// every other error is returned as it is.
+func rwForceUnlockError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_RW":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwForceUnlock",
+			sentinel: ErrNotRw,
+		}
+	}
+	return err
+}
+
 // rwForceUnlockDecode reads a reply of RwForceUnlock as bool.
 func rwForceUnlockDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -196,7 +226,7 @@ func rwForceUnlockDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, rwForceUnlockError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

@@ -6,25 +6,31 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // rwStateSource is scripts/rw_state.lua, verbatim.
 const rwStateSource = `-- RwState reads a read-write lock without changing it: its mode (nil when
 -- free), this owner's read and write hold counts, and the remaining lease in
--- ms (-2: no lock, -1: no expiry).
+-- ms (-2: no lock, -1: no expiry). A hash without a mode (a Mutex, FairMutex
+-- or Redisson RLock) fails with NOT_RW, a string (a LeanMutex) with WRONGTYPE.
 -- @key    lock
 -- @arg    owner          string
 -- @arg    writeOwner     string
 -- @return {mode string?, reads int64, writes int64, ttl int64}
 -- @readonly
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false and redis.call('exists', KEYS[1]) == 1 then
+  return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+end
 local reads = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or '0')
 local writes = tonumber(redis.call('hget', KEYS[1], ARGV[2]) or '0')
 return {mode, reads, writes, redis.call('pttl', KEYS[1])}
 `
 
 // rwStateSHA1 is the SHA-1 of rwStateSource, the name SCRIPT LOAD gives it.
-const rwStateSHA1 = "1da4889f51826eecc5fe1239017fbd7a444a1808"
+const rwStateSHA1 = "afa8acf98785b6cd1e605c426f06a820b06617d5"
 
 var rwStateScript = rueidis.NewLuaScriptReadOnly(rwStateSource)
 
@@ -38,7 +44,8 @@ type RwStateResult struct {
 
 // RwState reads a read-write lock without changing it: its mode (nil when
 // free), this owner's read and write hold counts, and the remaining lease in
-// ms (-2: no lock, -1: no expiry).
+// ms (-2: no lock, -1: no expiry). A hash without a mode (a Mutex, FairMutex
+// or Redisson RLock) fails with NOT_RW, a string (a LeanMutex) with WRONGTYPE.
 func RwState(ctx context.Context, c rueidis.Client, lock string, owner string, writeOwner string) (RwStateResult, error) {
 	keys := []string{lock}
 	args := []string{owner, writeOwner}
@@ -117,6 +124,27 @@ func rwStateEncode(a *RwStateArgs) ([]string, []string) {
 	return keys, args
 }
 
+// rwStateError turns a Redis error whose code RwState declares into a *ScriptError;
+// every other error is returned as it is.
+func rwStateError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_RW":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwState",
+			sentinel: ErrNotRw,
+		}
+	}
+	return err
+}
+
 // rwStateDecode reads a reply of RwState as {mode string?, reads int64, writes int64, ttl int64}.
 func rwStateDecode(resp rueidis.RedisResult) (RwStateResult, error) {
 	const want = "{mode string?, reads int64, writes int64, ttl int64}"
@@ -129,7 +157,7 @@ func rwStateDecode(resp rueidis.RedisResult) (RwStateResult, error) {
 				Want:   want,
 			}
 		}
-		return RwStateResult{}, err
+		return RwStateResult{}, rwStateError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 4 {

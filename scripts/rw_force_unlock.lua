@@ -7,6 +7,8 @@
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
+-- NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel        redisson_rwlock:{name}
@@ -16,11 +18,15 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 local seen = redis.call('get', KEYS[3])
 if seen then
   return tonumber(seen)
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false and redis.call('exists', KEYS[1]) == 1 then
+  return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+end
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], deleted, 'px', ARGV[2])
 if deleted == 0 then
