@@ -533,3 +533,55 @@ func TestRWMutexOwnerEndingInWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A waiting writer that gives up wakes the readers it held back when the only
+// registration left is a dead writer's whose deadline has passed: that one no
+// longer holds readers back, but it was still counted, nothing was published
+// and the readers slept to their next call (a third of the waiter timeout).
+func TestRWMutexWithdrawBesideExpiredWriter(t *testing.T) {
+	node := redistest.Server(t)
+	const waiterTimeout = 3 * time.Second
+	c := newTestClient(t, node.Client(t), WithWaiterTimeout(waiterTimeout))
+	ctx := testCtx(t, 20*time.Second)
+	rw := mustRW(t, c, "rw:withdraw")
+	r1, err := rw.RLock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, wcancel := context.WithCancel(ctx)
+	wdone := make(chan error, 1)
+	go func() { _, err := rw.Lock(wctx); wdone <- err }()
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never happened", what)
+			}
+		}
+	}
+	waitFor("writer registration", func() bool { n, _ := node.Do(t, "ZCARD", rw.writers).AsInt64(); return n == 1 })
+	rdone := make(chan error, 1)
+	go func() {
+		r2, err := rw.TryRLock(WithOwner(ctx, "late"), 5*time.Second)
+		if err == nil {
+			err = rw.RUnlock(r2)
+		}
+		rdone <- err
+	}()
+	// The reader has been refused and sleeps; a writer that died since
+	// registered before it and its deadline has passed.
+	time.Sleep(200 * time.Millisecond)
+	node.Do(t, "ZADD", rw.writers, "1", "dead:write")
+	wcancel()
+	if err := <-wdone; err == nil {
+		t.Fatal("the writer got the lock under a reader")
+	}
+	start := time.Now()
+	if err := <-rdone; err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+	if took := time.Since(start); took > waiterTimeout/6 {
+		t.Errorf("reader entered %s after the last live writer withdrew; want it woken at once", took.Round(time.Millisecond))
+	}
+	_ = rw.RUnlock(r1)
+}

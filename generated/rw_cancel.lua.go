@@ -11,7 +11,9 @@ import (
 // rwCancelSource is scripts/rw_cancel.lua, verbatim.
 const rwCancelSource = `#!lua flags=allow-oom
 -- RwCancel withdraws a waiting writer that gave up. When no writer is left
--- waiting, "1" is published so readers it held back enter at once.
+-- waiting, "1" is published so readers it held back enter at once: a
+-- registration whose deadline (server time) has passed, a writer that died,
+-- holds no reader back and is removed first.
 -- Reply true when the writer was registered.
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    channel        redisson_rwlock:{name}
@@ -23,6 +25,8 @@ const rwCancelSource = `#!lua flags=allow-oom
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
+local t = redis.call('time')
+redis.call('zremrangebyscore', KEYS[1], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 if redis.call('zcard', KEYS[1]) == 0 then
   redis.call(ARGV[2], KEYS[2], '1')
 end
@@ -30,12 +34,14 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "92f12ca141e5d58f1451c98cf56ba37216fefc3f"
+const rwCancelSHA1 = "c862c8d7e01beee47f08c5fd53ede1df0229a2e3"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
 // RwCancel withdraws a waiting writer that gave up. When no writer is left
-// waiting, "1" is published so readers it held back enter at once.
+// waiting, "1" is published so readers it held back enter at once: a
+// registration whose deadline (server time) has passed, a writer that died,
+// holds no reader back and is removed first.
 // Reply true when the writer was registered.
 //
 // Redis script flags: allow-oom.

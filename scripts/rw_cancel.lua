@@ -1,6 +1,8 @@
 #!lua flags=allow-oom
 -- RwCancel withdraws a waiting writer that gave up. When no writer is left
--- waiting, "1" is published so readers it held back enter at once.
+-- waiting, "1" is published so readers it held back enter at once: a
+-- registration whose deadline (server time) has passed, a writer that died,
+-- holds no reader back and is removed first.
 -- Reply true when the writer was registered.
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    channel        redisson_rwlock:{name}
@@ -12,6 +14,8 @@
 if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
+local t = redis.call('time')
+redis.call('zremrangebyscore', KEYS[1], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 if redis.call('zcard', KEYS[1]) == 0 then
   redis.call(ARGV[2], KEYS[2], '1')
 end
