@@ -183,7 +183,8 @@
 //     FairMutex, RWMutex, a Redisson lock) were given the same name, a
 //     Mutex or FairMutex the name of a read-write lock or the reverse, or a
 //     Semaphore, PermitSemaphore or CountDownLatch the name of another kind
-//     of lock; nothing changes.
+//     of lock; nothing changes. State, IsLocked and ForceUnlock of each
+//     lock kind answer so too, and ForceUnlock leaves the other lock alone.
 //
 // A wait ended by its context returns an error that errors.Is the context's
 // error. Redis and network failures are wrapped with the operation and the

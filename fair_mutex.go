@@ -275,14 +275,15 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 // ForceUnlock deletes the lock whoever holds it and wakes the first waiter of
 // each queue protocol (this handle's and the other one, scriptlock's or
 // Redisson's). It reports whether there was a lock to delete. Holds this
-// Client had of it end at once, as for Mutex.ForceUnlock.
+// Client had of it end at once, as for Mutex.ForceUnlock. A lock of another
+// kind on the name is left alone (ErrWrongKind).
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.m.check(ctx); err != nil {
 		return false, opError("force unlock", f.m.name, err)
 	}
 	ok, err := f.m.c.forceUnlock(ctx, f.m.key, f.forceUnlockCall)
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: force unlock %q: %w", f.m.name, err)
+		return false, fmt.Errorf("scriptlock: force unlock %q: %w", f.m.name, wrongKind(err))
 	}
 	return ok, nil
 }

@@ -343,7 +343,8 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 // find out at their next renewal or when their lease ends. A call whose
 // reply is lost is made again, and the repeat answers what the first
 // attempt did without deleting anything: it records its answer for a minute
-// under redisson_unlock_latch:{name}:<client-id>:<n>.
+// under redisson_unlock_latch:{name}:<client-id>:<n>. A lock of another kind
+// on the name is left alone (ErrWrongKind).
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
@@ -352,7 +353,7 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL)
 	})
 	if err != nil {
-		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, err)
+		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, wrongKind(err))
 	}
 	return ok, nil
 }
@@ -371,7 +372,8 @@ type LockState struct {
 }
 
 // State reads whether the lock is held, the hold count of the owner in ctx
-// (a lock context's or WithOwner's) and the remaining lease.
+// (a lock context's or WithOwner's) and the remaining lease. A lock of
+// another kind on the name is ErrWrongKind.
 func (m *Mutex) State(ctx context.Context) (LockState, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return LockState{}, opError("state of", m.name, err)
@@ -379,7 +381,7 @@ func (m *Mutex) State(ctx context.Context) (LockState, error) {
 	owner, _ := OwnerFrom(ctx)
 	st, err := generated.MutexState(ctx, m.c.rc, m.key, m.c.fieldOf(m, owner))
 	if err != nil {
-		return LockState{}, opError("state of", m.name, err)
+		return LockState{}, opError("state of", m.name, wrongKind(err))
 	}
 	out := LockState{Locked: st.Owners > 0, HoldCount: st.Holds}
 	if out.Locked {

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -127,5 +128,72 @@ func TestRWMutexInspectOtherKind(t *testing.T) {
 		if err := other.Unlock(lctx); err != nil {
 			t.Fatalf("%T.Unlock: %v", other, err)
 		}
+	}
+}
+
+// TestMutexInspectOtherKind: Mutex and FairMutex State, IsLocked and
+// ForceUnlock on a name another kind of lock holds (a read-write lock's
+// hash, a LeanMutex's string, a Semaphore's count) are ErrWrongKind and
+// change nothing; ForceUnlock deleted it.
+func TestMutexInspectOtherKind(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	type other struct {
+		what string
+		take func(name string) (release func())
+	}
+	lock := func(l Locker) func() {
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatalf("%T.Unlock: %v", l, err)
+			}
+		}
+	}
+	others := []other{
+		{"an RWMutex writer", func(name string) func() { return lock(mustRW(t, c, name)) }},
+		{"an RWMutex reader", func(name string) func() { return lock(mustRW(t, c, name).RLocker()) }},
+		{"a LeanMutex", func(name string) func() { return lock(mustLean(t, c, name)) }},
+		{"a Semaphore", func(name string) func() {
+			if ok, err := mustSem(t, c, name).TrySetPermits(ctx, 3); err != nil || !ok {
+				t.Fatalf("TrySetPermits: %v, %v", ok, err)
+			}
+			return func() {}
+		}},
+	}
+	type handle struct {
+		kind       string
+		state      func() (LockState, error)
+		isLocked   func() (bool, error)
+		forceUnlck func() (bool, error)
+	}
+	for i, o := range others {
+		name := "kind-o" + strconv.Itoa(i)
+		release := o.take(name)
+		m, f := mustMutex(t, c, name), mustFair(t, c, name)
+		for _, h := range []handle{
+			{"Mutex", func() (LockState, error) { return m.State(ctx) }, func() (bool, error) { return m.IsLocked(ctx) }, func() (bool, error) { return m.ForceUnlock(ctx) }},
+			{"FairMutex", func() (LockState, error) { return f.State(ctx) }, func() (bool, error) { return f.IsLocked(ctx) }, func() (bool, error) { return f.ForceUnlock(ctx) }},
+		} {
+			before, _ := node.Do(t, "DUMP", m.Key()).ToString()
+			if st, err := h.state(); !errors.Is(err, ErrWrongKind) {
+				t.Errorf("%s.State on a name %s holds: %+v, %v; want ErrWrongKind", h.kind, o.what, st, err)
+			}
+			if locked, err := h.isLocked(); !errors.Is(err, ErrWrongKind) {
+				t.Errorf("%s.IsLocked on a name %s holds: %v, %v; want ErrWrongKind", h.kind, o.what, locked, err)
+			}
+			if ok, err := h.forceUnlck(); !errors.Is(err, ErrWrongKind) {
+				t.Errorf("%s.ForceUnlock on a name %s holds: %v, %v; want ErrWrongKind", h.kind, o.what, ok, err)
+			}
+			if after, _ := node.Do(t, "DUMP", m.Key()).ToString(); after != before {
+				t.Fatalf("%s calls on a name %s holds changed it", h.kind, o.what)
+			}
+		}
+		release()
 	}
 }

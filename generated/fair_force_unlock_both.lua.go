@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -35,11 +36,18 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
 -- @return bool
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
 -- @retryable
 local seen = redis.call('get', KEYS[7])
 if seen then
   return tonumber(seen)
+end
+-- A name another kind of lock holds is left alone, before anything is
+-- written: a read-write lock's hash (its mode field) fails with NOT_MUTEX,
+-- a LeanMutex's, Semaphore's or latch's string with HEXISTS's WRONGTYPE.
+if redis.call('hexists', KEYS[1], 'mode') == 1 then
+  return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 while true do
   local first = redis.call('lindex', KEYS[4], 0)
@@ -70,7 +78,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "aa62579d155a1db3141b57f485279d641f32b417"
+const fairForceUnlockBothSHA1 = "c5b456e81626c69ac39582d2b52a7febb15709c5"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
@@ -219,6 +227,27 @@ func fairForceUnlockBothEncode(a *FairForceUnlockBothArgs) ([]string, []string) 
 	return keys, args
 }
 
+// fairForceUnlockBothError turns a Redis error whose code FairForceUnlockBoth declares into a *ScriptError;
+// every other error is returned as it is.
+func fairForceUnlockBothError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_MUTEX":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairForceUnlockBoth",
+			sentinel: ErrNotMutex,
+		}
+	}
+	return err
+}
+
 // fairForceUnlockBothDecode reads a reply of FairForceUnlockBoth as bool.
 func fairForceUnlockBothDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -227,7 +256,7 @@ func fairForceUnlockBothDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, fairForceUnlockBothError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

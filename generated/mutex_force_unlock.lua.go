@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -27,11 +28,18 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return bool
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @retryable
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
   return tonumber(seen)
+end
+-- A name another kind of lock holds is left alone, before anything is
+-- written: a read-write lock's hash (its mode field) fails with NOT_MUTEX,
+-- a LeanMutex's, Semaphore's or latch's string with HEXISTS's WRONGTYPE.
+if redis.call('hexists', KEYS[1], 'mode') == 1 then
+  return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], deleted, 'px', ARGV[2])
@@ -47,7 +55,7 @@ return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "b22d8dbdd4660762dd1203e44877270cde6c99a5"
+const mutexForceUnlockSHA1 = "d1a76b1e2374019ad00213ebac25a840ebcceff1"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -189,6 +197,27 @@ func mutexForceUnlockEncode(a *MutexForceUnlockArgs) ([]string, []string) {
 	return keys, args
 }
 
+// mutexForceUnlockError turns a Redis error whose code MutexForceUnlock declares into a *ScriptError;
+// every other error is returned as it is.
+func mutexForceUnlockError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_MUTEX":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexForceUnlock",
+			sentinel: ErrNotMutex,
+		}
+	}
+	return err
+}
+
 // mutexForceUnlockDecode reads a reply of MutexForceUnlock as bool.
 func mutexForceUnlockDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -197,7 +226,7 @@ func mutexForceUnlockDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, mutexForceUnlockError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

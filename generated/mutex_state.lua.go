@@ -6,22 +6,30 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // mutexStateSource is scripts/mutex_state.lua, verbatim.
 const mutexStateSource = `-- MutexState reads a lock without changing it: how many owners hold it (0 or 1
 -- for a mutex), this owner's hold count and the remaining lease in ms (-2: no
--- lock, -1: no expiry).
+-- lock, -1: no expiry). A read-write lock's hash (its mode field) fails with
+-- NOT_MUTEX, and a string (a LeanMutex's, a Semaphore's or a latch's) with
+-- Redis's WRONGTYPE: neither is this lock's state.
 -- @key    lock
 -- @arg    owner     string
 -- @return {owners int64, holds int64, ttl int64}
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @readonly
-local holds = tonumber(redis.call('hget', KEYS[1], ARGV[1]) or '0')
+local held = redis.call('hmget', KEYS[1], ARGV[1], 'mode')
+if held[2] then
+  return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+end
+local holds = tonumber(held[1] or '0')
 return {redis.call('hlen', KEYS[1]), holds, redis.call('pttl', KEYS[1])}
 `
 
 // mutexStateSHA1 is the SHA-1 of mutexStateSource, the name SCRIPT LOAD gives it.
-const mutexStateSHA1 = "ba588d73dd0a010eb3e4060b72bf99d12b53c5e8"
+const mutexStateSHA1 = "6efd390486955f06757c2bdba06ea4a6198e183f"
 
 var mutexStateScript = rueidis.NewLuaScriptReadOnly(mutexStateSource)
 
@@ -34,7 +42,9 @@ type MutexStateResult struct {
 
 // MutexState reads a lock without changing it: how many owners hold it (0 or 1
 // for a mutex), this owner's hold count and the remaining lease in ms (-2: no
-// lock, -1: no expiry).
+// lock, -1: no expiry). A read-write lock's hash (its mode field) fails with
+// NOT_MUTEX, and a string (a LeanMutex's, a Semaphore's or a latch's) with
+// Redis's WRONGTYPE: neither is this lock's state.
 func MutexState(ctx context.Context, c rueidis.Client, lock string, owner string) (MutexStateResult, error) {
 	keys := []string{lock}
 	args := []string{owner}
@@ -112,6 +122,27 @@ func mutexStateEncode(a *MutexStateArgs) ([]string, []string) {
 	return keys, args
 }
 
+// mutexStateError turns a Redis error whose code MutexState declares into a *ScriptError;
+// every other error is returned as it is.
+func mutexStateError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_MUTEX":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexState",
+			sentinel: ErrNotMutex,
+		}
+	}
+	return err
+}
+
 // mutexStateDecode reads a reply of MutexState as {owners int64, holds int64, ttl int64}.
 func mutexStateDecode(resp rueidis.RedisResult) (MutexStateResult, error) {
 	const want = "{owners int64, holds int64, ttl int64}"
@@ -124,7 +155,7 @@ func mutexStateDecode(resp rueidis.RedisResult) (MutexStateResult, error) {
 				Want:   want,
 			}
 		}
-		return MutexStateResult{}, err
+		return MutexStateResult{}, mutexStateError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 3 {

@@ -22,11 +22,18 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
 -- @return bool
+-- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
 -- @retryable
 local seen = redis.call('get', KEYS[7])
 if seen then
   return tonumber(seen)
+end
+-- A name another kind of lock holds is left alone, before anything is
+-- written: a read-write lock's hash (its mode field) fails with NOT_MUTEX,
+-- a LeanMutex's, Semaphore's or latch's string with HEXISTS's WRONGTYPE.
+if redis.call('hexists', KEYS[1], 'mode') == 1 then
+  return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 while true do
   local first = redis.call('lindex', KEYS[4], 0)
