@@ -30,7 +30,8 @@ import (
 //
 // Read "RedLock: what it does and does not guarantee" in docs/guarantees.md before
 // relying on it for correctness: it assumes bounded clock drift and pauses,
-// and its grants carry no fencing token that is ordered across nodes.
+// and its grants carry no fencing token that is ordered across nodes: Fence
+// and FenceOf on its context answer none.
 type RedLock struct {
 	name        string
 	nodes       []*Mutex
@@ -254,7 +255,23 @@ func (h *redHeld) validTill(until time.Time) {
 // Extend can move.
 type redCtx struct {
 	context.Context
-	h *redHeld
+	h    *redHeld
+	name string
+}
+
+// Value answers no fencing token, for the RedLock's name or as the most
+// recent lock's (Fence): a RedLock hands out none, and an enclosing lock's
+// token, drawn from another counter, says nothing of the RedLock's holders.
+func (c *redCtx) Value(key any) any {
+	switch k := key.(type) {
+	case anyFenceKey:
+		return nil
+	case fenceKey:
+		if k.name == c.name {
+			return nil
+		}
+	}
+	return c.Context.Value(key)
 }
 
 func (c *redCtx) Deadline() (time.Time, bool) {
@@ -466,7 +483,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			}
 		})
 	}
-	return &redCtx{Context: context.WithValue(rctx, redKey{r}, h), h: h}
+	return &redCtx{Context: context.WithValue(rctx, redKey{r}, h), h: h, name: r.name}
 }
 
 // giveBack releases, in the background of each node's Client (Close waits
