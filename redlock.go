@@ -228,6 +228,9 @@ type redHeld struct {
 	// it) and the timer that ends the context then.
 	validUntil atomic.Int64
 	validity   *time.Timer
+	// mu orders an Extend's outcome with the end of the validity: the one
+	// moves it, the other ends the hold, never both.
+	mu sync.Mutex
 	// state is endNone until Unlock (endUnlocked) or the loss of the quorum
 	// or the validity (endLost) ends the hold, whichever comes first.
 	state atomic.Int32
@@ -437,9 +440,19 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 	rctx, cancel := context.WithCancelCause(WithOwner(ctx, h.owner))
 	h.cancel = cancel
 	h.givenBack = make(chan struct{})
+	// end marks the hold lost, under h.mu, unless it ended already.
+	end := func(cause error) bool {
+		if !h.state.CompareAndSwap(endNone, endLost) {
+			return false
+		}
+		h.lostBy = cause
+		return true
+	}
 	lose := func(cause error) {
-		if h.state.CompareAndSwap(endNone, endLost) {
-			h.lostBy = cause
+		h.mu.Lock()
+		lost := end(cause)
+		h.mu.Unlock()
+		if lost {
 			cancel(cause)
 			r.giveBack(h)
 		}
@@ -447,10 +460,15 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 	if r.lease > 0 {
 		h.validUntil.Store(monoNanos(validUntil))
 		h.validity = time.AfterFunc(time.Until(validUntil), func() {
-			if monoNanos(clock()) < h.validUntil.Load() {
-				return // Extend moved it while the timer fired
+			cause := fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost)
+			h.mu.Lock()
+			// Unless Extend moved it while the timer fired.
+			lost := monoNanos(clock()) >= h.validUntil.Load() && end(cause)
+			h.mu.Unlock()
+			if lost {
+				cancel(cause)
+				r.giveBack(h)
 			}
-			lose(fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost))
 		})
 		context.AfterFunc(rctx, func() { h.validity.Stop() })
 	}
@@ -734,7 +752,9 @@ func (r *RedLock) extendCheck(_ context.Context, lease time.Duration) error {
 // when a majority of nodes confirmed in time. Otherwise the error errors.Is
 // ErrQuorum (and ErrNotHeld when nodes no longer held it), and the validity
 // only ever moves earlier: to the new lease where that is sooner, since some
-// nodes may have applied it. lctx must be the context Lock returned (or one
+// nodes may have applied it. A RedLock lost (or unlocked) before the nodes'
+// answers are counted is not extended, whatever they answered: the error is
+// ErrNotHeld. lctx must be the context Lock returned (or one
 // derived from it). Without an explicit lease the nodes' watchdogs renew the
 // lock and Extend fails with ErrInvalidArgument.
 func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
@@ -784,8 +804,19 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	}
 	validity := lease - time.Since(start) - drift
 	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
-	if ok || monoNanos(until) < h.validUntil.Load() {
+	h.mu.Lock()
+	st, lostBy := h.state.Load(), h.lostBy
+	if st == endNone && (ok || monoNanos(until) < h.validUntil.Load()) {
 		h.validTill(until)
+	}
+	h.mu.Unlock()
+	if ok && st != endNone {
+		// Lost (or unlocked) while the nodes were called: whatever they
+		// answered, the hold is over and its nodes are given back.
+		if st == endLost {
+			return fail(fmt.Errorf("%w (%v)", ErrNotHeld, lostBy))
+		}
+		return fail(fmt.Errorf("%w (unlocked)", ErrNotHeld))
 	}
 	if !ok {
 		return fail(fmt.Errorf("%d of %d nodes extended, %d needed (validity %s): %w",
