@@ -23,7 +23,8 @@ import (
 // stays held by someone else past the member wait makes the attempt fail: the
 // members taken so far are released, the MultiLock backs off for a random
 // while, and starts over until ctx (Lock) or the wait (TryLock) ends. A
-// MultiLock never returns an error while holding part of its members, and
+// MultiLock never returns an error (nor lets a member's panic through) while
+// holding part of its members, and
 // once a member is lost it gives the others back on its own.
 type MultiLock struct {
 	locks      []Locker // sorted by name
@@ -206,7 +207,7 @@ func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline, c
 		if !cut.IsZero() {
 			mctx, wasCut = cutAt(ctx, cut)
 		}
-		lctx, err := l.TryLock(mctx, w)
+		lctx, err := m.tryMember(mctx, l, w, held, cut)
 		if wasCut() {
 			if err == nil {
 				held = append(held, lctx) // ended with the cut: give it back
@@ -219,6 +220,21 @@ func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline, c
 		held = append(held, lctx)
 	}
 	return held, "", nil
+}
+
+// tryMember is l.TryLock. Should it panic (an Observer's AcquireEnd, after
+// the engine gave that member's grant back), the members held already are
+// given back before the panic goes on: the caller never receives them.
+func (m *MultiLock) tryMember(ctx context.Context, l Locker, wait time.Duration, held []context.Context, cut time.Time) (context.Context, error) {
+	returned := false
+	defer func() {
+		if !returned {
+			_ = m.rollback(held, cut)
+		}
+	}()
+	lctx, err := l.TryLock(ctx, wait)
+	returned = true
+	return lctx, err
 }
 
 // errWaitCut ends a member's calls that ran past a wait's end and overrun.
