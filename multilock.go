@@ -408,6 +408,7 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		mh.cancel(context.Canceled)
 	}
 	errs := make([]error, len(m.locks))
+	var caught firstPanic
 	done := make(chan struct{})
 	for i, l := range m.locks {
 		lctx := ctx
@@ -416,6 +417,7 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		}
 		go func() {
 			defer func() { done <- struct{}{} }()
+			defer caught.recover()
 			if err := l.Unlock(lctx); err != nil {
 				errs[i] = nested(err)
 			}
@@ -423,6 +425,12 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 	}
 	for range m.locks {
 		<-done
+	}
+	if caught.set {
+		// A member's Unlock panicked (an Observer's ReleaseStart, that
+		// release done): every member's release has run; the panic goes on
+		// on the caller's goroutine.
+		panic(caught.value)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, err)

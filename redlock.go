@@ -370,6 +370,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 	n := len(r.nodes)
 	h := &redHeld{owner: owner, ctxs: make([]context.Context, n), stops: make([]context.CancelCauseFunc, n)}
 	errs := make([]error, n)
+	var caught firstPanic
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
@@ -377,6 +378,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer caught.recover()
 			// A deadline, not a cancellation: rueidis bounds a call on an idle
 			// connection by the deadline only.
 			end := time.Now().Add(r.nodeTimeout)
@@ -404,6 +406,13 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 		}()
 	}
 	wg.Wait()
+	if caught.set {
+		// A node's call panicked (an Observer's AcquireEnd, after that
+		// node's grant was given back): the caller never receives the
+		// others' grants either. The panic goes on on the caller's goroutine.
+		r.releaseAll(ctx, h, true, cut)
+		panic(caught.value)
+	}
 	granted := 0
 	for _, c := range h.ctxs {
 		if c != nil {
@@ -522,8 +531,9 @@ func (r *RedLock) giveBack(h *redHeld) {
 		wg.Add(1)
 		release := func() {
 			defer wg.Done()
+			defer h.stops[i](context.Canceled)
+			defer recoverObserver(m.c.log, "ReleaseStart") // no caller to reach
 			_ = m.Unlock(nctx)
-			h.stops[i](context.Canceled)
 		}
 		if !m.c.background(release) {
 			go release() // Close has begun: it ends the hold anyway
@@ -533,6 +543,25 @@ func (r *RedLock) giveBack(h *redHeld) {
 		wg.Wait()
 		close(h.givenBack)
 	}()
+}
+
+// firstPanic keeps the first panic of several goroutines, to go on with it
+// on their caller's goroutine once they are all done.
+type firstPanic struct {
+	mu    sync.Mutex
+	set   bool
+	value any
+}
+
+// recover, deferred in one of the goroutines, keeps its panic.
+func (p *firstPanic) recover() {
+	if v := recover(); v != nil {
+		p.mu.Lock()
+		if !p.set {
+			p.set, p.value = true, v
+		}
+		p.mu.Unlock()
+	}
 }
 
 // redLockReleaseHook, when set (by tests only), runs before each node's
@@ -550,6 +579,7 @@ var redLockReleaseHook func(node int)
 // errors are then not known and not returned.
 func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut time.Time) []error {
 	errs := make([]error, len(r.nodes))
+	var caught firstPanic
 	var wg sync.WaitGroup
 	hook := redLockReleaseHook // read once: releases may outlive the call
 	for i, m := range r.nodes {
@@ -569,6 +599,12 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 		wg.Add(1)
 		release := func() {
 			defer wg.Done()
+			defer h.stops[i](context.Canceled)
+			if cut.IsZero() {
+				defer caught.recover() // goes on on the caller's goroutine
+			} else {
+				defer recoverObserver(m.c.log, "ReleaseStart") // no caller left to reach
+			}
 			if hook != nil {
 				hook(i)
 			}
@@ -576,7 +612,6 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 			if cut.IsZero() {
 				errs[i] = err
 			}
-			h.stops[i](context.Canceled)
 		}
 		if cut.IsZero() || !m.c.background(release) {
 			go release()
@@ -584,6 +619,11 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 	}
 	if cut.IsZero() {
 		wg.Wait()
+		if caught.set {
+			// A node's release panicked (an Observer's ReleaseStart, the
+			// release itself done): every node's release has run.
+			panic(caught.value)
+		}
 		return errs
 	}
 	done := make(chan struct{})
