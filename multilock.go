@@ -59,8 +59,10 @@ func WithMemberWait(d time.Duration) MultiLockOption {
 const DefaultMemberWait = 1500 * time.Millisecond
 
 // NewMultiLock returns a MultiLock over locks. It needs at least one lock, no
-// nil ones and no lock twice; anything else, or an invalid option, is an
-// error (errors.Is ErrInvalidArgument).
+// nil ones and no two with one name (the same lock twice, or one name on two
+// deployments: their order could not be the same for every MultiLock over
+// them); anything else, or an invalid option, is an error (errors.Is
+// ErrInvalidArgument).
 func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 	m := &MultiLock{locks: slices.Clone(locks), memberWait: DefaultMemberWait}
 	for _, o := range opts {
@@ -82,6 +84,14 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 		for _, o := range m.locks[:i] {
 			if o == l {
 				m.err = invalidf("lock %q given twice", l.Name())
+				break
+			}
+			if o.Name() == l.Name() {
+				// Names order the acquisition and name each member's
+				// token: two MultiLocks given these in opposite orders
+				// would take them in opposite orders, and wait on each
+				// other in a cycle.
+				m.err = invalidf("two members named %q", l.Name())
 				break
 			}
 		}

@@ -1,0 +1,44 @@
+package scriptlock
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// Two members with one name (the same lock name on two deployments, or two
+// handles of one lock) cannot be ordered by name: two MultiLocks over them,
+// given in opposite orders, would take them in opposite orders and wait on
+// each other in a cycle, and FenceOf could name only one of their tokens.
+// NewMultiLock refuses them.
+func TestMultiLockSameNameMembers(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 2)
+	c0 := newTestClient(t, nodes[0].Client(t))
+	c1 := newTestClient(t, nodes[1].Client(t))
+	x0, x1 := mustMutex(t, c0, "x"), mustMutex(t, c1, "x")
+	again := mustMutex(t, c0, "x")
+	for _, locks := range [][]Locker{{x0, x1}, {x1, x0}, {x0, again}} {
+		ml, err := NewMultiLock(locks)
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("NewMultiLock over two members named %q: %v, want ErrInvalidArgument (acquisition order %v)", "x", err, clientOrder(ml, c0))
+		}
+	}
+}
+
+// clientOrder says which member a MultiLock takes first: 0 when it is c0's.
+func clientOrder(ml *MultiLock, c0 *Client) []int {
+	if ml == nil {
+		return nil
+	}
+	var order []int
+	for _, l := range ml.Locks() {
+		if l.(*Mutex).c == c0 {
+			order = append(order, 0)
+		} else {
+			order = append(order, 1)
+		}
+	}
+	return order
+}
