@@ -643,7 +643,8 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 // Unlock releases the lock on every node. ctx should be the context Lock
 // returned (or one derived from it). It fails with ErrNotHeld when no node
 // held the lock, and otherwise reports the nodes that held it but could not
-// be reached (their lease runs out on its own). A RedLock whose context ended
+// be reached (their lease runs out on its own; not ErrNotHeld, even when no
+// node could be reached). A RedLock whose context ended
 // with ErrLockLost has given its nodes back already: Unlock waits for that
 // and fails with ErrNotHeld, as for a lost Mutex.
 func (r *RedLock) Unlock(ctx context.Context) error {
@@ -685,10 +686,12 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			failed = append(failed, fmt.Errorf("node %d: %w", i, nested(err)))
 		}
 	}
-	if released == 0 {
-		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(append([]error{ErrNotHeld}, failed...)...))
+	if released == 0 && len(failed) == 0 {
+		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, ErrNotHeld)
 	}
 	if len(failed) > 0 {
+		// Not ErrNotHeld, even when no node confirmed: the nodes that could
+		// not be reached may hold the lock until their lease ends.
 		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(failed...))
 	}
 	return nil
