@@ -360,7 +360,7 @@ func (c *Client) replicas(ctx context.Context) int {
 // warnEviction); on a cluster the
 // smallest replica count among primaries decides (WAIT for a replica that
 // does not exist would stall every lock on that shard). ok is false when no
-// node answered.
+// node answered, or only replicas did.
 func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 	least := -1
 	answered := false
@@ -372,6 +372,11 @@ func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 			// there was a guard. No answer at all is not a count.
 			_, isReply := rueidis.IsRedisErr(err)
 			answered = answered || isReply
+			continue
+		}
+		if strings.Contains(info, "role:slave") {
+			// A replica (on a Sentinel client, a demoted primary the
+			// client has not yet left) counts no primary's replicas.
 			continue
 		}
 		answered = true
