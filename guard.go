@@ -68,20 +68,21 @@ func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build f
 		if err != nil {
 			return nil, err
 		}
-		wait := c.rc.B().Wait().Numreplicas(1).Timeout(max(timeout.Milliseconds(), 1)).Build()
+		waitMs := max(timeout.Milliseconds(), 1)
+		wait := c.rc.B().Wait().Numreplicas(1).Timeout(waitMs).Build()
 		if c.rc.Mode() == rueidis.ClientModeCluster {
 			// A Cluster client follows a MOVED or ASK for the script alone
 			// and keeps the old node's WAIT reply, which then vouches for a
 			// write it never saw (and rueidis fails on an ASK in such a
 			// pipeline). A dedicated connection follows no redirection: the
-			// redirected reply comes back, and the attempt is made again
-			// (retryLater) once the client knows the slot's new node.
+			// redirected reply comes back, and the script and its WAIT are
+			// sent together to the node it names (redirect).
 			var out []rueidis.RedisResult
 			_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
 				out = d.DoMulti(ctx, cmd, wait)
 				return nil
 			})
-			return out, nil
+			return c.redirect(ctx, out, build, waitMs), nil
 		}
 		return c.rc.DoMulti(ctx, cmd, wait), nil
 	}
@@ -96,6 +97,41 @@ func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build f
 	}
 	n, werr := replies[1].AsInt64()
 	return replies[0], werr == nil && n >= 1, nil
+}
+
+// redirect follows a MOVED or ASK the script of a guarded attempt met on a
+// Cluster (out: the replies of the script and its WAIT): the script and a
+// new WAIT go out together on one connection to the node the redirection
+// names (after ASKING for an ASK), which the Client's slot map may not send
+// it to yet. The redirected script ran nothing, so sending it again is safe.
+// A node the Client has no connection to, or a command that cannot be
+// built, leaves the redirection as it was: the attempt is made again
+// (retryLater) once the Client knows the slot's node.
+func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, build func() (rueidis.Completed, error), waitMs int64) []rueidis.RedisResult {
+	re, ok := rueidis.IsRedisErr(out[0].Error())
+	if !ok {
+		return out
+	}
+	addr, moved := re.IsMoved()
+	asked := false
+	if !moved {
+		if addr, asked = re.IsAsk(); !asked {
+			return out
+		}
+	}
+	n, ok := c.rc.Nodes()[addr]
+	if !ok {
+		return out
+	}
+	cmd, err := build()
+	if err != nil {
+		return out
+	}
+	wait := n.B().Wait().Numreplicas(1).Timeout(waitMs).Build()
+	if !asked {
+		return n.DoMulti(ctx, cmd, wait)
+	}
+	return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:]
 }
 
 // notReplicated is the error of an acquisition the guard undid.

@@ -60,9 +60,11 @@ func TestGuardAfterMoved(t *testing.T) {
 
 // A guarded Lock during a slot migration, on a name whose keys are not on
 // the source yet: the script is sent on with ASK. rueidis failed on that
-// (index out of range inside DoMulti, a panic in the caller); now the
-// attempt is made again until the migration ends or the wait does, and the
-// grant that follows is covered by the guard.
+// (index out of range inside DoMulti, a panic in the caller); now the script
+// and its WAIT follow the ASK together, the target answers TRYAGAIN (the
+// script's keys are not all there), the attempt is made again until the
+// migration ends or the wait does, and the grant that follows is covered by
+// the guard.
 func TestGuardDuringAskMigration(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
@@ -83,8 +85,8 @@ func TestGuardDuringAskMigration(t *testing.T) {
 	if l, err := two.TryLock(ctx, time.Second); err == nil {
 		_ = two.Unlock(l)
 		t.Fatal("Lock during the migration succeeded although the target's only replica is stopped")
-	} else if re := (*rueidis.RedisError)(nil); !errors.Is(err, ErrNotReplicated) && !(errors.As(err, &re) && isAsk(re)) {
-		t.Fatalf("Lock during the migration: %v, want the ASK refusal it kept meeting until its wait ran out, or ErrNotReplicated", err)
+	} else if re := (*rueidis.RedisError)(nil); !errors.Is(err, ErrNotReplicated) && !(errors.As(err, &re) && (isAsk(re) || re.IsTryAgain())) {
+		t.Fatalf("Lock during the migration: %v, want the refusal it kept meeting until its wait ran out (ASK, or TRYAGAIN), or ErrNotReplicated", err)
 	}
 	replica.Resume()
 	mig.Finish(t)
@@ -93,6 +95,43 @@ func TestGuardDuringAskMigration(t *testing.T) {
 		t.Fatalf("Lock after the migration: %v", err)
 	}
 	if err := two.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGuardTryLockRedirected: a guarded TryLock without a wait whose Client
+// has not yet seen a slot move is redirected (MOVED) and ran nothing: it is
+// made on the slot's new primary, with its WAIT there, as an unguarded one
+// is, rather than fail with the redirection. So is a LeanMutex's SET sent on
+// with ASK during the migration.
+func TestGuardTryLockRedirected(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	c := newTestClient(t, cl.Client(t))
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "{guard-redirect}mutex")
+	l, err := m.Lock(ctx) // the slot map loaded, the replicas counted
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	mig := cl.StartMigration(t, m.Key())
+	lean := mustLean(t, c, "{guard-redirect}lean")
+	l, err = lean.TryLock(ctx, 0)
+	if err != nil {
+		t.Fatalf("LeanMutex.TryLock(ctx, 0) during the migration: %v", err)
+	}
+	if err := lean.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	mig.Finish(t)
+	l, err = m.TryLock(ctx, 0)
+	if err != nil {
+		t.Fatalf("TryLock(ctx, 0) after the slot moved: %v", err)
+	}
+	if err := m.Unlock(l); err != nil {
 		t.Fatal(err)
 	}
 }
