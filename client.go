@@ -318,11 +318,21 @@ type guardState struct {
 	evictionChecks  atomic.Int64
 }
 
-const guardRefresh = 5 * time.Second
+// guardRefresh: a replica count older than this is taken again in the
+// background; guardIdle: one older than this (no acquisition has asked since
+// it was guardRefresh old) is taken again before the acquisition is sent.
+const (
+	guardRefresh = 5 * time.Second
+	guardIdle    = 2 * guardRefresh
+)
 
 // replicas returns the cached count of connected replicas (every primary's
 // minimum on a cluster), refreshing it in the background when stale. The very
-// first call waits for the answer so the first lock is already guarded.
+// first call waits for the answer so the first lock is already guarded, and
+// so does a call that finds the count older than guardIdle: no acquisition
+// has refreshed it for that long, and a failover or a replica attached or
+// gone since must not decide this one (fail it with ErrNotReplicated, or
+// send it without WAIT).
 // A count that cannot be taken (no primary answers) is not a count of zero:
 // a refresh keeps the last count, and a first call guards the acquisition
 // and asks again next time, so a primary that stalls during a failover does
@@ -330,10 +340,13 @@ const guardRefresh = 5 * time.Second
 func (c *Client) replicas(ctx context.Context) int {
 	g := &c.guard
 	checked := g.checked.Load()
-	if checked == 0 {
+	if checked == 0 || time.Now().UnixNano()-checked > int64(guardIdle) {
 		n, ok := c.countReplicas(ctx)
 		if !ok {
-			return 1
+			if checked == 0 {
+				return 1
+			}
+			return int(g.replicas.Load())
 		}
 		g.replicas.Store(int64(n))
 		g.checked.Store(time.Now().UnixNano())

@@ -62,3 +62,48 @@ func TestGuardCountOnReplica(t *testing.T) {
 		t.Fatalf("Lock with the replica stopped: %v, want ErrNotReplicated", err)
 	}
 }
+
+// TestGuardCountAfterIdle: a Client that acquired nothing for a while does
+// not decide its next acquisition on the count it took before: replicas
+// gone since do not fail it with ErrNotReplicated, and a replica attached
+// since guards it.
+func TestGuardCountAfterIdle(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "guard-count-idle")
+	idle := func() { c.guard.checked.Store(time.Now().Add(-time.Minute).UnixNano()) }
+	l, err := m.Lock(ctx) // counted: one replica
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	replicate(t, replica, nil) // the replica leaves
+	for n := "1"; n != "0"; time.Sleep(5 * time.Millisecond) {
+		info, _ := primary.Do(t, "INFO", "replication").ToString()
+		n = infoField(info, "connected_slaves")
+	}
+	idle()
+	l, err = m.Lock(ctx)
+	if err != nil {
+		t.Fatalf("Lock a minute after the count, the replica gone since: %v", err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	replicate(t, replica, primary) // a replica is attached again
+	replica.Pause()
+	defer replica.Resume()
+	idle()
+	l, err = m.Lock(ctx)
+	if err == nil {
+		_ = m.Unlock(l)
+		t.Fatal("Lock a minute after a count of no replicas succeeded although a replica, stopped, is attached since: it was not guarded")
+	}
+	if !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("Lock with the attached replica stopped: %v, want ErrNotReplicated", err)
+	}
+}
