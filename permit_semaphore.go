@@ -117,7 +117,9 @@ func (s *PermitSemaphore) TrySetPermits(ctx context.Context, permits int64) (boo
 // Redisson's addPermits, a positive n publishes n (the permits added, not the
 // new count) on redisson_sc:{name}, waking the waiters; a negative n
 // publishes nothing. As Redisson's addPermits (a SET), it drops the
-// counter's TTL, if any. A change that would take the count beyond 2^53 - 1
+// counter's TTL, if any, and with it that of the held permits' set, which
+// an acquisition gives the counter's TTL: the held permits live on with the
+// counter, and their releases give them back. A change that would take the count beyond 2^53 - 1
 // either way is ErrInvalidArgument and changes nothing.
 func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
@@ -130,7 +132,7 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	// and changes the count once (callRecorded).
 	record := s.c.recordKey("redisson_sc_latch", s.key)
 	v, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.channel, record, n, publish, s.c.recordTTL)
+		return generated.PermitAddPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, n, publish, s.c.recordTTL)
 	})
 	if err = notCount(outOfRange(err)); err != nil {
 		return 0, s.fail(fmt.Sprintf("add %d permits", n), err)

@@ -63,3 +63,30 @@ func TestSemaphoreCounterTTLAsRedisson(t *testing.T) {
 		t.Errorf("PermitSemaphore: PTTL %d after AddPermits, want -1 (no TTL, as Redisson's addPermits)", got)
 	}
 }
+
+// PermitSemaphore.AddPermits drops the TTL of the held permits' set too (an
+// acquisition copies the counter's TTL to it): the counter lives on, and a
+// set that expired on the old TTL took the held permits with it, so their
+// releases found nothing and the permits were lost for good.
+func TestPermitAddPermitsKeepsHeldPermits(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	p := mustPermits(t, c, "held-ttl")
+	node.Do(t, "SET", p.Key(), "1", "PX", "500") // Redisson's trySetPermits(1, ttl)
+	id, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.AddPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // past the TTL AddPermits dropped
+	if err := p.Release(ctx, id); err != nil {
+		t.Errorf("Release of a permit held across AddPermits: %v", err)
+	}
+	if n, err := p.AvailablePermits(ctx); err != nil || n != 2 {
+		t.Errorf("available = %d, %v; want 2", n, err)
+	}
+}

@@ -21,13 +21,17 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- itself under its own key (SET NX) for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
 -- second time (and publishes again). The counter's TTL, if any, is dropped,
--- as by the SET of Redisson's addPermits. Reply: the new count (a repeated call:
--- the count). A change that would take the count beyond 2^53 - 1 either way
+-- as by the SET of Redisson's addPermits, and so is the held permits' set's
+-- (an acquisition copies the counter's TTL to it): otherwise the held
+-- permits would vanish when the old TTL ran out, while the counter lives on
+-- without them, and their releases would find nothing to give back. Reply:
+-- the new count (a repeated call: the count). A change that would take the count beyond 2^53 - 1 either way
 -- is undone and fails with RANGE: replies and comparisons go through Lua
 -- numbers, which are exact only that far.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
+-- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
@@ -42,25 +46,26 @@ local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
+if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
     redis.call('decrby', KEYS[1], ARGV[1])
-    redis.call('del', KEYS[3])
+    redis.call('del', KEYS[4])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
   redis.call('persist', KEYS[1])
+  redis.call('persist', KEYS[2])
 else
   value = tonumber(value or '0')
 end
 if tonumber(ARGV[1]) > 0 then
-  redis.call(ARGV[2], KEYS[2], ARGV[1])
+  redis.call(ARGV[2], KEYS[3], ARGV[1])
 end
 return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "80ae1d5628972d9b734be22407676ad45d1cfb14"
+const permitAddPermitsSHA1 = "ece87ec47c737e34cd6632efc3befd8d0d13d27b"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -72,15 +77,18 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // itself under its own key (SET NX) for recordTTL: made again after its reply
 // was lost, or reaching the server after such a retry, it changes nothing a
 // second time (and publishes again). The counter's TTL, if any, is dropped,
-// as by the SET of Redisson's addPermits. Reply: the new count (a repeated call:
-// the count). A change that would take the count beyond 2^53 - 1 either way
+// as by the SET of Redisson's addPermits, and so is the held permits' set's
+// (an acquisition copies the counter's TTL to it): otherwise the held
+// permits would vanish when the old TTL ran out, while the counter lives on
+// without them, and their releases would find nothing to give back. Reply:
+// the new count (a repeated call: the count). A change that would take the count beyond 2^53 - 1 either way
 // is undone and fails with RANGE: replies and comparisons go through Lua
 // numbers, which are exact only that far.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
-func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
+func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -89,7 +97,7 @@ func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, c
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel, record}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAddPermits", keys); err != nil {
 			return 0, err
@@ -102,6 +110,7 @@ func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, c
 // PermitAddPermitsArgs holds the keys and arguments of one call in PermitAddPermitsMulti.
 type PermitAddPermitsArgs struct {
 	Semaphore string
+	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	N         int64
@@ -176,7 +185,7 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func PermitAddPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -185,7 +194,7 @@ func PermitAddPermitsCommand(c rueidis.Client, semaphore string, channel string,
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, channel, record}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAddPermits", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -202,7 +211,7 @@ func DecodePermitAddPermits(resp rueidis.RedisResult) (int64, error) {
 
 // permitAddPermitsEncode returns the KEYS and ARGV of one PermitAddPermits call.
 func permitAddPermitsEncode(a *PermitAddPermitsArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Channel, a.Record}
+	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Record}
 	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }

@@ -327,7 +327,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"n", "publish", "recordTTL"},
 	File:      "scripts/permit_add_permits.lua",
-	Keys:      []string{"semaphore", "channel", "record"},
+	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
 	Name:      "PermitAddPermits",
 	ReadOnly:  false,
 	Retryable: true,

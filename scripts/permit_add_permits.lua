@@ -7,13 +7,17 @@
 -- itself under its own key (SET NX) for recordTTL: made again after its reply
 -- was lost, or reaching the server after such a retry, it changes nothing a
 -- second time (and publishes again). The counter's TTL, if any, is dropped,
--- as by the SET of Redisson's addPermits. Reply: the new count (a repeated call:
--- the count). A change that would take the count beyond 2^53 - 1 either way
+-- as by the SET of Redisson's addPermits, and so is the held permits' set's
+-- (an acquisition copies the counter's TTL to it): otherwise the held
+-- permits would vanish when the old TTL ran out, while the counter lives on
+-- without them, and their releases would find nothing to give back. Reply:
+-- the new count (a repeated call: the count). A change that would take the count beyond 2^53 - 1 either way
 -- is undone and fails with RANGE: replies and comparisons go through Lua
 -- numbers, which are exact only that far.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
+-- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
@@ -28,18 +32,19 @@ local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if redis.call('set', KEYS[3], 'added', 'nx', 'px', ARGV[3]) then
+if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
   if value > 9007199254740991 or value < -9007199254740991 then
     redis.call('decrby', KEYS[1], ARGV[1])
-    redis.call('del', KEYS[3])
+    redis.call('del', KEYS[4])
     return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
   end
   redis.call('persist', KEYS[1])
+  redis.call('persist', KEYS[2])
 else
   value = tonumber(value or '0')
 end
 if tonumber(ARGV[1]) > 0 then
-  redis.call(ARGV[2], KEYS[2], ARGV[1])
+  redis.call(ARGV[2], KEYS[3], ARGV[1])
 end
 return value
