@@ -183,16 +183,16 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if acquired && s.c.closed() {
 		// Granted after Close began: the Client can no longer release the
 		// permits, so they go back now, as a lock granted then does.
-		s.undo(taken)
+		s.undo(taken, s.cfg.releaseTimeout)
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
 	return acquired, nil
 }
 
-// undo gives back at once, bounded by the release timeout, the permits the
-// attempt recorded under latch may have taken.
-func (s *Semaphore) undo(latch string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+// undo gives back at once, bounded by timeout, the permits the attempt
+// recorded under latch may have taken.
+func (s *Semaphore) undo(latch string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	_, err := callAgain(ctx, func() (int64, error) {
 		return publishing(s.c, func(publish string) (int64, error) {
@@ -233,8 +233,8 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	})
 	if !started {
 		// Close began and runs no more background work, but waits for this
-		// acquisition: undo here.
-		if s.undo(latch) != nil {
+		// acquisition: undo here, within the second Close gives it.
+		if s.undo(latch, min(s.cfg.releaseTimeout, closeUndoMax)) != nil {
 			s.undoFailed(n)
 		}
 	}

@@ -260,3 +260,36 @@ func TestSemaphoreUndoOutlivedByOutage(t *testing.T) {
 		t.Errorf("count after the outage: %d, want 1 (the permits the attempt took stay taken)", n)
 	}
 }
+
+// The undo of a Semaphore acquisition of unknown outcome that Close waits
+// for is bounded by a second, as a lock's and a permit's are: with Redis
+// unreachable it can only fail, and Close waited the whole release timeout
+// for it.
+func TestSemaphoreUndoDuringCloseBounded(t *testing.T) {
+	p := newProxied(t)
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "close-bound")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TryAcquire(ctx, 1, 0); err != nil || s.Release(ctx, 1) != nil {
+		t.Fatalf("warm-up: %v", err) // script loaded, connection open
+	}
+	p.px.Freeze()
+	defer p.px.Thaw()
+	actx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	acq := make(chan error, 1)
+	go func() { acq <- s.Acquire(actx, 1) }()
+	time.Sleep(150 * time.Millisecond) // the attempt is on the frozen connection
+	closed := make(chan struct{})
+	start := time.Now()
+	go func() { _ = p.c.Close(); close(closed) }()
+	time.Sleep(100 * time.Millisecond) // Close waits for the acquisition
+	cancel()
+	<-acq
+	<-closed
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %s with Redis unreachable; want about a second (release timeout %s)", d, p.c.cfg.releaseTimeout)
+	}
+}
