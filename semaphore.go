@@ -107,7 +107,10 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, err
 }
 
 // Acquire takes n permits, waiting until that many are available or ctx
-// ends. Waiting is notified: every release wakes the waiters.
+// ends. Waiting is notified: every release wakes the waiters. The n permits
+// are taken all at once or not at all, and waiters are not queued, as with
+// Redisson's RSemaphore: while a request for n waits, smaller requests take
+// permits as they come back, and can keep it waiting as long as they do.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	_, err := s.acquire(ctx, n, -1)
 	return err
@@ -247,7 +250,10 @@ func (s *Semaphore) undoFailed(n int64) {
 		"semaphore", s.name, "key", s.key, "permits", n)
 }
 
-// Release returns n permits and wakes the waiters. Like Mutex.Unlock it runs
+// Release returns n permits and wakes the waiters. Permits have no owner:
+// any caller may release any number, also more than it took, and the count
+// then grows beyond the permits first set, as with Redisson's release.
+// Like Mutex.Unlock it runs
 // detached from ctx, bounded by the release timeout. A call whose reply is
 // lost is made again and returns the permits once (see change); an error
 // that remains means the outcome is unknown, so calling Release again may
