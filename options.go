@@ -212,11 +212,18 @@ func WithLease(d time.Duration) SharedOption {
 
 // WithWatchdog sets the lease the watchdog keeps on a lock held without an
 // explicit lease (default 30 s) and how often it renews it (default lease/3).
+// A hold counts as lost once its lease, less the clock-drift allowance
+// (5ms + 2%), has passed without a confirmed renewal, so every (or lease/3
+// for 0) must be shorter than that: ErrInvalidArgument otherwise.
 // For Mutex, FairMutex, RWMutex, LeanMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
-		if checkLease(lease) != nil || every < 0 || every >= lease {
-			c.fail("watchdog needs a lease beyond the clock-drift allowance (5ms + 2%%) and 0 <= every < lease, got lease %s every %s", lease, every)
+		renew := every
+		if renew == 0 {
+			renew = lease / 3
+		}
+		if checkLease(lease) != nil || every < 0 || renew >= lease-lossMargin(lease) {
+			c.fail("watchdog needs a lease beyond the clock-drift allowance (5ms + 2%%) and 0 <= every < lease less that allowance (0: lease/3), got lease %s every %s", lease, every)
 			return
 		}
 		c.watchdogLease, c.watchdogEvery = lease, every

@@ -172,3 +172,29 @@ func TestCompositeConstructorsValidate(t *testing.T) {
 		}
 	}
 }
+
+// A renewal interval that reaches the lease less its clock-drift allowance
+// renews each hold only after its loss deadline: every hold was lost at its
+// first renewal. WithWatchdog refuses it, and so a lease whose default
+// interval (a third of it) does.
+func TestWatchdogIntervalWithinLossDeadline(t *testing.T) {
+	t.Parallel()
+	rc := redistest.Server(t).Client(t)
+	for _, o := range []Option{
+		WithWatchdog(time.Second, 990*time.Millisecond),
+		WithWatchdog(time.Second, time.Second-lossMargin(time.Second)),
+		WithWatchdog(7*time.Millisecond, 0),
+	} {
+		c, err := New(rc, o)
+		if err == nil {
+			c.Close()
+		}
+		if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "watchdog") {
+			t.Errorf("New with a renewal interval past the loss deadline: %v, want ErrInvalidArgument", err)
+		}
+	}
+	c := newTestClient(t, rc, WithWatchdog(time.Second, 900*time.Millisecond))
+	if _, err := c.Mutex("x", WithWatchdog(time.Second, 980*time.Millisecond)); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("Mutex with a renewal interval past the loss deadline: %v, want ErrInvalidArgument", err)
+	}
+}
