@@ -161,7 +161,7 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 		// As for a Mutex's wait: no member's call runs past this.
-		cut = deadline.Add(waitOverrun + guardOverrun(m))
+		cut = deadline.Add(addSat(waitOverrun, guardOverrun(m)))
 	}
 	retry := backoff{cur: 5 * time.Millisecond, max: 500 * time.Millisecond}
 	for attempt := 0; ; attempt++ {

@@ -320,7 +320,7 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 	if wait > 0 {
 		deadline = time.Now().Add(wait)
 		// As for a Mutex's wait: no call runs past this.
-		cut = deadline.Add(waitOverrun + guardOverrun(r))
+		cut = deadline.Add(addSat(waitOverrun, guardOverrun(r)))
 	}
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {

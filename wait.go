@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -66,7 +67,17 @@ func attemptContext(ctx context.Context, wait time.Duration, deadline time.Time,
 	if wait <= 0 {
 		return ctx, func() {}
 	}
-	return context.WithDeadline(ctx, deadline.Add(waitOverrun+overrun))
+	return context.WithDeadline(ctx, deadline.Add(addSat(waitOverrun, overrun)))
+}
+
+// addSat is a + b for durations that are not negative, at most the longest
+// Duration: a long setting (a failover guard timeout of centuries) must not
+// wrap around to a deadline in the past.
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // cutByWait reports an attempt that failed because the wait's end cut it
