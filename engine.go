@@ -1570,7 +1570,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 		// bounds every release context): the latch still outlives every
 		// retry, and the few values left are sent as cached text.
 		r.latchTTL = max(time.Until(d), time.Second)
-		r.latchTTL = min((r.latchTTL + time.Second - 1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
+		r.latchTTL = min(addSat(r.latchTTL, time.Second-1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
 	}
 	// mayHaveRun: an earlier attempt may have run (its reply was lost, or it
 	// failed part-way), so this one must tell a repeat from a release by
