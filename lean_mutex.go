@@ -92,7 +92,7 @@ func (l *LeanMutex) Lock(ctx context.Context) (context.Context, error) {
 // gives up, the error is a *NotAcquiredError (errors.Is ErrNotAcquired).
 func (l *LeanMutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", l.name, invalidf("negative wait %s", wait))
 	}
 	return l.acquire(ctx, wait, l.cfg.lease)
 }
@@ -108,7 +108,7 @@ func (l *LeanMutex) LockWithLease(ctx context.Context, lease time.Duration) (con
 // TryLockWithLease is TryLock with a lease that expires on its own.
 func (l *LeanMutex) TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
 	if wait < 0 {
-		return nil, invalidf("negative wait %s", wait)
+		return nil, opError("lock", l.name, invalidf("negative wait %s", wait))
 	}
 	if err := checkLease(lease); err != nil {
 		return nil, opError("lock", l.name, err)
@@ -118,7 +118,7 @@ func (l *LeanMutex) TryLockWithLease(ctx context.Context, wait, lease time.Durat
 
 func (l *LeanMutex) acquire(ctx context.Context, wait, lease time.Duration) (context.Context, error) {
 	if ctx == nil {
-		return nil, invalidf("nil context")
+		return nil, opError("lock", l.name, invalidf("nil context"))
 	}
 	return l.c.acquire(ctx, l, wait, lease)
 }
