@@ -226,7 +226,9 @@
 // of a lock wraps the lock's name in braces, as Redisson does, and a name that
 // already has a hash tag (user:{42}:wallet) keeps it, so all keys of one lock
 // share a slot. A name with a { but no complete, non-empty tag is refused with
-// ErrInvalidName.
+// ErrInvalidName, as is a name whose key has the form of another lock's
+// companion key (redisson_lock_token:{order:42}, or a read hold's lease key
+// ending in :rwlock_timeout:<n>), which a lock of that name would change.
 //
 // # The failover guard
 //

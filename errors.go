@@ -28,8 +28,10 @@ var (
 	// ErrLockLost: the lock was lost while held (lease expired, key deleted,
 	// renewal failed). It is the cause of the lock context's cancellation.
 	ErrLockLost = errors.New("lock lost")
-	// ErrInvalidName: an empty lock name, one longer than MaxNameLen, or one
-	// with an incomplete hash tag.
+	// ErrInvalidName: an empty lock name, one longer than MaxNameLen, one
+	// with an incomplete hash tag, or one whose key (prefix + name) has the
+	// form of another lock's companion key (redisson_lock_token:{...} and the
+	// other derived names, or a read hold's ...:rwlock_timeout:<n>).
 	ErrInvalidName = errors.New("invalid lock name")
 	// ErrInvalidArgument: a zero or negative lease or wait, a nil client or
 	// context, an option a kind of lock does not take, and similar.

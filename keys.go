@@ -79,7 +79,39 @@ func lockKey(prefix, name string) (string, error) {
 		}
 		return "", fmt.Errorf("%w: '}' without a hash tag {...}", ErrInvalidName)
 	}
+	if companionKey(key) {
+		return "", fmt.Errorf("%w: key %q is named as another lock's companion key (fencing counter, queue, latch, read lease)", ErrInvalidName, key)
+	}
 	return key, nil
+}
+
+// companionPrefixes begin the names of the keys and channels derived from a
+// lock's key (redissonName: "<prefix>:{<key>}..." or "<prefix>:<key>...").
+var companionPrefixes = [...]string{
+	"redisson_lock__channel:", "redisson_lock_token:", "redisson_unlock_latch:",
+	"redisson_lock_queue:", "redisson_lock_timeout:", "redisson_rwlock:",
+	"redisson_rwlock_writers:", "redisson_sc:", "redisson_sc_latch:",
+	"redisson_countdownlatch_latch:", "scriptlock_lock_waiters:", "scriptlock_lock_wake:",
+	"scriptlock_fair_queue:", "scriptlock_fair_timeout:", "scriptlock_fair_wake:",
+}
+
+// companionKey reports whether key has the form of a key derived from
+// another lock's: a lock under it would read and write that lock's fencing
+// counter, queue, latch or a read hold's lease key
+// (<rwPrefix>:<field>:rwlock_timeout:<n>, which holds a count as a
+// Semaphore's or a latch's key does).
+func companionKey(key string) bool {
+	for _, p := range companionPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	i := strings.LastIndex(key, ":rwlock_timeout:")
+	if i < 0 {
+		return false
+	}
+	n := key[i+len(":rwlock_timeout:"):]
+	return n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // randomID returns 128 random bits as 32 hex digits.
