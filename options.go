@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -232,9 +233,23 @@ func WithWatchdog(lease, every time.Duration) SharedOption {
 
 // WithKeyPrefix puts every key of the Client's handles under prefix (for
 // example "app1:"). Lock names that Java services share with Redisson need
-// the same prefix there. Client-wide: use a Client per prefix.
+// the same prefix there. Client-wide: use a Client per prefix. A prefix with
+// a '{' but no complete, non-empty hash tag after it, or with a '}' and no
+// '{', is ErrInvalidArgument: a name would complete its tag (choosing the
+// hash slot) or, for most names, be refused.
 func WithKeyPrefix(prefix string) Option {
-	return clientOption(func(c *config) { c.prefix = prefix })
+	return clientOption(func(c *config) {
+		if i := strings.IndexByte(prefix, '{'); i >= 0 {
+			if j := strings.IndexByte(prefix[i+1:], '}'); j <= 0 {
+				c.fail("WithKeyPrefix %q: '{' without a non-empty hash tag {...}", prefix)
+				return
+			}
+		} else if strings.Contains(prefix, "}") {
+			c.fail("WithKeyPrefix %q: '}' without a hash tag {...}", prefix)
+			return
+		}
+		c.prefix = prefix
+	})
 }
 
 // WithLogger sets the logger for background work (renewal failures, lost
