@@ -79,11 +79,13 @@ test: deps
 ##   waits through broken pub/sub, a frozen server and ended waits (pub/sub and timers, not the release),
 ##   the fencing counter's expiry (Redis's key expiry), a Redis restart and a release the server
 ##   never answers (GO127_SKIP= runs them too), the Sentinel failover suite internal/failover (a minute of
-##   waiting for failovers) and examples/ (with its SQLite and gRPC dependencies it
-##   takes over two minutes to build with -race on a cold cache; GO127_PKGS=./... runs both too).
+##   waiting for failovers), the process-level chaos suite internal/chaos (Redis and worker processes
+##   paused, killed and restarted; `make chaos` runs it) and examples/ (with its SQLite and gRPC
+##   dependencies it takes over two minutes to build with -race on a cold cache; GO127_PKGS=./...
+##   runs all three too).
 GO127      ?= go1.27.4
 GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestMutexRedisRestart|TestFailedUnlockDropsHold)$$
-GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover)
+GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
 	GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
