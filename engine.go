@@ -845,7 +845,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%w: the owner in the context already holds it", ErrNotReentrant)
 	}
-	var bound time.Time // an Extend of the owner's earlier hold in flight
+	var bound time.Time // an Extend or renewal of the owner's earlier hold in flight
 	if h == nil {
 		if !a.fresh {
 			c.mu.Unlock()
@@ -855,6 +855,10 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		c.holds[id] = h
 		if e, ok := c.extending[id]; ok {
 			bound = monoTime(e.at)
+		}
+		if at, ok := c.wd.orphanBound(id); ok && (bound.IsZero() || at.Before(bound)) {
+			// A renewal of an ended hold of the owner in flight.
+			bound = at
 		}
 		if c.acquiring[id] > 0 {
 			c.acquired.Broadcast() // a re-entry of the same owner may be waiting for this hold
@@ -1227,7 +1231,15 @@ func (c *Client) end(h *hold, cause error) {
 		c.lossTimers.Put(lt)
 	}
 	if watched {
-		c.wd.remove(&h.renew)
+		if bound := c.wd.remove(&h.renew); !bound.IsZero() {
+			// A renewal of h in flight may run on a hold of its owner
+			// registered since (see watchdog.orphans).
+			c.mu.Lock()
+			if next := c.holds[holdID(h.key, h.field)]; next != nil && next != h {
+				c.armEarlier(next, bound) // lock order: c.mu before h.mu
+			}
+			c.mu.Unlock()
+		}
 	}
 	if obs != nil {
 		obs.ended(cause) // last: the hold is finished whatever the Observer does

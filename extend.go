@@ -13,25 +13,26 @@ import (
 // extender is a primitive whose explicit-lease holds can be extended.
 type extender interface {
 	// extendOnce sets the lease of field's hold to lease from now; false
-	// when field no longer holds the lock.
-	extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error)
+	// when field no longer holds the lock, or holds it by a hold other than
+	// the one token names (see hold.renewToken; 0: any).
+	extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error)
 }
 
-func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
-	return generated.MutexRenew(ctx, m.c.rc, m.key, lease, field)
+func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+	return generated.MutexRenew(ctx, m.c.rc, m.key, m.fence, lease, field, token)
 }
 
-func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
-	return f.m.extendOnce(ctx, field, lease)
+func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+	return f.m.extendOnce(ctx, field, lease, token)
 }
 
-func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
+func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
 	rw := s.rw
 	if s.write {
 		reader := strings.TrimSuffix(field, ":write")
-		return generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), lease, field, reader)
+		return generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
 	}
-	return generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field)
+	return generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
 }
 
 // errWatchdogHold: Extend of a hold the watchdog renews.
@@ -62,7 +63,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	held, err := func() (bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
-		return p.(extender).extendOnce(ctx, field, lease)
+		return p.(extender).extendOnce(ctx, field, lease, 0)
 	}()
 	switch {
 	case err != nil:

@@ -18,8 +18,8 @@ type slowReplyExtender struct {
 	gate    chan struct{}
 }
 
-func (g *slowReplyExtender) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
-	ok, err := g.ext.extendOnce(ctx, field, lease)
+func (g *slowReplyExtender) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+	ok, err := g.ext.extendOnce(ctx, field, lease, token)
 	close(g.entered)
 	<-g.gate
 	return ok, err

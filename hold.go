@@ -110,6 +110,18 @@ func holdID(key, field string) holdKey { return holdKey{key, field} }
 
 func (h *hold) released() bool { return h.done.Load() }
 
+// renewToken is what a renewal or Extend of h names to reach h alone: a
+// shared owner may release h and lock again under the same field before
+// such a call runs on the server, and the call must not set the newer
+// hold's lease. It is the fencing token (a read hold's mark) of a shared
+// hold, as its releases name it; 0 for a hold that is not shared.
+func (h *hold) renewToken() int64 {
+	if h.shared.Load() {
+		return h.token
+	}
+	return 0
+}
+
 // end finishes a hold: cause is context.Canceled for a release and
 // ErrLockLost (possibly wrapping why) for a loss. Every lock context of the
 // hold is cancelled before end returns. It returns the observer to report

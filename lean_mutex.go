@@ -315,15 +315,15 @@ func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 
 func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
 
-func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
-	return generated.LeanRenew(ctx, l.c.rc, l.key, lease, field)
+func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+	return generated.LeanRenew(ctx, l.c.rc, l.key, l.fenceKey(), lease, field, token)
 }
 
 // leanRenewal renews lean holds with one pipelined LeanRenewMulti.
 var leanRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
 	calls := make([]generated.LeanRenewArgs, len(hs))
 	for i, h := range hs {
-		calls[i] = generated.LeanRenewArgs{Lock: h.key, Lease: h.lease, Owner: h.field}
+		calls[i] = generated.LeanRenewArgs{Lock: h.key, Fence: h.prim.(interface{ fenceKey() string }).fenceKey(), Lease: h.lease, Owner: h.field, Token: h.renewToken()}
 	}
 	out := make([]renewReply, len(hs))
 	for i, rep := range generated.LeanRenewMulti(ctx, rc, calls) {

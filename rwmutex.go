@@ -186,7 +186,7 @@ func (r readLocker) Unlock(ctx context.Context) error { return r.rw.RUnlock(ctx)
 var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
 	calls := make([]generated.RwReadRenewArgs, len(hs))
 	for i, h := range hs {
-		calls[i] = generated.RwReadRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, h.field), Lease: h.lease, Owner: h.field}
+		calls[i] = generated.RwReadRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, h.field), Lease: h.lease, Owner: h.field, Nonce: h.renewToken()}
 	}
 	out := make([]renewReply, len(hs))
 	for i, rep := range generated.RwReadRenewMulti(ctx, rc, calls) {
@@ -201,7 +201,7 @@ var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clie
 	calls := make([]generated.RwWriteRenewArgs, len(hs))
 	for i, h := range hs {
 		reader := strings.TrimSuffix(h.field, ":write")
-		calls[i] = generated.RwWriteRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, reader), Lease: h.lease, WriteOwner: h.field, ReadOwner: reader}
+		calls[i] = generated.RwWriteRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, reader), Fence: h.prim.spec().fence, Lease: h.lease, WriteOwner: h.field, ReadOwner: reader, Token: h.renewToken()}
 	}
 	out := make([]renewReply, len(hs))
 	for i, rep := range generated.RwWriteRenewMulti(ctx, rc, calls) {

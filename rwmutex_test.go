@@ -466,10 +466,10 @@ func TestRWReadReleaseSharedMark(t *testing.T) {
 	if v, _ := node.Do(t, "GET", timeouts+":2").ToString(); v != "1" {
 		t.Fatalf("the second lease key holds %q, want 1", v)
 	}
-	if ok, err := generated.RwReadRenew(ctx, rc, rw.key, timeouts, time.Minute, field); err != nil || !ok {
+	if ok, err := generated.RwReadRenew(ctx, rc, rw.key, timeouts, time.Minute, field, 0); err != nil || !ok {
 		t.Fatalf("RwReadRenew = %v, %v", ok, err)
 	}
-	if ok, err := generated.RwReadExtend(ctx, rc, rw.key, timeouts, rw.prefix, 2*time.Minute, field); err != nil || !ok {
+	if ok, err := generated.RwReadExtend(ctx, rc, rw.key, timeouts, rw.prefix, 2*time.Minute, field, 0); err != nil || !ok {
 		t.Fatalf("RwReadExtend = %v, %v", ok, err)
 	}
 	if v := first(); v != strconv.FormatInt(mark, 10) {

@@ -16,8 +16,8 @@ type slowExtendMutex struct {
 	gate chan struct{}
 }
 
-func (s *slowExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration) (bool, error) {
-	held, err := s.Mutex.extendOnce(ctx, field, lease)
+func (s *slowExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+	held, err := s.Mutex.extendOnce(ctx, field, lease, token)
 	close(s.ran)
 	<-s.gate
 	return held, err

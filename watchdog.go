@@ -28,10 +28,20 @@ type watchdog struct {
 	// after a round trip's replies arrived and before the renewed holds are
 	// re-armed from them.
 	renewedHook func()
+	// sendHook, when set (by tests only, before the first hold), runs after
+	// a batch was taken from the schedule and before it is sent.
+	sendHook func()
 
 	mu    sync.Mutex
 	queue renewHeap
 	kick  chan struct{}
+	// orphans bounds, per hold key, the renewals in flight of holds that
+	// ended meanwhile and were not shared when they ended (their renewals
+	// name no token, see hold.renewToken): the script names the owner's
+	// field, and may run on a newer hold of the owner (one taken under an
+	// owner id read from the ended hold's context), whose loss deadline the
+	// grant keeps within it. Guarded by mu.
+	orphans map[holdKey]extendsInFlight
 
 	renewals, batches atomic.Int64 // confirmed renewals and round trips, for observability
 }
@@ -43,6 +53,11 @@ type renewal struct {
 	every time.Duration
 	index int        // in the heap; -1 when removed
 	kind  *renewKind // nil: a Mutex-shaped hold (MutexRenew)
+	// sent is when the batch holding it was taken for sending (monoNanos);
+	// 0 when no renewal of it is in flight. orphan: its hold ended while it
+	// was, and it is counted in watchdog.orphans. Guarded by watchdog.mu.
+	sent   int64
+	orphan bool
 }
 
 // renewKind is a way of renewing holds other than MutexRenew (for example an
@@ -92,13 +107,57 @@ func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p
 	}
 }
 
-// remove stops renewing r. Safe to call more than once.
-func (w *watchdog) remove(r *renewal) {
+// remove stops renewing r, whose hold has ended. Safe to call more than
+// once. When a renewal of a hold that was not shared is in flight, it
+// returns the loss deadline that renewal sets at the latest (zero: none),
+// and keeps it as a bound for the owner's next hold until its reply is in.
+func (w *watchdog) remove(r *renewal) time.Time {
+	var bound time.Time
 	w.mu.Lock()
-	if r.index >= 0 {
+	switch {
+	case r.index >= 0:
 		heap.Remove(&w.queue, r.index)
+	case r.sent != 0 && !r.orphan && !r.h.shared.Load():
+		r.orphan = true
+		bound = lossDeadline(monoTime(r.sent), r.h.lease)
+		id := holdID(r.h.key, r.h.field)
+		if w.orphans == nil {
+			w.orphans = map[holdKey]extendsInFlight{}
+		}
+		e := w.orphans[id]
+		if e.n == 0 || monoNanos(bound) < e.at {
+			e.at = monoNanos(bound)
+		}
+		e.n++
+		w.orphans[id] = e
 	}
 	w.mu.Unlock()
+	return bound
+}
+
+// orphanBound is the bound an orphaned renewal in flight sets on a new hold
+// of id (see orphans); ok is false for none.
+func (w *watchdog) orphanBound(id holdKey) (at time.Time, ok bool) {
+	w.mu.Lock()
+	e, ok := w.orphans[id]
+	w.mu.Unlock()
+	return monoTime(e.at), ok
+}
+
+// settledLocked ends r's renewal in flight; w.mu held.
+func (w *watchdog) settledLocked(r *renewal) {
+	r.sent = 0
+	if !r.orphan {
+		return
+	}
+	r.orphan = false
+	id := holdID(r.h.key, r.h.field)
+	if e := w.orphans[id]; e.n <= 1 {
+		delete(w.orphans, id)
+	} else {
+		e.n--
+		w.orphans[id] = e
+	}
 }
 
 func (w *watchdog) run(ctx context.Context) {
@@ -132,10 +191,13 @@ func (w *watchdog) run(ctx context.Context) {
 // locks taken close together share one round trip.
 func (w *watchdog) renewDue(ctx context.Context) {
 	now := time.Now()
+	sentAt := monoNanos(now)
 	w.mu.Lock()
 	var batch []*renewal
 	for len(w.queue) > 0 && !w.queue[0].due.After(now.Add(w.queue[0].every/10)) && len(batch) < maxRenewBatch {
-		batch = append(batch, heap.Pop(&w.queue).(*renewal))
+		r := heap.Pop(&w.queue).(*renewal)
+		r.sent = sentAt
+		batch = append(batch, r)
 	}
 	w.mu.Unlock()
 	if len(batch) == 0 {
@@ -150,10 +212,18 @@ func (w *watchdog) renewDue(ctx context.Context) {
 			deadline = at
 		}
 	}
+	if w.sendHook != nil {
+		w.sendHook()
+	}
 	rctx, cancel := context.WithDeadline(ctx, deadline)
 	replies := w.renewBatch(rctx, batch)
 	cancel()
 	if ctx.Err() != nil {
+		w.mu.Lock()
+		for _, r := range batch {
+			w.settledLocked(r)
+		}
+		w.mu.Unlock()
 		return
 	}
 	w.batches.Add(1)
@@ -163,6 +233,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	failed, ended := 0, 0
 	w.mu.Lock()
 	for i, r := range batch {
+		w.settledLocked(r)
 		if r.h.released() {
 			ended++ // released, lost or closed during the round trip
 			continue
@@ -219,7 +290,7 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 	others := map[*renewKind][]int{}
 	for i, r := range batch {
 		if r.kind == nil {
-			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Lease: r.h.lease, Owner: r.h.field})
+			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Fence: r.h.prim.spec().fence, Lease: r.h.lease, Owner: r.h.field, Token: r.h.renewToken()})
 			at = append(at, i)
 			continue
 		}

@@ -6,46 +6,68 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
 // leanRenewSource is scripts/lean_renew.lua, verbatim.
 const leanRenewSource = `#!lua flags=allow-oom
 -- LeanRenew extends the lease of a lean lock this owner still holds (the
--- watchdog): compare and PEXPIRE.
+-- watchdog, and Extend): compare and PEXPIRE. A call for a shared owner's
+-- hold names its fencing token, and a key taken since under the same owner
+-- (the counter has moved past that token) is another hold's, whose lease it
+-- leaves alone (see LeanReleaseShared).
 -- Reply true: renewed; false: the owner no longer holds it.
 -- @key    lock
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
+-- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('get', KEYS[1]) == ARGV[2] then
+  if ARGV[3] ~= '0' then
+    local drawn = redis.call('get', KEYS[2])
+    if drawn and drawn ~= ARGV[3] then
+      return 0
+    end
+  end
   return redis.call('pexpire', KEYS[1], ARGV[1])
 end
 return 0
 `
 
 // leanRenewSHA1 is the SHA-1 of leanRenewSource, the name SCRIPT LOAD gives it.
-const leanRenewSHA1 = "21df2fe0bec3853099f4ea63980c9d2e23bffbf0"
+const leanRenewSHA1 = "a9c0d167b0f34114fbac9458810f4360d9c3a1eb"
 
 var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
 
 // LeanRenew extends the lease of a lean lock this owner still holds (the
-// watchdog): compare and PEXPIRE.
+// watchdog, and Extend): compare and PEXPIRE. A call for a shared owner's
+// hold names its fencing token, and a key taken since under the same owner
+// (the counter has moved past that token) is another hold's, whose lease it
+// leaves alone (see LeanReleaseShared).
 // Reply true: renewed; false: the owner no longer holds it.
 //
 // Redis script flags: allow-oom.
-func LeanRenew(ctx context.Context, c rueidis.Client, lock string, lease time.Duration, owner string) (bool, error) {
-	keys := []string{lock}
-	args := []string{msArg(lease), owner}
+func LeanRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {
+	keys := []string{lock, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LeanRenew", keys); err != nil {
+			return false, err
+		}
+	}
+	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10)}
 	return leanRenewDecode(leanRenewScript.Exec(ctx, c, keys, args))
 }
 
 // LeanRenewArgs holds the keys and arguments of one call in LeanRenewMulti.
 type LeanRenewArgs struct {
 	Lock  string
+	Fence string // fencing-token counter (redisson_lock_token:{name})
 	Lease time.Duration
 	Owner string
+	Token int64 // the fencing token of a shared owner's hold, 0 for none
 }
 
 // LeanRenewReply is the reply to one call in LeanRenewMulti.
@@ -63,8 +85,15 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 	out := make([]LeanRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := leanRenewEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("LeanRenew", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -99,9 +128,14 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func LeanRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
-	keys := []string{lock}
-	args := []string{msArg(lease), owner}
+func LeanRenewCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (rueidis.Completed, error) {
+	keys := []string{lock, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("LeanRenew", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(leanRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -112,8 +146,8 @@ func DecodeLeanRenew(resp rueidis.RedisResult) (bool, error) {
 
 // leanRenewEncode returns the KEYS and ARGV of one LeanRenew call.
 func leanRenewEncode(a *LeanRenewArgs) ([]string, []string) {
-	keys := []string{a.Lock}
-	args := []string{msArg(a.Lease), a.Owner}
+	keys := []string{a.Lock, a.Fence}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

@@ -6,20 +6,36 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
 // mutexRenewSource is scripts/mutex_renew.lua, verbatim.
 const mutexRenewSource = `#!lua flags=allow-oom
--- MutexRenew extends the lease of a lock this owner still holds (the watchdog).
--- Reply true: renewed; false: the owner no longer holds it (expired, deleted or
--- taken over), so the holder has lost the lock.
+-- MutexRenew extends the lease of a lock this owner still holds (the watchdog,
+-- and Extend). Reply true: renewed; false: the owner no longer holds it
+-- (expired, deleted or taken over), so the holder has lost the lock.
+-- An owner shared through its context (WithOwner) may release and lock again
+-- under the same field while a renewal or Extend of its earlier hold is still
+-- on its way: such calls name the fencing token of the hold they were sent
+-- for (token, 0 for an owner that is not shared), and a field whose hold was
+-- granted since (the counter has moved past that token) is another hold's,
+-- whose lease they leave alone (see MutexRelease). A counter that has expired
+-- (fenceIdle) drew no token since.
 -- @key    lock
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
+-- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  if ARGV[3] ~= '0' then
+    local drawn = redis.call('get', KEYS[2])
+    if drawn and drawn ~= ARGV[3] then
+      return 0
+    end
+  end
   redis.call('pexpire', KEYS[1], ARGV[1])
   return 1
 end
@@ -27,26 +43,40 @@ return 0
 `
 
 // mutexRenewSHA1 is the SHA-1 of mutexRenewSource, the name SCRIPT LOAD gives it.
-const mutexRenewSHA1 = "8dc8a5537d94784999ce7620796ab3ac80799234"
+const mutexRenewSHA1 = "31a608953da3ec0655fda04c0ec328412d522ad4"
 
 var mutexRenewScript = rueidis.NewLuaScriptRetryable(mutexRenewSource)
 
-// MutexRenew extends the lease of a lock this owner still holds (the watchdog).
-// Reply true: renewed; false: the owner no longer holds it (expired, deleted or
-// taken over), so the holder has lost the lock.
+// MutexRenew extends the lease of a lock this owner still holds (the watchdog,
+// and Extend). Reply true: renewed; false: the owner no longer holds it
+// (expired, deleted or taken over), so the holder has lost the lock.
+// An owner shared through its context (WithOwner) may release and lock again
+// under the same field while a renewal or Extend of its earlier hold is still
+// on its way: such calls name the fencing token of the hold they were sent
+// for (token, 0 for an owner that is not shared), and a field whose hold was
+// granted since (the counter has moved past that token) is another hold's,
+// whose lease they leave alone (see MutexRelease). A counter that has expired
+// (fenceIdle) drew no token since.
 //
 // Redis script flags: allow-oom.
-func MutexRenew(ctx context.Context, c rueidis.Client, lock string, lease time.Duration, owner string) (bool, error) {
-	keys := []string{lock}
-	args := []string{msArg(lease), owner}
+func MutexRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {
+	keys := []string{lock, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("MutexRenew", keys); err != nil {
+			return false, err
+		}
+	}
+	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10)}
 	return mutexRenewDecode(mutexRenewScript.Exec(ctx, c, keys, args))
 }
 
 // MutexRenewArgs holds the keys and arguments of one call in MutexRenewMulti.
 type MutexRenewArgs struct {
 	Lock  string
+	Fence string // fencing-token counter (redisson_lock_token:{name})
 	Lease time.Duration
 	Owner string
+	Token int64 // the fencing token of a shared owner's hold, 0 for none
 }
 
 // MutexRenewReply is the reply to one call in MutexRenewMulti.
@@ -64,8 +94,15 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 	out := make([]MutexRenewReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		keys, args := mutexRenewEncode(&calls[i])
+		if cluster {
+			if err := checkSlots("MutexRenew", keys); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		cmds = append(cmds, c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
 		sent = append(sent, i)
 	}
@@ -100,9 +137,14 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func MutexRenewCommand(c rueidis.Client, lock string, lease time.Duration, owner string) (rueidis.Completed, error) {
-	keys := []string{lock}
-	args := []string{msArg(lease), owner}
+func MutexRenewCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (rueidis.Completed, error) {
+	keys := []string{lock, fence}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkSlots("MutexRenew", keys); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(mutexRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -113,8 +155,8 @@ func DecodeMutexRenew(resp rueidis.RedisResult) (bool, error) {
 
 // mutexRenewEncode returns the KEYS and ARGV of one MutexRenew call.
 func mutexRenewEncode(a *MutexRenewArgs) ([]string, []string) {
-	keys := []string{a.Lock}
-	args := []string{msArg(a.Lease), a.Owner}
+	keys := []string{a.Lock, a.Fence}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

@@ -6,14 +6,15 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
 // rwReadExtendSource is scripts/rw_read_extend.lua, verbatim.
-const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @return bool\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nfor i = 1, holds do\n  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired\n  -- is made again.\n  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then\n    redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])\n  end\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nredis.call('pexpire', KEYS[1], longest)\nreturn 1\n"
+const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check\n-- @return bool\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nif ARGV[3] ~= '0' then\n  -- A first lease key marked otherwise (not 1) is a newer hold of the\n  -- owner, taken since this call was sent: not held (see RwReadRelease).\n  local mark = redis.call('get', KEYS[2] .. ':1')\n  if mark and mark ~= '1' and mark ~= ARGV[3] then\n    return 0\n  end\nend\nfor i = 1, holds do\n  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired\n  -- is made again.\n  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then\n    redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])\n  end\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nredis.call('pexpire', KEYS[1], longest)\nreturn 1\n"
 
 // rwReadExtendSHA1 is the SHA-1 of rwReadExtendSource, the name SCRIPT LOAD gives it.
-const rwReadExtendSHA1 = "00111c1613ad612dbff0d4027d762687311703cb"
+const rwReadExtendSHA1 = "635075c9a26f038aa3ec2cf3de218f256f3eae8c"
 
 var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 
@@ -24,14 +25,14 @@ var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 // reads (expired, deleted), so the holder has lost the lock.
 //
 // Redis script flags: allow-oom.
-func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string) (bool, error) {
+func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string, nonce int64) (bool, error) {
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadExtend", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), owner}
+	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10)}
 	return rwReadExtendDecode(rwReadExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -42,6 +43,7 @@ type RwReadExtendArgs struct {
 	Prefix   string // {name}, the prefix of every owner's lease keys
 	Lease    time.Duration
 	Owner    string
+	Nonce    int64 // the mark of a shared owner's hold (RwReadAcquire), 0: no check
 }
 
 // RwReadExtendReply is the reply to one call in RwReadExtendMulti.
@@ -102,14 +104,14 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string) (rueidis.Completed, error) {
+func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadExtend", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner}
+	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10)}
 	return c.B().Evalsha().Sha1(rwReadExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -121,7 +123,7 @@ func DecodeRwReadExtend(resp rueidis.RedisResult) (bool, error) {
 // rwReadExtendEncode returns the KEYS and ARGV of one RwReadExtend call.
 func rwReadExtendEncode(a *RwReadExtendArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts, a.Prefix}
-	args := []string{msArg(a.Lease), a.Owner}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Nonce, 10)}
 	return keys, args
 }
 

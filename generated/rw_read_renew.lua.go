@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
@@ -18,11 +19,20 @@ const rwReadRenewSource = `#!lua flags=allow-oom
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @arg    lease          duration
 -- @arg    owner          string
+-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check
 -- @return bool
 -- @retryable
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
   return 0
+end
+if ARGV[3] ~= '0' then
+  -- A first lease key marked otherwise (not 1) is a newer hold of the
+  -- owner, taken since this call was sent: not held (see RwReadRelease).
+  local mark = redis.call('get', KEYS[2] .. ':1')
+  if mark and mark ~= '1' and mark ~= ARGV[3] then
+    return 0
+  end
 end
 for i = 1, holds do
   -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
@@ -38,7 +48,7 @@ return 1
 `
 
 // rwReadRenewSHA1 is the SHA-1 of rwReadRenewSource, the name SCRIPT LOAD gives it.
-const rwReadRenewSHA1 = "413b7ed05e617d5451051148f27753321210092e"
+const rwReadRenewSHA1 = "a32d5dd878bf2f440466deedf1961139f489df06"
 
 var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
 
@@ -47,14 +57,14 @@ var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
 // longer reads (expired, deleted), so the holder has lost the lock.
 //
 // Redis script flags: allow-oom.
-func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string) (bool, error) {
+func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (bool, error) {
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRenew", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), owner}
+	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10)}
 	return rwReadRenewDecode(rwReadRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -64,6 +74,7 @@ type RwReadRenewArgs struct {
 	Timeouts string // {name}:<owner>:rwlock_timeout
 	Lease    time.Duration
 	Owner    string
+	Nonce    int64 // the mark of a shared owner's hold (RwReadAcquire), 0: no check
 }
 
 // RwReadRenewReply is the reply to one call in RwReadRenewMulti.
@@ -124,14 +135,14 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string) (rueidis.Completed, error) {
+func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRenew", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner}
+	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10)}
 	return c.B().Evalsha().Sha1(rwReadRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -143,7 +154,7 @@ func DecodeRwReadRenew(resp rueidis.RedisResult) (bool, error) {
 // rwReadRenewEncode returns the KEYS and ARGV of one RwReadRenew call.
 func rwReadRenewEncode(a *RwReadRenewArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts}
-	args := []string{msArg(a.Lease), a.Owner}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Nonce, 10)}
 	return keys, args
 }
 

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
@@ -15,15 +16,26 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- expiry becomes the lease, or the longest lease left of the writer's own
 -- read holds when that is longer (in write mode only the writer can hold
 -- reads), so renewing or shortening the write never ends those reads early.
+-- A call for a shared owner's hold names its fencing token, and a write field
+-- granted since (the counter has moved past that token) is another hold's,
+-- whose lease it leaves alone (see MutexRenew).
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
+-- @key    fence          redisson_lock_token:{name}
 -- @arg    lease          duration
 -- @arg    writeOwner     string     the write field, <owner>:write
 -- @arg    readOwner      string     the same owner's read field
+-- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return 0
+end
+if ARGV[4] ~= '0' then
+  local drawn = redis.call('get', KEYS[3])
+  if drawn and drawn ~= ARGV[4] then
+    return 0
+  end
 end
 local ttl = tonumber(ARGV[1])
 local reads = tonumber(redis.call('hget', KEYS[1], ARGV[3]))
@@ -40,7 +52,7 @@ return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "2775199d11db662672d72dc1794394c5352db943"
+const rwWriteRenewSHA1 = "5e96fef9a1c4b509c0470977b386f61f9f3d881b"
 
 var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 
@@ -48,16 +60,19 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 // expiry becomes the lease, or the longest lease left of the writer's own
 // read holds when that is longer (in write mode only the writer can hold
 // reads), so renewing or shortening the write never ends those reads early.
+// A call for a shared owner's hold names its fencing token, and a write field
+// granted since (the counter has moved past that token) is another hold's,
+// whose lease it leaves alone (see MutexRenew).
 //
 // Redis script flags: allow-oom.
-func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, writeOwner string, readOwner string) (bool, error) {
-	keys := []string{lock, timeouts}
+func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (bool, error) {
+	keys := []string{lock, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, readOwner}
+	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10)}
 	return rwWriteRenewDecode(rwWriteRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -65,9 +80,11 @@ func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts s
 type RwWriteRenewArgs struct {
 	Lock       string
 	Timeouts   string // {name}:<owner>:rwlock_timeout, the owner's read lease keys
+	Fence      string // redisson_lock_token:{name}
 	Lease      time.Duration
 	WriteOwner string // the write field, <owner>:write
 	ReadOwner  string // the same owner's read field
+	Token      int64  // the fencing token of a shared owner's hold, 0 for none
 }
 
 // RwWriteRenewReply is the reply to one call in RwWriteRenewMulti.
@@ -128,14 +145,14 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 // call Preload, then send the command again.
 //
 // Redis script flags: allow-oom.
-func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, writeOwner string, readOwner string) (rueidis.Completed, error) {
-	keys := []string{lock, timeouts}
+func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (rueidis.Completed, error) {
+	keys := []string{lock, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, readOwner}
+	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10)}
 	return c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -146,8 +163,8 @@ func DecodeRwWriteRenew(resp rueidis.RedisResult) (bool, error) {
 
 // rwWriteRenewEncode returns the KEYS and ARGV of one RwWriteRenew call.
 func rwWriteRenewEncode(a *RwWriteRenewArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Timeouts}
-	args := []string{msArg(a.Lease), a.WriteOwner, a.ReadOwner}
+	keys := []string{a.Lock, a.Timeouts, a.Fence}
+	args := []string{msArg(a.Lease), a.WriteOwner, a.ReadOwner, strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }
 

@@ -235,9 +235,9 @@ var Scripts = []Script{{
 	SHA1:      leanReleaseSharedSHA1,
 	Source:    leanReleaseSharedSource,
 }, {
-	Args:      []string{"lease", "owner"},
+	Args:      []string{"lease", "owner", "token"},
 	File:      "scripts/lean_renew.lua",
-	Keys:      []string{"lock"},
+	Keys:      []string{"lock", "fence"},
 	Name:      "LeanRenew",
 	ReadOnly:  false,
 	Retryable: true,
@@ -289,9 +289,9 @@ var Scripts = []Script{{
 	SHA1:      mutexReleaseLastSHA1,
 	Source:    mutexReleaseLastSource,
 }, {
-	Args:      []string{"lease", "owner"},
+	Args:      []string{"lease", "owner", "token"},
 	File:      "scripts/mutex_renew.lua",
-	Keys:      []string{"lock"},
+	Keys:      []string{"lock", "fence"},
 	Name:      "MutexRenew",
 	ReadOnly:  false,
 	Retryable: true,
@@ -415,7 +415,7 @@ var Scripts = []Script{{
 	SHA1:      rwReadAcquireSHA1,
 	Source:    rwReadAcquireSource,
 }, {
-	Args:      []string{"lease", "owner"},
+	Args:      []string{"lease", "owner", "nonce"},
 	File:      "scripts/rw_read_extend.lua",
 	Keys:      []string{"lock", "timeouts", "prefix"},
 	Name:      "RwReadExtend",
@@ -442,7 +442,7 @@ var Scripts = []Script{{
 	SHA1:      rwReadReleaseSHA1,
 	Source:    rwReadReleaseSource,
 }, {
-	Args:      []string{"lease", "owner"},
+	Args:      []string{"lease", "owner", "nonce"},
 	File:      "scripts/rw_read_renew.lua",
 	Keys:      []string{"lock", "timeouts"},
 	Name:      "RwReadRenew",
@@ -478,9 +478,9 @@ var Scripts = []Script{{
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
 }, {
-	Args:      []string{"lease", "writeOwner", "readOwner"},
+	Args:      []string{"lease", "writeOwner", "readOwner", "token"},
 	File:      "scripts/rw_write_renew.lua",
-	Keys:      []string{"lock", "timeouts"},
+	Keys:      []string{"lock", "timeouts", "fence"},
 	Name:      "RwWriteRenew",
 	ReadOnly:  false,
 	Retryable: true,

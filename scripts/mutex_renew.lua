@@ -1,13 +1,28 @@
 #!lua flags=allow-oom
--- MutexRenew extends the lease of a lock this owner still holds (the watchdog).
--- Reply true: renewed; false: the owner no longer holds it (expired, deleted or
--- taken over), so the holder has lost the lock.
+-- MutexRenew extends the lease of a lock this owner still holds (the watchdog,
+-- and Extend). Reply true: renewed; false: the owner no longer holds it
+-- (expired, deleted or taken over), so the holder has lost the lock.
+-- An owner shared through its context (WithOwner) may release and lock again
+-- under the same field while a renewal or Extend of its earlier hold is still
+-- on its way: such calls name the fencing token of the hold they were sent
+-- for (token, 0 for an owner that is not shared), and a field whose hold was
+-- granted since (the counter has moved past that token) is another hold's,
+-- whose lease they leave alone (see MutexRelease). A counter that has expired
+-- (fenceIdle) drew no token since.
 -- @key    lock
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
+-- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  if ARGV[3] ~= '0' then
+    local drawn = redis.call('get', KEYS[2])
+    if drawn and drawn ~= ARGV[3] then
+      return 0
+    end
+  end
   redis.call('pexpire', KEYS[1], ARGV[1])
   return 1
 end

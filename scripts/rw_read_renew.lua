@@ -6,11 +6,20 @@
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @arg    lease          duration
 -- @arg    owner          string
+-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check
 -- @return bool
 -- @retryable
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
   return 0
+end
+if ARGV[3] ~= '0' then
+  -- A first lease key marked otherwise (not 1) is a newer hold of the
+  -- owner, taken since this call was sent: not held (see RwReadRelease).
+  local mark = redis.call('get', KEYS[2] .. ':1')
+  if mark and mark ~= '1' and mark ~= ARGV[3] then
+    return 0
+  end
 end
 for i = 1, holds do
   -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
