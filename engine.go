@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -900,7 +901,11 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	case !reentrySetsLease(p):
 		// The re-entry only lengthened the lock's expiry: it moves the
 		// deadline later, and only when no Extend or renewal may have run
-		// after it; never earlier.
+		// after it; never earlier. A read re-entry's own lease key is
+		// recorded first: a release that leaves holds may delete another.
+		if p.side() == sideRead {
+			c.pushRead(h, lossDeadline(start, serverLease))
+		}
 		if !renewed {
 			c.armReply(h, mark, lossDeadline(start, serverLease), true)
 		}
@@ -1067,6 +1072,31 @@ func (m *leaseMark) soloOn(h *hold) bool {
 func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly, laterOnly bool) {
 	if h.released() {
 		return
+	}
+	if h.reads != nil && !laterOnly {
+		// Every read lease key of the owner: a renewal or Extend sets them
+		// all, a bound applies to them all. A re-entry (laterOnly) sets
+		// only its own key (see pushRead).
+		n := monoNanos(at)
+		switch {
+		case earlierOnly:
+			for i, d := range h.reads {
+				if n < d {
+					h.reads[i] = n
+				}
+			}
+		case h.loss != nil:
+			for i := range h.reads {
+				h.reads[i] = n
+			}
+		default:
+			// The fresh grant's arming: its own key, the first, within the
+			// bound its owner's calls left on it.
+			if cur := h.lossAt.Load(); cur != 0 && cur < n {
+				n = cur
+			}
+			h.reads[0] = n
+		}
 	}
 	cur := h.lossAt.Load()
 	if h.loss == nil {
@@ -1398,7 +1428,14 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	sent := time.Now()
 	var mark *leaseMark
 	if h != nil && !last {
-		mark = c.leaseCall(h, releaseBound(p, sent, lease))
+		bound := releaseBound(p, h, sent, lease)
+		if h.side == sideRead && !bound.IsZero() && !sent.Before(bound) {
+			// No read lease of the owner is known to be left once the
+			// script runs, which then deletes the lock: the hold ends now,
+			// as lost (its release goes on).
+			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft))
+		}
+		mark = c.leaseCall(h, bound)
 	}
 	st, left, err := func() (releaseStatus, time.Duration, error) {
 		if mark != nil {
@@ -1427,7 +1464,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		remaining := h.count
 		c.mu.Unlock()
 		if remaining > 0 {
-			c.leftHeld(h, sent, lease, left)
+			c.leftHeld(h, mark, sent, lease, left, true)
 			h.untrack(ctx)
 			return nil
 		}
@@ -1463,29 +1500,93 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 }
 
 // releaseBound is the loss deadline a release sent at sent that leaves holds
-// sets at the latest, in force as soon as its script runs, before its reply
-// is back (or if it is lost): a Mutex's or FairMutex's release re-arms the
-// lock with lease, a write release with lease at least. A read release
-// re-arms it with the longest read lease left, unknown until its reply, and a
-// LeanMutex's re-arms nothing (zero: no bound).
-func releaseBound(p primitive, sent time.Time, lease time.Duration) time.Time {
-	if s := p.side(); s == sideRead || s == sideLean {
+// of h sets at the latest, in force as soon as its script runs, before its
+// reply is back (or if it is lost): a Mutex's or FairMutex's release re-arms
+// the lock with lease, a write release with lease at least. A read release
+// re-arms it with the longest read lease left, unknown until its reply: the
+// deadline moves to the latest one the Client can prove is left (see
+// readsLeft). A LeanMutex's re-arms nothing (zero: no bound).
+func releaseBound(p primitive, h *hold, sent time.Time, lease time.Duration) time.Time {
+	switch p.side() {
+	case sideRead:
+		return readsLeft(h)
+	case sideLean:
 		return time.Time{}
 	}
 	return lossDeadline(sent, lease)
 }
 
-// leftHeld moves h's loss deadline after a release sent at sent left the
-// owner holding the lock, with left as releaseOnce reported it and lease
-// what the release re-armed the lock with.
-func (c *Client) leftHeld(h *hold, sent time.Time, lease, left time.Duration) {
+// readsLeft is the latest loss deadline the owner's read lease keys prove
+// after a release that leaves holds deletes one of them (the last one): the
+// first key stays, and of the re-entries' keys all but one, which may be
+// the longest (zero: h was never re-entered, and its first key stays alone).
+func readsLeft(h *hold) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.reads) == 0 {
+		return time.Time{}
+	}
+	left := h.reads[0]
+	top, second := int64(math.MinInt64), int64(math.MinInt64)
+	for _, d := range h.reads[1:] {
+		if d > top {
+			top, second = d, top
+		} else if d > second {
+			second = d
+		}
+	}
+	return monoTime(max(left, second))
+}
+
+// pushRead records a read re-entry's own lease key, whose lease was set no
+// earlier than at (see hold.reads). Called before the re-entry moves the
+// loss deadline, so the first one finds the deadline the first key set.
+func (c *Client) pushRead(h *hold, at time.Time) {
+	h.mu.Lock()
+	if h.reads == nil {
+		h.reads = append(make([]int64, 0, 4), h.lossAt.Load())
+	}
+	h.reads = append(h.reads, monoNanos(at))
+	h.mu.Unlock()
+}
+
+// leftHeld moves h's loss deadline after a release sent at sent, marked m,
+// left the owner holding the lock, with left as releaseOnce reported it and
+// lease what the release re-armed the lock with. solo: the release gave up
+// one of the holds this Client knows of (not an undo), so a lease left that
+// it reports may move the deadline later when no other call setting the
+// lock's expiry overlapped it.
+func (c *Client) leftHeld(h *hold, m *leaseMark, sent time.Time, lease, left time.Duration, solo bool) {
+	if h.side == sideRead {
+		// One lease key fewer: drop the longest re-entry's bound, which
+		// may be the key deleted (see readsLeft).
+		h.mu.Lock()
+		if n := len(h.reads); n > 1 {
+			top := 1
+			for i := 2; i < n; i++ {
+				if h.reads[i] > h.reads[top] {
+					top = i
+				}
+			}
+			h.reads[top] = h.reads[n-1]
+			h.reads = h.reads[:n-1]
+		}
+		h.mu.Unlock()
+	}
 	switch {
 	case left > 0:
 		// The lock now ends with the owner's longest remaining lease,
 		// which may be earlier than the deadline the released hold had
 		// set, or later than lease (an RWMutex read release re-arms with
-		// no lease of its own).
-		c.armEarlier(h, lossDeadline(sent, left))
+		// no lease of its own), or later than the deadline the release
+		// moved to before it was sent (see releaseBound).
+		at := lossDeadline(sent, left)
+		h.mu.Lock()
+		c.setLossLocked(h, at, true, false)
+		if solo && m != nil && m.soloOn(h) {
+			c.setLossLocked(h, at, false, true)
+		}
+		h.mu.Unlock()
 	case left < 0:
 		c.armEarlier(h, sent)
 	default:
@@ -1657,7 +1758,13 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			// It sets the expiry of the lock h holds, as a re-entrant
 			// Unlock does: an Extend, re-entry or renewal beside it may
 			// have run on the server first.
-			mark = c.leaseCall(h, releaseBound(p, sent, lease))
+			// A read release's bound (readsLeft) counts on deleting one of
+			// the holds this Client knows of, which the undo need not.
+			var bound time.Time
+			if p.side() != sideRead {
+				bound = releaseBound(p, h, sent, lease)
+			}
+			mark = c.leaseCall(h, bound)
 		}
 		st, left, err := func() (releaseStatus, time.Duration, error) {
 			if mark != nil {
@@ -1673,8 +1780,10 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 		}
 		if h != nil {
 			// As a re-entrant Unlock: a re-entry with a longer lease may
-			// have set the deadline past it.
-			c.leftHeld(h, sent, lease, left)
+			// have set the deadline past it. The release may have taken
+			// one of the holds this Client knows of rather than the one
+			// undone: it does not move the deadline later.
+			c.leftHeld(h, mark, sent, lease, left, false)
 		}
 	}
 	return nil

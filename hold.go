@@ -53,9 +53,16 @@ type hold struct {
 	leaseCalls   int32
 	leaseSettled int64
 	leaseSeq     uint64
-	ctxs         []heldCtx // every context handed out for this hold
-	ctx0         [1]heldCtx
-	obs          *holdObs // nil without an Observer
+	// reads, for a read hold its owner has re-entered: a lower bound
+	// (monoNanos) of the expiry of each of the owner's read lease keys.
+	// reads[0] is the first key's, which a release that leaves holds never
+	// deletes (it deletes the last key); then one per re-entry, in no
+	// particular order (concurrent re-entries of a shared owner reach the
+	// server in any order). nil until the first re-entry.
+	reads []int64
+	ctxs  []heldCtx // every context handed out for this hold
+	ctx0  [1]heldCtx
+	obs   *holdObs // nil without an Observer
 }
 
 // A renewing hold is handed to the watchdog only when its first renewal is
