@@ -59,11 +59,17 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
 	mark := c.leaseCall(h, at)
-	done := c.extendSent(h, field, at)
+	// The script of a shared owner's hold names the hold (its token) and
+	// leaves a newer hold of the owner alone, however late it runs.
+	token := h.renewToken()
+	done := func() {}
+	if token == 0 {
+		done = c.extendSent(h, field, at)
+	}
 	held, err := func() (bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
-		return p.(extender).extendOnce(ctx, field, lease, 0)
+		return p.(extender).extendOnce(ctx, field, lease, token)
 	}()
 	switch {
 	case err != nil:
@@ -103,11 +109,12 @@ type extendsInFlight struct {
 }
 
 // extendSent registers an Extend of h, whose loss deadline is at, as sent, and
-// returns the function that marks it ended. The script names the owner's
-// field, not the hold: should h be released and the owner lock again before
-// it runs, it sets the new hold's lease. A hold of the owner registered since
-// h moves its deadline to at now if that is earlier, and one registered while
-// the Extend is in flight takes at as a bound (see grant).
+// returns the function that marks it ended. The script of a hold that is not
+// shared (no token) names the owner's field, not the hold: should h be
+// released and the owner lock again before it runs, it sets the new hold's
+// lease. A hold of the owner registered since h moves its deadline to at now
+// if that is earlier, and one registered while the Extend is in flight takes
+// at as a bound (see grant).
 func (c *Client) extendSent(h *hold, field string, at time.Time) func() {
 	id := holdID(h.key, field)
 	c.mu.Lock()
