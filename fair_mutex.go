@@ -245,21 +245,17 @@ func (f *FairMutex) abandon(ctx context.Context, field string, wait time.Duratio
 }
 
 // leaveQueue takes a waiter that gave up out of the queue, detached from its
-// (possibly cancelled) context. Should it fail, the waiter's deadline drops it.
+// (possibly cancelled) context. Should it fail, the waiter's deadline drops it
+// (in Redisson's protocol, its score passing).
 func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Duration) {
 	c := f.m.c
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.m.cfg.releaseTimeout)
 	defer cancel()
-	for range 2 {
-		publish := c.publishCommand()
-		err := f.cancelCall(rctx, field, wait, publish)
-		if c.publishPlainly(err, publish) {
-			continue
-		}
-		if err != nil && !c.closed() {
-			c.log.Debug("leaving fair lock queue", "lock", f.m.name, "err", err)
-		}
-		return
+	err := c.retryRelease(rctx, func(publish string) error {
+		return f.cancelCall(rctx, field, wait, publish)
+	})
+	if err != nil && !c.closed() {
+		c.log.Debug("leaving fair lock queue", "lock", f.m.name, "err", err)
 	}
 }
 
