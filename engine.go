@@ -658,6 +658,12 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	if shared && wait != 0 {
 		leaveShared = c.sharedWait(lineKey{holdID(s.key, field), waitLine(p)})
 	}
+	var ended *waitEnd // for the undo of an attempt of unknown outcome (undoLater)
+	defer func() {
+		if ended != nil {
+			ended.over.Store(true)
+		}
+	}()
 	defer func() {
 		if leaveShared != nil {
 			// The place is the others' too while they wait: the last to
@@ -736,7 +742,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						// failed over is not the end of a Lock).
 						return false, tryAgain{}, settledError{err}
 					}
-					c.undoLater(p, field, serverLease, start.Add(serverLease), 0)
+					if wait != 0 && ended == nil {
+						ended = &waitEnd{wait: wait}
+					}
+					c.undoLaterQueued(p, field, serverLease, start.Add(serverLease), 0, ended)
 				}
 				return false, tryAgain{}, err
 			}
@@ -1838,6 +1847,33 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 // whose call ran past its deadline and sends the undo on a new one, which can
 // overtake the old one's bytes (in a proxy, say). token as for undo.
 func (c *Client) undoLater(p primitive, field string, lease time.Duration, until time.Time, token int64) {
+	c.undoLaterQueued(p, field, lease, until, token, nil)
+}
+
+// waitEnd is the end of the wait an attempt of unknown outcome belonged to:
+// over once the wait has ended (and left the line), with the wait the
+// attempt was made with.
+type waitEnd struct {
+	over atomic.Bool
+	wait time.Duration
+}
+
+// lateLeaver is a primitive whose line an attempt that reaches the server
+// late can put its waiter back in, for longer than the waiter timeout (a
+// FairMutex in Redisson's protocol keeps the entry until its score passes):
+// leaveLate takes the entry out, bounded by ctx, and changes nothing when
+// there is none.
+type lateLeaver interface {
+	leaveLate(ctx context.Context, field string, wait time.Duration) error
+}
+
+// undoLaterQueued is undoLater for an attempt that could have queued its
+// waiter (ended non-nil): once the wait is over, each undo also takes out
+// of a lateLeaver's line the place the attempt may have taken after the
+// waiter left, unless the owner (shared through its context) waits there
+// again.
+func (c *Client) undoLaterQueued(p primitive, field string, lease time.Duration, until time.Time, token int64, ended *waitEnd) {
+	leaver, _ := p.(lateLeaver)
 	started := c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
@@ -1846,6 +1882,17 @@ func (c *Client) undoLater(p primitive, field string, lease time.Duration, until
 			err := c.undo(ctx, p, field, lease, token, false)
 			if err != nil {
 				c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+				return err
+			}
+			if leaver != nil && ended != nil && ended.over.Load() {
+				c.mu.Lock()
+				_, waiting := c.waiting[lineKey{id, waitLine(p)}]
+				c.mu.Unlock()
+				if !waiting {
+					if err = leaver.leaveLate(ctx, field, ended.wait); err != nil {
+						c.log.Debug("leaving the line after an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+					}
+				}
 			}
 			return err
 		}
@@ -1922,8 +1969,9 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 const closeUndoMax = time.Second
 
 // undoRecheck are the pauses after which undoLater looks again for a late
-// grant of the attempt it undid: most arrive within a fraction of a second,
-// the last look bounds what a slow path can leave held.
+// grant of the attempt it undid (or, for a wait that is over, a late place in
+// line; see undoLaterQueued): most arrive within a fraction of a second, the
+// last look bounds what a slow path can leave held.
 var undoRecheck = []time.Duration{250 * time.Millisecond, time.Second, 3 * time.Second}
 
 // retryRelease runs a call that gives something up (leaving a waiter set or

@@ -65,3 +65,48 @@ func TestFairLeaveRetriesBrokenConnection(t *testing.T) {
 		})
 	}
 }
+
+// An attempt to queue whose reply was lost can reach the server after the
+// waiter left the queue (the leave and the undo go out on a new connection
+// while the attempt is still on its way, here held in a proxy) and put the
+// waiter back in line. The undo's looks again take such a late entry out:
+// in Redisson's protocol it would hold every later waiter up until its score
+// passed (threadWaitTime, 5 minutes by default, times its place).
+func TestFairUndoCatchesLateQueueEntry(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, px.Client(t), prefix)
+	other := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	q := WithRedissonFairQueue(0)
+	holder, f := mustFair(t, other, "late-queue", q), mustFair(t, c, "late-queue", q)
+	lctx, err := f.Lock(ctx) // connection open, scripts loaded
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	hctx, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Unlock(hctx)
+	px.HoldOpen()
+	tctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	_, err = f.Lock(tctx)
+	cancel()
+	if err == nil {
+		t.Fatal("Lock through a held connection succeeded")
+	}
+	time.Sleep(500 * time.Millisecond) // the leave and the undo have run, on a new connection
+	t.Logf("queue before the late attempt: %d", queueLen(t, node, holder))
+	px.Thaw() // the attempt reaches the server now
+	start := time.Now()
+	if !eventually(3*time.Second, func() bool { return queueLen(t, node, holder) == 0 }) {
+		t.Fatalf("queue length %d %v after the late attempt reached the server: the waiter that left is queued again", queueLen(t, node, holder), time.Since(start).Round(time.Millisecond))
+	}
+	t.Logf("queue empty %v after the late attempt was let through", time.Since(start).Round(time.Millisecond))
+}

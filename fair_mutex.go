@@ -251,12 +251,18 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Dura
 	c := f.m.c
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.m.cfg.releaseTimeout)
 	defer cancel()
-	err := c.retryRelease(rctx, func(publish string) error {
-		return f.cancelCall(rctx, field, wait, publish)
-	})
-	if err != nil && !c.closed() {
+	if err := f.leaveLate(rctx, field, wait); err != nil && !c.closed() {
 		c.log.Debug("leaving fair lock queue", "lock", f.m.name, "err", err)
 	}
+}
+
+// leaveLate takes field's entry, if any, out of the queue, bounded by ctx
+// (leaveQueue, and the undo of an attempt of unknown outcome: see
+// lateLeaver).
+func (f *FairMutex) leaveLate(ctx context.Context, field string, wait time.Duration) error {
+	return f.m.c.retryRelease(ctx, func(publish string) error {
+		return f.cancelCall(ctx, field, wait, publish)
+	})
 }
 
 // Unlock releases one hold of the owner in ctx; the last hold deletes the lock
