@@ -53,6 +53,9 @@ type Client struct {
 	holds    map[holdKey]*hold
 	closing  bool   // Close has begun; guarded by mu
 	inflight flight // acquisitions in flight, which Close waits for
+	// releases: observed releases in flight, whose ReleaseEnd Close waits
+	// for (each is bounded by the release timeout).
+	releases flight
 	// acquiring counts the acquisitions in flight per hold whose owner came
 	// from the caller's context (only those can share an owner), and
 	// acquired is signalled when one of them registers or ends; see grant.
@@ -103,6 +106,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.inflight.drained = make(chan struct{})
+	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
@@ -150,7 +154,9 @@ func (c *Client) ID() string { return c.id }
 // Close ends the Client. New acquisitions fail with ErrClosed and waits under
 // way end with it; Close waits for acquisition calls in flight (each bounded
 // by its caller's deadline) and gives back any grant that arrives after it
-// began. It then stops the watchdog and every subscription, and cancels the
+// began. With an Observer, it also waits for the releases it reports that
+// are in flight (each bounded by the release timeout), and nothing is
+// reported once it returns: calls begun after Close began are not reported. It then stops the watchdog and every subscription, and cancels the
 // contexts of the locks still held with cause ErrClosed. It does not release
 // those locks: their leases run out on the server. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
@@ -169,11 +175,15 @@ func (c *Client) Close() error {
 	c.closing = true
 	c.isClosing.Store(true)
 	busy := c.inflight.close() // under mu, as closing: no acquisition enters after
+	releasing := c.releases.close()
 	c.acquired.Broadcast()
 	c.mu.Unlock()
 	c.closeWaits()
 	if busy {
 		<-c.inflight.drained
+	}
+	if releasing {
+		<-c.releases.drained
 	}
 	c.cancel()
 	c.wg.Wait()

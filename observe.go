@@ -27,6 +27,11 @@ import (
 // and the engine carries on. They are called once the engine's own work for
 // the event is done: a hold has ended everywhere (its contexts, its loss
 // timer, the watchdog) before its HoldEnd.
+//
+// Every AcquireStart is followed by one AcquireEnd, every ReleaseStart by
+// one ReleaseEnd. Nothing is reported once the Client's Close has returned:
+// Close waits for the calls in flight to report their end, and calls begun
+// after Close began are not reported.
 type Observer interface {
 	// AcquireStart is called as Lock or TryLock (RLock, TryRLock), or a
 	// semaphore's Acquire or TryAcquire, starts. The context it returns (for
@@ -271,6 +276,13 @@ func (c *Client) observing(ctx context.Context) bool {
 // observeAcquire runs acquire under the Client's Observer: it reports the
 // start, the outcome with the wait counters, and ties the hold's end to it.
 func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context.Context) (context.Context, error), giveBack func(context.Context) error) (context.Context, error) {
+	if !c.enter() {
+		// Close has begun: the call fails with ErrClosed, unreported.
+		return acquire(unobserved(ctx))
+	}
+	// In flight until its events are out: Close waits for the AcquireEnd
+	// and for the HoldEnd of a hold it ends meanwhile.
+	defer c.leave()
 	o := c.cfg.observer
 	start := time.Now()
 	octx := o.AcquireStart(ctx, op)
@@ -358,6 +370,10 @@ func failedOutcome(err error) (AcquireOutcome, error) {
 // observeTake runs a semaphore acquisition, which yields a value and ok
 // instead of a lock context, under the Client's Observer.
 func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context.Context) (T, bool, error), giveBack func(context.Context, T) error) (T, bool, error) {
+	if !c.enter() {
+		return take(unobserved(ctx)) // Close has begun (see observeAcquire)
+	}
+	defer c.leave()
 	o := c.cfg.observer
 	start := time.Now()
 	octx := o.AcquireStart(ctx, op)
@@ -382,6 +398,12 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 
 // observeRelease runs release under the Client's Observer.
 func (c *Client) observeRelease(ctx context.Context, op Op, release func(context.Context) error) error {
+	if !c.releases.enter() {
+		// Close has begun: nothing is reported after it returns. (A
+		// semaphore's Release still works after Close.)
+		return release(unobserved(ctx))
+	}
+	defer c.releases.done() // Close waits for the ReleaseEnd
 	o := c.cfg.observer
 	start := time.Now()
 	octx := releaseStart(o, ctx, op, release)
