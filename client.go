@@ -49,10 +49,11 @@ type Client struct {
 	// protocol's waiters, per slot of lock names (see noteMixedQueues).
 	mixedChecked [mixedSlots]atomic.Int64
 
-	mu       sync.Mutex
-	holds    map[holdKey]*hold
-	closing  bool   // Close has begun; guarded by mu
-	inflight flight // acquisitions in flight, which Close waits for
+	mu        sync.Mutex
+	holds     map[holdKey]*hold
+	closing   bool          // Close has begun; guarded by mu
+	closeDone chan struct{} // closed when Close has finished
+	inflight  flight        // acquisitions in flight, which Close waits for
 	// releases: observed releases in flight, whose ReleaseEnd Close waits
 	// for (each is bounded by the release timeout).
 	releases flight
@@ -105,6 +106,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.acquired.L = &c.mu
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
+	c.closeDone = make(chan struct{})
 	c.inflight.drained = make(chan struct{})
 	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
@@ -165,13 +167,16 @@ func (c *Client) ID() string { return c.id }
 // be given back after it: Semaphore.Release, PermitSemaphore.Release and
 // CountDownLatch.CountDown work as before (the other calls of those handles
 // fail with ErrClosed).
-// Close is safe to call more than once.
+// Close is safe to call more than once, and from several goroutines: each
+// call returns once the Client is closed.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
+		<-c.closeDone // another Close is under way: return once it is done
 		return nil
 	}
+	defer close(c.closeDone)
 	c.closing = true
 	c.isClosing.Store(true)
 	busy := c.inflight.close() // under mu, as closing: no acquisition enters after
