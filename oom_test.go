@@ -150,7 +150,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 			t.Fatalf("acquisition to undo: %+v, %v", res, err)
 		}
 		restore := n.OutOfMemory(t)
-		s.undo(latch, s.cfg.releaseTimeout)
+		s.undo(latch, 2, s.cfg.releaseTimeout)
 		got, err := s.AvailablePermits(ctx)
 		restore()
 		if err != nil || got != 3 {

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -277,12 +278,20 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 }
 
 // undoOnce makes one attempt to undo the acquisition recorded under record,
-// which may hold the permit wire (PermitUndo).
+// which may hold the permit wire (PermitUndo). When another kind of lock
+// has taken the name, the permit cannot go back: the log tells, and the
+// undo is over (nil).
 func (s *PermitSemaphore) undoOnce(ctx context.Context, wire []byte, record string) error {
 	c := s.c
 	publish := c.publishCommand()
 	_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, publish, c.recordTTL)
 	c.publishPlainly(err, publish) // the next try publishes plainly
+	if err != nil && errors.Is(notCount(err), ErrWrongKind) {
+		// Another kind of lock has taken the name: the permit cannot go
+		// back, and trying again changes nothing.
+		c.undoOtherKind(s.name, s.key, 1, err)
+		return nil
+	}
 	return err
 }
 

@@ -166,9 +166,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 			// goes on, as a lock's is; otherwise in the background, and
 			// the error ends the call.
 			if wait != 0 && brokenConn(err) && s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
-				_, err := publishing(s.c, func(publish string) (int64, error) {
-					return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, publish)
-				})
+				_, err := s.undoOnce(ctx, latch, n)
 				return err
 			}) {
 				return false, 0, settledError{err}
@@ -186,23 +184,41 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if acquired && s.c.closed() {
 		// Granted after Close began: the Client can no longer release the
 		// permits, so they go back now, as a lock granted then does.
-		s.undo(taken, s.cfg.releaseTimeout)
+		s.undo(taken, n, s.cfg.releaseTimeout)
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
 	return acquired, nil
 }
 
-// undo gives back at once, bounded by timeout, the permits the attempt
+// undo gives back at once, bounded by timeout, the n permits the attempt
 // recorded under latch may have taken.
-func (s *Semaphore) undo(latch string, timeout time.Duration) error {
+func (s *Semaphore) undo(latch string, n int64, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	_, err := callAgain(ctx, func() (int64, error) {
-		return publishing(s.c, func(publish string) (int64, error) {
-			return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, publish)
-		})
-	})
+	_, err := callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
 	return err
+}
+
+// undoOnce makes one attempt (SemaphoreUndo) to give back the n permits the
+// attempt recorded under latch may have taken, and reports the permits
+// given back. When another kind of lock has taken the name, they cannot go
+// back: the log tells, and the undo is over (nil).
+func (s *Semaphore) undoOnce(ctx context.Context, latch string, n int64) (int64, error) {
+	given, err := publishing(s.c, func(publish string) (int64, error) {
+		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, publish)
+	})
+	if err != nil && errors.Is(notCount(err), ErrWrongKind) {
+		s.c.undoOtherKind(s.name, s.key, n, err)
+		return 0, nil
+	}
+	return given, err
+}
+
+// undoOtherKind logs that the permits an acquisition of unknown outcome
+// took cannot be given back: another kind of lock uses the name now.
+func (c *Client) undoOtherKind(name, key string, n int64, err error) {
+	c.log.Warn("semaphore permits lost: an acquisition whose reply was lost took them, and another kind of lock now uses the name, so they cannot be given back",
+		"semaphore", name, "key", key, "permits", n, "error", err.Error())
 }
 
 // recordTTL is how long the record of a Semaphore or latch call lives: an
@@ -226,9 +242,7 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		var given int64
 		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
 			var err error
-			given, err = publishing(c, func(publish string) (int64, error) {
-				return generated.SemaphoreUndo(ctx, c.rc, s.key, s.channel, latch, c.recordTTL, publish)
-			})
+			given, err = s.undoOnce(ctx, latch, n)
 			return err
 		}) || (given == 0 && time.Since(sent) >= c.recordTTL) {
 			s.undoFailed(n)
@@ -237,7 +251,7 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	if !started {
 		// Close began and runs no more background work, but waits for this
 		// acquisition: undo here, within the second Close gives it.
-		if s.undo(latch, min(s.cfg.releaseTimeout, closeUndoMax)) != nil {
+		if s.undo(latch, n, min(s.cfg.releaseTimeout, closeUndoMax)) != nil {
 			s.undoFailed(n)
 		}
 	}

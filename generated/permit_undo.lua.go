@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,9 @@ const permitUndoSource = `#!lua flags=allow-oom
 -- returns the permit to the pool if the acquisition took it, announcing the
 -- new count as a release does. Made again, it finds the permit gone and
 -- changes nothing more.
+-- When the acquisition holds the permit and the key now holds no count (a
+-- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
+-- WRONGTYPE, before anything is written: the record is not marked.
 -- Reply 1: the permit was given back; 0: the acquisition held none.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
@@ -26,8 +30,15 @@ const permitUndoSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+if redis.call('zscore', KEYS[2], ARGV[1]) then
+  local count = redis.call('get', KEYS[1])
+  if count and not tonumber(count) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
+end
 redis.call('set', KEYS[4], 'undone', 'px', ARGV[3])
 if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
   return 0
@@ -38,7 +49,7 @@ return 1
 `
 
 // permitUndoSHA1 is the SHA-1 of permitUndoSource, the name SCRIPT LOAD gives it.
-const permitUndoSHA1 = "402fba1471d1d723ecdd40ddcdb8db01ea45b349"
+const permitUndoSHA1 = "4e9ee16053645970e809a2fbf8ed70ab1d078fa6"
 
 var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 
@@ -48,6 +59,9 @@ var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 // returns the permit to the pool if the acquisition took it, announcing the
 // new count as a release does. Made again, it finds the permit gone and
 // changes nothing more.
+// When the acquisition holds the permit and the key now holds no count (a
+// LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
+// WRONGTYPE, before anything is written: the record is not marked.
 // Reply 1: the permit was given back; 0: the acquisition held none.
 //
 // The []byte argument id is sent without a copy: do not modify it until
@@ -188,6 +202,27 @@ func permitUndoEncode(a *PermitUndoArgs) ([]string, []string) {
 	return keys, args
 }
 
+// permitUndoError turns a Redis error whose code PermitUndo declares into a *ScriptError;
+// every other error is returned as it is.
+func permitUndoError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitUndo",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // permitUndoDecode reads a reply of PermitUndo as int64.
 func permitUndoDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -200,7 +235,7 @@ func permitUndoDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, permitUndoError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 	"time"
 )
 
@@ -16,15 +17,25 @@ const semaphoreUndoSource = `#!lua flags=allow-oom
 -- (and announced, as a release is); either way the latch is left marking the
 -- attempt undone for latchTTL, so the attempt cannot take permits later.
 -- Reply: the permits given back (0 when the attempt took none).
+-- When the attempt took permits and the key now holds no count (a
+-- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
+-- WRONGTYPE, before anything is written: the latch is not marked.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     the attempt's record (see SemaphoreAcquire)
 -- @arg    latchTTL  duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
 local taken = redis.call('get', KEYS[3])
+if taken ~= false and taken ~= 'undone' then
+  local value = redis.call('get', KEYS[1])
+  if value and not tonumber(value) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
+end
 redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
 if taken == false or taken == 'undone' then
   return 0
@@ -35,7 +46,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "57d0e1f06385fa5d931e5a74d7815065d5befaa0"
+const semaphoreUndoSHA1 = "4a3af3d6f114a7a5982f19276bdf3f99450de314"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -44,6 +55,9 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // (and announced, as a release is); either way the latch is left marking the
 // attempt undone for latchTTL, so the attempt cannot take permits later.
 // Reply: the permits given back (0 when the attempt took none).
+// When the attempt took permits and the key now holds no count (a
+// LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
+// WRONGTYPE, before anything is written: the latch is not marked.
 //
 // Redis script flags: allow-oom.
 func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (int64, error) {
@@ -172,6 +186,27 @@ func semaphoreUndoEncode(a *SemaphoreUndoArgs) ([]string, []string) {
 	return keys, args
 }
 
+// semaphoreUndoError turns a Redis error whose code SemaphoreUndo declares into a *ScriptError;
+// every other error is returned as it is.
+func semaphoreUndoError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOT_COUNT":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreUndo",
+			sentinel: ErrNotCount,
+		}
+	}
+	return err
+}
+
 // semaphoreUndoDecode reads a reply of SemaphoreUndo as int64.
 func semaphoreUndoDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -184,7 +219,7 @@ func semaphoreUndoDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, semaphoreUndoError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

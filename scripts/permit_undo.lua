@@ -5,6 +5,9 @@
 -- returns the permit to the pool if the acquisition took it, announcing the
 -- new count as a release does. Made again, it finds the permit gone and
 -- changes nothing more.
+-- When the acquisition holds the permit and the key now holds no count (a
+-- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
+-- WRONGTYPE, before anything is written: the record is not marked.
 -- Reply 1: the permit was given back; 0: the acquisition held none.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
@@ -14,8 +17,15 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+if redis.call('zscore', KEYS[2], ARGV[1]) then
+  local count = redis.call('get', KEYS[1])
+  if count and not tonumber(count) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
+end
 redis.call('set', KEYS[4], 'undone', 'px', ARGV[3])
 if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
   return 0

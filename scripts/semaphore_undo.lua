@@ -4,15 +4,25 @@
 -- (and announced, as a release is); either way the latch is left marking the
 -- attempt undone for latchTTL, so the attempt cannot take permits later.
 -- Reply: the permits given back (0 when the attempt took none).
+-- When the attempt took permits and the key now holds no count (a
+-- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
+-- WRONGTYPE, before anything is written: the latch is not marked.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     the attempt's record (see SemaphoreAcquire)
 -- @arg    latchTTL  duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
 local taken = redis.call('get', KEYS[3])
+if taken ~= false and taken ~= 'undone' then
+  local value = redis.call('get', KEYS[1])
+  if value and not tonumber(value) then
+    return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+  end
+end
 redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
 if taken == false or taken == 'undone' then
   return 0
