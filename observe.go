@@ -287,7 +287,10 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 	start := time.Now()
 	octx := o.AcquireStart(ctx, op)
 	st := &waitStats{}
+	returned := false
+	defer endAcquireOnPanic(o, octx, op, start, st, &returned)
 	lctx, err := acquire(context.WithValue(ctx, waitStatsKey{}, st))
+	returned = true
 	st.done = true
 	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries, Err: err}
 	var first *hold // a new hold, whose observer this call attaches
@@ -323,6 +326,21 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 		}
 	}
 	return lctx, err
+}
+
+// errPanicked is the error an AcquireEvent or ReleaseEvent reports for a
+// call that panicked (in the caller's context, say) before it returned.
+var errPanicked = errors.New("scriptlock: the call panicked")
+
+// endAcquireOnPanic, deferred after AcquireStart, reports the acquisition's
+// end when it panicked before returning (*returned is false): every
+// AcquireStart has its AcquireEnd. The panic goes on.
+func endAcquireOnPanic(o Observer, octx context.Context, op Op, start time.Time, st *waitStats, returned *bool) {
+	if *returned {
+		return
+	}
+	st.done = true
+	o.AcquireEnd(octx, op, AcquireEvent{Outcome: Failed, Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries, Err: errPanicked})
 }
 
 // recoverObserver, deferred around a call of HoldEnd, Renewal or Guard,
@@ -378,7 +396,10 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 	start := time.Now()
 	octx := o.AcquireStart(ctx, op)
 	st := &waitStats{}
+	returned := false
+	defer endAcquireOnPanic(o, octx, op, start, st, &returned)
 	v, ok, err := take(context.WithValue(ctx, waitStatsKey{}, st))
+	returned = true
 	st.done = true
 	e := AcquireEvent{Wait: time.Since(start), Attempts: st.attempts, Wakeups: st.wakeups, Timers: st.timers, Retries: st.retries}
 	switch {
@@ -408,7 +429,17 @@ func (c *Client) observeRelease(ctx context.Context, op Op, release func(context
 	start := time.Now()
 	octx := releaseStart(o, ctx, op, release)
 	st := &waitStats{}
+	returned := false
+	defer func() {
+		if !returned {
+			// The release panicked (the caller's context, say): its end
+			// is reported all the same before the panic goes on.
+			st.done = true
+			o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: errPanicked})
+		}
+	}()
 	err := release(context.WithValue(ctx, waitStatsKey{}, st))
+	returned = true
 	st.done = true
 	o.ReleaseEnd(octx, op, ReleaseEvent{Duration: time.Since(start), Retries: st.retries, Err: err})
 	return err

@@ -192,6 +192,12 @@ func TestObserverPairing(t *testing.T) {
 			}
 			return nil
 		}},
+		{"caller's context panics", func(t *testing.T, c *Client, p *pairing, ctx context.Context) func() {
+			if panicked(func() { _, _ = mustMutex(t, c, "ctxpanic").Lock(panickyCtx{ctx}) }) == nil {
+				t.Fatal("no panic")
+			}
+			return nil
+		}},
 		{"close during a wait", func(t *testing.T, c *Client, p *pairing, ctx context.Context) func() {
 			if _, err := mustMutex(t, other, "wait").Lock(ctx); err != nil {
 				t.Fatal(err)
@@ -202,6 +208,37 @@ func TestObserverPairing(t *testing.T) {
 				done <- err
 			}()
 			time.Sleep(100 * time.Millisecond)
+			return func() { <-done }
+		}},
+		{"close during semaphore waits", func(t *testing.T, c *Client, p *pairing, ctx context.Context) func() {
+			done := make(chan error, 2)
+			go func() { done <- mustSem(t, c, "empty").Acquire(ctx, 1) }()
+			go func() {
+				_, err := mustPermits(t, c, "none").Acquire(ctx, time.Second)
+				done <- err
+			}()
+			time.Sleep(100 * time.Millisecond)
+			return func() { <-done; <-done }
+		}},
+		{"close during a redlock wait", func(t *testing.T, c *Client, p *pairing, ctx context.Context) func() {
+			cs := []*Client{c}
+			for i := range 2 {
+				o, err := New(node.Client(t), WithKeyPrefix(fmt.Sprintf("%s%d:", redistest.Prefix(t), i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer o.Close()
+				cs = append(cs, o)
+			}
+			if _, err := mustRedLock(t, "redwait", cs).Lock(ctx); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := mustRedLock(t, "redwait", cs).Lock(ctx)
+				done <- err
+			}()
+			time.Sleep(150 * time.Millisecond)
 			return func() { <-done }
 		}},
 		{"close as a grant is reported", func(t *testing.T, c *Client, p *pairing, ctx context.Context) func() {
@@ -277,3 +314,8 @@ func TestObserverPairing(t *testing.T) {
 		})
 	}
 }
+
+// panickyCtx is a caller's context whose Done panics.
+type panickyCtx struct{ context.Context }
+
+func (panickyCtx) Done() <-chan struct{} { panic("caller's context: Done") }
