@@ -73,8 +73,7 @@ test: deps
 
 ## test-go1.27: the tests again, built with Go 1.27 (GO127, default go1.27.4; the go command
 ##   downloads that toolchain once through GOTOOLCHAIN). go.mod's go line, 1.26, is the oldest
-##   release supported and what `make test` uses, with the race detector; this run checks the
-##   newer release without it (GO127_RACE=-race adds it). To keep CI short, it also leaves out what
+##   release supported and what `make test` uses. To keep CI short, this run leaves out what
 ##   exercises Redis, rueidis or the example application rather than the Go release: the random
 ##   process faults, the Cluster resharding, outage, failover, loading and busy-script tests and the
 ##   waits through broken pub/sub, a frozen server and ended waits (pub/sub and timers, not the release),
@@ -87,11 +86,10 @@ test: deps
 GO127      ?= go1.27.4
 GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestMutexRedisRestart|TestFailedUnlockDropsHold)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos)
-GO127_RACE ?=
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
-	GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
-	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test $(GO127_RACE) -count=1 $(TESTFLAGS) ./...
+	GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
+	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 $(TESTFLAGS) ./...
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
 CHAOS_DURATION ?= 2m
