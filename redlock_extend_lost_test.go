@@ -5,9 +5,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // An Extend whose replies come back only after the RedLock's validity ended
@@ -15,14 +12,7 @@ import (
 // must not report the lock extended: the caller would go on believing it
 // holds a lock that is lost.
 func TestRedLockExtendAfterLossFails(t *testing.T) {
-	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, 3)
-	pxs := make([]*netproxy.Proxy, 3)
-	for i, n := range nodes {
-		pxs[i] = netproxy.New(t, n.Addr)
-		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
-	}
+	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithLease(600*time.Millisecond), WithNodeTimeout(3*time.Second))
 	lctx, err := r.Lock(ctx)

@@ -279,14 +279,7 @@ func TestRedLockValidity(t *testing.T) {
 // context stays live. Nodes 1 and 2 are cut off (frozen network) during the
 // nested attempt; a release by owner there would give up the outer hold.
 func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
-	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, 3)
-	pxs := make([]*netproxy.Proxy, 3)
-	for i, n := range nodes {
-		pxs[i] = netproxy.New(t, n.Addr)
-		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
-	}
+	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(200*time.Millisecond))
 	outer, err := r.Lock(ctx)
@@ -370,14 +363,7 @@ func TestRedLockSameOwnerReentryRacesUnlock(t *testing.T) {
 // against, not the Clients' watchdog lease.
 func TestRedLockWatchdogOptionValidity(t *testing.T) {
 	t.Parallel()
-	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, 3)
-	pxs := make([]*netproxy.Proxy, 3)
-	for i, n := range nodes {
-		pxs[i] = netproxy.New(t, n.Addr)
-		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
-	}
+	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	const lease = 100 * time.Millisecond
 	r := mustRedLock(t, "job", cs, WithWatchdog(lease, 30*time.Millisecond), WithNodeTimeout(400*time.Millisecond))
@@ -439,4 +425,19 @@ func TestRedLockReentryDoesNotAccumulate(t *testing.T) {
 	if after := tracked(); after > before {
 		t.Fatalf("node 0's hold tracks %d contexts after 200 re-entries (%d before)", after, before)
 	}
+}
+
+// proxiedNodes starts n independent Redis nodes, each reached through a
+// proxy, and a Client on each under one key prefix.
+func proxiedNodes(t *testing.T, n int, opts ...Option) ([]*redistest.Node, []*Client, []*netproxy.Proxy) {
+	t.Helper()
+	prefix := sharedPrefix(t)
+	nodes := redistest.Servers(t, n)
+	cs := make([]*Client, n)
+	pxs := make([]*netproxy.Proxy, n)
+	for i, node := range nodes {
+		pxs[i] = netproxy.New(t, node.Addr)
+		cs[i] = newTestClient(t, pxs[i].Client(t), append([]Option{prefix}, opts...)...)
+	}
+	return nodes, cs, pxs
 }

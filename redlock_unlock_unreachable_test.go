@@ -4,9 +4,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestRedLockUnlockUnreachableNotNotHeld: an Unlock that reaches no node
@@ -15,14 +12,7 @@ import (
 // not.
 func TestRedLockUnlockUnreachableNotNotHeld(t *testing.T) {
 	t.Parallel()
-	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, 3)
-	pxs := make([]*netproxy.Proxy, 3)
-	for i, n := range nodes {
-		pxs[i] = netproxy.New(t, n.Addr)
-		cs[i] = newTestClient(t, pxs[i].Client(t), prefix, WithReleaseTimeout(300*time.Millisecond))
-	}
+	_, cs, pxs := proxiedNodes(t, 3, WithReleaseTimeout(300*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
 	r := mustRedLock(t, "unreachable", cs, WithLease(10*time.Second), WithNodeTimeout(300*time.Millisecond))
 	lctx, err := r.Lock(ctx)

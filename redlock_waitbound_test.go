@@ -5,9 +5,6 @@ import (
 	"errors"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TryLock(ctx, wait) on a RedLock returns within the documented overrun
@@ -16,14 +13,7 @@ import (
 // release of a partial grant hangs too: what is left is undone in the
 // background, and nothing stays held once the nodes answer again.
 func TestRedLockTryLockWaitBound(t *testing.T) {
-	nodes := redistest.Servers(t, 3)
-	prefix := sharedPrefix(t)
-	cs := make([]*Client, 3)
-	pxs := make([]*netproxy.Proxy, 3)
-	for i, n := range nodes {
-		pxs[i] = netproxy.New(t, n.Addr)
-		cs[i] = newTestClient(t, pxs[i].Client(t), prefix)
-	}
+	nodes, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(2*time.Second))
 	l, err := r.Lock(ctx) // warm every connection
