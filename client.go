@@ -355,7 +355,8 @@ const (
 func (c *Client) replicas(ctx context.Context) int {
 	g := &c.guard
 	checked := g.checked.Load()
-	if checked == 0 || time.Now().UnixNano()-checked > int64(guardIdle) {
+	now := time.Now().UnixNano()
+	if checked == 0 || now-checked > int64(guardIdle) {
 		n, ok := c.countReplicas(ctx)
 		if !ok {
 			if checked == 0 {
@@ -367,7 +368,7 @@ func (c *Client) replicas(ctx context.Context) int {
 		g.checked.Store(time.Now().UnixNano())
 		return n
 	}
-	if time.Now().UnixNano()-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
+	if now-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			m, ok := c.countReplicas(rctx)

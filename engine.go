@@ -717,7 +717,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
 			guarded := c.guarded(actx, s.cfg)
-			sent := time.Now()
+			var sent time.Time // for the guard's report only
+			if guarded && c.cfg.observer != nil {
+				sent = time.Now()
+			}
 			a, acked, err := func() (attempt, bool, error) {
 				if mark != nil {
 					// Also when the call panics: a mark left open would keep

@@ -101,9 +101,13 @@ var companionPrefixes = [...]string{
 // (<rwPrefix>:<field>:rwlock_timeout:<n>, which holds a count as a
 // Semaphore's or a latch's key does).
 func companionKey(key string) bool {
-	for _, p := range companionPrefixes {
-		if strings.HasPrefix(key, p) {
-			return true
+	// Every companion prefix begins with one of these two: most keys are
+	// told apart without the loop (handles are often made per request).
+	if strings.HasPrefix(key, "redisson_") || strings.HasPrefix(key, "scriptlock_") {
+		for _, p := range companionPrefixes {
+			if strings.HasPrefix(key, p) {
+				return true
+			}
 		}
 	}
 	i := strings.LastIndex(key, ":rwlock_timeout:")

@@ -60,3 +60,14 @@ func TestNameOfCompanionKeyRefused(t *testing.T) {
 		}
 	}
 }
+
+// companionKey looks at companionPrefixes only for keys beginning
+// "redisson_" or "scriptlock_": a prefix added beginning otherwise would
+// never be refused.
+func TestCompanionPrefixesShareTheFastPathPrefix(t *testing.T) {
+	for _, p := range companionPrefixes {
+		if !companionKey(p + "{a}") {
+			t.Errorf("companionKey(%q) = false: prefix %q is skipped by the fast path", p+"{a}", p)
+		}
+	}
+}
