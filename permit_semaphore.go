@@ -187,7 +187,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
 	}
-	ok, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
+	ok, err := s.c.waitCounted(ctx, s.channel, wait, func(actx context.Context) (bool, tryAgain, error) {
 		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
 		res, err := publishing(s.c, func(publish string) (generated.PermitAcquireResult, error) {
@@ -206,12 +206,12 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 				id = randomID()
 				wire, _ = permitWire(id)
 				record = s.c.recordKey("redisson_sc_latch", s.key)
-				return false, 0, settledError{err}
+				return false, tryAgain{}, settledError{err}
 			}
 			s.undoLater(wire, record, lease)
 		}
 		if err != nil || res.Status == 1 {
-			return err == nil, 0, err
+			return err == nil, tryAgain{}, err
 		}
 		// Nobody announces a lease running out: wake when the soonest ends
 		// (at once while expired permits remain beyond the 1000 a call
@@ -220,7 +220,8 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		if res.Value >= 0 {
 			next = min(next, time.Duration(res.Value+1)*time.Millisecond)
 		}
-		return false, next, nil
+		// Refused: no permit was free, so the wake, if any, is not passed on.
+		return false, tryAgain{sleep: next}, nil
 	})
 	if err != nil {
 		return "", false, s.fail("acquire", notCount(err))
@@ -295,7 +296,8 @@ func (s *PermitSemaphore) undoOnce(ctx context.Context, wire []byte, record stri
 	return err
 }
 
-// Release returns the permit id to the pool and wakes the waiters. It fails
+// Release returns the permit id to the pool and wakes as many waiters as
+// permits are then free (on every Client, Redisson's included). It fails
 // with ErrUnknownPermit when the semaphore does not hold that permit (wrong
 // id, released already, or expired and reclaimed) and with ErrPermitExpired
 // when the permit was still there but its lease had ended; both satisfy

@@ -107,7 +107,9 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, err
 }
 
 // Acquire takes n permits, waiting until that many are available or ctx
-// ends. Waiting is notified: every release wakes the waiters. The n permits
+// ends. Waiting is notified: a release wakes as many of the Client's waiters
+// as permits are free, as Redisson's does, and a woken waiter that wants
+// more than are free passes the wake on to the next one. The n permits
 // are taken all at once or not at all, and waiters are not queued, as with
 // Redisson's RSemaphore: while a request for n waits, smaller requests take
 // permits as they come back, and can keep it waiting as long as they do.
@@ -153,7 +155,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
 	}
-	acquired, err := s.c.waitNotified(ctx, s.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
+	acquired, err := s.c.waitCounted(ctx, s.channel, wait, func(actx context.Context) (bool, tryAgain, error) {
 		// Bounded by actx (ctx, and the wait's end). Each attempt has its own latch key: an attempt
 		// whose reply is lost is undone through it, exactly once, and cannot
 		// take permits if it reaches the server after its undo.
@@ -169,14 +171,16 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 				_, err := s.undoOnce(ctx, latch, n)
 				return err
 			}) {
-				return false, 0, settledError{err}
+				return false, tryAgain{}, settledError{err}
 			}
 			s.undoLater(latch, n, sent)
 		}
 		if err == nil && res.Ok == 1 {
 			taken = latch
 		}
-		return err == nil && res.Ok == 1, notifyFallback, err
+		// Refused with some permits free: fewer than n, which a waiter
+		// wanting fewer may take.
+		return err == nil && res.Ok == 1, tryAgain{sleep: notifyFallback, passOn: err == nil && res.Ok != 1 && res.Permits > 0}, err
 	})
 	if err != nil {
 		return false, s.fail(fmt.Sprintf("acquire %d", n), notCount(err))
@@ -264,7 +268,8 @@ func (s *Semaphore) undoFailed(n int64) {
 		"semaphore", s.name, "key", s.key, "permits", n)
 }
 
-// Release returns n permits and wakes the waiters. Permits have no owner:
+// Release returns n permits and wakes as many waiters as permits are then
+// free (on every Client, Redisson's included). Permits have no owner:
 // any caller may release any number, also more than it took, and the count
 // then grows beyond the permits first set, as with Redisson's release.
 // Like Mutex.Unlock it runs
@@ -329,7 +334,7 @@ func outOfRange(err error) error {
 func (s *Semaphore) latch() string { return s.c.recordKey("redisson_sc_latch", s.key) }
 
 // AddPermits changes the number of permits by n: a positive n adds permits
-// (and wakes the waiters), a negative one removes them. The count may go
+// (and wakes as many waiters), a negative one removes them. The count may go
 // negative, as with Redisson's addPermits; acquirers then wait until enough
 // permits are released. It returns the new count. As Redisson's addPermits
 // (a SET), it drops the counter's TTL, if any (Redisson's

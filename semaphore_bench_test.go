@@ -57,6 +57,31 @@ func BenchmarkSemaphoreHandoff(b *testing.B) {
 	contend(b, holders, 0).report(b, "handoffs")
 }
 
+// BenchmarkSemaphoreHandoffOneClient: one permit, 16 goroutines of one
+// Client taking turns on it, as a worker pool in one process would. Reports
+// the server commands per hand-off: a release that woke every local waiter
+// cost one refused attempt per waiter.
+func BenchmarkSemaphoreHandoffOneClient(b *testing.B) {
+	node := redistest.Server(b)
+	const waiters = 16
+	ctx := context.Background()
+	s := mustSem(b, newTestClient(b, node.Client(b)), "one")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	holders := make([]holder, waiters)
+	for i := range holders {
+		holders[i] = func(ctx context.Context) (func() error, error) {
+			if err := s.Acquire(ctx, 1); err != nil {
+				return nil, err
+			}
+			return func() error { return s.Release(ctx, 1) }, nil
+		}
+	}
+	defer reportServerTime(b, node)()
+	contend(b, holders, 0).report(b, "handoffs")
+}
+
 func BenchmarkPermitSemaphoreUncontended(b *testing.B) {
 	node := redistest.Server(b)
 	c := newTestClient(b, node.Client(b))

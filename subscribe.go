@@ -69,8 +69,8 @@ type channelSub struct {
 	waiters []*waiter     // FIFO
 	stop    context.CancelFunc
 	sharded bool
-	closing bool // the last waiter left; UNSUBSCRIBE under way
-	all     bool // a message wakes every waiter, not just the longest waiting
+	closing bool     // the last waiter left; UNSUBSCRIBE under way
+	mode    wakeMode // how many waiters a message wakes
 
 	// Targeted mode: the channel is this client's wake channel of a lock,
 	// and every message names one waiter.
@@ -78,6 +78,22 @@ type channelSub struct {
 	idle     *time.Timer // lingering without waiters: unsubscribes when it fires
 	handoff  time.Time   // when a release last woke a Go waiter by name
 }
+
+// wakeMode says how many of a channel's waiters one message wakes.
+type wakeMode uint8
+
+const (
+	// wakeOne: the longest-waiting waiter without a signal pending (a lock
+	// hand-off).
+	wakeOne wakeMode = iota
+	// wakeCounted: as many waiters without a signal pending, longest
+	// waiting first, as the number the message carries (a semaphore's
+	// permits free after a release, or those added), as Redisson's
+	// SemaphorePubSub wakes min(waiters, number).
+	wakeCounted
+	// wakeAll: every waiter (a latch reaching zero, a read lock freed).
+	wakeAll
+)
 
 // waiter is one goroutine waiting for a lock; wake has room for one signal.
 type waiter struct {
@@ -105,21 +121,31 @@ func (s *subscriptions) ownWake(prefix string) string { return prefix + ":" + s.
 // joinWith registers a waiter on channel and returns once the server has
 // confirmed the subscription, so a message published after it returns is
 // never missed. A message wakes the longest-waiting waiter (a lock hand-off),
-// or every waiter when all is set (a latch reaching zero, permits released).
+// or every waiter when all is set (a latch reaching zero, a read lock freed).
 func (s *subscriptions) joinWith(ctx context.Context, channel string, all bool) (*waiter, error) {
-	return s.join(ctx, channel, false, "", all, nil)
+	mode := wakeOne
+	if all {
+		mode = wakeAll
+	}
+	return s.join(ctx, channel, false, "", mode, nil)
+}
+
+// joinCounted is joinWith for a semaphore's waiter: a message wakes as many
+// waiters as the number of permits it announces (wakeCounted).
+func (s *subscriptions) joinCounted(ctx context.Context, channel string) (*waiter, error) {
+	return s.join(ctx, channel, false, "", wakeCounted, nil)
 }
 
 // joinTargeted is joinWith for a waiter woken by name: releases name the
 // waiter id on this client's wake channel of the lock (see ownWake).
 func (s *subscriptions) joinTargeted(ctx context.Context, wakePrefix, id string) (*waiter, error) {
-	return s.join(ctx, s.ownWake(wakePrefix), true, id, false, nil)
+	return s.join(ctx, s.ownWake(wakePrefix), true, id, wakeOne, nil)
 }
 
 // joinZero makes targeted waiter w also hear Redisson's "0" on channel (its
 // lock is held by a Redisson client), with w's own wake-up channel.
 func (s *subscriptions) joinZero(ctx context.Context, channel string, w *waiter) (*waiter, error) {
-	return s.join(ctx, channel, false, "", false, w.wake)
+	return s.join(ctx, channel, false, "", wakeOne, w.wake)
 }
 
 // joinIfReady registers a targeted waiter without a round trip when the
@@ -213,7 +239,7 @@ func (s *subscriptions) addLocked(cs *channelSub, id string, wake chan struct{})
 	return w
 }
 
-func (s *subscriptions) join(ctx context.Context, channel string, targeted bool, id string, all bool, wake chan struct{}) (*waiter, error) {
+func (s *subscriptions) join(ctx context.Context, channel string, targeted bool, id string, mode wakeMode, wake chan struct{}) (*waiter, error) {
 	for {
 		s.mu.Lock()
 		if err := s.ctx.Err(); err != nil {
@@ -235,7 +261,7 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 		if cs == nil {
 			cs = s.start(channel, targeted)
 		}
-		cs.all = cs.all || all
+		cs.mode = max(cs.mode, mode)
 		w := s.addLocked(cs, id, wake)
 		s.mu.Unlock()
 		if testHookJoin != nil {
@@ -375,15 +401,66 @@ func (cs *channelSub) stopTimers() {
 
 // dispatch wakes the longest-waiting waiter of a channel; Redisson's unlock
 // message hands the lock to one contender at a time rather than to a herd.
-// In targeted mode a message wakes the waiter it names.
+// In targeted mode a message wakes the waiter it names; on a semaphore's
+// channel, as many waiters as it announces permits (wakeCountedLocked).
 func (s *subscriptions) dispatch(cs *channelSub, m rueidis.PubSubMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cs.targeted {
+	switch {
+	case cs.targeted:
 		s.wakeNamedLocked(cs, m.Message)
-		return
+	case cs.mode == wakeCounted:
+		s.wakeCountedLocked(cs, m.Message)
+	default:
+		s.wakeLocked(cs)
 	}
-	s.wakeLocked(cs)
+}
+
+// wakeCountedLocked wakes as many waiters without a signal pending, longest
+// waiting first, as msg says permits are free: a release wakes about as many
+// local waiters as it can satisfy, not every one of them (each would call
+// Redis again only to be refused). A waiter it woke that is refused with
+// permits left passes the wake on (passAfter), and one that leaves holding
+// it hands it over (leave). A number below 1 wakes nobody: no waiter can
+// take a permit then, and whatever frees one publishes again. A message
+// that is not a number, which no known client sends, wakes every waiter
+// (s.mu held).
+func (s *subscriptions) wakeCountedLocked(cs *channelSub, msg string) {
+	n, err := strconv.ParseInt(msg, 10, 64)
+	for _, w := range cs.waiters {
+		if err != nil {
+			signal(w.wake)
+			continue
+		}
+		if n <= 0 {
+			return
+		}
+		if len(w.wake) == 0 {
+			w.wake <- struct{}{}
+			n--
+		}
+	}
+}
+
+// passAfter wakes the first waiter after w on w's channel that has no signal
+// pending: w was woken by a release and refused with permits still free
+// (it wants more than are left), which a waiter behind it may want fewer of.
+// Only later waiters: an earlier one without a signal pending was woken
+// before w by the same message, or attempted since it was sent, and passes
+// a wake on itself; so a wake moves down the line once, and cannot circle
+// between waiters that all want more than is free.
+func (s *subscriptions) passAfter(w *waiter) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	after := false
+	for _, x := range w.sub.waiters {
+		if x == w {
+			after = true
+		} else if after && len(x.wake) == 0 {
+			x.wake <- struct{}{}
+			return
+		}
+	}
 }
 
 // wakeNamedLocked handles "<score>:<id>", a release handing the lock to the
@@ -416,10 +493,10 @@ func (s *subscriptions) wakeNamedLocked(cs *channelSub, msg string) {
 }
 
 // wakeLocked wakes the longest-waiting waiter without a pending signal, or
-// every waiter in all mode (s.mu held).
+// every waiter in wakeAll mode (s.mu held).
 func (s *subscriptions) wakeLocked(cs *channelSub) {
 	for _, w := range cs.waiters {
-		if cs.all {
+		if cs.mode == wakeAll {
 			signal(w.wake)
 		} else if len(w.wake) == 0 {
 			w.wake <- struct{}{}

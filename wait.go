@@ -39,22 +39,36 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 	})
 }
 
+// waitCounted is waitNotified for a semaphore's waiters: a message wakes as
+// many of the Client's waiters as it announces permits (wakeCounted), and a
+// woken waiter refused while permits remain (tryAgain.passOn) passes its
+// wake to the next waiter, which may want fewer.
+func (c *Client) waitCounted(ctx context.Context, channel string, wait time.Duration, try func(actx context.Context) (bool, tryAgain, error)) (bool, error) {
+	return c.waitOn(ctx, waitSpec{channel: channel, counted: true}, wait, func(actx context.Context, _ int64, _ bool) (bool, tryAgain, error) {
+		return try(actx)
+	})
+}
+
 // tryAgain is what a refused attempt tells the wait loop: when to try again
-// without a message, and (targeted) whether the lock's holder is not a
-// scriptlock client, whose release sends Redisson's "0" alone.
+// without a message, (targeted) whether the lock's holder is not a
+// scriptlock client, whose release sends Redisson's "0" alone, and
+// (counted) whether permits remained free that another waiter may take.
 type tryAgain struct {
 	sleep   time.Duration
 	foreign bool
+	passOn  bool
 }
 
 // waitSpec says where a waiter hears of releases: channel, every local
-// waiter woken by one message (all), or, in targeted mode (wake set: the
+// waiter woken by one message (all), as many as the message's number
+// (counted: a semaphore's permits), or, in targeted mode (wake set: the
 // prefix of the lock's wake channels), woken by name (id) on this client's
 // wake channel, and on channel too while the last attempt found a holder
 // that is not a scriptlock client (tryAgain.foreign).
 type waitSpec struct {
 	channel string
 	all     bool
+	counted bool
 	wake    string
 	id      string
 	idle    time.Duration // targeted: longest sleep without calling Redis while registered
@@ -210,6 +224,11 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			woken = false
 			return true, nil
 		}
+		if woken && next.passOn {
+			// Woken, and refused with permits left that this waiter
+			// cannot use: the next one may want fewer.
+			c.subs.passAfter(w)
+		}
 		woken = false // the attempt used the signal: the lock was not free
 		if wait == 0 || (wait > 0 && !time.Now().Before(deadline)) {
 			return false, nil
@@ -223,6 +242,9 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			w, ok, err = join(func(jctx context.Context) (*waiter, error) {
 				if ws.wake != "" {
 					return c.subs.joinTargeted(jctx, ws.wake, ws.id)
+				}
+				if ws.counted {
+					return c.subs.joinCounted(jctx, ws.channel)
 				}
 				return c.subs.joinWith(jctx, ws.channel, ws.all)
 			})
