@@ -39,7 +39,12 @@
 // later message naming another key than the first (a different order id in
 // a client stream) is refused the same way, with InvalidArgument: the lock
 // guards the first message's key only. Later messages without a key are
-// received as usual.
+// received as usual. Such a stream holds no lock before its first message is
+// received, so a SendMsg before it fails and ends the call with Internal (a
+// handler that sends first needs a Metadata key), or with InvalidArgument
+// when the client closed the stream without sending any message; nothing is
+// sent. SendHeader is not held back: a client may wait for the headers
+// before it sends its first message.
 //
 // # Idempotency-Key
 //
@@ -66,6 +71,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -185,6 +191,8 @@ type lockedStream struct {
 	cancel context.CancelCauseFunc
 
 	once    sync.Once
+	decided atomic.Bool // the first message was received and the lock taken, refused or failed open
+	empty   atomic.Bool // the client closed the stream before sending a first message
 	mu      sync.Mutex
 	refused error // the lock's refusal, once the first message was received
 	key     string
@@ -202,10 +210,23 @@ func (s *lockedStream) Context() context.Context { return s.ctx }
 func (s *lockedStream) endedByLoss() bool { return core.LockLost(s.ctx.Context) }
 
 // SendMsg fails once the lock was lost or refused: a handler that went on
-// after RecvMsg reported the refusal sends nothing without the lock.
+// after RecvMsg reported the refusal sends nothing without the lock. It also
+// fails, and ends the call, before the first message of a stream keyed by
+// it was received: that answer would be produced outside the lock.
 func (s *lockedStream) SendMsg(m any) error {
 	if s.endedByLoss() {
 		return lostError()
+	}
+	if s.src.fromMessage() && !s.decided.Load() && s.refusal() == nil {
+		if s.empty.Load() {
+			// The client sent no message, so no key: refused as a first
+			// message without one is.
+			s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
+			s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key missing")})
+		} else {
+			s.o.logger.ErrorContext(s.ctx.Context, "grpclock: stream handler sent a message before receiving the first one, which names its lock", "method", s.method)
+			s.refuse(&lockError{status.New(codes.Internal, "stream sent a message before receiving the one that names its lock")})
+		}
 	}
 	if err := s.refusal(); err != nil {
 		return err
@@ -221,6 +242,9 @@ func (s *lockedStream) RecvMsg(m any) error {
 		return err
 	}
 	if err := s.ServerStream.RecvMsg(m); err != nil {
+		if errors.Is(err, io.EOF) && !s.decided.Load() {
+			s.empty.Store(true)
+		}
 		return err
 	}
 	if !s.src.fromMessage() {
@@ -232,6 +256,7 @@ func (s *lockedStream) RecvMsg(m any) error {
 		if err := s.acquire(m); err != nil && !errors.Is(err, errFailOpen) {
 			s.refuse(err)
 		}
+		s.decided.Store(true)
 	})
 	if !first && s.lctx != nil {
 		s.sameKey(m)
