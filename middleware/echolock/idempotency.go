@@ -512,6 +512,14 @@ func parsedForm(req *http.Request) ([]byte, error) {
 
 func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Context, *echo.HTTPError, error) error) error {
 	sr, err := idempotency.DecodeStoredResponse(stored)
+	if errors.Is(err, idempotency.ErrStoredVersion) {
+		// A later version stored it during a rolling deploy: the request
+		// ran, so it must not run again, and an instance that reads the
+		// record replays it to the retry.
+		log.WarnContext(c.Request().Context(), "echolock: stored response written by a later version")
+		c.Response().Header().Set("Retry-After", "1")
+		return fail(c, ErrIdempotencyStore, err)
+	}
 	if err != nil {
 		log.ErrorContext(c.Request().Context(), "echolock: stored response", "err", err)
 		return fail(c, ErrIdempotencyStore, err)

@@ -403,6 +403,17 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 
 func replayCall(ctx context.Context, log *slog.Logger, method string, stored []byte, types *sync.Map) (any, error) {
 	sr, err := idempotency.DecodeStoredResponse(stored)
+	if errors.Is(err, idempotency.ErrStoredVersion) {
+		// A later version stored it during a rolling deploy: the call ran,
+		// so it must not run again, and an instance that reads the record
+		// replays it to the retry.
+		log.WarnContext(ctx, "grpclock: stored response written by a later version", "method", method)
+		st := status.New(codes.Unavailable, "stored response not readable by this server")
+		if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)}); derr == nil {
+			st = d
+		}
+		return nil, st.Err()
+	}
 	if err != nil {
 		log.ErrorContext(ctx, "grpclock: stored response", "method", method, "err", err)
 		return nil, status.Error(codes.Internal, "internal error")

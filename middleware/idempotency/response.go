@@ -28,6 +28,13 @@ const storedVersion = 1
 
 var errStoredFormat = errors.New("idempotency: malformed stored response")
 
+// ErrStoredVersion: a stored response was written by a later version of this
+// package in a form this one cannot read (another version byte, or a flag
+// that changes the layout). The request it belongs to completed, so it must
+// not run again; another instance that reads the record can replay it. The
+// middleware answers 503 / Unavailable with a retry hint.
+var ErrStoredVersion = errors.New("idempotency: stored response written by a later version")
+
 // Flags of an encoded StoredResponse.
 const (
 	flagNotReplayable = 1
@@ -35,10 +42,21 @@ const (
 	// trailers (every HTTP record, and those written before trailers were
 	// stored) encode as they always did.
 	flagTrailer = 2
+	// flagsLayout are the flags a later version may set for a change that
+	// a reader must understand: a reader that does not know one refuses the
+	// record with ErrStoredVersion.
+	flagsLayout = 0x0c
+	// flagsOptional are the flags a later version may set for sections
+	// appended after those this version knows, which a replay may go
+	// without: a reader that does not know one ignores the rest of the
+	// record. This version writes none.
+	flagsOptional = 0xf0
 )
 
 // Encode serializes r (version byte, flags, then uvarint-length-prefixed
-// fields: status, headers, body and, when there are any, trailers).
+// fields: status, headers, body and, when there are any, trailers). A
+// response without trailers encodes as it did before trailers were stored,
+// so that versions from then read it.
 func (r *StoredResponse) Encode() []byte {
 	n := 2 + 3*binary.MaxVarintLen64 + len(r.Body)
 	for _, h := range r.Header {
@@ -77,13 +95,19 @@ func appendFields(b []byte, fs []HeaderField) []byte {
 	return b
 }
 
-// DecodeStoredResponse parses what Encode produced.
+// DecodeStoredResponse parses what Encode produced. A record of a later
+// version that this one cannot read fails with ErrStoredVersion; sections a
+// later version appended behind an optional flag are ignored.
 func DecodeStoredResponse(b []byte) (*StoredResponse, error) {
-	if len(b) < 2 || b[0] != storedVersion || b[1]&^(flagNotReplayable|flagTrailer) != 0 {
+	if len(b) < 2 || b[0] == 0 {
 		return nil, errStoredFormat
+	}
+	if b[0] != storedVersion || b[1]&flagsLayout != 0 {
+		return nil, ErrStoredVersion
 	}
 	r := &StoredResponse{NotReplayable: b[1]&flagNotReplayable != 0}
 	trailer := b[1]&flagTrailer != 0
+	optional := b[1]&flagsOptional != 0
 	b = b[2:]
 	next := func() (uint64, bool) {
 		v, n := binary.Uvarint(b)
@@ -135,7 +159,7 @@ func DecodeStoredResponse(b []byte) (*StoredResponse, error) {
 			return nil, errStoredFormat
 		}
 	}
-	if len(b) != 0 {
+	if len(b) != 0 && !optional {
 		return nil, errStoredFormat
 	}
 	return r, nil
