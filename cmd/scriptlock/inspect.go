@@ -83,12 +83,18 @@ type Report struct {
 }
 
 // Holder is one field of a lock hash: <client-id>:<owner-id>[:write].
+// Fields are bytes, as keys are: FieldBase64, ClientBase64 and OwnerBase64
+// hold the exact bytes of a part that is not UTF-8 (which JSON shows with
+// U+FFFD), and are left out otherwise.
 type Holder struct {
-	Field  string `json:"field"`
-	Client string `json:"client"`
-	Owner  string `json:"owner"`
-	Write  bool   `json:"write,omitempty"`
-	Holds  int64  `json:"holds"`
+	Field        string `json:"field"`
+	FieldBase64  string `json:"field_base64,omitempty"`
+	Client       string `json:"client"`
+	ClientBase64 string `json:"client_base64,omitempty"`
+	Owner        string `json:"owner"`
+	OwnerBase64  string `json:"owner_base64,omitempty"`
+	Write        bool   `json:"write,omitempty"`
+	Holds        int64  `json:"holds"`
 	// ReadLeaseMS is a reader's remaining lease, the longest of its read
 	// holds (of its first 100,000: no real reader has more) (-2: none
 	// left, a reader about to be dropped); nil for others.
@@ -96,9 +102,11 @@ type Holder struct {
 }
 
 // Waiter is a queued FairMutex waiter or a pending RWMutex writer, with the
-// deadline by which it must call again to keep its place.
+// deadline by which it must call again to keep its place. FieldBase64
+// holds the exact bytes of a field that is not UTF-8, as Holder's.
 type Waiter struct {
 	Field       string    `json:"field"`
+	FieldBase64 string    `json:"field_base64,omitempty"`
 	Protocol    string    `json:"protocol,omitempty"` // fair queues: scriptlock or redisson
 	Deadline    time.Time `json:"deadline"`
 	RemainingMS int64     `json:"remaining_ms"`
@@ -108,10 +116,12 @@ type Waiter struct {
 }
 
 // MutexWaiter is a Go waiter registered on a Mutex, and since when.
+// FieldBase64 holds the exact bytes of a field that is not UTF-8.
 type MutexWaiter struct {
-	Field      string    `json:"field"`
-	Registered time.Time `json:"registered"`
-	WaitedMS   int64     `json:"waited_ms"`
+	Field       string    `json:"field"`
+	FieldBase64 string    `json:"field_base64,omitempty"`
+	Registered  time.Time `json:"registered"`
+	WaitedMS    int64     `json:"waited_ms"`
 }
 
 // Permit is a PermitSemaphore permit and the end of its lease.
@@ -266,7 +276,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			v := num(a)
 			r.Fence = &v
 		case "queue":
-			w := Waiter{Field: a, Protocol: rows[i+3]}
+			w := Waiter{Field: a, FieldBase64: rawBase64(a), Protocol: rows[i+3]}
 			if b != "" {
 				w.Deadline, w.RemainingMS = at(num(b)), num(b)-nowMS
 				w.Stale = w.RemainingMS <= 0
@@ -282,7 +292,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			r.StaleQueueLength += num(a) - live
 			r.QueueProtocols = append(r.QueueProtocols, b)
 		case "writer":
-			w := Waiter{Field: a, Deadline: at(num(b)), RemainingMS: num(b) - nowMS}
+			w := Waiter{Field: a, FieldBase64: rawBase64(a), Deadline: at(num(b)), RemainingMS: num(b) - nowMS}
 			w.Stale = w.RemainingMS <= 0
 			r.Writers = append(r.Writers, w)
 		case "writers":
@@ -293,7 +303,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "permits":
 			r.PermitCount, r.EndedPermitCount = num(a), num(b)
 		case "lwaiter":
-			r.MutexWaiters = append(r.MutexWaiters, MutexWaiter{Field: a, Registered: at(num(b)), WaitedMS: nowMS - num(b)})
+			r.MutexWaiters = append(r.MutexWaiters, MutexWaiter{Field: a, FieldBase64: rawBase64(a), Registered: at(num(b)), WaitedMS: nowMS - num(b)})
 		case "lwaiters":
 			r.MutexWaiterCount = num(a)
 		case "state":
@@ -393,7 +403,18 @@ func parseHolder(field string, holds int64) Holder {
 		h.Write, rest = true, s
 	}
 	h.Client, h.Owner, _ = strings.Cut(rest, ":")
+	h.FieldBase64, h.ClientBase64, h.OwnerBase64 = rawBase64(field), rawBase64(h.Client), rawBase64(h.Owner)
 	return h
+}
+
+// rawBase64 is the base64 of a string that is not UTF-8, which JSON would
+// show with U+FFFD for each invalid byte (and so confuse with another name);
+// "" for a valid one, which JSON shows as it is.
+func rawBase64(s string) string {
+	if utf8.ValidString(s) {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s))
 }
 
 func inspectFlags(fs *flag.FlagSet, e *env) {
