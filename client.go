@@ -112,6 +112,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
+	c.wd.replicas, c.wd.sendGuarded = c.replicasNow, c.sendGuardedBatch
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -368,7 +369,29 @@ func (c *Client) replicas(ctx context.Context) int {
 		g.checked.Store(time.Now().UnixNano())
 		return n
 	}
-	if now-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
+	c.refreshReplicas(checked)
+	return int(g.replicas.Load())
+}
+
+// replicasNow is replicas for the watchdog, which waits for no count: a
+// stalled node would keep every renewal of the round from being sent while
+// INFO waited on it. A stale count is taken again in the background; before
+// any count was taken (the acquisitions' failed), renewals are guarded.
+func (c *Client) replicasNow(context.Context) int {
+	g := &c.guard
+	checked := g.checked.Load()
+	if checked == 0 {
+		return 1
+	}
+	c.refreshReplicas(checked)
+	return int(g.replicas.Load())
+}
+
+// refreshReplicas counts replicas again in the background when the count,
+// taken at checked (unix ns), is older than guardRefresh.
+func (c *Client) refreshReplicas(checked int64) {
+	g := &c.guard
+	if time.Now().UnixNano()-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			m, ok := c.countReplicas(rctx)
@@ -382,7 +405,6 @@ func (c *Client) replicas(ctx context.Context) int {
 			g.refreshing.Store(false)
 		}
 	}
-	return int(g.replicas.Load())
 }
 
 // countReplicas asks every node for INFO replication (and memory, for

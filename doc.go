@@ -172,8 +172,8 @@
 //   - [ErrInvalidName], [ErrInvalidArgument]: bad input; nothing is sent to
 //     Redis.
 //   - [ErrClosed]: the Client is closed.
-//   - [ErrNotReplicated]: the failover guard undid an acquisition no replica
-//     acknowledged.
+//   - [ErrNotReplicated]: the failover guard undid an acquisition, or kept
+//     the old deadline of an Extend, that no replica acknowledged.
 //   - [ErrQuorum]: a RedLock did not reach a majority; the error is a
 //     [*QuorumError] saying why each node refused.
 //   - [ErrUpgrade]: an RWMutex owner holding a read lock asked for the write
@@ -239,9 +239,11 @@
 // RWMutex (and so for MultiLock and RedLock members). When the primary has
 // replicas, each acquisition is sent together with WAIT 1; if no replica
 // acknowledged it within the guard timeout (100 ms), the acquisition is undone
-// and fails with ErrNotReplicated. [WithFailoverGuard] changes the timeout or
-// turns the guard off. It does not protect renewals and releases: the fencing
-// token does.
+// and fails with ErrNotReplicated. Watchdog renewals and Extend are sent with
+// WAIT 1 too: one no replica acknowledged does not move the lock context's
+// deadline (an Extend fails with ErrNotReplicated), so the context ends before
+// a promoted replica's old expiry. [WithFailoverGuard] changes the timeout or
+// turns the guard off. It does not protect releases: the fencing token does.
 //
 // # Keys left behind
 //

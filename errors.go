@@ -39,7 +39,8 @@ var (
 	// ErrClosed: the Client was closed.
 	ErrClosed = errors.New("client closed")
 	// ErrNotReplicated: the failover guard found connected replicas but none
-	// acknowledged the write in time; the acquisition was undone.
+	// acknowledged the write in time; an acquisition was undone, an Extend
+	// left the hold's deadline and lease as they were.
 	ErrNotReplicated = errors.New("write not acknowledged by any replica")
 	// ErrQuorum: a RedLock could not reach a majority of its nodes.
 	ErrQuorum = errors.New("quorum not reached")

@@ -7,32 +7,54 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 )
 
 // extender is a primitive whose explicit-lease holds can be extended.
 type extender interface {
-	// extendOnce sets the lease of field's hold to lease from now; false
-	// when field no longer holds the lock, or holds it by a hold other than
-	// the one token names (see hold.renewToken; 0: any).
-	extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error)
+	// extendOnce sets the lease of field's hold to lease from now; held is
+	// false when field no longer holds the lock, or holds it by a hold
+	// other than the one token names (see hold.renewToken; 0: any). With
+	// guarded, WAIT 1 follows the script on its connection, and acked
+	// reports whether a replica acknowledged it (always true unguarded).
+	extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (held, acked bool, err error)
 }
 
-func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
-	return generated.MutexRenew(ctx, m.c.rc, m.key, m.fence, lease, field, token)
+func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+	if guarded {
+		return m.c.callGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return generated.MutexRenewCommand(m.c.rc, m.key, m.fence, lease, field, token)
+		}, generated.DecodeMutexRenew)
+	}
+	held, err := generated.MutexRenew(ctx, m.c.rc, m.key, m.fence, lease, field, token)
+	return held, true, err
 }
 
-func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
-	return f.m.extendOnce(ctx, field, lease, token)
+func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+	return f.m.extendOnce(ctx, field, lease, token, guarded)
 }
 
-func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
 	rw := s.rw
 	if s.write {
 		reader := strings.TrimSuffix(field, ":write")
-		return generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
+		if guarded {
+			return rw.c.callGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+				return generated.RwWriteRenewCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
+			}, generated.DecodeRwWriteRenew)
+		}
+		held, err := generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
+		return held, true, err
 	}
-	return generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
+	if guarded {
+		return rw.c.callGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return generated.RwReadExtendCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
+		}, generated.DecodeRwReadExtend)
+	}
+	held, err := generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
+	return held, true, err
 }
 
 // errWatchdogHold: Extend of a hold the watchdog renews.
@@ -66,10 +88,13 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	if token == 0 {
 		done = c.extendSent(h, field, at)
 	}
-	held, err := func() (bool, error) {
+	// With the failover guard, a replica must acknowledge the new lease
+	// before the loss deadline moves to it (see below).
+	guarded := c.guarded(ctx, s.cfg)
+	held, acked, err := func() (bool, bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
-		return p.(extender).extendOnce(ctx, field, lease, token)
+		return p.(extender).extendOnce(ctx, field, lease, token, guarded)
 	}()
 	switch {
 	case err != nil:
@@ -85,6 +110,12 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// what removed it (as for a watchdog renewal): that Unlock ends the
 		// hold, as released or, should it find the lock gone, as lost.
 		return opError("extend", s.name, ErrNotHeld)
+	case !acked:
+		// The primary has the new lease but no replica does: a failover now
+		// would promote one with the old expiry, and another owner could be
+		// granted the lock at its old end. The deadline stays (a shorter
+		// lease has moved it earlier already), as does the hold's lease.
+		return opError("extend", s.name, fmt.Errorf("%w within %s; the hold keeps its earlier deadline", ErrNotReplicated, s.cfg.guardTimeout))
 	}
 	c.mu.Lock()
 	// A re-entry without a lease meanwhile has handed the hold to the

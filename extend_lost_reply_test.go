@@ -15,13 +15,13 @@ type lateExtendMutex struct {
 	gate, ran chan struct{}
 }
 
-func (g *lateExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+func (g *lateExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
 	go func() {
 		defer close(g.ran)
 		<-g.gate
-		_, _ = g.Mutex.extendOnce(context.Background(), field, lease, token)
+		_, _, _ = g.Mutex.extendOnce(context.Background(), field, lease, token, guarded)
 	}()
-	return false, context.DeadlineExceeded
+	return false, false, context.DeadlineExceeded
 }
 
 // An Extend to a shorter lease fails without a reply, its hold is released

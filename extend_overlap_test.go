@@ -18,11 +18,11 @@ type slowReplyExtender struct {
 	gate    chan struct{}
 }
 
-func (g *slowReplyExtender) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
-	ok, err := g.ext.extendOnce(ctx, field, lease, token)
+func (g *slowReplyExtender) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+	ok, acked, err := g.ext.extendOnce(ctx, field, lease, token, guarded)
 	close(g.entered)
 	<-g.gate
-	return ok, err
+	return ok, acked, err
 }
 
 // Two Extends of one hold overlap: the longer lease runs on the server

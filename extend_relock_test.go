@@ -16,10 +16,10 @@ type gatedExtendMutex struct {
 	gate    chan struct{}
 }
 
-func (g *gatedExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
+func (g *gatedExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
 	close(g.entered)
 	<-g.gate
-	return g.Mutex.extendOnce(ctx, field, lease, token)
+	return g.Mutex.extendOnce(ctx, field, lease, token, guarded)
 }
 
 // An Extend to a shorter lease is on its way while its hold is released and

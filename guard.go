@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -142,4 +143,135 @@ func notReplicated(timeout time.Duration) error {
 func isNoScript(err error) bool {
 	re, ok := rueidis.IsRedisErr(err)
 	return ok && re.IsNoScript()
+}
+
+// callGuarded runs a lease-setting script (an Extend) with WAIT 1 after it on
+// the same connection (sendGuarded) and decodes its reply; acked reports
+// whether a replica acknowledged the write within timeout.
+func (c *Client) callGuarded(ctx context.Context, timeout time.Duration, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) (bool, error)) (held, acked bool, err error) {
+	reply, acked, err := c.sendGuarded(ctx, timeout, build)
+	if err != nil {
+		return false, false, err
+	}
+	held, err = decode(reply)
+	return held, acked, err
+}
+
+// guardedReply is the reply to one call of sendGuardedBatch.
+type guardedReply struct {
+	reply rueidis.RedisResult
+	err   error // the call could not be built (reply unset)
+	acked bool  // a replica acknowledged the write within the timeout
+}
+
+// guardedGroups bounds how many slots' calls a Cluster client's guarded batch
+// sends at once, each group on a dedicated connection of its own.
+const guardedGroups = 16
+
+// sendGuardedBatch sends the calls builds make (watchdog renewals) followed
+// by WAIT 1 on one connection, so the WAIT covers every one of them, and
+// reports per call whether a replica acknowledged it within timeout. On a
+// Cluster the calls go out per hash slot, each slot's with a WAIT of its own
+// on a dedicated connection (see sendGuarded), and a redirected call is sent
+// again with a WAIT of its own to the node named (redirect). A NOSCRIPT
+// reply loads the scripts and sends the calls again: renewals set the same
+// lease again, later on the server than the loss deadline counts.
+func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, builds []func() (rueidis.Completed, error)) []guardedReply {
+	out := make([]guardedReply, len(builds))
+	waitMs := max(timeout.Milliseconds(), 1)
+	cluster := c.rc.Mode() == rueidis.ClientModeCluster
+	// send sends the calls at idx together with their WAIT.
+	send := func(idx []int) {
+		for attempt := 0; ; attempt++ {
+			cmds := make(rueidis.Commands, 0, len(idx)+1)
+			sent := make([]int, 0, len(idx))
+			for _, i := range idx {
+				cmd, err := builds[i]()
+				if err != nil {
+					out[i] = guardedReply{err: err}
+					continue
+				}
+				cmds = append(cmds, cmd)
+				sent = append(sent, i)
+			}
+			if len(sent) == 0 {
+				return
+			}
+			cmds = append(cmds, c.rc.B().Wait().Numreplicas(1).Timeout(waitMs).Build())
+			var replies []rueidis.RedisResult
+			if cluster {
+				_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
+					replies = d.DoMulti(ctx, cmds...)
+					return nil
+				})
+			} else {
+				replies = c.rc.DoMulti(ctx, cmds...)
+			}
+			wait := replies[len(replies)-1]
+			n, werr := wait.AsInt64()
+			noScript := false
+			for j, i := range sent {
+				out[i] = guardedReply{reply: replies[j], acked: werr == nil && n >= 1}
+				noScript = noScript || isNoScript(replies[j].Error())
+			}
+			if noScript && attempt == 0 {
+				if err := generated.Preload(ctx, c.rc); err == nil {
+					continue
+				}
+			}
+			if cluster {
+				for _, i := range sent {
+					if re, ok := rueidis.IsRedisErr(out[i].reply.Error()); ok && isRedirect(re) {
+						r := c.redirect(ctx, []rueidis.RedisResult{out[i].reply, wait}, builds[i], waitMs)
+						m, werr := r[1].AsInt64()
+						out[i] = guardedReply{reply: r[0], acked: werr == nil && m >= 1}
+					}
+				}
+			}
+			return
+		}
+	}
+	if !cluster {
+		all := make([]int, len(builds))
+		for i := range all {
+			all[i] = i
+		}
+		send(all)
+		return out
+	}
+	// A dedicated Cluster connection serves one slot.
+	var order []uint16
+	slots := map[uint16][]int{}
+	for i, b := range builds {
+		cmd, err := b()
+		if err != nil {
+			out[i] = guardedReply{err: err}
+			continue
+		}
+		s := cmd.Slot()
+		if _, seen := slots[s]; !seen {
+			order = append(order, s)
+		}
+		slots[s] = append(slots[s], i)
+	}
+	sem := make(chan struct{}, guardedGroups)
+	var wg sync.WaitGroup
+	for _, s := range order {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(idx []int) {
+			defer func() { <-sem; wg.Done() }()
+			send(idx)
+		}(slots[s])
+	}
+	wg.Wait()
+	return out
+}
+
+func isRedirect(re *rueidis.RedisError) bool {
+	if _, moved := re.IsMoved(); moved {
+		return true
+	}
+	_, ask := re.IsAsk()
+	return ask
 }

@@ -315,8 +315,14 @@ func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 
 func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
 
-func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
-	return generated.LeanRenew(ctx, l.c.rc, l.key, l.fenceKey(), lease, field, token)
+func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+	if guarded {
+		return l.c.callGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			return generated.LeanRenewCommand(l.c.rc, l.key, l.fenceKey(), lease, field, token)
+		}, generated.DecodeLeanRenew)
+	}
+	held, err := generated.LeanRenew(ctx, l.c.rc, l.key, l.fenceKey(), lease, field, token)
+	return held, true, err
 }
 
 // leanRenewal renews lean holds with one pipelined LeanRenewMulti.
@@ -330,7 +336,9 @@ var leanRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client,
 		out[i] = renewReply{held: rep.Value, err: rep.Err}
 	}
 	return out
-}}
+}, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+	return generated.LeanRenewCommand(rc, h.key, h.prim.(interface{ fenceKey() string }).fenceKey(), h.lease, h.field, h.renewToken())
+}, decode: generated.DecodeLeanRenew}
 
 // waitPolling runs try until it succeeds, sleeping a doubling, half-random
 // delay from leanPollMin to leanPollMax between attempts, until wait (< 0: no

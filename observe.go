@@ -191,7 +191,7 @@ type RenewalEvent struct {
 	Batch    int           // leases in the round trip
 	Renewed  int           // confirmed
 	Lost     int           // found gone or held by another owner
-	Failed   int           // not confirmed this time (or being released), retried soon
+	Failed   int           // not confirmed this time (or being released, or, with the failover guard, acknowledged by no replica), retried soon
 	Ended    int           // held no more by the time the reply came (released, lost or closed meanwhile): not renewed again
 	Duration time.Duration // round-trip latency
 }

@@ -281,9 +281,11 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // how long an acquisition waits for a replica's acknowledgement. With the
 // guard on and replicas connected to the primary, an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
-// failover right after it cannot hand the same lock to a second owner. For
-// Mutex, FairMutex, RWMutex (both sides), LeanMutex and RedLock (on each
-// node).
+// failover right after it cannot hand the same lock to a second owner.
+// Watchdog renewals and Extend wait the same way, and move the lock
+// context's deadline only once a replica acknowledged them (an Extend that
+// none did fails with ErrNotReplicated). For Mutex, FairMutex, RWMutex (both
+// sides), LeanMutex and RedLock (on each node).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {
 		if on && timeout <= 0 {

@@ -193,7 +193,9 @@ var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clien
 		out[i] = renewReply{held: rep.Value, err: rep.Err}
 	}
 	return out
-}}
+}, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+	return generated.RwReadRenewCommand(rc, h.key, rwTimeouts(h.key, h.field), h.lease, h.field, h.renewToken())
+}, decode: generated.DecodeRwReadRenew}
 
 // rwWriteRenewal renews write holds: the lock's expiry, kept at least as
 // long as the writer's own read holds.
@@ -208,7 +210,10 @@ var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clie
 		out[i] = renewReply{held: rep.Value, err: rep.Err}
 	}
 	return out
-}}
+}, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+	reader := strings.TrimSuffix(h.field, ":write")
+	return generated.RwWriteRenewCommand(rc, h.key, rwTimeouts(h.key, reader), h.prim.spec().fence, h.lease, h.field, reader, h.renewToken())
+}, decode: generated.DecodeRwWriteRenew}
 
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {
 	if ctx == nil {

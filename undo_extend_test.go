@@ -16,11 +16,11 @@ type slowExtendMutex struct {
 	gate chan struct{}
 }
 
-func (s *slowExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64) (bool, error) {
-	held, err := s.Mutex.extendOnce(ctx, field, lease, token)
+func (s *slowExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+	held, acked, err := s.Mutex.extendOnce(ctx, field, lease, token, guarded)
 	close(s.ran)
 	<-s.gate
-	return held, err
+	return held, acked, err
 }
 
 // The undo of a hold of unknown outcome re-arms the lock with the hold's

@@ -24,6 +24,11 @@ type watchdog struct {
 	onRenewed func(*hold, time.Time)
 	obs       Observer     // nil: none
 	log       *slog.Logger // for a panicking Observer
+	// replicas counts the primary's replicas for the failover guard, and
+	// sendGuarded sends guarded holds' renewals with a WAIT after them
+	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
+	replicas    func(context.Context) int
+	sendGuarded func(context.Context, time.Duration, []func() (rueidis.Completed, error)) []guardedReply
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
 	// re-armed from them.
@@ -66,11 +71,27 @@ type renewKind struct {
 	// renew renews hs and returns one reply per hold, in order: held=false
 	// means the hold is gone on the server.
 	renew func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply
+	// command builds h's renewal, and decode reads its reply, for a
+	// pipeline with the failover guard's WAIT.
+	command func(rc rueidis.Client, h *hold) (rueidis.Completed, error)
+	decode  func(rueidis.RedisResult) (bool, error)
+}
+
+// mutexRenewal builds and reads a Mutex-shaped hold's renewal (MutexRenew)
+// for the failover guard; unguarded ones go out in one MutexRenewMulti.
+var mutexRenewal = &renewKind{
+	command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
+		return generated.MutexRenewCommand(rc, h.key, h.prim.spec().fence, h.lease, h.field, h.renewToken())
+	},
+	decode: generated.DecodeMutexRenew,
 }
 
 type renewReply struct {
 	held bool
 	err  error
+	// unacked: the failover guard is on and the primary has replicas, but
+	// none acknowledged the renewal in time.
+	unacked bool
 }
 
 const maxRenewBatch = 1000
@@ -239,6 +260,14 @@ func (w *watchdog) renewDue(ctx context.Context) {
 			continue
 		}
 		switch rep := replies[i]; {
+		case rep.err == nil && rep.held && rep.unacked:
+			// The primary has the new lease but no replica does: a
+			// failover now would promote one with the old expiry, so the
+			// loss deadline stays where it was. Try again soon: a renewal
+			// a replica acknowledges before that deadline moves it on.
+			failed++
+			r.due = now.Add(min(r.every/4, time.Second))
+			heap.Push(&w.queue, r)
 		case rep.err == nil && rep.held:
 			w.renewals.Add(1)
 			r.due = now.Add(r.every)
@@ -281,14 +310,29 @@ func (w *watchdog) report(e RenewalEvent) {
 var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
 
 // renewBatch renews a batch, Mutex-shaped holds with one pipelined
-// MutexRenewMulti and every other kind with its own pipelined call.
+// MutexRenewMulti and every other kind with its own pipelined call. Holds
+// under the failover guard, when the primary has replicas, are renewed
+// apart, followed by WAIT 1 (renewGuarded).
 func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewReply {
 	replies := make([]renewReply, len(batch))
 	var calls []generated.MutexRenewArgs
 	var at []int
 	var kinds []*renewKind
 	others := map[*renewKind][]int{}
+	var guarded []int
+	var timeout time.Duration
+	replicas := -1 // not counted yet: only a guarded hold needs the count
 	for i, r := range batch {
+		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
+			if replicas < 0 {
+				replicas = w.replicas(ctx)
+			}
+			if replicas > 0 {
+				guarded = append(guarded, i)
+				timeout = max(timeout, cfg.guardTimeout)
+				continue
+			}
+		}
 		if r.kind == nil {
 			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Fence: r.h.prim.spec().fence, Lease: r.h.lease, Owner: r.h.field, Token: r.h.renewToken()})
 			at = append(at, i)
@@ -314,7 +358,37 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 			replies[idx[j]] = rep
 		}
 	}
+	if len(guarded) > 0 {
+		w.renewGuarded(ctx, batch, guarded, timeout, replies)
+	}
 	return replies
+}
+
+// renewGuarded renews the holds of batch at idx with WAIT 1 after them on
+// the same connection, so that a renewal no replica acknowledged within
+// timeout is reported as such (renewReply.unacked) and does not move the
+// hold's loss deadline: a failover would promote a replica that has the old
+// expiry, and the lock could be granted to another owner while this one's
+// context still ran.
+func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int, timeout time.Duration, replies []renewReply) {
+	builds := make([]func() (rueidis.Completed, error), len(idx))
+	kinds := make([]*renewKind, len(idx))
+	for j, i := range idx {
+		h, k := batch[i].h, batch[i].kind
+		if k == nil {
+			k = mutexRenewal
+		}
+		kinds[j] = k
+		builds[j] = func() (rueidis.Completed, error) { return k.command(w.rc, h) }
+	}
+	for j, rep := range w.sendGuarded(ctx, timeout, builds) {
+		if rep.err != nil {
+			replies[idx[j]] = renewReply{err: rep.err}
+			continue
+		}
+		held, err := kinds[j].decode(rep.reply)
+		replies[idx[j]] = renewReply{held: held, err: err, unacked: err == nil && held && !rep.acked}
+	}
 }
 
 type renewHeap []*renewal

@@ -1,0 +1,203 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// guardKinds are the lockers the failover guard covers, built on c.
+func guardKinds(t *testing.T, c *Client, name string, opts ...LockOption) map[string]Locker {
+	rw := mustRW(t, c, name+"-rw-write", opts...)
+	rr := mustRW(t, c, name+"-rw-read", opts...)
+	return map[string]Locker{
+		"Mutex":     mustMutex(t, c, name+"-mutex", opts...),
+		"FairMutex": mustFair(t, c, name+"-fair", opts...),
+		"LeanMutex": mustLean(t, c, name+"-lean", opts...),
+		"RWMutex":   rw,
+		"RLocker":   rr.RLocker(),
+	}
+}
+
+// guardedHold is a hold taken while the replica acknowledged it.
+type guardedHold struct {
+	l    Locker
+	lctx context.Context
+	// by: the latest its loss deadline can be, as granted (the grant was
+	// sent before Lock returned).
+	by time.Time
+}
+
+func lockAll(t *testing.T, ctx context.Context, ls map[string]Locker, lease time.Duration) map[string]guardedHold {
+	t.Helper()
+	out := map[string]guardedHold{}
+	for k, l := range ls {
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock with the replica running: %v", k, err)
+		}
+		out[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(time.Now(), lease)}
+		t.Cleanup(func() { _ = l.Unlock(lctx) })
+	}
+	return out
+}
+
+// guardLate is how long past its deadline a hold's context may take to end
+// here (timers, the race detector, a loaded machine). Renewals confirmed by
+// the primary alone would keep it alive indefinitely.
+const guardLate = 300 * time.Millisecond
+
+// checkEndsBy fails unless h's context ends by its grant's loss deadline.
+func checkEndsBy(t *testing.T, k string, h guardedHold, what string) {
+	t.Helper()
+	select {
+	case <-h.lctx.Done():
+	case <-time.After(time.Until(h.by.Add(guardLate))):
+		t.Errorf("%s: lock context still live %s past the deadline of its replicated grant, with the only replica stopped: %s moved the loss deadline although no replica acknowledged it", k, guardLate, what)
+		return
+	}
+	if time.Now().After(h.by.Add(guardLate)) {
+		t.Errorf("%s: lock context ended %s past the deadline of its replicated grant", k, time.Since(h.by))
+	}
+	if cause := context.Cause(h.lctx); !errors.Is(cause, ErrLockLost) {
+		t.Errorf("%s: lock context ended with %v, want ErrLockLost", k, cause)
+	}
+}
+
+// TestGuardRenewalNotReplicated: with the failover guard on, a watchdog
+// renewal that no replica acknowledged (the only replica is stopped, so a
+// failover would promote it with the old expiry) must not move the hold's
+// loss deadline: the lock context ends by the deadline of the last
+// replicated grant or renewal, before the promoted replica could grant the
+// lock to another owner.
+func TestGuardRenewalNotReplicated(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	const lease, every = 1500 * time.Millisecond, 250 * time.Millisecond
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every))
+	ctx := testCtx(t, 30*time.Second)
+	holds := lockAll(t, ctx, guardKinds(t, c, "guard-renew"), lease)
+	replica.Pause()
+	defer replica.Resume()
+	for k, h := range holds {
+		checkEndsBy(t, k, h, "a renewal")
+	}
+}
+
+// TestGuardRenewalAckedLater: a renewal no replica acknowledged leaves the
+// deadline where it was, and a later one that a replica acknowledges moves
+// it on: a replica stopped for less than the lease costs no hold.
+func TestGuardRenewalAckedLater(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	const lease, every = 2 * time.Second, 250 * time.Millisecond
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every))
+	ctx := testCtx(t, 30*time.Second)
+	holds := lockAll(t, ctx, guardKinds(t, c, "guard-renew-later"), lease)
+	replica.Pause()
+	time.Sleep(700 * time.Millisecond) // renewals go unacknowledged
+	replica.Resume()
+	time.Sleep(time.Until(latest(holds).Add(guardLate)))
+	for k, h := range holds {
+		if err := context.Cause(h.lctx); err != nil {
+			t.Errorf("%s: hold ended (%v) although renewals were acknowledged again before its deadline", k, err)
+		}
+	}
+}
+
+func latest(hs map[string]guardedHold) time.Time {
+	var at time.Time
+	for _, h := range hs {
+		if h.by.After(at) {
+			at = h.by
+		}
+	}
+	return at
+}
+
+// TestGuardExtendNotReplicated: with the failover guard on, an Extend no
+// replica acknowledged fails with ErrNotReplicated and leaves the loss
+// deadline where it was; one acknowledged moves it.
+func TestGuardExtendNotReplicated(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	const lease = 2 * time.Second
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond))
+	ctx := testCtx(t, 30*time.Second)
+	holds := lockAll(t, ctx, guardKinds(t, c, "guard-extend", WithLease(lease)), lease)
+	acked := lockAll(t, ctx, guardKinds(t, c, "guard-extend-acked", WithLease(lease)), lease)
+	replica.Pause()
+	for k, h := range holds {
+		err := h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
+		if !errors.Is(err, ErrNotReplicated) {
+			t.Errorf("%s: Extend with the only replica stopped: %v, want ErrNotReplicated", k, err)
+		}
+	}
+	replica.Resume()
+	for k, h := range acked {
+		// The resumed replica may take a moment to catch up: an Extend it
+		// has not acknowledged yet is made again, as a caller would.
+		err := h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
+		for range 5 {
+			if !errors.Is(err, ErrNotReplicated) {
+				break
+			}
+			err = h.l.(Extender).Extend(ctx, h.lctx, 10*time.Second)
+		}
+		if err != nil {
+			t.Errorf("%s: Extend with the replica running: %v", k, err)
+		}
+	}
+	for k, h := range holds {
+		checkEndsBy(t, k, h, "an Extend")
+	}
+	time.Sleep(time.Until(latest(acked).Add(guardLate)))
+	for k, h := range acked {
+		if err := context.Cause(h.lctx); err != nil {
+			t.Errorf("%s: hold ended (%v) by the deadline of its grant although its Extend was acknowledged", k, err)
+		}
+	}
+}
+
+// TestGuardRenewalCluster: on a Cluster, guarded renewals go out per hash
+// slot with a WAIT on the slot's primary: with one shard's only replica
+// stopped, its holds end by the deadline of their replicated grant, and the
+// holds on the other shards, whose replicas acknowledge, live on.
+func TestGuardRenewalCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	const lease, every = 1500 * time.Millisecond, 250 * time.Millisecond
+	c := newTestClient(t, cl.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, every))
+	ctx := testCtx(t, 60*time.Second)
+	ls := map[string]Locker{}
+	for i := range 12 {
+		name := "guard-renew-cluster-" + strconv.Itoa(i)
+		ls[name] = mustMutex(t, c, name)
+	}
+	holds := lockAll(t, ctx, ls, lease)
+	stopped := cl.NodeFor(t, ls["guard-renew-cluster-0"].(*Mutex).Key())
+	replica := replicaOf(t, cl, stopped)
+	replica.Pause()
+	defer replica.Resume()
+	others := map[string]guardedHold{}
+	for k, h := range holds {
+		if cl.NodeFor(t, h.l.(*Mutex).Key()) == stopped {
+			checkEndsBy(t, k, h, "a renewal")
+		} else {
+			others[k] = h
+		}
+	}
+	if len(others) == 0 {
+		t.Fatal("every name is on one shard")
+	}
+	time.Sleep(time.Until(latest(holds).Add(guardLate)))
+	for k, h := range others {
+		if err := context.Cause(h.lctx); err != nil {
+			t.Errorf("%s: hold on a shard whose replica runs ended (%v)", k, err)
+		}
+	}
+}
