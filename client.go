@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -321,8 +323,12 @@ func (c *Client) publishCommand() string {
 // guardState caches how many replicas the primary has, for the failover guard.
 // Every acquisition reads it: atomics, not a lock all of them share.
 type guardState struct {
-	checked    atomic.Int64 // when the count was taken (unix ns); 0: never
-	replicas   atomic.Int64
+	checked  atomic.Int64 // when the count was taken (unix ns); 0: never
+	replicas atomic.Int64
+	// shards: on a Cluster, each primary's count by the slots it serves, so
+	// that a shard without replicas turns the guard off for its own locks
+	// only; nil until counted (replicas, every primary's minimum, decides).
+	shards     atomic.Pointer[[]slotReplicas]
 	refreshing atomic.Bool
 	// evictionWarned is the last eviction policy the log was warned of
 	// (see warnEviction).
@@ -342,8 +348,16 @@ const (
 	guardIdle    = 2 * guardRefresh
 )
 
-// replicas returns the cached count of connected replicas (every primary's
-// minimum on a cluster), refreshing it in the background when stale. The very
+// slotReplicas is the replica count of the primary serving slots start..end.
+type slotReplicas struct {
+	start, end uint16
+	replicas   int32
+}
+
+// replicas returns the cached count of connected replicas of the primary
+// serving key (on a Cluster, the primary of key's slot; every primary's
+// minimum when the slot map could not be read), refreshing it in the
+// background when stale. The very
 // first call waits for the answer so the first lock is already guarded, and
 // so does a call that finds the count older than guardIdle: no acquisition
 // has refreshed it for that long, and a failover or a replica attached or
@@ -353,51 +367,82 @@ const (
 // a refresh keeps the last count, and a first call guards the acquisition
 // and asks again next time, so a primary that stalls during a failover does
 // not turn the guard off.
-func (c *Client) replicas(ctx context.Context) int {
+func (c *Client) replicas(ctx context.Context, key string) int {
 	g := &c.guard
 	checked := g.checked.Load()
 	now := time.Now().UnixNano()
 	if checked == 0 || now-checked > int64(guardIdle) {
-		n, ok := c.countReplicas(ctx)
+		n, shards, ok := c.countReplicas(ctx)
 		if !ok {
 			if checked == 0 {
 				return 1
 			}
-			return int(g.replicas.Load())
+			return c.replicasOf(key)
 		}
-		g.replicas.Store(int64(n))
+		c.storeCount(n, shards)
 		g.checked.Store(time.Now().UnixNano())
-		return n
+		return c.replicasOf(key)
 	}
-	c.refreshReplicas(checked)
-	return int(g.replicas.Load())
+	c.refreshReplicas(checked, now)
+	return c.replicasOf(key)
 }
 
 // replicasNow is replicas for the watchdog, which waits for no count: a
 // stalled node would keep every renewal of the round from being sent while
 // INFO waited on it. A stale count is taken again in the background; before
 // any count was taken (the acquisitions' failed), renewals are guarded.
-func (c *Client) replicasNow(context.Context) int {
-	g := &c.guard
-	checked := g.checked.Load()
+func (c *Client) replicasNow(key string) int {
+	checked := c.guard.checked.Load()
 	if checked == 0 {
 		return 1
 	}
-	c.refreshReplicas(checked)
+	c.refreshReplicas(checked, time.Now().UnixNano())
+	return c.replicasOf(key)
+}
+
+// storeCount keeps a count: a slot map that could not be read keeps the
+// last one.
+func (c *Client) storeCount(n int, shards []slotReplicas) {
+	c.guard.replicas.Store(int64(n))
+	if shards != nil {
+		c.guard.shards.Store(&shards)
+	}
+}
+
+// replicasOf is the cached count for key: its slot's primary's on a Cluster
+// whose slot map was read, else replicas.
+func (c *Client) replicasOf(key string) int {
+	g := &c.guard
+	if t := g.shards.Load(); t != nil && c.rc.Mode() == rueidis.ClientModeCluster {
+		slot := keySlot(key)
+		rs := *t
+		lo, hi := 0, len(rs)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if rs[m].end < slot {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo < len(rs) && rs[lo].start <= slot {
+			return int(rs[lo].replicas)
+		}
+	}
 	return int(g.replicas.Load())
 }
 
 // refreshReplicas counts replicas again in the background when the count,
-// taken at checked (unix ns), is older than guardRefresh.
-func (c *Client) refreshReplicas(checked int64) {
+// taken at checked (unix ns), is older than guardRefresh at now.
+func (c *Client) refreshReplicas(checked, now int64) {
 	g := &c.guard
-	if time.Now().UnixNano()-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
+	if now-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
-			m, ok := c.countReplicas(rctx)
+			m, shards, ok := c.countReplicas(rctx)
 			cancel()
 			if ok {
-				g.replicas.Store(int64(m))
+				c.storeCount(m, shards)
 			}
 			g.checked.Store(time.Now().UnixNano())
 			g.refreshing.Store(false)
@@ -408,14 +453,21 @@ func (c *Client) refreshReplicas(checked int64) {
 }
 
 // countReplicas asks every node for INFO replication (and memory, for
-// warnEviction); on a cluster the
-// smallest replica count among primaries decides (WAIT for a replica that
-// does not exist would stall every lock on that shard). ok is false when no
-// node answered, or only replicas did.
-func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
+// warnEviction). count is the smallest replica count among primaries; on a
+// Cluster, shards is each primary's count by the slots it serves (CLUSTER
+// SLOTS), nil when the slot map could not be read: a shard without replicas
+// (WAIT for one that does not exist would stall every lock there) must not
+// turn the guard off on the others. ok is false when no node answered, or
+// only replicas did.
+func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotReplicas, ok bool) {
 	least := -1
 	answered := false
-	for _, n := range c.rc.Nodes() {
+	cluster := c.rc.Mode() == rueidis.ClientModeCluster
+	var counts map[string]int // per primary address, on a Cluster
+	if cluster {
+		counts = map[string]int{}
+	}
+	for addr, n := range c.rc.Nodes() {
 		info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
 		if err != nil {
 			// A server that answers INFO with an error (an ACL without
@@ -423,6 +475,9 @@ func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 			// there was a guard. No answer at all is not a count.
 			_, isReply := rueidis.IsRedisErr(err)
 			answered = answered || isReply
+			if isReply && cluster {
+				counts[addr] = 0
+			}
 			continue
 		}
 		if strings.Contains(info, "role:slave") {
@@ -443,8 +498,55 @@ func (c *Client) countReplicas(ctx context.Context) (count int, ok bool) {
 		if least < 0 || k < least {
 			least = k
 		}
+		if cluster {
+			counts[addr] = k
+		}
 	}
-	return max(least, 0), answered
+	if cluster && answered {
+		shards = c.shardReplicas(ctx, counts)
+	}
+	return max(least, 0), shards, answered
+}
+
+// shardReplicas reads the slot map (CLUSTER SLOTS) from a node that answered
+// and gives each slot range its primary's count in counts. A primary that
+// was not counted (it did not answer) counts one replica: no count is not a
+// count of zero. nil when no node gave a slot map.
+func (c *Client) shardReplicas(ctx context.Context, counts map[string]int) []slotReplicas {
+	nodes := c.rc.Nodes()
+	for addr := range counts {
+		n := nodes[addr]
+		if n == nil {
+			continue
+		}
+		ranges, err := n.Do(ctx, n.B().ClusterSlots().Build()).ToArray()
+		if err != nil {
+			continue
+		}
+		out := make([]slotReplicas, 0, len(ranges))
+		for _, r := range ranges {
+			f, err := r.ToArray()
+			if err != nil || len(f) < 3 {
+				continue
+			}
+			start, err1 := f[0].AsInt64()
+			end, err2 := f[1].AsInt64()
+			primary, err3 := f[2].ToArray()
+			if err1 != nil || err2 != nil || err3 != nil || len(primary) < 2 {
+				continue
+			}
+			host, _ := primary[0].ToString()
+			port, _ := primary[1].AsInt64()
+			k, ok := counts[net.JoinHostPort(host, strconv.FormatInt(port, 10))]
+			if !ok {
+				k = 1
+			}
+			out = append(out, slotReplicas{start: uint16(start), end: uint16(end), replicas: int32(k)})
+		}
+		slices.SortFunc(out, func(a, b slotReplicas) int { return int(a.start) - int(b.start) })
+		return out
+	}
+	return nil
 }
 
 // warnEviction logs a warning, once per policy, when a primary may evict

@@ -716,7 +716,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
-			guarded := c.guarded(actx, s.cfg)
+			guarded := c.guarded(actx, s.cfg, s.key)
 			var sent time.Time // for the guard's report only
 			if guarded && c.cfg.observer != nil {
 				sent = time.Now()

@@ -90,7 +90,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	// With the failover guard, a replica must acknowledge the new lease
 	// before the loss deadline moves to it (see below).
-	guarded := c.guarded(ctx, s.cfg)
+	guarded := c.guarded(ctx, s.cfg, s.key)
 	held, acked, err := func() (bool, bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()

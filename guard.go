@@ -12,15 +12,15 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 )
 
-// guarded reports whether the failover guard applies to an acquisition: it
-// is on and the primary has replicas to wait for. With the guard off, the
-// eviction policy is still looked at (checkEviction).
-func (c *Client) guarded(ctx context.Context, cfg *config) bool {
+// guarded reports whether the failover guard applies to a call on key: it
+// is on and the primary serving key has replicas to wait for. With the guard
+// off, the eviction policy is still looked at (checkEviction).
+func (c *Client) guarded(ctx context.Context, cfg *config, key string) bool {
 	if !cfg.guard {
 		c.checkEviction()
 		return false
 	}
-	return c.replicas(ctx) > 0
+	return c.replicas(ctx, key) > 0
 }
 
 // evictionRefresh is how often checkEviction looks at the servers again.

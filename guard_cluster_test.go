@@ -135,3 +135,64 @@ func TestGuardTryLockRedirected(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// mutexOn returns a Mutex of c whose key the Cluster serves on primary p.
+func mutexOn(t *testing.T, cl *redistest.ClusterT, c *Client, p *redistest.Node, name string) *Mutex {
+	t.Helper()
+	for i := range 1000 {
+		m := mustMutex(t, c, name+"-"+strconv.Itoa(i))
+		if cl.NodeFor(t, m.Key()) == p {
+			return m
+		}
+	}
+	t.Fatalf("no name %s-<n> on %s", name, p.Addr)
+	return nil
+}
+
+// TestGuardPerShard: the failover guard counts replicas per shard. One
+// primary without a replica (its only replica gone) must not turn the guard
+// off on the others: a Lock on a shard whose only replica is stopped fails
+// with ErrNotReplicated, while a Lock on the shard without a replica is sent
+// without WAIT and succeeds.
+func TestGuardPerShard(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	ps := cl.Primaries(t)
+	bare, guarded := ps[0], ps[1]
+	gone := replicaOf(t, cl, bare)
+	gone.Kill()
+	for n := "1"; n != "0"; time.Sleep(5 * time.Millisecond) {
+		info, _ := bare.Do(t, "INFO", "replication").ToString()
+		n = infoField(info, "connected_slaves")
+	}
+	c := newTestClient(t, cl.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 30*time.Second)
+	onBare, onGuarded := mutexOn(t, cl, c, bare, "guard-shard-bare"), mutexOn(t, cl, c, guarded, "guard-shard-guarded")
+	l, err := onBare.TryLock(ctx, 0)
+	if err != nil {
+		t.Fatalf("Lock on the shard without a replica: %v", err)
+	}
+	if err := onBare.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	stopped := replicaOf(t, cl, guarded)
+	stopped.Pause()
+	defer stopped.Resume()
+	l, err = onGuarded.TryLock(ctx, 0)
+	if err == nil {
+		_ = onGuarded.Unlock(l)
+		t.Fatal("Lock on a shard whose only replica is stopped succeeded: another shard without a replica turned the guard off")
+	}
+	if !errors.Is(err, ErrNotReplicated) {
+		t.Fatalf("Lock on a shard whose only replica is stopped: %v, want ErrNotReplicated", err)
+	}
+}
+
+// keySlot agrees with Redis 7.0's CLUSTER KEYSLOT on each of these keys.
+func TestKeySlot(t *testing.T) {
+	for key, want := range map[string]uint16{"foo": 12182, "{foo}bar": 12182, "bar{foo}": 12182, "{}foo": 9500, "{user1000}.following": 3443} {
+		if got := keySlot(key); got != want {
+			t.Errorf("keySlot(%q) = %d, want %d", key, got, want)
+		}
+	}
+}

@@ -138,3 +138,35 @@ func clientID() string {
 	s := string(id)
 	return s[0:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:32]
 }
+
+// keySlot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of the key,
+// or of its first non-empty {hash tag}, modulo 16384.
+func keySlot(key string) uint16 {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
+	var crc uint16
+	for i := 0; i < len(key); i++ {
+		crc = crc<<8 ^ crc16Table[byte(crc>>8)^key[i]]
+	}
+	return crc & 16383
+}
+
+// crc16Table is the CRC16-CCITT (XMODEM, polynomial 0x1021) table.
+var crc16Table = func() [256]uint16 {
+	var t [256]uint16
+	for i := range t {
+		crc := uint16(i) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+		t[i] = crc
+	}
+	return t
+}()

@@ -27,7 +27,7 @@ type watchdog struct {
 	// replicas counts the primary's replicas for the failover guard, and
 	// sendGuarded sends guarded holds' renewals with a WAIT after them
 	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
-	replicas    func(context.Context) int
+	replicas    func(key string) int
 	sendGuarded func(context.Context, time.Duration, []func() (rueidis.Completed, error)) []guardedReply
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
@@ -321,17 +321,13 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 	others := map[*renewKind][]int{}
 	var guarded []int
 	var timeout time.Duration
-	replicas := -1 // not counted yet: only a guarded hold needs the count
 	for i, r := range batch {
-		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
-			if replicas < 0 {
-				replicas = w.replicas(ctx)
-			}
-			if replicas > 0 {
-				guarded = append(guarded, i)
-				timeout = max(timeout, cfg.guardTimeout)
-				continue
-			}
+		// The count of the primary serving the hold's key (its shard's, on
+		// a Cluster).
+		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil && w.replicas(r.h.key) > 0 {
+			guarded = append(guarded, i)
+			timeout = max(timeout, cfg.guardTimeout)
+			continue
 		}
 		if r.kind == nil {
 			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Fence: r.h.prim.spec().fence, Lease: r.h.lease, Owner: r.h.field, Token: r.h.renewToken()})
