@@ -141,6 +141,33 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 	return v, nil
 }
 
+// SetPermits makes n the semaphore's total number of permits, free and
+// held, with the effects of Redisson's RPermitExpirableSemaphore.setPermits
+// on the same keys: when no count is set it sets n; otherwise the total is
+// the free count plus every permit in {name}:timeout (those whose lease has
+// ended but that no call has returned to the pool yet included), and the free
+// count moves by the difference, so it goes negative when more than n permits
+// are held (acquirers then wait until enough are released). A change
+// publishes n on redisson_sc:{name}, waking the waiters; an unchanged total
+// publishes nothing. The counter's TTL, if any, is kept. A negative n, or one
+// above 2^53 - 1, is ErrInvalidArgument and nothing is written. A call whose
+// reply is lost is made again: it finds the total already n.
+func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
+	if err := s.c.checkHandle(ctx); err != nil {
+		return s.fail("set permits", err)
+	}
+	if n < 0 || n > maxCount {
+		return s.fail("set permits", invalidf("permits must be between 0 and %d, got %d", int64(maxCount), n))
+	}
+	_, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
+		return generated.PermitSetPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, n, publish)
+	})
+	if err = notCount(outOfRange(err)); err != nil {
+		return s.fail(fmt.Sprintf("set %d permits", n), err)
+	}
+	return nil
+}
+
 // Acquire takes a permit with the given lease, waiting until one is free or
 // ctx ends, and returns its id. The permit returns to the pool when the lease
 // ends unless it is released or extended before.

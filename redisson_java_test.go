@@ -265,6 +265,35 @@ if tonumber(expire) <= tonumber(ARGV[3]) then return 0 end
 return 1`
 )
 
+// javaPermitSetPermits is RedissonPermitExpirableSemaphore.setPermitsAsync's
+// script, copied verbatim (its Java string pieces joined) from
+// redisson/redisson at commit 0482efe14713f6ef660cccbd66118154d72f1425
+// (redisson/src/main/java/org/redisson/RedissonPermitExpirableSemaphore.java;
+// unchanged at 017b8306b450d6970ef7a5244e89c1c14bbab571): KEYS name,
+// channel, {name}:timeout; ARGV permits, publish command.
+const javaPermitSetPermits = "local available = redis.call('get', KEYS[1]); " +
+	"if (available == false) then " +
+	"redis.call('set', KEYS[1], ARGV[1]); " +
+	"redis.call(ARGV[2], KEYS[2], ARGV[1]); " +
+	"return;" +
+	"end;" +
+	"local acquired = redis.call('zcount', KEYS[3], 0, '+inf'); " +
+	"local maximum = (acquired == false and 0 or acquired) + tonumber(available); " +
+	"if (maximum == tonumber(ARGV[1])) then " +
+	"return;" +
+	"end;" +
+	"redis.call('incrby', KEYS[1], tonumber(ARGV[1]) - maximum); " +
+	"redis.call(ARGV[2], KEYS[2], ARGV[1]);"
+
+func (j redissonJava) permitSetPermits(ctx context.Context, name string, n int64) error {
+	keys := []string{name, redissonName("redisson_sc", name), redissonSuffix(name, "timeout")}
+	err := j.eval(ctx, javaPermitSetPermits, keys, strconv.FormatInt(n, 10), "publish").Error()
+	if rueidis.IsRedisNil(err) { // EVAL_VOID: the script returns nothing
+		return nil
+	}
+	return err
+}
+
 func (j redissonJava) semAcquire(ctx context.Context, name string, n int64) (int64, error) {
 	return j.eval(ctx, javaSemAcquire, []string{name}, strconv.FormatInt(n, 10)).AsInt64()
 }

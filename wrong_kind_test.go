@@ -69,6 +69,9 @@ func TestCountersOnOtherKind(t *testing.T) {
 			_, err := mustPermits(t, c, n).AddPermits(ctx, 1)
 			return err
 		}},
+		{"PermitSemaphore.SetPermits", func(ctx context.Context, n string) error {
+			return mustPermits(t, c, n).SetPermits(ctx, 2)
+		}},
 		{"PermitSemaphore.AvailablePermits", func(ctx context.Context, n string) error {
 			_, err := mustPermits(t, c, n).AvailablePermits(ctx)
 			return err

@@ -370,6 +370,15 @@ var Scripts = []Script{{
 	SHA1:      permitReleaseSHA1,
 	Source:    permitReleaseSource,
 }, {
+	Args:      []string{"n", "publish"},
+	File:      "scripts/permit_set_permits.lua",
+	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Name:      "PermitSetPermits",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      permitSetPermitsSHA1,
+	Source:    permitSetPermitsSource,
+}, {
 	Args:      nil,
 	File:      "scripts/permit_state.lua",
 	Keys:      []string{"semaphore", "timeouts"},

@@ -1,0 +1,51 @@
+#!lua flags=allow-oom
+-- PermitSetPermits makes n the total of an expirable semaphore's permits,
+-- free and held, as RPermitExpirableSemaphore's setPermits does. With no
+-- counter it SETs it to n. Otherwise the total is the free count plus every
+-- id in the held permits' set, those whose lease has ended included (they
+-- are still counted as held until a call returns them to the pool, and
+-- setPermits counts them too); an equal total changes nothing, and another
+-- moves the free count by the difference (INCRBY: the counter's TTL, if any,
+-- stays, as Redisson's). Either change publishes n on the semaphore channel
+-- (Redisson's message: a Java waiter lets up to n of its acquirers retry; Go
+-- waiters retry on any message); an equal total publishes nothing. Made again
+-- after its reply was lost it finds the total already n and changes nothing.
+-- Reply: the free count afterwards (it may be negative when more than n
+-- permits are held).
+-- A difference beyond 2^53 - 1 either way fails with RANGE before anything
+-- is written: Lua numbers are exact only that far.
+-- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written.
+-- @key    semaphore
+-- @key    timeouts  {name}:timeout
+-- @key    channel   redisson_sc:{name}
+-- @arg    n         int64
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return int64
+-- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  RANGE    the count would go beyond 2^53 - 1 either way
+-- @commands publish spublish
+-- @retryable
+local available = redis.call('get', KEYS[1])
+if available and not tonumber(available) then
+  return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+local n = tonumber(ARGV[1])
+if not available then
+  redis.call('set', KEYS[1], ARGV[1])
+  redis.call(ARGV[2], KEYS[3], ARGV[1])
+  return n
+end
+local free = tonumber(available)
+local total = free + redis.call('zcount', KEYS[2], 0, '+inf')
+if total == n then
+  return free
+end
+local diff = n - total
+if diff > 9007199254740991 or diff < -9007199254740991 then
+  return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
+end
+-- %d, not the number itself: Lua would send 15 digits or more in exponent form.
+local value = redis.call('incrby', KEYS[1], string.format('%d', diff))
+redis.call(ARGV[2], KEYS[3], ARGV[1])
+return value
