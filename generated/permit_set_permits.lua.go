@@ -20,8 +20,8 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- setPermits counts them too); an equal total changes nothing, and another
 -- moves the free count by the difference (INCRBY: the counter's TTL, if any,
 -- stays, as Redisson's). Either change publishes n on the semaphore channel
--- (Redisson's message: a Java waiter lets up to n of its acquirers retry; Go
--- waiters retry on any message); an equal total publishes nothing. Made again
+-- (Redisson's message: a Java or Go waiter lets up to n of its acquirers
+-- retry); an equal total publishes nothing. Made again
 -- after its reply was lost it finds the total already n and changes nothing.
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
@@ -65,7 +65,7 @@ return value
 `
 
 // permitSetPermitsSHA1 is the SHA-1 of permitSetPermitsSource, the name SCRIPT LOAD gives it.
-const permitSetPermitsSHA1 = "ee9f358797974f2434b161b2b32cdfbb04b434dd"
+const permitSetPermitsSHA1 = "47e2e64e74cf73e60014bb593be812a4a696d1b1"
 
 var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSource)
 
@@ -77,8 +77,8 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // setPermits counts them too); an equal total changes nothing, and another
 // moves the free count by the difference (INCRBY: the counter's TTL, if any,
 // stays, as Redisson's). Either change publishes n on the semaphore channel
-// (Redisson's message: a Java waiter lets up to n of its acquirers retry; Go
-// waiters retry on any message); an equal total publishes nothing. Made again
+// (Redisson's message: a Java or Go waiter lets up to n of its acquirers
+// retry); an equal total publishes nothing. Made again
 // after its reply was lost it finds the total already n and changes nothing.
 // Reply: the free count afterwards (it may be negative when more than n
 // permits are held).

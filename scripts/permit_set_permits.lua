@@ -7,8 +7,8 @@
 -- setPermits counts them too); an equal total changes nothing, and another
 -- moves the free count by the difference (INCRBY: the counter's TTL, if any,
 -- stays, as Redisson's). Either change publishes n on the semaphore channel
--- (Redisson's message: a Java waiter lets up to n of its acquirers retry; Go
--- waiters retry on any message); an equal total publishes nothing. Made again
+-- (Redisson's message: a Java or Go waiter lets up to n of its acquirers
+-- retry); an equal total publishes nothing. Made again
 -- after its reply was lost it finds the total already n and changes nothing.
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
