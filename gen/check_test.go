@@ -864,6 +864,17 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "coordinates out of range in the geo commands that read a longitude and latitude",
+			src: "-- @key k\n-- @key dst\n-- @return none\nredis.call('GEORADIUS', KEYS[1], 180.5, 0, 1, 'km')\nredis.call('GEORADIUS_RO', KEYS[1], 0, -85.06, 1, 'km')\n" +
+				"redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', '-181', 0, 'BYRADIUS', 1, 'km')\nredis.call('GEOSEARCHSTORE', KEYS[2], KEYS[1], 'BYBOX', 1, 1, 'km', 'fromlonlat', 0, 86)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:34: GEORADIUS reads a longitude there, from -180 to 180, and 180.5 is out of that range: Redis refuses the call at run time ("ERR invalid longitude,latitude pair ..."), after the script's earlier writes`,
+				`scripts/x.lua:5:40: GEORADIUS_RO reads a latitude there, from -85.05112878 to 85.05112878, and -85.06 is out of that range: Redis refuses the call at run time ("ERR invalid longitude,latitude pair ..."), after the script's earlier writes`,
+				`scripts/x.lua:6:48: GEOSEARCH FROMLONLAT reads a longitude there, from -180 to 180, and -181 is out of that range: Redis refuses the call at run time ("ERR invalid longitude,latitude pair ..."), after the script's earlier writes`,
+				`scripts/x.lua:7:86: GEOSEARCHSTORE FROMLONLAT reads a latitude there, from -85.05112878 to 85.05112878, and 86 is out of that range: Redis refuses the call at run time ("ERR invalid longitude,latitude pair ..."), after the script's earlier writes`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -987,6 +998,9 @@ func TestCheckAccepts(t *testing.T) {
 		{"pairs from options", "-- @key k\n-- @arg n int64\n-- @arg opt string\n-- @return map[string]string\nif #KEYS > 5 then return redis.call('ZRANGE', KEYS[1], 0, -1, ARGV[2]) end\n" +
 			"if #KEYS > 4 then return redis.call('HRANDFIELD', KEYS[1], ARGV[1], 'withvalues') end\nreturn redis.call('ZPOPMAX', KEYS[1], ARGV[1])\n"},
 		{"one value without a count", "-- @key k\n-- @return string?\nif #KEYS > 5 then return redis.call('ZRANDMEMBER', KEYS[1]) end\nreturn redis.call('RPOP', KEYS[1])\n"},
+		{"coordinates at the ends of the range Redis takes", "-- @key k\n-- @key dst\n-- @return none\nredis.call('GEOADD', KEYS[1], -180, -85.05112878, 'a', 180, 85.05112878, 'b')\n" +
+			"redis.call('GEORADIUS', KEYS[1], 180, 85.05112878, 1, 'km')\nredis.call('GEORADIUS_RO', KEYS[1], -180, '-85.05112878', 1, 'km')\n" +
+			"redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', '180', -85.05112878, 'BYRADIUS', 1, 'km')\nredis.call('GEOSEARCHSTORE', KEYS[2], KEYS[1], 'FROMLONLAT', -180, 85.05112878, 'BYBOX', 1, 1, 'km')\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},

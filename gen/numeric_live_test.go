@@ -26,6 +26,16 @@ var numericSetup = map[string][]string{
 	"GEORADIUSBYMEMBER_RO": {"GEOADD", "{n}key", "1", "1", "{n}member"},
 }
 
+// numericFill are the words that complete the plain call of commands the
+// table's words alone do not make one Redis runs (a unit; a shape, the
+// center being the FROMLONLAT a token probe adds), in place of filler words.
+var numericFill = map[string][]string{
+	"GEORADIUS":      {"m"},
+	"GEORADIUS_RO":   {"m"},
+	"GEOSEARCH":      {"BYRADIUS", "1", "m"},
+	"GEOSEARCHSTORE": {"BYRADIUS", "1", "m"},
+}
+
 // TestNumericArgsAgreeWithServer checks numericArgs, which the checker's
 // number rules rest on, against the test server. For every argument the
 // table places as a number, a script calls the command with plain words ("1"
@@ -60,7 +70,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 			if probe, err := try("1.5"); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), which the table types as a double: %v", label, "1.5", w.name, probe, err))
 			}
-			if r, ok := coordRange[w.name]; ok && strings.HasPrefix(arg, "GEOADD ") {
+			if r, ok := coordRange[w.name]; ok && coordCommands[strings.TrimSuffix(arg, " "+w.name)] {
 				for _, v := range []float64{r[0], r[1], r[0] - 1e-7, r[1] + 1e-7} {
 					word := strconv.FormatFloat(v, 'f', -1, 64)
 					lit := word
@@ -193,7 +203,9 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		if want < 0 {
 			want = -want
 		}
-		for len(base) < want {
+		fill, filled := numericFill[name]
+		base = append(base, fill...)
+		for len(base) < want && !filled {
 			base = append(base, "{n}more")
 		}
 		for i, w := range sig.fixed {
@@ -225,6 +237,9 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
 		"ZADD NX XX", "ZADD GT LT", "ZADD GT NX", "ZADD LT NX", "ZADD INCR twice", "GEOADD NX XX",
 		"ZADD incomplete group", "ZUNIONSTORE numkeys", "GEOADD longitude range", "GEOADD latitude range", "GEOADD incomplete group",
+		"GEORADIUS longitude range", "GEORADIUS latitude range", "GEORADIUS_RO longitude range", "GEORADIUS_RO latitude range",
+		"GEOSEARCH FROMLONLAT longitude range", "GEOSEARCH FROMLONLAT latitude range",
+		"GEOSEARCHSTORE FROMLONLAT longitude range", "GEOSEARCHSTORE FROMLONLAT latitude range",
 		"INCRBYFLOAT increment", "HINCRBYFLOAT increment", "ZCOUNT min", "ZRANGEBYSCORE max", "ZREMRANGEBYSCORE min",
 	} {
 		if !covered[must] {

@@ -1308,7 +1308,7 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 	if a.Exact {
 		if a.NotString == "" && !numberText(*a.Literal, open) {
 			at(a.Pos, "%s reads %s there (%s), and %q is none: Redis refuses the call at run time", where, numberWord(w), w.name, *a.Literal)
-		} else if r, ok := coordRange[w.name]; ok && name == "GEOADD" {
+		} else if r, ok := coordRange[w.name]; ok && coordCommands[name] {
 			if f, ok := doubleValue(a); ok && (f < r[0] || f > r[1]) {
 				at(a.Pos, "%s reads a %s there, from %s to %s, and %s is out of that range: Redis refuses the call at run time (\"ERR invalid longitude,latitude pair ...\"), after the script's earlier writes", where, w.name, strconv.FormatFloat(r[0], 'f', -1, 64), strconv.FormatFloat(r[1], 'f', -1, 64), *a.Literal)
 			}
@@ -1334,6 +1334,13 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 var coordRange = map[string][2]float64{
 	"longitude": {-180, 180},
 	"latitude":  {-85.05112878, 85.05112878},
+}
+
+// coordCommands are the commands that read a longitude and latitude pair
+// (GEOSEARCH's and GEOSEARCHSTORE's after FROMLONLAT) and refuse it out of
+// coordRange, whether or not the key exists.
+var coordCommands = map[string]bool{
+	"GEOADD": true, "GEORADIUS": true, "GEORADIUS_RO": true, "GEOSEARCH": true, "GEOSEARCHSTORE": true,
 }
 
 // doubleValue is the number Redis reads from a literal argument (strtod's
