@@ -875,6 +875,17 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "COUNT given twice to the MPOP commands",
+			src: "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LMPOP', 1, KEYS[1], 'LEFT', 'COUNT', 1, 'COUNT', 2)\nredis.call('BLMPOP', 0, 1, KEYS[1], 'LEFT', 'COUNT', ARGV[1], 'count', 2)\n" +
+				"redis.call('ZMPOP', 1, KEYS[1], 'MIN', 'COUNT', 2, 'COUNT', 1)\nredis.call('BZMPOP', 0, 1, KEYS[1], 'MAX', 'COUNT', 1, 'COUNT', 1)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:53: LMPOP takes COUNT once, and the call gives it again: Redis refuses the call at run time ("ERR syntax error"), after the script's earlier writes; give one COUNT`,
+				`scripts/x.lua:5:63: BLMPOP takes COUNT once, and the call gives it again: Redis refuses the call at run time ("ERR syntax error"), after the script's earlier writes; give one COUNT`,
+				`scripts/x.lua:6:52: ZMPOP takes COUNT once, and the call gives it again: Redis refuses the call at run time ("ERR syntax error"), after the script's earlier writes; give one COUNT`,
+				`scripts/x.lua:7:56: BZMPOP takes COUNT once, and the call gives it again: Redis refuses the call at run time ("ERR syntax error"), after the script's earlier writes; give one COUNT`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1001,6 +1012,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"coordinates at the ends of the range Redis takes", "-- @key k\n-- @key dst\n-- @return none\nredis.call('GEOADD', KEYS[1], -180, -85.05112878, 'a', 180, 85.05112878, 'b')\n" +
 			"redis.call('GEORADIUS', KEYS[1], 180, 85.05112878, 1, 'km')\nredis.call('GEORADIUS_RO', KEYS[1], -180, '-85.05112878', 1, 'km')\n" +
 			"redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', '180', -85.05112878, 'BYRADIUS', 1, 'km')\nredis.call('GEOSEARCHSTORE', KEYS[2], KEYS[1], 'FROMLONLAT', -180, 85.05112878, 'BYBOX', 1, 1, 'km')\nreturn nil\n"},
+		{"one COUNT to the MPOP commands, and COUNT as a key", "-- @key k\n-- @key c\n-- @arg n int64\n-- @return none\nredis.call('LMPOP', 2, KEYS[1], KEYS[2], 'LEFT', 'COUNT', 1)\n" +
+			"redis.call('ZMPOP', ARGV[1], KEYS[1], 'COUNT', 'MIN', 'COUNT', 1)\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},

@@ -17,9 +17,10 @@ import (
 // the doubt wherever it cannot know: a word the checker cannot read may be
 // anything (a keyword or a value); optional arguments that follow each other
 // may come in any order and repeat (Redis reads such options in a loop, the
-// last one winning); an optional keyword at the end of an optional block
-// (XADD's LIMIT) may come anywhere among them; a call whose last argument
-// gives any number of words (unpack(t)) is not checked.
+// last one winning), but once in onceOptions' commands; an optional keyword
+// at the end of an optional block (XADD's LIMIT) may come anywhere among
+// them; a call whose last argument gives any number of words (unpack(t)) is
+// not checked.
 //
 // It reports whether the call fits (or is not checked).
 func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any)) bool {
@@ -56,6 +57,12 @@ func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any))
 		want = append(want, "nothing more")
 	}
 	const refused = "so Redis refuses the call at run time, after the script's earlier writes"
+	if m.far < n && onceOptions[name] {
+		if tok, again := repeatedOption(c.Args, m.far, args); again {
+			at(c.Args[m.far].Pos, "%s takes %s once, and the call gives it again: Redis refuses the call at run time (\"ERR syntax error\"), after the script's earlier writes; give one %s", shown, tok, tok)
+			return false
+		}
+	}
 	if m.far >= n {
 		pos := c.CommandPos
 		after := ""
@@ -68,6 +75,32 @@ func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any))
 	}
 	at(c.Args[m.far].Pos, "%s reads %s there, and the call gives %s: its words do not fit %s, %s", shown, orList(want), wordText(c.Args[m.far]), syntax, refused)
 	return false
+}
+
+// onceOptions are the commands whose optional arguments Redis reads at most
+// once each, refusing another ("ERR syntax error"): their runs of options
+// are single ones (LMPOP's [COUNT count]), so a run is matched once.
+var onceOptions = map[string]bool{"LMPOP": true, "BLMPOP": true, "ZMPOP": true, "BZMPOP": true}
+
+// repeatedOption reports whether word i, where a call stopped fitting, is
+// the keyword of an optional argument the call gave before (with its value
+// after it), and which.
+func repeatedOption(words []parse.Arg, i int, args []argNode) (string, bool) {
+	w, ok := sentText(words[i])
+	if !ok {
+		return "", false
+	}
+	for _, n := range args {
+		if !n.optional || n.token == "" || !strings.EqualFold(w, n.token) {
+			continue
+		}
+		for j := 0; j+1 < i; j++ {
+			if p, ok := sentText(words[j]); ok && strings.EqualFold(p, n.token) {
+				return n.token, true
+			}
+		}
+	}
+	return "", false
 }
 
 // wordText shows a call's argument in a message.
@@ -220,6 +253,16 @@ func (m *grammarMatch) seq(args []argNode, from []int) []int {
 		run := hoist(args[i:j])
 		out := slices.Clone(cur)
 		frontier := cur
+		if onceOptions[m.cmd] {
+			for _, n := range run {
+				for _, e := range m.required(n, cur) {
+					if !slices.Contains(out, e) {
+						out = append(out, e)
+					}
+				}
+			}
+			frontier = nil
+		}
 		for len(frontier) > 0 {
 			var next []int
 			for _, n := range run {
