@@ -886,6 +886,17 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "blocking timeouts Redis reads as negative",
+			src: "-- @key k\n-- @return none\nredis.call('BLMPOP', -1, 1, KEYS[1], 'LEFT')\nredis.call('BZMPOP', '-0.5', 1, KEYS[1], 'MIN')\n" +
+				"redis.call('BLMPOP', 1e16, 1, KEYS[1], 'RIGHT')\nredis.call('BLPOP', KEYS[1], -1)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:22: BLMPOP reads a timeout there (seconds, 0 or more; a script never blocks, but Redis reads it), and -1 is negative: Redis refuses the call at run time ("ERR timeout is negative"), after the script's earlier writes; pass 0`,
+				`scripts/x.lua:4:22: BZMPOP reads a timeout there (seconds, 0 or more; a script never blocks, but Redis reads it), and -0.5 is negative: Redis refuses the call at run time ("ERR timeout is negative"), after the script's earlier writes; pass 0`,
+				`scripts/x.lua:5:22: BLMPOP reads a timeout there (seconds, 0 or more; a script never blocks, but Redis reads it), and 1e16 is too large: Redis counts it in milliseconds, which overflow to a negative number, and refuses the call at run time ("ERR timeout is negative"), after the script's earlier writes; pass 0`,
+				`scripts/x.lua:6:12: BLPOP is not allowed in scripts on Redis 7.0 (flagged noscript there; later versions run it without blocking)`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1014,6 +1025,8 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('GEOSEARCH', KEYS[1], 'FROMLONLAT', '180', -85.05112878, 'BYRADIUS', 1, 'km')\nredis.call('GEOSEARCHSTORE', KEYS[2], KEYS[1], 'FROMLONLAT', -180, 85.05112878, 'BYBOX', 1, 1, 'km')\nreturn nil\n"},
 		{"one COUNT to the MPOP commands, and COUNT as a key", "-- @key k\n-- @key c\n-- @arg n int64\n-- @return none\nredis.call('LMPOP', 2, KEYS[1], KEYS[2], 'LEFT', 'COUNT', 1)\n" +
 			"redis.call('ZMPOP', ARGV[1], KEYS[1], 'COUNT', 'MIN', 'COUNT', 1)\nreturn nil\n"},
+		{"blocking timeouts Redis reads as 0 or more", "-- @key k\n-- @return none\nredis.call('BLMPOP', 0, 1, KEYS[1], 'LEFT')\nredis.call('BZMPOP', '-0.001', 1, KEYS[1], 'MIN')\n" +
+			"redis.call('BLMPOP', -0, 1, KEYS[1], 'RIGHT')\nredis.call('BZMPOP', '9223372036854775', 1, KEYS[1], 'MAX')\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},

@@ -34,6 +34,8 @@ var numericFill = map[string][]string{
 	"GEORADIUS_RO":   {"m"},
 	"GEOSEARCH":      {"BYRADIUS", "1", "m"},
 	"GEOSEARCHSTORE": {"BYRADIUS", "1", "m"},
+	"BLMPOP":         {"{n}key", "LEFT"},
+	"BZMPOP":         {"{n}key", "MIN"},
 }
 
 // TestNumericArgsAgreeWithServer checks numericArgs, which the checker's
@@ -78,6 +80,21 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 					checkDouble(parse.Arg{Literal: &lit, Exact: true}, w, label, strings.TrimSuffix(arg, " "+w.name), nil, func(parse.Pos, string, ...any) { refused = true }, nil)
 					probe, err := try(word)
 					if refused != (err != nil) {
+						problems = append(problems, fmt.Sprintf("%s: the checker refuses %q as %s: %v, Redis answers %v (%v)", label, word, w.name, refused, err, probe))
+					}
+				}
+				covered[label+" range"] = true
+			}
+			if w.name == "timeout" {
+				// Each side of the ends checkTimeout finds: whole
+				// milliseconds below 0, and 2^63 of them (as Lua numbers:
+				// TestLiteralsAgreeWithServer).
+				for _, word := range []string{"0", "-0", "-0.001", "-0.0011", "-1", "-inf", "9223372036854775", "1e16", "inf"} {
+					lit := word
+					var refused bool
+					checkTimeout(parse.Arg{Literal: &lit, Exact: true}, label, func(parse.Pos, string, ...any) { refused = true })
+					probe, err := try(word)
+					if refused != (err != nil) || err != nil && !strings.Contains(err.Error(), "timeout is negative") {
 						problems = append(problems, fmt.Sprintf("%s: the checker refuses %q as %s: %v, Redis answers %v (%v)", label, word, w.name, refused, err, probe))
 					}
 				}
@@ -237,6 +254,7 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		"ZADD score", "ZADD NX", "ZADD GT", "ZADD CH", "ZADD INCR", "GEOADD longitude", "GEOADD latitude",
 		"ZADD NX XX", "ZADD GT LT", "ZADD GT NX", "ZADD LT NX", "ZADD INCR twice", "GEOADD NX XX",
 		"ZADD incomplete group", "ZUNIONSTORE numkeys", "GEOADD longitude range", "GEOADD latitude range", "GEOADD incomplete group",
+		"BLMPOP timeout range", "BZMPOP timeout range",
 		"GEORADIUS longitude range", "GEORADIUS latitude range", "GEORADIUS_RO longitude range", "GEORADIUS_RO latitude range",
 		"GEOSEARCH FROMLONLAT longitude range", "GEOSEARCH FROMLONLAT latitude range",
 		"GEOSEARCHSTORE FROMLONLAT longitude range", "GEOSEARCHSTORE FROMLONLAT latitude range",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -1312,6 +1313,8 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 			if f, ok := doubleValue(a); ok && (f < r[0] || f > r[1]) {
 				at(a.Pos, "%s reads a %s there, from %s to %s, and %s is out of that range: Redis refuses the call at run time (\"ERR invalid longitude,latitude pair ...\"), after the script's earlier writes", where, w.name, strconv.FormatFloat(r[0], 'f', -1, 64), strconv.FormatFloat(r[1], 'f', -1, 64), *a.Literal)
 			}
+		} else if w.name == "timeout" {
+			checkTimeout(a, where, at)
 		}
 		return
 	}
@@ -1325,6 +1328,30 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 			want += " (an exclusive bound's \"(\" must then be added in the script)"
 		}
 		warn(a.Pos, "%s reads %s there (%s), and ARGV[%d] is @arg %s %s: a value that is no number fails at run time; declare @arg %s %s", where, numberWord(w), w.name, n, p.Name, p.Type.String(), p.Name, want)
+	}
+}
+
+// checkTimeout refuses a literal blocking timeout (seconds) Redis reads as
+// negative: it turns the seconds into whole milliseconds (toward zero, so
+// -0.001 and -0 are 0) in a long long, which also wraps negative from 2^63
+// milliseconds on (1e16 seconds, inf). TestNumericArgsAgreeWithServer runs
+// each side of both ends.
+func checkTimeout(a parse.Arg, where string, at func(parse.Pos, string, ...any)) {
+	f, ok := doubleValue(a)
+	// Near 2^63 milliseconds a double is too coarse: a string is read as a
+	// long double, a Lua number is sent as its double.
+	ms := big.NewFloat(f)
+	if ok && !a.Number && !math.IsInf(f, 0) {
+		if v, _, err := big.ParseFloat(*a.Literal, 0, 128, big.ToNearestEven); err == nil {
+			ms = v
+		}
+	}
+	switch {
+	case !ok:
+	case f < -0.001:
+		at(a.Pos, "%s reads a timeout there (seconds, 0 or more; a script never blocks, but Redis reads it), and %s is negative: Redis refuses the call at run time (\"ERR timeout is negative\"), after the script's earlier writes; pass 0", where, *a.Literal)
+	case math.IsInf(f, 1) || ms.Mul(ms, big.NewFloat(1000)).Cmp(big.NewFloat(math.Exp2(63))) >= 0:
+		at(a.Pos, "%s reads a timeout there (seconds, 0 or more; a script never blocks, but Redis reads it), and %s is too large: Redis counts it in milliseconds, which overflow to a negative number, and refuses the call at run time (\"ERR timeout is negative\"), after the script's earlier writes; pass 0", where, *a.Literal)
 	}
 }
 
