@@ -897,6 +897,17 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "BITFIELD offsets out of range, or wrapping around",
+			src: "-- @key k\n-- @return none\nredis.call('BITFIELD', KEYS[1], 'SET', 'u8', 4294967296, 1)\nredis.call('BITFIELD_RO', KEYS[1], 'GET', 'u8', 0, 'GET', 'i64', '#67108864')\n" +
+				"redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'FAIL', 'INCRBY', 'u8', '#2305843009213693953', 1)\nredis.call('BITFIELD', KEYS[1], 'GET', 'u8', '#1152921504606846976')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:46: BITFIELD SET reads a bit offset there under 2^32 (4294967296), and 4294967296 is not: Redis refuses the call at run time ("ERR bit offset is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:4:66: BITFIELD_RO GET reads a bit offset there under 2^32 (4294967296), and "#67108864" of i64 is 4294967296: Redis refuses the call at run time ("ERR bit offset is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:5:69: BITFIELD INCRBY reads a bit offset there, and "#2305843009213693953" of u8 is 2305843009213693953 times 8, which overflows 64 bits and wraps around to 8: Redis reads that offset instead, without a word; pass the offset Redis should read`,
+				`scripts/x.lua:6:46: BITFIELD GET reads a bit offset there under 2^32 (4294967296), and "#1152921504606846976" of u8 is 1152921504606846976 times 8, which overflows 64 bits: Redis refuses the call at run time ("ERR bit offset is not an integer or out of range"), after the script's earlier writes`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1027,6 +1038,8 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('ZMPOP', ARGV[1], KEYS[1], 'COUNT', 'MIN', 'COUNT', 1)\nreturn nil\n"},
 		{"blocking timeouts Redis reads as 0 or more", "-- @key k\n-- @return none\nredis.call('BLMPOP', 0, 1, KEYS[1], 'LEFT')\nredis.call('BZMPOP', '-0.001', 1, KEYS[1], 'MIN')\n" +
 			"redis.call('BLMPOP', -0, 1, KEYS[1], 'RIGHT')\nredis.call('BZMPOP', '9223372036854775', 1, KEYS[1], 'MAX')\nreturn nil\n"},
+		{"BITFIELD offsets under 2^32", "-- @key k\n-- @arg off string\n-- @return none\nredis.call('BITFIELD', KEYS[1], 'GET', 'u8', 4294967295, 'SET', 'i64', '#67108863', 1)\n" +
+			"redis.call('BITFIELD_RO', KEYS[1], 'GET', 'i1', '#4294967295', 'GET', 'u8', '#536870911')\nredis.call('BITFIELD', KEYS[1], 'GET', 'u8', ARGV[1], 'GET', 'u8', 4294967296)\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},

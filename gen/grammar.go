@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	mathbits "math/bits"
 	"slices"
 	"strings"
 
@@ -186,6 +187,83 @@ func bitfieldType(s string) bool {
 func bitfieldOffset(s string) bool {
 	v, ok := string2ll(strings.TrimPrefix(s, "#"))
 	return ok && v >= 0
+}
+
+// maxBitOffset is the least bit offset Redis refuses
+// (getBitOffsetFromArgument: offset >> 3 must be under proto-max-bulk-len,
+// 512 MB unless the server's configuration raises it).
+const maxBitOffset = 1 << 32
+
+// checkBitfieldOffsets reads the operations of BITFIELD and BITFIELD_RO as
+// Redis does, up to the first word the checker cannot read, and refuses a
+// literal offset Redis refuses as out of range, or reads as another offset:
+// the #N form is multiplied by the type's width in 64 bits, which wraps
+// around unchecked (#2305843009213693953 of u8 is offset 8). It reports
+// whether it refused nothing.
+func checkBitfieldOffsets(c parse.Call, name string, at func(parse.Pos, string, ...any)) bool {
+	if name != "BITFIELD" && name != "BITFIELD_RO" {
+		return true
+	}
+	for j := 1; j < len(c.Args) && !c.Args[j].Expands; {
+		op, ok := sentText(c.Args[j])
+		if !ok {
+			return true
+		}
+		switch strings.ToUpper(op) {
+		case "OVERFLOW":
+			j += 2
+			continue
+		case "GET":
+		case "SET", "INCRBY":
+		default:
+			return true
+		}
+		if j+2 >= len(c.Args) || c.Args[j+2].Expands {
+			return true
+		}
+		off := c.Args[j+2]
+		text, ok := sentText(off)
+		if !ok {
+			return true
+		}
+		hash := strings.HasPrefix(text, "#")
+		v, ok := string2ll(strings.TrimPrefix(text, "#"))
+		if !ok || v < 0 {
+			return true // the grammar's
+		}
+		const refused = "Redis refuses the call at run time (\"ERR bit offset is not an integer or out of range\"), after the script's earlier writes"
+		where := name + " " + strings.ToUpper(op)
+		if hash {
+			typ, ok := sentText(c.Args[j+1])
+			if !ok || !bitfieldType(typ) {
+				return true
+			}
+			bits, _ := string2ll(typ[1:])
+			hi, lo := mathbits.Mul64(uint64(v), uint64(bits))
+			wrapped := int64(lo)
+			switch {
+			case (hi != 0 || lo >= 1<<63) && (wrapped < 0 || wrapped >= maxBitOffset):
+				at(off.Pos, "%s reads a bit offset there under 2^32 (4294967296), and %q of %s is %s times %d, which overflows 64 bits: %s", where, text, typ, text[1:], bits, refused)
+				return false
+			case hi != 0 || lo >= 1<<63:
+				at(off.Pos, "%s reads a bit offset there, and %q of %s is %s times %d, which overflows 64 bits and wraps around to %d: Redis reads that offset instead, without a word; pass the offset Redis should read", where, text, typ, text[1:], bits, wrapped)
+				return false
+			}
+			v = wrapped
+			if v >= maxBitOffset {
+				at(off.Pos, "%s reads a bit offset there under 2^32 (4294967296), and %q of %s is %d: %s", where, text, typ, v, refused)
+				return false
+			}
+		} else if v >= maxBitOffset {
+			at(off.Pos, "%s reads a bit offset there under 2^32 (4294967296), and %s is not: %s", where, text, refused)
+			return false
+		}
+		j += 3
+		if !strings.EqualFold(op, "GET") {
+			j++
+		}
+	}
+	return true
 }
 
 // weightText reports whether Redis reads s as a weight (a double, not NaN;
