@@ -908,6 +908,19 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "Lua number literals that do not reach Redis as the integer written",
+			src: "-- @key k\n-- @return none\nredis.call('EXPIRE', KEYS[1], 1e17)\nredis.call('INCRBY', KEYS[1], -0)\nredis.call('INCRBY', KEYS[1], 12345678901234567)\n" +
+				"redis.call('SET', KEYS[1], 'v', 'PX', 123456789012345678)\nredis.call('LRANGE', KEYS[1], -1.5e17, -0.0)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:31: EXPIRE reads an integer there (seconds), and the Lua number 1e17 is sent as "1e+17" (Redis writes number arguments with %.17g), which is no integer: Redis refuses the call at run time, after the script's earlier writes; write it as a string ('100000000000000000')`,
+				`scripts/x.lua:4:31: INCRBY reads an integer there (increment), and the Lua number -0 is sent as "-0", which Redis reads as no integer, or as 0 when the script has a 0 literal before it (Lua 5.1 keeps one constant for both): Redis refuses the call at run time, after the script's earlier writes; write 0`,
+				`scripts/x.lua:5:31: INCRBY reads an integer there (increment), and the Lua number 12345678901234567 is a double, which holds every integer only up to 2^53: Redis gets "12345678901234568", and reads that without a word; write it as a string ('12345678901234567')`,
+				`scripts/x.lua:6:39: SET PX reads an integer there (milliseconds), and the Lua number 123456789012345678 is sent as "1.2345678901234568e+17" (Redis writes number arguments with %.17g), which is no integer: Redis refuses the call at run time, after the script's earlier writes; write it as a string ('123456789012345678')`,
+				`scripts/x.lua:7:31: LRANGE reads an integer there (start), and the Lua number -1.5e17 is sent as "-1.5e+17" (Redis writes number arguments with %.17g), which is no integer: Redis refuses the call at run time, after the script's earlier writes; write it as a string ('-150000000000000000')`,
+				`scripts/x.lua:7:40: LRANGE reads an integer there (stop), and the Lua number -0.0 is sent as "-0", which Redis reads as no integer, or as 0 when the script has a 0 literal before it (Lua 5.1 keeps one constant for both): Redis refuses the call at run time, after the script's earlier writes; write 0`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1040,6 +1053,9 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('BLMPOP', -0, 1, KEYS[1], 'RIGHT')\nredis.call('BZMPOP', '9223372036854775', 1, KEYS[1], 'MAX')\nreturn nil\n"},
 		{"BITFIELD offsets under 2^32", "-- @key k\n-- @arg off string\n-- @return none\nredis.call('BITFIELD', KEYS[1], 'GET', 'u8', 4294967295, 'SET', 'i64', '#67108863', 1)\n" +
 			"redis.call('BITFIELD_RO', KEYS[1], 'GET', 'i1', '#4294967295', 'GET', 'u8', '#536870911')\nredis.call('BITFIELD', KEYS[1], 'GET', 'u8', ARGV[1], 'GET', 'u8', 4294967296)\nreturn nil\n"},
+		{"Lua number literals Redis reads as the integer written", "-- @key k\n-- @return none\nredis.call('INCRBY', KEYS[1], 1e16)\nredis.call('INCRBY', KEYS[1], 9007199254740992)\n" +
+			"redis.call('INCRBY', KEYS[1], -99999999999999984)\nredis.call('INCRBY', KEYS[1], 0)\nredis.call('INCRBY', KEYS[1], '123456789012345678')\n" +
+			"redis.call('SET', KEYS[1], 1e17)\nredis.call('INCRBYFLOAT', KEYS[1], 1e17)\nredis.call('ZINCRBY', KEYS[1], -0, 'm')\nredis.call('SCAN', -0)\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},

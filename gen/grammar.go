@@ -74,6 +74,10 @@ func checkGrammar(c parse.Call, name string, at func(parse.Pos, string, ...any))
 		at(pos, "%s reads %s there%s, and the call ends: its words do not fit %s, %s", shown, orList(want), after, syntax, refused)
 		return false
 	}
+	if p := luaIntegerProblem(c.Args[m.far]); p != "" {
+		at(c.Args[m.far].Pos, "%s reads %s there, and %s", shown, orList(want), p)
+		return false
+	}
 	at(c.Args[m.far].Pos, "%s reads %s there, and the call gives %s: its words do not fit %s, %s", shown, orList(want), wordText(c.Args[m.far]), syntax, refused)
 	return false
 }
@@ -133,18 +137,21 @@ type grammarMatch struct {
 // grammarWords check the words of arguments the specifications type
 // loosely, or otherwise than Redis reads them ("COMMAND argument-name"):
 // ok reports whether Redis may take the word, want what it reads there.
+// (integer: Redis reads an integer there, which a Lua number may not be:
+// luaIntegerProblem).
 var grammarWords = map[string]struct {
-	want string
-	ok   func(string) bool
+	want    string
+	ok      func(string) bool
+	integer bool
 }{
-	"BITFIELD encoding":    {"encoding (i1 to i64, u1 to u63)", bitfieldType},
-	"BITFIELD_RO encoding": {"encoding (i1 to i64, u1 to u63)", bitfieldType},
-	"BITFIELD offset":      {"offset (an integer of 0 or more, or # and one)", bitfieldOffset},
-	"BITFIELD_RO offset":   {"offset (an integer of 0 or more, or # and one)", bitfieldOffset},
-	"ZUNIONSTORE weight":   {"weight (a number)", weightText},
-	"ZINTERSTORE weight":   {"weight (a number)", weightText},
-	"ZUNION weight":        {"weight (a number)", weightText},
-	"ZINTER weight":        {"weight (a number)", weightText},
+	"BITFIELD encoding":    {"encoding (i1 to i64, u1 to u63)", bitfieldType, false},
+	"BITFIELD_RO encoding": {"encoding (i1 to i64, u1 to u63)", bitfieldType, false},
+	"BITFIELD offset":      {"offset (an integer of 0 or more, or # and one)", bitfieldOffset, true},
+	"BITFIELD_RO offset":   {"offset (an integer of 0 or more, or # and one)", bitfieldOffset, true},
+	"ZUNIONSTORE weight":   {"weight (a number)", weightText, false},
+	"ZINTERSTORE weight":   {"weight (a number)", weightText, false},
+	"ZUNION weight":        {"weight (a number)", weightText, false},
+	"ZINTER weight":        {"weight (a number)", weightText, false},
 }
 
 // checkBitop refuses BITOP NOT with other than one source key, which
@@ -296,13 +303,17 @@ func (m *grammarMatch) value(i int, n argNode) bool {
 	}
 	a := m.words[i]
 	if w, ok := grammarWords[m.cmd+" "+n.name]; ok {
+		if w.integer && luaIntegerProblem(a) != "" {
+			m.fail(i, w.want)
+			return false
+		}
 		if t, known := sentText(a); known && !w.ok(t) {
 			m.fail(i, w.want)
 			return false
 		}
 		return true
 	}
-	if n.kind == 'i' && notInteger(a) && !numericFixed(m.cmd, n.name) {
+	if n.kind == 'i' && (notInteger(a) || luaIntegerProblem(a) != "") && !numericFixed(m.cmd, n.name) {
 		m.fail(i, n.name+" (an integer)")
 		return false
 	}

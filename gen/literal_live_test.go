@@ -15,6 +15,9 @@ import (
 // answers and the checker's message quotes, "" for a call both take.
 var literalCases = []struct {
 	name, body, refusal string
+	// says is what the checker's message says where it quotes no
+	// refusal (Lua numbers, whose refusal varies with the command).
+	says string
 }{
 	{name: "timeout sent as its double, 2^63 milliseconds", body: "redis.call('BZMPOP', 9223372036854775, 1, KEYS[1], 'MIN')", refusal: "ERR timeout is negative"},
 	{name: "timeout just under 2^63 milliseconds", body: "redis.call('BZMPOP', 9223372036854774, 1, KEYS[1], 'MIN')"},
@@ -28,6 +31,26 @@ var literalCases = []struct {
 	{name: "bit offset #N of i64 at 2^32", body: "redis.call('BITFIELD', KEYS[1], 'GET', 'i64', '#67108864')", refusal: "ERR bit offset is not an integer or out of range"},
 	{name: "bit offset #N of i64 under 2^32", body: "redis.call('BITFIELD', KEYS[1], 'GET', 'i64', '#67108863')"},
 	{name: "bit offset #N of i1 at 2^32", body: "redis.call('BITFIELD', KEYS[1], 'GET', 'i1', '#4294967296')", refusal: "ERR bit offset is not an integer or out of range"},
+	{name: "Lua number 1e17 as an integer", body: "redis.call('EXPIRE', KEYS[1], 1e17)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number from 1e17 on as an integer", body: "redis.call('SET', KEYS[1], 'v', 'PX', 123456789012345678)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number -1.5e17 as an integer", body: "redis.call('LRANGE', KEYS[1], -1.5e17, 0)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number 1e17 as a bit offset", body: "redis.call('GETBIT', KEYS[1], 1e17)", refusal: "ERR bit offset is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number 1e17 as a BITFIELD offset", body: "redis.call('BITFIELD', KEYS[1], 'GET', 'u8', 1e17)", refusal: "ERR bit offset is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number 1e17 as SORT's LIMIT", body: "redis.call('SORT', KEYS[1], 'LIMIT', 0, 1e17)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number 1e17 as LMPOP's COUNT", body: "redis.call('LMPOP', 1, KEYS[1], 'LEFT', 'COUNT', 1e17)", refusal: "ERR count should be greater than 0", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number 1e17 as XADD's MAXLEN", body: "redis.call('XADD', KEYS[1], 'MAXLEN', '~', 1e17, '*', 'f', 'v')", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
+	{name: "Lua number -0 as XTRIM's MAXLEN", body: "redis.call('XTRIM', KEYS[1], 'MAXLEN', -0)", refusal: "ERR value is not an integer or out of range", says: "which Redis reads as no integer"},
+	{name: "Lua number -0 as an integer", body: "redis.call('INCRBY', KEYS[1], -0)", refusal: "ERR value is not an integer or out of range", says: "which Redis reads as no integer"},
+	{name: "Lua number -0.0 as an integer", body: "redis.call('INCRBY', KEYS[1], -0.0)", refusal: "ERR value is not an integer or out of range", says: "which Redis reads as no integer"},
+	{name: "Lua number -0 as a count", body: "redis.call('LPOP', KEYS[1], -0)", refusal: "ERR value is out of range, must be positive", says: "which Redis reads as no integer"},
+	{name: "Lua number -0 as a key count", body: "redis.call('ZUNIONSTORE', KEYS[1], -0, KEYS[1])", refusal: "ERR value is not an integer or out of range", says: "which Redis reads as no integer"},
+	{name: "Lua number -0 as a BITFIELD offset", body: "redis.call('BITFIELD', KEYS[1], 'GET', 'u8', -0)", refusal: "ERR bit offset is not an integer or out of range", says: "which Redis reads as no integer"},
+	{name: "Lua number -0 as SORT's LIMIT", body: "redis.call('SORT', KEYS[1], 'LIMIT', -0, 1)", refusal: "ERR value is not an integer or out of range", says: "which Redis reads as no integer"},
+	{name: "Lua number just under 1e17", body: "redis.call('INCRBY', KEYS[1], 99999999999999984)"},
+	{name: "Lua number 1e16", body: "redis.call('INCRBY', KEYS[1], 1e16)"},
+	{name: "Lua number 2^53", body: "redis.call('INCRBY', KEYS[1], -9007199254740992)"},
+	{name: "Lua number 1e17 where a double or a value is read", body: "redis.call('INCRBYFLOAT', KEYS[1], 1e17)\nredis.call('SET', KEYS[1], 1e17)"},
+	{name: "Lua number -0 where a double or a cursor is read", body: "redis.call('ZINCRBY', KEYS[1], -0, 'm')\nredis.call('SCAN', -0)"},
 	{name: "bit offset #N of u8 wrapping negative", body: "redis.call('BITFIELD', KEYS[1], 'GET', 'u8', '#1152921504606846976')", refusal: "ERR bit offset is not an integer or out of range"},
 }
 
@@ -64,8 +87,13 @@ func TestLiteralsAgreeWithServer(t *testing.T) {
 		switch {
 		case tc.refusal == "" && len(got) > 0:
 			t.Errorf("%s: the checker refuses it: %q", tc.name, got)
-		case tc.refusal != "" && (len(got) != 1 || !strings.Contains(got[0], "\""+tc.refusal)):
+		case tc.refusal != "" && tc.says == "" && (len(got) != 1 || !strings.Contains(got[0], "\""+tc.refusal)):
 			t.Errorf("%s: the checker answers %q, want one error quoting %q", tc.name, got, tc.refusal)
+		case tc.says != "" && (len(got) != 1 || !strings.Contains(got[0], tc.says)):
+			t.Errorf("%s: the checker answers %q, want one error saying %q", tc.name, got, tc.says)
+		}
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
 		}
 		err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{l}k").Build()).Error()
 		if rueidis.IsRedisNil(err) {
@@ -76,6 +104,35 @@ func TestLiteralsAgreeWithServer(t *testing.T) {
 			t.Errorf("%s: Redis refuses it: %v", tc.name, err)
 		case tc.refusal != "" && (err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(tc.refusal, "ERR "))):
 			t.Errorf("%s: Redis answers %v, want %q", tc.name, err, tc.refusal)
+		}
+	}
+}
+
+// TestLuaNumbersSentOnServer shows what luaIntegerProblem refuses though
+// Redis may take it: an integer above 2^53 that a double cannot hold is
+// sent as the double's (12345678901234567 as 12345678901234568), and -0
+// is sent as 0 when the script has a 0 literal before it.
+func TestLuaNumbersSentOnServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body, says string
+		want       int64
+	}{
+		{"return redis.call('INCRBY', KEYS[1], 12345678901234567)", `Redis gets "12345678901234568"`, 12345678901234568},
+		{"local zero = 0\nreturn redis.call('INCRBY', KEYS[1], -0)", `or as 0 when the script has a 0 literal before it`, 0},
+	} {
+		got := checkUsed(t, "-- @key k\n-- @return int64\n"+tc.body+"\n")
+		if len(got) != 1 || !strings.Contains(got[0], tc.says) {
+			t.Errorf("%q: the checker answers %q, want one error saying %q", tc.body, got, tc.says)
+		}
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{l}k").Build()).AsInt64()
+		if err != nil || reply != tc.want {
+			t.Errorf("%q: Redis answers %v, %v; want %d", tc.body, reply, err, tc.want)
 		}
 	}
 }

@@ -64,13 +64,19 @@ func checkRanges(c parse.Call, name string, at func(parse.Pos, string, ...any)) 
 		if a == nil || !a.Exact {
 			continue
 		}
-		v, ok := literalInt(*a)
-		if !ok {
-			continue // no integer: checked with the numbers
-		}
 		where := name
 		if r.keyword != "" {
 			where += " " + r.keyword
+		}
+		if p := luaIntegerProblem(*a); p != "" {
+			if !numericPlaces(name, r) {
+				at(a.Pos, "%s reads %s there, and %s", where, r.what, p)
+			}
+			continue
+		}
+		v, ok := literalInt(*a)
+		if !ok {
+			continue // no integer: checked with the numbers
 		}
 		switch {
 		case r.nonZero && v == 0:
@@ -83,4 +89,16 @@ func checkRanges(c parse.Call, name string, at func(parse.Pos, string, ...any)) 
 			at(a.Pos, "%s reads %s of %s there, and the call passes %s: Redis refuses it at run time (%q), after the script's earlier writes; %s", where, r.what, least, *a.Literal, r.refusal, r.fix)
 		}
 	}
+}
+
+// numericPlaces reports whether the number checks (numericArgs) place the
+// integer r, and report a Lua number there that is not the integer written
+// themselves.
+func numericPlaces(name string, r rangeArg) bool {
+	sig := numericArgs[name]
+	if r.keyword != "" {
+		_, ok := sig.tokens[r.keyword]
+		return ok
+	}
+	return r.pos <= len(sig.fixed) && sig.fixed[r.pos-1].kind == 'i'
 }

@@ -1075,6 +1075,10 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		}
 		seconds := strings.HasSuffix(w.name, "seconds") && !strings.HasSuffix(w.name, "milliseconds")
 		if a.Exact {
+			if p := luaIntegerProblem(a); p != "" && !fractionOK[name+" "+w.name] && !looseIntegers[name+" "+w.name] {
+				at(a.Pos, "%s reads an integer there (%s), and %s", where, w.name, p)
+				return
+			}
 			if refusesInteger(name, w.name, a) {
 				at(a.Pos, "%s reads an integer there (%s), and %q is none%s: Redis refuses the call at run time", where, w.name, *a.Literal, strictHint(a))
 			} else if v, err := strconv.ParseFloat(*a.Literal, 64); err == nil && v <= 0 && positiveExpiry[where] {
@@ -1485,15 +1489,55 @@ func literalInt(a parse.Arg) (int64, bool) {
 		return string2ll(*a.Literal)
 	}
 	f, ok := luaNumber(*a.Literal)
-	if !ok || f != math.Trunc(f) || math.Abs(f) >= 1<<53 {
-		return 0, false
+	if !ok || f != math.Trunc(f) || math.Abs(f) >= 1<<53 || f == 0 && math.Signbit(f) {
+		return 0, false // -0 is sent as "-0" (or 0): luaIntegerProblem's
 	}
 	return int64(f), true
 }
 
+// luaIntegerProblem says why a Lua number literal that is an integer
+// (1e17, -0) does not reach Redis as the integer written, "" when it does:
+// Redis 7 sends a number argument as %.17g writes it, so -0 is "-0" (which
+// string2ll refuses), an integer from 1e17 on has an exponent ("1e+17"),
+// and one above 2^53 may have become another in the double Lua holds.
+// TestLiteralsAgreeWithServer and TestLuaNumbersSentOnServer run each.
+func luaIntegerProblem(a parse.Arg) string {
+	if !a.Exact || !a.Number {
+		return ""
+	}
+	lit := *a.Literal
+	f, ok := luaNumber(lit)
+	if !ok || f != math.Trunc(f) || math.IsInf(f, 0) {
+		return "" // a fraction: the integer checks'
+	}
+	// The error varies with the command ("ERR value is not an integer or
+	// out of range", "ERR bit offset is not an integer or out of range").
+	const refused = "Redis refuses the call at run time, after the script's earlier writes"
+	if f == 0 && math.Signbit(f) {
+		return fmt.Sprintf("the Lua number %s is sent as \"-0\", which Redis reads as no integer, or as 0 when the script has a 0 literal before it (Lua 5.1 keeps one constant for both): %s; write 0", lit, refused)
+	}
+	sent := strconv.FormatFloat(f, 'g', 17, 64)
+	written, exact := new(big.Rat).SetString(strings.TrimPrefix(lit, "-"))
+	fix := ""
+	if exact && written.IsInt() && written.Num().IsInt64() {
+		if strings.HasPrefix(lit, "-") {
+			written.Neg(written)
+		}
+		fix = fmt.Sprintf("; write it as a string ('%s')", written.Num())
+	}
+	switch {
+	case strings.Contains(sent, "e"):
+		return fmt.Sprintf("the Lua number %s is sent as %q (Redis writes number arguments with %%.17g), which is no integer: %s%s", lit, sent, refused, fix)
+	case exact && written.IsInt() && new(big.Rat).SetFloat64(math.Abs(f)).Cmp(new(big.Rat).Abs(written)) != 0:
+		return fmt.Sprintf("the Lua number %s is a double, which holds every integer only up to 2^53: Redis gets %q, and reads that without a word%s", lit, sent, fix)
+	}
+	return ""
+}
+
 // notInteger reports whether Redis certainly reads no integer from the
 // literal argument a: a string literal string2ll refuses, a Lua number
-// literal with a fraction, or too big for an int64.
+// literal with a fraction, or from 1e17 on (which Redis gets with an
+// exponent).
 func notInteger(a parse.Arg) bool {
 	if !a.Exact {
 		return false
@@ -1503,7 +1547,7 @@ func notInteger(a parse.Arg) bool {
 		return !ok
 	}
 	f, ok := luaNumber(*a.Literal)
-	return ok && (f != math.Trunc(f) || math.Abs(f) >= 1<<63)
+	return ok && (f != math.Trunc(f) || math.Abs(f) >= 1e17) // sent as "1e+17" from 1e17 on
 }
 
 // strictHint says why a string literal that reads as a number elsewhere is

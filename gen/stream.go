@@ -51,11 +51,15 @@ func checkStreamArgs(c parse.Call, name string, at func(parse.Pos, string, ...an
 			if j >= n {
 				return true
 			}
+			where := name + " " + upper
 			v, ok := sentText(c.Args[j])
+			if p := luaIntegerProblem(c.Args[j]); !ok && p != "" && upper != "MINID" && (xadd || upper != "LIMIT") {
+				at(c.Args[j].Pos, "%s reads an integer there, and %s", where, p)
+				return false
+			}
 			if !ok {
 				return true
 			}
-			where := name + " " + upper
 			switch {
 			case upper == "MINID":
 				if _, _, valid := streamID(v, false); !valid || v == "-" || v == "+" {
@@ -107,7 +111,7 @@ func sentText(a parse.Arg) (string, bool) {
 		return *a.Literal, !strings.ContainsRune(*a.Literal, 0)
 	}
 	v, ok := literalInt(a)
-	if !ok || v == 0 && strings.HasPrefix(*a.Literal, "-") {
+	if !ok {
 		return "", false
 	}
 	return strconv.FormatInt(v, 10), true
