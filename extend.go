@@ -174,8 +174,9 @@ func (c *Client) extendSent(h *hold, field string, at time.Time) func() {
 	}
 }
 
-// extendTarget finds the hold Extend would extend: lctx's hold, or the
-// owner's current hold of p when that one has ended. It refuses, without a
+// extendTarget finds the hold Extend would extend: the one lctx names (a lock
+// context's own hold, or the current hold of an owner lctx only names). It
+// refuses, without a
 // call to Redis, a lease within the clock-drift allowance (ErrInvalidArgument), a context that
 // names no owner or a hold that is gone (ErrNotHeld), and a hold the
 // watchdog renews (ErrInvalidArgument).
@@ -190,12 +191,10 @@ func (c *Client) extendTarget(lctx context.Context, p primitive, lease time.Dura
 	if err := checkOwner(lctx, p); err != nil {
 		return nil, "", err
 	}
-	if h == nil || h.released() {
-		// A lock context of an earlier hold: the owner may hold it again.
-		c.mu.Lock()
-		h = c.holds[holdID(p.spec().key, field)]
-		c.mu.Unlock()
-	}
+	// Only the hold lctx names: a lock context of an ended hold extends
+	// nothing, not a hold its owner (shared through its context) took since,
+	// whose lease its own context keeps, and which a RedLock would count
+	// toward its quorum.
 	if h == nil || h.released() {
 		return nil, "", ErrNotHeld
 	}
@@ -251,7 +250,9 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // holds taken with an explicit lease (LockWithLease, TryLockWithLease, or
 // WithLease): a hold the watchdog renews is refused with ErrInvalidArgument.
 // A hold that is gone (expired, deleted, taken over) ends its lock context
-// with ErrLockLost and Extend returns ErrNotHeld. The call is bounded by
+// with ErrLockLost and Extend returns ErrNotHeld; so does a lock context of
+// a hold that has ended, even when its owner holds the lock again (that newer
+// hold is left alone). The call is bounded by
 // ctx; when it fails without an answer, the lock context ends no later than
 // lease from now, in case the server applied a shorter lease.
 func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
