@@ -74,6 +74,11 @@ type Client struct {
 	// same field), whose loss deadline grant then keeps within it. Guarded
 	// by mu.
 	extending map[holdKey]extendsInFlight
+	// timerRuns counts the loss timers' callbacks running, which may end a
+	// hold and report it to the Observer: Close waits for them, and once it
+	// has ended every hold (timersClosed) no new one runs. Guarded by mu.
+	timerRuns    int
+	timersClosed bool
 	// closed when Close begins: waits end with ErrClosed.
 	closingCtx context.Context
 	closeWaits context.CancelFunc
@@ -206,7 +211,38 @@ func (c *Client) Close() error {
 	for _, h := range holds {
 		c.end(h, ErrClosed)
 	}
+	// A loss timer that fired meanwhile may be ending a hold of its own,
+	// which Close no longer finds, and report it: no Observer callback runs
+	// after Close returns.
+	c.mu.Lock()
+	c.timersClosed = true
+	for c.timerRuns > 0 {
+		c.acquired.Wait()
+	}
+	c.mu.Unlock()
 	return nil
+}
+
+// timerStart counts a loss timer's callback in; false once Close has ended
+// every hold (the callback then has nothing to do).
+func (c *Client) timerStart() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timersClosed {
+		return false
+	}
+	c.timerRuns++
+	return true
+}
+
+// timerDone counts a loss timer's callback out.
+func (c *Client) timerDone() {
+	c.mu.Lock()
+	c.timerRuns--
+	if c.timerRuns == 0 && c.timersClosed {
+		c.acquired.Broadcast()
+	}
+	c.mu.Unlock()
 }
 
 func (c *Client) closed() bool { return c.isClosing.Load() }

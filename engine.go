@@ -1143,6 +1143,10 @@ func (c *Client) setLossLocked(h *hold, at time.Time, earlierOnly, laterOnly boo
 			lt = &lossTimer{}
 			lt.h.Store(h)
 			lt.t = time.AfterFunc(d, func() {
+				if !c.timerStart() {
+					return
+				}
+				defer c.timerDone()
 				if h := lt.h.Load(); h != nil {
 					c.expired(h)
 				}
