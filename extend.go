@@ -81,7 +81,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
 	mark := c.leaseCall(h, at)
-	// The script of a shared owner's hold names the hold (its token) and
+	// The script names the hold (its token, see hold.renewToken) and
 	// leaves a newer hold of the owner alone, however late it runs.
 	token := h.renewToken()
 	done := func() {}
@@ -140,8 +140,8 @@ type extendsInFlight struct {
 }
 
 // extendSent registers an Extend of h, whose loss deadline is at, as sent, and
-// returns the function that marks it ended. The script of a hold that is not
-// shared (no token) names the owner's field, not the hold: should h be
+// returns the function that marks it ended. The script of a hold without a
+// token (see hold.renewToken) names the owner's field, not the hold: should h be
 // released and the owner lock again before it runs, it sets the new hold's
 // lease. A hold of the owner registered since h moves its deadline to at now
 // if that is earlier, and one registered while the Extend is in flight takes

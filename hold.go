@@ -117,13 +117,17 @@ func holdID(key, field string) holdKey { return holdKey{key, field} }
 
 func (h *hold) released() bool { return h.done.Load() }
 
-// renewToken is what a renewal or Extend of h names to reach h alone: a
-// shared owner may release h and lock again under the same field before
-// such a call runs on the server, and the call must not set the newer
-// hold's lease. It is the fencing token (a read hold's mark) of a shared
-// hold, as its releases name it; 0 for a hold that is not shared.
+// renewToken is what a renewal or Extend of h names to reach h alone: the
+// owner may release h and lock again under the same field before such a
+// call runs on the server (a call given up on past its deadline can still
+// land), and the call must not set the newer hold's lease. It is h's fencing
+// token, also for a hold that is not shared: its owner can lock again under
+// the owner id read from h's lock context, and the renewal scripts check the
+// token at no cost to Lock and Unlock. A read hold's mark only for a shared
+// hold (an unshared read hold is unmarked); 0 for none (an unfenced
+// LeanMutex that is not shared draws no token).
 func (h *hold) renewToken() int64 {
-	if h.shared.Load() {
+	if h.side != sideRead || h.shared.Load() {
 		return h.token
 	}
 	return 0

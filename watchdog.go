@@ -41,8 +41,8 @@ type watchdog struct {
 	queue renewHeap
 	kick  chan struct{}
 	// orphans bounds, per hold key, the renewals in flight of holds that
-	// ended meanwhile and were not shared when they ended (their renewals
-	// name no token, see hold.renewToken): the script names the owner's
+	// ended meanwhile and whose renewals name no token (see
+	// hold.renewToken): the script names the owner's
 	// field, and may run on a newer hold of the owner (one taken under an
 	// owner id read from the ended hold's context), whose loss deadline the
 	// grant keeps within it. Guarded by mu.
@@ -129,7 +129,7 @@ func (w *watchdog) add(r *renewal, h *hold, every time.Duration, at time.Time, p
 }
 
 // remove stops renewing r, whose hold has ended. Safe to call more than
-// once. When a renewal of a hold that was not shared is in flight, it
+// once. When a renewal of a hold that names no token is in flight, it
 // returns the loss deadline that renewal sets at the latest (zero: none),
 // and keeps it as a bound for the owner's next hold until its reply is in.
 func (w *watchdog) remove(r *renewal) time.Time {
@@ -138,7 +138,7 @@ func (w *watchdog) remove(r *renewal) time.Time {
 	switch {
 	case r.index >= 0:
 		heap.Remove(&w.queue, r.index)
-	case r.sent != 0 && !r.orphan && !r.h.shared.Load():
+	case r.sent != 0 && !r.orphan && r.h.renewToken() == 0:
 		r.orphan = true
 		bound = lossDeadline(monoTime(r.sent), r.h.lease)
 		id := holdID(r.h.key, r.h.field)

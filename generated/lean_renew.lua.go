@@ -13,16 +13,16 @@ import (
 // leanRenewSource is scripts/lean_renew.lua, verbatim.
 const leanRenewSource = `#!lua flags=allow-oom
 -- LeanRenew extends the lease of a lean lock this owner still holds (the
--- watchdog, and Extend): compare and PEXPIRE. A call for a shared owner's
--- hold names its fencing token, and a key taken since under the same owner
--- (the counter has moved past that token) is another hold's, whose lease it
+-- watchdog, and Extend): compare and PEXPIRE. A call for a hold that drew a
+-- fencing token names it, and a key taken since under the same owner (the
+-- counter has moved past that token) is another hold's, whose lease it
 -- leaves alone (see LeanReleaseShared).
 -- Reply true: renewed; false: the owner no longer holds it.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
--- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
+-- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('get', KEYS[1]) == ARGV[2] then
@@ -38,14 +38,14 @@ return 0
 `
 
 // leanRenewSHA1 is the SHA-1 of leanRenewSource, the name SCRIPT LOAD gives it.
-const leanRenewSHA1 = "a9c0d167b0f34114fbac9458810f4360d9c3a1eb"
+const leanRenewSHA1 = "b933a1ba39c4e4ee745c7a429c764e4a7c553abe"
 
 var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
 
 // LeanRenew extends the lease of a lean lock this owner still holds (the
-// watchdog, and Extend): compare and PEXPIRE. A call for a shared owner's
-// hold names its fencing token, and a key taken since under the same owner
-// (the counter has moved past that token) is another hold's, whose lease it
+// watchdog, and Extend): compare and PEXPIRE. A call for a hold that drew a
+// fencing token names it, and a key taken since under the same owner (the
+// counter has moved past that token) is another hold's, whose lease it
 // leaves alone (see LeanReleaseShared).
 // Reply true: renewed; false: the owner no longer holds it.
 //
@@ -67,7 +67,7 @@ type LeanRenewArgs struct {
 	Fence string // fencing-token counter (redisson_lock_token:{name})
 	Lease time.Duration
 	Owner string
-	Token int64 // the fencing token of a shared owner's hold, 0 for none
+	Token int64 // the fencing token of the hold, 0 for none
 }
 
 // LeanRenewReply is the reply to one call in LeanRenewMulti.

@@ -16,16 +16,16 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- expiry becomes the lease, or the longest lease left of the writer's own
 -- read holds when that is longer (in write mode only the writer can hold
 -- reads), so renewing or shortening the write never ends those reads early.
--- A call for a shared owner's hold names its fencing token, and a write field
--- granted since (the counter has moved past that token) is another hold's,
--- whose lease it leaves alone (see MutexRenew).
+-- A call names the hold's fencing token, and a write field granted since (the
+-- counter has moved past that token) is another hold's, whose lease it leaves
+-- alone (see MutexRenew).
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
 -- @arg    lease          duration
 -- @arg    writeOwner     string     the write field, <owner>:write
 -- @arg    readOwner      string     the same owner's read field
--- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
+-- @arg    token          int64      the fencing token of the hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
@@ -52,7 +52,7 @@ return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "5e96fef9a1c4b509c0470977b386f61f9f3d881b"
+const rwWriteRenewSHA1 = "27c07b346c091b98c77c6c7efd50214a40825446"
 
 var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 
@@ -60,9 +60,9 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 // expiry becomes the lease, or the longest lease left of the writer's own
 // read holds when that is longer (in write mode only the writer can hold
 // reads), so renewing or shortening the write never ends those reads early.
-// A call for a shared owner's hold names its fencing token, and a write field
-// granted since (the counter has moved past that token) is another hold's,
-// whose lease it leaves alone (see MutexRenew).
+// A call names the hold's fencing token, and a write field granted since (the
+// counter has moved past that token) is another hold's, whose lease it leaves
+// alone (see MutexRenew).
 //
 // Redis script flags: allow-oom.
 func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (bool, error) {
@@ -84,7 +84,7 @@ type RwWriteRenewArgs struct {
 	Lease      time.Duration
 	WriteOwner string // the write field, <owner>:write
 	ReadOwner  string // the same owner's read field
-	Token      int64  // the fencing token of a shared owner's hold, 0 for none
+	Token      int64  // the fencing token of the hold, 0 for none
 }
 
 // RwWriteRenewReply is the reply to one call in RwWriteRenewMulti.

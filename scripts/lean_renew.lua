@@ -1,15 +1,15 @@
 #!lua flags=allow-oom
 -- LeanRenew extends the lease of a lean lock this owner still holds (the
--- watchdog, and Extend): compare and PEXPIRE. A call for a shared owner's
--- hold names its fencing token, and a key taken since under the same owner
--- (the counter has moved past that token) is another hold's, whose lease it
+-- watchdog, and Extend): compare and PEXPIRE. A call for a hold that drew a
+-- fencing token names it, and a key taken since under the same owner (the
+-- counter has moved past that token) is another hold's, whose lease it
 -- leaves alone (see LeanReleaseShared).
 -- Reply true: renewed; false: the owner no longer holds it.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @arg    lease     duration
 -- @arg    owner     string
--- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
+-- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('get', KEYS[1]) == ARGV[2] then

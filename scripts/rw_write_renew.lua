@@ -3,16 +3,16 @@
 -- expiry becomes the lease, or the longest lease left of the writer's own
 -- read holds when that is longer (in write mode only the writer can hold
 -- reads), so renewing or shortening the write never ends those reads early.
--- A call for a shared owner's hold names its fencing token, and a write field
--- granted since (the counter has moved past that token) is another hold's,
--- whose lease it leaves alone (see MutexRenew).
+-- A call names the hold's fencing token, and a write field granted since (the
+-- counter has moved past that token) is another hold's, whose lease it leaves
+-- alone (see MutexRenew).
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
 -- @arg    lease          duration
 -- @arg    writeOwner     string     the write field, <owner>:write
 -- @arg    readOwner      string     the same owner's read field
--- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
+-- @arg    token          int64      the fencing token of the hold, 0 for none
 -- @return bool
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
