@@ -354,6 +354,7 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 	}
 	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
 	errs := make([]error, len(m.locks))
+	var caught firstPanic
 	done := make(chan struct{})
 	for i, e := range exts {
 		mctx := lctx
@@ -362,11 +363,16 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 		}
 		go func() {
 			defer func() { done <- struct{}{} }()
+			defer caught.recover() // goes on on the caller's goroutine
 			errs[i] = nested(e.Extend(ctx, mctx, lease))
 		}()
 	}
 	for range exts {
 		<-done
+	}
+	if caught.set {
+		// A member's Extend panicked: every member's Extend has run.
+		panic(caught.value)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("scriptlock: extend %s: %w", m.name, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -346,6 +347,8 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 		wg.Add(1)
 		runOwned(l, func() {
 			defer wg.Done()
+			// No caller to reach, and a panic here would crash the process.
+			defer recoverLogged(loggerOf(l), "giving back a lost MultiLock's member")
 			_ = l.Unlock(mh.ctxs[i])
 		})
 	}
@@ -365,6 +368,15 @@ func runOwned(l Locker, f func()) {
 		}
 	}
 	go f()
+}
+
+// loggerOf is the logger of a Client of l, or slog's default for a Locker
+// without one.
+func loggerOf(l Locker) *slog.Logger {
+	if cs := clientsOf(l); len(cs) > 0 {
+		return cs[0].log
+	}
+	return slog.Default()
 }
 
 // clientsOf lists the Clients l's calls go through.

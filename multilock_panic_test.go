@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -41,5 +42,56 @@ func TestMultiLockObserverPanicGivesBack(t *testing.T) {
 		return !got[0] && !got[1]
 	}) {
 		t.Fatalf("members held after the Observer's panic: %v", lockedAll(t, ctx, a, b))
+	}
+}
+
+// A member's Unlock that panics (here an Observer's ReleaseStart) as a lost
+// MultiLock gives its other members back in the background: the panic is
+// recovered there (no caller to reach, and it would crash the process), the
+// member is still given back, and Unlock reports the loss.
+func TestMultiLockGiveBackPanicRecovered(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	plain := newTestClient(t, node.Client(t))
+	bombed := newTestClient(t, node.Client(t), WithObserver(releaseBomb{name: "b"}))
+	ctx := testCtx(t, 20*time.Second)
+	a, b := mustMutex(t, plain, "a"), mustMutex(t, bombed, "b")
+	ml := mustMulti(t, []Locker{a, b})
+	lctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ForceUnlock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-lctx.Done()
+	if err := ml.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock of a lost MultiLock: %v, want ErrNotHeld", err)
+	}
+	if got := lockedAll(t, ctx, a, b); got[0] || got[1] {
+		t.Fatalf("members held after the give-back panicked: %v", got)
+	}
+}
+
+// A member's Extend that panics (here in the rueidis client) reaches
+// MultiLock.Extend's caller once every member's Extend has run, instead of
+// crashing the process from the goroutine it ran on.
+func TestMultiLockExtendPanicReachesCaller(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rc := &panickyClient{Client: node.Client(t)}
+	plain := newTestClient(t, node.Client(t))
+	wrapped := newTestClient(t, rc)
+	ctx := testCtx(t, 20*time.Second)
+	a, b := mustMutex(t, plain, "a", WithLease(10*time.Second)), mustMutex(t, wrapped, "b", WithLease(10*time.Second))
+	ml := mustMulti(t, []Locker{a, b})
+	lctx, err := ml.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ml.Unlock(lctx)
+	rc.next.Store(true)
+	if p := panicked(func() { _ = ml.Extend(ctx, lctx, 20*time.Second) }); p == nil {
+		t.Fatal("Extend did not panic")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -553,6 +555,14 @@ type firstPanic struct {
 	value any
 }
 
+// recoverLogged, deferred in background work that no caller waits for,
+// logs its panic instead of letting it crash the process.
+func recoverLogged(log *slog.Logger, what string) {
+	if r := recover(); r != nil {
+		log.Error("panic recovered", "in", what, "panic", r, "stack", string(debug.Stack()))
+	}
+}
+
 // recover, deferred in one of the goroutines, keeps its panic.
 func (p *firstPanic) recover() {
 	if v := recover(); v != nil {
@@ -824,6 +834,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		h.validTill(until)
 	}
 	errs := make([]error, len(r.nodes))
+	var caught firstPanic
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
 		if h.ctxs[i] == nil {
@@ -833,12 +844,18 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer caught.recover() // goes on on the caller's goroutine
 			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+			defer cancel()
 			errs[i] = m.Extend(nctx, h.ctxs[i], lease)
-			cancel()
 		}()
 	}
 	wg.Wait()
+	if caught.set {
+		// A node's Extend panicked (in its Redis client, say): every node's
+		// Extend has run. The validity was only moved earlier, if at all.
+		panic(caught.value)
+	}
 	extended := 0
 	for _, err := range errs {
 		if err == nil {

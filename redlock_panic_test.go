@@ -91,3 +91,29 @@ func TestMultiLockUnlockObserverPanicReachesCaller(t *testing.T) {
 		t.Fatalf("members held after Unlock panicked: %v", got)
 	}
 }
+
+// A node's Extend that panics (here in the rueidis client) reaches
+// RedLock.Extend's caller once every node's Extend has run, instead of
+// crashing the process from the goroutine it ran on.
+func TestRedLockExtendPanicReachesCaller(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	prefix := sharedPrefix(t)
+	rc := &panickyClient{Client: nodes[1].Client(t)}
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), prefix),
+		newTestClient(t, rc, prefix),
+		newTestClient(t, nodes[2].Client(t), prefix),
+	}
+	ctx := testCtx(t, 20*time.Second)
+	r := mustRedLock(t, "job", cs, WithLease(10*time.Second), WithNodeTimeout(time.Second))
+	lctx, err := r.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Unlock(lctx)
+	rc.next.Store(true)
+	if p := panicked(func() { _ = r.Extend(ctx, lctx, 20*time.Second) }); p == nil {
+		t.Fatal("Extend did not panic")
+	}
+}
