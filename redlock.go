@@ -71,7 +71,8 @@ func (r *redLockConfig) fail(format string, args ...any) {
 }
 
 // WithNodeTimeout bounds each node's part of an acquisition or release.
-// Default: lease/100, clamped to [10ms, 200ms].
+// Default: lease/100, clamped to [10ms, 200ms]. It must be below the lease
+// (the watchdog's without WithLease): NewRedLock refuses one that is not.
 func WithNodeTimeout(d time.Duration) RedLockOption {
 	return redLockOption(func(r *redLockConfig) {
 		if d <= 0 {
@@ -100,7 +101,8 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // WithLease the nodes' watchdogs renew the lock until Unlock. Fewer than 3
 // nodes, an even number, a nil or repeated Client, Clients sharing one
 // rueidis client, a clock drift allowance (WithClockDrift) that leaves the
-// lease no validity, an invalid name or option is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
+// lease no validity, a node timeout (WithNodeTimeout) at or above the lease,
+// an invalid name or option is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
 	if err != nil {
@@ -154,6 +156,11 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		// Every attempt would write the lock on every node and give it
 		// back: no validity is ever left.
 		return nil, invalidf("lease %s is within the clock drift allowance %s", lease, r.drift(lease))
+	}
+	if lease := r.validityLease(); r.nodeTimeout >= lease {
+		// A node may answer within its timeout after the lease has run out
+		// on it: a majority counted so would hold no lock at all.
+		return nil, invalidf("node timeout %s is not below the lease %s", r.nodeTimeout, lease)
 	}
 	if r.nodeTimeout == 0 {
 		r.nodeTimeout = min(max(r.validityLease()/100, 10*time.Millisecond), 200*time.Millisecond)

@@ -14,13 +14,15 @@ import (
 func TestRedLockExtendAfterLossFails(t *testing.T) {
 	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
-	r := mustRedLock(t, "job", cs, WithLease(600*time.Millisecond), WithNodeTimeout(3*time.Second))
+	// The node timeout outlasts the validity the first Extend leaves, so
+	// the replies come back after the validity ended, not as timeouts.
+	r := mustRedLock(t, "job", cs, WithLease(3*time.Second), WithNodeTimeout(2*time.Second))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Load the extend script on every node first: its replies are then the
-	// only thing held back.
+	// only thing held back. It also moves the validity to 600 ms from now.
 	if err := r.Extend(ctx, lctx, 600*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}

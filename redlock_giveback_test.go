@@ -17,7 +17,7 @@ func TestRedLockQuorumLossGivesBack(t *testing.T) {
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes, WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
-	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(400*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -365,8 +365,10 @@ func TestRedLockWatchdogOptionValidity(t *testing.T) {
 	t.Parallel()
 	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
-	const lease = 100 * time.Millisecond
-	r := mustRedLock(t, "job", cs, WithWatchdog(lease, 30*time.Millisecond), WithNodeTimeout(400*time.Millisecond))
+	const lease = 300 * time.Millisecond
+	// The frozen node costs its whole timeout, which with the drift
+	// allowance (1% + 2 ms) leaves this lease no validity.
+	r := mustRedLock(t, "job", cs, WithWatchdog(lease, 30*time.Millisecond), WithNodeTimeout(lease-5*time.Millisecond))
 	// Warm every connection.
 	l, err := r.Lock(ctx)
 	if err != nil {
