@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -268,34 +269,78 @@ func (m *MultiLock) rollback(held []context.Context, cut time.Time) error {
 	if cut.IsZero() || len(held) == 0 {
 		return m.release(held)
 	}
-	done := make(chan error, 1)
-	runOwned(m.locks[0], func() { done <- m.release(held) })
+	type result struct {
+		err      error
+		panicked bool
+		value    any
+	}
+	var (
+		mu   sync.Mutex
+		left bool // the caller stopped waiting: a panic is only logged
+	)
+	done := make(chan result, 1)
+	runOwned(m.locks[0], func() {
+		defer func() {
+			if v := recover(); v != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				if left {
+					loggerOf(m.locks[0]).Error("panic recovered", "in", "giving back a failed MultiLock attempt's members", "panic", v, "stack", string(debug.Stack()))
+					return
+				}
+				done <- result{panicked: true, value: v}
+			}
+		}()
+		done <- result{err: m.release(held)}
+	})
 	t := time.NewTimer(time.Until(cut))
 	defer t.Stop()
+	var r result
 	select {
-	case err := <-done:
-		return err
+	case r = <-done:
 	case <-t.C:
-		return nil
+		mu.Lock()
+		left = true
+		mu.Unlock()
+		select {
+		case r = <-done: // a panic that came as the cut did
+			r.err = nil
+		default:
+		}
 	}
+	if r.panicked {
+		// A member's Unlock panicked (an Observer's ReleaseStart), every
+		// member given back: the panic goes on on the caller's goroutine.
+		panic(r.value)
+	}
+	return r.err
 }
 
-// release gives back the members of a failed attempt (see rollback).
+// release gives back the members of a failed attempt (see rollback). A
+// member's Unlock that panics does not keep the members after it held: the
+// panic goes on once every member has been given back.
 func (m *MultiLock) release(held []context.Context) error {
 	var errs []error
+	var caught firstPanic
 	for i := len(held) - 1; i >= 0; i-- {
 		l := m.locks[i]
 		var err error
-		for try := 0; try < 3; try++ {
-			if err = l.Unlock(held[i]); err == nil || errors.Is(err, ErrNotHeld) {
-				err = nil
-				break
+		func() {
+			defer caught.recover()
+			for try := 0; try < 3; try++ {
+				if err = l.Unlock(held[i]); err == nil || errors.Is(err, ErrNotHeld) {
+					err = nil
+					break
+				}
+				time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
 			}
-			time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
-		}
+		}()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("release after a failed attempt: %w", nested(err)))
 		}
+	}
+	if caught.set {
+		panic(caught.value)
 	}
 	return errors.Join(errs...)
 }

@@ -95,3 +95,29 @@ func TestMultiLockExtendPanicReachesCaller(t *testing.T) {
 		t.Fatal("Extend did not panic")
 	}
 }
+
+// A member's Unlock that panics (an Observer's ReleaseStart) as a TryLock
+// with a wait gives back the members of a failed attempt, which it does in
+// the background of a Client: the panic reaches TryLock's caller, as it
+// does Unlock's, instead of crashing the process, and every member the
+// attempt took is still given back.
+func TestMultiLockRollbackPanicReachesCaller(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	plain := newTestClient(t, node.Client(t))
+	bombed := newTestClient(t, node.Client(t), WithObserver(releaseBomb{name: "b"}))
+	ctx := testCtx(t, 20*time.Second)
+	a, b, c := mustMutex(t, plain, "a"), mustMutex(t, bombed, "b"), mustMutex(t, plain, "c")
+	hctx, err := c.Lock(ctx) // another owner holds c: every attempt fails there
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Unlock(hctx)
+	ml := mustMulti(t, []Locker{a, b, c})
+	if p := panicked(func() { _, _ = ml.TryLock(ctx, 300*time.Millisecond) }); p == nil {
+		t.Fatal("TryLock did not panic")
+	}
+	if got := lockedAll(t, ctx, a, b); got[0] || got[1] {
+		t.Fatalf("members held after the give-back panicked: %v", got)
+	}
+}
