@@ -1196,13 +1196,11 @@ func (c *Client) expired(h *hold) {
 	c.lost(h, errLeaseExpired)
 	// A renewal still in flight may yet extend the lease on the server for a
 	// hold that has now ended here: give it back once the server answers.
-	// A shared owner may lock again meanwhile: name the ended hold's token,
-	// so the undo cannot release the owner's next hold.
-	var token int64
-	if h.shared.Load() {
-		token = h.token
-	}
-	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease), token)
+	// The owner may lock again meanwhile (shared, or by the id read from the
+	// hold's context), and the server grant it before the Client registers
+	// it: name the ended hold's token, so the undo cannot release the owner's
+	// next hold (see hold.renewToken).
+	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease), h.renewToken())
 }
 
 // background runs f in a goroutine Close waits for, unless Close has begun
