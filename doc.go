@@ -239,10 +239,11 @@
 // RWMutex (and so for MultiLock and RedLock members). When the primary has
 // replicas, each acquisition is sent together with WAIT 1; if no replica
 // acknowledged it within the guard timeout (100 ms), the acquisition is undone
-// and fails with ErrNotReplicated. Watchdog renewals and Extend are sent with
-// WAIT 1 too: one no replica acknowledged does not move the lock context's
-// deadline (an Extend fails with ErrNotReplicated), so the context ends before
-// a promoted replica's old expiry. [WithFailoverGuard] changes the timeout or
+// and fails with ErrNotReplicated. Watchdog renewals, Extend and an RWMutex
+// read release that leaves read holds are sent with WAIT 1 too: one no
+// replica acknowledged does not move the lock context's deadline later (an
+// Extend fails with ErrNotReplicated), so the context ends before a promoted
+// replica's old expiry. [WithFailoverGuard] changes the timeout or
 // turns the guard off. It does not protect releases: the fencing token does.
 //
 // # Keys left behind

@@ -147,6 +147,14 @@ type releaseCall struct {
 // releaseCall.last; releasesLast reports whether it has.
 type lastReleaser interface{ releasesLast() bool }
 
+// guardedReleaser is a primitive whose release that leaves holds can report
+// a lease left that moves the loss deadline later (RWMutex reads): with the
+// failover guard, releaseGuarded sends it with WAIT 1 (timeout) after it on
+// the same connection, and acked reports whether a replica acknowledged it.
+type guardedReleaser interface {
+	releaseGuarded(ctx context.Context, field string, r releaseCall, timeout time.Duration) (st releaseStatus, left time.Duration, acked bool, err error)
+}
+
 type releaseStatus int
 
 const (
@@ -1451,11 +1459,20 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 		mark = c.leaseCall(h, bound)
 	}
-	st, left, err := func() (releaseStatus, time.Duration, error) {
+	var guard time.Duration
+	if _, ok := p.(guardedReleaser); ok && p.side() == sideRead && mark != nil && !mark.overlapped && s.cfg.guard && c.replicasNow(s.key) > 0 {
+		// The reply may move the deadline later (leftHeld), past the lease
+		// a replica has: a failover would then end the lock first. Not
+		// with a call in flight already: the reply cannot move it later
+		// then. The count is not waited for, as for a renewal. Other
+		// releases only move the deadline earlier and need no WAIT.
+		guard = s.cfg.guardTimeout
+	}
+	st, left, acked, err := func() (releaseStatus, time.Duration, bool, error) {
 		if mark != nil {
 			defer mark.end() // also when the call panics (see acquire)
 		}
-		return c.release(rctx, p, field, lease, h, last, 0)
+		return c.release(rctx, p, field, lease, h, last, 0, guard)
 	}()
 	if err != nil {
 		if h != nil {
@@ -1478,7 +1495,8 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		remaining := h.count
 		c.mu.Unlock()
 		if remaining > 0 {
-			c.leftHeld(h, mark, sent, lease, left, true)
+			// A release no replica acknowledged moves it only earlier.
+			c.leftHeld(h, mark, sent, lease, left, acked)
 			h.untrack(ctx)
 			return nil
 		}
@@ -1567,9 +1585,10 @@ func (c *Client) pushRead(h *hold, at time.Time) {
 // leftHeld moves h's loss deadline after a release sent at sent, marked m,
 // left the owner holding the lock, with left as releaseOnce reported it and
 // lease what the release re-armed the lock with. solo: the release gave up
-// one of the holds this Client knows of (not an undo), so a lease left that
-// it reports may move the deadline later when no other call setting the
-// lock's expiry overlapped it.
+// one of the holds this Client knows of (not an undo) and, when the failover
+// guard applied to it, a replica acknowledged it, so a lease left that it
+// reports may move the deadline later when no other call setting the lock's
+// expiry overlapped it.
 func (c *Client) leftHeld(h *hold, m *leaseMark, sent time.Time, lease, left time.Duration, solo bool) {
 	if h.side == sideRead {
 		// One lease key fewer: drop the longest re-entry's bound, which
@@ -1680,7 +1699,9 @@ func (b *boundedContext) Value(key any) any {
 // its own work. last: it is the owner's last local hold (see releaseCall).
 // token: with no hold (h nil), the fencing token of the hold given up, so
 // that the release leaves a newer hold of the same owner alone (0: none).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64) (releaseStatus, time.Duration, error) {
+// guard > 0: p is a guardedReleaser, and WAIT 1 for that long follows the
+// script; acked reports whether a replica acknowledged it (true unguarded).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard time.Duration) (st releaseStatus, left time.Duration, acked bool, err error) {
 	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
@@ -1723,15 +1744,20 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 				r.latch = string(strconv.AppendUint(b, c.requests.Add(1), 36))
 			}
 		}
-		st, left, err := p.releaseOnce(ctx, field, r)
+		acked = true
+		if guard > 0 {
+			st, left, acked, err = p.(guardedReleaser).releaseGuarded(ctx, field, r, guard)
+		} else {
+			st, left, err = p.releaseOnce(ctx, field, r)
+		}
 		if err == nil {
-			return st, left, nil
+			return st, left, acked, nil
 		}
 		// Refusals until the release context ends (the release timeout): a
 		// lock left to its lease would keep every waiter out for that long.
 		again, ran, err := cr.next(ctx, c, true, r.publish, err)
 		if !again {
-			return st, 0, err
+			return st, 0, false, err
 		}
 		mayHaveRun = mayHaveRun || ran
 	}
@@ -1780,11 +1806,12 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 			}
 			mark = c.leaseCall(h, bound)
 		}
-		st, left, err := func() (releaseStatus, time.Duration, error) {
+		st, left, _, err := func() (releaseStatus, time.Duration, bool, error) {
 			if mark != nil {
 				defer mark.end() // also when the call panics (see acquire)
 			}
-			return c.release(ctx, p, field, lease, nil, false, token)
+			// Unguarded: an undo moves no deadline later (leftHeld).
+			return c.release(ctx, p, field, lease, nil, false, token, 0)
 		}()
 		if err != nil {
 			return err

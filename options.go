@@ -282,9 +282,10 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // guard on and replicas connected to the primary, an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
 // failover right after it cannot hand the same lock to a second owner.
-// Watchdog renewals and Extend wait the same way, and move the lock
-// context's deadline only once a replica acknowledged them (an Extend that
-// none did fails with ErrNotReplicated). For Mutex, FairMutex, RWMutex (both
+// Watchdog renewals, Extend and an RWMutex read release that leaves read
+// holds wait the same way, and move the lock context's deadline later only
+// once a replica acknowledged them (an Extend that none did fails with
+// ErrNotReplicated). For Mutex, FairMutex, RWMutex (both
 // sides), LeanMutex and RedLock (on each node).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {

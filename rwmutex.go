@@ -336,6 +336,32 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 		return releaseStatus(res.Status), 0, err
 	}
 	res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token)
+	return readReleased(res, err)
+}
+
+// releaseGuarded is a read release with WAIT 1 after its script on the same
+// connection (sendGuarded): the lease its reply reports may move the loss
+// deadline later, which only a lease a replica has may do. A write release
+// re-arms the lock with the hold's own lease and never moves it later: it
+// is not sent here (see unlock), and goes out unguarded.
+func (s *rwSide) releaseGuarded(ctx context.Context, field string, r releaseCall, timeout time.Duration) (releaseStatus, time.Duration, bool, error) {
+	if s.write {
+		st, left, err := s.releaseOnce(ctx, field, r)
+		return st, left, false, err
+	}
+	rw, c := s.rw, s.rw.c
+	reply, acked, err := c.sendGuarded(ctx, timeout, func() (rueidis.Completed, error) {
+		return generated.RwReadReleaseCommand(c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token)
+	})
+	if err != nil {
+		return notHeld, 0, false, err
+	}
+	st, left, err := readReleased(generated.DecodeRwReadRelease(reply))
+	return st, left, acked, err
+}
+
+// readReleased is what a read release's reply reports (see releaseOnce).
+func readReleased(res generated.RwReadReleaseResult, err error) (releaseStatus, time.Duration, error) {
 	if err != nil || releaseStatus(res.Status) != stillHeld {
 		return releaseStatus(res.Status), 0, err
 	}
