@@ -237,8 +237,13 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 			}
 			s.undoLater(wire, record, lease)
 		}
-		if err != nil || res.Status == 1 {
-			return err == nil, tryAgain{}, err
+		if err != nil {
+			return false, tryAgain{}, err
+		}
+		if res.Status == 1 {
+			// Nobody announces this lease ending: the Client's waiters
+			// that no release woke may know only of longer ones.
+			return true, tryAgain{leaseEnd: lease + time.Millisecond}, nil
 		}
 		// Nobody announces a lease running out: wake when the soonest ends
 		// (at once while expired permits remain beyond the 1000 a call

@@ -77,6 +77,12 @@ type channelSub struct {
 	targeted bool
 	idle     *time.Timer // lingering without waiters: unsubscribes when it fires
 	handoff  time.Time   // when a release last woke a Go waiter by name
+
+	// Counted mode (a PermitSemaphore's channel): the soonest end of a
+	// permit's lease known to this client, when a waiter is woken (see
+	// leaseEnds).
+	lease   *time.Timer
+	leaseAt time.Time
 }
 
 // wakeMode says how many of a channel's waiters one message wakes.
@@ -397,6 +403,53 @@ func (cs *channelSub) stopTimers() {
 		cs.idle.Stop()
 		cs.idle = nil
 	}
+	if cs.lease != nil {
+		cs.lease.Stop()
+		cs.lease = nil
+	}
+}
+
+// leaseEnds tells the waiters on channel, if any, that the lease of a
+// permit this client just took ends at at: nothing announces it, and a
+// release wakes only as many waiters as it freed permits, so those it did
+// not wake sleep on what they heard before (a longer lease, or none) until
+// their fallback poll. At the soonest such end the longest-waiting waiter
+// without a signal pending is woken; its attempt returns the expired permits
+// to the pool and announces them (a counted wake of the others), or, refused,
+// sleeps until the lease it hears of ends.
+func (s *subscriptions) leaseEnds(channel string, at time.Time) {
+	if s.open.Load() == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.chans[channel]
+	if cs == nil || cs.mode != wakeCounted || cs.closing || len(cs.waiters) == 0 {
+		return
+	}
+	if cs.lease != nil {
+		if !at.Before(cs.leaseAt) {
+			return
+		}
+		cs.lease.Stop()
+	}
+	cs.leaseAt = at
+	var t *time.Timer
+	t = time.AfterFunc(time.Until(at), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if cs.lease != t {
+			return // replaced by a sooner end, or stopped
+		}
+		cs.lease = nil
+		for _, w := range cs.waiters {
+			if len(w.wake) == 0 {
+				w.wake <- struct{}{}
+				return
+			}
+		}
+	})
+	cs.lease = t
 }
 
 // dispatch wakes the longest-waiting waiter of a channel; Redisson's unlock

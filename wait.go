@@ -57,6 +57,10 @@ type tryAgain struct {
 	sleep   time.Duration
 	foreign bool
 	passOn  bool
+	// leaseEnd (counted, > 0): the lease of the permit the attempt took
+	// ends this long from now, which the Client's other waiters are told
+	// of (subscriptions.leaseEnds).
+	leaseEnd time.Duration
 }
 
 // waitSpec says where a waiter hears of releases: channel, every local
@@ -220,6 +224,9 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			return false, rt.failed(ctx, err)
 		}
 		rt.answered()
+		if next.leaseEnd > 0 {
+			c.subs.leaseEnds(ws.channel, time.Now().Add(next.leaseEnd))
+		}
 		if done {
 			woken = false
 			return true, nil
