@@ -161,11 +161,23 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			}
 		}
 		if w != nil {
+			again := false
 			if woken && ws.wake == "" {
 				// The signal was meant for the next contender: pass it on.
-				signal(w.wake)
+				select {
+				case w.wake <- struct{}{}:
+				default:
+					// Another is pending, which leave hands over. On a
+					// semaphore's channel each was counted for a permit (a
+					// PermitSemaphore's AddPermits announces those it
+					// added, not the count): both go on.
+					again = ws.counted
+				}
 			}
 			c.subs.leave(w)
+			if again {
+				c.subs.passOn(w.sub)
+			}
 		}
 	}()
 	var timer *time.Timer
@@ -208,6 +220,9 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		var politeAt time.Time // when a polite attempt queued us behind a hand-off
 		if polite {
 			politeAt = time.Now()
+		}
+		if testHookAttempt != nil && w != nil {
+			testHookAttempt(ctx)
 		}
 		done, next, err := try(actx, since, polite)
 		if wait != 0 && rt.again(ctx, err, deadline) {
@@ -331,6 +346,10 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		}
 	}
 }
+
+// testHookAttempt, when set (tests only), runs in waitOn before each attempt
+// of a subscribed waiter, with the wait's context.
+var testHookAttempt func(ctx context.Context)
 
 // backoff is a doubling, half-random delay between attempts, for primitives
 // whose contenders cannot be woken by a message (MultiLock's members, RedLock's
