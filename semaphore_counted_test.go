@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,8 +83,8 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 	defer cancelX()
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
-	testHookAttempt = func(ctx context.Context) {
-		if ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
+	testHookAttempt = func(ctx context.Context, after bool) {
+		if after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		entered <- struct{}{}
@@ -150,4 +151,245 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 		}
 	}
 	t.Logf("both waiters behind acquired within %s", time.Since(at).Round(time.Millisecond))
+}
+
+// startWaiters starts one goroutine per entry of ns, in order, each taking
+// that many permits of s, and waits until each is registered, so they wait
+// in that order; a goroutine sends its n on got once it acquired, and is
+// counted in wg (nil: none).
+func startWaiters(t *testing.T, ctx context.Context, node *redistest.Node, c *Client, s *Semaphore, wg *sync.WaitGroup, got chan<- int64, ns ...int64) {
+	t.Helper()
+	base := acquireCalls(t, node)
+	have := waitersOn(c, s.channel)
+	for i, n := range ns {
+		if wg != nil {
+			wg.Add(1)
+		}
+		go func() {
+			if wg != nil {
+				defer wg.Done()
+			}
+			if err := s.Acquire(ctx, n); err != nil && ctx.Err() == nil {
+				t.Error(err)
+			}
+			got <- n
+		}()
+		settleWaiters(t, node, c, s.channel, have+i+1, base, int64(2*(i+1)))
+	}
+}
+
+// expectAcquired waits for k acquisitions on got, each within countedBound.
+func expectAcquired(t *testing.T, got <-chan int64, k int, what string) {
+	t.Helper()
+	for i := range k {
+		select {
+		case <-got:
+		case <-time.After(countedBound):
+			t.Fatalf("%s: %d of %d waiters acquired within %s", what, i, k, countedBound)
+		}
+	}
+}
+
+// Release(3) to three waiters wanting one permit each on one Client wakes
+// all three.
+func TestSemaphoreReleaseManyWakesMany(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	s := mustSem(t, c, "release-many")
+	got := make(chan int64, 3)
+	startWaiters(t, ctx, node, c, s, nil, got, 1, 1, 1)
+	if err := s.Release(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	expectAcquired(t, got, 3, "released 3")
+}
+
+// Two Clients of one process with two waiters each hear one message of a
+// Redisson release (its script: INCRBY, then PUBLISH of the new count): each
+// wakes its own share, and all four acquire.
+func TestSemaphoreTwoClientsRedissonMessage(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c1 := newTestClient(t, node.Client(t), prefix)
+	c2 := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 30*time.Second)
+	s1, s2 := mustSem(t, c1, "two-clients"), mustSem(t, c2, "two-clients")
+	got := make(chan int64, 4)
+	startWaiters(t, ctx, node, c1, s1, nil, got, 1, 1)
+	startWaiters(t, ctx, node, c2, s2, nil, got, 1, 1)
+	node.Do(t, "EVAL", "local v = redis.call('incrby', KEYS[1], ARGV[1]); redis.call('publish', KEYS[2], v)", "2", s1.Key(), s1.channel, "4")
+	expectAcquired(t, got, 4, "a Redisson release of 4")
+}
+
+// A waiter wanting 1 behind one wanting 3, its attempt on its way (it ran
+// before the release, refused, and its reply is late): the release's wake
+// goes to the waiter wanting 3, which is refused with a permit free and
+// passes it to the one wanting 1, whose late refusal must not swallow it.
+func TestSemaphoreSmallWaiterInFlightGetsPassedWake(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	s := mustSem(t, c, "in-flight")
+	var armed atomic.Bool
+	refused, resume := make(chan struct{}, 1), make(chan struct{})
+	testHookAttempt = func(ctx context.Context, after bool) {
+		if !after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
+			return
+		}
+		refused <- struct{}{}
+		<-resume
+	}
+	t.Cleanup(func() { testHookAttempt = nil })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes
+	got := make(chan int64, 2)
+	startWaiters(t, ctx, node, c, s, &wg, got, 3)
+	wg.Add(1)
+	sctx := context.WithValue(ctx, heldAttemptKey{}, true)
+	base := acquireCalls(t, node)
+	go func() {
+		defer wg.Done()
+		if err := s.Acquire(sctx, 1); err != nil && ctx.Err() == nil {
+			t.Error(err)
+		}
+		got <- 1
+	}()
+	settleWaiters(t, node, c, s.channel, 2, base, 2)
+	// Wake both (a message whose permits someone else took): the one
+	// wanting 1 is refused, and its reply held.
+	armed.Store(true)
+	node.Do(t, "PUBLISH", s.channel, "2")
+	select {
+	case <-refused:
+	case <-time.After(countedBound):
+		t.Fatal("the waiter wanting 1 was not woken")
+	}
+	time.Sleep(20 * time.Millisecond) // the one wanting 3 is back asleep
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the wake was passed on
+	close(resume)
+	select {
+	case n := <-got:
+		if n != 1 {
+			t.Fatalf("a waiter wanting %d acquired one permit", n)
+		}
+	case <-time.After(countedBound):
+		t.Fatalf("released 1 while the waiter wanting 1 had an attempt on its way: it did not acquire within %s (available: %d)", countedBound, countAt(t, node, s.Key()))
+	}
+}
+
+// PermitSemaphore.SetPermits raising the total announces the new total,
+// which is never below the permits it frees: every waiter they fit wakes.
+func TestPermitSetPermitsRaisingWakesAll(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	p := mustPermits(t, c, "set-raise")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Acquire(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan int64, 3)
+	base := acquireCalls(t, node)
+	for i := range 3 {
+		go func() {
+			if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
+				t.Error(err)
+			}
+			got <- 1
+		}()
+		settleWaiters(t, node, c, p.channel, i+1, base, int64(2*(i+1)))
+	}
+	if err := p.SetPermits(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	expectAcquired(t, got, 3, "SetPermits(4) with 1 held")
+}
+
+// A woken waiter whose caller gives up before its attempt runs hands the
+// wake to the waiter behind it.
+func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	s := mustSem(t, c, "give-up")
+	var armed atomic.Bool
+	entered := make(chan struct{}, 1)
+	testHookAttempt = func(ctx context.Context, after bool) {
+		if after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
+			return
+		}
+		entered <- struct{}{}
+		<-ctx.Done()
+	}
+	t.Cleanup(func() { testHookAttempt = nil })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes
+	xctx, cancelX := context.WithCancel(context.WithValue(ctx, heldAttemptKey{}, true))
+	defer cancelX()
+	base := acquireCalls(t, node)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := s.Acquire(xctx, 1); err == nil {
+			t.Error("the waiter that gave up acquired")
+		}
+	}()
+	settleWaiters(t, node, c, s.channel, 1, base, 2)
+	got := make(chan int64, 1)
+	startWaiters(t, ctx, node, c, s, &wg, got, 1)
+	armed.Store(true)
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(countedBound):
+		t.Fatal("the first waiter was not woken")
+	}
+	cancelX()
+	expectAcquired(t, got, 1, "the woken waiter gave up")
+}
+
+// Messages that announce no permit free wake nobody (AddPermits leaving a
+// deficit, its release back to 0); the release that frees one wakes a
+// waiter; after DrainPermits and Delete, which announce nothing, the
+// TrySetPermits that sets the count again wakes the next.
+func TestSemaphoreCountedWakeAfterDeficitAndDelete(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	s := mustSem(t, c, "deficit")
+	got := make(chan int64, 2)
+	startWaiters(t, ctx, node, c, s, nil, got, 1, 1)
+	if _, err := s.AddPermits(ctx, -2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	expectAcquired(t, got, 1, "released 1 after a deficit of 2 was made up")
+	if _, err := s.DrainPermits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.TrySetPermits(ctx, 1); err != nil || !ok {
+		t.Fatalf("TrySetPermits after Delete = %v, %v", ok, err)
+	}
+	expectAcquired(t, got, 1, "TrySetPermits(1) after Delete")
+	select {
+	case <-got:
+		t.Fatal("a third acquisition with no permits")
+	default:
+	}
 }

@@ -222,9 +222,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			politeAt = time.Now()
 		}
 		if testHookAttempt != nil && w != nil {
-			testHookAttempt(ctx)
+			testHookAttempt(ctx, false)
 		}
 		done, next, err := try(actx, since, polite)
+		if testHookAttempt != nil && w != nil {
+			testHookAttempt(ctx, true)
+		}
 		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue // as it was: nothing ran
 		}
@@ -348,8 +351,8 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 }
 
 // testHookAttempt, when set (tests only), runs in waitOn before each attempt
-// of a subscribed waiter, with the wait's context.
-var testHookAttempt func(ctx context.Context)
+// of a subscribed waiter and after it (after), with the wait's context.
+var testHookAttempt func(ctx context.Context, after bool)
 
 // backoff is a doubling, half-random delay between attempts, for primitives
 // whose contenders cannot be woken by a message (MultiLock's members, RedLock's
