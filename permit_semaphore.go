@@ -391,6 +391,9 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	if res.Status != 1 {
 		return s.fail("extend "+id, ErrUnknownPermit)
 	}
+	// The new lease may end sooner than the one the Client's waiters heard
+	// of, and nothing announces it.
+	s.c.subs.leaseEnds(s.channel, time.Now().Add(lease+time.Millisecond))
 	return nil
 }
 

@@ -393,3 +393,38 @@ func TestSemaphoreCountedWakeAfterDeficitAndDelete(t *testing.T) {
 	default:
 	}
 }
+
+// Extend can shorten a permit's lease, and nothing announces the new end: a
+// waiter of the Client that extended it, which heard of the longer lease,
+// takes the permit when the short one ends, not at its fallback poll.
+func TestPermitExtendShorterWakesWaiter(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	p := mustPermits(t, c, "extend-shorter")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	held, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	base := acquireCalls(t, node)
+	go func() {
+		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
+			t.Error(err)
+		}
+		got <- time.Now()
+	}()
+	settleWaiters(t, node, c, p.channel, 1, base, 2)
+	const lease = 100 * time.Millisecond
+	if err := p.Extend(ctx, held, lease); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-got:
+	case <-time.After(lease + countedBound):
+		t.Fatalf("a held permit's lease was cut to %s by Extend; the waiter did not acquire within %s", lease, lease+countedBound)
+	}
+}
