@@ -572,6 +572,13 @@ func (c *Client) shardReplicas(ctx context.Context, counts map[string]int) []slo
 				continue
 			}
 			host, _ := primary[0].ToString()
+			if host == "" {
+				// No endpoint named (cluster-preferred-endpoint-type
+				// unknown-endpoint, or a node of a one-node Cluster that
+				// does not know its address): clients use the host they
+				// asked, and so do the Client's slot map and Nodes.
+				host, _, _ = net.SplitHostPort(addr)
+			}
 			port, _ := primary[1].AsInt64()
 			k, ok := counts[net.JoinHostPort(host, strconv.FormatInt(port, 10))]
 			if !ok {
