@@ -291,6 +291,7 @@ func TestGuardRenewalConnLifetime(t *testing.T) {
 	holds := lockAll(t, ctx, guardKinds(t, c, "guard-renew-lifetime"), lease)
 	replica.Pause()
 	defer replica.Resume()
+	holds = pausedNow(holds, lease)
 	for k, h := range holds {
 		checkEndsBy(t, k, h, "a renewal")
 	}

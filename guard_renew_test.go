@@ -46,6 +46,21 @@ func lockAll(t *testing.T, ctx context.Context, ls map[string]Locker, lease time
 	return out
 }
 
+// pausedNow returns holds with each deadline bound moved to what it can be
+// once the replica stopped now: the holds were locked one after another and
+// the watchdog renews every few hundred ms, so a renewal a replica
+// acknowledged before the pause (sent before it) may have moved a deadline
+// past its grant's, up to now + lease, and none sent after can move it.
+func pausedNow(holds map[string]guardedHold, lease time.Duration) map[string]guardedHold {
+	by := lossDeadline(time.Now(), lease)
+	out := make(map[string]guardedHold, len(holds))
+	for k, h := range holds {
+		h.by = by
+		out[k] = h
+	}
+	return out
+}
+
 // guardLate is how long past its deadline a hold's context may take to end
 // here (timers, the race detector, a loaded machine). Renewals confirmed by
 // the primary alone would keep it alive indefinitely.
@@ -83,6 +98,7 @@ func TestGuardRenewalNotReplicated(t *testing.T) {
 	holds := lockAll(t, ctx, guardKinds(t, c, "guard-renew"), lease)
 	replica.Pause()
 	defer replica.Resume()
+	holds = pausedNow(holds, lease)
 	for k, h := range holds {
 		checkEndsBy(t, k, h, "a renewal")
 	}
@@ -183,6 +199,7 @@ func TestGuardRenewalCluster(t *testing.T) {
 	replica := replicaOf(t, cl, stopped)
 	replica.Pause()
 	defer replica.Resume()
+	holds = pausedNow(holds, lease)
 	others := map[string]guardedHold{}
 	for k, h := range holds {
 		if cl.NodeFor(t, h.l.(*Mutex).Key()) == stopped {
