@@ -43,8 +43,10 @@
 // received, so a SendMsg before it fails and ends the call with Internal (a
 // handler that sends first needs a Metadata key), or with InvalidArgument
 // when the client closed the stream without sending any message; nothing is
-// sent. SendHeader is not held back: a client may wait for the headers
-// before it sends its first message.
+// sent. A SendMsg on another goroutine once the first message was received,
+// while its lock is being taken, waits for the lock and is then sent under
+// it, or fails with the refusal. SendHeader is not held back: a client may
+// wait for the headers before it sends its first message.
 //
 // # Idempotency-Key
 //
@@ -143,7 +145,7 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 			src = *o.all
 		}
 		ctx := ss.Context()
-		ls := &lockedStream{ServerStream: ss, o: o, lock: lock, src: src, method: info.FullMethod}
+		ls := &lockedStream{ServerStream: ss, o: o, lock: lock, src: src, method: info.FullMethod, decidedCh: make(chan struct{})}
 		base, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		ls.ctx = &streamCtx{Context: base}
@@ -192,13 +194,17 @@ type lockedStream struct {
 
 	once    sync.Once
 	decided atomic.Bool // the first message was received and the lock taken, refused or failed open
-	empty   atomic.Bool // the client closed the stream before sending a first message
-	mu      sync.Mutex
-	refused error // the lock's refusal, once the first message was received
-	key     string
-	lctx    context.Context
-	release func() error
-	stop    func() bool
+	// received: the first message was received and its lock is being
+	// decided; decidedCh is closed once it is.
+	received  atomic.Bool
+	decidedCh chan struct{}
+	empty     atomic.Bool // the client closed the stream before sending a first message
+	mu        sync.Mutex
+	refused   error // the lock's refusal, once the first message was received
+	key       string
+	lctx      context.Context
+	release   func() error
+	stop      func() bool
 }
 
 func (s *lockedStream) Context() context.Context { return s.ctx }
@@ -216,6 +222,22 @@ func (s *lockedStream) endedByLoss() bool { return core.LockLost(s.ctx.Context) 
 func (s *lockedStream) SendMsg(m any) error {
 	if s.endedByLoss() {
 		return lostError()
+	}
+	if s.src.fromMessage() && !s.decided.Load() && s.received.Load() {
+		// Another goroutine received the first message and is taking its
+		// lock: a bidirectional handler's sender waits for it rather than
+		// fail, and then sends under the lock or fails with its refusal.
+		select {
+		case <-s.decidedCh:
+		case <-s.ctx.Done():
+			if err := s.refusal(); err != nil {
+				return err
+			}
+			return status.FromContextError(s.ctx.Err()).Err()
+		}
+		if s.endedByLoss() {
+			return lostError()
+		}
 	}
 	if s.src.fromMessage() && !s.decided.Load() && s.refusal() == nil {
 		if s.empty.Load() {
@@ -253,10 +275,12 @@ func (s *lockedStream) RecvMsg(m any) error {
 	first := false
 	s.once.Do(func() {
 		first = true
+		s.received.Store(true)
 		if err := s.acquire(m); err != nil && !errors.Is(err, errFailOpen) {
 			s.refuse(err)
 		}
 		s.decided.Store(true)
+		close(s.decidedCh)
 	})
 	if !first && s.lctx != nil {
 		s.sameKey(m)
