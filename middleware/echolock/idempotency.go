@@ -314,7 +314,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			case idempotency.Mismatch, idempotency.InFlight:
 				config.OnOutcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
 			case idempotency.Done:
-				config.OnOutcome.Report(ctx, scriptlock.RequestReplayed)
+				// Reported by replay: a record it cannot read is no replay.
 			case idempotency.OverBudget:
 				config.OnOutcome.Report(ctx, scriptlock.RequestOverBudget)
 			default:
@@ -327,7 +327,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				c.Response().Header().Set("Retry-After", "1")
 				return fail(c, ErrIdempotencyInFlight, idempotency.ErrInFlight)
 			case idempotency.Done:
-				return replay(c, res.Response, config.Logger, fail)
+				return replay(c, res.Response, config.Logger, config.OnOutcome, fail)
 			case idempotency.OverBudget:
 				return fail(c, ErrIdempotencyBudget, errOverBudget)
 			}
@@ -510,9 +510,12 @@ func parsedForm(req *http.Request) ([]byte, error) {
 	return []byte(idempotency.Fingerprint(parts...)), nil
 }
 
-func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Context, *echo.HTTPError, error) error) error {
+func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.RequestOutcomeFunc, fail func(echo.Context, *echo.HTTPError, error) error) error {
 	sr, err := idempotency.DecodeStoredResponse(stored)
 	if errors.Is(err, idempotency.ErrStoredVersion) {
+		// Answered 503 like a store that cannot be reached, and counted so:
+		// the client got no replay.
+		report.Report(c.Request().Context(), scriptlock.RequestRedisDown)
 		// A later version stored it during a rolling deploy: the request
 		// ran, so it must not run again, and an instance that reads the
 		// record replays it to the retry.
@@ -520,6 +523,7 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, fail func(echo.Cont
 		c.Response().Header().Set("Retry-After", "1")
 		return fail(c, ErrIdempotencyStore, err)
 	}
+	report.Report(c.Request().Context(), scriptlock.RequestReplayed)
 	if err != nil {
 		log.ErrorContext(c.Request().Context(), "echolock: stored response", "err", err)
 		return fail(c, ErrIdempotencyStore, err)

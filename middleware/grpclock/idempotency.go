@@ -302,7 +302,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		case idempotency.Mismatch, idempotency.InFlight:
 			o.outcome.Report(ctx, scriptlock.RequestIdempotencyConflict)
 		case idempotency.Done:
-			o.outcome.Report(ctx, scriptlock.RequestReplayed)
+			// Reported by replayCall: a record it cannot read is no replay.
 		case idempotency.OverBudget:
 			o.outcome.Report(ctx, scriptlock.RequestOverBudget)
 		default:
@@ -318,7 +318,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			}
 			return nil, st.Err()
 		case idempotency.Done:
-			return replayCall(ctx, o.logger, method, res.Response, &types)
+			return replayCall(ctx, o.logger, o.outcome, method, res.Response, &types)
 		case idempotency.OverBudget:
 			return nil, status.Error(codes.ResourceExhausted, "too many stored idempotency-key responses for this client")
 		}
@@ -401,9 +401,12 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 	}
 }
 
-func replayCall(ctx context.Context, log *slog.Logger, method string, stored []byte, types *sync.Map) (any, error) {
+func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.RequestOutcomeFunc, method string, stored []byte, types *sync.Map) (any, error) {
 	sr, err := idempotency.DecodeStoredResponse(stored)
 	if errors.Is(err, idempotency.ErrStoredVersion) {
+		// Answered Unavailable like a store that cannot be reached, and
+		// counted so: the client got no replay.
+		report.Report(ctx, scriptlock.RequestRedisDown)
 		// A later version stored it during a rolling deploy: the call ran,
 		// so it must not run again, and an instance that reads the record
 		// replays it to the retry.
@@ -414,6 +417,7 @@ func replayCall(ctx context.Context, log *slog.Logger, method string, stored []b
 		}
 		return nil, st.Err()
 	}
+	report.Report(ctx, scriptlock.RequestReplayed)
 	if err != nil {
 		log.ErrorContext(ctx, "grpclock: stored response", "method", method, "err", err)
 		return nil, status.Error(codes.Internal, "internal error")
