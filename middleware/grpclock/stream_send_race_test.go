@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/dynamicpb"
 
@@ -118,5 +119,72 @@ func TestStreamSendDuringRefusedAcquisition(t *testing.T) {
 	n, err := watchAll(t, conn, &serviceDesc.Streams[1], order("held", "", 0, ""))
 	if n != 0 || status.Code(err) != codes.Aborted {
 		t.Errorf("SendMsg while a contended lock is awaited: %d messages, %v; want none, Aborted", n, err)
+	}
+}
+
+// TestStreamSendDuringFailOpenAcquisition: with WithFailOpen and Redis
+// unreachable, a SendMsg waiting for the first message's lock is sent once
+// the stream fails open.
+func TestStreamSendDuringFailOpenAcquisition(t *testing.T) {
+	t.Parallel()
+	env := mwtest.New(t)
+	inner := env.LockFunc()
+	started := make(chan struct{})
+	var once sync.Once
+	locks := func(key string) (scriptlock.Locker, error) {
+		l, err := inner(key)
+		if err != nil {
+			return nil, err
+		}
+		return signalLocker{l, func() { once.Do(func() { close(started) }) }, func() {}}, nil
+	}
+	sendErr := make(chan error, 1)
+	s := &server{stream: func(st grpc.ServerStream) error {
+		go func() {
+			<-started
+			sendErr <- st.SendMsg(order("", "", 0, "from the sender"))
+		}()
+		for {
+			if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return err
+			}
+		}
+		return <-sendErr
+	}}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(locks,
+		lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")), grpclock.WithFailOpen(true))...))})
+	env.Node.Kill()
+	if n, err := watchAll(t, conn, &serviceDesc.Streams[1], order("open", "", 0, "")); n != 1 || err != nil {
+		t.Errorf("SendMsg while the stream fails open: %d messages, %v; want 1, OK", n, err)
+	}
+}
+
+// TestStreamEmptyTrailerOnly: a client that closes its stream without a
+// message gets the handler's status and trailer when the handler sends no
+// message.
+func TestStreamEmptyTrailerOnly(t *testing.T) {
+	t.Parallel()
+	env := mwtest.New(t)
+	s := &server{stream: func(st grpc.ServerStream) error {
+		if err := st.RecvMsg(dynamicpb.NewMessage(orderDesc)); !errors.Is(err, io.EOF) {
+			return err
+		}
+		st.SetTrailer(metadata.Pairs("x-summary", "none"))
+		return nil
+	}}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainStreamInterceptor(grpclock.StreamServerInterceptor(env.LockFunc(),
+		lockOpts(env, grpclock.WithMethod(svc+"Chat", grpclock.Field("order_id")))...))})
+	cs, err := conn.NewStream(context.Background(), &serviceDesc.Streams[1], svc+"Chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cs.CloseSend()
+	if err := cs.RecvMsg(dynamicpb.NewMessage(orderDesc)); !errors.Is(err, io.EOF) {
+		t.Errorf("empty stream answered with a trailer only: %v, want OK", err)
+	}
+	if got := cs.Trailer().Get("x-summary"); len(got) != 1 || got[0] != "none" {
+		t.Errorf("trailer %v", cs.Trailer())
 	}
 }
