@@ -214,13 +214,15 @@ func TestLoadingRetried(t *testing.T) {
 	node := redistest.Server(t, redistest.WithArgs("--enable-debug-command", "local",
 		"--loading-process-events-interval-bytes", "1024"))
 	rc := node.Client(t)
-	c := newTestClient(t, rc)
-	ctx := testCtx(t, 30*time.Second)
+	// The release calls again until the server has loaded: on a loaded
+	// machine that takes longer than the default release timeout.
+	c := newTestClient(t, rc, WithReleaseTimeout(20*time.Second))
 	for _, lc := range lockCases {
 		if lc.name == "RWMutexRead" {
 			continue // the write side's scripts, read with the rest of RWMutex
 		}
 		t.Run(lc.name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second) // each case its own: one reload is seconds
 			held, err := lc.make(t, c, "loading:held").Lock(ctx)
 			if err != nil {
 				t.Fatal(err)
