@@ -523,11 +523,14 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 		c.Response().Header().Set("Retry-After", "1")
 		return fail(c, ErrIdempotencyStore, err)
 	}
-	report.Report(c.Request().Context(), scriptlock.RequestReplayed)
 	if err != nil {
+		// A record this version should read but cannot is a store failure
+		// to the client, which gets no replay: counted like the other.
+		report.Report(c.Request().Context(), scriptlock.RequestRedisDown)
 		log.ErrorContext(c.Request().Context(), "echolock: stored response", "err", err)
 		return fail(c, ErrIdempotencyStore, err)
 	}
+	report.Report(c.Request().Context(), scriptlock.RequestReplayed)
 	if sr.NotReplayable {
 		return fail(c, ErrIdempotencyUsed, idempotency.ErrNotReplayable)
 	}

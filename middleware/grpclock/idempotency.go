@@ -417,11 +417,22 @@ func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.Request
 		}
 		return nil, st.Err()
 	}
-	report.Report(ctx, scriptlock.RequestReplayed)
 	if err != nil {
+		// A record this version should read but cannot is a store failure
+		// to the client, which gets no replay: counted like the other.
+		report.Report(ctx, scriptlock.RequestRedisDown)
 		log.ErrorContext(ctx, "grpclock: stored response", "method", method, "err", err)
 		return nil, status.Error(codes.Internal, "internal error")
 	}
+	var p spb.Status
+	if codes.Code(sr.Status) != codes.OK && !sr.NotReplayable {
+		if err := proto.Unmarshal(sr.Body, &p); err != nil {
+			report.Report(ctx, scriptlock.RequestRedisDown)
+			log.ErrorContext(ctx, "grpclock: stored status", "method", method, "err", err)
+			return nil, status.Error(codes.Internal, "internal error")
+		}
+	}
+	report.Report(ctx, scriptlock.RequestReplayed)
 	if sr.NotReplayable {
 		return nil, status.Error(codes.AlreadyExists, "idempotency-key was used; its response was not stored")
 	}
@@ -438,11 +449,6 @@ func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.Request
 		_ = grpc.SetTrailer(ctx, tr)
 	}
 	if codes.Code(sr.Status) != codes.OK {
-		var p spb.Status
-		if err := proto.Unmarshal(sr.Body, &p); err != nil {
-			log.ErrorContext(ctx, "grpclock: stored status", "method", method, "err", err)
-			return nil, status.Error(codes.Internal, "internal error")
-		}
 		return nil, status.ErrorProto(&p)
 	}
 	if mt := outputType(method, types); mt != nil {
