@@ -43,7 +43,7 @@
 // received, so a SendMsg before it fails and ends the call with Internal (a
 // handler that sends first needs a Metadata key), or with InvalidArgument
 // when the client closed the stream without sending any message; nothing is
-// sent. A SendMsg on another goroutine once the first message was received,
+// sent, and both are reported to WithOutcome as key_invalid. A SendMsg on another goroutine once the first message was received,
 // while its lock is being taken, waits for the lock and is then sent under
 // it, or fails with the refusal. SendHeader is not held back: a client may
 // wait for the headers before it sends its first message.
@@ -240,14 +240,18 @@ func (s *lockedStream) SendMsg(m any) error {
 		}
 	}
 	if s.src.fromMessage() && !s.decided.Load() && s.refusal() == nil {
+		// Either way the call is refused for want of the key its answer
+		// needed: reported as key_invalid, once, by the SendMsg that
+		// refused it.
 		if s.empty.Load() {
 			// The client sent no message, so no key: refused as a first
 			// message without one is.
-			s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
-			s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key missing")})
-		} else {
+			if s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key missing")}) {
+				s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
+			}
+		} else if s.refuse(&lockError{status.New(codes.Internal, "stream sent a message before receiving the one that names its lock")}) {
 			s.o.logger.ErrorContext(s.ctx.Context, "grpclock: stream handler sent a message before receiving the first one, which names its lock", "method", s.method)
-			s.refuse(&lockError{status.New(codes.Internal, "stream sent a message before receiving the one that names its lock")})
+			s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
 		}
 	}
 	if err := s.refusal(); err != nil {
@@ -276,8 +280,12 @@ func (s *lockedStream) RecvMsg(m any) error {
 	s.once.Do(func() {
 		first = true
 		s.received.Store(true)
-		if err := s.acquire(m); err != nil && !errors.Is(err, errFailOpen) {
-			s.refuse(err)
+		// A SendMsg may have refused the call while this message was on
+		// its way: no lock is taken for it, nor a second outcome reported.
+		if s.refusal() == nil {
+			if err := s.acquire(m); err != nil && !errors.Is(err, errFailOpen) {
+				s.refuse(err)
+			}
 		}
 		s.decided.Store(true)
 		close(s.decidedCh)
@@ -307,12 +315,15 @@ func (s *lockedStream) sameKey(m any) {
 	s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key differs from the one the stream's first message locked")})
 }
 
-func (s *lockedStream) refuse(err error) {
+// refuse records the call's refusal and reports whether it was the first.
+func (s *lockedStream) refuse(err error) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.refused == nil {
 		s.refused = err
+		return true
 	}
+	return false
 }
 
 func (s *lockedStream) refusal() error {
