@@ -407,6 +407,19 @@ func parseHolder(field string, holds int64) Holder {
 	return h
 }
 
+// shown is s as text output prints a key or a holder, owner, waiter or
+// permit field: as it is, or in Go's quoted form (strconv.Quote) when it is
+// not UTF-8 or holds a character that is not printable, which would reach
+// the terminal as garbage or control sequences (a tab or newline would also
+// break the columns), or when it begins with a double quote, so that a
+// quoted form always stands for one string.
+func shown(s string) string {
+	if strings.HasPrefix(s, `"`) || !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 // rawBase64 is the base64 of a string that is not UTF-8, which JSON would
 // show with U+FFFD for each invalid byte (and so confuse with another name);
 // "" for a valid one, which JSON shows as it is.
@@ -465,7 +478,7 @@ func lease(ms int64) string {
 
 func writeReport(w io.Writer, r *Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "KEY\t%s\n", r.Key)
+	fmt.Fprintf(tw, "KEY\t%s\n", shown(r.Key))
 	fmt.Fprintf(tw, "LAYOUT\t%s\n", describeKind(r))
 	if !r.Found() {
 		tw.Flush()
@@ -524,7 +537,7 @@ func writeReport(w io.Writer, r *Report) {
 			if h.ReadLeaseMS != nil {
 				hl = lease(*h.ReadLeaseMS)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", h.Client, h.Owner, mode, h.Holds, hl)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", shown(h.Client), shown(h.Owner), mode, h.Holds, hl)
 		}
 		tw.Flush()
 	}
@@ -543,7 +556,7 @@ func writeReport(w io.Writer, r *Report) {
 			if q.Stale {
 				in = "stale"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, q.Field, deadline, in)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, shown(q.Field), deadline, in)
 		}
 		tw.Flush()
 	}
@@ -554,7 +567,7 @@ func writeReport(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "#\tGO WAITER\tREGISTERED\tWAITED")
 		for i, q := range r.MutexWaiters {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, q.Field, q.Registered.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.WaitedMS, 0)))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, shown(q.Field), q.Registered.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.WaitedMS, 0)))
 		}
 		tw.Flush()
 	}
@@ -567,7 +580,7 @@ func writeReport(w io.Writer, r *Report) {
 			if p.RemainingMS > 0 {
 				in = lease(p.RemainingMS)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), in)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", shown(p.ID), p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), in)
 		}
 		tw.Flush()
 	}

@@ -155,7 +155,7 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 		if int64(len(r.Holders)) < r.HolderCount {
 			holdsCol += "+"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\n", strings.TrimPrefix(r.Key, e.keyPrefix), kind, r.HolderCount, holdsCol,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\n", shown(strings.TrimPrefix(r.Key, e.keyPrefix)), kind, r.HolderCount, holdsCol,
 			lease(r.LeaseMS), r.QueueLength+r.WriterCount+r.MutexWaiterCount, fence)
 	}
 	tw.Flush()

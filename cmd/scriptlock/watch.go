@@ -132,7 +132,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 // all the time.
 func summary(r *Report) string {
 	if !r.Found() {
-		return "free (nothing under " + r.Key + ")"
+		return "free (nothing under " + shown(r.Key) + ")"
 	}
 	var b strings.Builder
 	b.WriteString(r.Kind)
@@ -144,7 +144,7 @@ func summary(r *Report) string {
 	} else if r.RedisType == "hash" || r.Kind == kindLean {
 		var hs []string
 		for _, h := range r.Holders {
-			hs = append(hs, h.Field+"×"+strconv.FormatInt(h.Holds, 10))
+			hs = append(hs, shown(h.Field)+"×"+strconv.FormatInt(h.Holds, 10))
 		}
 		fmt.Fprintf(&b, " held by %s", strings.Join(hs, ", "))
 	} else if r.IsLock() {
@@ -157,7 +157,7 @@ func summary(r *Report) string {
 		var fs []string
 		for _, w := range ws {
 			if !w.Stale {
-				fs = append(fs, w.Field)
+				fs = append(fs, shown(w.Field))
 			}
 		}
 		return strings.Join(fs, ", ")
@@ -177,7 +177,7 @@ func summary(r *Report) string {
 	if r.MutexWaiterCount > 0 {
 		var ws []string
 		for _, w := range r.MutexWaiters {
-			ws = append(ws, w.Field)
+			ws = append(ws, shown(w.Field))
 		}
 		fmt.Fprintf(&b, "; %d Go waiters: %s", r.MutexWaiterCount, strings.Join(ws, ", "))
 	}
@@ -185,7 +185,7 @@ func summary(r *Report) string {
 		var ps []string
 		for _, p := range r.Permits {
 			if p.RemainingMS > 0 { // an ended lease is held no more
-				ps = append(ps, p.ID)
+				ps = append(ps, shown(p.ID))
 			}
 		}
 		fmt.Fprintf(&b, "; %d permits held: %s", r.PermitCount, strings.Join(ps, ", "))
