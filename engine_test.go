@@ -653,10 +653,8 @@ func TestFenceCounterExpires(t *testing.T) {
 		}
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
-			// An idle time the PTTL read after Lock outlasts on a loaded
-			// machine.
-			c := newTestClient(t, node.Client(t), WithFenceIdle(3*time.Second))
-			ctx := testCtx(t, 30*time.Second)
+			c := newTestClient(t, node.Client(t), WithFenceIdle(time.Second))
+			ctx := testCtx(t, 20*time.Second)
 			l := lc.make(t, c, "fenced")
 			key, _ := lockKey(c.cfg.prefix, "fenced")
 			counter := redissonName("redisson_lock_token", key)
@@ -1248,8 +1246,10 @@ func TestFenceCounterRestartedByRedisson(t *testing.T) {
 		}
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
-			c := newTestClient(t, node.Client(t), WithFenceIdle(time.Second))
-			ctx := testCtx(t, 20*time.Second)
+			// An idle time the PTTL read after Lock outlasts on a loaded
+			// machine.
+			c := newTestClient(t, node.Client(t), WithFenceIdle(3*time.Second))
+			ctx := testCtx(t, 30*time.Second)
 			l := lc.make(t, c, "fenced")
 			key, _ := lockKey(c.cfg.prefix, "fenced")
 			counter := redissonName("redisson_lock_token", key)
