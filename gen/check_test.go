@@ -921,6 +921,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "SETBIT and GETBIT offsets of 2^32 or more",
+			src:  "-- @key k\n-- @return none\nredis.call('SETBIT', KEYS[1], 4294967296, 1)\nredis.call('GETBIT', KEYS[1], '4294967296')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:31: SETBIT reads a bit offset under 4294967296 there, and the call passes 4294967296: Redis refuses it at run time ("ERR bit offset is not an integer or out of range"), after the script's earlier writes; pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string`,
+				`scripts/x.lua:4:31: GETBIT reads a bit offset under 4294967296 there, and the call passes 4294967296: Redis refuses it at run time ("ERR bit offset is not an integer or out of range"), after the script's earlier writes; pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1056,6 +1064,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"Lua number literals Redis reads as the integer written", "-- @key k\n-- @return none\nredis.call('INCRBY', KEYS[1], 1e16)\nredis.call('INCRBY', KEYS[1], 9007199254740992)\n" +
 			"redis.call('INCRBY', KEYS[1], -99999999999999984)\nredis.call('INCRBY', KEYS[1], 0)\nredis.call('INCRBY', KEYS[1], '123456789012345678')\n" +
 			"redis.call('SET', KEYS[1], 1e17)\nredis.call('INCRBYFLOAT', KEYS[1], 1e17)\nredis.call('ZINCRBY', KEYS[1], -0, 'm')\nredis.call('SCAN', -0)\nreturn nil\n"},
+		{"SETBIT and GETBIT offsets under 2^32", "-- @key k\n-- @arg off int64\n-- @return none\nredis.call('SETBIT', KEYS[1], 4294967295, 0)\nredis.call('GETBIT', KEYS[1], '4294967295')\n" +
+			"redis.call('GETBIT', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"comparison after switching to RESP3", "-- @key k\n-- @return int64\nredis.setresp(3)\nif redis.call('ZSCORE', KEYS[1], 'm') == 1 then return 1 end\nreturn 0\n"},

@@ -16,6 +16,7 @@ type rangeArg struct {
 	from    int    // the words (after the name) before the keywords
 	what    string // what it is, for messages
 	min     int64
+	below   int64
 	nonZero bool
 	refusal string
 	fix     string
@@ -31,9 +32,11 @@ var rangeArgs = map[string][]rangeArg{
 	"ZPOPMIN":  {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more (ZPOPMAX pops from the other end)"}},
 	"ZPOPMAX":  {{pos: 2, what: "a count", refusal: "ERR value is out of range, must be positive", fix: "pass 0 or more (ZPOPMIN pops from the other end)"}},
 	"SETRANGE": {{pos: 2, what: "an offset", refusal: "ERR offset is out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
-	"SETBIT":   {{pos: 2, what: "a bit offset", refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
-	"GETBIT":   {{pos: 2, what: "a bit offset", refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
-	"SCAN":     {{keyword: "COUNT", from: 1, what: "a count", min: 1, refusal: "ERR syntax error", fix: "pass 1 or more"}},
+	// Redis refuses a bit offset whose byte is past proto-max-bulk-len
+	// (512 MB unless the server's configuration raises it).
+	"SETBIT": {{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"}},
+	"GETBIT": {{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"}},
+	"SCAN":   {{keyword: "COUNT", from: 1, what: "a count", min: 1, refusal: "ERR syntax error", fix: "pass 1 or more"}},
 	"LPOS": {
 		{keyword: "RANK", from: 2, what: "a rank", nonZero: true, refusal: "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list", fix: "pass 1 for the first match, -1 for the last"},
 		{keyword: "COUNT", from: 2, what: "a count", refusal: "ERR COUNT can't be negative", fix: "pass 0 (every match) or more"},
@@ -87,6 +90,8 @@ func checkRanges(c parse.Call, name string, at func(parse.Pos, string, ...any)) 
 				least = "1 or more"
 			}
 			at(a.Pos, "%s reads %s of %s there, and the call passes %s: Redis refuses it at run time (%q), after the script's earlier writes; %s", where, r.what, least, *a.Literal, r.refusal, r.fix)
+		case r.below != 0 && v >= r.below:
+			at(a.Pos, "%s reads %s under %d there, and the call passes %s: Redis refuses it at run time (%q), after the script's earlier writes; %s", where, r.what, r.below, *a.Literal, r.refusal, r.fix)
 		}
 	}
 }
