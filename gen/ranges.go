@@ -34,7 +34,10 @@ var rangeArgs = map[string][]rangeArg{
 	"SETRANGE": {{pos: 2, what: "an offset", refusal: "ERR offset is out of range", fix: "pass an offset of 0 or more, counted from the start of the string"}},
 	// Redis refuses a bit offset whose byte is past proto-max-bulk-len
 	// (512 MB unless the server's configuration raises it).
-	"SETBIT": {{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"}},
+	"SETBIT": {
+		{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"},
+		{pos: 3, what: "a bit", below: 2, refusal: "ERR bit is not an integer or out of range", fix: "pass 0 or 1"},
+	},
 	"GETBIT": {{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"}},
 	"SCAN":   {{keyword: "COUNT", from: 1, what: "a count", min: 1, refusal: "ERR syntax error", fix: "pass 1 or more"}},
 	"LPOS": {
