@@ -937,6 +937,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "BITPOS bits other than 0 and 1",
+			src:  "-- @key k\n-- @return none\nredis.call('BITPOS', KEYS[1], 2)\nredis.call('BITPOS', KEYS[1], '-1', 0, -1)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:31: BITPOS reads a bit under 2 there, and the call passes 2: Redis refuses it at run time ("ERR The bit argument must be 1 or 0."), after the script's earlier writes; pass 0 or 1`,
+				`scripts/x.lua:4:31: BITPOS reads a bit of 0 or more there, and the call passes -1: Redis refuses it at run time ("ERR The bit argument must be 1 or 0."), after the script's earlier writes; pass 0 or 1`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1074,6 +1082,7 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('SET', KEYS[1], 1e17)\nredis.call('INCRBYFLOAT', KEYS[1], 1e17)\nredis.call('ZINCRBY', KEYS[1], -0, 'm')\nredis.call('SCAN', -0)\nreturn nil\n"},
 		{"SETBIT and GETBIT offsets under 2^32", "-- @key k\n-- @arg off int64\n-- @return none\nredis.call('SETBIT', KEYS[1], 4294967295, 0)\nredis.call('GETBIT', KEYS[1], '4294967295')\n" +
 			"redis.call('SETBIT', KEYS[1], 0, '1')\nredis.call('SETBIT', KEYS[1], 1, ARGV[1])\n" +
+			"redis.call('BITPOS', KEYS[1], 0)\nredis.call('BITPOS', KEYS[1], '1', 0, -1)\nredis.call('BITPOS', KEYS[1], ARGV[1])\n" +
 			"redis.call('GETBIT', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},

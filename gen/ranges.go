@@ -39,6 +39,7 @@ var rangeArgs = map[string][]rangeArg{
 		{pos: 3, what: "a bit", below: 2, refusal: "ERR bit is not an integer or out of range", fix: "pass 0 or 1"},
 	},
 	"GETBIT": {{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"}},
+	"BITPOS": {{pos: 2, what: "a bit", below: 2, refusal: "ERR The bit argument must be 1 or 0.", fix: "pass 0 or 1"}},
 	"SCAN":   {{keyword: "COUNT", from: 1, what: "a count", min: 1, refusal: "ERR syntax error", fix: "pass 1 or more"}},
 	"LPOS": {
 		{keyword: "RANK", from: 2, what: "a rank", nonZero: true, refusal: "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list", fix: "pass 1 for the first match, -1 for the last"},

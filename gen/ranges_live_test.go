@@ -19,7 +19,7 @@ func TestRangeArgsAgreeWithServer(t *testing.T) {
 	setup := map[string][]string{
 		"LPOP": {"RPUSH", "k", "a"}, "RPOP": {"RPUSH", "k", "a"}, "LPOS": {"RPUSH", "k", "a"},
 		"SPOP": {"SADD", "k", "a"}, "ZPOPMIN": {"ZADD", "k", "1", "a"}, "ZPOPMAX": {"ZADD", "k", "1", "a"},
-		"SETRANGE": {"SET", "k", "v"}, "SETBIT": {"SET", "k", "v"}, "GETBIT": {"SET", "k", "v"}, "SCAN": {"SET", "k", "v"},
+		"SETRANGE": {"SET", "k", "v"}, "BITPOS": {"SET", "k", "v"}, "SETBIT": {"SET", "k", "v"}, "GETBIT": {"SET", "k", "v"}, "SCAN": {"SET", "k", "v"},
 	}
 	run := commandRunner(t, setup)
 	base := map[string][]string{
@@ -28,7 +28,7 @@ func TestRangeArgsAgreeWithServer(t *testing.T) {
 	}
 	// The words of a command whose range arguments are at positions: each
 	// is run with one of them replaced.
-	words0 := map[string][]string{"SETRANGE": {"k", "0", "x"}, "SETBIT": {"k", "0", "1"}, "GETBIT": {"k", "0"}}
+	words0 := map[string][]string{"SETRANGE": {"k", "0", "x"}, "SETBIT": {"k", "0", "1"}, "GETBIT": {"k", "0"}, "BITPOS": {"k", "0"}}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for n := range rangeArgs {
 			if !yield(n) {
