@@ -945,6 +945,16 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "SETRANGE past 512 MB",
+			src: "-- @key k\n-- @return none\nredis.call('SETRANGE', KEYS[1], 536870912, 'x')\nredis.call('SETRANGE', KEYS[1], '536870911', 'xy')\n" +
+				"redis.call('SETRANGE', KEYS[1], '9223372036854775807', 'x')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:33: SETRANGE writes its 1-byte value at offset 536870912, which ends past 536870912 bytes (512 MB, proto-max-bulk-len's default): Redis refuses the call at run time ("ERR string exceeds maximum allowed size (proto-max-bulk-len)"), after the script's earlier writes; keep the offset at 536870911 or under`,
+				`scripts/x.lua:4:33: SETRANGE writes its 2-byte value at offset 536870911, which ends past 536870912 bytes (512 MB, proto-max-bulk-len's default): Redis refuses the call at run time ("ERR string exceeds maximum allowed size (proto-max-bulk-len)"), after the script's earlier writes; keep the offset at 536870910 or under`,
+				`scripts/x.lua:5:33: SETRANGE writes its 1-byte value at offset 9223372036854775807, which ends past 536870912 bytes (512 MB, proto-max-bulk-len's default): Redis refuses the call at run time ("ERR string exceeds maximum allowed size (proto-max-bulk-len)"), after the script's earlier writes; keep the offset at 536870911 or under`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1083,6 +1093,8 @@ func TestCheckAccepts(t *testing.T) {
 		{"SETBIT and GETBIT offsets under 2^32", "-- @key k\n-- @arg off int64\n-- @return none\nredis.call('SETBIT', KEYS[1], 4294967295, 0)\nredis.call('GETBIT', KEYS[1], '4294967295')\n" +
 			"redis.call('SETBIT', KEYS[1], 0, '1')\nredis.call('SETBIT', KEYS[1], 1, ARGV[1])\n" +
 			"redis.call('BITPOS', KEYS[1], 0)\nredis.call('BITPOS', KEYS[1], '1', 0, -1)\nredis.call('BITPOS', KEYS[1], ARGV[1])\n" +
+			"redis.call('SETRANGE', KEYS[1], 536870911, 'x')\nredis.call('SETRANGE', KEYS[1], '536870910', 'xy')\nredis.call('SETRANGE', KEYS[1], '9223372036854775807', '')\n" +
+			"redis.call('SETRANGE', KEYS[1], ARGV[1], 'x')\nredis.call('SETRANGE', KEYS[1], 536870912, 1)\n" +
 			"redis.call('GETBIT', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},

@@ -40,6 +40,12 @@ var literalCases = []struct {
 	{name: "BITPOS bit 2 on a key that is missing", body: "redis.call('BITPOS', KEYS[1], 2)", refusal: "ERR The bit argument must be 1 or 0."},
 	{name: "BITPOS bit -1", body: "redis.call('BITPOS', KEYS[1], -1, 0, -1)", refusal: "ERR The bit argument must be 1 or 0."},
 	{name: "BITPOS bit 1", body: "redis.call('BITPOS', KEYS[1], 1, 0, -1)"},
+	{name: "SETRANGE of a byte at 512 MB", body: "redis.call('SETRANGE', KEYS[1], 536870912, 'x')", refusal: "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
+	{name: "SETRANGE of two bytes at 512 MB - 1", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('SETRANGE', KEYS[1], '536870911', 'xy')", refusal: "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
+	{name: "SETRANGE of a byte at 2^63 - 1", body: "redis.call('SETRANGE', KEYS[1], '9223372036854775807', 'x')", refusal: "ERR string exceeds maximum allowed size (proto-max-bulk-len)"},
+	// (Not run at 512 MB - 1, which would grow the string to 512 MB.)
+	{name: "SETRANGE of nothing past 512 MB", body: "redis.call('SETRANGE', KEYS[1], 536870912, '')"},
+	{name: "SETRANGE of nothing at 2^63 - 1", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('SETRANGE', KEYS[1], '9223372036854775807', '')"},
 	{name: "Lua number 1e17 as an integer", body: "redis.call('EXPIRE', KEYS[1], 1e17)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
 	{name: "Lua number from 1e17 on as an integer", body: "redis.call('SET', KEYS[1], 'v', 'PX', 123456789012345678)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
 	{name: "Lua number -1.5e17 as an integer", body: "redis.call('LRANGE', KEYS[1], -1.5e17, 0)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},

@@ -111,3 +111,28 @@ func numericPlaces(name string, r rangeArg) bool {
 	}
 	return r.pos <= len(sig.fixed) && sig.fixed[r.pos-1].kind == 'i'
 }
+
+// maxBulkLen is proto-max-bulk-len's default (512 MB), the longest string
+// Redis makes unless the server's configuration raises it.
+const maxBulkLen = 512 << 20
+
+// checkSetrangeLength refuses a SETRANGE whose literal offset and string
+// literal value make a string longer than maxBulkLen: Redis refuses it
+// before writing ("ERR string exceeds maximum allowed size
+// (proto-max-bulk-len)"), whether the key exists or not. An empty value
+// writes nothing, and Redis takes any offset of 0 or more with it. A Lua
+// number value is sent as %.17g writes it, so it is left alone.
+func checkSetrangeLength(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	if name != "SETRANGE" || len(c.Args) != 3 || c.Args[2].Expands {
+		return
+	}
+	off, val := c.Args[1], c.Args[2]
+	if !val.Exact || val.Number || len(*val.Literal) == 0 || luaIntegerProblem(off) != "" {
+		return
+	}
+	v, ok := literalInt(off)
+	if !ok || v < 0 || v <= maxBulkLen-int64(len(*val.Literal)) {
+		return // a negative offset is checkRanges'
+	}
+	at(off.Pos, "SETRANGE writes its %d-byte value at offset %s, which ends past %d bytes (512 MB, proto-max-bulk-len's default): Redis refuses the call at run time (\"ERR string exceeds maximum allowed size (proto-max-bulk-len)\"), after the script's earlier writes; keep the offset at %d or under", len(*val.Literal), *off.Literal, maxBulkLen, maxBulkLen-int64(len(*val.Literal)))
+}

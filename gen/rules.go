@@ -438,6 +438,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		return
 	}
 	checkRanges(c, info.name, at)
+	checkSetrangeLength(c, info.name, at)
 	shown := info.name
 	if hasSubcommands[info.name] && len(c.Args) > 0 && !c.Args[0].Exact {
 		// The container's own flags, arity and keys say nothing of its
