@@ -955,6 +955,20 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "BITCOUNT and BITPOS ranges Redis 7.0 refuses",
+			src: "-- @key k\n-- @return none\nredis.call('BITCOUNT', KEYS[1], 0)\nredis.call('BITCOUNT', KEYS[1], 0, -1, 'BOT')\nredis.call('BITCOUNT', KEYS[1], 0, -1, 'BIT', 1)\n" +
+				"redis.call('BITPOS', KEYS[1], 1, 0, 'BIT')\nredis.call('BITPOS', KEYS[1], 1, 'x', -1, 'BOT')\nredis.call('BITPOS', KEYS[1], 1, 0, 'x', 'BOT')\nredis.call('BITCOUNT', KEYS[1], 0, 1e17)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:33: BITCOUNT takes a start only with an end (BITCOUNT key [start end [BIT|BYTE]]), and the call passes a start alone: Redis refuses the call at run time when the key holds a string ("ERR syntax error"), after the script's earlier writes`,
+				`scripts/x.lua:4:40: BITCOUNT reads BIT or BYTE there (BITCOUNT key [start end [BIT|BYTE]]), and "BOT" is neither: Redis refuses the call at run time when the key holds a string ("ERR syntax error"), after the script's earlier writes`,
+				`scripts/x.lua:5:47: BITCOUNT takes up to 3 words of range, start, end and BIT or BYTE (BITCOUNT key [start end [BIT|BYTE]]), and the call passes 4: Redis refuses the call at run time when the key holds a string ("ERR syntax error"), after the script's earlier writes`,
+				`scripts/x.lua:6:37: BITPOS reads an end there (an integer; BITPOS key bit [start [end [BIT|BYTE]]]), and "BIT" is none: Redis refuses the call at run time when the key holds a string ("ERR value is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:7:34: BITPOS reads a start there (an integer; BITPOS key bit [start [end [BIT|BYTE]]]), and "x" is none: Redis refuses the call at run time when the key holds a string ("ERR value is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:8:42: BITPOS reads BIT or BYTE there (BITPOS key bit [start [end [BIT|BYTE]]]), and "BOT" is neither: Redis refuses the call at run time when the key holds a string ("ERR syntax error"), after the script's earlier writes`,
+				`scripts/x.lua:9:36: BITCOUNT reads an end there (an integer; BITCOUNT key [start end [BIT|BYTE]]), and the Lua number 1e17 is sent as "1e+17" (Redis writes number arguments with %.17g), which is no integer: Redis refuses the call at run time, after the script's earlier writes; write it as a string ('100000000000000000')`,
+			},
+		},
+		{
 			name: "SORT BY a pattern or GET, which Redis Cluster refuses",
 			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'w_*')\nredis.call('SORT_RO', KEYS[1], 'LIMIT', 0, 1, 'GET', '#')\nreturn nil\n",
 			want: []string{
@@ -1095,6 +1109,8 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('BITPOS', KEYS[1], 0)\nredis.call('BITPOS', KEYS[1], '1', 0, -1)\nredis.call('BITPOS', KEYS[1], ARGV[1])\n" +
 			"redis.call('SETRANGE', KEYS[1], 536870911, 'x')\nredis.call('SETRANGE', KEYS[1], '536870910', 'xy')\nredis.call('SETRANGE', KEYS[1], '9223372036854775807', '')\n" +
 			"redis.call('SETRANGE', KEYS[1], ARGV[1], 'x')\nredis.call('SETRANGE', KEYS[1], 536870912, 1)\n" +
+			"redis.call('BITCOUNT', KEYS[1])\nredis.call('BITCOUNT', KEYS[1], 0, -1)\nredis.call('BITCOUNT', KEYS[1], '0', -1, 'bit')\nredis.call('BITCOUNT', KEYS[1], ARGV[1], -1, 'BYTE')\n" +
+			"redis.call('BITPOS', KEYS[1], 1, 0)\nredis.call('BITPOS', KEYS[1], 0, 2, -1)\nredis.call('BITPOS', KEYS[1], 1, 0, -1, 'Byte')\nredis.call('BITPOS', KEYS[1], 1, 0, ARGV[1], 'BIT')\n" +
 			"redis.call('GETBIT', KEYS[1], ARGV[1])\nreturn nil\n"},
 		{"integer literals in the range Redis takes", "-- @key k\n-- @arg n int64\n-- @return none\nredis.call('LPOP', KEYS[1], 0)\nredis.call('SRANDMEMBER', KEYS[1], -3)\nredis.call('SETBIT', KEYS[1], 0, 1)\n" +
 			"redis.call('SCAN', 0, 'COUNT', 1)\nredis.call('LPOS', KEYS[1], 'a', 'RANK', -1, 'COUNT', 0, 'MAXLEN', 0)\nredis.call('LPOS', KEYS[1], 'a', ARGV[1], 0)\nredis.call('SPOP', KEYS[1], ARGV[1])\nreturn nil\n"},

@@ -172,6 +172,65 @@ func checkBitop(c parse.Call, name string, at func(parse.Pos, string, ...any)) b
 	return true
 }
 
+// checkBitRange reads the range of BITCOUNT (key [start end [BIT|BYTE]])
+// and BITPOS (key bit [start [end [BIT|BYTE]]]) as Redis 7.0 reads it, and
+// refuses what it refuses: words in a number it takes no range of, a start
+// or end that is no integer, and a unit other than BIT or BYTE. Redis 7.0
+// reads the range only when the key holds a string (a missing key is
+// answered 0, or -1, first; later versions read it first), so the call
+// fails whenever there are bits to count. It reports whether it refused
+// nothing.
+func checkBitRange(c parse.Call, name string, at func(parse.Pos, string, ...any)) bool {
+	from := 1 // the range's first word
+	if name == "BITPOS" {
+		from = 2
+	} else if name != "BITCOUNT" {
+		return true
+	}
+	if len(c.Args) < from || c.Args[len(c.Args)-1].Expands {
+		return true
+	}
+	const when = "Redis refuses the call at run time when the key holds a string"
+	spec := map[string]string{"BITCOUNT": "BITCOUNT key [start end [BIT|BYTE]]", "BITPOS": "BITPOS key bit [start [end [BIT|BYTE]]]"}[name]
+	words := c.Args[from:]
+	if n := len(words); n > 3 || name == "BITCOUNT" && n == 1 {
+		if n == 1 {
+			at(words[0].Pos, "%s takes a start only with an end (%s), and the call passes a start alone: %s (\"ERR syntax error\"), after the script's earlier writes", name, spec, when)
+		} else {
+			at(words[3].Pos, "%s takes up to 3 words of range, start, end and BIT or BYTE (%s), and the call passes %d: %s (\"ERR syntax error\"), after the script's earlier writes", name, spec, n, when)
+		}
+		return false
+	}
+	// Redis reads the start, then (BITPOS) the unit, then the end.
+	order := []int{0, 1, 2}
+	if name == "BITPOS" {
+		order = []int{0, 2, 1}
+	}
+	for _, i := range order {
+		if i >= len(words) || !words[i].Exact {
+			continue
+		}
+		a := words[i]
+		if i == 2 {
+			if u, ok := sentText(a); ok && !strings.EqualFold(u, "BIT") && !strings.EqualFold(u, "BYTE") {
+				at(a.Pos, "%s reads BIT or BYTE there (%s), and %q is neither: %s (\"ERR syntax error\"), after the script's earlier writes", name, spec, u, when)
+				return false
+			}
+			continue
+		}
+		what := []string{"a start", "an end"}[i]
+		if p := luaIntegerProblem(a); p != "" {
+			at(a.Pos, "%s reads %s there (an integer; %s), and %s", name, what, spec, p)
+			return false
+		}
+		if notInteger(a) {
+			at(a.Pos, "%s reads %s there (an integer; %s), and %q is none%s: %s (\"ERR value is not an integer or out of range\"), after the script's earlier writes", name, what, spec, *a.Literal, strictHint(a), when)
+			return false
+		}
+	}
+	return true
+}
+
 // numericFixed reports whether the number checks (numericArgs) place the
 // argument name of command cmd among its fixed words, and report a word
 // there that is no integer themselves.

@@ -46,6 +46,16 @@ var literalCases = []struct {
 	// (Not run at 512 MB - 1, which would grow the string to 512 MB.)
 	{name: "SETRANGE of nothing past 512 MB", body: "redis.call('SETRANGE', KEYS[1], 536870912, '')"},
 	{name: "SETRANGE of nothing at 2^63 - 1", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('SETRANGE', KEYS[1], '9223372036854775807', '')"},
+	{name: "BITCOUNT of a start alone", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITCOUNT', KEYS[1], 0)", refusal: "ERR syntax error"},
+	{name: "BITCOUNT of a unit that is neither BIT nor BYTE", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITCOUNT', KEYS[1], 0, -1, 'BOT')", refusal: "ERR syntax error"},
+	{name: "BITCOUNT of 4 words of range", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITCOUNT', KEYS[1], 'x', -1, 'BIT', 1)", refusal: "ERR syntax error"},
+	{name: "BITCOUNT of an end that is no integer", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITCOUNT', KEYS[1], 0, 'BIT')", refusal: "ERR value is not an integer or out of range"},
+	{name: "BITCOUNT of a range in bits", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITCOUNT', KEYS[1], 0, -1, 'bit')\nredis.call('BITCOUNT', KEYS[1], '0', -1, 'BYTE')"},
+	{name: "BITPOS of an end that is no integer", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITPOS', KEYS[1], 1, 0, 'BIT')", refusal: "ERR value is not an integer or out of range"},
+	{name: "BITPOS of a start that is no integer, before the unit", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITPOS', KEYS[1], 1, 'x', -1, 'BOT')", refusal: "ERR value is not an integer or out of range"},
+	{name: "BITPOS of a unit that is neither, before the end", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITPOS', KEYS[1], 1, 0, 'x', 'BOT')", refusal: "ERR syntax error"},
+	{name: "BITPOS of 4 words of range", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITPOS', KEYS[1], 1, 'x', -1, 'BIT', 1)", refusal: "ERR syntax error"},
+	{name: "BITPOS of a range in bits", body: "redis.call('SET', KEYS[1], 'v')\nredis.call('BITPOS', KEYS[1], 0, 2, -1, 'BIT')\nredis.call('BITPOS', KEYS[1], 1, 0)"},
 	{name: "Lua number 1e17 as an integer", body: "redis.call('EXPIRE', KEYS[1], 1e17)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
 	{name: "Lua number from 1e17 on as an integer", body: "redis.call('SET', KEYS[1], 'v', 'PX', 123456789012345678)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
 	{name: "Lua number -1.5e17 as an integer", body: "redis.call('LRANGE', KEYS[1], -1.5e17, 0)", refusal: "ERR value is not an integer or out of range", says: "is no integer: Redis refuses the call at run time"},
@@ -86,6 +96,33 @@ func TestBitfieldOffsetWrapsOnServer(t *testing.T) {
 	reply, err := rc.Do(ctx, rc.B().Eval().Script(body).Numkeys(1).Key("{l}k").Build()).AsIntSlice()
 	if err != nil || len(reply) != 1 || reply[0] != 255 {
 		t.Errorf("Redis answers %v, %v; want [255]: the value set at offset 8", reply, err)
+	}
+}
+
+// TestBitRangeMissingKeyOnServer shows what checkBitRange refuses though
+// Redis 7.0 takes it on a key that is missing: it answers 0 (BITCOUNT) or
+// -1 (BITPOS of 1) before it reads the range.
+func TestBitRangeMissingKeyOnServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body string
+		want int64
+	}{
+		{"return redis.call('BITCOUNT', KEYS[1], 0)", 0},
+		{"return redis.call('BITPOS', KEYS[1], 1, 0, -1, 'BOT')", -1},
+	} {
+		if got := checkUsed(t, "-- @key k\n-- @return int64\n"+tc.body+"\n"); len(got) != 1 || !strings.Contains(got[0], "when the key holds a string") {
+			t.Errorf("%q: the checker answers %q, want one error saying Redis refuses it when the key holds a string", tc.body, got)
+		}
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		reply, err := rc.Do(ctx, rc.B().Eval().Script(tc.body).Numkeys(1).Key("{l}k").Build()).AsInt64()
+		if err != nil || reply != tc.want {
+			t.Errorf("%q: Redis answers %v, %v; want %d", tc.body, reply, err, tc.want)
+		}
 	}
 }
 
