@@ -64,9 +64,13 @@ deps:
 # redis-server: kept for the targets and habits that name it.
 redis-server: deps
 
+# TEST_PARALLEL: how many tests marked parallel run at once. Most of them wait on timers and
+# Redis, not the CPU, so at least 4 even on fewer cores (go test's default is GOMAXPROCS).
+TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); [ "$$n" -ge 4 ] 2>/dev/null || n=4; echo $$n)
+
 ## test: all tests against real redis-server processes started by the tests
 test: deps
-	$(GO) test -race -count=1 $(TESTFLAGS) ./...
+	$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) $(TESTFLAGS) ./...
 	$(GO) test -count=1 -run '^(TestUncontendedAllocs|TestSemaphoreConnectionDrops|TestLatchConnectionDrops|TestTrySetConnectionDrops)$$' .
 	cd otel && $(GO) test -race -count=1 $(TESTFLAGS) ./...
 	cd bench && $(GO) test -race -count=1 $(TESTFLAGS) ./...
@@ -77,18 +81,19 @@ test: deps
 ##   exercises Redis, rueidis or the example application rather than the Go release: the random
 ##   process faults, the Cluster resharding, outage, failover, loading and busy-script tests and the
 ##   waits through broken pub/sub, a frozen server and ended waits (pub/sub and timers, not the release),
-##   the fencing counter's expiry (Redis's key expiry), a Redis restart and a release the server
+##   the fencing counter's expiry (Redis's key expiry), the failover guard's tests (replication,
+##   WAIT and rueidis's connections), a Redis restart and a release the server
 ##   never answers (GO127_SKIP= runs them too), the Sentinel failover suite internal/failover (a minute of
 ##   waiting for failovers), the process-level chaos suite internal/chaos (Redis and worker processes
 ##   paused, killed and restarted; `make chaos` runs it) and examples/ (with its SQLite and gRPC
 ##   dependencies it takes over two minutes to build with -race on a cold cache; GO127_PKGS=./...
 ##   runs all three too).
 GO127      ?= go1.27.4
-GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestMutexRedisRestart|TestFailedUnlockDropsHold)$$
+GO127_SKIP ?= ^(TestRandomFaults|TestClusterSlotMigration|TestClusterSlotMigrationSemaphores|TestClusterDownRetried|TestLoadingRetried|TestBusyRetried|TestClusterFailover|TestRetryLaterBounded|TestWaiterFallbackAfterBrokenPubSub|TestTryLockBoundedByWaitFrozen|TestWaitEndingAsGranted|TestEndedWaitLeavesNoRegistration|TestFenceCounterExpires|TestFenceCounterNotRearmed|TestFenceCounterRestartedByRedisson|TestMutexRedisRestart|TestFailedUnlockDropsHold|TestGuard[A-Za-z]*|TestCloseDuringGuardedRenewalRound|TestKeySlotServer)$$
 GO127_PKGS ?= $$($(GO) list ./... | grep -v -e /examples/ -e /internal/failover -e /internal/chaos)
 test-go1.27: deps
 	GOTOOLCHAIN=$(GO127) $(GO) version
-	GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
+	GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 -parallel $(TEST_PARALLEL) $(if $(GO127_SKIP),-skip '$(GO127_SKIP)') $(TESTFLAGS) $(GO127_PKGS)
 	cd otel && GOTOOLCHAIN=$(GO127) $(GO) test -race -count=1 $(TESTFLAGS) ./...
 
 ## chaos: the process-level fault suite for CHAOS_DURATION (default 2m), then its summary
