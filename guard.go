@@ -61,43 +61,13 @@ func (c *Client) checkEviction() {
 
 // sendGuarded sends an acquiring script call and WAIT 1 in one pipeline on the
 // same connection, so WAIT covers exactly that write, and reports whether a
-// replica acknowledged it within timeout. A NOSCRIPT reply loads the scripts
-// and sends both again.
+// replica acknowledged it within timeout (sendGuardedBatch with one call).
 func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
-	send := func() ([]rueidis.RedisResult, error) {
-		cmd, err := build()
-		if err != nil {
-			return nil, err
-		}
-		waitMs := max(timeout.Milliseconds(), 1)
-		wait := c.rc.B().Wait().Numreplicas(1).Timeout(waitMs).Build()
-		if c.rc.Mode() == rueidis.ClientModeCluster {
-			// A Cluster client follows a MOVED or ASK for the script alone
-			// and keeps the old node's WAIT reply, which then vouches for a
-			// write it never saw (and rueidis fails on an ASK in such a
-			// pipeline). A dedicated connection follows no redirection: the
-			// redirected reply comes back, and the script and its WAIT are
-			// sent together to the node it names (redirect).
-			var out []rueidis.RedisResult
-			_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
-				out = d.DoMulti(ctx, cmd, wait)
-				return nil
-			})
-			return c.redirect(ctx, out, build, waitMs), nil
-		}
-		return c.rc.DoMulti(ctx, cmd, wait), nil
+	r := c.sendGuardedBatch(ctx, timeout, []func() (rueidis.Completed, error){build})[0]
+	if r.err != nil {
+		return rueidis.RedisResult{}, false, r.err
 	}
-	replies, err := send()
-	if err == nil && isNoScript(replies[0].Error()) {
-		if err = generated.Preload(ctx, c.rc); err == nil {
-			replies, err = send()
-		}
-	}
-	if err != nil {
-		return rueidis.RedisResult{}, false, err
-	}
-	n, werr := replies[1].AsInt64()
-	return replies[0], werr == nil && n >= 1, nil
+	return r.reply, r.acked, nil
 }
 
 // redirect follows a MOVED or ASK the script of a guarded attempt met on a
@@ -168,14 +138,16 @@ type guardedReply struct {
 // sends at once, each group on a dedicated connection of its own.
 const guardedGroups = 16
 
-// sendGuardedBatch sends the calls builds make (watchdog renewals) followed
-// by WAIT 1 on one connection, so the WAIT covers every one of them, and
-// reports per call whether a replica acknowledged it within timeout. On a
-// Cluster the calls go out per hash slot, each slot's with a WAIT of its own
-// on a dedicated connection (see sendGuarded), and a redirected call is sent
-// again with a WAIT of its own to the node named (redirect). A NOSCRIPT
-// reply loads the scripts and sends the calls again: renewals set the same
-// lease again, later on the server than the loss deadline counts.
+// sendGuardedBatch sends the calls builds make (an acquisition, an Extend, a
+// round of watchdog renewals) followed by WAIT 1 on one connection, so the
+// WAIT covers every one of them, and reports per call whether a replica
+// acknowledged it within timeout. On a Cluster the calls go out per hash
+// slot, each slot's with a WAIT of its own on a dedicated connection, and a
+// redirected call is sent again with a WAIT of its own to the node named
+// (redirect). A NOSCRIPT reply loads the scripts and sends the calls again
+// (renewals set the same lease again, later on the server than the loss
+// deadline counts); when the scripts cannot be loaded, those calls fail with
+// that error.
 func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, builds []func() (rueidis.Completed, error)) []guardedReply {
 	out := make([]guardedReply, len(builds))
 	waitMs := max(timeout.Milliseconds(), 1)
@@ -208,30 +180,38 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, bu
 				replies = c.rc.DoMulti(ctx, cmds...)
 			}
 			wait := replies[len(replies)-1]
-			n, werr := wait.AsInt64()
 			noScript := false
 			for j, i := range sent {
-				out[i] = guardedReply{reply: replies[j], acked: werr == nil && n >= 1}
-				noScript = noScript || isNoScript(replies[j].Error())
+				r := []rueidis.RedisResult{replies[j], wait}
+				if cluster {
+					// A Cluster client follows a MOVED or ASK for the script
+					// alone and keeps the old node's WAIT reply, which then
+					// vouches for a write it never saw (and rueidis fails on
+					// an ASK in such a pipeline). A dedicated connection
+					// follows no redirection: the redirected reply comes
+					// back, and the script and its WAIT are sent together to
+					// the node it names.
+					r = c.redirect(ctx, r, builds[i], waitMs)
+				}
+				n, werr := r[1].AsInt64()
+				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= 1}
+				noScript = noScript || isNoScript(r[0].Error())
 			}
 			if noScript && attempt == 0 {
-				if err := generated.Preload(ctx, c.rc); err == nil {
+				err := generated.Preload(ctx, c.rc)
+				if err == nil {
 					continue
 				}
-			}
-			if cluster {
 				for _, i := range sent {
-					if re, ok := rueidis.IsRedisErr(out[i].reply.Error()); ok && isRedirect(re) {
-						r := c.redirect(ctx, []rueidis.RedisResult{out[i].reply, wait}, builds[i], waitMs)
-						m, werr := r[1].AsInt64()
-						out[i] = guardedReply{reply: r[0], acked: werr == nil && m >= 1}
+					if isNoScript(out[i].reply.Error()) {
+						out[i] = guardedReply{err: err}
 					}
 				}
 			}
 			return
 		}
 	}
-	if !cluster {
+	if !cluster || len(builds) == 1 {
 		all := make([]int, len(builds))
 		for i := range all {
 			all[i] = i
@@ -266,12 +246,4 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, bu
 	}
 	wg.Wait()
 	return out
-}
-
-func isRedirect(re *rueidis.RedisError) bool {
-	if _, moved := re.IsMoved(); moved {
-		return true
-	}
-	_, ask := re.IsAsk()
-	return ask
 }
