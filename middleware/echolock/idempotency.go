@@ -530,10 +530,12 @@ func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.R
 		log.ErrorContext(c.Request().Context(), "echolock: stored response", "err", err)
 		return fail(c, ErrIdempotencyStore, err)
 	}
-	report.Report(c.Request().Context(), scriptlock.RequestReplayed)
 	if sr.NotReplayable {
+		// Nothing is replayed: the duplicate is refused like a reused key.
+		report.Report(c.Request().Context(), scriptlock.RequestIdempotencyConflict)
 		return fail(c, ErrIdempotencyUsed, idempotency.ErrNotReplayable)
 	}
+	report.Report(c.Request().Context(), scriptlock.RequestReplayed)
 	// Each stored header replaces what a middleware further out has set
 	// under its name (a request id, a default Content-Type), so the replay
 	// carries the stored values once; other headers are left as they are.

@@ -155,3 +155,21 @@ func TestIdempotencyOnOutcomeBodyRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestIdempotencyOnOutcomeNotReplayable: a duplicate of a completed request
+// whose response was too large to store gets 409 and no replay, so it is
+// counted as a conflict, not as replayed.
+func TestIdempotencyOnOutcomeNotReplayable(t *testing.T) {
+	var out outcomes
+	srv, _ := idemServer(t, echolock.IdempotencyConfig{MaxResponseBytes: 10, OnOutcome: out.report}, func(c echo.Context) error {
+		return c.String(http.StatusOK, strings.Repeat("x", 11))
+	})
+	do(t, srv, "POST", "/charges", "a", "Idempotency-Key", "k1")
+	if r := do(t, srv, "POST", "/charges", "a", "Idempotency-Key", "k1"); r.code != http.StatusConflict {
+		t.Fatalf("duplicate of an unstored response: %d, want 409", r.code)
+	}
+	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestIdempotencyConflict}
+	if got := out.take(); !slices.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}

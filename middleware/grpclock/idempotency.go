@@ -432,10 +432,12 @@ func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.Request
 			return nil, status.Error(codes.Internal, "internal error")
 		}
 	}
-	report.Report(ctx, scriptlock.RequestReplayed)
 	if sr.NotReplayable {
+		// Nothing is replayed: the duplicate is refused like a reused key.
+		report.Report(ctx, scriptlock.RequestIdempotencyConflict)
 		return nil, status.Error(codes.AlreadyExists, "idempotency-key was used; its response was not stored")
 	}
+	report.Report(ctx, scriptlock.RequestReplayed)
 	hdr := metadata.Pairs(MetadataIdempotentReplayed, "true")
 	for _, f := range sr.Header {
 		hdr.Append(f.Name, f.Value)

@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/grpclock"
@@ -70,6 +74,37 @@ func TestWithIdempotencyOutcome(t *testing.T) {
 	defer mu.Unlock()
 	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestReplayed,
 		scriptlock.RequestIdempotencyConflict, scriptlock.RequestKeyInvalid, scriptlock.RequestRedisDown}
+	if !slices.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}
+
+// TestWithIdempotencyOutcomeNotReplayable: a duplicate of a completed call
+// whose response was too large to store gets AlreadyExists and no replay, so
+// it is counted as a conflict, not as replayed.
+func TestWithIdempotencyOutcomeNotReplayable(t *testing.T) {
+	store, _ := idemStore(t)
+	var mu sync.Mutex
+	var got []scriptlock.RequestOutcome
+	report := func(_ context.Context, o scriptlock.RequestOutcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, o)
+	}
+	s := &server{unary: func(context.Context, string, *dynamicpb.Message) (proto.Message, error) {
+		return order("", "", 1, strings.Repeat("x", 300)), nil
+	}}
+	conn := start(t, s, []grpc.ServerOption{grpc.ChainUnaryInterceptor(grpclock.IdempotencyUnaryServerInterceptor(store,
+		grpclock.WithIdempotentMethods(svc+"Pay"), grpclock.WithMaxStoredResponse(256), grpclock.WithIdempotencyOutcome(report)))})
+	if _, err := call(withKey("k1"), conn, "Pay", order("1", "", 0, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(withKey("k1"), conn, "Pay", order("1", "", 0, "a")); status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("duplicate of an unstored response: %v, want AlreadyExists", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []scriptlock.RequestOutcome{scriptlock.RequestExecuted, scriptlock.RequestIdempotencyConflict}
 	if !slices.Equal(got, want) {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
