@@ -99,6 +99,13 @@ func TestNonUTF8FieldsText(t *testing.T) {
 	w = watch("--name-base64", b64(prefix+"free\xff"))
 	clean("watch free", w)
 	has("watch free", w, "nothing under "+q(prefix+"free\xff"))
+
+	r = cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, "--name-base64", b64(prefix+rawName))
+	if r.code != exitOK {
+		t.Fatalf("force-unlock: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	clean("force-unlock", r.out)
+	has("force-unlock", r.out, "released "+q(prefix+rawName)+" ", "waiters told on "+q(m.FairWake)+":<head waiter's client> via")
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

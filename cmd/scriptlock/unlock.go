@@ -104,11 +104,13 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	// layout it deletes, and deletes only while the lock is still the one
 	// read above (its state digest: type, mode, every holder, fencing token),
 	// in the same call: a lock that changed hands since is left alone.
+	var told []string // the channels as text output shows them
 	switch r.Kind {
 	case kindLean:
 		// A LeanMutex's waiters poll: its release publishes nothing.
 	case kindRW, kindEmptyRW:
 		res.Channel = k.RWChannel
+		told = []string{shown(k.RWChannel)}
 	case kindFair:
 		// The head of each queue is told by name: on its client's wake
 		// channel (a FairMutex's own queue) and on its own channel
@@ -116,16 +118,19 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		// first, as Redisson's forceUnlock does). Waiters of both protocols
 		// may queue on one name, so both heads are told, also when a queue
 		// was empty at inspection and has a waiter now.
-		var told []string
+		var channels []string
 		if slices.Contains(r.QueueProtocols, "scriptlock") {
-			told = append(told, k.FairWake+":<head waiter's client>")
+			channels = append(channels, k.FairWake+":<head waiter's client>")
+			told = append(told, shown(k.FairWake)+":<head waiter's client>")
 		}
 		if slices.Contains(r.QueueProtocols, "redisson") {
-			told = append(told, k.LockChannel+":<head waiter>")
+			channels = append(channels, k.LockChannel+":<head waiter>")
+			told = append(told, shown(k.LockChannel)+":<head waiter>")
 		}
-		res.Channel = strings.Join(told, " and ")
+		res.Channel = strings.Join(channels, " and ")
 	default:
 		res.Channel = k.LockChannel
+		told = []string{shown(k.LockChannel)}
 	}
 	answer, err := generated.ForceUnlockConfirmed(bctx, e.rc, k.Lock, k.Fence, k.LockChannel, k.LockWaiters, k.LockWake,
 		k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, r.State, time.Now(), publish, forceRecordTTL)
@@ -138,9 +143,9 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else if res.Released && res.Channel == "" {
-		fmt.Fprintf(e.out, "released %s (%s); its waiters poll, no message is sent\n", key, r.Kind)
+		fmt.Fprintf(e.out, "released %s (%s); its waiters poll, no message is sent\n", shown(key), r.Kind)
 	} else if res.Released {
-		fmt.Fprintf(e.out, "released %s (%s); waiters told on %s via %s\n", key, r.Kind, res.Channel, strings.ToUpper(publish))
+		fmt.Fprintf(e.out, "released %s (%s); waiters told on %s via %s\n", shown(key), r.Kind, strings.Join(told, " and "), strings.ToUpper(publish))
 	}
 	if res.Changed {
 		return failf(exitNotConfirmed, "%q changed since it was confirmed (another holder, or a new hold with a new fencing token); nothing changed: run force-unlock again", key)
