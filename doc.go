@@ -173,7 +173,7 @@
 //     Redis.
 //   - [ErrClosed]: the Client is closed.
 //   - [ErrNotReplicated]: the failover guard undid an acquisition, or kept
-//     the old deadline of an Extend, that no replica acknowledged.
+//     the old deadline of an Extend, that not enough replicas acknowledged.
 //   - [ErrQuorum]: a RedLock did not reach a majority; the error is a
 //     [*QuorumError] saying why each node refused.
 //   - [ErrUpgrade]: an RWMutex owner holding a read lock asked for the write
@@ -244,7 +244,10 @@
 // replica acknowledged does not move the lock context's deadline later (an
 // Extend fails with ErrNotReplicated), so the context ends before a promoted
 // replica's old expiry. [WithFailoverGuard] changes the timeout or
-// turns the guard off. It does not protect releases: the fencing token does.
+// turns the guard off. WAIT 1 hears from one replica; with several,
+// [WithGuardReplicas] makes the guard wait for more of them, or for every
+// one ([GuardAllReplicas]), so that no replica a failover may promote lacks
+// the write. It does not protect releases: the fencing token does.
 //
 // # Keys left behind
 //

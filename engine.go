@@ -78,9 +78,9 @@ type primitive interface {
 	// waitChannel is where a release is announced to this waiter.
 	waitChannel(field string) waitSpec
 	// tryAcquire makes one acquisition attempt; enqueue asks to keep a place
-	// in line when refused. acked is false when the failover guard found no
-	// replica that acknowledged a grant.
-	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (a attempt, acked bool, err error)
+	// in line when refused. With guard on, acked is false when fewer than
+	// guard.acks replicas acknowledged a grant.
+	tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guard guardWait, wa waitAttempt) (a attempt, acked bool, err error)
 	// releaseOnce runs the release script once (see releaseCall). left is
 	// the owner's remaining lease when the release left it holding a lock
 	// whose expiry the release shortened (RWMutex reads: the lock lives as
@@ -149,10 +149,10 @@ type lastReleaser interface{ releasesLast() bool }
 
 // guardedReleaser is a primitive whose release that leaves holds can report
 // a lease left that moves the loss deadline later (RWMutex reads): with the
-// failover guard, releaseGuarded sends it with WAIT 1 (timeout) after it on
-// the same connection, and acked reports whether a replica acknowledged it.
+// failover guard, releaseGuarded sends it with WAIT after it on the same
+// connection, and acked reports whether guard.acks replicas acknowledged it.
 type guardedReleaser interface {
-	releaseGuarded(ctx context.Context, field string, r releaseCall, timeout time.Duration) (st releaseStatus, left time.Duration, acked bool, err error)
+	releaseGuarded(ctx context.Context, field string, r releaseCall, guard guardWait) (st releaseStatus, left time.Duration, acked bool, err error)
 }
 
 type releaseStatus int
@@ -724,9 +724,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
-			guarded := c.guarded(actx, s.cfg, s.key)
+			guard := c.guarded(actx, s.cfg, s.key)
 			var sent time.Time // for the guard's report only
-			if guarded && c.cfg.observer != nil {
+			if guard.on() && c.cfg.observer != nil {
 				sent = time.Now()
 			}
 			a, acked, err := func() (attempt, bool, error) {
@@ -735,9 +735,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					// every renewal from moving the deadline later.
 					defer mark.end()
 				}
-				return p.tryAcquire(actx, field, serverLease, wait, guarded, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+				return p.tryAcquire(actx, field, serverLease, wait, guard, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
 			}()
-			if o := c.cfg.observer; o != nil && guarded && err == nil && a.granted {
+			if o := c.cfg.observer; o != nil && guard.on() && err == nil && a.granted {
 				// Only a grant is the guard's to keep or undo: a refused
 				// attempt's WAIT (for its place in line, or for nothing)
 				// is no failover-guard outcome.
@@ -795,7 +795,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					c.undoLater(p, field, serverLease, start.Add(serverLease), 0)
 				}
 				if !acked {
-					return false, tryAgain{}, notReplicated(s.cfg.guardTimeout)
+					return false, tryAgain{}, notReplicated(guard)
 				}
 				return false, tryAgain{}, ctx.Err()
 			}
@@ -1459,14 +1459,14 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 		mark = c.leaseCall(h, bound)
 	}
-	var guard time.Duration
-	if _, ok := p.(guardedReleaser); ok && p.side() == sideRead && mark != nil && !mark.overlapped && s.cfg.guard && c.replicasNow(s.key) > 0 {
+	var guard guardWait
+	if _, ok := p.(guardedReleaser); ok && p.side() == sideRead && mark != nil && !mark.overlapped && s.cfg.guard {
 		// The reply may move the deadline later (leftHeld), past the lease
 		// a replica has: a failover would then end the lock first. Not
 		// with a call in flight already: the reply cannot move it later
 		// then. The count is not waited for, as for a renewal. Other
 		// releases only move the deadline earlier and need no WAIT.
-		guard = s.cfg.guardTimeout
+		guard = s.cfg.guardWait(c.replicasNow(s.key))
 	}
 	st, left, acked, err := func() (releaseStatus, time.Duration, bool, error) {
 		if mark != nil {
@@ -1495,7 +1495,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		remaining := h.count
 		c.mu.Unlock()
 		if remaining > 0 {
-			// A release no replica acknowledged moves it only earlier.
+			// A release the replicas did not acknowledge moves it only earlier.
 			c.leftHeld(h, mark, sent, lease, left, acked)
 			h.untrack(ctx)
 			return nil
@@ -1699,9 +1699,9 @@ func (b *boundedContext) Value(key any) any {
 // its own work. last: it is the owner's last local hold (see releaseCall).
 // token: with no hold (h nil), the fencing token of the hold given up, so
 // that the release leaves a newer hold of the same owner alone (0: none).
-// guard > 0: p is a guardedReleaser, and WAIT 1 for that long follows the
-// script; acked reports whether a replica acknowledged it (true unguarded).
-func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard time.Duration) (st releaseStatus, left time.Duration, acked bool, err error) {
+// guard on: p is a guardedReleaser, and WAIT follows the script; acked
+// reports whether guard.acks replicas acknowledged it (true unguarded).
+func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait) (st releaseStatus, left time.Duration, acked bool, err error) {
 	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
@@ -1745,7 +1745,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 			}
 		}
 		acked = true
-		if guard > 0 {
+		if guard.on() {
 			st, left, acked, err = p.(guardedReleaser).releaseGuarded(ctx, field, r, guard)
 		} else {
 			st, left, err = p.releaseOnce(ctx, field, r)
@@ -1811,7 +1811,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 				defer mark.end() // also when the call panics (see acquire)
 			}
 			// Unguarded: an undo moves no deadline later (leftHeld).
-			return c.release(ctx, p, field, lease, nil, false, token, 0)
+			return c.release(ctx, p, field, lease, nil, false, token, guardWait{})
 		}()
 		if err != nil {
 			return err

@@ -38,10 +38,11 @@ var (
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrClosed: the Client was closed.
 	ErrClosed = errors.New("client closed")
-	// ErrNotReplicated: the failover guard found connected replicas but none
-	// acknowledged the write in time; an acquisition was undone, an Extend
-	// left the hold's deadline and lease as they were.
-	ErrNotReplicated = errors.New("write not acknowledged by any replica")
+	// ErrNotReplicated: the failover guard found connected replicas but
+	// fewer than it waits for (one, or WithGuardReplicas) acknowledged the
+	// write in time; an acquisition was undone, an Extend left the hold's
+	// deadline and lease as they were.
+	ErrNotReplicated = errors.New("write not acknowledged by enough replicas")
 	// ErrQuorum: a RedLock could not reach a majority of its nodes.
 	ErrQuorum = errors.New("quorum not reached")
 	// ErrNotReentrant: Lock on a LeanMutex by the owner that already holds

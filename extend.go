@@ -17,14 +17,15 @@ type extender interface {
 	// extendOnce sets the lease of field's hold to lease from now; held is
 	// false when field no longer holds the lock, or holds it by a hold
 	// other than the one token names (see hold.renewToken; 0: any). With
-	// guarded, WAIT 1 follows the script on its connection, and acked
-	// reports whether a replica acknowledged it (always true unguarded).
-	extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (held, acked bool, err error)
+	// guard on, WAIT follows the script on its connection, and acked
+	// reports whether guard.acks replicas acknowledged it (always true
+	// unguarded).
+	extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (held, acked bool, err error)
 }
 
-func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
-	if guarded {
-		return m.c.callGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	if guard.on() {
+		return m.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return generated.MutexRenewCommand(m.c.rc, m.key, m.fence, lease, field, token)
 		}, generated.DecodeMutexRenew)
 	}
@@ -32,24 +33,24 @@ func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duratio
 	return held, true, err
 }
 
-func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
-	return f.m.extendOnce(ctx, field, lease, token, guarded)
+func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	return f.m.extendOnce(ctx, field, lease, token, guard)
 }
 
-func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	rw := s.rw
 	if s.write {
 		reader := strings.TrimSuffix(field, ":write")
-		if guarded {
-			return rw.c.callGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+		if guard.on() {
+			return rw.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
 				return generated.RwWriteRenewCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
 			}, generated.DecodeRwWriteRenew)
 		}
 		held, err := generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
 		return held, true, err
 	}
-	if guarded {
-		return rw.c.callGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+	if guard.on() {
+		return rw.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return generated.RwReadExtendCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
 		}, generated.DecodeRwReadExtend)
 	}
@@ -90,11 +91,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	// With the failover guard, a replica must acknowledge the new lease
 	// before the loss deadline moves to it (see below).
-	guarded := c.guarded(ctx, s.cfg, s.key)
+	guard := c.guarded(ctx, s.cfg, s.key)
 	held, acked, err := func() (bool, bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
-		return p.(extender).extendOnce(ctx, field, lease, token, guarded)
+		return p.(extender).extendOnce(ctx, field, lease, token, guard)
 	}()
 	switch {
 	case err != nil:
@@ -115,7 +116,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// would promote one with the old expiry, and another owner could be
 		// granted the lock at its old end. The deadline stays (a shorter
 		// lease has moved it earlier already), as does the hold's lease.
-		return opError("extend", s.name, fmt.Errorf("%w within %s; the hold keeps its earlier deadline", ErrNotReplicated, s.cfg.guardTimeout))
+		return opError("extend", s.name, fmt.Errorf("%w (%d needed) within %s; the hold keeps its earlier deadline", ErrNotReplicated, guard.acks, guard.timeout))
 	}
 	c.mu.Lock()
 	// A re-entry without a lease meanwhile has handed the hold to the

@@ -15,11 +15,11 @@ type lateExtendMutex struct {
 	gate, ran chan struct{}
 }
 
-func (g *lateExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+func (g *lateExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	go func() {
 		defer close(g.ran)
 		<-g.gate
-		_, _, _ = g.Mutex.extendOnce(context.Background(), field, lease, token, guarded)
+		_, _, _ = g.Mutex.extendOnce(context.Background(), field, lease, token, guard)
 	}()
 	return false, false, context.DeadlineExceeded
 }

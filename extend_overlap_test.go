@@ -18,8 +18,8 @@ type slowReplyExtender struct {
 	gate    chan struct{}
 }
 
-func (g *slowReplyExtender) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
-	ok, acked, err := g.ext.extendOnce(ctx, field, lease, token, guarded)
+func (g *slowReplyExtender) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	ok, acked, err := g.ext.extendOnce(ctx, field, lease, token, guard)
 	close(g.entered)
 	<-g.gate
 	return ok, acked, err

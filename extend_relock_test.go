@@ -16,10 +16,10 @@ type gatedExtendMutex struct {
 	gate    chan struct{}
 }
 
-func (g *gatedExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
+func (g *gatedExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	close(g.entered)
 	<-g.gate
-	return g.Mutex.extendOnce(ctx, field, lease, token, guarded)
+	return g.Mutex.extendOnce(ctx, field, lease, token, guard)
 }
 
 // An Extend to a shorter lease is on its way while its hold is released and

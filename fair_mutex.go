@@ -172,8 +172,8 @@ func (f *FairMutex) waitChannel(field string) waitSpec {
 	return waitSpec{channel: f.m.channel, wake: f.wake, id: field}
 }
 
-func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, _ waitAttempt) (attempt, bool, error) {
-	m, c := &f.m, f.m.c
+func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guard guardWait, _ waitAttempt) (attempt, bool, error) {
+	c := f.m.c
 	enqueue := wait != 0
 	type reply struct {
 		res   fairReply
@@ -181,11 +181,11 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	}
 	// Our protocol's script tells a new queue head after evicting dead ones.
 	r, err := publishing(c, func(publish string) (reply, error) {
-		if !guarded {
+		if !guard.on() {
 			res, err := f.acquireCall(ctx, serverLease, field, wait, publish)
 			return reply{res, true}, err
 		}
-		raw, acked, err := c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+		raw, acked, err := c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return f.acquireCommand(serverLease, field, wait, publish)
 		})
 		if err != nil {

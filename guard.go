@@ -12,15 +12,34 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 )
 
-// guarded reports whether the failover guard applies to a call on key: it
-// is on and the primary serving key has replicas to wait for. With the guard
-// off, the eviction policy is still looked at (checkEviction).
-func (c *Client) guarded(ctx context.Context, cfg *config, key string) bool {
+// guardWait is what a guarded write waits for: acks replicas'
+// acknowledgements within timeout. The zero value is no guard.
+type guardWait struct {
+	timeout time.Duration
+	acks    int
+}
+
+// on reports whether the guard waits.
+func (g guardWait) on() bool { return g.acks > 0 }
+
+// guarded returns the failover guard's wait for a call on key: none when the
+// guard is off or the primary serving key has no replicas to wait for. With
+// the guard off, the eviction policy is still looked at (checkEviction).
+func (c *Client) guarded(ctx context.Context, cfg *config, key string) guardWait {
 	if !cfg.guard {
 		c.checkEviction()
-		return false
+		return guardWait{}
 	}
-	return c.replicas(ctx, key) > 0
+	return cfg.guardWait(c.replicas(ctx, key))
+}
+
+// guardWait is the guard's wait on a primary with n counted replicas (none
+// when n is 0).
+func (cfg *config) guardWait(n int) guardWait {
+	if n <= 0 {
+		return guardWait{}
+	}
+	return guardWait{timeout: cfg.guardTimeout, acks: guardAcks(cfg.guardReplicas, n)}
 }
 
 // evictionRefresh is how often checkEviction looks at the servers again.
@@ -59,11 +78,12 @@ func (c *Client) checkEviction() {
 	})
 }
 
-// sendGuarded sends an acquiring script call and WAIT 1 in one pipeline on the
-// same connection, so WAIT covers exactly that write, and reports whether a
-// replica acknowledged it within timeout (sendGuardedBatch with one call).
-func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
-	r := c.sendGuardedBatch(ctx, timeout, []func() (rueidis.Completed, error){build})[0]
+// sendGuarded sends an acquiring script call and WAIT in one pipeline on the
+// same connection, so WAIT covers exactly that write, and reports whether
+// g.acks replicas acknowledged it within g.timeout (sendGuardedBatch with one
+// call).
+func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
+	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build, g.acks}})[0]
 	if r.err != nil {
 		return rueidis.RedisResult{}, false, r.err
 	}
@@ -78,7 +98,7 @@ func (c *Client) sendGuarded(ctx context.Context, timeout time.Duration, build f
 // A node the Client has no connection to, or a command that cannot be
 // built, leaves the redirection as it was: the attempt is made again
 // (retryLater) once the Client knows the slot's node.
-func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, build func() (rueidis.Completed, error), waitMs int64) []rueidis.RedisResult {
+func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, build func() (rueidis.Completed, error), acks, waitMs int64) []rueidis.RedisResult {
 	re, ok := rueidis.IsRedisErr(out[0].Error())
 	if !ok {
 		return out
@@ -98,7 +118,7 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, build 
 	if err != nil {
 		return out
 	}
-	wait := n.B().Wait().Numreplicas(1).Timeout(waitMs).Build()
+	wait := n.B().Wait().Numreplicas(acks).Timeout(waitMs).Build()
 	if !asked {
 		return n.DoMulti(ctx, cmd, wait)
 	}
@@ -106,8 +126,8 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, build 
 }
 
 // notReplicated is the error of an acquisition the guard undid.
-func notReplicated(timeout time.Duration) error {
-	return fmt.Errorf("%w within %s; the acquisition was undone", ErrNotReplicated, timeout)
+func notReplicated(g guardWait) error {
+	return fmt.Errorf("%w (%d needed) within %s; the acquisition was undone", ErrNotReplicated, g.acks, g.timeout)
 }
 
 func isNoScript(err error) bool {
@@ -115,11 +135,11 @@ func isNoScript(err error) bool {
 	return ok && re.IsNoScript()
 }
 
-// callGuarded runs a lease-setting script (an Extend) with WAIT 1 after it on
+// callGuarded runs a lease-setting script (an Extend) with WAIT after it on
 // the same connection (sendGuarded) and decodes its reply; acked reports
-// whether a replica acknowledged the write within timeout.
-func (c *Client) callGuarded(ctx context.Context, timeout time.Duration, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) (bool, error)) (held, acked bool, err error) {
-	reply, acked, err := c.sendGuarded(ctx, timeout, build)
+// whether g.acks replicas acknowledged the write within g.timeout.
+func (c *Client) callGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) (bool, error)) (held, acked bool, err error) {
+	reply, acked, err := c.sendGuarded(ctx, g, build)
 	if err != nil {
 		return false, false, err
 	}
@@ -127,29 +147,38 @@ func (c *Client) callGuarded(ctx context.Context, timeout time.Duration, build f
 	return held, acked, err
 }
 
+// guardedCall is one call of sendGuardedBatch: acks replicas must
+// acknowledge the write build makes.
+type guardedCall struct {
+	build func() (rueidis.Completed, error)
+	acks  int
+}
+
 // guardedReply is the reply to one call of sendGuardedBatch.
 type guardedReply struct {
 	reply rueidis.RedisResult
 	err   error // the call could not be built (reply unset)
-	acked bool  // a replica acknowledged the write within the timeout
+	acked bool  // the call's acks replicas acknowledged the write within the timeout
 }
 
 // guardedGroups bounds how many slots' calls a Cluster client's guarded batch
 // sends at once, each group on a dedicated connection of its own.
 const guardedGroups = 16
 
-// sendGuardedBatch sends the calls builds make (an acquisition, an Extend, a
-// round of watchdog renewals) followed by WAIT 1 on one connection, so the
-// WAIT covers every one of them, and reports per call whether a replica
-// acknowledged it within timeout. On a Cluster the calls go out per hash
+// sendGuardedBatch sends the calls (an acquisition, an Extend, a round of
+// watchdog renewals) followed by one WAIT on one connection, so the WAIT
+// covers every one of them, and reports per call whether its acks replicas
+// acknowledged it within timeout. The WAIT asks for the most any call sent
+// with it needs, and its reply (how many replicas acknowledged) is compared
+// with each call's own. On a Cluster the calls go out per hash
 // slot, each slot's with a WAIT of its own on a dedicated connection, and a
 // redirected call is sent again with a WAIT of its own to the node named
 // (redirect). A NOSCRIPT reply loads the scripts and sends the calls again
 // (renewals set the same lease again, later on the server than the loss
 // deadline counts); when the scripts cannot be loaded, those calls fail with
 // that error.
-func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, builds []func() (rueidis.Completed, error)) []guardedReply {
-	out := make([]guardedReply, len(builds))
+func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, calls []guardedCall) []guardedReply {
+	out := make([]guardedReply, len(calls))
 	waitMs := max(timeout.Milliseconds(), 1)
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
 	// send sends the calls at idx together with their WAIT.
@@ -157,19 +186,21 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, bu
 		for attempt := 0; ; attempt++ {
 			cmds := make(rueidis.Commands, 0, len(idx)+1)
 			sent := make([]int, 0, len(idx))
+			acks := 1
 			for _, i := range idx {
-				cmd, err := builds[i]()
+				cmd, err := calls[i].build()
 				if err != nil {
 					out[i] = guardedReply{err: err}
 					continue
 				}
 				cmds = append(cmds, cmd)
 				sent = append(sent, i)
+				acks = max(acks, calls[i].acks)
 			}
 			if len(sent) == 0 {
 				return
 			}
-			cmds = append(cmds, c.rc.B().Wait().Numreplicas(1).Timeout(waitMs).Build())
+			cmds = append(cmds, c.rc.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build())
 			var replies []rueidis.RedisResult
 			if cluster {
 				_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
@@ -191,10 +222,10 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, bu
 					// follows no redirection: the redirected reply comes
 					// back, and the script and its WAIT are sent together to
 					// the node it names.
-					r = c.redirect(ctx, r, builds[i], waitMs)
+					r = c.redirect(ctx, r, calls[i].build, int64(calls[i].acks), waitMs)
 				}
 				n, werr := r[1].AsInt64()
-				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= 1}
+				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= int64(calls[i].acks)}
 				noScript = noScript || isNoScript(r[0].Error())
 			}
 			if noScript && attempt == 0 {
@@ -211,8 +242,8 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, bu
 			return
 		}
 	}
-	if !cluster || len(builds) == 1 {
-		all := make([]int, len(builds))
+	if !cluster || len(calls) == 1 {
+		all := make([]int, len(calls))
 		for i := range all {
 			all[i] = i
 		}
@@ -222,8 +253,8 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, bu
 	// A dedicated Cluster connection serves one slot.
 	var order []uint16
 	slots := map[uint16][]int{}
-	for i, b := range builds {
-		cmd, err := b()
+	for i, call := range calls {
+		cmd, err := call.build()
 		if err != nil {
 			out[i] = guardedReply{err: err}
 			continue

@@ -72,7 +72,7 @@ func checkEndsBy(t *testing.T, k string, h guardedHold, what string) {
 	select {
 	case <-h.lctx.Done():
 	case <-time.After(time.Until(h.by.Add(guardLate))):
-		t.Errorf("%s: lock context still live %s past the deadline of its replicated grant, with the only replica stopped: %s moved the loss deadline although no replica acknowledged it", k, guardLate, what)
+		t.Errorf("%s: lock context still live %s past the deadline of its replicated grant, with a replica the guard waits for stopped: %s moved the loss deadline although not every replica it waits for acknowledged it", k, guardLate, what)
 		return
 	}
 	if time.Now().After(h.by.Add(guardLate)) {

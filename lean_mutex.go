@@ -196,18 +196,18 @@ func (l *LeanMutex) setCommand(field string, lease time.Duration) rueidis.Comple
 	return l.c.rc.B().Set().Key(l.key).Value(field).Nx().Get().PxMilliseconds(lease.Milliseconds()).Build()
 }
 
-func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
+func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guard guardWait, wa waitAttempt) (attempt, bool, error) {
 	if l.fence != "" || wa.shared {
 		// A shared owner's hold draws a token even without WithFencing: its
 		// value is the owner's alone, and the token is what lets a late
 		// release of an earlier hold of the owner spare this one.
-		return l.tryAcquireFenced(ctx, field, serverLease, guarded)
+		return l.tryAcquireFenced(ctx, field, serverLease, guard)
 	}
 	var reply rueidis.RedisResult
 	acked := true
-	if guarded {
+	if guard.on() {
 		var err error
-		reply, acked, err = l.c.sendGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
+		reply, acked, err = l.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return l.setCommand(field, serverLease), nil
 		})
 		if err != nil {
@@ -244,14 +244,14 @@ func (l *LeanMutex) fenceKey() string {
 
 // tryAcquireFenced is tryAcquire with a fencing token (WithFencing, or a
 // shared owner).
-func (l *LeanMutex) tryAcquireFenced(ctx context.Context, field string, serverLease time.Duration, guarded bool) (attempt, bool, error) {
+func (l *LeanMutex) tryAcquireFenced(ctx context.Context, field string, serverLease time.Duration, guard guardWait) (attempt, bool, error) {
 	fence := l.fenceKey()
 	var res int64
 	var err error
 	acked := true
-	if guarded {
+	if guard.on() {
 		var reply rueidis.RedisResult
-		reply, acked, err = l.c.sendGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
+		reply, acked, err = l.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return generated.LeanAcquireFencedCommand(l.c.rc, l.key, fence, field, serverLease, l.cfg.fenceIdle)
 		})
 		if err == nil {
@@ -315,9 +315,9 @@ func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 
 func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
 
-func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
-	if guarded {
-		return l.c.callGuarded(ctx, l.cfg.guardTimeout, func() (rueidis.Completed, error) {
+func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	if guard.on() {
+		return l.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return generated.LeanRenewCommand(l.c.rc, l.key, l.fenceKey(), lease, field, token)
 		}, generated.DecodeLeanRenew)
 	}

@@ -218,7 +218,7 @@ func (m *Mutex) waitChannel(field string) waitSpec {
 	return waitSpec{channel: m.channel, wake: m.wake, id: field, idle: m.cfg.waiterTTL() / 3}
 }
 
-func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
+func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guard guardWait, wa waitAttempt) (attempt, bool, error) {
 	var res int64
 	var err error
 	acked := true
@@ -236,9 +236,9 @@ func (m *Mutex) tryAcquire(ctx context.Context, field string, serverLease, wait 
 	if leave || wa.polite || wa.since != 0 {
 		ctl = acquireCtl(wa.polite, leave, m.cfg.fenceIdle, waiterTTL, wa.since)
 	}
-	if guarded {
+	if guard.on() {
 		var reply rueidis.RedisResult
-		reply, acked, err = m.c.sendGuarded(ctx, m.cfg.guardTimeout, func() (rueidis.Completed, error) {
+		reply, acked, err = m.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return generated.MutexAcquireCommand(m.c.rc, m.key, m.fence, m.waiters, serverLease, field, ctl)
 		})
 		if err == nil {

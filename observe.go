@@ -198,7 +198,7 @@ type RenewalEvent struct {
 
 // GuardEvent describes one failover-guard wait.
 type GuardEvent struct {
-	Acknowledged bool          // a replica acknowledged the acquisition in time
+	Acknowledged bool          // the replicas waited for (WithGuardReplicas) acknowledged the acquisition in time
 	Duration     time.Duration // script and WAIT, one pipelined round trip
 }
 

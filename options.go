@@ -27,7 +27,7 @@ const (
 //   - SharedOption is both: given to New it sets the Client's default for its
 //     handles, given to a handle it overrides that default for the handle.
 //     WithLease, WithWatchdog, WithReleaseTimeout, WithFailoverGuard,
-//     WithFenceIdle, WithWaiterTimeout, WithRedissonFairQueue and WithFencing
+//     WithGuardReplicas, WithFenceIdle, WithWaiterTimeout, WithRedissonFairQueue and WithFencing
 //     are SharedOptions.
 //   - MultiLockOption (WithMemberWait) and RedLockOption (WithNodeTimeout,
 //     WithClockDrift) belong to one composite lock each. Every LockOption is
@@ -130,6 +130,7 @@ type config struct {
 	releaseTimeout time.Duration
 	guard          bool
 	guardTimeout   time.Duration
+	guardReplicas  int // WithGuardReplicas: acknowledgements wanted, or GuardAllReplicas
 	sharded        shardedMode
 	waiterTimeout  time.Duration // FairMutex queue and RWMutex pending-writer liveness; 0: DefaultWaiterTimeout
 	observer       Observer      // nil: none (WithObserver)
@@ -154,6 +155,7 @@ func defaultConfig() config {
 		releaseTimeout: DefaultReleaseTimeout,
 		guard:          true,
 		guardTimeout:   DefaultGuardTimeout,
+		guardReplicas:  1,
 		fenceIdle:      DefaultFenceIdle,
 	}
 }
@@ -285,8 +287,9 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // Watchdog renewals, Extend and an RWMutex read release that leaves read
 // holds wait the same way, and move the lock context's deadline later only
 // once a replica acknowledged them (an Extend that none did fails with
-// ErrNotReplicated). For Mutex, FairMutex, RWMutex (both
-// sides), LeanMutex and RedLock (on each node).
+// ErrNotReplicated); WithGuardReplicas makes it wait for more replicas. For
+// Mutex, FairMutex, RWMutex (both sides), LeanMutex and RedLock (on each
+// node).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {
 		if on && timeout <= 0 {
@@ -298,6 +301,43 @@ func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 			c.guardTimeout = timeout
 		}
 	}}
+}
+
+// GuardAllReplicas, given to WithGuardReplicas, makes the failover guard
+// wait for every replica connected to the lock's primary.
+const GuardAllReplicas = -1
+
+// WithGuardReplicas sets how many replicas the failover guard waits for
+// (default 1). With n of 1 or more, a guarded write (an acquisition, a
+// watchdog renewal, an Extend, an RWMutex read release that leaves read
+// holds) counts as acknowledged once the smaller of n and the number of
+// replicas connected to the lock's primary acknowledged it; with
+// GuardAllReplicas, once every one of them did. WAIT 1 hears from one
+// replica, and a failover may promote another that never got the write:
+// waiting for all of them closes that gap, at the price of failing with
+// ErrNotReplicated while any replica the primary still lists as connected
+// lags or is stalled (the count is taken again every few seconds). 0 and values
+// below -1 are ErrInvalidArgument. The count and the wait are per primary:
+// per Cluster shard, per RedLock node. It has no effect with the guard off
+// (WithFailoverGuard). For Mutex, FairMutex, RWMutex (both sides),
+// LeanMutex and RedLock (on each node).
+func WithGuardReplicas(n int) SharedOption {
+	return sharedOption{"WithGuardReplicas", kindsLock, func(c *config) {
+		if n == 0 || n < GuardAllReplicas {
+			c.fail("guard replicas must be at least 1 or GuardAllReplicas (-1), got %d", n)
+			return
+		}
+		c.guardReplicas = n
+	}}
+}
+
+// guardAcks is how many acknowledgements a guarded write needs from a
+// primary with counted (> 0) replicas, for want (WithGuardReplicas).
+func guardAcks(want, counted int) int {
+	if want == GuardAllReplicas || want > counted {
+		return counted
+	}
+	return want
 }
 
 // WithFenceIdle sets how long a lock's fencing-token counter

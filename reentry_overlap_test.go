@@ -184,7 +184,7 @@ func TestUndoOfReentryKeepsHoldsLease(t *testing.T) {
 	field := outer.Value(lockCtxKey{}).(*lockCtx).hold.field
 	const short = 1200 * time.Millisecond
 	// The re-entry as the server ran it; the Client never heard of it.
-	a, _, err := m.tryAcquire(ctx, field, short, 0, false, waitAttempt{shared: true})
+	a, _, err := m.tryAcquire(ctx, field, short, 0, guardWait{}, waitAttempt{shared: true})
 	if err != nil || !a.granted || a.fresh {
 		t.Fatalf("re-entry on the server: %+v, %v", a, err)
 	}

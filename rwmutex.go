@@ -260,7 +260,7 @@ func rwOwnerOK(owner string) error {
 // release can let several readers in at once.
 func (s *rwSide) waitChannel(string) waitSpec { return waitSpec{channel: s.rw.channel, all: true} }
 
-func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guarded bool, wa waitAttempt) (attempt, bool, error) {
+func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait time.Duration, guard guardWait, wa waitAttempt) (attempt, bool, error) {
 	rw, c := s.rw, s.rw.c
 	enqueue := wait != 0
 	var status, value, nonce int64
@@ -269,9 +269,9 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	if s.write {
 		owner := strings.TrimSuffix(field, ":write")
 		var res generated.RwWriteAcquireResult
-		if guarded {
+		if guard.on() {
 			var reply rueidis.RedisResult
-			reply, acked, err = c.sendGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			reply, acked, err = c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 				return generated.RwWriteAcquireCommand(c.rc, rw.key, rw.writers, rw.fence, serverLease, owner, field, rw.waiterTimeout, enqueue, rw.cfg.fenceIdle)
 			})
 			if err == nil {
@@ -290,9 +290,9 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 			// is marked instead, so that its release can name it.
 			nonce = c.readNonce()
 		}
-		if guarded {
+		if guard.on() {
 			var reply rueidis.RedisResult
-			reply, acked, err = c.sendGuarded(ctx, rw.cfg.guardTimeout, func() (rueidis.Completed, error) {
+			reply, acked, err = c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 				return generated.RwReadAcquireCommand(c.rc, rw.key, timeouts, rw.writers, serverLease, field, writeField, nonce)
 			})
 			if err == nil {
@@ -339,18 +339,18 @@ func (s *rwSide) releaseOnce(ctx context.Context, field string, r releaseCall) (
 	return readReleased(res, err)
 }
 
-// releaseGuarded is a read release with WAIT 1 after its script on the same
+// releaseGuarded is a read release with WAIT after its script on the same
 // connection (sendGuarded): the lease its reply reports may move the loss
 // deadline later, which only a lease a replica has may do. A write release
 // re-arms the lock with the hold's own lease and never moves it later: it
 // is not sent here (see unlock), and goes out unguarded.
-func (s *rwSide) releaseGuarded(ctx context.Context, field string, r releaseCall, timeout time.Duration) (releaseStatus, time.Duration, bool, error) {
+func (s *rwSide) releaseGuarded(ctx context.Context, field string, r releaseCall, guard guardWait) (releaseStatus, time.Duration, bool, error) {
 	if s.write {
 		st, left, err := s.releaseOnce(ctx, field, r)
 		return st, left, false, err
 	}
 	rw, c := s.rw, s.rw.c
-	reply, acked, err := c.sendGuarded(ctx, timeout, func() (rueidis.Completed, error) {
+	reply, acked, err := c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 		return generated.RwReadReleaseCommand(c.rc, rw.key, rw.channel, rwTimeouts(rw.key, field), rw.prefix, r.latch, field, r.publish, r.latchTTL, r.token)
 	})
 	if err != nil {

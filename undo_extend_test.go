@@ -16,8 +16,8 @@ type slowExtendMutex struct {
 	gate chan struct{}
 }
 
-func (s *slowExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guarded bool) (bool, bool, error) {
-	held, acked, err := s.Mutex.extendOnce(ctx, field, lease, token, guarded)
+func (s *slowExtendMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
+	held, acked, err := s.Mutex.extendOnce(ctx, field, lease, token, guard)
 	close(s.ran)
 	<-s.gate
 	return held, acked, err

@@ -30,7 +30,7 @@ func TestUndoKeepsLongerReadLease(t *testing.T) {
 	defer rw.RUnlock(inner)
 	field := c.fieldOf(&rw.read, ownerIn(outer))
 	// The lost re-entry, as the server ran it.
-	if a, _, err := rw.read.tryAcquire(ctx, field, 10*time.Second, 0, false, waitAttempt{}); err != nil || !a.granted {
+	if a, _, err := rw.read.tryAcquire(ctx, field, 10*time.Second, 0, guardWait{}, waitAttempt{}); err != nil || !a.granted {
 		t.Fatalf("re-entry on the server: %+v, %v", a, err)
 	}
 	if err := c.undo(ctx, &rw.read, field, 10*time.Second, 0, false); err != nil {

@@ -28,7 +28,7 @@ type watchdog struct {
 	// sendGuarded sends guarded holds' renewals with a WAIT after them
 	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
 	replicas    func(key string) int
-	sendGuarded func(context.Context, time.Duration, []func() (rueidis.Completed, error)) []guardedReply
+	sendGuarded func(context.Context, time.Duration, []guardedCall) []guardedReply
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
 	// re-armed from them.
@@ -312,22 +312,25 @@ var errNotHeldOnServer = errors.New("renewal found the lock no longer held by th
 // renewBatch renews a batch, Mutex-shaped holds with one pipelined
 // MutexRenewMulti and every other kind with its own pipelined call. Holds
 // under the failover guard, when the primary has replicas, are renewed
-// apart, followed by WAIT 1 (renewGuarded).
+// apart, followed by WAIT (renewGuarded).
 func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewReply {
 	replies := make([]renewReply, len(batch))
 	var calls []generated.MutexRenewArgs
 	var at []int
 	var kinds []*renewKind
 	others := map[*renewKind][]int{}
-	var guarded []int
+	var guarded, acks []int
 	var timeout time.Duration
 	for i, r := range batch {
 		// The count of the primary serving the hold's key (its shard's, on
 		// a Cluster).
-		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil && w.replicas(r.h.key) > 0 {
-			guarded = append(guarded, i)
-			timeout = max(timeout, cfg.guardTimeout)
-			continue
+		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
+			if g := cfg.guardWait(w.replicas(r.h.key)); g.on() {
+				guarded = append(guarded, i)
+				acks = append(acks, g.acks)
+				timeout = max(timeout, g.timeout)
+				continue
+			}
 		}
 		if r.kind == nil {
 			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Fence: r.h.prim.spec().fence, Lease: r.h.lease, Owner: r.h.field, Token: r.h.renewToken()})
@@ -355,19 +358,19 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		}
 	}
 	if len(guarded) > 0 {
-		w.renewGuarded(ctx, batch, guarded, timeout, replies)
+		w.renewGuarded(ctx, batch, guarded, acks, timeout, replies)
 	}
 	return replies
 }
 
-// renewGuarded renews the holds of batch at idx with WAIT 1 after them on
-// the same connection, so that a renewal no replica acknowledged within
-// timeout is reported as such (renewReply.unacked) and does not move the
+// renewGuarded renews the holds of batch at idx with WAIT after them on the
+// same connection, so that a renewal not acknowledged by the replicas acks
+// names (per hold, WithGuardReplicas) within timeout is reported as such (renewReply.unacked) and does not move the
 // hold's loss deadline: a failover would promote a replica that has the old
 // expiry, and the lock could be granted to another owner while this one's
 // context still ran.
-func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int, timeout time.Duration, replies []renewReply) {
-	builds := make([]func() (rueidis.Completed, error), len(idx))
+func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx, acks []int, timeout time.Duration, replies []renewReply) {
+	calls := make([]guardedCall, len(idx))
 	kinds := make([]*renewKind, len(idx))
 	for j, i := range idx {
 		h, k := batch[i].h, batch[i].kind
@@ -375,9 +378,9 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 			k = mutexRenewal
 		}
 		kinds[j] = k
-		builds[j] = func() (rueidis.Completed, error) { return k.command(w.rc, h) }
+		calls[j] = guardedCall{func() (rueidis.Completed, error) { return k.command(w.rc, h) }, acks[j]}
 	}
-	for j, rep := range w.sendGuarded(ctx, timeout, builds) {
+	for j, rep := range w.sendGuarded(ctx, timeout, calls) {
 		if rep.err != nil {
 			replies[idx[j]] = renewReply{err: rep.err}
 			continue

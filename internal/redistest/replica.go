@@ -14,17 +14,30 @@ import (
 // reaches the replica shortly after. Both nodes get opts.
 func Replicated(t testing.TB, opts ...Option) (primary, replica *Node) {
 	t.Helper()
+	primary, replicas := ReplicatedN(t, 1, opts...)
+	return primary, replicas[0]
+}
+
+// ReplicatedN is Replicated with n replicas of the primary, each in sync
+// when it returns.
+func ReplicatedN(t testing.TB, n int, opts ...Option) (primary *Node, replicas []*Node) {
+	t.Helper()
 	cfg := newConfig(opts)
 	primary = newNode(t, cfg)
 	startAll(t, []*Node{primary})
-	replica = newNode(t, cfg)
 	host, port, _ := net.SplitHostPort(primary.Addr)
-	replica.replicaOf = host + " " + port
-	startAll(t, []*Node{replica})
-	if err := waitSynced(primary, replica, startTimeout); err != nil {
-		t.Fatalf("redistest: replica %s of %s: %v", replica.Addr, primary.Addr, err)
+	for range n {
+		replica := newNode(t, cfg)
+		replica.replicaOf = host + " " + port
+		replicas = append(replicas, replica)
 	}
-	return primary, replica
+	startAll(t, replicas)
+	for _, replica := range replicas {
+		if err := waitSynced(primary, replica, startTimeout); err != nil {
+			t.Fatalf("redistest: replica %s of %s: %v", replica.Addr, primary.Addr, err)
+		}
+	}
+	return primary, replicas
 }
 
 // waitSynced polls until the replica reports master_link_status:up and the
