@@ -977,6 +977,21 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "XADD and XTRIM given two trimming strategies or an unknown XTRIM word",
+			src: "-- @key s\n-- @return none\n" +
+				"redis.call('XADD', KEYS[1], 'MAXLEN', 1, 'MINID', 1, '*', 'f', 'v')\n" +
+				"redis.call('XADD', KEYS[1], 'MINID', '~', '1-1', 'minid', '2', '*', 'f', 'v')\n" +
+				"redis.call('XTRIM', KEYS[1], 'MAXLEN', 1, 'MINID', 1)\n" +
+				"redis.call('XTRIM', KEYS[1], 'MAXLEN', 1, 'FOO')\n" +
+				"return nil\n",
+			want: []string{
+				`scripts/x.lua:3:42: XADD takes one trimming strategy, and the call gives MINID after MAXLEN: Redis refuses the call at run time ("ERR syntax error, MAXLEN and MINID options at the same time are not compatible"), after the script's earlier writes; keep one`,
+				`scripts/x.lua:4:50: XADD takes one trimming strategy, and the call gives MINID after MINID: Redis refuses the call at run time ("ERR syntax error, MAXLEN and MINID options at the same time are not compatible"), after the script's earlier writes; keep one`,
+				`scripts/x.lua:5:43: XTRIM takes one trimming strategy, and the call gives MINID after MAXLEN: Redis refuses the call at run time ("ERR syntax error, MAXLEN and MINID options at the same time are not compatible"), after the script's earlier writes; keep one`,
+				`scripts/x.lua:6:43: XTRIM reads MAXLEN, MINID or LIMIT there, and the call gives "FOO": Redis refuses the call at run time ("ERR syntax error"), after the script's earlier writes`,
+			},
+		},
+		{
 			name: "SORT words that fit no reading of its syntax",
 			src: "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\nredis.call('SORT', KEYS[1], 'LIMIT', 0)\nredis.call('SORT', KEYS[1], 'BY', ARGV[1], 'GET')\n" +
 				"redis.call('SORT', KEYS[1], 'ALPHA', 'STORE')\nredis.call('SORT', KEYS[1], 'LIMIT', 'x', 10)\nredis.call('SORT', KEYS[1], 'REVERSE')\n" +
@@ -1197,6 +1212,13 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('BITFIELD_RO', KEYS[1], 'GET', 'u8', 0, 'GET', 'i1', 7)\nredis.call('LMPOP', 2, KEYS[1], KEYS[2], 'RIGHT', 'COUNT', 2)\n" +
 			"redis.call('ZUNIONSTORE', KEYS[1], 2, KEYS[1], KEYS[2], 'WEIGHTS', 1.5, ARGV[1], 'AGGREGATE', 'min', 'WEIGHTS', 1, 'inf')\n" +
 			"redis.call('ZINTER', 2, KEYS[1], KEYS[2], 'WITHSCORES')\nredis.call('GEOADD', KEYS[1], -180, '85.05112878', 'm', 180, -85.05112878, 'n')\nreturn nil\n"},
+		{"XADD and XTRIM trimming Redis takes", "-- @key s\n-- @arg a string\n-- @arg b string\n-- @return none\n" +
+			"redis.call('XTRIM', KEYS[1], 'MINID', '~', '+5', 'LIMIT', 10)\n" +
+			"redis.call('XTRIM', KEYS[1], 'LIMIT', 10, 'maxlen', '~', 0)\n" +
+			"redis.call('XADD', KEYS[1], 'MAXLEN', '~', 1, 'LIMIT', 0, 'NOMKSTREAM', '*', 'f', 'v')\n" +
+			"redis.call('XADD', KEYS[1], 'MINID', ' 007-0', '*', 'f', 'v')\n" +
+			"redis.call('XTRIM', KEYS[1], 'MAXLEN', 1, ARGV[1], ARGV[2])\n" +
+			"return nil\n"},
 		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @cluster-unsafe\n-- @return none\n" +
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +
 			"redis.call('SORT', KEYS[1], 'alpha', 'limit', ARGV[1], '10', 'ASC', 'DESC', 'ALPHA')\nredis.call('SORT', KEYS[1], ARGV[2], ARGV[2])\n" +

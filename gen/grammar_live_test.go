@@ -101,6 +101,8 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{[]string{"XADD", "k"}, []string{"NOMKSTREAM", "MAXLEN", "~", "LIMIT", "*", "1", "f"}, 4, nil},
 		{[]string{"XADD", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "0-0", "0", "abc", "-1", "01", "*"}, 3, []string{"f", "v"}},
 		{[]string{"XTRIM", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "0-0", "1-*", "abc", "-1", "01", "+"}, 3, nil},
+		{[]string{"XTRIM", "k"}, []string{"MINID", "MAXLEN", "LIMIT", "~", "1", "FOO"}, 4, nil},
+		{[]string{"XADD", "k"}, []string{"MINID", "maxlen", "=", "1", "*"}, 4, []string{"f", "v"}},
 		{[]string{"BITOP"}, []string{"AND", "NOT", "NAND", "d", "k"}, 4, nil},
 		{[]string{"BITFIELD", "k"}, []string{"GET", "SET", "INCRBY", "OVERFLOW", "SAT", "u8", "i64", "u64", "x8", "0", "#1", "-1"}, 3, nil},
 		{[]string{"BITFIELD", "k", "OVERFLOW", "FAIL"}, []string{"GET", "SET", "INCRBY", "OVERFLOW", "WRAP", "i8", "U8", "0", "01"}, 3, nil},
@@ -211,6 +213,10 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"XADD", "k", "MINID", "+", "*", "f", "v"},
 		{"XADD", "k", "MAXLEN", "MAXLEN", "1", "*", "f", "v"},
 		{"XTRIM", "k", "MAXLEN", "~", "x"},
+		{"XADD", "k", "MAXLEN", "1", "MINID", "1", "*", "f", "v"},
+		{"XADD", "k", "MINID", "~", "1-1", "minid", "2", "*", "f", "v"},
+		{"XTRIM", "k", "MINID", "~", "1", "MAXLEN", "2"},
+		{"XTRIM", "k", "MAXLEN", "1", "FOO"},
 	} {
 		if grammarRefuses(words) == "" {
 			t.Errorf("%v: the checker takes it", words)
@@ -248,6 +254,10 @@ func TestGrammarAgreesWithServer(t *testing.T) {
 		{"XADD", "k", "MAXLEN", "0", "NOMKSTREAM", "*", "f", "v"},
 		{"XTRIM", "k", "MINID", "~", "0"},
 		{"XTRIM", "k", "MAXLEN", "0"},
+		{"XTRIM", "k", "MINID", "~", "+5", "LIMIT", "10"},
+		{"XTRIM", "k", "LIMIT", "10", "maxlen", "~", "0"},
+		{"XADD", "k", "MAXLEN", "~", "1", "LIMIT", "0", "NOMKSTREAM", "*", "f", "v"},
+		{"XADD", "k", "MINID", " 007-0", "*", "f", "v"},
 	} {
 		if msg := grammarRefuses(words); msg != "" {
 			t.Errorf("%v: the checker refuses it", words)

@@ -26,6 +26,7 @@ func checkStreamArgs(c parse.Call, name string, at func(parse.Pos, string, ...an
 	if n > 0 && c.Args[n-1].Expands {
 		n-- // the words it gives may be options
 	}
+	trim := ""
 	for i := 1; i < n; i++ {
 		opt, ok := sentText(c.Args[i])
 		if !ok {
@@ -39,7 +40,14 @@ func checkStreamArgs(c parse.Call, name string, at func(parse.Pos, string, ...an
 		switch {
 		case xadd && opt == "*":
 			return true
+		case (upper == "MAXLEN" || upper == "MINID") && more > 0 && trim != "":
+			// One trimming strategy: a second one, even the same, is refused.
+			at(c.Args[i].Pos, "%s takes one trimming strategy, and the call gives %s after %s: "+after+"; keep one", name, upper, trim, "ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
+			return false
 		case (upper == "MAXLEN" || upper == "MINID" || upper == "LIMIT") && more > 0:
+			if upper != "LIMIT" {
+				trim = upper
+			}
 			j := i + 1
 			if upper != "LIMIT" && more >= 2 {
 				if w, ok := sentText(c.Args[j]); !ok {
@@ -93,8 +101,12 @@ func checkStreamArgs(c parse.Call, name string, at func(parse.Pos, string, ...an
 				at(c.Args[i].Pos, "XADD's entry ID %q is 0-0, which no entry may have: "+after+"; give * for an ID Redis picks", opt, "ERR The ID specified in XADD must be greater than 0-0")
 			}
 			return valid && (ms != 0 || seq != 0)
+		case upper == "MAXLEN" || upper == "MINID" || upper == "LIMIT":
+			return true // no value after it: the option checks'
 		default:
-			return true // XTRIM's other words are the option checks'
+			// xtrimCommand's parser answers any other word with a syntax error.
+			at(c.Args[i].Pos, "XTRIM reads MAXLEN, MINID or LIMIT there, and the call gives %q: "+after, opt, "ERR syntax error")
+			return false
 		}
 	}
 	return true

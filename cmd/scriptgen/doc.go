@@ -195,7 +195,8 @@
 //   - XADD's and XTRIM's options, read as Redis reads them up to the first
 //     word the checker cannot read, have an integer of 0 or more after
 //     MAXLEN and LIMIT and a stream ID after MINID, and XADD's entry ID is
-//     *, ms, ms-seq or ms-*, and not 0-0;
+//     *, ms, ms-seq or ms-*, and not 0-0; one trimming strategy (a second
+//     MAXLEN or MINID is refused), and no XTRIM word but these options;
 //   - a literal key count (ZINTERSTORE's, SINTERCARD's, LMPOP's numkeys)
 //     is 1 or more and no more than the words after it;
 //   - an option has the options it needs and none it excludes (ZRANGE's
