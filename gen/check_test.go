@@ -992,6 +992,92 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "stream ranges: IDs, exclusive bounds past the last ID, counts",
+			src: "-- @key s\n-- @return none\n" +
+				"redis.call('XRANGE', KEYS[1], '(-', '+')\n" +
+				"redis.call('XRANGE', KEYS[1], '-', '5 ')\n" +
+				"redis.call('XRANGE', KEYS[1], '(18446744073709551615-18446744073709551615', '+')\n" +
+				"redis.call('XREVRANGE', KEYS[1], '(0-0', '-')\n" +
+				"redis.call('XRANGE', KEYS[1], 1.5, '+')\n" +
+				"redis.call('XPENDING', KEYS[1], 'g', '-', '+', 'x')\n" +
+				"redis.call('XPENDING', KEYS[1], 'g', 'IDLE', 5, '1-*', '+', 5)\n" +
+				"redis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', 0, '(+')\n" +
+				"return nil\n",
+			want: []string{
+				`scripts/x.lua:3:31: XRANGE reads a stream ID there (start), and "(-" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write -, +, ms-seq (1700000000000-0) or ms, or ( before ms-seq or ms for an exclusive bound`,
+				`scripts/x.lua:4:36: XRANGE reads a stream ID there (end), and "5 " is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write -, +, ms-seq (1700000000000-0) or ms, or ( before ms-seq or ms for an exclusive bound`,
+				`scripts/x.lua:5:31: XRANGE's exclusive start "(18446744073709551615-18446744073709551615" leaves no ID after it: Redis refuses the call at run time ("ERR invalid start ID for the interval"), after the script's earlier writes`,
+				`scripts/x.lua:6:34: XREVRANGE's exclusive end "(0-0" leaves no ID before it: Redis refuses the call at run time ("ERR invalid end ID for the interval"), after the script's earlier writes`,
+				`scripts/x.lua:7:31: XRANGE reads a stream ID there (start), and the Lua number 1.5 is sent as "1.5", which is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write the ID as a string ('1700000000000-0')`,
+				`scripts/x.lua:8:48: XPENDING reads an integer there (count), and "x" is none: Redis refuses the call at run time ("ERR value is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:9:49: XPENDING reads a stream ID there (start), and "1-*" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write -, +, ms-seq (1700000000000-0) or ms, or ( before ms-seq or ms for an exclusive bound`,
+				`scripts/x.lua:10:48: XAUTOCLAIM reads a stream ID there (start), and "(+" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write -, +, ms-seq (1700000000000-0) or ms, or ( before ms-seq or ms for an exclusive bound`,
+			},
+		},
+		{
+			name: "XDEL, XACK, XCLAIM and XAUTOCLAIM IDs, times and counts",
+			src: "-- @key s\n-- @return none\n" +
+				"redis.call('XDEL', KEYS[1], '1-1', '1--1')\n" +
+				"redis.call('XACK', KEYS[1], 'g', '+')\n" +
+				"redis.call('XCLAIM', KEYS[1], 'g', 'c', 'x', '1-1')\n" +
+				"redis.call('XCLAIM', KEYS[1], 'g', 'c', 0, '1-1', 'JUSTID', '2-2')\n" +
+				"redis.call('XCLAIM', KEYS[1], 'g', 'c', 0, '1-1', 'IDLE', '1s')\n" +
+				"redis.call('XCLAIM', KEYS[1], 'g', 'c', 0, '1-1', 'LASTID', '-')\n" +
+				"redis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', '1.0', '0')\n" +
+				"redis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', 0, '0', 'COUNT', 0)\n" +
+				"return nil\n",
+			want: []string{
+				`scripts/x.lua:3:36: XDEL reads a stream ID there (ID), and "1--1" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument") whenever the stream exists, after the script's earlier writes; write ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:4:34: XACK reads a stream ID there (ID), and "+" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument") whenever the stream and the group exist, after the script's earlier writes; write ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:5:41: XCLAIM reads an integer there (min-idle-time), and "x" is none: Redis refuses the call at run time ("ERR Invalid min-idle-time argument for XCLAIM") whenever the stream and the group exist, after the script's earlier writes`,
+				`scripts/x.lua:6:61: XCLAIM reads an ID (ms-seq (1700000000000-0) or ms) or an option (FORCE, IDLE, JUSTID, LASTID, RETRYCOUNT, TIME) there, and "2-2" is neither: Redis refuses the call at run time ("ERR Unrecognized XCLAIM option '2-2'") whenever the stream and the group exist, after the script's earlier writes; write the IDs first, then the options`,
+				`scripts/x.lua:7:59: XCLAIM reads an integer there (idle), and "1s" is none: Redis refuses the call at run time ("ERR Invalid IDLE option argument for XCLAIM") whenever the stream and the group exist, after the script's earlier writes`,
+				`scripts/x.lua:8:61: XCLAIM reads a stream ID there (LASTID), and "-" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument") whenever the stream and the group exist, after the script's earlier writes; write ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:9:45: XAUTOCLAIM reads an integer there (min-idle-time), and "1.0" is none: Redis refuses the call at run time ("ERR Invalid min-idle-time argument for XAUTOCLAIM"), after the script's earlier writes`,
+				`scripts/x.lua:10:62: XAUTOCLAIM reads a COUNT of 1 to 576460752303423487 there, and the call passes 0: Redis refuses the call at run time ("ERR COUNT must be > 0"), after the script's earlier writes`,
+			},
+		},
+		{
+			name: "XSETID and XGROUP IDs and counts",
+			src: "-- @key s\n-- @return none\n" +
+				"redis.call('XSETID', KEYS[1], '-')\n" +
+				"redis.call('XSETID', KEYS[1], '5-0', 'ENTRIESADDED', -1)\n" +
+				"redis.call('XSETID', KEYS[1], '5', 'MAXDELETEDID', '5-1')\n" +
+				"redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '+', 'MKSTREAM')\n" +
+				"redis.call('XGROUP', 'SETID', KEYS[1], 'g', '>')\n" +
+				"redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '$', 'ENTRIESREAD', -2)\n" +
+				"return nil\n",
+			want: []string{
+				`scripts/x.lua:3:31: XSETID reads a stream ID there (last-id), and "-" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:4:54: XSETID reads a count of 0 or more there (entries-added), and the call passes -1: Redis refuses the call at run time ("ERR entries_added must be positive"), after the script's earlier writes`,
+				`scripts/x.lua:5:52: XSETID's max-deleted-id "5-1" is past its last-id "5": Redis refuses the call at run time ("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id"), after the script's earlier writes`,
+				`scripts/x.lua:6:46: XGROUP CREATE reads a stream ID there (id), and "+" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write $ for the stream's last entry, ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:7:45: XGROUP SETID reads a stream ID there (id), and ">" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write $ for the stream's last entry, -, +, ms-seq (1700000000000-0) or ms`,
+				`scripts/x.lua:8:66: XGROUP CREATE reads a count of 0 or more, or -1 (unknown), there (entries-read), and the call passes -2: Redis refuses the call at run time ("ERR value for ENTRIESREAD must be positive or -1"), after the script's earlier writes`,
+			},
+		},
+		{
+			name: "XREAD and XREADGROUP: BLOCK, COUNT, and the IDs after STREAMS",
+			src: "-- @key s\n-- @key t\n-- @return none\n" +
+				"redis.call('XREAD', 'BLOCK', 0, 'STREAMS', KEYS[1], '$')\n" +
+				"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 100, 'STREAMS', KEYS[1], '>')\n" +
+				"redis.call('XREAD', 'COUNT', '10x', 'STREAMS', KEYS[1], '0')\n" +
+				"redis.call('XREAD', 'STREAMS', KEYS[1], KEYS[2], '0')\n" +
+				"redis.call('XREAD', 'STREAMS', KEYS[1], '>')\n" +
+				"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', KEYS[1], '$')\n" +
+				"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', KEYS[1], KEYS[2], '>', '-')\n" +
+				"return nil\n",
+			want: []string{
+				`scripts/x.lua:4:21: XREAD's BLOCK is refused in scripts: Redis refuses the call at run time ("ERR XREAD command is not allowed with BLOCK option from scripts"), after the script's earlier writes; leave BLOCK out: a script cannot wait, and reads what is there`,
+				`scripts/x.lua:5:45: XREADGROUP's BLOCK is refused in scripts: Redis refuses the call at run time ("ERR XREADGROUP command is not allowed with BLOCK option from scripts"), after the script's earlier writes; leave BLOCK out: a script cannot wait, and reads what is there`,
+				`scripts/x.lua:6:30: XREAD reads an integer there (count), and "10x" is none: Redis refuses the call at run time ("ERR value is not an integer or out of range"), after the script's earlier writes`,
+				`scripts/x.lua:7:32: XREAD reads as many IDs as keys after STREAMS, and the call gives 3 words there: Redis refuses the call at run time ("ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' must be specified."), after the script's earlier writes; give each key its ID`,
+				`scripts/x.lua:8:41: XREAD takes no > ID: Redis refuses the call at run time ("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option."), after the script's earlier writes; write $ for entries added from now on, or an ID`,
+				`scripts/x.lua:9:65: XREADGROUP takes no $ ID: Redis refuses the call at run time ("ERR The $ ID is meaningless in the context of XREADGROUP: ..."), after the script's earlier writes; write > for entries never delivered to the group, or an ID to read the consumer's pending entries`,
+				`scripts/x.lua:10:79: XREADGROUP reads a stream ID there (ID), and "-" is none: Redis refuses the call at run time ("ERR Invalid stream ID specified as stream command argument"), after the script's earlier writes; write >, ms-seq (1700000000000-0) or ms`,
+			},
+		},
+		{
 			name: "SORT words that fit no reading of its syntax",
 			src: "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\nredis.call('SORT', KEYS[1], 'LIMIT', 0)\nredis.call('SORT', KEYS[1], 'BY', ARGV[1], 'GET')\n" +
 				"redis.call('SORT', KEYS[1], 'ALPHA', 'STORE')\nredis.call('SORT', KEYS[1], 'LIMIT', 'x', 10)\nredis.call('SORT', KEYS[1], 'REVERSE')\n" +
@@ -1218,6 +1304,35 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('XADD', KEYS[1], 'MAXLEN', '~', 1, 'LIMIT', 0, 'NOMKSTREAM', '*', 'f', 'v')\n" +
 			"redis.call('XADD', KEYS[1], 'MINID', ' 007-0', '*', 'f', 'v')\n" +
 			"redis.call('XTRIM', KEYS[1], 'MAXLEN', 1, ARGV[1], ARGV[2])\n" +
+			"return nil\n"},
+		{"stream ranges Redis reads", "-- @key s\n-- @arg a string\n-- @arg b string\n-- @return none\n" +
+			"redis.call('XRANGE', KEYS[1], '+5', ' 007-0', 'COUNT', -1)\n" +
+			"redis.call('XRANGE', KEYS[1], '(1', '(2')\n" +
+			"redis.call('XREVRANGE', KEYS[1], '(+5', '(0')\n" +
+			"redis.call('XRANGE', KEYS[1], '(18446744073709551615', '(1-18446744073709551615')\n" +
+			"redis.call('XRANGE', KEYS[1], ARGV[1], '(' .. ARGV[2])\n" +
+			"redis.call('XPENDING', KEYS[1], 'g', 'IDLE', -5, '(0', '(5', -5, 'c')\n" +
+			"redis.call('XPENDING', KEYS[1], 'g', ARGV[1], ARGV[2], '-', '+', 5)\n" +
+			"redis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', -1, '-', 'COUNT', 1, 'JUSTID')\n" +
+			"redis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', 0, '(0', 'COUNT', '576460752303423487')\n" +
+			"return nil\n"},
+		{"XDEL, XACK, XCLAIM, XSETID and XGROUP IDs and options Redis reads", "-- @key s\n-- @arg a string\n-- @arg b string\n-- @return none\n" +
+			"redis.call('XDEL', KEYS[1], '1-1', 7, '1--0', ARGV[1])\n" +
+			"redis.call('XACK', KEYS[1], 'g', '0-0', unpack(ARGV))\n" +
+			"redis.call('XCLAIM', KEYS[1], 'g', 'c', -5, '1-1', '2', 'idle', -5, 'TIME', -1, 'RETRYCOUNT', -1, 'FORCE', 'JUSTID', 'LASTID', '5')\n" +
+			"redis.call('XCLAIM', KEYS[1], 'g', 'c', 0, 'FORCE')\n" +
+			"redis.call('XCLAIM', KEYS[1], 'g', 'c', 0, '1-1', ARGV[1], 'abc')\n" +
+			"redis.call('XSETID', KEYS[1], '5', 'ENTRIESADDED', 0, 'MAXDELETEDID', '4-18446744073709551615')\n" +
+			"redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '0-0', 'MKSTREAM', 'ENTRIESREAD', -1)\n" +
+			"redis.call('XGROUP', 'SETID', KEYS[1], 'g', '-')\n" +
+			"redis.call('XGROUP', 'SETID', KEYS[1], 'g', '$', 'ENTRIESREAD', 0)\n" +
+			"return nil\n"},
+		{"XREAD and XREADGROUP IDs and counts Redis reads", "-- @key s\n-- @key t\n-- @arg a string\n-- @arg b string\n-- @return none\n" +
+			"redis.call('XREAD', 'COUNT', -1, 'STREAMS', KEYS[1], KEYS[2], '$', '0')\n" +
+			"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', 0, 'NOACK', 'STREAMS', KEYS[1], '>')\n" +
+			"redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'STREAMS', KEYS[1], '+5')\n" +
+			"redis.call('XREAD', 'STREAMS', KEYS[1], ARGV[1])\n" +
+			"redis.call('XREAD', ARGV[1], ARGV[2], 'STREAMS', KEYS[1], '0')\n" +
 			"return nil\n"},
 		{"SORT words that fit its syntax", "-- @key k\n-- @key dst\n-- @arg off int64\n-- @arg opt string\n-- @cluster-unsafe\n-- @return none\n" +
 			"redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'GET', '#', 'GET', 'o_*', 'DESC', 'ALPHA', 'STORE', KEYS[2])\n" +

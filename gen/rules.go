@@ -519,7 +519,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
 	// One cause per call: the option checks run when the words fit.
-	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) && checkBitop(c, info.name, at) && checkBitfieldOffsets(c, info.name, at) && checkBitRange(c, info.name, at) {
+	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) && checkStreamIDs(c, info.name, at) && checkBitop(c, info.name, at) && checkBitfieldOffsets(c, info.name, at) && checkBitRange(c, info.name, at) {
 		checkOptionNeeds(c, info.name, at)
 	}
 	if !r.clusterUnsafe && !r.noCluster {
