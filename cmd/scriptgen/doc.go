@@ -197,6 +197,16 @@
 //     MAXLEN and LIMIT and a stream ID after MINID, and XADD's entry ID is
 //     *, ms, ms-seq or ms-*, and not 0-0; one trimming strategy (a second
 //     MAXLEN or MINID is refused), and no XTRIM word but these options;
+//   - the literal stream IDs of XRANGE, XREVRANGE, XPENDING, XAUTOCLAIM,
+//     XREAD, XREADGROUP, XDEL, XACK, XCLAIM, XSETID and XGROUP CREATE and
+//     SETID are IDs as Redis 7.0 reads them (- and + only in ranges and
+//     XGROUP SETID, ( before an ID only in ranges, and not past the last
+//     ID, $ only in XREAD and XGROUP, > only in XREADGROUP), as many as the
+//     keys after STREAMS; XREAD and XREADGROUP have no BLOCK, which Redis
+//     refuses in scripts; the counts and times beside the IDs are integers
+//     in Redis's range (XAUTOCLAIM's COUNT from 1, XSETID's ENTRIESADDED
+//     from 0, ENTRIESREAD from -1), and XCLAIM's words after its IDs are
+//     its options;
 //   - a literal key count (ZINTERSTORE's, SINTERCARD's, LMPOP's numkeys)
 //     is 1 or more and no more than the words after it;
 //   - an option has the options it needs and none it excludes (ZRANGE's
