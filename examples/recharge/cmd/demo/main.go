@@ -10,7 +10,7 @@
 // PostgreSQL server (initdb in a temporary directory, loopback port; run as
 // the user nobody when the demo runs as root), one new database per run.
 //
-//	go run ./examples/recharge/cmd/demo [-orders 100] [-duplicates 10] [-postgres]
+//	go run ./examples/recharge/cmd/demo [-orders 100] [-duplicates 10] [-postgres] [-embedded]
 package main
 
 import (

@@ -147,7 +147,35 @@ func TestDemoUnreachableRedis(t *testing.T) {
 	if !strings.Contains(errOut, "demo: REDIS_URL redis://127.0.0.1:1") {
 		t.Errorf("stderr does not name REDIS_URL: %q", errOut)
 	}
+	// The message says how to run the demo anyway: REDIS_URL wins over a
+	// redis-server on PATH and the embedded server, so a stale one in the
+	// environment would otherwise stop every run.
+	if !strings.Contains(errOut, "unset REDIS_URL") || !strings.Contains(errOut, "-embedded") {
+		t.Errorf("stderr does not say how to run without that REDIS_URL: %q", errOut)
+	}
 	if strings.Contains(out, "OK") {
 		t.Errorf("an unreachable Redis printed OK:\n%s", out)
+	}
+}
+
+func TestDemoMalformedRedisURL(t *testing.T) {
+	out, errOut, code := runDemo(t, []string{"REDIS_URL=localhost:6390"}, "-orders", "1")
+	if code != 2 {
+		t.Fatalf("demo with a malformed REDIS_URL exited %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"demo: REDIS_URL: ", "redis://host:port", "unset REDIS_URL", "-embedded"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr does not say %q: %q", want, errOut)
+		}
+	}
+
+	// A URL that does not parse: the parser's message would quote it, password
+	// included.
+	out, errOut, code = runDemo(t, []string{"REDIS_URL=redis://u:secret%zz@127.0.0.1:1"}, "-orders", "1")
+	if code != 2 {
+		t.Fatalf("demo with an unparsable REDIS_URL exited %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "secret") || !strings.Contains(errOut, "REDIS_URL does not parse") {
+		t.Errorf("stderr for an unparsable REDIS_URL: %q; want it to say so without the password", errOut)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -37,12 +38,17 @@ func startRedis(ctx context.Context, forceEmbedded bool) (*redisEnv, error) {
 	if url := os.Getenv("REDIS_URL"); url != "" && !forceEmbedded {
 		opt, err := rueidis.ParseURL(url)
 		if err != nil {
-			return nil, fmt.Errorf("REDIS_URL: %w", err)
+			var ue *neturl.Error
+			if errors.As(err, &ue) {
+				// The parser's message quotes the URL, password included.
+				return nil, fmt.Errorf("REDIS_URL does not parse as a URL (percent-encode : @ / ? # %% in a user name or password)%s", redisURLHint)
+			}
+			return nil, fmt.Errorf("REDIS_URL: %w (want redis://host:port/db)%s", err, redisURLHint)
 		}
 		opt.DisableCache = true
 		c, err := rueidis.NewClient(opt)
 		if err != nil {
-			return nil, fmt.Errorf("REDIS_URL %s: %w", redactURL(url), err)
+			return nil, fmt.Errorf("REDIS_URL %s: %w%s", redactURL(url), err, redisURLHint)
 		}
 		return &redisEnv{client: c, describe: "REDIS_URL " + redactURL(url), closers: []func(){c.Close}}, nil
 	}
@@ -51,6 +57,10 @@ func startRedis(ctx context.Context, forceEmbedded bool) (*redisEnv, error) {
 	}
 	return startEmbedded()
 }
+
+// redisURLHint follows a REDIS_URL that cannot be used: it wins over the
+// other choices, so a stale one in the environment stops every run.
+const redisURLHint = "; unset REDIS_URL to use a redis-server on PATH or the embedded server, or run with -embedded"
 
 func redactURL(u string) string {
 	if i := strings.Index(u, "@"); i >= 0 {
