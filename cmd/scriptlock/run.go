@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -24,6 +25,9 @@ const (
 	exitNotConfirmed = 4
 	exitNotALock     = 5
 )
+
+// defaultURL is the Redis used without --url and $SCRIPTLOCK_URL.
+var defaultURL = "redis://127.0.0.1:6379"
 
 // maxNameLen matches scriptlock.MaxNameLen: longer names cannot be locks.
 const maxNameLen = 1024
@@ -93,7 +97,7 @@ Flags:
 
 func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
 	var (
-		u       = envOr("SCRIPTLOCK_URL", "redis://127.0.0.1:6379")
+		u       = envOr("SCRIPTLOCK_URL", defaultURL)
 		tf      = tlsFlags{ca: os.Getenv("SCRIPTLOCK_TLS_CA"), cert: os.Getenv("SCRIPTLOCK_TLS_CERT"), key: os.Getenv("SCRIPTLOCK_TLS_KEY")}
 		sa      = sentinelAuth{user: os.Getenv("SCRIPTLOCK_SENTINEL_USER"), password: os.Getenv("SCRIPTLOCK_SENTINEL_PASSWORD")}
 		e       = &env{in: in, out: out, errOut: errOut, timeout: 5 * time.Second, sharded: "auto", limit: 100}
@@ -210,7 +214,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	rc, err := connect(u, e.timeout, tlsCfg, sa)
 	if err != nil {
-		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s%s\n", redactURL(u), err, tlsHint(u, tf, err), authHint(u, err))
+		fmt.Fprintf(errOut, "scriptlock: connect %s: %v%s%s%s\n", redactURL(u), err, tlsHint(u, tf, err), authHint(u, err), defaultURLHint(fs, err))
 		var xe *exitError
 		if errors.As(err, &xe) {
 			return xe.code
@@ -329,6 +333,21 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		opt.Sentinel.Username, opt.Sentinel.Password = sa.user, sa.password
 	}
 	return rueidis.NewClient(opt)
+}
+
+// defaultURLHint says how to name another Redis when the connection to the
+// default URL, given neither with --url nor in $SCRIPTLOCK_URL, failed.
+func defaultURLHint(fs *flag.FlagSet, err error) string {
+	if os.Getenv("SCRIPTLOCK_URL") != "" {
+		return ""
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "url" })
+	var ne net.Error
+	if given || !errors.As(err, &ne) {
+		return ""
+	}
+	return fmt.Sprintf(" (%s is the default: name your Redis with --url or $SCRIPTLOCK_URL)", redactURL(defaultURL))
 }
 
 // sentinelAuth is what the sentinels of a Sentinel deployment require.
