@@ -67,10 +67,14 @@ type docCommand struct {
 	where string // file:line
 	pkg   string // the main package that runs it, relative to the module root
 	args  []string
+	// tool: shown as `go tool NAME`, which is the module's command only when
+	// cmd/NAME exists (`go tool pprof` is not).
+	tool bool
 }
 
 var (
 	goRunCmd   = regexp.MustCompile(`\bgo run (?:\./|github\.com/scriptlock/scriptlock/)([\w./-]+)(.*)`)
+	goToolCmd  = regexp.MustCompile(`\bgo tool ([\w-]+)(.*)`)
 	makeArgs   = regexp.MustCompile(`\bmake ([\w-]+) ARGS=("[^"]*"|'[^']*'|\S+)`)
 	cliCmd     = regexp.MustCompile(`^scriptlock( .*)$`)
 	makeTarget = regexp.MustCompile(`(?m)^([\w-]+):.*\n(?:\t.*\n)*?\t\$\(GO\) run (\./[\w./-]+)[^\n]*\$\(ARGS\)`)
@@ -78,29 +82,34 @@ var (
 
 // shownCommands finds, in the code blocks and inline code of a Markdown
 // file, the commands that run one of the module's programs: `go run ./...`,
-// `make TARGET ARGS=...` for a target that runs one, and `scriptlock ...`.
+// `go tool NAME` (a tool the module's cmd/NAME provides, as in a
+// //go:generate line), `make TARGET ARGS=...` for a target that runs one, and
+// `scriptlock ...`.
 func shownCommands(file, text string, targets map[string]string) []docCommand {
 	var cmds []docCommand
-	add := func(line int, pkg, rest string) {
+	add := func(line int, pkg, rest string, tool bool) {
 		for _, end := range []string{"#", "|", "&&", ";"} { // a comment, the next command
 			if i := strings.Index(rest, end); i >= 0 {
 				rest = rest[:i]
 			}
 		}
-		cmds = append(cmds, docCommand{where: file + ":" + strconv.Itoa(line), pkg: pkg, args: strings.Fields(rest)})
+		cmds = append(cmds, docCommand{where: file + ":" + strconv.Itoa(line), pkg: pkg, args: strings.Fields(rest), tool: tool})
 	}
 	scan := func(line int, code string, block bool) {
 		code = strings.TrimSuffix(strings.TrimSpace(code), "\\")
 		if m := goRunCmd.FindStringSubmatch(code); m != nil {
-			add(line, "./"+strings.TrimSuffix(m[1], "/"), m[2])
+			add(line, "./"+strings.TrimSuffix(m[1], "/"), m[2], false)
+		}
+		if m := goToolCmd.FindStringSubmatch(code); m != nil {
+			add(line, "./cmd/"+m[1], m[2], true)
 		}
 		if m := makeArgs.FindStringSubmatch(code); m != nil {
 			if pkg, ok := targets[m[1]]; ok {
-				add(line, pkg, strings.Trim(m[2], `"'`))
+				add(line, pkg, strings.Trim(m[2], `"'`), false)
 			}
 		}
 		if m := cliCmd.FindStringSubmatch(code); m != nil && block {
-			add(line, "./cmd/scriptlock", m[1])
+			add(line, "./cmd/scriptlock", m[1], false)
 		}
 	}
 	in := false
@@ -173,6 +182,9 @@ func TestDocCommandFlags(t *testing.T) {
 		}
 		for _, c := range shownCommands(f, string(text), targets) {
 			defined, ok := lookup(c.pkg)
+			if !ok && c.tool {
+				continue // another tool than the module's
+			}
 			if !ok {
 				t.Errorf("%s: runs %s, which is not a directory of the module", c.where, c.pkg)
 				continue
@@ -208,12 +220,15 @@ func TestDocCommandFlags(t *testing.T) {
 // The checker finds a flag a program does not define.
 func TestDocCommandFlagsFindsDrift(t *testing.T) {
 	text := "```sh\ngo run ./examples/recharge/cmd/demo -orders 5 -orderz 6   # comment -nope\nscriptlock list --json | jq -r .\n```\n" +
-		"Run `make demo ARGS=\"-postgres -fast\"`.\n"
+		"Run `make demo ARGS=\"-postgres -fast\"`.\n" +
+		"```go\n//go:generate go tool scriptgen -in scripts -output gen -pkg gen\n```\n"
 	cmds := shownCommands("x.md", text, map[string]string{"demo": "./examples/recharge/cmd/demo"})
-	if len(cmds) != 3 || strings.Join(cmds[1].args, " ") != "list --json" {
-		t.Fatalf("found %+v; want the demo, scriptlock list --json and make demo", cmds)
+	if len(cmds) != 4 || strings.Join(cmds[1].args, " ") != "list --json" ||
+		cmds[3].pkg != "./cmd/scriptgen" || !cmds[3].tool {
+		t.Fatalf("found %+v; want the demo, scriptlock list --json, make demo and go tool scriptgen", cmds)
 	}
-	cmds = append(cmds[:1], cmds[2:]...)
+	gen := cmds[3]
+	cmds = append(cmds[:1], cmds[2])
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	defined := definedFlags(t, filepath.Join(root, "examples", "recharge", "cmd", "demo"))
 	var unknown []string
@@ -226,5 +241,15 @@ func TestDocCommandFlagsFindsDrift(t *testing.T) {
 	}
 	if strings.Join(unknown, " ") != "orderz fast" {
 		t.Errorf("unknown flags %q; want orderz and fast", unknown)
+	}
+	defined = definedFlags(t, filepath.Join(root, "cmd", "scriptgen"))
+	unknown = nil
+	for _, a := range gen.args {
+		if m := flagArg.FindStringSubmatch(a); m != nil && !defined[m[1]] {
+			unknown = append(unknown, m[1])
+		}
+	}
+	if strings.Join(unknown, " ") != "output" {
+		t.Errorf("unknown scriptgen flags %q; want output", unknown)
 	}
 }
