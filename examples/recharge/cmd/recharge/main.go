@@ -40,7 +40,7 @@ func run() error {
 	var (
 		httpAddr = flag.String("http", "127.0.0.1:8080", "HTTP listen address")
 		grpcAddr = flag.String("grpc", "127.0.0.1:9090", "gRPC listen address")
-		redisURL = flag.String("redis", envOr("REDIS_URL", "redis://127.0.0.1:6379"), "Redis URL (default $REDIS_URL)")
+		redisURL = flag.String("redis", envOr("REDIS_URL", "redis://127.0.0.1:6379"), "Redis URL ($REDIS_URL when set)")
 		sqlite   = flag.String("sqlite", "recharge.db", "SQLite database file")
 		pgDSN    = flag.String("postgres", "", "PostgreSQL DSN; replaces -sqlite")
 		seed     = flag.Int("seed", 0, "create this many unpaid orders (over 10 accounts) when the database has none")
