@@ -184,8 +184,10 @@ func heldLock(ctx context.Context, e *env, key string) (*Report, error) {
 	switch {
 	case !r.Found() || (r.IsLock() && r.RedisType == "none"):
 		return nil, failf(exitNotFound, "%q is not held: nothing to unlock", key)
+	case r.Kind == kindUnknown:
+		return nil, failf(exitNotALock, "%q is not a lock (Redis type %s, not a lock layout): force-unlock only releases locks", key, r.RedisType)
 	case !r.IsLock():
-		return nil, failf(exitNotALock, "%q is a %s, not a lock: force-unlock only releases locks", key, r.Kind)
+		return nil, failf(exitNotALock, "%q is a %s, not a lock: force-unlock only releases locks", key, describeKind(r))
 	}
 	return r, nil
 }
