@@ -14,8 +14,8 @@
 // process died before the answer was stored) gets that answer again.
 //
 // The database is SQLite (pure Go, embedded) or PostgreSQL (pgx); the schema
-// is created on start. Idempotency-Key is supported on both front ends when an
-// IdempotencyStore is configured. Service.Unsafe drops the lock and the token,
+// is created on start. Idempotency-Key is supported on both front ends when
+// Config.Idempotency is set. Service.Unsafe drops the lock and the token,
 // to show the double credit they prevent.
 //
 // cmd/recharge runs the service; cmd/demo (make demo) runs the duplicate-request
