@@ -50,16 +50,28 @@ func (s *Server) HTTPHandler() *echo.Echo {
 			Lock:      s.locks.lock,
 			Wait:      s.cfg.Wait,
 			Logger:    s.cfg.Logger,
+			// The key is the order id: say what is wrong with it, as the
+			// handler and the gRPC front end do, not "lock key invalid".
+			ErrorHandler: func(c echo.Context, err error) error {
+				var he *echo.HTTPError
+				if errors.As(err, &he) && he.Message == echolock.ErrKeyInvalid.Message {
+					return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).SetInternal(he.Internal)
+				}
+				return err
+			},
 		}))
 	}
 	e.POST("/orders/:id/recharge", s.rechargeHTTP, mws...)
 	return e
 }
 
+// msgBadOrderID answers an order id that is not a positive integer.
+const msgBadOrderID = "order id must be a positive integer"
+
 func (s *Server) rechargeHTTP(c echo.Context) error {
 	id, _, err := parseOrderID(c.Param("id"))
 	if err != nil {
-		return echo.NewHTTPError(http.StatusBadRequest, "order id must be a positive integer").SetInternal(err)
+		return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).SetInternal(err)
 	}
 	res, err := s.cfg.Service.Recharge(c.Request().Context(), id)
 	switch {

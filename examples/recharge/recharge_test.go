@@ -379,8 +379,10 @@ func TestBadRequests(t *testing.T) {
 func testBadRequests(t *testing.T, b backend) {
 	e := newEnv(t, b, 1, nil, nil, false)
 	for _, id := range []string{"abc", "0", "-3", "1%7B2%7D"} {
-		if a := e.post(t, id, ""); a.code != http.StatusBadRequest {
-			t.Errorf("id %q: %d %s; want 400", id, a.code, a.body)
+		// The answer says what is wrong with the id, as the gRPC front end's
+		// does, and as the handler's own check does without the lock.
+		if a := e.post(t, id, ""); a.code != http.StatusBadRequest || !strings.Contains(a.body, "order id must be a positive integer") {
+			t.Errorf("id %q: %d %s; want 400, order id must be a positive integer", id, a.code, a.body)
 		}
 	}
 	if a := e.post(t, "99", ""); a.code != http.StatusNotFound {
@@ -390,8 +392,8 @@ func testBadRequests(t *testing.T, b backend) {
 		t.Errorf("id 001: %d %s; want order 1", a.code, a.body)
 	}
 	_, err := e.grpc.Recharge(t.Context(), &rechargepb.RechargeRequest{OrderId: 0})
-	if status.Code(err) != codes.InvalidArgument {
-		t.Errorf("order_id 0: %v; want InvalidArgument", err)
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "order_id must be a positive integer") {
+		t.Errorf("order_id 0: %v; want InvalidArgument, order_id must be a positive integer", err)
 	}
 	_, err = e.grpc.Recharge(t.Context(), &rechargepb.RechargeRequest{OrderId: 99})
 	if status.Code(err) != codes.NotFound {
