@@ -12,7 +12,10 @@
 // ?addr=host:port for more seeds, ?master_set=NAME for Sentinel; a Cluster is
 // detected), --key-prefix (the Client's WithKeyPrefix), --json (each key
 // also as key_base64, its exact bytes), --name-base64 (NAME is such a
-// key_base64: for keys that are not UTF-8), --timeout;
+// key_base64: for keys that are not UTF-8), --timeout, --sharded (auto, on,
+// off: whether force-unlock publishes on sharded pub/sub, and watch listens
+// there too, as the Clients' WithShardedPubSub; auto: on a Cluster that
+// supports it);
 // for rediss://, --tls-ca (a private CA), --tls-cert and --tls-key (a client
 // certificate) and --tls-server-name; for sentinels that require a password,
 // --sentinel-password (or $SCRIPTLOCK_SENTINEL_PASSWORD) and --sentinel-user.
