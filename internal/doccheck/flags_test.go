@@ -253,3 +253,25 @@ func TestDocCommandFlagsFindsDrift(t *testing.T) {
 		t.Errorf("unknown scriptgen flags %q; want output", unknown)
 	}
 }
+
+// TestCLIFlagsDocumented: every flag of the scriptlock command is named
+// (`--flag`) on its page, docs/operations.md.
+func TestCLIFlagsDocumented(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := definedFlags(t, filepath.Join(root, "cmd", "scriptlock"))
+	if len(defined) < 10 {
+		t.Fatalf("found %d flags of the scriptlock command; expected its common and command flags", len(defined))
+	}
+	for name := range defined {
+		if !strings.Contains(string(page), "`--"+name+"`") && !regexp.MustCompile("`[^`\n]*--"+regexp.QuoteMeta(name)+`\b[^`+"`"+`\n]*`+"`").Match(page) {
+			t.Errorf("docs/operations.md never names the scriptlock flag --%s", name)
+		}
+	}
+}
