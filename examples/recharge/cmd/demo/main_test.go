@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,6 +135,11 @@ func TestDemoEmbedded(t *testing.T) {
 	if !strings.Contains(out, "using EMBEDDED miniredis") {
 		t.Errorf("the demo did not say it uses the embedded server:\n%s", out)
 	}
+	// It was asked for: the demo must not claim that REDIS_URL is unset or
+	// redis-server missing.
+	if redisLine, _, _ := strings.Cut(out, "\n"); !strings.Contains(redisLine, "-embedded") || strings.Contains(redisLine, "not set") {
+		t.Errorf("with -embedded and REDIS_URL set, the demo says %q; want it to name -embedded, not an unset REDIS_URL", redisLine)
+	}
 	checkRun(t, out, orders, dups)
 	checkDocSamples(t, out)
 }
@@ -155,6 +161,22 @@ func TestDemoUnreachableRedis(t *testing.T) {
 	}
 	if strings.Contains(out, "OK") {
 		t.Errorf("an unreachable Redis printed OK:\n%s", out)
+	}
+}
+
+func TestDemoRedisServerFails(t *testing.T) {
+	// A redis-server on PATH that exits at once: the demo says how to run
+	// without it.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "redis-server"), []byte("#!/bin/sh\necho broken >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runDemo(t, []string{"REDIS_URL=", "PATH=" + dir}, "-orders", "1")
+	if code != 2 {
+		t.Fatalf("demo with a failing redis-server exited %d, want 2\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "broken") || !strings.Contains(errOut, "-embedded") {
+		t.Errorf("stderr %q: want the server's output and how to run with the embedded server", errOut)
 	}
 }
 

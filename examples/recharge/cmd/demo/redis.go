@@ -52,10 +52,17 @@ func startRedis(ctx context.Context, forceEmbedded bool) (*redisEnv, error) {
 		}
 		return &redisEnv{client: c, describe: "REDIS_URL " + redactURL(url), closers: []func(){c.Close}}, nil
 	}
-	if path, err := exec.LookPath("redis-server"); err == nil && !forceEmbedded {
-		return startServer(ctx, path)
+	if forceEmbedded {
+		return startEmbedded("-embedded")
 	}
-	return startEmbedded()
+	if path, err := exec.LookPath("redis-server"); err == nil {
+		r, err := startServer(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("%w; run with -embedded (make demo ARGS=-embedded) to use the embedded server instead", err)
+		}
+		return r, nil
+	}
+	return startEmbedded("redis-server not found and REDIS_URL not set")
 }
 
 // redisURLHint follows a REDIS_URL that cannot be used: it wins over the
@@ -158,8 +165,8 @@ func waitReady(ctx context.Context, addr string, exited <-chan struct{}) (rueidi
 	}
 }
 
-// startEmbedded runs miniredis in this process.
-func startEmbedded() (*redisEnv, error) {
+// startEmbedded runs miniredis in this process; why is printed with it.
+func startEmbedded(why string) (*redisEnv, error) {
 	m := miniredis.NewMiniRedis()
 	if err := m.Start(); err != nil {
 		return nil, fmt.Errorf("embedded Redis: %w", err)
@@ -193,7 +200,7 @@ func startEmbedded() (*redisEnv, error) {
 	}
 	return &redisEnv{
 		client: &shebangless{Client: c},
-		describe: "redis-server not found and REDIS_URL not set: using EMBEDDED miniredis " +
+		describe: why + ": using EMBEDDED miniredis " +
 			"(in-process, Redis-compatible, for this demo only; install redis-server or set REDIS_URL for a real server)",
 		embedded: true,
 		closers:  []func(){func() { close(stop); wg.Wait(); m.Close() }, c.Close},
