@@ -53,7 +53,7 @@ func startRedis(ctx context.Context, forceEmbedded bool) (*redisEnv, error) {
 		return &redisEnv{client: c, describe: "REDIS_URL " + redactURL(url), closers: []func(){c.Close}}, nil
 	}
 	if forceEmbedded {
-		return startEmbedded("-embedded")
+		return startEmbedded("-embedded", "run without -embedded for a real server")
 	}
 	if path, err := exec.LookPath("redis-server"); err == nil {
 		r, err := startServer(ctx, path)
@@ -62,7 +62,7 @@ func startRedis(ctx context.Context, forceEmbedded bool) (*redisEnv, error) {
 		}
 		return r, nil
 	}
-	return startEmbedded("redis-server not found and REDIS_URL not set")
+	return startEmbedded("redis-server not found and REDIS_URL not set", "install redis-server or set REDIS_URL for a real server")
 }
 
 // redisURLHint follows a REDIS_URL that cannot be used: it wins over the
@@ -165,8 +165,9 @@ func waitReady(ctx context.Context, addr string, exited <-chan struct{}) (rueidi
 	}
 }
 
-// startEmbedded runs miniredis in this process; why is printed with it.
-func startEmbedded(why string) (*redisEnv, error) {
+// startEmbedded runs miniredis in this process; why it does and how to get
+// a real server instead are printed with it.
+func startEmbedded(why, real string) (*redisEnv, error) {
 	m := miniredis.NewMiniRedis()
 	if err := m.Start(); err != nil {
 		return nil, fmt.Errorf("embedded Redis: %w", err)
@@ -199,9 +200,8 @@ func startEmbedded(why string) (*redisEnv, error) {
 		return nil, fmt.Errorf("embedded Redis: %w", err)
 	}
 	return &redisEnv{
-		client: &shebangless{Client: c},
-		describe: why + ": using EMBEDDED miniredis " +
-			"(in-process, Redis-compatible, for this demo only; install redis-server or set REDIS_URL for a real server)",
+		client:   &shebangless{Client: c},
+		describe: why + ": using EMBEDDED miniredis (in-process, Redis-compatible, for this demo only; " + real + ")",
 		embedded: true,
 		closers:  []func(){func() { close(stop); wg.Wait(); m.Close() }, c.Close},
 	}, nil
