@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -87,6 +88,11 @@ func run() error {
 	}
 	opt, err := rueidis.ParseURL(*redisURL)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// The parser's message quotes the URL, password included.
+			return errors.New("-redis: the URL does not parse (percent-encode : @ / ? # % in a user name or password)")
+		}
 		return fmt.Errorf("-redis: %w", err)
 	}
 	opt.DisableCache = true

@@ -219,4 +219,16 @@ func TestRechargeBadRedisURL(t *testing.T) {
 	if !strings.Contains(string(out), "recharge: -redis:") {
 		t.Errorf("the error does not name -redis:\n%s", out)
 	}
+
+	// A URL that does not parse, from REDIS_URL: the parser's message would
+	// quote it, password included.
+	cmd = exec.Command(os.Args[0], "-sqlite", filepath.Join(t.TempDir(), "r.db"), "-http", "127.0.0.1:0", "-grpc", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1", "REDIS_URL=redis://u:secret%zz@127.0.0.1:1")
+	out, err = cmd.CombinedOutput()
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("recharge with an unparsable REDIS_URL: %v, want exit status 1\n%s", err, out)
+	}
+	if strings.Contains(string(out), "secret") || !strings.Contains(string(out), "does not parse") {
+		t.Errorf("recharge with an unparsable REDIS_URL printed:\n%s\nwant that it does not parse, without the password", out)
+	}
 }
