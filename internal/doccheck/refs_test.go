@@ -72,6 +72,14 @@ func exported(t *testing.T, dir string) (top, members map[string]bool) {
 	return top, members
 }
 
+// bareRef is an option or error named without its package (`WithLease`,
+// `ErrNotHeld`), which one of refPackages must export.
+var bareRef = regexp.MustCompile(`(?:^|[^.\w])((?:With|Err)[A-Z]\w*)`)
+
+// generatedNames are sentinels of the generator's examples, which a user's
+// generated package declares.
+var generatedNames = map[string]bool{"ErrTTLExpired": true}
+
 // spanNames look like package-qualified names but name trace spans.
 var spanNames = map[string]bool{"scriptlock.Lock": true, "scriptlock.Unlock": true}
 
@@ -81,6 +89,12 @@ var inlineRef = regexp.MustCompile(`\b(scriptlock|echolock|grpclock|idempotency|
 // Markdown file (code blocks are compiled by TestDocsCompile), with their
 // lines.
 func inlineRefs(text string) (refs [][]string, lines []int) {
+	return inlineMatches(text, inlineRef)
+}
+
+// inlineMatches returns the matches of re in the inline code of a Markdown
+// file, with their lines.
+func inlineMatches(text string, re *regexp.Regexp) (refs [][]string, lines []int) {
 	inline := regexp.MustCompile("`([^`\n]+)`")
 	in := false
 	for i, l := range strings.Split(text, "\n") {
@@ -92,7 +106,7 @@ func inlineRefs(text string) (refs [][]string, lines []int) {
 			continue
 		}
 		for _, m := range inline.FindAllStringSubmatch(l, -1) {
-			for _, r := range inlineRef.FindAllStringSubmatch(m[1], -1) {
+			for _, r := range re.FindAllStringSubmatch(m[1], -1) {
 				refs = append(refs, r)
 				lines = append(lines, i+1)
 			}
@@ -140,10 +154,36 @@ func TestInlineReferencesExist(t *testing.T) {
 		t.Errorf("checked %d references; expected the README's and the docs' option, error and middleware names", checked)
 	}
 	t.Logf("checked %d package-qualified names in inline code", checked)
+
+	bare := 0
+	for _, f := range docFiles(t, root) {
+		text, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs, lines := inlineMatches(string(text), bareRef)
+		for i, r := range refs {
+			bare++
+			found := generatedNames[r[1]]
+			for _, p := range pkgs {
+				found = found || p.top[r[1]]
+			}
+			if !found {
+				t.Errorf("%s:%d: `%s`: no package of the module exports it", f, lines[i], r[1])
+			}
+		}
+	}
+	if bare < 50 {
+		t.Errorf("checked %d option and error names; expected the lock options and errors the docs name", bare)
+	}
+	t.Logf("checked %d option and error names in inline code", bare)
 }
 
 // The checker finds a name a package does not export.
 func TestInlineReferencesFindsDrift(t *testing.T) {
+	if m := bareRef.FindAllStringSubmatch("`WithLease(d)`, `scriptlock.WithFencing()`, `x.ErrNope`, `(ErrClosed)`", -1); len(m) != 2 || m[0][1] != "WithLease" || m[1][1] != "ErrClosed" {
+		t.Errorf("bare names %q; want WithLease and ErrClosed", m)
+	}
 	refs, lines := inlineRefs("Use `scriptlock.WithLease(d)` or `scriptlock.WithLeese(d)`,\n" +
 		"```go\nscriptlock.Nope()\n```\nand `echolock.DefaultLockConfig.KeyLookupp`.\n")
 	if len(refs) != 3 || lines[2] != 5 {
