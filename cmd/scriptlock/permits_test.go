@@ -50,7 +50,7 @@ func TestInspectPermitLeaseEnded(t *testing.T) {
 			t.Errorf("table output lacks %q:\n%s", want, text)
 		}
 	}
-	if line := summary(&r); !strings.Contains(line, "1 permits held: "+live+";") {
+	if line := summary(&r); !strings.Contains(line, "1 permit held: "+live+";") {
 		t.Errorf("watch line %q, want the one live permit held", line)
 	}
 }

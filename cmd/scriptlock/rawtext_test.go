@@ -92,10 +92,10 @@ func TestNonUTF8FieldsText(t *testing.T) {
 	w := watch("--name-base64", b64(prefix+rawName))
 	clean("watch", w)
 	has("watch", w, q(id+":owner\xff\xfe")+"×1", q(id+":esc\x1b[2J\tx")+"×1", id+`:"quoted"×1`, id+":valid×1",
-		"queued: "+q(id+":queued\xff"), "Go waiters: "+q(id+":go\xfe"))
+		"queued: "+q(id+":queued\xff"), "1 Go waiter: "+q(id+":go\xfe"))
 	w = watch("rw")
 	clean("watch rw", w)
-	has("watch rw", w, "writers waiting: "+q(id+":writer\xff:write"))
+	has("watch rw", w, "1 writer waiting: "+q(id+":writer\xff:write"))
 	w = watch("--name-base64", b64(prefix+"free\xff"))
 	clean("watch free", w)
 	has("watch free", w, "nothing under "+q(prefix+"free\xff"))

@@ -106,7 +106,7 @@ func TestStaleWaitersNotCounted(t *testing.T) {
 	// watch: its first line names the live waiters only.
 	for name, wantLine := range map[string]string{
 		"fair": "; 2 queued: " + id + "2:live, " + id + "5:live; 3 stale in queue",
-		"rw":   "; 1 writers waiting: " + id + "7:live:write; 1 stale writers",
+		"rw":   "; 1 writer waiting: " + id + "7:live:write; 1 stale writer",
 	} {
 		wctx, cancel := context.WithCancel(ctx)
 		out := make(chan result, 1)

@@ -169,17 +169,17 @@ func summary(r *Report) string {
 		fmt.Fprintf(&b, "; %d stale in queue", r.StaleQueueLength)
 	}
 	if r.WriterCount > 0 {
-		fmt.Fprintf(&b, "; %d writers waiting: %s", r.WriterCount, live(r.Writers))
+		fmt.Fprintf(&b, "; %s: %s", plural(r.WriterCount, "writer waiting", "writers waiting"), live(r.Writers))
 	}
 	if r.StaleWriterCount > 0 {
-		fmt.Fprintf(&b, "; %d stale writers", r.StaleWriterCount)
+		fmt.Fprintf(&b, "; %s", plural(r.StaleWriterCount, "stale writer", "stale writers"))
 	}
 	if r.MutexWaiterCount > 0 {
 		var ws []string
 		for _, w := range r.MutexWaiters {
 			ws = append(ws, shown(w.Field))
 		}
-		fmt.Fprintf(&b, "; %d Go waiters: %s", r.MutexWaiterCount, strings.Join(ws, ", "))
+		fmt.Fprintf(&b, "; %s: %s", plural(r.MutexWaiterCount, "Go waiter", "Go waiters"), strings.Join(ws, ", "))
 	}
 	if r.PermitCount > 0 {
 		var ps []string
@@ -188,10 +188,18 @@ func summary(r *Report) string {
 				ps = append(ps, shown(p.ID))
 			}
 		}
-		fmt.Fprintf(&b, "; %d permits held: %s", r.PermitCount, strings.Join(ps, ", "))
+		fmt.Fprintf(&b, "; %s: %s", plural(r.PermitCount, "permit held", "permits held"), strings.Join(ps, ", "))
 	}
 	if r.EndedPermitCount > 0 {
-		fmt.Fprintf(&b, "; %d leases ended", r.EndedPermitCount)
+		fmt.Fprintf(&b, "; %s", plural(r.EndedPermitCount, "lease ended", "leases ended"))
 	}
 	return b.String()
+}
+
+// plural is n with the word for one or for many.
+func plural[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
