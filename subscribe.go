@@ -444,8 +444,7 @@ func (s *subscriptions) leaseEnds(channel string, at time.Time) {
 		}
 		cs.lease = nil
 		for _, w := range cs.waiters {
-			if len(w.wake) == 0 {
-				w.wake <- struct{}{}
+			if offer(w.wake) {
 				return
 			}
 		}
@@ -489,8 +488,7 @@ func (s *subscriptions) wakeCountedLocked(cs *channelSub, msg string) {
 		if n <= 0 {
 			return
 		}
-		if len(w.wake) == 0 {
-			w.wake <- struct{}{}
+		if offer(w.wake) {
 			n--
 		}
 	}
@@ -510,8 +508,7 @@ func (s *subscriptions) passAfter(w *waiter) {
 	for _, x := range w.sub.waiters {
 		if x == w {
 			after = true
-		} else if after && len(x.wake) == 0 {
-			x.wake <- struct{}{}
+		} else if after && offer(x.wake) {
 			return
 		}
 	}
@@ -552,8 +549,7 @@ func (s *subscriptions) wakeLocked(cs *channelSub) {
 	for _, w := range cs.waiters {
 		if cs.mode == wakeAll {
 			signal(w.wake)
-		} else if len(w.wake) == 0 {
-			w.wake <- struct{}{}
+		} else if offer(w.wake) {
 			return
 		}
 	}
@@ -582,8 +578,7 @@ func (s *subscriptions) leave(w *waiter) {
 	}
 	if len(w.wake) > 0 && !cs.targeted && !w.shared {
 		for _, x := range cs.waiters {
-			if len(x.wake) == 0 {
-				x.wake <- struct{}{}
+			if offer(x.wake) {
 				break
 			}
 		}
@@ -702,9 +697,18 @@ func (s *subscriptions) close() {
 	s.wg.Wait()
 }
 
-func signal(ch chan struct{}) {
+func signal(ch chan struct{}) { offer(ch) }
+
+// offer puts a signal on ch unless one is pending, and reports whether it
+// did. Never a blocking send after a look at len(ch): a waiter puts its own
+// unused wake back without s.mu (waitOn's deferred hand-over), and a send
+// that found the room gone would block with s.mu held while that waiter
+// waits for s.mu to leave.
+func offer(ch chan struct{}) bool {
 	select {
 	case ch <- struct{}{}:
+		return true
 	default:
+		return false
 	}
 }
