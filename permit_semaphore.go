@@ -248,12 +248,20 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		// Nobody announces a lease running out: wake when the soonest ends
 		// (at once while expired permits remain beyond the 1000 a call
 		// reclaims: res.Value is 0).
+		// (Compared in ms: a Redisson lease of centuries overflows a Duration.)
 		next := notifyFallback
-		if res.Value >= 0 {
-			next = min(next, time.Duration(res.Value+1)*time.Millisecond)
+		var end time.Duration
+		if res.Value >= 0 && res.Value < notifyFallback.Milliseconds() {
+			next = time.Duration(res.Value+1) * time.Millisecond
+			if res.Value > 0 {
+				// The Client's other waiters may know only of a later end
+				// (a permit another process took since they last called),
+				// and this waiter may give up before it.
+				end = next
+			}
 		}
 		// Refused: no permit was free, so the wake, if any, is not passed on.
-		return false, tryAgain{sleep: next}, nil
+		return false, tryAgain{sleep: next, leaseEnd: end}, nil
 	})
 	if err != nil {
 		return "", false, s.fail("acquire", notCount(err))

@@ -410,14 +410,15 @@ func (cs *channelSub) stopTimers() {
 }
 
 // leaseEnds tells the waiters on channel, if any, that the lease of a
-// permit this client just took, or extended, ends at at. Nothing announces
-// it (and an Extend may shorten a lease), while a release wakes only as many
-// waiters as it freed permits, so those it did not wake sleep on what they
-// heard before (a longer lease, or none) until their fallback poll. At the
-// soonest such end the longest-waiting waiter without a signal pending is
-// woken; its attempt returns the expired permits to the pool and announces
-// them (a counted wake of the others), or, refused, sleeps until the lease
-// it hears of ends.
+// permit this client just took or extended, or the soonest lease a refused
+// waiter heard of, ends at at. Nothing announces it (and an Extend may
+// shorten a lease), while a release wakes only as many waiters as it freed
+// permits, so those it did not wake sleep on what they heard before (a
+// longer lease, or none) until their fallback poll, and the one waiter that
+// heard of it may give up first. At the soonest such end the longest-waiting
+// waiter without a signal pending is woken; its attempt returns the expired
+// permits to the pool and announces them (a counted wake of the others), or,
+// refused, sleeps until the lease it hears of ends.
 func (s *subscriptions) leaseEnds(channel string, at time.Time) {
 	if s.open.Load() == 0 {
 		return

@@ -57,9 +57,10 @@ type tryAgain struct {
 	sleep   time.Duration
 	foreign bool
 	passOn  bool
-	// leaseEnd (counted, > 0): the lease of the permit the attempt took
-	// ends this long from now, which the Client's other waiters are told
-	// of (subscriptions.leaseEnds).
+	// leaseEnd (counted, > 0): the lease of the permit the attempt took,
+	// or, refused, the soonest lease the server told of, ends this long
+	// from now, which the Client's other waiters are told of
+	// (subscriptions.leaseEnds).
 	leaseEnd time.Duration
 }
 

@@ -1,0 +1,75 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// The only permit changes hands outside this Client: its holder releases it
+// (announcing 1) and another process takes it with a short lease before the
+// waiter the message woke gets there. That waiter is refused and hears of the
+// short lease; the Client's other waiter, which the message did not wake,
+// knows only the minute-long lease it heard of before. The first waiter's
+// caller then gives up: the other must still take the permit when the short
+// lease ends, not at its fallback poll.
+func TestPermitLeaseHeardByWaiterThatGivesUp(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	p := mustPermits(t, c, "heard-lease")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	held, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := acquireCalls(t, node)
+	actx, cancelA := context.WithCancel(ctx)
+	defer cancelA()
+	aDone := make(chan error, 1)
+	go func() {
+		_, err := p.Acquire(actx, time.Minute)
+		aDone <- err
+	}()
+	settleWaiters(t, node, c, p.channel, 1, base, 2)
+	got := make(chan time.Time, 1)
+	go func() {
+		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
+			t.Error(err)
+		}
+		got <- time.Now()
+	}()
+	settleWaiters(t, node, c, p.channel, 2, base, 4)
+	// Released, and taken by another process with a 300 ms lease, as one
+	// script: the woken waiter's attempt comes after both.
+	const lease = 300 * time.Millisecond
+	heldWire, _ := permitWire(held)
+	otherWire, _ := permitWire(randomID())
+	node.Do(t, "EVAL", `local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('zrem', KEYS[2], ARGV[1])
+redis.call('zadd', KEYS[2], now + tonumber(ARGV[3]), ARGV[2])
+redis.call('publish', KEYS[3], 1)`, "3", p.Key(), p.timeouts, p.channel, string(heldWire), string(otherWire), "300")
+	handed := time.Now()
+	// The woken waiter is refused, then its caller gives up.
+	for deadline := time.Now().Add(countedBound); acquireCalls(t, node)-base < 5; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no waiter was woken within %s of the message", countedBound)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	cancelA()
+	if err := <-aDone; err == nil {
+		t.Fatal("the waiter that gave up acquired")
+	}
+	select {
+	case at := <-got:
+		t.Logf("the other waiter acquired %s after the permit changed hands (lease %s)", at.Sub(handed).Round(time.Millisecond), lease)
+	case <-time.After(time.Until(handed.Add(lease + countedBound))):
+		t.Fatalf("a permit taken elsewhere with a %s lease; the waiter that heard of it gave up, and the other waiter did not acquire within %s of its lease's end", lease, countedBound)
+	}
+}
