@@ -73,3 +73,43 @@ redis.call('publish', KEYS[3], 1)`, "3", p.Key(), p.timeouts, p.channel, string(
 		t.Fatalf("a permit taken elsewhere with a %s lease; the waiter that heard of it gave up, and the other waiter did not acquire within %s of its lease's end", lease, countedBound)
 	}
 }
+
+// Another Client (another process) cuts the lease of the permit it holds
+// with Extend: nothing that Client knows of reaches this Client's waiter,
+// which heard of a minute-long lease and must still take the permit when
+// the short one ends, not at its fallback poll.
+func TestPermitExtendShorterWakesOtherClient(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	holder := newTestClient(t, node.Client(t), prefix)
+	c := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 30*time.Second)
+	hp, p := mustPermits(t, holder, "extend-other"), mustPermits(t, c, "extend-other")
+	if _, err := hp.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	held, err := hp.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := acquireCalls(t, node)
+	got := make(chan time.Time, 1)
+	go func() {
+		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
+			t.Error(err)
+		}
+		got <- time.Now()
+	}()
+	settleWaiters(t, node, c, p.channel, 1, base, 2)
+	const lease = 200 * time.Millisecond
+	if err := hp.Extend(ctx, held, lease); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	select {
+	case at := <-got:
+		t.Logf("the other Client's waiter acquired %s after the lease was cut to %s", at.Sub(cut).Round(time.Millisecond), lease)
+	case <-time.After(lease + countedBound):
+		t.Fatalf("another Client cut a held permit's lease to %s with Extend; the waiter did not acquire within %s", lease, lease+countedBound)
+	}
+}

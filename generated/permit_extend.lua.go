@@ -14,9 +14,12 @@ import (
 const permitExtendSource = `#!lua flags=allow-oom
 -- PermitExtend gives a held permit a new lease counted from now (server
 -- clock). A permit whose lease already ended cannot be extended: it is
--- returned to the pool instead. Made again after its reply was lost, it
--- extends the permit again, from a moment later, or finds it gone as the
--- first attempt did.
+-- returned to the pool instead. A new lease ending before every other one
+-- (and before the permit's old one) publishes 1, which Redisson's
+-- updateLeaseTime does not: waiters of every client, Redisson's too, call
+-- again and hear of it. Made again after its reply was lost, it extends
+-- the permit again, from a moment later, or finds it gone as the first
+-- attempt did.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -50,12 +53,21 @@ if tonumber(expires) <= now then
   return {0, 0}
 end
 local until_ = now + tonumber(ARGV[2])
+-- A refused acquirer was told when the soonest lease ends: one that now
+-- ends sooner is announced, as a permit to come (1), so that a waiter on
+-- each client calls again and hears of it rather than sleep past it.
+-- Before the write: a refused SPUBLISH, made again with PUBLISH, finds the
+-- lease as it was.
+local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+if until_ < tonumber(first[2]) then
+  redis.call(ARGV[3], KEYS[3], 1)
+end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
 return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "bfd35c5ba7759f493e3b478cb6a3a5a9151d674a"
+const permitExtendSHA1 = "c496f3efd418f726a0e91eb7d3d550273ce8be90"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
@@ -67,9 +79,12 @@ type PermitExtendResult struct {
 
 // PermitExtend gives a held permit a new lease counted from now (server
 // clock). A permit whose lease already ended cannot be extended: it is
-// returned to the pool instead. Made again after its reply was lost, it
-// extends the permit again, from a moment later, or finds it gone as the
-// first attempt did.
+// returned to the pool instead. A new lease ending before every other one
+// (and before the permit's old one) publishes 1, which Redisson's
+// updateLeaseTime does not: waiters of every client, Redisson's too, call
+// again and hear of it. Made again after its reply was lost, it extends
+// the permit again, from a moment later, or finds it gone as the first
+// attempt did.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
