@@ -291,6 +291,13 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 			if err == errShardedRefused {
 				continue // start again with a plain subscription
 			}
+			if err == nil && s.ctx.Err() == nil {
+				// Ended by the server before it confirmed: an UNSUBSCRIBE
+				// of the channel on the same connection, which another
+				// Client on the same rueidis client sends when its last
+				// waiter leaves. Subscribe again.
+				continue
+			}
 			if err == nil {
 				err = ErrClosed
 			}
