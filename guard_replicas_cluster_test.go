@@ -1,0 +1,111 @@
+package scriptlock
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// tagOn returns a hash tag "{base-<n>}" whose slot the Cluster serves on
+// primary p, so that every key of a name holding it is on p.
+func tagOn(t *testing.T, cl *redistest.ClusterT, p *redistest.Node, base string) string {
+	t.Helper()
+	for i := range 1000 {
+		tag := "{" + base + "-" + strconv.Itoa(i) + "}"
+		if cl.NodeFor(t, tag) == p {
+			return tag
+		}
+	}
+	t.Fatalf("no tag %s-<n> on %s", base, p.Addr)
+	return ""
+}
+
+// waitConnectedReplicas waits until primary p reports n connected replicas.
+func waitConnectedReplicas(t *testing.T, p *redistest.Node, n int) {
+	t.Helper()
+	want := strconv.Itoa(n)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		info, _ := p.Do(t, "INFO", "replication").ToString()
+		if infoField(info, "connected_slaves") == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: connected_slaves not %s after 10s", p.Addr, want)
+		}
+	}
+}
+
+// TestGuardAllReplicasCluster: on a Cluster, GuardAllReplicas waits for each
+// shard's own replicas. Shard two's primary has two replicas, shard one's
+// one (its other replica killed). With one of shard two's replicas stopped,
+// an acquisition there that one replica acknowledged is undone and fails
+// with ErrNotReplicated, leaving no key; on shard one, where the one replica
+// acknowledged it, it is granted: a WAIT for two there would wait for a
+// replica that does not exist. In a watchdog round with holds on both
+// shards, each slot's WAIT asks for its own shard's number: the holds on
+// shard two end by the deadline of their last renewal both replicas
+// acknowledged, those on shard one live on, and so does a hold on shard two
+// whose handle waits for one replica (WithGuardReplicas(1) over the
+// Client's GuardAllReplicas) in the same round.
+func TestGuardAllReplicasCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(2))
+	ps := cl.Primaries(t)
+	two, one := ps[0], ps[1]
+	replicaOf(t, cl, one).Kill()
+	waitConnectedReplicas(t, one, 1)
+	stopped := replicaOf(t, cl, two)
+
+	const lease, every = 2 * time.Second, 250 * time.Millisecond
+	c := newTestClient(t, cl.Client(t), WithFailoverGuard(true, 100*time.Millisecond),
+		WithWatchdog(lease, every), WithGuardReplicas(GuardAllReplicas))
+	ctx := testCtx(t, 60*time.Second)
+	onTwo := guardKinds(t, c, tagOn(t, cl, two, "two")+"lock")
+	onOne := guardKinds(t, c, tagOn(t, cl, one, "one")+"lock")
+
+	// Counted before any replica is stopped: a count taken while one is
+	// would wait for it.
+	lockUnlockAll(t, ctx, onTwo, "on the two-replica shard, both running")
+	lockUnlockAll(t, ctx, onOne, "on the one-replica shard")
+	for _, s := range []struct {
+		ls   map[string]Locker
+		want int
+	}{{onTwo, 2}, {onOne, 1}} {
+		m := s.ls["Mutex"].(*Mutex)
+		if g := c.guarded(ctx, m.cfg, m.Key()); g.acks != s.want {
+			t.Fatalf("%s: the guard waits for %d replicas, want its shard's %d", m.Key(), g.acks, s.want)
+		}
+	}
+
+	stopped.Pause()
+	checkNotReplicated(t, ctx, two, onTwo, "on the two-replica shard, one replica stopped")
+	lockUnlockAll(t, ctx, onOne, "on the one-replica shard, a replica of another shard stopped")
+	stopped.Resume()
+
+	// One renewal round: holds on both shards, and in the slot of those on
+	// shard two (so under the same WAIT) a hold that waits for one replica.
+	renewTwo := tagOn(t, cl, two, "renew-two")
+	holdsTwo := lockAll(t, ctx, guardKinds(t, c, renewTwo+"lock"), lease)
+	holdsOne := lockAll(t, ctx, guardKinds(t, c, tagOn(t, cl, one, "renew-one")+"lock"), lease)
+	holdsAny := lockAll(t, ctx, map[string]Locker{"Mutex WithGuardReplicas(1)": mustMutex(t, c, renewTwo+"any", WithGuardReplicas(1))}, lease)
+	stopped.Pause()
+	defer stopped.Resume()
+	holdsTwo = pausedNow(holdsTwo, lease)
+	for k, h := range holdsTwo {
+		checkEndsBy(t, k, h, "a renewal on the two-replica shard")
+	}
+	time.Sleep(time.Until(latest(holdsTwo).Add(guardLate)))
+	for what, hs := range map[string]map[string]guardedHold{
+		"on the one-replica shard, its replica acknowledging every renewal":        holdsOne,
+		"on the two-replica shard waiting for one replica, the running one acking": holdsAny,
+	} {
+		for k, h := range hs {
+			if err := context.Cause(h.lctx); err != nil {
+				t.Errorf("%s %s: hold ended (%v) past the deadline of its grant", k, what, err)
+			}
+		}
+	}
+}
