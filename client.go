@@ -364,7 +364,10 @@ type guardState struct {
 	// shards: on a Cluster, each primary's count by the slots it serves, so
 	// that a shard without replicas turns the guard off for its own locks
 	// only; nil until counted (replicas, every primary's minimum, decides).
-	shards     atomic.Pointer[[]slotReplicas]
+	shards atomic.Pointer[[]slotReplicas]
+	// primaries: on a Cluster, each counted primary's count by address,
+	// for a write redirected to one of them (redirect).
+	primaries  atomic.Pointer[map[string]int]
 	refreshing atomic.Bool
 	// evictionWarned is the last eviction policy the log was warned of
 	// (see warnEviction).
@@ -408,14 +411,14 @@ func (c *Client) replicas(ctx context.Context, key string) int {
 	checked := g.checked.Load()
 	now := time.Now().UnixNano()
 	if checked == 0 || now-checked > int64(guardIdle) {
-		n, shards, ok := c.countReplicas(ctx)
+		n, shards, primaries, ok := c.countReplicas(ctx)
 		if !ok {
 			if checked == 0 {
 				return 1
 			}
 			return c.replicasOf(key)
 		}
-		c.storeCount(n, shards)
+		c.storeCount(n, shards, primaries)
 		g.checked.Store(time.Now().UnixNano())
 		return c.replicasOf(key)
 	}
@@ -438,11 +441,68 @@ func (c *Client) replicasNow(key string) int {
 
 // storeCount keeps a count: a slot map that could not be read keeps the
 // last one.
-func (c *Client) storeCount(n int, shards []slotReplicas) {
+func (c *Client) storeCount(n int, shards []slotReplicas, primaries map[string]int) {
 	c.guard.replicas.Store(int64(n))
 	if shards != nil {
 		c.guard.shards.Store(&shards)
+		c.guard.primaries.Store(&primaries)
 	}
+}
+
+// replicasAt is the count of the primary at addr on a Cluster; ok is false
+// when it was not counted.
+func (c *Client) replicasAt(addr string) (n int, ok bool) {
+	if m := c.guard.primaries.Load(); m != nil {
+		n, ok = (*m)[addr]
+	}
+	return n, ok
+}
+
+// movedSlot gives slot the count n of the primary a MOVED named: the slot
+// map the count was taken with gave it to another primary, and the next
+// count may be seconds away. A write there must wait for its new
+// primary's replicas, not for the old one's number.
+func (c *Client) movedSlot(slot uint16, n int) {
+	g := &c.guard
+	for {
+		old := g.shards.Load()
+		if old == nil {
+			return
+		}
+		next, changed := withSlotCount(*old, slot, int32(n))
+		if !changed || g.shards.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// withSlotCount returns a copy of rs (sorted, disjoint ranges) with slot
+// given count n, splitting its range; changed is false (rs returned) when
+// no range holds slot or its count is n already.
+func withSlotCount(rs []slotReplicas, slot uint16, n int32) (out []slotReplicas, changed bool) {
+	i, found := slices.BinarySearchFunc(rs, slot, func(r slotReplicas, s uint16) int {
+		switch {
+		case r.end < s:
+			return -1
+		case r.start > s:
+			return 1
+		}
+		return 0
+	})
+	if !found || rs[i].replicas == n {
+		return rs, false
+	}
+	r := rs[i]
+	out = make([]slotReplicas, 0, len(rs)+2)
+	out = append(out, rs[:i]...)
+	if r.start < slot {
+		out = append(out, slotReplicas{start: r.start, end: slot - 1, replicas: r.replicas})
+	}
+	out = append(out, slotReplicas{start: slot, end: slot, replicas: n})
+	if slot < r.end {
+		out = append(out, slotReplicas{start: slot + 1, end: r.end, replicas: r.replicas})
+	}
+	return append(out, rs[i+1:]...), true
 }
 
 // replicasOf is the cached count for key: its slot's primary's on a Cluster
@@ -475,10 +535,10 @@ func (c *Client) refreshReplicas(checked, now int64) {
 	if now-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
-			m, shards, ok := c.countReplicas(rctx)
+			m, shards, primaries, ok := c.countReplicas(rctx)
 			cancel()
 			if ok {
-				c.storeCount(m, shards)
+				c.storeCount(m, shards, primaries)
 			}
 			g.checked.Store(time.Now().UnixNano())
 			g.refreshing.Store(false)
@@ -493,9 +553,10 @@ func (c *Client) refreshReplicas(checked, now int64) {
 // Cluster, shards is each primary's count by the slots it serves (CLUSTER
 // SLOTS), nil when the slot map could not be read: a shard without replicas
 // (WAIT for one that does not exist would stall every lock there) must not
-// turn the guard off on the others. ok is false when no node answered, or
+// turn the guard off on the others. primaries is each counted primary's
+// count by address, with shards. ok is false when no node answered, or
 // only replicas did.
-func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotReplicas, ok bool) {
+func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotReplicas, primaries map[string]int, ok bool) {
 	least := -1
 	answered := false
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
@@ -541,7 +602,7 @@ func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotRep
 	if cluster && answered {
 		shards = c.shardReplicas(ctx, counts)
 	}
-	return max(least, 0), shards, answered
+	return max(least, 0), shards, counts, answered
 }
 
 // shardReplicas reads the slot map (CLUSTER SLOTS) from a node that answered

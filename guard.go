@@ -17,6 +17,7 @@ import (
 type guardWait struct {
 	timeout time.Duration
 	acks    int
+	want    int // WithGuardReplicas, for a write redirected to another primary
 }
 
 // on reports whether the guard waits.
@@ -39,7 +40,7 @@ func (cfg *config) guardWait(n int) guardWait {
 	if n <= 0 {
 		return guardWait{}
 	}
-	return guardWait{timeout: cfg.guardTimeout, acks: guardAcks(cfg.guardReplicas, n)}
+	return guardWait{timeout: cfg.guardTimeout, acks: guardAcks(cfg.guardReplicas, n), want: cfg.guardReplicas}
 }
 
 // evictionRefresh is how often checkEviction looks at the servers again.
@@ -83,7 +84,7 @@ func (c *Client) checkEviction() {
 // g.acks replicas acknowledged it within g.timeout (sendGuardedBatch with one
 // call).
 func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
-	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build, g.acks}})[0]
+	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build, g.acks, g.want}})[0]
 	if r.err != nil {
 		return rueidis.RedisResult{}, false, r.err
 	}
@@ -97,32 +98,46 @@ func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rue
 // it to yet. The redirected script ran nothing, so sending it again is safe.
 // A node the Client has no connection to, or a command that cannot be
 // built, leaves the redirection as it was: the attempt is made again
-// (retryLater) once the Client knows the slot's node.
-func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, build func() (rueidis.Completed, error), acks, waitMs int64) []rueidis.RedisResult {
+// (retryLater) once the Client knows the slot's node. The WAIT asks for the
+// named primary's number of replicas (its count, with call.want), which
+// acks reports: the call's was counted for the slot's old primary. A MOVED
+// gives the slot that count for the calls that follow (movedSlot).
+func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call guardedCall, waitMs int64) ([]rueidis.RedisResult, int) {
+	acks := call.acks
 	re, ok := rueidis.IsRedisErr(out[0].Error())
 	if !ok {
-		return out
+		return out, acks
 	}
 	addr, moved := re.IsMoved()
 	asked := false
 	if !moved {
 		if addr, asked = re.IsAsk(); !asked {
-			return out
+			return out, acks
 		}
 	}
 	n, ok := c.rc.Nodes()[addr]
 	if !ok {
-		return out
+		return out, acks
 	}
-	cmd, err := build()
+	cmd, err := call.build()
 	if err != nil {
-		return out
+		return out, acks
 	}
-	wait := n.B().Wait().Numreplicas(acks).Timeout(waitMs).Build()
+	if k, counted := c.replicasAt(addr); counted {
+		if moved {
+			c.movedSlot(cmd.Slot(), k)
+		}
+		// A primary without replicas: the next attempt, unguarded there,
+		// settles it; this one keeps the call's number.
+		if k > 0 && call.want != 0 {
+			acks = guardAcks(call.want, k)
+		}
+	}
+	wait := n.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build()
 	if !asked {
-		return n.DoMulti(ctx, cmd, wait)
+		return n.DoMulti(ctx, cmd, wait), acks
 	}
-	return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:]
+	return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:], acks
 }
 
 // notReplicated is the error of an acquisition the guard undid.
@@ -148,10 +163,12 @@ func (c *Client) callGuarded(ctx context.Context, g guardWait, build func() (rue
 }
 
 // guardedCall is one call of sendGuardedBatch: acks replicas must
-// acknowledge the write build makes.
+// acknowledge the write build makes; want is WithGuardReplicas, for a call
+// redirected to another primary (redirect).
 type guardedCall struct {
 	build func() (rueidis.Completed, error)
 	acks  int
+	want  int
 }
 
 // guardedReply is the reply to one call of sendGuardedBatch.
@@ -214,6 +231,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			noScript := false
 			for j, i := range sent {
 				r := []rueidis.RedisResult{replies[j], wait}
+				acks := calls[i].acks
 				if cluster {
 					// A Cluster client follows a MOVED or ASK for the script
 					// alone and keeps the old node's WAIT reply, which then
@@ -222,10 +240,10 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					// follows no redirection: the redirected reply comes
 					// back, and the script and its WAIT are sent together to
 					// the node it names.
-					r = c.redirect(ctx, r, calls[i].build, int64(calls[i].acks), waitMs)
+					r, acks = c.redirect(ctx, r, calls[i], waitMs)
 				}
 				n, werr := r[1].AsInt64()
-				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= int64(calls[i].acks)}
+				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= int64(acks)}
 				noScript = noScript || isNoScript(r[0].Error())
 			}
 			if noScript && attempt == 0 {

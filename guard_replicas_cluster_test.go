@@ -2,6 +2,8 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -107,5 +109,101 @@ func TestGuardAllReplicasCluster(t *testing.T) {
 				t.Errorf("%s %s: hold ended (%v) past the deadline of its grant", k, what, err)
 			}
 		}
+	}
+}
+
+// TestGuardReplicasMoved: after a slot moves to another shard, a guarded
+// acquisition waits for the new primary's replicas, not for the number
+// counted for the old one. The Client counted each name's slot on its old
+// primary and has not counted again: its script meets MOVED, and neither
+// the redirected call nor the next (sent to the new primary directly) may
+// use the old shard's number. From the two-replica shard to the one-replica
+// shard, waiting for two would fail every acquisition although the one
+// replica acknowledged it; from the one-replica shard to the two-replica
+// shard, one of whose replicas is stopped, waiting for one would grant
+// under GuardAllReplicas what a failover to the stopped replica loses.
+func TestGuardReplicasMoved(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(2))
+	ps := cl.Primaries(t)
+	two, one := ps[0], ps[1] // StartMigration moves to the first other primary
+	gone := replicaOf(t, cl, one)
+	gone.Kill()
+	waitConnectedReplicas(t, one, 1)
+	// Out of the nodes the migration waits for to agree on the slot map.
+	cl.Nodes = slices.DeleteFunc(cl.Nodes, func(n *redistest.Node) bool { return n == gone })
+	c := newTestClient(t, cl.Client(t), WithFailoverGuard(true, 100*time.Millisecond), WithGuardReplicas(GuardAllReplicas))
+	ctx := testCtx(t, 60*time.Second)
+	toOne := mustMutex(t, c, tagOn(t, cl, two, "to-one")+"lock")
+	toTwo := mustMutex(t, c, tagOn(t, cl, one, "to-two")+"lock")
+	for _, m := range []*Mutex{toOne, toTwo} { // counted with every replica running
+		l, err := m.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Unlock(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	mig := cl.StartMigration(t, toOne.Key())
+	if mig.To != one {
+		t.Fatalf("migration to %s, want %s", mig.To.Addr, one.Addr)
+	}
+	mig.Finish(t)
+	for i := range 2 {
+		l, err := toOne.Lock(ctx)
+		if err != nil {
+			t.Fatalf("Lock %d after its slot moved to the one-replica shard: %v", i, err)
+		}
+		if err := toOne.Unlock(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	mig = cl.StartMigration(t, toTwo.Key())
+	if mig.To != two {
+		t.Fatalf("migration to %s, want %s", mig.To.Addr, two.Addr)
+	}
+	mig.Finish(t)
+	stopped := replicaOf(t, cl, two)
+	stopped.Pause()
+	defer stopped.Resume()
+	for i := range 2 {
+		l, err := toTwo.Lock(ctx)
+		if err == nil {
+			_ = toTwo.Unlock(l)
+			t.Fatalf("Lock %d after its slot moved to the two-replica shard, one of its replicas stopped: granted under GuardAllReplicas", i)
+		}
+		if !errors.Is(err, ErrNotReplicated) {
+			t.Fatalf("Lock %d after its slot moved to the two-replica shard, one of its replicas stopped: %v, want ErrNotReplicated", i, err)
+		}
+	}
+}
+
+// withSlotCount gives one slot its own count, splitting its range, and
+// leaves the others as they were.
+func TestWithSlotCount(t *testing.T) {
+	rs := []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 20, 1}}
+	for _, tc := range []struct {
+		slot    uint16
+		n       int32
+		want    []slotReplicas
+		changed bool
+	}{
+		{5, 2, []slotReplicas{{0, 4, 1}, {5, 5, 2}, {6, 9, 1}, {10, 10, 2}, {11, 20, 1}}, true},
+		{0, 2, []slotReplicas{{0, 0, 2}, {1, 9, 1}, {10, 10, 2}, {11, 20, 1}}, true},
+		{20, 0, []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 19, 1}, {20, 20, 0}}, true},
+		{10, 3, []slotReplicas{{0, 9, 1}, {10, 10, 3}, {11, 20, 1}}, true},
+		{15, 1, rs, false},
+		{21, 2, rs, false},
+	} {
+		got, changed := withSlotCount(rs, tc.slot, tc.n)
+		if changed != tc.changed || !slices.Equal(got, tc.want) {
+			t.Errorf("slot %d to %d: %v, %v; want %v, %v", tc.slot, tc.n, got, changed, tc.want, tc.changed)
+		}
+	}
+	if !slices.Equal(rs, []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 20, 1}}) {
+		t.Errorf("the ranges given changed: %v", rs)
 	}
 }

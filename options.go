@@ -318,7 +318,8 @@ const GuardAllReplicas = -1
 // ErrNotReplicated while any replica the primary still lists as connected
 // lags or is stalled (the count is taken again every few seconds). 0 and values
 // below -1 are ErrInvalidArgument. The count and the wait are per primary:
-// per Cluster shard, per RedLock node. It has no effect with the guard off
+// per Cluster shard (a slot moved to another shard takes that primary's
+// count at the first MOVED), per RedLock node. It has no effect with the guard off
 // (WithFailoverGuard). For Mutex, FairMutex, RWMutex (both sides),
 // LeanMutex and RedLock (on each node).
 func WithGuardReplicas(n int) SharedOption {

@@ -319,7 +319,8 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 	var at []int
 	var kinds []*renewKind
 	others := map[*renewKind][]int{}
-	var guarded, acks []int
+	var guarded []int
+	var waits []guardWait
 	var timeout time.Duration
 	for i, r := range batch {
 		// The count of the primary serving the hold's key (its shard's, on
@@ -327,7 +328,7 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
 			if g := cfg.guardWait(w.replicas(r.h.key)); g.on() {
 				guarded = append(guarded, i)
-				acks = append(acks, g.acks)
+				waits = append(waits, g)
 				timeout = max(timeout, g.timeout)
 				continue
 			}
@@ -358,18 +359,19 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		}
 	}
 	if len(guarded) > 0 {
-		w.renewGuarded(ctx, batch, guarded, acks, timeout, replies)
+		w.renewGuarded(ctx, batch, guarded, waits, timeout, replies)
 	}
 	return replies
 }
 
 // renewGuarded renews the holds of batch at idx with WAIT after them on the
-// same connection, so that a renewal not acknowledged by the replicas acks
-// names (per hold, WithGuardReplicas) within timeout is reported as such (renewReply.unacked) and does not move the
-// hold's loss deadline: a failover would promote a replica that has the old
+// same connection, so that a renewal not acknowledged by the replicas its
+// wait in waits names (per hold, WithGuardReplicas) within timeout is
+// reported as such (renewReply.unacked) and does not move the hold's loss
+// deadline: a failover would promote a replica that has the old
 // expiry, and the lock could be granted to another owner while this one's
 // context still ran.
-func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx, acks []int, timeout time.Duration, replies []renewReply) {
+func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int, waits []guardWait, timeout time.Duration, replies []renewReply) {
 	calls := make([]guardedCall, len(idx))
 	kinds := make([]*renewKind, len(idx))
 	for j, i := range idx {
@@ -378,7 +380,7 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx, acks
 			k = mutexRenewal
 		}
 		kinds[j] = k
-		calls[j] = guardedCall{func() (rueidis.Completed, error) { return k.command(w.rc, h) }, acks[j]}
+		calls[j] = guardedCall{func() (rueidis.Completed, error) { return k.command(w.rc, h) }, waits[j].acks, waits[j].want}
 	}
 	for j, rep := range w.sendGuarded(ctx, timeout, calls) {
 		if rep.err != nil {
