@@ -51,8 +51,9 @@ type Observer interface {
 	HoldEnd(ctx context.Context, op Op, e HoldEvent)
 	// Renewal reports one watchdog round trip renewing a batch of leases.
 	Renewal(e RenewalEvent)
-	// Guard reports one failover-guard wait for a replica's acknowledgement
-	// of a grant (a refused attempt reports none).
+	// Guard reports one failover-guard wait for the replicas'
+	// acknowledgements of a grant (one, or as many as WithGuardReplicas
+	// asks; a refused attempt reports none).
 	Guard(e GuardEvent)
 }
 
@@ -191,7 +192,7 @@ type RenewalEvent struct {
 	Batch    int           // leases in the round trip
 	Renewed  int           // confirmed
 	Lost     int           // found gone or held by another owner
-	Failed   int           // not confirmed this time (or being released, or, with the failover guard, acknowledged by no replica), retried soon
+	Failed   int           // not confirmed this time (or being released, or, with the failover guard, not acknowledged by the replicas it waits for), retried soon
 	Ended    int           // held no more by the time the reply came (released, lost or closed meanwhile): not renewed again
 	Duration time.Duration // round-trip latency
 }

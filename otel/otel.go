@@ -120,7 +120,7 @@ func New(opts ...Option) (*Observer, error) {
 	o.renewBatch = rb
 	errs = append(errs, err)
 	o.renewals = cnt("scriptlock.watchdog.renewals", "{lease}", "Lease renewals by result: renewed, lost, failed (retried), ended (the hold ended during the round trip).")
-	o.guardDuration = f("scriptlock.failover_guard.duration", "s", "Acquire script plus WAIT for a replica, one round trip.", durationBuckets)
+	o.guardDuration = f("scriptlock.failover_guard.duration", "s", "Acquire script plus WAIT for the replicas the guard waits for, one round trip.", durationBuckets)
 	o.guards = cnt("scriptlock.failover_guard.waits", "{wait}", "Failover-guard waits by result: acknowledged, not_replicated.")
 	o.requests = cnt("scriptlock.middleware.requests", "{request}", "Requests through the lock middleware by outcome.")
 	if err := errors.Join(errs...); err != nil {
