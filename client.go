@@ -381,10 +381,13 @@ type guardState struct {
 
 // guardRefresh: a replica count older than this is taken again in the
 // background; guardIdle: one older than this (no acquisition has asked since
-// it was guardRefresh old) is taken again before the acquisition is sent.
+// it was guardRefresh old) is taken again before the acquisition is sent;
+// guardRecheck: one older than this is taken again in the background after
+// a WAIT that fell short (recountSoon).
 const (
 	guardRefresh = 5 * time.Second
 	guardIdle    = 2 * guardRefresh
+	guardRecheck = time.Second
 )
 
 // slotReplicas is the replica count of the primary serving slots start..end.
@@ -531,8 +534,26 @@ func (c *Client) replicasOf(key string) int {
 // refreshReplicas counts replicas again in the background when the count,
 // taken at checked (unix ns), is older than guardRefresh at now.
 func (c *Client) refreshReplicas(checked, now int64) {
+	c.refreshOlder(checked, now, guardRefresh)
+}
+
+// recountSoon has the replica count taken again in the background unless
+// it is younger than guardRecheck (a stalled replica stays connected, and
+// every write meets it): a WAIT answered with fewer replicas than a call
+// needed, so a replica the count includes may be gone, failing every
+// guarded write to its primary until the next count; or a MOVED named a
+// primary the count has not seen.
+func (c *Client) recountSoon() {
+	if checked := c.guard.checked.Load(); checked != 0 {
+		c.refreshOlder(checked, time.Now().UnixNano(), guardRecheck)
+	}
+}
+
+// refreshOlder counts replicas again in the background when the count,
+// taken at checked (unix ns), is older than age at now.
+func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 	g := &c.guard
-	if now-checked > int64(guardRefresh) && g.refreshing.CompareAndSwap(false, true) {
+	if now-checked > int64(age) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			m, shards, primaries, ok := c.countReplicas(rctx)

@@ -132,6 +132,9 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 		if k > 0 && call.want != 0 {
 			acks = guardAcks(call.want, k)
 		}
+	} else if moved {
+		// A primary the count has not seen (added to the Cluster since).
+		c.recountSoon()
 	}
 	wait := n.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build()
 	if !asked {
@@ -244,6 +247,9 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 				}
 				n, werr := r[1].AsInt64()
 				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= int64(acks)}
+				if werr == nil && n < int64(acks) {
+					c.recountSoon()
+				}
 				noScript = noScript || isNoScript(r[0].Error())
 			}
 			if noScript && attempt == 0 {

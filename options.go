@@ -316,7 +316,9 @@ const GuardAllReplicas = -1
 // replica, and a failover may promote another that never got the write:
 // waiting for all of them closes that gap, at the price of failing with
 // ErrNotReplicated while any replica the primary still lists as connected
-// lags or is stalled (the count is taken again every few seconds). 0 and values
+// lags or is stalled (the count is taken again every few seconds, and
+// within about a second after a wait that fell short, so that a replica
+// gone fails writes for no longer). 0 and values
 // below -1 are ErrInvalidArgument. The count and the wait are per primary:
 // per Cluster shard (a slot moved to another shard takes that primary's
 // count at the first MOVED), per RedLock node. It has no effect with the guard off
