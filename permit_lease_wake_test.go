@@ -113,3 +113,54 @@ func TestPermitExtendShorterWakesOtherClient(t *testing.T) {
 		t.Fatalf("another Client cut a held permit's lease to %s with Extend; the waiter did not acquire within %s", lease, lease+countedBound)
 	}
 }
+
+// A permit whose lease ended while nobody called stays in the zset, first,
+// until an acquisition reclaims it: the waiters, which heard of a later end,
+// do not know it is free. Extend of another permit to the soonest live lease
+// must still publish, or they sleep past both to their fallback poll.
+func TestPermitExtendPublishesPastAnEndedLease(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	holder := newTestClient(t, node.Client(t), prefix)
+	c := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 30*time.Second)
+	hp, p := mustPermits(t, holder, "extend-past-ended"), mustPermits(t, c, "extend-past-ended")
+	if _, err := hp.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := hp.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, err := hp.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := acquireCalls(t, node)
+	got := make(chan time.Time, 1)
+	go func() {
+		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
+			t.Error(err)
+		}
+		got <- time.Now()
+	}()
+	settleWaiters(t, node, c, p.channel, 1, base, 2)
+	// Cut without a message, as Redisson's updateLeaseTime does, and let it
+	// end: nobody calls, so the permit is not reclaimed.
+	endedWire, _ := permitWire(ended)
+	node.Do(t, "EVAL", `local t = redis.call('time')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('zadd', KEYS[1], 'xx', now + 20, ARGV[1])`, "1", p.timeouts, string(endedWire))
+	time.Sleep(100 * time.Millisecond)
+	const lease = 200 * time.Millisecond
+	if err := hp.Extend(ctx, kept, lease); err != nil {
+		t.Fatal(err)
+	}
+	cut := time.Now()
+	select {
+	case at := <-got:
+		t.Logf("the waiter acquired %s after the Extend", at.Sub(cut).Round(time.Millisecond))
+	case <-time.After(lease + countedBound):
+		t.Fatalf("Extend cut the soonest live lease to %s while an ended lease was not yet reclaimed; the waiter did not acquire within %s", lease, lease+countedBound)
+	}
+}

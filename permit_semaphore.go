@@ -377,10 +377,12 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 
 // Extend gives a held permit a new lease counted from now. A permit whose
 // lease already ended is returned to the pool and ErrUnknownPermit is
-// returned. A new lease that ends before every other held permit's
-// publishes 1 on redisson_sc:{name} (Redisson's updateLeaseTime publishes
-// nothing), so that waiters on other clients, which sleep until the lease
-// they heard of ends, hear of the sooner one. A call whose reply is lost with its connection is made again
+// returned. A new lease that ends before every other held permit's, or
+// while another permit's lease has ended and no call has returned it to the
+// pool yet, publishes 1 on redisson_sc:{name} (Redisson's updateLeaseTime
+// publishes nothing), so that waiters on other clients, which sleep until
+// the lease they heard of ends, hear of the sooner one or take the free
+// permit. A call whose reply is lost with its connection is made again
 // within ctx (extending twice gives the same lease, from a moment later).
 func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Duration) error {
 	if err := s.c.checkHandle(ctx); err != nil {

@@ -2,11 +2,11 @@
 -- PermitExtend gives a held permit a new lease counted from now (server
 -- clock). A permit whose lease already ended cannot be extended: it is
 -- returned to the pool instead. A new lease ending before every other one
--- (and before the permit's old one) publishes 1, which Redisson's
--- updateLeaseTime does not: waiters of every client, Redisson's too, call
--- again and hear of it. Made again after its reply was lost, it extends
--- the permit again, from a moment later, or finds it gone as the first
--- attempt did.
+-- (and before the permit's old one), or while another's ended unreclaimed,
+-- publishes 1, which Redisson's updateLeaseTime does not: waiters of every
+-- client, Redisson's too, call again and hear of it. Made again after its
+-- reply was lost, it extends the permit again, from a moment later, or
+-- finds it gone as the first attempt did.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -42,11 +42,14 @@ end
 local until_ = now + tonumber(ARGV[2])
 -- A refused acquirer was told when the soonest lease ends: one that now
 -- ends sooner is announced, as a permit to come (1), so that a waiter on
--- each client calls again and hears of it rather than sleep past it.
+-- each client calls again and hears of it rather than sleep past it. So is
+-- a soonest lease that already ended: nobody called since to reclaim it,
+-- so the waiters, told of a later end, do not know its permit is free, and
+-- it is no held permit to compare with.
 -- Before the write: a refused SPUBLISH, made again with PUBLISH, finds the
 -- lease as it was.
-local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
-if until_ < tonumber(first[2]) then
+local first = tonumber(redis.call('zrange', KEYS[2], 0, 0, 'withscores')[2])
+if until_ < first or first <= now then
   redis.call(ARGV[3], KEYS[3], 1)
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
