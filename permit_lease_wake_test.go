@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -162,5 +163,41 @@ redis.call('zadd', KEYS[1], 'xx', now + 20, ARGV[1])`, "1", p.timeouts, string(e
 		t.Logf("the waiter acquired %s after the Extend", at.Sub(cut).Round(time.Millisecond))
 	case <-time.After(lease + countedBound):
 		t.Fatalf("Extend cut the soonest live lease to %s while an ended lease was not yet reclaimed; the waiter did not acquire within %s", lease, lease+countedBound)
+	}
+}
+
+// A lease of the longest Duration (a permit kept for good) is no lease
+// ending now: extending to it must not arm the Client's lease timer in the
+// past, which woke a waiter at once for an attempt that could only be
+// refused.
+func TestPermitLongestLeaseWakesNobody(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	p := mustPermits(t, c, "longest-lease")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	held, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := acquireCalls(t, node)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = p.Acquire(wctx, time.Minute)
+	}()
+	defer func() { cancel(); <-done }()
+	// Refused, told of a minute-long lease: it sleeps to its 2 s fallback.
+	settleWaiters(t, node, c, p.channel, 1, base, 2)
+	if err := p.Extend(ctx, held, time.Duration(math.MaxInt64)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := acquireCalls(t, node) - base - 2; n != 0 {
+		t.Fatalf("extending a permit to the longest lease woke the waiter: %d attempts within 300ms", n)
 	}
 }

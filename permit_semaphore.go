@@ -243,7 +243,8 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		if res.Status == 1 {
 			// Nobody announces this lease ending: the Client's waiters
 			// that no release woke may know only of longer ones.
-			return true, tryAgain{leaseEnd: lease + time.Millisecond}, nil
+			// (Saturated: the longest lease wrapped to an end in the past.)
+			return true, tryAgain{leaseEnd: addSat(lease, time.Millisecond)}, nil
 		}
 		// Nobody announces a lease running out: wake when the soonest ends
 		// (at once while expired permits remain beyond the 1000 a call
@@ -406,7 +407,7 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	}
 	// The new lease may end sooner than the one the Client's waiters heard
 	// of, and nothing announces it.
-	s.c.subs.leaseEnds(s.channel, time.Now().Add(lease+time.Millisecond))
+	s.c.subs.leaseEnds(s.channel, time.Now().Add(addSat(lease, time.Millisecond)))
 	return nil
 }
 
