@@ -295,7 +295,12 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 				// Ended by the server before it confirmed: an UNSUBSCRIBE
 				// of the channel on the same connection, which another
 				// Client on the same rueidis client sends when its last
-				// waiter leaves. Subscribe again.
+				// waiter leaves. Subscribe again, unless the caller is gone:
+				// a subscription made for nobody would be ended again by an
+				// UNSUBSCRIBE that can end the other Client's too.
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
 				continue
 			}
 			if err == nil {
