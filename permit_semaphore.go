@@ -178,7 +178,10 @@ func (s *PermitSemaphore) Acquire(ctx context.Context, lease time.Duration) (str
 
 // TryAcquire is Acquire that gives up after wait (0: a single attempt). When
 // no permit became free in time the error errors.Is ErrNotAcquired, as
-// TryLock's does.
+// TryLock's does. Mind the order: Acquire's lease first, then wait, as
+// Semaphore.TryAcquire(ctx, n, wait) puts its count first; Redisson's
+// tryAcquire(waitTime, leaseTime, unit) and Mutex.TryLockWithLease take the
+// wait first.
 func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Duration) (id string, err error) {
 	if wait < 0 {
 		return "", s.fail("acquire", invalidf("negative wait %s", wait))
