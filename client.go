@@ -396,7 +396,7 @@ type slotReplicas struct {
 	replicas   int32
 }
 
-// replicas returns the cached count of connected replicas of the primary
+// replicas returns the cached count of online replicas of the primary
 // serving key (on a Cluster, the primary of key's slot; every primary's
 // minimum when the slot map could not be read), refreshing it in the
 // background when stale. The very
@@ -608,9 +608,8 @@ func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotRep
 			continue
 		}
 		c.warnEviction(info)
-		v := infoField(info, "connected_slaves")
-		k, err := strconv.Atoi(v)
-		if err != nil {
+		k, ok := onlineReplicas(info)
+		if !ok {
 			continue
 		}
 		if least < 0 || k < least {
@@ -689,6 +688,37 @@ func (c *Client) warnEviction(info string) {
 	c.guard.evictionWarned.Store(&policy)
 	c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
 		"maxmemory_policy", policy, "maxmemory", infoField(info, "maxmemory"))
+}
+
+// onlineReplicas is the number of replicas INFO replication lists as
+// online. A replica still in its initial sync (wait_bgsave, send_bulk),
+// which connected_slaves counts, acknowledges no WAIT until the sync ends,
+// minutes on a big dataset, and holds no copy a failover could promote:
+// waiting for it would fail every guarded write meanwhile. connected_slaves
+// is the count only when no slaveN line gives a state. ok is false when
+// neither can be read.
+func onlineReplicas(info string) (n int, ok bool) {
+	for line := range strings.Lines(info) {
+		name, fields, found := strings.Cut(strings.TrimSpace(line), ":")
+		num, isSlave := strings.CutPrefix(name, "slave")
+		if !found || !isSlave || num == "" || strings.Trim(num, "0123456789") != "" {
+			continue
+		}
+		for f := range strings.SplitSeq(fields, ",") {
+			if state, isState := strings.CutPrefix(f, "state="); isState {
+				ok = true
+				if state == "online" {
+					n++
+				}
+				break
+			}
+		}
+	}
+	if ok {
+		return n, true
+	}
+	n, err := strconv.Atoi(infoField(info, "connected_slaves"))
+	return n, err == nil
 }
 
 func infoField(info, name string) string {

@@ -38,7 +38,7 @@ var (
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrClosed: the Client was closed.
 	ErrClosed = errors.New("client closed")
-	// ErrNotReplicated: the failover guard found connected replicas but
+	// ErrNotReplicated: the failover guard found online replicas but
 	// fewer than it waits for (one, or WithGuardReplicas) acknowledged the
 	// write in time; an acquisition was undone, an Extend left the hold's
 	// deadline and lease as they were.

@@ -281,7 +281,8 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 
 // WithFailoverGuard turns the failover guard on or off (default on) and sets
 // how long an acquisition waits for a replica's acknowledgement. With the
-// guard on and replicas connected to the primary, an acquisition no replica
+// guard on and replicas online on the primary (in sync: one still in its
+// initial sync is not waited for), an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
 // failover right after it cannot hand the same lock to a second owner.
 // Watchdog renewals, Extend and an RWMutex read release that leaves read
@@ -304,18 +305,18 @@ func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 }
 
 // GuardAllReplicas, given to WithGuardReplicas, makes the failover guard
-// wait for every replica connected to the lock's primary.
+// wait for every replica online on the lock's primary.
 const GuardAllReplicas = -1
 
 // WithGuardReplicas sets how many replicas the failover guard waits for
 // (default 1). With n of 1 or more, a guarded write (an acquisition, a
 // watchdog renewal, an Extend, an RWMutex read release that leaves read
 // holds) counts as acknowledged once the smaller of n and the number of
-// replicas connected to the lock's primary acknowledged it; with
+// replicas online on the lock's primary acknowledged it; with
 // GuardAllReplicas, once every one of them did. WAIT 1 hears from one
 // replica, and a failover may promote another that never got the write:
 // waiting for all of them closes that gap, at the price of failing with
-// ErrNotReplicated while any replica the primary still lists as connected
+// ErrNotReplicated while any replica the primary still lists as online
 // lags or is stalled (the count is taken again every few seconds, and
 // within about a second after a wait that fell short, so that a replica
 // gone fails writes for no longer). 0 and values
