@@ -369,9 +369,6 @@ type guardState struct {
 	// for a write redirected to one of them (redirect).
 	primaries  atomic.Pointer[map[string]int]
 	refreshing atomic.Bool
-	// asks: each node's INFO under way for the counts (askInfo).
-	askMu sync.Mutex
-	asks  map[string]*nodeAsk
 	// evictionWarned is the last eviction policy the log was warned of
 	// (see warnEviction).
 	evictionWarned atomic.Pointer[string]
@@ -580,227 +577,100 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 // turn the guard off on the others. primaries is each counted primary's
 // count by address, with shards. ok is false when no node answered, or
 // only replicas did.
-//
-// The nodes are asked concurrently (askInfo), each until ctx ends, so that a
-// stalled node costs its own answer only (not counted, as a node that does
-// not answer) and not the others'. The count ends once it has what it
-// needs, without waiting for the rest: on a Cluster, the answer of every
-// primary the slot map names (a stalled replica, whose answer would only
-// say it is one, is not waited for); elsewhere, the one primary's.
 func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotReplicas, primaries map[string]int, ok bool) {
-	nodes := c.rc.Nodes()
-	answers, stop := c.askInfo(nodes)
-	defer stop()
 	least := -1
 	answered := false
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
-	var counts map[string]int  // per primary address, on a Cluster
-	var owners []slotOwner     // the slot map, once read
-	heard := map[string]bool{} // the nodes that answered or failed to
+	var counts map[string]int // per primary address, on a Cluster
 	if cluster {
 		counts = map[string]int{}
 	}
-wait:
-	for range nodes {
-		var a nodeInfo
-		select {
-		case a = <-answers:
-		case <-ctx.Done():
-			break wait // the nodes not heard from are not counted
-		}
-		heard[a.addr] = true
-		counted := false
-		primary := false
-		if a.err != nil {
+	for addr, n := range c.rc.Nodes() {
+		info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+		if err != nil {
 			// A server that answers INFO with an error (an ACL without
 			// INFO) is up but cannot be counted: unguarded, as before
 			// there was a guard. No answer at all is not a count.
-			_, isReply := rueidis.IsRedisErr(a.err)
+			_, isReply := rueidis.IsRedisErr(err)
 			answered = answered || isReply
 			if isReply && cluster {
-				counts[a.addr] = 0
-				counted = true
-			}
-		} else if !strings.Contains(a.info, "role:slave") {
-			// A replica (on a Sentinel client, a demoted primary the
-			// client has not yet left) counts no primary's replicas.
-			answered = true
-			if primary = strings.Contains(a.info, "role:master"); primary {
-				c.warnEviction(a.info)
-				if k, ok := onlineReplicas(a.info); ok {
-					if least < 0 || k < least {
-						least = k
-					}
-					if cluster {
-						counts[a.addr] = k
-						counted = true
-					}
-				}
-			}
-		}
-		if !cluster {
-			if primary {
-				break wait // one primary: its count is the count
+				counts[addr] = 0
 			}
 			continue
 		}
-		if owners == nil && counted {
-			owners = slotMap(ctx, a.addr, nodes[a.addr])
+		if strings.Contains(info, "role:slave") {
+			// A replica (on a Sentinel client, a demoted primary the
+			// client has not yet left) counts no primary's replicas.
+			continue
 		}
-		if owners != nil && allHeard(owners, heard) {
-			break wait
+		answered = true
+		if !strings.Contains(info, "role:master") {
+			continue
+		}
+		c.warnEviction(info)
+		k, ok := onlineReplicas(info)
+		if !ok {
+			continue
+		}
+		if least < 0 || k < least {
+			least = k
+		}
+		if cluster {
+			counts[addr] = k
 		}
 	}
-	if owners != nil {
-		shards = make([]slotReplicas, 0, len(owners))
-		for _, o := range owners {
-			// A primary that was not counted (it did not answer) counts
-			// one replica: no count is not a count of zero.
-			k, ok := counts[o.addr]
-			if !ok {
-				k = 1
-			}
-			shards = append(shards, slotReplicas{start: o.start, end: o.end, replicas: int32(k)})
-		}
+	if cluster && answered {
+		shards = c.shardReplicas(ctx, counts)
 	}
 	return max(least, 0), shards, counts, answered
 }
 
-// nodeInfo is one node's answer to askInfo.
-type nodeInfo struct {
-	addr string
-	info string
-	err  error
-}
-
-// nodeAsk is one node's INFO under way: the counts that want it at the
-// same time share it.
-type nodeAsk struct {
-	addr   string
-	subs   []chan<- nodeInfo // the counts waiting, each given the answer
-	cancel context.CancelFunc
-}
-
-// askInfo asks every node of nodes for INFO replication and memory, each in
-// a goroutine of the Client's own, and sends each answer (or error) on
-// answers, which has room for one per node. A node whose ask is still under
-// way is not asked again: this count gets that ask's answer too, so there
-// is at most one goroutine per node however many counts a stalled one
-// meets. stop leaves the asks; one that no count waits for any more is
-// cancelled, which rueidis ends at once unless it is dialling a new
-// connection (no context ends that: it ends with rueidis's dial and write
-// timeouts, and Close waits for it). A count that joins a cancelled ask
-// gets its error: that node is not counted, as one that does not answer.
-func (c *Client) askInfo(nodes map[string]rueidis.Client) (answers <-chan nodeInfo, stop func()) {
-	g := &c.guard
-	out := make(chan nodeInfo, len(nodes))
-	joined := make([]*nodeAsk, 0, len(nodes))
-	for addr, n := range nodes {
-		g.askMu.Lock()
-		a := g.asks[addr]
-		if a != nil {
-			a.subs = append(a.subs, out)
-			g.askMu.Unlock()
-			joined = append(joined, a)
+// shardReplicas reads the slot map (CLUSTER SLOTS) from a node that answered
+// and gives each slot range its primary's count in counts. A primary that
+// was not counted (it did not answer) counts one replica: no count is not a
+// count of zero. nil when no node gave a slot map.
+func (c *Client) shardReplicas(ctx context.Context, counts map[string]int) []slotReplicas {
+	nodes := c.rc.Nodes()
+	for addr := range counts {
+		n := nodes[addr]
+		if n == nil {
 			continue
 		}
-		// No deadline: rueidis sends a command that has one synchronously
-		// on an idle connection (as a replica's is), which then only the
-		// deadline ends; the last count to leave cancels it instead.
-		actx, cancel := context.WithCancel(c.ctx)
-		a = &nodeAsk{addr: addr, subs: []chan<- nodeInfo{out}, cancel: cancel}
-		if g.asks == nil {
-			g.asks = map[string]*nodeAsk{}
+		ranges, err := n.Do(ctx, n.B().ClusterSlots().Build()).ToArray()
+		if err != nil {
+			continue
 		}
-		g.asks[addr] = a
-		g.askMu.Unlock()
-		joined = append(joined, a)
-		if !c.background(func() {
-			info, err := n.Do(actx, n.B().Info().Section("replication", "memory").Build()).ToString()
-			c.answered(a, nodeInfo{addr: addr, info: info, err: err})
-		}) {
-			c.answered(a, nodeInfo{addr: addr, err: ErrClosed})
-		}
-	}
-	return out, func() {
-		g.askMu.Lock()
-		defer g.askMu.Unlock()
-		for _, a := range joined {
-			a.subs = slices.DeleteFunc(a.subs, func(s chan<- nodeInfo) bool { return s == out })
-			if len(a.subs) == 0 {
-				a.cancel()
+		out := make([]slotReplicas, 0, len(ranges))
+		for _, r := range ranges {
+			f, err := r.ToArray()
+			if err != nil || len(f) < 3 {
+				continue
 			}
+			start, err1 := f[0].AsInt64()
+			end, err2 := f[1].AsInt64()
+			primary, err3 := f[2].ToArray()
+			if err1 != nil || err2 != nil || err3 != nil || len(primary) < 2 {
+				continue
+			}
+			host, _ := primary[0].ToString()
+			if host == "" {
+				// No endpoint named (cluster-preferred-endpoint-type
+				// unknown-endpoint, or a node of a one-node Cluster that
+				// does not know its address): clients use the host they
+				// asked, and so do the Client's slot map and Nodes.
+				host, _, _ = net.SplitHostPort(addr)
+			}
+			port, _ := primary[1].AsInt64()
+			k, ok := counts[net.JoinHostPort(host, strconv.FormatInt(port, 10))]
+			if !ok {
+				k = 1
+			}
+			out = append(out, slotReplicas{start: uint16(start), end: uint16(end), replicas: int32(k)})
 		}
+		slices.SortFunc(out, func(a, b slotReplicas) int { return int(a.start) - int(b.start) })
+		return out
 	}
-}
-
-// answered gives the answer of ask a to the counts waiting for it.
-func (c *Client) answered(a *nodeAsk, r nodeInfo) {
-	g := &c.guard
-	g.askMu.Lock()
-	defer g.askMu.Unlock()
-	if g.asks[a.addr] == a {
-		delete(g.asks, a.addr)
-	}
-	for _, s := range a.subs {
-		s <- r // never blocks: room for one answer per node
-	}
-	a.subs = nil
-	a.cancel()
-}
-
-// slotOwner is the address of the primary serving slots start..end.
-type slotOwner struct {
-	start, end uint16
-	addr       string
-}
-
-// allHeard reports whether every primary of the slot map has answered
-// (or failed to).
-func allHeard(owners []slotOwner, heard map[string]bool) bool {
-	for _, o := range owners {
-		if !heard[o.addr] {
-			return false
-		}
-	}
-	return true
-}
-
-// slotMap reads the slot map (CLUSTER SLOTS) from node n at addr, sorted by
-// slot; nil when it could not be read.
-func slotMap(ctx context.Context, addr string, n rueidis.Client) []slotOwner {
-	if n == nil {
-		return nil
-	}
-	ranges, err := n.Do(ctx, n.B().ClusterSlots().Build()).ToArray()
-	if err != nil {
-		return nil
-	}
-	out := make([]slotOwner, 0, len(ranges))
-	for _, r := range ranges {
-		f, err := r.ToArray()
-		if err != nil || len(f) < 3 {
-			continue
-		}
-		start, err1 := f[0].AsInt64()
-		end, err2 := f[1].AsInt64()
-		primary, err3 := f[2].ToArray()
-		if err1 != nil || err2 != nil || err3 != nil || len(primary) < 2 {
-			continue
-		}
-		host, _ := primary[0].ToString()
-		if host == "" {
-			// No endpoint named (cluster-preferred-endpoint-type
-			// unknown-endpoint, or a node of a one-node Cluster that
-			// does not know its address): clients use the host they
-			// asked, and so do the Client's slot map and Nodes.
-			host, _, _ = net.SplitHostPort(addr)
-		}
-		port, _ := primary[1].AsInt64()
-		out = append(out, slotOwner{start: uint16(start), end: uint16(end), addr: net.JoinHostPort(host, strconv.FormatInt(port, 10))})
-	}
-	slices.SortFunc(out, func(a, b slotOwner) int { return int(a.start) - int(b.start) })
-	return out
+	return nil
 }
 
 // warnEviction logs a warning, once per policy, when a primary may evict
