@@ -585,92 +585,155 @@ func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotRep
 	if cluster {
 		counts = map[string]int{}
 	}
-	for addr, n := range c.rc.Nodes() {
-		info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
-		if err != nil {
+	nodes := c.rc.Nodes()
+	answers := c.askInfo(ctx, nodes)
+	var owners []slotOwner     // the slot map, once read
+	heard := map[string]bool{} // the nodes that answered or failed to
+wait:
+	for range nodes {
+		var a nodeInfo
+		select {
+		case a = <-answers:
+		case <-ctx.Done():
+			break wait // the nodes not heard from are not counted
+		}
+		heard[a.addr] = true
+		primary := false
+		if a.err != nil {
 			// A server that answers INFO with an error (an ACL without
 			// INFO) is up but cannot be counted: unguarded, as before
 			// there was a guard. No answer at all is not a count.
-			_, isReply := rueidis.IsRedisErr(err)
+			_, isReply := rueidis.IsRedisErr(a.err)
 			answered = answered || isReply
 			if isReply && cluster {
-				counts[addr] = 0
+				counts[a.addr] = 0
+			}
+		} else if !strings.Contains(a.info, "role:slave") {
+			// (A replica, on a Sentinel client a demoted primary the
+			// client has not yet left, counts no primary's replicas.)
+			answered = true
+			if primary = strings.Contains(a.info, "role:master"); primary {
+				c.warnEviction(a.info)
+				if k, ok := onlineReplicas(a.info); ok {
+					if least < 0 || k < least {
+						least = k
+					}
+					if cluster {
+						counts[a.addr] = k
+					}
+				}
+			}
+		}
+		if !cluster {
+			if primary {
+				break wait // one primary: its count is the count
 			}
 			continue
 		}
-		if strings.Contains(info, "role:slave") {
-			// A replica (on a Sentinel client, a demoted primary the
-			// client has not yet left) counts no primary's replicas.
-			continue
+		if _, counted := counts[a.addr]; counted && owners == nil {
+			owners = slotMap(ctx, a.addr, nodes[a.addr])
 		}
-		answered = true
-		if !strings.Contains(info, "role:master") {
-			continue
-		}
-		c.warnEviction(info)
-		k, ok := onlineReplicas(info)
-		if !ok {
-			continue
-		}
-		if least < 0 || k < least {
-			least = k
-		}
-		if cluster {
-			counts[addr] = k
+		if owners != nil && allHeard(owners, heard) {
+			// Every primary answered: a stalled replica, whose answer
+			// would only say it is one, is not waited for.
+			break wait
 		}
 	}
-	if cluster && answered {
-		shards = c.shardReplicas(ctx, counts)
+	if owners != nil {
+		shards = make([]slotReplicas, 0, len(owners))
+		for _, o := range owners {
+			// A primary that was not counted (it did not answer) counts
+			// one replica: no count is not a count of zero.
+			k, ok := counts[o.addr]
+			if !ok {
+				k = 1
+			}
+			shards = append(shards, slotReplicas{start: o.start, end: o.end, replicas: int32(k)})
+		}
 	}
 	return max(least, 0), shards, counts, answered
 }
 
-// shardReplicas reads the slot map (CLUSTER SLOTS) from a node that answered
-// and gives each slot range its primary's count in counts. A primary that
-// was not counted (it did not answer) counts one replica: no count is not a
-// count of zero. nil when no node gave a slot map.
-func (c *Client) shardReplicas(ctx context.Context, counts map[string]int) []slotReplicas {
-	nodes := c.rc.Nodes()
-	for addr := range counts {
-		n := nodes[addr]
-		if n == nil {
-			continue
+// nodeInfo is one node's answer to askInfo.
+type nodeInfo struct {
+	addr string
+	info string
+	err  error
+}
+
+// askInfo asks every node of nodes for INFO replication and memory at once,
+// each on a goroutine of the Client's own, so that a stalled node costs the
+// count its own answer only; the answers come on the channel returned, which
+// has room for all of them. Each ask runs under ctx itself, the count's:
+// its deadline is what ends a command rueidis sends on an idle connection
+// (synchronously; without a deadline the connection would go to pipelined
+// mode for good, where a call that times out no longer closes it), and it
+// ends the asks the count no longer waits for.
+func (c *Client) askInfo(ctx context.Context, nodes map[string]rueidis.Client) <-chan nodeInfo {
+	out := make(chan nodeInfo, len(nodes))
+	for addr, n := range nodes {
+		if !c.background(func() {
+			info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+			out <- nodeInfo{addr: addr, info: info, err: err}
+		}) {
+			out <- nodeInfo{addr: addr, err: ErrClosed}
 		}
-		ranges, err := n.Do(ctx, n.B().ClusterSlots().Build()).ToArray()
-		if err != nil {
-			continue
-		}
-		out := make([]slotReplicas, 0, len(ranges))
-		for _, r := range ranges {
-			f, err := r.ToArray()
-			if err != nil || len(f) < 3 {
-				continue
-			}
-			start, err1 := f[0].AsInt64()
-			end, err2 := f[1].AsInt64()
-			primary, err3 := f[2].ToArray()
-			if err1 != nil || err2 != nil || err3 != nil || len(primary) < 2 {
-				continue
-			}
-			host, _ := primary[0].ToString()
-			if host == "" {
-				// No endpoint named (cluster-preferred-endpoint-type
-				// unknown-endpoint, or a node of a one-node Cluster that
-				// does not know its address): clients use the host they
-				// asked, and so do the Client's slot map and Nodes.
-				host, _, _ = net.SplitHostPort(addr)
-			}
-			port, _ := primary[1].AsInt64()
-			k, ok := counts[net.JoinHostPort(host, strconv.FormatInt(port, 10))]
-			if !ok {
-				k = 1
-			}
-			out = append(out, slotReplicas{start: uint16(start), end: uint16(end), replicas: int32(k)})
-		}
-		slices.SortFunc(out, func(a, b slotReplicas) int { return int(a.start) - int(b.start) })
-		return out
 	}
-	return nil
+	return out
+}
+
+// slotOwner is the address of the primary serving slots start..end.
+type slotOwner struct {
+	start, end uint16
+	addr       string
+}
+
+// allHeard reports whether every primary of the slot map has answered (or
+// failed to).
+func allHeard(owners []slotOwner, heard map[string]bool) bool {
+	for _, o := range owners {
+		if !heard[o.addr] {
+			return false
+		}
+	}
+	return true
+}
+
+// slotMap reads the slot map (CLUSTER SLOTS) from node n at addr, sorted by
+// slot; nil when it could not be read.
+func slotMap(ctx context.Context, addr string, n rueidis.Client) []slotOwner {
+	if n == nil {
+		return nil
+	}
+	ranges, err := n.Do(ctx, n.B().ClusterSlots().Build()).ToArray()
+	if err != nil {
+		return nil
+	}
+	out := make([]slotOwner, 0, len(ranges))
+	for _, r := range ranges {
+		f, err := r.ToArray()
+		if err != nil || len(f) < 3 {
+			continue
+		}
+		start, err1 := f[0].AsInt64()
+		end, err2 := f[1].AsInt64()
+		primary, err3 := f[2].ToArray()
+		if err1 != nil || err2 != nil || err3 != nil || len(primary) < 2 {
+			continue
+		}
+		host, _ := primary[0].ToString()
+		if host == "" {
+			// No endpoint named (cluster-preferred-endpoint-type
+			// unknown-endpoint, or a node of a one-node Cluster that
+			// does not know its address): clients use the host they
+			// asked, and so do the Client's slot map and Nodes.
+			host, _, _ = net.SplitHostPort(addr)
+		}
+		port, _ := primary[1].AsInt64()
+		out = append(out, slotOwner{start: uint16(start), end: uint16(end), addr: net.JoinHostPort(host, strconv.FormatInt(port, 10))})
+	}
+	slices.SortFunc(out, func(a, b slotOwner) int { return int(a.start) - int(b.start) })
+	return out
 }
 
 // warnEviction logs a warning, once per policy, when a primary may evict

@@ -1,12 +1,14 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -117,6 +119,130 @@ func TestGuardOnlineReplicasParse(t *testing.T) {
 	} {
 		if n, ok := onlineReplicas(tc.info); n != tc.n || ok != tc.ok {
 			t.Errorf("onlineReplicas(%q) = %d, %v; want %d, %v", tc.info, n, ok, tc.n, tc.ok)
+		}
+	}
+}
+
+// waitSlotsListReplicas waits until every node's CLUSTER SLOTS names a
+// replica beside each range's primary: a client reads its nodes from it,
+// and a new Cluster's nodes learn of the replicas by gossip, after the
+// harness returns.
+func waitSlotsListReplicas(t *testing.T, cl *redistest.ClusterT) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		all := true
+		for _, n := range cl.Nodes {
+			ranges, err := n.Do(t, "CLUSTER", "SLOTS").ToArray()
+			all = all && err == nil && len(ranges) > 0
+			for _, r := range ranges {
+				f, _ := r.ToArray()
+				all = all && len(f) >= 4
+			}
+		}
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("CLUSTER SLOTS does not list every range's replica after 10s")
+		}
+	}
+}
+
+// TestGuardCountStalledReplica: a stalled node costs the count its own
+// answer only. On a Cluster with one replica stopped (SIGSTOP), a count
+// under the background refresh's deadline ends well within it with every
+// shard counted, and so does a Client's first acquisition, which waits for
+// the count: asked one after another under one deadline, the stopped node
+// held up the nodes after it until the deadline, and the slot map went
+// unread.
+func TestGuardCountStalledReplica(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	waitSlotsListReplicas(t, cl)
+	rc := cl.Client(t)
+	if n := len(rc.Nodes()); n != len(cl.Nodes) {
+		t.Fatalf("the client knows %d nodes, want all %d", n, len(cl.Nodes))
+	}
+	guard := WithFailoverGuard(true, 200*time.Millisecond)
+	counter := newTestClient(t, rc, guard)
+	first := newTestClient(t, rc, guard)
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, first, "guard-stalled-count")
+	var stopped *redistest.Node // a replica of another shard than m's
+	for _, p := range cl.Primaries(t) {
+		if p != cl.NodeFor(t, m.Key()) {
+			stopped = replicaOf(t, cl, p)
+			break
+		}
+	}
+	// Loaded before: a NOSCRIPT has the scripts loaded on every node,
+	// which waits for the stopped one.
+	if err := generated.Preload(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
+	stopped.Pause()
+	defer stopped.Resume()
+
+	const deadline, bound = 2 * time.Second, time.Second
+	cctx, cancel := context.WithTimeout(ctx, deadline)
+	start := time.Now()
+	n, shards, _, ok := counter.countReplicas(cctx)
+	took := time.Since(start)
+	cancel()
+	if took > bound {
+		t.Errorf("count with a replica stopped took %s (deadline %s), more than %s", took.Round(time.Millisecond), deadline, bound)
+	}
+	if !ok || n != 1 {
+		t.Errorf("count with a replica stopped: %d, ok %v; want 1, true", n, ok)
+	}
+	covered := 0
+	for _, s := range shards {
+		covered += int(s.end) - int(s.start) + 1
+		if s.replicas != 1 {
+			t.Errorf("slots %d-%d counted %d replicas, want 1", s.start, s.end, s.replicas)
+		}
+	}
+	if covered != 16384 {
+		t.Errorf("the count's slot map covers %d slots, want 16384 (shards %v)", covered, shards)
+	}
+
+	// The first acquisition waits for the count, under its own context.
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	start = time.Now()
+	l, err := m.Lock(lctx)
+	took = time.Since(start)
+	if err != nil {
+		t.Errorf("first Lock with another shard's replica stopped: %v", err)
+	} else if err := m.Unlock(l); err != nil {
+		t.Error(err)
+	}
+	if bound := time.Second + 200*time.Millisecond; took > bound {
+		t.Errorf("first Lock with another shard's replica stopped took %s, more than %s", took.Round(time.Millisecond), bound)
+	}
+}
+
+// TestGuardConcurrentFirstCounts: first acquisitions made at once each wait
+// for a count; asking the primary once for all of them, every one gets its
+// answer (no replicas: unguarded), none is guarded for want of one.
+func TestGuardConcurrentFirstCounts(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, redistest.Server(t).Client(t), WithFailoverGuard(true, 100*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	errs := make(chan error, 16)
+	for i := range cap(errs) {
+		m := mustMutex(t, c, "guard-first-"+strconv.Itoa(i))
+		go func() {
+			l, err := m.Lock(ctx)
+			if err == nil {
+				err = m.Unlock(l)
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Errorf("first Lock on a primary without replicas, with others at once: %v", err)
 		}
 	}
 }
