@@ -165,15 +165,11 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			again := false
 			if woken && ws.wake == "" {
 				// The signal was meant for the next contender: pass it on.
-				select {
-				case w.wake <- struct{}{}:
-				default:
-					// Another is pending, which leave hands over. On a
-					// semaphore's channel each was counted for a permit (a
-					// PermitSemaphore's AddPermits announces those it
-					// added, not the count): both go on.
-					again = ws.counted
-				}
+				// When another is pending, which leave hands over: on a
+				// semaphore's channel each was counted for a permit (a
+				// PermitSemaphore's AddPermits announces those it added,
+				// not the count), so both go on.
+				again = !offer(w.wake) && ws.counted
 			}
 			c.subs.leave(w)
 			if again {
