@@ -33,8 +33,11 @@ import (
 // new Lock on that client queues behind it rather than take the free lock,
 // so under contention Go waiters are served about in arrival order. Mutex
 // stays unfair otherwise: a caller that finds the lock free takes it.
-// A waiter calls again at least every third of the waiter timeout
-// (WithWaiterTimeout), which bounds what a wake lost to a dead waiter costs.
+// A release passes over waiters whose client no longer listens (PUBLISH
+// reaches nobody: a dead process's). A waiter calls again at least every
+// third of the waiter timeout (WithWaiterTimeout), which bounds what a wake
+// lost otherwise costs (in transit, or to a dead waiter on a Cluster without
+// sharded pub/sub, where PUBLISH counts one node's subscribers).
 type Mutex struct {
 	lockSpec
 	waiters string    // scriptlock_lock_waiters:{name}: registered Go waiters

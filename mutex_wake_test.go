@@ -1138,3 +1138,112 @@ func TestShardedPublishRefusedConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// Waiters whose processes died are dropped by the release that would have
+// woken them: a wake no client hears goes on to the next waiter, so a live
+// waiter behind three dead ones is woken by that release, not by its
+// fallback (a third of the waiter timeout: 3 s here).
+func TestMutexDeadWaitersSkipped(t *testing.T) {
+	for _, sharded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
+			node := redistest.Server(t)
+			const waiterTimeout = 9 * time.Second
+			opts := []Option{WithWaiterTimeout(waiterTimeout), WithShardedPubSub(sharded)}
+			c := newTestClient(t, node.Client(t), opts...)
+			other := newTestClient(t, node.Client(t), append(opts, WithKeyPrefix(c.cfg.prefix))...)
+			ctx := testCtx(t, 30*time.Second)
+			m := mustMutex(t, c, "dead")
+			hold, err := m.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What waiters leave when their processes are killed: their
+			// registrations, two of one process and one of another.
+			for _, field := range []string{"0badc0de-0000-4000-8000-000000000000:1", "0badc0de-0000-4000-8000-000000000000:2", "0badc0de-0000-4000-8000-000000000001:1"} {
+				if res, err := generated.MutexAcquire(ctx, c.rc, m.key, m.fence, m.waiters, time.Minute,
+					field, acquireCtl(false, false, DefaultFenceIdle, time.Minute, 0)); err != nil || res >= 0 {
+					t.Fatalf("registering the dead waiter %s: %d, %v", field, res, err)
+				}
+			}
+			w := mustMutex(t, other, "dead")
+			got := make(chan time.Time, 1)
+			go func() {
+				l, err := w.Lock(ctx)
+				if err != nil {
+					t.Error(err)
+					got <- time.Time{}
+					return
+				}
+				got <- time.Now()
+				_ = w.Unlock(l)
+			}()
+			waitFor(t, 5*time.Second, "the live waiter to register and listen", func() bool {
+				n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
+				return n == 4 && subscribers(t, node, sharded, m.wake+":"+other.id) == 1
+			})
+			if err := m.Unlock(hold); err != nil {
+				t.Fatal(err)
+			}
+			released := time.Now()
+			select {
+			case at := <-got:
+				if at.IsZero() {
+					return
+				}
+				// Woken by the release: a round trip or two, and slack for a
+				// loaded machine, far below the 3 s fallback.
+				if d := at.Sub(released); d > time.Second {
+					t.Fatalf("the live waiter got the lock %s after a release with three dead waiters ahead of it, want it woken by that release (under 1s; its fallback is %s)", d, waiterTimeout/3)
+				}
+			case <-time.After(waiterTimeout/3 + 5*time.Second):
+				t.Fatalf("the live waiter did not get the lock within %s of the release", waiterTimeout/3+5*time.Second)
+			}
+			if n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64(); n != 0 {
+				t.Fatalf("%d waiters left registered, want 0: the dead ones are dropped", n)
+			}
+		})
+	}
+}
+
+// The other calls that wake a Mutex's next Go waiter skip dead ones too: a
+// waiter that gives up after its wake passes it on, and a forced unlock wakes
+// the next waiter, each to the first waiter whose client listens, dropping
+// the ones before it.
+func TestMutexPassedWakeSkipsDeadWaiters(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "passed")
+	ctx := testCtx(t, 10*time.Second)
+	const live = "11111111-0000-4000-8000-000000000000"
+	log := listen(t, node, m.wake+":"+live)
+	register := func() {
+		for i, field := range []string{"0badc0de-0000-4000-8000-000000000000:1", "0badc0de-0000-4000-8000-000000000001:1", live + ":1"} {
+			if err := node.Do(t, "ZADD", m.waiters, strconv.Itoa(1000+i), field).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(what string, passed bool, err error) {
+		t.Helper()
+		if err != nil || !passed {
+			t.Fatalf("%s: %v, %v; want the wake passed on", what, passed, err)
+		}
+		if got := log.next(t, 2*time.Second); got != m.wake+":"+live+" 1002:"+live+":1" {
+			t.Fatalf("%s: message %q, want the live waiter named on its client's channel", what, got)
+		}
+		if n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64(); n != 0 {
+			t.Fatalf("%s: %d waiters left registered, want 0: the dead ones are dropped", what, n)
+		}
+	}
+
+	register()
+	passed, err := generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, "gone:1", "publish")
+	check("a woken waiter giving up", passed, err)
+
+	register()
+	if err := node.Do(t, "HSET", m.key, "22222222-0000-4000-8000-000000000000:1", "1").Error(); err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := generated.MutexForceUnlock(ctx, c.rc, m.key, m.channel, m.waiters, m.wake, m.key+":record", "publish", time.Minute)
+	check("a forced unlock", deleted, err)
+}

@@ -113,9 +113,20 @@ if mode then
   return 1
 end
 redis.call(ARGV[3], KEYS[3], '0')
-local w = redis.call('zpopmin', KEYS[4])
-if w[1] then
-  redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+-- A wake no client hears (its process died, or its client is not
+-- subscribed) goes on to the next waiter, a few at most per call. A count of
+-- 0 proves it only where subscribers are counted: sharded pub/sub, or a
+-- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
+-- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+for _ = 1, 8 do
+  local w = redis.call('zpopmin', KEYS[4])
+  if not w[1] then
+    break
+  end
+  if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+      string.lower(ARGV[3]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+    break
+  end
 end
 while true do
   local first = redis.call('lindex', KEYS[9], 0)
@@ -141,7 +152,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "85ee467ce840c3658c569c5b7beab0d24d6b5272"
+const forceUnlockConfirmedSHA1 = "0e85b5bf1d7e3c17f8d487e8a9b6cf8a1cbe9bef"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 

@@ -17,7 +17,10 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- Redisson's waiters. Then the longest-registered Go waiter is taken out of
 -- the waiter set and woken alone by a message "<score>:<field>" on its own
 -- client's wake channel, scriptlock_lock_wake:{name}:<client-id> (the
--- field's part before its first colon): one message reaches one client. Go
+-- field's part before its first colon): one message reaches one client. A
+-- waiter whose client hears nothing (PUBLISH reaches no subscriber: its
+-- process died) is dropped and the next one woken, up to eight per release,
+-- so dead waiters do not each cost the live ones their fallback period. Go
 -- clients do not listen for "0" while a Go owner holds the lock, so a release
 -- sends nothing to the other waiting processes. For the same reason the
 -- receiver count of "0" no longer says whether a Go waiter is registered:
@@ -39,8 +42,8 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- token) is another hold's, which the release leaves alone. A counter that
 -- has expired (fenceIdle) drew no token since.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
--- fewer); 1: released; 2: released and a Go waiter woken by name (a retry
--- answered without a latch says 1).
+-- fewer); 1: released; 2: released and a Go waiter woken by name, its client
+-- listening (a retry answered without a latch says 1).
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
@@ -84,10 +87,21 @@ end
 redis.call('del', KEYS[1])
 local freed = 1
 redis.call(ARGV[3], KEYS[2], '0')
-local w = redis.call('zpopmin', KEYS[4])
-if w[1] then
-  redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
-  freed = 2
+-- A wake no client hears (its process died, or its client is not
+-- subscribed) goes on to the next waiter, a few at most per call. A count of
+-- 0 proves it only where subscribers are counted: sharded pub/sub, or a
+-- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
+-- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+for _ = 1, 8 do
+  local w = redis.call('zpopmin', KEYS[4])
+  if not w[1] then
+    break
+  end
+  if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+      string.lower(ARGV[3]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+    freed = 2
+    break
+  end
 end
 if ARGV[6] ~= '1' then
   redis.call('set', KEYS[3], freed, 'px', ARGV[4])
@@ -96,7 +110,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "335038b271378de15eedc7bdf5d0ade5ca4cd267"
+const mutexReleaseSHA1 = "7152e6710d90c6b7139eba504a1627dc0d4429ae"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -105,7 +119,10 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // Redisson's waiters. Then the longest-registered Go waiter is taken out of
 // the waiter set and woken alone by a message "<score>:<field>" on its own
 // client's wake channel, scriptlock_lock_wake:{name}:<client-id> (the
-// field's part before its first colon): one message reaches one client. Go
+// field's part before its first colon): one message reaches one client. A
+// waiter whose client hears nothing (PUBLISH reaches no subscriber: its
+// process died) is dropped and the next one woken, up to eight per release,
+// so dead waiters do not each cost the live ones their fallback period. Go
 // clients do not listen for "0" while a Go owner holds the lock, so a release
 // sends nothing to the other waiting processes. For the same reason the
 // receiver count of "0" no longer says whether a Go waiter is registered:
@@ -127,8 +144,8 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // token) is another hold's, which the release leaves alone. A counter that
 // has expired (fenceIdle) drew no token since.
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
-// fewer); 1: released; 2: released and a Go waiter woken by name (a retry
-// answered without a latch says 1).
+// fewer); 1: released; 2: released and a Go waiter woken by name, its client
+// listening (a retry answered without a latch says 1).
 //
 // Redis script flags: allow-oom.
 func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {

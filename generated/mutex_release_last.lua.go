@@ -20,7 +20,7 @@ const mutexReleaseLastSource = `#!lua flags=allow-oom
 -- and five arguments fewer than MutexRelease, on every uncontended Unlock.
 -- Wakes as MutexRelease does.
 -- Reply nil: not held by this owner, nothing changed; 1: released; 2:
--- released and a Go waiter woken by name.
+-- released and a Go waiter woken by name, its client listening.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -34,16 +34,27 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
 end
 local freed = 1
 redis.call(ARGV[2], KEYS[2], '0')
-local w = redis.call('zpopmin', KEYS[3])
-if w[1] then
-  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
-  freed = 2
+-- A wake no client hears (its process died, or its client is not
+-- subscribed) goes on to the next waiter, a few at most per call. A count of
+-- 0 proves it only where subscribers are counted: sharded pub/sub, or a
+-- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
+-- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+for _ = 1, 8 do
+  local w = redis.call('zpopmin', KEYS[3])
+  if not w[1] then
+    break
+  end
+  if redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+      string.lower(ARGV[2]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+    freed = 2
+    break
+  end
 end
 return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "d8db6ede07bab283226bee1c153d0bb045738e30"
+const mutexReleaseLastSHA1 = "245522d1ec23b1dd77f26507a63be47f4593198d"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 
@@ -57,7 +68,7 @@ var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 // and five arguments fewer than MutexRelease, on every uncontended Unlock.
 // Wakes as MutexRelease does.
 // Reply nil: not held by this owner, nothing changed; 1: released; 2:
-// released and a Go waiter woken by name.
+// released and a Go waiter woken by name, its client listening.
 //
 // Redis script flags: allow-oom.
 func MutexReleaseLast(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (int64, bool, error) {

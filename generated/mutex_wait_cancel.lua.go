@@ -29,16 +29,22 @@ const mutexWaitCancelSource = `#!lua flags=allow-oom
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
-local w = redis.call('zpopmin', KEYS[2])
-if w[1] then
-  redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
-  return 1
+-- A wake no client hears goes on to the next waiter, as MutexRelease's.
+for _ = 1, 8 do
+  local w = redis.call('zpopmin', KEYS[2])
+  if not w[1] then
+    break
+  end
+  if redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+      string.lower(ARGV[2]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+    return 1
+  end
 end
 return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "fc449e60abc62950817fc40be36c60a3abc282b7"
+const mutexWaitCancelSHA1 = "7eaeb2a90ce9c14d08c58bf47b455dfabf080d72"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 

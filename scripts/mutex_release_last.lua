@@ -9,7 +9,7 @@
 -- and five arguments fewer than MutexRelease, on every uncontended Unlock.
 -- Wakes as MutexRelease does.
 -- Reply nil: not held by this owner, nothing changed; 1: released; 2:
--- released and a Go waiter woken by name.
+-- released and a Go waiter woken by name, its client listening.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -23,9 +23,20 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
 end
 local freed = 1
 redis.call(ARGV[2], KEYS[2], '0')
-local w = redis.call('zpopmin', KEYS[3])
-if w[1] then
-  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
-  freed = 2
+-- A wake no client hears (its process died, or its client is not
+-- subscribed) goes on to the next waiter, a few at most per call. A count of
+-- 0 proves it only where subscribers are counted: sharded pub/sub, or a
+-- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
+-- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+for _ = 1, 8 do
+  local w = redis.call('zpopmin', KEYS[3])
+  if not w[1] then
+    break
+  end
+  if redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+      string.lower(ARGV[2]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+    freed = 2
+    break
+  end
 end
 return freed
