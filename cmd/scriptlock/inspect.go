@@ -122,6 +122,11 @@ type MutexWaiter struct {
 	FieldBase64 string    `json:"field_base64,omitempty"`
 	Registered  time.Time `json:"registered"`
 	WaitedMS    int64     `json:"waited_ms"`
+	// Stale: no client listens on the waiter's wake channel (its process
+	// died, or its Client is not subscribed), so the next release drops it
+	// and wakes the waiter after it. Not judged on a Cluster without sharded
+	// pub/sub, where PUBSUB NUMSUB counts one node's subscribers.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // Permit is a PermitSemaphore permit and the end of its lease.
@@ -175,7 +180,79 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 	if err := readLeases(ctx, e, []*Report{r}); err != nil {
 		return nil, err
 	}
+	if err := markStaleMutexWaiters(ctx, e, k.LockWake, r); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// markStaleMutexWaiters marks the listed Mutex Go waiters whose client does
+// not listen on its wake channel (<wake>:<client-id>), as a release judges
+// them by PUBLISH's receiver count. Outside a Cluster a Client may listen
+// plainly or sharded (WithShardedPubSub), so both counts are asked; in a
+// Cluster only a sharded count is whole.
+func markStaleMutexWaiters(ctx context.Context, e *env, wake string, r *Report) error {
+	if len(r.MutexWaiters) == 0 {
+		return nil
+	}
+	cluster := e.rc.Mode() == rueidis.ClientModeCluster
+	if cluster {
+		pub, err := publishCommand(ctx, e)
+		if err != nil {
+			return err
+		}
+		if pub != "spublish" {
+			return nil
+		}
+	}
+	var channels []string
+	seen := map[string]bool{}
+	for _, w := range r.MutexWaiters {
+		ch := wake + ":" + clientOf(w.Field)
+		if !seen[ch] {
+			seen[ch] = true
+			channels = append(channels, ch)
+		}
+	}
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	listening := map[string]bool{}
+	count := func(cmd rueidis.Completed, optional bool) error {
+		v, err := e.rc.Do(bctx, cmd).ToArray()
+		if err != nil {
+			if optional {
+				return nil // a server without sharded pub/sub: nobody listens sharded
+			}
+			return fmt.Errorf("inspect %q: waiters' listeners: %w", r.Key, err)
+		}
+		for i := 0; i+1 < len(v); i += 2 {
+			ch, _ := v[i].ToString()
+			if n, _ := v[i+1].AsInt64(); n > 0 {
+				listening[ch] = true
+			}
+		}
+		return nil
+	}
+	if err := count(e.rc.B().PubsubShardnumsub().Channel(channels...).Build(), !cluster); err != nil {
+		return err
+	}
+	if !cluster {
+		if err := count(e.rc.B().PubsubNumsub().Channel(channels...).Build(), false); err != nil {
+			return err
+		}
+	}
+	for i := range r.MutexWaiters {
+		w := &r.MutexWaiters[i]
+		w.Stale = !listening[wake+":"+clientOf(w.Field)]
+	}
+	return nil
+}
+
+// clientOf is a waiter field's client id: its part before the first colon,
+// as the release scripts read it.
+func clientOf(field string) string {
+	id, _, _ := strings.Cut(field, ":")
+	return id
 }
 
 // readLeases completes the read leases of readers with more holds than
@@ -567,7 +644,11 @@ func writeReport(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "#\tGO WAITER\tREGISTERED\tWAITED")
 		for i, q := range r.MutexWaiters {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, shown(q.Field), q.Registered.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.WaitedMS, 0)))
+			stale := ""
+			if q.Stale {
+				stale = "\tstale"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s%s\n", i+1, shown(q.Field), q.Registered.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.WaitedMS, 0)), stale)
 		}
 		tw.Flush()
 	}
