@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,7 +168,8 @@ func (c *Client) ID() string { return c.id }
 // by its caller's deadline) and gives back any grant that arrives after it
 // began. With an Observer, it also waits for the releases it reports that
 // are in flight (each bounded by the release timeout), and nothing is
-// reported once it returns: calls begun after Close began are not reported. It then stops the watchdog and every subscription, and cancels the
+// reported once it returns: calls begun after Close began are not reported.
+// It then stops the watchdog and every subscription, and cancels the
 // contexts of the locks still held with cause ErrClosed. It does not release
 // those locks: their leases run out on the server. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
@@ -176,15 +179,29 @@ func (c *Client) ID() string { return c.id }
 // CountDownLatch.CountDown work as before (the other calls of those handles
 // fail with ErrClosed).
 // Close is safe to call more than once, and from several goroutines: each
-// call returns once the Client is closed.
+// call returns once the Client is closed (one called from an Observer
+// callback excepted, below).
+//
+// Close may also be called from an Observer callback (a service that shuts
+// down when a hold is lost, say). Such a callback is itself part of what
+// Close waits for (a loss timer, the watchdog, an acquisition or release in
+// flight, or Close ending the holds), so a Close called from one does not
+// wait: the Client is closing when it returns (new acquisitions fail with
+// ErrClosed), and the rest of the close (ending the holds, reporting their
+// ends, stopping the watchdog) completes once the callback has returned,
+// on a goroutine of the Client's. Callbacks may run meanwhile; a Close
+// called elsewhere, before or after, waits for all of it, and nothing is
+// reported once that Close has returned.
 func (c *Client) Close() error {
+	inside := calledBack()
 	c.mu.Lock()
 	if c.closing {
 		c.mu.Unlock()
-		<-c.closeDone // another Close is under way: return once it is done
+		if !inside {
+			<-c.closeDone // another Close is under way: return once it is done
+		}
 		return nil
 	}
-	defer close(c.closeDone)
 	c.closing = true
 	c.isClosing.Store(true)
 	busy := c.inflight.close() // under mu, as closing: no acquisition enters after
@@ -192,6 +209,21 @@ func (c *Client) Close() error {
 	c.acquired.Broadcast()
 	c.mu.Unlock()
 	c.closeWaits()
+	if inside {
+		// Waiting here would wait for this goroutine. The Client owns the
+		// rest: every other Close waits for it (closeDone).
+		go c.closeRest(busy, releasing)
+		return nil
+	}
+	c.closeRest(busy, releasing)
+	return nil
+}
+
+// closeRest is Close once the Client is closing: it waits for what is in
+// flight, stops the Client's goroutines and ends every hold; busy and
+// releasing say whether acquisitions and observed releases were in flight.
+func (c *Client) closeRest(busy, releasing bool) {
+	defer close(c.closeDone)
 	if busy {
 		<-c.inflight.drained
 	}
@@ -220,7 +252,46 @@ func (c *Client) Close() error {
 		c.acquired.Wait()
 	}
 	c.mu.Unlock()
-	return nil
+}
+
+// ownDir is the directory of the package's source files as the binary names
+// them (runtime file names use '/', with or without -trimpath).
+var ownDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return path.Dir(file)
+}()
+
+// calledBack reports whether Close (its caller) runs inside the package's
+// own code: in something the engine called out to (an Observer callback, or
+// the logger), on one of its goroutines or on a caller's in an acquisition
+// or release, all of which Close waits for. Go has no goroutine identity to
+// ask; the stack is it, and Close reads it once per call. It does not say
+// whose callback it is: a Close of one Client from another's callback does
+// not wait either.
+func calledBack() bool {
+	pcs := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(1, pcs)
+		if n < len(pcs) {
+			pcs = pcs[:n]
+			break
+		}
+		pcs = make([]uintptr, 2*len(pcs))
+	}
+	frames := runtime.CallersFrames(pcs)
+	below := false // past Close's own frame
+	for {
+		f, more := frames.Next()
+		switch {
+		case !below:
+			below = strings.HasSuffix(f.Function, ".(*Client).Close")
+		case path.Dir(f.File) == ownDir && !strings.HasSuffix(f.File, "_test.go"):
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
 }
 
 // timerStart counts a loss timer's callback in; false once Close has ended

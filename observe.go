@@ -14,7 +14,10 @@ import (
 //
 // Methods are called synchronously on the lock's own path and from the
 // watchdog: they must be quick, must not block and must not use the
-// Client's locks. Embed NopObserver to implement only some of them.
+// Client's locks. They may call the Client's Close (to shut a service down
+// when a hold is lost, say), which then begins the close and returns without
+// waiting for it (see Client.Close). Embed NopObserver to implement only
+// some of them.
 //
 // A panic in AcquireStart, AcquireEnd, ReleaseStart or ReleaseEnd, which
 // report the caller's own call, reaches the caller. Should AcquireEnd panic
@@ -31,7 +34,9 @@ import (
 // Every AcquireStart is followed by one AcquireEnd, every ReleaseStart by
 // one ReleaseEnd. Nothing is reported once the Client's Close has returned:
 // Close waits for the calls in flight to report their end, and calls begun
-// after Close began are not reported.
+// after Close began are not reported. A Close called from a callback is the
+// exception: it returns before the close is complete, and the events of the
+// close (the holds it ends, the calls it waited for) may follow it.
 type Observer interface {
 	// AcquireStart is called as Lock or TryLock (RLock, TryRLock), or a
 	// semaphore's Acquire or TryAcquire, starts. The context it returns (for
