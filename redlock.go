@@ -71,8 +71,9 @@ func (r *redLockConfig) fail(format string, args ...any) {
 }
 
 // WithNodeTimeout bounds each node's part of an acquisition or release.
-// Default: lease/100, clamped to [10ms, 200ms]. It must be below the lease
-// (the watchdog's without WithLease): NewRedLock refuses one that is not.
+// Default: lease/100, clamped to [10ms, 200ms], and at most half the lease
+// (for a lease under 20ms). It must be below the lease (the watchdog's
+// without WithLease): NewRedLock refuses one that is not.
 func WithNodeTimeout(d time.Duration) RedLockOption {
 	return redLockOption(func(r *redLockConfig) {
 		if d <= 0 {
@@ -163,7 +164,10 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		return nil, invalidf("node timeout %s is not below the lease %s", r.nodeTimeout, lease)
 	}
 	if r.nodeTimeout == 0 {
-		r.nodeTimeout = min(max(r.validityLease()/100, 10*time.Millisecond), 200*time.Millisecond)
+		// Below the lease, as an explicit one must be: the 10ms floor is
+		// not, for a lease under 20ms.
+		lease := r.validityLease()
+		r.nodeTimeout = min(max(lease/100, 10*time.Millisecond), 200*time.Millisecond, lease/2)
 	}
 	if !cfg.releaseSet {
 		// Releases are best effort per node: a node that does not answer in

@@ -37,3 +37,32 @@ func TestRedLockNodeTimeoutWithinLease(t *testing.T) {
 		}
 	}
 }
+
+// The default node timeout (lease/100 within [10ms, 200ms]) stays below a
+// lease too short for its 10ms floor, as an explicit one must: a node
+// answering within a timeout at or above the lease may have answered after
+// the lease ran out. Leases of 20ms and more keep the documented default.
+func TestRedLockDefaultNodeTimeoutBelowLease(t *testing.T) {
+	t.Parallel()
+	cs := redlockClients(t, redistest.Servers(t, 3))
+	for _, tc := range []struct {
+		lease, want time.Duration
+	}{
+		{6 * time.Millisecond, 3 * time.Millisecond},
+		{10 * time.Millisecond, 5 * time.Millisecond},
+		{15 * time.Millisecond, 7500 * time.Microsecond},
+		{20 * time.Millisecond, 10 * time.Millisecond},
+		{time.Second, 10 * time.Millisecond},
+		{5 * time.Second, 50 * time.Millisecond},
+		{time.Minute, 200 * time.Millisecond},
+	} {
+		r, err := NewRedLock("default-node-timeout", cs, WithLease(tc.lease))
+		if err != nil {
+			t.Errorf("lease %s: %v", tc.lease, err)
+			continue
+		}
+		if r.nodeTimeout != tc.want || r.nodeTimeout >= tc.lease {
+			t.Errorf("lease %s: default node timeout %s, want %s (below the lease)", tc.lease, r.nodeTimeout, tc.want)
+		}
+	}
+}
