@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -397,4 +400,57 @@ func TestCloseFromLockContextAfterFunc(t *testing.T) {
 		t.Errorf("the other hold's context once Close returned: cause %v, want ErrClosed", context.Cause(other))
 	}
 	o.closeAndCheck(t, c)
+}
+
+// The close a callback's Close leaves to the Client completes on a goroutine
+// of the Client's: once a Close called elsewhere has returned, none of the
+// Client's goroutines is left. Not parallel: goleak sees every goroutine of
+// the process.
+func TestCloseFromCallbackLeavesNoGoroutine(t *testing.T) {
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	ctx := testCtx(t, 20*time.Second)
+	if err := rc.Do(ctx, rc.B().Ping().Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	before := goleak.IgnoreCurrent()
+	o := newClosingObserver("HoldEnd", func(e any) bool { return e.(HoldEvent).Cause == EndExpired })
+	c, err := New(rc, sharedPrefix(t), WithObserver(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.c = c
+	if _, err := mustMutex(t, c, "leak-other").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mustMutex(t, c, "leak").LockWithLease(ctx, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	o.awaitCallbackClose(t)
+	o.closeAndCheck(t, c)
+	goleak.VerifyNone(t, before, redistest.IgnoreReaper())
+}
+
+// A Close called from the program, directly, through a method value or as
+// an io.Closer, is no callback's: it returns once the Client is closed.
+func TestCloseOutsideCallbacksWaits(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	for name, closeIt := range map[string]func(c *Client){
+		"direct":       func(c *Client) { c.Close() },
+		"method value": func(c *Client) { f := c.Close; f() },
+		"io.Closer":    func(c *Client) { var cl io.Closer = c; cl.Close() },
+		"deferred":     func(c *Client) { defer c.Close() },
+	} {
+		c := newTestClient(t, node.Client(t))
+		if _, err := mustMutex(t, c, "outside-"+name).Lock(testCtx(t, 10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		closeIt(c)
+		select {
+		case <-c.closeDone:
+		default:
+			t.Errorf("%s: Close returned before the Client was closed", name)
+		}
+	}
 }
