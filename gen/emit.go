@@ -99,7 +99,7 @@ func scriptDecls(s *Script) []string {
 // sharedDecls are the package-level identifiers of the shared file, with
 // every helper (sentinels of @error codes aside).
 func sharedDecls() []string {
-	ids := []string{"Script", "Scripts", "Preload", "ErrCrossSlot", "ScriptError", "DecodeError", "CrossSlotError"}
+	ids := []string{"Script", "Scripts", "Preload", "EvalOf", "ErrCrossSlot", "ScriptError", "DecodeError", "CrossSlotError"}
 	for _, h := range helperOrder {
 		if d, ok := helperDecls[h]; ok {
 			ids = append(ids, d...)

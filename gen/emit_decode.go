@@ -108,6 +108,7 @@ var helperDeps = map[string][]string{
 }
 
 func (e *emitter) emitSharedFile() []jen.Code {
+	evalOf := e.emitEvalOf() // before the helpers are gathered: it uses checkSlots
 	for changed := true; changed; {
 		changed = false
 		for h := range e.helpers {
@@ -122,6 +123,7 @@ func (e *emitter) emitSharedFile() []jen.Code {
 		emitScriptType(),
 		emitScriptsVar(e.pkg),
 		emitPreload(),
+		evalOf,
 		emitSentinels(e.pkg),
 		emitScriptError(),
 		emitDecodeErrorType(),

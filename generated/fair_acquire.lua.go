@@ -282,7 +282,8 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // FairAcquireCommand builds the EVALSHA command of FairAcquire without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {

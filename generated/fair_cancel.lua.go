@@ -143,7 +143,8 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 // FairCancelCommand builds the EVALSHA command of FairCancel without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {

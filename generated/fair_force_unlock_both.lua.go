@@ -193,7 +193,8 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // FairForceUnlockBothCommand builds the EVALSHA command of FairForceUnlockBoth without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairForceUnlockBoth.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

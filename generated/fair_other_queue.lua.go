@@ -85,7 +85,8 @@ func FairOtherQueueMulti(ctx context.Context, c rueidis.Client, calls []FairOthe
 // FairOtherQueueCommand builds the EVALSHA command of FairOtherQueue without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairOtherQueue.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func FairOtherQueueCommand(c rueidis.Client, queue string) (rueidis.Completed, error) {
 	keys := []string{queue}
 	var args []string

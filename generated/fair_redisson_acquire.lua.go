@@ -237,7 +237,8 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // FairRedissonAcquireCommand builds the EVALSHA command of FairRedissonAcquire without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {

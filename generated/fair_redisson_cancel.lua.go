@@ -161,7 +161,8 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 // FairRedissonCancelCommand builds the EVALSHA command of FairRedissonCancel without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (rueidis.Completed, error) {

@@ -208,7 +208,8 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // FairRedissonReleaseCommand builds the EVALSHA command of FairRedissonRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRedissonRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {

@@ -215,7 +215,8 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // FairReleaseCommand builds the EVALSHA command of FairRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {

@@ -159,7 +159,8 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 // FairReleaseLastCommand builds the EVALSHA command of FairReleaseLast without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeFairReleaseLast.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {

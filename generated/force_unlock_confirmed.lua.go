@@ -281,7 +281,8 @@ func ForceUnlockConfirmedMulti(ctx context.Context, c rueidis.Client, calls []Fo
 // ForceUnlockConfirmedCommand builds the EVALSHA command of ForceUnlockConfirmed without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeForceUnlockConfirmed.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, channel string, waiters string, wake string, rwchannel string, fqueue string, fwake string, rqueue string, rtimeouts string, record string, state string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -136,7 +136,8 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // IdempotencyReleaseCommand builds the EVALSHA command of IdempotencyRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {

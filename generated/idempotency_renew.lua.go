@@ -123,7 +123,8 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 // IdempotencyRenewCommand builds the EVALSHA command of IdempotencyRenew without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func IdempotencyRenewCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {

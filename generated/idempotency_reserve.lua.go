@@ -218,7 +218,8 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // IdempotencyReserveCommand builds the EVALSHA command of IdempotencyReserve without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIdempotencyReserve.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (rueidis.Completed, error) {
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {

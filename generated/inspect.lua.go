@@ -135,7 +135,8 @@ func InspectMulti(ctx context.Context, c rueidis.Client, calls []InspectArgs) []
 // InspectCommand builds the EVALSHA command of Inspect without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeInspect.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func InspectCommand(c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64, leaseKeys int64, state bool) (rueidis.Completed, error) {
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -89,7 +89,8 @@ func LatchCountMulti(ctx context.Context, c rueidis.Client, calls []LatchCountAr
 // LatchCountCommand builds the EVALSHA command of LatchCount without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchCount.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func LatchCountCommand(c rueidis.Client, latch string) (rueidis.Completed, error) {
 	keys := []string{latch}
 	var args []string

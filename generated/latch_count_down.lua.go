@@ -155,7 +155,8 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 // LatchCountDownCommand builds the EVALSHA command of LatchCountDown without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchCountDown.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func LatchCountDownCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -160,7 +160,8 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // LatchDeleteCommand builds the EVALSHA command of LatchDelete without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchDelete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -163,7 +163,8 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 // LatchTrySetCommand builds the EVALSHA command of LatchTrySet without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLatchTrySet.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func LatchTrySetCommand(c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

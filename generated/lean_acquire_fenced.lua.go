@@ -148,7 +148,8 @@ func LeanAcquireFencedMulti(ctx context.Context, c rueidis.Client, calls []LeanA
 // LeanAcquireFencedCommand builds the EVALSHA command of LeanAcquireFenced without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanAcquireFenced.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func LeanAcquireFencedCommand(c rueidis.Client, lock string, fence string, owner string, lease time.Duration, fenceIdle time.Duration) (rueidis.Completed, error) {

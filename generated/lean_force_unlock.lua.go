@@ -130,7 +130,8 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 // LeanForceUnlockCommand builds the EVALSHA command of LeanForceUnlock without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func LeanForceUnlockCommand(c rueidis.Client, lock string, record string, recordTTL time.Duration) (rueidis.Completed, error) {

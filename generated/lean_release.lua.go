@@ -96,7 +96,8 @@ func LeanReleaseMulti(ctx context.Context, c rueidis.Client, calls []LeanRelease
 // LeanReleaseCommand builds the EVALSHA command of LeanRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func LeanReleaseCommand(c rueidis.Client, lock string, owner string) (rueidis.Completed, error) {

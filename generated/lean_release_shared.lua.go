@@ -123,7 +123,8 @@ func LeanReleaseSharedMulti(ctx context.Context, c rueidis.Client, calls []LeanR
 // LeanReleaseSharedCommand builds the EVALSHA command of LeanReleaseShared without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanReleaseShared.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func LeanReleaseSharedCommand(c rueidis.Client, lock string, fence string, owner string, token int64) (rueidis.Completed, error) {

@@ -125,7 +125,8 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 // LeanRenewCommand builds the EVALSHA command of LeanRenew without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func LeanRenewCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (rueidis.Completed, error) {

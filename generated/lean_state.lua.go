@@ -109,7 +109,8 @@ func LeanStateMulti(ctx context.Context, c rueidis.Client, calls []LeanStateArgs
 // LeanStateCommand builds the EVALSHA command of LeanState without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeanState.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func LeanStateCommand(c rueidis.Client, lock string, owner string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	args := []string{owner}

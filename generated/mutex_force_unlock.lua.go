@@ -174,7 +174,8 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // MutexForceUnlockCommand builds the EVALSHA command of MutexForceUnlock without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -249,7 +249,8 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // MutexReleaseCommand builds the EVALSHA command of MutexRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {

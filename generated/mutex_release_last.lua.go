@@ -165,7 +165,8 @@ func MutexReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []MutexR
 // MutexReleaseLastCommand builds the EVALSHA command of MutexReleaseLast without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexReleaseLast.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func MutexReleaseLastCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {

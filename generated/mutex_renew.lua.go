@@ -136,7 +136,8 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 // MutexRenewCommand builds the EVALSHA command of MutexRenew without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func MutexRenewCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (rueidis.Completed, error) {

@@ -150,7 +150,8 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 // MutexWaitCancelCommand builds the EVALSHA command of MutexWaitCancel without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMutexWaitCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {

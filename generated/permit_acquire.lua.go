@@ -201,7 +201,8 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // PermitAcquireCommand builds the EVALSHA command of PermitAcquire without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // The []byte argument id is not copied: the command refers to it, so do not
 // modify it until it has been sent and answered.

@@ -182,7 +182,8 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // PermitAddPermitsCommand builds the EVALSHA command of PermitAddPermits without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAddPermits.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func PermitAddPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -142,7 +142,8 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 // PermitAvailableCommand builds the EVALSHA command of PermitAvailable without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitAvailable.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

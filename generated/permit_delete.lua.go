@@ -144,7 +144,8 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 // PermitDeleteCommand builds the EVALSHA command of PermitDelete without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitDelete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -180,7 +180,8 @@ func PermitSetPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // PermitSetPermitsCommand builds the EVALSHA command of PermitSetPermits without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitSetPermits.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, n int64, publish string) (rueidis.Completed, error) {

@@ -119,7 +119,8 @@ func PermitStateMulti(ctx context.Context, c rueidis.Client, calls []PermitState
 // PermitStateCommand builds the EVALSHA command of PermitState without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePermitState.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func PermitStateCommand(c rueidis.Client, semaphore string, timeouts string) (rueidis.Completed, error) {
 	keys := []string{semaphore, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

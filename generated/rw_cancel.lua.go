@@ -136,7 +136,8 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 // RwCancelCommand builds the EVALSHA command of RwCancel without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwCancel.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string) (rueidis.Completed, error) {

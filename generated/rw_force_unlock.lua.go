@@ -163,7 +163,8 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 // RwForceUnlockCommand builds the EVALSHA command of RwForceUnlock without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwForceUnlock.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -176,7 +176,8 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 // RwReadAcquireCommand builds the EVALSHA command of RwReadAcquire without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string, nonce int64) (rueidis.Completed, error) {

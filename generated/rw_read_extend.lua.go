@@ -101,7 +101,8 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 // RwReadExtendCommand builds the EVALSHA command of RwReadExtend without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadExtend.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {

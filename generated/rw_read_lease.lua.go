@@ -100,7 +100,8 @@ func RwReadLeaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadLease
 // RwReadLeaseCommand builds the EVALSHA command of RwReadLease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadLease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func RwReadLeaseCommand(c rueidis.Client, rwprefix string, field string, from int64, to int64) (rueidis.Completed, error) {
 	keys := []string{rwprefix}
 	args := []string{field, strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)}

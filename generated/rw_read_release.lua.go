@@ -211,7 +211,8 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 // RwReadReleaseCommand builds the EVALSHA command of RwReadRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (rueidis.Completed, error) {

@@ -132,7 +132,8 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 // RwReadRenewCommand builds the EVALSHA command of RwReadRenew without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwReadRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {

@@ -105,7 +105,8 @@ func RwStateMulti(ctx context.Context, c rueidis.Client, calls []RwStateArgs) []
 // RwStateCommand builds the EVALSHA command of RwState without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwState.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func RwStateCommand(c rueidis.Client, lock string, owner string, writeOwner string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	args := []string{owner, writeOwner}

@@ -174,7 +174,8 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 // RwWriteAcquireCommand builds the EVALSHA command of RwWriteAcquire without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {

@@ -212,7 +212,8 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 // RwWriteReleaseCommand builds the EVALSHA command of RwWriteRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch string, prefix string, fence string, lease time.Duration, writeOwner string, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {

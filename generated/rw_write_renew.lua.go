@@ -142,7 +142,8 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 // RwWriteRenewCommand builds the EVALSHA command of RwWriteRenew without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRwWriteRenew.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (rueidis.Completed, error) {

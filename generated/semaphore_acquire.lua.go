@@ -138,7 +138,8 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // SemaphoreAcquireCommand builds the EVALSHA command of SemaphoreAcquire without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreAcquire.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {

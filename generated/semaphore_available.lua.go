@@ -91,7 +91,8 @@ func SemaphoreAvailableMulti(ctx context.Context, c rueidis.Client, calls []Sema
 // SemaphoreAvailableCommand builds the EVALSHA command of SemaphoreAvailable without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreAvailable.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func SemaphoreAvailableCommand(c rueidis.Client, semaphore string) (rueidis.Completed, error) {
 	keys := []string{semaphore}
 	var args []string

@@ -137,7 +137,8 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // SemaphoreDeleteCommand builds the EVALSHA command of SemaphoreDelete without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreDelete.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -139,7 +139,8 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 // SemaphoreDrainCommand builds the EVALSHA command of SemaphoreDrain without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreDrain.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -177,7 +177,8 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // SemaphoreReleaseCommand builds the EVALSHA command of SemaphoreRelease without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreRelease.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration, persist bool) (rueidis.Completed, error) {

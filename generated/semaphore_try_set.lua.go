@@ -165,7 +165,8 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // SemaphoreTrySetCommand builds the EVALSHA command of SemaphoreTrySet without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreTrySet.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {

@@ -152,7 +152,8 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 // SemaphoreUndoCommand builds the EVALSHA command of SemaphoreUndo without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeSemaphoreUndo.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (rueidis.Completed, error) {

@@ -12,8 +12,9 @@
 // the tool requirement is in go.mod).
 //
 // Each <in>/<name>.lua becomes <out>/<name>.lua.go, plus <out>/scriptgen.go
-// with what the scripts share (Scripts, Preload, error types, helpers). The
-// generated package imports only the standard library and rueidis.
+// with what the scripts share (Scripts, Preload, EvalOf, error types,
+// helpers). The generated package imports only the standard library and
+// rueidis.
 //
 // Problems in the scripts are printed as file:line:col: message, all of them,
 // sorted, and nothing is written (exit status 1). Warnings are printed as
@@ -89,7 +90,9 @@
 // The Multi form sends every call as EVALSHA in one DoMulti and re-sends only
 // the NOSCRIPT ones as EVAL in a second. The Command form builds the EVALSHA
 // without sending it, to pipeline with other commands (c.DoMulti); Decode<Name>
-// reads its reply.
+// reads its reply. A node that answers it NOSCRIPT gets EvalOf of the command,
+// built again: the same call as EVAL (EVAL_RO) with the script's source, which
+// caches the script on that node alone (Preload waits for every node).
 //
 // Errors: a reply error whose first word is a code the script declares with
 // @error is a *ScriptError matching the sentinel ErrCode (errors.Is); every

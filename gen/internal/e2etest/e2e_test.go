@@ -50,6 +50,7 @@ func TestE2E(t *testing.T) {
 			t.Run("Errors", func(t *testing.T) { testErrors(t, tg) })
 			t.Run("MultiNoScript", func(t *testing.T) { testMultiNoScript(t, tg) })
 			t.Run("Commands", func(t *testing.T) { testCommands(t, tg) })
+			t.Run("EvalOf", func(t *testing.T) { testEvalOf(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -529,4 +530,104 @@ func testCommands(t *testing.T, tg target) {
 	want.Value = "\u017fpublish"
 	_, err = generated.Notify(ctx, tg.c, k, ch, want.Value, "v")
 	check("Notify", err)
+}
+
+// testEvalOf checks that EvalOf turns a Command builder's EVALSHA, which a
+// node with a flushed script cache answers NOSCRIPT, into the EVAL (EVAL_RO)
+// of the same script, keys and arguments, in the same slot and with the same
+// flags; that it runs there and caches the script on that node alone; and
+// that it refuses commands that are not its package's EVALSHA.
+func testEvalOf(t *testing.T, tg target) {
+	ctx := context.Background()
+	c := tg.c
+	for _, n := range tg.nodes(t) {
+		if err := n.Do(t, "SCRIPT", "FLUSH").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	source := map[string]string{} // by SHA-1
+	sha := map[string]string{}    // by name
+	for _, s := range generated.Scripts {
+		source[s.SHA1], sha[s.Name] = s.Source, s.SHA1
+	}
+	// evalOf converts cmd, a Command builder's result, and checks the
+	// command it gets against cmd.
+	evalOf := func(cmd rueidis.Completed, err error) rueidis.Completed {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("Command: %v", err)
+		}
+		from := cmd.Commands()
+		eval, err := generated.EvalOf(c, cmd)
+		if err != nil {
+			t.Fatalf("EvalOf(%s): %v", from[:2], err)
+		}
+		to := eval.Commands()
+		want := append([]string{"EVAL", source[from[1]]}, from[2:]...)
+		if from[0] == "EVALSHA_RO" {
+			want[0] = "EVAL_RO"
+		}
+		if diff := cmp.Diff(want, to); diff != "" {
+			t.Errorf("EvalOf(%s) (-want +got):\n%s", from[:2], diff)
+		}
+		if eval.Slot() != cmd.Slot() || eval.IsReadOnly() != cmd.IsReadOnly() || eval.IsRetryable() != cmd.IsRetryable() {
+			t.Errorf("EvalOf(%s): slot %d, read-only %v, retryable %v; the EVALSHA's are %d, %v, %v", from[:2],
+				eval.Slot(), eval.IsReadOnly(), eval.IsRetryable(), cmd.Slot(), cmd.IsReadOnly(), cmd.IsRetryable())
+		}
+		return eval
+	}
+	cached := func(name string) int {
+		loaded := 0
+		for _, n := range tg.nodes(t) {
+			if ex, _ := n.Do(t, "SCRIPT", "EXISTS", sha[name]).AsIntSlice(); len(ex) == 1 && ex[0] == 1 {
+				loaded++
+			}
+		}
+		return loaded
+	}
+
+	k := key(t, "evalof", "n")
+	cmd, err := generated.CounterCommand(c, k, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re, ok := rueidis.IsRedisErr(c.Do(ctx, cmd).Error()); !ok || !re.IsNoScript() {
+		t.Fatalf("CounterCommand after SCRIPT FLUSH: %v, want NOSCRIPT", re)
+	}
+	if n, err := generated.DecodeCounter(c.Do(ctx, evalOf(generated.CounterCommand(c, k, 3)))); err != nil || n != 3 {
+		t.Fatalf("EvalOf(CounterCommand) = %d, %v; want 3", n, err)
+	}
+	if n := cached("Counter"); n != 1 {
+		t.Errorf("Counter cached on %d nodes after its EVAL, want the one that ran it", n)
+	}
+	cmd, _ = generated.CounterCommand(c, k, 3)
+	if n, err := generated.DecodeCounter(c.Do(ctx, cmd)); err != nil || n != 6 {
+		t.Errorf("CounterCommand after the EVAL = %d, %v; want 6 (EVALSHA of the cached script)", n, err)
+	}
+
+	a, b := key(t, "evalof", "a"), key(t, "evalof", "b")
+	at := time.UnixMilli(1700000000123)
+	got, err := generated.DecodeAllArgs(c.Do(ctx, evalOf(generated.AllArgsCommand(c, a, b, "s", []byte{0, 0xff}, -1, 0.5, true, time.Second, at, 7))))
+	if want := []string{a, b, "s", "\x00\xff", "-1", "0.5", "1", "1000", "1700000000123", "7"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("EvalOf(AllArgsCommand), read-only = %q, %v; want %q", got, err, want)
+	}
+	counter := key(t, "evalof", "rate")
+	if ok, err := generated.DecodeRateLimit(c.Do(ctx, evalOf(generated.RateLimitCommand(c, counter, []string{counter + "2"}, 5, time.Minute)))); err != nil || !ok {
+		t.Errorf("EvalOf(RateLimitCommand), retryable with variadic keys = %v, %v; want true", ok, err)
+	}
+	if m, ok, err := generated.DecodeNoKeys(c.Do(ctx, evalOf(generated.NoKeysCommand(c, "t")))); err != nil || !ok || m["t"] != "x" {
+		t.Errorf("EvalOf(NoKeysCommand), no keys = %v, %v, %v", m, ok, err)
+	}
+
+	for what, cmd := range map[string]rueidis.Completed{
+		"the zero Completed": {},
+		"GET":                c.B().Get().Key(k).Build(),
+		"EVAL":               evalOf(generated.CounterCommand(c, k, 1)),
+		"an unknown SHA-1":   c.B().Evalsha().Sha1("0123456789012345678901234567890123456789").Numkeys(1).Key(k).Build(),
+		"numkeys too large":  c.B().Evalsha().Sha1(sha["Counter"]).Numkeys(2).Key(k).Build(),
+	} {
+		if eval, err := generated.EvalOf(c, cmd); err == nil {
+			t.Errorf("EvalOf(%s) = %v, want an error", what, eval.Commands())
+		}
+	}
 }

@@ -79,7 +79,8 @@ func HashAllMulti(ctx context.Context, c rueidis.Client, calls []HashAllArgs) []
 // HashAllCommand builds the EVALSHA command of HashAll without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeHashAll.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func HashAllCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
 	keys := []string{k}
 	var args []string

@@ -80,7 +80,8 @@ func MaybeCountMulti(ctx context.Context, c rueidis.Client, calls []MaybeCountAr
 // MaybeCountCommand builds the EVALSHA command of MaybeCount without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMaybeCount.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func MaybeCountCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
 	keys := []string{k}
 	var args []string

@@ -81,7 +81,8 @@ func NoKeysMulti(ctx context.Context, c rueidis.Client, calls []NoKeysArgs) []No
 // NoKeysCommand builds the EVALSHA command of NoKeys without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeNoKeys.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func NoKeysCommand(c rueidis.Client, type_ string) (rueidis.Completed, error) {
 	var keys []string
 	args := []string{type_}

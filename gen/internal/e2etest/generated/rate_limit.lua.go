@@ -94,7 +94,8 @@ func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs
 // RateLimitCommand builds the EVALSHA command of RateLimit without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRateLimit.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func RateLimitCommand(c rueidis.Client, counter string, others []string, limit int64, window time.Duration) (rueidis.Completed, error) {
 	keys := make([]string, 0, 1+len(others))
 	keys = append(keys, counter)

@@ -83,7 +83,8 @@ func TouchMulti(ctx context.Context, c rueidis.Client, calls []TouchArgs) []Touc
 // TouchCommand builds the EVALSHA command of Touch without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeTouch.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func TouchCommand(c rueidis.Client, k string, v_ string, lease time.Duration) (rueidis.Completed, error) {
 	keys := []string{k}
 	args := []string{v_, msArg(lease)}

@@ -78,7 +78,8 @@ func CounterMulti(ctx context.Context, c rueidis.Client, calls []CounterArgs) []
 // CounterCommand builds the EVALSHA command of Counter without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeCounter.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func CounterCommand(c rueidis.Client, k string, by int64) (rueidis.Completed, error) {
 	keys := []string{k}
 	args := []string{strconv.FormatInt(by, 10)}

@@ -81,7 +81,8 @@ func IsMemberMulti(ctx context.Context, c rueidis.Client, calls []IsMemberArgs) 
 // IsMemberCommand builds the EVALSHA command of IsMember without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIsMember.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func IsMemberCommand(c rueidis.Client, set string, member string) (rueidis.Completed, error) {
 	keys := []string{set}
 	args := []string{member}

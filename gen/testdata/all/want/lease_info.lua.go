@@ -96,7 +96,8 @@ func LeaseInfoMulti(ctx context.Context, c rueidis.Client, calls []LeaseInfoArgs
 // LeaseInfoCommand builds the EVALSHA command of LeaseInfo without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeLeaseInfo.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func LeaseInfoCommand(c rueidis.Client, lock string, field string) (rueidis.Completed, error) {
 	keys := []string{lock}
 	args := []string{field}

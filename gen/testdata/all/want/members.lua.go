@@ -77,7 +77,8 @@ func MembersMulti(ctx context.Context, c rueidis.Client, calls []MembersArgs) []
 // MembersCommand builds the EVALSHA command of Members without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeMembers.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func MembersCommand(c rueidis.Client, k string) (rueidis.Completed, error) {
 	keys := []string{k}
 	var args []string

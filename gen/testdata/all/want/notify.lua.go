@@ -117,7 +117,8 @@ func NotifyMulti(ctx context.Context, c rueidis.Client, calls []NotifyArgs) []No
 // NotifyCommand builds the EVALSHA command of Notify without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeNotify.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func NotifyCommand(c rueidis.Client, k string, channel string, publish string, value string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{

@@ -87,7 +87,8 @@ func RanksMulti(ctx context.Context, c rueidis.Client, calls []RanksArgs) []Rank
 // RanksCommand builds the EVALSHA command of Ranks without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeRanks.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func RanksCommand(c rueidis.Client, k string, members ...string) (rueidis.Completed, error) {
 	keys := []string{k}
 	args := make([]string, 0, 0+len(members))

@@ -80,7 +80,8 @@ func ScoreMulti(ctx context.Context, c rueidis.Client, calls []ScoreArgs) []Scor
 // ScoreCommand builds the EVALSHA command of Score without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeScore.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func ScoreCommand(c rueidis.Client, k string, member string) (rueidis.Completed, error) {
 	keys := []string{k}
 	args := []string{member}

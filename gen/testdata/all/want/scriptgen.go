@@ -207,6 +207,53 @@ func Preload(ctx context.Context, c rueidis.Client) error {
 	return errors.Join(errs...)
 }
 
+// EvalOf returns cmd, an EVALSHA command built by one of this package's Command
+// builders, as EVAL with the script's source (found by its SHA-1 in Scripts), or
+// EVAL_RO for EVALSHA_RO, with the same keys and arguments, so for the same hash
+// slot; a retryable command stays retryable. Send it where cmd was answered
+// NOSCRIPT: EVAL runs the script from its source and caches it on that node, the
+// one that needs it, whereas Preload loads every script on every node of the
+// client and waits for all of them, a stalled replica included.
+//
+// cmd must not have been sent: rueidis recycles a command once it is answered, so
+// build it again. A command that is no EVALSHA of a script in Scripts is an error.
+func EvalOf(c rueidis.Client, cmd rueidis.Completed) (rueidis.Completed, error) {
+	var tokens []string
+	if !cmd.IsEmpty() {
+		tokens = cmd.Commands()
+	}
+	if len(tokens) < 3 || tokens[0] != "EVALSHA" && tokens[0] != "EVALSHA_RO" {
+		return rueidis.Completed{}, errors.New("scriptgen: EvalOf: not an EVALSHA command")
+	}
+	n, err := strconv.Atoi(tokens[2])
+	if err != nil || n < 0 || n > len(tokens)-3 {
+		return rueidis.Completed{}, fmt.Errorf("scriptgen: EvalOf: numkeys %q, with %d keys and arguments", tokens[2], len(tokens)-3)
+	}
+	keys, args := tokens[3:3+n], tokens[3+n:]
+	for i := range Scripts {
+		s := &Scripts[i]
+		if s.SHA1 != tokens[1] {
+			continue
+		}
+		if c.Mode() == rueidis.ClientModeCluster {
+			if err := checkSlots(s.Name, keys); err != nil {
+				return rueidis.Completed{}, err
+			}
+		}
+		var eval rueidis.Completed
+		if tokens[0] == "EVALSHA_RO" {
+			eval = c.B().EvalRo().Script(s.Source).Numkeys(int64(n)).Key(keys...).Arg(args...).Build()
+		} else {
+			eval = c.B().Eval().Script(s.Source).Numkeys(int64(n)).Key(keys...).Arg(args...).Build()
+		}
+		if cmd.IsRetryable() {
+			eval = eval.ToRetryable()
+		}
+		return eval, nil
+	}
+	return rueidis.Completed{}, fmt.Errorf("scriptgen: EvalOf: no script of this package has SHA-1 %s", tokens[1])
+}
+
 // Errors declared by the scripts (@error): a *ScriptError with that code matches
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (

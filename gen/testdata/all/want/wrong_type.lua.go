@@ -80,7 +80,8 @@ func WrongTypeMulti(ctx context.Context, c rueidis.Client, calls []WrongTypeArgs
 // WrongTypeCommand builds the EVALSHA command of WrongType without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeWrongType.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 func WrongTypeCommand(c rueidis.Client, kind string) (rueidis.Completed, error) {
 	var keys []string
 	args := []string{kind}

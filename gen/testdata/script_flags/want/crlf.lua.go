@@ -78,7 +78,8 @@ func CrlfMulti(ctx context.Context, c rueidis.Client, calls []CrlfArgs) []CrlfRe
 // CrlfCommand builds the EVALSHA command of Crlf without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeCrlf.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func CrlfCommand(c rueidis.Client, k string) (rueidis.Completed, error) {

@@ -82,7 +82,8 @@ func DropMulti(ctx context.Context, c rueidis.Client, calls []DropArgs) []DropRe
 // DropCommand builds the EVALSHA command of Drop without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeDrop.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
 func DropCommand(c rueidis.Client, k string) (rueidis.Completed, error) {

@@ -86,7 +86,8 @@ func IncrAlwaysMulti(ctx context.Context, c rueidis.Client, calls []IncrAlwaysAr
 // IncrAlwaysCommand builds the EVALSHA command of IncrAlways without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodeIncrAlways.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
 func IncrAlwaysCommand(c rueidis.Client, counter string, by int64) (rueidis.Completed, error) {

@@ -85,7 +85,8 @@ func PeekMulti(ctx context.Context, c rueidis.Client, calls []PeekArgs) []PeekRe
 // PeekCommand builds the EVALSHA command of Peek without sending it, for a
 // pipeline with other commands (c.DoMulti). Read its reply with DecodePeek.
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
-// call Preload, then send the command again.
+// build the command again and send EvalOf of it to that node, which runs the
+// script from its source and caches it there.
 //
 // Redis script flags: no-writes, allow-stale.
 func PeekCommand(c rueidis.Client, k string) (rueidis.Completed, error) {

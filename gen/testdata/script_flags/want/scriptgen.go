@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -96,6 +97,53 @@ func Preload(ctx context.Context, c rueidis.Client) error {
 	return errors.Join(errs...)
 }
 
+// EvalOf returns cmd, an EVALSHA command built by one of this package's Command
+// builders, as EVAL with the script's source (found by its SHA-1 in Scripts), or
+// EVAL_RO for EVALSHA_RO, with the same keys and arguments, so for the same hash
+// slot; a retryable command stays retryable. Send it where cmd was answered
+// NOSCRIPT: EVAL runs the script from its source and caches it on that node, the
+// one that needs it, whereas Preload loads every script on every node of the
+// client and waits for all of them, a stalled replica included.
+//
+// cmd must not have been sent: rueidis recycles a command once it is answered, so
+// build it again. A command that is no EVALSHA of a script in Scripts is an error.
+func EvalOf(c rueidis.Client, cmd rueidis.Completed) (rueidis.Completed, error) {
+	var tokens []string
+	if !cmd.IsEmpty() {
+		tokens = cmd.Commands()
+	}
+	if len(tokens) < 3 || tokens[0] != "EVALSHA" && tokens[0] != "EVALSHA_RO" {
+		return rueidis.Completed{}, errors.New("scriptgen: EvalOf: not an EVALSHA command")
+	}
+	n, err := strconv.Atoi(tokens[2])
+	if err != nil || n < 0 || n > len(tokens)-3 {
+		return rueidis.Completed{}, fmt.Errorf("scriptgen: EvalOf: numkeys %q, with %d keys and arguments", tokens[2], len(tokens)-3)
+	}
+	keys, args := tokens[3:3+n], tokens[3+n:]
+	for i := range Scripts {
+		s := &Scripts[i]
+		if s.SHA1 != tokens[1] {
+			continue
+		}
+		if c.Mode() == rueidis.ClientModeCluster {
+			if err := checkSlots(s.Name, keys); err != nil {
+				return rueidis.Completed{}, err
+			}
+		}
+		var eval rueidis.Completed
+		if tokens[0] == "EVALSHA_RO" {
+			eval = c.B().EvalRo().Script(s.Source).Numkeys(int64(n)).Key(keys...).Arg(args...).Build()
+		} else {
+			eval = c.B().Eval().Script(s.Source).Numkeys(int64(n)).Key(keys...).Arg(args...).Build()
+		}
+		if cmd.IsRetryable() {
+			eval = eval.ToRetryable()
+		}
+		return eval, nil
+	}
+	return rueidis.Completed{}, fmt.Errorf("scriptgen: EvalOf: no script of this package has SHA-1 %s", tokens[1])
+}
+
 // Errors declared by the scripts (@error): a *ScriptError with that code matches
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
@@ -152,6 +200,55 @@ func isNoScript(resp rueidis.RedisResult) bool {
 	re, ok := rueidis.IsRedisErr(resp.Error())
 	return ok && re.IsNoScript()
 }
+
+// checkSlots returns a *CrossSlotError when keys are in more than one hash slot.
+func checkSlots(script string, keys []string) error {
+	if len(keys) < 2 {
+		return nil
+	}
+	slot := keySlot(keys[0])
+	for _, k := range keys[1:] {
+		if keySlot(k) != slot {
+			return &CrossSlotError{
+				Keys:   append([]string(nil), keys...),
+				Script: script,
+			}
+		}
+	}
+	return nil
+}
+
+// keySlot is the Redis Cluster hash slot of key: CRC16 (XMODEM) of the key, or of
+// its first non-empty {hash tag}, modulo 16384.
+func keySlot(key string) uint16 {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
+	var crc uint16
+	for i := 0; i < len(key); i++ {
+		crc = crc<<8 ^ crc16Table[byte(crc>>8)^key[i]]
+	}
+	return crc & 16383
+}
+
+// crc16Table is the CRC16-CCITT (XMODEM, polynomial 0x1021) table.
+var crc16Table = func() [256]uint16 {
+	var t [256]uint16
+	for i := range t {
+		crc := uint16(i) << 8
+		for b := 0; b < 8; b++ {
+			if crc&32768 != 0 {
+				crc = crc<<1 ^ 4129
+			} else {
+				crc <<= 1
+			}
+		}
+		t[i] = crc
+	}
+	return t
+}()
 
 // describeReply says what kind of reply m is, for a *DecodeError.
 func describeReply(m *rueidis.RedisMessage) string {
