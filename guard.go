@@ -143,6 +143,23 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 	return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:], acks
 }
 
+// guardedCommand is call, or with eval call as EVAL with its script's source
+// (generated.EvalOf), for a node that answered its EVALSHA NOSCRIPT.
+func (c *Client) guardedCommand(call guardedCall, eval bool) guardedCall {
+	if !eval {
+		return call
+	}
+	build := call.build
+	call.build = func() (rueidis.Completed, error) {
+		cmd, err := build()
+		if err != nil {
+			return cmd, err
+		}
+		return generated.EvalOf(c.rc, cmd)
+	}
+	return call
+}
+
 // notReplicated is the error of an acquisition the guard undid.
 func notReplicated(g guardWait) error {
 	return fmt.Errorf("%w (%d needed) within %s; the acquisition was undone", ErrNotReplicated, g.acks, g.timeout)
@@ -193,22 +210,25 @@ const guardedGroups = 16
 // with each call's own. On a Cluster the calls go out per hash
 // slot, each slot's with a WAIT of its own on a dedicated connection, and a
 // redirected call is sent again with a WAIT of its own to the node named
-// (redirect). A NOSCRIPT reply loads the scripts and sends the calls again
-// (renewals set the same lease again, later on the server than the loss
-// deadline counts); when the scripts cannot be loaded, those calls fail with
-// that error.
+// (redirect). The calls answered NOSCRIPT, which ran nothing, are sent
+// again with a WAIT of their own as EVAL (generated.EvalOf) the same way,
+// so to the primary that answered, which caches the scripts as it runs
+// them: loading the scripts on every node of the client would wait for each
+// of them under the caller's context, a stalled replica included, for the
+// one primary that needs them.
 func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, calls []guardedCall) []guardedReply {
 	out := make([]guardedReply, len(calls))
 	waitMs := max(timeout.Milliseconds(), 1)
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
 	// send sends the calls at idx together with their WAIT.
 	send := func(idx []int) {
-		for attempt := 0; ; attempt++ {
+		eval := false // the calls at idx were answered NOSCRIPT
+		for {
 			cmds := make(rueidis.Commands, 0, len(idx)+1)
 			sent := make([]int, 0, len(idx))
 			acks := 1
 			for _, i := range idx {
-				cmd, err := calls[i].build()
+				cmd, err := c.guardedCommand(calls[i], eval).build()
 				if err != nil {
 					out[i] = guardedReply{err: err}
 					continue
@@ -231,7 +251,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 				replies = c.rc.DoMulti(ctx, cmds...)
 			}
 			wait := replies[len(replies)-1]
-			noScript := false
+			var noScript []int
 			for j, i := range sent {
 				r := []rueidis.RedisResult{replies[j], wait}
 				acks := calls[i].acks
@@ -243,27 +263,21 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					// follows no redirection: the redirected reply comes
 					// back, and the script and its WAIT are sent together to
 					// the node it names.
-					r, acks = c.redirect(ctx, r, calls[i], waitMs)
+					r, acks = c.redirect(ctx, r, c.guardedCommand(calls[i], eval), waitMs)
 				}
 				n, werr := r[1].AsInt64()
 				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= int64(acks)}
 				if werr == nil && n < int64(acks) {
 					c.recountSoon()
 				}
-				noScript = noScript || isNoScript(r[0].Error())
-			}
-			if noScript && attempt == 0 {
-				err := generated.Preload(ctx, c.rc)
-				if err == nil {
-					continue
-				}
-				for _, i := range sent {
-					if isNoScript(out[i].reply.Error()) {
-						out[i] = guardedReply{err: err}
-					}
+				if isNoScript(r[0].Error()) {
+					noScript = append(noScript, i)
 				}
 			}
-			return
+			if len(noScript) == 0 || eval {
+				return
+			}
+			idx, eval = noScript, true
 		}
 	}
 	if !cluster || len(calls) == 1 {

@@ -123,10 +123,10 @@ func TestGuardOnlineReplicasParse(t *testing.T) {
 	}
 }
 
-// waitSlotsListReplicas waits until every node's CLUSTER SLOTS names a
-// replica beside each range's primary: a client reads its nodes from it,
-// and a new Cluster's nodes learn of the replicas by gossip, after the
-// harness returns.
+// waitSlotsListReplicas waits until every node's CLUSTER SLOTS names every
+// node of the Cluster, each range's replicas beside its primary: a client
+// reads its nodes from it, and a new Cluster's nodes learn of the replicas
+// by gossip, after the harness returns.
 func waitSlotsListReplicas(t *testing.T, cl *redistest.ClusterT) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -134,16 +134,23 @@ func waitSlotsListReplicas(t *testing.T, cl *redistest.ClusterT) {
 		for _, n := range cl.Nodes {
 			ranges, err := n.Do(t, "CLUSTER", "SLOTS").ToArray()
 			all = all && err == nil && len(ranges) > 0
+			ports := map[int64]bool{}
 			for _, r := range ranges {
 				f, _ := r.ToArray()
-				all = all && len(f) >= 4
+				for _, node := range f[min(2, len(f)):] {
+					if fields, _ := node.ToArray(); len(fields) >= 2 {
+						port, _ := fields[1].AsInt64()
+						ports[port] = true
+					}
+				}
 			}
+			all = all && len(ports) == len(cl.Nodes)
 		}
 		if all {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("CLUSTER SLOTS does not list every range's replica after 10s")
+			t.Fatalf("CLUSTER SLOTS does not list all %d nodes after 10s", len(cl.Nodes))
 		}
 	}
 }

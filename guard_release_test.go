@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -35,8 +36,15 @@ func TestGuardReentrantReleaseNotReplicated(t *testing.T) {
 	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	const lease = 1500 * time.Millisecond
-	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 100*time.Millisecond))
+	rc := primary.Client(t)
+	c := newTestClient(t, rc, WithFailoverGuard(true, 100*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
+	// Loaded before: a script's first call is answered NOSCRIPT and sent
+	// again as EVAL, and with the replica stopped each of the two WAITs
+	// takes the guard's timeout, which the lease has no room for.
+	if err := generated.Preload(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
 	ls := reentrantKinds(t, c, "guard-reentrant", WithLease(lease))
 	holds := map[string]guardedHold{}
 	inner := map[string]context.Context{}
@@ -139,8 +147,14 @@ func waitCalls(t *testing.T, n *redistest.Node) int {
 func TestGuardReentrantReleaseAcked(t *testing.T) {
 	t.Parallel()
 	primary, _ := redistest.Replicated(t)
-	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 500*time.Millisecond))
+	rc := primary.Client(t)
+	c := newTestClient(t, rc, WithFailoverGuard(true, 500*time.Millisecond))
 	ctx := testCtx(t, 30*time.Second)
+	// Loaded before: the first call of a script on a node is answered
+	// NOSCRIPT and sent again as EVAL, with a WAIT of its own.
+	if err := generated.Preload(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
 	rw := mustRW(t, c, "guard-reentrant-acked")
 	first, err := rw.RLockWithLease(ctx, time.Second)
 	if err != nil {

@@ -10,9 +10,9 @@ import (
 )
 
 // TestGuardRenewalNoScript: guarded renewals of holds of every kind in one
-// round meet NOSCRIPT (the primary's scripts flushed): the scripts are loaded
-// and the renewals sent again with their WAIT, each reply read for its own
-// hold, and the holds live on.
+// round meet NOSCRIPT (the primary's scripts flushed): the renewals are sent
+// again as EVAL with their WAIT, each reply read for its own hold, and the
+// holds live on.
 func TestGuardRenewalNoScript(t *testing.T) {
 	t.Parallel()
 	primary, _ := redistest.Replicated(t)
@@ -66,8 +66,8 @@ func TestGuardRenewalErrorReply(t *testing.T) {
 }
 
 // TestGuardRenewalNoScriptCluster: on a Cluster, guarded renewals sent per
-// hash slot that meet NOSCRIPT (every primary's scripts flushed) load the
-// scripts and are sent again with their WAIT: the holds live on.
+// hash slot that meet NOSCRIPT (every primary's scripts flushed) are sent
+// again as EVAL with their WAIT: the holds live on.
 func TestGuardRenewalNoScriptCluster(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))

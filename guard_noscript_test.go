@@ -1,0 +1,91 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// noScriptDeadline is the context deadline of each Lock in the NOSCRIPT
+// tests, noScriptBound how soon it must be decided: the EVAL that follows
+// a NOSCRIPT costs one round trip to the primary.
+const noScriptDeadline, noScriptBound = 5 * time.Second, time.Second
+
+// lockAfterFlush takes and releases every lock of ls, each Lock right
+// after SCRIPT FLUSH on primary and under its own noScriptDeadline, and
+// fails the test unless each is granted within noScriptBound.
+func lockAfterFlush(t *testing.T, ctx context.Context, primary *redistest.Node, ls map[string]Locker, what string) {
+	t.Helper()
+	for k, l := range ls {
+		if err := primary.Do(t, "SCRIPT", "FLUSH").Error(); err != nil {
+			t.Fatal(err)
+		}
+		lockCtx, cancel := context.WithTimeout(ctx, noScriptDeadline)
+		start := time.Now()
+		lctx, err := l.Lock(lockCtx)
+		took := time.Since(start)
+		cancel()
+		if err != nil {
+			t.Errorf("%s: Lock %s: %v after %s (deadline %s)", k, what, err, took.Round(time.Millisecond), noScriptDeadline)
+			continue
+		}
+		t.Logf("%s: Lock %s took %s", k, what, took.Round(time.Millisecond))
+		if took > noScriptBound {
+			t.Errorf("%s: Lock %s took %s, more than %s (deadline %s)", k, what, took.Round(time.Millisecond), noScriptBound, noScriptDeadline)
+		}
+		if err := l.Unlock(lctx); err != nil {
+			t.Errorf("%s: Unlock %s: %v", k, what, err)
+		}
+	}
+}
+
+// TestGuardNoScriptStalledReplica: a guarded acquisition that meets
+// NOSCRIPT (the primary's script cache flushed) is sent again as EVAL to
+// that primary alone. Loading every script on every node of the client, as
+// it was, waited for a stopped replica until the caller's context ended.
+// The client lists the replicas (as one that reads from them does); the
+// guard waits for one of the two, the one running.
+func TestGuardNoScriptStalledReplica(t *testing.T) {
+	t.Parallel()
+	primary, replicas := redistest.ReplicatedN(t, 2)
+	rc := primary.Client(t, func(o *rueidis.ClientOption) {
+		o.Standalone.ReplicaAddress = []string{replicas[0].Addr, replicas[1].Addr}
+		o.SendToReplicas = func(rueidis.Completed) bool { return false } // only Nodes matters here
+	})
+	if n := len(rc.Nodes()); n != 3 {
+		t.Fatalf("the client knows %d nodes, want the primary and both replicas", n)
+	}
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 60*time.Second)
+	ls := guardKinds(t, c, "guard-noscript")
+	lockUnlockAll(t, ctx, ls, "with both replicas running") // the replicas counted
+	replicas[0].Pause()
+	defer replicas[0].Resume()
+	lockAfterFlush(t, ctx, primary, ls, "with one of two replicas stopped, the primary's scripts flushed")
+}
+
+// TestGuardNoScriptStalledReplicaCluster is TestGuardNoScriptStalledReplica
+// on a Cluster, whose client lists every node: the primary serving the locks
+// had its scripts flushed, one of its two replicas is stopped.
+func TestGuardNoScriptStalledReplicaCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(2))
+	waitSlotsListReplicas(t, cl)
+	rc := cl.Client(t)
+	if n := len(rc.Nodes()); n != len(cl.Nodes) {
+		t.Fatalf("the client knows %d nodes, want all %d", n, len(cl.Nodes))
+	}
+	c := newTestClient(t, rc)
+	ctx := testCtx(t, 60*time.Second)
+	p := cl.Primaries(t)[0]
+	ls := guardKinds(t, c, tagOn(t, cl, p, "noscript")+"lock")
+	lockUnlockAll(t, ctx, ls, "with every replica running")
+	stopped := replicaOf(t, cl, p)
+	stopped.Pause()
+	defer stopped.Resume()
+	lockAfterFlush(t, ctx, p, ls, "with one of its primary's two replicas stopped, the primary's scripts flushed")
+}
