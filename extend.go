@@ -116,7 +116,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// would promote one with the old expiry, and another owner could be
 		// granted the lock at its old end. The deadline stays (a shorter
 		// lease has moved it earlier already), as does the hold's lease.
-		return opError("extend", s.name, fmt.Errorf("%w (%d needed) within %s; the hold keeps its earlier deadline", ErrNotReplicated, guard.acks, guard.timeout))
+		return opError("extend", s.name, fmt.Errorf("%w (%d needed) within %s; the hold keeps its earlier deadline", ErrNotReplicated, guard.needed(), guard.timeout))
 	}
 	c.mu.Lock()
 	// A re-entry without a lease meanwhile has handed the hold to the

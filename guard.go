@@ -18,20 +18,38 @@ type guardWait struct {
 	timeout time.Duration
 	acks    int
 	want    int // WithGuardReplicas, for a write redirected to another primary
+	// asked: where sendGuarded records the number its WAIT asked for, the
+	// named primary's after a redirect, for the error that names it
+	// (needed); nil: not recorded.
+	asked *int
 }
 
 // on reports whether the guard waits.
 func (g guardWait) on() bool { return g.acks > 0 }
 
+// needed is how many acknowledgements the write's WAIT asked for.
+func (g guardWait) needed() int {
+	if g.asked != nil && *g.asked > 0 {
+		return *g.asked
+	}
+	return g.acks
+}
+
 // guarded returns the failover guard's wait for a call on key: none when the
 // guard is off or the primary serving key has no replicas to wait for. With
 // the guard off, the eviction policy is still looked at (checkEviction).
+// The wait records the number its WAIT asked for (needed), which a write
+// short of it fails naming.
 func (c *Client) guarded(ctx context.Context, cfg *config, key string) guardWait {
 	if !cfg.guard {
 		c.checkEviction()
 		return guardWait{}
 	}
-	return cfg.guardWait(c.replicas(ctx, key))
+	g := cfg.guardWait(c.replicas(ctx, key))
+	if g.on() {
+		g.asked = new(int)
+	}
+	return g
 }
 
 // guardWait is the guard's wait on a primary with n counted replicas (none
@@ -85,6 +103,9 @@ func (c *Client) checkEviction() {
 // call).
 func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
 	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build, g.acks, g.want}})[0]
+	if g.asked != nil {
+		*g.asked = r.acks
+	}
 	if r.err != nil {
 		return rueidis.RedisResult{}, false, r.err
 	}
@@ -100,8 +121,10 @@ func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rue
 // built, leaves the redirection as it was: the attempt is made again
 // (retryLater) once the Client knows the slot's node. The WAIT asks for the
 // named primary's number of replicas (its count, with call.want), which
-// acks reports: the call's was counted for the slot's old primary. A MOVED
-// gives the slot that count for the calls that follow (movedSlot).
+// acks reports: the call's was counted for the slot's old primary. A primary
+// without replicas has none to wait for: the WAIT asks for none and answers
+// at once, and the write stands, as one the guard sends there without WAIT.
+// A MOVED gives the slot that count for the calls that follow (movedSlot).
 func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call guardedCall, waitMs int64) ([]rueidis.RedisResult, int) {
 	acks := call.acks
 	re, ok := rueidis.IsRedisErr(out[0].Error())
@@ -127,9 +150,10 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 		if moved {
 			c.movedSlot(cmd.Slot(), k)
 		}
-		// A primary without replicas: the next attempt, unguarded there,
-		// settles it; this one keeps the call's number.
-		if k > 0 && call.want != 0 {
+		switch {
+		case k == 0:
+			acks = 0
+		case call.want != 0:
 			acks = guardAcks(call.want, k)
 		}
 	} else if moved {
@@ -162,7 +186,7 @@ func (c *Client) guardedCommand(call guardedCall, eval bool) guardedCall {
 
 // notReplicated is the error of an acquisition the guard undid.
 func notReplicated(g guardWait) error {
-	return fmt.Errorf("%w (%d needed) within %s; the acquisition was undone", ErrNotReplicated, g.acks, g.timeout)
+	return fmt.Errorf("%w (%d needed) within %s; the acquisition was undone", ErrNotReplicated, g.needed(), g.timeout)
 }
 
 func isNoScript(err error) bool {
@@ -196,6 +220,7 @@ type guardedReply struct {
 	reply rueidis.RedisResult
 	err   error // the call could not be built (reply unset)
 	acked bool  // the call's acks replicas acknowledged the write within the timeout
+	acks  int   // the replicas its WAIT asked for: the call's, or the named primary's after a redirect
 }
 
 // guardedGroups bounds how many slots' calls a Cluster client's guarded batch
@@ -266,7 +291,9 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					r, acks = c.redirect(ctx, r, c.guardedCommand(calls[i], eval), waitMs)
 				}
 				n, werr := r[1].AsInt64()
-				out[i] = guardedReply{reply: r[0], acked: werr == nil && n >= int64(acks)}
+				// acks 0: a primary without replicas (redirect), where the
+				// write stands whatever WAIT answers.
+				out[i] = guardedReply{reply: r[0], acked: acks == 0 || werr == nil && n >= int64(acks), acks: acks}
 				if werr == nil && n < int64(acks) {
 					c.recountSoon()
 				}

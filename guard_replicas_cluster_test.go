@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,7 +122,8 @@ func TestGuardAllReplicasCluster(t *testing.T) {
 // shard, waiting for two would fail every acquisition although the one
 // replica acknowledged it; from the one-replica shard to the two-replica
 // shard, one of whose replicas is stopped, waiting for one would grant
-// under GuardAllReplicas what a failover to the stopped replica loses.
+// under GuardAllReplicas what a failover to the stopped replica loses; the
+// error names the two the WAIT asked for, also for the redirected call.
 func TestGuardReplicasMoved(t *testing.T) {
 	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(2))
@@ -178,6 +180,54 @@ func TestGuardReplicasMoved(t *testing.T) {
 		if !errors.Is(err, ErrNotReplicated) {
 			t.Fatalf("Lock %d after its slot moved to the two-replica shard, one of its replicas stopped: %v, want ErrNotReplicated", i, err)
 		}
+		if !strings.Contains(err.Error(), "(2 needed)") {
+			t.Errorf("Lock %d after its slot moved to the two-replica shard: %v; want the error to name the 2 acknowledgements its WAIT asked for", i, err)
+		}
+	}
+}
+
+// TestGuardMovedToPrimaryWithoutReplicas: a guarded acquisition whose slot
+// moved to a primary without replicas is granted. Its script meets MOVED
+// and is sent on to that primary, which has no replica to wait for: the
+// write stands, as one the guard sends there without WAIT, where waiting
+// for the old shard's number failed it with ErrNotReplicated.
+func TestGuardMovedToPrimaryWithoutReplicas(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1))
+	ps := cl.Primaries(t)
+	from, bare := ps[0], ps[1] // StartMigration moves to the first other primary
+	gone := replicaOf(t, cl, bare)
+	gone.Kill()
+	waitConnectedReplicas(t, bare, 0)
+	// Out of the nodes the migration waits for to agree on the slot map.
+	cl.Nodes = slices.DeleteFunc(cl.Nodes, func(n *redistest.Node) bool { return n == gone })
+	c := newTestClient(t, cl.Client(t))
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, tagOn(t, cl, from, "to-bare")+"lock")
+	l, err := m.Lock(ctx) // counted: one replica on from, none on bare
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
+	}
+	if g := c.guarded(ctx, m.cfg, m.Key()); g.acks != 1 {
+		t.Fatalf("the guard waits for %d replicas before the move, want from's 1", g.acks)
+	}
+	mig := cl.StartMigration(t, m.Key())
+	if mig.To != bare {
+		t.Fatalf("migration to %s, want %s", mig.To.Addr, bare.Addr)
+	}
+	mig.Finish(t)
+	l, err = m.Lock(ctx)
+	if err != nil {
+		t.Fatalf("Lock after its slot moved to a primary without replicas: %v", err)
+	}
+	if n, err := bare.Do(t, "EXISTS", m.Key()).AsInt64(); err != nil || n != 1 {
+		t.Errorf("lock key on the primary its slot moved to: EXISTS = %d, %v; want 1", n, err)
+	}
+	if err := m.Unlock(l); err != nil {
+		t.Fatal(err)
 	}
 }
 
