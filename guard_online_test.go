@@ -182,8 +182,8 @@ func TestGuardCountStalledReplica(t *testing.T) {
 			break
 		}
 	}
-	// Loaded before: a NOSCRIPT has the scripts loaded on every node,
-	// which waits for the stopped one.
+	// Loaded before: the count is timed here, not a NOSCRIPT and the EVAL
+	// that follows it.
 	if err := generated.Preload(ctx, rc); err != nil {
 		t.Fatal(err)
 	}
