@@ -117,14 +117,15 @@ redis.call(ARGV[3], KEYS[3], '0')
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+-- of the node it runs on; INFO says which, where CLUSTER MYID's error
+-- reply would count in the server's error statistics).
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[4])
   if not w[1] then
     break
   end
   if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[3]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+      string.lower(ARGV[3]) ~= 'spublish' and string.find(redis.call('info', 'cluster'), 'cluster_enabled:1', 1, true) then
     break
   end
 end
@@ -152,7 +153,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "0e85b5bf1d7e3c17f8d487e8a9b6cf8a1cbe9bef"
+const forceUnlockConfirmedSHA1 = "09e30ca59b055bf4bd296453061590b258d549b4"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 

@@ -51,14 +51,15 @@ redis.call(ARGV[1], KEYS[2], '0')
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+-- of the node it runs on; INFO says which, where CLUSTER MYID's error
+-- reply would count in the server's error statistics).
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[3])
   if not w[1] then
     break
   end
   if redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[1]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+      string.lower(ARGV[1]) ~= 'spublish' and string.find(redis.call('info', 'cluster'), 'cluster_enabled:1', 1, true) then
     break
   end
 end
@@ -66,7 +67,7 @@ return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "7a21f72a45d783c98b2ade85f2b808b373735ab7"
+const mutexForceUnlockSHA1 = "883f0fa201789ce2062e9b2ee0c61b2ae85d14b1"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 

@@ -36,7 +36,7 @@ for _ = 1, 8 do
     break
   end
   if redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[2]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+      string.lower(ARGV[2]) ~= 'spublish' and string.find(redis.call('info', 'cluster'), 'cluster_enabled:1', 1, true) then
     return 1
   end
 end
@@ -44,7 +44,7 @@ return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "7eaeb2a90ce9c14d08c58bf47b455dfabf080d72"
+const mutexWaitCancelSHA1 = "984ca22a1336fddde30b2c0b7074dc42d8b51d37"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 

@@ -78,14 +78,15 @@ redis.call(ARGV[3], KEYS[2], '0')
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on, CLUSTER MYID answers only in a Cluster).
+-- of the node it runs on; INFO says which, where CLUSTER MYID's error
+-- reply would count in the server's error statistics).
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[4])
   if not w[1] then
     break
   end
   if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[3]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+      string.lower(ARGV[3]) ~= 'spublish' and string.find(redis.call('info', 'cluster'), 'cluster_enabled:1', 1, true) then
     freed = 2
     break
   end

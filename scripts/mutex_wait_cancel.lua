@@ -25,7 +25,7 @@ for _ = 1, 8 do
     break
   end
   if redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[2]) ~= 'spublish' and type(redis.pcall('cluster', 'myid')) == 'string' then
+      string.lower(ARGV[2]) ~= 'spublish' and string.find(redis.call('info', 'cluster'), 'cluster_enabled:1', 1, true) then
     return 1
   end
 end
