@@ -34,19 +34,24 @@ if deleted == 0 then
   return 0
 end
 redis.call(ARGV[1], KEYS[2], '0')
+-- clustered reports whether the server may be part of a Cluster: INFO says
+-- so, or is refused (an ACL without it), and then a 0 count is not trusted.
+local function clustered()
+  local r = redis.pcall('info', 'cluster')
+  return type(r) ~= 'string' or not string.find(r, 'cluster_enabled:0', 1, true)
+end
 -- A wake no client hears (its process died, or its client is not
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on; INFO says which, where CLUSTER MYID's error
--- reply would count in the server's error statistics).
+-- of the node it runs on).
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[3])
   if not w[1] then
     break
   end
   if redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[1]) ~= 'spublish' and string.find(redis.call('info', 'cluster'), 'cluster_enabled:1', 1, true) then
+      string.lower(ARGV[1]) ~= 'spublish' and clustered() then
     break
   end
 end
