@@ -268,6 +268,14 @@ var ownDir = func() string {
 // ask; the stack is it, and Close reads it once per call. It does not say
 // whose callback it is: a Close of one Client from another's callback does
 // not wait either.
+//
+// A Close in a function deferred while a panic unwinds (a caller that
+// recovers a panic of its Lock, say) has the panicking frames below it,
+// though the ones between the panic and the function that deferred the call
+// have run their own deferred calls (the engine's ending of the call among
+// them): those are not what Close runs inside, and are passed over when that
+// function can be told from the deferred call's name (a closure or a
+// deferred call's wrapper of it).
 func calledBack() bool {
 	pcs := make([]uintptr, 64)
 	for {
@@ -278,10 +286,18 @@ func calledBack() bool {
 		}
 		pcs = make([]uintptr, 2*len(pcs))
 	}
+	var fs []runtime.Frame
 	frames := runtime.CallersFrames(pcs)
-	below := false // past Close's own frame
 	for {
 		f, more := frames.Next()
+		fs = append(fs, f)
+		if !more {
+			break
+		}
+	}
+	below := false // past Close's own frame
+	for i := 0; i < len(fs); i++ {
+		f := fs[i]
 		// Close itself, and the wrapper of a method value c.Close, are
 		// not what called it. (A Close that runs Close, through a
 		// callback, has the rest of the engine between them.)
@@ -289,13 +305,41 @@ func calledBack() bool {
 		switch {
 		case !below:
 			below = isClose
+		case f.Function == "runtime.gopanic" || f.Function == "runtime.Goexit":
+			if j := deferredBy(fs, i); j > i {
+				i = j - 1 // the frames in between have returned in effect
+			}
 		case !isClose && path.Dir(f.File) == ownDir && !strings.HasSuffix(f.File, "_test.go"):
 			return true
 		}
-		if !more {
-			return false
+	}
+	return false
+}
+
+// deferredBy returns the index in fs of the frame that deferred the call
+// fs[i] (runtime.gopanic or runtime.Goexit) is running, fs[i-1], or -1 when
+// it cannot be told: the call is a closure (F.func1, F.func1.2) or a deferred
+// call's wrapper (F.deferwrap1) of a function F found below fs[i].
+func deferredBy(fs []runtime.Frame, i int) int {
+	if i == 0 {
+		return -1
+	}
+	name := fs[i-1].Function
+	dot := strings.LastIndexByte(name, '.')
+	if dot < 0 {
+		return -1
+	}
+	last := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(name[dot+1:], "func"), "deferwrap"), "0123456789")
+	if last != "" || name[dot+1:] == "func" || name[dot+1:] == "deferwrap" {
+		return -1
+	}
+	parent := name[:dot]
+	for j := i + 1; j < len(fs); j++ {
+		if fs[j].Function == parent {
+			return j
 		}
 	}
+	return -1
 }
 
 // timerStart counts a loss timer's callback in; false once Close has ended
