@@ -190,7 +190,8 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 // not listen on its wake channel (<wake>:<client-id>), as a release judges
 // them by PUBLISH's receiver count. Outside a Cluster a Client may listen
 // plainly or sharded (WithShardedPubSub), so both counts are asked; in a
-// Cluster only a sharded count is whole.
+// Cluster only a sharded count is whole. Nothing is judged when the server
+// refuses to count (an ACL without PUBSUB).
 func markStaleMutexWaiters(ctx context.Context, e *env, wake string, r *Report) error {
 	if len(r.MutexWaiters) == 0 {
 		return nil
@@ -217,13 +218,19 @@ func markStaleMutexWaiters(ctx context.Context, e *env, wake string, r *Report) 
 	bctx, cancel := e.bounded(ctx)
 	defer cancel()
 	listening := map[string]bool{}
-	count := func(cmd rueidis.Completed, optional bool) error {
+	// count adds the channels cmd finds listened to. judged is false when
+	// the server refused cmd (an ACL without PUBSUB, say): the waiters are
+	// then listed unjudged rather than the inspection failing.
+	count := func(cmd rueidis.Completed, optional bool) (judged bool, err error) {
 		v, err := e.rc.Do(bctx, cmd).ToArray()
 		if err != nil {
 			if optional {
-				return nil // a server without sharded pub/sub: nobody listens sharded
+				return true, nil // a server without sharded pub/sub: nobody listens sharded
 			}
-			return fmt.Errorf("inspect %q: waiters' listeners: %w", r.Key, err)
+			if _, refused := rueidis.IsRedisErr(err); refused {
+				return false, nil
+			}
+			return false, fmt.Errorf("inspect %q: waiters' listeners: %w", r.Key, err)
 		}
 		for i := 0; i+1 < len(v); i += 2 {
 			ch, _ := v[i].ToString()
@@ -231,13 +238,13 @@ func markStaleMutexWaiters(ctx context.Context, e *env, wake string, r *Report) 
 				listening[ch] = true
 			}
 		}
-		return nil
+		return true, nil
 	}
-	if err := count(e.rc.B().PubsubShardnumsub().Channel(channels...).Build(), !cluster); err != nil {
+	if judged, err := count(e.rc.B().PubsubShardnumsub().Channel(channels...).Build(), !cluster); !judged || err != nil {
 		return err
 	}
 	if !cluster {
-		if err := count(e.rc.B().PubsubNumsub().Channel(channels...).Build(), false); err != nil {
+		if judged, err := count(e.rc.B().PubsubNumsub().Channel(channels...).Build(), false); !judged || err != nil {
 			return err
 		}
 	}
