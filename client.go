@@ -342,8 +342,9 @@ func deferredBy(fs []runtime.Frame, i int) int {
 	return -1
 }
 
-// timerStart counts a loss timer's callback in; false once Close has ended
-// every hold (the callback then has nothing to do).
+// timerStart counts in a loss timer's callback, or another call that ends
+// holds outside what Close otherwise waits for (ForceUnlock, Extend); false
+// once Close has ended every hold (the call then has nothing to end).
 func (c *Client) timerStart() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -354,7 +355,7 @@ func (c *Client) timerStart() bool {
 	return true
 }
 
-// timerDone counts a loss timer's callback out.
+// timerDone counts out what timerStart counted in.
 func (c *Client) timerDone() {
 	c.mu.Lock()
 	c.timerRuns--

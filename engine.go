@@ -1328,6 +1328,12 @@ func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call fu
 // (ErrLockLost) and their renewals stop now, not at the next renewal or at
 // the lease's end (Redisson's forceUnlock also stops its own renewals).
 func (c *Client) forced(key string) {
+	// Counted as a loss timer's run: Close waits for the ends reported here.
+	// Once Close has ended every hold, none is left to end.
+	if !c.timerStart() {
+		return
+	}
+	defer c.timerDone()
 	var hs []*hold
 	c.mu.Lock()
 	for id, h := range c.holds {
@@ -1339,12 +1345,19 @@ func (c *Client) forced(key string) {
 		c.forgetLocked(h)
 	}
 	c.mu.Unlock()
+	if testHookForced != nil {
+		testHookForced()
+	}
 	for _, h := range hs {
 		c.end(h, fmt.Errorf("%w: %w", ErrLockLost, errForced))
 	}
 }
 
 var errForced = errors.New("the lock was force-unlocked")
+
+// testHookForced, when set (tests only), runs in forced between taking the
+// holds out of the registry and ending them.
+var testHookForced func()
 
 // errNoLeaseLeft: a release of one hold deleted the lock, as none of the
 // owner's other holds had a lease left on the server.

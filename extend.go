@@ -104,8 +104,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		c.armEarlier(h, at)
 		return opError("extend", s.name, wrongKind(err))
 	case !held:
-		if !h.releasing.Load() {
+		// Counted as a loss timer's run, so that Close waits for the end
+		// reported (once Close has ended every hold, h is ended already).
+		if !h.releasing.Load() && c.timerStart() {
 			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
+			c.timerDone()
 		}
 		// Else the owner's Unlock of its last hold is under way and may be
 		// what removed it (as for a watchdog renewal): that Unlock ends the
