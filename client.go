@@ -503,7 +503,8 @@ type guardState struct {
 // background; guardIdle: one older than this (no acquisition has asked since
 // it was guardRefresh old) is taken again before the acquisition is sent;
 // guardRecheck: one older than this is taken again in the background after
-// a WAIT that fell short (recountSoon).
+// a WAIT that fell short (recountSoon), and at every call whose WAIT asks
+// for the count itself (countAge).
 const (
 	guardRefresh = 5 * time.Second
 	guardIdle    = 2 * guardRefresh
@@ -524,12 +525,13 @@ type slotReplicas struct {
 // so does a call that finds the count older than guardIdle: no acquisition
 // has refreshed it for that long, and a failover or a replica attached or
 // gone since must not decide this one (fail it with ErrNotReplicated, or
-// send it without WAIT).
+// send it without WAIT). want is the call's WithGuardReplicas, which sets how
+// old the count may grow before it is taken again (countAge).
 // A count that cannot be taken (no primary answers) is not a count of zero:
 // a refresh keeps the last count, and a first call guards the acquisition
 // and asks again next time, so a primary that stalls during a failover does
 // not turn the guard off.
-func (c *Client) replicas(ctx context.Context, key string) int {
+func (c *Client) replicas(ctx context.Context, key string, want int) int {
 	g := &c.guard
 	checked := g.checked.Load()
 	now := time.Now().UnixNano()
@@ -545,21 +547,19 @@ func (c *Client) replicas(ctx context.Context, key string) int {
 		g.checked.Store(time.Now().UnixNano())
 		return c.replicasOf(key)
 	}
-	c.refreshReplicas(checked, now)
-	return c.replicasOf(key)
+	return c.refreshReplicas(checked, now, key, want)
 }
 
 // replicasNow is replicas for the watchdog, which waits for no count: a
 // stalled node would keep every renewal of the round from being sent while
 // INFO waited on it. A stale count is taken again in the background; before
 // any count was taken (the acquisitions' failed), renewals are guarded.
-func (c *Client) replicasNow(key string) int {
+func (c *Client) replicasNow(key string, want int) int {
 	checked := c.guard.checked.Load()
 	if checked == 0 {
 		return 1
 	}
-	c.refreshReplicas(checked, time.Now().UnixNano())
-	return c.replicasOf(key)
+	return c.refreshReplicas(checked, time.Now().UnixNano(), key, want)
 }
 
 // storeCount keeps a count: a slot map that could not be read keeps the
@@ -651,10 +651,30 @@ func (c *Client) replicasOf(key string) int {
 	return int(g.replicas.Load())
 }
 
-// refreshReplicas counts replicas again in the background when the count,
-// taken at checked (unix ns), is older than guardRefresh at now.
-func (c *Client) refreshReplicas(checked, now int64) {
-	c.refreshOlder(checked, now, guardRefresh)
+// refreshReplicas returns the cached count for key (replicasOf) and counts
+// replicas again in the background when the count, taken at checked (unix
+// ns), is older at now than countAge for a call wanting want.
+func (c *Client) refreshReplicas(checked, now int64, key string, want int) int {
+	n := c.replicasOf(key)
+	c.refreshOlder(checked, now, countAge(want, n))
+	return n
+}
+
+// countAge is how old the count may grow before a call to a primary with n
+// counted replicas, wanting want acknowledgements (WithGuardReplicas), has it
+// taken again: guardRecheck when the number its WAIT asks for is the count
+// (GuardAllReplicas, or more than one wanted and fewer counted), for a
+// replica that came online since is then one the call's WAIT should have
+// asked for, and a failover may promote it while it lacks the write; else
+// guardRefresh, as a new replica changes nothing the call waits for. The
+// default, one replica, on a primary without any is left at guardRefresh:
+// nothing guards that primary's writes, and every Client of a server
+// without replicas would ask it for INFO each second.
+func countAge(want, n int) time.Duration {
+	if want == GuardAllReplicas || want > 1 && n < want {
+		return guardRecheck
+	}
+	return guardRefresh
 }
 
 // recountSoon has the replica count taken again in the background unless

@@ -1479,7 +1479,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// with a call in flight already: the reply cannot move it later
 		// then. The count is not waited for, as for a renewal. Other
 		// releases only move the deadline earlier and need no WAIT.
-		guard = s.cfg.guardWait(c.replicasNow(s.key))
+		guard = s.cfg.guardWait(c.replicasNow(s.key, s.cfg.guardReplicas))
 	}
 	st, left, acked, err := func() (releaseStatus, time.Duration, bool, error) {
 		if mark != nil {

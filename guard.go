@@ -45,7 +45,7 @@ func (c *Client) guarded(ctx context.Context, cfg *config, key string) guardWait
 		c.checkEviction()
 		return guardWait{}
 	}
-	g := cfg.guardWait(c.replicas(ctx, key))
+	g := cfg.guardWait(c.replicas(ctx, key, cfg.guardReplicas))
 	if g.on() {
 		g.asked = new(int)
 	}

@@ -11,9 +11,12 @@ import (
 )
 
 // TestGuardReplicasComeAndGo: under GuardAllReplicas the replica count is
-// a cache, taken again in the background once guardRefresh old. A replica
-// that attaches after the count is not waited for until the next count (a
-// grant it lacks goes on being made), for no longer than the refresh. One
+// a cache, taken again in the background once guardRecheck old (countAge).
+// A replica that attaches after the count is not waited for until the next
+// count (a grant it lacks goes on being made): measured from a count taken
+// the moment before it came online, for about guardRecheck, bounded with
+// 1.5 s to spare for the count, the loop's sleep and the failing WAIT's
+// timeout on a loaded machine; guardRefresh, as before countAge, fails. One
 // that leaves (a restart, a replica taken away) fails every guarded write
 // to its primary while the count includes it: a WAIT that fell short has
 // the count taken again once it is guardRecheck old, so acquisitions fail
@@ -50,18 +53,24 @@ func TestGuardReplicasComeAndGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitConnectedReplicas(t, primary, 3)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		info, _ := extra.Do(t, "INFO", "replication").ToString()
-		if infoField(info, "master_link_status") == "up" {
-			break
-		}
+	for deadline := time.Now().Add(10 * time.Second); replicaState(t, primary, extra.Port) != "online"; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the third replica not in sync after 10s")
+			t.Fatalf("the third replica not online after 10s: %q", replicaState(t, primary, extra.Port))
 		}
 	}
 	extra.Pause()
+	// The worst case, which a real count meets at random: the count was
+	// taken the moment before the third replica came online, and lists two.
+	for c.guard.refreshing.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	c.storeCount(2, nil, nil)
+	c.guard.checked.Store(time.Now().UnixNano())
 	took := lockUntil("a third replica attached and stopped", func(err error) bool { return errors.Is(err, ErrNotReplicated) })
 	t.Logf("a replica attached after the count: grants it lacks for %s", took.Round(time.Millisecond))
+	if bound := guardRecheck + 1500*time.Millisecond; took > bound {
+		t.Errorf("a replica attached after the count: acquisitions it did not acknowledge granted for %s, more than %s", took.Round(time.Millisecond), bound)
+	}
 	extra.Resume()
 
 	const lease = 3 * time.Second
@@ -88,5 +97,29 @@ func TestGuardReplicasComeAndGo(t *testing.T) {
 	time.Sleep(time.Until(gone.Add(lease + guardLate)))
 	if err := context.Cause(lctx); err != nil {
 		t.Errorf("a hold with a %s lease ended (%v) after a replica went: its renewals kept waiting for it", lease, err)
+	}
+}
+
+// TestGuardCountAge: the count is taken again once guardRecheck old for a
+// call whose WAIT asks for the count itself (a replica that came online
+// since is one it should wait for), and once guardRefresh old for the
+// others, the default on a primary without replicas included.
+func TestGuardCountAge(t *testing.T) {
+	for _, tc := range []struct {
+		want, counted int
+		age           time.Duration
+	}{
+		{GuardAllReplicas, 0, guardRecheck},
+		{GuardAllReplicas, 2, guardRecheck},
+		{1, 0, guardRefresh},
+		{1, 2, guardRefresh},
+		{2, 0, guardRecheck},
+		{2, 1, guardRecheck},
+		{2, 2, guardRefresh},
+		{2, 3, guardRefresh},
+	} {
+		if got := countAge(tc.want, tc.counted); got != tc.age {
+			t.Errorf("countAge(want %d, counted %d) = %s, want %s", tc.want, tc.counted, got, tc.age)
+		}
 	}
 }

@@ -27,7 +27,7 @@ type watchdog struct {
 	// replicas counts the primary's replicas for the failover guard, and
 	// sendGuarded sends guarded holds' renewals with a WAIT after them
 	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
-	replicas    func(key string) int
+	replicas    func(key string, want int) int
 	sendGuarded func(context.Context, time.Duration, []guardedCall) []guardedReply
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
@@ -326,7 +326,7 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 		// The count of the primary serving the hold's key (its shard's, on
 		// a Cluster).
 		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
-			if g := cfg.guardWait(w.replicas(r.h.key)); g.on() {
+			if g := cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas)); g.on() {
 				guarded = append(guarded, i)
 				waits = append(waits, g)
 				timeout = max(timeout, g.timeout)
