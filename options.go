@@ -319,7 +319,11 @@ const GuardAllReplicas = -1
 // ErrNotReplicated while any replica the primary still lists as online
 // lags or is stalled (the count is taken again every few seconds, and
 // within about a second after a wait that fell short, so that a replica
-// gone fails writes for no longer). 0 and values
+// gone fails writes for no longer). A replica that comes online after the
+// count is waited for once the count is taken again: with GuardAllReplicas,
+// or n above the count, a call has it taken again once it is a second old,
+// so a Client calling at least once a second waits for it from about a
+// second after it came online. 0 and values
 // below -1 are ErrInvalidArgument. The count and the wait are per primary:
 // per Cluster shard (a slot moved to another shard takes that primary's
 // count at the first MOVED), per RedLock node. It has no effect with the guard off
