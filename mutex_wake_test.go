@@ -142,7 +142,7 @@ func TestMutexContendedWakesOne(t *testing.T) {
 	delta, cmds := lockCommands(before, commandCalls(t, node))
 	perAcq := float64(cmds) / total
 	scripts := float64(delta["evalsha"]+delta["eval"]) / total
-	t.Logf("per acquisition: %.1f server commands, %.2f scripts; acquisitions per waiter %v", perAcq, scripts, counts)
+	t.Logf("per acquisition: %.1f server commands, %.2f scripts; acquisitions per waiter %v; commands %v", perAcq, scripts, counts, delta)
 	// Wake one: a failed attempt, the winning one and the release, about 20
 	// commands; the bounds leave room for the fallback paths a loaded
 	// machine takes now and then (a wake arriving late re-runs an attempt).

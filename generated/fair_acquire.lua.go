@@ -131,12 +131,12 @@ if ARGV[4] == '1' then
   -- waiters all died (a crashed process, a failover) expires on its own.
   -- GT never shortens a longer expiry another waiter's timeout set, and
   -- costs one command per key; it leaves a key without expiry (just
-  -- created) alone, which the PTTL finds.
-  if redis.call('pexpire', KEYS[2], ARGV[3], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
-    redis.call('pexpire', KEYS[2], ARGV[3])
+  -- created) alone, which NX then gives one.
+  if redis.call('pexpire', KEYS[2], ARGV[3], 'gt') == 0 then
+    redis.call('pexpire', KEYS[2], ARGV[3], 'nx')
   end
-  if redis.call('pexpire', KEYS[3], ARGV[3], 'gt') == 0 and redis.call('pttl', KEYS[3]) == -1 then
-    redis.call('pexpire', KEYS[3], ARGV[3])
+  if redis.call('pexpire', KEYS[3], ARGV[3], 'gt') == 0 then
+    redis.call('pexpire', KEYS[3], ARGV[3], 'nx')
   end
 end
 local first = 0
@@ -151,7 +151,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "2f603f34e82daddb56dac2dce8c678d348a4307e"
+const fairAcquireSHA1 = "0acfb042eb8c15c1bcd758afc7ff87095a8b6e64"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 

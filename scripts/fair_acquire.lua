@@ -118,12 +118,12 @@ if ARGV[4] == '1' then
   -- waiters all died (a crashed process, a failover) expires on its own.
   -- GT never shortens a longer expiry another waiter's timeout set, and
   -- costs one command per key; it leaves a key without expiry (just
-  -- created) alone, which the PTTL finds.
-  if redis.call('pexpire', KEYS[2], ARGV[3], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
-    redis.call('pexpire', KEYS[2], ARGV[3])
+  -- created) alone, which NX then gives one.
+  if redis.call('pexpire', KEYS[2], ARGV[3], 'gt') == 0 then
+    redis.call('pexpire', KEYS[2], ARGV[3], 'nx')
   end
-  if redis.call('pexpire', KEYS[3], ARGV[3], 'gt') == 0 and redis.call('pttl', KEYS[3]) == -1 then
-    redis.call('pexpire', KEYS[3], ARGV[3])
+  if redis.call('pexpire', KEYS[3], ARGV[3], 'gt') == 0 then
+    redis.call('pexpire', KEYS[3], ARGV[3], 'nx')
   end
 end
 local first = 0

@@ -25,7 +25,8 @@
 -- wake's score as since and gets its place back. The set expires waiterTTL
 -- after the last registration (live waiters call again before that), or
 -- later when a waiter with a longer timeout registered: GT never cuts short
--- the expiry another waiter's timeout set (a set without one gets it).
+-- the expiry another waiter's timeout set, and NX gives a set without one
+-- (just created) its first.
 -- A registered caller that was not taken out by a wake passes leave: when it
 -- gets the lock it leaves the set, which keeps no waiter that stopped waiting.
 -- A polite caller does not take a free lock (it may re-enter its own): a
@@ -119,8 +120,8 @@ if waiterTTL ~= '0' then
     local t = redis.call('time')
     redis.call('zadd', KEYS[3], 'nx', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
   end
-  if redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 0 and redis.call('pttl', KEYS[3]) == -1 then
-    redis.call('pexpire', KEYS[3], waiterTTL)
+  if redis.call('pexpire', KEYS[3], waiterTTL, 'gt') == 0 then
+    redis.call('pexpire', KEYS[3], waiterTTL, 'nx')
   end
   if free and redis.call('zcard', KEYS[3]) > 1 then
     ttl = ttl + 8796093022208
