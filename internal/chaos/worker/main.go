@@ -3,8 +3,9 @@
 // -kind), reads the counter from the store, works, reports that it is about
 // to commit (the nemesis may pause it right there), commits an increment
 // fenced by its token, and unlocks, until the store tells it to stop. It
-// reports what it sees to the store: lock errors, holds whose context ended,
-// and, for a hold that was paused past its lease, how its context ended and
+// reports what it sees to the store: its Client's id when it starts (the
+// nemesis finds waiting workers by it), lock errors, holds whose context
+// ended, and, for a hold that was paused past its lease, how its context ended and
 // what its Unlock returned.
 //
 // With -kind rw the odd workers are RWMutex readers: they read the counter
@@ -61,6 +62,7 @@ func run() int {
 		work   = flag.Duration("work", 10*time.Millisecond, "work under the lock before committing")
 		kind   = flag.String("kind", "mutex", "the lock: mutex, fair (FairMutex), lean (LeanMutex with fencing), rw (RWMutex: even ids write, odd ids read), sem (Semaphore) or permit (PermitSemaphore)")
 		idle   = flag.Duration("idle", 0, "pause between holds")
+		waiter = flag.Duration("waiter-timeout", 0, "a Mutex's waiter timeout (WithWaiterTimeout; 0: the default)")
 	)
 	flag.Parse()
 	w := &worker{id: *id, store: *store, hc: &http.Client{Timeout: 30 * time.Second}}
@@ -89,7 +91,11 @@ func run() int {
 	)
 	switch *kind {
 	case "mutex":
-		m, err = locks.Mutex("counter")
+		var opts []scriptlock.LockOption
+		if *waiter > 0 {
+			opts = append(opts, scriptlock.WithWaiterTimeout(*waiter))
+		}
+		m, err = locks.Mutex("counter", opts...)
 	case "fair":
 		m, err = locks.FairMutex("counter")
 	case "lean":
@@ -118,6 +124,9 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 2
 	}
+	// The Client's id begins the fields this process registers as a Mutex
+	// waiter (<client-id>:<owner>): the nemesis finds waiting workers by it.
+	w.report("client", locks.ID())
 	for {
 		_, stop, err := w.read()
 		if err != nil {
