@@ -192,24 +192,28 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	// The nemesis's hook: when armed for a role, the next worker of that
 	// role to report "commit" is stopped for longer than its lease before it
 	// gets its answer.
-	var (
-		mu       sync.Mutex
-		armed    = map[string]bool{}
-		pausedCh = make(chan int, len(spec.roles))
-		procs    = map[int]*os.Process{}
-	)
+	n := &nemesis{
+		node:     node,
+		roles:    spec.roles,
+		armed:    map[string]bool{},
+		pausedCh: make(chan int, len(spec.roles)),
+		procs:    make([]*workerProc, workers),
+	}
 	var storeRef atomic.Pointer[chaos.Store] // the hook runs only once the store exists
 	hook := func(ev chaos.Event) {
 		if ev.Kind != "commit" {
 			return
 		}
-		mu.Lock()
-		p := procs[ev.Worker]
-		fire := armed[role(ev)] && p != nil
-		if fire {
-			delete(armed, role(ev))
+		n.mu.Lock()
+		var p *os.Process
+		if wp := n.procs[ev.Worker]; wp != nil {
+			p = wp.cmd.Process
 		}
-		mu.Unlock()
+		fire := n.armed[role(ev)] && p != nil
+		if fire {
+			delete(n.armed, role(ev))
+		}
+		n.mu.Unlock()
 		if !fire {
 			return
 		}
@@ -234,7 +238,7 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 			time.Sleep(20 * time.Millisecond)
 		}
 		_ = p.Signal(syscall.SIGCONT)
-		pausedCh <- ev.Worker
+		n.pausedCh <- ev.Worker
 	}
 	store, err := chaos.NewStore(check, hook)
 	if err != nil {
@@ -242,28 +246,33 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	}
 	storeRef.Store(store)
 	defer store.Close()
+	n.store = store
 
 	dir := t.TempDir()
-	var cmds []*exec.Cmd
-	exited := make(chan error, workers)
-	for i := range workers {
-		logf, err := os.Create(filepath.Join(dir, "worker"+strconv.Itoa(i)+".log"))
+	args := []string{"-redis", node.Addr, "-store", store.Addr, "-prefix", prefix, "-lease", lease.String(),
+		"-renew", renewEvery.String(), "-kind", kind, "-idle", spec.idle.String()}
+	n.start = func(i int) {
+		t.Helper()
+		// Appended to: a restarted worker logs after the one it replaces.
+		logf, err := os.OpenFile(filepath.Join(dir, "worker"+strconv.Itoa(i)+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer logf.Close()
-		cmd := exec.Command(bin, "-id", strconv.Itoa(i), "-redis", node.Addr, "-store", store.Addr,
-			"-prefix", prefix, "-lease", lease.String(), "-renew", renewEvery.String(), "-kind", kind, "-idle", spec.idle.String())
+		defer logf.Close() // the worker has its own copy
+		cmd := exec.Command(bin, append([]string{"-id", strconv.Itoa(i)}, args...)...)
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		mu.Lock()
-		procs[i] = cmd.Process
-		mu.Unlock()
-		cmds = append(cmds, cmd)
-		go func() { exited <- cmd.Wait() }()
+		wp := &workerProc{cmd: cmd, exited: make(chan error, 1)}
+		go func() { wp.exited <- cmd.Wait() }()
+		n.mu.Lock()
+		n.procs[i] = wp
+		n.mu.Unlock()
+	}
+	for i := range workers {
+		n.start(i)
 	}
 	stopped := false
 	stopWorkers := func() {
@@ -272,17 +281,20 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 		}
 		stopped = true
 		store.Stop()
+		n.mu.Lock()
+		procs := slices.Clone(n.procs)
+		n.mu.Unlock()
 		timeout := time.After(60 * time.Second)
-		for range cmds {
+		for _, wp := range procs {
 			select {
-			case err := <-exited:
+			case err := <-wp.exited:
 				if err != nil {
 					t.Errorf("worker exited: %v", err)
 				}
 			case <-timeout:
-				for _, c := range cmds {
-					_ = c.Process.Signal(syscall.SIGCONT)
-					_ = c.Process.Kill()
+				for _, wp := range procs {
+					_ = wp.cmd.Process.Signal(syscall.SIGCONT)
+					_ = wp.cmd.Process.Kill()
 				}
 				t.Errorf("workers did not stop within 60 s")
 				return
@@ -297,7 +309,7 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	for round := 0; round == 0 || time.Since(start) < d; round++ {
 		for _, f := range faults {
 			began := time.Now()
-			healed, healing := inject(t, f, node, &mu, armed, spec.roles, pausedCh)
+			healed, healing := n.inject(t, f)
 			if f == faultRedisFull {
 				res.full = append(res.full, [2]time.Time{began, healing})
 			}
@@ -432,44 +444,64 @@ func errIf(cond bool, format string, args ...any) error {
 	return nil
 }
 
+// nemesis injects the faults of one run: it stops the workers (whose
+// processes it started) and stops, kills and restarts the redis-server.
+type nemesis struct {
+	node  *redistest.Node
+	store *chaos.Store
+	roles []string // roles of the holders the pause fault stops
+	start func(i int)
+
+	mu       sync.Mutex
+	armed    map[string]bool // roles whose next commit the hook pauses
+	pausedCh chan int        // the workers paused, once resumed
+	procs    []*workerProc   // the running process of each worker
+}
+
+// workerProc is one process of a worker.
+type workerProc struct {
+	cmd    *exec.Cmd
+	exited chan error // Wait's result
+}
+
 // inject runs one fault and returns when it has healed, and when its
 // healing began: for an out-of-memory server, the moment before memory is
 // given back. The server is out of memory until then for sure; a grant
 // right after the server has memory again may be reported before inject
 // returns.
-func inject(t *testing.T, fault string, node *redistest.Node, mu *sync.Mutex, armed map[string]bool, roles []string, pausedCh chan int) (healed, healing time.Time) {
+func (n *nemesis) inject(t *testing.T, fault string) (healed, healing time.Time) {
 	t.Helper()
 	switch fault {
 	case faultPauseHolder:
-		mu.Lock()
-		for _, r := range roles {
-			armed[r] = true
+		n.mu.Lock()
+		for _, r := range n.roles {
+			n.armed[r] = true
 		}
-		mu.Unlock()
-		for range roles {
+		n.mu.Unlock()
+		for range n.roles {
 			select {
-			case <-pausedCh:
+			case <-n.pausedCh:
 			case <-time.After(healWithin + lease):
-				t.Fatalf("no holder (roles %q) reached its commit to be paused within %v", roles, healWithin+lease)
+				t.Fatalf("no holder (roles %q) reached its commit to be paused within %v", n.roles, healWithin+lease)
 			}
 		}
 	case faultRedisShort:
-		node.Pause()
+		n.node.Pause()
 		time.Sleep(lease / 4)
-		node.Resume()
+		n.node.Resume()
 	case faultRedisLong:
-		node.Pause()
+		n.node.Pause()
 		time.Sleep(2 * lease)
-		node.Resume()
+		n.node.Resume()
 	case faultRedisFull:
-		restore := node.OutOfMemory(t)
+		restore := n.node.OutOfMemory(t)
 		time.Sleep(2 * lease)
 		healing = time.Now()
 		restore()
 	case faultKill:
-		node.Kill()
+		n.node.Kill()
 		time.Sleep(200 * time.Millisecond)
-		node.Restart(t)
+		n.node.Restart(t)
 	}
 	healed = time.Now()
 	if healing.IsZero() {
