@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/internal/chaos"
+	"github.com/scriptlock/scriptlock/internal/layout"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -31,16 +35,21 @@ const (
 	healWithin = 30 * time.Second // every worker acquires again within this after a fault heals
 )
 
-// The faults, in the order a round injects them.
+// The faults, in the order a round injects them. Killing waiting workers
+// runs on Mutex workers only (kindSpec.waiters): it checks that a release
+// skips waiters that died in Mutex's waiter set, which the other kinds do
+// not have (a FairMutex, strict in its order, drops a dead waiter from its
+// queue when the waiter's deadline passes, by design).
 const (
 	faultPauseHolder = "SIGSTOP holder past its lease"
+	faultKillWaiters = "kill -9 + restart waiting workers (Mutex)"
 	faultRedisShort  = "SIGSTOP redis-server shorter than the lease"
 	faultRedisLong   = "SIGSTOP redis-server longer than the lease"
 	faultRedisFull   = "redis-server out of memory (noeviction), twice the lease"
 	faultKill        = "kill -9 + restart redis-server (AOF)"
 )
 
-var faults = []string{faultPauseHolder, faultRedisShort, faultRedisLong, faultRedisFull, faultKill}
+var faults = []string{faultPauseHolder, faultKillWaiters, faultRedisShort, faultRedisLong, faultRedisFull, faultKill}
 
 // duration is how long make chaos injects faults (CHAOS_DURATION); unset,
 // one round of each fault.
@@ -145,10 +154,14 @@ type kindSpec struct {
 	// idle: the workers' pause between holds (lets RWMutex readers in
 	// between writers, who are preferred).
 	idle time.Duration
+	// waiters: waiting workers register in Mutex's waiter set
+	// (scriptlock_lock_waiters:{name}) and are woken by name; the
+	// kill-waiters fault applies.
+	waiters bool
 }
 
 var kinds = map[string]kindSpec{
-	"mutex":  {roles: []string{""}, writes: true, lease: true, ctx: true},
+	"mutex":  {roles: []string{""}, writes: true, lease: true, ctx: true, waiters: true},
 	"fair":   {roles: []string{""}, writes: true, lease: true, ctx: true},
 	"lean":   {roles: []string{""}, writes: true, lease: true, ctx: true},
 	"rw":     {roles: []string{"", "read"}, writes: true, lease: true, ctx: true, idle: 30 * time.Millisecond},
@@ -177,6 +190,8 @@ type result struct {
 	full       [][2]time.Time  // when redis-server was out of memory
 	heal       map[string]time.Duration
 	elapsed    time.Duration
+	wakeGaps   []time.Duration // kill-waiters fault: release to the live waiter's grant
+	deadLeft   int             // kill-waiters fault: faults after which killed waiters' entries outlived the release
 }
 
 func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *result {
@@ -191,17 +206,19 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 
 	// The nemesis's hook: when armed for a role, the next worker of that
 	// role to report "commit" is stopped for longer than its lease before it
-	// gets its answer.
+	// gets its answer. A gate holds the next worker to report an event of its
+	// kind until the nemesis opens it (the kill-waiters fault).
 	n := &nemesis{
 		node:     node,
 		roles:    spec.roles,
 		armed:    map[string]bool{},
 		pausedCh: make(chan int, len(spec.roles)),
 		procs:    make([]*workerProc, workers),
+		clients:  map[string]int{},
 	}
 	var storeRef atomic.Pointer[chaos.Store] // the hook runs only once the store exists
 	hook := func(ev chaos.Event) {
-		if ev.Kind != "commit" {
+		if n.gated(ev) || ev.Kind != "commit" {
 			return
 		}
 		n.mu.Lock()
@@ -247,10 +264,17 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	storeRef.Store(store)
 	defer store.Close()
 	n.store = store
+	if spec.waiters {
+		n.rc = node.Client(t)
+		n.keys = layout.For(prefix+"counter", false)
+	}
 
 	dir := t.TempDir()
 	args := []string{"-redis", node.Addr, "-store", store.Addr, "-prefix", prefix, "-lease", lease.String(),
 		"-renew", renewEvery.String(), "-kind", kind, "-idle", spec.idle.String()}
+	if spec.waiters {
+		args = append(args, "-waiter-timeout", waiterTimeout.String())
+	}
 	n.start = func(i int) {
 		t.Helper()
 		// Appended to: a restarted worker logs after the one it replaces.
@@ -308,12 +332,26 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 
 	for round := 0; round == 0 || time.Since(start) < d; round++ {
 		for _, f := range faults {
+			if f == faultKillWaiters && !spec.waiters {
+				continue
+			}
 			began := time.Now()
 			healed, healing := n.inject(t, f)
 			if f == faultRedisFull {
 				res.full = append(res.full, [2]time.Time{began, healing})
 			}
 			res.faults[f]++
+			if f == faultKillWaiters {
+				k := n.killed
+				if k.granted {
+					res.wakeGaps = append(res.wakeGaps, k.gap.Round(time.Millisecond))
+				}
+				if k.left != nil {
+					res.deadLeft++
+				}
+				res.check(t, k.slow, "a release wakes the live Mutex waiter behind killed ones (within %v; a wake lost to a dead waiter costs at least %v)", wakeBound, deadWaiterFallback)
+				res.check(t, k.left, "the release takes the killed waiters' entries out of the waiter set")
+			}
 			err := waitAcquired(store, healed, healWithin)
 			res.check(t, err, "every worker acquires after %q heals", f)
 			res.heal[f] = max(res.heal[f], time.Since(healed))
@@ -425,6 +463,9 @@ func runChaos(t *testing.T, bin, kind string, check bool, d time.Duration) *resu
 	res.check(t, keysLeft(t, node, prefix, counter), "no keys left but the fencing counter (a semaphore's: its count and records of calls)")
 	t.Logf("kind=%s check=%v: faults %v; %d holds (%d valid, %d reads checked), %d lock errors; store %+v; %d invariant checks, %d failed; longest heal %v; in %v",
 		kind, check, res.faults, res.holds, res.valid, res.reads, res.lockErrors, res.totals, res.checks, res.failed, res.heal, res.elapsed.Round(time.Millisecond))
+	if spec.waiters {
+		t.Logf("kind=%s check=%v: live waiters behind killed waiters granted %v after the release", kind, check, res.wakeGaps)
+	}
 	return res
 }
 
@@ -444,24 +485,91 @@ func errIf(cond bool, format string, args ...any) error {
 	return nil
 }
 
-// nemesis injects the faults of one run: it stops the workers (whose
-// processes it started) and stops, kills and restarts the redis-server.
+// nemesis injects the faults of one run: it stops, kills and restarts the
+// workers (whose processes it started) and the redis-server, and acts on
+// workers through the store's hook.
 type nemesis struct {
 	node  *redistest.Node
 	store *chaos.Store
 	roles []string // roles of the holders the pause fault stops
 	start func(i int)
+	// The kill-waiters fault's: a connection of the test's own and the
+	// Mutex's keys (the waiter set, the wake channels).
+	rc   rueidis.Client
+	keys layout.Keys
 
 	mu       sync.Mutex
 	armed    map[string]bool // roles whose next commit the hook pauses
 	pausedCh chan int        // the workers paused, once resumed
 	procs    []*workerProc   // the running process of each worker
+	clients  map[string]int  // Client id → worker, from the workers' "client" reports
+	gate     *gate
+	killed   waitersKilled // the last kill-waiters fault's outcome
 }
 
 // workerProc is one process of a worker.
 type workerProc struct {
 	cmd    *exec.Cmd
 	exited chan error // Wait's result
+}
+
+// gate holds the next worker (of worker, when not negative) to report an
+// event of kind in the store's hook, before the worker gets its answer,
+// until the nemesis closes open: the worker cannot go on meanwhile.
+type gate struct {
+	kind   string
+	worker int
+	caught chan chaos.Event
+	open   chan struct{}
+}
+
+// setGate arms a gate (one at a time).
+func (n *nemesis) setGate(kind string, worker int) *gate {
+	g := &gate{kind: kind, worker: worker, caught: make(chan chaos.Event, 1), open: make(chan struct{})}
+	n.mu.Lock()
+	n.gate = g
+	n.mu.Unlock()
+	return g
+}
+
+// gated is the hook's part for gates and "client" reports: it notes a
+// worker's Client id, or holds the worker a gate is armed for (bounded, so
+// the store never hangs on a nemesis that gave up) and reports true.
+func (n *nemesis) gated(ev chaos.Event) bool {
+	n.mu.Lock()
+	if ev.Kind == "client" {
+		n.clients[ev.Detail] = ev.Worker
+	}
+	g := n.gate
+	if g == nil || g.kind != ev.Kind || g.worker >= 0 && g.worker != ev.Worker {
+		n.mu.Unlock()
+		return false
+	}
+	n.gate = nil
+	n.mu.Unlock()
+	g.caught <- ev
+	select {
+	case <-g.open:
+	case <-time.After(2 * healWithin):
+	}
+	return true
+}
+
+// kill stops worker i with SIGKILL and waits until its process is gone.
+func (n *nemesis) kill(t *testing.T, i int) {
+	t.Helper()
+	n.mu.Lock()
+	wp := n.procs[i]
+	n.mu.Unlock()
+	_ = wp.cmd.Process.Kill()
+	select {
+	case <-wp.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("worker %d (pid %d) still running 10 s after SIGKILL", i, wp.cmd.Process.Pid)
+	}
+	n.mu.Lock()
+	maps.DeleteFunc(n.clients, func(_ string, w int) bool { return w == i })
+	n.mu.Unlock()
 }
 
 // inject runs one fault and returns when it has healed, and when its
@@ -485,6 +593,8 @@ func (n *nemesis) inject(t *testing.T, fault string) (healed, healing time.Time)
 				t.Fatalf("no holder (roles %q) reached its commit to be paused within %v", n.roles, healWithin+lease)
 			}
 		}
+	case faultKillWaiters:
+		n.killed = n.killWaiters(t)
 	case faultRedisShort:
 		n.node.Pause()
 		time.Sleep(lease / 4)
@@ -579,6 +689,8 @@ func summary(fenced, unfenced *result, others map[string]*result) string {
 		fenced.holds, fenced.lockErrors, fenced.totals.Accepted, fenced.totals.Refused, fenced.totals.Lost)
 	fmt.Fprintf(&b, "  paused holders' contexts ended %v after the pause began (pause %v, lease %v)\n", fenced.pausedEnd, lease+time.Second, lease)
 	fmt.Fprintf(&b, "  holds valid throughout, checked for exclusion: %d\n", fenced.valid)
+	fmt.Fprintf(&b, "  live waiters behind killed waiters granted %v after the release (bound %v, a lost wake costs at least %v); faults leaving killed waiters' entries: %d\n",
+		fenced.wakeGaps, wakeBound, deadWaiterFallback, fenced.deadLeft)
 	for _, kind := range otherKinds {
 		r := others[kind]
 		fmt.Fprintf(&b, "  %s workers, %d faults: holds %d (%d checked for exclusion", kind, sumFaults(r), r.holds, r.valid)

@@ -1,9 +1,9 @@
 // Package chaos is a process-level fault suite for scriptlock: worker
 // processes (cmd-style binaries, not goroutines) lock a Mutex, read a counter
 // from a store, and commit an increment fenced by their token, while a
-// nemesis pauses workers past their lease (a GC pause), pauses the Redis
-// server shorter and longer than the lease, and kills and restarts it with
-// AOF. The store is an HTTP service in the test process that checks tokens
+// nemesis pauses workers past their lease (a GC pause), kills waiting
+// workers with SIGKILL and restarts them, pauses the Redis server shorter
+// and longer than the lease, and kills and restarts it with AOF. The store is an HTTP service in the test process that checks tokens
 // (or, to prove the faults bite, does not) and records every write and every
 // event the workers report.
 //
