@@ -38,15 +38,17 @@ func (g guardWait) needed() int {
 // guarded returns the failover guard's wait for a call on key: none when the
 // guard is off or the primary serving key has no replicas to wait for. With
 // the guard off, the eviction policy is still looked at (checkEviction).
-// The wait records the number its WAIT asked for (needed), which a write
-// short of it fails naming.
+// On a Cluster the wait records the number its WAIT asked for (needed),
+// which a write short of it fails naming: a redirect asks the named
+// primary's. Elsewhere nothing redirects a write, the number is acks, and
+// the hot path allocates nothing for it.
 func (c *Client) guarded(ctx context.Context, cfg *config, key string) guardWait {
 	if !cfg.guard {
 		c.checkEviction()
 		return guardWait{}
 	}
 	g := cfg.guardWait(c.replicas(ctx, key, cfg.guardReplicas))
-	if g.on() {
+	if g.on() && c.rc.Mode() == rueidis.ClientModeCluster {
 		g.asked = new(int)
 	}
 	return g
