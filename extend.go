@@ -105,10 +105,14 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		return opError("extend", s.name, wrongKind(err))
 	case !held:
 		// Counted as a loss timer's run, so that Close waits for the end
-		// reported (once Close has ended every hold, h is ended already).
+		// reported (once Close has ended every hold, h is ended already),
+		// and counted out however the end unwinds (an Observer's HoldEnd
+		// that ends its goroutine, a logger that panics).
 		if !h.releasing.Load() && c.timerStart() {
-			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
-			c.timerDone()
+			func() {
+				defer c.timerDone()
+				c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
+			}()
 		}
 		// Else the owner's Unlock of its last hold is under way and may be
 		// what removed it (as for a watchdog renewal): that Unlock ends the
