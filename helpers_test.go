@@ -176,3 +176,35 @@ func mustRedLock(t testing.TB, name string, cs []*Client, opts ...RedLockOption)
 	}
 	return r
 }
+
+// lockedAt locks m on a goroutine of its own and sends the time it got the
+// lock, then unlocks it; a Lock that fails is reported with t.Error and sends
+// the zero time.
+func lockedAt(t testing.TB, ctx context.Context, m *Mutex) <-chan time.Time {
+	got := make(chan time.Time, 1)
+	go func() {
+		l, err := m.Lock(ctx)
+		if err != nil {
+			t.Error(err)
+			got <- time.Time{}
+			return
+		}
+		got <- time.Now()
+		_ = m.Unlock(l)
+	}()
+	return got
+}
+
+// acquiredAt acquires a permit of p with a minute's lease on a goroutine of
+// its own and sends the time Acquire returned; an error while ctx is live is
+// reported with t.Error.
+func acquiredAt(t testing.TB, ctx context.Context, p *PermitSemaphore) <-chan time.Time {
+	got := make(chan time.Time, 1)
+	go func() {
+		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
+			t.Error(err)
+		}
+		got <- time.Now()
+	}()
+	return got
+}

@@ -266,17 +266,7 @@ func TestMutexChosenWaiterGivesUp(t *testing.T) {
 		chosenDone <- err
 	}()
 	waitFor(t, 5*time.Second, "the first waiter to register", func() bool { return registered(chosenField) })
-	nextDone := make(chan time.Time, 1)
-	go func() {
-		l, err := next.Lock(ctx)
-		if err != nil {
-			t.Error(err)
-			nextDone <- time.Time{}
-			return
-		}
-		nextDone <- time.Now()
-		_ = next.Unlock(l)
-	}()
+	nextDone := lockedAt(t, ctx, next)
 	waitFor(t, 5*time.Second, "the second waiter to register", func() bool {
 		n, _ := node.Do(t, "ZCARD", holder.waiters).AsInt64()
 		return n == 2
@@ -339,17 +329,7 @@ func TestMutexDeadWaiterBounded(t *testing.T) {
 	// What a waiter leaves when its process is killed: its registration.
 	registerDeadWaiter(t, ctx, m, "0badc0de-0000-4000-8000-000000000000:dead")
 	w := mustMutex(t, other, "dead")
-	got := make(chan time.Time, 1)
-	go func() {
-		l, err := w.Lock(ctx)
-		if err != nil {
-			t.Error(err)
-			got <- time.Time{}
-			return
-		}
-		got <- time.Now()
-		_ = w.Unlock(l)
-	}()
+	got := lockedAt(t, ctx, w)
 	waitFor(t, 5*time.Second, "the live waiter to register", func() bool {
 		n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
 		return n == 2
@@ -1172,17 +1152,7 @@ func TestMutexDeadWaitersSkipped(t *testing.T) {
 				registerDeadWaiter(t, ctx, m, field)
 			}
 			w := mustMutex(t, other, "dead")
-			got := make(chan time.Time, 1)
-			go func() {
-				l, err := w.Lock(ctx)
-				if err != nil {
-					t.Error(err)
-					got <- time.Time{}
-					return
-				}
-				got <- time.Now()
-				_ = w.Unlock(l)
-			}()
+			got := lockedAt(t, ctx, w)
 			waitFor(t, 5*time.Second, "the live waiter to register and listen", func() bool {
 				n, _ := node.Do(t, "ZCARD", m.waiters).AsInt64()
 				return n == 4 && subscribers(t, node, sharded, m.wake+":"+other.id) == 1

@@ -37,13 +37,7 @@ func TestPermitLeaseHeardByWaiterThatGivesUp(t *testing.T) {
 		aDone <- err
 	}()
 	settleWaiters(t, node, c, p.channel, 1, base, 2)
-	got := make(chan time.Time, 1)
-	go func() {
-		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
-			t.Error(err)
-		}
-		got <- time.Now()
-	}()
+	got := acquiredAt(t, ctx, p)
 	settleWaiters(t, node, c, p.channel, 2, base, 4)
 	// Released, and taken by another process with a 300 ms lease, as one
 	// script: the woken waiter's attempt comes after both.
@@ -94,13 +88,7 @@ func TestPermitExtendShorterWakesOtherClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := acquireCalls(t, node)
-	got := make(chan time.Time, 1)
-	go func() {
-		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
-			t.Error(err)
-		}
-		got <- time.Now()
-	}()
+	got := acquiredAt(t, ctx, p)
 	settleWaiters(t, node, c, p.channel, 1, base, 2)
 	const lease = 200 * time.Millisecond
 	if err := hp.Extend(ctx, held, lease); err != nil {
@@ -138,13 +126,7 @@ func TestPermitExtendPublishesPastAnEndedLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := acquireCalls(t, node)
-	got := make(chan time.Time, 1)
-	go func() {
-		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
-			t.Error(err)
-		}
-		got <- time.Now()
-	}()
+	got := acquiredAt(t, ctx, p)
 	settleWaiters(t, node, c, p.channel, 1, base, 2)
 	// Cut without a message, as Redisson's updateLeaseTime does, and let it
 	// end: nobody calls, so the permit is not reclaimed.

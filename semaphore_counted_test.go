@@ -409,14 +409,8 @@ func TestPermitExtendShorterWakesWaiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan time.Time, 1)
 	base := acquireCalls(t, node)
-	go func() {
-		if _, err := p.Acquire(ctx, time.Minute); err != nil && ctx.Err() == nil {
-			t.Error(err)
-		}
-		got <- time.Now()
-	}()
+	got := acquiredAt(t, ctx, p)
 	settleWaiters(t, node, c, p.channel, 1, base, 2)
 	const lease = 100 * time.Millisecond
 	if err := p.Extend(ctx, held, lease); err != nil {
