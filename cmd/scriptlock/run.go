@@ -56,6 +56,9 @@ type env struct {
 	nameB64 bool
 	timeout time.Duration
 	sharded string
+	// publish is publishCommand's answer, kept: watch inspects every
+	// interval and would ask the server each time.
+	publish string
 
 	// command flags
 	prefix   string        // list

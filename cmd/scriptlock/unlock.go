@@ -214,8 +214,20 @@ func holdSummary(r *Report) string {
 }
 
 // publishCommand picks PUBLISH or SPUBLISH as a Client would: sharded on a
-// Cluster whose servers support it, unless --sharded says otherwise.
+// Cluster whose servers support it, unless --sharded says otherwise. The
+// answer is kept for the rest of the run.
 func publishCommand(ctx context.Context, e *env) (string, error) {
+	if e.publish == "" {
+		pub, err := pickPublish(ctx, e)
+		if err != nil {
+			return "", err
+		}
+		e.publish = pub
+	}
+	return e.publish, nil
+}
+
+func pickPublish(ctx context.Context, e *env) (string, error) {
 	switch e.sharded {
 	case "on":
 		return "spublish", nil
