@@ -87,24 +87,20 @@ end
 redis.call('del', KEYS[1])
 local freed = 1
 redis.call(ARGV[3], KEYS[2], '0')
--- clustered reports whether the server may be part of a Cluster: INFO says
--- so, or is refused (an ACL without it), and then a 0 count is not trusted.
-local function clustered()
-  local r = redis.pcall('info', 'cluster')
-  return type(r) ~= 'string' or not string.find(r, 'cluster_enabled:0', 1, true)
-end
 -- A wake no client hears (its process died, or its client is not
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on).
+-- of the node it runs on). INFO tells them apart; an INFO the server refuses
+-- (an ACL without it) is an error table, which reads as a Cluster.
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[4])
   if not w[1] then
     break
   end
   if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[3]) ~= 'spublish' and clustered() then
+      string.lower(ARGV[3]) ~= 'spublish' and
+      not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
     freed = 2
     break
   end
@@ -116,7 +112,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "248f27dc392d4ded1ceebe2f657ae7fd8d7a7848"
+const mutexReleaseSHA1 = "ec8f563cf437d86f8aa4bff59935bbc15db57c61"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 

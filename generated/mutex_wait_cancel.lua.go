@@ -29,12 +29,6 @@ const mutexWaitCancelSource = `#!lua flags=allow-oom
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
--- clustered reports whether the server may be part of a Cluster: INFO says
--- so, or is refused (an ACL without it), and then a 0 count is not trusted.
-local function clustered()
-  local r = redis.pcall('info', 'cluster')
-  return type(r) ~= 'string' or not string.find(r, 'cluster_enabled:0', 1, true)
-end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[2])
@@ -42,7 +36,8 @@ for _ = 1, 8 do
     break
   end
   if redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[2]) ~= 'spublish' and clustered() then
+      string.lower(ARGV[2]) ~= 'spublish' and
+      not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
     return 1
   end
 end
@@ -50,7 +45,7 @@ return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "a1e5b30748ccaf962d79c98d2f68d1b072db440f"
+const mutexWaitCancelSHA1 = "9cb5eacbb793b08db4a5513bc77cdfaa6ecdb939"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 

@@ -34,24 +34,20 @@ if deleted == 0 then
   return 0
 end
 redis.call(ARGV[1], KEYS[2], '0')
--- clustered reports whether the server may be part of a Cluster: INFO says
--- so, or is refused (an ACL without it), and then a 0 count is not trusted.
-local function clustered()
-  local r = redis.pcall('info', 'cluster')
-  return type(r) ~= 'string' or not string.find(r, 'cluster_enabled:0', 1, true)
-end
 -- A wake no client hears (its process died, or its client is not
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
 -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on).
+-- of the node it runs on). INFO tells them apart; an INFO the server refuses
+-- (an ACL without it) is an error table, which reads as a Cluster.
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[3])
   if not w[1] then
     break
   end
   if redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[1]) ~= 'spublish' and clustered() then
+      string.lower(ARGV[1]) ~= 'spublish' and
+      not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
     break
   end
 end

@@ -18,12 +18,6 @@
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
--- clustered reports whether the server may be part of a Cluster: INFO says
--- so, or is refused (an ACL without it), and then a 0 count is not trusted.
-local function clustered()
-  local r = redis.pcall('info', 'cluster')
-  return type(r) ~= 'string' or not string.find(r, 'cluster_enabled:0', 1, true)
-end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
 for _ = 1, 8 do
   local w = redis.call('zpopmin', KEYS[2])
@@ -31,7 +25,8 @@ for _ = 1, 8 do
     break
   end
   if redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[2]) ~= 'spublish' and clustered() then
+      string.lower(ARGV[2]) ~= 'spublish' and
+      not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
     return 1
   end
 end
