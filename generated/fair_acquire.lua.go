@@ -70,7 +70,7 @@ local head = false
 local n = redis.call('exists', KEYS[1], KEYS[2])
 local free = n == 0
 if not free then
-  head = redis.call('lindex', KEYS[2], 0)
+  head = redis.call('lindex', KEYS[2], '0')
   -- A list exists only while it has members, so with a head the count says
   -- whether the lock exists too (evictions do not touch the lock).
   free = head ~= false and n == 1
@@ -83,7 +83,7 @@ if not free then
     redis.call('lpop', KEYS[2])
     redis.call('zrem', KEYS[3], head)
     evicted = true
-    head = redis.call('lindex', KEYS[2], 0)
+    head = redis.call('lindex', KEYS[2], '0')
   end
 end
 if free and (head == false or head == ARGV[2]) then
@@ -99,7 +99,7 @@ if free and (head == false or head == ARGV[2]) then
     redis.call('lpop', KEYS[2])
     redis.call('zrem', KEYS[3], ARGV[2])
   end
-  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('hset', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
@@ -111,7 +111,7 @@ if not free then
     return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
   end
   if held[1] then
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('hincrby', KEYS[1], ARGV[2], '1')
     redis.call('pexpire', KEYS[1], ARGV[1])
     return 0
   end
@@ -151,7 +151,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "0acfb042eb8c15c1bcd758afc7ff87095a8b6e64"
+const fairAcquireSHA1 = "a93e455d77425c70e4890ded40b04ee13b060cc6"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 

@@ -27,10 +27,10 @@ const fairCancelSource = `#!lua flags=allow-oom
 if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
   return 0
 end
-local wasHead = redis.call('lindex', KEYS[2], 0) == ARGV[1]
-redis.call('lrem', KEYS[2], 1, ARGV[1])
+local wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
+redis.call('lrem', KEYS[2], '1', ARGV[1])
 if wasHead and redis.call('exists', KEYS[1]) == 0 then
-  local head = redis.call('lindex', KEYS[2], 0)
+  local head = redis.call('lindex', KEYS[2], '0')
   if head then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
@@ -39,7 +39,7 @@ return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "c4d0eecd5d639d6e90aadc821e294486d18860a5"
+const fairCancelSHA1 = "a6689f8de918548be205753fd8ac58abaa0e9f13"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 

@@ -50,7 +50,7 @@ if redis.call('hexists', KEYS[1], 'mode') == 1 then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 while true do
-  local first = redis.call('lindex', KEYS[4], 0)
+  local first = redis.call('lindex', KEYS[4], '0')
   if first == false then
     break
   end
@@ -66,11 +66,11 @@ redis.call('set', KEYS[7], deleted, 'px', ARGV[3])
 if deleted == 0 then
   return 0
 end
-local head = redis.call('lindex', KEYS[2], 0)
+local head = redis.call('lindex', KEYS[2], '0')
 if head then
   redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
-head = redis.call('lindex', KEYS[4], 0)
+head = redis.call('lindex', KEYS[4], '0')
 if head then
   redis.call(ARGV[2], KEYS[6] .. ':' .. head, '0')
 end
@@ -78,7 +78,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "c5b456e81626c69ac39582d2b52a7febb15709c5"
+const fairForceUnlockBothSHA1 = "2a0d07f6d04d64bfe7cfa449ba8f1ec703678d93"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 

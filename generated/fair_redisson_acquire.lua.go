@@ -46,7 +46,7 @@ local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
 local checked = false
 while true do
-  local first = redis.call('lindex', KEYS[2], 0)
+  local first = redis.call('lindex', KEYS[2], '0')
   if first == false then
     break
   end
@@ -65,7 +65,7 @@ while true do
   redis.call('lpop', KEYS[2])
 end
 if redis.call('exists', KEYS[1]) == 0 and
-   (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+   (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], '0') == ARGV[2]) then
   -- The token first: a counter that holds no integer fails the call
   -- before the grant is written.
   local token = redis.call('incr', KEYS[4])
@@ -76,11 +76,11 @@ if redis.call('exists', KEYS[1]) == 0 and
   end
   redis.call('lpop', KEYS[2])
   redis.call('zrem', KEYS[3], ARGV[2])
-  local waiters = redis.call('zrange', KEYS[3], 0, -1)
+  local waiters = redis.call('zrange', KEYS[3], '0', '-1')
   for i = 1, #waiters do
     redis.call('zincrby', KEYS[3], -waitTime, waiters[i])
   end
-  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('hset', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, token, 0}
 end
@@ -89,7 +89,7 @@ if held[2] then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 if held[1] then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  local holds = redis.call('hincrby', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {2, holds, 0}
 end
@@ -97,7 +97,7 @@ if ARGV[5] ~= '1' then
   return {0, redis.call('pttl', KEYS[1]), 0}
 end
 local function isHead()
-  if redis.call('lindex', KEYS[2], 0) == ARGV[2] then
+  if redis.call('lindex', KEYS[2], '0') == ARGV[2] then
     return 1
   end
   return 0
@@ -106,7 +106,7 @@ local mine = redis.call('zscore', KEYS[3], ARGV[2])
 if mine ~= false then
   return {0, tonumber(mine) - waitTime - now, isHead()}
 end
-local last = redis.call('lindex', KEYS[2], -1)
+local last = redis.call('lindex', KEYS[2], '-1')
 local lastTimeout = false
 if last ~= false and last ~= ARGV[2] then
   lastTimeout = redis.call('zscore', KEYS[3], last)
@@ -127,7 +127,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "20ea063a2aa8e2e43cd71c08e3b17c73cf8460ff"
+const fairRedissonAcquireSHA1 = "9aa83faf24253fec97262735c5241cfe5c2df08c"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 

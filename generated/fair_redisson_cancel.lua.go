@@ -28,7 +28,7 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local queue = redis.call('lrange', KEYS[2], 0, -1)
+local queue = redis.call('lrange', KEYS[2], '0', '-1')
 local i = 1
 while i <= #queue and queue[i] ~= ARGV[1] do
   i = i + 1
@@ -40,12 +40,12 @@ while i <= #queue do
   i = i + 1
 end
 redis.call('zrem', KEYS[3], ARGV[1])
-redis.call('lrem', KEYS[2], 0, ARGV[1])
+redis.call('lrem', KEYS[2], '0', ARGV[1])
 if not found then
   return 0
 end
 if redis.call('exists', KEYS[1]) == 0 then
-  local head = redis.call('lindex', KEYS[2], 0)
+  local head = redis.call('lindex', KEYS[2], '0')
   if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
@@ -54,7 +54,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "9b64607038adb8a37b4dda0e267a538f7b5fdbd9"
+const fairRedissonCancelSHA1 = "d6da880d71d4df511d01dc23deaecc56ed1e3414"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 

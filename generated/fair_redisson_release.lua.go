@@ -42,7 +42,7 @@ if seen then
   return {tonumber(seen), 0}
 end
 while true do
-  local first = redis.call('lindex', KEYS[2], 0)
+  local first = redis.call('lindex', KEYS[2], '0')
   if first == false then
     break
   end
@@ -54,7 +54,7 @@ while true do
   redis.call('lpop', KEYS[2])
 end
 if redis.call('exists', KEYS[1]) == 0 then
-  local head = redis.call('lindex', KEYS[2], 0)
+  local head = redis.call('lindex', KEYS[2], '0')
   if head then
     redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
   end
@@ -69,16 +69,16 @@ if ARGV[6] ~= '0' then
     return {0, 0}
   end
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
 if holds > 0 then
   redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('set', KEYS[5], 1, 'px', ARGV[5])
+  redis.call('set', KEYS[5], '1', 'px', ARGV[5])
   return {1, holds}
 end
 redis.call('del', KEYS[1])
-redis.call('set', KEYS[5], 2, 'px', ARGV[5])
+redis.call('set', KEYS[5], '2', 'px', ARGV[5])
 local receivers = 0
-local head = redis.call('lindex', KEYS[2], 0)
+local head = redis.call('lindex', KEYS[2], '0')
 if head then
   receivers = redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
 end
@@ -86,7 +86,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "7c8b4446566306b077bf6e51384e4e3243f0772b"
+const fairRedissonReleaseSHA1 = "214c99d91138f48c513ecb9b12a9a6ed731e82c2"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 

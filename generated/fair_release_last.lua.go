@@ -30,7 +30,7 @@ const fairReleaseLastSource = `#!lua flags=allow-oom
 if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-local head = redis.call('lindex', KEYS[2], 0)
+local head = redis.call('lindex', KEYS[2], '0')
 if head then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -41,7 +41,7 @@ if head then
     end
     redis.call('lpop', KEYS[2])
     redis.call('zrem', KEYS[3], head)
-    head = redis.call('lindex', KEYS[2], 0)
+    head = redis.call('lindex', KEYS[2], '0')
   end
   if head then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
@@ -51,7 +51,7 @@ return 2
 `
 
 // fairReleaseLastSHA1 is the SHA-1 of fairReleaseLastSource, the name SCRIPT LOAD gives it.
-const fairReleaseLastSHA1 = "15d23d97100657030bbc384f584276d6ba37786c"
+const fairReleaseLastSHA1 = "c709f241af1e4580530b60b7234742a24817e1cf"
 
 var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 

@@ -131,7 +131,7 @@ for _ = 1, 8 do
   end
 end
 while true do
-  local first = redis.call('lindex', KEYS[9], 0)
+  local first = redis.call('lindex', KEYS[9], '0')
   if first == false then
     break
   end
@@ -142,11 +142,11 @@ while true do
   redis.call('zrem', KEYS[10], first)
   redis.call('lpop', KEYS[9])
 end
-local head = redis.call('lindex', KEYS[7], 0)
+local head = redis.call('lindex', KEYS[7], '0')
 if head then
   redis.call(ARGV[3], KEYS[8] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
-head = redis.call('lindex', KEYS[9], 0)
+head = redis.call('lindex', KEYS[9], '0')
 if head then
   redis.call(ARGV[3], KEYS[3] .. ':' .. head, '0')
 end
@@ -154,7 +154,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "23adf70ea161cb7049ecd1b0e6a540c068614420"
+const forceUnlockConfirmedSHA1 = "b85d35100e73e3e76a84494801fa417cfdc3f9f3"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 

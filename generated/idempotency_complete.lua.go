@@ -33,7 +33,7 @@ if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0
 end
 if rec[1] == '1' then
-  redis.call('hset', KEYS[1], 'state', 2, 'resp', ARGV[2])
+  redis.call('hset', KEYS[1], 'state', '2', 'resp', ARGV[2])
   redis.call('pexpire', KEYS[1], ARGV[3])
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -53,7 +53,7 @@ return 1
 `
 
 // idempotencyCompleteSHA1 is the SHA-1 of idempotencyCompleteSource, the name SCRIPT LOAD gives it.
-const idempotencyCompleteSHA1 = "833df806cc77b5c927e9321a19404249cf6e3c05"
+const idempotencyCompleteSHA1 = "a2361790e8171533f7be404ae2ff7fb75596869c"
 
 var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyCompleteSource)
 

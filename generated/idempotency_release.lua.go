@@ -40,14 +40,14 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   return 1
 end
 if not rec[1] then
-  redis.call('hset', KEYS[1], 'state', 3, 'token', ARGV[1])
+  redis.call('hset', KEYS[1], 'state', '3', 'token', ARGV[1])
   redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "ed4e7a25f01888b4c272815a309ef22dfb7c4f45"
+const idempotencyReleaseSHA1 = "43de0cbea8367441f2781adc4e64ace1ffee9fc0"
 
 var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseSource)
 

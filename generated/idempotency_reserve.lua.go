@@ -47,7 +47,7 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- @retryable
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', 0, 16)
+local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', '0', '16')
 local sizes, freed, ownExpired = {}, 0, false
 for i, m in ipairs(expired) do
   sizes[i] = tonumber(redis.call('hget', KEYS[3], m) or '0')
@@ -81,7 +81,7 @@ if not rec[1] or rec[1] == '3' then
   end
   -- The first write (see above). A tombstone has only state and token,
   -- which this replaces.
-  redis.call('hset', KEYS[1], 'state', 1, 'fp', ARGV[1], 'token', ARGV[2])
+  redis.call('hset', KEYS[1], 'state', '1', 'fp', ARGV[1], 'token', ARGV[2])
   prune()
   redis.call('pexpire', KEYS[1], ARGV[3])
   local exp = now + tonumber(ARGV[3])
@@ -107,7 +107,7 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "3198f39c493177979c826a72643f4dd89fa9cfa4"
+const idempotencyReserveSHA1 = "2ab6796e54be8ebbc4e095b190033338ba61c804"
 
 var idempotencyReserveScript = rueidis.NewLuaScriptRetryable(idempotencyReserveSource)
 

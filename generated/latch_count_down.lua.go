@@ -36,7 +36,7 @@ end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if not redis.call('set', KEYS[3], 1, 'nx', 'px', ARGV[2]) then
+if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then
   return tonumber(value)
 end
 local v = redis.call('decr', KEYS[1])
@@ -49,7 +49,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "e50d827424c3741a9a16bb50c42e109944ea5c71"
+const latchCountDownSHA1 = "cbcbc71217a6a14ecb06b5f267214f36a20a7ee9"
 
 var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 

@@ -95,7 +95,7 @@ if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
   if string.byte(ctl, 2) == 108 then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
-  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('hset', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
@@ -112,7 +112,7 @@ for i = 1, #fields do
     if string.byte(ctl, 2) == 108 then
       redis.call('zrem', KEYS[3], ARGV[2])
     end
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('hincrby', KEYS[1], ARGV[2], '1')
     redis.call('pexpire', KEYS[1], ARGV[1])
     return 0
   end
@@ -144,7 +144,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "69758f1ebf02346935017bc428204fd9248d41fe"
+const mutexAcquireSHA1 = "4de5e3b45bcad6bd83a62b1b6a0107786fd4960b"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 

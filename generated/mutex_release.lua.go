@@ -79,9 +79,9 @@ if ARGV[7] ~= '0' then
   end
 end
 if holds > 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], -1)
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('set', KEYS[3], 0, 'px', ARGV[4])
+  redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
 end
 redis.call('del', KEYS[1])
@@ -112,7 +112,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "ec8f563cf437d86f8aa4bff59935bbc15db57c61"
+const mutexReleaseSHA1 = "5b2291597cae52a262d461dc4e03764e99cc4426"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 

@@ -47,7 +47,7 @@ if redis.call('exists', KEYS[4]) == 1 then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '1000')
 if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
@@ -66,7 +66,7 @@ if value >= 1 then
   end
   return {1, expires}
 end
-local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+local first = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
 if first[2] ~= nil and tonumber(first[2]) < never then
   return {0, math.max(0, tonumber(first[2]) - now)}
 end
@@ -74,7 +74,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "533c14d4e94048ad36fdcbbc2061c88d6f1a8db1"
+const permitAcquireSHA1 = "737613e378eb05a7ec5225d583978a4dc023c910"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 

@@ -30,7 +30,7 @@ if count and not tonumber(count) then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '1000')
 if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
@@ -43,7 +43,7 @@ return tonumber(redis.call('get', KEYS[1]) or '0')
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "bf5e4ec7ec700b3d1dabb2034b3dd9b2404f020b"
+const permitAvailableSHA1 = "1f779ff48d50f8691fada7dfa73b91ba1c71b9c4"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 

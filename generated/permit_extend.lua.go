@@ -61,16 +61,16 @@ local until_ = now + tonumber(ARGV[2])
 -- it is no held permit to compare with.
 -- Before the write: a refused SPUBLISH, made again with PUBLISH, finds the
 -- lease as it was.
-local first = tonumber(redis.call('zrange', KEYS[2], 0, 0, 'withscores')[2])
+local first = tonumber(redis.call('zrange', KEYS[2], '0', '0', 'withscores')[2])
 if until_ < first or first <= now then
-  redis.call(ARGV[3], KEYS[3], 1)
+  redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
 return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "1ae919a5816e555b11967dfd89800e296c3ffe57"
+const permitExtendSHA1 = "36cd2076a320319bcb1bd6b38353bf7c351acfe2"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 

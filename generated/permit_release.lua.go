@@ -39,7 +39,7 @@ local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if not redis.call('set', KEYS[4], 1, 'nx', 'px', ARGV[3]) then
+if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
   return tonumber(redis.call('get', KEYS[4]))
 end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
@@ -53,14 +53,14 @@ redis.call(ARGV[2], KEYS[3], value)
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expires) <= now then
-  redis.call('set', KEYS[4], 2, 'px', ARGV[3])
+  redis.call('set', KEYS[4], '2', 'px', ARGV[3])
   return 2
 end
 return 1
 `
 
 // permitReleaseSHA1 is the SHA-1 of permitReleaseSource, the name SCRIPT LOAD gives it.
-const permitReleaseSHA1 = "6f2351be9d052ad7e511101fe5be9cb1e9f015ac"
+const permitReleaseSHA1 = "69ed31addc24224bd905ed7925453567a714bf1c"
 
 var permitReleaseScript = rueidis.NewLuaScriptRetryable(permitReleaseSource)
 

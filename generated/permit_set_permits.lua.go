@@ -50,7 +50,7 @@ if not available then
   return n
 end
 local free = tonumber(available)
-local total = free + redis.call('zcount', KEYS[2], 0, '+inf')
+local total = free + redis.call('zcount', KEYS[2], '0', '+inf')
 if total == n then
   return free
 end
@@ -65,7 +65,7 @@ return value
 `
 
 // permitSetPermitsSHA1 is the SHA-1 of permitSetPermitsSource, the name SCRIPT LOAD gives it.
-const permitSetPermitsSHA1 = "47e2e64e74cf73e60014bb593be812a4a696d1b1"
+const permitSetPermitsSHA1 = "9c94ad3142e76daf99a911dd095b185534a59299"
 
 var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSource)
 

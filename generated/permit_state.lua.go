@@ -27,13 +27,13 @@ if value and not tonumber(value) then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zcount', KEYS[2], 0, now)
+local expired = redis.call('zcount', KEYS[2], '0', now)
 local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
 return {tonumber(value or '0') + expired, held}
 `
 
 // permitStateSHA1 is the SHA-1 of permitStateSource, the name SCRIPT LOAD gives it.
-const permitStateSHA1 = "71eab524eb3ab4f269515edc4d4e85ec20168b2e"
+const permitStateSHA1 = "e9c6387fb8e43b7b38603729351f1bcacca7a8a3"
 
 var permitStateScript = rueidis.NewLuaScriptReadOnly(permitStateSource)
 

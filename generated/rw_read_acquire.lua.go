@@ -52,7 +52,7 @@ if mode == false then
   if writerWaiting() then
     return {0, -2}
   end
-  redis.call('hset', KEYS[1], 'mode', 'read', ARGV[2], 1)
+  redis.call('hset', KEYS[1], 'mode', 'read', ARGV[2], '1')
   redis.call('set', KEYS[2] .. ':1', mark, 'px', ARGV[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, 1}
@@ -60,7 +60,7 @@ end
 local reading = redis.call('hexists', KEYS[1], ARGV[2]) == 1
 if (mode == 'read' and (reading or not writerWaiting())) or
    (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  local holds = redis.call('hincrby', KEYS[1], ARGV[2], '1')
   if holds > 1 then
     mark = 1
   end
@@ -77,7 +77,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwReadAcquireSHA1 is the SHA-1 of rwReadAcquireSource, the name SCRIPT LOAD gives it.
-const rwReadAcquireSHA1 = "9a59006ef50f83b8f0acb511951cb290bb10a12a"
+const rwReadAcquireSHA1 = "2b8721bace4c2e870fd5ea197e86ed04891a207b"
 
 var rwReadAcquireScript = rueidis.NewLuaScript(rwReadAcquireSource)
 

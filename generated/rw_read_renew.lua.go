@@ -38,7 +38,7 @@ for i = 1, holds do
   -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
   -- is made again.
   if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then
-    redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+    redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])
   end
 end
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
@@ -48,7 +48,7 @@ return 1
 `
 
 // rwReadRenewSHA1 is the SHA-1 of rwReadRenewSource, the name SCRIPT LOAD gives it.
-const rwReadRenewSHA1 = "a32d5dd878bf2f440466deedf1961139f489df06"
+const rwReadRenewSHA1 = "6db6cb35fc13a6e36a142ea8c1f13b0394ef34e1"
 
 var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
 

@@ -47,13 +47,13 @@ if mode == false then
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[3], ARGV[6])
   end
-  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
+  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
+  local holds = redis.call('hincrby', KEYS[1], ARGV[3], '1')
   if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
   end
@@ -75,7 +75,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "653bca5985fde8e6f7980f5e20d1f392825b15c2"
+const rwWriteAcquireSHA1 = "116f47aae83d14bad3a697b2f9509d708365abe5"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

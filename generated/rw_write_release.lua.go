@@ -66,10 +66,10 @@ local function longestRead()
   end
   return longest
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
 if holds > 0 then
   redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
-  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+  redis.call('set', KEYS[3], '1', 'px', ARGV[4])
   return {1, holds}
 end
 redis.call('hdel', KEYS[1], ARGV[2])
@@ -86,12 +86,12 @@ else
   redis.call('del', KEYS[1])
   redis.call(ARGV[3], KEYS[2], '1')
 end
-redis.call('set', KEYS[3], 2, 'px', ARGV[4])
+redis.call('set', KEYS[3], '2', 'px', ARGV[4])
 return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "1742da8d5836ce766a236cec61f44d70cae993b6"
+const rwWriteReleaseSHA1 = "23eabc6b32a98df76c94562f4e88bd70f660a228"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 

@@ -36,19 +36,19 @@ if seen then
 end
 local value = redis.call('get', KEYS[1])
 if not value then
-  redis.call('set', KEYS[2], 0, 'px', ARGV[1])
+  redis.call('set', KEYS[2], '0', 'px', ARGV[1])
   return 0
 end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-redis.call('set', KEYS[1], 0)
+redis.call('set', KEYS[1], '0')
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
 return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "556d2b8328b4cb8f15e8cffe857ca1a046c90a52"
+const semaphoreDrainSHA1 = "3d8be53bbd61caab41fa179eede6ceb52f9801f9"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 

@@ -16,10 +16,10 @@
 if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
   return 0
 end
-local wasHead = redis.call('lindex', KEYS[2], 0) == ARGV[1]
-redis.call('lrem', KEYS[2], 1, ARGV[1])
+local wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
+redis.call('lrem', KEYS[2], '1', ARGV[1])
 if wasHead and redis.call('exists', KEYS[1]) == 0 then
-  local head = redis.call('lindex', KEYS[2], 0)
+  local head = redis.call('lindex', KEYS[2], '0')
   if head then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end

@@ -36,7 +36,7 @@ if redis.call('hexists', KEYS[1], 'mode') == 1 then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
 while true do
-  local first = redis.call('lindex', KEYS[4], 0)
+  local first = redis.call('lindex', KEYS[4], '0')
   if first == false then
     break
   end
@@ -52,11 +52,11 @@ redis.call('set', KEYS[7], deleted, 'px', ARGV[3])
 if deleted == 0 then
   return 0
 end
-local head = redis.call('lindex', KEYS[2], 0)
+local head = redis.call('lindex', KEYS[2], '0')
 if head then
   redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
-head = redis.call('lindex', KEYS[4], 0)
+head = redis.call('lindex', KEYS[4], '0')
 if head then
   redis.call(ARGV[2], KEYS[6] .. ':' .. head, '0')
 end

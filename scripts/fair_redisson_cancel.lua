@@ -16,7 +16,7 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local queue = redis.call('lrange', KEYS[2], 0, -1)
+local queue = redis.call('lrange', KEYS[2], '0', '-1')
 local i = 1
 while i <= #queue and queue[i] ~= ARGV[1] do
   i = i + 1
@@ -28,12 +28,12 @@ while i <= #queue do
   i = i + 1
 end
 redis.call('zrem', KEYS[3], ARGV[1])
-redis.call('lrem', KEYS[2], 0, ARGV[1])
+redis.call('lrem', KEYS[2], '0', ARGV[1])
 if not found then
   return 0
 end
 if redis.call('exists', KEYS[1]) == 0 then
-  local head = redis.call('lindex', KEYS[2], 0)
+  local head = redis.call('lindex', KEYS[2], '0')
   if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end

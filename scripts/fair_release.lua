@@ -50,13 +50,13 @@ if ARGV[7] ~= '0' then
   end
 end
 if holds > 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], -1)
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('set', KEYS[5], 1, 'px', ARGV[4])
+  redis.call('set', KEYS[5], '1', 'px', ARGV[4])
   return 1
 end
 redis.call('del', KEYS[1])
-local head = redis.call('lindex', KEYS[2], 0)
+local head = redis.call('lindex', KEYS[2], '0')
 if head then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -67,13 +67,13 @@ if head then
     end
     redis.call('lpop', KEYS[2])
     redis.call('zrem', KEYS[3], head)
-    head = redis.call('lindex', KEYS[2], 0)
+    head = redis.call('lindex', KEYS[2], '0')
   end
   if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
 if ARGV[6] ~= '1' then
-  redis.call('set', KEYS[5], 2, 'px', ARGV[4])
+  redis.call('set', KEYS[5], '2', 'px', ARGV[4])
 end
 return 2

@@ -118,7 +118,7 @@ for _ = 1, 8 do
   end
 end
 while true do
-  local first = redis.call('lindex', KEYS[9], 0)
+  local first = redis.call('lindex', KEYS[9], '0')
   if first == false then
     break
   end
@@ -129,11 +129,11 @@ while true do
   redis.call('zrem', KEYS[10], first)
   redis.call('lpop', KEYS[9])
 end
-local head = redis.call('lindex', KEYS[7], 0)
+local head = redis.call('lindex', KEYS[7], '0')
 if head then
   redis.call(ARGV[3], KEYS[8] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
-head = redis.call('lindex', KEYS[9], 0)
+head = redis.call('lindex', KEYS[9], '0')
 if head then
   redis.call(ARGV[3], KEYS[3] .. ':' .. head, '0')
 end

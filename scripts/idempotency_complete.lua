@@ -20,7 +20,7 @@ if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0
 end
 if rec[1] == '1' then
-  redis.call('hset', KEYS[1], 'state', 2, 'resp', ARGV[2])
+  redis.call('hset', KEYS[1], 'state', '2', 'resp', ARGV[2])
   redis.call('pexpire', KEYS[1], ARGV[3])
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -28,7 +28,7 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   return 1
 end
 if not rec[1] then
-  redis.call('hset', KEYS[1], 'state', 3, 'token', ARGV[1])
+  redis.call('hset', KEYS[1], 'state', '3', 'token', ARGV[1])
   redis.call('pexpire', KEYS[1], ARGV[2])
 end
 return 0

@@ -34,7 +34,7 @@
 -- @retryable
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', 0, 16)
+local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', '0', '16')
 local sizes, freed, ownExpired = {}, 0, false
 for i, m in ipairs(expired) do
   sizes[i] = tonumber(redis.call('hget', KEYS[3], m) or '0')
@@ -68,7 +68,7 @@ if not rec[1] or rec[1] == '3' then
   end
   -- The first write (see above). A tombstone has only state and token,
   -- which this replaces.
-  redis.call('hset', KEYS[1], 'state', 1, 'fp', ARGV[1], 'token', ARGV[2])
+  redis.call('hset', KEYS[1], 'state', '1', 'fp', ARGV[1], 'token', ARGV[2])
   prune()
   redis.call('pexpire', KEYS[1], ARGV[3])
   local exp = now + tonumber(ARGV[3])

@@ -105,7 +105,7 @@ if kind == 'hash' then
   local n = 0
   local cursor = '0'
   repeat
-    local page = redis.call('hscan', KEYS[1], cursor, 'count', 100)
+    local page = redis.call('hscan', KEYS[1], cursor, 'count', '100')
     cursor = page[1]
     for i = 1, #page[2], 2 do
       local field, count = page[2][i], page[2][i + 1]
@@ -130,7 +130,7 @@ if kind == 'hash' then
   end
   row('holds', total)
 elseif kind == 'string' then
-  row('counter', redis.call('getrange', KEYS[1], 0, 4095))
+  row('counter', redis.call('getrange', KEYS[1], '0', '4095'))
 end
 if typeOf(KEYS[2]) == 'string' then
   row('fence', redis.call('get', KEYS[2]))
@@ -138,7 +138,7 @@ end
 local function queue(list, deadlines, protocol)
   if typeOf(list) == 'list' then
     local timed = typeOf(deadlines) == 'zset'
-    for _, field in ipairs(redis.call('lrange', list, 0, limit - 1)) do
+    for _, field in ipairs(redis.call('lrange', list, '0', limit - 1)) do
       local deadline = false
       if timed then
         deadline = redis.call('zscore', deadlines, field)
@@ -163,24 +163,24 @@ end
 queue(KEYS[8], KEYS[9], 'scriptlock')
 queue(KEYS[3], KEYS[4], 'redisson')
 if typeOf(KEYS[5]) == 'zset' then
-  local w = redis.call('zrange', KEYS[5], 0, limit - 1, 'withscores')
+  local w = redis.call('zrange', KEYS[5], '0', limit - 1, 'withscores')
   for i = 1, #w, 2 do
     row('writer', w[i], w[i + 1])
   end
   row('writers', redis.call('zcard', KEYS[5]), redis.call('zcount', KEYS[5], '(' .. now, '+inf'))
 end
 if typeOf(KEYS[6]) == 'zset' then
-  local p = redis.call('zrange', KEYS[6], 0, limit - 1, 'withscores')
+  local p = redis.call('zrange', KEYS[6], '0', limit - 1, 'withscores')
   for i = 1, #p, 2 do
     row('permit', p[i], p[i + 1])
   end
   -- A permit whose lease ended is no longer held: the next acquisition
   -- returns it to the pool.
-  local ended = redis.call('zcount', KEYS[6], 0, now)
+  local ended = redis.call('zcount', KEYS[6], '0', now)
   row('permits', redis.call('zcard', KEYS[6]) - ended, ended)
 end
 if typeOf(KEYS[10]) == 'zset' then
-  local w = redis.call('zrange', KEYS[10], 0, limit - 1, 'withscores')
+  local w = redis.call('zrange', KEYS[10], '0', limit - 1, 'withscores')
   for i = 1, #w, 2 do
     row('lwaiter', w[i], w[i + 1])
   end

@@ -23,7 +23,7 @@ end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if not redis.call('set', KEYS[3], 1, 'nx', 'px', ARGV[2]) then
+if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then
   return tonumber(value)
 end
 local v = redis.call('decr', KEYS[1])

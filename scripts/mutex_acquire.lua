@@ -82,7 +82,7 @@ if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
   if string.byte(ctl, 2) == 108 then
     redis.call('zrem', KEYS[3], ARGV[2])
   end
-  redis.call('hset', KEYS[1], ARGV[2], 1)
+  redis.call('hset', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   return token
 end
@@ -99,7 +99,7 @@ for i = 1, #fields do
     if string.byte(ctl, 2) == 108 then
       redis.call('zrem', KEYS[3], ARGV[2])
     end
-    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('hincrby', KEYS[1], ARGV[2], '1')
     redis.call('pexpire', KEYS[1], ARGV[1])
     return 0
   end

@@ -66,9 +66,9 @@ if ARGV[7] ~= '0' then
   end
 end
 if holds > 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], -1)
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
-  redis.call('set', KEYS[3], 0, 'px', ARGV[4])
+  redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
 end
 redis.call('del', KEYS[1])

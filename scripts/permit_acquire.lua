@@ -34,7 +34,7 @@ if redis.call('exists', KEYS[4]) == 1 then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '1000')
 if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
@@ -53,7 +53,7 @@ if value >= 1 then
   end
   return {1, expires}
 end
-local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores')
+local first = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
 if first[2] ~= nil and tonumber(first[2]) < never then
   return {0, math.max(0, tonumber(first[2]) - now)}
 end

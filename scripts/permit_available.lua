@@ -18,7 +18,7 @@ if count and not tonumber(count) then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], 0, now, 'limit', 0, 1000)
+local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '1000')
 if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)

@@ -48,9 +48,9 @@ local until_ = now + tonumber(ARGV[2])
 -- it is no held permit to compare with.
 -- Before the write: a refused SPUBLISH, made again with PUBLISH, finds the
 -- lease as it was.
-local first = tonumber(redis.call('zrange', KEYS[2], 0, 0, 'withscores')[2])
+local first = tonumber(redis.call('zrange', KEYS[2], '0', '0', 'withscores')[2])
 if until_ < first or first <= now then
-  redis.call(ARGV[3], KEYS[3], 1)
+  redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
 return {1, until_}

@@ -26,7 +26,7 @@ local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if not redis.call('set', KEYS[4], 1, 'nx', 'px', ARGV[3]) then
+if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
   return tonumber(redis.call('get', KEYS[4]))
 end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
@@ -40,7 +40,7 @@ redis.call(ARGV[2], KEYS[3], value)
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expires) <= now then
-  redis.call('set', KEYS[4], 2, 'px', ARGV[3])
+  redis.call('set', KEYS[4], '2', 'px', ARGV[3])
   return 2
 end
 return 1

@@ -37,7 +37,7 @@ if not available then
   return n
 end
 local free = tonumber(available)
-local total = free + redis.call('zcount', KEYS[2], 0, '+inf')
+local total = free + redis.call('zcount', KEYS[2], '0', '+inf')
 if total == n then
   return free
 end

@@ -15,6 +15,6 @@ if value and not tonumber(value) then
 end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zcount', KEYS[2], 0, now)
+local expired = redis.call('zcount', KEYS[2], '0', now)
 local held = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
 return {tonumber(value or '0') + expired, held}

@@ -38,7 +38,7 @@ if mode == false then
   if writerWaiting() then
     return {0, -2}
   end
-  redis.call('hset', KEYS[1], 'mode', 'read', ARGV[2], 1)
+  redis.call('hset', KEYS[1], 'mode', 'read', ARGV[2], '1')
   redis.call('set', KEYS[2] .. ':1', mark, 'px', ARGV[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
   return {1, 1}
@@ -46,7 +46,7 @@ end
 local reading = redis.call('hexists', KEYS[1], ARGV[2]) == 1
 if (mode == 'read' and (reading or not writerWaiting())) or
    (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[2], 1)
+  local holds = redis.call('hincrby', KEYS[1], ARGV[2], '1')
   if holds > 1 then
     mark = 1
   end

@@ -36,7 +36,7 @@ if ARGV[4] ~= '0' then
   end
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
-local holds = redis.call('hincrby', KEYS[1], ARGV[1], -1)
+local holds = redis.call('hincrby', KEYS[1], ARGV[1], '-1')
 redis.call('del', KEYS[3] .. ':' .. (holds + 1))
 local status = 1
 if holds <= 0 then
@@ -73,5 +73,5 @@ if redis.call('hlen', KEYS[1]) > 1 then
 end
 redis.call('del', KEYS[1])
 redis.call(ARGV[2], KEYS[2], '0')
-redis.call('set', KEYS[5], 2, 'px', ARGV[3])
+redis.call('set', KEYS[5], '2', 'px', ARGV[3])
 return {2, 0}

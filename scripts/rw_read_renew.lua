@@ -25,7 +25,7 @@ for i = 1, holds do
   -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
   -- is made again.
   if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then
-    redis.call('set', KEYS[2] .. ':' .. i, 1, 'px', ARGV[1])
+    redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])
   end
 end
 if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then

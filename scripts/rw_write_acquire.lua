@@ -34,13 +34,13 @@ if mode == false then
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
     redis.call('pexpire', KEYS[3], ARGV[6])
   end
-  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], 1)
+  redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('zrem', KEYS[2], ARGV[3])
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
-  local holds = redis.call('hincrby', KEYS[1], ARGV[3], 1)
+  local holds = redis.call('hincrby', KEYS[1], ARGV[3], '1')
   if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
   end

@@ -53,10 +53,10 @@ local function longestRead()
   end
   return longest
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], -1)
+local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
 if holds > 0 then
   redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
-  redis.call('set', KEYS[3], 1, 'px', ARGV[4])
+  redis.call('set', KEYS[3], '1', 'px', ARGV[4])
   return {1, holds}
 end
 redis.call('hdel', KEYS[1], ARGV[2])
@@ -73,5 +73,5 @@ else
   redis.call('del', KEYS[1])
   redis.call(ARGV[3], KEYS[2], '1')
 end
-redis.call('set', KEYS[3], 2, 'px', ARGV[4])
+redis.call('set', KEYS[3], '2', 'px', ARGV[4])
 return {2, 0}

@@ -23,12 +23,12 @@ if seen then
 end
 local value = redis.call('get', KEYS[1])
 if not value then
-  redis.call('set', KEYS[2], 0, 'px', ARGV[1])
+  redis.call('set', KEYS[2], '0', 'px', ARGV[1])
   return 0
 end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-redis.call('set', KEYS[1], 0)
+redis.call('set', KEYS[1], '0')
 redis.call('set', KEYS[2], value, 'px', ARGV[1])
 return tonumber(value)
