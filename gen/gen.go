@@ -35,6 +35,10 @@ type Config struct {
 	Warnings io.Writer
 }
 
+// ErrNoScripts is returned by Run when its input directory holds no *.lua
+// file: Run writes nothing then, and leaves an existing package as it is.
+var ErrNoScripts = errors.New("no *.lua scripts")
+
 // StaleError lists generated files that differ from what the scripts give.
 type StaleError struct {
 	Files []string // "path: stale|missing|extra", sorted
@@ -116,6 +120,11 @@ func Run(cfg Config) error {
 	files, err := Load(cfg.In)
 	if err != nil {
 		return err
+	}
+	if len(files) == 0 {
+		// A mistyped -in would otherwise give an empty package, and with
+		// it a build error far from the cause, or none at all.
+		return fmt.Errorf("%w in %s (subdirectories are not read)", ErrNoScripts, cfg.In)
 	}
 	out, warnings, err := GenerateWarnings(cfg.Package, files, cfg.Strict)
 	if err != nil {

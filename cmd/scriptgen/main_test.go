@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/scriptlock/scriptlock/gen"
 )
 
 const okScript = `-- Get reads k.
@@ -178,6 +181,38 @@ func TestBadPackageOrInput(t *testing.T) {
 	}
 	if code, stderr := scriptgen(t, "-in", "missing", "-out", "generated", "-pkg", "generated"); code != 1 || stderr == "" {
 		t.Errorf("missing -in: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestEmptyInput: an -in without scripts (a mistyped directory) fails and
+// leaves the generated package alone, instead of emptying it.
+func TestEmptyInput(t *testing.T) {
+	workspace(t, map[string]string{"get.lua": okScript})
+	if code, stderr := scriptgen(t, "-in", "scripts", "-out", "generated", "-pkg", "generated"); code != 0 {
+		t.Fatalf("first run: exit %d, stderr %q", code, stderr)
+	}
+	before := snapshot(t, "generated")
+	if err := os.MkdirAll("other/nested", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("other/nested/get.lua", []byte(okScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []bool{false, true} {
+		args := []string{"-in", "other", "-out", "generated", "-pkg", "generated"}
+		if check {
+			args = append(args, "-check")
+		}
+		code, stderr := scriptgen(t, args...)
+		if code != 1 || !strings.Contains(stderr, "no *.lua scripts in other (subdirectories are not read)") {
+			t.Errorf("-in without scripts (check %v): exit %d, stderr %q", check, code, stderr)
+		}
+	}
+	if after := snapshot(t, "generated"); !maps.Equal(before, after) {
+		t.Errorf("the generated package changed: %d files before, %d after", len(before), len(after))
+	}
+	if err := gen.Run(gen.Config{In: "other", Out: "generated", Package: "generated"}); !errors.Is(err, gen.ErrNoScripts) {
+		t.Errorf("gen.Run: %v, want ErrNoScripts", err)
 	}
 }
 
