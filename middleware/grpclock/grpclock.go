@@ -273,6 +273,11 @@ func (s *lockedStream) RecvMsg(m any) error {
 		}
 		return err
 	}
+	// The lock may have been lost while RecvMsg waited for the message:
+	// it is not handed over to be handled without the lock.
+	if s.endedByLoss() {
+		return lostError()
+	}
 	if !s.src.fromMessage() {
 		return nil
 	}
