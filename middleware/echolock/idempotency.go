@@ -317,8 +317,6 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// Reported by replay: a record it cannot read is no replay.
 			case idempotency.OverBudget:
 				config.OnOutcome.Report(ctx, scriptlock.RequestOverBudget)
-			default:
-				config.OnOutcome.Report(ctx, scriptlock.RequestExecuted)
 			}
 			switch res.State {
 			case idempotency.Mismatch:
@@ -381,6 +379,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					release()
 				}
 			}()
+			// Reported once the claim is released on every way out, a
+			// panic of OnOutcome included.
+			config.OnOutcome.Report(ctx, scriptlock.RequestExecuted)
 			finished := false
 			defer func() {
 				detach()

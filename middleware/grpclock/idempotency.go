@@ -305,8 +305,6 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			// Reported by replayCall: a record it cannot read is no replay.
 		case idempotency.OverBudget:
 			o.outcome.Report(ctx, scriptlock.RequestOverBudget)
-		default:
-			o.outcome.Report(ctx, scriptlock.RequestExecuted)
 		}
 		switch res.State {
 		case idempotency.Mismatch:
@@ -350,6 +348,9 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 				release()
 			}
 		}()
+		// Reported once the claim is released on every way out, a panic of
+		// the outcome callback included.
+		o.outcome.Report(ctx, scriptlock.RequestExecuted)
 		resp, herr := handler(hctx, req)
 		if herr != nil && claim.Lost() {
 			// A retry may be running the call already: answer so that the
