@@ -160,19 +160,20 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		}
 		defer ls.releaseHeld()
 		err := handler(srv, ls)
+		held := ls.end()
 		if rerr := ls.refusal(); rerr != nil {
 			// The lock was refused: the call fails with that answer, also
 			// when the handler went on without the lock and returned nil.
 			return rerr
 		}
-		if ls.lost() {
+		if held != nil && core.LockLost(held) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
 				return lostError()
 			}
 			return nil // finished despite the loss, as a unary handler's response stands
 		}
-		if ls.lctx != nil {
+		if held != nil {
 			o.outcome.Report(ctx, scriptlock.RequestLocked)
 		}
 		return err
@@ -201,6 +202,7 @@ type lockedStream struct {
 	empty     atomic.Bool // the client closed the stream before sending a first message
 	mu        sync.Mutex
 	refused   error // the lock's refusal, once the first message was received
+	ended     bool  // the call returned: a lock granted from now on is given back
 	key       string
 	lctx      context.Context
 	release   func() error
@@ -354,21 +356,39 @@ func (s *lockedStream) acquire(req any) error {
 		s.o.outcome.Report(parent, core.LockOutcome(parent, err))
 		return s.o.acquireError(parent, s.method, key, err)
 	}
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		// The handler returned while another goroutine's RecvMsg was
+		// taking the lock: nothing would release it, and the watchdog
+		// would renew it for as long as the process runs.
+		s.o.release(parent, release, s.method, key)
+		return &lockError{status.New(codes.Canceled, "stream ended while its lock was being taken")}
+	}
 	s.lctx, s.release = lctx, release
 	s.ctx.locked.Store(&lctx)
 	s.stop = context.AfterFunc(lctx, func() { s.cancel(context.Cause(lctx)) })
+	s.mu.Unlock()
 	return nil
 }
 
+// end marks the call as returned and gives the lock context it holds (nil
+// for none): a lock granted later is given back by acquire.
+func (s *lockedStream) end() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	return s.lctx
+}
+
 func (s *lockedStream) releaseHeld() {
+	s.end() // also after a panic of the handler
 	if s.release == nil {
 		return
 	}
 	s.stop()
 	s.o.release(s.ctx.Context, s.release, s.method, s.key)
 }
-
-func (s *lockedStream) lost() bool { return s.lctx != nil && core.LockLost(s.lctx) }
 
 // streamCtx is the stream's context: cancellable by the lock, and reporting
 // the lock context's values (owner, fencing token) once the lock is held.
