@@ -381,7 +381,13 @@ func (w *commitTracker) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *commitTracker) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+// Flush before any status sends the headers with 200 (net/http does so): the
+// answer has begun.
+func (w *commitTracker) Flush() {
+	if http.NewResponseController(w.ResponseWriter).Flush() == nil && w.status == 0 {
+		w.status = http.StatusOK
+	}
+}
 
 func (w *commitTracker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()

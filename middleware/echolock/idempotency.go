@@ -617,6 +617,13 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 func (r *recorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		// Before any status, the flush sends the headers with 200
+		// (net/http does so): that is the answer's status, and its
+		// headers are the ones stored.
+		if r.status == 0 {
+			r.snapshot()
+			r.status = http.StatusOK
+		}
 		f.Flush()
 	}
 }
