@@ -19,8 +19,8 @@ import (
 // channel, which always gets them).
 
 // RWMutex and Redisson's RReadWriteLock: a Go writer's last unlock publishes
-// READ_UNLOCK "1" (every Java waiter retries), a downgrade to read mode
-// publishes nothing, and wake-ups work both ways.
+// READ_UNLOCK "1" (every Java waiter retries), so does a downgrade to read
+// mode (readers may enter), and wake-ups work both ways.
 func TestRedissonRWMutexInterop(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
@@ -54,7 +54,7 @@ func TestRedissonRWMutexInterop(t *testing.T) {
 				t.Fatalf("Go write unlock published %q, want READ_UNLOCK 1", got)
 			}
 
-			// Downgrade: the writer keeps a read hold; nothing is published,
+			// Downgrade: the writer keeps a read hold; "1" is published,
 			// the lock is in read mode and Java readers may join.
 			w, err = rw.Lock(ctx)
 			if err != nil {
@@ -66,6 +66,9 @@ func TestRedissonRWMutexInterop(t *testing.T) {
 			}
 			if err := rw.Unlock(w); err != nil {
 				t.Fatal(err)
+			}
+			if got := msgs.next(t, 3*time.Second); got != channel+" 1" {
+				t.Fatalf("Go downgrade published %q, want READ_UNLOCK 1", got)
 			}
 			msgs.quiet(t, 300*time.Millisecond)
 			if mode, err := node.Do(t, "HGET", key, "mode").ToString(); err != nil || mode != "read" {

@@ -2,8 +2,9 @@
 -- RwWriteRelease gives up one write hold. The last one deletes the lock and
 -- publishes "1" (Redisson's READ_UNLOCK: every waiter on every client
 -- retries, readers and writers alike), or, when the same owner still reads,
--- switches the lock to read mode and publishes nothing, as RedissonWriteLock
--- does. From then on the read holds' leases govern the lock's expiry (Redisson
+-- switches the lock to read mode and publishes "1" too: other readers may now
+-- enter (RedissonWriteLock publishes nothing there, and its readers sleep
+-- until the lock's expiry). From then on the read holds' leases govern the lock's expiry (Redisson
 -- keeps the write lease, so a dead reader would keep writers out for the rest
 -- of it); when none of them has a lease left, the lock is deleted as on the
 -- last write release. A per-call latch makes a retried release answer the first outcome.
@@ -69,6 +70,7 @@ if longest > 0 then
   -- holds left govern it: the lock lives as long as the longest of them.
   redis.call('hset', KEYS[1], 'mode', 'read')
   redis.call('pexpire', KEYS[1], longest)
+  redis.call(ARGV[3], KEYS[2], '1')
 else
   redis.call('del', KEYS[1])
   redis.call(ARGV[3], KEYS[2], '1')
