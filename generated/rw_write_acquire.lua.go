@@ -39,10 +39,12 @@ if mode == false then
   if redis.call('exists', KEYS[1]) == 1 then
     return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
   end
-  -- Reads first, then the token: a pending-writer key of another type or
-  -- a counter that holds no integer fails the call before the grant is
-  -- written (a grant no one holds would keep everyone out for its lease).
-  local queued = redis.call('zscore', KEYS[2], ARGV[3])
+  -- The caller's pending-writer entry goes first (it leaves on success
+  -- and on failure alike), then the token: a pending-writer key of another
+  -- type or a counter that holds no integer fails the call before the
+  -- grant is written (a grant no one holds would keep everyone out for its
+  -- lease).
+  redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.call('incr', KEYS[3])
   if token < 1099511627776 then
     local t = redis.call('time')
@@ -51,9 +53,6 @@ if mode == false then
   end
   redis.call('hset', KEYS[1], 'mode', 'write', ARGV[3], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if queued then
-    redis.call('zrem', KEYS[2], ARGV[3])
-  end
   return {1, token}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1 then
@@ -79,7 +78,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "e7e5fc7052c1564b1c5a64ae241b62ec93753746"
+const rwWriteAcquireSHA1 = "1201894dca3fba4f2d3e7533853129a266d55a57"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
