@@ -151,7 +151,9 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 // publishes n on redisson_sc:{name}, waking the waiters; an unchanged total
 // publishes nothing. The counter's TTL, if any, is kept. A negative n, or one
 // above 2^53 - 1, is ErrInvalidArgument and nothing is written. A call whose
-// reply is lost is made again: it finds the total already n.
+// reply is lost is made again and sets the total once (it records itself for
+// a minute under redisson_sc_latch:{name}:<client-id>:<n>): a change another
+// caller made after the first attempt ran survives the repeat.
 func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return s.fail("set permits", err)
@@ -159,8 +161,11 @@ func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 	if n < 0 || n > maxCount {
 		return s.fail("set permits", invalidf("permits must be between 0 and %d, got %d", int64(maxCount), n))
 	}
+	// One record per call: a repeat that worked out the total again would
+	// undo what others changed since the first attempt.
+	record := s.c.recordKey("redisson_sc_latch", s.key)
 	_, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		return generated.PermitSetPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, n, publish)
+		return generated.PermitSetPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, n, publish, s.c.recordTTL)
 	})
 	if err = notCount(outOfRange(err)); err != nil {
 		return s.fail(fmt.Sprintf("set %d permits", n), err)

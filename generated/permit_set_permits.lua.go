@@ -8,6 +8,7 @@ import (
 	"github.com/redis/rueidis"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // permitSetPermitsSource is scripts/permit_set_permits.lua, verbatim.
@@ -21,8 +22,11 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- moves the free count by the difference (INCRBY: the counter's TTL, if any,
 -- stays, as Redisson's). Either change publishes n on the semaphore channel
 -- (Redisson's message: a Java or Go waiter lets up to n of its acquirers
--- retry); an equal total publishes nothing. Made again
--- after its reply was lost it finds the total already n and changes nothing.
+-- retry); an equal total publishes nothing. The call records itself under
+-- its own key for recordTTL, also when it changes nothing: made again after
+-- its reply was lost, or reaching the server after such a retry, it changes
+-- nothing a second time (recomputing the total then would undo a change
+-- another caller made after the first attempt ran) and answers the count.
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
 -- A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -32,8 +36,10 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
@@ -43,15 +49,20 @@ local available = redis.call('get', KEYS[1])
 if available and not tonumber(available) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+if redis.call('exists', KEYS[4]) == 1 then
+  return tonumber(available or '0')
+end
 local n = tonumber(ARGV[1])
 if not available then
   redis.call('set', KEYS[1], ARGV[1])
+  redis.call('set', KEYS[4], '1', 'px', ARGV[3])
   redis.call(ARGV[2], KEYS[3], ARGV[1])
   return n
 end
 local free = tonumber(available)
 local total = free + redis.call('zcount', KEYS[2], '0', '+inf')
 if total == n then
+  redis.call('set', KEYS[4], '1', 'px', ARGV[3])
   return free
 end
 local diff = n - total
@@ -60,12 +71,13 @@ if diff > 9007199254740991 or diff < -9007199254740991 then
 end
 -- %d, not the number itself: Lua would send 15 digits or more in exponent form.
 local value = redis.call('incrby', KEYS[1], string.format('%d', diff))
+redis.call('set', KEYS[4], '1', 'px', ARGV[3])
 redis.call(ARGV[2], KEYS[3], ARGV[1])
 return value
 `
 
 // permitSetPermitsSHA1 is the SHA-1 of permitSetPermitsSource, the name SCRIPT LOAD gives it.
-const permitSetPermitsSHA1 = "9c94ad3142e76daf99a911dd095b185534a59299"
+const permitSetPermitsSHA1 = "5c772d6cb088ed75801d74cacbf7a508c2373c39"
 
 var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSource)
 
@@ -78,8 +90,11 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // moves the free count by the difference (INCRBY: the counter's TTL, if any,
 // stays, as Redisson's). Either change publishes n on the semaphore channel
 // (Redisson's message: a Java or Go waiter lets up to n of its acquirers
-// retry); an equal total publishes nothing. Made again
-// after its reply was lost it finds the total already n and changes nothing.
+// retry); an equal total publishes nothing. The call records itself under
+// its own key for recordTTL, also when it changes nothing: made again after
+// its reply was lost, or reaching the server after such a retry, it changes
+// nothing a second time (recomputing the total then would undo a change
+// another caller made after the first attempt ran) and answers the count.
 // Reply: the free count afterwards (it may be negative when more than n
 // permits are held).
 // A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -88,7 +103,7 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
-func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, n int64, publish string) (int64, error) {
+func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -97,13 +112,13 @@ func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, t
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, timeouts, channel}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitSetPermits", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL)}
 	return permitSetPermitsDecode(permitSetPermitsScript.Exec(ctx, c, keys, args))
 }
 
@@ -112,8 +127,10 @@ type PermitSetPermitsArgs struct {
 	Semaphore string
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
+	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	N         int64
 	Publish   string // "publish", or "spublish" for sharded channels
+	RecordTTL time.Duration
 }
 
 // PermitSetPermitsReply is the reply to one call in PermitSetPermitsMulti.
@@ -184,7 +201,7 @@ func PermitSetPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, n int64, publish string) (rueidis.Completed, error) {
+func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -193,13 +210,13 @@ func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string
 			Value:   publish,
 		}
 	}
-	keys := []string{semaphore, timeouts, channel}
+	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitSetPermits", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL)}
 	return c.B().Evalsha().Sha1(permitSetPermitsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -210,8 +227,8 @@ func DecodePermitSetPermits(resp rueidis.RedisResult) (int64, error) {
 
 // permitSetPermitsEncode returns the KEYS and ARGV of one PermitSetPermits call.
 func permitSetPermitsEncode(a *PermitSetPermitsArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{strconv.FormatInt(a.N, 10), a.Publish}
+	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Record}
+	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }
 

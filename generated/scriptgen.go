@@ -370,9 +370,9 @@ var Scripts = []Script{{
 	SHA1:      permitReleaseSHA1,
 	Source:    permitReleaseSource,
 }, {
-	Args:      []string{"n", "publish"},
+	Args:      []string{"n", "publish", "recordTTL"},
 	File:      "scripts/permit_set_permits.lua",
-	Keys:      []string{"semaphore", "timeouts", "channel"},
+	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
 	Name:      "PermitSetPermits",
 	ReadOnly:  false,
 	Retryable: true,

@@ -8,8 +8,11 @@
 -- moves the free count by the difference (INCRBY: the counter's TTL, if any,
 -- stays, as Redisson's). Either change publishes n on the semaphore channel
 -- (Redisson's message: a Java or Go waiter lets up to n of its acquirers
--- retry); an equal total publishes nothing. Made again
--- after its reply was lost it finds the total already n and changes nothing.
+-- retry); an equal total publishes nothing. The call records itself under
+-- its own key for recordTTL, also when it changes nothing: made again after
+-- its reply was lost, or reaching the server after such a retry, it changes
+-- nothing a second time (recomputing the total then would undo a change
+-- another caller made after the first attempt ran) and answers the count.
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
 -- A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -19,8 +22,10 @@
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
+-- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    recordTTL duration
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
@@ -30,15 +35,20 @@ local available = redis.call('get', KEYS[1])
 if available and not tonumber(available) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+if redis.call('exists', KEYS[4]) == 1 then
+  return tonumber(available or '0')
+end
 local n = tonumber(ARGV[1])
 if not available then
   redis.call('set', KEYS[1], ARGV[1])
+  redis.call('set', KEYS[4], '1', 'px', ARGV[3])
   redis.call(ARGV[2], KEYS[3], ARGV[1])
   return n
 end
 local free = tonumber(available)
 local total = free + redis.call('zcount', KEYS[2], '0', '+inf')
 if total == n then
+  redis.call('set', KEYS[4], '1', 'px', ARGV[3])
   return free
 end
 local diff = n - total
@@ -47,5 +57,6 @@ if diff > 9007199254740991 or diff < -9007199254740991 then
 end
 -- %d, not the number itself: Lua would send 15 digits or more in exponent form.
 local value = redis.call('incrby', KEYS[1], string.format('%d', diff))
+redis.call('set', KEYS[4], '1', 'px', ARGV[3])
 redis.call(ARGV[2], KEYS[3], ARGV[1])
 return value
