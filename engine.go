@@ -389,7 +389,8 @@ func (c *Client) callRecordedBool(ctx context.Context, refusals bool, call func(
 // it is made again with PUBLISH; while Redis answers that it ran nothing
 // (retryLater), with refusals, until ctx ends; when its outcome is unknown
 // (a reply lost with its connection), up to three more times, 50 ms apart
-// and growing, within ctx; a Redis error ends it.
+// and growing, within ctx; an answer from Redis (an error reply, or an
+// error a script declares) ends it.
 type changeRetry struct {
 	rt      retrier
 	attempt int
@@ -408,7 +409,7 @@ func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, publi
 		}
 		return true, false, nil
 	}
-	if _, redisErr := rueidis.IsRedisErr(err); redisErr || cr.attempt >= 3 || ctx.Err() != nil {
+	if replied(err) || cr.attempt >= 3 || ctx.Err() != nil {
 		return false, false, cr.rt.failed(ctx, err)
 	}
 	cr.attempt++
@@ -422,6 +423,17 @@ func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, publi
 		}
 		return false, false, err
 	}
+}
+
+// replied reports an error that is Redis's answer to the call: an error
+// reply, or one a script declares (generated.ScriptError: NOT_COUNT, RANGE),
+// which the same call made again would only get again.
+func replied(err error) bool {
+	if _, ok := rueidis.IsRedisErr(err); ok {
+		return true
+	}
+	var se *generated.ScriptError
+	return errors.As(err, &se)
 }
 
 // retrier makes again the calls that ran nothing (retryLater), pausing from
