@@ -16,7 +16,10 @@ const latchCountDownSource = `#!lua flags=allow-oom
 -- publishes Redisson's "zero" message 0, which releases every waiter. A latch
 -- that is not counting stays as it is. A call that decrements records itself
 -- under its own key (SET NX) for recordTTL: made again after its reply was
--- lost, or reaching the server after such a retry, it counts nothing twice.
+-- lost, or reaching the server after such a retry, it counts nothing twice;
+-- one that finds the latch gone after it counted announces zero again: the
+-- first attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 -- Reply: the count left (0 once released or when not counting).
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
@@ -31,6 +34,9 @@ const latchCountDownSource = `#!lua flags=allow-oom
 -- @retryable
 local value = redis.call('get', KEYS[1])
 if not value then
+  if redis.call('exists', KEYS[3]) == 1 then
+    redis.call(ARGV[1], KEYS[2], '0')
+  end
   return 0
 end
 if not tonumber(value) then
@@ -49,7 +55,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "cbcbc71217a6a14ecb06b5f267214f36a20a7ee9"
+const latchCountDownSHA1 = "d641328e4887efc722626af740768e168265b8c1"
 
 var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 
@@ -57,7 +63,10 @@ var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 // publishes Redisson's "zero" message 0, which releases every waiter. A latch
 // that is not counting stays as it is. A call that decrements records itself
 // under its own key (SET NX) for recordTTL: made again after its reply was
-// lost, or reaching the server after such a retry, it counts nothing twice.
+// lost, or reaching the server after such a retry, it counts nothing twice;
+// one that finds the latch gone after it counted announces zero again: the
+// first attempt may have failed at its publish, after its writes (a refused
+// SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 // Reply: the count left (0 once released or when not counting).
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.

@@ -19,7 +19,10 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
--- the count may be one another caller set after the first attempt).
+-- the count may be one another caller set after the first attempt), but a
+-- repeat of a call that deleted the latch publishes 0 again: the first
+-- attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 -- Reply 1: there was a latch; 0: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -35,6 +38,9 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
 if seen then
+  if seen == '1' then
+    redis.call(ARGV[1], KEYS[2], '0')
+  end
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
@@ -50,7 +56,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "a821c68e498d8850fb1c2398b09b9e0560b6f8b0"
+const latchDeleteSHA1 = "4980088d916a0e3761740b4007183c8695c14fd2"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
@@ -61,7 +67,10 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
-// the count may be one another caller set after the first attempt).
+// the count may be one another caller set after the first attempt), but a
+// repeat of a call that deleted the latch publishes 0 again: the first
+// attempt may have failed at its publish, after its writes (a refused
+// SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 // Reply 1: there was a latch; 0: none.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE: nothing is deleted, since that would

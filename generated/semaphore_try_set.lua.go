@@ -21,7 +21,9 @@ const semaphoreTrySetSource = `#!lua
 -- recordTTL, so the same call made again after its reply was lost, or
 -- reaching the server after such a retry, answers 1 and changes nothing, even
 -- when the count was deleted in between: the record is read first, and
--- Delete does not remove it. Reply 1: set (by this call);
+-- Delete does not remove it; it publishes the permits again, since the
+-- first attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH). Reply 1: set (by this call);
 -- 0: a count already existed, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
@@ -37,6 +39,7 @@ const semaphoreTrySetSource = `#!lua
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
+  redis.call(ARGV[3], KEYS[2], ARGV[1])
   return 1
 end
 local value = redis.call('get', KEYS[1])
@@ -53,7 +56,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "3d94e9c074b5dc326bfb69ce32a5767c997cd1da"
+const semaphoreTrySetSHA1 = "f4c69880b49ce42423ad5387a380857bd1ff0a88"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -65,7 +68,9 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // recordTTL, so the same call made again after its reply was lost, or
 // reaching the server after such a retry, answers 1 and changes nothing, even
 // when the count was deleted in between: the record is read first, and
-// Delete does not remove it. Reply 1: set (by this call);
+// Delete does not remove it; it publishes the permits again, since the
+// first attempt may have failed at its publish, after its writes (a refused
+// SPUBLISH, made again with PUBLISH). Reply 1: set (by this call);
 // 0: a count already existed, nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.

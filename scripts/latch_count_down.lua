@@ -3,7 +3,10 @@
 -- publishes Redisson's "zero" message 0, which releases every waiter. A latch
 -- that is not counting stays as it is. A call that decrements records itself
 -- under its own key (SET NX) for recordTTL: made again after its reply was
--- lost, or reaching the server after such a retry, it counts nothing twice.
+-- lost, or reaching the server after such a retry, it counts nothing twice;
+-- one that finds the latch gone after it counted announces zero again: the
+-- first attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 -- Reply: the count left (0 once released or when not counting).
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
@@ -18,6 +21,9 @@
 -- @retryable
 local value = redis.call('get', KEYS[1])
 if not value then
+  if redis.call('exists', KEYS[3]) == 1 then
+    redis.call(ARGV[1], KEYS[2], '0')
+  end
   return 0
 end
 if not tonumber(value) then

@@ -6,7 +6,10 @@
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
--- the count may be one another caller set after the first attempt).
+-- the count may be one another caller set after the first attempt), but a
+-- repeat of a call that deleted the latch publishes 0 again: the first
+-- attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 -- Reply 1: there was a latch; 0: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -22,6 +25,9 @@
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[3])
 if seen then
+  if seen == '1' then
+    redis.call(ARGV[1], KEYS[2], '0')
+  end
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])

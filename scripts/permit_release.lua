@@ -5,7 +5,10 @@
 -- after its reply was lost, or reaching the server after such a retry, it
 -- answers what the first attempt did and changes nothing (the permit is gone
 -- from the set by then, so without the record the repeat would report it
--- unknown). A call that finds no permit leaves no record.
+-- unknown), but publishes the count again: the first attempt may have failed
+-- at its publish, after its writes (a refused SPUBLISH, made again with
+-- PUBLISH), and the waiters would not hear of the permit. A call that finds
+-- no permit leaves no record.
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
@@ -27,6 +30,7 @@ if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 if not redis.call('set', KEYS[4], '1', 'nx', 'px', ARGV[3]) then
+  redis.call(ARGV[2], KEYS[3], count or '0')
   return tonumber(redis.call('get', KEYS[4]))
 end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
@@ -36,11 +40,13 @@ if not expires then
 end
 redis.call('zrem', KEYS[2], ARGV[1])
 local value = redis.call('incr', KEYS[1])
-redis.call(ARGV[2], KEYS[3], value)
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local status = 1
 if tonumber(expires) <= now then
+  -- Recorded before the publish, which may fail: the repeat answers it.
+  status = 2
   redis.call('set', KEYS[4], '2', 'px', ARGV[3])
-  return 2
 end
-return 1
+redis.call(ARGV[2], KEYS[3], value)
+return status

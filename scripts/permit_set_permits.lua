@@ -12,7 +12,10 @@
 -- its own key for recordTTL, also when it changes nothing: made again after
 -- its reply was lost, or reaching the server after such a retry, it changes
 -- nothing a second time (recomputing the total then would undo a change
--- another caller made after the first attempt ran) and answers the count.
+-- another caller made after the first attempt ran) and answers the count;
+-- the record says whether the first attempt changed the total, and such a
+-- repeat publishes n again: the first attempt may have failed at its
+-- publish, after its writes (a refused SPUBLISH, made again with PUBLISH).
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
 -- A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -35,7 +38,11 @@ local available = redis.call('get', KEYS[1])
 if available and not tonumber(available) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if redis.call('exists', KEYS[4]) == 1 then
+local seen = redis.call('get', KEYS[4])
+if seen then
+  if seen == '1' then
+    redis.call(ARGV[2], KEYS[3], ARGV[1])
+  end
   return tonumber(available or '0')
 end
 local n = tonumber(ARGV[1])
@@ -48,7 +55,7 @@ end
 local free = tonumber(available)
 local total = free + redis.call('zcount', KEYS[2], '0', '+inf')
 if total == n then
-  redis.call('set', KEYS[4], '1', 'px', ARGV[3])
+  redis.call('set', KEYS[4], '0', 'px', ARGV[3])
   return free
 end
 local diff = n - total

@@ -7,7 +7,9 @@
 -- recordTTL, so the same call made again after its reply was lost, or
 -- reaching the server after such a retry, answers 1 and changes nothing, even
 -- when the count was deleted in between: the record is read first, and
--- Delete does not remove it. Reply 1: set (by this call);
+-- Delete does not remove it; it publishes the permits again, since the
+-- first attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH). Reply 1: set (by this call);
 -- 0: a count already existed, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
@@ -23,6 +25,7 @@
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
+  redis.call(ARGV[3], KEYS[2], ARGV[1])
   return 1
 end
 local value = redis.call('get', KEYS[1])

@@ -1,0 +1,138 @@
+package scriptlock
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A Cluster without sharded pub/sub, reached by a user whose ACL refuses
+// COMMAND: a Client cannot ask, starts with SPUBLISH, and its first call
+// that publishes fails at the SPUBLISH, after its writes, and is made again
+// with PUBLISH. That repeat finds its own record and changes nothing, but
+// must still publish: otherwise the waiters of other Clients (listening
+// plainly, their SSUBSCRIBE refused) do not hear of the permit, the zero or
+// the count, and sleep until their 2 s fallback.
+func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithArgs("--rename-command", "SPUBLISH", "", "--rename-command", "SSUBSCRIBE", "", "--rename-command", "SUNSUBSCRIBE", ""))
+	for _, n := range cl.Nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "default", "-command").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 60*time.Second)
+	setup := newTestClient(t, cl.Client(t), prefix) // publishes plainly after its first refusal
+	fresh := func(t *testing.T) *Client {
+		c := newTestClient(t, cl.Client(t), prefix)
+		if !c.sharded() {
+			t.Fatal("a new Client does not publish sharded")
+		}
+		return c
+	}
+	// wakes runs wait on Client w, then act once the waiter sleeps.
+	wakes := func(t *testing.T, w *Client, channel string, wait, act func() error) {
+		t.Helper()
+		done := make(chan time.Time, 1)
+		go func() {
+			if err := wait(); err != nil && ctx.Err() == nil {
+				t.Error(err)
+			}
+			done <- time.Now()
+		}()
+		waitFor(t, 10*time.Second, "the waiter registered", func() bool { return waitersOn(w, channel) == 1 })
+		time.Sleep(300 * time.Millisecond) // subscribed (plainly) and asleep
+		acted := time.Now()
+		if err := act(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case at := <-done:
+			if d := at.Sub(acted); d > notifyFallback/2 {
+				t.Fatalf("the waiter got through %s after the call: at its fallback, not woken by a message", d.Round(time.Millisecond))
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the waiter did not get through")
+		}
+	}
+	t.Run("PermitSemaphore.Release", func(t *testing.T) {
+		if _, err := mustPermits(t, setup, "release").TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		// An acquisition with no expired permit to reclaim publishes nothing.
+		id, err := mustPermits(t, h, "release").Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mustPermits(t, w, "release")
+		wakes(t, w, p.channel, func() error {
+			_, err := p.Acquire(ctx, time.Minute)
+			return err
+		}, func() error { return mustPermits(t, h, "release").Release(ctx, id) })
+	})
+	t.Run("PermitSemaphore.SetPermits", func(t *testing.T) {
+		s := mustPermits(t, setup, "set")
+		if _, err := s.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Acquire(ctx, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		p := mustPermits(t, w, "set")
+		wakes(t, w, p.channel, func() error {
+			_, err := p.Acquire(ctx, time.Minute)
+			return err
+		}, func() error { return mustPermits(t, h, "set").SetPermits(ctx, 2) })
+	})
+	t.Run("Semaphore.TrySetPermits", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		s := mustSem(t, w, "tryset")
+		wakes(t, w, s.channel, func() error { return s.Acquire(ctx, 1) }, func() error {
+			_, err := mustSem(t, h, "tryset").TrySetPermits(ctx, 1)
+			return err
+		})
+	})
+	t.Run("CountDownLatch.CountDown", func(t *testing.T) {
+		if _, err := mustLatch(t, setup, "countdown").TrySetCount(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		l := mustLatch(t, w, "countdown")
+		wakes(t, w, l.channel, func() error { return l.Await(ctx) }, func() error {
+			return mustLatch(t, h, "countdown").CountDown(ctx)
+		})
+	})
+	t.Run("CountDownLatch.Delete", func(t *testing.T) {
+		if _, err := mustLatch(t, setup, "delete").TrySetCount(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		l := mustLatch(t, w, "delete")
+		wakes(t, w, l.channel, func() error { return l.Await(ctx) }, func() error {
+			_, err := mustLatch(t, h, "delete").Delete(ctx)
+			return err
+		})
+	})
+	// The repeat answers what the first attempt found: a lease that had
+	// ended is ErrPermitExpired, though that attempt failed at its publish.
+	t.Run("PermitSemaphore.Release after the lease", func(t *testing.T) {
+		if _, err := mustPermits(t, setup, "expired").TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		h := fresh(t)
+		p := mustPermits(t, h, "expired")
+		id, err := p.Acquire(ctx, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		if err := p.Release(ctx, id); !errors.Is(err, ErrPermitExpired) {
+			t.Fatalf("Release after the lease ended, its first attempt refused at SPUBLISH: %v, want ErrPermitExpired", err)
+		}
+	})
+}
