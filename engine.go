@@ -141,6 +141,11 @@ type releaseCall struct {
 	// same owner; 0 for none. Every primitive whose holds draw tokens
 	// checks it in releaseOnce.
 	token int64
+	// keepPlace: the undo of an acquisition whose reply was lost, before the
+	// owner's wait goes on (settle). A primitive that grants only the first
+	// in line (FairMutex) puts the owner back there when the release frees
+	// the lock, instead of handing it to the waiter behind.
+	keepPlace bool
 }
 
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
@@ -246,7 +251,7 @@ func brokenConn(err error) bool {
 // context lasts.
 func (c *Client) settle(ctx context.Context, p primitive, field string, lease time.Duration, until time.Time) bool {
 	return c.settleWith(ctx, p.spec().cfg.releaseTimeout, until, func(ctx context.Context) error {
-		return c.undo(ctx, p, field, lease, 0, true)
+		return c.undoKeeping(ctx, p, field, lease, 0, true, true)
 	})
 }
 
@@ -1727,9 +1732,14 @@ func (b *boundedContext) Value(key any) any {
 // guard on: p is a guardedReleaser, and WAIT follows the script; acked
 // reports whether guard.acks replicas acknowledged it (true unguarded).
 func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait) (st releaseStatus, left time.Duration, acked bool, err error) {
+	return c.releaseKeeping(ctx, p, field, lease, h, last, token, guard, false)
+}
+
+// releaseKeeping is release; keepPlace: see releaseCall.keepPlace.
+func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keepPlace bool) (st releaseStatus, left time.Duration, acked bool, err error) {
 	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
-	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched}
+	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keepPlace: keepPlace}
 	if h != nil && h.shared.Load() {
 		// A read hold's token is its mark (RwReadAcquire).
 		r.token = h.token
@@ -1795,6 +1805,12 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 // own: the caller is an acquisition of the owner in flight (counted in
 // c.acquiring), not a background undo.
 func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool) error {
+	return c.undoKeeping(ctx, p, field, lease, token, own, false)
+}
+
+// undoKeeping is undo; keepPlace: the owner's wait goes on (see
+// releaseCall.keepPlace).
+func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own, keepPlace bool) error {
 	key := p.spec().key
 	c.awaitAcquiring(ctx, holdID(key, field), own)
 	for range 64 {
@@ -1836,7 +1852,7 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 				defer mark.end() // also when the call panics (see acquire)
 			}
 			// Unguarded: an undo moves no deadline later (leftHeld).
-			return c.release(ctx, p, field, lease, nil, false, token, guardWait{})
+			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, keepPlace)
 		}()
 		if err != nil {
 			return err

@@ -228,7 +228,7 @@ func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 	if r.last {
 		st, err = generated.FairReleaseLast(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.wake, field, r.publish)
 	} else {
-		st, err = f.releaseCall(ctx, r.latch, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
+		st, err = f.releaseCall(ctx, r, field)
 	}
 	if err != nil {
 		return notHeld, 0, err

@@ -517,7 +517,7 @@ func TestFairMutexReleaseLatch(t *testing.T) {
 	latch := f.m.latch + ":req-"
 	release := func(field, id string, retry, vouched bool) int64 {
 		t.Helper()
-		st, err := f.releaseCall(ctx, latch+id, time.Minute, field, "publish", time.Minute, retry, vouched, 0)
+		st, err := f.releaseCall(ctx, releaseCall{latch: latch + id, lease: time.Minute, publish: "publish", latchTTL: time.Minute, retry: retry, vouched: vouched}, field)
 		if err != nil {
 			t.Fatalf("release %s: %v", id, err)
 		}

@@ -123,14 +123,19 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 }
 
 // releaseCall runs the release of the handle's queue protocol: 0 not held,
-// 1 still held, 2 released.
-func (f *FairMutex) releaseCall(ctx context.Context, latch string, lease time.Duration, field, publish string, latchTTL time.Duration, retry, vouched bool, token int64) (int64, error) {
+// 1 still held, 2 released. In ours, an undo whose owner waits on
+// (r.keepPlace) puts the owner back first in line when it frees the lock.
+func (f *FairMutex) releaseCall(ctx context.Context, r releaseCall, field string) (int64, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
-		r, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, latch, m.fence, lease, field, time.Now(), publish, latchTTL, token)
-		return r.Status, err
+		res, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, r.latch, m.fence, r.lease, field, time.Now(), r.publish, r.latchTTL, r.token)
+		return res.Status, err
 	}
-	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, latch, m.fence, lease, field, publish, latchTTL, retry, vouched, token)
+	var requeue time.Duration
+	if r.keepPlace {
+		requeue = f.waiterTimeout
+	}
+	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, r.latch, m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token, requeue)
 }
 
 // forceUnlockCall deletes the lock and tells the first waiter of both queue

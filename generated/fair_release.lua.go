@@ -26,6 +26,12 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- deadlines.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
+-- With requeue (> 0) the release is the undo of an acquisition whose reply
+-- was lost while its owner's wait goes on: only the first in line is
+-- granted the lock, so when the release frees it and the owner is not
+-- queued, the owner is put back first in line (deadline now + requeue)
+-- and nobody is woken; its next call takes the lock. Waking the next
+-- waiter instead would send the owner to the back of the queue.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
 -- @key    lock
@@ -41,6 +47,7 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- @arg    retry          bool       true when an earlier attempt may have run
 -- @arg    vouched        bool       the caller's hold was live when it began releasing
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
+-- @arg    requeue        duration   the owner's waiter timeout when its wait goes on, 0 for none
 -- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -69,10 +76,31 @@ if holds > 1 then
   return 1
 end
 redis.call('del', KEYS[1])
+local t, now
+if ARGV[8] ~= '0' then
+  t = redis.call('time')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if redis.call('zadd', KEYS[3], now + tonumber(ARGV[8]), ARGV[2]) == 1 then
+    redis.call('lpush', KEYS[2], ARGV[2])
+    -- As FairAcquire queues: the keys outlive the owner's deadline.
+    if redis.call('pexpire', KEYS[2], ARGV[8], 'gt') == 0 then
+      redis.call('pexpire', KEYS[2], ARGV[8], 'nx')
+    end
+    if redis.call('pexpire', KEYS[3], ARGV[8], 'gt') == 0 then
+      redis.call('pexpire', KEYS[3], ARGV[8], 'nx')
+    end
+    if ARGV[6] ~= '1' then
+      redis.call('set', KEYS[5], '2', 'px', ARGV[4])
+    end
+    return 2
+  end
+end
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
-  local t = redis.call('time')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not now then
+    t = redis.call('time')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
   while head do
     local deadline = redis.call('zscore', KEYS[3], head)
     if deadline and tonumber(deadline) > now then
@@ -93,7 +121,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "e49927e05834547ee63b3c2969d51e5f942aa154"
+const fairReleaseSHA1 = "35a21c82e16a2906d3dde3c091c1140a3548c3de"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -111,11 +139,17 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // deadlines.
 // A shared owner's release names its hold's fencing token (token, 0 for
 // none) and leaves a newer hold of the same field alone, as MutexRelease.
+// With requeue (> 0) the release is the undo of an acquisition whose reply
+// was lost while its owner's wait goes on: only the first in line is
+// granted the lock, so when the release frees it and the owner is not
+// queued, the owner is put back first in line (deadline now + requeue)
+// and nobody is woken; its next call takes the lock. Waking the next
+// waiter instead would send the owner to the back of the queue.
 // Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 // fewer); 2: released.
 //
 // Redis script flags: allow-oom.
-func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, error) {
+func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -130,7 +164,7 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return 0, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10), msArg(requeue)}
 	return fairReleaseDecode(fairReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -146,9 +180,10 @@ type FairReleaseArgs struct {
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
-	Retry    bool  // true when an earlier attempt may have run
-	Vouched  bool  // the caller's hold was live when it began releasing
-	Token    int64 // the fencing token of a shared owner's hold, 0 for none
+	Retry    bool          // true when an earlier attempt may have run
+	Vouched  bool          // the caller's hold was live when it began releasing
+	Token    int64         // the fencing token of a shared owner's hold, 0 for none
+	Requeue  time.Duration // the owner's waiter timeout when its wait goes on, 0 for none
 }
 
 // FairReleaseReply is the reply to one call in FairReleaseMulti.
@@ -219,7 +254,7 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
+func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -234,7 +269,7 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10), msArg(requeue)}
 	return c.B().Evalsha().Sha1(fairReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -246,7 +281,7 @@ func DecodeFairRelease(resp rueidis.RedisResult) (int64, error) {
 // fairReleaseEncode returns the KEYS and ARGV of one FairRelease call.
 func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake, a.Latch, a.Fence}
-	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10)}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10), msArg(a.Requeue)}
 	return keys, args
 }
 

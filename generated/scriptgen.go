@@ -91,7 +91,7 @@ var Scripts = []Script{{
 	SHA1:      fairRedissonReleaseSHA1,
 	Source:    fairRedissonReleaseSource,
 }, {
-	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token"},
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token", "requeue"},
 	File:      "scripts/fair_release.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "wake", "latch", "fence"},
 	Name:      "FairRelease",

@@ -13,6 +13,12 @@
 -- deadlines.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
+-- With requeue (> 0) the release is the undo of an acquisition whose reply
+-- was lost while its owner's wait goes on: only the first in line is
+-- granted the lock, so when the release frees it and the owner is not
+-- queued, the owner is put back first in line (deadline now + requeue)
+-- and nobody is woken; its next call takes the lock. Waking the next
+-- waiter instead would send the owner to the back of the queue.
 -- Reply 0: not held by this owner, nothing changed; 1: still held (one hold
 -- fewer); 2: released.
 -- @key    lock
@@ -28,6 +34,7 @@
 -- @arg    retry          bool       true when an earlier attempt may have run
 -- @arg    vouched        bool       the caller's hold was live when it began releasing
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
+-- @arg    requeue        duration   the owner's waiter timeout when its wait goes on, 0 for none
 -- @return int64
 -- @commands publish spublish
 if ARGV[5] == '1' then
@@ -56,10 +63,31 @@ if holds > 1 then
   return 1
 end
 redis.call('del', KEYS[1])
+local t, now
+if ARGV[8] ~= '0' then
+  t = redis.call('time')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if redis.call('zadd', KEYS[3], now + tonumber(ARGV[8]), ARGV[2]) == 1 then
+    redis.call('lpush', KEYS[2], ARGV[2])
+    -- As FairAcquire queues: the keys outlive the owner's deadline.
+    if redis.call('pexpire', KEYS[2], ARGV[8], 'gt') == 0 then
+      redis.call('pexpire', KEYS[2], ARGV[8], 'nx')
+    end
+    if redis.call('pexpire', KEYS[3], ARGV[8], 'gt') == 0 then
+      redis.call('pexpire', KEYS[3], ARGV[8], 'nx')
+    end
+    if ARGV[6] ~= '1' then
+      redis.call('set', KEYS[5], '2', 'px', ARGV[4])
+    end
+    return 2
+  end
+end
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
-  local t = redis.call('time')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not now then
+    t = redis.call('time')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
   while head do
     local deadline = redis.call('zscore', KEYS[3], head)
     if deadline and tonumber(deadline) > now then
