@@ -141,11 +141,19 @@ type releaseCall struct {
 	// same owner; 0 for none. Every primitive whose holds draw tokens
 	// checks it in releaseOnce.
 	token int64
-	// keepPlace: the undo of an acquisition whose reply was lost, before the
-	// owner's wait goes on (settle). A primitive that grants only the first
-	// in line (FairMutex) puts the owner back there when the release frees
-	// the lock, instead of handing it to the waiter behind.
-	keepPlace bool
+	// keep: the release is the undo of an acquisition whose reply was lost,
+	// before the owner's wait goes on (settle).
+	keep keepPlace
+}
+
+// keepPlace marks the undo of an acquisition whose reply was lost while the
+// owner's wait, of length wait as the caller asked it, goes on. A primitive
+// that grants only the first in line (FairMutex) puts the owner back there
+// when the release frees the lock, instead of handing the lock to the waiter
+// behind it, which would send the owner to the back of the line.
+type keepPlace struct {
+	on   bool
+	wait time.Duration
 }
 
 // lastReleaser is a primitive whose releaseOnce may have a cheaper script for
@@ -249,9 +257,9 @@ func brokenConn(err error) bool {
 // Each undo is bounded by the release timeout and by until: rueidis retries
 // the read-only hold count on a broken connection for as long as its
 // context lasts.
-func (c *Client) settle(ctx context.Context, p primitive, field string, lease time.Duration, until time.Time) bool {
+func (c *Client) settle(ctx context.Context, p primitive, field string, lease, wait time.Duration, until time.Time) bool {
 	return c.settleWith(ctx, p.spec().cfg.releaseTimeout, until, func(ctx context.Context) error {
-		return c.undoKeeping(ctx, p, field, lease, 0, true, true)
+		return c.undoKeeping(ctx, p, field, lease, 0, true, keepPlace{on: true, wait: wait})
 	})
 }
 
@@ -765,7 +773,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
-					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, serverLease, waitUntil) {
+					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, serverLease, wait, waitUntil) {
 						// Settled: the wait goes on (a node that died or
 						// failed over is not the end of a Lock).
 						return false, tryAgain{}, settledError{err}
@@ -1732,14 +1740,14 @@ func (b *boundedContext) Value(key any) any {
 // guard on: p is a guardedReleaser, and WAIT follows the script; acked
 // reports whether guard.acks replicas acknowledged it (true unguarded).
 func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait) (st releaseStatus, left time.Duration, acked bool, err error) {
-	return c.releaseKeeping(ctx, p, field, lease, h, last, token, guard, false)
+	return c.releaseKeeping(ctx, p, field, lease, h, last, token, guard, keepPlace{})
 }
 
-// releaseKeeping is release; keepPlace: see releaseCall.keepPlace.
-func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keepPlace bool) (st releaseStatus, left time.Duration, acked bool, err error) {
+// releaseKeeping is release; keep: see releaseCall.keep.
+func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keep keepPlace) (st releaseStatus, left time.Duration, acked bool, err error) {
 	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
-	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keepPlace: keepPlace}
+	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keep: keep}
 	if h != nil && h.shared.Load() {
 		// A read hold's token is its mark (RwReadAcquire).
 		r.token = h.token
@@ -1805,12 +1813,11 @@ func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, 
 // own: the caller is an acquisition of the owner in flight (counted in
 // c.acquiring), not a background undo.
 func (c *Client) undo(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool) error {
-	return c.undoKeeping(ctx, p, field, lease, token, own, false)
+	return c.undoKeeping(ctx, p, field, lease, token, own, keepPlace{})
 }
 
-// undoKeeping is undo; keepPlace: the owner's wait goes on (see
-// releaseCall.keepPlace).
-func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own, keepPlace bool) error {
+// undoKeeping is undo; place: the owner's wait goes on (see keepPlace).
+func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool, place keepPlace) error {
 	key := p.spec().key
 	c.awaitAcquiring(ctx, holdID(key, field), own)
 	for range 64 {
@@ -1852,7 +1859,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 				defer mark.end() // also when the call panics (see acquire)
 			}
 			// Unguarded: an undo moves no deadline later (leftHeld).
-			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, keepPlace)
+			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, place)
 		}()
 		if err != nil {
 			return err

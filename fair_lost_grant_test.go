@@ -8,13 +8,26 @@ import (
 )
 
 // A queue head whose grant's reply is lost with its connection keeps its
-// place: the undo of the grant it cannot vouch for puts it back first in
-// line instead of handing the lock to the waiter behind it, and its next
-// attempt takes the lock.
+// place, in either queue protocol: the undo of the grant it cannot vouch for
+// puts it back first in line instead of handing the lock to the waiter
+// behind it, and its next attempt takes the lock.
 func TestFairLostGrantKeepsPlace(t *testing.T) {
-	p := newProxied(t, sharedPrefix(t), WithWaiterTimeout(3*time.Second))
+	for _, kind := range []string{"Native", "Redisson"} {
+		t.Run(kind, func(t *testing.T) {
+			var opts []Option
+			if kind == "Redisson" {
+				opts = append(opts, WithRedissonFairQueue(0))
+			}
+			testFairLostGrant(t, kind == "Redisson", opts...)
+		})
+	}
+}
+
+func testFairLostGrant(t *testing.T, redisson bool, opts ...Option) {
+	opts = append(opts, sharedPrefix(t), WithWaiterTimeout(3*time.Second))
+	p := newProxied(t, opts...)
 	node := p.node
-	other := newTestClient(t, node.Client(t), WithKeyPrefix(p.c.cfg.prefix), WithWaiterTimeout(3*time.Second))
+	other := newTestClient(t, node.Client(t), opts...)
 	ctx := testCtx(t, 20*time.Second)
 	holder, w, x := mustFair(t, other, "lost-grant"), mustFair(t, p.c, "lost-grant"), mustFair(t, other, "lost-grant")
 	hctx, err := holder.Lock(WithOwner(ctx, "h"))
@@ -46,7 +59,7 @@ func TestFairLostGrantKeepsPlace(t *testing.T) {
 			return
 		}
 		order <- owner
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond)
 		_ = f.Unlock(lctx)
 	}
 	go lockThen(w, "w")
@@ -54,6 +67,18 @@ func TestFairLostGrantKeepsPlace(t *testing.T) {
 	go lockThen(x, "x")
 	waitQueueLen(t, node, holder, 2)
 	time.Sleep(100 * time.Millisecond) // both subscribed
+	xField := other.ID() + ":x"
+	score := func() int64 {
+		v, err := node.Do(t, "ZSCORE", holder.timeouts, xField).AsInt64()
+		if err != nil {
+			t.Fatalf("ZSCORE x: %v", err)
+		}
+		return v
+	}
+	var before int64
+	if redisson {
+		before = score()
+	}
 	armed.Store(true)
 	if err := holder.Unlock(hctx); err != nil {
 		t.Fatal(err)
@@ -73,8 +98,14 @@ func TestFairLostGrantKeepsPlace(t *testing.T) {
 	}
 	p.px.DropAll() // the grant's reply is lost with its connection
 	p.px.Thaw()
-	first, second := <-order, <-order
-	if first != "w" || second != "x" {
+	first := <-order
+	if redisson && first == "w" {
+		// One grant from the queue lowered x's score by w's waitTime, once.
+		if after, want := score(), before-DefaultRedissonThreadWaitTime.Milliseconds(); after != want {
+			t.Errorf("x's score %d while w holds, want %d (lowered once by w's waitTime)", after, want)
+		}
+	}
+	if second := <-order; first != "w" || second != "x" {
 		t.Fatalf("lock order %q then %q, want w (first in line) then x", first, second)
 	}
 }

@@ -123,16 +123,17 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 }
 
 // releaseCall runs the release of the handle's queue protocol: 0 not held,
-// 1 still held, 2 released. In ours, an undo whose owner waits on
-// (r.keepPlace) puts the owner back first in line when it frees the lock.
+// 1 still held, 2 released. An undo whose owner waits on (r.keep) puts the
+// owner back first in line when it frees the lock.
 func (f *FairMutex) releaseCall(ctx context.Context, r releaseCall, field string) (int64, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
-		res, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, r.latch, m.fence, r.lease, field, time.Now(), r.publish, r.latchTTL, r.token)
+		res, err := generated.FairRedissonRelease(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, r.latch, m.fence, r.lease, field, time.Now(), r.publish, r.latchTTL, r.token,
+			r.keep.on, f.queueWait(r.keep.wait))
 		return res.Status, err
 	}
 	var requeue time.Duration
-	if r.keepPlace {
+	if r.keep.on {
 		requeue = f.waiterTimeout
 	}
 	return generated.FairRelease(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, r.latch, m.fence, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token, requeue)

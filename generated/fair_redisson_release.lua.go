@@ -21,6 +21,12 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- first outcome.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
+-- With requeue the release is the undo of an acquisition whose reply was
+-- lost while its owner's wait goes on: when it frees the lock and the owner
+-- is not queued, the owner goes back first in line (score now + waitTime,
+-- as a head's) and every other waiter's score rises by waitTime again (the
+-- grant lowered it; the owner's next grant lowers it once more); nobody is
+-- told. Waking the next waiter instead would send the owner to the back.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
@@ -35,6 +41,8 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
+-- @arg    requeue        bool       the owner's wait goes on after this undo of a lost grant
+-- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
@@ -77,6 +85,16 @@ if holds > 0 then
 end
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], '2', 'px', ARGV[5])
+if ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false then
+  local waitTime = tonumber(ARGV[8])
+  local waiters = redis.call('zrange', KEYS[3], '0', '-1')
+  for i = 1, #waiters do
+    redis.call('zincrby', KEYS[3], waitTime, waiters[i])
+  end
+  redis.call('zadd', KEYS[3], tonumber(ARGV[3]) + waitTime, ARGV[2])
+  redis.call('lpush', KEYS[2], ARGV[2])
+  return {2, 0}
+end
 local receivers = 0
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
@@ -86,7 +104,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "214c99d91138f48c513ecb9b12a9a6ed731e82c2"
+const fairRedissonReleaseSHA1 = "9b001f4dafa556342ae7e7589e562ea02a2a68c2"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -105,11 +123,17 @@ type FairRedissonReleaseResult struct {
 // first outcome.
 // A shared owner's release names its hold's fencing token (token, 0 for
 // none) and leaves a newer hold of the same field alone, as MutexRelease.
+// With requeue the release is the undo of an acquisition whose reply was
+// lost while its owner's wait goes on: when it frees the lock and the owner
+// is not queued, the owner goes back first in line (score now + waitTime,
+// as a head's) and every other waiter's score rises by waitTime again (the
+// grant lowered it; the owner's next grant lowers it once more); nobody is
+// told. Waking the next waiter instead would send the owner to the back.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
 //
 // Redis script flags: allow-oom.
-func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (FairRedissonReleaseResult, error) {
+func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64, requeue bool, waitTime time.Duration) (FairRedissonReleaseResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return FairRedissonReleaseResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -124,7 +148,7 @@ func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, que
 			return FairRedissonReleaseResult{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL), strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL), strconv.FormatInt(token, 10), boolArg(requeue), msArg(waitTime)}
 	return fairRedissonReleaseDecode(fairRedissonReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -141,7 +165,9 @@ type FairRedissonReleaseArgs struct {
 	Now      time.Time // the caller's clock, as Redisson's
 	Publish  string    // "publish", or "spublish" for sharded channels
 	LatchTTL time.Duration
-	Token    int64 // the fencing token of a shared owner's hold, 0 for none
+	Token    int64         // the fencing token of a shared owner's hold, 0 for none
+	Requeue  bool          // the owner's wait goes on after this undo of a lost grant
+	WaitTime time.Duration // that wait's waitTime (threadWaitTime, or the tryLock wait)
 }
 
 // FairRedissonReleaseReply is the reply to one call in FairRedissonReleaseMulti.
@@ -212,7 +238,7 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64) (rueidis.Completed, error) {
+func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64, requeue bool, waitTime time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -227,7 +253,7 @@ func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, tim
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL), strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), owner, strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(latchTTL), strconv.FormatInt(token, 10), boolArg(requeue), msArg(waitTime)}
 	return c.B().Evalsha().Sha1(fairRedissonReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -239,7 +265,7 @@ func DecodeFairRedissonRelease(resp rueidis.RedisResult) (FairRedissonReleaseRes
 // fairRedissonReleaseEncode returns the KEYS and ARGV of one FairRedissonRelease call.
 func fairRedissonReleaseEncode(a *FairRedissonReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel, a.Latch, a.Fence}
-	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Token, 10)}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.LatchTTL), strconv.FormatInt(a.Token, 10), boolArg(a.Requeue), msArg(a.WaitTime)}
 	return keys, args
 }
 

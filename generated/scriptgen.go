@@ -82,7 +82,7 @@ var Scripts = []Script{{
 	SHA1:      fairRedissonCancelSHA1,
 	Source:    fairRedissonCancelSource,
 }, {
-	Args:      []string{"lease", "owner", "now", "publish", "latchTTL", "token"},
+	Args:      []string{"lease", "owner", "now", "publish", "latchTTL", "token", "requeue", "waitTime"},
 	File:      "scripts/fair_redisson_release.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "channel", "latch", "fence"},
 	Name:      "FairRedissonRelease",

@@ -8,6 +8,12 @@
 -- first outcome.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
+-- With requeue the release is the undo of an acquisition whose reply was
+-- lost while its owner's wait goes on: when it frees the lock and the owner
+-- is not queued, the owner goes back first in line (score now + waitTime,
+-- as a head's) and every other waiter's score rises by waitTime again (the
+-- grant lowered it; the owner's next grant lowers it once more); nobody is
+-- told. Waking the next waiter instead would send the owner to the back.
 -- Reply {0, 0}: not held by this owner; {1, holds}: still held;
 -- {2, receivers}: released, receivers = subscribers that got the message.
 -- @key    lock
@@ -22,6 +28,8 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    latchTTL       duration
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
+-- @arg    requeue        bool       the owner's wait goes on after this undo of a lost grant
+-- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
 -- @return {status int64, value int64}
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
@@ -64,6 +72,16 @@ if holds > 0 then
 end
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], '2', 'px', ARGV[5])
+if ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false then
+  local waitTime = tonumber(ARGV[8])
+  local waiters = redis.call('zrange', KEYS[3], '0', '-1')
+  for i = 1, #waiters do
+    redis.call('zincrby', KEYS[3], waitTime, waiters[i])
+  end
+  redis.call('zadd', KEYS[3], tonumber(ARGV[3]) + waitTime, ARGV[2])
+  redis.call('lpush', KEYS[2], ARGV[2])
+  return {2, 0}
+end
 local receivers = 0
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
