@@ -274,9 +274,9 @@ func (f *FairMutex) Unlock(ctx context.Context) error {
 	return f.m.c.unlock(ctx, f)
 }
 
-// ForceUnlock deletes the lock whoever holds it and wakes the first waiter of
-// each queue protocol (this handle's and the other one, scriptlock's or
-// Redisson's). It reports whether there was a lock to delete. Holds this
+// ForceUnlock deletes the lock whoever holds it and wakes the first live
+// waiter of each queue protocol (this handle's and the other one,
+// scriptlock's or Redisson's), evicting dead ones ahead of it first. It reports whether there was a lock to delete. Holds this
 // Client had of it end at once, as for Mutex.ForceUnlock. A lock of another
 // kind on the name is left alone (ErrWrongKind).
 func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {

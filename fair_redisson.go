@@ -147,9 +147,9 @@ func (f *FairMutex) releaseCall(ctx context.Context, r releaseCall, field string
 // matters.
 func (f *FairMutex) forceUnlockCall(ctx context.Context, record, publish string) (bool, error) {
 	m, c := &f.m, f.m.c
-	var ns [4]string
-	redissonNames(ns[:], m.key, "scriptlock_fair_queue", "scriptlock_fair_wake", "redisson_lock_queue", "redisson_lock_timeout")
-	return generated.FairForceUnlockBoth(ctx, c.rc, m.key, ns[0], ns[1], ns[2], ns[3], m.channel, record, time.Now(), publish, c.recordTTL)
+	var ns [5]string
+	redissonNames(ns[:], m.key, "scriptlock_fair_queue", "scriptlock_fair_wake", "redisson_lock_queue", "redisson_lock_timeout", "scriptlock_fair_timeout")
+	return generated.FairForceUnlockBoth(ctx, c.rc, m.key, ns[0], ns[1], ns[2], ns[3], m.channel, record, ns[4], time.Now(), publish, c.recordTTL)
 }
 
 // mixedCheckEvery spaces a Client's checks of one lock name for the other

@@ -18,8 +18,12 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- queue by both (a FairMutex's own queue and Redisson's RFairLock queue):
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
 -- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
--- on its own channel; the first waiter of our queue is sent "0:<field>" on
--- its client's wake channel; nobody is told when there was no lock.
+-- on its own channel; our queue loses the waiters whose deadline passed (the
+-- server's clock), as FairRelease evicts them, and its first live waiter is
+-- sent "0:<field>" on its client's wake channel; nobody is told when there
+-- was no lock. A waiter that died while the lock was held stays first in
+-- line until a call finds the lock free, so a force unlock, made when
+-- things went wrong, would otherwise tell only a dead waiter.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -32,6 +36,7 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- @key    rtimeouts      redisson_lock_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
 -- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
@@ -68,6 +73,19 @@ if deleted == 0 then
 end
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[8], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[8], head)
+    head = redis.call('lindex', KEYS[2], '0')
+  end
+end
+if head then
   redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 head = redis.call('lindex', KEYS[4], '0')
@@ -78,7 +96,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "2a0d07f6d04d64bfe7cfa449ba8f1ec703678d93"
+const fairForceUnlockBothSHA1 = "e2fa241d59e753ebd696fa5d1cf7c2faba480998"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
@@ -87,8 +105,12 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 // queue by both (a FairMutex's own queue and Redisson's RFairLock queue):
 // Redisson's queue first loses its stale heads (score <= now, the caller's
 // clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
-// on its own channel; the first waiter of our queue is sent "0:<field>" on
-// its client's wake channel; nobody is told when there was no lock.
+// on its own channel; our queue loses the waiters whose deadline passed (the
+// server's clock), as FairRelease evicts them, and its first live waiter is
+// sent "0:<field>" on its client's wake channel; nobody is told when there
+// was no lock. A waiter that died while the lock was held stays first in
+// line until a call finds the lock free, so a force unlock, made when
+// things went wrong, would otherwise tell only a dead waiter.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
@@ -96,7 +118,7 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (bool, error) {
+func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -105,7 +127,7 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record}
+	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
 			return false, err
@@ -124,6 +146,7 @@ type FairForceUnlockBothArgs struct {
 	Rtimeouts string    // redisson_lock_timeout:{name}
 	Channel   string    // redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
 	Record    string    // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+	Timeouts  string    // scriptlock_fair_timeout:{name}
 	Now       time.Time // the caller's clock, as Redisson's
 	Publish   string    // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
@@ -197,7 +220,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -206,7 +229,7 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record}
+	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -223,7 +246,7 @@ func DecodeFairForceUnlockBoth(resp rueidis.RedisResult) (bool, error) {
 
 // fairForceUnlockBothEncode returns the KEYS and ARGV of one FairForceUnlockBoth call.
 func fairForceUnlockBothEncode(a *FairForceUnlockBothArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Queue, a.Wake, a.Rqueue, a.Rtimeouts, a.Channel, a.Record}
+	keys := []string{a.Lock, a.Queue, a.Wake, a.Rqueue, a.Rtimeouts, a.Channel, a.Record, a.Timeouts}
 	args := []string{strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }

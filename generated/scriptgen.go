@@ -48,7 +48,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"now", "publish", "recordTTL"},
 	File:      "scripts/fair_force_unlock_both.lua",
-	Keys:      []string{"lock", "queue", "wake", "rqueue", "rtimeouts", "channel", "record"},
+	Keys:      []string{"lock", "queue", "wake", "rqueue", "rtimeouts", "channel", "record", "timeouts"},
 	Name:      "FairForceUnlockBoth",
 	ReadOnly:  false,
 	Retryable: true,

@@ -1,7 +1,8 @@
 #!lua flags=allow-oom
 -- FairCancel takes a waiter that gives up (its wait or context ended) out of a
 -- fair lock's queue. If it was first in line and the lock is free, the next
--- waiter is told (as FairRelease tells it) so the lock does not sit idle. LREM walks the
+-- live waiter is told, as FairRelease tells it (waiters whose deadline passed
+-- are evicted first), so the lock does not sit idle. LREM walks the
 -- queue up to the waiter: O(position), on the rare path only.
 -- Reply true when the waiter was queued.
 -- @key    lock
@@ -20,6 +21,19 @@ local wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
 redis.call('lrem', KEYS[2], '1', ARGV[1])
 if wasHead and redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
+  if head then
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    while head do
+      local deadline = redis.call('zscore', KEYS[3], head)
+      if deadline and tonumber(deadline) > now then
+        break
+      end
+      redis.call('lpop', KEYS[2])
+      redis.call('zrem', KEYS[3], head)
+      head = redis.call('lindex', KEYS[2], '0')
+    end
+  end
   if head then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end

@@ -4,8 +4,12 @@
 -- queue by both (a FairMutex's own queue and Redisson's RFairLock queue):
 -- Redisson's queue first loses its stale heads (score <= now, the caller's
 -- clock), as RFairLock's forceUnlock does, then its first waiter is sent "0"
--- on its own channel; the first waiter of our queue is sent "0:<field>" on
--- its client's wake channel; nobody is told when there was no lock.
+-- on its own channel; our queue loses the waiters whose deadline passed (the
+-- server's clock), as FairRelease evicts them, and its first live waiter is
+-- sent "0:<field>" on its client's wake channel; nobody is told when there
+-- was no lock. A waiter that died while the lock was held stays first in
+-- line until a call finds the lock free, so a force unlock, made when
+-- things went wrong, would otherwise tell only a dead waiter.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -18,6 +22,7 @@
 -- @key    rtimeouts      redisson_lock_timeout:{name}
 -- @key    channel        redisson_lock__channel:{name}; a Redisson waiter's channel is <channel>:<field>
 -- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @key    timeouts       scriptlock_fair_timeout:{name}
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
@@ -53,6 +58,19 @@ if deleted == 0 then
   return 0
 end
 local head = redis.call('lindex', KEYS[2], '0')
+if head then
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[8], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[8], head)
+    head = redis.call('lindex', KEYS[2], '0')
+  end
+end
 if head then
   redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end

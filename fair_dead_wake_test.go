@@ -1,0 +1,113 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// queueDead queues field on f's queue as a waiter that died: its deadline
+// passes after 100 ms, while the queue keys live on (set here, so they do
+// not expire with it).
+func queueDead(t *testing.T, node *redistest.Node, f *FairMutex, field string) {
+	t.Helper()
+	ctx := testCtx(t, 5*time.Second)
+	r, err := generated.FairAcquire(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
+		time.Minute, field, 100*time.Millisecond, true, "publish", time.Hour)
+	if err != nil || r >= 0 {
+		t.Fatalf("queueing %s: %d, %v; want a refusal", field, r, err)
+	}
+	for _, k := range []string{f.queue, f.timeouts} {
+		if err := node.Do(t, "PEXPIRE", k, "60000").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// liveLockAt takes f's lock as owner in the background and sends when.
+func liveLockAt(t *testing.T, f *FairMutex, owner string) <-chan time.Time {
+	got := make(chan time.Time, 1)
+	ctx := testCtx(t, 20*time.Second)
+	go func() {
+		l, err := f.Lock(WithOwner(ctx, owner))
+		if err != nil {
+			if ctx.Err() == nil {
+				t.Error(err)
+			}
+			return
+		}
+		got <- time.Now()
+		_ = f.Unlock(l)
+	}()
+	return got
+}
+
+// A ForceUnlock with a dead waiter first in line, its deadline passed (it
+// died while the lock was held, when no call evicts), wakes the first live
+// waiter: the dead one is evicted first, as a release does. The live waiter
+// calls again only every 10 s here, so only a wake is in time.
+func TestFairForceUnlockSkipsDeadHead(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)}
+	c := newTestClient(t, node.Client(t), opts...)
+	ctx := testCtx(t, 20*time.Second)
+	f := mustFair(t, c, "force-dead")
+	if _, err := f.Lock(WithOwner(ctx, "h")); err != nil {
+		t.Fatal(err)
+	}
+	queueDead(t, node, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")
+	got := liveLockAt(t, mustFair(t, newTestClient(t, node.Client(t), opts...), "force-dead"), "live")
+	waitQueueLen(t, node, f, 2)
+	time.Sleep(300 * time.Millisecond) // the dead waiter's deadline passes
+	start := time.Now()
+	if ok, err := f.ForceUnlock(ctx); err != nil || !ok {
+		t.Fatalf("ForceUnlock = %v, %v", ok, err)
+	}
+	select {
+	case at := <-got:
+		t.Logf("live waiter took the lock %s after the force unlock", at.Sub(start).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the live waiter did not get the lock within 5s of the force unlock: the wake went to the dead waiter ahead of it")
+	}
+}
+
+// A waiter first in line that gives up after a release woke it (its wait
+// or context ended then) passes the lock on to the first live waiter behind
+// it, past one that died and whose deadline passed.
+func TestFairCancelSkipsDeadWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)}
+	c := newTestClient(t, node.Client(t), opts...)
+	ctx := testCtx(t, 20*time.Second)
+	f := mustFair(t, c, "cancel-dead")
+	hctx, err := f.Lock(WithOwner(ctx, "h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const leaving = "0f0e0d0c-0000-4000-8000-000000000001:leaving"
+	if r, err := generated.FairAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
+		time.Minute, leaving, time.Minute, true, "publish", time.Hour); err != nil || r >= 0 {
+		t.Fatalf("queueing the leaving waiter: %d, %v", r, err)
+	}
+	queueDead(t, node, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")
+	got := liveLockAt(t, mustFair(t, newTestClient(t, node.Client(t), opts...), "cancel-dead"), "live")
+	waitQueueLen(t, node, f, 3)
+	time.Sleep(300 * time.Millisecond)     // the dead waiter's deadline passes
+	if err := f.Unlock(hctx); err != nil { // wakes the leaving waiter, first in line
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := f.cancelCall(ctx, leaving, -1, "publish"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-got:
+		t.Logf("live waiter took the lock %s after the leave", at.Sub(start).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the live waiter did not get the lock within 5s of the leave: the wake went to the dead waiter ahead of it")
+	}
+}
