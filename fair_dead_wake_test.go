@@ -111,3 +111,47 @@ func TestFairCancelSkipsDeadWaiter(t *testing.T) {
 		t.Fatal("the live waiter did not get the lock within 5s of the leave: the wake went to the dead waiter ahead of it")
 	}
 }
+
+// In Redisson's queue protocol too, a waiter first in line that gives up
+// after a release woke it passes the lock on to the first live waiter behind
+// it, past a stale one (its score passed), as a release would: the stale
+// one is evicted first, by Redisson's rule.
+func TestFairRedissonCancelSkipsStaleWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second), WithRedissonFairQueue(0)}
+	c := newTestClient(t, node.Client(t), opts...)
+	ctx := testCtx(t, 20*time.Second)
+	f := mustFair(t, c, "cancel-stale")
+	hctx, err := f.Lock(WithOwner(ctx, "h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const leaving, stale = "0f0e0d0c-0000-4000-8000-000000000001:1", "0f0e0d0c-0000-4000-8000-000000000000:1"
+	for _, field := range []string{leaving, stale} {
+		if r, err := generated.FairRedissonAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence,
+			time.Minute, field, DefaultRedissonThreadWaitTime, time.Now(), true, time.Hour); err != nil || r.Status != 0 {
+			t.Fatalf("queueing %s: %+v, %v", field, r, err)
+		}
+	}
+	got := liveLockAt(t, mustFair(t, newTestClient(t, node.Client(t), opts...), "cancel-stale"), "live")
+	waitQueueLen(t, node, f, 3)
+	// The second waiter died long ago: its score has passed.
+	if err := node.Do(t, "ZADD", f.timeouts, "1", stale).Error(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)     // the live waiter subscribed
+	if err := f.Unlock(hctx); err != nil { // wakes the leaving waiter, first in line
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := f.cancelCall(ctx, leaving, -1, "publish"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-got:
+		t.Logf("live waiter took the lock %s after the leave", at.Sub(start).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the live waiter did not get the lock within 5s of the leave: the wake went to the stale waiter ahead of it")
+	}
+}

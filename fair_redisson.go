@@ -115,7 +115,7 @@ func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Dura
 	m, c := &f.m, f.m.c
 	var err error
 	if f.threadWait > 0 {
-		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish)
+		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish, time.Now())
 	} else {
 		_, err = generated.FairCancel(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, field, publish)
 	}

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strconv"
 	"time"
 )
 
@@ -15,9 +16,12 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- fair queue, as RFairLock's acquireFailed does: every waiter behind it has
 -- its score lowered by waitTime (the one the leaving waiter queued with),
 -- then it leaves the list and the score set. O(queue length). If the lock is
--- free, the new head is sent Redisson's unlock message "0" on its channel,
--- as Redisson's unlock does for a free lock, so it does not sleep out its
--- timer. Reply true when the waiter was queued.
+-- free, the heads that were stale before the call (score <= now, the
+-- caller's clock) are evicted and
+-- the new head is sent Redisson's unlock message "0" on its channel, as
+-- Redisson's unlock does for a free lock, so it does not sleep out its
+-- timer; a stale head told instead would be a waiter that died. Reply true
+-- when the waiter was queued.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
@@ -25,6 +29,7 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- @arg    owner          string
 -- @arg    waitTime       duration
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    now            time       the caller's clock, as Redisson's
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -34,9 +39,11 @@ while i <= #queue and queue[i] ~= ARGV[1] do
   i = i + 1
 end
 local found = i <= #queue
+local lowered = {}
 i = i + 1
 while i <= #queue do
   redis.call('zincrby', KEYS[3], -tonumber(ARGV[2]), queue[i])
+  lowered[queue[i]] = true
   i = i + 1
 end
 redis.call('zrem', KEYS[3], ARGV[1])
@@ -46,6 +53,24 @@ if not found then
 end
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
+  while head do
+    local score = redis.call('zscore', KEYS[3], head)
+    if score == false then
+      break
+    end
+    -- Judged by its score before this call lowered it: a waiter that only
+    -- the lowering made stale is told, and its own call serves it.
+    score = tonumber(score)
+    if lowered[head] then
+      score = score + tonumber(ARGV[2])
+    end
+    if score > tonumber(ARGV[4]) then
+      break
+    end
+    redis.call('zrem', KEYS[3], head)
+    redis.call('lpop', KEYS[2])
+    head = redis.call('lindex', KEYS[2], '0')
+  end
   if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
@@ -54,7 +79,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "d6da880d71d4df511d01dc23deaecc56ed1e3414"
+const fairRedissonCancelSHA1 = "618aff68a9ff062812b61b4158532b9e72449f14"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 
@@ -62,12 +87,15 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 // fair queue, as RFairLock's acquireFailed does: every waiter behind it has
 // its score lowered by waitTime (the one the leaving waiter queued with),
 // then it leaves the list and the score set. O(queue length). If the lock is
-// free, the new head is sent Redisson's unlock message "0" on its channel,
-// as Redisson's unlock does for a free lock, so it does not sleep out its
-// timer. Reply true when the waiter was queued.
+// free, the heads that were stale before the call (score <= now, the
+// caller's clock) are evicted and
+// the new head is sent Redisson's unlock message "0" on its channel, as
+// Redisson's unlock does for a free lock, so it does not sleep out its
+// timer; a stale head told instead would be a waiter that died. Reply true
+// when the waiter was queued.
 //
 // Redis script flags: allow-oom.
-func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (bool, error) {
+func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -82,7 +110,7 @@ func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queu
 			return false, err
 		}
 	}
-	args := []string{owner, msArg(waitTime), publish}
+	args := []string{owner, msArg(waitTime), publish, strconv.FormatInt(now.UnixMilli(), 10)}
 	return fairRedissonCancelDecode(fairRedissonCancelScript.Exec(ctx, c, keys, args))
 }
 
@@ -94,7 +122,8 @@ type FairRedissonCancelArgs struct {
 	Channel  string // redisson_lock__channel:{name}; a waiter's channel is <channel>:<field>
 	Owner    string
 	WaitTime time.Duration
-	Publish  string // "publish", or "spublish" for sharded channels
+	Publish  string    // "publish", or "spublish" for sharded channels
+	Now      time.Time // the caller's clock, as Redisson's
 }
 
 // FairRedissonCancelReply is the reply to one call in FairRedissonCancelMulti.
@@ -165,7 +194,7 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string) (rueidis.Completed, error) {
+func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -180,7 +209,7 @@ func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, time
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, msArg(waitTime), publish}
+	args := []string{owner, msArg(waitTime), publish, strconv.FormatInt(now.UnixMilli(), 10)}
 	return c.B().Evalsha().Sha1(fairRedissonCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -192,7 +221,7 @@ func DecodeFairRedissonCancel(resp rueidis.RedisResult) (bool, error) {
 // fairRedissonCancelEncode returns the KEYS and ARGV of one FairRedissonCancel call.
 func fairRedissonCancelEncode(a *FairRedissonCancelArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel}
-	args := []string{a.Owner, msArg(a.WaitTime), a.Publish}
+	args := []string{a.Owner, msArg(a.WaitTime), a.Publish, strconv.FormatInt(a.Now.UnixMilli(), 10)}
 	return keys, args
 }
 

@@ -73,7 +73,7 @@ var Scripts = []Script{{
 	SHA1:      fairRedissonAcquireSHA1,
 	Source:    fairRedissonAcquireSource,
 }, {
-	Args:      []string{"owner", "waitTime", "publish"},
+	Args:      []string{"owner", "waitTime", "publish", "now"},
 	File:      "scripts/fair_redisson_cancel.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "channel"},
 	Name:      "FairRedissonCancel",

@@ -3,9 +3,12 @@
 -- fair queue, as RFairLock's acquireFailed does: every waiter behind it has
 -- its score lowered by waitTime (the one the leaving waiter queued with),
 -- then it leaves the list and the score set. O(queue length). If the lock is
--- free, the new head is sent Redisson's unlock message "0" on its channel,
--- as Redisson's unlock does for a free lock, so it does not sleep out its
--- timer. Reply true when the waiter was queued.
+-- free, the heads that were stale before the call (score <= now, the
+-- caller's clock) are evicted and
+-- the new head is sent Redisson's unlock message "0" on its channel, as
+-- Redisson's unlock does for a free lock, so it does not sleep out its
+-- timer; a stale head told instead would be a waiter that died. Reply true
+-- when the waiter was queued.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
@@ -13,6 +16,7 @@
 -- @arg    owner          string
 -- @arg    waitTime       duration
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    now            time       the caller's clock, as Redisson's
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -22,9 +26,11 @@ while i <= #queue and queue[i] ~= ARGV[1] do
   i = i + 1
 end
 local found = i <= #queue
+local lowered = {}
 i = i + 1
 while i <= #queue do
   redis.call('zincrby', KEYS[3], -tonumber(ARGV[2]), queue[i])
+  lowered[queue[i]] = true
   i = i + 1
 end
 redis.call('zrem', KEYS[3], ARGV[1])
@@ -34,6 +40,24 @@ if not found then
 end
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
+  while head do
+    local score = redis.call('zscore', KEYS[3], head)
+    if score == false then
+      break
+    end
+    -- Judged by its score before this call lowered it: a waiter that only
+    -- the lowering made stale is told, and its own call serves it.
+    score = tonumber(score)
+    if lowered[head] then
+      score = score + tonumber(ARGV[2])
+    end
+    if score > tonumber(ARGV[4]) then
+      break
+    end
+    redis.call('zrem', KEYS[3], head)
+    redis.call('lpop', KEYS[2])
+    head = redis.call('lindex', KEYS[2], '0')
+  end
   if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
