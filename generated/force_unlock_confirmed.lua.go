@@ -26,8 +26,12 @@ const forceUnlockConfirmedSource = `#!lua flags=allow-oom
 -- read-write channel; for a Mutex or FairMutex (a hash without one) what
 -- MutexForceUnlock and FairForceUnlockBoth send: "0" on the lock channel and
 -- the longest-registered Go waiter woken by name, then, after Redisson's fair
--- queue lost its stale heads (score <= now, the caller's clock), the head of
--- each fair queue told by its own protocol.
+-- queue lost its stale heads (score <= now, the caller's clock) and a
+-- FairMutex's queue the waiters whose deadline passed (the server's clock),
+-- the head of each fair queue told by its own protocol. A waiter that died
+-- while the lock was held stays first in line until a call finds the lock
+-- free, and a force unlock is made when something went wrong: telling only
+-- that waiter would leave the live ones behind it asleep.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing.
@@ -44,6 +48,7 @@ const forceUnlockConfirmedSource = `#!lua flags=allow-oom
 -- @key    rqueue         redisson_lock_queue:{name}
 -- @key    rtimeouts      redisson_lock_timeout:{name}
 -- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @key    ftimeouts      scriptlock_fair_timeout:{name}
 -- @arg    state          string     the confirmed reading's state digest (Inspect's)
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -144,6 +149,19 @@ while true do
 end
 local head = redis.call('lindex', KEYS[7], '0')
 if head then
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[12], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[7])
+    redis.call('zrem', KEYS[12], head)
+    head = redis.call('lindex', KEYS[7], '0')
+  end
+end
+if head then
   redis.call(ARGV[3], KEYS[8] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 head = redis.call('lindex', KEYS[9], '0')
@@ -154,7 +172,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "b85d35100e73e3e76a84494801fa417cfdc3f9f3"
+const forceUnlockConfirmedSHA1 = "b1d7413970de17290a8a1283e308ff937c81db59"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 
@@ -172,8 +190,12 @@ var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfir
 // read-write channel; for a Mutex or FairMutex (a hash without one) what
 // MutexForceUnlock and FairForceUnlockBoth send: "0" on the lock channel and
 // the longest-registered Go waiter woken by name, then, after Redisson's fair
-// queue lost its stale heads (score <= now, the caller's clock), the head of
-// each fair queue told by its own protocol.
+// queue lost its stale heads (score <= now, the caller's clock) and a
+// FairMutex's queue the waiters whose deadline passed (the server's clock),
+// the head of each fair queue told by its own protocol. A waiter that died
+// while the lock was held stays first in line until a call finds the lock
+// free, and a force unlock is made when something went wrong: telling only
+// that waiter would leave the live ones behind it asleep.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing.
@@ -181,7 +203,7 @@ var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfir
 // was confirmed, nothing changed.
 //
 // Redis script flags: allow-oom.
-func ForceUnlockConfirmed(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, waiters string, wake string, rwchannel string, fqueue string, fwake string, rqueue string, rtimeouts string, record string, state string, now time.Time, publish string, recordTTL time.Duration) (int64, error) {
+func ForceUnlockConfirmed(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, waiters string, wake string, rwchannel string, fqueue string, fwake string, rqueue string, rtimeouts string, record string, ftimeouts string, state string, now time.Time, publish string, recordTTL time.Duration) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -190,7 +212,7 @@ func ForceUnlockConfirmed(ctx context.Context, c rueidis.Client, lock string, fe
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record}
+	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record, ftimeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("ForceUnlockConfirmed", keys); err != nil {
 			return 0, err
@@ -213,6 +235,7 @@ type ForceUnlockConfirmedArgs struct {
 	Rqueue    string    // redisson_lock_queue:{name}
 	Rtimeouts string    // redisson_lock_timeout:{name}
 	Record    string    // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+	Ftimeouts string    // scriptlock_fair_timeout:{name}
 	State     string    // the confirmed reading's state digest (Inspect's)
 	Now       time.Time // the caller's clock, as Redisson's
 	Publish   string    // "publish", or "spublish" for sharded channels
@@ -287,7 +310,7 @@ func ForceUnlockConfirmedMulti(ctx context.Context, c rueidis.Client, calls []Fo
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, channel string, waiters string, wake string, rwchannel string, fqueue string, fwake string, rqueue string, rtimeouts string, record string, state string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, channel string, waiters string, wake string, rwchannel string, fqueue string, fwake string, rqueue string, rtimeouts string, record string, ftimeouts string, state string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -296,7 +319,7 @@ func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, ch
 			Value:   publish,
 		}
 	}
-	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record}
+	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record, ftimeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("ForceUnlockConfirmed", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -313,7 +336,7 @@ func DecodeForceUnlockConfirmed(resp rueidis.RedisResult) (int64, error) {
 
 // forceUnlockConfirmedEncode returns the KEYS and ARGV of one ForceUnlockConfirmed call.
 func forceUnlockConfirmedEncode(a *ForceUnlockConfirmedArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Fence, a.Channel, a.Waiters, a.Wake, a.Rwchannel, a.Fqueue, a.Fwake, a.Rqueue, a.Rtimeouts, a.Record}
+	keys := []string{a.Lock, a.Fence, a.Channel, a.Waiters, a.Wake, a.Rwchannel, a.Fqueue, a.Fwake, a.Rqueue, a.Rtimeouts, a.Record, a.Ftimeouts}
 	args := []string{a.State, strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.RecordTTL)}
 	return keys, args
 }

@@ -111,7 +111,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"state", "now", "publish", "recordTTL"},
 	File:      "scripts/force_unlock_confirmed.lua",
-	Keys:      []string{"lock", "fence", "channel", "waiters", "wake", "rwchannel", "fqueue", "fwake", "rqueue", "rtimeouts", "record"},
+	Keys:      []string{"lock", "fence", "channel", "waiters", "wake", "rwchannel", "fqueue", "fwake", "rqueue", "rtimeouts", "record", "ftimeouts"},
 	Name:      "ForceUnlockConfirmed",
 	ReadOnly:  false,
 	Retryable: true,

@@ -13,8 +13,12 @@
 -- read-write channel; for a Mutex or FairMutex (a hash without one) what
 -- MutexForceUnlock and FairForceUnlockBoth send: "0" on the lock channel and
 -- the longest-registered Go waiter woken by name, then, after Redisson's fair
--- queue lost its stale heads (score <= now, the caller's clock), the head of
--- each fair queue told by its own protocol.
+-- queue lost its stale heads (score <= now, the caller's clock) and a
+-- FairMutex's queue the waiters whose deadline passed (the server's clock),
+-- the head of each fair queue told by its own protocol. A waiter that died
+-- while the lock was held stays first in line until a call finds the lock
+-- free, and a force unlock is made when something went wrong: telling only
+-- that waiter would leave the live ones behind it asleep.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing.
@@ -31,6 +35,7 @@
 -- @key    rqueue         redisson_lock_queue:{name}
 -- @key    rtimeouts      redisson_lock_timeout:{name}
 -- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
+-- @key    ftimeouts      scriptlock_fair_timeout:{name}
 -- @arg    state          string     the confirmed reading's state digest (Inspect's)
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
@@ -130,6 +135,19 @@ while true do
   redis.call('lpop', KEYS[9])
 end
 local head = redis.call('lindex', KEYS[7], '0')
+if head then
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[12], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[7])
+    redis.call('zrem', KEYS[12], head)
+    head = redis.call('lindex', KEYS[7], '0')
+  end
+end
 if head then
   redis.call(ARGV[3], KEYS[8] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end

@@ -133,7 +133,7 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		told = []string{shown(k.LockChannel)}
 	}
 	answer, err := generated.ForceUnlockConfirmed(bctx, e.rc, k.Lock, k.Fence, k.LockChannel, k.LockWaiters, k.LockWake,
-		k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, r.State, time.Now(), publish, forceRecordTTL)
+		k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, k.FairTimeouts, r.State, time.Now(), publish, forceRecordTTL)
 	res.Released, res.Changed = answer == 1, answer < 0
 	if err != nil {
 		return fmt.Errorf("force-unlock %q: %w", key, err)

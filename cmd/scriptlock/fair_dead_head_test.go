@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/layout"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A force-unlock of a FairMutex whose first waiter died while the lock was
+// held (its deadline passed, and no call found the lock free to evict it)
+// wakes the first live waiter behind it. The live waiter calls again only
+// every 20 s here, so only a wake is in time.
+func TestForceUnlockFairSkipsDeadHead(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	d := deployment{url: "redis://" + node.Addr, rc: node.Client(t)}
+	ctx := testCtx(t, 30*time.Second)
+	prefix := redistest.Prefix(t)
+	const name = "dead-head"
+	holder := newClient(t, d.rc, prefix)
+	if _, err := mustFair(t, holder, name).Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The dead waiter: queued with a 100 ms deadline, then gone; the queue
+	// keys live on (set here, so they do not expire with it).
+	k := layout.For(prefix+name, false)
+	r, err := generated.FairAcquire(ctx, d.rc, k.Lock, k.FairQueue, k.FairTimeouts, k.Fence, k.FairWake,
+		time.Minute, "0f0e0d0c-0000-4000-8000-000000000000:dead", 100*time.Millisecond, true, "publish", time.Hour)
+	if err != nil || r >= 0 {
+		t.Fatalf("queueing the dead waiter: %d, %v; want a refusal", r, err)
+	}
+	for _, key := range []string{k.FairQueue, k.FairTimeouts} {
+		if err := node.Do(t, "PEXPIRE", key, "60000").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiter := newClient(t, d.rc, prefix, scriptlock.WithWaiterTimeout(time.Minute))
+	got := make(chan time.Time, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if _, err := mustFair(t, waiter, name).Lock(wctx); err == nil {
+			got <- time.Now()
+		}
+	}()
+	waitFor(t, ctx, func() bool { return inspectJSON(t, ctx, d, prefix, name).QueueLength == 2 })
+	time.Sleep(300 * time.Millisecond) // the dead waiter's deadline passes
+	start := time.Now()
+	if r := cli(ctx, d, "", "force-unlock", "--yes", "--key-prefix", prefix, name); r.code != exitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	select {
+	case at := <-got:
+		t.Logf("the live waiter took the lock %s after the force-unlock", at.Sub(start).Round(time.Millisecond))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the live waiter did not get the lock within 5s of the force-unlock: the wake went to the dead waiter ahead of it")
+	}
+}
