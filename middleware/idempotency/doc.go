@@ -45,5 +45,7 @@
 // retried in the background until Redis answers, so a request that ran is
 // never run again because its response could not be stored at first:
 // duplicates are answered "in flight" until the response is stored, then get
-// it replayed. Close stops these background calls.
+// it replayed. Close stops these background calls. At most
+// WithMaxBackgroundRetries of them run at once; a call beyond that leaves its
+// record to the claim TTL and reports ErrRetryDropped.
 package idempotency

@@ -34,6 +34,9 @@ const (
 	DefaultMaxBytesPerScope = 64 << 20
 	// DefaultTimeout bounds each idempotency store operation.
 	DefaultTimeout = 3 * time.Second
+	// DefaultMaxBackgroundRetries is how many failed calls a store keeps
+	// retrying in the background at once (see WithMaxBackgroundRetries).
+	DefaultMaxBackgroundRetries = 1024
 )
 
 var (
@@ -52,6 +55,10 @@ var (
 	// expired), so a retry may run the request again. It is the cause of the
 	// context that Claim.Context returns.
 	ErrClaimLost = errors.New("idempotency: claim on the Idempotency-Key lost")
+	// ErrRetryDropped: a call failed and the store already retries as many
+	// as WithMaxBackgroundRetries allows, so it is not retried: the record is
+	// left to its claim TTL. It comes wrapped with the call's own error.
+	ErrRetryDropped = errors.New("idempotency: too many background retries in flight, record left to its claim TTL")
 )
 
 var errReleased = errors.New("idempotency: reservation released before it reached Redis")
@@ -68,12 +75,15 @@ type Store struct {
 	maxKeyLen int
 	timeout   time.Duration
 	budget    int64
+	// maxRetries bounds the background retries; undos may take half.
+	maxRetries int
 
-	stop   context.Context // cancelled by Close
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	closed bool
-	bg     sync.WaitGroup // background undos
+	stop    context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	closed  bool
+	retries int            // background retries running
+	bg      sync.WaitGroup // background retries
 }
 
 // Option configures an Store.
@@ -124,17 +134,33 @@ func WithMaxBytesPerScope(n int64) Option {
 	return func(s *Store) { s.budget = max(n, 0) }
 }
 
+// WithMaxBackgroundRetries bounds how many failed calls (a Reserve whose
+// claim must be released, a Complete whose response must be stored, a
+// Release) the store keeps retrying in the background at once (default
+// DefaultMaxBackgroundRetries; 0 for none). Each retry lasts until Redis
+// answers or the claim TTL has passed, and a Complete's holds its response,
+// so without a bound a long outage would pile up goroutines and memory with
+// the request rate. Releases may take half of them: the other half is kept
+// for Complete, whose retry is what keeps a request that ran from running
+// again. A call beyond the bound returns its error wrapped with
+// ErrRetryDropped and leaves the record to its claim TTL.
+func WithMaxBackgroundRetries(n int) Option {
+	return func(s *Store) { s.maxRetries = n }
+}
+
 // NewStore returns a store on c.
 func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 	s := &Store{client: c, prefix: DefaultPrefix, ttl: DefaultTTL,
 		claimTTL: DefaultClaimTTL, maxKeyLen: DefaultMaxKeyLen, timeout: DefaultTimeout,
-		budget: DefaultMaxBytesPerScope}
+		budget: DefaultMaxBytesPerScope, maxRetries: DefaultMaxBackgroundRetries}
 	for _, o := range opts {
 		o(s)
 	}
 	switch {
 	case c == nil:
 		return nil, errors.New("idempotency: nil rueidis client")
+	case s.maxRetries < 0:
+		return nil, fmt.Errorf("idempotency: max background retries %d is negative", s.maxRetries)
 	case s.timeout <= 0:
 		return nil, fmt.Errorf("idempotency: store timeout %s must be positive", s.timeout)
 	case s.ttl < time.Millisecond || s.claimTTL < 3*time.Millisecond:
@@ -301,7 +327,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 		// may use memory, and the claim is this script's first write), and
 		// an undo would write a tombstone to a full server.
 		if re, ok := rueidis.IsRedisErr(err); !ok || !strings.HasPrefix(re.Error(), "OOM ") {
-			s.undo(k, token)
+			return Reservation{}, s.undo(k, token, err)
 		}
 		return Reservation{}, err
 	}
@@ -489,7 +515,7 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 		// response stored meanwhile is left alone: the script is idempotent).
 		// Releasing the claim instead would let a duplicate run the request
 		// again.
-		c.store.background(func(ctx context.Context) error {
+		err = c.store.background(false, err, func(ctx context.Context) error {
 			_, err := complete(ctx)
 			return err
 		})
@@ -497,9 +523,10 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	return n == 1, err
 }
 
-// undo releases token's claim on rk in the background (see background).
-func (s *Store) undo(k keys, token string) {
-	s.background(func(ctx context.Context) error {
+// undo releases token's claim on rk in the background (see background),
+// after a call that failed with err.
+func (s *Store) undo(k keys, token string, err error) error {
+	return s.background(true, err, func(ctx context.Context) error {
 		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
 		return err
 	})
@@ -511,15 +538,32 @@ func (s *Store) undo(k keys, token string) {
 // fail like the call it follows up (a new connection cannot be set up while
 // the server stalls), so one attempt is not enough; the request does not
 // wait for it.
-func (s *Store) background(op func(context.Context) error) {
+//
+// It returns err, the failed call's error, wrapped with ErrRetryDropped when
+// op is not retried because maxRetries are running (half of them for an
+// undo, whose loss only blocks the key until the claim TTL).
+func (s *Store) background(undo bool, err error, op func(context.Context) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return
+		return err
 	}
+	limit := s.maxRetries
+	if undo {
+		limit /= 2
+	}
+	if s.retries >= limit {
+		return fmt.Errorf("%w (%w)", err, ErrRetryDropped)
+	}
+	s.retries++
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
+		defer func() {
+			s.mu.Lock()
+			s.retries--
+			s.mu.Unlock()
+		}()
 		deadline := time.Now().Add(s.claimTTL)
 		backoff := 50 * time.Millisecond
 		for {
@@ -539,6 +583,7 @@ func (s *Store) background(op func(context.Context) error) {
 			backoff = min(2*backoff, time.Second)
 		}
 	}()
+	return err
 }
 
 // Close stops the background releases of reservations that failed (see
@@ -568,7 +613,7 @@ func (c *Claim) Release(ctx context.Context) error {
 	c.stop()
 	err := c.store.release(ctx, c.key, c.token)
 	if err != nil {
-		c.store.undo(c.key, c.token) // keep trying, so the key does not stay "in flight"
+		err = c.store.undo(c.key, c.token, err) // keep trying, so the key does not stay "in flight"
 	}
 	return err
 }
