@@ -501,7 +501,9 @@ func (c *Claim) stop() {
 // expired or the store is closed. Meanwhile the key stays claimed, so a
 // duplicate is answered "in flight", and once the response is stored it is
 // replayed: the request never runs a second time because its response could
-// not be stored at first.
+// not be stored at first. The claim is not renewed meanwhile (renewals fail
+// in the same outage): it ends the claim TTL after its last renewal, so an
+// outage from two thirds of the claim TTL on can leave the key free.
 func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	c.stop()
 	complete := func(ctx context.Context) (int64, error) {
