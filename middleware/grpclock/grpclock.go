@@ -103,6 +103,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 		}
 		key, err := o.key(ctx, src, info.FullMethod, req)
 		if err != nil {
+			markLockAnswer(ctx)
 			return nil, err
 		}
 		lctx, release, err := core.Acquire(ctx, lock, key, o.wait)
@@ -113,6 +114,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 				return handler(ctx, req)
 			}
 			o.outcome.Report(ctx, core.LockOutcome(ctx, err))
+			markLockAnswer(ctx)
 			return nil, o.acquireError(ctx, info.FullMethod, key, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
@@ -120,6 +122,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 		if core.LockLost(lctx) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
+				markLockAnswer(ctx)
 				return nil, lostError()
 			}
 			// The handler saw its context end and still finished: its
@@ -467,6 +470,25 @@ func (o *options) release(ctx context.Context, release func() error, method, key
 func mayFailOpen(ctx context.Context, err error) bool {
 	f, _ := core.ClassifyLockError(ctx, err)
 	return f == core.Unavailable && core.MayFailOpen(err)
+}
+
+// lockAnswer, placed in the context by the idempotency interceptor, is set
+// when the lock interceptor answers a call itself (with a lockError). An
+// interceptor between the two may rebuild the error (status.Convert(err).Err())
+// and so lose its type; the flag survives that.
+type lockAnswer struct{ set atomic.Bool }
+
+type lockAnswerKey struct{}
+
+func withLockAnswer(ctx context.Context) (context.Context, *lockAnswer) {
+	a := new(lockAnswer)
+	return context.WithValue(ctx, lockAnswerKey{}, a), a
+}
+
+func markLockAnswer(ctx context.Context) {
+	if a, ok := ctx.Value(lockAnswerKey{}).(*lockAnswer); ok {
+		a.set.Store(true)
+	}
 }
 
 // lockError is a status produced by the lock interceptor itself: a bad key,

@@ -223,7 +223,8 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // FailedPrecondition; a malformed key InvalidArgument. Keys are scoped to the
 // caller's credentials (CredentialScope, WithIdempotencyScope), and only final
 // outcomes are stored (WithStoredCodes); the lock interceptor's own errors
-// never are. A handler returning a nil response with a nil error answers OK
+// never are, also when an interceptor between the two rebuilds them (the lock
+// interceptor marks the call through the context). A handler returning a nil response with a nil error answers OK
 // with an empty message (gRPC sends no bytes for it), which is stored and
 // replayed as that empty message.
 //
@@ -323,6 +324,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 
 		claim := res.Claim
 		hctx, detach := claim.Context(ctx)
+		hctx, lockAnswered := withLockAnswer(hctx)
 		// The handler's header and trailer metadata are recorded as it sets
 		// them, to be stored with its response and replayed with it.
 		var rec *mdRecorder
@@ -363,7 +365,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		code := status.Code(herr)
 		var le *lockError
-		if !o.storeCode(code) || errors.As(herr, &le) {
+		if !o.storeCode(code) || errors.As(herr, &le) || (herr != nil && lockAnswered.set.Load()) {
 			release()
 			return resp, herr
 		}
