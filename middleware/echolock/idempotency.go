@@ -69,6 +69,7 @@ type IdempotencyConfig struct {
 	// Location, ETag, Last-Modified, Cache-Control). A replay sets each header
 	// the record holds to its stored values, replacing any a middleware
 	// further out had set under that name; other headers are left alone.
+	// Names match case-insensitively: one listed twice is stored once.
 	StoredHeaders []string
 	// StoreStatus decides from the status code whether a response is stored
 	// (default FinalStatus: below 500 and not 408, 409, 423, 425 or 429). A
@@ -214,6 +215,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.StoredHeaders == nil {
 		config.StoredHeaders = d.StoredHeaders
 	}
+	config.StoredHeaders = storedHeaders(config.StoredHeaders)
 	if config.StoreStatus == nil {
 		config.StoreStatus = d.StoreStatus
 	}
@@ -459,6 +461,19 @@ func fingerprintHeaders(names []string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// storedHeaders returns IdempotencyConfig.StoredHeaders canonical and
+// without duplicates, in their order: a name listed under two spellings
+// would store, and replay, its values twice.
+func storedHeaders(names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n = textproto.CanonicalMIMEHeaderKey(n); !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // validHeaderName reports whether n is an HTTP field name (RFC 9110 token).
