@@ -364,6 +364,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 				settled = true
 				switch ok, serr := claim.Complete(ctx, sr.Encode()); {
+				case errors.Is(serr, idempotency.ErrRetryDropped):
+					// Lost: once the claim expires, a retry runs the request again.
+					config.Logger.ErrorContext(ctx, "echolock: idempotent response not stored and not retried", "key", key, "err", serr)
 				case serr != nil: // the store keeps trying in the background
 					config.Logger.WarnContext(ctx, "echolock: idempotent response not stored yet", "key", key, "err", serr)
 				case !ok:

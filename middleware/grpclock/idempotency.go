@@ -395,6 +395,9 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		settled = true
 		switch ok, serr := claim.Complete(ctx, sr.Encode()); {
+		case errors.Is(serr, idempotency.ErrRetryDropped):
+			// Lost: once the claim expires, a retry runs the request again.
+			o.logger.ErrorContext(ctx, "grpclock: idempotent response not stored and not retried", "method", method, "err", serr)
 		case serr != nil: // the store keeps trying in the background
 			o.logger.WarnContext(ctx, "grpclock: idempotent response not stored yet", "method", method, "err", serr)
 		case !ok:
