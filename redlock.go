@@ -25,8 +25,9 @@ import (
 //
 // On each node the lock is an ordinary Mutex (Redisson's layout), so renewal
 // is that node's Client watchdog. The context Lock returns is cancelled with
-// ErrLockLost once fewer than a majority of nodes still hold the lock, and,
-// with an explicit lease, when the validity runs out; the nodes that still
+// ErrLockLost once fewer than a majority of nodes still hold the lock, and
+// when the validity runs out (with the watchdog, lease − drift from the
+// renewals a majority confirmed last); the nodes that still
 // hold it are then given back in the background, as a lost Mutex stops
 // renewing on its own.
 //
@@ -102,8 +103,9 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // WithLease the nodes' watchdogs renew the lock until Unlock. Fewer than 3
 // nodes, an even number, a nil or repeated Client, Clients sharing one
 // rueidis client, a clock drift allowance (WithClockDrift) that leaves the
-// lease no validity, a node timeout (WithNodeTimeout) at or above the lease,
-// an invalid name or option is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
+// lease no validity (with the watchdog: less than its renewal interval), a
+// node timeout (WithNodeTimeout) at or above the lease, an invalid name or
+// option is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
 	if err != nil {
@@ -157,6 +159,12 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		// Every attempt would write the lock on every node and give it
 		// back: no validity is ever left.
 		return nil, invalidf("lease %s is within the clock drift allowance %s", lease, r.drift(lease))
+	}
+	for _, m := range r.nodes {
+		if lease := m.cfg.watchdogLease; r.lease == 0 && m.cfg.watchdogEvery >= lease-r.drift(lease) {
+			// The validity would run out between two renewals, each time.
+			return nil, invalidf("watchdog renewals every %s leave the lease %s no validity after the clock drift allowance %s", m.cfg.watchdogEvery, lease, r.drift(lease))
+		}
 	}
 	if lease := r.validityLease(); r.nodeTimeout >= lease {
 		// A node may answer within its timeout after the lease has run out
@@ -493,6 +501,8 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			}
 		})
 		context.AfterFunc(rctx, func() { h.validity.Stop() })
+	} else {
+		r.watchValidity(rctx, h, validUntil, lose)
 	}
 	var mu sync.Mutex
 	live := 0
@@ -524,6 +534,90 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 		})
 	}
 	return &redCtx{Context: context.WithValue(rctx, redKey{r}, h), h: h, name: r.name}
+}
+
+// watchValidity ends a RedLock the watchdog renews (lose) once fewer than a
+// quorum of nodes have confirmed a renewal within lease − drift. Each node's
+// hold is presumed lost only at its lease less its own loss margin, which a
+// wider drift allowance (WithClockDrift) outlasts: a node whose clock runs
+// that much faster may have let the key expire and granted it to another
+// owner while the context was still live. With a drift within the margin,
+// the nodes' loss deadlines end it in time and nothing is watched.
+// acquired is the validity the acquisition left.
+func (r *RedLock) watchValidity(rctx context.Context, h *redHeld, acquired time.Time, lose func(error)) {
+	type node struct {
+		h     *hold
+		extra time.Duration // drift beyond the hold's loss margin
+	}
+	var nodes []node
+	wider := false
+	for _, c := range h.ctxs {
+		lc, _ := c.(*lockCtx)
+		if lc == nil || lc.hold == nil {
+			continue
+		}
+		extra := r.drift(lc.hold.lease) - lossMargin(lc.hold.lease)
+		wider = wider || extra > 0
+		nodes = append(nodes, node{lc.hold, max(extra, 0)})
+	}
+	if !wider {
+		return
+	}
+	// validUntil is when the quorum-th latest node's validity ends; ok is
+	// false once too few nodes hold it (their losses end the RedLock).
+	validUntil := func() (time.Time, bool) {
+		ends := make([]int64, 0, len(nodes))
+		for _, n := range nodes {
+			if n.h.released() {
+				continue
+			}
+			at := n.h.lossAt.Load()
+			end := at - int64(n.extra)
+			if at == 0 {
+				end = monoNanos(acquired) // not armed yet: the attempt's own
+			}
+			ends = append(ends, end)
+		}
+		if len(ends) < r.Quorum() {
+			return time.Time{}, false
+		}
+		slices.Sort(ends)
+		return monoTime(ends[len(ends)-r.Quorum()]), true
+	}
+	var (
+		mu      sync.Mutex
+		stopped bool
+		t       *time.Timer
+	)
+	check := func() {
+		until, ok := validUntil()
+		if !ok {
+			return
+		}
+		if !clock().Before(until) {
+			lose(fmt.Errorf("scriptlock: redlock %q: fewer than %d of %d nodes confirmed a renewal within the validity (drift %s): %w",
+				r.name, r.Quorum(), len(r.nodes), r.drift(r.validityLease()), ErrLockLost))
+			return
+		}
+		mu.Lock()
+		if !stopped {
+			t.Reset(time.Until(until)) // a renewal moved it later
+		}
+		mu.Unlock()
+	}
+	until, ok := validUntil()
+	if !ok {
+		return
+	}
+	mu.Lock()
+	t = time.AfterFunc(time.Until(until), check)
+	mu.Unlock()
+	context.AfterFunc(rctx, func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+	})
 }
 
 // giveBack releases, in the background of each node's Client (Close waits
