@@ -349,16 +349,12 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 	if ctx == nil || lctx == nil {
 		return fmt.Errorf("scriptlock: extend %s: %w", m.name, invalidf("nil context"))
 	}
-	exts := make([]Extender, len(m.locks))
-	for i, l := range m.locks {
-		e, ok := l.(Extender)
-		if !ok {
-			return fmt.Errorf("scriptlock: extend %s: %w", m.name, invalidf("member %q (%T) cannot be extended", l.Name(), l))
-		}
-		exts[i] = e
-	}
 	if err := m.extendCheck(lctx, lease); err != nil {
 		return fmt.Errorf("scriptlock: extend %s: %w", m.name, err)
+	}
+	exts := make([]Extender, len(m.locks))
+	for i, l := range m.locks {
+		exts[i] = l.(Extender) // extendCheck refused any other
 	}
 	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
 	errs := make([]error, len(m.locks))
@@ -390,11 +386,17 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 
 // extendCheck checks every member that can tell (this package's Extenders)
 // before any is extended: a member Extend would refuse as an invalid
-// argument refuses the whole call, and nothing changes.
+// argument refuses the whole call, and nothing changes. So does a member
+// that is no Extender, also one of a nested MultiLock, which would refuse
+// only after the members before it were extended.
 func (m *MultiLock) extendCheck(lctx context.Context, lease time.Duration) error {
 	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
 	var errs []error
 	for i, l := range m.locks {
+		if _, ok := l.(Extender); !ok {
+			errs = append(errs, invalidf("member %q (%T) cannot be extended", l.Name(), l))
+			continue
+		}
 		ec, ok := l.(extendChecker)
 		if !ok {
 			continue

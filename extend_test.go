@@ -230,6 +230,9 @@ func TestExtendMultiLockRefusedUpFront(t *testing.T) {
 		{"watchdog member of a nested MultiLock", func(name string) Locker {
 			return mustMulti(t, []Locker{mustMutex(t, c, name+"-x", WithLease(lease)), mustMutex(t, c, name)})
 		}, 10 * time.Second},
+		{"member of a nested MultiLock that is no Extender", func(name string) Locker {
+			return mustMulti(t, []Locker{mustMutex(t, c, name+"-x", WithLease(lease)), plainLocker{mustMutex(t, c, name, WithLease(lease))}})
+		}, 10 * time.Second},
 		{"RedLock, lease within its drift", func(name string) Locker {
 			return mustRedLock(t, name, redlockClients(t, redistest.Servers(t, 3)), WithLease(lease), WithNodeTimeout(400*time.Millisecond))
 		}, 2 * time.Millisecond},
