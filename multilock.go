@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func WithMemberWait(d time.Duration) MultiLockOption {
 const DefaultMemberWait = 1500 * time.Millisecond
 
 // NewMultiLock returns a MultiLock over locks. It needs at least one lock, no
-// nil ones and no two with one name (the same lock twice, or one name on two
+// nil ones (nor nil handles, such as a nil *Mutex) and no two with one name (the same lock twice, or one name on two
 // deployments: their order could not be the same for every MultiLock over
 // them); anything else, or an invalid option, is an error (errors.Is
 // ErrInvalidArgument).
@@ -79,7 +80,7 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 		if m.err != nil {
 			break
 		}
-		if l == nil {
+		if l == nil || nilHandle(l) {
 			m.err = invalidf("member %d is nil", i)
 			break
 		}
@@ -111,6 +112,13 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 }
 
 var _ Locker = (*MultiLock)(nil)
+
+// nilHandle reports a nil pointer in a Locker (a handle whose constructor
+// failed, its error dropped): reading its name would panic.
+func nilHandle(l Locker) bool {
+	v := reflect.ValueOf(l)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
 
 // Name returns "multi[<member names in acquisition order>]".
 func (m *MultiLock) Name() string { return m.name }

@@ -42,3 +42,26 @@ func clientOrder(ml *MultiLock, c0 *Client) []int {
 	}
 	return order
 }
+
+// A nil handle in a Locker (a *Mutex whose constructor failed, its error
+// dropped) is a nil member: NewMultiLock refuses it with ErrInvalidArgument
+// instead of panicking as it reads the member's name.
+func TestMultiLockTypedNilMember(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	var nilMutex *Mutex
+	var nilRedLock *RedLock
+	var nilMulti *MultiLock
+	for _, locks := range [][]Locker{{nilMutex}, {mustMutex(t, c, "a"), nilRedLock}, {nilMulti, mustMutex(t, c, "b")}} {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					t.Errorf("NewMultiLock with a nil handle among %d members panicked: %v", len(locks), v)
+				}
+			}()
+			if _, err := NewMultiLock(locks); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("NewMultiLock with a nil handle: %v, want ErrInvalidArgument", err)
+			}
+		}()
+	}
+}
