@@ -166,6 +166,11 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	if _, ok := OwnerFrom(ctx); !ok {
 		// One owner for every member, carried by the returned context.
 		ctx = WithOwner(ctx, randomID())
+	} else if err := m.checkOwner(ctx); err != nil {
+		// Refused before any member is taken: a member ordered before the
+		// one that refuses would be acquired (its fencing counter drawn)
+		// and given back (its waiters woken) for nothing.
+		return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, err)
 	}
 	var deadline, cut time.Time
 	if wait > 0 {
@@ -207,6 +212,26 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 			return nil, fmt.Errorf("scriptlock: lock %s: wait ended: %w", m.name, err)
 		}
 	}
+}
+
+// checkOwner applies every member's rule on the owner ids it accepts
+// (RWMutex sides refuse one ending in ":write") to the owner ctx names.
+func (m *MultiLock) checkOwner(ctx context.Context) error {
+	for _, l := range m.locks {
+		var err error
+		switch l := l.(type) {
+		case *RWMutex:
+			err = checkOwner(ctx, &l.write)
+		case readLocker:
+			err = checkOwner(ctx, &l.rw.read)
+		case *MultiLock:
+			err = l.checkOwner(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("member %q: %w", l.Name(), err)
+		}
+	}
+	return nil
 }
 
 // attempt takes the members in order. It returns the contexts of the members

@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -63,5 +64,27 @@ func TestMultiLockTypedNilMember(t *testing.T) {
 				t.Errorf("NewMultiLock with a nil handle: %v, want ErrInvalidArgument", err)
 			}
 		}()
+	}
+}
+
+// An owner id an RWMutex member refuses (one ending in ":write") is
+// ErrInvalidArgument before any member is taken: the members ordered before
+// the RWMutex were acquired (their fencing counters drawn, their waiters
+// woken by the release) and given back first.
+func TestMultiLockInvalidOwnerChangesNothing(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	a := mustMutex(t, c, "a")
+	for _, member := range []Locker{mustRW(t, c, "b"), mustRW(t, c, "b").RLocker()} {
+		ml := mustMulti(t, []Locker{a, member})
+		_, err := ml.TryLock(WithOwner(ctx, "job:write"), 0)
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("TryLock with an owner the RWMutex refuses: %v, want ErrInvalidArgument", err)
+		}
+		if n, err := node.Do(t, "EXISTS", a.fence).AsInt64(); err != nil || n != 0 {
+			t.Fatalf("member %q's fencing counter after the refused TryLock: EXISTS %d, %v; want it untouched", a.Name(), n, err)
+		}
 	}
 }
