@@ -85,18 +85,19 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 			break
 		}
 		for _, o := range m.locks[:i] {
-			if o == l {
+			if o.Name() != l.Name() {
+				continue
+			}
+			// == panics on values of a type that cannot be compared.
+			if reflect.TypeOf(l).Comparable() && o == l {
 				m.err = invalidf("lock %q given twice", l.Name())
 				break
 			}
-			if o.Name() == l.Name() {
-				// Names order the acquisition and name each member's
-				// token: two MultiLocks given these in opposite orders
-				// would take them in opposite orders, and wait on each
-				// other in a cycle.
-				m.err = invalidf("two members named %q", l.Name())
-				break
-			}
+			// Names order the acquisition and name each member's token:
+			// two MultiLocks given these in opposite orders would take
+			// them in opposite orders, and wait on each other in a cycle.
+			m.err = invalidf("two members named %q", l.Name())
+			break
 		}
 	}
 	if m.err != nil {

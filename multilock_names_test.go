@@ -88,3 +88,42 @@ func TestMultiLockInvalidOwnerChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// taggedLocker is a Locker of another package's kind whose values Go cannot
+// compare (a slice field).
+type taggedLocker struct {
+	Locker
+	tags []string
+}
+
+// Members whose values cannot be compared with == are distinct locks like
+// any other: NewMultiLock takes them instead of panicking.
+func TestMultiLockUncomparableMembers(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	locks := []Locker{taggedLocker{mustMutex(t, c, "a"), nil}, taggedLocker{mustMutex(t, c, "b"), []string{"x"}}}
+	var err error
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				t.Fatalf("NewMultiLock over two %T members panicked: %v", locks[0], v)
+			}
+		}()
+		_, err = NewMultiLock(locks)
+	}()
+	if err != nil {
+		t.Fatalf("NewMultiLock: %v", err)
+	}
+	same := taggedLocker{mustMutex(t, c, "a"), nil}
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				t.Fatalf("NewMultiLock over two %T members named alike panicked: %v", same, v)
+			}
+		}()
+		_, err = NewMultiLock([]Locker{same, taggedLocker{mustMutex(t, c, "a"), nil}})
+	}()
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("two members named %q: %v, want ErrInvalidArgument", "a", err)
+	}
+}
