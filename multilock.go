@@ -22,7 +22,8 @@ import (
 // in one cross-slot call.
 //
 // Members are always acquired in the order of their names, so two MultiLocks
-// over the same names cannot wait on each other in a cycle. A member that
+// over the same names cannot wait on each other in a cycle. A MultiLock
+// given as a member counts as its members, ordered with the others. A member that
 // stays held by someone else past the member wait makes the attempt fail: the
 // members taken so far are released, the MultiLock backs off for a random
 // while, and starts over until ctx (Lock) or the wait (TryLock) ends. A
@@ -65,9 +66,11 @@ const DefaultMemberWait = 1500 * time.Millisecond
 // nil ones (nor nil handles, such as a nil *Mutex) and no two with one name (the same lock twice, or one name on two
 // deployments: their order could not be the same for every MultiLock over
 // them); anything else, or an invalid option, is an error (errors.Is
-// ErrInvalidArgument).
+// ErrInvalidArgument). A MultiLock among locks stands for its members (a
+// lock also among the others, or in another such MultiLock, is then given
+// twice).
 func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
-	m := &MultiLock{locks: slices.Clone(locks), memberWait: DefaultMemberWait}
+	m := &MultiLock{locks: flattenMulti(locks), memberWait: DefaultMemberWait}
 	for _, o := range opts {
 		if o != nil {
 			o.applyMultiLock(m)
@@ -114,6 +117,22 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 
 var _ Locker = (*MultiLock)(nil)
 
+// flattenMulti puts a MultiLock's members in its place among locks. Taken
+// as one member, a nested MultiLock takes its members in their own order
+// apart from the rest: {a, {b}} and {b, {a}} would take a then b and b then
+// a, and wait on each other in a cycle.
+func flattenMulti(locks []Locker) []Locker {
+	out := make([]Locker, 0, len(locks))
+	for _, l := range locks {
+		if ml, ok := l.(*MultiLock); ok && ml != nil {
+			out = append(out, ml.locks...) // flattened when it was made
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
 // nilHandle reports a nil pointer in a Locker (a handle whose constructor
 // failed, its error dropped): reading its name would panic.
 func nilHandle(l Locker) bool {
@@ -124,7 +143,8 @@ func nilHandle(l Locker) bool {
 // Name returns "multi[<member names in acquisition order>]".
 func (m *MultiLock) Name() string { return m.name }
 
-// Locks returns the members in acquisition order.
+// Locks returns the members in acquisition order, those of a MultiLock given
+// as a member among them.
 func (m *MultiLock) Locks() []Locker { return slices.Clone(m.locks) }
 
 // multiHeld is what a MultiLock's lock context carries: the context each
