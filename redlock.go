@@ -912,8 +912,9 @@ func (r *RedLock) extendCheck(_ context.Context, lease time.Duration) error {
 // only ever moves earlier: to the new lease where that is sooner, since some
 // nodes may have applied it. A RedLock lost (or unlocked) before the nodes'
 // answers are counted is not extended, whatever they answered: the error is
-// ErrNotHeld. lctx must be the context Lock returned (or one
-// derived from it). Without an explicit lease the nodes' watchdogs renew the
+// ErrNotHeld; one whose context ended only with the context it was locked
+// with is still held, and is extended. lctx must be the context Lock
+// returned (or one derived from it). Without an explicit lease the nodes' watchdogs renew the
 // lock and Extend fails with ErrInvalidArgument.
 func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	fail := func(err error) error { return opError("extend redlock", r.name, err) }
@@ -927,7 +928,9 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if h == nil {
 		return fail(fmt.Errorf("%w (pass the context Lock returned)", ErrNotHeld))
 	}
-	if lctx.Err() != nil {
+	if h.state.Load() != endNone {
+		// Lost or unlocked. Not lctx.Err(): a lock context that ended with
+		// the context it was locked with is still held on its nodes.
 		return fail(ErrNotHeld)
 	}
 	start := time.Now()
