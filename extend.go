@@ -387,8 +387,8 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 // extendCheck checks every member that can tell (this package's Extenders)
 // before any is extended: a member Extend would refuse as an invalid
 // argument refuses the whole call, and nothing changes. So does a member
-// that is no Extender, also one of a nested MultiLock, which would refuse
-// only after the members before it were extended.
+// that is no Extender: its refusal would come after the members before it
+// were extended.
 func (m *MultiLock) extendCheck(lctx context.Context, lease time.Duration) error {
 	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
 	var errs []error

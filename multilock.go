@@ -23,10 +23,11 @@ import (
 //
 // Members are always acquired in the order of their names, so two MultiLocks
 // over the same names cannot wait on each other in a cycle. A MultiLock
-// given as a member counts as its members, ordered with the others. A member that
-// stays held by someone else past the member wait makes the attempt fail: the
-// members taken so far are released, the MultiLock backs off for a random
-// while, and starts over until ctx (Lock) or the wait (TryLock) ends. A
+// given as a member counts as its members, ordered with the others. A
+// member that stays held by someone else past the member wait makes the
+// attempt fail: the members taken so far are released, the MultiLock backs
+// off for a random while, and starts over until ctx (Lock) or the wait
+// (TryLock) ends. A
 // MultiLock never returns an error (nor lets a member's panic through) while
 // holding part of its members, and
 // once a member is lost it gives the others back on its own.
@@ -63,9 +64,9 @@ func WithMemberWait(d time.Duration) MultiLockOption {
 const DefaultMemberWait = 1500 * time.Millisecond
 
 // NewMultiLock returns a MultiLock over locks. It needs at least one lock, no
-// nil ones (nor nil handles, such as a nil *Mutex) and no two with one name (the same lock twice, or one name on two
-// deployments: their order could not be the same for every MultiLock over
-// them); anything else, or an invalid option, is an error (errors.Is
+// nil ones (nor nil handles, such as a nil *Mutex) and no two with one name
+// (the same lock twice, or one name on two deployments: their order could
+// not be the same for every MultiLock over them); anything else, or an invalid option, is an error (errors.Is
 // ErrInvalidArgument). A MultiLock among locks stands for its members (a
 // lock also among the others, or in another such MultiLock, is then given
 // twice).
