@@ -126,9 +126,22 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		return opError("extend", s.name, fmt.Errorf("%w (%d needed) within %s; the hold keeps its earlier deadline", ErrNotReplicated, guard.needed(), guard.timeout))
 	}
 	c.mu.Lock()
+	if h.released() {
+		// The hold ended while the call was in flight (its loss deadline
+		// passed first, or it was released or force-unlocked): its context
+		// is over and its lock given back, so the new lease is nobody's.
+		c.mu.Unlock()
+		h.mu.Lock()
+		cause := h.cause // nil while end is still recording it
+		h.mu.Unlock()
+		if cause == nil || errors.Is(cause, context.Canceled) {
+			return opError("extend", s.name, fmt.Errorf("%w: the hold ended while Extend was in flight", ErrNotHeld))
+		}
+		return opError("extend", s.name, fmt.Errorf("%w: the hold ended while Extend was in flight: %w", ErrNotHeld, cause))
+	}
 	// A re-entry without a lease meanwhile has handed the hold to the
 	// watchdog, which now keeps its lease.
-	if !h.released() && !h.renewing {
+	if !h.renewing {
 		// Re-entrant releases re-arm the lock with the hold's lease.
 		h.lease = lease
 		// Under c.mu: ordered with a re-entry's hand-over. Should another
@@ -260,7 +273,8 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // A hold that is gone (expired, deleted, taken over) ends its lock context
 // with ErrLockLost and Extend returns ErrNotHeld; so does a lock context of
 // a hold that has ended, even when its owner holds the lock again (that newer
-// hold is left alone). The call is bounded by
+// hold is left alone), and an Extend whose hold ended (its loss deadline
+// passed) while the call was in flight. The call is bounded by
 // ctx; when it fails without an answer, the lock context ends no later than
 // lease from now, in case the server applied a shorter lease.
 func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
