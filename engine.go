@@ -1329,12 +1329,27 @@ func (c *Client) end(h *hold, cause error) {
 // again as a recorded call is (callRecorded): a repeat after a lost reply
 // answers what the first attempt did and deletes nothing, since by then the
 // lock may be another owner's (a woken waiter takes it at once).
-func (c *Client) forceUnlock(ctx context.Context, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+// The holds of the sides the script deletes end before it is sent: once it
+// runs, another owner may be granted the lock before its reply is back, or
+// when the reply is lost and the call fails.
+func (c *Client) forceUnlock(ctx context.Context, key string, sides sideSet, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+	c.forcedSides(key, sides)
 	ok, err := c.deleteRecorded(ctx, "redisson_unlock_latch", key, call)
 	if ok {
 		c.forced(key)
 	}
 	return ok, err
+}
+
+// sideSet is a set of sides (1 << side each).
+type sideSet uint8
+
+func sidesOf(ss ...side) sideSet {
+	var set sideSet
+	for _, s := range ss {
+		set |= 1 << s
+	}
+	return set
 }
 
 // deleteRecorded runs a deletion that records its answer (ForceUnlock, the
@@ -1352,7 +1367,10 @@ func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call fu
 // deleted it: their owners no longer hold it, so their contexts end
 // (ErrLockLost) and their renewals stop now, not at the next renewal or at
 // the lease's end (Redisson's forceUnlock also stops its own renewals).
-func (c *Client) forced(key string) {
+func (c *Client) forced(key string) { c.forcedSides(key, ^sideSet(0)) }
+
+// forcedSides is forced for the holds of the given sides alone.
+func (c *Client) forcedSides(key string, sides sideSet) {
 	// Counted as a loss timer's run: Close waits for the ends reported here.
 	// Once Close has ended every hold, none is left to end.
 	if !c.timerStart() {
@@ -1362,7 +1380,7 @@ func (c *Client) forced(key string) {
 	var hs []*hold
 	c.mu.Lock()
 	for id, h := range c.holds {
-		if id.key == key {
+		if id.key == key && sides&(1<<h.side) != 0 {
 			hs = append(hs, h)
 		}
 	}
@@ -1370,7 +1388,7 @@ func (c *Client) forced(key string) {
 		c.forgetLocked(h)
 	}
 	c.mu.Unlock()
-	if testHookForced != nil {
+	if testHookForced != nil && len(hs) > 0 {
 		testHookForced()
 	}
 	for _, h := range hs {

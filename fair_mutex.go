@@ -283,7 +283,7 @@ func (f *FairMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := f.m.check(ctx); err != nil {
 		return false, opError("force unlock", f.m.name, err)
 	}
-	ok, err := f.m.c.forceUnlock(ctx, f.m.key, f.forceUnlockCall)
+	ok, err := f.m.c.forceUnlock(ctx, f.m.key, sidesOf(sideExclusive), f.forceUnlockCall)
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", f.m.name, wrongKind(err))
 	}

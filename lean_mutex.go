@@ -140,7 +140,7 @@ func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, opError("force unlock", l.name, err)
 	}
-	ok, err := l.c.forceUnlock(ctx, l.key, func(ctx context.Context, record, _ string) (bool, error) {
+	ok, err := l.c.forceUnlock(ctx, l.key, sidesOf(sideLean), func(ctx context.Context, record, _ string) (bool, error) {
 		return generated.LeanForceUnlock(ctx, l.c.rc, l.key, record, l.c.recordTTL)
 	})
 	if err != nil {

@@ -342,7 +342,9 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 
 // ForceUnlock deletes the lock whoever holds it and wakes its waiters. It
 // reports whether there was a lock to delete. Holds this Client had of it
-// end at once (their contexts with ErrLockLost); holders on other Clients
+// end at once (their contexts with ErrLockLost), before the call is sent and
+// whatever its outcome: once the script runs, another owner may be granted
+// the lock before the reply is back, or when it is lost; holders on other Clients
 // find out at their next renewal or when their lease ends. A call whose
 // reply is lost is made again, and the repeat answers what the first
 // attempt did without deleting anything: it records its answer for a minute
@@ -352,7 +354,7 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
 	}
-	ok, err := m.c.forceUnlock(ctx, m.key, func(ctx context.Context, record, publish string) (bool, error) {
+	ok, err := m.c.forceUnlock(ctx, m.key, sidesOf(sideExclusive), func(ctx context.Context, record, publish string) (bool, error) {
 		return generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL)
 	})
 	if err != nil {

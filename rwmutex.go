@@ -447,7 +447,7 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, opError("force unlock", rw.name, err)
 	}
 	c := rw.c
-	ok, err := c.forceUnlock(ctx, rw.key, func(ctx context.Context, record, publish string) (bool, error) {
+	ok, err := c.forceUnlock(ctx, rw.key, sidesOf(sideRead, sideWrite), func(ctx context.Context, record, publish string) (bool, error) {
 		return generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, record, publish, c.recordTTL)
 	})
 	if err != nil {
