@@ -479,7 +479,7 @@ func (c *Client) publishCommand() string {
 // guardState caches how many replicas the primary has, for the failover guard.
 // Every acquisition reads it: atomics, not a lock all of them share.
 type guardState struct {
-	checked  atomic.Int64 // when the count was taken (unix ns); 0: never
+	checked  atomic.Int64 // when the count was taken (countClock); 0: never
 	replicas atomic.Int64
 	// shards: on a Cluster, each primary's count by the slots it serves, so
 	// that a shard without replicas turns the guard off for its own locks
@@ -511,6 +511,13 @@ const (
 	guardRecheck = time.Second
 )
 
+// countClock reads the time the replica count's age is measured on: the
+// monotonic clock (monoNanos), never 0. On the wall clock, a step back made
+// the count seem taken in the future, and it was not taken again (a replica
+// gone failing every guarded write, one attached leaving them unguarded)
+// until the wall clock caught up.
+func countClock() int64 { return max(monoNanos(clock()), 1) }
+
 // slotReplicas is the replica count of the primary serving slots start..end.
 type slotReplicas struct {
 	start, end uint16
@@ -534,7 +541,7 @@ type slotReplicas struct {
 func (c *Client) replicas(ctx context.Context, key string, want int) int {
 	g := &c.guard
 	checked := g.checked.Load()
-	now := time.Now().UnixNano()
+	now := countClock()
 	if checked == 0 || now-checked > int64(guardIdle) {
 		n, shards, primaries, ok := c.countReplicas(ctx)
 		if !ok {
@@ -544,7 +551,7 @@ func (c *Client) replicas(ctx context.Context, key string, want int) int {
 			return c.replicasOf(key)
 		}
 		c.storeCount(n, shards, primaries)
-		g.checked.Store(time.Now().UnixNano())
+		g.checked.Store(countClock())
 		return c.replicasOf(key)
 	}
 	return c.refreshReplicas(checked, now, key, want)
@@ -559,7 +566,7 @@ func (c *Client) replicasNow(key string, want int) int {
 	if checked == 0 {
 		return 1
 	}
-	return c.refreshReplicas(checked, time.Now().UnixNano(), key, want)
+	return c.refreshReplicas(checked, countClock(), key, want)
 }
 
 // storeCount keeps a count: a slot map that could not be read keeps the
@@ -652,8 +659,8 @@ func (c *Client) replicasOf(key string) int {
 }
 
 // refreshReplicas returns the cached count for key (replicasOf) and counts
-// replicas again in the background when the count, taken at checked (unix
-// ns), is older at now than countAge for a call wanting want.
+// replicas again in the background when the count, taken at checked
+// (countClock), is older at now than countAge for a call wanting want.
 func (c *Client) refreshReplicas(checked, now int64, key string, want int) int {
 	n := c.replicasOf(key)
 	c.refreshOlder(checked, now, countAge(want, n))
@@ -685,12 +692,12 @@ func countAge(want, n int) time.Duration {
 // primary the count has not seen.
 func (c *Client) recountSoon() {
 	if checked := c.guard.checked.Load(); checked != 0 {
-		c.refreshOlder(checked, time.Now().UnixNano(), guardRecheck)
+		c.refreshOlder(checked, countClock(), guardRecheck)
 	}
 }
 
 // refreshOlder counts replicas again in the background when the count,
-// taken at checked (unix ns), is older than age at now.
+// taken at checked (countClock), is older than age at now.
 func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 	g := &c.guard
 	if now-checked > int64(age) && g.refreshing.CompareAndSwap(false, true) {
@@ -701,7 +708,7 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 			if ok {
 				c.storeCount(m, shards, primaries)
 			}
-			g.checked.Store(time.Now().UnixNano())
+			g.checked.Store(countClock())
 			g.refreshing.Store(false)
 		}) {
 			g.refreshing.Store(false)

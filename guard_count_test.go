@@ -73,7 +73,7 @@ func TestGuardCountAfterIdle(t *testing.T) {
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
 	m := mustMutex(t, c, "guard-count-idle")
-	idle := func() { c.guard.checked.Store(time.Now().Add(-time.Minute).UnixNano()) }
+	idle := func() { c.guard.checked.Store(monoNanos(time.Now().Add(-time.Minute))) }
 	l, err := m.Lock(ctx) // counted: one replica
 	if err != nil {
 		t.Fatal(err)
