@@ -49,6 +49,10 @@ type watchdog struct {
 	orphans map[holdKey]extendsInFlight
 
 	renewals, batches atomic.Int64 // confirmed renewals and round trips, for observability
+
+	// rounds counts the renewal rounds in flight, each on a goroutine of
+	// its own (see renewDue); run waits for them before it returns.
+	rounds sync.WaitGroup
 }
 
 // renewal is a lock's place in the watchdog's schedule.
@@ -182,6 +186,9 @@ func (w *watchdog) settledLocked(r *renewal) {
 }
 
 func (w *watchdog) run(ctx context.Context) {
+	// The rounds' calls end with ctx: Close, which waits for run, then
+	// hears of no renewal after it returns.
+	defer w.rounds.Wait()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -224,6 +231,39 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	if len(batch) == 0 {
 		return
 	}
+	// A round that waits (a guarded renewal's WAIT on a stalled replica, a
+	// node that stopped answering) must not hold up the renewals of other
+	// holds, whose leases may be shorter than the time it waits: each round
+	// runs on its own goroutine, and the holds whose renewals wait for
+	// replicas go in a round apart. A hold is in one round at a time (taken
+	// from the schedule until its round ends).
+	var guarded []*renewal
+	if w.replicas != nil {
+		plain := batch[:0:0]
+		for _, r := range batch {
+			if cfg := r.h.prim.spec().cfg; cfg.guard && cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas)).on() {
+				guarded = append(guarded, r)
+			} else {
+				plain = append(plain, r)
+			}
+		}
+		batch = plain
+	}
+	for _, b := range [2][]*renewal{batch, guarded} {
+		if len(b) == 0 {
+			continue
+		}
+		w.rounds.Add(1)
+		go func() {
+			defer w.rounds.Done()
+			w.renewRound(ctx, b, now)
+		}()
+	}
+}
+
+// renewRound renews batch, taken from the schedule at now, and reschedules
+// or reports each of its holds.
+func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Time) {
 	// A renewal is worth waiting for only while the leases it renews last
 	// (not just one renewal interval, which can be far shorter than a round
 	// trip): past that, the holds' loss deadlines have ended them anyway.
@@ -285,6 +325,10 @@ func (w *watchdog) renewDue(ctx context.Context) {
 		}
 	}
 	w.mu.Unlock()
+	if len(batch) > ended+len(lost) {
+		// Back in the schedule, which run may be waiting on without them.
+		signal(w.kick)
+	}
 	if w.renewedHook != nil && len(renewed) > 0 {
 		w.renewedHook()
 	}
