@@ -1457,6 +1457,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	lease := s.serverLease(s.cfg.lease)
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
+	if h == nil {
+		h = c.awaitOwnersGrant(rctx, ctx, holdID(s.key, field))
+	}
 	last := false
 	lastOut := false // h.lastReleases counts this release
 	if h != nil {
@@ -1585,6 +1588,29 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 	}
 	return nil
+}
+
+// awaitOwnersGrant is the hold Unlock releases when the owner in ctx has
+// none here (nil: still none): an acquisition of that owner (shared through
+// its context) in flight may have been granted on the server already, and a
+// release by owner would take that grant while its lock context lives on. It
+// waits, bounded by rctx, for such acquisitions to register or fail.
+func (c *Client) awaitOwnersGrant(rctx, ctx context.Context, id holdKey) *hold {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.acquiring[id] == 0 || ctx.Value(inAcquireKey{}) != nil {
+		return c.holds[id]
+	}
+	stop := context.AfterFunc(rctx, func() {
+		c.mu.Lock()
+		c.acquired.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	for c.acquiring[id] > 0 && c.holds[id] == nil && rctx.Err() == nil {
+		c.acquired.Wait()
+	}
+	return c.holds[id]
 }
 
 // releaseBound is the loss deadline a release sent at sent that leaves holds
