@@ -76,6 +76,16 @@ type Client struct {
 	// same field), whose loss deadline grant then keeps within it. Guarded
 	// by mu.
 	extending map[holdKey]extendsInFlight
+	// forcing marks, per lock key, this Client's ForceUnlocks in flight and
+	// the last forceSeq drawn as one of them began or ended; a grant whose
+	// attempt one may have deleted is given back (see forcedSince). Guarded
+	// by mu; forceSeq and forceActive (ForceUnlocks in flight) are read
+	// without it, so that grants on a Client that force-unlocks nothing
+	// look no further.
+	forcing     map[string]forceMark
+	forcePruned uint64 // the latest seq of a forcing entry dropped; guarded by mu
+	forceSeq    atomic.Uint64
+	forceActive atomic.Int32
 	// timerRuns counts the loss timers' callbacks running, which may end a
 	// hold and report it to the Observer: Close waits for them, and once it
 	// has ended every hold (timersClosed) no new one runs. Guarded by mu.

@@ -732,6 +732,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 		for range 3 {
 			start := time.Now()
+			forceSeq := c.forceSeq.Load() // before the attempt is sent (see forcedSince)
 			var mark *leaseMark
 			if shared {
 				// A re-entry sets the lock's expiry to its own lease as soon
@@ -800,8 +801,16 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			if grantHook != nil {
 				grantHook()
 			}
-			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, shared, mark)
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, forceSeq, shared, mark)
 			switch {
+			case errors.Is(err, errForcedGrant):
+				// Give back what the ForceUnlock may have left, and try
+				// again once it has ended.
+				if err := c.undoNow(p, field, serverLease); err != nil {
+					return false, tryAgain{}, err
+				}
+				c.awaitForcing(actx, s.key)
+				continue
 			case errors.Is(err, errOrphan):
 				// Give the unknown hold back and try again at once.
 				if err := c.undoNow(p, field, serverLease); err != nil {
@@ -846,7 +855,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 // lock's context. A grant that arrives after Close began is refused
 // (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
 // caller gives both back. mark is the re-entry's lease call (nil: none).
-func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time, shared bool, mark *leaseMark) (context.Context, error) {
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
 	var fresh *freshHold
@@ -860,6 +869,10 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	if c.closing {
 		c.mu.Unlock()
 		return nil, ErrClosed
+	}
+	if c.forcedSince(s.key, forceSeq) {
+		c.mu.Unlock()
+		return nil, errForcedGrant
 	}
 	h := c.holds[id]
 	var stale *hold
@@ -1333,12 +1346,81 @@ func (c *Client) end(h *hold, cause error) {
 // runs, another owner may be granted the lock before its reply is back, or
 // when the reply is lost and the call fails.
 func (c *Client) forceUnlock(ctx context.Context, key string, sides sideSet, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+	c.markForcing(key, +1)
+	defer c.markForcing(key, -1)
 	c.forcedSides(key, sides)
 	ok, err := c.deleteRecorded(ctx, "redisson_unlock_latch", key, call)
 	if ok {
 		c.forced(key)
 	}
 	return ok, err
+}
+
+// forceMark is a lock key's entry in Client.forcing.
+type forceMark struct {
+	n    int    // ForceUnlocks in flight
+	last uint64 // forceSeq as the last of them began or ended
+	at   int64  // when the last one ended (monoNanos)
+}
+
+// markForcing marks a ForceUnlock of key as begun (+1) or ended (-1).
+// Ended entries are dropped a minute on (forcePruned keeps their mark).
+func (c *Client) markForcing(key string, d int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := monoNanos(time.Now())
+	if d > 0 {
+		for k, e := range c.forcing {
+			if e.n == 0 && now-e.at > int64(time.Minute) {
+				c.forcePruned = max(c.forcePruned, e.last)
+				delete(c.forcing, k)
+			}
+		}
+		if c.forcing == nil {
+			c.forcing = map[string]forceMark{}
+		}
+	}
+	e := c.forcing[key]
+	e.n += d
+	e.last = c.forceSeq.Add(1)
+	e.at = now
+	c.forcing[key] = e
+	c.forceActive.Add(int32(d))
+}
+
+// forcedSince reports, with c.mu held, whether a ForceUnlock of key by this
+// Client may have run on the server after an attempt that began when
+// forceSeq read seq: one was in flight, or began or ended, since. Its script
+// may have deleted the attempt's grant before the grant was registered,
+// where forced found no hold to end.
+func (c *Client) forcedSince(key string, seq uint64) bool {
+	if c.forceActive.Load() == 0 && c.forceSeq.Load() == seq {
+		return false
+	}
+	e := c.forcing[key]
+	return e.n > 0 || e.last > seq || c.forcePruned > seq
+}
+
+// errForcedGrant: a ForceUnlock of this Client may have deleted the grant
+// (forcedSince), which the acquisition gives back before trying again.
+var errForcedGrant = errors.New("the lock was force-unlocked as it was granted")
+
+// awaitForcing waits, bounded by ctx and by Close, until no ForceUnlock of
+// key by this Client is in flight.
+func (c *Client) awaitForcing(ctx context.Context, key string) {
+	for c.forceActive.Load() > 0 && ctx.Err() == nil && c.closingCtx.Err() == nil {
+		c.mu.Lock()
+		n := c.forcing[key].n
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-c.closingCtx.Done():
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // sideSet is a set of sides (1 << side each).
