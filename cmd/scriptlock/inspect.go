@@ -572,7 +572,8 @@ func writeReport(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "LEASE\t%s\n", lease(r.LeaseMS))
 	}
 	if r.Mode != "" {
-		fmt.Fprintf(tw, "MODE\t%s\n", r.Mode)
+		// Another program's hash may have any bytes there.
+		fmt.Fprintf(tw, "MODE\t%s\n", shown(r.Mode))
 	}
 	if r.Counter != nil {
 		fmt.Fprintf(tw, "COUNT\t%d\n", *r.Counter)

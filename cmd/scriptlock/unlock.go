@@ -197,7 +197,7 @@ func heldLock(ctx context.Context, e *env, key string) (*Report, error) {
 func holdSummary(r *Report) string {
 	fs := make([]string, 0, len(r.Holders))
 	for _, h := range r.Holders {
-		fs = append(fs, h.Field)
+		fs = append(fs, shown(h.Field)) // an owner id is any bytes
 	}
 	slices.Sort(fs)
 	s := "held by " + strings.Join(fs, ", ")

@@ -137,7 +137,7 @@ func summary(r *Report) string {
 	var b strings.Builder
 	b.WriteString(r.Kind)
 	if r.Mode != "" {
-		b.WriteString(" mode=" + r.Mode)
+		b.WriteString(" mode=" + shown(r.Mode)) // any bytes in another program's hash
 	}
 	if r.Kind == kindEmptyRW {
 		b.WriteString(" held by nobody (malformed: a mode field, no holder)")
