@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,11 +84,28 @@ func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) 
 	slices.Sort(addrs)
 	var out []rueidis.Client
 	var outAddrs []string
+	// slotOwners, read once ROLE is refused, are the Cluster's primaries.
+	var slotOwners map[string]bool
 	for _, a := range addrs {
 		n := nodes[a]
 		bctx, cancel := e.bounded(ctx)
 		role, err := n.Do(bctx, n.B().Role().Build()).ToArray()
 		cancel()
+		if _, refused := rueidis.IsRedisErr(err); refused && len(nodes) == 1 {
+			// ROLE is @admin and @dangerous, which an operator's ACL user
+			// often lacks: a lone node is listed whatever its role.
+			role, err = nil, nil
+		} else if refused {
+			if slotOwners == nil {
+				if slotOwners, err = clusterPrimaries(ctx, e); err != nil {
+					return nil, nil, err
+				}
+			}
+			if !slotOwners[a] {
+				continue
+			}
+			role, err = nil, nil
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("ROLE on %s: %w", a, err)
 		}
@@ -108,6 +126,33 @@ func primaries(ctx context.Context, e *env) ([]rueidis.Client, []string, error) 
 		outAddrs = addrs
 	}
 	return out, outAddrs, nil
+}
+
+// clusterPrimaries are the addresses of the nodes that serve slots, as
+// CLUSTER SLOTS names them (the client's own node addresses come from it):
+// every Cluster user may ask it.
+func clusterPrimaries(ctx context.Context, e *env) (map[string]bool, error) {
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	ranges, err := e.rc.Do(bctx, e.rc.B().ClusterSlots().Build()).ToArray()
+	if err != nil {
+		return nil, fmt.Errorf("ROLE refused, CLUSTER SLOTS: %w", err)
+	}
+	owners := map[string]bool{}
+	for _, r := range ranges {
+		v, _ := r.ToArray()
+		if len(v) < 3 {
+			continue
+		}
+		node, _ := v[2].ToArray()
+		if len(node) < 2 {
+			continue
+		}
+		host, _ := node[0].ToString()
+		port, _ := node[1].AsInt64()
+		owners[net.JoinHostPort(host, strconv.FormatInt(port, 10))] = true
+	}
+	return owners, nil
 }
 
 func listCheck(e *env) error {
