@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -35,6 +36,9 @@ const forceUnlockConfirmedSource = `#!lua flags=allow-oom
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing.
+-- Every message the call will send is checked against the caller's ACL
+-- (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
+-- would fail the call after its delete, the lock gone and nobody told.
 -- Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 -- was confirmed, nothing changed.
 -- @key    lock
@@ -56,6 +60,7 @@ const forceUnlockConfirmedSource = `#!lua flags=allow-oom
 -- @return int64
 -- @commands publish spublish
 -- @retryable
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 local seen = redis.call('get', KEYS[11])
 if seen then
   return tonumber(seen)
@@ -96,6 +101,66 @@ if kind == 'none' then
   answer = 0
 elseif ARGV[1] == '' or stateOf(KEYS[1], KEYS[2]) ~= ARGV[1] then
   answer = -1
+end
+-- refused reports whether the ACL refuses a channel the call would publish
+-- on, read as the release below picks them.
+local function refused()
+  if not redis.acl_check_cmd then
+    return false -- before Redis 7.0
+  end
+  local channels = {}
+  -- first is the first entry of a queue that live says is live, in pages.
+  local function first(queue, live)
+    local from = 0
+    while true do
+      local page = redis.call('lrange', queue, tostring(from), tostring(from + 99))
+      for _, entry in ipairs(page) do
+        if live(entry) then
+          return entry
+        end
+      end
+      if #page < 100 then
+        return false
+      end
+      from = from + 100
+    end
+  end
+  if kind ~= 'hash' then
+    return false -- a LeanMutex: its release sends nothing
+  elseif redis.call('hget', KEYS[1], 'mode') then
+    channels[1] = KEYS[6]
+  else
+    channels[1] = KEYS[3]
+    for _, w in ipairs(redis.call('zrange', KEYS[4], '0', '7')) do
+      channels[#channels + 1] = KEYS[5] .. ':' .. string.match(w, '^[^:]*')
+    end
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local head = first(KEYS[7], function(entry)
+      local deadline = redis.call('zscore', KEYS[12], entry)
+      return deadline and tonumber(deadline) > now
+    end)
+    if head then
+      channels[#channels + 1] = KEYS[8] .. ':' .. string.match(head, '^[^:]*')
+    end
+    head = first(KEYS[9], function(entry)
+      local score = redis.call('zscore', KEYS[10], entry)
+      return score == false or tonumber(score) > tonumber(ARGV[2])
+    end)
+    if head then
+      channels[#channels + 1] = KEYS[3] .. ':' .. head
+    end
+  end
+  for _, ch in ipairs(channels) do
+    if not redis.acl_check_cmd(ARGV[3], ch, '0') then
+      return true
+    end
+  end
+  return false
+end
+if answer == 1 and refused() then
+  -- The channel is not named: it holds the lock's name, any bytes.
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' a message the release sends; nothing changed')
 end
 redis.call('set', KEYS[11], answer, 'px', ARGV[4])
 if answer ~= 1 then
@@ -172,7 +237,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "b1d7413970de17290a8a1283e308ff937c81db59"
+const forceUnlockConfirmedSHA1 = "9504b7d2816256fd862dfea92a192969dae6628e"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 
@@ -199,6 +264,9 @@ var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfir
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing.
+// Every message the call will send is checked against the caller's ACL
+// (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
+// would fail the call after its delete, the lock gone and nobody told.
 // Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 // was confirmed, nothing changed.
 //
@@ -341,6 +409,27 @@ func forceUnlockConfirmedEncode(a *ForceUnlockConfirmedArgs) ([]string, []string
 	return keys, args
 }
 
+// forceUnlockConfirmedError turns a Redis error whose code ForceUnlockConfirmed declares into a *ScriptError;
+// every other error is returned as it is.
+func forceUnlockConfirmedError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NOPERM":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "ForceUnlockConfirmed",
+			sentinel: ErrNoperm,
+		}
+	}
+	return err
+}
+
 // forceUnlockConfirmedDecode reads a reply of ForceUnlockConfirmed as int64.
 func forceUnlockConfirmedDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -353,7 +442,7 @@ func forceUnlockConfirmedDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, forceUnlockConfirmedError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -645,6 +645,7 @@ func EvalOf(c rueidis.Client, cmd rueidis.Completed) (rueidis.Completed, error) 
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
 	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
+	ErrNoperm    = errors.New("NOPERM: the caller's ACL user may not publish a message the release sends; nothing changed")
 	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
 	ErrNotLean   = errors.New("NOT_LEAN: the key holds no owner: a Semaphore or CountDownLatch uses the name")
 	ErrNotMutex  = errors.New("NOT_MUTEX: the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name")

@@ -22,6 +22,9 @@
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing.
+-- Every message the call will send is checked against the caller's ACL
+-- (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
+-- would fail the call after its delete, the lock gone and nobody told.
 -- Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 -- was confirmed, nothing changed.
 -- @key    lock
@@ -43,6 +46,7 @@
 -- @return int64
 -- @commands publish spublish
 -- @retryable
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 local seen = redis.call('get', KEYS[11])
 if seen then
   return tonumber(seen)
@@ -83,6 +87,66 @@ if kind == 'none' then
   answer = 0
 elseif ARGV[1] == '' or stateOf(KEYS[1], KEYS[2]) ~= ARGV[1] then
   answer = -1
+end
+-- refused reports whether the ACL refuses a channel the call would publish
+-- on, read as the release below picks them.
+local function refused()
+  if not redis.acl_check_cmd then
+    return false -- before Redis 7.0
+  end
+  local channels = {}
+  -- first is the first entry of a queue that live says is live, in pages.
+  local function first(queue, live)
+    local from = 0
+    while true do
+      local page = redis.call('lrange', queue, tostring(from), tostring(from + 99))
+      for _, entry in ipairs(page) do
+        if live(entry) then
+          return entry
+        end
+      end
+      if #page < 100 then
+        return false
+      end
+      from = from + 100
+    end
+  end
+  if kind ~= 'hash' then
+    return false -- a LeanMutex: its release sends nothing
+  elseif redis.call('hget', KEYS[1], 'mode') then
+    channels[1] = KEYS[6]
+  else
+    channels[1] = KEYS[3]
+    for _, w in ipairs(redis.call('zrange', KEYS[4], '0', '7')) do
+      channels[#channels + 1] = KEYS[5] .. ':' .. string.match(w, '^[^:]*')
+    end
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local head = first(KEYS[7], function(entry)
+      local deadline = redis.call('zscore', KEYS[12], entry)
+      return deadline and tonumber(deadline) > now
+    end)
+    if head then
+      channels[#channels + 1] = KEYS[8] .. ':' .. string.match(head, '^[^:]*')
+    end
+    head = first(KEYS[9], function(entry)
+      local score = redis.call('zscore', KEYS[10], entry)
+      return score == false or tonumber(score) > tonumber(ARGV[2])
+    end)
+    if head then
+      channels[#channels + 1] = KEYS[3] .. ':' .. head
+    end
+  end
+  for _, ch in ipairs(channels) do
+    if not redis.acl_check_cmd(ARGV[3], ch, '0') then
+      return true
+    end
+  end
+  return false
+end
+if answer == 1 and refused() then
+  -- The channel is not named: it holds the lock's name, any bytes.
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' a message the release sends; nothing changed')
 end
 redis.call('set', KEYS[11], answer, 'px', ARGV[4])
 if answer ~= 1 then
