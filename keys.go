@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
 )
 
 // redissonName puts Redisson's prefix on a name: "prefix:{name}", or
@@ -85,38 +87,12 @@ func lockKey(prefix, name string) (string, error) {
 	return key, nil
 }
 
-// companionPrefixes begin the names of the keys and channels derived from a
-// lock's key (redissonName: "<prefix>:{<key>}..." or "<prefix>:<key>...").
-var companionPrefixes = [...]string{
-	"redisson_lock__channel:", "redisson_lock_token:", "redisson_unlock_latch:",
-	"redisson_lock_queue:", "redisson_lock_timeout:", "redisson_rwlock:",
-	"redisson_rwlock_writers:", "redisson_sc:", "redisson_sc_latch:",
-	"redisson_countdownlatch_latch:", "scriptlock_lock_waiters:", "scriptlock_lock_wake:",
-	"scriptlock_fair_queue:", "scriptlock_fair_timeout:", "scriptlock_fair_wake:",
-}
-
 // companionKey reports whether key has the form of a key derived from
 // another lock's: a lock under it would read and write that lock's fencing
 // counter, queue, latch or a read hold's lease key
 // (<rwPrefix>:<field>:rwlock_timeout:<n>, which holds a count as a
-// Semaphore's or a latch's key does).
-func companionKey(key string) bool {
-	// Every companion prefix begins with one of these two: most keys are
-	// told apart without the loop (handles are often made per request).
-	if strings.HasPrefix(key, "redisson_") || strings.HasPrefix(key, "scriptlock_") {
-		for _, p := range companionPrefixes {
-			if strings.HasPrefix(key, p) {
-				return true
-			}
-		}
-	}
-	i := strings.LastIndex(key, ":rwlock_timeout:")
-	if i < 0 {
-		return false
-	}
-	n := key[i+len(":rwlock_timeout:"):]
-	return n != "" && strings.Trim(n, "0123456789") == ""
-}
+// Semaphore's or a latch's key does). The operator CLI refuses the same names.
+func companionKey(key string) bool { return layout.Companion(key) }
 
 // randomID returns 128 random bits as 32 hex digits.
 func randomID() string {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/internal/layout"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -61,11 +62,11 @@ func TestNameOfCompanionKeyRefused(t *testing.T) {
 	}
 }
 
-// companionKey looks at companionPrefixes only for keys beginning
+// companionKey looks at layout.CompanionPrefixes only for keys beginning
 // "redisson_" or "scriptlock_": a prefix added beginning otherwise would
 // never be refused.
 func TestCompanionPrefixesShareTheFastPathPrefix(t *testing.T) {
-	for _, p := range companionPrefixes {
+	for _, p := range layout.CompanionPrefixes {
 		if !companionKey(p + "{a}") {
 			t.Errorf("companionKey(%q) = false: prefix %q is skipped by the fast path", p+"{a}", p)
 		}

@@ -269,20 +269,10 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	return l, nil
 }
 
-// isAuxiliary reports keys that belong to a lock but are not one (and would
-// be refused by inspect's hash-tag check or mislead as a lock).
-func isAuxiliary(key string) bool {
-	for _, p := range []string{"redisson_lock_token:", "redisson_lock_queue:", "redisson_lock_timeout:",
-		"redisson_rwlock_writers:", "redisson_unlock_latch:", "scriptlock_fair_queue:", "scriptlock_fair_timeout:", "scriptlock_lock_waiters:",
-		// A Semaphore's or latch's call records; TrySetPermits' holds
-		// <client-id>:<n>, which reads as a LeanMutex's owner.
-		"redisson_sc_latch:", "redisson_countdownlatch_latch:"} {
-		if strings.HasPrefix(key, p) {
-			return true
-		}
-	}
-	return checkName(key) != nil
-}
+// isAuxiliary reports keys that belong to a lock but are not one (its
+// fencing counter, queue, call records, read leases: see layout.Companion),
+// and names inspect would refuse.
+func isAuxiliary(key string) bool { return checkName(key) != nil }
 
 // inspectAll inspects the keys of one SCAN page in one pipelined round trip
 // (per node on a Cluster).

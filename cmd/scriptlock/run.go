@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+	"github.com/scriptlock/scriptlock/internal/layout"
 )
 
 // Exit codes, stable for scripts.
@@ -290,6 +291,11 @@ func checkName(key string) error {
 		// As a Client refuses it: the keys derived from it ("...:{a}b}")
 		// would take "a" as their hash tag, in another slot than the name.
 		return failf(exitUsage, "%q has '}' without a hash tag {...}", key)
+	}
+	if layout.Companion(key) {
+		// Another lock's fencing counter, queue, call record or read lease:
+		// read as a lock it would mislead, and force-unlock would delete it.
+		return failf(exitUsage, "%q is a key another lock keeps beside its own (its fencing counter, queue, a call's record or a read hold's lease), not a lock", key)
 	}
 	return nil
 }

@@ -94,3 +94,34 @@ func rwPrefix(key string) string {
 	}
 	return "{" + key + "}"
 }
+
+// CompanionPrefixes begin the names of the keys and channels derived from a
+// lock's key: no lock name may give a key that starts with one.
+var CompanionPrefixes = []string{
+	"redisson_lock__channel:", "redisson_lock_token:", "redisson_unlock_latch:",
+	"redisson_lock_queue:", "redisson_lock_timeout:", "redisson_rwlock:",
+	"redisson_rwlock_writers:", "redisson_sc:", "redisson_sc_latch:",
+	"redisson_countdownlatch_latch:", "scriptlock_lock_waiters:", "scriptlock_lock_wake:",
+	"scriptlock_fair_queue:", "scriptlock_fair_timeout:", "scriptlock_fair_wake:",
+}
+
+// Companion reports whether key has the form of a key derived from another
+// lock's (a fencing counter, a queue, a call's record, or a read hold's lease
+// key <RWPrefix>:<field>:rwlock_timeout:<n>): no lock is stored under it.
+func Companion(key string) bool {
+	// Every prefix begins with one of these two: most keys are told apart
+	// without the loop (handles are often made per request).
+	if strings.HasPrefix(key, "redisson_") || strings.HasPrefix(key, "scriptlock_") {
+		for _, p := range CompanionPrefixes {
+			if strings.HasPrefix(key, p) {
+				return true
+			}
+		}
+	}
+	i := strings.LastIndex(key, ":rwlock_timeout:")
+	if i < 0 {
+		return false
+	}
+	n := key[i+len(":rwlock_timeout:"):]
+	return n != "" && strings.Trim(n, "0123456789") == ""
+}
