@@ -270,12 +270,17 @@ func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline, c
 		case wait > 0:
 			w = max(min(w, time.Until(deadline)), 0)
 		}
-		mctx, wasCut := ctx, func() bool { return false }
+		mctx, wasCut, settle := ctx, func() bool { return false }, func(context.Context) {}
 		if !cut.IsZero() {
-			mctx, wasCut = cutAt(ctx, cut)
+			mctx, wasCut, settle = cutAt(ctx, cut)
 		}
 		lctx, err := m.tryMember(mctx, l, w, held, cut)
-		if wasCut() {
+		cutFirst := wasCut()
+		if err != nil {
+			lctx = nil
+		}
+		settle(lctx)
+		if cutFirst {
 			if err == nil {
 				held = append(held, lctx) // ended with the cut: give it back
 			}
@@ -309,11 +314,20 @@ var errWaitCut = errors.New("wait ended")
 
 // cutAt returns ctx, cancelled at cut unless stop comes first; stop reports
 // whether the cut came first. A lock context derived from it lives on after
-// stop.
-func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() bool) {
+// stop; settle, given the member's lock context (nil: none), ends the
+// returned context once that one has ended: until then ctx keeps it among
+// its children, and a long-lived ctx (a process's root context) would keep
+// one per attempt for good.
+func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() bool, settle func(lctx context.Context)) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	t := time.AfterFunc(time.Until(cut), func() { cancel(errWaitCut) })
-	return cctx, func() bool { return !t.Stop() }
+	return cctx, func() bool { return !t.Stop() }, func(lctx context.Context) {
+		if lctx == nil {
+			cancel(nil)
+			return
+		}
+		context.AfterFunc(lctx, func() { cancel(nil) })
+	}
 }
 
 // rollback releases the members of a failed attempt, retrying briefly so a
