@@ -227,7 +227,7 @@ type QuorumError struct {
 	Needed   int           // the quorum
 	Nodes    int           // N
 	Validity time.Duration // lease − elapsed − drift of the attempt (≤ 0: too slow)
-	Errs     []error       // why each refusing node refused (nil entries for grants)
+	Errs     []error       // why the nodes that did not grant refused, in node order (ErrNotAcquired last when one was held by another owner)
 }
 
 func (e *QuorumError) Error() string {
