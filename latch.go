@@ -85,13 +85,18 @@ func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, er
 }
 
 // CountDown decrements the count; reaching zero releases every waiter. On a
-// latch that is not counting it does nothing. It works during and after the
+// latch that is not counting it does nothing. Like Semaphore.Release it runs
+// detached from ctx's cancellation, bounded by the Client's release timeout
+// (WithReleaseTimeout): a worker's CountDown lost to its cancelled context
+// would leave the waiters waiting for good. It works during and after the
 // Client's Close, as long as the rueidis client is open: a worker that
 // finishes at shutdown still counts.
 func (l *CountDownLatch) CountDown(ctx context.Context) error {
 	if err := checkCtx(ctx); err != nil {
 		return l.fail("count down", err)
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.releaseTimeout)
+	defer cancel()
 	// One record per call: a CountDown whose reply was lost is made again
 	// and counts once (callRecorded).
 	record := l.c.recordKey("redisson_countdownlatch_latch", l.key)
