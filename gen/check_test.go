@@ -200,6 +200,18 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:41: key position of MSET holds the literal "b": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "SORT STORE destination from ARGV",
+			src:  "-- @key k\n-- @arg dst string\n-- @return int64\nreturn redis.call('SORT', KEYS[1], 'LIMIT', 0, 10, 'STORE', ARGV[1])\n",
+			want: []string{`scripts/x.lua:4:61: key position of SORT holds ARGV[1], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
+			// "GET" is the destination, not SORT's GET option (which Redis Cluster
+			// refuses), and a literal key like any other.
+			name: "SORT STORE destination named GET",
+			src:  "-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'STORE', 'GET')\nreturn nil\n",
+			want: []string{`scripts/x.lua:3:38: key position of SORT holds the literal "GET": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1152,6 +1164,7 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"SORT STORE destination in KEYS", "-- @key k\n-- @key dst\n-- @arg n int64\n-- @return int64\nreturn redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, ARGV[1], 'store', KEYS[2] .. ':x')\n"},
 		{"publish channel literal", "-- @return int64\nreturn redis.call('PUBLISH', 'chan', 'msg')\n"},
 		{"value literals", "-- @key a\n-- @return none\nreturn redis.call('SET', KEYS[1], 'v', 'PX', '100')\n"},
 		{"variadic keys dynamic", "-- @key first\n-- @key rest...\n-- @return none\nfor i = 1, #KEYS do redis.call('DEL', KEYS[i]) end\n"},
@@ -1288,7 +1301,7 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('XADD', KEYS[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'f', 'v')\nredis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))\n" +
 			"redis.call('XADD', KEYS[1], ARGV[1], ARGV[1], ARGV[1], 'f', 'v')\nreturn nil\n"},
 		{"SORT words Redis Cluster takes", "-- @key k\n-- @key dst\n-- @arg p string\n-- @return none\nredis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, 10, 'STORE', KEYS[2])\n" +
-			"redis.call('SORT_RO', KEYS[1], 'ALPHA', 'DESC', 'BY', ARGV[1])\nredis.call('SORT', KEYS[1], 'STORE', 'GET')\nreturn nil\n"},
+			"redis.call('SORT_RO', KEYS[1], 'ALPHA', 'DESC', 'BY', ARGV[1])\nreturn nil\n"},
 		{"SORT GET in a script Redis Cluster refuses", "#!lua flags=no-cluster\n-- @key k\n-- @return none\nredis.call('SORT', KEYS[1], 'GET', '#')\nreturn nil\n"},
 		{"XADD and XTRIM IDs and counts Redis reads", "-- @key s\n-- @arg id string\n-- @return none\nredis.call('XADD', KEYS[1], '0-*', 'f', 'v')\nredis.call('XADD', KEYS[1], 1, 'f', 'v')\n" +
 			"redis.call('XADD', KEYS[1], 'MINID', '=', 5, '1-1', 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], ARGV[1], 'f', 'v')\nredis.call('XADD', KEYS[1], 'MAXLEN', 0, 'NOMKSTREAM', '*', 'f', 'v')\n" +

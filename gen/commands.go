@@ -361,6 +361,34 @@ func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, c
 			}
 		}
 	}
+	if c.name == "SORT" {
+		// The spec leaves STORE's key unknown ("the keyword can appear
+		// anywhere"); Redis finds it as sortGetKeys does: the word after
+		// the last STORE, skipping LIMIT's two words and BY's and GET's
+		// one. A word the checker cannot read where an option may be could
+		// be another STORE: then no position is given.
+		store := -1
+		for i := 2; i < n; i++ {
+			if i == store && !literal[i] {
+				continue // the key itself
+			}
+			if !literal[i] {
+				complete, store = false, -1
+				break
+			}
+			switch w := strings.ToUpper(words[i]); {
+			case w == "LIMIT":
+				i += 2
+			case w == "GET" || w == "BY":
+				i++
+			case w == "STORE" && i+1 < n:
+				store = i + 1
+			}
+		}
+		if store > 0 {
+			pos = append(pos, store)
+		}
+	}
 	sort.Ints(pos)
 	return pos, complete
 }
