@@ -212,6 +212,14 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:3:38: key position of SORT holds the literal "GET": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "XREAD stream from ARGV after a number argument",
+			src:  "-- @key k\n-- @arg n int64\n-- @arg ms duration\n-- @arg s string\n-- @return none\nredis.call('XREAD', 'COUNT', ARGV[1], 'STREAMS', KEYS[1], ARGV[3], '0', '0')\nredis.call('XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', ARGV[2], 'STREAMS', ARGV[3], '>')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:6:59: key position of XREAD holds ARGV[3], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`,
+				`scripts/x.lua:7:74: key position of XREADGROUP holds ARGV[3], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`,
+			},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1164,6 +1172,7 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"XREAD streams in KEYS after a number argument", "-- @key a\n-- @key b\n-- @arg n int64\n-- @arg id string\n-- @return none\nredis.call('XREAD', 'COUNT', ARGV[1], 'STREAMS', KEYS[1], KEYS[2], ARGV[2], '0')\nreturn nil\n"},
 		{"SORT STORE destination in KEYS", "-- @key k\n-- @key dst\n-- @arg n int64\n-- @return int64\nreturn redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, ARGV[1], 'store', KEYS[2] .. ':x')\n"},
 		{"publish channel literal", "-- @return int64\nreturn redis.call('PUBLISH', 'chan', 'msg')\n"},
 		{"value literals", "-- @key a\n-- @return none\nreturn redis.call('SET', KEYS[1], 'v', 'PX', '100')\n"},

@@ -534,6 +534,14 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	for i, a := range c.Args {
 		if a.Exact {
 			words[i+1], literal[i+1] = *a.Literal, true
+		} else if p, _ := argParam(a.Value, r.args); p != nil && !a.Expands {
+			switch p.Type.Kind {
+			case Int64, Float64, Bool, Duration, Time:
+				// A number @arg (1 or 0 for a bool) is no keyword: the
+				// words after it are read on (XREAD COUNT ARGV[1]
+				// STREAMS ...); "" matches none and is no key count.
+				words[i+1], literal[i+1] = "", true
+			}
 		}
 	}
 	positions, _ := info.keyPositions(words, literal)
