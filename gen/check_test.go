@@ -220,6 +220,28 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "reply shapes an option chooses",
+			src: "-- @key k\n-- @key d\n-- @arg pick string\n-- @return int64?\n" +
+				"if ARGV[1] == 'a' then return redis.call('ZADD', KEYS[1], 'INCR', 1, 'm') end\n" +
+				"if ARGV[1] == 'b' then return redis.call('SORT', KEYS[1]) end\n" +
+				"if ARGV[1] == 'c' then return redis.call('LCS', KEYS[1], KEYS[2]) end\n" +
+				"return redis.call('LPOS', KEYS[1], 'm', 'COUNT', 2)\n",
+			want: []string{
+				"scripts/x.lua:5:31: ZADD with INCR replies a string, but @return int64? needs an integer reply",
+				"scripts/x.lua:6:31: SORT without STORE replies an array, but @return int64? needs an integer reply",
+				"scripts/x.lua:7:31: LCS without IDX or LEN replies a string, but @return int64? needs an integer reply",
+				"scripts/x.lua:8:8: LPOS with COUNT replies an array, but @return int64? needs an integer reply",
+			},
+		},
+		{
+			name: "list reply of a call that stores",
+			src:  "-- @key k\n-- @key d\n-- @return []string?\nif redis.call('EXISTS', KEYS[2]) == 1 then return redis.call('LPOS', KEYS[1], 'm') end\nreturn redis.call('GEORADIUS', KEYS[1], 0, 0, 10, 'km', 'STOREDIST', KEYS[2])\n",
+			want: []string{
+				"scripts/x.lua:4:51: LPOS without COUNT replies an integer or nil, but @return []string? needs an array reply",
+				"scripts/x.lua:5:8: GEORADIUS with STOREDIST replies an integer, but @return []string? needs an array reply",
+			},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1172,6 +1194,13 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"ZADD INCR score", "-- @key k\n-- @return float64\nreturn redis.call('ZADD', KEYS[1], 'incr', 1, 'm')\n"},
+		{"ZADD INCR NX score", "-- @key k\n-- @return float64?\nreturn redis.call('ZADD', KEYS[1], 'NX', 'INCR', 1, 'm')\n"},
+		{"ZADD count with a member named INCR", "-- @key k\n-- @return int64\nreturn redis.call('ZADD', KEYS[1], 'CH', 1, 'INCR')\n"},
+		{"LPOS COUNT list", "-- @key k\n-- @return []int64\nreturn redis.call('LPOS', KEYS[1], 'm', 'RANK', -1, 'COUNT', 0)\n"},
+		{"SORT STORE count", "-- @key k\n-- @key d\n-- @return int64\nreturn redis.call('SORT', KEYS[1], 'LIMIT', 0, 5, 'ALPHA', 'STORE', KEYS[2])\n"},
+		{"LCS LEN and IDX", "-- @key a\n-- @key b\n-- @arg pick string\n-- @return int64\nif ARGV[1] == 'x' then return #redis.call('LCS', KEYS[1], KEYS[2], 'IDX', 'MINMATCHLEN', 2) end\nreturn redis.call('LCS', KEYS[1], KEYS[2], 'LEN')\n"},
+		{"option the checker cannot read", "-- @key k\n-- @arg opt string\n-- @return int64?\nreturn redis.call('LPOS', KEYS[1], 'm', ARGV[1], 2)\n"},
 		{"XREAD streams in KEYS after a number argument", "-- @key a\n-- @key b\n-- @arg n int64\n-- @arg id string\n-- @return none\nredis.call('XREAD', 'COUNT', ARGV[1], 'STREAMS', KEYS[1], KEYS[2], ARGV[2], '0')\nreturn nil\n"},
 		{"SORT STORE destination in KEYS", "-- @key k\n-- @key dst\n-- @arg n int64\n-- @return int64\nreturn redis.call('SORT', KEYS[1], 'BY', 'nosort', 'LIMIT', 0, ARGV[1], 'store', KEYS[2] .. ':x')\n"},
 		{"publish channel literal", "-- @return int64\nreturn redis.call('PUBLISH', 'chan', 'msg')\n"},

@@ -2,6 +2,8 @@ package gen
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -150,4 +152,112 @@ func checkOptionReply(ret parse.Return, call *parse.Call, t Type, about func(str
 		return true
 	}
 	return false
+}
+
+// wordReply says how an option of a command's call chooses the shape of its
+// reply, which its reply schema lists as alternatives (oneOf) and says only
+// in prose which option gives which: ZADD with INCR replies the score (a
+// string, nil when NX, XX, GT or LT stops it), without it a count; LPOS
+// with COUNT a list, without it an index or nil; SORT and GEORADIUS with
+// STORE (STOREDIST) the count stored, without it a list; LCS with LEN a
+// length, with IDX a list, without either the string. A test runs each with
+// and without its options on the server.
+type wordReply struct {
+	options map[string]replyKind // an option given → the reply's shapes
+	without replyKind            // none of them given
+}
+
+var wordReplies = map[string]wordReply{
+	"ZADD":              {map[string]replyKind{"INCR": replyStr}, replyInt},
+	"LPOS":              {map[string]replyKind{"COUNT": replyArr}, replyInt | replyNil},
+	"SORT":              {map[string]replyKind{"STORE": replyInt}, replyArr},
+	"GEORADIUS":         {map[string]replyKind{"STORE": replyInt, "STOREDIST": replyInt}, replyArr},
+	"GEORADIUSBYMEMBER": {map[string]replyKind{"STORE": replyInt, "STOREDIST": replyInt}, replyArr},
+	"LCS":               {map[string]replyKind{"LEN": replyInt, "IDX": replyArr}, replyStr},
+}
+
+// zaddAborts are ZADD's options that make INCR reply nil when they stop it.
+var zaddAborts = []string{"NX", "XX", "GT", "LT"}
+
+// wordShape is the reply shapes of call c of a wordReplies command name
+// (upper case), with a note for messages (" with INCR"); ok is false when
+// a word the checker cannot read, where an option may be, leaves it open.
+func wordShape(name string, c *parse.Call) (kind replyKind, note string, ok bool) {
+	o, known := wordReplies[name]
+	if !known || c == nil {
+		return 0, "", false
+	}
+	// The options given, read as Redis reads them; open is set when a
+	// word the checker cannot read may be an option.
+	given := map[string]bool{}
+	open := false
+	word := func(i int) (string, bool) {
+		a := c.Args[i]
+		if !a.Exact || a.Expands {
+			return "", false
+		}
+		return strings.ToUpper(*a.Literal), true
+	}
+	switch name {
+	case "ZADD":
+		// Options come first, up to the first score.
+		for i := 1; i < len(c.Args); i++ {
+			w, ok := word(i)
+			if !ok {
+				open = true
+				break
+			}
+			if w != "INCR" && w != "CH" && !slices.Contains(zaddAborts, w) {
+				break
+			}
+			given[w] = true
+		}
+	case "SORT":
+		// As sortGetKeys: LIMIT takes two words, BY, GET and STORE one.
+		for i := 1; i < len(c.Args); i++ {
+			w, ok := word(i)
+			if !ok {
+				open = true
+				break
+			}
+			given[w] = true
+			switch w {
+			case "LIMIT":
+				i += 2
+			case "BY", "GET", "STORE":
+				i++
+			}
+		}
+	default:
+		sig, ok := optionArgs[name]
+		if !ok {
+			return 0, "", false
+		}
+		for i := sig.fixed; i < len(c.Args); {
+			w, ok := word(i)
+			if !ok {
+				open = true
+				break
+			}
+			t, ok := sig.tokens[w]
+			if !ok {
+				return 0, "", false // no option: the call is refused anyway
+			}
+			given[w] = true
+			i += 1 + t.values
+		}
+	}
+	for _, opt := range slices.Sorted(maps.Keys(o.options)) {
+		if given[opt] {
+			kind = o.options[opt]
+			if name == "ZADD" && (open || slices.ContainsFunc(zaddAborts, func(a string) bool { return given[a] })) {
+				kind |= replyNil
+			}
+			return kind, " with " + opt, true
+		}
+	}
+	if open {
+		return 0, "", false
+	}
+	return o.without, " without " + orList(slices.Sorted(maps.Keys(o.options))), true
 }

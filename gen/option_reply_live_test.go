@@ -106,3 +106,79 @@ func TestOptionRepliesAgreeWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestWordRepliesAgreeWithServer runs each command of wordReplies from a
+// script, with and without the options that choose its reply, on keys that
+// hold values and on missing ones, and checks the reply against wordShape.
+func TestWordRepliesAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	setup := [][]string{
+		{"RPUSH", "{k}l", "a", "b", "a"}, {"SET", "{k}s", "abcd"}, {"SET", "{k}t", "xbcy"},
+		{"GEOADD", "{k}g", "13.36", "38.11", "a", "15.08", "37.50", "b"},
+	}
+	calls := [][]string{
+		{"ZADD", "{k}z", "1", "a"}, {"ZADD", "{k}z", "INCR", "1", "a"}, {"ZADD", "{k}z", "incr", "NX", "1", "a"},
+		{"ZADD", "{k}z", "XX", "INCR", "1", "a"}, {"ZADD", "{k}z", "CH", "GT", "1", "INCR"},
+		{"LPOS", "{k}l", "a"}, {"LPOS", "{k}l", "x"}, {"LPOS", "{k}l", "a", "COUNT", "0"}, {"LPOS", "{k}l", "x", "RANK", "-1", "count", "2"},
+		{"LPOS", "{k}m", "a", "COUNT", "1"}, {"LPOS", "{k}m", "a"},
+		{"SORT", "{k}l", "ALPHA"}, {"SORT", "{k}l", "ALPHA", "STORE", "{k}d"}, {"SORT", "{k}l", "LIMIT", "0", "1", "ALPHA", "store", "{k}d"},
+		{"SORT", "{k}m"}, {"SORT", "{k}m", "STORE", "{k}d"},
+		{"GEORADIUS", "{k}g", "15", "37", "200", "km"}, {"GEORADIUS", "{k}g", "15", "37", "200", "km", "STORE", "{k}d"},
+		{"GEORADIUS", "{k}g", "15", "37", "200", "km", "COUNT", "1", "STOREDIST", "{k}d"},
+		{"GEORADIUSBYMEMBER", "{k}g", "a", "200", "km", "WITHDIST"}, {"GEORADIUSBYMEMBER", "{k}g", "a", "200", "km", "STORE", "{k}d"},
+		{"GEORADIUSBYMEMBER", "{k}g", "a", "200", "km", "ASC", "STOREDIST", "{k}d"},
+		{"LCS", "{k}s", "{k}t"}, {"LCS", "{k}s", "{k}t", "LEN"}, {"LCS", "{k}s", "{k}t", "IDX", "MINMATCHLEN", "1", "WITHMATCHLEN"},
+		{"LCS", "{k}m", "{k}n"}, {"LCS", "{k}m", "{k}n", "len"},
+	}
+	shapeOf := func(m *rueidis.RedisMessage) replyKind {
+		switch {
+		case m.IsNil():
+			return replyNil
+		case m.IsString():
+			return replyStr
+		case m.IsInt64():
+			return replyInt
+		case m.IsArray():
+			return replyArr
+		}
+		return replyUnknown
+	}
+	tried := map[string]bool{}
+	for _, words := range calls {
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range setup {
+			if err := rc.Do(ctx, rc.B().Arbitrary(s[0]).Args(s[1:]...).Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m, err := rc.Do(ctx, rc.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(0).Arg(words...).Build()).ToMessage()
+		if err != nil && !rueidis.IsRedisNil(err) {
+			t.Errorf("%v: %v", words, err)
+			continue
+		}
+		call := parse.Call{Command: words[0]}
+		for _, w := range words[1:] {
+			call.Args = append(call.Args, parse.Arg{Literal: &w, Exact: true})
+		}
+		kind, note, ok := wordShape(words[0], &call)
+		if !ok {
+			t.Errorf("%v: wordShape cannot tell", words)
+			continue
+		}
+		if got := shapeOf(&m); got&kind == 0 {
+			t.Errorf("%v replied %s, but wordShape says %s%s", words, got, words[0]+note, kind)
+		}
+		tried[words[0]+note] = true
+	}
+	for name, o := range wordReplies {
+		for opt := range o.options {
+			if !tried[name+" with "+opt] {
+				t.Errorf("no call of %s with %s", name, opt)
+			}
+		}
+	}
+}

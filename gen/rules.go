@@ -919,6 +919,9 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		if s := shapeOfCall(info.name, call); s.known {
 			got, note = s.kind, s.note
 		}
+		if k, n, ok := wordShape(info.name, call); ok {
+			got, note = k, n
+		}
 		what = info.name + note + " replies " + got.String()
 		if r.NotNil {
 			// A local tested for nil before: if not v then return ... end.
