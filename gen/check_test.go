@@ -242,6 +242,20 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "list elements of the other kind",
+			src: "-- @key k\n-- @arg pick string\n-- @return []int64\nif ARGV[1] == 'a' then return redis.call('SMEMBERS', KEYS[1]) end\n" +
+				"local t = redis.call('LRANGE', KEYS[1], 0, 9)\nreturn t\n",
+			want: []string{
+				"scripts/x.lua:4:31: SMEMBERS replies an array of strings, but @return []int64 reads integers: the callers get a *DecodeError whenever the list holds a value; declare @return []string, or convert the values in the script (tonumber)",
+				"scripts/x.lua:6:8: returns t, assigned at line 5: LRANGE replies an array of strings, but @return []int64 reads integers: the callers get a *DecodeError whenever the list holds a value; declare @return []string, or convert the values in the script (tonumber)",
+			},
+		},
+		{
+			name: "integer list elements for strings",
+			src:  "-- @key k\n-- @return []string\nreturn redis.call('SMISMEMBER', KEYS[1], 'a', 'b')\n",
+			want: []string{"scripts/x.lua:3:8: SMISMEMBER replies an array of integers, but @return []string reads strings: the callers get a *DecodeError whenever the list holds a value; declare @return []int64, or convert the values in the script (tostring)"},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1194,6 +1208,8 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"list elements of the kind read", "-- @key k\n-- @arg pick string\n-- @return []int64\nif ARGV[1] == 'a' then return redis.call('SMISMEMBER', KEYS[1], 'a') end\nreturn redis.call('LPOS', KEYS[1], 'a', 'COUNT', 0)\n"},
+		{"list elements of mixed kinds", "-- @key k\n-- @return []string\nreturn redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')\n"},
 		{"ZADD INCR score", "-- @key k\n-- @return float64\nreturn redis.call('ZADD', KEYS[1], 'incr', 1, 'm')\n"},
 		{"ZADD INCR NX score", "-- @key k\n-- @return float64?\nreturn redis.call('ZADD', KEYS[1], 'NX', 'INCR', 1, 'm')\n"},
 		{"ZADD count with a member named INCR", "-- @key k\n-- @return int64\nreturn redis.call('ZADD', KEYS[1], 'CH', 1, 'INCR')\n"},

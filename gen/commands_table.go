@@ -703,6 +703,69 @@ var nilItemReplies = map[string]bool{
 	"ZMSCORE":      true,
 }
 
+// intItemReplies are the commands and subcommands whose reply schema allows
+// arrays of integers (or nil) only (SMISMEMBER, LPOS ... COUNT): a decoder of
+// strings fails on their elements.
+var intItemReplies = map[string]bool{
+	"BITFIELD":      true,
+	"BITFIELD_RO":   true,
+	"LPOS":          true,
+	"SCRIPT|EXISTS": true,
+	"SMISMEMBER":    true,
+}
+
+// strItemReplies are the commands and subcommands whose reply schema allows
+// arrays of strings (or nil) only, doubles included, which scripts get as
+// strings (SMEMBERS, LRANGE, ZMSCORE): a decoder of integers fails on their
+// elements.
+var strItemReplies = map[string]bool{
+	"ACL|CAT":               true,
+	"ACL|HELP":              true,
+	"ACL|LIST":              true,
+	"ACL|USERS":             true,
+	"CLIENT|HELP":           true,
+	"CLUSTER|GETKEYSINSLOT": true,
+	"CLUSTER|HELP":          true,
+	"CLUSTER|REPLICAS":      true,
+	"CLUSTER|SLAVES":        true,
+	"COMMAND|GETKEYS":       true,
+	"COMMAND|HELP":          true,
+	"COMMAND|LIST":          true,
+	"CONFIG|HELP":           true,
+	"FUNCTION|HELP":         true,
+	"GEOHASH":               true,
+	"HKEYS":                 true,
+	"HMGET":                 true,
+	"HVALS":                 true,
+	"KEYS":                  true,
+	"LATENCY|HELP":          true,
+	"LPOP":                  true,
+	"LRANGE":                true,
+	"MEMORY|HELP":           true,
+	"MGET":                  true,
+	"MODULE|HELP":           true,
+	"OBJECT|HELP":           true,
+	"PUBSUB|CHANNELS":       true,
+	"PUBSUB|HELP":           true,
+	"PUBSUB|SHARDCHANNELS":  true,
+	"RPOP":                  true,
+	"SCRIPT|HELP":           true,
+	"SDIFF":                 true,
+	"SINTER":                true,
+	"SLOWLOG|HELP":          true,
+	"SMEMBERS":              true,
+	"SORT":                  true,
+	"SORT_RO":               true,
+	"SPOP":                  true,
+	"SUNION":                true,
+	"TIME":                  true,
+	"XGROUP|HELP":           true,
+	"XINFO|HELP":            true,
+	"ZMSCORE":               true,
+	"ZRANGEBYLEX":           true,
+	"ZREVRANGEBYLEX":        true,
+}
+
 // resp3Replies are the commands and subcommands whose reply has another shape
 // in RESP3, which a script switches to with redis.setresp(3) (see resp3Shape).
 var resp3Replies = map[string]resp3Shape{

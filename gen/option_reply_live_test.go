@@ -182,3 +182,80 @@ func TestWordRepliesAgreeWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestItemRepliesAgreeWithServer runs a call of each command of
+// intItemReplies and strItemReplies (but container subcommands, whose
+// replies the return checks do not read) from a script, on keys that hold
+// values, and checks that each element of the reply is of the kind the
+// table says, or nil.
+func TestItemRepliesAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	setup := [][]string{
+		{"RPUSH", "{k}l", "a", "b", "a"}, {"SADD", "{k}s", "a", "b"}, {"SADD", "{k}t", "b", "c"},
+		{"HSET", "{k}h", "a", "1", "b", "x"}, {"ZADD", "{k}z", "1.5", "a", "2", "b"}, {"SET", "{k}v", "1"},
+		{"GEOADD", "{k}g", "13.36", "38.11", "a"},
+	}
+	calls := map[string][]string{
+		"BITFIELD":       {"BITFIELD", "{k}v", "GET", "u8", "0", "INCRBY", "u8", "0", "1"},
+		"BITFIELD_RO":    {"BITFIELD_RO", "{k}v", "GET", "u8", "0"},
+		"LPOS":           {"LPOS", "{k}l", "a", "COUNT", "0"},
+		"SMISMEMBER":     {"SMISMEMBER", "{k}s", "a", "x"},
+		"GEOHASH":        {"GEOHASH", "{k}g", "a", "x"},
+		"HKEYS":          {"HKEYS", "{k}h"},
+		"HMGET":          {"HMGET", "{k}h", "a", "x"},
+		"HVALS":          {"HVALS", "{k}h"},
+		"KEYS":           {"KEYS", "*"},
+		"LPOP":           {"LPOP", "{k}l", "2"},
+		"RPOP":           {"RPOP", "{k}l", "2"},
+		"LRANGE":         {"LRANGE", "{k}l", "0", "-1"},
+		"MGET":           {"MGET", "{k}v", "{k}x"},
+		"SDIFF":          {"SDIFF", "{k}s", "{k}t"},
+		"SINTER":         {"SINTER", "{k}s", "{k}t"},
+		"SUNION":         {"SUNION", "{k}s", "{k}t"},
+		"SMEMBERS":       {"SMEMBERS", "{k}s"},
+		"SPOP":           {"SPOP", "{k}s", "2"},
+		"SORT":           {"SORT", "{k}l", "ALPHA"},
+		"SORT_RO":        {"SORT_RO", "{k}l", "ALPHA"},
+		"TIME":           {"TIME"},
+		"ZMSCORE":        {"ZMSCORE", "{k}z", "a", "x"},
+		"ZRANGEBYLEX":    {"ZRANGEBYLEX", "{k}z", "-", "+"},
+		"ZREVRANGEBYLEX": {"ZREVRANGEBYLEX", "{k}z", "+", "-"},
+	}
+	check := func(table map[string]bool, want func(*rueidis.RedisMessage) bool, kind string) {
+		for name := range table {
+			if strings.Contains(name, "|") {
+				continue
+			}
+			words, ok := calls[name]
+			if !ok {
+				t.Errorf("no call of %s", name)
+				continue
+			}
+			if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range setup {
+				if err := rc.Do(ctx, rc.B().Arbitrary(s[0]).Args(s[1:]...).Build()).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// The elements as a script returns them: a nil ends a Lua array,
+			// so each is returned alone.
+			script := "local r = redis.call(unpack(ARGV))\nlocal out = {}\nfor i = 1, table.maxn(r) do out[i] = r[i] or 'nil' end\nreturn out"
+			vals, err := rc.Do(ctx, rc.B().Eval().Script(script).Numkeys(0).Arg(words...).Build()).ToArray()
+			if err != nil || len(vals) == 0 {
+				t.Errorf("%v: %d values, %v", words, len(vals), err)
+				continue
+			}
+			for i := range vals {
+				if s, _ := vals[i].ToString(); s != "nil" && !want(&vals[i]) {
+					t.Errorf("%v: element %d is no %s", words, i+1, kind)
+				}
+			}
+		}
+	}
+	check(intItemReplies, (*rueidis.RedisMessage).IsInt64, "integer")
+	check(strItemReplies, (*rueidis.RedisMessage).IsString, "string")
+}

@@ -789,6 +789,22 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 			}
 		}
 	}
+	if ret.Kind == parse.ReturnCall && got&replyArr != 0 {
+		// The elements of a list: strings where the decoder reads integers,
+		// or the other way round, fail every call that gives one.
+		if info, ok := lookupCommand(ret.Command); ok {
+			switch {
+			case intItemReplies[info.name] && (t.Kind == StringList || t.Kind == StringMap):
+				at(ret.Pos, "%s, but @return %s reads strings: the callers get a *DecodeError whenever the list holds a value; declare @return []int64, or convert the values in the script (tostring)",
+					about(info.name+" replies an array of integers"), t.String())
+				return
+			case strItemReplies[info.name] && t.Kind == Int64List:
+				at(ret.Pos, "%s, but @return %s reads integers: the callers get a *DecodeError whenever the list holds a value; declare @return []string, or convert the values in the script (tonumber)",
+					about(info.name+" replies an array of strings"), t.String())
+				return
+			}
+		}
+	}
 	if t.Kind == Bool && ret.Kind == parse.ReturnCall && got&replyInt != 0 {
 		// The decoder reads only 1 and 0: a count or a value (TTL,
 		// INCR) fails it whenever it is another integer.

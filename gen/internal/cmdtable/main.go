@@ -231,6 +231,8 @@ func Build(dir string) ([]byte, error) {
 		{"statusReplies are the commands and subcommands whose reply schema allows\nno string but constants (\"OK\"): a status reply, which reaches a script as a\ntable {ok = ...}.", "statusReplies", statusOnly},
 		{"zeroOneReplies are the commands and subcommands whose reply schema allows\nno integer but 0 and 1 (a flag, not a count): a script may return them as\n@return bool.", "zeroOneReplies", only01},
 		{"nilItemReplies are the commands and subcommands whose reply schema allows\nan array whose elements may be nil (MGET's, HMGET's values for what they do\nnot find): a decoder of strings or integers fails on them.", "nilItemReplies", nilItems},
+		{"intItemReplies are the commands and subcommands whose reply schema allows\narrays of integers (or nil) only (SMISMEMBER, LPOS ... COUNT): a decoder of\nstrings fails on their elements.", "intItemReplies", itemsOnly(kInt)},
+		{"strItemReplies are the commands and subcommands whose reply schema allows\narrays of strings (or nil) only, doubles included, which scripts get as\nstrings (SMEMBERS, LRANGE, ZMSCORE): a decoder of integers fails on their\nelements.", "strItemReplies", itemsOnly(kStr)},
 	} {
 		buf.WriteString("\n// " + strings.ReplaceAll(set.doc, "\n", "\n// ") + "\nvar " + set.name + " = map[string]bool{\n")
 		for _, e := range entries {
@@ -492,6 +494,61 @@ func arrayOfNil(v any) bool {
 	}
 	items, ok := m["items"]
 	return ok && m["type"] == "array" && kinds(items)&kNil != 0
+}
+
+// itemsOnly reports whether every array a reply schema allows has one item
+// schema, whose values are of kind k or null, and whether it allows arrays
+// at all; a map (a flat array in RESP2), an array of arrays or of mixed
+// kinds, or an array whose items the schema lists one by one, is none.
+func itemsOnly(k int) func(json.RawMessage) bool {
+	return func(raw json.RawMessage) bool {
+		var v any
+		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+			return false
+		}
+		items, ok := arrayItems(v)
+		return ok && items&^kNil == k
+	}
+}
+
+// arrayItems is the kinds of the elements of the arrays schema v allows;
+// ok is false when one of them cannot be told (see itemsOnly).
+func arrayItems(v any) (k int, ok bool) {
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return 0, false
+	}
+	ok = true
+	for _, alt := range []string{"oneOf", "anyOf"} {
+		if list, isList := m[alt].([]any); isList {
+			for _, x := range list {
+				sub, subOK := arrayItems(x)
+				k, ok = k|sub, ok && subOK
+			}
+		}
+	}
+	switch t := m["type"].(type) {
+	case string:
+		switch t {
+		case "object":
+			return 0, false
+		case "array":
+			items, isMap := m["items"].(map[string]any)
+			if !isMap {
+				return 0, false
+			}
+			sub := kinds(items)
+			if sub == 0 {
+				return 0, false
+			}
+			k |= sub
+		}
+	case []any:
+		if slices.Contains(t, any("array")) || slices.Contains(t, any("object")) {
+			return 0, false
+		}
+	}
+	return k, ok
 }
 
 // only01 reports whether a reply schema allows integers, and none but 0 and
