@@ -256,6 +256,15 @@ func TestCheckRules(t *testing.T) {
 			want: []string{"scripts/x.lua:3:8: SMISMEMBER replies an array of integers, but @return []string reads strings: the callers get a *DecodeError whenever the list holds a value; declare @return []int64, or convert the values in the script (tostring)"},
 		},
 		{
+			name: "list holding arrays",
+			src: "-- @key k\n-- @arg pick string\n-- @return []string\nif ARGV[1] == 'a' then return redis.call('XRANGE', KEYS[1], '-', '+') end\n" +
+				"local r = redis.call('SSCAN', KEYS[1], 0)\nreturn r\n",
+			want: []string{
+				"scripts/x.lua:4:31: XRANGE replies an array holding arrays (entries: an ID and its fields), but @return []string reads no array in an array: the callers get a *DecodeError whenever it holds one; build the reply in the script from the values it needs",
+				"scripts/x.lua:6:8: returns r, assigned at line 5: SSCAN replies an array holding arrays (the cursor, then the members), but @return []string reads no array in an array: the callers get a *DecodeError whenever it holds one; build the reply in the script from the values it needs",
+			},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1208,6 +1217,7 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"values taken out of a list holding arrays", "-- @key k\n-- @return []string\nlocal r = redis.call('SSCAN', KEYS[1], 0)\nreturn r[2]\n"},
 		{"list elements of the kind read", "-- @key k\n-- @arg pick string\n-- @return []int64\nif ARGV[1] == 'a' then return redis.call('SMISMEMBER', KEYS[1], 'a') end\nreturn redis.call('LPOS', KEYS[1], 'a', 'COUNT', 0)\n"},
 		{"list elements of mixed kinds", "-- @key k\n-- @return []string\nreturn redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')\n"},
 		{"ZADD INCR score", "-- @key k\n-- @return float64\nreturn redis.call('ZADD', KEYS[1], 'incr', 1, 'm')\n"},

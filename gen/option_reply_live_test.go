@@ -259,3 +259,53 @@ func TestItemRepliesAgreeWithServer(t *testing.T) {
 	check(intItemReplies, (*rueidis.RedisMessage).IsInt64, "integer")
 	check(strItemReplies, (*rueidis.RedisMessage).IsString, "string")
 }
+
+// TestNestedRepliesAgreeWithServer runs a call of each command of
+// nestedReplies from a script, on keys that hold values, and checks that
+// its reply holds an array.
+func TestNestedRepliesAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	setup := [][]string{
+		{"RPUSH", "{k}l", "a", "b"}, {"SADD", "{k}s", "a", "b"}, {"HSET", "{k}h", "a", "1"},
+		{"ZADD", "{k}z", "1", "a"}, {"XADD", "{k}x", "1-1", "f", "v"}, {"XGROUP", "CREATE", "{k}x", "g", "0"},
+		{"GEOADD", "{k}g", "13.36", "38.11", "a"},
+	}
+	calls := map[string][]string{
+		"XRANGE":     {"XRANGE", "{k}x", "-", "+"},
+		"XREVRANGE":  {"XREVRANGE", "{k}x", "+", "-"},
+		"XREAD":      {"XREAD", "COUNT", "1", "STREAMS", "{k}x", "0"},
+		"XREADGROUP": {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "{k}x", ">"},
+		"GEOPOS":     {"GEOPOS", "{k}g", "a"},
+		"SCAN":       {"SCAN", "0", "COUNT", "1"},
+		"SSCAN":      {"SSCAN", "{k}s", "0"},
+		"HSCAN":      {"HSCAN", "{k}h", "0"},
+		"ZSCAN":      {"ZSCAN", "{k}z", "0"},
+		"LMPOP":      {"LMPOP", "1", "{k}l", "LEFT"},
+		"ZMPOP":      {"ZMPOP", "1", "{k}z", "MIN"},
+	}
+	for name := range nestedReplies {
+		words, ok := calls[name]
+		if !ok {
+			t.Errorf("no call of %s", name)
+			continue
+		}
+		if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range setup {
+			if err := rc.Do(ctx, rc.B().Arbitrary(s[0]).Args(s[1:]...).Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		vals, err := rc.Do(ctx, rc.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(0).Arg(words...).Build()).ToArray()
+		if err != nil {
+			t.Errorf("%v: %v", words, err)
+			continue
+		}
+		if !slices.ContainsFunc(vals, func(m rueidis.RedisMessage) bool { return m.IsArray() }) {
+			t.Errorf("%v: the reply holds no array", words)
+		}
+	}
+}

@@ -794,6 +794,10 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 		// or the other way round, fail every call that gives one.
 		if info, ok := lookupCommand(ret.Command); ok {
 			switch {
+			case nestedReplies[info.name] != "" && t.Kind != None:
+				at(ret.Pos, "%s, but @return %s reads no array in an array: the callers get a *DecodeError whenever it holds one; build the reply in the script from the values it needs",
+					about(info.name+" replies an array holding arrays ("+nestedReplies[info.name]+")"), t.String())
+				return
 			case intItemReplies[info.name] && (t.Kind == StringList || t.Kind == StringMap):
 				at(ret.Pos, "%s, but @return %s reads strings: the callers get a *DecodeError whenever the list holds a value; declare @return []int64, or convert the values in the script (tostring)",
 					about(info.name+" replies an array of integers"), t.String())
@@ -950,6 +954,25 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		what += " (" + r.Text + ")"
 	}
 	return got, what
+}
+
+// nestedReplies are commands whose array reply holds arrays in RESP2, as
+// scripts get it, whatever the call's words, and what they are (their
+// reply schemas say so, but also of replies that hold pairs only in RESP3,
+// such as ZRANGE ... WITHSCORES): no decoder reads them.
+// TestNestedRepliesAgreeWithServer runs each on the server.
+var nestedReplies = map[string]string{
+	"XRANGE":     "entries: an ID and its fields",
+	"XREVRANGE":  "entries: an ID and its fields",
+	"XREAD":      "a stream's name and its entries",
+	"XREADGROUP": "a stream's name and its entries",
+	"GEOPOS":     "longitude and latitude",
+	"SCAN":       "the cursor, then the keys",
+	"SSCAN":      "the cursor, then the members",
+	"HSCAN":      "the cursor, then the fields and values",
+	"ZSCAN":      "the cursor, then the members and scores",
+	"LMPOP":      "the key, then the elements",
+	"ZMPOP":      "the key, then the members and scores",
 }
 
 // countReplies are commands whose integer reply counts the keys, fields or
