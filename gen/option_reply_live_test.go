@@ -284,6 +284,7 @@ func TestNestedRepliesAgreeWithServer(t *testing.T) {
 		"ZSCAN":      {"ZSCAN", "{k}z", "0"},
 		"LMPOP":      {"LMPOP", "1", "{k}l", "LEFT"},
 		"ZMPOP":      {"ZMPOP", "1", "{k}z", "MIN"},
+		"XAUTOCLAIM": {"XAUTOCLAIM", "{k}x", "g", "c", "0", "0", "JUSTID"},
 	}
 	for name := range nestedReplies {
 		words, ok := calls[name]

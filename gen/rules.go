@@ -973,6 +973,7 @@ var nestedReplies = map[string]string{
 	"ZSCAN":      "the cursor, then the members and scores",
 	"LMPOP":      "the key, then the elements",
 	"ZMPOP":      "the key, then the members and scores",
+	"XAUTOCLAIM": "the next ID, then the entries claimed and the IDs deleted",
 }
 
 // countReplies are commands whose integer reply counts the keys, fields or
