@@ -290,6 +290,9 @@ func plural(n int) string {
 // literal, or an unknown key spec): the positions found are still returned.
 func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, complete bool) {
 	n := len(words)
+	if c.name == "MIGRATE" {
+		return migrateKeys(words, literal)
+	}
 	complete = true
 	for _, ks := range c.keys {
 		begin := -1
@@ -391,6 +394,37 @@ func (c *commandInfo) keyPositions(words []string, literal []bool) (pos []int, c
 	}
 	sort.Ints(pos)
 	return pos, complete
+}
+
+// migrateKeys is keyPositions of MIGRATE, whose key specs are incomplete:
+// Redis finds its keys as migrateGetKeys does, the key (word 3) or, with
+// KEYS among the options (which the key must then leave empty), the words
+// after KEYS, skipping AUTH's one value and AUTH2's two.
+func migrateKeys(words []string, literal []bool) (pos []int, complete bool) {
+	n := len(words)
+	for i := 6; i < n; i++ {
+		if !literal[i] {
+			return nil, false // it may be KEYS
+		}
+		switch strings.ToUpper(words[i]) {
+		case "KEYS":
+			if !literal[3] || words[3] != "" {
+				return nil, false // Redis refuses the call
+			}
+			for p := i + 1; p < n; p++ {
+				pos = append(pos, p)
+			}
+			return pos, true
+		case "AUTH":
+			i++
+		case "AUTH2":
+			i += 2
+		}
+	}
+	if n > 3 {
+		pos = append(pos, 3)
+	}
+	return pos, true
 }
 
 // suggestCommand returns the known command closest to name, or "".
