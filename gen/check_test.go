@@ -270,6 +270,11 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:4:63: key position of MIGRATE holds ARGV[1], an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "key of a function replaced after the function",
+			src:  "-- @key k\n-- @arg a string\n-- @return none\nlocal key = KEYS[1]\nlocal function del() redis.call('DEL', key) end\nkey = ARGV[1]\ndel()\nreturn nil\n",
+			want: []string{`scripts/x.lua:5:40: key position of DEL holds key, an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1222,6 +1227,7 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"key of a function replaced by another key", "-- @key a\n-- @key b\n-- @return none\nlocal k = KEYS[1]\nlocal function del() redis.call('DEL', k) end\ndel()\nk = KEYS[2] .. ':x'\ndel()\nreturn nil\n"},
 		{"MIGRATE with KEYS and an empty key", "-- @key k\n-- @key j\n-- @arg pw string\n-- @return none\nredis.call('MIGRATE', 'h', 6380, '', 0, 100, 'COPY', 'AUTH', ARGV[1], 'KEYS', KEYS[1], KEYS[2])\nreturn nil\n"},
 		{"values taken out of a list holding arrays", "-- @key k\n-- @return []string\nlocal r = redis.call('SSCAN', KEYS[1], 0)\nreturn r[2]\n"},
 		{"list elements of the kind read", "-- @key k\n-- @arg pick string\n-- @return []int64\nif ARGV[1] == 'a' then return redis.call('SMISMEMBER', KEYS[1], 'a') end\nreturn redis.call('LPOS', KEYS[1], 'a', 'COUNT', 0)\n"},

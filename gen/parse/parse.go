@@ -489,6 +489,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	}
 	w := walker{f: f, toks: toks}
 	w.block(chunk)
+	w.settleUpvals()
 	return f, errs
 }
 

@@ -65,11 +65,25 @@ type walker struct {
 	// outer is 1 + the index in File.Calls of the redis.call whose
 	// arguments are being walked, 0 for none (see Call.Outer).
 	outer int
+	// upvals are the arguments of calls in a function body that are a
+	// local of an enclosing function (see settleUpvals).
+	upvals []upval
+}
+
+// upval is argument arg of call call (indexes in File.Calls and its Args),
+// the local l of an enclosing function, named name.
+type upval struct {
+	call, arg int
+	l         *local
+	name      string
 }
 
 // local is a local variable in scope.
 type local struct {
 	val Value
+	// fn is the depth of the function body that declares the local (see
+	// walker.depth).
+	fn int
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -193,7 +207,7 @@ func (w *walker) pop() {
 
 // declare makes a new local in the innermost scope.
 func (w *walker) declare(name string, v Value) {
-	w.scopes[len(w.scopes)-1][name] = &local{val: v}
+	w.scopes[len(w.scopes)-1][name] = &local{val: v, fn: w.depth}
 }
 
 // lookup finds the local name in scope and the index of its scope; nil
@@ -1476,11 +1490,15 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	} else {
 		c.CommandPos = pos
 	}
+	var ups []upval
 	for i, a := range e.Args[1:] {
 		arg := Arg{Pos: pos, Value: w.value(a)}
 		if id, ok := a.(*ast.IdentExpr); ok {
 			if l, _ := w.lookup(id.Value); l != nil && l.indexOf > 0 {
 				arg.IndexOf, arg.Name = l.indexOf, id.Value
+			}
+			if l, _ := w.lookup(id.Value); l != nil && l.fn < w.depth && !w.dry {
+				ups = append(ups, upval{arg: i, l: l, name: id.Value})
 			}
 		}
 		if i+1 < len(argPos) {
@@ -1521,6 +1539,40 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		c.Args = append(c.Args, arg)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+	for _, u := range ups {
+		u.call = len(w.f.Calls) - 1
+		w.upvals = append(w.upvals, u)
+	}
+}
+
+// settleUpvals gives an argument that is a local of an enclosing function
+// the values that local is assigned after the function is defined too: the
+// function may run after any of them (local k = KEYS[1]; local function f()
+// redis.call('DEL', k) end; k = ARGV[1]; f()). It runs once the whole chunk
+// is walked, when each local holds what assign gathered of all its values.
+func (w *walker) settleUpvals() {
+	for _, u := range w.upvals {
+		a := &w.f.Calls[u.call].Args[u.arg]
+		v := u.l.val
+		if v.Text == "" {
+			v.Text = u.name
+		}
+		old := a.Value
+		switch {
+		case old == v:
+			continue
+		case old.Source != v.Source && notKey(v.Source):
+			v.Text, v.Derived = u.name, true
+		case old.Source != v.Source && notKey(old.Source):
+			v = old
+			v.Derived = true
+		case old.Source != v.Source:
+			v = Value{Source: SourceUnknown, Text: u.name}
+		case old.Text != v.Text:
+			v = Value{Source: v.Source, Text: u.name, Derived: true}
+		}
+		a.Value = v
+	}
 }
 
 // fractionOf is fraction for an expression that may be an operation.
