@@ -275,6 +275,20 @@ func TestCheckRules(t *testing.T) {
 			want: []string{`scripts/x.lua:5:40: key position of DEL holds key, an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
 		},
 		{
+			name: "replies of commands in a returned table",
+			src: "-- @key k\n-- @arg pick string\n-- @return {a string, b int64}\nif ARGV[1] == 'a' then return {'a', redis.call('GET', KEYS[1])} end\n" +
+				"local all = redis.call('HGETALL', KEYS[1])\nreturn {'a', all}\n",
+			want: []string{
+				"scripts/x.lua:4:31: returns an array with the reply of GET (a string or nil) at [1], but field b of @return {a string, b int64} needs an integer reply",
+				"scripts/x.lua:6:8: returns an array with all, the reply of HGETALL (an array) at [1], but field b of @return {a string, b int64} needs an integer reply",
+			},
+		},
+		{
+			name: "reply of a command in a returned list",
+			src:  "-- @key k\n-- @return []int64\nreturn {redis.call('TTL', KEYS[1]), redis.call('INCRBYFLOAT', KEYS[1], 1)}\n",
+			want: []string{"scripts/x.lua:3:8: returns an array with the reply of INCRBYFLOAT (a string) at [1], but @return []int64 needs an integer reply for each element"},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1227,6 +1241,8 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"replies of commands in a returned table that fit", "-- @key k\n-- @arg pick string\n-- @return {a string, b string?, n int64}\nif ARGV[1] == 'a' then return {'a', redis.call('GET', KEYS[1]), redis.call('TTL', KEYS[1])} end\n" +
+			"local v = redis.call('HGET', KEYS[1], 'f')\nif not v then v = 'none' end\nreturn {v, redis.call('HGET', KEYS[1], 'g') or false, redis.call('PTTL', KEYS[1])}\n"},
 		{"key of a function replaced by another key", "-- @key a\n-- @key b\n-- @return none\nlocal k = KEYS[1]\nlocal function del() redis.call('DEL', k) end\ndel()\nk = KEYS[2] .. ':x'\ndel()\nreturn nil\n"},
 		{"MIGRATE with KEYS and an empty key", "-- @key k\n-- @key j\n-- @arg pw string\n-- @return none\nredis.call('MIGRATE', 'h', 6380, '', 0, 100, 'COPY', 'AUTH', ARGV[1], 'KEYS', KEYS[1], KEYS[2])\nreturn nil\n"},
 		{"values taken out of a list holding arrays", "-- @key k\n-- @return []string\nlocal r = redis.call('SSCAN', KEYS[1], 0)\nreturn r[2]\n"},

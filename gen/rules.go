@@ -851,6 +851,12 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 			if got == replyUnknown || got&elemWant != 0 {
 				continue
 			}
+			if el.Kind == parse.ReturnCall {
+				what = fmt.Sprintf("the reply of %s (%s)", strings.ToUpper(el.Command), got.String())
+				if el.Local != "" {
+					what = el.Local + ", " + what
+				}
+			}
 			need := wantText(Type{Kind: kindOfReply(elemWant)})
 			if t.Kind != Record {
 				need += " for each element"

@@ -1693,9 +1693,22 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 					r.NilElems = append(r.NilElems, NilElem{Index: r.Len, Text: what, Command: strings.ToUpper(ns.command)})
 				}
 				k, text := valueKind(f.Value)
-				r.Elems = append(r.Elems, Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)})
-				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c)) {
-					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber gives one value
+				el := Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)}
+				switch v := f.Value.(type) {
+				case *ast.FuncCallExpr:
+					// The reply of a command: its call index is left unknown
+					// (-1), only its command is read.
+					if c, ok := callReply(v, -1); ok {
+						el.Kind, el.Command, el.CallFunc, el.Call = c.Kind, c.Command, c.CallFunc, c.Call
+					}
+				case *ast.IdentExpr:
+					if l, _ := w.lookup(v.Value); l != nil && l.reply.Kind == ReturnCall && !w.guarded(l) {
+						el.Kind, el.Command, el.CallFunc, el.Call, el.Local = ReturnCall, l.reply.Command, l.reply.CallFunc, -1, v.Value
+					}
+				}
+				r.Elems = append(r.Elems, el)
+				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c) && !oneValue(c)) {
+					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber and redis.call give one value
 				}
 			}
 			if k, ok := f.Key.(*ast.StringExpr); ok {
@@ -1980,6 +1993,13 @@ func callReply(e *ast.FuncCallExpr, call int) (Return, bool) {
 		return Return{}, false
 	}
 	return Return{Kind: ReturnCall, Command: c.Value, CallFunc: "redis." + name, Call: call}, true
+}
+
+// oneValue reports whether e is redis.call or redis.pcall of a command,
+// which give one value.
+func oneValue(e *ast.FuncCallExpr) bool {
+	_, ok := callReply(e, -1)
+	return ok
 }
 
 // valueKind is the reply a Lua value gives, when its expression tells
