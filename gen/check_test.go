@@ -289,6 +289,11 @@ func TestCheckRules(t *testing.T) {
 			want: []string{"scripts/x.lua:3:8: returns an array with the reply of INCRBYFLOAT (a string) at [1], but @return []int64 needs an integer reply for each element"},
 		},
 		{
+			name: "key a local function is passed",
+			src:  "-- @key k\n-- @arg a string\n-- @return none\nlocal function del(x, v)\n  redis.call('DEL', x)\n  redis.call('SET', KEYS[1], v)\nend\ndel(KEYS[1], 'v')\ndel(ARGV[1], ARGV[1])\nreturn nil\n",
+			want: []string{`scripts/x.lua:5:21: key position of DEL holds x, an argument: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
+		},
+		{
 			name: "keys unpacked from ARGV",
 			src:  "-- @key k\n-- @arg names... string\n-- @return int64\nlocal n = redis.call('EXISTS', KEYS[1])\nreturn n + redis.call('DEL', unpack(ARGV))\n",
 			want: []string{`scripts/x.lua:5:30: key position of DEL holds unpack(ARGV), the arguments: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe`},
@@ -1241,6 +1246,8 @@ func TestCheckRules(t *testing.T) {
 func TestCheckAccepts(t *testing.T) {
 	for _, tc := range []struct{ name, src string }{
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
+		{"keys a local function is passed", "-- @key a\n-- @key b\n-- @arg n string\n-- @return none\nlocal del = function(x, y) redis.call('DEL', x) redis.call('SET', x, y) end\ndel(KEYS[1], ARGV[1])\ndel(KEYS[2] .. ':x', 'v')\n" +
+			"local function g(x) x = KEYS[1] redis.call('DEL', x) end\ng(ARGV[1])\nreturn nil\n"},
 		{"replies of commands in a returned table that fit", "-- @key k\n-- @arg pick string\n-- @return {a string, b string?, n int64}\nif ARGV[1] == 'a' then return {'a', redis.call('GET', KEYS[1]), redis.call('TTL', KEYS[1])} end\n" +
 			"local v = redis.call('HGET', KEYS[1], 'f')\nif not v then v = 'none' end\nreturn {v, redis.call('HGET', KEYS[1], 'g') or false, redis.call('PTTL', KEYS[1])}\n"},
 		{"key of a function replaced by another key", "-- @key a\n-- @key b\n-- @return none\nlocal k = KEYS[1]\nlocal function del() redis.call('DEL', k) end\ndel()\nk = KEYS[2] .. ':x'\ndel()\nreturn nil\n"},

@@ -490,6 +490,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	w := walker{f: f, toks: toks}
 	w.block(chunk)
 	w.settleUpvals()
+	w.settleParams()
 	return f, errs
 }
 

@@ -68,6 +68,11 @@ type walker struct {
 	// upvals are the arguments of calls in a function body that are a
 	// local of an enclosing function (see settleUpvals).
 	upvals []upval
+	// params are the arguments of calls in a function body that are a
+	// parameter of a local function, and args what the calls of each local
+	// function pass it (see settleParams).
+	params []upval
+	args   map[*ast.FunctionExpr][][]Value
 }
 
 // upval is argument arg of call call (indexes in File.Calls and its Args),
@@ -84,6 +89,14 @@ type local struct {
 	// fn is the depth of the function body that declares the local (see
 	// walker.depth).
 	fn int
+	// fnExpr is the function a local function is (local function f, local
+	// f = function), nil for other locals. paramOf is the function whose
+	// parameter param (1-based) the local is, nil for other locals;
+	// assigned is set once the local is assigned after its declaration.
+	fnExpr   *ast.FunctionExpr
+	paramOf  *ast.FunctionExpr
+	param    int
+	assigned bool
 	// reply is what returning the local gives, as the walker can tell from
 	// the value it holds (Kind ReturnUnknown when it cannot): set where it
 	// is declared and where it is replaced in the same block, one of the
@@ -418,7 +431,7 @@ func (w *walker) assign(name string, v Value) {
 			// one is not known; the local's name is shown instead.
 			v = Value{Source: v.Source, Derived: true}
 		}
-		l.val = v
+		l.val, l.assigned, l.fnExpr = v, true, nil
 		return
 	}
 }
@@ -521,6 +534,12 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		for i, n := range s.Names {
 			w.declare(n, values[i])
+			if i < len(s.Exprs) {
+				if fn, ok := s.Exprs[i].(*ast.FunctionExpr); ok {
+					l, _ := w.lookup(n)
+					l.fnExpr = fn
+				}
+			}
 			w.setReply(n, replies[i])
 			w.setNil(n, nils[i])
 			w.setNumArg(n, numArgs[i])
@@ -746,8 +765,10 @@ func (w *walker) function(f *ast.FunctionExpr) {
 	defer func() { w.depth-- }()
 	w.push()
 	if f.ParList != nil {
-		for _, n := range f.ParList.Names {
+		for i, n := range f.ParList.Names {
 			w.declare(n, Value{Source: SourceUnknown})
+			l, _ := w.lookup(n)
+			l.paramOf, l.param = f, i+1
 		}
 	}
 	w.stmts(f.Stmts)
@@ -839,6 +860,23 @@ func (w *walker) expr(e ast.Expr) {
 			w.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
+		if id, ok := e.Func.(*ast.IdentExpr); ok && !w.dry {
+			// A call of a local function: what it passes each parameter.
+			if l, _ := w.lookup(id.Value); l != nil && l.fnExpr != nil {
+				if w.args == nil {
+					w.args = map[*ast.FunctionExpr][][]Value{}
+				}
+				for i, a := range e.Args {
+					if i == len(e.Args)-1 && expands(a) {
+						break // its values are not known one by one
+					}
+					for len(w.args[l.fnExpr]) <= i {
+						w.args[l.fnExpr] = append(w.args[l.fnExpr], nil)
+					}
+					w.args[l.fnExpr][i] = append(w.args[l.fnExpr][i], w.value(a))
+				}
+			}
+		}
 		w.unpack(e)
 		w.ignoredArgs(e)
 		before := len(w.f.Calls)
@@ -1490,7 +1528,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	} else {
 		c.CommandPos = pos
 	}
-	var ups []upval
+	var ups, pars []upval
 	for i, a := range e.Args[1:] {
 		arg := Arg{Pos: pos, Value: w.value(a)}
 		if id, ok := a.(*ast.IdentExpr); ok {
@@ -1499,6 +1537,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			}
 			if l, _ := w.lookup(id.Value); l != nil && l.fn < w.depth && !w.dry {
 				ups = append(ups, upval{arg: i, l: l, name: id.Value})
+			}
+			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && !w.dry {
+				pars = append(pars, upval{arg: i, l: l, name: id.Value})
 			}
 		}
 		if i+1 < len(argPos) {
@@ -1543,6 +1584,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		u.call = len(w.f.Calls) - 1
 		w.upvals = append(w.upvals, u)
 	}
+	for _, u := range pars {
+		u.call = len(w.f.Calls) - 1
+		w.params = append(w.params, u)
+	}
 }
 
 // settleUpvals gives an argument that is a local of an enclosing function
@@ -1552,27 +1597,50 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 // is walked, when each local holds what assign gathered of all its values.
 func (w *walker) settleUpvals() {
 	for _, u := range w.upvals {
-		a := &w.f.Calls[u.call].Args[u.arg]
-		v := u.l.val
-		if v.Text == "" {
-			v.Text = u.name
-		}
-		old := a.Value
-		switch {
-		case old == v:
-			continue
-		case old.Source != v.Source && notKey(v.Source):
-			v.Text, v.Derived = u.name, true
-		case old.Source != v.Source && notKey(old.Source):
-			v = old
-			v.Derived = true
-		case old.Source != v.Source:
-			v = Value{Source: SourceUnknown, Text: u.name}
-		case old.Text != v.Text:
-			v = Value{Source: v.Source, Text: u.name, Derived: true}
-		}
-		a.Value = v
+		mergeArg(&w.f.Calls[u.call].Args[u.arg], u.l.val, u.name)
 	}
+}
+
+// settleParams gives an argument that is a parameter of a local function
+// the values the calls of that function pass it (local function del(k)
+// redis.call('DEL', k) end; del(ARGV[1])). It runs once the whole chunk is
+// walked; a parameter the function assigns is left alone.
+func (w *walker) settleParams() {
+	for _, u := range w.params {
+		vals := w.args[u.l.paramOf]
+		if u.l.param > len(vals) {
+			continue
+		}
+		for _, v := range vals[u.l.param-1] {
+			mergeArg(&w.f.Calls[u.call].Args[u.arg], v, u.name)
+		}
+	}
+}
+
+// mergeArg gives argument a also the value v, which the local name may
+// hold there, as assign merges values.
+func mergeArg(a *Arg, v Value, name string) {
+	if v.Text == "" {
+		v.Text = name
+	}
+	old := a.Value
+	switch {
+	case old == v:
+		return
+	case old.Source != v.Source && notKey(v.Source):
+		if v.Source != SourceLiteral {
+			v.Text = name // a literal is shown as it is
+		}
+		v.Derived = true
+	case old.Source != v.Source && notKey(old.Source):
+		v = old
+		v.Derived = true
+	case old.Source != v.Source:
+		v = Value{Source: SourceUnknown, Text: name}
+	case old.Text != v.Text:
+		v = Value{Source: v.Source, Text: name, Derived: true}
+	}
+	a.Value = v
 }
 
 // fractionOf is fraction for an expression that may be an operation.
