@@ -284,6 +284,11 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "reply of a command in a returned table, by its words",
+			src:  "-- @key k\n-- @return {a string, n int64?}\nreturn {'a', redis.call('ZADD', KEYS[1], 'INCR', 1, 'm')}\n",
+			want: []string{"scripts/x.lua:3:8: returns an array with the reply of ZADD with INCR (a string) at [1], but field n of @return {a string, n int64?} needs an integer reply"},
+		},
+		{
 			name: "reply of a command in a returned list",
 			src:  "-- @key k\n-- @return []int64\nreturn {redis.call('TTL', KEYS[1]), redis.call('INCRBYFLOAT', KEYS[1], 1)}\n",
 			want: []string{"scripts/x.lua:3:8: returns an array with the reply of INCRBYFLOAT (a string) at [1], but @return []int64 needs an integer reply for each element"},
@@ -1248,6 +1253,7 @@ func TestCheckAccepts(t *testing.T) {
 		{"keys in locals", "-- @key a\n-- @return none\nlocal k = KEYS[1]\nreturn redis.call('GET', k)\n"},
 		{"keys a local function is passed", "-- @key a\n-- @key b\n-- @arg n string\n-- @return none\nlocal del = function(x, y) redis.call('DEL', x) redis.call('SET', x, y) end\ndel(KEYS[1], ARGV[1])\ndel(KEYS[2] .. ':x', 'v')\n" +
 			"local function g(x) x = KEYS[1] redis.call('DEL', x) end\ng(ARGV[1])\nreturn nil\n"},
+		{"reply of a command in a returned table that its words fit", "-- @key k\n-- @return {n int64, s float64}\nreturn {redis.call('ZADD', KEYS[1], 1, 'm'), redis.call('ZADD', KEYS[1], 'INCR', 1, 'm')}\n"},
 		{"replies of commands in a returned table that fit", "-- @key k\n-- @arg pick string\n-- @return {a string, b string?, n int64}\nif ARGV[1] == 'a' then return {'a', redis.call('GET', KEYS[1]), redis.call('TTL', KEYS[1])} end\n" +
 			"local v = redis.call('HGET', KEYS[1], 'f')\nif not v then v = 'none' end\nreturn {v, redis.call('HGET', KEYS[1], 'g') or false, redis.call('PTTL', KEYS[1])}\n"},
 		{"key of a function replaced by another key", "-- @key a\n-- @key b\n-- @return none\nlocal k = KEYS[1]\nlocal function del() redis.call('DEL', k) end\ndel()\nk = KEYS[2] .. ':x'\ndel()\nreturn nil\n"},

@@ -238,7 +238,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 				checkOneOf(ret, pf.Calls, r.ret, at)
 				continue
 			}
-			checkReturn(ret, callOf(ret, pf.Calls), r.ret, at)
+			checkReturn(ret, callOf(ret, pf.Calls), pf.Calls, r.ret, at)
 		}
 	}
 	return errs
@@ -619,7 +619,7 @@ func wantText(t Type) string {
 
 // callOf is the redis.call site of a ReturnCall, nil for other returns.
 func callOf(ret parse.Return, calls []parse.Call) *parse.Call {
-	if ret.Kind == parse.ReturnCall && ret.Call < len(calls) {
+	if ret.Kind == parse.ReturnCall && ret.Call >= 0 && ret.Call < len(calls) {
 		return &calls[ret.Call]
 	}
 	return nil
@@ -633,7 +633,7 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 	lines := make([]string, 0, len(ret.Alts))
 	for _, alt := range ret.Alts {
 		msg := ""
-		checkReturn(alt, callOf(alt, calls), t, func(_ parse.Pos, format string, args ...any) {
+		checkReturn(alt, callOf(alt, calls), calls, t, func(_ parse.Pos, format string, args ...any) {
 			if msg == "" {
 				msg = fmt.Sprintf(format, args...)
 			}
@@ -740,7 +740,7 @@ func checkNamedFields(ret parse.Return, at func(parse.Pos, string, ...any)) {
 		strings.Join(ret.Named, ", "), arrives, ret.Named[0])
 }
 
-func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, string, ...any)) {
+func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type, at func(parse.Pos, string, ...any)) {
 	want := accepts(t)
 	got, what := replyOf(ret, call, false)
 	if got == replyUnknown {
@@ -847,12 +847,23 @@ func checkReturn(ret parse.Return, call *parse.Call, t Type, at func(parse.Pos, 
 			default:
 				continue
 			}
-			got, what := replyOf(el, nil, true)
+			elCall := callOf(el, calls)
+			got, what := replyOf(el, elCall, true)
 			if got == replyUnknown || got&elemWant != 0 {
 				continue
 			}
 			if el.Kind == parse.ReturnCall {
-				what = fmt.Sprintf("the reply of %s (%s)", strings.ToUpper(el.Command), got.String())
+				name, note := strings.ToUpper(el.Command), ""
+				if info, ok := lookupCommand(el.Command); ok {
+					name = info.name
+					if s := shapeOfCall(name, elCall); s.known {
+						note = s.note
+					}
+					if _, n, ok := wordShape(name, elCall); ok {
+						note = n
+					}
+				}
+				what = fmt.Sprintf("the reply of %s%s (%s)", name, note, got.String())
 				if el.Local != "" {
 					what = el.Local + ", " + what
 				}

@@ -73,6 +73,11 @@ type walker struct {
 	// function pass it (see settleParams).
 	params []upval
 	args   map[*ast.FunctionExpr][][]Value
+	// calls are the indexes in File.Calls of the redis.call expressions
+	// walked, and elemCalls the expressions of the values of the return
+	// statement being walked (see ret), nil for values that are none.
+	calls     map[*ast.FuncCallExpr]int
+	elemCalls []*ast.FuncCallExpr
 }
 
 // upval is argument arg of call call (indexes in File.Calls and its Args),
@@ -605,10 +610,22 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.function(s.Func)
 		}
 	case *ast.ReturnStmt:
+		w.elemCalls = nil
 		if w.depth == 0 {
 			w.ret(s)
 		}
 		w.exprs(s.Exprs)
+		if w.depth == 0 && len(w.elemCalls) > 0 && len(w.f.Returns) > 0 {
+			// The calls of a returned table's values, now that they are
+			// recorded: the words of each choose its reply's shape.
+			r := &w.f.Returns[len(w.f.Returns)-1]
+			for i, e := range w.elemCalls {
+				if c, ok := w.calls[e]; ok && e != nil && i < len(r.Elems) && r.Elems[i].Kind == ReturnCall && r.Elems[i].Local == "" {
+					r.Elems[i].Call = c
+				}
+			}
+		}
+		w.elemCalls = nil
 	}
 }
 
@@ -1580,6 +1597,12 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		c.Args = append(c.Args, arg)
 	}
 	w.f.Calls = append(w.f.Calls, c)
+	if !w.dry {
+		if w.calls == nil {
+			w.calls = map[*ast.FuncCallExpr]int{}
+		}
+		w.calls[e] = len(w.f.Calls) - 1
+	}
 	for _, u := range ups {
 		u.call = len(w.f.Calls) - 1
 		w.upvals = append(w.upvals, u)
@@ -1762,19 +1785,22 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				}
 				k, text := valueKind(f.Value)
 				el := Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)}
+				var elemCall *ast.FuncCallExpr
 				switch v := f.Value.(type) {
 				case *ast.FuncCallExpr:
-					// The reply of a command: its call index is left unknown
-					// (-1), only its command is read.
+					// The reply of a command: its call index is set once the
+					// call is recorded (-1 until then).
 					if c, ok := callReply(v, -1); ok {
 						el.Kind, el.Command, el.CallFunc, el.Call = c.Kind, c.Command, c.CallFunc, c.Call
+						elemCall = v
 					}
 				case *ast.IdentExpr:
 					if l, _ := w.lookup(v.Value); l != nil && l.reply.Kind == ReturnCall && !w.guarded(l) {
-						el.Kind, el.Command, el.CallFunc, el.Call, el.Local = ReturnCall, l.reply.Command, l.reply.CallFunc, -1, v.Value
+						el.Kind, el.Command, el.CallFunc, el.Call, el.Local = ReturnCall, l.reply.Command, l.reply.CallFunc, l.reply.Call, v.Value
 					}
 				}
 				r.Elems = append(r.Elems, el)
+				w.elemCalls = append(w.elemCalls, elemCall)
 				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c) && !oneValue(c)) {
 					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber and redis.call give one value
 				}
