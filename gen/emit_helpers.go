@@ -21,11 +21,16 @@ var helperCode = map[string]func() jen.Code{
 	},
 	"msArg": func() jen.Code {
 		slot := jen.Op("&").Id("msArgs").Index(jen.Uint64().Call(jen.Id("ms")).Op("%").Uint64().Call(jen.Len(jen.Id("msArgs"))))
-		return jen.Comment("msArg encodes a duration argument as whole milliseconds. A program sends the").Line().
-			Comment("same few durations (leases, timeouts) again and again: the text of recent").Line().
-			Comment("ones is kept, by value, so those calls format and allocate nothing.").Line().
+		return jen.Comment("msArg encodes a duration argument as whole milliseconds, a part of one rounded").Line().
+			Comment("up: a positive duration is never sent as 0, which PEXPIRE takes as \"delete the").Line().
+			Comment("key now\" and SET PX refuses. A program sends the same few durations (leases,").Line().
+			Comment("timeouts) again and again: the text of recent ones is kept, by value, so those").Line().
+			Comment("calls format and allocate nothing.").Line().
 			Func().Id("msArg").Params(jen.Id("d").Qual("time", "Duration")).String().Block(
 			jen.Id("ms").Op(":=").Id("d").Dot("Milliseconds").Call(),
+			jen.If(jen.Id("d").Op(">").Qual("time", "Duration").Call(jen.Id("ms")).Op("*").Qual("time", "Millisecond")).Block(
+				jen.Id("ms").Op("++"),
+			),
 			jen.Id("slot").Op(":=").Add(slot),
 			jen.If(jen.Id("t").Op(":=").Id("slot").Dot("Load").Call(), jen.Id("t").Op("!=").Nil().Op("&&").Id("t").Dot("ms").Op("==").Id("ms")).Block(
 				jen.Return(jen.Id("t").Dot("s")),

@@ -81,7 +81,7 @@ func Generate(pkg string, files []File) (map[string][]byte, error) {
 // successful run. With strict, any warning fails the run like an error.
 // When the run fails, the returned Errors hold errors and warnings alike.
 func GenerateWarnings(pkg string, files []File, strict bool) (map[string][]byte, Errors, error) {
-	if !token.IsIdentifier(pkg) || token.IsKeyword(pkg) {
+	if !token.IsIdentifier(pkg) || token.IsKeyword(pkg) || pkg == "_" {
 		return nil, nil, fmt.Errorf("invalid package name %q", pkg)
 	}
 	var errs Errors

@@ -61,7 +61,7 @@
 // slot.
 //
 // Argument types: string, bytes, int64, float64, bool (sent as 1 or 0),
-// duration (integer milliseconds), time (unix milliseconds); "name..." on the
+// duration (integer milliseconds, a part of one rounded up), time (unix milliseconds); "name..." on the
 // last @arg makes it variadic.
 //
 // Reply types: none (status or nil), int64, float64 (returned by the script as

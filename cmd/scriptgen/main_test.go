@@ -179,6 +179,9 @@ func TestBadPackageOrInput(t *testing.T) {
 	if code, stderr := scriptgen(t, "-in", "scripts", "-out", "generated", "-pkg", "not-a-name"); code != 1 || !strings.Contains(stderr, `invalid package name "not-a-name"`) {
 		t.Errorf("bad -pkg: exit %d, stderr %q", code, stderr)
 	}
+	if code, stderr := scriptgen(t, "-in", "scripts", "-out", "generated", "-pkg", "_"); code != 1 || !strings.Contains(stderr, `invalid package name "_"`) {
+		t.Errorf("-pkg _: exit %d, stderr %q", code, stderr)
+	}
 	if code, stderr := scriptgen(t, "-in", "missing", "-out", "generated", "-pkg", "generated"); code != 1 || stderr == "" {
 		t.Errorf("missing -in: exit %d, stderr %q", code, stderr)
 	}

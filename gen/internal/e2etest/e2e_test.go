@@ -210,6 +210,13 @@ func testReplies(t *testing.T, tg target) {
 		if v, ok, err = generated.IsMember(ctx, c, k, "n"); err != nil || !ok || v {
 			t.Fatalf("IsMember(n) = %v, %v, %v", v, ok, err)
 		}
+		// A duration under a millisecond is sent as 1, not 0: PEXPIRE 0
+		// would delete the counter at once, and nothing would be limited.
+		if cmd, err := generated.RateLimitCommand(c, key(t, "b", "short"), nil, 1, 500*time.Microsecond); err != nil {
+			t.Fatal(err)
+		} else if args := cmd.Commands(); args[len(args)-1] != "1" {
+			t.Errorf("RateLimit with a 500µs window sends %q, want the window as \"1\" (ms)", args[len(args)-1])
+		}
 		lim := key(t, "b", "limit")
 		for i := range 2 {
 			if v, err := generated.RateLimit(ctx, c, lim, []string{key(t, "b", "other")}, 2, time.Minute); err != nil || !v {

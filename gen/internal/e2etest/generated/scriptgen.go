@@ -315,11 +315,16 @@ func boolArg(b bool) string {
 	return "0"
 }
 
-// msArg encodes a duration argument as whole milliseconds. A program sends the
-// same few durations (leases, timeouts) again and again: the text of recent
-// ones is kept, by value, so those calls format and allocate nothing.
+// msArg encodes a duration argument as whole milliseconds, a part of one rounded
+// up: a positive duration is never sent as 0, which PEXPIRE takes as "delete the
+// key now" and SET PX refuses. A program sends the same few durations (leases,
+// timeouts) again and again: the text of recent ones is kept, by value, so those
+// calls format and allocate nothing.
 func msArg(d time.Duration) string {
 	ms := d.Milliseconds()
+	if d > time.Duration(ms)*time.Millisecond {
+		ms++
+	}
 	slot := &msArgs[uint64(ms)%uint64(len(msArgs))]
 	if t := slot.Load(); t != nil && t.ms == ms {
 		return t.s
