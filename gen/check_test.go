@@ -1696,9 +1696,9 @@ func TestIntegerArgWarnings(t *testing.T) {
 			src: "-- @arg n int64\n-- @return int64\nif ARGV[1] == '0' then\n  return ARGV[1] / 2\nend\nlocal v = ARGV[1] + 1\n" +
 				"if ARGV[1] == '1' then\n  v = (ARGV[1] - 1) * 0.9\nend\nif ARGV[1] == '2' then\n  return v\nend\nreturn 1 + ARGV[1] / 3\n",
 			want: []string{
-				`scripts/x.lua:4:10: warning: returns a division, which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return tostring(...) and declare @return float64 to keep the fraction`,
-				`scripts/x.lua:11:10: warning: returns v, assigned at line 8: a product with 0.9, which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return tostring(...) and declare @return float64 to keep the fraction`,
-				`scripts/x.lua:13:8: warning: returns a sum with a division, which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return tostring(...) and declare @return float64 to keep the fraction`,
+				`scripts/x.lua:4:10: warning: returns a division, which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
+				`scripts/x.lua:11:10: warning: returns v, assigned at line 8: a product with 0.9, which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
+				`scripts/x.lua:13:8: warning: returns a sum with a division, which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
 			},
 		},
 		{
@@ -1706,7 +1706,7 @@ func TestIntegerArgWarnings(t *testing.T) {
 			src: "-- @arg n int64\n-- @return []int64\nlocal half = ARGV[1] / 2\nif ARGV[1] == '0' then\n  return {1, half}\nend\n" +
 				"return {math.floor(ARGV[1] / 2), math.ceil(half), ARGV[1] * 2}\n",
 			want: []string{
-				`scripts/x.lua:5:10: warning: returns an array with half (a division, assigned at line 3) at [2], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return tostring(...) and declare @return float64 to keep the fraction`,
+				`scripts/x.lua:5:10: warning: returns an array with half (a division, assigned at line 3) at [2], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
 			},
 		},
 		{

@@ -683,7 +683,7 @@ func checkNumberText(nt parse.NumberText, calls []parse.Call, params []Param, wa
 // truncated toward zero, so the fraction is dropped without a word (and a
 // negative one rounds the other way from math.floor).
 func checkReturnFraction(ret parse.Return, t Type, warn func(parse.Pos, string, ...any)) {
-	const why = "which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return tostring(...) and declare @return float64 to keep the fraction"
+	const why = "which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)"
 	switch t.Kind {
 	case Int64:
 		what := ret
