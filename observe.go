@@ -21,9 +21,9 @@ import (
 //
 // A panic in AcquireStart, AcquireEnd, ReleaseStart or ReleaseEnd, which
 // report the caller's own call, reaches the caller. Should AcquireEnd panic
-// after a grant, the grant is given back (its caller never receives it), and
-// should ReleaseStart panic, the release still runs, before the panic goes
-// on: a caller that recovers is not left holding a lock it cannot release.
+// after a grant, the grant is given back (its caller never receives it)
+// and its HoldEnd (EndUnlocked) follows; should ReleaseStart panic, the
+// release still runs, before the panic goes on: a caller that recovers is not left holding a lock it cannot release.
 // HoldEnd, Renewal and Guard report the engine's own events, often on its
 // own goroutines (the watchdog, a loss timer, Close): a panic there is
 // recovered and logged at ERROR on the Client's logger, the event is dropped
@@ -317,21 +317,32 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 		e.Outcome, e.Err = failedOutcome(err)
 	}
 	if err == nil {
-		defer giveBackOnPanic(func() { _ = giveBack(unobserved(lctx)) })
+		defer giveBackOnPanic(func() {
+			_ = giveBack(unobserved(lctx))
+			// AcquireEnd was told of the hold before it panicked: its end,
+			// the give-back, is reported too (a held count returns to 0).
+			first.reportEnd()
+		})
 	}
 	o.AcquireEnd(octx, op, e)
-	if first != nil {
-		// The hold's end is reported after its acquisition, also when it
-		// ended before or while the acquisition was reported.
-		first.mu.Lock()
-		first.obs.pending = false
-		ended := first.cause
-		first.mu.Unlock()
-		if ended != nil {
-			first.obs.ended(ended)
-		}
-	}
+	first.reportEnd()
 	return lctx, err
+}
+
+// reportEnd, once the acquisition of a new hold h has been reported, lets
+// its end be reported: now when it ended before or while the acquisition was
+// reported, else by hold.end. Nothing for a nil h (not a new hold).
+func (h *hold) reportEnd() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.obs.pending = false
+	ended := h.cause
+	h.mu.Unlock()
+	if ended != nil {
+		h.obs.ended(ended)
+	}
 }
 
 // errPanicked is the error an AcquireEvent or ReleaseEvent reports for a
