@@ -177,8 +177,10 @@ func (c *Client) ID() string { return c.id }
 // way end with it; Close waits for acquisition calls in flight (each bounded
 // by its caller's deadline) and gives back any grant that arrives after it
 // began. With an Observer, it also waits for the releases it reports that
-// are in flight (each bounded by the release timeout), and nothing is
-// reported once it returns: calls begun after Close began are not reported.
+// are in flight (each bounded by the release timeout), and for an Unlock
+// begun after it began that ends a hold before Close does (its HoldEnd is
+// reported), and nothing is reported once it returns: calls begun after
+// Close began are not reported.
 // It then stops the watchdog and every subscription, and cancels the
 // contexts of the locks still held with cause ErrClosed. It does not release
 // those locks: their leases run out on the server. An acquisition of unknown

@@ -438,7 +438,12 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 func (c *Client) observeRelease(ctx context.Context, op Op, release func(context.Context) error) error {
 	if !c.releases.enter() {
 		// Close has begun: nothing is reported after it returns. (A
-		// semaphore's Release still works after Close.)
+		// semaphore's Release still works after Close.) The release may
+		// still end a hold before Close does, and report its HoldEnd:
+		// counted as a loss timer's run, so that Close waits for it.
+		if c.timerStart() {
+			defer c.timerDone()
+		}
 		return release(unobserved(ctx))
 	}
 	defer c.releases.done() // Close waits for the ReleaseEnd
