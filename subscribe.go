@@ -371,10 +371,12 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 			testHookReceive(channel)
 		}
 		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
-		if ctx.Err() != nil && confirmed.Load() {
+		if ctx.Err() != nil {
 			// Ended by its context (Close, or an UNSUBSCRIBE that failed):
 			// rueidis stops listening but leaves the subscription on the
-			// server, on a connection rc keeps.
+			// server, on a connection rc keeps. Also when not confirmed yet:
+			// the SUBSCRIBE may be on its way, and the UNSUBSCRIBE follows
+			// it on the same connection.
 			s.unsubscribeOnServer(cs)
 		}
 		if err != nil && cs.sharded && isUnknownCommand(err) && s.onFail() {
