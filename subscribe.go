@@ -181,6 +181,14 @@ func (s *subscriptions) joinIfReady(wakePrefix, id string) *waiter {
 	return s.addLocked(cs, id, nil)
 }
 
+// rewake makes shared waiter zw wake w's channel: zw's targeted waiter was
+// made again as w (its subscription ended).
+func (s *subscriptions) rewake(zw, w *waiter) {
+	s.mu.Lock()
+	zw.wake = w.wake
+	s.mu.Unlock()
+}
+
 // noteHandoff records that a release by this client woke a Go waiter of the
 // lock whose wake channels start with wakePrefix.
 func (s *subscriptions) noteHandoff(wakePrefix string) {

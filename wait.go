@@ -273,6 +273,11 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			if !ok {
 				return false, err
 			}
+			if zw != nil {
+				// zw still wakes the wake-up channel of the waiter made
+				// again, which nobody waits on now.
+				c.subs.rewake(zw, w)
+			}
 			// Subscribed: try again before waiting (politely if a hand-off
 			// of this client's is still under way).
 			polite = ws.wake != "" && c.subs.handingOff(ws.wake)
