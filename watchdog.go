@@ -241,7 +241,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	if w.replicas != nil {
 		plain := batch[:0:0]
 		for _, r := range batch {
-			if cfg := r.h.prim.spec().cfg; cfg.guard && cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas)).on() {
+			if w.guardOf(r).on() {
 				guarded = append(guarded, r)
 			} else {
 				plain = append(plain, r)
@@ -259,6 +259,15 @@ func (w *watchdog) renewDue(ctx context.Context) {
 			w.renewRound(ctx, b, now)
 		}()
 	}
+}
+
+// guardOf is the WAIT a renewal of r's hold needs, from the count of the
+// primary serving its key (its shard's, on a Cluster); off without the guard.
+func (w *watchdog) guardOf(r *renewal) guardWait {
+	if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
+		return cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas))
+	}
+	return guardWait{}
 }
 
 // renewRound renews batch, taken from the schedule at now, and reschedules
@@ -367,15 +376,11 @@ func (w *watchdog) renewBatch(ctx context.Context, batch []*renewal) []renewRepl
 	var waits []guardWait
 	var timeout time.Duration
 	for i, r := range batch {
-		// The count of the primary serving the hold's key (its shard's, on
-		// a Cluster).
-		if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
-			if g := cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas)); g.on() {
-				guarded = append(guarded, i)
-				waits = append(waits, g)
-				timeout = max(timeout, g.timeout)
-				continue
-			}
+		if g := w.guardOf(r); g.on() {
+			guarded = append(guarded, i)
+			waits = append(waits, g)
+			timeout = max(timeout, g.timeout)
+			continue
 		}
 		if r.kind == nil {
 			calls = append(calls, generated.MutexRenewArgs{Lock: r.h.key, Fence: r.h.prim.spec().fence, Lease: r.h.lease, Owner: r.h.field, Token: r.h.renewToken()})
