@@ -191,8 +191,9 @@ type HoldEvent struct {
 	Err   error         // the cause as the lock's context reports it
 }
 
-// RenewalEvent describes one watchdog round trip. Every lease of the batch
-// is counted once: Batch = Renewed + Lost + Failed + Ended.
+// RenewalEvent describes one watchdog round trip (on a Cluster, one hash
+// slot's: each slot's holds renew apart). Every lease of the batch is counted
+// once: Batch = Renewed + Lost + Failed + Ended.
 type RenewalEvent struct {
 	Batch    int           // leases in the round trip
 	Renewed  int           // confirmed

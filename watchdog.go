@@ -37,6 +37,10 @@ type watchdog struct {
 	// a batch was taken from the schedule and before it is sent.
 	sendHook func()
 
+	// dedicated bounds the guarded rounds in flight on a Cluster, each on a
+	// dedicated connection (guardedGroups).
+	dedicated chan struct{}
+
 	mu    sync.Mutex
 	queue renewHeap
 	kick  chan struct{}
@@ -101,7 +105,7 @@ type renewReply struct {
 const maxRenewBatch = 1000
 
 func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*hold, time.Time)) *watchdog {
-	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1)}
+	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1), dedicated: make(chan struct{}, guardedGroups)}
 }
 
 // add schedules renewals of h's lease every 'every', from 'at' on; r is the
@@ -249,16 +253,63 @@ func (w *watchdog) renewDue(ctx context.Context) {
 		}
 		batch = plain
 	}
-	for _, b := range [2][]*renewal{batch, guarded} {
-		if len(b) == 0 {
-			continue
-		}
-		w.rounds.Add(1)
-		go func() {
-			defer w.rounds.Done()
-			w.renewRound(ctx, b, now)
-		}()
+	if w.rc.Mode() != rueidis.ClientModeCluster {
+		w.startRound(ctx, batch, now, false)
+		w.startRound(ctx, guarded, now, false)
+		return
 	}
+	// A round's replies are seen once every node has answered, or at the
+	// round's deadline (the earliest loss deadline among its holds): a frozen
+	// node would hold back the confirmed renewals of holds on the others
+	// until then, and one of them could be lost by that deadline. On a
+	// Cluster each hash slot's holds renew in a round of their own; the
+	// guarded ones, each slot's on a dedicated connection, at most
+	// guardedGroups at a time.
+	for _, b := range bySlot(batch) {
+		w.startRound(ctx, b, now, false)
+	}
+	for _, b := range bySlot(guarded) {
+		w.startRound(ctx, b, now, true)
+	}
+}
+
+// startRound renews batch on a goroutine of its own (see renewDue);
+// dedicated: it takes one of the Cluster's guardedGroups first.
+func (w *watchdog) startRound(ctx context.Context, batch []*renewal, now time.Time, dedicated bool) {
+	if len(batch) == 0 {
+		return
+	}
+	w.rounds.Add(1)
+	go func() {
+		defer w.rounds.Done()
+		if dedicated {
+			select {
+			case w.dedicated <- struct{}{}:
+				defer func() { <-w.dedicated }()
+			case <-ctx.Done():
+				// renewRound settles the batch.
+			}
+		}
+		w.renewRound(ctx, batch, now)
+	}()
+}
+
+// bySlot splits batch by the hash slot of each hold's key, which every key
+// of its renewal shares, in batch order.
+func bySlot(batch []*renewal) [][]*renewal {
+	var out [][]*renewal
+	at := map[uint16]int{}
+	for _, r := range batch {
+		s := keySlot(r.h.key)
+		i, seen := at[s]
+		if !seen {
+			i = len(out)
+			at[s] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], r)
+	}
+	return out
 }
 
 // guardOf is the WAIT a renewal of r's hold needs, from the count of the
