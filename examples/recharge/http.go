@@ -29,7 +29,8 @@ type RechargeJSON struct {
 // for the whole wait (Retry-After), while a request with the same
 // Idempotency-Key runs, or when this request's lock expired and a newer
 // holder took the order over (nothing was written: retry); 503 when Redis
-// cannot be reached or the lock was lost mid-request.
+// cannot be reached or the lock was lost mid-request; 500 for any other
+// failure, whose detail goes to Config.Logger, not to the client.
 func (s *Server) HTTPHandler() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -73,7 +74,8 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, msgBadOrderID).SetInternal(err)
 	}
-	res, err := s.cfg.Service.Recharge(c.Request().Context(), id)
+	ctx := c.Request().Context()
+	res, err := s.cfg.Service.Recharge(ctx, id)
 	switch {
 	case errors.Is(err, ErrOrderNotFound):
 		return echo.NewHTTPError(http.StatusNotFound, "order not found")
@@ -82,7 +84,13 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 	case errors.Is(err, ErrStaleFence):
 		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
 	case err != nil:
-		return err // lock lost: echolock answers 503; otherwise 500
+		if ctx.Err() != nil {
+			return err // lock lost: echolock answers 503; client gone: nobody reads the answer
+		}
+		// As on gRPC: the detail goes to the log, the client gets 500 without
+		// it. Without the log line nobody could tell why a payment failed.
+		s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", id, "err", err)
+		return echo.NewHTTPError(http.StatusInternalServerError).SetInternal(err)
 	}
 	out := RechargeJSON{OrderID: id, Outcome: res.Outcome.String(), AccountID: res.Order.AccountID, Fence: res.Fence}
 	if res.Outcome == Credited {
