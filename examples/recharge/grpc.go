@@ -24,7 +24,8 @@ import (
 //
 // Status codes: InvalidArgument for an order_id that is not positive;
 // NotFound for an unknown order; FailedPrecondition for an order neither
-// unpaid nor paid (cancelled, ...); Aborted while the order's lock stays held for
+// unpaid nor paid (cancelled, ...) or whose credit would overflow the
+// account's balance; Aborted while the order's lock stays held for
 // the whole wait (with RetryInfo), while a call with the same idempotency-key
 // runs, or when this call's lock expired and a newer holder took the order over
 // (nothing was written: retry); Unavailable when Redis cannot be reached.
@@ -85,6 +86,8 @@ func (o *ordersServer) Recharge(ctx context.Context, req *rechargepb.RechargeReq
 		return nil, status.Errorf(codes.NotFound, "order %d not found", req.GetOrderId())
 	case errors.Is(err, ErrNotPayable):
 		return nil, status.Errorf(codes.FailedPrecondition, "order %d is not payable (neither unpaid nor paid)", req.GetOrderId())
+	case errors.Is(err, ErrBalanceOverflow):
+		return nil, status.Errorf(codes.FailedPrecondition, "order %d: credit would overflow the account balance; nothing was changed", req.GetOrderId())
 	case errors.Is(err, ErrStaleFence):
 		return nil, status.Error(codes.Aborted, "lock expired before the write; nothing was changed, retry")
 	case err != nil:

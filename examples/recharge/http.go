@@ -25,7 +25,8 @@ type RechargeJSON struct {
 // the order and died before its answer was stored gets that answer again,
 // with Idempotent-Replayed: true); 400 for an id that is not a positive
 // integer; 404 for an unknown order; 409 for an order neither unpaid nor
-// paid (cancelled, ...), while the order's lock stays held
+// paid (cancelled, ...) or whose credit would overflow the account's
+// balance, while the order's lock stays held
 // for the whole wait (Retry-After), while a request with the same
 // Idempotency-Key runs, or when this request's lock expired and a newer
 // holder took the order over (nothing was written: retry); 503 when Redis
@@ -81,6 +82,8 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusNotFound, "order not found")
 	case errors.Is(err, ErrNotPayable):
 		return echo.NewHTTPError(http.StatusConflict, "order is not payable (neither unpaid nor paid)").SetInternal(err)
+	case errors.Is(err, ErrBalanceOverflow):
+		return echo.NewHTTPError(http.StatusConflict, "credit would overflow the account balance; nothing was changed").SetInternal(err)
 	case errors.Is(err, ErrStaleFence):
 		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
 	case err != nil:
