@@ -88,7 +88,10 @@ CREATE TABLE IF NOT EXISTS payments (
 // OpenSQLite opens (creating if needed) the SQLite database file at path in
 // WAL mode and creates the schema.
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
+	// The path goes into a URI, where '?' would start the query (dropping the
+	// pragmas), '#' the fragment, and %XX would be decoded: each would open
+	// another file than the one named.
+	dsn := "file:" + sqlitePathEscaper.Replace(path) + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -98,6 +101,8 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxIdleConns(8)
 	return open(ctx, db, "sqlite")
 }
+
+var sqlitePathEscaper = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
 
 // OpenPostgres connects to PostgreSQL with a pgx DSN
 // ("postgres://user:pass@host:5432/db") and creates the schema.
