@@ -2,11 +2,13 @@ package recharge_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -78,6 +80,64 @@ func TestFailedRechargeLogged(t *testing.T) {
 			}
 			if got := logs.String(); !strings.Contains(got, "order=2") || !strings.Contains(got, "record payment of order 2") {
 				t.Errorf("gRPC failure not logged with its detail; log:\n%s", got)
+			}
+			if bal, _, paid, _ := store.Totals(ctx); bal != 0 || paid != 0 {
+				t.Fatalf("balance %d, %d paid; want nothing written", bal, paid)
+			}
+		})
+	}
+}
+
+// A payment that fails after the request's lock ran out (the process was
+// paused past its lease, or its client left) is logged too: the request's
+// context has ended, but the write ran and failed for a reason of its own
+// (here the payment cannot be recorded, so the credit is rolled back), and
+// that reason must not be lost with the 503 / Aborted the client gets.
+func TestFailedPaymentAfterLockLossLogged(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := t.Context()
+			store := b.open(t)
+			if err := store.Seed(ctx, 1, 2, func(int) int64 { return amount }); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.DB().ExecContext(ctx, `ALTER TABLE payments RENAME TO payments_gone`); err != nil {
+				t.Fatal(err)
+			}
+			node := redistest.Server(t)
+			locks, err := scriptlock.New(node.Client(t), scriptlock.WithKeyPrefix(redistest.Prefix(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { locks.Close() })
+			const lease = 300 * time.Millisecond
+			var logs logBuffer
+			// The work outlasts the lease and ignores its context, as a
+			// paused process would.
+			svc := &recharge.Service{Store: store, Work: func(context.Context, recharge.Order) error {
+				time.Sleep(3 * lease)
+				return nil
+			}}
+			srv, err := recharge.NewServer(recharge.Config{Service: svc, Locks: locks,
+				LockOptions: []scriptlock.LockOption{scriptlock.WithLease(lease)},
+				Logger:      slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			url, gc := serve(t, srv)
+			e := &env{store: store, svc: svc, url: url, grpc: gc}
+
+			if a := e.post(t, "1", ""); a.code != http.StatusServiceUnavailable {
+				t.Errorf("HTTP: %d %s; want 503 (lock lost)", a.code, a.body)
+			}
+			if got := logs.String(); !strings.Contains(got, "record payment of order 1") {
+				t.Errorf("HTTP: failed payment after the lock was lost not logged; log:\n%s", got)
+			}
+			if _, err := e.grpc.Recharge(ctx, &rechargepb.RechargeRequest{OrderId: 2}); status.Code(err) != codes.Aborted {
+				t.Errorf("gRPC: %v; want Aborted (lock lost)", err)
+			}
+			if got := logs.String(); !strings.Contains(got, "record payment of order 2") {
+				t.Errorf("gRPC: failed payment after the lock was lost not logged; log:\n%s", got)
 			}
 			if bal, _, paid, _ := store.Totals(ctx); bal != 0 || paid != 0 {
 				t.Fatalf("balance %d, %d paid; want nothing written", bal, paid)

@@ -91,10 +91,12 @@ func (o *ordersServer) Recharge(ctx context.Context, req *rechargepb.RechargeReq
 	case errors.Is(err, ErrStaleFence):
 		return nil, status.Error(codes.Aborted, "lock expired before the write; nothing was changed, retry")
 	case err != nil:
+		if !endedByContext(ctx, err) {
+			o.s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", req.GetOrderId(), "err", err)
+		}
 		if ctx.Err() != nil {
 			return nil, status.FromContextError(context.Cause(ctx)).Err()
 		}
-		o.s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", req.GetOrderId(), "err", err)
 		return nil, status.Error(codes.Internal, "internal error") // the detail stays in the log
 	}
 	out := &rechargepb.RechargeResponse{
@@ -112,4 +114,12 @@ func (o *ordersServer) Recharge(ctx context.Context, req *rechargepb.RechargeReq
 		_ = grpc.SetHeader(ctx, metadata.Pairs(grpclock.MetadataIdempotentReplayed, "true"))
 	}
 	return out, nil
+}
+
+// endedByContext reports whether err only says that ctx ended (the lock was
+// lost, the client left) and so stopped the recharge before it wrote. An
+// error of its own, such as a payment that failed after the lock was lost
+// (the write runs regardless of ctx), is not, and is logged.
+func endedByContext(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx)))
 }

@@ -87,12 +87,14 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 	case errors.Is(err, ErrStaleFence):
 		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
 	case err != nil:
+		// As on gRPC: the detail goes to the log, not to the client. Without
+		// the log line nobody could tell why a payment failed.
+		if !endedByContext(ctx, err) {
+			s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", id, "err", err)
+		}
 		if ctx.Err() != nil {
 			return err // lock lost: echolock answers 503; client gone: nobody reads the answer
 		}
-		// As on gRPC: the detail goes to the log, the client gets 500 without
-		// it. Without the log line nobody could tell why a payment failed.
-		s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", id, "err", err)
 		return echo.NewHTTPError(http.StatusInternalServerError).SetInternal(err)
 	}
 	out := RechargeJSON{OrderID: id, Outcome: res.Outcome.String(), AccountID: res.Order.AccountID, Fence: res.Fence}
