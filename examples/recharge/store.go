@@ -33,6 +33,9 @@ var (
 	// ErrNotPayable: the order is neither unpaid nor paid (cancelled,
 	// refunded, ...): only an unpaid order is paid; nothing was written.
 	ErrNotPayable = errors.New("recharge: order is not in a payable state")
+	// ErrInvalidSeed: Seed was asked for a negative count, or for orders
+	// without an account to belong to; nothing was written.
+	ErrInvalidSeed = errors.New("recharge: invalid seed counts")
 )
 
 // Payment is one row of payments, written by Pay with the order's status:
@@ -160,8 +163,12 @@ func (s *Store) lockWrites() func() {
 }
 
 // Seed creates accounts 1..accounts with a zero balance and orders
-// 1..orders, unpaid, spread over the accounts, order i for amount(i).
+// 1..orders, unpaid, spread over the accounts, order i for amount(i). Counts
+// that cannot be honoured give ErrInvalidSeed.
 func (s *Store) Seed(ctx context.Context, accounts, orders int, amount func(i int) int64) error {
+	if accounts < 0 || orders < 0 || orders > 0 && accounts == 0 {
+		return fmt.Errorf("%w: %d accounts, %d orders (orders need an account)", ErrInvalidSeed, accounts, orders)
+	}
 	defer s.lockWrites()()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
