@@ -107,9 +107,9 @@ func (s *Service) Counts() Counts {
 //     ErrStaleFence, nothing written. This step runs to completion even when
 //     ctx ends meanwhile; the token decides.
 //
-// With Unsafe there is no lock and no token: read, work, mark paid and
-// credit — the check-then-act that credits an order once per concurrent
-// duplicate.
+// With Unsafe there is no lock and no token: read and check, work, mark paid
+// and credit — the check-then-act that credits an order once per concurrent
+// duplicate. An order neither unpaid nor paid is refused there too.
 func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
 	var (
 		o     Order
@@ -145,7 +145,7 @@ func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
 		}
 		return Result{Order: o, Outcome: AlreadyProcessed, Fence: token}, nil
 	}
-	if o.Status != StatusUnpaid && !s.Unsafe {
+	if o.Status != StatusUnpaid {
 		return Result{Order: o, Fence: token}, fmt.Errorf("%w: order %d is %q", ErrNotPayable, orderID, o.Status)
 	}
 	work := s.Work

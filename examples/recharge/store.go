@@ -236,8 +236,9 @@ func (s *Store) Claim(ctx context.Context, id, token int64) (Order, error) {
 // same.
 //
 // token 0 is the unsafe path, with no lock and so no token: the order is
-// marked paid unconditionally (the check-then-act a lock must protect), and
-// only the first payment is recorded.
+// marked paid whether it is unpaid or already paid (the check-then-act a
+// lock must protect), and only the first payment is recorded; an order in
+// any other state gives ErrNotPayable.
 func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) error {
 	defer s.lockWrites()()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -249,7 +250,9 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	// row this statement marks paid, never the caller's copy of the order.
 	var account, amt int64
 	if token == 0 {
-		err = tx.QueryRowContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? RETURNING account_id, amount`), o.ID).
+		// Paid or unpaid, not only unpaid: that is the race the lock
+		// prevents. Any other state (cancelled, ...) is never paid.
+		err = tx.QueryRowContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND status IN ('unpaid', 'paid') RETURNING account_id, amount`), o.ID).
 			Scan(&account, &amt)
 	} else {
 		err = tx.QueryRowContext(ctx, s.q(`UPDATE orders SET status = 'paid' WHERE id = ? AND fence = ? AND status = 'unpaid' RETURNING account_id, amount`), o.ID, token).
@@ -257,14 +260,14 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows) && token == 0:
-		return ErrOrderNotFound
+		if _, err := s.orderTx(ctx, tx, o.ID); err != nil {
+			return err // ErrOrderNotFound, or a database error
+		}
+		return ErrNotPayable
 	case errors.Is(err, sql.ErrNoRows):
 		// deferred Rollback: nothing of this holder's is written
-		var fence int64
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT fence FROM orders WHERE id = ?`), o.ID).Scan(&fence); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return ErrOrderNotFound
-			}
+		fence, err := s.orderTx(ctx, tx, o.ID)
+		if err != nil {
 			return err
 		}
 		if fence != token {
@@ -303,6 +306,17 @@ func (s *Store) Pay(ctx context.Context, o Order, token int64, request string) e
 		return fmt.Errorf("recharge: record payment of order %d: %w", o.ID, err)
 	}
 	return tx.Commit()
+}
+
+// orderTx reads order id's fence inside tx: ErrOrderNotFound when there is
+// no such order.
+func (s *Store) orderTx(ctx context.Context, tx *sql.Tx, id int64) (int64, error) {
+	var fence int64
+	err := tx.QueryRowContext(ctx, s.q(`SELECT fence FROM orders WHERE id = ?`), id).Scan(&fence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrOrderNotFound
+	}
+	return fence, err
 }
 
 // Payment reads the payment of a paid order. ok is false for an order not
