@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/redis/rueidis"
@@ -15,6 +16,11 @@ import (
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/layout"
 )
+
+// afterScanPage holds, for a list prefix (--key-prefix and --prefix), a
+// function list runs after each SCAN page, with the node's index and the
+// cursor SCAN returned. Only tests set one.
+var afterScanPage sync.Map // prefix string -> func(node int, cursor uint64)
 
 // scanCount is the COUNT hint of each SCAN call: how many keys a node looks
 // at per round trip, which bounds the server-side work of one call.
@@ -238,6 +244,9 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	l := &listing{Locks: []*Report{}}
 	match := globEscape(prefix) + "*"
 	scans := 0
+	// SCAN may return a key twice (a rehash, a slot that moved to a node
+	// scanned later): a lock is listed once per run.
+	seen := map[string]bool{}
 	for cur.node < len(nodes) {
 		if scans >= e.maxScans || len(l.Locks) >= e.limit {
 			l.Cursor = cur.String()
@@ -251,7 +260,17 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 		if err != nil {
 			return nil, fmt.Errorf("SCAN on %s: %w", addrs[cur.node], err)
 		}
-		reports, err := inspectAll(ctx, e, page.Elements)
+		if hook, ok := afterScanPage.Load(prefix); ok {
+			hook.(func(int, uint64))(cur.node, page.Cursor)
+		}
+		keys := page.Elements[:0:0]
+		for _, k := range page.Elements {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+		reports, err := inspectAll(ctx, e, keys)
 		if err != nil {
 			return nil, err
 		}
