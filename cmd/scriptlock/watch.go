@@ -127,9 +127,9 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	}
 }
 
-// summary is a one-line description of what watch follows: who holds, who
-// waits, mode, count and permits, but not the remaining lease, which changes
-// all the time.
+// summary is a one-line description of what watch follows: who holds (and
+// the last fencing token), who waits, mode, count and permits, but not the
+// remaining lease, which changes all the time.
 func summary(r *Report) string {
 	if !r.Found() {
 		return "free (nothing under " + shown(r.Key) + ")"
@@ -149,6 +149,11 @@ func summary(r *Report) string {
 		fmt.Fprintf(&b, " held by %s", strings.Join(hs, ", "))
 	} else if r.IsLock() {
 		b.WriteString(" free")
+	}
+	if r.Fence != nil {
+		// The last token issued: a new holder's, and the only change a
+		// hold let go and taken again by the same owner leaves.
+		fmt.Fprintf(&b, " fence=%d", *r.Fence)
 	}
 	if r.Counter != nil {
 		fmt.Fprintf(&b, " count=%d", *r.Counter)
