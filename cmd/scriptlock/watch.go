@@ -55,17 +55,24 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		wg.Wait()
 	}()
 	messages := make(chan string, 64)
-	subscribe := func(cmd func() rueidis.Completed) {
+	// refused carries a subscription the server refused (an ACL without the
+	// channels, NOPERM): watch would hear no release, so it ends.
+	refused := make(chan error, 4)
+	subscribe := func(name string, cmd func() rueidis.Completed) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for wctx.Err() == nil {
-				_ = e.rc.Receive(wctx, cmd(), func(m rueidis.PubSubMessage) {
+				err := e.rc.Receive(wctx, cmd(), func(m rueidis.PubSubMessage) {
 					select {
 					case messages <- m.Channel:
 					default: // a re-read is pending anyway
 					}
 				})
+				if _, no := rueidis.IsRedisErr(err); no {
+					refused <- fmt.Errorf("%s refused: %w", name, err)
+					return
+				}
 				select { // the subscription broke: resubscribe after a pause
 				case <-wctx.Done():
 				case <-time.After(time.Second):
@@ -74,16 +81,16 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		}()
 	}
 	channels := k.Channels()
-	subscribe(func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
+	subscribe("SUBSCRIBE", func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
 	if publish == "spublish" {
-		subscribe(func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
+		subscribe("SSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
 	} else {
 		// A FairMutex release goes to the next waiter's client's wake
 		// channel, <fair wake>:<client-id> (our protocol), or its own
 		// channel, <lock channel>:<field> (Redisson's); sharded pub/sub has
 		// no patterns, there the interval catches it.
 		patterns := []string{globEscape(k.FairWake) + ":*", globEscape(k.LockChannel) + ":*"}
-		subscribe(func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
+		subscribe("PSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
 	}
 
 	ticker := time.NewTicker(e.interval)
@@ -116,6 +123,8 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		select {
 		case <-wctx.Done():
 			return nil
+		case err := <-refused:
+			return failf(exitFailure, "%w: watch would hear no release message (grant the ACL user the lock's channels, &*)", err)
 		case ch := <-messages:
 			cause = "message " + ch
 			settle.Reset(settleDelay)
