@@ -290,8 +290,11 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 
 // isAuxiliary reports keys that belong to a lock but are not one (its
 // fencing counter, queue, call records, read leases: see layout.Companion),
-// and names inspect would refuse.
-func isAuxiliary(key string) bool { return checkName(key) != nil }
+// and names inspect would refuse: on a Cluster a key with '{' or '}' and no
+// hash tag too, whose companions lie in other slots.
+func isAuxiliary(rc rueidis.Client, key string) bool {
+	return checkName(key) != nil || checkDeployment(rc, key) != nil
+}
 
 // inspectAll inspects the keys of one SCAN page in one pipelined round trip
 // (per node on a Cluster).
@@ -299,7 +302,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 	var calls []generated.InspectArgs
 	var names []string
 	for _, key := range keys {
-		if isAuxiliary(key) {
+		if isAuxiliary(e.rc, key) {
 			continue
 		}
 		k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)

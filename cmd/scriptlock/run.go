@@ -227,6 +227,12 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	defer rc.Close()
 	e.rc = rc
+	for _, a := range positional {
+		if err := checkDeployment(rc, e.keyPrefix+a); err != nil {
+			fmt.Fprintf(errOut, "scriptlock: %v\n", err)
+			return exitUsage
+		}
+	}
 	if err := cmd.run(ctx, e, positional); err != nil {
 		fmt.Fprintf(errOut, "scriptlock %s: %v\n", cmd.name, err)
 		var xe *exitError
@@ -283,19 +289,36 @@ func checkName(key string) error {
 	case len(key) > maxNameLen:
 		return failf(exitUsage, "name is %d bytes, longer than %d", len(key), maxNameLen)
 	}
-	if i := strings.IndexByte(key, '{'); i >= 0 {
-		if j := strings.IndexByte(key[i+1:], '}'); j <= 0 {
-			return failf(exitUsage, "%q has '{' without a non-empty hash tag {...}", key)
-		}
-	} else if strings.IndexByte(key, '}') >= 0 {
-		// As a Client refuses it: the keys derived from it ("...:{a}b}")
-		// would take "a" as their hash tag, in another slot than the name.
-		return failf(exitUsage, "%q has '}' without a hash tag {...}", key)
-	}
+	// A '{' or '}' that makes no hash tag is Redisson's to take on a single
+	// node (a Client refuses it): such a name is checked against the
+	// deployment once connected (checkDeployment).
 	if layout.Companion(key) {
 		// Another lock's fencing counter, queue, call record or read lease:
 		// read as a lock it would mislead, and force-unlock would delete it.
 		return failf(exitUsage, "%q is a key another lock keeps beside its own (its fencing counter, queue, a call's record or a read hold's lease), not a lock", key)
+	}
+	return nil
+}
+
+// tagless reports whether key has a '{' or '}' but no hash tag: Redis
+// hashes the whole key, while the keys Redisson derives from it take
+// another slot ("redisson_lock__channel:{a}b}" hashes "a").
+func tagless(key string) bool {
+	i := strings.IndexByte(key, '{')
+	if i < 0 {
+		return strings.IndexByte(key, '}') >= 0
+	}
+	return strings.IndexByte(key[i+1:], '}') <= 0
+}
+
+// checkDeployment refuses, on a Cluster, a name whose lock and companion
+// keys lie in different slots: no lock can have it there (Redisson's own
+// calls on it fail with CROSSSLOT), and reading it would fail the same way.
+// A single node, or Sentinel's primary, holds every key: Redisson locks
+// under such names work there and are read as any other.
+func checkDeployment(rc rueidis.Client, key string) error {
+	if rc.Mode() == rueidis.ClientModeCluster && tagless(key) {
+		return failf(exitUsage, "%q has '{' or '}' without a hash tag {...}: on a Cluster the keys and channels of a lock under it lie in other slots than the lock, so no lock can have this name there", key)
 	}
 	return nil
 }
