@@ -19,6 +19,10 @@ import (
 // again, to show who took it.
 const settleDelay = 200 * time.Millisecond
 
+// maxWaiterChannels bounds the fair waiters' wake channels watch subscribes
+// to one by one with sharded pub/sub.
+const maxWaiterChannels = 1000
+
 func watchFlags(fs *flag.FlagSet, e *env) {
 	fs.DurationVar(&e.interval, "interval", time.Second, "re-read the lock at least this often (release messages re-read it at once)")
 }
@@ -70,7 +74,10 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 					}
 				})
 				if _, no := rueidis.IsRedisErr(err); no {
-					refused <- fmt.Errorf("%s refused: %w", name, err)
+					select {
+					case refused <- fmt.Errorf("%s refused: %w", name, err):
+					default: // one refusal ends watch
+					}
 					return
 				}
 				select { // the subscription broke: resubscribe after a pause
@@ -82,15 +89,43 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	}
 	channels := k.Channels()
 	subscribe("SUBSCRIBE", func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
+	// A FairMutex release goes to the next waiter's client's wake channel,
+	// <fair wake>:<client-id> (our protocol), or its own channel, <lock
+	// channel>:<field> (Redisson's). Plain pub/sub hears them all through
+	// patterns. Sharded pub/sub has no patterns: there the channels of the
+	// waiters a read finds queued are subscribed as they are found, so a
+	// hand-off to a waiter seen queued is heard; one to a waiter that
+	// queued since the last read is seen at the next read.
+	// A Mutex's Go wake channels (<lock wake>:<client-id>) are listened to
+	// in neither mode: a release counts their listeners to tell a dead
+	// waiter from a live one, and would count watch.
+	var waiterChannels map[string]bool
 	if publish == "spublish" {
+		waiterChannels = map[string]bool{}
 		subscribe("SSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
 	} else {
-		// A FairMutex release goes to the next waiter's client's wake
-		// channel, <fair wake>:<client-id> (our protocol), or its own
-		// channel, <lock channel>:<field> (Redisson's); sharded pub/sub has
-		// no patterns, there the interval catches it.
 		patterns := []string{globEscape(k.FairWake) + ":*", globEscape(k.LockChannel) + ":*"}
 		subscribe("PSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
+	}
+	listenToQueue := func(r *Report) {
+		if waiterChannels == nil {
+			return
+		}
+		var fresh []string
+		for _, w := range r.Queue {
+			ch := k.LockChannel + ":" + w.Field
+			if w.Protocol == "scriptlock" {
+				ch = k.FairWake + ":" + clientOf(w.Field)
+			}
+			// Bounded: a long watch of a busy queue sees many clients.
+			if !waiterChannels[ch] && len(waiterChannels) < maxWaiterChannels {
+				waiterChannels[ch] = true
+				fresh = append(fresh, ch)
+			}
+		}
+		if len(fresh) > 0 {
+			subscribe("SSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(fresh...).Build() })
+		}
 	}
 
 	ticker := time.NewTicker(e.interval)
@@ -110,6 +145,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		case err != nil:
 			fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), err)
 		default:
+			listenToQueue(r)
 			if s := summary(r); s != last {
 				last = s
 				if e.json {
