@@ -342,7 +342,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			// A hold count is an integer (HINCRBY's): a field holding
 			// "1e3" or "1.5" is no hold, and its hash no lock (0 holds).
 			holds, _ := strconv.ParseInt(b, 10, 64)
-			h := parseHolder(a, holds)
+			h := parseHolder(a, holds, r.Mode != "") // the mode row comes first
 			if c := rows[i+3]; c != "" {
 				v := num(c)
 				h.ReadLeaseMS = &v
@@ -353,7 +353,7 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		case "counter":
 			if v, err := strconv.ParseInt(a, 10, 64); err == nil {
 				r.Counter = &v
-			} else if h := parseHolder(a, 1); leanOwner(h) {
+			} else if h := parseHolder(a, 1, false); leanOwner(h) {
 				r.Holders, r.HolderCount = append(r.Holders, h), 1
 			}
 		case "fence":
@@ -480,10 +480,13 @@ func uuidShaped(id string) bool {
 	return true
 }
 
-func parseHolder(field string, holds int64) Holder {
+// parseHolder splits a holder field. Only a read-write lock's fields (rw:
+// its hash has a mode) mark a write hold with ":write"; a Mutex's or
+// LeanMutex's owner id may end so, and is the owner's whole id.
+func parseHolder(field string, holds int64, rw bool) Holder {
 	h := Holder{Field: field, Holds: holds}
 	rest := field
-	if s, ok := strings.CutSuffix(rest, ":write"); ok {
+	if s, ok := strings.CutSuffix(rest, ":write"); ok && rw {
 		h.Write, rest = true, s
 	}
 	h.Client, h.Owner, _ = strings.Cut(rest, ":")
