@@ -192,6 +192,11 @@ func summary(r *Report) string {
 			hs = append(hs, shown(h.Field)+"×"+strconv.FormatInt(h.Holds, 10))
 		}
 		fmt.Fprintf(&b, " held by %s", strings.Join(hs, ", "))
+		if more := r.HolderCount - int64(len(r.Holders)); more > 0 {
+			// Only the first holders are read: the count shows the rest
+			// come and go.
+			fmt.Fprintf(&b, " and %d more", more)
+		}
 	} else if r.IsLock() {
 		b.WriteString(" free")
 	}
