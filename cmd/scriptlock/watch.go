@@ -186,6 +186,9 @@ func summary(r *Report) string {
 	}
 	if r.Kind == kindEmptyRW {
 		b.WriteString(" held by nobody (malformed: a mode field, no holder)")
+	} else if r.Kind == kindUnknown {
+		// Another program's key: its fields are no holders.
+		fmt.Fprintf(&b, " (not a lock layout, Redis type %s)", r.RedisType)
 	} else if r.RedisType == "hash" || r.Kind == kindLean {
 		var hs []string
 		for _, h := range r.Holders {
