@@ -206,6 +206,16 @@ func markStaleMutexWaiters(ctx context.Context, e *env, wake string, r *Report) 
 			return nil
 		}
 	}
+	if !cluster {
+		replica, err := onReplica(ctx, e)
+		if err != nil {
+			return fmt.Errorf("inspect %q: %w", r.Key, err)
+		}
+		if replica {
+			// Clients listen on the primary: a replica counts none of them.
+			return nil
+		}
+	}
 	var channels []string
 	seen := map[string]bool{}
 	for _, w := range r.MutexWaiters {
@@ -256,6 +266,25 @@ func markStaleMutexWaiters(ctx context.Context, e *env, wake string, r *Report) 
 		w.Stale = !listening[wake+":"+clientOf(w.Field)]
 	}
 	return nil
+}
+
+// onReplica reports whether the connection outside a Cluster reaches a
+// replica (a URL naming one), from HELLO's role: every user may send HELLO,
+// while ROLE is @dangerous. A server that refuses HELLO (before Redis 6) is
+// taken for the primary.
+func onReplica(ctx context.Context, e *env) (bool, error) {
+	bctx, cancel := e.bounded(ctx)
+	defer cancel()
+	info, err := e.rc.Do(bctx, e.rc.B().Hello().Build()).AsMap()
+	if err != nil {
+		if _, refused := rueidis.IsRedisErr(err); refused {
+			return false, nil
+		}
+		return false, fmt.Errorf("HELLO: %w", err)
+	}
+	msg := info["role"]
+	role, _ := msg.ToString()
+	return role == "replica" || role == "slave", nil
 }
 
 // clientOf is a waiter field's client id: its part before the first colon,
