@@ -616,7 +616,11 @@ func writeReport(w io.Writer, r *Report) {
 	if r.Fence != nil {
 		fmt.Fprintf(tw, "FENCE\t%d (last token issued)\n", *r.Fence)
 	}
-	if r.RedisType == "hash" || r.Kind == kindLean {
+	switch {
+	case r.Kind == kindUnknown && r.RedisType == "hash":
+		// Another program's hash: its fields hold nothing.
+		fmt.Fprintf(tw, "FIELDS\t%d\n", r.HolderCount)
+	case r.RedisType == "hash" || r.Kind == kindLean:
 		fmt.Fprintf(tw, "HOLDERS\t%d\n", r.HolderCount)
 	}
 	if len(r.QueueProtocols) > 0 {
@@ -642,7 +646,13 @@ func writeReport(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "GO WAITERS\t%d\n", r.MutexWaiterCount)
 	}
 	tw.Flush()
-	if len(r.Holders) > 0 {
+	if len(r.Holders) > 0 && r.Kind == kindUnknown {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "FIELD")
+		for _, h := range r.Holders {
+			fmt.Fprintln(w, shown(h.Field))
+		}
+	} else if len(r.Holders) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "HOLDER CLIENT\tOWNER\tMODE\tHOLDS\tLEASE")
