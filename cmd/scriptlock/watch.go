@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -142,6 +143,9 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		switch {
 		case wctx.Err() != nil:
 			return nil
+		case isNoPerm(err):
+			// The ACL refuses the read: no later one will do better.
+			return failf(exitFailure, "%w", err)
 		case err != nil:
 			fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), err)
 		default:
@@ -170,6 +174,13 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			cause = "refresh"
 		}
 	}
+}
+
+// isNoPerm reports whether err is the server's ACL refusal (NOPERM), which
+// does not pass as a lost connection or a failover does.
+func isNoPerm(err error) bool {
+	var re *rueidis.RedisError
+	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "NOPERM")
 }
 
 // summary is a one-line description of what watch follows: who holds (and
