@@ -244,9 +244,15 @@ func summary(r *Report) string {
 		fmt.Fprintf(&b, "; %s", plural(r.StaleWriterCount, "stale writer", "stale writers"))
 	}
 	if r.MutexWaiterCount > 0 {
+		// A waiter nobody listens for (its process died: the next release
+		// drops it) is marked, as inspect marks it.
 		var ws []string
 		for _, w := range r.MutexWaiters {
-			ws = append(ws, shown(w.Field))
+			if w.Stale {
+				ws = append(ws, shown(w.Field)+" (stale)")
+			} else {
+				ws = append(ws, shown(w.Field))
+			}
 		}
 		fmt.Fprintf(&b, "; %s: %s", plural(r.MutexWaiterCount, "Go waiter", "Go waiters"), strings.Join(ws, ", "))
 	}
