@@ -42,7 +42,8 @@
 // is released in the background until Redis answers; a release that arrives
 // before its reservation leaves a short tombstone that makes the late
 // reservation claim nothing. A Complete that fails keeps the claim and is
-// retried in the background until Redis answers, so a request that ran is
+// retried in the background until Redis answers (or its claim could have
+// expired, when no retry can store it any more), so a request that ran is
 // never run again because its response could not be stored at first:
 // duplicates are answered "in flight" until the response is stored, then get
 // it replayed. Close stops these background calls. At most

@@ -138,7 +138,9 @@ func WithMaxBytesPerScope(n int64) Option {
 // claim must be released, a Complete whose response must be stored, a
 // Release) the store keeps retrying in the background at once (default
 // DefaultMaxBackgroundRetries; 0 for none). Each retry lasts until Redis
-// answers or the claim TTL has passed, and a Complete's holds its response,
+// answers or the claim TTL has passed (a Complete's or a Release's: until its
+// claim could have expired, after which it cannot succeed), and a
+// Complete's holds its response,
 // so without a bound a long outage would pile up goroutines and memory with
 // the request rate. Releases may take half of them: the other half is kept
 // for Complete, whose retry is what keeps a request that ran from running
@@ -517,7 +519,7 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 		// response stored meanwhile is left alone: the script is idempotent).
 		// Releasing the claim instead would let a duplicate run the request
 		// again.
-		err = c.store.background(false, err, func(ctx context.Context) error {
+		err = c.store.background(false, c.expiry(), err, func(ctx context.Context) error {
 			_, err := complete(ctx)
 			return err
 		})
@@ -525,18 +527,34 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	return n == 1, err
 }
 
+// expiry is the latest the claim may live in Redis: the claim TTL from when
+// its last confirmed call was sent, plus the margin for clock drift. No call
+// on the claim can succeed after it, so a retry stops there.
+func (c *Claim) expiry() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lossAt.Add(2 * claimMargin(c.store.claimTTL))
+}
+
 // undo releases token's claim on rk in the background (see background),
-// after a call that failed with err.
+// after a call that failed with err, until a claim TTL from now: a claim
+// made by a reservation that failed may have been written only now.
 func (s *Store) undo(k keys, token string, err error) error {
-	return s.background(true, err, func(ctx context.Context) error {
+	return s.undoUntil(time.Now().Add(s.claimTTL), k, token, err)
+}
+
+// undoUntil is undo for a claim that cannot live past deadline.
+func (s *Store) undoUntil(deadline time.Time, k keys, token string, err error) error {
+	return s.background(true, deadline, err, func(ctx context.Context) error {
 		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
 		return err
 	})
 }
 
 // background runs op, an idempotent script call on a claim, in the
-// background, retrying until Redis answers, the claim TTL has passed (the
-// claim is gone by then anyway) or the store is closed. The first attempt can
+// background, retrying until Redis answers, deadline has passed (the claim
+// is gone by then anyway, so the retry gives its slot back) or the store is
+// closed. The first attempt can
 // fail like the call it follows up (a new connection cannot be set up while
 // the server stalls), so one attempt is not enough; the request does not
 // wait for it.
@@ -544,10 +562,10 @@ func (s *Store) undo(k keys, token string, err error) error {
 // It returns err, the failed call's error, wrapped with ErrRetryDropped when
 // op is not retried because maxRetries are running (half of them for an
 // undo, whose loss only blocks the key until the claim TTL).
-func (s *Store) background(undo bool, err error, op func(context.Context) error) error {
+func (s *Store) background(undo bool, deadline time.Time, err error, op func(context.Context) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || !time.Now().Before(deadline) {
 		return err
 	}
 	limit := s.maxRetries
@@ -566,16 +584,17 @@ func (s *Store) background(undo bool, err error, op func(context.Context) error)
 			s.retries--
 			s.mu.Unlock()
 		}()
-		deadline := time.Now().Add(s.claimTTL)
 		backoff := 50 * time.Millisecond
 		for {
 			ctx, cancel := context.WithTimeout(s.stop, s.timeout)
+			ctx, cancelDeadline := context.WithDeadline(ctx, deadline)
 			err := op(ctx)
+			cancelDeadline()
 			cancel()
-			if err == nil || time.Now().After(deadline) {
+			if err == nil || !time.Now().Before(deadline) {
 				return
 			}
-			t := time.NewTimer(backoff)
+			t := time.NewTimer(min(backoff, time.Until(deadline)))
 			select {
 			case <-s.stop.Done():
 				t.Stop()
@@ -615,7 +634,7 @@ func (c *Claim) Release(ctx context.Context) error {
 	c.stop()
 	err := c.store.release(ctx, c.key, c.token)
 	if err != nil {
-		err = c.store.undo(c.key, c.token, err) // keep trying, so the key does not stay "in flight"
+		err = c.store.undoUntil(c.expiry(), c.key, c.token, err) // keep trying, so the key does not stay "in flight"
 	}
 	return err
 }
