@@ -54,7 +54,7 @@ type IdempotencyConfig struct {
 	// body, so the same key with another value answers 422 like another body.
 	// An absent header counts as absent, not as empty. "Host" is the
 	// request's host (Go keeps it out of the header map). Names must be
-	// valid header field names; ToMiddleware fails otherwise. Records stored
+	// valid header field names; ToMiddleware fails otherwise (ErrConfig). Records stored
 	// before a change of this list do not match requests after it (422).
 	FingerprintHeaders []string
 	// MaxBodyBytes bounds the request body read for the fingerprint (default
@@ -70,6 +70,8 @@ type IdempotencyConfig struct {
 	// the record holds to its stored values, replacing any a middleware
 	// further out had set under that name; other headers are left alone.
 	// Names match case-insensitively: one listed twice is stored once.
+	// Names must be valid header field names; ToMiddleware fails otherwise
+	// (ErrConfig).
 	StoredHeaders []string
 	// StoreStatus decides from the status code whether a response is stored
 	// (default FinalStatus: below 500 and not 408, 409, 423, 425 or 429). A
@@ -161,6 +163,11 @@ var (
 
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
+// ErrConfig: a configuration the middleware refuses to be built with (a
+// StoredHeaders or FingerprintHeaders name that is no header field name).
+// ToMiddleware returns it wrapped with the detail.
+var ErrConfig = errors.New("echolock: invalid configuration")
+
 // Idempotency returns the Idempotency-Key middleware on store with
 // DefaultIdempotencyConfig.
 //
@@ -215,7 +222,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.StoredHeaders == nil {
 		config.StoredHeaders = d.StoredHeaders
 	}
-	config.StoredHeaders = storedHeaders(config.StoredHeaders)
+	stored, err := storedHeaders(config.StoredHeaders)
+	if err != nil {
+		return nil, err
+	}
+	config.StoredHeaders = stored
 	if config.StoreStatus == nil {
 		config.StoreStatus = d.StoreStatus
 	}
@@ -458,7 +469,7 @@ func fingerprintHeaders(names []string) ([]string, error) {
 	var out []string
 	for _, n := range names {
 		if !validHeaderName(n) {
-			return nil, fmt.Errorf("echolock: IdempotencyConfig.FingerprintHeaders: %q is not a header field name", n)
+			return nil, fmt.Errorf("%w: IdempotencyConfig.FingerprintHeaders: %q is not a header field name", ErrConfig, n)
 		}
 		out = append(out, textproto.CanonicalMIMEHeaderKey(n))
 	}
@@ -466,18 +477,46 @@ func fingerprintHeaders(names []string) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// storedHeaders returns IdempotencyConfig.StoredHeaders canonical and
-// without duplicates, in their order: a name listed under two spellings
-// would store, and replay, its values twice.
-func storedHeaders(names []string) []string {
+// storedHeaders validates IdempotencyConfig.StoredHeaders and returns the
+// names canonical and without duplicates, in their order: a name listed under
+// two spellings would store, and replay, its values twice.
+func storedHeaders(names []string) ([]string, error) {
 	out := make([]string, 0, len(names))
 	for _, n := range names {
+		if !validHeaderName(n) {
+			return nil, fmt.Errorf("%w: IdempotencyConfig.StoredHeaders: %q is not a header field name", ErrConfig, n)
+		}
 		if n = textproto.CanonicalMIMEHeaderKey(n); !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
-	return out
+	return out, nil
 }
+
+// validHeaderValue reports whether v may be sent as a header field value:
+// no control character but the horizontal tab (RFC 9110 field-value), so no
+// line break that would end the header line.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// checkStoredHeaders refuses a stored record whose headers could not have
+// been stored by this middleware: they are not written into a response.
+func checkStoredHeaders(fs []idempotency.HeaderField) error {
+	for _, f := range fs {
+		if !validHeaderName(f.Name) || !validHeaderValue(f.Value) {
+			return fmt.Errorf("%w: header %q", errStoredHeader, f.Name)
+		}
+	}
+	return nil
+}
+
+var errStoredHeader = errors.New("echolock: malformed stored response: invalid header")
 
 // validHeaderName reports whether n is an HTTP field name (RFC 9110 token).
 func validHeaderName(n string) bool {
@@ -531,6 +570,9 @@ func parsedForm(req *http.Request) ([]byte, error) {
 
 func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.RequestOutcomeFunc, fail func(echo.Context, *echo.HTTPError, error) error) error {
 	sr, err := idempotency.DecodeStoredResponse(stored)
+	if err == nil {
+		err = checkStoredHeaders(sr.Header)
+	}
 	if errors.Is(err, idempotency.ErrStoredVersion) {
 		// Answered 503 like a store that cannot be reached, and counted so:
 		// the client got no replay.
