@@ -32,7 +32,9 @@
 // message (for server-streaming methods, before the method body runs); the
 // stream's Context then reports the lock's values and cancellation. A stream
 // whose lock is lost ends as gRPC ends a cancelled one: SendMsg and RecvMsg
-// fail with Aborted from then on, so a handler looping on them stops. A
+// fail with Aborted from then on, a RecvMsg already waiting for the client's
+// next message included, so a handler looping on them stops; errors.Is
+// reports that error as scriptlock.ErrLockLost. A
 // stream whose lock is refused ends with the refusal (Aborted when contended,
 // InvalidArgument for a bad key, ...): SendMsg and RecvMsg fail with it, and
 // the call ends with it even if the handler ignored it and returned nil. A
@@ -74,6 +76,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -82,6 +85,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/scriptlock/scriptlock"
@@ -123,7 +127,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
 				markLockAnswer(ctx)
-				return nil, lostError()
+				return nil, lostError(context.Cause(lctx))
 			}
 			// The handler saw its context end and still finished: its
 			// response says what it did, as an HTTP response already sent
@@ -172,7 +176,7 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		if held != nil && core.LockLost(held) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
-				return lostError()
+				return lostError(context.Cause(held))
 			}
 			return nil // finished despite the loss, as a unary handler's response stands
 		}
@@ -226,7 +230,7 @@ func (s *lockedStream) endedByLoss() bool { return core.LockLost(s.ctx.Context) 
 // it was received: that answer would be produced outside the lock.
 func (s *lockedStream) SendMsg(m any) error {
 	if s.endedByLoss() {
-		return lostError()
+		return s.lostError()
 	}
 	if s.src.fromMessage() && !s.decided.Load() && s.received.Load() {
 		// Another goroutine received the first message and is taking its
@@ -241,7 +245,7 @@ func (s *lockedStream) SendMsg(m any) error {
 			return status.FromContextError(s.ctx.Err()).Err()
 		}
 		if s.endedByLoss() {
-			return lostError()
+			return s.lostError()
 		}
 	}
 	if s.src.fromMessage() && !s.decided.Load() && s.refusal() == nil {
@@ -251,10 +255,10 @@ func (s *lockedStream) SendMsg(m any) error {
 		if s.empty.Load() {
 			// The client sent no message, so no key: refused as a first
 			// message without one is.
-			if s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key missing")}) {
+			if s.refuse(&lockError{st: status.New(codes.InvalidArgument, "lock key missing")}) {
 				s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
 			}
-		} else if s.refuse(&lockError{status.New(codes.Internal, "stream sent a message before receiving the one that names its lock")}) {
+		} else if s.refuse(&lockError{st: status.New(codes.Internal, "stream sent a message before receiving the one that names its lock")}) {
 			s.o.logger.ErrorContext(s.ctx.Context, "grpclock: stream handler sent a message before receiving the first one, which names its lock", "method", s.method)
 			s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
 		}
@@ -267,12 +271,12 @@ func (s *lockedStream) SendMsg(m any) error {
 
 func (s *lockedStream) RecvMsg(m any) error {
 	if s.endedByLoss() {
-		return lostError()
+		return s.lostError()
 	}
 	if err := s.refusal(); err != nil {
 		return err
 	}
-	if err := s.ServerStream.RecvMsg(m); err != nil {
+	if err := s.recv(m); err != nil {
 		if errors.Is(err, io.EOF) && !s.decided.Load() {
 			s.empty.Store(true)
 		}
@@ -281,7 +285,7 @@ func (s *lockedStream) RecvMsg(m any) error {
 	// The lock may have been lost while RecvMsg waited for the message:
 	// it is not handed over to be handled without the lock.
 	if s.endedByLoss() {
-		return lostError()
+		return s.lostError()
 	}
 	if !s.src.fromMessage() {
 		return nil
@@ -306,6 +310,68 @@ func (s *lockedStream) RecvMsg(m any) error {
 	return s.refusal()
 }
 
+// recv receives the next message into m. While the lock is held it returns
+// as soon as the lock is lost, with the loss: gRPC's RecvMsg waits for the
+// client (its context is not the lock's), so the receive runs on a goroutine
+// and the handler is not kept waiting. That goroutine ends when gRPC's
+// RecvMsg returns, at the latest when the call ends; meanwhile every RecvMsg
+// returns the loss without receiving, so gRPC's RecvMsg never runs twice at
+// once. It receives into a message of its own, copied into m only when it
+// is handed over, so a message arriving after the loss is never written into
+// m, which the handler owns again.
+func (s *lockedStream) recv(m any) error {
+	s.mu.Lock()
+	held := s.lctx != nil
+	s.mu.Unlock()
+	if !held {
+		return s.ServerStream.RecvMsg(m)
+	}
+	dst, commit := privateMessage(m)
+	done := make(chan error, 1)
+	go func() { done <- s.ServerStream.RecvMsg(dst) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			commit()
+		}
+		return err
+	case <-s.ctx.Done():
+		if s.endedByLoss() {
+			return s.lostError()
+		}
+		// The call itself ended: gRPC's RecvMsg returns with it.
+		err := <-done
+		if err == nil {
+			commit()
+		}
+		return err
+	}
+}
+
+// privateMessage returns a fresh message of m's type to receive into and the
+// func that copies it into m. A message that is neither a proto.Message nor
+// a pointer is received into m itself.
+func privateMessage(m any) (dst any, commit func()) {
+	if pm, ok := m.(proto.Message); ok {
+		fresh := pm.ProtoReflect().New().Interface()
+		return fresh, func() {
+			proto.Reset(pm)
+			proto.Merge(pm, fresh)
+		}
+	}
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && !v.IsNil() {
+		fresh := reflect.New(v.Type().Elem())
+		return fresh.Interface(), func() { v.Elem().Set(fresh.Elem()) }
+	}
+	return m, func() {}
+}
+
+// lostError is the answer of SendMsg and RecvMsg once the lock was lost:
+// Aborted, and errors.Is reports the lock's cause (scriptlock.ErrLockLost).
+func (s *lockedStream) lostError() error {
+	return lostError(context.Cause(s.ctx.Context))
+}
+
 // sameKey refuses a message after the first that names another key than the
 // lock held: the lock guards the first message's key only, so the message
 // would be handled without its own. A message without a key (a stream whose
@@ -322,7 +388,7 @@ func (s *lockedStream) sameKey(m any) {
 		}
 	}
 	s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
-	s.refuse(&lockError{status.New(codes.InvalidArgument, "lock key differs from the one the stream's first message locked")})
+	s.refuse(&lockError{st: status.New(codes.InvalidArgument, "lock key differs from the one the stream's first message locked")})
 }
 
 // refuse records the call's refusal and reports whether it was the first.
@@ -366,7 +432,7 @@ func (s *lockedStream) acquire(req any) error {
 		// taking the lock: nothing would release it, and the watchdog
 		// would renew it for as long as the process runs.
 		s.o.release(parent, release, s.method, key)
-		return &lockError{status.New(codes.Canceled, "stream ended while its lock was being taken")}
+		return &lockError{st: status.New(codes.Canceled, "stream ended while its lock was being taken")}
 	}
 	s.lctx, s.release = lctx, release
 	s.ctx.locked.Store(&lctx)
@@ -446,18 +512,18 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 	switch {
 	case errors.Is(err, errConfig):
 		o.logger.ErrorContext(ctx, "grpclock: key source does not fit the request", "method", method, "err", err)
-		return "", &lockError{status.New(codes.Internal, "internal error")}
+		return "", &lockError{st: status.New(codes.Internal, "internal error")}
 	case errors.Is(err, core.ErrKeyMissing):
-		return "", &lockError{status.New(codes.InvalidArgument, "lock key missing")}
+		return "", &lockError{st: status.New(codes.InvalidArgument, "lock key missing")}
 	case errors.Is(err, core.ErrKeyInvalid):
 		// The detail describes the caller's own input.
-		return "", &lockError{status.New(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))}
+		return "", &lockError{st: status.New(codes.InvalidArgument, "lock "+strings.TrimPrefix(err.Error(), "request "))}
 	default:
 		if st, ok := status.FromError(err); ok {
-			return "", &lockError{st} // a status from a Func key source
+			return "", &lockError{st: st} // a status from a Func key source
 		}
 		o.logger.WarnContext(ctx, "grpclock: key source failed", "method", method, "err", err)
-		return "", &lockError{status.New(codes.InvalidArgument, "lock key invalid")}
+		return "", &lockError{st: status.New(codes.InvalidArgument, "lock key invalid")}
 	}
 }
 
@@ -493,36 +559,43 @@ func markLockAnswer(ctx context.Context) {
 
 // lockError is a status produced by the lock interceptor itself: a bad key,
 // contention, a lost lock, Redis unavailable. The idempotency interceptor
-// never stores it.
-type lockError struct{ st *status.Status }
+// never stores it. cause, when set, is what errors.Is and errors.As see
+// behind it (a lost lock's cause).
+type lockError struct {
+	st    *status.Status
+	cause error
+}
 
 func (e *lockError) Error() string              { return e.st.Err().Error() }
 func (e *lockError) GRPCStatus() *status.Status { return e.st }
+func (e *lockError) Unwrap() error              { return e.cause }
 
 // acquireError turns an acquisition error into a status; the detail of a
 // Redis error is logged, not sent.
 func (o *options) acquireError(ctx context.Context, method, key string, err error) error {
 	switch f, remaining := core.ClassifyLockError(ctx, err); f {
 	case core.Invalid:
-		return &lockError{status.New(codes.InvalidArgument, "lock key invalid")}
+		return &lockError{st: status.New(codes.InvalidArgument, "lock key invalid")}
 	case core.Contended:
 		st := status.New(codes.Aborted, "resource locked by another call")
 		retry := core.RetryHint(o.retryAfter, o.wait, remaining)
 		if d, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(retry)}); derr == nil {
 			st = d
 		}
-		return &lockError{st}
+		return &lockError{st: st}
 	case core.Canceled:
 		if cerr := ctx.Err(); cerr != nil {
-			return &lockError{status.FromContextError(cerr)}
+			return &lockError{st: status.FromContextError(cerr)}
 		}
-		return &lockError{status.FromContextError(err)}
+		return &lockError{st: status.FromContextError(err)}
 	default:
 		o.logger.ErrorContext(ctx, "grpclock: lock service unavailable", "method", method, "key", key, "err", err)
-		return &lockError{status.New(codes.Unavailable, "lock service unavailable")}
+		return &lockError{st: status.New(codes.Unavailable, "lock service unavailable")}
 	}
 }
 
-func lostError() error {
-	return &lockError{status.New(codes.Aborted, "lock lost while handling the call")}
+// lostError is the answer to a call whose lock was lost, with cause (the
+// lock context's cause, scriptlock.ErrLockLost) behind it.
+func lostError(cause error) error {
+	return &lockError{st: status.New(codes.Aborted, "lock lost while handling the call"), cause: cause}
 }
