@@ -409,6 +409,9 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 
 func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.RequestOutcomeFunc, method string, stored []byte, types *sync.Map) (any, error) {
 	sr, err := idempotency.DecodeStoredResponse(stored)
+	if err == nil {
+		err = checkStoredMetadata(sr.Header, sr.Trailer)
+	}
 	if errors.Is(err, idempotency.ErrStoredVersion) {
 		// Answered Unavailable like a store that cannot be reached, and
 		// counted so: the client got no replay.
@@ -583,14 +586,40 @@ func (r *mdRecorder) stored() (header, trailer []idempotency.HeaderField) {
 func storedFields(md metadata.MD) []idempotency.HeaderField {
 	var out []idempotency.HeaderField
 	for _, k := range slices.Sorted(maps.Keys(md)) {
-		if !replayedMetadata(k) {
+		if !storableMetadataKey(k) {
 			continue
 		}
 		for _, v := range md[k] {
-			out = append(out, idempotency.HeaderField{Name: k, Value: v})
+			// A value gRPC may not send (the unary transport does not
+			// check): a record holding it would be refused as malformed.
+			if storableMetadataValue(k, v) {
+				out = append(out, idempotency.HeaderField{Name: k, Value: v})
+			}
 		}
 	}
 	return out
+}
+
+// storableMetadataKey reports whether metadata key k is stored and may be
+// replayed: a metadata key (matched in lower case, as metadata.MD.Append
+// writes it on the replay) that replayedMetadata lets through.
+func storableMetadataKey(k string) bool {
+	lk := strings.ToLower(k)
+	return lk != ":authority" && validMetadataKey(lk) && replayedMetadata(lk)
+}
+
+// storableMetadataValue reports whether v is a value gRPC may send under
+// key k: any bytes for a "-bin" key, printable ASCII otherwise.
+func storableMetadataValue(k, v string) bool {
+	if strings.HasSuffix(strings.ToLower(k), "-bin") {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // replayedMetadata reports whether response metadata key k is stored and
@@ -611,6 +640,27 @@ func replayedMetadata(k string) bool {
 		return false
 	}
 	return true
+}
+
+var errStoredMetadata = errors.New("grpclock: malformed stored response: invalid metadata")
+
+// checkStoredMetadata refuses a stored record holding metadata this
+// interceptor does not store (see storedFields): a key that is no metadata
+// key or one a replay must not send, or a value gRPC may not send. gRPC
+// would send it unchecked, and the client would fail the call on it or read
+// it as the handler's.
+func checkStoredMetadata(sections ...[]idempotency.HeaderField) error {
+	for _, fs := range sections {
+		for _, f := range fs {
+			if !storableMetadataKey(f.Name) {
+				return fmt.Errorf("%w: key %q", errStoredMetadata, f.Name)
+			}
+			if !storableMetadataValue(f.Name, f.Value) {
+				return fmt.Errorf("%w: value of %q", errStoredMetadata, f.Name)
+			}
+		}
+	}
+	return nil
 }
 
 // fieldsSize is what fs adds to a stored response, counted against
