@@ -210,7 +210,7 @@ func jsonLookup(body []byte, path []string) (string, error) {
 	dec.UseNumber()
 	var cur json.RawMessage
 	if err := dec.Decode(&cur); err != nil {
-		return "", fmt.Errorf("%w: %w: %v", core.ErrKeyInvalid, errNotJSON, err)
+		return "", fmt.Errorf("%w: %w: %w", core.ErrKeyInvalid, errNotJSON, err)
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) != 0 {
 		return "", fmt.Errorf("%w: data after the JSON value", core.ErrKeyInvalid)
@@ -229,7 +229,7 @@ func jsonLookup(body []byte, path []string) (string, error) {
 	dec = json.NewDecoder(bytes.NewReader(cur))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+		return "", fmt.Errorf("%w: %w", core.ErrKeyInvalid, err)
 	}
 	switch v := v.(type) {
 	case nil:
@@ -253,19 +253,19 @@ func member(obj json.RawMessage, name string) (json.RawMessage, int, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	if _, err := dec.Token(); err != nil {
-		return nil, 0, fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+		return nil, 0, fmt.Errorf("%w: %w", core.ErrKeyInvalid, err)
 	}
 	var found json.RawMessage
 	n := 0
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+			return nil, 0, fmt.Errorf("%w: %w", core.ErrKeyInvalid, err)
 		}
 		k, _ := t.(string)
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, 0, fmt.Errorf("%w: %v", core.ErrKeyInvalid, err)
+			return nil, 0, fmt.Errorf("%w: %w", core.ErrKeyInvalid, err)
 		}
 		if strings.EqualFold(k, name) {
 			found = v
@@ -312,7 +312,7 @@ func canonicalNumber(s string) (string, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return "", fmt.Errorf("%w: number %.32s: %v", core.ErrKeyInvalid, s, err)
+		return "", fmt.Errorf("%w: number %.32s: %w", core.ErrKeyInvalid, s, err)
 	}
 	return strconv.FormatFloat(f, 'g', -1, 64), nil
 }
