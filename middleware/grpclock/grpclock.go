@@ -33,7 +33,8 @@
 // stream's Context then reports the lock's values and cancellation. A stream
 // whose lock is lost ends as gRPC ends a cancelled one: SendMsg and RecvMsg
 // fail with Aborted from then on, a RecvMsg already waiting for the client's
-// next message included, so a handler looping on them stops; errors.Is
+// next message and a SendMsg waiting for the client to read included, so a
+// handler looping on them stops; errors.Is
 // reports that error as scriptlock.ErrLockLost. A
 // stream whose lock is refused ends with the refusal (Aborted when contended,
 // InvalidArgument for a bad key, ...): SendMsg and RecvMsg fail with it, and
@@ -266,7 +267,34 @@ func (s *lockedStream) SendMsg(m any) error {
 	if err := s.refusal(); err != nil {
 		return err
 	}
-	return s.ServerStream.SendMsg(m)
+	return s.send(m)
+}
+
+// send sends m. While the lock is held it returns as soon as the lock is
+// lost, with the loss: gRPC's SendMsg waits while the client reads nothing
+// (flow control), and its context is not the lock's. As recv does, it sends
+// on a goroutine that ends when gRPC's SendMsg returns, at the latest when
+// the call ends; meanwhile every SendMsg returns the loss without sending,
+// so gRPC's SendMsg never runs twice at once. gRPC forbids changing m after
+// SendMsg, so sending it after returning is within its rules.
+func (s *lockedStream) send(m any) error {
+	s.mu.Lock()
+	held := s.lctx != nil
+	s.mu.Unlock()
+	if !held {
+		return s.ServerStream.SendMsg(m)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.ServerStream.SendMsg(m) }()
+	select {
+	case err := <-done:
+		return err
+	case <-s.ctx.Done():
+		if s.endedByLoss() {
+			return s.lostError()
+		}
+		return <-done // the call itself ended: gRPC's SendMsg returns with it
+	}
 }
 
 func (s *lockedStream) RecvMsg(m any) error {
