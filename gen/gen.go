@@ -87,6 +87,10 @@ func GenerateWarnings(pkg string, files []File, strict bool) (map[string][]byte,
 	var errs Errors
 	var infos []*scriptInfo
 	for _, f := range files {
+		// A Windows checkout (core.autocrlf) gives CRLF line ends: Lua reads
+		// them as LF, so the script, its SHA-1 and its callers are the same
+		// whatever the checkout.
+		f.Source = luaLF(f.Source)
 		info, es := buildScript(f)
 		errs = append(errs, es...)
 		infos = append(infos, info)
@@ -153,7 +157,9 @@ func Run(cfg Config) error {
 	}
 	for _, name := range sortedNames(out) {
 		p := filepath.Join(cfg.Out, name)
-		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, out[name]) {
+		// A CRLF checkout of the same content is current: rewriting it would
+		// only change its line ends.
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(toLF(old), out[name]) {
 			continue
 		}
 		if err := writeFile(p, out[name]); err != nil {
@@ -194,6 +200,7 @@ func placeholder(pkg string) []byte {
 }
 
 func isPlaceholder(b []byte) bool {
+	b = toLF(b)
 	return bytes.HasPrefix(b, []byte(Header+"\n")) && bytes.Contains(b, []byte("\n"+placeholderNote+"\n"))
 }
 
@@ -251,7 +258,9 @@ func generatedFiles(dir string) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if bytes.HasPrefix(b, []byte(Header+"\n")) {
+		// Kept with LF line ends: a CRLF checkout is compared as its
+		// content.
+		if b = toLF(b); bytes.HasPrefix(b, []byte(Header+"\n")) {
 			m[e.Name()] = b
 		}
 	}
@@ -284,6 +293,40 @@ func compare(dir string, want, have map[string][]byte) error {
 	}
 	sort.Strings(diffs)
 	return &StaleError{Files: diffs}
+}
+
+// toLF turns CRLF line ends into LF, as a CRLF checkout of a generated file
+// came from; it returns b itself when it has none.
+func toLF(b []byte) []byte {
+	if !bytes.Contains(b, []byte("\r\n")) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+}
+
+// luaLF writes every line break of a script as LF, each break as Lua's lexer
+// counts it ("\r\n", "\n\r", a lone "\r" or "\n": one line each). Lua reads
+// any break in a string, a comment or code as "\n", so the script means the
+// same and keeps its line numbers; a mere CRLF to LF replacement would not
+// ("\r\n\r" is two breaks, "\n\r" one). It returns src itself when it has no
+// CR.
+func luaLF(src []byte) []byte {
+	if bytes.IndexByte(src, '\r') < 0 {
+		return src
+	}
+	out := make([]byte, 0, len(src))
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != '\n' && c != '\r' {
+			out = append(out, c)
+			continue
+		}
+		out = append(out, '\n')
+		if i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r') && src[i+1] != c {
+			i++
+		}
+	}
+	return out
 }
 
 func sortedNames(m map[string][]byte) []string {

@@ -26,6 +26,9 @@
 // removes it (scriptgen -remove-placeholder FILE); a later run removes any
 // placeholder left. With -check nothing is written: the command lists stale,
 // missing and extra files and exits 1 when there are any. Bad flags exit 2.
+// CRLF line ends (a Windows checkout) are read as LF: a script's line breaks
+// are sent as LF, which Lua reads alike, and a generated file is current if
+// only its line ends differ.
 //
 // # Annotations
 //

@@ -9,10 +9,14 @@ import (
 )
 
 // crlfSource is scripts/crlf.lua, verbatim.
-const crlfSource = "#!lua flags=allow-oom\r\n-- @key k\r\n-- @return int64\r\nreturn redis.call('INCR', KEYS[1])\r\n"
+const crlfSource = `#!lua flags=allow-oom
+-- @key k
+-- @return int64
+return redis.call('INCR', KEYS[1])
+`
 
 // crlfSHA1 is the SHA-1 of crlfSource, the name SCRIPT LOAD gives it.
-const crlfSHA1 = "07e3ddbf53a6f2d2f63c35376804be799853b14e"
+const crlfSHA1 = "d69a66c60aef07471d0ad8bd906dcea391a69b10"
 
 var crlfScript = rueidis.NewLuaScript(crlfSource)
 
