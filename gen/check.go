@@ -292,7 +292,32 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			a.Commands = rules.commands
 		}
 	}
+	markNumberArgs(s.Args, pf.NumberArgs)
 	return info, errs
+}
+
+// markNumberArgs sets Number on the int64 arguments the script reads as Lua
+// numbers (doubles), whose callers then refuse a value an exact double
+// cannot hold: the script would go on with other digits, silently. An index
+// the walker cannot tell (0) marks every int64 argument.
+func markNumberArgs(args []Param, uses []int) {
+	mark := func(i int) {
+		if args[i].Type.Kind == Int64 {
+			args[i].Number = true
+		}
+	}
+	for _, n := range uses {
+		switch {
+		case n <= 0:
+			for i := range args {
+				mark(i)
+			}
+		case n <= len(args) && !args[n-1].Variadic:
+			mark(n - 1)
+		case len(args) > 0 && args[len(args)-1].Variadic:
+			mark(len(args) - 1)
+		}
+	}
 }
 
 // commandArg returns the argument a dynamic command name is, when it is

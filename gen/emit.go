@@ -114,6 +114,7 @@ func sharedDecls() []string {
 var helperDecls = map[string][]string{
 	"msArg":        {"msArg", "msArgText", "msArgs"},
 	"commandError": {"CommandError"},
+	"numberError":  {"NumberError"},
 }
 
 // needsSlotCheck reports whether a call can carry keys in several slots.
@@ -272,8 +273,9 @@ func (e *emitter) encodeArg(k Kind, v jen.Code) jen.Code {
 
 // emitCommandChecks refuses, before anything is sent, an argument naming a
 // Redis command the script does not declare (@commands): a script that fails
-// half-way keeps the writes it made. fail gives the statements that return
-// the error.
+// half-way keeps the writes it made; and an int64 the script reads as a Lua
+// number beyond ±2^53 (Number). fail gives the statements that return the
+// error.
 func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) jen.Code, fail func(err jen.Code) []jen.Code) {
 	for _, a := range s.Args {
 		if len(a.Commands) == 0 {
@@ -297,6 +299,19 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 			test = test.Op("&&").Add(c)
 		}
 		g.If(test).Block(fail(err)...)
+	}
+	// An int64 the script reads as a Lua number would lose digits beyond
+	// 2^53, and the script go on with the wrong value.
+	for _, a := range s.Args {
+		if !a.Number {
+			continue
+		}
+		e.use("numberError") // emits the NumberError type
+		v := get(a)
+		if a.Variadic {
+			v = jen.Add(v).Op("...")
+		}
+		g.If(jen.Err().Op(":=").Add(e.use("checkNumbers")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 	}
 }
 

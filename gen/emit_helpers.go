@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -70,6 +70,38 @@ var helperCode = map[string]func() jen.Code{
 			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
 			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %q, want one of %q"),
 				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"), jen.Id("e").Dot("Allowed"))),
+		)
+	},
+	"numberError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("NumberError")
+		return jen.Comment("NumberError refuses a call whose int64 argument the script reads as a Lua").Line().
+			Comment("number, a double, which holds integers exactly only up to 2^53: beyond it the").Line().
+			Comment("script would go on with other digits, silently. Nothing is sent.").Line().
+			Type().Id("NumberError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("argument name"),
+			jen.Id("Value").Int64().Comment("the value given"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %d, beyond ±2^53: the script reads it as a Lua number, which would lose digits"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"))),
+		)
+	},
+	"checkNumbers": func() jen.Code {
+		v := jen.Id("v")
+		return jen.Comment("checkNumbers returns a *NumberError for the first of vs beyond ±2^53, which").Line().
+			Comment("a Lua number cannot hold exactly.").Line().
+			Func().Id("checkNumbers").Params(jen.Id("script"), jen.Id("arg").String(), jen.Id("vs").Op("...").Int64()).Error().Block(
+			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("vs")).Block(
+				jen.If(v.Clone().Op(">").Lit(1).Op("<<").Lit(53).Op("||").Add(v.Clone()).Op("<").Op("-").Parens(jen.Lit(1).Op("<<").Lit(53))).Block(
+					jen.Return(jen.Op("&").Id("NumberError").Values(jen.Dict{
+						jen.Id("Script"): jen.Id("script"),
+						jen.Id("Arg"):    jen.Id("arg"),
+						jen.Id("Value"):  v.Clone(),
+					})),
+				),
+			),
+			jen.Return(jen.Nil()),
 		)
 	},
 	"commandIs": func() jen.Code {

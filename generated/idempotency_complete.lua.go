@@ -70,6 +70,9 @@ var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyComplet
 //
 // Redis script flags: allow-oom.
 func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (int64, error) {
+	if err := checkNumbers("IdempotencyComplete", "overhead", overhead); err != nil {
+		return 0, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyComplete", keys); err != nil {
@@ -111,6 +114,10 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkNumbers("IdempotencyComplete", "overhead", calls[i].Overhead); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := idempotencyCompleteEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("IdempotencyComplete", keys); err != nil {
@@ -157,6 +164,9 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 //
 // Redis script flags: allow-oom.
 func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (rueidis.Completed, error) {
+	if err := checkNumbers("IdempotencyComplete", "overhead", overhead); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyComplete", keys); err != nil {

@@ -143,6 +143,12 @@ type IdempotencyReserveResult struct {
 // first and written after. (A #!lua line would make Redis refuse every
 // call on a full server, replays included.)
 func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (IdempotencyReserveResult, error) {
+	if err := checkNumbers("IdempotencyReserve", "budget", budget); err != nil {
+		return IdempotencyReserveResult{}, err
+	}
+	if err := checkNumbers("IdempotencyReserve", "claimSize", claimSize); err != nil {
+		return IdempotencyReserveResult{}, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyReserve", keys); err != nil {
@@ -180,6 +186,14 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkNumbers("IdempotencyReserve", "budget", calls[i].Budget); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkNumbers("IdempotencyReserve", "claimSize", calls[i].ClaimSize); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := idempotencyReserveEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("IdempotencyReserve", keys); err != nil {
@@ -221,6 +235,12 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
 func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (rueidis.Completed, error) {
+	if err := checkNumbers("IdempotencyReserve", "budget", budget); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkNumbers("IdempotencyReserve", "claimSize", claimSize); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyReserve", keys); err != nil {

@@ -55,6 +55,12 @@ var inspectScript = rueidis.NewLuaScriptReadOnly(inspectSource)
 // fields or a string of more than 4096 bytes, which no lock has, has no
 // digest: the row is empty.
 func Inspect(ctx context.Context, c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64, leaseKeys int64, state bool) ([]string, error) {
+	if err := checkNumbers("Inspect", "limit", limit); err != nil {
+		return nil, err
+	}
+	if err := checkNumbers("Inspect", "leaseKeys", leaseKeys); err != nil {
+		return nil, err
+	}
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("Inspect", keys); err != nil {
@@ -97,6 +103,14 @@ func InspectMulti(ctx context.Context, c rueidis.Client, calls []InspectArgs) []
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkNumbers("Inspect", "limit", calls[i].Limit); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkNumbers("Inspect", "leaseKeys", calls[i].LeaseKeys); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := inspectEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("Inspect", keys); err != nil {
@@ -138,6 +152,12 @@ func InspectMulti(ctx context.Context, c rueidis.Client, calls []InspectArgs) []
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
 func InspectCommand(c rueidis.Client, lock string, fence string, queue string, timeouts string, writers string, permits string, rwprefix string, fqueue string, ftimeouts string, lwaiters string, limit int64, leaseKeys int64, state bool) (rueidis.Completed, error) {
+	if err := checkNumbers("Inspect", "limit", limit); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkNumbers("Inspect", "leaseKeys", leaseKeys); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("Inspect", keys); err != nil {

@@ -97,6 +97,9 @@ func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, t
 			Value:   publish,
 		}
 	}
+	if err := checkNumbers("PermitAddPermits", "n", n); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAddPermits", keys); err != nil {
@@ -142,6 +145,10 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 				Script:  "PermitAddPermits",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkNumbers("PermitAddPermits", "n", calls[i].N); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := permitAddPermitsEncode(&calls[i])
@@ -194,6 +201,9 @@ func PermitAddPermitsCommand(c rueidis.Client, semaphore string, timeouts string
 			Script:  "PermitAddPermits",
 			Value:   publish,
 		}
+	}
+	if err := checkNumbers("PermitAddPermits", "n", n); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

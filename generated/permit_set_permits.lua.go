@@ -122,6 +122,9 @@ func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, t
 			Value:   publish,
 		}
 	}
+	if err := checkNumbers("PermitSetPermits", "n", n); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitSetPermits", keys); err != nil {
@@ -167,6 +170,10 @@ func PermitSetPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 				Script:  "PermitSetPermits",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkNumbers("PermitSetPermits", "n", calls[i].N); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := permitSetPermitsEncode(&calls[i])
@@ -219,6 +226,9 @@ func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string
 			Script:  "PermitSetPermits",
 			Value:   publish,
 		}
+	}
+	if err := checkNumbers("PermitSetPermits", "n", n); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

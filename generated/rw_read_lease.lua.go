@@ -41,6 +41,12 @@ var rwReadLeaseScript = rueidis.NewLuaScriptReadOnly(rwReadLeaseSource)
 // Reply: the longest PTTL in ms (-1: a key without expiry; -2: none of the
 // keys exists).
 func RwReadLease(ctx context.Context, c rueidis.Client, rwprefix string, field string, from int64, to int64) (int64, error) {
+	if err := checkNumbers("RwReadLease", "from", from); err != nil {
+		return 0, err
+	}
+	if err := checkNumbers("RwReadLease", "to", to); err != nil {
+		return 0, err
+	}
 	keys := []string{rwprefix}
 	args := []string{field, strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)}
 	return rwReadLeaseDecode(rwReadLeaseScript.Exec(ctx, c, keys, args))
@@ -68,6 +74,14 @@ func RwReadLeaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadLease
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
 	for i := range calls {
+		if err := checkNumbers("RwReadLease", "from", calls[i].From); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkNumbers("RwReadLease", "to", calls[i].To); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rwReadLeaseEncode(&calls[i])
 		cmds = append(cmds, c.B().EvalshaRo().Sha1(rwReadLeaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
@@ -103,6 +117,12 @@ func RwReadLeaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadLease
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
 func RwReadLeaseCommand(c rueidis.Client, rwprefix string, field string, from int64, to int64) (rueidis.Completed, error) {
+	if err := checkNumbers("RwReadLease", "from", from); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkNumbers("RwReadLease", "to", to); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{rwprefix}
 	args := []string{field, strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)}
 	return c.B().EvalshaRo().Sha1(rwReadLeaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil

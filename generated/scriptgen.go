@@ -777,6 +777,34 @@ func commandIs(s, lower string) bool {
 	return true
 }
 
+// NumberError refuses a call whose int64 argument the script reads as a Lua
+// number, a double, which holds integers exactly only up to 2^53: beyond it the
+// script would go on with other digits, silently. Nothing is sent.
+type NumberError struct {
+	Script string // script name
+	Arg    string // argument name
+	Value  int64  // the value given
+}
+
+func (e *NumberError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %d, beyond ±2^53: the script reads it as a Lua number, which would lose digits", e.Script, e.Arg, e.Value)
+}
+
+// checkNumbers returns a *NumberError for the first of vs beyond ±2^53, which
+// a Lua number cannot hold exactly.
+func checkNumbers(script, arg string, vs ...int64) error {
+	for _, v := range vs {
+		if v > 1<<53 || v < -(1<<53) {
+			return &NumberError{
+				Arg:    arg,
+				Script: script,
+				Value:  v,
+			}
+		}
+	}
+	return nil
+}
+
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.
 func checkSlots(script string, keys []string) error {
 	if len(keys) < 2 {

@@ -65,6 +65,9 @@ type SemaphoreAcquireResult struct {
 //
 // Redis script flags: none (#!lua).
 func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {
+	if err := checkNumbers("SemaphoreAcquire", "n", n); err != nil {
+		return SemaphoreAcquireResult{}, err
+	}
 	keys := []string{semaphore, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreAcquire", keys); err != nil {
@@ -100,6 +103,10 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkNumbers("SemaphoreAcquire", "n", calls[i].N); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := semaphoreAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreAcquire", keys); err != nil {
@@ -143,6 +150,9 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 //
 // Redis script flags: none (#!lua).
 func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {
+	if err := checkNumbers("SemaphoreAcquire", "n", n); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{semaphore, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreAcquire", keys); err != nil {

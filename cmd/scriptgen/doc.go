@@ -105,7 +105,12 @@
 // with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent. An
 // argument a script uses as a command name (redis.call(ARGV[n], ...) with
 // @commands) must be one of the declared commands, in any case; any other
-// value is refused with a *CommandError before anything is sent.
+// value is refused with a *CommandError before anything is sent. An int64
+// argument the script reads as a Lua number (tonumber(ARGV[n]), arithmetic
+// on it, a numeric for, a math function, a numeric directive of
+// string.format; every int64 when the checker cannot tell which argument it
+// is) is refused beyond ±2^53 with a *NumberError before anything is sent:
+// Lua numbers are doubles, and the script would go on with other digits.
 //
 // A script raises a declared error with return redis.error_reply('CODE
 // message') or return {err = 'CODE message'}; the sentinel is Err followed by

@@ -150,6 +150,10 @@ func (r *Report) IsLock() bool {
 // call reads: Inspect the first ones, RwReadLease each further range.
 const readLeaseKeys = 100
 
+// scriptLimit is a --limit as the inspect script takes it: the script reads
+// it as a Lua number, exact to 2^53 only, and a larger limit shows as much.
+func scriptLimit(n int) int64 { return min(int64(n), 1<<53) }
+
 // maxReadLeaseHolds bounds the read holds of one reader whose lease keys are
 // read: a hash's count is what it says, and another program's hash (or a
 // damaged one) may say 10^12, which would be 10^10 calls. Every read hold
@@ -169,7 +173,7 @@ func inspectKey(ctx context.Context, e *env, key string, state bool) (*Report, e
 	bctx, cancel := e.bounded(ctx)
 	defer cancel()
 	rows, err := generated.Inspect(bctx, e.rc, k.Lock, k.Fence, k.Queue, k.Timeouts, k.Writers, k.Permits, k.RWPrefix,
-		k.FairQueue, k.FairTimeouts, k.LockWaiters, int64(e.limit), readLeaseKeys, state)
+		k.FairQueue, k.FairTimeouts, k.LockWaiters, scriptLimit(e.limit), readLeaseKeys, state)
 	if err != nil {
 		return nil, fmt.Errorf("inspect %q: %w", key, err)
 	}

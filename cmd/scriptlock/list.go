@@ -308,7 +308,7 @@ func inspectAll(ctx context.Context, e *env, keys []string) ([]*Report, error) {
 		k := layout.For(key, e.rc.Mode() == rueidis.ClientModeCluster)
 		calls = append(calls, generated.InspectArgs{Lock: k.Lock, Fence: k.Fence, Queue: k.Queue, Timeouts: k.Timeouts,
 			Writers: k.Writers, Permits: k.Permits, Rwprefix: k.RWPrefix, Fqueue: k.FairQueue, Ftimeouts: k.FairTimeouts,
-			Lwaiters: k.LockWaiters, Limit: int64(e.limit), LeaseKeys: readLeaseKeys})
+			Lwaiters: k.LockWaiters, Limit: scriptLimit(e.limit), LeaseKeys: readLeaseKeys})
 		names = append(names, key)
 	}
 	if len(calls) == 0 {

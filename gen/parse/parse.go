@@ -430,6 +430,14 @@ type File struct {
 	// NumberTexts are the numbers made of an argument (tonumber(ARGV[n]),
 	// or a local holding it) that the script writes back as a string.
 	NumberTexts []NumberText
+	// NumberArgs are the indexes n of the arguments ARGV[n] the script
+	// reads as a Lua number (tonumber, an operand of arithmetic, a bound of
+	// a numeric for, an argument of a math function or of a numeric
+	// conversion of string.format), directly or through a local; 0 stands
+	// for an argument whose index the walker cannot tell (ARGV[i], a local
+	// assigned several). Lua numbers are doubles: an integer beyond 2^53
+	// loses digits there.
+	NumberArgs []int
 	// SetResp is set when the script calls redis.setresp: replies may then
 	// have RESP3 shapes.
 	SetResp bool

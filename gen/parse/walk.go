@@ -287,6 +287,74 @@ func (w *walker) numArgOf(e ast.Expr) (int, string) {
 	return 0, ""
 }
 
+// numberArg records e in File.NumberArgs when it is an argument (ARGV[n],
+// or a local holding one) that Lua reads as a number there.
+func (w *walker) numberArg(e ast.Expr) {
+	if e == nil {
+		return
+	}
+	v := w.value(e)
+	if v.Source != SourceArgv {
+		return
+	}
+	n := 0
+	if !v.Derived {
+		n = argvIndex(v)
+	}
+	w.f.NumberArgs = append(w.f.NumberArgs, n)
+}
+
+// numberArgsOf records the arguments a call reads as numbers: tonumber's,
+// a math function's, and those string.format converts with a numeric
+// directive (%d, %x, %g, ...; with a format that is not a literal, all).
+func (w *walker) numberArgsOf(e *ast.FuncCallExpr) {
+	if arg, ok := w.tonumberArg(e); ok {
+		w.numberArg(arg)
+		return
+	}
+	name, ok := w.libFunc(e)
+	switch {
+	case !ok:
+	case strings.HasPrefix(name, "math."):
+		for _, a := range e.Args {
+			w.numberArg(a)
+		}
+	case name == "string.format":
+		f, lit := e.Args[0].(*ast.StringExpr)
+		for i, a := range e.Args[1:] {
+			if !lit || numericDirective(f.Value, i) {
+				w.numberArg(a)
+			}
+		}
+	}
+}
+
+// numericDirective reports whether the i-th (from 0) directive of a
+// string.format format converts its value to a number (all but %s and %q);
+// true when the format has no i-th directive it can read.
+func numericDirective(format string, i int) bool {
+	for j := 0; j < len(format); j++ {
+		if format[j] != '%' {
+			continue
+		}
+		j++
+		if j < len(format) && format[j] == '%' {
+			continue
+		}
+		for j < len(format) && strings.IndexByte("-+ #0123456789.", format[j]) >= 0 {
+			j++
+		}
+		if j >= len(format) {
+			return true
+		}
+		if i == 0 {
+			return format[j] != 's' && format[j] != 'q'
+		}
+		i--
+	}
+	return true
+}
+
 // numberText records e when it is a number made of an argument (numArgOf)
 // turned back into a string by op at pos.
 func (w *walker) numberText(e ast.Expr, op string, pos Pos, in int) {
@@ -579,6 +647,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.guard(notNil)
 		}
 	case *ast.NumberForStmt:
+		w.numberArg(s.Init)
+		w.numberArg(s.Limit)
+		w.numberArg(s.Step)
 		w.expr(s.Init)
 		w.expr(s.Limit)
 		w.expr(s.Step)
@@ -896,6 +967,7 @@ func (w *walker) expr(e ast.Expr) {
 		}
 		w.unpack(e)
 		w.ignoredArgs(e)
+		w.numberArgsOf(e)
 		before := len(w.f.Calls)
 		w.call(e)
 		fname, direct := redisFunc(e)
@@ -976,8 +1048,11 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.StringConcatOpExpr:
 		w.binaryOperation(e.Lhs, "..", e.Rhs, e.Line())
 	case *ast.ArithmeticOpExpr:
+		w.numberArg(e.Lhs)
+		w.numberArg(e.Rhs)
 		w.binaryOperation(e.Lhs, e.Operator, e.Rhs, e.Line())
 	case *ast.UnaryMinusOpExpr:
+		w.numberArg(e.Expr)
 		pos, _ := w.tokenPos(e.Line(), "-", false)
 		w.operation(e.Expr, "unary -", pos)
 	case *ast.UnaryNotOpExpr:

@@ -123,7 +123,7 @@ func WithMaxKeyLen(n int) Option {
 // WithMaxBytesPerScope bounds what one scope (one caller, see
 // CredentialScope) makes Redis keep: the stored responses of its live records
 // plus a fixed overhead per record (default DefaultMaxBytesPerScope; 0 or less
-// for no limit). A new key of a scope over its budget is refused (OverBudget,
+// for no limit; one above 2^53 is 2^53). A new key of a scope over its budget is refused (OverBudget,
 // answered 429 / ResourceExhausted) until its older records expire. A
 // response's size is known only when it completes, so a scope can exceed its
 // budget by the responses of the requests it has running. The budget bounds a
@@ -131,7 +131,9 @@ func WithMaxKeyLen(n int) Option {
 // hashes what the client sends, so a client that varies its cookies gets
 // fresh scopes; scope by the authenticated account where that matters.
 func WithMaxBytesPerScope(n int64) Option {
-	return func(s *Store) { s.budget = max(n, 0) }
+	// The script reads the budget as a Lua number, exact to 2^53 only; a
+	// larger one is as good as none, and the generated caller refuses it.
+	return func(s *Store) { s.budget = min(max(n, 0), 1<<53) }
 }
 
 // WithMaxBackgroundRetries bounds how many failed calls (a Reserve whose

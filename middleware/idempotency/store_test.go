@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -413,5 +414,15 @@ func TestStoredResponseFormat(t *testing.T) {
 	r, err := idempotency.DecodeStoredResponse([]byte{1, 0x12, 0, 0, 1, 'm', 1, 1, 't', 1, 'v', 0xde, 0xad})
 	if err != nil || string(r.Body) != "m" || len(r.Trailer) != 1 || r.Trailer[0] != (idempotency.HeaderField{Name: "t", Value: "v"}) {
 		t.Errorf("optional section after the trailers: %+v, %v", r, err)
+	}
+}
+
+// TestHugeBudget: a budget beyond what a Lua number holds exactly
+// (math.MaxInt64 for "as good as none") still lets keys through.
+func TestHugeBudget(t *testing.T) {
+	s, _, _ := newStore(t, idempotency.WithMaxBytesPerScope(math.MaxInt64))
+	r, err := s.Reserve(context.Background(), "acct", "k", "fp")
+	if err != nil || r.State != idempotency.Claimed {
+		t.Fatalf("Reserve with a budget of MaxInt64 = %v, %v; want Claimed", r.State, err)
 	}
 }

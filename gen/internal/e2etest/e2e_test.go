@@ -6,6 +6,8 @@ package e2etest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"testing"
@@ -51,6 +53,7 @@ func TestE2E(t *testing.T) {
 			t.Run("MultiNoScript", func(t *testing.T) { testMultiNoScript(t, tg) })
 			t.Run("Commands", func(t *testing.T) { testCommands(t, tg) })
 			t.Run("EvalOf", func(t *testing.T) { testEvalOf(t, tg) })
+			t.Run("Numbers", func(t *testing.T) { testNumbers(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -636,5 +639,46 @@ func testEvalOf(t *testing.T, tg target) {
 		if eval, err := generated.EvalOf(c, cmd); err == nil {
 			t.Errorf("EvalOf(%s) = %v, want an error", what, eval.Commands())
 		}
+	}
+}
+
+// testNumbers checks that an int64 the script reads as a Lua number (a
+// double) is refused beyond ±2^53, before anything is sent: SetIfGreater
+// compared 2^53 + 1 with a stored 2^53 as equal doubles and silently kept
+// the old token.
+func testNumbers(t *testing.T, tg target) {
+	ctx := context.Background()
+	k := key(t, "g", "token")
+	const limit = int64(1) << 53
+	do(t, tg.c, "SET", k, strconv.FormatInt(limit-1, 10))
+	if ok, err := generated.SetIfGreater(ctx, tg.c, k, limit); err != nil || !ok {
+		t.Fatalf("SetIfGreater(2^53) = %v, %v; want true", ok, err)
+	}
+	get := func() string {
+		t.Helper()
+		v, err := tg.c.Do(ctx, tg.c.B().Get().Key(k).Build()).ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, n := range []int64{limit + 1, -limit - 1, math.MaxInt64, math.MinInt64} {
+		check := func(what string, err error) {
+			t.Helper()
+			want := fmt.Sprintf("scriptgen: SetIfGreater: argument n is %d, beyond ±2^53: the script reads it as a Lua number, which would lose digits", n)
+			var ne *generated.NumberError
+			if !errors.As(err, &ne) || *ne != (generated.NumberError{Script: "SetIfGreater", Arg: "n", Value: n}) || err.Error() != want {
+				t.Errorf("%s(%d): error %v; want %q", what, n, err, want)
+			}
+			if v := get(); v != strconv.FormatInt(limit, 10) {
+				t.Fatalf("%s(%d) changed k to %s", what, n, v)
+			}
+		}
+		ok, err := generated.SetIfGreater(ctx, tg.c, k, n)
+		check(fmt.Sprintf("SetIfGreater (reply %v)", ok), err)
+		_, err = generated.SetIfGreaterCommand(tg.c, k, n)
+		check("SetIfGreaterCommand", err)
+		out := generated.SetIfGreaterMulti(ctx, tg.c, []generated.SetIfGreaterArgs{{K: k, N: n}})
+		check("SetIfGreaterMulti", out[0].Err)
 	}
 }

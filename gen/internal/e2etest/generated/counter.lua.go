@@ -21,6 +21,9 @@ var counterScript = rueidis.NewLuaScript(counterSource)
 // Counter adds `by` to k; a negative `by` is refused with NOT_OWNER, zero
 // with an undeclared code (built at run time, so the checker cannot see it).
 func Counter(ctx context.Context, c rueidis.Client, k string, by int64) (int64, error) {
+	if err := checkNumbers("Counter", "by", by); err != nil {
+		return 0, err
+	}
 	keys := []string{k}
 	args := []string{strconv.FormatInt(by, 10)}
 	return counterDecode(counterScript.Exec(ctx, c, keys, args))
@@ -46,6 +49,10 @@ func CounterMulti(ctx context.Context, c rueidis.Client, calls []CounterArgs) []
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
 	for i := range calls {
+		if err := checkNumbers("Counter", "by", calls[i].By); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := counterEncode(&calls[i])
 		cmds = append(cmds, c.B().Evalsha().Sha1(counterSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
@@ -81,6 +88,9 @@ func CounterMulti(ctx context.Context, c rueidis.Client, calls []CounterArgs) []
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
 func CounterCommand(c rueidis.Client, k string, by int64) (rueidis.Completed, error) {
+	if err := checkNumbers("Counter", "by", by); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{k}
 	args := []string{strconv.FormatInt(by, 10)}
 	return c.B().Evalsha().Sha1(counterSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil

@@ -21,6 +21,9 @@ var rateLimitScript = rueidis.NewLuaScriptRetryable(rateLimitSource)
 
 // RateLimit lets a caller through at most `limit` times per window.
 func RateLimit(ctx context.Context, c rueidis.Client, counter string, others []string, limit int64, window time.Duration) (bool, error) {
+	if err := checkNumbers("RateLimit", "limit", limit); err != nil {
+		return false, err
+	}
 	keys := make([]string, 0, 1+len(others))
 	keys = append(keys, counter)
 	keys = append(keys, others...)
@@ -56,6 +59,10 @@ func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkNumbers("RateLimit", "limit", calls[i].Limit); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rateLimitEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RateLimit", keys); err != nil {
@@ -97,6 +104,9 @@ func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
 func RateLimitCommand(c rueidis.Client, counter string, others []string, limit int64, window time.Duration) (rueidis.Completed, error) {
+	if err := checkNumbers("RateLimit", "limit", limit); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := make([]string, 0, 1+len(others))
 	keys = append(keys, counter)
 	keys = append(keys, others...)
