@@ -577,6 +577,15 @@ func keySource(a parse.Arg) string {
 		}
 	case parse.SourceNil:
 		what = "nil"
+	case parse.SourceUnknown:
+		if a.Expands {
+			break // unpack(t): the checker does not follow t's values
+		}
+		what = "a value"
+		if a.Value.Text != "" {
+			what = a.Value.Text
+		}
+		what += " the checker cannot trace to KEYS (a table's field, a parameter of a function called out of its sight or given other values, a function's result)"
 	}
 	return what
 }

@@ -132,7 +132,11 @@
 //     and keywords such as STREAMS) hold a declared key, KEYS[i], or a key
 //     extended on the right (KEYS[1] .. ':x', which keeps its hash tag);
 //     ARGV values, literals and data read from Redis are refused unless the
-//     script says @cluster-unsafe;
+//     script says @cluster-unsafe, and so is a value the checker cannot
+//     trace to KEYS (a table's field, a parameter of a function used as a
+//     value, a function's result); keys are followed into local functions,
+//     through their parameters (any number of calls deep) and the locals
+//     they read;
 //   - a @readonly script calls no write or replicated command (EVAL_RO refuses
 //     them), and no script calls a command flagged noscript (or one Redis 7.0
 //     refuses in scripts, such as BLPOP), nor one Redis 7.0 does not have

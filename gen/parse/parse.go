@@ -6,6 +6,7 @@ package parse
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/yuin/gopher-lua/ast"
@@ -92,6 +93,10 @@ const (
 	// function of the string library (KEYS[1]:sub(1, 3),
 	// string.lower(KEYS[1])): another key, maybe in another hash slot.
 	SourceKeyChanged
+	// sourcePending is a parameter's value before the walk that finds its
+	// calls (see Parse): any value merged with it is that value. No File
+	// holds it.
+	sourcePending
 )
 
 // Value is the source of an expression, with a short text for messages
@@ -448,6 +453,9 @@ type File struct {
 
 const utf8BOM = "\ufeff"
 
+// maxParamPasses bounds the walks that follow parameters (see Parse).
+const maxParamPasses = 6
+
 // Parse parses one script. It returns every problem found; the File is usable
 // (possibly partially filled) even when there are errors.
 func Parse(name string, src []byte) (f *File, errs []Error) {
@@ -495,10 +503,45 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		f.SyntaxError = true
 		return f, errs
 	}
-	w := walker{f: f, toks: toks}
-	w.block(chunk)
-	w.settleUpvals()
-	w.settleParams()
+	// A parameter of a local function holds what its calls pass it, which
+	// a walk learns only once it has seen them, and those may come from
+	// another function's parameters (two calls deep): the chunk is walked
+	// again with what the last walk found until that settles. One that
+	// does not settle is unknown.
+	// So is a local a function reads from an enclosing one, which may be
+	// assigned after the function is defined.
+	base := *f
+	var (
+		params map[*ast.FunctionExpr][]Value
+		all    map[string]Value
+	)
+	for pass := 0; ; pass++ {
+		*f = base
+		w := walker{f: f, toks: toks, paramVals: params, upAll: all}
+		w.block(chunk)
+		w.settleUpvals()
+		w.settleParams()
+		nextParams, nextAll := w.resolvedParams(), w.allValues()
+		if reflect.DeepEqual(nextParams, params) && reflect.DeepEqual(nextAll, all) || pass == maxParamPasses {
+			break
+		}
+		if pass == maxParamPasses-1 {
+			// Not settled: what still changes is unknown.
+			for fn, vals := range nextParams {
+				if !reflect.DeepEqual(vals, params[fn]) {
+					for i := range vals {
+						vals[i] = Value{Source: SourceUnknown}
+					}
+				}
+			}
+			for d, v := range nextAll {
+				if v != all[d] {
+					nextAll[d] = Value{Source: SourceUnknown}
+				}
+			}
+		}
+		params, all = nextParams, nextAll
+	}
 	return f, errs
 }
 

@@ -73,6 +73,21 @@ type walker struct {
 	// function pass it (see settleParams).
 	params []upval
 	args   map[*ast.FunctionExpr][][]Value
+	// called are the local functions called by name, escaped those read
+	// otherwise (passed, stored, aliased: called out of sight), and
+	// paramVals what the parameters of each local function are given in
+	// every call, as the previous walk found (see Parse): a parameter is
+	// declared with it, SourceUnknown for a function not in it.
+	called, escaped map[*ast.FunctionExpr]bool
+	paramVals       map[*ast.FunctionExpr][]Value
+	// declSeq counts the declarations of each name, so that a local has
+	// the same decl in every walk; declared are the locals of this walk,
+	// and upAll what each local (by decl) was assigned anywhere in the
+	// last walk: a function reads a local of an enclosing one as any of
+	// them, since it may run after any assignment (see Parse).
+	declSeq  map[string]int
+	declared []*local
+	upAll    map[string]Value
 	// calls are the indexes in File.Calls of the redis.call expressions
 	// walked, and elemCalls the expressions of the values of the return
 	// statement being walked (see ret), nil for values that are none.
@@ -91,6 +106,12 @@ type upval struct {
 // local is a local variable in scope.
 type local struct {
 	val Value
+	// decl names the declaration across walks (see walker.declSeq).
+	decl string
+	// all merges every value the local is assigned, wherever: what a
+	// function defined before an assignment may read (see settleUpvals),
+	// while val is replaced by an assignment in the declaring block.
+	all Value
 	// fn is the depth of the function body that declares the local (see
 	// walker.depth).
 	fn int
@@ -225,7 +246,15 @@ func (w *walker) pop() {
 
 // declare makes a new local in the innermost scope.
 func (w *walker) declare(name string, v Value) {
-	w.scopes[len(w.scopes)-1][name] = &local{val: v, fn: w.depth}
+	if w.declSeq == nil {
+		w.declSeq = map[string]int{}
+	}
+	w.declSeq[name]++
+	l := &local{val: v, all: v, fn: w.depth, decl: name + "#" + strconv.Itoa(w.declSeq[name])}
+	w.scopes[len(w.scopes)-1][name] = l
+	if !w.dry {
+		w.declared = append(w.declared, l)
+	}
 }
 
 // lookup finds the local name in scope and the index of its scope; nil
@@ -450,10 +479,10 @@ func (w *walker) loop(body func()) {
 		for l := range outer {
 			before[l] = *l
 		}
-		f, seen := *w.f, maps.Clone(w.seen)
+		f, seen, seq := *w.f, maps.Clone(w.seen), maps.Clone(w.declSeq)
 		w.dry = true
 		body()
-		*w.f, w.seen, w.dry = f, seen, false
+		*w.f, w.seen, w.declSeq, w.dry = f, seen, seq, false
 		grew := false
 		for l := range outer {
 			if b := before[l].nilv; l.nilv.set && b.set && l.nilv.call == b.call && l.nilv.tonumber == b.tonumber {
@@ -490,23 +519,52 @@ func (w *walker) assign(name string, v Value) {
 		if !ok {
 			continue
 		}
-		old := l.val
-		switch {
-		case old.Source != v.Source && notKey(v.Source):
-			v.Derived = true
-		case old.Source != v.Source && notKey(old.Source):
-			v = old
-			v.Derived = true
-		case old.Source != v.Source:
-			v = Value{Source: SourceUnknown}
-		case old != v:
-			// Same source, another value (ARGV[1], then ARGV[2]): which
-			// one is not known; the local's name is shown instead.
-			v = Value{Source: v.Source, Derived: true}
+		l.all = mergeValue(l.all, v)
+		if i == len(w.scopes)-1 {
+			// In the declaring block the new value replaces the old one:
+			// code after it runs after it (a loop around the block
+			// declares the local again), and a function defined before
+			// it reads all.
+			l.val = v
+		} else {
+			l.val = mergeValue(l.val, v)
 		}
-		l.val, l.assigned, l.fnExpr = v, true, nil
+		l.assigned, l.fnExpr = true, nil
 		return
 	}
+}
+
+// mergeValue is a value that may be old or v. When one of them is a value a
+// key position must not hold (a literal, an argument, data read from
+// Redis), the result keeps it, so that the use is still flagged; a key and
+// nil (a local declared without a value) is the key, since nil reaches no
+// key; otherwise it is SourceUnknown.
+func mergeValue(old, v Value) Value {
+	switch {
+	case old.Source == sourcePending:
+		return v
+	case v.Source == sourcePending:
+		return old
+	case old == v:
+		return v
+	case old.Source != v.Source && notKey(v.Source):
+		v.Derived = true
+	case old.Source != v.Source && notKey(old.Source):
+		v = old
+		v.Derived = true
+	case old.Source == SourceNil && v.Source == SourceKey:
+		v.Derived = true
+	case old.Source == SourceKey && v.Source == SourceNil:
+		v = old
+		v.Derived = true
+	case old.Source != v.Source:
+		v = Value{Source: SourceUnknown}
+	default:
+		// Same source, another value (ARGV[1], then ARGV[2]): which
+		// one is not known; the local's name is shown instead.
+		v = Value{Source: v.Source, Derived: true}
+	}
+	return v
 }
 
 // notKey reports whether values of source s are never keys.
@@ -590,8 +648,10 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 	case *ast.LocalAssignStmt:
 		if len(s.Exprs) == 1 && len(s.Names) == 1 {
-			if _, fn := s.Exprs[0].(*ast.FunctionExpr); fn {
+			if fn, ok := s.Exprs[0].(*ast.FunctionExpr); ok {
 				w.declare(s.Names[0], Value{Source: SourceUnknown}) // local function f: f is in scope in its body
+				l, _ := w.lookup(s.Names[0])
+				l.fnExpr = fn // its recursive calls pass its parameters values too
 			}
 		}
 		numArgs := w.numArgs(s.Exprs, len(s.Names))
@@ -854,7 +914,13 @@ func (w *walker) function(f *ast.FunctionExpr) {
 	w.push()
 	if f.ParList != nil {
 		for i, n := range f.ParList.Names {
-			w.declare(n, Value{Source: SourceUnknown})
+			v := Value{Source: SourceUnknown}
+			if vals, ok := w.paramVals[f]; ok && i < len(vals) {
+				v = vals[i]
+			} else if w.paramVals == nil {
+				v = Value{Source: sourcePending} // the first walk: nothing known yet
+			}
+			w.declare(n, v)
 			l, _ := w.lookup(n)
 			l.paramOf, l.param = f, i+1
 		}
@@ -875,6 +941,14 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(e.Value); l != nil {
 			l.nilv.tested = true // read: the script may deal with nil here
+			if l.fnExpr != nil {
+				// A local function used as a value may be called where
+				// its parameters' values cannot be followed.
+				if w.escaped == nil {
+					w.escaped = map[*ast.FunctionExpr]bool{}
+				}
+				w.escaped[l.fnExpr] = true
+			}
 			return
 		}
 		// A global: its position is the next occurrence of its name on
@@ -953,15 +1027,19 @@ func (w *walker) expr(e ast.Expr) {
 			if l, _ := w.lookup(id.Value); l != nil && l.fnExpr != nil {
 				if w.args == nil {
 					w.args = map[*ast.FunctionExpr][][]Value{}
+					w.called = map[*ast.FunctionExpr]bool{}
 				}
-				for i, a := range e.Args {
-					if i == len(e.Args)-1 && expands(a) {
-						break // its values are not known one by one
-					}
-					for len(w.args[l.fnExpr]) <= i {
-						w.args[l.fnExpr] = append(w.args[l.fnExpr], nil)
-					}
-					w.args[l.fnExpr][i] = append(w.args[l.fnExpr][i], w.value(a))
+				fn := l.fnExpr
+				w.called[fn] = true
+				n := len(e.Args)
+				if fn.ParList != nil {
+					n = max(n, len(fn.ParList.Names))
+				}
+				for len(w.args[fn]) < n {
+					w.args[fn] = append(w.args[fn], nil)
+				}
+				for i := range n {
+					w.args[fn][i] = append(w.args[fn][i], w.passed(e.Args, i))
 				}
 			}
 		}
@@ -971,7 +1049,9 @@ func (w *walker) expr(e ast.Expr) {
 		before := len(w.f.Calls)
 		w.call(e)
 		fname, direct := redisFunc(e)
-		if !direct {
+		if l := w.localFunc(e.Func); l != nil {
+			l.nilv.tested = true // a call of a local function by name: its calls are followed
+		} else if !direct {
 			w.expr(e.Func) // a direct redis.X is not a use as a value
 		}
 		if e.Receiver != nil {
@@ -1270,7 +1350,18 @@ func (w *walker) value(e ast.Expr) Value {
 		v.Derived = true
 		return v
 	case *ast.IdentExpr:
-		if v, ok := w.local(x.Value); ok {
+		if l, _ := w.lookup(x.Value); l != nil {
+			v := l.val
+			if all, ok := w.upAll[l.decl]; ok && l.fn < w.depth {
+				// A local of an enclosing function: the function may
+				// run after any of its assignments.
+				if m := mergeValue(v, all); m != v {
+					v = m
+					if v.Source != SourceLiteral {
+						v.Text = x.Value // several values: messages name the local
+					}
+				}
+			}
 			if v.Text == "" {
 				v.Text = x.Value
 			}
@@ -1688,6 +1779,80 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	}
 }
 
+// localFunc is the local whose function e names, if e is the name of a
+// local function.
+func (w *walker) localFunc(e ast.Expr) *local {
+	if id, ok := e.(*ast.IdentExpr); ok {
+		if l, _ := w.lookup(id.Value); l != nil && l.fnExpr != nil {
+			return l
+		}
+	}
+	return nil
+}
+
+// passed is the value a call with args gives its parameter i (from 0): nil
+// past the arguments; from an argument that gives any number of values
+// (unpack(KEYS), f()), what the walker knows of them: unpack(KEYS) and
+// unpack(ARGV) give their table's values, a call its first value first,
+// anything else SourceUnknown.
+func (w *walker) passed(args []ast.Expr, i int) Value {
+	last := len(args) - 1
+	if last >= 0 && i >= last && expands(args[last]) {
+		v := w.value(args[last])
+		if i == last || strings.HasPrefix(v.Text, "unpack(") && (v.Source == SourceKey || v.Source == SourceArgv) {
+			return v
+		}
+		return Value{Source: SourceUnknown}
+	}
+	if i < len(args) {
+		return w.value(args[i])
+	}
+	return Value{Source: SourceNil}
+}
+
+// allValues is what each local of the walk was assigned anywhere, by decl.
+func (w *walker) allValues() map[string]Value {
+	out := make(map[string]Value, len(w.declared))
+	for _, l := range w.declared {
+		out[l.decl] = l.all
+	}
+	return out
+}
+
+// resolvedParams is what the parameters of each local function are given,
+// merged over its calls, for the next walk (see Parse): a function used as
+// a value, or never called by name, is left out, and its parameters are
+// unknown.
+func (w *walker) resolvedParams() map[*ast.FunctionExpr][]Value {
+	out := map[*ast.FunctionExpr][]Value{}
+	for fn, params := range w.args {
+		if !w.called[fn] || w.escaped[fn] {
+			continue
+		}
+		vals := make([]Value, len(params))
+		for i, vs := range params {
+			if len(vs) == 0 {
+				vals[i] = Value{Source: SourceUnknown}
+				continue
+			}
+			vals[i] = vs[0]
+			for _, v := range vs[1:] {
+				vals[i] = mergeValue(vals[i], v)
+			}
+			if vals[i].Source == sourcePending {
+				// Passed only values of its own (a recursion entered from
+				// nowhere): nothing is known.
+				vals[i] = Value{Source: SourceUnknown}
+			} else if vals[i] != vs[0] && vals[i].Source != SourceLiteral && fn.ParList != nil && i < len(fn.ParList.Names) {
+				// Several values: messages name the parameter.
+				vals[i].Text = fn.ParList.Names[i]
+			}
+		}
+		out[fn] = vals
+	}
+	return out
+}
+
 // settleUpvals gives an argument that is a local of an enclosing function
 // the values that local is assigned after the function is defined too: the
 // function may run after any of them (local k = KEYS[1]; local function f()
@@ -1695,7 +1860,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 // is walked, when each local holds what assign gathered of all its values.
 func (w *walker) settleUpvals() {
 	for _, u := range w.upvals {
-		mergeArg(&w.f.Calls[u.call].Args[u.arg], u.l.val, u.name)
+		mergeArg(&w.f.Calls[u.call].Args[u.arg], u.l.all, u.name)
 	}
 }
 

@@ -1,0 +1,67 @@
+package gen
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const keysOrUnsafe = ": pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe"
+
+// The key checker follows keys into local functions: built there from a
+// parameter, passed on two calls deep, passed by a recursive call, or read
+// from an enclosing function's local assigned after the function. What it
+// cannot trace to KEYS (a table's field, a parameter of a function used as
+// a value) is refused, not accepted.
+func TestKeysFollowedIntoFunctions(t *testing.T) {
+	const head = "-- @key k\n-- @arg a string\n-- @return none\n"
+	for _, tc := range []struct {
+		name, src string
+		want      []string // nil: accepted
+	}{
+		{
+			name: "key built from a parameter",
+			src:  head + "local function del(p) redis.call('DEL', p .. ':x') end\ndel(ARGV[1])\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:4:41: key position of DEL holds ARGV[1], an argument" + keysOrUnsafe},
+		},
+		{
+			name: "key passed two calls deep",
+			src:  head + "local function inner(p) redis.call('DEL', p) end\nlocal function outer(q) inner(q) end\nouter(ARGV[1])\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:4:43: key position of DEL holds ARGV[1], an argument" + keysOrUnsafe},
+		},
+		{
+			name: "key passed by a recursive call",
+			src:  head + "local function f(k, n)\n  redis.call('DEL', k)\n  if n > 0 then f(ARGV[1], n - 1) end\nend\nf(KEYS[1], 1)\n",
+			want: []string{"scripts/x.lua:5:21: key position of DEL holds k, an argument" + keysOrUnsafe},
+		},
+		{
+			name: "key built from a local assigned after the function",
+			src:  head + "local k = KEYS[1]\nlocal function f() redis.call('DEL', k .. ':x') end\nk = ARGV[1]\nf()\n",
+			want: []string{"scripts/x.lua:5:38: key position of DEL holds k, an argument" + keysOrUnsafe},
+		},
+		{
+			name: "key from a table's field",
+			src:  head + "local t = {k = ARGV[1]}\nredis.call('DEL', t.k)\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:5:19: key position of DEL holds a value the checker cannot trace to KEYS (a table's field, a parameter of a function called out of its sight or given other values, a function's result)" + keysOrUnsafe},
+		},
+		{
+			name: "key from a parameter of a function used as a value",
+			src:  head + "local function del(p) redis.call('DEL', p) end\npcall(del, ARGV[1])\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:4:41: key position of DEL holds p the checker cannot trace to KEYS (a table's field, a parameter of a function called out of its sight or given other values, a function's result)" + keysOrUnsafe},
+		},
+		{
+			name: "keys followed through functions",
+			src: head + "local function inner(p) redis.call('DEL', p) end\nlocal function outer(q) inner(q .. ':x') end\nouter(KEYS[1])\n" +
+				"local function del(p) redis.call('DEL', p .. ':y') end\ndel(KEYS[1])\n" +
+				"local function f(k, n)\n  redis.call('DEL', k)\n  if n > 0 then f(k .. ':z', n - 1) end\nend\nf(KEYS[1], 2)\n" +
+				"local j\nif #KEYS > 0 then j = KEYS[1] end\nredis.call('GET', j)\nredis.call('SET', KEYS[1], ARGV[1])\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(tc.src)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
