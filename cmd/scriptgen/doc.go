@@ -107,8 +107,8 @@
 // @commands) must be one of the declared commands, in any case; any other
 // value is refused with a *CommandError before anything is sent. An int64
 // argument the script reads as a Lua number (tonumber(ARGV[n]), arithmetic
-// on it, a numeric for, a math function, a numeric directive of
-// string.format; every int64 when the checker cannot tell which argument it
+// on it, a numeric for, a math or bit function, struct.pack, a numeric
+// directive of string.format; every int64 when the checker cannot tell which argument it
 // is) is refused beyond ±2^53 with a *NumberError before anything is sent:
 // Lua numbers are doubles, and the script would go on with other digits.
 //

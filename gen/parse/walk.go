@@ -334,18 +334,24 @@ func (w *walker) numberArg(e ast.Expr) {
 }
 
 // numberArgsOf records the arguments a call reads as numbers: tonumber's,
-// a math function's, and those string.format converts with a numeric
+// a math or bit function's, struct.pack's values, and those string.format converts with a numeric
 // directive (%d, %x, %g, ...; with a format that is not a literal, all).
 func (w *walker) numberArgsOf(e *ast.FuncCallExpr) {
-	if arg, ok := w.tonumberArg(e); ok {
-		w.numberArg(arg)
+	if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "tonumber" && !w.isLocal("tonumber") && e.Receiver == nil && len(e.Args) > 0 {
+		w.numberArg(e.Args[0]) // with a base too: the result is a double
 		return
 	}
 	name, ok := w.libFunc(e)
 	switch {
 	case !ok:
-	case strings.HasPrefix(name, "math."):
+	case strings.HasPrefix(name, "math."), strings.HasPrefix(name, "bit."):
 		for _, a := range e.Args {
+			w.numberArg(a)
+		}
+	case name == "struct.pack":
+		// Its numeric formats read doubles; which value a format takes
+		// is not worked out.
+		for _, a := range e.Args[1:] {
 			w.numberArg(a)
 		}
 	case name == "string.format":
