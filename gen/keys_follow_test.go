@@ -65,3 +65,42 @@ func TestKeysFollowedIntoFunctions(t *testing.T) {
 		})
 	}
 }
+
+// A key position given any number of values (unpack(t), a vararg ...)
+// holds keys only when the checker can see they are: unpack of a local
+// table or of a function's varargs is refused; unpack of KEYS or of a list
+// written in place is read.
+func TestKeysUnpacked(t *testing.T) {
+	const head = "-- @key k\n-- @arg a string\n-- @return none\n"
+	for _, tc := range []struct {
+		name, src string
+		want      []string // nil: accepted
+	}{
+		{
+			name: "unpack of a local table",
+			src:  head + "local t = {ARGV[1]}\nredis.call('DEL', unpack(t))\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:5:19: key position of DEL holds a value the checker cannot trace to KEYS (a table's field, a parameter of a function called out of its sight or given other values, a function's result)" + keysOrUnsafe},
+		},
+		{
+			name: "varargs of a local function",
+			src:  head + "local function del(...) redis.call('DEL', ...) end\ndel(ARGV[1])\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:4:43: key position of DEL holds a value the checker cannot trace to KEYS (a table's field, a parameter of a function called out of its sight or given other values, a function's result)" + keysOrUnsafe},
+		},
+		{
+			name: "unpack of a list of arguments written in place",
+			src:  head + "redis.call('DEL', unpack({KEYS[1], ARGV[1]}))\n",
+			want: []string{"scripts/x.lua:4:19: key position of DEL holds ARGV[1], an argument" + keysOrUnsafe},
+		},
+		{
+			name: "unpack of keys",
+			src:  head + "redis.call('DEL', unpack({KEYS[1], KEYS[1] .. ':x'}))\nredis.call('DEL', unpack(KEYS))\nredis.call('SET', KEYS[1], ARGV[1])\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(tc.src)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

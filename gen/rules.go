@@ -30,6 +30,10 @@ type scriptRules struct {
 	haveReturn  bool // @return parsed without error
 	// args are the @arg declarations; nil when they have errors.
 	args []Param
+	// libMisses is set when the script reads a library field Lua 5.1 does
+	// not have (table.unpack): a key position given what it expands to is
+	// then not reported again.
+	libMisses bool
 }
 
 // checkBody runs the checks that read the script body against Redis's
@@ -46,6 +50,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		errs = append(errs, e)
 	}
 
+	r.libMisses = len(pf.UnknownLibFields) > 0
 	dynamic := false
 	for _, c := range pf.Calls {
 		for i, a := range c.Args {
@@ -549,7 +554,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		a := c.Args[p-1]
 		if a.Value.Source == parse.SourceKeyChanged {
 			at(a.Pos, "key position of %s holds %s, a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe", shown, a.Value.Text)
-		} else if what := keySource(a); what != "" {
+		} else if what := keySource(a); what != "" && !(a.Expands && a.Value.Source == parse.SourceUnknown && r.libMisses) {
 			at(a.Pos, "key position of %s holds %s: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe", shown, what)
 		}
 		if a.Expands {
@@ -578,9 +583,6 @@ func keySource(a parse.Arg) string {
 	case parse.SourceNil:
 		what = "nil"
 	case parse.SourceUnknown:
-		if a.Expands {
-			break // unpack(t): the checker does not follow t's values
-		}
 		what = "a value"
 		if a.Value.Text != "" {
 			what = a.Value.Text

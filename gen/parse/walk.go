@@ -1430,6 +1430,20 @@ func (w *walker) value(e ast.Expr) Value {
 			if t, ok := x.Args[0].(*ast.IdentExpr); ok && (t.Value == "KEYS" || t.Value == "ARGV") && !w.isLocal(t.Value) {
 				return Value{Source: sourceOfTable(t.Value), Text: "unpack(" + t.Value + ")", Derived: true}
 			}
+			// unpack({a, b}) gives the list's values.
+			if t, ok := x.Args[0].(*ast.TableExpr); ok && len(x.Args) == 1 {
+				v := Value{Source: sourcePending}
+				for _, f := range t.Fields {
+					if f.Key == nil {
+						v = mergeValue(v, w.value(f.Value))
+					}
+				}
+				if v.Source == sourcePending {
+					return Value{Source: SourceNil}
+				}
+				v.Derived = true
+				return v
+			}
 		}
 	}
 	return Value{Source: SourceUnknown}
