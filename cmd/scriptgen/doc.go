@@ -133,10 +133,11 @@
 //     extended on the right (KEYS[1] .. ':x', which keeps its hash tag);
 //     ARGV values, literals and data read from Redis are refused unless the
 //     script says @cluster-unsafe, and so is a value the checker cannot
-//     trace to KEYS (a table's field, a parameter of a function used as a
-//     value, a function's result); keys are followed into local functions,
-//     through their parameters (any number of calls deep) and the locals
-//     they read;
+//     trace to KEYS (a field of a table the script changes, a parameter of
+//     a function used as a value, a function's result); keys are followed
+//     into local functions, through their parameters (any number of calls
+//     deep) and the locals they read, and into table locals the script
+//     never changes (local keys = {KEYS[1], KEYS[2]});
 //   - a @readonly script calls no write or replicated command (EVAL_RO refuses
 //     them), and no script calls a command flagged noscript (or one Redis 7.0
 //     refuses in scripts, such as BLPOP), nor one Redis 7.0 does not have

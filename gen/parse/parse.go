@@ -505,19 +505,21 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	}
 	// A parameter of a local function holds what its calls pass it, which
 	// a walk learns only once it has seen them, and those may come from
-	// another function's parameters (two calls deep): the chunk is walked
-	// again with what the last walk found until that settles. One that
-	// does not settle is unknown.
-	// So is a local a function reads from an enclosing one, which may be
-	// assigned after the function is defined.
+	// another function's parameters (two calls deep); a local a function
+	// reads from an enclosing one holds any value it is assigned, also
+	// after the function is defined; a table local that nothing changes
+	// holds what its constructor lists, which only a whole walk can tell.
+	// So the chunk is walked again with what the last walk found until
+	// that settles; what does not settle is unknown.
 	base := *f
 	var (
 		params map[*ast.FunctionExpr][]Value
 		all    map[string]Value
+		kept   map[string]bool
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w := walker{f: f, toks: toks, paramVals: params, upAll: all}
+		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept}
 		w.block(chunk)
 		w.settleUpvals()
 		w.settleParams()
@@ -540,7 +542,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 				}
 			}
 		}
-		params, all = nextParams, nextAll
+		params, all, kept = nextParams, nextAll, w.keptTables()
 	}
 	return f, errs
 }

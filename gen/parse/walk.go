@@ -88,6 +88,12 @@ type walker struct {
 	declSeq  map[string]int
 	declared []*local
 	upAll    map[string]Value
+	// spoiled are the table locals (by decl) of this walk that are
+	// changed or read otherwise than t.k, t[i], ipairs(t), pairs(t),
+	// unpack(t) and #t, and kept those of the last walk (nil in the first):
+	// a table local neither spoiled nor assigned gives its fields the
+	// values its constructor lists.
+	spoiled, kept map[string]bool
 	// calls are the indexes in File.Calls of the redis.call expressions
 	// walked, and elemCalls the expressions of the values of the return
 	// statement being walked (see ret), nil for values that are none.
@@ -108,6 +114,10 @@ type local struct {
 	val Value
 	// decl names the declaration across walks (see walker.declSeq).
 	decl string
+	// table is set on a local declared with a table constructor, and elems
+	// then merges the values it lists (nil for none).
+	table bool
+	elems Value
 	// all merges every value the local is assigned, wherever: what a
 	// function defined before an assignment may read (see settleUpvals),
 	// while val is replaced by an assignment in the declaring block.
@@ -526,6 +536,9 @@ func (w *walker) assign(name string, v Value) {
 			continue
 		}
 		l.all = mergeValue(l.all, v)
+		if l.table {
+			w.spoil(l)
+		}
 		if i == len(w.scopes)-1 {
 			// In the declaring block the new value replaces the old one:
 			// code after it runs after it (a loop around the block
@@ -625,6 +638,11 @@ func (w *walker) stmt(s ast.Stmt) {
 				}
 				continue
 			}
+			if a, field := l.(*ast.AttrGetExpr); field {
+				if t := w.tableLocal(a.Object); t != nil {
+					w.spoil(t) // t.k = v
+				}
+			}
 			if !ok {
 				w.expr(l)
 			} else if !w.isLocal(id.Value) {
@@ -677,6 +695,10 @@ func (w *walker) stmt(s ast.Stmt) {
 				if fn, ok := s.Exprs[i].(*ast.FunctionExpr); ok {
 					l, _ := w.lookup(n)
 					l.fnExpr = fn
+				}
+				if t, ok := s.Exprs[i].(*ast.TableExpr); ok {
+					l, _ := w.lookup(n)
+					l.table, l.elems = true, w.tableElems(t)
 				}
 			}
 			w.setReply(n, replies[i])
@@ -896,6 +918,10 @@ func (w *walker) forIn(s *ast.GenericForStmt, listed int) {
 		if c, ok := s.Exprs[0].(*ast.FuncCallExpr); ok && len(c.Args) == 1 {
 			if id, ok := c.Args[0].(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") {
 				elem = Value{Source: sourceOfTable(id.Value), Text: id.Value + "[i]"}
+			} else if f, ok := c.Func.(*ast.IdentExpr); ok && (f.Value == "ipairs" || f.Value == "pairs") && !w.isLocal(f.Value) {
+				if v, ok := w.elemsOf(c.Args[0]); ok {
+					elem = v // for _, k in ipairs(t)
+				}
 			}
 		}
 	}
@@ -947,6 +973,9 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(e.Value); l != nil {
 			l.nilv.tested = true // read: the script may deal with nil here
+			if l.table {
+				w.spoil(l) // passed, returned, aliased: it may change out of sight
+			}
 			if l.fnExpr != nil {
 				// A local function used as a value may be called where
 				// its parameters' values cannot be followed.
@@ -1019,7 +1048,9 @@ func (w *walker) expr(e ast.Expr) {
 			}
 			w.fieldRead(e.Object, name, index)
 		}
-		w.expr(e.Object)
+		if !w.tableRead(e.Object) {
+			w.expr(e.Object)
+		}
 		w.expr(e.Key)
 	case *ast.TableExpr:
 		w.errTable(e, "")
@@ -1102,7 +1133,11 @@ func (w *walker) expr(e ast.Expr) {
 				pos, _ := w.identPos(e.Line(), "tostring")
 				w.numberText(e.Args[0], "tostring", pos, 0)
 			}
-			w.exprs(e.Args)
+			args := e.Args
+			if id, ok := e.Func.(*ast.IdentExpr); ok && len(args) > 0 && (id.Value == "ipairs" || id.Value == "pairs" || id.Value == "unpack") && !w.isLocal(id.Value) && w.tableRead(args[0]) {
+				args = args[1:] // they read the table, not change it
+			}
+			w.exprs(args)
 		}
 	case *ast.LogicalOpExpr:
 		w.expr(e.Lhs)
@@ -1145,6 +1180,9 @@ func (w *walker) expr(e ast.Expr) {
 		w.truth(e.Expr, true)
 		w.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
+		if w.tableRead(e.Expr) {
+			break
+		}
 		pos, _ := w.tokenPos(e.Line(), "#", false)
 		w.operation(e.Expr, "#", pos)
 	case *ast.FunctionExpr:
@@ -1349,6 +1387,9 @@ func (w *walker) value(e ast.Expr) Value {
 			if v, ok := w.local(id.Value); ok && v.Source == SourceRedis {
 				return v // a field of a reply is data read from Redis too
 			}
+			if v, ok := w.elemsOf(id); ok {
+				return v
+			}
 		}
 	case *ast.StringConcatOpExpr:
 		// A key extended on the right keeps its hash tag: {name}:suffix.
@@ -1429,6 +1470,9 @@ func (w *walker) value(e ast.Expr) Value {
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "unpack" && !w.isLocal("unpack") && len(x.Args) > 0 {
 			if t, ok := x.Args[0].(*ast.IdentExpr); ok && (t.Value == "KEYS" || t.Value == "ARGV") && !w.isLocal(t.Value) {
 				return Value{Source: sourceOfTable(t.Value), Text: "unpack(" + t.Value + ")", Derived: true}
+			}
+			if v, ok := w.elemsOf(x.Args[0]); ok {
+				return v
 			}
 			// unpack({a, b}) gives the list's values.
 			if t, ok := x.Args[0].(*ast.TableExpr); ok && len(x.Args) == 1 {
@@ -1797,6 +1841,72 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		u.call = len(w.f.Calls) - 1
 		w.params = append(w.params, u)
 	}
+}
+
+// spoil records that the table local l may not hold what its constructor
+// lists.
+func (w *walker) spoil(l *local) {
+	if w.spoiled == nil {
+		w.spoiled = map[string]bool{}
+	}
+	w.spoiled[l.decl] = true
+}
+
+// tableLocal is the table local e names, if any.
+func (w *walker) tableLocal(e ast.Expr) *local {
+	if id, ok := e.(*ast.IdentExpr); ok {
+		if l, _ := w.lookup(id.Value); l != nil && l.table {
+			return l
+		}
+	}
+	return nil
+}
+
+// tableRead reports whether e names a table local read where that keeps
+// what it holds (t.k, ipairs(t), #t): the caller then does not walk e,
+// which would spoil it.
+func (w *walker) tableRead(e ast.Expr) bool {
+	l := w.tableLocal(e)
+	if l != nil {
+		l.nilv.tested = true
+	}
+	return l != nil
+}
+
+// elemsOf is what a field of the table local e holds, when the checker
+// can tell: the values of its constructor, for a local neither spoiled nor
+// assigned (in the last walk).
+func (w *walker) elemsOf(e ast.Expr) (Value, bool) {
+	l := w.tableLocal(e)
+	if l == nil || w.kept == nil || !w.kept[l.decl] {
+		return Value{}, false
+	}
+	v := l.elems
+	v.Derived = true
+	return v, true
+}
+
+// tableElems merges the values a table constructor lists.
+func (w *walker) tableElems(t *ast.TableExpr) Value {
+	v := Value{Source: sourcePending}
+	for _, f := range t.Fields {
+		v = mergeValue(v, w.value(f.Value))
+	}
+	if v.Source == sourcePending {
+		return Value{Source: SourceNil}
+	}
+	return v
+}
+
+// keptTables are the table locals of this walk that were not spoiled.
+func (w *walker) keptTables() map[string]bool {
+	out := map[string]bool{}
+	for _, l := range w.declared {
+		if l.table && !w.spoiled[l.decl] {
+			out[l.decl] = true
+		}
+	}
+	return out
 }
 
 // localFunc is the local whose function e names, if e is the name of a
