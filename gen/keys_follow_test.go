@@ -144,3 +144,31 @@ func TestKeysInTables(t *testing.T) {
 		})
 	}
 }
+
+// a and b or c is followed: it gives b or c (or a, when it is neither nil
+// nor false), so keys chosen that way are keys, and an argument among them
+// is refused as one.
+func TestKeysChosenWithAndOr(t *testing.T) {
+	const head = "-- @key a\n-- @key b\n-- @arg x string\n-- @return none\n"
+	for _, tc := range []struct {
+		name, src string
+		want      []string // nil: accepted
+	}{
+		{
+			name: "keys",
+			src:  head + "local k = ARGV[1] == 'a' and KEYS[1] or KEYS[2]\nredis.call('DEL', k)\nredis.call('DEL', (KEYS[1] or KEYS[2]) .. ':x')\n",
+		},
+		{
+			name: "an argument among them",
+			src:  head + "redis.call('DEL', KEYS[1] or KEYS[2])\nredis.call('DEL', ARGV[1] == 'a' and ARGV[1] or KEYS[1])\n",
+			want: []string{"scripts/x.lua:6:19: key position of DEL holds ARGV[1], an argument" + keysOrUnsafe},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(tc.src)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

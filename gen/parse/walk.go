@@ -1391,6 +1391,17 @@ func (w *walker) value(e ast.Expr) Value {
 				return v
 			}
 		}
+	case *ast.LogicalOpExpr:
+		// a and b gives b, or a when a is nil or false (no key, and no
+		// value redis.call takes); a or b gives a, or b when a is nil or
+		// false.
+		lhs := Value{Source: SourceNil}
+		if x.Operator == "or" {
+			lhs = w.value(x.Lhs)
+		}
+		v := mergeValue(lhs, w.value(x.Rhs))
+		v.Derived = true
+		return v
 	case *ast.StringConcatOpExpr:
 		// A key extended on the right keeps its hash tag: {name}:suffix.
 		v := w.value(x.Lhs)
