@@ -172,3 +172,32 @@ func TestKeysChosenWithAndOr(t *testing.T) {
 		})
 	}
 }
+
+// A local function's result is followed: what its return statements give
+// (nil when it ends without one), so a helper that builds a key from KEYS
+// passes and one that returns an argument is refused.
+func TestKeysReturnedByFunctions(t *testing.T) {
+	const head = "-- @key k\n-- @arg a string\n-- @return none\n"
+	for _, tc := range []struct {
+		name, src string
+		want      []string // nil: accepted
+	}{
+		{
+			name: "a key built by a helper",
+			src: head + "local function key(suffix) return KEYS[1] .. suffix end\nredis.call('DEL', key(':x'))\n" +
+				"local function pick(c) if c then return KEYS[1] end return key(':y') end\nredis.call('DEL', pick(ARGV[1] == '1'))\n",
+		},
+		{
+			name: "an argument returned",
+			src:  head + "local function key(s) return s end\nredis.call('DEL', key(ARGV[1]))\nredis.call('GET', KEYS[1])\n",
+			want: []string{"scripts/x.lua:5:19: key position of DEL holds ARGV[1], an argument" + keysOrUnsafe},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(tc.src)})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checker output (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

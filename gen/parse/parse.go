@@ -508,7 +508,8 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	// another function's parameters (two calls deep); a local a function
 	// reads from an enclosing one holds any value it is assigned, also
 	// after the function is defined; a table local that nothing changes
-	// holds what its constructor lists, which only a whole walk can tell.
+	// holds what its constructor lists, and a call of a local function what
+	// it returns, which only a whole walk can tell.
 	// So the chunk is walked again with what the last walk found until
 	// that settles; what does not settle is unknown.
 	base := *f
@@ -516,15 +517,19 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		params map[*ast.FunctionExpr][]Value
 		all    map[string]Value
 		kept   map[string]bool
+		rets   map[*ast.FunctionExpr]Value
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept}
+		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets}
 		w.block(chunk)
 		w.settleUpvals()
 		w.settleParams()
-		nextParams, nextAll := w.resolvedParams(), w.allValues()
-		if reflect.DeepEqual(nextParams, params) && reflect.DeepEqual(nextAll, all) || pass == maxParamPasses {
+		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results
+		if nextRets == nil {
+			nextRets = map[*ast.FunctionExpr]Value{}
+		}
+		if reflect.DeepEqual(nextParams, params) && reflect.DeepEqual(nextAll, all) && reflect.DeepEqual(nextRets, rets) || pass == maxParamPasses {
 			break
 		}
 		if pass == maxParamPasses-1 {
@@ -541,8 +546,13 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 					nextAll[d] = Value{Source: SourceUnknown}
 				}
 			}
+			for fn, v := range nextRets {
+				if v != rets[fn] {
+					nextRets[fn] = Value{Source: SourceUnknown}
+				}
+			}
 		}
-		params, all, kept = nextParams, nextAll, w.keptTables()
+		params, all, kept, rets = nextParams, nextAll, w.keptTables(), nextRets
 	}
 	return f, errs
 }

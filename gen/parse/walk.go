@@ -94,6 +94,12 @@ type walker struct {
 	// a table local neither spoiled nor assigned gives its fields the
 	// values its constructor lists.
 	spoiled, kept map[string]bool
+	// fns are the functions being walked, innermost last; results what
+	// each function returns (its return statements' first values, and nil
+	// for an end without one) in this walk, and returned those of the last
+	// walk (nil in the first), which a call of a local function gives.
+	fns               []*ast.FunctionExpr
+	results, returned map[*ast.FunctionExpr]Value
 	// calls are the indexes in File.Calls of the redis.call expressions
 	// walked, and elemCalls the expressions of the values of the return
 	// statement being walked (see ret), nil for values that are none.
@@ -773,6 +779,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		if w.depth == 0 {
 			w.ret(s)
 		}
+		if len(w.fns) > 0 {
+			v := Value{Source: SourceNil}
+			if len(s.Exprs) > 0 {
+				v = w.value(s.Exprs[0])
+			}
+			w.result(v)
+		}
 		w.exprs(s.Exprs)
 		if w.depth == 0 && len(w.elemCalls) > 0 && len(w.f.Returns) > 0 {
 			// The calls of a returned table's values, now that they are
@@ -942,7 +955,10 @@ func (w *walker) forIn(s *ast.GenericForStmt, listed int) {
 
 func (w *walker) function(f *ast.FunctionExpr) {
 	w.depth++
-	defer func() { w.depth-- }()
+	w.fns = append(w.fns, f)
+	defer func() { w.depth--; w.fns = w.fns[:len(w.fns)-1] }()
+	// The end of the body, if reached, returns nothing.
+	w.result(Value{Source: SourceNil})
 	w.push()
 	if f.ParList != nil {
 		for i, n := range f.ParList.Names {
@@ -1428,6 +1444,14 @@ func (w *walker) value(e ast.Expr) Value {
 	case *ast.FuncCallExpr:
 		if name, ok := redisFunc(x); ok && (name == "call" || name == "pcall") {
 			return Value{Source: SourceRedis}
+		}
+		if l := w.localFunc(x.Func); l != nil {
+			// What the function returns, as the last walk found.
+			if v, ok := w.returned[l.fnExpr]; ok {
+				v.Derived = true
+				return v
+			}
+			return Value{Source: SourceUnknown}
 		}
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
 			return w.value(x.Args[0])
@@ -1918,6 +1942,18 @@ func (w *walker) keptTables() map[string]bool {
 		}
 	}
 	return out
+}
+
+// result records v as a value the function being walked returns.
+func (w *walker) result(v Value) {
+	if w.results == nil {
+		w.results = map[*ast.FunctionExpr]Value{}
+	}
+	fn := w.fns[len(w.fns)-1]
+	if old, ok := w.results[fn]; ok {
+		v = mergeValue(old, v)
+	}
+	w.results[fn] = v
 }
 
 // localFunc is the local whose function e names, if e is the name of a
