@@ -63,7 +63,13 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	// refused carries a subscription the server refused (an ACL without the
 	// channels, NOPERM): watch would hear no release, so it ends.
 	refused := make(chan error, 4)
-	subscribe := func(name string, cmd func() rueidis.Completed) {
+	// waiterRefused carries a refusal of the fair waiters' wake channels
+	// (their patterns, or with sharded pub/sub each waiter's channel): an
+	// ACL may grant the lock's own channels only. Those are an extra:
+	// without them a hand-off shows at the next read, so watch goes on.
+	waiterRefused := make(chan error, 1)
+	// subscribe listens with cmd; a refusal goes to to.
+	subscribe := func(name string, to chan<- error, cmd func() rueidis.Completed) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -76,8 +82,8 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 				})
 				if _, no := rueidis.IsRedisErr(err); no {
 					select {
-					case refused <- fmt.Errorf("%s refused: %w", name, err):
-					default: // one refusal ends watch
+					case to <- fmt.Errorf("%s refused: %w", name, err):
+					default: // one refusal is enough
 					}
 					return
 				}
@@ -89,7 +95,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 		}()
 	}
 	channels := k.Channels()
-	subscribe("SUBSCRIBE", func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
+	subscribe("SUBSCRIBE", refused, func() rueidis.Completed { return e.rc.B().Subscribe().Channel(channels...).Build() })
 	// A FairMutex release goes to the next waiter's client's wake channel,
 	// <fair wake>:<client-id> (our protocol), or its own channel, <lock
 	// channel>:<field> (Redisson's). Plain pub/sub hears them all through
@@ -103,10 +109,10 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	var waiterChannels map[string]bool
 	if publish == "spublish" {
 		waiterChannels = map[string]bool{}
-		subscribe("SSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
+		subscribe("SSUBSCRIBE", refused, func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(channels...).Build() })
 	} else {
 		patterns := []string{globEscape(k.FairWake) + ":*", globEscape(k.LockChannel) + ":*"}
-		subscribe("PSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
+		subscribe("PSUBSCRIBE", waiterRefused, func() rueidis.Completed { return e.rc.B().Psubscribe().Pattern(patterns...).Build() })
 	}
 	listenToQueue := func(r *Report) {
 		if waiterChannels == nil {
@@ -125,7 +131,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		if len(fresh) > 0 {
-			subscribe("SSUBSCRIBE", func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(fresh...).Build() })
+			subscribe("SSUBSCRIBE", waiterRefused, func() rueidis.Completed { return e.rc.B().Ssubscribe().Channel(fresh...).Build() })
 		}
 	}
 
@@ -138,6 +144,7 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	defer settle.Stop()
 	last := ""
 	cause := "start"
+	waitersRefused := false
 	for {
 		r, err := inspect(wctx, e, key)
 		switch {
@@ -160,18 +167,29 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 				}
 			}
 		}
-		select {
-		case <-wctx.Done():
-			return nil
-		case err := <-refused:
-			return failf(exitFailure, "%w: watch would hear no release message (grant the ACL user the lock's channels, &*)", err)
-		case ch := <-messages:
-			cause = "message " + ch
-			settle.Reset(settleDelay)
-		case <-settle.C:
-			cause = "settle"
-		case <-ticker.C:
-			cause = "refresh"
+		for {
+			select {
+			case <-wctx.Done():
+				return nil
+			case err := <-refused:
+				return failf(exitFailure, "%w: watch would hear no release message (grant the ACL user the lock's channels, &*)", err)
+			case err := <-waiterRefused:
+				if !waitersRefused {
+					waitersRefused = true
+					waiterChannels = nil // asking again would be refused again
+					fmt.Fprintf(e.errOut, "%s %v: a fair lock's hand-off to a waiter shows at the next read (grant &* to hear it at once)\n",
+						time.Now().UTC().Format(time.RFC3339Nano), err)
+				}
+				continue // nothing changed: no read
+			case ch := <-messages:
+				cause = "message " + ch
+				settle.Reset(settleDelay)
+			case <-settle.C:
+				cause = "settle"
+			case <-ticker.C:
+				cause = "refresh"
+			}
+			break
 		}
 	}
 }
