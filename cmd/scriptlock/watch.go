@@ -172,13 +172,23 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			case <-wctx.Done():
 				return nil
 			case err := <-refused:
-				return failf(exitFailure, "%w: watch would hear no release message (grant the ACL user the lock's channels, &*)", err)
+				hint := ""
+				if isNoPerm(err) {
+					// Only an ACL refusal is the ACL's to fix: another (a
+					// server without SSUBSCRIBE) says what it is itself.
+					hint = " (grant the ACL user the lock's channels, &*)"
+				}
+				return failf(exitFailure, "%w: watch would hear no release message%s", err, hint)
 			case err := <-waiterRefused:
 				if !waitersRefused {
 					waitersRefused = true
 					waiterChannels = nil // asking again would be refused again
-					fmt.Fprintf(e.errOut, "%s %v: a fair lock's hand-off to a waiter shows at the next read (grant &* to hear it at once)\n",
-						time.Now().UTC().Format(time.RFC3339Nano), err)
+					hint := ""
+					if isNoPerm(err) {
+						hint = " (grant &* to hear it at once)"
+					}
+					fmt.Fprintf(e.errOut, "%s %v: a fair lock's hand-off to a waiter shows at the next read%s\n",
+						time.Now().UTC().Format(time.RFC3339Nano), err, hint)
 				}
 				continue // nothing changed: no read
 			case ch := <-messages:
