@@ -131,7 +131,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
-	c.wd.replicas, c.wd.sendGuarded, c.wd.primary = c.replicasNow, c.sendGuardedBatch, c.primaryOf
+	c.wd.replicas, c.wd.sendGuarded = c.replicasNow, c.sendGuardedBatch
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -530,12 +530,10 @@ const (
 // until the wall clock caught up.
 func countClock() int64 { return max(monoNanos(clock()), 1) }
 
-// slotReplicas is the replica count of the primary serving slots start..end,
-// and its address ("" when unknown).
+// slotReplicas is the replica count of the primary serving slots start..end.
 type slotReplicas struct {
 	start, end uint16
 	replicas   int32
-	addr       string
 }
 
 // replicas returns the cached count of online replicas of the primary
@@ -602,18 +600,18 @@ func (c *Client) replicasAt(addr string) (n int, ok bool) {
 	return n, ok
 }
 
-// movedSlot gives slot the count n of the primary at addr a MOVED named: the
-// slot map the count was taken with gave it to another primary, and the next
+// movedSlot gives slot the count n of the primary a MOVED named: the slot
+// map the count was taken with gave it to another primary, and the next
 // count may be seconds away. A write there must wait for its new
 // primary's replicas, not for the old one's number.
-func (c *Client) movedSlot(slot uint16, n int, addr string) {
+func (c *Client) movedSlot(slot uint16, n int) {
 	g := &c.guard
 	for {
 		old := g.shards.Load()
 		if old == nil {
 			return
 		}
-		next, changed := withSlotCount(*old, slot, int32(n), addr)
+		next, changed := withSlotCount(*old, slot, int32(n))
 		if !changed || g.shards.CompareAndSwap(old, &next) {
 			return
 		}
@@ -621,9 +619,9 @@ func (c *Client) movedSlot(slot uint16, n int, addr string) {
 }
 
 // withSlotCount returns a copy of rs (sorted, disjoint ranges) with slot
-// given count n and primary addr, splitting its range; changed is false (rs
-// returned) when no range holds slot or it has that count and primary already.
-func withSlotCount(rs []slotReplicas, slot uint16, n int32, addr string) (out []slotReplicas, changed bool) {
+// given count n, splitting its range; changed is false (rs returned) when
+// no range holds slot or its count is n already.
+func withSlotCount(rs []slotReplicas, slot uint16, n int32) (out []slotReplicas, changed bool) {
 	i, found := slices.BinarySearchFunc(rs, slot, func(r slotReplicas, s uint16) int {
 		switch {
 		case r.end < s:
@@ -633,18 +631,18 @@ func withSlotCount(rs []slotReplicas, slot uint16, n int32, addr string) (out []
 		}
 		return 0
 	})
-	if !found || rs[i].replicas == n && rs[i].addr == addr {
+	if !found || rs[i].replicas == n {
 		return rs, false
 	}
 	r := rs[i]
 	out = make([]slotReplicas, 0, len(rs)+2)
 	out = append(out, rs[:i]...)
 	if r.start < slot {
-		out = append(out, slotReplicas{start: r.start, end: slot - 1, replicas: r.replicas, addr: r.addr})
+		out = append(out, slotReplicas{start: r.start, end: slot - 1, replicas: r.replicas})
 	}
-	out = append(out, slotReplicas{start: slot, end: slot, replicas: n, addr: addr})
+	out = append(out, slotReplicas{start: slot, end: slot, replicas: n})
 	if slot < r.end {
-		out = append(out, slotReplicas{start: slot + 1, end: r.end, replicas: r.replicas, addr: r.addr})
+		out = append(out, slotReplicas{start: slot + 1, end: r.end, replicas: r.replicas})
 	}
 	return append(out, rs[i+1:]...), true
 }
@@ -652,23 +650,8 @@ func withSlotCount(rs []slotReplicas, slot uint16, n int32, addr string) (out []
 // replicasOf is the cached count for key: its slot's primary's on a Cluster
 // whose slot map was read, else replicas.
 func (c *Client) replicasOf(key string) int {
-	if r, ok := c.shardOf(key); ok {
-		return int(r.replicas)
-	}
-	return int(c.guard.replicas.Load())
-}
-
-// primaryOf is the address of the primary serving key on a Cluster, as the
-// replica count last read it ("" when unknown, or not a Cluster).
-func (c *Client) primaryOf(key string) string {
-	r, _ := c.shardOf(key)
-	return r.addr
-}
-
-// shardOf is the cached slot map's range holding key's slot, on a Cluster
-// whose slot map was read.
-func (c *Client) shardOf(key string) (slotReplicas, bool) {
-	if t := c.guard.shards.Load(); t != nil && c.rc.Mode() == rueidis.ClientModeCluster {
+	g := &c.guard
+	if t := g.shards.Load(); t != nil && c.rc.Mode() == rueidis.ClientModeCluster {
 		slot := keySlot(key)
 		rs := *t
 		lo, hi := 0, len(rs)
@@ -681,10 +664,10 @@ func (c *Client) shardOf(key string) (slotReplicas, bool) {
 			}
 		}
 		if lo < len(rs) && rs[lo].start <= slot {
-			return rs[lo], true
+			return int(rs[lo].replicas)
 		}
 	}
-	return slotReplicas{}, false
+	return int(g.replicas.Load())
 }
 
 // refreshReplicas returns the cached count for key (replicasOf) and counts
@@ -824,7 +807,7 @@ wait:
 			if !ok {
 				k = 1
 			}
-			shards = append(shards, slotReplicas{start: o.start, end: o.end, replicas: int32(k), addr: o.addr})
+			shards = append(shards, slotReplicas{start: o.start, end: o.end, replicas: int32(k)})
 		}
 	}
 	return max(least, 0), shards, counts, answered

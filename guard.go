@@ -150,7 +150,7 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 	}
 	if k, counted := c.replicasAt(addr); counted {
 		if moved {
-			c.movedSlot(cmd.Slot(), k, addr)
+			c.movedSlot(cmd.Slot(), k)
 		}
 		switch {
 		case k == 0:

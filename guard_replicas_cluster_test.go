@@ -234,26 +234,26 @@ func TestGuardMovedToPrimaryWithoutReplicas(t *testing.T) {
 // withSlotCount gives one slot its own count, splitting its range, and
 // leaves the others as they were.
 func TestWithSlotCount(t *testing.T) {
-	rs := []slotReplicas{{0, 9, 1, ""}, {10, 10, 2, ""}, {11, 20, 1, ""}}
+	rs := []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 20, 1}}
 	for _, tc := range []struct {
 		slot    uint16
 		n       int32
 		want    []slotReplicas
 		changed bool
 	}{
-		{5, 2, []slotReplicas{{0, 4, 1, ""}, {5, 5, 2, ""}, {6, 9, 1, ""}, {10, 10, 2, ""}, {11, 20, 1, ""}}, true},
-		{0, 2, []slotReplicas{{0, 0, 2, ""}, {1, 9, 1, ""}, {10, 10, 2, ""}, {11, 20, 1, ""}}, true},
-		{20, 0, []slotReplicas{{0, 9, 1, ""}, {10, 10, 2, ""}, {11, 19, 1, ""}, {20, 20, 0, ""}}, true},
-		{10, 3, []slotReplicas{{0, 9, 1, ""}, {10, 10, 3, ""}, {11, 20, 1, ""}}, true},
+		{5, 2, []slotReplicas{{0, 4, 1}, {5, 5, 2}, {6, 9, 1}, {10, 10, 2}, {11, 20, 1}}, true},
+		{0, 2, []slotReplicas{{0, 0, 2}, {1, 9, 1}, {10, 10, 2}, {11, 20, 1}}, true},
+		{20, 0, []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 19, 1}, {20, 20, 0}}, true},
+		{10, 3, []slotReplicas{{0, 9, 1}, {10, 10, 3}, {11, 20, 1}}, true},
 		{15, 1, rs, false},
 		{21, 2, rs, false},
 	} {
-		got, changed := withSlotCount(rs, tc.slot, tc.n, "")
+		got, changed := withSlotCount(rs, tc.slot, tc.n)
 		if changed != tc.changed || !slices.Equal(got, tc.want) {
 			t.Errorf("slot %d to %d: %v, %v; want %v, %v", tc.slot, tc.n, got, changed, tc.want, tc.changed)
 		}
 	}
-	if !slices.Equal(rs, []slotReplicas{{0, 9, 1, ""}, {10, 10, 2, ""}, {11, 20, 1, ""}}) {
+	if !slices.Equal(rs, []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 20, 1}}) {
 		t.Errorf("the ranges given changed: %v", rs)
 	}
 }

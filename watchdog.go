@@ -37,15 +37,9 @@ type watchdog struct {
 	// a batch was taken from the schedule and before it is sent.
 	sendHook func()
 
-	// primary is the address of the primary serving a key on a Cluster, as
-	// the guard's slot map has it ("" when unknown; Client.primaryOf).
-	primary func(key string) string
 	// dedicated bounds the guarded rounds in flight on a Cluster, each on a
-	// dedicated connection, to guardedGroups per primary: a frozen primary's
-	// stuck rounds must not keep the others' from being sent. Guarded by
-	// dedicatedMu.
-	dedicatedMu sync.Mutex
-	dedicated   map[string]chan struct{}
+	// dedicated connection (guardedGroups).
+	dedicated chan struct{}
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -111,7 +105,7 @@ type renewReply struct {
 const maxRenewBatch = 1000
 
 func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*hold, time.Time)) *watchdog {
-	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1)}
+	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1), dedicated: make(chan struct{}, guardedGroups)}
 }
 
 // add schedules renewals of h's lease every 'every', from 'at' on; r is the
@@ -270,7 +264,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	// until then, and one of them could be lost by that deadline. On a
 	// Cluster each hash slot's holds renew in a round of their own; the
 	// guarded ones, each slot's on a dedicated connection, at most
-	// guardedGroups at a time per primary.
+	// guardedGroups at a time.
 	for _, b := range bySlot(batch) {
 		w.startRound(ctx, b, now, false)
 	}
@@ -280,48 +274,24 @@ func (w *watchdog) renewDue(ctx context.Context) {
 }
 
 // startRound renews batch on a goroutine of its own (see renewDue);
-// dedicated: it takes one of its primary's guardedGroups first.
+// dedicated: it takes one of the Cluster's guardedGroups first.
 func (w *watchdog) startRound(ctx context.Context, batch []*renewal, now time.Time, dedicated bool) {
 	if len(batch) == 0 {
 		return
 	}
-	var sem chan struct{}
-	if dedicated {
-		sem = w.dedicatedFor(batch[0].h.key)
-	}
 	w.rounds.Add(1)
 	go func() {
 		defer w.rounds.Done()
-		if sem != nil {
+		if dedicated {
 			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
+			case w.dedicated <- struct{}{}:
+				defer func() { <-w.dedicated }()
 			case <-ctx.Done():
 				// renewRound settles the batch.
 			}
 		}
 		w.renewRound(ctx, batch, now)
 	}()
-}
-
-// dedicatedFor is the bound on the guarded rounds in flight to the primary
-// serving key (one bound for every key whose primary is unknown).
-func (w *watchdog) dedicatedFor(key string) chan struct{} {
-	addr := ""
-	if w.primary != nil {
-		addr = w.primary(key)
-	}
-	w.dedicatedMu.Lock()
-	defer w.dedicatedMu.Unlock()
-	sem, ok := w.dedicated[addr]
-	if !ok {
-		if w.dedicated == nil {
-			w.dedicated = map[string]chan struct{}{}
-		}
-		sem = make(chan struct{}, guardedGroups)
-		w.dedicated[addr] = sem
-	}
-	return sem
 }
 
 // bySlot splits batch by the hash slot of each hold's key, which every key
