@@ -131,7 +131,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.wd = newWatchdog(rc, c.lost, c.renewed)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
-	c.wd.replicas, c.wd.sendGuarded = c.replicasNow, c.sendGuardedBatch
+	c.wd.replicas, c.wd.sendGuarded, c.wd.nodeOf = c.replicasNow, c.sendGuardedBatch, c.nodeOf
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -497,6 +497,9 @@ type guardState struct {
 	// that a shard without replicas turns the guard off for its own locks
 	// only; nil until counted (replicas, every primary's minimum, decides).
 	shards atomic.Pointer[[]slotReplicas]
+	// owners: on a Cluster, the slot map last read (sorted by slot), which
+	// tells the watchdog which node a hold's renewals wait on (nodeOf).
+	owners atomic.Pointer[[]slotOwner]
 	// primaries: on a Cluster, each counted primary's count by address,
 	// for a write redirected to one of them (redirect).
 	primaries  atomic.Pointer[map[string]int]
@@ -670,6 +673,30 @@ func (c *Client) replicasOf(key string) int {
 	return int(g.replicas.Load())
 }
 
+// nodeOf is the address of the primary serving key's slot in the slot map
+// last read, or "" when none was read (not a Cluster, or not yet counted).
+func (c *Client) nodeOf(key string) string {
+	t := c.guard.owners.Load()
+	if t == nil {
+		return ""
+	}
+	slot := keySlot(key)
+	os := *t
+	i, found := slices.BinarySearchFunc(os, slot, func(o slotOwner, s uint16) int {
+		switch {
+		case o.end < s:
+			return -1
+		case o.start > s:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return ""
+	}
+	return os[i].addr
+}
+
 // refreshReplicas returns the cached count for key (replicasOf) and counts
 // replicas again in the background when the count, taken at checked
 // (countClock), is older at now than countAge for a call wanting want.
@@ -799,6 +826,7 @@ wait:
 		}
 	}
 	if owners != nil {
+		c.guard.owners.Store(&owners)
 		shards = make([]slotReplicas, 0, len(owners))
 		for _, o := range owners {
 			// A primary that was not counted (it did not answer) counts

@@ -29,6 +29,9 @@ type watchdog struct {
 	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
 	replicas    func(key string, want int) int
 	sendGuarded func(context.Context, time.Duration, []guardedCall) []guardedReply
+	// nodeOf names the Cluster node serving a key ("" when unknown), whose
+	// guarded rounds share that node's places in dedicated.
+	nodeOf func(key string) string
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
 	// re-armed from them.
@@ -38,8 +41,11 @@ type watchdog struct {
 	sendHook func()
 
 	// dedicated bounds the guarded rounds in flight on a Cluster, each on a
-	// dedicated connection (guardedGroups).
-	dedicated chan struct{}
+	// dedicated connection, to guardedGroups per node (by nodeOf; guarded by
+	// mu). Per node: a frozen node's rounds each keep their place until
+	// their holds' loss deadlines, and must not take the places of rounds
+	// for the other nodes.
+	dedicated map[string]chan struct{}
 
 	mu    sync.Mutex
 	queue renewHeap
@@ -105,7 +111,7 @@ type renewReply struct {
 const maxRenewBatch = 1000
 
 func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*hold, time.Time)) *watchdog {
-	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1), dedicated: make(chan struct{}, guardedGroups)}
+	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
 }
 
 // add schedules renewals of h's lease every 'every', from 'at' on; r is the
@@ -264,7 +270,7 @@ func (w *watchdog) renewDue(ctx context.Context) {
 	// until then, and one of them could be lost by that deadline. On a
 	// Cluster each hash slot's holds renew in a round of their own; the
 	// guarded ones, each slot's on a dedicated connection, at most
-	// guardedGroups at a time.
+	// guardedGroups at a time per node.
 	for _, b := range bySlot(batch) {
 		w.startRound(ctx, b, now, false)
 	}
@@ -283,15 +289,32 @@ func (w *watchdog) startRound(ctx context.Context, batch []*renewal, now time.Ti
 	go func() {
 		defer w.rounds.Done()
 		if dedicated {
+			places := w.places(batch[0].h.key)
 			select {
-			case w.dedicated <- struct{}{}:
-				defer func() { <-w.dedicated }()
+			case places <- struct{}{}:
+				defer func() { <-places }()
 			case <-ctx.Done():
 				// renewRound settles the batch.
 			}
 		}
 		w.renewRound(ctx, batch, now)
 	}()
+}
+
+// places is the dedicated places of the node serving key.
+func (w *watchdog) places(key string) chan struct{} {
+	node := ""
+	if w.nodeOf != nil {
+		node = w.nodeOf(key)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ch := w.dedicated[node]
+	if ch == nil {
+		ch = make(chan struct{}, guardedGroups)
+		w.dedicated[node] = ch
+	}
+	return ch
 }
 
 // bySlot splits batch by the hash slot of each hold's key, which every key
