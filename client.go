@@ -500,6 +500,9 @@ type guardState struct {
 	// owners: on a Cluster, the slot map last read (sorted by slot), which
 	// tells the watchdog which node a hold's renewals wait on (nodeOf).
 	owners atomic.Pointer[[]slotOwner]
+	// moves counts the slots movedSlot gave another count: a count that
+	// read the slot map before one of them is not stored over it.
+	moves atomic.Int64
 	// primaries: on a Cluster, each counted primary's count by address,
 	// for a write redirected to one of them (redirect).
 	primaries  atomic.Pointer[map[string]int]
@@ -558,18 +561,62 @@ func (c *Client) replicas(ctx context.Context, key string, want int) int {
 	checked := g.checked.Load()
 	now := countClock()
 	if checked == 0 || now-checked > int64(guardIdle) {
-		n, shards, primaries, ok := c.countReplicas(ctx)
-		if !ok {
-			if checked == 0 {
-				return 1
-			}
-			return c.replicasOf(key)
-		}
-		c.storeCount(n, shards, primaries)
-		g.checked.Store(countClock())
-		return c.replicasOf(key)
+		return c.countFor(ctx, key, checked)
 	}
 	return c.refreshReplicas(checked, now, key, want)
+}
+
+// countFor takes the count for replicas, which was taken at checked (0:
+// never), and returns key's: as soon as the primary serving key has
+// answered, on a Cluster whose slot map was read, while the count of the
+// others goes on in the background (a frozen primary would otherwise cost
+// an acquisition on every other primary its whole context). The count runs
+// under the Client's context and the caller's deadline, or guardRefresh
+// without one: a deadline is what ends a command rueidis sends on an idle
+// connection (askInfo).
+func (c *Client) countFor(ctx context.Context, key string, checked int64) int {
+	var cctx context.Context
+	var cancel context.CancelFunc
+	if d, ok := ctx.Deadline(); ok {
+		cctx, cancel = context.WithDeadline(c.ctx, d)
+	} else {
+		cctx, cancel = context.WithTimeout(c.ctx, guardRefresh)
+	}
+	own := make(chan int, 1)
+	done := make(chan bool, 1)
+	if !c.background(func() {
+		defer cancel()
+		moves := c.guard.moves.Load()
+		n, shards, primaries, ok := c.countReplicasFor(cctx, key, own)
+		// Not over a slot moved meanwhile (the next acquisition counts
+		// again): the caller may have returned long before, and a MOVED
+		// since then have corrected the slot map this count read.
+		if ok && c.guard.moves.Load() == moves {
+			c.storeCount(n, shards, primaries)
+			c.guard.checked.Store(countClock())
+		}
+		done <- ok
+	}) {
+		cancel()
+		done <- false // closing: the acquisition fails with ErrClosed
+	}
+	uncounted := func() int {
+		if checked == 0 {
+			return 1
+		}
+		return c.replicasOf(key)
+	}
+	select {
+	case k := <-own:
+		return k
+	case ok := <-done:
+		if !ok {
+			return uncounted()
+		}
+		return c.replicasOf(key)
+	case <-ctx.Done():
+		return uncounted()
+	}
 }
 
 // replicasNow is replicas for the watchdog, which waits for no count: a
@@ -615,7 +662,11 @@ func (c *Client) movedSlot(slot uint16, n int) {
 			return
 		}
 		next, changed := withSlotCount(*old, slot, int32(n))
-		if !changed || g.shards.CompareAndSwap(old, &next) {
+		if !changed {
+			return
+		}
+		if g.shards.CompareAndSwap(old, &next) {
+			g.moves.Add(1)
 			return
 		}
 	}
@@ -680,9 +731,13 @@ func (c *Client) nodeOf(key string) string {
 	if t == nil {
 		return ""
 	}
-	slot := keySlot(key)
-	os := *t
-	i, found := slices.BinarySearchFunc(os, slot, func(o slotOwner, s uint16) int {
+	return ownerOf(*t, keySlot(key))
+}
+
+// ownerOf is the address of the primary serving slot in owners (sorted by
+// slot), or "" when none does.
+func ownerOf(owners []slotOwner, slot uint16) string {
+	i, found := slices.BinarySearchFunc(owners, slot, func(o slotOwner, s uint16) int {
 		switch {
 		case o.end < s:
 			return -1
@@ -694,7 +749,7 @@ func (c *Client) nodeOf(key string) string {
 	if !found {
 		return ""
 	}
-	return os[i].addr
+	return owners[i].addr
 }
 
 // refreshReplicas returns the cached count for key (replicasOf) and counts
@@ -742,9 +797,10 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 	if now-checked > int64(age) && g.refreshing.CompareAndSwap(false, true) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+			moves := g.moves.Load()
 			m, shards, primaries, ok := c.countReplicas(rctx)
 			cancel()
-			if ok {
+			if ok && g.moves.Load() == moves {
 				c.storeCount(m, shards, primaries)
 			}
 			g.checked.Store(countClock())
@@ -764,6 +820,13 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 // count by address, with shards. ok is false when no node answered, or
 // only replicas did.
 func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotReplicas, primaries map[string]int, ok bool) {
+	return c.countReplicasFor(ctx, "", nil)
+}
+
+// countReplicasFor is countReplicas that also sends on own, once, the count
+// of the primary serving key as soon as that primary has answered (on a
+// Cluster whose slot map was read); own nil: none.
+func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- int) (count int, shards []slotReplicas, primaries map[string]int, ok bool) {
 	least := -1
 	answered := false
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
@@ -818,6 +881,12 @@ wait:
 		}
 		if _, counted := counts[a.addr]; counted && owners == nil {
 			owners = slotMap(ctx, a.addr, nodes[a.addr])
+		}
+		if own != nil && owners != nil {
+			if k, counted := counts[ownerOf(owners, keySlot(key))]; counted {
+				own <- k // room for one
+				own = nil
+			}
 		}
 		if owners != nil && allHeard(owners, heard) {
 			// Every primary answered: a stalled replica, whose answer
