@@ -428,14 +428,54 @@ func (c *Client) sharded() bool {
 	c.shardedOnce.Do(func() {
 		// Sharded pub/sub arrived in Redis 7.0; ask once rather than let a
 		// release script fail halfway on an unknown SPUBLISH.
-		ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
-		defer cancel()
-		info, err := c.rc.Do(ctx, c.rc.B().CommandInfo().CommandName("spublish").Build()).ToArray()
-		if err == nil && (len(info) == 0 || info[0].IsNil()) {
+		if !c.askSharded() {
 			c.shardedOff.Store(true)
 		}
 	})
 	return !c.shardedOff.Load()
+}
+
+// askSharded asks every node of the Cluster at once whether it has SPUBLISH
+// and returns the first answer, within 2 seconds (true when none answers):
+// one node asked alone, picked at random, could be a frozen one, and every
+// caller that needs the answer (the first release, the first wait) would
+// wait the 2 seconds for it, past its own deadline, whatever node its lock
+// is on. The asks run on goroutines of the Client's own, each bounded by
+// the 2 seconds and not cut short at the first answer: rueidis dials a
+// node's connection once for every call that needs it, under the context of
+// the call that asked first, and cancelling that context fails the others'
+// calls (a Lock's among them) with it.
+func (c *Client) askSharded() bool {
+	const bound = 2 * time.Second
+	nodes := c.rc.Nodes()
+	type answer struct {
+		has bool
+		err error
+	}
+	answers := make(chan answer, len(nodes))
+	for _, n := range nodes {
+		if !c.background(func() {
+			ctx, cancel := context.WithTimeout(c.ctx, bound)
+			defer cancel()
+			info, err := n.Do(ctx, n.B().CommandInfo().CommandName("spublish").Build()).ToArray()
+			answers <- answer{has: err == nil && len(info) > 0 && !info[0].IsNil(), err: err}
+		}) {
+			answers <- answer{err: ErrClosed}
+		}
+	}
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	for range nodes {
+		select {
+		case a := <-answers:
+			if a.err == nil {
+				return a.has
+			}
+		case <-t.C:
+			return true
+		}
+	}
+	return true
 }
 
 // publishPlainly reports whether err is the server's refusal of sharded
