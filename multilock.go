@@ -385,32 +385,38 @@ func (m *MultiLock) rollback(held []context.Context, cut time.Time) error {
 	return r.err
 }
 
-// release gives back the members of a failed attempt (see rollback). A
-// member's Unlock that panics does not keep the members after it held: the
-// panic goes on once every member has been given back.
+// release gives back the members of a failed attempt (see rollback), all at
+// once, as Unlock does: one after another, a member whose node stopped
+// answering (its release waiting out the release timeout, each try) kept
+// those after it held as long, though their nodes answer. A member's Unlock
+// that panics does not keep the others held: the panic goes on once every
+// member has been given back.
 func (m *MultiLock) release(held []context.Context) error {
-	var errs []error
+	errs := make([]error, len(held))
 	var caught firstPanic
-	for i := len(held) - 1; i >= 0; i-- {
+	var wg sync.WaitGroup
+	for i := range held {
 		l := m.locks[i]
-		var err error
-		func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			defer caught.recover()
+			var err error
 			for try := 0; try < 3; try++ {
 				if err = l.Unlock(held[i]); err == nil || errors.Is(err, ErrNotHeld) {
-					err = nil
-					break
+					return
 				}
 				time.Sleep(time.Duration(try+1) * 20 * time.Millisecond)
 			}
+			errs[i] = fmt.Errorf("release after a failed attempt: %w", nested(err))
 		}()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("release after a failed attempt: %w", nested(err)))
-		}
 	}
+	wg.Wait()
 	if caught.set {
 		panic(caught.value)
 	}
+	// Reported last member first, as they were given back before.
+	slices.Reverse(errs)
 	return errors.Join(errs...)
 }
 
