@@ -351,7 +351,7 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	if cs.sharded {
 		cmd = s.rc.B().Ssubscribe().Channel(channel).Build()
 	} else {
-		cmd = s.rc.B().Subscribe().Channel(channel).Build()
+		cmd = s.plainSlot(s.rc.B().Subscribe().Channel(channel).Build(), channel)
 	}
 	var confirmed atomic.Bool
 	hookCtx := rueidis.WithOnSubscriptionHook(ctx, func(ps rueidis.PubSubSubscription) {
@@ -698,7 +698,20 @@ func (s *subscriptions) unsubscribeCommand(cs *channelSub) rueidis.Completed {
 	if cs.sharded {
 		return s.rc.B().Sunsubscribe().Channel(cs.name).Build()
 	}
-	return s.rc.B().Unsubscribe().Channel(cs.name).Build()
+	return s.plainSlot(s.rc.B().Unsubscribe().Channel(cs.name).Build(), cs.name)
+}
+
+// plainSlot sends a plain SUBSCRIBE or UNSUBSCRIBE of channel, on a Cluster,
+// to the node serving the channel's hash slot, which is its lock's (every
+// channel name carries the lock's hash tag): rueidis sends a command
+// without a slot to a node picked at random, and a waiter whose subscription
+// went to a frozen node was never woken, whatever node its lock was on. The
+// UNSUBSCRIBE goes where the SUBSCRIBE went, on the same connection.
+func (s *subscriptions) plainSlot(cmd rueidis.Completed, channel string) rueidis.Completed {
+	if s.rc.Mode() != rueidis.ClientModeCluster {
+		return cmd
+	}
+	return cmd.SetSlot(channel)
 }
 
 // unsubscribeOnServer ends on the server a subscription whose receive loop
