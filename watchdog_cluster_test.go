@@ -98,3 +98,61 @@ func testFrozenClusterNode(t *testing.T, guarded bool) {
 		t.Fatal(err)
 	}
 }
+
+// Under the failover guard each slot's round runs on a dedicated connection,
+// a bounded number at a time. Rounds stuck on a frozen node keep theirs until
+// their holds' loss deadlines; with that bound shared by every node, a
+// frozen node with guarded holds in more slots than the bound kept a healthy
+// node's guarded round from being sent until its hold was lost. The bound is
+// per primary.
+func TestWatchdogFrozenNodeManyGuardedSlots(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1),
+		redistest.WithArgs("--cluster-require-full-coverage", "no"))
+	c, err := New(cl.Client(t), sharedPrefix(t), WithFailoverGuard(true, 500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testCtx(t, 60*time.Second)
+	prims := cl.Primaries(t)
+	healthy, frozen := prims[0], prims[1]
+	// The frozen node's holds have longer leases than the healthy one's, so
+	// their stuck rounds (which wait until their loss deadlines) outlast it.
+	const lease, every = 3 * time.Second, time.Second
+	slots := map[uint16]bool{}
+	var frozenCtxs []context.Context
+	for i := 0; len(frozenCtxs) < 3*guardedGroups && i < 100000; i++ {
+		m := mustMutex(t, c, "frozen-"+strconv.Itoa(i), WithWatchdog(4*lease, every))
+		if cl.NodeFor(t, m.Key()) != frozen || slots[keySlot(m.Key())] {
+			continue
+		}
+		slots[keySlot(m.Key())] = true
+		l, err := m.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frozenCtxs = append(frozenCtxs, l)
+	}
+	var a *Mutex
+	for i := range 10000 {
+		if m := mustMutex(t, c, "healthy-"+strconv.Itoa(i), WithWatchdog(lease, every)); cl.NodeFor(t, m.Key()) == healthy {
+			a = m
+			break
+		}
+	}
+	actx, err := a.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen.Pause()
+	defer frozen.Resume()
+	select {
+	case <-actx.Done():
+		t.Fatalf("the guarded hold on a healthy node was lost while another node, with guarded holds in %d slots, was frozen: %v", len(frozenCtxs), context.Cause(actx))
+	case <-time.After(3 * lease):
+	}
+	if err := a.Unlock(actx); err != nil {
+		t.Fatal(err)
+	}
+}
