@@ -227,8 +227,9 @@
 // already has a hash tag (user:{42}:wallet) keeps it, so all keys of one lock
 // share a slot. A name with a { but no complete, non-empty tag is refused with
 // ErrInvalidName, as is a name whose key has the form of another lock's
-// companion key (redisson_lock_token:{order:42}, or a read hold's lease key
-// ending in :rwlock_timeout:<n>), which a lock of that name would change.
+// companion key (redisson_lock_token:{order:42}, a PermitSemaphore's lease
+// set {order:42}:timeout, or a read hold's lease key ending in
+// :rwlock_timeout:<n>), which a lock of that name would change.
 //
 // # The failover guard
 //

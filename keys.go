@@ -82,14 +82,14 @@ func lockKey(prefix, name string) (string, error) {
 		return "", fmt.Errorf("%w: '}' without a hash tag {...}", ErrInvalidName)
 	}
 	if companionKey(key) {
-		return "", fmt.Errorf("%w: key %q is named as another lock's companion key (fencing counter, queue, latch, read lease)", ErrInvalidName, key)
+		return "", fmt.Errorf("%w: key %q is named as another lock's companion key (fencing counter, queue, latch, permit leases, read lease)", ErrInvalidName, key)
 	}
 	return key, nil
 }
 
 // companionKey reports whether key has the form of a key derived from
 // another lock's: a lock under it would read and write that lock's fencing
-// counter, queue, latch or a read hold's lease key
+// counter, queue, latch, a PermitSemaphore's lease set or a read hold's lease key
 // (<rwPrefix>:<field>:rwlock_timeout:<n>, which holds a count as a
 // Semaphore's or a latch's key does). The operator CLI refuses the same names.
 func companionKey(key string) bool { return layout.Companion(key) }

@@ -293,9 +293,9 @@ func checkName(key string) error {
 	// node (a Client refuses it): such a name is checked against the
 	// deployment once connected (checkDeployment).
 	if layout.Companion(key) {
-		// Another lock's fencing counter, queue, call record or read lease:
+		// Another lock's fencing counter, queue, call record, permit leases or read lease:
 		// read as a lock it would mislead, and force-unlock would delete it.
-		return failf(exitUsage, "%q is a key another lock keeps beside its own (its fencing counter, queue, a call's record or a read hold's lease), not a lock", key)
+		return failf(exitUsage, "%q is a key another lock keeps beside its own (its fencing counter, queue, a call's record, a permit semaphore's leases or a read hold's lease), not a lock", key)
 	}
 	return nil
 }

@@ -106,8 +106,9 @@ var CompanionPrefixes = []string{
 }
 
 // Companion reports whether key has the form of a key derived from another
-// lock's (a fencing counter, a queue, a call's record, or a read hold's lease
-// key <RWPrefix>:<field>:rwlock_timeout:<n>): no lock is stored under it.
+// lock's (a fencing counter, a queue, a call's record, a PermitSemaphore's
+// lease set {name}:timeout, or a read hold's lease key
+// <RWPrefix>:<field>:rwlock_timeout:<n>): no lock is stored under it.
 func Companion(key string) bool {
 	// Every prefix begins with one of these two: most keys are told apart
 	// without the loop (handles are often made per request).
@@ -117,6 +118,11 @@ func Companion(key string) bool {
 				return true
 			}
 		}
+	}
+	// The lease set of the PermitSemaphore whose key is the part before
+	// ":timeout" (redissonSuffix always leaves a '{' in it).
+	if base, ok := strings.CutSuffix(key, ":timeout"); ok && strings.Contains(base, "{") {
+		return true
 	}
 	i := strings.LastIndex(key, ":rwlock_timeout:")
 	if i < 0 {
