@@ -112,9 +112,10 @@ func sharedDecls() []string {
 
 // helperDecls lists what a helper declares when that is not its own name.
 var helperDecls = map[string][]string{
-	"msArg":        {"msArg", "msArgText", "msArgs"},
-	"commandError": {"CommandError"},
-	"numberError":  {"NumberError"},
+	"msArg":         {"msArg", "msArgText", "msArgs"},
+	"commandError":  {"CommandError"},
+	"numberError":   {"NumberError"},
+	"durationError": {"DurationError"},
 }
 
 // needsSlotCheck reports whether a call can carry keys in several slots.
@@ -273,9 +274,9 @@ func (e *emitter) encodeArg(k Kind, v jen.Code) jen.Code {
 
 // emitCommandChecks refuses, before anything is sent, an argument naming a
 // Redis command the script does not declare (@commands): a script that fails
-// half-way keeps the writes it made; and an int64 the script reads as a Lua
-// number beyond ±2^53 (Number). fail gives the statements that return the
-// error.
+// half-way keeps the writes it made; an int64 the script reads as a Lua
+// number beyond ±2^53 (Number); and a negative duration. fail gives the
+// statements that return the error.
 func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) jen.Code, fail func(err jen.Code) []jen.Code) {
 	for _, a := range s.Args {
 		if len(a.Commands) == 0 {
@@ -312,6 +313,21 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 			v = jen.Add(v).Op("...")
 		}
 		g.If(jen.Err().Op(":=").Add(e.use("checkNumbers")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
+	}
+	// A negative duration reaches PEXPIRE or SET PX as negative
+	// milliseconds (or, over -1ms, as 0): the key is deleted, or the
+	// script fails after its earlier writes. 0 is sent: scripts read it as
+	// "none".
+	for _, a := range s.Args {
+		if a.Type.Kind != Duration {
+			continue
+		}
+		e.use("durationError") // emits the DurationError type
+		v := get(a)
+		if a.Variadic {
+			v = jen.Add(v).Op("...")
+		}
+		g.If(jen.Err().Op(":=").Add(e.use("checkDurations")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 	}
 }
 

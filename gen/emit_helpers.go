@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "durationError", "checkDurations", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -95,6 +95,38 @@ var helperCode = map[string]func() jen.Code{
 			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("vs")).Block(
 				jen.If(v.Clone().Op(">").Lit(1).Op("<<").Lit(53).Op("||").Add(v.Clone()).Op("<").Op("-").Parens(jen.Lit(1).Op("<<").Lit(53))).Block(
 					jen.Return(jen.Op("&").Id("NumberError").Values(jen.Dict{
+						jen.Id("Script"): jen.Id("script"),
+						jen.Id("Arg"):    jen.Id("arg"),
+						jen.Id("Value"):  v.Clone(),
+					})),
+				),
+			),
+			jen.Return(jen.Nil()),
+		)
+	},
+	"durationError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("DurationError")
+		return jen.Comment("DurationError refuses a call whose duration argument is negative: a duration is").Line().
+			Comment("a length of time, sent as milliseconds, and a script passes it on where Redis").Line().
+			Comment("reads one (PEXPIRE deletes the key for a negative one, SET PX refuses it after").Line().
+			Comment("the script's earlier writes). Nothing is sent.").Line().
+			Type().Id("DurationError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("argument name"),
+			jen.Id("Value").Qual("time", "Duration").Comment("the value given"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %s, a negative duration: nothing was sent"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"))),
+		)
+	},
+	"checkDurations": func() jen.Code {
+		v := jen.Id("v")
+		return jen.Comment("checkDurations returns a *DurationError for the first of ds that is negative.").Line().
+			Func().Id("checkDurations").Params(jen.Id("script"), jen.Id("arg").String(), jen.Id("ds").Op("...").Qual("time", "Duration")).Error().Block(
+			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("ds")).Block(
+				jen.If(v.Clone().Op("<").Lit(0)).Block(
+					jen.Return(jen.Op("&").Id("DurationError").Values(jen.Dict{
 						jen.Id("Script"): jen.Id("script"),
 						jen.Id("Arg"):    jen.Id("arg"),
 						jen.Id("Value"):  v.Clone(),

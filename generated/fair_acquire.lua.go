@@ -193,6 +193,15 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("FairAcquire", "lease", lease); err != nil {
+		return 0, err
+	}
+	if err := checkDurations("FairAcquire", "waiterTimeout", waiterTimeout); err != nil {
+		return 0, err
+	}
+	if err := checkDurations("FairAcquire", "fenceIdle", fenceIdle); err != nil {
+		return 0, err
+	}
 	keys := []string{lock, queue, timeouts, fence, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
@@ -242,6 +251,18 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 				Script:  "FairAcquire",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("FairAcquire", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairAcquire", "waiterTimeout", calls[i].WaiterTimeout); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairAcquire", "fenceIdle", calls[i].FenceIdle); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := fairAcquireEncode(&calls[i])
@@ -294,6 +315,15 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 			Script:  "FairAcquire",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("FairAcquire", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairAcquire", "waiterTimeout", waiterTimeout); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairAcquire", "fenceIdle", fenceIdle); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, queue, timeouts, fence, wake}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -127,6 +127,9 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
@@ -176,6 +179,10 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 				Script:  "FairForceUnlockBoth",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("FairForceUnlockBoth", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := fairForceUnlockBothEncode(&calls[i])
@@ -228,6 +235,9 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 			Script:  "FairForceUnlockBoth",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -158,6 +158,15 @@ type FairRedissonAcquireResult struct {
 //
 // Redis script flags: none (#!lua).
 func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (FairRedissonAcquireResult, error) {
+	if err := checkDurations("FairRedissonAcquire", "lease", lease); err != nil {
+		return FairRedissonAcquireResult{}, err
+	}
+	if err := checkDurations("FairRedissonAcquire", "waitTime", waitTime); err != nil {
+		return FairRedissonAcquireResult{}, err
+	}
+	if err := checkDurations("FairRedissonAcquire", "fenceIdle", fenceIdle); err != nil {
+		return FairRedissonAcquireResult{}, err
+	}
 	keys := []string{lock, queue, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonAcquire", keys); err != nil {
@@ -199,6 +208,18 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("FairRedissonAcquire", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRedissonAcquire", "waitTime", calls[i].WaitTime); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRedissonAcquire", "fenceIdle", calls[i].FenceIdle); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := fairRedissonAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRedissonAcquire", keys); err != nil {
@@ -242,6 +263,15 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 //
 // Redis script flags: none (#!lua).
 func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("FairRedissonAcquire", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairRedissonAcquire", "waitTime", waitTime); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairRedissonAcquire", "fenceIdle", fenceIdle); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, queue, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonAcquire", keys); err != nil {

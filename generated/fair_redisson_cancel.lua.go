@@ -104,6 +104,9 @@ func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queu
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("FairRedissonCancel", "waitTime", waitTime); err != nil {
+		return false, err
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonCancel", keys); err != nil {
@@ -150,6 +153,10 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 				Script:  "FairRedissonCancel",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("FairRedissonCancel", "waitTime", calls[i].WaitTime); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := fairRedissonCancelEncode(&calls[i])
@@ -202,6 +209,9 @@ func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, time
 			Script:  "FairRedissonCancel",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("FairRedissonCancel", "waitTime", waitTime); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {

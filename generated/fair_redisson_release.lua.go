@@ -142,6 +142,15 @@ func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("FairRedissonRelease", "lease", lease); err != nil {
+		return FairRedissonReleaseResult{}, err
+	}
+	if err := checkDurations("FairRedissonRelease", "latchTTL", latchTTL); err != nil {
+		return FairRedissonReleaseResult{}, err
+	}
+	if err := checkDurations("FairRedissonRelease", "waitTime", waitTime); err != nil {
+		return FairRedissonReleaseResult{}, err
+	}
 	keys := []string{lock, queue, timeouts, channel, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonRelease", keys); err != nil {
@@ -196,6 +205,18 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 			}
 			continue
 		}
+		if err := checkDurations("FairRedissonRelease", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRedissonRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRedissonRelease", "waitTime", calls[i].WaitTime); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := fairRedissonReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRedissonRelease", keys); err != nil {
@@ -246,6 +267,15 @@ func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, tim
 			Script:  "FairRedissonRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("FairRedissonRelease", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairRedissonRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairRedissonRelease", "waitTime", waitTime); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, queue, timeouts, channel, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

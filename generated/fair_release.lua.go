@@ -158,6 +158,15 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("FairRelease", "lease", lease); err != nil {
+		return 0, err
+	}
+	if err := checkDurations("FairRelease", "latchTTL", latchTTL); err != nil {
+		return 0, err
+	}
+	if err := checkDurations("FairRelease", "requeue", requeue); err != nil {
+		return 0, err
+	}
 	keys := []string{lock, queue, timeouts, wake, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
@@ -212,6 +221,18 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 			}
 			continue
 		}
+		if err := checkDurations("FairRelease", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairRelease", "requeue", calls[i].Requeue); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := fairReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRelease", keys); err != nil {
@@ -262,6 +283,15 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 			Script:  "FairRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("FairRelease", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairRelease", "requeue", requeue); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, queue, timeouts, wake, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

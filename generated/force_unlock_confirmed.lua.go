@@ -280,6 +280,9 @@ func ForceUnlockConfirmed(ctx context.Context, c rueidis.Client, lock string, fe
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("ForceUnlockConfirmed", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record, ftimeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("ForceUnlockConfirmed", keys); err != nil {
@@ -336,6 +339,10 @@ func ForceUnlockConfirmedMulti(ctx context.Context, c rueidis.Client, calls []Fo
 			}
 			continue
 		}
+		if err := checkDurations("ForceUnlockConfirmed", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := forceUnlockConfirmedEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("ForceUnlockConfirmed", keys); err != nil {
@@ -386,6 +393,9 @@ func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, ch
 			Script:  "ForceUnlockConfirmed",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("ForceUnlockConfirmed", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record, ftimeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

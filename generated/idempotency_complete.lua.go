@@ -73,6 +73,9 @@ func IdempotencyComplete(ctx context.Context, c rueidis.Client, record string, u
 	if err := checkNumbers("IdempotencyComplete", "overhead", overhead); err != nil {
 		return 0, err
 	}
+	if err := checkDurations("IdempotencyComplete", "ttl", ttl); err != nil {
+		return 0, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyComplete", keys); err != nil {
@@ -115,6 +118,10 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkNumbers("IdempotencyComplete", "overhead", calls[i].Overhead); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("IdempotencyComplete", "ttl", calls[i].TTL); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -165,6 +172,9 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 // Redis script flags: allow-oom.
 func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, sizes string, token string, response []byte, ttl time.Duration, overhead int64) (rueidis.Completed, error) {
 	if err := checkNumbers("IdempotencyComplete", "overhead", overhead); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("IdempotencyComplete", "ttl", ttl); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{record, usage, sizes}

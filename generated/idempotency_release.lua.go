@@ -62,6 +62,9 @@ var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseS
 //
 // Redis script flags: allow-oom.
 func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
+	if err := checkDurations("IdempotencyRelease", "ttl", ttl); err != nil {
+		return 0, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyRelease", keys); err != nil {
@@ -98,6 +101,10 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("IdempotencyRelease", "ttl", calls[i].TTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := idempotencyReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("IdempotencyRelease", keys); err != nil {
@@ -141,6 +148,9 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 //
 // Redis script flags: allow-oom.
 func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("IdempotencyRelease", "ttl", ttl); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyRelease", keys); err != nil {

@@ -49,6 +49,9 @@ var idempotencyRenewScript = rueidis.NewLuaScriptRetryable(idempotencyRenewSourc
 //
 // Redis script flags: allow-oom.
 func IdempotencyRenew(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
+	if err := checkDurations("IdempotencyRenew", "ttl", ttl); err != nil {
+		return 0, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyRenew", keys); err != nil {
@@ -85,6 +88,10 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("IdempotencyRenew", "ttl", calls[i].TTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := idempotencyRenewEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("IdempotencyRenew", keys); err != nil {
@@ -128,6 +135,9 @@ func IdempotencyRenewMulti(ctx context.Context, c rueidis.Client, calls []Idempo
 //
 // Redis script flags: allow-oom.
 func IdempotencyRenewCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("IdempotencyRenew", "ttl", ttl); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyRenew", keys); err != nil {

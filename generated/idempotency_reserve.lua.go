@@ -149,6 +149,9 @@ func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, us
 	if err := checkNumbers("IdempotencyReserve", "claimSize", claimSize); err != nil {
 		return IdempotencyReserveResult{}, err
 	}
+	if err := checkDurations("IdempotencyReserve", "ttl", ttl); err != nil {
+		return IdempotencyReserveResult{}, err
+	}
 	keys := []string{record, usage, sizes}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyReserve", keys); err != nil {
@@ -191,6 +194,10 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 			continue
 		}
 		if err := checkNumbers("IdempotencyReserve", "claimSize", calls[i].ClaimSize); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("IdempotencyReserve", "ttl", calls[i].TTL); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -239,6 +246,9 @@ func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, si
 		return rueidis.Completed{}, err
 	}
 	if err := checkNumbers("IdempotencyReserve", "claimSize", claimSize); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("IdempotencyReserve", "ttl", ttl); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{record, usage, sizes}

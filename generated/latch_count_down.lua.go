@@ -81,6 +81,9 @@ func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("LatchCountDown", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchCountDown", keys); err != nil {
@@ -124,6 +127,10 @@ func LatchCountDownMulti(ctx context.Context, c rueidis.Client, calls []LatchCou
 				Script:  "LatchCountDown",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("LatchCountDown", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := latchCountDownEncode(&calls[i])
@@ -176,6 +183,9 @@ func LatchCountDownCommand(c rueidis.Client, latch string, channel string, recor
 			Script:  "LatchCountDown",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("LatchCountDown", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

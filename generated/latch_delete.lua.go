@@ -86,6 +86,9 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("LatchDelete", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
@@ -129,6 +132,10 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 				Script:  "LatchDelete",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("LatchDelete", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := latchDeleteEncode(&calls[i])
@@ -181,6 +188,9 @@ func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record s
 			Script:  "LatchDelete",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("LatchDelete", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

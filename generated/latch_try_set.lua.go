@@ -78,6 +78,9 @@ func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel st
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("LatchTrySet", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchTrySet", keys); err != nil {
@@ -123,6 +126,10 @@ func LatchTrySetMulti(ctx context.Context, c rueidis.Client, calls []LatchTrySet
 				Script:  "LatchTrySet",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("LatchTrySet", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := latchTrySetEncode(&calls[i])
@@ -175,6 +182,9 @@ func LatchTrySetCommand(c rueidis.Client, latch string, channel string, record s
 			Script:  "LatchTrySet",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("LatchTrySet", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

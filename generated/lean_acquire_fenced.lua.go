@@ -74,6 +74,12 @@ var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 //
 // Redis script flags: none (#!lua).
 func LeanAcquireFenced(ctx context.Context, c rueidis.Client, lock string, fence string, owner string, lease time.Duration, fenceIdle time.Duration) (int64, error) {
+	if err := checkDurations("LeanAcquireFenced", "lease", lease); err != nil {
+		return 0, err
+	}
+	if err := checkDurations("LeanAcquireFenced", "fenceIdle", fenceIdle); err != nil {
+		return 0, err
+	}
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LeanAcquireFenced", keys); err != nil {
@@ -110,6 +116,14 @@ func LeanAcquireFencedMulti(ctx context.Context, c rueidis.Client, calls []LeanA
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("LeanAcquireFenced", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("LeanAcquireFenced", "fenceIdle", calls[i].FenceIdle); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := leanAcquireFencedEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LeanAcquireFenced", keys); err != nil {
@@ -153,6 +167,12 @@ func LeanAcquireFencedMulti(ctx context.Context, c rueidis.Client, calls []LeanA
 //
 // Redis script flags: none (#!lua).
 func LeanAcquireFencedCommand(c rueidis.Client, lock string, fence string, owner string, lease time.Duration, fenceIdle time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("LeanAcquireFenced", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("LeanAcquireFenced", "fenceIdle", fenceIdle); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LeanAcquireFenced", keys); err != nil {

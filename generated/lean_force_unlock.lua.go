@@ -58,6 +58,9 @@ var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 //
 // Redis script flags: allow-oom.
 func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string, record string, recordTTL time.Duration) (bool, error) {
+	if err := checkDurations("LeanForceUnlock", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{lock, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LeanForceUnlock", keys); err != nil {
@@ -92,6 +95,10 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("LeanForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := leanForceUnlockEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LeanForceUnlock", keys); err != nil {
@@ -135,6 +142,9 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 //
 // Redis script flags: allow-oom.
 func LeanForceUnlockCommand(c rueidis.Client, lock string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("LeanForceUnlock", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LeanForceUnlock", keys); err != nil {

@@ -51,6 +51,9 @@ var leanRenewScript = rueidis.NewLuaScriptRetryable(leanRenewSource)
 //
 // Redis script flags: allow-oom.
 func LeanRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {
+	if err := checkDurations("LeanRenew", "lease", lease); err != nil {
+		return false, err
+	}
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LeanRenew", keys); err != nil {
@@ -87,6 +90,10 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("LeanRenew", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := leanRenewEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("LeanRenew", keys); err != nil {
@@ -130,6 +137,9 @@ func LeanRenewMulti(ctx context.Context, c rueidis.Client, calls []LeanRenewArgs
 //
 // Redis script flags: allow-oom.
 func LeanRenewCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (rueidis.Completed, error) {
+	if err := checkDurations("LeanRenew", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LeanRenew", keys); err != nil {

@@ -207,6 +207,9 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 //
 // Redis script flags: none (#!lua).
 func MutexAcquire(ctx context.Context, c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (int64, error) {
+	if err := checkDurations("MutexAcquire", "lease", lease); err != nil {
+		return 0, err
+	}
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {
@@ -244,6 +247,10 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("MutexAcquire", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := mutexAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexAcquire", keys); err != nil {
@@ -287,6 +294,9 @@ func MutexAcquireMulti(ctx context.Context, c rueidis.Client, calls []MutexAcqui
 //
 // Redis script flags: none (#!lua).
 func MutexAcquireCommand(c rueidis.Client, lock string, fence string, waiters string, lease time.Duration, owner string, ctl string) (rueidis.Completed, error) {
+	if err := checkDurations("MutexAcquire", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, fence, waiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexAcquire", keys); err != nil {

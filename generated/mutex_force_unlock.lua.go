@@ -91,6 +91,9 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("MutexForceUnlock", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{lock, channel, waiters, wake, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
@@ -136,6 +139,10 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 				Script:  "MutexForceUnlock",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("MutexForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := mutexForceUnlockEncode(&calls[i])
@@ -188,6 +195,9 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, wait
 			Script:  "MutexForceUnlock",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("MutexForceUnlock", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, channel, waiters, wake, record}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -159,6 +159,12 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("MutexRelease", "lease", lease); err != nil {
+		return 0, false, err
+	}
+	if err := checkDurations("MutexRelease", "latchTTL", latchTTL); err != nil {
+		return 0, false, err
+	}
 	keys := []string{lock, channel, latch, waiters, wake, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
@@ -213,6 +219,14 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 			}
 			continue
 		}
+		if err := checkDurations("MutexRelease", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("MutexRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := mutexReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexRelease", keys); err != nil {
@@ -263,6 +277,12 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			Script:  "MutexRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("MutexRelease", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("MutexRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, channel, latch, waiters, wake, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

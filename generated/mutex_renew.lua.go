@@ -62,6 +62,9 @@ var mutexRenewScript = rueidis.NewLuaScriptRetryable(mutexRenewSource)
 //
 // Redis script flags: allow-oom.
 func MutexRenew(ctx context.Context, c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (bool, error) {
+	if err := checkDurations("MutexRenew", "lease", lease); err != nil {
+		return false, err
+	}
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRenew", keys); err != nil {
@@ -98,6 +101,10 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("MutexRenew", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := mutexRenewEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexRenew", keys); err != nil {
@@ -141,6 +148,9 @@ func MutexRenewMulti(ctx context.Context, c rueidis.Client, calls []MutexRenewAr
 //
 // Redis script flags: allow-oom.
 func MutexRenewCommand(c rueidis.Client, lock string, fence string, lease time.Duration, owner string, token int64) (rueidis.Completed, error) {
+	if err := checkDurations("MutexRenew", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRenew", keys); err != nil {

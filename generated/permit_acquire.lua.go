@@ -113,6 +113,9 @@ func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, time
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("PermitAcquire", "lease", lease); err != nil {
+		return PermitAcquireResult{}, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAcquire", keys); err != nil {
@@ -161,6 +164,10 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 				Script:  "PermitAcquire",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("PermitAcquire", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := permitAcquireEncode(&calls[i])
@@ -216,6 +223,9 @@ func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, c
 			Script:  "PermitAcquire",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("PermitAcquire", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

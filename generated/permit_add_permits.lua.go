@@ -100,6 +100,9 @@ func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, t
 	if err := checkNumbers("PermitAddPermits", "n", n); err != nil {
 		return 0, err
 	}
+	if err := checkDurations("PermitAddPermits", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitAddPermits", keys); err != nil {
@@ -148,6 +151,10 @@ func PermitAddPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 			continue
 		}
 		if err := checkNumbers("PermitAddPermits", "n", calls[i].N); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("PermitAddPermits", "recordTTL", calls[i].RecordTTL); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -203,6 +210,9 @@ func PermitAddPermitsCommand(c rueidis.Client, semaphore string, timeouts string
 		}
 	}
 	if err := checkNumbers("PermitAddPermits", "n", n); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("PermitAddPermits", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, record}

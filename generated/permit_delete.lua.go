@@ -71,6 +71,9 @@ var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 //
 // Redis script flags: allow-oom.
 func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (bool, error) {
+	if err := checkDurations("PermitDelete", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{semaphore, timeouts, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {
@@ -106,6 +109,10 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("PermitDelete", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := permitDeleteEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("PermitDelete", keys); err != nil {
@@ -149,6 +156,9 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 //
 // Redis script flags: allow-oom.
 func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("PermitDelete", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{semaphore, timeouts, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitDelete", keys); err != nil {

@@ -106,6 +106,9 @@ func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeo
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("PermitExtend", "lease", lease); err != nil {
+		return PermitExtendResult{}, err
+	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitExtend", keys); err != nil {
@@ -153,6 +156,10 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 				Script:  "PermitExtend",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("PermitExtend", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := permitExtendEncode(&calls[i])
@@ -208,6 +215,9 @@ func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, ch
 			Script:  "PermitExtend",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("PermitExtend", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -99,6 +99,9 @@ func PermitRelease(ctx context.Context, c rueidis.Client, semaphore string, time
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("PermitRelease", "latchTTL", latchTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitRelease", keys); err != nil {
@@ -147,6 +150,10 @@ func PermitReleaseMulti(ctx context.Context, c rueidis.Client, calls []PermitRel
 				Script:  "PermitRelease",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("PermitRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := permitReleaseEncode(&calls[i])
@@ -202,6 +209,9 @@ func PermitReleaseCommand(c rueidis.Client, semaphore string, timeouts string, c
 			Script:  "PermitRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("PermitRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {

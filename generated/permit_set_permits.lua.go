@@ -125,6 +125,9 @@ func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, t
 	if err := checkNumbers("PermitSetPermits", "n", n); err != nil {
 		return 0, err
 	}
+	if err := checkDurations("PermitSetPermits", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitSetPermits", keys); err != nil {
@@ -173,6 +176,10 @@ func PermitSetPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 			continue
 		}
 		if err := checkNumbers("PermitSetPermits", "n", calls[i].N); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("PermitSetPermits", "recordTTL", calls[i].RecordTTL); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -228,6 +235,9 @@ func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string
 		}
 	}
 	if err := checkNumbers("PermitSetPermits", "n", n); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("PermitSetPermits", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, record}

@@ -77,6 +77,9 @@ func PermitUndo(ctx context.Context, c rueidis.Client, semaphore string, timeout
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("PermitUndo", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitUndo", keys); err != nil {
@@ -125,6 +128,10 @@ func PermitUndoMulti(ctx context.Context, c rueidis.Client, calls []PermitUndoAr
 				Script:  "PermitUndo",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("PermitUndo", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := permitUndoEncode(&calls[i])
@@ -180,6 +187,9 @@ func PermitUndoCommand(c rueidis.Client, semaphore string, timeouts string, chan
 			Script:  "PermitUndo",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("PermitUndo", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -80,6 +80,9 @@ func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel s
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("RwForceUnlock", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{lock, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
@@ -123,6 +126,10 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 				Script:  "RwForceUnlock",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("RwForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := rwForceUnlockEncode(&calls[i])
@@ -175,6 +182,9 @@ func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record 
 			Script:  "RwForceUnlock",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("RwForceUnlock", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

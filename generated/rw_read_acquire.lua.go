@@ -100,6 +100,9 @@ type RwReadAcquireResult struct {
 //
 // Redis script flags: none (#!lua).
 func RwReadAcquire(ctx context.Context, c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string, nonce int64) (RwReadAcquireResult, error) {
+	if err := checkDurations("RwReadAcquire", "lease", lease); err != nil {
+		return RwReadAcquireResult{}, err
+	}
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadAcquire", keys); err != nil {
@@ -138,6 +141,10 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("RwReadAcquire", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rwReadAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwReadAcquire", keys); err != nil {
@@ -181,6 +188,9 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 //
 // Redis script flags: none (#!lua).
 func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string, nonce int64) (rueidis.Completed, error) {
+	if err := checkDurations("RwReadAcquire", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadAcquire", keys); err != nil {

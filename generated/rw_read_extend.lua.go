@@ -26,6 +26,9 @@ var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 //
 // Redis script flags: allow-oom.
 func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string, nonce int64) (bool, error) {
+	if err := checkDurations("RwReadExtend", "lease", lease); err != nil {
+		return false, err
+	}
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadExtend", keys); err != nil {
@@ -63,6 +66,10 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("RwReadExtend", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rwReadExtendEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwReadExtend", keys); err != nil {
@@ -106,6 +113,9 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 //
 // Redis script flags: allow-oom.
 func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {
+	if err := checkDurations("RwReadExtend", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadExtend", keys); err != nil {

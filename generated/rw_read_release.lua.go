@@ -124,6 +124,9 @@ func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel s
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("RwReadRelease", "latchTTL", latchTTL); err != nil {
+		return RwReadReleaseResult{}, err
+	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRelease", keys); err != nil {
@@ -171,6 +174,10 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 				Script:  "RwReadRelease",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("RwReadRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := rwReadReleaseEncode(&calls[i])
@@ -223,6 +230,9 @@ func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeout
 			Script:  "RwReadRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("RwReadRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -58,6 +58,9 @@ var rwReadRenewScript = rueidis.NewLuaScriptRetryable(rwReadRenewSource)
 //
 // Redis script flags: allow-oom.
 func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (bool, error) {
+	if err := checkDurations("RwReadRenew", "lease", lease); err != nil {
+		return false, err
+	}
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRenew", keys); err != nil {
@@ -94,6 +97,10 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("RwReadRenew", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rwReadRenewEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwReadRenew", keys); err != nil {
@@ -137,6 +144,9 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 //
 // Redis script flags: allow-oom.
 func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {
+	if err := checkDurations("RwReadRenew", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRenew", keys); err != nil {

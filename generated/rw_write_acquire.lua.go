@@ -99,6 +99,15 @@ type RwWriteAcquireResult struct {
 //
 // Redis script flags: none (#!lua).
 func RwWriteAcquire(ctx context.Context, c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (RwWriteAcquireResult, error) {
+	if err := checkDurations("RwWriteAcquire", "lease", lease); err != nil {
+		return RwWriteAcquireResult{}, err
+	}
+	if err := checkDurations("RwWriteAcquire", "waiterTimeout", waiterTimeout); err != nil {
+		return RwWriteAcquireResult{}, err
+	}
+	if err := checkDurations("RwWriteAcquire", "fenceIdle", fenceIdle); err != nil {
+		return RwWriteAcquireResult{}, err
+	}
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {
@@ -139,6 +148,18 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("RwWriteAcquire", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("RwWriteAcquire", "waiterTimeout", calls[i].WaiterTimeout); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("RwWriteAcquire", "fenceIdle", calls[i].FenceIdle); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rwWriteAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwWriteAcquire", keys); err != nil {
@@ -182,6 +203,15 @@ func RwWriteAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwWriteA
 //
 // Redis script flags: none (#!lua).
 func RwWriteAcquireCommand(c rueidis.Client, lock string, writers string, fence string, lease time.Duration, owner string, writeOwner string, waiterTimeout time.Duration, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("RwWriteAcquire", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("RwWriteAcquire", "waiterTimeout", waiterTimeout); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("RwWriteAcquire", "fenceIdle", fenceIdle); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, writers, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteAcquire", keys); err != nil {

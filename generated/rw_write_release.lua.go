@@ -127,6 +127,12 @@ func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel 
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("RwWriteRelease", "lease", lease); err != nil {
+		return RwWriteReleaseResult{}, err
+	}
+	if err := checkDurations("RwWriteRelease", "latchTTL", latchTTL); err != nil {
+		return RwWriteReleaseResult{}, err
+	}
 	keys := []string{lock, channel, latch, prefix, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -175,6 +181,14 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 				Script:  "RwWriteRelease",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("RwWriteRelease", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("RwWriteRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := rwWriteReleaseEncode(&calls[i])
@@ -227,6 +241,12 @@ func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch 
 			Script:  "RwWriteRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("RwWriteRelease", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("RwWriteRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, channel, latch, prefix, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

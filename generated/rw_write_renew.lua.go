@@ -66,6 +66,9 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 //
 // Redis script flags: allow-oom.
 func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (bool, error) {
+	if err := checkDurations("RwWriteRenew", "lease", lease); err != nil {
+		return false, err
+	}
 	keys := []string{lock, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {
@@ -104,6 +107,10 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("RwWriteRenew", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := rwWriteRenewEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwWriteRenew", keys); err != nil {
@@ -147,6 +154,9 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 //
 // Redis script flags: allow-oom.
 func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (rueidis.Completed, error) {
+	if err := checkDurations("RwWriteRenew", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {

@@ -68,6 +68,9 @@ func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, l
 	if err := checkNumbers("SemaphoreAcquire", "n", n); err != nil {
 		return SemaphoreAcquireResult{}, err
 	}
+	if err := checkDurations("SemaphoreAcquire", "latchTTL", latchTTL); err != nil {
+		return SemaphoreAcquireResult{}, err
+	}
 	keys := []string{semaphore, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreAcquire", keys); err != nil {
@@ -104,6 +107,10 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkNumbers("SemaphoreAcquire", "n", calls[i].N); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("SemaphoreAcquire", "latchTTL", calls[i].LatchTTL); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -151,6 +158,9 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // Redis script flags: none (#!lua).
 func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {
 	if err := checkNumbers("SemaphoreAcquire", "n", n); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("SemaphoreAcquire", "latchTTL", latchTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, latch}

@@ -65,6 +65,9 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 //
 // Redis script flags: allow-oom.
 func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (bool, error) {
+	if err := checkDurations("SemaphoreDelete", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{semaphore, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
@@ -99,6 +102,10 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("SemaphoreDelete", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := semaphoreDeleteEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreDelete", keys); err != nil {
@@ -142,6 +149,9 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 //
 // Redis script flags: allow-oom.
 func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("SemaphoreDelete", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{semaphore, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {

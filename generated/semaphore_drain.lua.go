@@ -67,6 +67,9 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 //
 // Redis script flags: none (#!lua).
 func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (int64, error) {
+	if err := checkDurations("SemaphoreDrain", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDrain", keys); err != nil {
@@ -101,6 +104,10 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("SemaphoreDrain", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := semaphoreDrainEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("SemaphoreDrain", keys); err != nil {
@@ -144,6 +151,9 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 //
 // Redis script flags: none (#!lua).
 func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("SemaphoreDrain", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{semaphore, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDrain", keys); err != nil {

@@ -92,6 +92,9 @@ func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, c
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("SemaphoreRelease", "latchTTL", latchTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreRelease", keys); err != nil {
@@ -137,6 +140,10 @@ func SemaphoreReleaseMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 				Script:  "SemaphoreRelease",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("SemaphoreRelease", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := semaphoreReleaseEncode(&calls[i])
@@ -189,6 +196,9 @@ func SemaphoreReleaseCommand(c rueidis.Client, semaphore string, channel string,
 			Script:  "SemaphoreRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("SemaphoreRelease", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {

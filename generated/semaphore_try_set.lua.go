@@ -85,6 +85,9 @@ func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, ch
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("SemaphoreTrySet", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
 	keys := []string{semaphore, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreTrySet", keys); err != nil {
@@ -130,6 +133,10 @@ func SemaphoreTrySetMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 				Script:  "SemaphoreTrySet",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("SemaphoreTrySet", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := semaphoreTrySetEncode(&calls[i])
@@ -182,6 +189,9 @@ func SemaphoreTrySetCommand(c rueidis.Client, semaphore string, channel string, 
 			Script:  "SemaphoreTrySet",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("SemaphoreTrySet", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {

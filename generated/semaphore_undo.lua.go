@@ -69,6 +69,9 @@ func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, chan
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("SemaphoreUndo", "latchTTL", latchTTL); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreUndo", keys); err != nil {
@@ -112,6 +115,10 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 				Script:  "SemaphoreUndo",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("SemaphoreUndo", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		keys, args := semaphoreUndoEncode(&calls[i])
@@ -164,6 +171,9 @@ func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, la
 			Script:  "SemaphoreUndo",
 			Value:   publish,
 		}
+	}
+	if err := checkDurations("SemaphoreUndo", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, channel, latch}
 	if c.Mode() == rueidis.ClientModeCluster {

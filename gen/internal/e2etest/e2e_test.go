@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,7 @@ func TestE2E(t *testing.T) {
 			t.Run("Commands", func(t *testing.T) { testCommands(t, tg) })
 			t.Run("EvalOf", func(t *testing.T) { testEvalOf(t, tg) })
 			t.Run("Numbers", func(t *testing.T) { testNumbers(t, tg) })
+			t.Run("NegativeDurations", func(t *testing.T) { testNegativeDurations(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -136,10 +138,18 @@ func testReplies(t *testing.T, tg target) {
 			t.Errorf("AllArgs without rest (-want +got):\n%s", diff)
 		}
 		// Duration text is cached by value: durations that share a cache
-		// slot (1500 and 1564 ms), in turn, and a negative one are each sent
-		// as their own milliseconds.
+		// slot (1500 and 1564 ms), in turn, are each sent as their own
+		// milliseconds; a negative one between them is refused and leaves
+		// the cache as it was.
 		for _, d := range []time.Duration{1500 * time.Millisecond, 1564 * time.Millisecond, 1500 * time.Millisecond, -3 * time.Millisecond, 1564 * time.Millisecond} {
 			got, err := generated.AllArgs(ctx, c, a, b, "", nil, 0, 0, false, d, time.UnixMilli(0))
+			if d < 0 {
+				var de *generated.DurationError
+				if !errors.As(err, &de) || de.Value != d {
+					t.Errorf("AllArgs with duration %s: %q, %v; want a *DurationError", d, got, err)
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -680,5 +690,37 @@ func testNumbers(t *testing.T, tg target) {
 		check("SetIfGreaterCommand", err)
 		out := generated.SetIfGreaterMulti(ctx, tg.c, []generated.SetIfGreaterArgs{{K: k, N: n}})
 		check("SetIfGreaterMulti", out[0].Err)
+	}
+}
+
+// testNegativeDurations checks that a negative duration is refused before
+// anything is sent: RateLimit counted the call, then PEXPIRE with a
+// negative window deleted the counter (and a duration over -1ms was sent
+// as 0, which deletes it too), so a limit of 1 let every call through; SET
+// PX refuses one mid-script. 0 is sent as it is.
+func testNegativeDurations(t *testing.T, tg target) {
+	ctx := context.Background()
+	k := key(t, "d", "counter")
+	for _, d := range []time.Duration{-time.Second, -time.Millisecond, -time.Microsecond, -1, math.MinInt64} {
+		check := func(what string, ok bool, err error) {
+			t.Helper()
+			want := fmt.Sprintf("scriptgen: RateLimit: argument window is %s, a negative duration: nothing was sent", d)
+			var de *generated.DurationError
+			if !errors.As(err, &de) || *de != (generated.DurationError{Script: "RateLimit", Arg: "window", Value: d}) || err.Error() != want {
+				t.Errorf("%s(limit 1, %s): %v, error %v (%T); want %q", what, d, ok, err, err, want)
+			}
+		}
+		for range 2 {
+			ok, err := generated.RateLimit(ctx, tg.c, k, nil, 1, d)
+			check("RateLimit", ok, err)
+		}
+		_, err := generated.RateLimitCommand(tg.c, k, nil, 1, d)
+		check("RateLimitCommand", false, err)
+		out := generated.RateLimitMulti(ctx, tg.c, []generated.RateLimitArgs{{Counter: k, Limit: 1, Window: d}})
+		check("RateLimitMulti", out[0].Value, out[0].Err)
+	}
+	// 0 is no negative duration: the script gets it (SET PX 0 refuses it).
+	if err := generated.Touch(ctx, tg.c, k, "v", 0); err == nil || !strings.Contains(err.Error(), "invalid expire time") {
+		t.Errorf("Touch(0): %v, want Redis's invalid expire time", err)
 	}
 }

@@ -41,6 +41,9 @@ var allArgsScript = rueidis.NewLuaScriptReadOnly(allArgsSource)
 // The []byte argument raw is sent without a copy: do not modify it until
 // AllArgs returns.
 func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) ([]string, error) {
+	if err := checkDurations("AllArgs", "d", d); err != nil {
+		return nil, err
+	}
 	keys := []string{a, b}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("AllArgs", keys); err != nil {
@@ -87,6 +90,10 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkDurations("AllArgs", "d", calls[i].D); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := allArgsEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("AllArgs", keys); err != nil {
@@ -131,6 +138,9 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 // The []byte argument raw is not copied: the command refers to it, so do not
 // modify it until it has been sent and answered.
 func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) (rueidis.Completed, error) {
+	if err := checkDurations("AllArgs", "d", d); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{a, b}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("AllArgs", keys); err != nil {

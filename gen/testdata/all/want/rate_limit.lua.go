@@ -24,6 +24,9 @@ func RateLimit(ctx context.Context, c rueidis.Client, counter string, others []s
 	if err := checkNumbers("RateLimit", "limit", limit); err != nil {
 		return false, err
 	}
+	if err := checkDurations("RateLimit", "window", window); err != nil {
+		return false, err
+	}
 	keys := make([]string, 0, 1+len(others))
 	keys = append(keys, counter)
 	keys = append(keys, others...)
@@ -60,6 +63,10 @@ func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkNumbers("RateLimit", "limit", calls[i].Limit); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("RateLimit", "window", calls[i].Window); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -105,6 +112,9 @@ func RateLimitMulti(ctx context.Context, c rueidis.Client, calls []RateLimitArgs
 // script from its source and caches it there.
 func RateLimitCommand(c rueidis.Client, counter string, others []string, limit int64, window time.Duration) (rueidis.Completed, error) {
 	if err := checkNumbers("RateLimit", "limit", limit); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("RateLimit", "window", window); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := make([]string, 0, 1+len(others))

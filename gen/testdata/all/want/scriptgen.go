@@ -422,6 +422,34 @@ func checkNumbers(script, arg string, vs ...int64) error {
 	return nil
 }
 
+// DurationError refuses a call whose duration argument is negative: a duration is
+// a length of time, sent as milliseconds, and a script passes it on where Redis
+// reads one (PEXPIRE deletes the key for a negative one, SET PX refuses it after
+// the script's earlier writes). Nothing is sent.
+type DurationError struct {
+	Script string        // script name
+	Arg    string        // argument name
+	Value  time.Duration // the value given
+}
+
+func (e *DurationError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %s, a negative duration: nothing was sent", e.Script, e.Arg, e.Value)
+}
+
+// checkDurations returns a *DurationError for the first of ds that is negative.
+func checkDurations(script, arg string, ds ...time.Duration) error {
+	for _, v := range ds {
+		if v < 0 {
+			return &DurationError{
+				Arg:    arg,
+				Script: script,
+				Value:  v,
+			}
+		}
+	}
+	return nil
+}
+
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.
 func checkSlots(script string, keys []string) error {
 	if len(keys) < 2 {

@@ -26,6 +26,9 @@ var touchScript = rueidis.NewLuaScript(touchSource)
 
 // Touch sets k to v with a lease.
 func Touch(ctx context.Context, c rueidis.Client, k string, v_ string, lease time.Duration) error {
+	if err := checkDurations("Touch", "lease", lease); err != nil {
+		return err
+	}
 	keys := []string{k}
 	args := []string{v_, msArg(lease)}
 	return touchDecode(touchScript.Exec(ctx, c, keys, args))
@@ -51,6 +54,10 @@ func TouchMulti(ctx context.Context, c rueidis.Client, calls []TouchArgs) []Touc
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
 	for i := range calls {
+		if err := checkDurations("Touch", "lease", calls[i].Lease); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := touchEncode(&calls[i])
 		cmds = append(cmds, c.B().Evalsha().Sha1(touchSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
@@ -86,6 +93,9 @@ func TouchMulti(ctx context.Context, c rueidis.Client, calls []TouchArgs) []Touc
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
 func TouchCommand(c rueidis.Client, k string, v_ string, lease time.Duration) (rueidis.Completed, error) {
+	if err := checkDurations("Touch", "lease", lease); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{k}
 	args := []string{v_, msArg(lease)}
 	return c.B().Evalsha().Sha1(touchSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
