@@ -116,6 +116,7 @@ var helperDecls = map[string][]string{
 	"commandError":  {"CommandError"},
 	"numberError":   {"NumberError"},
 	"durationError": {"DurationError"},
+	"floatError":    {"FloatError"},
 }
 
 // needsSlotCheck reports whether a call can carry keys in several slots.
@@ -275,8 +276,8 @@ func (e *emitter) encodeArg(k Kind, v jen.Code) jen.Code {
 // emitCommandChecks refuses, before anything is sent, an argument naming a
 // Redis command the script does not declare (@commands): a script that fails
 // half-way keeps the writes it made; an int64 the script reads as a Lua
-// number beyond ±2^53 (Number); and a negative duration. fail gives the
-// statements that return the error.
+// number beyond ±2^53 (Number); a negative duration; and a float64 that is
+// NaN. fail gives the statements that return the error.
 func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) jen.Code, fail func(err jen.Code) []jen.Code) {
 	for _, a := range s.Args {
 		if len(a.Commands) == 0 {
@@ -328,6 +329,20 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 			v = jen.Add(v).Op("...")
 		}
 		g.If(jen.Err().Op(":=").Add(e.use("checkDurations")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
+	}
+	// NaN is no number to Redis (the command that reads it fails, after
+	// the script's earlier writes) and compares false in Lua. ±Inf is a
+	// score and a range bound Redis reads.
+	for _, a := range s.Args {
+		if a.Type.Kind != Float64 {
+			continue
+		}
+		e.use("floatError") // emits the FloatError type
+		v := get(a)
+		if a.Variadic {
+			v = jen.Add(v).Op("...")
+		}
+		g.If(jen.Err().Op(":=").Add(e.use("checkFloats")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 	}
 }
 

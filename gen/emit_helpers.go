@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "durationError", "checkDurations", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "durationError", "checkDurations", "floatError", "checkFloats", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -127,6 +127,38 @@ var helperCode = map[string]func() jen.Code{
 			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("ds")).Block(
 				jen.If(v.Clone().Op("<").Lit(0)).Block(
 					jen.Return(jen.Op("&").Id("DurationError").Values(jen.Dict{
+						jen.Id("Script"): jen.Id("script"),
+						jen.Id("Arg"):    jen.Id("arg"),
+						jen.Id("Value"):  v.Clone(),
+					})),
+				),
+			),
+			jen.Return(jen.Nil()),
+		)
+	},
+	"floatError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("FloatError")
+		return jen.Comment("FloatError refuses a call whose float64 argument is NaN, which no Redis command").Line().
+			Comment("reads as a number (ZADD, INCRBYFLOAT, ... fail after the script's earlier").Line().
+			Comment("writes) and which Lua compares false with every number. Nothing is sent.").Line().
+			Type().Id("FloatError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("argument name"),
+			jen.Id("Value").Float64().Comment("the value given"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %v, which no Redis command reads as a number: nothing was sent"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Value"))),
+		)
+	},
+	"checkFloats": func() jen.Code {
+		v := jen.Id("v")
+		return jen.Comment("checkFloats returns a *FloatError for the first of fs that is NaN. ±Inf is").Line().
+			Comment("sent: ZADD and score ranges read +Inf and -Inf.").Line().
+			Func().Id("checkFloats").Params(jen.Id("script"), jen.Id("arg").String(), jen.Id("fs").Op("...").Float64()).Error().Block(
+			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("fs")).Block(
+				jen.If(v.Clone().Op("!=").Add(v.Clone())).Block(
+					jen.Return(jen.Op("&").Id("FloatError").Values(jen.Dict{
 						jen.Id("Script"): jen.Id("script"),
 						jen.Id("Arg"):    jen.Id("arg"),
 						jen.Id("Value"):  v.Clone(),

@@ -114,7 +114,10 @@
 // negative duration argument is refused with a *DurationError before anything
 // is sent (PEXPIRE would delete the key, SET PX refuse it after the script's
 // earlier writes); 0 is sent as 0. Pass a signed count of milliseconds as an
-// int64.
+// int64. A float64 argument that is NaN, which no Redis command reads as a
+// number and Lua compares false with every number, is refused with a
+// *FloatError before anything is sent; +Inf and -Inf are sent (ZADD and
+// score ranges read them).
 //
 // A script raises a declared error with return redis.error_reply('CODE
 // message') or return {err = 'CODE message'}; the sentinel is Err followed by

@@ -56,6 +56,7 @@ func TestE2E(t *testing.T) {
 			t.Run("EvalOf", func(t *testing.T) { testEvalOf(t, tg) })
 			t.Run("Numbers", func(t *testing.T) { testNumbers(t, tg) })
 			t.Run("NegativeDurations", func(t *testing.T) { testNegativeDurations(t, tg) })
+			t.Run("NaN", func(t *testing.T) { testNaN(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -722,5 +723,45 @@ func testNegativeDurations(t *testing.T, tg target) {
 	// 0 is no negative duration: the script gets it (SET PX 0 refuses it).
 	if err := generated.Touch(ctx, tg.c, k, "v", 0); err == nil || !strings.Contains(err.Error(), "invalid expire time") {
 		t.Errorf("Touch(0): %v, want Redis's invalid expire time", err)
+	}
+}
+
+// testNaN checks that a float64 argument that is NaN is refused before
+// anything is sent: no Redis command reads it as a number, and AddScore
+// failed at ZADD ("not a valid float") after counting the call. ±Inf is
+// sent: ZADD and the range bounds of ZRANGE, ZCOUNT, ... read +Inf and -Inf.
+func testNaN(t *testing.T, tg target) {
+	ctx := context.Background()
+	log, z := key(t, "f", "log"), key(t, "f", "z")
+	count := func() int64 {
+		t.Helper()
+		n, err := tg.c.Do(ctx, tg.c.B().Get().Key(log).Build()).AsInt64()
+		if err != nil && !rueidis.IsRedisNil(err) {
+			t.Fatalf("GET %s: %v", log, err)
+		}
+		return n
+	}
+	nan := math.NaN()
+	check := func(what string, err error) {
+		t.Helper()
+		const want = "scriptgen: AddScore: argument score is NaN, which no Redis command reads as a number: nothing was sent"
+		var fe *generated.FloatError
+		if !errors.As(err, &fe) || fe.Script != "AddScore" || fe.Arg != "score" || !math.IsNaN(fe.Value) || err.Error() != want {
+			t.Errorf("%s(NaN): error %v (%T); want %q", what, err, err, want)
+		}
+		if n := count(); n != 0 {
+			t.Errorf("%s(NaN) counted the call (%s = %d)", what, log, n)
+		}
+	}
+	_, err := generated.AddScore(ctx, tg.c, log, z, nan, "m")
+	check("AddScore", err)
+	_, err = generated.AddScoreCommand(tg.c, log, z, nan, "m")
+	check("AddScoreCommand", err)
+	out := generated.AddScoreMulti(ctx, tg.c, []generated.AddScoreArgs{{Log: log, Z: z, Score: nan, Member: "m"}})
+	check("AddScoreMulti", out[0].Err)
+	for i, f := range []float64{math.Inf(1), math.Inf(-1)} {
+		if n, err := generated.AddScore(ctx, tg.c, log, z, f, "m"); err != nil || n != int64(i+1) {
+			t.Errorf("AddScore(%v) = %d, %v; want %d, nil", f, n, err, i+1)
+		}
 	}
 }

@@ -44,6 +44,9 @@ func AllArgs(ctx context.Context, c rueidis.Client, a string, b string, s string
 	if err := checkDurations("AllArgs", "d", d); err != nil {
 		return nil, err
 	}
+	if err := checkFloats("AllArgs", "f", f); err != nil {
+		return nil, err
+	}
 	keys := []string{a, b}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("AllArgs", keys); err != nil {
@@ -94,6 +97,10 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 			out[i].Err = err
 			continue
 		}
+		if err := checkFloats("AllArgs", "f", calls[i].F); err != nil {
+			out[i].Err = err
+			continue
+		}
 		keys, args := allArgsEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("AllArgs", keys); err != nil {
@@ -139,6 +146,9 @@ func AllArgsMulti(ctx context.Context, c rueidis.Client, calls []AllArgsArgs) []
 // modify it until it has been sent and answered.
 func AllArgsCommand(c rueidis.Client, a string, b string, s string, raw []byte, n int64, f float64, flag bool, d time.Duration, at time.Time, rest ...int64) (rueidis.Completed, error) {
 	if err := checkDurations("AllArgs", "d", d); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkFloats("AllArgs", "f", f); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{a, b}

@@ -28,6 +28,15 @@ type Script struct {
 
 // Scripts lists every script of this package, sorted by name.
 var Scripts = []Script{{
+	Args:      []string{"score", "member"},
+	File:      "scripts/add_score.lua",
+	Keys:      []string{"log", "z"},
+	Name:      "AddScore",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      addScoreSHA1,
+	Source:    addScoreSource,
+}, {
 	Args:      []string{"s", "raw", "n", "f", "flag", "d", "at", "rest..."},
 	File:      "scripts/all_args.lua",
 	Keys:      []string{"a", "b"},
@@ -441,6 +450,34 @@ func checkDurations(script, arg string, ds ...time.Duration) error {
 	for _, v := range ds {
 		if v < 0 {
 			return &DurationError{
+				Arg:    arg,
+				Script: script,
+				Value:  v,
+			}
+		}
+	}
+	return nil
+}
+
+// FloatError refuses a call whose float64 argument is NaN, which no Redis command
+// reads as a number (ZADD, INCRBYFLOAT, ... fail after the script's earlier
+// writes) and which Lua compares false with every number. Nothing is sent.
+type FloatError struct {
+	Script string  // script name
+	Arg    string  // argument name
+	Value  float64 // the value given
+}
+
+func (e *FloatError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: argument %s is %v, which no Redis command reads as a number: nothing was sent", e.Script, e.Arg, e.Value)
+}
+
+// checkFloats returns a *FloatError for the first of fs that is NaN. ±Inf is
+// sent: ZADD and score ranges read +Inf and -Inf.
+func checkFloats(script, arg string, fs ...float64) error {
+	for _, v := range fs {
+		if v != v {
+			return &FloatError{
 				Arg:    arg,
 				Script: script,
 				Value:  v,
