@@ -296,13 +296,14 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	return info, errs
 }
 
-// markNumberArgs sets Number on the int64 arguments the script reads as Lua
-// numbers (doubles), whose callers then refuse a value an exact double
-// cannot hold: the script would go on with other digits, silently. An index
-// the walker cannot tell (0) marks every int64 argument.
+// markNumberArgs sets Number on the int64 and time (unix milliseconds)
+// arguments the script reads as Lua numbers (doubles), whose callers then
+// refuse a value an exact double cannot hold: the script would go on with
+// other digits, silently. An index the walker cannot tell (0) marks every
+// int64 and time argument.
 func markNumberArgs(args []Param, uses []int) {
 	mark := func(i int) {
-		if args[i].Type.Kind == Int64 {
+		if k := args[i].Type.Kind; k == Int64 || k == Time {
 			args[i].Number = true
 		}
 	}

@@ -302,8 +302,9 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 		}
 		g.If(test).Block(fail(err)...)
 	}
-	// An int64 the script reads as a Lua number would lose digits beyond
-	// 2^53, and the script go on with the wrong value.
+	// An int64 or time (in milliseconds) the script reads as a Lua number
+	// would lose digits beyond 2^53, and the script go on with the wrong
+	// value.
 	for _, a := range s.Args {
 		if !a.Number {
 			continue
@@ -313,7 +314,11 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 		if a.Variadic {
 			v = jen.Add(v).Op("...")
 		}
-		g.If(jen.Err().Op(":=").Add(e.use("checkNumbers")).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
+		check := "checkNumbers"
+		if a.Type.Kind == Time {
+			check = "checkTimes"
+		}
+		g.If(jen.Err().Op(":=").Add(e.use(check)).Call(jen.Lit(s.Name), jen.Lit(a.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
 	}
 	// A negative duration reaches PEXPIRE or SET PX as negative
 	// milliseconds (or, over -1ms, as 0): the key is deleted, or the

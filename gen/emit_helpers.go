@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "durationError", "checkDurations", "floatError", "checkFloats", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -74,13 +74,13 @@ var helperCode = map[string]func() jen.Code{
 	},
 	"numberError": func() jen.Code {
 		recv := jen.Id("e").Op("*").Id("NumberError")
-		return jen.Comment("NumberError refuses a call whose int64 argument the script reads as a Lua").Line().
-			Comment("number, a double, which holds integers exactly only up to 2^53: beyond it the").Line().
-			Comment("script would go on with other digits, silently. Nothing is sent.").Line().
+		return jen.Comment("NumberError refuses a call whose int64 or time argument the script reads as a").Line().
+			Comment("Lua number, a double, which holds integers exactly only up to 2^53: beyond it").Line().
+			Comment("the script would go on with other digits, silently. Nothing is sent.").Line().
 			Type().Id("NumberError").Struct(
 			jen.Id("Script").String().Comment("script name"),
 			jen.Id("Arg").String().Comment("argument name"),
-			jen.Id("Value").Int64().Comment("the value given"),
+			jen.Id("Value").Int64().Comment("the value given; of a time, its unix milliseconds (saturated)"),
 		).Line().Line().
 			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
 			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: argument %s is %d, beyond ±2^53: the script reads it as a Lua number, which would lose digits"),
@@ -98,6 +98,32 @@ var helperCode = map[string]func() jen.Code{
 						jen.Id("Script"): jen.Id("script"),
 						jen.Id("Arg"):    jen.Id("arg"),
 						jen.Id("Value"):  v.Clone(),
+					})),
+				),
+			),
+			jen.Return(jen.Nil()),
+		)
+	},
+	"checkTimes": func() jen.Code {
+		v, ms := jen.Id("v"), jen.Id("ms")
+		limit := jen.Lit(1).Op("<<").Lit(53)
+		return jen.Comment("checkTimes returns a *NumberError for the first of ts whose unix milliseconds").Line().
+			Comment("are beyond ±2^53, which a Lua number cannot hold exactly. UnixMilli is").Line().
+			Comment("undefined beyond an int64: the seconds are looked at first.").Line().
+			Func().Id("checkTimes").Params(jen.Id("script"), jen.Id("arg").String(), jen.Id("ts").Op("...").Qual("time", "Time")).Error().Block(
+			jen.For(jen.List(jen.Id("_"), v.Clone()).Op(":=").Range().Id("ts")).Block(
+				jen.Id("s").Op(":=").Add(v.Clone()).Dot("Unix").Call(),
+				jen.Var().Add(ms.Clone()).Int64(),
+				jen.Switch().Block(
+					jen.Case(jen.Id("s").Op(">=").Qual("math", "MaxInt64").Op("/").Lit(1000)).Block(ms.Clone().Op("=").Qual("math", "MaxInt64")),
+					jen.Case(jen.Id("s").Op("<=").Qual("math", "MinInt64").Op("/").Lit(1000)).Block(ms.Clone().Op("=").Qual("math", "MinInt64")),
+					jen.Default().Block(ms.Clone().Op("=").Add(v.Clone()).Dot("UnixMilli").Call()),
+				),
+				jen.If(ms.Clone().Op(">").Add(limit.Clone()).Op("||").Add(ms.Clone()).Op("<").Op("-").Parens(limit.Clone())).Block(
+					jen.Return(jen.Op("&").Id("NumberError").Values(jen.Dict{
+						jen.Id("Script"): jen.Id("script"),
+						jen.Id("Arg"):    jen.Id("arg"),
+						jen.Id("Value"):  ms.Clone(),
 					})),
 				),
 			),

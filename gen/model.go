@@ -68,7 +68,7 @@ type Param struct {
 	// Commands are the values an argument that names a Redis command may
 	// take (@commands); the generated callers refuse any other.
 	Commands []string
-	// Number is set on an int64 argument the script reads as a Lua number
+	// Number is set on an int64 or time argument the script reads as a Lua number
 	// (a double, exact to 2^53): the generated callers refuse a value
 	// beyond ±2^53 before anything is sent.
 	Number bool

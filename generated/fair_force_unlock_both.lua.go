@@ -127,6 +127,9 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
+	if err := checkTimes("FairForceUnlockBoth", "now", now); err != nil {
+		return false, err
+	}
 	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
 		return false, err
 	}
@@ -179,6 +182,10 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 				Script:  "FairForceUnlockBoth",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkTimes("FairForceUnlockBoth", "now", calls[i].Now); err != nil {
+			out[i].Err = err
 			continue
 		}
 		if err := checkDurations("FairForceUnlockBoth", "recordTTL", calls[i].RecordTTL); err != nil {
@@ -235,6 +242,9 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 			Script:  "FairForceUnlockBoth",
 			Value:   publish,
 		}
+	}
+	if err := checkTimes("FairForceUnlockBoth", "now", now); err != nil {
+		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err

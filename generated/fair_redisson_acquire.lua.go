@@ -158,6 +158,9 @@ type FairRedissonAcquireResult struct {
 //
 // Redis script flags: none (#!lua).
 func FairRedissonAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (FairRedissonAcquireResult, error) {
+	if err := checkTimes("FairRedissonAcquire", "now", now); err != nil {
+		return FairRedissonAcquireResult{}, err
+	}
 	if err := checkDurations("FairRedissonAcquire", "lease", lease); err != nil {
 		return FairRedissonAcquireResult{}, err
 	}
@@ -208,6 +211,10 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if err := checkTimes("FairRedissonAcquire", "now", calls[i].Now); err != nil {
+			out[i].Err = err
+			continue
+		}
 		if err := checkDurations("FairRedissonAcquire", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
@@ -263,6 +270,9 @@ func FairRedissonAcquireMulti(ctx context.Context, c rueidis.Client, calls []Fai
 //
 // Redis script flags: none (#!lua).
 func FairRedissonAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, lease time.Duration, owner string, waitTime time.Duration, now time.Time, enqueue bool, fenceIdle time.Duration) (rueidis.Completed, error) {
+	if err := checkTimes("FairRedissonAcquire", "now", now); err != nil {
+		return rueidis.Completed{}, err
+	}
 	if err := checkDurations("FairRedissonAcquire", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
 	}

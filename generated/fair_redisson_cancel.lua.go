@@ -104,6 +104,9 @@ func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queu
 			Value:   publish,
 		}
 	}
+	if err := checkTimes("FairRedissonCancel", "now", now); err != nil {
+		return false, err
+	}
 	if err := checkDurations("FairRedissonCancel", "waitTime", waitTime); err != nil {
 		return false, err
 	}
@@ -153,6 +156,10 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 				Script:  "FairRedissonCancel",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkTimes("FairRedissonCancel", "now", calls[i].Now); err != nil {
+			out[i].Err = err
 			continue
 		}
 		if err := checkDurations("FairRedissonCancel", "waitTime", calls[i].WaitTime); err != nil {
@@ -209,6 +216,9 @@ func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, time
 			Script:  "FairRedissonCancel",
 			Value:   publish,
 		}
+	}
+	if err := checkTimes("FairRedissonCancel", "now", now); err != nil {
+		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("FairRedissonCancel", "waitTime", waitTime); err != nil {
 		return rueidis.Completed{}, err

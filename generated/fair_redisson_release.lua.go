@@ -142,6 +142,9 @@ func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, que
 			Value:   publish,
 		}
 	}
+	if err := checkTimes("FairRedissonRelease", "now", now); err != nil {
+		return FairRedissonReleaseResult{}, err
+	}
 	if err := checkDurations("FairRedissonRelease", "lease", lease); err != nil {
 		return FairRedissonReleaseResult{}, err
 	}
@@ -203,6 +206,10 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 				Script:  "FairRedissonRelease",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkTimes("FairRedissonRelease", "now", calls[i].Now); err != nil {
+			out[i].Err = err
 			continue
 		}
 		if err := checkDurations("FairRedissonRelease", "lease", calls[i].Lease); err != nil {
@@ -267,6 +274,9 @@ func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, tim
 			Script:  "FairRedissonRelease",
 			Value:   publish,
 		}
+	}
+	if err := checkTimes("FairRedissonRelease", "now", now); err != nil {
+		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("FairRedissonRelease", "lease", lease); err != nil {
 		return rueidis.Completed{}, err

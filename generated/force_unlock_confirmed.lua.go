@@ -280,6 +280,9 @@ func ForceUnlockConfirmed(ctx context.Context, c rueidis.Client, lock string, fe
 			Value:   publish,
 		}
 	}
+	if err := checkTimes("ForceUnlockConfirmed", "now", now); err != nil {
+		return 0, err
+	}
 	if err := checkDurations("ForceUnlockConfirmed", "recordTTL", recordTTL); err != nil {
 		return 0, err
 	}
@@ -339,6 +342,10 @@ func ForceUnlockConfirmedMulti(ctx context.Context, c rueidis.Client, calls []Fo
 			}
 			continue
 		}
+		if err := checkTimes("ForceUnlockConfirmed", "now", calls[i].Now); err != nil {
+			out[i].Err = err
+			continue
+		}
 		if err := checkDurations("ForceUnlockConfirmed", "recordTTL", calls[i].RecordTTL); err != nil {
 			out[i].Err = err
 			continue
@@ -393,6 +400,9 @@ func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, ch
 			Script:  "ForceUnlockConfirmed",
 			Value:   publish,
 		}
+	}
+	if err := checkTimes("ForceUnlockConfirmed", "now", now); err != nil {
+		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("ForceUnlockConfirmed", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err

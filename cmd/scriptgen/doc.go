@@ -110,8 +110,9 @@
 // on it, a numeric for, a math or bit function, struct.pack, a numeric
 // directive of string.format; every int64 when the checker cannot tell which argument it
 // is) is refused beyond ±2^53 with a *NumberError before anything is sent:
-// Lua numbers are doubles, and the script would go on with other digits. A
-// negative duration argument is refused with a *DurationError before anything
+// Lua numbers are doubles, and the script would go on with other digits. So
+// is a time argument the script reads as a Lua number whose unix
+// milliseconds are beyond ±2^53. A negative duration argument is refused with a *DurationError before anything
 // is sent (PEXPIRE would delete the key, SET PX refuse it after the script's
 // earlier writes); 0 is sent as 0. Pass a signed count of milliseconds as an
 // int64. A float64 argument that is NaN, which no Redis command reads as a

@@ -57,6 +57,7 @@ func TestE2E(t *testing.T) {
 			t.Run("Numbers", func(t *testing.T) { testNumbers(t, tg) })
 			t.Run("NegativeDurations", func(t *testing.T) { testNegativeDurations(t, tg) })
 			t.Run("NaN", func(t *testing.T) { testNaN(t, tg) })
+			t.Run("Times", func(t *testing.T) { testTimes(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -763,5 +764,55 @@ func testNaN(t *testing.T, tg target) {
 		if n, err := generated.AddScore(ctx, tg.c, log, z, f, "m"); err != nil || n != int64(i+1) {
 			t.Errorf("AddScore(%v) = %d, %v; want %d, nil", f, n, err, i+1)
 		}
+	}
+}
+
+// testTimes checks that a time the script reads as a Lua number (a double)
+// is refused beyond ±2^53 unix milliseconds, before anything is sent, as an
+// int64 is: StampIfLater compared 2^53 + 1 ms with a stored 2^53 as equal
+// doubles and silently kept the earlier time. A time whose milliseconds
+// overflow an int64 (UnixMilli is undefined there) is refused too.
+func testTimes(t *testing.T, tg target) {
+	ctx := context.Background()
+	k := key(t, "t", "stamp")
+	const limit = int64(1) << 53
+	do(t, tg.c, "SET", k, strconv.FormatInt(limit-1, 10))
+	if ok, err := generated.StampIfLater(ctx, tg.c, k, time.UnixMilli(limit)); err != nil || !ok {
+		t.Fatalf("StampIfLater(2^53 ms) = %v, %v; want true", ok, err)
+	}
+	get := func() string {
+		t.Helper()
+		v, err := tg.c.Do(ctx, tg.c.B().Get().Key(k).Build()).ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		at time.Time
+		ms int64 // NumberError.Value
+	}{
+		{time.UnixMilli(limit + 1), limit + 1},
+		{time.UnixMilli(-limit - 1), -limit - 1},
+		{time.Unix(1<<62, 0), math.MaxInt64},
+		{time.Unix(-1<<62, 0), math.MinInt64},
+	} {
+		check := func(what string, err error) {
+			t.Helper()
+			want := fmt.Sprintf("scriptgen: StampIfLater: argument at is %d, beyond ±2^53: the script reads it as a Lua number, which would lose digits", c.ms)
+			var ne *generated.NumberError
+			if !errors.As(err, &ne) || *ne != (generated.NumberError{Script: "StampIfLater", Arg: "at", Value: c.ms}) || err.Error() != want {
+				t.Errorf("%s(%v): error %v; want %q", what, c.at, err, want)
+			}
+			if v := get(); v != strconv.FormatInt(limit, 10) {
+				t.Fatalf("%s(%v) changed k to %s", what, c.at, v)
+			}
+		}
+		ok, err := generated.StampIfLater(ctx, tg.c, k, c.at)
+		check(fmt.Sprintf("StampIfLater (reply %v)", ok), err)
+		_, err = generated.StampIfLaterCommand(tg.c, k, c.at)
+		check("StampIfLaterCommand", err)
+		out := generated.StampIfLaterMulti(ctx, tg.c, []generated.StampIfLaterArgs{{K: k, At: c.at}})
+		check("StampIfLaterMulti", out[0].Err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/redis/rueidis"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,6 +172,15 @@ var Scripts = []Script{{
 	Retryable: false,
 	SHA1:      setIfGreaterSHA1,
 	Source:    setIfGreaterSource,
+}, {
+	Args:      []string{"at"},
+	File:      "scripts/stamp_if_later.lua",
+	Keys:      []string{"k"},
+	Name:      "StampIfLater",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      stampIfLaterSHA1,
+	Source:    stampIfLaterSource,
 }, {
 	Args:      []string{"v", "lease"},
 	File:      "scripts/touch.lua",
@@ -403,13 +413,13 @@ func commandIs(s, lower string) bool {
 	return true
 }
 
-// NumberError refuses a call whose int64 argument the script reads as a Lua
-// number, a double, which holds integers exactly only up to 2^53: beyond it the
-// script would go on with other digits, silently. Nothing is sent.
+// NumberError refuses a call whose int64 or time argument the script reads as a
+// Lua number, a double, which holds integers exactly only up to 2^53: beyond it
+// the script would go on with other digits, silently. Nothing is sent.
 type NumberError struct {
 	Script string // script name
 	Arg    string // argument name
-	Value  int64  // the value given
+	Value  int64  // the value given; of a time, its unix milliseconds (saturated)
 }
 
 func (e *NumberError) Error() string {
@@ -425,6 +435,32 @@ func checkNumbers(script, arg string, vs ...int64) error {
 				Arg:    arg,
 				Script: script,
 				Value:  v,
+			}
+		}
+	}
+	return nil
+}
+
+// checkTimes returns a *NumberError for the first of ts whose unix milliseconds
+// are beyond ±2^53, which a Lua number cannot hold exactly. UnixMilli is
+// undefined beyond an int64: the seconds are looked at first.
+func checkTimes(script, arg string, ts ...time.Time) error {
+	for _, v := range ts {
+		s := v.Unix()
+		var ms int64
+		switch {
+		case s >= math.MaxInt64/1000:
+			ms = math.MaxInt64
+		case s <= math.MinInt64/1000:
+			ms = math.MinInt64
+		default:
+			ms = v.UnixMilli()
+		}
+		if ms > 1<<53 || ms < -(1<<53) {
+			return &NumberError{
+				Arg:    arg,
+				Script: script,
+				Value:  ms,
 			}
 		}
 	}
