@@ -276,6 +276,8 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	if !broken["arg"] {
 		rules.args = s.Args
 	}
+	var extended []int
+	rules.extended = &extended
 	errs = append(errs, checkBody(file.Path, pf, rules)...)
 	// An argument used as a command name may only take the @commands values:
 	// the generated callers check it before sending, since a script that
@@ -293,7 +295,31 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		}
 	}
 	markNumberArgs(s.Args, pf.NumberArgs)
+	if !broken["key"] {
+		markExtendedKeys(s.Keys, extended)
+	}
 	return info, errs
+}
+
+// markExtendedKeys sets Tagged on the keys the script extends on the right
+// (KEYS[1] .. ':x'): the result stays in the key's slot only when the key
+// has a hash tag, so on a Cluster the callers refuse a key without one
+// (the script would fail at the extended key, after its earlier writes,
+// or work only while both slots are on one node). An index the checker
+// cannot tell (0) marks every key, a dynamic one (-1) the variadic.
+func markExtendedKeys(keys []Param, uses []int) {
+	for _, n := range uses {
+		switch {
+		case n == 0:
+			for i := range keys {
+				keys[i].Tagged = true
+			}
+		case n > 0 && n <= len(keys) && !keys[n-1].Variadic:
+			keys[n-1].Tagged = true
+		case len(keys) > 0 && keys[len(keys)-1].Variadic:
+			keys[len(keys)-1].Tagged = true
+		}
+	}
 }
 
 // markNumberArgs sets Number on the int64 and time (unix milliseconds)

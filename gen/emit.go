@@ -117,6 +117,40 @@ var helperDecls = map[string][]string{
 	"numberError":   {"NumberError"},
 	"durationError": {"DurationError"},
 	"floatError":    {"FloatError"},
+	"hashTagError":  {"HashTagError"},
+}
+
+// hasTagged reports whether s extends a key on the right (Param.Tagged).
+func hasTagged(s *Script) bool {
+	for _, k := range s.Keys {
+		if k.Tagged {
+			return true
+		}
+	}
+	return false
+}
+
+// emitTagChecks refuses, on a cluster client (cluster), a key the script
+// extends on the right (KEYS[1] .. ':x') that has no hash tag: the extended
+// key hashes to another slot, where the script fails after its earlier
+// writes (or which only happens to be on the same node).
+func (e *emitter) emitTagChecks(g *jen.Group, s *Script, cluster jen.Code, get func(p Param) jen.Code, fail func(err jen.Code) []jen.Code) {
+	if !hasTagged(s) {
+		return
+	}
+	g.If(cluster).BlockFunc(func(g *jen.Group) {
+		for _, k := range s.Keys {
+			if !k.Tagged {
+				continue
+			}
+			e.use("hashTagError") // emits the HashTagError type
+			v := get(k)
+			if k.Variadic {
+				v = jen.Add(v).Op("...")
+			}
+			g.If(jen.Err().Op(":=").Add(e.use("checkHashTags")).Call(jen.Lit(s.Name), jen.Lit(k.Name), v), jen.Err().Op("!=").Nil()).Block(fail(jen.Err())...)
+		}
+	})
 }
 
 // needsSlotCheck reports whether a call can carry keys in several slots.
@@ -537,6 +571,8 @@ func (e *emitter) emitFunc(s *Script) jen.Code {
 	return doc.Func().Id(s.Name).Params(params...).Params(results(s)...).BlockFunc(func(g *jen.Group) {
 		get := func(p Param) jen.Code { return jen.Id(paramName(p.Name)) }
 		e.emitCommandChecks(g, s, get, func(err jen.Code) []jen.Code { return []jen.Code{zeroReturn(s, err)} })
+		e.emitTagChecks(g, s, jen.Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster"), get,
+			func(err jen.Code) []jen.Code { return []jen.Code{zeroReturn(s, err)} })
 		e.emitKeys(g, s, get)
 		if needsSlotCheck(s) {
 			g.If(jen.Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster")).Block(
@@ -651,11 +687,15 @@ func (e *emitter) emitMulti(s *Script) jen.Code {
 		g.Id("out").Op(":=").Make(jen.Index().Id(s.Name+"Reply"), jen.Len(jen.Id("calls")))
 		g.Id("cmds").Op(":=").Make(jen.Qual(rueidisPath, "Commands"), jen.Lit(0), jen.Len(jen.Id("calls")))
 		g.Id("sent").Op(":=").Make(jen.Index().Int(), jen.Lit(0), jen.Len(jen.Id("calls")))
-		if needsSlotCheck(s) {
+		if needsSlotCheck(s) || hasTagged(s) {
 			g.Id("cluster").Op(":=").Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster")
 		}
 		g.For(jen.Id("i").Op(":=").Range().Id("calls")).BlockFunc(func(g *jen.Group) {
 			e.emitCommandChecks(g, s, func(p Param) jen.Code { return jen.Id("calls").Index(jen.Id("i")).Dot(camel(p.Name)) },
+				func(err jen.Code) []jen.Code {
+					return []jen.Code{jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
+				})
+			e.emitTagChecks(g, s, jen.Id("cluster"), func(p Param) jen.Code { return jen.Id("calls").Index(jen.Id("i")).Dot(camel(p.Name)) },
 				func(err jen.Code) []jen.Code {
 					return []jen.Code{jen.Id("out").Index(jen.Id("i")).Dot("Err").Op("=").Add(err), jen.Continue()}
 				})

@@ -40,6 +40,9 @@ func (e *emitter) emitCommand(s *Script) jen.Code {
 		e.emitCommandChecks(g, s, get, func(err jen.Code) []jen.Code {
 			return []jen.Code{jen.Return(jen.Qual(rueidisPath, "Completed").Values(), err)}
 		})
+		e.emitTagChecks(g, s, jen.Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster"), get, func(err jen.Code) []jen.Code {
+			return []jen.Code{jen.Return(jen.Qual(rueidisPath, "Completed").Values(), err)}
+		})
 		e.emitKeys(g, s, get)
 		if needsSlotCheck(s) {
 			g.If(jen.Id("c").Dot("Mode").Call().Op("==").Qual(rueidisPath, "ClientModeCluster")).Block(

@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -190,6 +190,45 @@ var helperCode = map[string]func() jen.Code{
 						jen.Id("Value"):  v.Clone(),
 					})),
 				),
+			),
+			jen.Return(jen.Nil()),
+		)
+	},
+	"hashTagError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("HashTagError")
+		return jen.Comment("HashTagError refuses a call on a cluster client whose key has no hash tag").Line().
+			Comment("{...} though the script extends it on the right (KEYS[1] .. ':x'): the").Line().
+			Comment("extended key hashes to another slot, where Redis Cluster fails the script").Line().
+			Comment("after its earlier writes (or which only happens to be on the same node, until").Line().
+			Comment("slots move). Nothing is sent. errors.Is matches it against ErrCrossSlot.").Line().
+			Type().Id("HashTagError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Key").String().Comment("key name"),
+			jen.Id("Value").String().Comment("the key given"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: key %s is %q, without a hash tag {...}: the script extends it, and the extended key would be in another cluster slot; nothing was sent"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Key"), jen.Id("e").Dot("Value"))),
+		).Line().Line().
+			Comment("Unwrap returns ErrCrossSlot.").Line().
+			Func().Params(recv.Clone()).Id("Unwrap").Params().Error().Block(jen.Return(jen.Id("ErrCrossSlot")))
+	},
+	"checkHashTags": func() jen.Code {
+		k := jen.Id("k")
+		return jen.Comment("checkHashTags returns a *HashTagError for the first of keys without a hash tag:").Line().
+			Comment("a '{' followed, later, by a '}' with something between them.").Line().
+			Func().Id("checkHashTags").Params(jen.Id("script"), jen.Id("key").String(), jen.Id("keys").Op("...").String()).Error().Block(
+			jen.For(jen.List(jen.Id("_"), k.Clone()).Op(":=").Range().Id("keys")).Block(
+				jen.If(jen.Id("i").Op(":=").Qual("strings", "IndexByte").Call(k.Clone(), jen.LitRune('{')), jen.Id("i").Op(">=").Lit(0)).Block(
+					jen.If(jen.Qual("strings", "IndexByte").Call(k.Clone().Index(jen.Id("i").Op("+").Lit(1), jen.Empty()), jen.LitRune('}')).Op(">").Lit(0)).Block(
+						jen.Continue(),
+					),
+				),
+				jen.Return(jen.Op("&").Id("HashTagError").Values(jen.Dict{
+					jen.Id("Script"): jen.Id("script"),
+					jen.Id("Key"):    jen.Id("key"),
+					jen.Id("Value"):  k.Clone(),
+				})),
 			),
 			jen.Return(jen.Nil()),
 		)

@@ -72,6 +72,10 @@ type Param struct {
 	// (a double, exact to 2^53): the generated callers refuse a value
 	// beyond ±2^53 before anything is sent.
 	Number bool
+	// Tagged is set on a key the script extends on the right (KEYS[1] ..
+	// ':x'): on a Cluster the generated callers refuse a value without a
+	// hash tag before anything is sent.
+	Tagged bool
 }
 
 // ErrorDecl is an @error declaration.

@@ -34,6 +34,10 @@ type scriptRules struct {
 	// not have (table.unpack): a key position given what it expands to is
 	// then not reported again.
 	libMisses bool
+	// extended collects the indexes n of the keys KEYS[n] a key position
+	// holds extended on the right (KEYS[n] .. ':x'); 0 when the checker
+	// cannot tell which key.
+	extended *[]int
 }
 
 // checkBody runs the checks that read the script body against Redis's
@@ -556,11 +560,30 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 			at(a.Pos, "key position of %s holds %s, a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe", shown, a.Value.Text)
 		} else if what := keySource(a); what != "" && !(a.Expands && a.Value.Source == parse.SourceUnknown && r.libMisses) {
 			at(a.Pos, "key position of %s holds %s: pass keys in KEYS (declared with @key) so Redis Cluster can route the script, or mark it @cluster-unsafe", shown, what)
+		} else if a.Value.Source == parse.SourceKey && a.Value.Extended && r.extended != nil {
+			*r.extended = append(*r.extended, keyIndex(a.Value.Text))
 		}
 		if a.Expands {
 			break // positions from here on are unknown
 		}
 	}
+}
+
+// keyIndex is n for "KEYS[n]", -1 for a dynamic index (KEYS[i]: a key of
+// the variadic), 0 when the text names no key (a local given several).
+func keyIndex(text string) int {
+	rest, ok := strings.CutPrefix(text, "KEYS[")
+	if !ok {
+		return 0
+	}
+	rest, ok = strings.CutSuffix(rest, "]")
+	if !ok {
+		return 0
+	}
+	if n, err := strconv.Atoi(rest); err == nil && n > 0 {
+		return n
+	}
+	return -1
 }
 
 // keySource describes a value in a key position that is not a key, "" for a

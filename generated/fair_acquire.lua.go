@@ -202,6 +202,11 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 	if err := checkDurations("FairAcquire", "fenceIdle", fenceIdle); err != nil {
 		return 0, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairAcquire", "wake", wake); err != nil {
+			return 0, err
+		}
+	}
 	keys := []string{lock, queue, timeouts, fence, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairAcquire", keys); err != nil {
@@ -265,6 +270,12 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("FairAcquire", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := fairAcquireEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairAcquire", keys); err != nil {
@@ -324,6 +335,11 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 	}
 	if err := checkDurations("FairAcquire", "fenceIdle", fenceIdle); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairAcquire", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, queue, timeouts, fence, wake}
 	if c.Mode() == rueidis.ClientModeCluster {

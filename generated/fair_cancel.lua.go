@@ -74,6 +74,11 @@ func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string
 			Value:   publish,
 		}
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairCancel", "wake", wake); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, queue, timeouts, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairCancel", keys); err != nil {
@@ -119,6 +124,12 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 				Value:   calls[i].Publish,
 			}
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("FairCancel", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := fairCancelEncode(&calls[i])
 		if cluster {
@@ -169,6 +180,11 @@ func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts str
 			Arg:     "publish",
 			Script:  "FairCancel",
 			Value:   publish,
+		}
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairCancel", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
 		}
 	}
 	keys := []string{lock, queue, timeouts, wake}

@@ -133,6 +133,14 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
 		return false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairForceUnlockBoth", "wake", wake); err != nil {
+			return false, err
+		}
+		if err := checkHashTags("FairForceUnlockBoth", "channel", channel); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
@@ -192,6 +200,16 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("FairForceUnlockBoth", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("FairForceUnlockBoth", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := fairForceUnlockBothEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairForceUnlockBoth", keys); err != nil {
@@ -248,6 +266,14 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 	}
 	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairForceUnlockBoth", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
+		}
+		if err := checkHashTags("FairForceUnlockBoth", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, queue, wake, rqueue, rtimeouts, channel, record, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

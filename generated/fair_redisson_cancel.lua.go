@@ -110,6 +110,11 @@ func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queu
 	if err := checkDurations("FairRedissonCancel", "waitTime", waitTime); err != nil {
 		return false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRedissonCancel", "channel", channel); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonCancel", keys); err != nil {
@@ -165,6 +170,12 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 		if err := checkDurations("FairRedissonCancel", "waitTime", calls[i].WaitTime); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("FairRedissonCancel", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := fairRedissonCancelEncode(&calls[i])
 		if cluster {
@@ -222,6 +233,11 @@ func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, time
 	}
 	if err := checkDurations("FairRedissonCancel", "waitTime", waitTime); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRedissonCancel", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, queue, timeouts, channel}
 	if c.Mode() == rueidis.ClientModeCluster {

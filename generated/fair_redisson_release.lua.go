@@ -154,6 +154,11 @@ func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, que
 	if err := checkDurations("FairRedissonRelease", "waitTime", waitTime); err != nil {
 		return FairRedissonReleaseResult{}, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRedissonRelease", "channel", channel); err != nil {
+			return FairRedissonReleaseResult{}, err
+		}
+	}
 	keys := []string{lock, queue, timeouts, channel, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRedissonRelease", keys); err != nil {
@@ -224,6 +229,12 @@ func FairRedissonReleaseMulti(ctx context.Context, c rueidis.Client, calls []Fai
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("FairRedissonRelease", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := fairRedissonReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRedissonRelease", keys); err != nil {
@@ -286,6 +297,11 @@ func FairRedissonReleaseCommand(c rueidis.Client, lock string, queue string, tim
 	}
 	if err := checkDurations("FairRedissonRelease", "waitTime", waitTime); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRedissonRelease", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, queue, timeouts, channel, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -167,6 +167,11 @@ func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue strin
 	if err := checkDurations("FairRelease", "requeue", requeue); err != nil {
 		return 0, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRelease", "wake", wake); err != nil {
+			return 0, err
+		}
+	}
 	keys := []string{lock, queue, timeouts, wake, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairRelease", keys); err != nil {
@@ -233,6 +238,12 @@ func FairReleaseMulti(ctx context.Context, c rueidis.Client, calls []FairRelease
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("FairRelease", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := fairReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("FairRelease", keys); err != nil {
@@ -292,6 +303,11 @@ func FairReleaseCommand(c rueidis.Client, lock string, queue string, timeouts st
 	}
 	if err := checkDurations("FairRelease", "requeue", requeue); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairRelease", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, queue, timeouts, wake, latch, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -75,6 +75,11 @@ func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue s
 			Value:   publish,
 		}
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairReleaseLast", "wake", wake); err != nil {
+			return 0, err
+		}
+	}
 	keys := []string{lock, queue, timeouts, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("FairReleaseLast", keys); err != nil {
@@ -120,6 +125,12 @@ func FairReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []FairRel
 				Value:   calls[i].Publish,
 			}
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("FairReleaseLast", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := fairReleaseLastEncode(&calls[i])
 		if cluster {
@@ -170,6 +181,11 @@ func FairReleaseLastCommand(c rueidis.Client, lock string, queue string, timeout
 			Arg:     "publish",
 			Script:  "FairReleaseLast",
 			Value:   publish,
+		}
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("FairReleaseLast", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
 		}
 	}
 	keys := []string{lock, queue, timeouts, wake}

@@ -286,6 +286,17 @@ func ForceUnlockConfirmed(ctx context.Context, c rueidis.Client, lock string, fe
 	if err := checkDurations("ForceUnlockConfirmed", "recordTTL", recordTTL); err != nil {
 		return 0, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("ForceUnlockConfirmed", "channel", channel); err != nil {
+			return 0, err
+		}
+		if err := checkHashTags("ForceUnlockConfirmed", "wake", wake); err != nil {
+			return 0, err
+		}
+		if err := checkHashTags("ForceUnlockConfirmed", "fwake", fwake); err != nil {
+			return 0, err
+		}
+	}
 	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record, ftimeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("ForceUnlockConfirmed", keys); err != nil {
@@ -350,6 +361,20 @@ func ForceUnlockConfirmedMulti(ctx context.Context, c rueidis.Client, calls []Fo
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("ForceUnlockConfirmed", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("ForceUnlockConfirmed", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("ForceUnlockConfirmed", "fwake", calls[i].Fwake); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := forceUnlockConfirmedEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("ForceUnlockConfirmed", keys); err != nil {
@@ -406,6 +431,17 @@ func ForceUnlockConfirmedCommand(c rueidis.Client, lock string, fence string, ch
 	}
 	if err := checkDurations("ForceUnlockConfirmed", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("ForceUnlockConfirmed", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
+		if err := checkHashTags("ForceUnlockConfirmed", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
+		}
+		if err := checkHashTags("ForceUnlockConfirmed", "fwake", fwake); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, fence, channel, waiters, wake, rwchannel, fqueue, fwake, rqueue, rtimeouts, record, ftimeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -61,6 +61,11 @@ func Inspect(ctx context.Context, c rueidis.Client, lock string, fence string, q
 	if err := checkNumbers("Inspect", "leaseKeys", leaseKeys); err != nil {
 		return nil, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("Inspect", "rwprefix", rwprefix); err != nil {
+			return nil, err
+		}
+	}
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("Inspect", keys); err != nil {
@@ -111,6 +116,12 @@ func InspectMulti(ctx context.Context, c rueidis.Client, calls []InspectArgs) []
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("Inspect", "rwprefix", calls[i].Rwprefix); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := inspectEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("Inspect", keys); err != nil {
@@ -157,6 +168,11 @@ func InspectCommand(c rueidis.Client, lock string, fence string, queue string, t
 	}
 	if err := checkNumbers("Inspect", "leaseKeys", leaseKeys); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("Inspect", "rwprefix", rwprefix); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, fence, queue, timeouts, writers, permits, rwprefix, fqueue, ftimeouts, lwaiters}
 	if c.Mode() == rueidis.ClientModeCluster {

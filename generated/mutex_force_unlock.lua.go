@@ -94,6 +94,11 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 	if err := checkDurations("MutexForceUnlock", "recordTTL", recordTTL); err != nil {
 		return false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexForceUnlock", "wake", wake); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, channel, waiters, wake, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexForceUnlock", keys); err != nil {
@@ -144,6 +149,12 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 		if err := checkDurations("MutexForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("MutexForceUnlock", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := mutexForceUnlockEncode(&calls[i])
 		if cluster {
@@ -198,6 +209,11 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, wait
 	}
 	if err := checkDurations("MutexForceUnlock", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexForceUnlock", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, channel, waiters, wake, record}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -165,6 +165,11 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 	if err := checkDurations("MutexRelease", "latchTTL", latchTTL); err != nil {
 		return 0, false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexRelease", "wake", wake); err != nil {
+			return 0, false, err
+		}
+	}
 	keys := []string{lock, channel, latch, waiters, wake, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
@@ -227,6 +232,12 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("MutexRelease", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := mutexReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("MutexRelease", keys); err != nil {
@@ -283,6 +294,11 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 	}
 	if err := checkDurations("MutexRelease", "latchTTL", latchTTL); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexRelease", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, channel, latch, waiters, wake, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -82,6 +82,11 @@ func MutexReleaseLast(ctx context.Context, c rueidis.Client, lock string, channe
 			Value:   publish,
 		}
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexReleaseLast", "wake", wake); err != nil {
+			return 0, false, err
+		}
+	}
 	keys := []string{lock, channel, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexReleaseLast", keys); err != nil {
@@ -128,6 +133,12 @@ func MutexReleaseLastMulti(ctx context.Context, c rueidis.Client, calls []MutexR
 				Value:   calls[i].Publish,
 			}
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("MutexReleaseLast", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := mutexReleaseLastEncode(&calls[i])
 		if cluster {
@@ -178,6 +189,11 @@ func MutexReleaseLastCommand(c rueidis.Client, lock string, channel string, wait
 			Arg:     "publish",
 			Script:  "MutexReleaseLast",
 			Value:   publish,
+		}
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexReleaseLast", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
 		}
 	}
 	keys := []string{lock, channel, waiters, wake}

@@ -68,6 +68,11 @@ func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters
 			Value:   publish,
 		}
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexWaitCancel", "wake", wake); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, waiters, wake}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexWaitCancel", keys); err != nil {
@@ -112,6 +117,12 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 				Value:   calls[i].Publish,
 			}
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("MutexWaitCancel", "wake", calls[i].Wake); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := mutexWaitCancelEncode(&calls[i])
 		if cluster {
@@ -162,6 +173,11 @@ func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake 
 			Arg:     "publish",
 			Script:  "MutexWaitCancel",
 			Value:   publish,
+		}
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexWaitCancel", "wake", wake); err != nil {
+			return rueidis.Completed{}, err
 		}
 	}
 	keys := []string{lock, waiters, wake}

@@ -103,6 +103,11 @@ func RwReadAcquire(ctx context.Context, c rueidis.Client, lock string, timeouts 
 	if err := checkDurations("RwReadAcquire", "lease", lease); err != nil {
 		return RwReadAcquireResult{}, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadAcquire", "timeouts", timeouts); err != nil {
+			return RwReadAcquireResult{}, err
+		}
+	}
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadAcquire", keys); err != nil {
@@ -144,6 +149,12 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 		if err := checkDurations("RwReadAcquire", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwReadAcquire", "timeouts", calls[i].Timeouts); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwReadAcquireEncode(&calls[i])
 		if cluster {
@@ -190,6 +201,11 @@ func RwReadAcquireMulti(ctx context.Context, c rueidis.Client, calls []RwReadAcq
 func RwReadAcquireCommand(c rueidis.Client, lock string, timeouts string, writers string, lease time.Duration, owner string, writeOwner string, nonce int64) (rueidis.Completed, error) {
 	if err := checkDurations("RwReadAcquire", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadAcquire", "timeouts", timeouts); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, timeouts, writers}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -29,6 +29,14 @@ func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts s
 	if err := checkDurations("RwReadExtend", "lease", lease); err != nil {
 		return false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadExtend", "timeouts", timeouts); err != nil {
+			return false, err
+		}
+		if err := checkHashTags("RwReadExtend", "prefix", prefix); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadExtend", keys); err != nil {
@@ -69,6 +77,16 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 		if err := checkDurations("RwReadExtend", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwReadExtend", "timeouts", calls[i].Timeouts); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("RwReadExtend", "prefix", calls[i].Prefix); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwReadExtendEncode(&calls[i])
 		if cluster {
@@ -115,6 +133,14 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {
 	if err := checkDurations("RwReadExtend", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadExtend", "timeouts", timeouts); err != nil {
+			return rueidis.Completed{}, err
+		}
+		if err := checkHashTags("RwReadExtend", "prefix", prefix); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, timeouts, prefix}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -47,6 +47,11 @@ func RwReadLease(ctx context.Context, c rueidis.Client, rwprefix string, field s
 	if err := checkNumbers("RwReadLease", "to", to); err != nil {
 		return 0, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadLease", "rwprefix", rwprefix); err != nil {
+			return 0, err
+		}
+	}
 	keys := []string{rwprefix}
 	args := []string{field, strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)}
 	return rwReadLeaseDecode(rwReadLeaseScript.Exec(ctx, c, keys, args))
@@ -73,6 +78,7 @@ func RwReadLeaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadLease
 	out := make([]RwReadLeaseReply, len(calls))
 	cmds := make(rueidis.Commands, 0, len(calls))
 	sent := make([]int, 0, len(calls))
+	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkNumbers("RwReadLease", "from", calls[i].From); err != nil {
 			out[i].Err = err
@@ -81,6 +87,12 @@ func RwReadLeaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadLease
 		if err := checkNumbers("RwReadLease", "to", calls[i].To); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwReadLease", "rwprefix", calls[i].Rwprefix); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwReadLeaseEncode(&calls[i])
 		cmds = append(cmds, c.B().EvalshaRo().Sha1(rwReadLeaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
@@ -122,6 +134,11 @@ func RwReadLeaseCommand(c rueidis.Client, rwprefix string, field string, from in
 	}
 	if err := checkNumbers("RwReadLease", "to", to); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadLease", "rwprefix", rwprefix); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{rwprefix}
 	args := []string{field, strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)}

@@ -127,6 +127,14 @@ func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel s
 	if err := checkDurations("RwReadRelease", "latchTTL", latchTTL); err != nil {
 		return RwReadReleaseResult{}, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadRelease", "timeouts", timeouts); err != nil {
+			return RwReadReleaseResult{}, err
+		}
+		if err := checkHashTags("RwReadRelease", "prefix", prefix); err != nil {
+			return RwReadReleaseResult{}, err
+		}
+	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRelease", keys); err != nil {
@@ -179,6 +187,16 @@ func RwReadReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwReadRel
 		if err := checkDurations("RwReadRelease", "latchTTL", calls[i].LatchTTL); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwReadRelease", "timeouts", calls[i].Timeouts); err != nil {
+				out[i].Err = err
+				continue
+			}
+			if err := checkHashTags("RwReadRelease", "prefix", calls[i].Prefix); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwReadReleaseEncode(&calls[i])
 		if cluster {
@@ -233,6 +251,14 @@ func RwReadReleaseCommand(c rueidis.Client, lock string, channel string, timeout
 	}
 	if err := checkDurations("RwReadRelease", "latchTTL", latchTTL); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadRelease", "timeouts", timeouts); err != nil {
+			return rueidis.Completed{}, err
+		}
+		if err := checkHashTags("RwReadRelease", "prefix", prefix); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, channel, timeouts, prefix, latch}
 	if c.Mode() == rueidis.ClientModeCluster {

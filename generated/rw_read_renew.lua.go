@@ -61,6 +61,11 @@ func RwReadRenew(ctx context.Context, c rueidis.Client, lock string, timeouts st
 	if err := checkDurations("RwReadRenew", "lease", lease); err != nil {
 		return false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadRenew", "timeouts", timeouts); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwReadRenew", keys); err != nil {
@@ -100,6 +105,12 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 		if err := checkDurations("RwReadRenew", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwReadRenew", "timeouts", calls[i].Timeouts); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwReadRenewEncode(&calls[i])
 		if cluster {
@@ -146,6 +157,11 @@ func RwReadRenewMulti(ctx context.Context, c rueidis.Client, calls []RwReadRenew
 func RwReadRenewCommand(c rueidis.Client, lock string, timeouts string, lease time.Duration, owner string, nonce int64) (rueidis.Completed, error) {
 	if err := checkDurations("RwReadRenew", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwReadRenew", "timeouts", timeouts); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -133,6 +133,11 @@ func RwWriteRelease(ctx context.Context, c rueidis.Client, lock string, channel 
 	if err := checkDurations("RwWriteRelease", "latchTTL", latchTTL); err != nil {
 		return RwWriteReleaseResult{}, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwWriteRelease", "prefix", prefix); err != nil {
+			return RwWriteReleaseResult{}, err
+		}
+	}
 	keys := []string{lock, channel, latch, prefix, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -191,6 +196,12 @@ func RwWriteReleaseMulti(ctx context.Context, c rueidis.Client, calls []RwWriteR
 			out[i].Err = err
 			continue
 		}
+		if cluster {
+			if err := checkHashTags("RwWriteRelease", "prefix", calls[i].Prefix); err != nil {
+				out[i].Err = err
+				continue
+			}
+		}
 		keys, args := rwWriteReleaseEncode(&calls[i])
 		if cluster {
 			if err := checkSlots("RwWriteRelease", keys); err != nil {
@@ -247,6 +258,11 @@ func RwWriteReleaseCommand(c rueidis.Client, lock string, channel string, latch 
 	}
 	if err := checkDurations("RwWriteRelease", "latchTTL", latchTTL); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwWriteRelease", "prefix", prefix); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, channel, latch, prefix, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

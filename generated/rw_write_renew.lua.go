@@ -69,6 +69,11 @@ func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts s
 	if err := checkDurations("RwWriteRenew", "lease", lease); err != nil {
 		return false, err
 	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwWriteRenew", "timeouts", timeouts); err != nil {
+			return false, err
+		}
+	}
 	keys := []string{lock, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {
@@ -110,6 +115,12 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 		if err := checkDurations("RwWriteRenew", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("RwWriteRenew", "timeouts", calls[i].Timeouts); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := rwWriteRenewEncode(&calls[i])
 		if cluster {
@@ -156,6 +167,11 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (rueidis.Completed, error) {
 	if err := checkDurations("RwWriteRenew", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
+	}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("RwWriteRenew", "timeouts", timeouts); err != nil {
+			return rueidis.Completed{}, err
+		}
 	}
 	keys := []string{lock, timeouts, fence}
 	if c.Mode() == rueidis.ClientModeCluster {

@@ -860,6 +860,44 @@ func checkDurations(script, arg string, ds ...time.Duration) error {
 	return nil
 }
 
+// HashTagError refuses a call on a cluster client whose key has no hash tag
+// {...} though the script extends it on the right (KEYS[1] .. ':x'): the
+// extended key hashes to another slot, where Redis Cluster fails the script
+// after its earlier writes (or which only happens to be on the same node, until
+// slots move). Nothing is sent. errors.Is matches it against ErrCrossSlot.
+type HashTagError struct {
+	Script string // script name
+	Key    string // key name
+	Value  string // the key given
+}
+
+func (e *HashTagError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: key %s is %q, without a hash tag {...}: the script extends it, and the extended key would be in another cluster slot; nothing was sent", e.Script, e.Key, e.Value)
+}
+
+// Unwrap returns ErrCrossSlot.
+func (e *HashTagError) Unwrap() error {
+	return ErrCrossSlot
+}
+
+// checkHashTags returns a *HashTagError for the first of keys without a hash tag:
+// a '{' followed, later, by a '}' with something between them.
+func checkHashTags(script, key string, keys ...string) error {
+	for _, k := range keys {
+		if i := strings.IndexByte(k, '{'); i >= 0 {
+			if strings.IndexByte(k[i+1:], '}') > 0 {
+				continue
+			}
+		}
+		return &HashTagError{
+			Key:    key,
+			Script: script,
+			Value:  k,
+		}
+	}
+	return nil
+}
+
 // checkSlots returns a *CrossSlotError when keys are in more than one hash slot.
 func checkSlots(script string, keys []string) error {
 	if len(keys) < 2 {

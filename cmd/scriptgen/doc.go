@@ -102,7 +102,11 @@
 // other Redis error is returned unwrapped, so rueidis.IsRedisErr works. A reply
 // of the wrong shape is a *DecodeError naming the script and both types. On a
 // cluster client, a call whose keys are in different hash slots is refused
-// with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent. An
+// with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent, and so
+// is a key without a hash tag {...} that the script extends on the right
+// (KEYS[1] .. ':x'), with a *HashTagError (errors.Is ErrCrossSlot): the
+// extended key would be in another slot, where Redis Cluster fails the
+// script after its earlier writes. An
 // argument a script uses as a command name (redis.call(ARGV[n], ...) with
 // @commands) must be one of the declared commands, in any case; any other
 // value is refused with a *CommandError before anything is sent. An int64

@@ -107,6 +107,10 @@ type Value struct {
 	// Derived is set when the value is built from its source rather than
 	// being it (ARGV[1] .. 'x'), or a local was assigned several values.
 	Derived bool
+	// Extended is set on a key (SourceKey) that may be a key extended on
+	// the right (KEYS[1] .. ':x'): it stays in the key's slot only when the
+	// key has a hash tag.
+	Extended bool
 }
 
 // Arg is one argument of a redis.call site.

@@ -563,8 +563,14 @@ func (w *walker) assign(name string, v Value) {
 // key position must not hold (a literal, an argument, data read from
 // Redis), the result keeps it, so that the use is still flagged; a key and
 // nil (a local declared without a value) is the key, since nil reaches no
-// key; otherwise it is SourceUnknown.
+// key; otherwise it is SourceUnknown. A key is Extended when either is.
 func mergeValue(old, v Value) Value {
+	m := mergeValues(old, v)
+	m.Extended = m.Source == SourceKey && (old.Extended || v.Extended)
+	return m
+}
+
+func mergeValues(old, v Value) Value {
 	switch {
 	case old.Source == sourcePending:
 		return v
@@ -1422,6 +1428,7 @@ func (w *walker) value(e ast.Expr) Value {
 		// A key extended on the right keeps its hash tag: {name}:suffix.
 		v := w.value(x.Lhs)
 		v.Derived = true
+		v.Extended = v.Source == SourceKey
 		return v
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(x.Value); l != nil {
@@ -2064,6 +2071,7 @@ func mergeArg(a *Arg, v Value, name string) {
 		v.Text = name
 	}
 	old := a.Value
+	ext := old.Extended || v.Extended
 	switch {
 	case old == v:
 		return
@@ -2080,6 +2088,7 @@ func mergeArg(a *Arg, v Value, name string) {
 	case old.Text != v.Text:
 		v = Value{Source: v.Source, Text: name, Derived: true}
 	}
+	v.Extended = v.Source == SourceKey && ext
 	a.Value = v
 }
 

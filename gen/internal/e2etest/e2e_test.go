@@ -58,6 +58,7 @@ func TestE2E(t *testing.T) {
 			t.Run("NegativeDurations", func(t *testing.T) { testNegativeDurations(t, tg) })
 			t.Run("NaN", func(t *testing.T) { testNaN(t, tg) })
 			t.Run("Times", func(t *testing.T) { testTimes(t, tg) })
+			t.Run("HashTags", func(t *testing.T) { testHashTags(t, tg) })
 			if tg.name == "cluster" {
 				t.Run("CrossSlot", func(t *testing.T) { testCrossSlot(t, tg) })
 			}
@@ -814,5 +815,81 @@ func testTimes(t *testing.T, tg target) {
 		check("StampIfLaterCommand", err)
 		out := generated.StampIfLaterMulti(ctx, tg.c, []generated.StampIfLaterArgs{{K: k, At: c.at}})
 		check("StampIfLaterMulti", out[0].Err)
+	}
+}
+
+// testHashTags checks that on a cluster client a key the script extends on
+// the right (LogEntry writes k .. ':last') is refused without a hash tag,
+// before anything is sent: the extended key hashes to another slot, and
+// LogEntry counted the call in k, then failed at the extended key ("Script
+// attempted to access a non local key in a cluster node"). With a hash tag,
+// and on a single node, the call runs.
+func testHashTags(t *testing.T, tg target) {
+	ctx := context.Background()
+	if tg.name != "cluster" {
+		k := redistest.Prefix(t) + "plain"
+		if n, err := generated.LogEntry(ctx, tg.c, k, "v"); err != nil || n != 1 {
+			t.Errorf("LogEntry(%q) = %d, %v; want 1, nil", k, n, err)
+		}
+		return
+	}
+	// A key without a hash tag whose extended key another node serves.
+	slots, err := tg.c.Do(ctx, tg.c.B().ClusterSlots().Build()).ToArray()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := func(k string) string {
+		t.Helper()
+		slot, err := tg.c.Do(ctx, tg.c.B().ClusterKeyslot().Key(k).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range slots {
+			v, _ := r.ToArray()
+			lo, _ := v[0].AsInt64()
+			hi, _ := v[1].AsInt64()
+			if lo <= slot && slot <= hi {
+				addr, _ := v[2].ToArray()
+				port, _ := addr[1].AsInt64()
+				return strconv.FormatInt(port, 10)
+			}
+		}
+		t.Fatalf("no node serves slot %d", slot)
+		return ""
+	}
+	var k string
+	for i := 0; k == ""; i++ {
+		if c := fmt.Sprintf("%slog%d", redistest.Prefix(t), i); node(c) != node(c+":last") {
+			k = c
+		}
+	}
+	count := func() int64 {
+		t.Helper()
+		n, err := tg.c.Do(ctx, tg.c.B().Get().Key(k).Build()).AsInt64()
+		if err != nil && !rueidis.IsRedisNil(err) {
+			t.Fatal(err)
+		}
+		return n
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		want := fmt.Sprintf("scriptgen: LogEntry: key k is %q, without a hash tag {...}: the script extends it, and the extended key would be in another cluster slot; nothing was sent", k)
+		if !errors.Is(err, generated.ErrCrossSlot) || err.Error() != want {
+			t.Errorf("%s(%q): error %v; want %q", what, k, err, want)
+		}
+		if n := count(); n != 0 {
+			t.Errorf("%s(%q) counted the call (%d)", what, k, n)
+		}
+	}
+	_, err = generated.LogEntry(ctx, tg.c, k, "v")
+	check("LogEntry", err)
+	_, err = generated.LogEntryCommand(tg.c, k, "v")
+	check("LogEntryCommand", err)
+	out := generated.LogEntryMulti(ctx, tg.c, []generated.LogEntryArgs{{K: k, V: "v"}})
+	check("LogEntryMulti", out[0].Err)
+	for _, k := range []string{key(t, "tag", "log"), redistest.Prefix(t) + "a{b}c"} {
+		if n, err := generated.LogEntry(ctx, tg.c, k, "v"); err != nil || n != 1 {
+			t.Errorf("LogEntry(%q) = %d, %v; want 1, nil", k, n, err)
+		}
 	}
 }
