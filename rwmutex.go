@@ -322,6 +322,12 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	// to keep its registration, and a reader held back by a writer that
 	// died sees the registration expire.
 	rem := max(time.Duration(value)*time.Millisecond, 0)
+	if value == 0 {
+		// PTTL 0: the expiry is due within the millisecond. rem 0 is a
+		// holder without expiry (-1), which is called again every third
+		// of the waiter timeout.
+		rem = time.Millisecond
+	}
 	sleep := rw.waiterTimeout / 3
 	if rem > 0 {
 		sleep = min(sleep, rem)

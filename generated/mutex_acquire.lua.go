@@ -28,7 +28,8 @@ const mutexAcquireSource = `#!lua
 -- Go's and Java's, would fall below those already handed out.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
--- < 0 held by another owner, -1 - reply is its remaining lease in ms
+-- < 0 held by another owner, -1 - reply is its remaining lease in ms (0: no
+-- expiry; at least 1 while one is set)
 -- (plus 2^42 when the holder is not a scriptlock client, plus 2^43 when a
 -- polite caller queued behind other waiters; see below).
 -- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
@@ -120,6 +121,10 @@ end
 local free = ttl == -2
 if ttl < 0 then
   ttl = 0
+elseif ttl == 0 then
+  -- Due within the millisecond: 1, as 0 tells of a holder without expiry,
+  -- whose waiters sleep a third of the waiter timeout.
+  ttl = 1
 end
 local f = fields[1]
 if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
@@ -144,7 +149,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "4de5e3b45bcad6bd83a62b1b6a0107786fd4960b"
+const mutexAcquireSHA1 = "6270c58fb42c0d338065ce64bbe1b4fe5d3af103"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 
@@ -164,7 +169,8 @@ var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 // Go's and Java's, would fall below those already handed out.
 // The reply is one integer (a table reply costs Redis more than the whole
 // acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
-// < 0 held by another owner, -1 - reply is its remaining lease in ms
+// < 0 held by another owner, -1 - reply is its remaining lease in ms (0: no
+// expiry; at least 1 while one is set)
 // (plus 2^42 when the holder is not a scriptlock client, plus 2^43 when a
 // polite caller queued behind other waiters; see below).
 // A refused caller that will wait (waiterTTL > 0) registers in the waiter set,

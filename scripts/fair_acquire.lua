@@ -21,7 +21,7 @@
 -- than the work saved): > 0 acquired, the value is the fencing token; 0
 -- re-entered; < 0 not acquired, -1 - reply = 2 * ttl + head, where ttl is the
 -- lock's remaining lease in ms (0 when free but others are ahead, or held
--- without expiry) and head is 1 when the caller is first in the queue.
+-- without expiry; at least 1 while an expiry is set) and head is 1 when the caller is first in the queue.
 -- A held lock whose hash has a mode field is a read-write lock's (an RWMutex
 -- or Redisson RReadWriteLock holds the name): the call fails with NOT_MUTEX
 -- and changes nothing. The re-entry check reads that field with the
@@ -133,5 +133,9 @@ end
 local ttl = redis.call('pttl', KEYS[1])
 if ttl < 0 then
   ttl = 0
+elseif ttl == 0 then
+  -- Due within the millisecond: 1, as 0 tells of no expiry, after which
+  -- the head sleeps a third of the waiter timeout.
+  ttl = 1
 end
 return -1 - (2 * ttl + first)

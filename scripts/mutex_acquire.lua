@@ -15,7 +15,8 @@
 -- Go's and Java's, would fall below those already handed out.
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
--- < 0 held by another owner, -1 - reply is its remaining lease in ms
+-- < 0 held by another owner, -1 - reply is its remaining lease in ms (0: no
+-- expiry; at least 1 while one is set)
 -- (plus 2^42 when the holder is not a scriptlock client, plus 2^43 when a
 -- polite caller queued behind other waiters; see below).
 -- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
@@ -107,6 +108,10 @@ end
 local free = ttl == -2
 if ttl < 0 then
   ttl = 0
+elseif ttl == 0 then
+  -- Due within the millisecond: 1, as 0 tells of a holder without expiry,
+  -- whose waiters sleep a third of the waiter timeout.
+  ttl = 1
 end
 local f = fields[1]
 if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
