@@ -118,6 +118,29 @@ func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
 			return err
 		})
 	})
+	// A read release that brings the lock's expiry forward to a Redisson
+	// reader's short lease tells the waiting writer, which was told the
+	// longer lease that was left before.
+	t.Run("RWMutex.RUnlock bringing the expiry forward", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		hr := mustRW(t, h, "rw-sooner")
+		long, err := hr.RLockWithLease(ctx, 20*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := mustRW(t, w, "rw-sooner")
+		wakes(t, w, rw.channel, func() error {
+			_, err := rw.Lock(ctx)
+			return err
+		}, func() error {
+			java := newRedissonJava(cl.Client(t), 1)
+			key := hr.Key()
+			if ok, _, err := nilOrTTL(java.eval(ctx, javaReadLock, []string{key, java.readTimeoutPrefix(key)}, "400", java.lockName(), java.lockName()+":write")); err != nil || !ok {
+				t.Fatalf("Redisson read lock: %v %v", ok, err)
+			}
+			return hr.RUnlock(long)
+		})
+	})
 	// The repeat answers what the first attempt found: a lease that had
 	// ended is ErrPermitExpired, though that attempt failed at its publish.
 	t.Run("PermitSemaphore.Release after the lease", func(t *testing.T) {

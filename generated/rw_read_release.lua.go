@@ -19,7 +19,14 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- (unlocked) is published. In write mode the expiry is the write hold's lease,
 -- which has no lease key of its own: a read release then only lengthens it
 -- (Redisson shortens it to the reads' leases there too, which lets the lock
--- expire under a live writer). A per-call latch makes a retried release answer the first outcome.
+-- expire under a live writer). A release that brings the expiry forward
+-- publishes "1" (Redisson publishes nothing): waiters were told the old
+-- remaining lease and would sleep past the new expiry, and a reader left
+-- whose holder died or is a Redisson client (no scriptlock Client ends it
+-- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
+-- the repeat of a release that brought the expiry forward publishes "1"
+-- again: the first attempt may have failed at its publish, after its writes
+-- (a refused SPUBLISH, made again with PUBLISH).
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
@@ -35,9 +42,13 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
 -- @return {status int64, value int64}
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[5])
+local seen = tonumber(redis.call('get', KEYS[5]))
 if seen then
-  return {tonumber(seen), 0}
+  if seen > 10 then
+    redis.call(ARGV[2], KEYS[2], '1')
+    seen = seen - 10
+  end
+  return {seen, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return {0, 0}
@@ -74,10 +85,19 @@ if redis.call('hlen', KEYS[1]) > 1 then
     end
   end
   if longest > 0 or mode == 'write' then
+    local sooner = false
     if longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
+      sooner = mode ~= 'write' and longest < redis.call('pttl', KEYS[1])
       redis.call('pexpire', KEYS[1], longest)
     end
-    redis.call('set', KEYS[5], status, 'px', ARGV[3])
+    if sooner then
+      -- Latched first (status + 10: a repeat publishes again), as the
+      -- publish may fail after the writes.
+      redis.call('set', KEYS[5], status + 10, 'px', ARGV[3])
+      redis.call(ARGV[2], KEYS[2], '1')
+    else
+      redis.call('set', KEYS[5], status, 'px', ARGV[3])
+    end
     if status == 2 then
       return {2, 0}
     end
@@ -91,7 +111,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "fde93b3832d3709991e4bbb3ddc9ef5212ebf248"
+const rwReadReleaseSHA1 = "f9cadadca7b7d87796d1f4726f86f975de10af3f"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -108,7 +128,14 @@ type RwReadReleaseResult struct {
 // (unlocked) is published. In write mode the expiry is the write hold's lease,
 // which has no lease key of its own: a read release then only lengthens it
 // (Redisson shortens it to the reads' leases there too, which lets the lock
-// expire under a live writer). A per-call latch makes a retried release answer the first outcome.
+// expire under a live writer). A release that brings the expiry forward
+// publishes "1" (Redisson publishes nothing): waiters were told the old
+// remaining lease and would sleep past the new expiry, and a reader left
+// whose holder died or is a Redisson client (no scriptlock Client ends it
+// at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
+// the repeat of a release that brought the expiry forward publishes "1"
+// again: the first attempt may have failed at its publish, after its writes
+// (a refused SPUBLISH, made again with PUBLISH).
 // Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 // and left is the longest remaining lease (ms) of its own read holds, which
 // the lock outlives (-1 when none of them has one left; 0 from a retry that

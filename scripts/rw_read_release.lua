@@ -6,7 +6,14 @@
 -- (unlocked) is published. In write mode the expiry is the write hold's lease,
 -- which has no lease key of its own: a read release then only lengthens it
 -- (Redisson shortens it to the reads' leases there too, which lets the lock
--- expire under a live writer). A per-call latch makes a retried release answer the first outcome.
+-- expire under a live writer). A release that brings the expiry forward
+-- publishes "1" (Redisson publishes nothing): waiters were told the old
+-- remaining lease and would sleep past the new expiry, and a reader left
+-- whose holder died or is a Redisson client (no scriptlock Client ends it
+-- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
+-- the repeat of a release that brought the expiry forward publishes "1"
+-- again: the first attempt may have failed at its publish, after its writes
+-- (a refused SPUBLISH, made again with PUBLISH).
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
@@ -22,9 +29,13 @@
 -- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
 -- @return {status int64, value int64}
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[5])
+local seen = tonumber(redis.call('get', KEYS[5]))
 if seen then
-  return {tonumber(seen), 0}
+  if seen > 10 then
+    redis.call(ARGV[2], KEYS[2], '1')
+    seen = seen - 10
+  end
+  return {seen, 0}
 end
 if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return {0, 0}
@@ -61,10 +72,19 @@ if redis.call('hlen', KEYS[1]) > 1 then
     end
   end
   if longest > 0 or mode == 'write' then
+    local sooner = false
     if longest > 0 and (mode ~= 'write' or longest > redis.call('pttl', KEYS[1])) then
+      sooner = mode ~= 'write' and longest < redis.call('pttl', KEYS[1])
       redis.call('pexpire', KEYS[1], longest)
     end
-    redis.call('set', KEYS[5], status, 'px', ARGV[3])
+    if sooner then
+      -- Latched first (status + 10: a repeat publishes again), as the
+      -- publish may fail after the writes.
+      redis.call('set', KEYS[5], status + 10, 'px', ARGV[3])
+      redis.call(ARGV[2], KEYS[2], '1')
+    else
+      redis.call('set', KEYS[5], status, 'px', ARGV[3])
+    end
     if status == 2 then
       return {2, 0}
     end
