@@ -1,0 +1,48 @@
+package scriptlock
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A Semaphore acquisition granted after Close began gives its permits back;
+// when that cannot reach Redis, the permits (which have no lease) stay taken
+// for good, and the log says so, naming them, as for any undo that failed.
+func TestSemaphoreGrantDuringCloseUndoFailsLogs(t *testing.T) {
+	t.Parallel()
+	var logs syncBuffer
+	p := newProxied(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "close-lost", WithReleaseTimeout(300*time.Millisecond))
+	if _, err := s.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TryAcquire(ctx, 2, 0); err != nil || s.Release(ctx, 2) != nil {
+		t.Fatalf("warm-up: %v", err) // script loaded, connection open
+	}
+	p.px.FreezeReplies()
+	acq := make(chan error, 1)
+	go func() { acq <- s.Acquire(ctx, 2) }()
+	if !eventually(3*time.Second, func() bool { return countAt(t, p.node, s.Key()) == 0 }) {
+		p.px.Thaw()
+		t.Fatal("the acquisition did not reach the server")
+	}
+	closed := make(chan struct{})
+	go func() { _ = p.c.Close(); close(closed) }()
+	time.Sleep(100 * time.Millisecond) // Close has begun and waits for the acquisition
+	// Redis stops answering writes: the grant arrives, its give-back cannot.
+	if err := p.node.Do(t, "CLIENT", "PAUSE", "3000", "WRITE").Error(); err != nil {
+		t.Fatal(err)
+	}
+	p.px.Thaw()
+	if err := <-acq; !errors.Is(err, ErrClosed) {
+		t.Fatalf("Acquire granted after Close began: %v, want ErrClosed", err)
+	}
+	<-closed
+	if !strings.Contains(logs.String(), "permits may be lost") || !strings.Contains(logs.String(), "permits=2") {
+		t.Fatalf("no warning naming the 2 permits the closed Client could not give back; log:\n%s", logs.String())
+	}
+}
