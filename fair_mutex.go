@@ -179,14 +179,20 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 		res   fairReply
 		acked bool
 	}
-	// Our protocol's script tells a new queue head after evicting dead ones.
+	// Our protocol's script tells a new queue head after evicting dead ones;
+	// its repeat after a refused SPUBLISH finds them gone and tells the head
+	// all the same (rewake), or the head would learn of the free lock only
+	// at its next call.
+	repeat := false
 	r, err := publishing(c, func(publish string) (reply, error) {
+		rewake := repeat
+		repeat = true
 		if !guard.on() {
-			res, err := f.acquireCall(ctx, serverLease, field, wait, publish)
+			res, err := f.acquireCall(ctx, serverLease, field, wait, publish, rewake)
 			return reply{res, true}, err
 		}
 		raw, acked, err := c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return f.acquireCommand(serverLease, field, wait, publish)
+			return f.acquireCommand(serverLease, field, wait, publish, rewake)
 		})
 		if err != nil {
 			return reply{}, err

@@ -676,7 +676,7 @@ func TestFairRefusalWhileHeld(t *testing.T) {
 	refuse := func(field string, waiterTimeout time.Duration) {
 		t.Helper()
 		r, err := generated.FairAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
-			time.Minute, field, waiterTimeout, true, "publish", time.Hour)
+			time.Minute, field, waiterTimeout, true, "publish", time.Hour, false)
 		if err != nil {
 			t.Fatalf("%s: %v", field, err)
 		}

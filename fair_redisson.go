@@ -62,14 +62,14 @@ func (f *FairMutex) queueWait(wait time.Duration) time.Duration {
 
 // acquireCommand builds the acquire call of the handle's queue protocol (for
 // the failover guard, which sends it beside WAIT).
-func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait time.Duration, publish string) (rueidis.Completed, error) {
+func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait time.Duration, publish string, rewake bool) (rueidis.Completed, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		return generated.FairRedissonAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence,
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
 	}
 	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
-		serverLease, field, f.waiterTimeout, wait != 0, publish, m.cfg.fenceIdle)
+		serverLease, field, f.waiterTimeout, wait != 0, publish, m.cfg.fenceIdle, rewake)
 }
 
 func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (fairReply, error) {
@@ -81,7 +81,7 @@ func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (fairReply, error) 
 	return decodeFairAcquire(r), err
 }
 
-func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, field string, wait time.Duration, publish string) (fairReply, error) {
+func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, field string, wait time.Duration, publish string, rewake bool) (fairReply, error) {
 	m, c := &f.m, f.m.c
 	if f.threadWait > 0 {
 		r, err := generated.FairRedissonAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence,
@@ -89,7 +89,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 		return fairReply(r), err
 	}
 	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
-		serverLease, field, f.waiterTimeout, wait != 0, publish, m.cfg.fenceIdle)
+		serverLease, field, f.waiterTimeout, wait != 0, publish, m.cfg.fenceIdle, rewake)
 	return decodeFairAcquire(r), err
 }
 

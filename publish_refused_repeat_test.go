@@ -2,8 +2,11 @@ package scriptlock
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -139,6 +142,40 @@ func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
 				t.Fatalf("Redisson read lock: %v %v", ok, err)
 			}
 			return hr.RUnlock(long)
+		})
+	})
+	// A FairMutex attempt that finds the lock free behind a dead queue head
+	// evicts it and tells the new head, a live waiter; its repeat evicts
+	// nothing but must tell the head all the same.
+	t.Run("FairMutex.TryLock evicting a dead head", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		// A long waiter timeout: a waiter that is not first in line calls
+		// again every third of it.
+		fw := mustFair(t, w, "fair-evict", WithWaiterTimeout(30*time.Second))
+		rc := cl.Client(t)
+		// A waiter that died, first in line: its deadline is set in the
+		// past once the live waiter queued behind it.
+		dead := "0f0e0d0c-0000-4000-8000-000000000000:dead"
+		for _, cmd := range []rueidis.Completed{
+			rc.B().Rpush().Key(fw.queue).Element(dead).Build(),
+			rc.B().Zadd().Key(fw.timeouts).ScoreMember().ScoreMember(float64(time.Now().Add(time.Hour).UnixMilli()), dead).Build(),
+		} {
+			if err := rc.Do(ctx, cmd).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wakes(t, w, fw.wake+":"+w.ID(), func() error {
+			_, err := fw.Lock(ctx)
+			return err
+		}, func() error {
+			if err := rc.Do(ctx, rc.B().Zadd().Key(fw.timeouts).ScoreMember().ScoreMember(1, dead).Build()).Error(); err != nil {
+				return err
+			}
+			_, err := mustFair(t, h, "fair-evict").TryLock(ctx, 0)
+			if !errors.Is(err, ErrNotAcquired) {
+				return fmt.Errorf("TryLock behind a live waiter: %v, want ErrNotAcquired", err)
+			}
+			return nil
 		})
 	})
 	// The repeat answers what the first attempt found: a lease that had

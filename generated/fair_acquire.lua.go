@@ -50,6 +50,7 @@ const fairAcquireSource = `#!lua
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
+-- @arg    rewake         bool       a repeat after a refused SPUBLISH: tell the head of a free lock, as the first attempt may have evicted and failed at its publish
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
@@ -116,7 +117,9 @@ if not free then
     return 0
   end
 end
-if free and evicted then
+-- A repeat (rewake) evicts nothing: the attempt it repeats did, and its
+-- message to the head was refused after the evictions.
+if free and (evicted or ARGV[7] == '1') then
   redis.call(ARGV[5], KEYS[5] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 if ARGV[4] == '1' then
@@ -155,7 +158,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "a4c1f2a3a0ee9eefbdbcf3bd2fd5c744e6ec629b"
+const fairAcquireSHA1 = "63665073fa9d00047f9aa13f38cfe180a55f5890"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -188,7 +191,7 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // caller's own (HMGET), so a refusal costs no further command.
 //
 // Redis script flags: none (#!lua).
-func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (int64, error) {
+func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration, rewake bool) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -217,7 +220,7 @@ func FairAcquire(ctx context.Context, c rueidis.Client, lock string, queue strin
 			return 0, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle)}
+	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle), boolArg(rewake)}
 	return fairAcquireDecode(fairAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -234,6 +237,7 @@ type FairAcquireArgs struct {
 	Enqueue       bool          // queue the caller when the lock cannot be taken now
 	Publish       string        // "publish", or "spublish" for sharded channels
 	FenceIdle     time.Duration // how long a token counter lives from its start (see MutexAcquire)
+	Rewake        bool          // a repeat after a refused SPUBLISH: tell the head of a free lock, as the first attempt may have evicted and failed at its publish
 }
 
 // FairAcquireReply is the reply to one call in FairAcquireMulti.
@@ -322,7 +326,7 @@ func FairAcquireMulti(ctx context.Context, c rueidis.Client, calls []FairAcquire
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration) (rueidis.Completed, error) {
+func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts string, fence string, wake string, lease time.Duration, owner string, waiterTimeout time.Duration, enqueue bool, publish string, fenceIdle time.Duration, rewake bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -351,7 +355,7 @@ func FairAcquireCommand(c rueidis.Client, lock string, queue string, timeouts st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle)}
+	args := []string{msArg(lease), owner, msArg(waiterTimeout), boolArg(enqueue), publish, msArg(fenceIdle), boolArg(rewake)}
 	return c.B().Evalsha().Sha1(fairAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -363,7 +367,7 @@ func DecodeFairAcquire(resp rueidis.RedisResult) (int64, error) {
 // fairAcquireEncode returns the KEYS and ARGV of one FairAcquire call.
 func fairAcquireEncode(a *FairAcquireArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Fence, a.Wake}
-	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), a.Publish, msArg(a.FenceIdle)}
+	args := []string{msArg(a.Lease), a.Owner, msArg(a.WaiterTimeout), boolArg(a.Enqueue), a.Publish, msArg(a.FenceIdle), boolArg(a.Rewake)}
 	return keys, args
 }
 

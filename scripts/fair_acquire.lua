@@ -37,6 +37,7 @@
 -- @arg    enqueue        bool       queue the caller when the lock cannot be taken now
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
+-- @arg    rewake         bool       a repeat after a refused SPUBLISH: tell the head of a free lock, as the first attempt may have evicted and failed at its publish
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
@@ -103,7 +104,9 @@ if not free then
     return 0
   end
 end
-if free and evicted then
+-- A repeat (rewake) evicts nothing: the attempt it repeats did, and its
+-- message to the head was refused after the evictions.
+if free and (evicted or ARGV[7] == '1') then
   redis.call(ARGV[5], KEYS[5] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 if ARGV[4] == '1' then
