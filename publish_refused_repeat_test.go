@@ -178,6 +178,57 @@ func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
 			return nil
 		})
 	})
+	// The undo of an acquisition whose reply was lost gives its permits
+	// back; its repeat finds itself done and must announce them all the same.
+	t.Run("Semaphore undo", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		hs := mustSem(t, h, "undo")
+		// An attempt that took the semaphore's 2 permits, its reply lost.
+		latch := hs.latch()
+		rc := cl.Client(t)
+		for _, cmd := range []rueidis.Completed{
+			rc.B().Set().Key(hs.Key()).Value("0").Build(),
+			rc.B().Set().Key(latch).Value("2").Px(time.Minute).Build(),
+		} {
+			if err := rc.Do(ctx, cmd).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := mustSem(t, w, "undo")
+		wakes(t, w, s.channel, func() error { return s.Acquire(ctx, 2) }, func() error {
+			given, err := hs.undoOnce(ctx, latch, 2)
+			if err == nil && given != 2 {
+				err = fmt.Errorf("undo gave back %d permits, want 2", given)
+			}
+			return err
+		})
+	})
+	t.Run("PermitSemaphore undo", func(t *testing.T) {
+		ps := mustPermits(t, setup, "permit-undo")
+		if _, err := ps.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		// The permit of an acquisition whose reply was lost.
+		id, err := ps.Acquire(ctx, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wire, _ := permitWire(id)
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		hp := mustPermits(t, h, "permit-undo")
+		p := mustPermits(t, w, "permit-undo")
+		wakes(t, w, p.channel, func() error {
+			_, err := p.Acquire(ctx, time.Minute)
+			return err
+		}, func() error {
+			// Made again after a refusal, as undoLater does.
+			record := h.recordKey("redisson_sc_latch", hp.Key())
+			if err := hp.undoOnce(ctx, wire, record); err == nil {
+				return errors.New("the first undo was not refused at its SPUBLISH")
+			}
+			return hp.undoOnce(ctx, wire, record)
+		})
+	})
 	// The repeat answers what the first attempt found: a lease that had
 	// ended is ErrPermitExpired, though that attempt failed at its publish.
 	t.Run("PermitSemaphore.Release after the lease", func(t *testing.T) {

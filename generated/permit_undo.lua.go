@@ -17,7 +17,10 @@ const permitUndoSource = `#!lua flags=allow-oom
 -- it that reaches the server later takes nothing (PermitAcquire), and
 -- returns the permit to the pool if the acquisition took it, announcing the
 -- new count as a release does. Made again, it finds the permit gone and
--- changes nothing more.
+-- changes nothing more, but announces the count again when the first
+-- attempt gave the permit back (the record says "given"): that attempt may
+-- have failed at its publish, after its writes (a refused SPUBLISH, made
+-- again with PUBLISH).
 -- When the acquisition holds the permit and the key now holds no count (a
 -- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
 -- WRONGTYPE, before anything is written: the record is not marked.
@@ -39,17 +42,25 @@ if redis.call('zscore', KEYS[2], ARGV[1]) then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
   end
 end
-redis.call('set', KEYS[4], 'undone', 'px', ARGV[3])
+if redis.call('get', KEYS[4]) == 'given' then
+  local count = redis.call('get', KEYS[1])
+  if count and tonumber(count) then
+    redis.call(ARGV[2], KEYS[3], count)
+  end
+  return 1
+end
 if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
+  redis.call('set', KEYS[4], 'undone', 'px', ARGV[3])
   return 0
 end
+redis.call('set', KEYS[4], 'given', 'px', ARGV[3])
 local value = redis.call('incr', KEYS[1])
 redis.call(ARGV[2], KEYS[3], value)
 return 1
 `
 
 // permitUndoSHA1 is the SHA-1 of permitUndoSource, the name SCRIPT LOAD gives it.
-const permitUndoSHA1 = "4e9ee16053645970e809a2fbf8ed70ab1d078fa6"
+const permitUndoSHA1 = "f1dede66b6fb6f45b40c8f4d29cc2ba243d1b6e7"
 
 var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 
@@ -58,7 +69,10 @@ var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 // it that reaches the server later takes nothing (PermitAcquire), and
 // returns the permit to the pool if the acquisition took it, announcing the
 // new count as a release does. Made again, it finds the permit gone and
-// changes nothing more.
+// changes nothing more, but announces the count again when the first
+// attempt gave the permit back (the record says "given"): that attempt may
+// have failed at its publish, after its writes (a refused SPUBLISH, made
+// again with PUBLISH).
 // When the acquisition holds the permit and the key now holds no count (a
 // LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
 // WRONGTYPE, before anything is written: the record is not marked.

@@ -3,6 +3,10 @@
 -- was lost, once: when its latch records permits taken, they are added back
 -- (and announced, as a release is); either way the latch is left marking the
 -- attempt undone for latchTTL, so the attempt cannot take permits later.
+-- The latch of an undo that gave permits back records how many
+-- ("undone:<n>"): a repeat answers n and announces the count again, as the
+-- first attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH).
 -- Reply: the permits given back (0 when the attempt took none).
 -- When the attempt took permits and the key now holds no count (a
 -- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
@@ -17,16 +21,25 @@
 -- @commands publish spublish
 -- @retryable
 local taken = redis.call('get', KEYS[3])
+local given = taken and string.match(taken, '^undone:(%d+)$')
+if given then
+  local value = redis.call('get', KEYS[1])
+  if value and tonumber(value) then
+    redis.call(ARGV[2], KEYS[2], value)
+  end
+  return tonumber(given)
+end
 if taken ~= false and taken ~= 'undone' then
   local value = redis.call('get', KEYS[1])
   if value and not tonumber(value) then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
   end
 end
-redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
 if taken == false or taken == 'undone' then
+  redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
   return 0
 end
+redis.call('set', KEYS[3], 'undone:' .. taken, 'px', ARGV[1])
 local value = redis.call('incrby', KEYS[1], taken)
 redis.call(ARGV[2], KEYS[2], value)
 return tonumber(taken)
