@@ -497,9 +497,9 @@ func (c *Client) publishPlainly(err error, used string) bool {
 // done (expired permits reclaimed, dead queue heads evicted), with the
 // Client's publish command, and once more with PUBLISH when the server
 // refused its SPUBLISH and the Client switched (publishPlainly). The repeat
-// finds the writes done and, unless call tells it otherwise (FairMutex's
-// rewake), publishes nothing: whoever the first attempt was to tell learns
-// of it at its next call.
+// finds the writes done and, unless call tells it to (the rewake of
+// FairMutex's and PermitSemaphore's acquisitions), publishes nothing:
+// whoever the first attempt was to tell learns of it at its next call.
 func publishing[T any](c *Client, call func(publish string) (T, error)) (T, error) {
 	publish := c.publishCommand()
 	v, err := call(publish)

@@ -225,8 +225,13 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	ok, err := s.c.waitCounted(ctx, s.channel, wait, func(actx context.Context) (bool, tryAgain, error) {
 		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
+		// The repeat after a refused SPUBLISH announces the free permits
+		// (rewake): the first attempt may have reclaimed expired ones.
+		repeat := false
 		res, err := publishing(s.c, func(publish string) (generated.PermitAcquireResult, error) {
-			return generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish)
+			rewake := repeat
+			repeat = true
+			return generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish, rewake)
 		})
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node

@@ -229,6 +229,40 @@ func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
 			return hp.undoOnce(ctx, wire, record)
 		})
 	})
+	// An acquisition that reclaims permits whose lease ended announces them;
+	// its repeat finds nothing left to reclaim and must announce them all
+	// the same.
+	t.Run("PermitSemaphore.TryAcquire reclaiming", func(t *testing.T) {
+		ps := mustPermits(t, setup, "reclaim")
+		if _, err := ps.TrySetPermits(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for range 2 {
+			id, err := ps.Acquire(ctx, time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		p := mustPermits(t, w, "reclaim")
+		rc := cl.Client(t)
+		wakes(t, w, p.channel, func() error {
+			_, err := p.Acquire(ctx, time.Minute)
+			return err
+		}, func() error {
+			// Both leases end now, unannounced, as a dead holder's do.
+			for _, id := range ids {
+				wire, _ := permitWire(id)
+				if err := rc.Do(ctx, rc.B().Zadd().Key(ps.timeouts).ScoreMember().ScoreMember(1, string(wire)).Build()).Error(); err != nil {
+					return err
+				}
+			}
+			_, err := mustPermits(t, h, "reclaim").TryAcquire(ctx, time.Minute, 0)
+			return err
+		})
+	})
 	// The repeat answers what the first attempt found: a lease that had
 	// ended is ErrPermitExpired, though that attempt failed at its publish.
 	t.Run("PermitSemaphore.Release after the lease", func(t *testing.T) {

@@ -34,6 +34,7 @@ const permitAcquireSource = `#!lua
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 -- @return {status int64, value int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
@@ -51,6 +52,13 @@ local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '10
 if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
+  if value > 0 then
+    redis.call(ARGV[3], KEYS[3], value)
+  end
+elseif ARGV[4] == '1' then
+  -- The attempt repeated here reclaimed them (its publish failed after):
+  -- nothing is left to reclaim, and the waiters have not heard.
+  local value = tonumber(count or '0')
   if value > 0 then
     redis.call(ARGV[3], KEYS[3], value)
   end
@@ -74,7 +82,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "737613e378eb05a7ec5225d583978a4dc023c910"
+const permitAcquireSHA1 = "fd43ab16ae193c5b1de967f89d60d9e47616c94e"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -104,7 +112,7 @@ type PermitAcquireResult struct {
 // PermitAcquire returns.
 //
 // Redis script flags: none (#!lua).
-func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string) (PermitAcquireResult, error) {
+func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string, rewake bool) (PermitAcquireResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return PermitAcquireResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -122,7 +130,7 @@ func PermitAcquire(ctx context.Context, c rueidis.Client, semaphore string, time
 			return PermitAcquireResult{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
 	return permitAcquireDecode(permitAcquireScript.Exec(ctx, c, keys, args))
 }
 
@@ -138,6 +146,7 @@ type PermitAcquireArgs struct {
 	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Lease     time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
+	Rewake    bool   // a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 }
 
 // PermitAcquireReply is the reply to one call in PermitAcquireMulti.
@@ -215,7 +224,7 @@ func PermitAcquireMulti(ctx context.Context, c rueidis.Client, calls []PermitAcq
 // modify it until it has been sent and answered.
 //
 // Redis script flags: none (#!lua).
-func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
+func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, id []byte, lease time.Duration, publish string, rewake bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -233,7 +242,7 @@ func PermitAcquireCommand(c rueidis.Client, semaphore string, timeouts string, c
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
 	return c.B().Evalsha().Sha1(permitAcquireSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -245,7 +254,7 @@ func DecodePermitAcquire(resp rueidis.RedisResult) (PermitAcquireResult, error) 
 // permitAcquireEncode returns the KEYS and ARGV of one PermitAcquire call.
 func permitAcquireEncode(a *PermitAcquireArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Record}
-	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish, boolArg(a.Rewake)}
 	return keys, args
 }
 

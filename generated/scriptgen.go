@@ -317,7 +317,7 @@ var Scripts = []Script{{
 	SHA1:      mutexWaitCancelSHA1,
 	Source:    mutexWaitCancelSource,
 }, {
-	Args:      []string{"id", "lease", "publish"},
+	Args:      []string{"id", "lease", "publish", "rewake"},
 	File:      "scripts/permit_acquire.lua",
 	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
 	Name:      "PermitAcquire",

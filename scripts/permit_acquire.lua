@@ -21,6 +21,7 @@
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 -- @return {status int64, value int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
@@ -38,6 +39,13 @@ local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '10
 if #expired > 0 then
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
+  if value > 0 then
+    redis.call(ARGV[3], KEYS[3], value)
+  end
+elseif ARGV[4] == '1' then
+  -- The attempt repeated here reclaimed them (its publish failed after):
+  -- nothing is left to reclaim, and the waiters have not heard.
+  local value = tonumber(count or '0')
   if value > 0 then
     redis.call(ARGV[3], KEYS[3], value)
   end
