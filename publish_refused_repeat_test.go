@@ -1,8 +1,10 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,6 +264,35 @@ func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
 			_, err := mustPermits(t, h, "reclaim").TryAcquire(ctx, time.Minute, 0)
 			return err
 		})
+	})
+	// A latch's TrySetCount announces the new count ("1"), which Redisson's
+	// waiters listen for; its repeat finds its own record and must announce
+	// it all the same.
+	t.Run("CountDownLatch.TrySetCount", func(t *testing.T) {
+		h := fresh(t)
+		l := mustLatch(t, h, "tryset-count")
+		raw := cl.Client(t)
+		msgs := make(chan string, 8)
+		subscribed := make(chan struct{})
+		var once sync.Once
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		rctx = rueidis.WithOnSubscriptionHook(rctx, func(rueidis.PubSubSubscription) { once.Do(func() { close(subscribed) }) })
+		go func() {
+			_ = raw.Receive(rctx, raw.B().Subscribe().Channel(l.channel).Build(), func(m rueidis.PubSubMessage) { msgs <- m.Message })
+		}()
+		<-subscribed
+		if ok, err := l.TrySetCount(ctx, 2); err != nil || !ok {
+			t.Fatalf("TrySetCount: %v, %v", ok, err)
+		}
+		select {
+		case m := <-msgs:
+			if m != "1" {
+				t.Fatalf("message %q, want \"1\"", m)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("TrySetCount, made again after its SPUBLISH was refused, announced no new count")
+		}
 	})
 	// The repeat answers what the first attempt found: a lease that had
 	// ended is ErrPermitExpired, though that attempt failed at its publish.

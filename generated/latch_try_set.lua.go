@@ -19,7 +19,11 @@ const latchTrySetSource = `#!lua
 -- key for recordTTL, so the same call made again after its reply was lost,
 -- or reaching the server after such a retry, answers 1 and changes nothing,
 -- even when the count was counted down to zero or deleted in between: the
--- record is read first, and neither CountDown nor Delete removes it.
+-- record is read first, and neither CountDown nor Delete removes it. That
+-- repeat publishes "1" again: the first attempt may have failed at its
+-- publish, after its writes (a refused SPUBLISH, made again with PUBLISH),
+-- and a Redisson waiter that missed it keeps its latch open and polls the
+-- count in a loop instead of waiting.
 -- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -36,6 +40,7 @@ const latchTrySetSource = `#!lua
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
+  redis.call(ARGV[3], KEYS[2], '1')
   return 1
 end
 local value = redis.call('get', KEYS[1])
@@ -52,7 +57,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "f11b5b026a7878dddaa498605c0e3b0c23aa0263"
+const latchTrySetSHA1 = "406eb62c8e4f6e0b9e93b21a45de052341fad2ff"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
@@ -62,7 +67,11 @@ var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 // key for recordTTL, so the same call made again after its reply was lost,
 // or reaching the server after such a retry, answers 1 and changes nothing,
 // even when the count was counted down to zero or deleted in between: the
-// record is read first, and neither CountDown nor Delete removes it.
+// record is read first, and neither CountDown nor Delete removes it. That
+// repeat publishes "1" again: the first attempt may have failed at its
+// publish, after its writes (a refused SPUBLISH, made again with PUBLISH),
+// and a Redisson waiter that missed it keeps its latch open and polls the
+// count in a loop instead of waiting.
 // Reply 1: set (by this call);
 // 0: already counting, nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and

@@ -5,7 +5,11 @@
 -- key for recordTTL, so the same call made again after its reply was lost,
 -- or reaching the server after such a retry, answers 1 and changes nothing,
 -- even when the count was counted down to zero or deleted in between: the
--- record is read first, and neither CountDown nor Delete removes it.
+-- record is read first, and neither CountDown nor Delete removes it. That
+-- repeat publishes "1" again: the first attempt may have failed at its
+-- publish, after its writes (a refused SPUBLISH, made again with PUBLISH),
+-- and a Redisson waiter that missed it keeps its latch open and polls the
+-- count in a loop instead of waiting.
 -- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -22,6 +26,7 @@
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
+  redis.call(ARGV[3], KEYS[2], '1')
   return 1
 end
 local value = redis.call('get', KEYS[1])
