@@ -20,10 +20,13 @@ const latchTrySetSource = `#!lua
 -- or reaching the server after such a retry, answers 1 and changes nothing,
 -- even when the count was counted down to zero or deleted in between: the
 -- record is read first, and neither CountDown nor Delete removes it. That
--- repeat publishes "1" again: the first attempt may have failed at its
--- publish, after its writes (a refused SPUBLISH, made again with PUBLISH),
--- and a Redisson waiter that missed it keeps its latch open and polls the
--- count in a loop instead of waiting.
+-- repeat publishes "1" again while the latch still counts: the first
+-- attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH), and a Redisson waiter that missed it
+-- keeps its latch open and polls the count in a loop instead of waiting.
+-- Once the count reached zero or was deleted it publishes nothing: "1"
+-- would close the latch the zero opened, and a Redisson waiter that read
+-- the count before the zero would block on it.
 -- Reply 1: set (by this call);
 -- 0: already counting, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -40,7 +43,12 @@ const latchTrySetSource = `#!lua
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
-  redis.call(ARGV[3], KEYS[2], '1')
+  -- Only while the latch still counts: after a zero (or a Delete) "1"
+  -- would close a Redisson waiter's latch that the zero opened.
+  local left = tonumber(redis.call('get', KEYS[1]))
+  if left and left > 0 then
+    redis.call(ARGV[3], KEYS[2], '1')
+  end
   return 1
 end
 local value = redis.call('get', KEYS[1])
@@ -57,7 +65,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "406eb62c8e4f6e0b9e93b21a45de052341fad2ff"
+const latchTrySetSHA1 = "cc2019be383f4b85739ecb7715d28e1e8b1146a3"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
@@ -68,10 +76,13 @@ var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 // or reaching the server after such a retry, answers 1 and changes nothing,
 // even when the count was counted down to zero or deleted in between: the
 // record is read first, and neither CountDown nor Delete removes it. That
-// repeat publishes "1" again: the first attempt may have failed at its
-// publish, after its writes (a refused SPUBLISH, made again with PUBLISH),
-// and a Redisson waiter that missed it keeps its latch open and polls the
-// count in a loop instead of waiting.
+// repeat publishes "1" again while the latch still counts: the first
+// attempt may have failed at its publish, after its writes (a refused
+// SPUBLISH, made again with PUBLISH), and a Redisson waiter that missed it
+// keeps its latch open and polls the count in a loop instead of waiting.
+// Once the count reached zero or was deleted it publishes nothing: "1"
+// would close the latch the zero opened, and a Redisson waiter that read
+// the count before the zero would block on it.
 // Reply 1: set (by this call);
 // 0: already counting, nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
