@@ -544,6 +544,14 @@ type guardState struct {
 	// moves counts the slots movedSlot gave another count: a count that
 	// read the slot map before one of them is not stored over it.
 	moves atomic.Int64
+	// countSeq numbers the counts as they start; storedSeq (under
+	// storeMu) is the number of the count stored last. A count that
+	// started before it is not stored: with a primary frozen, a count
+	// waits for it until its deadline while later counts end sooner, and
+	// it would put back what they found changed (a replica gone).
+	countSeq  atomic.Int64
+	storeMu   sync.Mutex
+	storedSeq int64
 	// primaries: on a Cluster, each counted primary's count by address,
 	// for a write redirected to one of them (redirect).
 	primaries  atomic.Pointer[map[string]int]
@@ -628,12 +636,12 @@ func (c *Client) countFor(ctx context.Context, key string, checked int64) int {
 	if !c.background(func() {
 		defer cancel()
 		moves := c.guard.moves.Load()
+		seq := c.guard.countSeq.Add(1)
 		n, shards, primaries, ok := c.countReplicasFor(cctx, key, own)
 		// Not over a slot moved meanwhile (the next acquisition counts
 		// again): the caller may have returned long before, and a MOVED
 		// since then have corrected the slot map this count read.
-		if ok && c.guard.moves.Load() == moves {
-			c.storeCount(n, shards, primaries)
+		if ok && c.guard.moves.Load() == moves && c.storeCountFrom(seq, n, shards, primaries) {
 			c.guard.checked.Store(countClock())
 		}
 		done <- ok
@@ -680,6 +688,21 @@ func (c *Client) storeCount(n int, shards []slotReplicas, primaries map[string]i
 		c.guard.shards.Store(&shards)
 		c.guard.primaries.Store(&primaries)
 	}
+}
+
+// storeCountFrom is storeCount for the count numbered seq (countSeq), unless
+// a count that started after it was stored already; it reports whether it
+// stored.
+func (c *Client) storeCountFrom(seq int64, n int, shards []slotReplicas, primaries map[string]int) bool {
+	g := &c.guard
+	g.storeMu.Lock()
+	defer g.storeMu.Unlock()
+	if seq < g.storedSeq {
+		return false
+	}
+	g.storedSeq = seq
+	c.storeCount(n, shards, primaries)
+	return true
 }
 
 // replicasAt is the count of the primary at addr on a Cluster; ok is false
@@ -839,10 +862,11 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 		if !c.background(func() {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			moves := g.moves.Load()
+			seq := g.countSeq.Add(1)
 			m, shards, primaries, ok := c.countReplicas(rctx)
 			cancel()
 			if ok && g.moves.Load() == moves {
-				c.storeCount(m, shards, primaries)
+				c.storeCountFrom(seq, m, shards, primaries)
 			}
 			g.checked.Store(countClock())
 			g.refreshing.Store(false)
