@@ -637,11 +637,11 @@ func (c *Client) countFor(ctx context.Context, key string, checked int64) int {
 		defer cancel()
 		moves := c.guard.moves.Load()
 		seq := c.guard.countSeq.Add(1)
-		n, shards, primaries, ok := c.countReplicasFor(cctx, key, own)
+		n, shards, primaries, owners, ok := c.countReplicasFor(cctx, key, own)
 		// Not over a slot moved meanwhile (the next acquisition counts
 		// again): the caller may have returned long before, and a MOVED
 		// since then have corrected the slot map this count read.
-		if ok && c.guard.moves.Load() == moves && c.storeCountFrom(seq, n, shards, primaries) {
+		if ok && c.guard.moves.Load() == moves && c.storeCountFrom(seq, n, shards, primaries, owners) {
 			c.guard.checked.Store(countClock())
 		}
 		done <- ok
@@ -693,7 +693,7 @@ func (c *Client) storeCount(n int, shards []slotReplicas, primaries map[string]i
 // storeCountFrom is storeCount for the count numbered seq (countSeq), unless
 // a count that started after it was stored already; it reports whether it
 // stored.
-func (c *Client) storeCountFrom(seq int64, n int, shards []slotReplicas, primaries map[string]int) bool {
+func (c *Client) storeCountFrom(seq int64, n int, shards []slotReplicas, primaries map[string]int, owners []slotOwner) bool {
 	g := &c.guard
 	g.storeMu.Lock()
 	defer g.storeMu.Unlock()
@@ -702,6 +702,11 @@ func (c *Client) storeCountFrom(seq int64, n int, shards []slotReplicas, primari
 	}
 	g.storedSeq = seq
 	c.storeCount(n, shards, primaries)
+	if owners != nil {
+		// The slot map the count read goes with it, never over a newer
+		// count's (nodeOf).
+		g.owners.Store(&owners)
+	}
 	return true
 }
 
@@ -863,10 +868,10 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 			rctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
 			moves := g.moves.Load()
 			seq := g.countSeq.Add(1)
-			m, shards, primaries, ok := c.countReplicas(rctx)
+			m, shards, primaries, owners, ok := c.countReplicasFor(rctx, "", nil)
 			cancel()
 			if ok && g.moves.Load() == moves {
-				c.storeCountFrom(seq, m, shards, primaries)
+				c.storeCountFrom(seq, m, shards, primaries, owners)
 			}
 			g.checked.Store(countClock())
 			g.refreshing.Store(false)
@@ -885,13 +890,15 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 // count by address, with shards. ok is false when no node answered, or
 // only replicas did.
 func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotReplicas, primaries map[string]int, ok bool) {
-	return c.countReplicasFor(ctx, "", nil)
+	count, shards, primaries, _, ok = c.countReplicasFor(ctx, "", nil)
+	return count, shards, primaries, ok
 }
 
 // countReplicasFor is countReplicas that also sends on own, once, the count
 // of the primary serving key as soon as that primary has answered (on a
-// Cluster whose slot map was read); own nil: none.
-func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- int) (count int, shards []slotReplicas, primaries map[string]int, ok bool) {
+// Cluster whose slot map was read; own nil: none), and returns the slot map
+// it read (nil: none), to be stored with the count (storeCountFrom).
+func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- int) (count int, shards []slotReplicas, primaries map[string]int, slots []slotOwner, ok bool) {
 	least := -1
 	answered := false
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
@@ -960,7 +967,6 @@ wait:
 		}
 	}
 	if owners != nil {
-		c.guard.owners.Store(&owners)
 		shards = make([]slotReplicas, 0, len(owners))
 		for _, o := range owners {
 			// A primary that was not counted (it did not answer) counts
@@ -972,7 +978,7 @@ wait:
 			shards = append(shards, slotReplicas{start: o.start, end: o.end, replicas: int32(k)})
 		}
 	}
-	return max(least, 0), shards, counts, answered
+	return max(least, 0), shards, counts, owners, answered
 }
 
 // nodeInfo is one node's answer to askInfo.
