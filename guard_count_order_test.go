@@ -17,6 +17,7 @@ import (
 // over a later one's: it keeps a replica that left in between, and every
 // guarded acquisition on that primary then waits for it.
 func TestGuardCountOlderNotStoredOverNewer(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1), redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	c, err := New(cl.Client(t), sharedPrefix(t))
 	if err != nil {

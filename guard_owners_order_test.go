@@ -14,6 +14,7 @@ import (
 // count, not whenever the count ends: a count that started before a slot
 // moved and ended after a newer count must not put back the old owner.
 func TestGuardSlotMapOlderNotStoredOverNewer(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	c, err := New(cl.Client(t), sharedPrefix(t))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // timeout, kept the members given back after it held for that long, though
 // their nodes answer: a waiter for one of them waited with it.
 func TestMultiLockRollbackFrozenMemberSparesOthers(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	rc := cl.Client(t)
 	prefix := sharedPrefix(t)

@@ -16,6 +16,7 @@ import (
 // every place, for as long as their leases, and the renewals of a hold on a
 // healthy node waited behind them until that hold was lost.
 func TestWatchdogFrozenNodeGuardedRoundsSpareOtherNodes(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1), redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	c, err := New(cl.Client(t), sharedPrefix(t), WithFailoverGuard(true, 500*time.Millisecond))
 	if err != nil {
