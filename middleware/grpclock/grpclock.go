@@ -278,14 +278,23 @@ func (s *lockedStream) SendMsg(m any) error {
 // so gRPC's SendMsg never runs twice at once. gRPC forbids changing m after
 // SendMsg, so sending it after returning is within its rules.
 func (s *lockedStream) send(m any) error {
+	return s.untilLoss(func() error { return s.ServerStream.SendMsg(m) })
+}
+
+// untilLoss runs call, gRPC's SendMsg or RecvMsg. While the lock is held it
+// runs it on a goroutine and returns as soon as the lock is lost, with the
+// loss (gRPC waits on the client, under a context that is not the lock's);
+// the goroutine ends when call returns, at the latest when the call ends.
+// When the call itself ends, call's own answer is returned.
+func (s *lockedStream) untilLoss(call func() error) error {
 	s.mu.Lock()
 	held := s.lctx != nil
 	s.mu.Unlock()
 	if !held {
-		return s.ServerStream.SendMsg(m)
+		return call()
 	}
 	done := make(chan error, 1)
-	go func() { done <- s.ServerStream.SendMsg(m) }()
+	go func() { done <- call() }()
 	select {
 	case err := <-done:
 		return err
@@ -293,7 +302,7 @@ func (s *lockedStream) send(m any) error {
 		if s.endedByLoss() {
 			return s.lostError()
 		}
-		return <-done // the call itself ended: gRPC's SendMsg returns with it
+		return <-done // the call itself ended: gRPC's call returns with it
 	}
 }
 
@@ -355,25 +364,11 @@ func (s *lockedStream) recv(m any) error {
 		return s.ServerStream.RecvMsg(m)
 	}
 	dst, commit := privateMessage(m)
-	done := make(chan error, 1)
-	go func() { done <- s.ServerStream.RecvMsg(dst) }()
-	select {
-	case err := <-done:
-		if err == nil {
-			commit()
-		}
-		return err
-	case <-s.ctx.Done():
-		if s.endedByLoss() {
-			return s.lostError()
-		}
-		// The call itself ended: gRPC's RecvMsg returns with it.
-		err := <-done
-		if err == nil {
-			commit()
-		}
-		return err
+	err := s.untilLoss(func() error { return s.ServerStream.RecvMsg(dst) })
+	if err == nil {
+		commit()
 	}
+	return err
 }
 
 // privateMessage returns a fresh message of m's type to receive into and the
