@@ -1072,10 +1072,16 @@ func (c *Client) warnEviction(info string) {
 	if policy == "" || policy == "noeviction" || infoField(info, "maxmemory") == "0" {
 		return
 	}
-	if last := c.guard.evictionWarned.Load(); last != nil && *last == policy {
-		return
+	// Primaries are read at once: of those with the same policy, one warns.
+	for {
+		last := c.guard.evictionWarned.Load()
+		if last != nil && *last == policy {
+			return
+		}
+		if c.guard.evictionWarned.CompareAndSwap(last, &policy) {
+			break
+		}
 	}
-	c.guard.evictionWarned.Store(&policy)
 	c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
 		"maxmemory_policy", policy, "maxmemory", infoField(info, "maxmemory"))
 }

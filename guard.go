@@ -81,13 +81,19 @@ func (c *Client) checkEviction() {
 		t := time.NewTicker(evictionRefresh)
 		defer t.Stop()
 		for {
+			// Every node at once, each within its own bound: a frozen node
+			// must not keep the others' policies from being read.
 			ctx, cancel := context.WithTimeout(c.ctx, 2*time.Second)
+			var wg sync.WaitGroup
 			for _, n := range c.rc.Nodes() {
-				info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
-				if err == nil && strings.Contains(info, "role:master") {
-					c.warnEviction(info)
-				}
+				wg.Go(func() {
+					info, err := n.Do(ctx, n.B().Info().Section("replication", "memory").Build()).ToString()
+					if err == nil && strings.Contains(info, "role:master") {
+						c.warnEviction(info)
+					}
+				})
 			}
+			wg.Wait()
 			cancel()
 			g.evictionChecks.Add(1)
 			select {
