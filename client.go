@@ -29,6 +29,9 @@ type Client struct {
 	ownerPrefix string
 	owners      atomic.Uint64
 	log         *slog.Logger
+	// testReserved, when set (tests only, before use), runs in
+	// deleteRecorded between the reservation and the deletion.
+	testReserved func()
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -1437,12 +1437,39 @@ func sidesOf(ss ...side) sideSet {
 // deleteRecorded runs a deletion that records its answer (ForceUnlock, the
 // Delete of a semaphore or latch) under a record key named by prefix and
 // key, drawn once and kept for every repeat, and makes it again as a
-// recorded call is (callRecorded).
+// recorded call is (callRecorded). The record is reserved first, for as long
+// as this call waits (RecordReserve): a deletion held up on its way and
+// reaching the server after the caller gave up would delete what holds the
+// name by then, a lock or count taken since; it finds no record and deletes
+// nothing (LATE). A LATE answered while the call still waits (a failover or
+// restart lost the reservation; the deletion ran nothing) is made again
+// with a new record, up to three times in all.
 func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
-	record := c.recordKey(prefix, key)
-	return c.callRecordedBool(ctx, true, func(ctx context.Context, publish string) (bool, error) {
-		return call(ctx, record, publish)
-	})
+	// callRecorded's bound, known here for the reservation's life.
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.recordTTL/2 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.recordTTL/2)
+		defer cancel()
+	}
+	deadline, _ := ctx.Deadline()
+	for attempt := 1; ; attempt++ {
+		record := c.recordKey(prefix, key)
+		_, err := c.callRecordedBool(ctx, true, func(ctx context.Context, _ string) (bool, error) {
+			return generated.RecordReserve(ctx, c.rc, record, max(time.Until(deadline), time.Millisecond))
+		})
+		if err != nil {
+			return false, err
+		}
+		if c.testReserved != nil {
+			c.testReserved()
+		}
+		ok, err := c.callRecordedBool(ctx, true, func(ctx context.Context, publish string) (bool, error) {
+			return call(ctx, record, publish)
+		})
+		if !errors.Is(err, generated.ErrLate) || ctx.Err() != nil || attempt == 3 {
+			return ok, err
+		}
+	}
 }
 
 // forced ends this Client's holds of the lock at key after a ForceUnlock

@@ -80,6 +80,21 @@ func newProxied(t *testing.T, opts ...Option) proxied {
 func (p proxied) lostReply(t *testing.T, landed func() bool, call func() error) error {
 	t.Helper()
 	p.px.FreezeReplies()
+	return p.lostReplyFrozen(t, landed, call)
+}
+
+// lostDeletionReply is lostReply for a recorded deletion (ForceUnlock, a
+// semaphore's or latch's Delete): the replies are held back once its record
+// is reserved, so the deletion's reply is the one lost.
+func (p proxied) lostDeletionReply(t *testing.T, landed func() bool, call func() error) error {
+	t.Helper()
+	p.c.testReserved = p.px.FreezeReplies
+	defer func() { p.c.testReserved = nil }()
+	return p.lostReplyFrozen(t, landed, call)
+}
+
+func (p proxied) lostReplyFrozen(t *testing.T, landed func() bool, call func() error) error {
+	t.Helper()
 	res := make(chan error, 1)
 	go func() { res <- call() }()
 	if !eventually(3*time.Second, landed) {

@@ -416,7 +416,7 @@ func TestForceUnlockReplyLostEndsOwnHolds(t *testing.T) {
 			}
 			var octx context.Context
 			var oerr error
-			err = p.lostReply(t, func() bool {
+			err = p.lostDeletionReply(t, func() bool {
 				if exists(t, p.node, tc.key) {
 					return false
 				}

@@ -348,8 +348,10 @@ func (m *Mutex) Unlock(ctx context.Context) error {
 // find out at their next renewal or when their lease ends. A call whose
 // reply is lost is made again, and the repeat answers what the first
 // attempt did without deleting anything: it records its answer for a minute
-// under redisson_unlock_latch:{name}:<client-id>:<n>. A lock of another kind
-// on the name is left alone (ErrWrongKind).
+// under redisson_unlock_latch:{name}:<client-id>:<n>, reserved before the
+// call for as long as ctx waits: a call held up on its way and reaching
+// Redis after that deletes nothing. A lock of another kind on the name is
+// left alone (ErrWrongKind).
 func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)

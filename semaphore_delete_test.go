@@ -136,7 +136,7 @@ func TestDeleteReplyLost(t *testing.T) {
 			}
 			d = tc.open(t, p.c, ctx)
 			var ok bool
-			err := p.lostReply(t, func() bool {
+			err := p.lostDeletionReply(t, func() bool {
 				if exists(t, p.node, d.Key()) {
 					return false
 				}

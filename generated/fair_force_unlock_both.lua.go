@@ -28,6 +28,9 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
@@ -44,8 +47,12 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
 -- @retryable
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[7])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 -- A name another kind of lock holds is left alone, before anything is
@@ -96,7 +103,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "e2fa241d59e753ebd696fa5d1cf7c2faba480998"
+const fairForceUnlockBothSHA1 = "0f4d7cb819a11a5ed29e486b10fdab018467cb21"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
@@ -115,6 +122,9 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
@@ -313,6 +323,13 @@ func fairForceUnlockBothError(err error) error {
 			Message:  msg,
 			Script:   "FairForceUnlockBoth",
 			sentinel: ErrNotMutex,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairForceUnlockBoth",
+			sentinel: ErrLate,
 		}
 	}
 	return err

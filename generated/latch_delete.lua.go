@@ -23,6 +23,9 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- repeat of a call that deleted the latch publishes 0 again: the first
 -- attempt may have failed at its publish, after its writes (a refused
 -- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply 1: there was a latch; 0: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -36,8 +39,12 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @commands publish spublish
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   if seen == '1' then
     redis.call(ARGV[1], KEYS[2], '0')
   end
@@ -56,7 +63,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "4980088d916a0e3761740b4007183c8695c14fd2"
+const latchDeleteSHA1 = "536fff8dac7635064b639ee74fbbebeb79596e0d"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
@@ -71,6 +78,9 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // repeat of a call that deleted the latch publishes 0 again: the first
 // attempt may have failed at its publish, after its writes (a refused
 // SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // Reply 1: there was a latch; 0: none.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -230,6 +240,13 @@ func latchDeleteError(err error) error {
 			Message:  msg,
 			Script:   "LatchDelete",
 			sentinel: ErrNotCount,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchDelete",
+			sentinel: ErrLate,
 		}
 	}
 	return err

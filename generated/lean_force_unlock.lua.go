@@ -19,6 +19,9 @@ const leanForceUnlockSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    record    redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
@@ -26,8 +29,12 @@ const leanForceUnlockSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local deleted = 0
@@ -43,7 +50,7 @@ return deleted
 `
 
 // leanForceUnlockSHA1 is the SHA-1 of leanForceUnlockSource, the name SCRIPT LOAD gives it.
-const leanForceUnlockSHA1 = "f3006f3f4d980a0e10592ccfccc7e4baed98e968"
+const leanForceUnlockSHA1 = "398d4d668e121722a84dc50e094592e9c5e98c4f"
 
 var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 
@@ -54,6 +61,9 @@ var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
@@ -183,6 +193,13 @@ func leanForceUnlockError(err error) error {
 			Message:  msg,
 			Script:   "LeanForceUnlock",
 			sentinel: ErrNotLean,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LeanForceUnlock",
+			sentinel: ErrLate,
 		}
 	}
 	return err

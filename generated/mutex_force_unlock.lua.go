@@ -19,6 +19,9 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply true when there was a lock to delete.
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
@@ -31,8 +34,12 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @retryable
 -- @commands publish spublish
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[5])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 -- A name another kind of lock holds is left alone, before anything is
@@ -68,7 +75,7 @@ return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "88b8a9edf5109516829d3f18f00f4271865e4a44"
+const mutexForceUnlockSHA1 = "1bbe2cbd53bf55d72da2939cfa90f6545d6e27f8"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -79,6 +86,9 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
@@ -253,6 +263,13 @@ func mutexForceUnlockError(err error) error {
 			Message:  msg,
 			Script:   "MutexForceUnlock",
 			sentinel: ErrNotMutex,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexForceUnlock",
+			sentinel: ErrLate,
 		}
 	}
 	return err

@@ -22,6 +22,9 @@ const permitDeleteSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply true: there was something to delete; false: nothing.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -33,8 +36,12 @@ const permitDeleteSource = `#!lua flags=allow-oom
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
@@ -50,7 +57,7 @@ return n
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "015f528fd29ffff30ab875bfd854e576d6ce0879"
+const permitDeleteSHA1 = "544f6099a5a465ed6e2b8736ae83b1e2276a939e"
 
 var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 
@@ -64,6 +71,9 @@ var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the count may be one another caller set after the first attempt).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // Reply true: there was something to delete; false: nothing.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -197,6 +207,13 @@ func permitDeleteError(err error) error {
 			Message:  msg,
 			Script:   "PermitDelete",
 			sentinel: ErrNotCount,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitDelete",
+			sentinel: ErrLate,
 		}
 	}
 	return err

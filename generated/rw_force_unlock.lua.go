@@ -20,6 +20,9 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
 -- NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 -- Reply true when there was a lock to delete.
@@ -32,8 +35,12 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- @retryable
 -- @commands publish spublish
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -54,7 +61,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "1fe82a7d441013d3fdb55ce76dbaab3b1ad19efc"
+const rwForceUnlockSHA1 = "5fccc1e054b3cdce3db52b923d0ac9ae6935887b"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -66,6 +73,9 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
 // NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 // Reply true when there was a lock to delete.
@@ -224,6 +234,13 @@ func rwForceUnlockError(err error) error {
 			Message:  msg,
 			Script:   "RwForceUnlock",
 			sentinel: ErrNotRw,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwForceUnlock",
+			sentinel: ErrLate,
 		}
 	}
 	return err

@@ -398,6 +398,15 @@ var Scripts = []Script{{
 	SHA1:      permitUndoSHA1,
 	Source:    permitUndoSource,
 }, {
+	Args:      []string{"ttl"},
+	File:      "scripts/record_reserve.lua",
+	Keys:      []string{"record"},
+	Name:      "RecordReserve",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      recordReserveSHA1,
+	Source:    recordReserveSource,
+}, {
 	Args:      []string{"writeOwner", "publish"},
 	File:      "scripts/rw_cancel.lua",
 	Keys:      []string{"writers", "channel"},
@@ -646,6 +655,7 @@ func EvalOf(c rueidis.Client, cmd rueidis.Completed) (rueidis.Completed, error) 
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
 	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
+	ErrLate      = errors.New("LATE: the call reached the server after its reservation ended; nothing changed")
 	ErrNoperm    = errors.New("NOPERM: the caller's ACL user may not publish a message the release sends; nothing changed")
 	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
 	ErrNotLean   = errors.New("NOT_LEAN: the key holds no owner: a Semaphore or CountDownLatch uses the name")

@@ -21,6 +21,9 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply true: there was a semaphore; false: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -31,8 +34,12 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
@@ -45,7 +52,7 @@ return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "48c547924df11187322ea9c54cdae6586a393df7"
+const semaphoreDeleteSHA1 = "d2937b18b80a5d2b19612917775afd5bace23ab0"
 
 var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
@@ -58,6 +65,9 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the count may be one another caller set after the first attempt).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record, fails with LATE and deletes nothing.
 // Reply true: there was a semaphore; false: none.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -190,6 +200,13 @@ func semaphoreDeleteError(err error) error {
 			Message:  msg,
 			Script:   "SemaphoreDelete",
 			sentinel: ErrNotCount,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreDelete",
+			sentinel: ErrLate,
 		}
 	}
 	return err

@@ -10,6 +10,9 @@
 -- repeat of a call that deleted the latch publishes 0 again: the first
 -- attempt may have failed at its publish, after its writes (a refused
 -- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply 1: there was a latch; 0: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -23,8 +26,12 @@
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @commands publish spublish
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   if seen == '1' then
     redis.call(ARGV[1], KEYS[2], '0')
   end

@@ -7,6 +7,9 @@
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
 -- NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 -- Reply true when there was a lock to delete.
@@ -19,8 +22,12 @@
 -- @retryable
 -- @commands publish spublish
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local mode = redis.call('hget', KEYS[1], 'mode')

@@ -8,6 +8,9 @@
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record, fails with LATE and deletes nothing.
 -- Reply true: there was a semaphore; false: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
@@ -18,8 +21,12 @@
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
+-- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
-if seen then
+if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
