@@ -39,6 +39,14 @@ func TestWaiterRefusedAtExpiryRetriesSoon(t *testing.T) {
 			return a, err
 		},
 	}, {
+		// Redisson's queue protocol answers the lease as PTTL reads it.
+		name:   "FairMutex Redisson queue",
+		fields: []string{c.ID() + ":other", "1"},
+		try: func(ctx context.Context, name string) (attempt, error) {
+			a, _, err := mustFair(t, c, name, WithRedissonFairQueue(5*time.Second)).tryAcquire(ctx, c.ID()+":o", time.Second, time.Minute, guardWait{}, waitAttempt{})
+			return a, err
+		},
+	}, {
 		name:   "RWMutex write",
 		fields: []string{"mode", "write", c.ID() + ":other:write", "1"},
 		try: func(ctx context.Context, name string) (attempt, error) {

@@ -222,6 +222,11 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	if res.Head == 1 && rem > 0 {
 		sleep = min(sleep, rem)
 	}
+	// Redisson's queue protocol answers the lease as PTTL reads it, no expiry
+	// as -1: 0 is an expiry due within the millisecond.
+	if res.Head == 1 && res.Value == 0 && f.threadWait > 0 {
+		sleep = time.Millisecond
+	}
 	return attempt{queued: enqueue, remaining: rem, sleep: sleep}, acked, nil
 }
 
