@@ -119,6 +119,44 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		}
 	})
 
+	t.Run("force unlock and delete", func(t *testing.T) {
+		m := mustMutex(t, c, "force-m")
+		if _, err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		lm := mustLean(t, c, "force-lean")
+		if _, err := lm.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s := mustSem(t, c, "del-sem")
+		if _, err := s.TrySetPermits(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		l := mustLatch(t, c, "del-latch")
+		if _, err := l.TrySetCount(ctx, 3); err != nil {
+			t.Fatal(err)
+		}
+		restore := n.OutOfMemory(t)
+		for _, tc := range []struct {
+			what string
+			key  string
+			call func(context.Context) (bool, error)
+		}{
+			{"Mutex.ForceUnlock", m.Key(), m.ForceUnlock},
+			{"LeanMutex.ForceUnlock", lm.Key(), lm.ForceUnlock},
+			{"Semaphore.Delete", s.Key(), s.Delete},
+			{"CountDownLatch.Delete", l.Key(), l.Delete},
+		} {
+			if ok, err := tc.call(ctx); err != nil || !ok {
+				t.Errorf("%s while out of memory: %v, %v; want true, <nil>", tc.what, ok, err)
+			}
+			if ex, _ := n.Do(t, "EXISTS", tc.key).AsInt64(); ex != 0 {
+				t.Errorf("%s while out of memory left the key", tc.what)
+			}
+		}
+		restore()
+	})
+
 	t.Run("semaphore release", func(t *testing.T) {
 		s := mustSem(t, c, "sem")
 		if _, err := s.TrySetPermits(ctx, 3); err != nil {
