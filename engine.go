@@ -366,11 +366,8 @@ func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx 
 	// the record's life leaves the other half for a last attempt's
 	// reconnection (rueidis's dial and write timeouts) before it is sent.
 	// (A release's context ends sooner: no second timer on its path.)
-	if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.recordTTL/2 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.recordTTL/2)
-		defer cancel()
-	}
+	ctx, cancel := c.recordBound(ctx)
+	defer cancel()
 	cr := changeRetry{rt: newRetrier()}
 	for {
 		publish := c.publishCommand()
@@ -382,6 +379,14 @@ func (c *Client) callRecorded(ctx context.Context, refusals bool, call func(ctx 
 			return 0, err
 		}
 	}
+}
+
+// recordBound bounds ctx to half a record's life (callRecorded).
+func (c *Client) recordBound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= c.recordTTL/2 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.recordTTL/2)
 }
 
 // callRecordedBool is callRecorded for a call that answers true or false.
@@ -1446,11 +1451,8 @@ func sidesOf(ss ...side) sideSet {
 // with a new record, up to three times in all.
 func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
 	// callRecorded's bound, known here for the reservation's life.
-	if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.recordTTL/2 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.recordTTL/2)
-		defer cancel()
-	}
+	ctx, cancel := c.recordBound(ctx)
+	defer cancel()
 	deadline, _ := ctx.Deadline()
 	for attempt := 1; ; attempt++ {
 		record := c.recordKey(prefix, key)
