@@ -31,6 +31,10 @@ type Config struct {
 	// Wait is how long a request waits for a held order lock before answering
 	// 409 / Aborted. Default DefaultWait.
 	Wait time.Duration
+	// NoWait makes a single attempt at the order's lock: a request for an
+	// order whose lock is held answers 409 / Aborted at once. Wait must then
+	// be zero.
+	NoWait bool
 	// Idempotency, when set, gives both front ends Idempotency-Key support
 	// (HTTP header Idempotency-Key, gRPC metadata idempotency-key).
 	Idempotency *idempotency.Store
@@ -89,7 +93,10 @@ func (c *Config) check() error {
 		// Refused here: the front ends' middleware would panic on it.
 		return fmt.Errorf("recharge: negative Config.Wait %s", c.Wait)
 	}
-	if c.Wait == 0 {
+	if c.NoWait && c.Wait != 0 {
+		return fmt.Errorf("recharge: Config.NoWait with Config.Wait %s", c.Wait)
+	}
+	if c.Wait == 0 && !c.NoWait {
 		c.Wait = DefaultWait
 	}
 	if c.Logger == nil {

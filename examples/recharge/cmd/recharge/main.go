@@ -46,7 +46,7 @@ func run() error {
 		pgDSN    = flag.String("postgres", "", "PostgreSQL DSN; replaces -sqlite")
 		seed     = flag.Int("seed", 0, "create this many unpaid orders (over 10 accounts) when the database has none")
 		unsafe   = flag.Bool("unsafe", false, "run WITHOUT the lock: duplicate requests credit an order more than once")
-		wait     = flag.Duration("wait", recharge.DefaultWait, "how long a request waits for its order's lock")
+		wait     = flag.Duration("wait", recharge.DefaultWait, "how long a request waits for its order's lock (0: a single attempt, 409 at once while it is held)")
 		work     = flag.Duration("work", 10*time.Millisecond, "simulated payment processing time per credit")
 	)
 	flag.Parse()
@@ -84,7 +84,9 @@ func run() error {
 	cfg := recharge.Config{
 		Service: &recharge.Service{Store: store, Unsafe: *unsafe, Work: recharge.RandomWork(*work/2, *work*3/2)},
 		Wait:    *wait,
-		Logger:  log,
+		// A zero wait is a single attempt, not the default wait.
+		NoWait: *wait == 0,
+		Logger: log,
 	}
 	opt, err := rueidis.ParseURL(*redisURL)
 	if err != nil {
