@@ -28,7 +28,8 @@ import (
 // account's balance; Aborted while the order's lock stays held for
 // the whole wait (with RetryInfo), while a call with the same idempotency-key
 // runs, or when this call's lock expired and a newer holder took the order over
-// (nothing was written: retry); Unavailable when Redis cannot be reached.
+// (nothing was written: retry); Unavailable when Redis or the database
+// cannot be reached.
 // The interceptors' configuration is checked against the registered service
 // (grpclock.Validate): a mismatch is an error here.
 func (s *Server) GRPCServer(opts ...grpc.ServerOption) (*grpc.Server, error) {
@@ -90,6 +91,9 @@ func (o *ordersServer) Recharge(ctx context.Context, req *rechargepb.RechargeReq
 		return nil, status.Errorf(codes.FailedPrecondition, "order %d: credit would overflow the account balance; nothing was changed", req.GetOrderId())
 	case errors.Is(err, ErrStaleFence):
 		return nil, status.Error(codes.Aborted, "lock expired before the write; nothing was changed, retry")
+	case errors.Is(err, ErrDatabaseUnavailable) && ctx.Err() == nil:
+		o.s.cfg.Logger.WarnContext(ctx, "recharge: database unavailable", "order", req.GetOrderId(), "err", err)
+		return nil, status.Error(codes.Unavailable, "database unavailable, retry later")
 	case err != nil:
 		if !endedByContext(ctx, err) {
 			o.s.cfg.Logger.ErrorContext(ctx, "recharge failed", "order", req.GetOrderId(), "err", err)

@@ -30,7 +30,8 @@ type RechargeJSON struct {
 // for the whole wait (Retry-After), while a request with the same
 // Idempotency-Key runs, or when this request's lock expired and a newer
 // holder took the order over (nothing was written: retry); 503 when Redis
-// cannot be reached or the lock was lost mid-request; 500 for any other
+// or the database cannot be reached (Retry-After) or the lock was lost
+// mid-request; 500 for any other
 // failure, whose detail goes to Config.Logger, not to the client.
 func (s *Server) HTTPHandler() *echo.Echo {
 	e := echo.New()
@@ -86,6 +87,10 @@ func (s *Server) rechargeHTTP(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusConflict, "credit would overflow the account balance; nothing was changed").SetInternal(err)
 	case errors.Is(err, ErrStaleFence):
 		return echo.NewHTTPError(http.StatusConflict, "lock expired before the write; nothing was changed, retry").SetInternal(err)
+	case errors.Is(err, ErrDatabaseUnavailable) && ctx.Err() == nil:
+		s.cfg.Logger.WarnContext(ctx, "recharge: database unavailable", "order", id, "err", err)
+		c.Response().Header().Set("Retry-After", "1")
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "database unavailable, retry later").SetInternal(err)
 	case err != nil:
 		// As on gRPC: the detail goes to the log, not to the client. Without
 		// the log line nobody could tell why a payment failed.

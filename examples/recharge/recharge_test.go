@@ -96,6 +96,8 @@ type httpAnswer struct {
 	body     string
 	replayed bool
 	out      recharge.RechargeJSON
+	// retryAfter is the Retry-After header.
+	retryAfter string
 }
 
 func (e *env) post(t *testing.T, id, idemKey string) httpAnswer {
@@ -114,7 +116,8 @@ func (e *env) post(t *testing.T, id, idemKey string) httpAnswer {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	a := httpAnswer{code: resp.StatusCode, body: string(b), replayed: resp.Header.Get("Idempotent-Replayed") == "true"}
+	a := httpAnswer{code: resp.StatusCode, body: string(b), replayed: resp.Header.Get("Idempotent-Replayed") == "true",
+		retryAfter: resp.Header.Get("Retry-After")}
 	if a.code == http.StatusOK {
 		if err := json.Unmarshal(b, &a.out); err != nil {
 			t.Errorf("body %q: %v", b, err)

@@ -110,7 +110,20 @@ func (s *Service) Counts() Counts {
 // With Unsafe there is no lock and no token: read and check, work, mark paid
 // and credit — the check-then-act that credits an order once per concurrent
 // duplicate. An order neither unpaid nor paid is refused there too.
+//
+// An error saying the database is out of reach wraps ErrDatabaseUnavailable.
 func (s *Service) Recharge(ctx context.Context, orderID int64) (Result, error) {
+	res, err := s.recharge(ctx, orderID)
+	// A context error is the request's own (lock lost, client gone) while
+	// ctx has ended; otherwise it is the write's timeout: a database that
+	// does not answer.
+	if err != nil && (databaseDown(err) || ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)) {
+		err = fmt.Errorf("%w: %w", ErrDatabaseUnavailable, err)
+	}
+	return res, err
+}
+
+func (s *Service) recharge(ctx context.Context, orderID int64) (Result, error) {
 	var (
 		o     Order
 		token int64

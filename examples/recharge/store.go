@@ -3,15 +3,19 @@ package recharge
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite" (pure Go, no cgo)
+	"modernc.org/sqlite"               // registers "sqlite" (pure Go, no cgo)
 )
 
 // Order states.
@@ -33,10 +37,41 @@ var (
 	// ErrNotPayable: the order is neither unpaid nor paid (cancelled,
 	// refunded, ...): only an unpaid order is paid; nothing was written.
 	ErrNotPayable = errors.New("recharge: order is not in a payable state")
+	// ErrDatabaseUnavailable: the database could not be reached, or refused
+	// work for now (connection refused or broken, server shutting down or
+	// starting, too many connections, SQLite busy past its timeout). The
+	// front ends answer 503 / Unavailable: retry later. A payment whose
+	// commit was cut off may have been made; its retry finds it (see
+	// Payment).
+	ErrDatabaseUnavailable = errors.New("recharge: database unavailable")
 	// ErrInvalidSeed: Seed was asked for a negative count, or for orders
 	// without an account to belong to; nothing was written.
 	ErrInvalidSeed = errors.New("recharge: invalid seed counts")
 )
+
+// databaseDown reports whether err says the database is out of reach or
+// refuses work for now, rather than that this statement failed.
+func databaseDown(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		// Class 08 connection exception, 53 insufficient resources (too
+		// many connections, disk full), 57P operator intervention (admin
+		// or crash shutdown, cannot connect now).
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P")
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case 5, 6, 10, 13, 14: // SQLITE_BUSY, _LOCKED, _IOERR, _FULL, _CANTOPEN
+			return true
+		}
+		return false
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.Timeout(err)
+}
 
 // Payment is one row of payments, written by Pay with the order's status:
 // what the run that paid the order knew when it answered.
