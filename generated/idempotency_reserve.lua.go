@@ -35,6 +35,9 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- may use memory. So nothing is written before it: the pruning is read
 -- first and written after. (A #!lua line would make Redis refuse every
 -- call on a full server, replays included.)
+-- Not marked retryable: the client does not repeat it by itself. Store.Reserve
+-- repeats a call whose outcome is unknown, and fails at once on one that
+-- could not be sent (no connection to Redis), as a lock acquisition does.
 -- @key    record
 -- @key    usage
 -- @key    sizes
@@ -44,7 +47,6 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- @arg    budget       int64      bytes the scope may keep; 0 for no limit
 -- @arg    claimSize    int64      bytes accounted for a running claim
 -- @return {state int64, fingerprint string?, response bytes?}
--- @retryable
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', '0', '16')
@@ -107,9 +109,9 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "2ab6796e54be8ebbc4e095b190033338ba61c804"
+const idempotencyReserveSHA1 = "3dce49aed348c1ea62955ff0fcc2652181e96a5a"
 
-var idempotencyReserveScript = rueidis.NewLuaScriptRetryable(idempotencyReserveSource)
+var idempotencyReserveScript = rueidis.NewLuaScript(idempotencyReserveSource)
 
 // IdempotencyReserveResult is the reply of IdempotencyReserve, read from {state int64, fingerprint string?, response bytes?}.
 type IdempotencyReserveResult struct {
@@ -142,6 +144,9 @@ type IdempotencyReserveResult struct {
 // may use memory. So nothing is written before it: the pruning is read
 // first and written after. (A #!lua line would make Redis refuse every
 // call on a full server, replays included.)
+// Not marked retryable: the client does not repeat it by itself. Store.Reserve
+// repeats a call whose outcome is unknown, and fails at once on one that
+// could not be sent (no connection to Redis), as a lock acquisition does.
 func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (IdempotencyReserveResult, error) {
 	if err := checkNumbers("IdempotencyReserve", "budget", budget); err != nil {
 		return IdempotencyReserveResult{}, err
@@ -208,7 +213,7 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -228,7 +233,7 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := idempotencyReserveEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(idempotencyReserveSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(idempotencyReserveSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = idempotencyReserveDecode(resp)
@@ -258,7 +263,7 @@ func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, si
 		}
 	}
 	args := []string{fingerprint, token, msArg(ttl), strconv.FormatInt(budget, 10), strconv.FormatInt(claimSize, 10)}
-	return c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(idempotencyReserveSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeIdempotencyReserve reads the reply to IdempotencyReserveCommand.

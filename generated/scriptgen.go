@@ -151,7 +151,7 @@ var Scripts = []Script{{
 	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyReserve",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      idempotencyReserveSHA1,
 	Source:    idempotencyReserveSource,
 }, {

@@ -22,6 +22,9 @@
 -- may use memory. So nothing is written before it: the pruning is read
 -- first and written after. (A #!lua line would make Redis refuse every
 -- call on a full server, replays included.)
+-- Not marked retryable: the client does not repeat it by itself. Store.Reserve
+-- repeats a call whose outcome is unknown, and fails at once on one that
+-- could not be sent (no connection to Redis), as a lock acquisition does.
 -- @key    record
 -- @key    usage
 -- @key    sizes
@@ -31,7 +34,6 @@
 -- @arg    budget       int64      bytes the scope may keep; 0 for no limit
 -- @arg    claimSize    int64      bytes accounted for a running claim
 -- @return {state int64, fingerprint string?, response bytes?}
--- @retryable
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', '0', '16')

@@ -37,11 +37,12 @@
 //
 // # Failures
 //
-// Every call is bounded by WithTimeout (3 s by default). A reservation whose
-// reply does not come back in time may still be applied by Redis later, so it
-// is released in the background until Redis answers; a release that arrives
-// before its reservation leaves a short tombstone that makes the late
-// reservation claim nothing. A Complete that fails keeps the claim and is
+// Every call is bounded by WithTimeout (3 s by default); a reservation that
+// cannot be sent (no connection to Redis can be opened) fails at once. A
+// reservation whose reply does not come back in time may still be applied by
+// Redis later, so it is released in the background until Redis answers; a
+// release that arrives before its reservation leaves a short tombstone that
+// makes the late reservation claim nothing. A Complete that fails keeps the claim and is
 // retried in the background until Redis answers (or its claim could have
 // expired, when no retry can store it any more), so a request that ran is
 // never run again because its response could not be stored at first:

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -322,15 +323,16 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	sent := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	r, err := generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
+	r, reached, err := s.reserve(ctx, k, fp, token)
 	if err != nil {
 		// Without a reply the script may still run (a stalled server executes
 		// it when it resumes): undo the claim this token may hold, so a retry
 		// is not answered "in flight" until the claim TTL runs out. A server
 		// out of memory ran nothing (it refuses a script's first write that
 		// may use memory, and the claim is this script's first write), and
-		// an undo would write a tombstone to a full server.
-		if re, ok := rueidis.IsRedisErr(err); !ok || !strings.HasPrefix(re.Error(), "OOM ") {
+		// an undo would write a tombstone to a full server. A call that never
+		// left this process claimed nothing either.
+		if re, ok := rueidis.IsRedisErr(err); reached && (!ok || !strings.HasPrefix(re.Error(), "OOM ")) {
 			return Reservation{}, s.undo(k, token, err)
 		}
 		return Reservation{}, err
@@ -351,6 +353,47 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	default:
 		return Reservation{State: InFlight}, nil
 	}
+}
+
+// reserve runs the reservation script, making it again (with the same token,
+// which claims once) while its outcome is unknown: a connection that broke
+// under it, or a server still loading its data, until ctx ends. A call that
+// could not be sent (no connection to Redis can be opened) fails at once, as
+// a lock acquisition does, instead of holding the request for the whole
+// timeout. sent reports whether any call may have reached Redis.
+func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r generated.IdempotencyReserveResult, sent bool, err error) {
+	backoff := 5 * time.Millisecond
+	for {
+		r, err = generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
+		if err == nil {
+			return r, true, nil
+		}
+		re, redisErr := rueidis.IsRedisErr(err)
+		switch {
+		case redisErr && !re.IsLoading():
+			return r, true, err // Redis answered: the script ran, or was refused
+		case redisErr: // LOADING: nothing ran, try again
+		case notSent(err):
+			return r, sent, err
+		default:
+			sent = true
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, sent, err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
+}
+
+// notSent reports a call that never left this process: the connection to
+// Redis could not be opened, or the client is closed.
+func notSent(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, rueidis.ErrClosing)
 }
 
 // Claim is a running request's hold on its idempotency record. It is renewed
