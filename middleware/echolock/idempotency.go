@@ -640,14 +640,25 @@ func (r *recorder) sync(res *echo.Response) {
 }
 
 // snapshot copies the stored headers, once: when the final status is sent.
+// Each value is stored as net/http sends it (line breaks as spaces, outer
+// blanks trimmed); one still holding a control character, which HTTP/2 does
+// not send and a replay refuses as malformed, is left out, so that a record
+// never holds what its own replay would refuse.
 func (r *recorder) snapshot() {
 	h := r.ResponseWriter.Header()
 	for _, name := range r.stored {
 		for _, v := range h.Values(name) {
-			r.header = append(r.header, idempotency.HeaderField{Name: name, Value: v})
+			v = textproto.TrimString(headerNewlineToSpace.Replace(v))
+			if validHeaderValue(v) {
+				r.header = append(r.header, idempotency.HeaderField{Name: name, Value: v})
+			}
 		}
 	}
 }
+
+// headerNewlineToSpace is what net/http does to a header value's line breaks
+// when it writes the header.
+var headerNewlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")
 
 func (r *recorder) WriteHeader(code int) {
 	// An informational status (103 Early Hints) precedes the final one,
