@@ -204,18 +204,30 @@ func ParseKey(v string, maxLen int) (string, error) {
 		}
 		v = b.String()
 	}
+	if err := checkKey(v, maxLen); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// checkKey checks a key as ParseKey returns it: 1..maxLen bytes of
+// printable ASCII (maxLen 0 or less: DefaultMaxKeyLen).
+func checkKey(v string, maxLen int) error {
+	if maxLen <= 0 {
+		maxLen = DefaultMaxKeyLen
+	}
 	if v == "" {
-		return "", fmt.Errorf("%w: empty", ErrKeyInvalid)
+		return fmt.Errorf("%w: empty", ErrKeyInvalid)
 	}
 	if len(v) > maxLen {
-		return "", fmt.Errorf("%w: %d bytes, limit %d", ErrKeyInvalid, len(v), maxLen)
+		return fmt.Errorf("%w: %d bytes, limit %d", ErrKeyInvalid, len(v), maxLen)
 	}
 	for i := 0; i < len(v); i++ {
 		if v[i] < 0x20 || v[i] > 0x7e {
-			return "", fmt.Errorf("%w: byte %#x at %d", ErrKeyInvalid, v[i], i)
+			return fmt.Errorf("%w: byte %#x at %d", ErrKeyInvalid, v[i], i)
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // AnonymousScope is the scope of requests that carry no credentials. They
@@ -307,8 +319,10 @@ type Reservation struct {
 }
 
 // Reserve claims key (within scope) for a request with fingerprint fp, or
-// reports what a previous request with that key left. Errors are Redis errors,
-// or ctx's error when it has already ended (nothing is sent then).
+// reports what a previous request with that key left. key is as ParseKey
+// returns it: one it would refuse fails with ErrKeyInvalid, nothing sent.
+// Other errors are Redis errors, or ctx's error when it has already ended
+// (nothing is sent then).
 // The call is bounded by the store timeout; when it fails, a claim it may
 // have made anyway is released in the background (until Redis answers), so a
 // retry after the error finds the key free once Redis is reachable again.
@@ -316,6 +330,9 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	if err := ctx.Err(); err != nil {
 		// Nothing sent, nothing to undo: a request whose client has gone
 		// leaves no record (not even a release tombstone) in Redis.
+		return Reservation{}, err
+	}
+	if err := checkKey(key, s.maxKeyLen); err != nil {
 		return Reservation{}, err
 	}
 	k := s.keys(scope, key)
