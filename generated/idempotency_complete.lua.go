@@ -19,6 +19,9 @@ const idempotencyCompleteSource = `#!lua flags=allow-oom
 -- Reply 1: stored (also when this token had already stored it);
 -- 0: the claim expired, was released or belongs to another request, nothing
 -- stored.
+-- Not marked retryable: the client does not repeat it by itself. The
+-- store repeats it while its outcome is unknown (then in the background),
+-- and hands a call that could not be sent to the background at once.
 -- @key    record
 -- @key    usage
 -- @key    sizes
@@ -27,7 +30,6 @@ const idempotencyCompleteSource = `#!lua flags=allow-oom
 -- @arg    ttl       duration
 -- @arg    overhead  int64     bytes accounted besides the response
 -- @return int64
--- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0
@@ -53,9 +55,9 @@ return 1
 `
 
 // idempotencyCompleteSHA1 is the SHA-1 of idempotencyCompleteSource, the name SCRIPT LOAD gives it.
-const idempotencyCompleteSHA1 = "a2361790e8171533f7be404ae2ff7fb75596869c"
+const idempotencyCompleteSHA1 = "4a541262d61bd2a59f58270b6fbb4719fee45034"
 
-var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyCompleteSource)
+var idempotencyCompleteScript = rueidis.NewLuaScript(idempotencyCompleteSource)
 
 // IdempotencyComplete stores the response of the request holding the claim
 // and keeps the record for ttl, so duplicates get it replayed. The scope's
@@ -64,6 +66,9 @@ var idempotencyCompleteScript = rueidis.NewLuaScriptRetryable(idempotencyComplet
 // Reply 1: stored (also when this token had already stored it);
 // 0: the claim expired, was released or belongs to another request, nothing
 // stored.
+// Not marked retryable: the client does not repeat it by itself. The
+// store repeats it while its outcome is unknown (then in the background),
+// and hands a call that could not be sent to the background at once.
 //
 // The []byte argument response is sent without a copy: do not modify it until
 // IdempotencyComplete returns.
@@ -132,7 +137,7 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -152,7 +157,7 @@ func IdempotencyCompleteMulti(ctx context.Context, c rueidis.Client, calls []Ide
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := idempotencyCompleteEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(idempotencyCompleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(idempotencyCompleteSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = idempotencyCompleteDecode(resp)
@@ -184,7 +189,7 @@ func IdempotencyCompleteCommand(c rueidis.Client, record string, usage string, s
 		}
 	}
 	args := []string{token, rueidis.BinaryString(response), msArg(ttl), strconv.FormatInt(overhead, 10)}
-	return c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(idempotencyCompleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeIdempotencyComplete reads the reply to IdempotencyCompleteCommand.

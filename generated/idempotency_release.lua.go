@@ -19,13 +19,15 @@ const idempotencyReleaseSource = `#!lua flags=allow-oom
 -- whose caller gave up waiting for it, then claims nothing when it arrives,
 -- while any other request's reserve takes the key as if it were free.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
+-- Not marked retryable: the client does not repeat it by itself. The
+-- store repeats it while its outcome is unknown (then in the background),
+-- and hands a call that could not be sent to the background at once.
 -- @key    record
 -- @key    usage
 -- @key    sizes
 -- @arg    token  string
 -- @arg    ttl    duration
 -- @return int64
--- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
   redis.call('del', KEYS[1])
@@ -47,9 +49,9 @@ return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "43de0cbea8367441f2781adc4e64ace1ffee9fc0"
+const idempotencyReleaseSHA1 = "8c9835766faa2b34aa2a47bbdf292cfb28a6b014"
 
-var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseSource)
+var idempotencyReleaseScript = rueidis.NewLuaScript(idempotencyReleaseSource)
 
 // IdempotencyRelease drops a claim that will not be completed (the request
 // failed in a way that is not stored), so the client can retry with the key,
@@ -59,6 +61,9 @@ var idempotencyReleaseScript = rueidis.NewLuaScriptRetryable(idempotencyReleaseS
 // whose caller gave up waiting for it, then claims nothing when it arrives,
 // while any other request's reserve takes the key as if it were free.
 // Reply 1: released; 0: not claimed by this token (or already completed).
+// Not marked retryable: the client does not repeat it by itself. The
+// store repeats it while its outcome is unknown (then in the background),
+// and hands a call that could not be sent to the background at once.
 //
 // Redis script flags: allow-oom.
 func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
@@ -112,7 +117,7 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 				continue
 			}
 		}
-		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable())
+		cmds = append(cmds, c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 		sent = append(sent, i)
 	}
 	if len(cmds) == 0 {
@@ -132,7 +137,7 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 	evals := make(rueidis.Commands, len(retry))
 	for j, i := range retry {
 		keys, args := idempotencyReleaseEncode(&calls[i])
-		evals[j] = c.B().Eval().Script(idempotencyReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable()
+		evals[j] = c.B().Eval().Script(idempotencyReleaseSource).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
 	}
 	for j, resp := range c.DoMulti(ctx, evals...) {
 		out[retry[j]].Value, out[retry[j]].Err = idempotencyReleaseDecode(resp)
@@ -158,7 +163,7 @@ func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, si
 		}
 	}
 	args := []string{token, msArg(ttl)}
-	return c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
+	return c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
 // DecodeIdempotencyRelease reads the reply to IdempotencyReleaseCommand.

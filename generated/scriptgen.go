@@ -124,7 +124,7 @@ var Scripts = []Script{{
 	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyComplete",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      idempotencyCompleteSHA1,
 	Source:    idempotencyCompleteSource,
 }, {
@@ -133,7 +133,7 @@ var Scripts = []Script{{
 	Keys:      []string{"record", "usage", "sizes"},
 	Name:      "IdempotencyRelease",
 	ReadOnly:  false,
-	Retryable: true,
+	Retryable: false,
 	SHA1:      idempotencyReleaseSHA1,
 	Source:    idempotencyReleaseSource,
 }, {

@@ -6,6 +6,9 @@
 -- Reply 1: stored (also when this token had already stored it);
 -- 0: the claim expired, was released or belongs to another request, nothing
 -- stored.
+-- Not marked retryable: the client does not repeat it by itself. The
+-- store repeats it while its outcome is unknown (then in the background),
+-- and hands a call that could not be sent to the background at once.
 -- @key    record
 -- @key    usage
 -- @key    sizes
@@ -14,7 +17,6 @@
 -- @arg    ttl       duration
 -- @arg    overhead  int64     bytes accounted besides the response
 -- @return int64
--- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[2] ~= ARGV[1] or rec[1] == '3' then
   return 0

@@ -7,13 +7,15 @@
 -- whose caller gave up waiting for it, then claims nothing when it arrives,
 -- while any other request's reserve takes the key as if it were free.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
+-- Not marked retryable: the client does not repeat it by itself. The
+-- store repeats it while its outcome is unknown (then in the background),
+-- and hands a call that could not be sent to the background at once.
 -- @key    record
 -- @key    usage
 -- @key    sizes
 -- @arg    token  string
 -- @arg    ttl    duration
 -- @return int64
--- @retryable
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
   redis.call('del', KEYS[1])

@@ -37,8 +37,9 @@
 //
 // # Failures
 //
-// Every call is bounded by WithTimeout (3 s by default); a reservation that
-// cannot be sent (no connection to Redis can be opened) fails at once. A
+// Every call is bounded by WithTimeout (3 s by default); a call that cannot
+// be sent (no connection to Redis can be opened) fails at once, the
+// background retries below taking over a Complete or a Release. A
 // reservation whose reply does not come back in time may still be applied by
 // Redis later, so it is released in the background until Redis answers; a
 // release that arrives before its reservation leaves a short tombstone that

@@ -379,19 +379,32 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 // a lock acquisition does, instead of holding the request for the whole
 // timeout. sent reports whether any call may have reached Redis.
 func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r generated.IdempotencyReserveResult, sent bool, err error) {
+	sent, err = repeat(ctx, func() error {
+		r, err = generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
+		return err
+	})
+	return r, sent, err
+}
+
+// repeat makes call, a script call that changes nothing twice, until Redis
+// answers it or ctx ends, again while its outcome is unknown (a connection
+// that broke under it, a server still loading its data). A call that could
+// not be sent ends it at once. sent reports whether a call may have reached
+// Redis.
+func repeat(ctx context.Context, call func() error) (sent bool, err error) {
 	backoff := 5 * time.Millisecond
 	for {
-		r, err = generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
+		err = call()
 		if err == nil {
-			return r, true, nil
+			return true, nil
 		}
 		re, redisErr := rueidis.IsRedisErr(err)
 		switch {
 		case redisErr && !re.IsLoading():
-			return r, true, err // Redis answered: the script ran, or was refused
+			return true, err // Redis answered: the script ran, or was refused
 		case redisErr: // LOADING: nothing ran, try again
 		case notSent(err):
-			return r, sent, err
+			return sent, err
 		default:
 			sent = true
 		}
@@ -399,7 +412,7 @@ func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r genera
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return r, sent, err
+			return sent, err
 		case <-t.C:
 		}
 		backoff = min(2*backoff, 200*time.Millisecond)
@@ -575,7 +588,11 @@ func (c *Claim) Complete(ctx context.Context, response []byte) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.store.timeout)
 	defer cancel()
-	n, err := complete(ctx)
+	var n int64
+	_, err := repeat(ctx, func() (err error) {
+		n, err = complete(ctx)
+		return err
+	})
 	if err != nil {
 		// Outcome unknown: store the response once Redis answers again (a
 		// response stored meanwhile is left alone: the script is idempotent).
@@ -686,7 +703,10 @@ func (s *Store) Close() {
 func (s *Store) release(ctx context.Context, k keys, token string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	defer cancel()
-	_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+	_, err := repeat(ctx, func() error {
+		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+		return err
+	})
 	return err
 }
 
