@@ -518,6 +518,18 @@ func checkStoredHeaders(fs []idempotency.HeaderField) error {
 
 var errStoredHeader = errors.New("echolock: malformed stored response: invalid header")
 
+// checkStoredStatus refuses a stored status that is no final HTTP status
+// (the recorder stores 101 or 200..999): net/http panics on a code outside
+// 100..999, and a 1xx other than 101 is no answer.
+func checkStoredStatus(code int) error {
+	if code != http.StatusSwitchingProtocols && (code < 200 || code > 999) {
+		return fmt.Errorf("%w %d", errStoredStatus, code)
+	}
+	return nil
+}
+
+var errStoredStatus = errors.New("echolock: malformed stored response: invalid status")
+
 // validHeaderName reports whether n is an HTTP field name (RFC 9110 token).
 func validHeaderName(n string) bool {
 	if n == "" {
@@ -570,6 +582,9 @@ func parsedForm(req *http.Request) ([]byte, error) {
 
 func replay(c echo.Context, stored []byte, log *slog.Logger, report scriptlock.RequestOutcomeFunc, fail func(echo.Context, *echo.HTTPError, error) error) error {
 	sr, err := idempotency.DecodeStoredResponse(stored)
+	if err == nil {
+		err = checkStoredStatus(sr.Status)
+	}
 	if err == nil {
 		err = checkStoredHeaders(sr.Header)
 	}
