@@ -435,7 +435,14 @@ func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.Request
 	}
 	var p spb.Status
 	if codes.Code(sr.Status) != codes.OK && !sr.NotReplayable {
-		if err := proto.Unmarshal(sr.Body, &p); err != nil {
+		err := proto.Unmarshal(sr.Body, &p)
+		if err == nil && int64(p.GetCode()) != int64(sr.Status) {
+			// The interceptor stores the error's own status: one of
+			// another code (OK would answer nothing at all) is no record
+			// of it.
+			err = fmt.Errorf("%w: record of code %d holds a status of code %d", errStoredStatus, sr.Status, p.GetCode())
+		}
+		if err != nil {
 			report.Report(ctx, scriptlock.RequestRedisDown)
 			log.ErrorContext(ctx, "grpclock: stored status", "method", method, "err", err)
 			return nil, status.Error(codes.Internal, "internal error")
@@ -643,6 +650,8 @@ func replayedMetadata(k string) bool {
 }
 
 var errStoredMetadata = errors.New("grpclock: malformed stored response: invalid metadata")
+
+var errStoredStatus = errors.New("grpclock: malformed stored response: status")
 
 // checkStoredMetadata refuses a stored record holding metadata this
 // interceptor does not store (see storedFields): a key that is no metadata
