@@ -45,6 +45,17 @@ func run() int {
 	embedded := flag.Bool("embedded", false, "use the embedded in-process Redis even if REDIS_URL is set or redis-server is installed")
 	usePG := flag.Bool("postgres", false, "store orders in a private PostgreSQL server started for the demo instead of SQLite")
 	flag.Parse()
+	// Checked before anything starts: the scenario would replace a count
+	// below 1 with its default, under a header announcing this one.
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"-orders", *orders}, {"-duplicates", *dups}} {
+		if f.n < 1 {
+			fmt.Fprintf(os.Stderr, "demo: %s %d: must be at least 1\n", f.name, f.n)
+			return 2
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
