@@ -50,6 +50,12 @@ func run() error {
 		work     = flag.Duration("work", 10*time.Millisecond, "simulated payment processing time per credit")
 	)
 	flag.Parse()
+	switch {
+	case *seed < 0:
+		return fmt.Errorf("-seed %d: a count of orders cannot be negative", *seed)
+	case *work < 0:
+		return fmt.Errorf("-work %s: a processing time cannot be negative", *work)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.Default()
