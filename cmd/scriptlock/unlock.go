@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -240,6 +241,11 @@ func pickPublish(ctx context.Context, e *env) (string, error) {
 	bctx, cancel := context.WithTimeout(ctx, min(e.timeout, 2*time.Second))
 	defer cancel()
 	info, err := e.rc.Do(bctx, e.rc.B().CommandInfo().CommandName("spublish").Build()).ToArray()
+	if _, refused := rueidis.IsRedisErr(err); refused {
+		// COMMAND is @connection, which an operator's ACL user often lacks
+		// (or it was renamed away): ask the version instead.
+		return publishByVersion(bctx, e)
+	}
 	if err != nil {
 		return "", fmt.Errorf("COMMAND INFO spublish: %w", err)
 	}
@@ -247,4 +253,24 @@ func pickPublish(ctx context.Context, e *env) (string, error) {
 		return "publish", nil
 	}
 	return "spublish", nil
+}
+
+// publishByVersion picks SPUBLISH on a server of Redis 7 or later, which has
+// sharded pub/sub, from HELLO's version: every user may send HELLO. A server
+// that refuses HELLO (before Redis 6) has none.
+func publishByVersion(ctx context.Context, e *env) (string, error) {
+	info, err := e.rc.Do(ctx, e.rc.B().Hello().Build()).AsMap()
+	if _, refused := rueidis.IsRedisErr(err); refused {
+		return "publish", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("HELLO: %w", err)
+	}
+	v := info["version"]
+	version, _ := v.ToString()
+	major, _, _ := strings.Cut(version, ".")
+	if n, err := strconv.Atoi(major); err == nil && n >= 7 {
+		return "spublish", nil
+	}
+	return "publish", nil
 }
