@@ -131,10 +131,19 @@ type MutexWaiter struct {
 
 // Permit is a PermitSemaphore permit and the end of its lease.
 type Permit struct {
-	ID          string    `json:"id"`
+	ID string `json:"id"`
+	// Expires is zero for a permit with no expiry (NoExpiry).
 	Expires     time.Time `json:"expires"`
 	RemainingMS int64     `json:"remaining_ms"`
+	// NoExpiry: a permit Redisson acquired without a lease (acquire(),
+	// tryAcquire()), whose lease end is Redisson's noExpiryMS, beyond the
+	// times JSON holds (the year 9999). It is held until released.
+	NoExpiry bool `json:"no_expiry,omitempty"`
 }
+
+// noExpiryMS is the lease end Redisson's RPermitExpirableSemaphore gives a
+// permit acquired without a lease.
+const noExpiryMS = 922337203685477
 
 // Found reports whether anything lives under the name.
 func (r *Report) Found() bool { return r.Kind != kindNone }
@@ -419,7 +428,13 @@ func decodeReport(key string, rows []string) (*Report, error) {
 			r.WriterCount = num(b)
 			r.StaleWriterCount = num(a) - r.WriterCount
 		case "permit":
-			r.Permits = append(r.Permits, Permit{ID: permitID(a), Expires: at(num(b)), RemainingMS: num(b) - nowMS})
+			p := Permit{ID: permitID(a), RemainingMS: num(b) - nowMS}
+			if num(b) >= noExpiryMS {
+				p.NoExpiry = true
+			} else {
+				p.Expires = at(num(b))
+			}
+			r.Permits = append(r.Permits, p)
 		case "permits":
 			r.PermitCount, r.EndedPermitCount = num(a), num(b)
 		case "lwaiter":
@@ -714,11 +729,14 @@ func writeReport(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PERMIT\tEXPIRES\tIN")
 		for _, p := range r.Permits {
-			in := "ended"
-			if p.RemainingMS > 0 {
+			expires, in := p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), "ended"
+			switch {
+			case p.NoExpiry:
+				expires, in = "-", "no expiry"
+			case p.RemainingMS > 0:
 				in = lease(p.RemainingMS)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", shown(p.ID), p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), in)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", shown(p.ID), expires, in)
 		}
 		tw.Flush()
 	}
