@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -610,6 +611,10 @@ func lease(ms int64) string {
 		return "no expiry"
 	case ms < 0:
 		return "-"
+	case ms > math.MaxInt64/int64(time.Millisecond):
+		// Past what a Duration holds (292 years): it would wrap negative.
+		const hour = int64(time.Hour / time.Millisecond)
+		return strconv.FormatInt(ms/hour, 10) + "h" + (time.Duration(ms%hour) * time.Millisecond).String()
 	}
 	return (time.Duration(ms) * time.Millisecond).String()
 }
