@@ -3,6 +3,9 @@ package scriptlockotel
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -20,7 +23,7 @@ const ScopeName = "github.com/scriptlock/scriptlock/otel"
 const (
 	AttrPrimitive    = attribute.Key("scriptlock.primitive")        // mutex, fair_mutex, lean_mutex, rwmutex_read, rwmutex_write, semaphore, permit_semaphore
 	AttrOutcome      = attribute.Key("scriptlock.outcome")          // per metric, see docs/operations.md
-	AttrLockName     = attribute.Key("scriptlock.lock.name")        // opt-in on metrics
+	AttrLockName     = attribute.Key("scriptlock.lock.name")        // opt-in on metrics; quoted when not UTF-8
 	AttrWakeup       = attribute.Key("scriptlock.wakeup")           // message, timer
 	AttrEndCause     = attribute.Key("scriptlock.hold.end_cause")   // unlocked, lost, expired, closed
 	AttrAttempts     = attribute.Key("scriptlock.acquire.attempts") // spans only
@@ -134,15 +137,28 @@ func (o *Observer) attrs(op scriptlock.Op, extra ...attribute.KeyValue) metric.M
 	kv = append(kv, AttrPrimitive.String(string(op.Primitive)))
 	kv = append(kv, extra...)
 	if o.lockName {
-		kv = append(kv, AttrLockName.String(op.Name))
+		kv = append(kv, lockName(op.Name))
 	}
 	return metric.WithAttributes(kv...)
+}
+
+// lockName is the scriptlock.lock.name attribute of a lock name. Names are
+// bytes, while OTLP's strings must be UTF-8: one invalid string fails the
+// export of a whole batch of spans, or of every metric. A name that is not
+// UTF-8, or that begins with a double quote (so that the two forms never
+// meet), is given in Go's quoted form, "order:\xff\xfe:1", as the scriptlock
+// command prints it; strconv.Unquote gives its bytes back.
+func lockName(name string) attribute.KeyValue {
+	if strings.HasPrefix(name, `"`) || !utf8.ValidString(name) {
+		name = strconv.Quote(name)
+	}
+	return AttrLockName.String(name)
 }
 
 // AcquireStart starts the "scriptlock.Lock" span.
 func (o *Observer) AcquireStart(ctx context.Context, op scriptlock.Op) context.Context {
 	ctx, _ = o.tracer.Start(ctx, "scriptlock.Lock", trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(AttrPrimitive.String(string(op.Primitive)), AttrLockName.String(op.Name)))
+		trace.WithAttributes(AttrPrimitive.String(string(op.Primitive)), lockName(op.Name)))
 	return ctx
 }
 
@@ -184,7 +200,7 @@ func (o *Observer) AcquireEnd(ctx context.Context, op scriptlock.Op, e scriptloc
 // ReleaseStart starts the "scriptlock.Unlock" span.
 func (o *Observer) ReleaseStart(ctx context.Context, op scriptlock.Op) context.Context {
 	ctx, _ = o.tracer.Start(ctx, "scriptlock.Unlock", trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(AttrPrimitive.String(string(op.Primitive)), AttrLockName.String(op.Name)))
+		trace.WithAttributes(AttrPrimitive.String(string(op.Primitive)), lockName(op.Name)))
 	return ctx
 }
 
@@ -225,7 +241,7 @@ func (o *Observer) HoldEnd(ctx context.Context, op scriptlock.Op, e scriptlock.H
 		return
 	}
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		attrs := []attribute.KeyValue{AttrPrimitive.String(string(op.Primitive)), AttrLockName.String(op.Name),
+		attrs := []attribute.KeyValue{AttrPrimitive.String(string(op.Primitive)), lockName(op.Name),
 			AttrEndCause.String(cause), attribute.Float64("scriptlock.hold.duration", e.Held.Seconds())}
 		if e.Err != nil {
 			attrs = append(attrs, attribute.String("exception.message", e.Err.Error()))
