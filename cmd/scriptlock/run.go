@@ -30,7 +30,8 @@ const (
 // defaultURL is the Redis used without --url and $SCRIPTLOCK_URL.
 var defaultURL = "redis://127.0.0.1:6379"
 
-// maxNameLen matches scriptlock.MaxNameLen: longer names cannot be locks.
+// maxNameLen matches scriptlock.MaxNameLen: longer names cannot be locks
+// (the key prefix not counted).
 const maxNameLen = 1024
 
 // exitError carries an exit code with its message.
@@ -200,6 +201,12 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		e.keyPrefix = ""
 	}
 	for _, a := range positional {
+		// A name, not a key: the Client's key prefix, of any length, is not
+		// counted. A whole key (--name-base64) is not bounded, for that prefix.
+		if !e.nameB64 && len(a) > maxNameLen {
+			fmt.Fprintf(errOut, "scriptlock: name is %d bytes, longer than %d\n", len(a), maxNameLen)
+			return exitUsage
+		}
 		if err := checkName(e.keyPrefix + a); err != nil {
 			fmt.Fprintf(errOut, "scriptlock: %v\n", err)
 			return exitUsage
@@ -281,13 +288,12 @@ func printUsage(w io.Writer, cmds []command, common func(*flag.FlagSet), extra m
 	}
 }
 
-// checkName refuses names no lock can have, before anything is sent.
+// checkName refuses keys no lock can have, before anything is sent. Their
+// length is not bounded: a lock's name is (maxNameLen), its Client's key
+// prefix is not.
 func checkName(key string) error {
-	switch {
-	case key == "":
+	if key == "" {
 		return failf(exitUsage, "empty name")
-	case len(key) > maxNameLen:
-		return failf(exitUsage, "name is %d bytes, longer than %d", len(key), maxNameLen)
 	}
 	// A '{' or '}' that makes no hash tag is Redisson's to take on a single
 	// node (a Client refuses it): such a name is checked against the
