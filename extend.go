@@ -111,7 +111,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		if !h.releasing.Load() && c.timerStart() {
 			func() {
 				defer c.timerDone()
-				c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNotHeldOnServer))
+				c.lost(h, errNotHeldOnServer) // logged, as a loss the watchdog finds
 			}()
 		}
 		// Else the owner's Unlock of its last hold is under way and may be

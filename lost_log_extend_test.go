@@ -1,0 +1,43 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A lost lock is a WARN with its name and reason (docs/operations.md), also
+// when Extend is what finds it gone: an explicit-lease hold whose key was
+// evicted or force-unlocked by another process meanwhile.
+func TestLostFoundByExtendIsLogged(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	logs := &logSink{}
+	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "extended")
+	lctx, err := m.LockWithLease(ctx, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", m.Key())
+	if err := m.Extend(ctx, lctx, 10*time.Second); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Extend of a hold whose key is gone: %v, want ErrNotHeld", err)
+	}
+	if !errors.Is(context.Cause(lctx), ErrLockLost) {
+		t.Fatalf("lock context cause %v, want ErrLockLost", context.Cause(lctx))
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, l := range logs.logs {
+		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "lock=extended") && strings.Contains(l, "reason=") {
+			return
+		}
+	}
+	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
+}
