@@ -142,6 +142,12 @@ type Permit struct {
 	NoExpiry bool `json:"no_expiry,omitempty"`
 }
 
+// The times JSON holds, 0000-01-01 to 9999-12-31, in Unix ms.
+const (
+	minJSONTimeMS = -62167219200000
+	maxJSONTimeMS = 253402300799999
+)
+
 // noExpiryMS is the lease end Redisson's RPermitExpirableSemaphore gives a
 // permit acquired without a lease.
 const noExpiryMS = 922337203685477
@@ -372,7 +378,14 @@ func decodeReport(key string, rows []string) (*Report, error) {
 		f, _ := strconv.ParseFloat(s, 64)
 		return int64(f)
 	}
-	at := func(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+	at := func(ms int64) time.Time {
+		if ms < minJSONTimeMS || ms > maxJSONTimeMS {
+			// JSON times run from the year 0 to 9999: such a score (another
+			// program's) is shown with no time, its remaining ms as they are.
+			return time.Time{}
+		}
+		return time.UnixMilli(ms).UTC()
+	}
 	for i := 0; i < len(rows); i += 4 {
 		kind, a, b := rows[i], rows[i+1], rows[i+2]
 		switch kind {
@@ -705,7 +718,7 @@ func writeReport(w io.Writer, r *Report) {
 		for i, q := range ws {
 			deadline, in := "-", "-"
 			if !q.Deadline.IsZero() {
-				deadline, in = q.Deadline.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.RemainingMS, 0))
+				deadline, in = stamp(q.Deadline), lease(max(q.RemainingMS, 0))
 			}
 			if q.Stale {
 				in = "stale"
@@ -725,7 +738,7 @@ func writeReport(w io.Writer, r *Report) {
 			if q.Stale {
 				stale = "\tstale"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s%s\n", i+1, shown(q.Field), q.Registered.Format("2006-01-02T15:04:05.000Z07:00"), lease(max(q.WaitedMS, 0)), stale)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s%s\n", i+1, shown(q.Field), stamp(q.Registered), lease(max(q.WaitedMS, 0)), stale)
 		}
 		tw.Flush()
 	}
@@ -734,7 +747,7 @@ func writeReport(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PERMIT\tEXPIRES\tIN")
 		for _, p := range r.Permits {
-			expires, in := p.Expires.Format("2006-01-02T15:04:05.000Z07:00"), "ended"
+			expires, in := stamp(p.Expires), "ended"
 			switch {
 			case p.NoExpiry:
 				expires, in = "-", "no expiry"
@@ -745,6 +758,14 @@ func writeReport(w io.Writer, r *Report) {
 		}
 		tw.Flush()
 	}
+}
+
+// stamp renders a time of a waiter or permit; "-" for none.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 func describeKind(r *Report) string {

@@ -160,8 +160,15 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 			if s := summary(r); s != last {
 				last = s
 				if e.json {
-					b, _ := json.Marshal(watchEvent{Time: r.ServerTime, Cause: cause, Report: r})
-					fmt.Fprintf(e.out, "%s\n", b)
+					b, err := json.Marshal(watchEvent{Time: r.ServerTime, Cause: cause, Report: r})
+					if err != nil {
+						// Said, not printed as an empty line; the next
+						// change is printed again.
+						last = ""
+						fmt.Fprintf(e.errOut, "%s %v\n", time.Now().UTC().Format(time.RFC3339Nano), err)
+					} else {
+						fmt.Fprintf(e.out, "%s\n", b)
+					}
 				} else {
 					fmt.Fprintf(e.out, "%s  %-8s %s\n", r.ServerTime.Format("15:04:05.000"), strings.Fields(cause)[0], s)
 				}
