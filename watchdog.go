@@ -418,12 +418,14 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	for _, r := range renewed {
 		w.onRenewed(r.h, sent)
 	}
-	if w.obs != nil {
-		w.report(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
-			Failed: failed, Ended: ended, Duration: now.Sub(sent)})
-	}
 	for _, r := range lost {
 		w.onLost(r.h, errNotHeldOnServer)
+	}
+	if w.obs != nil {
+		// Last, once the lost holds have ended: the Observer's time is not
+		// the owners' time under a lock found gone.
+		w.report(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
+			Failed: failed, Ended: ended, Duration: now.Sub(sent)})
 	}
 }
 

@@ -1,0 +1,55 @@
+package scriptlock
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// slowRenewal is an Observer whose Renewal, for a round that found a lease
+// lost, waits until the test lets it go: an exporter that is slow for once.
+type slowRenewal struct {
+	NopObserver
+	once    sync.Once
+	lost    chan struct{}
+	release chan struct{}
+}
+
+func (o *slowRenewal) Renewal(e RenewalEvent) {
+	if e.Lost > 0 {
+		o.once.Do(func() { close(o.lost) })
+		<-o.release
+	}
+}
+
+// A lock the watchdog finds gone has ended (its context done with
+// ErrLockLost) before the Observer hears of the round: Renewal, like HoldEnd,
+// is called once the engine's own work for the event is done, so a slow
+// Observer does not keep its owner working under a lost lock.
+func TestLostEndsBeforeRenewalReported(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	o := &slowRenewal{lost: make(chan struct{}), release: make(chan struct{})}
+	defer close(o.release)
+	c := newTestClient(t, node.Client(t), WithObserver(o), WithWatchdog(3*time.Second, 100*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "gone")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", m.Key())
+	select {
+	case <-o.lost:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no renewal round reported the lease lost within 5s")
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(500 * time.Millisecond):
+		t.Fatalf("the lock context is still live while the Observer's Renewal reports its lease lost (cause %v)", context.Cause(lctx))
+	}
+}
