@@ -1279,9 +1279,14 @@ var (
 
 // lost reports a hold that is no longer held (the watchdog's finding or the
 // loss deadline).
-func (c *Client) lost(h *hold, why error) {
+func (c *Client) lost(h *hold, why error) { c.lostLater(h, why)() }
+
+// lostLater is lost, its HoldEnd left to the function it returns: the
+// watchdog ends every hold a round found gone before it reports any, so that
+// a slow Observer keeps no owner under a lock found lost.
+func (c *Client) lostLater(h *hold, why error) (report func()) {
 	if h.released() {
-		return
+		return func() {}
 	}
 	cause := ErrLockLost
 	if why != nil {
@@ -1297,7 +1302,15 @@ func (c *Client) lost(h *hold, why error) {
 	} else {
 		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
 	}
-	c.finish(h, cause)
+	c.mu.Lock()
+	c.forgetLocked(h)
+	c.mu.Unlock()
+	obs := c.endUnreported(h, cause)
+	return func() {
+		if obs != nil {
+			obs.ended(cause)
+		}
+	}
 }
 
 // finish forgets a hold everywhere (registry, watchdog, loss timer) and ends
@@ -1313,6 +1326,14 @@ func (c *Client) finish(h *hold, cause error) {
 // loss timer and renewal. Ended first: an arm or a watchdog add racing with
 // end then sees the hold ended and does nothing.
 func (c *Client) end(h *hold, cause error) {
+	if obs := c.endUnreported(h, cause); obs != nil {
+		obs.ended(cause) // last: the hold is finished whatever the Observer does
+	}
+}
+
+// endUnreported is end without the report of the hold's end, which it
+// returns the observer for (nil for none).
+func (c *Client) endUnreported(h *hold, cause error) *holdObs {
 	obs := h.end(cause)
 	h.mu.Lock()
 	lt := h.loss
@@ -1336,9 +1357,7 @@ func (c *Client) end(h *hold, cause error) {
 			c.mu.Unlock()
 		}
 	}
-	if obs != nil {
-		obs.ended(cause) // last: the hold is finished whatever the Observer does
-	}
+	return obs
 }
 
 // forceUnlock runs a ForceUnlock script through call and ends this

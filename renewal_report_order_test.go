@@ -53,3 +53,64 @@ func TestLostEndsBeforeRenewalReported(t *testing.T) {
 		t.Fatalf("the lock context is still live while the Observer's Renewal reports its lease lost (cause %v)", context.Cause(lctx))
 	}
 }
+
+// slowHoldEnd is an Observer whose first HoldEnd of a lost hold waits until
+// the test lets it go.
+type slowHoldEnd struct {
+	NopObserver
+	once    sync.Once
+	entered chan Op
+	release chan struct{}
+}
+
+func (o *slowHoldEnd) HoldEnd(_ context.Context, op Op, e HoldEvent) {
+	if e.Cause != EndLost {
+		return
+	}
+	first := false
+	o.once.Do(func() { first = true })
+	if first {
+		o.entered <- op
+		<-o.release
+	}
+}
+
+// Locks the watchdog finds gone in one round all end before the Observer
+// hears of any: a slow HoldEnd for one does not keep the others' owners
+// working under locks found lost.
+func TestLostEndTogetherBeforeHoldEnd(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	o := &slowHoldEnd{entered: make(chan Op, 1), release: make(chan struct{})}
+	defer close(o.release)
+	c := newTestClient(t, node.Client(t), WithObserver(o), WithWatchdog(3*time.Second, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	lctxs := map[string]context.Context{}
+	var keys []string
+	for _, name := range []string{"a", "b", "c"} {
+		m := mustMutex(t, c, name)
+		lctx, err := m.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lctxs[name] = lctx
+		keys = append(keys, m.Key())
+	}
+	node.Do(t, append([]string{"DEL"}, keys...)...)
+	var first Op
+	select {
+	case first = <-o.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no lost hold reported within 5s")
+	}
+	for name, lctx := range lctxs {
+		if name == first.Name {
+			continue
+		}
+		select {
+		case <-lctx.Done():
+		case <-time.After(500 * time.Millisecond):
+			t.Errorf("lock %s is still live while the Observer's HoldEnd for lock %s, lost in the same round, runs", name, first.Name)
+		}
+	}
+}

@@ -20,7 +20,7 @@ import (
 // in one pipelined batch.
 type watchdog struct {
 	rc        rueidis.Client
-	onLost    func(*hold, error)
+	onLost    func(*hold, error) (report func()) // ends the hold; report tells the Observer
 	onRenewed func(*hold, time.Time)
 	obs       Observer     // nil: none
 	log       *slog.Logger // for a panicking Observer
@@ -110,7 +110,7 @@ type renewReply struct {
 
 const maxRenewBatch = 1000
 
-func newWatchdog(rc rueidis.Client, onLost func(*hold, error), onRenewed func(*hold, time.Time)) *watchdog {
+func newWatchdog(rc rueidis.Client, onLost func(*hold, error) func(), onRenewed func(*hold, time.Time)) *watchdog {
 	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
 }
 
@@ -418,12 +418,16 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	for _, r := range renewed {
 		w.onRenewed(r.h, sent)
 	}
+	// Every lost hold ends before the Observer hears of any (HoldEnd, then
+	// Renewal): its time is not the owners' time under a lock found gone.
+	reports := make([]func(), 0, len(lost))
 	for _, r := range lost {
-		w.onLost(r.h, errNotHeldOnServer)
+		reports = append(reports, w.onLost(r.h, errNotHeldOnServer))
+	}
+	for _, report := range reports {
+		report()
 	}
 	if w.obs != nil {
-		// Last, once the lost holds have ended: the Observer's time is not
-		// the owners' time under a lock found gone.
 		w.report(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
 			Failed: failed, Ended: ended, Duration: now.Sub(sent)})
 	}
