@@ -255,8 +255,16 @@ func (c *Client) closeRest(busy, releasing bool) {
 		holds = append(holds, h)
 	}
 	c.mu.Unlock()
+	// Every hold ends before the Observer hears of any: a slow HoldEnd must
+	// not leave the others' contexts live, their leases no longer renewed.
+	obs := make([]*holdObs, 0, len(holds))
 	for _, h := range holds {
-		c.end(h, ErrClosed)
+		if o := c.endUnreported(h, ErrClosed); o != nil {
+			obs = append(obs, o)
+		}
+	}
+	for _, o := range obs {
+		o.ended(ErrClosed)
 	}
 	// A loss timer that fired meanwhile may be ending a hold of its own,
 	// which Close no longer finds, and report it: no Observer callback runs

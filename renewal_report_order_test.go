@@ -114,3 +114,64 @@ func TestLostEndTogetherBeforeHoldEnd(t *testing.T) {
 		}
 	}
 }
+
+// blockingHoldEnd is an Observer whose first HoldEnd of the given cause waits
+// until the test lets it go.
+type blockingHoldEnd struct {
+	NopObserver
+	cause   HoldEndCause
+	once    sync.Once
+	entered chan Op
+	release chan struct{}
+}
+
+func (o *blockingHoldEnd) HoldEnd(_ context.Context, op Op, e HoldEvent) {
+	if e.Cause != o.cause {
+		return
+	}
+	first := false
+	o.once.Do(func() { first = true })
+	if first {
+		o.entered <- op
+		<-o.release
+	}
+}
+
+// Close ends every hold before the Observer hears of any: a slow HoldEnd for
+// one does not leave the others' contexts live, their leases running out
+// unrenewed.
+func TestCloseEndsHoldsBeforeHoldEnd(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	o := &blockingHoldEnd{cause: EndClosed, entered: make(chan Op, 1), release: make(chan struct{})}
+	c := newTestClient(t, node.Client(t), WithObserver(o))
+	ctx := testCtx(t, 20*time.Second)
+	lctxs := map[string]context.Context{}
+	for _, name := range []string{"a", "b", "c"} {
+		lctx, err := mustMutex(t, c, name).Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lctxs[name] = lctx
+	}
+	closed := make(chan struct{})
+	go func() { c.Close(); close(closed) }()
+	var first Op
+	select {
+	case first = <-o.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no hold end reported within 5s of Close")
+	}
+	for name, lctx := range lctxs {
+		if name == first.Name {
+			continue
+		}
+		select {
+		case <-lctx.Done():
+		case <-time.After(500 * time.Millisecond):
+			t.Errorf("lock %s is still live while the Observer's HoldEnd for lock %s, closed by the same Close, runs", name, first.Name)
+		}
+	}
+	close(o.release)
+	<-closed
+}
