@@ -1521,8 +1521,17 @@ func (c *Client) forcedSides(key string, sides sideSet) {
 	if testHookForced != nil && len(hs) > 0 {
 		testHookForced()
 	}
+	// Every hold ends before the Observer hears of any (and before the
+	// script is sent): a slow HoldEnd must not leave the others live.
+	cause := fmt.Errorf("%w: %w", ErrLockLost, errForced)
+	obs := make([]*holdObs, 0, len(hs))
 	for _, h := range hs {
-		c.end(h, fmt.Errorf("%w: %w", ErrLockLost, errForced))
+		if o := c.endUnreported(h, cause); o != nil {
+			obs = append(obs, o)
+		}
+	}
+	for _, o := range obs {
+		o.ended(cause)
 	}
 }
 

@@ -175,3 +175,42 @@ func TestCloseEndsHoldsBeforeHoldEnd(t *testing.T) {
 	close(o.release)
 	<-closed
 }
+
+// ForceUnlock ends every hold this Client has of the lock before the
+// Observer hears of any: a slow HoldEnd for one reader does not leave the
+// other readers' contexts live.
+func TestForceUnlockEndsHoldsBeforeHoldEnd(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	o := &blockingHoldEnd{cause: EndLost, entered: make(chan Op, 1), release: make(chan struct{})}
+	defer close(o.release)
+	c := newTestClient(t, node.Client(t), WithObserver(o))
+	ctx := testCtx(t, 20*time.Second)
+	rw := mustRW(t, c, "shared")
+	var lctxs []context.Context
+	for _, owner := range []string{"r1", "r2", "r3"} {
+		lctx, err := rw.RLock(WithOwner(ctx, owner))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lctxs = append(lctxs, lctx)
+	}
+	forced := make(chan error, 1)
+	go func() { _, err := rw.ForceUnlock(ctx); forced <- err }()
+	select {
+	case <-o.entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no hold end reported within 5s of ForceUnlock")
+	}
+	live := 0
+	for _, lctx := range lctxs {
+		select {
+		case <-lctx.Done():
+		case <-time.After(500 * time.Millisecond):
+			live++
+		}
+	}
+	if live > 0 {
+		t.Errorf("%d read holds still live while the Observer's HoldEnd for another, force-unlocked with them, runs", live)
+	}
+}
