@@ -943,7 +943,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	}
 	c.mu.Unlock()
 	if stale != nil {
-		c.end(stale, ErrLockLost)
+		c.lost(stale, errGrantedAfresh) // logged, as a loss the watchdog finds
 	}
 	if renew {
 		c.watchLater(h, start, s.cfg.watchdogEvery)

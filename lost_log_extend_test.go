@@ -41,3 +41,36 @@ func TestLostFoundByExtendIsLogged(t *testing.T) {
 	}
 	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
 }
+
+// So is a hold whose owner locks again and is granted the lock afresh: the
+// server had lost the earlier hold (evicted, or force-unlocked by another
+// process) before the watchdog noticed.
+func TestLostFoundByFreshGrantIsLogged(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	logs := &logSink{}
+	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	ctx := WithOwner(testCtx(t, 20*time.Second), "worker")
+	m := mustMutex(t, c, "again")
+	first, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", m.Key())
+	second, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unlock(second)
+	if !errors.Is(context.Cause(first), ErrLockLost) {
+		t.Fatalf("the first hold's context: cause %v, want ErrLockLost", context.Cause(first))
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, l := range logs.logs {
+		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "lock=again") && strings.Contains(l, "reason=") {
+			return
+		}
+	}
+	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
+}

@@ -442,6 +442,10 @@ func (w *watchdog) report(e RenewalEvent) {
 
 var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
 
+// errGrantedAfresh: the owner locked again and was granted the lock anew, so
+// the server no longer had its earlier hold.
+var errGrantedAfresh = errors.New("its owner was granted the lock afresh: the server no longer had this hold")
+
 // renewBatch renews a batch, Mutex-shaped holds with one pipelined
 // MutexRenewMulti and every other kind with its own pipelined call. Holds
 // under the failover guard, when the primary has replicas, are renewed
