@@ -1681,7 +1681,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	switch st {
 	case notHeld:
 		if h != nil {
-			c.finish(h, ErrLockLost)
+			c.lost(h, errNotHeldAtRelease) // logged, as a loss the watchdog finds
 		}
 		return fmt.Errorf("scriptlock: unlock %q: %w", s.name, ErrNotHeld)
 	case stillHeld:

@@ -74,3 +74,30 @@ func TestLostFoundByFreshGrantIsLogged(t *testing.T) {
 	}
 	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
 }
+
+// And a hold whose Unlock finds it gone: its owner worked under a lock the
+// server no longer had.
+func TestLostFoundByUnlockIsLogged(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	logs := &logSink{}
+	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	ctx := testCtx(t, 20*time.Second)
+	m := mustMutex(t, c, "released")
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", m.Key())
+	if err := m.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Unlock of a hold whose key is gone: %v, want ErrNotHeld", err)
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, l := range logs.logs {
+		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "lock=released") && strings.Contains(l, "reason=") {
+			return
+		}
+	}
+	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
+}

@@ -442,6 +442,9 @@ func (w *watchdog) report(e RenewalEvent) {
 
 var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
 
+// errNotHeldAtRelease: Unlock found the hold gone on the server.
+var errNotHeldAtRelease = errors.New("release found the lock no longer held by this owner")
+
 // errGrantedAfresh: the owner locked again and was granted the lock anew, so
 // the server no longer had its earlier hold.
 var errGrantedAfresh = errors.New("its owner was granted the lock afresh: the server no longer had this hold")
