@@ -211,11 +211,17 @@ func watchCmd(ctx context.Context, e *env, args []string) error {
 	}
 }
 
-// isNoPerm reports whether err is the server's ACL refusal (NOPERM), which
-// does not pass as a lost connection or a failover does.
+// isNoPerm reports whether err is the server's ACL refusal, which does not
+// pass as a lost connection or a failover does: NOPERM, or, inside a script
+// (a command the script calls, a key it builds), Redis's "The user executing
+// the script can't ..." (an ERR before Redis 7.2).
 func isNoPerm(err error) bool {
 	var re *rueidis.RedisError
-	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "NOPERM")
+	if !errors.As(err, &re) {
+		return false
+	}
+	msg := re.Error()
+	return strings.HasPrefix(msg, "NOPERM") || strings.Contains(msg, "The user executing the script can't")
 }
 
 // summary is a one-line description of what watch follows: who holds (and
