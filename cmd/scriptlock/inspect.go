@@ -563,10 +563,13 @@ func parseHolder(field string, holds int64, rw bool) Holder {
 // permit field: as it is, or in Go's quoted form (strconv.Quote) when it is
 // not UTF-8 or holds a character that is not printable, which would reach
 // the terminal as garbage or control sequences (a tab or newline would also
-// break the columns), or when it begins with a double quote, so that a
-// quoted form always stands for one string.
+// break the columns), when it begins or ends with a space, which the
+// columns' padding would hide ("order:1 " would print as "order:1"), or
+// when it begins with a double quote, so that a quoted form always stands
+// for one string.
 func shown(s string) string {
-	if strings.HasPrefix(s, `"`) || !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+	if strings.HasPrefix(s, `"`) || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ") || !utf8.ValidString(s) ||
+		strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
 		return strconv.Quote(s)
 	}
 	return s
