@@ -29,7 +29,10 @@ import (
 // recovered and logged at ERROR on the Client's logger, the event is dropped
 // and the engine carries on. They are called once the engine's own work for
 // the event is done: a hold has ended everywhere (its contexts, its loss
-// timer, the watchdog) before its HoldEnd.
+// timer, the watchdog) before its HoldEnd, and the holds a watchdog round
+// finds lost, a Close or a ForceUnlock ends have all ended before the first
+// of their HoldEnds (and a round's Renewal follows them): a slow Observer
+// keeps no owner working under a lock found lost.
 //
 // Every AcquireStart is followed by one AcquireEnd, every ReleaseStart by
 // one ReleaseEnd. Nothing is reported once the Client's Close has returned:
