@@ -800,6 +800,8 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		switch {
 		case got == replyInt && want&replyStr != 0 && ret.Kind == parse.ReturnInt:
 			hint = ": Lua numbers reach the caller as integers; return tostring(...)"
+		case got == replyStr && want&replyInt != 0 && ret.Kind == parse.ReturnString && (strings.HasPrefix(ret.Text, "ARGV[") || strings.HasPrefix(ret.Text, "KEYS[")):
+			hint = ": ARGV and KEYS hold strings, whatever the @arg type; return tonumber(...)"
 		case got == replyNil && t.Kind != None:
 			hint = fmt.Sprintf(": declare @return %s? for a nullable reply", t.String())
 		case ret.Kind == parse.ReturnCall && call != nil && shapeOfCall(strings.ToUpper(ret.Command), call).known:

@@ -286,7 +286,11 @@
 //     return in a loop those assigned anywhere in it, and is refused only
 //     when none fits): a reply that can be nil
 //     needs T?, an integer reply is not a string; arithmetic returns an
-//     integer, a concatenation a string, a comparison 1 or nil; a bool is 1
+//     integer, a concatenation a string, a comparison 1 or nil; KEYS[n] and
+//     ARGV[n] a string, whatever the @arg type, and so do tostring,
+//     string.format, cjson.encode and Lua's other functions that give a
+//     string, while tonumber, string.len, math.floor and the others that
+//     give a number return an integer; a bool is 1
 //     or 0, so a literal other than those, or a command that replies other
 //     integers (TTL, INCR, EXISTS of several keys; not SETNX, EXPIRE,
 //     SISMEMBER, EXISTS or DEL of one key), is refused; the known values of

@@ -2180,7 +2180,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 		w.f.Returns = append(w.f.Returns, r)
 		return
 	}
-	r.Kind, r.Text = valueKind(s.Exprs[0])
+	r.Kind, r.Text = w.kindOf(s.Exprs[0])
 	r.Boolean = isBoolean(s.Exprs[0])
 	r.Fraction = fractionOf(s.Exprs[0])
 	switch x := s.Exprs[0].(type) {
@@ -2209,7 +2209,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 					}
 					r.NilElems = append(r.NilElems, NilElem{Index: r.Len, Text: what, Command: strings.ToUpper(ns.command)})
 				}
-				k, text := valueKind(f.Value)
+				k, text := w.kindOf(f.Value)
 				el := Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)}
 				var elemCall *ast.FuncCallExpr
 				switch v := f.Value.(type) {
@@ -2227,7 +2227,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				}
 				r.Elems = append(r.Elems, el)
 				w.elemCalls = append(w.elemCalls, elemCall)
-				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c) && !oneValue(c)) {
+				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c) && !oneValue(c) && !w.oneResult(c)) {
 					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber and redis.call give one value
 				}
 			}
@@ -2483,9 +2483,10 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 			c.Pos = r.Pos
 			return c
 		}
+		r.Kind, r.Text = w.kindOf(e)
 		return r
 	}
-	r.Kind, r.Text = valueKind(e)
+	r.Kind, r.Text = w.kindOf(e)
 	r.Boolean = isBoolean(e)
 	r.Fraction = fractionOf(e)
 	return r
@@ -2549,6 +2550,66 @@ func valueKind(e ast.Expr) (ReturnKind, string) {
 		return ReturnArray, ""
 	}
 	return ReturnUnknown, ""
+}
+
+// kindOf is valueKind, and also the reply of values whose kind their source
+// tells: KEYS[n] and ARGV[n] hold strings whatever the @arg type, and the
+// functions in stringFuncs and numberFuncs always give a string or a number
+// (or nil: tonumber), which Redis replies as a string or an integer.
+func (w *walker) kindOf(e ast.Expr) (ReturnKind, string) {
+	switch x := e.(type) {
+	case *ast.AttrGetExpr:
+		id, ok := x.Object.(*ast.IdentExpr)
+		if !ok || (id.Value != "KEYS" && id.Value != "ARGV") || w.isLocal(id.Value) {
+			break
+		}
+		if _, named := x.Key.(*ast.StringExpr); named {
+			break // ARGV.n is nil
+		}
+		return ReturnString, w.value(x).Text
+	case *ast.FuncCallExpr:
+		if x.Receiver != nil || len(x.Args) == 0 {
+			break
+		}
+		name := ""
+		if id, ok := x.Func.(*ast.IdentExpr); ok && !w.isLocal(id.Value) {
+			name = id.Value
+		} else if n, ok := w.libFunc(x); ok {
+			name = n
+		}
+		switch {
+		case stringFuncs[name]:
+			return ReturnString, name + "(...)"
+		case numberFuncs[name]:
+			return ReturnInt, name + "(...)"
+		}
+	}
+	return valueKind(e)
+}
+
+// oneResult reports whether e calls one of stringFuncs or numberFuncs,
+// which give one value.
+func (w *walker) oneResult(e *ast.FuncCallExpr) bool {
+	k, _ := w.kindOf(e)
+	return k != ReturnUnknown
+}
+
+// stringFuncs are the functions of Redis's Lua that always give a string.
+var stringFuncs = map[string]bool{
+	"tostring": true, "string.format": true, "string.rep": true, "string.sub": true,
+	"string.upper": true, "string.lower": true, "string.reverse": true, "string.char": true,
+	"table.concat": true, "cjson.encode": true, "cmsgpack.pack": true,
+	"redis.sha1hex": true, "struct.pack": true, "bit.tohex": true,
+}
+
+// numberFuncs are the functions of Redis's Lua that give a number (tonumber:
+// or nil), which Redis replies as an integer.
+var numberFuncs = map[string]bool{
+	"tonumber": true, "string.len": true,
+	"math.abs": true, "math.ceil": true, "math.floor": true, "math.fmod": true, "math.max": true,
+	"math.min": true, "math.pow": true, "math.sqrt": true, "math.random": true,
+	"bit.tobit": true, "bit.bnot": true, "bit.band": true, "bit.bor": true, "bit.bxor": true,
+	"bit.lshift": true, "bit.rshift": true, "bit.arshift": true, "bit.rol": true, "bit.ror": true,
 }
 
 // leadingLiteral returns the string literal an expression is, or starts with
