@@ -890,8 +890,8 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 			}
 			if el.Kind == parse.ReturnCall {
 				name, note := strings.ToUpper(el.Command), ""
-				if info, ok := lookupCommand(el.Command); ok {
-					name = info.name
+				if info, ok := calledCommand(el.Command, elCall); ok {
+					name = shownName(info.name)
 					if s := shapeOfCall(name, elCall); s.known {
 						note = s.note
 					}
@@ -980,7 +980,7 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 			got = replyInt // tested before: true
 		}
 	case parse.ReturnCall:
-		info, ok := lookupCommand(r.Command)
+		info, ok := calledCommand(r.Command, call)
 		if !ok || hasSubcommands[info.name] || info.reply == replyUnknown {
 			return replyUnknown, ""
 		}
@@ -995,7 +995,7 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		if k, n, ok := wordShape(info.name, call); ok {
 			got, note = k, n
 		}
-		what = info.name + note + " replies " + got.String()
+		what = shownName(info.name) + note + " replies " + got.String()
 		if r.NotNil {
 			// A local tested for nil before: if not v then return ... end.
 			got &^= replyNil
@@ -1007,6 +1007,27 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 		what += " (" + r.Text + ")"
 	}
 	return got, what
+}
+
+// calledCommand is the command a call with the name command runs: for a
+// container (OBJECT, XGROUP) with a literal subcommand (call's first
+// argument), the subcommand, whose reply schema is its own (OBJECT ENCODING
+// replies a string, OBJECT FREQ an integer); else the command itself.
+func calledCommand(command string, call *parse.Call) (*commandInfo, bool) {
+	info, ok := lookupCommand(command)
+	if !ok || !hasSubcommands[info.name] || call == nil || len(call.Args) == 0 || !call.Args[0].Exact {
+		return info, ok
+	}
+	if sub, ok := commandIndex[info.name+"|"+strings.ToUpper(*call.Args[0].Literal)]; ok {
+		return sub, true
+	}
+	return info, true
+}
+
+// shownName is a command's name in messages: a subcommand as Redis's
+// documentation writes it (OBJECT ENCODING, not OBJECT|ENCODING).
+func shownName(name string) string {
+	return strings.Replace(name, "|", " ", 1)
 }
 
 // nestedReplies are commands whose array reply holds arrays in RESP2, as
@@ -1053,7 +1074,7 @@ var countReplies = map[string]struct {
 // single key, in the call c). name is the command's, counts a note on what
 // the reply counts otherwise. An unknown call (c nil) is taken as fine.
 func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
-	info, known := lookupCommand(command)
+	info, known := calledCommand(command, c)
 	if !known || zeroOneReplies[info.name] || c == nil {
 		return command, "", true
 	}
@@ -1063,7 +1084,7 @@ func zeroOne(command string, c *parse.Call) (name, counts string, ok bool) {
 	}
 	cr, isCount := countReplies[info.name]
 	if !isCount {
-		return info.name, "", false
+		return shownName(info.name), "", false
 	}
 	n := len(c.Args)
 	if n > 0 && c.Args[n-1].Expands {

@@ -280,7 +280,8 @@
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;
 //   - literal returns and return redis.call(...) fit @return, using the
-//     command's reply schema, and so does a returned local that holds such a
+//     command's reply schema (a container's literal subcommand's own:
+//     OBJECT ENCODING replies a string), and so does a returned local that holds such a
 //     value (local v = redis.call(...) ... return v; one also assigned in
 //     a nested block, a function or a loop may hold any of its values, a
 //     return in a loop those assigned anywhere in it, and is refused only
