@@ -112,8 +112,10 @@
 // value is refused with a *CommandError before anything is sent. An int64
 // argument the script reads as a Lua number (tonumber(ARGV[n]), arithmetic
 // on it, a numeric for, a math or bit function, struct.pack, a numeric
-// directive of string.format; every int64 when the checker cannot tell which argument it
-// is) is refused beyond ±2^53 with a *NumberError before anything is sent:
+// directive of string.format, cjson.decode, pcall(tonumber, ...); every int64
+// when the checker cannot tell which argument it is: ARGV[i], ARGV held in a
+// local or passed to a function, select(n, unpack(ARGV)), a number read after
+// table.remove(ARGV, ...) moved the arguments) is refused beyond ±2^53 with a *NumberError before anything is sent:
 // Lua numbers are doubles, and the script would go on with other digits. So
 // is a time argument the script reads as a Lua number whose unix
 // milliseconds are beyond ±2^53. A negative duration argument is refused with a *DurationError before anything

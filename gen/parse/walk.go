@@ -349,6 +349,9 @@ func (w *walker) numberArg(e ast.Expr) {
 	w.f.NumberArgs = append(w.f.NumberArgs, n)
 }
 
+// argvTable is the value of ARGV itself (not one of its values).
+var argvTable = Value{Source: SourceArgv, Text: "ARGV", Derived: true}
+
 // numberArgsOf records the arguments a call reads as numbers: tonumber's,
 // a math or bit function's, struct.pack's values, and those string.format converts with a numeric
 // directive (%d, %x, %g, ...; with a format that is not a literal, all).
@@ -357,9 +360,21 @@ func (w *walker) numberArgsOf(e *ast.FuncCallExpr) {
 		w.numberArg(e.Args[0]) // with a base too: the result is a double
 		return
 	}
+	if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "pcall" && !w.isLocal("pcall") && len(e.Args) > 1 {
+		if f, ok := e.Args[0].(*ast.IdentExpr); ok && f.Value == "tonumber" && !w.isLocal("tonumber") {
+			w.numberArg(e.Args[1]) // pcall(tonumber, ARGV[1])
+			return
+		}
+	}
 	name, ok := w.libFunc(e)
 	switch {
 	case !ok:
+	case strings.HasPrefix(name, "table.") && w.value(e.Args[0]) == argvTable:
+		// table.remove(ARGV, 1) and the like move the arguments to
+		// other indexes: ARGV[n] read as a number after it may be any.
+		w.f.NumberArgs = append(w.f.NumberArgs, 0)
+	case name == "cjson.decode":
+		w.numberArg(e.Args[0]) // a number in JSON is a Lua number
 	case strings.HasPrefix(name, "math."), strings.HasPrefix(name, "bit."):
 		for _, a := range e.Args {
 			w.numberArg(a)
@@ -1409,6 +1424,9 @@ func (w *walker) value(e ast.Expr) Value {
 			if v, ok := w.local(id.Value); ok && v.Source == SourceRedis {
 				return v // a field of a reply is data read from Redis too
 			}
+			if v, ok := w.local(id.Value); ok && v == argvTable {
+				return Value{Source: SourceArgv, Text: "ARGV[i]", Derived: true} // args[1] with args = ARGV
+			}
 			if v, ok := w.elemsOf(id); ok {
 				return v
 			}
@@ -1447,6 +1465,12 @@ func (w *walker) value(e ast.Expr) Value {
 				v.Text = x.Value
 			}
 			return v
+		}
+		if x.Value == "ARGV" {
+			// The table itself, held in a local (local args = ARGV) or
+			// passed on: its values are arguments, which the walker no
+			// longer tells apart.
+			return argvTable
 		}
 	case *ast.FuncCallExpr:
 		if name, ok := redisFunc(x); ok && (name == "call" || name == "pcall") {
@@ -1504,6 +1528,15 @@ func (w *walker) value(e ast.Expr) Value {
 					}
 					v = w.value(x.Args[1])
 				}
+				v.Derived = true
+				return v
+			}
+		}
+		// select(n, ...) gives the values after the n-th (select('#', ...)
+		// their count).
+		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "select" && !w.isLocal("select") && len(x.Args) > 1 {
+			if n, ok := x.Args[0].(*ast.StringExpr); !ok || n.Value != "#" {
+				v := w.value(x.Args[1])
 				v.Derived = true
 				return v
 			}
