@@ -182,12 +182,37 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	produced := map[string]bool{}
 	dynamicErrors := false
 	for _, e := range pf.ErrorSites {
-		code, _, _ := strings.Cut(strings.TrimPrefix(e.Text, "-"), " ")
+		text := strings.TrimPrefix(e.Text, "-")
+		code, _, spaced := strings.Cut(text, " ")
 		if code == "" {
 			dynamicErrors = dynamicErrors || e.Via != "error()"
 			continue
 		}
 		_, declared := r.errorPos[code]
+		if e.Via != "error()" && (declared || errorCodeRE.MatchString(code)) {
+			// Redis takes the word before the first space as the code:
+			// {err = ...} keeps a leading '-' in it (redis.error_reply
+			// drops it), and a value joined to the code runs into it.
+			if e.Via == "{err = ...}" && text != e.Text {
+				produced[code] = true
+				at(e.Pos, "{err = %q} keeps its '-' (only redis.error_reply drops it): the caller gets the code -%s, which matches no sentinel; write {err = %q}", e.Text, code, text)
+				continue
+			}
+			if !spaced && e.Joined != "" {
+				produced[code] = true
+				site := fmt.Sprintf("%s(%q .. ...)", e.Via, e.Text)
+				if e.Via == "{err = ...}" {
+					site = fmt.Sprintf("{err = %q .. ...}", e.Text)
+				}
+				const why = "Redis takes the word before the first space as the code, so the caller gets another code, which matches no sentinel; end the code with a space ('%s ' .. ...)"
+				if e.Joined == "number" {
+					at(e.Pos, "the code %s of %s runs into the value concatenated after it: "+why, code, site, code)
+				} else {
+					warn(e.Pos, "the code %s of %s runs into the value concatenated after it unless that starts with a space: "+why, code, site, code)
+				}
+				continue
+			}
+		}
 		if e.Via == "error()" {
 			if declared {
 				at(e.Pos, "error(%q) reaches the caller as \"ERR user_script:...: %s\" and matches no sentinel: use return redis.error_reply(%q)", e.Text, e.Text, e.Text)

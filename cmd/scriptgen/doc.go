@@ -278,7 +278,10 @@
 //     n}): Redis replies a table as the array of its values at 1, 2, ...,
 //     so they never reach the caller ({ok = ...} and {err = ...} are status
 //     and error replies);
-//   - every redis.error_reply / {err = ...} code is declared with @error, and
+//   - every redis.error_reply / {err = ...} code is declared with @error and
+//     reaches the caller as written: a value joined to the code with no space
+//     between ('NOT_HELD' .. n) runs into it (refused for a number, a
+//     warning otherwise), and {err = '-NOT_HELD ...'} keeps its '-' (refused); and
 //     error('CODE ...') with a declared code is refused; a declared code the
 //     script never returns is a warning;
 //   - literal returns and return redis.call(...) fit @return, using the

@@ -172,8 +172,12 @@ type Global struct {
 // message: redis.error_reply('CODE ...'), {err = 'CODE ...'}, error('...').
 type ErrorSite struct {
 	Pos  Pos
-	Text string // the literal (leftmost operand of a concatenation)
+	Text string // the literal (the string literals a concatenation starts with, joined)
 	Via  string // "redis.error_reply", "{err = ...}", "error()"
+	// Joined is what a concatenation joins to Text: "" for nothing (the
+	// message is Text alone, or has no literal start), "number" for a
+	// number literal, "value" for any other value.
+	Joined string
 }
 
 // ReturnKind is what a return statement gives, when the walker can tell.

@@ -1772,8 +1772,8 @@ func expands(e ast.Expr) bool {
 func (w *walker) call(e *ast.FuncCallExpr) {
 	if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "error" && !w.isLocal("error") && len(e.Args) > 0 {
 		pos, _ := w.identPos(id.Line(), id.Value)
-		if lit, ok := leadingLiteral(e.Args[0]); ok {
-			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "error()"})
+		if lit, joined, ok := messageStart(e.Args[0]); ok {
+			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "error()", Joined: joined})
 		} else if t, ok := e.Args[0].(*ast.TableExpr); ok {
 			w.errTable(t, "error()")
 		}
@@ -1824,8 +1824,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if len(e.Args) > 0 {
 			// A message that is not a literal is recorded with no text: its
 			// code cannot be checked.
-			lit, _ := leadingLiteral(e.Args[0])
-			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: obj.Value + ".error_reply"})
+			lit, joined, _ := messageStart(e.Args[0])
+			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: obj.Value + ".error_reply", Joined: joined})
 		}
 		return
 	case "call", "pcall":
@@ -2192,12 +2192,12 @@ func (w *walker) errTable(t *ast.TableExpr, via string) {
 		if !ok || k.Value != "err" {
 			continue
 		}
-		lit, _ := leadingLiteral(f.Value)
+		lit, joined, _ := messageStart(f.Value)
 		pos, _ := w.tokenPos(f.Value.Line(), "err", true)
 		if via == "" {
 			via = "{err = ...}"
 		}
-		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: via})
+		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: via, Joined: joined})
 	}
 }
 
@@ -2643,6 +2643,41 @@ var numberFuncs = map[string]bool{
 	"math.min": true, "math.pow": true, "math.sqrt": true, "math.random": true,
 	"bit.tobit": true, "bit.bnot": true, "bit.band": true, "bit.bor": true, "bit.bxor": true,
 	"bit.lshift": true, "bit.rshift": true, "bit.arshift": true, "bit.rol": true, "bit.ror": true,
+}
+
+// messageStart reads an error message: lit is the string literals it
+// starts with, joined ('NOT_' .. 'HELD x'; ok is false when it starts with
+// none), and joined what the message joins to them (see ErrorSite.Joined).
+func messageStart(e ast.Expr) (lit, joined string, ok bool) {
+	var ops []ast.Expr
+	var flat func(e ast.Expr)
+	flat = func(e ast.Expr) {
+		if c, ok := e.(*ast.StringConcatOpExpr); ok {
+			flat(c.Lhs)
+			flat(c.Rhs)
+			return
+		}
+		ops = append(ops, e)
+	}
+	flat(e)
+	i := 0
+	for ; i < len(ops); i++ {
+		s, ok := ops[i].(*ast.StringExpr)
+		if !ok {
+			break
+		}
+		lit += s.Value
+	}
+	switch {
+	case i == 0:
+		return "", "", false
+	case i == len(ops):
+		return lit, "", true
+	}
+	if _, ok := ops[i].(*ast.NumberExpr); ok {
+		return lit, "number", true
+	}
+	return lit, "value", true
 }
 
 // leadingLiteral returns the string literal an expression is, or starts with
