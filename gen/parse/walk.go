@@ -1090,7 +1090,7 @@ func (w *walker) expr(e ast.Expr) {
 		}
 		w.expr(e.Key)
 	case *ast.TableExpr:
-		w.errTable(e, "")
+		w.errTable(e)
 		for _, f := range e.Fields {
 			w.expr(f.Key)
 			w.expr(f.Value)
@@ -1772,10 +1772,11 @@ func expands(e ast.Expr) bool {
 func (w *walker) call(e *ast.FuncCallExpr) {
 	if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "error" && !w.isLocal("error") && len(e.Args) > 0 {
 		pos, _ := w.identPos(id.Line(), id.Value)
+		// error({err = 'CODE ...'}) fails the script with that error
+		// reply, as returning the table does: the table is recorded as
+		// such when it is walked.
 		if lit, joined, ok := messageStart(e.Args[0]); ok {
 			w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "error()", Joined: joined})
-		} else if t, ok := e.Args[0].(*ast.TableExpr); ok {
-			w.errTable(t, "error()")
 		}
 		return
 	}
@@ -2186,7 +2187,7 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 }
 
 // errTable records {err = 'CODE ...'} tables.
-func (w *walker) errTable(t *ast.TableExpr, via string) {
+func (w *walker) errTable(t *ast.TableExpr) {
 	for _, f := range t.Fields {
 		k, ok := f.Key.(*ast.StringExpr)
 		if !ok || k.Value != "err" {
@@ -2194,10 +2195,7 @@ func (w *walker) errTable(t *ast.TableExpr, via string) {
 		}
 		lit, joined, _ := messageStart(f.Value)
 		pos, _ := w.tokenPos(f.Value.Line(), "err", true)
-		if via == "" {
-			via = "{err = ...}"
-		}
-		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: via, Joined: joined})
+		w.f.ErrorSites = append(w.f.ErrorSites, ErrorSite{Pos: pos, Text: lit, Via: "{err = ...}", Joined: joined})
 	}
 }
 
