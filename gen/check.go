@@ -275,7 +275,13 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	rules.readOnly = s.ReadOnly
 	if !broken["arg"] {
 		rules.args = s.Args
+		rules.argsKnown = true
 	}
+	if !broken["key"] {
+		rules.keys = s.Keys
+		rules.keysKnown = true
+	}
+	rules.changed = pf.Changed
 	var extended []int
 	rules.extended = &extended
 	errs = append(errs, checkBody(file.Path, pf, rules)...)

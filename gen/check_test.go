@@ -724,7 +724,11 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "bool from a ZADD of unpacked members",
 			src:  "-- @key z\n-- @return bool\nreturn redis.call('ZADD', KEYS[1], unpack(ARGV))\n",
-			want: []string{`scripts/x.lua:3:8: ZADD replies integers other than 0 and 1 (it counts the members given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`},
+			want: []string{
+				`scripts/x.lua:3:8: ZADD replies integers other than 0 and 1 (it counts the members given), but @return bool reads only 1 (true) and 0 or nil (false): return a comparison (redis.call(...) > 0) or declare @return int64`,
+				// No @arg is declared: unpack(ARGV) gives nothing.
+				`scripts/x.lua:3:19: wrong number of arguments for ZADD: it takes at least 3 arguments, the call passes 1`,
+			},
 		},
 		{
 			name: "bool from a count of unpacked keys",

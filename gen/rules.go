@@ -30,6 +30,13 @@ type scriptRules struct {
 	haveReturn  bool // @return parsed without error
 	// args are the @arg declarations; nil when they have errors.
 	args []Param
+	// keys are the @key declarations; keysKnown is set when they and the
+	// @arg declarations have no errors (argsKnown).
+	keys                 []Param
+	keysKnown, argsKnown bool
+	// changed holds KEYS and ARGV when the script may change them
+	// (parse.File.Changed).
+	changed map[string]bool
 	// libMisses is set when the script reads a library field Lua 5.1 does
 	// not have (table.unpack): a key position given what it expands to is
 	// then not reported again.
@@ -533,6 +540,15 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	}
 	n := 1 + len(c.Args)
 	expanding := len(c.Args) > 0 && c.Args[len(c.Args)-1].Expands
+	if expanding {
+		// unpack(KEYS) and unpack(ARGV) give the keys or arguments the
+		// callers pass: as many as declared, or at least the fixed ones
+		// (one at least) before a variadic.
+		if m, exact, ok := r.unpacked(c.Args[len(c.Args)-1].Unpacks); ok {
+			n += m - 1
+			expanding = !exact
+		}
+	}
 	if a70, ok := arityOn70[info.name]; ok && arityOK(info.arity, n, expanding) && !arityOK(a70, n, expanding) {
 		got := fmt.Sprintf("%d", n-1)
 		if expanding {
@@ -562,6 +578,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
 		return
 	}
+	n = 1 + len(c.Args)
 	words := make([]string, n)
 	literal := make([]bool, n)
 	words[0], literal[0] = info.name, true
@@ -592,6 +609,29 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 			break // positions from here on are unknown
 		}
 	}
+}
+
+// unpacked is how many values unpack of table (KEYS or ARGV) gives: exact
+// when no @key or @arg of it is variadic, else the fixed ones (one at
+// least, as for any unpack). ok is false for another table, or when the
+// script may change the table or its declarations have errors.
+func (r scriptRules) unpacked(table string) (n int, exact, ok bool) {
+	var params []Param
+	switch {
+	case table == "KEYS" && r.keysKnown:
+		params = r.keys
+	case table == "ARGV" && r.argsKnown:
+		params = r.args
+	default:
+		return 0, false, false
+	}
+	if r.changed[table] {
+		return 0, false, false
+	}
+	if len(params) > 0 && params[len(params)-1].Variadic {
+		return max(len(params)-1, 1), false, true
+	}
+	return len(params), true, true
 }
 
 // keyIndex is n for "KEYS[n]", -1 for a dynamic index (KEYS[i]: a key of

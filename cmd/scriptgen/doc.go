@@ -139,7 +139,10 @@
 //   - every redis.call / redis.pcall names a known command (and subcommand),
 //     with a "did you mean" hint;
 //   - its argument count fits the command's arity (a trailing call such as
-//     unpack(ARGV) counts as one or more values), and no argument is
+//     unpack(t) counts as one or more values; unpack(KEYS) and unpack(ARGV)
+//     as the keys or arguments declared, or at least the fixed ones before
+//     a variadic, unless the script passes the table on or changes it), and
+//     no argument is
 //     literally nil, a boolean, a comparison (ARGV[1] == '1', not x), a
 //     table or a function (Redis refuses them);
 //   - its key positions (from the key specs, including subcommands, numkeys

@@ -130,6 +130,9 @@ type Arg struct {
 	// Expands is set on a last argument that gives any number of values
 	// (a call such as unpack(ARGV), or ...).
 	Expands bool
+	// Unpacks is "KEYS" or "ARGV" when the argument is unpack(KEYS) or
+	// unpack(ARGV), which give every key or argument the callers pass.
+	Unpacks string
 	// Fraction says what the argument is ("a division", "a product with
 	// 1.5") when it is arithmetic that may give a number with a fraction:
 	// Redis refuses such a number where it reads an integer.
@@ -391,8 +394,12 @@ type File struct {
 	Directives []Directive
 	Keys       []Use
 	Argv       []Use
-	Calls      []Call
-	Globals    []Global
+	// Changed holds "KEYS" and "ARGV" when the script passes the table on,
+	// holds it in a local or assigns to a field of it: it may then hold
+	// other values than the callers passed, and another number of them.
+	Changed map[string]bool
+	Calls   []Call
+	Globals []Global
 	// UnknownGlobals are the reads of global names Redis's script sandbox
 	// does not define (Redis fails them at run time).
 	UnknownGlobals []Global

@@ -69,7 +69,7 @@ func TestParseFacts(t *testing.T) {
 		}},
 		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", CommandPos: Pos{4, 23}, Args: []Arg{
 			{Pos: Pos{4, 31}, Literal: lit("zz"), Exact: true, Value: Value{Source: SourceLiteral, Text: `"zz"`}},
-			{Pos: Pos{4, 37}, Value: Value{Source: SourceKey, Text: "unpack(KEYS)", Derived: true}, Expands: true},
+			{Pos: Pos{4, 37}, Value: Value{Source: SourceKey, Text: "unpack(KEYS)", Derived: true}, Expands: true, Unpacks: "KEYS"},
 		}},
 	}
 	if diff := cmp.Diff(wantCalls, f.Calls); diff != "" {

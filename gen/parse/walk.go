@@ -669,6 +669,9 @@ func (w *walker) stmt(s ast.Stmt) {
 				if t := w.tableLocal(a.Object); t != nil {
 					w.spoil(t) // t.k = v
 				}
+				if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+					w.changed(id.Value) // ARGV[n] = v
+				}
 			}
 			if !ok {
 				w.expr(l)
@@ -1028,6 +1031,7 @@ func (w *walker) expr(e ast.Expr) {
 		pos, _ := w.identPos(e.Line(), e.Value)
 		if e.Value == "KEYS" || e.Value == "ARGV" {
 			w.addUse(e.Value, Use{Pos: pos, Bare: true})
+			w.changed(e.Value) // passed on or held: tableRead takes the reads
 		}
 		if w.isRedis(e) {
 			w.f.RedisValues = append(w.f.RedisValues, RedisValue{Pos: pos, Text: e.Value})
@@ -1391,6 +1395,14 @@ func (w *walker) addUse(table string, u Use) {
 	} else {
 		w.f.Argv = append(w.f.Argv, u)
 	}
+}
+
+// changed records that the script may change KEYS or ARGV (table).
+func (w *walker) changed(table string) {
+	if w.f.Changed == nil {
+		w.f.Changed = map[string]bool{}
+	}
+	w.f.Changed[table] = true
 }
 
 func sourceOfTable(name string) Source {
@@ -1899,6 +1911,13 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		}
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
+			if u, ok := a.(*ast.FuncCallExpr); ok && len(u.Args) == 1 && u.Receiver == nil {
+				f, isF := u.Func.(*ast.IdentExpr)
+				t, isT := u.Args[0].(*ast.IdentExpr)
+				if isF && isT && f.Value == "unpack" && !w.isLocal("unpack") && (t.Value == "KEYS" || t.Value == "ARGV") && !w.isLocal(t.Value) {
+					arg.Unpacks = t.Value
+				}
+			}
 		}
 		c.Args = append(c.Args, arg)
 	}
@@ -1942,6 +1961,11 @@ func (w *walker) tableLocal(e ast.Expr) *local {
 // what it holds (t.k, ipairs(t), #t): the caller then does not walk e,
 // which would spoil it.
 func (w *walker) tableRead(e ast.Expr) bool {
+	if id, ok := e.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+		pos, _ := w.identPos(id.Line(), id.Value)
+		w.addUse(id.Value, Use{Pos: pos, Bare: true})
+		return true
+	}
 	l := w.tableLocal(e)
 	if l != nil {
 		l.nilv.tested = true
