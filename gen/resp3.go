@@ -70,7 +70,7 @@ func resp3Reply(name string, c *parse.Call, t Type) string {
 // and a command reply whose RESP3 shape differs (resp3Reply).
 func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(parse.Pos) int, at func(parse.Pos, string, ...any)) {
 	vals := []parse.Return{ret}
-	if ret.Kind == parse.ReturnOneOf {
+	if ret.Kind == parse.ReturnOneOf || ret.Kind == parse.ReturnEither {
 		vals = ret.Alts
 	}
 	for _, v := range vals {

@@ -279,6 +279,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 				checkOneOf(ret, pf.Calls, r.ret, at)
 				continue
 			}
+			if ret.Kind == parse.ReturnEither {
+				checkEither(ret, pf.Calls, r.ret, at)
+				continue
+			}
 			checkReturn(ret, callOf(ret, pf.Calls), pf.Calls, r.ret, at)
 		}
 	}
@@ -750,6 +754,30 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 	}
 	at(ret.Pos, "%s holds the value assigned at line %s, depending on the path taken, and none fits: %s",
 		ret.Local, orList(lines), strings.Join(msgs, "; "))
+}
+
+// checkEither checks the return of an and/or expression, which gives any of
+// its values as the data decides: each must fit @return (the first that
+// does not is reported).
+func checkEither(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos, string, ...any)) {
+	for _, alt := range ret.Alts {
+		if len(alt.Unless) > 0 && !slices.ContainsFunc(alt.Unless, func(u parse.Return) bool {
+			got, _ := replyOf(u, callOf(u, calls), false)
+			return got == replyUnknown || got&replyNil != 0
+		}) {
+			continue // never given: none of the calls before it replies nil
+		}
+		msg := ""
+		checkReturn(alt, callOf(alt, calls), calls, t, func(_ parse.Pos, format string, args ...any) {
+			if msg == "" {
+				msg = fmt.Sprintf(format, args...)
+			}
+		})
+		if msg != "" {
+			at(ret.Pos, "returns an and/or expression, which gives either of its values as the data decides, and one does not fit: %s", msg)
+			return
+		}
+	}
 }
 
 // checkNumberText warns of an int64 @arg made a Lua number (a double) and

@@ -197,6 +197,9 @@ const (
 	ReturnCall               // redis.call('cmd', ...): the command's reply
 	ReturnBool               // a comparison or not: 1 when true, nil when false
 	ReturnOneOf              // a local that holds one of Alts (assigned in nested blocks)
+	// ReturnEither is an and/or expression (v or 0, c and 'a' or 'b'), which
+	// gives any of Alts as the data decides: each must fit @return.
+	ReturnEither
 )
 
 // Return is one return statement.
@@ -231,8 +234,14 @@ type Return struct {
 	// a nil reply, false, does not reach it.
 	NotNil bool
 	// Alts are the values a ReturnOneOf local may hold, each with Local and
-	// From set as for a local holding that value alone.
+	// From set as for a local holding that value alone, or those a
+	// ReturnEither expression may give.
 	Alts []Return
+	// Unless are, for a value of a ReturnEither, the calls on the left of
+	// an and/or one of which must reply nil for it to be given (v or 0:
+	// 0 only when v's call replies nil); empty when it may be given
+	// whatever they reply.
+	Unless []Return
 	// NilElems are the values of a returned table constructor that are nil
 	// when a command replies nil (tonumber of its reply, not tested):
 	// Redis ends an array at its first nil.

@@ -105,6 +105,9 @@ type walker struct {
 	// statement being walked (see ret), nil for values that are none.
 	calls     map[*ast.FuncCallExpr]int
 	elemCalls []*ast.FuncCallExpr
+	// altCalls are the calls of a returned and/or expression's values
+	// (ReturnEither's Alts and their Unless).
+	altCalls []altCall
 }
 
 // upval is argument arg of call call (indexes in File.Calls and its Args),
@@ -799,7 +802,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.function(s.Func)
 		}
 	case *ast.ReturnStmt:
-		w.elemCalls = nil
+		w.elemCalls, w.altCalls = nil, nil
 		if w.depth == 0 {
 			w.ret(s)
 		}
@@ -821,7 +824,24 @@ func (w *walker) stmt(s ast.Stmt) {
 				}
 			}
 		}
-		w.elemCalls = nil
+		if w.depth == 0 && len(w.altCalls) > 0 && len(w.f.Returns) > 0 {
+			// The calls of a returned and/or expression, as for a table.
+			r := &w.f.Returns[len(w.f.Returns)-1]
+			for _, a := range w.altCalls {
+				c, ok := w.calls[a.call]
+				if !ok || a.call == nil || a.alt >= len(r.Alts) {
+					continue
+				}
+				alt := &r.Alts[a.alt]
+				if a.unless >= 0 && a.unless < len(alt.Unless) {
+					alt = &alt.Unless[a.unless]
+				}
+				if alt.Kind == ReturnCall {
+					alt.Call = c
+				}
+			}
+		}
+		w.elemCalls, w.altCalls = nil, nil
 	}
 }
 
@@ -2314,6 +2334,18 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				r = notNil(r)
 			}
 		}
+	case *ast.LogicalOpExpr:
+		r.Kind, r.Alts, w.altCalls = ReturnEither, nil, nil
+		for i, a := range w.eitherOf(x) {
+			a.Ret.Pos = pos
+			for j, u := range a.unless {
+				u.Ret.Pos = pos
+				a.Ret.Unless = append(a.Ret.Unless, u.Ret)
+				w.altCalls = append(w.altCalls, altCall{i, j, u.call})
+			}
+			r.Alts = append(r.Alts, a.Ret)
+			w.altCalls = append(w.altCalls, altCall{i, -1, a.call})
+		}
 	case *ast.FuncCallExpr:
 		if name, ok := redisFunc(x); ok {
 			switch name {
@@ -2330,6 +2362,100 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 	}
 	r.More = len(s.Exprs) - 1 // after the cases above, which may replace r
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// altCall is the call of Alts[alt] of a returned and/or expression, or of
+// its Unless[unless] (-1: of the value itself).
+type altCall struct {
+	alt, unless int
+	call        *ast.FuncCallExpr
+}
+
+// either is one value an and/or expression may give, with its redis.call
+// (nil for another value), and the calls one of which must reply nil for it
+// to be given (Return.Unless).
+type either struct {
+	Ret    Return
+	call   *ast.FuncCallExpr
+	unless []either
+}
+
+// eitherOf lists the values an and/or expression may give: a or b gives a
+// when a is neither nil nor false, else b; a and b gives a when a is nil or
+// false (a nil reply), else b.
+func (w *walker) eitherOf(e ast.Expr) []either {
+	x, ok := e.(*ast.LogicalOpExpr)
+	if !ok {
+		if c, ok := e.(*ast.FuncCallExpr); ok {
+			if r, ok := callReply(c, -1); ok {
+				return []either{{Ret: r, call: c}}
+			}
+		}
+		if id, ok := e.(*ast.IdentExpr); ok {
+			// A local holding a value, as return v reads it.
+			l, _ := w.lookup(id.Value)
+			if l == nil || l.reply.Kind == ReturnUnknown || l.reply.Kind == ReturnOneOf || l.reply.Kind == ReturnEither {
+				return []either{{Ret: Return{Kind: ReturnUnknown}}}
+			}
+			r := l.reply
+			r.Local, r.From = id.Value, l.reply.Pos
+			if w.guarded(l) {
+				r = notNil(r)
+			}
+			return []either{{Ret: r}}
+		}
+		r := w.replyOf(e, -1)
+		if r.Kind == ReturnCall {
+			r.Kind = ReturnUnknown // not reached: calls are taken above
+		}
+		return []either{{Ret: r}}
+	}
+	lhs, rhs := w.eitherOf(x.Lhs), w.eitherOf(x.Rhs)
+	// When lhs is nil or false: always (falsy), never (no calls either),
+	// or when one of calls replies nil.
+	falsy := false
+	var calls []either
+	for _, a := range lhs {
+		switch {
+		case a.Ret.Kind == ReturnInt, a.Ret.Kind == ReturnString, a.Ret.Kind == ReturnArray, a.Ret.Kind == ReturnError:
+		case a.Ret.Kind == ReturnCall && a.Ret.NotNil:
+		case a.Ret.Kind == ReturnCall && a.call != nil:
+			calls = append(calls, either{Ret: a.Ret, call: a.call})
+		default:
+			falsy = true
+		}
+	}
+	cond := func(alts []either) []either {
+		switch {
+		case falsy:
+			return alts
+		case len(calls) == 0:
+			return nil // never given
+		}
+		out := make([]either, 0, len(alts))
+		for _, a := range alts {
+			if len(a.unless) == 0 {
+				a.unless = calls
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	var out []either
+	if x.Operator == "or" {
+		for _, a := range lhs {
+			switch a.Ret.Kind {
+			case ReturnNil:
+				continue // never given
+			case ReturnCall, ReturnBool:
+				a.Ret.NotNil = true
+			}
+			out = append(out, a)
+		}
+		return append(out, cond(rhs)...)
+	}
+	out = cond([]either{{Ret: Return{Kind: ReturnNil}}}) // false or nil: a nil reply
+	return append(out, rhs...)
 }
 
 // notNil is the return of a local known to hold neither nil nor false:
