@@ -907,6 +907,19 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		at(ret.Pos, "%s, but @return %s needs %s%s", subject, t.String(), wantText(t), hint)
 		return
 	}
+	if ret.Kind == parse.ReturnCall && t.Kind == Record && call != nil {
+		// One value per key or field given: more than the record's fields
+		// fail every call.
+		if info, ok := lookupCommand(ret.Command); ok {
+			if per, ok := perArgReplies[info.name]; ok && len(call.Args) > 0 && !call.Args[len(call.Args)-1].Expands {
+				if n := len(call.Args) - per.from + 1; n > len(t.Fields) {
+					at(ret.Pos, "%s, but @return %s has %d field%s: the callers get a *DecodeError on every call; read fewer, or add fields to the record",
+						about(fmt.Sprintf("%s replies one value per %s given, %d here", info.name, per.what, n)), t.String(), len(t.Fields), plural(len(t.Fields)))
+					return
+				}
+			}
+		}
+	}
 	if ret.Kind == parse.ReturnCall && checkOptionReply(ret, call, t, about, at) {
 		return
 	}
@@ -1121,6 +1134,20 @@ func calledCommand(command string, call *parse.Call) (*commandInfo, bool) {
 // documentation writes it (OBJECT ENCODING, not OBJECT|ENCODING).
 func shownName(name string) string {
 	return strings.Replace(name, "|", " ", 1)
+}
+
+// perArgReplies are commands whose array reply holds one value per
+// argument from argument from (1-based, after the command name) on, what
+// they are: as many as the call gives, whatever the data.
+var perArgReplies = map[string]struct {
+	from int
+	what string
+}{
+	"MGET":       {1, "key"},
+	"HMGET":      {2, "field"},
+	"ZMSCORE":    {2, "member"},
+	"SMISMEMBER": {2, "member"},
+	"GEOHASH":    {2, "member"},
 }
 
 // nestedReplies are commands whose array reply holds arrays in RESP2, as

@@ -306,7 +306,9 @@
 //     integers (TTL, INCR, EXISTS of several keys; not SETNX, EXPIRE,
 //     SISMEMBER, EXISTS or DEL of one key), is refused; the known values of
 //     a returned table fit the record fields or list elements, and a record
-//     field that is neither nullable nor bool is present; what the checker
+//     field that is neither nullable nor bool is present; a record has a
+//     field for each value MGET, HMGET, ZMSCORE, SMISMEMBER and GEOHASH
+//     reply, one per key, field or member given; what the checker
 //     cannot know passes;
 //   - every field of the redis table the script reads or calls is one
 //     Redis 7.0 defines (redis.pcal, redis.LOG_WARN are nil there), and so
