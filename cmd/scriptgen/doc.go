@@ -104,7 +104,7 @@
 // cluster client, a call whose keys are in different hash slots is refused
 // with a *CrossSlotError (errors.Is ErrCrossSlot) before it is sent, and so
 // is a key without a hash tag {...} that the script extends on the right
-// (KEYS[1] .. ':x'), with a *HashTagError (errors.Is ErrCrossSlot): the
+// (KEYS[1] .. ':x', string.format('%s:x', KEYS[1])), with a *HashTagError (errors.Is ErrCrossSlot): the
 // extended key would be in another slot, where Redis Cluster fails the
 // script after its earlier writes. An
 // argument a script uses as a command name (redis.call(ARGV[n], ...) with

@@ -1559,6 +1559,9 @@ func (w *walker) value(e ast.Expr) Value {
 						return Value{Source: SourceUnknown}
 					}
 					v = w.value(x.Args[1])
+					// string.format('%s:x', KEYS[1]) extends the key on
+					// the right, as KEYS[1] .. ':x' does.
+					v.Extended = v.Source == SourceKey && (v.Extended || f.Value != "%s")
 				}
 				v.Derived = true
 				return v
