@@ -396,6 +396,13 @@ func (w *walker) numberArgsOf(e *ast.FuncCallExpr) {
 			}
 		}
 	}
+	if f, ok := e.Receiver.(*ast.StringExpr); ok && e.Method == "format" {
+		for i, a := range e.Args { // ('%d'):format(ARGV[1])
+			if numericDirective(f.Value, i) {
+				w.numberArg(a)
+			}
+		}
+	}
 }
 
 // numericDirective reports whether the i-th (from 0) directive of a
@@ -1518,6 +1525,19 @@ func (w *walker) value(e ast.Expr) Value {
 		}
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
 			return w.value(x.Args[0])
+		}
+		// ('%s:x'):format(KEYS[1]) is string.format('%s:x', KEYS[1]).
+		if f, ok := x.Receiver.(*ast.StringExpr); ok && x.Method == "format" {
+			v := Value{Source: SourceLiteral, Text: strconv.Quote(f.Value)}
+			if strings.HasPrefix(f.Value, "%s") {
+				if len(x.Args) < 1 {
+					return Value{Source: SourceUnknown}
+				}
+				v = w.value(x.Args[0])
+				v.Extended = v.Source == SourceKey && (v.Extended || f.Value != "%s")
+			}
+			v.Derived = true
+			return v
 		}
 		// A method of a value (ARGV[1]:lower()) is built from that value.
 		if x.Receiver != nil {
