@@ -312,11 +312,12 @@ func buildScript(file File) (*scriptInfo, []Error) {
 // has a hash tag, so on a Cluster the callers refuse a key without one
 // (the script would fail at the extended key, after its earlier writes,
 // or work only while both slots are on one node). An index the checker
-// cannot tell (0) marks every key, a dynamic one (-1) the variadic.
+// cannot tell (0) marks every key, and so does a dynamic one (-1): KEYS[i]
+// and ipairs(KEYS) reach the fixed keys too.
 func markExtendedKeys(keys []Param, uses []int) {
 	for _, n := range uses {
 		switch {
-		case n == 0:
+		case n <= 0:
 			for i := range keys {
 				keys[i].Tagged = true
 			}

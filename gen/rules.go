@@ -638,8 +638,9 @@ func (r scriptRules) unpacked(table string) (n int, exact, ok bool) {
 	return len(params), true, true
 }
 
-// keyIndex is n for "KEYS[n]", -1 for a dynamic index (KEYS[i]: a key of
-// the variadic), 0 when the text names no key (a local given several).
+// keyIndex is n for "KEYS[n]", -1 for a dynamic index (KEYS[i], a key of
+// ipairs(KEYS): any key), 0 when the text names no key (a local given
+// several).
 func keyIndex(text string) int {
 	rest, ok := strings.CutPrefix(text, "KEYS[")
 	if !ok {
