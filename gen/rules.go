@@ -86,6 +86,12 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	if pf.SetResp {
+		resp3 := resp3Line(pf.RedisLibCalls)
+		for _, o := range pf.Operations {
+			checkResp3Operation(o, pf.Calls, resp3, at)
+		}
+	}
 	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
 		for _, c := range pf.Compares {
 			checkCompare(c, pf.Calls, r.args, at)
@@ -2463,6 +2469,48 @@ func checkOperation(o parse.Operation, calls []parse.Call, at, warn func(parse.P
 		}
 		mayNil("%s, which is false when %s replies nil: Lua fails the script at run time %s; %s", subject, cmd, fails("boolean"), fix(def))
 	}
+}
+
+// checkResp3Operation refuses an operation on the reply of a call made
+// after redis.setresp(3) (resp3 gives its line) that is then a double
+// (ZSCORE, ZINCRBY, ZADD INCR): Redis hands it to Lua as a table
+// {double = 1.5}, on which Lua computes nothing.
+func checkResp3Operation(o parse.Operation, calls []parse.Call, resp3 func(parse.Pos) int, at func(parse.Pos, string, ...any)) {
+	if o.Operand.Call < 0 || o.Operand.Call >= len(calls) {
+		return
+	}
+	c := calls[o.Operand.Call]
+	line := resp3(c.Pos)
+	info, ok := lookupCommand(c.Command)
+	if line == 0 || !ok || resp3Replies[info.name]&resp3Double == 0 || !(info.reply&^replyNil == replyStr || hasToken(&c, []string{"INCR"})) {
+		return
+	}
+	var subject, fails string
+	switch {
+	case o.Op == "arg":
+		subject, fails = fmt.Sprintf("argument %d of %s is %s", o.Arg, strings.ToUpper(calls[o.In].Command), o.Operand.Text), `Redis refuses it at run time ("Lua redis lib command arguments must be strings or integers")`
+	case o.Op == "#":
+		subject, fails = "# of "+o.Operand.Text, "its length is always 0"
+	case o.Op == "..":
+		subject, fails = "concatenation (..) of "+o.Operand.Text, `Lua fails the script at run time ("attempt to concatenate a table value")`
+	case o.Op == "<", o.Op == "<=", o.Op == ">", o.Op == ">=":
+		subject, fails = o.Op+" compares "+o.Operand.Text, `Lua fails the script at run time ("attempt to compare ...")`
+	case strings.HasPrefix(o.Op, ":"):
+		subject, fails = "method call "+o.Op+"() on "+o.Operand.Text, fmt.Sprintf(`Lua fails the script at run time ("attempt to call method '%s' (a nil value)")`, o.Op[1:])
+	case strings.Contains(o.Op, "."):
+		_, fn, _ := strings.Cut(o.Op, ".")
+		n := 1
+		if o.Op == "string.format" {
+			n = o.Arg
+		}
+		subject, fails = o.Op+" of "+o.Operand.Text, fmt.Sprintf(`Lua fails the script at run time ("bad argument #%d to '%s' (string expected, got table)")`, n, fn)
+	default:
+		subject, fails = "arithmetic ("+o.Op+") on "+o.Operand.Text, `Lua fails the script at run time ("attempt to perform arithmetic on a table value")`
+	}
+	if o.Tonumber && o.Op != "#" {
+		fails = "tonumber gives nil for a table, and Lua fails the script at run time on nil"
+	}
+	at(o.Pos, "%s, which after redis.setresp(3) (line %d) is a double, handed to Lua as a table ({double = ...}): %s; read its number as .double, or call %s before redis.setresp(3)", subject, line, fails, info.name)
 }
 
 // mayNilWarning is the warning of an operation that fails when the reply
