@@ -91,6 +91,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		for _, o := range pf.Operations {
 			checkResp3Operation(o, pf.Calls, resp3, at)
 		}
+		for _, c := range pf.Compares {
+			checkResp3False(c, pf.Calls, resp3, at)
+		}
 	}
 	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
 		for _, c := range pf.Compares {
@@ -2511,6 +2514,32 @@ func checkResp3Operation(o parse.Operation, calls []parse.Call, resp3 func(parse
 		fails = "tonumber gives nil for a table, and Lua fails the script at run time on nil"
 	}
 	at(o.Pos, "%s, which after redis.setresp(3) (line %d) is a double, handed to Lua as a table ({double = ...}): %s; read its number as .double, or call %s before redis.setresp(3)", subject, line, fails, info.name)
+}
+
+// checkResp3False refuses a reply of a call made after redis.setresp(3)
+// compared with false: RESP3 hands a nil reply to Lua as nil, not false,
+// so the comparison never holds (== false is always false, ~= always true).
+func checkResp3False(c parse.Compare, calls []parse.Call, resp3 func(parse.Pos) int, at func(parse.Pos, string, ...any)) {
+	if c.Op != "==" && c.Op != "~=" {
+		return
+	}
+	reply, other := c.Left, c.Right
+	if reply.Type != parse.OperandReply {
+		reply, other = other, reply
+	}
+	if reply.Type != parse.OperandReply || other.Type != parse.OperandBool || other.Text != "false" || reply.Call < 0 || reply.Call >= len(calls) {
+		return
+	}
+	call := calls[reply.Call]
+	line := resp3(call.Pos)
+	if line == 0 {
+		return
+	}
+	always := "false"
+	if c.Op == "~=" {
+		always = "true"
+	}
+	at(c.Pos, "%s compares %s with false, which after redis.setresp(3) (line %d) it never is: RESP3 hands a nil reply to Lua as nil, not false, so the comparison is always %s; test it with not (if not v then ...), or compare it with nil", c.Op, reply.Text, line, always)
 }
 
 // mayNilWarning is the warning of an operation that fails when the reply
