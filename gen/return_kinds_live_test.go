@@ -35,6 +35,10 @@ func TestReturnedValueKindsAgreeWithServer(t *testing.T) {
 			`scripts/x.lua:4:8: returns an integer (tonumber(...)), but @return string? needs a string reply: Lua numbers reach the caller as integers; return tostring(...)`, false},
 		{"a length", "string", "return string.len(redis.call('GET', KEYS[1]) or '')",
 			`scripts/x.lua:4:8: returns an integer (string.len(...)), but @return string needs a string reply: Lua numbers reach the caller as integers; return tostring(...)`, false},
+		{"pcall's first value", "string?", "return pcall(function() return redis.call('GET', KEYS[1]) end)",
+			`scripts/x.lua:4:8: returns a Lua boolean (true arrives as 1, false as nil) (pcall(...)), but @return string? needs a string reply`, false},
+		{"a type name", "int64", "return type(redis.call('GET', KEYS[1]))",
+			`scripts/x.lua:4:8: returns a string (type(...)), but @return int64 needs an integer reply`, true},
 		{"math.floor in a record", "{n string}", "return {math.floor(redis.call('INCR', KEYS[1]) / 2)}",
 			`scripts/x.lua:4:8: returns an array with an integer (math.floor(...)) at [0], but field n of @return {n string} needs a string reply`, false},
 	} {

@@ -299,7 +299,8 @@
 //     ARGV[n] a string, whatever the @arg type, and so do tostring,
 //     string.format, cjson.encode and Lua's other functions that give a
 //     string, while tonumber, string.len, math.floor and the others that
-//     give a number return an integer; each value an and/or gives as the
+//     give a number return an integer, and pcall a Lua boolean first (which
+//     Redis replies); each value an and/or gives as the
 //     data decides must fit (redis.call('GET', k) or 0 gives a string or an
 //     integer); a bool is 1
 //     or 0, so a literal other than those, or a command that replies other

@@ -2786,6 +2786,10 @@ func (w *walker) kindOf(e ast.Expr) (ReturnKind, string) {
 			return ReturnString, name + "(...)"
 		case numberFuncs[name]:
 			return ReturnInt, name + "(...)"
+		case name == "pcall" || name == "xpcall":
+			// Their first value, the one Redis replies, is whether the
+			// function ran without an error.
+			return ReturnBool, name + "(...)"
 		}
 	}
 	return valueKind(e)
@@ -2800,7 +2804,7 @@ func (w *walker) oneResult(e *ast.FuncCallExpr) bool {
 
 // stringFuncs are the functions of Redis's Lua that always give a string.
 var stringFuncs = map[string]bool{
-	"tostring": true, "string.format": true, "string.rep": true, "string.sub": true,
+	"tostring": true, "type": true, "string.format": true, "string.rep": true, "string.sub": true,
 	"string.upper": true, "string.lower": true, "string.reverse": true, "string.char": true,
 	"table.concat": true, "cjson.encode": true, "cmsgpack.pack": true,
 	"redis.sha1hex": true, "struct.pack": true, "bit.tohex": true,
