@@ -954,6 +954,11 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				at(ret.Pos, "%s, but @return %s reads strings: the callers get a *DecodeError whenever the list holds a value; declare @return []int64, or convert the values in the script (tostring)",
 					about(info.name+" replies an array of integers"), t.String())
 				return
+			case strItemReplies[info.name] && t.Kind == StringMap && info.name != "SORT" && info.name != "SORT_RO":
+				// A list of values (SORT's GET patterns may give pairs).
+				at(ret.Pos, "%s, but @return %s reads field-value pairs: the callers get a *DecodeError for an odd number of values, and pair the values among themselves otherwise; declare @return []string%s",
+					about(info.name+" replies a list of values, not field-value pairs"), t.String(), map[bool]string{true: "?"}[t.Nullable])
+				return
 			case strItemReplies[info.name] && t.Kind == Int64List:
 				at(ret.Pos, "%s, but @return %s reads integers: the callers get a *DecodeError whenever the list holds a value; declare @return []string, or convert the values in the script (tonumber)",
 					about(info.name+" replies an array of strings"), t.String())
