@@ -1033,6 +1033,11 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 			return
 		}
 	}
+	if ret.Kind == parse.ReturnArray && t.Kind == StringMap && ret.Len%2 == 1 && len(ret.NilElems) == 0 {
+		// A fixed odd number of values: one field has no value.
+		at(ret.Pos, "returns an array of %d values, but @return %s reads field-value pairs: the callers get a *DecodeError on every call; give every field its value", ret.Len, t.String())
+		return
+	}
 	if ret.Kind == parse.ReturnArray && t.Kind == Record && ret.Len >= 0 {
 		// The decoder refuses a reply without a field that is neither
 		// nullable nor a bool (missing reads as false).
