@@ -316,7 +316,11 @@ func TestCheckRules(t *testing.T) {
 		{
 			name: "record missing a field",
 			src:  "-- @key k\n-- @return {ttl int64, owner string}\nlocal ttl = redis.call('PTTL', KEYS[1])\nif ttl < 0 then return {ttl} end\nreturn {ttl, redis.call('GET', KEYS[1])}\n",
-			want: []string{`scripts/x.lua:4:24: returns an array of 1 value, but @return {ttl int64, owner string} needs field owner at [1]: declare it owner string? if it may be missing`},
+			want: []string{
+				`scripts/x.lua:4:24: returns an array of 1 value, but @return {ttl int64, owner string} needs field owner at [1]: declare it owner string? if it may be missing`,
+				// GET replies nil for a missing key.
+				`scripts/x.lua:5:8: returns an array with the reply of GET (a string or nil) at [1], which is nil when GET replies nil, but field owner of @return {ttl int64, owner string} reads no nil there: the callers get a *DecodeError then; declare it owner string?`,
+			},
 		},
 		{
 			name: "local key replaced by a literal on one path",

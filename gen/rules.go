@@ -1006,7 +1006,14 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 			}
 			elCall := callOf(el, calls)
 			got, what := replyOf(el, elCall, true)
-			if got == replyUnknown || got&elemWant != 0 {
+			if got == replyUnknown {
+				continue
+			}
+			// A value that is nil at times (a reply, false) where the
+			// decoder reads no nil: a list element, a field that is neither
+			// nullable nor bool.
+			mayNil := got&replyNil != 0 && elemWant&replyNil == 0 && (el.Kind == parse.ReturnCall || el.Kind == parse.ReturnBool)
+			if got&elemWant != 0 && !mayNil {
 				continue
 			}
 			if el.Kind == parse.ReturnCall {
@@ -1024,6 +1031,18 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				if el.Local != "" {
 					what = el.Local + ", " + what
 				}
+			}
+			if got&elemWant != 0 { // mayNil
+				when, fix := "it is false", "return 1 or 0 there (c and 1 or 0)"
+				if el.Kind == parse.ReturnCall {
+					when, fix = strings.ToUpper(el.Command)+" replies nil", "give it a default (redis.call(...) or '')"
+				}
+				if t.Kind == Record {
+					f := t.Fields[i]
+					fix = fmt.Sprintf("declare it %s %s?", f.Name, f.Type.String())
+				}
+				at(ret.Pos, "returns an array with %s at [%d], which is nil when %s, but %s reads no nil there: the callers get a *DecodeError then; %s", what, i, when, whose, fix)
+				return
 			}
 			need := wantText(Type{Kind: kindOfReply(elemWant)})
 			if t.Kind != Record {
