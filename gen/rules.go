@@ -104,7 +104,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			checkFieldRead(f, pf.Calls, at)
 		}
 		for _, t := range pf.Truths {
-			checkTruth(t, pf.Calls, at)
+			checkTruth(t, pf.Calls, r.args, at)
 		}
 		for _, o := range pf.Operations {
 			checkOperation(o, pf.Calls, at, warn)
@@ -1978,8 +1978,20 @@ func callReplies(c *parse.Call) replyKind {
 // checkTruth refuses a truth test of a reply that is never nil: Lua finds
 // every value but nil and false true, 0 and an empty list too, so the test
 // always passes (or, under not, always fails).
-func checkTruth(t parse.Truth, calls []parse.Call, at func(parse.Pos, string, ...any)) {
+func checkTruth(t parse.Truth, calls []parse.Call, params []Param, at func(parse.Pos, string, ...any)) {
 	o := t.Operand
+	if o.Type == parse.OperandString {
+		// A bool @arg arrives as "1" or "0", both true in Lua.
+		if p := paramOf(o.Argv, params); p != nil && p.Type.Kind == Bool && !p.Variadic {
+			test, want := o.Text+" is always true as a condition", "== '1'"
+			if t.Not {
+				test, want = "not "+o.Text+" is always false", "== '0'"
+			}
+			v, _, _ := strings.Cut(o.Text, " (") // f (ARGV[1]): f
+			at(t.Pos, "%s: it is @arg %s bool, which the callers send as \"1\" or \"0\", both strings, and Lua finds every string true (only nil and false are false); compare it: %s %s", test, p.Name, v, want)
+		}
+		return
+	}
 	if o.Call >= len(calls) {
 		return
 	}

@@ -267,9 +267,9 @@ type FieldRead struct {
 
 // Truth is a command's reply (or a local holding one) tested for truth.
 type Truth struct {
-	Pos     Pos  // of the reply's call, or of the local's name
-	Not     bool // not x, rather than a condition
-	Operand Operand
+	Pos     Pos     // of the reply's call, or of the local's name
+	Not     bool    // not x, rather than a condition
+	Operand Operand // a reply (OperandReply), or exactly ARGV[n] (OperandString with Argv)
 }
 
 // Operation is a command's reply, tonumber of one, or a local holding
@@ -449,8 +449,9 @@ type File struct {
 	// Fields are reads of a named field (t.name, t['name']) of a command's
 	// reply.
 	Fields []FieldRead
-	// Truths are the command replies tested for truth: an if, elseif,
-	// while or until condition (or an operand of and/or in one), and not.
+	// Truths are the command replies (and ARGV[n]) tested for truth: an
+	// if, elseif, while or until condition (or an operand of and/or in
+	// one), and not.
 	Truths []Truth
 	// Operations are the command replies (or tonumber of one) used where
 	// Lua fails on false, nil or a table: an operand of arithmetic, of ..,

@@ -1290,12 +1290,17 @@ func (w *walker) cond(e ast.Expr) {
 // before e is walked, so e's own call is the next one recorded.
 func (w *walker) truth(e ast.Expr, not bool) {
 	op := w.operand(e, len(w.f.Calls))
-	if op.Type != OperandReply {
-		return
+	if op.Type != OperandReply && (op.Type != OperandString || op.Argv == 0) {
+		return // a reply, or exactly ARGV[n] (which @arg tells)
 	}
 	t := Truth{Not: not, Operand: op}
 	if id, ok := e.(*ast.IdentExpr); ok {
 		t.Pos, _ = w.identPos(id.Line(), id.Value)
+	}
+	if a, ok := e.(*ast.AttrGetExpr); ok {
+		if id, ok := a.Object.(*ast.IdentExpr); ok {
+			t.Pos, _ = w.identPos(id.Line(), id.Value) // ARGV[n]
+		}
 	}
 	w.f.Truths = append(w.f.Truths, t)
 }
