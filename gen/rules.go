@@ -553,6 +553,9 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	}
 	n := 1 + len(c.Args)
 	expanding := len(c.Args) > 0 && c.Args[len(c.Args)-1].Expands
+	if last := len(c.Args) - 1; last >= 0 && c.Args[last].Gsub {
+		at(c.Args[last].Pos, "argument %d of %s is a call of gsub, which gives two values, the string and the count of its replacements: %s gets both, the count as one more argument; wrap the call in parentheses to pass the string alone ((s:gsub(...)))", last+1, shown, shown)
+	}
 	if expanding {
 		// unpack(KEYS) and unpack(ARGV) give the keys or arguments the
 		// callers pass: as many as declared, or at least the fixed ones

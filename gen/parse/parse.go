@@ -133,6 +133,10 @@ type Arg struct {
 	// Unpacks is "KEYS" or "ARGV" when the argument is unpack(KEYS) or
 	// unpack(ARGV), which give every key or argument the callers pass.
 	Unpacks string
+	// Gsub is set on a last argument that is a call of string.gsub (or
+	// s:gsub(...)), which gives two values: the string and the count of
+	// replacements, both passed on.
+	Gsub bool
 	// Fraction says what the argument is ("a division", "a product with
 	// 1.5") when it is arithmetic that may give a number with a fraction:
 	// Redis refuses such a number where it reads an integer.

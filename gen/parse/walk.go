@@ -1959,6 +1959,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		}
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
+			if g, ok := a.(*ast.FuncCallExpr); ok {
+				name, lib := w.libFunc(g)
+				arg.Gsub = lib && name == "string.gsub" || g.Receiver != nil && g.Method == "gsub"
+			}
 			if u, ok := a.(*ast.FuncCallExpr); ok && len(u.Args) == 1 && u.Receiver == nil {
 				f, isF := u.Func.(*ast.IdentExpr)
 				t, isT := u.Args[0].(*ast.IdentExpr)
