@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -246,10 +247,16 @@ func (s settledError) Unwrap() error { return s.err }
 
 // brokenConn reports a call whose connection broke under it (the node died,
 // or went away in a failover): its reply is lost, and it ran before the
-// break or never will.
+// break or never will. rueidis breaks connections too: a Sentinel or Cluster
+// client that leaves a node (a failover of a primary that stopped answering)
+// closes the connection under the calls waiting on it (ErrClosing), and one
+// whose server does not answer within ConnWriteTimeout is dropped as dead
+// (a read's i/o timeout; a timeout of the call's own deadline comes as
+// context.DeadlineExceeded instead).
 func brokenConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // settle undoes an attempt of unknown outcome before a wait goes on: it
@@ -277,10 +284,19 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 			return false
 		}
 		actx, cancel := context.WithTimeout(ctx, bound)
+		// Close ends it: the undo Close gives an acquisition of unknown
+		// outcome (undoLater) takes over, within its own bound.
+		stop := context.AfterFunc(c.closingCtx, cancel)
 		err := undo(actx)
+		stop()
 		cancel()
 		if err == nil {
 			return true
+		}
+		if errors.Is(err, rueidis.ErrClosing) {
+			// The rueidis client is closed (a connection it left is
+			// replaced by then): no call gets through any more.
+			return false
 		}
 		if c.closingCtx.Err() != nil || retry.wait(ctx, until) != nil {
 			return false // or the next turn finds until passed
