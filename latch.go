@@ -142,7 +142,11 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 		return false, l.fail("await", err)
 	}
 	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
-		n, err := generated.LatchCount(actx, l.c.rc, l.key)
+		// From the primary: a replica behind it may not have the count
+		// yet, and the latch would read as open (readPrimary).
+		n, err := readPrimaryAs(actx, l.c, func() (rueidis.Completed, error) {
+			return generated.LatchCountCommand(l.c.rc, l.key)
+		}, generated.DecodeLatchCount)
 		return err == nil && n <= 0, notifyFallback, err
 	})
 	if err != nil {

@@ -309,7 +309,10 @@ func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 }
 
 func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
-	st, err := generated.LeanState(ctx, l.c.rc, l.key, field)
+	// From the primary, as every undo decides on it (readPrimary).
+	st, err := readPrimaryAs(ctx, l.c, func() (rueidis.Completed, error) {
+		return generated.LeanStateCommand(l.c.rc, l.key, field)
+	}, generated.DecodeLeanState)
 	return st.Holds, err
 }
 

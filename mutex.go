@@ -310,7 +310,10 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 }
 
 func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
-	st, err := generated.MutexState(ctx, m.c.rc, m.key, field)
+	// From the primary, as every undo decides on it (readPrimary).
+	st, err := readPrimaryAs(ctx, m.c, func() (rueidis.Completed, error) {
+		return generated.MutexStateCommand(m.c.rc, m.key, field)
+	}, generated.DecodeMutexState)
 	return st.Holds, err
 }
 

@@ -376,11 +376,17 @@ func readReleased(res generated.RwReadReleaseResult, err error) (releaseStatus, 
 
 func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
 	rw := s.rw
+	reader, writer := field, field+":write"
 	if s.write {
-		st, err := generated.RwState(ctx, rw.c.rc, rw.key, strings.TrimSuffix(field, ":write"), field)
+		reader, writer = strings.TrimSuffix(field, ":write"), field
+	}
+	// From the primary, as every undo decides on it (readPrimary).
+	st, err := readPrimaryAs(ctx, rw.c, func() (rueidis.Completed, error) {
+		return generated.RwStateCommand(rw.c.rc, rw.key, reader, writer)
+	}, generated.DecodeRwState)
+	if s.write {
 		return st.Writes, err
 	}
-	st, err := generated.RwState(ctx, rw.c.rc, rw.key, field, field+":write")
 	return st.Reads, err
 }
 

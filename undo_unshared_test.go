@@ -8,12 +8,14 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // stallingClient is a rueidis client that, once armed, runs before ahead of
-// the next read-only script call (a hold count read by an undo), and after
-// once the script call that follows it (the undo's release) has returned.
+// the next hold count read by an undo (MutexState, which an undo sends as
+// EVALSHA: readPrimary), and after once the script call that follows it
+// (the undo's release) has returned.
 type stallingClient struct {
 	rueidis.Client
 	armed, next   atomic.Bool
@@ -22,21 +24,31 @@ type stallingClient struct {
 
 func (s *stallingClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
 	cs := cmd.Commands()
-	if len(cs) == 0 {
+	if len(cs) < 2 {
 		return s.Client.Do(ctx, cmd)
 	}
-	switch cs[0] {
-	case "EVALSHA_RO", "EVAL_RO":
+	switch {
+	case isMutexState(cs):
 		if s.armed.CompareAndSwap(true, false) {
 			s.before()
 			s.next.Store(true)
 		}
-	case "EVALSHA", "EVAL":
+	case cs[0] == "EVALSHA" || cs[0] == "EVAL":
 		if s.next.CompareAndSwap(true, false) {
 			defer s.after()
 		}
 	}
 	return s.Client.Do(ctx, cmd)
+}
+
+// isMutexState reports a call of the MutexState script, however sent.
+func isMutexState(cs []string) bool {
+	for _, sc := range generated.Scripts {
+		if sc.Name == "MutexState" {
+			return cs[1] == sc.SHA1 || cs[1] == sc.Source
+		}
+	}
+	return false
 }
 
 // A hold that is not shared runs out of lease, and the background undo of
