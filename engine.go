@@ -252,11 +252,14 @@ func (s settledError) Unwrap() error { return s.err }
 // closes the connection under the calls waiting on it (ErrClosing), and one
 // whose server does not answer within ConnWriteTimeout is dropped as dead
 // (a read's i/o timeout; a timeout of the call's own deadline comes as
-// context.DeadlineExceeded instead).
+// context.DeadlineExceeded instead). So is one the kernel found dead
+// (ETIMEDOUT: TCP keepalive or retransmissions unanswered), and a guarded
+// call that stalled (errGuardStalled).
 func brokenConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, os.ErrDeadlineExceeded)
+		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, errGuardStalled)
 }
 
 // settle undoes an attempt of unknown outcome before a wait goes on: it

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -231,6 +232,16 @@ type guardedReply struct {
 	acks  int   // the replicas its WAIT asked for: the call's, or the named primary's after a redirect
 }
 
+// guardStall is how long past its WAIT's timeout a guarded batch waits for
+// its replies before it is cut off as stalled (errGuardStalled): rueidis's
+// default ConnWriteTimeout, past Redis's default busy-reply-threshold (5 s),
+// before which a server running a long script answers nobody.
+const guardStall = 10 * time.Second
+
+// errGuardStalled is a guarded call cut off without a reply (guardStall):
+// the server or its connection stalled, and the call may have run.
+var errGuardStalled = errors.New("scriptlock: no reply to a guarded call within its WAIT's timeout and 10s (the server or its connection stalled)")
+
 // guardedGroups bounds how many slots' calls a Cluster client's guarded batch
 // sends at once, each group on a dedicated connection of its own.
 const guardedGroups = 16
@@ -253,6 +264,28 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	out := make([]guardedReply, len(calls))
 	waitMs := max(timeout.Milliseconds(), 1)
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
+	// WAIT makes the batch a blocking call, which rueidis sends on a pooled
+	// connection with the caller's deadline alone: no ConnWriteTimeout cuts
+	// it, and a Sentinel or Cluster client that leaves the node (a failover)
+	// does not close it while in use. Against a primary that stopped
+	// answering it waited until the caller's deadline (or for good),
+	// however soon the failover was over. The server answers WAIT within
+	// its timeout: a batch with no reply guardStall after that is cut off
+	// as a stalled connection (errGuardStalled), which an acquisition's
+	// wait settles and goes on from.
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, addSat(timeout, guardStall))
+	defer cancel()
+	stalled := func(err error) bool {
+		// Cut off here, or under the call (rueidis reports a connection
+		// closed or timed out under a call with a deadline as that
+		// deadline), while the caller's own deadline has not passed.
+		if !errors.Is(err, context.DeadlineExceeded) || parent.Err() != nil {
+			return false
+		}
+		d, ok := parent.Deadline()
+		return !ok || time.Now().Before(d)
+	}
 	// send sends the calls at idx together with their WAIT.
 	send := func(idx []int) {
 		eval := false // the calls at idx were answered NOSCRIPT
@@ -297,6 +330,9 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					// back, and the script and its WAIT are sent together to
 					// the node it names.
 					r, acks = c.redirect(ctx, r, c.guardedCommand(calls[i], eval), waitMs)
+				}
+				if stalled(r[0].Error()) {
+					r[0] = rueidis.NewErrorResult(errGuardStalled)
 				}
 				n, werr := r[1].AsInt64()
 				// acks 0: a primary without replicas (redirect), where the

@@ -2,6 +2,7 @@ package failover_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -14,16 +15,29 @@ import (
 // host, a partition) while waiters of every kind wait for what a holder on
 // another Client holds. Their next attempts hang on the frozen primary until
 // the sentinels promote a replica and rueidis's Sentinel client, switching to
-// it, closes the old connection under them (rueidis.ErrClosing). Such an
-// attempt may have run before the freeze, like one whose connection broke:
-// a waiting Lock or Acquire settles it and waits on, on the new primary, and
-// takes what the holder gives back there, rather than fail.
+// it, closes the old connection under them (rueidis.ErrClosing), or rueidis
+// drops it as dead (ConnWriteTimeout: an i/o timeout). With the failover
+// guard on, the attempt and its WAIT are a blocking call on a pooled
+// connection that neither cuts: the Client cuts it off itself, 10 s after
+// the WAIT's timeout. Such an attempt may have run before the freeze, like
+// one whose connection broke: a waiting Lock or Acquire settles it and waits
+// on, on the new primary, and takes what the holder gives back there, rather
+// than fail or wait until its deadline.
 func TestSentinelFrozenPrimaryWaiters(t *testing.T) {
 	t.Parallel()
+	for _, guard := range []bool{false, true} {
+		t.Run(fmt.Sprintf("guard=%v", guard), func(t *testing.T) {
+			t.Parallel() // a deployment of its own
+			frozenPrimaryWaiters(t, guard)
+		})
+	}
+}
+
+func frozenPrimaryWaiters(t *testing.T, guard bool) {
 	s := redistest.Sentinel(t)
 	prefix := redistest.Prefix(t)
-	hc := sentinelLocks(t, s, prefix, guardOpt(false))
-	wc := sentinelLocks(t, s, prefix, guardOpt(false))
+	hc := sentinelLocks(t, s, prefix, guardOpt(guard))
+	wc := sentinelLocks(t, s, prefix, guardOpt(guard))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	const lease = 30 * time.Second
