@@ -382,7 +382,7 @@ func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, t
 			return false, nil // try undoes what the attempt may have done
 		}
 		if err != nil {
-			return false, rt.failed(ctx, err)
+			return false, c.attemptFailed(ctx, &rt, err)
 		}
 		if done {
 			return true, nil

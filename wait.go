@@ -236,7 +236,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			return false, nil // try undoes what the attempt may have done
 		}
 		if err != nil {
-			return false, rt.failed(ctx, err)
+			return false, c.attemptFailed(ctx, &rt, err)
 		}
 		rt.answered()
 		if next.leaseEnd > 0 {
@@ -350,6 +350,19 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			}
 		}
 	}
+}
+
+// attemptFailed is the error of a wait whose attempt failed with err. When
+// Close began while the attempt was in flight and no answer came from Redis
+// (the server stopped answering: the wait would settle the attempt and go
+// on, or its connection broke as Close began), Close ended the wait: it
+// returns ErrClosed, as every wait Close ends does, with err. What the
+// attempt may have done is undone as for any attempt of unknown outcome.
+func (c *Client) attemptFailed(ctx context.Context, rt *retrier, err error) error {
+	if ctx.Err() == nil && c.closingCtx.Err() != nil && unknownOutcome(err) {
+		return fmt.Errorf("%w (an attempt in flight failed: %w)", ErrClosed, err)
+	}
+	return rt.failed(ctx, err)
 }
 
 // testHookAttempt, when set (tests only), runs in waitOn before each attempt
