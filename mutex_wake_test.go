@@ -1220,6 +1220,10 @@ func TestMutexPassedWakeSkipsDeadWaiters(t *testing.T) {
 	if err := node.Do(t, "HSET", m.key, "22222222-0000-4000-8000-000000000000:1", "1").Error(); err != nil {
 		t.Fatal(err)
 	}
+	// A ForceUnlock's record is reserved before its deletion runs.
+	if _, err := generated.RecordReserve(ctx, c.rc, m.key+":record", time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	deleted, err := generated.MutexForceUnlock(ctx, c.rc, m.key, m.channel, m.waiters, m.wake, m.key+":record", "publish", time.Minute)
 	check("a forced unlock", deleted, err)
 }
