@@ -1388,7 +1388,7 @@ func (c *Client) endUnreported(h *hold, cause error) *holdObs {
 // The holds of the sides the script deletes end before it is sent: once it
 // runs, another owner may be granted the lock before its reply is back, or
 // when the reply is lost and the call fails.
-func (c *Client) forceUnlock(ctx context.Context, key string, sides sideSet, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+func (c *Client) forceUnlock(ctx context.Context, key string, sides sideSet, call deletion) (bool, error) {
 	c.markForcing(key, +1)
 	defer c.markForcing(key, -1)
 	c.forcedSides(key, sides)
@@ -1477,6 +1477,11 @@ func sidesOf(ss ...side) sideSet {
 	return set
 }
 
+// deletion is a recorded deletion's script call (deleteRecorded): record is
+// its reserved record key, slack how long the reservation may outlast the
+// caller's deadline, which the script allows for.
+type deletion func(ctx context.Context, record, publish string, slack time.Duration) (bool, error)
+
 // deleteRecorded runs a deletion that records its answer (ForceUnlock, the
 // Delete of a semaphore or latch) under a record key named by prefix and
 // key, drawn once and kept for every repeat, and makes it again as a
@@ -1487,13 +1492,19 @@ func sidesOf(ss ...side) sideSet {
 // nothing (LATE). A LATE answered while the call still waits (a failover or
 // restart lost the reservation; the deletion ran nothing) is made again
 // with a new record, up to three times in all.
-func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call func(ctx context.Context, record, publish string) (bool, error)) (bool, error) {
+func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call deletion) (bool, error) {
 	// callRecorded's bound, known here for the reservation's life.
 	ctx, cancel := c.recordBound(ctx)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	for attempt := 1; ; attempt++ {
 		record := c.recordKey(prefix, key)
+		// Each attempt reserves for as long as the call waits from when it is
+		// sent; reaching the server later, it lasts past the deadline by that
+		// much, at most the time from the first send to the reply, and by the
+		// TTL's rounding up to the millisecond (slack). The deletion runs only
+		// with that much of the reservation left: sooner than the deadline.
+		first := time.Now()
 		_, err := c.callRecordedBool(ctx, true, func(ctx context.Context, _ string) (bool, error) {
 			return generated.RecordReserve(ctx, c.rc, record, max(time.Until(deadline), time.Millisecond))
 		})
@@ -1503,8 +1514,9 @@ func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call fu
 		if c.testReserved != nil {
 			c.testReserved()
 		}
+		slack := time.Since(first) + time.Millisecond
 		ok, err := c.callRecordedBool(ctx, true, func(ctx context.Context, publish string) (bool, error) {
-			return call(ctx, record, publish)
+			return call(ctx, record, publish, slack)
 		})
 		if !errors.Is(err, generated.ErrLate) || ctx.Err() != nil || attempt == 3 {
 			return ok, err

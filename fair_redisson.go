@@ -145,11 +145,11 @@ func (f *FairMutex) releaseCall(ctx context.Context, r releaseCall, field string
 // the Client logs), and one nobody tells sleeps beside a free lock until it
 // calls again. A force unlock is rare; the extra keys cost nothing that
 // matters.
-func (f *FairMutex) forceUnlockCall(ctx context.Context, record, publish string) (bool, error) {
+func (f *FairMutex) forceUnlockCall(ctx context.Context, record, publish string, slack time.Duration) (bool, error) {
 	m, c := &f.m, f.m.c
 	var ns [5]string
 	redissonNames(ns[:], m.key, "scriptlock_fair_queue", "scriptlock_fair_wake", "redisson_lock_queue", "redisson_lock_timeout", "scriptlock_fair_timeout")
-	return generated.FairForceUnlockBoth(ctx, c.rc, m.key, ns[0], ns[1], ns[2], ns[3], m.channel, record, ns[4], time.Now(), publish, c.recordTTL)
+	return generated.FairForceUnlockBoth(ctx, c.rc, m.key, ns[0], ns[1], ns[2], ns[3], m.channel, record, ns[4], time.Now(), publish, c.recordTTL, slack)
 }
 
 // mixedCheckEvery spaces a Client's checks of one lock name for the other

@@ -166,8 +166,8 @@ func (l *CountDownLatch) Delete(ctx context.Context) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("delete", err)
 	}
-	ok, err := l.c.deleteRecorded(ctx, "redisson_countdownlatch_latch", l.key, func(ctx context.Context, record, publish string) (bool, error) {
-		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL)
+	ok, err := l.c.deleteRecorded(ctx, "redisson_countdownlatch_latch", l.key, func(ctx context.Context, record, publish string, slack time.Duration) (bool, error) {
+		return generated.LatchDelete(ctx, l.c.rc, l.key, l.channel, record, publish, l.c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, l.fail("delete", notCount(err))

@@ -140,8 +140,8 @@ func (l *LeanMutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := l.check(ctx); err != nil {
 		return false, opError("force unlock", l.name, err)
 	}
-	ok, err := l.c.forceUnlock(ctx, l.key, sidesOf(sideLean), func(ctx context.Context, record, _ string) (bool, error) {
-		return generated.LeanForceUnlock(ctx, l.c.rc, l.key, record, l.c.recordTTL)
+	ok, err := l.c.forceUnlock(ctx, l.key, sidesOf(sideLean), func(ctx context.Context, record, _ string, slack time.Duration) (bool, error) {
+		return generated.LeanForceUnlock(ctx, l.c.rc, l.key, record, l.c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, opError("force unlock", l.name, wrongKind(err))

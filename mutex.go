@@ -359,8 +359,8 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
 	}
-	ok, err := m.c.forceUnlock(ctx, m.key, sidesOf(sideExclusive), func(ctx context.Context, record, publish string) (bool, error) {
-		return generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL)
+	ok, err := m.c.forceUnlock(ctx, m.key, sidesOf(sideExclusive), func(ctx context.Context, record, publish string, slack time.Duration) (bool, error) {
+		return generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, wrongKind(err))

@@ -454,8 +454,8 @@ func (s *PermitSemaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return false, s.fail("delete", err)
 	}
-	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string) (bool, error) {
-		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, record, s.c.recordTTL)
+	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string, slack time.Duration) (bool, error) {
+		return generated.PermitDelete(ctx, s.c.rc, s.key, s.timeouts, record, s.c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, s.fail("delete", notCount(err))

@@ -459,8 +459,8 @@ func (rw *RWMutex) ForceUnlock(ctx context.Context) (bool, error) {
 		return false, opError("force unlock", rw.name, err)
 	}
 	c := rw.c
-	ok, err := c.forceUnlock(ctx, rw.key, sidesOf(sideRead, sideWrite), func(ctx context.Context, record, publish string) (bool, error) {
-		return generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, record, publish, c.recordTTL)
+	ok, err := c.forceUnlock(ctx, rw.key, sidesOf(sideRead, sideWrite), func(ctx context.Context, record, publish string, slack time.Duration) (bool, error) {
+		return generated.RwForceUnlock(ctx, c.rc, rw.key, rw.channel, record, publish, c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", rw.name, wrongKind(err))

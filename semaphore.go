@@ -409,8 +409,8 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("delete", err)
 	}
-	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string) (bool, error) {
-		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.c.recordTTL)
+	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string, slack time.Duration) (bool, error) {
+		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, s.fail("delete", notCount(err))

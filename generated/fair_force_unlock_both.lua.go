@@ -43,6 +43,7 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
+-- @arg    slack          duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
@@ -50,6 +51,13 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[7])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[7]) < tonumber(ARGV[4]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -103,7 +111,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "0f4d7cb819a11a5ed29e486b10fdab018467cb21"
+const fairForceUnlockBothSHA1 = "81bdda9f6f08383610714db20513579b0031f96c"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
@@ -128,7 +136,7 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration) (bool, error) {
+func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -141,6 +149,9 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 		return false, err
 	}
 	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
+	if err := checkDurations("FairForceUnlockBoth", "slack", slack); err != nil {
 		return false, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -157,7 +168,7 @@ func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, que
 			return false, err
 		}
 	}
-	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(recordTTL)}
+	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(recordTTL), msArg(slack)}
 	return fairForceUnlockBothDecode(fairForceUnlockBothScript.Exec(ctx, c, keys, args))
 }
 
@@ -174,6 +185,7 @@ type FairForceUnlockBothArgs struct {
 	Now       time.Time // the caller's clock, as Redisson's
 	Publish   string    // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // FairForceUnlockBothReply is the reply to one call in FairForceUnlockBothMulti.
@@ -207,6 +219,10 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 			continue
 		}
 		if err := checkDurations("FairForceUnlockBoth", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("FairForceUnlockBoth", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -262,7 +278,7 @@ func FairForceUnlockBothMulti(ctx context.Context, c rueidis.Client, calls []Fai
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -275,6 +291,9 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("FairForceUnlockBoth", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("FairForceUnlockBoth", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -291,7 +310,7 @@ func FairForceUnlockBothCommand(c rueidis.Client, lock string, queue string, wak
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(recordTTL)}
+	args := []string{strconv.FormatInt(now.UnixMilli(), 10), publish, msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(fairForceUnlockBothSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -303,7 +322,7 @@ func DecodeFairForceUnlockBoth(resp rueidis.RedisResult) (bool, error) {
 // fairForceUnlockBothEncode returns the KEYS and ARGV of one FairForceUnlockBoth call.
 func fairForceUnlockBothEncode(a *FairForceUnlockBothArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Wake, a.Rqueue, a.Rtimeouts, a.Channel, a.Record, a.Timeouts}
-	args := []string{strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.RecordTTL)}
+	args := []string{strconv.FormatInt(a.Now.UnixMilli(), 10), a.Publish, msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

@@ -35,6 +35,7 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
+-- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
@@ -42,6 +43,13 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -63,7 +71,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "536fff8dac7635064b639ee74fbbebeb79596e0d"
+const latchDeleteSHA1 = "cb558dcfa24e1de91c89cdbcc747a336725d520b"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
@@ -87,7 +95,7 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
-func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
+func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -99,13 +107,16 @@ func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel st
 	if err := checkDurations("LatchDelete", "recordTTL", recordTTL); err != nil {
 		return false, err
 	}
+	if err := checkDurations("LatchDelete", "slack", slack); err != nil {
+		return false, err
+	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL)}
+	args := []string{publish, msArg(recordTTL), msArg(slack)}
 	return latchDeleteDecode(latchDeleteScript.Exec(ctx, c, keys, args))
 }
 
@@ -116,6 +127,7 @@ type LatchDeleteArgs struct {
 	Record    string // redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
 	Publish   string // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // LatchDeleteReply is the reply to one call in LatchDeleteMulti.
@@ -145,6 +157,10 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 			continue
 		}
 		if err := checkDurations("LatchDelete", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("LatchDelete", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -190,7 +206,7 @@ func LatchDeleteMulti(ctx context.Context, c rueidis.Client, calls []LatchDelete
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -202,13 +218,16 @@ func LatchDeleteCommand(c rueidis.Client, latch string, channel string, record s
 	if err := checkDurations("LatchDelete", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
+	if err := checkDurations("LatchDelete", "slack", slack); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{latch, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("LatchDelete", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL)}
+	args := []string{publish, msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(latchDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -220,7 +239,7 @@ func DecodeLatchDelete(resp rueidis.RedisResult) (bool, error) {
 // latchDeleteEncode returns the KEYS and ARGV of one LatchDelete call.
 func latchDeleteEncode(a *LatchDeleteArgs) ([]string, []string) {
 	keys := []string{a.Latch, a.Channel, a.Record}
-	args := []string{a.Publish, msArg(a.RecordTTL)}
+	args := []string{a.Publish, msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

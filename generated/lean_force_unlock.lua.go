@@ -26,12 +26,20 @@ const leanForceUnlockSource = `#!lua flags=allow-oom
 -- @key    lock
 -- @key    record    redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
+-- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @retryable
 -- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -50,7 +58,7 @@ return deleted
 `
 
 // leanForceUnlockSHA1 is the SHA-1 of leanForceUnlockSource, the name SCRIPT LOAD gives it.
-const leanForceUnlockSHA1 = "398d4d668e121722a84dc50e094592e9c5e98c4f"
+const leanForceUnlockSHA1 = "da1bd0014fac40cebc4481f81c59152e2d19abff"
 
 var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 
@@ -67,8 +75,11 @@ var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string, record string, recordTTL time.Duration) (bool, error) {
+func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string, record string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if err := checkDurations("LeanForceUnlock", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
+	if err := checkDurations("LeanForceUnlock", "slack", slack); err != nil {
 		return false, err
 	}
 	keys := []string{lock, record}
@@ -77,7 +88,7 @@ func LeanForceUnlock(ctx context.Context, c rueidis.Client, lock string, record 
 			return false, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return leanForceUnlockDecode(leanForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
@@ -86,6 +97,7 @@ type LeanForceUnlockArgs struct {
 	Lock      string
 	Record    string // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // LeanForceUnlockReply is the reply to one call in LeanForceUnlockMulti.
@@ -106,6 +118,10 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkDurations("LeanForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("LeanForceUnlock", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -151,8 +167,11 @@ func LeanForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []LeanFor
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func LeanForceUnlockCommand(c rueidis.Client, lock string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+func LeanForceUnlockCommand(c rueidis.Client, lock string, record string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("LeanForceUnlock", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("LeanForceUnlock", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{lock, record}
@@ -161,7 +180,7 @@ func LeanForceUnlockCommand(c rueidis.Client, lock string, record string, record
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(leanForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -173,7 +192,7 @@ func DecodeLeanForceUnlock(resp rueidis.RedisResult) (bool, error) {
 // leanForceUnlockEncode returns the KEYS and ARGV of one LeanForceUnlock call.
 func leanForceUnlockEncode(a *LeanForceUnlockArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Record}
-	args := []string{msArg(a.RecordTTL)}
+	args := []string{msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

@@ -30,6 +30,7 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- @key    record    redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
+-- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @retryable
@@ -37,6 +38,13 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[5])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[5]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -75,7 +83,7 @@ return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "1bbe2cbd53bf55d72da2939cfa90f6545d6e27f8"
+const mutexForceUnlockSHA1 = "503208eb698d42cb8427009e28b71e0a2eb56050"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -92,7 +100,7 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (bool, error) {
+func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -102,6 +110,9 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 		}
 	}
 	if err := checkDurations("MutexForceUnlock", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
+	if err := checkDurations("MutexForceUnlock", "slack", slack); err != nil {
 		return false, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -115,7 +126,7 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 			return false, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL)}
+	args := []string{publish, msArg(recordTTL), msArg(slack)}
 	return mutexForceUnlockDecode(mutexForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
@@ -128,6 +139,7 @@ type MutexForceUnlockArgs struct {
 	Record    string // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 	Publish   string // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // MutexForceUnlockReply is the reply to one call in MutexForceUnlockMulti.
@@ -157,6 +169,10 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 			continue
 		}
 		if err := checkDurations("MutexForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("MutexForceUnlock", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -208,7 +224,7 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -218,6 +234,9 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, wait
 		}
 	}
 	if err := checkDurations("MutexForceUnlock", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("MutexForceUnlock", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
@@ -231,7 +250,7 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, wait
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL)}
+	args := []string{publish, msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(mutexForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -243,7 +262,7 @@ func DecodeMutexForceUnlock(resp rueidis.RedisResult) (bool, error) {
 // mutexForceUnlockEncode returns the KEYS and ARGV of one MutexForceUnlock call.
 func mutexForceUnlockEncode(a *MutexForceUnlockArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Waiters, a.Wake, a.Record}
-	args := []string{a.Publish, msArg(a.RecordTTL)}
+	args := []string{a.Publish, msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

@@ -33,12 +33,20 @@ const permitDeleteSource = `#!lua flags=allow-oom
 -- @key    timeouts  {name}:timeout
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
+-- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[3]) < tonumber(ARGV[2]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -57,7 +65,7 @@ return n
 `
 
 // permitDeleteSHA1 is the SHA-1 of permitDeleteSource, the name SCRIPT LOAD gives it.
-const permitDeleteSHA1 = "544f6099a5a465ed6e2b8736ae83b1e2276a939e"
+const permitDeleteSHA1 = "e33a7dc378782396f34d2f11224d410a8d9d38a8"
 
 var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 
@@ -80,8 +88,11 @@ var permitDeleteScript = rueidis.NewLuaScriptRetryable(permitDeleteSource)
 // end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
-func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (bool, error) {
+func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if err := checkDurations("PermitDelete", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
+	if err := checkDurations("PermitDelete", "slack", slack); err != nil {
 		return false, err
 	}
 	keys := []string{semaphore, timeouts, record}
@@ -90,7 +101,7 @@ func PermitDelete(ctx context.Context, c rueidis.Client, semaphore string, timeo
 			return false, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return permitDeleteDecode(permitDeleteScript.Exec(ctx, c, keys, args))
 }
 
@@ -100,6 +111,7 @@ type PermitDeleteArgs struct {
 	Timeouts  string // {name}:timeout
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // PermitDeleteReply is the reply to one call in PermitDeleteMulti.
@@ -120,6 +132,10 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkDurations("PermitDelete", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("PermitDelete", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -165,8 +181,11 @@ func PermitDeleteMulti(ctx context.Context, c rueidis.Client, calls []PermitDele
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, record string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("PermitDelete", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("PermitDelete", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, timeouts, record}
@@ -175,7 +194,7 @@ func PermitDeleteCommand(c rueidis.Client, semaphore string, timeouts string, re
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(permitDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -187,7 +206,7 @@ func DecodePermitDelete(resp rueidis.RedisResult) (bool, error) {
 // permitDeleteEncode returns the KEYS and ARGV of one PermitDelete call.
 func permitDeleteEncode(a *PermitDeleteArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Record}
-	args := []string{msArg(a.RecordTTL)}
+	args := []string{msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

@@ -31,6 +31,7 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- @key    record         redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
+-- @arg    slack          duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -38,6 +39,13 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[3])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -61,7 +69,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "5fccc1e054b3cdce3db52b923d0ac9ae6935887b"
+const rwForceUnlockSHA1 = "c7d19755d46aa4bc756c73c010d07d9593c124bc"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -81,7 +89,7 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // Reply true when there was a lock to delete.
 //
 // Redis script flags: allow-oom.
-func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (bool, error) {
+func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -93,13 +101,16 @@ func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel s
 	if err := checkDurations("RwForceUnlock", "recordTTL", recordTTL); err != nil {
 		return false, err
 	}
+	if err := checkDurations("RwForceUnlock", "slack", slack); err != nil {
+		return false, err
+	}
 	keys := []string{lock, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL)}
+	args := []string{publish, msArg(recordTTL), msArg(slack)}
 	return rwForceUnlockDecode(rwForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
@@ -110,6 +121,7 @@ type RwForceUnlockArgs struct {
 	Record    string // redisson_unlock_latch:{name}:<client-id>:<n>, this call's record
 	Publish   string // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // RwForceUnlockReply is the reply to one call in RwForceUnlockMulti.
@@ -139,6 +151,10 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 			continue
 		}
 		if err := checkDurations("RwForceUnlock", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("RwForceUnlock", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -184,7 +200,7 @@ func RwForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []RwForceUn
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -196,13 +212,16 @@ func RwForceUnlockCommand(c rueidis.Client, lock string, channel string, record 
 	if err := checkDurations("RwForceUnlock", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
+	if err := checkDurations("RwForceUnlock", "slack", slack); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{lock, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwForceUnlock", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL)}
+	args := []string{publish, msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(rwForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -214,7 +233,7 @@ func DecodeRwForceUnlock(resp rueidis.RedisResult) (bool, error) {
 // rwForceUnlockEncode returns the KEYS and ARGV of one RwForceUnlock call.
 func rwForceUnlockEncode(a *RwForceUnlockArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Record}
-	args := []string{a.Publish, msArg(a.RecordTTL)}
+	args := []string{a.Publish, msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

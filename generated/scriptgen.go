@@ -47,7 +47,7 @@ var Scripts = []Script{{
 	SHA1:      fairCancelSHA1,
 	Source:    fairCancelSource,
 }, {
-	Args:      []string{"now", "publish", "recordTTL"},
+	Args:      []string{"now", "publish", "recordTTL", "slack"},
 	File:      "scripts/fair_force_unlock_both.lua",
 	Keys:      []string{"lock", "queue", "wake", "rqueue", "rtimeouts", "channel", "record", "timeouts"},
 	Name:      "FairForceUnlockBoth",
@@ -182,7 +182,7 @@ var Scripts = []Script{{
 	SHA1:      latchCountDownSHA1,
 	Source:    latchCountDownSource,
 }, {
-	Args:      []string{"publish", "recordTTL"},
+	Args:      []string{"publish", "recordTTL", "slack"},
 	File:      "scripts/latch_delete.lua",
 	Keys:      []string{"latch", "channel", "record"},
 	Name:      "LatchDelete",
@@ -209,7 +209,7 @@ var Scripts = []Script{{
 	SHA1:      leanAcquireFencedSHA1,
 	Source:    leanAcquireFencedSource,
 }, {
-	Args:      []string{"recordTTL"},
+	Args:      []string{"recordTTL", "slack"},
 	File:      "scripts/lean_force_unlock.lua",
 	Keys:      []string{"lock", "record"},
 	Name:      "LeanForceUnlock",
@@ -263,7 +263,7 @@ var Scripts = []Script{{
 	SHA1:      mutexAcquireSHA1,
 	Source:    mutexAcquireSource,
 }, {
-	Args:      []string{"publish", "recordTTL"},
+	Args:      []string{"publish", "recordTTL", "slack"},
 	File:      "scripts/mutex_force_unlock.lua",
 	Keys:      []string{"lock", "channel", "waiters", "wake", "record"},
 	Name:      "MutexForceUnlock",
@@ -344,7 +344,7 @@ var Scripts = []Script{{
 	SHA1:      permitAvailableSHA1,
 	Source:    permitAvailableSource,
 }, {
-	Args:      []string{"recordTTL"},
+	Args:      []string{"recordTTL", "slack"},
 	File:      "scripts/permit_delete.lua",
 	Keys:      []string{"semaphore", "timeouts", "record"},
 	Name:      "PermitDelete",
@@ -416,7 +416,7 @@ var Scripts = []Script{{
 	SHA1:      rwCancelSHA1,
 	Source:    rwCancelSource,
 }, {
-	Args:      []string{"publish", "recordTTL"},
+	Args:      []string{"publish", "recordTTL", "slack"},
 	File:      "scripts/rw_force_unlock.lua",
 	Keys:      []string{"lock", "channel", "record"},
 	Name:      "RwForceUnlock",
@@ -524,7 +524,7 @@ var Scripts = []Script{{
 	SHA1:      semaphoreAvailableSHA1,
 	Source:    semaphoreAvailableSource,
 }, {
-	Args:      []string{"recordTTL"},
+	Args:      []string{"recordTTL", "slack"},
 	File:      "scripts/semaphore_delete.lua",
 	Keys:      []string{"semaphore", "record"},
 	Name:      "SemaphoreDelete",

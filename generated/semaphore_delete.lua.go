@@ -31,12 +31,20 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
+-- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
@@ -52,7 +60,7 @@ return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "d2937b18b80a5d2b19612917775afd5bace23ab0"
+const semaphoreDeleteSHA1 = "09c18de67880bc5354ce9a7fc667c8207f6bc33b"
 
 var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
@@ -74,8 +82,11 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 // end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
-func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (bool, error) {
+func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if err := checkDurations("SemaphoreDelete", "recordTTL", recordTTL); err != nil {
+		return false, err
+	}
+	if err := checkDurations("SemaphoreDelete", "slack", slack); err != nil {
 		return false, err
 	}
 	keys := []string{semaphore, record}
@@ -84,7 +95,7 @@ func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, re
 			return false, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return semaphoreDeleteDecode(semaphoreDeleteScript.Exec(ctx, c, keys, args))
 }
 
@@ -93,6 +104,7 @@ type SemaphoreDeleteArgs struct {
 	Semaphore string
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // SemaphoreDeleteReply is the reply to one call in SemaphoreDeleteMulti.
@@ -113,6 +125,10 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkDurations("SemaphoreDelete", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("SemaphoreDelete", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -158,8 +174,11 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("SemaphoreDelete", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("SemaphoreDelete", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, record}
@@ -168,7 +187,7 @@ func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, r
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(semaphoreDeleteSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -180,7 +199,7 @@ func DecodeSemaphoreDelete(resp rueidis.RedisResult) (bool, error) {
 // semaphoreDeleteEncode returns the KEYS and ARGV of one SemaphoreDelete call.
 func semaphoreDeleteEncode(a *SemaphoreDeleteArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Record}
-	args := []string{msArg(a.RecordTTL)}
+	args := []string{msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 

@@ -29,6 +29,7 @@
 -- @arg    now            time       the caller's clock, as Redisson's
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    recordTTL      duration
+-- @arg    slack          duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
@@ -36,6 +37,13 @@
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[7])
 if not seen then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+-- The reservation was made for as long as the caller still waited when
+-- it was sent, so it outlasts the caller's deadline by as long as it took
+-- to reach the server, at most slack: with less than that left, the call
+-- may be past the deadline.
+if seen == '' and redis.call('pttl', KEYS[7]) < tonumber(ARGV[4]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
