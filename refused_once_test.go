@@ -58,6 +58,9 @@ func TestRecordedCallRefusedByScriptOnce(t *testing.T) {
 			return mustLatch(t, c, "refused-other").CountDown(ctx)
 		}},
 	}
+	// Calls that reserve their record first, a script run of its own
+	// (reservedCall).
+	reserving := map[string]bool{"Semaphore.Delete on another kind": true}
 	for _, call := range calls {
 		if err := call.do(ctx); err == nil { // scripts loaded
 			t.Fatalf("%s: no error", call.name)
@@ -70,8 +73,12 @@ func TestRecordedCallRefusedByScriptOnce(t *testing.T) {
 		if !errors.Is(err, call.want) {
 			t.Errorf("%s: %v, want %v", call.name, err, call.want)
 		}
-		if runs := after["evalsha"] + after["eval"] - before["evalsha"] - before["eval"]; runs != 1 {
-			t.Errorf("%s: the script ran %d times in %s, want once: a refusal is an answer, not a lost reply", call.name, runs, took.Round(time.Millisecond))
+		want := int64(1)
+		if reserving[call.name] {
+			want = 2 // the reservation, then the call
+		}
+		if runs := after["evalsha"] + after["eval"] - before["evalsha"] - before["eval"]; runs != want {
+			t.Errorf("%s: the scripts ran %d times in %s, want %d: a refusal is an answer, not a lost reply", call.name, runs, took.Round(time.Millisecond), want)
 		}
 	}
 	if v := countAt(t, node, big.Key()); v != maxCount {
