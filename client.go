@@ -30,7 +30,7 @@ type Client struct {
 	owners      atomic.Uint64
 	log         *slog.Logger
 	// testReserved, when set (tests only, before use), runs in
-	// deleteRecorded between the reservation and the deletion.
+	// reservedCall between the reservation and the call.
 	testReserved func()
 
 	ctx    context.Context

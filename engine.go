@@ -1484,15 +1484,32 @@ type deletion func(ctx context.Context, record, publish string, slack time.Durat
 
 // deleteRecorded runs a deletion that records its answer (ForceUnlock, the
 // Delete of a semaphore or latch) under a record key named by prefix and
-// key, drawn once and kept for every repeat, and makes it again as a
-// recorded call is (callRecorded). The record is reserved first, for as long
-// as this call waits (RecordReserve): a deletion held up on its way and
-// reaching the server after the caller gave up would delete what holds the
-// name by then, a lock or count taken since; it finds no record and deletes
-// nothing (LATE). A LATE answered while the call still waits (a failover or
-// restart lost the reservation; the deletion ran nothing) is made again
-// with a new record, up to three times in all.
+// key, reserved first (reservedCall, with RecordReserve: a deletion runs on
+// a full server), and makes it again as a recorded call is (callRecorded).
 func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call deletion) (bool, error) {
+	v, err := c.reservedCall(ctx, prefix, key, true, generated.RecordReserve, func(ctx context.Context, record, publish string, slack time.Duration) (int64, error) {
+		ok, err := call(ctx, record, publish, slack)
+		if ok {
+			return 1, err
+		}
+		return 0, err
+	})
+	return err == nil && v == 1, err
+}
+
+// reservedCall runs a call that records its answer under a record key named
+// by prefix and key, drawn once and kept for every repeat, and makes it again
+// as a recorded call is (callRecorded, refusals as there). The record is
+// reserved first through reserve, for as long as this call waits: a call
+// held up on its way and reaching the server after the caller gave up would
+// change what is there by then (delete a lock or count taken since, drain
+// permits released since); it finds no record and changes nothing (LATE). A
+// LATE answered while the call still waits (a failover or restart lost the
+// reservation; the call ran nothing) is made again with a new record, up to
+// three times in all.
+func (c *Client) reservedCall(ctx context.Context, prefix, key string, refusals bool,
+	reserve func(ctx context.Context, c rueidis.Client, record string, ttl time.Duration) (bool, error),
+	call func(ctx context.Context, record, publish string, slack time.Duration) (int64, error)) (int64, error) {
 	// callRecorded's bound, known here for the reservation's life.
 	ctx, cancel := c.recordBound(ctx)
 	defer cancel()
@@ -1502,24 +1519,24 @@ func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call de
 		// Each attempt reserves for as long as the call waits from when it is
 		// sent; reaching the server later, it lasts past the deadline by that
 		// much, at most the time from the first send to the reply, and by the
-		// TTL's rounding up to the millisecond (slack). The deletion runs only
+		// TTL's rounding up to the millisecond (slack). The call runs only
 		// with that much of the reservation left: sooner than the deadline.
 		first := time.Now()
-		_, err := c.callRecordedBool(ctx, true, func(ctx context.Context, _ string) (bool, error) {
-			return generated.RecordReserve(ctx, c.rc, record, max(time.Until(deadline), time.Millisecond))
+		_, err := c.callRecordedBool(ctx, refusals, func(ctx context.Context, _ string) (bool, error) {
+			return reserve(ctx, c.rc, record, max(time.Until(deadline), time.Millisecond))
 		})
 		if err != nil {
-			return false, err
+			return 0, err
 		}
 		if c.testReserved != nil {
 			c.testReserved()
 		}
 		slack := time.Since(first) + time.Millisecond
-		ok, err := c.callRecordedBool(ctx, true, func(ctx context.Context, publish string) (bool, error) {
+		v, err := c.callRecorded(ctx, refusals, func(ctx context.Context, publish string) (int64, error) {
 			return call(ctx, record, publish, slack)
 		})
 		if !errors.Is(err, generated.ErrLate) || ctx.Err() != nil || attempt == 3 {
-			return ok, err
+			return v, err
 		}
 	}
 }

@@ -83,9 +83,10 @@ func (p proxied) lostReply(t *testing.T, landed func() bool, call func() error) 
 	return p.lostReplyFrozen(t, landed, call)
 }
 
-// lostDeletionReply is lostReply for a recorded deletion (ForceUnlock, a
-// semaphore's or latch's Delete): the replies are held back once its record
-// is reserved, so the deletion's reply is the one lost.
+// lostDeletionReply is lostReply for a call that reserves its record
+// (ForceUnlock, a semaphore's or latch's Delete, DrainPermits): the replies
+// are held back once its record is reserved, so the call's reply is the one
+// lost.
 func (p proxied) lostDeletionReply(t *testing.T, landed func() bool, call func() error) error {
 	t.Helper()
 	p.c.testReserved = p.px.FreezeReplies

@@ -327,6 +327,10 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 	})
 
 	t.Run("acquisitions refused", func(t *testing.T) {
+		d := mustSem(t, c, "refused-d")
+		if _, err := d.TrySetPermits(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
 		before := dbsize(t, n)
 		restore := n.OutOfMemory(t)
 		m := mustMutex(t, c, "refused-m")
@@ -337,7 +341,14 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 		if _, err := s.TrySetPermits(ctx, 1); !isOOM(err) {
 			t.Errorf("Semaphore.TrySetPermits while out of memory: %v, want Redis's OOM error", err)
 		}
+		// Its record is reserved first: the reservation is refused as well.
+		if _, err := d.DrainPermits(ctx); !isOOM(err) {
+			t.Errorf("Semaphore.DrainPermits while out of memory: %v, want Redis's OOM error", err)
+		}
 		restore()
+		if left, err := d.AvailablePermits(ctx); err != nil || left != 2 {
+			t.Errorf("AvailablePermits after a refused DrainPermits = %d, %v; want 2", left, err)
+		}
 		if after := dbsize(t, n); after != before {
 			t.Errorf("DBSIZE %d before, %d after the refused acquisitions", before, after)
 		}

@@ -364,17 +364,19 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // negative (a deficit AddPermits left), that count, which the drain also
 // resets to 0, so no permits are owed any more. A semaphore never set stays
 // unset and returns 0. As Redisson's drainPermits (a SET), it drops the
-// counter's TTL, if any. A name another kind of lock holds is ErrWrongKind,
-// and the lock is left alone.
+// counter's TTL, if any. A drain held up on its way to Redis and reaching it
+// after ctx ended drains nothing. A name another kind of lock holds is
+// ErrWrongKind, and the lock is left alone.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("drain", err)
 	}
 	// A drain whose reply was lost is made again and answers the count the
 	// first one drained (callRecorded), which would otherwise be lost.
-	record := s.c.recordKey("redisson_sc_latch", s.key)
-	v, err := s.c.callRecorded(ctx, false, func(ctx context.Context, _ string) (int64, error) {
-		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, s.c.recordTTL)
+	// Its record is reserved first, for as long as ctx waits: a drain held up
+	// on its way and reaching Redis after that takes nothing (reservedCall).
+	v, err := s.c.reservedCall(ctx, "redisson_sc_latch", s.key, false, generated.RecordReserveStrict, func(ctx context.Context, record, _ string, slack time.Duration) (int64, error) {
+		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, s.c.recordTTL, slack)
 	})
 	if err != nil {
 		return 0, s.fail("drain", notCount(err))

@@ -407,6 +407,15 @@ var Scripts = []Script{{
 	SHA1:      recordReserveSHA1,
 	Source:    recordReserveSource,
 }, {
+	Args:      []string{"ttl"},
+	File:      "scripts/record_reserve_strict.lua",
+	Keys:      []string{"record"},
+	Name:      "RecordReserveStrict",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      recordReserveStrictSHA1,
+	Source:    recordReserveStrictSource,
+}, {
 	Args:      []string{"writeOwner", "publish"},
 	File:      "scripts/rw_cancel.lua",
 	Keys:      []string{"writers", "channel"},
@@ -533,7 +542,7 @@ var Scripts = []Script{{
 	SHA1:      semaphoreDeleteSHA1,
 	Source:    semaphoreDeleteSource,
 }, {
-	Args:      []string{"recordTTL"},
+	Args:      []string{"recordTTL", "slack"},
 	File:      "scripts/semaphore_drain.lua",
 	Keys:      []string{"semaphore", "record"},
 	Name:      "SemaphoreDrain",

@@ -21,17 +21,28 @@ const semaphoreDrainSource = `#!lua
 -- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more.
+-- The record is reserved first (RecordReserveStrict) for as long as the
+-- caller waits: a call reaching the server after that, its caller gone,
+-- finds no record (or less of the reservation left than slack, the time the
+-- reservation took to be answered, by which it may outlast the deadline),
+-- fails with LATE and drains nothing: the permits released since are left
+-- to the others.
 -- A key that holds no count (a LeanMutex under the same name) fails with
 -- NOT_COUNT and is left alone: setting it to 0 would take the lock from its
 -- holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
+-- @arg    slack     duration  how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
+-- @error  LATE       the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
-if seen then
+if not seen or (seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2])) then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
@@ -48,7 +59,7 @@ return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "3d8be53bbd61caab41fa179eede6ceb52f9801f9"
+const semaphoreDrainSHA1 = "f8e302efb03c56d0550adbafc6893cdc7097abcc"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -61,13 +72,22 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // and does not expire with permits still held out. The call records its reply under its own
 // key for recordTTL: made again after its reply was lost, or reaching the
 // server after such a retry, it answers that reply and drains nothing more.
+// The record is reserved first (RecordReserveStrict) for as long as the
+// caller waits: a call reaching the server after that, its caller gone,
+// finds no record (or less of the reservation left than slack, the time the
+// reservation took to be answered, by which it may outlast the deadline),
+// fails with LATE and drains nothing: the permits released since are left
+// to the others.
 // A key that holds no count (a LeanMutex under the same name) fails with
 // NOT_COUNT and is left alone: setting it to 0 would take the lock from its
 // holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 //
 // Redis script flags: none (#!lua).
-func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (int64, error) {
+func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (int64, error) {
 	if err := checkDurations("SemaphoreDrain", "recordTTL", recordTTL); err != nil {
+		return 0, err
+	}
+	if err := checkDurations("SemaphoreDrain", "slack", slack); err != nil {
 		return 0, err
 	}
 	keys := []string{semaphore, record}
@@ -76,7 +96,7 @@ func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, rec
 			return 0, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return semaphoreDrainDecode(semaphoreDrainScript.Exec(ctx, c, keys, args))
 }
 
@@ -85,6 +105,7 @@ type SemaphoreDrainArgs struct {
 	Semaphore string
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // SemaphoreDrainReply is the reply to one call in SemaphoreDrainMulti.
@@ -105,6 +126,10 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
 		if err := checkDurations("SemaphoreDrain", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("SemaphoreDrain", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -150,8 +175,11 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration) (rueidis.Completed, error) {
+func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("SemaphoreDrain", "recordTTL", recordTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
+	if err := checkDurations("SemaphoreDrain", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
 	keys := []string{semaphore, record}
@@ -160,7 +188,7 @@ func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, re
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(recordTTL)}
+	args := []string{msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(semaphoreDrainSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -172,7 +200,7 @@ func DecodeSemaphoreDrain(resp rueidis.RedisResult) (int64, error) {
 // semaphoreDrainEncode returns the KEYS and ARGV of one SemaphoreDrain call.
 func semaphoreDrainEncode(a *SemaphoreDrainArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Record}
-	args := []string{msArg(a.RecordTTL)}
+	args := []string{msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 
@@ -192,6 +220,13 @@ func semaphoreDrainError(err error) error {
 			Message:  msg,
 			Script:   "SemaphoreDrain",
 			sentinel: ErrNotCount,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreDrain",
+			sentinel: ErrLate,
 		}
 	}
 	return err

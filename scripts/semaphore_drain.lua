@@ -8,17 +8,28 @@
 -- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more.
+-- The record is reserved first (RecordReserveStrict) for as long as the
+-- caller waits: a call reaching the server after that, its caller gone,
+-- finds no record (or less of the reservation left than slack, the time the
+-- reservation took to be answered, by which it may outlast the deadline),
+-- fails with LATE and drains nothing: the permits released since are left
+-- to the others.
 -- A key that holds no count (a LeanMutex under the same name) fails with
 -- NOT_COUNT and is left alone: setting it to 0 would take the lock from its
 -- holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
 -- @arg    recordTTL duration
+-- @arg    slack     duration  how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @retryable
+-- @error  LATE       the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
-if seen then
+if not seen or (seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2])) then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
