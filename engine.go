@@ -1506,7 +1506,7 @@ func (c *Client) deleteRecorded(ctx context.Context, prefix, key string, call de
 // permits released since); it finds no record and changes nothing (LATE). A
 // LATE answered while the call still waits (a failover or restart lost the
 // reservation; the call ran nothing) is made again with a new record, up to
-// three times in all.
+// three times in all. A call Redis refuses leaves no reservation behind.
 func (c *Client) reservedCall(ctx context.Context, prefix, key string, refusals bool,
 	reserve func(ctx context.Context, c rueidis.Client, record string, ttl time.Duration) (bool, error),
 	call func(ctx context.Context, record, publish string, slack time.Duration) (int64, error)) (int64, error) {
@@ -1535,6 +1535,12 @@ func (c *Client) reservedCall(ctx context.Context, prefix, key string, refusals 
 		v, err := c.callRecorded(ctx, refusals, func(ctx context.Context, publish string) (int64, error) {
 			return call(ctx, record, publish, slack)
 		})
+		if err != nil && replied(err) && !errors.Is(err, generated.ErrLate) {
+			// Refused (another kind of lock holds the name): such a call
+			// leaves nothing behind, not even its reservation. Best effort:
+			// left there, it expires as the caller stops waiting.
+			_, _ = generated.RecordUnreserve(ctx, c.rc, record)
+		}
 		if !errors.Is(err, generated.ErrLate) || ctx.Err() != nil || attempt == 3 {
 			return v, err
 		}

@@ -59,7 +59,7 @@ func TestRecordedCallRefusedByScriptOnce(t *testing.T) {
 		}},
 	}
 	// Calls that reserve their record first, a script run of its own
-	// (reservedCall).
+	// (reservedCall), and drop the reservation once refused, another.
 	reserving := map[string]bool{"Semaphore.Delete on another kind": true, "Semaphore.DrainPermits on another kind": true}
 	for _, call := range calls {
 		if err := call.do(ctx); err == nil { // scripts loaded
@@ -75,7 +75,7 @@ func TestRecordedCallRefusedByScriptOnce(t *testing.T) {
 		}
 		want := int64(1)
 		if reserving[call.name] {
-			want = 2 // the reservation, then the call
+			want = 3 // the reservation, the call, the reservation dropped
 		}
 		if runs := after["evalsha"] + after["eval"] - before["evalsha"] - before["eval"]; runs != want {
 			t.Errorf("%s: the scripts ran %d times in %s, want %d: a refusal is an answer, not a lost reply", call.name, runs, took.Round(time.Millisecond), want)

@@ -45,6 +45,22 @@ func TestCountersOnOtherKind(t *testing.T) {
 			_, err := mustSem(t, c, n).AddPermits(ctx, -1)
 			return err
 		}},
+		{"Semaphore.DrainPermits", func(ctx context.Context, n string) error {
+			_, err := mustSem(t, c, n).DrainPermits(ctx)
+			return err
+		}},
+		{"Semaphore.Delete", func(ctx context.Context, n string) error {
+			_, err := mustSem(t, c, n).Delete(ctx)
+			return err
+		}},
+		{"PermitSemaphore.Delete", func(ctx context.Context, n string) error {
+			_, err := mustPermits(t, c, n).Delete(ctx)
+			return err
+		}},
+		{"CountDownLatch.Delete", func(ctx context.Context, n string) error {
+			_, err := mustLatch(t, c, n).Delete(ctx)
+			return err
+		}},
 		{"Semaphore.AvailablePermits", func(ctx context.Context, n string) error {
 			_, err := mustSem(t, c, n).AvailablePermits(ctx)
 			return err

@@ -416,6 +416,15 @@ var Scripts = []Script{{
 	SHA1:      recordReserveStrictSHA1,
 	Source:    recordReserveStrictSource,
 }, {
+	Args:      nil,
+	File:      "scripts/record_unreserve.lua",
+	Keys:      []string{"record"},
+	Name:      "RecordUnreserve",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      recordUnreserveSHA1,
+	Source:    recordUnreserveSource,
+}, {
 	Args:      []string{"writeOwner", "publish"},
 	File:      "scripts/rw_cancel.lua",
 	Keys:      []string{"writers", "channel"},
