@@ -153,7 +153,8 @@ func (s *PermitSemaphore) AddPermits(ctx context.Context, n int64) (int64, error
 // above 2^53 - 1, is ErrInvalidArgument and nothing is written. A call whose
 // reply is lost is made again and sets the total once (it records itself for
 // a minute under redisson_sc_latch:{name}:<client-id>:<n>): a change another
-// caller made after the first attempt ran survives the repeat.
+// caller made after the first attempt ran survives the repeat. A call held
+// up on its way to Redis and reaching it after ctx ended sets nothing.
 func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return s.fail("set permits", err)
@@ -162,10 +163,11 @@ func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 		return s.fail("set permits", invalidf("permits must be between 0 and %d, got %d", int64(maxCount), n))
 	}
 	// One record per call: a repeat that worked out the total again would
-	// undo what others changed since the first attempt.
-	record := s.c.recordKey("redisson_sc_latch", s.key)
-	_, err := s.c.callRecorded(ctx, true, func(ctx context.Context, publish string) (int64, error) {
-		return generated.PermitSetPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, n, publish, s.c.recordTTL)
+	// undo what others changed since the first attempt. Reserved first, for
+	// as long as ctx waits: a call held up on its way and reaching Redis
+	// after that would undo what others changed since the caller gave up.
+	_, err := s.c.reservedCall(ctx, "redisson_sc_latch", s.key, true, generated.RecordReserve, func(ctx context.Context, record, publish string, slack time.Duration) (int64, error) {
+		return generated.PermitSetPermits(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, n, publish, s.c.recordTTL, slack)
 	})
 	if err = notCount(outOfRange(err)); err != nil {
 		return s.fail(fmt.Sprintf("set %d permits", n), err)

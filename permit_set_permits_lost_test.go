@@ -23,7 +23,8 @@ func TestPermitSetPermitsReplyLostKeepsLaterAdd(t *testing.T) {
 	o := mustPermits(t, other, "set-retry")
 	count := func() int64 { return countAt(t, p.node, s.Key()) }
 	added := int64(0)
-	err := p.lostReply(t, func() bool {
+	// Replies held back once the record is reserved: the call's is lost.
+	err := p.lostDeletionReply(t, func() bool {
 		if count() != 5 {
 			return false
 		}

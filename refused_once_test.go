@@ -60,7 +60,8 @@ func TestRecordedCallRefusedByScriptOnce(t *testing.T) {
 	}
 	// Calls that reserve their record first, a script run of its own
 	// (reservedCall), and drop the reservation once refused, another.
-	reserving := map[string]bool{"Semaphore.Delete on another kind": true, "Semaphore.DrainPermits on another kind": true}
+	reserving := map[string]bool{"Semaphore.Delete on another kind": true, "Semaphore.DrainPermits on another kind": true,
+		"PermitSemaphore.SetPermits on another kind": true}
 	for _, call := range calls {
 		if err := call.do(ctx); err == nil { // scripts loaded
 			t.Fatalf("%s: no error", call.name)

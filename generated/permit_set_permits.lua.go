@@ -30,6 +30,11 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- the record says whether the first attempt changed the total, and such a
 -- repeat publishes n again: the first attempt may have failed at its
 -- publish, after its writes (a refused SPUBLISH, made again with PUBLISH).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record (or less of the reservation left than slack, the time the
+-- reservation took to be answered, by which it may outlast the deadline),
+-- fails with LATE and sets nothing: a total set since is left as it is.
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
 -- A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -43,17 +48,22 @@ const permitSetPermitsSource = `#!lua flags=allow-oom
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
+-- @arg    slack     duration  how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
+-- @error  LATE     the call reached the server after its reservation ended; nothing changed
 local available = redis.call('get', KEYS[1])
 if available and not tonumber(available) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local seen = redis.call('get', KEYS[4])
-if seen then
+if not seen or (seen == '' and redis.call('pttl', KEYS[4]) < tonumber(ARGV[4])) then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   if seen == '1' then
     redis.call(ARGV[2], KEYS[3], ARGV[1])
   end
@@ -84,7 +94,7 @@ return value
 `
 
 // permitSetPermitsSHA1 is the SHA-1 of permitSetPermitsSource, the name SCRIPT LOAD gives it.
-const permitSetPermitsSHA1 = "77f95a55906d3cc8aba923eb97eb599faf9874f0"
+const permitSetPermitsSHA1 = "c2c6d3edb4b41768d11c163aa4c611c85d468eab"
 
 var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSource)
 
@@ -105,6 +115,11 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // the record says whether the first attempt changed the total, and such a
 // repeat publishes n again: the first attempt may have failed at its
 // publish, after its writes (a refused SPUBLISH, made again with PUBLISH).
+// The record is reserved first (RecordReserve) for as long as the caller
+// waits: a call reaching the server after that, its caller gone, finds no
+// record (or less of the reservation left than slack, the time the
+// reservation took to be answered, by which it may outlast the deadline),
+// fails with LATE and sets nothing: a total set since is left as it is.
 // Reply: the free count afterwards (it may be negative when more than n
 // permits are held).
 // A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -113,7 +128,7 @@ var permitSetPermitsScript = rueidis.NewLuaScriptRetryable(permitSetPermitsSourc
 // another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: allow-oom.
-func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
+func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration, slack time.Duration) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -128,13 +143,16 @@ func PermitSetPermits(ctx context.Context, c rueidis.Client, semaphore string, t
 	if err := checkDurations("PermitSetPermits", "recordTTL", recordTTL); err != nil {
 		return 0, err
 	}
+	if err := checkDurations("PermitSetPermits", "slack", slack); err != nil {
+		return 0, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitSetPermits", keys); err != nil {
 			return 0, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL)}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL), msArg(slack)}
 	return permitSetPermitsDecode(permitSetPermitsScript.Exec(ctx, c, keys, args))
 }
 
@@ -147,6 +165,7 @@ type PermitSetPermitsArgs struct {
 	N         int64
 	Publish   string // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
+	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
 
 // PermitSetPermitsReply is the reply to one call in PermitSetPermitsMulti.
@@ -180,6 +199,10 @@ func PermitSetPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 			continue
 		}
 		if err := checkDurations("PermitSetPermits", "recordTTL", calls[i].RecordTTL); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if err := checkDurations("PermitSetPermits", "slack", calls[i].Slack); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -225,7 +248,7 @@ func PermitSetPermitsMulti(ctx context.Context, c rueidis.Client, calls []Permit
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (rueidis.Completed, error) {
+func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -240,13 +263,16 @@ func PermitSetPermitsCommand(c rueidis.Client, semaphore string, timeouts string
 	if err := checkDurations("PermitSetPermits", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
+	if err := checkDurations("PermitSetPermits", "slack", slack); err != nil {
+		return rueidis.Completed{}, err
+	}
 	keys := []string{semaphore, timeouts, channel, record}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("PermitSetPermits", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL)}
+	args := []string{strconv.FormatInt(n, 10), publish, msArg(recordTTL), msArg(slack)}
 	return c.B().Evalsha().Sha1(permitSetPermitsSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -258,7 +284,7 @@ func DecodePermitSetPermits(resp rueidis.RedisResult) (int64, error) {
 // permitSetPermitsEncode returns the KEYS and ARGV of one PermitSetPermits call.
 func permitSetPermitsEncode(a *PermitSetPermitsArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel, a.Record}
-	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.RecordTTL)}
+	args := []string{strconv.FormatInt(a.N, 10), a.Publish, msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }
 
@@ -285,6 +311,13 @@ func permitSetPermitsError(err error) error {
 			Message:  msg,
 			Script:   "PermitSetPermits",
 			sentinel: ErrRange,
+		}
+	case "LATE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitSetPermits",
+			sentinel: ErrLate,
 		}
 	}
 	return err

@@ -12,7 +12,8 @@ import (
 // recordReserveSource is scripts/record_reserve.lua, verbatim.
 const recordReserveSource = `#!lua flags=allow-oom
 -- RecordReserve reserves the record key of a recorded deletion (ForceUnlock,
--- a semaphore's or latch's Delete) before the deletion is sent, for as long
+-- a semaphore's or latch's Delete; also a PermitSemaphore's SetPermits,
+-- which would undo a total set since) before the deletion is sent, for as long
 -- as its caller waits for it: the deletion runs only while its reservation
 -- (an empty value) or its own answer is there. Sent but held up on the way
 -- (a stalled connection, a frozen proxy) and reaching the server after its
@@ -32,12 +33,13 @@ return 0
 `
 
 // recordReserveSHA1 is the SHA-1 of recordReserveSource, the name SCRIPT LOAD gives it.
-const recordReserveSHA1 = "cb6ad23ba6c1bfcf625f659f2a978f52dd11ccef"
+const recordReserveSHA1 = "9f5927b982c4a98d32ba9278aae4feba77f446c6"
 
 var recordReserveScript = rueidis.NewLuaScriptRetryable(recordReserveSource)
 
 // RecordReserve reserves the record key of a recorded deletion (ForceUnlock,
-// a semaphore's or latch's Delete) before the deletion is sent, for as long
+// a semaphore's or latch's Delete; also a PermitSemaphore's SetPermits,
+// which would undo a total set since) before the deletion is sent, for as long
 // as its caller waits for it: the deletion runs only while its reservation
 // (an empty value) or its own answer is there. Sent but held up on the way
 // (a stalled connection, a frozen proxy) and reaching the server after its

@@ -371,7 +371,7 @@ var Scripts = []Script{{
 	SHA1:      permitReleaseSHA1,
 	Source:    permitReleaseSource,
 }, {
-	Args:      []string{"n", "publish", "recordTTL"},
+	Args:      []string{"n", "publish", "recordTTL", "slack"},
 	File:      "scripts/permit_set_permits.lua",
 	Keys:      []string{"semaphore", "timeouts", "channel", "record"},
 	Name:      "PermitSetPermits",

@@ -16,6 +16,11 @@
 -- the record says whether the first attempt changed the total, and such a
 -- repeat publishes n again: the first attempt may have failed at its
 -- publish, after its writes (a refused SPUBLISH, made again with PUBLISH).
+-- The record is reserved first (RecordReserve) for as long as the caller
+-- waits: a call reaching the server after that, its caller gone, finds no
+-- record (or less of the reservation left than slack, the time the
+-- reservation took to be answered, by which it may outlast the deadline),
+-- fails with LATE and sets nothing: a total set since is left as it is.
 -- Reply: the free count afterwards (it may be negative when more than n
 -- permits are held).
 -- A difference beyond 2^53 - 1 either way fails with RANGE before anything
@@ -29,17 +34,22 @@
 -- @arg    n         int64
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
+-- @arg    slack     duration  how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @commands publish spublish
 -- @retryable
+-- @error  LATE     the call reached the server after its reservation ended; nothing changed
 local available = redis.call('get', KEYS[1])
 if available and not tonumber(available) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 local seen = redis.call('get', KEYS[4])
-if seen then
+if not seen or (seen == '' and redis.call('pttl', KEYS[4]) < tonumber(ARGV[4])) then
+  return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
+end
+if seen ~= '' then
   if seen == '1' then
     redis.call(ARGV[2], KEYS[3], ARGV[1])
   end

@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 -- RecordReserve reserves the record key of a recorded deletion (ForceUnlock,
--- a semaphore's or latch's Delete) before the deletion is sent, for as long
+-- a semaphore's or latch's Delete; also a PermitSemaphore's SetPermits,
+-- which would undo a total set since) before the deletion is sent, for as long
 -- as its caller waits for it: the deletion runs only while its reservation
 -- (an empty value) or its own answer is there. Sent but held up on the way
 -- (a stalled connection, a frozen proxy) and reaching the server after its
