@@ -57,7 +57,7 @@ func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Unlock(lctx)
-	h := lctx.Value(redKey{r}).(*redHeld)
+	h := lctx.Value(r.id).(*redHeld)
 	for i := range 2 {
 		if err := r.nodes[i].Unlock(h.ctxs[i]); err != nil {
 			t.Fatalf("node %d: %v", i, err)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +38,7 @@ import (
 // and FenceOf on its context answer none.
 type RedLock struct {
 	name        string
+	id          redKey // what its lock contexts carry their hold under
 	nodes       []*Mutex
 	lease       time.Duration // 0: each node's watchdog
 	nodeTimeout time.Duration
@@ -143,6 +145,11 @@ func newRedLock(name string, clients []*Client, opts []RedLockOption) (*RedLock,
 		}
 	}
 	r := &RedLock{name: name, nodeTimeout: cfg.nodeTimeout, driftFactor: cfg.driftFactor, driftExtra: cfg.driftExtra}
+	ids := make([]string, len(clients))
+	for i, c := range clients {
+		ids[i] = c.id
+	}
+	r.id = redKey{name, strings.Join(ids, ",")}
 	for i, c := range clients {
 		m, err := c.newMutex(kindRedLock, name, cfg.node)
 		if err != nil {
@@ -240,8 +247,72 @@ func (e *QuorumError) Unwrap() []error {
 	return append([]error{ErrQuorum}, e.Errs...)
 }
 
+// redOwned lists, per RedLock (its redKey) and owner, the holds this
+// process has of it, oldest first, so that Unlock given a context that
+// only names the owner (WithOwner) gives back one of them, as Locker.Unlock
+// promises: the nodes' holds are known here, and a release of them by
+// owner would leave that hold's context live.
+var redOwned struct {
+	mu sync.Mutex
+	m  map[redOwner][]*redHeld
+}
+
+type redOwner struct {
+	id    redKey
+	owner string
+}
+
+// own registers h, just bound, unless it has ended already (its disown
+// may have run first).
+func (h *redHeld) own(id redKey) {
+	reg := redOwner{id, h.owner}
+	redOwned.mu.Lock()
+	defer redOwned.mu.Unlock()
+	h.reg = reg
+	if h.state.Load() != endNone {
+		return
+	}
+	if redOwned.m == nil {
+		redOwned.m = map[redOwner][]*redHeld{}
+	}
+	redOwned.m[h.reg] = append(redOwned.m[h.reg], h)
+}
+
+// disown forgets h, whose hold has ended.
+func (h *redHeld) disown() {
+	redOwned.mu.Lock()
+	defer redOwned.mu.Unlock()
+	if h.reg == (redOwner{}) {
+		return // not registered yet: own sees it ended
+	}
+	hs := redOwned.m[h.reg]
+	if i := slices.Index(hs, h); i >= 0 {
+		hs = slices.Delete(hs, i, i+1)
+	}
+	if len(hs) == 0 {
+		delete(redOwned.m, h.reg)
+	} else {
+		redOwned.m[h.reg] = hs
+	}
+}
+
+// unlockOwned marks the most recent hold owner has of the RedLock id in
+// this process unlocked and returns it (nil: none).
+func unlockOwned(id redKey, owner string) *redHeld {
+	redOwned.mu.Lock()
+	defer redOwned.mu.Unlock()
+	hs := redOwned.m[redOwner{id, owner}]
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].state.CompareAndSwap(endNone, endUnlocked) {
+			return hs[i]
+		}
+	}
+	return nil
+}
+
 type redHeld struct {
 	owner  string
+	reg    redOwner          // where own registered it
 	ctxs   []context.Context // per node; nil where not granted
 	stops  []context.CancelCauseFunc
 	cancel context.CancelCauseFunc
@@ -310,7 +381,11 @@ func (c *redCtx) Deadline() (time.Time, bool) {
 	return d, true
 }
 
-type redKey struct{ r *RedLock }
+// redKey names a RedLock's hold in its lock context: by the lock's name and
+// its nodes' Clients, in order, so that every handle made for that RedLock
+// (often one per request) finds the hold, as a Mutex handle finds one taken
+// through another.
+type redKey struct{ name, nodes string }
 
 // Lock retries, with randomized backoff, until a majority grants the lock or
 // ctx ends. Once so many of the nodes' Clients are closed that no majority
@@ -476,6 +551,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			return false
 		}
 		h.lostBy = cause
+		h.disown()
 		return true
 	}
 	lose := func(cause error) {
@@ -533,7 +609,8 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			}
 		})
 	}
-	return &redCtx{Context: context.WithValue(rctx, redKey{r}, h), h: h, name: r.name}
+	h.own(r.id)
+	return &redCtx{Context: context.WithValue(rctx, r.id, h), h: h, name: r.name}
 }
 
 // watchValidity ends a RedLock the watchdog renews (lose) once fewer than a
@@ -706,7 +783,8 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 			}
 			if m.c.holdsLocally(m, h.owner) {
 				// The owner holds the node through a RedLock context: that
-				// context's Unlock gives it up.
+				// context's Unlock gives it up. Not released here.
+				errs[i] = ErrNotHeld
 				continue
 			}
 			uctx = WithOwner(context.WithoutCancel(ctx), h.owner)
@@ -756,8 +834,12 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 }
 
 // Unlock releases the lock on every node. ctx should be the context Lock
-// returned (or one derived from it). It fails with ErrNotHeld when no node
-// held the lock, and otherwise reports the nodes that held it but could not
+// returned (or one derived from it), through this handle or another made
+// for the same name and Clients in the same order. A context that only names
+// the owner (WithOwner) gives back that owner's most recent hold of the
+// RedLock taken in this process, as its context would, or else what the
+// owner holds on the nodes that this process does not hold. It fails with
+// ErrNotHeld when no node held the lock, and otherwise reports the nodes that held it but could not
 // be reached (their lease runs out on its own; not ErrNotHeld, even when no
 // node could be reached). A RedLock whose context ended
 // with ErrLockLost has given its nodes back already: Unlock waits for that
@@ -766,16 +848,24 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return opError("unlock redlock", r.name, invalidf("nil context"))
 	}
-	h, _ := ctx.Value(redKey{r}).(*redHeld)
+	h, _ := ctx.Value(r.id).(*redHeld)
 	known := h != nil
 	if h == nil {
 		owner, ok := OwnerFrom(ctx)
 		if !ok {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (the context names no owner: pass the context Lock returned)", r.name, ErrNotHeld)
 		}
-		h = &redHeld{owner: owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
-		for i := range h.stops {
-			h.stops[i] = func(error) {}
+		if h = unlockOwned(r.id, owner); h != nil {
+			// The owner's most recent hold here: given back as through
+			// its own context.
+			known = true
+			h.disown()
+			h.cancel(context.Canceled)
+		} else {
+			h = &redHeld{owner: owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
+			for i := range h.stops {
+				h.stops[i] = func(error) {}
+			}
 		}
 	} else if !h.state.CompareAndSwap(endNone, endUnlocked) {
 		if h.state.Load() == endLost {
@@ -784,6 +874,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		}
 		return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
 	} else {
+		h.disown()
 		h.cancel(context.Canceled)
 	}
 	errs := r.releaseAll(ctx, h, known, time.Time{})
@@ -924,7 +1015,7 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	if err := r.checkLease(lease); err != nil {
 		return fail(err)
 	}
-	h, _ := lctx.Value(redKey{r}).(*redHeld)
+	h, _ := lctx.Value(r.id).(*redHeld)
 	if h == nil {
 		return fail(fmt.Errorf("%w (pass the context Lock returned)", ErrNotHeld))
 	}
