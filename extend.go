@@ -370,7 +370,7 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 	for i, l := range m.locks {
 		exts[i] = l.(Extender) // extendCheck refused any other
 	}
-	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
+	mh, _ := lctx.Value(m.key).(*multiHeld)
 	errs := make([]error, len(m.locks))
 	var caught firstPanic
 	done := make(chan struct{})
@@ -404,7 +404,7 @@ func (m *MultiLock) Extend(ctx, lctx context.Context, lease time.Duration) error
 // that is no Extender: its refusal would come after the members before it
 // were extended.
 func (m *MultiLock) extendCheck(lctx context.Context, lease time.Duration) error {
-	mh, _ := lctx.Value(multiKey{m}).(*multiHeld)
+	mh, _ := lctx.Value(m.key).(*multiHeld)
 	var errs []error
 	for i, l := range m.locks {
 		if _, ok := l.(Extender); !ok {

@@ -35,7 +35,8 @@ type MultiLock struct {
 	locks      []Locker // sorted by name
 	name       string
 	memberWait time.Duration
-	err        error // an invalid option, while NewMultiLock runs
+	key        multiKey // what its lock contexts carry their hold under
+	err        error    // an invalid option, while NewMultiLock runs
 }
 
 // MultiLockOption configures a MultiLock (NewMultiLock).
@@ -113,6 +114,16 @@ func NewMultiLock(locks []Locker, opts ...MultiLockOption) (*MultiLock, error) {
 		names[i] = l.Name()
 	}
 	m.name = "multi[" + strings.Join(names, ",") + "]"
+	ids := make([]string, len(m.locks))
+	for i, l := range m.locks {
+		id, ok := lockID(l)
+		if !ok {
+			ids = []string{fmt.Sprintf("own\x00%d", multiSeq.Add(1))}
+			break
+		}
+		ids[i] = id
+	}
+	m.key = multiKey{strings.Join(ids, "\x01")}
 	return m, nil
 }
 
@@ -162,7 +173,34 @@ type multiHeld struct {
 	lostBy    error
 }
 
-type multiKey struct{ m *MultiLock }
+// multiKey names a MultiLock's hold in its lock context: by its members'
+// identities (see lockID), so that a MultiLock made again over handles of
+// the same locks finds the hold, as a Mutex handle finds one taken through
+// another. A MultiLock with a member of another package is its own.
+type multiKey struct{ members string }
+
+// multiSeq numbers MultiLocks with a member lockID cannot name.
+var multiSeq atomic.Uint64
+
+// lockID names the lock l stands for, the same for every handle of it, or
+// reports that it cannot.
+func lockID(l Locker) (string, bool) {
+	switch l := l.(type) {
+	case *Mutex:
+		return "mutex\x00" + l.c.id + "\x00" + l.key, true
+	case *FairMutex:
+		return "fair\x00" + l.m.c.id + "\x00" + l.m.key, true
+	case *LeanMutex:
+		return "lean\x00" + l.c.id + "\x00" + l.key, true
+	case *RWMutex:
+		return "write\x00" + l.c.id + "\x00" + l.key, true
+	case readLocker:
+		return "read\x00" + l.rw.c.id + "\x00" + l.rw.key, true
+	case *RedLock:
+		return "redlock\x00" + l.id.name + "\x00" + l.id.nodes, true
+	}
+	return "", false
+}
 
 // Lock acquires every member, waiting until it has them all or ctx ends. The
 // returned context is cancelled, with the member's cause (ErrLockLost), as
@@ -452,7 +490,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 			cancel(err)
 		})
 	}
-	return context.WithValue(mctx, multiKey{m}, mh)
+	return context.WithValue(mctx, m.key, mh)
 }
 
 // giveBack releases, in the background, every member of a lost MultiLock but
@@ -530,14 +568,15 @@ func clientsOf(l Locker) []*Client {
 
 // Unlock releases every member and reports every failure (errors.Join). ctx
 // should be the context Lock returned (or one derived from it), which knows
-// each member's owner; with any other ctx each member is unlocked with ctx
+// each member's owner, through this MultiLock or another made over handles
+// of the same locks; with any other ctx each member is unlocked with ctx
 // itself. A MultiLock that lost a member has given the others back already:
 // Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex.
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, invalidf("nil context"))
 	}
-	mh, _ := ctx.Value(multiKey{m}).(*multiHeld)
+	mh, _ := ctx.Value(m.key).(*multiHeld)
 	if mh != nil {
 		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
 			if mh.state.Load() == endLost {
