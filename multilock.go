@@ -65,7 +65,8 @@ func WithMemberWait(d time.Duration) MultiLockOption {
 const DefaultMemberWait = 1500 * time.Millisecond
 
 // NewMultiLock returns a MultiLock over locks. It needs at least one lock, no
-// nil ones (nor nil handles, such as a nil *Mutex) and no two with one name
+// nil ones (nor nil handles, such as a nil *Mutex or the RLocker of a nil
+// *RWMutex) and no two with one name
 // (the same lock twice, or one name on two deployments: their order could
 // not be the same for every MultiLock over them); anything else, or an invalid option, is an error (errors.Is
 // ErrInvalidArgument). A MultiLock among locks stands for its members (a
@@ -146,8 +147,12 @@ func flattenMulti(locks []Locker) []Locker {
 }
 
 // nilHandle reports a nil pointer in a Locker (a handle whose constructor
-// failed, its error dropped): reading its name would panic.
+// failed, its error dropped), or the read side of one: reading its name
+// would panic.
 func nilHandle(l Locker) bool {
+	if r, ok := l.(readLocker); ok {
+		return r.rw == nil
+	}
 	v := reflect.ValueOf(l)
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
