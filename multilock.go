@@ -210,7 +210,8 @@ func lockID(l Locker) (string, bool) {
 // Lock acquires every member, waiting until it has them all or ctx ends. The
 // returned context is cancelled, with the member's cause (ErrLockLost), as
 // soon as any member is lost; FenceOf(ctx, memberName) gives each member's
-// fencing token.
+// fencing token, and Fence the token of the member taken last (none when
+// that one hands out none, as a RedLock).
 func (m *MultiLock) Lock(ctx context.Context) (context.Context, error) {
 	return m.acquire(ctx, -1)
 }
@@ -464,7 +465,8 @@ func (m *MultiLock) release(held []context.Context) error {
 }
 
 // bind builds the MultiLock's context: cancelled when any member's context
-// ends, carrying each member's fencing token. A member lost (ErrLockLost,
+// ends, carrying each member's fencing token (FenceOf), and the last
+// member's as its Fence. A member lost (ErrLockLost,
 // ErrClosed) makes it give the other members back.
 func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Context {
 	mctx, cancel := context.WithCancelCause(ctx)
@@ -472,6 +474,12 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 	for i, lctx := range held {
 		if tok, ok := FenceOf(lctx, m.locks[i].Name()); ok {
 			mctx = withFence(mctx, m.locks[i].Name(), tok)
+		} else {
+			// A member without a token (a RedLock, an unfenced LeanMutex)
+			// answers none, by its name and, taken last, as the most recent
+			// lock (Fence): not the token of an earlier member or of a lock
+			// enclosing ctx, drawn from another counter.
+			mctx = context.WithValue(context.WithValue(mctx, fenceKey{m.locks[i].Name()}, nil), anyFenceKey{}, nil)
 		}
 		context.AfterFunc(lctx, func() {
 			if ctx.Err() != nil {
