@@ -238,8 +238,16 @@ type QuorumError struct {
 }
 
 func (e *QuorumError) Error() string {
-	return fmt.Sprintf("scriptlock: redlock %q: %d of %d nodes granted, %d needed (validity %s): %v",
-		e.Name, e.Granted, e.Nodes, e.Needed, e.Validity, errors.Join(e.Errs...))
+	msg := fmt.Sprintf("scriptlock: redlock %q: %d of %d nodes granted, %d needed (validity %s)",
+		e.Name, e.Granted, e.Nodes, e.Needed, e.Validity)
+	if e.Validity <= 0 {
+		// Said even when every node granted: then no node has an error.
+		msg += ": the validity ran out (lease less elapsed time and clock drift) before the nodes answered"
+	}
+	if err := errors.Join(e.Errs...); err != nil {
+		msg += ": " + err.Error()
+	}
+	return msg
 }
 
 // Unwrap makes errors.Is see ErrQuorum and each node's error.
