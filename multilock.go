@@ -169,6 +169,7 @@ func (m *MultiLock) Locks() []Locker { return slices.Clone(m.locks) }
 type multiHeld struct {
 	ctxs   []context.Context
 	cancel context.CancelCauseFunc
+	reg    multiOwner // where own registered it
 	// state is endNone until Unlock (endUnlocked) or the loss of a member
 	// (endLost) ends the hold, whichever comes first.
 	state atomic.Int32
@@ -183,6 +184,69 @@ type multiHeld struct {
 // the same locks finds the hold, as a Mutex handle finds one taken through
 // another. A MultiLock with a member of another package is its own.
 type multiKey struct{ members string }
+
+// multiOwned lists, per MultiLock (its multiKey) and owner, the holds this
+// process has of it, oldest first, so that Unlock given a context that only
+// names the owner (WithOwner) gives back one of them, as Locker.Unlock
+// promises, instead of releasing its members by owner under a lock context
+// that would then read as lost.
+var multiOwned struct {
+	mu sync.Mutex
+	m  map[multiOwner][]*multiHeld
+}
+
+type multiOwner struct {
+	key   multiKey
+	owner string
+}
+
+// own registers mh, just bound, unless it has ended already (its disown may
+// have run first).
+func (mh *multiHeld) own(key multiKey, owner string) {
+	reg := multiOwner{key, owner}
+	multiOwned.mu.Lock()
+	defer multiOwned.mu.Unlock()
+	mh.reg = reg
+	if mh.state.Load() != endNone {
+		return
+	}
+	if multiOwned.m == nil {
+		multiOwned.m = map[multiOwner][]*multiHeld{}
+	}
+	multiOwned.m[reg] = append(multiOwned.m[reg], mh)
+}
+
+// disown forgets mh, whose hold has ended.
+func (mh *multiHeld) disown() {
+	multiOwned.mu.Lock()
+	defer multiOwned.mu.Unlock()
+	if mh.reg == (multiOwner{}) {
+		return // not registered yet: own sees it ended
+	}
+	hs := multiOwned.m[mh.reg]
+	if i := slices.Index(hs, mh); i >= 0 {
+		hs = slices.Delete(hs, i, i+1)
+	}
+	if len(hs) == 0 {
+		delete(multiOwned.m, mh.reg)
+	} else {
+		multiOwned.m[mh.reg] = hs
+	}
+}
+
+// unlockOwnedMulti marks the most recent hold owner has of the MultiLock
+// key in this process unlocked and returns it (nil: none).
+func unlockOwnedMulti(key multiKey, owner string) *multiHeld {
+	multiOwned.mu.Lock()
+	defer multiOwned.mu.Unlock()
+	hs := multiOwned.m[multiOwner{key, owner}]
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].state.CompareAndSwap(endNone, endUnlocked) {
+			return hs[i]
+		}
+	}
+	return nil
+}
 
 // multiSeq numbers MultiLocks with a member lockID cannot name.
 var multiSeq atomic.Uint64
@@ -496,6 +560,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 			err := fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause)
 			if lost && mh.state.CompareAndSwap(endNone, endLost) {
 				mh.lostBy = err
+				mh.disown()
 				cancel(err)
 				m.giveBack(mh, i)
 				return
@@ -503,6 +568,8 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 			cancel(err)
 		})
 	}
+	owner, _ := OwnerFrom(ctx) // acquire made sure of one
+	mh.own(m.key, owner)
 	return context.WithValue(mctx, m.key, mh)
 }
 
@@ -582,15 +649,26 @@ func clientsOf(l Locker) []*Client {
 // Unlock releases every member and reports every failure (errors.Join). ctx
 // should be the context Lock returned (or one derived from it), which knows
 // each member's owner, through this MultiLock or another made over handles
-// of the same locks; with any other ctx each member is unlocked with ctx
-// itself. A MultiLock that lost a member has given the others back already:
+// of the same locks. Given a context that only names the owner (WithOwner),
+// it gives back that owner's most recent hold taken in this process, as
+// that hold's context would; with any other ctx each member is unlocked
+// with ctx itself. A MultiLock that lost a member has given the others back already:
 // Unlock waits for that and fails with ErrNotHeld, as for a lost Mutex.
 func (m *MultiLock) Unlock(ctx context.Context) error {
 	if ctx == nil {
 		return fmt.Errorf("scriptlock: unlock %s: %w", m.name, invalidf("nil context"))
 	}
 	mh, _ := ctx.Value(m.key).(*multiHeld)
-	if mh != nil {
+	if mh == nil {
+		if owner, ok := OwnerFrom(ctx); ok {
+			// The owner's most recent hold here, if any: given back as
+			// through its own context (marked unlocked already).
+			if mh = unlockOwnedMulti(m.key, owner); mh != nil {
+				mh.disown()
+				mh.cancel(context.Canceled)
+			}
+		}
+	} else {
 		if !mh.state.CompareAndSwap(endNone, endUnlocked) {
 			if mh.state.Load() == endLost {
 				<-mh.givenBack
@@ -599,6 +677,7 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 			return fmt.Errorf("scriptlock: unlock %s: %w (already unlocked)", m.name, ErrNotHeld)
 		}
 		// Our own release must not read as a lost member.
+		mh.disown()
 		mh.cancel(context.Canceled)
 	}
 	errs := make([]error, len(m.locks))
