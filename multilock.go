@@ -169,7 +169,7 @@ func (m *MultiLock) Locks() []Locker { return slices.Clone(m.locks) }
 type multiHeld struct {
 	ctxs   []context.Context
 	cancel context.CancelCauseFunc
-	reg    multiOwner // where own registered it
+	reg    ownedKey[multiKey] // where multiOwned registered it
 	// state is endNone until Unlock (endUnlocked) or the loss of a member
 	// (endLost) ends the hold, whichever comes first.
 	state atomic.Int32
@@ -185,68 +185,11 @@ type multiHeld struct {
 // another. A MultiLock with a member of another package is its own.
 type multiKey struct{ members string }
 
-// multiOwned lists, per MultiLock (its multiKey) and owner, the holds this
-// process has of it, oldest first, so that Unlock given a context that only
-// names the owner (WithOwner) gives back one of them, as Locker.Unlock
-// promises, instead of releasing its members by owner under a lock context
-// that would then read as lost.
-var multiOwned struct {
-	mu sync.Mutex
-	m  map[multiOwner][]*multiHeld
-}
+// multiOwned lists this process's MultiLock holds by lock and owner.
+var multiOwned ownedHolds[multiKey, *multiHeld]
 
-type multiOwner struct {
-	key   multiKey
-	owner string
-}
-
-// own registers mh, just bound, unless it has ended already (its disown may
-// have run first).
-func (mh *multiHeld) own(key multiKey, owner string) {
-	reg := multiOwner{key, owner}
-	multiOwned.mu.Lock()
-	defer multiOwned.mu.Unlock()
-	mh.reg = reg
-	if mh.state.Load() != endNone {
-		return
-	}
-	if multiOwned.m == nil {
-		multiOwned.m = map[multiOwner][]*multiHeld{}
-	}
-	multiOwned.m[reg] = append(multiOwned.m[reg], mh)
-}
-
-// disown forgets mh, whose hold has ended.
-func (mh *multiHeld) disown() {
-	multiOwned.mu.Lock()
-	defer multiOwned.mu.Unlock()
-	if mh.reg == (multiOwner{}) {
-		return // not registered yet: own sees it ended
-	}
-	hs := multiOwned.m[mh.reg]
-	if i := slices.Index(hs, mh); i >= 0 {
-		hs = slices.Delete(hs, i, i+1)
-	}
-	if len(hs) == 0 {
-		delete(multiOwned.m, mh.reg)
-	} else {
-		multiOwned.m[mh.reg] = hs
-	}
-}
-
-// unlockOwnedMulti marks the most recent hold owner has of the MultiLock
-// key in this process unlocked and returns it (nil: none).
-func unlockOwnedMulti(key multiKey, owner string) *multiHeld {
-	multiOwned.mu.Lock()
-	defer multiOwned.mu.Unlock()
-	hs := multiOwned.m[multiOwner{key, owner}]
-	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i].state.CompareAndSwap(endNone, endUnlocked) {
-			return hs[i]
-		}
-	}
-	return nil
-}
+func (mh *multiHeld) registered() *ownedKey[multiKey] { return &mh.reg }
+func (mh *multiHeld) endState() *atomic.Int32         { return &mh.state }
 
 // multiSeq numbers MultiLocks with a member lockID cannot name.
 var multiSeq atomic.Uint64
@@ -560,7 +503,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 			err := fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause)
 			if lost && mh.state.CompareAndSwap(endNone, endLost) {
 				mh.lostBy = err
-				mh.disown()
+				multiOwned.disown(mh)
 				cancel(err)
 				m.giveBack(mh, i)
 				return
@@ -569,7 +512,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 		})
 	}
 	owner, _ := OwnerFrom(ctx) // acquire made sure of one
-	mh.own(m.key, owner)
+	multiOwned.own(ownedKey[multiKey]{m.key, owner}, mh)
 	return context.WithValue(mctx, m.key, mh)
 }
 
@@ -663,8 +606,8 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 		if owner, ok := OwnerFrom(ctx); ok {
 			// The owner's most recent hold here, if any: given back as
 			// through its own context (marked unlocked already).
-			if mh = unlockOwnedMulti(m.key, owner); mh != nil {
-				mh.disown()
+			if mh, _ = multiOwned.unlockOwned(ownedKey[multiKey]{m.key, owner}); mh != nil {
+				multiOwned.disown(mh)
 				mh.cancel(context.Canceled)
 			}
 		}
@@ -677,7 +620,7 @@ func (m *MultiLock) Unlock(ctx context.Context) error {
 			return fmt.Errorf("scriptlock: unlock %s: %w (already unlocked)", m.name, ErrNotHeld)
 		}
 		// Our own release must not read as a lost member.
-		mh.disown()
+		multiOwned.disown(mh)
 		mh.cancel(context.Canceled)
 	}
 	errs := make([]error, len(m.locks))

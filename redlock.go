@@ -255,72 +255,15 @@ func (e *QuorumError) Unwrap() []error {
 	return append([]error{ErrQuorum}, e.Errs...)
 }
 
-// redOwned lists, per RedLock (its redKey) and owner, the holds this
-// process has of it, oldest first, so that Unlock given a context that
-// only names the owner (WithOwner) gives back one of them, as Locker.Unlock
-// promises: the nodes' holds are known here, and a release of them by
-// owner would leave that hold's context live.
-var redOwned struct {
-	mu sync.Mutex
-	m  map[redOwner][]*redHeld
-}
+// redOwned lists this process's RedLock holds by lock and owner.
+var redOwned ownedHolds[redKey, *redHeld]
 
-type redOwner struct {
-	id    redKey
-	owner string
-}
-
-// own registers h, just bound, unless it has ended already (its disown
-// may have run first).
-func (h *redHeld) own(id redKey) {
-	reg := redOwner{id, h.owner}
-	redOwned.mu.Lock()
-	defer redOwned.mu.Unlock()
-	h.reg = reg
-	if h.state.Load() != endNone {
-		return
-	}
-	if redOwned.m == nil {
-		redOwned.m = map[redOwner][]*redHeld{}
-	}
-	redOwned.m[h.reg] = append(redOwned.m[h.reg], h)
-}
-
-// disown forgets h, whose hold has ended.
-func (h *redHeld) disown() {
-	redOwned.mu.Lock()
-	defer redOwned.mu.Unlock()
-	if h.reg == (redOwner{}) {
-		return // not registered yet: own sees it ended
-	}
-	hs := redOwned.m[h.reg]
-	if i := slices.Index(hs, h); i >= 0 {
-		hs = slices.Delete(hs, i, i+1)
-	}
-	if len(hs) == 0 {
-		delete(redOwned.m, h.reg)
-	} else {
-		redOwned.m[h.reg] = hs
-	}
-}
-
-// unlockOwned marks the most recent hold owner has of the RedLock id in
-// this process unlocked and returns it (nil: none).
-func unlockOwned(id redKey, owner string) *redHeld {
-	redOwned.mu.Lock()
-	defer redOwned.mu.Unlock()
-	hs := redOwned.m[redOwner{id, owner}]
-	for i := len(hs) - 1; i >= 0; i-- {
-		if hs[i].state.CompareAndSwap(endNone, endUnlocked) {
-			return hs[i]
-		}
-	}
-	return nil
-}
+func (h *redHeld) registered() *ownedKey[redKey] { return &h.reg }
+func (h *redHeld) endState() *atomic.Int32       { return &h.state }
 
 type redHeld struct {
 	owner  string
-	reg    redOwner          // where own registered it
+	reg    ownedKey[redKey]  // where redOwned registered it
 	ctxs   []context.Context // per node; nil where not granted
 	stops  []context.CancelCauseFunc
 	cancel context.CancelCauseFunc
@@ -559,7 +502,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			return false
 		}
 		h.lostBy = cause
-		h.disown()
+		redOwned.disown(h)
 		return true
 	}
 	lose := func(cause error) {
@@ -617,7 +560,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			}
 		})
 	}
-	h.own(r.id)
+	redOwned.own(ownedKey[redKey]{r.id, h.owner}, h)
 	return &redCtx{Context: context.WithValue(rctx, r.id, h), h: h, name: r.name}
 }
 
@@ -863,11 +806,11 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (the context names no owner: pass the context Lock returned)", r.name, ErrNotHeld)
 		}
-		if h = unlockOwned(r.id, owner); h != nil {
+		if h, _ = redOwned.unlockOwned(ownedKey[redKey]{r.id, owner}); h != nil {
 			// The owner's most recent hold here: given back as through
 			// its own context.
 			known = true
-			h.disown()
+			redOwned.disown(h)
 			h.cancel(context.Canceled)
 		} else {
 			h = &redHeld{owner: owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
@@ -882,7 +825,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		}
 		return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
 	} else {
-		h.disown()
+		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
 	errs := r.releaseAll(ctx, h, known, time.Time{})
