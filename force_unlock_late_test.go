@@ -9,17 +9,20 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// TestRecordedDeletionArrivingLateDeletesNothing: a ForceUnlock, or a
-// semaphore's or latch's Delete, held up on its way to Redis (a stalled
-// link) fails at its caller's deadline; the caller goes on, and the name is
-// taken again (another owner's lock, a count set anew). The deletion then
-// reaching Redis deleted that: a lock its caller never meant to break. It
-// must delete nothing, whether held up before its record was reserved or
-// after.
+// TestRecordedDeletionArrivingLateDeletesNothing: a ForceUnlock, a
+// semaphore's or latch's Delete, a DrainPermits or a PermitSemaphore's
+// SetPermits held up on its way to Redis (a stalled link) fails at its
+// caller's deadline; the caller goes on, and the name is taken again
+// (another owner's lock, a count set anew, permits released). The call then
+// reaching Redis changed that: deleted a lock its caller never meant to
+// break, took permits returned to nobody, undid a total set since. It must
+// change nothing, whether held up before its record was reserved, after,
+// or with its reservation held up too (which then lasts past the deadline
+// by as long as it was held up).
 func TestRecordedDeletionArrivingLateDeletesNothing(t *testing.T) {
 	type kind struct {
 		name string
-		// del is the deletion, made through the held-up Client.
+		// del is the call, made through the held-up Client.
 		del func(ctx context.Context, c *Client) error
 		// take takes the name again through another Client; intact reports
 		// whether what take made is still there.
@@ -86,46 +89,94 @@ func TestRecordedDeletionArrivingLateDeletesNothing(t *testing.T) {
 				n, err := mustLatch(t, c, name).Count(ctx)
 				return n == 3, err
 			}},
+		{"DrainPermits",
+			func(ctx context.Context, c *Client) error {
+				_, err := mustSem(t, c, name).DrainPermits(ctx)
+				return err
+			},
+			func(ctx context.Context, c *Client) error { return mustSem(t, c, name).Release(ctx, 5) },
+			func(ctx context.Context, c *Client) (bool, error) {
+				n, err := mustSem(t, c, name).AvailablePermits(ctx)
+				return n == 5, err
+			}},
+		{"SetPermits",
+			func(ctx context.Context, c *Client) error { return mustPermits(t, c, name).SetPermits(ctx, 3) },
+			func(ctx context.Context, c *Client) error { return mustPermits(t, c, name).SetPermits(ctx, 7) },
+			func(ctx context.Context, c *Client) (bool, error) {
+				n, err := mustPermits(t, c, name).AvailablePermits(ctx)
+				return n == 7, err
+			}},
 	}
-	for _, k := range kinds {
-		for _, afterReserve := range []bool{false, true} {
-			sub := k.name + "/held-before-sending"
-			if afterReserve {
-				sub = k.name + "/held-after-reserving"
+	// warm readies the name and loads the scripts, where the call itself
+	// does not.
+	warms := map[string]func(ctx context.Context, c *Client) error{
+		"DrainPermits": func(ctx context.Context, c *Client) error {
+			if _, err := mustSem(t, c, name).TrySetPermits(ctx, 3); err != nil {
+				return err
 			}
-			t.Run(sub, func(t *testing.T) {
+			_, err := mustSem(t, c, name).DrainPermits(ctx)
+			return err
+		},
+		"SetPermits": func(ctx context.Context, c *Client) error { return mustPermits(t, c, name).SetPermits(ctx, 2) },
+	}
+	const (
+		beforeSending = "held-before-sending"
+		afterReserve  = "held-after-reserving"
+		reserveHeld   = "reservation-held-up"
+	)
+	for _, k := range kinds {
+		for _, mode := range []string{beforeSending, afterReserve, reserveHeld} {
+			t.Run(k.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
 				node := redistest.Server(t)
 				px := netproxy.New(t, node.Addr)
 				c := newTestClient(t, px.Client(t))
 				other := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
 				ctx := testCtx(t, 20*time.Second)
 				// Scripts loaded, connection open.
-				if err := k.del(ctx, c); err != nil {
+				warm := k.del
+				if w, ok := warms[k.name]; ok {
+					warm = w
+				}
+				if err := warm(ctx, c); err != nil {
 					t.Fatal(err)
 				}
-				if afterReserve {
-					c.testReserved = px.Freeze
-				} else {
+				const wait = time.Second
+				start := time.Now()
+				switch mode {
+				case beforeSending:
 					px.Freeze()
+				case afterReserve:
+					c.testReserved = px.Freeze
+				case reserveHeld:
+					// The reservation held up for 600 ms, the call after it
+					// until well past the caller's deadline.
+					px.Freeze()
+					c.testReserved = px.Freeze
+					thaw := time.AfterFunc(600*time.Millisecond, px.Thaw)
+					defer thaw.Stop()
 				}
 				defer px.Thaw()
-				const wait = time.Second
 				dctx, cancel := context.WithTimeout(ctx, wait)
-				start := time.Now()
 				err := k.del(dctx, c)
 				cancel()
 				c.testReserved = nil
 				if err == nil {
-					t.Fatal("the deletion succeeded through a frozen link")
+					t.Fatal("the call succeeded through a frozen link")
 				}
 				if d := time.Since(start); d > wait+time.Second {
-					t.Fatalf("the deletion took %v, past its deadline of %v", d, wait)
+					t.Fatalf("the call took %v, past its deadline of %v", d, wait)
 				}
 				if err := k.take(ctx, other); err != nil {
 					t.Fatalf("taking the name again: %v", err)
 				}
-				// Past the deadline the reservation was made for, with room.
-				time.Sleep(time.Until(start.Add(wait + 300*time.Millisecond)))
+				// Past the caller's deadline; with the reservation held up,
+				// within the time it then outlasts the deadline by.
+				late := 300 * time.Millisecond
+				if mode == reserveHeld {
+					late = 250 * time.Millisecond
+				}
+				time.Sleep(time.Until(start.Add(wait + late)))
 				px.Thaw()
 				// The held-up call reaches Redis now: give it time to run.
 				time.Sleep(300 * time.Millisecond)
@@ -137,7 +188,7 @@ func TestRecordedDeletionArrivingLateDeletesNothing(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !ok {
-					t.Fatalf("a %s deletion that failed at its deadline reached Redis later and deleted what was made after it", k.name)
+					t.Fatalf("a %s that failed at its deadline reached Redis later and changed what was made after it", k.name)
 				}
 			})
 		}
