@@ -1324,6 +1324,9 @@ func hasToken(c *parse.Call, tokens []string) bool {
 	if c == nil {
 		return true // unknown: keep what the schema says
 	}
+	if info, ok := lookupCommand(c.Command); ok && mayGiveOption(info.name, c) {
+		return true
+	}
 	for _, a := range c.Args {
 		if !a.Exact {
 			continue
@@ -1332,6 +1335,28 @@ func hasToken(c *parse.Call, tokens []string) bool {
 			if strings.EqualFold(*a.Literal, t) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// mayGiveOption reports whether a call of a command whose words after its
+// fixed ones are options alone (SET) has there a word the checker cannot
+// read (an argument, a local: SET k v ARGV[2], mode = nx and 'NX' or 'XX'),
+// which may be any option, NX or GET too; a value an option takes (PX's
+// milliseconds) is none.
+func mayGiveOption(name string, c *parse.Call) bool {
+	sig, ok := optionArgs[name]
+	if !ok || name != "SET" {
+		return false
+	}
+	for i := sig.fixed; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if !a.Exact || a.Expands {
+			return true
+		}
+		if o, ok := sig.tokens[strings.ToUpper(*a.Literal)]; ok {
+			i += o.values
 		}
 	}
 	return false
