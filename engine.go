@@ -716,9 +716,18 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		leaveShared = c.sharedWait(lineKey{holdID(s.key, field), waitLine(p)})
 	}
 	var ended *waitEnd // for the undo of an attempt of unknown outcome (undoLater)
+	settled := false   // an attempt of unknown outcome was settled and the wait went on
 	defer func() {
 		if ended != nil {
 			ended.over.Store(true)
+		}
+		if settled {
+			// A settled attempt may still reach the server after its undo
+			// (rueidis dropped its connection as dead, or cut it off as
+			// stalled, while its bytes were on their way) and grant the
+			// owner a hold nobody releases: look again, as undoLater does,
+			// now that the wait's own attempts are over.
+			c.recheckLater(p, field, serverLease, time.Now().Add(serverLease), ended)
 		}
 	}()
 	defer func() {
@@ -801,6 +810,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, serverLease, wait, waitUntil) {
 						// Settled: the wait goes on (a node that died or
 						// failed over is not the end of a Lock).
+						if ended == nil {
+							ended = &waitEnd{wait: wait}
+						}
+						settled = true
 						return false, tryAgain{}, settledError{err}
 					}
 					if wait != 0 && ended == nil {
@@ -2190,6 +2203,17 @@ type lateLeaver interface {
 // waiter left, unless the owner (shared through its context) waits there
 // again.
 func (c *Client) undoLaterQueued(p primitive, field string, lease time.Duration, until time.Time, token int64, ended *waitEnd) {
+	c.undoLaterFrom(p, field, lease, until, token, ended, false)
+}
+
+// recheckLater is undoLaterQueued for an attempt an undo has settled
+// already: it only looks again after undoRecheck's pauses.
+func (c *Client) recheckLater(p primitive, field string, lease time.Duration, until time.Time, ended *waitEnd) {
+	c.undoLaterFrom(p, field, lease, until, 0, ended, true)
+}
+
+// undoLaterFrom is undoLaterQueued; recheck: the first undo was made.
+func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, until time.Time, token int64, ended *waitEnd, recheck bool) {
 	leaver, _ := p.(lateLeaver)
 	started := c.background(func() {
 		ctx, cancel := context.WithDeadline(c.ctx, until)
@@ -2213,7 +2237,10 @@ func (c *Client) undoLaterQueued(p primitive, field string, lease time.Duration,
 			}
 			return err
 		}
-		for again := undoRecheck; c.undoUntil(until, p.spec().cfg.releaseTimeout, undo); {
+		if !recheck && !c.undoUntil(until, p.spec().cfg.releaseTimeout, undo) {
+			return
+		}
+		for again := undoRecheck; ; {
 			// A look again while the owner (shared through its context)
 			// acquires anew could take that grant before it is registered:
 			// skip to the next pause then.
@@ -2236,11 +2263,15 @@ func (c *Client) undoLaterQueued(p primitive, field string, lease time.Duration,
 					break
 				}
 			}
+			if !c.undoUntil(until, p.spec().cfg.releaseTimeout, undo) {
+				return
+			}
 		}
 	})
-	if !started {
+	if !started && !recheck {
 		// Close began and runs no more background work, but waits for the
-		// acquisition that calls this: undo here.
+		// acquisition that calls this: undo here. (A settled attempt was
+		// undone already.)
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
 		_ = c.undo(ctx, p, field, lease, token, false)
