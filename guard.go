@@ -170,6 +170,10 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 		c.recountSoon()
 	}
 	wait := n.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build()
+	// Cut off as stalled guardStall past its WAIT's timeout (see
+	// sendGuardedBatch), from when it is sent.
+	ctx, cancel := context.WithTimeout(ctx, addSat(time.Duration(waitMs)*time.Millisecond, guardStall))
+	defer cancel()
 	if !asked {
 		return n.DoMulti(ctx, cmd, wait), acks
 	}
@@ -232,11 +236,12 @@ type guardedReply struct {
 	acks  int   // the replicas its WAIT asked for: the call's, or the named primary's after a redirect
 }
 
-// guardStall is how long past its WAIT's timeout a guarded batch waits for
-// its replies before it is cut off as stalled (errGuardStalled): rueidis's
+// guardStall is how long past its WAIT's timeout a guarded call, from when
+// it is sent, waits for its reply before it is cut off as stalled
+// (errGuardStalled): rueidis's
 // default ConnWriteTimeout, past Redis's default busy-reply-threshold (5 s),
 // before which a server running a long script answers nobody.
-const guardStall = 10 * time.Second
+var guardStall = 10 * time.Second // a variable for tests
 
 // errGuardStalled is a guarded call cut off without a reply (guardStall):
 // the server or its connection stalled, and the call may have run.
@@ -270,12 +275,13 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	// does not close it while in use. Against a primary that stopped
 	// answering it waited until the caller's deadline (or for good),
 	// however soon the failover was over. The server answers WAIT within
-	// its timeout: a batch with no reply guardStall after that is cut off
-	// as a stalled connection (errGuardStalled), which an acquisition's
-	// wait settles and goes on from.
+	// its timeout: calls with no reply guardStall after that, counted from
+	// when they were sent (a Cluster's later groups wait for a place, and
+	// a redirected or NOSCRIPT call goes out again with a WAIT of its own),
+	// are cut off as a stalled connection (errGuardStalled), which an
+	// acquisition's wait settles and goes on from.
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, addSat(timeout, guardStall))
-	defer cancel()
+	stall := addSat(timeout, guardStall)
 	stalled := func(err error) bool {
 		// Cut off here, or under the call (rueidis reports a connection
 		// closed or timed out under a call with a deadline as that
@@ -308,14 +314,16 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			}
 			cmds = append(cmds, c.rc.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build())
 			var replies []rueidis.RedisResult
+			sctx, cancel := context.WithTimeout(parent, stall)
 			if cluster {
 				_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
-					replies = d.DoMulti(ctx, cmds...)
+					replies = d.DoMulti(sctx, cmds...)
 					return nil
 				})
 			} else {
-				replies = c.rc.DoMulti(ctx, cmds...)
+				replies = c.rc.DoMulti(sctx, cmds...)
 			}
+			cancel()
 			wait := replies[len(replies)-1]
 			var noScript []int
 			for j, i := range sent {
@@ -329,7 +337,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					// follows no redirection: the redirected reply comes
 					// back, and the script and its WAIT are sent together to
 					// the node it names.
-					r, acks = c.redirect(ctx, r, c.guardedCommand(calls[i], eval), waitMs)
+					r, acks = c.redirect(parent, r, c.guardedCommand(calls[i], eval), waitMs)
 				}
 				if stalled(r[0].Error()) {
 					r[0] = rueidis.NewErrorResult(errGuardStalled)
