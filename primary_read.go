@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/redis/rueidis"
 
@@ -20,7 +21,20 @@ import (
 // is made on (Await's count, an undo's hold count) go where the writes go.
 // The script only reads, so the call is retryable, as an EVALSHA_RO is.
 func (c *Client) readPrimary(ctx context.Context, build func() (rueidis.Completed, error)) (rueidis.RedisResult, error) {
-	cmd, err := primaryCommand(c.rc, build)
+	res, err := c.readWith(ctx, func() (rueidis.Completed, error) { return primaryCommand(c.rc, build) })
+	if err == nil && isNoPerm(res.Error()) {
+		// An ACL user allowed the read-only script commands alone (a
+		// process that only awaits a latch): the read goes out as built,
+		// where rueidis sends it, as it did before it went to the primary.
+		return c.readWith(ctx, build)
+	}
+	return res, err
+}
+
+// readWith sends the script call build makes, and as EVAL (EVAL_RO) when
+// the node answers NOSCRIPT.
+func (c *Client) readWith(ctx context.Context, build func() (rueidis.Completed, error)) (rueidis.RedisResult, error) {
+	cmd, err := build()
 	if err != nil {
 		return rueidis.RedisResult{}, err
 	}
@@ -30,13 +44,19 @@ func (c *Client) readPrimary(ctx context.Context, build func() (rueidis.Complete
 	}
 	// Not loaded on that node (a new primary, a restarted server): EVAL,
 	// built again (rueidis recycles a command once it is answered).
-	if cmd, err = primaryCommand(c.rc, build); err == nil {
+	if cmd, err = build(); err == nil {
 		cmd, err = generated.EvalOf(c.rc, cmd)
 	}
 	if err != nil {
 		return rueidis.RedisResult{}, err
 	}
 	return c.rc.Do(ctx, cmd), nil
+}
+
+// isNoPerm reports a call the server's ACL refused.
+func isNoPerm(err error) bool {
+	re, ok := rueidis.IsRedisErr(err)
+	return ok && strings.HasPrefix(re.Error(), "NOPERM")
 }
 
 // primaryCommand is build's EVALSHA_RO as EVALSHA (see readPrimary); any
