@@ -135,6 +135,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.wd = newWatchdog(rc, c.lostLater, c.renewed)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
 	c.wd.replicas, c.wd.sendGuarded, c.wd.nodeOf = c.replicasNow, c.sendGuardedBatch, c.nodeOf
+	c.wd.ownerID = c.ownerID
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -565,7 +566,11 @@ type guardState struct {
 	storedSeq int64
 	// primaries: on a Cluster, each counted primary's count by address,
 	// for a write redirected to one of them (redirect).
-	primaries  atomic.Pointer[map[string]int]
+	primaries atomic.Pointer[map[string]int]
+	// ids: on a Cluster, the address of each primary of the slot map last
+	// read by node ID, for a write that reached another primary than the
+	// one its count was of (rerouted).
+	ids        atomic.Pointer[map[string]string]
 	refreshing atomic.Bool
 	// evictionWarned is the last eviction policy the log was warned of
 	// (see warnEviction).
@@ -617,13 +622,25 @@ type slotReplicas struct {
 // and asks again next time, so a primary that stalls during a failover does
 // not turn the guard off.
 func (c *Client) replicas(ctx context.Context, key string, want int) int {
+	n, _ := c.replicasFor(ctx, key, want)
+	return n
+}
+
+// replicasFor is replicas that also reports the node ID of the primary the
+// count returned is of, on a Cluster whose slot map was read with IDs (""
+// otherwise): the connection may send the write elsewhere (rerouted).
+func (c *Client) replicasFor(ctx context.Context, key string, want int) (n int, owner string) {
 	g := &c.guard
 	checked := g.checked.Load()
 	now := countClock()
 	if checked == 0 || now-checked > int64(guardIdle) {
 		return c.countFor(ctx, key, checked)
 	}
-	return c.refreshReplicas(checked, now, key, want)
+	// The slot map before the count: one stored between the two loads
+	// names the primary the count is of, or one the count was given to
+	// since (movedSlot), never an older one.
+	owner = c.ownerID(key)
+	return c.refreshReplicas(checked, now, key, want), owner
 }
 
 // countFor takes the count for replicas, which was taken at checked (0:
@@ -634,7 +651,7 @@ func (c *Client) replicas(ctx context.Context, key string, want int) int {
 // under the Client's context and the caller's deadline, or guardRefresh
 // without one: a deadline is what ends a command rueidis sends on an idle
 // connection (askInfo).
-func (c *Client) countFor(ctx context.Context, key string, checked int64) int {
+func (c *Client) countFor(ctx context.Context, key string, checked int64) (int, string) {
 	var cctx context.Context
 	var cancel context.CancelFunc
 	if d, ok := ctx.Deadline(); ok {
@@ -642,7 +659,7 @@ func (c *Client) countFor(ctx context.Context, key string, checked int64) int {
 	} else {
 		cctx, cancel = context.WithTimeout(c.ctx, guardRefresh)
 	}
-	own := make(chan int, 1)
+	own := make(chan slotCount, 1)
 	done := make(chan bool, 1)
 	if !c.background(func() {
 		defer cancel()
@@ -660,23 +677,34 @@ func (c *Client) countFor(ctx context.Context, key string, checked int64) int {
 		cancel()
 		done <- false // closing: the acquisition fails with ErrClosed
 	}
-	uncounted := func() int {
+	stored := func() (int, string) {
+		owner := c.ownerID(key)
+		return c.replicasOf(key), owner
+	}
+	uncounted := func() (int, string) {
 		if checked == 0 {
-			return 1
+			return 1, ""
 		}
-		return c.replicasOf(key)
+		return stored()
 	}
 	select {
 	case k := <-own:
-		return k
+		return k.n, k.id
 	case ok := <-done:
 		if !ok {
 			return uncounted()
 		}
-		return c.replicasOf(key)
+		return stored()
 	case <-ctx.Done():
 		return uncounted()
 	}
+}
+
+// slotCount is the count of the primary serving a key's slot, and its node
+// ID ("" when the slot map named none).
+type slotCount struct {
+	n  int
+	id string
 }
 
 // replicasNow is replicas for the watchdog, which waits for no count: a
@@ -716,6 +744,13 @@ func (c *Client) storeCountFrom(seq int64, n int, shards []slotReplicas, primari
 	if owners != nil {
 		// The slot map the count read goes with it, never over a newer
 		// count's (nodeOf).
+		ids := make(map[string]string, len(owners))
+		for _, o := range owners {
+			if o.id != "" {
+				ids[o.id] = o.addr
+			}
+		}
+		g.ids.Store(&ids)
 		g.owners.Store(&owners)
 	}
 	return true
@@ -814,10 +849,50 @@ func (c *Client) nodeOf(key string) string {
 	return ownerOf(*t, keySlot(key))
 }
 
+// ownerID is the node ID of the primary serving key's slot in the slot
+// map last read, or "" when none was read or it named no ID.
+func (c *Client) ownerID(key string) string {
+	t := c.guard.owners.Load()
+	if t == nil {
+		return ""
+	}
+	if i, found := ownerIndex(*t, keySlot(key)); found {
+		return (*t)[i].id
+	}
+	return ""
+}
+
+// countOfNode is the count of the primary whose node ID is id; ok is false
+// when it was not counted, and then the count is taken again soon (a
+// primary added since) unless no IDs were read.
+func (c *Client) countOfNode(id string) (n int, ok bool) {
+	m := c.guard.ids.Load()
+	if m == nil || len(*m) == 0 {
+		return 0, false
+	}
+	if addr, known := (*m)[id]; known {
+		if n, ok = c.replicasAt(addr); ok {
+			return n, true
+		}
+	}
+	c.recountSoon()
+	return 0, false
+}
+
 // ownerOf is the address of the primary serving slot in owners (sorted by
 // slot), or "" when none does.
 func ownerOf(owners []slotOwner, slot uint16) string {
-	i, found := slices.BinarySearchFunc(owners, slot, func(o slotOwner, s uint16) int {
+	i, found := ownerIndex(owners, slot)
+	if !found {
+		return ""
+	}
+	return owners[i].addr
+}
+
+// ownerIndex is the index of the range of owners (sorted by slot) that
+// holds slot; found is false when none does.
+func ownerIndex(owners []slotOwner, slot uint16) (i int, found bool) {
+	return slices.BinarySearchFunc(owners, slot, func(o slotOwner, s uint16) int {
 		switch {
 		case o.end < s:
 			return -1
@@ -826,10 +901,6 @@ func ownerOf(owners []slotOwner, slot uint16) string {
 		}
 		return 0
 	})
-	if !found {
-		return ""
-	}
-	return owners[i].addr
 }
 
 // refreshReplicas returns the cached count for key (replicasOf) and counts
@@ -909,7 +980,7 @@ func (c *Client) countReplicas(ctx context.Context) (count int, shards []slotRep
 // of the primary serving key as soon as that primary has answered (on a
 // Cluster whose slot map was read; own nil: none), and returns the slot map
 // it read (nil: none), to be stored with the count (storeCountFrom).
-func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- int) (count int, shards []slotReplicas, primaries map[string]int, slots []slotOwner, ok bool) {
+func (c *Client) countReplicasFor(ctx context.Context, key string, own chan<- slotCount) (count int, shards []slotReplicas, primaries map[string]int, slots []slotOwner, ok bool) {
 	least := -1
 	answered := false
 	cluster := c.rc.Mode() == rueidis.ClientModeCluster
@@ -966,9 +1037,11 @@ wait:
 			owners = slotMap(ctx, a.addr, nodes[a.addr])
 		}
 		if own != nil && owners != nil {
-			if k, counted := counts[ownerOf(owners, keySlot(key))]; counted {
-				own <- k // room for one
-				own = nil
+			if i, found := ownerIndex(owners, keySlot(key)); found {
+				if k, counted := counts[owners[i].addr]; counted {
+					own <- slotCount{k, owners[i].id} // room for one
+					own = nil
+				}
 			}
 		}
 		if owners != nil && allHeard(owners, heard) {
@@ -1020,10 +1093,12 @@ func (c *Client) askInfo(ctx context.Context, nodes map[string]rueidis.Client) <
 	return out
 }
 
-// slotOwner is the address of the primary serving slots start..end.
+// slotOwner is the address of the primary serving slots start..end, and
+// its node ID ("" when CLUSTER SLOTS named none).
 type slotOwner struct {
 	start, end uint16
 	addr       string
+	id         string
 }
 
 // allHeard reports whether every primary of the slot map has answered (or
@@ -1068,7 +1143,11 @@ func slotMap(ctx context.Context, addr string, n rueidis.Client) []slotOwner {
 			host, _, _ = net.SplitHostPort(addr)
 		}
 		port, _ := primary[1].AsInt64()
-		out = append(out, slotOwner{start: uint16(start), end: uint16(end), addr: net.JoinHostPort(host, strconv.FormatInt(port, 10))})
+		var id string
+		if len(primary) > 2 {
+			id, _ = primary[2].ToString()
+		}
+		out = append(out, slotOwner{start: uint16(start), end: uint16(end), addr: net.JoinHostPort(host, strconv.FormatInt(port, 10)), id: id})
 	}
 	slices.SortFunc(out, func(a, b slotOwner) int { return int(a.start) - int(b.start) })
 	return out

@@ -1731,7 +1731,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// with a call in flight already: the reply cannot move it later
 		// then. The count is not waited for, as for a renewal. Other
 		// releases only move the deadline earlier and need no WAIT.
+		owner := c.ownerID(s.key) // before the count (replicasFor)
 		guard = s.cfg.guardWait(c.replicasNow(s.key, s.cfg.guardReplicas))
+		guard.owner = owner
 	}
 	st, left, acked, err := func() (releaseStatus, time.Duration, bool, error) {
 		if mark != nil {

@@ -23,6 +23,9 @@ type guardWait struct {
 	// named primary's after a redirect, for the error that names it
 	// (needed); nil: not recorded.
 	asked *int
+	// owner: on a Cluster, the node ID of the primary acks was counted
+	// for ("" unknown), which the write may not reach (rerouted).
+	owner string
 }
 
 // on reports whether the guard waits.
@@ -48,9 +51,11 @@ func (c *Client) guarded(ctx context.Context, cfg *config, key string) guardWait
 		c.checkEviction()
 		return guardWait{}
 	}
-	g := cfg.guardWait(c.replicas(ctx, key, cfg.guardReplicas))
+	n, owner := c.replicasFor(ctx, key, cfg.guardReplicas)
+	g := cfg.guardWait(n)
 	if g.on() && c.rc.Mode() == rueidis.ClientModeCluster {
 		g.asked = new(int)
+		g.owner = owner
 	}
 	return g
 }
@@ -111,7 +116,7 @@ func (c *Client) checkEviction() {
 // g.acks replicas acknowledged it within g.timeout (sendGuardedBatch with one
 // call).
 func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
-	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build, g.acks, g.want}})[0]
+	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build: build, acks: g.acks, want: g.want, owner: g.owner}})[0]
 	if g.asked != nil {
 		*g.asked = r.acks
 	}
@@ -159,12 +164,7 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 		if moved {
 			c.movedSlot(cmd.Slot(), k)
 		}
-		switch {
-		case k == 0:
-			acks = 0
-		case call.want != 0:
-			acks = guardAcks(call.want, k)
-		}
+		acks = call.acksAt(k)
 	} else if moved {
 		// A primary the count has not seen (added to the Cluster since).
 		c.recountSoon()
@@ -178,6 +178,66 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 		return n.DoMulti(ctx, cmd, wait), acks
 	}
 	return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:], acks
+}
+
+// rerouted checks, on a Cluster, that the calls sent with a WAIT on the
+// dedicated connection d (replies: CLUSTER MYID's, the calls', the WAIT's)
+// reached the primary their counts were taken for, and returns the replies
+// without MYID's. The connection routes by its own slot map, which it reads
+// again at any MOVED or closed connection: it may send a moved slot's calls
+// to the new primary directly while the count still gives the slot to the
+// old one, and no MOVED corrects it (redirect). Each call then needs the new
+// primary's number (needs, from the call's acks; the slot takes that count,
+// movedSlot), and when the WAIT asked for fewer than that and had fewer, a
+// WAIT for it follows on d, which covers the same writes: waiting for the
+// old shard's number failed every acquisition on a primary with fewer
+// replicas, and granted on one with more what fewer acknowledged. Calls
+// redirected are left to redirect, which asks the primary named.
+func (c *Client) rerouted(ctx context.Context, d rueidis.DedicatedClient, replies []rueidis.RedisResult, calls []guardedCall, sent, needs []int, waitMs int64) []rueidis.RedisResult {
+	id, err := replies[0].ToString()
+	replies = replies[1:]
+	if err != nil {
+		return replies
+	}
+	for j := range sent {
+		if re, ok := rueidis.IsRedisErr(replies[j].Error()); ok {
+			if _, moved := re.IsMoved(); moved {
+				return replies
+			}
+			if _, asked := re.IsAsk(); asked {
+				return replies
+			}
+		}
+	}
+	off := -1 // a call whose count is of another primary than id
+	for j, i := range sent {
+		if o := calls[i].owner; o != "" && o != id {
+			off = j
+			break
+		}
+	}
+	if off < 0 {
+		return replies
+	}
+	k, counted := c.countOfNode(id)
+	if !counted {
+		return replies
+	}
+	if cmd, err := calls[sent[off]].build(); err == nil {
+		c.movedSlot(cmd.Slot(), k)
+	}
+	need := 0
+	for j, i := range sent {
+		if o := calls[i].owner; o != "" && o != id {
+			needs[j] = calls[i].acksAt(k)
+		}
+		need = max(need, needs[j])
+	}
+	last := len(replies) - 1
+	if n, err := replies[last].AsInt64(); err == nil && n < int64(need) {
+		replies[last] = d.Do(ctx, d.B().Wait().Numreplicas(int64(need)).Timeout(waitMs).Build())
+	}
+	return replies
 }
 
 // guardedCommand is call, or with eval call as EVAL with its script's source
@@ -226,6 +286,20 @@ type guardedCall struct {
 	build func() (rueidis.Completed, error)
 	acks  int
 	want  int
+	owner string // guardWait.owner
+}
+
+// acksAt is how many acknowledgements the call needs on a primary with k
+// counted replicas: none without replicas, else its WithGuardReplicas's
+// share of k (acks when it has none).
+func (call guardedCall) acksAt(k int) int {
+	switch {
+	case k == 0:
+		return 0
+	case call.want != 0:
+		return guardAcks(call.want, k)
+	}
+	return call.acks
 }
 
 // guardedReply is the reply to one call of sendGuardedBatch.
@@ -257,9 +331,10 @@ const guardedGroups = 16
 // acknowledged it within timeout. The WAIT asks for the most any call sent
 // with it needs, and its reply (how many replicas acknowledged) is compared
 // with each call's own. On a Cluster the calls go out per hash
-// slot, each slot's with a WAIT of its own on a dedicated connection, and a
-// redirected call is sent again with a WAIT of its own to the node named
-// (redirect). The calls answered NOSCRIPT, which ran nothing, are sent
+// slot, each slot's with a WAIT of its own on a dedicated connection, after
+// CLUSTER MYID, which tells whether they reached the primary counted for
+// them (rerouted), and a redirected call is sent again with a WAIT of its
+// own to the node named (redirect). The calls answered NOSCRIPT, which ran nothing, are sent
 // again with a WAIT of their own as EVAL (generated.EvalOf) the same way,
 // so to the primary that answered, which caches the scripts as it runs
 // them: loading the scripts on every node of the client would wait for each
@@ -296,7 +371,11 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	send := func(idx []int) {
 		eval := false // the calls at idx were answered NOSCRIPT
 		for {
-			cmds := make(rueidis.Commands, 0, len(idx)+1)
+			cmds := make(rueidis.Commands, 0, len(idx)+2)
+			if cluster {
+				// Which primary the calls reach (rerouted).
+				cmds = append(cmds, c.rc.B().ClusterMyid().Build())
+			}
 			sent := make([]int, 0, len(idx))
 			acks := 1
 			for _, i := range idx {
@@ -314,10 +393,15 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			}
 			cmds = append(cmds, c.rc.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build())
 			var replies []rueidis.RedisResult
+			needs := make([]int, len(sent)) // each call's acks, where its WAIT went
+			for j, i := range sent {
+				needs[j] = calls[i].acks
+			}
 			sctx, cancel := context.WithTimeout(parent, stall)
 			if cluster {
 				_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
 					replies = d.DoMulti(sctx, cmds...)
+					replies = c.rerouted(sctx, d, replies, calls, sent, needs, waitMs)
 					return nil
 				})
 			} else {
@@ -328,7 +412,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			var noScript []int
 			for j, i := range sent {
 				r := []rueidis.RedisResult{replies[j], wait}
-				acks := calls[i].acks
+				acks := needs[j]
 				if cluster {
 					// A Cluster client follows a MOVED or ASK for the script
 					// alone and keeps the old node's WAIT reply, which then
@@ -337,7 +421,9 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					// follows no redirection: the redirected reply comes
 					// back, and the script and its WAIT are sent together to
 					// the node it names.
-					r, acks = c.redirect(parent, r, c.guardedCommand(calls[i], eval), waitMs)
+					call := c.guardedCommand(calls[i], eval)
+					call.acks = acks
+					r, acks = c.redirect(parent, r, call, waitMs)
 				}
 				if stalled(r[0].Error()) {
 					r[0] = rueidis.NewErrorResult(errGuardStalled)

@@ -32,6 +32,9 @@ type watchdog struct {
 	// nodeOf names the Cluster node serving a key ("" when unknown), whose
 	// guarded rounds share that node's places in dedicated.
 	nodeOf func(key string) string
+	// ownerID names the node ID of the primary a key's count is of ("" when
+	// unknown; nil: none), for a renewal that reaches another (rerouted).
+	ownerID func(key string) string
 	// renewedHook, when set (by tests only, before the first hold), runs
 	// after a round trip's replies arrived and before the renewed holds are
 	// re-armed from them.
@@ -339,7 +342,15 @@ func bySlot(batch []*renewal) [][]*renewal {
 // primary serving its key (its shard's, on a Cluster); off without the guard.
 func (w *watchdog) guardOf(r *renewal) guardWait {
 	if cfg := r.h.prim.spec().cfg; cfg.guard && w.replicas != nil {
-		return cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas))
+		var owner string
+		if w.ownerID != nil {
+			owner = w.ownerID(r.h.key) // before the count (replicasFor)
+		}
+		g := cfg.guardWait(w.replicas(r.h.key, cfg.guardReplicas))
+		if g.on() {
+			g.owner = owner
+		}
+		return g
 	}
 	return guardWait{}
 }
@@ -516,7 +527,7 @@ func (w *watchdog) renewGuarded(ctx context.Context, batch []*renewal, idx []int
 			k = mutexRenewal
 		}
 		kinds[j] = k
-		calls[j] = guardedCall{func() (rueidis.Completed, error) { return k.command(w.rc, h) }, waits[j].acks, waits[j].want}
+		calls[j] = guardedCall{build: func() (rueidis.Completed, error) { return k.command(w.rc, h) }, acks: waits[j].acks, want: waits[j].want, owner: waits[j].owner}
 	}
 	for j, rep := range w.sendGuarded(ctx, timeout, calls) {
 		if rep.err != nil {
