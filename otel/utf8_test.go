@@ -57,7 +57,7 @@ func TestLockNameNotUTF8(t *testing.T) {
 
 	check := func(where string, kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
-			if s := kv.Value.Emit(); !utf8.ValidString(s) {
+			if s := kv.Value.String(); !utf8.ValidString(s) {
 				t.Errorf("%s: attribute %s is not UTF-8: %q", where, kv.Key, s)
 			} else if kv.Key == scriptlockotel.AttrLockName && s != `"order:\xff\xfe:1"` {
 				t.Errorf("%s: lock name %s, want the quoted form %q", where, s, `"order:\xff\xfe:1"`)
