@@ -393,9 +393,12 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			}
 			cmds = append(cmds, c.rc.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build())
 			var replies []rueidis.RedisResult
-			needs := make([]int, len(sent)) // each call's acks, where its WAIT went
-			for j, i := range sent {
-				needs[j] = calls[i].acks
+			var needs []int // on a Cluster, each call's acks where its WAIT went (rerouted)
+			if cluster {
+				needs = make([]int, len(sent))
+				for j, i := range sent {
+					needs[j] = calls[i].acks
+				}
 			}
 			sctx, cancel := context.WithTimeout(parent, stall)
 			if cluster {
@@ -412,7 +415,10 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			var noScript []int
 			for j, i := range sent {
 				r := []rueidis.RedisResult{replies[j], wait}
-				acks := needs[j]
+				acks := calls[i].acks
+				if needs != nil {
+					acks = needs[j]
+				}
 				if cluster {
 					// A Cluster client follows a MOVED or ASK for the script
 					// alone and keeps the old node's WAIT reply, which then
