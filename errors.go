@@ -40,8 +40,8 @@ var (
 	ErrClosed = errors.New("client closed")
 	// ErrNotReplicated: the failover guard found online replicas but
 	// fewer than it waits for (one, or WithGuardReplicas) acknowledged the
-	// write in time; an acquisition was undone, an Extend left the hold's
-	// deadline and lease as they were.
+	// write in time; an acquisition was undone (a semaphore's permits given
+	// back), an Extend left the hold's deadline and lease as they were.
 	ErrNotReplicated = errors.New("write not acknowledged by enough replicas")
 	// ErrQuorum: a RedLock could not reach a majority of its nodes.
 	ErrQuorum = errors.New("quorum not reached")

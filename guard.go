@@ -69,6 +69,15 @@ func (cfg *config) guardWait(n int) guardWait {
 	return guardWait{timeout: cfg.guardTimeout, acks: guardAcks(cfg.guardReplicas, n), want: cfg.guardReplicas}
 }
 
+// guardOverrun is how long a guarded attempt may wait for its replicas on
+// the server (waitSpec.overrun): the guard timeout, or 0 with the guard off.
+func (cfg *config) guardOverrun() time.Duration {
+	if !cfg.guard {
+		return 0
+	}
+	return cfg.guardTimeout
+}
+
 // evictionRefresh is how often checkEviction looks at the servers again.
 const evictionRefresh = time.Minute
 

@@ -240,6 +240,7 @@ func TestGuardReplicasInvalid(t *testing.T) {
 			"FairMutex": func() error { _, err := c.FairMutex("bad", o); return err }(),
 			"RWMutex":   func() error { _, err := c.RWMutex("bad", o); return err }(),
 			"LeanMutex": func() error { _, err := c.LeanMutex("bad", o); return err }(),
+			"Semaphore": func() error { _, err := c.Semaphore("bad", o); return err }(),
 		} {
 			if !errors.Is(err, ErrInvalidArgument) {
 				t.Errorf("%s with WithGuardReplicas(%d): %v, want ErrInvalidArgument", kind, n, err)
@@ -250,8 +251,8 @@ func TestGuardReplicasInvalid(t *testing.T) {
 	if _, err := NewRedLock("bad", cs, WithGuardReplicas(0)); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("RedLock with WithGuardReplicas(0): %v, want ErrInvalidArgument", err)
 	}
-	if _, err := c.Semaphore("bad", WithGuardReplicas(2)); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "WithGuardReplicas does not apply") {
-		t.Errorf("Semaphore with WithGuardReplicas: %v, want ErrInvalidArgument naming the option", err)
+	if _, err := c.CountDownLatch("bad", WithGuardReplicas(2)); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "WithGuardReplicas does not apply") {
+		t.Errorf("CountDownLatch with WithGuardReplicas: %v, want ErrInvalidArgument naming the option", err)
 	}
 	for _, n := range []int{1, 2, 5, GuardAllReplicas} {
 		if _, err := c.Mutex("good", WithGuardReplicas(n)); err != nil {

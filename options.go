@@ -69,6 +69,8 @@ const (
 
 	// kindsLock: the owner-held locks, which lease, renew, guard and fence.
 	kindsLock = kindMutex | kindFairMutex | kindRWMutex | kindRedLock | kindLeanMutex
+	// kindsGuard: the kinds whose acquisitions the failover guard covers.
+	kindsGuard = kindsLock | kindSemaphore
 )
 
 func (k kind) String() string {
@@ -284,15 +286,16 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // guard on and replicas online on the primary (in sync: one still in its
 // initial sync is not waited for), an acquisition no replica
 // acknowledged within timeout is undone and fails with ErrNotReplicated, so a
-// failover right after it cannot hand the same lock to a second owner.
+// failover right after it cannot hand the same lock, or the same permits, to
+// a second owner.
 // Watchdog renewals, Extend and an RWMutex read release that leaves read
 // holds wait the same way, and move the lock context's deadline later only
 // once a replica acknowledged them (an Extend that none did fails with
 // ErrNotReplicated); WithGuardReplicas makes it wait for more replicas. For
-// Mutex, FairMutex, RWMutex (both sides), LeanMutex and RedLock (on each
-// node).
+// Mutex, FairMutex, RWMutex (both sides), LeanMutex, RedLock (on each
+// node) and Semaphore.
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
-	return sharedOption{"WithFailoverGuard", kindsLock, func(c *config) {
+	return sharedOption{"WithFailoverGuard", kindsGuard, func(c *config) {
 		if on && timeout <= 0 {
 			c.fail("failover guard timeout must be positive, got %s", timeout)
 			return
@@ -328,9 +331,9 @@ const GuardAllReplicas = -1
 // per Cluster shard (a slot moved to another shard takes that primary's
 // count at the first MOVED), per RedLock node. It has no effect with the guard off
 // (WithFailoverGuard). For Mutex, FairMutex, RWMutex (both sides),
-// LeanMutex and RedLock (on each node).
+// LeanMutex, RedLock (on each node) and Semaphore.
 func WithGuardReplicas(n int) SharedOption {
-	return sharedOption{"WithGuardReplicas", kindsLock, func(c *config) {
+	return sharedOption{"WithGuardReplicas", kindsGuard, func(c *config) {
 		if n == 0 || n < GuardAllReplicas {
 			c.fail("guard replicas must be at least 1 or GuardAllReplicas (-1), got %d", n)
 			return

@@ -87,7 +87,7 @@ func TestConstructorsValidate(t *testing.T) {
 		{"Mutex", WithRedissonFairQueue(0), "WithRedissonFairQueue"},
 		{"RWMutex", WithRedissonFairQueue(0), "WithRedissonFairQueue"},
 		{"Semaphore", WithLease(time.Second), "WithLease"},
-		{"Semaphore", WithFailoverGuard(false, 0), "WithFailoverGuard"},
+		{"CountDownLatch", WithFailoverGuard(false, 0), "WithFailoverGuard"},
 		{"PermitSemaphore", WithWatchdog(time.Second, 100*time.Millisecond), "WithWatchdog"},
 		{"CountDownLatch", WithReleaseTimeout(time.Second), "WithReleaseTimeout"},
 	} {
@@ -101,7 +101,7 @@ func TestConstructorsValidate(t *testing.T) {
 		"Mutex":           {WithLease(time.Second), WithWatchdog(time.Second, 100*time.Millisecond), WithReleaseTimeout(time.Second), WithFailoverGuard(false, 0), WithFenceIdle(time.Hour), WithWaiterTimeout(time.Second)},
 		"FairMutex":       {WithLease(time.Second), WithWaiterTimeout(time.Second), WithRedissonFairQueue(0), WithFailoverGuard(true, time.Second)},
 		"RWMutex":         {WithLease(time.Second), WithWaiterTimeout(time.Second), WithFenceIdle(time.Hour)},
-		"Semaphore":       {WithReleaseTimeout(time.Second)},
+		"Semaphore":       {WithReleaseTimeout(time.Second), WithFailoverGuard(false, 0), WithGuardReplicas(2)},
 		"PermitSemaphore": {WithReleaseTimeout(time.Second)},
 		"CountDownLatch":  nil,
 	} {

@@ -224,7 +224,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
 	}
-	ok, err := s.c.waitCounted(ctx, s.channel, wait, func(actx context.Context) (bool, tryAgain, error) {
+	ok, err := s.c.waitCounted(ctx, s.channel, wait, s.cfg.guardOverrun(), func(actx context.Context) (bool, tryAgain, error) {
 		// Bounded by actx (ctx, and the wait's end); a permit a call cut short may still have taken is
 		// given back by its id.
 		// The repeat after a refused SPUBLISH announces the free permits

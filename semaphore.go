@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 )
 
@@ -25,8 +27,8 @@ type Semaphore struct {
 }
 
 // Semaphore returns a handle for the semaphore called name. opts override the
-// Client's settings for this handle; only WithReleaseTimeout applies. An
-// invalid name or option is an error here.
+// Client's settings for this handle; WithReleaseTimeout, WithFailoverGuard
+// and WithGuardReplicas apply. An invalid name or option is an error here.
 func (c *Client) Semaphore(name string, opts ...LockOption) (*Semaphore, error) {
 	cfg, key, err := c.handleConfig(kindSemaphore, name, opts)
 	if err != nil {
@@ -113,6 +115,9 @@ func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, err
 // are taken all at once or not at all, and waiters are not queued, as with
 // Redisson's RSemaphore: while a request for n waits, smaller requests take
 // permits as they come back, and can keep it waiting as long as they do.
+// Under the failover guard (WithFailoverGuard), permits taken that no
+// replica acknowledged in time are given back, and the error errors.Is
+// ErrNotReplicated.
 func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 	_, err := s.acquire(ctx, n, -1)
 	return err
@@ -155,13 +160,14 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
 	}
-	acquired, err := s.c.waitCounted(ctx, s.channel, wait, func(actx context.Context) (bool, tryAgain, error) {
+	acquired, err := s.c.waitCounted(ctx, s.channel, wait, s.cfg.guardOverrun(), func(actx context.Context) (bool, tryAgain, error) {
 		// Bounded by actx (ctx, and the wait's end). Each attempt has its own latch key: an attempt
 		// whose reply is lost is undone through it, exactly once, and cannot
 		// take permits if it reaches the server after its undo.
 		latch := s.latch()
+		guard := s.c.guarded(actx, s.cfg, s.key)
 		sent := time.Now()
-		res, err := generated.SemaphoreAcquire(actx, s.c.rc, s.key, latch, n, s.c.recordTTL)
+		res, acked, err := s.tryOnce(actx, latch, n, guard)
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node
 			// died, or went away in a failover) is undone before the wait
@@ -176,6 +182,19 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 			s.undoLater(latch, n, sent)
 		}
 		if err == nil && res.Ok == 1 {
+			if o := s.c.cfg.observer; o != nil && guard.on() {
+				s.c.reportGuard(o, GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
+			}
+			if !acked {
+				// No replica has the permits taken: a failover now would
+				// promote one that hands them out again. Give them back
+				// through the attempt's latch (exactly once), in the
+				// background should that fail.
+				if s.undo(latch, n, s.cfg.releaseTimeout) != nil {
+					s.undoLater(latch, n, sent)
+				}
+				return false, tryAgain{}, notReplicated(guard)
+			}
 			taken = latch
 		}
 		// Refused with some permits free: fewer than n, which a waiter
@@ -197,6 +216,25 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
 	return acquired, nil
+}
+
+// tryOnce makes one attempt to take n permits, recorded under latch. With
+// the failover guard on, WAIT follows the script on its connection, and
+// acked reports whether guard.acks replicas acknowledged it (always true
+// unguarded).
+func (s *Semaphore) tryOnce(ctx context.Context, latch string, n int64, guard guardWait) (generated.SemaphoreAcquireResult, bool, error) {
+	if !guard.on() {
+		res, err := generated.SemaphoreAcquire(ctx, s.c.rc, s.key, latch, n, s.c.recordTTL)
+		return res, true, err
+	}
+	reply, acked, err := s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
+		return generated.SemaphoreAcquireCommand(s.c.rc, s.key, latch, n, s.c.recordTTL)
+	})
+	if err != nil {
+		return generated.SemaphoreAcquireResult{}, false, err
+	}
+	res, err := generated.DecodeSemaphoreAcquire(reply)
+	return res, acked, err
 }
 
 // undo gives back at once, bounded by timeout, the n permits the attempt

@@ -42,9 +42,10 @@ func (c *Client) waitNotified(ctx context.Context, channel string, all bool, wai
 // waitCounted is waitNotified for a semaphore's waiters: a message wakes as
 // many of the Client's waiters as it announces permits (wakeCounted), and a
 // woken waiter refused while permits remain (tryAgain.passOn) passes its
-// wake to the next waiter, which may want fewer.
-func (c *Client) waitCounted(ctx context.Context, channel string, wait time.Duration, try func(actx context.Context) (bool, tryAgain, error)) (bool, error) {
-	return c.waitOn(ctx, waitSpec{channel: channel, counted: true}, wait, func(actx context.Context, _ int64, _ bool) (bool, tryAgain, error) {
+// wake to the next waiter, which may want fewer. overrun is the attempts'
+// own server-side wait (waitSpec.overrun: the failover guard's WAIT).
+func (c *Client) waitCounted(ctx context.Context, channel string, wait, overrun time.Duration, try func(actx context.Context) (bool, tryAgain, error)) (bool, error) {
+	return c.waitOn(ctx, waitSpec{channel: channel, counted: true, overrun: overrun}, wait, func(actx context.Context, _ int64, _ bool) (bool, tryAgain, error) {
 		return try(actx)
 	})
 }

@@ -1,0 +1,159 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestSemaphoreFailoverGuard: with a replica connected, a Semaphore
+// acquisition waits for its acknowledgement and is granted; with the replica
+// stopped, Acquire and TryAcquire (with and without a wait) are undone and
+// fail with ErrNotReplicated, leaving the permit count as it was, so a
+// failover right after cannot hand the same permits to someone else. A
+// handle with the guard off is granted, and the guard grants again once the
+// replica is back.
+func TestSemaphoreFailoverGuard(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 30*time.Second)
+	s := mustSem(t, c, "guarded-sem")
+	if _, err := s.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil {
+		t.Fatalf("Acquire with a healthy replica: %v", err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	for _, tc := range []struct {
+		name string
+		f    func() error
+	}{
+		{"Acquire", func() error { return s.Acquire(ctx, 1) }},
+		{"TryAcquire", func() error { return s.TryAcquire(ctx, 2, 0) }},
+		{"TryAcquire with a wait", func() error { return s.TryAcquire(ctx, 1, time.Second) }},
+	} {
+		err := tc.f()
+		if !errors.Is(err, ErrNotReplicated) {
+			if err == nil {
+				_ = s.Release(ctx, 1)
+			}
+			t.Errorf("%s with the replica stopped: %v, want ErrNotReplicated", tc.name, err)
+		}
+		if n := countAt(t, primary, s.Key()); n != 2 {
+			t.Errorf("%s with the replica stopped left %d permits, want 2 (the acquisition undone)", tc.name, n)
+		}
+	}
+	off := mustSem(t, c, "guarded-sem", WithFailoverGuard(false, 0))
+	if err := off.Acquire(ctx, 1); err != nil {
+		t.Fatalf("Acquire with the guard off: %v", err)
+	}
+	if err := off.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	replica.Resume()
+	err := s.Acquire(ctx, 1)
+	for i := 0; i < 5 && errors.Is(err, ErrNotReplicated); i++ {
+		err = s.Acquire(ctx, 1) // the replica catching up
+	}
+	if err != nil {
+		t.Fatalf("Acquire with the replica back: %v", err)
+	}
+	if n := countAt(t, primary, s.Key()); n != 1 {
+		t.Fatalf("permits after an acquisition with the replica back: %d, want 1", n)
+	}
+}
+
+// TestSemaphoreGuardReplicas: WithGuardReplicas applies to a Semaphore, on
+// the Client and on a handle: with one of two replicas stopped, a handle
+// that waits for every replica fails with ErrNotReplicated and takes
+// nothing, and the default count of one still grants.
+func TestSemaphoreGuardReplicas(t *testing.T) {
+	t.Parallel()
+	primary, replicas := redistest.ReplicatedN(t, 2)
+	guard := WithFailoverGuard(true, 100*time.Millisecond)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, primary.Client(t), prefix, guard)
+	all := newTestClient(t, primary.Client(t), prefix, guard, WithGuardReplicas(GuardAllReplicas))
+	ctx := testCtx(t, 30*time.Second)
+	sems := map[string]*Semaphore{
+		"client": mustSem(t, all, "guard-all-sem"),
+		"handle": mustSem(t, c, "guard-all-sem", WithGuardReplicas(2)),
+	}
+	if _, err := sems["client"].TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range sems {
+		if err := s.Acquire(ctx, 1); err != nil {
+			t.Fatalf("%s: Acquire with both replicas running: %v", k, err)
+		}
+		if err := s.Release(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replicas[1].Pause()
+	defer replicas[1].Resume()
+	for k, s := range sems {
+		if err := s.Acquire(ctx, 1); !errors.Is(err, ErrNotReplicated) {
+			t.Errorf("%s: Acquire waiting for every replica, one of two stopped: %v, want ErrNotReplicated", k, err)
+		}
+		if n := countAt(t, primary, s.Key()); n != 1 {
+			t.Errorf("%s: %d permits after the undone acquisition, want 1", k, n)
+		}
+	}
+	one := mustSem(t, c, "guard-all-sem")
+	if err := one.Acquire(ctx, 1); err != nil {
+		t.Fatalf("Acquire waiting for one replica, one of two stopped: %v", err)
+	}
+	_ = one.Release(ctx, 1)
+}
+
+// TestSemaphoreGuardNoReplicas: on a primary without replicas a guarded
+// Semaphore sends no WAIT.
+func TestSemaphoreGuardNoReplicas(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	s := mustSem(t, c, "unreplicated-sem")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := s.Acquire(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Release(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := waitCalls(t, node); n != 0 {
+		t.Fatalf("%d WAIT calls on a primary without replicas, want none", n)
+	}
+}
+
+// TestSemaphoreGuardedNoAlloc: a Semaphore takes the failover guard's wait
+// as the locks do, allocating nothing for it.
+func TestSemaphoreGuardedNoAlloc(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	primary, _ := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	ctx := context.Background()
+	s := mustSem(t, c, "guard-alloc-sem")
+	if g := c.guarded(ctx, s.cfg, s.key); !g.on() {
+		t.Fatalf("the guard does not wait on a primary with a replica: %+v", g)
+	}
+	if got := testing.AllocsPerRun(200, func() { _ = c.guarded(ctx, s.cfg, s.key) }); got != 0 {
+		t.Errorf("guarded: %v allocations per call, want 0", got)
+	}
+}
