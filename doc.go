@@ -237,8 +237,9 @@
 // any replica has the write, and the replica promoted in its place then grants
 // the same lock again. The failover guard closes that window for
 // acquisitions. It is on by default for Mutex, FairMutex, LeanMutex and both sides of
-// RWMutex (and so for MultiLock and RedLock members), and for Semaphore,
-// whose permits a promoted replica would otherwise hand out again. When the primary has
+// RWMutex (and so for MultiLock and RedLock members), and for Semaphore and
+// PermitSemaphore, whose permits a promoted replica would otherwise hand out
+// again. When the primary has
 // replicas, each acquisition is sent together with WAIT 1; if no replica
 // acknowledged it within the guard timeout (100 ms), the acquisition is undone
 // and fails with ErrNotReplicated. Watchdog renewals, Extend and an RWMutex

@@ -41,7 +41,9 @@ var (
 	// ErrNotReplicated: the failover guard found online replicas but
 	// fewer than it waits for (one, or WithGuardReplicas) acknowledged the
 	// write in time; an acquisition was undone (a semaphore's permits given
-	// back), an Extend left the hold's deadline and lease as they were.
+	// back), a lock's Extend left the hold's deadline and lease as they were
+	// (a PermitSemaphore's Extend: the primary has the new lease, a
+	// failover may bring back the earlier one).
 	ErrNotReplicated = errors.New("write not acknowledged by enough replicas")
 	// ErrQuorum: a RedLock could not reach a majority of its nodes.
 	ErrQuorum = errors.New("quorum not reached")

@@ -236,11 +236,12 @@ func TestGuardReplicasInvalid(t *testing.T) {
 		}
 		o := WithGuardReplicas(n)
 		for kind, err := range map[string]error{
-			"Mutex":     func() error { _, err := c.Mutex("bad", o); return err }(),
-			"FairMutex": func() error { _, err := c.FairMutex("bad", o); return err }(),
-			"RWMutex":   func() error { _, err := c.RWMutex("bad", o); return err }(),
-			"LeanMutex": func() error { _, err := c.LeanMutex("bad", o); return err }(),
-			"Semaphore": func() error { _, err := c.Semaphore("bad", o); return err }(),
+			"Mutex":           func() error { _, err := c.Mutex("bad", o); return err }(),
+			"FairMutex":       func() error { _, err := c.FairMutex("bad", o); return err }(),
+			"RWMutex":         func() error { _, err := c.RWMutex("bad", o); return err }(),
+			"LeanMutex":       func() error { _, err := c.LeanMutex("bad", o); return err }(),
+			"Semaphore":       func() error { _, err := c.Semaphore("bad", o); return err }(),
+			"PermitSemaphore": func() error { _, err := c.PermitSemaphore("bad", o); return err }(),
 		} {
 			if !errors.Is(err, ErrInvalidArgument) {
 				t.Errorf("%s with WithGuardReplicas(%d): %v, want ErrInvalidArgument", kind, n, err)

@@ -70,7 +70,7 @@ const (
 	// kindsLock: the owner-held locks, which lease, renew, guard and fence.
 	kindsLock = kindMutex | kindFairMutex | kindRWMutex | kindRedLock | kindLeanMutex
 	// kindsGuard: the kinds whose acquisitions the failover guard covers.
-	kindsGuard = kindsLock | kindSemaphore
+	kindsGuard = kindsLock | kindSemaphore | kindPermitSemaphore
 )
 
 func (k kind) String() string {
@@ -293,7 +293,7 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // once a replica acknowledged them (an Extend that none did fails with
 // ErrNotReplicated); WithGuardReplicas makes it wait for more replicas. For
 // Mutex, FairMutex, RWMutex (both sides), LeanMutex, RedLock (on each
-// node) and Semaphore.
+// node), Semaphore and PermitSemaphore (its acquisitions and Extend).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsGuard, func(c *config) {
 		if on && timeout <= 0 {
@@ -331,7 +331,7 @@ const GuardAllReplicas = -1
 // per Cluster shard (a slot moved to another shard takes that primary's
 // count at the first MOVED), per RedLock node. It has no effect with the guard off
 // (WithFailoverGuard). For Mutex, FairMutex, RWMutex (both sides),
-// LeanMutex, RedLock (on each node) and Semaphore.
+// LeanMutex, RedLock (on each node), Semaphore and PermitSemaphore.
 func WithGuardReplicas(n int) SharedOption {
 	return sharedOption{"WithGuardReplicas", kindsGuard, func(c *config) {
 		if n == 0 || n < GuardAllReplicas {

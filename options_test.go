@@ -102,7 +102,7 @@ func TestConstructorsValidate(t *testing.T) {
 		"FairMutex":       {WithLease(time.Second), WithWaiterTimeout(time.Second), WithRedissonFairQueue(0), WithFailoverGuard(true, time.Second)},
 		"RWMutex":         {WithLease(time.Second), WithWaiterTimeout(time.Second), WithFenceIdle(time.Hour)},
 		"Semaphore":       {WithReleaseTimeout(time.Second), WithFailoverGuard(false, 0), WithGuardReplicas(2)},
-		"PermitSemaphore": {WithReleaseTimeout(time.Second)},
+		"PermitSemaphore": {WithReleaseTimeout(time.Second), WithFailoverGuard(true, time.Second), WithGuardReplicas(GuardAllReplicas)},
 		"CountDownLatch":  nil,
 	} {
 		if err := ctors[kind]("ok", opts...); err != nil {

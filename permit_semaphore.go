@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/generated"
 )
 
@@ -47,9 +49,10 @@ type PermitSemaphore struct {
 }
 
 // PermitSemaphore returns a handle for the expirable-permit semaphore called
-// name. opts override the Client's settings for this handle; only
-// WithReleaseTimeout applies (each permit's lease is given to Acquire). An
-// invalid name or option is an error here.
+// name. opts override the Client's settings for this handle;
+// WithReleaseTimeout, WithFailoverGuard and WithGuardReplicas apply (each
+// permit's lease is given to Acquire). An invalid name or option is an
+// error here.
 func (c *Client) PermitSemaphore(name string, opts ...LockOption) (*PermitSemaphore, error) {
 	cfg, key, err := c.handleConfig(kindPermitSemaphore, name, opts)
 	if err != nil {
@@ -177,7 +180,9 @@ func (s *PermitSemaphore) SetPermits(ctx context.Context, n int64) error {
 
 // Acquire takes a permit with the given lease, waiting until one is free or
 // ctx ends, and returns its id. The permit returns to the pool when the lease
-// ends unless it is released or extended before.
+// ends unless it is released or extended before. Under the failover guard
+// (WithFailoverGuard), a permit taken that no replica acknowledged in time
+// is given back, and the error errors.Is ErrNotReplicated.
 func (s *PermitSemaphore) Acquire(ctx context.Context, lease time.Duration) (string, error) {
 	id, _, err := s.acquire(ctx, lease, -1)
 	return id, err
@@ -230,10 +235,16 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		// The repeat after a refused SPUBLISH announces the free permits
 		// (rewake): the first attempt may have reclaimed expired ones.
 		repeat := false
+		guard := s.c.guarded(actx, s.cfg, s.key)
+		sent := time.Now()
+		acked := true
 		res, err := publishing(s.c, func(publish string) (generated.PermitAcquireResult, error) {
 			rewake := repeat
 			repeat = true
-			return generated.PermitAcquire(actx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish, rewake)
+			var res generated.PermitAcquireResult
+			var err error
+			res, acked, err = s.tryOnce(actx, record, wire, lease, publish, rewake, guard)
+			return res, err
 		})
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node
@@ -254,6 +265,20 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		}
 		if err != nil {
 			return false, tryAgain{}, err
+		}
+		if res.Status == 1 && guard.on() {
+			if o := s.c.cfg.observer; o != nil {
+				s.c.reportGuard(o, GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
+			}
+			if !acked {
+				// No replica has the permit: a failover now would promote
+				// one that hands it out again. Give it back, marking the
+				// record, in the background should that fail.
+				if s.undoNow(wire, record) != nil {
+					s.undoLater(wire, record, lease)
+				}
+				return false, tryAgain{}, notReplicated(guard)
+			}
 		}
 		if res.Status == 1 {
 			// Nobody announces this lease ending: the Client's waiters
@@ -292,6 +317,34 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, s.fail("acquire", ErrClosed)
 	}
 	return id, true, nil
+}
+
+// tryOnce makes one attempt to take a permit (PermitAcquire). With the
+// failover guard on, WAIT follows the script on its connection, and acked
+// reports whether guard.acks replicas acknowledged it (always true
+// unguarded).
+func (s *PermitSemaphore) tryOnce(ctx context.Context, record string, wire []byte, lease time.Duration, publish string, rewake bool, guard guardWait) (generated.PermitAcquireResult, bool, error) {
+	if !guard.on() {
+		res, err := generated.PermitAcquire(ctx, s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish, rewake)
+		return res, true, err
+	}
+	reply, acked, err := s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
+		return generated.PermitAcquireCommand(s.c.rc, s.key, s.timeouts, s.channel, record, wire, lease, publish, rewake)
+	})
+	if err != nil {
+		return generated.PermitAcquireResult{}, false, err
+	}
+	res, err := generated.DecodePermitAcquire(reply)
+	return res, acked, err
+}
+
+// undoNow undoes the acquisition recorded under record, which holds the
+// permit wire, at once, bounded by the release timeout (undoOnce).
+func (s *PermitSemaphore) undoNow(wire []byte, record string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+	defer cancel()
+	_, err := callAgain(ctx, func() (struct{}, error) { return struct{}{}, s.undoOnce(ctx, wire, record) })
+	return err
 }
 
 // undo releases the permit wire at once, bounded by the release timeout.
@@ -400,6 +453,10 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // the lease they heard of ends, hear of the sooner one or take the free
 // permit. A call whose reply is lost with its connection is made again
 // within ctx (extending twice gives the same lease, from a moment later).
+// Under the failover guard (WithFailoverGuard), a new lease no replica
+// acknowledged in time fails with ErrNotReplicated: the primary has it, but
+// a failover may bring back the earlier one, so count on whichever ends
+// first.
 func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Duration) error {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return s.fail("extend", err)
@@ -411,8 +468,13 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	if lease < time.Millisecond {
 		return s.fail("extend", invalidf("permit lease must be at least 1ms, got %s", lease))
 	}
+	guard := s.c.guarded(ctx, s.cfg, s.key)
+	acked := true
 	res, err := publishing(s.c, func(publish string) (generated.PermitExtendResult, error) {
-		return generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+		var res generated.PermitExtendResult
+		var err error
+		res, acked, err = s.extendOnce(ctx, wire, lease, publish, guard)
+		return res, err
 	})
 	if err != nil {
 		return s.fail("extend", notCount(err))
@@ -423,7 +485,41 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	// The new lease may end sooner than the one the Client's waiters heard
 	// of, and nothing announces it.
 	s.c.subs.leaseEnds(s.channel, time.Now().Add(addSat(lease, time.Millisecond)))
+	if !acked {
+		return s.fail("extend "+id, fmt.Errorf("%w (%d needed) within %s; a failover may bring back the permit's earlier lease", ErrNotReplicated, guard.needed(), guard.timeout))
+	}
 	return nil
+}
+
+// extendOnce sets the permit wire's lease (PermitExtend). With the failover
+// guard on, WAIT follows the script on its connection, and acked reports
+// whether guard.acks replicas acknowledged it (always true unguarded). A
+// guarded call whose connection broke under it is made again within ctx,
+// as rueidis makes the unguarded one (a repeat sets the same lease, from a
+// moment later): rueidis repeats no call sent with WAIT. One cut off as
+// stalled is not made again: the primary stopped answering.
+func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease time.Duration, publish string, guard guardWait) (generated.PermitExtendResult, bool, error) {
+	if !guard.on() {
+		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+		return res, true, err
+	}
+	var res generated.PermitExtendResult
+	var acked bool
+	var err error
+	for range 3 {
+		var reply rueidis.RedisResult
+		reply, acked, err = s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
+			return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+		})
+		if err != nil {
+			return res, false, err // not built: nothing sent
+		}
+		res, err = generated.DecodePermitExtend(reply)
+		if err == nil || !brokenConn(err) || errors.Is(err, errGuardStalled) || ctx.Err() != nil {
+			break
+		}
+	}
+	return res, acked, err
 }
 
 // AvailablePermits returns the number of free permits, after returning to the

@@ -1,0 +1,170 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestPermitSemaphoreFailoverGuard: the same for a PermitSemaphore's
+// Acquire and TryAcquire, which leave no permit held and the free count as
+// it was; and an Extend no replica acknowledged fails with
+// ErrNotReplicated, the permit still held.
+func TestPermitSemaphoreFailoverGuard(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 30*time.Second)
+	s := mustPermits(t, c, "guarded-permits")
+	if _, err := s.TrySetPermits(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatalf("Acquire with a healthy replica: %v", err)
+	}
+	if err := s.Extend(ctx, id, time.Minute); err != nil {
+		t.Fatalf("Extend with a healthy replica: %v", err)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	for _, tc := range []struct {
+		name string
+		f    func() (string, error)
+	}{
+		{"Acquire", func() (string, error) { return s.Acquire(ctx, time.Minute) }},
+		{"TryAcquire", func() (string, error) { return s.TryAcquire(ctx, time.Minute, 0) }},
+		{"TryAcquire with a wait", func() (string, error) { return s.TryAcquire(ctx, time.Minute, time.Second) }},
+	} {
+		got, err := tc.f()
+		if !errors.Is(err, ErrNotReplicated) {
+			if err == nil {
+				_ = s.Release(ctx, got)
+			}
+			t.Errorf("%s with the replica stopped: %q, %v; want ErrNotReplicated", tc.name, got, err)
+		}
+		if st, err := s.State(ctx); err != nil || st.Available != 1 || st.Held != 1 {
+			t.Errorf("%s with the replica stopped left %+v, %v; want 1 available, 1 held (the acquisition undone)", tc.name, st, err)
+		}
+	}
+	if err := s.Extend(ctx, id, 2*time.Minute); !errors.Is(err, ErrNotReplicated) {
+		t.Errorf("Extend with the replica stopped: %v, want ErrNotReplicated", err)
+	}
+	off := mustPermits(t, c, "guarded-permits", WithFailoverGuard(false, 0))
+	other, err := off.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatalf("Acquire with the guard off: %v", err)
+	}
+	if err := off.Release(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	replica.Resume()
+	// Releases are not guarded: one the replica missed while stopped is
+	// replicated once it is back.
+	if err := s.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Acquire(ctx, time.Minute)
+	for i := 0; i < 5 && errors.Is(err, ErrNotReplicated); i++ {
+		got, err = s.Acquire(ctx, time.Minute) // the replica catching up
+	}
+	if err != nil {
+		t.Fatalf("Acquire with the replica back: %v", err)
+	}
+	_ = s.Release(ctx, got)
+}
+
+// TestPermitSemaphoreGuardReplicas: WithGuardReplicas applies to a
+// PermitSemaphore, on the Client and on a handle: with one of two replicas
+// stopped, a handle that waits for both fails with ErrNotReplicated and
+// holds nothing, and the default count of one still grants.
+func TestPermitSemaphoreGuardReplicas(t *testing.T) {
+	t.Parallel()
+	primary, replicas := redistest.ReplicatedN(t, 2)
+	guard := WithFailoverGuard(true, 100*time.Millisecond)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, primary.Client(t), prefix, guard)
+	all := newTestClient(t, primary.Client(t), prefix, guard, WithGuardReplicas(GuardAllReplicas))
+	ctx := testCtx(t, 30*time.Second)
+	permits := map[string]*PermitSemaphore{
+		"client": mustPermits(t, all, "guard-all-permits"),
+		"handle": mustPermits(t, c, "guard-all-permits", WithGuardReplicas(2)),
+	}
+	if _, err := permits["client"].TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range permits {
+		id, err := p.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatalf("%s: Acquire with both replicas running: %v", k, err)
+		}
+		if err := p.Release(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replicas[1].Pause()
+	defer replicas[1].Resume()
+	for k, p := range permits {
+		if _, err := p.Acquire(ctx, time.Minute); !errors.Is(err, ErrNotReplicated) {
+			t.Errorf("%s: Acquire waiting for every replica, one of two stopped: %v, want ErrNotReplicated", k, err)
+		}
+		if st, err := p.State(ctx); err != nil || st.Available != 1 || st.Held != 0 {
+			t.Errorf("%s: %+v, %v after the undone acquisition; want 1 available, none held", k, st, err)
+		}
+	}
+	one := mustPermits(t, c, "guard-all-permits")
+	id, err := one.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatalf("Acquire waiting for one replica, one of two stopped: %v", err)
+	}
+	_ = one.Release(ctx, id)
+}
+
+// TestPermitSemaphoreGuardNoReplicas: on a primary without replicas a
+// guarded PermitSemaphore sends no WAIT, for its acquisitions or Extend.
+func TestPermitSemaphoreGuardNoReplicas(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	p := mustPermits(t, c, "unreplicated-permits")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		id, err := p.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Extend(ctx, id, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Release(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := waitCalls(t, node); n != 0 {
+		t.Fatalf("%d WAIT calls on a primary without replicas, want none", n)
+	}
+}
+
+// TestPermitSemaphoreGuardedNoAlloc: a PermitSemaphore takes the failover
+// guard's wait as the locks do, allocating nothing for it.
+func TestPermitSemaphoreGuardedNoAlloc(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	primary, _ := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	ctx := context.Background()
+	p := mustPermits(t, c, "guard-alloc-permits")
+	if g := c.guarded(ctx, p.cfg, p.key); !g.on() {
+		t.Fatalf("the guard does not wait on a primary with a replica: %+v", g)
+	}
+	if got := testing.AllocsPerRun(200, func() { _ = c.guarded(ctx, p.cfg, p.key) }); got != 0 {
+		t.Errorf("guarded: %v allocations per call, want 0", got)
+	}
+}
