@@ -60,8 +60,8 @@ type Observer interface {
 	// Renewal reports one watchdog round trip renewing a batch of leases.
 	Renewal(e RenewalEvent)
 	// Guard reports one failover-guard wait for the replicas'
-	// acknowledgements of a grant (one, or as many as WithGuardReplicas
-	// asks; a refused attempt reports none).
+	// acknowledgements of a grant, a lock's or a semaphore's permits (one,
+	// or as many as WithGuardReplicas asks; a refused attempt reports none).
 	Guard(e GuardEvent)
 }
 

@@ -157,3 +157,58 @@ func TestSemaphoreGuardedNoAlloc(t *testing.T) {
 		t.Errorf("guarded: %v allocations per call, want 0", got)
 	}
 }
+
+// TestObserverSemaphoreFailoverGuard: an Observer hears of the semaphores'
+// guard waits as of the locks': one event per grant, acknowledged with the
+// replica running, not acknowledged with it stopped (the grant undone).
+func TestObserverSemaphoreFailoverGuard(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	rec := &recorder{}
+	c := newTestClient(t, primary.Client(t), WithObserver(rec), WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, c, "observed-sem")
+	p := mustPermits(t, c, "observed-permits")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	acquire := func() []error {
+		serr := s.Acquire(ctx, 1)
+		if serr == nil {
+			_ = s.Release(ctx, 1)
+		}
+		id, perr := p.Acquire(ctx, time.Minute)
+		if perr == nil {
+			_ = p.Release(ctx, id)
+		}
+		return []error{serr, perr}
+	}
+	guards := func() []GuardEvent {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		g := rec.guards
+		rec.guards = nil
+		return g
+	}
+	for _, err := range acquire() {
+		if err != nil {
+			t.Fatalf("acquisition with a healthy replica: %v", err)
+		}
+	}
+	if g := guards(); len(g) != 2 || !g[0].Acknowledged || !g[1].Acknowledged || g[0].Duration <= 0 {
+		t.Errorf("guard events with a healthy replica: %+v, want two acknowledged", g)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	for _, err := range acquire() {
+		if !errors.Is(err, ErrNotReplicated) {
+			t.Fatalf("acquisition with the replica stopped: %v, want ErrNotReplicated", err)
+		}
+	}
+	if g := guards(); len(g) != 2 || g[0].Acknowledged || g[1].Acknowledged {
+		t.Errorf("guard events with the replica stopped: %+v, want two not acknowledged", g)
+	}
+}
