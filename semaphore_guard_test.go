@@ -212,3 +212,53 @@ func TestObserverSemaphoreFailoverGuard(t *testing.T) {
 		t.Errorf("guard events with the replica stopped: %+v, want two not acknowledged", g)
 	}
 }
+
+// TestSemaphoreGuardShortWait: a TryAcquire whose wait is shorter than the
+// guard's timeout lets its attempt wait for the replicas (the wait's calls
+// are cut off that much later, as a TryLock's are), so an unreplicated grant
+// is reported as ErrNotReplicated and undone at once, not cut off as a wait
+// that ran out.
+func TestSemaphoreGuardShortWait(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, c, "short-wait-sem")
+	p := mustPermits(t, c, "short-wait-permits")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The replicas counted, the scripts loaded: a first call answered
+	// NOSCRIPT is sent again with a WAIT of its own.
+	if err := s.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	const wait = 300 * time.Millisecond // its calls were cut off 100ms after it
+	if err := s.TryAcquire(ctx, 1, wait); !errors.Is(err, ErrNotReplicated) {
+		t.Errorf("Semaphore.TryAcquire with a %s wait, the replica stopped: %v, want ErrNotReplicated", wait, err)
+	}
+	if n := countAt(t, primary, s.Key()); n != 1 {
+		t.Errorf("Semaphore: %d permits after the undone acquisition, want 1", n)
+	}
+	if _, err := p.TryAcquire(ctx, time.Minute, wait); !errors.Is(err, ErrNotReplicated) {
+		t.Errorf("PermitSemaphore.TryAcquire with a %s wait, the replica stopped: %v, want ErrNotReplicated", wait, err)
+	}
+	if st, err := p.State(ctx); err != nil || st.Available != 1 || st.Held != 0 {
+		t.Errorf("PermitSemaphore: %+v, %v after the undone acquisition; want 1 available, none held", st, err)
+	}
+}
