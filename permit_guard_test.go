@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +167,59 @@ func TestPermitSemaphoreGuardedNoAlloc(t *testing.T) {
 	}
 	if got := testing.AllocsPerRun(200, func() { _ = c.guarded(ctx, p.cfg, p.key) }); got != 0 {
 		t.Errorf("guarded: %v allocations per call, want 0", got)
+	}
+}
+
+// TestPermitExtendGuardedConnBroken: a guarded Extend whose connection
+// breaks while its WAIT waits (the script ran, its reply is lost) is made
+// again within ctx, as rueidis makes an unguarded one: rueidis repeats no
+// call sent with WAIT, and the Extend failed with the broken connection's
+// error.
+func TestPermitExtendGuardedConnBroken(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 5*time.Second))
+	ctx := testCtx(t, 30*time.Second)
+	p := mustPermits(t, c, "extend-broken")
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Extend(ctx, id, time.Minute); err != nil { // the script loaded
+		t.Fatal(err)
+	}
+	replica.Pause()
+	done := make(chan error, 1)
+	go func() { done <- p.Extend(ctx, id, 2*time.Minute) }()
+	// The Extend's connection, blocked in WAIT, is killed.
+	killed := false
+	for deadline := time.Now().Add(4 * time.Second); !killed && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		list, err := primary.Do(t, "CLIENT", "LIST").ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(list, "\n") {
+			if strings.Contains(line, " cmd=wait ") {
+				f := strings.Fields(line)[0] // id=<n>
+				if err := primary.Do(t, "CLIENT", "KILL", "ID", strings.TrimPrefix(f, "id=")).Error(); err != nil {
+					t.Fatal(err)
+				}
+				killed = true
+				break
+			}
+		}
+	}
+	replica.Resume()
+	if !killed {
+		t.Fatal("no client blocked in WAIT to kill")
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Extend whose connection broke under its WAIT: %v, want it made again and acknowledged", err)
+	}
+	if err := p.Release(ctx, id); err != nil {
+		t.Fatal(err)
 	}
 }
