@@ -304,10 +304,11 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	}
 }
 
-// undoFailed logs that the n permits an attempt of unknown outcome may have
+// undoFailed logs that the n permits an attempt to be undone (of unknown
+// outcome, or unacknowledged under the failover guard) may have
 // taken could not be given back while its record lived.
 func (s *Semaphore) undoFailed(n int64) {
-	s.c.log.Warn("semaphore permits may be lost: an acquisition whose reply was lost could not be undone while its record lived (Redis unreachable); if it took them, give them back with AddPermits",
+	s.c.log.Warn("semaphore permits may be lost: an acquisition to be undone (its reply lost, or no replica acknowledged it) could not be undone while its record lived (Redis unreachable); if it took them, give them back with AddPermits",
 		"semaphore", s.name, "key", s.key, "permits", n)
 }
 
