@@ -35,7 +35,9 @@
 // fail with Aborted from then on, a RecvMsg already waiting for the client's
 // next message and a SendMsg waiting for the client to read included, so a
 // handler looping on them stops; errors.Is
-// reports that error as scriptlock.ErrLockLost. A
+// reports that error as scriptlock.ErrLockLost. Once one of them has failed
+// so, a message was dropped and the call ends Aborted, also when the handler
+// ignored the error and returned nil. A
 // stream whose lock is refused ends with the refusal (Aborted when contended,
 // InvalidArgument for a bad key, ...): SendMsg and RecvMsg fail with it, and
 // the call ends with it even if the handler ignored it and returned nil. A
@@ -176,7 +178,10 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 		}
 		if held != nil && core.LockLost(held) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
-			if err != nil {
+			if err != nil || ls.lossSeen.Load() {
+				// A message the handler sent or received after the loss
+				// was dropped: OK would tell the client the stream was
+				// whole.
 				return lostError(context.Cause(held))
 			}
 			return nil // finished despite the loss, as a unary handler's response stands
@@ -215,6 +220,11 @@ type lockedStream struct {
 	lctx      context.Context
 	release   func() error
 	stop      func() bool
+
+	// lossSeen: a SendMsg or RecvMsg failed with the lock's loss, so a
+	// message was dropped; the call ends Aborted even if the handler
+	// ignored that and returned nil.
+	lossSeen atomic.Bool
 }
 
 func (s *lockedStream) Context() context.Context { return s.ctx }
@@ -392,6 +402,7 @@ func privateMessage(m any) (dst any, commit func()) {
 // lostError is the answer of SendMsg and RecvMsg once the lock was lost:
 // Aborted, and errors.Is reports the lock's cause (scriptlock.ErrLockLost).
 func (s *lockedStream) lostError() error {
+	s.lossSeen.Store(true)
 	return lostError(context.Cause(s.ctx.Context))
 }
 
