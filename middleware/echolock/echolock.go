@@ -50,6 +50,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -227,6 +228,9 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.MaxBodyBytes <= 0 {
 		config.MaxBodyBytes = DefaultLockConfig.MaxBodyBytes
 	}
+	// A json: lookup reads one byte past the limit to tell a body over it;
+	// at math.MaxInt64 that would overflow and read nothing.
+	config.MaxBodyBytes = min(config.MaxBodyBytes, math.MaxInt64-1)
 	if config.RetryAfter <= 0 {
 		config.RetryAfter = DefaultLockConfig.RetryAfter
 	}
