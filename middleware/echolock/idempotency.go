@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/textproto"
@@ -216,6 +217,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.MaxBodyBytes <= 0 {
 		config.MaxBodyBytes = d.MaxBodyBytes
 	}
+	// The body is read one byte past the limit to tell a body over it; at
+	// math.MaxInt64 that would overflow and read nothing.
+	config.MaxBodyBytes = min(config.MaxBodyBytes, math.MaxInt64-1)
 	if config.MaxResponseBytes <= 0 {
 		config.MaxResponseBytes = d.MaxResponseBytes
 	}

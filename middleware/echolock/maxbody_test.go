@@ -39,3 +39,20 @@ func TestMaxBodyBytesUnbounded(t *testing.T) {
 		t.Errorf("json: key with MaxBodyBytes = MaxInt64: %d %q, want 200 and the body, under the lock", r.code, r.body)
 	}
 }
+
+// TestIdempotencyMaxBodyBytesUnbounded: with MaxBodyBytes set to the largest
+// int64, Idempotency read nothing of the body (the limit plus one byte
+// overflowed): the handler got an empty body, and the same key with another
+// body was replayed the first body's response instead of answering 422.
+func TestIdempotencyMaxBodyBytesUnbounded(t *testing.T) {
+	srv, _ := idemServer(t, echolock.IdempotencyConfig{MaxBodyBytes: math.MaxInt64}, func(c echo.Context) error {
+		b, _ := io.ReadAll(c.Request().Body)
+		return c.String(http.StatusCreated, "charged "+string(b))
+	})
+	if r := do(t, srv, "POST", "/charges", "100", "Idempotency-Key", "K1"); r.code != http.StatusCreated || r.body != "charged 100" {
+		t.Errorf("first: %d %q, want 201 %q", r.code, r.body, "charged 100")
+	}
+	if r := do(t, srv, "POST", "/charges", "1000", "Idempotency-Key", "K1"); r.code != http.StatusUnprocessableEntity {
+		t.Errorf("same key, other body: %d %q, want 422", r.code, r.body)
+	}
+}
