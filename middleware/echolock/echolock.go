@@ -86,6 +86,9 @@ type LockConfig struct {
 	// encoding ("/orders/%31%32%33"), and the middleware then decodes it
 	// (url.PathUnescape), so that it locks "123" as "/orders/123" does; a
 	// parameter that does not decode is an invalid key (400).
+	// A source that no request can carry (a header: or cookie: name that is
+	// no token, a json: path with an empty member name) fails ToMiddleware
+	// with ErrConfig.
 	KeyLookup string
 	// KeyFunc, when set, is used instead of KeyLookup. Returning "" with a nil
 	// error means the key is missing.

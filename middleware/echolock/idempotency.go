@@ -165,8 +165,9 @@ var (
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
 // ErrConfig: a configuration the middleware refuses to be built with (a
-// StoredHeaders or FingerprintHeaders name that is no header field name).
-// ToMiddleware returns it wrapped with the detail.
+// StoredHeaders or FingerprintHeaders name that is no header field name; a
+// KeyLookup source that no request can carry). ToMiddleware returns it
+// wrapped with the detail.
 var ErrConfig = errors.New("echolock: invalid configuration")
 
 // Idempotency returns the Idempotency-Key middleware on store with

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,6 +78,11 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		case "param":
 			out = append(out, func(c echo.Context) (string, error) { return pathParam(c, name) })
 		case "header":
+			// A source no request can carry would answer every request 400
+			// as if the client had left the key out: refused here instead.
+			if !validHeaderName(name) {
+				return nil, fmt.Errorf("%w: key lookup %q: %q is not a header field name", ErrConfig, src, name)
+			}
 			h := textproto.CanonicalMIMEHeaderKey(name)
 			out = append(out, func(c echo.Context) (string, error) { return single(c.Request().Header[h]) })
 		case "query":
@@ -89,6 +95,9 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 				return single(c.Request().Form[name])
 			})
 		case "cookie":
+			if !validHeaderName(name) { // cookie names are tokens too
+				return nil, fmt.Errorf("%w: key lookup %q: %q is not a cookie name", ErrConfig, src, name)
+			}
 			out = append(out, func(c echo.Context) (string, error) {
 				ck, err := c.Cookie(name)
 				if err != nil {
@@ -98,6 +107,10 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 			})
 		case "json":
 			path := strings.Split(name, ".")
+			if slices.Contains(path, "") {
+				// No struct field decodes from a member named "".
+				return nil, fmt.Errorf("%w: key lookup %q has an empty member name", ErrConfig, src)
+			}
 			out = append(out, func(c echo.Context) (string, error) { return jsonField(c, path, maxBody) })
 		default:
 			return nil, fmt.Errorf("echolock: unknown key source %q in %q", kind, src)
