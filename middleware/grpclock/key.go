@@ -32,7 +32,10 @@ func (s KeySource) fromMessage() bool { return s.metadata == "" }
 // integer; unset means missing.
 func Field(path string) KeySource { return KeySource{field: strings.Split(path, ".")} }
 
-// Metadata takes the key from incoming metadata (e.g. "x-order-id").
+// Metadata takes the key from incoming metadata (e.g. "x-order-id"). A name
+// that is no metadata key (after lower-casing, only a-z, 0-9, '-', '_' and
+// '.', or ":authority") makes the interceptor constructors panic and fails
+// Validate: no call could carry it.
 func Metadata(name string) KeySource { return KeySource{metadata: strings.ToLower(name)} }
 
 // Func takes the key from f. For streams req is the first message received.
@@ -42,12 +45,17 @@ func Func(f func(ctx context.Context, fullMethod string, req any) (string, error
 }
 
 // check reports a key source that names nothing: Func(nil), Metadata(""),
-// Field("") or a Field path with an empty element. Such a source finds no key
-// in any call, so every call would be refused as if the client had left the
-// key out.
+// a Metadata name that is no metadata key, Field("") or a Field path with an
+// empty element. Such a source finds no key in any call, so every call would
+// be refused as if the client had left the key out.
 func (s KeySource) check() error {
 	switch {
-	case s.fn != nil || s.metadata != "":
+	case s.fn != nil:
+		return nil
+	case s.metadata != "":
+		if !validMetadataKey(s.metadata) {
+			return fmt.Errorf("key source Metadata(%q) is not a metadata key", s.metadata)
+		}
 		return nil
 	case len(s.field) == 0:
 		return errors.New("key source names nothing: Func(nil), Metadata(\"\") or a zero KeySource")

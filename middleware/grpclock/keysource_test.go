@@ -47,3 +47,34 @@ func panics(f func()) (p any) {
 	f()
 	return nil
 }
+
+// TestMetadataKeySourceInvalidName: a Metadata key source whose name is no
+// metadata key (a space, a colon other than :authority's) can be carried by
+// no call, so every call would be answered "lock key missing". It is refused
+// as an empty one is.
+func TestMetadataKeySourceInvalidName(t *testing.T) {
+	lock := grpclock.LockFunc(func(string) (scriptlock.Locker, error) { return nil, errors.New("unused") })
+	srv := grpc.NewServer()
+	srv.RegisterService(&serviceDesc, &server{})
+	for _, name := range []string{"x order id", "x-order-id:", "x-order-id\n", "ключ"} {
+		opt := grpclock.WithMethod(svc+"Refund", grpclock.Metadata(name))
+		if p := panics(func() { grpclock.UnaryServerInterceptor(lock, opt) }); p == nil {
+			t.Errorf("unary interceptor with Metadata(%q): built", name)
+		}
+		if p := panics(func() { grpclock.StreamServerInterceptor(lock, opt) }); p == nil {
+			t.Errorf("stream interceptor with Metadata(%q): built", name)
+		}
+		if err := grpclock.Validate(srv, opt); !errors.Is(err, grpclock.ErrConfig) {
+			t.Errorf("Validate with Metadata(%q): %v, want ErrConfig", name, err)
+		}
+	}
+	for _, name := range []string{"X-Order-Id", "x_order.id", ":authority", "x-order-bin"} {
+		opt := grpclock.WithMethod(svc+"Refund", grpclock.Metadata(name))
+		if p := panics(func() { grpclock.UnaryServerInterceptor(lock, opt) }); p != nil {
+			t.Errorf("Metadata(%q) refused: %v", name, p)
+		}
+		if err := grpclock.Validate(srv, opt); err != nil {
+			t.Errorf("Validate with Metadata(%q): %v", name, err)
+		}
+	}
+}
