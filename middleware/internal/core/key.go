@@ -97,8 +97,12 @@ func EscapeKey(s string) string {
 	return b.String()
 }
 
-// UnescapeKey reverses EscapeKey. It fails on input EscapeKey cannot produce.
+// UnescapeKey reverses EscapeKey, and the "%74" that Key may end a key
+// with. It fails on input neither can produce.
 func UnescapeKey(s string) (string, error) {
+	if rest, ok := strings.CutSuffix(s, "%74"); ok && strings.HasSuffix("timeou", rest) {
+		return rest + "t", nil
+	}
 	if !strings.Contains(s, "%") {
 		for i := 0; i < len(s); i++ {
 			if escaped(s[i]) {
@@ -131,12 +135,22 @@ func UnescapeKey(s string) (string, error) {
 	return b.String(), nil
 }
 
-// Key validates raw with ValidateKey and returns prefix + EscapeKey(raw).
+// Key validates raw with ValidateKey and returns prefix + EscapeKey(raw),
+// except that a key ending in ":timeout" ("orders:" + "timeout") ends in
+// ":timeou%74" instead. scriptlock refuses names of that form, which are a
+// PermitSemaphore's lease set ("{orders}:timeout"; a brace in a client's
+// own key prefix is enough), so such a request would be refused as if its
+// key were invalid. EscapeKey never writes "%74", so the mapping stays
+// injective.
 func Key(prefix, raw string, maxLen int) (string, error) {
 	if err := ValidateKey(raw, maxLen); err != nil {
 		return "", err
 	}
-	return prefix + EscapeKey(raw), nil
+	key := prefix + EscapeKey(raw)
+	if strings.HasSuffix(key, ":timeout") {
+		key = key[:len(key)-1] + "%74"
+	}
+	return key, nil
 }
 
 // CheckPrefix validates a configured key prefix: together with a fully escaped

@@ -62,7 +62,7 @@ func TestEscapeKey(t *testing.T) {
 // prefix: no hash tag, no ':' that could reach another namespace, no glob
 // character.
 func FuzzKey(f *testing.F) {
-	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*"} {
+	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*", "timeout", "timeou%74", "%74"} {
 		f.Add(s, s+"x")
 		f.Add(s, EscapeKey(s))
 	}
@@ -120,5 +120,30 @@ func TestCheckPrefix(t *testing.T) {
 	}
 	if err := CheckPrefix("p:", 400, 1024); err == nil {
 		t.Error("CheckPrefix accepted keys whose escaped form exceeds the limit")
+	}
+}
+
+// TestKeyTimeout: a key that would end in ":timeout", the form of a
+// PermitSemaphore's lease set that scriptlock refuses as a lock name, ends
+// in "%74" instead, which no other input escapes to.
+func TestKeyTimeout(t *testing.T) {
+	for _, c := range []struct{ prefix, raw, want string }{
+		{"orders:", "timeout", "orders:timeou%74"},
+		{"{orders}:", "timeout", "{orders}:timeou%74"},
+		{"orders:", "timeou%74", "orders:timeou%2574"},
+		{"orders:", "xtimeout", "orders:xtimeout"},
+		{"orders:t", "imeout", "orders:timeou%74"},
+	} {
+		got, err := Key(c.prefix, c.raw, 0)
+		if err != nil || got != c.want {
+			t.Errorf("Key(%q, %q) = %q, %v; want %q", c.prefix, c.raw, got, err, c.want)
+			continue
+		}
+		if u, err := UnescapeKey(got[len(c.prefix):]); err != nil || u != c.raw {
+			t.Errorf("UnescapeKey(%q) = %q, %v; want %q", got[len(c.prefix):], u, err, c.raw)
+		}
+	}
+	if _, err := UnescapeKey("abc%74"); err == nil {
+		t.Error("UnescapeKey accepted a %74 that Key cannot produce")
 	}
 }
