@@ -117,6 +117,7 @@ type LockFunc func(key string) (scriptlock.Locker, error)
 // for watchdog renewal while the call runs). It panics if opts are invalid,
 // as the interceptors do on invalid options.
 func Mutexes(c *scriptlock.Client, opts ...scriptlock.LockOption) LockFunc {
+	mustClient(c)
 	mustValid(c.Mutex("probe", opts...))
 	return func(key string) (scriptlock.Locker, error) { return c.Mutex(key, opts...) }
 }
@@ -124,8 +125,17 @@ func Mutexes(c *scriptlock.Client, opts ...scriptlock.LockOption) LockFunc {
 // FairMutexes is Mutexes with FairMutex handles: contending calls get the
 // lock in arrival order.
 func FairMutexes(c *scriptlock.Client, opts ...scriptlock.LockOption) LockFunc {
+	mustClient(c)
 	mustValid(c.FairMutex("probe", opts...))
 	return func(key string) (scriptlock.Locker, error) { return c.FairMutex(key, opts...) }
+}
+
+// mustClient panics on a nil client here, at startup, with a message that
+// says so, rather than with a nil dereference inside scriptlock.
+func mustClient(c *scriptlock.Client) {
+	if c == nil {
+		panic("grpclock: nil *scriptlock.Client")
+	}
 }
 
 func mustValid[L any](_ L, err error) {
