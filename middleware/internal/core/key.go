@@ -164,7 +164,8 @@ func CheckPrefix(prefix string, maxLen, limit int) error {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
 	}
-	if len(prefix)+3*maxLen > limit {
+	// Divided, not multiplied: 3*maxLen overflows for a huge maxLen.
+	if len(prefix) > limit || maxLen > (limit-len(prefix))/3 {
 		return fmt.Errorf("key prefix (%d bytes) plus escaped keys of up to %d bytes exceed %d bytes", len(prefix), maxLen, limit)
 	}
 	lb, rb := strings.IndexByte(prefix, '{'), strings.IndexByte(prefix, '}')

@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -145,5 +146,16 @@ func TestKeyTimeout(t *testing.T) {
 	}
 	if _, err := UnescapeKey("abc%74"); err == nil {
 		t.Error("UnescapeKey accepted a %74 that Key cannot produce")
+	}
+}
+
+// TestCheckPrefixHugeMaxLen: a MaxKeyLen so large that three times it
+// overflows int is refused like any other too large for lock names; it
+// wrapped to a negative length and passed.
+func TestCheckPrefixHugeMaxLen(t *testing.T) {
+	for _, n := range []int{1 << 62, math.MaxInt / 3 * 2, math.MaxInt} {
+		if err := CheckPrefix("p:", n, 1024); err == nil {
+			t.Errorf("CheckPrefix accepted MaxKeyLen %d", n)
+		}
 	}
 }
