@@ -341,17 +341,22 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// the client already has.
 			tw := &commitTracker{ResponseWriter: c.Response().Writer}
 			c.Response().Writer = tw
+			returned := false
+			defer func() {
+				if !returned {
+					// The handler panicked: its request held the lock
+					// all the same, and OnOutcome gets every request.
+					config.OnOutcome.Report(ctx, core.HeldOutcome(lctx))
+				}
+			}()
 			herr := next(c)
+			returned = true
 			c.Response().Writer = tw.ResponseWriter
 			if tw.status != 0 && !c.Response().Committed {
 				c.Response().Committed, c.Response().Status = true, tw.status
 			}
 			c.SetRequest(req)
-			if core.LockLost(lctx) {
-				config.OnOutcome.Report(ctx, scriptlock.RequestLockLost)
-			} else {
-				config.OnOutcome.Report(ctx, scriptlock.RequestLocked)
-			}
+			config.OnOutcome.Report(ctx, core.HeldOutcome(lctx))
 			if core.LockLost(lctx) && !c.Response().Committed {
 				if herr == nil {
 					herr = context.Cause(lctx)

@@ -125,7 +125,16 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			return nil, o.acquireError(ctx, info.FullMethod, key, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
+		returned := false
+		defer func() {
+			if !returned {
+				// The handler panicked: the call held the lock all the
+				// same, and WithOutcome gets every call locked.
+				o.outcome.Report(ctx, core.HeldOutcome(lctx))
+			}
+		}()
 		resp, err := handler(lctx, req)
+		returned = true
 		if core.LockLost(lctx) {
 			o.outcome.Report(ctx, scriptlock.RequestLockLost)
 			if err != nil {
@@ -169,7 +178,16 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 			}
 		}
 		defer ls.releaseHeld()
+		returned := false
+		defer func() {
+			// A handler that panicked under the lock is reported as one
+			// that returned is (a refusal was reported when it was made).
+			if held := ls.end(); !returned && held != nil && ls.refusal() == nil {
+				o.outcome.Report(ctx, core.HeldOutcome(held))
+			}
+		}()
 		err := handler(srv, ls)
+		returned = true
 		held := ls.end()
 		if rerr := ls.refusal(); rerr != nil {
 			// The lock was refused: the call fails with that answer, also

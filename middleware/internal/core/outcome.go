@@ -19,3 +19,12 @@ func LockOutcome(ctx context.Context, err error) scriptlock.RequestOutcome {
 	}
 	return scriptlock.RequestRedisDown
 }
+
+// HeldOutcome is the outcome of a request that held its lock, whose
+// context is lctx: lock_lost if the lock was lost meanwhile, else locked.
+func HeldOutcome(lctx context.Context) scriptlock.RequestOutcome {
+	if LockLost(lctx) {
+		return scriptlock.RequestLockLost
+	}
+	return scriptlock.RequestLocked
+}
