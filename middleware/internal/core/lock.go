@@ -19,9 +19,13 @@ func NewOwnerID() string {
 
 // Acquire takes the lock newLock returns for key, for one request. The lock
 // gets a fresh owner, whatever owner ctx carries (an empty WithOwner clears
-// it), and code under the lock re-enters it through the returned context,
-// which carries that owner. A fresh owner is no shared one, so the release
-// keeps the cheapest script. The returned context is the lock's: it carries
+// it: an owner set by other code may be shared by several requests), and
+// code under the lock re-enters it through the returned context, which
+// carries that owner. A fresh owner is no shared one, so the release keeps
+// the cheapest script. The exception is an owner made by an enclosing
+// Acquire of the same request (two lock middlewares in a chain): it is kept,
+// so that code under the handler re-enters both locks with the request's
+// context. The returned context is the lock's: it carries
 // the fencing token and is cancelled with cause scriptlock.ErrLockLost if the
 // lock is lost. release unlocks,
 // independently of ctx still being alive; it returns the Unlock error
@@ -32,15 +36,25 @@ func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, e
 	if err != nil {
 		return nil, nil, err
 	}
-	lctx, err = l.TryLock(scriptlock.WithOwner(ctx, ""), wait)
+	if owner, ok := scriptlock.OwnerFrom(ctx); !ok || ctx.Value(requestOwnerKey{}) != owner {
+		ctx = scriptlock.WithOwner(ctx, "")
+	}
+	lctx, err = l.TryLock(ctx, wait)
 	if err != nil {
 		return nil, nil, err
+	}
+	if owner, ok := scriptlock.OwnerFrom(lctx); ok {
+		lctx = context.WithValue(lctx, requestOwnerKey{}, owner)
 	}
 	release = func() error {
 		return l.Unlock(context.WithoutCancel(lctx))
 	}
 	return lctx, release, nil
 }
+
+// requestOwnerKey marks, in a lock context Acquire returns, the owner it made
+// for the request, which a nested Acquire keeps.
+type requestOwnerKey struct{}
 
 // Failure classifies why a lock could not be taken.
 type Failure int
