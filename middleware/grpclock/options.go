@@ -74,7 +74,9 @@ func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryA
 // WithFailOpen runs handlers without the lock when Redis is unreachable,
 // instead of failing with Unavailable. Mutual exclusion is then not guaranteed.
 // A lock refused for what it is (its name held by another kind of lock,
-// invalid lock options, a closed client) still fails with Unavailable.
+// invalid lock options, a closed client) or refused to the client's Redis
+// user (NOPERM: an ACL without the scripts' commands) still fails with
+// Unavailable.
 func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } }
 
 // WithOutcome reports the outcome of every call the interceptor locks

@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock"
 )
@@ -116,12 +119,23 @@ func requestEnded(ctx context.Context) bool {
 // what it is: its name held by another kind of lock (ErrWrongKind), invalid
 // lock options (ErrInvalidArgument), a lock the request's owner holds and
 // cannot re-enter (ErrNotReentrant, ErrUpgrade), or a closed client
-// (ErrClosed). Those answer as unavailable and never skip the lock.
+// (ErrClosed), nor when Redis answered but refused the client's user (an ACL
+// without the scripts' commands: NOPERM, or NOAUTH, WRONGPASS), a lasting
+// misconfiguration under which failing open would run every request without
+// its lock. Those answer as unavailable and never skip the lock.
 func MayFailOpen(err error) bool {
 	for _, refused := range []error{scriptlock.ErrWrongKind, scriptlock.ErrInvalidArgument,
 		scriptlock.ErrNotReentrant, scriptlock.ErrUpgrade, scriptlock.ErrClosed} {
 		if errors.Is(err, refused) {
 			return false
+		}
+	}
+	var re *rueidis.RedisError
+	if errors.As(err, &re) {
+		for _, denied := range []string{"NOPERM", "NOAUTH", "WRONGPASS"} {
+			if strings.HasPrefix(re.Error(), denied) {
+				return false
+			}
 		}
 	}
 	return true
