@@ -97,7 +97,7 @@ import (
 
 // UnaryServerInterceptor locks configured unary methods. It panics if the
 // options are invalid (a key prefix too long for lock names, a key source
-// that names nothing).
+// that names nothing, a WithMethod name that is no full method name).
 func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	o := mustOptions(lock, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -537,6 +537,10 @@ func mustOptions(lock LockFunc, opts []Option) *options {
 		panic(fmt.Sprintf("grpclock: negative wait %s", o.wait))
 	}
 	for m, src := range o.methods {
+		// A name no call has would leave the method meant unlocked.
+		if _, _, err := splitMethod(m); err != nil {
+			panic("grpclock: WithMethod: " + err.Error())
+		}
 		if err := src.check(); err != nil {
 			panic(fmt.Sprintf("grpclock: method %s: %v", m, err))
 		}

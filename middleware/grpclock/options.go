@@ -36,7 +36,9 @@ type Option func(*options)
 
 // WithMethod locks calls of fullMethod ("/pkg.Service/Method") on the key
 // found by key. Methods not configured pass through untouched unless
-// WithAllMethods is given.
+// WithAllMethods is given. A fullMethod not of that form ("Pay",
+// "pkg.Service/Method") makes the interceptor constructors panic: no call
+// would match it, and the method meant would run unlocked.
 func WithMethod(fullMethod string, key KeySource) Option {
 	return func(o *options) {
 		if o.methods == nil {

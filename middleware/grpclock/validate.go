@@ -107,10 +107,20 @@ func allMethods(infos map[string]grpc.ServiceInfo) []string {
 	return out
 }
 
-func lookupMethod(infos map[string]grpc.ServiceInfo, full string) (grpc.MethodInfo, error) {
+// splitMethod splits a full method name "/package.Service/Method", the form
+// gRPC hands interceptors; any other never matches a call.
+func splitMethod(full string) (svc, name string, err error) {
 	svc, name, ok := strings.Cut(strings.TrimPrefix(full, "/"), "/")
-	if !ok || !strings.HasPrefix(full, "/") || name == "" {
-		return grpc.MethodInfo{}, fmt.Errorf("method %q is not a full method name (/package.Service/Method)", full)
+	if !ok || !strings.HasPrefix(full, "/") || svc == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("method %q is not a full method name (/package.Service/Method)", full)
+	}
+	return svc, name, nil
+}
+
+func lookupMethod(infos map[string]grpc.ServiceInfo, full string) (grpc.MethodInfo, error) {
+	svc, name, err := splitMethod(full)
+	if err != nil {
+		return grpc.MethodInfo{}, err
 	}
 	if info, ok := infos[svc]; ok {
 		for _, m := range info.Methods {
