@@ -80,7 +80,12 @@ type LockConfig struct {
 	// invalid value stops the lookup (400). A json: source reads a JSON body
 	// whatever its Content-Type; a body that is not JSON (a form) yields
 	// nothing unless its Content-Type declares JSON (then it is invalid), and
-	// when no later source yields a key either, the key is invalid (400).
+	// when no later source yields a key either, the key is invalid (400). A
+	// body declared a form or XML, which Echo's Bind reads as that, that is
+	// JSON naming a key and also a form with values or XML with elements is
+	// invalid (400): it could name one key for the lock and another for the
+	// handler. JSON that is no such form (curl -d sends JSON as a form)
+	// keeps its key.
 	// A "param:" value is the decoded path segment whatever its spelling:
 	// Echo hands a parameter as sent when the path is not in its default
 	// encoding ("/orders/%31%32%33"), and the middleware then decodes it

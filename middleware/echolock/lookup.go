@@ -3,6 +3,7 @@ package echolock
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -182,7 +183,53 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	if !declared && errors.Is(err, errNotJSON) {
 		return "", notJSONBody{err}
 	}
+	if err == nil && key != "" {
+		if mt := readsOtherwise(req.Header.Get(echo.HeaderContentType), body); mt != "" {
+			// Echo's Bind and FormValue read a body declared a form or
+			// XML as that: one that is also JSON could name one key there
+			// and another in the form, so that the request locks one while
+			// the handler works on the other.
+			return "", fmt.Errorf("%w: body declared %s also reads as one, with values, besides JSON naming a key", core.ErrKeyInvalid, mt)
+		}
+	}
 	return key, err
+}
+
+// readsOtherwise returns the media type of a Content-Type that declares body
+// a form or XML when body, read as that, holds values (a form field with a
+// value, an XML element), as a JSON body may in its strings; "" otherwise.
+// A JSON body that is no such form or XML (sent with a form Content-Type, as
+// curl -d does) reads as nothing else, so its JSON key stands. A JSON body
+// is never a multipart form, whose boundary lines are no JSON.
+func readsOtherwise(ctype string, body []byte) string {
+	mt, _, _ := strings.Cut(ctype, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	switch {
+	case mt == echo.MIMEApplicationForm:
+		// Pairs that do not parse are skipped, as ParseForm skips them.
+		vals, _ := url.ParseQuery(string(body))
+		for _, vs := range vals {
+			for _, v := range vs {
+				if v != "" {
+					return mt
+				}
+			}
+		}
+	case mt == echo.MIMEApplicationXML, mt == echo.MIMETextXML, strings.HasSuffix(mt, "+xml"):
+		// encoding/xml skips text before the first element, and stops at
+		// the first syntax error.
+		dec := xml.NewDecoder(bytes.NewReader(body))
+		for {
+			t, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if _, ok := t.(xml.StartElement); ok {
+				return mt
+			}
+		}
+	}
+	return ""
 }
 
 // declaredJSON reports whether a Content-Type names JSON: application/json
