@@ -53,7 +53,9 @@ type idemOptions struct {
 type IdempotencyOption func(*idemOptions)
 
 // WithIdempotentMethods limits the interceptors to the given full method
-// names; by default every unary method carrying a key is covered.
+// names; by default every unary method carrying a key is covered. A name
+// not of the form "/package.Service/Method" makes
+// IdempotencyUnaryServerInterceptor panic: no call would match it.
 func WithIdempotentMethods(fullMethods ...string) IdempotencyOption {
 	return func(o *idemOptions) {
 		if o.methods == nil {
@@ -249,6 +251,12 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 	o := evaluateIdem(opts)
 	if err := o.check(); err != nil {
 		panic("grpclock: " + err.Error())
+	}
+	for m := range o.methods {
+		// A name no call has would leave the method meant uncovered.
+		if _, _, err := splitMethod(m); err != nil {
+			panic("grpclock: WithIdempotentMethods: " + err.Error())
+		}
 	}
 	var types sync.Map // full method → protoreflect.MessageType learned from responses
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {

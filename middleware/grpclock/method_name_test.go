@@ -29,3 +29,19 @@ func TestMethodNotFullName(t *testing.T) {
 		t.Errorf("WithMethod(%q) refused: %v", svc+"Pay", p)
 	}
 }
+
+// TestIdempotentMethodNotFullName: WithIdempotentMethods given a name no
+// call has left the method meant without Idempotency-Key handling (a retry
+// ran it again), silently unless ValidateIdempotency was called. The
+// interceptor constructor refuses it.
+func TestIdempotentMethodNotFullName(t *testing.T) {
+	store, _ := idemStore(t)
+	for _, m := range []string{"Pay", "grpclocktest.Orders/Pay", "/grpclocktest.Orders/"} {
+		if p := panics(func() { grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods(m)) }); p == nil {
+			t.Errorf("idempotency interceptor with WithIdempotentMethods(%q): built", m)
+		}
+	}
+	if p := panics(func() { grpclock.IdempotencyUnaryServerInterceptor(store, grpclock.WithIdempotentMethods(svc+"Pay")) }); p != nil {
+		t.Errorf("WithIdempotentMethods(%q) refused: %v", svc+"Pay", p)
+	}
+}
