@@ -135,18 +135,48 @@ func UnescapeKey(s string) (string, error) {
 	return b.String(), nil
 }
 
-// Key validates raw with ValidateKey and returns prefix + EscapeKey(raw),
-// except that a key ending in ":timeout" ("orders:" + "timeout") ends in
-// ":timeou%74" instead. scriptlock refuses names of that form, which are a
-// PermitSemaphore's lease set ("{orders}:timeout"; a brace in a client's
-// own key prefix is enough), so such a request would be refused as if its
-// key were invalid. EscapeKey never writes "%74", so the mapping stays
-// injective.
+// CanonicalInteger returns the plain decimal of a key that spells an integer
+// the way strconv.Atoi reads one (an optional sign, then ASCII digits):
+// "042", "+42" and "42" are "42", "-0" and "00" are "0". A handler reading
+// its id with strconv.Atoi (or a JSON ",string" int field) reads them as one
+// order, so they must take one lock. Any other key is returned as is.
+func CanonicalInteger(s string) string {
+	d := s
+	neg := false
+	if d != "" && (d[0] == '+' || d[0] == '-') {
+		neg, d = d[0] == '-', d[1:]
+	}
+	if d == "" {
+		return s
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return s
+		}
+	}
+	d = strings.TrimLeft(d, "0")
+	switch {
+	case d == "":
+		return "0"
+	case neg:
+		return "-" + d
+	}
+	return d
+}
+
+// Key validates raw with ValidateKey and returns prefix +
+// EscapeKey(CanonicalInteger(raw)), except that a key ending in ":timeout"
+// ("orders:" + "timeout") ends in ":timeou%74" instead. scriptlock refuses
+// names of that form, which are a PermitSemaphore's lease set
+// ("{orders}:timeout"; a brace in a client's own key prefix is enough), so
+// such a request would be refused as if its key were invalid. EscapeKey
+// never writes "%74", so two keys share a name only when they spell the
+// same integer.
 func Key(prefix, raw string, maxLen int) (string, error) {
 	if err := ValidateKey(raw, maxLen); err != nil {
 		return "", err
 	}
-	key := prefix + EscapeKey(raw)
+	key := prefix + EscapeKey(CanonicalInteger(raw))
 	if strings.HasSuffix(key, ":timeout") {
 		key = key[:len(key)-1] + "%74"
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -63,7 +64,7 @@ func TestEscapeKey(t *testing.T) {
 // prefix: no hash tag, no ':' that could reach another namespace, no glob
 // character.
 func FuzzKey(f *testing.F) {
-	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*", "timeout", "timeou%74", "%74"} {
+	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*", "timeout", "timeou%74", "%74", "042", "+42", "-0", "-", "+"} {
 		f.Add(s, s+"x")
 		f.Add(s, EscapeKey(s))
 	}
@@ -91,11 +92,14 @@ func FuzzKey(f *testing.F) {
 			if strings.ContainsAny(rest, "{}:*?[]\\") {
 				t.Fatalf("Key(%q) = %q: escaped part contains a reserved byte", c.in, c.key)
 			}
-			if got, err := UnescapeKey(rest); err != nil || got != c.in {
-				t.Fatalf("UnescapeKey(%q) = %q, %v; want %q", rest, got, err, c.in)
+			if got, err := UnescapeKey(rest); err != nil || got != CanonicalInteger(c.in) {
+				t.Fatalf("UnescapeKey(%q) = %q, %v; want %q", rest, got, err, CanonicalInteger(c.in))
 			}
 		}
-		if erra == nil && errb == nil && a != b && ka == kb {
+		// Spellings of one integer ("042", "+42", "42") share a key, as a
+		// handler reading them with strconv.Atoi reads one order; any
+		// other distinct inputs never do.
+		if erra == nil && errb == nil && CanonicalInteger(a) != CanonicalInteger(b) && ka == kb {
 			t.Fatalf("distinct inputs %q and %q share key %q", a, b, ka)
 		}
 	})
@@ -156,6 +160,25 @@ func TestCheckPrefixHugeMaxLen(t *testing.T) {
 	for _, n := range []int{1 << 62, math.MaxInt / 3 * 2, math.MaxInt} {
 		if err := CheckPrefix("p:", n, 1024); err == nil {
 			t.Errorf("CheckPrefix accepted MaxKeyLen %d", n)
+		}
+	}
+}
+
+// TestCanonicalInteger: every spelling strconv.Atoi reads as one integer is
+// one key; anything else is kept as it is.
+func TestCanonicalInteger(t *testing.T) {
+	for in, want := range map[string]string{
+		"42": "42", "042": "42", "+42": "42", "0000042": "42", "-42": "-42", "-042": "-42",
+		"0": "0", "00": "0", "-0": "0", "+0": "0", "-000": "0",
+		"-": "-", "+": "+", "": "", "4.2": "4.2", "0x2A": "0x2A", "42a": "42a", " 42": " 42",
+		"--1": "--1", "1_000": "1_000", "\u0664\u0662": "\u0664\u0662",
+		"123456789012345678901234567890": "123456789012345678901234567890",
+	} {
+		if got := CanonicalInteger(in); got != want {
+			t.Errorf("CanonicalInteger(%q) = %q, want %q", in, got, want)
+		}
+		if n, err := strconv.Atoi(in); err == nil && CanonicalInteger(in) != strconv.Itoa(n) {
+			t.Errorf("CanonicalInteger(%q) = %q, strconv.Atoi reads %d", in, CanonicalInteger(in), n)
 		}
 	}
 }
