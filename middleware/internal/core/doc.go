@@ -14,9 +14,9 @@
 //   - a key contains no ':', so it cannot reach into another namespace that
 //     shares the prefix ("orders:" + "idem:x" is not "orders:idem:x");
 //   - a key contains no glob characters, so SCAN MATCH prefix* stays exact;
-//   - the mapping is injective but for integers: UnescapeKey recovers the
-//     input, so two distinct request values never share a Redis key, except
-//     spellings of one integer ("042", "+42", "42"), which a handler
-//     reading the id with strconv.Atoi reads as one order, and which so
-//     share one (CanonicalInteger).
+//   - the mapping is injective but for integers and UUIDs: UnescapeKey
+//     recovers the input, so two distinct request values never share a
+//     Redis key, except spellings of one integer ("042", "+42", "42") or
+//     UUID (upper or lower case, with or without dashes), which a handler
+//     parsing the id reads as one, and which so share one (CanonicalKey).
 package core

@@ -164,19 +164,69 @@ func CanonicalInteger(s string) string {
 	return d
 }
 
+// CanonicalKey returns one spelling for the spellings of a key that the
+// usual parsers of ids read as one: CanonicalInteger for integers,
+// CanonicalUUID for UUIDs. Any other key is returned as is.
+func CanonicalKey(s string) string {
+	if u, ok := CanonicalUUID(s); ok {
+		return u
+	}
+	return CanonicalInteger(s)
+}
+
+// CanonicalUUID returns the lower-case dashed form of a key in any spelling
+// github.com/google/uuid's Parse (and a database's uuid type) reads as one
+// UUID: upper or lower case, with dashes, without ("a0eebc99...0a11"), in
+// braces (or any one byte each side, as uuid.Parse reads them) or after
+// "urn:uuid:". ok is false for any other key.
+func CanonicalUUID(s string) (string, bool) {
+	switch len(s) {
+	case 36 + 9:
+		if !strings.EqualFold(s[:9], "urn:uuid:") {
+			return "", false
+		}
+		s = s[9:]
+	case 36 + 2:
+		// uuid.Parse skips the first and last bytes unread, braces or not.
+		s = s[1:37]
+	case 36:
+	case 32:
+		s = s[:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:]
+	default:
+		return "", false
+	}
+	var b [36]byte
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return "", false
+			}
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			c += 'a' - 'A'
+		default:
+			return "", false
+		}
+		b[i] = c
+	}
+	return string(b[:]), true
+}
+
 // Key validates raw with ValidateKey and returns prefix +
-// EscapeKey(CanonicalInteger(raw)), except that a key ending in ":timeout"
+// EscapeKey(CanonicalKey(raw)), except that a key ending in ":timeout"
 // ("orders:" + "timeout") ends in ":timeou%74" instead. scriptlock refuses
 // names of that form, which are a PermitSemaphore's lease set
 // ("{orders}:timeout"; a brace in a client's own key prefix is enough), so
 // such a request would be refused as if its key were invalid. EscapeKey
 // never writes "%74", so two keys share a name only when they spell the
-// same integer.
+// same integer or UUID.
 func Key(prefix, raw string, maxLen int) (string, error) {
 	if err := ValidateKey(raw, maxLen); err != nil {
 		return "", err
 	}
-	key := prefix + EscapeKey(CanonicalInteger(raw))
+	key := prefix + EscapeKey(CanonicalKey(raw))
 	if strings.HasSuffix(key, ":timeout") {
 		key = key[:len(key)-1] + "%74"
 	}

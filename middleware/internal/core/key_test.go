@@ -64,7 +64,7 @@ func TestEscapeKey(t *testing.T) {
 // prefix: no hash tag, no ':' that could reach another namespace, no glob
 // character.
 func FuzzKey(f *testing.F) {
-	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*", "timeout", "timeou%74", "%74", "042", "+42", "-0", "-", "+"} {
+	for _, s := range []string{"42", "{42}", "%7B42%7D", "a:b", "a%3Ab", "%", "%%", "%2", "}{", "\xff", "é", "*", "timeout", "timeou%74", "%74", "042", "+42", "-0", "-", "+", "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}"} {
 		f.Add(s, s+"x")
 		f.Add(s, EscapeKey(s))
 	}
@@ -92,14 +92,14 @@ func FuzzKey(f *testing.F) {
 			if strings.ContainsAny(rest, "{}:*?[]\\") {
 				t.Fatalf("Key(%q) = %q: escaped part contains a reserved byte", c.in, c.key)
 			}
-			if got, err := UnescapeKey(rest); err != nil || got != CanonicalInteger(c.in) {
-				t.Fatalf("UnescapeKey(%q) = %q, %v; want %q", rest, got, err, CanonicalInteger(c.in))
+			if got, err := UnescapeKey(rest); err != nil || got != CanonicalKey(c.in) {
+				t.Fatalf("UnescapeKey(%q) = %q, %v; want %q", rest, got, err, CanonicalKey(c.in))
 			}
 		}
-		// Spellings of one integer ("042", "+42", "42") share a key, as a
-		// handler reading them with strconv.Atoi reads one order; any
-		// other distinct inputs never do.
-		if erra == nil && errb == nil && CanonicalInteger(a) != CanonicalInteger(b) && ka == kb {
+		// Spellings of one integer ("042", "+42", "42") or UUID share a
+		// key, as a handler parsing them reads one id; any other distinct
+		// inputs never do.
+		if erra == nil && errb == nil && CanonicalKey(a) != CanonicalKey(b) && ka == kb {
 			t.Fatalf("distinct inputs %q and %q share key %q", a, b, ka)
 		}
 	})
@@ -179,6 +179,29 @@ func TestCanonicalInteger(t *testing.T) {
 		}
 		if n, err := strconv.Atoi(in); err == nil && CanonicalInteger(in) != strconv.Itoa(n) {
 			t.Errorf("CanonicalInteger(%q) = %q, strconv.Atoi reads %d", in, CanonicalInteger(in), n)
+		}
+	}
+}
+
+// TestCanonicalUUID: the spellings of one UUID that uuid.Parse reads alike
+// are one key; anything else is no UUID.
+func TestCanonicalUUID(t *testing.T) {
+	const want = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	for _, in := range []string{
+		want, "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11", "a0eebc999c0b4ef8bb6d6bb9bd380a11",
+		"{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}", "(" + want + ")", "urn:uuid:" + want, "URN:uuid:" + want,
+	} {
+		if got, ok := CanonicalUUID(in); !ok || got != want {
+			t.Errorf("CanonicalUUID(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{
+		"", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "a0eebc99x9c0b-4ef8-bb6d-6bb9bd380a11",
+		"g0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+		"urn:uuix:" + want, "a0eebc99-9c0b4ef8bb6d6bb9bd380a11", "a0eebc999c0b4ef8bb6d6bb9bd380a1g",
+	} {
+		if got, ok := CanonicalUUID(in); ok {
+			t.Errorf("CanonicalUUID(%q) = %q, want no UUID", in, got)
 		}
 	}
 }
