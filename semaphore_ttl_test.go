@@ -90,3 +90,56 @@ func TestPermitAddPermitsKeepsHeldPermits(t *testing.T) {
 		t.Errorf("available = %d, %v; want 2", n, err)
 	}
 }
+
+// Redisson's addPermits drops the counter's TTL but leaves the one an
+// acquisition copied to the held permits' set. A Go acquisition after it
+// then finds a counter without expiry and a set that still expires: the set
+// must lose that TTL too, or the permits held in it vanish when it runs out
+// while the counter lives on, and their releases give nothing back.
+func TestPermitHeldSurviveRedissonAddPermits(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	java := newRedissonJava(node.Client(t), 21)
+	ctx := testCtx(t, 10*time.Second)
+	p := mustPermits(t, c, "held-java-ttl")
+	node.Do(t, "SET", p.Key(), "2", "PX", "500") // Redisson's trySetPermits(2, ttl)
+	first, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := java.permitAddPermits(ctx, p.Key(), 1); err != nil { // a SET: the counter's TTL is gone
+		t.Fatal(err)
+	}
+	second, err := p.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // past the TTL the counter had
+	for _, id := range []string{first, second} {
+		if err := p.Release(ctx, id); err != nil {
+			t.Errorf("Release of a permit held across Redisson's addPermits: %v", err)
+		}
+	}
+	if n, err := p.AvailablePermits(ctx); err != nil || n != 3 {
+		t.Errorf("available = %d, %v; want 3", n, err)
+	}
+
+	// The holder's Extend keeps its permit the same way.
+	q := mustPermits(t, c, "held-java-ttl-extend")
+	node.Do(t, "SET", q.Key(), "1", "PX", "500")
+	id, err := q.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := java.permitAddPermits(ctx, q.Key(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Extend(ctx, id, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if err := q.Release(ctx, id); err != nil {
+		t.Errorf("Release of a permit extended after Redisson's addPermits: %v", err)
+	}
+}

@@ -19,6 +19,8 @@ const permitAcquireSource = `#!lua
 -- from the server clock (TIME), never from the client, so a client with a
 -- skewed clock can neither steal live permits nor keep dead ones. Permits
 -- whose lease ended are returned to the pool first.
+-- The held permits' set gets the counter's TTL, or loses its own when the
+-- counter has none (Redisson's addPermits drops the counter's alone).
 -- An acquisition of unknown outcome is undone through its record
 -- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
@@ -71,6 +73,11 @@ if value >= 1 then
   local ttl = redis.call('pttl', KEYS[1])
   if ttl > 0 then
     redis.call('pexpire', KEYS[2], ttl)
+  else
+    -- A counter without expiry keeps the held permits: Redisson's
+    -- addPermits (a SET) drops the counter's TTL and leaves the one an
+    -- acquisition copied here, which would take them with it.
+    redis.call('persist', KEYS[2])
   end
   return {1, expires}
 end
@@ -82,7 +89,7 @@ return {0, -1}
 `
 
 // permitAcquireSHA1 is the SHA-1 of permitAcquireSource, the name SCRIPT LOAD gives it.
-const permitAcquireSHA1 = "fd43ab16ae193c5b1de967f89d60d9e47616c94e"
+const permitAcquireSHA1 = "3ce008d9b733a391b0599227bbab3a733434d805"
 
 var permitAcquireScript = rueidis.NewLuaScript(permitAcquireSource)
 
@@ -99,6 +106,8 @@ type PermitAcquireResult struct {
 // from the server clock (TIME), never from the client, so a client with a
 // skewed clock can neither steal live permits nor keep dead ones. Permits
 // whose lease ended are returned to the pool first.
+// The held permits' set gets the counter's TTL, or loses its own when the
+// counter has none (Redisson's addPermits drops the counter's alone).
 // An acquisition of unknown outcome is undone through its record
 // (PermitUndo): an attempt that reaches the server after that takes nothing.
 // Reply {1, expires}: taken, expires = lease end (server unix ms);

@@ -20,6 +20,8 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- client, Redisson's too, call again and hear of it. Made again after its
 -- reply was lost, it extends the permit again, from a moment later, or
 -- finds it gone as the first attempt did.
+-- A counter without expiry makes the held permits' set lose its own, as
+-- an acquisition does.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -66,11 +68,17 @@ if until_ < first or first <= now then
   redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
+if redis.call('pttl', KEYS[1]) == -1 then
+  -- The counter lives on without expiry (Redisson's addPermits, a SET,
+  -- dropped its TTL and left the one an acquisition copied to the set):
+  -- the permit extended must not vanish with the set.
+  redis.call('persist', KEYS[2])
+end
 return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "36cd2076a320319bcb1bd6b38353bf7c351acfe2"
+const permitExtendSHA1 = "f749169fcda16a40c59ac97a609f765ce311cb1b"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
@@ -88,6 +96,8 @@ type PermitExtendResult struct {
 // client, Redisson's too, call again and hear of it. Made again after its
 // reply was lost, it extends the permit again, from a moment later, or
 // finds it gone as the first attempt did.
+// A counter without expiry makes the held permits' set lose its own, as
+// an acquisition does.
 // Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 // live permit, nothing extended.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and

@@ -6,6 +6,8 @@
 -- from the server clock (TIME), never from the client, so a client with a
 -- skewed clock can neither steal live permits nor keep dead ones. Permits
 -- whose lease ended are returned to the pool first.
+-- The held permits' set gets the counter's TTL, or loses its own when the
+-- counter has none (Redisson's addPermits drops the counter's alone).
 -- An acquisition of unknown outcome is undone through its record
 -- (PermitUndo): an attempt that reaches the server after that takes nothing.
 -- Reply {1, expires}: taken, expires = lease end (server unix ms);
@@ -58,6 +60,11 @@ if value >= 1 then
   local ttl = redis.call('pttl', KEYS[1])
   if ttl > 0 then
     redis.call('pexpire', KEYS[2], ttl)
+  else
+    -- A counter without expiry keeps the held permits: Redisson's
+    -- addPermits (a SET) drops the counter's TTL and leaves the one an
+    -- acquisition copied here, which would take them with it.
+    redis.call('persist', KEYS[2])
   end
   return {1, expires}
 end

@@ -7,6 +7,8 @@
 -- client, Redisson's too, call again and hear of it. Made again after its
 -- reply was lost, it extends the permit again, from a moment later, or
 -- finds it gone as the first attempt did.
+-- A counter without expiry makes the held permits' set lose its own, as
+-- an acquisition does.
 -- Reply {1, expires}: extended to expires (server unix ms); {0, 0}: no such
 -- live permit, nothing extended.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
@@ -53,4 +55,10 @@ if until_ < first or first <= now then
   redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
+if redis.call('pttl', KEYS[1]) == -1 then
+  -- The counter lives on without expiry (Redisson's addPermits, a SET,
+  -- dropped its TTL and left the one an acquisition copied to the set):
+  -- the permit extended must not vanish with the set.
+  redis.call('persist', KEYS[2])
+end
 return {1, until_}
