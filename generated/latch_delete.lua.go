@@ -20,9 +20,10 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the count may be one another caller set after the first attempt), but a
--- repeat of a call that deleted the latch publishes 0 again: the first
--- attempt may have failed at its publish, after its writes (a refused
--- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
+-- repeat of a call that deleted the latch publishes 0 again while the latch
+-- is still gone: the first attempt may have failed at its publish, after its
+-- writes (a refused SPUBLISH, made again with PUBLISH), and the waiters
+-- would not hear of it. Once a new count is set it publishes nothing.
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
@@ -53,7 +54,10 @@ if seen == '' and redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
-  if seen == '1' then
+  -- Only while the latch is still gone: once a new count is set, "0"
+  -- would open a Redisson waiter's latch that its "1" closed, and that
+  -- waiter would read the count in a loop until it reached zero.
+  if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
     redis.call(ARGV[1], KEYS[2], '0')
   end
   return tonumber(seen)
@@ -71,7 +75,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "cb558dcfa24e1de91c89cdbcc747a336725d520b"
+const latchDeleteSHA1 = "2cb893367417b3cf3f45a310f5803cbe040ad956"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
@@ -83,9 +87,10 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the count may be one another caller set after the first attempt), but a
-// repeat of a call that deleted the latch publishes 0 again: the first
-// attempt may have failed at its publish, after its writes (a refused
-// SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
+// repeat of a call that deleted the latch publishes 0 again while the latch
+// is still gone: the first attempt may have failed at its publish, after its
+// writes (a refused SPUBLISH, made again with PUBLISH), and the waiters
+// would not hear of it. Once a new count is set it publishes nothing.
 // The record is reserved first (RecordReserve) for as long as the caller
 // waits: a call reaching the server after that, its caller gone, finds no
 // record, fails with LATE and deletes nothing.
