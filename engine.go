@@ -1040,13 +1040,23 @@ type freshHold struct {
 // tenth of the interval before the first renewal (start + every) falls due,
 // so holds taken close together still share the first renewal's round trip
 // (the watchdog batches renewals due within a tenth of the interval). The
-// loss timer is armed by the caller right after (arm).
+// loss timer is armed by the caller right after (arm); a re-entry's hold is
+// armed already, and its timer is brought forward here.
 func (c *Client) watchLater(h *hold, start time.Time, every time.Duration) {
 	h.mu.Lock()
 	if h.watch == watchNone && !h.released() {
 		h.watch = watchPending
 		h.renew.due = start.Add(every)
 		h.renew.every = every
+		if h.loss != nil {
+			// A re-entry without a lease of a hold armed for its own lease:
+			// the timer serves the hand-over first. An RWMutex re-entry
+			// only moves the deadline later, which arms nothing sooner,
+			// and the hand-over would wait for the explicit lease's end.
+			if w := watchAt(h); monoNanos(w) < h.lossAt.Load() {
+				h.loss.t.Reset(time.Until(w))
+			}
+		}
 	}
 	h.mu.Unlock()
 }
