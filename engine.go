@@ -351,14 +351,16 @@ func (c *Client) recordKey(prefix, key string) string {
 
 // trySet sets a semaphore's or latch's count when none is set
 // (TrySetPermits, TrySetCount) through set, which is given the record key
-// (prefix, one per name; Delete leaves it to expire), a nonce unique to this call
+// (prefix, one per call; Delete leaves it to expire), a nonce unique to this call
 // and the publish command. The call leaves the nonce in the record, so it is
 // made again as a recorded call is (callRecorded): a repeat of a call that
 // set the count answers true instead of finding the count its own first
-// attempt set.
+// attempt set. The record is the call's own: one per name would be taken by
+// the next call that sets a count there (after a Delete, or a latch's zero),
+// and the repeat would answer false about the count it set.
 func (c *Client) trySet(ctx context.Context, prefix, key string, set func(ctx context.Context, record, nonce, publish string) (bool, error)) (bool, error) {
-	record := setRecordKey(prefix, key)
 	nonce := c.id + ":" + strconv.FormatUint(c.requests.Add(1), 36)
+	record := setRecordKey(prefix, key, nonce)
 	// A call Redis refused is the caller's error, as before: a TrySet waits
 	// for nothing (docs/guarantees.md, noeviction).
 	return c.callRecordedBool(ctx, false, func(ctx context.Context, publish string) (bool, error) {
@@ -366,10 +368,12 @@ func (c *Client) trySet(ctx context.Context, prefix, key string, set func(ctx co
 	})
 }
 
-// setRecordKey names the record of the call that set the count of the
-// semaphore or latch at key (prefix redisson_sc_latch or
+// setRecordKey names the record of the call (nonce) that set the count of
+// the semaphore or latch at key (prefix redisson_sc_latch or
 // redisson_countdownlatch_latch, as its other records).
-func setRecordKey(prefix, key string) string { return redissonName(prefix, key) + ":set" }
+func setRecordKey(prefix, key, nonce string) string {
+	return redissonName(prefix, key) + ":set:" + nonce
+}
 
 // callRecorded runs call, a change that records itself on the server so that
 // a repeat changes nothing twice (Semaphore.Release, CountDown), and makes it

@@ -65,9 +65,10 @@ func (l *CountDownLatch) Key() string { return l.key }
 // TrySetCount starts the latch at count, only if it is not already counting,
 // and reports whether it did. A call whose reply is lost with its connection
 // is made again and still reports true when its first attempt set the count
-// (it leaves a record, redisson_countdownlatch_latch:{name}:set, for a
-// minute), and sets nothing again, even if the latch was counted down to
-// zero or deleted in between.
+// (it leaves a record of its own,
+// redisson_countdownlatch_latch:{name}:set:<client-id>:<n>, for a minute),
+// and sets nothing again, even if the latch was counted down to zero or
+// deleted in between, and another caller may have set a new count since.
 func (l *CountDownLatch) TrySetCount(ctx context.Context, count int64) (bool, error) {
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("set count", err)

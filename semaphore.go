@@ -90,8 +90,10 @@ func positive(what string, n int64) error {
 // TrySetPermits sets the number of permits, only if the semaphore has none set
 // yet. It reports whether it set them. A call whose reply is lost with its
 // connection is made again and still reports true when its first attempt
-// set them (it leaves a record, redisson_sc_latch:{name}:set, for a minute),
-// and sets nothing again, even if the semaphore was deleted in between.
+// set them (it leaves a record of its own,
+// redisson_sc_latch:{name}:set:<client-id>:<n>, for a minute), and sets
+// nothing again, even if the semaphore was deleted in between, and another
+// caller may have set new permits since.
 func (s *Semaphore) TrySetPermits(ctx context.Context, permits int64) (bool, error) {
 	if err := s.check(ctx); err != nil {
 		return false, s.fail("set permits", err)

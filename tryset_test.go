@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A TrySetPermits or TrySetCount whose reply is lost is made again and
@@ -14,22 +16,22 @@ import (
 // Delete and is told apart from a later call's.
 func TestTrySetReplyLost(t *testing.T) {
 	type kind struct {
-		key, record string
-		set         func(context.Context, int64) (bool, error)
-		del         func(context.Context) (bool, error)
+		key, records string // records: the prefix of the sets' records
+		set          func(context.Context, int64) (bool, error)
+		del          func(context.Context) (bool, error)
 	}
 	kinds := map[string]func(p proxied) kind{
 		"Semaphore": func(p proxied) kind {
 			s := mustSem(t, p.c, "try-set-retry")
-			return kind{s.Key(), setRecordKey("redisson_sc_latch", s.Key()), s.TrySetPermits, s.Delete}
+			return kind{s.Key(), setRecordKey("redisson_sc_latch", s.Key(), ""), s.TrySetPermits, s.Delete}
 		},
 		"PermitSemaphore": func(p proxied) kind {
 			s := mustPermits(t, p.c, "try-set-retry")
-			return kind{s.Key(), setRecordKey("redisson_sc_latch", s.Key()), s.TrySetPermits, s.Delete}
+			return kind{s.Key(), setRecordKey("redisson_sc_latch", s.Key(), ""), s.TrySetPermits, s.Delete}
 		},
 		"CountDownLatch": func(p proxied) kind {
 			l := mustLatch(t, p.c, "try-set-retry")
-			return kind{l.Key(), setRecordKey("redisson_countdownlatch_latch", l.Key()), l.TrySetCount, l.Delete}
+			return kind{l.Key(), setRecordKey("redisson_countdownlatch_latch", l.Key(), ""), l.TrySetCount, l.Delete}
 		},
 	}
 	for name, open := range kinds {
@@ -44,7 +46,7 @@ func TestTrySetReplyLost(t *testing.T) {
 			if ok, err := k.del(ctx); err != nil || !ok {
 				t.Fatalf("Delete = %v, %v", ok, err)
 			}
-			if !exists(t, p.node, k.record) {
+			if len(keysWithPrefix(t, p.node, k.records)) != 1 {
 				t.Fatal("Delete removed the set's record: a repeat of that set would set the count again")
 			}
 			var ok bool
@@ -65,19 +67,37 @@ func TestTrySetReplyLost(t *testing.T) {
 			if n := countAt(t, p.node, k.key); n != 5 {
 				t.Fatalf("count after a refused set = %d, want 5", n)
 			}
-			if ttl := pttlAt(t, p, k.record); ttl <= 0 || ttl > time.Minute.Milliseconds() {
-				t.Fatalf("record's PTTL = %d ms, want a minute at most", ttl)
+			for _, record := range keysWithPrefix(t, p.node, k.records) {
+				if ttl := pttlAt(t, p, record); ttl <= 0 || ttl > time.Minute.Milliseconds() {
+					t.Fatalf("record's PTTL = %d ms, want a minute at most", ttl)
+				}
 			}
 			if ok, err := k.del(ctx); err != nil || !ok {
 				t.Fatalf("Delete = %v, %v", ok, err)
 			}
 			// Beside the records of the Deletes' answers, which expire
 			// within a minute.
-			if ks := keysBesideRecords(t, p.node, strings.TrimSuffix(k.record, ":set")); len(ks) > 0 {
+			if ks := keysBesideRecords(t, p.node, strings.TrimSuffix(k.records, ":set:")); len(ks) > 0 {
 				t.Fatalf("keys left after Delete: %q", ks)
 			}
 		})
 	}
+}
+
+// keysWithPrefix lists the keys that start with prefix.
+func keysWithPrefix(t *testing.T, n *redistest.Node, prefix string) []string {
+	t.Helper()
+	keys, err := n.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, k := range keys {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func pttlAt(t *testing.T, p proxied, key string) int64 {
@@ -187,6 +207,100 @@ func TestTrySetReplyLostThenGone(t *testing.T) {
 			}
 			if n := countAt(t, p.node, k.key); n != 3 {
 				t.Fatalf("count after a new set = %d, want 3", n)
+			}
+		})
+	}
+}
+
+// A TrySetPermits or TrySetCount whose reply is lost is made again after the
+// count it set was deleted and another caller set a new one: the repeat
+// still answers true, as its first attempt set the count, and leaves the new
+// count alone. The other caller's set must not take the record the repeat
+// looks for.
+func TestTrySetReplyLostThenSetAgain(t *testing.T) {
+	type kind struct {
+		key   string
+		set   func(context.Context, int64) (bool, error)
+		again func(context.Context) error // by another client, once the set landed
+	}
+	for _, tc := range []struct {
+		name string
+		open func(t *testing.T, c, other *Client) kind
+	}{
+		{"Semaphore", func(t *testing.T, c, other *Client) kind {
+			s, o := mustSem(t, c, "try-set-again"), mustSem(t, other, "try-set-again")
+			return kind{s.Key(), s.TrySetPermits, func(ctx context.Context) error {
+				if _, err := o.Delete(ctx); err != nil {
+					return err
+				}
+				ok, err := o.TrySetPermits(ctx, 9)
+				if err == nil && !ok {
+					err = errors.New("the other caller's TrySetPermits set nothing")
+				}
+				return err
+			}}
+		}},
+		{"PermitSemaphore", func(t *testing.T, c, other *Client) kind {
+			s, o := mustPermits(t, c, "try-set-again"), mustPermits(t, other, "try-set-again")
+			return kind{s.Key(), s.TrySetPermits, func(ctx context.Context) error {
+				if _, err := o.Delete(ctx); err != nil {
+					return err
+				}
+				ok, err := o.TrySetPermits(ctx, 9)
+				if err == nil && !ok {
+					err = errors.New("the other caller's TrySetPermits set nothing")
+				}
+				return err
+			}}
+		}},
+		{"CountDownLatch", func(t *testing.T, c, other *Client) kind {
+			l, o := mustLatch(t, c, "try-set-again"), mustLatch(t, other, "try-set-again")
+			return kind{l.Key(), l.TrySetCount, func(ctx context.Context) error {
+				if _, err := o.Delete(ctx); err != nil {
+					return err
+				}
+				ok, err := o.TrySetCount(ctx, 9)
+				if err == nil && !ok {
+					err = errors.New("the other caller's TrySetCount set nothing")
+				}
+				return err
+			}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pre := sharedPrefix(t)
+			p := newProxied(t, pre)
+			other := newTestClient(t, p.node.Client(t), pre)
+			ctx := testCtx(t, 20*time.Second)
+			k := tc.open(t, p.c, other)
+			// Scripts loaded, so the call below is one EVALSHA.
+			if ok, err := k.set(ctx, 2); err != nil || !ok {
+				t.Fatalf("first set = %v, %v", ok, err)
+			}
+			p.node.Do(t, "DEL", k.key) // so that the call below sets it again
+			var ok, again bool
+			err := p.lostReply(t, func() bool {
+				if again {
+					return true
+				}
+				if !exists(t, p.node, k.key) {
+					return false
+				}
+				if err := k.again(ctx); err != nil {
+					t.Error(err)
+				}
+				again = true
+				return true
+			}, func() error {
+				var err error
+				ok, err = k.set(ctx, 2)
+				return err
+			})
+			if err != nil || !ok {
+				t.Errorf("set whose first reply was lost = %v, %v; want true (it set the count)", ok, err)
+			}
+			if n := countAt(t, p.node, k.key); n != 9 {
+				t.Errorf("count = %d, want 9, the other caller's", n)
 			}
 		})
 	}

@@ -33,7 +33,7 @@ const latchTrySetSource = `#!lua
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
--- @key    record    redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
+-- @key    record    redisson_countdownlatch_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
 -- @arg    count     int64
 -- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -65,7 +65,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "cc2019be383f4b85739ecb7715d28e1e8b1146a3"
+const latchTrySetSHA1 = "3143c1f7c2709e20718ffab4da14ac0eccf8f9a7"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
@@ -115,7 +115,7 @@ func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel st
 type LatchTrySetArgs struct {
 	Latch     string
 	Channel   string // redisson_countdownlatch__channel__{name}
-	Record    string // redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
+	Record    string // redisson_countdownlatch_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
 	Count     int64
 	Nonce     string // this call's <client-id>:<n>
 	Publish   string // "publish", or "spublish" for sharded channels

@@ -29,7 +29,7 @@ const semaphoreTrySetSource = `#!lua
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
--- @key    record    redisson_sc_latch:{name}:set, the nonce of the call that set the count
+-- @key    record    redisson_sc_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
 -- @arg    permits   int64
 -- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -56,7 +56,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "f4c69880b49ce42423ad5387a380857bd1ff0a88"
+const semaphoreTrySetSHA1 = "a45fab8c81fae3d0b0694ac071444240777ac251"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -102,7 +102,7 @@ func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, ch
 type SemaphoreTrySetArgs struct {
 	Semaphore string
 	Channel   string // redisson_sc:{name}
-	Record    string // redisson_sc_latch:{name}:set, the nonce of the call that set the count
+	Record    string // redisson_sc_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
 	Permits   int64
 	Nonce     string // this call's <client-id>:<n>
 	Publish   string // "publish", or "spublish" for sharded channels

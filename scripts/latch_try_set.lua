@@ -19,7 +19,7 @@
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
--- @key    record    redisson_countdownlatch_latch:{name}:set, the nonce of the call that set the count
+-- @key    record    redisson_countdownlatch_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
 -- @arg    count     int64
 -- @arg    nonce     string    this call's <client-id>:<n>
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
