@@ -103,7 +103,7 @@ func TestPermitHeldSurviveRedissonAddPermits(t *testing.T) {
 	java := newRedissonJava(node.Client(t), 21)
 	ctx := testCtx(t, 10*time.Second)
 	p := mustPermits(t, c, "held-java-ttl")
-	node.Do(t, "SET", p.Key(), "2", "PX", "500") // Redisson's trySetPermits(2, ttl)
+	node.Do(t, "SET", p.Key(), "2", "PX", "500") // a TTL, as Redisson's expire(ttl) gives the counter
 	first, err := p.Acquire(ctx, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +123,28 @@ func TestPermitHeldSurviveRedissonAddPermits(t *testing.T) {
 	}
 	if n, err := p.AvailablePermits(ctx); err != nil || n != 3 {
 		t.Errorf("available = %d, %v; want 3", n, err)
+	}
+
+	// So does a release of another permit.
+	r := mustPermits(t, c, "held-java-ttl-release")
+	node.Do(t, "SET", r.Key(), "2", "PX", "500")
+	var ids []string
+	for range 2 {
+		id, err := r.Acquire(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := java.permitAddPermits(ctx, r.Key(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Release(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	if err := r.Release(ctx, ids[1]); err != nil {
+		t.Errorf("Release of a permit held across Redisson's addPermits and another's release: %v", err)
 	}
 
 	// The holder's Extend keeps its permit the same way.

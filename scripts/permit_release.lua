@@ -12,6 +12,8 @@
 -- Reply 1: released; 2: released, but its lease had already ended (nobody else
 -- took it meanwhile); 0: no such permit (unknown id, released already, or
 -- expired and reclaimed), nothing changed.
+-- A counter without expiry makes the held permits' set lose its own, as an
+-- acquisition does.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -40,6 +42,12 @@ if not expires then
 end
 redis.call('zrem', KEYS[2], ARGV[1])
 local value = redis.call('incr', KEYS[1])
+if redis.call('pttl', KEYS[1]) == -1 then
+  -- The counter lives on without expiry (Redisson's addPermits, a SET,
+  -- dropped its TTL and left the one an acquisition copied to the set):
+  -- the permits still held must not vanish with the set.
+  redis.call('persist', KEYS[2])
+end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local status = 1
