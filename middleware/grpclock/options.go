@@ -77,7 +77,8 @@ func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryA
 // instead of failing with Unavailable. Mutual exclusion is then not guaranteed.
 // A lock refused for what it is (its name held by another kind of lock,
 // invalid lock options, a closed client) or refused to the client's Redis
-// user (NOPERM: an ACL without the scripts' commands) still fails with
+// user (NOPERM: an ACL without the scripts' commands, or without a
+// command, key or channel a script uses) still fails with
 // Unavailable.
 func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } }
 

@@ -120,7 +120,9 @@ func requestEnded(ctx context.Context) bool {
 // lock options (ErrInvalidArgument), a lock the request's owner holds and
 // cannot re-enter (ErrNotReentrant, ErrUpgrade), or a closed client
 // (ErrClosed), nor when Redis answered but refused the client's user (an ACL
-// without the scripts' commands: NOPERM, or NOAUTH, WRONGPASS), a lasting
+// without the scripts' commands, or without a command, key or channel a
+// script uses: NOPERM, "The user executing the script can't ...", or
+// NOAUTH, WRONGPASS), a lasting
 // misconfiguration under which failing open would run every request without
 // its lock. Those answer as unavailable and never skip the lock.
 func MayFailOpen(err error) bool {
@@ -132,10 +134,16 @@ func MayFailOpen(err error) bool {
 	}
 	var re *rueidis.RedisError
 	if errors.As(err, &re) {
+		msg := re.Error()
 		for _, denied := range []string{"NOPERM", "NOAUTH", "WRONGPASS"} {
-			if strings.HasPrefix(re.Error(), denied) {
+			if strings.HasPrefix(msg, denied) {
 				return false
 			}
+		}
+		// A command, key or channel the script uses that the ACL denies is
+		// refused inside the script: an ERR before Redis 7.2, not NOPERM.
+		if strings.Contains(msg, "The user executing the script can't") {
+			return false
 		}
 	}
 	return true
