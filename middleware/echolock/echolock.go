@@ -174,6 +174,25 @@ const DefaultKeyPrefix = core.DefaultKeyPrefix
 // itself, which the Idempotency middleware never stores.
 const lockAnswerKey = "scriptlock.echolock.answer"
 
+// scopeKey holds, in the echo.Context, the request's scope for
+// core.Acquire: lock middlewares in its chain share the owner, but a
+// request the handler serves through the router with its context (a new
+// echo.Context, its store empty) gets one of its own.
+const scopeKey = "scriptlock.echolock.scope"
+
+// scope is one request's (not zero-sized: distinct values have distinct
+// addresses).
+type scope struct{ _ byte }
+
+func requestScope(c echo.Context) *scope {
+	s, _ := c.Get(scopeKey).(*scope)
+	if s == nil {
+		s = new(scope)
+		c.Set(scopeKey, s)
+	}
+	return s
+}
+
 // Errors answered by the middleware; the cause is in Internal.
 var (
 	ErrKeyMissing = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
@@ -308,7 +327,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 
 			req := c.Request()
 			ctx := req.Context()
-			lctx, release, err := core.Acquire(ctx, config.Lock, key, config.Wait)
+			lctx, release, err := core.Acquire(ctx, config.Lock, key, config.Wait, requestScope(c))
 			if err != nil {
 				switch f, remaining := core.ClassifyLockError(ctx, err); f {
 				case core.Invalid:

@@ -113,7 +113,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			markLockAnswer(ctx)
 			return nil, err
 		}
-		lctx, release, err := core.Acquire(ctx, lock, key, o.wait)
+		lctx, release, err := core.Acquire(ctx, lock, key, o.wait, nil)
 		if err != nil {
 			if o.failOpen && mayFailOpen(ctx, err) {
 				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
@@ -467,7 +467,7 @@ func (s *lockedStream) acquire(req any) error {
 		return err
 	}
 	s.key = key
-	lctx, release, err := core.Acquire(parent, s.lock, key, s.o.wait)
+	lctx, release, err := core.Acquire(parent, s.lock, key, s.o.wait, nil)
 	if err != nil {
 		if s.o.failOpen && mayFailOpen(parent, err) {
 			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)

@@ -28,18 +28,23 @@ func NewOwnerID() string {
 // the cheapest script. The exception is an owner made by an enclosing
 // Acquire of the same request (two lock middlewares in a chain): it is kept,
 // so that code under the handler re-enters both locks with the request's
-// context. The returned context is the lock's: it carries
+// context. scope tells that request: the enclosing Acquire was given the
+// same one. It must differ between requests that may carry one context (a
+// handler serving requests of its own through the router with its
+// context): those would otherwise share the owner, re-enter each other's
+// locks and run at once. nil is a scope too, for requests no context
+// passes between (gRPC calls). The returned context is the lock's: it carries
 // the fencing token and is cancelled with cause scriptlock.ErrLockLost if the
 // lock is lost. release unlocks,
 // independently of ctx still being alive; it returns the Unlock error
 // (scriptlock.ErrNotHeld after a loss). An error from newLock is returned as
 // is (see ClassifyLockError).
-func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, error), key string, wait time.Duration) (lctx context.Context, release func() error, err error) {
+func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, error), key string, wait time.Duration, scope any) (lctx context.Context, release func() error, err error) {
 	l, err := newLock(key)
 	if err != nil {
 		return nil, nil, err
 	}
-	if owner, ok := scriptlock.OwnerFrom(ctx); !ok || ctx.Value(requestOwnerKey{}) != owner {
+	if owner, ok := scriptlock.OwnerFrom(ctx); !ok || ctx.Value(requestOwnerKey{}) != (requestOwner{owner, scope}) {
 		ctx = scriptlock.WithOwner(ctx, "")
 	}
 	lctx, err = l.TryLock(ctx, wait)
@@ -47,7 +52,7 @@ func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, e
 		return nil, nil, err
 	}
 	if owner, ok := scriptlock.OwnerFrom(lctx); ok {
-		lctx = context.WithValue(lctx, requestOwnerKey{}, owner)
+		lctx = context.WithValue(lctx, requestOwnerKey{}, requestOwner{owner, scope})
 	}
 	release = func() error {
 		return l.Unlock(context.WithoutCancel(lctx))
@@ -56,8 +61,15 @@ func Acquire(ctx context.Context, newLock func(key string) (scriptlock.Locker, e
 }
 
 // requestOwnerKey marks, in a lock context Acquire returns, the owner it made
-// for the request, which a nested Acquire keeps.
+// for the request (a requestOwner), which a nested Acquire of the same scope
+// keeps.
 type requestOwnerKey struct{}
+
+// requestOwner is an owner Acquire made, and the scope of its request.
+type requestOwner struct {
+	owner string
+	scope any
+}
 
 // Failure classifies why a lock could not be taken.
 type Failure int
