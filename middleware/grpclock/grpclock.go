@@ -113,7 +113,9 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			markLockAnswer(ctx)
 			return nil, err
 		}
-		lctx, release, err := core.Acquire(ctx, lock, key, o.wait, nil)
+		// info is the call's, shared by the interceptors in its chain: a
+		// call made in process with this context gets an owner of its own.
+		lctx, release, err := core.Acquire(ctx, lock, key, o.wait, info)
 		if err != nil {
 			if o.failOpen && mayFailOpen(ctx, err) {
 				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
@@ -164,7 +166,7 @@ func StreamServerInterceptor(lock LockFunc, opts ...Option) grpc.StreamServerInt
 			src = *o.all
 		}
 		ctx := ss.Context()
-		ls := &lockedStream{ServerStream: ss, o: o, lock: lock, src: src, method: info.FullMethod, decidedCh: make(chan struct{})}
+		ls := &lockedStream{ServerStream: ss, o: o, lock: lock, src: src, method: info.FullMethod, scope: info, decidedCh: make(chan struct{})}
 		base, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
 		ls.ctx = &streamCtx{Context: base}
@@ -221,6 +223,9 @@ type lockedStream struct {
 	lock   LockFunc
 	src    KeySource
 	method string
+	// scope: the call's StreamServerInfo, which interceptors in its chain
+	// share (core.Acquire keeps their owner only within one call).
+	scope  *grpc.StreamServerInfo
 	ctx    *streamCtx
 	cancel context.CancelCauseFunc
 
@@ -467,7 +472,7 @@ func (s *lockedStream) acquire(req any) error {
 		return err
 	}
 	s.key = key
-	lctx, release, err := core.Acquire(parent, s.lock, key, s.o.wait, nil)
+	lctx, release, err := core.Acquire(parent, s.lock, key, s.o.wait, s.scope)
 	if err != nil {
 		if s.o.failOpen && mayFailOpen(parent, err) {
 			s.o.outcome.Report(parent, scriptlock.RequestFailOpen)

@@ -32,8 +32,9 @@ func NewOwnerID() string {
 // same one. It must differ between requests that may carry one context (a
 // handler serving requests of its own through the router with its
 // context): those would otherwise share the owner, re-enter each other's
-// locks and run at once. nil is a scope too, for requests no context
-// passes between (gRPC calls). The returned context is the lock's: it carries
+// locks and run at once (Echo: the echo.Context's; gRPC: the call's
+// UnaryServerInfo or StreamServerInfo, for calls made in process with the
+// handler's context). The returned context is the lock's: it carries
 // the fencing token and is cancelled with cause scriptlock.ErrLockLost if the
 // lock is lost. release unlocks,
 // independently of ctx still being alive; it returns the Unlock error
