@@ -175,26 +175,33 @@ func CanonicalKey(s string) string {
 }
 
 // CanonicalUUID returns the lower-case dashed form of a key in any spelling
-// github.com/google/uuid's Parse (and a database's uuid type) reads as one
-// UUID: upper or lower case, with dashes, without ("a0eebc99...0a11"), in
-// braces (or any one byte each side, as uuid.Parse reads them) or after
-// "urn:uuid:". ok is false for any other key.
+// github.com/google/uuid's Parse or PostgreSQL's uuid type reads as one
+// UUID: upper or lower case, with dashes, without ("a0eebc99...0a11"), with
+// a dash after any group of four hex digits (PostgreSQL), in braces (or,
+// for the dashed form, any one byte each side, as uuid.Parse reads them) or
+// after "urn:uuid:". ok is false for any other key.
 func CanonicalUUID(s string) (string, bool) {
 	switch len(s) {
 	case 36 + 9:
-		if !strings.EqualFold(s[:9], "urn:uuid:") {
-			return "", false
+		if strings.EqualFold(s[:9], "urn:uuid:") {
+			return dashedUUID(s[9:])
 		}
-		s = s[9:]
 	case 36 + 2:
 		// uuid.Parse skips the first and last bytes unread, braces or not.
-		s = s[1:37]
+		if u, ok := dashedUUID(s[1:37]); ok {
+			return u, true
+		}
 	case 36:
-	case 32:
-		s = s[:8] + "-" + s[8:12] + "-" + s[12:16] + "-" + s[16:20] + "-" + s[20:]
-	default:
-		return "", false
+		if u, ok := dashedUUID(s); ok {
+			return u, true
+		}
 	}
+	return postgresUUID(s)
+}
+
+// dashedUUID returns s, 36 bytes with dashes at 8, 13, 18 and 23 and hex
+// digits elsewhere, in lower case.
+func dashedUUID(s string) (string, bool) {
 	var b [36]byte
 	for i := 0; i < 36; i++ {
 		c := s[i]
@@ -210,6 +217,53 @@ func CanonicalUUID(s string) (string, bool) {
 			return "", false
 		}
 		b[i] = c
+	}
+	return string(b[:]), true
+}
+
+// postgresUUID reads s as PostgreSQL's uuid input does: optionally in
+// braces, 32 hex digits, each group of four but the last optionally
+// followed by one dash. The result is the lower-case dashed form.
+func postgresUUID(s string) (string, bool) {
+	if len(s) < 32 || len(s) > 32+7+2 {
+		return "", false
+	}
+	if s[0] == '{' {
+		if s[len(s)-1] != '}' {
+			return "", false
+		}
+		s = s[1 : len(s)-1]
+	}
+	var b [36]byte
+	n, j := 0, 0 // hex digits read, bytes of b written
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-':
+			// After a group of four, not the last, and not after a dash.
+			if n == 0 || n%4 != 0 || n == 32 || s[i-1] == '-' {
+				return "", false
+			}
+			continue
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		case c >= 'A' && c <= 'F':
+			c += 'a' - 'A'
+		default:
+			return "", false
+		}
+		if n == 32 {
+			return "", false
+		}
+		if n == 8 || n == 12 || n == 16 || n == 20 {
+			b[j] = '-'
+			j++
+		}
+		b[j] = c
+		j++
+		n++
+	}
+	if n != 32 {
+		return "", false
 	}
 	return string(b[:]), true
 }

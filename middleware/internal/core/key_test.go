@@ -198,7 +198,34 @@ func TestCanonicalUUID(t *testing.T) {
 	for _, in := range []string{
 		"", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "a0eebc99x9c0b-4ef8-bb6d-6bb9bd380a11",
 		"g0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
-		"urn:uuix:" + want, "a0eebc99-9c0b4ef8bb6d6bb9bd380a11", "a0eebc999c0b4ef8bb6d6bb9bd380a1g",
+		"urn:uuix:" + want, "a0eebc999c0b4ef8bb6d6bb9bd380a1g",
+	} {
+		if got, ok := CanonicalUUID(in); ok {
+			t.Errorf("CanonicalUUID(%q) = %q, want no UUID", in, got)
+		}
+	}
+}
+
+// TestCanonicalUUIDPostgres: the spellings PostgreSQL's uuid type reads as
+// one UUID (a hyphen, or none, after any group of four hex digits; the
+// whole in braces) are one key, as a handler passing the id to a uuid
+// column reads one order; malformed ones are no UUID.
+func TestCanonicalUUIDPostgres(t *testing.T) {
+	const want = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	for _, in := range []string{
+		"a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11", "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+		"{a0eebc999c0b4ef8bb6d6bb9bd380a11}", "{A0EEBC99-9C0B4EF8-BB6D6BB9-BD380A11}",
+		"a0eebc99-9c0b4ef8bb6d6bb9bd380a11",
+	} {
+		if got, ok := CanonicalUUID(in); !ok || got != want {
+			t.Errorf("CanonicalUUID(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{
+		"a0eebc99--9c0b4ef8bb6d6bb9bd380a11", "-a0eebc999c0b4ef8bb6d6bb9bd380a11", "a0eebc999c0b4ef8bb6d6bb9bd380a11-",
+		"a0eeb-c999c0b4ef8bb6d6bb9bd380a11", "{a0eebc999c0b4ef8bb6d6bb9bd380a11", "a0eebc999c0b4ef8bb6d6bb9bd380a11}",
+		"{a0eebc999c0b4ef8bb6d6bb9bd380a11)", "{}", "{", "a0eebc999c0b4ef8bb6d6bb9bd380a1122",
+		"{{a0eebc999c0b4ef8bb6d6bb9bd380a11}}",
 	} {
 		if got, ok := CanonicalUUID(in); ok {
 			t.Errorf("CanonicalUUID(%q) = %q, want no UUID", in, got)
