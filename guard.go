@@ -379,7 +379,21 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	// send sends the calls at idx together with their WAIT.
 	send := func(idx []int) {
 		eval := false // the calls at idx were answered NOSCRIPT
+		waitMs := waitMs
+		start := time.Now()
 		for {
+			if eval {
+				// The WAIT sent with the refused scripts covered none of
+				// them, yet waited for any earlier write on its pooled
+				// connection no replica acknowledged: up to the whole
+				// timeout. The EVAL's WAIT gets what is left of it, so the
+				// guard waits no longer than its timeout in all (an
+				// acquisition's wait lets its attempt run that long past
+				// its end, waitSpec.overrun, and cut off the attempt as a
+				// wait that ran out when it waited twice). At least 1 ms:
+				// WAIT 0 would wait for good.
+				waitMs = max((timeout - time.Since(start)).Milliseconds(), 1)
+			}
 			cmds := make(rueidis.Commands, 0, len(idx)+2)
 			if cluster {
 				// Which primary the calls reach (rerouted).

@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -88,4 +89,71 @@ func TestGuardNoScriptStalledReplicaCluster(t *testing.T) {
 	stopped.Pause()
 	defer stopped.Resume()
 	lockAfterFlush(t, ctx, p, ls, "with one of its primary's two replicas stopped, the primary's scripts flushed")
+}
+
+// TestGuardNoScriptShortWait: a guarded attempt that meets NOSCRIPT on a
+// connection whose earlier write no replica acknowledged (the WAIT sent with
+// the refused script waits its full timeout for that write) waits no longer
+// than the guard timeout in all, so a TryAcquire or TryLock whose wait is
+// shorter than that timeout still fails with ErrNotReplicated, its grant
+// undone at once. The EVAL that followed waited a whole timeout again: the
+// attempt ran past its wait's end and was cut off as a wait that ran out.
+func TestGuardNoScriptShortWait(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	ctx := testCtx(t, 30*time.Second)
+	s := mustSem(t, c, "noscript-short-sem")
+	p := mustPermits(t, c, "noscript-short-permits")
+	m := mustMutex(t, c, "noscript-short-lock")
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The replicas counted, the scripts loaded.
+	if err := s.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	const wait = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		f    func() error
+	}{
+		{"Semaphore.TryAcquire", func() error { return s.TryAcquire(ctx, 1, wait) }},
+		{"PermitSemaphore.TryAcquire", func() error { _, err := p.TryAcquire(ctx, time.Minute, wait); return err }},
+		{"Mutex.TryLock", func() error {
+			lctx, err := m.TryLock(ctx, wait)
+			if err == nil {
+				_ = m.Unlock(lctx)
+			}
+			return err
+		}},
+	} {
+		// A write no replica acknowledged on the guard's connection.
+		if err := s.Acquire(ctx, 1); !errors.Is(err, ErrNotReplicated) {
+			t.Fatalf("Acquire with the replica stopped: %v, want ErrNotReplicated", err)
+		}
+		if err := primary.Do(t, "SCRIPT", "FLUSH").Error(); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		err := tc.f()
+		took := time.Since(start)
+		if !errors.Is(err, ErrNotReplicated) {
+			t.Errorf("%s with a %s wait after SCRIPT FLUSH, the replica stopped: %v after %s, want ErrNotReplicated", tc.name, wait, err, took.Round(time.Millisecond))
+		}
+	}
+	if n := countAt(t, primary, s.Key()); n != 1 {
+		t.Errorf("Semaphore: %d permits after the undone acquisitions, want 1", n)
+	}
+	if st, err := p.State(ctx); err != nil || st.Available != 1 || st.Held != 0 {
+		t.Errorf("PermitSemaphore: %+v, %v after the undone acquisition; want 1 available, none held", st, err)
+	}
 }
