@@ -275,8 +275,10 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // a hold that has ended, even when its owner holds the lock again (that newer
 // hold is left alone), and an Extend whose hold ended (its loss deadline
 // passed) while the call was in flight. The call is bounded by
-// ctx; when it fails without an answer, the lock context ends no later than
-// lease from now, in case the server applied a shorter lease.
+// ctx, and one whose connection broke is made again within it (under the
+// failover guard too); when it fails without an answer, the lock context
+// ends no later than lease from now, in case the server applied a shorter
+// lease.
 func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	return m.c.extend(ctx, lctx, m, lease)
 }

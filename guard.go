@@ -278,15 +278,30 @@ func isNoScript(err error) bool {
 
 // callGuarded runs a lease-setting script (an Extend) with WAIT after it on
 // the same connection (sendGuarded) and decodes its reply; acked reports
-// whether g.acks replicas acknowledged the write within g.timeout.
+// whether g.acks replicas acknowledged the write within g.timeout. A call
+// whose connection broke under it is made again within ctx, as rueidis
+// makes the unguarded one (the script is retryable: a repeat sets the same
+// lease, from a moment later, past the loss deadline taken before the
+// first): rueidis repeats no call sent with WAIT. One cut off as stalled is
+// not made again: the primary stopped answering.
 func (c *Client) callGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) (bool, error)) (held, acked bool, err error) {
-	reply, acked, err := c.sendGuarded(ctx, g, build)
-	if err != nil {
-		return false, false, err
+	for range guardedRepeats {
+		var reply rueidis.RedisResult
+		reply, acked, err = c.sendGuarded(ctx, g, build)
+		if err != nil {
+			return false, false, err // not built: nothing sent
+		}
+		held, err = decode(reply)
+		if err == nil || !brokenConn(err) || errors.Is(err, errGuardStalled) || ctx.Err() != nil {
+			break
+		}
 	}
-	held, err = decode(reply)
 	return held, acked, err
 }
+
+// guardedRepeats is how many times in all a guarded Extend is sent while
+// its connection breaks under it (callGuarded).
+const guardedRepeats = 3
 
 // guardedCall is one call of sendGuardedBatch: acks replicas must
 // acknowledge the write build makes; want is WithGuardReplicas, for a call

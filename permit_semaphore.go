@@ -506,7 +506,7 @@ func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease tim
 	var res generated.PermitExtendResult
 	var acked bool
 	var err error
-	for range 3 {
+	for range guardedRepeats {
 		var reply rueidis.RedisResult
 		reply, acked, err = s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
 			return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
