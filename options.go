@@ -293,7 +293,8 @@ func WithReleaseTimeout(d time.Duration) SharedOption {
 // once a replica acknowledged them (an Extend that none did fails with
 // ErrNotReplicated); WithGuardReplicas makes it wait for more replicas. For
 // Mutex, FairMutex, RWMutex (both sides), LeanMutex, RedLock (on each
-// node), Semaphore and PermitSemaphore (its acquisitions and Extend).
+// node), Semaphore (its acquisitions and DrainPermits) and PermitSemaphore
+// (its acquisitions and Extend).
 func WithFailoverGuard(on bool, timeout time.Duration) SharedOption {
 	return sharedOption{"WithFailoverGuard", kindsGuard, func(c *config) {
 		if on && timeout <= 0 {

@@ -407,7 +407,9 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // unset and returns 0. As Redisson's drainPermits (a SET), it drops the
 // counter's TTL, if any. A drain held up on its way to Redis and reaching it
 // after ctx ended drains nothing. A name another kind of lock holds is
-// ErrWrongKind, and the lock is left alone.
+// ErrWrongKind, and the lock is left alone. Under the failover guard
+// (WithFailoverGuard), permits drained that no replica acknowledged in time
+// are given back, and the error errors.Is ErrNotReplicated.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("drain", err)
@@ -416,11 +418,47 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	// first one drained (callRecorded), which would otherwise be lost.
 	// Its record is reserved first, for as long as ctx waits: a drain held up
 	// on its way and reaching Redis after that takes nothing (reservedCall).
-	v, err := s.c.reservedCall(ctx, "redisson_sc_latch", s.key, false, generated.RecordReserveStrict, func(ctx context.Context, record, _ string, slack time.Duration) (int64, error) {
-		return generated.SemaphoreDrain(ctx, s.c.rc, s.key, record, s.c.recordTTL, slack)
+	// Under the failover guard it is an acquisition of every free permit,
+	// guarded as one: WAIT follows it (and each repeat, which writes its
+	// record again, so its WAIT covers the drain).
+	guard := s.c.guarded(ctx, s.cfg, s.key)
+	acked := true
+	var record string
+	var sent time.Time
+	v, err := s.c.reservedCall(ctx, "redisson_sc_latch", s.key, false, generated.RecordReserveStrict, func(ctx context.Context, rec, _ string, slack time.Duration) (int64, error) {
+		record, sent = rec, time.Now()
+		if !guard.on() {
+			return generated.SemaphoreDrain(ctx, s.c.rc, s.key, rec, s.c.recordTTL, slack)
+		}
+		reply, ok, err := s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
+			return generated.SemaphoreDrainCommand(s.c.rc, s.key, rec, s.c.recordTTL, slack)
+		})
+		if err != nil {
+			return 0, err // not built: nothing sent
+		}
+		acked = ok
+		return generated.DecodeSemaphoreDrain(reply)
 	})
 	if err != nil {
 		return 0, s.fail("drain", notCount(err))
+	}
+	if v > 0 && guard.on() {
+		// A drain that took nothing (a count of 0 or less) has nothing a
+		// failover could hand out again: its WAIT decides nothing.
+		if o := s.c.cfg.observer; o != nil {
+			s.c.reportGuard(o, GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
+		}
+		if !acked {
+			// No replica has the drain: a failover now would promote one
+			// that hands the permits out again while the caller counts
+			// them as its own. They go back through the drain's record
+			// (SemaphoreUndo: exactly once), in the background should
+			// that fail.
+			if s.undo(record, v, s.cfg.releaseTimeout) != nil {
+				s.undoLater(record, v, sent)
+			}
+			return 0, s.fail("drain", fmt.Errorf("%w (%d needed) within %s; the drain was undone, its %d permits given back", ErrNotReplicated, guard.needed(), guard.timeout, v))
+		}
 	}
 	return v, nil
 }

@@ -20,7 +20,8 @@ const semaphoreDrainSource = `#!lua
 -- trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
 -- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
--- server after such a retry, it answers that reply and drains nothing more.
+-- server after such a retry, it answers that reply and drains nothing more
+-- (0 once the drain was given back, SemaphoreUndo on its record).
 -- The record is reserved first (RecordReserveStrict) for as long as the
 -- caller waits: a call reaching the server after that, its caller gone,
 -- finds no record (or less of the reservation left than slack, the time the
@@ -43,6 +44,14 @@ if not seen or (seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2])) 
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
+  -- A repeat renews the record: a write, after the drain's in the
+  -- replication stream, so the failover guard's WAIT sent with it covers
+  -- the drain. A drain given back since (SemaphoreUndo: "undone:<n>") took
+  -- nothing.
+  redis.call('pexpire', KEYS[2], ARGV[1])
+  if string.match(seen, '^undone') then
+    return 0
+  end
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
@@ -59,7 +68,7 @@ return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "f8e302efb03c56d0550adbafc6893cdc7097abcc"
+const semaphoreDrainSHA1 = "eb6879dadac53da891f12425fafcc7a76ee45ff2"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -71,7 +80,8 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
 // and does not expire with permits still held out. The call records its reply under its own
 // key for recordTTL: made again after its reply was lost, or reaching the
-// server after such a retry, it answers that reply and drains nothing more.
+// server after such a retry, it answers that reply and drains nothing more
+// (0 once the drain was given back, SemaphoreUndo on its record).
 // The record is reserved first (RecordReserveStrict) for as long as the
 // caller waits: a call reaching the server after that, its caller gone,
 // finds no record (or less of the reservation left than slack, the time the

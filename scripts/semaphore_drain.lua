@@ -7,7 +7,8 @@
 -- trySetPermits(n, ttl) gave an expiry outlives the drain on either side,
 -- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
--- server after such a retry, it answers that reply and drains nothing more.
+-- server after such a retry, it answers that reply and drains nothing more
+-- (0 once the drain was given back, SemaphoreUndo on its record).
 -- The record is reserved first (RecordReserveStrict) for as long as the
 -- caller waits: a call reaching the server after that, its caller gone,
 -- finds no record (or less of the reservation left than slack, the time the
@@ -30,6 +31,14 @@ if not seen or (seen == '' and redis.call('pttl', KEYS[2]) < tonumber(ARGV[2])) 
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
+  -- A repeat renews the record: a write, after the drain's in the
+  -- replication stream, so the failover guard's WAIT sent with it covers
+  -- the drain. A drain given back since (SemaphoreUndo: "undone:<n>") took
+  -- nothing.
+  redis.call('pexpire', KEYS[2], ARGV[1])
+  if string.match(seen, '^undone') then
+    return 0
+  end
   return tonumber(seen)
 end
 local value = redis.call('get', KEYS[1])
