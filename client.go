@@ -544,6 +544,11 @@ func (c *Client) publishCommand() string {
 // guardState caches how many replicas the primary has, for the failover guard.
 // Every acquisition reads it: atomics, not a lock all of them share.
 type guardState struct {
+	// waitRefused: the error reply of the guard's last WAIT that the server
+	// refused (an ACL user without WAIT), which the error of a write it
+	// could not vouch for names (guardFailed); nil once one answered.
+	waitRefused atomic.Pointer[error]
+
 	checked  atomic.Int64 // when the count was taken (countClock); 0: never
 	replicas atomic.Int64
 	// shards: on a Cluster, each primary's count by the slots it serves, so

@@ -870,7 +870,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					c.undoLater(p, field, serverLease, start.Add(serverLease), 0)
 				}
 				if !acked {
-					return false, tryAgain{}, notReplicated(guard)
+					return false, tryAgain{}, c.notReplicated(guard)
 				}
 				return false, tryAgain{}, ctx.Err()
 			}

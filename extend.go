@@ -123,7 +123,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// would promote one with the old expiry, and another owner could be
 		// granted the lock at its old end. The deadline stays (a shorter
 		// lease has moved it earlier already), as does the hold's lease.
-		return opError("extend", s.name, fmt.Errorf("%w (%d needed) within %s; the hold keeps its earlier deadline", ErrNotReplicated, guard.needed(), guard.timeout))
+		return opError("extend", s.name, c.guardFailed(guard, "the hold keeps its earlier deadline"))
 	}
 	c.mu.Lock()
 	if h.released() {

@@ -267,8 +267,34 @@ func (c *Client) guardedCommand(call guardedCall, eval bool) guardedCall {
 }
 
 // notReplicated is the error of an acquisition the guard undid.
-func notReplicated(g guardWait) error {
-	return fmt.Errorf("%w (%d needed) within %s; the acquisition was undone", ErrNotReplicated, g.needed(), g.timeout)
+func (c *Client) notReplicated(g guardWait) error {
+	return c.guardFailed(g, "the acquisition was undone")
+}
+
+// guardFailed is ErrNotReplicated for a write g's WAIT did not vouch for,
+// what says what became of it. When the server refused the WAIT (an ACL
+// user without it), the error says so and wraps the refusal: no replica
+// can vouch for any write then, and the fix is the user's permissions (or
+// the guard off), not the replicas.
+func (c *Client) guardFailed(g guardWait, what string) error {
+	if p := c.guard.waitRefused.Load(); p != nil {
+		return fmt.Errorf("%w: the server refused the failover guard's WAIT (%w); %s. Allow the user WAIT (or use a server that has it), or turn the guard off (WithFailoverGuard(false, 0))", ErrNotReplicated, *p, what)
+	}
+	return fmt.Errorf("%w (%d needed) within %s; %s", ErrNotReplicated, g.needed(), g.timeout, what)
+}
+
+// noteWait records whether the server refused a guarded batch's WAIT (err,
+// its reply's error) for good, for guardFailed: NOPERM (an ACL user without
+// WAIT), or a server or proxy that does not have the command. (A replica's
+// refusal, a primary demoted in a failover, passes with the failover.)
+func (c *Client) noteWait(err error) {
+	if re, ok := rueidis.IsRedisErr(err); ok {
+		if msg := re.Error(); strings.HasPrefix(msg, "NOPERM") || strings.Contains(msg, "unknown command") {
+			c.guard.waitRefused.Store(&err)
+		}
+	} else if err == nil && c.guard.waitRefused.Load() != nil {
+		c.guard.waitRefused.Store(nil)
+	}
 }
 
 func isNoScript(err error) bool {
@@ -473,6 +499,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					r[0] = rueidis.NewErrorResult(errGuardStalled)
 				}
 				n, werr := r[1].AsInt64()
+				c.noteWait(werr)
 				// acks 0: a primary without replicas (redirect), where the
 				// write stands whatever WAIT answers.
 				out[i] = guardedReply{reply: r[0], acked: acks == 0 || werr == nil && n >= int64(acks), acks: acks}

@@ -277,7 +277,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 				if s.undoNow(wire, record) != nil {
 					s.undoLater(wire, record, lease)
 				}
-				return false, tryAgain{}, notReplicated(guard)
+				return false, tryAgain{}, s.c.notReplicated(guard)
 			}
 		}
 		if res.Status == 1 {
@@ -486,7 +486,7 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	// of, and nothing announces it.
 	s.c.subs.leaseEnds(s.channel, time.Now().Add(addSat(lease, time.Millisecond)))
 	if !acked {
-		return s.fail("extend "+id, fmt.Errorf("%w (%d needed) within %s; a failover may bring back the permit's earlier lease", ErrNotReplicated, guard.needed(), guard.timeout))
+		return s.fail("extend "+id, s.c.guardFailed(guard, "a failover may bring back the permit's earlier lease"))
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 				if s.undo(latch, n, s.cfg.releaseTimeout) != nil {
 					s.undoLater(latch, n, sent)
 				}
-				return false, tryAgain{}, notReplicated(guard)
+				return false, tryAgain{}, s.c.notReplicated(guard)
 			}
 			taken = latch
 		}
@@ -457,7 +457,7 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 			if s.undo(record, v, s.cfg.releaseTimeout) != nil {
 				s.undoLater(record, v, sent)
 			}
-			return 0, s.fail("drain", fmt.Errorf("%w (%d needed) within %s; the drain was undone, its %d permits given back", ErrNotReplicated, guard.needed(), guard.timeout, v))
+			return 0, s.fail("drain", s.c.guardFailed(guard, fmt.Sprintf("the drain was undone, its %d permits given back", v)))
 		}
 	}
 	return v, nil
