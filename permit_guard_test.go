@@ -1,7 +1,6 @@
 package scriptlock
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -149,24 +148,6 @@ func TestPermitSemaphoreGuardNoReplicas(t *testing.T) {
 	}
 	if n := waitCalls(t, node); n != 0 {
 		t.Fatalf("%d WAIT calls on a primary without replicas, want none", n)
-	}
-}
-
-// TestPermitSemaphoreGuardedNoAlloc: a PermitSemaphore takes the failover
-// guard's wait as the locks do, allocating nothing for it.
-func TestPermitSemaphoreGuardedNoAlloc(t *testing.T) {
-	if raceEnabled {
-		t.Skip("allocation counts differ under the race detector")
-	}
-	primary, _ := redistest.Replicated(t)
-	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
-	ctx := context.Background()
-	p := mustPermits(t, c, "guard-alloc-permits")
-	if g := c.guarded(ctx, p.cfg, p.key); !g.on() {
-		t.Fatalf("the guard does not wait on a primary with a replica: %+v", g)
-	}
-	if got := testing.AllocsPerRun(200, func() { _ = c.guarded(ctx, p.cfg, p.key) }); got != 0 {
-		t.Errorf("guarded: %v allocations per call, want 0", got)
 	}
 }
 

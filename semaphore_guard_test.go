@@ -141,9 +141,9 @@ func TestSemaphoreGuardNoReplicas(t *testing.T) {
 	}
 }
 
-// TestSemaphoreGuardedNoAlloc: a Semaphore takes the failover guard's wait
-// as the locks do, allocating nothing for it.
-func TestSemaphoreGuardedNoAlloc(t *testing.T) {
+// TestSemaphoresGuardedNoAlloc: both semaphores take the failover guard's
+// wait as the locks do, allocating nothing for it.
+func TestSemaphoresGuardedNoAlloc(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
@@ -151,11 +151,18 @@ func TestSemaphoreGuardedNoAlloc(t *testing.T) {
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
 	ctx := context.Background()
 	s := mustSem(t, c, "guard-alloc-sem")
-	if g := c.guarded(ctx, s.cfg, s.key); !g.on() {
-		t.Fatalf("the guard does not wait on a primary with a replica: %+v", g)
-	}
-	if got := testing.AllocsPerRun(200, func() { _ = c.guarded(ctx, s.cfg, s.key) }); got != 0 {
-		t.Errorf("guarded: %v allocations per call, want 0", got)
+	p := mustPermits(t, c, "guard-alloc-permits")
+	for _, h := range []struct {
+		kind string
+		cfg  *config
+		key  string
+	}{{"Semaphore", s.cfg, s.key}, {"PermitSemaphore", p.cfg, p.key}} {
+		if g := c.guarded(ctx, h.cfg, h.key); !g.on() {
+			t.Fatalf("%s: the guard does not wait on a primary with a replica: %+v", h.kind, g)
+		}
+		if got := testing.AllocsPerRun(200, func() { _ = c.guarded(ctx, h.cfg, h.key) }); got != 0 {
+			t.Errorf("%s: guarded: %v allocations per call, want 0", h.kind, got)
+		}
 	}
 }
 
