@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -385,6 +386,7 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	sent := now
 	now = time.Now()
 	var lost, renewed []*renewal
+	var lostWhy []error // why each of lost is
 	failed, ended := 0, 0
 	w.mu.Lock()
 	for i, r := range batch {
@@ -407,8 +409,15 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 			r.due = now.Add(r.every)
 			heap.Push(&w.queue, r)
 			renewed = append(renewed, r)
-		case rep.err == nil && !r.h.releasing.Load():
+		case (rep.err == nil || otherKind(rep.err)) && !r.h.releasing.Load():
+			// Gone: another owner's, or a name another kind of lock took
+			// (WRONGTYPE after a delete elsewhere), which no retry changes.
 			lost = append(lost, r)
+			why := errNotHeldOnServer
+			if rep.err != nil {
+				why = fmt.Errorf("%w: %w", errOtherKind, wrongKind(rep.err))
+			}
+			lostWhy = append(lostWhy, why)
 		default:
 			// A transient failure, or a lock its owner is releasing right
 			// now (the release settles it): try again soon. The hold's loss
@@ -432,8 +441,8 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	// Every lost hold ends before the Observer hears of any (HoldEnd, then
 	// Renewal): its time is not the owners' time under a lock found gone.
 	reports := make([]func(), 0, len(lost))
-	for _, r := range lost {
-		reports = append(reports, w.onLost(r.h, errNotHeldOnServer))
+	for i, r := range lost {
+		reports = append(reports, w.onLost(r.h, lostWhy[i]))
 	}
 	for _, report := range reports {
 		report()
@@ -452,6 +461,15 @@ func (w *watchdog) report(e RenewalEvent) {
 }
 
 var errNotHeldOnServer = errors.New("renewal found the lock no longer held by this owner")
+
+// errOtherKind: a renewal or Extend found the lock's name taken by another
+// kind of lock.
+var errOtherKind = errors.New("the lock's name is taken by another kind of lock")
+
+// otherKind reports a reply by which the lock's key holds another kind of
+// lock (WRONGTYPE, or a script's refusal of the other kind): this hold's
+// key is gone, as when another owner took it.
+func otherKind(err error) bool { return errors.Is(wrongKind(err), ErrWrongKind) }
 
 // errNotHeldAtRelease: Unlock found the hold gone on the server.
 var errNotHeldAtRelease = errors.New("release found the lock no longer held by this owner")
