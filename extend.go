@@ -97,13 +97,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		defer done()
 		return p.(extender).extendOnce(ctx, field, lease, token, guard)
 	}()
-	switch {
-	case err != nil:
-		// The script may have run: a shorter lease may be in force on the
-		// server, so the hold must not outlive it here.
-		c.armEarlier(h, at)
-		return opError("extend", s.name, wrongKind(err))
-	case !held:
+	gone := func(why error) {
 		// Counted as a loss timer's run, so that Close waits for the end
 		// reported (once Close has ended every hold, h is ended already),
 		// and counted out however the end unwinds (an Observer's HoldEnd
@@ -111,12 +105,28 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		if !h.releasing.Load() && c.timerStart() {
 			func() {
 				defer c.timerDone()
-				c.lost(h, errNotHeldOnServer) // logged, as a loss the watchdog finds
+				c.lost(h, why) // logged, as a loss the watchdog finds
 			}()
 		}
 		// Else the owner's Unlock of its last hold is under way and may be
 		// what removed it (as for a watchdog renewal): that Unlock ends the
 		// hold, as released or, should it find the lock gone, as lost.
+	}
+	switch {
+	case err != nil && otherKind(err):
+		// The name is another kind of lock's (the key was deleted
+		// elsewhere and taken): the hold is gone, as when another owner
+		// took it, whatever Extend is made again.
+		err = wrongKind(err)
+		gone(fmt.Errorf("%w: %w", errOtherKind, err))
+		return opError("extend", s.name, fmt.Errorf("%w: %w", ErrNotHeld, err))
+	case err != nil:
+		// The script may have run: a shorter lease may be in force on the
+		// server, so the hold must not outlive it here.
+		c.armEarlier(h, at)
+		return opError("extend", s.name, wrongKind(err))
+	case !held:
+		gone(errNotHeldOnServer)
 		return opError("extend", s.name, ErrNotHeld)
 	case !acked:
 		// The primary has the new lease but no replica does: a failover now

@@ -72,3 +72,50 @@ func TestRenewalFindsOtherKindLost(t *testing.T) {
 		})
 	}
 }
+
+// Extend of a hold whose name another kind of lock took (its key deleted
+// elsewhere) finds it gone: the error is ErrWrongKind and ErrNotHeld, and
+// the hold's context ends at once with ErrLockLost, as for a hold another
+// owner took; it ran on to the new lease's loss deadline.
+func TestExtendFindsOtherKindLost(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	a := newTestClient(t, node.Client(t), prefix)
+	b := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 30*time.Second)
+	for _, tc := range []struct {
+		name  string
+		take  func(name string) Extender
+		other func(name string) Locker
+	}{
+		{"lean-then-mutex", func(n string) Extender { return mustLean(t, a, n) }, func(n string) Locker { return mustMutex(t, b, n) }},
+		{"mutex-then-lean", func(n string) Extender { return mustMutex(t, a, n) }, func(n string) Locker { return mustLean(t, b, n) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			held := tc.take(tc.name)
+			lctx, err := held.(interface {
+				LockWithLease(context.Context, time.Duration) (context.Context, error)
+			}).LockWithLease(ctx, 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := node.Do(t, "DEL", held.(interface{ Key() string }).Key()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			octx, err := tc.other(tc.name).Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = held.Extend(ctx, lctx, 10*time.Second)
+			if !errors.Is(err, ErrWrongKind) || !errors.Is(err, ErrNotHeld) {
+				t.Errorf("Extend of a hold whose name another kind of lock took: %v, want ErrWrongKind and ErrNotHeld", err)
+			}
+			if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
+				t.Errorf("after Extend found another kind of lock: the hold's context cause %v, want ErrLockLost", cause)
+			}
+			if err := tc.other(tc.name).Unlock(octx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
