@@ -136,8 +136,11 @@ type LockConfig struct {
 	// instead of answering 503. Mutual exclusion is then not guaranteed. A
 	// lock refused for what it is (its name held by another kind of lock,
 	// invalid lock options, a closed client) or refused to the client's
-	// Redis user (NOPERM: an ACL without the scripts' commands, or
-	// without a command, key or channel a script uses) still answers 503.
+	// Redis user (NOPERM: an ACL without the scripts' commands, or without
+	// a command, key or channel a script uses), and any
+	// other error reply of a reachable Redis that does not clear by itself
+	// (ERR unknown command from a proxy, a script error), still answers 503;
+	// a Redis loading, failing over, busy or out of memory fails open.
 	FailOpen bool
 	// ErrorHandler, when set, gets every error the middleware would return (an
 	// *echo.HTTPError with the Code and Message of ErrKeyMissing,

@@ -78,8 +78,10 @@ func WithRetryAfter(d time.Duration) Option { return func(o *options) { o.retryA
 // A lock refused for what it is (its name held by another kind of lock,
 // invalid lock options, a closed client) or refused to the client's Redis
 // user (NOPERM: an ACL without the scripts' commands, or without a
-// command, key or channel a script uses) still fails with
-// Unavailable.
+// command, key or channel a script uses), and any other error
+// reply of a reachable Redis that does not clear by itself (ERR unknown
+// command from a proxy, a script error), still fails with Unavailable; a
+// Redis loading, failing over, busy or out of memory fails open.
 func WithFailOpen(on bool) Option { return func(o *options) { o.failOpen = on } }
 
 // WithOutcome reports the outcome of every call the interceptor locks

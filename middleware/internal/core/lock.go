@@ -128,16 +128,17 @@ func requestEnded(ctx context.Context) bool {
 
 // MayFailOpen reports whether a lock error of the Unavailable kind may run
 // the handler without the lock when the middleware fails open: only when
-// Redis could not be reached or failed, not when the lock was refused for
-// what it is: its name held by another kind of lock (ErrWrongKind), invalid
-// lock options (ErrInvalidArgument), a lock the request's owner holds and
-// cannot re-enter (ErrNotReentrant, ErrUpgrade), or a closed client
-// (ErrClosed), nor when Redis answered but refused the client's user (an ACL
-// without the scripts' commands, or without a command, key or channel a
-// script uses: NOPERM, "The user executing the script can't ...", or
-// NOAUTH, WRONGPASS), a lasting
-// misconfiguration under which failing open would run every request without
-// its lock. Those answer as unavailable and never skip the lock.
+// Redis could not be reached or is passing through a state it leaves by
+// itself (loading its data, a failover, a busy script, full memory, ...), not
+// when the lock was refused for what it is: its name held by another kind of
+// lock (ErrWrongKind), invalid lock options (ErrInvalidArgument), a lock the
+// request's owner holds and cannot re-enter (ErrNotReentrant, ErrUpgrade), or
+// a closed client (ErrClosed), nor when Redis answered with any other error
+// reply: one refusing the client's user (an ACL without the scripts'
+// commands: NOPERM, or NOAUTH, WRONGPASS), a command the server or a proxy in
+// front of it does not know (ERR unknown command), a script error. Those are
+// lasting misconfigurations under which failing open would run every request
+// without its lock; they answer as unavailable and never skip the lock.
 func MayFailOpen(err error) bool {
 	for _, refused := range []error{scriptlock.ErrWrongKind, scriptlock.ErrInvalidArgument,
 		scriptlock.ErrNotReentrant, scriptlock.ErrUpgrade, scriptlock.ErrClosed} {
@@ -148,19 +149,22 @@ func MayFailOpen(err error) bool {
 	var re *rueidis.RedisError
 	if errors.As(err, &re) {
 		msg := re.Error()
-		for _, denied := range []string{"NOPERM", "NOAUTH", "WRONGPASS"} {
-			if strings.HasPrefix(msg, denied) {
-				return false
+		for _, passing := range transientReplies {
+			if strings.HasPrefix(msg, passing) {
+				return true
 			}
 		}
-		// A command, key or channel the script uses that the ACL denies is
-		// refused inside the script: an ERR before Redis 7.2, not NOPERM.
-		if strings.Contains(msg, "The user executing the script can't") {
-			return false
-		}
+		return false
 	}
 	return true
 }
+
+// transientReplies begin the error replies of a reachable Redis that clear
+// without anyone's help: the server is loading its data, running a long
+// script, in a failover or a resharding, out of memory or unable to persist,
+// or at its client limit. Every other error reply is lasting.
+var transientReplies = []string{"LOADING ", "BUSY ", "TRYAGAIN ", "CLUSTERDOWN ", "MASTERDOWN ",
+	"READONLY ", "NOREPLICAS ", "OOM ", "MISCONF ", "ERR max number of clients"}
 
 // LockLost reports whether lctx was cancelled because its lock was lost.
 func LockLost(lctx context.Context) bool {
