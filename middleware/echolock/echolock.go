@@ -96,7 +96,10 @@ type LockConfig struct {
 	// with ErrConfig.
 	KeyLookup string
 	// KeyFunc, when set, is used instead of KeyLookup. Returning "" with a nil
-	// error means the key is missing.
+	// error means the key is missing. An error that wraps the request
+	// context's error once it has ended (the client went away) is reported
+	// as canceled and answered 503, as a request canceled while waiting for
+	// its lock is; any other error is an invalid key (400).
 	KeyFunc func(c echo.Context) (string, error)
 	// KeyPrefix is prepended to the escaped key. Default DefaultKeyPrefix.
 	// Braces in it must make a complete hash tag ("{orders}:"), which then
@@ -316,6 +319,12 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			var key string
 			if err == nil {
 				key, err = core.Key(config.KeyPrefix, raw, config.MaxKeyLen)
+			}
+			if err != nil && core.KeyCanceled(c.Request().Context(), err) {
+				// The client went away while the key was looked up: no bad
+				// key, answered as a request canceled while waiting is.
+				config.OnOutcome.Report(c.Request().Context(), scriptlock.RequestCanceled)
+				return fail(c, ErrUnavailable, err)
 			}
 			if err != nil {
 				config.OnOutcome.Report(c.Request().Context(), scriptlock.RequestKeyInvalid)

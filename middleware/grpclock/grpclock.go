@@ -444,6 +444,12 @@ func (s *lockedStream) sameKey(m any) {
 			return
 		}
 	}
+	if core.KeyCanceled(s.ctx.Context, err) {
+		// The stream ended while a Func looked the key up: no bad key,
+		// and the call's outcome is already reported.
+		s.refuse(&lockError{st: contextStatus(s.ctx.Context, err)})
+		return
+	}
 	s.o.outcome.Report(s.ctx.Context, scriptlock.RequestKeyInvalid)
 	s.refuse(&lockError{st: status.New(codes.InvalidArgument, "lock key differs from the one the stream's first message locked")})
 }
@@ -566,6 +572,12 @@ func (o *options) key(ctx context.Context, src KeySource, method string, req any
 			return key, nil
 		}
 	}
+	if core.KeyCanceled(ctx, err) {
+		// The client went away while a Func looked the key up: no bad
+		// key, ended as a call canceled while waiting for its lock is.
+		o.outcome.Report(ctx, scriptlock.RequestCanceled)
+		return "", &lockError{st: contextStatus(ctx, err)}
+	}
 	o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 	// Every answer here is a lockError: the call never ran, so the
 	// idempotency interceptor stores none of them and bad input leaves
@@ -645,14 +657,20 @@ func (o *options) acquireError(ctx context.Context, method, key string, err erro
 		}
 		return &lockError{st: st}
 	case core.Canceled:
-		if cerr := ctx.Err(); cerr != nil {
-			return &lockError{st: status.FromContextError(cerr)}
-		}
-		return &lockError{st: status.FromContextError(err)}
+		return &lockError{st: contextStatus(ctx, err)}
 	default:
 		o.logger.ErrorContext(ctx, "grpclock: lock service unavailable", "method", method, "key", key, "err", err)
 		return &lockError{st: status.New(codes.Unavailable, "lock service unavailable")}
 	}
+}
+
+// contextStatus is the status of a call whose context ended (or whose
+// deadline passed a moment before its timer fired) while err was met.
+func contextStatus(ctx context.Context, err error) *status.Status {
+	if cerr := ctx.Err(); cerr != nil {
+		return status.FromContextError(cerr)
+	}
+	return status.FromContextError(err)
 }
 
 // lostError is the answer to a call whose lock was lost, with cause (the

@@ -39,7 +39,10 @@ func Field(path string) KeySource { return KeySource{field: strings.Split(path, 
 func Metadata(name string) KeySource { return KeySource{metadata: strings.ToLower(name)} }
 
 // Func takes the key from f. For streams req is the first message received.
-// Returning "" with a nil error means the key is missing.
+// Returning "" with a nil error means the key is missing. An error that
+// wraps the context's error once ctx has ended (the client went away) ends
+// the call with the context's code and is reported as canceled; any other
+// error is an invalid key.
 func Func(f func(ctx context.Context, fullMethod string, req any) (string, error)) KeySource {
 	return KeySource{fn: f}
 }

@@ -117,6 +117,14 @@ func ClassifyLockError(ctx context.Context, err error) (f Failure, retryAfter ti
 	return Unavailable, 0
 }
 
+// KeyCanceled reports whether err, from looking up a request's lock key (a
+// KeyFunc, a Func key source), comes from the request's own context having
+// ended (the client went away, its deadline passed): the request is then
+// canceled, not one with a bad key.
+func KeyCanceled(ctx context.Context, err error) bool {
+	return (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) && requestEnded(ctx)
+}
+
 // requestEnded reports whether ctx has ended or its deadline has passed.
 func requestEnded(ctx context.Context) bool {
 	if ctx.Err() != nil {
