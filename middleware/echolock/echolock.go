@@ -21,7 +21,7 @@
 // Outcomes: a missing or invalid key answers 400 (413 for a json: lookup on a
 // body over MaxBodyBytes); a lock still held by someone else after Wait
 // answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked) with
-// Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503 unless FailOpen; a lock lost
+// Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503, with that Retry-After, unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response.
 // The lock is released after the handler in every case, panics included.
 //
@@ -128,7 +128,8 @@ type LockConfig struct {
 
 	// RetryAfter is the Retry-After suggested when Wait runs out (default
 	// 1 s, sent in whole seconds). It is capped by Wait, and by the holder's
-	// remaining lease when that is an explicit lease shorter still.
+	// remaining lease when that is an explicit lease shorter still. The 503
+	// answered while Redis is unavailable carries it uncapped.
 	RetryAfter time.Duration
 	// ContendedStatus is the status answered when Wait runs out. Default 409
 	// (the answer the Idempotency-Key draft gives a request still in flight);
@@ -363,6 +364,9 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					}
 					config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 					config.Logger.ErrorContext(ctx, "echolock: lock service unavailable", "key", key, "err", err)
+					// A 503 says when to try again (RFC 9110), or clients
+					// and proxies may give up or retry at once.
+					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(config.RetryAfter), 10))
 					return fail(c, ErrUnavailable, err)
 				}
 			}
