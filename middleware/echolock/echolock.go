@@ -19,7 +19,7 @@
 // lock instead of blocking on it.
 //
 // Outcomes: a missing or invalid key answers 400 (413 for a json: lookup on a
-// body over MaxBodyBytes); a lock still held by someone else after Wait
+// body over MaxBodyBytes, a form: lookup on a form over net/http's limits); a lock still held by someone else after Wait
 // answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked) with
 // Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503, with that Retry-After, unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response.
@@ -204,7 +204,9 @@ func requestScope(c echo.Context) *scope {
 var (
 	ErrKeyMissing = echo.NewHTTPError(http.StatusBadRequest, "lock key missing")
 	ErrKeyInvalid = echo.NewHTTPError(http.StatusBadRequest, "lock key invalid")
-	// ErrBodyTooLarge: a json: key lookup met a body over MaxBodyBytes.
+	// ErrBodyTooLarge: a json: key lookup met a body over MaxBodyBytes, a
+	// form: lookup a form over net/http's limits (10 MB url-encoded), or
+	// the body was over a limit set in front of the middleware.
 	ErrBodyTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large")
 	ErrContended    = echo.NewHTTPError(http.StatusConflict, "resource is locked by another request")
 	ErrUnavailable  = echo.NewHTTPError(http.StatusServiceUnavailable, "lock service unavailable")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -56,13 +57,36 @@ func lookupKey(c echo.Context, extractors []extractor) (string, error) {
 	return "", skipped
 }
 
-// bodyTooLarge reports whether err comes from a body limit set before the
-// lookup read the body: net/http's MaxBytesReader or Echo's BodyLimit (a 413
-// HTTPError), so the client gets 413, not 400.
+// bodyTooLarge reports whether err comes from a body limit: one set before
+// the lookup read the body (net/http's MaxBytesReader or Echo's BodyLimit, a
+// 413 HTTPError), or the limits of net/http's form parsing (10 MB of a
+// url-encoded form, multipart.ErrMessageTooLarge), so the client gets 413,
+// not 400.
 func bodyTooLarge(err error) bool {
 	var mbe *http.MaxBytesError
 	var he *echo.HTTPError
-	return errors.As(err, &mbe) || errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge
+	return errors.As(err, &mbe) || errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge ||
+		errors.Is(err, multipart.ErrMessageTooLarge) || formTooLarge(err)
+}
+
+// formTooLarge reports whether err, or an error it wraps, is the one
+// Request.ParseForm returns for a url-encoded body over its 10 MB: an
+// errors.New of net/http, known only by its text.
+func formTooLarge(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if err.Error() == "http: POST too large" {
+			return true
+		}
+		if m, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range m.Unwrap() {
+				if formTooLarge(e) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // parseLookup turns "param:id,header:X-Order-Id,query:id,form:id,cookie:id,json:order.id"
