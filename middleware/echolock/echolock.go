@@ -104,7 +104,9 @@ type LockConfig struct {
 	// KeyPrefix is prepended to the escaped key. Default DefaultKeyPrefix.
 	// Braces in it must make a complete hash tag ("{orders}:"), which then
 	// puts every lock of the middleware in one Redis Cluster slot; others
-	// fail ToMiddleware.
+	// fail ToMiddleware, as does a prefix that, after the Client's key
+	// prefix, names another lock's companion keys ("redisson_lock_token:"),
+	// under which no lock may be taken.
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
@@ -232,7 +234,8 @@ func LockWithConfig(config LockConfig) echo.MiddlewareFunc {
 
 // ToMiddleware validates config, fills defaults, and returns the middleware.
 func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
-	if config.Lock == nil {
+	fromClient := config.Lock == nil
+	if fromClient {
 		if config.Client == nil {
 			return nil, errors.New("echolock: LockConfig.Lock or LockConfig.Client is required")
 		}
@@ -246,10 +249,6 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		} else {
 			config.Lock = func(key string) (scriptlock.Locker, error) { return c.Mutex(key, opts...) }
 		}
-		// Bad options fail here, at startup, not on every request.
-		if _, err := config.Lock("probe"); err != nil {
-			return nil, fmt.Errorf("echolock: %w", err)
-		}
 	}
 	if config.Skipper == nil {
 		config.Skipper = DefaultLockConfig.Skipper
@@ -259,6 +258,14 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}
 	if config.KeyPrefix == "" {
 		config.KeyPrefix = DefaultLockConfig.KeyPrefix
+	}
+	if fromClient {
+		// Bad options fail here, at startup, not on every request; so does
+		// a prefix that, after the Client's own, makes every lock name
+		// invalid (another lock's companion key, "redisson_lock_token:").
+		if _, err := config.Lock(config.KeyPrefix + "probe"); err != nil {
+			return nil, fmt.Errorf("echolock: %w", err)
+		}
 	}
 	if config.MaxKeyLen <= 0 {
 		config.MaxKeyLen = DefaultLockConfig.MaxKeyLen

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/scriptlock/scriptlock/internal/layout"
 )
 
 // DefaultMaxKeyLen is the longest request key accepted by default, in bytes,
@@ -293,7 +295,8 @@ func Key(prefix, raw string, maxLen int) (string, error) {
 // tag ("{orders}:"). Escaped keys hold no braces, so a prefix with a '{' not
 // closed by a later '}', an empty tag "{}" or a '}' before any '{' would make
 // every lock name invalid: each request would be refused as if its key were
-// bad.
+// bad. So would a prefix that names another lock's companion keys
+// ("redisson_lock_token:").
 func CheckPrefix(prefix string, maxLen, limit int) error {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
@@ -308,6 +311,10 @@ func CheckPrefix(prefix string, maxLen, limit int) error {
 		return fmt.Errorf("key prefix %q: '}' without a hash tag {...}", prefix)
 	case lb >= 0 && strings.IndexByte(prefix[lb+1:], '}') <= 0:
 		return fmt.Errorf("key prefix %q: '{' without a non-empty hash tag {...}", prefix)
+	case layout.Companion(prefix + "probe"):
+		// Every lock name would be another lock's companion key (its
+		// fencing counter, queue, ...), which no lock may take.
+		return fmt.Errorf("key prefix %q names another lock's companion keys (fencing counter, queue, latch, ...)", prefix)
 	}
 	return nil
 }
