@@ -263,6 +263,15 @@ var Scripts = []Script{{
 	SHA1:      mutexAcquireSHA1,
 	Source:    mutexAcquireSource,
 }, {
+	Args:      []string{"lease", "owner", "token", "publish"},
+	File:      "scripts/mutex_extend.lua",
+	Keys:      []string{"lock", "fence", "channel"},
+	Name:      "MutexExtend",
+	ReadOnly:  false,
+	Retryable: true,
+	SHA1:      mutexExtendSHA1,
+	Source:    mutexExtendSource,
+}, {
 	Args:      []string{"publish", "recordTTL", "slack"},
 	File:      "scripts/mutex_force_unlock.lua",
 	Keys:      []string{"lock", "channel", "waiters", "wake", "record"},

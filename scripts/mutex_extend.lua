@@ -1,0 +1,37 @@
+#!lua flags=allow-oom
+-- MutexExtend is MutexRenew for Extend: it sets the lease of a lock this
+-- owner still holds, and when that brings the lock's expiry forward it
+-- publishes Redisson's "0" on the lock's channel. A Redisson waiter refused
+-- while the longer lease was in force sleeps on the TTL it read then; the
+-- "0" makes it call again (the lock still held, it is refused) and read the
+-- new one, so that it does not wait out the old lease should the holder die.
+-- A lease that leaves the expiry later publishes nothing, as the watchdog's
+-- renewals (MutexRenew) never do. Made again after its reply was lost, it
+-- finds the expiry it set and publishes nothing more. Reply true: extended;
+-- false: the owner no longer holds it, nothing written or published. The
+-- fencing token names the hold, as for MutexRenew.
+-- @key    lock
+-- @key    fence     fencing-token counter (redisson_lock_token:{name})
+-- @key    channel   redisson_lock__channel:{name}
+-- @arg    lease     duration
+-- @arg    owner     string
+-- @arg    token     int64     the fencing token of the hold, 0 for none
+-- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @return bool
+-- @commands publish spublish
+-- @retryable
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+  if ARGV[3] ~= '0' then
+    local drawn = redis.call('get', KEYS[2])
+    if drawn and drawn ~= ARGV[3] then
+      return 0
+    end
+  end
+  local before = redis.call('pttl', KEYS[1])
+  redis.call('pexpire', KEYS[1], ARGV[1])
+  if before < 0 or tonumber(ARGV[1]) < before then
+    redis.call(ARGV[4], KEYS[3], '0')
+  end
+  return 1
+end
+return 0
