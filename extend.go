@@ -46,25 +46,42 @@ func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Dur
 	return f.m.extendOnce(ctx, field, lease, token, guard)
 }
 
+// extendOnce: an Extend that brings the lock's expiry forward publishes "1"
+// on the lock's channel (RwWriteRenew, RwReadExtend), as a read release that
+// does so.
 func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	rw := s.rw
-	if s.write {
-		reader := strings.TrimSuffix(field, ":write")
-		if guard.on() {
-			return rw.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
-				return generated.RwWriteRenewCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
-			}, generated.DecodeRwWriteRenew)
+	type reply struct{ held, acked bool }
+	r, err := publishing(rw.c, func(publish string) (reply, error) {
+		var command func() (rueidis.Completed, error)
+		var decode func(rueidis.RedisResult) (bool, error)
+		if s.write {
+			reader := strings.TrimSuffix(field, ":write")
+			command = func() (rueidis.Completed, error) {
+				return generated.RwWriteRenewCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, rw.channel, lease, field, reader, token, publish, true)
+			}
+			decode = generated.DecodeRwWriteRenew
+		} else {
+			command = func() (rueidis.Completed, error) {
+				return generated.RwReadExtendCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, rw.channel, lease, field, token, publish)
+			}
+			decode = generated.DecodeRwReadExtend
 		}
-		held, err := generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, lease, field, reader, token)
-		return held, true, err
-	}
-	if guard.on() {
-		return rw.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return generated.RwReadExtendCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
-		}, generated.DecodeRwReadExtend)
-	}
-	held, err := generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, lease, field, token)
-	return held, true, err
+		if guard.on() {
+			held, acked, err := rw.c.callGuarded(ctx, guard, command, decode)
+			return reply{held, acked}, err
+		}
+		var held bool
+		var err error
+		if s.write {
+			reader := strings.TrimSuffix(field, ":write")
+			held, err = generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, rw.channel, lease, field, reader, token, publish, true)
+		} else {
+			held, err = generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, rw.channel, lease, field, token, publish)
+		}
+		return reply{held, true}, err
+	})
+	return r.held, r.acked, err
 }
 
 // errWatchdogHold: Extend of a hold the watchdog renews.

@@ -1,12 +1,8 @@
 package scriptlock
 
 import (
-	"context"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -20,52 +16,79 @@ import (
 // than before tells no one.
 func TestExtendShorterLeaseAnnounced(t *testing.T) {
 	t.Parallel()
-	rc := redistest.Server(t).Client(t)
-	c := newTestClient(t, rc)
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
 	m := mustMutex(t, c, "shorten")
-
-	msgs := make(chan string, 8)
-	subscribed := make(chan struct{})
-	var once sync.Once
-	rctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	rctx = rueidis.WithOnSubscriptionHook(rctx, func(rueidis.PubSubSubscription) { once.Do(func() { close(subscribed) }) })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = rc.Receive(rctx, rc.B().Subscribe().Channel(m.channel).Build(), func(msg rueidis.PubSubMessage) { msgs <- msg.Message })
-	}()
-	<-subscribed
+	log := listen(t, node, m.channel)
 
 	lctx, err := m.TryLockWithLease(ctx, 0, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect := func(what string, want bool) {
-		t.Helper()
-		select {
-		case got := <-msgs:
-			if !want || got != "0" {
-				t.Errorf("%s: heard %q on %s, want nothing", what, got, m.channel)
-			}
-		case <-time.After(300 * time.Millisecond):
-			if want {
-				t.Errorf("%s: heard nothing on %s, want \"0\"", what, m.channel)
-			}
-		}
-	}
 	if err := m.Extend(ctx, lctx, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	expect("Extend to a later expiry", false)
+	log.quiet(t, 300*time.Millisecond) // a later expiry
 	if err := m.Extend(ctx, lctx, 2*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	expect("Extend to an earlier expiry", true)
+	if got, want := log.next(t, time.Second), m.channel+" 0"; got != want {
+		t.Errorf("Extend to an earlier expiry: heard %q, want %q", got, want)
+	}
 	if err := m.Unlock(lctx); err != nil {
 		t.Fatal(err)
 	}
-	expect("Unlock", true)
+	if got, want := log.next(t, time.Second), m.channel+" 0"; got != want {
+		t.Errorf("Unlock: heard %q, want %q", got, want)
+	}
+}
+
+// An RWMutex Extend (write side) or RExtend (read holds) that brings the
+// lock's expiry forward publishes "1" on redisson_rwlock:{name}, as a read
+// release that does so: waiters of every client, Go's and Redisson's, were
+// told the longer TTL and would sleep on it.
+func TestRWExtendShorterLeaseAnnounced(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	rw := mustRW(t, c, "shorten")
+	log := listen(t, node, rw.channel)
+	heard := func(what string) {
+		t.Helper()
+		if got, want := log.next(t, time.Second), rw.channel+" 1"; got != want {
+			t.Errorf("%s: heard %q, want %q", what, got, want)
+		}
+	}
+
+	wctx, err := rw.TryLockWithLease(ctx, 0, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Extend(ctx, wctx, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	log.quiet(t, 300*time.Millisecond) // a later expiry
+	if err := rw.Extend(ctx, wctx, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	heard("write Extend to an earlier expiry")
+	if err := rw.Unlock(wctx); err != nil {
+		t.Fatal(err)
+	}
+	heard("write Unlock")
+
+	rctx, err := rw.TryRLockWithLease(ctx, 0, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.RExtend(ctx, rctx, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	log.quiet(t, 300*time.Millisecond) // a later expiry
+	if err := rw.RExtend(ctx, rctx, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	heard("RExtend to an earlier expiry")
 }

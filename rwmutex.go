@@ -198,12 +198,13 @@ var rwReadRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clien
 }, decode: generated.DecodeRwReadRenew}
 
 // rwWriteRenewal renews write holds: the lock's expiry, kept at least as
-// long as the writer's own read holds.
+// long as the writer's own read holds. Renewals announce nothing (announce
+// false: their publish command is never run).
 var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Client, hs []*hold) []renewReply {
 	calls := make([]generated.RwWriteRenewArgs, len(hs))
 	for i, h := range hs {
 		reader := strings.TrimSuffix(h.field, ":write")
-		calls[i] = generated.RwWriteRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, reader), Fence: h.prim.spec().fence, Lease: h.lease, WriteOwner: h.field, ReadOwner: reader, Token: h.renewToken()}
+		calls[i] = generated.RwWriteRenewArgs{Lock: h.key, Timeouts: rwTimeouts(h.key, reader), Fence: h.prim.spec().fence, Channel: h.prim.spec().channel, Lease: h.lease, WriteOwner: h.field, ReadOwner: reader, Token: h.renewToken(), Publish: "publish"}
 	}
 	out := make([]renewReply, len(hs))
 	for i, rep := range generated.RwWriteRenewMulti(ctx, rc, calls) {
@@ -212,7 +213,7 @@ var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clie
 	return out
 }, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
 	reader := strings.TrimSuffix(h.field, ":write")
-	return generated.RwWriteRenewCommand(rc, h.key, rwTimeouts(h.key, reader), h.prim.spec().fence, h.lease, h.field, reader, h.renewToken())
+	return generated.RwWriteRenewCommand(rc, h.key, rwTimeouts(h.key, reader), h.prim.spec().fence, h.prim.spec().channel, h.lease, h.field, reader, h.renewToken(), "publish", false)
 }, decode: generated.DecodeRwWriteRenew}
 
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {

@@ -19,14 +19,22 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- A call names the hold's fencing token, and a write field granted since (the
 -- counter has moved past that token) is another hold's, whose lease it leaves
 -- alone (see MutexRenew).
+-- An Extend (announce) that brings the lock's expiry forward publishes "1",
+-- as a read release that does so: waiters of every client, Go's and
+-- Redisson's, were told the longer TTL and would sleep on it. The watchdog's
+-- renewals publish nothing; a repeat finds the expiry it set.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
+-- @key    channel        redisson_rwlock:{name}
 -- @arg    lease          duration
 -- @arg    writeOwner     string     the write field, <owner>:write
 -- @arg    readOwner      string     the same owner's read field
 -- @arg    token          int64      the fencing token of the hold, 0 for none
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    announce       bool       publish "1" when the expiry moves earlier (Extend)
 -- @return bool
+-- @commands publish spublish
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return 0
@@ -47,12 +55,16 @@ if reads then
     end
   end
 end
+local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], ttl)
+if ARGV[6] == '1' and (before < 0 or ttl < before) then
+  redis.call(ARGV[5], KEYS[4], '1')
+end
 return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "27c07b346c091b98c77c6c7efd50214a40825446"
+const rwWriteRenewSHA1 = "6f4c0d435083590ee2d3c875da053202d68d3b1f"
 
 var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 
@@ -63,9 +75,21 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 // A call names the hold's fencing token, and a write field granted since (the
 // counter has moved past that token) is another hold's, whose lease it leaves
 // alone (see MutexRenew).
+// An Extend (announce) that brings the lock's expiry forward publishes "1",
+// as a read release that does so: waiters of every client, Go's and
+// Redisson's, were told the longer TTL and would sleep on it. The watchdog's
+// renewals publish nothing; a repeat finds the expiry it set.
 //
 // Redis script flags: allow-oom.
-func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (bool, error) {
+func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool) (bool, error) {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
+		return false, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwWriteRenew",
+			Value:   publish,
+		}
+	}
 	if err := checkDurations("RwWriteRenew", "lease", lease); err != nil {
 		return false, err
 	}
@@ -74,13 +98,13 @@ func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts s
 			return false, err
 		}
 	}
-	keys := []string{lock, timeouts, fence}
+	keys := []string{lock, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce)}
 	return rwWriteRenewDecode(rwWriteRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -89,10 +113,13 @@ type RwWriteRenewArgs struct {
 	Lock       string
 	Timeouts   string // {name}:<owner>:rwlock_timeout, the owner's read lease keys
 	Fence      string // redisson_lock_token:{name}
+	Channel    string // redisson_rwlock:{name}
 	Lease      time.Duration
 	WriteOwner string // the write field, <owner>:write
 	ReadOwner  string // the same owner's read field
 	Token      int64  // the fencing token of the hold, 0 for none
+	Publish    string // "publish", or "spublish" for sharded channels
+	Announce   bool   // publish "1" when the expiry moves earlier (Extend)
 }
 
 // RwWriteRenewReply is the reply to one call in RwWriteRenewMulti.
@@ -112,6 +139,15 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 	sent := make([]int, 0, len(calls))
 	cluster := c.Mode() == rueidis.ClientModeCluster
 	for i := range calls {
+		if !commandIs(calls[i].Publish, "publish") && !commandIs(calls[i].Publish, "spublish") {
+			out[i].Err = &CommandError{
+				Allowed: []string{"publish", "spublish"},
+				Arg:     "publish",
+				Script:  "RwWriteRenew",
+				Value:   calls[i].Publish,
+			}
+			continue
+		}
 		if err := checkDurations("RwWriteRenew", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
@@ -164,7 +200,15 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, lease time.Duration, writeOwner string, readOwner string, token int64) (rueidis.Completed, error) {
+func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool) (rueidis.Completed, error) {
+	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
+		return rueidis.Completed{}, &CommandError{
+			Allowed: []string{"publish", "spublish"},
+			Arg:     "publish",
+			Script:  "RwWriteRenew",
+			Value:   publish,
+		}
+	}
 	if err := checkDurations("RwWriteRenew", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
 	}
@@ -173,13 +217,13 @@ func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence s
 			return rueidis.Completed{}, err
 		}
 	}
-	keys := []string{lock, timeouts, fence}
+	keys := []string{lock, timeouts, fence, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwWriteRenew", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce)}
 	return c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -190,8 +234,8 @@ func DecodeRwWriteRenew(resp rueidis.RedisResult) (bool, error) {
 
 // rwWriteRenewEncode returns the KEYS and ARGV of one RwWriteRenew call.
 func rwWriteRenewEncode(a *RwWriteRenewArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Timeouts, a.Fence}
-	args := []string{msArg(a.Lease), a.WriteOwner, a.ReadOwner, strconv.FormatInt(a.Token, 10)}
+	keys := []string{a.Lock, a.Timeouts, a.Fence, a.Channel}
+	args := []string{msArg(a.Lease), a.WriteOwner, a.ReadOwner, strconv.FormatInt(a.Token, 10), a.Publish, boolArg(a.Announce)}
 	return keys, args
 }
 

@@ -461,9 +461,9 @@ var Scripts = []Script{{
 	SHA1:      rwReadAcquireSHA1,
 	Source:    rwReadAcquireSource,
 }, {
-	Args:      []string{"lease", "owner", "nonce"},
+	Args:      []string{"lease", "owner", "nonce", "publish"},
 	File:      "scripts/rw_read_extend.lua",
-	Keys:      []string{"lock", "timeouts", "prefix"},
+	Keys:      []string{"lock", "timeouts", "prefix", "channel"},
 	Name:      "RwReadExtend",
 	ReadOnly:  false,
 	Retryable: true,
@@ -524,9 +524,9 @@ var Scripts = []Script{{
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
 }, {
-	Args:      []string{"lease", "writeOwner", "readOwner", "token"},
+	Args:      []string{"lease", "writeOwner", "readOwner", "token", "publish", "announce"},
 	File:      "scripts/rw_write_renew.lua",
-	Keys:      []string{"lock", "timeouts", "fence"},
+	Keys:      []string{"lock", "timeouts", "fence", "channel"},
 	Name:      "RwWriteRenew",
 	ReadOnly:  false,
 	Retryable: true,

@@ -3,14 +3,20 @@
 -- (Extend): every lease key of the owner, then, unless a write hold governs
 -- the lock, the hash's expiry to the longest read-hold lease left, as a read
 -- release computes it (O(read holds)). Reply false when the owner no longer
--- reads (expired, deleted), so the holder has lost the lock.
+-- reads (expired, deleted), so the holder has lost the lock. One that brings
+-- the lock's expiry forward publishes "1", as a read release that does so:
+-- waiters of every client, Go's and Redisson's, were told the longer TTL and
+-- would sleep on it. A repeat finds the expiry it set and publishes nothing.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @key    prefix         {name}, the prefix of every owner's lease keys
+-- @key    channel        redisson_rwlock:{name}
 -- @arg    lease          duration
 -- @arg    owner          string
 -- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return bool
+-- @commands publish spublish
 -- @retryable
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
@@ -50,5 +56,9 @@ for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
     end
   end
 end
+local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], longest)
+if before < 0 or longest < before then
+  redis.call(ARGV[4], KEYS[4], '1')
+end
 return 1

@@ -6,14 +6,22 @@
 -- A call names the hold's fencing token, and a write field granted since (the
 -- counter has moved past that token) is another hold's, whose lease it leaves
 -- alone (see MutexRenew).
+-- An Extend (announce) that brings the lock's expiry forward publishes "1",
+-- as a read release that does so: waiters of every client, Go's and
+-- Redisson's, were told the longer TTL and would sleep on it. The watchdog's
+-- renewals publish nothing; a repeat finds the expiry it set.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
+-- @key    channel        redisson_rwlock:{name}
 -- @arg    lease          duration
 -- @arg    writeOwner     string     the write field, <owner>:write
 -- @arg    readOwner      string     the same owner's read field
 -- @arg    token          int64      the fencing token of the hold, 0 for none
+-- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    announce       bool       publish "1" when the expiry moves earlier (Extend)
 -- @return bool
+-- @commands publish spublish
 -- @retryable
 if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return 0
@@ -34,5 +42,9 @@ if reads then
     end
   end
 end
+local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], ttl)
+if ARGV[6] == '1' and (before < 0 or ttl < before) then
+  redis.call(ARGV[5], KEYS[4], '1')
+end
 return 1
