@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -91,4 +92,50 @@ func TestRWExtendShorterLeaseAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 	heard("RExtend to an earlier expiry")
+}
+
+// An Extend that brings the expiry forward also wakes the head of
+// Redisson's fair queue (redisson_lock_queue:{name}), on its own channel
+// redisson_lock__channel:{name}:<field>: an RFairLock waiter, queued on the
+// same lock hash as a Mutex or a FairMutex, hears nothing on the lock's
+// channel and slept on the longer TTL it was told.
+func TestExtendShorterLeaseWakesRedissonFairHead(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	for _, tc := range []struct {
+		name string
+		lock func(name string) (Locker, string, string)
+	}{
+		{"Mutex", func(name string) (Locker, string, string) {
+			m := mustMutex(t, c, name)
+			return m, m.key, m.channel
+		}},
+		{"FairMutex", func(name string) (Locker, string, string) {
+			f := mustFair(t, c, name, WithRedissonFairQueue(time.Minute))
+			return f, f.m.key, f.m.channel
+		}},
+	} {
+		l, key, channel := tc.lock("fair-head-" + tc.name)
+		head := channel + ":java-client:7"
+		log := listen(t, node, head)
+		lctx, err := l.(interface {
+			TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error)
+		}).TryLockWithLease(ctx, 0, 20*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node.Do(t, "RPUSH", redissonName("redisson_lock_queue", key), "java-client:7")
+		if err := l.(Extender).Extend(ctx, lctx, 30*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		log.quiet(t, 300*time.Millisecond) // a later expiry
+		if err := l.(Extender).Extend(ctx, lctx, 2*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := log.next(t, time.Second), head+" 0"; got != want {
+			t.Errorf("%s: Extend to an earlier expiry: heard %q, want %q", tc.name, got, want)
+		}
+	}
 }

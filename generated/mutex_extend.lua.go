@@ -18,6 +18,8 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- while the longer lease was in force sleeps on the TTL it read then; the
 -- "0" makes it call again (the lock still held, it is refused) and read the
 -- new one, so that it does not wait out the old lease should the holder die.
+-- The head of Redisson's fair queue (an RFairLock waiter, on the same lock
+-- hash) hears only its own channel, <channel>:<field>: it gets "0" there.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
 -- finds the expiry it set and publishes nothing more. Reply true: extended;
@@ -25,7 +27,8 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- fencing token names the hold, as for MutexRenew.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
--- @key    channel   redisson_lock__channel:{name}
+-- @key    channel   redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
+-- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
@@ -44,6 +47,10 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
     redis.call(ARGV[4], KEYS[3], '0')
+    local head = redis.call('lindex', KEYS[4], '0')
+    if head then
+      redis.call(ARGV[4], KEYS[3] .. ':' .. head, '0')
+    end
   end
   return 1
 end
@@ -51,7 +58,7 @@ return 0
 `
 
 // mutexExtendSHA1 is the SHA-1 of mutexExtendSource, the name SCRIPT LOAD gives it.
-const mutexExtendSHA1 = "b956e69b499c7e56660f9eb1cde47bf1d5c0122b"
+const mutexExtendSHA1 = "1fe3ae5d38f8e1b25d690c26a47d8ed21ded692f"
 
 var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 
@@ -61,6 +68,8 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // while the longer lease was in force sleeps on the TTL it read then; the
 // "0" makes it call again (the lock still held, it is refused) and read the
 // new one, so that it does not wait out the old lease should the holder die.
+// The head of Redisson's fair queue (an RFairLock waiter, on the same lock
+// hash) hears only its own channel, <channel>:<field>: it gets "0" there.
 // A lease that leaves the expiry later publishes nothing, as the watchdog's
 // renewals (MutexRenew) never do. Made again after its reply was lost, it
 // finds the expiry it set and publishes nothing more. Reply true: extended;
@@ -68,7 +77,7 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // fencing token names the hold, as for MutexRenew.
 //
 // Redis script flags: allow-oom.
-func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, lease time.Duration, owner string, token int64, publish string) (bool, error) {
+func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, lease time.Duration, owner string, token int64, publish string) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -80,7 +89,12 @@ func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence strin
 	if err := checkDurations("MutexExtend", "lease", lease); err != nil {
 		return false, err
 	}
-	keys := []string{lock, fence, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexExtend", "channel", channel); err != nil {
+			return false, err
+		}
+	}
+	keys := []string{lock, fence, channel, queue}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexExtend", keys); err != nil {
 			return false, err
@@ -94,7 +108,8 @@ func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence strin
 type MutexExtendArgs struct {
 	Lock    string
 	Fence   string // fencing-token counter (redisson_lock_token:{name})
-	Channel string // redisson_lock__channel:{name}
+	Channel string // redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
+	Queue   string // redisson_lock_queue:{name}, Redisson's fair queue
 	Lease   time.Duration
 	Owner   string
 	Token   int64  // the fencing token of the hold, 0 for none
@@ -130,6 +145,12 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 		if err := checkDurations("MutexExtend", "lease", calls[i].Lease); err != nil {
 			out[i].Err = err
 			continue
+		}
+		if cluster {
+			if err := checkHashTags("MutexExtend", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
 		}
 		keys, args := mutexExtendEncode(&calls[i])
 		if cluster {
@@ -173,7 +194,7 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, lease time.Duration, owner string, token int64, publish string) (rueidis.Completed, error) {
+func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, lease time.Duration, owner string, token int64, publish string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -185,7 +206,12 @@ func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel str
 	if err := checkDurations("MutexExtend", "lease", lease); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{lock, fence, channel}
+	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexExtend", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
+	}
+	keys := []string{lock, fence, channel, queue}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexExtend", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -202,7 +228,7 @@ func DecodeMutexExtend(resp rueidis.RedisResult) (bool, error) {
 
 // mutexExtendEncode returns the KEYS and ARGV of one MutexExtend call.
 func mutexExtendEncode(a *MutexExtendArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Fence, a.Channel}
+	keys := []string{a.Lock, a.Fence, a.Channel, a.Queue}
 	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10), a.Publish}
 	return keys, args
 }

@@ -265,7 +265,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "token", "publish"},
 	File:      "scripts/mutex_extend.lua",
-	Keys:      []string{"lock", "fence", "channel"},
+	Keys:      []string{"lock", "fence", "channel", "queue"},
 	Name:      "MutexExtend",
 	ReadOnly:  false,
 	Retryable: true,

@@ -5,6 +5,8 @@
 -- while the longer lease was in force sleeps on the TTL it read then; the
 -- "0" makes it call again (the lock still held, it is refused) and read the
 -- new one, so that it does not wait out the old lease should the holder die.
+-- The head of Redisson's fair queue (an RFairLock waiter, on the same lock
+-- hash) hears only its own channel, <channel>:<field>: it gets "0" there.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
 -- finds the expiry it set and publishes nothing more. Reply true: extended;
@@ -12,7 +14,8 @@
 -- fencing token names the hold, as for MutexRenew.
 -- @key    lock
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
--- @key    channel   redisson_lock__channel:{name}
+-- @key    channel   redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
+-- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
@@ -31,6 +34,10 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
     redis.call(ARGV[4], KEYS[3], '0')
+    local head = redis.call('lindex', KEYS[4], '0')
+    if head then
+      redis.call(ARGV[4], KEYS[3] .. ':' .. head, '0')
+    end
   end
   return 1
 end
