@@ -2,8 +2,11 @@ package scriptlock
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -137,5 +140,63 @@ func TestExtendShorterLeaseWakesRedissonFairHead(t *testing.T) {
 		if got, want := log.next(t, time.Second), head+" 0"; got != want {
 			t.Errorf("%s: Extend to an earlier expiry: heard %q, want %q", tc.name, got, want)
 		}
+	}
+}
+
+// On a Cluster the announcement goes out on the lock's slot (SPUBLISH by
+// default): every Extend that brings the expiry forward, of each kind,
+// succeeds there and is heard by a sharded subscriber.
+func TestExtendShorterLeaseAnnouncedCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3)
+	rc := cl.Client(t)
+	c, err := New(rc, sharedPrefix(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, c, "cl-mutex")
+	rw := mustRW(t, c, "cl-rw")
+	for _, tc := range []struct {
+		what    string
+		channel string
+		msg     string
+		lock    func() (context.Context, error)
+		extend  func(lctx context.Context, d time.Duration) error
+	}{
+		{"Mutex", m.channel, "0", func() (context.Context, error) { return m.TryLockWithLease(ctx, 0, 20*time.Second) },
+			func(lctx context.Context, d time.Duration) error { return m.Extend(ctx, lctx, d) }},
+		{"RWMutex write", rw.channel, "1", func() (context.Context, error) { return rw.TryLockWithLease(ctx, 0, 20*time.Second) },
+			func(lctx context.Context, d time.Duration) error { return rw.Extend(ctx, lctx, d) }},
+	} {
+		msgs := make(chan string, 8)
+		subscribed := make(chan struct{})
+		var once sync.Once
+		sctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		hook := rueidis.WithOnSubscriptionHook(sctx, func(rueidis.PubSubSubscription) { once.Do(func() { close(subscribed) }) })
+		go func() {
+			defer close(done)
+			_ = rc.Receive(hook, rc.B().Ssubscribe().Channel(tc.channel).Build(), func(msg rueidis.PubSubMessage) { msgs <- msg.Message })
+		}()
+		<-subscribed
+		lctx, err := tc.lock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.extend(lctx, 2*time.Second); err != nil {
+			t.Errorf("%s: Extend to an earlier expiry: %v", tc.what, err)
+		}
+		select {
+		case got := <-msgs:
+			if got != tc.msg {
+				t.Errorf("%s: heard %q, want %q", tc.what, got, tc.msg)
+			}
+		case <-time.After(time.Second):
+			t.Errorf("%s: heard nothing on %s", tc.what, tc.channel)
+		}
+		cancel()
+		<-done
 	}
 }
