@@ -200,3 +200,40 @@ func TestExtendShorterLeaseAnnouncedCluster(t *testing.T) {
 		<-done
 	}
 }
+
+// The Unlock of a re-entry taken with a longer lease sets the lock's expiry
+// back to the outer hold's lease: that brings it forward as an Extend to a
+// shorter lease does, and is announced the same way, with "0" on the lock's
+// channel and on the head of Redisson's fair queue's.
+func TestNestedUnlockShorterLeaseAnnounced(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	m := mustMutex(t, c, "nested")
+	head := m.channel + ":java-client:7"
+	log := listen(t, node, m.channel, head)
+
+	outer, err := m.TryLockWithLease(ctx, 0, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "RPUSH", redissonName("redisson_lock_queue", m.key), "java-client:7")
+	inner, err := m.TryLockWithLease(outer, 0, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.quiet(t, 300*time.Millisecond) // a later expiry
+	if err := m.Unlock(inner); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{log.next(t, time.Second): true, log.next(t, time.Second): true}
+	for _, want := range []string{m.channel + " 0", head + " 0"} {
+		if !got[want] {
+			t.Errorf("nested Unlock to an earlier expiry: heard %v, want %q", got, want)
+		}
+	}
+	if err := m.Unlock(outer); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -41,6 +41,11 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- and a field whose hold was granted since (the counter has moved past that
 -- token) is another hold's, which the release leaves alone. A counter that
 -- has expired (fenceIdle) drew no token since.
+-- Giving up one of several holds sets the lock's expiry to the lease of the
+-- holds left; when that brings it forward (the hold given up was a re-entry
+-- with a longer lease) it publishes "0" on the channel, and on the channel
+-- of the head of Redisson's fair queue, as an Extend to a shorter lease does
+-- (MutexExtend): Redisson's waiters were told the longer TTL.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name, its client
 -- listening (a retry answered without a latch says 1).
@@ -50,6 +55,7 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
+-- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -80,7 +86,15 @@ if ARGV[7] ~= '0' then
 end
 if holds > 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], '-1')
+  local before = redis.call('pttl', KEYS[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
+  if before < 0 or tonumber(ARGV[1]) < before then
+    redis.call(ARGV[3], KEYS[2], '0')
+    local head = redis.call('lindex', KEYS[7], '0')
+    if head then
+      redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
+    end
+  end
   redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
 end
@@ -112,7 +126,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "5b2291597cae52a262d461dc4e03764e99cc4426"
+const mutexReleaseSHA1 = "0335b6fe8c0483d2772a85f64d034df3c255eca1"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -145,12 +159,17 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // and a field whose hold was granted since (the counter has moved past that
 // token) is another hold's, which the release leaves alone. A counter that
 // has expired (fenceIdle) drew no token since.
+// Giving up one of several holds sets the lock's expiry to the lease of the
+// holds left; when that brings it forward (the hold given up was a re-entry
+// with a longer lease) it publishes "0" on the channel, and on the channel
+// of the head of Redisson's fair queue, as an Extend to a shorter lease does
+// (MutexExtend): Redisson's waiters were told the longer TTL.
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released; 2: released and a Go waiter woken by name, its client
 // listening (a retry answered without a latch says 1).
 //
 // Redis script flags: allow-oom.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -166,11 +185,14 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 		return 0, false, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexRelease", "channel", channel); err != nil {
+			return 0, false, err
+		}
 		if err := checkHashTags("MutexRelease", "wake", wake); err != nil {
 			return 0, false, err
 		}
 	}
-	keys := []string{lock, channel, latch, waiters, wake, fence}
+	keys := []string{lock, channel, latch, waiters, wake, fence, queue}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return 0, false, err
@@ -188,6 +210,7 @@ type MutexReleaseArgs struct {
 	Waiters  string // scriptlock_lock_waiters:{name}
 	Wake     string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 	Fence    string // fencing-token counter (redisson_lock_token:{name})
+	Queue    string // redisson_lock_queue:{name}, Redisson's fair queue
 	Lease    time.Duration
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
@@ -233,6 +256,10 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 			continue
 		}
 		if cluster {
+			if err := checkHashTags("MutexRelease", "channel", calls[i].Channel); err != nil {
+				out[i].Err = err
+				continue
+			}
 			if err := checkHashTags("MutexRelease", "wake", calls[i].Wake); err != nil {
 				out[i].Err = err
 				continue
@@ -280,7 +307,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -296,11 +323,14 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 		return rueidis.Completed{}, err
 	}
 	if c.Mode() == rueidis.ClientModeCluster {
+		if err := checkHashTags("MutexRelease", "channel", channel); err != nil {
+			return rueidis.Completed{}, err
+		}
 		if err := checkHashTags("MutexRelease", "wake", wake); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	keys := []string{lock, channel, latch, waiters, wake, fence}
+	keys := []string{lock, channel, latch, waiters, wake, fence, queue}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -317,7 +347,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake, a.Fence}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake, a.Fence, a.Queue}
 	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }

@@ -283,7 +283,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token"},
 	File:      "scripts/mutex_release.lua",
-	Keys:      []string{"lock", "channel", "latch", "waiters", "wake", "fence"},
+	Keys:      []string{"lock", "channel", "latch", "waiters", "wake", "fence", "queue"},
 	Name:      "MutexRelease",
 	ReadOnly:  false,
 	Retryable: false,

@@ -28,6 +28,11 @@
 -- and a field whose hold was granted since (the counter has moved past that
 -- token) is another hold's, which the release leaves alone. A counter that
 -- has expired (fenceIdle) drew no token since.
+-- Giving up one of several holds sets the lock's expiry to the lease of the
+-- holds left; when that brings it forward (the hold given up was a re-entry
+-- with a longer lease) it publishes "0" on the channel, and on the channel
+-- of the head of Redisson's fair queue, as an Extend to a shorter lease does
+-- (MutexExtend): Redisson's waiters were told the longer TTL.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name, its client
 -- listening (a retry answered without a latch says 1).
@@ -37,6 +42,7 @@
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
+-- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -67,7 +73,15 @@ if ARGV[7] ~= '0' then
 end
 if holds > 1 then
   redis.call('hincrby', KEYS[1], ARGV[2], '-1')
+  local before = redis.call('pttl', KEYS[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
+  if before < 0 or tonumber(ARGV[1]) < before then
+    redis.call(ARGV[3], KEYS[2], '0')
+    local head = redis.call('lindex', KEYS[7], '0')
+    if head then
+      redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
+    end
+  end
   redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
 end
