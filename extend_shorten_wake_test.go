@@ -237,3 +237,34 @@ func TestNestedUnlockShorterLeaseAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An RWMutex write re-entry with a longer lease lengthens the lock; its
+// Unlock sets the expiry back to the outer write lease and announces it with
+// "1", as a write Extend to a shorter lease does.
+func TestRWNestedUnlockShorterLeaseAnnounced(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	rw := mustRW(t, c, "nested")
+	log := listen(t, node, rw.channel)
+
+	outer, err := rw.TryLockWithLease(ctx, 0, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := rw.TryLockWithLease(outer, 0, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.quiet(t, 300*time.Millisecond) // a later expiry
+	if err := rw.Unlock(inner); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := log.next(t, time.Second), rw.channel+" 1"; got != want {
+		t.Errorf("nested write Unlock to an earlier expiry: heard %q, want %q", got, want)
+	}
+	if err := rw.Unlock(outer); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -21,6 +21,9 @@ const rwWriteReleaseSource = `#!lua flags=allow-oom
 -- keeps the write lease, so a dead reader would keep writers out for the rest
 -- of it); when none of them has a lease left, the lock is deleted as on the
 -- last write release. A per-call latch makes a retried release answer the first outcome.
+-- Giving up one of several write holds sets the expiry to the lease of those
+-- left (at least the writer's read leases); when that brings it forward it
+-- publishes "1" as well.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer write hold of the same field alone, as
 -- MutexRelease.
@@ -69,7 +72,14 @@ local function longestRead()
 end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
 if holds > 0 then
-  redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
+  local ttl = math.max(tonumber(ARGV[1]), longestRead())
+  local before = redis.call('pttl', KEYS[1])
+  redis.call('pexpire', KEYS[1], ttl)
+  if before < 0 or ttl < before then
+    -- A re-entry with a longer lease given up: waiters were told the
+    -- longer TTL (as for an Extend to a shorter lease, RwWriteRenew).
+    redis.call(ARGV[3], KEYS[2], '1')
+  end
   redis.call('set', KEYS[3], '1', 'px', ARGV[4])
   return {1, holds}
 end
@@ -93,7 +103,7 @@ return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "97bbbdee832a8575dc7c72f075d6a9fa4c12652a"
+const rwWriteReleaseSHA1 = "2c835ef03c30b2084d96ffc0bb207c391f0dc701"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -112,6 +122,9 @@ type RwWriteReleaseResult struct {
 // keeps the write lease, so a dead reader would keep writers out for the rest
 // of it); when none of them has a lease left, the lock is deleted as on the
 // last write release. A per-call latch makes a retried release answer the first outcome.
+// Giving up one of several write holds sets the expiry to the lease of those
+// left (at least the writer's read leases); when that brings it forward it
+// publishes "1" as well.
 // A shared owner's release names its hold's fencing token (token, 0 for
 // none) and leaves a newer write hold of the same field alone, as
 // MutexRelease.

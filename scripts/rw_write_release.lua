@@ -8,6 +8,9 @@
 -- keeps the write lease, so a dead reader would keep writers out for the rest
 -- of it); when none of them has a lease left, the lock is deleted as on the
 -- last write release. A per-call latch makes a retried release answer the first outcome.
+-- Giving up one of several write holds sets the expiry to the lease of those
+-- left (at least the writer's read leases); when that brings it forward it
+-- publishes "1" as well.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer write hold of the same field alone, as
 -- MutexRelease.
@@ -56,7 +59,14 @@ local function longestRead()
 end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
 if holds > 0 then
-  redis.call('pexpire', KEYS[1], math.max(tonumber(ARGV[1]), longestRead()))
+  local ttl = math.max(tonumber(ARGV[1]), longestRead())
+  local before = redis.call('pttl', KEYS[1])
+  redis.call('pexpire', KEYS[1], ttl)
+  if before < 0 or ttl < before then
+    -- A re-entry with a longer lease given up: waiters were told the
+    -- longer TTL (as for an Extend to a shorter lease, RwWriteRenew).
+    redis.call(ARGV[3], KEYS[2], '1')
+  end
   redis.call('set', KEYS[3], '1', 'px', ARGV[4])
   return {1, holds}
 end
