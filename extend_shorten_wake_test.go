@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -265,6 +266,40 @@ func TestRWNestedUnlockShorterLeaseAnnounced(t *testing.T) {
 		t.Errorf("nested write Unlock to an earlier expiry: heard %q, want %q", got, want)
 	}
 	if err := rw.Unlock(outer); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A FairMutex on Redisson's queue: the Unlock of a re-entry taken with a
+// longer lease sets the expiry back to the outer lease and wakes the
+// queue's head on its channel, as the Extend does.
+func TestFairRedissonNestedUnlockShorterLeaseAnnounced(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	f := mustFair(t, c, "nested", WithRedissonFairQueue(time.Minute))
+	head := f.m.channel + ":java-client:7"
+	log := listen(t, node, head)
+
+	outer, err := f.TryLockWithLease(ctx, 0, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "RPUSH", f.queue, "java-client:7")
+	node.Do(t, "ZADD", f.timeouts, strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10), "java-client:7")
+	inner, err := f.TryLockWithLease(outer, 0, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.quiet(t, 300*time.Millisecond) // a later expiry
+	if err := f.Unlock(inner); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := log.next(t, time.Second), head+" 0"; got != want {
+		t.Errorf("nested Unlock to an earlier expiry: heard %q, want %q", got, want)
+	}
+	if err := f.Unlock(outer); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -18,7 +18,9 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- unlock message "0" to the first waiter on its own channel. When the lock
 -- is already gone, the first waiter is told as well (as Redisson does) and
 -- nothing else changes. A per-call latch makes a retried release answer the
--- first outcome.
+-- first outcome. Giving up one of several holds sets the lock's expiry to
+-- the lease of those left; when that brings it forward the first waiter gets
+-- "0" too, to read the new TTL.
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- With requeue the release is the undo of an acquisition whose reply was
@@ -79,7 +81,16 @@ if ARGV[6] ~= '0' then
 end
 local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
 if holds > 0 then
+  local before = redis.call('pttl', KEYS[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
+  if before < 0 or tonumber(ARGV[1]) < before then
+    -- A re-entry with a longer lease given up: the queue's head was told
+    -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
+    local head = redis.call('lindex', KEYS[2], '0')
+    if head then
+      redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
+    end
+  end
   redis.call('set', KEYS[5], '1', 'px', ARGV[5])
   return {1, holds}
 end
@@ -104,7 +115,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "9b001f4dafa556342ae7e7589e562ea02a2a68c2"
+const fairRedissonReleaseSHA1 = "85866deed0eeb0eb90b15d12a557909ecb6947f0"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -120,7 +131,9 @@ type FairRedissonReleaseResult struct {
 // unlock message "0" to the first waiter on its own channel. When the lock
 // is already gone, the first waiter is told as well (as Redisson does) and
 // nothing else changes. A per-call latch makes a retried release answer the
-// first outcome.
+// first outcome. Giving up one of several holds sets the lock's expiry to
+// the lease of those left; when that brings it forward the first waiter gets
+// "0" too, to read the new TTL.
 // A shared owner's release names its hold's fencing token (token, 0 for
 // none) and leaves a newer hold of the same field alone, as MutexRelease.
 // With requeue the release is the undo of an acquisition whose reply was
