@@ -628,17 +628,35 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 // the caller is to leave the line: it is the last of them to go and one of
 // them held a place. While another still waits, the place they share stays
 // theirs (a wake for the owner reaches them all, see
-// subscriptions.wakeNamedLocked).
-func (c *Client) sharedWait(id lineKey) func(queued bool) bool {
+// subscriptions.wakeNamedLocked). A caller told to leave calls left once it
+// has (or could not): until then a new wait of the owner waits for that
+// leave, bounded by ctx, before its first attempt, since the leave names the
+// owner's field alone and would take out the place the new wait takes (in
+// the background after a deadline, it often reaches the server after the
+// new wait's first attempt).
+func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (leave bool, left func()) {
 	c.mu.Lock()
 	if c.waiting == nil {
 		c.waiting = map[lineKey]sharedWaits{}
+	}
+	for c.waiting[id].leaving != nil {
+		ch := c.waiting[id].leaving
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-c.closingCtx.Done():
+		}
+		c.mu.Lock()
+		if ctx.Err() != nil || c.closingCtx.Err() != nil {
+			break // the wait ends at its first look at ctx or Close
+		}
 	}
 	w := c.waiting[id]
 	w.n++
 	c.waiting[id] = w
 	c.mu.Unlock()
-	return func(queued bool) bool {
+	return func(queued bool) (bool, func()) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		w := c.waiting[id]
@@ -648,10 +666,37 @@ func (c *Client) sharedWait(id lineKey) func(queued bool) bool {
 		w.queued = w.queued || queued
 		if w.n > 0 {
 			c.waiting[id] = w
-			return false
+			return false, nil
 		}
-		delete(c.waiting, id)
-		return w.queued
+		if !w.queued {
+			if w.leaving == nil {
+				delete(c.waiting, id)
+			} else {
+				c.waiting[id] = sharedWaits{leaving: w.leaving}
+			}
+			return false, nil
+		}
+		if w.leaving != nil {
+			// A wait that gave up on ctx while an earlier leave was still
+			// under way: that leave takes the place out.
+			c.waiting[id] = sharedWaits{leaving: w.leaving}
+			return false, nil
+		}
+		ch := make(chan struct{})
+		c.waiting[id] = sharedWaits{leaving: ch}
+		return true, func() {
+			c.mu.Lock()
+			if c.waiting[id].leaving == ch {
+				if w := c.waiting[id]; w.n > 0 {
+					w.leaving = nil
+					c.waiting[id] = w
+				} else {
+					delete(c.waiting, id)
+				}
+			}
+			c.mu.Unlock()
+			close(ch)
+		}
 	}
 }
 
@@ -659,6 +704,8 @@ func (c *Client) sharedWait(id lineKey) func(queued bool) bool {
 type sharedWaits struct {
 	n      int
 	queued bool // one of them that left held a place in line
+	// leaving: the last wait to go is leaving the line; closed once it has.
+	leaving chan struct{}
 }
 
 // lineKey names a shared owner's place in one line: its hold and the line.
@@ -715,9 +762,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	queued := false
 	var lastErr error
-	var leaveShared func(queued bool) bool
+	var leaveShared func(queued bool) (bool, func())
 	if shared && wait != 0 {
-		leaveShared = c.sharedWait(lineKey{holdID(s.key, field), waitLine(p)})
+		leaveShared = c.sharedWait(ctx, lineKey{holdID(s.key, field), waitLine(p)})
 	}
 	var ended *waitEnd // for the undo of an attempt of unknown outcome (undoLater)
 	settled := false   // an attempt of unknown outcome was settled and the wait went on
@@ -735,15 +782,20 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 	}()
 	defer func() {
+		left := func() {}
 		if leaveShared != nil {
 			// The place is the others' too while they wait: the last to
 			// go leaves it.
-			queued = leaveShared(queued)
+			var done func()
+			if queued, done = leaveShared(queued); done != nil {
+				left = done
+			}
 		}
 		if !queued {
 			return
 		}
 		if ctx.Err() == nil && (lastErr == nil || !unknownOutcome(lastErr)) {
+			defer left()
 			p.abandon(ctx, field, wait)
 			return
 		}
@@ -751,7 +803,12 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		// time: leave the line in the background rather than keep the caller
 		// past its deadline (the place expires on its own with the waiter
 		// timeout anyway).
-		c.background(func() { p.abandon(c.ctx, field, wait) })
+		if !c.background(func() {
+			defer left()
+			p.abandon(c.ctx, field, wait)
+		}) {
+			left()
+		}
 	}()
 	var (
 		lctx      context.Context
@@ -2243,7 +2300,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 			}
 			if leaver != nil && ended != nil && ended.over.Load() {
 				c.mu.Lock()
-				_, waiting := c.waiting[lineKey{id, waitLine(p)}]
+				waiting := c.waiting[lineKey{id, waitLine(p)}].n > 0
 				c.mu.Unlock()
 				if !waiting {
 					if err = leaver.leaveLate(ctx, field, ended.wait); err != nil {
