@@ -164,10 +164,14 @@ func (f *FairMutex) fieldSuffix() string { return "" }
 // names that waiter on its client's wake channel, which a client keeps open
 // for a while after its last waiter (subscriptionLinger), so a client that
 // waits again soon neither subscribes nor tries twice; in Redisson's, each
-// waiter listens on its own channel, as Redisson's waiters do.
+// waiter listens on its own channel, as Redisson's waiters do. Every local
+// waiter on that channel is the same owner (goroutines sharing it through
+// WithOwner), so its "0" wakes them all, as a named wake does: whichever is
+// granted the lock, the others re-enter it, and the queue entry they shared
+// is gone with the grant, so nothing else would wake them.
 func (f *FairMutex) waitChannel(field string) waitSpec {
 	if f.threadWait > 0 {
-		return waitSpec{channel: f.m.channel + ":" + field}
+		return waitSpec{channel: f.m.channel + ":" + field, all: true}
 	}
 	return waitSpec{channel: f.m.channel, wake: f.wake, id: field}
 }

@@ -95,8 +95,10 @@ func TestFairSharedOwnerCancelKeepsPlace(t *testing.T) {
 // TestSharedOwnerWaitersWokenTogether: a release that names an owner wakes
 // every goroutine waiting under that owner; the first is granted the lock
 // and the others re-enter it, without waiting for their fallback timers.
+// In Redisson's queue protocol the release's "0" on the owner's own channel
+// does the same.
 func TestSharedOwnerWaitersWokenTogether(t *testing.T) {
-	for _, kind := range []string{"Mutex", "FairMutex"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "FairRedisson"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
 			prefix := sharedPrefix(t)
@@ -106,10 +108,14 @@ func TestSharedOwnerWaitersWokenTogether(t *testing.T) {
 			// A long waiter timeout: the fallback poll comes after 10 s.
 			opt := WithWaiterTimeout(30 * time.Second)
 			var holder, waiter Locker
-			if kind == "Mutex" {
+			switch kind {
+			case "Mutex":
 				holder, waiter = mustMutex(t, ca, "together", opt), mustMutex(t, cb, "together", opt)
-			} else {
+			case "FairMutex":
 				holder, waiter = mustFair(t, ca, "together", opt), mustFair(t, cb, "together", opt)
+			default:
+				rq := WithRedissonFairQueue(0)
+				holder, waiter = mustFair(t, ca, "together", opt, rq), mustFair(t, cb, "together", opt, rq)
 			}
 			hctx, err := holder.Lock(ctx)
 			if err != nil {
