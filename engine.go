@@ -2142,15 +2142,28 @@ func (c *Client) undo(ctx context.Context, p primitive, field string, lease time
 // undoKeeping is undo; place: the owner's wait goes on (see keepPlace).
 func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lease time.Duration, token int64, own bool, place keepPlace) error {
 	key := p.spec().key
-	c.awaitAcquiring(ctx, holdID(key, field), own)
+	id := holdID(key, field)
+	self := 0
+	if own {
+		self = 1
+	}
+	c.awaitAcquiring(ctx, id, own)
 	for range 64 {
 		n, err := p.holdsOf(ctx, field)
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
+		if c.acquiring[id] > self && ctx.Err() == nil && !c.closing {
+			// An acquisition of the owner began while the count was read:
+			// the server may have granted it, and the count hold it, before
+			// its reply is registered. Read again once it is.
+			c.mu.Unlock()
+			c.awaitAcquiring(ctx, id, own)
+			continue
+		}
 		keep := 0
-		h := c.holds[holdID(key, field)]
+		h := c.holds[id]
 		if h != nil {
 			keep = h.count
 			// The release re-arms the lock for the holds kept: with their

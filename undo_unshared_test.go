@@ -82,11 +82,12 @@ func TestUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 	second := make(chan result, 1)
 	grantHook = func() {
 		close(granted)
-		// Registered only once the undo's release has returned.
+		// Registered once the undo's release has returned; an undo that
+		// finds the owner's acquisition in flight after its read waits for
+		// the grant to register instead, and makes no release.
 		select {
 		case <-released:
-		case <-time.After(5 * time.Second):
-			t.Error("the undo made no release")
+		case <-time.After(500 * time.Millisecond):
 		}
 	}
 	defer func() { grantHook = nil }()
