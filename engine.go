@@ -1840,8 +1840,10 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 		// The server had more holds than we knew of (left by an acquisition
 		// whose reply was lost): the owner's last Unlock releases them all.
+		// Given back from inside an acquisition (its grant outlived its
+		// context), the undo does not wait for that acquisition to end.
 		c.finish(h, context.Canceled)
-		if err := c.undo(rctx, p, field, lease, 0, false); err != nil {
+		if err := c.undo(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil); err != nil {
 			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
 		}
 	default:
