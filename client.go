@@ -70,6 +70,11 @@ type Client struct {
 	// Guarded by mu.
 	acquiring map[holdKey]int
 	acquired  sync.Cond
+	// undoWatch: per such hold, the changes of its hold count an undo
+	// reading that count must not miss (see undoKeeping); watching counts
+	// its entries, so an Unlock with none skips mu. Guarded by mu.
+	undoWatch map[holdKey]*undoWatch
+	watching  atomic.Int32
 	// waiting counts the waits in progress per such hold and line:
 	// goroutines of one owner share its place in a waiter queue or set,
 	// which the last of them to give up leaves. Guarded by mu.

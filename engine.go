@@ -617,6 +617,7 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 		if c.acquiring[id]--; c.acquiring[id] <= 0 {
 			delete(c.acquiring, id)
 		}
+		c.touchedLocked(id)
 		c.acquired.Broadcast() // a waiting re-entry may now be the last attempt
 		c.mu.Unlock()
 	}
@@ -1812,6 +1813,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 		return c.release(rctx, p, field, lease, h, last, 0, guard)
 	}()
+	c.touched(holdID(s.key, field)) // before the hold count below moves
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
@@ -2150,16 +2152,41 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		self = 1
 	}
 	c.awaitAcquiring(ctx, id, own)
+	c.mu.Lock()
+	if c.undoWatch == nil {
+		c.undoWatch = map[holdKey]*undoWatch{}
+	}
+	w := c.undoWatch[id]
+	if w == nil {
+		w = &undoWatch{}
+		c.undoWatch[id] = w
+		c.watching.Add(1)
+	}
+	w.n++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		if w.n--; w.n == 0 {
+			delete(c.undoWatch, id)
+			c.watching.Add(-1)
+		}
+		c.mu.Unlock()
+	}()
 	for range 64 {
+		c.mu.Lock()
+		seen := w.changes
+		c.mu.Unlock()
 		n, err := p.holdsOf(ctx, field)
 		if err != nil {
 			return err
 		}
 		c.mu.Lock()
-		if c.acquiring[id] > self && ctx.Err() == nil && !c.closing {
-			// An acquisition of the owner began while the count was read:
-			// the server may have granted it, and the count hold it, before
-			// its reply is registered. Read again once it is.
+		if (c.acquiring[id] > self || w.changes != seen) && ctx.Err() == nil && !c.closing {
+			// An acquisition of the owner began while the count was read
+			// (the server may have granted it, and the count hold it,
+			// before its reply is registered), or the owner's holds here
+			// changed meanwhile (a release the count may predate): read
+			// again once the acquisitions are over.
 			c.mu.Unlock()
 			c.awaitAcquiring(ctx, id, own)
 			continue
@@ -2199,6 +2226,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			// Unguarded: an undo moves no deadline later (leftHeld).
 			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, place)
 		}()
+		c.touched(id) // another undo's count may predate this release
 		if err != nil {
 			return err
 		}
@@ -2242,6 +2270,31 @@ func (c *Client) awaitAcquiring(ctx context.Context, id holdKey, own bool) {
 		c.acquired.Wait()
 	}
 	c.acquiring[id] += self
+}
+
+// undoWatch counts the changes of one owner's hold count (Client.undoWatch)
+// while undos of the owner read it: its acquisitions ending and its releases
+// answered.
+type undoWatch struct {
+	n       int // undos watching
+	changes uint64
+}
+
+// touched notes a change of id's hold count, if an undo watches it.
+func (c *Client) touched(id holdKey) {
+	if c.watching.Load() == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.touchedLocked(id)
+	c.mu.Unlock()
+}
+
+// touchedLocked is touched with c.mu held.
+func (c *Client) touchedLocked(id holdKey) {
+	if w := c.undoWatch[id]; w != nil {
+		w.changes++
+	}
 }
 
 // undoNow runs undo in the acquiring goroutine, detached from its context

@@ -9,17 +9,23 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// readHook is a Mutex whose undo runs before at its first read of the
-// owner's hold count.
+// readHook is a Mutex whose undo runs before ahead of its first read of
+// the owner's hold count, and after once that read has returned.
 type readHook struct {
 	*Mutex
-	once   sync.Once
-	before func()
+	once, onceAfter sync.Once
+	before, after   func()
 }
 
 func (r *readHook) holdsOf(ctx context.Context, field string) (int64, error) {
-	r.once.Do(r.before)
-	return r.Mutex.holdsOf(ctx, field)
+	if r.before != nil {
+		r.once.Do(r.before)
+	}
+	n, err := r.Mutex.holdsOf(ctx, field)
+	if r.after != nil {
+		r.onceAfter.Do(r.after)
+	}
+	return n, err
 }
 
 // An undo of an owner shared through its context (WithOwner) spares a grant
@@ -84,5 +90,47 @@ func TestUndoSparesGrantDuringItsRead(t *testing.T) {
 	}
 	if !st.Locked || st.HoldCount != 1 {
 		t.Fatalf("after the undo the owner's Lock returned with State %+v: the undo gave back the grant that Lock registered", st)
+	}
+}
+
+// An undo of an owner shared through its context spares the owner's holds
+// when the owner releases one of them right after the undo read the count:
+// the count it read was one too high for the holds the Client still knew
+// of, and the undo gave back the owner's last hold, which another goroutine
+// of the owner still held (its lock context alive, the lock free for anyone).
+func TestUndoSparesHoldsAcrossOwnersRelease(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "undo-release")
+	ctx := testCtx(t, 20*time.Second)
+	owner := WithOwner(ctx, "worker")
+	field := c.fieldOf(m, "worker")
+	first, err := m.Lock(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := m.Lock(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &readHook{Mutex: m, after: func() {
+		// One goroutine of the owner unlocks as the read's reply is on
+		// its way.
+		if err := m.Unlock(second); err != nil {
+			t.Errorf("Unlock: %v", err)
+		}
+	}}
+	if err := c.undo(ctx, p, field, m.cfg.watchdogLease, 0, false); err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	st, err := m.State(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Locked || st.HoldCount != 1 || first.Err() != nil {
+		t.Fatalf("after the undo State is %+v (context %v): want the owner's one remaining hold", st, first.Err())
+	}
+	if err := m.Unlock(first); err != nil {
+		t.Fatalf("Unlock of the remaining hold: %v", err)
 	}
 }
