@@ -2181,12 +2181,14 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			return err
 		}
 		c.mu.Lock()
-		if (c.acquiring[id] > self || w.changes != seen) && ctx.Err() == nil && !c.closing {
+		if (c.acquiring[id] > self || w.changes != seen || w.releasing) && ctx.Err() == nil && !c.closing {
 			// An acquisition of the owner began while the count was read
 			// (the server may have granted it, and the count hold it,
-			// before its reply is registered), or the owner's holds here
-			// changed meanwhile (a release the count may predate): read
-			// again once the acquisitions are over.
+			// before its reply is registered), the owner's holds here
+			// changed meanwhile (a release the count may predate), or
+			// another undo of the owner is giving back what it found
+			// (the same holds): read again once they are over.
+			c.awaitUndoLocked(ctx, w)
 			c.mu.Unlock()
 			c.awaitAcquiring(ctx, id, own)
 			continue
@@ -2200,10 +2202,12 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			// which may be shorter than what a renewal or Extend set since.
 			lease = h.lease
 		}
-		c.mu.Unlock()
 		if n <= int64(keep) {
+			c.mu.Unlock()
 			return nil
 		}
+		w.releasing = true // the other undos of the owner wait (above)
+		c.mu.Unlock()
 		// Not vouched: these holds are none this Client knows of.
 		sent := time.Now()
 		var mark *leaseMark
@@ -2223,10 +2227,16 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			if mark != nil {
 				defer mark.end() // also when the call panics (see acquire)
 			}
+			defer func() {
+				c.mu.Lock()
+				w.releasing = false
+				c.touchedLocked(id) // another undo's count may predate it
+				c.acquired.Broadcast()
+				c.mu.Unlock()
+			}()
 			// Unguarded: an undo moves no deadline later (leftHeld).
 			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, place)
 		}()
-		c.touched(id) // another undo's count may predate this release
 		if err != nil {
 			return err
 		}
@@ -2276,8 +2286,26 @@ func (c *Client) awaitAcquiring(ctx context.Context, id holdKey, own bool) {
 // while undos of the owner read it: its acquisitions ending and its releases
 // answered.
 type undoWatch struct {
-	n       int // undos watching
-	changes uint64
+	n         int // undos watching
+	changes   uint64
+	releasing bool // one of them is giving back what it found
+}
+
+// awaitUndoLocked waits, bounded by ctx, while another undo watching w
+// releases (c.mu held).
+func (c *Client) awaitUndoLocked(ctx context.Context, w *undoWatch) {
+	if !w.releasing {
+		return
+	}
+	stop := context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.acquired.Broadcast()
+		c.mu.Unlock()
+	})
+	defer stop()
+	for w.releasing && ctx.Err() == nil && !c.closing {
+		c.acquired.Wait()
+	}
 }
 
 // touched notes a change of id's hold count, if an undo watches it.

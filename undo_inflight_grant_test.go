@@ -134,3 +134,50 @@ func TestUndoSparesHoldsAcrossOwnersRelease(t *testing.T) {
 		t.Fatalf("Unlock of the remaining hold: %v", err)
 	}
 }
+
+// Two undos of one owner shared through its context, each finding one hold
+// more on the server than the Client knows of, give back that one hold
+// between them, not two: the second read the count before the first's
+// release ran, and both released, the second taking the owner's own hold.
+func TestConcurrentUndosReleaseOnce(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "undo-twice")
+	ctx := testCtx(t, 20*time.Second)
+	owner := WithOwner(ctx, "worker")
+	field := c.fieldOf(m, "worker")
+	lctx, err := m.Lock(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A hold the Client does not know of: an acquisition whose reply was lost.
+	if err := node.Do(t, "HINCRBY", m.key, field, "1").Error(); err != nil {
+		t.Fatal(err)
+	}
+	g := &gatedMutex{Mutex: m, entered: make(chan struct{}), gate: make(chan struct{})}
+	g.armed.Store(true)
+	first := make(chan error, 1)
+	go func() { first <- c.undo(ctx, g, field, m.cfg.watchdogLease, 0, false) }()
+	select {
+	case <-g.entered: // decided, its release on its way
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first undo made no release")
+	}
+	time.AfterFunc(300*time.Millisecond, func() { close(g.gate) })
+	if err := c.undo(ctx, m, field, m.cfg.watchdogLease, 0, false); err != nil {
+		t.Fatalf("second undo: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first undo: %v", err)
+	}
+	st, err := m.State(lctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Locked || st.HoldCount != 1 || lctx.Err() != nil {
+		t.Fatalf("after both undos State is %+v (context %v): want the owner's own hold", st, lctx.Err())
+	}
+	if err := m.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+}
