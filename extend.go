@@ -28,16 +28,16 @@ type extender interface {
 // read call again (MutexExtend), the head of Redisson's fair queue too. Go waiters sleep at most a third of the
 // waiter timeout between calls and need no word.
 func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
-	queue := redissonName("redisson_lock_queue", m.key)
+	queue, timeouts := fairKeys(m.key, true)
 	type reply struct{ held, acked bool }
 	r, err := publishing(m.c, func(publish string) (reply, error) {
 		if guard.on() {
 			held, acked, err := m.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
-				return generated.MutexExtendCommand(m.c.rc, m.key, m.fence, m.channel, queue, lease, field, token, publish)
+				return generated.MutexExtendCommand(m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish)
 			}, generated.DecodeMutexExtend)
 			return reply{held, acked}, err
 		}
-		held, err := generated.MutexExtend(ctx, m.c.rc, m.key, m.fence, m.channel, queue, lease, field, token, publish)
+		held, err := generated.MutexExtend(ctx, m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish)
 		return reply{held, true}, err
 	})
 	return r.held, r.acked, err

@@ -303,3 +303,72 @@ func TestFairRedissonNestedUnlockShorterLeaseAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The head of Redisson's fair queue that asks again on its "0" reads its own
+// estimate, score - threadWaitTime - now (RFairLock before 3.32.0, and
+// WithRedissonFairQueue), not the lock's TTL: an Extend or a nested Unlock
+// that brings the expiry forward moves every queued waiter's score earlier
+// by as much, so that the head reads the new TTL and, should the holder die,
+// does not sleep out the old lease.
+func TestShorterLeaseRedissonFairHeadReadsNewTTL(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	type lockWithLease interface {
+		Locker
+		Extender
+		TryLockWithLease(ctx context.Context, wait, lease time.Duration) (context.Context, error)
+		Key() string
+	}
+	for i, tc := range []struct {
+		name   string
+		lock   func(name string) lockWithLease
+		nested bool
+	}{
+		{"Mutex-Extend", func(n string) lockWithLease { return mustMutex(t, c, n) }, false},
+		{"FairMutex-Extend", func(n string) lockWithLease { return mustFair(t, c, n, WithRedissonFairQueue(time.Minute)) }, false},
+		{"Mutex-nested-Unlock", func(n string) lockWithLease { return mustMutex(t, c, n) }, true},
+		{"FairMutex-nested-Unlock", func(n string) lockWithLease { return mustFair(t, c, n, WithRedissonFairQueue(time.Minute)) }, true},
+	} {
+		l := tc.lock("fair-head-ttl-" + tc.name)
+		j := newRedissonJava(node.Client(t), int64(i+1))
+		lease := 2 * time.Second
+		outer, err := l.TryLockWithLease(ctx, 0, lease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := outer
+		if tc.nested {
+			held, err = l.TryLockWithLease(outer, 0, 20*time.Second)
+		} else {
+			err = l.Extend(ctx, outer, 20*time.Second)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A Java RFairLock thread queues behind the longer lease.
+		if acquired, ttl, err := j.fairLock(ctx, l.Key()); err != nil || acquired || ttl < 15000 {
+			t.Fatalf("%s: Java fair lock: acquired %v, ttl %d, %v; want refused for about 20 s", tc.name, acquired, ttl, err)
+		}
+		if tc.nested {
+			err = l.Unlock(held)
+		} else {
+			err = l.Extend(ctx, outer, lease)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Woken by its "0", it asks again.
+		acquired, ttl, err := j.fairLock(ctx, l.Key())
+		if err != nil || acquired {
+			t.Fatalf("%s: Java fair lock: acquired %v, %v; want refused", tc.name, acquired, err)
+		}
+		if ttl > lease.Milliseconds() {
+			t.Errorf("%s: the head of Redisson's fair queue, asking again on its wake, reads %d ms; want the new TTL, at most %d", tc.name, ttl, lease.Milliseconds())
+		}
+		if err := l.Unlock(outer); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

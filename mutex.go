@@ -296,7 +296,8 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	if r.last {
 		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field, r.publish)
 	} else {
-		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, redissonName("redisson_lock_queue", m.key), r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
+		queue, timeouts := fairKeys(m.key, true)
+		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, queue, timeouts, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
 	}
 	switch {
 	case err != nil || !held:

@@ -20,7 +20,9 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- nothing else changes. A per-call latch makes a retried release answer the
 -- first outcome. Giving up one of several holds sets the lock's expiry to
 -- the lease of those left; when that brings it forward the first waiter gets
--- "0" too, to read the new TTL.
+-- "0" too, to read the new TTL: a queued waiter that asks again reads its
+-- estimate from its score (Redisson before 3.32.0), so every waiter's score
+-- moves earlier by as much as the expiry did (as MutexExtend moves them).
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- With requeue the release is the undo of an acquisition whose reply was
@@ -88,6 +90,12 @@ if holds > 0 then
     -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+          redis.call('zincrby', KEYS[3], -earlier, w)
+        end
+      end
       redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
     end
   end
@@ -115,7 +123,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "85866deed0eeb0eb90b15d12a557909ecb6947f0"
+const fairRedissonReleaseSHA1 = "e298dfd7a6acc35cc20c89574a301a16ef3b49a9"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -133,7 +141,9 @@ type FairRedissonReleaseResult struct {
 // nothing else changes. A per-call latch makes a retried release answer the
 // first outcome. Giving up one of several holds sets the lock's expiry to
 // the lease of those left; when that brings it forward the first waiter gets
-// "0" too, to read the new TTL.
+// "0" too, to read the new TTL: a queued waiter that asks again reads its
+// estimate from its score (Redisson before 3.32.0), so every waiter's score
+// moves earlier by as much as the expiry did (as MutexExtend moves them).
 // A shared owner's release names its hold's fencing token (token, 0 for
 // none) and leaves a newer hold of the same field alone, as MutexRelease.
 // With requeue the release is the undo of an acquisition whose reply was

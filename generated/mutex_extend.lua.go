@@ -20,6 +20,11 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- new one, so that it does not wait out the old lease should the holder die.
 -- The head of Redisson's fair queue (an RFairLock waiter, on the same lock
 -- hash) hears only its own channel, <channel>:<field>: it gets "0" there.
+-- Asking again, a queued RFairLock waiter reads its own estimate, its score
+-- less threadWaitTime and now (Redisson before 3.32.0, and
+-- WithRedissonFairQueue), not the lock's TTL: every queued waiter's score
+-- moves earlier by as much as the expiry did, as Redisson's scores follow
+-- the lock's expiry, so that the head reads the new TTL.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
 -- finds the expiry it set and publishes nothing more. Reply true: extended;
@@ -29,6 +34,7 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    channel   redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
 -- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
+-- @key    timeouts  redisson_lock_timeout:{name}, its waiters' scores
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
@@ -49,6 +55,12 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call(ARGV[4], KEYS[3], '0')
     local head = redis.call('lindex', KEYS[4], '0')
     if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
+          redis.call('zincrby', KEYS[5], -earlier, w)
+        end
+      end
       redis.call(ARGV[4], KEYS[3] .. ':' .. head, '0')
     end
   end
@@ -58,7 +70,7 @@ return 0
 `
 
 // mutexExtendSHA1 is the SHA-1 of mutexExtendSource, the name SCRIPT LOAD gives it.
-const mutexExtendSHA1 = "1fe3ae5d38f8e1b25d690c26a47d8ed21ded692f"
+const mutexExtendSHA1 = "21dd800d4e96023407d4d2f6846c3dda4552f5a9"
 
 var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 
@@ -70,6 +82,11 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // new one, so that it does not wait out the old lease should the holder die.
 // The head of Redisson's fair queue (an RFairLock waiter, on the same lock
 // hash) hears only its own channel, <channel>:<field>: it gets "0" there.
+// Asking again, a queued RFairLock waiter reads its own estimate, its score
+// less threadWaitTime and now (Redisson before 3.32.0, and
+// WithRedissonFairQueue), not the lock's TTL: every queued waiter's score
+// moves earlier by as much as the expiry did, as Redisson's scores follow
+// the lock's expiry, so that the head reads the new TTL.
 // A lease that leaves the expiry later publishes nothing, as the watchdog's
 // renewals (MutexRenew) never do. Made again after its reply was lost, it
 // finds the expiry it set and publishes nothing more. Reply true: extended;
@@ -77,7 +94,7 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // fencing token names the hold, as for MutexRenew.
 //
 // Redis script flags: allow-oom.
-func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, lease time.Duration, owner string, token int64, publish string) (bool, error) {
+func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -94,7 +111,7 @@ func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence strin
 			return false, err
 		}
 	}
-	keys := []string{lock, fence, channel, queue}
+	keys := []string{lock, fence, channel, queue, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexExtend", keys); err != nil {
 			return false, err
@@ -106,14 +123,15 @@ func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence strin
 
 // MutexExtendArgs holds the keys and arguments of one call in MutexExtendMulti.
 type MutexExtendArgs struct {
-	Lock    string
-	Fence   string // fencing-token counter (redisson_lock_token:{name})
-	Channel string // redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
-	Queue   string // redisson_lock_queue:{name}, Redisson's fair queue
-	Lease   time.Duration
-	Owner   string
-	Token   int64  // the fencing token of the hold, 0 for none
-	Publish string // "publish", or "spublish" for sharded channels
+	Lock     string
+	Fence    string // fencing-token counter (redisson_lock_token:{name})
+	Channel  string // redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
+	Queue    string // redisson_lock_queue:{name}, Redisson's fair queue
+	Timeouts string // redisson_lock_timeout:{name}, its waiters' scores
+	Lease    time.Duration
+	Owner    string
+	Token    int64  // the fencing token of the hold, 0 for none
+	Publish  string // "publish", or "spublish" for sharded channels
 }
 
 // MutexExtendReply is the reply to one call in MutexExtendMulti.
@@ -194,7 +212,7 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, lease time.Duration, owner string, token int64, publish string) (rueidis.Completed, error) {
+func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -211,7 +229,7 @@ func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel str
 			return rueidis.Completed{}, err
 		}
 	}
-	keys := []string{lock, fence, channel, queue}
+	keys := []string{lock, fence, channel, queue, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexExtend", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -228,7 +246,7 @@ func DecodeMutexExtend(resp rueidis.RedisResult) (bool, error) {
 
 // mutexExtendEncode returns the KEYS and ARGV of one MutexExtend call.
 func mutexExtendEncode(a *MutexExtendArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Fence, a.Channel, a.Queue}
+	keys := []string{a.Lock, a.Fence, a.Channel, a.Queue, a.Timeouts}
 	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10), a.Publish}
 	return keys, args
 }

@@ -45,7 +45,9 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- holds left; when that brings it forward (the hold given up was a re-entry
 -- with a longer lease) it publishes "0" on the channel, and on the channel
 -- of the head of Redisson's fair queue, as an Extend to a shorter lease does
--- (MutexExtend): Redisson's waiters were told the longer TTL.
+-- (MutexExtend): Redisson's waiters were told the longer TTL. The scores
+-- of Redisson's fair waiters move earlier by as much, as MutexExtend moves
+-- them, for a queued waiter that asks again reads its estimate from its score.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name, its client
 -- listening (a retry answered without a latch says 1).
@@ -56,6 +58,7 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
+-- @key    timeouts  redisson_lock_timeout:{name}, its waiters' scores
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -92,6 +95,12 @@ if holds > 1 then
     redis.call(ARGV[3], KEYS[2], '0')
     local head = redis.call('lindex', KEYS[7], '0')
     if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
+          redis.call('zincrby', KEYS[8], -earlier, w)
+        end
+      end
       redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
     end
   end
@@ -126,7 +135,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "0335b6fe8c0483d2772a85f64d034df3c255eca1"
+const mutexReleaseSHA1 = "6c4ecd22cb9113c278ea9dea548f358ccef642b8"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -163,13 +172,15 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // holds left; when that brings it forward (the hold given up was a re-entry
 // with a longer lease) it publishes "0" on the channel, and on the channel
 // of the head of Redisson's fair queue, as an Extend to a shorter lease does
-// (MutexExtend): Redisson's waiters were told the longer TTL.
+// (MutexExtend): Redisson's waiters were told the longer TTL. The scores
+// of Redisson's fair waiters move earlier by as much, as MutexExtend moves
+// them, for a queued waiter that asks again reads its estimate from its score.
 // Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 // fewer); 1: released; 2: released and a Go waiter woken by name, its client
 // listening (a retry answered without a latch says 1).
 //
 // Redis script flags: allow-oom.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -192,7 +203,7 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			return 0, false, err
 		}
 	}
-	keys := []string{lock, channel, latch, waiters, wake, fence, queue}
+	keys := []string{lock, channel, latch, waiters, wake, fence, queue, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return 0, false, err
@@ -211,6 +222,7 @@ type MutexReleaseArgs struct {
 	Wake     string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 	Fence    string // fencing-token counter (redisson_lock_token:{name})
 	Queue    string // redisson_lock_queue:{name}, Redisson's fair queue
+	Timeouts string // redisson_lock_timeout:{name}, its waiters' scores
 	Lease    time.Duration
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
@@ -307,7 +319,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -330,7 +342,7 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			return rueidis.Completed{}, err
 		}
 	}
-	keys := []string{lock, channel, latch, waiters, wake, fence, queue}
+	keys := []string{lock, channel, latch, waiters, wake, fence, queue, timeouts}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -347,7 +359,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake, a.Fence, a.Queue}
+	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake, a.Fence, a.Queue, a.Timeouts}
 	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10)}
 	return keys, args
 }

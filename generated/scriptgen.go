@@ -265,7 +265,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "token", "publish"},
 	File:      "scripts/mutex_extend.lua",
-	Keys:      []string{"lock", "fence", "channel", "queue"},
+	Keys:      []string{"lock", "fence", "channel", "queue", "timeouts"},
 	Name:      "MutexExtend",
 	ReadOnly:  false,
 	Retryable: true,
@@ -283,7 +283,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token"},
 	File:      "scripts/mutex_release.lua",
-	Keys:      []string{"lock", "channel", "latch", "waiters", "wake", "fence", "queue"},
+	Keys:      []string{"lock", "channel", "latch", "waiters", "wake", "fence", "queue", "timeouts"},
 	Name:      "MutexRelease",
 	ReadOnly:  false,
 	Retryable: false,

@@ -7,7 +7,9 @@
 -- nothing else changes. A per-call latch makes a retried release answer the
 -- first outcome. Giving up one of several holds sets the lock's expiry to
 -- the lease of those left; when that brings it forward the first waiter gets
--- "0" too, to read the new TTL.
+-- "0" too, to read the new TTL: a queued waiter that asks again reads its
+-- estimate from its score (Redisson before 3.32.0), so every waiter's score
+-- moves earlier by as much as the expiry did (as MutexExtend moves them).
 -- A shared owner's release names its hold's fencing token (token, 0 for
 -- none) and leaves a newer hold of the same field alone, as MutexRelease.
 -- With requeue the release is the undo of an acquisition whose reply was
@@ -75,6 +77,12 @@ if holds > 0 then
     -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '-1')) do
+          redis.call('zincrby', KEYS[3], -earlier, w)
+        end
+      end
       redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
     end
   end

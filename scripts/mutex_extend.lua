@@ -7,6 +7,11 @@
 -- new one, so that it does not wait out the old lease should the holder die.
 -- The head of Redisson's fair queue (an RFairLock waiter, on the same lock
 -- hash) hears only its own channel, <channel>:<field>: it gets "0" there.
+-- Asking again, a queued RFairLock waiter reads its own estimate, its score
+-- less threadWaitTime and now (Redisson before 3.32.0, and
+-- WithRedissonFairQueue), not the lock's TTL: every queued waiter's score
+-- moves earlier by as much as the expiry did, as Redisson's scores follow
+-- the lock's expiry, so that the head reads the new TTL.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
 -- finds the expiry it set and publishes nothing more. Reply true: extended;
@@ -16,6 +21,7 @@
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    channel   redisson_lock__channel:{name}; a Redisson fair waiter's channel is <channel>:<field>
 -- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
+-- @key    timeouts  redisson_lock_timeout:{name}, its waiters' scores
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
@@ -36,6 +42,12 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call(ARGV[4], KEYS[3], '0')
     local head = redis.call('lindex', KEYS[4], '0')
     if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
+          redis.call('zincrby', KEYS[5], -earlier, w)
+        end
+      end
       redis.call(ARGV[4], KEYS[3] .. ':' .. head, '0')
     end
   end

@@ -32,7 +32,9 @@
 -- holds left; when that brings it forward (the hold given up was a re-entry
 -- with a longer lease) it publishes "0" on the channel, and on the channel
 -- of the head of Redisson's fair queue, as an Extend to a shorter lease does
--- (MutexExtend): Redisson's waiters were told the longer TTL.
+-- (MutexExtend): Redisson's waiters were told the longer TTL. The scores
+-- of Redisson's fair waiters move earlier by as much, as MutexExtend moves
+-- them, for a queued waiter that asks again reads its estimate from its score.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name, its client
 -- listening (a retry answered without a latch says 1).
@@ -43,6 +45,7 @@
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @key    queue     redisson_lock_queue:{name}, Redisson's fair queue
+-- @key    timeouts  redisson_lock_timeout:{name}, its waiters' scores
 -- @arg    lease     duration
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
@@ -79,6 +82,12 @@ if holds > 1 then
     redis.call(ARGV[3], KEYS[2], '0')
     local head = redis.call('lindex', KEYS[7], '0')
     if head then
+      if before >= 0 then
+        local earlier = before - tonumber(ARGV[1])
+        for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
+          redis.call('zincrby', KEYS[8], -earlier, w)
+        end
+      end
       redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
     end
   end
