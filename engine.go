@@ -1348,7 +1348,23 @@ func (c *Client) expired(h *hold) {
 	if monoNanos(clock()) < h.lossAt.Load() || h.released() {
 		return // re-armed while the timer fired, or already ended
 	}
+	c.mu.Lock()
+	renewing := h.renewing
+	c.mu.Unlock()
+	h.mu.Lock()
+	// Only the confirmed grant set the lock's expiry: no renewal, Extend,
+	// re-entry or release that leaves holds was ever sent for it.
+	granted := h.leaseSeq == 0 && h.leaseCalls == 0
+	h.mu.Unlock()
 	c.lost(h, errLeaseExpired)
+	if !renewing && granted {
+		// An explicit lease running out before Unlock (Redisson's
+		// lock(leaseTime) used as the release): the server lease is the one
+		// the grant set, which ends a margin after this deadline. Nothing
+		// can have extended it, so there is nothing to give back, and
+		// releasing it here would free the lock before that lease.
+		return
+	}
 	// A renewal still in flight may yet extend the lease on the server for a
 	// hold that has now ended here: give it back once the server answers.
 	// The owner may lock again meanwhile (shared, or by the id read from the

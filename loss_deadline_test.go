@@ -135,7 +135,7 @@ func (g *gatedMutex) releaseOnce(ctx context.Context, field string, r releaseCal
 }
 
 // A hold of a shared owner reaches its loss deadline; the undo that gives
-// back what a renewal in flight may have extended sends a release, which
+// back what a renewal or Extend in flight may have extended sends a release, which
 // reaches the server only after the hold expired there and the owner locked
 // again. It must leave that new hold alone (it names the ended hold's
 // fencing token).
@@ -150,6 +150,11 @@ func TestExpiredUndoSparesNewHold(t *testing.T) {
 	warmShared(t, m)
 	lctx1, err := c.acquire(ctx, g, -1, time.Second)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// An Extend has set the lock's expiry since the grant: what it set is
+	// the undo's to give back (a hold only its grant set is left to expire).
+	if err := c.extend(ctx, lctx1, g, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	g.armed.Store(true)
