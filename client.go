@@ -75,6 +75,10 @@ type Client struct {
 	// its entries, so an Unlock with none skips mu. Guarded by mu.
 	undoWatch map[holdKey]*undoWatch
 	watching  atomic.Int32
+	// marking counts, per hold, the background undos reading the mark of
+	// an ended hold that drew no token (LeanMutex.undoMark): acquisitions of
+	// the owner wait for them. Guarded by mu.
+	marking map[holdKey]int
 	// waiting counts the waits in progress per such hold and line:
 	// goroutines of one owner share its place in a waiter queue or set,
 	// which the last of them to give up leaves. Guarded by mu.

@@ -607,6 +607,11 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 			c.acquired.Wait()
 		}
 	}
+	for c.marking[id] > 0 && !c.closing {
+		// An undo of the owner's ended hold is reading what its releases
+		// name (see LeanMutex.undoMark): send nothing before that read.
+		c.acquired.Wait()
+	}
 	if c.acquiring == nil {
 		c.acquiring = map[holdKey]int{}
 	}
@@ -1371,7 +1376,13 @@ func (c *Client) expired(h *hold) {
 	// hold's context), and the server grant it before the Client registers
 	// it: name the ended hold's token, so the undo cannot release the owner's
 	// next hold (see hold.renewToken).
-	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease), h.renewToken())
+	token := h.renewToken()
+	if _, lean := h.prim.(undoMarker); lean && token == 0 {
+		// An unfenced LeanMutex hold that drew no token: the undo reads
+		// what its releases name first (see LeanMutex.undoMark).
+		token = leanMarkUnread
+	}
+	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease), token)
 }
 
 // background runs f in a goroutine Close waits for, unless Close has begun
@@ -2397,6 +2408,13 @@ func (c *Client) recheckLater(p primitive, field string, lease time.Duration, un
 	c.undoLaterFrom(p, field, lease, until, 0, ended, true)
 }
 
+// undoMarker is a primitive whose background undo of an ended hold that
+// drew no token reads first what its releases name instead (token
+// leanMarkUnread; see LeanMutex.undoMark).
+type undoMarker interface {
+	undoMark(ctx context.Context, field string) (int64, error)
+}
+
 // undoLaterFrom is undoLaterQueued; recheck: the first undo was made.
 func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, until time.Time, token int64, ended *waitEnd, recheck bool) {
 	leaver, _ := p.(lateLeaver)
@@ -2405,6 +2423,14 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		defer cancel()
 		id := holdID(p.spec().key, field)
 		undo := func(ctx context.Context) error {
+			if token == leanMarkUnread {
+				m, err := p.(undoMarker).undoMark(ctx, field)
+				if err != nil {
+					c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+					return err
+				}
+				token = m
+			}
 			err := c.undo(ctx, p, field, lease, token, false)
 			if err != nil {
 				c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
@@ -2459,6 +2485,13 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		// undone already.)
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
+		if token == leanMarkUnread {
+			m, err := p.(undoMarker).undoMark(ctx, field)
+			if err != nil {
+				return
+			}
+			token = m
+		}
 		_ = c.undo(ctx, p, field, lease, token, false)
 	}
 }

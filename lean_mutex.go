@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -289,9 +290,15 @@ func (l *LeanMutex) heldByOwner(field string) (attempt, error) {
 func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
 	var ok bool
 	var err error
-	if r.token > 0 {
+	switch {
+	case r.token > 0:
 		ok, err = generated.LeanReleaseShared(ctx, l.c.rc, l.key, l.fenceKey(), field, r.token)
-	} else {
+	case r.token < 0:
+		// A background undo of a hold that drew no token (see leanMark):
+		// the counter as it stood when the undo was decided, 0 for none. A
+		// hold of the owner made since drew a token and moved it.
+		ok, err = generated.LeanReleaseShared(ctx, l.c.rc, l.key, l.fenceKey(), field, -r.token-1)
+	default:
 		ok, err = generated.LeanRelease(ctx, l.c.rc, l.key, field)
 	}
 	switch {
@@ -306,6 +313,63 @@ func (l *LeanMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 		return freed, 0, nil
 	}
 	return notHeld, 0, nil
+}
+
+// leanMark is what the background undo of an unfenced hold that drew no
+// token names, in place of the token (see LeanMutex.undoMark).
+// leanMarkUnread: not read yet.
+const leanMarkUnread = math.MinInt64
+
+// undoMark reads the token counter for the background undo of the owner's
+// ended hold, which drew no token, and returns it as that undo's releases
+// name it: -(counter+1), -1 for none. The owner may lock again under the
+// same field (its id read from the ended hold's context), and the server
+// grant it before this Client registers it, where the undo would take it for
+// the ended hold; such a hold is a shared owner's, which draws a token, so a
+// release naming the counter as it stood before it was sent refuses it.
+// Acquisitions of the owner are held back while the counter is read, so
+// none is sent before a value read with it in flight.
+func (l *LeanMutex) undoMark(ctx context.Context, field string) (int64, error) {
+	c := l.c
+	id := holdID(l.key, field)
+	for {
+		c.awaitAcquiring(ctx, id, false)
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		c.mu.Lock()
+		// Once Close has begun, no acquisition starts.
+		if c.acquiring[id] == 0 || c.closing {
+			if c.marking == nil {
+				c.marking = map[holdKey]int{}
+			}
+			c.marking[id]++
+			c.mu.Unlock()
+			break
+		}
+		c.mu.Unlock()
+	}
+	defer func() {
+		c.mu.Lock()
+		if c.marking[id]--; c.marking[id] <= 0 {
+			delete(c.marking, id)
+		}
+		c.acquired.Broadcast()
+		c.mu.Unlock()
+	}()
+	fence := l.fenceKey()
+	return readPrimaryAs(ctx, c, func() (rueidis.Completed, error) {
+		return c.rc.B().Get().Key(fence).Build(), nil
+	}, func(r rueidis.RedisResult) (int64, error) {
+		n, err := r.AsInt64()
+		switch {
+		case rueidis.IsRedisNil(err):
+			return -1, nil
+		case err != nil:
+			return 0, err
+		}
+		return -n - 1, nil
+	})
 }
 
 func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
