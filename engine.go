@@ -891,6 +891,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				return false, tryAgain{}, err
 			}
 			queued = a.queued
+			if !a.granted && mark != nil {
+				c.refusedReentry(p, mark.h)
+			}
 			if !a.granted {
 				if a.queued {
 					if since != 0 {
@@ -1343,6 +1346,27 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 	defer h.mu.Unlock()
 	stale := h.leaseCalls > 0 || monoNanos(sent) <= h.leaseSettled
 	c.setLossLocked(h, lossDeadline(sent, h.lease), stale, false)
+}
+
+// errRefusedReentry: a re-entry of the owner found another owner holding the
+// lock.
+var errRefusedReentry = errors.New("a re-entry of its owner found another owner holding the lock")
+
+// refusedReentry ends h, the owner's hold a shared re-entry was sent
+// beside, when the re-entry of a Mutex was refused: the lock holds one
+// owner's field at a time, so the owner held nothing on the server when the
+// script ran. h is kept when it is no longer the owner's registered hold,
+// or a release of its last hold is under way (which may have run first).
+func (c *Client) refusedReentry(p primitive, h *hold) {
+	if _, ok := p.(*Mutex); !ok {
+		return
+	}
+	c.mu.Lock()
+	gone := c.holds[holdID(h.key, h.field)] == h && h.lastReleases == 0 && !h.releasing.Load()
+	c.mu.Unlock()
+	if gone {
+		c.lost(h, errRefusedReentry)
+	}
 }
 
 // expired is the loss timer: no grant or renewal was confirmed in time.
