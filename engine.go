@@ -1026,6 +1026,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 			// A renewal of an ended hold of the owner in flight.
 			bound = at
 		}
+		h.stray = !bound.IsZero()
 		if c.acquiring[id] > 0 {
 			c.acquired.Broadcast() // a re-entry of the same owner may be waiting for this hold
 		}
@@ -1378,11 +1379,12 @@ func (c *Client) expired(h *hold) {
 		return // re-armed while the timer fired, or already ended
 	}
 	c.mu.Lock()
-	renewing := h.renewing
+	renewing := h.renewing || h.stray
 	c.mu.Unlock()
 	h.mu.Lock()
 	// Only the confirmed grant set the lock's expiry: no renewal, Extend,
-	// re-entry or release that leaves holds was ever sent for it.
+	// re-entry or release that leaves holds was ever sent for it (nor, by
+	// stray, for an earlier hold of the owner).
 	granted := h.leaseSeq == 0 && h.leaseCalls == 0
 	h.mu.Unlock()
 	c.lost(h, errLeaseExpired)

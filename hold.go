@@ -21,6 +21,10 @@ type hold struct {
 
 	count    int  // local holds; guarded by Client.mu
 	renewing bool // the watchdog renews it; guarded by Client.mu
+	// stray: an Extend or renewal of an earlier hold of the owner was in
+	// flight when this one was granted, and may set its lock's expiry;
+	// guarded by Client.mu.
+	stray bool
 	// watch is where the hold is with the watchdog (watchNone, watchPending,
 	// watchAdded); guarded by mu.
 	watch uint8

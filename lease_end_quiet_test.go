@@ -59,3 +59,34 @@ func TestLeaseEndCallsNothing(t *testing.T) {
 		})
 	}
 }
+
+// A hold granted while an Extend of an earlier hold of its owner was in
+// flight (one that names no token: an unfenced LeanMutex whose owner was not
+// shared) may have its lock's expiry set by that Extend, longer than its
+// own lease. When its lease runs out, the Client must still give back what
+// that call set, rather than leave the key to it.
+func TestLeaseEndUndoesStrayExtend(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	l := mustLean(t, c, "lease-end-stray")
+	ctx := testCtx(t, 20*time.Second)
+	id := holdID(l.key, c.fieldOf(l, "job-9"))
+	c.mu.Lock()
+	if c.extending == nil {
+		c.extending = map[holdKey]extendsInFlight{}
+	}
+	// The earlier hold's Extend, sent and not yet answered.
+	c.extending[id] = extendsInFlight{n: 1, at: monoNanos(time.Now().Add(5 * time.Second))}
+	c.mu.Unlock()
+	lctx, err := l.LockWithLease(WithOwner(ctx, "job-9"), 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Extend lands on the new hold.
+	node.Do(t, "PEXPIRE", l.key, "5000")
+	<-lctx.Done()
+	if !eventually(time.Second, func() bool { return !exists(t, node, l.key) }) {
+		t.Fatal("the key a stray Extend lengthened outlives the hold's lease")
+	}
+}
