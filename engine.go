@@ -913,14 +913,16 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			case errors.Is(err, errForcedGrant):
 				// Give back what the ForceUnlock may have left, and try
 				// again once it has ended.
-				if err := c.undoNow(p, field, serverLease); err != nil {
+				// (Unsettled, as the owner's other goroutines come and go:
+				// the background undo undoNow leaves gives it back.)
+				if err := c.undoNow(p, field, serverLease); err != nil && !errors.Is(err, errUndoUnsettled) {
 					return false, tryAgain{}, err
 				}
 				c.awaitForcing(actx, s.key)
 				continue
 			case errors.Is(err, errOrphan):
 				// Give the unknown hold back and try again at once.
-				if err := c.undoNow(p, field, serverLease); err != nil {
+				if err := c.undoNow(p, field, serverLease); err != nil && !errors.Is(err, errUndoUnsettled) {
 					return false, tryAgain{}, err
 				}
 				continue
@@ -1899,6 +1901,12 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// context), the undo does not wait for that acquisition to end.
 		c.finish(h, context.Canceled)
 		if err := c.undo(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil); err != nil {
+			// Keep trying in the background, as for an acquisition's undo:
+			// a hold left there keeps the lock from everyone for its lease.
+			c.undoLater(p, field, lease, time.Now().Add(lease), 0)
+			if errors.Is(err, errUndoUnsettled) {
+				return nil // the owner's own hold was released
+			}
 			return fmt.Errorf("scriptlock: unlock %q: %w", s.name, err)
 		}
 	default:
@@ -2225,7 +2233,9 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		}
 		c.mu.Unlock()
 	}()
+	unsettled := false // the last read was of a count that moved: read again
 	for range 64 {
+		unsettled = false
 		c.mu.Lock()
 		seen := w.changes
 		c.mu.Unlock()
@@ -2244,6 +2254,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			c.awaitUndoLocked(ctx, w)
 			c.mu.Unlock()
 			c.awaitAcquiring(ctx, id, own)
+			unsettled = true
 			continue
 		}
 		keep := 0
@@ -2304,8 +2315,17 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			c.leftHeld(h, mark, sent, lease, left, false)
 		}
 	}
+	if unsettled {
+		// The count never held still long enough to compare: a hold found
+		// may still be on the server. Not done: the caller tries again.
+		return errUndoUnsettled
+	}
 	return nil
 }
+
+// errUndoUnsettled: an undo whose owner's holds kept changing as it read their
+// count made no comparison it could act on.
+var errUndoUnsettled = errors.New("the owner's hold count kept changing as the undo read it")
 
 // awaitAcquiring waits, bounded by ctx, until no other acquisition of the
 // owner (shared through its context) is in flight: one the server has granted
