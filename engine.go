@@ -655,7 +655,9 @@ func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (
 		}
 		c.mu.Lock()
 		if ctx.Err() != nil || c.closingCtx.Err() != nil {
-			break // the wait ends at its first look at ctx or Close
+			// The wait ends at its first look at ctx or Close; its time
+			// up (see acquire), it makes its one last attempt.
+			break
 		}
 	}
 	w := c.waiting[id]
@@ -769,8 +771,23 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	queued := false
 	var lastErr error
 	var leaveShared func(queued bool) (bool, func())
+	began := time.Now()
+	cut := false
 	if shared && wait != 0 {
-		leaveShared = c.sharedWait(ctx, lineKey{holdID(s.key, field), waitLine(p)})
+		// Its wait for an earlier wait's leave is part of the wait: bounded
+		// by the wait time too (a stalled leave takes up to the release
+		// timeout).
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if wait > 0 {
+			sctx, cancel = context.WithDeadline(ctx, began.Add(wait))
+		}
+		leaveShared = c.sharedWait(sctx, lineKey{holdID(s.key, field), waitLine(p)})
+		// Its time ran out while that leave was under way: it gives up
+		// (below). An attempt now could take a place in line that the
+		// leave, run on the server already, would not take out, nor this
+		// wait (see sharedWait).
+		cut = wait > 0 && sctx.Err() != nil && ctx.Err() == nil
+		cancel()
 	}
 	var ended *waitEnd // for the undo of an attempt of unknown outcome (undoLater)
 	settled := false   // an attempt of unknown outcome was settled and the wait went on
@@ -822,10 +839,17 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		regs      int // refused attempts that registered since the last woken one
 		waitUntil time.Time
 	)
-	if wait > 0 {
-		waitUntil = time.Now().Add(wait)
+	if cut {
+		return nil, &NotAcquiredError{Name: s.name}
 	}
-	ok, err := c.await(ctx, ws, wait, func(actx context.Context, since int64, polite bool) (bool, tryAgain, error) {
+	awaitFor := wait
+	if wait > 0 {
+		waitUntil = began.Add(wait)
+		// What is left of it (an attempt is made all the same, given
+		// waitOverrun past the wait's end).
+		awaitFor = max(time.Until(waitUntil), time.Nanosecond)
+	}
+	ok, err := c.await(ctx, ws, awaitFor, func(actx context.Context, since int64, polite bool) (bool, tryAgain, error) {
 		if shared {
 			// Counted while its calls are in flight, not while it sleeps.
 			defer c.sharedAcquire(holdID(s.key, field))()
