@@ -2268,7 +2268,10 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			return err
 		}
 		c.mu.Lock()
-		if (c.acquiring[id] > self || w.changes != seen || w.releasing) && ctx.Err() == nil && !c.closing {
+		// Another undo's release is waited for during Close too (each is
+		// bounded by its ctx): the holds stay live until Close ends them,
+		// after the acquisitions in flight.
+		if ((c.acquiring[id] > self || w.changes != seen) && !c.closing || w.releasing) && ctx.Err() == nil {
 			// An acquisition of the owner began while the count was read
 			// (the server may have granted it, and the count hold it,
 			// before its reply is registered), the owner's holds here
@@ -2400,7 +2403,7 @@ func (c *Client) awaitUndoLocked(ctx context.Context, w *undoWatch) {
 		c.mu.Unlock()
 	})
 	defer stop()
-	for w.releasing && ctx.Err() == nil && !c.closing {
+	for w.releasing && ctx.Err() == nil {
 		c.acquired.Wait()
 	}
 }
