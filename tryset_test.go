@@ -223,48 +223,35 @@ func TestTrySetReplyLostThenSetAgain(t *testing.T) {
 		set   func(context.Context, int64) (bool, error)
 		again func(context.Context) error // by another client, once the set landed
 	}
+	// deleteThenSet is the other caller's turn: it deletes the count and
+	// sets a new one.
+	deleteThenSet := func(del func(context.Context) (bool, error), set func(context.Context, int64) (bool, error)) func(context.Context) error {
+		return func(ctx context.Context) error {
+			if _, err := del(ctx); err != nil {
+				return err
+			}
+			ok, err := set(ctx, 9)
+			if err == nil && !ok {
+				err = errors.New("the other caller's set set nothing")
+			}
+			return err
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		open func(t *testing.T, c, other *Client) kind
 	}{
 		{"Semaphore", func(t *testing.T, c, other *Client) kind {
 			s, o := mustSem(t, c, "try-set-again"), mustSem(t, other, "try-set-again")
-			return kind{s.Key(), s.TrySetPermits, func(ctx context.Context) error {
-				if _, err := o.Delete(ctx); err != nil {
-					return err
-				}
-				ok, err := o.TrySetPermits(ctx, 9)
-				if err == nil && !ok {
-					err = errors.New("the other caller's TrySetPermits set nothing")
-				}
-				return err
-			}}
+			return kind{s.Key(), s.TrySetPermits, deleteThenSet(o.Delete, o.TrySetPermits)}
 		}},
 		{"PermitSemaphore", func(t *testing.T, c, other *Client) kind {
 			s, o := mustPermits(t, c, "try-set-again"), mustPermits(t, other, "try-set-again")
-			return kind{s.Key(), s.TrySetPermits, func(ctx context.Context) error {
-				if _, err := o.Delete(ctx); err != nil {
-					return err
-				}
-				ok, err := o.TrySetPermits(ctx, 9)
-				if err == nil && !ok {
-					err = errors.New("the other caller's TrySetPermits set nothing")
-				}
-				return err
-			}}
+			return kind{s.Key(), s.TrySetPermits, deleteThenSet(o.Delete, o.TrySetPermits)}
 		}},
 		{"CountDownLatch", func(t *testing.T, c, other *Client) kind {
 			l, o := mustLatch(t, c, "try-set-again"), mustLatch(t, other, "try-set-again")
-			return kind{l.Key(), l.TrySetCount, func(ctx context.Context) error {
-				if _, err := o.Delete(ctx); err != nil {
-					return err
-				}
-				ok, err := o.TrySetCount(ctx, 9)
-				if err == nil && !ok {
-					err = errors.New("the other caller's TrySetCount set nothing")
-				}
-				return err
-			}}
+			return kind{l.Key(), l.TrySetCount, deleteThenSet(o.Delete, o.TrySetCount)}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
