@@ -597,20 +597,38 @@ func (c *Client) readNonce() int64 { return int64(c.owners.Add(1)) + 1 }
 
 // sharedAcquire counts an acquisition in flight for an owner that other
 // goroutines may share (it came from the caller's context), and returns the
-// function that uncounts it.
-func (c *Client) sharedAcquire(id holdKey) func() {
+// function that uncounts it. Its waits before counting are bounded by ctx:
+// when ctx ends first, nothing is counted and ctx's error is returned (the
+// caller sends no attempt).
+func (c *Client) sharedAcquire(ctx context.Context, id holdKey) (func(), error) {
 	c.mu.Lock()
-	if h := c.holds[id]; h != nil {
-		for h.lastReleases > 0 && !c.closing {
-			// A release of the owner's last hold is under way and would take
-			// a re-entry made now with it: acquire after it.
-			c.acquired.Wait()
+	busy := func() bool {
+		if h := c.holds[id]; h != nil && h.lastReleases > 0 {
+			// A release of the owner's last hold is under way and would
+			// take a re-entry made now with it: acquire after it.
+			return true
 		}
-	}
-	for c.marking[id] > 0 && !c.closing {
 		// An undo of the owner's ended hold is reading what its releases
 		// name (see LeanMutex.undoMark): send nothing before that read.
-		c.acquired.Wait()
+		return c.marking[id] > 0
+	}
+	if busy() && !c.closing {
+		// Both are bounded by a timeout of their own, up to the release
+		// timeout or the ended hold's lease, which may be far longer than
+		// what the caller gave this attempt.
+		stop := context.AfterFunc(ctx, func() {
+			c.mu.Lock()
+			c.acquired.Broadcast()
+			c.mu.Unlock()
+		})
+		for busy() && !c.closing && ctx.Err() == nil {
+			c.acquired.Wait()
+		}
+		stop()
+		if err := ctx.Err(); err != nil && busy() && !c.closing {
+			c.mu.Unlock()
+			return nil, err
+		}
 	}
 	if c.acquiring == nil {
 		c.acquiring = map[holdKey]int{}
@@ -625,7 +643,7 @@ func (c *Client) sharedAcquire(id holdKey) func() {
 		c.touchedLocked(id)
 		c.acquired.Broadcast() // a waiting re-entry may now be the last attempt
 		c.mu.Unlock()
-	}
+	}, nil
 }
 
 // sharedWait counts a wait of an owner from the caller's context, which
@@ -852,7 +870,12 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	ok, err := c.await(ctx, ws, awaitFor, func(actx context.Context, since int64, polite bool) (bool, tryAgain, error) {
 		if shared {
 			// Counted while its calls are in flight, not while it sleeps.
-			defer c.sharedAcquire(holdID(s.key, field))()
+			done, err := c.sharedAcquire(actx, holdID(s.key, field))
+			if err != nil {
+				// Its time ran out before it could be sent: no attempt.
+				return false, tryAgain{}, err
+			}
+			defer done()
 		}
 		for range 3 {
 			start := time.Now()
