@@ -13,8 +13,9 @@ import (
 )
 
 // leanStallingClient is stallingClient for a LeanMutex: once armed, it runs
-// before ahead of the next LeanState read (an undo's hold count), and after
-// once the script call that follows it (the undo's release) has returned.
+// before ahead of the script call that follows the next LeanState read (an
+// undo's hold count), that call being the undo's release, and after once
+// that call has returned.
 type leanStallingClient struct {
 	rueidis.Client
 	armed, next   atomic.Bool
@@ -29,11 +30,11 @@ func (s *leanStallingClient) Do(ctx context.Context, cmd rueidis.Completed) ruei
 	switch {
 	case isScript(cs, "LeanState"):
 		if s.armed.CompareAndSwap(true, false) {
-			s.before()
 			s.next.Store(true)
 		}
 	case cs[0] == "EVALSHA" || cs[0] == "EVAL":
 		if s.next.CompareAndSwap(true, false) {
+			s.before()
 			defer s.after()
 		}
 	}
@@ -51,11 +52,11 @@ func isScript(cs []string, name string) bool {
 }
 
 // An unfenced LeanMutex hold that is not shared (it drew no token) runs out
-// of lease after an Extend, and the background undo starts. Its owner (the
-// id read from the ended hold's context) locks again before the undo reads
-// the owner's hold: the server has granted the new hold, the Client has yet
-// to register it. The undo must not delete that new hold, whose context
-// lives on.
+// of lease after an Extend, and the background undo starts. It finds the
+// ended hold still on the server; before its release is sent, the key
+// expires and its owner (the id read from the ended hold's context) locks
+// again: the server has granted the new hold, the Client has yet to register
+// it. The undo must not delete that new hold, whose context lives on.
 func TestLeanUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 	node := redistest.Server(t)
 	rc := &leanStallingClient{Client: node.Client(t)}
