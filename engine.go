@@ -888,7 +888,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				c.mu.Lock()
 				held := c.holds[holdID(s.key, field)]
 				c.mu.Unlock()
-				if held != nil {
+				// A LeanMutex has no re-entry: its SET NX leaves a held
+				// key and its expiry as they are (the attempt ends with
+				// ErrNotReentrant), so it must not cut the hold short.
+				if held != nil && p.side() != sideLean {
 					var at time.Time // RWMutex: the re-entry cannot shorten it
 					if reentrySetsLease(p) {
 						at = lossDeadline(start, serverLease)
