@@ -1,12 +1,9 @@
 package scriptlock
 
 import (
-	"context"
-	"sync"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
@@ -19,35 +16,15 @@ import (
 // GET after another without pause, until the count reaches zero.
 func TestLatchDeleteRepeatAfterNewCountAnnouncesNothing(t *testing.T) {
 	t.Parallel()
-	rc := redistest.Server(t).Client(t)
+	node := redistest.Server(t)
+	rc := node.Client(t)
 	ctx := testCtx(t, 30*time.Second)
 	p := redistest.Prefix(t)
 	latch, channel := p+"latch", "redisson_countdownlatch__channel__{"+p+"latch}"
 	set, record := "redisson_countdownlatch_latch:{"+p+"latch}:set", "redisson_countdownlatch_latch:{"+p+"latch}:client:7"
 
-	msgs := make(chan string, 8)
-	subscribed := make(chan struct{})
-	var once sync.Once
-	rctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	rctx = rueidis.WithOnSubscriptionHook(rctx, func(rueidis.PubSubSubscription) { once.Do(func() { close(subscribed) }) })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = rc.Receive(rctx, rc.B().Subscribe().Channel(channel).Build(), func(m rueidis.PubSubMessage) { msgs <- m.Message })
-	}()
-	<-subscribed
-	next := func(what string) string {
-		t.Helper()
-		select {
-		case m := <-msgs:
-			return m
-		case <-time.After(2 * time.Second):
-			t.Fatalf("%s: no message", what)
-		}
-		return ""
-	}
+	l := listen(t, node, channel)
+	next := func(string) string { return strings.TrimPrefix(l.next(t, 2*time.Second), channel+" ") }
 
 	if ok, err := generated.LatchTrySet(ctx, rc, latch, channel, set, 2, "client:1", "publish", time.Minute); err != nil || !ok {
 		t.Fatalf("LatchTrySet: %v, %v", ok, err)
@@ -77,8 +54,8 @@ func TestLatchDeleteRepeatAfterNewCountAnnouncesNothing(t *testing.T) {
 		t.Fatalf("LatchDelete repeated: %v, %v", ok, err)
 	}
 	select {
-	case m := <-msgs:
-		t.Fatalf("the repeat of Delete, made while a new count was set, published %q: a Redisson waiter's closed latch is opened", m)
+	case m := <-l.ch:
+		t.Fatalf("the repeat of Delete, made while a new count was set, published %q: a Redisson waiter's closed latch is opened", strings.TrimPrefix(m, channel+" "))
 	case <-time.After(500 * time.Millisecond):
 	}
 	if n, err := generated.LatchCount(ctx, rc, latch); err != nil || n != 3 {
