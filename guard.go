@@ -311,18 +311,27 @@ func isNoScript(err error) bool {
 // first): rueidis repeats no call sent with WAIT. One cut off as stalled is
 // not made again: the primary stopped answering.
 func (c *Client) callGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) (bool, error)) (held, acked bool, err error) {
+	acked, err = c.repeatGuarded(ctx, g, build, func(reply rueidis.RedisResult) (err error) {
+		held, err = decode(reply)
+		return err
+	})
+	return held, acked, err
+}
+
+// repeatGuarded is callGuarded for any reply: decode keeps what it reads.
+func (c *Client) repeatGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error), decode func(rueidis.RedisResult) error) (acked bool, err error) {
 	for range guardedRepeats {
 		var reply rueidis.RedisResult
 		reply, acked, err = c.sendGuarded(ctx, g, build)
 		if err != nil {
-			return false, false, err // not built: nothing sent
+			return false, err // not built: nothing sent
 		}
-		held, err = decode(reply)
+		err = decode(reply)
 		if err == nil || !brokenConn(err) || errors.Is(err, errGuardStalled) || ctx.Err() != nil {
 			break
 		}
 	}
-	return held, acked, err
+	return acked, err
 }
 
 // guardedRepeats is how many times in all a guarded Extend is sent while

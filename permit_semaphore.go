@@ -494,31 +494,20 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 // extendOnce sets the permit wire's lease (PermitExtend). With the failover
 // guard on, WAIT follows the script on its connection, and acked reports
 // whether guard.acks replicas acknowledged it (always true unguarded). A
-// guarded call whose connection broke under it is made again within ctx,
-// as rueidis makes the unguarded one (a repeat sets the same lease, from a
-// moment later): rueidis repeats no call sent with WAIT. One cut off as
-// stalled is not made again: the primary stopped answering.
+// guarded call whose connection broke under it is made again within ctx
+// (repeatGuarded), as rueidis makes the unguarded one.
 func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease time.Duration, publish string, guard guardWait) (generated.PermitExtendResult, bool, error) {
 	if !guard.on() {
 		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
 		return res, true, err
 	}
 	var res generated.PermitExtendResult
-	var acked bool
-	var err error
-	for range guardedRepeats {
-		var reply rueidis.RedisResult
-		reply, acked, err = s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
-		})
-		if err != nil {
-			return res, false, err // not built: nothing sent
-		}
+	acked, err := s.c.repeatGuarded(ctx, guard, func() (rueidis.Completed, error) {
+		return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+	}, func(reply rueidis.RedisResult) (err error) {
 		res, err = generated.DecodePermitExtend(reply)
-		if err == nil || !brokenConn(err) || errors.Is(err, errGuardStalled) || ctx.Err() != nil {
-			break
-		}
-	}
+		return err
+	})
 	return res, acked, err
 }
 
