@@ -148,6 +148,10 @@ const (
 	maxJSONTimeMS = 253402300799999
 )
 
+// permitIDBytes is the length of a permit id on the server: PermitSemaphore
+// and Redisson draw 16 random bytes.
+const permitIDBytes = 16
+
 // noExpiryMS is the lease end Redisson's RPermitExpirableSemaphore gives a
 // permit acquired without a lease.
 const noExpiryMS = 922337203685477
@@ -815,6 +819,11 @@ func describeKind(r *Report) string {
 // permitID shows a permit id as its holder knows it: Redisson stores the id's
 // raw bytes and hands out their hex form, as PermitSemaphore does.
 func permitID(raw string) string {
+	if len(raw) == permitIDBytes {
+		// Such an id is random bytes, printable ones too (one in some ten
+		// million is): shown as it is, it would name no permit.
+		return hex.EncodeToString([]byte(raw))
+	}
 	for _, r := range raw {
 		if r == utf8.RuneError || !unicode.IsPrint(r) {
 			return hex.EncodeToString([]byte(raw))
