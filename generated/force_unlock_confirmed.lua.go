@@ -80,7 +80,10 @@ local function stateOf(lock, fence)
       parts[#parts + 1] = f
     end
   elseif t == 'string' then
-    if redis.call('strlen', lock) > 4096 then
+    -- A LeanMutex's owner field, <client-id>:<owner-id> (a UUID first), is
+    -- read whole: an owner id has no bound.
+    if redis.call('strlen', lock) > 4096 and not string.find(redis.call('getrange', lock, '0', '36'),
+        '^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x:') then
       return ''
     end
     parts[#parts + 1] = redis.call('get', lock)
@@ -237,7 +240,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "9504b7d2816256fd862dfea92a192969dae6628e"
+const forceUnlockConfirmedSHA1 = "d27c447694ca6bcdfd745b318283727e143422bd"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 

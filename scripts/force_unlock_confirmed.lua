@@ -66,7 +66,10 @@ local function stateOf(lock, fence)
       parts[#parts + 1] = f
     end
   elseif t == 'string' then
-    if redis.call('strlen', lock) > 4096 then
+    -- A LeanMutex's owner field, <client-id>:<owner-id> (a UUID first), is
+    -- read whole: an owner id has no bound.
+    if redis.call('strlen', lock) > 4096 and not string.find(redis.call('getrange', lock, '0', '36'),
+        '^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x:') then
       return ''
     end
     parts[#parts + 1] = redis.call('get', lock)

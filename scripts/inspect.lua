@@ -10,7 +10,7 @@
 -- <read|write>; hold <field> <count> <read lease ms, for a reader of a
 -- read-write lock: the longest of the leases of its first `leaseKeys` read
 -- holds; RwReadLease reads those of any further holds>; holds <total fields>;
--- counter <value, or a LeanMutex's owner field; its first 4096 bytes>;
+-- counter <value, its first 4096 bytes, or a LeanMutex's owner field, whole>;
 -- fence <last token>; queue <field> <deadline unix ms> <protocol> (queue
 -- order); queued <total> <protocol> <live>; writer <field> <deadline unix
 -- ms>; writers <total> <live>; permit <id> <lease end unix ms>; permits <held: lease not
@@ -33,8 +33,8 @@
 -- name key's type, a hash's mode and every field (all of them, sorted; hold
 -- counts are left out: a re-entry is the same hold), a string's value, and
 -- the fencing counter (its type and value). A hash of more than 100,000
--- fields or a string of more than 4096 bytes, which no lock has, has no
--- digest: the row is empty.
+-- fields or a string of more than 4096 bytes that is no LeanMutex's owner
+-- field, which no lock has, has no digest: the row is empty.
 -- @key    lock
 -- @key    fence      redisson_lock_token:{name}
 -- @key    queue      redisson_lock_queue:{name}
@@ -72,7 +72,10 @@ local function stateOf(lock, fence)
       parts[#parts + 1] = f
     end
   elseif t == 'string' then
-    if redis.call('strlen', lock) > 4096 then
+    -- A LeanMutex's owner field, <client-id>:<owner-id> (a UUID first), is
+    -- read whole: an owner id has no bound.
+    if redis.call('strlen', lock) > 4096 and not string.find(redis.call('getrange', lock, '0', '36'),
+        '^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x:') then
       return ''
     end
     parts[#parts + 1] = redis.call('get', lock)
@@ -130,7 +133,12 @@ if kind == 'hash' then
   end
   row('holds', total)
 elseif kind == 'string' then
-  row('counter', redis.call('getrange', KEYS[1], '0', '4095'))
+  local value = redis.call('getrange', KEYS[1], '0', '4095')
+  if #value == 4096 and string.find(value, '^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x:') then
+    -- A LeanMutex's owner field, whose owner id has no bound: whole.
+    value = redis.call('get', KEYS[1])
+  end
+  row('counter', value)
 end
 if typeOf(KEYS[2]) == 'string' then
   row('fence', redis.call('get', KEYS[2]))
