@@ -21,7 +21,8 @@
 // --sentinel-password (or $SCRIPTLOCK_SENTINEL_PASSWORD) and --sentinel-user.
 //
 // Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name
-// (on a Cluster a name with { or } and no hash tag too);
+// (on a Cluster a name with { or } and no hash tag too; a URL query
+// parameter rueidis does not read too);
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
 // not confirmed (or the lock changed hands before the answer or the delete); 5 force-unlock
 // of something that is not a lock.

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -345,6 +347,9 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		}
 		return nil, failf(exitUsage, "%s", strings.ReplaceAll(err.Error(), u, redactURL(u)))
 	}
+	if err := checkURLParams(u); err != nil {
+		return nil, err
+	}
 	if tc != nil {
 		if opt.TLSConfig == nil {
 			return nil, failf(exitUsage, "--tls-* flags (and $SCRIPTLOCK_TLS_*) need a rediss:// URL")
@@ -371,6 +376,32 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		opt.Sentinel.Username, opt.Sentinel.Password = sa.user, sa.password
 	}
 	return rueidis.NewClient(opt)
+}
+
+// urlParams are the query parameters rueidis.ParseURL reads.
+var urlParams = []string{"addr", "client_cache", "client_name", "db", "dial_timeout", "master_set",
+	"max_retries", "protocol", "skip_verify", "write_timeout"}
+
+// checkURLParams refuses a query parameter rueidis does not read: it would
+// ignore it, and a misspelt one (?database=1, ?master_name=) would have the
+// command read, and force-unlock delete in, another database or the seed
+// itself. u has parsed already.
+func checkURLParams(u string) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil // rueidis parsed it: its own checks stand
+	}
+	var unknown []string
+	for k := range pu.Query() {
+		if !slices.Contains(urlParams, k) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	return failf(exitUsage, "the URL's query parameter %s is not one rueidis reads (%s)", strings.Join(unknown, ", "), strings.Join(urlParams, ", "))
 }
 
 // defaultURLHint says how to name another Redis when the connection to the
