@@ -238,8 +238,10 @@ func list(ctx context.Context, e *env, prefix string, cur scanCursor) (*listing,
 	if err != nil {
 		return nil, err
 	}
-	if cur.node > len(nodes) {
-		return nil, failf(exitUsage, "cursor node %d: there are %d primaries", cur.node, len(nodes))
+	if cur.node >= len(nodes) {
+		// No listing prints one: it names no primary, and scanning none would
+		// answer that nothing is held.
+		return nil, failf(exitUsage, "cursor node %d: there are %d primaries, numbered from 0", cur.node, len(nodes))
 	}
 	l := &listing{Locks: []*Report{}}
 	match := globEscape(prefix) + "*"
