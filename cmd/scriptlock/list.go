@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/redis/rueidis"
 
@@ -224,9 +225,34 @@ func listCmd(ctx context.Context, e *env, _ []string) error {
 	return nil
 }
 
-// shellQuote quotes s for a POSIX shell.
+// shellQuote quotes s for a POSIX shell. A string that is not UTF-8 or holds
+// a character that is not printable (a prefix is any bytes) takes the $'...'
+// form (bash, zsh, ksh, POSIX.1-2024), its other bytes as \xNN: printed raw
+// they would reach the terminal as garbage or an escape sequence, and a copy
+// of the line would not give them back.
 func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if utf8.ValidString(s) && strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) < 0 {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\\' || r == '\'':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r != utf8.RuneError && strconv.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default:
+			for _, c := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // list scans every primary for keys under prefix, from cur on, and inspects
