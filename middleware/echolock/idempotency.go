@@ -326,6 +326,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}
 				config.Logger.ErrorContext(ctx, "echolock: idempotency store unavailable", "err", err)
 				config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
+				// A 503 says when to try again, as the lock middleware's
+				// does for an unreachable Redis.
+				c.Response().Header().Set("Retry-After", "1")
 				return fail(c, ErrIdempotencyStore, err)
 			}
 			switch res.State {
