@@ -709,17 +709,31 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return r.ResponseWriter.Write(b)
 }
 
-func (r *recorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		// Before any status, the flush sends the headers with 200
-		// (net/http does so): that is the answer's status, and its
-		// headers are the ones stored.
-		if r.status == 0 {
-			r.snapshot()
-			r.status = http.StatusOK
-		}
-		f.Flush()
+func (r *recorder) Flush() { _ = r.FlushError() }
+
+// FlushError flushes through the writer wrapped, found as
+// http.ResponseController finds it (a writer further out may offer Flush only
+// through Unwrap), and reports, as the controller does, a writer that cannot.
+func (r *recorder) FlushError() error {
+	// Before any status, the flush sends the headers with 200 (net/http
+	// does so): that is the answer's status, and its headers, as they are
+	// before the flush, are the ones stored.
+	first := r.status == 0
+	if first {
+		r.snapshot()
 	}
+	err := http.NewResponseController(r.ResponseWriter).Flush()
+	switch {
+	case errors.Is(err, http.ErrNotSupported):
+		if first {
+			r.header = nil // nothing was sent
+		}
+	case first:
+		// Also when the connection failed under the flush: net/http
+		// counts the headers written all the same.
+		r.status = http.StatusOK
+	}
+	return err
 }
 
 func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
