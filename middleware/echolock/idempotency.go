@@ -35,7 +35,8 @@ type IdempotencyConfig struct {
 	Skipper Skipper
 	// Store keeps the records. Required.
 	Store *idempotency.Store
-	// Header names the key header (default "Idempotency-Key").
+	// Header names the key header (default "Idempotency-Key"). It must be a
+	// valid header field name; ToMiddleware fails otherwise (ErrConfig).
 	Header string
 	// Required answers 400 when the header is missing; otherwise such requests
 	// run without idempotency.
@@ -165,7 +166,7 @@ var (
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
 // ErrConfig: a configuration the middleware refuses to be built with (a
-// StoredHeaders or FingerprintHeaders name that is no header field name; a
+// Header, StoredHeaders or FingerprintHeaders name that is no header field name; a
 // KeyLookup source that no request can carry). ToMiddleware returns it
 // wrapped with the detail.
 var ErrConfig = errors.New("echolock: invalid configuration")
@@ -214,6 +215,11 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}
 	if config.Header == "" {
 		config.Header = d.Header
+	}
+	// No request carries a header by a name that is no header field name:
+	// every request would run without idempotency (or, Required, be refused).
+	if !validHeaderName(config.Header) {
+		return nil, fmt.Errorf("%w: IdempotencyConfig.Header: %q is not a header field name", ErrConfig, config.Header)
 	}
 	if config.MaxBodyBytes <= 0 {
 		config.MaxBodyBytes = d.MaxBodyBytes
