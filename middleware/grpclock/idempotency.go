@@ -518,9 +518,16 @@ func outputType(method string, learned *sync.Map) protoreflect.MessageType {
 }
 
 // WithIdempotencyKey returns a context whose outgoing calls carry key as their
-// idempotency key (instead of one IdempotencyUnaryClientInterceptor draws).
+// idempotency key (instead of one IdempotencyUnaryClientInterceptor draws). A
+// key ctx carries already is replaced: a call carrying two would be refused.
 func WithIdempotencyKey(ctx context.Context, key string) context.Context {
-	return metadata.AppendToOutgoingContext(ctx, MetadataIdempotencyKey, key)
+	md, ok := metadata.FromOutgoingContext(ctx)
+	if !ok || len(md.Get(MetadataIdempotencyKey)) == 0 {
+		return metadata.AppendToOutgoingContext(ctx, MetadataIdempotencyKey, key)
+	}
+	// md is a copy holding every pair ctx carries, appended ones included.
+	md.Set(MetadataIdempotencyKey, key)
+	return metadata.NewOutgoingContext(ctx, md)
 }
 
 // NewIdempotencyKey returns a random (version 4) UUID.
