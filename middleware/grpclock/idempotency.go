@@ -55,7 +55,8 @@ type IdempotencyOption func(*idemOptions)
 // WithIdempotentMethods limits the interceptors to the given full method
 // names; by default every unary method carrying a key is covered. A name
 // not of the form "/package.Service/Method" makes
-// IdempotencyUnaryServerInterceptor panic: no call would match it.
+// IdempotencyUnaryServerInterceptor and IdempotencyUnaryClientInterceptor
+// panic: no call would match it.
 func WithIdempotentMethods(fullMethods ...string) IdempotencyOption {
 	return func(o *idemOptions) {
 		if o.methods == nil {
@@ -213,6 +214,16 @@ func validMetadataKey(k string) bool {
 	return true
 }
 
+// mustFullMethods panics on a WithIdempotentMethods name that is no full
+// method name: no call has it, so the method meant would be left uncovered.
+func (o *idemOptions) mustFullMethods() {
+	for m := range o.methods {
+		if _, _, err := splitMethod(m); err != nil {
+			panic("grpclock: WithIdempotentMethods: " + err.Error())
+		}
+	}
+}
+
 func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.methods[method] }
 
 // IdempotencyUnaryServerInterceptor gives unary methods Idempotency-Key
@@ -252,12 +263,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 	if err := o.check(); err != nil {
 		panic("grpclock: " + err.Error())
 	}
-	for m := range o.methods {
-		// A name no call has would leave the method meant uncovered.
-		if _, _, err := splitMethod(m); err != nil {
-			panic("grpclock: WithIdempotentMethods: " + err.Error())
-		}
-	}
+	o.mustFullMethods()
 	var types sync.Map // full method → protoreflect.MessageType learned from responses
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		method := info.FullMethod
@@ -544,9 +550,12 @@ func NewIdempotencyKey() string {
 // gRPC's own retries (service config retryPolicy, transparent retry) resend the
 // same metadata, so every attempt carries the same key. A retrying interceptor
 // must come after this one in the chain (grpc.WithChainUnaryInterceptor(
-// idempotency, retry)) so that its attempts share the key too.
+// idempotency, retry)) so that its attempts share the key too. A
+// WithIdempotentMethods name not of the form "/package.Service/Method" makes
+// it panic, as it does the server interceptor: no call would get a key.
 func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClientInterceptor {
 	o := evaluateIdem(opts)
+	o.mustFullMethods()
 	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, callOpts ...grpc.CallOption) error {
 		if o.covers(method) {
 			md, _ := metadata.FromOutgoingContext(ctx)
