@@ -743,8 +743,13 @@ func (r *recorder) FlushError() error {
 }
 
 func (r *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	r.overflow = true // a hijacked connection's bytes are not seen here
-	return http.NewResponseController(r.ResponseWriter).Hijack()
+	conn, rw, err := http.NewResponseController(r.ResponseWriter).Hijack()
+	if err == nil {
+		// A hijacked connection's bytes are not seen here. A refused
+		// Hijack (HTTP/2) leaves the answer to be written as usual.
+		r.overflow = true
+	}
+	return conn, rw, err
 }
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
