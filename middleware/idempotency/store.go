@@ -465,14 +465,21 @@ func (c *Claim) deadline(sent time.Time) time.Time {
 	return sent.Add(c.store.claimTTL - claimMargin(c.store.claimTTL))
 }
 
-func (c *Claim) schedule() {
+// schedule arms the next renewal in d.
+func (c *Claim) schedule(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped || c.lost {
 		return
 	}
-	c.timer = time.AfterFunc(c.store.claimTTL/3, c.renew)
+	c.timer = time.AfterFunc(d, c.renew)
 }
+
+// retrySoon is how soon a renewal that failed is tried again, as the lock
+// watchdog does: a whole period later could be past the loss deadline (a
+// renewal that timed out after a third of the claim TTL fails at two thirds),
+// though Redis may answer again long before the claim expires.
+func retrySoon(claimTTL time.Duration) time.Duration { return min(claimTTL/12, time.Second) }
 
 func (c *Claim) renew() {
 	ctx, cancel := context.WithTimeout(context.Background(), min(c.store.claimTTL/3, c.store.timeout))
@@ -490,8 +497,12 @@ func (c *Claim) renew() {
 			c.loss.Reset(time.Until(c.lossAt))
 		}
 		c.mu.Unlock()
+		c.schedule(c.store.claimTTL / 3)
+		return
 	}
-	c.schedule() // on a Redis error, try again next period while the claim may still live
+	// A Redis error: try again soon while the claim may still live (the loss
+	// deadline ends it otherwise).
+	c.schedule(retrySoon(c.store.claimTTL))
 }
 
 // markLost ends the claim's contexts with ErrClaimLost, unless the claim was
