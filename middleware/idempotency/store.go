@@ -458,7 +458,10 @@ func (c *Claim) start(sent time.Time) {
 	defer c.mu.Unlock()
 	c.lossAt = c.deadline(sent)
 	c.loss = time.AfterFunc(time.Until(c.lossAt), c.markLost)
-	c.timer = time.AfterFunc(c.store.claimTTL/3, c.renew)
+	// Due a third of the claim TTL after the reservation was sent, as the
+	// claim's TTL runs from then: a reservation made again after its reply
+	// was lost may return long after.
+	c.timer = time.AfterFunc(max(c.store.claimTTL/3-time.Since(sent), 0), c.renew)
 }
 
 func (c *Claim) deadline(sent time.Time) time.Time {
