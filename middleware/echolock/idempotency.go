@@ -170,6 +170,19 @@ var (
 
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
+// claimedKey holds, in the echo.Context, the claim the request runs under
+// (see claimed): an Idempotency middleware nested in the same chain on the
+// same store runs the request under it instead of claiming the key again. A
+// request the handler serves through the router (a new echo.Context) claims
+// its own.
+const claimedKey = "scriptlock.echolock.idempotency"
+
+// claimed names a claim by its store and key.
+type claimed struct {
+	store *idempotency.Store
+	key   string
+}
+
 // ErrConfig: a configuration the middleware refuses to be built with (a
 // Header, StoredHeaders or FingerprintHeaders name that is no header field name; a
 // KeyLookup source that no request can carry). ToMiddleware returns it
@@ -192,7 +205,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // client can retry with it. A handler that panics releases the key too, unless
 // it had already sent its answer: that answer is stored like any other, or,
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
-// short), the key is kept and a retry answers 409.
+// short), the key is kept and a retry answers 409. Applied twice to a route on
+// one store (with e.Use and on the route), the inner middleware runs the
+// request under the outer one's claim.
 func Idempotency(store *idempotency.Store) echo.MiddlewareFunc {
 	c := DefaultIdempotencyConfig
 	c.Store = store
@@ -288,6 +303,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, err)
 			}
+			running := claimed{store, key}
+			if r, ok := c.Get(claimedKey).(claimed); ok && r == running {
+				// A middleware further out on the same store (applied to
+				// every route and again on this one) runs this request
+				// under its claim on the key already; claiming it again
+				// would find it in flight.
+				return next(c)
+			}
 			refuseBody := func(base *echo.HTTPError, cause error) error {
 				config.OnOutcome.Report(req.Context(), scriptlock.RequestBodyRefused)
 				return fail(c, base, cause)
@@ -363,6 +386,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 
 			claim := res.Claim
+			c.Set(claimedKey, running)
 			hctx, detach := claim.Context(ctx)
 			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders}
 			c.Response().Writer = rec

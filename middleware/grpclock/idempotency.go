@@ -254,7 +254,8 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // protoregistry.GlobalFiles (generated code registers it) or learned from an
 // earlier response in this process; failing both, it is sent as the stored
 // bytes inside an empty message, which the client decodes identically but
-// which later server interceptors see as *emptypb.Empty.
+// which later server interceptors see as *emptypb.Empty. Twice in a chain on
+// one store, the inner interceptor runs the call under the outer one's claim.
 func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
 	if store == nil {
 		panic("grpclock: nil IdempotencyStore")
@@ -286,6 +287,13 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		if err != nil {
 			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "idempotency: "))
+		}
+		running := claimedCall{store, info, key}
+		if r, ok := ctx.Value(claimedCallKey{}).(claimedCall); ok && r == running {
+			// An interceptor further out in this call's chain, on the same
+			// store, runs the call under its claim on the key already;
+			// claiming it again would find it in flight.
+			return handler(ctx, req)
 		}
 		m, ok := req.(proto.Message)
 		if !ok {
@@ -338,6 +346,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 
 		claim := res.Claim
 		hctx, detach := claim.Context(ctx)
+		hctx = context.WithValue(hctx, claimedCallKey{}, running)
 		hctx, lockAnswered := withLockAnswer(hctx)
 		// The handler's header and trailer metadata are recorded as it sets
 		// them, to be stored with its response and replayed with it.
@@ -419,6 +428,20 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 		}
 		return resp, herr
 	}
+}
+
+// claimedCallKey holds, in a covered call's context, the claim it runs
+// under (see claimedCall): an idempotency interceptor nested in the same
+// chain on the same store runs the call under it. info is the call's,
+// shared by the interceptors of its chain, so a call made in process with
+// this context claims its own.
+type claimedCallKey struct{}
+
+// claimedCall names a claim by its store, call and key.
+type claimedCall struct {
+	store *idempotency.Store
+	info  *grpc.UnaryServerInfo
+	key   string
 }
 
 func replayCall(ctx context.Context, log *slog.Logger, report scriptlock.RequestOutcomeFunc, method string, stored []byte, types *sync.Map) (any, error) {
