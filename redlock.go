@@ -443,8 +443,9 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 				lc.hold.untrack(tctx) // ended with nctx: forget it
 			}
 			// The context TryLock returned ends with nctx: tie a new one to
-			// the node's hold instead.
-			lctx, stop, ok := m.c.holdContext(ctx, m, owner)
+			// the node's hold instead, and to the hold alone: the RedLock
+			// stays held when ctx ends, and must still see the node's loss.
+			lctx, stop, ok := m.c.holdContext(context.WithoutCancel(ctx), m, owner)
 			if !ok {
 				errs[i] = fmt.Errorf("node %d: %w", i, ErrLockLost)
 				return
@@ -493,7 +494,12 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 // than a quorum of nodes still hold the lock, or (explicit lease) when the
 // validity ends.
 func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) context.Context {
-	rctx, cancel := context.WithCancelCause(WithOwner(ctx, h.owner))
+	rctx, cancelCtx := context.WithCancelCause(WithOwner(ctx, h.owner))
+	// life ends with the hold (Unlock, or its loss), not with ctx: a hold
+	// whose ctx ended stays held until Unlock, and its validity and its
+	// nodes are watched until then.
+	life, endLife := context.WithCancel(context.Background())
+	cancel := func(cause error) { cancelCtx(cause); endLife() }
 	h.cancel = cancel
 	h.givenBack = make(chan struct{})
 	// end marks the hold lost, under h.mu, unless it ended already.
@@ -527,9 +533,9 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 				r.giveBack(h)
 			}
 		})
-		context.AfterFunc(rctx, func() { h.validity.Stop() })
+		context.AfterFunc(life, func() { h.validity.Stop() })
 	} else {
-		r.watchValidity(rctx, h, validUntil, lose)
+		r.watchValidity(life, h, validUntil, lose)
 	}
 	var mu sync.Mutex
 	live := 0
@@ -544,7 +550,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 		}
 		context.AfterFunc(c, func() {
 			if lc, _ := c.(*lockCtx); lc == nil || !lc.hold.released() {
-				return // the caller's context ended, not the node's hold
+				return // stopped (a share of a re-entered hold given up), not the node's hold
 			}
 			cause := context.Cause(c)
 			if !errors.Is(cause, ErrLockLost) && !errors.Is(cause, ErrClosed) {
@@ -571,8 +577,9 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 // that much faster may have let the key expire and granted it to another
 // owner while the context was still live. With a drift within the margin,
 // the nodes' loss deadlines end it in time and nothing is watched.
-// acquired is the validity the acquisition left.
-func (r *RedLock) watchValidity(rctx context.Context, h *redHeld, acquired time.Time, lose func(error)) {
+// acquired is the validity the acquisition left. It watches until life
+// (the hold) ends.
+func (r *RedLock) watchValidity(life context.Context, h *redHeld, acquired time.Time, lose func(error)) {
 	type node struct {
 		h     *hold
 		extra time.Duration // drift beyond the hold's loss margin
@@ -640,7 +647,7 @@ func (r *RedLock) watchValidity(rctx context.Context, h *redHeld, acquired time.
 	mu.Lock()
 	t = time.AfterFunc(time.Until(until), check)
 	mu.Unlock()
-	context.AfterFunc(rctx, func() {
+	context.AfterFunc(life, func() {
 		mu.Lock()
 		stopped = true
 		t.Stop()
