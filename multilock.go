@@ -177,6 +177,22 @@ type multiHeld struct {
 	// lostBy is why it was lost.
 	givenBack chan struct{}
 	lostBy    error
+	// What watches the members' holds once the context the MultiLock was
+	// locked with ended (watchMember): stopped once the hold ends.
+	watchMu sync.Mutex
+	unwatch []func()
+	ended   bool
+}
+
+// stopWatching stops what watches the members' holds, and any armed later.
+func (mh *multiHeld) stopWatching() {
+	mh.watchMu.Lock()
+	stops := mh.unwatch
+	mh.unwatch, mh.ended = nil, true
+	mh.watchMu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
 }
 
 // multiKey names a MultiLock's hold in its lock context: by its members'
@@ -476,8 +492,22 @@ func (m *MultiLock) release(held []context.Context) error {
 // member's as its Fence. A member lost (ErrLockLost,
 // ErrClosed) makes it give the other members back.
 func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Context {
-	mctx, cancel := context.WithCancelCause(ctx)
-	mh := &multiHeld{ctxs: held, cancel: cancel, givenBack: make(chan struct{})}
+	mctx, cancelCtx := context.WithCancelCause(ctx)
+	mh := &multiHeld{ctxs: held, givenBack: make(chan struct{})}
+	cancel := func(cause error) { cancelCtx(cause); mh.stopWatching() }
+	mh.cancel = cancel
+	// lose ends the hold as lost through member i, unless it ended already.
+	lose := func(i int, cause error) bool {
+		err := fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause)
+		if !mh.state.CompareAndSwap(endNone, endLost) {
+			return false
+		}
+		mh.lostBy = err
+		multiOwned.disown(mh)
+		cancel(err)
+		m.giveBack(mh, i)
+		return true
+	}
 	for i, lctx := range held {
 		if tok, ok := FenceOf(lctx, m.locks[i].Name()); ok {
 			mctx = withFence(mctx, m.locks[i].Name(), tok)
@@ -491,29 +521,76 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 		context.AfterFunc(lctx, func() {
 			if ctx.Err() != nil {
 				// The caller's context ended, and with it every member's
-				// context: no member was lost.
-				cancel(context.Cause(ctx))
+				// context: no member was lost. The members stay held until
+				// Unlock, and their holds are watched from now on.
+				cancelCtx(context.Cause(ctx))
+				m.watchMember(mh, i, lose)
 				return
 			}
 			cause := context.Cause(lctx)
-			lost := errors.Is(cause, ErrLockLost) || errors.Is(cause, ErrClosed)
+			if (errors.Is(cause, ErrLockLost) || errors.Is(cause, ErrClosed)) && lose(i, cause) {
+				return
+			}
 			if cause == context.Canceled || cause == nil {
 				cause = ErrLockLost
 			}
-			err := fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause)
-			if lost && mh.state.CompareAndSwap(endNone, endLost) {
-				mh.lostBy = err
-				multiOwned.disown(mh)
-				cancel(err)
-				m.giveBack(mh, i)
-				return
-			}
-			cancel(err)
+			cancelCtx(fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause))
 		})
 	}
 	owner, _ := OwnerFrom(ctx) // acquire made sure of one
 	multiOwned.own(ownedKey[multiKey]{m.key, owner}, mh)
 	return context.WithValue(mctx, m.key, mh)
+}
+
+// watchMember calls lose once member i's hold is lost, whatever the context
+// the MultiLock was locked with does: a hold whose member contexts ended with
+// that context is still held, and a member lost must still give the others
+// back. A member of another package cannot be watched so.
+func (m *MultiLock) watchMember(mh *multiHeld, i int, lose func(int, error) bool) {
+	var (
+		done  context.Context
+		cause func() error // the loss, nil for a release
+		stop  func()
+	)
+	if rc, ok := mh.ctxs[i].(*redCtx); ok {
+		h := rc.h
+		done, stop = h.life, func() {}
+		cause = func() error {
+			if h.state.Load() == endLost {
+				return h.lostBy
+			}
+			return nil
+		}
+	} else {
+		lc, _ := mh.ctxs[i].Value(lockCtxKey{}).(*lockCtx)
+		if lc == nil || lc.hold == nil || lc.name != m.locks[i].Name() {
+			return // not this package's lock context, or an enclosing lock's
+		}
+		wctx, wcancel := context.WithCancelCause(context.Background())
+		w := &lockCtx{Context: wctx, owner: lc.owner, name: lc.name, hold: lc.hold}
+		lc.hold.track(w, wcancel) // ended with the hold's cause, at once if it ended
+		done, stop = w, func() { lc.hold.untrackLC(w) }
+		cause = func() error {
+			if c := context.Cause(w); errors.Is(c, ErrLockLost) || errors.Is(c, ErrClosed) {
+				return c
+			}
+			return nil
+		}
+	}
+	after := context.AfterFunc(done, func() {
+		if err := cause(); err != nil {
+			lose(i, err)
+		}
+	})
+	unwatch := func() { after(); stop() }
+	mh.watchMu.Lock()
+	if mh.ended {
+		mh.watchMu.Unlock()
+		unwatch()
+		return
+	}
+	mh.unwatch = append(mh.unwatch, unwatch)
+	mh.watchMu.Unlock()
 }
 
 // giveBack releases, in the background, every member of a lost MultiLock but

@@ -281,6 +281,9 @@ type redHeld struct {
 	// is why it was lost.
 	givenBack chan struct{}
 	lostBy    error
+	// life ends with the hold (Unlock, or its loss, lostBy set first), not
+	// with the context it was locked with.
+	life context.Context
 }
 
 // How a RedLock's or MultiLock's hold ended: first come, first served.
@@ -500,7 +503,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 	// nodes are watched until then.
 	life, endLife := context.WithCancel(context.Background())
 	cancel := func(cause error) { cancelCtx(cause); endLife() }
-	h.cancel = cancel
+	h.cancel, h.life = cancel, life
 	h.givenBack = make(chan struct{})
 	// end marks the hold lost, under h.mu, unless it ended already.
 	end := func(cause error) bool {
