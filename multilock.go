@@ -30,7 +30,8 @@ import (
 // (TryLock) ends. A
 // MultiLock never returns an error (nor lets a member's panic through) while
 // holding part of its members, and
-// once a member is lost it gives the others back on its own.
+// once a member is lost (or released through its own handle) it gives the
+// others back on its own.
 type MultiLock struct {
 	locks      []Locker // sorted by name
 	name       string
@@ -232,7 +233,8 @@ func lockID(l Locker) (string, bool) {
 
 // Lock acquires every member, waiting until it has them all or ctx ends. The
 // returned context is cancelled, with the member's cause (ErrLockLost), as
-// soon as any member is lost; FenceOf(ctx, memberName) gives each member's
+// soon as any member is lost (or released through its own handle: the
+// others are then given back); FenceOf(ctx, memberName) gives each member's
 // fencing token, and Fence the token of the member taken last (none when
 // that one hands out none, as a RedLock).
 func (m *MultiLock) Lock(ctx context.Context) (context.Context, error) {
@@ -490,7 +492,8 @@ func (m *MultiLock) release(held []context.Context) error {
 // bind builds the MultiLock's context: cancelled when any member's context
 // ends, carrying each member's fencing token (FenceOf), and the last
 // member's as its Fence. A member lost (ErrLockLost,
-// ErrClosed) makes it give the other members back.
+// ErrClosed), or released through its own handle, makes it give the other
+// members back.
 func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Context {
 	mctx, cancelCtx := context.WithCancelCause(ctx)
 	mh := &multiHeld{ctxs: held, givenBack: make(chan struct{})}
@@ -527,14 +530,10 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 				m.watchMember(mh, i, lose)
 				return
 			}
-			cause := context.Cause(lctx)
-			if (errors.Is(cause, ErrLockLost) || errors.Is(cause, ErrClosed)) && lose(i, cause) {
-				return
-			}
-			if cause == context.Canceled || cause == nil {
-				cause = ErrLockLost
-			}
-			cancelCtx(fmt.Errorf("scriptlock: %s: member %q: %w", m.name, m.locks[i].Name(), cause))
+			// Lost, or released through its own handle (the MultiLock's
+			// own Unlock ended the hold first): the set is not held, and
+			// the other members are given back either way.
+			lose(i, memberEnd(context.Cause(lctx)))
 		})
 	}
 	owner, _ := OwnerFrom(ctx) // acquire made sure of one
@@ -549,7 +548,7 @@ func (m *MultiLock) bind(ctx context.Context, held []context.Context) context.Co
 func (m *MultiLock) watchMember(mh *multiHeld, i int, lose func(int, error) bool) {
 	var (
 		done  context.Context
-		cause func() error // the loss, nil for a release
+		cause func() error // why the hold ended (nil: the watch was stopped)
 		stop  func()
 	)
 	if rc, ok := mh.ctxs[i].(*redCtx); ok {
@@ -559,7 +558,7 @@ func (m *MultiLock) watchMember(mh *multiHeld, i int, lose func(int, error) bool
 			if h.state.Load() == endLost {
 				return h.lostBy
 			}
-			return nil
+			return memberEnd(context.Canceled) // unlocked
 		}
 	} else {
 		lc, _ := mh.ctxs[i].Value(lockCtxKey{}).(*lockCtx)
@@ -571,10 +570,10 @@ func (m *MultiLock) watchMember(mh *multiHeld, i int, lose func(int, error) bool
 		lc.hold.track(w, wcancel) // ended with the hold's cause, at once if it ended
 		done, stop = w, func() { lc.hold.untrackLC(w) }
 		cause = func() error {
-			if c := context.Cause(w); errors.Is(c, ErrLockLost) || errors.Is(c, ErrClosed) {
-				return c
+			if !lc.hold.released() {
+				return nil // stopped
 			}
-			return nil
+			return memberEnd(context.Cause(w))
 		}
 	}
 	after := context.AfterFunc(done, func() {
@@ -591,6 +590,18 @@ func (m *MultiLock) watchMember(mh *multiHeld, i int, lose func(int, error) bool
 	}
 	mh.unwatch = append(mh.unwatch, unwatch)
 	mh.watchMu.Unlock()
+}
+
+// memberEnd is why a member's hold ended, as the MultiLock's loss: a release
+// through the member's own handle (context.Canceled) is one too.
+func memberEnd(cause error) error {
+	switch {
+	case errors.Is(cause, ErrLockLost) || errors.Is(cause, ErrClosed):
+		return cause
+	case cause == nil || cause == context.Canceled:
+		return fmt.Errorf("%w: released through its own handle", ErrLockLost)
+	}
+	return fmt.Errorf("%w: %w", ErrLockLost, cause) // a Locker of another package
 }
 
 // giveBack releases, in the background, every member of a lost MultiLock but
