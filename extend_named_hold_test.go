@@ -68,8 +68,10 @@ func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
 		}
 		defer r.nodes[i].Unlock(nctx)
 	}
+	// Two nodes of three released: the RedLock is lost (ErrNotHeld), or,
+	// before its loss is seen, short of a quorum (ErrQuorum, ErrNotHeld).
 	err = r.Extend(ctx, lctx, time.Minute)
-	if !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotHeld) {
-		t.Fatalf("Extend of a RedLock held on one node of 3: %v, want ErrQuorum and ErrNotHeld", err)
+	if !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Extend of a RedLock held on one node of 3: %v, want ErrNotHeld", err)
 	}
 }

@@ -557,7 +557,11 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			}
 			cause := context.Cause(c)
 			if !errors.Is(cause, ErrLockLost) && !errors.Is(cause, ErrClosed) {
-				return // released
+				if h.state.Load() != endNone {
+					return // released by Unlock, or given back
+				}
+				// Released through the node's own handle: not held there.
+				cause = fmt.Errorf("%w: released through the node's own handle", ErrLockLost)
 			}
 			mu.Lock()
 			live--
