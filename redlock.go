@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/rueidis"
 )
 
 // RedLock is the Redlock algorithm over N independent Redis deployments (N
@@ -343,7 +345,11 @@ type redKey struct{ name, nodes string }
 
 // Lock retries, with randomized backoff, until a majority grants the lock or
 // ctx ends. Once so many of the nodes' Clients are closed that no majority
-// is left, it fails with ErrClosed.
+// is left, it fails with ErrClosed; once an attempt finds so many nodes
+// refusing for good (another kind of lock holds the name there:
+// ErrWrongKind; an ACL refuses the scripts: NOPERM) that the others cannot
+// make a majority, it fails with that attempt's *QuorumError, as a Mutex
+// fails on such a node (TryLock with a wait too).
 func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
 	return r.acquire(ctx, -1)
 }
@@ -389,6 +395,11 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		if r.closedQuorum() {
 			return nil, fmt.Errorf("scriptlock: redlock %q: %w", r.name, errors.Join(ErrClosed, err))
 		}
+		if len(r.nodes)-refusedFor(qe) < r.Quorum() {
+			// The others cannot make a majority: fail as a Mutex on such a
+			// node does, not try again until ctx or the wait ends.
+			return nil, err
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(ctx.Err(), err))
 		}
@@ -399,6 +410,23 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(werr, err))
 		}
 	}
+}
+
+// refusedFor counts the nodes of a failed attempt that refused for a reason
+// trying again does not change, on which a Mutex's Lock fails at once:
+// another kind of lock holds the name there, the call is invalid there, or
+// the node answered with an error it does not ask to be called again for
+// (NOPERM: an ACL without the script commands).
+func refusedFor(qe *QuorumError) int {
+	n := 0
+	for _, e := range qe.Errs {
+		var re *rueidis.RedisError
+		if errors.Is(e, ErrWrongKind) || errors.Is(e, ErrInvalidArgument) ||
+			(errors.As(e, &re) && re != nil && !re.IsNil() && !retryLater(e)) {
+			n++
+		}
+	}
+	return n
 }
 
 // closedQuorum reports whether so many nodes' Clients are closed that the
