@@ -1401,17 +1401,22 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 	c.setLossLocked(h, lossDeadline(sent, h.lease), stale, false)
 }
 
-// errRefusedReentry: a re-entry of the owner found another owner holding the
-// lock.
-var errRefusedReentry = errors.New("a re-entry of its owner found another owner holding the lock")
+// errRefusedReentry: a re-entry of the owner found the owner's hold gone from
+// the lock (another owner holding it, or a free lock with others in line).
+var errRefusedReentry = errors.New("a re-entry of its owner found its hold gone from the lock")
 
 // refusedReentry ends h, the owner's hold a shared re-entry was sent
-// beside, when the re-entry of a Mutex was refused: the lock holds one
-// owner's field at a time, so the owner held nothing on the server when the
-// script ran. h is kept when it is no longer the owner's registered hold,
-// or a release of its last hold is under way (which may have run first).
+// beside, when the re-entry of a Mutex or FairMutex was refused: the lock
+// holds one owner's field at a time, so the owner held nothing on the server
+// when the script ran. A FairMutex also refuses when the lock is free and
+// others are queued ahead (either queue protocol), but only after finding no
+// lock hash at all, so that refusal proves the same. h is kept when it is no
+// longer the owner's registered hold, or a release of its last hold is under
+// way (which may have run first).
 func (c *Client) refusedReentry(p primitive, h *hold) {
-	if _, ok := p.(*Mutex); !ok {
+	switch p.(type) {
+	case *Mutex, *FairMutex:
+	default:
 		return
 	}
 	c.mu.Lock()
