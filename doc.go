@@ -110,11 +110,11 @@
 //   - context.Canceled: its hold was released by Unlock.
 //   - [ErrClosed]: the Client was closed ([Client.Close]).
 //   - [ErrLockLost]: the lock was lost: a renewal found it gone or owned by
-//     someone else, its release failed for good, a Mutex or FairMutex
-//     re-entry of its owner (shared through its context) found the owner's
-//     hold gone from the lock (another owner holding it, or, for FairMutex,
-//     no lock and others first in line), or no grant or renewal was
-//     confirmed in time.
+//     someone else, its release failed for good, a Mutex, FairMutex or
+//     RWMutex (read or write) re-entry of its owner (shared through its
+//     context) found the owner's hold gone from the lock (another owner
+//     holding it, or, for FairMutex, no lock and others first in line), or
+//     no grant or renewal was confirmed in time.
 //   - the parent's cause, when the caller's context ends first.
 //
 // Each hold keeps the server lease as of its last confirmed grant or renewal,

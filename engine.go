@@ -1406,16 +1406,19 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 var errRefusedReentry = errors.New("a re-entry of its owner found its hold gone from the lock")
 
 // refusedReentry ends h, the owner's hold a shared re-entry was sent
-// beside, when the re-entry of a Mutex or FairMutex was refused: the lock
-// holds one owner's field at a time, so the owner held nothing on the server
-// when the script ran. A FairMutex also refuses when the lock is free and
-// others are queued ahead (either queue protocol), but only after finding no
-// lock hash at all, so that refusal proves the same. h is kept when it is no
-// longer the owner's registered hold, or a release of its last hold is under
-// way (which may have run first).
+// beside, when the re-entry of a Mutex, FairMutex or RWMutex side was
+// refused: the lock holds one owner's field at a time, so the owner held
+// nothing on the server when the script ran. A FairMutex also refuses when
+// the lock is free and others are queued ahead (either queue protocol), but
+// only after finding no lock hash at all, so that refusal proves the same.
+// An RWMutex grants a re-entry of either side whenever the owner's field of
+// that side is there (in write mode only the writer reads, in read mode
+// nobody writes), so its refusal proves that hold gone too. h is kept when
+// it is no longer the owner's registered hold, or a release of its last hold
+// is under way (which may have run first).
 func (c *Client) refusedReentry(p primitive, h *hold) {
 	switch p.(type) {
-	case *Mutex, *FairMutex:
+	case *Mutex, *FairMutex, *rwSide:
 	default:
 		return
 	}
