@@ -1816,7 +1816,10 @@ func (c *Client) holdOf(ctx context.Context, p primitive) (h *hold, field string
 	if !ok {
 		return nil, "", false
 	}
-	if lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil && lc.hold.key == s.key && lc.hold.side == p.side() && owner == lc.owner {
+	// Only a hold of this Client: another Client's lock context names an
+	// owner of that Client, a different one here (owners are
+	// <client-id>:<owner-id>), and its hold is that Client's to release.
+	if lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold != nil && lc.hold.key == s.key && lc.hold.side == p.side() && owner == lc.owner && lc.hold.prim.spec().c == c {
 		return lc.hold, lc.hold.field, true
 	}
 	field = c.fieldOf(p, owner)
