@@ -28,6 +28,9 @@ const fairAcquireSource = `#!lua
 -- is told by name, "0:<field>", on its client's wake channel
 -- (<wake>:<client-id>, the field's part before its first colon): one message
 -- to one process, on a channel a client keeps open while it waits often.
+-- A queued head granted the lock with a lease shorter than a third of the
+-- waiter timeout tells the next waiter the same way, so that it learns the
+-- new holder's lease (see below).
 -- A queued caller refreshes its deadline to now + waiterTimeout on every call,
 -- and the queue keys expire no sooner than that deadline.
 -- The reply is one integer (a table reply costs Redis and the client more
@@ -99,6 +102,17 @@ if free and (head == false or head == ARGV[2]) then
   if head == ARGV[2] then
     redis.call('lpop', KEYS[2])
     redis.call('zrem', KEYS[3], ARGV[2])
+    -- The next waiter is now first in line, asleep for a third of its
+    -- timeout: first in line, it would sleep no longer than the holder's
+    -- lease, in case the holder dies. When this lease is shorter, it is
+    -- told to ask again and learn it. Best effort (pcall): the lock is
+    -- granted already, and a refused SPUBLISH must not fail the grant.
+    if tonumber(ARGV[1]) * 3 < tonumber(ARGV[3]) then
+      local second = redis.call('lindex', KEYS[2], '0')
+      if second then
+        redis.pcall(ARGV[5], KEYS[5] .. ':' .. string.match(second, '^[^:]*'), '0:' .. second)
+      end
+    end
   end
   redis.call('hset', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])
@@ -158,7 +172,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "63665073fa9d00047f9aa13f38cfe180a55f5890"
+const fairAcquireSHA1 = "7a78b54a45dd5efd1261e7f7439fa98fd8769a8e"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 
@@ -178,6 +192,9 @@ var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 // is told by name, "0:<field>", on its client's wake channel
 // (<wake>:<client-id>, the field's part before its first colon): one message
 // to one process, on a channel a client keeps open while it waits often.
+// A queued head granted the lock with a lease shorter than a third of the
+// waiter timeout tells the next waiter the same way, so that it learns the
+// new holder's lease (see below).
 // A queued caller refreshes its deadline to now + waiterTimeout on every call,
 // and the queue keys expire no sooner than that deadline.
 // The reply is one integer (a table reply costs Redis and the client more

@@ -15,6 +15,9 @@
 -- is told by name, "0:<field>", on its client's wake channel
 -- (<wake>:<client-id>, the field's part before its first colon): one message
 -- to one process, on a channel a client keeps open while it waits often.
+-- A queued head granted the lock with a lease shorter than a third of the
+-- waiter timeout tells the next waiter the same way, so that it learns the
+-- new holder's lease (see below).
 -- A queued caller refreshes its deadline to now + waiterTimeout on every call,
 -- and the queue keys expire no sooner than that deadline.
 -- The reply is one integer (a table reply costs Redis and the client more
@@ -86,6 +89,17 @@ if free and (head == false or head == ARGV[2]) then
   if head == ARGV[2] then
     redis.call('lpop', KEYS[2])
     redis.call('zrem', KEYS[3], ARGV[2])
+    -- The next waiter is now first in line, asleep for a third of its
+    -- timeout: first in line, it would sleep no longer than the holder's
+    -- lease, in case the holder dies. When this lease is shorter, it is
+    -- told to ask again and learn it. Best effort (pcall): the lock is
+    -- granted already, and a refused SPUBLISH must not fail the grant.
+    if tonumber(ARGV[1]) * 3 < tonumber(ARGV[3]) then
+      local second = redis.call('lindex', KEYS[2], '0')
+      if second then
+        redis.pcall(ARGV[5], KEYS[5] .. ':' .. string.match(second, '^[^:]*'), '0:' .. second)
+      end
+    end
   end
   redis.call('hset', KEYS[1], ARGV[2], '1')
   redis.call('pexpire', KEYS[1], ARGV[1])

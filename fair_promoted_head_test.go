@@ -1,0 +1,60 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A native FairMutex waiter that becomes first in line while it sleeps (the
+// head before it took the lock) learns the new holder's lease: when that
+// lease is shorter than its polling interval (a third of the waiter
+// timeout) and the holder dies, it takes the lock when the lease ends, not
+// at its next poll.
+func TestFairPromotedHeadLearnsLease(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	// Polling every 2 s.
+	mk := func() *FairMutex {
+		return mustFair(t, newTestClient(t, node.Client(t), prefix), "fair-promoted-head", WithWaiterTimeout(6*time.Second))
+	}
+	a, b, c := mk(), mk(), mk()
+	ctx := testCtx(t, 20*time.Second)
+	actx, err := a.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bGot := make(chan error, 1)
+	go func() {
+		// Takes the lock when a releases, for 300 ms, and dies with it.
+		_, err := b.LockWithLease(ctx, 300*time.Millisecond)
+		bGot <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // b is first in line
+	cGot := make(chan time.Time, 1)
+	go func() {
+		if _, err := c.Lock(ctx); err != nil {
+			t.Error(err)
+			return
+		}
+		cGot <- time.Now()
+	}()
+	time.Sleep(200 * time.Millisecond) // c is second, asleep for 2 s
+	released := time.Now()
+	if err := a.Unlock(actx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-bGot; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at := <-cGot:
+		if d := at.Sub(released); d > time.Second {
+			t.Fatalf("the next waiter took the lock %s after the release; the holder's 300 ms lease had ended long before", d.Round(time.Millisecond))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next waiter never took the lock")
+	}
+}
