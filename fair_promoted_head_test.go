@@ -58,3 +58,49 @@ func TestFairPromotedHeadLearnsLease(t *testing.T) {
 		t.Fatal("the next waiter never took the lock")
 	}
 }
+
+// A native FairMutex waiter that becomes first in line while it sleeps
+// because the head before it gave up its wait (the lock still held) learns
+// the holder's lease as well: should the holder die, it takes the lock when
+// that lease ends, not at its next poll.
+func TestFairHeadLeavingTellsNextOfLease(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	// Polling every 2 s.
+	mk := func() *FairMutex {
+		return mustFair(t, newTestClient(t, node.Client(t), prefix), "fair-head-leaves", WithWaiterTimeout(6*time.Second))
+	}
+	a, b, c := mk(), mk(), mk()
+	ctx := testCtx(t, 20*time.Second)
+	// The holder dies with its 800 ms lease.
+	start := time.Now()
+	if _, err := a.LockWithLease(ctx, 800*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	bGot := make(chan error, 1)
+	go func() {
+		_, err := b.TryLock(ctx, 300*time.Millisecond) // first in line, gives up
+		bGot <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cGot := make(chan time.Time, 1)
+	go func() {
+		if _, err := c.Lock(ctx); err != nil {
+			t.Error(err)
+			return
+		}
+		cGot <- time.Now()
+	}()
+	if err := <-bGot; err == nil {
+		t.Fatal("the first waiter took a held lock")
+	}
+	select {
+	case at := <-cGot:
+		if d := at.Sub(start); d > 1500*time.Millisecond {
+			t.Fatalf("the next waiter took the lock %s after the holder's 800 ms lease began", d.Round(time.Millisecond))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next waiter never took the lock")
+	}
+}

@@ -2,7 +2,9 @@
 -- FairCancel takes a waiter that gives up (its wait or context ended) out of a
 -- fair lock's queue. If it was first in line and the lock is free, the next
 -- live waiter is told, as FairRelease tells it (waiters whose deadline passed
--- are evicted first), so the lock does not sit idle. LREM walks the
+-- are evicted first), so the lock does not sit idle; if the lock is held
+-- with an expiry, the next waiter is told all the same, to learn the
+-- holder's lease now that it is first in line. LREM walks the
 -- queue up to the waiter: O(position), on the rare path only.
 -- Reply true when the waiter was queued.
 -- @key    lock
@@ -34,6 +36,15 @@ if wasHead and redis.call('exists', KEYS[1]) == 0 then
       head = redis.call('lindex', KEYS[2], '0')
     end
   end
+  if head then
+    redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+  end
+elseif wasHead and redis.call('pttl', KEYS[1]) > 0 then
+  -- The lock is held: the next waiter, first in line now, sleeps a third of
+  -- its timeout, where a head sleeps no longer than the holder's lease (in
+  -- case the holder dies). It is told to ask again and learn the lease. A
+  -- held lock evicts nobody, as in FairAcquire.
+  local head = redis.call('lindex', KEYS[2], '0')
   if head then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
