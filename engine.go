@@ -1803,8 +1803,16 @@ func (c *Client) forgetLocked(h *hold) {
 	}
 }
 
+// ofOtherKind reports whether h, the owner's hold of p's key and field, is of
+// another kind than p: a Mutex's or FairMutex's and an RWMutex reader's share
+// the field, yet a name is held as one kind at a time, so the owner holds
+// nothing of p's kind. Giving it back through p would run p's release on the
+// other kind's lock.
+func ofOtherKind(h *hold, p primitive) bool { return h != nil && h.side != p.side() }
+
 // holdOf finds the local hold the owner in ctx has on p, and that owner's
-// field; ok is false when ctx names no owner.
+// field; ok is false when ctx names no owner. The hold may be of another kind
+// (see ofOtherKind).
 func (c *Client) holdOf(ctx context.Context, p primitive) (h *hold, field string, ok bool) {
 	s := p.spec()
 	var owner string
@@ -1853,6 +1861,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
 	if h == nil {
 		h = c.awaitOwnersGrant(rctx, ctx, holdID(s.key, field))
+	}
+	if ofOtherKind(h, p) {
+		return fmt.Errorf("scriptlock: unlock %q: %w (the owner holds it as another kind of lock)", s.name, ErrNotHeld)
 	}
 	last := false
 	lastOut := false // h.lastReleases counts this release

@@ -253,7 +253,7 @@ func (c *Client) extendTarget(lctx context.Context, p primitive, lease time.Dura
 	// nothing, not a hold its owner (shared through its context) took since,
 	// whose lease its own context keeps, and which a RedLock would count
 	// toward its quorum.
-	if h == nil || h.released() {
+	if h == nil || h.released() || ofOtherKind(h, p) {
 		return nil, "", ErrNotHeld
 	}
 	c.mu.Lock()
