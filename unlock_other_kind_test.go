@@ -81,3 +81,24 @@ func TestUnlockOfAnotherKindOnOneName(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An RWMutex read release that reaches a hash without a mode (a Mutex's,
+// FairMutex's or Redisson RLock's lock, whose owner field has the form of a
+// reader's) holds nothing there: ErrNotHeld, and the lock stays as it was.
+// Here the Client knows no hold of the owner (one it dropped, say), so the
+// release is decided on the server.
+func TestRWReadReleaseLeavesMutexHash(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	rw := mustRW(t, c, "read-release-mutex-hash")
+	node.Do(t, "HSET", rw.Key(), c.id+":job-7", "1")
+	node.Do(t, "PEXPIRE", rw.Key(), "10000")
+	if err := rw.RUnlock(WithOwner(ctx, "job-7")); !errors.Is(err, ErrNotHeld) {
+		t.Errorf("RUnlock = %v, want ErrNotHeld", err)
+	}
+	if got, _ := node.Do(t, "HGETALL", rw.Key()).AsStrMap(); got[c.id+":job-7"] != "1" || len(got) != 1 {
+		t.Fatalf("the Mutex's lock is now %v", got)
+	}
+}

@@ -37,7 +37,11 @@ if seen then
   end
   return {seen, 0}
 end
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+-- A hash without a mode is another kind of lock (a Mutex's, FairMutex's or
+-- Redisson RLock's), whose owner fields have the form of a reader's: not
+-- held, left alone. The mode is read first, so this costs no command.
+local mode = redis.call('hget', KEYS[1], 'mode')
+if mode == false or redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
   return {0, 0}
 end
 if ARGV[4] ~= '0' then
@@ -46,7 +50,6 @@ if ARGV[4] ~= '0' then
     return {0, 0}
   end
 end
-local mode = redis.call('hget', KEYS[1], 'mode')
 local holds = redis.call('hincrby', KEYS[1], ARGV[1], '-1')
 redis.call('del', KEYS[3] .. ':' .. (holds + 1))
 local status = 1
