@@ -102,3 +102,30 @@ func TestRWReadReleaseLeavesMutexHash(t *testing.T) {
 		t.Fatalf("the Mutex's lock is now %v", got)
 	}
 }
+
+// A FairMutex release (either queue protocol) that reaches a read-write
+// lock's hash, where a reader's field has the form of the owner's, holds
+// nothing there: ErrNotHeld, and the read lock stays as it was. Here the
+// Client knows no hold of the owner, so the release is decided on the server.
+func TestFairReleaseLeavesReadWriteHash(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	for _, redisson := range []bool{false, true} {
+		var opts []LockOption
+		if redisson {
+			opts = append(opts, WithRedissonFairQueue(0))
+		}
+		f := mustFair(t, c, "fair-release-rw-hash", opts...)
+		node.Do(t, "HSET", f.Key(), "mode", "read", c.id+":job-7", "1")
+		node.Do(t, "PEXPIRE", f.Key(), "10000")
+		if err := f.Unlock(WithOwner(ctx, "job-7")); !errors.Is(err, ErrNotHeld) {
+			t.Errorf("redisson=%v: Unlock = %v, want ErrNotHeld", redisson, err)
+		}
+		if got, _ := node.Do(t, "HGETALL", f.Key()).AsStrMap(); got[c.id+":job-7"] != "1" || len(got) != 2 {
+			t.Fatalf("redisson=%v: the read lock is now %v", redisson, got)
+		}
+		node.Do(t, "DEL", f.Key())
+	}
+}

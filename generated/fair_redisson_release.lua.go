@@ -72,7 +72,11 @@ if redis.call('exists', KEYS[1]) == 0 then
   end
   return {0, 0}
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+-- The owner's field with the mode field in one HMGET: a read-write lock's
+-- hash (an RWMutex or Redisson RReadWriteLock holds the name), where a
+-- reader's field has the form of the owner's, is not held, and left alone.
+local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+if not held[1] or held[2] then
   return {0, 0}
 end
 if ARGV[6] ~= '0' then
@@ -123,7 +127,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "e298dfd7a6acc35cc20c89574a301a16ef3b49a9"
+const fairRedissonReleaseSHA1 = "9cc2fc9e3911eb290978c1ab0f9d86c81b3d6020"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 

@@ -59,7 +59,11 @@ if redis.call('exists', KEYS[1]) == 0 then
   end
   return {0, 0}
 end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
+-- The owner's field with the mode field in one HMGET: a read-write lock's
+-- hash (an RWMutex or Redisson RReadWriteLock holds the name), where a
+-- reader's field has the form of the owner's, is not held, and left alone.
+local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+if not held[1] or held[2] then
   return {0, 0}
 end
 if ARGV[6] ~= '0' then
