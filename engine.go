@@ -938,6 +938,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					}
 					c.undoLaterQueued(p, field, serverLease, start.Add(serverLease), 0, ended)
 				}
+				if mark != nil && errors.Is(err, ErrUpgrade) {
+					// The lock is in read mode with the owner reading: it
+					// has no writer, so the owner's write hold is gone.
+					c.refusedReentry(p, mark.h)
+				}
 				return false, tryAgain{}, err
 			}
 			queued = a.queued
@@ -1413,7 +1418,8 @@ var errRefusedReentry = errors.New("a re-entry of its owner found its hold gone 
 // only after finding no lock hash at all, so that refusal proves the same.
 // An RWMutex grants a re-entry of either side whenever the owner's field of
 // that side is there (in write mode only the writer reads, in read mode
-// nobody writes), so its refusal proves that hold gone too. h is kept when
+// nobody writes), so its refusal proves that hold gone too, as does a write
+// re-entry's ErrUpgrade (read mode, the owner reading). h is kept when
 // it is no longer the owner's registered hold, or a release of its last hold
 // is under way (which may have run first).
 func (c *Client) refusedReentry(p primitive, h *hold) {

@@ -57,3 +57,39 @@ func TestRWRefusedReentryEndsOwnersHold(t *testing.T) {
 		})
 	}
 }
+
+// A write re-entry of a shared owner that fails with ErrUpgrade found the
+// lock in read mode with the owner reading: no write hold is left on the
+// server (read mode has no writer), so the owner's write hold ends with
+// ErrLockLost as well.
+func TestRWUpgradeRefusalEndsOwnersWriteHold(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	rw := mustRW(t, c, "rw-upgrade-lost")
+	ctx := WithOwner(testCtx(t, 20*time.Second), "job-7")
+	wctx, err := rw.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", rw.Key()) // the server lost the write hold (a failover, say)
+	rctx, err := rw.RLock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.RUnlock(rctx)
+	if _, err := rw.TryLock(ctx, 0); !errors.Is(err, ErrUpgrade) {
+		t.Fatalf("write re-entry beside the owner's read = %v, want ErrUpgrade", err)
+	}
+	select {
+	case <-wctx.Done():
+	case <-time.After(time.Second):
+		t.Fatal("the owner's write hold lives on after the server showed it reading only")
+	}
+	if cause := context.Cause(wctx); !errors.Is(cause, ErrLockLost) {
+		t.Fatalf("cause = %v, want ErrLockLost", cause)
+	}
+	if rctx.Err() != nil {
+		t.Fatalf("the owner's read hold ended: %v", context.Cause(rctx))
+	}
+}
