@@ -172,14 +172,16 @@ var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
 // claimedKey holds, in the echo.Context, the claim the request runs under
 // (see claimed): an Idempotency middleware nested in the same chain on the
-// same store runs the request under it instead of claiming the key again. A
-// request the handler serves through the router (a new echo.Context) claims
-// its own.
+// same store, scoping the request alike, runs the request under it instead
+// of claiming the key again. A request the handler serves through the router
+// (a new echo.Context) claims its own.
 const claimedKey = "scriptlock.echolock.idempotency"
 
-// claimed names a claim by its store and key.
+// claimed names a claim by its store, scope and key: a middleware whose
+// scope differs keeps records of its own, which the claim does not cover.
 type claimed struct {
 	store *idempotency.Store
+	scope string
 	key   string
 }
 
@@ -206,8 +208,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // it had already sent its answer: that answer is stored like any other, or,
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
 // short), the key is kept and a retry answers 409. Applied twice to a route on
-// one store (with e.Use and on the route), the inner middleware runs the
-// request under the outer one's claim.
+// one store (with e.Use and on the route) with one Scope, the inner middleware
+// runs the request under the outer one's claim; with another Scope it keeps
+// records of its own.
 func Idempotency(store *idempotency.Store) echo.MiddlewareFunc {
 	c := DefaultIdempotencyConfig
 	c.Store = store
@@ -303,14 +306,6 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				config.OnOutcome.Report(req.Context(), scriptlock.RequestKeyInvalid)
 				return fail(c, ErrIdempotencyKeyInvalid, err)
 			}
-			running := claimed{store, key}
-			if r, ok := c.Get(claimedKey).(claimed); ok && r == running {
-				// A middleware further out on the same store (applied to
-				// every route and again on this one) runs this request
-				// under its claim on the key already; claiming it again
-				// would find it in flight.
-				return next(c)
-			}
 			refuseBody := func(base *echo.HTTPError, cause error) error {
 				config.OnOutcome.Report(req.Context(), scriptlock.RequestBodyRefused)
 				return fail(c, base, cause)
@@ -351,8 +346,18 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				}))
 			}
 			fp := idempotency.Fingerprint(fpParts...)
+			scope := config.Scope(c)
+			running := claimed{store, scope, key}
+			if r, ok := c.Get(claimedKey).(claimed); ok && r == running {
+				// A middleware further out on the same store (applied to
+				// every route and again on this one) runs this request
+				// under its claim on the key already; claiming it again
+				// would find it in flight. This one's own checks of the
+				// key and body above stand.
+				return next(c)
+			}
 			ctx := req.Context()
-			res, err := store.Reserve(ctx, config.Scope(c), key, fp)
+			res, err := store.Reserve(ctx, scope, key, fp)
 			if err != nil {
 				if ctx.Err() != nil { // the client has gone; Redis may be fine
 					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)

@@ -255,7 +255,8 @@ func (o *idemOptions) covers(method string) bool { return o.methods == nil || o.
 // earlier response in this process; failing both, it is sent as the stored
 // bytes inside an empty message, which the client decodes identically but
 // which later server interceptors see as *emptypb.Empty. Twice in a chain on
-// one store, the inner interceptor runs the call under the outer one's claim.
+// one store with one scope, the inner interceptor runs the call under the
+// outer one's claim; with another scope it keeps records of its own.
 func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...IdempotencyOption) grpc.UnaryServerInterceptor {
 	if store == nil {
 		panic("grpclock: nil IdempotencyStore")
@@ -288,13 +289,6 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			o.outcome.Report(ctx, scriptlock.RequestKeyInvalid)
 			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "idempotency: "))
 		}
-		running := claimedCall{store, info, key}
-		if r, ok := ctx.Value(claimedCallKey{}).(claimedCall); ok && r == running {
-			// An interceptor further out in this call's chain, on the same
-			// store, runs the call under its claim on the key already;
-			// claiming it again would find it in flight.
-			return handler(ctx, req)
-		}
 		m, ok := req.(proto.Message)
 		if !ok {
 			o.logger.ErrorContext(ctx, "grpclock: request is not a proto message", "method", method, "type", fmt.Sprintf("%T", req))
@@ -310,7 +304,16 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			fpParts = append(fpParts, core.FieldsPart("metadata", o.fpMetadata, md.Get))
 		}
 		fp := idempotency.Fingerprint(fpParts...)
-		res, err := store.Reserve(ctx, o.scope(ctx), key, fp)
+		scope := o.scope(ctx)
+		running := claimedCall{store, info, scope, key}
+		if r, ok := ctx.Value(claimedCallKey{}).(claimedCall); ok && r == running {
+			// An interceptor further out in this call's chain, on the same
+			// store, runs the call under its claim on the key already;
+			// claiming it again would find it in flight. This one's own
+			// checks of the key and request above stand.
+			return handler(ctx, req)
+		}
+		res, err := store.Reserve(ctx, scope, key, fp)
 		if err != nil && ctx.Err() != nil {
 			// The client has gone (or its deadline passed); Redis may be fine.
 			o.outcome.Report(ctx, scriptlock.RequestCanceled)
@@ -432,15 +435,18 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 
 // claimedCallKey holds, in a covered call's context, the claim it runs
 // under (see claimedCall): an idempotency interceptor nested in the same
-// chain on the same store runs the call under it. info is the call's,
-// shared by the interceptors of its chain, so a call made in process with
-// this context claims its own.
+// chain on the same store, scoping the call alike, runs the call under it.
+// info is the call's, shared by the interceptors of its chain, so a call made
+// in process with this context claims its own.
 type claimedCallKey struct{}
 
-// claimedCall names a claim by its store, call and key.
+// claimedCall names a claim by its store, call, scope and key: an
+// interceptor whose scope differs keeps records of its own, which the claim
+// does not cover.
 type claimedCall struct {
 	store *idempotency.Store
 	info  *grpc.UnaryServerInfo
+	scope string
 	key   string
 }
 
