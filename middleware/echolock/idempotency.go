@@ -391,6 +391,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 
 			claim := res.Claim
+			// Until the claim ends only: a middleware further out that calls
+			// the chain again on this echo.Context (a retry) claims anew.
+			outer := c.Get(claimedKey)
 			c.Set(claimedKey, running)
 			hctx, detach := claim.Context(ctx)
 			rec := &recorder{ResponseWriter: c.Response().Writer, limit: config.MaxResponseBytes, stored: config.StoredHeaders}
@@ -449,6 +452,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			finished := false
 			defer func() {
 				detach()
+				c.Set(claimedKey, outer)
 				c.Response().Writer = rec.ResponseWriter
 				if !finished {
 					// A panic. Before an answer was sent, the key is
