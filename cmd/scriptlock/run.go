@@ -382,17 +382,23 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 var urlParams = []string{"addr", "client_cache", "client_name", "db", "dial_timeout", "master_set",
 	"max_retries", "protocol", "skip_verify", "write_timeout"}
 
-// checkURLParams refuses a query parameter rueidis does not read: it would
-// ignore it, and a misspelt one (?database=1, ?master_name=) would have the
-// command read, and force-unlock delete in, another database or the seed
-// itself. u has parsed already.
+// checkURLParams refuses a query parameter rueidis does not read, or a query
+// that does not parse: rueidis would ignore it, and a misspelt one
+// (?database=1, ?master_name=) would have the command read, and force-unlock
+// delete in, another database or the seed itself. u has parsed already.
 func checkURLParams(u string) error {
 	pu, err := url.Parse(u)
 	if err != nil {
 		return nil // rueidis parsed it: its own checks stand
 	}
+	q, err := url.ParseQuery(pu.RawQuery)
+	if err != nil {
+		// rueidis drops a pair that does not parse, the parameter with it
+		// (?db=1;client_name=x reads database 0).
+		return failf(exitUsage, "the URL's query does not parse (%v): separate parameters with & and percent-encode %% in values", err)
+	}
 	var unknown []string
-	for k := range pu.Query() {
+	for k := range q {
 		if !slices.Contains(urlParams, k) {
 			unknown = append(unknown, strconv.Quote(k))
 		}
