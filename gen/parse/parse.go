@@ -472,8 +472,8 @@ type File struct {
 	// assigned several). Lua numbers are doubles: an integer beyond 2^53
 	// loses digits there.
 	NumberArgs []int
-	// SetResp is set when the script calls redis.setresp: replies may then
-	// have RESP3 shapes.
+	// SetResp is set when the script calls redis.setresp with anything but
+	// 2: replies may then have RESP3 shapes.
 	SetResp bool
 	// SyntaxError is set when the Lua parser refused the script: the facts
 	// above are then empty.

@@ -1879,7 +1879,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	}
 	switch name {
 	case "setresp":
-		w.f.SetResp = true
+		// redis.setresp(2) keeps the protocol a script starts in: replies
+		// keep their RESP2 shapes.
+		if len(e.Args) != 1 || !numberIs(e.Args[0], 2) {
+			w.f.SetResp = true
+		}
 		return
 	case "error_reply":
 		if len(e.Args) > 0 {
@@ -2918,4 +2922,17 @@ func (w *walker) argPositions(ti int) []Pos {
 		}
 	}
 	return out
+}
+
+// numberIs reports whether e is a number literal of value v.
+func numberIs(e ast.Expr, v float64) bool {
+	n, ok := e.(*ast.NumberExpr)
+	if !ok {
+		return false
+	}
+	if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+		return f == v
+	}
+	i, err := strconv.ParseInt(n.Value, 0, 64)
+	return err == nil && float64(i) == v
 }
