@@ -102,6 +102,9 @@ func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(p
 				return
 			}
 		}
+		if v.Kind == parse.ReturnArray && checkResp3Elems(v, calls, t, about, resp3, ret.Pos, at) {
+			return
+		}
 		if v.Kind != parse.ReturnCall || v.Call < 0 || v.Call >= len(calls) {
 			continue
 		}
@@ -115,4 +118,47 @@ func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(p
 			}
 		}
 	}
+}
+
+// checkResp3Elems refuses a returned table (v) holding the reply of a call
+// made after redis.setresp(3) whose RESP3 shape the decoder of its place
+// does not read (a double in a string field, a map): the reply keeps the
+// shape it reached Lua in, whatever the protocol at the return. It reports
+// whether it refused one.
+func checkResp3Elems(v parse.Return, calls []parse.Call, t Type, about func(string) string, resp3 func(parse.Pos) int, pos parse.Pos, at func(parse.Pos, string, ...any)) bool {
+	for i, el := range v.Elems {
+		var et Type
+		var whose string
+		switch {
+		case t.Kind == Record && i < len(t.Fields):
+			et, whose = t.Fields[i].Type, fmt.Sprintf("field %s of @return %s", t.Fields[i].Name, t.String())
+		case t.Kind == StringList || t.Kind == StringMap:
+			et, whose = Type{Kind: String}, "@return "+t.String()
+		case t.Kind == Int64List:
+			et, whose = Type{Kind: Int64}, "@return "+t.String()
+		default:
+			continue
+		}
+		if el.Kind != parse.ReturnCall || el.Call < 0 || el.Call >= len(calls) {
+			continue
+		}
+		c := &calls[el.Call]
+		line := resp3(c.Pos)
+		if line == 0 {
+			continue
+		}
+		what := resp3Reply(el.Command, c, et)
+		if what == "" {
+			continue
+		}
+		name := strings.ToUpper(el.Command)
+		reply := "the reply of " + name
+		if el.Local != "" {
+			reply = el.Local + ", " + reply
+		}
+		at(pos, "%s, called after redis.setresp(3) (line %d): it is then %s, which %s does not read there (the callers get a *DecodeError); call %s before redis.setresp(3), or build the value in the script",
+			about(fmt.Sprintf("an array with %s at [%d]", reply, i)), line, what, whose, name)
+		return true
+	}
+	return false
 }
