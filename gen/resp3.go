@@ -41,17 +41,29 @@ func resp3Line(calls []parse.RedisLibCall) func(parse.Pos) int {
 // its RESP3 shape (pairs in arrays, doubles).
 var resp3Tokens = []string{"WITHSCORES", "WITHVALUES", "WITHSCORE"}
 
+// verbatimReplies are the commands and subcommands whose string reply RESP3
+// gives as a verbatim string, which a script switches to with
+// redis.setresp(3): Redis's reply schemas call it a string.
+var verbatimReplies = map[string]bool{
+	"CLIENT|INFO": true, "CLIENT|LIST": true, "CLUSTER|INFO": true, "CLUSTER|NODES": true,
+	"INFO": true, "LATENCY|DOCTOR": true, "LATENCY|GRAPH": true, "LOLWUT": true,
+	"MEMORY|DOCTOR": true, "MEMORY|MALLOC-STATS": true,
+}
+
 // resp3Reply says what the reply of call c (command name) is in RESP3 where
 // that shape differs from RESP2 and the decoder for t does not read it; ""
 // otherwise. The generated decoders read a RESP3 map as map[string]string
 // and a double as float64.
 func resp3Reply(name string, c *parse.Call, t Type) string {
-	info, ok := lookupCommand(name)
+	info, ok := calledCommand(name, c)
 	if !ok || hasSubcommands[info.name] {
 		return ""
 	}
 	shape := resp3Replies[info.name]
 	switch {
+	case verbatimReplies[info.name]:
+		// No decoder reads it: rueidis does not take it for a string.
+		return "a verbatim string (RESP3 \"=\" with a \"txt:\" prefix), not a plain string"
 	case shape&resp3Map != 0 && t.Kind != StringMap:
 		return "a map, not a flat array of field-value pairs"
 	case shape&resp3Double != 0 && t.Kind != Float64 && (info.reply&^replyNil == replyStr || hasToken(c, []string{"INCR"})):
@@ -113,7 +125,7 @@ func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(p
 		if line := resp3(c.Pos); line > 0 {
 			if what := resp3Reply(v.Command, c, t); what != "" {
 				at(ret.Pos, "%s, called after redis.setresp(3) (line %d): it is then %s, which @return %s does not read (the callers get a *DecodeError, or values are lost); call %s before redis.setresp(3), or build the reply in the script",
-					about("the reply of "+strings.ToUpper(v.Command)), line, what, t.String(), strings.ToUpper(v.Command))
+					about("the reply of "+calledName(v.Command, c)), line, what, t.String(), calledName(v.Command, c))
 				return
 			}
 		}
@@ -151,7 +163,7 @@ func checkResp3Elems(v parse.Return, calls []parse.Call, t Type, about func(stri
 		if what == "" {
 			continue
 		}
-		name := strings.ToUpper(el.Command)
+		name := calledName(el.Command, c)
 		reply := "the reply of " + name
 		if el.Local != "" {
 			reply = el.Local + ", " + reply
@@ -161,4 +173,13 @@ func checkResp3Elems(v parse.Return, calls []parse.Call, t Type, about func(stri
 		return true
 	}
 	return false
+}
+
+// calledName is the name of the command call c makes (command), as messages
+// show it: with its subcommand (MEMORY DOCTOR).
+func calledName(command string, c *parse.Call) string {
+	if info, ok := calledCommand(command, c); ok {
+		return shownName(info.name)
+	}
+	return strings.ToUpper(command)
 }
