@@ -560,7 +560,8 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		// unpack(KEYS) and unpack(ARGV) give the keys or arguments the
 		// callers pass: as many as declared, or at least the fixed ones
 		// (one at least) before a variadic.
-		if m, exact, ok := r.unpacked(c.Args[len(c.Args)-1].Unpacks); ok {
+		last := c.Args[len(c.Args)-1]
+		if m, exact, ok := r.unpacked(last.Unpacks, last.UnpackFrom, last.UnpackTo); ok {
 			n += m - 1
 			expanding = !exact
 		}
@@ -627,11 +628,12 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	}
 }
 
-// unpacked is how many values unpack of table (KEYS or ARGV) gives: exact
-// when no @key or @arg of it is variadic, else the fixed ones (one at
+// unpacked is how many values unpack of table (KEYS or ARGV) gives, from
+// index from, to index to (0: to the end): exact when to is given or no
+// @key or @arg of it is variadic, else the fixed ones from there (one at
 // least, as for any unpack). ok is false for another table, or when the
 // script may change the table or its declarations have errors.
-func (r scriptRules) unpacked(table string) (n int, exact, ok bool) {
+func (r scriptRules) unpacked(table string, from, to int) (n int, exact, ok bool) {
 	var params []Param
 	switch {
 	case table == "KEYS" && r.keysKnown:
@@ -644,10 +646,15 @@ func (r scriptRules) unpacked(table string) (n int, exact, ok bool) {
 	if r.changed[table] {
 		return 0, false, false
 	}
-	if len(params) > 0 && params[len(params)-1].Variadic {
-		return max(len(params)-1, 1), false, true
+	from = max(from, 1)
+	if to > 0 {
+		// unpack(t, i, j) gives j-i+1 values, nil for those past the end.
+		return max(to-from+1, 0), true, true
 	}
-	return len(params), true, true
+	if len(params) > 0 && params[len(params)-1].Variadic {
+		return max(len(params)-1-(from-1), 1), false, true
+	}
+	return max(len(params)-(from-1), 0), true, true
 }
 
 // keyIndex is n for "KEYS[n]", -1 for a dynamic index (KEYS[i], a key of

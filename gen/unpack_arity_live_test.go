@@ -12,8 +12,9 @@ import (
 
 // TestUnpackArityAgreesWithServer: unpack(KEYS) and unpack(ARGV) give as
 // many values as the script declares keys or arguments (no fewer than the
-// fixed ones before a variadic), so a call they give too many or too few
-// words fails every time: the checker must refuse it, and the server fail
+// fixed ones before a variadic), and unpack(ARGV, i, j) with integer
+// literals those from i to j (to the last without j), so a call they give
+// too many or too few words fails every time: the checker must refuse it, and the server fail
 // it when called with the declared keys and arguments. A script that may
 // change the table is not counted.
 func TestUnpackArityAgreesWithServer(t *testing.T) {
@@ -38,6 +39,30 @@ func TestUnpackArityAgreesWithServer(t *testing.T) {
 			[]string{"{t}h"}, []string{"f", "v"}, ""},
 		{"variadic keys to DEL", "-- @key keys...\n-- @return int64\n", "return redis.call('DEL', unpack(KEYS))",
 			[]string{"{t}a", "{t}b"}, nil, ""},
+		{"past the last argument to SET", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return none\n",
+			"redis.call('SET', KEYS[1], ARGV[1])\nredis.call('SET', KEYS[1], unpack(ARGV, 3))",
+			[]string{"{t}k"}, []string{"a", "b"},
+			"scripts/x.lua:7:12: wrong number of arguments for SET: it takes at least 2 arguments, the call passes 1"},
+		{"the keys after the only one to DEL", "-- @key k\n-- @return int64\n", "redis.call('DEL', KEYS[1])\nreturn redis.call('DEL', unpack(KEYS, 2))",
+			[]string{"{t}k"}, nil,
+			"scripts/x.lua:5:19: wrong number of arguments for DEL: it takes at least 1 argument, the call passes 0"},
+		{"the second argument on to GET", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return string?\n",
+			"redis.call('SET', KEYS[1], ARGV[1])\nreturn redis.call('GET', KEYS[1], unpack(ARGV, 2))",
+			[]string{"{t}k"}, []string{"a", "b"},
+			"scripts/x.lua:7:19: wrong number of arguments for GET: it takes 1 argument, the call passes 2"},
+		{"the first two arguments to HGET", "-- @key h\n-- @arg a string\n-- @arg b string\n-- @arg c string\n-- @return string?\n",
+			"redis.call('SET', KEYS[1] .. ':c', ARGV[3])\nreturn redis.call('HGET', KEYS[1], unpack(ARGV, 1, 2))",
+			[]string{"{t}h"}, []string{"a", "b", "c"},
+			"scripts/x.lua:8:19: wrong number of arguments for HGET: it takes 2 arguments, the call passes 3"},
+		{"the second argument on to SET", "-- @key k\n-- @arg a string\n-- @arg b string\n-- @return none\n",
+			"redis.call('SET', KEYS[1], ARGV[1])\nredis.call('SET', KEYS[1], unpack(ARGV, 2))",
+			[]string{"{t}k"}, []string{"a", "b"}, ""},
+		{"the second and third arguments to HSET", "-- @key h\n-- @arg a string\n-- @arg f string\n-- @arg v string\n-- @return int64\n",
+			"redis.call('SET', KEYS[1] .. ':a', ARGV[1])\nreturn redis.call('HSET', KEYS[1], unpack(ARGV, 2, 3))",
+			[]string{"{t}h"}, []string{"a", "f", "v"}, ""},
+		{"the keys after the first of a variadic to DEL", "-- @key k\n-- @key more...\n-- @return int64\n",
+			"redis.call('GET', KEYS[1])\nreturn redis.call('DEL', unpack(KEYS, 2))",
+			[]string{"{t}k", "{t}m"}, nil, ""},
 		{"an argument taken out first", "-- @key k\n-- @arg channel string\n-- @arg message string\n-- @arg value string\n-- @return int64\n",
 			"redis.call('SET', KEYS[1], table.remove(ARGV))\nreturn redis.call('PUBLISH', unpack(ARGV))",
 			[]string{"{t}k"}, []string{"c", "m", "v"}, ""},

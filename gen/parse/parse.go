@@ -131,8 +131,12 @@ type Arg struct {
 	// (a call such as unpack(ARGV), or ...).
 	Expands bool
 	// Unpacks is "KEYS" or "ARGV" when the argument is unpack(KEYS) or
-	// unpack(ARGV), which give every key or argument the callers pass.
-	Unpacks string
+	// unpack(ARGV), which give every key or argument the callers pass, or
+	// unpack(KEYS, i, j) with integer literals, which gives those from
+	// UnpackFrom (0 without i: the first) to UnpackTo (0 without j: the
+	// last).
+	Unpacks              string
+	UnpackFrom, UnpackTo int
 	// Gsub is set on a last argument that is a call of string.gsub (or
 	// s:gsub(...)), which gives two values: the string and the count of
 	// replacements, both passed on.

@@ -1967,11 +1967,20 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				name, lib := w.libFunc(g)
 				arg.Gsub = lib && name == "string.gsub" || g.Receiver != nil && g.Method == "gsub"
 			}
-			if u, ok := a.(*ast.FuncCallExpr); ok && len(u.Args) == 1 && u.Receiver == nil {
+			if u, ok := a.(*ast.FuncCallExpr); ok && len(u.Args) >= 1 && len(u.Args) <= 3 && u.Receiver == nil {
 				f, isF := u.Func.(*ast.IdentExpr)
 				t, isT := u.Args[0].(*ast.IdentExpr)
-				if isF && isT && f.Value == "unpack" && !w.isLocal("unpack") && (t.Value == "KEYS" || t.Value == "ARGV") && !w.isLocal(t.Value) {
-					arg.Unpacks = t.Value
+				// unpack(t, i, j) gives t[i] to t[j]: bounds other than
+				// integer literals leave the count unknown.
+				from, to, bounds := 0, 0, true
+				if len(u.Args) > 1 {
+					from, bounds = intLiteral(u.Args[1], 1)
+				}
+				if len(u.Args) > 2 && bounds {
+					to, bounds = intLiteral(u.Args[2], 1)
+				}
+				if isF && isT && bounds && f.Value == "unpack" && !w.isLocal("unpack") && (t.Value == "KEYS" || t.Value == "ARGV") && !w.isLocal(t.Value) {
+					arg.Unpacks, arg.UnpackFrom, arg.UnpackTo = t.Value, from, to
 				}
 			}
 		}
@@ -2935,4 +2944,14 @@ func numberIs(e ast.Expr, v float64) bool {
 	}
 	i, err := strconv.ParseInt(n.Value, 0, 64)
 	return err == nil && float64(i) == v
+}
+
+// intLiteral reads e as an integer literal of at least least.
+func intLiteral(e ast.Expr, least int) (int, bool) {
+	n, ok := e.(*ast.NumberExpr)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.Atoi(n.Value)
+	return v, err == nil && v >= least
 }
