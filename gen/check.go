@@ -30,6 +30,32 @@ type scriptInfo struct {
 
 var errorCodeRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 
+// clientCodes are the starts of an error reply rueidis acts on itself
+// instead of handing it to the caller, as it matches them (by prefix), and
+// what it does.
+var clientCodes = []struct{ prefix, does string }{
+	{"NOSCRIPT", "it takes the reply for a script missing from the cache and runs the script again with EVAL, repeating its writes"},
+	{"MOVED", "on a cluster client it takes the reply for a redirection and sends the script again to the node the message's third word names (it panics when there is none)"},
+	{"ASK", "on a cluster client it takes the reply for a redirection and sends the script again to the node the message's third word names (it panics when there is none)"},
+	{"TRYAGAIN", "on a cluster client rueidis sends the script again, repeating its writes"},
+	{"CLUSTERDOWN", "on a cluster client rueidis sends the script again, repeating its writes"},
+	{"LOADING", "on a cluster client, or for a @retryable or @readonly script, rueidis sends the script again, repeating its writes"},
+}
+
+// clientCode says why an @error code never reaches the callers as declared,
+// "" when it does.
+func clientCode(code string) string {
+	if code == "ERR" {
+		return "is Redis's generic error prefix, which rueidis takes off the message: the callers never see the code, and errors.Is never matches ErrErr"
+	}
+	for _, c := range clientCodes {
+		if strings.HasPrefix(code, c.prefix) {
+			return fmt.Sprintf("starts with %s, which rueidis acts on itself: %s", c.prefix, c.does)
+		}
+	}
+	return ""
+}
+
 // buildScript parses and checks one file, building its model.
 func buildScript(file File) (*scriptInfo, []Error) {
 	var errs []Error
@@ -172,6 +198,9 @@ func buildScript(file File) (*scriptInfo, []Error) {
 			if len(ws) < 2 {
 				at(d.Pos, "@error %s needs a message", code)
 				continue
+			}
+			if why := clientCode(code); why != "" {
+				at(ws[0].Pos, "@error %s %s; declare another code", code, why)
 			}
 			if p, dup := info.errorPos[code]; dup {
 				at(ws[0].Pos, "duplicate @error %s (first at line %d)", code, p.Line)
