@@ -1041,6 +1041,8 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				if el.Local != "" {
 					what = el.Local + ", " + what
 				}
+			} else if el.Local != "" {
+				what = fmt.Sprintf("%s, assigned at line %d: %s", el.Local, el.From.Line, what)
 			}
 			if got&elemWant != 0 { // mayNil
 				when, fix := "it is false", "return 1 or 0 there (c and 1 or 0)"
