@@ -776,17 +776,28 @@ func checkOneOf(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos,
 		ret.Local, orList(lines), strings.Join(msgs, "; "))
 }
 
-// checkEither checks the return of an and/or expression, which gives any of
-// its values as the data decides: each must fit @return (the first that
-// does not is reported).
-func checkEither(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos, string, ...any)) {
-	for _, alt := range ret.Alts {
+// givenAlts are the values of an and/or expression it may give: those not
+// given only when one of the calls before them replies nil, which none does,
+// left out.
+func givenAlts(alts []parse.Return, calls []parse.Call) []parse.Return {
+	var out []parse.Return
+	for _, alt := range alts {
 		if len(alt.Unless) > 0 && !slices.ContainsFunc(alt.Unless, func(u parse.Return) bool {
 			got, _ := replyOf(u, callOf(u, calls), false)
 			return got == replyUnknown || got&replyNil != 0
 		}) {
 			continue // never given: none of the calls before it replies nil
 		}
+		out = append(out, alt)
+	}
+	return out
+}
+
+// checkEither checks the return of an and/or expression, which gives any of
+// its values as the data decides: each must fit @return (the first that
+// does not is reported).
+func checkEither(ret parse.Return, calls []parse.Call, t Type, at func(parse.Pos, string, ...any)) {
+	for _, alt := range givenAlts(ret.Alts, calls) {
 		msg := ""
 		checkReturn(alt, callOf(alt, calls), calls, t, func(_ parse.Pos, format string, args ...any) {
 			if msg == "" {
@@ -1000,7 +1011,7 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 	if ret.Kind == parse.ReturnArray {
 		// Elements whose shape is known must fit the field (record) or
 		// element type (lists) the decoder reads them as.
-		for i, el := range ret.Elems {
+		for i, el0 := range ret.Elems {
 			var elemWant replyKind
 			var whose string
 			switch {
@@ -1014,54 +1025,65 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 			default:
 				continue
 			}
-			elCall := callOf(el, calls)
-			got, what := replyOf(el, elCall, true)
-			if got == replyUnknown {
-				continue
+			// An and/or gives any of its values as the data decides: each
+			// must fit (those it never gives aside).
+			alts, either := []parse.Return{el0}, el0.Kind == parse.ReturnEither
+			if either {
+				alts = givenAlts(el0.Alts, calls)
 			}
-			// A value that is nil at times (a reply, false) where the
-			// decoder reads no nil: a list element, a field that is neither
-			// nullable nor bool.
-			mayNil := got&replyNil != 0 && elemWant&replyNil == 0 && (el.Kind == parse.ReturnCall || el.Kind == parse.ReturnBool)
-			if got&elemWant != 0 && !mayNil {
-				continue
-			}
-			if el.Kind == parse.ReturnCall {
-				name, note := strings.ToUpper(el.Command), ""
-				if info, ok := calledCommand(el.Command, elCall); ok {
-					name = shownName(info.name)
-					if s := shapeOfCall(name, elCall); s.known {
-						note = s.note
-					}
-					if _, n, ok := wordShape(name, elCall); ok {
-						note = n
-					}
+			for _, el := range alts {
+				elCall := callOf(el, calls)
+				got, what := replyOf(el, elCall, true)
+				if got == replyUnknown {
+					continue
 				}
-				what = fmt.Sprintf("the reply of %s%s (%s)", name, note, got.String())
-				if el.Local != "" {
-					what = el.Local + ", " + what
+				// A value that is nil at times (a reply, false) where the
+				// decoder reads no nil: a list element, a field that is neither
+				// nullable nor bool.
+				mayNil := got&replyNil != 0 && elemWant&replyNil == 0 && (el.Kind == parse.ReturnCall || el.Kind == parse.ReturnBool)
+				if got&elemWant != 0 && !mayNil {
+					continue
 				}
-			} else if el.Local != "" {
-				what = fmt.Sprintf("%s, assigned at line %d: %s", el.Local, el.From.Line, what)
-			}
-			if got&elemWant != 0 { // mayNil
-				when, fix := "it is false", "return 1 or 0 there (c and 1 or 0)"
 				if el.Kind == parse.ReturnCall {
-					when, fix = strings.ToUpper(el.Command)+" replies nil", "give it a default (redis.call(...) or '')"
+					name, note := strings.ToUpper(el.Command), ""
+					if info, ok := calledCommand(el.Command, elCall); ok {
+						name = shownName(info.name)
+						if s := shapeOfCall(name, elCall); s.known {
+							note = s.note
+						}
+						if _, n, ok := wordShape(name, elCall); ok {
+							note = n
+						}
+					}
+					what = fmt.Sprintf("the reply of %s%s (%s)", name, note, got.String())
+					if el.Local != "" {
+						what = el.Local + ", " + what
+					}
+				} else if el.Local != "" {
+					what = fmt.Sprintf("%s, assigned at line %d: %s", el.Local, el.From.Line, what)
 				}
-				if t.Kind == Record {
-					f := t.Fields[i]
-					fix = fmt.Sprintf("declare it %s %s?", f.Name, f.Type.String())
+				if either {
+					what = "an and/or that may give " + what
 				}
-				at(ret.Pos, "returns an array with %s at [%d], which is nil when %s, but %s reads no nil there: the callers get a *DecodeError then; %s", what, i, when, whose, fix)
+				if got&elemWant != 0 { // mayNil
+					when, fix := "it is false", "return 1 or 0 there (c and 1 or 0)"
+					if el.Kind == parse.ReturnCall {
+						when, fix = strings.ToUpper(el.Command)+" replies nil", "give it a default (redis.call(...) or '')"
+					}
+					if t.Kind == Record {
+						f := t.Fields[i]
+						fix = fmt.Sprintf("declare it %s %s?", f.Name, f.Type.String())
+					}
+					at(ret.Pos, "returns an array with %s at [%d], which is nil when %s, but %s reads no nil there: the callers get a *DecodeError then; %s", what, i, when, whose, fix)
+					return
+				}
+				need := wantText(Type{Kind: kindOfReply(elemWant)})
+				if t.Kind != Record {
+					need += " for each element"
+				}
+				at(ret.Pos, "returns an array with %s at [%d], but %s needs %s", what, i, whose, need)
 				return
 			}
-			need := wantText(Type{Kind: kindOfReply(elemWant)})
-			if t.Kind != Record {
-				need += " for each element"
-			}
-			at(ret.Pos, "returns an array with %s at [%d], but %s needs %s", what, i, whose, need)
-			return
 		}
 	}
 	if ret.Kind == parse.ReturnArray && t.Kind == StringMap && ret.Len%2 == 1 && len(ret.NilElems) == 0 {

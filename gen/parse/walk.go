@@ -106,8 +106,16 @@ type walker struct {
 	calls     map[*ast.FuncCallExpr]int
 	elemCalls []*ast.FuncCallExpr
 	// altCalls are the calls of a returned and/or expression's values
-	// (ReturnEither's Alts and their Unless).
+	// (ReturnEither's Alts and their Unless), and elemAlts those of an
+	// and/or expression among the values of a returned table.
 	altCalls []altCall
+	elemAlts []elemAlt
+}
+
+// elemAlt is an altCall of the and/or expression at Elems[elem].
+type elemAlt struct {
+	elem int
+	altCall
 }
 
 // upval is argument arg of call call (indexes in File.Calls and its Args),
@@ -809,7 +817,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.function(s.Func)
 		}
 	case *ast.ReturnStmt:
-		w.elemCalls, w.altCalls = nil, nil
+		w.elemCalls, w.altCalls, w.elemAlts = nil, nil, nil
 		if w.depth == 0 {
 			w.ret(s)
 		}
@@ -835,20 +843,19 @@ func (w *walker) stmt(s ast.Stmt) {
 			// The calls of a returned and/or expression, as for a table.
 			r := &w.f.Returns[len(w.f.Returns)-1]
 			for _, a := range w.altCalls {
-				c, ok := w.calls[a.call]
-				if !ok || a.call == nil || a.alt >= len(r.Alts) {
-					continue
-				}
-				alt := &r.Alts[a.alt]
-				if a.unless >= 0 && a.unless < len(alt.Unless) {
-					alt = &alt.Unless[a.unless]
-				}
-				if alt.Kind == ReturnCall {
-					alt.Call = c
+				w.setAltCall(r, a)
+			}
+		}
+		if w.depth == 0 && len(w.elemAlts) > 0 && len(w.f.Returns) > 0 {
+			// Those of one among the values of a returned table.
+			r := &w.f.Returns[len(w.f.Returns)-1]
+			for _, a := range w.elemAlts {
+				if a.elem < len(r.Elems) && r.Elems[a.elem].Kind == ReturnEither {
+					w.setAltCall(&r.Elems[a.elem], a.altCall)
 				}
 			}
 		}
-		w.elemCalls, w.altCalls = nil, nil
+		w.elemCalls, w.altCalls, w.elemAlts = nil, nil, nil
 	}
 }
 
@@ -2347,6 +2354,19 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 						// A local holding a string or a number, as return v reads it.
 						el.Kind, el.Text, el.Local, el.From = l.reply.Kind, l.reply.Text, v.Value, l.reply.Pos
 					}
+				case *ast.LogicalOpExpr:
+					// The values it may give, as for a returned and/or.
+					el.Kind = ReturnEither
+					for j, a := range w.eitherOf(v) {
+						a.Ret.Pos = r.Pos
+						for k, u := range a.unless {
+							u.Ret.Pos = r.Pos
+							a.Ret.Unless = append(a.Ret.Unless, u.Ret)
+							w.elemAlts = append(w.elemAlts, elemAlt{len(r.Elems), altCall{j, k, u.call}})
+						}
+						el.Alts = append(el.Alts, a.Ret)
+						w.elemAlts = append(w.elemAlts, elemAlt{len(r.Elems), altCall{j, -1, a.call}})
+					}
 				}
 				r.Elems = append(r.Elems, el)
 				w.elemCalls = append(w.elemCalls, elemCall)
@@ -2410,6 +2430,22 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 	}
 	r.More = len(s.Exprs) - 1 // after the cases above, which may replace r
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// setAltCall sets the index of the call of a in r's Alts, now that it is
+// recorded.
+func (w *walker) setAltCall(r *Return, a altCall) {
+	c, ok := w.calls[a.call]
+	if !ok || a.call == nil || a.alt >= len(r.Alts) {
+		return
+	}
+	alt := &r.Alts[a.alt]
+	if a.unless >= 0 && a.unless < len(alt.Unless) {
+		alt = &alt.Unless[a.unless]
+	}
+	if alt.Kind == ReturnCall {
+		alt.Call = c
+	}
 }
 
 // altCall is the call of Alts[alt] of a returned and/or expression, or of
