@@ -68,6 +68,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.NotString != "" {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
+			if n, _, ok := r.unpacked(a.Unpacks, 1, 0); ok && a.UnpackTo > 0 && a.UnpackTo > n && !r.variadic(a.Unpacks) {
+				// unpack(t, i, j) gives nil for t[n+1] to t[j].
+				at(a.Pos, "argument %d of %s is unpack(%s, %d, %d), but %s: it gives nil past them, and Redis refuses it at run time (\"Lua redis lib command arguments must be strings or integers\")",
+					i+1, c.Func, a.Unpacks, max(a.UnpackFrom, 1), a.UnpackTo, declared(map[string]string{"KEYS": "key", "ARGV": "arg"}[a.Unpacks], n))
+			}
 			if a.IndexOf > 0 && a.IndexOf <= len(pf.Calls) && !pf.SetResp {
 				checkIndexArg(a, c, pf.Calls[a.IndexOf-1], warn)
 			}
@@ -655,6 +660,16 @@ func (r scriptRules) unpacked(table string, from, to int) (n int, exact, ok bool
 		return max(len(params)-1-(from-1), 1), false, true
 	}
 	return max(len(params)-(from-1), 0), true, true
+}
+
+// variadic reports whether the last @key (table KEYS) or @arg (ARGV) is
+// variadic.
+func (r scriptRules) variadic(table string) bool {
+	params := r.args
+	if table == "KEYS" {
+		params = r.keys
+	}
+	return len(params) > 0 && params[len(params)-1].Variadic
 }
 
 // keyIndex is n for "KEYS[n]", -1 for a dynamic index (KEYS[i], a key of
