@@ -217,8 +217,22 @@ var commandIndex = func() map[string]*commandInfo {
 	for i := range commandTable {
 		m[commandTable[i].name] = &commandTable[i]
 	}
+	for name, k := range replyFixes {
+		m[name].reply |= k
+	}
 	return m
 }()
+
+// replyFixes are replies Redis gives that the reply schemas of the
+// specifications leave out: LMOVE replies nil for an empty source list (as
+// RPOPLPUSH does, whose schema says so), and OBJECT FREQ, IDLETIME and
+// REFCOUNT reply nil for a missing key (as OBJECT ENCODING does).
+var replyFixes = map[string]replyKind{
+	"LMOVE":           replyNil,
+	"OBJECT|FREQ":     replyNil,
+	"OBJECT|IDLETIME": replyNil,
+	"OBJECT|REFCOUNT": replyNil,
+}
 
 // hasSubcommands reports whether name is a container command (OBJECT, XGROUP).
 var hasSubcommands = func() map[string]bool {

@@ -25,7 +25,7 @@ func TestSubcommandRepliesAgreeWithServer(t *testing.T) {
 			`scripts/x.lua:5:8: OBJECT ENCODING replies a string or nil, but @return int64 needs an integer reply`, "string"},
 		{"OBJECT ENCODING as a string", "string?", "redis.call('SET', KEYS[1], 'v')\nreturn redis.call('object', 'encoding', KEYS[1])", "", "string"},
 		{"OBJECT REFCOUNT as a string", "string", "redis.call('SET', KEYS[1], 'v')\nreturn redis.call('OBJECT', 'REFCOUNT', KEYS[1])",
-			`scripts/x.lua:5:8: OBJECT REFCOUNT replies an integer, but @return string needs a string reply`, "integer"},
+			`scripts/x.lua:5:8: OBJECT REFCOUNT replies an integer or nil, but @return string needs a string reply`, "integer"},
 		{"XGROUP CREATE as an integer", "int64", "return redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '$', 'MKSTREAM')",
 			`scripts/x.lua:4:8: XGROUP CREATE replies a string, but @return int64 needs an integer reply`, "string"},
 		{"XGROUP CREATECONSUMER as a bool", "bool", "redis.call('XGROUP', 'CREATE', KEYS[1], 'g', '$', 'MKSTREAM')\nreturn redis.call('XGROUP', 'CREATECONSUMER', KEYS[1], 'g', 'c')", "", "integer"},
