@@ -70,7 +70,7 @@ func resp3Reply(name string, c *parse.Call, t Type) string {
 		return "a double, not a string"
 	case shape&resp3Elems != 0, shape&resp3ElemsWith != 0 && c != nil && hasToken(c, resp3Tokens):
 		return "an array of doubles or of arrays (scores as doubles, pairs in arrays of two), not a flat array of strings"
-	case nilItemReplies[info.name]:
+	case nilItems(info.name, c):
 		return "an array that ends at its first missing element (RESP3 hands a missing value to Lua as nil, not false, and Lua ends an array at its first nil)"
 	}
 	return ""

@@ -970,7 +970,7 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		return
 	}
 	if ret.Kind == parse.ReturnCall && got&replyArr != 0 {
-		if info, ok := lookupCommand(ret.Command); ok && nilItemReplies[info.name] {
+		if info, ok := lookupCommand(ret.Command); ok && nilItems(info.name, call) {
 			if msg := nilItemsRefused(t); msg != "" {
 				at(ret.Pos, "%s, but %s", about(info.name+" replies an array whose elements may be nil (for what it does not find)"), msg)
 				return
@@ -1127,6 +1127,38 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		}
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", subject, t.String(), t.String())
 	}
+}
+
+// nilItems reports whether the array reply of a call c of command name may
+// hold nil elements (nilItemReplies): SORT and SORT_RO only through a GET
+// pattern other than # (a key it names may be missing), or a word the
+// checker cannot read where an option goes, which may be GET; without one
+// they reply the elements they sort.
+func nilItems(name string, c *parse.Call) bool {
+	if !nilItemReplies[name] {
+		return false
+	}
+	if name != "SORT" && name != "SORT_RO" || c == nil {
+		return true
+	}
+	for i := 1; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if !a.Exact || a.Expands {
+			return true
+		}
+		switch strings.ToUpper(*a.Literal) {
+		case "BY", "STORE":
+			i++
+		case "LIMIT":
+			i += 2
+		case "GET":
+			if i+1 >= len(c.Args) || !c.Args[i+1].Exact || *c.Args[i+1].Literal != "#" {
+				return true
+			}
+			i++
+		}
+	}
+	return false
 }
 
 // nilItemsRefused says why a decoder for t fails on an array reply whose
