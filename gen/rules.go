@@ -332,6 +332,8 @@ var redisLibArity = map[string]struct {
 	"error_reply":   {1, 1, "wrong number or type of arguments"},
 	"status_reply":  {1, 1, "wrong number or type of arguments"},
 	"acl_check_cmd": {1, -1, "Please specify at least one argument for this redis lib call"},
+	"call":          {1, -1, "Please specify at least one argument for this redis lib call"},
+	"pcall":         {1, -1, "Please specify at least one argument for this redis lib call"},
 }
 
 // checkRedisLibCall refuses a call of the redis table's functions that
@@ -352,6 +354,11 @@ func checkRedisLibCall(lc parse.RedisLibCall, at func(parse.Pos, string, ...any)
 			given = "the number " + lc.First.Text
 		}
 		at(lc.Pos, "redis.%s takes one string, and the call gives %s: it makes the error reply \"wrong number or type of arguments\" instead; give it one string", lc.Name, given)
+		return
+	}
+	if lc.Name == "pcall" && lc.Args == 0 {
+		// It does not fail: it gives that error as a table, every time.
+		at(lc.Pos, "redis.pcall takes 1 or more arguments, the command first, and the call gives 0: it gives the error reply \"%s\" every time, running nothing; name the command", a.fails)
 		return
 	}
 	if lc.Args >= 0 && (lc.Args < a.min || (a.max >= 0 && lc.Args > a.max)) {

@@ -429,7 +429,8 @@ type File struct {
 	// in the script. Name is library.field.
 	UnknownLibFields []Global
 	// RedisLibCalls are the calls of the redis table's functions other than
-	// call and pcall (redis.log, redis.setresp, redis.error_reply, ...).
+	// call and pcall (redis.log, redis.setresp, redis.error_reply, ...), and
+	// those of call and pcall without arguments.
 	RedisLibCalls []RedisLibCall
 	// Unpacks are the calls unpack(t) of a whole command reply (t a direct
 	// call or a local holding one): Lua's stack takes about 8000 values.

@@ -1859,7 +1859,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			w.redisField(obj.Line(), name, true)
 		}
 	}
-	if name != "call" && name != "pcall" && !w.dry {
+	if (name != "call" && name != "pcall" || len(e.Args) == 0) && !w.dry {
 		lc := RedisLibCall{Pos: pos, Name: name, Args: len(e.Args)}
 		if n := len(e.Args); n > 0 && expands(e.Args[n-1]) {
 			lc.Args = -1

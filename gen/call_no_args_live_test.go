@@ -1,0 +1,43 @@
+package gen
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestCallWithoutArgumentsAgreesWithServer: redis.call() names no command,
+// and Redis fails the script with "Please specify at least one argument for
+// this redis lib call"; redis.pcall() gives that error as a table instead,
+// every time. The checker must refuse both.
+func TestCallWithoutArgumentsAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const fails = "Please specify at least one argument for this redis lib call"
+	for _, tc := range []struct {
+		name, body, want string
+		failed           bool // whether the server fails the script
+	}{
+		{"redis.call", "redis.call('GET', KEYS[1])\nreturn redis.call()",
+			`scripts/x.lua:5:8: redis.call takes 1 or more arguments, and the call gives 0: Redis fails the script at run time ("` + fails + `")`, true},
+		{"redis.pcall", "redis.call('GET', KEYS[1])\nlocal r = redis.pcall()\nreturn r.err",
+			`scripts/x.lua:5:11: redis.pcall takes 1 or more arguments, the command first, and the call gives 0: it gives the error reply "` + fails + `" every time, running nothing; name the command`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X calls.\n-- @key k\n-- @return string?\n" + tc.body + "\n"
+			if got := strings.Join(checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}), "\n"); got != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", got, tc.want)
+			}
+			s, err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Build()).ToString()
+			if tc.failed && (err == nil || !strings.Contains(err.Error(), fails)) {
+				t.Errorf("the server replied %q, %v; want an error with %q", s, err, fails)
+			}
+			if !tc.failed && (err != nil || !strings.Contains(s, fails)) {
+				t.Errorf("the server replied %q, %v; want the error's text", s, err)
+			}
+		})
+	}
+}
