@@ -1140,10 +1140,14 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 // hold nil elements (nilItemReplies): SORT and SORT_RO only through a GET
 // pattern other than # (a key it names may be missing), or a word the
 // checker cannot read where an option goes, which may be GET; without one
-// they reply the elements they sort.
+// they reply the elements they sort. BITFIELD only after OVERFLOW FAIL
+// (for an INCRBY or SET that would overflow), or a word it cannot read.
 func nilItems(name string, c *parse.Call) bool {
 	if !nilItemReplies[name] {
 		return false
+	}
+	if name == "BITFIELD" && c != nil {
+		return bitfieldMayFail(c)
 	}
 	if name != "SORT" && name != "SORT_RO" || c == nil {
 		return true
@@ -1163,6 +1167,32 @@ func nilItems(name string, c *parse.Call) bool {
 				return true
 			}
 			i++
+		}
+	}
+	return false
+}
+
+// bitfieldMayFail reports whether a BITFIELD call may reply nil elements:
+// it sets OVERFLOW FAIL, or has a word the checker cannot read where a
+// subcommand or the overflow behaviour goes.
+func bitfieldMayFail(c *parse.Call) bool {
+	for i := 1; i < len(c.Args); {
+		a := c.Args[i]
+		if !a.Exact || a.Expands {
+			return true
+		}
+		switch strings.ToUpper(*a.Literal) {
+		case "GET":
+			i += 3
+		case "SET", "INCRBY":
+			i += 4
+		case "OVERFLOW":
+			if i+1 >= len(c.Args) || !c.Args[i+1].Exact || c.Args[i+1].Expands || strings.EqualFold(*c.Args[i+1].Literal, "FAIL") {
+				return true
+			}
+			i += 2
+		default:
+			return true
 		}
 	}
 	return false
