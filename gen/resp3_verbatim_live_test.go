@@ -57,3 +57,48 @@ func TestResp3VerbatimReplies(t *testing.T) {
 		t.Errorf("checker:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestResp3VerbatimOperationsAgreeWithServer: after redis.setresp(3), a
+// verbatim string reaches Lua as a table ({verbatim_string = {format,
+// string}}): string functions and .. on it fail the script, # gives 0. The
+// checker must refuse them, and pass reading .verbatim_string.string, or
+// the reply of a call made before redis.setresp(3).
+func TestResp3VerbatimOperationsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const table = ", which after redis.setresp(3) (line 3) is a verbatim string, handed to Lua as a table ({verbatim_string = {format = 'txt', string = ...}}): "
+	for _, tc := range []struct {
+		name, body, want, fails string // fails: what the server's error holds, "" for none
+	}{
+		{"string.find", "if string.find(redis.call('INFO', 'server'), 'redis_version', 1, true) then return 'yes' end\nreturn 'no'",
+			`scripts/x.lua:4:11: string.find of the reply of INFO` + table + `Lua fails the script at run time ("bad argument #1 to 'find' (string expected, got table)"); read its text as .verbatim_string.string, or call INFO before redis.setresp(3)`,
+			"bad argument #1 to 'find' (string expected, got table)"},
+		{"concatenation", "return 'x' .. redis.call('LOLWUT')",
+			`scripts/x.lua:4:12: concatenation (..) of the reply of LOLWUT` + table + `Lua fails the script at run time ("attempt to concatenate a table value"); read its text as .verbatim_string.string, or call LOLWUT before redis.setresp(3)`,
+			"attempt to concatenate a table value"},
+		{"the text field", "return string.sub(redis.call('INFO', 'server').verbatim_string.string, 1, 8)", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X reads.\n-- @return string\nredis.setresp(3)\n" + tc.body + "\n"
+			if got := strings.Join(checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}), "\n"); got != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", got, tc.want)
+			}
+			err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(0).Build()).Error()
+			switch {
+			case tc.fails == "" && err != nil:
+				t.Errorf("the server failed the script: %v", err)
+			case tc.fails != "" && (err == nil || !strings.Contains(err.Error(), tc.fails)):
+				t.Errorf("the server replied %v, want an error with %q", err, tc.fails)
+			}
+		})
+	}
+	// Called before redis.setresp(3), the reply is a string, as in RESP2.
+	const before = "-- X reads.\n-- @return string\nlocal i = redis.call('INFO', 'server')\nredis.setresp(3)\nreturn string.sub(i, 1, 8)\n"
+	if got := checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(before)}); len(got) != 0 {
+		t.Errorf("checker refused a reply read before redis.setresp(3): %v", got)
+	}
+	if err := rc.Do(ctx, rc.B().Eval().Script(before).Numkeys(0).Build()).Error(); err != nil {
+		t.Errorf("the server failed a reply read before redis.setresp(3): %v", err)
+	}
+}

@@ -2668,8 +2668,13 @@ func checkResp3Operation(o parse.Operation, calls []parse.Call, resp3 func(parse
 	}
 	c := calls[o.Operand.Call]
 	line := resp3(c.Pos)
-	info, ok := lookupCommand(c.Command)
-	if line == 0 || !ok || resp3Replies[info.name]&resp3Double == 0 || !(info.reply&^replyNil == replyStr || hasToken(&c, []string{"INCR"})) {
+	info, ok := calledCommand(c.Command, &c)
+	if line == 0 || !ok {
+		return
+	}
+	// A verbatim string (INFO, LOLWUT) is a table in Lua too.
+	verbatim := verbatimReplies[info.name]
+	if !verbatim && (resp3Replies[info.name]&resp3Double == 0 || !(info.reply&^replyNil == replyStr || hasToken(&c, []string{"INCR"}))) {
 		return
 	}
 	var subject, fails string
@@ -2696,6 +2701,10 @@ func checkResp3Operation(o parse.Operation, calls []parse.Call, resp3 func(parse
 	}
 	if o.Tonumber && o.Op != "#" {
 		fails = "tonumber gives nil for a table, and Lua fails the script at run time on nil"
+	}
+	if verbatim {
+		at(o.Pos, "%s, which after redis.setresp(3) (line %d) is a verbatim string, handed to Lua as a table ({verbatim_string = {format = 'txt', string = ...}}): %s; read its text as .verbatim_string.string, or call %s before redis.setresp(3)", subject, line, fails, shownName(info.name))
+		return
 	}
 	at(o.Pos, "%s, which after redis.setresp(3) (line %d) is a double, handed to Lua as a table ({double = ...}): %s; read its number as .double, or call %s before redis.setresp(3)", subject, line, fails, info.name)
 }
