@@ -50,6 +50,13 @@ var verbatimReplies = map[string]bool{
 	"MEMORY|DOCTOR": true, "MEMORY|MALLOC-STATS": true,
 }
 
+// resp3Sets are the commands whose array reply RESP3 gives as a set (SPOP
+// with a count), which reaches Lua as a table {set = {member = true, ...}}:
+// the reply schemas mark it only as an array of unique items.
+var resp3Sets = map[string]bool{
+	"SDIFF": true, "SINTER": true, "SMEMBERS": true, "SPOP": true, "SUNION": true,
+}
+
 // resp3Reply says what the reply of call c (command name) is in RESP3 where
 // that shape differs from RESP2 and the decoder for t does not read it; ""
 // otherwise. The generated decoders read a RESP3 map as map[string]string

@@ -2672,6 +2672,17 @@ func checkResp3Operation(o parse.Operation, calls []parse.Call, resp3 func(parse
 	if line == 0 || !ok {
 		return
 	}
+	if o.Op == "#" && !o.Tonumber && (resp3Replies[info.name]&resp3Map != 0 || resp3Sets[info.name] && (info.name != "SPOP" || len(c.Args) > 1)) {
+		// A map or a set reaches Lua as a table {map = ...} or {set = ...},
+		// with nothing at 1, 2, ...
+		what, field := "a map", "map"
+		if resp3Sets[info.name] {
+			what, field = "a set", "set"
+		}
+		at(o.Pos, "# of %s, which after redis.setresp(3) (line %d) is %s, handed to Lua as a table {%s = {...}} with nothing at 1, 2, ...: its length is always 0; count it with a command (HLEN, SCARD, ...), or call %s before redis.setresp(3)",
+			o.Operand.Text, line, what, field, shownName(info.name))
+		return
+	}
 	// A verbatim string (INFO, LOLWUT) is a table in Lua too.
 	verbatim := verbatimReplies[info.name]
 	if !verbatim && (resp3Replies[info.name]&resp3Double == 0 || !(info.reply&^replyNil == replyStr || hasToken(&c, []string{"INCR"}))) {
