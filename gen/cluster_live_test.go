@@ -122,3 +122,58 @@ func TestSortClusterAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestDBClusterAgreesWithServer runs MOVE, SWAPDB, SELECT and COPY ... DB
+// on a Redis Cluster from a script on a key its node serves: Redis refuses
+// each call checkDBCluster refuses, with the answer its message quotes, and
+// runs each it takes (database 0).
+func TestDBClusterAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	cluster := redistest.Cluster(t, 3)
+	node := cluster.Nodes[0]
+	prefix := redistest.Prefix(t)
+	key := ""
+	for i := 0; key == "" && i < 1000; i++ {
+		k := prefix + strconv.Itoa(i)
+		if err := node.Do(t, "GET", k).Error(); err == nil || rueidis.IsRedisNil(err) {
+			key = k // node 0's slot (no MOVED)
+		}
+	}
+	if key == "" {
+		t.Fatal("no key that node 0 serves")
+	}
+	if err := node.Do(t, "SET", key, "v").Error(); err != nil {
+		t.Fatal(err)
+	}
+	dst := "{" + key + "}:copy"
+	for _, words := range [][]string{
+		{"MOVE", key, "1"},
+		{"SWAPDB", "0", "1"},
+		{"SELECT", "1"},
+		{"SELECT", "0"},
+		{"COPY", key, dst, "DB", "1"},
+		{"COPY", key, dst, "DB", "0", "REPLACE"},
+		{"COPY", key, dst, "REPLACE"},
+	} {
+		var msg string
+		checkDBCluster(literalCall(words), words[0], func(_ parse.Pos, format string, args ...any) {
+			msg = fmt.Sprintf(format, args...)
+		})
+		args := append([]string{"EVAL", "return redis.call(unpack(ARGV))", "1", key}, words...)
+		err := node.Do(t, args...).Error()
+		if rueidis.IsRedisNil(err) {
+			err = nil
+		}
+		switch {
+		case msg == "" && err != nil:
+			t.Errorf("%v: the checker takes it, but Redis answers %v", words, err)
+		case msg != "" && err == nil:
+			t.Errorf("%v: Redis runs it, but the checker refuses it: %s", words, msg)
+		case msg != "":
+			answer, _, _ := strings.Cut(err.Error(), " script: ")
+			if !strings.Contains(msg, `("ERR `+answer+`")`) {
+				t.Errorf("%v: Redis answers %q, not what the message quotes: %s", words, err, msg)
+			}
+		}
+	}
+}

@@ -717,3 +717,30 @@ func checkSortCluster(c parse.Call, name string, at func(parse.Pos, string, ...a
 		}
 	}
 }
+
+// checkDBCluster refuses, in a script that may run on Redis Cluster, a call
+// Redis Cluster refuses for its one database: MOVE and SWAPDB, SELECT of a
+// database other than 0, and COPY's DB option naming another one (a literal
+// the checker reads; an argument may be 0).
+func checkDBCluster(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+	const fix = "Redis Cluster has database 0 alone; mark the script @cluster-unsafe if it never runs on Redis Cluster"
+	other := func(a parse.Arg) bool {
+		w, ok := sentText(a)
+		return ok && w != "0"
+	}
+	switch name {
+	case "MOVE", "SWAPDB":
+		at(c.CommandPos, "%s is refused on Redis Cluster (\"ERR %s is not allowed in cluster mode\"), after the script's earlier writes: %s", name, name, fix)
+	case "SELECT":
+		if len(c.Args) == 1 && other(c.Args[0]) {
+			at(c.Args[0].Pos, "SELECT of database %s is refused on Redis Cluster (\"ERR SELECT is not allowed in cluster mode\"), after the script's earlier writes: %s", *c.Args[0].Literal, fix)
+		}
+	case "COPY":
+		for j := 2; j+1 < len(c.Args); j++ {
+			if w, ok := sentText(c.Args[j]); ok && strings.EqualFold(w, "DB") && other(c.Args[j+1]) {
+				at(c.Args[j].Pos, "COPY to database %s is refused on Redis Cluster (\"ERR Copying to another database is not allowed in cluster mode\"), after the script's earlier writes: %s", *c.Args[j+1].Literal, fix)
+				return
+			}
+		}
+	}
+}

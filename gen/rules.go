@@ -603,6 +603,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	}
 	if !r.clusterUnsafe && !r.noCluster {
 		checkSortCluster(c, info.name, at)
+		checkDBCluster(c, info.name, at)
 	}
 	if !checkKeyCount(c, info, shown, at) || r.clusterUnsafe {
 		return
