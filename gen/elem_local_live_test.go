@@ -55,3 +55,39 @@ func TestReturnedTableLocalAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestReturnedTableBooleanLocalAgreesWithServer: a local holding a Lua
+// boolean, put in a returned table, reaches the caller as 1 (true) or nil
+// (false), as return v does: a string field never reads it, and a list
+// element no nil. The checker must refuse those, and pass a bool field, or
+// a local tested true before.
+func TestReturnedTableBooleanLocalAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	if err := rc.Do(ctx, rc.B().Set().Key("{t}k").Value("v").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	const local = "local ok = redis.call('EXISTS', KEYS[1]) == 1\n"
+	for _, tc := range []struct {
+		name, ret, body, want string
+	}{
+		{"a string field", "{a string}", local + "return {ok}",
+			"scripts/x.lua:5:8: returns an array with ok, assigned at line 4: a Lua boolean at [0], but field a of @return {a string} needs a string reply"},
+		{"a list element", "[]int64", local + "return {ok}",
+			"scripts/x.lua:5:8: returns an array with ok, assigned at line 4: a Lua boolean at [0], which is nil when it is false, but @return []int64 reads no nil there: the callers get a *DecodeError then; return 1 or 0 there (c and 1 or 0)"},
+		{"a bool field", "{a bool, b int64}", local + "return {ok, 1}", ""},
+		{"tested true before", "[]int64", local + "if not ok then return {0} end\nreturn {ok}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X returns.\n-- @key k\n-- @return " + tc.ret + "\n" + tc.body + "\n"
+			if got := strings.Join(checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}), "\n"); got != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", got, tc.want)
+			}
+			vals, err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Build()).ToArray()
+			if err != nil || len(vals) == 0 || !vals[0].IsInt64() {
+				t.Errorf("the server replied %v, %v; want the integer 1 at [0]", vals, err)
+			}
+		})
+	}
+}

@@ -2350,9 +2350,11 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 				case *ast.IdentExpr:
 					if l, _ := w.lookup(v.Value); l != nil && l.reply.Kind == ReturnCall && !w.guarded(l) {
 						el.Kind, el.Command, el.CallFunc, el.Call, el.Local = ReturnCall, l.reply.Command, l.reply.CallFunc, l.reply.Call, v.Value
-					} else if l != nil && (l.reply.Kind == ReturnString || l.reply.Kind == ReturnInt) {
-						// A local holding a string or a number, as return v reads it.
+					} else if l != nil && (l.reply.Kind == ReturnString || l.reply.Kind == ReturnInt || l.reply.Kind == ReturnBool) {
+						// A local holding a string, a number or a Lua boolean,
+						// as return v reads it.
 						el.Kind, el.Text, el.Local, el.From = l.reply.Kind, l.reply.Text, v.Value, l.reply.Pos
+						el.Boolean, el.NotNil = l.reply.Boolean, l.reply.NotNil || w.guarded(l)
 					}
 				case *ast.LogicalOpExpr:
 					// The values it may give, as for a returned and/or.
