@@ -40,6 +40,7 @@ var clientCodes = []struct{ prefix, does string }{
 	{"TRYAGAIN", "on a cluster client rueidis sends the script again, repeating its writes"},
 	{"CLUSTERDOWN", "on a cluster client rueidis sends the script again, repeating its writes"},
 	{"LOADING", "on a cluster client, or for a @retryable or @readonly script, rueidis sends the script again, repeating its writes"},
+	{"REDIRECT", "a client with Standalone.EnableRedirect (Valkey 8) takes the reply for a redirection to a new primary, the message's second word, and sends the script there again"},
 }
 
 // clientCode says why an @error code never reaches the callers as declared,

@@ -16,7 +16,7 @@ import (
 // starting with NOSCRIPT (repeating its writes), and on a cluster client
 // follows MOVED and ASK to the node the message names (panicking when it
 // names none) and sends again on TRYAGAIN, CLUSTERDOWN and LOADING (also a
-// retryable script on a single node). The checker must refuse such a code,
+// retryable script on a single node), and with EnableRedirect on REDIRECT. The checker must refuse such a code,
 // as rueidis matches it, by its start; the server runs two of them through
 // rueidis as the generated callers do.
 func TestErrorCodesRueidisActsOn(t *testing.T) {
@@ -33,6 +33,7 @@ func TestErrorCodesRueidisActsOn(t *testing.T) {
 		{"TRYAGAIN", `@error TRYAGAIN starts with TRYAGAIN, which rueidis acts on itself: on a cluster client ` + again + `; declare another code`},
 		{"CLUSTERDOWN", `@error CLUSTERDOWN starts with CLUSTERDOWN, which rueidis acts on itself: on a cluster client ` + again + `; declare another code`},
 		{"LOADING_DATA", `@error LOADING_DATA starts with LOADING, which rueidis acts on itself: on a cluster client, or for a @retryable or @readonly script, ` + again + `; declare another code`},
+		{"REDIRECTED", `@error REDIRECTED starts with REDIRECT, which rueidis acts on itself: a client with Standalone.EnableRedirect (Valkey 8) takes the reply for a redirection to a new primary, the message's second word, and sends the script there again; declare another code`},
 		{"ERR_LIMIT", ""},
 		{"ASSERTION", ""},
 		{"MOVE_FAILED", ""},
