@@ -41,3 +41,28 @@ func TestCallWithoutArgumentsAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestCallWithoutCommandNameAgreesWithServer: redis.call with an empty
+// string or a number for the command names no command, and Redis fails the
+// script ("Unknown Redis command called from script"): the checker must say
+// so, not that the name is no literal (which asks for @commands, which
+// cannot help).
+func TestCallWithoutCommandNameAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const fails = "Unknown Redis command called from script"
+	for _, tc := range []struct{ name, want string }{
+		{"''", `scripts/x.lua:4:19: unknown Redis command "": Redis fails the script at run time ("` + fails + `"); name the command as a string`},
+		{"1", `scripts/x.lua:4:19: unknown Redis command 1: Redis fails the script at run time ("` + fails + `"); name the command as a string`},
+	} {
+		src := "-- X calls.\n-- @key k\n-- @return string?\nreturn redis.call(" + tc.name + ", KEYS[1])\n"
+		if got := strings.Join(checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}), "\n"); got != tc.want {
+			t.Errorf("%s: checker:\n%s\nwant:\n%s", tc.name, got, tc.want)
+		}
+		err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Build()).Error()
+		if err == nil || !strings.Contains(err.Error(), fails) {
+			t.Errorf("%s: the server replied %v; want an error with %q", tc.name, err, fails)
+		}
+	}
+}

@@ -81,6 +81,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			checkCall(c, c.Command, r, at, warn)
 			continue
 		}
+		if c.NoName != "" {
+			at(c.CommandPos, "unknown Redis command %s: Redis fails the script at run time (\"Unknown Redis command called from script\"); name the command as a string", c.NoName)
+			continue
+		}
 		dynamic = true
 		if len(r.commands) == 0 {
 			at(c.CommandPos, "command name %s is not a literal: declare the commands it may be with @commands (e.g. -- @commands publish spublish)", c.Dynamic.Text)

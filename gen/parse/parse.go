@@ -164,7 +164,10 @@ type Call struct {
 	Command    string // as written; "" when the name is not a literal
 	CommandPos Pos    // of the command name argument
 	Dynamic    Value  // the command name's source when it is not a literal
-	Args       []Arg  // arguments after the command name
+	// NoName is the command name as Redis reads it when it is a literal
+	// that names no command: "" or a number (`""`, `1`).
+	NoName string
+	Args   []Arg // arguments after the command name
 	// Outer is 1 + the index in File.Calls of the call whose arguments
 	// hold this one (redis.call('SET', k, redis.call('GET', k2))), 0 for
 	// none: the outer call is recorded first but runs after.

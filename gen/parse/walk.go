@@ -1911,6 +1911,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	c := Call{Pos: pos, Func: obj.Value + "." + name}
 	if cmd, ok := e.Args[0].(*ast.StringExpr); ok {
 		c.Command = cmd.Value
+		if cmd.Value == "" {
+			c.NoName = `""`
+		}
+	} else if n, ok := e.Args[0].(*ast.NumberExpr); ok {
+		c.NoName = n.Value
 	} else {
 		c.Dynamic = w.value(e.Args[0])
 		if c.Dynamic.Text == "" {
