@@ -9,7 +9,7 @@ import (
 )
 
 // TestEitherInReturnedTableAgreesWithServer puts and/or expressions in a
-// returned table ({v or ”}, {c and 1 or 0}): each value they may give must
+// returned table ({v or 0}, {c and 1 or 0}): each value they may give must
 // fit the record field or list element that reads it, as for a returned
 // and/or. The checker must refuse one that does not, and the server give
 // that value there, on a key missing or set as the case says.
