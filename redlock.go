@@ -413,16 +413,19 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 }
 
 // refusedFor counts the nodes of a failed attempt that refused for a reason
-// trying again does not change, on which a Mutex's Lock fails at once:
-// another kind of lock holds the name there, the call is invalid there, or
-// the node answered with an error it does not ask to be called again for
-// (NOPERM: an ACL without the script commands).
+// trying again does not change: another kind of lock holds the name there,
+// the call is invalid there, or an ACL refuses the scripts (NOPERM, or in a
+// script "The user executing the script can't ...", an ERR before Redis
+// 7.2). Not any other error reply: many pass (MISCONF until a save succeeds
+// again), and a RedLock that gave up on them would fail where waiting takes
+// the lock.
 func refusedFor(qe *QuorumError) int {
 	n := 0
 	for _, e := range qe.Errs {
 		var re *rueidis.RedisError
 		if errors.Is(e, ErrWrongKind) || errors.Is(e, ErrInvalidArgument) ||
-			(errors.As(e, &re) && re != nil && !re.IsNil() && !retryLater(e)) {
+			(errors.As(e, &re) && re != nil && (strings.HasPrefix(re.Error(), "NOPERM") ||
+				strings.Contains(re.Error(), "The user executing the script can't"))) {
 			n++
 		}
 	}
