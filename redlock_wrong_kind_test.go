@@ -88,3 +88,32 @@ func TestRedLockRefusedByACLOnMajority(t *testing.T) {
 		t.Error("node 2 holds the lock after the failed Lock")
 	}
 }
+
+// A node whose Client is closed refuses for good too: one such node and one
+// held as another kind of lock, of three, leave no majority, and Lock fails
+// at once. Neither alone left no majority, and Lock tried again until its
+// context ended (without a deadline, for good).
+func TestRedLockWrongKindAndClosedLeaveNoMajority(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 30*time.Second)
+	if _, err := mustRW(t, cs[1], "job").Lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(300*time.Millisecond))
+	cs[0].Close()
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := r.Lock(cctx)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Lock with 1 node of 3 closed and 1 held as a read-write lock took %s", d)
+	}
+	if !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrWrongKind) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Lock with 1 node of 3 closed and 1 held as a read-write lock: %v, want the QuorumError naming ErrWrongKind", err)
+	}
+	if heldOn(t, r, nodes, 2)[2] {
+		t.Error("node 2 holds the lock after the failed Lock")
+	}
+}
