@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -43,15 +44,18 @@ func TestExtendOfEndedHoldLeavesOwnersNewHold(t *testing.T) {
 }
 
 // A RedLock whose hold on nodes 0 and 1 ended (released there) while its
-// owner, shared through WithOwner, took those nodes again is extended on one
-// node only: the owner's new holds are not the RedLock's, and must not count
-// toward its quorum.
+// owner, shared through WithOwner, took those nodes again does not count
+// the owner's new holds toward its quorum: with two of its own three nodes
+// left unable to answer in time, Extend fails short of a quorum. Five nodes,
+// so that the RedLock, still held on three, is not lost (a RedLock released
+// on a majority of its nodes is, and Extend would then fail before it
+// counted anything).
 func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
-	nodes := redistest.Servers(t, 3)
+	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := WithOwner(testCtx(t, 30*time.Second), "job-2")
 	const lease = 20 * time.Second
-	r := mustRedLock(t, "extend-named", cs, WithLease(lease))
+	r := mustRedLock(t, "extend-named", cs, WithLease(lease), WithNodeTimeout(300*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +72,27 @@ func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
 		}
 		defer r.nodes[i].Unlock(nctx)
 	}
-	// Two nodes of three released: the RedLock is lost (ErrNotHeld), or,
-	// before its loss is seen, short of a quorum (ErrQuorum, ErrNotHeld).
+	time.Sleep(100 * time.Millisecond)
+	if lctx.Err() != nil {
+		t.Fatalf("RedLock held on 3 nodes of 5 ended: %v", context.Cause(lctx))
+	}
+	// Nodes 2 and 3 hold back scripts past the node timeout.
+	for _, i := range []int{2, 3} {
+		if err := nodes[i].Do(t, "CLIENT", "PAUSE", "1500", "WRITE").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	err = r.Extend(ctx, lctx, time.Minute)
-	if !errors.Is(err, ErrNotHeld) {
-		t.Fatalf("Extend of a RedLock held on one node of 3: %v, want ErrNotHeld", err)
+	if !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Extend of a RedLock of which only node 4 answered: %v, want ErrQuorum and ErrNotHeld", err)
+	}
+	for i := range 2 {
+		ttl, err := nodes[i].Do(t, "PTTL", r.nodes[i].Key()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ttl > int64(lease/time.Millisecond) {
+			t.Errorf("node %d: the owner's new hold has a %d ms lease, more than the %s it was taken with", i, ttl, lease)
+		}
 	}
 }
