@@ -129,3 +129,23 @@ func TestFairReleaseLeavesReadWriteHash(t *testing.T) {
 		node.Do(t, "DEL", f.Key())
 	}
 }
+
+// A Mutex release that reaches a read-write lock's hash, where a reader's
+// field has the form of the owner's, holds nothing there: ErrNotHeld, and the
+// read lock stays as it was. Here the Client knows no hold of the owner, so
+// the release is decided on the server.
+func TestMutexReleaseLeavesReadWriteHash(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	m := mustMutex(t, c, "mutex-release-rw-hash")
+	node.Do(t, "HSET", m.Key(), "mode", "read", c.id+":job-7", "1")
+	node.Do(t, "PEXPIRE", m.Key(), "10000")
+	if err := m.Unlock(WithOwner(ctx, "job-7")); !errors.Is(err, ErrNotHeld) {
+		t.Errorf("Unlock = %v, want ErrNotHeld", err)
+	}
+	if got, _ := node.Do(t, "HGETALL", m.Key()).AsStrMap(); got[c.id+":job-7"] != "1" || len(got) != 2 {
+		t.Fatalf("the read lock is now %v", got)
+	}
+}

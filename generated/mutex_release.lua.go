@@ -74,7 +74,15 @@ if ARGV[5] == '1' then
     return tonumber(seen)
   end
 end
-local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+-- The owner's field with the mode field in one HMGET: in a read-write
+-- lock's hash (an RWMutex or Redisson RReadWriteLock holds the name) a
+-- reader's field has the form of the owner's, and is no hold of the owner:
+-- the lock is left alone, as when the field is missing.
+local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+local holds = tonumber(held[1])
+if held[2] then
+  holds = nil
+end
 if not holds then
   if ARGV[5] == '1' and ARGV[6] == '1' then
     return 1
@@ -135,7 +143,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "6c4ecd22cb9113c278ea9dea548f358ccef642b8"
+const mutexReleaseSHA1 = "eb74be76d7a153c8be3fad42124e8e8090ab32fc"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 

@@ -61,7 +61,15 @@ if ARGV[5] == '1' then
     return tonumber(seen)
   end
 end
-local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
+-- The owner's field with the mode field in one HMGET: in a read-write
+-- lock's hash (an RWMutex or Redisson RReadWriteLock holds the name) a
+-- reader's field has the form of the owner's, and is no hold of the owner:
+-- the lock is left alone, as when the field is missing.
+local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
+local holds = tonumber(held[1])
+if held[2] then
+  holds = nil
+end
 if not holds then
   if ARGV[5] == '1' and ARGV[6] == '1' then
     return 1
