@@ -881,12 +881,19 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			start := time.Now()
 			forceSeq := c.forceSeq.Load() // before the attempt is sent (see forcedSince)
 			var mark *leaseMark
+			// The lease the attempt sets on the server: the caller's, or
+			// the watchdog's for a re-entry of a hold it renews (below).
+			setLease := serverLease
 			if shared {
 				// A re-entry sets the lock's expiry to its own lease as soon
 				// as the script runs, before its reply is back (or if it is
 				// lost): the owner's hold must not outlive a shorter one.
 				c.mu.Lock()
 				held := c.holds[holdID(s.key, field)]
+				var watched time.Duration
+				if held != nil && held.renewing {
+					watched = held.lease
+				}
 				c.mu.Unlock()
 				// A LeanMutex has no re-entry: its SET NX leaves a held
 				// key and its expiry as they are (the attempt ends with
@@ -894,7 +901,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if held != nil && p.side() != sideLean {
 					var at time.Time // RWMutex: the re-entry cannot shorten it
 					if reentrySetsLease(p) {
-						at = lossDeadline(start, serverLease)
+						// The watchdog renews the owner's hold until its
+						// Unlock: a re-entry with a shorter lease must not
+						// let the lock expire under it before the next
+						// renewal (at a third of the watchdog's lease), so
+						// it sets the watchdog's lease, which that renewal
+						// would set again anyway.
+						setLease = max(setLease, watched)
+						at = lossDeadline(start, setLease)
 					}
 					mark = c.leaseCall(held, at)
 				}
@@ -911,7 +925,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					// every renewal from moving the deadline later.
 					defer mark.end()
 				}
-				return p.tryAcquire(actx, field, serverLease, wait, guard, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+				return p.tryAcquire(actx, field, setLease, wait, guard, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
 			}()
 			if o := c.cfg.observer; o != nil && guard.on() && err == nil && a.granted {
 				// Only a grant is the guard's to keep or undo: a refused
@@ -924,7 +938,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
-					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, serverLease, wait, waitUntil) {
+					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, setLease, wait, waitUntil) {
 						// Settled: the wait goes on (a node that died or
 						// failed over is not the end of a Lock).
 						if ended == nil {
@@ -936,7 +950,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					if wait != 0 && ended == nil {
 						ended = &waitEnd{wait: wait}
 					}
-					c.undoLaterQueued(p, field, serverLease, start.Add(serverLease), 0, ended)
+					c.undoLaterQueued(p, field, setLease, start.Add(setLease), 0, ended)
 				}
 				if mark != nil && errors.Is(err, ErrUpgrade) {
 					// The lock is in read mode with the owner reading: it
@@ -963,26 +977,26 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			if grantHook != nil {
 				grantHook()
 			}
-			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, start, forceSeq, shared, mark)
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, setLease, start, forceSeq, shared, mark)
 			switch {
 			case errors.Is(err, errForcedGrant):
 				// Give back what the ForceUnlock may have left, and try
 				// again once it has ended.
 				// (Unsettled, as the owner's other goroutines come and go:
 				// the background undo undoNow leaves gives it back.)
-				if err := c.undoNow(p, field, serverLease); err != nil && !errors.Is(err, errUndoUnsettled) {
+				if err := c.undoNow(p, field, setLease); err != nil && !errors.Is(err, errUndoUnsettled) {
 					return false, tryAgain{}, err
 				}
 				c.awaitForcing(actx, s.key)
 				continue
 			case errors.Is(err, errOrphan):
 				// Give the unknown hold back and try again at once.
-				if err := c.undoNow(p, field, serverLease); err != nil && !errors.Is(err, errUndoUnsettled) {
+				if err := c.undoNow(p, field, setLease); err != nil && !errors.Is(err, errUndoUnsettled) {
 					return false, tryAgain{}, err
 				}
 				continue
 			case err != nil:
-				_ = c.undoNow(p, field, serverLease)
+				_ = c.undoNow(p, field, setLease)
 				return false, tryAgain{}, err
 			}
 			if !acked || ctx.Err() != nil {
@@ -990,7 +1004,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// that outlived ctx; should that release fail, keep trying
 				// in the background rather than leave the lock to its lease.
 				if uerr := c.unlock(context.WithValue(lctx, inAcquireKey{}, true), p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
-					c.undoLater(p, field, serverLease, start.Add(serverLease), 0)
+					c.undoLater(p, field, setLease, start.Add(setLease), 0)
 				}
 				if !acked {
 					return false, tryAgain{}, c.notReplicated(guard)
@@ -1019,7 +1033,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 // lock's context. A grant that arrives after Close began is refused
 // (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
 // caller gives both back. mark is the re-entry's lease call (nil: none).
-func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark) (context.Context, error) {
+// setLease is the lease the attempt set on the server: serverLease, or
+// longer for a re-entry of a hold the watchdog renews.
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease, setLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
 	var fresh *freshHold
@@ -1083,7 +1099,10 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 			// A renewal of an ended hold of the owner in flight.
 			bound = at
 		}
-		h.stray = !bound.IsZero()
+		// A longer lease than the hold's was set (the owner's hold the
+		// watchdog renewed ended as the attempt was sent): the hold's loss
+		// deadline gives it back, as a stray renewal's lease.
+		h.stray = !bound.IsZero() || setLease > serverLease
 		if c.acquiring[id] > 0 {
 			c.acquired.Broadcast() // a re-entry of the same owner may be waiting for this hold
 		}
@@ -1135,9 +1154,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	case renewed:
 		// A renewal may have run after the re-entry: the next ones move
 		// the deadline on.
-		c.armEarlier(h, lossDeadline(start, serverLease))
+		c.armEarlier(h, lossDeadline(start, setLease))
 	default:
-		c.armReply(h, mark, lossDeadline(start, serverLease), false)
+		c.armReply(h, mark, lossDeadline(start, setLease), false)
 	}
 
 	cctx, cancel := context.WithCancelCause(ctx)

@@ -1,0 +1,102 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A hold the watchdog renews, re-entered by its owner with a short explicit
+// lease, lasts as long as the outer hold: the re-entry sets the lock's expiry
+// to its lease (Redisson's rule), and the watchdog of the outer hold keeps
+// renewing it with the watchdog lease. Neither the outer context nor the key
+// may end while the outer hold lasts, before or after the inner Unlock.
+func TestWatchdogHoldReenteredWithShortLease(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(3*time.Second, 0))
+	const short = 200 * time.Millisecond
+	type lockFns struct {
+		name   string
+		key    string
+		lock   func(context.Context) (context.Context, error)
+		leased func(context.Context, time.Duration) (context.Context, error)
+		unlock func(context.Context) error
+	}
+	m := mustMutex(t, c, "wd-short-mutex")
+	f := mustFair(t, c, "wd-short-fair")
+	rr := mustRW(t, c, "wd-short-read")
+	rw := mustRW(t, c, "wd-short-write")
+	for _, tc := range []lockFns{
+		{"mutex", m.Key(), m.Lock, m.LockWithLease, m.Unlock},
+		{"fair", f.Key(), f.Lock, f.LockWithLease, f.Unlock},
+		{"read", rr.Key(), rr.RLock, rr.RLockWithLease, rr.RUnlock},
+		{"write", rw.Key(), rw.Lock, rw.LockWithLease, rw.Unlock},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testCtx(t, 30*time.Second)
+			outer, err := tc.lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner, err := tc.leased(outer, short)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(1500 * time.Millisecond) // past the short lease and a renewal
+			if err := context.Cause(outer); err != nil {
+				t.Errorf("the outer watchdog hold ended under its re-entry with a %s lease: %v", short, err)
+			}
+			if ttl, _ := node.Do(t, "PTTL", tc.key).AsInt64(); ttl <= 0 {
+				t.Errorf("the lock is gone (PTTL %d) while the outer watchdog hold lasts", ttl)
+			}
+			_ = tc.unlock(inner)
+			time.Sleep(2500 * time.Millisecond)
+			if err := context.Cause(outer); err != nil {
+				t.Errorf("after the inner Unlock, the outer watchdog hold ended: %v", err)
+			}
+			if ttl, _ := node.Do(t, "PTTL", tc.key).AsInt64(); ttl <= 0 {
+				t.Errorf("after the inner Unlock, the lock is gone (PTTL %d) while the outer watchdog hold lasts", ttl)
+			}
+			if err := tc.unlock(outer); err != nil {
+				t.Errorf("outer Unlock: %v", err)
+			}
+		})
+	}
+}
+
+// A re-entry with a short lease sent as the watchdog hold's lock was deleted
+// (a ForceUnlock elsewhere) is granted afresh with the watchdog's lease it
+// set: its hold ends at its own lease, and gives back the longer one.
+func TestWatchdogReentryGrantedAfreshGivesLongerLeaseBack(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(10*time.Second, 0))
+	ctx := testCtx(t, 30*time.Second)
+	const short = 300 * time.Millisecond
+	m := mustMutex(t, c, "wd-short-afresh")
+	octx := WithOwner(ctx, "job")
+	outer, err := m.Lock(octx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Do(t, "DEL", m.Key())
+	inner, err := m.LockWithLease(octx, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if context.Cause(outer) == nil {
+		t.Errorf("the outer hold, whose lock was deleted, did not end with the fresh grant")
+	}
+	select {
+	case <-inner.Done():
+	case <-time.After(2 * time.Second):
+		t.Fatalf("the fresh hold's context outlived its %s lease", short)
+	}
+	if !eventually(2*time.Second, func() bool { return !exists(t, node, m.Key()) }) {
+		t.Fatalf("the lock is still held (PTTL %d ms) after the fresh hold's %s lease ended", pttlOf(t, node, m.Key()), short)
+	}
+}
