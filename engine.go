@@ -1115,6 +1115,12 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	// A renewal sent while a re-entry was in flight may have run after it
 	// on the server, setting the watchdog's lease again.
 	renewed := h.renewing
+	// The re-entry was sent before it found the watchdog renewing the
+	// owner's hold (that hold's grant, or a re-entry without a lease that
+	// handed it to the watchdog, was on its way), so it set its own shorter
+	// lease on the server: the watchdog renews at once, not a third of its
+	// lease from now.
+	soon := renewed && !a.fresh && reentrySetsLease(p) && setLease < h.lease
 	renew := lease == 0 && !h.renewing
 	if renew {
 		h.renewing = true
@@ -1155,6 +1161,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// A renewal may have run after the re-entry: the next ones move
 		// the deadline on.
 		c.armEarlier(h, lossDeadline(start, setLease))
+		if soon {
+			c.renewSoon(h)
+		}
 	default:
 		c.armReply(h, mark, lossDeadline(start, setLease), false)
 	}
@@ -1226,6 +1235,33 @@ func (c *Client) watchNow(h *hold) bool {
 	// Ended meanwhile: add does nothing (end removes only after ending).
 	c.wd.add(&h.renew, h, every, due.Add(-every), h.prim)
 	return true
+}
+
+// renewSoon has the watchdog renew h now: a re-entry may have set a lease
+// on the server shorter than the watchdog's, which its renewals, a third of
+// that lease apart, would not reach in time. A hold not yet handed to the
+// watchdog is handed over now (its grant's watchLater, should it come
+// after, leaves it so).
+func (c *Client) renewSoon(h *hold) {
+	h.mu.Lock()
+	if h.released() {
+		h.mu.Unlock()
+		return
+	}
+	if h.watch != watchAdded {
+		h.watch = watchPending
+		h.renew.due = time.Now()
+		h.renew.every = h.prim.spec().cfg.watchdogEvery
+		if h.loss != nil {
+			// The timer hands it over (expired, watchNow); unarmed, the
+			// grant's arming does (setLossLocked).
+			h.loss.t.Reset(0)
+		}
+		h.mu.Unlock()
+		return
+	}
+	h.mu.Unlock()
+	c.wd.soon(&h.renew)
 }
 
 // watchAt is when a pending hold is handed to the watchdog; h.mu held.

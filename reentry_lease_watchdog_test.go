@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,4 +100,57 @@ func TestWatchdogReentryGrantedAfreshGivesLongerLeaseBack(t *testing.T) {
 	if !eventually(2*time.Second, func() bool { return !exists(t, node, m.Key()) }) {
 		t.Fatalf("the lock is still held (PTTL %d ms) after the fresh hold's %s lease ended", pttlOf(t, node, m.Key()), short)
 	}
+}
+
+// A re-entry with a short lease by a goroutine sharing the owner, sent before
+// the owner's watchdog hold was registered (its Lock's reply on its way):
+// the re-entry ran on the server after that grant and set its short lease.
+// The watchdog renews the hold from then on, in time: the outer hold lasts.
+func TestWatchdogGrantBesideShortReentry(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(3*time.Second, 0))
+	ctx := testCtx(t, 30*time.Second)
+	const short = 300 * time.Millisecond
+	m := mustMutex(t, c, "wd-beside-short")
+	warmShared(t, m)
+	octx := WithOwner(ctx, "job")
+	var once atomic.Bool
+	type result struct {
+		lctx context.Context
+		err  error
+	}
+	inner := make(chan result, 1)
+	grantHook = func() {
+		if !once.CompareAndSwap(false, true) {
+			return
+		}
+		// The watchdog Lock's grant is on the server, not yet here.
+		go func() {
+			l, err := m.LockWithLease(octx, short)
+			inner <- result{l, err}
+		}()
+		eventually(3*time.Second, func() bool {
+			n, _ := node.Do(t, "HLEN", m.Key()).AsInt64()
+			v, _ := node.Do(t, "HVALS", m.Key()).AsStrSlice()
+			return n == 1 && len(v) == 1 && v[0] == "2"
+		})
+	}
+	outer, err := m.Lock(octx)
+	grantHook = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := <-inner
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := context.Cause(outer); err != nil {
+		t.Errorf("the watchdog hold ended beside a re-entry with a %s lease: %v", short, err)
+	}
+	if ttl := pttlOf(t, node, m.Key()); ttl <= 0 {
+		t.Errorf("the lock is gone (PTTL %d) while the watchdog hold lasts", ttl)
+	}
+	_ = m.Unlock(r.lctx)
+	_ = m.Unlock(outer)
 }

@@ -81,6 +81,8 @@ type renewal struct {
 	// was, and it is counted in watchdog.orphans. Guarded by watchdog.mu.
 	sent   int64
 	orphan bool
+	// soon: renew again as soon as the round in flight ends (see soon).
+	soon bool
 }
 
 // renewKind is a way of renewing holds other than MutexRenew (for example an
@@ -172,6 +174,26 @@ func (w *watchdog) remove(r *renewal) time.Time {
 	}
 	w.mu.Unlock()
 	return bound
+}
+
+// soon renews r's hold now, or, with a renewal of it in flight (which may
+// have run on the server before the call that asked), as soon as that
+// round ends.
+func (w *watchdog) soon(r *renewal) {
+	w.mu.Lock()
+	if r.index < 0 {
+		// In a round (or removed, its hold ended: then nothing reads it).
+		r.soon = true
+		w.mu.Unlock()
+		return
+	}
+	r.due = time.Now()
+	heap.Fix(&w.queue, r.index)
+	first := r.index == 0
+	w.mu.Unlock()
+	if first {
+		signal(w.kick)
+	}
 }
 
 // orphanBound is the bound an orphaned renewal in flight sets on a new hold
@@ -425,6 +447,13 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 			failed++
 			r.due = now.Add(min(r.every/4, time.Second))
 			heap.Push(&w.queue, r)
+		}
+		if r.soon {
+			r.soon = false
+			if r.index >= 0 {
+				r.due = now
+				heap.Fix(&w.queue, r.index)
+			}
 		}
 	}
 	w.mu.Unlock()
