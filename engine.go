@@ -1167,6 +1167,19 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	default:
 		c.armReply(h, mark, lossDeadline(start, setLease), false)
 	}
+	if renew && !a.fresh {
+		// Handed to the watchdog by this re-entry. Another call of the
+		// owner (an Extend, a re-entry with a lease) may have set a
+		// shorter lease on the server after it, which the first renewal,
+		// a third of the watchdog's lease from now, would not reach in
+		// time: renew now.
+		h.mu.Lock()
+		early := h.watch == watchPending && h.lossAt.Load() < monoNanos(watchAt(h))
+		h.mu.Unlock()
+		if early {
+			c.renewSoon(h)
+		}
+	}
 
 	cctx, cancel := context.WithCancelCause(ctx)
 	var lc *lockCtx

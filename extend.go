@@ -185,6 +185,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// Extend or re-entry overlap this one, the server may have run it
 		// last, with a shorter lease: the deadline then only moves earlier.
 		c.armReply(h, mark, at, false)
+	} else if lease < h.lease {
+		// It may have run on the server after that re-entry, and set a
+		// lease the watchdog's first renewal would not reach in time
+		// (its loss deadline moved to it as it was sent): renew now.
+		defer c.renewSoon(h) // after c.mu: lock order c.mu, h.mu
 	}
 	c.mu.Unlock()
 	return nil

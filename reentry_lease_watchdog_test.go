@@ -154,3 +154,58 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 	_ = m.Unlock(r.lctx)
 	_ = m.Unlock(outer)
 }
+
+// A hold taken with a lease and handed to the watchdog by a re-entry
+// without one, while another call of its owner set a shorter lease on the
+// server after that re-entry (a re-entry with a short lease, an Extend),
+// handled here before the hand-over: the watchdog renews the hold at once,
+// not a third of its lease from now, and the hold lasts.
+func TestWatchdogHandOverBesideShorterLease(t *testing.T) {
+	const short = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		call func(m *Mutex, octx, outer context.Context) error
+	}{
+		{"re-entry", func(m *Mutex, octx, _ context.Context) error {
+			_, err := m.LockWithLease(octx, short)
+			return err
+		}},
+		{"Extend", func(m *Mutex, octx, outer context.Context) error {
+			return m.Extend(octx, outer, short)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t), WithWatchdog(3*time.Second, 0))
+			ctx := testCtx(t, 30*time.Second)
+			m := mustMutex(t, c, "wd-handover-short")
+			warmShared(t, m)
+			octx := WithOwner(ctx, "job")
+			outer, err := m.LockWithLease(octx, 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var once atomic.Bool
+			var cerr error
+			grantHook = func() {
+				if once.CompareAndSwap(false, true) {
+					// The watchdog re-entry ran on the server; the call
+					// runs after it, and is handled first.
+					cerr = tc.call(m, octx, outer)
+				}
+			}
+			_, err = m.Lock(octx)
+			grantHook = nil
+			if err != nil || cerr != nil {
+				t.Fatalf("watchdog re-entry: %v; the call beside it: %v", err, cerr)
+			}
+			time.Sleep(1500 * time.Millisecond)
+			if err := context.Cause(outer); err != nil {
+				t.Errorf("the hold the watchdog renews ended: %v", err)
+			}
+			if ttl := pttlOf(t, node, m.Key()); ttl <= 0 {
+				t.Errorf("the lock is gone (PTTL %d) while the watchdog renews the hold", ttl)
+			}
+		})
+	}
+}
