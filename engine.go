@@ -890,7 +890,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// lost): the owner's hold must not outlive a shorter one.
 				c.mu.Lock()
 				held := c.holds[holdID(s.key, field)]
-				var watched time.Duration
+				var watched time.Duration // 0: not renewed by the watchdog
 				if held != nil && held.renewing {
 					watched = held.lease
 				}
@@ -910,7 +910,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						setLease = max(setLease, watched)
 						at = lossDeadline(start, setLease)
 					}
-					mark = c.leaseCall(held, at)
+					mark = c.leaseCallKeeping(held, at, watched > 0 && held.side == sideExclusive)
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
@@ -1310,10 +1310,22 @@ func reentrySetsLease(p primitive) bool {
 // not known before the reply); the mark's end marks the call ended. See
 // hold.leaseCalls.
 func (c *Client) leaseCall(h *hold, at time.Time) *leaseMark {
+	return c.leaseCallKeeping(h, at, false)
+}
+
+// leaseCallKeeping is leaseCall; keeps: the call sets no shorter lease than
+// the watchdog's renewals of h do (a re-entry or re-entrant release of a
+// Mutex or FairMutex hold the watchdog renews), so a renewal it overlaps
+// still confirms that lease from when the renewal was sent, whichever ran
+// last: it is not counted in leaseCalls. Else a hold re-entered without
+// pause had every renewal taken as overtaken, and was lost with its lease.
+func (c *Client) leaseCallKeeping(h *hold, at time.Time, keeps bool) *leaseMark {
 	h.mu.Lock()
-	h.leaseCalls++
+	if !keeps {
+		h.leaseCalls++
+	}
 	h.leaseSeq++
-	m := &leaseMark{h: h, seq: h.leaseSeq, overlapped: h.leaseCalls > 1}
+	m := &leaseMark{h: h, seq: h.leaseSeq, overlapped: h.leaseCalls > 1 || keeps && h.leaseCalls > 0, keeps: keeps}
 	h.mu.Unlock()
 	if !at.IsZero() {
 		c.armEarlier(h, at)
@@ -1326,10 +1338,14 @@ type leaseMark struct {
 	h          *hold
 	seq        uint64 // h.leaseSeq when it was sent
 	overlapped bool   // another such call was in flight when it was sent
+	keeps      bool   // see leaseCallKeeping
 }
 
 // end marks the call ended.
 func (m *leaseMark) end() {
+	if m.keeps {
+		return
+	}
 	m.h.mu.Lock()
 	m.h.leaseCalls--
 	m.h.leaseSettled = monoNanos(time.Now())
@@ -1941,6 +1957,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 	}
 	last := false
 	lastOut := false // h.lastReleases counts this release
+	keeps := false   // the release sets the watchdog's lease (see leaseCallKeeping)
 	if h != nil {
 		id := holdID(s.key, field)
 		c.mu.Lock()
@@ -1967,6 +1984,9 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			stop()
 		}
 		lease = h.lease // Extend changes it under c.mu
+		// It sets the watchdog's lease, as a renewal does (see
+		// leaseCallKeeping).
+		keeps = h.renewing && h.side == sideExclusive
 		last = h.count <= 1
 		if last {
 			// A renewal that now finds the lock gone is not a loss.
@@ -1995,7 +2015,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			// as lost (its release goes on).
 			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft))
 		}
-		mark = c.leaseCall(h, bound)
+		mark = c.leaseCallKeeping(h, bound, keeps)
 	}
 	var guard guardWait
 	if _, ok := p.(guardedReleaser); ok && p.side() == sideRead && mark != nil && !mark.overlapped && s.cfg.guard {

@@ -1,0 +1,63 @@
+package scriptlock
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A hold the watchdog renews while goroutines sharing its owner re-enter and
+// unlock it without pause: each of those calls sets at least the watchdog's
+// lease on the server, so a renewal beside them confirms the lease as much
+// as one alone. The hold lasts; its renewals were all taken as possibly
+// overtaken by those calls and never moved its loss deadline on.
+func TestWatchdogHoldBusyWithReentries(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 0))
+	for _, name := range []string{"mutex", "fair"} {
+		t.Run(name, func(t *testing.T) {
+			var l Locker = mustMutex(t, c, "busy-"+name)
+			if name == "fair" {
+				l = mustFair(t, c, "busy-"+name)
+			}
+			leased := l.(interface {
+				LockWithLease(context.Context, time.Duration) (context.Context, error)
+			})
+			octx := WithOwner(testCtx(t, 30*time.Second), "job-"+name)
+			outer, err := l.Lock(octx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop := time.Now().Add(3 * time.Second) // three watchdog leases
+			var wg sync.WaitGroup
+			for i := range 6 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for time.Now().Before(stop) && outer.Err() == nil {
+						var in context.Context
+						var err error
+						if i%2 == 0 {
+							in, err = leased.LockWithLease(octx, 2*time.Second)
+						} else {
+							in, err = l.Lock(octx)
+						}
+						if err != nil {
+							return
+						}
+						_ = l.Unlock(in)
+					}
+				}()
+			}
+			wg.Wait()
+			if err := context.Cause(outer); err != nil {
+				t.Errorf("the watchdog hold ended while its owner re-entered it: %v", err)
+			}
+			_ = l.Unlock(outer)
+		})
+	}
+}
