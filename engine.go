@@ -910,7 +910,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						setLease = max(setLease, watched)
 						at = lossDeadline(start, setLease)
 					}
-					mark = c.leaseCallKeeping(held, at, watched > 0 && held.side == sideExclusive)
+					mark = c.leaseCallKeeping(held, at, watched > 0 && keepsRenewedLease(held.side))
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
@@ -1313,9 +1313,16 @@ func (c *Client) leaseCall(h *hold, at time.Time) *leaseMark {
 	return c.leaseCallKeeping(h, at, false)
 }
 
+// keepsRenewedLease reports whether a re-entry or a re-entrant release of a
+// hold the watchdog renews leaves the lock no shorter than a renewal does: a
+// Mutex's and FairMutex's set at least the watchdog's lease (see acquire),
+// an RWMutex write re-entry only lengthens the lock and a write release
+// that leaves holds sets the hold's lease or a longer read lease. A read
+// release that leaves holds may shorten the lock to the re-entries' leases.
+func keepsRenewedLease(s side) bool { return s == sideExclusive || s == sideWrite }
+
 // leaseCallKeeping is leaseCall; keeps: the call sets no shorter lease than
-// the watchdog's renewals of h do (a re-entry or re-entrant release of a
-// Mutex or FairMutex hold the watchdog renews), so a renewal it overlaps
+// the watchdog's renewals of h do (see keepsRenewedLease), so a renewal it overlaps
 // still confirms that lease from when the renewal was sent, whichever ran
 // last: it is not counted in leaseCalls. Else a hold re-entered without
 // pause had every renewal taken as overtaken, and was lost with its lease.
@@ -1986,7 +1993,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		lease = h.lease // Extend changes it under c.mu
 		// It sets the watchdog's lease, as a renewal does (see
 		// leaseCallKeeping).
-		keeps = h.renewing && h.side == sideExclusive
+		keeps = h.renewing && keepsRenewedLease(h.side)
 		last = h.count <= 1
 		if last {
 			// A renewal that now finds the lock gone is not a loss.

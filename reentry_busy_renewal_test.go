@@ -18,11 +18,16 @@ func TestWatchdogHoldBusyWithReentries(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 0))
-	for _, name := range []string{"mutex", "fair"} {
+	for _, name := range []string{"mutex", "fair", "write"} {
 		t.Run(name, func(t *testing.T) {
-			var l Locker = mustMutex(t, c, "busy-"+name)
-			if name == "fair" {
+			var l Locker
+			switch name {
+			case "mutex":
+				l = mustMutex(t, c, "busy-"+name)
+			case "fair":
 				l = mustFair(t, c, "busy-"+name)
+			default:
+				l = mustRW(t, c, "busy-"+name)
 			}
 			leased := l.(interface {
 				LockWithLease(context.Context, time.Duration) (context.Context, error)
