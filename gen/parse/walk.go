@@ -156,6 +156,11 @@ type local struct {
 	// values it may hold (ReturnOneOf) once it is assigned in a nested block,
 	// a function or a loop (see loop).
 	reply Return
+	// fnReply is one of the values a function nested in the local's own
+	// assigns it (fnAssigned then set): the function may run after a later
+	// assignment in the declaring block, which then does not replace it.
+	fnReply    Return
+	fnAssigned bool
 	// nilv is the reply the local holds when it may be false or nil (a
 	// command's reply, or tonumber of one) and was assigned in the block
 	// that declares it; unset otherwise.
@@ -304,8 +309,19 @@ func (w *walker) setReply(name string, r Return) {
 	if l == nil {
 		return
 	}
+	if w.depth > l.fn {
+		// A function may run at any later point: what it assigns stays
+		// possible after the declaring block's assignments too.
+		if l.fnAssigned {
+			l.fnReply = oneOf(l.fnReply, r)
+		} else {
+			l.fnReply, l.fnAssigned = r, true
+		}
+	}
 	if i != len(w.scopes)-1 {
 		r = oneOf(l.reply, r)
+	} else if l.fnAssigned {
+		r = oneOf(r, l.fnReply)
 	}
 	l.reply = r
 	l.guard = 0 // a new value: no test of the old one holds
