@@ -57,6 +57,23 @@ var resp3Sets = map[string]bool{
 	"SDIFF": true, "SINTER": true, "SMEMBERS": true, "SPOP": true, "SUNION": true,
 }
 
+// resp3MapWith are the commands whose reply is a map in RESP3 only with one
+// of these words: LCS with IDX (without it a string, with LEN an integer).
+// The reply schemas list the map among the replies, whatever the words.
+var resp3MapWith = map[string][]string{"LCS": {"IDX"}}
+
+// resp3MapReply reports whether the reply of call c (command name, as in
+// the table) is a map in RESP3.
+func resp3MapReply(name string, c *parse.Call) bool {
+	if resp3Replies[name]&resp3Map == 0 {
+		return false
+	}
+	if words, ok := resp3MapWith[name]; ok {
+		return hasToken(c, words)
+	}
+	return true
+}
+
 // resp3Reply says what the reply of call c (command name) is in RESP3 where
 // that shape differs from RESP2 and the decoder for t does not read it; ""
 // otherwise. The generated decoders read a RESP3 map as map[string]string
@@ -71,7 +88,7 @@ func resp3Reply(name string, c *parse.Call, t Type) string {
 	case verbatimReplies[info.name]:
 		// No decoder reads it: rueidis does not take it for a string.
 		return "a verbatim string (RESP3 \"=\" with a \"txt:\" prefix), not a plain string"
-	case shape&resp3Map != 0 && t.Kind != StringMap:
+	case resp3MapReply(info.name, c) && t.Kind != StringMap:
 		return "a map, not a flat array of field-value pairs"
 	case shape&resp3Double != 0 && t.Kind != Float64 && (info.reply&^replyNil == replyStr || hasToken(c, []string{"INCR"})):
 		return "a double, not a string"

@@ -2677,7 +2677,7 @@ func checkResp3Operation(o parse.Operation, calls []parse.Call, resp3 func(parse
 	if line == 0 || !ok {
 		return
 	}
-	if o.Op == "#" && !o.Tonumber && (resp3Replies[info.name]&resp3Map != 0 || resp3Sets[info.name] && (info.name != "SPOP" || len(c.Args) > 1)) {
+	if o.Op == "#" && !o.Tonumber && (resp3MapReply(info.name, &c) || resp3Sets[info.name] && (info.name != "SPOP" || len(c.Args) > 1)) {
 		// A map or a set reaches Lua as a table {map = ...} or {set = ...},
 		// with nothing at 1, 2, ...
 		what, field := "a map", "map"
