@@ -162,7 +162,7 @@ func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(p
 // shape it reached Lua in, whatever the protocol at the return. It reports
 // whether it refused one.
 func checkResp3Elems(v parse.Return, calls []parse.Call, t Type, about func(string) string, resp3 func(parse.Pos) int, pos parse.Pos, at func(parse.Pos, string, ...any)) bool {
-	for i, el := range v.Elems {
+	for i, el0 := range v.Elems {
 		var et Type
 		var whose string
 		switch {
@@ -175,26 +175,36 @@ func checkResp3Elems(v parse.Return, calls []parse.Call, t Type, about func(stri
 		default:
 			continue
 		}
-		if el.Kind != parse.ReturnCall || el.Call < 0 || el.Call >= len(calls) {
-			continue
+		// An and/or gives any of its values (those it never gives aside).
+		alts, either := []parse.Return{el0}, el0.Kind == parse.ReturnEither
+		if either {
+			alts = givenAlts(el0.Alts, calls)
 		}
-		c := &calls[el.Call]
-		line := resp3(c.Pos)
-		if line == 0 {
-			continue
+		for _, el := range alts {
+			if el.Kind != parse.ReturnCall || el.Call < 0 || el.Call >= len(calls) {
+				continue
+			}
+			c := &calls[el.Call]
+			line := resp3(c.Pos)
+			if line == 0 {
+				continue
+			}
+			what := resp3Reply(el.Command, c, et)
+			if what == "" {
+				continue
+			}
+			name := calledName(el.Command, c)
+			reply := "the reply of " + name
+			if el.Local != "" {
+				reply = el.Local + ", " + reply
+			}
+			if either {
+				reply = "an and/or that may give " + reply
+			}
+			at(pos, "%s, called after redis.setresp(3) (line %d): it is then %s, which %s does not read there (the callers get a *DecodeError); call %s before redis.setresp(3), or build the value in the script",
+				about(fmt.Sprintf("an array with %s at [%d]", reply, i)), line, what, whose, name)
+			return true
 		}
-		what := resp3Reply(el.Command, c, et)
-		if what == "" {
-			continue
-		}
-		name := calledName(el.Command, c)
-		reply := "the reply of " + name
-		if el.Local != "" {
-			reply = el.Local + ", " + reply
-		}
-		at(pos, "%s, called after redis.setresp(3) (line %d): it is then %s, which %s does not read there (the callers get a *DecodeError); call %s before redis.setresp(3), or build the value in the script",
-			about(fmt.Sprintf("an array with %s at [%d]", reply, i)), line, what, whose, name)
-		return true
 	}
 	return false
 }
