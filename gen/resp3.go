@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,14 +128,21 @@ func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(p
 			return
 		case v.Kind == parse.ReturnArray:
 			for i, el := range v.Elems {
-				if !el.Boolean {
+				what := "a Lua boolean"
+				if el.Kind == parse.ReturnEither {
+					// Any of the values it gives (true from the left of an or).
+					if !slices.ContainsFunc(givenAlts(el.Alts, calls), func(a parse.Return) bool { return a.Boolean }) {
+						continue
+					}
+					what = "an and/or that may give a Lua boolean"
+				} else if !el.Boolean {
 					continue
 				}
 				if t.Kind == Record && i < len(t.Fields) && boolOK(t.Fields[i].Type) {
 					continue
 				}
 				at(ret.Pos, "%s after redis.setresp(3) (line %d): %s, which @return %s does not read there: the callers get a *DecodeError; switch back with redis.setresp(2) before returning, or put 1 and 0 in the table",
-					about(fmt.Sprintf("an array with a Lua boolean at [%d]", i)), line, boolText, t.String())
+					about(fmt.Sprintf("an array with %s at [%d]", what, i)), line, boolText, t.String())
 				return
 			}
 		}
