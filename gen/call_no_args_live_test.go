@@ -66,3 +66,38 @@ func TestCallWithoutCommandNameAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestCallCommandNameNotStringAgreesWithServer: redis.call with nil, a
+// boolean or a table for the command fails the script ("Lua redis lib
+// command arguments must be strings or integers"), and with a negative
+// number names no command: the checker must say so, as it does of such an
+// argument, not that the name is no literal (asking for @commands, which
+// cannot help: with @commands it said the name is no @arg).
+func TestCallCommandNameNotStringAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const notString = "Lua redis lib command arguments must be strings or integers"
+	for _, tc := range []struct{ name, want, fails string }{
+		{"nil", `scripts/x.lua:5:19: the command name of redis.call is nil: Redis refuses it at run time ("` + notString + `"); name the command as a string`, notString},
+		{"true", `scripts/x.lua:5:19: the command name of redis.call is true: Redis refuses it at run time ("` + notString + `"); name the command as a string`, notString},
+		{"KEYS[1] == 'x'", `scripts/x.lua:5:19: the command name of redis.call is a comparison, true or false: Redis refuses it at run time ("` + notString + `"); name the command as a string`, notString},
+		{"{}", `scripts/x.lua:5:19: the command name of redis.call is a table: Redis refuses it at run time ("` + notString + `"); name the command as a string`, notString},
+		{"-1", `scripts/x.lua:5:19: unknown Redis command -1: Redis fails the script at run time ("Unknown Redis command called from script"); name the command as a string`, "Unknown Redis command called from script"},
+	} {
+		for _, commands := range []string{"", "-- @commands get\n"} {
+			src := "-- X calls.\n-- @key k\n" + commands + "-- @return string?\nreturn redis.call(" + tc.name + ", KEYS[1])\n"
+			want := tc.want
+			if commands == "" {
+				want = strings.Replace(want, "x.lua:5:", "x.lua:4:", 1)
+			}
+			if got := strings.Join(checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}), "\n"); got != want {
+				t.Errorf("%s %q: checker:\n%s\nwant:\n%s", tc.name, commands, got, want)
+			}
+			err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Build()).Error()
+			if err == nil || !strings.Contains(err.Error(), tc.fails) {
+				t.Errorf("%s: the server replied %v; want an error with %q", tc.name, err, tc.fails)
+			}
+		}
+	}
+}

@@ -321,8 +321,8 @@ func buildScript(file File) (*scriptInfo, []Error) {
 	// Any other command name (derived from an argument, read from Redis,
 	// a variadic or non-string argument) could not be checked: refused.
 	for _, c := range pf.Calls {
-		if c.Command != "" || len(rules.commands) == 0 {
-			continue
+		if c.Command != "" || c.NoName != "" || c.NameNotString != "" || len(rules.commands) == 0 {
+			continue // a literal name; one naming no command is refused already
 		}
 		if a, msg := commandArg(c.Dynamic, s.Args, broken["arg"]); msg != "" {
 			at(c.CommandPos, "%s", msg)

@@ -81,6 +81,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			checkCall(c, c.Command, r, at, warn)
 			continue
 		}
+		if c.NameNotString != "" {
+			at(c.CommandPos, "the command name of %s is %s: Redis refuses it at run time (\"Lua redis lib command arguments must be strings or integers\"); name the command as a string", c.Func, c.NameNotString)
+			continue
+		}
 		if c.NoName != "" {
 			at(c.CommandPos, "unknown Redis command %s: Redis fails the script at run time (\"Unknown Redis command called from script\"); name the command as a string", c.NoName)
 			continue

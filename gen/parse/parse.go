@@ -167,7 +167,10 @@ type Call struct {
 	// NoName is the command name as Redis reads it when it is a literal
 	// that names no command: "" or a number (`""`, `1`).
 	NoName string
-	Args   []Arg // arguments after the command name
+	// NameNotString names a command name that is literally no string or
+	// number, as Arg.NotString does: Redis refuses the call.
+	NameNotString string
+	Args          []Arg // arguments after the command name
 	// Outer is 1 + the index in File.Calls of the call whose arguments
 	// hold this one (redis.call('SET', k, redis.call('GET', k2))), 0 for
 	// none: the outer call is recorded first but runs after.

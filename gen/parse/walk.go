@@ -1932,6 +1932,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		}
 	} else if n, ok := e.Args[0].(*ast.NumberExpr); ok {
 		c.NoName = n.Value
+	} else if n, ok := e.Args[0].(*ast.UnaryMinusOpExpr); ok && isNumber(n.Expr) {
+		c.NoName = "-" + n.Expr.(*ast.NumberExpr).Value
+	} else if what := notString(e.Args[0]); what != "" {
+		c.NameNotString = what
 	} else {
 		c.Dynamic = w.value(e.Args[0])
 		if c.Dynamic.Text == "" {
@@ -3016,4 +3020,30 @@ func intLiteral(e ast.Expr, least int) (int, bool) {
 	}
 	v, err := strconv.Atoi(n.Value)
 	return v, err == nil && v >= least
+}
+
+// isNumber reports whether e is a number literal.
+func isNumber(e ast.Expr) bool {
+	_, ok := e.(*ast.NumberExpr)
+	return ok
+}
+
+// notString names an expression that is literally no string or number
+// (nil, true, false, a comparison, a table, a function), "" for others.
+func notString(e ast.Expr) string {
+	switch e.(type) {
+	case *ast.NilExpr:
+		return "nil"
+	case *ast.TrueExpr:
+		return "true"
+	case *ast.FalseExpr:
+		return "false"
+	case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
+		return "a comparison, true or false"
+	case *ast.TableExpr:
+		return "a table"
+	case *ast.FunctionExpr:
+		return "a function"
+	}
+	return ""
 }
