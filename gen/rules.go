@@ -1072,7 +1072,11 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				// decoder reads no nil: a list element, a field that is neither
 				// nullable nor bool.
 				mayNil := got&replyNil != 0 && elemWant&replyNil == 0 && (el.Kind == parse.ReturnCall || el.Kind == parse.ReturnBool)
-				if got&elemWant != 0 && !mayNil {
+				// What it gives when it is not nil must fit too: a nullable
+				// field reads nil, not a Lua boolean's 1 where it reads a
+				// string.
+				fits := got&elemWant != 0 && (got&^replyNil == 0 || got&^replyNil&elemWant != 0)
+				if fits && !mayNil {
 					continue
 				}
 				if el.Kind == parse.ReturnCall {
@@ -1096,7 +1100,7 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				if either {
 					what = "an and/or that may give " + what
 				}
-				if got&elemWant != 0 { // mayNil
+				if fits { // mayNil
 					when, fix := "it is false", "return 1 or 0 there (c and 1 or 0)"
 					if el.Kind == parse.ReturnCall {
 						when, fix = strings.ToUpper(el.Command)+" replies nil", "give it a default (redis.call(...) or '')"
