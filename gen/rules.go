@@ -68,8 +68,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.NotString != "" {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
-			if n, _, ok := r.unpacked(a.Unpacks, 1, 0); ok && a.UnpackTo > 0 && a.UnpackTo > n && !r.variadic(a.Unpacks) {
-				// unpack(t, i, j) gives nil for t[n+1] to t[j].
+			if n, _, ok := r.unpacked(a.Unpacks, 1, 0); ok && a.UnpackTo >= max(a.UnpackFrom, 1) && a.UnpackTo > n && !r.variadic(a.Unpacks) {
+				// unpack(t, i, j) gives nil for t[n+1] to t[j] (nothing
+				// for j < i).
 				at(a.Pos, "argument %d of %s is unpack(%s, %d, %d), but %s: it gives nil past them, and Redis refuses it at run time (\"Lua redis lib command arguments must be strings or integers\")",
 					i+1, c.Func, a.Unpacks, max(a.UnpackFrom, 1), a.UnpackTo, declared(map[string]string{"KEYS": "key", "ARGV": "arg"}[a.Unpacks], n))
 			}
