@@ -144,11 +144,11 @@
 // sent because their node could not be dialled (down, or replaced in a
 // failover the client has not seen yet), are retried, 2 ms
 // doubling to 100 ms apart: by Lock until its context ends, by TryLock until
-// its wait ends (a TryLock with no wait returns the reply), by Unlock and a
-// semaphore's Release within the release timeout, and by CountDown within its
-// context. An attempt of a waiting Lock or TryLock whose connection breaks
-// under it (the node died or failed over) may have run: it is undone by owner
-// first, then the wait goes on.
+// its wait ends (a TryLock with no wait returns the reply), and by Unlock, a
+// semaphore's Release and a latch's CountDown within the release timeout,
+// whatever their context. An attempt of a waiting Lock or TryLock whose
+// connection breaks under it (the node died or failed over) may have run: it
+// is undone by owner first, then the wait goes on.
 //
 // Unlock runs detached from its caller's context, bounded by the release
 // timeout ([WithReleaseTimeout], 5 s), so a cancelled request still releases
