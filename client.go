@@ -182,8 +182,8 @@ func withLockOptions(cfg config, k kind, opts []LockOption) *config {
 	return &cfg
 }
 
-// ID is the Client's random 128-bit identity, the first half of every lock
-// field it writes (<client-id>:<owner-id>).
+// ID is the Client's identity, a random version-8 UUID (122 random bits),
+// the first half of every lock field it writes (<client-id>:<owner-id>).
 func (c *Client) ID() string { return c.id }
 
 // Close ends the Client. New acquisitions fail with ErrClosed and waits under

@@ -70,9 +70,11 @@
 //
 // # Owners
 //
-// A lock is held by an owner, stored in Redis as <client-id>:<owner-id>. Both
-// ids are 128 random bits from crypto/rand, so nobody can guess them to release
-// someone else's lock. The owner of a Lock call is the one its context names:
+// A lock is held by an owner, stored in Redis as <client-id>:<owner-id>. The
+// client id is a random UUID (122 bits from crypto/rand), so nobody can guess
+// a field to release someone else's lock; a fresh owner id is the Client's
+// random 64-bit prefix and a counter, never repeated within the Client. The
+// owner of a Lock call is the one its context names:
 // the context an earlier Lock returned, or [WithOwner]'s. Without one, every
 // Lock call is a new owner with a fresh id, so goroutines sharing a handle
 // exclude each other as with sync.Mutex.
