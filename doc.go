@@ -230,8 +230,9 @@
 // live on the same node, so one script may touch them all. Every companion key
 // of a lock wraps the lock's name in braces, as Redisson does, and a name that
 // already has a hash tag (user:{42}:wallet) keeps it, so all keys of one lock
-// share a slot. A name with a { but no complete, non-empty tag is refused with
-// ErrInvalidName, as is a name whose key has the form of another lock's
+// share a slot. A name with a { but no complete, non-empty tag, or with a }
+// and no tag, is refused with ErrInvalidName, as is an empty name, one longer
+// than [MaxNameLen], and a name whose key has the form of another lock's
 // companion key (redisson_lock_token:{order:42}, a PermitSemaphore's lease
 // set {order:42}:timeout, or a read hold's lease key ending in
 // :rwlock_timeout:<n>), which a lock of that name would change.
