@@ -60,11 +60,11 @@
 // [WithObserver], [WithShardedPubSub]) and the defaults of its handles. A
 // handle constructor takes [LockOption]s, which override those defaults for
 // that handle. Options valid in both places are [SharedOption]s (WithLease,
-// WithWatchdog, WithReleaseTimeout, WithFailoverGuard, WithFenceIdle,
-// WithWaiterTimeout, WithRedissonFairQueue); a Client-wide option given to a
-// handle constructor does not compile. A handle constructor refuses, with
-// [ErrInvalidArgument] naming it, an option that has no meaning for its kind
-// (WithLease for a Semaphore). [NewMultiLock] and [NewRedLock] also take
+// WithWatchdog, WithReleaseTimeout, WithFailoverGuard, WithGuardReplicas,
+// WithFenceIdle, WithWaiterTimeout, WithRedissonFairQueue, WithFencing); a
+// Client-wide option given to a handle constructor does not compile. A handle
+// constructor refuses, with [ErrInvalidArgument] naming it, an option that
+// has no meaning for its kind (WithLease for a Semaphore). [NewMultiLock] and [NewRedLock] also take
 // options of their own ([WithMemberWait], [WithNodeTimeout],
 // [WithClockDrift]).
 //

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +22,7 @@ func TestOptionDocsNameTheirKinds(t *testing.T) {
 		"WithWatchdog":          WithWatchdog(time.Second, 100*time.Millisecond),
 		"WithReleaseTimeout":    WithReleaseTimeout(time.Second),
 		"WithFailoverGuard":     WithFailoverGuard(true, time.Second),
+		"WithGuardReplicas":     WithGuardReplicas(2),
 		"WithFenceIdle":         WithFenceIdle(time.Hour),
 		"WithWaiterTimeout":     WithWaiterTimeout(time.Second),
 		"WithRedissonFairQueue": WithRedissonFairQueue(0),
@@ -94,6 +96,75 @@ func TestOptionDocsNameTheirKinds(t *testing.T) {
 				}
 			}
 			t.Errorf("%s: doc says %q; accepted but not named: %v; named but refused: %v", name, m, miss, extra)
+		}
+	}
+}
+
+// TestOptionsTableInLocksDoc: the options table of docs/locks.md marks, for
+// each SharedOption, exactly the kinds of handle whose constructors accept it.
+func TestOptionsTableInLocksDoc(t *testing.T) {
+	opts := map[string]SharedOption{
+		"WithLease":             WithLease(time.Second),
+		"WithWatchdog":          WithWatchdog(time.Second, 100*time.Millisecond),
+		"WithReleaseTimeout":    WithReleaseTimeout(time.Second),
+		"WithFailoverGuard":     WithFailoverGuard(true, time.Second),
+		"WithGuardReplicas":     WithGuardReplicas(2),
+		"WithFenceIdle":         WithFenceIdle(time.Hour),
+		"WithWaiterTimeout":     WithWaiterTimeout(time.Second),
+		"WithRedissonFairQueue": WithRedissonFairQueue(0),
+		"WithFencing":           WithFencing(),
+	}
+	names := map[string]kind{
+		"Mutex": kindMutex, "FairMutex": kindFairMutex, "RWMutex": kindRWMutex,
+		"LeanMutex": kindLeanMutex, "RedLock": kindRedLock, "Semaphore": kindSemaphore,
+		"PermitSemaphore": kindPermitSemaphore, "CountDownLatch": kindLatch,
+	}
+	text, err := os.ReadFile(filepath.Join("docs", "locks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header []string
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(text), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			header = nil
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if cells[0] == "option" {
+			header = cells
+			continue
+		}
+		if header == nil || strings.HasPrefix(cells[0], "---") {
+			continue
+		}
+		for _, name := range regexp.MustCompile("`(With[A-Za-z]+)`").FindAllStringSubmatch(cells[0], -1) {
+			o, ok := opts[name[1]]
+			if !ok {
+				t.Errorf("docs/locks.md options table: %s is no SharedOption this test knows", name[1])
+				continue
+			}
+			seen[name[1]] = true
+			for i, col := range header[1:] {
+				k, ok := names[col]
+				if !ok {
+					t.Fatalf("docs/locks.md options table: unknown column %q", col)
+				}
+				c := defaultConfig()
+				o.applyLock(&c, k)
+				marked := i+1 < len(cells) && cells[i+1] != ""
+				if accepted := c.err == nil; accepted != marked {
+					t.Errorf("docs/locks.md options table: %s for %s marked %v, but %s's constructor accepts it: %v", name[1], col, marked, col, accepted)
+				}
+			}
+		}
+	}
+	for name := range opts {
+		if !seen[name] {
+			t.Errorf("docs/locks.md options table: no row for %s", name)
 		}
 	}
 }
