@@ -107,7 +107,7 @@ func New(opts ...Option) (*Observer, error) {
 		errs = append(errs, err)
 		return c
 	}
-	o.acquireDuration = f("scriptlock.lock.acquire.duration", "s", "Duration of Lock and TryLock calls, waiting included.", durationBuckets)
+	o.acquireDuration = f("scriptlock.lock.acquire.duration", "s", "Duration of Lock and TryLock calls, and of permit Acquire and TryAcquire calls, waiting included.", durationBuckets)
 	o.attempts = cnt("scriptlock.lock.acquire.attempts", "{attempt}", "Acquire script runs; more than one per call means the lock was contended.")
 	o.wakeups = cnt("scriptlock.lock.wait.wakeups", "{wakeup}", "Waits that ended by a release message or by the fallback timer.")
 	o.retries = cnt("scriptlock.lock.retries", "{call}", "Calls made again because Redis ran nothing: TRYAGAIN, CLUSTERDOWN, LOADING, READONLY, MASTERDOWN, NOREPLICAS, BUSY, OOM, a node that could not be dialled, a broken connection settled.")
@@ -115,7 +115,7 @@ func New(opts ...Option) (*Observer, error) {
 	o.held, err = m.Int64UpDownCounter("scriptlock.lock.held", metric.WithUnit("{lock}"), metric.WithDescription("Locks this process holds now."))
 	errs = append(errs, err)
 	o.holdDuration = f("scriptlock.lock.hold.duration", "s", "How long locks were held, by how the hold ended.", holdBuckets)
-	o.releaseDuration = f("scriptlock.lock.release.duration", "s", "Duration of Unlock calls.", durationBuckets)
+	o.releaseDuration = f("scriptlock.lock.release.duration", "s", "Duration of Unlock calls and of permit Release calls.", durationBuckets)
 	o.renewDuration = f("scriptlock.watchdog.renewal.duration", "s", "Round-trip time of one watchdog renewal batch.", durationBuckets)
 	rb, err := m.Int64Histogram("scriptlock.watchdog.renewal.batch_size", metric.WithUnit("{lease}"),
 		metric.WithDescription("Leases renewed in one watchdog round trip."),
