@@ -270,7 +270,9 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithReleaseTimeout bounds Unlock (and a semaphore's Release), which runs
 // detached from its caller's context so a cancelled request still releases
-// its lock. Default 5 s. For every kind but CountDownLatch.
+// its lock. Default 5 s; a RedLock's release on each node is bounded by its
+// node timeout (WithNodeTimeout) unless WithReleaseTimeout is given to
+// NewRedLock itself. For every kind but CountDownLatch.
 func WithReleaseTimeout(d time.Duration) SharedOption {
 	return sharedOption{"WithReleaseTimeout", kindsLock | kindSemaphore | kindPermitSemaphore, func(c *config) {
 		if d <= 0 {

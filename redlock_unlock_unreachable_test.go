@@ -33,3 +33,38 @@ func TestRedLockUnlockUnreachableNotNotHeld(t *testing.T) {
 		t.Fatalf("Unlock with every node unreachable: %v; it errors.Is ErrNotHeld, which says the lock was not held", err)
 	}
 }
+
+// TestRedLockUnlockBoundedByNodeTimeout: each node's release is bounded by
+// the node timeout, not by the release timeout of the node's Client, so an
+// Unlock with a frozen node returns about a node timeout later; a
+// WithReleaseTimeout given to NewRedLock sets that bound instead.
+func TestRedLockUnlockBoundedByNodeTimeout(t *testing.T) {
+	t.Parallel()
+	_, cs, pxs := proxiedNodes(t, 3, WithReleaseTimeout(5*time.Second))
+	ctx := testCtx(t, 30*time.Second)
+	for _, c := range []struct {
+		name     string
+		opts     []RedLockOption
+		min, max time.Duration
+	}{
+		{"node timeout", []RedLockOption{WithNodeTimeout(200 * time.Millisecond)}, 150 * time.Millisecond, 2 * time.Second},
+		{"release timeout", []RedLockOption{WithNodeTimeout(200 * time.Millisecond), WithReleaseTimeout(time.Second)}, 900 * time.Millisecond, 3 * time.Second},
+	} {
+		r := mustRedLock(t, "bounded:"+c.name, cs, append([]RedLockOption{WithLease(10 * time.Second)}, c.opts...)...)
+		lctx, err := r.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pxs[0].Freeze()
+		start := time.Now()
+		err = r.Unlock(lctx)
+		took := time.Since(start)
+		pxs[0].Thaw()
+		if err == nil {
+			t.Errorf("%s: Unlock with a frozen node: <nil>, want that node's error", c.name)
+		}
+		if took < c.min || took > c.max {
+			t.Errorf("%s: Unlock with a frozen node took %s, want %s to %s", c.name, took, c.min, c.max)
+		}
+	}
+}
