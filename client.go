@@ -196,7 +196,8 @@ func (c *Client) ID() string { return c.id }
 // Close began are not reported.
 // It then stops the watchdog and every subscription, and cancels the
 // contexts of the locks still held with cause ErrClosed. It does not release
-// those locks: their leases run out on the server. An acquisition of unknown
+// those locks: their leases run out on the server, unless the holder's
+// Unlock, which still works after Close, releases them. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
 // attempt to undo it, bounded by the release timeout and by a second, which
 // Close waits for. Close leaves rc open, and what a caller holds can still

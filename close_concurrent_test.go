@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -118,4 +119,56 @@ func TestCloseConcurrent(t *testing.T) {
 		// rc's own connections, which it may replace after the pause.
 		goleak.IgnoreAnyFunction("github.com/redis/rueidis.(*pipe)._backgroundRead"),
 		goleak.IgnoreAnyFunction("github.com/redis/rueidis.(*pipe)._backgroundWrite"))
+}
+
+// TestUnlockAfterCloseReleases: Close ends the holds' contexts without
+// releasing their locks, and the holder's Unlock, run after Close (a
+// deferred Unlock registered before a deferred Close), still releases the
+// lock on the server rather than leave it to its lease.
+func TestUnlockAfterCloseReleases(t *testing.T) {
+	node := redistest.Server(t)
+	c, err := New(node.Client(t), WithKeyPrefix(redistest.Prefix(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t, 20*time.Second)
+	type held struct {
+		lc  lockCase
+		l   Locker
+		ctx context.Context
+	}
+	var hs []held
+	for _, lc := range lockCases {
+		l := lc.make(t, c, "closed:"+lc.name)
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, held{lc, l, lctx})
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		if cause := context.Cause(h.ctx); !errors.Is(cause, ErrClosed) {
+			t.Errorf("%s: lock context after Close: %v, want ErrClosed", h.lc.name, cause)
+		}
+		if err := h.l.Unlock(h.ctx); err != nil {
+			t.Errorf("%s: Unlock after Close: %v", h.lc.name, err)
+		}
+	}
+	// What may stay is the fencing counter and release latches, each for at
+	// most the release timeout.
+	keys, err := node.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if strings.HasPrefix(k, "redisson_lock_token:") {
+			continue
+		}
+		if ttl, err := node.Do(t, "PTTL", k).AsInt64(); err != nil || !strings.HasPrefix(k, "redisson_unlock_latch:") || ttl <= 0 || ttl > DefaultReleaseTimeout.Milliseconds() {
+			t.Errorf("key %s (PTTL %d ms, %v) left after Unlock of a closed Client's hold", k, ttl, err)
+		}
+	}
 }
