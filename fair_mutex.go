@@ -16,7 +16,8 @@ import (
 const DefaultWaiterTimeout = 5 * time.Second
 
 // WithWaiterTimeout sets how long a FairMutex waiter, or an RWMutex writer
-// waiting to write, keeps its place without calling Redis again (default 5 s).
+// waiting to write, keeps its place without calling Redis again (default 5 s;
+// below 30ms is ErrInvalidArgument).
 // A live waiter refreshes its place every d/3; the place of one whose process
 // died or lost its connection expires at most d after its last call, and the
 // waiters behind it, which call every d/3, drop it within d/3 more, so it

@@ -355,8 +355,9 @@ func guardAcks(want, counted int) int {
 }
 
 // WithFenceIdle sets how long a lock's fencing-token counter
-// (redisson_lock_token:{name}) lives from its start (default 7 days), so lock
-// names that are no longer used do not leave keys behind for longer than d.
+// (redisson_lock_token:{name}) lives from its start (default 7 days; below 1s
+// is ErrInvalidArgument), so lock names that are no longer used do not leave
+// keys behind for longer than d.
 // Grants do not extend it (that would cost every grant a PEXPIRE). A counter
 // starts at the server's clock in microseconds, so the one that follows an
 // expired counter is above every token that counter handed out: tokens stay
