@@ -31,7 +31,7 @@ func watchFlags(fs *flag.FlagSet, e *env) {
 // watchEvent is one line of watch's --json output.
 type watchEvent struct {
 	Time   time.Time `json:"time"`
-	Cause  string    `json:"cause"` // "start", "refresh" or "message <channel>"
+	Cause  string    `json:"cause"` // "start", "message <channel>", "settle" or "refresh"
 	Report *Report   `json:"report"`
 }
 
