@@ -1318,27 +1318,50 @@ func (c *Client) leaseCall(h *hold, at time.Time) *leaseMark {
 // Mutex's and FairMutex's set at least the watchdog's lease (see acquire),
 // an RWMutex write re-entry only lengthens the lock and a write release
 // that leaves holds sets the hold's lease or a longer read lease. A read
-// release that leaves holds may shorten the lock to the re-entries' leases.
-func keepsRenewedLease(s side) bool { return s == sideExclusive || s == sideWrite }
+// re-entry only lengthens the lock and adds a lease key of its own; a read
+// release that leaves holds deletes the owner's last key and sets the lock
+// to the longest key left, which may be shorter than the lock was, but
+// never shorter than the owner's first key: neither touches that key,
+// which a renewal sets to the watchdog's lease (and which bounds the lock
+// and hold.reads[0] alike), so a renewal beside them still confirms it.
+func keepsRenewedLease(s side) bool {
+	return s == sideExclusive || s == sideWrite || s == sideRead
+}
 
 // leaseCallKeeping is leaseCall; keeps: the call sets no shorter lease than
-// the watchdog's renewals of h do (see keepsRenewedLease), so a renewal it overlaps
-// still confirms that lease from when the renewal was sent, whichever ran
-// last: it is not counted in leaseCalls. Else a hold re-entered without
-// pause had every renewal taken as overtaken, and was lost with its lease.
+// the watchdog's renewals of h do (see keepsRenewedLease), so a renewal it
+// overlaps still confirms that lease from when the renewal was sent,
+// whichever ran last: it is counted in keepCalls, not in leaseCalls. Else a
+// hold re-entered without pause had every renewal taken as overtaken, and
+// was lost with its lease.
 func (c *Client) leaseCallKeeping(h *hold, at time.Time, keeps bool) *leaseMark {
 	h.mu.Lock()
-	if !keeps {
+	// Calls that keep the lease still overlap one another: one of them
+	// sent earlier may run on the server after this one and set a
+	// shorter lease than this one's reply reports (a read release that
+	// deletes the longest key another one's reply reported as left), so
+	// this one is solo only with no call of either kind in flight.
+	m := &leaseMark{h: h, overlapped: h.leaseCalls+h.keepCalls > 0, keeps: keeps}
+	if keeps {
+		h.keepCalls++
+	} else {
 		h.leaseCalls++
 	}
 	h.leaseSeq++
-	m := &leaseMark{h: h, seq: h.leaseSeq, overlapped: h.leaseCalls > 1 || keeps && h.leaseCalls > 0, keeps: keeps}
+	m.seq = h.leaseSeq
 	h.mu.Unlock()
 	if !at.IsZero() {
 		c.armEarlier(h, at)
 	}
+	if leaseMarkHook != nil {
+		leaseMarkHook()
+	}
 	return m
 }
+
+// leaseMarkHook, when set (by tests only), runs once a call that sets a
+// hold's lock expiry is marked, before it is sent.
+var leaseMarkHook func()
 
 // leaseMark is one call that sets a hold's lock expiry (see leaseCall).
 type leaseMark struct {
@@ -1350,10 +1373,12 @@ type leaseMark struct {
 
 // end marks the call ended.
 func (m *leaseMark) end() {
+	m.h.mu.Lock()
 	if m.keeps {
+		m.h.keepCalls--
+		m.h.mu.Unlock()
 		return
 	}
-	m.h.mu.Lock()
 	m.h.leaseCalls--
 	m.h.leaseSettled = monoNanos(time.Now())
 	m.h.mu.Unlock()

@@ -55,6 +55,7 @@ type hold struct {
 	// a call set may be the one in force: its reply cannot push the loss
 	// deadline later. leaseSeq counts such calls sent (see leaseMark.soloOn).
 	leaseCalls   int32
+	keepCalls    int32 // such calls in flight that keep the renewed lease (see leaseCallKeeping)
 	leaseSettled int64
 	leaseSeq     uint64
 	// reads, for a read hold its owner has re-entered: a lower bound
