@@ -212,7 +212,10 @@ func lossDeadline(sent time.Time, lease time.Duration) time.Time {
 // running someone's script past busy-reply-threshold) or OOM (the server is at its maxmemory: Redis
 // refuses a flagged script before it runs, any other at its first write that
 // may use memory, and lets a script that has written run to its end, so an
-// OOM reply means nothing was written); or a call that was never sent because
+// OOM reply means nothing was written), or MISCONF (the server's last RDB
+// save failed, with stop-writes-on-bgsave-error: Redis refuses a script that
+// may write before it runs, until a save succeeds again or the operator lets
+// writes through); or a call that was never sent because
 // its node could not be dialled (down, or replaced in a failover the client
 // has not yet seen: it refreshes its view on the error). Waits and releases
 // call again within their bounds (retryLaterMin doubling to retryLaterMax)
@@ -230,7 +233,7 @@ func retryLater(err error) bool {
 		_, ask := re.IsAsk()
 		return moved || ask || re.IsTryAgain() || re.IsClusterDown() || re.IsLoading() ||
 			strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "MASTERDOWN ") || strings.HasPrefix(msg, "NOREPLICAS ") ||
-			strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ")
+			strings.HasPrefix(msg, "BUSY ") || strings.HasPrefix(msg, "OOM ") || strings.HasPrefix(msg, "MISCONF ")
 	}
 	var s settledError
 	return notSent(err) || errors.As(err, &s)
