@@ -266,11 +266,12 @@ func brokenConn(err error) bool {
 }
 
 // settle undoes an attempt of unknown outcome before a wait goes on: it
-// calls undo until it succeeds, ctx ends or until passes (zero: no limit).
-// Each undo is bounded by the release timeout and by until: rueidis retries
-// the read-only hold count on a broken connection for as long as its
-// context lasts.
-func (c *Client) settle(ctx context.Context, p primitive, field string, lease, wait time.Duration, until time.Time) bool {
+// calls undo until it succeeds, ctx ends or until passes (zero: no limit),
+// or Redis refuses it for good (refused, see settleWith). Each undo is
+// bounded by the release timeout and by until: rueidis retries the
+// read-only hold count on a broken connection for as long as its context
+// lasts.
+func (c *Client) settle(ctx context.Context, p primitive, field string, lease, wait time.Duration, until time.Time) (settled bool, refused error) {
 	return c.settleWith(ctx, p.spec().cfg.releaseTimeout, until, func(ctx context.Context) error {
 		return c.undoKeeping(ctx, p, field, lease, 0, true, keepPlace{on: true, wait: wait})
 	})
@@ -278,8 +279,13 @@ func (c *Client) settle(ctx context.Context, p primitive, field string, lease, w
 
 // settleWith is settle for any undo (a semaphore acquisition's, through its
 // record): it calls undo, each call bounded by timeout and by until, until
-// it succeeds, ctx ends, the Client closes or until passes (zero: no limit).
-func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error) bool {
+// it succeeds, ctx ends, the Client closes or until passes (zero: no limit),
+// or Redis answers it with an error no retry changes (refusedForGood: the
+// Client's password refused after a rotation, NOAUTH or WRONGPASS, an ACL's
+// NOPERM), which it returns: the wait ends with it, as with a refusal of
+// its own attempt, instead of calling again until ctx or until ends and
+// reporting only the broken connection.
+func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until time.Time, undo func(context.Context) error) (settled bool, refused error) {
 	retry := backoff{cur: retryLaterMin, max: retryLaterMax}
 	for {
 		bound := timeout
@@ -287,7 +293,7 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 			bound = min(bound, time.Until(until))
 		}
 		if bound <= 0 {
-			return false
+			return false, nil
 		}
 		actx, cancel := context.WithTimeout(ctx, bound)
 		// Close ends it: the undo Close gives an acquisition of unknown
@@ -297,17 +303,37 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 		stop()
 		cancel()
 		if err == nil {
-			return true
+			return true, nil
 		}
 		if errors.Is(err, rueidis.ErrClosing) {
 			// The rueidis client is closed (a connection it left is
 			// replaced by then): no call gets through any more.
-			return false
+			return false, nil
+		}
+		if refusedForGood(err) {
+			return false, err
 		}
 		if c.closingCtx.Err() != nil || retry.wait(ctx, until) != nil {
-			return false // or the next turn finds until passed
+			return false, nil // or the next turn finds until passed
 		}
 	}
+}
+
+// refusedForGood reports an answer from Redis that the same call made again
+// would only get again: an error reply (also wrapped, as ErrWrongKind wraps
+// WRONGTYPE) or an error a script declares, but not one by which Redis ran
+// nothing for a while (retryLater).
+func refusedForGood(err error) bool {
+	var re *rueidis.RedisError
+	var se *generated.ScriptError
+	return ((errors.As(err, &re) && re != nil && !re.IsNil()) || errors.As(err, &se)) && !retryLater(err)
+}
+
+// unsettled is the error of a wait's attempt whose outcome is unknown (err)
+// when its undo was refused for good (refused): both, so that errors.As
+// finds Redis's refusal.
+func unsettled(err, refused error) error {
+	return fmt.Errorf("%w; giving back what it may have taken: %w", err, refused)
 }
 
 // notSent reports a call that never left this process: the connection to its
@@ -941,14 +967,20 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
-					if wait != 0 && brokenConn(err) && c.settle(ctx, p, field, setLease, wait, waitUntil) {
-						// Settled: the wait goes on (a node that died or
-						// failed over is not the end of a Lock).
-						if ended == nil {
-							ended = &waitEnd{wait: wait}
+					if wait != 0 && brokenConn(err) {
+						ok, refused := c.settle(ctx, p, field, setLease, wait, waitUntil)
+						if ok {
+							// Settled: the wait goes on (a node that died or
+							// failed over is not the end of a Lock).
+							if ended == nil {
+								ended = &waitEnd{wait: wait}
+							}
+							settled = true
+							return false, tryAgain{}, settledError{err}
 						}
-						settled = true
-						return false, tryAgain{}, settledError{err}
+						if refused != nil {
+							err = unsettled(err, refused)
+						}
 					}
 					if wait != 0 && ended == nil {
 						ended = &waitEnd{wait: wait}

@@ -253,13 +253,19 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 			// and record (the undo marked this one: its attempts take
 			// nothing); otherwise it is undone in the background, and the
 			// error ends the call.
-			if wait != 0 && brokenConn(err) && s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
-				return s.undoOnce(ctx, wire, record)
-			}) {
-				id = randomID()
-				wire, _ = permitWire(id)
-				record = s.c.recordKey("redisson_sc_latch", s.key)
-				return false, tryAgain{}, settledError{err}
+			if wait != 0 && brokenConn(err) {
+				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
+					return s.undoOnce(ctx, wire, record)
+				})
+				if ok {
+					id = randomID()
+					wire, _ = permitWire(id)
+					record = s.c.recordKey("redisson_sc_latch", s.key)
+					return false, tryAgain{}, settledError{err}
+				}
+				if refused != nil {
+					err = unsettled(err, refused)
+				}
 			}
 			s.undoLater(wire, record, lease)
 		}
@@ -393,9 +399,11 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 // undo is over (nil).
 func (s *PermitSemaphore) undoOnce(ctx context.Context, wire []byte, record string) error {
 	c := s.c
-	publish := c.publishCommand()
-	_, err := generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, publish, c.recordTTL)
-	c.publishPlainly(err, publish) // the next try publishes plainly
+	// Made again at once with PUBLISH when the server refused SPUBLISH
+	// (publishing): a settling wait ends on an error reply it gets.
+	_, err := publishing(c, func(publish string) (int64, error) {
+		return generated.PermitUndo(ctx, c.rc, s.key, s.timeouts, s.channel, record, wire, publish, c.recordTTL)
+	})
 	if err != nil && errors.Is(notCount(err), ErrWrongKind) {
 		// Another kind of lock has taken the name: the permit cannot go
 		// back, and trying again changes nothing.

@@ -175,11 +175,17 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 			// died, or went away in a failover) is undone before the wait
 			// goes on, as a lock's is; otherwise in the background, and
 			// the error ends the call.
-			if wait != 0 && brokenConn(err) && s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
-				_, err := s.undoOnce(ctx, latch, n)
-				return err
-			}) {
-				return false, tryAgain{}, settledError{err}
+			if wait != 0 && brokenConn(err) {
+				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
+					_, err := s.undoOnce(ctx, latch, n)
+					return err
+				})
+				if ok {
+					return false, tryAgain{}, settledError{err}
+				}
+				if refused != nil {
+					err = unsettled(err, refused)
+				}
 			}
 			s.undoLater(latch, n, sent)
 		}
