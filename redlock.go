@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/redis/rueidis"
 )
 
 // RedLock is the Redlock algorithm over N independent Redis deployments (N
@@ -349,7 +347,9 @@ type redKey struct{ name, nodes string }
 // ctx ends. Once so many of the nodes' Clients are closed that no majority
 // is left, it fails with ErrClosed; once an attempt finds so many nodes
 // refusing for good (another kind of lock holds the name there:
-// ErrWrongKind; an ACL refuses the scripts: NOPERM; its Client is closed)
+// ErrWrongKind; an ACL refuses the scripts: NOPERM; the password is
+// refused: NOAUTH, WRONGPASS; any error reply a Mutex's Lock does not wait
+// out; its Client is closed)
 // that the others cannot make a majority, it fails with that attempt's
 // *QuorumError, as a Mutex fails on such a node (TryLock with a wait too).
 func (r *RedLock) Lock(ctx context.Context) (context.Context, error) {
@@ -415,20 +415,18 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 }
 
 // refusedFor counts the nodes of a failed attempt that refused for a reason
-// trying again does not change: another kind of lock holds the name there,
-// the call is invalid there, its Client is closed (with such a refusal on
-// another node, closedQuorum alone does not see that no majority is left),
-// or an ACL refuses the scripts (NOPERM, or in a script "The user executing
-// the script can't ...", an ERR before Redis 7.2). Not any other error
-// reply: many pass (MISCONF until a save succeeds again), and a RedLock that
-// gave up on them would fail where waiting takes the lock.
+// trying again does not change, on which a Mutex's Lock fails at once:
+// another kind of lock holds the name there, the call is invalid there, its
+// Client is closed (with such a refusal on another node, closedQuorum alone
+// does not see that no majority is left), or the node answered with an
+// error no retry changes (refusedForGood: an ACL's NOPERM, the Client's
+// password refused after a change, NOAUTH or WRONGPASS). Not the refusals
+// that pass (retryLater: LOADING, MISCONF until a save succeeds again, ...),
+// on which a RedLock that gave up would fail where waiting takes the lock.
 func refusedFor(qe *QuorumError) int {
 	n := 0
 	for _, e := range qe.Errs {
-		var re *rueidis.RedisError
-		if errors.Is(e, ErrWrongKind) || errors.Is(e, ErrInvalidArgument) || errors.Is(e, ErrClosed) ||
-			(errors.As(e, &re) && re != nil && (strings.HasPrefix(re.Error(), "NOPERM") ||
-				strings.Contains(re.Error(), "The user executing the script can't"))) {
+		if errors.Is(e, ErrWrongKind) || errors.Is(e, ErrInvalidArgument) || errors.Is(e, ErrClosed) || refusedForGood(e) {
 			n++
 		}
 	}
