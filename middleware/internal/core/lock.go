@@ -142,7 +142,8 @@ func requestEnded(ctx context.Context) bool {
 // lock (ErrWrongKind), invalid lock options (ErrInvalidArgument), a lock the
 // request's owner holds and cannot re-enter (ErrNotReentrant, ErrUpgrade), or
 // a closed client (ErrClosed), nor when Redis answered with any other error
-// reply: one refusing the client's user (an ACL without the scripts'
+// reply, anywhere in err (a RedLock's node among others that pass): one
+// refusing the client's user (an ACL without the scripts'
 // commands: NOPERM, or NOAUTH, WRONGPASS), a command the server or a proxy in
 // front of it does not know (ERR unknown command), a script error. Those are
 // lasting misconfigurations under which failing open would run every request
@@ -154,17 +155,43 @@ func MayFailOpen(err error) bool {
 			return false
 		}
 	}
-	var re *rueidis.RedisError
-	if errors.As(err, &re) {
+	// Every error reply in err, not only the first: a RedLock's QuorumError
+	// holds one per node, and a first node's passing refusal (OOM) says
+	// nothing of the others' refusals for good (NOPERM) that leave no
+	// majority.
+	return !anyReply(err, func(re *rueidis.RedisError) bool {
 		msg := re.Error()
 		for _, passing := range transientReplies {
 			if strings.HasPrefix(msg, passing) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// anyReply reports whether f holds for an error reply anywhere in err's
+// tree (errors.As finds only the first).
+func anyReply(err error, f func(*rueidis.RedisError) bool) bool {
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *rueidis.RedisError:
+		if e != nil && !e.IsNil() && f(e) {
+			return true
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return anyReply(u.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if anyReply(e, f) {
 				return true
 			}
 		}
-		return false
 	}
-	return true
+	return false
 }
 
 // transientReplies begin the error replies of a reachable Redis that clear
