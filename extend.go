@@ -122,7 +122,18 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	held, acked, err := func() (bool, bool, error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
-		return p.(extender).extendOnce(ctx, field, lease, token, guard)
+		// A refusal by which Redis ran nothing (retryLater: LOADING, BUSY,
+		// MISCONF, a failover's READONLY, ...) is made again within ctx,
+		// as a Lock's or an Unlock's, while the hold lasts: the lease set
+		// counts from when the script runs, and the loss deadline from
+		// before the first attempt.
+		rt := newRetrier()
+		for {
+			held, acked, err := p.(extender).extendOnce(ctx, field, lease, token, guard)
+			if err == nil || h.released() || !rt.again(ctx, err, time.Time{}) {
+				return held, acked, rt.failed(ctx, err)
+			}
+		}
 	}()
 	gone := func(why error) {
 		// Counted as a loss timer's run, so that Close waits for the end
@@ -318,7 +329,8 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // hold is left alone), and an Extend whose hold ended (its loss deadline
 // passed) while the call was in flight. The call is bounded by
 // ctx, and one whose connection broke is made again within it (under the
-// failover guard too); when it fails without an answer, the lock context
+// failover guard too), as is one Redis refused having run nothing (LOADING,
+// BUSY, MISCONF, ...), while the hold lasts; when it fails without an answer, the lock context
 // ends no later than lease from now, in case the server applied a shorter
 // lease.
 func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {

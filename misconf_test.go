@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -169,4 +170,61 @@ func TestMisconfRetriedSemaphores(t *testing.T) {
 	if n, err := l.Count(ctx); err != nil || n != 0 {
 		t.Errorf("latch count after CountDown: %d, %v, want 0", n, err)
 	}
+}
+
+// TestExtendRetriedOnRefusal: Extend is made again, within its context,
+// while Redis refuses it having run nothing (MISCONF here; LOADING, BUSY,
+// READONLY and the rest alike), as Lock and Unlock are: it failed at once,
+// and the holder of an explicit lease lost its lock for a refusal that
+// passed a moment later.
+func TestExtendRetriedOnRefusal(t *testing.T) {
+	t.Parallel()
+	d := newDiskRefusing(t)
+	c := newTestClient(t, d.node.Client(t), WithFailoverGuard(false, 0))
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			l := lc.make(t, c, "misconf:extend:"+lc.name)
+			lctx, err := lc.withLease(l, ctx, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.refuse(t)
+			extended := within(t, 10*time.Second, "Extend while the server refuses writes", func() error {
+				return l.(interface {
+					Extend(ctx, lctx context.Context, lease time.Duration) error
+				}).Extend(ctx, lctx, 20*time.Second)
+			})
+			time.Sleep(300 * time.Millisecond)
+			d.allow(t)
+			extended()
+			if ttl, err := d.node.Do(t, "PTTL", keyOfCase(t, l)).AsInt64(); err != nil || ttl < 15000 {
+				t.Errorf("PTTL after Extend to 20s: %d, %v", ttl, err)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	t.Run("PermitSemaphore", func(t *testing.T) {
+		ctx := testCtx(t, 30*time.Second)
+		p := mustPermits(t, c, "misconf:extend")
+		if _, err := p.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		id, err := p.Acquire(ctx, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.refuse(t)
+		extended := within(t, 10*time.Second, "PermitSemaphore.Extend while the server refuses writes", func() error {
+			return p.Extend(ctx, id, 20*time.Second)
+		})
+		time.Sleep(300 * time.Millisecond)
+		d.allow(t)
+		extended()
+		if err := p.Release(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

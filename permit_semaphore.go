@@ -460,7 +460,9 @@ func (s *PermitSemaphore) Release(ctx context.Context, id string) error {
 // publishes nothing), so that waiters on other clients, which sleep until
 // the lease they heard of ends, hear of the sooner one or take the free
 // permit. A call whose reply is lost with its connection is made again
-// within ctx (extending twice gives the same lease, from a moment later).
+// within ctx (extending twice gives the same lease, from a moment later),
+// and so is one Redis refused having run nothing (LOADING, BUSY, MISCONF,
+// ...), for at most lease.
 // Under the failover guard (WithFailoverGuard), a new lease no replica
 // acknowledged in time fails with ErrNotReplicated: the primary has it, but
 // a failover may bring back the earlier one, so count on whichever ends
@@ -478,12 +480,23 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	}
 	guard := s.c.guarded(ctx, s.cfg, s.key)
 	acked := true
-	res, err := publishing(s.c, func(publish string) (generated.PermitExtendResult, error) {
-		var res generated.PermitExtendResult
-		var err error
-		res, acked, err = s.extendOnce(ctx, wire, lease, publish, guard)
-		return res, err
-	})
+	// A refusal by which Redis ran nothing (LOADING, MISCONF, ...) is made
+	// again within ctx, as a Release is, for at most lease: past that, the
+	// lease asked for would have ended had the first attempt set it.
+	var res generated.PermitExtendResult
+	rt, until := newRetrier(), time.Now().Add(lease)
+	for {
+		res, err = publishing(s.c, func(publish string) (generated.PermitExtendResult, error) {
+			var res generated.PermitExtendResult
+			var err error
+			res, acked, err = s.extendOnce(ctx, wire, lease, publish, guard)
+			return res, err
+		})
+		if err == nil || !rt.again(ctx, err, until) {
+			err = rt.failed(ctx, err)
+			break
+		}
+	}
 	if err != nil {
 		return s.fail("extend", notCount(err))
 	}
