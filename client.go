@@ -85,8 +85,10 @@ type Client struct {
 	waiting map[lineKey]sharedWaits
 	// extending bounds, per hold, the Extends in flight: one whose hold
 	// ends before its script runs may run on the owner's next hold (the
-	// same field), whose loss deadline grant then keeps within it. Guarded
-	// by mu.
+	// same field), whose loss deadline grant then keeps within it; and the
+	// re-entries sent beside an acquisition of their owner in flight (see
+	// acquire), which may set their lease on the hold it is granted.
+	// Guarded by mu.
 	extending map[holdKey]extendsInFlight
 	// forcing marks, per lock key, this Client's ForceUnlocks in flight and
 	// the last forceSeq drawn as one of them began or ended; a grant whose

@@ -913,6 +913,8 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// The lease the attempt sets on the server: the caller's, or
 			// the watchdog's for a re-entry of a hold it renews (below).
 			setLease := serverLease
+			var beside time.Time // see below; zero: none
+			var besideDone func()
 			if shared {
 				// A re-entry sets the lock's expiry to its own lease as soon
 				// as the script runs, before its reply is back (or if it is
@@ -923,7 +925,18 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if held != nil && held.renewing {
 					watched = held.lease
 				}
+				// No hold of the owner here, yet another acquisition of
+				// it in flight: the server may grant that one first, and
+				// this attempt then re-enters its hold and sets its own
+				// lease on it, before (or without) a reply. That hold,
+				// once registered, must not outlive this lease.
+				if held == nil && c.acquiring[holdID(s.key, field)] > 1 && reentrySetsLease(p) && p.side() != sideLean {
+					beside = lossDeadline(start, setLease)
+				}
 				c.mu.Unlock()
+				if !beside.IsZero() {
+					besideDone = c.boundSent(holdID(s.key, field), nil, beside)
+				}
 				// A LeanMutex has no re-entry: its SET NX leaves a held
 				// key and its expiry as they are (the attempt ends with
 				// ErrNotReentrant), so it must not cut the hold short.
@@ -954,6 +967,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					// every renewal from moving the deadline later.
 					defer mark.end()
 				}
+				if besideDone != nil {
+					// Its reply's grant bounds that hold from here on.
+					defer besideDone()
+				}
 				return p.tryAcquire(actx, field, setLease, wait, guard, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
 			}()
 			if o := c.cfg.observer; o != nil && guard.on() && err == nil && a.granted {
@@ -967,6 +984,13 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				if unknownOutcome(err) {
 					// The script may have run: take back whatever it granted.
 					queued = queued || wait != 0
+					if !beside.IsZero() {
+						// It may have re-entered the owner's hold registered
+						// since, and set its lease there: that hold is
+						// bounded by it, and the watchdog, should it renew
+						// the hold, renews it at once.
+						c.besideLost(holdID(s.key, field), beside)
+					}
 					if wait != 0 && brokenConn(err) {
 						ok, refused := c.settle(ctx, p, field, setLease, wait, waitUntil)
 						if ok {
@@ -1310,6 +1334,24 @@ func (c *Client) renewSoon(h *hold) {
 	}
 	h.mu.Unlock()
 	c.wd.soon(&h.renew)
+}
+
+// besideLost bounds the owner's hold of id, if one is registered, by at:
+// the loss deadline a re-entry of unknown outcome, sent before that hold was
+// registered, may have set on it (see acquire). A hold the watchdog renews is
+// renewed at once.
+func (c *Client) besideLost(id holdKey, at time.Time) {
+	c.mu.Lock()
+	h := c.holds[id]
+	renewing := h != nil && h.renewing
+	c.mu.Unlock()
+	if h == nil {
+		return
+	}
+	c.armEarlier(h, at)
+	if renewing {
+		c.renewSoon(h)
+	}
 }
 
 // watchAt is when a pending hold is handed to the watchdog; h.mu held.

@@ -221,7 +221,15 @@ type extendsInFlight struct {
 // if that is earlier, and one registered while the Extend is in flight takes
 // at as a bound (see grant).
 func (c *Client) extendSent(h *hold, field string, at time.Time) func() {
-	id := holdID(h.key, field)
+	return c.boundSent(holdID(h.key, field), h, at)
+}
+
+// boundSent registers a call in flight that may set the lease of whichever
+// hold of id's owner it finds on the server (loss deadline at), and returns
+// the function that marks it ended: a hold of the owner registered here,
+// other than h, moves its deadline to at now if that is earlier, and one
+// registered while the call is in flight takes at as a bound (see grant).
+func (c *Client) boundSent(id holdKey, h *hold, at time.Time) func() {
 	c.mu.Lock()
 	if c.extending == nil {
 		c.extending = map[holdKey]extendsInFlight{}
