@@ -1285,6 +1285,10 @@ func (c *Client) watchLater(h *hold, start time.Time, every time.Duration) {
 				h.loss.t.Reset(time.Until(w))
 			}
 		}
+	} else if h.watch == watchPending && !h.released() {
+		// renewSoon came first: renewed now, then at this interval (the
+		// hold's lease is the watchdog lease of p's handle).
+		h.renew.every = every
 	}
 	h.mu.Unlock()
 }
@@ -1321,9 +1325,13 @@ func (c *Client) renewSoon(h *hold) {
 		return
 	}
 	if h.watch != watchAdded {
+		if h.watch == watchNone {
+			// Until its grant's watchLater sets the interval of the
+			// handle that handed it over (whose lease it renews with).
+			h.renew.every = h.prim.spec().cfg.watchdogEvery
+		}
 		h.watch = watchPending
 		h.renew.due = time.Now()
-		h.renew.every = h.prim.spec().cfg.watchdogEvery
 		if h.loss != nil {
 			// The timer hands it over (expired, watchNow); unarmed, the
 			// grant's arming does (setLossLocked).
