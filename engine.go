@@ -838,6 +838,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	var ended *waitEnd // for the undo of an attempt of unknown outcome (undoLater)
 	settled := false   // an attempt of unknown outcome was settled and the wait went on
+	// The longest lease a settled attempt set: a re-entry of a hold the
+	// watchdog renews sets the watchdog's, longer than serverLease.
+	var settledLease time.Duration
 	defer func() {
 		if ended != nil {
 			ended.over.Store(true)
@@ -847,8 +850,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// (rueidis dropped its connection as dead, or cut it off as
 			// stalled, while its bytes were on their way) and grant the
 			// owner a hold nobody releases: look again, as undoLater does,
-			// now that the wait's own attempts are over.
-			c.recheckLater(p, field, serverLease, time.Now().Add(serverLease), ended)
+			// now that the wait's own attempts are over, for as long as
+			// the lease it sets.
+			c.recheckLater(p, field, settledLease, time.Now().Add(settledLease), ended)
 		}
 	}()
 	defer func() {
@@ -1000,6 +1004,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 								ended = &waitEnd{wait: wait}
 							}
 							settled = true
+							settledLease = max(settledLease, setLease)
 							return false, tryAgain{}, settledError{err}
 						}
 						if refused != nil {
