@@ -1652,6 +1652,7 @@ func (c *Client) expired(h *hold) {
 	}
 	c.mu.Lock()
 	renewing := h.renewing || h.stray
+	stray := h.stray
 	c.mu.Unlock()
 	h.mu.Lock()
 	// Only the confirmed grant set the lock's expiry: no renewal, Extend,
@@ -1680,7 +1681,15 @@ func (c *Client) expired(h *hold) {
 		// what its releases name first (see LeanMutex.undoMark).
 		token = leanMarkUnread
 	}
-	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(h.lease), token)
+	// A stray hold's lock may have a longer lease than its own: a renewal of
+	// an earlier hold of the owner, or a re-entry of one the watchdog
+	// renewed that was granted afresh (see grant), set the watchdog's.
+	// Until that lease is over, the lock is worth giving back.
+	until := h.lease
+	if stray {
+		until = max(until, h.prim.spec().cfg.watchdogLease)
+	}
+	c.undoLater(h.prim, h.field, h.lease, time.Now().Add(until), token)
 }
 
 // background runs f in a goroutine Close waits for, unless Close has begun
