@@ -171,16 +171,8 @@ func checkResp3Return(ret parse.Return, calls []parse.Call, t Type, resp3 func(p
 // whether it refused one.
 func checkResp3Elems(v parse.Return, calls []parse.Call, t Type, about func(string) string, resp3 func(parse.Pos) int, pos parse.Pos, at func(parse.Pos, string, ...any)) bool {
 	for i, el0 := range v.Elems {
-		var et Type
-		var whose string
-		switch {
-		case t.Kind == Record && i < len(t.Fields):
-			et, whose = t.Fields[i].Type, fmt.Sprintf("field %s of @return %s", t.Fields[i].Name, t.String())
-		case t.Kind == StringList || t.Kind == StringMap:
-			et, whose = Type{Kind: String}, "@return "+t.String()
-		case t.Kind == Int64List:
-			et, whose = Type{Kind: Int64}, "@return "+t.String()
-		default:
+		et, whose, ok := elemOf(t, i)
+		if !ok {
 			continue
 		}
 		// An and/or gives any of its values (those it never gives aside).

@@ -737,6 +737,21 @@ func keySource(a parse.Arg) string {
 }
 
 // accepts is the set of reply shapes a decoder for t reads.
+// elemOf is the type the decoder of @return t reads a returned table's
+// element i as, and whose it is for messages; ok false: no decoder reads it
+// by place (a map of values, a list of records).
+func elemOf(t Type, i int) (et Type, whose string, ok bool) {
+	switch {
+	case t.Kind == Record && i < len(t.Fields):
+		return t.Fields[i].Type, fmt.Sprintf("field %s of @return %s", t.Fields[i].Name, t.String()), true
+	case t.Kind == StringList || t.Kind == StringMap:
+		return Type{Kind: String}, "@return " + t.String(), true
+	case t.Kind == Int64List:
+		return Type{Kind: Int64}, "@return " + t.String(), true
+	}
+	return Type{}, "", false
+}
+
 func accepts(t Type) replyKind {
 	var k replyKind
 	switch t.Kind {
@@ -1044,19 +1059,11 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		// Elements whose shape is known must fit the field (record) or
 		// element type (lists) the decoder reads them as.
 		for i, el0 := range ret.Elems {
-			var elemWant replyKind
-			var whose string
-			switch {
-			case t.Kind == Record && i < len(t.Fields):
-				f := t.Fields[i]
-				elemWant, whose = accepts(f.Type), fmt.Sprintf("field %s of @return %s", f.Name, t.String())
-			case t.Kind == StringList || t.Kind == StringMap:
-				elemWant, whose = replyStr, fmt.Sprintf("@return %s", t.String())
-			case t.Kind == Int64List:
-				elemWant, whose = replyInt, fmt.Sprintf("@return %s", t.String())
-			default:
+			et, whose, ok := elemOf(t, i)
+			if !ok {
 				continue
 			}
+			elemWant := accepts(et)
 			// An and/or gives any of its values as the data decides: each
 			// must fit (those it never gives aside).
 			alts, either := []parse.Return{el0}, el0.Kind == parse.ReturnEither
