@@ -37,32 +37,40 @@ func TestWatchdogHoldBusyWithReentries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stop := time.Now().Add(3 * time.Second) // three watchdog leases
-			var wg sync.WaitGroup
-			for i := range 6 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for time.Now().Before(stop) && outer.Err() == nil {
-						var in context.Context
-						var err error
-						if i%2 == 0 {
-							in, err = leased.LockWithLease(octx, 2*time.Second)
-						} else {
-							in, err = l.Lock(octx)
-						}
-						if err != nil {
-							return
-						}
-						_ = l.Unlock(in)
-					}
-				}()
-			}
-			wg.Wait()
+			churnOwner(octx, outer, l.Lock, leased.LockWithLease, l.Unlock)
 			if err := context.Cause(outer); err != nil {
 				t.Errorf("the watchdog hold ended while its owner re-entered it: %v", err)
 			}
 			_ = l.Unlock(outer)
 		})
 	}
+}
+
+// churnOwner re-enters a hold and unlocks it from six goroutines sharing its
+// owner (octx), half of them with a lease, without pause for three watchdog
+// leases of a second, or until outer (the hold's context) ends.
+func churnOwner(octx, outer context.Context, lock func(context.Context) (context.Context, error),
+	lockWithLease func(context.Context, time.Duration) (context.Context, error), unlock func(context.Context) error) {
+	stop := time.Now().Add(3 * time.Second)
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) && outer.Err() == nil {
+				var in context.Context
+				var err error
+				if i%2 == 0 {
+					in, err = lockWithLease(octx, 2*time.Second)
+				} else {
+					in, err = lock(octx)
+				}
+				if err != nil {
+					return
+				}
+				_ = unlock(in)
+			}
+		}()
+	}
+	wg.Wait()
 }

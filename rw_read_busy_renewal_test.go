@@ -2,7 +2,6 @@ package scriptlock
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,28 +23,7 @@ func TestWatchdogReadHoldBusyWithReentries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := time.Now().Add(3 * time.Second) // three watchdog leases
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(stop) && outer.Err() == nil {
-				var in context.Context
-				var err error
-				if i%2 == 0 {
-					in, err = rw.RLockWithLease(octx, 2*time.Second)
-				} else {
-					in, err = rw.RLock(octx)
-				}
-				if err != nil {
-					return
-				}
-				_ = rw.RUnlock(in)
-			}
-		}()
-	}
-	wg.Wait()
+	churnOwner(octx, outer, rw.RLock, rw.RLockWithLease, rw.RUnlock)
 	if err := context.Cause(outer); err != nil {
 		t.Errorf("the watchdog read hold ended while its owner re-entered it: %v", err)
 	}
