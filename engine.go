@@ -1612,6 +1612,18 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 	c.setLossLocked(h, lossDeadline(sent, h.lease), stale, false)
 }
 
+// renewalSent moves h's loss deadline, before a renewal sent at sent goes
+// out, to the lease that renewal sets: it sets h.lease as soon as it runs,
+// and its reply may be slow or lost. A longer lease may be in force until
+// then, which the renewal cuts short: an RWMutex hold taken with a lease and
+// handed to the watchdog by a re-entry without one (a re-entry there only
+// lengthens the lock; a read renewal sets every read lease key of the owner,
+// a write renewal the lock), or a read re-entry's longer lease key that a
+// read release reported as left.
+func (c *Client) renewalSent(h *hold, sent time.Time) {
+	c.armEarlier(h, lossDeadline(sent, h.lease))
+}
+
 // errRefusedReentry: a re-entry of the owner found the owner's hold gone from
 // the lock (another owner holding it, or a free lock with others in line).
 var errRefusedReentry = errors.New("a re-entry of its owner found its hold gone from the lock")

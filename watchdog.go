@@ -23,8 +23,9 @@ type watchdog struct {
 	rc        rueidis.Client
 	onLost    func(*hold, error) (report func()) // ends the hold; report tells the Observer
 	onRenewed func(*hold, time.Time)
-	obs       Observer     // nil: none
-	log       *slog.Logger // for a panicking Observer
+	onSend    func(*hold, time.Time) // a renewal of the hold is about to be sent
+	obs       Observer               // nil: none
+	log       *slog.Logger           // for a panicking Observer
 	// replicas counts the primary's replicas for the failover guard, and
 	// sendGuarded sends guarded holds' renewals with a WAIT after them
 	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
@@ -116,8 +117,8 @@ type renewReply struct {
 
 const maxRenewBatch = 1000
 
-func newWatchdog(rc rueidis.Client, onLost func(*hold, error) func(), onRenewed func(*hold, time.Time)) *watchdog {
-	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
+func newWatchdog(rc rueidis.Client, onLost func(*hold, error) func(), onRenewed, onSend func(*hold, time.Time)) *watchdog {
+	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, onSend: onSend, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
 }
 
 // add schedules renewals of h's lease every 'every', from 'at' on; r is the
@@ -381,6 +382,12 @@ func (w *watchdog) guardOf(r *renewal) guardWait {
 // renewRound renews batch, taken from the schedule at now, and reschedules
 // or reports each of its holds.
 func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Time) {
+	// Each renewal sets its hold's lease as soon as it runs, shortening a
+	// longer one: the loss deadlines move to it first (see
+	// Client.renewalSent).
+	for _, r := range batch {
+		w.onSend(r.h, now)
+	}
 	// A renewal is worth waiting for only while the leases it renews last
 	// (not just one renewal interval, which can be far shorter than a round
 	// trip): past that, the holds' loss deadlines have ended them anyway.
