@@ -143,7 +143,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.inflight.drained = make(chan struct{})
 	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
-	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent)
+	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent, c.renewalDone)
 	c.wd.obs, c.wd.log = cfg.observer, c.log
 	c.wd.replicas, c.wd.sendGuarded, c.wd.nodeOf = c.replicasNow, c.sendGuardedBatch, c.nodeOf
 	c.wd.ownerID = c.ownerID

@@ -1431,7 +1431,8 @@ func (c *Client) leaseCallKeeping(h *hold, at time.Time, keeps bool) *leaseMark 
 	// shorter lease than this one's reply reports (a read release that
 	// deletes the longest key another one's reply reported as left), so
 	// this one is solo only with no call of either kind in flight.
-	m := &leaseMark{h: h, overlapped: h.leaseCalls+h.keepCalls > 0, keeps: keeps}
+	// A renewal in flight may run after it too (see renewalSent).
+	m := &leaseMark{h: h, overlapped: h.leaseCalls+h.keepCalls+h.renewCalls > 0, keeps: keeps}
 	if keeps {
 		h.keepCalls++
 	} else {
@@ -1620,8 +1621,24 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 // lengthens the lock; a read renewal sets every read lease key of the owner,
 // a write renewal the lock), or a read re-entry's longer lease key that a
 // read release reported as left.
+//
+// The renewal also overlaps every call setting the lock's expiry that is in
+// flight or sent before its reply: it may run on the server after one, and
+// cut a longer read lease key that call's reply reports as left (see
+// leftHeld), so that reply cannot move the loss deadline later.
 func (c *Client) renewalSent(h *hold, sent time.Time) {
-	c.armEarlier(h, lossDeadline(sent, h.lease))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.renewCalls++
+	h.leaseSeq++
+	c.setLossLocked(h, lossDeadline(sent, h.lease), true, false)
+}
+
+// renewalDone ends a renewal marked by renewalSent.
+func (c *Client) renewalDone(h *hold) {
+	h.mu.Lock()
+	h.renewCalls--
+	h.mu.Unlock()
 }
 
 // errRefusedReentry: a re-entry of the owner found the owner's hold gone from

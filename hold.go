@@ -54,8 +54,12 @@ type hold struct {
 	// sent before then may have run on the server first, so the lease such
 	// a call set may be the one in force: its reply cannot push the loss
 	// deadline later. leaseSeq counts such calls sent (see leaseMark.soloOn).
-	leaseCalls   int32
-	keepCalls    int32 // such calls in flight that keep the renewed lease (see leaseCallKeeping)
+	leaseCalls int32
+	keepCalls  int32 // such calls in flight that keep the renewed lease (see leaseCallKeeping)
+	// renewCalls counts the watchdog's renewals of the hold in flight (see
+	// Client.renewalSent): one may run on the server after such a call and
+	// cut a longer read lease key it reports as left to the watchdog's lease.
+	renewCalls   int32
 	leaseSettled int64
 	leaseSeq     uint64
 	// reads, for a read hold its owner has re-entered: a lower bound

@@ -24,6 +24,7 @@ type watchdog struct {
 	onLost    func(*hold, error) (report func()) // ends the hold; report tells the Observer
 	onRenewed func(*hold, time.Time)
 	onSend    func(*hold, time.Time) // a renewal of the hold is about to be sent
+	onDone    func(*hold)            // that renewal's reply is in (or it failed)
 	obs       Observer               // nil: none
 	log       *slog.Logger           // for a panicking Observer
 	// replicas counts the primary's replicas for the failover guard, and
@@ -117,8 +118,8 @@ type renewReply struct {
 
 const maxRenewBatch = 1000
 
-func newWatchdog(rc rueidis.Client, onLost func(*hold, error) func(), onRenewed, onSend func(*hold, time.Time)) *watchdog {
-	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, onSend: onSend, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
+func newWatchdog(rc rueidis.Client, onLost func(*hold, error) func(), onRenewed, onSend func(*hold, time.Time), onDone func(*hold)) *watchdog {
+	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, onSend: onSend, onDone: onDone, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
 }
 
 // add schedules renewals of h's lease every 'every', from 'at' on; r is the
@@ -403,6 +404,9 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	rctx, cancel := context.WithDeadline(ctx, deadline)
 	replies := w.renewBatch(rctx, batch)
 	cancel()
+	for _, r := range batch {
+		w.onDone(r.h)
+	}
 	if ctx.Err() != nil {
 		w.mu.Lock()
 		for _, r := range batch {
