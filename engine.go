@@ -1085,7 +1085,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			// The call failed as ctx ended: report both.
 			err = fmt.Errorf("wait ended: %w: %w", cerr, err)
 		}
-		return nil, opError("lock", s.name, wrongKind(err))
+		return nil, opError("lock", s.name, badFence(wrongKind(err)))
 	case !ok:
 		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining}
 	}

@@ -58,6 +58,13 @@ var (
 	// PermitSemaphore or CountDownLatch (a count) the name of one of those.
 	// Nothing was changed.
 	ErrWrongKind = errors.New("lock name used by another kind of lock")
+	// ErrFenceCounter: the lock's fencing-token counter
+	// (redisson_lock_token:{<name>}) holds no integer (another program's
+	// value under its name), or one of 2^53 or more, past which tokens
+	// could no longer be told apart (the scripts that draw them count in
+	// Lua's doubles): no token can be drawn that rises above the last. The
+	// acquisition changed nothing.
+	ErrFenceCounter = errors.New("fencing-token counter holds no integer below 2^53")
 )
 
 // MaxNameLen is the longest lock name accepted, in bytes.

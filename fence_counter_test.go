@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -46,6 +47,88 @@ func TestBadFenceCounterChangesNothing(t *testing.T) {
 		}
 		if n, _ := node.Do(t, "EXISTS", f.Key()).AsInt64(); n != 0 {
 			t.Fatalf("TryLock failed and left the lock held on the server")
+		}
+	})
+}
+
+// A counter at 2^53 or above gives no token: the scripts draw tokens as Lua
+// numbers (doubles), which above 2^53 cannot tell consecutive integers
+// apart, so two grants got the same token (and 2^63 - 1 came back as a
+// negative reply: a Mutex read it as a refusal and left its grant held by
+// nobody for the lease, an RWMutex handed out a negative token). The
+// acquisition fails with ErrFenceCounter and changes nothing, as it does
+// on a counter that holds no integer.
+func TestFenceCounterOutOfRange(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 20*time.Second)
+	type kind struct {
+		name string
+		make func(name string) Locker
+	}
+	var kinds []kind
+	for _, lc := range lockCases {
+		if !lc.fence {
+			continue
+		}
+		kinds = append(kinds, kind{lc.name, func(n string) Locker { return lc.make(t, c, n) }})
+	}
+	kinds = append(kinds, kind{"FairMutexRedissonQueue", func(n string) Locker {
+		return mustFair(t, c, n, WithRedissonFairQueue(0))
+	}})
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			l := k.make("fence-range-" + k.name)
+			key := l.(interface{ Key() string }).Key()
+			counter := redissonName("redisson_lock_token", key)
+			// The last exact token is still handed out.
+			node.Do(t, "SET", counter, "9007199254740990")
+			lctx, err := l.TryLock(ctx, 0)
+			if err != nil {
+				t.Fatalf("TryLock below 2^53: %v", err)
+			}
+			if tok, _ := Fence(lctx); tok != 9007199254740991 {
+				t.Errorf("token %d below 2^53; want 9007199254740991", tok)
+			}
+			if err := l.Unlock(lctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []string{"9007199254740991", "9223372036854775806", "9223372036854775807", "1.5", "not a number"} {
+				node.Do(t, "SET", counter, v)
+				lctx, err := l.TryLock(ctx, 0)
+				if err == nil {
+					tok, _ := Fence(lctx)
+					_ = l.Unlock(lctx)
+					t.Errorf("counter %s: TryLock succeeded with token %d; want ErrFenceCounter", v, tok)
+				} else if !errors.Is(err, ErrFenceCounter) {
+					t.Errorf("counter %s: TryLock: %v; want ErrFenceCounter", v, err)
+				}
+				if n, _ := node.Do(t, "EXISTS", key).AsInt64(); n != 0 {
+					t.Errorf("counter %s: the failed TryLock left the lock held on the server", v)
+					node.Do(t, "DEL", key)
+				}
+				if got, _ := node.Do(t, "GET", counter).ToString(); got != v {
+					t.Errorf("counter %s: %s after the failed TryLock", v, got)
+				}
+			}
+		})
+	}
+	t.Run("MultiLock", func(t *testing.T) {
+		other := mustMutex(t, c, "fence-range-multi-a")
+		m := mustMutex(t, c, "fence-range-multi-b")
+		counter := redissonName("redisson_lock_token", m.Key())
+		node.Do(t, "SET", counter, "9007199254740991")
+		ml := mustMulti(t, []Locker{other, m})
+		if lctx, err := ml.TryLock(ctx, 0); err == nil {
+			_ = ml.Unlock(lctx)
+			t.Fatal("MultiLock.TryLock with a member's counter at 2^53 succeeded")
+		} else if !errors.Is(err, ErrFenceCounter) {
+			t.Errorf("MultiLock.TryLock: %v; want ErrFenceCounter", err)
+		}
+		for _, k := range []string{other.Key(), m.Key()} {
+			if n, _ := node.Do(t, "EXISTS", k).AsInt64(); n != 0 {
+				t.Errorf("the failed MultiLock left %s held on the server", k)
+			}
 		}
 	})
 }

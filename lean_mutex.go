@@ -487,6 +487,15 @@ func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try
 	return c.waitOn(ctx, ws, wait, try)
 }
 
+// badFence marks an acquisition refused for its fencing-token counter,
+// which holds no integer below 2^53 (the scripts' BAD_FENCE).
+func badFence(err error) error {
+	if errors.Is(err, generated.ErrBadFence) && !errors.Is(err, ErrFenceCounter) {
+		return fmt.Errorf("%w: %w", ErrFenceCounter, err)
+	}
+	return err
+}
+
 // wrongKind marks a WRONGTYPE reply: the lock's key holds another kind of
 // lock (a LeanMutex's string where a hash was expected, or the reverse), and
 // the refusals of a read-write lock's hash by a Mutex and the reverse.

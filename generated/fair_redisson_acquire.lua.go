@@ -42,6 +42,7 @@ const fairRedissonAcquireSource = `#!lua
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
+-- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
 local checked = false
@@ -66,9 +67,18 @@ while true do
 end
 if redis.call('exists', KEYS[1]) == 0 and
    (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], '0') == ARGV[2]) then
-  -- The token first: a counter that holds no integer fails the call
-  -- before the grant is written.
-  local token = redis.call('incr', KEYS[4])
+  -- The token first: a counter that holds no integer, or one of 2^53 or
+  -- more, fails the call before the grant is written. Above 2^53
+  -- Lua's numbers (doubles) cannot tell consecutive integers apart, so
+  -- tokens would repeat (and 2^63 - 1 would come back negative): the
+  -- INCR is taken back.
+  local token = redis.pcall('incr', KEYS[4])
+  if type(token) == 'table' then
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
+  elseif token >= 9007199254740992 then
+    redis.call('decr', KEYS[4])
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
+  end
   if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))
@@ -127,7 +137,7 @@ return {0, ttl, isHead()}
 `
 
 // fairRedissonAcquireSHA1 is the SHA-1 of fairRedissonAcquireSource, the name SCRIPT LOAD gives it.
-const fairRedissonAcquireSHA1 = "9aa83faf24253fec97262735c5241cfe5c2df08c"
+const fairRedissonAcquireSHA1 = "086419107b1aeeae238e103910c0626d956a3f4b"
 
 var fairRedissonAcquireScript = rueidis.NewLuaScript(fairRedissonAcquireSource)
 
@@ -320,6 +330,13 @@ func fairRedissonAcquireError(err error) error {
 			Message:  msg,
 			Script:   "FairRedissonAcquire",
 			sentinel: ErrNotMutex,
+		}
+	case "BAD_FENCE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRedissonAcquire",
+			sentinel: ErrBadFence,
 		}
 	}
 	return err

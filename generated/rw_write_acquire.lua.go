@@ -32,6 +32,7 @@ const rwWriteAcquireSource = `#!lua
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
+-- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
   -- A hash without a mode is another kind of lock (Redisson's read and
@@ -41,11 +42,19 @@ if mode == false then
   end
   -- The caller's pending-writer entry goes first (it leaves on success
   -- and on failure alike), then the token: a pending-writer key of another
-  -- type or a counter that holds no integer fails the call before the
-  -- grant is written (a grant no one holds would keep everyone out for its
-  -- lease).
+  -- type or a counter that holds no integer below 2^53 fails the call
+  -- before the grant is written (a grant no one holds would keep everyone
+  -- out for its lease). Above 2^53 Lua's numbers (doubles) cannot tell
+  -- consecutive integers apart, so tokens would repeat (and 2^63 - 1 would
+  -- come back negative): the INCR is taken back.
   redis.call('zrem', KEYS[2], ARGV[3])
-  local token = redis.call('incr', KEYS[3])
+  local token = redis.pcall('incr', KEYS[3])
+  if type(token) == 'table' then
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
+  elseif token >= 9007199254740992 then
+    redis.call('decr', KEYS[3])
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
+  end
   if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[3], t[1] .. string.sub('00000' .. t[2], -6))
@@ -78,7 +87,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "1201894dca3fba4f2d3e7533853129a266d55a57"
+const rwWriteAcquireSHA1 = "9f7936a3de723d8ee144ab89aad31cdbd1b17568"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 
@@ -257,6 +266,13 @@ func rwWriteAcquireError(err error) error {
 			Message:  msg,
 			Script:   "RwWriteAcquire",
 			sentinel: ErrNotRw,
+		}
+	case "BAD_FENCE":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwWriteAcquire",
+			sentinel: ErrBadFence,
 		}
 	}
 	return err

@@ -43,6 +43,7 @@
 -- @arg    rewake         bool       a repeat after a refused SPUBLISH: tell the head of a free lock, as the first attempt may have evicted and failed at its publish
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
+-- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
 -- @commands publish spublish
 
 -- The server's clock is read only when it is needed (a queue to check, a
@@ -78,9 +79,18 @@ if not free then
   end
 end
 if free and (head == false or head == ARGV[2]) then
-  -- The token first: a counter that holds no integer fails the call
-  -- before the grant is written.
-  local token = redis.call('incr', KEYS[4])
+  -- The token first: a counter that holds no integer, or one of 2^53 or
+  -- more, fails the call before the grant is written. Above 2^53
+  -- Lua's numbers (doubles) cannot tell consecutive integers apart, so
+  -- tokens would repeat (and 2^63 - 1 would come back negative): the
+  -- INCR is taken back.
+  local token = redis.pcall('incr', KEYS[4])
+  if type(token) == 'table' then
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
+  elseif token >= 9007199254740992 then
+    redis.call('decr', KEYS[4])
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
+  end
   if token < 1099511627776 then
     clock()
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))

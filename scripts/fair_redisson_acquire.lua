@@ -28,6 +28,7 @@
 -- @arg    fenceIdle      duration   how long a token counter lives from its start (see MutexAcquire)
 -- @return {status int64, value int64, head int64}
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
+-- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
 local now = tonumber(ARGV[4])
 local waitTime = tonumber(ARGV[3])
 local checked = false
@@ -52,9 +53,18 @@ while true do
 end
 if redis.call('exists', KEYS[1]) == 0 and
    (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], '0') == ARGV[2]) then
-  -- The token first: a counter that holds no integer fails the call
-  -- before the grant is written.
-  local token = redis.call('incr', KEYS[4])
+  -- The token first: a counter that holds no integer, or one of 2^53 or
+  -- more, fails the call before the grant is written. Above 2^53
+  -- Lua's numbers (doubles) cannot tell consecutive integers apart, so
+  -- tokens would repeat (and 2^63 - 1 would come back negative): the
+  -- INCR is taken back.
+  local token = redis.pcall('incr', KEYS[4])
+  if type(token) == 'table' then
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
+  elseif token >= 9007199254740992 then
+    redis.call('decr', KEYS[4])
+    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
+  end
   if token < 1099511627776 then
     local t = redis.call('time')
     token = redis.call('incrby', KEYS[4], t[1] .. string.sub('00000' .. t[2], -6))

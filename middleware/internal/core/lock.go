@@ -139,7 +139,8 @@ func requestEnded(ctx context.Context) bool {
 // Redis could not be reached or is passing through a state it leaves by
 // itself (loading its data, a failover, a busy script, full memory, ...), not
 // when the lock was refused for what it is: its name held by another kind of
-// lock (ErrWrongKind), invalid lock options (ErrInvalidArgument), a lock the
+// lock (ErrWrongKind) or a fencing-token counter no token can be drawn from
+// (ErrFenceCounter), invalid lock options (ErrInvalidArgument), a lock the
 // request's owner holds and cannot re-enter (ErrNotReentrant, ErrUpgrade), or
 // a closed client (ErrClosed), nor when Redis answered with any other error
 // reply, anywhere in err (a RedLock's node among others that pass): one
@@ -149,7 +150,7 @@ func requestEnded(ctx context.Context) bool {
 // lasting misconfigurations under which failing open would run every request
 // without its lock; they answer as unavailable and never skip the lock.
 func MayFailOpen(err error) bool {
-	for _, refused := range []error{scriptlock.ErrWrongKind, scriptlock.ErrInvalidArgument,
+	for _, refused := range []error{scriptlock.ErrWrongKind, scriptlock.ErrFenceCounter, scriptlock.ErrInvalidArgument,
 		scriptlock.ErrNotReentrant, scriptlock.ErrUpgrade, scriptlock.ErrClosed} {
 		if errors.Is(err, refused) {
 			return false
