@@ -60,11 +60,11 @@ var (
 	ErrWrongKind = errors.New("lock name used by another kind of lock")
 	// ErrFenceCounter: the lock's fencing-token counter
 	// (redisson_lock_token:{<name>}) holds no integer (another program's
-	// value under its name), or one of 2^53 or more, past which tokens
-	// could no longer be told apart (the scripts that draw them count in
-	// Lua's doubles): no token can be drawn that rises above the last. The
-	// acquisition changed nothing.
-	ErrFenceCounter = errors.New("fencing-token counter holds no integer below 2^53")
+	// value under its name), a negative one, or one of 2^53 - 1 or more,
+	// past which tokens could no longer be told apart (the scripts that
+	// draw them count in Lua's doubles): no token can be drawn that rises
+	// above the last. The acquisition changed nothing.
+	ErrFenceCounter = errors.New("no fencing token can be drawn from the lock's counter")
 )
 
 // MaxNameLen is the longest lock name accepted, in bytes.

@@ -55,9 +55,10 @@ func TestBadFenceCounterChangesNothing(t *testing.T) {
 // numbers (doubles), which above 2^53 cannot tell consecutive integers
 // apart, so two grants got the same token (and 2^63 - 1 came back as a
 // negative reply: a Mutex read it as a refusal and left its grant held by
-// nobody for the lease, an RWMutex handed out a negative token). The
-// acquisition fails with ErrFenceCounter and changes nothing, as it does
-// on a counter that holds no integer.
+// nobody for the lease, an RWMutex handed out a negative token). Nor does
+// a negative counter, which stayed negative once lifted by the server's
+// time, with the same outcomes. The acquisition fails with ErrFenceCounter
+// and changes nothing, as it does on a counter that holds no integer.
 func TestFenceCounterOutOfRange(t *testing.T) {
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
@@ -93,7 +94,7 @@ func TestFenceCounterOutOfRange(t *testing.T) {
 			if err := l.Unlock(lctx); err != nil {
 				t.Fatal(err)
 			}
-			for _, v := range []string{"9007199254740991", "9223372036854775806", "9223372036854775807", "1.5", "not a number"} {
+			for _, v := range []string{"9007199254740991", "9223372036854775806", "9223372036854775807", "1.5", "not a number", "-10000000000000000", "-9223372036854775808"} {
 				node.Do(t, "SET", counter, v)
 				lctx, err := l.TryLock(ctx, 0)
 				if err == nil {

@@ -77,7 +77,7 @@ const mutexAcquireSource = `#!lua
 -- @arg    ctl       string    flags and settings, see above (the common values are formatted once per Client)
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
--- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
+-- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 local ctl = ARGV[3]
 local ttl = redis.call('pttl', KEYS[1])
 -- A polite caller that registered earlier (leave) and is no longer in the
@@ -86,15 +86,16 @@ local ttl = redis.call('pttl', KEYS[1])
 -- declining would leave the lock free while every waiter sleeps.
 if ttl == -2 and (string.byte(ctl, 1) ~= 112 or
     string.byte(ctl, 2) == 108 and not redis.call('zscore', KEYS[3], ARGV[2])) then
-  -- The token first: a counter that holds no integer, or one of 2^53 or
-  -- more, fails the call before anything else is written. Above 2^53
-  -- Lua's numbers (doubles) cannot tell consecutive integers apart, so
-  -- tokens would repeat (and 2^63 - 1 would come back negative): the
+  -- The token first: a counter that holds no integer, a negative one or
+  -- one of 2^53 - 1 or more fails the call before anything else is written. Above
+  -- 2^53 Lua's numbers (doubles) cannot tell consecutive integers apart,
+  -- so tokens would repeat (and 2^63 - 1 would come back negative), and a
+  -- negative counter would still be negative once lifted by the time: the
   -- INCR is taken back.
   local token = redis.pcall('incr', KEYS[2])
   if type(token) == 'table' then
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[2])
-  elseif token >= 9007199254740992 then
+  elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[2])
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[2])
   end
@@ -159,7 +160,7 @@ return -1 - ttl
 `
 
 // mutexAcquireSHA1 is the SHA-1 of mutexAcquireSource, the name SCRIPT LOAD gives it.
-const mutexAcquireSHA1 = "b5b11bf80fffa052a0c910d8bc086c28fee1bc26"
+const mutexAcquireSHA1 = "1b11143a3830aed7ccea077ee879309ff35e67cc"
 
 var mutexAcquireScript = rueidis.NewLuaScript(mutexAcquireSource)
 

@@ -32,7 +32,7 @@ const rwWriteAcquireSource = `#!lua
 -- @return {status int64, value int64}
 -- @error  UPGRADE  the owner holds a read lock; a write lock would wait for itself
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
--- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
+-- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
   -- A hash without a mode is another kind of lock (Redisson's read and
@@ -42,16 +42,17 @@ if mode == false then
   end
   -- The caller's pending-writer entry goes first (it leaves on success
   -- and on failure alike), then the token: a pending-writer key of another
-  -- type or a counter that holds no integer below 2^53 fails the call
-  -- before the grant is written (a grant no one holds would keep everyone
-  -- out for its lease). Above 2^53 Lua's numbers (doubles) cannot tell
-  -- consecutive integers apart, so tokens would repeat (and 2^63 - 1 would
-  -- come back negative): the INCR is taken back.
+  -- type or a counter that holds no integer from 0 to 2^53 - 2 fails the
+  -- call before the grant is written (a grant no one holds would keep
+  -- everyone out for its lease). Above 2^53 Lua's numbers (doubles) cannot
+  -- tell consecutive integers apart, so tokens would repeat (and 2^63 - 1
+  -- would come back negative), and a negative counter would still be
+  -- negative once lifted by the time: the INCR is taken back.
   redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.pcall('incr', KEYS[3])
   if type(token) == 'table' then
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
-  elseif token >= 9007199254740992 then
+  elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[3])
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
   end
@@ -87,7 +88,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "9f7936a3de723d8ee144ab89aad31cdbd1b17568"
+const rwWriteAcquireSHA1 = "4185147f590f10d03adff169ce36411d3173a2de"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

@@ -682,7 +682,7 @@ func EvalOf(c rueidis.Client, cmd rueidis.Completed) (rueidis.Completed, error) 
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
 	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
-	ErrBadFence  = errors.New("BAD_FENCE: the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last")
+	ErrBadFence  = errors.New("BAD_FENCE: the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last")
 	ErrLate      = errors.New("LATE: the call reached the server after its reservation ended; nothing changed")
 	ErrNoperm    = errors.New("NOPERM: the caller's ACL user may not publish a message the release sends; nothing changed")
 	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")

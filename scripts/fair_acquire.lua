@@ -43,7 +43,7 @@
 -- @arg    rewake         bool       a repeat after a refused SPUBLISH: tell the head of a free lock, as the first attempt may have evicted and failed at its publish
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
--- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
+-- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 -- @commands publish spublish
 
 -- The server's clock is read only when it is needed (a queue to check, a
@@ -79,15 +79,16 @@ if not free then
   end
 end
 if free and (head == false or head == ARGV[2]) then
-  -- The token first: a counter that holds no integer, or one of 2^53 or
-  -- more, fails the call before the grant is written. Above 2^53
-  -- Lua's numbers (doubles) cannot tell consecutive integers apart, so
-  -- tokens would repeat (and 2^63 - 1 would come back negative): the
+  -- The token first: a counter that holds no integer, a negative one or
+  -- one of 2^53 - 1 or more fails the call before the grant is written. Above
+  -- 2^53 Lua's numbers (doubles) cannot tell consecutive integers apart,
+  -- so tokens would repeat (and 2^63 - 1 would come back negative), and a
+  -- negative counter would still be negative once lifted by the time: the
   -- INCR is taken back.
   local token = redis.pcall('incr', KEYS[4])
   if type(token) == 'table' then
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
-  elseif token >= 9007199254740992 then
+  elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[4])
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
   end

@@ -17,7 +17,7 @@
 -- @arg    fenceIdle duration  how long a new counter lives
 -- @return int64
 -- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
--- @error  BAD_FENCE  the fencing-token counter holds no integer below 2^53: tokens drawn from it could not rise above the last
+-- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 local holder = redis.call('set', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', ARGV[2])
 if holder then
   if holder == ARGV[1] then
@@ -28,16 +28,17 @@ if holder then
   end
   return -1
 end
--- A counter that holds no integer, or one of 2^53 or more, fails the call;
--- the lock just set is taken back first, so nothing changes. Above 2^53
--- Lua's numbers (doubles) cannot tell consecutive integers apart, so tokens
--- would repeat (and 2^63 - 1 would come back negative): the INCR is taken
--- back too.
+-- A counter that holds no integer, a negative one or one of 2^53 - 1 or
+-- more fails the call; the lock just set is taken back first, so nothing
+-- changes. Above 2^53 Lua's numbers (doubles) cannot tell consecutive
+-- integers apart, so tokens would repeat (and 2^63 - 1 would come back
+-- negative), and a negative counter would still be negative once lifted by
+-- the time: the INCR is taken back too.
 local token = redis.pcall('incr', KEYS[2])
 if type(token) == 'table' then
   redis.call('del', KEYS[1])
   return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[2])
-elseif token >= 9007199254740992 then
+elseif token < 1 or token >= 9007199254740992 then
   redis.call('decr', KEYS[2])
   redis.call('del', KEYS[1])
   return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[2])
