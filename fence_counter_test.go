@@ -133,3 +133,36 @@ func TestFenceCounterOutOfRange(t *testing.T) {
 		}
 	})
 }
+
+// The same refusal under the failover guard, whose WAIT follows the script
+// on its connection: the typed error, nothing left in Redis.
+func TestFenceCounterOutOfRangeGuarded(t *testing.T) {
+	primary, _ := redistest.ReplicatedN(t, 1)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	ctx := testCtx(t, 20*time.Second)
+	for _, lc := range lockCases {
+		if !lc.fence {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			l := lc.make(t, c, "fence-range-guarded-"+lc.name)
+			key := l.(interface{ Key() string }).Key()
+			counter := redissonName("redisson_lock_token", key)
+			primary.Do(t, "SET", counter, "9007199254740991")
+			lctx, err := l.TryLock(ctx, 0)
+			if err == nil {
+				_ = l.Unlock(lctx)
+				t.Fatal("TryLock with the counter at 2^53 - 1 succeeded")
+			}
+			if !errors.Is(err, ErrFenceCounter) {
+				t.Errorf("TryLock: %v; want ErrFenceCounter", err)
+			}
+			if n, _ := primary.Do(t, "EXISTS", key).AsInt64(); n != 0 {
+				t.Error("the failed TryLock left the lock held on the server")
+			}
+			if got, _ := primary.Do(t, "GET", counter).ToString(); got != "9007199254740991" {
+				t.Errorf("counter %s after the failed TryLock", got)
+			}
+		})
+	}
+}
