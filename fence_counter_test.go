@@ -2,8 +2,11 @@ package scriptlock
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -162,6 +165,38 @@ func TestFenceCounterOutOfRangeGuarded(t *testing.T) {
 			}
 			if got, _ := primary.Do(t, "GET", counter).ToString(); got != "9007199254740991" {
 				t.Errorf("counter %s after the failed TryLock", got)
+			}
+		})
+	}
+}
+
+// Only the counter's value is ErrFenceCounter: a user whose ACL refuses the
+// INCR that draws the token gets Redis's refusal, which names the ACL, and
+// the acquisition changes nothing.
+func TestFenceCounterACLRefusalIsRedis(t *testing.T) {
+	node := redistest.Server(t)
+	if err := node.Do(t, "ACL", "SETUSER", "noincr", "on", "nopass", "~*", "&*", "+@all", "-incr").Error(); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, node.Client(t, func(o *rueidis.ClientOption) { o.Username = "noincr" }))
+	ctx := testCtx(t, 20*time.Second)
+	for _, lc := range lockCases {
+		if !lc.fence {
+			continue
+		}
+		t.Run(lc.name, func(t *testing.T) {
+			l := lc.make(t, c, "fence-acl-"+lc.name)
+			lctx, err := l.TryLock(ctx, 0)
+			if err == nil {
+				_ = l.Unlock(lctx)
+				t.Fatal("TryLock without INCR succeeded")
+			}
+			var re *rueidis.RedisError
+			if errors.Is(err, ErrFenceCounter) || !errors.As(err, &re) || !strings.Contains(re.Error(), "can't run this command") {
+				t.Errorf("TryLock: %v; want Redis's ACL refusal, not ErrFenceCounter", err)
+			}
+			if n, _ := node.Do(t, "EXISTS", l.(interface{ Key() string }).Key()).AsInt64(); n != 0 {
+				t.Error("the failed TryLock left the lock held on the server")
 			}
 		})
 	}

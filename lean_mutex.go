@@ -487,8 +487,8 @@ func (c *Client) await(ctx context.Context, ws waitSpec, wait time.Duration, try
 	return c.waitOn(ctx, ws, wait, try)
 }
 
-// badFence marks an acquisition refused for its fencing-token counter,
-// which holds no integer below 2^53 (the scripts' BAD_FENCE).
+// badFence marks an acquisition refused for its fencing-token counter, from
+// which no token can be drawn (the scripts' BAD_FENCE).
 func badFence(err error) error {
 	if errors.Is(err, generated.ErrBadFence) && !errors.Is(err, ErrFenceCounter) {
 		return fmt.Errorf("%w: %w", ErrFenceCounter, err)

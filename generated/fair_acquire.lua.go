@@ -93,13 +93,19 @@ if not free then
 end
 if free and (head == false or head == ARGV[2]) then
   -- The token first: a counter that holds no integer, a negative one or
-  -- one of 2^53 - 1 or more fails the call before the grant is written. Above
-  -- 2^53 Lua's numbers (doubles) cannot tell consecutive integers apart,
-  -- so tokens would repeat (and 2^63 - 1 would come back negative), and a
-  -- negative counter would still be negative once lifted by the time: the
-  -- INCR is taken back.
+  -- one of 2^53 - 1 or more fails the call before the grant is written.
+  -- Above 2^53 Lua's numbers (doubles) cannot tell consecutive integers
+  -- apart, so tokens would repeat (and 2^63 - 1 would come back negative),
+  -- and a negative counter would still be negative once lifted by the
+  -- time: the INCR is taken back.
   local token = redis.pcall('incr', KEYS[4])
   if type(token) == 'table' then
+    -- Only the counter's value is refused here: another error (an ACL
+    -- without INCR) is passed on as Redis gave it.
+    local e = token.err
+    if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
+      return redis.error_reply(e)
+    end
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
   elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[4])
@@ -183,7 +189,7 @@ return -1 - (2 * ttl + first)
 `
 
 // fairAcquireSHA1 is the SHA-1 of fairAcquireSource, the name SCRIPT LOAD gives it.
-const fairAcquireSHA1 = "db82167e409bfce6b4704d3fc14e70cea66747b6"
+const fairAcquireSHA1 = "51c06f154f62bc2eeea7fa393202888fbcf10f3c"
 
 var fairAcquireScript = rueidis.NewLuaScript(fairAcquireSource)
 

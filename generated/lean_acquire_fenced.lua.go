@@ -50,6 +50,12 @@ end
 local token = redis.pcall('incr', KEYS[2])
 if type(token) == 'table' then
   redis.call('del', KEYS[1])
+  -- Only the counter's value is refused here: another error (an ACL
+  -- without INCR) is passed on as Redis gave it.
+  local e = token.err
+  if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
+    return redis.error_reply(e)
+  end
   return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[2])
 elseif token < 1 or token >= 9007199254740992 then
   redis.call('decr', KEYS[2])
@@ -65,7 +71,7 @@ return token
 `
 
 // leanAcquireFencedSHA1 is the SHA-1 of leanAcquireFencedSource, the name SCRIPT LOAD gives it.
-const leanAcquireFencedSHA1 = "794c582a9e3feeeb3875a10d2e88ca266f3b3155"
+const leanAcquireFencedSHA1 = "26f7b18618505b9de8860ba7eeab3371742014ed"
 
 var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 

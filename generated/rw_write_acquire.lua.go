@@ -51,6 +51,12 @@ if mode == false then
   redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.pcall('incr', KEYS[3])
   if type(token) == 'table' then
+    -- Only the counter's value is refused here: another error (an ACL
+    -- without INCR) is passed on as Redis gave it.
+    local e = token.err
+    if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
+      return redis.error_reply(e)
+    end
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
   elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[3])
@@ -88,7 +94,7 @@ return {0, redis.call('pttl', KEYS[1])}
 `
 
 // rwWriteAcquireSHA1 is the SHA-1 of rwWriteAcquireSource, the name SCRIPT LOAD gives it.
-const rwWriteAcquireSHA1 = "4185147f590f10d03adff169ce36411d3173a2de"
+const rwWriteAcquireSHA1 = "5a47d702da504e7727e56c821f025ff59b63345f"
 
 var rwWriteAcquireScript = rueidis.NewLuaScript(rwWriteAcquireSource)
 

@@ -54,13 +54,19 @@ end
 if redis.call('exists', KEYS[1]) == 0 and
    (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], '0') == ARGV[2]) then
   -- The token first: a counter that holds no integer, a negative one or
-  -- one of 2^53 - 1 or more fails the call before the grant is written. Above
-  -- 2^53 Lua's numbers (doubles) cannot tell consecutive integers apart,
-  -- so tokens would repeat (and 2^63 - 1 would come back negative), and a
-  -- negative counter would still be negative once lifted by the time: the
-  -- INCR is taken back.
+  -- one of 2^53 - 1 or more fails the call before the grant is written.
+  -- Above 2^53 Lua's numbers (doubles) cannot tell consecutive integers
+  -- apart, so tokens would repeat (and 2^63 - 1 would come back negative),
+  -- and a negative counter would still be negative once lifted by the
+  -- time: the INCR is taken back.
   local token = redis.pcall('incr', KEYS[4])
   if type(token) == 'table' then
+    -- Only the counter's value is refused here: another error (an ACL
+    -- without INCR) is passed on as Redis gave it.
+    local e = token.err
+    if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
+      return redis.error_reply(e)
+    end
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[4])
   elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[4])

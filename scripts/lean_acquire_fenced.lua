@@ -37,6 +37,12 @@ end
 local token = redis.pcall('incr', KEYS[2])
 if type(token) == 'table' then
   redis.call('del', KEYS[1])
+  -- Only the counter's value is refused here: another error (an ACL
+  -- without INCR) is passed on as Redis gave it.
+  local e = token.err
+  if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
+    return redis.error_reply(e)
+  end
   return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[2])
 elseif token < 1 or token >= 9007199254740992 then
   redis.call('decr', KEYS[2])

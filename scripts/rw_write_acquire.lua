@@ -38,6 +38,12 @@ if mode == false then
   redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.pcall('incr', KEYS[3])
   if type(token) == 'table' then
+    -- Only the counter's value is refused here: another error (an ACL
+    -- without INCR) is passed on as Redis gave it.
+    local e = token.err
+    if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
+      return redis.error_reply(e)
+    end
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
   elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[3])
