@@ -22,7 +22,8 @@
 // body over MaxBodyBytes, a form: lookup on a form over net/http's limits); a lock still held by someone else after Wait
 // answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked) with
 // Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503, with that Retry-After, unless FailOpen; a lock lost
-// while the handler ran answers 503 if the handler had not written a response.
+// while the handler ran answers 503 if the handler had not written a response
+// (nor taken the connection over, as a WebSocket upgrade does).
 // The lock is released after the handler in every case, panics included.
 //
 // # Idempotency-Key
@@ -408,7 +409,9 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			c.SetRequest(req)
 			config.OnOutcome.Report(ctx, core.HeldOutcome(lctx))
-			if core.LockLost(lctx) && !c.Response().Committed {
+			// A hijacked connection (a WebSocket) carries the handler's
+			// answer: no 503 is written on a connection Echo no longer owns.
+			if core.LockLost(lctx) && !c.Response().Committed && !tw.hijacked {
 				if herr == nil {
 					herr = context.Cause(lctx)
 				} else if _, ok := herr.(*echo.HTTPError); ok {
@@ -427,7 +430,8 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 // commitTracker notes the final status written to the underlying writer.
 type commitTracker struct {
 	http.ResponseWriter
-	status int
+	status   int
+	hijacked bool // the handler took the connection over
 }
 
 func (w *commitTracker) WriteHeader(code int) {
@@ -453,7 +457,11 @@ func (w *commitTracker) Flush() {
 }
 
 func (w *commitTracker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(w.ResponseWriter).Hijack()
+	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err == nil {
+		w.hijacked = true
+	}
+	return conn, rw, err
 }
 
 func (w *commitTracker) Unwrap() http.ResponseWriter { return w.ResponseWriter }
