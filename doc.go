@@ -168,7 +168,8 @@
 //
 //   - [ErrNotAcquired]: a TryLock or TryAcquire wait ran out while others
 //     held the lock or the permits; for a lock the error is a
-//     [*NotAcquiredError] with the holder's remaining lease.
+//     [*NotAcquiredError] with the holder's remaining lease, or with
+//     Unanswered when the server stopped answering the wait's last attempt.
 //   - [ErrNotHeld]: Unlock or Extend by a non-owner or after the lock
 //     expired; nothing changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
 //     ErrNotHeld too.

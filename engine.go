@@ -817,6 +817,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	}
 	queued := false
 	var lastErr error
+	// unanswered: the last attempt failed without the server's answer (a
+	// wait that then runs out: the wait's end cut it off, also before it
+	// was sent on a connection that could not be made); an answer clears it.
+	unanswered := false
 	var leaveShared func(queued bool) (bool, func())
 	began := time.Now()
 	cut := false
@@ -983,6 +987,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				// is no failover-guard outcome.
 				c.reportGuard(o, GuardEvent{Acknowledged: acked, Duration: time.Since(sent)})
 			}
+			unanswered = err != nil
 			if err != nil {
 				lastErr = err
 				if unknownOutcome(err) {
@@ -1087,7 +1092,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 		return nil, opError("lock", s.name, badFence(wrongKind(err)))
 	case !ok:
-		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining}
+		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining, Unanswered: unanswered}
 	}
 	return lctx, nil
 }

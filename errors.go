@@ -23,7 +23,8 @@ var (
 	ErrNotHeld = errors.New("lock not held by this owner")
 	// ErrNotAcquired: a TryLock or TryAcquire wait ran out while others held
 	// the lock or the permits. For locks the returned error is a
-	// *NotAcquiredError carrying the holder's remaining lease.
+	// *NotAcquiredError carrying the holder's remaining lease (or Unanswered:
+	// the server did not answer the wait's last attempt).
 	ErrNotAcquired = errors.New("not acquired")
 	// ErrLockLost: the lock was lost while held (lease expired, key deleted,
 	// renewal failed). It is the cause of the lock context's cancellation.
@@ -71,15 +72,24 @@ var (
 const MaxNameLen = 1024
 
 // NotAcquiredError is returned when a wait for a lock ends without acquiring it
-// because another owner kept holding it. errors.Is(err, ErrNotAcquired) is true.
+// because another owner kept holding it, or because the server did not answer
+// its last attempt before the wait ended (Unanswered). errors.Is(err,
+// ErrNotAcquired) is true.
 type NotAcquiredError struct {
 	Name string
 	// Remaining is the holder's remaining lease as last seen (0 when unknown or
 	// held without expiry).
 	Remaining time.Duration
+	// Unanswered: the wait's end cut off an attempt still waiting for the
+	// server's answer (a server that stopped answering, a stalled link).
+	// The lock may be free: the server, not another owner, kept it.
+	Unanswered bool
 }
 
 func (e *NotAcquiredError) Error() string {
+	if e.Unanswered {
+		return fmt.Sprintf("scriptlock: lock %q: %s: the server did not answer before the wait ended", e.Name, ErrNotAcquired)
+	}
 	return fmt.Sprintf("scriptlock: lock %q: %s: held by another owner (remaining lease %s)", e.Name, ErrNotAcquired, e.Remaining)
 }
 

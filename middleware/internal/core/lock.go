@@ -102,6 +102,11 @@ func ClassifyLockError(ctx context.Context, err error) (f Failure, retryAfter ti
 	if errors.Is(err, scriptlock.ErrNotAcquired) {
 		var na *scriptlock.NotAcquiredError
 		if errors.As(err, &na) {
+			if na.Unanswered {
+				// Redis stopped answering while the request waited: no
+				// holder was seen, so this is no contention.
+				return Unavailable, 0
+			}
 			retryAfter = na.Remaining
 		}
 		return Contended, retryAfter
