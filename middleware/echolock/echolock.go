@@ -21,9 +21,10 @@
 // Outcomes: a missing or invalid key answers 400 (413 for a json: lookup on a
 // body over MaxBodyBytes, a form: lookup on a form over net/http's limits); a lock still held by someone else after Wait
 // answers 409 (LockConfig.ContendedStatus, e.g. http.StatusLocked) with
-// Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503, with that Retry-After, unless FailOpen; a lock lost
+// Retry-After (LockConfig.RetryAfter, 1 s by default); Redis unreachable answers 503 unless FailOpen; a lock lost
 // while the handler ran answers 503 if the handler had not written a response
-// (nor taken the connection over, as a WebSocket upgrade does).
+// (nor taken the connection over, as a WebSocket upgrade does). Every 503
+// carries Retry-After (RetryAfter).
 // The lock is released after the handler in every case, panics included.
 //
 // # Idempotency-Key
@@ -131,8 +132,9 @@ type LockConfig struct {
 
 	// RetryAfter is the Retry-After suggested when Wait runs out (default
 	// 1 s, sent in whole seconds). It is capped by Wait, and by the holder's
-	// remaining lease when that is an explicit lease shorter still. The 503
-	// answered while Redis is unavailable carries it uncapped.
+	// remaining lease when that is an explicit lease shorter still. Every 503
+	// of the middleware (Redis unavailable, a wait the request's context
+	// ended, a lost lock) carries it uncapped.
 	RetryAfter time.Duration
 	// ContendedStatus is the status answered when Wait runs out. Default 409
 	// (the answer the Idempotency-Key draft gives a request still in flight);
@@ -311,6 +313,12 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		// key is refused before the handler runs: the Idempotency middleware
 		// stores none of them, so bad input leaves nothing in Redis.
 		c.Set(lockAnswerKey, true)
+		if base == ErrUnavailable || base == ErrLockLost {
+			// A 503 says when to try again (RFC 9110), or clients and
+			// proxies may give up or retry at once: also one for a wait
+			// a server-side deadline ended, or for a lost lock.
+			c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(config.RetryAfter), 10))
+		}
 		he := &echo.HTTPError{Code: base.Code, Message: base.Message, Internal: cause}
 		if config.ErrorHandler != nil {
 			return config.ErrorHandler(c, he)
@@ -374,9 +382,6 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					}
 					config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
 					config.Logger.ErrorContext(ctx, "echolock: lock service unavailable", "key", key, "err", err)
-					// A 503 says when to try again (RFC 9110), or clients
-					// and proxies may give up or retry at once.
-					c.Response().Header().Set("Retry-After", strconv.FormatInt(core.RetryAfterSeconds(config.RetryAfter), 10))
 					return fail(c, ErrUnavailable, err)
 				}
 			}
