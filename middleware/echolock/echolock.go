@@ -325,6 +325,17 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 		}
 		return he
 	}
+	// proceed is called as the request goes on to the handler. A middleware
+	// between Idempotency and this one may have called the chain again on
+	// the echo.Context (a retry) after an answer of a lock middleware: that
+	// answer, and its Retry-After, no longer describe the request, whose
+	// answer is now the handler's to store.
+	proceed := func(c echo.Context) {
+		if c.Get(lockAnswerKey) != nil {
+			c.Set(lockAnswerKey, nil)
+			c.Response().Header().Del("Retry-After")
+		}
+	}
 
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -378,6 +389,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					if config.FailOpen && core.MayFailOpen(err) {
 						config.OnOutcome.Report(ctx, scriptlock.RequestFailOpen)
 						config.Logger.WarnContext(ctx, "echolock: lock unavailable, running without it (fail open)", "key", key, "err", err)
+						proceed(c)
 						return next(c)
 					}
 					config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
@@ -390,6 +402,7 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					config.Logger.WarnContext(ctx, "echolock: release failed", "key", key, "err", err)
 				}
 			}()
+			proceed(c)
 			c.SetRequest(req.WithContext(lctx))
 			// A handler may answer through c.Response().Writer itself
 			// (http.ServeContent, a wrapped http.Handler): note what it sent
