@@ -120,6 +120,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			if o.failOpen && mayFailOpen(ctx, err) {
 				o.outcome.Report(ctx, scriptlock.RequestFailOpen)
 				o.logger.WarnContext(ctx, "grpclock: lock unavailable, running without it (fail open)", "method", info.FullMethod, "key", key, "err", err)
+				clearLockAnswer(ctx)
 				return handler(ctx, req)
 			}
 			o.outcome.Report(ctx, core.LockOutcome(ctx, err))
@@ -127,6 +128,7 @@ func UnaryServerInterceptor(lock LockFunc, opts ...Option) grpc.UnaryServerInter
 			return nil, o.acquireError(ctx, info.FullMethod, key, err)
 		}
 		defer o.release(ctx, release, info.FullMethod, key)
+		clearLockAnswer(ctx)
 		returned := false
 		defer func() {
 			if !returned {
@@ -627,6 +629,17 @@ func withLockAnswer(ctx context.Context) (context.Context, *lockAnswer) {
 func markLockAnswer(ctx context.Context) {
 	if a, ok := ctx.Value(lockAnswerKey{}).(*lockAnswer); ok {
 		a.set.Store(true)
+	}
+}
+
+// clearLockAnswer is called as a call goes on to its handler. An
+// interceptor between the idempotency interceptor and this one may have
+// called the chain again with the context (a retry) after an answer of a
+// lock interceptor: that answer no longer describes the call, whose outcome
+// is now the handler's to store.
+func clearLockAnswer(ctx context.Context) {
+	if a, ok := ctx.Value(lockAnswerKey{}).(*lockAnswer); ok {
+		a.set.Store(false)
 	}
 }
 
