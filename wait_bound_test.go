@@ -111,3 +111,40 @@ func TestWaitBoundedByWaitFrozen(t *testing.T) {
 		})
 	}
 }
+
+// TryLock(ctx, wait) of a free lock on a server that stopped answering gives
+// up with a *NotAcquiredError that says so (Unanswered): no holder was seen,
+// so callers (the middleware) can tell an unreachable server from
+// contention. One whose attempts were answered with a holder does not say so.
+func TestTryLockFrozenFreeLockUnanswered(t *testing.T) {
+	t.Parallel()
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			p := newProxied(t)
+			l := lc.make(t, p.c, "frozen-free")
+			warm(t, l)
+			p.px.Freeze()
+			defer p.px.Thaw()
+			_, err := l.TryLock(context.Background(), 500*time.Millisecond)
+			p.px.Thaw()
+			var na *NotAcquiredError
+			if !errors.As(err, &na) || !na.Unanswered {
+				t.Errorf("TryLock of a free lock, server frozen: %v (%#v), want a NotAcquiredError with Unanswered", err, na)
+			}
+			direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+			holder := lc.make(t, direct, "frozen-free")
+			if lc.name == "RWMutexRead" {
+				holder = mustRW(t, direct, "frozen-free")
+			}
+			hctx, err := holder.Lock(testCtx(t, 5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = holder.Unlock(hctx) }()
+			_, err = l.TryLock(context.Background(), 300*time.Millisecond)
+			if !errors.As(err, &na) || na.Unanswered {
+				t.Errorf("TryLock of a held lock: %v (%#v), want a NotAcquiredError without Unanswered", err, na)
+			}
+		})
+	}
+}
