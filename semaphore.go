@@ -176,11 +176,19 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 			// goes on, as a lock's is; otherwise in the background, and
 			// the error ends the call.
 			if wait != 0 && brokenConn(err) {
+				var given int64
 				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
-					_, err := s.undoOnce(ctx, latch, n)
+					var err error
+					given, err = s.undoOnce(ctx, latch, n)
 					return err
 				})
 				if ok {
+					if given == 0 && time.Since(sent) >= s.c.recordTTL {
+						// Redis was out of reach for longer than the
+						// record lives: nothing tells any more whether
+						// the attempt took permits, as for undoLater.
+						s.undoFailed(n)
+					}
 					return false, tryAgain{}, settledError{err}
 				}
 				if refused != nil {
