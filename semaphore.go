@@ -313,8 +313,12 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	})
 	if !started {
 		// Close began and runs no more background work, but waits for this
-		// acquisition: undo here, within the second Close gives it.
-		if s.undo(latch, n, min(s.cfg.releaseTimeout, closeUndoMax)) != nil {
+		// acquisition: undo here, within the second Close gives it. A record
+		// found gone after its life tells nothing, as above.
+		ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.releaseTimeout, closeUndoMax))
+		defer cancel()
+		given, err := callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+		if err != nil || (given == 0 && time.Since(sent) >= c.recordTTL) {
 			s.undoFailed(n)
 		}
 	}

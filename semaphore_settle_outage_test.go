@@ -51,3 +51,47 @@ func TestSemaphoreSettleOutlivedByOutage(t *testing.T) {
 		t.Errorf("count after the outage: %d, want 1 (the permits the attempt took stay taken)", n)
 	}
 }
+
+// The same when Close has begun by the time the attempt fails: the undo
+// Close waits for finds no record, and the Client logs the warning.
+func TestSemaphoreUndoDuringCloseOutlivedByOutage(t *testing.T) {
+	var logs syncBuffer
+	p := newProxied(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	p.c.recordTTL = time.Second
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "close-outage")
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil || s.Release(ctx, 1) != nil { // script loaded
+		t.Fatalf("warm-up: %v", err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- s.TryAcquire(ctx, 2, 0) }()
+	if !eventually(3*time.Second, func() bool { return countAt(t, p.node, s.Key()) == 1 }) {
+		p.px.Thaw()
+		t.Fatal("the acquisition did not reach the server")
+	}
+	time.Sleep(p.c.recordTTL + 500*time.Millisecond) // the attempt's record has expired
+	closed := make(chan error, 1)
+	go func() { closed <- p.c.Close() }()
+	if !eventually(3*time.Second, p.c.closed) {
+		t.Fatal("Close did not begin")
+	}
+	p.px.DropAll() // the reply is lost; the undo Close waits for reaches Redis
+	p.px.Thaw()
+	if err := <-res; err == nil {
+		t.Fatal("TryAcquire whose reply was lost succeeded")
+	}
+	<-closed
+	if !strings.Contains(logs.String(), "permits may be lost") {
+		t.Fatalf("no warning about the permits the undo could not give back; log:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "permits=2") {
+		t.Errorf("the warning does not name the permits: %s", logs.String())
+	}
+	if n := countAt(t, p.node, s.Key()); n != 1 {
+		t.Errorf("count after the outage: %d, want 1 (the permits the attempt took stay taken)", n)
+	}
+}
