@@ -184,7 +184,7 @@ func TestReleaseUnderMemoryPressure(t *testing.T) {
 			t.Fatal(err)
 		}
 		latch := redissonName("redisson_sc_latch", s.key) + ":" + c.id + ":undo"
-		if res, err := generated.SemaphoreAcquire(ctx, rc, s.key, latch, 2, recordTTL); err != nil || res.Ok != 1 {
+		if res, err := generated.SemaphoreAcquire(ctx, rc, s.key, latch, s.deleted, 2, recordTTL); err != nil || res.Ok != 1 {
 			t.Fatalf("acquisition to undo: %+v, %v", res, err)
 		}
 		restore := n.OutOfMemory(t)

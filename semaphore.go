@@ -23,6 +23,9 @@ type Semaphore struct {
 	name    string
 	key     string
 	channel string
+	// deleted: redisson_sc_latch:{name}:deleted, the mark of the last
+	// Delete (see Delete).
+	deleted string
 	cfg     *config // shared with the Client, or the handle's own with options
 }
 
@@ -34,7 +37,8 @@ func (c *Client) Semaphore(name string, opts ...LockOption) (*Semaphore, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Semaphore{c: c, name: name, key: key, cfg: cfg, channel: redissonName("redisson_sc", key)}, nil
+	return &Semaphore{c: c, name: name, key: key, cfg: cfg, channel: redissonName("redisson_sc", key),
+		deleted: redissonName("redisson_sc_latch", key) + ":deleted"}, nil
 }
 
 // Name returns the semaphore's name.
@@ -240,11 +244,11 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 // unguarded).
 func (s *Semaphore) tryOnce(ctx context.Context, latch string, n int64, guard guardWait) (generated.SemaphoreAcquireResult, bool, error) {
 	if !guard.on() {
-		res, err := generated.SemaphoreAcquire(ctx, s.c.rc, s.key, latch, n, s.c.recordTTL)
+		res, err := generated.SemaphoreAcquire(ctx, s.c.rc, s.key, latch, s.deleted, n, s.c.recordTTL)
 		return res, true, err
 	}
 	reply, acked, err := s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-		return generated.SemaphoreAcquireCommand(s.c.rc, s.key, latch, n, s.c.recordTTL)
+		return generated.SemaphoreAcquireCommand(s.c.rc, s.key, latch, s.deleted, n, s.c.recordTTL)
 	})
 	if err != nil {
 		return generated.SemaphoreAcquireResult{}, false, err
@@ -268,7 +272,7 @@ func (s *Semaphore) undo(latch string, n int64, timeout time.Duration) error {
 // back: the log tells, and the undo is over (nil).
 func (s *Semaphore) undoOnce(ctx context.Context, latch string, n int64) (int64, error) {
 	given, err := publishing(s.c, func(publish string) (int64, error) {
-		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.c.recordTTL, publish)
+		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.deleted, s.c.recordTTL, publish)
 	})
 	if err != nil && errors.Is(notCount(err), ErrWrongKind) {
 		s.c.undoOtherKind(s.name, s.key, n, err)
@@ -499,9 +503,12 @@ func (s *Semaphore) AvailablePermits(ctx context.Context) (int64, error) {
 // has no permits until TrySetPermits or AddPermits sets some again, and a
 // Release after Delete adds its permits to a new count. The records of
 // acquisition attempts (redisson_sc_latch:{name}:...) are not listed anywhere
-// to delete; they expire within a minute. Delete leaves such a record of its
-// own answer: made again after its reply was lost, it answers as the first
-// attempt did and deletes nothing, so a count set since survives.
+// to delete; they expire within a minute. Delete leaves a mark of its own
+// (redisson_sc_latch:{name}:deleted, for as long), so that the undo of an
+// acquisition made before it, whose reply was lost, gives nothing back to a
+// count set since. Delete leaves a record of its own answer too: made
+// again after its reply was lost, it answers as the first attempt did and
+// deletes nothing, so a count set since survives.
 // A name another kind of lock holds is ErrWrongKind, and the lock is left
 // alone.
 func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
@@ -509,7 +516,7 @@ func (s *Semaphore) Delete(ctx context.Context) (bool, error) {
 		return false, s.fail("delete", err)
 	}
 	ok, err := s.c.deleteRecorded(ctx, "redisson_sc_latch", s.key, func(ctx context.Context, record, _ string, slack time.Duration) (bool, error) {
-		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.c.recordTTL, slack)
+		return generated.SemaphoreDelete(ctx, s.c.rc, s.key, record, s.deleted, s.c.recordTTL, slack)
 	})
 	if err != nil {
 		return false, s.fail("delete", notCount(err))

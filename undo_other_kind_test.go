@@ -34,7 +34,7 @@ func TestUndoOnOtherKind(t *testing.T) {
 	latch := s.latch()
 	node.Do(t, "SET", latch, "2") // the attempt took 2 permits
 	node.Do(t, "HSET", s.key, "owner", "1")
-	if _, err := generated.SemaphoreUndo(ctx, rc, s.key, s.channel, latch, c.recordTTL, "publish"); err == nil {
+	if _, err := generated.SemaphoreUndo(ctx, rc, s.key, s.channel, latch, s.deleted, c.recordTTL, "publish"); err == nil {
 		t.Error("SemaphoreUndo on a hash succeeded")
 	}
 	if v, _ := node.Do(t, "GET", latch).ToString(); v != "2" {

@@ -535,7 +535,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"n", "latchTTL"},
 	File:      "scripts/semaphore_acquire.lua",
-	Keys:      []string{"semaphore", "latch"},
+	Keys:      []string{"semaphore", "latch", "deleted"},
 	Name:      "SemaphoreAcquire",
 	ReadOnly:  false,
 	Retryable: false,
@@ -553,7 +553,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"recordTTL", "slack"},
 	File:      "scripts/semaphore_delete.lua",
-	Keys:      []string{"semaphore", "record"},
+	Keys:      []string{"semaphore", "record", "deleted"},
 	Name:      "SemaphoreDelete",
 	ReadOnly:  false,
 	Retryable: true,
@@ -589,7 +589,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"latchTTL", "publish"},
 	File:      "scripts/semaphore_undo.lua",
-	Keys:      []string{"semaphore", "channel", "latch"},
+	Keys:      []string{"semaphore", "channel", "latch", "deleted"},
 	Name:      "SemaphoreUndo",
 	ReadOnly:  false,
 	Retryable: true,

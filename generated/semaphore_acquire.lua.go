@@ -14,15 +14,18 @@ import (
 // semaphoreAcquireSource is scripts/semaphore_acquire.lua, verbatim.
 const semaphoreAcquireSource = `#!lua
 -- SemaphoreAcquire takes n permits if that many are available. A taken
--- attempt is recorded under its latch key (n) for latchTTL, so an attempt
--- whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
--- that arrives after its undo finds the latch and takes nothing.
+-- attempt is recorded under its latch key for latchTTL, as "<n>:<mark>",
+-- the mark of the last Delete (SemaphoreDelete; empty when none is
+-- recorded), so an attempt whose reply was lost can be undone exactly once
+-- (SemaphoreUndo), and not into a count set after a later Delete; an
+-- attempt that arrives after its undo finds the latch and takes nothing.
 -- Reply {1, left}: taken, left = permits still available;
 -- {0, available}: not enough permits (or undone already), nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    n         int64
 -- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
@@ -37,14 +40,14 @@ if redis.call('exists', KEYS[2]) == 1 then
 end
 local n = tonumber(ARGV[1])
 if value >= n then
-  redis.call('set', KEYS[2], ARGV[1], 'px', ARGV[2])
+  redis.call('set', KEYS[2], ARGV[1] .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[2])
   return {1, redis.call('decrby', KEYS[1], ARGV[1])}
 end
 return {0, value}
 `
 
 // semaphoreAcquireSHA1 is the SHA-1 of semaphoreAcquireSource, the name SCRIPT LOAD gives it.
-const semaphoreAcquireSHA1 = "d6e65e3fac7a4a24479bf7621a52807e7797415f"
+const semaphoreAcquireSHA1 = "f15310fdc1ab22804d4121a116105712eb13f29a"
 
 var semaphoreAcquireScript = rueidis.NewLuaScript(semaphoreAcquireSource)
 
@@ -55,23 +58,25 @@ type SemaphoreAcquireResult struct {
 }
 
 // SemaphoreAcquire takes n permits if that many are available. A taken
-// attempt is recorded under its latch key (n) for latchTTL, so an attempt
-// whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
-// that arrives after its undo finds the latch and takes nothing.
+// attempt is recorded under its latch key for latchTTL, as "<n>:<mark>",
+// the mark of the last Delete (SemaphoreDelete; empty when none is
+// recorded), so an attempt whose reply was lost can be undone exactly once
+// (SemaphoreUndo), and not into a count set after a later Delete; an
+// attempt that arrives after its undo finds the latch and takes nothing.
 // Reply {1, left}: taken, left = permits still available;
 // {0, available}: not enough permits (or undone already), nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {
+func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, latch string, deleted string, n int64, latchTTL time.Duration) (SemaphoreAcquireResult, error) {
 	if err := checkNumbers("SemaphoreAcquire", "n", n); err != nil {
 		return SemaphoreAcquireResult{}, err
 	}
 	if err := checkDurations("SemaphoreAcquire", "latchTTL", latchTTL); err != nil {
 		return SemaphoreAcquireResult{}, err
 	}
-	keys := []string{semaphore, latch}
+	keys := []string{semaphore, latch, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreAcquire", keys); err != nil {
 			return SemaphoreAcquireResult{}, err
@@ -85,6 +90,7 @@ func SemaphoreAcquire(ctx context.Context, c rueidis.Client, semaphore string, l
 type SemaphoreAcquireArgs struct {
 	Semaphore string
 	Latch     string // redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
+	Deleted   string // redisson_sc_latch:{name}:deleted, the mark of the last Delete
 	N         int64
 	LatchTTL  time.Duration
 }
@@ -156,14 +162,14 @@ func SemaphoreAcquireMulti(ctx context.Context, c rueidis.Client, calls []Semaph
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {
+func SemaphoreAcquireCommand(c rueidis.Client, semaphore string, latch string, deleted string, n int64, latchTTL time.Duration) (rueidis.Completed, error) {
 	if err := checkNumbers("SemaphoreAcquire", "n", n); err != nil {
 		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("SemaphoreAcquire", "latchTTL", latchTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{semaphore, latch}
+	keys := []string{semaphore, latch, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreAcquire", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -180,7 +186,7 @@ func DecodeSemaphoreAcquire(resp rueidis.RedisResult) (SemaphoreAcquireResult, e
 
 // semaphoreAcquireEncode returns the KEYS and ARGV of one SemaphoreAcquire call.
 func semaphoreAcquireEncode(a *SemaphoreAcquireArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Latch}
+	keys := []string{a.Semaphore, a.Latch, a.Deleted}
 	args := []string{strconv.FormatInt(a.N, 10), msArg(a.LatchTTL)}
 	return keys, args
 }

@@ -24,12 +24,19 @@ const semaphoreDeleteSource = `#!lua flags=allow-oom
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
+-- A call that deletes the count leaves a mark of its own (its record's
+-- name) under the deleted key for recordTTL, as long as the records of the
+-- acquisitions made before it live, each of which holds the mark it found
+-- (SemaphoreAcquire): the undo of one that finds another mark there
+-- (SemaphoreUndo) gives nothing back to a count set since, which those
+-- permits were never taken from.
 -- Reply true: there was a semaphore; false: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
 -- end another owner's lock (Redisson's delete deletes it).
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    recordTTL duration
 -- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
@@ -56,11 +63,14 @@ if value and not tonumber(value) then
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[2], n, 'px', ARGV[1])
+if n == 1 then
+  redis.call('set', KEYS[3], KEYS[2], 'px', ARGV[1])
+end
 return n
 `
 
 // semaphoreDeleteSHA1 is the SHA-1 of semaphoreDeleteSource, the name SCRIPT LOAD gives it.
-const semaphoreDeleteSHA1 = "09c18de67880bc5354ce9a7fc667c8207f6bc33b"
+const semaphoreDeleteSHA1 = "a89b7a4248b8d674992ba473b22b341b7edd4004"
 
 var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 
@@ -76,20 +86,26 @@ var semaphoreDeleteScript = rueidis.NewLuaScriptRetryable(semaphoreDeleteSource)
 // The record is reserved first (RecordReserve) for as long as the caller
 // waits: a call reaching the server after that, its caller gone, finds no
 // record, fails with LATE and deletes nothing.
+// A call that deletes the count leaves a mark of its own (its record's
+// name) under the deleted key for recordTTL, as long as the records of the
+// acquisitions made before it live, each of which holds the mark it found
+// (SemaphoreAcquire): the undo of one that finds another mark there
+// (SemaphoreUndo) gives nothing back to a count set since, which those
+// permits were never taken from.
 // Reply true: there was a semaphore; false: none.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE: nothing is deleted, since that would
 // end another owner's lock (Redisson's delete deletes it).
 //
 // Redis script flags: allow-oom.
-func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (bool, error) {
+func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, record string, deleted string, recordTTL time.Duration, slack time.Duration) (bool, error) {
 	if err := checkDurations("SemaphoreDelete", "recordTTL", recordTTL); err != nil {
 		return false, err
 	}
 	if err := checkDurations("SemaphoreDelete", "slack", slack); err != nil {
 		return false, err
 	}
-	keys := []string{semaphore, record}
+	keys := []string{semaphore, record, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
 			return false, err
@@ -103,6 +119,7 @@ func SemaphoreDelete(ctx context.Context, c rueidis.Client, semaphore string, re
 type SemaphoreDeleteArgs struct {
 	Semaphore string
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+	Deleted   string // redisson_sc_latch:{name}:deleted, the mark of the last Delete
 	RecordTTL time.Duration
 	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
@@ -174,14 +191,14 @@ func SemaphoreDeleteMulti(ctx context.Context, c rueidis.Client, calls []Semapho
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
+func SemaphoreDeleteCommand(c rueidis.Client, semaphore string, record string, deleted string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("SemaphoreDelete", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("SemaphoreDelete", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{semaphore, record}
+	keys := []string{semaphore, record, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDelete", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -198,7 +215,7 @@ func DecodeSemaphoreDelete(resp rueidis.RedisResult) (bool, error) {
 
 // semaphoreDeleteEncode returns the KEYS and ARGV of one SemaphoreDelete call.
 func semaphoreDeleteEncode(a *SemaphoreDeleteArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Record}
+	keys := []string{a.Semaphore, a.Record, a.Deleted}
 	args := []string{msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }

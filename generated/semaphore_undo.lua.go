@@ -20,13 +20,21 @@ const semaphoreUndoSource = `#!lua flags=allow-oom
 -- ("undone:<n>"): a repeat answers n and announces the count again, as the
 -- first attempt may have failed at its publish, after its writes (a refused
 -- SPUBLISH, made again with PUBLISH).
--- Reply: the permits given back (0 when the attempt took none).
--- When the attempt took permits and the key now holds no count (a
--- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
--- WRONGTYPE, before anything is written: the latch is not marked.
+-- An attempt that took permits before a Delete (the deleted key holds
+-- another mark than the one its latch recorded) gives nothing back: they
+-- were the deleted count's, and the count there now, if any, was set since;
+-- the latch is marked undone. (A Delete after the attempt left its mark
+-- there for as long as the latch lives.)
+-- Reply: the permits given back (0 when the attempt took none, or took
+-- them from a count deleted since).
+-- When the attempt took permits (from a count not deleted since) and the
+-- key now holds no count (a LeanMutex's owner) it fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written: the latch
+-- is not marked.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     the attempt's record (see SemaphoreAcquire)
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    latchTTL  duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
@@ -41,6 +49,21 @@ if given then
     redis.call(ARGV[2], KEYS[2], value)
   end
   return tonumber(given)
+end
+-- An acquisition's record is "<n>:<mark>"; a drain's (DrainPermits given
+-- back under the failover guard) is the count alone. Permits taken before a
+-- later Delete go back to nobody, whatever uses the name now.
+local n, mark = false, false
+if taken then
+  n, mark = string.match(taken, '^(%d+):(.*)$')
+end
+if n then
+  local deleted = redis.call('get', KEYS[4])
+  if deleted and deleted ~= mark then
+    redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
+    return 0
+  end
+  taken = n
 end
 if taken ~= false and taken ~= 'undone' then
   local value = redis.call('get', KEYS[1])
@@ -59,7 +82,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "f8a689b63173cac64d9cf447b0e3162588e12566"
+const semaphoreUndoSHA1 = "8e4632cca44ad6e53b2f013a4256790540a7285f"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -71,13 +94,20 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // ("undone:<n>"): a repeat answers n and announces the count again, as the
 // first attempt may have failed at its publish, after its writes (a refused
 // SPUBLISH, made again with PUBLISH).
-// Reply: the permits given back (0 when the attempt took none).
-// When the attempt took permits and the key now holds no count (a
-// LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
-// WRONGTYPE, before anything is written: the latch is not marked.
+// An attempt that took permits before a Delete (the deleted key holds
+// another mark than the one its latch recorded) gives nothing back: they
+// were the deleted count's, and the count there now, if any, was set since;
+// the latch is marked undone. (A Delete after the attempt left its mark
+// there for as long as the latch lives.)
+// Reply: the permits given back (0 when the attempt took none, or took
+// them from a count deleted since).
+// When the attempt took permits (from a count not deleted since) and the
+// key now holds no count (a LeanMutex's owner) it fails with NOT_COUNT, and
+// another kind's hash with WRONGTYPE, before anything is written: the latch
+// is not marked.
 //
 // Redis script flags: allow-oom.
-func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (int64, error) {
+func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, deleted string, latchTTL time.Duration, publish string) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -89,7 +119,7 @@ func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, chan
 	if err := checkDurations("SemaphoreUndo", "latchTTL", latchTTL); err != nil {
 		return 0, err
 	}
-	keys := []string{semaphore, channel, latch}
+	keys := []string{semaphore, channel, latch, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreUndo", keys); err != nil {
 			return 0, err
@@ -104,6 +134,7 @@ type SemaphoreUndoArgs struct {
 	Semaphore string
 	Channel   string // redisson_sc:{name}
 	Latch     string // the attempt's record (see SemaphoreAcquire)
+	Deleted   string // redisson_sc_latch:{name}:deleted, the mark of the last Delete
 	LatchTTL  time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
 }
@@ -180,7 +211,7 @@ func SemaphoreUndoMulti(ctx context.Context, c rueidis.Client, calls []Semaphore
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, latch string, latchTTL time.Duration, publish string) (rueidis.Completed, error) {
+func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, latch string, deleted string, latchTTL time.Duration, publish string) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -192,7 +223,7 @@ func SemaphoreUndoCommand(c rueidis.Client, semaphore string, channel string, la
 	if err := checkDurations("SemaphoreUndo", "latchTTL", latchTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{semaphore, channel, latch}
+	keys := []string{semaphore, channel, latch, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreUndo", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -209,7 +240,7 @@ func DecodeSemaphoreUndo(resp rueidis.RedisResult) (int64, error) {
 
 // semaphoreUndoEncode returns the KEYS and ARGV of one SemaphoreUndo call.
 func semaphoreUndoEncode(a *SemaphoreUndoArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Channel, a.Latch}
+	keys := []string{a.Semaphore, a.Channel, a.Latch, a.Deleted}
 	args := []string{msArg(a.LatchTTL), a.Publish}
 	return keys, args
 }

@@ -1,14 +1,17 @@
 #!lua
 -- SemaphoreAcquire takes n permits if that many are available. A taken
--- attempt is recorded under its latch key (n) for latchTTL, so an attempt
--- whose reply was lost can be undone exactly once (SemaphoreUndo); an attempt
--- that arrives after its undo finds the latch and takes nothing.
+-- attempt is recorded under its latch key for latchTTL, as "<n>:<mark>",
+-- the mark of the last Delete (SemaphoreDelete; empty when none is
+-- recorded), so an attempt whose reply was lost can be undone exactly once
+-- (SemaphoreUndo), and not into a count set after a later Delete; an
+-- attempt that arrives after its undo finds the latch and takes nothing.
 -- Reply {1, left}: taken, left = permits still available;
 -- {0, available}: not enough permits (or undone already), nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this attempt's record
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    n         int64
 -- @arg    latchTTL  duration
 -- @return {ok int64, permits int64}
@@ -23,7 +26,7 @@ if redis.call('exists', KEYS[2]) == 1 then
 end
 local n = tonumber(ARGV[1])
 if value >= n then
-  redis.call('set', KEYS[2], ARGV[1], 'px', ARGV[2])
+  redis.call('set', KEYS[2], ARGV[1] .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[2])
   return {1, redis.call('decrby', KEYS[1], ARGV[1])}
 end
 return {0, value}

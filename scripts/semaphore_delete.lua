@@ -11,12 +11,19 @@
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
+-- A call that deletes the count leaves a mark of its own (its record's
+-- name) under the deleted key for recordTTL, as long as the records of the
+-- acquisitions made before it live, each of which holds the mark it found
+-- (SemaphoreAcquire): the undo of one that finds another mark there
+-- (SemaphoreUndo) gives nothing back to a count set since, which those
+-- permits were never taken from.
 -- Reply true: there was a semaphore; false: none.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE: nothing is deleted, since that would
 -- end another owner's lock (Redisson's delete deletes it).
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    recordTTL duration
 -- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
@@ -43,4 +50,7 @@ if value and not tonumber(value) then
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[2], n, 'px', ARGV[1])
+if n == 1 then
+  redis.call('set', KEYS[3], KEYS[2], 'px', ARGV[1])
+end
 return n

@@ -7,13 +7,21 @@
 -- ("undone:<n>"): a repeat answers n and announces the count again, as the
 -- first attempt may have failed at its publish, after its writes (a refused
 -- SPUBLISH, made again with PUBLISH).
--- Reply: the permits given back (0 when the attempt took none).
--- When the attempt took permits and the key now holds no count (a
--- LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
--- WRONGTYPE, before anything is written: the latch is not marked.
+-- An attempt that took permits before a Delete (the deleted key holds
+-- another mark than the one its latch recorded) gives nothing back: they
+-- were the deleted count's, and the count there now, if any, was set since;
+-- the latch is marked undone. (A Delete after the attempt left its mark
+-- there for as long as the latch lives.)
+-- Reply: the permits given back (0 when the attempt took none, or took
+-- them from a count deleted since).
+-- When the attempt took permits (from a count not deleted since) and the
+-- key now holds no count (a LeanMutex's owner) it fails with NOT_COUNT, and
+-- another kind's hash with WRONGTYPE, before anything is written: the latch
+-- is not marked.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     the attempt's record (see SemaphoreAcquire)
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    latchTTL  duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @return int64
@@ -28,6 +36,21 @@ if given then
     redis.call(ARGV[2], KEYS[2], value)
   end
   return tonumber(given)
+end
+-- An acquisition's record is "<n>:<mark>"; a drain's (DrainPermits given
+-- back under the failover guard) is the count alone. Permits taken before a
+-- later Delete go back to nobody, whatever uses the name now.
+local n, mark = false, false
+if taken then
+  n, mark = string.match(taken, '^(%d+):(.*)$')
+end
+if n then
+  local deleted = redis.call('get', KEYS[4])
+  if deleted and deleted ~= mark then
+    redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
+    return 0
+  end
+  taken = n
 end
 if taken ~= false and taken ~= 'undone' then
   local value = redis.call('get', KEYS[1])

@@ -1,0 +1,49 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+)
+
+// The undo of a Semaphore acquisition whose reply was lost, reaching Redis
+// only after the semaphore was deleted and set again, gives nothing back:
+// the permits the attempt took were the deleted semaphore's. It found the
+// attempt's record, which Delete leaves to expire, and added them to the new
+// count, so more callers than permits set could hold it at once.
+func TestSemaphoreUndoAfterDeleteAndSetAgain(t *testing.T) {
+	p := newProxied(t)
+	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, p.c, "reset")
+	other := mustSem(t, direct, "reset")
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Acquire(ctx, 1); err != nil || s.Release(ctx, 1) != nil { // script loaded
+		t.Fatalf("warm-up: %v", err)
+	}
+	p.px.FreezeReplies()
+	res := make(chan error, 1)
+	go func() { res <- s.TryAcquire(ctx, 2, 0) }()
+	if !eventually(3*time.Second, func() bool { return countAt(t, p.node, s.Key()) == 1 }) {
+		p.px.Thaw()
+		t.Fatal("the acquisition did not reach the server")
+	}
+	p.px.Refuse() // the reply is lost, and the undo cannot reach Redis until Thaw
+	if err := <-res; err == nil {
+		t.Fatal("TryAcquire whose reply was lost succeeded")
+	}
+	// Meanwhile the semaphore is deleted and set again, with 3 permits.
+	if ok, err := other.Delete(ctx); err != nil || !ok {
+		t.Fatalf("Delete = %v, %v", ok, err)
+	}
+	if ok, err := other.TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	p.px.Thaw()
+	// The undo gets through within its back-off (at most a second apart).
+	time.Sleep(2500 * time.Millisecond)
+	if n := countAt(t, p.node, s.Key()); n != 3 {
+		t.Fatalf("count after the late undo: %d, want the 3 permits set again", n)
+	}
+}
