@@ -450,10 +450,10 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	v, err := s.c.reservedCall(ctx, "redisson_sc_latch", s.key, false, generated.RecordReserveStrict, func(ctx context.Context, rec, _ string, slack time.Duration) (int64, error) {
 		record, sent = rec, time.Now()
 		if !guard.on() {
-			return generated.SemaphoreDrain(ctx, s.c.rc, s.key, rec, s.c.recordTTL, slack)
+			return generated.SemaphoreDrain(ctx, s.c.rc, s.key, rec, s.deleted, s.c.recordTTL, slack)
 		}
 		reply, ok, err := s.c.sendGuarded(ctx, guard, func() (rueidis.Completed, error) {
-			return generated.SemaphoreDrainCommand(s.c.rc, s.key, rec, s.c.recordTTL, slack)
+			return generated.SemaphoreDrainCommand(s.c.rc, s.key, rec, s.deleted, s.c.recordTTL, slack)
 		})
 		if err != nil {
 			return 0, err // not built: nothing sent

@@ -378,11 +378,11 @@ func TestSemaphoreDrainRepeatCoveredByWait(t *testing.T) {
 	if _, err := generated.RecordReserveStrict(ctx, c.rc, record, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := generated.SemaphoreDrain(ctx, c.rc, s.key, record, time.Minute, time.Millisecond); err != nil || v != 3 {
+	if v, err := generated.SemaphoreDrain(ctx, c.rc, s.key, record, s.deleted, time.Minute, time.Millisecond); err != nil || v != 3 {
 		t.Fatalf("drain: %d, %v; want 3", v, err)
 	}
 	fresh := primary.Client(t)
-	cmd, err := generated.SemaphoreDrainCommand(fresh, s.key, record, time.Minute, time.Millisecond)
+	cmd, err := generated.SemaphoreDrainCommand(fresh, s.key, record, s.deleted, time.Minute, time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,11 @@
 package scriptlock
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // The undo of a Semaphore acquisition whose reply was lost, reaching Redis
@@ -45,5 +48,49 @@ func TestSemaphoreUndoAfterDeleteAndSetAgain(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond)
 	if n := countAt(t, p.node, s.Key()); n != 3 {
 		t.Fatalf("count after the late undo: %d, want the 3 permits set again", n)
+	}
+}
+
+// The same for permits a DrainPermits took: under the failover guard, a
+// drain no replica acknowledged gives them back through its record, in the
+// background while Redis cannot be reached. Reaching it after the semaphore
+// was deleted and set again, that give-back added the deleted count's
+// permits to the new one.
+func TestSemaphoreDrainGiveBackAfterDeleteAndSetAgain(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, c, "drain-reset")
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.DrainPermits(ctx); err != nil || v != 3 {
+		t.Fatalf("DrainPermits = %d, %v; want 3", v, err)
+	}
+	// The drain's record, which its give-back goes through.
+	var record string
+	keys, err := node.Do(t, "KEYS", "redisson_sc_latch:*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if strings.Contains(k, s.key) && !strings.Contains(k, ":set:") {
+			record = k
+		}
+	}
+	if record == "" {
+		t.Fatalf("no drain record among %q", keys)
+	}
+	if ok, err := s.Delete(ctx); err != nil || !ok {
+		t.Fatalf("Delete = %v, %v", ok, err)
+	}
+	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	if _, err := s.undoOnce(ctx, record, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := countAt(t, node, s.Key()); n != 3 {
+		t.Fatalf("count after the drain's late give-back: %d, want the 3 permits set again", n)
 	}
 }

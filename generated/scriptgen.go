@@ -562,7 +562,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"recordTTL", "slack"},
 	File:      "scripts/semaphore_drain.lua",
-	Keys:      []string{"semaphore", "record"},
+	Keys:      []string{"semaphore", "record", "deleted"},
 	Name:      "SemaphoreDrain",
 	ReadOnly:  false,
 	Retryable: true,

@@ -21,7 +21,10 @@ const semaphoreDrainSource = `#!lua
 -- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more
--- (0 once the drain was given back, SemaphoreUndo on its record).
+-- (0 once the drain was given back, SemaphoreUndo on its record). A drain
+-- that took permits records them as an acquisition does, "<n>:<mark>", with
+-- the mark of the last Delete (SemaphoreDelete), so that a give-back that
+-- reaches the server after a later Delete gives nothing to a count set since.
 -- The record is reserved first (RecordReserveStrict) for as long as the
 -- caller waits: a call reaching the server after that, its caller gone,
 -- finds no record (or less of the reservation left than slack, the time the
@@ -33,6 +36,7 @@ const semaphoreDrainSource = `#!lua
 -- holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    recordTTL duration
 -- @arg    slack     duration  how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return int64
@@ -52,7 +56,7 @@ if seen ~= '' then
   if string.match(seen, '^undone') then
     return 0
   end
-  return tonumber(seen)
+  return tonumber(string.match(seen, '^(-?%d+)'))
 end
 local value = redis.call('get', KEYS[1])
 if not value then
@@ -63,12 +67,16 @@ if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], '0')
-redis.call('set', KEYS[2], value, 'px', ARGV[1])
+if tonumber(value) > 0 then
+  redis.call('set', KEYS[2], value .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
+else
+  redis.call('set', KEYS[2], value, 'px', ARGV[1])
+end
 return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "eb6879dadac53da891f12425fafcc7a76ee45ff2"
+const semaphoreDrainSHA1 = "3d4b0c0b8910c4def63bdd199325a7aef605495c"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -81,7 +89,10 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // and does not expire with permits still held out. The call records its reply under its own
 // key for recordTTL: made again after its reply was lost, or reaching the
 // server after such a retry, it answers that reply and drains nothing more
-// (0 once the drain was given back, SemaphoreUndo on its record).
+// (0 once the drain was given back, SemaphoreUndo on its record). A drain
+// that took permits records them as an acquisition does, "<n>:<mark>", with
+// the mark of the last Delete (SemaphoreDelete), so that a give-back that
+// reaches the server after a later Delete gives nothing to a count set since.
 // The record is reserved first (RecordReserveStrict) for as long as the
 // caller waits: a call reaching the server after that, its caller gone,
 // finds no record (or less of the reservation left than slack, the time the
@@ -93,14 +104,14 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 //
 // Redis script flags: none (#!lua).
-func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (int64, error) {
+func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, record string, deleted string, recordTTL time.Duration, slack time.Duration) (int64, error) {
 	if err := checkDurations("SemaphoreDrain", "recordTTL", recordTTL); err != nil {
 		return 0, err
 	}
 	if err := checkDurations("SemaphoreDrain", "slack", slack); err != nil {
 		return 0, err
 	}
-	keys := []string{semaphore, record}
+	keys := []string{semaphore, record, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDrain", keys); err != nil {
 			return 0, err
@@ -114,6 +125,7 @@ func SemaphoreDrain(ctx context.Context, c rueidis.Client, semaphore string, rec
 type SemaphoreDrainArgs struct {
 	Semaphore string
 	Record    string // redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+	Deleted   string // redisson_sc_latch:{name}:deleted, the mark of the last Delete
 	RecordTTL time.Duration
 	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 }
@@ -185,14 +197,14 @@ func SemaphoreDrainMulti(ctx context.Context, c rueidis.Client, calls []Semaphor
 // script from its source and caches it there.
 //
 // Redis script flags: none (#!lua).
-func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
+func SemaphoreDrainCommand(c rueidis.Client, semaphore string, record string, deleted string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("SemaphoreDrain", "recordTTL", recordTTL); err != nil {
 		return rueidis.Completed{}, err
 	}
 	if err := checkDurations("SemaphoreDrain", "slack", slack); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{semaphore, record}
+	keys := []string{semaphore, record, deleted}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("SemaphoreDrain", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -209,7 +221,7 @@ func DecodeSemaphoreDrain(resp rueidis.RedisResult) (int64, error) {
 
 // semaphoreDrainEncode returns the KEYS and ARGV of one SemaphoreDrain call.
 func semaphoreDrainEncode(a *SemaphoreDrainArgs) ([]string, []string) {
-	keys := []string{a.Semaphore, a.Record}
+	keys := []string{a.Semaphore, a.Record, a.Deleted}
 	args := []string{msArg(a.RecordTTL), msArg(a.Slack)}
 	return keys, args
 }

@@ -50,8 +50,9 @@ if given then
   end
   return tonumber(given)
 end
--- An acquisition's record is "<n>:<mark>"; a drain's (DrainPermits given
--- back under the failover guard) is the count alone. Permits taken before a
+-- An acquisition's record is "<n>:<mark>", and so is that of a drain that
+-- took permits (DrainPermits given back under the failover guard); one
+-- written before marks were kept is the count alone. Permits taken before a
 -- later Delete go back to nobody, whatever uses the name now.
 local n, mark = false, false
 if taken then
@@ -82,7 +83,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "8e4632cca44ad6e53b2f013a4256790540a7285f"
+const semaphoreUndoSHA1 = "b722481243b5c1a5aeef5521098a53fde8616179"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 

@@ -8,7 +8,10 @@
 -- and does not expire with permits still held out. The call records its reply under its own
 -- key for recordTTL: made again after its reply was lost, or reaching the
 -- server after such a retry, it answers that reply and drains nothing more
--- (0 once the drain was given back, SemaphoreUndo on its record).
+-- (0 once the drain was given back, SemaphoreUndo on its record). A drain
+-- that took permits records them as an acquisition does, "<n>:<mark>", with
+-- the mark of the last Delete (SemaphoreDelete), so that a give-back that
+-- reaches the server after a later Delete gives nothing to a count set since.
 -- The record is reserved first (RecordReserveStrict) for as long as the
 -- caller waits: a call reaching the server after that, its caller gone,
 -- finds no record (or less of the reservation left than slack, the time the
@@ -20,6 +23,7 @@
 -- holder. (Other kinds' keys are hashes: GET fails with WRONGTYPE.)
 -- @key    semaphore
 -- @key    record    redisson_sc_latch:{name}:<client-id>:<n>, this call's record
+-- @key    deleted   redisson_sc_latch:{name}:deleted, the mark of the last Delete
 -- @arg    recordTTL duration
 -- @arg    slack     duration  how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return int64
@@ -39,7 +43,7 @@ if seen ~= '' then
   if string.match(seen, '^undone') then
     return 0
   end
-  return tonumber(seen)
+  return tonumber(string.match(seen, '^(-?%d+)'))
 end
 local value = redis.call('get', KEYS[1])
 if not value then
@@ -50,5 +54,9 @@ if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
 redis.call('set', KEYS[1], '0')
-redis.call('set', KEYS[2], value, 'px', ARGV[1])
+if tonumber(value) > 0 then
+  redis.call('set', KEYS[2], value .. ':' .. (redis.call('get', KEYS[3]) or ''), 'px', ARGV[1])
+else
+  redis.call('set', KEYS[2], value, 'px', ARGV[1])
+end
 return tonumber(value)

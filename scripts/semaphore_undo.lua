@@ -37,8 +37,9 @@ if given then
   end
   return tonumber(given)
 end
--- An acquisition's record is "<n>:<mark>"; a drain's (DrainPermits given
--- back under the failover guard) is the count alone. Permits taken before a
+-- An acquisition's record is "<n>:<mark>", and so is that of a drain that
+-- took permits (DrainPermits given back under the failover guard); one
+-- written before marks were kept is the count alone. Permits taken before a
 -- later Delete go back to nobody, whatever uses the name now.
 local n, mark = false, false
 if taken then
