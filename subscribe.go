@@ -372,6 +372,15 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		}
 		s.mu.Unlock()
 	})
+	// on: the connection the subscription was last made on. rc routes an
+	// UNSUBSCRIBE by the channel's slot, which may have moved to another
+	// node since a plain SUBSCRIBE went out (a Cluster does not end those
+	// when their slot moves, as it ends sharded ones).
+	var on rueidis.CommandClient
+	hookCtx = rueidis.WithOnReceiveReturnHook(hookCtx, func(err error, cc rueidis.CommandClient) error {
+		on = cc // called on the receive goroutine, before Receive returns
+		return err
+	})
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -380,12 +389,12 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 		}
 		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
 		if ctx.Err() != nil {
-			// Ended by its context (Close, or an UNSUBSCRIBE that failed):
-			// rueidis stops listening but leaves the subscription on the
-			// server, on a connection rc keeps. Also when not confirmed yet:
-			// the SUBSCRIBE may be on its way, and the UNSUBSCRIBE follows
-			// it on the same connection.
-			s.unsubscribeOnServer(cs)
+			// Ended by its context (Close, or unsubscribe): rueidis stops
+			// listening but leaves the subscription on the server, on a
+			// connection rc keeps. Also when not confirmed yet: the
+			// SUBSCRIBE may be on its way, and the UNSUBSCRIBE follows it
+			// on the same connection.
+			s.unsubscribeOnServer(cs, on)
 		}
 		if err != nil && cs.sharded && isUnknownCommand(err) && s.onFail() {
 			err = errShardedRefused
@@ -660,38 +669,29 @@ func (s *subscriptions) idleOut(cs *channelSub) {
 	}()
 }
 
-// unsubscribe ends a receive loop. UNSUBSCRIBE makes Receive return; the
-// next join on the same channel starts a new loop only after this one ended,
-// so a late unsubscribe can never cancel a newer subscription.
+// unsubscribe ends a receive loop: its context ends it, and the loop
+// unsubscribes on the connection the subscription is on (unsubscribeOnServer).
+// The next join on the same channel starts a new loop only after this one
+// ended, so a late unsubscribe can never cancel a newer subscription.
 func (s *subscriptions) unsubscribe(cs *channelSub) {
 	select {
 	case <-cs.done:
 		return
 	default:
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	// Not before the server confirmed the SUBSCRIBE: the receive loop may
-	// not have sent it yet, and an UNSUBSCRIBE that overtook it would leave
-	// the subscription in place.
+	// Not before the server confirmed the SUBSCRIBE, within 2 s: the
+	// receive loop may not have sent it yet (it unsubscribes after it on
+	// the same connection either way).
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
 	select {
 	case <-cs.ready:
 	case <-cs.done:
 		return
-	case <-ctx.Done():
-		cs.stop()
-		<-cs.done
-		return
+	case <-t.C:
 	}
-	if err := s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error(); err != nil {
-		cs.stop()
-	}
-	select {
-	case <-cs.done:
-	case <-ctx.Done():
-		cs.stop()
-		<-cs.done
-	}
+	cs.stop()
+	<-cs.done
 }
 
 func (s *subscriptions) unsubscribeCommand(cs *channelSub) rueidis.Completed {
@@ -705,8 +705,9 @@ func (s *subscriptions) unsubscribeCommand(cs *channelSub) rueidis.Completed {
 // to the node serving the channel's hash slot, which is its lock's (every
 // channel name carries the lock's hash tag): rueidis sends a command
 // without a slot to a node picked at random, and a waiter whose subscription
-// went to a frozen node was never woken, whatever node its lock was on. The
-// UNSUBSCRIBE goes where the SUBSCRIBE went, on the same connection.
+// went to a frozen node was never woken, whatever node its lock was on. A
+// receive loop sends its UNSUBSCRIBE on the connection its SUBSCRIBE went
+// out on (unsubscribeOnServer), not by the slot, which may have moved since.
 func (s *subscriptions) plainSlot(cmd rueidis.Completed, channel string) rueidis.Completed {
 	if s.rc.Mode() != rueidis.ClientModeCluster {
 		return cmd
@@ -715,11 +716,21 @@ func (s *subscriptions) plainSlot(cmd rueidis.Completed, channel string) rueidis
 }
 
 // unsubscribeOnServer ends on the server a subscription whose receive loop
-// its context ended, bounded by a second (Close waits for it).
-func (s *subscriptions) unsubscribeOnServer(cs *channelSub) {
+// its context ended, on on, the connection the subscription was made on
+// (nil: none was reached; rc routes it by the channel's slot), bounded by a
+// second (Close waits for it).
+func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandClient) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_ = s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error()
+	if on == nil {
+		_ = s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error()
+		return
+	}
+	cmd := on.B().Unsubscribe().Channel(cs.name).Build()
+	if cs.sharded {
+		cmd = on.B().Sunsubscribe().Channel(cs.name).Build()
+	}
+	_ = on.Do(ctx, cmd).Error()
 }
 
 // close ends every subscription; the Client's context is already cancelled.
