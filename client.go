@@ -597,6 +597,9 @@ type guardState struct {
 	// its looks.
 	evictionStarted atomic.Bool
 	evictionChecks  atomic.Int64
+	// uncountedWarned: the log was warned that a node refused the count's
+	// INFO (warnUncounted).
+	uncountedWarned atomic.Bool
 }
 
 // guardRefresh: a replica count older than this is taken again in the
@@ -1025,8 +1028,11 @@ wait:
 			// there was a guard. No answer at all is not a count.
 			_, isReply := rueidis.IsRedisErr(a.err)
 			answered = answered || isReply
-			if isReply && cluster {
-				counts[a.addr] = 0
+			if isReply {
+				c.warnUncounted(a.addr, a.err)
+				if cluster {
+					counts[a.addr] = 0
+				}
 			}
 		} else if !strings.Contains(a.info, "role:slave") {
 			// (A replica, on a Sentinel client a demoted primary the
@@ -1191,6 +1197,19 @@ func (c *Client) warnEviction(info string) {
 	}
 	c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
 		"maxmemory_policy", policy, "maxmemory", infoField(info, "maxmemory"))
+}
+
+// warnUncounted logs a warning, once per Client, that the node at addr
+// answered the replica count's INFO with err (an ACL user refused INFO):
+// with no count the guard sends that primary's acquisitions without WAIT,
+// as on a primary without replicas, whatever replicas it has, and the
+// eviction policy goes unread.
+func (c *Client) warnUncounted(addr string, err error) {
+	if c.guard.uncountedWarned.Swap(true) {
+		return
+	}
+	c.log.Warn("the failover guard cannot count replicas: the server refused INFO, so acquisitions on that primary are not guarded against a failover (no WAIT) and its eviction policy is not checked; allow the user INFO, or turn the guard off (WithFailoverGuard(false, 0))",
+		"node", addr, "error", err.Error())
 }
 
 // onlineReplicas is the number of replicas INFO replication lists as
