@@ -1023,10 +1023,15 @@ wait:
 		heard[a.addr] = true
 		primary := false
 		if a.err != nil {
-			// A server that answers INFO with an error (an ACL without
-			// INFO) is up but cannot be counted: unguarded, as before
-			// there was a guard. No answer at all is not a count.
+			// A server that refuses INFO (an ACL without it, or a proxy
+			// without the command) is up but cannot be counted:
+			// unguarded, as before there was a guard. No answer at all is
+			// not a count, nor is an error that passes (BUSY while someone's
+			// script runs, NOAUTH after a password rotation): a count of
+			// none would leave that primary's acquisitions unguarded until
+			// the next count.
 			_, isReply := rueidis.IsRedisErr(a.err)
+			isReply = isReply && !infoPasses(a.err)
 			answered = answered || isReply
 			if isReply {
 				c.warnUncounted(a.addr, a.err)
@@ -1197,6 +1202,25 @@ func (c *Client) warnEviction(info string) {
 	}
 	c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
 		"maxmemory_policy", policy, "maxmemory", infoField(info, "maxmemory"))
+}
+
+// infoPasses reports an error reply to INFO that says nothing of the
+// server's replicas and passes: BUSY (someone's script runs past
+// busy-reply-threshold), LOADING, MASTERDOWN, or an authentication the
+// server refuses (NOAUTH, WRONGPASS: a password rotation, which fails
+// every call until the Client's password is right again).
+func infoPasses(err error) bool {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return false
+	}
+	msg := re.Error()
+	for _, p := range []string{"BUSY ", "LOADING ", "MASTERDOWN ", "NOAUTH ", "WRONGPASS "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // warnUncounted logs a warning, once per Client, that the node at addr
