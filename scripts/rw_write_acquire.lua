@@ -27,16 +27,17 @@ if mode == false then
   if redis.call('exists', KEYS[1]) == 1 then
     return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
   end
-  -- The caller's pending-writer entry goes first (it leaves on success
-  -- and on failure alike), then the token: a pending-writer key of another
+  -- The caller's pending-writer entry goes first (it leaves on success;
+  -- a refused counter gives it back, below), then the token: a pending-writer key of another
   -- type or a counter that holds no integer from 0 to 2^53 - 2 fails the
   -- call before the grant is written (a grant no one holds would keep
   -- everyone out for its lease). Above 2^53 Lua's numbers (doubles) cannot
   -- tell consecutive integers apart, so tokens would repeat (and 2^63 - 1
   -- would come back negative), and a negative counter would still be
   -- negative once lifted by the time: the INCR is taken back.
-  redis.call('zrem', KEYS[2], ARGV[3])
+  local pending = redis.call('zrem', KEYS[2], ARGV[3])
   local token = redis.pcall('incr', KEYS[3])
+  local refused
   if type(token) == 'table' then
     -- Only the counter's value is refused here: another error (an ACL
     -- without INCR) is passed on as Redis gave it.
@@ -44,9 +45,23 @@ if mode == false then
     if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
       return redis.error_reply(e)
     end
-    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
+    refused = true
   elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[3])
+    refused = true
+  end
+  if refused then
+    -- A waiting writer's registration is given back (its deadline
+    -- refreshed, as every call of it does): the writer gives up, and its
+    -- withdrawal (RwCancel) wakes the readers it held back. Taken out
+    -- here without a word, they would sleep until their fallback timer.
+    if pending == 1 then
+      local t = redis.call('time')
+      redis.call('zadd', KEYS[2], tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[4]), ARGV[3])
+      if redis.call('pexpire', KEYS[2], ARGV[4], 'gt') == 0 and redis.call('pttl', KEYS[2]) == -1 then
+        redis.call('pexpire', KEYS[2], ARGV[4])
+      end
+    end
     return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
   end
   if token < 1099511627776 then
