@@ -1021,9 +1021,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 					}
 					c.undoLaterQueued(p, field, setLease, start.Add(setLease), 0, ended)
 				}
-				if mark != nil && errors.Is(err, ErrUpgrade) {
+				if mark != nil && (errors.Is(err, ErrUpgrade) || errors.Is(err, generated.ErrBadFence)) {
 					// The lock is in read mode with the owner reading: it
-					// has no writer, so the owner's write hold is gone.
+					// has no writer, so the owner's write hold is gone. Or
+					// the script found the lock free and drew a token,
+					// which the counter refused: the hold is gone too.
 					c.refusedReentry(p, mark.h)
 				}
 				return false, tryAgain{}, err
@@ -1659,7 +1661,9 @@ var errRefusedReentry = errors.New("a re-entry of its owner found its hold gone 
 // An RWMutex grants a re-entry of either side whenever the owner's field of
 // that side is there (in write mode only the writer reads, in read mode
 // nobody writes), so its refusal proves that hold gone too, as does a write
-// re-entry's ErrUpgrade (read mode, the owner reading). h is kept when
+// re-entry's ErrUpgrade (read mode, the owner reading). So does a re-entry
+// refused for its fencing-token counter (BAD_FENCE): the scripts draw a
+// token only for a lock they found free. h is kept when
 // it is no longer the owner's registered hold, or a release of its last hold
 // is under way (which may have run first).
 func (c *Client) refusedReentry(p primitive, h *hold) {
