@@ -191,6 +191,9 @@
 //     Semaphore, PermitSemaphore or CountDownLatch the name of another kind
 //     of lock; nothing changes. State, IsLocked and ForceUnlock of each
 //     lock kind answer so too, and ForceUnlock leaves the other lock alone.
+//   - [ErrFenceCounter]: no fencing token can be drawn from the lock's
+//     counter (it holds no integer, a negative one, or one of 2^53 - 1 or
+//     more); the acquisition changes nothing.
 //
 // A wait ended by its context returns an error that errors.Is the context's
 // error. Redis and network failures are wrapped with the operation and the
@@ -203,7 +206,11 @@
 // from the lock context, and [FenceOf] finds one member's token in a
 // MultiLock's context. Tokens of one lock name rise strictly across
 // acquisitions, lock expiries and Redis restarts, as long as the server's
-// clock does not step back: a store that refuses writes
+// clock does not step back, except after a restart that loads an older copy
+// of the counter than its last grant left (an RDB snapshot, or an AOF with
+// appendfsync everysec), or a failover to a replica the last grants had not
+// reached: the tokens handed out since that copy are handed out again. A
+// store that refuses writes
 // carrying a token not above the last one it accepted (UPDATE ... WHERE fence
 // < $token) refuses a holder whose lease ran out while it was paused. The
 // counter expires [WithFenceIdle] after it started (default 7 days; grants do
