@@ -2,8 +2,11 @@ package scriptlock
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -15,9 +18,32 @@ import (
 // found nothing to withdraw and woke nobody.
 func TestRWMutexFenceRefusedWriterWakesReaders(t *testing.T) {
 	node := redistest.Server(t)
+	testRefusedWriterWakesReaders(t, node, node.Client(t), func(err error) bool { return errors.Is(err, ErrFenceCounter) }, true)
+}
+
+// The same for a writer whose ACL refuses the INCR that draws its token: it
+// gets Redis's refusal and gives up, and the readers it held back enter.
+func TestRWMutexIncrRefusedWriterWakesReaders(t *testing.T) {
+	node := redistest.Server(t)
+	if err := node.Do(t, "ACL", "SETUSER", "noincr", "on", "nopass", "~*", "&*", "+@all", "-incr").Error(); err != nil {
+		t.Fatal(err)
+	}
+	rc := node.Client(t, func(o *rueidis.ClientOption) { o.Username = "noincr" })
+	testRefusedWriterWakesReaders(t, node, rc, func(err error) bool {
+		var re *rueidis.RedisError
+		return errors.As(err, &re) && strings.Contains(re.Error(), "can't run this command")
+	}, false)
+}
+
+// testRefusedWriterWakesReaders: a writer on wrc waits behind a reader,
+// whose lease then ends quietly; a reader on another Client waits behind
+// the writer's registration; the writer's next attempt is refused (refused
+// says whether its error is the one expected; badCounter: the counter is
+// made to hold no integer first), and the reader must enter at once.
+func testRefusedWriterWakesReaders(t *testing.T, node *redistest.Node, wrc rueidis.Client, refused func(error) bool, badCounter bool) {
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 30*time.Second)
-	writer := mustRW(t, newTestClient(t, node.Client(t), prefix), "rw:fence-wake")
+	writer := mustRW(t, newTestClient(t, wrc, prefix), "rw:fence-wake")
 	// A long waiter timeout: a reader's fallback timer is a third of it.
 	reader := mustRW(t, newTestClient(t, node.Client(t), prefix), "rw:fence-wake", WithWaiterTimeout(30*time.Second))
 	counter := redissonName("redisson_lock_token", writer.Key())
@@ -38,7 +64,9 @@ func TestRWMutexFenceRefusedWriterWakesReaders(t *testing.T) {
 		t.Fatalf("%d writers registered, want 1", n)
 	}
 	node.Do(t, "DEL", writer.Key()) // the reader left, quietly
-	node.Do(t, "SET", counter, "not a number")
+	if badCounter {
+		node.Do(t, "SET", counter, "not a number")
+	}
 	got := make(chan error, 1)
 	go func() {
 		r, err := reader.TryRLock(ctx, 20*time.Second)
@@ -49,8 +77,8 @@ func TestRWMutexFenceRefusedWriterWakesReaders(t *testing.T) {
 	}()
 	select {
 	case err := <-werr:
-		if !errors.Is(err, ErrFenceCounter) {
-			t.Fatalf("writer: %v; want ErrFenceCounter", err)
+		if !refused(err) {
+			t.Fatalf("writer: %v", err)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the writer still waits on a counter no token can be drawn from")
@@ -67,7 +95,7 @@ func TestRWMutexFenceRefusedWriterWakesReaders(t *testing.T) {
 	if n, _ := node.Do(t, "EXISTS", writer.writers).AsInt64(); n != 0 {
 		t.Errorf("the writer that gave up is still registered")
 	}
-	if v, _ := node.Do(t, "GET", counter).ToString(); v != "not a number" {
+	if v, _ := node.Do(t, "GET", counter).ToString(); badCounter && v != "not a number" {
 		t.Errorf("counter %q", v)
 	}
 }

@@ -28,8 +28,8 @@ if mode == false then
     return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
   end
   -- The caller's pending-writer entry goes first (it leaves on success;
-  -- a refused counter gives it back, below), then the token: a pending-writer key of another
-  -- type or a counter that holds no integer from 0 to 2^53 - 2 fails the
+  -- a refused INCR gives it back, below), then the token: a
+  -- pending-writer key of another type or a counter that holds no integer from 0 to 2^53 - 2 fails the
   -- call before the grant is written (a grant no one holds would keep
   -- everyone out for its lease). Above 2^53 Lua's numbers (doubles) cannot
   -- tell consecutive integers apart, so tokens would repeat (and 2^63 - 1
@@ -41,14 +41,13 @@ if mode == false then
   if type(token) == 'table' then
     -- Only the counter's value is refused here: another error (an ACL
     -- without INCR) is passed on as Redis gave it.
-    local e = token.err
-    if not (string.find(e, '^WRONGTYPE') or string.find(e, 'not an integer') or string.find(e, 'overflow')) then
-      return redis.error_reply(e)
+    refused = token.err
+    if string.find(refused, '^WRONGTYPE') or string.find(refused, 'not an integer') or string.find(refused, 'overflow') then
+      refused = 'BAD_FENCE no token can be drawn from ' .. KEYS[3]
     end
-    refused = true
   elseif token < 1 or token >= 9007199254740992 then
     redis.call('decr', KEYS[3])
-    refused = true
+    refused = 'BAD_FENCE no token can be drawn from ' .. KEYS[3]
   end
   if refused then
     -- A waiting writer's registration is given back (its deadline
@@ -62,7 +61,7 @@ if mode == false then
         redis.call('pexpire', KEYS[2], ARGV[4])
       end
     end
-    return redis.error_reply('BAD_FENCE no token can be drawn from ' .. KEYS[3])
+    return redis.error_reply(refused)
   end
   if token < 1099511627776 then
     local t = redis.call('time')
