@@ -75,6 +75,9 @@ type Client struct {
 	// its entries, so an Unlock with none skips mu. Guarded by mu.
 	undoWatch map[holdKey]*undoWatch
 	watching  atomic.Int32
+	// undoLatches: per hold, the latch of an undo's release whose outcome
+	// is unknown (see undoKeeping), and when it was drawn. Guarded by mu.
+	undoLatches map[holdKey]undoLatch
 	// marking counts, per hold, the background undos reading the mark of
 	// an ended hold that drew no token (LeanMutex.undoMark): acquisitions of
 	// the owner wait for them. Guarded by mu.

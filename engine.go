@@ -2463,14 +2463,16 @@ func (b *boundedContext) Value(key any) any {
 // guard on: p is a guardedReleaser, and WAIT follows the script; acked
 // reports whether guard.acks replicas acknowledged it (true unguarded).
 func (c *Client) release(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait) (st releaseStatus, left time.Duration, acked bool, err error) {
-	return c.releaseKeeping(ctx, p, field, lease, h, last, token, guard, keepPlace{})
+	return c.releaseKeeping(ctx, p, field, lease, h, last, token, guard, keepPlace{}, "")
 }
 
-// releaseKeeping is release; keep: see releaseCall.keep.
-func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keep keepPlace) (st releaseStatus, left time.Duration, acked bool, err error) {
+// releaseKeeping is release; keep: see releaseCall.keep. latch, for an
+// undo's release, is its latch (see undoKeeping): every attempt reads it, and
+// it lives undoLatchTTL.
+func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keep keepPlace, latch string) (st releaseStatus, left time.Duration, acked bool, err error) {
 	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
-	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keep: keep}
+	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keep: keep, latch: latch}
 	if h != nil && h.shared.Load() {
 		// A read hold's token is its mark (RwReadAcquire).
 		r.token = h.token
@@ -2486,13 +2488,16 @@ func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, 
 		r.latchTTL = max(time.Until(d), time.Second)
 		r.latchTTL = min(addSat(r.latchTTL, time.Second-1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
 	}
+	if latch != "" {
+		r.latchTTL = undoLatchTTL
+	}
 	// mayHaveRun: an earlier attempt may have run (its reply was lost, or it
 	// failed part-way), so this one must tell a repeat from a release by
 	// someone else. An attempt Redis answered with retryLater ran nothing.
 	mayHaveRun := false
 	cr := changeRetry{rt: newRetrier()}
 	for {
-		r.retry = mayHaveRun
+		r.retry = mayHaveRun || latch != ""
 		if mayHaveRun && r.vouched && !beforeLoss() {
 			r.vouched = false // the lease may have run out since
 		}
@@ -2605,10 +2610,12 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			lease = h.lease
 		}
 		if n <= int64(keep) {
+			delete(c.undoLatches, id) // no release of an earlier undo left to come
 			c.mu.Unlock()
 			return nil
 		}
 		w.releasing = true // the other undos of the owner wait (above)
+		latch := c.undoLatchLocked(id, p, n, keep)
 		c.mu.Unlock()
 		// Not vouched: these holds are none this Client knows of.
 		sent := time.Now()
@@ -2637,10 +2644,15 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 				c.mu.Unlock()
 			}()
 			// Unguarded: an undo moves no deadline later (leftHeld).
-			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, place)
+			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, place, latch)
 		}()
 		if err != nil {
-			return err
+			return err // the latch is kept for the next undo of the owner
+		}
+		if latch != "" {
+			c.mu.Lock()
+			delete(c.undoLatches, id)
+			c.mu.Unlock()
 		}
 		if st != stillHeld {
 			return nil
@@ -2659,6 +2671,57 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		return errUndoUnsettled
 	}
 	return nil
+}
+
+// undoLatchTTL is how long the latch of an undo's release lives: a release
+// of the same undo reaching the server within it, after the other, changes
+// nothing.
+const undoLatchTTL = time.Minute
+
+// undoLatch is the latch of an undo's release whose outcome is unknown, when
+// it was drawn (monoNanos), and the owner's count on the server and here it
+// was to bring closer.
+type undoLatch struct {
+	key        string
+	at         int64
+	holds, was int64
+}
+
+// undoLatchLocked is the latch for the release of an undo of id that found
+// holds on the server and keep here (c.mu held): the one of the owner's last
+// undo release whose outcome is unknown when that found the same counts (it
+// has not run yet, or this release comes too late to change anything), else
+// a new one, kept until a release answers. That release may still reach the
+// server (its connection dropped as dead with the request on its way): when
+// the next undo, finding the same extra hold, released it again under a new
+// latch, both would run, and the second would take one of the holds this
+// Client still counts, or delete the lock under the owner's live contexts.
+// Under one latch, read by every attempt, whichever runs second changes
+// nothing. "" for a primitive without latch keys (LeanMutex).
+func (c *Client) undoLatchLocked(id holdKey, p primitive, holds int64, keep int) string {
+	prefix := p.spec().latch
+	if prefix == "" {
+		return ""
+	}
+	now := monoNanos(time.Now())
+	// Half the latch's life: the first release, sent after now, records its
+	// outcome for the whole of it when it runs.
+	if l, ok := c.undoLatches[id]; ok && now-l.at < int64(undoLatchTTL)/2 && l.holds == holds && l.was == int64(keep) {
+		return l.key
+	}
+	for k, l := range c.undoLatches {
+		if now-l.at >= int64(undoLatchTTL)/2 {
+			delete(c.undoLatches, k) // given up on: no undo of it came again
+		}
+	}
+	if c.undoLatches == nil {
+		c.undoLatches = map[holdKey]undoLatch{}
+	}
+	var buf [256]byte
+	b := append(append(append(append(buf[:0], prefix...), ':'), c.id...), ':')
+	key := string(strconv.AppendUint(b, c.requests.Add(1), 36))
+	c.undoLatches[id] = undoLatch{key, now, holds, int64(keep)}
+	return key
 }
 
 // errUndoUnsettled: an undo whose owner's holds kept changing as it read their

@@ -4,6 +4,7 @@
 package netproxy
 
 import (
+	"bytes"
 	"net"
 	"sync"
 	"testing"
@@ -24,6 +25,7 @@ type Proxy struct {
 	repliesFrozen bool
 	held          map[net.Conn]bool // connections HoldOpen holds back
 	refusing      bool              // Refuse: new connections are closed at once
+	holdOn        []byte            // HoldOn: the request bytes that hold their connection
 	conns         map[net.Conn]struct{}
 	wg            sync.WaitGroup
 }
@@ -82,6 +84,12 @@ func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
+			if !replies && p.holdOn != nil && bytes.Contains(buf[:n], p.holdOn) {
+				if p.held == nil {
+					p.held = map[net.Conn]bool{}
+				}
+				p.held[src], p.holdOn = true, nil
+			}
 			for p.frozen || (replies && p.repliesFrozen) || p.held[src] || p.held[dst] {
 				p.cond.Wait()
 			}
@@ -129,6 +137,16 @@ func (p *Proxy) HoldOpen() {
 	p.mu.Unlock()
 }
 
+// HoldOn holds back, as HoldOpen does, the first connection that carries a
+// request containing b (from that request on), until Thaw: that one call
+// hangs, and reaches the server after its client's later calls on other
+// connections.
+func (p *Proxy) HoldOn(b string) {
+	p.mu.Lock()
+	p.holdOn = []byte(b)
+	p.mu.Unlock()
+}
+
 // Refuse drops every open connection and closes new ones as soon as they
 // are accepted, until Thaw: the server is down as the client sees it, and
 // every reconnection fails at once (Freeze would hold its handshake).
@@ -142,7 +160,7 @@ func (p *Proxy) Refuse() {
 // Thaw lets traffic flow again.
 func (p *Proxy) Thaw() {
 	p.mu.Lock()
-	p.frozen, p.repliesFrozen, p.held, p.refusing = false, false, nil, false
+	p.frozen, p.repliesFrozen, p.held, p.refusing, p.holdOn = false, false, nil, false, nil
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }
