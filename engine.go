@@ -1266,7 +1266,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		token = 0
 	}
 	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
-	h.track(lc, cancel)
+	h.trackAs(lc, cancel, true)
 	return lc, nil
 }
 
@@ -2227,7 +2227,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if remaining > 0 {
 			// A release the replicas did not acknowledge moves it only earlier.
 			c.leftHeld(h, mark, sent, lease, left, acked)
-			h.untrack(ctx)
+			h.untrackOwned(ctx)
 			return nil
 		}
 		// The server had more holds than we knew of (left by an acquisition

@@ -171,10 +171,16 @@ func (h *hold) end(cause error) *holdObs {
 type heldCtx struct {
 	lc     *lockCtx
 	cancel context.CancelCauseFunc
+	// own: handed out by the lock's own Lock (not a RedLock's per-node
+	// context, nor a MultiLock's watch of its member)
+	own bool
 }
 
 // track ties a lock context to the hold's lifetime.
-func (h *hold) track(lc *lockCtx, cancel context.CancelCauseFunc) {
+func (h *hold) track(lc *lockCtx, cancel context.CancelCauseFunc) { h.trackAs(lc, cancel, false) }
+
+// trackAs is track; own: the lock's own Lock hands lc out (heldCtx.own).
+func (h *hold) trackAs(lc *lockCtx, cancel context.CancelCauseFunc, own bool) {
 	h.mu.Lock()
 	if h.cause != nil {
 		h.mu.Unlock()
@@ -184,7 +190,7 @@ func (h *hold) track(lc *lockCtx, cancel context.CancelCauseFunc) {
 	if h.ctxs == nil {
 		h.ctxs = h.ctx0[:0] // most holds hand out one context: no allocation
 	}
-	h.ctxs = append(h.ctxs, heldCtx{lc, cancel})
+	h.ctxs = append(h.ctxs, heldCtx{lc, cancel, own})
 	h.mu.Unlock()
 }
 
@@ -197,6 +203,32 @@ func (h *hold) untrack(ctx context.Context) {
 		return
 	}
 	h.untrackLC(lc)
+}
+
+// untrackOwned is untrack for an Unlock that gave back one of several holds:
+// given a context that is none of h's (one that only names the owner:
+// WithOwner, or another lock's context), it ends the most recent live
+// context h's Lock handed out, as RedLock and MultiLock do, so the context
+// of the hold given back ends and a hold re-entered and released by owner
+// does not pile up contexts.
+func (h *hold) untrackOwned(ctx context.Context) {
+	if lc, _ := ctx.Value(lockCtxKey{}).(*lockCtx); lc != nil && lc.hold == h {
+		h.untrackLC(lc)
+		return
+	}
+	h.mu.Lock()
+	i := len(h.ctxs) - 1
+	for i >= 0 && (!h.ctxs[i].own || h.ctxs[i].lc.Err() != nil) {
+		i-- // not the lock's own, or ended with its parent context
+	}
+	if i < 0 {
+		h.mu.Unlock()
+		return
+	}
+	c := h.ctxs[i]
+	h.ctxs = append(h.ctxs[:i], h.ctxs[i+1:]...)
+	h.mu.Unlock()
+	c.cancel(context.Canceled)
 }
 
 // untrackLC ends and forgets the context tracked for lc.
