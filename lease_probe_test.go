@@ -24,7 +24,7 @@ import (
 // other owner does. Workers on two Clients (each behind a proxy that now and
 // then holds back replies, or loses them, or holds back the connections open
 // until rueidis dials anew and their calls land after later ones) lock a Mutex, a FairMutex and both
-// sides of an RWMutex with the watchdog (a short lease, renewed often), with
+// sides of an RWMutex and a LeanMutex with the watchdog (a short lease, renewed often), with
 // short and long leases, by TryLock, re-enter, Extend and Unlock; some
 // workers share an owner (WithOwner), the others draw a fresh one per Lock.
 // A checker reads each lock's hash straight from the server: a context live
@@ -64,11 +64,12 @@ func TestLeaseProbe(t *testing.T) {
 		cs = append(cs, c)
 	}
 	p := &probe{t: t, seed: seed, direct: direct, entries: map[*probeEntry]struct{}{}}
-	kinds := []string{"mutex", "fair", "write", "read"}
+	kinds := []string{"mutex", "fair", "write", "read", "lean"}
 	type handles struct {
 		mx map[string]*Mutex
 		fm map[string]*FairMutex
 		rw map[string]*RWMutex
+		ln *LeanMutex
 	}
 	hs := make([]handles, len(cs))
 	for i, c := range cs {
@@ -76,11 +77,12 @@ func TestLeaseProbe(t *testing.T) {
 			mx: map[string]*Mutex{"mutex": mustMutex(t, c, "probe-mutex")},
 			fm: map[string]*FairMutex{"fair": mustFair(t, c, "probe-fair", WithWaiterTimeout(time.Second))},
 			rw: map[string]*RWMutex{"rw": mustRW(t, c, "probe-rw")},
+			ln: mustLean(t, c, "probe-lean"),
 		}
 	}
 	keyOf := map[string]string{
 		"mutex": hs[0].mx["mutex"].Key(), "fair": hs[0].fm["fair"].Key(),
-		"write": hs[0].rw["rw"].Key(), "read": hs[0].rw["rw"].Key(),
+		"write": hs[0].rw["rw"].Key(), "read": hs[0].rw["rw"].Key(), "lean": hs[0].ln.Key(),
 	}
 	ops := func(ci int, kind string) probeOps {
 		switch kind {
@@ -93,6 +95,9 @@ func TestLeaseProbe(t *testing.T) {
 		case "write":
 			m := hs[ci].rw["rw"]
 			return probeOps{m.Lock, m.LockWithLease, m.TryLock, m.Extend, m.Unlock, cs[ci].id, ":write"}
+		case "lean":
+			m := hs[ci].ln
+			return probeOps{m.Lock, m.LockWithLease, m.TryLock, m.Extend, m.Unlock, cs[ci].id, ""}
 		default:
 			m := hs[ci].rw["rw"]
 			return probeOps{m.RLock, m.RLockWithLease, m.TryRLock, m.RExtend, m.RUnlock, cs[ci].id, ""}
@@ -160,8 +165,9 @@ func TestLeaseProbe(t *testing.T) {
 		defer close(checkDone)
 		for time.Now().Before(stop.Add(time.Second)) {
 			for _, key := range []string{keyOf["mutex"], keyOf["fair"], keyOf["write"]} {
-				p.check(ctx, key)
+				p.check(ctx, key, false)
 			}
+			p.check(ctx, keyOf["lean"], true)
 			time.Sleep(2 * time.Millisecond)
 		}
 	}()
@@ -170,7 +176,7 @@ func TestLeaseProbe(t *testing.T) {
 	for _, c := range cs {
 		c.Close()
 	}
-	t.Logf("acquired %d, re-entered %d, extended %d, lost %d, refused %d, refused as an upgrade %d, failed %d, checks %d, freezes %d (drops %d), held %d",
+	t.Logf("acquired %d, re-entered %d, extended %d, lost %d, refused %d, refused as an upgrade or re-entry %d, failed %d, checks %d, freezes %d (drops %d), held %d",
 		p.acquired.Load(), p.reentered.Load(), p.extended.Load(), p.lost.Load(), p.refused.Load(), p.upgrades.Load(), p.failed.Load(),
 		p.checks.Load(), p.freezes.Load(), p.drops.Load(), p.held.Load())
 	p.mu.Lock()
@@ -263,12 +269,25 @@ func stillLive(e *probeEntry) bool { return e.ctx.Err() == nil && !e.unlocking.L
 // that ends it, and the scheduler, may be late on a loaded machine.
 const probeGrace = 100 * time.Millisecond
 
-func (p *probe) check(ctx context.Context, key string) {
+// check reads key (a lock hash, or a LeanMutex's string when str) and
+// compares it with the live contexts.
+func (p *probe) check(ctx context.Context, key string, str bool) {
 	before := p.live(key)
 	if len(before) == 0 {
 		return
 	}
-	fields, err := p.direct.Do(ctx, p.direct.B().Hgetall().Key(key).Build()).AsStrMap()
+	var fields map[string]string
+	var err error
+	if str {
+		var v string
+		v, err = p.direct.Do(ctx, p.direct.B().Get().Key(key).Build()).ToString()
+		fields = map[string]string{v: "1"}
+		if rueidis.IsRedisNil(err) {
+			fields, err = map[string]string{}, nil
+		}
+	} else {
+		fields, err = p.direct.Do(ctx, p.direct.B().Hgetall().Key(key).Build()).AsStrMap()
+	}
 	if err != nil {
 		return
 	}
@@ -376,8 +395,8 @@ func (p *probe) work(ctx context.Context, rng *rand.Rand, stop time.Time, kind, 
 			switch {
 			case err == nil || errors.Is(err, ErrNotAcquired) || errors.Is(err, context.Canceled):
 				p.refused.Add(1) // contention: the wait ran out
-			case errors.Is(err, ErrUpgrade):
-				p.upgrades.Add(1) // the shared owner holds the read side
+			case errors.Is(err, ErrUpgrade), errors.Is(err, ErrNotReentrant):
+				p.upgrades.Add(1) // the shared owner holds the read side, or a LeanMutex
 			default:
 				p.t.Logf("acquisition failed: %v", err)
 				p.failed.Add(1)
