@@ -85,6 +85,9 @@ func testUndoLateReleaseKeepsHold(t *testing.T, kind string) {
 	if !eventually(10*time.Second, func() bool { return fieldCount(t, node, m.Key(), field) == 1 }) {
 		t.Fatal("the re-entry was never undone")
 	}
+	if !px.HeldOn() {
+		t.Fatal("the undo's release was never held back: the test does not test it")
+	}
 	time.Sleep(time.Second)
 	t.Logf("count before the hung release: %d", fieldCount(t, node, m.Key(), field))
 	px.Thaw() // the hung release reaches the server now

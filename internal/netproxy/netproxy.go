@@ -26,6 +26,7 @@ type Proxy struct {
 	held          map[net.Conn]bool // connections HoldOpen holds back
 	refusing      bool              // Refuse: new connections are closed at once
 	holdOn        []byte            // HoldOn: the request bytes that hold their connection
+	heldOn        bool              // HoldOn's bytes came and hold their connection
 	conns         map[net.Conn]struct{}
 	wg            sync.WaitGroup
 }
@@ -88,7 +89,7 @@ func (p *Proxy) pipe(dst, src net.Conn, replies bool) {
 				if p.held == nil {
 					p.held = map[net.Conn]bool{}
 				}
-				p.held[src], p.holdOn = true, nil
+				p.held[src], p.holdOn, p.heldOn = true, nil, true
 			}
 			for p.frozen || (replies && p.repliesFrozen) || p.held[src] || p.held[dst] {
 				p.cond.Wait()
@@ -143,8 +144,16 @@ func (p *Proxy) HoldOpen() {
 // connections.
 func (p *Proxy) HoldOn(b string) {
 	p.mu.Lock()
-	p.holdOn = []byte(b)
+	p.holdOn, p.heldOn = []byte(b), false
 	p.mu.Unlock()
+}
+
+// HeldOn reports whether the request HoldOn waits for came (and its
+// connection is held back until Thaw).
+func (p *Proxy) HeldOn() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.heldOn
 }
 
 // Refuse drops every open connection and closes new ones as soon as they
