@@ -22,8 +22,9 @@ import (
 // TestLeaseProbe checks, under a random schedule, the core promise of a lock
 // context: while it is live, its owner holds the lock on the server, and no
 // other owner does. Workers on two Clients (each behind a proxy that now and
-// then holds back replies, or loses them, or holds back the connections open
-// until rueidis dials anew and their calls land after later ones) lock a Mutex, a FairMutex and both
+// then holds back replies, or loses them, or holds back the connections open,
+// or the one a release takes, until rueidis dials anew and their calls land
+// after later ones) lock a Mutex, a FairMutex and both
 // sides of an RWMutex and a LeanMutex with the watchdog (a short lease, renewed often), with
 // short and long leases, by TryLock, re-enter, Extend and Unlock; some
 // workers share an owner (WithOwner), the others draw a fresh one per Lock.
@@ -118,8 +119,14 @@ func TestLeaseProbe(t *testing.T) {
 		for time.Now().Before(stop) {
 			time.Sleep(time.Duration(100+rng.IntN(500)) * time.Millisecond)
 			px := pxs[rng.IntN(len(pxs))]
-			if rng.IntN(5) == 0 {
-				px.HoldOpen()
+			if r := rng.IntN(5); r < 2 {
+				if r == 0 {
+					px.HoldOpen()
+				} else {
+					// The first release (or read lease call, or any
+					// script) from now on, with its connection.
+					px.HoldOn([]string{"redisson_unlock_latch", "rwlock_timeout", "EVALSHA"}[rng.IntN(3)])
+				}
 				time.Sleep(time.Duration(1100+rng.IntN(1000)) * time.Millisecond)
 				p.held.Add(1)
 			} else {
