@@ -34,13 +34,14 @@ import (
 // fault.
 //
 // SCRIPTLOCK_PROBE_SEED sets the seed (default: random, logged) and
-// SCRIPTLOCK_PROBE_SECONDS the length (default 15).
+// SCRIPTLOCK_PROBE_SECONDS the length (default 6, as make test runs it;
+// longer runs try more schedules).
 func TestLeaseProbe(t *testing.T) {
 	seed := rand.Uint64()
 	if v, err := strconv.ParseUint(os.Getenv("SCRIPTLOCK_PROBE_SEED"), 10, 64); err == nil {
 		seed = v
 	}
-	length := 15 * time.Second
+	length := 6 * time.Second
 	if v, err := strconv.Atoi(os.Getenv("SCRIPTLOCK_PROBE_SECONDS")); err == nil && v > 0 {
 		length = time.Duration(v) * time.Second
 	}
