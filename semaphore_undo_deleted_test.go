@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -87,6 +88,52 @@ func TestSemaphoreDrainGiveBackAfterDeleteAndSetAgain(t *testing.T) {
 	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
+	if _, err := s.undoOnce(ctx, record, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := countAt(t, node, s.Key()); n != 3 {
+		t.Fatalf("count after the drain's late give-back: %d, want the 3 permits set again", n)
+	}
+}
+
+// A drain made again after its reply was lost renews its record, so that
+// the failover guard's WAIT sent with the repeat covers the drain. The
+// record then outlived the mark a Delete made between the two left, and the
+// drain's give-back, reaching Redis after that mark expired, found no mark
+// and added the deleted count's permits to the count set since.
+func TestSemaphoreDrainRepeatKeepsDeleteMark(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	c.recordTTL = 2 * time.Second
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, c, "drain-repeat-reset")
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	record := c.recordKey("redisson_sc_latch", s.key)
+	if _, err := generated.RecordReserveStrict(ctx, c.rc, record, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	drain := func() {
+		t.Helper()
+		if v, err := generated.SemaphoreDrain(ctx, c.rc, s.key, record, s.deleted, c.recordTTL, time.Millisecond); err != nil || v != 3 {
+			t.Fatalf("drain: %d, %v; want 3", v, err)
+		}
+	}
+	drain() // its reply lost
+	if ok, err := s.Delete(ctx); err != nil || !ok {
+		t.Fatalf("Delete = %v, %v", ok, err)
+	}
+	if ok, err := s.TrySetPermits(ctx, 3); err != nil || !ok {
+		t.Fatalf("TrySetPermits = %v, %v", ok, err)
+	}
+	time.Sleep(c.recordTTL * 2 / 3)
+	drain() // the repeat, which renews the record
+	time.Sleep(c.recordTTL * 2 / 3)
+	if !exists(t, node, record) {
+		t.Fatal("the drain's record expired: the test lost its timing")
+	}
+	// The give-back, late, while the record lives.
 	if _, err := s.undoOnce(ctx, record, 3); err != nil {
 		t.Fatal(err)
 	}

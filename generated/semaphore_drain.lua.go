@@ -24,7 +24,8 @@ const semaphoreDrainSource = `#!lua
 -- (0 once the drain was given back, SemaphoreUndo on its record). A drain
 -- that took permits records them as an acquisition does, "<n>:<mark>", with
 -- the mark of the last Delete (SemaphoreDelete), so that a give-back that
--- reaches the server after a later Delete gives nothing to a count set since.
+-- reaches the server after a later Delete gives nothing to a count set since
+-- (a repeat, renewing the record, renews that Delete's mark as long).
 -- The record is reserved first (RecordReserveStrict) for as long as the
 -- caller waits: a call reaching the server after that, its caller gone,
 -- finds no record (or less of the reservation left than slack, the time the
@@ -56,6 +57,16 @@ if seen ~= '' then
   if string.match(seen, '^undone') then
     return 0
   end
+  -- The permits the drain took can be given back through the record for as
+  -- long as it now lives: the mark of a Delete made since (another than
+  -- the one recorded) must live as long, or that give-back would find none
+  -- and add them to a count set after the Delete.
+  if string.find(seen, ':', 1, true) then
+    local left = redis.call('pttl', KEYS[3])
+    if left >= 0 and left < tonumber(ARGV[1]) then
+      redis.call('pexpire', KEYS[3], ARGV[1])
+    end
+  end
   return tonumber(string.match(seen, '^(-?%d+)'))
 end
 local value = redis.call('get', KEYS[1])
@@ -76,7 +87,7 @@ return tonumber(value)
 `
 
 // semaphoreDrainSHA1 is the SHA-1 of semaphoreDrainSource, the name SCRIPT LOAD gives it.
-const semaphoreDrainSHA1 = "3d4b0c0b8910c4def63bdd199325a7aef605495c"
+const semaphoreDrainSHA1 = "301b07ec053528bc179303d28f3e46f1d6a4a9b6"
 
 var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 
@@ -92,7 +103,8 @@ var semaphoreDrainScript = rueidis.NewLuaScriptRetryable(semaphoreDrainSource)
 // (0 once the drain was given back, SemaphoreUndo on its record). A drain
 // that took permits records them as an acquisition does, "<n>:<mark>", with
 // the mark of the last Delete (SemaphoreDelete), so that a give-back that
-// reaches the server after a later Delete gives nothing to a count set since.
+// reaches the server after a later Delete gives nothing to a count set since
+// (a repeat, renewing the record, renews that Delete's mark as long).
 // The record is reserved first (RecordReserveStrict) for as long as the
 // caller waits: a call reaching the server after that, its caller gone,
 // finds no record (or less of the reservation left than slack, the time the

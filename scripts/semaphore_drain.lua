@@ -11,7 +11,8 @@
 -- (0 once the drain was given back, SemaphoreUndo on its record). A drain
 -- that took permits records them as an acquisition does, "<n>:<mark>", with
 -- the mark of the last Delete (SemaphoreDelete), so that a give-back that
--- reaches the server after a later Delete gives nothing to a count set since.
+-- reaches the server after a later Delete gives nothing to a count set since
+-- (a repeat, renewing the record, renews that Delete's mark as long).
 -- The record is reserved first (RecordReserveStrict) for as long as the
 -- caller waits: a call reaching the server after that, its caller gone,
 -- finds no record (or less of the reservation left than slack, the time the
@@ -42,6 +43,16 @@ if seen ~= '' then
   redis.call('pexpire', KEYS[2], ARGV[1])
   if string.match(seen, '^undone') then
     return 0
+  end
+  -- The permits the drain took can be given back through the record for as
+  -- long as it now lives: the mark of a Delete made since (another than
+  -- the one recorded) must live as long, or that give-back would find none
+  -- and add them to a count set after the Delete.
+  if string.find(seen, ':', 1, true) then
+    local left = redis.call('pttl', KEYS[3])
+    if left >= 0 and left < tonumber(ARGV[1]) then
+      redis.call('pexpire', KEYS[3], ARGV[1])
+    end
   end
   return tonumber(string.match(seen, '^(-?%d+)'))
 end
