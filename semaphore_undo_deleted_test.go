@@ -141,3 +141,58 @@ func TestSemaphoreDrainRepeatKeepsDeleteMark(t *testing.T) {
 		t.Fatalf("count after the drain's late give-back: %d, want the 3 permits set again", n)
 	}
 }
+
+// The undo of an acquisition whose reply was lost, reaching Redis after the
+// count it took permits from was deleted by Redisson (whose delete leaves no
+// mark) or ran out its TTL (Redisson's trySetPermits(n, ttl)), and before
+// any count was set again, gives nothing back. It made a new count of the
+// permits it gave back, without a TTL: a semaphore nobody set, on which a
+// TrySetPermits, Java's included, then set nothing.
+func TestSemaphoreUndoAfterCountGone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gone func(t *testing.T, node *redistest.Node, key string)
+	}{
+		{"RedissonDelete", func(t *testing.T, node *redistest.Node, key string) {
+			node.Do(t, "DEL", key)
+		}},
+		{"TTLRanOut", func(t *testing.T, node *redistest.Node, key string) {
+			node.Do(t, "PEXPIRE", key, "1")
+			if !eventually(time.Second, func() bool { return !exists(t, node, key) }) {
+				t.Fatal("the count did not expire")
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := redistest.Server(t)
+			c := newTestClient(t, node.Client(t))
+			ctx := testCtx(t, 20*time.Second)
+			s := mustSem(t, c, "gone")
+			if _, err := s.TrySetPermits(ctx, 3); err != nil {
+				t.Fatal(err)
+			}
+			// The attempt, whose reply is lost.
+			latch := s.latch()
+			if res, err := generated.SemaphoreAcquire(ctx, c.rc, s.key, latch, s.deleted, 2, c.recordTTL); err != nil || res.Ok != 1 {
+				t.Fatalf("acquisition to undo: %+v, %v", res, err)
+			}
+			tc.gone(t, node, s.Key())
+			if given, err := s.undoOnce(ctx, latch, 2); err != nil || given != 0 {
+				t.Fatalf("undo = %d, %v; want 0, nil (the permits went with the count)", given, err)
+			}
+			if exists(t, node, s.Key()) {
+				t.Fatalf("the undo set a count of %d nobody set", countAt(t, node, s.Key()))
+			}
+			if ok, err := s.TrySetPermits(ctx, 5); err != nil || !ok {
+				t.Fatalf("TrySetPermits after the undo = %v, %v; want true", ok, err)
+			}
+			// Made again, the undo still gives nothing.
+			if given, err := s.undoOnce(ctx, latch, 2); err != nil || given != 0 {
+				t.Fatalf("repeated undo = %d, %v; want 0, nil", given, err)
+			}
+			if n := countAt(t, node, s.Key()); n != 5 {
+				t.Fatalf("count = %d, want the 5 permits set", n)
+			}
+		})
+	}
+}

@@ -25,6 +25,9 @@ const semaphoreUndoSource = `#!lua flags=allow-oom
 -- were the deleted count's, and the count there now, if any, was set since;
 -- the latch is marked undone. (A Delete after the attempt left its mark
 -- there for as long as the latch lives.)
+-- So does one whose count is gone (deleted without a mark, by Redisson's
+-- delete, or its TTL ran out) and not set again: a give-back would set a
+-- count nobody set.
 -- Reply: the permits given back (0 when the attempt took none, or took
 -- them from a count deleted since).
 -- When the attempt took permits (from a count not deleted since) and the
@@ -66,13 +69,19 @@ if n then
   end
   taken = n
 end
+local gone = false
 if taken ~= false and taken ~= 'undone' then
   local value = redis.call('get', KEYS[1])
   if value and not tonumber(value) then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
   end
+  -- The count the attempt took from is gone since (nothing else removes
+  -- it): deleted without a mark (Redisson's delete), or its TTL ran out.
+  -- Those permits went with it; giving them back would set a count nobody
+  -- set, on which a TrySetPermits then sets nothing.
+  gone = not value
 end
-if taken == false or taken == 'undone' then
+if taken == false or taken == 'undone' or gone then
   redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
   return 0
 end
@@ -83,7 +92,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "b722481243b5c1a5aeef5521098a53fde8616179"
+const semaphoreUndoSHA1 = "dd8da775fea1d001edd3b3a6233e5e074733a328"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -100,6 +109,9 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // were the deleted count's, and the count there now, if any, was set since;
 // the latch is marked undone. (A Delete after the attempt left its mark
 // there for as long as the latch lives.)
+// So does one whose count is gone (deleted without a mark, by Redisson's
+// delete, or its TTL ran out) and not set again: a give-back would set a
+// count nobody set.
 // Reply: the permits given back (0 when the attempt took none, or took
 // them from a count deleted since).
 // When the attempt took permits (from a count not deleted since) and the
