@@ -476,10 +476,20 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 			// them as its own. They go back through the drain's record
 			// (SemaphoreUndo: exactly once), in the background should
 			// that fail.
-			if s.undo(record, v, s.cfg.releaseTimeout) != nil {
+			what := fmt.Sprintf("the drain was undone, its %d permits given back", v)
+			uctx, cancel := context.WithTimeout(context.Background(), s.cfg.releaseTimeout)
+			given, err := callAgain(uctx, func() (int64, error) { return s.undoOnce(uctx, record, v) })
+			cancel()
+			switch {
+			case err != nil:
 				s.undoLater(record, v, sent)
+				what = fmt.Sprintf("the drain is being undone, its %d permits given back in the background", v)
+			case given == 0:
+				// The semaphore was deleted (or set afresh) since: the
+				// permits went with the count they were drained from.
+				what = fmt.Sprintf("the drain was undone; its %d permits went with the count, deleted since", v)
 			}
-			return 0, s.fail("drain", s.c.guardFailed(guard, fmt.Sprintf("the drain was undone, its %d permits given back", v)))
+			return 0, s.fail("drain", s.c.guardFailed(guard, what))
 		}
 	}
 	return v, nil

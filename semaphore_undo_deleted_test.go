@@ -1,6 +1,7 @@
 package scriptlock
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -194,5 +195,55 @@ func TestSemaphoreUndoAfterCountGone(t *testing.T) {
 				t.Fatalf("count = %d, want the 5 permits set", n)
 			}
 		})
+	}
+}
+
+// A guarded DrainPermits no replica acknowledged gives its permits back;
+// when the semaphore was deleted between the drain and its give-back, the
+// give-back gives nothing (the permits went with the deleted count), and the
+// error says so. It said the permits were given back.
+func TestSemaphoreDrainGiveBackAfterDeleteTold(t *testing.T) {
+	primary, replica := redistest.Replicated(t)
+	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
+	other := newTestClient(t, primary.Client(t), WithKeyPrefix(c.cfg.prefix), WithFailoverGuard(false, 0))
+	ctx := testCtx(t, 20*time.Second)
+	s := mustSem(t, c, "drain-deleted")
+	o := mustSem(t, other, "drain-deleted")
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Delete(ctx); err != nil { // script loaded
+		t.Fatal(err)
+	}
+	if _, err := s.TrySetPermits(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	replica.Pause()
+	defer replica.Resume()
+	type result struct {
+		v   int64
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		v, err := s.DrainPermits(ctx)
+		res <- result{v, err}
+	}()
+	if !eventually(3*time.Second, func() bool { return countAt(t, primary, s.Key()) == 0 }) {
+		t.Fatal("the drain did not reach the server")
+	}
+	// While the drain waits for a replica, the semaphore is deleted.
+	if ok, err := o.Delete(ctx); err != nil || !ok {
+		t.Fatalf("Delete = %v, %v", ok, err)
+	}
+	r := <-res
+	if !errors.Is(r.err, ErrNotReplicated) {
+		t.Fatalf("DrainPermits = %d, %v; want ErrNotReplicated", r.v, r.err)
+	}
+	if exists(t, primary, s.Key()) {
+		t.Fatalf("the give-back set a count of %d after the Delete", countAt(t, primary, s.Key()))
+	}
+	if msg := r.err.Error(); strings.Contains(msg, "given back") || !strings.Contains(msg, "deleted") {
+		t.Fatalf("the error does not tell that the permits went with the deleted semaphore: %v", r.err)
 	}
 }
