@@ -46,8 +46,24 @@ func TestSemaphoreUndoAfterDeleteAndSetAgain(t *testing.T) {
 		t.Fatalf("TrySetPermits = %v, %v", ok, err)
 	}
 	p.px.Thaw()
-	// The undo gets through within its back-off (at most a second apart).
-	time.Sleep(2500 * time.Millisecond)
+	// The undo gets through within its back-off (at most a second apart)
+	// and marks the attempt's record undone.
+	rc := p.node.Client(t)
+	undone := func() bool {
+		keys, err := rc.Do(ctx, rc.B().Keys().Pattern("*redisson_sc_latch:*").Build()).AsStrSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if v, _ := rc.Do(ctx, rc.B().Get().Key(k).Build()).ToString(); strings.HasPrefix(v, "undone") {
+				return true
+			}
+		}
+		return false
+	}
+	if !eventually(5*time.Second, undone) {
+		t.Fatal("the attempt's record was not marked undone 5s after Redis could be reached again")
+	}
 	if n := countAt(t, p.node, s.Key()); n != 3 {
 		t.Fatalf("count after the late undo: %d, want the 3 permits set again", n)
 	}
