@@ -353,7 +353,13 @@ func (m *MultiLock) attempt(ctx context.Context, wait time.Duration, deadline, c
 			if err == nil {
 				held = append(held, lctx) // ended with the cut: give it back
 			}
-			return held, l.Name(), fmt.Errorf("member %q: the wait ended: %w", l.Name(), errors.Join(ErrNotAcquired, err))
+			var na error = ErrNotAcquired
+			if err != nil && !errors.Is(err, ErrNotAcquired) {
+				// The cut ended a call the server had not answered: no
+				// holder was seen, as for a Mutex's wait so cut off.
+				na = &NotAcquiredError{Name: l.Name(), Unanswered: true}
+			}
+			return held, l.Name(), fmt.Errorf("member %q: the wait ended: %w", l.Name(), errors.Join(na, err))
 		}
 		if err != nil {
 			return held, l.Name(), err
