@@ -120,7 +120,7 @@ const (
 	Contended                       // TryLock's wait ran out while others held it
 	TimedOut                        // the caller's context deadline passed
 	Cancelled                       // the caller's context was cancelled
-	Failed                          // an error: Redis unreachable, not replicated, invalid input
+	Failed                          // an error: Redis unreachable (also a TryLock wait whose last attempt it did not answer: NotAcquiredError.Unanswered), not replicated, invalid input
 )
 
 func (o AcquireOutcome) String() string {
@@ -396,6 +396,9 @@ func unobserved(ctx context.Context) context.Context {
 func failedOutcome(err error) (AcquireOutcome, error) {
 	var nae *NotAcquiredError
 	switch {
+	case errors.As(err, &nae) && nae.Unanswered:
+		// The server, not another owner, kept the lock: no contention.
+		return Failed, err
 	case errors.As(err, &nae):
 		return Contended, nil
 	case errors.Is(err, context.DeadlineExceeded):
