@@ -148,7 +148,10 @@ func (l *countingLocker) TryLock(ctx context.Context, wait time.Duration) (conte
 			return lctx, nil
 		}
 	}
-	if errors.Is(err, scriptlock.ErrNotAcquired) {
+	// A wait whose last attempt Redis did not answer saw no holder: the
+	// middleware answers it 503 (Redis unavailable), not 409.
+	var na *scriptlock.NotAcquiredError
+	if errors.Is(err, scriptlock.ErrNotAcquired) && (!errors.As(err, &na) || !na.Unanswered) {
 		l.c.contended.Add(1)
 	}
 	return nil, err
