@@ -895,7 +895,9 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		waitUntil time.Time
 	)
 	if cut {
-		return nil, &NotAcquiredError{Name: s.name}
+		// No attempt was made, so no holder seen: the wait ended while the
+		// owner's earlier leave still waited for the server's answer.
+		return nil, &NotAcquiredError{Name: s.name, Unanswered: true}
 	}
 	awaitFor := wait
 	if wait > 0 {

@@ -81,8 +81,10 @@ type NotAcquiredError struct {
 	// held without expiry).
 	Remaining time.Duration
 	// Unanswered: the wait's end cut off an attempt still waiting for the
-	// server's answer (a server that stopped answering, a stalled link).
-	// The lock may be free: the server, not another owner, kept it.
+	// server's answer (a server that stopped answering, a stalled link), or
+	// came before any attempt while an earlier wait of an owner shared
+	// through the context was still leaving the line, waiting for its
+	// answer. The lock may be free: the server, not another owner, kept it.
 	Unanswered bool
 }
 

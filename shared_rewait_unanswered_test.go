@@ -1,0 +1,59 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A TryLock of an owner shared through its context whose wait ends while an
+// earlier wait of the owner is still leaving the line, on a server that
+// stopped answering, made no attempt and saw no holder: its
+// NotAcquiredError says the server did not answer (Unanswered), not that
+// another owner held the lock with a remaining lease of 0.
+func TestSharedRewaitCutUnanswered(t *testing.T) {
+	node := redistest.Server(t)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, node.Client(t), prefix)
+	other := newTestClient(t, node.Client(t), prefix)
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "rewait-unanswered")
+	holder := mustMutex(t, other, "rewait-unanswered")
+	hctx, err := holder.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := WithOwner(ctx, "worker")
+	field := c.id + ":worker"
+	first, cancel := context.WithCancel(owner)
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Lock(first)
+		done <- err
+	}()
+	if !eventually(5*time.Second, func() bool {
+		return !rueidis.IsRedisNil(node.Do(t, "ZSCORE", m.waiters, field).Error())
+	}) {
+		t.Fatal("the first wait never took a place")
+	}
+	node.Pause()
+	cancel() // its leave goes out in the background, to a stalled server
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		node.Resume()
+		t.Fatalf("first wait: %v, want context.Canceled", err)
+	}
+	_, err = m.TryLock(owner, 200*time.Millisecond)
+	node.Resume()
+	var na *NotAcquiredError
+	if !errors.As(err, &na) || !na.Unanswered {
+		t.Errorf("TryLock cut while the owner's leave waited for a stalled server: %v (%#v), want a NotAcquiredError with Unanswered", err, na)
+	}
+	if err := holder.Unlock(hctx); err != nil {
+		t.Fatal(err)
+	}
+}
