@@ -820,7 +820,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	// unanswered: the last attempt failed without the server's answer (a
 	// wait that then runs out: the wait's end cut it off, also before it
 	// was sent on a connection that could not be made); an answer clears it.
-	unanswered := false
+	// True until one: a wait whose end comes before its first attempt is
+	// sent (a shared owner's release of its last hold still under way, see
+	// sharedAcquire) saw no holder either.
+	unanswered := true
 	var leaveShared func(queued bool) (bool, func())
 	began := time.Now()
 	cut := false

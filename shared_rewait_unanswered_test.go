@@ -57,3 +57,42 @@ func TestSharedRewaitCutUnanswered(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A TryLock of an owner shared through its context whose wait ends while
+// the owner's release of its last hold, sent to a server that stopped
+// answering, is still under way made no attempt and saw no holder: its
+// NotAcquiredError says the server did not answer (Unanswered).
+func TestSharedReleaseStalledTryLockUnanswered(t *testing.T) {
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t), sharedPrefix(t))
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "release-stalled-unanswered")
+	owner := WithOwner(ctx, "worker")
+	lctx, err := m.Lock(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.Pause()
+	defer node.Resume()
+	released := make(chan error, 1)
+	go func() { released <- m.Unlock(lctx) }()
+	if !eventually(5*time.Second, func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, h := range c.holds {
+			if h.lastReleases > 0 {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatal("the release never began")
+	}
+	_, err = m.TryLock(owner, 200*time.Millisecond)
+	node.Resume()
+	<-released
+	var na *NotAcquiredError
+	if !errors.As(err, &na) || !na.Unanswered {
+		t.Errorf("TryLock while the owner's release waited for a stalled server: %v (%#v), want a NotAcquiredError with Unanswered", err, na)
+	}
+}
