@@ -718,10 +718,29 @@ func (s *subscriptions) plainSlot(cmd rueidis.Completed, channel string) rueidis
 // unsubscribeOnServer ends on the server a subscription whose receive loop
 // its context ended, on on, the connection the subscription was made on
 // (nil: none was reached; rc routes it by the channel's slot), bounded by a
-// second (Close waits for it).
+// second and a little (Close waits for it).
 func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandClient) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
+	ping := func() error { return s.rc.Do(ctx, s.plainSlot(s.rc.B().Ping().Build(), cs.name)).Error() }
+	if on != nil {
+		ping = func() error { return on.Do(ctx, on.B().Ping().Build()).Error() }
+	}
+	if !unsubscribable(ctx, ping) {
+		// Still BUSY at the bound: the subscription stays on the server
+		// until a later loop on the channel unsubscribes, or the
+		// connection ends; better than a connection whose replies no
+		// longer match its commands.
+		return
+	}
+	if ctx.Err() != nil {
+		// The PING not answered within the bound (a frozen server): the
+		// UNSUBSCRIBE is queued behind it all the same, to go out when
+		// the server runs again (nothing is sent under an ended context).
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+	}
 	if on == nil {
 		_ = s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error()
 		return
@@ -731,6 +750,43 @@ func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandCl
 		cmd = on.B().Sunsubscribe().Channel(cs.name).Build()
 	}
 	_ = on.Do(ctx, cmd).Error()
+}
+
+// unsubscribable sends a PING (ping) on the subscription's connection until
+// the server does not answer BUSY, and reports whether the UNSUBSCRIBE may
+// go. A server running someone's script past busy-reply-threshold answers
+// an UNSUBSCRIBE with BUSY, and the PING rueidis sends behind it too:
+// rueidis takes the first BUSY for the PING's answer, and the second was
+// left over. It answered the connection's next command (and each later
+// command got its predecessor's reply), or, with none in flight, panicked
+// the process ("protocol bug, message handled out of order"). A script
+// begun between this PING and the UNSUBSCRIBE that runs past the threshold
+// still does that: the window is a round trip rather than the script's
+// run. No answer by the end of ctx, after no BUSY, is a yes: a frozen
+// server answers both in order once it runs again.
+func unsubscribable(ctx context.Context, ping func() error) bool {
+	refused := false // an answer so far forbade the UNSUBSCRIBE
+	for {
+		err := ping()
+		re, isReply := rueidis.IsRedisErr(err)
+		switch {
+		case isReply && strings.HasPrefix(re.Error(), "BUSY "):
+			refused = true // ask again
+		case isReply || ctx.Err() == nil:
+			// Answered otherwise, or the connection broke, which ends
+			// the subscription itself.
+			return true
+		default:
+			return !refused
+		}
+		t := time.NewTimer(10 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		}
+	}
 }
 
 // close ends every subscription; the Client's context is already cancelled.
