@@ -727,10 +727,10 @@ func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandCl
 		ping = func() error { return on.Do(ctx, on.B().Ping().Build()).Error() }
 	}
 	if !unsubscribable(ctx, ping) {
-		// Still BUSY at the bound: the subscription stays on the server
-		// until a later loop on the channel unsubscribes, or the
-		// connection ends; better than a connection whose replies no
-		// longer match its commands.
+		// Not answered so within the bound (BUSY, MASTERDOWN): the
+		// subscription stays on the server until a later loop on the
+		// channel unsubscribes, or the connection ends; better than a
+		// connection whose replies no longer match its commands.
 		return
 	}
 	if ctx.Err() != nil {
@@ -753,28 +753,35 @@ func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandCl
 }
 
 // unsubscribable sends a PING (ping) on the subscription's connection until
-// the server does not answer BUSY, and reports whether the UNSUBSCRIBE may
-// go. A server running someone's script past busy-reply-threshold answers
-// an UNSUBSCRIBE with BUSY, and the PING rueidis sends behind it too:
-// rueidis takes the first BUSY for the PING's answer, and the second was
-// left over. It answered the connection's next command (and each later
-// command got its predecessor's reply), or, with none in flight, panicked
-// the process ("protocol bug, message handled out of order"). A script
-// begun between this PING and the UNSUBSCRIBE that runs past the threshold
-// still does that: the window is a round trip rather than the script's
-// run. No answer by the end of ctx, after no BUSY, is a yes: a frozen
-// server answers both in order once it runs again.
+// the server answers it as rueidis can take an UNSUBSCRIBE's answers, and
+// reports whether the UNSUBSCRIBE may go. rueidis sends a PING behind an
+// UNSUBSCRIBE and takes its answer for the UNSUBSCRIBE's: PONG, LOADING,
+// BUSY, or a NOPERM naming 'ping'. A server running someone's script past
+// busy-reply-threshold answers the UNSUBSCRIBE itself with BUSY, and the
+// PING too: rueidis took the first BUSY for the PING's answer, and the
+// second was left over. A replica whose primary is down, with
+// replica-serve-stale-data no, answers the PING with MASTERDOWN, which
+// rueidis takes for the UNSUBSCRIBE's own error, and it waits for a PING's
+// answer still to come. Either way the connection's next reply was taken
+// for the wrong command's (each later command got its predecessor's), or,
+// with none in flight, panicked the process ("protocol bug, message
+// handled out of order"). A script begun between this PING and the
+// UNSUBSCRIBE that runs past the threshold still does that: the window is
+// a round trip rather than the script's run. No answer by the end of ctx,
+// after none that forbade the UNSUBSCRIBE, is a yes: a frozen server
+// answers both in order once it runs again.
 func unsubscribable(ctx context.Context, ping func() error) bool {
 	refused := false // an answer so far forbade the UNSUBSCRIBE
 	for {
 		err := ping()
 		re, isReply := rueidis.IsRedisErr(err)
 		switch {
-		case isReply && strings.HasPrefix(re.Error(), "BUSY "):
-			refused = true // ask again
+		case isReply && !re.IsLoading() && !strings.Contains(re.Error(), "'ping'"):
+			refused = true // BUSY, MASTERDOWN: ask again
 		case isReply || ctx.Err() == nil:
-			// Answered otherwise, or the connection broke, which ends
-			// the subscription itself.
+			// Answered (PONG; LOADING, which the UNSUBSCRIBE is not
+			// refused; an ACL user refused PING), or the connection
+			// broke, which ends the subscription itself.
 			return true
 		default:
 			return !refused
