@@ -18,6 +18,7 @@ import (
 // again; the hung release reaching the server later must not take the hold
 // the Client still counts (and whose context is live) with it.
 func TestUndoLateReleaseKeepsHold(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "Write", "Read"} {
 		t.Run(kind, func(t *testing.T) { testUndoLateReleaseKeepsHold(t, kind) })
 	}
