@@ -16,8 +16,9 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- and names the first live waiter only, "0:<field>", on its client's wake
 -- channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
--- latch key, so a retried release whose first reply was lost answers the same
--- (only a retry reads the latch: a first attempt cannot have run before). The
+-- latch key, so a retried release whose first reply was lost answers the same;
+-- every attempt reads it, the first one too, which can reach the server after
+-- its repeat (see MutexRelease). The
 -- last hold records one only when the caller cannot vouch for its hold: with
 -- vouched (the hold was live, its lease not run out, when the release began)
 -- nothing but a release removes the owner, so a retry that finds the owner
@@ -50,11 +51,9 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- @arg    requeue        duration   the owner's waiter timeout when its wait goes on, 0 for none
 -- @return int64
 -- @commands publish spublish
-if ARGV[5] == '1' then
-  local seen = redis.call('get', KEYS[5])
-  if seen then
-    return tonumber(seen)
-  end
+local seen = redis.call('get', KEYS[5])
+if seen then
+  return tonumber(seen)
 end
 -- The owner's field with the mode field in one HMGET: in a read-write
 -- lock's hash (an RWMutex or Redisson RReadWriteLock holds the name) a
@@ -129,7 +128,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "993c0c2c499fc1e499a446bcf6d57135c8a70036"
+const fairReleaseSHA1 = "0356661ed96940e19506fe6238f2a50a69a331d3"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -137,8 +136,9 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // and names the first live waiter only, "0:<field>", on its client's wake
 // channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 // are evicted from the head first. The outcome is remembered under a per-call
-// latch key, so a retried release whose first reply was lost answers the same
-// (only a retry reads the latch: a first attempt cannot have run before). The
+// latch key, so a retried release whose first reply was lost answers the same;
+// every attempt reads it, the first one too, which can reach the server after
+// its repeat (see MutexRelease). The
 // last hold records one only when the caller cannot vouch for its hold: with
 // vouched (the hold was live, its lease not run out, when the release began)
 // nothing but a release removes the owner, so a retry that finds the owner

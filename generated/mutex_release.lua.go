@@ -28,8 +28,10 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- when nobody waits).
 -- A retried release whose first reply was lost answers the first outcome:
 -- giving up one of several holds records its outcome for latchTTL under a
--- per-call latch key, which only a retry reads (a first attempt cannot have
--- run before). The last hold records one only when the caller cannot vouch
+-- per-call latch key, which every attempt reads: the first one too, which
+-- can reach the server after its repeat (it hung on a connection the
+-- client then dropped as dead, and the repeat went on a new one), and would
+-- otherwise give up a second hold. The last hold records one only when the caller cannot vouch
 -- for its hold: with vouched (the caller's hold was live, its lease not run
 -- out, when it began releasing) nothing but a release removes the owner, so a
 -- retry that finds the owner gone answers "released" without a latch, and the
@@ -68,11 +70,9 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return int64?
 -- @commands publish spublish
-if ARGV[5] == '1' then
-  local seen = redis.call('get', KEYS[3])
-  if seen then
-    return tonumber(seen)
-  end
+local seen = redis.call('get', KEYS[3])
+if seen then
+  return tonumber(seen)
 end
 -- The owner's field with the mode field in one HMGET: in a read-write
 -- lock's hash (an RWMutex or Redisson RReadWriteLock holds the name) a
@@ -143,7 +143,7 @@ return freed
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "eb74be76d7a153c8be3fad42124e8e8090ab32fc"
+const mutexReleaseSHA1 = "07bfe766a90273a3ee89effb12041c018e1e5ed2"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -163,8 +163,10 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // when nobody waits).
 // A retried release whose first reply was lost answers the first outcome:
 // giving up one of several holds records its outcome for latchTTL under a
-// per-call latch key, which only a retry reads (a first attempt cannot have
-// run before). The last hold records one only when the caller cannot vouch
+// per-call latch key, which every attempt reads: the first one too, which
+// can reach the server after its repeat (it hung on a connection the
+// client then dropped as dead, and the repeat went on a new one), and would
+// otherwise give up a second hold. The last hold records one only when the caller cannot vouch
 // for its hold: with vouched (the caller's hold was live, its lease not run
 // out, when it began releasing) nothing but a release removes the owner, so a
 // retry that finds the owner gone answers "released" without a latch, and the

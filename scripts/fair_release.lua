@@ -3,8 +3,9 @@
 -- and names the first live waiter only, "0:<field>", on its client's wake
 -- channel (<wake>:<client-id>); waiters whose server-time deadline has passed
 -- are evicted from the head first. The outcome is remembered under a per-call
--- latch key, so a retried release whose first reply was lost answers the same
--- (only a retry reads the latch: a first attempt cannot have run before). The
+-- latch key, so a retried release whose first reply was lost answers the same;
+-- every attempt reads it, the first one too, which can reach the server after
+-- its repeat (see MutexRelease). The
 -- last hold records one only when the caller cannot vouch for its hold: with
 -- vouched (the hold was live, its lease not run out, when the release began)
 -- nothing but a release removes the owner, so a retry that finds the owner
@@ -37,11 +38,9 @@
 -- @arg    requeue        duration   the owner's waiter timeout when its wait goes on, 0 for none
 -- @return int64
 -- @commands publish spublish
-if ARGV[5] == '1' then
-  local seen = redis.call('get', KEYS[5])
-  if seen then
-    return tonumber(seen)
-  end
+local seen = redis.call('get', KEYS[5])
+if seen then
+  return tonumber(seen)
 end
 -- The owner's field with the mode field in one HMGET: in a read-write
 -- lock's hash (an RWMutex or Redisson RReadWriteLock holds the name) a
