@@ -2615,12 +2615,13 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			lease = h.lease
 		}
 		if n <= int64(keep) {
-			delete(c.undoLatches, id) // no release of an earlier undo left to come
+			// A release of an earlier undo may still be on its way: its
+			// latch stays for the owner's next undo (undoLatchLocked).
 			c.mu.Unlock()
 			return nil
 		}
 		w.releasing = true // the other undos of the owner wait (above)
-		latch := c.undoLatchLocked(id, p, n, keep)
+		latch, reused := c.undoLatchLocked(id, p)
 		c.mu.Unlock()
 		// Not vouched: these holds are none this Client knows of.
 		sent := time.Now()
@@ -2654,20 +2655,27 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		if err != nil {
 			return err // the latch is kept for the next undo of the owner
 		}
-		if latch != "" {
+		if latch != "" && st != notHeld {
+			// Its outcome is recorded: an attempt of it landing later
+			// changes nothing. (One that found no hold records none.)
 			c.mu.Lock()
 			delete(c.undoLatches, id)
 			c.mu.Unlock()
 		}
-		if st != stillHeld {
-			return nil
-		}
-		if h != nil {
+		if st == stillHeld && h != nil {
 			// As a re-entrant Unlock: a re-entry with a longer lease may
 			// have set the deadline past it. The release may have taken
 			// one of the holds this Client knows of rather than the one
 			// undone: it does not move the deadline later.
 			c.leftHeld(h, mark, sent, lease, left, false)
+		}
+		if reused {
+			// The answer may be an earlier undo's outcome, recorded when
+			// the counts were others: read them again.
+			continue
+		}
+		if st != stillHeld {
+			return nil
 		}
 	}
 	if unsettled {
@@ -2683,36 +2691,36 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 // nothing.
 const undoLatchTTL = time.Minute
 
-// undoLatch is the latch of an undo's release whose outcome is unknown, when
-// it was drawn (monoNanos), and the owner's count on the server and here it
-// was to bring closer.
+// undoLatch is the latch of an undo's release whose outcome is unknown, and
+// when it was drawn (monoNanos).
 type undoLatch struct {
-	key        string
-	at         int64
-	holds, was int64
+	key string
+	at  int64
 }
 
-// undoLatchLocked is the latch for the release of an undo of id that found
-// holds on the server and keep here (c.mu held): the one of the owner's last
-// undo release whose outcome is unknown when that found the same counts (it
-// has not run yet, or this release comes too late to change anything), else
-// a new one, kept until a release answers. That release may still reach the
-// server (its connection dropped as dead with the request on its way): when
-// the next undo, finding the same extra hold, released it again under a new
-// latch, both would run, and the second would take one of the holds this
-// Client still counts, or delete the lock under the owner's live contexts.
-// Under one latch, read by every attempt, whichever runs second changes
-// nothing. "" for a primitive without latch keys (LeanMutex).
-func (c *Client) undoLatchLocked(id holdKey, p primitive, holds int64, keep int) string {
+// undoLatchLocked is the latch for the release of an undo of id (c.mu held),
+// and whether it is an earlier undo's: the one of the owner's last undo
+// release whose outcome is unknown, else a new one, kept until a release
+// answers. That release may still reach the server (its connection dropped
+// as dead with the request on its way): when the next undo, finding an extra
+// hold still there, released it again under a new latch, both would run,
+// and the second would take one of the holds this Client still counts, or
+// delete the lock under the owner's live contexts. That holds whatever the
+// owner's holds did in between: an Unlock or re-entry of the owner changes
+// the counts the next undo finds, not what the hung release takes. Under one
+// latch, read by every attempt, whichever runs second changes nothing (and
+// answers the first one's outcome: the caller reads the counts again). ""
+// for a primitive without latch keys (LeanMutex).
+func (c *Client) undoLatchLocked(id holdKey, p primitive) (string, bool) {
 	prefix := p.spec().latch
 	if prefix == "" {
-		return ""
+		return "", false
 	}
 	now := monoNanos(time.Now())
 	// Half the latch's life: the first release, sent after now, records its
 	// outcome for the whole of it when it runs.
-	if l, ok := c.undoLatches[id]; ok && now-l.at < int64(undoLatchTTL)/2 && l.holds == holds && l.was == int64(keep) {
-		return l.key
+	if l, ok := c.undoLatches[id]; ok && now-l.at < int64(undoLatchTTL)/2 {
+		return l.key, true
 	}
 	for k, l := range c.undoLatches {
 		if now-l.at >= int64(undoLatchTTL)/2 {
@@ -2725,8 +2733,8 @@ func (c *Client) undoLatchLocked(id holdKey, p primitive, holds int64, keep int)
 	var buf [256]byte
 	b := append(append(append(append(buf[:0], prefix...), ':'), c.id...), ':')
 	key := string(strconv.AppendUint(b, c.requests.Add(1), 36))
-	c.undoLatches[id] = undoLatch{key, now, holds, int64(keep)}
-	return key
+	c.undoLatches[id] = undoLatch{key, now}
+	return key, false
 }
 
 // errUndoUnsettled: an undo whose owner's holds kept changing as it read their
