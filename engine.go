@@ -1271,7 +1271,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		token = 0
 	}
 	*lc = lockCtx{Context: cctx, owner: owner, name: s.name, token: token, hold: h}
-	h.trackAs(lc, cancel, true)
+	// A MultiLock's member context is the MultiLock's, not the caller's:
+	// an Unlock by owner leaves it alone (untrackOwned).
+	h.trackAs(lc, cancel, ctx.Value(multiMemberKey{}) == nil)
 	return lc, nil
 }
 

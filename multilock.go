@@ -379,10 +379,16 @@ func (m *MultiLock) tryMember(ctx context.Context, l Locker, wait time.Duration,
 			_ = m.rollback(held, cut)
 		}
 	}()
-	lctx, err := l.TryLock(ctx, wait)
+	lctx, err := l.TryLock(context.WithValue(ctx, multiMemberKey{}, true), wait)
 	returned = true
 	return lctx, err
 }
+
+// multiMemberKey marks the context a MultiLock locks a member with: the
+// member's lock context is the MultiLock's, which ends the set when that
+// context ends, so an Unlock of the member given a context that only names
+// the owner does not end it (hold.untrackOwned) but the owner's own.
+type multiMemberKey struct{}
 
 // errWaitCut ends a member's calls that ran past a wait's end and overrun.
 var errWaitCut = errors.New("wait ended")
