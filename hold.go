@@ -207,8 +207,8 @@ func (h *hold) untrack(ctx context.Context) {
 
 // untrackOwned is untrack for an Unlock that gave back one of several holds:
 // given a context that is none of h's (one that only names the owner:
-// WithOwner, or another lock's context), it ends the most recent live
-// context h's Lock handed out, as RedLock and MultiLock do, so the context
+// WithOwner, or another lock's context), it ends the most recent context
+// h's Lock handed out, as RedLock and MultiLock do, so the context
 // of the hold given back ends and a hold re-entered and released by owner
 // does not pile up contexts.
 func (h *hold) untrackOwned(ctx context.Context) {
@@ -218,9 +218,12 @@ func (h *hold) untrackOwned(ctx context.Context) {
 	}
 	h.mu.Lock()
 	i := len(h.ctxs) - 1
-	for i >= 0 && (!h.ctxs[i].own || h.ctxs[i].lc.Err() != nil) {
-		i-- // not the lock's own, or ended with its parent context
+	for i >= 0 && !h.ctxs[i].own {
+		i-- // not the lock's own
 	}
+	// A context that ended with its parent is still its hold's, the one
+	// given back: an earlier hold's context, whose hold lives on, is not
+	// ended in its place.
 	if i < 0 {
 		h.mu.Unlock()
 		return
