@@ -272,7 +272,8 @@
 // fencing counter (until WithFenceIdle after it started; a new counter starts
 // from the server's clock in microseconds, above every earlier token) and
 // release latches, redisson_unlock_latch:{name}:..., each kept for at most the
-// release timeout (at least one second). A Mutex writes a latch only for a
+// release timeout (at least one second; the latch of a release that undoes an
+// acquisition whose reply was lost, for a minute). A Mutex writes a latch only for a
 // release that gives up one of several holds, or one whose hold had already
 // ended or passed its loss deadline locally; the usual last release writes
 // none. A FairMutex waiter's queue entry, an RWMutex pending writer that
