@@ -17,6 +17,7 @@ import (
 // nothing: it gave up a second hold, and the owner's last hold went with it
 // while its context was live.
 func TestReleaseLateFirstAttempt(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "Write", "Read"} {
 		t.Run(kind, func(t *testing.T) { testReleaseLateFirstAttempt(t, kind) })
 	}

@@ -17,6 +17,7 @@ import (
 // latch, or both give back a hold and the owner's last one goes with them,
 // its context live.
 func TestUndoLateReleaseAfterUnlock(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "Write", "Read"} {
 		t.Run(kind, func(t *testing.T) { testUndoLateReleaseAfterUnlock(t, kind) })
 	}
