@@ -1753,6 +1753,15 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a sum with a literal fraction",
+			src: "-- @key k\n-- @arg n int64\n-- @return []int64\nredis.call('EXPIRE', KEYS[1], ARGV[1] + 0.5)\nif ARGV[1] == '0' then\n  return {ARGV[1] - 0.25}\nend\n" +
+				"return {math.floor(ARGV[1] + 0.5), ARGV[1] + 1.0}\n",
+			want: []string{
+				`scripts/x.lua:4:31: warning: EXPIRE reads an integer there (seconds), and the argument is a sum with 0.5, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then ("value is not an integer or out of range"); round it with math.floor(...) or math.ceil(...)`,
+				`scripts/x.lua:6:10: warning: returns an array with a sum with 0.25 at [1], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
+			},
+		},
+		{
 			name: "a division rounded, or returned where no integer is read",
 			src:  "-- @arg n int64\n-- @return string\nlocal v = ARGV[1] / 2\nv = math.floor(v)\nif ARGV[1] == '0' then\n  return tostring(ARGV[1] / 2)\nend\nreturn tostring(v)\n",
 		},

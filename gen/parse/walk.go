@@ -2285,12 +2285,8 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 	case "/":
 		return "a division"
 	case "*":
-		for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
-			if n, ok := o.(*ast.NumberExpr); ok {
-				if v, err := strconv.ParseFloat(n.Value, 64); err == nil && v != math.Trunc(v) {
-					return "a product with " + n.Value
-				}
-			}
+		if n := fractionLiteral(e); n != "" {
+			return "a product with " + n
 		}
 		for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
 			if f := fractionOf(o); f != "" {
@@ -2298,9 +2294,26 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 			}
 		}
 	case "+", "-":
+		// ARGV[1] + 0.5 has a fraction as surely as ARGV[1] * 1.5.
+		if n := fractionLiteral(e); n != "" {
+			return "a sum with " + n
+		}
 		for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
 			if f := fractionOf(o); f != "" {
 				return "a sum with " + f
+			}
+		}
+	}
+	return ""
+}
+
+// fractionLiteral is the text of an operand of e that is a number literal
+// with a fraction (1.5), or "".
+func fractionLiteral(e *ast.ArithmeticOpExpr) string {
+	for _, o := range []ast.Expr{e.Lhs, e.Rhs} {
+		if n, ok := o.(*ast.NumberExpr); ok {
+			if v, err := strconv.ParseFloat(n.Value, 64); err == nil && v != math.Trunc(v) {
+				return n.Value
 			}
 		}
 	}
