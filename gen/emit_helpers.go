@@ -366,6 +366,13 @@ var helperCode = map[string]func() jen.Code{
 			jen.If(jen.Op("!").Id("m").Dot("IsString").Call()).Block(jen.Return(jen.Lit(0), jen.Id("describeReply").Call(jen.Id("m")))),
 			jen.List(jen.Id("s"), jen.Id("_")).Op(":=").Id("m").Dot("ToString").Call(),
 			jen.List(jen.Id("v"), jen.Err()).Op(":=").Qual("strconv", "ParseFloat").Call(jen.Id("s"), jen.Lit(64)),
+			jen.Comment("The C library writes a NaN whose sign bit is set (Lua's 0/0) as -nan,").Line().
+				Comment("which ParseFloat does not read."),
+			jen.If(jen.Err().Op("!=").Nil().Op("&&").Len(jen.Id("s")).Op("==").Lit(4).Op("&&").Parens(jen.Id("s").Index(jen.Lit(0)).Op("==").LitRune('-').Op("||").Id("s").Index(jen.Lit(0)).Op("==").LitRune('+'))).Block(
+				jen.If(jen.List(jen.Id("n"), jen.Id("e")).Op(":=").Qual("strconv", "ParseFloat").Call(jen.Id("s").Index(jen.Lit(1).Op(":")), jen.Lit(64)), jen.Id("e").Op("==").Nil().Op("&&").Qual("math", "IsNaN").Call(jen.Id("n"))).Block(
+					jen.List(jen.Id("v"), jen.Err()).Op("=").List(jen.Id("n"), jen.Nil()),
+				),
+			),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Lit("a string that is not a number"))),
 			jen.Return(jen.Id("v"), jen.Lit("")),
 		)

@@ -211,6 +211,16 @@ func testReplies(t *testing.T, tg target) {
 		if err != nil || !ok || f != 2.25 {
 			t.Fatalf("Score = %v, %v, %v; want 2.25", f, ok, err)
 		}
+		// A Lua division the C library writes as -nan, nan, inf or -inf
+		// reads back as what it is.
+		for _, tc := range []struct{ a, b, want float64 }{
+			{0, 0, math.NaN()}, {1, 0, math.Inf(1)}, {-1, 0, math.Inf(-1)}, {1, 4, 0.25},
+		} {
+			f, err := generated.Ratio(ctx, c, tc.a, tc.b)
+			if err != nil || !(f == tc.want || math.IsNaN(f) && math.IsNaN(tc.want)) {
+				t.Errorf("Ratio(%v, %v) = %v, %v; want %v", tc.a, tc.b, f, err, tc.want)
+			}
+		}
 	})
 
 	t.Run("bool", func(t *testing.T) {

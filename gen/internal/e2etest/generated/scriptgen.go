@@ -164,6 +164,15 @@ var Scripts = []Script{{
 	SHA1:      rateLimitSHA1,
 	Source:    rateLimitSource,
 }, {
+	Args:      []string{"a", "b"},
+	File:      "scripts/ratio.lua",
+	Keys:      nil,
+	Name:      "Ratio",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      ratioSHA1,
+	Source:    ratioSource,
+}, {
 	Args:      []string{"member"},
 	File:      "scripts/score.lua",
 	Keys:      []string{"k"},
@@ -694,6 +703,13 @@ func asFloat64(m *rueidis.RedisMessage) (float64, string) {
 	}
 	s, _ := m.ToString()
 	v, err := strconv.ParseFloat(s, 64)
+	// The C library writes a NaN whose sign bit is set (Lua's 0/0) as -nan,
+	// which ParseFloat does not read.
+	if err != nil && len(s) == 4 && (s[0] == '-' || s[0] == '+') {
+		if n, e := strconv.ParseFloat(s[1:], 64); e == nil && math.IsNaN(n) {
+			v, err = n, nil
+		}
+	}
 	if err != nil {
 		return 0, "a string that is not a number"
 	}
