@@ -619,6 +619,16 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "RESTORE's ttl: a length of time, and a unix time after ABSTTL",
+			src: "-- @key k\n-- @arg ttl duration\n-- @arg until time\n-- @arg n int64\n-- @return none\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', 'ABSTTL')\n" +
+				"redis.call('RESTORE', KEYS[1], ARGV[2], 'x', 'IDLETIME', ARGV[3])\nredis.call('RESTORE', KEYS[1], ARGV[2], 'x', ARGV[3])\n" +
+				"redis.call('RESTORE', KEYS[1], ARGV[2], 'x', 'abSttl', 'FREQ', ARGV[3])\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', 'REPLACE')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:6:32: RESTORE reads a unix time there (ttl, after ABSTTL), and ARGV[1] is @arg ttl duration, a length of time: the expiry would fall in January 1970, so Redis restores nothing (and with REPLACE deletes the key); drop ABSTTL for a length of time, or declare @arg ttl time`,
+				`scripts/x.lua:7:32: RESTORE reads a length of time there (ttl, milliseconds without ABSTTL), and ARGV[2] is @arg until time, a unix time: the key would live for decades; add ABSTTL for a unix time, or declare @arg until duration`,
+			},
+		},
+		{
 			name: "field value pairs that do not pair",
 			src:  "-- @key k\n-- @return none\nredis.call('HSET', KEYS[1], 'a', 1, 'b')\nredis.call('MSET', KEYS[1], 'v', KEYS[1])\nredis.call('HSET', KEYS[1], 'a', 1, 'b', 2)\nredis.call('HSET', KEYS[1], unpack({'a', 1}))\nreturn nil\n",
 			want: []string{

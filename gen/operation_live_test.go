@@ -620,6 +620,7 @@ func TestTimeKindsAgreeWithServer(t *testing.T) {
 	rc := redistest.Server(t).Client(t)
 	ctx := context.Background()
 	now := time.Now().UnixMilli()
+	const restore = "redis.call('SET', KEYS[1], 'v')\nlocal d = redis.call('DUMP', KEYS[1])\nredis.call('RESTORE', KEYS[1], ARGV[1], d, "
 	for _, tc := range []struct {
 		body, arg string
 		wantMin   time.Duration // -1: the key is gone
@@ -632,6 +633,11 @@ func TestTimeKindsAgreeWithServer(t *testing.T) {
 		{"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])", strconv.FormatInt(now+30000, 10), 10 * 365 * 24 * time.Hour, 100 * 365 * 24 * time.Hour, "the key would live for decades"},
 		{"redis.call('SET', KEYS[1], 'v', 'PX', ARGV[1])", "30000", 20 * time.Second, 30 * time.Second, ""},
 		{"redis.call('SET', KEYS[1], 'v', 'PXAT', ARGV[1])", strconv.FormatInt(now+30000, 10), 20 * time.Second, 30 * time.Second, ""},
+		// RESTORE's ttl is a length of time, and a unix time after ABSTTL.
+		{restore + "'REPLACE', 'ABSTTL')", "30000", -1, -1, "the expiry would fall in January 1970"},
+		{restore + "'REPLACE')", strconv.FormatInt(now+30000, 10), 10 * 365 * 24 * time.Hour, 100 * 365 * 24 * time.Hour, "the key would live for decades"},
+		{restore + "'REPLACE')", "30000", 20 * time.Second, 30 * time.Second, ""},
+		{restore + "'ABSTTL', 'REPLACE')", strconv.FormatInt(now+30000, 10), 20 * time.Second, 30 * time.Second, ""},
 	} {
 		typ := "duration"
 		if tc.arg != "30000" {

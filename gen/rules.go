@@ -1546,6 +1546,19 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 			return
 		}
 		relative := w.kind == 'i' && strings.HasSuffix(w.name, "seconds")
+		if (name == "RESTORE" || name == "RESTORE-ASKING") && w.name == "ttl" {
+			// RESTORE's ttl is milliseconds, and a unix time in
+			// milliseconds after ABSTTL.
+			abs, known := restoreAbsTTL(c)
+			switch {
+			case !known:
+			case abs && p.Type.Kind == Duration:
+				at(a.Pos, "%s reads a unix time there (ttl, after ABSTTL), and ARGV[%d] is @arg %s duration, a length of time: the expiry would fall in January 1970, so Redis restores nothing (and with REPLACE deletes the key); drop ABSTTL for a length of time, or declare @arg %s time", where, n, p.Name, p.Name)
+			case !abs && p.Type.Kind == Time:
+				at(a.Pos, "%s reads a length of time there (ttl, milliseconds without ABSTTL), and ARGV[%d] is @arg %s time, a unix time: the key would live for decades; add ABSTTL for a unix time, or declare @arg %s duration", where, n, p.Name, p.Name)
+			}
+			return
+		}
 		switch {
 		case p.Type.Kind == Duration && w.kind == 'u':
 			at(a.Pos, "%s reads a unix time there (%s), and ARGV[%d] is @arg %s duration, a length of time: the expiry would fall in January 1970, so Redis deletes the key at once; %s", where, w.name, n, p.Name, swapAt(where, p.Name, "time"))
@@ -2084,6 +2097,25 @@ var positiveExpiry = map[string]bool{
 // swapAt says what to use where a unix time and a length of time are
 // mixed up: the command (or keyword) that reads the other, or the @arg type
 // that fits.
+// restoreAbsTTL says whether a RESTORE call gives ABSTTL, and whether the
+// checker can tell: every word after the serialized value is a literal (or
+// the value of IDLETIME or FREQ).
+func restoreAbsTTL(c parse.Call) (abs, known bool) {
+	for i := 3; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if !a.Exact || a.Expands {
+			return false, false
+		}
+		switch strings.ToUpper(*a.Literal) {
+		case "ABSTTL":
+			abs = true
+		case "IDLETIME", "FREQ":
+			i++
+		}
+	}
+	return abs, true
+}
+
 func swapAt(where, arg, typ string) string {
 	pairs := map[string]string{
 		"PEXPIRE": "PEXPIREAT", "EXPIRE": "EXPIREAT", "SET PX": "SET PXAT", "SET EX": "SET EXAT",
