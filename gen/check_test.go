@@ -629,6 +629,20 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "stream idle times are lengths of time, XCLAIM's TIME a unix time",
+			src: "-- @key s\n-- @arg ttl duration\n-- @arg until time\n-- @return none\nredis.call('XCLAIM', KEYS[1], 'g', 'c', ARGV[2], '0-1', 'IDLE', ARGV[2], 'TIME', ARGV[1])\n" +
+				"redis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', ARGV[2], '0')\nredis.call('XPENDING', KEYS[1], 'g', 'idle', ARGV[2], '-', '+', 10)\n" +
+				"redis.call('XCLAIM', KEYS[1], 'g', 'c', ARGV[1], '0-1', 'IDLE', ARGV[1], 'TIME', ARGV[2])\nredis.call('XAUTOCLAIM', KEYS[1], 'g', 'c', ARGV[1], '0')\n" +
+				"redis.call('XPENDING', KEYS[1], 'g', 'IDLE', ARGV[1], '-', '+', 10)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:41: XCLAIM reads a length of time there (min-idle-time, milliseconds), and ARGV[2] is @arg until time, a unix time: no entry has been idle that long, so the call never claims one; declare @arg until duration`,
+				`scripts/x.lua:5:65: XCLAIM IDLE reads a length of time there (milliseconds), and ARGV[2] is @arg until time, a unix time: the entries' last delivery would be set decades back, or to now; use TIME for a unix time, or declare @arg until duration`,
+				`scripts/x.lua:5:82: XCLAIM TIME reads a unix time there (milliseconds), and ARGV[1] is @arg ttl duration, a length of time: the entries' last delivery would be set in January 1970; use IDLE for a length of time, or declare @arg ttl time`,
+				`scripts/x.lua:6:45: XAUTOCLAIM reads a length of time there (min-idle-time, milliseconds), and ARGV[2] is @arg until time, a unix time: no entry has been idle that long, so the call never claims one; declare @arg until duration`,
+				`scripts/x.lua:7:46: XPENDING IDLE reads a length of time there (min-idle-time, milliseconds), and ARGV[2] is @arg until time, a unix time: no entry has been idle that long, so the call never lists one; declare @arg until duration`,
+			},
+		},
+		{
 			name: "field value pairs that do not pair",
 			src:  "-- @key k\n-- @return none\nredis.call('HSET', KEYS[1], 'a', 1, 'b')\nredis.call('MSET', KEYS[1], 'v', KEYS[1])\nredis.call('HSET', KEYS[1], 'a', 1, 'b', 2)\nredis.call('HSET', KEYS[1], unpack({'a', 1}))\nreturn nil\n",
 			want: []string{

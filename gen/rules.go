@@ -604,6 +604,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		return
 	}
 	checkNumeric(c, info.name, r.args, at, warn)
+	checkStreamTimes(c, info.name, r.args, at)
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
 	// One cause per call: the option checks run when the words fit.
@@ -2097,6 +2098,58 @@ var positiveExpiry = map[string]bool{
 // swapAt says what to use where a unix time and a length of time are
 // mixed up: the command (or keyword) that reads the other, or the @arg type
 // that fits.
+// checkStreamTimes refuses a time @arg (unix milliseconds) where a stream
+// command reads an idle time, a length in milliseconds (XCLAIM's and
+// XAUTOCLAIM's min-idle-time, XCLAIM's and XPENDING's IDLE), and a duration
+// where XCLAIM's TIME reads a unix time in milliseconds.
+func checkStreamTimes(c parse.Call, name string, params []Param, at func(parse.Pos, string, ...any)) {
+	n := len(c.Args)
+	if n > 0 && c.Args[n-1].Expands {
+		n--
+	}
+	word := func(i int) string {
+		if i >= n || !c.Args[i].Exact {
+			return ""
+		}
+		return strings.ToUpper(*c.Args[i].Literal)
+	}
+	length := func(i int, where, what, does string) {
+		if i >= n {
+			return
+		}
+		if p, k := argParam(c.Args[i].Value, params); p != nil && p.Type.Kind == Time {
+			at(c.Args[i].Pos, "%s reads a length of time there (%s), and ARGV[%d] is @arg %s time, a unix time: no entry has been idle that long, so the call never %s one; declare @arg %s duration", where, what, k, p.Name, does, p.Name)
+		}
+	}
+	switch name {
+	case "XAUTOCLAIM":
+		length(3, name, "min-idle-time, milliseconds", "claims")
+	case "XPENDING":
+		if word(2) == "IDLE" {
+			length(3, "XPENDING IDLE", "min-idle-time, milliseconds", "lists")
+		}
+	case "XCLAIM":
+		length(3, name, "min-idle-time, milliseconds", "claims")
+		// IDLE and TIME are no IDs, nor values of the other options.
+		for i := 4; i+1 < n; i++ {
+			p, k := argParam(c.Args[i+1].Value, params)
+			if p == nil {
+				continue
+			}
+			switch word(i) {
+			case "IDLE":
+				if p.Type.Kind == Time {
+					at(c.Args[i+1].Pos, "XCLAIM IDLE reads a length of time there (milliseconds), and ARGV[%d] is @arg %s time, a unix time: the entries' last delivery would be set decades back, or to now; use TIME for a unix time, or declare @arg %s duration", k, p.Name, p.Name)
+				}
+			case "TIME":
+				if p.Type.Kind == Duration {
+					at(c.Args[i+1].Pos, "XCLAIM TIME reads a unix time there (milliseconds), and ARGV[%d] is @arg %s duration, a length of time: the entries' last delivery would be set in January 1970; use IDLE for a length of time, or declare @arg %s time", k, p.Name, p.Name)
+				}
+			}
+		}
+	}
+}
+
 // restoreAbsTTL says whether a RESTORE call gives ABSTTL, and whether the
 // checker can tell: every word after the serialized value is a literal (or
 // the value of IDLETIME or FREQ).
