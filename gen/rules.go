@@ -2095,9 +2095,6 @@ var positiveExpiry = map[string]bool{
 	"GETEX EX": true, "GETEX PX": true, "GETEX EXAT": true, "GETEX PXAT": true,
 }
 
-// swapAt says what to use where a unix time and a length of time are
-// mixed up: the command (or keyword) that reads the other, or the @arg type
-// that fits.
 // checkStreamTimes refuses a time @arg (unix milliseconds) where a stream
 // command reads an idle time, a length in milliseconds (XCLAIM's and
 // XAUTOCLAIM's min-idle-time, XCLAIM's and XPENDING's IDLE), and a duration
@@ -2169,6 +2166,9 @@ func restoreAbsTTL(c parse.Call) (abs, known bool) {
 	return abs, true
 }
 
+// swapAt says what to use where a unix time and a length of time are
+// mixed up: the command (or keyword) that reads the other, or the @arg type
+// that fits.
 func swapAt(where, arg, typ string) string {
 	pairs := map[string]string{
 		"PEXPIRE": "PEXPIREAT", "EXPIRE": "EXPIREAT", "SET PX": "SET PXAT", "SET EX": "SET EXAT",
