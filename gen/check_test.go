@@ -643,6 +643,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "RESTORE's numbers out of range",
+			src:  "-- @key k\n-- @return none\nredis.call('RESTORE', KEYS[1], -1, 'x')\nredis.call('RESTORE', KEYS[1], 0, 'x', 'freq', '300')\nredis.call('RESTORE', KEYS[1], 5, 'x', 'REPLACE', 'IDLETIME', 10)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:32: RESTORE reads a ttl of 0 or more there, and the call passes -1: Redis refuses it at run time ("ERR Invalid TTL value, must be >= 0"), after the script's earlier writes; pass 0 (no expiry) or more`,
+				`scripts/x.lua:4:48: RESTORE FREQ reads a frequency under 256 there, and the call passes 300: Redis refuses it at run time ("ERR Invalid FREQ value, must be >= 0 and <= 255"), after the script's earlier writes; pass 0 to 255`,
+			},
+		},
+		{
 			name: "field value pairs that do not pair",
 			src:  "-- @key k\n-- @return none\nredis.call('HSET', KEYS[1], 'a', 1, 'b')\nredis.call('MSET', KEYS[1], 'v', KEYS[1])\nredis.call('HSET', KEYS[1], 'a', 1, 'b', 2)\nredis.call('HSET', KEYS[1], unpack({'a', 1}))\nreturn nil\n",
 			want: []string{

@@ -41,6 +41,12 @@ var rangeArgs = map[string][]rangeArg{
 	"GETBIT": {{pos: 2, what: "a bit offset", below: maxBitOffset, refusal: "ERR bit offset is not an integer or out of range", fix: "pass an offset from 0 to 4294967295 (2^32 - 1), counted from the start of the string"}},
 	"BITPOS": {{pos: 2, what: "a bit", below: 2, refusal: "ERR The bit argument must be 1 or 0.", fix: "pass 0 or 1"}},
 	"SCAN":   {{keyword: "COUNT", from: 1, what: "a count", min: 1, refusal: "ERR syntax error", fix: "pass 1 or more"}},
+	// restoreCommand reads its options, then the ttl, then the payload.
+	"RESTORE": {
+		{pos: 2, what: "a ttl", refusal: "ERR Invalid TTL value, must be >= 0", fix: "pass 0 (no expiry) or more"},
+		{keyword: "IDLETIME", from: 3, what: "an idle time", refusal: "ERR Invalid IDLETIME value, must be >= 0", fix: "pass 0 or more"},
+		{keyword: "FREQ", from: 3, what: "a frequency", below: 256, refusal: "ERR Invalid FREQ value, must be >= 0 and <= 255", fix: "pass 0 to 255"},
+	},
 	"LPOS": {
 		{keyword: "RANK", from: 2, what: "a rank", nonZero: true, refusal: "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list", fix: "pass 1 for the first match, -1 for the last"},
 		{keyword: "COUNT", from: 2, what: "a count", refusal: "ERR COUNT can't be negative", fix: "pass 0 (every match) or more"},

@@ -24,11 +24,11 @@ func TestRangeArgsAgreeWithServer(t *testing.T) {
 	run := commandRunner(t, setup)
 	base := map[string][]string{
 		"LPOP": {"k"}, "RPOP": {"k"}, "SPOP": {"k"}, "ZPOPMIN": {"k"}, "ZPOPMAX": {"k"},
-		"SCAN": {"0"}, "LPOS": {"k", "a"},
+		"SCAN": {"0"}, "LPOS": {"k", "a"}, "RESTORE": {"k", "0", "x"},
 	}
 	// The words of a command whose range arguments are at positions: each
 	// is run with one of them replaced.
-	words0 := map[string][]string{"SETRANGE": {"k", "0", "x"}, "SETBIT": {"k", "0", "1"}, "GETBIT": {"k", "0"}, "BITPOS": {"k", "0"}}
+	words0 := map[string][]string{"RESTORE": {"k", "0", "x"}, "SETRANGE": {"k", "0", "x"}, "SETBIT": {"k", "0", "1"}, "GETBIT": {"k", "0"}, "BITPOS": {"k", "0"}}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
 		for n := range rangeArgs {
 			if !yield(n) {
@@ -75,7 +75,8 @@ func TestRangeArgsAgreeWithServer(t *testing.T) {
 						t.Errorf("%v: Redis answered %v, want %q", words, err, r.refusal)
 					case v == out && len(msgs) != 1:
 						t.Errorf("%v: the checker reported %d problems, want 1", words, len(msgs))
-					case v == at && err != nil:
+					case v == at && err != nil && !(name == "RESTORE" && strings.Contains(err.Error(), "payload")):
+						// RESTORE reads the payload "x" (and refuses it) after the numbers.
 						t.Errorf("%v: Redis refused it (%v), but the checker takes it", words, err)
 					case v == at && len(msgs) != 0:
 						t.Errorf("%v: the checker refused it, but Redis runs it", words)
