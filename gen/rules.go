@@ -913,7 +913,7 @@ func checkReturnFraction(ret parse.Return, t Type, warn func(parse.Pos, string, 
 			if el.Fraction == "" || (t.Kind == Record && (i >= len(t.Fields) || t.Fields[i].Type.Kind != Int64)) {
 				continue
 			}
-			warn(ret.Pos, "returns an array with %s at [%d], %s", el.Fraction, i+1, why)
+			warn(ret.Pos, "returns an array with %s at [%d], %s", el.Fraction, i, why)
 		}
 	}
 }
