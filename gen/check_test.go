@@ -651,6 +651,13 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "a local holding a table, in a returned table",
+			src:  "-- @arg a string\n-- @return []string\nlocal t = {ARGV[1]}\nif ARGV[1] == 'x' then\n  table.insert(t, 'y')\n  return {t}\nend\nt = ARGV[1]\nreturn {t}\n",
+			want: []string{
+				`scripts/x.lua:6:10: returns an array with t, assigned at line 3: a table at [0], but @return []string needs a string reply for each element`,
+			},
+		},
+		{
 			name: "field value pairs that do not pair",
 			src:  "-- @key k\n-- @return none\nredis.call('HSET', KEYS[1], 'a', 1, 'b')\nredis.call('MSET', KEYS[1], 'v', KEYS[1])\nredis.call('HSET', KEYS[1], 'a', 1, 'b', 2)\nredis.call('HSET', KEYS[1], unpack({'a', 1}))\nreturn nil\n",
 			want: []string{

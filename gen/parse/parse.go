@@ -268,6 +268,9 @@ type Return struct {
 	// ("a division", "a product with 0.9"), which Redis truncates toward
 	// zero in its integer reply; empty otherwise.
 	Fraction string
+	// Table is set on the value of a local assigned a table constructor
+	// (its Kind unknown: what the script puts in it is not followed).
+	Table bool
 }
 
 // FieldRead is t.name or t['name'] where t is a command's reply, directly

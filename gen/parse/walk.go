@@ -2393,6 +2393,10 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 						// as return v reads it.
 						el.Kind, el.Text, el.Local, el.From = l.reply.Kind, l.reply.Text, v.Value, l.reply.Pos
 						el.Boolean, el.NotNil = l.reply.Boolean, l.reply.NotNil || w.guarded(l)
+					} else if l != nil && l.reply.Table {
+						// A local holding a table (whatever is put in it
+						// since): Redis replies it as a nested array.
+						el.Kind, el.Local, el.From = ReturnArray, v.Value, l.reply.Pos
 					}
 				case *ast.LogicalOpExpr:
 					// The values it may give, as for a returned and/or.
@@ -2777,6 +2781,7 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 	r := Return{Pos: Pos{Line: e.Line()}}
 	switch x := e.(type) {
 	case *ast.TableExpr:
+		r.Table = true
 		return r
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(x.Value); l != nil {
