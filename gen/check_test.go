@@ -692,6 +692,15 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "ZINCRBY's increment, which Redis reads as a double",
+			src: "-- @key k\n-- @arg s string\n-- @arg f float64\n-- @return none\nredis.call('ZINCRBY', KEYS[1], 'abc', 'm')\nredis.call('ZINCRBY', KEYS[1], 'nan', 'm')\n" +
+				"redis.call('ZINCRBY', KEYS[1], ARGV[1], 'm')\nredis.call('ZINCRBY', KEYS[1], ARGV[2], 'm')\nredis.call('ZINCRBY', KEYS[1], '-inf', 'm')\nredis.call('ZINCRBY', KEYS[1], 1.5, 'm')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:32: ZINCRBY reads a number there (increment), and "abc" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:6:32: ZINCRBY reads a number there (increment), and "nan" is none: Redis refuses the call at run time`,
+			},
+		},
+		{
 			name: "ZADD and GEOADD words out of order, and a misspelt option",
 			src: "-- @key k\n-- @return none\nredis.call('ZADD', KEYS[1], 'member', 5)\nredis.call('ZADD', KEYS[1], 'nxx', 1, 'm')\n" +
 				"redis.call('GEOADD', KEYS[1], 'Palermo', 13.36, 38.11)\nreturn nil\n",

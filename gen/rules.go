@@ -1516,6 +1516,11 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		i = 1 // the subcommand
 	}
 	check := func(a parse.Arg, w argWord, where string) {
+		if fractionOK[name+" "+w.name] {
+			// The specifications type it as an integer, and Redis reads
+			// a double there.
+			w.kind = 'd'
+		}
 		if w.kind == 'd' {
 			checkDouble(a, w, where, name, params, at, warn)
 			return
