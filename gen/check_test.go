@@ -701,6 +701,15 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "an optional count with no keyword that is no integer",
+			src:  "-- @key k\n-- @return none\nredis.call('SRANDMEMBER', KEYS[1], 'x')\nredis.call('HRANDFIELD', KEYS[1], 'two', 'WITHVALUES')\nredis.call('SPOP', KEYS[1], '1.5')\nredis.call('ZRANDMEMBER', KEYS[1], 2)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:36: SRANDMEMBER reads an integer there (count), and "x" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:4:35: HRANDFIELD reads an integer there (count), and "two" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:5:29: SPOP reads an integer there (count), and "1.5" is none: Redis refuses the call at run time`,
+			},
+		},
+		{
 			name: "ZADD and GEOADD words out of order, and a misspelt option",
 			src: "-- @key k\n-- @return none\nredis.call('ZADD', KEYS[1], 'member', 5)\nredis.call('ZADD', KEYS[1], 'nxx', 1, 'm')\n" +
 				"redis.call('GEOADD', KEYS[1], 'Palermo', 13.36, 38.11)\nreturn nil\n",

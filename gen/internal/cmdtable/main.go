@@ -748,6 +748,29 @@ func numericSig(args []argJSON) string {
 		numeric = numeric || numberType(a.Type)
 		n++
 	}
+	// A last optional number with no keyword (SPOP key [count]), or the
+	// first word of such a block followed by optional keywords alone
+	// (HRANDFIELD key [count [WITHVALUES]]), stands at a known place when
+	// given.
+	if n == len(args)-1 && n == len(fixed) && bool(args[n].Optional) && !bool(args[n].Multiple) && args[n].Token == "" {
+		a := args[n]
+		a.Optional = false // the argument itself
+		if a.Type == "block" && len(a.Arguments) > 0 {
+			a = a.Arguments[0]
+			// Only a number followed by optional keywords alone: Redis
+			// reads BITCOUNT's and BITPOS's start only with what follows,
+			// or only when the key exists.
+			for _, b := range args[n].Arguments[1:] {
+				if b.Type != "pure-token" || !bool(b.Optional) {
+					a.Type = "block"
+				}
+			}
+		}
+		if !bool(a.Optional) && !bool(a.Multiple) && a.Token == "" && simpleArg(a) && numberType(a.Type) {
+			fixed = append(fixed, wordExpr(a))
+			numeric = true
+		}
+	}
 	if pre, repeat, alts := repeatedTail(args[n:]); repeat != nil {
 		var parts []string
 		if len(fixed) > 0 {
