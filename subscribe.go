@@ -717,39 +717,54 @@ func (s *subscriptions) plainSlot(cmd rueidis.Completed, channel string) rueidis
 
 // unsubscribeOnServer ends on the server a subscription whose receive loop
 // its context ended, on on, the connection the subscription was made on
-// (nil: none was reached; rc routes it by the channel's slot), bounded by a
-// second and a little (Close waits for it).
+// (nil: none was reached; rc routes it by the channel's slot). It waits for
+// a PING answered as rueidis can take an UNSUBSCRIBE's answers (see
+// unsubscribable) as long as the Client is open, and a second after Close
+// began, and a little (Close waits for it). The loop's channel stays
+// closing until then, so a later subscription to it cannot be ended by
+// this UNSUBSCRIBE.
 func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandClient) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	stop := context.AfterFunc(s.ctx, func() {
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	defer stop()
 	ping := func() error { return s.rc.Do(ctx, s.plainSlot(s.rc.B().Ping().Build(), cs.name)).Error() }
 	if on != nil {
 		ping = func() error { return on.Do(ctx, on.B().Ping().Build()).Error() }
 	}
 	if !unsubscribable(ctx, ping) {
-		// Not answered so within the bound (BUSY, MASTERDOWN): the
-		// subscription stays on the server until a later loop on the
-		// channel unsubscribes, or the connection ends; better than a
-		// connection whose replies no longer match its commands.
+		// Not answered so (BUSY, MASTERDOWN for a second; no answer within
+		// a second of Close): the subscription stays on the server until a
+		// later loop on the channel unsubscribes, or the connection ends;
+		// better than a connection whose replies no longer match its
+		// commands.
 		return
 	}
-	if ctx.Err() != nil {
-		// The PING not answered within the bound (a frozen server): the
-		// UNSUBSCRIBE is queued behind it all the same, to go out when
-		// the server runs again (nothing is sent under an ended context).
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
-		defer cancel()
+	// Once Close began, a little for the UNSUBSCRIBE: the server just
+	// answered, and it goes out on the connection all the same.
+	wait := time.Second
+	if s.ctx.Err() != nil {
+		wait = 50 * time.Millisecond
 	}
+	uctx, ucancel := context.WithTimeout(context.Background(), wait)
+	defer ucancel()
 	if on == nil {
-		_ = s.rc.Do(ctx, s.unsubscribeCommand(cs)).Error()
+		_ = s.rc.Do(uctx, s.unsubscribeCommand(cs)).Error()
 		return
 	}
 	cmd := on.B().Unsubscribe().Channel(cs.name).Build()
 	if cs.sharded {
 		cmd = on.B().Sunsubscribe().Channel(cs.name).Build()
 	}
-	_ = on.Do(ctx, cmd).Error()
+	_ = on.Do(uctx, cmd).Error()
 }
 
 // unsubscribable sends a PING (ping) on the subscription's connection until
@@ -767,24 +782,31 @@ func (s *subscriptions) unsubscribeOnServer(cs *channelSub, on rueidis.CommandCl
 // with none in flight, panicked the process ("protocol bug, message
 // handled out of order"). A script begun between this PING and the
 // UNSUBSCRIBE that runs past the threshold still does that: the window is
-// a round trip rather than the script's run. No answer by the end of ctx,
-// after none that forbade the UNSUBSCRIBE, is a yes: a frozen server
-// answers both in order once it runs again.
+// a round trip rather than the script's run. A PING not answered by the end
+// of ctx is a no: a server silent while a script runs below the threshold
+// answers BUSY once it passes, to the PING, to an UNSUBSCRIBE queued behind
+// it, and to rueidis's PING after that. Refusals are asked again for a
+// second.
 func unsubscribable(ctx context.Context, ping func() error) bool {
-	refused := false // an answer so far forbade the UNSUBSCRIBE
+	var refused time.Time // the first answer that forbade the UNSUBSCRIBE
 	for {
 		err := ping()
 		re, isReply := rueidis.IsRedisErr(err)
 		switch {
 		case isReply && !re.IsLoading() && !strings.Contains(re.Error(), "'ping'"):
-			refused = true // BUSY, MASTERDOWN: ask again
+			// BUSY, MASTERDOWN: ask again
+			if refused.IsZero() {
+				refused = time.Now()
+			} else if time.Since(refused) >= time.Second {
+				return false
+			}
 		case isReply || ctx.Err() == nil:
 			// Answered (PONG; LOADING, which the UNSUBSCRIBE is not
 			// refused; an ACL user refused PING), or the connection
 			// broke, which ends the subscription itself.
 			return true
 		default:
-			return !refused
+			return false
 		}
 		t := time.NewTimer(10 * time.Millisecond)
 		select {

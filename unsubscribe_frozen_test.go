@@ -10,9 +10,9 @@ import (
 
 // A subscription whose last waiter leaves while its server is frozen (a
 // stall, a network partition) is unsubscribed when the server answers
-// again: the UNSUBSCRIBE waits on the connection, behind the PING that
-// checks the server can take it, and goes out though neither was answered
-// within its second.
+// again: the receive loop waits (until the Client closes) for the answer
+// to the PING that checks the server can take the UNSUBSCRIBE, which then
+// goes out.
 func TestUnsubscribeWhileServerFrozen(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
@@ -36,16 +36,55 @@ func TestUnsubscribeWhileServerFrozen(t *testing.T) {
 	defer node.Resume()
 	leave() // the only waiter leaves while the server is frozen
 	<-waited
-	// The unsubscribe's second passes.
-	if !eventually(3*time.Second, func() bool {
-		c.subs.mu.Lock()
-		defer c.subs.mu.Unlock()
-		return c.subs.chans[s.channel] == nil
-	}) {
-		t.Fatal("the subscription's receive loop did not end")
+	// Past the second an unsubscribe was bounded by: the receive loop
+	// waits for the server's answer to its PING, its channel closing.
+	time.Sleep(1500 * time.Millisecond)
+	c.subs.mu.Lock()
+	cs := c.subs.chans[s.channel]
+	c.subs.mu.Unlock()
+	if cs == nil || !cs.closing {
+		t.Fatal("the subscription's receive loop did not wait for the frozen server")
 	}
 	node.Resume()
 	if !eventually(3*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 0 }) {
 		t.Errorf("%d subscribed to %s after its only waiter left while the server was frozen, and it answered again", subscribers(t, node, false, s.channel), s.channel)
+	}
+}
+
+// Close ends the wait of a receive loop for a frozen server's answer to
+// its PING within about a second, and leaves the subscription rather than
+// send the UNSUBSCRIBE blind.
+func TestCloseWhileUnsubscribeAwaitsFrozenServer(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	rc := node.Client(t)
+	c := newTestClient(t, rc, WithFailoverGuard(false, 0))
+	s := mustSem(t, c, "frozen-close-unsubscribe")
+	ctx := testCtx(t, 20*time.Second)
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TryAcquire(ctx, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	wctx, leave := context.WithCancel(ctx)
+	waited := make(chan error, 1)
+	go func() { waited <- s.TryAcquire(wctx, 1, 10*time.Second) }()
+	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 1 }) {
+		t.Fatal("the waiter did not subscribe")
+	}
+	node.Pause()
+	defer node.Resume()
+	leave()
+	<-waited
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	c.Close()
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("Close took %v while an unsubscribe waited for the frozen server", took)
+	}
+	node.Resume()
+	if err := rc.Do(ctx, rc.B().Ping().Build()).Error(); err != nil {
+		t.Fatalf("PING after the server runs again: %v", err)
 	}
 }

@@ -1,0 +1,79 @@
+package scriptlock
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A script that began before busy-reply-threshold and runs past it leaves
+// the server silent for the threshold, then answering BUSY: the PING sent
+// before an UNSUBSCRIBE went unanswered within its second, and the
+// UNSUBSCRIBE was queued behind it all the same; once the threshold passed
+// the server answered the PING, the UNSUBSCRIBE and the PING rueidis sends
+// behind it with BUSY, and the reply left over panicked the process
+// ("protocol bug, message handled out of order"), or answered the
+// connection's next command. The UNSUBSCRIBE now goes only after a PING
+// answered as rueidis can take it.
+func TestUnsubscribeWhileScriptBelowBusyThreshold(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "1500").Error(); err != nil {
+		t.Fatal(err)
+	}
+	rc := node.Client(t)
+	c := newTestClient(t, rc, WithFailoverGuard(false, 0))
+	s := mustSem(t, c, "busy-late-unsubscribe")
+	ctx := testCtx(t, 20*time.Second)
+	if _, err := s.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.TryAcquire(ctx, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	wctx, leave := context.WithCancel(ctx)
+	waited := make(chan error, 1)
+	go func() { waited <- s.TryAcquire(wctx, 1, 10*time.Second) }()
+	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 1 }) {
+		t.Fatal("the waiter did not subscribe")
+	}
+	// Runs for 2.2 s by the server's clock: silent for 1.5 s, then BUSY.
+	const slow = `local s = redis.call('time')
+while true do
+  local n = redis.call('time')
+  if (n[1] - s[1]) * 1000000 + n[2] - s[2] > 2200000 then return 1 end
+end`
+	script := within(t, 10*time.Second, "the slow script", func() error { return node.Do(t, "EVAL", slow, "0").Error() })
+	probe := node.Client(t)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		err := probe.Do(pctx, probe.B().Ping().Build()).Error()
+		cancel()
+		if err != nil && pctx.Err() != nil {
+			break // not answered: the script runs, below the threshold
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server kept answering (last: %v)", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	leave() // the only waiter leaves while the script runs, before BUSY
+	<-waited
+	script()
+	// The Client's connection still answers each command with its own reply.
+	for i := range 20 {
+		key := redistest.Prefix(t) + "echo"
+		if err := rc.Do(ctx, rc.B().Set().Key(key).Value(strings.Repeat("x", i+1)).Build()).Error(); err != nil {
+			t.Fatalf("SET after the busy script: %v", err)
+		}
+		if v, err := rc.Do(ctx, rc.B().Get().Key(key).Build()).ToString(); err != nil || len(v) != i+1 {
+			t.Fatalf("GET after the busy script: %q, %v; want %d bytes", v, err, i+1)
+		}
+	}
+	if !eventually(2*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 0 }) {
+		t.Errorf("%d subscribed to %s after its only waiter left and the script ended", subscribers(t, node, false, s.channel), s.channel)
+	}
+}
