@@ -2586,6 +2586,20 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		c.mu.Lock()
 		seen := w.changes
 		c.mu.Unlock()
+		// The release names the counter as it was before the count was
+		// read (a fresh grant draws the next token): when it reaches the
+		// server late (hung on a connection rueidis dropped as dead), after
+		// the holds it was to give back went away (ForceUnlock, or their
+		// lease ran out) and the owner took the lock afresh, it leaves that
+		// grant alone rather than take a hold this Client counts.
+		named := token
+		if f, ok := p.(undoFencer); ok && token == 0 {
+			t, err := f.fenceNow(ctx)
+			if err != nil {
+				return err
+			}
+			named = t
+		}
 		n, err := p.holdsOf(ctx, field)
 		if err != nil {
 			return err
@@ -2652,7 +2666,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 				c.mu.Unlock()
 			}()
 			// Unguarded: an undo moves no deadline later (leftHeld).
-			return c.releaseKeeping(ctx, p, field, lease, nil, false, token, guardWait{}, place, latch)
+			return c.releaseKeeping(ctx, p, field, lease, nil, false, named, guardWait{}, place, latch)
 		}()
 		if err != nil {
 			return err // the latch is kept for the next undo of the owner
@@ -2671,9 +2685,10 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 			// undone: it does not move the deadline later.
 			c.leftHeld(h, mark, sent, lease, left, false)
 		}
-		if reused {
+		if reused || st == notHeld && named != token {
 			// The answer may be an earlier undo's outcome, recorded when
-			// the counts were others: read them again.
+			// the counts were others, or a grant came between the reads of
+			// the counter and the count: read them again.
 			continue
 		}
 		if st != stillHeld {
@@ -2686,6 +2701,13 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		return errUndoUnsettled
 	}
 	return nil
+}
+
+// undoFencer is a primitive whose fresh grants draw the next token from a
+// fencing-token counter its releases can name (see release's token):
+// fenceNow reads the counter from the primary (0: missing).
+type undoFencer interface {
+	fenceNow(ctx context.Context) (int64, error)
 }
 
 // undoLatchTTL is how long the latch of an undo's release lives: a release

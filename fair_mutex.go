@@ -252,6 +252,10 @@ func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 	return releaseStatus(st), 0, nil
 }
 
+func (f *FairMutex) fenceNow(ctx context.Context) (int64, error) {
+	return f.m.fenceNow(ctx)
+}
+
 func (f *FairMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	return f.m.holdsOf(ctx, field)
 }

@@ -310,6 +310,18 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	return freed, 0, nil
 }
 
+func (m *Mutex) fenceNow(ctx context.Context) (int64, error) {
+	return readFence(ctx, m.c, m.fence)
+}
+
+// readFence reads a fencing-token counter from the primary, as the undo's
+// count is read (readPrimary): 0 when it is missing.
+func readFence(ctx context.Context, c *Client, fence string) (int64, error) {
+	return readPrimaryAs(ctx, c, func() (rueidis.Completed, error) {
+		return generated.FenceReadCommand(c.rc, fence)
+	}, generated.DecodeFenceRead)
+}
+
 func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 	// From the primary, as every undo decides on it (readPrimary).
 	st, err := readPrimaryAs(ctx, m.c, func() (rueidis.Completed, error) {

@@ -375,6 +375,15 @@ func readReleased(res generated.RwReadReleaseResult, err error) (releaseStatus, 
 	return stillHeld, time.Duration(res.Value) * time.Millisecond, nil
 }
 
+// fenceNow: a read hold's releases name its mark instead (RwReadAcquire),
+// which the undo of one does not know: it names none.
+func (s *rwSide) fenceNow(ctx context.Context) (int64, error) {
+	if !s.write {
+		return 0, nil
+	}
+	return readFence(ctx, s.rw.c, s.rw.fence)
+}
+
 func (s *rwSide) holdsOf(ctx context.Context, field string) (int64, error) {
 	rw := s.rw
 	reader, writer := field, field+":write"

@@ -110,6 +110,15 @@ var Scripts = []Script{{
 	SHA1:      fairReleaseLastSHA1,
 	Source:    fairReleaseLastSource,
 }, {
+	Args:      nil,
+	File:      "scripts/fence_read.lua",
+	Keys:      []string{"fence"},
+	Name:      "FenceRead",
+	ReadOnly:  true,
+	Retryable: false,
+	SHA1:      fenceReadSHA1,
+	Source:    fenceReadSource,
+}, {
 	Args:      []string{"state", "now", "publish", "recordTTL"},
 	File:      "scripts/force_unlock_confirmed.lua",
 	Keys:      []string{"lock", "fence", "channel", "waiters", "wake", "rwchannel", "fqueue", "fwake", "rqueue", "rtimeouts", "record", "ftimeouts"},
