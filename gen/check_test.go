@@ -1755,6 +1755,16 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a string or float64 RESTORE ttl, with ABSTTL and without",
+			src: "-- @key k\n-- @arg ttl string\n-- @arg f float64\n-- @return none\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', 'REPLACE')\n" +
+				"redis.call('RESTORE', KEYS[1], ARGV[2], 'x', 'ABSTTL')\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', ARGV[2])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:32: warning: RESTORE reads an integer there (ttl), and ARGV[1] is @arg ttl string: a value that is no integer fails at run time; declare @arg ttl int64`,
+				`scripts/x.lua:6:32: warning: RESTORE reads an integer there (ttl), and ARGV[2] is @arg f float64: a value that is no integer fails at run time; declare @arg f int64`,
+				`scripts/x.lua:7:32: warning: RESTORE reads an integer there (ttl), and ARGV[1] is @arg ttl string: a value that is no integer fails at run time; declare @arg ttl int64`,
+			},
+		},
+		{
 			name: "strings where no integer is read",
 			src:  "-- @key k\n-- @arg v string\n-- @return none\nredis.call('SET', KEYS[1], ARGV[1])\nredis.call('ZADD', KEYS[1], 1, ARGV[1])\nreturn nil\n",
 		},

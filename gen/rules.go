@@ -1554,16 +1554,18 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		relative := w.kind == 'i' && strings.HasSuffix(w.name, "seconds")
 		if (name == "RESTORE" || name == "RESTORE-ASKING") && w.name == "ttl" {
 			// RESTORE's ttl is milliseconds, and a unix time in
-			// milliseconds after ABSTTL.
+			// milliseconds after ABSTTL. Either way a string or
+			// float64 @arg there is warned of below, as elsewhere.
 			abs, known := restoreAbsTTL(c)
 			switch {
 			case !known:
 			case abs && p.Type.Kind == Duration:
 				at(a.Pos, "%s reads a unix time there (ttl, after ABSTTL), and ARGV[%d] is @arg %s duration, a length of time: the expiry would fall in January 1970, so Redis restores nothing (and with REPLACE deletes the key); drop ABSTTL for a length of time, or declare @arg %s time", where, n, p.Name, p.Name)
+				return
 			case !abs && p.Type.Kind == Time:
 				at(a.Pos, "%s reads a length of time there (ttl, milliseconds without ABSTTL), and ARGV[%d] is @arg %s time, a unix time: the key would live for decades; add ABSTTL for a unix time, or declare @arg %s duration", where, n, p.Name, p.Name)
+				return
 			}
-			return
 		}
 		switch {
 		case p.Type.Kind == Duration && w.kind == 'u':
