@@ -701,6 +701,18 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "a number written as Go reads it, not as Redis does",
+			src: "-- @key k\n-- @return none\nredis.call('ZINCRBY', KEYS[1], '1_0', 'm')\nredis.call('ZADD', KEYS[1], '0b1', 'm')\nredis.call('INCRBYFLOAT', KEYS[1], '0o7')\n" +
+				"redis.call('ZCOUNT', KEYS[1], '0x1_0', '(1_0')\nredis.call('ZINCRBY', KEYS[1], '0x10', 'm')\nredis.call('ZADD', KEYS[1], '017', 'm')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:32: ZINCRBY reads a number there (increment), and "1_0" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:4:29: ZADD reads a number there (score, after the options CH, GT, INCR, LT, NX, XX), and "0b1" is neither: Redis refuses the call at run time`,
+				`scripts/x.lua:5:36: INCRBYFLOAT reads a number there (increment), and "0o7" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:6:31: ZCOUNT reads a number there (min), and "0x1_0" is none: Redis refuses the call at run time`,
+				`scripts/x.lua:6:40: ZCOUNT reads a number there (max), and "(1_0" is none: Redis refuses the call at run time`,
+			},
+		},
+		{
 			name: "an optional count with no keyword that is no integer",
 			src:  "-- @key k\n-- @return none\nredis.call('SRANDMEMBER', KEYS[1], 'x')\nredis.call('HRANDFIELD', KEYS[1], 'two', 'WITHVALUES')\nredis.call('SPOP', KEYS[1], '1.5')\nredis.call('ZRANDMEMBER', KEYS[1], 2)\nreturn nil\n",
 			want: []string{

@@ -100,6 +100,14 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 				}
 				covered[label+" range"] = true
 			}
+			// Go's number syntax (ParseInt's base 0) that strtod does
+			// not read: an underscore, a 0b or 0o prefix.
+			for _, word := range []string{"1_0", "0b1", "0o7", "0x1_0"} {
+				probe, err := try(word)
+				if numberText(word, openRangeOK[arg]) != (err == nil) {
+					problems = append(problems, fmt.Sprintf("%s: the checker reads %q as a number: %v, Redis answers %v (%v)", label, word, numberText(word, openRangeOK[arg]), err, probe))
+				}
+			}
 			switch probe, err := try("(1"); {
 			case err == nil && !openRangeOK[arg]:
 				problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v); list it in openRangeOK", label, "(1", w.name, probe))

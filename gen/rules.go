@@ -1870,7 +1870,11 @@ func numberText(s string, open bool) bool {
 	if open {
 		s = strings.TrimPrefix(s, "(")
 	}
-	if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+	if strings.Contains(s, "_") {
+		return false // Go's digit separator, which strtod stops at
+	}
+	// Base 10: Go's 0b and 0o prefixes are none of strtod's.
+	if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return true
 	}
 	f, err := strconv.ParseFloat(s, 64)
