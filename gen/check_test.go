@@ -713,6 +713,15 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "a number out of a double's range where Redis reads a double",
+			src: "-- @key k\n-- @return none\nredis.call('ZINCRBY', KEYS[1], '1e400', 'm')\nredis.call('ZADD', KEYS[1], '1e-400', 'm')\nredis.call('INCRBYFLOAT', KEYS[1], '1e400')\n" +
+				"redis.call('ZCOUNT', KEYS[1], '-1e400', '(1e400')\nredis.call('ZADD', KEYS[1], '3e-324', 'm', 1e400, 'n', 'inf', 'o')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:3:32: ZINCRBY reads a double there (increment), and 1e400 is beyond a double's largest (about 1.8e308): Redis refuses the call at run time, after the script's earlier writes; write inf or -inf, or a smaller number`,
+				`scripts/x.lua:4:29: ZADD reads a double there (score), and 1e-400 is so small that a double rounds it to 0: Redis refuses the call at run time, after the script's earlier writes; write 0, or a larger number`,
+			},
+		},
+		{
 			name: "an optional count with no keyword that is no integer",
 			src:  "-- @key k\n-- @return none\nredis.call('SRANDMEMBER', KEYS[1], 'x')\nredis.call('HRANDFIELD', KEYS[1], 'two', 'WITHVALUES')\nredis.call('SPOP', KEYS[1], '1.5')\nredis.call('ZRANDMEMBER', KEYS[1], 2)\nreturn nil\n",
 			want: []string{

@@ -68,6 +68,24 @@ func TestNumericArgsAgreeWithServer(t *testing.T) {
 		if probe, err := try("x"); err == nil {
 			problems = append(problems, fmt.Sprintf("%s: Redis accepts %q as %s (%v); the checker would flag it", label, "x", w.name, probe))
 		}
+		if w.kind == 'd' || fractionOK[arg] {
+			// Numbers strtod reads beyond a double, or too small for
+			// one: Redis refuses them where it reads a double, and
+			// takes them where it reads a long double or a score range.
+			wd := w
+			wd.kind = 'd'
+			name := strings.TrimSuffix(arg, " "+w.name)
+			for _, word := range []string{"1e400", "-1e400", "1e-400", "2e-324", "3e-324", "1e-310"} {
+				lit := word
+				var refused bool
+				checkDouble(parse.Arg{Literal: &lit, Exact: true}, wd, label, name, nil, func(parse.Pos, string, ...any) { refused = true }, nil)
+				probe, err := try(word)
+				if refused != (err != nil) {
+					problems = append(problems, fmt.Sprintf("%s: the checker refuses %q as %s: %v, Redis answers %v (%v)", label, word, w.name, refused, err, probe))
+				}
+			}
+			covered[label+" double range"] = true
+		}
 		if w.kind == 'd' {
 			if probe, err := try("1.5"); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: Redis refuses %q as %s (%v), which the table types as a double: %v", label, "1.5", w.name, probe, err))

@@ -1783,6 +1783,8 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 	if a.Exact {
 		if a.NotString == "" && !numberText(*a.Literal, open) {
 			at(a.Pos, "%s reads %s there (%s), and %q is none: Redis refuses the call at run time", where, numberWord(w), w.name, *a.Literal)
+		} else if p := outOfDouble(*a.Literal); p != "" && !a.Number && a.NotString == "" && !open && !longDoubleOK[name+" "+w.name] && w.name != "timeout" {
+			at(a.Pos, "%s reads a double there (%s), and %s is %s: Redis refuses the call at run time, after the script's earlier writes; %s", where, w.name, *a.Literal, p, outOfDoubleFix(p))
 		} else if r, ok := coordRange[w.name]; ok && coordCommands[name] {
 			if f, ok := doubleValue(a); ok && (f < r[0] || f > r[1]) {
 				at(a.Pos, "%s reads a %s there, from %s to %s, and %s is out of that range: Redis refuses the call at run time (\"ERR invalid longitude,latitude pair ...\"), after the script's earlier writes", where, w.name, strconv.FormatFloat(r[0], 'f', -1, 64), strconv.FormatFloat(r[1], 'f', -1, 64), *a.Literal)
@@ -1844,6 +1846,41 @@ var coordCommands = map[string]bool{
 	"GEOADD": true, "GEORADIUS": true, "GEORADIUS_RO": true, "GEOSEARCH": true, "GEOSEARCHSTORE": true,
 }
 
+// longDoubleOK are the double arguments Redis reads as a long double
+// (strtold), which holds 1e400 and 1e-400; score ranges (openRangeOK) are
+// read with strtod alone, which gives them inf and 0; a timeout is checked
+// by checkTimeout. Elsewhere Redis refuses a number a double does not hold
+// (string2d): TestNumericArgsAgreeWithServer runs each.
+var longDoubleOK = map[string]bool{
+	"INCRBYFLOAT increment":  true,
+	"HINCRBYFLOAT increment": true,
+}
+
+// outOfDouble says how a number literal strtod reads is out of a double's
+// range ("" when it is not): beyond its largest (strtod gives inf, and
+// ERANGE), or so small that it rounds to 0 (strtod gives 0, and ERANGE).
+func outOfDouble(s string) string {
+	f, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return "beyond a double's largest (about 1.8e308)"
+	}
+	if err != nil || f != 0 || strings.Contains(s, "_") {
+		return ""
+	}
+	if v, _, err := big.ParseFloat(s, 0, 64, big.ToNearestEven); err == nil && v.Sign() != 0 {
+		return "so small that a double rounds it to 0"
+	}
+	return ""
+}
+
+// outOfDoubleFix says what to write for a number outOfDouble finds.
+func outOfDoubleFix(problem string) string {
+	if strings.HasPrefix(problem, "beyond") {
+		return "write inf or -inf, or a smaller number"
+	}
+	return "write 0, or a larger number"
+}
+
 // doubleValue is the number Redis reads from a literal argument (strtod's
 // decimal forms), ok false when the checker does not read it.
 func doubleValue(a parse.Arg) (float64, bool) {
@@ -1851,6 +1888,9 @@ func doubleValue(a parse.Arg) (float64, bool) {
 		return luaNumber(*a.Literal)
 	}
 	f, err := strconv.ParseFloat(*a.Literal, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		err = nil // beyond a double: f is inf or -inf, as strtod reads it
+	}
 	return f, err == nil && !strings.ContainsAny(*a.Literal, "_xXpP")
 }
 
