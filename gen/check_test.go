@@ -1804,7 +1804,7 @@ func TestIntegerArgWarnings(t *testing.T) {
 			src: "-- @arg n int64\n-- @return []int64\nlocal half = ARGV[1] / 2\nif ARGV[1] == '0' then\n  return {1, half}\nend\n" +
 				"return {math.floor(ARGV[1] / 2), math.ceil(half), ARGV[1] * 2}\n",
 			want: []string{
-				`scripts/x.lua:5:10: warning: returns an array with half (a division, assigned at line 3) at [1], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
+				`scripts/x.lua:5:10: warning: returns an array with half (a division, assigned at line 3) at [1], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return []string to keep the fraction (tostring keeps 14 significant digits)`,
 			},
 		},
 		{
@@ -1841,12 +1841,19 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a fraction in a record's integer field",
+			src:  "-- @arg n int64\n-- @return {a float64, b int64}\nreturn {tostring(ARGV[1] / 2), ARGV[1] - 0.5}\n",
+			want: []string{
+				`scripts/x.lua:3:8: warning: returns an array with a sum with 0.5 at [1], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare field b float64 to keep the fraction (tostring keeps 14 significant digits)`,
+			},
+		},
+		{
 			name: "a sum with a literal fraction",
 			src: "-- @key k\n-- @arg n int64\n-- @return []int64\nredis.call('EXPIRE', KEYS[1], ARGV[1] + 0.5)\nif ARGV[1] == '0' then\n  return {ARGV[1] - 0.25}\nend\n" +
 				"return {math.floor(ARGV[1] + 0.5), ARGV[1] + 1.0}\n",
 			want: []string{
 				`scripts/x.lua:4:31: warning: EXPIRE reads an integer there (seconds), and the argument is a sum with 0.5, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then ("value is not an integer or out of range"); round it with math.floor(...) or math.ceil(...)`,
-				`scripts/x.lua:6:10: warning: returns an array with a sum with 0.25 at [0], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)`,
+				`scripts/x.lua:6:10: warning: returns an array with a sum with 0.25 at [0], which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return []string to keep the fraction (tostring keeps 14 significant digits)`,
 			},
 		},
 		{

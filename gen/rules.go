@@ -889,7 +889,11 @@ func checkNumberText(nt parse.NumberText, calls []parse.Call, params []Param, wa
 // truncated toward zero, so the fraction is dropped without a word (and a
 // negative one rounds the other way from math.floor).
 func checkReturnFraction(ret parse.Return, t Type, warn func(parse.Pos, string, ...any)) {
-	const why = "which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare @return float64 to keep the fraction (tostring keeps 14 significant digits)"
+	// why ends in what to declare for the string that keeps the fraction:
+	// @return float64, []string for a list, or a float64 record field.
+	why := func(declare string) string {
+		return "which has a fraction unless it comes out even (7 / 2 is 3.5): Redis replies a Lua number as an integer, truncated toward zero (3.5 reaches the caller as 3, -3.5 as -3); round it with math.floor(...) or math.ceil(...), or return string.format('%.17g', ...) and declare " + declare + " to keep the fraction (tostring keeps 14 significant digits)"
+	}
 	switch t.Kind {
 	case Int64:
 		what := ret
@@ -904,16 +908,20 @@ func checkReturnFraction(ret parse.Return, t Type, warn func(parse.Pos, string, 
 		switch {
 		case what.Fraction == "":
 		case ret.Local != "":
-			warn(ret.Pos, "returns %s, assigned at line %d: %s, %s", ret.Local, what.From.Line, what.Fraction, why)
+			warn(ret.Pos, "returns %s, assigned at line %d: %s, %s", ret.Local, what.From.Line, what.Fraction, why("@return float64"))
 		default:
-			warn(ret.Pos, "returns %s, %s", what.Fraction, why)
+			warn(ret.Pos, "returns %s, %s", what.Fraction, why("@return float64"))
 		}
 	case Int64List, Record:
 		for i, el := range ret.Elems {
 			if el.Fraction == "" || (t.Kind == Record && (i >= len(t.Fields) || t.Fields[i].Type.Kind != Int64)) {
 				continue
 			}
-			warn(ret.Pos, "returns an array with %s at [%d], %s", el.Fraction, i, why)
+			declare := "@return []string"
+			if t.Kind == Record {
+				declare = "field " + t.Fields[i].Name + " float64"
+			}
+			warn(ret.Pos, "returns an array with %s at [%d], %s", el.Fraction, i, why(declare))
 		}
 	}
 }
