@@ -658,6 +658,15 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "RESTORE's IDLETIME: a unix time, and a length of time in milliseconds",
+			src: "-- @key k\n-- @arg d duration\n-- @arg at time\n-- @return none\nredis.call('RESTORE', KEYS[1], 0, 'x', 'IDLETIME', ARGV[2])\n" +
+				"redis.call('RESTORE', KEYS[1], 0, 'x', 'idletime', ARGV[1])\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:52: RESTORE IDLETIME reads a length of time there (seconds), and ARGV[2] is @arg at time, a unix time: the key would look idle for decades, the first to be evicted under an LRU policy; declare @arg at int64 (seconds)`,
+				`scripts/x.lua:6:52: RESTORE IDLETIME reads seconds there, and ARGV[1] is @arg d duration, sent as milliseconds: it would be 1000 times too long; declare it int64 (seconds)`,
+			},
+		},
+		{
 			name: "field value pairs that do not pair",
 			src:  "-- @key k\n-- @return none\nredis.call('HSET', KEYS[1], 'a', 1, 'b')\nredis.call('MSET', KEYS[1], 'v', KEYS[1])\nredis.call('HSET', KEYS[1], 'a', 1, 'b', 2)\nredis.call('HSET', KEYS[1], unpack({'a', 1}))\nreturn nil\n",
 			want: []string{

@@ -1578,6 +1578,10 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		switch {
 		case p.Type.Kind == Duration && w.kind == 'u':
 			at(a.Pos, "%s reads a unix time there (%s), and ARGV[%d] is @arg %s duration, a length of time: the expiry would fall in January 1970, so Redis deletes the key at once; %s", where, w.name, n, p.Name, swapAt(where, p.Name, "time"))
+		case p.Type.Kind == Time && relative && strings.HasSuffix(where, " IDLETIME"):
+			// An idle time, not an expiry, and in seconds: a duration
+			// would be refused in turn.
+			at(a.Pos, "%s reads a length of time there (%s), and ARGV[%d] is @arg %s time, a unix time: the key would look idle for decades, the first to be evicted under an LRU policy; declare @arg %s int64 (seconds)", where, w.name, n, p.Name, p.Name)
 		case p.Type.Kind == Time && relative:
 			at(a.Pos, "%s reads a length of time there (%s), and ARGV[%d] is @arg %s time, a unix time: the key would live for decades; %s", where, w.name, n, p.Name, swapAt(where, p.Name, "duration"))
 		case p.Type.Kind == Duration && seconds:
