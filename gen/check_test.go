@@ -731,6 +731,14 @@ func TestCheckRules(t *testing.T) {
 			},
 		},
 		{
+			name: "a weight out of a double's range",
+			src:  "-- @key a\n-- @key b\n-- @return none\nredis.call('ZUNIONSTORE', KEYS[1], 1, KEYS[2], 'WEIGHTS', '1e400')\nredis.call('ZINTER', 1, KEYS[2], 'WEIGHTS', '1e-400')\nredis.call('ZUNIONSTORE', KEYS[1], 1, KEYS[2], 'WEIGHTS', '3e-324')\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:4:59: ZUNIONSTORE reads weight (a number) there, and the call gives "1e400": its words do not fit ZUNIONSTORE destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX], so Redis refuses the call at run time, after the script's earlier writes`,
+				`scripts/x.lua:5:45: ZINTER reads weight (a number) there, and the call gives "1e-400": its words do not fit ZINTER numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM|MIN|MAX] [WITHSCORES], so Redis refuses the call at run time, after the script's earlier writes`,
+			},
+		},
+		{
 			name: "an optional count with no keyword that is no integer",
 			src:  "-- @key k\n-- @return none\nredis.call('SRANDMEMBER', KEYS[1], 'x')\nredis.call('HRANDFIELD', KEYS[1], 'two', 'WITHVALUES')\nredis.call('SPOP', KEYS[1], '1.5')\nredis.call('ZRANDMEMBER', KEYS[1], 2)\nreturn nil\n",
 			want: []string{

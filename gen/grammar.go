@@ -333,8 +333,9 @@ func checkBitfieldOffsets(c parse.Call, name string, at func(parse.Pos, string, 
 }
 
 // weightText reports whether Redis reads s as a weight (a double, not NaN;
-// the specifications type it as an integer).
-func weightText(s string) bool { return numberText(s, false) }
+// the specifications type it as an integer): string2d also refuses a number
+// beyond a double, or so small that it rounds to 0.
+func weightText(s string) bool { return numberText(s, false) && outOfDouble(s) == "" }
 
 func (m *grammarMatch) fail(i int, want string) {
 	if i > m.far {
