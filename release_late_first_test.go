@@ -4,11 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A re-entrant Unlock whose first attempt hangs on a connection rueidis then
@@ -24,28 +19,8 @@ func TestReleaseLateFirstAttempt(t *testing.T) {
 }
 
 func testReleaseLateFirstAttempt(t *testing.T, kind string) {
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, rc, prefix, WithReleaseTimeout(10*time.Second))
-	other := newTestClient(t, node.Client(t), prefix)
-	var m, rival probeLocker
-	switch kind {
-	case "Mutex":
-		m, rival = mustMutex(t, c, "late-first"), mustMutex(t, other, "late-first")
-	case "FairMutex":
-		m, rival = mustFair(t, c, "late-first"), mustFair(t, other, "late-first")
-	case "Write":
-		m, rival = mustRW(t, c, "late-first"), mustRW(t, other, "late-first")
-	default:
-		m, rival = rwRead{mustRW(t, c, "late-first")}, mustRW(t, other, "late-first")
-	}
+	r := newLateRig(t, kind, "late-first", WithReleaseTimeout(10*time.Second))
+	px, m, rival := r.px, r.m, r.rival
 	warmShared(t, m)
 	ctx := testCtx(t, 60*time.Second)
 	octx := WithOwner(ctx, "job")

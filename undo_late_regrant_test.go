@@ -4,11 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // An acquisition whose reply is lost is undone. When the undo's release
@@ -25,28 +20,8 @@ func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 }
 
 func testUndoLateReleaseSparesRegrant(t *testing.T, kind string) {
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, rc, prefix, WithReleaseTimeout(500*time.Millisecond))
-	other := newTestClient(t, node.Client(t), prefix)
-	var m, rival probeLocker
-	field := c.id + ":job"
-	switch kind {
-	case "Mutex":
-		m, rival = mustMutex(t, c, "undo-regrant"), mustMutex(t, other, "undo-regrant")
-	case "FairMutex":
-		m, rival = mustFair(t, c, "undo-regrant"), mustFair(t, other, "undo-regrant")
-	default:
-		m, rival = mustRW(t, c, "undo-regrant"), mustRW(t, other, "undo-regrant")
-		field += ":write"
-	}
+	r := newLateRig(t, kind, "undo-regrant", WithReleaseTimeout(500*time.Millisecond))
+	node, px, m, rival, field := r.node, r.px, r.m, r.rival, r.field
 	warmShared(t, m)
 	ctx := testCtx(t, 60*time.Second)
 	octx := WithOwner(ctx, "job")

@@ -4,11 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/redis/rueidis"
-
-	"github.com/scriptlock/scriptlock/internal/netproxy"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // As TestUndoLateReleaseKeepsHold, but the owner gives up one of its holds
@@ -24,17 +19,8 @@ func TestUndoLateReleaseAfterUnlock(t *testing.T) {
 }
 
 func testUndoLateReleaseAfterUnlock(t *testing.T, kind string) {
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, rc, prefix, WithReleaseTimeout(500*time.Millisecond))
-	other := newTestClient(t, node.Client(t), prefix)
+	r := newLateRig(t, kind, "undo-moved", WithReleaseTimeout(500*time.Millisecond))
+	node, px, c, m, rival, field := r.node, r.px, r.c, r.m, r.rival, r.field
 	unlockHandle := func(t *testing.T, kind string, c *Client) probeLocker {
 		opts := []LockOption{WithReleaseTimeout(10 * time.Second)}
 		switch kind {
@@ -46,19 +32,6 @@ func testUndoLateReleaseAfterUnlock(t *testing.T, kind string) {
 			return mustRW(t, c, "undo-moved", opts...)
 		}
 		return rwRead{mustRW(t, c, "undo-moved", opts...)}
-	}
-	var m, rival probeLocker
-	field := c.id + ":job"
-	switch kind {
-	case "Mutex":
-		m, rival = mustMutex(t, c, "undo-moved"), mustMutex(t, other, "undo-moved")
-	case "FairMutex":
-		m, rival = mustFair(t, c, "undo-moved"), mustFair(t, other, "undo-moved")
-	case "Write":
-		m, rival = mustRW(t, c, "undo-moved"), mustRW(t, other, "undo-moved")
-		field += ":write"
-	default:
-		m, rival = rwRead{mustRW(t, c, "undo-moved")}, mustRW(t, other, "undo-moved")
 	}
 	warmShared(t, m)
 	ctx := testCtx(t, 60*time.Second)

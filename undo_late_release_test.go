@@ -7,7 +7,6 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/scriptlock/scriptlock/internal/netproxy"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -25,30 +24,8 @@ func TestUndoLateReleaseKeepsHold(t *testing.T) {
 }
 
 func testUndoLateReleaseKeepsHold(t *testing.T, kind string) {
-	node := redistest.Server(t)
-	px := netproxy.New(t, node.Addr)
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
-		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rc.Close)
-	prefix := sharedPrefix(t)
-	c := newTestClient(t, rc, prefix, WithReleaseTimeout(500*time.Millisecond))
-	other := newTestClient(t, node.Client(t), prefix)
-	var m, rival probeLocker
-	field := c.id + ":job"
-	switch kind {
-	case "Mutex":
-		m, rival = mustMutex(t, c, "undo-late"), mustMutex(t, other, "undo-late")
-	case "FairMutex":
-		m, rival = mustFair(t, c, "undo-late"), mustFair(t, other, "undo-late")
-	case "Write":
-		m, rival = mustRW(t, c, "undo-late"), mustRW(t, other, "undo-late")
-		field += ":write"
-	default:
-		m, rival = rwRead{mustRW(t, c, "undo-late")}, mustRW(t, other, "undo-late")
-	}
+	rig := newLateRig(t, kind, "undo-late", WithReleaseTimeout(500*time.Millisecond))
+	node, px, m, rival, field := rig.node, rig.px, rig.m, rig.rival, rig.field
 	warmShared(t, m)
 	ctx := testCtx(t, 60*time.Second)
 	octx := WithOwner(ctx, "job")
