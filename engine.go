@@ -2591,7 +2591,9 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		// server late (hung on a connection rueidis dropped as dead), after
 		// the holds it was to give back went away (ForceUnlock, or their
 		// lease ran out) and the owner took the lock afresh, it leaves that
-		// grant alone rather than take a hold this Client counts.
+		// grant alone rather than take a hold this Client counts. Also
+		// when the counter had run out its idle time (WithFenceIdle): a
+		// grant since starts it again.
 		named := token
 		if f, ok := p.(undoFencer); ok && token == 0 {
 			t, err := f.fenceNow(ctx)
@@ -2705,7 +2707,9 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 
 // undoFencer is a primitive whose fresh grants draw the next token from a
 // fencing-token counter its releases can name (see release's token):
-// fenceNow reads the counter from the primary (0: missing).
+// fenceNow reads the counter from the primary (-1: missing, which a release
+// naming it checks as it checks a token: a counter restarted since, by a
+// fresh grant, refuses it; 0: none to name).
 type undoFencer interface {
 	fenceNow(ctx context.Context) (int64, error)
 }

@@ -315,7 +315,7 @@ func (m *Mutex) fenceNow(ctx context.Context) (int64, error) {
 }
 
 // readFence reads a fencing-token counter from the primary, as the undo's
-// count is read (readPrimary): 0 when it is missing.
+// count is read (readPrimary): -1 when it is missing.
 func readFence(ctx context.Context, c *Client, fence string) (int64, error) {
 	return readPrimaryAs(ctx, c, func() (rueidis.Completed, error) {
 		return generated.FenceReadCommand(c.rc, fence)

@@ -4,6 +4,11 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // An acquisition whose reply is lost is undone. When the undo's release
@@ -15,13 +20,43 @@ import (
 func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "Write"} {
-		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind) })
+		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, false) })
 	}
 }
 
-func testUndoLateReleaseSparesRegrant(t *testing.T, kind string) {
-	r := newLateRig(t, kind, "undo-regrant", WithReleaseTimeout(500*time.Millisecond))
-	node, px, m, rival, field := r.node, r.px, r.m, r.rival, r.field
+// The same when the fencing-token counter had run out its idle time
+// (WithFenceIdle) while the hold lived: the undo reads no counter, and the
+// owner's fresh grant starts one again.
+func TestUndoLateReleaseSparesRegrantAfterCounterExpiry(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"Mutex", "FairMutex", "Write"} {
+		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, true) })
+	}
+}
+
+func testUndoLateReleaseSparesRegrant(t *testing.T, kind string, expired bool) {
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
+		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	prefix := sharedPrefix(t)
+	c := newTestClient(t, rc, prefix, WithReleaseTimeout(500*time.Millisecond))
+	other := newTestClient(t, node.Client(t), prefix)
+	var m, rival probeLocker
+	field := c.id + ":job"
+	switch kind {
+	case "Mutex":
+		m, rival = mustMutex(t, c, "undo-regrant"), mustMutex(t, other, "undo-regrant")
+	case "FairMutex":
+		m, rival = mustFair(t, c, "undo-regrant"), mustFair(t, other, "undo-regrant")
+	default:
+		m, rival = mustRW(t, c, "undo-regrant"), mustRW(t, other, "undo-regrant")
+		field += ":write"
+	}
 	warmShared(t, m)
 	ctx := testCtx(t, 60*time.Second)
 	octx := WithOwner(ctx, "job")
@@ -35,6 +70,9 @@ func testUndoLateReleaseSparesRegrant(t *testing.T, kind string) {
 	}()
 	if !eventually(5*time.Second, func() bool { return fieldCount(t, node, m.Key(), field) == 1 }) {
 		t.Fatal("the acquisition never reached the server")
+	}
+	if expired {
+		node.Do(t, "DEL", redissonName("redisson_lock_token", m.Key()))
 	}
 	select {
 	case err := <-done:

@@ -12,12 +12,18 @@ import (
 const fenceReadSource = `-- FenceRead reads a fencing-token counter for an undo's release to name (see
 -- MutexRelease's token): a fresh grant draws the next token, so a release
 -- naming the counter as it was before the undo read the holds leaves a grant
--- made since alone. 0 (name none) when the counter is missing, holds no
--- integer a token could be, or is of another kind.
+-- made since alone. -1 when the counter is missing (its idle time ran out,
+-- or none was started): a release naming -1 finds no counter there, or a
+-- grant restarted it since (a release checks a token it names against the
+-- counter's value). 0 (name none) when the counter holds no integer a token
+-- could be, or is of another kind.
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
 -- @return int64
 -- @readonly
 local value = redis.pcall('get', KEYS[1])
+if value == false then
+  return -1
+end
 local n = type(value) == 'string' and string.match(value, '^[1-9]%d*$') and tonumber(value)
 if not n or n >= 9007199254740992 then
   return 0
@@ -26,15 +32,18 @@ return n
 `
 
 // fenceReadSHA1 is the SHA-1 of fenceReadSource, the name SCRIPT LOAD gives it.
-const fenceReadSHA1 = "ce62b881de3f431df5b08fb0c54d000c34adaa29"
+const fenceReadSHA1 = "6f73244927b41d13fc346617b4a8d81c547a43ca"
 
 var fenceReadScript = rueidis.NewLuaScriptReadOnly(fenceReadSource)
 
 // FenceRead reads a fencing-token counter for an undo's release to name (see
 // MutexRelease's token): a fresh grant draws the next token, so a release
 // naming the counter as it was before the undo read the holds leaves a grant
-// made since alone. 0 (name none) when the counter is missing, holds no
-// integer a token could be, or is of another kind.
+// made since alone. -1 when the counter is missing (its idle time ran out,
+// or none was started): a release naming -1 finds no counter there, or a
+// grant restarted it since (a release checks a token it names against the
+// counter's value). 0 (name none) when the counter holds no integer a token
+// could be, or is of another kind.
 func FenceRead(ctx context.Context, c rueidis.Client, fence string) (int64, error) {
 	keys := []string{fence}
 	var args []string
