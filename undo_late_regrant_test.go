@@ -19,7 +19,7 @@ import (
 // grant, which the Client counts and whose context is live.
 func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"Mutex", "FairMutex", "Write"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write"} {
 		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, false) })
 	}
 }
@@ -29,7 +29,7 @@ func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 // owner's fresh grant starts one again.
 func TestUndoLateReleaseSparesRegrantAfterCounterExpiry(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"Mutex", "FairMutex", "Write"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write"} {
 		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, true) })
 	}
 }
@@ -53,6 +53,9 @@ func testUndoLateReleaseSparesRegrant(t *testing.T, kind string, expired bool) {
 		m, rival = mustMutex(t, c, "undo-regrant"), mustMutex(t, other, "undo-regrant")
 	case "FairMutex":
 		m, rival = mustFair(t, c, "undo-regrant"), mustFair(t, other, "undo-regrant")
+	case "RedissonFair": // Redisson's RFairLock queue protocol
+		q := WithRedissonFairQueue(5 * time.Second)
+		m, rival = mustFair(t, c, "undo-regrant", q), mustFair(t, other, "undo-regrant", q)
 	default:
 		m, rival = mustRW(t, c, "undo-regrant"), mustRW(t, other, "undo-regrant")
 		field += ":write"
