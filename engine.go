@@ -2596,7 +2596,7 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 		// grant since starts it again.
 		named := token
 		if f, ok := p.(undoFencer); ok && token == 0 {
-			t, err := f.fenceNow(ctx)
+			t, err := f.fenceNow(ctx, field)
 			if err != nil {
 				return err
 			}
@@ -2706,12 +2706,13 @@ func (c *Client) undoKeeping(ctx context.Context, p primitive, field string, lea
 }
 
 // undoFencer is a primitive whose fresh grants draw the next token from a
-// fencing-token counter its releases can name (see release's token):
-// fenceNow reads the counter from the primary (-1: missing, which a release
-// naming it checks as it checks a token: a counter restarted since, by a
-// fresh grant, refuses it; 0: none to name).
+// fencing-token counter its releases can name (see release's token), or
+// mark the hold with what they name instead (an RWMutex's read holds):
+// fenceNow reads it for field from the primary (-1: missing, which a release
+// naming it checks as it checks a token: a counter restarted since, or a
+// hold marked since, by a fresh grant, refuses it; 0: none to name).
 type undoFencer interface {
-	fenceNow(ctx context.Context) (int64, error)
+	fenceNow(ctx context.Context, field string) (int64, error)
 }
 
 // undoLatchTTL is how long the latch of an undo's release lives: a release

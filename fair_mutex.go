@@ -252,8 +252,8 @@ func (f *FairMutex) releaseOnce(ctx context.Context, field string, r releaseCall
 	return releaseStatus(st), 0, nil
 }
 
-func (f *FairMutex) fenceNow(ctx context.Context) (int64, error) {
-	return f.m.fenceNow(ctx)
+func (f *FairMutex) fenceNow(ctx context.Context, field string) (int64, error) {
+	return f.m.fenceNow(ctx, field)
 }
 
 func (f *FairMutex) holdsOf(ctx context.Context, field string) (int64, error) {

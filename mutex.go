@@ -310,7 +310,7 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 	return freed, 0, nil
 }
 
-func (m *Mutex) fenceNow(ctx context.Context) (int64, error) {
+func (m *Mutex) fenceNow(ctx context.Context, _ string) (int64, error) {
 	return readFence(ctx, m.c, m.fence)
 }
 

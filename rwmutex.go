@@ -376,10 +376,14 @@ func readReleased(res generated.RwReadReleaseResult, err error) (releaseStatus, 
 }
 
 // fenceNow: a read hold's releases name its mark instead (RwReadAcquire),
-// which the undo of one does not know: it names none.
-func (s *rwSide) fenceNow(ctx context.Context) (int64, error) {
+// kept in its first lease key: a shared owner's fresh read grant marks it
+// with a new nonce (a re-entry leaves it), so a release naming the mark as
+// the undo read it, or its absence (-1), leaves a fresh grant made since
+// alone. A read hold of an owner that is not shared is marked 1, which
+// every release matches.
+func (s *rwSide) fenceNow(ctx context.Context, field string) (int64, error) {
 	if !s.write {
-		return 0, nil
+		return readFence(ctx, s.rw.c, rwTimeouts(s.rw.key, field)+":1")
 	}
 	return readFence(ctx, s.rw.c, s.rw.fence)
 }

@@ -19,7 +19,7 @@ import (
 // grant, which the Client counts and whose context is live.
 func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write", "Read"} {
 		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, false) })
 	}
 }
@@ -29,7 +29,7 @@ func TestUndoLateReleaseSparesRegrant(t *testing.T) {
 // owner's fresh grant starts one again.
 func TestUndoLateReleaseSparesRegrantAfterCounterExpiry(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write"} {
+	for _, kind := range []string{"Mutex", "FairMutex", "RedissonFair", "Write", "Read"} {
 		t.Run(kind, func(t *testing.T) { testUndoLateReleaseSparesRegrant(t, kind, true) })
 	}
 }
@@ -56,6 +56,8 @@ func testUndoLateReleaseSparesRegrant(t *testing.T, kind string, expired bool) {
 	case "RedissonFair": // Redisson's RFairLock queue protocol
 		q := WithRedissonFairQueue(5 * time.Second)
 		m, rival = mustFair(t, c, "undo-regrant", q), mustFair(t, other, "undo-regrant", q)
+	case "Read":
+		m, rival = rwRead{mustRW(t, c, "undo-regrant")}, mustRW(t, other, "undo-regrant")
 	default:
 		m, rival = mustRW(t, c, "undo-regrant"), mustRW(t, other, "undo-regrant")
 		field += ":write"

@@ -12,9 +12,10 @@ import (
 const fenceReadSource = `-- FenceRead reads a fencing-token counter for an undo's release to name (see
 -- MutexRelease's token): a fresh grant draws the next token, so a release
 -- naming the counter as it was before the undo read the holds leaves a grant
--- made since alone. -1 when the counter is missing (its idle time ran out,
--- or none was started): a release naming -1 finds no counter there, or a
--- grant restarted it since (a release checks a token it names against the
+-- made since alone; an RWMutex read hold's mark (its first lease key, see
+-- RwReadAcquire's nonce) is read the same way. -1 when the counter is
+-- missing (its idle time ran out, or none was started): a release naming -1
+-- finds no counter there, or a grant restarted it since (a release checks a token it names against the
 -- counter's value). 0 (name none) when the counter holds no integer a token
 -- could be, or is of another kind.
 -- @key    fence     fencing-token counter (redisson_lock_token:{name})
@@ -32,16 +33,17 @@ return n
 `
 
 // fenceReadSHA1 is the SHA-1 of fenceReadSource, the name SCRIPT LOAD gives it.
-const fenceReadSHA1 = "6f73244927b41d13fc346617b4a8d81c547a43ca"
+const fenceReadSHA1 = "feb32775a4cc1f054846ba9eb5435160506417aa"
 
 var fenceReadScript = rueidis.NewLuaScriptReadOnly(fenceReadSource)
 
 // FenceRead reads a fencing-token counter for an undo's release to name (see
 // MutexRelease's token): a fresh grant draws the next token, so a release
 // naming the counter as it was before the undo read the holds leaves a grant
-// made since alone. -1 when the counter is missing (its idle time ran out,
-// or none was started): a release naming -1 finds no counter there, or a
-// grant restarted it since (a release checks a token it names against the
+// made since alone; an RWMutex read hold's mark (its first lease key, see
+// RwReadAcquire's nonce) is read the same way. -1 when the counter is
+// missing (its idle time ran out, or none was started): a release naming -1
+// finds no counter there, or a grant restarted it since (a release checks a token it names against the
 // counter's value). 0 (name none) when the counter holds no integer a token
 // could be, or is of another kind.
 func FenceRead(ctx context.Context, c rueidis.Client, fence string) (int64, error) {
