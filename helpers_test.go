@@ -208,3 +208,39 @@ func acquiredAt(t testing.TB, ctx context.Context, p *PermitSemaphore) <-chan ti
 	}()
 	return got
 }
+
+// subWaiter is a semaphore whose only permit a Client on one server holds,
+// and a second TryAcquire of it waiting (10 s) on its channel: what the
+// tests of ending a subscription share. leave ends the wait; waited gets
+// its result.
+type subWaiter struct {
+	rc     rueidis.Client
+	c      *Client
+	s      *Semaphore
+	ctx    context.Context
+	leave  context.CancelFunc
+	waited chan error
+}
+
+// subscribedWaiter returns once the waiter is subscribed.
+func subscribedWaiter(t *testing.T, node *redistest.Node, name string) *subWaiter {
+	t.Helper()
+	w := &subWaiter{rc: node.Client(t)}
+	w.c = newTestClient(t, w.rc, WithFailoverGuard(false, 0))
+	w.s = mustSem(t, w.c, name)
+	w.ctx = testCtx(t, 20*time.Second)
+	if _, err := w.s.TrySetPermits(w.ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.s.TryAcquire(w.ctx, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	wctx, leave := context.WithCancel(w.ctx)
+	w.leave = leave
+	w.waited = make(chan error, 1)
+	go func() { w.waited <- w.s.TryAcquire(wctx, 1, 10*time.Second) }()
+	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, w.s.channel) == 1 }) {
+		t.Fatal("the waiter did not subscribe")
+	}
+	return w
+}

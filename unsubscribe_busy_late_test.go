@@ -24,22 +24,8 @@ func TestUnsubscribeWhileScriptBelowBusyThreshold(t *testing.T) {
 	if err := node.Do(t, "CONFIG", "SET", "busy-reply-threshold", "1500").Error(); err != nil {
 		t.Fatal(err)
 	}
-	rc := node.Client(t)
-	c := newTestClient(t, rc, WithFailoverGuard(false, 0))
-	s := mustSem(t, c, "busy-late-unsubscribe")
-	ctx := testCtx(t, 20*time.Second)
-	if _, err := s.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.TryAcquire(ctx, 1, 0); err != nil {
-		t.Fatal(err)
-	}
-	wctx, leave := context.WithCancel(ctx)
-	waited := make(chan error, 1)
-	go func() { waited <- s.TryAcquire(wctx, 1, 10*time.Second) }()
-	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 1 }) {
-		t.Fatal("the waiter did not subscribe")
-	}
+	w := subscribedWaiter(t, node, "busy-late-unsubscribe")
+	rc, s, ctx, leave, waited := w.rc, w.s, w.ctx, w.leave, w.waited
 	// Runs for 2.2 s by the server's clock: silent for 1.5 s, then BUSY.
 	const slow = `local s = redis.call('time')
 while true do

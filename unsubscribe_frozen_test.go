@@ -1,7 +1,6 @@
 package scriptlock
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -16,22 +15,8 @@ import (
 func TestUnsubscribeWhileServerFrozen(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := node.Client(t)
-	c := newTestClient(t, rc, WithFailoverGuard(false, 0))
-	s := mustSem(t, c, "frozen-unsubscribe")
-	ctx := testCtx(t, 20*time.Second)
-	if _, err := s.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.TryAcquire(ctx, 1, 0); err != nil {
-		t.Fatal(err)
-	}
-	wctx, leave := context.WithCancel(ctx)
-	waited := make(chan error, 1)
-	go func() { waited <- s.TryAcquire(wctx, 1, 10*time.Second) }()
-	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 1 }) {
-		t.Fatal("the waiter did not subscribe")
-	}
+	w := subscribedWaiter(t, node, "frozen-unsubscribe")
+	c, s, leave, waited := w.c, w.s, w.leave, w.waited
 	node.Pause()
 	defer node.Resume()
 	leave() // the only waiter leaves while the server is frozen
@@ -57,22 +42,8 @@ func TestUnsubscribeWhileServerFrozen(t *testing.T) {
 func TestCloseWhileUnsubscribeAwaitsFrozenServer(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := node.Client(t)
-	c := newTestClient(t, rc, WithFailoverGuard(false, 0))
-	s := mustSem(t, c, "frozen-close-unsubscribe")
-	ctx := testCtx(t, 20*time.Second)
-	if _, err := s.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.TryAcquire(ctx, 1, 0); err != nil {
-		t.Fatal(err)
-	}
-	wctx, leave := context.WithCancel(ctx)
-	waited := make(chan error, 1)
-	go func() { waited <- s.TryAcquire(wctx, 1, 10*time.Second) }()
-	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 1 }) {
-		t.Fatal("the waiter did not subscribe")
-	}
+	w := subscribedWaiter(t, node, "frozen-close-unsubscribe")
+	rc, c, ctx, leave, waited := w.rc, w.c, w.ctx, w.leave, w.waited
 	node.Pause()
 	defer node.Resume()
 	leave()

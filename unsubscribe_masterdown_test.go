@@ -1,7 +1,6 @@
 package scriptlock
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -22,22 +21,8 @@ import (
 func TestUnsubscribeWhileMasterDown(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	rc := node.Client(t)
-	c := newTestClient(t, rc, WithFailoverGuard(false, 0))
-	s := mustSem(t, c, "masterdown-unsubscribe")
-	ctx := testCtx(t, 20*time.Second)
-	if _, err := s.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.TryAcquire(ctx, 1, 0); err != nil {
-		t.Fatal(err)
-	}
-	wctx, leave := context.WithCancel(ctx)
-	waited := make(chan error, 1)
-	go func() { waited <- s.TryAcquire(wctx, 1, 10*time.Second) }()
-	if !eventually(5*time.Second, func() bool { return subscribers(t, node, false, s.channel) == 1 }) {
-		t.Fatal("the waiter did not subscribe")
-	}
+	w := subscribedWaiter(t, node, "masterdown-unsubscribe")
+	rc, s, ctx, leave, waited := w.rc, w.s, w.ctx, w.leave, w.waited
 	if err := node.Do(t, "CONFIG", "SET", "replica-serve-stale-data", "no").Error(); err != nil {
 		t.Fatal(err)
 	}
