@@ -16,6 +16,7 @@ import (
 // the attempts and wait on, end instead: Close ended them, and they return
 // ErrClosed, as every wait Close ends does, not the transport's error.
 func TestCloseEndsWaitOnFrozenServer(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	h := newTestClient(t, node.Client(t))
 	rc := node.Client(t, func(o *rueidis.ClientOption) { o.ConnWriteTimeout = time.Second })

@@ -249,6 +249,7 @@ func TestAcquireBoundedByDeadline(t *testing.T) {
 // is undone by owner, and the owner's next Lock is a fresh grant with a
 // fencing token, not a re-entry of a hold it never knew of.
 func TestLostAcquireReplyUndone(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
@@ -542,6 +543,7 @@ func TestRenewalRacingUnlock(t *testing.T) {
 // A waiter that takes a hand-off signal and then gives up passes the signal
 // to the next waiter instead of leaving it asleep until its fallback.
 func TestHandOffPassedOn(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
@@ -598,6 +600,7 @@ func TestHandOffPassedOn(t *testing.T) {
 // one handle exclude each other, the returned context re-enters and unlocks,
 // and a context naming no owner unlocks nothing.
 func TestSharedHandleExcludes(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			node := redistest.Server(t)
@@ -886,6 +889,7 @@ func TestLeaveDoesNotWaitForUnsubscribe(t *testing.T) {
 // deadline and gives the permit back by its id, instead of leaving it taken
 // for its whole lease.
 func TestPermitAcquireLostReply(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, sharedPrefix(t))
 	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
@@ -927,6 +931,7 @@ func TestPermitAcquireLostReply(t *testing.T) {
 // A Semaphore acquisition whose reply is lost is bounded by the caller's
 // deadline and its permits are given back once, through its latch.
 func TestSemaphoreAcquireLostReply(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
@@ -1002,6 +1007,7 @@ func TestRetrierFailedContextErrors(t *testing.T) {
 // looks again a little later, so such a late grant is given back within
 // seconds, not left to its lease.
 func TestUndoCatchesLateAttempt(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "LeanMutex"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
@@ -1053,6 +1059,7 @@ func TestUndoCatchesLateAttempt(t *testing.T) {
 // token is newer (Mutex, FairMutex on either queue, RWMutex's write and read
 // sides, a LeanMutex with or without fencing).
 func TestLateReleaseSparesNewHold(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "FairMutexRedissonQueue", "RWMutex", "RWMutexRead", "LeanMutex", "LeanMutexFenced"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)
@@ -1118,6 +1125,7 @@ func TestLateReleaseSparesNewHold(t *testing.T) {
 // for it: a process that shuts down after a network fault does not leave
 // its lock or permits held until their leases run out.
 func TestCloseUndoesUnknownAcquisition(t *testing.T) {
+	t.Parallel()
 	type target struct {
 		acquire func(context.Context) error
 		held    func() bool
@@ -1221,6 +1229,7 @@ func TestCloseUndoesUnknownAcquisition(t *testing.T) {
 // With Redis down, Close does not wait a whole release timeout for the last
 // attempt to undo an acquisition of unknown outcome: at most a second.
 func TestCloseBoundedWhileRedisDown(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithReleaseTimeout(5*time.Second))
 	l := mustMutex(t, p.c, "close-down")
 	key := p.key(t, "close-down")

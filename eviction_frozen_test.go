@@ -19,6 +19,7 @@ import (
 // that may evict lock keys went unreported, again at every look while the
 // node stayed frozen.
 func TestEvictionWarningFrozenNodeSparesOtherNodes(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	rc := cl.Client(t)
 	prims := cl.Primaries(t)

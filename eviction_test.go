@@ -13,6 +13,7 @@ import (
 // TestEvictionPolicyWarning: a server that may evict keys at its maxmemory
 // can take a held lock; the Client says so in its log, once per policy.
 func TestEvictionPolicyWarning(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		maxmemory, policy string
 		warn              bool

@@ -29,6 +29,7 @@ func (g *lateExtendMutex) extendOnce(ctx context.Context, field string, lease ti
 // then reaches the server. It must not set the shorter lease on the new
 // hold, whose lock context keeps its own longer deadline.
 func TestLostExtendLandingLaterSparesOwnersNewHold(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "extend-late")

@@ -343,6 +343,7 @@ func TestExtendRedLock(t *testing.T) {
 // An Extend whose reply is lost may have set a shorter lease on the server:
 // the lock context must not outlive it.
 func TestExtendLostReplyShortens(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	m := mustMutex(t, p.c, "ext-lost-reply")
 	ctx := testCtx(t, 30*time.Second)

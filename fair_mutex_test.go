@@ -231,6 +231,7 @@ func TestFairMutexNoBarging(t *testing.T) {
 // process that hangs or is cut off): the waiters behind it still get the lock
 // within the eviction bound, in order, and the dead waiter leaves the queue.
 func TestFairMutexDeadWaiterEvicted(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	proxy := netproxy.New(t, node.Addr)
 	prefix := sharedPrefix(t)
@@ -450,6 +451,7 @@ func TestFairMutexCluster(t *testing.T) {
 // frozen, as after a crash or a failover) does not stay in Redis forever: its
 // keys expire within the waiter timeout even when no one calls again.
 func TestFairMutexQueueExpires(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	proxy := netproxy.New(t, node.Addr)
 	prefix := sharedPrefix(t)

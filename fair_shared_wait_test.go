@@ -15,6 +15,7 @@ import (
 // up, the other keeps that place: it gets the lock before a waiter that
 // queued after both.
 func TestFairSharedOwnerCancelKeepsPlace(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ca := newTestClient(t, node.Client(t), prefix)
@@ -98,6 +99,7 @@ func TestFairSharedOwnerCancelKeepsPlace(t *testing.T) {
 // In Redisson's queue protocol the release's "0" on the owner's own channel
 // does the same.
 func TestSharedOwnerWaitersWokenTogether(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "FairRedisson"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)

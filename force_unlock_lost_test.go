@@ -15,6 +15,7 @@ import (
 // had of it must have ended by then, not live on until their lease runs
 // out (or the next renewal finds the lock gone).
 func TestForceUnlockLostReplyEndsOwnHolds(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"mutex", "lean"} {
 		t.Run(kind, func(t *testing.T) {
 			node := redistest.Server(t)

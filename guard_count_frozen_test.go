@@ -16,6 +16,7 @@ import (
 // healthy node failed with the context's error. It must wait for the
 // primary serving its own key only.
 func TestGuardCountFrozenNodeSparesOtherNodes(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithClusterReplicas(1), redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	c, err := New(cl.Client(t), sharedPrefix(t))
 	if err != nil {

@@ -33,6 +33,7 @@ func TestLatchCountDownCancelledContext(t *testing.T) {
 // deadline: a worker whose context runs out while the server is stalled
 // still counts once the server answers within the release timeout.
 func TestLatchCountDownOutlastsContextDeadline(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

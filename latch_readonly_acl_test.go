@@ -15,6 +15,7 @@ import (
 // (readPrimary); refused that, it reads it as EVALSHA_RO, as before, rather
 // than fail with NOPERM.
 func TestAwaitUnderReadOnlyScriptACL(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	admin := newTestClient(t, node.Client(t), prefix)

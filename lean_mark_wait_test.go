@@ -39,6 +39,7 @@ func (s *markStallingClient) Do(ctx context.Context, cmd rueidis.Completed) ruei
 // TryLock with a context of a fraction of a second for up to the release
 // timeout.
 func TestLeanUndoMarkWaitEndsWithContext(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := &markStallingClient{Client: node.Client(t), reading: make(chan struct{}), gate: make(chan struct{})}
 	c := newTestClient(t, rc)

@@ -174,6 +174,7 @@ func TestLeanMutexBadInput(t *testing.T) {
 // Many goroutines on two Clients: never two holders at once, and every
 // acquisition is a fresh owner.
 func TestLeanMutexExclusion(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	clients := []*Client{newTestClient(t, node.Client(t), prefix), newTestClient(t, node.Client(t), prefix)}
@@ -218,6 +219,7 @@ func TestLeanMutexExclusion(t *testing.T) {
 // A waiter polls: it gets the lock soon after the holder releases it, with no
 // message, and a Close ends a wait with ErrClosed.
 func TestLeanMutexPollingHandOff(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	holderC := newTestClient(t, node.Client(t), prefix)
@@ -457,6 +459,7 @@ func TestLeanMutexObserved(t *testing.T) {
 // with the replica stopped a LeanMutex acquisition (plain or fenced) is undone
 // and fails with ErrNotReplicated, leaving no lock behind.
 func TestLeanMutexFailoverGuard(t *testing.T) {
+	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
@@ -641,6 +644,7 @@ func TestLeanMutexExtendDuringUnlock(t *testing.T) {
 // must not read the missing owner as its own release: Unlock reports
 // ErrNotHeld, as for any owner whose lock expired.
 func TestLeanMutexReleaseRetryAfterExpiry(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithReleaseTimeout(5*time.Second))
 	l := mustLean(t, p.c, "retry-expired")
 	warm(t, l)

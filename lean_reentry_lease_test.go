@@ -14,6 +14,7 @@ import (
 // lease, its context does not end at the refused attempt's shorter lease,
 // and nothing gives its key back.
 func TestLeanRefusedReentryKeepsHoldsLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	l := mustLean(t, c, "lean-reentry-lease")

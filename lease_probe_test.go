@@ -37,6 +37,7 @@ import (
 // SCRIPTLOCK_PROBE_SECONDS the length (default 6, as make test runs it;
 // longer runs try more schedules).
 func TestLeaseProbe(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	if v, err := strconv.ParseUint(os.Getenv("SCRIPTLOCK_PROBE_SEED"), 10, 64); err == nil {
 		seed = v

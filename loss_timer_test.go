@@ -14,6 +14,7 @@ import (
 // timers of earlier holds still end at their own deadline, and a watchdog
 // hold that takes one over is not ended at an earlier hold's deadline.
 func TestLossTimerReuse(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, redistest.Server(t).Client(t))
 	ctx := testCtx(t, 30*time.Second)
 	const n = 20

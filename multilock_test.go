@@ -69,6 +69,7 @@ func TestMultiLockAcrossDeployments(t *testing.T) {
 
 // One member held elsewhere: the MultiLock gives up holding nothing.
 func TestMultiLockAllOrNothing(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)

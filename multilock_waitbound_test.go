@@ -17,6 +17,7 @@ import (
 // cut off, the first is given back in the background, and nothing stays held
 // once the servers answer again.
 func TestMultiLockTryLockWaitBound(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 2)
 	pxs := []*netproxy.Proxy{netproxy.New(t, nodes[0].Addr), netproxy.New(t, nodes[1].Addr)}
 	c0 := newTestClient(t, pxs[0].Client(t))

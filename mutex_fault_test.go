@@ -278,6 +278,7 @@ func TestMutexFailoverGuard(t *testing.T) {
 // (the primary stalled when the first lock asked) is not a count of zero:
 // the next acquisitions are still guarded.
 func TestFailoverGuardCountUnknown(t *testing.T) {
+	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	m := mustMutex(t, c, "guarded")

@@ -133,6 +133,7 @@ func TestMutexBadInput(t *testing.T) {
 // connections) against one lock and checks that critical sections never
 // overlap and fencing tokens rise in critical-section order.
 func TestMutexExclusion(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, node.Client(t), prefix)
@@ -273,6 +274,7 @@ func TestWatchdogScheduleLazy(t *testing.T) {
 // another owner acquires and the first holder's context is cancelled with
 // ErrLockLost.
 func TestMutexWatchdogPartition(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	proxy := netproxy.New(t, node.Addr)
 	prefix := sharedPrefix(t)
@@ -398,6 +400,7 @@ func TestMutexWaitHonoursContext(t *testing.T) {
 // waiter timeout (a waiter calls again on its own every 10 s), each of 16
 // queued waiters gets the lock within 2 s of the previous release.
 func TestMutexHandoffIsNotified(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const waiterTimeout = 30 * time.Second
 	prefix := sharedPrefix(t)
@@ -454,6 +457,7 @@ func TestMutexHandoffIsNotified(t *testing.T) {
 // is the other goroutine's hold, not an orphan to give back: both calls
 // hold the lock, twice on the server, until both unlock.
 func TestMutexSameOwnerConcurrentLock(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "shared")

@@ -85,6 +85,7 @@ func lockCommands(before, after map[string]int64) (map[string]int64, int64) {
 // to every waiting client, each retrying, cost about 140), and nobody starves
 // or takes the lock over.
 func TestMutexContendedWakesOne(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	const (
@@ -371,6 +372,7 @@ func registerDeadWaiter(t *testing.T, ctx context.Context, m *Mutex, field strin
 // only while a Redisson client holds the lock, so a Go release's "0" reaches
 // no Go process.
 func TestMutexWakeRedissonInterop(t *testing.T) {
+	t.Parallel()
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
 			node := redistest.Server(t)
@@ -693,6 +695,7 @@ func TestFairUncontendedReleaseCommands(t *testing.T) {
 // registered ahead of it, waits for its turn instead of calling again within
 // politeFallback: releases reach it in turn.
 func TestPoliteBehindOthersWaitsItsTurn(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 20*time.Second)

@@ -103,6 +103,7 @@ func (r *recorder) waitEnds(t *testing.T, n int) []endRec {
 }
 
 func TestObserverAcquireOutcomes(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rec := &recorder{}
 	prefix := sharedPrefix(t)

@@ -14,6 +14,7 @@ import (
 // An option at a level it does not belong to is a compile error, not an
 // option that silently does nothing: the Go type checker is the test.
 func TestOptionLevelsCompile(t *testing.T) {
+	t.Parallel()
 	// go test puts its own toolchain first on PATH.
 	gobin, err := exec.LookPath("go")
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // The late attempt must not take the permit: nobody would release it before
 // its lease ran out.
 func TestPermitUndoCatchesLateAttempt(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	prefix := sharedPrefix(t)

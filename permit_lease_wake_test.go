@@ -17,6 +17,7 @@ import (
 // caller then gives up: the other must still take the permit when the short
 // lease ends, not at its fallback poll.
 func TestPermitLeaseHeardByWaiterThatGivesUp(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -108,6 +109,7 @@ func TestPermitExtendShorterWakesOtherClient(t *testing.T) {
 // do not know it is free. Extend of another permit to the soonest live lease
 // must still publish, or they sleep past both to their fallback poll.
 func TestPermitExtendPublishesPastAnEndedLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	holder := newTestClient(t, node.Client(t), prefix)

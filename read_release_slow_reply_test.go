@@ -12,6 +12,7 @@ import (
 // script runs, so the loss deadline must move before the call is sent, not
 // when its reply arrives.
 func TestReentrantRUnlockSlowReplyShortensLoss(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	rw := mustRW(t, p.c, "runlock-slow-reply")
 	orw := mustRW(t, newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix)), "runlock-slow-reply")
@@ -60,6 +61,7 @@ func TestReentrantRUnlockSlowReplyShortensLoss(t *testing.T) {
 // out: releasing one of the two longer ones leaves the other, which keeps
 // the lock, and the owner's read context lives on with it.
 func TestReentrantRUnlockKeepsLongerReadLease(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	rw := mustRW(t, p.c, "runlock-keeps")
 	ctx := testCtx(t, 20*time.Second)

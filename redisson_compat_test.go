@@ -61,6 +61,7 @@ func (j javaClient) release(ctx context.Context, key string) (int64, error) {
 }
 
 func TestRedissonInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)

@@ -150,6 +150,7 @@ func TestRedissonRWMutexInterop(t *testing.T) {
 // redisson_countdownlatch__channel__{<raw name>}, braces even on a
 // hash-tagged name, and each side wakes the other's waiters.
 func TestRedissonLatchInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, name := range []string{"batch-7", "batch:{42}"} {
@@ -219,6 +220,7 @@ func TestRedissonLatchInterop(t *testing.T) {
 // Semaphore and Redisson's RSemaphore: releases always publish the new count
 // (also when it is zero or negative), and waiters wake both ways.
 func TestRedissonSemaphoreInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, name := range []string{"pdf", "pdf:{3}"} {
@@ -315,6 +317,7 @@ func TestRedissonSemaphoreDrainParity(t *testing.T) {
 // 16 raw bytes in Redis, so each side releases the other's permits, and
 // waiters wake both ways.
 func TestRedissonPermitSemaphoreInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, name := range []string{"gpu", "gpu:{5}"} {
@@ -596,6 +599,7 @@ func TestRedissonFairMutexInterop(t *testing.T) {
 // acquireFailed does: later waiters' scores drop by its waitTime, and a Java
 // waiter behind it is next.
 func TestRedissonFairMutexGiveUp(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithRedissonFairQueue(0))
 	ctx := testCtx(t, 20*time.Second)

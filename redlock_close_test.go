@@ -30,6 +30,7 @@ func TestRedLockLockAfterClose(t *testing.T) {
 // A Lock waiting for a held RedLock ends with ErrClosed once a majority of
 // its nodes' Clients close.
 func TestRedLockCloseWhileWaiting(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	prefix := sharedPrefix(t)
 	holders := make([]*Client, 3)

@@ -12,6 +12,7 @@ import (
 // must not report the lock extended: the caller would go on believing it
 // holds a lock that is lost.
 func TestRedLockExtendAfterLossFails(t *testing.T) {
+	t.Parallel()
 	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	// The node timeout outlasts the validity the first Extend leaves, so

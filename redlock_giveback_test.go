@@ -44,6 +44,7 @@ func TestRedLockQuorumLossGivesBack(t *testing.T) {
 // context of another lock, lost) is not lost itself: like a Mutex, it stays
 // held on its nodes until Unlock.
 func TestRedLockParentLostKeepsHold(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)

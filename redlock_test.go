@@ -36,6 +36,7 @@ func heldOn(t *testing.T, r *RedLock, nodes []*redistest.Node, live ...int) []bo
 }
 
 func TestRedLockLifecycle(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
@@ -146,6 +147,7 @@ func TestRedLockThreeNodesDown(t *testing.T) {
 // A frozen node (SIGSTOP) costs at most the per-node timeout: the acquisition
 // returns with the other four.
 func TestRedLockFrozenNode(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)
@@ -233,6 +235,7 @@ func TestRedLockQuorumLost(t *testing.T) {
 
 // With an explicit lease the context ends when the validity does.
 func TestRedLockValidity(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
@@ -279,6 +282,7 @@ func TestRedLockValidity(t *testing.T) {
 // context stays live. Nodes 1 and 2 are cut off (frozen network) during the
 // nested attempt; a release by owner there would give up the outer hold.
 func TestRedLockFailedReentryKeepsOuter(t *testing.T) {
+	t.Parallel()
 	_, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(200*time.Millisecond))

@@ -12,6 +12,7 @@ import (
 // (the server did not answer around its end): the lock is not left held for
 // the watchdog's lease.
 func TestWatchdogReentryAfreshGiveBackOutlivesItsLease(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithWatchdog(10*time.Second, 0))
 	ctx := testCtx(t, 30*time.Second)
 	const short = 300 * time.Millisecond

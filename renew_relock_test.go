@@ -15,6 +15,7 @@ import (
 // owner's field, and must not set the watchdog's shorter lease on the new
 // hold, whose lock context keeps its own longer deadline.
 func TestRenewalOfReleasedHoldSparesOwnersNewHold(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		if lc.name == "FairMutex" {
 			continue // renewed as a Mutex
@@ -86,6 +87,7 @@ func TestRenewalOfReleasedHoldSparesOwnersNewHold(t *testing.T) {
 // hold's context. The new hold's context must end with the watchdog's lease
 // the renewal may set on it.
 func TestRenewalOfEndedHoldBoundsOwnersNewHold(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 200*time.Millisecond))
 	o := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))

@@ -16,6 +16,7 @@ import (
 // when another owner of the same kind took it, not at its loss deadline
 // while the other lock's owner runs.
 func TestRenewalFindsOtherKindLost(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const lease, every = 3 * time.Second, 200 * time.Millisecond
 	prefix := sharedPrefix(t)

@@ -538,6 +538,7 @@ func TestClusterFailover(t *testing.T) {
 // by owner (whatever it granted is given back) and the wait goes on: Lock
 // acquires, and no hold of the lost attempt is left behind.
 func TestLockAfterBrokenConnection(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			p := newProxied(t)
@@ -686,6 +687,7 @@ func checkDeadlineAndRefusal(t *testing.T, what string, err error) {
 // succeeding), so a caller can tell a stuck migration from a slow server,
 // whether the end fell in a pause or cut an attempt short.
 func TestCallAgainDeadline(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	for _, midAttempt := range []bool{true, false} {

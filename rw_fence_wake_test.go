@@ -17,6 +17,7 @@ import (
 // took the writer's registration out without a word, so its withdrawal
 // found nothing to withdraw and woke nobody.
 func TestRWMutexFenceRefusedWriterWakesReaders(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	testRefusedWriterWakesReaders(t, node, node.Client(t), func(err error) bool { return errors.Is(err, ErrFenceCounter) }, true)
 }
@@ -24,6 +25,7 @@ func TestRWMutexFenceRefusedWriterWakesReaders(t *testing.T) {
 // The same for a writer whose ACL refuses the INCR that draws its token: it
 // gets Redis's refusal and gives up, and the readers it held back enter.
 func TestRWMutexIncrRefusedWriterWakesReaders(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	if err := node.Do(t, "ACL", "SETUSER", "noincr", "on", "nopass", "~*", "&*", "+@all", "-incr").Error(); err != nil {
 		t.Fatal(err)

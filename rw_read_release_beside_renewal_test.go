@@ -17,6 +17,7 @@ import (
 // is held up, and once that lease has run out and another owner holds the
 // write lock, the hold's contexts must have ended.
 func TestReadReleaseBesideRenewalLongKey(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const watchdog = time.Second
 	entered, proceed := make(chan struct{}), make(chan struct{})

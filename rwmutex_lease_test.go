@@ -292,6 +292,7 @@ func writeThenRead(t *testing.T, ctx context.Context, rw *RWMutex, writeLease, r
 // A writer with a short waiter timeout does not cut short another waiting
 // writer's registration (which keeps new readers out).
 func TestRWMutexPendingWriterExpiryNotShortened(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, node.Client(t), prefix)
@@ -404,6 +405,7 @@ func TestRWMutexReadReleaseLeavingNoLeaseIsLoss(t *testing.T) {
 // locks do), so the hold must live on: its context neither ends early nor
 // is its lock given back.
 func TestRWMutexShorterReentryKeepsHold(t *testing.T) {
+	t.Parallel()
 	for _, write := range []bool{true, false} {
 		name := map[bool]string{true: "write", false: "read"}[write]
 		t.Run(name, func(t *testing.T) {

@@ -224,6 +224,7 @@ func TestRWMutexExclusion(t *testing.T) {
 // quickly: once it waits, new readers wait. Without the pending-writer rule
 // the writer would only get in at a moment when no reader holds the lock.
 func TestRWMutexWriterNotStarved(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 30*time.Second)
@@ -284,6 +285,7 @@ func TestRWMutexWriterNotStarved(t *testing.T) {
 // freezes holds new readers back for at most the waiter timeout (plus the
 // reader's fallback between calls, and a margin).
 func TestRWMutexDeadWriterReleasesReaders(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	proxy := netproxy.New(t, node.Addr)
 	prefix := sharedPrefix(t)

@@ -76,6 +76,7 @@ func TestSemaphoreGrantDuringClose(t *testing.T) {
 // An attempt of unknown outcome (its context ended while the server held it)
 // is undone even when Close has begun and runs no more background work.
 func TestSemaphoreUndoDuringClose(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	a := newTestClient(t, node.Client(t), prefix)
@@ -223,6 +224,7 @@ func TestGiveBackAfterClose(t *testing.T) {
 // and the permits, so that they can be added back (AddPermits), rather than
 // losing them silently.
 func TestSemaphoreUndoOutlivedByOutage(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	p := newProxied(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	p.c.recordTTL = time.Second
@@ -266,6 +268,7 @@ func TestSemaphoreUndoOutlivedByOutage(t *testing.T) {
 // unreachable it can only fail, and Close waited the whole release timeout
 // for it.
 func TestSemaphoreUndoDuringCloseBounded(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, p.c, "close-bound")

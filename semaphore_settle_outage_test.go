@@ -16,6 +16,7 @@ import (
 // Client logs the warning that names them, as it does when the undo runs in
 // the background. The wait went on without a word.
 func TestSemaphoreSettleOutlivedByOutage(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	p := newProxied(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	p.c.recordTTL = time.Second
@@ -55,6 +56,7 @@ func TestSemaphoreSettleOutlivedByOutage(t *testing.T) {
 // The same when Close has begun by the time the attempt fails: the undo
 // Close waits for finds no record, and the Client logs the warning.
 func TestSemaphoreUndoDuringCloseOutlivedByOutage(t *testing.T) {
+	t.Parallel()
 	var logs syncBuffer
 	p := newProxied(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	p.c.recordTTL = time.Second

@@ -16,6 +16,7 @@ import (
 // confirmed it subscribes again: it must not fail with ErrClosed on an open
 // Client.
 func TestSemaphoreTwoClientsOneRueidisClient(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	prefix := sharedPrefix(t)

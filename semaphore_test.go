@@ -311,6 +311,7 @@ func TestSemaphoreDrainReplyLost(t *testing.T) {
 // before its record expires: a repeat that reached the server after that,
 // once the network heals, would change the count a second time.
 func TestRecordedCallEndsBeforeItsRecord(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	p.c.recordTTL = 1200 * time.Millisecond
 	ctx := testCtx(t, 20*time.Second)

@@ -16,6 +16,7 @@ import (
 // pub/sub connection stops delivering (every later wake and release of the
 // Client with it).
 func TestCountedWakeDispatchRacingGiveUp(t *testing.T) {
+	t.Parallel()
 	s := newSubscriptions(context.Background(), nil, "id", func() bool { return false }, func() bool { return false })
 	cs := &channelSub{name: "ch", mode: wakeCounted}
 	s.mu.Lock()

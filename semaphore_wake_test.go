@@ -95,6 +95,7 @@ func semKinds(t *testing.T, c *Client) []semKind {
 // SemaphorePubSub does (min(waiters, permits)), not all 16, each of which
 // would call Redis again to be refused.
 func TestSemaphoreReleaseWakesAsManyAsReleased(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, k := range semKinds(t, c) {

@@ -19,6 +19,7 @@ import (
 // not the re-entry's own: the lock is given back within seconds, not left
 // to the watchdog's lease.
 func TestSettleCatchesLateWatchdogReentry(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex"} {
 		t.Run(kind, func(t *testing.T) { testSettleCatchesLateWatchdogReentry(t, kind) })
 	}

@@ -20,6 +20,7 @@ import (
 // undo's late attempt is, not left to its lease (Mutex, FairMutex, RWMutex's
 // write side).
 func TestSettleCatchesLateAttempt(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Mutex", "FairMutex", "RWMutex"} {
 		t.Run(kind, func(t *testing.T) { testSettleCatchesLateAttempt(t, kind) })
 	}

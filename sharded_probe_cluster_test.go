@@ -15,6 +15,7 @@ import (
 // frozen, the first Lock or Unlock of a lock on a healthy node took 2
 // seconds, past a shorter deadline of its caller.
 func TestShardedProbeFrozenNodeSparesOtherNodes(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	rc := cl.Client(t)
 	prims := cl.Primaries(t)

@@ -81,6 +81,7 @@ func (s *slowLeave) abandon(ctx context.Context, field string, wait time.Duratio
 // does not take it out, and this wait, seeing that leave still under way,
 // did not leave either.
 func TestSharedRewaitCutLeavesNoPlace(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)

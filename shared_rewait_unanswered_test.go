@@ -63,6 +63,7 @@ func TestSharedRewaitCutUnanswered(t *testing.T) {
 // answering, is still under way made no attempt and saw no holder: its
 // NotAcquiredError says the server did not answer (Unanswered).
 func TestSharedReleaseStalledTryLockUnanswered(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), sharedPrefix(t))
 	ctx := testCtx(t, 60*time.Second)

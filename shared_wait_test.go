@@ -14,6 +14,7 @@ import (
 // leaving their shared place to it; then the second gives up too. The place
 // must not stay in the set with nobody waiting there.
 func TestSharedOwnerLastLeaverLeavesPlace(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ca := newTestClient(t, node.Client(t), prefix)

@@ -15,6 +15,7 @@ import (
 // later call of anyone answers false. The record a call leaves outlives a
 // Delete and is told apart from a later call's.
 func TestTrySetReplyLost(t *testing.T) {
+	t.Parallel()
 	type kind struct {
 		key, records string // records: the prefix of the sets' records
 		set          func(context.Context, int64) (bool, error)
@@ -116,6 +117,7 @@ func pttlAt(t *testing.T, p proxied, key string) int64 {
 // re-arm a latch whose waiters were released, so that every later Await
 // blocks.
 func TestTrySetReplyLostThenGone(t *testing.T) {
+	t.Parallel()
 	type kind struct {
 		key  string
 		set  func(context.Context, int64) (bool, error)
@@ -218,6 +220,7 @@ func TestTrySetReplyLostThenGone(t *testing.T) {
 // count alone. The other caller's set must not take the record the repeat
 // looks for.
 func TestTrySetReplyLostThenSetAgain(t *testing.T) {
+	t.Parallel()
 	type kind struct {
 		key   string
 		set   func(context.Context, int64) (bool, error)

@@ -10,6 +10,7 @@ import (
 // may keep waiting, as Redisson's does, and returns when the new count
 // reaches zero.
 func TestLatchAwaitDeletedOrReset(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	h := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)

@@ -12,6 +12,7 @@ import (
 // timeout, as for any holder: the lock deleted without a message (here DEL)
 // is taken within that, not at the 2 s fallback of a wait without a lease.
 func TestMutexWaitOnLockWithoutExpiry(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(600*time.Millisecond))
 	m := mustMutex(t, c, "no-expiry")

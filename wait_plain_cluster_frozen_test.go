@@ -16,6 +16,7 @@ import (
 // a lock on a healthy node failed with its context although the holder
 // released it.
 func TestPlainPubSubFrozenNodeSparesOtherNodes(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3, redistest.WithArgs("--cluster-require-full-coverage", "no"))
 	rc := cl.Client(t)
 	prefix := sharedPrefix(t)

@@ -13,6 +13,7 @@ import (
 // holds: a hold without the guard, on a short watchdog lease, was lost
 // while the server that holds it answered every call at once.
 func TestWatchdogStalledRenewalSparesOtherHolds(t *testing.T) {
+	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t))
 	guarded := mustMutex(t, c, "guarded", WithFailoverGuard(true, 3*time.Second), WithWatchdog(5*time.Second, 200*time.Millisecond))
