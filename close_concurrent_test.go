@@ -126,6 +126,7 @@ func TestCloseConcurrent(t *testing.T) {
 // deferred Unlock registered before a deferred Close), still releases the
 // lock on the server rather than leave it to its lease.
 func TestUnlockAfterCloseReleases(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c, err := New(node.Client(t), WithKeyPrefix(redistest.Prefix(t)))
 	if err != nil {

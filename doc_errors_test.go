@@ -13,6 +13,7 @@ import (
 // The package documentation's list of errors names every exported error of
 // the package, so that a caller reading it learns each one it may get.
 func TestPackageDocListsEveryError(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ func dropsAtRandom(p proxied, rng *rand.Rand, n int) {
 // never more holders than permits, and once the acquisitions of unknown
 // outcome are undone the count is where it began: no permit lost, none made.
 func TestSemaphoreConnectionDrops(t *testing.T) {
+	t.Parallel()
 	skipDropsUnderRace(t)
 	const permits = 3
 	// acquire takes one permit and returns its release.
@@ -152,6 +153,7 @@ func TestSemaphoreConnectionDrops(t *testing.T) {
 // latch down: every CountDown succeeds and counts once, so after 199 of 200
 // the count is exactly 1 and the waiters are still waiting.
 func TestLatchConnectionDrops(t *testing.T) {
+	t.Parallel()
 	skipDropsUnderRace(t)
 	p := newProxied(t)
 	ctx := testCtx(t, 60*time.Second)
@@ -214,6 +216,7 @@ func TestLatchConnectionDrops(t *testing.T) {
 // the count (a call whose reply was lost is made again and finds its own
 // record), and the count is the one set.
 func TestTrySetConnectionDrops(t *testing.T) {
+	t.Parallel()
 	skipDropsUnderRace(t)
 	p := newProxied(t)
 	ctx := testCtx(t, 60*time.Second)

@@ -475,6 +475,7 @@ func TestLossBeforeExpiry(t *testing.T) {
 // A re-entrant Unlock re-arms the lease the hold was acquired with, not the
 // watchdog's.
 func TestReentrantUnlockKeepsLease(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		if !lc.reentrant() {
 			continue
@@ -870,6 +871,7 @@ func assertLatchesExpire(t *testing.T, node *redistest.Node, releaseTimeout time
 // A waiter that got its lock does not wait for the unsubscribe that follows:
 // leaving a channel returns at once even when the server is slow to confirm.
 func TestLeaveDoesNotWaitForUnsubscribe(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 10*time.Second)
 	w, err := p.c.subs.joinWith(ctx, p.c.cfg.prefix+"leave", false)

@@ -14,6 +14,7 @@ import (
 // Every error says "scriptlock:" once and names its lock once, and still
 // errors.Is its sentinel.
 func TestErrorTextSaysEachThingOnce(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -119,6 +120,7 @@ func TestErrorTextSaysEachThingOnce(t *testing.T) {
 // Redis, which counts whole milliseconds, as 0 (refused, or a key deleted as
 // soon as it is written): bad input, ErrInvalidArgument, nothing written.
 func TestLeaseWithinDriftAllowance(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -186,6 +188,7 @@ func leaseTooShort(t *testing.T, node *redistest.Node, c *Client, ctx context.Co
 // wrapped, and Extend of a hold whose name another kind of lock took marks
 // it too.
 func TestWrongKindWrapped(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

@@ -16,6 +16,7 @@ import (
 // example in the package documentation, as README.md and docs/locks.md say:
 // ExampleClient_<Kind>, Example<Kind> or Example<Kind>_<Method>.
 func TestEveryKindHasExample(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*_test.go")
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func (g *slowReplyExtendMutex) extendOnce(ctx context.Context, field string, lea
 // ErrLockLost and the lock is given back) must not report success: the
 // caller would go on as if it held the lock for the new lease.
 func TestExtendReplyAfterHoldEndedIsNotHeld(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "extend-ended")

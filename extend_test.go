@@ -217,6 +217,7 @@ func TestExtendMultiLock(t *testing.T) {
 // invalid (a watchdog hold, a lease within a RedLock's drift allowance)
 // refuses the whole call before any member's lease changes.
 func TestExtendMultiLockRefusedUpFront(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -368,6 +369,7 @@ func TestExtendLostReplyShortens(t *testing.T) {
 // has of the lock at once (their contexts with ErrLockLost), rather than
 // leaving them live until their lease or next renewal says the lock is gone.
 func TestForceUnlockEndsOwnHolds(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -395,6 +397,7 @@ func TestForceUnlockEndsOwnHolds(t *testing.T) {
 // once), and the holds this Client had from before the call must end at once
 // all the same, as after a ForceUnlock that was answered.
 func TestForceUnlockReplyLostEndsOwnHolds(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 60*time.Second)
 	// Another Client on the same keys, connected directly: its calls go

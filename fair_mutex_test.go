@@ -34,6 +34,7 @@ func waitQueueLen(t testing.TB, n *redistest.Node, f *FairMutex, want int64) {
 }
 
 func TestFairMutexReentrant(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -96,6 +97,7 @@ func TestFairMutexReentrant(t *testing.T) {
 }
 
 func TestFairMutexBadInput(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)
@@ -123,6 +125,7 @@ func TestFairMutexBadInput(t *testing.T) {
 // TestFairMutexFIFO queues 20 owners (spread over 4 Clients) in a known order
 // behind a holder and checks that they get the lock in exactly that order.
 func TestFairMutexFIFO(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	clients := make([]*Client, 4)
@@ -177,6 +180,7 @@ func TestFairMutexFIFO(t *testing.T) {
 // TestFairMutexNoBarging: right after an unlock, a newcomer is refused while a
 // waiter is queued, and a newcomer that waits gets the lock after it.
 func TestFairMutexNoBarging(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, node.Client(t), prefix)
@@ -363,6 +367,7 @@ func TestFairMutexLiveWaiterKept(t *testing.T) {
 // server's clock (TIME inside the script), not from the client's, so a client
 // whose clock is minutes off neither evicts live waiters nor is evicted.
 func TestFairMutexServerClock(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(2*time.Second))
 	ctx := testCtx(t, 10*time.Second)
@@ -568,6 +573,7 @@ func TestFairMutexReleaseLatch(t *testing.T) {
 
 // A FairMutex handle names its keys exactly as Mutex and fairKeys do.
 func TestFairMutexKeyNames(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, name := range []string{"order:1", "{tag}order", "a{b}c"} {
@@ -597,6 +603,7 @@ func TestFairMutexKeyNames(t *testing.T) {
 // subscription open (it lingers after each acquisition) instead of
 // subscribing and unsubscribing around every wait.
 func TestFairWakeByName(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	opts := []Option{sharedPrefix(t), WithWaiterTimeout(30 * time.Second)} // fallback 10 s: only a message is in time
 	ctx := testCtx(t, 30*time.Second)
@@ -734,6 +741,7 @@ func TestFairRefusalWhileHeld(t *testing.T) {
 // does not stop the next caller from queueing behind it: its estimate
 // starts from the holder's lease.
 func TestFairRedissonQueueEntryWithoutTimeout(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)

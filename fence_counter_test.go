@@ -16,6 +16,7 @@ import (
 // acquiring scripts set the lock before they drew the token, so the lock
 // stayed held for its lease with no hold on the Client to give it back.
 func TestBadFenceCounterChangesNothing(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 20*time.Second)
@@ -63,6 +64,7 @@ func TestBadFenceCounterChangesNothing(t *testing.T) {
 // time, with the same outcomes. The acquisition fails with ErrFenceCounter
 // and changes nothing, as it does on a counter that holds no integer.
 func TestFenceCounterOutOfRange(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 20*time.Second)
@@ -140,6 +142,7 @@ func TestFenceCounterOutOfRange(t *testing.T) {
 // The same refusal under the failover guard, whose WAIT follows the script
 // on its connection: the typed error, nothing left in Redis.
 func TestFenceCounterOutOfRangeGuarded(t *testing.T) {
+	t.Parallel()
 	primary, _ := redistest.ReplicatedN(t, 1)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
 	ctx := testCtx(t, 20*time.Second)
@@ -174,6 +177,7 @@ func TestFenceCounterOutOfRangeGuarded(t *testing.T) {
 // INCR that draws the token gets Redis's refusal, which names the ACL, and
 // the acquisition changes nothing.
 func TestFenceCounterACLRefusalIsRedis(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	if err := node.Do(t, "ACL", "SETUSER", "noincr", "on", "nopass", "~*", "&*", "+@all", "-incr").Error(); err != nil {
 		t.Fatal(err)

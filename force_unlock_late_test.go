@@ -20,6 +20,7 @@ import (
 // or with its reservation held up too (which then lasts past the deadline
 // by as long as it was held up).
 func TestRecordedDeletionArrivingLateDeletesNothing(t *testing.T) {
+	t.Parallel()
 	type kind struct {
 		name string
 		// del is the call, made through the held-up Client.

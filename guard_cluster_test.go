@@ -190,6 +190,7 @@ func TestGuardPerShard(t *testing.T) {
 
 // keySlot agrees with Redis 7.0's CLUSTER KEYSLOT on each of these keys.
 func TestKeySlot(t *testing.T) {
+	t.Parallel()
 	for key, want := range map[string]uint16{"foo": 12182, "{foo}bar": 12182, "bar{foo}": 12182, "{}foo": 9500, "{user1000}.following": 3443} {
 		if got := keySlot(key); got != want {
 			t.Errorf("keySlot(%q) = %d, want %d", key, got, want)

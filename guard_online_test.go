@@ -100,6 +100,7 @@ func TestGuardSyncingReplica(t *testing.T) {
 // onlineReplicas counts the slaveN lines in state online, and falls back on
 // connected_slaves only when no slaveN line gives a state.
 func TestGuardOnlineReplicasParse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		info string
 		n    int

@@ -234,6 +234,7 @@ func TestGuardMovedToPrimaryWithoutReplicas(t *testing.T) {
 // withSlotCount gives one slot its own count, splitting its range, and
 // leaves the others as they were.
 func TestWithSlotCount(t *testing.T) {
+	t.Parallel()
 	rs := []slotReplicas{{0, 9, 1}, {10, 10, 2}, {11, 20, 1}}
 	for _, tc := range []struct {
 		slot    uint16

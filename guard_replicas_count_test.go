@@ -105,6 +105,7 @@ func TestGuardReplicasComeAndGo(t *testing.T) {
 // since is one it should wait for), and once guardRefresh old for the
 // others, the default on a primary without replicas included.
 func TestGuardCountAge(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		want, counted int
 		age           time.Duration

@@ -12,6 +12,7 @@ import (
 // request or process is being stopped) still counts, as a Release still
 // gives its permits back: the waiters would otherwise wait for good.
 func TestLatchCountDownCancelledContext(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLatchLifecycle(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -65,6 +66,7 @@ func TestLatchLifecycle(t *testing.T) {
 // Waiters on several Clients are all released by the message announcing zero,
 // not by the fallback timer, and Redisson's messages go out on its channel.
 func TestLatchAwaitNotified(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 10*time.Second)
@@ -161,6 +163,7 @@ func TestLatchCluster(t *testing.T) {
 // ran it) is made again, and the retry counts nothing twice: one worker's
 // CountDown cannot release the waiters early.
 func TestLatchCountDownReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	l := mustLatch(t, p.c, "count-down-retry")

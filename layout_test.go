@@ -12,6 +12,7 @@ import (
 // The operator CLI reads locks through internal/layout; every name it derives
 // must be the one the handles use, with and without a hash tag in the name.
 func TestLayoutMatchesHandles(t *testing.T) {
+	t.Parallel()
 	rc := redistest.Server(t).Client(t)
 	for _, name := range []string{"order:42", "app:{tenant}:order"} {
 		for _, prefix := range []string{"", "svc:"} {
@@ -57,6 +58,7 @@ func TestLayoutMatchesHandles(t *testing.T) {
 // recordKey names a call's record as redissonName does its key, in the key's
 // hash slot, with the Client's id and a counter that never repeats.
 func TestRecordKey(t *testing.T) {
+	t.Parallel()
 	c := &Client{id: "0123456789abcdef0123456789abcdef"}
 	for _, key := range []string{"app:pool", "app:{tenant-7}:pool"} {
 		a, b := c.recordKey("redisson_sc_latch", key), c.recordKey("redisson_sc_latch", key)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLeanMutexLifecycle(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -120,6 +121,7 @@ func TestLeanMutexLifecycle(t *testing.T) {
 }
 
 func TestLeanMutexBadInput(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)
@@ -346,6 +348,7 @@ func TestLeanMutexLease(t *testing.T) {
 // A release whose reply is lost is retried; the retry finds the key gone
 // because the first attempt deleted it, and Unlock reports success.
 func TestLeanMutexReleaseRetry(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithReleaseTimeout(5*time.Second))
 	l := mustLean(t, p.c, "retry")
 	warm(t, l)
@@ -365,6 +368,7 @@ func TestLeanMutexReleaseRetry(t *testing.T) {
 // A LeanMutex and a lock of the hash layout on one name refuse each other
 // with ErrWrongKind and change nothing.
 func TestLeanMutexWrongKind(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -423,6 +427,7 @@ func TestLeanMutexWrongKind(t *testing.T) {
 // An Observer sees a LeanMutex's acquisitions (polling attempts counted),
 // releases and hold ends under the lean_mutex primitive.
 func TestLeanMutexObserved(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rec := &recorder{}
 	prefix := sharedPrefix(t)
@@ -497,6 +502,7 @@ func TestLeanMutexFailoverGuard(t *testing.T) {
 // from the context, so that its release can name it (see
 // TestLateReleaseSparesNewHold); that token is not handed out as a Fence.
 func TestLeanMutexSharedOwnerToken(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -546,6 +552,7 @@ func TestLeanMutexSharedOwnerToken(t *testing.T) {
 // the same moment: one gets it, every other one fails with ErrNotReentrant
 // (a LeanMutex counts no holds), never a second success.
 func TestLeanMutexSharedOwnerRace(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 60*time.Second)

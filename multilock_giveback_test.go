@@ -12,6 +12,7 @@ import (
 // Once a MultiLock's member is lost, the members it still holds are given
 // back without an Unlock, and a later Unlock answers ErrNotHeld.
 func TestMultiLockMemberLossGivesBack(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)
@@ -41,6 +42,7 @@ func TestMultiLockMemberLossGivesBack(t *testing.T) {
 // context of another lock, lost) is not lost itself: like a Mutex, its
 // members stay held until Unlock.
 func TestMultiLockParentLostKeepsHold(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 20*time.Second)

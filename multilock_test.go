@@ -25,6 +25,7 @@ func lockedAll(t *testing.T, ctx context.Context, ms ...*Mutex) []bool {
 
 // Members on two independent deployments, acquired and released as one.
 func TestMultiLockAcrossDeployments(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 2)
 	c1 := newTestClient(t, nodes[0].Client(t))
 	c2 := newTestClient(t, nodes[1].Client(t))
@@ -146,6 +147,7 @@ func TestMultiLockOppositeOrder(t *testing.T) {
 
 // Losing one member cancels the MultiLock's context with ErrLockLost.
 func TestMultiLockMemberLost(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
@@ -213,6 +215,7 @@ func (a afterLock) TryLock(ctx context.Context, wait time.Duration) (context.Con
 // earlier member is lost meanwhile, does not report the set as held: it gives
 // every member back.
 func TestMultiLockEndedAtGrant(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

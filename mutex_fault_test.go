@@ -90,6 +90,7 @@ func TestMutexRedisRestart(t *testing.T) {
 // retry reads the missing owner as released, even after another owner took
 // the lock in between.
 func TestMutexReleaseLatch(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
@@ -168,6 +169,7 @@ func TestMutexReleaseLatch(t *testing.T) {
 // when another owner took the lock before the retry, and leaves no latch key
 // behind.
 func TestMutexUnlockLostReply(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, sharedPrefix(t))
 	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
@@ -388,6 +390,7 @@ func TestMutexUnlockUnvouchedLatched(t *testing.T) {
 // of the same field, and changes nothing; the current token releases one
 // hold at a time and then the lock; a counter that expired releases too.
 func TestMutexReleaseSharedToken(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)

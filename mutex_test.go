@@ -16,6 +16,7 @@ import (
 )
 
 func TestMutexReentrantLifecycle(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -93,6 +94,7 @@ func TestMutexReentrantLifecycle(t *testing.T) {
 }
 
 func TestMutexBadInput(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	if _, err := New(nil); !errors.Is(err, ErrInvalidArgument) {
@@ -306,6 +308,7 @@ func TestMutexWatchdogPartition(t *testing.T) {
 }
 
 func TestMutexLossByDeletion(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 10*time.Second)
@@ -333,6 +336,7 @@ func TestMutexLossByDeletion(t *testing.T) {
 }
 
 func TestMutexExplicitLeaseExpires(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -366,6 +370,7 @@ func TestMutexExplicitLeaseExpires(t *testing.T) {
 }
 
 func TestMutexWaitHonoursContext(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -500,6 +505,7 @@ func TestMutexSameOwnerConcurrentLock(t *testing.T) {
 // its last hold: the last-hold release gives up every hold of the owner on
 // the server, so it must not take the re-entry's hold with it.
 func TestMutexSameOwnerReentryRacesLastUnlock(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 60*time.Second)
@@ -540,6 +546,7 @@ func TestMutexSameOwnerReentryRacesLastUnlock(t *testing.T) {
 // context carries, so the next Lock is a fresh owner that waits for the
 // first instead of re-entering it.
 func TestEmptyOwnerClears(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, redistest.Server(t).Client(t))
 	ctx := testCtx(t, 5*time.Second)
 	m := mustMutex(t, c, "clear-owner")

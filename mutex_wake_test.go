@@ -166,6 +166,7 @@ func TestMutexContendedWakesOne(t *testing.T) {
 // An uncontended Lock runs no waiter-set or holder lookup, and its Unlock
 // one HDEL, Redisson's "0" and one ZPOPMIN that finds nobody to wake.
 func TestMutexUncontendedReleaseCommands(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -232,6 +233,7 @@ func waitQuiet(t testing.TB, node *redistest.Node, quiet time.Duration) {
 // A waiter chosen by a release whose context then ends passes the wake on:
 // the next waiter gets the lock at once, not after its fallback timer.
 func TestMutexChosenWaiterGivesUp(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	// A fallback far beyond the bound below: only a passed-on wake is this fast.
@@ -317,6 +319,7 @@ func TestMutexChosenWaiterGivesUp(t *testing.T) {
 // release can tell nobody listens, it costs nothing: see
 // TestMutexDeadWaitersSkipped.)
 func TestMutexDeadWaiterBounded(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const waiterTimeout = 9 * time.Second
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(waiterTimeout))
@@ -556,6 +559,7 @@ func testMutexWakeOneCluster(t *testing.T, cl *redistest.ClusterT, sharded bool)
 // listens for Redisson's "0" (its lock held by a Redisson client) is woken by
 // it, one per message.
 func TestTargetedDispatch(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, redistest.Server(t).Client(t))
 	ctx := testCtx(t, 10*time.Second)
 	const channel, prefix = "dispatch:channel", "dispatch:wake"
@@ -632,6 +636,7 @@ func TestTargetedDispatch(t *testing.T) {
 // Client's back): the lock is free afterwards, for Mutex (one HDEL) and
 // FairMutex (release, then undo of the rest) alike.
 func TestLastUnlockReleasesUnknownHolds(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
@@ -664,6 +669,7 @@ func TestLastUnlockReleasesUnknownHolds(t *testing.T) {
 // EVALSHA, HDEL (the emptied hash goes with it) and LINDEX on the queue. No
 // latch, no clock, no deadline reads.
 func TestFairUncontendedReleaseCommands(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -761,6 +767,7 @@ func TestPoliteBehindOthersWaitsItsTurn(t *testing.T) {
 // to decline, the lock would stay free while every waiter, itself included,
 // sleeps until its fallback timer (a third of the waiter timeout).
 func TestPoliteTakesItsOwnHandOff(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), sharedPrefix(t))
 	m := mustMutex(t, c, "own-handoff")
@@ -802,6 +809,7 @@ func TestPoliteTakesItsOwnHandOff(t *testing.T) {
 // waiter that is no longer waiting, and every waiter would sleep until its
 // fallback timer while the lock stays free.
 func TestWokenWaiterLeavesSecondPlace(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), sharedPrefix(t), WithWaiterTimeout(600*time.Millisecond)) // fallback 200 ms
 	m := mustMutex(t, c, "second-place")
@@ -1136,6 +1144,7 @@ func TestShardedPublishRefusedConcurrently(t *testing.T) {
 // waiter behind three dead ones is woken by that release, not by its
 // fallback (a third of the waiter timeout: 3 s here).
 func TestMutexDeadWaitersSkipped(t *testing.T) {
+	t.Parallel()
 	for _, sharded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sharded=%v", sharded), func(t *testing.T) {
 			node := redistest.Server(t)
@@ -1189,6 +1198,7 @@ func TestMutexDeadWaitersSkipped(t *testing.T) {
 // the next waiter, each to the first waiter whose client listens, dropping
 // the ones before it.
 func TestMutexPassedWakeSkipsDeadWaiters(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "passed")

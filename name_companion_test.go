@@ -66,6 +66,7 @@ func TestNameOfCompanionKeyRefused(t *testing.T) {
 // "redisson_" or "scriptlock_": a prefix added beginning otherwise would
 // never be refused.
 func TestCompanionPrefixesShareTheFastPathPrefix(t *testing.T) {
+	t.Parallel()
 	for _, p := range layout.CompanionPrefixes {
 		if !companionKey(p + "{a}") {
 			t.Errorf("companionKey(%q) = false: prefix %q is skipped by the fast path", p+"{a}", p)

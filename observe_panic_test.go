@@ -223,6 +223,7 @@ func TestObserverHoldEndPanicOnLossTimer(t *testing.T) {
 // not reach the caller: the lock is acquired and registered, and released by
 // Unlock.
 func TestObserverGuardPanic(t *testing.T) {
+	t.Parallel()
 	primary, _ := redistest.Replicated(t)
 	obs, logs := &bomb{}, &logSink{}
 	c := newTestClient(t, primary.Client(t), WithObserver(obs), WithLogger(slog.New(logs)), WithFailoverGuard(true, time.Second))

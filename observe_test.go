@@ -246,6 +246,7 @@ func TestObserverAcquireOutcomes(t *testing.T) {
 }
 
 func TestObserverFailoverGuard(t *testing.T) {
+	t.Parallel()
 	primary, _ := redistest.Replicated(t)
 	rec := &recorder{}
 	c := newTestClient(t, primary.Client(t), WithObserver(rec), WithFailoverGuard(true, time.Second))
@@ -261,6 +262,7 @@ func TestObserverFailoverGuard(t *testing.T) {
 }
 
 func TestObserverSemaphores(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rec := &recorder{}
 	c := newTestClient(t, node.Client(t), WithObserver(rec))
@@ -365,6 +367,7 @@ func (p *panicky) ReleaseStart(ctx context.Context, _ Op) context.Context {
 // the caller and is given back; an Unlock whose ReleaseStart panicked still
 // releases.
 func TestObserverPanicLeavesNothingHeld(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	obs := &panicky{}
 	c := newTestClient(t, node.Client(t), WithObserver(obs))

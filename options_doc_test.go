@@ -17,6 +17,7 @@ import (
 // RWMutex.", "For every kind but CountDownLatch.", "For FairMutex only."),
 // and that list is the one the handle constructors accept.
 func TestOptionDocsNameTheirKinds(t *testing.T) {
+	t.Parallel()
 	opts := map[string]SharedOption{
 		"WithLease":             WithLease(time.Second),
 		"WithWatchdog":          WithWatchdog(time.Second, 100*time.Millisecond),
@@ -103,6 +104,7 @@ func TestOptionDocsNameTheirKinds(t *testing.T) {
 // TestOptionsTableInLocksDoc: the options table of docs/locks.md marks, for
 // each SharedOption, exactly the kinds of handle whose constructors accept it.
 func TestOptionsTableInLocksDoc(t *testing.T) {
+	t.Parallel()
 	opts := map[string]SharedOption{
 		"WithLease":             WithLease(time.Second),
 		"WithWatchdog":          WithWatchdog(time.Second, 100*time.Millisecond),

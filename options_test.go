@@ -46,6 +46,7 @@ func TestOptionLevelsCompile(t *testing.T) {
 // Handle constructors validate the name and the options where they are
 // given: a bad one is a typed error, no handle, and nothing in Redis.
 func TestConstructorsValidate(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	type ctor func(name string, opts ...LockOption) error
@@ -121,6 +122,7 @@ func TestConstructorsValidate(t *testing.T) {
 }
 
 func TestCompositeConstructorsValidate(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	if _, err := NewRedLock("x", cs, WithWaiterTimeout(time.Second)); !errors.Is(err, ErrInvalidArgument) ||

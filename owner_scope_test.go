@@ -13,6 +13,7 @@ import (
 // WithOwner context; another Client naming the same id is another owner: it
 // neither re-enters nor releases the hold.
 func TestWithOwnerScopedToClient(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	a := newTestClient(t, node.Client(t), prefix)

@@ -75,6 +75,7 @@ redis.call('publish', KEYS[3], 1)`, "3", p.Key(), p.timeouts, p.channel, string(
 // which heard of a minute-long lease and must still take the permit when
 // the short one ends, not at its fallback poll.
 func TestPermitExtendShorterWakesOtherClient(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	holder := newTestClient(t, node.Client(t), prefix)
@@ -155,6 +156,7 @@ redis.call('zadd', KEYS[1], 'xx', now + 20, ARGV[1])`, "1", p.timeouts, string(e
 // past, which woke a waiter at once for an attempt that could only be
 // refused.
 func TestPermitLongestLeaseWakesNobody(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPermitSemaphoreLifecycle(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -76,6 +77,7 @@ func TestPermitSemaphoreLifecycle(t *testing.T) {
 // A holder that dies without releasing: its permit returns when the lease
 // ends, and a waiter gets it without anyone publishing.
 func TestPermitSemaphoreDeadHolder(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	dead := newTestClient(t, node.Client(t), prefix)
@@ -109,6 +111,7 @@ func TestPermitSemaphoreDeadHolder(t *testing.T) {
 // A permit released after its lease ended but before anyone reclaimed it is
 // returned once and reported as expired.
 func TestPermitSemaphoreReleaseAfterLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -133,6 +136,7 @@ func TestPermitSemaphoreReleaseAfterLease(t *testing.T) {
 // lease length, and the stored expiry is the server's TIME plus the lease,
 // whatever the client's clock says.
 func TestPermitSemaphoreServerClock(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -196,6 +200,7 @@ func TestPermitSemaphoreCluster(t *testing.T) {
 // An AddPermits whose reply is lost (its connection dropped after the server
 // ran it) is made again, and the retry adds nothing twice.
 func TestPermitSemaphoreAddPermitsReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustPermits(t, p.c, "add-retry")
@@ -222,6 +227,7 @@ func TestPermitSemaphoreAddPermitsReplyLost(t *testing.T) {
 // ran it) reports success: the permit went back once, and the caller must
 // not be told to guess.
 func TestPermitSemaphoreReleaseReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustPermits(t, p.c, "release-retry")
@@ -257,6 +263,7 @@ func TestPermitSemaphoreReleaseReplyLost(t *testing.T) {
 // An Extend whose reply is lost is made again (extending a permit twice
 // gives it the same lease from a moment later) and succeeds.
 func TestPermitSemaphoreExtendReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustPermits(t, p.c, "extend-retry")
@@ -297,6 +304,7 @@ func TestPermitSemaphoreExtendReplyLost(t *testing.T) {
 // An AvailablePermits whose reply is lost is made again: it answers the
 // count, the expired permits it returned to the pool counted once.
 func TestPermitSemaphoreAvailableReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustPermits(t, p.c, "available-retry")

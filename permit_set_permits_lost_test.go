@@ -10,6 +10,7 @@ import (
 // after the first attempt ran (and whose reply shows it counted from that
 // total) would be undone.
 func TestPermitSetPermitsReplyLostKeepsLaterAdd(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustPermits(t, p.c, "set-retry")

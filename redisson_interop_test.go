@@ -283,6 +283,7 @@ func TestRedissonSemaphoreInterop(t *testing.T) {
 // taken, a zero or negative one is set to 0 and returned as it was, and a
 // semaphore never set stays unset.
 func TestRedissonSemaphoreDrainParity(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -487,6 +488,7 @@ func TestRedissonPermitSemaphoreAddPermitsParity(t *testing.T) {
 // before J4, woken by J2's unlock message, not by a poll. G3's unlock wakes J4
 // on J4's own channel.
 func TestRedissonFairMutexInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	// A 30 s waiter timeout makes Go's safety poll 10 s: only a message can
 	// wake G3 within the bound below.
@@ -659,6 +661,7 @@ func TestRedissonFairMutexGiveUp(t *testing.T) {
 // neither queue holds the other's waiters, and a Go waiter gets the lock
 // after Java's unlock within its poll interval (Java does not message it).
 func TestFairMutexNativeBesideRedisson(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(300*time.Millisecond))
 	for _, name := range []string{"mixed", "mixed:{4}"} {
@@ -783,6 +786,7 @@ func TestRedissonFairMutexCluster(t *testing.T) {
 // redisson_lock_token:{name}: tokens rise across both sides (Redisson also
 // draws one on re-entry, Go does not).
 func TestRedissonFencingInterop(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, name := range []string{"ledger", "ledger:{8}"} {
@@ -945,6 +949,7 @@ func (b *syncBuffer) String() string {
 // fleet to WithRedissonFairQueue, or the misconfiguration the Client logs)
 // must not leave the other protocol's first waiter asleep beside a free lock.
 func TestFairMutexForceUnlockTellsBothQueues(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	// A long waiter timeout: a waiter nobody tells calls again only after a

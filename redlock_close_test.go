@@ -13,6 +13,7 @@ import (
 // ever be granted: Lock ends with ErrClosed instead of trying until its
 // context ends.
 func TestRedLockLockAfterClose(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))

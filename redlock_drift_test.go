@@ -13,6 +13,7 @@ import (
 // that could never be held: refused when it is made, before any node is
 // written, whether the lease is explicit or the watchdog's.
 func TestRedLockDriftBeyondLease(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	for _, opts := range [][]RedLockOption{
@@ -36,6 +37,7 @@ func TestRedLockDriftBeyondLease(t *testing.T) {
 // ErrInvalidArgument and changes nothing: the validity, and with it the lock
 // context, stays as it was.
 func TestRedLockExtendInvalidForNodes(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)

@@ -14,6 +14,7 @@ import (
 // minority of nodes locked for as long as the process runs. A later Unlock
 // answers ErrNotHeld, as for a lost Mutex.
 func TestRedLockQuorumLossGivesBack(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes, WithWatchdog(600*time.Millisecond, 100*time.Millisecond))
 	ctx := testCtx(t, 20*time.Second)

@@ -13,6 +13,7 @@ import (
 // same owner took since: the newer hold stays on every node, and its context
 // stays live only while it is held.
 func TestRedLockStaleUnlockKeepsNewerHold(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)

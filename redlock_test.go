@@ -399,6 +399,7 @@ func TestRedLockWatchdogOptionValidity(t *testing.T) {
 // Re-entering a held RedLock and unlocking again leaves no contexts behind
 // on the nodes' holds.
 func TestRedLockReentryDoesNotAccumulate(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)

@@ -14,6 +14,7 @@ import (
 // the scripts draw a token only for a lock they find free. The owner's hold
 // ends with ErrLockLost then, not at its next renewal.
 func TestFenceRefusedReentryEndsOwnersHold(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	for _, lc := range lockCases {

@@ -15,6 +15,7 @@ import (
 // its answer: it fails at once, typed, after one run of the script, not after
 // three more runs spread over 300 ms as if its reply had been lost.
 func TestRecordedCallRefusedByScriptOnce(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)

@@ -76,6 +76,7 @@ func TestReleaseContext(t *testing.T) {
 // the error says so (errors.Is context.DeadlineExceeded) beside the transport
 // failure.
 func TestUnlockUnreachableReportsDeadline(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithReleaseTimeout(120*time.Millisecond))
 	m := mustMutex(t, p.c, "unreachable")
 	lctx, err := m.Lock(testCtx(t, 10*time.Second))

@@ -33,6 +33,7 @@ func (r *renewalSettled) Renewal(e RenewalEvent) {
 // lease alone: it would set the watchdog's shorter lease, while the new
 // hold's context keeps its own longer deadline.
 func TestLateRenewalOfUnsharedHoldSparesOwnersNewHold(t *testing.T) {
+	t.Parallel()
 	for _, lc := range lockCases {
 		switch lc.name {
 		case "FairMutex", "LeanMutex", "RWMutexRead":

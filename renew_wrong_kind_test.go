@@ -79,6 +79,7 @@ func TestRenewalFindsOtherKindLost(t *testing.T) {
 // the hold's context ends at once with ErrLockLost, as for a hold another
 // owner took; it ran on to the new lease's loss deadline.
 func TestExtendFindsOtherKindLost(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	a := newTestClient(t, node.Client(t), prefix)

@@ -15,6 +15,7 @@ import (
 // holds, or a Mutex on a name an RWMutex holds, is ErrWrongKind and leaves
 // the lock as it was; the read-write scripts took a Mutex's hash over.
 func TestRWMutexAndMutexOnOneName(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 20*time.Second)

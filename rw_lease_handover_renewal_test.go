@@ -16,6 +16,7 @@ import (
 // server; once that lease has run out and
 // another owner holds the write lock, the hold's contexts must have ended.
 func TestLeaseHoldHandedToWatchdogRenewalShortens(t *testing.T) {
+	t.Parallel()
 	for _, read := range []bool{true, false} {
 		name := "write"
 		if read {

@@ -11,6 +11,7 @@ import (
 // mode) lets other readers in: the readers waiting for the write lock hear
 // of it and enter at once, not at their fallback timer.
 func TestRWMutexDowngradeWakesReaders(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 30*time.Second)

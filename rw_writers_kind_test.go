@@ -11,6 +11,7 @@ import (
 // key of that name): a write acquisition fails, and takes no lock with it,
 // which no one would hold for the whole lease.
 func TestRWMutexWritersKeyOtherType(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

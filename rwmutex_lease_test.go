@@ -333,6 +333,7 @@ func TestRWMutexPendingWriterExpiryNotShortened(t *testing.T) {
 // The write hold's watchdog renewal keeps the lock at least as long as the
 // writer's own read hold, instead of cutting it back to the write lease.
 func TestRWMutexWriteRenewalKeepsReads(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRWMutexReadersShareWritersExclude(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, node.Client(t), prefix)
@@ -129,6 +130,7 @@ func TestRWMutexReadersShareWritersExclude(t *testing.T) {
 }
 
 func TestRWMutexBadInput(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)
@@ -156,6 +158,7 @@ func TestRWMutexBadInput(t *testing.T) {
 // TestRWMutexExclusion: readers and writers on three Clients; a writer is
 // always alone, readers overlap.
 func TestRWMutexExclusion(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 60*time.Second)
@@ -427,6 +430,7 @@ func TestRWMutexCluster(t *testing.T) {
 // and extensions keep the mark, and a key made again after it expired (1)
 // checks nothing.
 func TestRWReadReleaseSharedMark(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	c := newTestClient(t, rc)
@@ -541,6 +545,7 @@ func TestRWMutexOwnerEndingInWrite(t *testing.T) {
 // longer holds readers back, but it was still counted, nothing was published
 // and the readers slept to their next call (a third of the waiter timeout).
 func TestRWMutexWithdrawBesideExpiredWriter(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	const waiterTimeout = 3 * time.Second
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(waiterTimeout))

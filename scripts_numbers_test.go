@@ -12,6 +12,7 @@ import (
 // strings ('1', not 1): Redis formats a Lua number into a string on every
 // call, which cost Mutex's acquisition a tenth of its server time.
 func TestScriptsPassNoNumberLiterals(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("scripts/*.lua")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scripts found: %v", err)

@@ -124,6 +124,7 @@ func TestSemaphoreUndoDuringClose(t *testing.T) {
 // Counts the scripts could not compare exactly (Lua numbers are doubles) are
 // refused before anything is written.
 func TestSemaphoreCountTooLarge(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)

@@ -20,6 +20,7 @@ const countedBound = 700 * time.Millisecond
 // of a lease a minute long, and must still take the permit when the short
 // one ends, not at its fallback poll.
 func TestPermitShortLeaseAfterCountedWake(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -193,6 +194,7 @@ func expectAcquired(t *testing.T, got <-chan int64, k int, what string) {
 // Release(3) to three waiters wanting one permit each on one Client wakes
 // all three.
 func TestSemaphoreReleaseManyWakesMany(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -209,6 +211,7 @@ func TestSemaphoreReleaseManyWakesMany(t *testing.T) {
 // Redisson release (its script: INCRBY, then PUBLISH of the new count): each
 // wakes its own share, and all four acquire.
 func TestSemaphoreTwoClientsRedissonMessage(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c1 := newTestClient(t, node.Client(t), prefix)
@@ -284,6 +287,7 @@ func TestSemaphoreSmallWaiterInFlightGetsPassedWake(t *testing.T) {
 // PermitSemaphore.SetPermits raising the total announces the new total,
 // which is never below the permits it frees: every waiter they fit wakes.
 func TestPermitSetPermitsRaisingWakesAll(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -361,6 +365,7 @@ func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
 // waiter; after DrainPermits and Delete, which announce nothing, the
 // TrySetPermits that sets the count again wakes the next.
 func TestSemaphoreCountedWakeAfterDeficitAndDelete(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -398,6 +403,7 @@ func TestSemaphoreCountedWakeAfterDeficitAndDelete(t *testing.T) {
 // waiter of the Client that extended it, which heard of the longer lease,
 // takes the permit when the short one ends, not at its fallback poll.
 func TestPermitExtendShorterWakesWaiter(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)

@@ -12,6 +12,7 @@ import (
 // Delete removes every key of a semaphore, and a deleted semaphore has no
 // permits until set again.
 func TestSemaphoreDelete(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -47,6 +48,7 @@ func TestSemaphoreDelete(t *testing.T) {
 }
 
 func TestPermitSemaphoreDelete(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -97,6 +99,7 @@ func TestPermitSemaphoreDelete(t *testing.T) {
 // attempt did: it deleted the semaphore or latch. The repeat deletes nothing,
 // so a count another caller set in between survives.
 func TestDeleteReplyLost(t *testing.T) {
+	t.Parallel()
 	type deleter interface {
 		Key() string
 		Delete(ctx context.Context) (bool, error)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSemaphoreLifecycle(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -66,6 +67,7 @@ func TestSemaphoreLifecycle(t *testing.T) {
 }
 
 func TestSemaphoreInvalidInput(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -110,6 +112,7 @@ func TestSemaphoreInvalidInput(t *testing.T) {
 // A release on another Client wakes a waiter through the channel, well
 // before the fallback timer would.
 func TestSemaphoreWaiterNotified(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	a := newTestClient(t, node.Client(t), prefix)
@@ -150,6 +153,7 @@ func TestSemaphoreWaiterNotified(t *testing.T) {
 // One permit, eight waiters on their own Clients: never two holders at once,
 // and everyone gets through.
 func TestSemaphoreMutualExclusion(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 60*time.Second)
@@ -193,6 +197,7 @@ func TestSemaphoreMutualExclusion(t *testing.T) {
 
 // A waiter whose context ends takes nothing.
 func TestSemaphoreAcquireCancelled(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)
@@ -248,6 +253,7 @@ func TestSemaphoreCluster(t *testing.T) {
 // it) is made again, and the retry returns nothing twice: the permits are
 // back exactly once, and Release reports success.
 func TestSemaphoreReleaseReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithReleaseTimeout(5*time.Second))
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, p.c, "release-retry")
@@ -277,6 +283,7 @@ func TestSemaphoreReleaseReplyLost(t *testing.T) {
 // A DrainPermits whose reply is lost is made again and answers the count the
 // first call drained, which the caller needs to give the permits back.
 func TestSemaphoreDrainReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 20*time.Second)
 	s := mustSem(t, p.c, "drain-retry")

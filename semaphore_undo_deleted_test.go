@@ -16,6 +16,7 @@ import (
 // attempt's record, which Delete leaves to expire, and added them to the new
 // count, so more callers than permits set could hold it at once.
 func TestSemaphoreUndoAfterDeleteAndSetAgain(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
 	direct := newTestClient(t, p.node.Client(t), WithKeyPrefix(p.c.cfg.prefix))
 	ctx := testCtx(t, 20*time.Second)
@@ -75,6 +76,7 @@ func TestSemaphoreUndoAfterDeleteAndSetAgain(t *testing.T) {
 // was deleted and set again, that give-back added the deleted count's
 // permits to the new one.
 func TestSemaphoreDrainGiveBackAfterDeleteAndSetAgain(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 20*time.Second)
@@ -166,6 +168,7 @@ func TestSemaphoreDrainRepeatKeepsDeleteMark(t *testing.T) {
 // permits it gave back, without a TTL: a semaphore nobody set, on which a
 // TrySetPermits, Java's included, then set nothing.
 func TestSemaphoreUndoAfterCountGone(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		gone func(t *testing.T, node *redistest.Node, key string)

@@ -148,6 +148,7 @@ func TestSemaphoreReleaseWakesAsManyAsReleased(t *testing.T) {
 // so a waiter that fits what is free acquires at once rather than at its
 // fallback poll, and the big waiters get theirs once 3 are free.
 func TestSemaphoreMixedWaitersNotStranded(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, time.Minute)
@@ -215,6 +216,7 @@ func TestSemaphoreMixedWaitersNotStranded(t *testing.T) {
 // pending as the number it carries, longest waiting first; a wake passed on
 // moves down the line only; a waiter leaving with a wake hands it over.
 func TestCountedWakeDispatch(t *testing.T) {
+	t.Parallel()
 	s := newSubscriptions(context.Background(), nil, "id", func() bool { return false }, func() bool { return false })
 	cs := &channelSub{name: "ch", mode: wakeCounted}
 	ws := make([]*waiter, 4)

@@ -17,6 +17,7 @@ import (
 // leave held up by a stalled server kept it for the release timeout (5 s)
 // past a wait of a fraction of a second.
 func TestSharedRewaitEndsWithItsWait(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)

@@ -17,6 +17,7 @@ import (
 // NotAcquiredError says the server did not answer (Unanswered), not that
 // another owner held the lock with a remaining lease of 0.
 func TestSharedRewaitCutUnanswered(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	prefix := sharedPrefix(t)
 	c := newTestClient(t, node.Client(t), prefix)

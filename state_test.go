@@ -11,6 +11,7 @@ import (
 // State answers the three questions of Redisson's isLocked, getHoldCount and
 // remainTimeToLive at once, for every lock kind.
 func TestStateEveryLock(t *testing.T) {
+	t.Parallel()
 	c := newTestClient(t, redistest.Server(t).Client(t))
 	ctx := testCtx(t, 30*time.Second)
 	const lease = 5 * time.Second
@@ -77,6 +78,7 @@ func TestStateEveryLock(t *testing.T) {
 }
 
 func TestPermitSemaphoreState(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)

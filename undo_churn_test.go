@@ -43,6 +43,7 @@ func (r *churnHook) holdsOf(ctx context.Context, field string) (int64, error) {
 // background undo stopped trying; an Unlock gave up the owner's last known
 // hold and left the lock held for its lease).
 func TestUndoUnderOwnersChurnGivesBackOrReports(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "undo-churn")

@@ -99,6 +99,7 @@ func TestUndoSparesGrantDuringItsRead(t *testing.T) {
 // of, and the undo gave back the owner's last hold, which another goroutine
 // of the owner still held (its lock context alive, the lock free for anyone).
 func TestUndoSparesHoldsAcrossOwnersRelease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "undo-release")
@@ -140,6 +141,7 @@ func TestUndoSparesHoldsAcrossOwnersRelease(t *testing.T) {
 // between them, not two: the second read the count before the first's
 // release ran, and both released, the second taking the owner's own hold.
 func TestConcurrentUndosReleaseOnce(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "undo-twice")
