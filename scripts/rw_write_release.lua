@@ -8,6 +8,11 @@
 -- keeps the write lease, so a dead reader would keep writers out for the rest
 -- of it); when none of them has a lease left, the lock is deleted as on the
 -- last write release. A per-call latch makes a retried release answer the first outcome.
+-- The latch is written before the publish, and a release that publishes
+-- latches its status + 10, on which a repeat publishes "1" again: the first
+-- attempt may have failed at its publish, after its writes (a refused
+-- SPUBLISH, made again with PUBLISH), and a repeat that found no latch would
+-- give up a hold a second time, or answer "not held" for a lock it freed.
 -- Giving up one of several write holds sets the expiry to the lease of those
 -- left (at least the writer's read leases); when that brings it forward it
 -- publishes "1" as well.
@@ -27,9 +32,13 @@
 -- @arg    token          int64      the fencing token of a shared owner's hold, 0 for none
 -- @return {status int64, value int64}
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[3])
+local seen = tonumber(redis.call('get', KEYS[3]))
 if seen then
-  return {tonumber(seen), 0}
+  if seen > 10 then
+    redis.call(ARGV[3], KEYS[2], '1')
+    seen = seen - 10
+  end
+  return {seen, 0}
 end
 if redis.call('hget', KEYS[1], 'mode') ~= 'write' or redis.call('hexists', KEYS[1], ARGV[2]) == 0 then
   return {0, 0}
@@ -65,9 +74,11 @@ if holds > 0 then
   if before < 0 or ttl < before then
     -- A re-entry with a longer lease given up: waiters were told the
     -- longer TTL (as for an Extend to a shorter lease, RwWriteRenew).
+    redis.call('set', KEYS[3], '11', 'px', ARGV[4])
     redis.call(ARGV[3], KEYS[2], '1')
+  else
+    redis.call('set', KEYS[3], '1', 'px', ARGV[4])
   end
-  redis.call('set', KEYS[3], '1', 'px', ARGV[4])
   return {1, holds}
 end
 redis.call('hdel', KEYS[1], ARGV[2])
@@ -80,10 +91,9 @@ if longest > 0 then
   -- holds left govern it: the lock lives as long as the longest of them.
   redis.call('hset', KEYS[1], 'mode', 'read')
   redis.call('pexpire', KEYS[1], longest)
-  redis.call(ARGV[3], KEYS[2], '1')
 else
   redis.call('del', KEYS[1])
-  redis.call(ARGV[3], KEYS[2], '1')
 end
-redis.call('set', KEYS[3], '2', 'px', ARGV[4])
+redis.call('set', KEYS[3], '12', 'px', ARGV[4])
+redis.call(ARGV[3], KEYS[2], '1')
 return {2, 0}

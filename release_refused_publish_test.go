@@ -1,0 +1,104 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A Cluster without sharded pub/sub, reached by a user whose ACL refuses
+// COMMAND (see TestRepeatAfterRefusedPublishWakes): a fresh Client's first
+// call that publishes fails at its SPUBLISH, after its writes, and is made
+// again with PUBLISH. A FairMutex's or RWMutex's release made so must
+// still report what the first attempt did, give up no second hold, and tell
+// the waiters the first attempt was to tell; the waiters here call Redis
+// again only every 10 s on their own.
+func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
+	t.Parallel()
+	cl := redistest.Cluster(t, 3, redistest.WithArgs("--rename-command", "SPUBLISH", "", "--rename-command", "SSUBSCRIBE", "", "--rename-command", "SUNSUBSCRIBE", ""))
+	for _, n := range cl.Nodes {
+		if err := n.Do(t, "ACL", "SETUSER", "default", "-command").Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prefix := sharedPrefix(t)
+	ctx := testCtx(t, 90*time.Second)
+	slow := WithWaiterTimeout(30 * time.Second)
+	fresh := func(t *testing.T) *Client {
+		c := newTestClient(t, cl.Client(t), prefix, slow)
+		if !c.sharded() {
+			t.Fatal("a new Client does not publish sharded")
+		}
+		return c
+	}
+	// wakes starts wait on Client w, runs act once the waiter sleeps on
+	// channel, and checks that the waiter gets through soon after.
+	wakes := func(t *testing.T, w *Client, channel string, wait, act func() error) {
+		t.Helper()
+		done := make(chan time.Time, 1)
+		go func() {
+			if err := wait(); err != nil && ctx.Err() == nil {
+				t.Error(err)
+			}
+			done <- time.Now()
+		}()
+		waitFor(t, 10*time.Second, "the waiter registered", func() bool { return waitersOn(w, channel) == 1 })
+		time.Sleep(300 * time.Millisecond) // subscribed (plainly) and asleep
+		acted := time.Now()
+		if err := act(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case at := <-done:
+			if d := at.Sub(acted); d > 3*time.Second {
+				t.Fatalf("the waiter got through %s after the call: at its poll, not woken by a message", d.Round(time.Millisecond))
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the waiter did not get through")
+		}
+	}
+	t.Run("RWMutex.Unlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		hr := mustRW(t, h, "rw-unlock")
+		lctx, err := hr.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := mustRW(t, w, "rw-unlock")
+		wakes(t, w, rw.channel, func() error {
+			l, err := rw.RLock(ctx)
+			if err == nil {
+				err = rw.RUnlock(l)
+			}
+			return err
+		}, func() error { return hr.Unlock(lctx) })
+	})
+	// A nested write Unlock that brings the lock's expiry forward publishes;
+	// made again, it gives up no second hold.
+	t.Run("RWMutex nested Unlock", func(t *testing.T) {
+		h := fresh(t)
+		hr := mustRW(t, h, "rw-nested")
+		outer, err := hr.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, err := hr.TryLockWithLease(outer, 0, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hr.Unlock(inner); err != nil {
+			t.Fatalf("nested Unlock: %v", err)
+		}
+		if st, err := hr.State(outer); err != nil || st.Writes != 1 {
+			t.Fatalf("after the nested Unlock: %+v, %v; want the outer write hold left", st, err)
+		}
+		if err := context.Cause(outer); err != nil {
+			t.Fatalf("outer hold ended: %v", err)
+		}
+		if err := hr.Unlock(outer); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
