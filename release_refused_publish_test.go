@@ -101,4 +101,20 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("RWMutex.RUnlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		hr := mustRW(t, h, "rw-runlock")
+		lctx, err := hr.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rw := mustRW(t, w, "rw-runlock")
+		wakes(t, w, rw.channel, func() error {
+			l, err := rw.Lock(ctx)
+			if err == nil {
+				err = rw.Unlock(l)
+			}
+			return err
+		}, func() error { return hr.RUnlock(lctx) })
+	})
 }

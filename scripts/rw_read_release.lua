@@ -12,8 +12,9 @@
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
 -- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 -- the repeat of a release that brought the expiry forward publishes "1"
--- again: the first attempt may have failed at its publish, after its writes
--- (a refused SPUBLISH, made again with PUBLISH).
+-- again, and that of one that deleted the lock "0": the first attempt may
+-- have failed at its publish, after its writes (a refused SPUBLISH, made
+-- again with PUBLISH).
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
@@ -31,7 +32,10 @@
 -- @commands publish spublish
 local seen = tonumber(redis.call('get', KEYS[5]))
 if seen then
-  if seen > 10 then
+  if seen > 20 then
+    redis.call(ARGV[2], KEYS[2], '0')
+    seen = seen - 20
+  elseif seen > 10 then
     redis.call(ARGV[2], KEYS[2], '1')
     seen = seen - 10
   end
@@ -95,6 +99,9 @@ if redis.call('hlen', KEYS[1]) > 1 then
   end
 end
 redis.call('del', KEYS[1])
+-- Latched first as well (status + 20: a repeat publishes "0" again): made
+-- again after its publish failed, the release would find the lock gone and
+-- answer "not held".
+redis.call('set', KEYS[5], '22', 'px', ARGV[3])
 redis.call(ARGV[2], KEYS[2], '0')
-redis.call('set', KEYS[5], '2', 'px', ARGV[3])
 return {2, 0}
