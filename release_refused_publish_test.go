@@ -59,6 +59,22 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal("the waiter did not get through")
 		}
 	}
+	t.Run("FairMutex.Unlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		hf := mustFair(t, h, "fair-unlock")
+		lctx, err := hf.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw := mustFair(t, w, "fair-unlock")
+		wakes(t, w, fw.wake+":"+w.ID(), func() error {
+			l, err := fw.Lock(ctx)
+			if err == nil {
+				err = fw.Unlock(l)
+			}
+			return err
+		}, func() error { return hf.Unlock(lctx) })
+	})
 	t.Run("RWMutex.Unlock", func(t *testing.T) {
 		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
 		hr := mustRW(t, h, "rw-unlock")

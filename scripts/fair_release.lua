@@ -9,7 +9,9 @@
 -- last hold records one only when the caller cannot vouch for its hold: with
 -- vouched (the hold was live, its lease not run out, when the release began)
 -- nothing but a release removes the owner, so a retry that finds the owner
--- gone answers "released" without a latch, as MutexRelease does. With nobody
+-- gone answers "released" without a latch, as MutexRelease does. A repeat
+-- that answers "released" names the first live waiter again while the lock
+-- is free (see below). With nobody
 -- queued, the release reads neither the server's clock nor the waiters'
 -- deadlines.
 -- A shared owner's release names its hold's fencing token (token, 0 for
@@ -38,8 +40,37 @@
 -- @arg    requeue        duration   the owner's waiter timeout when its wait goes on, 0 for none
 -- @return int64
 -- @commands publish spublish
+-- wakeHead evicts the waiters whose deadline passed from the head of the
+-- queue and names the first live one.
+local function wakeHead()
+  local head = redis.call('lindex', KEYS[2], '0')
+  if not head then
+    return
+  end
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  while head do
+    local deadline = redis.call('zscore', KEYS[3], head)
+    if deadline and tonumber(deadline) > now then
+      break
+    end
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], head)
+    head = redis.call('lindex', KEYS[2], '0')
+  end
+  if head then
+    redis.call(ARGV[3], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+  end
+end
+-- A repeat that answers "released" names the first live waiter again while
+-- the lock is free: the attempt it repeats may have failed at its publish,
+-- after its writes (a refused SPUBLISH, made again with PUBLISH). A name
+-- told twice costs that waiter one call.
 local seen = redis.call('get', KEYS[5])
 if seen then
+  if seen == '2' and redis.call('exists', KEYS[1]) == 0 then
+    wakeHead()
+  end
   return tonumber(seen)
 end
 -- The owner's field with the mode field in one HMGET: in a read-write
@@ -53,6 +84,9 @@ if held[2] then
 end
 if not holds then
   if ARGV[5] == '1' and ARGV[6] == '1' then
+    if redis.call('exists', KEYS[1]) == 0 then
+      wakeHead()
+    end
     return 2
   end
   return 0
@@ -70,10 +104,9 @@ if holds > 1 then
   return 1
 end
 redis.call('del', KEYS[1])
-local t, now
 if ARGV[8] ~= '0' then
-  t = redis.call('time')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   if redis.call('zadd', KEYS[3], now + tonumber(ARGV[8]), ARGV[2]) == 1 then
     redis.call('lpush', KEYS[2], ARGV[2])
     -- As FairAcquire queues: the keys outlive the owner's deadline.
@@ -89,26 +122,9 @@ if ARGV[8] ~= '0' then
     return 2
   end
 end
-local head = redis.call('lindex', KEYS[2], '0')
-if head then
-  if not now then
-    t = redis.call('time')
-    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  end
-  while head do
-    local deadline = redis.call('zscore', KEYS[3], head)
-    if deadline and tonumber(deadline) > now then
-      break
-    end
-    redis.call('lpop', KEYS[2])
-    redis.call('zrem', KEYS[3], head)
-    head = redis.call('lindex', KEYS[2], '0')
-  end
-  if head then
-    redis.call(ARGV[3], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
-  end
-end
+-- Latched before the publish, which can fail after the writes.
 if ARGV[6] ~= '1' then
   redis.call('set', KEYS[5], '2', 'px', ARGV[4])
 end
+wakeHead()
 return 2
