@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -74,6 +76,61 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			}
 			return err
 		}, func() error { return hf.Unlock(lctx) })
+	})
+	// On Redisson's queue, the first waiter listens on its own channel.
+	t.Run("FairMutex.Unlock on Redisson's queue", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		hf := mustFair(t, h, "rfair-unlock", WithRedissonFairQueue(0))
+		lctx, err := hf.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw := mustFair(t, w, "rfair-unlock", WithRedissonFairQueue(0))
+		wctx := WithOwner(ctx, "w")
+		wakes(t, w, fw.m.channel+":"+w.ID()+":w", func() error {
+			l, err := fw.Lock(wctx)
+			if err == nil {
+				err = fw.Unlock(l)
+			}
+			return err
+		}, func() error { return hf.Unlock(lctx) })
+	})
+	// A nested Unlock that brings the lock's expiry forward tells the
+	// queue's head; made again, it gives up no second hold.
+	t.Run("FairMutex nested Unlock on Redisson's queue", func(t *testing.T) {
+		h := fresh(t)
+		hf := mustFair(t, h, "rfair-nested", WithRedissonFairQueue(0))
+		outer, err := hf.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, err := hf.TryLockWithLease(outer, 0, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A waiter queued behind the holder.
+		rc := cl.Client(t)
+		queued := newRedissonJava(rc, 7).lockName()
+		for _, cmd := range []rueidis.Completed{
+			rc.B().Rpush().Key(hf.queue).Element(queued).Build(),
+			rc.B().Zadd().Key(hf.timeouts).ScoreMember().ScoreMember(float64(time.Now().Add(time.Hour).UnixMilli()), queued).Build(),
+		} {
+			if err := rc.Do(ctx, cmd).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := hf.Unlock(inner); err != nil {
+			t.Fatalf("nested Unlock: %v", err)
+		}
+		if st, err := hf.State(WithOwner(ctx, ownerIn(outer))); err != nil || st.HoldCount != 1 {
+			t.Fatalf("after the nested Unlock: %+v, %v; want the outer hold left", st, err)
+		}
+		if err := context.Cause(outer); err != nil {
+			t.Fatalf("outer hold ended: %v", err)
+		}
+		if err := hf.Unlock(outer); err != nil {
+			t.Fatal(err)
+		}
 	})
 	t.Run("RWMutex.Unlock", func(t *testing.T) {
 		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)

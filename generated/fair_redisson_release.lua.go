@@ -17,8 +17,9 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- evicted first, and the last hold deletes the lock and sends Redisson's
 -- unlock message "0" to the first waiter on its own channel. When the lock
 -- is already gone, the first waiter is told as well (as Redisson does) and
--- nothing else changes. A per-call latch makes a retried release answer the
--- first outcome. Giving up one of several holds sets the lock's expiry to
+-- nothing else changes. A per-call latch, written before any publish, makes
+-- a retried release answer the first outcome (and tell the first waiter
+-- again, see below). Giving up one of several holds sets the lock's expiry to
 -- the lease of those left; when that brings it forward the first waiter gets
 -- "0" too, to read the new TTL: a queued waiter that asks again reads its
 -- estimate from its score (Redisson before 3.32.0), so every waiter's score
@@ -51,6 +52,19 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- @commands publish spublish
 local seen = redis.call('get', KEYS[5])
 if seen then
+  -- The attempt repeated may have failed at its publish, after its writes
+  -- (a refused SPUBLISH, made again with PUBLISH): a repeat of one that
+  -- freed the lock tells the first waiter again while the lock is free,
+  -- and one of a nested release that told it (latched 11) tells it again.
+  if seen == '11' or (seen == '2' and redis.call('exists', KEYS[1]) == 0) then
+    local head = redis.call('lindex', KEYS[2], '0')
+    if head then
+      redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
+    end
+  end
+  if seen == '11' then
+    return {1, 0}
+  end
   return {tonumber(seen), 0}
 end
 while true do
@@ -100,7 +114,11 @@ if holds > 0 then
           redis.call('zincrby', KEYS[3], -earlier, w)
         end
       end
+      -- Latched before the publish, which can fail after the writes: a
+      -- repeat that found no latch would give up a second hold.
+      redis.call('set', KEYS[5], '11', 'px', ARGV[5])
       redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
+      return {1, holds}
     end
   end
   redis.call('set', KEYS[5], '1', 'px', ARGV[5])
@@ -127,7 +145,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "9cc2fc9e3911eb290978c1ab0f9d86c81b3d6020"
+const fairRedissonReleaseSHA1 = "1ac8fa2d0a737ad6702d4e1c7324f753568a862e"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -142,8 +160,9 @@ type FairRedissonReleaseResult struct {
 // evicted first, and the last hold deletes the lock and sends Redisson's
 // unlock message "0" to the first waiter on its own channel. When the lock
 // is already gone, the first waiter is told as well (as Redisson does) and
-// nothing else changes. A per-call latch makes a retried release answer the
-// first outcome. Giving up one of several holds sets the lock's expiry to
+// nothing else changes. A per-call latch, written before any publish, makes
+// a retried release answer the first outcome (and tell the first waiter
+// again, see below). Giving up one of several holds sets the lock's expiry to
 // the lease of those left; when that brings it forward the first waiter gets
 // "0" too, to read the new TTL: a queued waiter that asks again reads its
 // estimate from its score (Redisson before 3.32.0), so every waiter's score
