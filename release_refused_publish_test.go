@@ -2,6 +2,8 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -28,6 +30,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 	prefix := sharedPrefix(t)
 	ctx := testCtx(t, 90*time.Second)
 	slow := WithWaiterTimeout(30 * time.Second)
+	setup := newTestClient(t, cl.Client(t), prefix, slow)
 	fresh := func(t *testing.T) *Client {
 		c := newTestClient(t, cl.Client(t), prefix, slow)
 		if !c.sharded() {
@@ -189,5 +192,40 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			}
 			return err
 		}, func() error { return hr.RUnlock(lctx) })
+	})
+	// A waiting writer that gives up before it subscribed (a TryLock's
+	// short wait) wakes the readers it held back.
+	t.Run("RWMutex writer leaving", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		sr := mustRW(t, setup, "rw-leave")
+		rctx, err := sr.RLock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = sr.RUnlock(rctx) }()
+		hr := mustRW(t, h, "rw-leave")
+		// The writer has waited a while already: its registration holds the
+		// reader below back.
+		hw := WithOwner(ctx, "writer")
+		rc := cl.Client(t)
+		if err := rc.Do(ctx, rc.B().Zadd().Key(hr.writers).ScoreMember().ScoreMember(float64(time.Now().Add(time.Minute).UnixMilli()), h.ID()+":writer:write").Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		rw := mustRW(t, w, "rw-leave")
+		wakes(t, w, rw.channel, func() error {
+			l, err := rw.RLock(ctx)
+			if err == nil {
+				err = rw.RUnlock(l)
+			}
+			return err
+		}, func() error {
+			if _, err := hr.TryLock(hw, time.Millisecond); !errors.Is(err, ErrNotAcquired) {
+				return fmt.Errorf("writer's TryLock = %v, want ErrNotAcquired", err)
+			}
+			if n, err := rc.Do(ctx, rc.B().Zcard().Key(hr.writers).Build()).AsInt64(); err != nil || n != 0 {
+				return fmt.Errorf("%d writers registered after the writer left (%v)", n, err)
+			}
+			return nil
+		})
 	})
 }

@@ -416,8 +416,13 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 	c := rw.c
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rw.cfg.releaseTimeout)
 	defer cancel()
+	repeat := false
 	err := c.retryRelease(rctx, func(publish string) error {
-		_, err := generated.RwCancel(rctx, c.rc, rw.writers, rw.channel, writeField, publish)
+		// A repeat publishes even when it finds the writer gone: the
+		// attempt before it may have failed at its publish.
+		again := repeat
+		repeat = true
+		_, err := generated.RwCancel(rctx, c.rc, rw.writers, rw.channel, writeField, publish, again)
 		return err
 	})
 	if err != nil && !c.closed() {

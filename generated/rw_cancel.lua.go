@@ -14,15 +14,20 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- waiting, "1" is published so readers it held back enter at once: a
 -- registration whose deadline (server time) has passed, a writer that died,
 -- holds no reader back and is removed first.
+-- A repeat (the attempt before it may have failed at its publish, after its
+-- writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
+-- and publishes all the same when no writer is left waiting.
 -- Reply true when the writer was registered.
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    channel        redisson_rwlock:{name}
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    repeat         bool       an earlier attempt of this withdrawal may have run
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
+local registered = redis.call('zrem', KEYS[1], ARGV[1]) == 1
+if not registered and ARGV[3] ~= '1' then
   return 0
 end
 local t = redis.call('time')
@@ -30,11 +35,14 @@ redis.call('zremrangebyscore', KEYS[1], '-inf', tonumber(t[1]) * 1000 + math.flo
 if redis.call('zcard', KEYS[1]) == 0 then
   redis.call(ARGV[2], KEYS[2], '1')
 end
+if not registered then
+  return 0
+end
 return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "c862c8d7e01beee47f08c5fd53ede1df0229a2e3"
+const rwCancelSHA1 = "c0278526502ba45d4d2ff5f639da4449ccbe9b21"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
@@ -42,10 +50,13 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 // waiting, "1" is published so readers it held back enter at once: a
 // registration whose deadline (server time) has passed, a writer that died,
 // holds no reader back and is removed first.
+// A repeat (the attempt before it may have failed at its publish, after its
+// writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
+// and publishes all the same when no writer is left waiting.
 // Reply true when the writer was registered.
 //
 // Redis script flags: allow-oom.
-func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel string, writeOwner string, publish string) (bool, error) {
+func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel string, writeOwner string, publish string, repeat bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -60,7 +71,7 @@ func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel str
 			return false, err
 		}
 	}
-	args := []string{writeOwner, publish}
+	args := []string{writeOwner, publish, boolArg(repeat)}
 	return rwCancelDecode(rwCancelScript.Exec(ctx, c, keys, args))
 }
 
@@ -70,6 +81,7 @@ type RwCancelArgs struct {
 	Channel    string // redisson_rwlock:{name}
 	WriteOwner string
 	Publish    string // "publish", or "spublish" for sharded channels
+	Repeat     bool   // an earlier attempt of this withdrawal may have run
 }
 
 // RwCancelReply is the reply to one call in RwCancelMulti.
@@ -140,7 +152,7 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string) (rueidis.Completed, error) {
+func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string, repeat bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -155,7 +167,7 @@ func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwne
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{writeOwner, publish}
+	args := []string{writeOwner, publish, boolArg(repeat)}
 	return c.B().Evalsha().Sha1(rwCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -167,7 +179,7 @@ func DecodeRwCancel(resp rueidis.RedisResult) (bool, error) {
 // rwCancelEncode returns the KEYS and ARGV of one RwCancel call.
 func rwCancelEncode(a *RwCancelArgs) ([]string, []string) {
 	keys := []string{a.Writers, a.Channel}
-	args := []string{a.WriteOwner, a.Publish}
+	args := []string{a.WriteOwner, a.Publish, boolArg(a.Repeat)}
 	return keys, args
 }
 

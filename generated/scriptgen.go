@@ -443,7 +443,7 @@ var Scripts = []Script{{
 	SHA1:      recordUnreserveSHA1,
 	Source:    recordUnreserveSource,
 }, {
-	Args:      []string{"writeOwner", "publish"},
+	Args:      []string{"writeOwner", "publish", "repeat"},
 	File:      "scripts/rw_cancel.lua",
 	Keys:      []string{"writers", "channel"},
 	Name:      "RwCancel",

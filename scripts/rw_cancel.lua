@@ -3,20 +3,28 @@
 -- waiting, "1" is published so readers it held back enter at once: a
 -- registration whose deadline (server time) has passed, a writer that died,
 -- holds no reader back and is removed first.
+-- A repeat (the attempt before it may have failed at its publish, after its
+-- writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
+-- and publishes all the same when no writer is left waiting.
 -- Reply true when the writer was registered.
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    channel        redisson_rwlock:{name}
 -- @arg    writeOwner     string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    repeat         bool       an earlier attempt of this withdrawal may have run
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('zrem', KEYS[1], ARGV[1]) == 0 then
+local registered = redis.call('zrem', KEYS[1], ARGV[1]) == 1
+if not registered and ARGV[3] ~= '1' then
   return 0
 end
 local t = redis.call('time')
 redis.call('zremrangebyscore', KEYS[1], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 if redis.call('zcard', KEYS[1]) == 0 then
   redis.call(ARGV[2], KEYS[2], '1')
+end
+if not registered then
+  return 0
 end
 return 1
