@@ -101,7 +101,7 @@ func TestFairCancelSkipsDeadWaiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := f.cancelCall(ctx, leaving, -1, "publish"); err != nil {
+	if err := f.cancelCall(ctx, leaving, -1, "publish", false); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -145,7 +145,7 @@ func TestFairRedissonCancelSkipsStaleWaiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := f.cancelCall(ctx, leaving, -1, "publish"); err != nil {
+	if err := f.cancelCall(ctx, leaving, -1, "publish", false); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -280,8 +280,11 @@ func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Dura
 // (leaveQueue, and the undo of an attempt of unknown outcome: see
 // lateLeaver).
 func (f *FairMutex) leaveLate(ctx context.Context, field string, wait time.Duration) error {
+	repeat := false
 	return f.m.c.retryRelease(ctx, func(publish string) error {
-		return f.cancelCall(ctx, field, wait, publish)
+		again := repeat
+		repeat = true
+		return f.cancelCall(ctx, field, wait, publish, again)
 	})
 }
 

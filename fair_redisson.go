@@ -111,13 +111,16 @@ func decodeFairAcquire(r int64) fairReply {
 	return fairReply{Value: x >> 1, Head: x & 1}
 }
 
-func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Duration, publish string) error {
+// cancelCall takes field out of the queue; repeat: an earlier attempt of
+// this leave may have run (and failed at its publish), so the head is told
+// even when field is gone.
+func (f *FairMutex) cancelCall(ctx context.Context, field string, wait time.Duration, publish string, repeat bool) error {
 	m, c := &f.m, f.m.c
 	var err error
 	if f.threadWait > 0 {
-		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish, time.Now())
+		_, err = generated.FairRedissonCancel(ctx, c.rc, m.key, f.queue, f.timeouts, m.channel, field, f.queueWait(wait), publish, time.Now(), repeat)
 	} else {
-		_, err = generated.FairCancel(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, field, publish)
+		_, err = generated.FairCancel(ctx, c.rc, m.key, f.queue, f.timeouts, f.wake, field, publish, repeat)
 	}
 	return err
 }

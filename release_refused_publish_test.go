@@ -228,4 +228,45 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			return nil
 		})
 	})
+	// A first waiter that leaves a free lock (woken by a release, it gave
+	// up) hands the wake-up to the next one, in either queue protocol,
+	// also when its leave is made again after a refused SPUBLISH.
+	for _, redisson := range []bool{false, true} {
+		name := "FairMutex first waiter leaving"
+		var opts []LockOption
+		if redisson {
+			name += " Redisson's queue"
+			opts = append(opts, WithRedissonFairQueue(0))
+		}
+		t.Run(name, func(t *testing.T) {
+			w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+			lock := "fair-leave"
+			if redisson {
+				lock = "rfair-leave"
+			}
+			hf, fw := mustFair(t, h, lock, opts...), mustFair(t, w, lock, opts...)
+			// h's waiter is first in line, the lock free.
+			rc := cl.Client(t)
+			first := h.ID() + ":h"
+			for _, cmd := range []rueidis.Completed{
+				rc.B().Rpush().Key(hf.queue).Element(first).Build(),
+				rc.B().Zadd().Key(hf.timeouts).ScoreMember().ScoreMember(float64(time.Now().Add(time.Hour).UnixMilli()), first).Build(),
+			} {
+				if err := rc.Do(ctx, cmd).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			channel := fw.wake + ":" + w.ID()
+			if redisson {
+				channel = fw.m.channel + ":" + w.ID() + ":x"
+			}
+			wakes(t, w, channel, func() error {
+				l, err := fw.Lock(WithOwner(ctx, "x"))
+				if err == nil {
+					err = fw.Unlock(l)
+				}
+				return err
+			}, func() error { return hf.leaveLate(ctx, first, -1) })
+		})
+	}
 }

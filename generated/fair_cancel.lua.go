@@ -17,6 +17,10 @@ const fairCancelSource = `#!lua flags=allow-oom
 -- with an expiry, the next waiter is told all the same, to learn the
 -- holder's lease now that it is first in line. LREM walks the
 -- queue up to the waiter: O(position), on the rare path only.
+-- A repeat (the attempt before it may have failed at its publish, after its
+-- writes: a refused SPUBLISH, made again with PUBLISH) finds the waiter gone
+-- and tells the head all the same, as if the waiter had been first in line:
+-- a name told once more costs that waiter one call.
 -- Reply true when the waiter was queued.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
@@ -24,14 +28,19 @@ const fairCancelSource = `#!lua flags=allow-oom
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    repeat         bool       an earlier attempt of this leave may have run
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
+local queued = redis.call('zrem', KEYS[3], ARGV[1]) == 1
+if not queued and ARGV[3] ~= '1' then
   return 0
 end
-local wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
-redis.call('lrem', KEYS[2], '1', ARGV[1])
+local wasHead = true
+if queued then
+  wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
+  redis.call('lrem', KEYS[2], '1', ARGV[1])
+end
 if wasHead and redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
   if head then
@@ -60,11 +69,14 @@ elseif wasHead and redis.call('pttl', KEYS[1]) > 0 then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
 end
+if not queued then
+  return 0
+end
 return 1
 `
 
 // fairCancelSHA1 is the SHA-1 of fairCancelSource, the name SCRIPT LOAD gives it.
-const fairCancelSHA1 = "c20f57c949233b2c911bdaed5e14d7d6fe50136d"
+const fairCancelSHA1 = "66c636e7599ac8f98a21480fb6d464ba731d94b6"
 
 var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 
@@ -75,10 +87,14 @@ var fairCancelScript = rueidis.NewLuaScriptRetryable(fairCancelSource)
 // with an expiry, the next waiter is told all the same, to learn the
 // holder's lease now that it is first in line. LREM walks the
 // queue up to the waiter: O(position), on the rare path only.
+// A repeat (the attempt before it may have failed at its publish, after its
+// writes: a refused SPUBLISH, made again with PUBLISH) finds the waiter gone
+// and tells the head all the same, as if the waiter had been first in line:
+// a name told once more costs that waiter one call.
 // Reply true when the waiter was queued.
 //
 // Redis script flags: allow-oom.
-func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (bool, error) {
+func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string, repeat bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -98,7 +114,7 @@ func FairCancel(ctx context.Context, c rueidis.Client, lock string, queue string
 			return false, err
 		}
 	}
-	args := []string{owner, publish}
+	args := []string{owner, publish, boolArg(repeat)}
 	return fairCancelDecode(fairCancelScript.Exec(ctx, c, keys, args))
 }
 
@@ -110,6 +126,7 @@ type FairCancelArgs struct {
 	Wake     string // scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 	Owner    string
 	Publish  string // "publish", or "spublish" for sharded channels
+	Repeat   bool   // an earlier attempt of this leave may have run
 }
 
 // FairCancelReply is the reply to one call in FairCancelMulti.
@@ -186,7 +203,7 @@ func FairCancelMulti(ctx context.Context, c rueidis.Client, calls []FairCancelAr
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (rueidis.Completed, error) {
+func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string, repeat bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -206,7 +223,7 @@ func FairCancelCommand(c rueidis.Client, lock string, queue string, timeouts str
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, publish}
+	args := []string{owner, publish, boolArg(repeat)}
 	return c.B().Evalsha().Sha1(fairCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -218,7 +235,7 @@ func DecodeFairCancel(resp rueidis.RedisResult) (bool, error) {
 // fairCancelEncode returns the KEYS and ARGV of one FairCancel call.
 func fairCancelEncode(a *FairCancelArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Wake}
-	args := []string{a.Owner, a.Publish}
+	args := []string{a.Owner, a.Publish, boolArg(a.Repeat)}
 	return keys, args
 }
 

@@ -20,8 +20,11 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- caller's clock) are evicted and
 -- the new head is sent Redisson's unlock message "0" on its channel, as
 -- Redisson's unlock does for a free lock, so it does not sleep out its
--- timer; a stale head told instead would be a waiter that died. Reply true
--- when the waiter was queued.
+-- timer; a stale head told instead would be a waiter that died. A repeat
+-- (the attempt before it may have failed at its publish, after its writes:
+-- a refused SPUBLISH, made again with PUBLISH) finds the waiter gone and
+-- tells the head of a free lock all the same. Reply true when the waiter
+-- was queued.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
@@ -30,6 +33,7 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- @arg    waitTime       duration
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    now            time       the caller's clock, as Redisson's
+-- @arg    repeat         bool       an earlier attempt of this leave may have run
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -48,7 +52,7 @@ while i <= #queue do
 end
 redis.call('zrem', KEYS[3], ARGV[1])
 redis.call('lrem', KEYS[2], '0', ARGV[1])
-if not found then
+if not found and ARGV[5] ~= '1' then
   return 0
 end
 if redis.call('exists', KEYS[1]) == 0 then
@@ -75,11 +79,14 @@ if redis.call('exists', KEYS[1]) == 0 then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
 end
+if not found then
+  return 0
+end
 return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "618aff68a9ff062812b61b4158532b9e72449f14"
+const fairRedissonCancelSHA1 = "14001f1a7e1e9df66bf5d8683fbb49fe9547cf59"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 
@@ -91,11 +98,14 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 // caller's clock) are evicted and
 // the new head is sent Redisson's unlock message "0" on its channel, as
 // Redisson's unlock does for a free lock, so it does not sleep out its
-// timer; a stale head told instead would be a waiter that died. Reply true
-// when the waiter was queued.
+// timer; a stale head told instead would be a waiter that died. A repeat
+// (the attempt before it may have failed at its publish, after its writes:
+// a refused SPUBLISH, made again with PUBLISH) finds the waiter gone and
+// tells the head of a free lock all the same. Reply true when the waiter
+// was queued.
 //
 // Redis script flags: allow-oom.
-func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time) (bool, error) {
+func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time, repeat bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -121,7 +131,7 @@ func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queu
 			return false, err
 		}
 	}
-	args := []string{owner, msArg(waitTime), publish, strconv.FormatInt(now.UnixMilli(), 10)}
+	args := []string{owner, msArg(waitTime), publish, strconv.FormatInt(now.UnixMilli(), 10), boolArg(repeat)}
 	return fairRedissonCancelDecode(fairRedissonCancelScript.Exec(ctx, c, keys, args))
 }
 
@@ -135,6 +145,7 @@ type FairRedissonCancelArgs struct {
 	WaitTime time.Duration
 	Publish  string    // "publish", or "spublish" for sharded channels
 	Now      time.Time // the caller's clock, as Redisson's
+	Repeat   bool      // an earlier attempt of this leave may have run
 }
 
 // FairRedissonCancelReply is the reply to one call in FairRedissonCancelMulti.
@@ -219,7 +230,7 @@ func FairRedissonCancelMulti(ctx context.Context, c rueidis.Client, calls []Fair
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time) (rueidis.Completed, error) {
+func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time, repeat bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -245,7 +256,7 @@ func FairRedissonCancelCommand(c rueidis.Client, lock string, queue string, time
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, msArg(waitTime), publish, strconv.FormatInt(now.UnixMilli(), 10)}
+	args := []string{owner, msArg(waitTime), publish, strconv.FormatInt(now.UnixMilli(), 10), boolArg(repeat)}
 	return c.B().Evalsha().Sha1(fairRedissonCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -257,7 +268,7 @@ func DecodeFairRedissonCancel(resp rueidis.RedisResult) (bool, error) {
 // fairRedissonCancelEncode returns the KEYS and ARGV of one FairRedissonCancel call.
 func fairRedissonCancelEncode(a *FairRedissonCancelArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Queue, a.Timeouts, a.Channel}
-	args := []string{a.Owner, msArg(a.WaitTime), a.Publish, strconv.FormatInt(a.Now.UnixMilli(), 10)}
+	args := []string{a.Owner, msArg(a.WaitTime), a.Publish, strconv.FormatInt(a.Now.UnixMilli(), 10), boolArg(a.Repeat)}
 	return keys, args
 }
 

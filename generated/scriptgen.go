@@ -38,7 +38,7 @@ var Scripts = []Script{{
 	SHA1:      fairAcquireSHA1,
 	Source:    fairAcquireSource,
 }, {
-	Args:      []string{"owner", "publish"},
+	Args:      []string{"owner", "publish", "repeat"},
 	File:      "scripts/fair_cancel.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "wake"},
 	Name:      "FairCancel",
@@ -74,7 +74,7 @@ var Scripts = []Script{{
 	SHA1:      fairRedissonAcquireSHA1,
 	Source:    fairRedissonAcquireSource,
 }, {
-	Args:      []string{"owner", "waitTime", "publish", "now"},
+	Args:      []string{"owner", "waitTime", "publish", "now", "repeat"},
 	File:      "scripts/fair_redisson_cancel.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "channel"},
 	Name:      "FairRedissonCancel",

@@ -6,6 +6,10 @@
 -- with an expiry, the next waiter is told all the same, to learn the
 -- holder's lease now that it is first in line. LREM walks the
 -- queue up to the waiter: O(position), on the rare path only.
+-- A repeat (the attempt before it may have failed at its publish, after its
+-- writes: a refused SPUBLISH, made again with PUBLISH) finds the waiter gone
+-- and tells the head all the same, as if the waiter had been first in line:
+-- a name told once more costs that waiter one call.
 -- Reply true when the waiter was queued.
 -- @key    lock
 -- @key    queue          scriptlock_fair_queue:{name}
@@ -13,14 +17,19 @@
 -- @key    wake           scriptlock_fair_wake:{name}; the first waiter's client's channel is <wake>:<client-id>
 -- @arg    owner          string
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    repeat         bool       an earlier attempt of this leave may have run
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('zrem', KEYS[3], ARGV[1]) == 0 then
+local queued = redis.call('zrem', KEYS[3], ARGV[1]) == 1
+if not queued and ARGV[3] ~= '1' then
   return 0
 end
-local wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
-redis.call('lrem', KEYS[2], '1', ARGV[1])
+local wasHead = true
+if queued then
+  wasHead = redis.call('lindex', KEYS[2], '0') == ARGV[1]
+  redis.call('lrem', KEYS[2], '1', ARGV[1])
+end
 if wasHead and redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
   if head then
@@ -48,5 +57,8 @@ elseif wasHead and redis.call('pttl', KEYS[1]) > 0 then
   if head then
     redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
   end
+end
+if not queued then
+  return 0
 end
 return 1

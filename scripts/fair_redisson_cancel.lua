@@ -7,8 +7,11 @@
 -- caller's clock) are evicted and
 -- the new head is sent Redisson's unlock message "0" on its channel, as
 -- Redisson's unlock does for a free lock, so it does not sleep out its
--- timer; a stale head told instead would be a waiter that died. Reply true
--- when the waiter was queued.
+-- timer; a stale head told instead would be a waiter that died. A repeat
+-- (the attempt before it may have failed at its publish, after its writes:
+-- a refused SPUBLISH, made again with PUBLISH) finds the waiter gone and
+-- tells the head of a free lock all the same. Reply true when the waiter
+-- was queued.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
 -- @key    timeouts       redisson_lock_timeout:{name}
@@ -17,6 +20,7 @@
 -- @arg    waitTime       duration
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    now            time       the caller's clock, as Redisson's
+-- @arg    repeat         bool       an earlier attempt of this leave may have run
 -- @return bool
 -- @retryable
 -- @commands publish spublish
@@ -35,7 +39,7 @@ while i <= #queue do
 end
 redis.call('zrem', KEYS[3], ARGV[1])
 redis.call('lrem', KEYS[2], '0', ARGV[1])
-if not found then
+if not found and ARGV[5] ~= '1' then
   return 0
 end
 if redis.call('exists', KEYS[1]) == 0 then
@@ -61,5 +65,8 @@ if redis.call('exists', KEYS[1]) == 0 then
   if head then
     redis.call(ARGV[3], KEYS[4] .. ':' .. head, '0')
   end
+end
+if not found then
+  return 0
 end
 return 1
