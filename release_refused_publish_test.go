@@ -269,4 +269,46 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			}, func() error { return hf.leaveLate(ctx, first, -1) })
 		})
 	}
+	// ForceUnlock tells the waiters, in every queue protocol, also when it
+	// is made again after a refused SPUBLISH.
+	t.Run("FairMutex.ForceUnlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		if _, err := mustFair(t, setup, "fair-force").Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fw := mustFair(t, w, "fair-force")
+		wakes(t, w, fw.wake+":"+w.ID(), func() error {
+			l, err := fw.Lock(ctx)
+			if err == nil {
+				err = fw.Unlock(l)
+			}
+			return err
+		}, func() error {
+			ok, err := mustFair(t, h, "fair-force").ForceUnlock(ctx)
+			if err == nil && !ok {
+				err = errors.New("ForceUnlock found no lock")
+			}
+			return err
+		})
+	})
+	t.Run("FairMutex.ForceUnlock Redisson's queue", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		if _, err := mustFair(t, setup, "rfair-force", WithRedissonFairQueue(0)).Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fw := mustFair(t, w, "rfair-force", WithRedissonFairQueue(0))
+		wakes(t, w, fw.m.channel+":"+w.ID()+":x", func() error {
+			l, err := fw.Lock(WithOwner(ctx, "x"))
+			if err == nil {
+				err = fw.Unlock(l)
+			}
+			return err
+		}, func() error {
+			ok, err := mustFair(t, h, "rfair-force", WithRedissonFairQueue(0)).ForceUnlock(ctx)
+			if err == nil && !ok {
+				err = errors.New("ForceUnlock found no lock")
+			}
+			return err
+		})
+	})
 }

@@ -28,6 +28,8 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- A repeat of a call that deleted the lock tells the waiters again while the
+-- lock is still free (see below).
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
@@ -60,7 +62,56 @@ end
 if seen == '' and redis.call('pttl', KEYS[7]) < tonumber(ARGV[4]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
+-- evictRedisson drops Redisson's stale heads (score <= now, the caller's
+-- clock), as RFairLock's forceUnlock does.
+local function evictRedisson()
+  while true do
+    local first = redis.call('lindex', KEYS[4], '0')
+    if first == false then
+      break
+    end
+    local score = redis.call('zscore', KEYS[5], first)
+    if score == false or tonumber(score) > tonumber(ARGV[1]) then
+      break
+    end
+    redis.call('zrem', KEYS[5], first)
+    redis.call('lpop', KEYS[4])
+  end
+end
+-- tellHeads evicts our queue's waiters whose deadline passed and names its
+-- first live one, then tells the first of Redisson's queue.
+local function tellHeads()
+  local head = redis.call('lindex', KEYS[2], '0')
+  if head then
+    local t = redis.call('time')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    while head do
+      local deadline = redis.call('zscore', KEYS[8], head)
+      if deadline and tonumber(deadline) > now then
+        break
+      end
+      redis.call('lpop', KEYS[2])
+      redis.call('zrem', KEYS[8], head)
+      head = redis.call('lindex', KEYS[2], '0')
+    end
+  end
+  if head then
+    redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+  end
+  head = redis.call('lindex', KEYS[4], '0')
+  if head then
+    redis.call(ARGV[2], KEYS[6] .. ':' .. head, '0')
+  end
+end
 if seen ~= '' then
+  -- A repeat of a call that deleted the lock tells the heads again while
+  -- the lock is still free: the first attempt may have failed at its
+  -- publish, after its writes (a refused SPUBLISH, made again with
+  -- PUBLISH), and they would sleep until their next call.
+  if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+    evictRedisson()
+    tellHeads()
+  end
   return tonumber(seen)
 end
 -- A name another kind of lock holds is left alone, before anything is
@@ -69,49 +120,18 @@ end
 if redis.call('hexists', KEYS[1], 'mode') == 1 then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
 end
-while true do
-  local first = redis.call('lindex', KEYS[4], '0')
-  if first == false then
-    break
-  end
-  local score = redis.call('zscore', KEYS[5], first)
-  if score == false or tonumber(score) > tonumber(ARGV[1]) then
-    break
-  end
-  redis.call('zrem', KEYS[5], first)
-  redis.call('lpop', KEYS[4])
-end
+evictRedisson()
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[7], deleted, 'px', ARGV[3])
 if deleted == 0 then
   return 0
 end
-local head = redis.call('lindex', KEYS[2], '0')
-if head then
-  local t = redis.call('time')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  while head do
-    local deadline = redis.call('zscore', KEYS[8], head)
-    if deadline and tonumber(deadline) > now then
-      break
-    end
-    redis.call('lpop', KEYS[2])
-    redis.call('zrem', KEYS[8], head)
-    head = redis.call('lindex', KEYS[2], '0')
-  end
-end
-if head then
-  redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
-end
-head = redis.call('lindex', KEYS[4], '0')
-if head then
-  redis.call(ARGV[2], KEYS[6] .. ':' .. head, '0')
-end
+tellHeads()
 return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "81bdda9f6f08383610714db20513579b0031f96c"
+const fairForceUnlockBothSHA1 = "4a5d3796db4dc38b7d4def3374999ac988e56499"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
@@ -130,6 +150,8 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// A repeat of a call that deleted the lock tells the waiters again while the
+// lock is still free (see below).
 // The record is reserved first (RecordReserve) for as long as the caller
 // waits: a call reaching the server after that, its caller gone, finds no
 // record, fails with LATE and deletes nothing.
