@@ -311,4 +311,24 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			return err
 		})
 	})
+	t.Run("RWMutex.ForceUnlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		if _, err := mustRW(t, setup, "rw-force").Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rw := mustRW(t, w, "rw-force")
+		wakes(t, w, rw.channel, func() error {
+			l, err := rw.RLock(ctx)
+			if err == nil {
+				err = rw.RUnlock(l)
+			}
+			return err
+		}, func() error {
+			ok, err := mustRW(t, h, "rw-force").ForceUnlock(ctx)
+			if err == nil && !ok {
+				err = errors.New("ForceUnlock found no lock")
+			}
+			return err
+		})
+	})
 }

@@ -20,6 +20,8 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- A repeat of a call that deleted the lock tells the waiters again while the
+-- lock is still free (see below).
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
@@ -49,6 +51,13 @@ if seen == '' and redis.call('pttl', KEYS[3]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
+  -- A repeat of a call that deleted the lock publishes "1" (every waiter
+  -- retries) while the lock is still free: the first attempt may have
+  -- failed at its publish, after its writes (a refused SPUBLISH, made
+  -- again with PUBLISH), and the waiters would sleep until their next call.
+  if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+    redis.call(ARGV[1], KEYS[2], '1')
+  end
   return tonumber(seen)
 end
 local mode = redis.call('hget', KEYS[1], 'mode')
@@ -69,7 +78,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "c7d19755d46aa4bc756c73c010d07d9593c124bc"
+const rwForceUnlockSHA1 = "28756a769d1ed36b4dd2f79d96da5ce002f3819e"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -81,6 +90,8 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
+// A repeat of a call that deleted the lock tells the waiters again while the
+// lock is still free (see below).
 // The record is reserved first (RecordReserve) for as long as the caller
 // waits: a call reaching the server after that, its caller gone, finds no
 // record, fails with LATE and deletes nothing.
