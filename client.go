@@ -161,6 +161,13 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 // handleConfig applies a handle's options over the Client's settings and
 // derives the handle's key. The error names the handle.
 func (c *Client) handleConfig(k kind, name string, opts []LockOption) (*config, string, error) {
+	return c.handleConfigNames(k, name, opts, nil)
+}
+
+// handleConfigNames is handleConfig that also names the keys derived from
+// the lock's key, as lockNames does, in the key's allocation (prefixes
+// empty: none).
+func (c *Client) handleConfigNames(k kind, name string, opts []LockOption, out []string, prefixes ...string) (*config, string, error) {
 	// A handle without options shares the Client's settings, which never
 	// change after New: handles are often made per request, and a copy
 	// would be most of one's size.
@@ -172,7 +179,11 @@ func (c *Client) handleConfig(k kind, name string, opts []LockOption) (*config, 
 	}
 	var key string
 	if err == nil {
-		key, err = lockKey(cfg.prefix, name)
+		if len(prefixes) > 0 {
+			key, err = lockNames(out, cfg.prefix, name, prefixes...)
+		} else {
+			key, err = lockKey(cfg.prefix, name)
+		}
 	}
 	if err != nil {
 		return cfg, "", fmt.Errorf("scriptlock: %s %q: %w", k, name, err)

@@ -55,13 +55,77 @@ func redissonNames(out []string, name string, prefixes ...string) {
 
 // lockKey validates a lock name and returns the Redis key of the lock.
 func lockKey(prefix, name string) (string, error) {
-	if name == "" {
-		return "", fmt.Errorf("%w: empty name", ErrInvalidName)
-	}
-	if len(name) > MaxNameLen {
-		return "", fmt.Errorf("%w: %d bytes, longer than %d", ErrInvalidName, len(name), MaxNameLen)
+	if err := checkName(name); err != nil {
+		return "", err
 	}
 	key := prefix + name
+	if err := checkKey(prefix, key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// lockNames is lockKey and redissonNames in one allocation: it validates
+// name, sets out[i] to redissonName(prefixes[i], key) for every non-empty
+// prefix and returns the key, itself a part of out[0] (prefixes[0] must not
+// be ""). Handles are often made per request.
+func lockNames(out []string, prefix, name string, prefixes ...string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	open, end := ":{", "}"
+	if strings.Contains(prefix, "{") || strings.Contains(name, "{") {
+		open, end = ":", ""
+	}
+	kl := len(prefix) + len(name)
+	n := 0
+	for _, p := range prefixes {
+		if p != "" {
+			n += len(p) + len(open) + kl + len(end)
+		}
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range prefixes {
+		if p != "" {
+			b.WriteString(p)
+			b.WriteString(open)
+			b.WriteString(prefix)
+			b.WriteString(name)
+			b.WriteString(end)
+		}
+	}
+	all, at := b.String(), 0
+	for i, p := range prefixes {
+		if p == "" {
+			continue
+		}
+		l := len(p) + len(open) + kl + len(end)
+		out[i] = all[at : at+l]
+		at += l
+	}
+	start := len(prefixes[0]) + len(open)
+	key := out[0][start : start+kl]
+	if err := checkKey(prefix, key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// checkName refuses an empty name and one longer than MaxNameLen.
+func checkName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty name", ErrInvalidName)
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("%w: %d bytes, longer than %d", ErrInvalidName, len(name), MaxNameLen)
+	}
+	return nil
+}
+
+// checkKey refuses a lock key (prefix + name) whose braces would not keep
+// its derived keys in its hash slot, and one named as a companion key.
+func checkKey(prefix, key string) error {
 	// A key with "{" but no complete hash tag would hash differently from the
 	// channel and counter keys derived from it (Redisson's rule keeps their
 	// braces as they are): refuse it instead of failing later with CROSSSLOT.
@@ -69,22 +133,22 @@ func lockKey(prefix, name string) (string, error) {
 		j := strings.IndexByte(key[i+1:], '}')
 		if j <= 0 {
 			if i < len(prefix) {
-				return "", fmt.Errorf("%w: '{' without a non-empty hash tag {...} after key prefix %q", ErrInvalidName, prefix)
+				return fmt.Errorf("%w: '{' without a non-empty hash tag {...} after key prefix %q", ErrInvalidName, prefix)
 			}
-			return "", fmt.Errorf("%w: '{' without a non-empty hash tag {...}", ErrInvalidName)
+			return fmt.Errorf("%w: '{' without a non-empty hash tag {...}", ErrInvalidName)
 		}
 	} else if i := strings.IndexByte(key, '}'); i >= 0 {
 		// The derived names ("redisson_sc:{a}b}") would take "a" as their
 		// hash tag and hash elsewhere than the key "a}b" itself.
 		if i < len(prefix) {
-			return "", fmt.Errorf("%w: '}' without a hash tag {...} in key prefix %q", ErrInvalidName, prefix)
+			return fmt.Errorf("%w: '}' without a hash tag {...} in key prefix %q", ErrInvalidName, prefix)
 		}
-		return "", fmt.Errorf("%w: '}' without a hash tag {...}", ErrInvalidName)
+		return fmt.Errorf("%w: '}' without a hash tag {...}", ErrInvalidName)
 	}
 	if companionKey(key) {
-		return "", fmt.Errorf("%w: key %q is named as another lock's companion key (fencing counter, queue, latch, permit leases, read lease)", ErrInvalidName, key)
+		return fmt.Errorf("%w: key %q is named as another lock's companion key (fencing counter, queue, latch, permit leases, read lease)", ErrInvalidName, key)
 	}
-	return key, nil
+	return nil
 }
 
 // companionKey reports whether key has the form of a key derived from

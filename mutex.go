@@ -105,15 +105,15 @@ func newSpec(c *Client, k kind, name string, opts []LockOption) (lockSpec, error
 // per request.
 // extra receives the names for extraPrefixes, from the same allocation.
 func newSpecWith(c *Client, k kind, name string, opts []LockOption, channelPrefix string, extra []string, extraPrefixes ...string) (lockSpec, error) {
-	cfg, key, err := c.handleConfig(k, name, opts)
+	var ns, ps [5]string
+	ps[0], ps[1], ps[2] = "redisson_lock_token", "redisson_unlock_latch", channelPrefix
+	n := 3 + copy(ps[3:], extraPrefixes)
+	// The key is part of the same allocation.
+	cfg, key, err := c.handleConfigNames(k, name, opts, ns[:n], ps[:n]...)
 	if err != nil {
 		return lockSpec{}, err
 	}
 	s := lockSpec{c: c, name: name, key: key, cfg: cfg}
-	var ns, ps [5]string
-	ps[0], ps[1], ps[2] = "redisson_lock_token", "redisson_unlock_latch", channelPrefix
-	n := 3 + copy(ps[3:], extraPrefixes)
-	redissonNames(ns[:n], s.key, ps[:n]...)
 	s.fence, s.latch, s.channel = ns[0], ns[1], ns[2]
 	copy(extra, ns[3:])
 	return s, nil

@@ -124,10 +124,12 @@ func Companion(key string) bool {
 	if base, ok := strings.CutSuffix(key, ":timeout"); ok && strings.Contains(base, "{") {
 		return true
 	}
-	i := strings.LastIndex(key, ":rwlock_timeout:")
-	if i < 0 {
-		return false
+	// A read lease key ends in ":rwlock_timeout:" and digits: the digits
+	// are read from the end, so a key that does not end in one is told
+	// apart without a search of the whole key.
+	i := len(key)
+	for i > 0 && '0' <= key[i-1] && key[i-1] <= '9' {
+		i--
 	}
-	n := key[i+len(":rwlock_timeout:"):]
-	return n != "" && strings.Trim(n, "0123456789") == ""
+	return i < len(key) && strings.HasSuffix(key[:i], ":rwlock_timeout:")
 }
