@@ -825,7 +825,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	// sharedAcquire) saw no holder either.
 	unanswered := true
 	var leaveShared func(queued bool) (bool, func())
-	began := time.Now()
+	var began time.Time // read only for a bounded wait: a clock read fewer per Lock
+	if wait > 0 {
+		began = time.Now()
+	}
 	cut := false
 	if shared && wait != 0 {
 		// Its wait for an earlier wait's leave is part of the wait: bounded
@@ -2124,7 +2127,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return opError("unlock", s.name, err)
 	}
 	lease := s.serverLease(s.cfg.lease)
-	rctx := c.releaseContext(ctx, s.cfg.releaseTimeout)
+	rctx, began := c.releaseContextAt(ctx, s.cfg.releaseTimeout)
 	if h == nil {
 		h = c.awaitOwnersGrant(rctx, ctx, holdID(s.key, field))
 	}
@@ -2181,9 +2184,13 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		}
 		c.mu.Unlock()
 	}
-	sent := time.Now()
+	// The clock is read again only where the time the release is sent
+	// bounds the hold: a release that leaves holds. The usual last one
+	// reads it once, in releaseContext.
+	sent := began
 	var mark *leaseMark
 	if h != nil && !last {
+		sent = time.Now()
 		bound := releaseBound(p, h, sent, lease)
 		if h.side == sideRead && !bound.IsZero() && !sent.Before(bound) {
 			// No read lease of the owner is known to be left once the
@@ -2416,7 +2423,13 @@ type inAcquireKey struct{}
 // instead of a timer each: every release is bounded by at most timeout and
 // at least 63/64 of it.
 func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) context.Context {
-	now := time.Now() // monotonic: a wall clock step does not stretch a bound
+	rctx, _ := c.releaseContextAt(ctx, timeout)
+	return rctx
+}
+
+// releaseContextAt is releaseContext that also returns the time it read.
+func (c *Client) releaseContextAt(ctx context.Context, timeout time.Duration) (_ context.Context, now time.Time) {
+	now = time.Now() // monotonic: a wall clock step does not stretch a bound
 	b := c.releaseBound.Load()
 	if b == nil || b.timeout != timeout || now.Sub(b.created) > timeout/64 {
 		nb := &sharedBound{timeout: timeout, created: now}
@@ -2425,7 +2438,7 @@ func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) cont
 		c.releaseBound.Store(nb)
 		b = nb
 	}
-	return &boundedContext{Context: b.ctx, values: ctx}
+	return &boundedContext{Context: b.ctx, values: ctx}, now
 }
 
 // sharedBound is one deadline shared by the releases that begin within a
@@ -2488,13 +2501,10 @@ func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, 
 	}
 	lr, fast := p.(lastReleaser)
 	fast = fast && lr.releasesLast()
-	if d, ok := ctx.Deadline(); ok {
-		// Whole seconds, rounded up but within the release timeout (which
-		// bounds every release context): the latch still outlives every
-		// retry, and the few values left are sent as cached text.
-		r.latchTTL = max(time.Until(d), time.Second)
-		r.latchTTL = min(addSat(r.latchTTL, time.Second-1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
-	}
+	// The latch's expiry is set when an attempt may write a latch: not by
+	// the usual release of a last hold, nor by a primitive without latch
+	// keys (LeanMutex), which then read no clock for it.
+	ttlSet := latch != ""
 	if latch != "" {
 		r.latchTTL = undoLatchTTL
 	}
@@ -2509,6 +2519,17 @@ func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, 
 			r.vouched = false // the lease may have run out since
 		}
 		r.last = vouched && last && !mayHaveRun && fast && r.token == 0
+		if !r.last && !ttlSet && p.spec().latch != "" {
+			ttlSet = true
+			if d, ok := ctx.Deadline(); ok {
+				// Whole seconds, rounded up but within the release timeout
+				// (which bounds every release context): the latch still
+				// outlives every retry, and the few values left are sent as
+				// cached text.
+				r.latchTTL = max(time.Until(d), time.Second)
+				r.latchTTL = min(addSat(r.latchTTL, time.Second-1).Truncate(time.Second), max(p.spec().cfg.releaseTimeout, time.Second))
+			}
+		}
 		r.publish = c.publishCommand()
 		if !r.last && r.latch == "" {
 			// Drawn once, before the first attempt that may write it, and
