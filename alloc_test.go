@@ -39,8 +39,8 @@ func TestUncontendedAllocs(t *testing.T) {
 		max  float64
 		f    func()
 	}{
-		{"Mutex", 5, lockUnlock(mustMutex(t, c, "mutex"))},
-		{"FairMutex", 5, lockUnlock(mustFair(t, c, "fair"))},
+		{"Mutex", 4, lockUnlock(mustMutex(t, c, "mutex"))},
+		{"FairMutex", 4, lockUnlock(mustFair(t, c, "fair"))},
 		{"LeanMutex", 6, lockUnlock(mustLean(t, c, "lean"))},
 		{"Semaphore", 9, func() {
 			if err := sem.Acquire(ctx, 1); err != nil {

@@ -2127,7 +2127,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return opError("unlock", s.name, err)
 	}
 	lease := s.serverLease(s.cfg.lease)
-	rctx, began := c.releaseContextAt(ctx, s.cfg.releaseTimeout)
+	rctx, began := c.releaseContextAt(ctx, s.cfg.releaseTimeout, h)
 	if h == nil {
 		h = c.awaitOwnersGrant(rctx, ctx, holdID(s.key, field))
 	}
@@ -2423,12 +2423,14 @@ type inAcquireKey struct{}
 // instead of a timer each: every release is bounded by at most timeout and
 // at least 63/64 of it.
 func (c *Client) releaseContext(ctx context.Context, timeout time.Duration) context.Context {
-	rctx, _ := c.releaseContextAt(ctx, timeout)
+	rctx, _ := c.releaseContextAt(ctx, timeout, nil)
 	return rctx
 }
 
 // releaseContextAt is releaseContext that also returns the time it read.
-func (c *Client) releaseContextAt(ctx context.Context, timeout time.Duration) (_ context.Context, now time.Time) {
+// The first release of h (nil: none) builds its context in h's allocation:
+// the usual Unlock allocates none of its own.
+func (c *Client) releaseContextAt(ctx context.Context, timeout time.Duration, h *hold) (_ context.Context, now time.Time) {
 	now = time.Now() // monotonic: a wall clock step does not stretch a bound
 	b := c.releaseBound.Load()
 	if b == nil || b.timeout != timeout || now.Sub(b.created) > timeout/64 {
@@ -2437,6 +2439,10 @@ func (c *Client) releaseContextAt(ctx context.Context, timeout time.Duration) (_
 		nb.ctx, nb.cancel = context.WithDeadline(context.Background(), now.Add(timeout))
 		c.releaseBound.Store(nb)
 		b = nb
+	}
+	if h != nil && h.rcTaken.CompareAndSwap(false, true) {
+		h.rc = boundedContext{Context: b.ctx, values: ctx}
+		return &h.rc, now
 	}
 	return &boundedContext{Context: b.ctx, values: ctx}, now
 }

@@ -72,6 +72,10 @@ type hold struct {
 	ctxs  []heldCtx // every context handed out for this hold
 	ctx0  [1]heldCtx
 	obs   *holdObs // nil without an Observer
+	// rc is the release context of the hold's first release, in the hold's
+	// allocation (see releaseContextAt); rcTaken claims it.
+	rc      boundedContext
+	rcTaken atomic.Bool
 }
 
 // A renewing hold is handed to the watchdog only when its first renewal is
