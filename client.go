@@ -51,6 +51,7 @@ type Client struct {
 	recordTTL    time.Duration
 	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
 	lossTimers   sync.Pool                   // stopped *lossTimer, for the next holds
+	leanPX       atomic.Pointer[msText]      // the last PX argument a LeanMutex sent (see pxText)
 	shardedOnce  sync.Once
 	// mixedChecked: unix ns of the last check for the other fair-queue
 	// protocol's waiters, per slot of lock names (see noteMixedQueues).

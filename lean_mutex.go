@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,7 +195,27 @@ func (l *LeanMutex) waitChannel(string) waitSpec { return waitSpec{} }
 // by the holder from contention, and fails with WRONGTYPE on a key of
 // another lock kind instead of reporting it as held.
 func (l *LeanMutex) setCommand(field string, lease time.Duration) rueidis.Completed {
-	return l.c.rc.B().Set().Key(l.key).Value(field).Nx().Get().PxMilliseconds(lease.Milliseconds()).Build()
+	// SET key owner NX GET PX lease, with the lease's text kept (pxText):
+	// the builder's PxMilliseconds formats it again on every Lock.
+	return l.c.rc.B().Arbitrary("SET").Keys(l.key).Args(field, "NX", "GET", "PX", l.c.pxText(lease.Milliseconds())).Build()
+}
+
+// msText is the text of a number of milliseconds.
+type msText struct {
+	ms int64
+	s  string
+}
+
+// pxText is the text of a SET PX argument of ms milliseconds. The last one
+// sent is kept: a program's LeanMutex Locks mostly send one lease (the
+// watchdog's), which is formatted once.
+func (c *Client) pxText(ms int64) string {
+	if t := c.leanPX.Load(); t != nil && t.ms == ms {
+		return t.s
+	}
+	t := &msText{ms: ms, s: strconv.FormatInt(ms, 10)}
+	c.leanPX.Store(t)
+	return t.s
 }
 
 func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _ time.Duration, guard guardWait, wa waitAttempt) (attempt, bool, error) {
