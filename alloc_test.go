@@ -64,3 +64,33 @@ func TestUncontendedAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestHandleAllocs bounds the allocations of making a lock handle, which
+// programs often do per request: the key and the names derived from it
+// share one allocation.
+func TestHandleAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector; make test runs this test without it")
+	}
+	c := newTestClient(t, redistest.Server(t).Client(t))
+	for _, tc := range []struct {
+		name string
+		max  float64
+		f    func() error
+	}{
+		{"Mutex", 2, func() error { _, err := c.Mutex("mutex"); return err }},
+		{"FairMutex", 2, func() error { _, err := c.FairMutex("fair"); return err }},
+		{"RWMutex", 2, func() error { _, err := c.RWMutex("rw"); return err }},
+		{"LeanMutex", 2, func() error { _, err := c.LeanMutex("lean"); return err }},
+		{"LeanMutex fenced", 4, func() error { _, err := c.LeanMutex("lean", WithFencing()); return err }},
+	} {
+		got := testing.AllocsPerRun(200, func() {
+			if err := tc.f(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if got > tc.max {
+			t.Errorf("%s: %v allocations per handle, want at most %v", tc.name, got, tc.max)
+		}
+	}
+}

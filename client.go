@@ -169,15 +169,7 @@ func (c *Client) handleConfig(k kind, name string, opts []LockOption) (*config, 
 // the lock's key, as lockNames does, in the key's allocation (prefixes
 // empty: none).
 func (c *Client) handleConfigNames(k kind, name string, opts []LockOption, out []string, prefixes ...string) (*config, string, error) {
-	// A handle without options shares the Client's settings, which never
-	// change after New: handles are often made per request, and a copy
-	// would be most of one's size.
-	cfg := &c.cfg
-	var err error
-	if len(opts) > 0 {
-		cfg = withLockOptions(c.cfg, k, opts)
-		err = cfg.err
-	}
+	cfg, err := c.handleOptions(k, opts)
 	var key string
 	if err == nil {
 		if len(prefixes) > 0 {
@@ -187,9 +179,27 @@ func (c *Client) handleConfigNames(k kind, name string, opts []LockOption, out [
 		}
 	}
 	if err != nil {
-		return cfg, "", fmt.Errorf("scriptlock: %s %q: %w", k, name, err)
+		return cfg, "", handleError(k, name, err)
 	}
 	return cfg, key, nil
+}
+
+// handleOptions is a handle's settings: the Client's, or a copy with opts
+// applied (and their error).
+func (c *Client) handleOptions(k kind, opts []LockOption) (*config, error) {
+	// A handle without options shares the Client's settings, which never
+	// change after New: handles are often made per request, and a copy
+	// would be most of one's size.
+	if len(opts) == 0 {
+		return &c.cfg, nil
+	}
+	cfg := withLockOptions(c.cfg, k, opts)
+	return cfg, cfg.err
+}
+
+// handleError is the error of a handle refused for its name or options.
+func handleError(k kind, name string, err error) error {
+	return fmt.Errorf("scriptlock: %s %q: %w", k, name, err)
 }
 
 // withLockOptions applies a handle's options to a copy of cfg.

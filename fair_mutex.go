@@ -84,28 +84,37 @@ type FairMutex struct {
 // Redisson's queue protocol. The failover guard (WithFailoverGuard) applies
 // as for Mutex. An invalid name or option is an error here.
 func (c *Client) FairMutex(name string, opts ...LockOption) (*FairMutex, error) {
-	cfg, key, err := c.handleConfig(kindFairMutex, name, opts)
+	// The options come first: Redisson's queue protocol
+	// (WithRedissonFairQueue) names other keys.
+	cfg, err := c.handleOptions(kindFairMutex, opts)
 	if err != nil {
-		return nil, err
+		return nil, handleError(kindFairMutex, name, err)
 	}
 	f := &FairMutex{waiterTimeout: cfg.waiterTTL(), threadWait: cfg.redissonFair}
-	f.m.lockSpec = lockSpec{c: c, name: name, key: key, cfg: cfg}
-	f.nameKeys()
+	f.m.lockSpec = lockSpec{c: c, name: name, cfg: cfg}
+	if err := f.nameKeys(); err != nil {
+		return nil, handleError(kindFairMutex, name, err)
+	}
 	return f, nil
 }
 
-// nameKeys derives every key and channel name of the lock from its key, as
-// Mutex and fairKeys name them, in one allocation: handles are often made
-// per request.
-func (f *FairMutex) nameKeys() {
+// nameKeys validates the name and derives the lock's key and every key and
+// channel name of the lock from it, as Mutex and fairKeys name them, in one
+// allocation: handles are often made per request.
+func (f *FairMutex) nameKeys() error {
 	s := &f.m.lockSpec
 	queue, timeouts, wake := "scriptlock_fair_queue", "scriptlock_fair_timeout", "scriptlock_fair_wake"
 	if f.threadWait > 0 {
 		queue, timeouts, wake = "redisson_lock_queue", "redisson_lock_timeout", ""
 	}
 	var ns [6]string
-	redissonNames(ns[:], s.key, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts, wake)
+	key, err := lockNames(ns[:], s.cfg.prefix, s.name, "redisson_lock__channel", "redisson_lock_token", "redisson_unlock_latch", queue, timeouts, wake)
+	if err != nil {
+		return err
+	}
+	s.key = key
 	s.channel, s.fence, s.latch, f.queue, f.timeouts, f.wake = ns[0], ns[1], ns[2], ns[3], ns[4], ns[5]
+	return nil
 }
 
 var _ Locker = (*FairMutex)(nil)

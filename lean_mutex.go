@@ -63,15 +63,22 @@ const (
 // this handle; WithFencing adds fencing tokens. An invalid name or option is
 // an error here (errors.Is ErrInvalidName or ErrInvalidArgument).
 func (c *Client) LeanMutex(name string, opts ...LockOption) (*LeanMutex, error) {
-	cfg, key, err := c.handleConfig(kindLeanMutex, name, opts)
+	cfg, err := c.handleOptions(kindLeanMutex, opts)
+	var key, fence string
+	if err == nil {
+		if cfg.leanFence {
+			// The counter's name and the key in one allocation.
+			var ns [1]string
+			key, err = lockNames(ns[:], cfg.prefix, name, "redisson_lock_token")
+			fence = ns[0]
+		} else {
+			key, err = lockKey(cfg.prefix, name)
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, handleError(kindLeanMutex, name, err)
 	}
-	l := &LeanMutex{lockSpec{c: c, name: name, key: key, cfg: cfg}}
-	if cfg.leanFence {
-		l.fence = redissonName("redisson_lock_token", key)
-	}
-	return l, nil
+	return &LeanMutex{lockSpec{c: c, name: name, key: key, cfg: cfg, fence: fence}}, nil
 }
 
 var _ Locker = (*LeanMutex)(nil)

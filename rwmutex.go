@@ -61,16 +61,17 @@ type rwSide struct {
 // The failover guard (WithFailoverGuard) applies to both sides. An invalid
 // name or option is an error here.
 func (c *Client) RWMutex(name string, opts ...LockOption) (*RWMutex, error) {
-	s, err := newSpec(c, kindRWMutex, name, opts)
+	var ns [2]string
+	s, err := newSpecWith(c, kindRWMutex, name, opts, "", ns[:], "redisson_rwlock", "redisson_rwlock_writers")
 	if err != nil {
 		return nil, err
 	}
 	rw := &RWMutex{lockSpec: s}
 	rw.waiterTimeout = rw.cfg.waiterTTL()
 	rw.read, rw.write = rwSide{rw, false}, rwSide{rw, true}
-	rw.channel = redissonName("redisson_rwlock", rw.key)
-	rw.writers = redissonName("redisson_rwlock_writers", rw.key)
-	rw.prefix = rwPrefix(rw.key)
+	rw.channel, rw.writers = ns[0], ns[1]
+	// rwPrefix(key), which the channel's name ends with: no allocation.
+	rw.prefix = rw.channel[len("redisson_rwlock:"):]
 	return rw, nil
 }
 
