@@ -63,6 +63,9 @@ type watchdog struct {
 	// owner id read from the ended hold's context), whose loss deadline the
 	// grant keeps within it. Guarded by mu.
 	orphans map[holdKey]extendsInFlight
+	// orphaned is len(orphans), set under mu: a grant reads it without mu,
+	// and looks up orphans (under mu) only when there are some.
+	orphaned atomic.Int32
 
 	renewals, batches atomic.Int64 // confirmed renewals and round trips, for observability
 
@@ -173,6 +176,7 @@ func (w *watchdog) remove(r *renewal) time.Time {
 		}
 		e.n++
 		w.orphans[id] = e
+		w.orphaned.Store(int32(len(w.orphans)))
 	}
 	w.mu.Unlock()
 	return bound
@@ -201,6 +205,11 @@ func (w *watchdog) soon(r *renewal) {
 // orphanBound is the bound an orphaned renewal in flight sets on a new hold
 // of id (see orphans); ok is false for none.
 func (w *watchdog) orphanBound(id holdKey) (at time.Time, ok bool) {
+	if w.orphaned.Load() == 0 {
+		// As if read under mu: an orphan counted after this load was
+		// counted after the lookup it saves would have been made.
+		return monoTime(0), false
+	}
 	w.mu.Lock()
 	e, ok := w.orphans[id]
 	w.mu.Unlock()
@@ -217,6 +226,7 @@ func (w *watchdog) settledLocked(r *renewal) {
 	id := holdID(r.h.key, r.h.field)
 	if e := w.orphans[id]; e.n <= 1 {
 		delete(w.orphans, id)
+		w.orphaned.Store(int32(len(w.orphans)))
 	} else {
 		e.n--
 		w.orphans[id] = e
