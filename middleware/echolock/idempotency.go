@@ -162,7 +162,8 @@ var (
 	// ErrIdempotencyClaimLost: the request's claim on its key ended while the
 	// handler ran (Redis lost it or could not renew it in time) and the
 	// handler wrote nothing; the handler's context ended with
-	// idempotency.ErrClaimLost. The key is not stored: a retry runs again.
+	// idempotency.ErrClaimLost. The key is not stored: a retry runs again
+	// (Retry-After: 1 says when).
 	ErrIdempotencyClaimLost = echo.NewHTTPError(http.StatusServiceUnavailable, "Idempotency-Key claim lost while handling the request")
 	ErrIdempotencyStore     = echo.NewHTTPError(http.StatusServiceUnavailable, "idempotency store unavailable")
 	ErrIdempotencyBudget    = echo.NewHTTPError(http.StatusTooManyRequests, "too many stored Idempotency-Key responses for this client")
@@ -359,15 +360,17 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			ctx := req.Context()
 			res, err := store.Reserve(ctx, scope, key, fp)
 			if err != nil {
-				if ctx.Err() != nil { // the client has gone; Redis may be fine
+				// A 503 says when to try again, as the lock middleware's
+				// does for an unreachable Redis; also one for a request
+				// whose context ended meanwhile: a server-side deadline
+				// (ContextTimeout) leaves the client waiting for it.
+				c.Response().Header().Set("Retry-After", "1")
+				if ctx.Err() != nil { // the client has gone, or its deadline passed; Redis may be fine
 					config.OnOutcome.Report(ctx, scriptlock.RequestCanceled)
 					return fail(c, ErrIdempotencyStore, err)
 				}
 				config.Logger.ErrorContext(ctx, "echolock: idempotency store unavailable", "err", err)
 				config.OnOutcome.Report(ctx, scriptlock.RequestRedisDown)
-				// A 503 says when to try again, as the lock middleware's
-				// does for an unreachable Redis.
-				c.Response().Header().Set("Retry-After", "1")
 				return fail(c, ErrIdempotencyStore, err)
 			}
 			switch res.State {
@@ -491,6 +494,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				} else if _, ok := cause.(*echo.HTTPError); ok {
 					cause = fmt.Errorf("handler: %w", cause) // keep the 503, see fail
 				}
+				// The retry runs the request: say when, as for a lost lock.
+				c.Response().Header().Set("Retry-After", "1")
 				err = fail(c, ErrIdempotencyClaimLost, cause)
 				c.Error(err)
 			case err != nil:
