@@ -704,10 +704,16 @@ type recorder struct {
 // underlying writer (http.ServeContent on c.Response().Writer, ...), past
 // echo.Response's bookkeeping: the status stored, and checked by
 // StoreStatus, is the one the client got, and Echo's error handler does not
-// write a second answer.
+// write a second answer. echo.Response also takes an informational status
+// (103 Early Hints written through it) for the answer: the final status
+// sent after it is the answer's, and with none sent yet the answer has not
+// begun (net/http sends 200 once the handler returns).
 func (r *recorder) sync(res *echo.Response) {
-	if r.status != 0 && !res.Committed {
+	switch {
+	case r.status != 0:
 		res.Committed, res.Status = true, r.status
+	case res.Committed && res.Status < http.StatusOK && res.Status != http.StatusSwitchingProtocols:
+		res.Committed = false
 	}
 }
 
