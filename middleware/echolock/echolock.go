@@ -422,8 +422,13 @@ func (config LockConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			herr := next(c)
 			returned = true
 			c.Response().Writer = tw.ResponseWriter
-			if tw.status != 0 && !c.Response().Committed {
-				c.Response().Committed, c.Response().Status = true, tw.status
+			switch res := c.Response(); {
+			case tw.status != 0:
+				res.Committed, res.Status = true, tw.status
+			case res.Committed && res.Status < http.StatusOK && res.Status != http.StatusSwitchingProtocols:
+				// Only 103 Early Hints went through echo.Response, which
+				// takes it for the answer: the answer has not begun.
+				res.Committed = false
 			}
 			c.SetRequest(req)
 			config.OnOutcome.Report(ctx, core.HeldOutcome(lctx))
