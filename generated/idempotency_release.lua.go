@@ -14,10 +14,12 @@ const idempotencyReleaseSource = `#!lua flags=allow-oom
 -- IdempotencyRelease drops a claim that will not be completed (the request
 -- failed in a way that is not stored), so the client can retry with the key,
 -- and gives its bytes back to the scope's usage (see IdempotencyReserve).
--- When the key has no record, it leaves a tombstone for the token (state 3,
+-- When the token holds no running claim on the key (the key has no record,
+-- or another request's), it marks the token released (KEYS[4], kept
 -- for ttl): a reserve of that token still in flight on another connection,
 -- whose caller gave up waiting for it, then claims nothing when it arrives,
--- while any other request's reserve takes the key as if it were free.
+-- also after the request that held the key meanwhile has released it, while
+-- any other request's reserve takes the key as if it were free.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
 -- Not marked retryable: the client does not repeat it by itself. The
 -- store repeats it while its outcome is unknown (then in the background),
@@ -25,6 +27,7 @@ const idempotencyReleaseSource = `#!lua flags=allow-oom
 -- @key    record
 -- @key    usage
 -- @key    sizes
+-- @key    released  the token's release mark
 -- @arg    token  string
 -- @arg    ttl    duration
 -- @return int64
@@ -41,36 +44,35 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   end
   return 1
 end
-if not rec[1] then
-  redis.call('hset', KEYS[1], 'state', '3', 'token', ARGV[1])
-  redis.call('pexpire', KEYS[1], ARGV[2])
-end
+redis.call('set', KEYS[4], '1', 'px', ARGV[2])
 return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "8c9835766faa2b34aa2a47bbdf292cfb28a6b014"
+const idempotencyReleaseSHA1 = "56989f551acaccfc17d4da49543757a6d68ca4f7"
 
 var idempotencyReleaseScript = rueidis.NewLuaScript(idempotencyReleaseSource)
 
 // IdempotencyRelease drops a claim that will not be completed (the request
 // failed in a way that is not stored), so the client can retry with the key,
 // and gives its bytes back to the scope's usage (see IdempotencyReserve).
-// When the key has no record, it leaves a tombstone for the token (state 3,
+// When the token holds no running claim on the key (the key has no record,
+// or another request's), it marks the token released (KEYS[4], kept
 // for ttl): a reserve of that token still in flight on another connection,
 // whose caller gave up waiting for it, then claims nothing when it arrives,
-// while any other request's reserve takes the key as if it were free.
+// also after the request that held the key meanwhile has released it, while
+// any other request's reserve takes the key as if it were free.
 // Reply 1: released; 0: not claimed by this token (or already completed).
 // Not marked retryable: the client does not repeat it by itself. The
 // store repeats it while its outcome is unknown (then in the background),
 // and hands a call that could not be sent to the background at once.
 //
 // Redis script flags: allow-oom.
-func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (int64, error) {
+func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, released string, token string, ttl time.Duration) (int64, error) {
 	if err := checkDurations("IdempotencyRelease", "ttl", ttl); err != nil {
 		return 0, err
 	}
-	keys := []string{record, usage, sizes}
+	keys := []string{record, usage, sizes, released}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyRelease", keys); err != nil {
 			return 0, err
@@ -82,11 +84,12 @@ func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, us
 
 // IdempotencyReleaseArgs holds the keys and arguments of one call in IdempotencyReleaseMulti.
 type IdempotencyReleaseArgs struct {
-	Record string
-	Usage  string
-	Sizes  string
-	Token  string
-	TTL    time.Duration
+	Record   string
+	Usage    string
+	Sizes    string
+	Released string // the token's release mark
+	Token    string
+	TTL      time.Duration
 }
 
 // IdempotencyReleaseReply is the reply to one call in IdempotencyReleaseMulti.
@@ -152,11 +155,11 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, token string, ttl time.Duration) (rueidis.Completed, error) {
+func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, released string, token string, ttl time.Duration) (rueidis.Completed, error) {
 	if err := checkDurations("IdempotencyRelease", "ttl", ttl); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{record, usage, sizes}
+	keys := []string{record, usage, sizes, released}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyRelease", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -173,7 +176,7 @@ func DecodeIdempotencyRelease(resp rueidis.RedisResult) (int64, error) {
 
 // idempotencyReleaseEncode returns the KEYS and ARGV of one IdempotencyRelease call.
 func idempotencyReleaseEncode(a *IdempotencyReleaseArgs) ([]string, []string) {
-	keys := []string{a.Record, a.Usage, a.Sizes}
+	keys := []string{a.Record, a.Usage, a.Sizes, a.Released}
 	args := []string{a.Token, msArg(a.TTL)}
 	return keys, args
 }

@@ -15,8 +15,10 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- first. The record is a hash: state (1 running, 2 done), fp (the request
 -- fingerprint), token (the claiming request's random id) and, once done, resp
 -- (the stored response). A claim lasts ttl unless renewed or completed.
--- State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
--- had not arrived yet: that token claims nothing, any other claims the key.
+-- A token that IdempotencyRelease marked released (its reserve had not
+-- arrived yet, the caller having given up on it) claims nothing; any other
+-- claims the key. State 3 is the tombstone earlier releases left for such a
+-- token instead, on a key without a record: read the same way.
 --
 -- The scope's usage (same hash slot as the record: the scope is the key's
 -- hash tag) bounds what one caller makes Redis keep: usage is a zset of the
@@ -41,6 +43,7 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- @key    record
 -- @key    usage
 -- @key    sizes
+-- @key    released     this token's release mark (see IdempotencyRelease)
 -- @arg    fingerprint  string
 -- @arg    token        string
 -- @arg    ttl          duration
@@ -70,6 +73,12 @@ if rec[1] == '3' and rec[3] == ARGV[2] then
   return {3, false, false}
 end
 if not rec[1] or rec[1] == '3' then
+  if redis.call('exists', KEYS[4]) == 1 then
+    -- Released before it arrived, perhaps while another request held the
+    -- key and since released it: no request would run under this claim.
+    prune()
+    return {3, false, false}
+  end
   local budget = tonumber(ARGV[4])
   local size = tonumber(ARGV[5])
   local old = 0
@@ -109,7 +118,7 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "3dce49aed348c1ea62955ff0fcc2652181e96a5a"
+const idempotencyReserveSHA1 = "af87c08b17aff29dd1d666d3609d40ab13c0437f"
 
 var idempotencyReserveScript = rueidis.NewLuaScript(idempotencyReserveSource)
 
@@ -124,8 +133,10 @@ type IdempotencyReserveResult struct {
 // first. The record is a hash: state (1 running, 2 done), fp (the request
 // fingerprint), token (the claiming request's random id) and, once done, resp
 // (the stored response). A claim lasts ttl unless renewed or completed.
-// State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
-// had not arrived yet: that token claims nothing, any other claims the key.
+// A token that IdempotencyRelease marked released (its reserve had not
+// arrived yet, the caller having given up on it) claims nothing; any other
+// claims the key. State 3 is the tombstone earlier releases left for such a
+// token instead, on a key without a record: read the same way.
 //
 // The scope's usage (same hash slot as the record: the scope is the key's
 // hash tag) bounds what one caller makes Redis keep: usage is a zset of the
@@ -147,7 +158,7 @@ type IdempotencyReserveResult struct {
 // Not marked retryable: the client does not repeat it by itself. Store.Reserve
 // repeats a call whose outcome is unknown, and fails at once on one that
 // could not be sent (no connection to Redis), as a lock acquisition does.
-func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (IdempotencyReserveResult, error) {
+func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, released string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (IdempotencyReserveResult, error) {
 	if err := checkNumbers("IdempotencyReserve", "budget", budget); err != nil {
 		return IdempotencyReserveResult{}, err
 	}
@@ -157,7 +168,7 @@ func IdempotencyReserve(ctx context.Context, c rueidis.Client, record string, us
 	if err := checkDurations("IdempotencyReserve", "ttl", ttl); err != nil {
 		return IdempotencyReserveResult{}, err
 	}
-	keys := []string{record, usage, sizes}
+	keys := []string{record, usage, sizes, released}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyReserve", keys); err != nil {
 			return IdempotencyReserveResult{}, err
@@ -172,6 +183,7 @@ type IdempotencyReserveArgs struct {
 	Record      string
 	Usage       string
 	Sizes       string
+	Released    string // this token's release mark (see IdempotencyRelease)
 	Fingerprint string
 	Token       string
 	TTL         time.Duration
@@ -246,7 +258,7 @@ func IdempotencyReserveMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
-func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, sizes string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (rueidis.Completed, error) {
+func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, sizes string, released string, fingerprint string, token string, ttl time.Duration, budget int64, claimSize int64) (rueidis.Completed, error) {
 	if err := checkNumbers("IdempotencyReserve", "budget", budget); err != nil {
 		return rueidis.Completed{}, err
 	}
@@ -256,7 +268,7 @@ func IdempotencyReserveCommand(c rueidis.Client, record string, usage string, si
 	if err := checkDurations("IdempotencyReserve", "ttl", ttl); err != nil {
 		return rueidis.Completed{}, err
 	}
-	keys := []string{record, usage, sizes}
+	keys := []string{record, usage, sizes, released}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("IdempotencyReserve", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -273,7 +285,7 @@ func DecodeIdempotencyReserve(resp rueidis.RedisResult) (IdempotencyReserveResul
 
 // idempotencyReserveEncode returns the KEYS and ARGV of one IdempotencyReserve call.
 func idempotencyReserveEncode(a *IdempotencyReserveArgs) ([]string, []string) {
-	keys := []string{a.Record, a.Usage, a.Sizes}
+	keys := []string{a.Record, a.Usage, a.Sizes, a.Released}
 	args := []string{a.Fingerprint, a.Token, msArg(a.TTL), strconv.FormatInt(a.Budget, 10), strconv.FormatInt(a.ClaimSize, 10)}
 	return keys, args
 }

@@ -139,7 +139,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"token", "ttl"},
 	File:      "scripts/idempotency_release.lua",
-	Keys:      []string{"record", "usage", "sizes"},
+	Keys:      []string{"record", "usage", "sizes", "released"},
 	Name:      "IdempotencyRelease",
 	ReadOnly:  false,
 	Retryable: false,
@@ -157,7 +157,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"fingerprint", "token", "ttl", "budget", "claimSize"},
 	File:      "scripts/idempotency_reserve.lua",
-	Keys:      []string{"record", "usage", "sizes"},
+	Keys:      []string{"record", "usage", "sizes", "released"},
 	Name:      "IdempotencyReserve",
 	ReadOnly:  false,
 	Retryable: false,

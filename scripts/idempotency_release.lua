@@ -2,10 +2,12 @@
 -- IdempotencyRelease drops a claim that will not be completed (the request
 -- failed in a way that is not stored), so the client can retry with the key,
 -- and gives its bytes back to the scope's usage (see IdempotencyReserve).
--- When the key has no record, it leaves a tombstone for the token (state 3,
+-- When the token holds no running claim on the key (the key has no record,
+-- or another request's), it marks the token released (KEYS[4], kept
 -- for ttl): a reserve of that token still in flight on another connection,
 -- whose caller gave up waiting for it, then claims nothing when it arrives,
--- while any other request's reserve takes the key as if it were free.
+-- also after the request that held the key meanwhile has released it, while
+-- any other request's reserve takes the key as if it were free.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
 -- Not marked retryable: the client does not repeat it by itself. The
 -- store repeats it while its outcome is unknown (then in the background),
@@ -13,6 +15,7 @@
 -- @key    record
 -- @key    usage
 -- @key    sizes
+-- @key    released  the token's release mark
 -- @arg    token  string
 -- @arg    ttl    duration
 -- @return int64
@@ -29,8 +32,5 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   end
   return 1
 end
-if not rec[1] then
-  redis.call('hset', KEYS[1], 'state', '3', 'token', ARGV[1])
-  redis.call('pexpire', KEYS[1], ARGV[2])
-end
+redis.call('set', KEYS[4], '1', 'px', ARGV[2])
 return 0

@@ -2,8 +2,10 @@
 -- first. The record is a hash: state (1 running, 2 done), fp (the request
 -- fingerprint), token (the claiming request's random id) and, once done, resp
 -- (the stored response). A claim lasts ttl unless renewed or completed.
--- State 3 is a tombstone IdempotencyRelease leaves for a token whose reserve
--- had not arrived yet: that token claims nothing, any other claims the key.
+-- A token that IdempotencyRelease marked released (its reserve had not
+-- arrived yet, the caller having given up on it) claims nothing; any other
+-- claims the key. State 3 is the tombstone earlier releases left for such a
+-- token instead, on a key without a record: read the same way.
 --
 -- The scope's usage (same hash slot as the record: the scope is the key's
 -- hash tag) bounds what one caller makes Redis keep: usage is a zset of the
@@ -28,6 +30,7 @@
 -- @key    record
 -- @key    usage
 -- @key    sizes
+-- @key    released     this token's release mark (see IdempotencyRelease)
 -- @arg    fingerprint  string
 -- @arg    token        string
 -- @arg    ttl          duration
@@ -57,6 +60,12 @@ if rec[1] == '3' and rec[3] == ARGV[2] then
   return {3, false, false}
 end
 if not rec[1] or rec[1] == '3' then
+  if redis.call('exists', KEYS[4]) == 1 then
+    -- Released before it arrived, perhaps while another request held the
+    -- key and since released it: no request would run under this claim.
+    prune()
+    return {3, false, false}
+  end
   local budget = tonumber(ARGV[4])
   local size = tonumber(ARGV[5])
   local old = 0

@@ -42,8 +42,9 @@
 // background retries below taking over a Complete or a Release. A
 // reservation whose reply does not come back in time may still be applied by
 // Redis later, so it is released in the background until Redis answers; a
-// release that arrives before its reservation leaves a short tombstone that
-// makes the late reservation claim nothing. A Complete that fails keeps the claim and is
+// release that arrives before its reservation leaves a short mark (for the
+// claim TTL) that makes the late reservation claim nothing, also when another
+// request held the key meanwhile and has released it since. A Complete that fails keeps the claim and is
 // retried in the background until Redis answers (or its claim could have
 // expired, when no retry can store it any more), so a request that ran is
 // never run again because its response could not be stored at first:

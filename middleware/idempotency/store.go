@@ -283,12 +283,19 @@ func (s *Store) scopeTag(scope string) string {
 }
 
 // keys names the Redis keys one record's scripts touch.
-type keys struct{ record, usage, sizes string }
+type keys struct{ tag, record, usage, sizes string }
 
 func (s *Store) keys(scope, key string) keys {
 	tag := s.scopeTag(scope)
-	return keys{record: tag + ":" + core.EscapeKey(key), usage: tag + "#usage", sizes: tag + "#sizes"}
+	return keys{tag: tag, record: tag + ":" + core.EscapeKey(key), usage: tag + "#usage", sizes: tag + "#sizes"}
 }
+
+// released names the mark a release leaves for token (one reservation's,
+// on this key) when token holds no running claim on the key (see
+// IdempotencyRelease): a reservation of token still on its way claims
+// nothing when it arrives. It shares the scope's hash tag; no record key
+// spells it (those have ':' after the tag).
+func (k keys) released(token string) string { return k.tag + "#released:" + token }
 
 // Bytes accounted per record besides the response, about what Redis spends on
 // the record's key, fields and usage entries.
@@ -329,7 +336,7 @@ type Reservation struct {
 func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
 	if err := ctx.Err(); err != nil {
 		// Nothing sent, nothing to undo: a request whose client has gone
-		// leaves no record (not even a release tombstone) in Redis.
+		// leaves no record (not even a release mark) in Redis.
 		return Reservation{}, err
 	}
 	if err := checkKey(key, s.maxKeyLen); err != nil {
@@ -347,7 +354,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 		// is not answered "in flight" until the claim TTL runs out. A server
 		// out of memory ran nothing (it refuses a script's first write that
 		// may use memory, and the claim is this script's first write), and
-		// an undo would write a tombstone to a full server. A call that never
+		// an undo would write a release mark to a full server. A call that never
 		// left this process claimed nothing either.
 		if re, ok := rueidis.IsRedisErr(err); reached && (!ok || !strings.HasPrefix(re.Error(), "OOM ")) {
 			return Reservation{}, s.undo(k, token, err)
@@ -380,7 +387,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 // timeout. sent reports whether any call may have reached Redis.
 func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r generated.IdempotencyReserveResult, sent bool, err error) {
 	sent, err = repeat(ctx, func() error {
-		r, err = generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, fp, token, s.claimTTL, s.budget, recordOverhead)
+		r, err = generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), fp, token, s.claimTTL, s.budget, recordOverhead)
 		return err
 	})
 	return r, sent, err
@@ -639,7 +646,7 @@ func (s *Store) undo(k keys, token string, err error) error {
 // undoUntil is undo for a claim that cannot live past deadline.
 func (s *Store) undoUntil(deadline time.Time, k keys, token string, err error) error {
 	return s.background(true, deadline, err, func(ctx context.Context) error {
-		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), token, s.claimTTL)
 		return err
 	})
 }
@@ -718,7 +725,7 @@ func (s *Store) release(ctx context.Context, k keys, token string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	defer cancel()
 	_, err := repeat(ctx, func() error {
-		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, token, s.claimTTL)
+		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), token, s.claimTTL)
 		return err
 	})
 	return err

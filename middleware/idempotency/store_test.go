@@ -199,8 +199,8 @@ func TestFingerprint(t *testing.T) {
 }
 
 // TestReleaseBeforeReserve: a release that reaches Redis before the
-// reservation it undoes (they may travel on different connections) leaves a
-// tombstone, so the late reservation claims nothing while another request's
+// reservation it undoes (they may travel on different connections) marks
+// its token released, so the late reservation claims nothing while another request's
 // reservation takes the key.
 func TestReleaseBeforeReserve(t *testing.T) {
 	node := redistest.Server(t)
@@ -208,21 +208,22 @@ func TestReleaseBeforeReserve(t *testing.T) {
 	ctx := context.Background()
 	p := redistest.Prefix(t) + "{s}"
 	key, usage, sizes := p+":k", p+"#usage", p+"#sizes"
-	if n, err := generated.IdempotencyRelease(ctx, c, key, usage, sizes, "late", time.Minute); err != nil || n != 0 {
+	released := func(token string) string { return p + "#released:" + token }
+	if n, err := generated.IdempotencyRelease(ctx, c, key, usage, sizes, released("late"), "late", time.Minute); err != nil || n != 0 {
 		t.Fatalf("release of an absent record: %d, %v", n, err)
 	}
-	r, err := generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "late", time.Minute, 0, 256)
+	r, err := generated.IdempotencyReserve(ctx, c, key, usage, sizes, released("late"), "fp", "late", time.Minute, 0, 256)
 	if err != nil || r.State != 3 {
 		t.Fatalf("late reservation: %+v, %v; want state 3 (released)", r, err)
 	}
 	if n, err := generated.IdempotencyComplete(ctx, c, key, usage, sizes, "late", []byte("x"), time.Minute, 256); err != nil || n != 0 {
 		t.Errorf("complete on a tombstone: %d, %v; want 0", n, err)
 	}
-	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "other", time.Minute, 0, 256)
+	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, released("other"), "fp", "other", time.Minute, 0, 256)
 	if err != nil || r.State != 0 {
 		t.Fatalf("other request: %+v, %v; want claimed", r, err)
 	}
-	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, "fp", "late", time.Minute, 0, 256)
+	r, err = generated.IdempotencyReserve(ctx, c, key, usage, sizes, released("late"), "fp", "late", time.Minute, 0, 256)
 	if err != nil || r.State != 1 {
 		t.Errorf("late reservation after another claim: %+v, %v; want in flight", r, err)
 	}
