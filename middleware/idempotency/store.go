@@ -396,7 +396,8 @@ func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r genera
 // repeat makes call, a script call that changes nothing twice, until Redis
 // answers it or ctx ends, again while its outcome is unknown (a connection
 // that broke under it, a server still loading its data). A call that could
-// not be sent ends it at once. sent reports whether a call may have reached
+// not be sent ends it at once, unless the connection's opening was canceled
+// by another call's context. sent reports whether a call may have reached
 // Redis.
 func repeat(ctx context.Context, call func() error) (sent bool, err error) {
 	backoff := 5 * time.Millisecond
@@ -410,6 +411,11 @@ func repeat(ctx context.Context, call func() error) (sent bool, err error) {
 		case redisErr && !re.IsLoading():
 			return true, err // Redis answered: the script ran, or was refused
 		case redisErr: // LOADING: nothing ran, try again
+		case notSent(err) && errors.Is(err, context.Canceled) && ctx.Err() == nil:
+			// A connection whose opening another call's context canceled:
+			// rueidis opens it once for every call waiting on it, with the
+			// context of the first. Nothing ran and Redis may be fine: try
+			// again on a new one.
 		case notSent(err):
 			return sent, err
 		default:
