@@ -1253,6 +1253,15 @@ func replyOf(r parse.Return, call *parse.Call, short bool) (replyKind, string) {
 	var got replyKind
 	var what string
 	switch r.Kind {
+	case parse.ReturnUnknown:
+		if !r.Table {
+			return replyUnknown, ""
+		}
+		// A local holding a table, whatever the script put in it since.
+		got, what = replyArr, "an array (a table)"
+		if short {
+			what = "a table"
+		}
 	case parse.ReturnNil:
 		got, what = replyNil, "nil"
 	case parse.ReturnInt:

@@ -703,6 +703,11 @@ func (w *walker) stmt(s ast.Stmt) {
 				if t := w.tableLocal(a.Object); t != nil {
 					w.spoil(t) // t.k = v
 				}
+				if id, ok := a.Object.(*ast.IdentExpr); ok && replyField(a.Key) {
+					if t, _ := w.lookup(id.Value); t != nil && t.reply.Table {
+						t.reply = Return{Kind: ReturnUnknown} // t.ok = ...: no longer an array
+					}
+				}
 				if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
 					w.changed(id.Value) // ARGV[n] = v
 				}
@@ -2431,7 +2436,7 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 			r.Named = nil
 		}
 	case *ast.IdentExpr:
-		if l, _ := w.lookup(x.Value); l != nil && (l.reply.Kind != ReturnUnknown || l.reply.Fraction != "") {
+		if l, _ := w.lookup(x.Value); l != nil && (l.reply.Kind != ReturnUnknown || l.reply.Fraction != "" || l.reply.Table) {
 			from := l.reply
 			r = from
 			r.Pos, r.Local, r.From = pos, x.Value, from.Pos
@@ -2774,6 +2779,21 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 	return at
 }
 
+// replyField reports whether key (of a table's field) is one Redis reads
+// to reply a returned table otherwise than as an array: {err = ...} is an
+// error, {ok = ...} a status, {double = ...} a double, and so on.
+func replyField(key ast.Expr) bool {
+	k, ok := key.(*ast.StringExpr)
+	if !ok {
+		return false
+	}
+	switch k.Value {
+	case "err", "ok", "double", "big_number", "map", "set", "verbatim_string":
+		return true
+	}
+	return false
+}
+
 // replyOf is the reply the value of e gives if returned, as a Return at the
 // line of e; call is the index in File.Calls e's own redis.call will have.
 // A table is unknown: it can be changed after it is made (t.x = ..., table.insert).
@@ -2781,7 +2801,9 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 	r := Return{Pos: Pos{Line: e.Line()}}
 	switch x := e.(type) {
 	case *ast.TableExpr:
-		r.Table = true
+		// Redis replies a table with one of these fields otherwise than
+		// as an array ({ok = ...} as a status).
+		r.Table = !slices.ContainsFunc(x.Fields, func(f *ast.Field) bool { return replyField(f.Key) })
 		return r
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(x.Value); l != nil {
