@@ -1858,6 +1858,14 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "an and/or that may give nil in a returned table",
+			src: "-- @key k\n-- @return {a string?, b int64?, c int64?}\nlocal v = redis.call('GET', KEYS[1])\nif redis.call('EXISTS', KEYS[1]) == 0 then\n  return {v or false, 5, 6}\nend\n" +
+				"if v then\n  return {v, 5, v and 6 or nil}\nend\nreturn {v or nil, redis.call('STRLEN', KEYS[1]) > 0 and 1 or nil, 5}\n",
+			want: []string{
+				`scripts/x.lua:10:8: warning: value 1 of the returned table is an and/or that may give nil: Redis ends an array at its first nil, so the caller then gets 0 values, not 3; put false in place of nil there (... or false): false reaches the caller as nil`,
+			},
+		},
+		{
 			name: "a fraction in a record's integer field",
 			src:  "-- @arg n int64\n-- @return {a float64, b int64}\nreturn {tostring(ARGV[1] / 2), ARGV[1] - 0.5}\n",
 			want: []string{

@@ -51,3 +51,38 @@ func TestNilElementAgreesWithServer(t *testing.T) {
 		}
 	}
 }
+
+// TestEitherNilElementAgreesWithServer: an and/or giving a literal nil in a
+// returned table ends Redis's array there, so the values after it are lost
+// ({v or nil, 5} reaches the caller as no values on a missing key), which
+// the checker warns of; false in its place reaches the caller as nil.
+func TestEitherNilElementAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		body, warn string
+		n          int // the values the server replies on a missing key
+	}{
+		{"return {redis.call('GET', KEYS[1]) or nil, 'b'}",
+			"scripts/x.lua:3:8: warning: value 1 of the returned table is an and/or that may give nil: Redis ends an array at its first nil, so the caller then gets 0 values, not 2; put false in place of nil there (... or false): false reaches the caller as nil", 0},
+		{"return {redis.call('GET', KEYS[1]) or false, 'b'}", "", 2},
+		{"return {'a', redis.call('GET', KEYS[1]) or nil}", "", 1},
+	} {
+		src := "-- @key k\n-- @return {a string?, b string?}\n" + tc.body + "\n"
+		_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := warnings.Error(); got != tc.warn {
+			t.Errorf("%s: checker:\n%s\nwant:\n%s", tc.body, got, tc.warn)
+		}
+		vals, err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}missing").Build()).ToArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vals) != tc.n {
+			t.Errorf("%s: the server replied %d values, want %d", tc.body, len(vals), tc.n)
+		}
+	}
+}

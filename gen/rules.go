@@ -289,6 +289,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			}
 		}
 	}
+	for _, ret := range pf.Returns {
+		checkEitherNilElems(ret, pf.Calls, warn)
+	}
 	if r.haveReturn && pf.SetResp {
 		resp3 := resp3Line(pf.RedisLibCalls)
 		for _, ret := range pf.Returns {
@@ -310,6 +313,31 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 	return errs
+}
+
+// checkEitherNilElems warns of an and/or among the values of a returned
+// table, other than the last, that may give a literal nil ({v or nil, 5}):
+// Redis ends the array there, and the values after it are lost. (The last
+// one is the element checks' business: a missing value reads as nil.)
+func checkEitherNilElems(ret parse.Return, calls []parse.Call, warn func(parse.Pos, string, ...any)) {
+	if ret.Kind != parse.ReturnArray || ret.Len < 0 {
+		return
+	}
+	for i, el := range ret.Elems {
+		if i == ret.Len-1 {
+			break
+		}
+		if el.Kind != parse.ReturnEither || !slices.ContainsFunc(givenAlts(el.Alts, calls), func(a parse.Return) bool { return a.LuaNil }) {
+			continue
+		}
+		values := "values"
+		if i == 1 {
+			values = "value"
+		}
+		warn(ret.Pos, "value %d of the returned table is an and/or that may give nil: Redis ends an array at its first nil, so the caller then gets %d %s, not %d; put false in place of nil there (... or false): false reaches the caller as nil",
+			i+1, i, values, ret.Len)
+		return
+	}
 }
 
 // everything are the commands whose reply lists every key, member, field

@@ -268,6 +268,9 @@ type Return struct {
 	// ("a division", "a product with 0.9"), which Redis truncates toward
 	// zero in its integer reply; empty otherwise.
 	Fraction string
+	// LuaNil is set on a literal nil that an and/or may give (ReturnNil is
+	// also false): in a table, Redis ends the array there.
+	LuaNil bool
 	// Table is set on the value of a local assigned a table constructor
 	// (its Kind unknown: what the script puts in it is not followed).
 	Table bool

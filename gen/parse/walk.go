@@ -2541,6 +2541,7 @@ func (w *walker) eitherOf(e ast.Expr) []either {
 		if r.Kind == ReturnCall {
 			r.Kind = ReturnUnknown // not reached: calls are taken above
 		}
+		_, r.LuaNil = e.(*ast.NilExpr)
 		return []either{{Ret: r}}
 	}
 	lhs, rhs := w.eitherOf(x.Lhs), w.eitherOf(x.Rhs)
