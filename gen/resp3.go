@@ -14,25 +14,57 @@ import (
 // redis.setresp above it, read from top to bottom, when that is
 // redis.setresp(3). A call with any other argument (2, or one the checker
 // cannot read) ends it, so nothing is reported that may not hold.
-func resp3Line(calls []parse.RedisLibCall) func(parse.Pos) int {
-	var sets []parse.RedisLibCall
-	for _, c := range calls {
-		if c.Name == "setresp" {
-			sets = append(sets, c)
+//
+// One written in a local function (funcs) runs when the function does: it
+// holds below it in the function's body, and, as the last one there leaves
+// the protocol, after each call of the function by name; not where the
+// function is written, nor at all for a function never called. One in a
+// function that may run out of sight (passed as a value, not a local
+// function) is read where it is written.
+func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) int {
+	type set struct {
+		at   parse.Pos
+		line int         // of the redis.setresp(3), 0 for another call
+		in   *parse.Func // nil: everywhere below; else in this function only
+	}
+	lineOf := func(c parse.RedisLibCall) int {
+		if c.First.Type == parse.OperandNumber && c.First.Text == "3" {
+			return c.Pos.Line
 		}
+		return 0
 	}
 	before := func(a, b parse.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
-	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].Pos, sets[j].Pos) })
+	var sets []set
+	last := map[int]parse.RedisLibCall{} // the last one in each function, by Fn
+	for _, c := range calls {
+		if c.Name != "setresp" {
+			continue
+		}
+		if c.Fn <= 0 || c.Fn > len(funcs) || funcs[c.Fn-1].Escaped {
+			sets = append(sets, set{at: c.Pos, line: lineOf(c)})
+			continue
+		}
+		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1]})
+		if l, ok := last[c.Fn]; !ok || before(l.Pos, c.Pos) {
+			last[c.Fn] = c
+		}
+	}
+	for fn, c := range last {
+		for _, at := range funcs[fn-1].Calls {
+			sets = append(sets, set{at: at, line: lineOf(c)})
+		}
+	}
+	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].at, sets[j].at) })
 	return func(p parse.Pos) int {
 		line := 0
-		for _, c := range sets {
-			if !before(c.Pos, p) {
+		for _, s := range sets {
+			if !before(s.at, p) {
 				break
 			}
-			line = 0
-			if c.First.Type == parse.OperandNumber && c.First.Text == "3" {
-				line = c.Pos.Line
+			if s.in != nil && (p.Line < s.in.Line || p.Line > s.in.LastLine) {
+				continue
 			}
+			line = s.line
 		}
 		return line
 	}

@@ -101,7 +101,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 
 	if pf.SetResp {
-		resp3 := resp3Line(pf.RedisLibCalls)
+		resp3 := resp3Line(pf.RedisLibCalls, pf.Funcs)
 		for _, o := range pf.Operations {
 			checkResp3Operation(o, pf.Calls, resp3, at)
 		}
@@ -293,7 +293,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		checkEitherNilElems(ret, pf.Calls, warn)
 	}
 	if r.haveReturn && pf.SetResp {
-		resp3 := resp3Line(pf.RedisLibCalls)
+		resp3 := resp3Line(pf.RedisLibCalls, pf.Funcs)
 		for _, ret := range pf.Returns {
 			checkResp3Return(ret, pf.Calls, r.ret, resp3, at)
 		}

@@ -342,6 +342,21 @@ type RedisLibCall struct {
 	// OperandString or OperandNumber with its literal (Text), or the field
 	// (Text redis.LOG_NOTICE) with OperandNumber; OperandUnknown otherwise.
 	First Operand
+	// Fn is 1 + the index in File.Funcs of the function the call is
+	// written in (the innermost), 0 for the main chunk.
+	Fn int
+}
+
+// Func is a function of the script holding a RedisLibCall: the lines of its
+// body, and where it runs.
+type Func struct {
+	Line, LastLine int
+	// Calls are the positions of its calls by name (of the name).
+	Calls []Pos
+	// Escaped is set when it may run where the checker cannot tell: it is
+	// no local function, or one also read otherwise (passed, stored,
+	// aliased).
+	Escaped bool
 }
 
 // Unpack is unpack(t) of the whole reply of a command.
@@ -444,6 +459,8 @@ type File struct {
 	// call and pcall (redis.log, redis.setresp, redis.error_reply, ...), and
 	// those of call and pcall without arguments.
 	RedisLibCalls []RedisLibCall
+	// Funcs are the functions RedisLibCalls are written in (their Fn).
+	Funcs []Func
 	// Unpacks are the calls unpack(t) of a whole command reply (t a direct
 	// call or a local holding one): Lua's stack takes about 8000 values.
 	Unpacks []Unpack
@@ -569,6 +586,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		*f = base
 		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets}
 		w.block(chunk)
+		w.settleFuncs()
 		w.settleUpvals()
 		w.settleParams()
 		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results

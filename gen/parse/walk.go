@@ -105,6 +105,11 @@ type walker struct {
 	// statement being walked (see ret), nil for values that are none.
 	calls     map[*ast.FuncCallExpr]int
 	elemCalls []*ast.FuncCallExpr
+	// funcs gives the functions in File.Funcs their index there, localFns
+	// are the local functions, and fnCalls where each is called by name.
+	funcs    map[*ast.FunctionExpr]int
+	localFns map[*ast.FunctionExpr]bool
+	fnCalls  map[*ast.FunctionExpr][]Pos
 	// altCalls are the calls of a returned and/or expression's values
 	// (ReturnEither's Alts and their Unless), and elemAlts those of an
 	// and/or expression among the values of a returned table.
@@ -745,6 +750,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				w.declare(s.Names[0], Value{Source: SourceUnknown}) // local function f: f is in scope in its body
 				l, _ := w.lookup(s.Names[0])
 				l.fnExpr = fn // its recursive calls pass its parameters values too
+				w.localFn(fn)
 			}
 		}
 		numArgs := w.numArgs(s.Exprs, len(s.Names))
@@ -764,6 +770,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				if fn, ok := s.Exprs[i].(*ast.FunctionExpr); ok {
 					l, _ := w.lookup(n)
 					l.fnExpr = fn
+					w.localFn(fn)
 				}
 				if t, ok := s.Exprs[i].(*ast.TableExpr); ok {
 					l, _ := w.lookup(n)
@@ -1164,6 +1171,11 @@ func (w *walker) expr(e ast.Expr) {
 				}
 				fn := l.fnExpr
 				w.called[fn] = true
+				if w.fnCalls == nil {
+					w.fnCalls = map[*ast.FunctionExpr][]Pos{}
+				}
+				pos, _ := w.identPos(id.Line(), id.Value)
+				w.fnCalls[fn] = append(w.fnCalls[fn], pos)
 				n := len(e.Args)
 				if fn.ParList != nil {
 					n = max(n, len(fn.ParList.Names))
@@ -1902,6 +1914,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					}
 				}
 			}
+		}
+		if len(w.fns) > 0 {
+			lc.Fn = w.funcIndex(w.fns[len(w.fns)-1])
 		}
 		w.f.RedisLibCalls = append(w.f.RedisLibCalls, lc)
 	}
@@ -2778,6 +2793,38 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 	}
 	w.expr(e)
 	return at
+}
+
+// localFn records that fn is a local function (local function f, local f =
+// function ...): the script calls it by name.
+func (w *walker) localFn(fn *ast.FunctionExpr) {
+	if w.localFns == nil {
+		w.localFns = map[*ast.FunctionExpr]bool{}
+	}
+	w.localFns[fn] = true
+}
+
+// funcIndex is 1 + the index of fn in File.Funcs, which it adds fn to.
+func (w *walker) funcIndex(fn *ast.FunctionExpr) int {
+	if i, ok := w.funcs[fn]; ok {
+		return i + 1
+	}
+	if w.funcs == nil {
+		w.funcs = map[*ast.FunctionExpr]int{}
+	}
+	w.funcs[fn] = len(w.f.Funcs)
+	w.f.Funcs = append(w.f.Funcs, Func{Line: fn.Line(), LastLine: fn.LastLine()})
+	return len(w.f.Funcs)
+}
+
+// settleFuncs sets, once the chunk is walked, where each function in
+// File.Funcs is called, and whether it escaped.
+func (w *walker) settleFuncs() {
+	for fn, i := range w.funcs {
+		f := &w.f.Funcs[i]
+		f.Calls = slices.Clone(w.fnCalls[fn])
+		f.Escaped = !w.localFns[fn] || w.escaped[fn]
+	}
 }
 
 // replyField reports whether key (of a table's field) is one Redis reads
