@@ -2,8 +2,11 @@ package gen
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/scriptlock/scriptlock/gen/parse"
@@ -28,7 +31,7 @@ func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) i
 		in   *parse.Func // nil: everywhere below; else in this function only
 	}
 	lineOf := func(c parse.RedisLibCall) int {
-		if c.First.Type == parse.OperandNumber && c.First.Text == "3" {
+		if v, ok := setrespVersion(c.First); ok && v == 3 {
 			return c.Pos.Line
 		}
 		return 0
@@ -68,6 +71,54 @@ func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) i
 		}
 		return line
 	}
+}
+
+// luaDecimal and luaHex are the numbers Lua 5.1 reads in a string
+// (luaO_str2d: strtod, then strtoul for a hexadecimal one), spaces around
+// them aside.
+var (
+	luaDecimal = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+	luaHex     = regexp.MustCompile(`^[+-]?0[xX][0-9a-fA-F]+$`)
+)
+
+// setrespVersion is the protocol redis.setresp(f) asks for, as Redis reads
+// its argument: Lua's tonumber (of a string too: 0 when it is no number),
+// truncated to an integer (so 3.5 and '3' ask for 3). ok is false when the
+// checker cannot tell.
+func setrespVersion(f parse.Operand) (v int, ok bool) {
+	var text string
+	switch f.Type {
+	case parse.OperandNumber:
+		text = f.Text
+	case parse.OperandString:
+		text = strings.Trim(f.Literal, " \t\n\v\f\r")
+		if !luaDecimal.MatchString(text) && !luaHex.MatchString(text) {
+			return 0, true
+		}
+	default:
+		return 0, false
+	}
+	var n float64
+	if luaHex.MatchString(text) {
+		neg := strings.HasPrefix(text, "-")
+		u, err := strconv.ParseUint(strings.TrimLeft(text, "+-")[2:], 16, 64)
+		if err != nil {
+			return 0, false
+		}
+		n = float64(u)
+		if neg {
+			n = -n
+		}
+	} else {
+		var err error
+		if n, err = strconv.ParseFloat(text, 64); err != nil {
+			return 0, false
+		}
+	}
+	if math.IsNaN(n) || math.Abs(n) >= 1<<31 {
+		return 0, false
+	}
+	return int(n), true // truncated toward zero, as C's (int) cast
 }
 
 // resp3Tokens are the options that give a reply of a resp3ElemsWith command

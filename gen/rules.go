@@ -418,7 +418,9 @@ func checkRedisLibCall(lc parse.RedisLibCall, at func(parse.Pos, string, ...any)
 			at(lc.Pos, "the log level of redis.log is %s: Redis fails the script at run time (\"Invalid debug level.\"); use redis.LOG_DEBUG, LOG_VERBOSE, LOG_NOTICE or LOG_WARNING", f.Text)
 		}
 	case "setresp":
-		if n, err := strconv.ParseFloat(f.Text, 64); f.Type == parse.OperandNumber && err == nil && n != 2 && n != 3 {
+		// Redis reads the argument as tonumber does, truncated: 3.5 and
+		// '3' are 3.
+		if v, ok := setrespVersion(f); ok && v != 2 && v != 3 {
 			at(lc.Pos, "redis.setresp(%s): Redis fails the script at run time (\"RESP version must be 2 or 3.\")", f.Text)
 		}
 	}
