@@ -13,10 +13,12 @@ import (
 )
 
 // resp3Line returns, for a position in the script, the line of the
-// redis.setresp(3) in effect there (0 when none): the last call of
-// redis.setresp above it, read from top to bottom, when that is
-// redis.setresp(3). A call with any other argument (2, or one the checker
-// cannot read) ends it, so nothing is reported that may not hold.
+// redis.setresp(3) that may be in effect there (0 when none): the last call
+// of redis.setresp above it, read from top to bottom, when that is
+// redis.setresp(3) (in an if too: RESP3 on one path at least). A call with
+// any other argument (2, or one the checker cannot read) ends it; in an if
+// or a loop, which may not run it, only below it in that statement, or
+// after it when the redis.setresp(3) is in it too.
 //
 // One written in a local function (funcs) runs when the function does: it
 // holds below it in the function's body, and, as the last one there leaves
@@ -26,9 +28,10 @@ import (
 // function) is read where it is written.
 func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) int {
 	type set struct {
-		at   parse.Pos
-		line int         // of the redis.setresp(3), 0 for another call
-		in   *parse.Func // nil: everywhere below; else in this function only
+		at          parse.Pos
+		line        int         // of the redis.setresp(3), 0 for another call
+		in          *parse.Func // nil: everywhere below; else in this function only
+		from, until int         // the lines of the if or loop it is in, if any
 	}
 	lineOf := func(c parse.RedisLibCall) int {
 		if v, ok := setrespVersion(c.First); ok && v == 3 {
@@ -44,10 +47,10 @@ func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) i
 			continue
 		}
 		if c.Fn <= 0 || c.Fn > len(funcs) || funcs[c.Fn-1].Escaped {
-			sets = append(sets, set{at: c.Pos, line: lineOf(c)})
+			sets = append(sets, set{at: c.Pos, line: lineOf(c), from: c.From, until: c.Until})
 			continue
 		}
-		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1]})
+		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1], from: c.From, until: c.Until})
 		if l, ok := last[c.Fn]; !ok || before(l.Pos, c.Pos) {
 			last[c.Fn] = c
 		}
@@ -64,10 +67,16 @@ func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) i
 			if !before(s.at, p) {
 				break
 			}
-			if s.in != nil && (p.Line < s.in.Line || p.Line > s.in.LastLine) {
-				continue
+			switch {
+			case s.in != nil && (p.Line < s.in.Line || p.Line > s.in.LastLine):
+			case s.line != 0:
+				line = s.line // RESP3, on one path at least
+			case s.until == 0, p.Line <= s.until, line >= s.from:
+				// Another protocol for sure: not in an if or a loop, or
+				// in it below the call, or after it when RESP3 was set in
+				// it too (if c then redis.setresp(3) ... redis.setresp(2) end).
+				line = 0
 			}
-			line = s.line
 		}
 		return line
 	}

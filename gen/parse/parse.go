@@ -345,6 +345,10 @@ type RedisLibCall struct {
 	// Fn is 1 + the index in File.Funcs of the function the call is
 	// written in (the innermost), 0 for the main chunk.
 	Fn int
+	// From and Until are the lines of the innermost if or loop (while,
+	// for) of its function the call is written in, which may not run it:
+	// 0 for none.
+	From, Until int
 }
 
 // Func is a function of the script holding a RedisLibCall: the lines of its

@@ -110,6 +110,9 @@ type walker struct {
 	funcs    map[*ast.FunctionExpr]int
 	localFns map[*ast.FunctionExpr]bool
 	fnCalls  map[*ast.FunctionExpr][]Pos
+	// conds are the lines of the if and loop statements being walked
+	// (of the innermost function), innermost last.
+	conds [][2]int
 	// altCalls are the calls of a returned and/or expression's values
 	// (ReturnEither's Alts and their Unless), and elemAlts those of an
 	// and/or expression among the values of a returned table.
@@ -684,6 +687,18 @@ func (w *walker) stmts(list []ast.Stmt) {
 }
 
 func (w *walker) stmt(s ast.Stmt) {
+	switch s.(type) {
+	case *ast.IfStmt, *ast.WhileStmt, *ast.NumberForStmt, *ast.GenericForStmt:
+		// A statement that may not run its body (an elseif has no lines
+		// of its own: it takes those of its if; repeat runs it once at
+		// least).
+		span := [2]int{s.Line(), s.LastLine()}
+		if n := len(w.conds); n > 0 && (span[0] == 0 || span[1] == 0) {
+			span = w.conds[n-1]
+		}
+		w.conds = append(w.conds, span)
+		defer func() { w.conds = w.conds[:len(w.conds)-1] }()
+	}
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		// A name assigned is no read of it; a global one is reported
@@ -1042,7 +1057,9 @@ func (w *walker) forIn(s *ast.GenericForStmt, listed int) {
 func (w *walker) function(f *ast.FunctionExpr) {
 	w.depth++
 	w.fns = append(w.fns, f)
-	defer func() { w.depth--; w.fns = w.fns[:len(w.fns)-1] }()
+	conds := w.conds
+	w.conds = nil // the body runs whole when the function does
+	defer func() { w.depth--; w.fns = w.fns[:len(w.fns)-1]; w.conds = conds }()
 	// The end of the body, if reached, returns nothing.
 	w.result(Value{Source: SourceNil})
 	w.push()
@@ -1917,6 +1934,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		}
 		if len(w.fns) > 0 {
 			lc.Fn = w.funcIndex(w.fns[len(w.fns)-1])
+		}
+		if n := len(w.conds); n > 0 {
+			lc.From, lc.Until = w.conds[n-1][0], w.conds[n-1][1]
 		}
 		w.f.RedisLibCalls = append(w.f.RedisLibCalls, lc)
 	}
