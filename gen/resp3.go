@@ -309,3 +309,46 @@ func calledName(command string, c *parse.Call) string {
 	}
 	return strings.ToUpper(command)
 }
+
+// checkResp3Read refuses a read of the reply of a call made after
+// redis.setresp(3) that is then a map or a set (an index, a field other than
+// map or set, ipairs, pairs: e.How is "index", "field name", "ipairs" or
+// "pairs"): RESP3 hands it to Lua as a table {map = {...}} or {set = {...}}
+// with nothing else in it, so each misses what the key holds.
+func checkResp3Read(e parse.ElemRead, calls []parse.Call, resp3 func(parse.Pos) int, at func(parse.Pos, string, ...any)) {
+	if e.Call < 0 || e.Call >= len(calls) {
+		return
+	}
+	c := calls[e.Call]
+	line := resp3(c.Pos)
+	info, ok := calledCommand(c.Command, &c)
+	if line == 0 || !ok {
+		return
+	}
+	what, field, holds := "a map", "map", "field = value"
+	switch {
+	case resp3MapReply(info.name, &c):
+	case resp3Sets[info.name] && (info.name != "SPOP" || len(c.Args) > 1):
+		what, field, holds = "a set", "set", "member = true"
+	default:
+		return
+	}
+	var subject string
+	switch {
+	case e.How == "ipairs":
+		subject = e.Text + " goes over nothing"
+	case e.How == "pairs":
+		subject = e.Text + " gives the one field " + field
+	case e.How == "field "+field:
+		return // h.map: the map itself
+	default:
+		subject = e.Text + " is always nil"
+	}
+	pos := e.Pos
+	if pos == (parse.Pos{}) {
+		pos = c.Pos
+	}
+	name := shownName(info.name)
+	at(pos, "%s: after redis.setresp(3) (line %d) %s replies %s, handed to Lua as a table {%s = {...}} with nothing else in it; read it as %s.%s (%s), or call %s before redis.setresp(3)",
+		subject, line, name, what, field, e.Obj, field, holds, name)
+}

@@ -108,6 +108,18 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		for _, c := range pf.Compares {
 			checkResp3False(c, pf.Calls, resp3, at)
 		}
+		for _, f := range pf.Fields {
+			obj, ok := strings.CutPrefix(f.Text, "redis.call(...)")
+			if ok {
+				obj = "redis.call(...)"
+			} else if i := strings.IndexAny(f.Text, ".["); i > 0 {
+				obj = f.Text[:i] // h of h.owner, h[f]
+			}
+			checkResp3Read(parse.ElemRead{Pos: f.Pos, How: "field " + f.Name, Text: f.Text, Obj: obj, Call: f.Call}, pf.Calls, resp3, at)
+		}
+		for _, e := range pf.ElemReads {
+			checkResp3Read(e, pf.Calls, resp3, at)
+		}
 	}
 	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
 		for _, c := range pf.Compares {

@@ -285,6 +285,18 @@ type FieldRead struct {
 	Call int // the index of the call in File.Calls
 }
 
+// ElemRead is t[k] (a key the walker cannot read as a string), ipairs(t)
+// or pairs(t) where t is a command's reply, directly or through a local
+// holding it: after redis.setresp(3), a map or set reply reaches Lua as a
+// table {map = ...} or {set = ...}, with nothing else in it.
+type ElemRead struct {
+	Pos  Pos    // of t; zero for a direct call: the call's position
+	How  string // "index", "ipairs" or "pairs"
+	Text string // t[1], ipairs(t), as written (redis.call(...) for a call)
+	Obj  string // t, as written
+	Call int    // the index of the call in File.Calls
+}
+
 // Truth is a command's reply (or a local holding one) tested for truth.
 type Truth struct {
 	Pos     Pos     // of the reply's call, or of the local's name
@@ -491,6 +503,9 @@ type File struct {
 	// Fields are reads of a named field (t.name, t['name']) of a command's
 	// reply.
 	Fields []FieldRead
+	// ElemReads are the reads of command replies by an index, ipairs or
+	// pairs.
+	ElemReads []ElemRead
 	// Truths are the command replies (and ARGV[n]) tested for truth: an
 	// if, elseif, while or until condition (or an operand of and/or in
 	// one), and not.

@@ -1167,6 +1167,15 @@ func (w *walker) expr(e ast.Expr) {
 				index = "[" + id.Value + "]"
 			}
 			w.fieldRead(e.Object, name, index)
+		} else {
+			index := "[...]"
+			switch k := e.Key.(type) {
+			case *ast.NumberExpr:
+				index = "[" + k.Value + "]"
+			case *ast.IdentExpr:
+				index = "[" + k.Value + "]"
+			}
+			w.elemRead(e.Object, "index", func(t string) string { return t + index })
 		}
 		if !w.tableRead(e.Object) {
 			w.expr(e.Object)
@@ -1179,6 +1188,9 @@ func (w *walker) expr(e ast.Expr) {
 			w.expr(f.Value)
 		}
 	case *ast.FuncCallExpr:
+		if id, ok := e.Func.(*ast.IdentExpr); ok && (id.Value == "ipairs" || id.Value == "pairs") && !w.isLocal(id.Value) && len(e.Args) == 1 {
+			w.elemRead(e.Args[0], id.Value, func(t string) string { return id.Value + "(" + t + ")" })
+		}
 		if id, ok := e.Func.(*ast.IdentExpr); ok && !w.dry {
 			// A call of a local function: what it passes each parameter.
 			if l, _ := w.lookup(id.Value); l != nil && l.fnExpr != nil {
@@ -1439,6 +1451,28 @@ func (w *walker) fieldRead(obj ast.Expr, name, index string) {
 		}
 		pos, _ := w.identPos(x.Line(), x.Value)
 		w.f.Fields = append(w.f.Fields, FieldRead{Pos: pos, Text: x.Value + index, Name: name, Call: l.reply.Call})
+	}
+}
+
+// elemRead records a read of obj by an index, ipairs or pairs (how) when
+// obj is a command's reply, as fieldRead does; text gives what is written
+// from obj's text.
+func (w *walker) elemRead(obj ast.Expr, how string, text func(string) string) {
+	if w.dry {
+		return
+	}
+	switch x := obj.(type) {
+	case *ast.FuncCallExpr:
+		if c, ok := callReply(x, len(w.f.Calls)); ok && c.CallFunc == "redis.call" {
+			w.f.ElemReads = append(w.f.ElemReads, ElemRead{How: how, Text: text("redis.call(...)"), Obj: "redis.call(...)", Call: c.Call})
+		}
+	case *ast.IdentExpr:
+		l, _ := w.lookup(x.Value)
+		if l == nil || l.reply.Kind != ReturnCall || l.reply.CallFunc != "redis.call" {
+			return
+		}
+		pos, _ := w.identPos(x.Line(), x.Value)
+		w.f.ElemReads = append(w.f.ElemReads, ElemRead{Pos: pos, How: how, Text: text(x.Value), Obj: x.Value, Call: l.reply.Call})
 	}
 }
 
