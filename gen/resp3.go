@@ -27,6 +27,17 @@ import (
 // function that may run out of sight (passed as a value, not a local
 // function) is read where it is written.
 func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) int {
+	return protocolLine(calls, funcs, false)
+}
+
+// maybeResp3Line is resp3Line with a call of redis.setresp whose argument
+// the checker cannot read taken as redis.setresp(3): where RESP3 may be in
+// effect, so that the RESP2 checks stay out.
+func maybeResp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) int {
+	return protocolLine(calls, funcs, true)
+}
+
+func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 bool) func(parse.Pos) int {
 	type set struct {
 		at          parse.Pos
 		line        int         // of the redis.setresp(3), 0 for another call
@@ -34,7 +45,7 @@ func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) i
 		from, until int         // the lines of the if or loop it is in, if any
 	}
 	lineOf := func(c parse.RedisLibCall) int {
-		if v, ok := setrespVersion(c.First); ok && v == 3 {
+		if v, ok := setrespVersion(c.First); ok && v == 3 || !ok && unknownIs3 {
 			return c.Pos.Line
 		}
 		return 0

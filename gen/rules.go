@@ -61,6 +61,35 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		errs = append(errs, e)
 	}
 
+	// After redis.setresp(3), replies reach Lua (and a return the caller)
+	// in RESP3 shapes, which the RESP2 checks do not read: they are left to
+	// the RESP3 ones. What RESP3 cannot reach (a reply of a call made
+	// before it, a return above it) is checked as in any script.
+	resp3, maybe3 := func(parse.Pos) int { return 0 }, func(parse.Pos) int { return 0 }
+	if pf.SetResp {
+		resp3, maybe3 = resp3Line(pf.RedisLibCalls, pf.Funcs), maybeResp3Line(pf.RedisLibCalls, pf.Funcs)
+	}
+	callIn3 := func(i int) bool { return i >= 0 && i < len(pf.Calls) && maybe3(pf.Calls[i].Pos) != 0 }
+	opIn3 := func(o parse.Operand) bool { return o.Type == parse.OperandReply && callIn3(o.Call) }
+	var retIn3 func(ret parse.Return) bool
+	retIn3 = func(ret parse.Return) bool {
+		if maybe3(ret.Pos) != 0 {
+			return true
+		}
+		if ret.Kind == parse.ReturnCall && (ret.Call < 0 || ret.Call >= len(pf.Calls)) {
+			return pf.SetResp // a call the checker cannot place
+		}
+		if ret.Kind == parse.ReturnCall && callIn3(ret.Call) {
+			return true
+		}
+		for _, list := range [][]parse.Return{ret.Elems, ret.Alts, ret.Unless} {
+			if slices.ContainsFunc(list, retIn3) {
+				return true
+			}
+		}
+		return false
+	}
+
 	r.libMisses = len(pf.UnknownLibFields) > 0
 	dynamic := false
 	for _, c := range pf.Calls {
@@ -74,7 +103,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 				at(a.Pos, "argument %d of %s is unpack(%s, %d, %d), but %s: it gives nil past them, and Redis refuses it at run time (\"Lua redis lib command arguments must be strings or integers\")",
 					i+1, c.Func, a.Unpacks, max(a.UnpackFrom, 1), a.UnpackTo, declared(map[string]string{"KEYS": "key", "ARGV": "arg"}[a.Unpacks], n))
 			}
-			if a.IndexOf > 0 && a.IndexOf <= len(pf.Calls) && !pf.SetResp {
+			if a.IndexOf > 0 && a.IndexOf <= len(pf.Calls) && !callIn3(a.IndexOf-1) {
 				checkIndexArg(a, c, pf.Calls[a.IndexOf-1], warn)
 			}
 		}
@@ -101,7 +130,6 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 
 	if pf.SetResp {
-		resp3 := resp3Line(pf.RedisLibCalls, pf.Funcs)
 		for _, o := range pf.Operations {
 			checkResp3Operation(o, pf.Calls, resp3, at)
 		}
@@ -121,18 +149,24 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			checkResp3Read(e, pf.Calls, resp3, at)
 		}
 	}
-	if !pf.SetResp { // RESP3 replies reach Lua in other shapes
-		for _, c := range pf.Compares {
+	for _, c := range pf.Compares {
+		if !opIn3(c.Left) && !opIn3(c.Right) {
 			checkCompare(c, pf.Calls, r.args, at)
 			checkStringOrder(c, pf.Calls, r.args, warn)
 		}
-		for _, f := range pf.Fields {
+	}
+	for _, f := range pf.Fields {
+		if !callIn3(f.Call) {
 			checkFieldRead(f, pf.Calls, at)
 		}
-		for _, t := range pf.Truths {
+	}
+	for _, t := range pf.Truths {
+		if !opIn3(t.Operand) {
 			checkTruth(t, pf.Calls, r.args, at)
 		}
-		for _, o := range pf.Operations {
+	}
+	for _, o := range pf.Operations {
+		if !opIn3(o.Operand) {
 			checkOperation(o, pf.Calls, at, warn)
 		}
 	}
@@ -281,8 +315,8 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	for _, nt := range pf.NumberTexts {
 		checkNumberText(nt, pf.Calls, r.args, warn)
 	}
-	if !pf.SetResp {
-		for _, ret := range pf.Returns {
+	for _, ret := range pf.Returns {
+		if !retIn3(ret) {
 			checkNamedFields(ret, at)
 			for _, e := range ret.NilElems {
 				if ret.Len < 0 {
@@ -305,13 +339,15 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		checkEitherNilElems(ret, pf.Calls, warn)
 	}
 	if r.haveReturn && pf.SetResp {
-		resp3 := resp3Line(pf.RedisLibCalls, pf.Funcs)
 		for _, ret := range pf.Returns {
 			checkResp3Return(ret, pf.Calls, r.ret, resp3, at)
 		}
 	}
-	if r.haveReturn && !pf.SetResp {
+	if r.haveReturn {
 		for _, ret := range pf.Returns {
+			if retIn3(ret) {
+				continue
+			}
 			checkReturnFraction(ret, r.ret, warn)
 			if ret.Kind == parse.ReturnOneOf {
 				checkOneOf(ret, pf.Calls, r.ret, at)
