@@ -12,8 +12,10 @@ import (
 // table reaches the caller as 1 (true) or nil (false): a nullable string or
 // float64 field reads the nil but not the integer, so the callers get a
 // *DecodeError whenever it is true. The checker must refuse it there, as
-// it does return ok for @return string?, and pass a nullable int64 or bool
-// field; the server replies the integer 1 at [0] for a key that exists.
+// it does return ok for @return string?, and pass a nullable int64 field
+// (a bool? one reads the nil of false as no value, and is refused too:
+// TestNullableBoolFalseAgreesWithServer); the server replies the integer 1
+// at [0] for a key that exists.
 func TestReturnedTableBooleanInNullableField(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -30,7 +32,8 @@ func TestReturnedTableBooleanInNullableField(t *testing.T) {
 		{"a local in a float64? field", "{a float64?, n int64}", local + "return {ok, 1}",
 			"scripts/x.lua:5:8: returns an array with ok, assigned at line 4: a Lua boolean at [0], but field a of @return {a float64?, n int64} needs a string reply"},
 		{"an int64? field", "{a int64?, n int64}", local + "return {ok, 1}", ""},
-		{"a bool? field", "{a bool?, n int64}", local + "return {ok, 1}", ""},
+		{"a bool? field", "{a bool?, n int64}", local + "return {ok, 1}",
+			"scripts/x.lua:5:8: returns an array with ok, assigned at line 4: a Lua boolean at [0], which Redis replies as nil when it is false, but field a of @return {a bool?, n int64} reads nil as no value, never as false: put 1 or 0 there (c and 1 or 0) for false to reach the callers, or declare it a bool, which reads nil as false"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X returns.\n-- @key k\n-- @return " + tc.ret + "\n" + tc.body + "\n"

@@ -1072,6 +1072,16 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		at(ret.Pos, "%s, but @return %s needs %s%s", subject, t.String(), wantText(t), hint)
 		return
 	}
+	if t.Kind == Bool && t.Nullable && falseBoolean(ret) {
+		// Redis replies false as nil, the decoder's "no value".
+		what := "a Lua boolean, which Redis replies as nil when it is false"
+		if ret.Kind == parse.ReturnNil {
+			what = "false, which Redis replies as nil"
+		}
+		at(ret.Pos, "%s, but @return %s reads nil as no value (ok is false), never as false: return 1 or 0 (c and 1 or 0) for false to reach the callers, or declare @return bool, which reads nil as false",
+			about(what), t.String())
+		return
+	}
 	if ret.Kind == parse.ReturnCall && t.Kind == Record && call != nil {
 		// One value per key or field given: more than the record's fields
 		// fail every call.
@@ -1158,6 +1168,22 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				alts = givenAlts(el0.Alts, calls)
 			}
 			for _, el := range alts {
+				if et.Kind == Bool && et.Nullable && falseBoolean(el) {
+					// Redis replies false as nil, the field's "no value".
+					what := "a Lua boolean"
+					if el.Kind == parse.ReturnNil {
+						what = "false"
+					}
+					if el.Local != "" {
+						what = fmt.Sprintf("%s, assigned at line %d: %s", el.Local, el.From.Line, what)
+					}
+					if either {
+						what = "an and/or that may give " + what
+					}
+					at(ret.Pos, "returns an array with %s at [%d], which Redis replies as nil when it is false, but %s reads nil as no value, never as false: put 1 or 0 there (c and 1 or 0) for false to reach the callers, or declare it a bool, which reads nil as false",
+						what, i, whose)
+					return
+				}
 				elCall := callOf(el, calls)
 				got, what := replyOf(el, elCall, true)
 				if got == replyUnknown {
@@ -1242,6 +1268,13 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 		}
 		at(ret.Pos, "%s, but @return %s is not nullable: declare @return %s?", subject, t.String(), t.String())
 	}
+}
+
+// falseBoolean reports whether a returned value is a Lua boolean that may
+// be false (a comparison, not x, a local holding one not tested true
+// before), or false itself.
+func falseBoolean(r parse.Return) bool {
+	return r.Boolean && (r.Kind == parse.ReturnBool && !r.NotNil || r.Kind == parse.ReturnNil)
 }
 
 // nilItems reports whether the array reply of a call c of command name may
