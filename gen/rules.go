@@ -1917,6 +1917,10 @@ func checkDouble(a parse.Arg, w argWord, where, name string, params []Param, at,
 			at(a.Pos, "%s reads %s there (%s), and %q is none: Redis refuses the call at run time", where, numberWord(w), w.name, *a.Literal)
 		} else if p := outOfDouble(*a.Literal); p != "" && !a.Number && a.NotString == "" && !open && !longDoubleOK[name+" "+w.name] && w.name != "timeout" {
 			at(a.Pos, "%s reads a double there (%s), and %s is %s: Redis refuses the call at run time, after the script's earlier writes; %s", where, w.name, *a.Literal, p, outOfDoubleFix(p))
+		} else if f, ok := doubleValue(a); ok && math.IsInf(f, 0) && longDoubleOK[name+" "+w.name] && (a.Number || !outOfDoubleRange(*a.Literal)) {
+			// inf, or a Lua number beyond a double (1e400), which Lua sends
+			// as inf; a string 1e400 is a long double's.
+			at(a.Pos, "%s reads a finite number there (%s), and %s is infinite: Redis refuses the call at run time (%q), after the script's earlier writes; give a finite number", where, w.name, *a.Literal, infiniteIncrement[name])
 		} else if r, ok := coordRange[w.name]; ok && coordCommands[name] {
 			if f, ok := doubleValue(a); ok && (f < r[0] || f > r[1]) {
 				at(a.Pos, "%s reads a %s there, from %s to %s, and %s is out of that range: Redis refuses the call at run time (\"ERR invalid longitude,latitude pair ...\"), after the script's earlier writes", where, w.name, strconv.FormatFloat(r[0], 'f', -1, 64), strconv.FormatFloat(r[1], 'f', -1, 64), *a.Literal)
@@ -1988,6 +1992,20 @@ var longDoubleOK = map[string]bool{
 	"HINCRBYFLOAT increment": true,
 }
 
+// infiniteIncrement is the error of each longDoubleOK command for an
+// infinite increment (TestInfiniteDoubleAgreesWithServer runs each).
+var infiniteIncrement = map[string]string{
+	"INCRBYFLOAT":  "ERR increment would produce NaN or Infinity",
+	"HINCRBYFLOAT": "ERR value is NaN or Infinity",
+}
+
+// outOfDoubleRange reports whether a number written in s is beyond a
+// double's largest (1e400), rather than inf itself.
+func outOfDoubleRange(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return errors.Is(err, strconv.ErrRange)
+}
+
 // outOfDouble says how a number literal strtod reads is out of a double's
 // range ("" when it is not): beyond its largest (strtod gives inf, and
 // ERANGE), or so small that it rounds to 0 (strtod gives 0, and ERANGE).
@@ -2017,6 +2035,9 @@ func outOfDoubleFix(problem string) string {
 // decimal forms), ok false when the checker does not read it.
 func doubleValue(a parse.Arg) (float64, bool) {
 	if a.Number {
+		if f, err := strconv.ParseFloat(*a.Literal, 64); errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0) {
+			return f, true // 1e400: Lua holds inf, and sends it so
+		}
 		return luaNumber(*a.Literal)
 	}
 	f, err := strconv.ParseFloat(*a.Literal, 64)
