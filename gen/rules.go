@@ -2057,11 +2057,20 @@ func numberWord(w argWord) string {
 
 // numberText reports whether Redis reads s as a floating-point number (as
 // strtod does: decimal, hex, inf; not nan), with a leading "(" when open (a
-// score range's exclusive bound). A Lua number literal is sent as a number
+// score range's exclusive bound, where leading spaces and an empty bound
+// are taken too). A Lua number literal is sent as a number
 // whatever its form.
 func numberText(s string, open bool) bool {
 	if open {
+		// A score range is read with strtod alone, which skips leading
+		// spaces and reads nothing as 0 ("", "("); blanks alone are none.
 		s = strings.TrimPrefix(s, "(")
+		if s == "" {
+			return true
+		}
+		if t := strings.TrimLeft(s, " \t\n\v\f\r"); t != "" {
+			s = t
+		}
 	}
 	if strings.Contains(s, "_") {
 		return false // Go's digit separator, which strtod stops at
