@@ -1566,7 +1566,7 @@ func TestCheckAccepts(t *testing.T) {
 			"redis.call('ZUNIONSTORE', KEYS[1], #KEYS - 1, unpack(KEYS, 2))\nredis.call('ZUNION', 3, KEYS[2], unpack(KEYS, 3))\nredis.call('LMPOP', ARGV[1], KEYS[2], 'LEFT')\nreturn nil\n"},
 		{"options with the options they need", "-- @key k\n-- @key dst\n-- @arg by string\n-- @return none\n" +
 			"redis.call('ZRANGE', KEYS[1], 0, -1, 'LIMIT', 0, 1, 'byscore')\nredis.call('ZRANGE', KEYS[1], 0, -1, ARGV[1], 'LIMIT', 0, 1)\nredis.call('ZRANGESTORE', KEYS[2], KEYS[1], '-', '+', 'BYLEX', 'LIMIT', 0, 1)\n" +
-			"redis.call('ZRANGE', KEYS[1], '-', '+', 'BYSCORE', 'WITHSCORES')\nredis.call('XADD', KEYS[1], 'MAXLEN', '~', 5, 'LIMIT', 10, '*', 'f', 'v')\nredis.call('XTRIM', KEYS[1], 'LIMIT', 10, 'MINID', '~', 5)\nreturn nil\n"},
+			"redis.call('ZRANGE', KEYS[1], '-inf', '+inf', 'BYSCORE', 'WITHSCORES')\nredis.call('XADD', KEYS[1], 'MAXLEN', '~', 5, 'LIMIT', 10, '*', 'f', 'v')\nredis.call('XTRIM', KEYS[1], 'LIMIT', 10, 'MINID', '~', 5)\nreturn nil\n"},
 		{"empty script", "-- @return none\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

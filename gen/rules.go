@@ -682,6 +682,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		return
 	}
 	checkNumeric(c, info.name, r.args, at, warn)
+	checkZRangeBounds(c, info.name, at)
 	checkStreamTimes(c, info.name, r.args, at)
 	checkOptions(c, info.name, at)
 	checkGroups(c, info.name, at)
