@@ -54,3 +54,56 @@ func TestReturnedTableLocalScalarAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestReturnedTableLocalElemsAgreeWithServer: a table local the script
+// never changes, returned, replies the values its constructor listed, as
+// the constructor returned itself does: each is checked against the record
+// field or list element that reads it. The server replies them so.
+func TestReturnedTableLocalElemsAgreeWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, ret, body, want string
+		nilAt                 int // the element the server replies nil (on a missing key), -1 for none
+	}{
+		{"a nil reply in a list", "[]string", "local t = {redis.call('GET', KEYS[1]), 'x'}\nreturn t",
+			"scripts/x.lua:5:8: returns an array with the reply of GET (a string or nil) at [0], which is nil when GET replies nil, but @return []string reads no nil there: the callers get a *DecodeError then; give it a default (redis.call(...) or '')", 0},
+		{"a string in an int64 field", "{a int64, b int64}", "local t = {'x', redis.call('INCR', KEYS[1])}\nreturn t",
+			"scripts/x.lua:5:8: returns an array with a string (\"x\") at [0], but field a of @return {a int64, b int64} needs an integer reply", -1},
+		{"too many values", "{a string}", "local t = {'x', 'y'}\nreturn t",
+			"scripts/x.lua:4:8: returns an array of 2 values, but @return {a string} has 1 fields", -1},
+		{"fits", "{a string?, b int64}", "local t = {redis.call('GET', KEYS[1]), 5}\nreturn t", "", 0},
+		{"changed after", "[]string", "local t = {redis.call('GET', KEYS[1]), 'x'}\nt[1] = 'y'\nreturn t", "", -1},
+		{"passed on", "[]string", "local t = {redis.call('GET', KEYS[1]), 'x'}\nlocal function fill(u) u[1] = 'y' end\nfill(t)\nreturn t", "", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X returns.\n-- @key k\n-- @return " + tc.ret + "\n" + tc.body + "\n"
+			keys := []string{"{t}missing"}
+			if !strings.Contains(tc.body, "KEYS[1]") {
+				src = strings.Replace(src, "-- @key k\n", "", 1)
+				keys = []string{}
+			}
+			if got := strings.Join(checkFiles(t, File{Path: "scripts/x.lua", Source: []byte(src)}), "\n"); got != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", got, tc.want)
+			}
+			if err := rc.Do(ctx, rc.B().Flushall().Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			vals, err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(keys))).Key(keys...).Build()).ToArray()
+			if err != nil {
+				t.Fatal(err)
+			}
+			nilAt := -1
+			for i := range vals {
+				if vals[i].IsNil() {
+					nilAt = i
+					break
+				}
+			}
+			if nilAt != tc.nilAt {
+				t.Errorf("the server replied nil at [%d], want [%d]", nilAt, tc.nilAt)
+			}
+		})
+	}
+}

@@ -140,9 +140,11 @@ type local struct {
 	// decl names the declaration across walks (see walker.declSeq).
 	decl string
 	// table is set on a local declared with a table constructor, and elems
-	// then merges the values it lists (nil for none).
+	// then merges the values it lists (nil for none); ctor is what the
+	// constructor replies, until the local is assigned another value.
 	table bool
 	elems Value
+	ctor  *Return
 	// all merges every value the local is assigned, wherever: what a
 	// function defined before an assignment may read (see settleUpvals),
 	// while val is replaced by an assignment in the declaring block.
@@ -332,7 +334,8 @@ func (w *walker) setReply(name string, r Return) {
 		r = oneOf(r, l.fnReply)
 	}
 	l.reply = r
-	l.guard = 0 // a new value: no test of the old one holds
+	l.ctor = nil // another value than the constructor's
+	l.guard = 0  // a new value: no test of the old one holds
 }
 
 // setNumArg records what numArgOf says of the value assigned to a local, in
@@ -741,7 +744,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		// The replies of every value, before any is assigned (a, b = b, a).
 		numArgs := w.numArgs(s.Rhs, len(s.Lhs))
-		replies, nils := w.replies(s.Rhs, len(s.Lhs), s.Line())
+		replies, nils, _ := w.replies(s.Rhs, len(s.Lhs), s.Line())
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
 			if !ok || !w.isLocal(id.Value) {
@@ -769,7 +772,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 		}
 		numArgs := w.numArgs(s.Exprs, len(s.Names))
-		replies, nils := w.replies(s.Exprs, len(s.Names), s.Line())
+		replies, nils, ctors := w.replies(s.Exprs, len(s.Names), s.Line())
 		values := make([]Value, len(s.Names))
 		for i := range s.Names {
 			values[i] = Value{Source: SourceUnknown}
@@ -795,6 +798,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setReply(n, replies[i])
 			w.setNil(n, nils[i])
 			w.setNumArg(n, numArgs[i])
+			if l, _ := w.lookup(n); l != nil && l.table {
+				l.ctor = ctors[i]
+			}
 		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
@@ -871,7 +877,14 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 			w.result(v)
 		}
-		w.exprs(s.Exprs)
+		for _, e := range s.Exprs {
+			if w.depth == 0 && w.tableLocal(e) != nil {
+				// The script ends here: nothing changes the table after.
+				w.tableRead(e)
+				continue
+			}
+			w.expr(e)
+		}
 		if w.depth == 0 && len(w.elemCalls) > 0 && len(w.f.Returns) > 0 {
 			// The calls of a returned table's values, now that they are
 			// recorded: the words of each choose its reply's shape.
@@ -2424,88 +2437,14 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 	r.Fraction = fractionOf(s.Exprs[0])
 	switch x := s.Exprs[0].(type) {
 	case *ast.TableExpr:
-		r.Kind = ReturnArray
-		ended := false // by a literal nil
-		for i, f := range x.Fields {
-			if f.Key != nil {
-				r.Len, r.Elems = -1, nil
-				if k, ok := f.Key.(*ast.StringExpr); ok {
-					r.Named = append(r.Named, k.Value) // [k] = v may be an index at run time
-				}
-			} else {
-				r.Unnamed++
-			}
-			if f.Key == nil && r.Len >= 0 && !ended {
-				if _, isNil := f.Value.(*ast.NilExpr); isNil {
-					ended = true
-					continue
-				}
-				r.Len++
-				if ns := w.nilSourceOf(f.Value, len(w.f.Calls)); ns.set && ns.tonumber && !ns.tested {
-					what := "tonumber of the reply of " + strings.ToUpper(ns.command)
-					if id, ok := f.Value.(*ast.IdentExpr); ok {
-						what = id.Value + " (" + what + ")"
-					}
-					r.NilElems = append(r.NilElems, NilElem{Index: r.Len, Text: what, Command: strings.ToUpper(ns.command)})
-				}
-				k, text := w.kindOf(f.Value)
-				el := Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)}
-				var elemCall *ast.FuncCallExpr
-				switch v := f.Value.(type) {
-				case *ast.FuncCallExpr:
-					// The reply of a command: its call index is set once the
-					// call is recorded (-1 until then).
-					if c, ok := callReply(v, -1); ok {
-						el.Kind, el.Command, el.CallFunc, el.Call = c.Kind, c.Command, c.CallFunc, c.Call
-						elemCall = v
-					}
-				case *ast.IdentExpr:
-					if l, _ := w.lookup(v.Value); l != nil && l.reply.Kind == ReturnCall && !w.guarded(l) {
-						el.Kind, el.Command, el.CallFunc, el.Call, el.Local = ReturnCall, l.reply.Command, l.reply.CallFunc, l.reply.Call, v.Value
-					} else if l != nil && (l.reply.Kind == ReturnString || l.reply.Kind == ReturnInt || l.reply.Kind == ReturnBool) {
-						// A local holding a string, a number or a Lua boolean,
-						// as return v reads it.
-						el.Kind, el.Text, el.Local, el.From = l.reply.Kind, l.reply.Text, v.Value, l.reply.Pos
-						el.Boolean, el.NotNil = l.reply.Boolean, l.reply.NotNil || w.guarded(l)
-					} else if l != nil && l.reply.Table {
-						// A local holding a table (whatever is put in it
-						// since): Redis replies it as a nested array.
-						el.Kind, el.Local, el.From = ReturnArray, v.Value, l.reply.Pos
-					}
-				case *ast.LogicalOpExpr:
-					// The values it may give, as for a returned and/or.
-					el.Kind = ReturnEither
-					for j, a := range w.eitherOf(v) {
-						a.Ret.Pos = r.Pos
-						for k, u := range a.unless {
-							u.Ret.Pos = r.Pos
-							a.Ret.Unless = append(a.Ret.Unless, u.Ret)
-							w.elemAlts = append(w.elemAlts, elemAlt{len(r.Elems), altCall{j, k, u.call}})
-						}
-						el.Alts = append(el.Alts, a.Ret)
-						w.elemAlts = append(w.elemAlts, elemAlt{len(r.Elems), altCall{j, -1, a.call}})
-					}
-				}
-				r.Elems = append(r.Elems, el)
-				w.elemCalls = append(w.elemCalls, elemCall)
-				if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c) && !oneValue(c) && !w.oneResult(c)) {
-					r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber and redis.call give one value
-				}
-			}
-			if k, ok := f.Key.(*ast.StringExpr); ok {
-				switch k.Value {
-				case "err":
-					r.Kind = ReturnError
-				case "ok":
-					r.Kind = ReturnString
-				}
-			}
-		}
-		if r.Kind != ReturnArray {
-			r.Named = nil
-		}
+		w.tableReturn(&r, x)
 	case *ast.IdentExpr:
-		if l, _ := w.lookup(x.Value); l != nil && (l.reply.Kind != ReturnUnknown || l.reply.Fraction != "" || l.reply.Table) {
+		if l, _ := w.lookup(x.Value); l != nil && l.table && l.reply.Table && l.ctor != nil && w.kept != nil && w.kept[l.decl] {
+			// A table the script never changes: what its constructor
+			// lists.
+			r = *l.ctor
+			r.Pos, r.Local, r.From = pos, x.Value, l.reply.Pos
+		} else if l != nil && (l.reply.Kind != ReturnUnknown || l.reply.Fraction != "" || l.reply.Table) {
 			from := l.reply
 			r = from
 			r.Pos, r.Local, r.From = pos, x.Value, from.Pos
@@ -2548,6 +2487,109 @@ func (w *walker) ret(s *ast.ReturnStmt) {
 	}
 	r.More = len(s.Exprs) - 1 // after the cases above, which may replace r
 	w.f.Returns = append(w.f.Returns, r)
+}
+
+// tableReturn fills r (Kind, Text, Boolean, Fraction and Pos set) with what
+// table constructor x gives as a reply: an array of its values up to the
+// first literal nil, or an error or status reply ({err = ...}, {ok = ...}).
+// The calls of its values are in w.elemCalls and w.elemAlts, whose indexes
+// in File.Calls fixElems sets once x is walked.
+func (w *walker) tableReturn(r *Return, x *ast.TableExpr) {
+	r.Kind = ReturnArray
+	ended := false // by a literal nil
+	for i, f := range x.Fields {
+		if f.Key != nil {
+			r.Len, r.Elems = -1, nil
+			if k, ok := f.Key.(*ast.StringExpr); ok {
+				r.Named = append(r.Named, k.Value) // [k] = v may be an index at run time
+			}
+		} else {
+			r.Unnamed++
+		}
+		if f.Key == nil && r.Len >= 0 && !ended {
+			if _, isNil := f.Value.(*ast.NilExpr); isNil {
+				ended = true
+				continue
+			}
+			r.Len++
+			if ns := w.nilSourceOf(f.Value, len(w.f.Calls)); ns.set && ns.tonumber && !ns.tested {
+				what := "tonumber of the reply of " + strings.ToUpper(ns.command)
+				if id, ok := f.Value.(*ast.IdentExpr); ok {
+					what = id.Value + " (" + what + ")"
+				}
+				r.NilElems = append(r.NilElems, NilElem{Index: r.Len, Text: what, Command: strings.ToUpper(ns.command)})
+			}
+			k, text := w.kindOf(f.Value)
+			el := Return{Pos: r.Pos, Kind: k, Text: text, Boolean: isBoolean(f.Value), Fraction: w.fractionIn(f.Value)}
+			var elemCall *ast.FuncCallExpr
+			switch v := f.Value.(type) {
+			case *ast.FuncCallExpr:
+				// The reply of a command: its call index is set once the
+				// call is recorded (-1 until then).
+				if c, ok := callReply(v, -1); ok {
+					el.Kind, el.Command, el.CallFunc, el.Call = c.Kind, c.Command, c.CallFunc, c.Call
+					elemCall = v
+				}
+			case *ast.IdentExpr:
+				if l, _ := w.lookup(v.Value); l != nil && l.reply.Kind == ReturnCall && !w.guarded(l) {
+					el.Kind, el.Command, el.CallFunc, el.Call, el.Local = ReturnCall, l.reply.Command, l.reply.CallFunc, l.reply.Call, v.Value
+				} else if l != nil && (l.reply.Kind == ReturnString || l.reply.Kind == ReturnInt || l.reply.Kind == ReturnBool) {
+					// A local holding a string, a number or a Lua boolean,
+					// as return v reads it.
+					el.Kind, el.Text, el.Local, el.From = l.reply.Kind, l.reply.Text, v.Value, l.reply.Pos
+					el.Boolean, el.NotNil = l.reply.Boolean, l.reply.NotNil || w.guarded(l)
+				} else if l != nil && l.reply.Table {
+					// A local holding a table (whatever is put in it
+					// since): Redis replies it as a nested array.
+					el.Kind, el.Local, el.From = ReturnArray, v.Value, l.reply.Pos
+				}
+			case *ast.LogicalOpExpr:
+				// The values it may give, as for a returned and/or.
+				el.Kind = ReturnEither
+				for j, a := range w.eitherOf(v) {
+					a.Ret.Pos = r.Pos
+					for k, u := range a.unless {
+						u.Ret.Pos = r.Pos
+						a.Ret.Unless = append(a.Ret.Unless, u.Ret)
+						w.elemAlts = append(w.elemAlts, elemAlt{len(r.Elems), altCall{j, k, u.call}})
+					}
+					el.Alts = append(el.Alts, a.Ret)
+					w.elemAlts = append(w.elemAlts, elemAlt{len(r.Elems), altCall{j, -1, a.call}})
+				}
+			}
+			r.Elems = append(r.Elems, el)
+			w.elemCalls = append(w.elemCalls, elemCall)
+			if c, ok := f.Value.(*ast.FuncCallExpr); i == len(x.Fields)-1 && expands(f.Value) && (!ok || !w.isTonumber(c) && !oneValue(c) && !w.oneResult(c)) {
+				r.Len, r.Elems = -1, nil // {a, unpack(t)}; tonumber and redis.call give one value
+			}
+		}
+		if k, ok := f.Key.(*ast.StringExpr); ok {
+			switch k.Value {
+			case "err":
+				r.Kind = ReturnError
+			case "ok":
+				r.Kind = ReturnString
+			}
+		}
+	}
+	if r.Kind != ReturnArray {
+		r.Named = nil
+	}
+}
+
+// fixElems sets the indexes in File.Calls of the calls of r's values (calls
+// and alts, as tableReturn gathered them), now that they are recorded.
+func (w *walker) fixElems(r *Return, calls []*ast.FuncCallExpr, alts []elemAlt) {
+	for i, e := range calls {
+		if c, ok := w.calls[e]; ok && e != nil && i < len(r.Elems) && r.Elems[i].Kind == ReturnCall && r.Elems[i].Local == "" {
+			r.Elems[i].Call = c
+		}
+	}
+	for _, a := range alts {
+		if a.elem < len(r.Elems) && r.Elems[a.elem].Kind == ReturnEither {
+			w.setAltCall(&r.Elems[a.elem], a.altCall)
+		}
+	}
 }
 
 // setAltCall sets the index of the call of a in r's Alts, now that it is
@@ -2701,20 +2743,35 @@ func (w *walker) numArgs(list []ast.Expr, n int) []int {
 // the reply each variable's new value would give if returned. A variable
 // without an expression is unknown (a call may give it a value), or nil
 // when there are none (local v). line is the statement's.
-func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource) {
+func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, []*Return) {
 	out := make([]Return, max(n, len(list)))
 	nils := make([]nilSource, len(out))
+	ctors := make([]*Return, len(out))
 	for i, e := range list {
 		out[i] = w.replyOf(e, len(w.f.Calls))
 		nils[i] = w.nilSourceOf(e, len(w.f.Calls))
+		x, table := e.(*ast.TableExpr)
+		if !table || !out[i].Table {
+			w.expr(e)
+			continue
+		}
+		// What the constructor replies, its calls' indexes set once
+		// they are walked.
+		calls, alts := w.elemCalls, w.elemAlts
+		w.elemCalls, w.elemAlts = nil, nil
+		ctor := Return{Pos: out[i].Pos, Kind: ReturnUnknown}
+		w.tableReturn(&ctor, x)
 		w.expr(e)
+		w.fixElems(&ctor, w.elemCalls, w.elemAlts)
+		w.elemCalls, w.elemAlts = calls, alts
+		ctors[i] = &ctor
 	}
 	if len(list) == 0 {
 		for i := range out {
 			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil}
 		}
 	}
-	return out, nils
+	return out, nils, ctors
 }
 
 // nilSourceOf is what e holds when it is a command's reply or tonumber of
