@@ -25,9 +25,9 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
 -- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 -- the repeat of a release that brought the expiry forward publishes "1"
--- again, and that of one that deleted the lock "0": the first attempt may
--- have failed at its publish, after its writes (a refused SPUBLISH, made
--- again with PUBLISH).
+-- again, and that of one that deleted the lock "0" while it is still free:
+-- the first attempt may have failed at its publish, after its writes (a
+-- refused SPUBLISH, made again with PUBLISH).
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 -- and left is the longest remaining lease (ms) of its own read holds, which
 -- the lock outlives (-1 when none of them has one left; 0 from a retry that
@@ -46,7 +46,11 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 local seen = tonumber(redis.call('get', KEYS[5]))
 if seen then
   if seen > 20 then
-    redis.call(ARGV[2], KEYS[2], '0')
+    -- Only while the lock is free: a waiter the first attempt woke may
+    -- hold it by now.
+    if redis.call('exists', KEYS[1]) == 0 then
+      redis.call(ARGV[2], KEYS[2], '0')
+    end
     seen = seen - 20
   elseif seen > 10 then
     redis.call(ARGV[2], KEYS[2], '1')
@@ -121,7 +125,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "b0719382ce91908a0a0321f2286564aa45ee260b"
+const rwReadReleaseSHA1 = "09a65eb270a6315cc194ab89bc048daa55856f25"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -144,9 +148,9 @@ type RwReadReleaseResult struct {
 // whose holder died or is a Redisson client (no scriptlock Client ends it
 // at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 // the repeat of a release that brought the expiry forward publishes "1"
-// again, and that of one that deleted the lock "0": the first attempt may
-// have failed at its publish, after its writes (a refused SPUBLISH, made
-// again with PUBLISH).
+// again, and that of one that deleted the lock "0" while it is still free:
+// the first attempt may have failed at its publish, after its writes (a
+// refused SPUBLISH, made again with PUBLISH).
 // Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
 // and left is the longest remaining lease (ms) of its own read holds, which
 // the lock outlives (-1 when none of them has one left; 0 from a retry that

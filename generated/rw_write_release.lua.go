@@ -22,7 +22,8 @@ const rwWriteReleaseSource = `#!lua flags=allow-oom
 -- of it); when none of them has a lease left, the lock is deleted as on the
 -- last write release. A per-call latch makes a retried release answer the first outcome.
 -- The latch is written before the publish, and a release that publishes
--- latches its status + 10, on which a repeat publishes "1" again: the first
+-- latches its status + 10, on which a repeat publishes "1" again (one that
+-- freed the lock, only while it is free or in read mode): the first
 -- attempt may have failed at its publish, after its writes (a refused
 -- SPUBLISH, made again with PUBLISH), and a repeat that found no latch would
 -- give up a hold a second time, or answer "not held" for a lock it freed.
@@ -48,7 +49,13 @@ const rwWriteReleaseSource = `#!lua flags=allow-oom
 local seen = tonumber(redis.call('get', KEYS[3]))
 if seen then
   if seen > 10 then
-    redis.call(ARGV[3], KEYS[2], '1')
+    -- A repeat of a release that freed the lock (12) tells the waiters
+    -- only while readers may enter: a waiter the first attempt woke may
+    -- hold it by now, and "1" would send every waiter to Redis for nothing.
+    -- (pcall: the name may since hold another kind of lock.)
+    if seen == 11 or redis.call('exists', KEYS[1]) == 0 or redis.pcall('hget', KEYS[1], 'mode') == 'read' then
+      redis.call(ARGV[3], KEYS[2], '1')
+    end
     seen = seen - 10
   end
   return {seen, 0}
@@ -113,7 +120,7 @@ return {2, 0}
 `
 
 // rwWriteReleaseSHA1 is the SHA-1 of rwWriteReleaseSource, the name SCRIPT LOAD gives it.
-const rwWriteReleaseSHA1 = "e5b4c91421ef40ad159a0ee5321b1a67c245de55"
+const rwWriteReleaseSHA1 = "9f294eef167991fca6262b3d296d2d4613df6a74"
 
 var rwWriteReleaseScript = rueidis.NewLuaScript(rwWriteReleaseSource)
 
@@ -133,7 +140,8 @@ type RwWriteReleaseResult struct {
 // of it); when none of them has a lease left, the lock is deleted as on the
 // last write release. A per-call latch makes a retried release answer the first outcome.
 // The latch is written before the publish, and a release that publishes
-// latches its status + 10, on which a repeat publishes "1" again: the first
+// latches its status + 10, on which a repeat publishes "1" again (one that
+// freed the lock, only while it is free or in read mode): the first
 // attempt may have failed at its publish, after its writes (a refused
 // SPUBLISH, made again with PUBLISH), and a repeat that found no latch would
 // give up a hold a second time, or answer "not held" for a lock it freed.

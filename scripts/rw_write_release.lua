@@ -9,7 +9,8 @@
 -- of it); when none of them has a lease left, the lock is deleted as on the
 -- last write release. A per-call latch makes a retried release answer the first outcome.
 -- The latch is written before the publish, and a release that publishes
--- latches its status + 10, on which a repeat publishes "1" again: the first
+-- latches its status + 10, on which a repeat publishes "1" again (one that
+-- freed the lock, only while it is free or in read mode): the first
 -- attempt may have failed at its publish, after its writes (a refused
 -- SPUBLISH, made again with PUBLISH), and a repeat that found no latch would
 -- give up a hold a second time, or answer "not held" for a lock it freed.
@@ -35,7 +36,13 @@
 local seen = tonumber(redis.call('get', KEYS[3]))
 if seen then
   if seen > 10 then
-    redis.call(ARGV[3], KEYS[2], '1')
+    -- A repeat of a release that freed the lock (12) tells the waiters
+    -- only while readers may enter: a waiter the first attempt woke may
+    -- hold it by now, and "1" would send every waiter to Redis for nothing.
+    -- (pcall: the name may since hold another kind of lock.)
+    if seen == 11 or redis.call('exists', KEYS[1]) == 0 or redis.pcall('hget', KEYS[1], 'mode') == 'read' then
+      redis.call(ARGV[3], KEYS[2], '1')
+    end
     seen = seen - 10
   end
   return {seen, 0}
