@@ -532,8 +532,10 @@ func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease tim
 	return res, acked, err
 }
 
-// AvailablePermits returns the number of free permits, after returning to the
-// pool every permit whose lease has ended.
+// AvailablePermits returns the number of free permits, permits whose lease
+// has ended included, after returning those to the pool (up to 1000 a call;
+// any beyond are counted as free as State counts them, and later calls
+// return them).
 func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("available permits", err)

@@ -11,9 +11,11 @@ import (
 
 // permitAvailableSource is scripts/permit_available.lua, verbatim.
 const permitAvailableSource = `-- PermitAvailable returns the permits of an expirable semaphore free right
--- now, after returning to the pool every permit whose lease ended (server
--- clock), and announcing them if any. Made again after its reply was lost,
--- it finds them returned already and answers the count.
+-- now, after returning to the pool the permits whose lease ended (server
+-- clock; up to 1000 a call) and announcing them if any. Ended leases beyond
+-- those 1000 are counted as free too, as PermitState counts them: the next
+-- calls return them. Made again after its reply was lost, it finds them
+-- returned already and answers the count.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- @key    semaphore
@@ -37,20 +39,23 @@ if #expired > 0 then
   if value > 0 then
     redis.call(ARGV[1], KEYS[3], value)
   end
-  return value
+  -- Leases that ended beyond this call's 1000 are free as well.
+  return value + redis.call('zcount', KEYS[2], '0', now)
 end
 return tonumber(redis.call('get', KEYS[1]) or '0')
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "1f779ff48d50f8691fada7dfa73b91ba1c71b9c4"
+const permitAvailableSHA1 = "a28308c4dd898d38101f0057e4f2ede357beffa7"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
 // PermitAvailable returns the permits of an expirable semaphore free right
-// now, after returning to the pool every permit whose lease ended (server
-// clock), and announcing them if any. Made again after its reply was lost,
-// it finds them returned already and answers the count.
+// now, after returning to the pool the permits whose lease ended (server
+// clock; up to 1000 a call) and announcing them if any. Ended leases beyond
+// those 1000 are counted as free too, as PermitState counts them: the next
+// calls return them. Made again after its reply was lost, it finds them
+// returned already and answers the count.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (int64, error) {
