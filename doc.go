@@ -142,7 +142,7 @@
 //
 // Replies by which Redis ran nothing and asks to be called again (TRYAGAIN
 // while a Cluster slot migrates, CLUSTERDOWN, LOADING, READONLY, MASTERDOWN,
-// NOREPLICAS, BUSY, OOM), and calls never
+// NOREPLICAS, BUSY, OOM, MISCONF), and calls never
 // sent because their node could not be dialled (down, or replaced in a
 // failover the client has not seen yet), are retried, 2 ms
 // doubling to 100 ms apart: by Lock until its context ends, by TryLock until

@@ -160,7 +160,7 @@ type ReleaseEvent struct {
 
 // Retries in AcquireEvent and ReleaseEvent count calls that Redis refused
 // without running anything (TRYAGAIN while a Cluster slot moves, CLUSTERDOWN,
-// LOADING, READONLY, MASTERDOWN, NOREPLICAS, BUSY, OOM) or that could not be sent (the node could not be dialled),
+// LOADING, READONLY, MASTERDOWN, NOREPLICAS, BUSY, OOM, MISCONF) or that could not be sent (the node could not be dialled),
 // and acquisition attempts whose connection broke and that were settled; each
 // was made again. Outside resharding, failovers and restarts they stay 0: a
 // rising count says a call is waiting on the server, not on the lock.

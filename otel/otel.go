@@ -110,7 +110,7 @@ func New(opts ...Option) (*Observer, error) {
 	o.acquireDuration = f("scriptlock.lock.acquire.duration", "s", "Duration of Lock and TryLock calls, and of permit Acquire and TryAcquire calls, waiting included.", durationBuckets)
 	o.attempts = cnt("scriptlock.lock.acquire.attempts", "{attempt}", "Acquire script runs; more than one per call means the lock was contended.")
 	o.wakeups = cnt("scriptlock.lock.wait.wakeups", "{wakeup}", "Waits that ended by a release message or by the fallback timer.")
-	o.retries = cnt("scriptlock.lock.retries", "{call}", "Calls made again because Redis ran nothing: TRYAGAIN, CLUSTERDOWN, LOADING, READONLY, MASTERDOWN, NOREPLICAS, BUSY, OOM, a node that could not be dialled, a broken connection settled.")
+	o.retries = cnt("scriptlock.lock.retries", "{call}", "Calls made again because Redis ran nothing: TRYAGAIN, CLUSTERDOWN, LOADING, READONLY, MASTERDOWN, NOREPLICAS, BUSY, OOM, MISCONF, a node that could not be dialled, a broken connection settled.")
 	var err error
 	o.held, err = m.Int64UpDownCounter("scriptlock.lock.held", metric.WithUnit("{lock}"), metric.WithDescription("Locks this process holds now."))
 	errs = append(errs, err)
