@@ -23,7 +23,9 @@
 // the same key with it re-enters. Outcomes: key missing or invalid →
 // InvalidArgument; still contended after the wait → Aborted with a RetryInfo
 // detail (WithRetryAfter, 1 s by default); Redis unreachable → Unavailable
-// (unless WithFailOpen); lock lost while the handler ran → Aborted. Statuses
+// (unless WithFailOpen); lock lost while the handler ran → Aborted if the
+// handler failed, its response if it returned one (it finished all the same,
+// and Aborted would say nothing was done). Statuses
 // carry no Redis addresses or error text: the detail is logged (WithLogger).
 // The lock is released when the handler returns, panics included.
 //
