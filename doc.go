@@ -290,8 +290,8 @@
 //
 // # Requirements
 //
-// Redis 7.0 or newer: read-only scripts (lock state, counts, available
-// permits) run with EVALSHA_RO, which Redis 7.0 introduced, and release
+// Redis 7.0 or newer: read-only scripts (lock state, counts, a Semaphore's
+// available permits) run with EVALSHA_RO, which Redis 7.0 introduced, and release
 // messages on Redis Cluster use sharded pub/sub (SPUBLISH, also 7.0). The tests
 // run against redis-server 7.0.15, standalone, replicated, as a cluster and
 // under Sentinel. Go 1.26 and 1.27 are supported and tested.
