@@ -5,8 +5,10 @@
 //	obs, err := scriptlockotel.New()      // global MeterProvider and TracerProvider
 //	client, err := scriptlock.New(rc, scriptlock.WithObserver(obs))
 //
-// Metrics carry bounded attributes only: the primitive and the outcome. The
-// lock name, which is often derived from requests and so unbounded, is added
+// Metrics carry bounded attributes only: the primitive, the outcome, and
+// where a metric has them the wake-up (message, timer), the call made again
+// (acquire, release) and how a hold ended (unlocked, lost, expired, closed).
+// The lock name, which is often derived from requests and so unbounded, is added
 // to metrics only with WithLockNameAttribute(true); spans always carry it.
 //
 // Lock and Unlock calls become spans named "scriptlock.Lock" and
