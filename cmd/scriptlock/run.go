@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		}
 	}
 	common := func(fs *flag.FlagSet) {
-		fs.StringVar(&u, "url", u, "Redis URL: redis://, rediss:// (TLS), user:password@ (ACL), ?addr= more seeds, ?master_set= Sentinel")
+		fs.StringVar(&u, "url", u, "Redis URL: redis://, rediss:// (TLS), user:password@ (ACL), ?addr= more seeds, ?master_set= Sentinel; $SCRIPTLOCK_URL when set, else the default")
 		fs.StringVar(&e.keyPrefix, "key-prefix", "", "key prefix the Clients use (WithKeyPrefix)")
 		fs.BoolVar(&e.json, "json", false, "JSON output")
 		fs.BoolVar(&e.nameB64, "name-base64", false, "NAME is the standard base64 of the whole key, --key-prefix included, as --json's key_base64 gives it (for keys that are not UTF-8)")
