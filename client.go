@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -128,6 +129,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("scriptlock: new client: %w", cfg.err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	rc = sharedDial{rc}
 	c := &Client{
 		rc:  rc,
 		cfg: cfg,
@@ -157,6 +159,67 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		c.wd.run(ctx)
 	}()
 	return c, nil
+}
+
+// sharedDial is the rueidis client a Client calls Redis through. rueidis
+// opens a connection once for every call waiting on it, with the context of
+// the first: when that call's context is canceled (its caller gave up), the
+// opening fails for all of them with that error ("dial tcp: ... operation
+// was canceled"), though their own contexts live and Redis may be fine. Such a call never
+// left this process (rueidis returns a call's context error only for its
+// own context otherwise), so it is made again, on a new connection, while
+// its own context lives: a TryLock without a wait would fail as if Redis
+// were down (the lock middleware answering 503, or running the request
+// without its lock when failing open), a renewal would count as failed. A
+// few times at most: a dialer that cancels by itself must not hold a call.
+type sharedDial struct{ rueidis.Client }
+
+// sharedDialAgain bounds how many times one call is made again.
+const sharedDialAgain = 8
+
+// canceledByOther reports a call's error that is another call's context
+// ending: context.Canceled, no reply from Redis, while ctx lives.
+func canceledByOther(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil || !errors.Is(err, context.Canceled) {
+		return false
+	}
+	_, replied := rueidis.IsRedisErr(err)
+	return !replied
+}
+
+func (s sharedDial) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	r := s.Client.Do(ctx, cmd)
+	// rueidis keeps a command that failed without a reply (it may be sent
+	// again), so cmd can be made again.
+	for i := 0; i < sharedDialAgain && canceledByOther(ctx, r.NonRedisError()); i++ {
+		r = s.Client.Do(ctx, cmd)
+	}
+	return r
+}
+
+func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	rs := s.Client.DoMulti(ctx, multi...)
+	for range sharedDialAgain {
+		var again []int
+		for i, r := range rs {
+			if canceledByOther(ctx, r.NonRedisError()) {
+				again = append(again, i)
+			}
+		}
+		if len(again) == 0 {
+			break
+		}
+		// The calls of one connection fail together: those on others
+		// (another Cluster node) keep their replies.
+		cmds := make([]rueidis.Completed, len(again))
+		for k, i := range again {
+			cmds[k] = multi[i]
+		}
+		for k, r := range s.Client.DoMulti(ctx, cmds...) {
+			rs[again[k]] = r
+		}
+	}
+	return rs
 }
 
 // handleConfig applies a handle's options over the Client's settings and
