@@ -19,7 +19,12 @@ const idempotencyReleaseSource = `#!lua flags=allow-oom
 -- for ttl): a reserve of that token still in flight on another connection,
 -- whose caller gave up waiting for it, then claims nothing when it arrives,
 -- also after the request that held the key meanwhile has released it, while
--- any other request's reserve takes the key as if it were free.
+-- any other request's reserve takes the key as if it were free. With again
+-- (an attempt of the token's reserve may still be on its way: one whose
+-- connection broke under it, or one given up), it marks the token released
+-- also when it drops the token's claim: that attempt, arriving after, claims
+-- nothing either. Without, a release that drops the claim leaves nothing
+-- behind.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
 -- Not marked retryable: the client does not repeat it by itself. The
 -- store repeats it while its outcome is unknown (then in the background),
@@ -30,6 +35,7 @@ const idempotencyReleaseSource = `#!lua flags=allow-oom
 -- @key    released  the token's release mark
 -- @arg    token  string
 -- @arg    ttl    duration
+-- @arg    again  bool      an attempt of the token's reserve may still be on its way
 -- @return int64
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
@@ -42,6 +48,9 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   if redis.call('hincrby', KEYS[3], '#total', -sz) <= 0 and redis.call('hlen', KEYS[3]) == 1 then
     redis.call('del', KEYS[3])
   end
+  if ARGV[3] == '1' then
+    redis.call('set', KEYS[4], '1', 'px', ARGV[2])
+  end
   return 1
 end
 redis.call('set', KEYS[4], '1', 'px', ARGV[2])
@@ -49,7 +58,7 @@ return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "56989f551acaccfc17d4da49543757a6d68ca4f7"
+const idempotencyReleaseSHA1 = "78b8140b0a967b343b7ec0bc7361808fcf7b0e90"
 
 var idempotencyReleaseScript = rueidis.NewLuaScript(idempotencyReleaseSource)
 
@@ -61,14 +70,19 @@ var idempotencyReleaseScript = rueidis.NewLuaScript(idempotencyReleaseSource)
 // for ttl): a reserve of that token still in flight on another connection,
 // whose caller gave up waiting for it, then claims nothing when it arrives,
 // also after the request that held the key meanwhile has released it, while
-// any other request's reserve takes the key as if it were free.
+// any other request's reserve takes the key as if it were free. With again
+// (an attempt of the token's reserve may still be on its way: one whose
+// connection broke under it, or one given up), it marks the token released
+// also when it drops the token's claim: that attempt, arriving after, claims
+// nothing either. Without, a release that drops the claim leaves nothing
+// behind.
 // Reply 1: released; 0: not claimed by this token (or already completed).
 // Not marked retryable: the client does not repeat it by itself. The
 // store repeats it while its outcome is unknown (then in the background),
 // and hands a call that could not be sent to the background at once.
 //
 // Redis script flags: allow-oom.
-func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, released string, token string, ttl time.Duration) (int64, error) {
+func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, usage string, sizes string, released string, token string, ttl time.Duration, again bool) (int64, error) {
 	if err := checkDurations("IdempotencyRelease", "ttl", ttl); err != nil {
 		return 0, err
 	}
@@ -78,7 +92,7 @@ func IdempotencyRelease(ctx context.Context, c rueidis.Client, record string, us
 			return 0, err
 		}
 	}
-	args := []string{token, msArg(ttl)}
+	args := []string{token, msArg(ttl), boolArg(again)}
 	return idempotencyReleaseDecode(idempotencyReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -90,6 +104,7 @@ type IdempotencyReleaseArgs struct {
 	Released string // the token's release mark
 	Token    string
 	TTL      time.Duration
+	Again    bool // an attempt of the token's reserve may still be on its way
 }
 
 // IdempotencyReleaseReply is the reply to one call in IdempotencyReleaseMulti.
@@ -155,7 +170,7 @@ func IdempotencyReleaseMulti(ctx context.Context, c rueidis.Client, calls []Idem
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, released string, token string, ttl time.Duration) (rueidis.Completed, error) {
+func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, sizes string, released string, token string, ttl time.Duration, again bool) (rueidis.Completed, error) {
 	if err := checkDurations("IdempotencyRelease", "ttl", ttl); err != nil {
 		return rueidis.Completed{}, err
 	}
@@ -165,7 +180,7 @@ func IdempotencyReleaseCommand(c rueidis.Client, record string, usage string, si
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{token, msArg(ttl)}
+	args := []string{token, msArg(ttl), boolArg(again)}
 	return c.B().Evalsha().Sha1(idempotencyReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -177,7 +192,7 @@ func DecodeIdempotencyRelease(resp rueidis.RedisResult) (int64, error) {
 // idempotencyReleaseEncode returns the KEYS and ARGV of one IdempotencyRelease call.
 func idempotencyReleaseEncode(a *IdempotencyReleaseArgs) ([]string, []string) {
 	keys := []string{a.Record, a.Usage, a.Sizes, a.Released}
-	args := []string{a.Token, msArg(a.TTL)}
+	args := []string{a.Token, msArg(a.TTL), boolArg(a.Again)}
 	return keys, args
 }
 

@@ -137,7 +137,7 @@ var Scripts = []Script{{
 	SHA1:      idempotencyCompleteSHA1,
 	Source:    idempotencyCompleteSource,
 }, {
-	Args:      []string{"token", "ttl"},
+	Args:      []string{"token", "ttl", "again"},
 	File:      "scripts/idempotency_release.lua",
 	Keys:      []string{"record", "usage", "sizes", "released"},
 	Name:      "IdempotencyRelease",

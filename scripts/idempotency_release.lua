@@ -7,7 +7,12 @@
 -- for ttl): a reserve of that token still in flight on another connection,
 -- whose caller gave up waiting for it, then claims nothing when it arrives,
 -- also after the request that held the key meanwhile has released it, while
--- any other request's reserve takes the key as if it were free.
+-- any other request's reserve takes the key as if it were free. With again
+-- (an attempt of the token's reserve may still be on its way: one whose
+-- connection broke under it, or one given up), it marks the token released
+-- also when it drops the token's claim: that attempt, arriving after, claims
+-- nothing either. Without, a release that drops the claim leaves nothing
+-- behind.
 -- Reply 1: released; 0: not claimed by this token (or already completed).
 -- Not marked retryable: the client does not repeat it by itself. The
 -- store repeats it while its outcome is unknown (then in the background),
@@ -18,6 +23,7 @@
 -- @key    released  the token's release mark
 -- @arg    token  string
 -- @arg    ttl    duration
+-- @arg    again  bool      an attempt of the token's reserve may still be on its way
 -- @return int64
 local rec = redis.call('hmget', KEYS[1], 'state', 'token')
 if rec[1] == '1' and rec[2] == ARGV[1] then
@@ -29,6 +35,9 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   -- that never ran leaves nothing behind.
   if redis.call('hincrby', KEYS[3], '#total', -sz) <= 0 and redis.call('hlen', KEYS[3]) == 1 then
     redis.call('del', KEYS[3])
+  end
+  if ARGV[3] == '1' then
+    redis.call('set', KEYS[4], '1', 'px', ARGV[2])
   end
   return 1
 end

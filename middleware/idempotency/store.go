@@ -347,7 +347,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	sent := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	r, reached, err := s.reserve(ctx, k, fp, token)
+	r, reached, again, err := s.reserve(ctx, k, fp, token)
 	if err != nil {
 		// Without a reply the script may still run (a stalled server executes
 		// it when it resumes): undo the claim this token may hold, so a retry
@@ -367,7 +367,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 	case r.State == 4:
 		return Reservation{State: OverBudget}, nil
 	case r.State == 0:
-		c := &Claim{store: s, key: k, token: token, id: Fingerprint([]byte(k.record), []byte(fp))}
+		c := &Claim{store: s, key: k, token: token, again: again, id: Fingerprint([]byte(k.record), []byte(fp))}
 		c.start(sent)
 		return Reservation{State: Claimed, Claim: c}, nil
 	case r.Fingerprint == nil || *r.Fingerprint != fp:
@@ -384,13 +384,20 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 // under it, or a server still loading its data, until ctx ends. A call that
 // could not be sent (no connection to Redis can be opened) fails at once, as
 // a lock acquisition does, instead of holding the request for the whole
-// timeout. sent reports whether any call may have reached Redis.
-func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r generated.IdempotencyReserveResult, sent bool, err error) {
+// timeout. sent reports whether any call may have reached Redis; again
+// whether one may still be on its way, its outcome unknown (its connection
+// broke under it: its bytes may reach Redis after a later call's): a
+// release of the claim then marks the token released, so that the call
+// claims nothing when it arrives.
+func (s *Store) reserve(ctx context.Context, k keys, fp, token string) (r generated.IdempotencyReserveResult, sent, again bool, err error) {
 	sent, err = repeat(ctx, func() error {
 		r, err = generated.IdempotencyReserve(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), fp, token, s.claimTTL, s.budget, recordOverhead)
+		if _, replied := rueidis.IsRedisErr(err); err != nil && !replied && !notSent(err) {
+			again = true
+		}
 		return err
 	})
-	return r, sent, err
+	return r, sent, again, err
 }
 
 // repeat makes call, a script call that changes nothing twice, until Redis
@@ -448,6 +455,7 @@ type Claim struct {
 	store *Store
 	key   keys
 	token string
+	again bool   // an attempt of its reservation may still be on its way (see reserve)
 	id    string // see RequestID
 
 	mu      sync.Mutex
@@ -646,13 +654,14 @@ func (c *Claim) expiry() time.Time {
 // after a call that failed with err, until a claim TTL from now: a claim
 // made by a reservation that failed may have been written only now.
 func (s *Store) undo(k keys, token string, err error) error {
-	return s.undoUntil(time.Now().Add(s.claimTTL), k, token, err)
+	return s.undoUntil(time.Now().Add(s.claimTTL), k, token, true, err)
 }
 
-// undoUntil is undo for a claim that cannot live past deadline.
-func (s *Store) undoUntil(deadline time.Time, k keys, token string, err error) error {
+// undoUntil is undo for a claim that cannot live past deadline; again as
+// for release.
+func (s *Store) undoUntil(deadline time.Time, k keys, token string, again bool, err error) error {
 	return s.background(true, deadline, err, func(ctx context.Context) error {
-		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), token, s.claimTTL)
+		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), token, s.claimTTL, again)
 		return err
 	})
 }
@@ -726,12 +735,13 @@ func (s *Store) Close() {
 }
 
 // release drops the claim of token on rk if it is still running, bounded by
-// the store timeout whatever ctx says.
-func (s *Store) release(ctx context.Context, k keys, token string) error {
+// the store timeout whatever ctx says; again: an attempt of the token's
+// reservation may still be on its way, which must claim nothing after it.
+func (s *Store) release(ctx context.Context, k keys, token string, again bool) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 	defer cancel()
 	_, err := repeat(ctx, func() error {
-		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), token, s.claimTTL)
+		_, err := generated.IdempotencyRelease(ctx, s.client, k.record, k.usage, k.sizes, k.released(token), token, s.claimTTL, again)
 		return err
 	})
 	return err
@@ -741,9 +751,9 @@ func (s *Store) release(ctx context.Context, k keys, token string) error {
 // answer, it keeps trying in the background (see Close).
 func (c *Claim) Release(ctx context.Context) error {
 	c.stop()
-	err := c.store.release(ctx, c.key, c.token)
+	err := c.store.release(ctx, c.key, c.token, c.again)
 	if err != nil {
-		err = c.store.undoUntil(c.expiry(), c.key, c.token, err) // keep trying, so the key does not stay "in flight"
+		err = c.store.undoUntil(c.expiry(), c.key, c.token, c.again, err) // keep trying, so the key does not stay "in flight"
 	}
 	return err
 }

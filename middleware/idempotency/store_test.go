@@ -209,7 +209,7 @@ func TestReleaseBeforeReserve(t *testing.T) {
 	p := redistest.Prefix(t) + "{s}"
 	key, usage, sizes := p+":k", p+"#usage", p+"#sizes"
 	released := func(token string) string { return p + "#released:" + token }
-	if n, err := generated.IdempotencyRelease(ctx, c, key, usage, sizes, released("late"), "late", time.Minute); err != nil || n != 0 {
+	if n, err := generated.IdempotencyRelease(ctx, c, key, usage, sizes, released("late"), "late", time.Minute, false); err != nil || n != 0 {
 		t.Fatalf("release of an absent record: %d, %v", n, err)
 	}
 	r, err := generated.IdempotencyReserve(ctx, c, key, usage, sizes, released("late"), "fp", "late", time.Minute, 0, 256)
