@@ -80,6 +80,50 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			return err
 		}, func() error { return hf.Unlock(lctx) })
 	})
+	// A Mutex's usual Unlock (MutexReleaseLast) is made again as
+	// MutexRelease: it answers released and wakes the next Go waiter.
+	t.Run("Mutex.Unlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		hm := mustMutex(t, h, "mutex-unlock")
+		lctx, err := hm.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mw := mustMutex(t, w, "mutex-unlock")
+		wakes(t, w, mw.wake+":"+w.ID(), func() error {
+			l, err := mw.Lock(ctx)
+			if err == nil {
+				err = mw.Unlock(l)
+			}
+			return err
+		}, func() error { return hm.Unlock(lctx) })
+	})
+	// A nested Unlock that brings the lock's expiry forward publishes;
+	// made again, it gives up no second hold.
+	t.Run("Mutex nested Unlock", func(t *testing.T) {
+		h := fresh(t)
+		hm := mustMutex(t, h, "mutex-nested")
+		outer, err := hm.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inner, err := hm.TryLockWithLease(outer, 0, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hm.Unlock(inner); err != nil {
+			t.Fatalf("nested Unlock: %v", err)
+		}
+		if st, err := hm.State(WithOwner(ctx, ownerIn(outer))); err != nil || st.HoldCount != 1 {
+			t.Fatalf("after the nested Unlock: %+v, %v; want the outer hold left", st, err)
+		}
+		if err := context.Cause(outer); err != nil {
+			t.Fatalf("outer hold ended: %v", err)
+		}
+		if err := hm.Unlock(outer); err != nil {
+			t.Fatal(err)
+		}
+	})
 	// On Redisson's queue, the first waiter listens on its own channel.
 	t.Run("FairMutex.Unlock on Redisson's queue", func(t *testing.T) {
 		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)

@@ -23,6 +23,13 @@
 -- out, when it began releasing) nothing but a release removes the owner, so a
 -- retry that finds the owner gone answers "released" without a latch, and the
 -- common release writes nothing but the delete and the message.
+-- Every write comes before the first publish, the latch too: an attempt can
+-- fail at its publish, after its writes (a refused SPUBLISH, made again with
+-- PUBLISH). A nested release that published latches 10, on which a repeat
+-- publishes again; a repeat of a release that freed the lock (its latch, or
+-- a vouched owner's missing field) publishes "0" and wakes a Go waiter again
+-- while the lock is still free, so that the waiters do not sleep until
+-- their poll beside a free lock.
 -- An owner shared through its context (WithOwner) may lock again under the
 -- same field while an earlier release of it is still on its way (its call
 -- timed out, and its bytes reach Redis later): its releases name the fencing
@@ -39,7 +46,7 @@
 -- them, for a queued waiter that asks again reads its estimate from its score.
 -- Reply nil: not held by this owner, nothing changed; 0: still held (one hold
 -- fewer); 1: released; 2: released and a Go waiter woken by name, its client
--- listening (a retry answered without a latch says 1).
+-- listening (a retry answered from a latch says 1 unless it woke one again).
 -- @key    lock
 -- @key    channel   redisson_lock__channel:{name}
 -- @key    latch     redisson_unlock_latch:{name}:<request-id>
@@ -57,9 +64,57 @@
 -- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
 -- @return int64?
 -- @commands publish spublish
-local seen = redis.call('get', KEYS[3])
+-- wake wakes the longest-registered Go waiter by name, and reports whether
+-- its client listens (see below).
+local function wake()
+  -- A wake no client hears (its process died, or its client is not
+  -- subscribed) goes on to the next waiter, a few at most per call. A count of
+  -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
+  -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
+  -- of the node it runs on). INFO tells them apart; an INFO the server refuses
+  -- (an ACL without it) is an error table, which reads as a Cluster.
+  for _ = 1, 8 do
+    local w = redis.call('zpopmin', KEYS[4])
+    if not w[1] then
+      return false
+    end
+    if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+        string.lower(ARGV[3]) ~= 'spublish' and
+        not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
+      return true
+    end
+  end
+  return false
+end
+-- rewake tells the waiters again that the lock is free, when it still is:
+-- for a repeat of a release that freed it, whose first attempt may have
+-- failed at its publish, after its writes (a refused SPUBLISH, made again
+-- with PUBLISH). Reply as a release does.
+local function rewake()
+  if redis.call('exists', KEYS[1]) == 1 then
+    return 1
+  end
+  redis.call(ARGV[3], KEYS[2], '0')
+  if wake() then
+    return 2
+  end
+  return 1
+end
+local seen = tonumber(redis.call('get', KEYS[3]))
 if seen then
-  return tonumber(seen)
+  if seen == 10 then
+    -- A nested release that brought the expiry forward and published.
+    redis.call(ARGV[3], KEYS[2], '0')
+    local head = redis.call('lindex', KEYS[7], '0')
+    if head then
+      redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
+    end
+    return 0
+  end
+  if seen > 0 then
+    return rewake()
+  end
+  return seen
 end
 -- The owner's field with the mode field in one HMGET: in a read-write
 -- lock's hash (an RWMutex or Redisson RReadWriteLock holds the name) a
@@ -72,7 +127,7 @@ if held[2] then
 end
 if not holds then
   if ARGV[5] == '1' and ARGV[6] == '1' then
-    return 1
+    return rewake()
   end
   return nil
 end
@@ -87,43 +142,30 @@ if holds > 1 then
   local before = redis.call('pttl', KEYS[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
-    redis.call(ARGV[3], KEYS[2], '0')
+    -- Every write before the first publish, which can fail (see above).
+    redis.call('set', KEYS[3], '10', 'px', ARGV[4])
     local head = redis.call('lindex', KEYS[7], '0')
-    if head then
-      if before >= 0 then
-        local earlier = before - tonumber(ARGV[1])
-        for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
-          redis.call('zincrby', KEYS[8], -earlier, w)
-        end
+    if head and before >= 0 then
+      local earlier = before - tonumber(ARGV[1])
+      for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
+        redis.call('zincrby', KEYS[8], -earlier, w)
       end
+    end
+    redis.call(ARGV[3], KEYS[2], '0')
+    if head then
       redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
     end
+    return 0
   end
   redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
 end
 redis.call('del', KEYS[1])
-local freed = 1
-redis.call(ARGV[3], KEYS[2], '0')
--- A wake no client hears (its process died, or its client is not
--- subscribed) goes on to the next waiter, a few at most per call. A count of
--- 0 proves it only where subscribers are counted: sharded pub/sub, or a
--- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on). INFO tells them apart; an INFO the server refuses
--- (an ACL without it) is an error table, which reads as a Cluster.
-for _ = 1, 8 do
-  local w = redis.call('zpopmin', KEYS[4])
-  if not w[1] then
-    break
-  end
-  if redis.call(ARGV[3], KEYS[5] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[3]) ~= 'spublish' and
-      not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
-    freed = 2
-    break
-  end
-end
 if ARGV[6] ~= '1' then
-  redis.call('set', KEYS[3], freed, 'px', ARGV[4])
+  redis.call('set', KEYS[3], '1', 'px', ARGV[4])
 end
-return freed
+redis.call(ARGV[3], KEYS[2], '0')
+if wake() then
+  return 2
+end
+return 1
