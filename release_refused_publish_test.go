@@ -124,6 +124,26 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("Mutex.ForceUnlock", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		if _, err := mustMutex(t, setup, "mutex-force").Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mw := mustMutex(t, w, "mutex-force")
+		wakes(t, w, mw.wake+":"+w.ID(), func() error {
+			l, err := mw.Lock(ctx)
+			if err == nil {
+				err = mw.Unlock(l)
+			}
+			return err
+		}, func() error {
+			ok, err := mustMutex(t, h, "mutex-force").ForceUnlock(ctx)
+			if err == nil && !ok {
+				err = errors.New("ForceUnlock found no lock")
+			}
+			return err
+		})
+	})
 	// On Redisson's queue, the first waiter listens on its own channel.
 	t.Run("FairMutex.Unlock on Redisson's queue", func(t *testing.T) {
 		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)

@@ -6,6 +6,8 @@
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
+-- A repeat of a call that deleted the lock wakes the waiters again while the
+-- lock is still free (see below).
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
@@ -23,6 +25,28 @@
 -- @retryable
 -- @commands publish spublish
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- wake publishes Redisson's "0" and wakes the longest-registered Go waiter
+-- by name.
+local function wake()
+  redis.call(ARGV[1], KEYS[2], '0')
+  -- A wake no client hears (its process died, or its client is not
+  -- subscribed) goes on to the next waiter, a few at most per call. A count of
+  -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
+  -- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
+  -- of the node it runs on). INFO tells them apart; an INFO the server refuses
+  -- (an ACL without it) is an error table, which reads as a Cluster.
+  for _ = 1, 8 do
+    local w = redis.call('zpopmin', KEYS[3])
+    if not w[1] then
+      return
+    end
+    if redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+        string.lower(ARGV[1]) ~= 'spublish' and
+        not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
+      return
+    end
+  end
+end
 local seen = redis.call('get', KEYS[5])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -35,6 +59,13 @@ if seen == '' and redis.call('pttl', KEYS[5]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
+  -- A repeat of a call that deleted the lock wakes the waiters again while
+  -- the lock is still free: the first attempt may have failed at its
+  -- publish, after its writes (a refused SPUBLISH, made again with
+  -- PUBLISH), and the waiters would sleep until their poll.
+  if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+    wake()
+  end
   return tonumber(seen)
 end
 -- A name another kind of lock holds is left alone, before anything is
@@ -48,22 +79,5 @@ redis.call('set', KEYS[5], deleted, 'px', ARGV[2])
 if deleted == 0 then
   return 0
 end
-redis.call(ARGV[1], KEYS[2], '0')
--- A wake no client hears (its process died, or its client is not
--- subscribed) goes on to the next waiter, a few at most per call. A count of
--- 0 proves it only where subscribers are counted: sharded pub/sub, or a
--- server outside a Cluster (a Cluster's PUBLISH counts only the subscribers
--- of the node it runs on). INFO tells them apart; an INFO the server refuses
--- (an ACL without it) is an error table, which reads as a Cluster.
-for _ = 1, 8 do
-  local w = redis.call('zpopmin', KEYS[3])
-  if not w[1] then
-    break
-  end
-  if redis.call(ARGV[1], KEYS[4] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
-      string.lower(ARGV[1]) ~= 'spublish' and
-      not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
-    break
-  end
-end
+wake()
 return 1
