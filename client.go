@@ -621,6 +621,19 @@ func publishing[T any](c *Client, call func(publish string) (T, error)) (T, erro
 	return v, err
 }
 
+// publishingAgain is publishing for a call whose repeat does not find by
+// itself that its first attempt was to publish (an Extend to a shorter
+// lease finds the expiry it set, as a later one would): again tells the
+// repeat, whose first attempt failed at its publish, to publish.
+func publishingAgain[T any](c *Client, call func(publish string, again bool) (T, error)) (T, error) {
+	again := false
+	return publishing(c, func(publish string) (T, error) {
+		v, err := call(publish, again)
+		again = true
+		return v, err
+	})
+}
+
 // subscribePlainly is called when the server refused a sharded subscribe:
 // the Client, having chosen sharded pub/sub itself, uses plain pub/sub from
 // now on and the subscribe is made again. A Client forced onto it keeps it,

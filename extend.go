@@ -30,14 +30,14 @@ type extender interface {
 func (m *Mutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	queue, timeouts := fairKeys(m.key, true)
 	type reply struct{ held, acked bool }
-	r, err := publishing(m.c, func(publish string) (reply, error) {
+	r, err := publishingAgain(m.c, func(publish string, again bool) (reply, error) {
 		if guard.on() {
 			held, acked, err := m.c.callGuarded(ctx, guard, func() (rueidis.Completed, error) {
-				return generated.MutexExtendCommand(m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish)
+				return generated.MutexExtendCommand(m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish, again)
 			}, generated.DecodeMutexExtend)
 			return reply{held, acked}, err
 		}
-		held, err := generated.MutexExtend(ctx, m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish)
+		held, err := generated.MutexExtend(ctx, m.c.rc, m.key, m.fence, m.channel, queue, timeouts, lease, field, token, publish, again)
 		return reply{held, true}, err
 	})
 	return r.held, r.acked, err
@@ -53,18 +53,18 @@ func (f *FairMutex) extendOnce(ctx context.Context, field string, lease time.Dur
 func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	rw := s.rw
 	type reply struct{ held, acked bool }
-	r, err := publishing(rw.c, func(publish string) (reply, error) {
+	r, err := publishingAgain(rw.c, func(publish string, again bool) (reply, error) {
 		var command func() (rueidis.Completed, error)
 		var decode func(rueidis.RedisResult) (bool, error)
 		if s.write {
 			reader := strings.TrimSuffix(field, ":write")
 			command = func() (rueidis.Completed, error) {
-				return generated.RwWriteRenewCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, rw.channel, lease, field, reader, token, publish, true)
+				return generated.RwWriteRenewCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, rw.channel, lease, field, reader, token, publish, true, again)
 			}
 			decode = generated.DecodeRwWriteRenew
 		} else {
 			command = func() (rueidis.Completed, error) {
-				return generated.RwReadExtendCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, rw.channel, lease, field, token, publish)
+				return generated.RwReadExtendCommand(rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, rw.channel, lease, field, token, publish, again)
 			}
 			decode = generated.DecodeRwReadExtend
 		}
@@ -76,9 +76,9 @@ func (s *rwSide) extendOnce(ctx context.Context, field string, lease time.Durati
 		var err error
 		if s.write {
 			reader := strings.TrimSuffix(field, ":write")
-			held, err = generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, rw.channel, lease, field, reader, token, publish, true)
+			held, err = generated.RwWriteRenew(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, reader), rw.fence, rw.channel, lease, field, reader, token, publish, true, again)
 		} else {
-			held, err = generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, rw.channel, lease, field, token, publish)
+			held, err = generated.RwReadExtend(ctx, rw.c.rc, rw.key, rwTimeouts(rw.key, field), rw.prefix, rw.channel, lease, field, token, publish, again)
 		}
 		return reply{held, true}, err
 	})

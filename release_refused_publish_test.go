@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,6 +144,69 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			}
 			return err
 		})
+	})
+	// An Extend to a shorter lease announces the earlier expiry (Redisson's
+	// waiters slept on the longer TTL); made again after its SPUBLISH was
+	// refused, it finds the expiry it set and must announce it all the same.
+	// hears runs act once a plain subscriber listens on channel, and wants
+	// message want there.
+	hears := func(t *testing.T, channel, want string, act func() error) {
+		t.Helper()
+		raw := cl.Client(t)
+		msgs := make(chan string, 8)
+		subscribed := make(chan struct{})
+		var once sync.Once
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		rctx = rueidis.WithOnSubscriptionHook(rctx, func(rueidis.PubSubSubscription) { once.Do(func() { close(subscribed) }) })
+		go func() {
+			_ = raw.Receive(rctx, raw.B().Subscribe().Channel(channel).Build(), func(m rueidis.PubSubMessage) { msgs <- m.Message })
+		}()
+		<-subscribed
+		if err := act(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-msgs:
+			if m != want {
+				t.Fatalf("message %q, want %q", m, want)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the Extend to a shorter lease, made again after its SPUBLISH was refused, announced nothing")
+		}
+	}
+	t.Run("Mutex.Extend shorter", func(t *testing.T) {
+		m := mustMutex(t, fresh(t), "mutex-extend")
+		lctx, err := m.TryLockWithLease(ctx, 0, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hears(t, m.channel, "0", func() error { return m.Extend(ctx, lctx, 20*time.Second) })
+		if err := m.Unlock(lctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("RWMutex.Extend shorter", func(t *testing.T) {
+		rw := mustRW(t, fresh(t), "rw-extend")
+		lctx, err := rw.TryLockWithLease(ctx, 0, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hears(t, rw.channel, "1", func() error { return rw.Extend(ctx, lctx, 20*time.Second) })
+		if err := rw.Unlock(lctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("RWMutex.RExtend shorter", func(t *testing.T) {
+		rw := mustRW(t, fresh(t), "rw-rextend")
+		lctx, err := rw.TryRLockWithLease(ctx, 0, 2*time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hears(t, rw.channel, "1", func() error { return rw.RExtend(ctx, lctx, 20*time.Second) })
+		if err := rw.RUnlock(lctx); err != nil {
+			t.Fatal(err)
+		}
 	})
 	// On Redisson's queue, the first waiter listens on its own channel.
 	t.Run("FairMutex.Unlock on Redisson's queue", func(t *testing.T) {

@@ -214,7 +214,7 @@ var rwWriteRenewal = &renewKind{renew: func(ctx context.Context, rc rueidis.Clie
 	return out
 }, command: func(rc rueidis.Client, h *hold) (rueidis.Completed, error) {
 	reader := strings.TrimSuffix(h.field, ":write")
-	return generated.RwWriteRenewCommand(rc, h.key, rwTimeouts(h.key, reader), h.prim.spec().fence, h.prim.spec().channel, h.lease, h.field, reader, h.renewToken(), "publish", false)
+	return generated.RwWriteRenewCommand(rc, h.key, rwTimeouts(h.key, reader), h.prim.spec().fence, h.prim.spec().channel, h.lease, h.field, reader, h.renewToken(), "publish", false, false)
 }, decode: generated.DecodeRwWriteRenew}
 
 func (rw *RWMutex) acquire(ctx context.Context, write bool, wait, lease time.Duration) (context.Context, error) {

@@ -475,7 +475,7 @@ func TestRWReadReleaseSharedMark(t *testing.T) {
 	if ok, err := generated.RwReadRenew(ctx, rc, rw.key, timeouts, time.Minute, field, 0); err != nil || !ok {
 		t.Fatalf("RwReadRenew = %v, %v", ok, err)
 	}
-	if ok, err := generated.RwReadExtend(ctx, rc, rw.key, timeouts, rw.prefix, rw.channel, 2*time.Minute, field, 0, "publish"); err != nil || !ok {
+	if ok, err := generated.RwReadExtend(ctx, rc, rw.key, timeouts, rw.prefix, rw.channel, 2*time.Minute, field, 0, "publish", false); err != nil || !ok {
 		t.Fatalf("RwReadExtend = %v, %v", ok, err)
 	}
 	if v := first(); v != strconv.FormatInt(mark, 10) {

@@ -27,7 +27,9 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- the lock's expiry, so that the head reads the new TTL.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
--- finds the expiry it set and publishes nothing more. Reply true: extended;
+-- finds the expiry it set and publishes nothing more; a repeat of an attempt
+-- that failed at its publish, after its writes (a refused SPUBLISH, made
+-- again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 -- false: the owner no longer holds it, nothing written or published. The
 -- fencing token names the hold, as for MutexRenew.
 -- @key    lock
@@ -39,6 +41,7 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    again     bool      a repeat of an attempt that failed at its publish: publish as it was to
 -- @return bool
 -- @commands publish spublish
 -- @retryable
@@ -51,16 +54,19 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   end
   local before = redis.call('pttl', KEYS[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if before < 0 or tonumber(ARGV[1]) < before then
-    redis.call(ARGV[4], KEYS[3], '0')
+  local earlier = before < 0 or tonumber(ARGV[1]) < before
+  if earlier or ARGV[5] == '1' then
+    -- Every write before the first publish, which can fail (a refused
+    -- SPUBLISH): the repeat (again) finds them done and only publishes.
     local head = redis.call('lindex', KEYS[4], '0')
-    if head then
-      if before >= 0 then
-        local earlier = before - tonumber(ARGV[1])
-        for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
-          redis.call('zincrby', KEYS[5], -earlier, w)
-        end
+    if head and earlier and before >= 0 then
+      local by = before - tonumber(ARGV[1])
+      for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
+        redis.call('zincrby', KEYS[5], -by, w)
       end
+    end
+    redis.call(ARGV[4], KEYS[3], '0')
+    if head then
       redis.call(ARGV[4], KEYS[3] .. ':' .. head, '0')
     end
   end
@@ -70,7 +76,7 @@ return 0
 `
 
 // mutexExtendSHA1 is the SHA-1 of mutexExtendSource, the name SCRIPT LOAD gives it.
-const mutexExtendSHA1 = "21dd800d4e96023407d4d2f6846c3dda4552f5a9"
+const mutexExtendSHA1 = "14635a3c471e1b537b43703d7c190d956954dbb3"
 
 var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 
@@ -89,12 +95,14 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // the lock's expiry, so that the head reads the new TTL.
 // A lease that leaves the expiry later publishes nothing, as the watchdog's
 // renewals (MutexRenew) never do. Made again after its reply was lost, it
-// finds the expiry it set and publishes nothing more. Reply true: extended;
+// finds the expiry it set and publishes nothing more; a repeat of an attempt
+// that failed at its publish, after its writes (a refused SPUBLISH, made
+// again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 // false: the owner no longer holds it, nothing written or published. The
 // fencing token names the hold, as for MutexRenew.
 //
 // Redis script flags: allow-oom.
-func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string) (bool, error) {
+func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -117,7 +125,7 @@ func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence strin
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish}
+	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again)}
 	return mutexExtendDecode(mutexExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -132,6 +140,7 @@ type MutexExtendArgs struct {
 	Owner    string
 	Token    int64  // the fencing token of the hold, 0 for none
 	Publish  string // "publish", or "spublish" for sharded channels
+	Again    bool   // a repeat of an attempt that failed at its publish: publish as it was to
 }
 
 // MutexExtendReply is the reply to one call in MutexExtendMulti.
@@ -212,7 +221,7 @@ func MutexExtendMulti(ctx context.Context, c rueidis.Client, calls []MutexExtend
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string) (rueidis.Completed, error) {
+func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -235,7 +244,7 @@ func MutexExtendCommand(c rueidis.Client, lock string, fence string, channel str
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish}
+	args := []string{msArg(lease), owner, strconv.FormatInt(token, 10), publish, boolArg(again)}
 	return c.B().Evalsha().Sha1(mutexExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -247,7 +256,7 @@ func DecodeMutexExtend(resp rueidis.RedisResult) (bool, error) {
 // mutexExtendEncode returns the KEYS and ARGV of one MutexExtend call.
 func mutexExtendEncode(a *MutexExtendArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Fence, a.Channel, a.Queue, a.Timeouts}
-	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10), a.Publish}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Token, 10), a.Publish, boolArg(a.Again)}
 	return keys, args
 }
 

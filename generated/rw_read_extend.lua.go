@@ -11,10 +11,10 @@ import (
 )
 
 // rwReadExtendSource is scripts/rw_read_extend.lua, verbatim.
-const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock. One that brings\n-- the lock's expiry forward publishes \"1\", as a read release that does so:\n-- waiters of every client, Go's and Redisson's, were told the longer TTL and\n-- would sleep on it. A repeat finds the expiry it set and publishes nothing.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @key    channel        redisson_rwlock:{name}\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check\n-- @arg    publish        string     \"publish\", or \"spublish\" for sharded channels\n-- @return bool\n-- @commands publish spublish\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nif ARGV[3] ~= '0' then\n  -- A first lease key marked otherwise (not 1) is a newer hold of the\n  -- owner, taken since this call was sent: not held (see RwReadRelease).\n  local mark = redis.call('get', KEYS[2] .. ':1')\n  if mark and mark ~= '1' and mark ~= ARGV[3] then\n    return 0\n  end\nend\nfor i = 1, holds do\n  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired\n  -- is made again.\n  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then\n    redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])\n  end\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nlocal before = redis.call('pttl', KEYS[1])\nredis.call('pexpire', KEYS[1], longest)\nif before < 0 or longest < before then\n  redis.call(ARGV[4], KEYS[4], '1')\nend\nreturn 1\n"
+const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock. One that brings\n-- the lock's expiry forward publishes \"1\", as a read release that does so:\n-- waiters of every client, Go's and Redisson's, were told the longer TTL and\n-- would sleep on it. A repeat finds the expiry it set and publishes nothing,\n-- but for a repeat of an attempt that failed at its publish, after its writes\n-- (a refused SPUBLISH, made again with PUBLISH: again), which publishes as\n-- that attempt was to.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @key    channel        redisson_rwlock:{name}\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check\n-- @arg    publish        string     \"publish\", or \"spublish\" for sharded channels\n-- @arg    again          bool       a repeat of an attempt that failed at its publish: publish \"1\"\n-- @return bool\n-- @commands publish spublish\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nif ARGV[3] ~= '0' then\n  -- A first lease key marked otherwise (not 1) is a newer hold of the\n  -- owner, taken since this call was sent: not held (see RwReadRelease).\n  local mark = redis.call('get', KEYS[2] .. ':1')\n  if mark and mark ~= '1' and mark ~= ARGV[3] then\n    return 0\n  end\nend\nfor i = 1, holds do\n  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired\n  -- is made again.\n  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then\n    redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])\n  end\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nlocal before = redis.call('pttl', KEYS[1])\nredis.call('pexpire', KEYS[1], longest)\nif before < 0 or longest < before or ARGV[5] == '1' then\n  redis.call(ARGV[4], KEYS[4], '1')\nend\nreturn 1\n"
 
 // rwReadExtendSHA1 is the SHA-1 of rwReadExtendSource, the name SCRIPT LOAD gives it.
-const rwReadExtendSHA1 = "8d485186f19af3db52f5f61fe2de7b5cdc19ba8f"
+const rwReadExtendSHA1 = "8c0fb500905880ad7bdf40b588bb9062a4de5e94"
 
 var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 
@@ -25,10 +25,13 @@ var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 // reads (expired, deleted), so the holder has lost the lock. One that brings
 // the lock's expiry forward publishes "1", as a read release that does so:
 // waiters of every client, Go's and Redisson's, were told the longer TTL and
-// would sleep on it. A repeat finds the expiry it set and publishes nothing.
+// would sleep on it. A repeat finds the expiry it set and publishes nothing,
+// but for a repeat of an attempt that failed at its publish, after its writes
+// (a refused SPUBLISH, made again with PUBLISH: again), which publishes as
+// that attempt was to.
 //
 // Redis script flags: allow-oom.
-func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, channel string, lease time.Duration, owner string, nonce int64, publish string) (bool, error) {
+func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, channel string, lease time.Duration, owner string, nonce int64, publish string, again bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -54,7 +57,7 @@ func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts s
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10), publish}
+	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10), publish, boolArg(again)}
 	return rwReadExtendDecode(rwReadExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -68,6 +71,7 @@ type RwReadExtendArgs struct {
 	Owner    string
 	Nonce    int64  // the mark of a shared owner's hold (RwReadAcquire), 0: no check
 	Publish  string // "publish", or "spublish" for sharded channels
+	Again    bool   // a repeat of an attempt that failed at its publish: publish "1"
 }
 
 // RwReadExtendReply is the reply to one call in RwReadExtendMulti.
@@ -152,7 +156,7 @@ func RwReadExtendMulti(ctx context.Context, c rueidis.Client, calls []RwReadExte
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, channel string, lease time.Duration, owner string, nonce int64, publish string) (rueidis.Completed, error) {
+func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix string, channel string, lease time.Duration, owner string, nonce int64, publish string, again bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -178,7 +182,7 @@ func RwReadExtendCommand(c rueidis.Client, lock string, timeouts string, prefix 
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10), publish}
+	args := []string{msArg(lease), owner, strconv.FormatInt(nonce, 10), publish, boolArg(again)}
 	return c.B().Evalsha().Sha1(rwReadExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -190,7 +194,7 @@ func DecodeRwReadExtend(resp rueidis.RedisResult) (bool, error) {
 // rwReadExtendEncode returns the KEYS and ARGV of one RwReadExtend call.
 func rwReadExtendEncode(a *RwReadExtendArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts, a.Prefix, a.Channel}
-	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Nonce, 10), a.Publish}
+	args := []string{msArg(a.Lease), a.Owner, strconv.FormatInt(a.Nonce, 10), a.Publish, boolArg(a.Again)}
 	return keys, args
 }
 

@@ -22,7 +22,9 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- An Extend (announce) that brings the lock's expiry forward publishes "1",
 -- as a read release that does so: waiters of every client, Go's and
 -- Redisson's, were told the longer TTL and would sleep on it. The watchdog's
--- renewals publish nothing; a repeat finds the expiry it set.
+-- renewals publish nothing; a repeat finds the expiry it set, and publishes
+-- only as the repeat of an attempt that failed at its publish, after its
+-- writes (a refused SPUBLISH, made again with PUBLISH: again).
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
@@ -33,6 +35,7 @@ const rwWriteRenewSource = `#!lua flags=allow-oom
 -- @arg    token          int64      the fencing token of the hold, 0 for none
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    announce       bool       publish "1" when the expiry moves earlier (Extend)
+-- @arg    again          bool       a repeat of an attempt that failed at its publish: publish "1"
 -- @return bool
 -- @commands publish spublish
 -- @retryable
@@ -57,14 +60,14 @@ if reads then
 end
 local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], ttl)
-if ARGV[6] == '1' and (before < 0 or ttl < before) then
+if ARGV[6] == '1' and (before < 0 or ttl < before) or ARGV[7] == '1' then
   redis.call(ARGV[5], KEYS[4], '1')
 end
 return 1
 `
 
 // rwWriteRenewSHA1 is the SHA-1 of rwWriteRenewSource, the name SCRIPT LOAD gives it.
-const rwWriteRenewSHA1 = "6f4c0d435083590ee2d3c875da053202d68d3b1f"
+const rwWriteRenewSHA1 = "2571ad4b8008b076ad9b721b4900d9279bbc3d99"
 
 var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 
@@ -78,10 +81,12 @@ var rwWriteRenewScript = rueidis.NewLuaScriptRetryable(rwWriteRenewSource)
 // An Extend (announce) that brings the lock's expiry forward publishes "1",
 // as a read release that does so: waiters of every client, Go's and
 // Redisson's, were told the longer TTL and would sleep on it. The watchdog's
-// renewals publish nothing; a repeat finds the expiry it set.
+// renewals publish nothing; a repeat finds the expiry it set, and publishes
+// only as the repeat of an attempt that failed at its publish, after its
+// writes (a refused SPUBLISH, made again with PUBLISH: again).
 //
 // Redis script flags: allow-oom.
-func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool) (bool, error) {
+func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool, again bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -104,7 +109,7 @@ func RwWriteRenew(ctx context.Context, c rueidis.Client, lock string, timeouts s
 			return false, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce)}
+	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce), boolArg(again)}
 	return rwWriteRenewDecode(rwWriteRenewScript.Exec(ctx, c, keys, args))
 }
 
@@ -120,6 +125,7 @@ type RwWriteRenewArgs struct {
 	Token      int64  // the fencing token of the hold, 0 for none
 	Publish    string // "publish", or "spublish" for sharded channels
 	Announce   bool   // publish "1" when the expiry moves earlier (Extend)
+	Again      bool   // a repeat of an attempt that failed at its publish: publish "1"
 }
 
 // RwWriteRenewReply is the reply to one call in RwWriteRenewMulti.
@@ -200,7 +206,7 @@ func RwWriteRenewMulti(ctx context.Context, c rueidis.Client, calls []RwWriteRen
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool) (rueidis.Completed, error) {
+func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence string, channel string, lease time.Duration, writeOwner string, readOwner string, token int64, publish string, announce bool, again bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -223,7 +229,7 @@ func RwWriteRenewCommand(c rueidis.Client, lock string, timeouts string, fence s
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce)}
+	args := []string{msArg(lease), writeOwner, readOwner, strconv.FormatInt(token, 10), publish, boolArg(announce), boolArg(again)}
 	return c.B().Evalsha().Sha1(rwWriteRenewSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -235,7 +241,7 @@ func DecodeRwWriteRenew(resp rueidis.RedisResult) (bool, error) {
 // rwWriteRenewEncode returns the KEYS and ARGV of one RwWriteRenew call.
 func rwWriteRenewEncode(a *RwWriteRenewArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Timeouts, a.Fence, a.Channel}
-	args := []string{msArg(a.Lease), a.WriteOwner, a.ReadOwner, strconv.FormatInt(a.Token, 10), a.Publish, boolArg(a.Announce)}
+	args := []string{msArg(a.Lease), a.WriteOwner, a.ReadOwner, strconv.FormatInt(a.Token, 10), a.Publish, boolArg(a.Announce), boolArg(a.Again)}
 	return keys, args
 }
 

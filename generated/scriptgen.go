@@ -272,7 +272,7 @@ var Scripts = []Script{{
 	SHA1:      mutexAcquireSHA1,
 	Source:    mutexAcquireSource,
 }, {
-	Args:      []string{"lease", "owner", "token", "publish"},
+	Args:      []string{"lease", "owner", "token", "publish", "again"},
 	File:      "scripts/mutex_extend.lua",
 	Keys:      []string{"lock", "fence", "channel", "queue", "timeouts"},
 	Name:      "MutexExtend",
@@ -470,7 +470,7 @@ var Scripts = []Script{{
 	SHA1:      rwReadAcquireSHA1,
 	Source:    rwReadAcquireSource,
 }, {
-	Args:      []string{"lease", "owner", "nonce", "publish"},
+	Args:      []string{"lease", "owner", "nonce", "publish", "again"},
 	File:      "scripts/rw_read_extend.lua",
 	Keys:      []string{"lock", "timeouts", "prefix", "channel"},
 	Name:      "RwReadExtend",
@@ -533,7 +533,7 @@ var Scripts = []Script{{
 	SHA1:      rwWriteReleaseSHA1,
 	Source:    rwWriteReleaseSource,
 }, {
-	Args:      []string{"lease", "writeOwner", "readOwner", "token", "publish", "announce"},
+	Args:      []string{"lease", "writeOwner", "readOwner", "token", "publish", "announce", "again"},
 	File:      "scripts/rw_write_renew.lua",
 	Keys:      []string{"lock", "timeouts", "fence", "channel"},
 	Name:      "RwWriteRenew",

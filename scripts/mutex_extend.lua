@@ -14,7 +14,9 @@
 -- the lock's expiry, so that the head reads the new TTL.
 -- A lease that leaves the expiry later publishes nothing, as the watchdog's
 -- renewals (MutexRenew) never do. Made again after its reply was lost, it
--- finds the expiry it set and publishes nothing more. Reply true: extended;
+-- finds the expiry it set and publishes nothing more; a repeat of an attempt
+-- that failed at its publish, after its writes (a refused SPUBLISH, made
+-- again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 -- false: the owner no longer holds it, nothing written or published. The
 -- fencing token names the hold, as for MutexRenew.
 -- @key    lock
@@ -26,6 +28,7 @@
 -- @arg    owner     string
 -- @arg    token     int64     the fencing token of the hold, 0 for none
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    again     bool      a repeat of an attempt that failed at its publish: publish as it was to
 -- @return bool
 -- @commands publish spublish
 -- @retryable
@@ -38,16 +41,19 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   end
   local before = redis.call('pttl', KEYS[1])
   redis.call('pexpire', KEYS[1], ARGV[1])
-  if before < 0 or tonumber(ARGV[1]) < before then
-    redis.call(ARGV[4], KEYS[3], '0')
+  local earlier = before < 0 or tonumber(ARGV[1]) < before
+  if earlier or ARGV[5] == '1' then
+    -- Every write before the first publish, which can fail (a refused
+    -- SPUBLISH): the repeat (again) finds them done and only publishes.
     local head = redis.call('lindex', KEYS[4], '0')
-    if head then
-      if before >= 0 then
-        local earlier = before - tonumber(ARGV[1])
-        for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
-          redis.call('zincrby', KEYS[5], -earlier, w)
-        end
+    if head and earlier and before >= 0 then
+      local by = before - tonumber(ARGV[1])
+      for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
+        redis.call('zincrby', KEYS[5], -by, w)
       end
+    end
+    redis.call(ARGV[4], KEYS[3], '0')
+    if head then
       redis.call(ARGV[4], KEYS[3] .. ':' .. head, '0')
     end
   end

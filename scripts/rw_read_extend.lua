@@ -6,7 +6,10 @@
 -- reads (expired, deleted), so the holder has lost the lock. One that brings
 -- the lock's expiry forward publishes "1", as a read release that does so:
 -- waiters of every client, Go's and Redisson's, were told the longer TTL and
--- would sleep on it. A repeat finds the expiry it set and publishes nothing.
+-- would sleep on it. A repeat finds the expiry it set and publishes nothing,
+-- but for a repeat of an attempt that failed at its publish, after its writes
+-- (a refused SPUBLISH, made again with PUBLISH: again), which publishes as
+-- that attempt was to.
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout
 -- @key    prefix         {name}, the prefix of every owner's lease keys
@@ -15,6 +18,7 @@
 -- @arg    owner          string
 -- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
+-- @arg    again          bool       a repeat of an attempt that failed at its publish: publish "1"
 -- @return bool
 -- @commands publish spublish
 -- @retryable
@@ -58,7 +62,7 @@ for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
 end
 local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], longest)
-if before < 0 or longest < before then
+if before < 0 or longest < before or ARGV[5] == '1' then
   redis.call(ARGV[4], KEYS[4], '1')
 end
 return 1

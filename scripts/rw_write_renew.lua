@@ -9,7 +9,9 @@
 -- An Extend (announce) that brings the lock's expiry forward publishes "1",
 -- as a read release that does so: waiters of every client, Go's and
 -- Redisson's, were told the longer TTL and would sleep on it. The watchdog's
--- renewals publish nothing; a repeat finds the expiry it set.
+-- renewals publish nothing; a repeat finds the expiry it set, and publishes
+-- only as the repeat of an attempt that failed at its publish, after its
+-- writes (a refused SPUBLISH, made again with PUBLISH: again).
 -- @key    lock
 -- @key    timeouts       {name}:<owner>:rwlock_timeout, the owner's read lease keys
 -- @key    fence          redisson_lock_token:{name}
@@ -20,6 +22,7 @@
 -- @arg    token          int64      the fencing token of the hold, 0 for none
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @arg    announce       bool       publish "1" when the expiry moves earlier (Extend)
+-- @arg    again          bool       a repeat of an attempt that failed at its publish: publish "1"
 -- @return bool
 -- @commands publish spublish
 -- @retryable
@@ -44,7 +47,7 @@ if reads then
 end
 local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], ttl)
-if ARGV[6] == '1' and (before < 0 or ttl < before) then
+if ARGV[6] == '1' and (before < 0 or ttl < before) or ARGV[7] == '1' then
   redis.call(ARGV[5], KEYS[4], '1')
 end
 return 1
