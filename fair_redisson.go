@@ -25,9 +25,11 @@ const DefaultRedissonThreadWaitTime = 5 * time.Minute
 // hosts on NTP), every acquisition from the queue rewrites every waiter's
 // score (O(waiters)), giving up a wait rewrites the scores behind the waiter,
 // and a waiter that died is evicted only when its score passes, up to
-// threadWaitTime times its place in the queue later. WithWaiterTimeout does
-// not apply. Without this option FairMutex keeps its own queue under keys
-// Redisson never reads (see FairMutex). For FairMutex only.
+// threadWaitTime times its place in the queue later: WithWaiterTimeout does
+// not bound that, but still sets how often a Go waiter calls Redis again
+// while it waits (every third of it, sooner when first in line and the
+// holder's lease ends first). Without this option FairMutex keeps its own
+// queue under keys Redisson never reads (see FairMutex). For FairMutex only.
 func WithRedissonFairQueue(threadWaitTime time.Duration) SharedOption {
 	return sharedOption{"WithRedissonFairQueue", kindFairMutex, func(c *config) {
 		if threadWaitTime < 0 {
