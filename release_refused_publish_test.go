@@ -145,6 +145,33 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			return err
 		})
 	})
+	// A waiter that gave up after it was woken (no longer in the waiter
+	// set) passes the wake on while the lock is free, also when its leave is
+	// made again after a refused SPUBLISH.
+	t.Run("Mutex waiter leaving", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		sm := mustMutex(t, setup, "mutex-leave")
+		if _, err := sm.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mw := mustMutex(t, w, "mutex-leave")
+		rc := cl.Client(t)
+		wakes(t, w, mw.wake+":"+w.ID(), func() error {
+			l, err := mw.Lock(ctx)
+			if err == nil {
+				err = mw.Unlock(l)
+			}
+			return err
+		}, func() error {
+			// The lock ends (its lease ran out) without a release: only
+			// the woken waiter that gives up is left to pass the wake on.
+			if err := rc.Do(ctx, rc.B().Del().Key(sm.key).Build()).Error(); err != nil {
+				return err
+			}
+			mustMutex(t, h, "mutex-leave").abandon(ctx, h.ID()+":gone", 0)
+			return nil
+		})
+	})
 	// An Extend to a shorter lease announces the earlier expiry (Redisson's
 	// waiters slept on the longer TTL); made again after its SPUBLISH was
 	// refused, it finds the expiry it set and must announce it all the same.

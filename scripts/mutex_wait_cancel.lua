@@ -19,12 +19,18 @@ if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) ==
   return 0
 end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
+-- The waiter is taken out after its wake is sent, not before: the publish
+-- can fail (a refused SPUBLISH, the call made again with PUBLISH), and a
+-- waiter taken out but not told would sleep until its poll beside a free
+-- lock, its repeat finding nobody left to tell.
 for _ = 1, 8 do
-  local w = redis.call('zpopmin', KEYS[2])
+  local w = redis.call('zrange', KEYS[2], '0', '0', 'withscores')
   if not w[1] then
     break
   end
-  if redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1]) > 0 or
+  local heard = redis.call(ARGV[2], KEYS[3] .. ':' .. string.match(w[1], '^[^:]*'), w[2] .. ':' .. w[1])
+  redis.call('zrem', KEYS[2], w[1])
+  if heard > 0 or
       string.lower(ARGV[2]) ~= 'spublish' and
       not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
     return 1
