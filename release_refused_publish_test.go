@@ -172,6 +172,36 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			return nil
 		})
 	})
+	// A queued head granted the lock with a lease shorter than a third of
+	// the waiter timeout tells the next waiter, which would otherwise sleep
+	// that third beside a lock whose lease ended long before; best effort,
+	// also when the Client's SPUBLISH is refused.
+	t.Run("FairMutex promoted head", func(t *testing.T) {
+		w, h := newTestClient(t, cl.Client(t), prefix, slow), fresh(t)
+		hf, fw := mustFair(t, h, "fair-promoted"), mustFair(t, w, "fair-promoted")
+		// h's waiter is first in line, the lock free.
+		rc := cl.Client(t)
+		first := h.ID() + ":x"
+		for _, cmd := range []rueidis.Completed{
+			rc.B().Rpush().Key(hf.queue).Element(first).Build(),
+			rc.B().Zadd().Key(hf.timeouts).ScoreMember().ScoreMember(float64(time.Now().Add(time.Hour).UnixMilli()), first).Build(),
+		} {
+			if err := rc.Do(ctx, cmd).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wakes(t, w, fw.wake+":"+w.ID(), func() error {
+			l, err := fw.Lock(ctx)
+			if err == nil {
+				err = fw.Unlock(l)
+			}
+			return err
+		}, func() error {
+			// Granted as the head with a 1 s lease, never released.
+			_, err := hf.TryLockWithLease(WithOwner(ctx, "x"), 0, time.Second)
+			return err
+		})
+	})
 	// An Extend to a shorter lease announces the earlier expiry (Redisson's
 	// waiters slept on the longer TTL); made again after its SPUBLISH was
 	// refused, it finds the expiry it set and must announce it all the same.

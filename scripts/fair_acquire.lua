@@ -110,11 +110,18 @@ if free and (head == false or head == ARGV[2]) then
     -- timeout: first in line, it would sleep no longer than the holder's
     -- lease, in case the holder dies. When this lease is shorter, it is
     -- told to ask again and learn it. Best effort (pcall): the lock is
-    -- granted already, and a refused SPUBLISH must not fail the grant.
+    -- granted already, and a refused SPUBLISH must not fail the grant. A
+    -- refused SPUBLISH (a Cluster without sharded pub/sub, its waiters
+    -- listening plainly) is sent again with PUBLISH, as the Client would
+    -- make the call again: the call is not made again, and the next waiter
+    -- would sleep that third beside a lock whose lease ended long before.
     if tonumber(ARGV[1]) * 3 < tonumber(ARGV[3]) then
       local second = redis.call('lindex', KEYS[2], '0')
       if second then
-        redis.pcall(ARGV[5], KEYS[5] .. ':' .. string.match(second, '^[^:]*'), '0:' .. second)
+        local channel = KEYS[5] .. ':' .. string.match(second, '^[^:]*')
+        if type(redis.pcall(ARGV[5], channel, '0:' .. second)) == 'table' and string.lower(ARGV[5]) == 'spublish' then
+          redis.pcall('publish', channel, '0:' .. second)
+        end
       end
     end
   end
