@@ -623,8 +623,9 @@ func publishing[T any](c *Client, call func(publish string) (T, error)) (T, erro
 
 // publishingAgain is publishing for a call whose repeat does not find by
 // itself that its first attempt was to publish (an Extend to a shorter
-// lease finds the expiry it set, as a later one would): again tells the
-// repeat, whose first attempt failed at its publish, to publish.
+// lease finds the expiry it set, as a later one would; a reclaim of permits
+// whose lease ended finds none left): again tells the repeat, whose first
+// attempt failed at its publish, to publish.
 func publishingAgain[T any](c *Client, call func(publish string, again bool) (T, error)) (T, error) {
 	again := false
 	return publishing(c, func(publish string) (T, error) {

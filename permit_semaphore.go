@@ -486,10 +486,10 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 	var res generated.PermitExtendResult
 	rt, until := newRetrier(), time.Now().Add(lease)
 	for {
-		res, err = publishing(s.c, func(publish string) (generated.PermitExtendResult, error) {
+		res, err = publishingAgain(s.c, func(publish string, rewake bool) (generated.PermitExtendResult, error) {
 			var res generated.PermitExtendResult
 			var err error
-			res, acked, err = s.extendOnce(ctx, wire, lease, publish, guard)
+			res, acked, err = s.extendOnce(ctx, wire, lease, publish, rewake, guard)
 			return res, err
 		})
 		if err == nil || !rt.again(ctx, err, until) {
@@ -517,14 +517,14 @@ func (s *PermitSemaphore) Extend(ctx context.Context, id string, lease time.Dura
 // whether guard.acks replicas acknowledged it (always true unguarded). A
 // guarded call whose connection broke under it is made again within ctx
 // (repeatGuarded), as rueidis makes the unguarded one.
-func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease time.Duration, publish string, guard guardWait) (generated.PermitExtendResult, bool, error) {
+func (s *PermitSemaphore) extendOnce(ctx context.Context, wire []byte, lease time.Duration, publish string, rewake bool, guard guardWait) (generated.PermitExtendResult, bool, error) {
 	if !guard.on() {
-		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+		res, err := generated.PermitExtend(ctx, s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish, rewake)
 		return res, true, err
 	}
 	var res generated.PermitExtendResult
 	acked, err := s.c.repeatGuarded(ctx, guard, func() (rueidis.Completed, error) {
-		return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish)
+		return generated.PermitExtendCommand(s.c.rc, s.key, s.timeouts, s.channel, wire, lease, publish, rewake)
 	}, func(reply rueidis.RedisResult) (err error) {
 		res, err = generated.DecodePermitExtend(reply)
 		return err
@@ -540,8 +540,8 @@ func (s *PermitSemaphore) AvailablePermits(ctx context.Context) (int64, error) {
 	if err := s.c.checkHandle(ctx); err != nil {
 		return 0, s.fail("available permits", err)
 	}
-	v, err := publishing(s.c, func(publish string) (int64, error) {
-		return generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, publish)
+	v, err := publishingAgain(s.c, func(publish string, rewake bool) (int64, error) {
+		return generated.PermitAvailable(ctx, s.c.rc, s.key, s.timeouts, s.channel, publish, rewake)
 	})
 	if err != nil {
 		return 0, s.fail("available permits", notCount(err))

@@ -269,6 +269,63 @@ func TestRepeatAfterRefusedPublishWakes(t *testing.T) {
 			return err
 		})
 	})
+	// AvailablePermits reclaims permits whose lease ended and announces
+	// them; its repeat must announce them all the same.
+	t.Run("PermitSemaphore.AvailablePermits reclaiming", func(t *testing.T) {
+		ps := mustPermits(t, setup, "available")
+		if _, err := ps.TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		id, err := ps.Acquire(ctx, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		p := mustPermits(t, w, "available")
+		rc := cl.Client(t)
+		wakes(t, w, p.channel, func() error {
+			_, err := p.Acquire(ctx, time.Minute)
+			return err
+		}, func() error {
+			wire, _ := permitWire(id)
+			if err := rc.Do(ctx, rc.B().Zadd().Key(ps.timeouts).ScoreMember().ScoreMember(1, string(wire)).Build()).Error(); err != nil {
+				return err
+			}
+			n, err := mustPermits(t, h, "available").AvailablePermits(ctx)
+			if err == nil && n != 1 {
+				err = fmt.Errorf("AvailablePermits = %d, want 1", n)
+			}
+			return err
+		})
+	})
+	// An Extend of a permit whose lease ended reclaims it and announces it;
+	// its repeat finds the permit gone and must announce it all the same.
+	t.Run("PermitSemaphore.Extend after the lease", func(t *testing.T) {
+		if _, err := mustPermits(t, setup, "extend-late").TrySetPermits(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		w, h := newTestClient(t, cl.Client(t), prefix), fresh(t)
+		ph := mustPermits(t, h, "extend-late")
+		id, err := ph.Acquire(ctx, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := mustPermits(t, w, "extend-late")
+		rc := cl.Client(t)
+		wakes(t, w, p.channel, func() error {
+			_, err := p.Acquire(ctx, time.Minute)
+			return err
+		}, func() error {
+			wire, _ := permitWire(id)
+			if err := rc.Do(ctx, rc.B().Zadd().Key(ph.timeouts).ScoreMember().ScoreMember(1, string(wire)).Build()).Error(); err != nil {
+				return err
+			}
+			if err := ph.Extend(ctx, id, time.Minute); !errors.Is(err, ErrUnknownPermit) {
+				return fmt.Errorf("Extend after the lease: %v, want ErrUnknownPermit", err)
+			}
+			return nil
+		})
+	})
 	// A latch's TrySetCount announces the new count ("1"), which Redisson's
 	// waiters listen for; its repeat finds its own record and must announce
 	// it all the same.

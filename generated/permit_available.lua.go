@@ -22,6 +22,7 @@ const permitAvailableSource = `-- PermitAvailable returns the permits of an expi
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
@@ -42,11 +43,17 @@ if #expired > 0 then
   -- Leases that ended beyond this call's 1000 are free as well.
   return value + redis.call('zcount', KEYS[2], '0', now)
 end
-return tonumber(redis.call('get', KEYS[1]) or '0')
+local value = tonumber(count or '0')
+if ARGV[2] == '1' and value > 0 then
+  -- The attempt repeated here reclaimed them (its publish failed after):
+  -- nothing is left to reclaim, and the waiters have not heard.
+  redis.call(ARGV[1], KEYS[3], value)
+end
+return value
 `
 
 // permitAvailableSHA1 is the SHA-1 of permitAvailableSource, the name SCRIPT LOAD gives it.
-const permitAvailableSHA1 = "a28308c4dd898d38101f0057e4f2ede357beffa7"
+const permitAvailableSHA1 = "88a580c08c995ac7804bba2296ca43865fa262e0"
 
 var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 
@@ -58,7 +65,7 @@ var permitAvailableScript = rueidis.NewLuaScriptRetryable(permitAvailableSource)
 // returned already and answers the count.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
-func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (int64, error) {
+func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, publish string, rewake bool) (int64, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -73,7 +80,7 @@ func PermitAvailable(ctx context.Context, c rueidis.Client, semaphore string, ti
 			return 0, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, boolArg(rewake)}
 	return permitAvailableDecode(permitAvailableScript.Exec(ctx, c, keys, args))
 }
 
@@ -83,6 +90,7 @@ type PermitAvailableArgs struct {
 	Timeouts  string // {name}:timeout
 	Channel   string // redisson_sc:{name}
 	Publish   string // "publish", or "spublish" for sharded channels
+	Rewake    bool   // a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 }
 
 // PermitAvailableReply is the reply to one call in PermitAvailableMulti.
@@ -149,7 +157,7 @@ func PermitAvailableMulti(ctx context.Context, c rueidis.Client, calls []PermitA
 // A NOSCRIPT error reply means the script is not loaded on that node yet:
 // build the command again and send EvalOf of it to that node, which runs the
 // script from its source and caches it there.
-func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string, channel string, publish string) (rueidis.Completed, error) {
+func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string, channel string, publish string, rewake bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -164,7 +172,7 @@ func PermitAvailableCommand(c rueidis.Client, semaphore string, timeouts string,
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish}
+	args := []string{publish, boolArg(rewake)}
 	return c.B().Evalsha().Sha1(permitAvailableSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -176,7 +184,7 @@ func DecodePermitAvailable(resp rueidis.RedisResult) (int64, error) {
 // permitAvailableEncode returns the KEYS and ARGV of one PermitAvailable call.
 func permitAvailableEncode(a *PermitAvailableArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{a.Publish}
+	args := []string{a.Publish, boolArg(a.Rewake)}
 	return keys, args
 }
 

@@ -32,6 +32,7 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
 -- @return {status int64, expires int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
@@ -42,6 +43,12 @@ if count and not tonumber(count) then
 end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
+  -- The attempt repeated here may have reclaimed the permit, its lease
+  -- over (its publish failed after): the waiters have not heard.
+  local value = tonumber(count or '0')
+  if ARGV[4] == '1' and value > 0 then
+    redis.call(ARGV[3], KEYS[3], value)
+  end
   return {0, 0}
 end
 local t = redis.call('time')
@@ -78,7 +85,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "f749169fcda16a40c59ac97a609f765ce311cb1b"
+const permitExtendSHA1 = "5fcbc6889d6702d0b81623d34b8aa9e7451c3c13"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
@@ -107,7 +114,7 @@ type PermitExtendResult struct {
 // PermitExtend returns.
 //
 // Redis script flags: allow-oom.
-func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (PermitExtendResult, error) {
+func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string, rewake bool) (PermitExtendResult, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return PermitExtendResult{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -125,7 +132,7 @@ func PermitExtend(ctx context.Context, c rueidis.Client, semaphore string, timeo
 			return PermitExtendResult{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
 	return permitExtendDecode(permitExtendScript.Exec(ctx, c, keys, args))
 }
 
@@ -140,6 +147,7 @@ type PermitExtendArgs struct {
 	ID        []byte // 16 raw bytes, as Redisson sends a permit id
 	Lease     time.Duration
 	Publish   string // "publish", or "spublish" for sharded channels
+	Rewake    bool   // a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
 }
 
 // PermitExtendReply is the reply to one call in PermitExtendMulti.
@@ -217,7 +225,7 @@ func PermitExtendMulti(ctx context.Context, c rueidis.Client, calls []PermitExte
 // modify it until it has been sent and answered.
 //
 // Redis script flags: allow-oom.
-func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string) (rueidis.Completed, error) {
+func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, channel string, id []byte, lease time.Duration, publish string, rewake bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -235,7 +243,7 @@ func PermitExtendCommand(c rueidis.Client, semaphore string, timeouts string, ch
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{rueidis.BinaryString(id), msArg(lease), publish}
+	args := []string{rueidis.BinaryString(id), msArg(lease), publish, boolArg(rewake)}
 	return c.B().Evalsha().Sha1(permitExtendSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -247,7 +255,7 @@ func DecodePermitExtend(resp rueidis.RedisResult) (PermitExtendResult, error) {
 // permitExtendEncode returns the KEYS and ARGV of one PermitExtend call.
 func permitExtendEncode(a *PermitExtendArgs) ([]string, []string) {
 	keys := []string{a.Semaphore, a.Timeouts, a.Channel}
-	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish}
+	args := []string{rueidis.BinaryString(a.ID), msArg(a.Lease), a.Publish, boolArg(a.Rewake)}
 	return keys, args
 }
 

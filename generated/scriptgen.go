@@ -353,7 +353,7 @@ var Scripts = []Script{{
 	SHA1:      permitAddPermitsSHA1,
 	Source:    permitAddPermitsSource,
 }, {
-	Args:      []string{"publish"},
+	Args:      []string{"publish", "rewake"},
 	File:      "scripts/permit_available.lua",
 	Keys:      []string{"semaphore", "timeouts", "channel"},
 	Name:      "PermitAvailable",
@@ -371,7 +371,7 @@ var Scripts = []Script{{
 	SHA1:      permitDeleteSHA1,
 	Source:    permitDeleteSource,
 }, {
-	Args:      []string{"id", "lease", "publish"},
+	Args:      []string{"id", "lease", "publish", "rewake"},
 	File:      "scripts/permit_extend.lua",
 	Keys:      []string{"semaphore", "timeouts", "channel"},
 	Name:      "PermitExtend",

@@ -10,6 +10,7 @@
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
@@ -30,4 +31,10 @@ if #expired > 0 then
   -- Leases that ended beyond this call's 1000 are free as well.
   return value + redis.call('zcount', KEYS[2], '0', now)
 end
-return tonumber(redis.call('get', KEYS[1]) or '0')
+local value = tonumber(count or '0')
+if ARGV[2] == '1' and value > 0 then
+  -- The attempt repeated here reclaimed them (its publish failed after):
+  -- nothing is left to reclaim, and the waiters have not heard.
+  redis.call(ARGV[1], KEYS[3], value)
+end
+return value

@@ -19,6 +19,7 @@
 -- @arg    id        bytes     16 raw bytes, as Redisson sends a permit id
 -- @arg    lease     duration
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
 -- @return {status int64, expires int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
@@ -29,6 +30,12 @@ if count and not tonumber(count) then
 end
 local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
+  -- The attempt repeated here may have reclaimed the permit, its lease
+  -- over (its publish failed after): the waiters have not heard.
+  local value = tonumber(count or '0')
+  if ARGV[4] == '1' and value > 0 then
+    redis.call(ARGV[3], KEYS[3], value)
+  end
   return {0, 0}
 end
 local t = redis.call('time')
