@@ -135,6 +135,15 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 	}
 	answer, err := generated.ForceUnlockConfirmed(bctx, e.rc, k.Lock, k.Fence, k.LockChannel, k.LockWaiters, k.LockWake,
 		k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, k.FairTimeouts, r.State, time.Now(), publish, forceRecordTTL)
+	if err != nil && publish == "spublish" && e.sharded == "auto" && shardedRefused(err) {
+		// SPUBLISH picked from the version (COMMAND refused), on servers
+		// without it (renamed away): the script refused it before anything
+		// changed. The call is made again with PUBLISH, as a Client's is,
+		// and the waiters (their SSUBSCRIBE refused too) listen plainly.
+		publish, e.publish = "publish", "publish"
+		answer, err = generated.ForceUnlockConfirmed(bctx, e.rc, k.Lock, k.Fence, k.LockChannel, k.LockWaiters, k.LockWake,
+			k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, k.FairTimeouts, r.State, time.Now(), publish, forceRecordTTL)
+	}
 	res.Released, res.Changed = answer == 1, answer < 0
 	if err != nil {
 		return fmt.Errorf("force-unlock %q: %w", key, err)
@@ -212,6 +221,19 @@ func holdSummary(r *Report) string {
 		s += fmt.Sprintf(", last fencing token %d", *r.Fence)
 	}
 	return s
+}
+
+// shardedRefused reports the servers' refusal of SPUBLISH as a command they
+// do not have: the script's ACL check of it (redis.acl_check_cmd fails on a
+// command it does not know), or the call itself.
+func shardedRefused(err error) bool {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return false
+	}
+	msg := strings.ToLower(re.Error())
+	return strings.Contains(msg, "invalid command passed to redis.acl_check_cmd") ||
+		strings.Contains(msg, "unknown command") || strings.Contains(msg, "unknown redis command")
 }
 
 // publishCommand picks PUBLISH or SPUBLISH as a Client would: sharded on a
