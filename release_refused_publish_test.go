@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -123,6 +124,33 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 		}
 		if err := hm.Unlock(outer); err != nil {
 			t.Fatal(err)
+		}
+	})
+	// A release of the last hold that cannot vouch for it (its lease may
+	// have run out) latches its outcome: its repeat answers "released" from
+	// the latch, not "not held".
+	t.Run("Mutex release not vouched", func(t *testing.T) {
+		h := fresh(t)
+		m := mustMutex(t, h, "mutex-unvouched")
+		if _, err := m.Lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rc := cl.Client(t)
+		fields, err := rc.Do(ctx, rc.B().Hkeys().Key(m.key).Build()).AsStrSlice()
+		if err != nil || len(fields) != 1 {
+			t.Fatalf("lock fields %v, %v", fields, err)
+		}
+		field := fields[0]
+		queue, timeouts := fairKeys(m.key, true)
+		latch := m.latch + ":" + h.ID() + ":unvouched"
+		release := func(publish string, retry bool) (int64, bool, error) {
+			return generated.MutexRelease(ctx, rc, m.key, m.channel, latch, m.waiters, m.wake, m.fence, queue, timeouts, time.Minute, field, publish, 10*time.Second, retry, false, 0)
+		}
+		if _, _, err := release("spublish", false); err == nil {
+			t.Fatal("the first attempt's SPUBLISH was not refused")
+		}
+		if res, held, err := release("publish", true); err != nil || !held || res != 1 {
+			t.Fatalf("the repeat answered %d, held %v, %v; want released (1)", res, held, err)
 		}
 	})
 	t.Run("Mutex.ForceUnlock", func(t *testing.T) {
