@@ -26,6 +26,11 @@ import (
 // function is written, nor at all for a function never called. One in a
 // function that may run out of sight (passed as a value, not a local
 // function) is read where it is written.
+//
+// The body of a local function called by name starts in the protocol in
+// effect at its calls (RESP3 when it is at one of them), not in the one
+// where it is written: a helper written above redis.setresp(3) and called
+// below it runs in RESP3.
 func resp3Line(calls []parse.RedisLibCall, funcs []parse.Func) func(parse.Pos) int {
 	return protocolLine(calls, funcs, false)
 }
@@ -72,11 +77,61 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		}
 	}
 	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].at, sets[j].at) })
-	return func(p parse.Pos) int {
+	// in is the innermost local function whose body holds p and that the
+	// script calls by name, nil for none. (A function passed as a value
+	// inside it runs where it is written, as far as the checker can tell.)
+	in := func(p parse.Pos) *parse.Func {
+		var f *parse.Func
+		for i := range funcs {
+			g := &funcs[i]
+			if g.Escaped || len(g.Calls) == 0 || p.Line < g.Line || p.Line > g.LastLine {
+				continue
+			}
+			if f == nil || g.Line >= f.Line && g.LastLine <= f.LastLine {
+				f = g
+			}
+		}
+		return f
+	}
+	// entries are the protocols each function's body starts in, once
+	// found (a function called from functions called many times is not
+	// walked again for each).
+	entries := map[*parse.Func]int{}
+	cuts := 0 // the calls left out as recursive: an entry found past one is not final
+	var lineAt func(p parse.Pos, entering map[*parse.Func]bool) int
+	lineAt = func(p parse.Pos, entering map[*parse.Func]bool) int {
 		line := 0
+		start := parse.Pos{}
+		if f := in(p); f != nil {
+			// The body runs at each call: in the protocol in effect there
+			// (RESP3 at one of them at least), whatever holds where the
+			// function is written; then as it switches in the body.
+			start = parse.Pos{Line: f.Line}
+			if l, ok := entries[f]; ok {
+				line = l
+			} else if entering[f] {
+				cuts++
+			} else {
+				entering[f] = true
+				cut := cuts
+				for _, c := range f.Calls {
+					if l := lineAt(c, entering); l != 0 {
+						line = l
+						break
+					}
+				}
+				delete(entering, f)
+				if cuts == cut {
+					entries[f] = line
+				}
+			}
+		}
 		for _, s := range sets {
 			if !before(s.at, p) {
 				break
+			}
+			if before(s.at, start) {
+				continue
 			}
 			switch {
 			case s.in != nil && (p.Line < s.in.Line || p.Line > s.in.LastLine):
@@ -91,6 +146,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		}
 		return line
 	}
+	return func(p parse.Pos) int { return lineAt(p, map[*parse.Func]bool{}) }
 }
 
 // luaDecimal and luaHex are the numbers Lua 5.1 reads in a string

@@ -363,8 +363,8 @@ type RedisLibCall struct {
 	From, Until int
 }
 
-// Func is a function of the script holding a RedisLibCall: the lines of its
-// body, and where it runs.
+// Func is a function of the script: the lines of its body, and where it
+// runs.
 type Func struct {
 	Line, LastLine int
 	// Calls are the positions of its calls by name (of the name).
@@ -475,7 +475,7 @@ type File struct {
 	// call and pcall (redis.log, redis.setresp, redis.error_reply, ...), and
 	// those of call and pcall without arguments.
 	RedisLibCalls []RedisLibCall
-	// Funcs are the functions RedisLibCalls are written in (their Fn).
+	// Funcs are the functions of the script (RedisLibCalls' Fn indexes it).
 	Funcs []Func
 	// Unpacks are the calls unpack(t) of a whole command reply (t a direct
 	// call or a local holding one): Lua's stack takes about 8000 values.

@@ -1068,6 +1068,11 @@ func (w *walker) forIn(s *ast.GenericForStmt, listed int) {
 }
 
 func (w *walker) function(f *ast.FunctionExpr) {
+	// Every function is in File.Funcs: where it runs tells the protocol
+	// its calls of redis.call are made in (see Func).
+	if !w.dry {
+		w.funcIndex(f)
+	}
 	w.depth++
 	w.fns = append(w.fns, f)
 	conds := w.conds
