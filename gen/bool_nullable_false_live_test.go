@@ -12,10 +12,12 @@ import (
 
 // TestNullableBoolFalseAgreesWithServer: Redis replies a Lua false as nil,
 // which @return bool? (and a bool? field) reads as no value, never as
-// false: a script that returns a Lua boolean, or false, there can never
+// false: a script that returns a Lua boolean (a comparison) there can never
 // give the callers false, and its false reads as its nil. The checker must
 // refuse it, and pass 1 or 0, a plain bool, or a boolean tested true
-// before; the server replies nil for the false of a missing key.
+// before; and false itself, which is how a script replies nil (the only
+// way in an array: {false, n}); the server replies nil for the false of a
+// missing key.
 func TestNullableBoolFalseAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -30,8 +32,10 @@ func TestNullableBoolFalseAgreesWithServer(t *testing.T) {
 			"scripts/x.lua:4:8: returns a Lua boolean, which Redis replies as nil when it is false" + fix, true},
 		{"a local", "bool?", local + "return ok",
 			"scripts/x.lua:5:8: returns ok, assigned at line 4: a Lua boolean, which Redis replies as nil when it is false" + fix, true},
-		{"false", "bool?", "if redis.call('EXISTS', KEYS[1]) == 1 then\n  return nil\nend\nreturn false",
-			"scripts/x.lua:7:8: returns false, which Redis replies as nil" + fix, true},
+		{"false", "bool?", "if redis.call('EXISTS', KEYS[1]) == 1 then\n  return nil\nend\nreturn false", "", true},
+		{"false for no value", "bool?", "local v = redis.call('GET', KEYS[1])\nif not v then\n  return false\nend\nreturn v == '1' and 1 or 0", "", true},
+		{"an and/or giving false", "bool?", "local v = redis.call('GET', KEYS[1])\nreturn v and 1 or false", "", true},
+		{"false in a bool? field", "{a bool?, n int64}", "local v = redis.call('GET', KEYS[1])\nreturn {v and 1 or false, 1}", "", true},
 		{"a bool? field", "{a bool?, n int64}", local + "return {ok, 1}",
 			"scripts/x.lua:5:8: returns an array with ok, assigned at line 4: a Lua boolean at [0], which Redis replies as nil when it is false, but field a of @return {a bool?, n int64} reads nil as no value, never as false: put 1 or 0 there (c and 1 or 0) for false to reach the callers, or declare it a bool, which reads nil as false", true},
 		{"1 or 0", "bool?", "return redis.call('EXISTS', KEYS[1]) == 1 and 1 or 0", "", false},

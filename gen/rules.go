@@ -1076,9 +1076,6 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 	if t.Kind == Bool && t.Nullable && falseBoolean(ret) {
 		// Redis replies false as nil, the decoder's "no value".
 		what := "a Lua boolean, which Redis replies as nil when it is false"
-		if ret.Kind == parse.ReturnNil {
-			what = "false, which Redis replies as nil"
-		}
 		at(ret.Pos, "%s, but @return %s reads nil as no value (ok is false), never as false: return 1 or 0 (c and 1 or 0) for false to reach the callers, or declare @return bool, which reads nil as false",
 			about(what), t.String())
 		return
@@ -1172,9 +1169,6 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 				if et.Kind == Bool && et.Nullable && falseBoolean(el) {
 					// Redis replies false as nil, the field's "no value".
 					what := "a Lua boolean"
-					if el.Kind == parse.ReturnNil {
-						what = "false"
-					}
 					if el.Local != "" {
 						what = fmt.Sprintf("%s, assigned at line %d: %s", el.Local, el.From.Line, what)
 					}
@@ -1273,9 +1267,11 @@ func checkReturn(ret parse.Return, call *parse.Call, calls []parse.Call, t Type,
 
 // falseBoolean reports whether a returned value is a Lua boolean that may
 // be false (a comparison, not x, a local holding one not tested true
-// before), or false itself.
+// before). false itself is not: it is how a script gives nil, a bool?'s
+// "no value", in an array ({false, n}), and return false is the usual way
+// to reply nil.
 func falseBoolean(r parse.Return) bool {
-	return r.Boolean && (r.Kind == parse.ReturnBool && !r.NotNil || r.Kind == parse.ReturnNil)
+	return r.Boolean && r.Kind == parse.ReturnBool && !r.NotNil
 }
 
 // nilItems reports whether the array reply of a call c of command name may
