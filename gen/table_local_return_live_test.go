@@ -13,7 +13,9 @@ import (
 // array, as a table written in the return does: a scalar @return never reads
 // it, and the callers get a *DecodeError on every call. The checker must
 // refuse it, and pass a table Redis replies otherwise ({ok = ...}, also set
-// after the constructor) and a local no longer holding the table.
+// after the constructor, by a key the checker cannot read, by a function it
+// is passed to or through an alias) and a local no longer holding the
+// table.
 func TestReturnedTableLocalScalarAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -30,6 +32,14 @@ func TestReturnedTableLocalScalarAgreesWithServer(t *testing.T) {
 		{"a status table", "string", "local t = {ok = 'DONE'}\nreturn t", "", false},
 		{"a status set later", "string", "local t = {}\nt.ok = 'DONE'\nreturn t", "", false},
 		{"made a string", "string", "local t = {ARGV[1]}\nt = table.concat(t, ',')\nreturn t", "", false},
+		{"a status set by a name", "string", "local t = {}\nlocal f = 'ok'\nt[f] = ARGV[1]\nreturn t", "", false},
+		{"a status set by rawset", "string", "local t = {}\nrawset(t, 'ok', ARGV[1])\nreturn t", "", false},
+		{"a status set by a function", "string", "local t = {}\nlocal function mark(x) x.ok = ARGV[1] end\nmark(t)\nreturn t", "", false},
+		{"a status set through an alias", "string", "local t = {}\nlocal u = t\nu.ok = ARGV[1]\nreturn t", "", false},
+		{"filled by table.insert", "string", "local t = {}\ntable.insert(t, ARGV[1])\nreturn t",
+			"scripts/x.lua:6:8: returns t, assigned at line 4: an array (a table), but @return string needs a string reply", true},
+		{"filled in a for", "string", "local t = {}\nfor i = 1, 2 do\n  t[i] = ARGV[1]\nend\nreturn t",
+			"scripts/x.lua:8:8: returns t, assigned at line 4: an array (a table), but @return string needs a string reply", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X returns.\n-- @key k\n-- @arg a string\n-- @return " + tc.ret + "\n" + tc.body + "\n"

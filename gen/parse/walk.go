@@ -118,6 +118,10 @@ type walker struct {
 	// and/or expression among the values of a returned table.
 	altCalls []altCall
 	elemAlts []elemAlt
+	// keeps are the reads of table locals that cannot give the table a
+	// field Redis replies otherwise than as an array (see open): an
+	// argument of table.insert, cjson.encode, ..., a chunk's return.
+	keeps map[*ast.IdentExpr]bool
 }
 
 // elemAlt is an altCall of the and/or expression at Elems[elem].
@@ -181,6 +185,9 @@ type local struct {
 	// numArg is n when the local holds tonumber(ARGV[n]), assigned in the
 	// block that declares it; 0 otherwise.
 	numArg int
+	// counter is set on the variable of a numeric for, while it is not
+	// assigned: it holds a number.
+	counter bool
 	// guard is the ID of the scope in which the local is known to hold
 	// neither nil nor false (after if not v then return ... end, or in the
 	// body of if v then ... end), 0 for none; an assignment to the local
@@ -602,6 +609,7 @@ func (w *walker) assign(name string, v Value) {
 			continue
 		}
 		l.all = mergeValue(l.all, v)
+		l.counter = false
 		if l.table {
 			w.spoil(l)
 		}
@@ -726,10 +734,10 @@ func (w *walker) stmt(s ast.Stmt) {
 				if t := w.tableLocal(a.Object); t != nil {
 					w.spoil(t) // t.k = v
 				}
-				if id, ok := a.Object.(*ast.IdentExpr); ok && replyField(a.Key) {
-					if t, _ := w.lookup(id.Value); t != nil && t.reply.Table {
-						t.reply = Return{Kind: ReturnUnknown} // t.ok = ...: no longer an array
-					}
+				if id, ok := a.Object.(*ast.IdentExpr); ok && (replyField(a.Key) || !w.numberKey(a.Key) && !isStringKey(a.Key)) {
+					// t.ok = ..., or t[f] = ... with f maybe 'ok': no
+					// longer an array, as far as the checker can tell.
+					w.open(id.Value)
 				}
 				if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
 					w.changed(id.Value) // ARGV[n] = v
@@ -841,6 +849,8 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.loop(func() {
 			w.push()
 			w.declare(s.Name, Value{Source: SourceUnknown})
+			l, _ := w.lookup(s.Name)
+			l.counter = true
 			w.stmts(s.Stmts)
 			w.pop()
 		})
@@ -882,6 +892,9 @@ func (w *walker) stmt(s ast.Stmt) {
 				// The script ends here: nothing changes the table after.
 				w.tableRead(e)
 				continue
+			}
+			if id, ok := e.(*ast.IdentExpr); ok && w.depth == 0 {
+				w.keep(id) // the script ends here
 			}
 			w.expr(e)
 		}
@@ -1113,6 +1126,9 @@ func (w *walker) expr(e ast.Expr) {
 			if l.table {
 				w.spoil(l) // passed, returned, aliased: it may change out of sight
 			}
+			if !w.keeps[e] {
+				w.open(e.Value)
+			}
 			if l.fnExpr != nil {
 				// A local function used as a value may be called where
 				// its parameters' values cannot be followed.
@@ -1289,6 +1305,11 @@ func (w *walker) expr(e ast.Expr) {
 				w.numberText(e.Args[0], "tostring", pos, 0)
 			}
 			args := e.Args
+			if len(args) > 0 && w.keepsFields(e) {
+				if id, ok := args[0].(*ast.IdentExpr); ok {
+					w.keep(id)
+				}
+			}
 			if id, ok := e.Func.(*ast.IdentExpr); ok && len(args) > 0 && (id.Value == "ipairs" || id.Value == "pairs" || id.Value == "unpack") && !w.isLocal(id.Value) && w.tableRead(args[0]) {
 				args = args[1:] // they read the table, not change it
 			}
@@ -2956,6 +2977,76 @@ func replyField(key ast.Expr) bool {
 		return true
 	}
 	return false
+}
+
+// open records that the table local name may have been given a field
+// Redis replies otherwise than as an array ({ok = ...}): it was passed on,
+// aliased, stored, or given a field whose name the checker cannot read.
+// Returning it is then no longer checked as returning an array.
+func (w *walker) open(name string) {
+	if l, _ := w.lookup(name); l != nil && l.reply.Table {
+		l.reply = Return{Kind: ReturnUnknown}
+	}
+}
+
+// keep marks id, a read of a local, as one that gives the table it may
+// hold no field (see open).
+func (w *walker) keep(id *ast.IdentExpr) {
+	if w.keeps == nil {
+		w.keeps = map[*ast.IdentExpr]bool{}
+	}
+	w.keeps[id] = true
+}
+
+// keepsFields reports whether call e is of a library function that gives
+// the table its first argument is no named field: table.insert, .remove,
+// .sort and .concat, cjson.encode, cmsgpack.pack, next, type, tostring,
+// rawget, and rawset with a number for the key.
+func (w *walker) keepsFields(e *ast.FuncCallExpr) bool {
+	switch f := e.Func.(type) {
+	case *ast.IdentExpr:
+		if w.isLocal(f.Value) {
+			return false
+		}
+		switch f.Value {
+		case "next", "type", "tostring", "rawget":
+			return true
+		case "rawset":
+			return len(e.Args) > 1 && w.numberKey(e.Args[1])
+		}
+	case *ast.AttrGetExpr:
+		lib, ok1 := f.Object.(*ast.IdentExpr)
+		fn, ok2 := f.Key.(*ast.StringExpr)
+		if !ok1 || !ok2 || w.isLocal(lib.Value) {
+			return false
+		}
+		switch lib.Value + "." + fn.Value {
+		case "table.insert", "table.remove", "table.sort", "table.concat", "cjson.encode", "cmsgpack.pack":
+			return true
+		}
+	}
+	return false
+}
+
+// numberKey reports whether e, a table key, is a number: a literal, an
+// arithmetic result (#t + 1), a numeric for's variable or a local holding
+// a number.
+func (w *walker) numberKey(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.NumberExpr, *ast.ArithmeticOpExpr, *ast.UnaryMinusOpExpr, *ast.UnaryLenOpExpr:
+		return true
+	case *ast.IdentExpr:
+		l, _ := w.lookup(x.Value)
+		return l != nil && (l.counter || l.reply.Kind == ReturnInt && !l.reply.Boolean)
+	}
+	return false
+}
+
+// isStringKey reports whether e, a table key, is a string literal (which
+// replyField reads).
+func isStringKey(e ast.Expr) bool {
+	_, ok := e.(*ast.StringExpr)
+	return ok
 }
 
 // replyOf is the reply the value of e gives if returned, as a Return at the
