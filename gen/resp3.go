@@ -379,9 +379,10 @@ func calledName(command string, c *parse.Call) string {
 
 // checkResp3Read refuses a read of the reply of a call made after
 // redis.setresp(3) that is then a map or a set (an index, a field other than
-// map or set, ipairs, pairs: e.How is "index", "field name", "ipairs" or
-// "pairs"): RESP3 hands it to Lua as a table {map = {...}} or {set = {...}}
-// with nothing else in it, so each misses what the key holds.
+// map or set, ipairs, pairs, unpack, table.concat: e.How is "index",
+// "field name", "ipairs", "pairs", "unpack" or "table.concat"): RESP3
+// hands it to Lua as a table {map = {...}} or {set = {...}} with nothing
+// else in it, so each misses what the key holds.
 func checkResp3Read(e parse.ElemRead, calls []parse.Call, resp3 func(parse.Pos) int, at func(parse.Pos, string, ...any)) {
 	if e.Call < 0 || e.Call >= len(calls) {
 		return
@@ -406,6 +407,10 @@ func checkResp3Read(e parse.ElemRead, calls []parse.Call, resp3 func(parse.Pos) 
 		subject = e.Text + " goes over nothing"
 	case e.How == "pairs":
 		subject = e.Text + " gives the one field " + field
+	case e.How == "unpack":
+		subject = e.Text + " gives nothing"
+	case e.How == "table.concat":
+		subject = e.Text + " is always an empty string"
 	case e.How == "field "+field:
 		return // h.map: the map itself
 	default:

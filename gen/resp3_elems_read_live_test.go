@@ -13,8 +13,9 @@ import (
 // TestResp3ReadOfSetOrMapAgreesWithServer: after redis.setresp(3), a map
 // (HGETALL) or a set (SMEMBERS) reaches Lua as a table {map = {...}} or
 // {set = {...}}: an index (h[1]), a field other than map or set (h.owner),
-// ipairs, which goes over nothing, and pairs, which gives the one field map
-// or set, all miss what the key holds. The checker must refuse them, and the
+// ipairs, which goes over nothing, pairs, which gives the one field map
+// or set, unpack, which gives nothing, and table.concat, which gives an
+// empty string, all miss what the key holds. The checker must refuse them, and the
 // server return what each misses; h.map, and a reply read before
 // redis.setresp(3), pass.
 func TestResp3ReadOfSetOrMapAgreesWithServer(t *testing.T) {
@@ -41,6 +42,11 @@ func TestResp3ReadOfSetOrMapAgreesWithServer(t *testing.T) {
 			"scripts/x.lua:7:17: ipairs(h) goes over nothing: after redis.setresp(3) (line 4) HGETALL replies a map, handed to Lua as a table {map = {...}} with nothing else in it; read it as h.map (field = value), or call HGETALL before redis.setresp(3)", "0"},
 		{"pairs of a set", "{t}s", "redis.setresp(3)\nfor k in pairs(redis.call('SMEMBERS', KEYS[1])) do return k end\nreturn 'none'",
 			"scripts/x.lua:5:16: pairs(redis.call(...)) gives the one field set: after redis.setresp(3) (line 4) SMEMBERS replies a set, handed to Lua as a table {set = {...}} with nothing else in it; read it as redis.call(...).set (member = true), or call SMEMBERS before redis.setresp(3)", "set"},
+		{"unpack of a set", "{t}s", "redis.setresp(3)\nlocal m = redis.call('SMEMBERS', KEYS[1])\nreturn tostring(select('#', unpack(m)))",
+			"scripts/x.lua:6:36: unpack(m) gives nothing: after redis.setresp(3) (line 4) SMEMBERS replies a set, handed to Lua as a table {set = {...}} with nothing else in it; read it as m.set (member = true), or call SMEMBERS before redis.setresp(3)", "0"},
+		{"table.concat of a set", "{t}s", "redis.setresp(3)\nlocal m = redis.call('SMEMBERS', KEYS[1])\nreturn table.concat(m, ',')",
+			"scripts/x.lua:6:21: table.concat(m) is always an empty string: after redis.setresp(3) (line 4) SMEMBERS replies a set, handed to Lua as a table {set = {...}} with nothing else in it; read it as m.set (member = true), or call SMEMBERS before redis.setresp(3)", ""},
+		{"unpack read before", "{t}s", "local m = redis.call('SMEMBERS', KEYS[1])\nredis.setresp(3)\nreturn table.concat({unpack(m)}, ',')", "", "a"},
 		{"the map itself", "{t}h", "redis.setresp(3)\nlocal h = redis.call('HGETALL', KEYS[1])\nreturn h.map.owner", "", "v"},
 		{"read before", "{t}h", "local h = redis.call('HGETALL', KEYS[1])\nredis.setresp(3)\nreturn h[1]", "", "owner"},
 	} {

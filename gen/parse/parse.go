@@ -291,7 +291,7 @@ type FieldRead struct {
 // table {map = ...} or {set = ...}, with nothing else in it.
 type ElemRead struct {
 	Pos  Pos    // of t; zero for a direct call: the call's position
-	How  string // "index", "ipairs" or "pairs"
+	How  string // "index", "ipairs", "pairs", "unpack" or "table.concat"
 	Text string // t[1], ipairs(t), as written (redis.call(...) for a call)
 	Obj  string // t, as written
 	Call int    // the index of the call in File.Calls

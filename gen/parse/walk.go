@@ -1225,6 +1225,16 @@ func (w *walker) expr(e ast.Expr) {
 		if id, ok := e.Func.(*ast.IdentExpr); ok && (id.Value == "ipairs" || id.Value == "pairs") && !w.isLocal(id.Value) && len(e.Args) == 1 {
 			w.elemRead(e.Args[0], id.Value, func(t string) string { return id.Value + "(" + t + ")" })
 		}
+		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "unpack" && !w.isLocal(id.Value) && len(e.Args) > 0 {
+			w.elemRead(e.Args[0], "unpack", func(t string) string { return "unpack(" + t + ")" })
+		}
+		if a, ok := e.Func.(*ast.AttrGetExpr); ok && len(e.Args) > 0 {
+			lib, ok1 := a.Object.(*ast.IdentExpr)
+			fn, ok2 := a.Key.(*ast.StringExpr)
+			if ok1 && ok2 && lib.Value == "table" && fn.Value == "concat" && !w.isLocal("table") {
+				w.elemRead(e.Args[0], "table.concat", func(t string) string { return "table.concat(" + t + ")" })
+			}
+		}
 		if id, ok := e.Func.(*ast.IdentExpr); ok && !w.dry {
 			// A call of a local function: what it passes each parameter.
 			if l, _ := w.lookup(id.Value); l != nil && l.fnExpr != nil {
