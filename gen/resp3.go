@@ -72,8 +72,15 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		}
 	}
 	for fn, c := range last {
-		for _, at := range funcs[fn-1].Calls {
-			sets = append(sets, set{at: at, line: lineOf(c)})
+		f := funcs[fn-1]
+		for i, at := range f.Calls {
+			// A call in an if or a loop may not run: as a redis.setresp
+			// written there.
+			var in [2]int
+			if i < len(f.CallsIn) {
+				in = f.CallsIn[i]
+			}
+			sets = append(sets, set{at: at, line: lineOf(c), from: in[0], until: in[1]})
 		}
 	}
 	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].at, sets[j].at) })
@@ -100,7 +107,11 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 	cuts := 0 // the calls left out as recursive: an entry found past one is not final
 	var lineAt func(p parse.Pos, entering map[*parse.Func]bool) int
 	lineAt = func(p parse.Pos, entering map[*parse.Func]bool) int {
-		line := 0
+		// since is the line where RESP3 was set (of the call, for one
+		// set by a call of a function): one set in the if or loop that
+		// switches back switches back after it too. 0 for a function's
+		// entry.
+		line, since := 0, 0
 		start := parse.Pos{}
 		if f := in(p); f != nil {
 			// The body runs at each call: in the protocol in effect there
@@ -136,8 +147,8 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			switch {
 			case s.in != nil && (p.Line < s.in.Line || p.Line > s.in.LastLine):
 			case s.line != 0:
-				line = s.line // RESP3, on one path at least
-			case s.until == 0, p.Line <= s.until, line >= s.from:
+				line, since = s.line, s.at.Line // RESP3, on one path at least
+			case s.until == 0, p.Line <= s.until, line != 0 && since >= s.from:
 				// Another protocol for sure: not in an if or a loop, or
 				// in it below the call, or after it when RESP3 was set in
 				// it too (if c then redis.setresp(3) ... redis.setresp(2) end).

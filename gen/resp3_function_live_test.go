@@ -66,7 +66,8 @@ func TestResp3InLocalFunctionBody(t *testing.T) {
 // TestResp3SwitchedBackInABlockAgreesWithServer: redis.setresp(2) in an if
 // (or a loop) switches back only when it runs: after the block the protocol
 // may still be RESP3, unless redis.setresp(3) was called in that block too;
-// inside the block, below it, it is RESP2. The checker must refuse the
+// inside the block, below it, it is RESP2. So with a call of a function
+// that switches back (or to RESP3). The checker must refuse the
 // return of ZRANGE ... WITHSCORES for @return []string exactly where the
 // server may reply RESP3's pairs in arrays (here with the condition false).
 func TestResp3SwitchedBackInABlockAgreesWithServer(t *testing.T) {
@@ -91,6 +92,9 @@ func TestResp3SwitchedBackInABlockAgreesWithServer(t *testing.T) {
 		{"switched back in a repeat", "redis.setresp(3)\nrepeat\n  redis.setresp(2)\nuntil ARGV[1] ~= ''\nreturn " + zrange, "", true},
 		{"switched and back in an if", "if ARGV[1] == 'n' then\n  redis.setresp(3)\n  redis.call('ZSCORE', KEYS[1], 'a')\n  redis.setresp(2)\nend\nreturn " + zrange, "", true},
 		{"returned in the if", "redis.setresp(3)\nif ARGV[1] == 'n' then\n  redis.setresp(2)\n  return " + zrange + "\nend\nreturn {}", "", true},
+		{"switched back by a function called in an if", "redis.setresp(3)\nlocal function back()\n  redis.setresp(2)\nend\nif ARGV[1] == 'y' then\n  back()\nend\nreturn " + zrange,
+			"scripts/x.lua:12:8: returns the reply of ZRANGE, called after redis.setresp(3) (line 5)" + refused, false},
+		{"switched and back by functions called in an if", "local function r3() redis.setresp(3) end\nlocal function back() redis.setresp(2) end\nif ARGV[1] == 'y' then\n  r3()\n  redis.call('ZSCORE', KEYS[1], 'a')\n  back()\nend\nreturn " + zrange, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X lists.\n-- @key k\n-- @arg a string\n-- @return []string\n" + tc.body + "\n"

@@ -367,8 +367,11 @@ type RedisLibCall struct {
 // runs.
 type Func struct {
 	Line, LastLine int
-	// Calls are the positions of its calls by name (of the name).
-	Calls []Pos
+	// Calls are the positions of its calls by name (of the name), and
+	// CallsIn the lines of the innermost if or loop (while, for) of its
+	// function each is written in, which may not run it: {0, 0} for none.
+	Calls   []Pos
+	CallsIn [][2]int
 	// Escaped is set when it may run where the checker cannot tell: it is
 	// no local function, or one also read otherwise (passed, stored,
 	// aliased).

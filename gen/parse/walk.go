@@ -110,6 +110,9 @@ type walker struct {
 	funcs    map[*ast.FunctionExpr]int
 	localFns map[*ast.FunctionExpr]bool
 	fnCalls  map[*ast.FunctionExpr][]Pos
+	// fnConds are the lines of the innermost if or loop each of fnCalls
+	// is written in ({0, 0} for none).
+	fnConds map[*ast.FunctionExpr][][2]int
 	// conds are the lines of the if and loop statements being walked
 	// (of the innermost function), innermost last.
 	conds [][2]int
@@ -1249,6 +1252,14 @@ func (w *walker) expr(e ast.Expr) {
 				}
 				pos, _ := w.identPos(id.Line(), id.Value)
 				w.fnCalls[fn] = append(w.fnCalls[fn], pos)
+				if w.fnConds == nil {
+					w.fnConds = map[*ast.FunctionExpr][][2]int{}
+				}
+				var cond [2]int
+				if n := len(w.conds); n > 0 {
+					cond = w.conds[n-1]
+				}
+				w.fnConds[fn] = append(w.fnConds[fn], cond)
 				n := len(e.Args)
 				if fn.ParList != nil {
 					n = max(n, len(fn.ParList.Names))
@@ -2970,6 +2981,7 @@ func (w *walker) settleFuncs() {
 	for fn, i := range w.funcs {
 		f := &w.f.Funcs[i]
 		f.Calls = slices.Clone(w.fnCalls[fn])
+		f.CallsIn = slices.Clone(w.fnConds[fn])
 		f.Escaped = !w.localFns[fn] || w.escaped[fn]
 	}
 }
