@@ -9,7 +9,8 @@
 // where a metric has them the wake-up (message, timer), the call made again
 // (acquire, release) and how a hold ended (unlocked, lost, expired, closed).
 // The lock name, which is often derived from requests and so unbounded, is added
-// to metrics only with WithLockNameAttribute(true); spans always carry it.
+// to the metrics of calls and holds (scriptlock.lock.*) only with
+// WithLockNameAttribute(true); spans always carry it.
 //
 // Lock and Unlock calls become spans named "scriptlock.Lock" and
 // "scriptlock.Unlock", children of the span in the caller's context (an

@@ -47,7 +47,9 @@ func WithMeterProvider(mp metric.MeterProvider) Option { return func(c *config) 
 // WithTracerProvider sets the TracerProvider (default: otel.GetTracerProvider()).
 func WithTracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tp = tp } }
 
-// WithLockNameAttribute adds the lock name to every metric. Only turn it on
+// WithLockNameAttribute adds the lock name to the metrics of calls and holds
+// (scriptlock.lock.*); the watchdog's, the failover guard's and the
+// middleware's are about no single lock and never carry it. Only turn it on
 // when names come from a small fixed set: each distinct name is a new time
 // series.
 func WithLockNameAttribute(on bool) Option { return func(c *config) { c.lockName = on } }
