@@ -160,6 +160,9 @@ func (h *hold) end(cause error) *holdObs {
 	ctxs := h.ctxs
 	h.ctxs = nil
 	obs := h.obs
+	if obs != nil {
+		obs.end = time.Now() // HoldEvent.Held ends here, whenever it is reported
+	}
 	if obs != nil && obs.pending {
 		obs = nil // observeAcquire reports the end after the acquisition
 	}

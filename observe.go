@@ -224,11 +224,18 @@ type holdObs struct {
 	// pending: the acquisition is not reported yet, so the hold's end is
 	// not reported by hold.end but after AcquireEnd; guarded by hold.mu.
 	pending bool
+	// end: when the hold ended (set by hold.end), which Held runs to: its
+	// report may come later, after other holds' (Close, a watchdog round).
+	end time.Time
 }
 
 func (h *holdObs) ended(cause error) {
 	defer recoverObserver(h.log, "HoldEnd")
-	e := HoldEvent{Held: time.Since(h.start), Err: cause}
+	end := h.end
+	if end.IsZero() {
+		end = time.Now() // ended before the observer was attached: now is as close
+	}
+	e := HoldEvent{Held: end.Sub(h.start), Err: cause}
 	switch {
 	case errors.Is(cause, context.Canceled):
 		e.Cause = EndUnlocked
