@@ -197,6 +197,20 @@ func (s sharedDial) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redis
 	return r
 }
 
+// Nodes returns the nodes' clients made again the same way: a node's calls
+// (the failover guard's replica count, INFO) wait for the connections the
+// Client's other calls open, which are the same ones (on one server, the
+// node is the client itself). A count failed so counted no replica, and an
+// acquisition on a server without any waited for one and failed.
+func (s sharedDial) Nodes() map[string]rueidis.Client {
+	nodes := s.Client.Nodes()
+	out := make(map[string]rueidis.Client, len(nodes))
+	for addr, n := range nodes {
+		out[addr] = sharedDial{n}
+	}
+	return out
+}
+
 func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
 	rs := s.Client.DoMulti(ctx, multi...)
 	for range sharedDialAgain {

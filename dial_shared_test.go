@@ -131,3 +131,47 @@ func TestDialCanceledByOtherCall(t *testing.T) {
 		})
 	}
 }
+
+// TestDialCanceledByOtherCallNodeCall: the Client's calls to one node (the
+// failover guard's replica count, INFO) wait for a connection being opened
+// like any other, and fail with the opening's "operation was canceled" when
+// the call that opened it gives up. They are made again as well: a count that
+// failed so counted no replica, and the first acquisition on a server
+// without replicas waited for one and failed with ErrNotReplicated, undone,
+// though Redis was fine.
+func TestDialCanceledByOtherCallNodeCall(t *testing.T) {
+	node := redistest.Server(t)
+	sd := newSlowDial(t, node)
+	c := newTestClient(t, sd.rc, WithFailoverGuard(true, 200*time.Millisecond))
+	ctx := testCtx(t, 20*time.Second)
+	time.Sleep(200 * time.Millisecond) // whatever the Client does at first in the background is over
+	sd.drop(t, node)
+
+	gone, leave := context.WithCancel(context.WithValue(ctx, dialerKey{}, true))
+	first := make(chan error, 1)
+	go func() { first <- sd.rc.Do(gone, sd.rc.B().Get().Key("{x}first").Build()).Error() }()
+	select {
+	case marked := <-sd.dialing:
+		if !marked {
+			t.Fatal("the connection is opened by another call than the first caller's")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no dial started")
+	}
+	res := make(chan error, 1)
+	go func() {
+		m := mustMutex(t, c, "counted")
+		lctx, err := m.TryLock(ctx, 0)
+		if err == nil {
+			err = m.Unlock(lctx)
+		}
+		res <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the count waits for the same connection
+	leave()                            // the first caller gives up, and its dial with it
+	<-first
+	close(sd.open)
+	if err := <-res; err != nil {
+		t.Fatalf("first guarded acquisition, on a reachable Redis without replicas: %v", err)
+	}
+}
