@@ -127,8 +127,13 @@ type releaseCall struct {
 	lease    time.Duration // re-arms the lock when holds remain
 	latch    string        // the release's latch key; "" with last (none needed)
 	latchTTL time.Duration
-	retry    bool   // an earlier attempt may have run
-	publish  string // "publish" or "spublish"
+	retry    bool // an earlier attempt may have run
+	// again: an earlier attempt failed at its publish, after its writes (a
+	// refused SPUBLISH, the call made again with PUBLISH), so the waiters
+	// it was to tell have not heard; unlike a repeat after a lost reply,
+	// whose first attempt told them.
+	again   bool
+	publish string // "publish" or "spublish"
 	// vouched: the hold was live (its lease not run out, not found lost)
 	// when the release began, so a retry may read a missing owner as this
 	// release's own work.
@@ -464,6 +469,9 @@ func (c *Client) callRecordedBool(ctx context.Context, refusals bool, call func(
 type changeRetry struct {
 	rt      retrier
 	attempt int
+	// refused: an attempt failed at its sharded publish, after its writes,
+	// and was made again with PUBLISH.
+	refused bool
 }
 
 // next reports whether to make the call again after err, and whether the
@@ -471,6 +479,7 @@ type changeRetry struct {
 // the decision needs.
 func (cr *changeRetry) next(ctx context.Context, c *Client, refusals bool, publish string, err error) (again, mayHaveRun bool, _ error) {
 	if c.publishPlainly(err, publish) {
+		cr.refused = true
 		return true, true, nil
 	}
 	if refusals && retryLater(err) {
@@ -2565,6 +2574,7 @@ func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, 
 			return st, 0, false, err
 		}
 		mayHaveRun = mayHaveRun || ran
+		r.again = cr.refused
 	}
 }
 

@@ -297,7 +297,7 @@ func (m *Mutex) releaseOnce(ctx context.Context, field string, r releaseCall) (r
 		res, held, err = generated.MutexReleaseLast(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, field, r.publish)
 	} else {
 		queue, timeouts := fairKeys(m.key, true)
-		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, queue, timeouts, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token)
+		res, held, err = generated.MutexRelease(ctx, m.c.rc, m.key, m.channel, r.latch, m.waiters, m.wake, m.fence, queue, timeouts, r.lease, field, r.publish, r.latchTTL, r.retry, r.vouched, r.token, r.again)
 	}
 	switch {
 	case err != nil || !held:
@@ -372,8 +372,17 @@ func (m *Mutex) ForceUnlock(ctx context.Context) (bool, error) {
 	if err := m.lockSpec.check(ctx); err != nil {
 		return false, opError("force unlock", m.name, err)
 	}
+	// again: an attempt failed at its SPUBLISH, after its writes, and is
+	// made again with PUBLISH; its waiters have not heard. A repeat after a
+	// lost reply (rueidis's, or callRecorded's) is not one: its first
+	// attempt woke them.
+	again := false
 	ok, err := m.c.forceUnlock(ctx, m.key, sidesOf(sideExclusive), func(ctx context.Context, record, publish string, slack time.Duration) (bool, error) {
-		return generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL, slack)
+		ok, err := generated.MutexForceUnlock(ctx, m.c.rc, m.key, m.channel, m.waiters, m.wake, record, publish, m.c.recordTTL, slack, again)
+		if err != nil && publish == "spublish" && isUnknownCommand(err) {
+			again = true
+		}
+		return ok, err
 	})
 	if err != nil {
 		return false, fmt.Errorf("scriptlock: force unlock %q: %w", m.name, wrongKind(err))

@@ -100,7 +100,7 @@ func TestMutexReleaseLatch(t *testing.T) {
 	release := func(lctx context.Context, req string, retry, vouched bool) (int64, bool) {
 		t.Helper()
 		field := c.id + ":" + ownerIn(lctx)
-		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, redissonName("redisson_lock_queue", m.key), redissonName("redisson_lock_timeout", m.key), time.Second, field, "publish", time.Minute, retry, vouched, 0)
+		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, redissonName("redisson_lock_queue", m.key), redissonName("redisson_lock_timeout", m.key), time.Second, field, "publish", time.Minute, retry, vouched, 0, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +400,7 @@ func TestMutexReleaseSharedToken(t *testing.T) {
 	latch := redissonName("redisson_unlock_latch", m.key) + ":req-"
 	release := func(req string, token int64) (int64, bool) {
 		t.Helper()
-		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, redissonName("redisson_lock_queue", m.key), redissonName("redisson_lock_timeout", m.key), time.Second, field, "publish", time.Minute, false, true, token)
+		n, held, err := generated.MutexRelease(ctx, rc, m.key, m.channel, latch+req, m.waiters, m.wake, m.fence, redissonName("redisson_lock_queue", m.key), redissonName("redisson_lock_timeout", m.key), time.Second, field, "publish", time.Minute, false, true, token, false)
 		if err != nil {
 			t.Fatal(err)
 		}

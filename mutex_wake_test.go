@@ -1237,6 +1237,6 @@ func TestMutexPassedWakeSkipsDeadWaiters(t *testing.T) {
 	if _, err := generated.RecordReserve(ctx, c.rc, m.key+":record", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	deleted, err := generated.MutexForceUnlock(ctx, c.rc, m.key, m.channel, m.waiters, m.wake, m.key+":record", "publish", time.Minute, 0)
+	deleted, err := generated.MutexForceUnlock(ctx, c.rc, m.key, m.channel, m.waiters, m.wake, m.key+":record", "publish", time.Minute, 0, false)
 	check("a forced unlock", deleted, err)
 }

@@ -144,7 +144,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 		queue, timeouts := fairKeys(m.key, true)
 		latch := m.latch + ":" + h.ID() + ":unvouched"
 		release := func(publish string, retry bool) (int64, bool, error) {
-			return generated.MutexRelease(ctx, rc, m.key, m.channel, latch, m.waiters, m.wake, m.fence, queue, timeouts, time.Minute, field, publish, 10*time.Second, retry, false, 0)
+			return generated.MutexRelease(ctx, rc, m.key, m.channel, latch, m.waiters, m.wake, m.fence, queue, timeouts, time.Minute, field, publish, 10*time.Second, retry, false, 0, retry)
 		}
 		if _, _, err := release("spublish", false); err == nil {
 			t.Fatal("the first attempt's SPUBLISH was not refused")

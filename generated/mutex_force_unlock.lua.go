@@ -19,8 +19,9 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
--- A repeat of a call that deleted the lock wakes the waiters again while the
--- lock is still free (see below).
+-- A repeat of a call that deleted the lock, whose first attempt failed at
+-- its publish (again), wakes the waiters again while the lock is still free
+-- (see below).
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
@@ -33,6 +34,7 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
+-- @arg    again     bool       a repeat of an attempt that failed at its publish, after its writes: wake as it was to
 -- @return bool
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @retryable
@@ -72,11 +74,13 @@ if seen == '' and redis.call('pttl', KEYS[5]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
-  -- A repeat of a call that deleted the lock wakes the waiters again while
-  -- the lock is still free: the first attempt may have failed at its
-  -- publish, after its writes (a refused SPUBLISH, made again with
-  -- PUBLISH), and the waiters would sleep until their poll.
-  if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+  -- A repeat of a call that deleted the lock and failed at its publish,
+  -- after its writes (a refused SPUBLISH, made again with PUBLISH: again),
+  -- wakes the waiters while the lock is still free: they would sleep until
+  -- their poll. A repeat after a lost reply wakes nobody: its first attempt
+  -- woke a waiter, which may be about to take the lock, and a second one
+  -- woken by name would be taken out of the waiter set for nothing.
+  if seen == '1' and ARGV[4] == '1' and redis.call('exists', KEYS[1]) == 0 then
     wake()
   end
   return tonumber(seen)
@@ -97,7 +101,7 @@ return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "51c39c7c55f76710c88fd0ee2979eaebfc55bf6a"
+const mutexForceUnlockSHA1 = "4684822a479655627160909b5af47f53e9e5093b"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -108,8 +112,9 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then
 // the lock may be another owner's, taken after the first attempt freed it).
-// A repeat of a call that deleted the lock wakes the waiters again while the
-// lock is still free (see below).
+// A repeat of a call that deleted the lock, whose first attempt failed at
+// its publish (again), wakes the waiters again while the lock is still free
+// (see below).
 // The record is reserved first (RecordReserve) for as long as the caller
 // waits: a call reaching the server after that, its caller gone, finds no
 // record, fails with LATE and deletes nothing.
@@ -118,7 +123,7 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // by name.
 //
 // Redis script flags: allow-oom.
-func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
+func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration, again bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -144,7 +149,7 @@ func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channe
 			return false, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL), msArg(slack)}
+	args := []string{publish, msArg(recordTTL), msArg(slack), boolArg(again)}
 	return mutexForceUnlockDecode(mutexForceUnlockScript.Exec(ctx, c, keys, args))
 }
 
@@ -158,6 +163,7 @@ type MutexForceUnlockArgs struct {
 	Publish   string // "publish", or "spublish" for sharded channels
 	RecordTTL time.Duration
 	Slack     time.Duration // how long the reservation may outlast the caller's deadline (the time it took to be reserved)
+	Again     bool          // a repeat of an attempt that failed at its publish, after its writes: wake as it was to
 }
 
 // MutexForceUnlockReply is the reply to one call in MutexForceUnlockMulti.
@@ -242,7 +248,7 @@ func MutexForceUnlockMulti(ctx context.Context, c rueidis.Client, calls []MutexF
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration) (rueidis.Completed, error) {
+func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration, again bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -268,7 +274,7 @@ func MutexForceUnlockCommand(c rueidis.Client, lock string, channel string, wait
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{publish, msArg(recordTTL), msArg(slack)}
+	args := []string{publish, msArg(recordTTL), msArg(slack), boolArg(again)}
 	return c.B().Evalsha().Sha1(mutexForceUnlockSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -280,7 +286,7 @@ func DecodeMutexForceUnlock(resp rueidis.RedisResult) (bool, error) {
 // mutexForceUnlockEncode returns the KEYS and ARGV of one MutexForceUnlock call.
 func mutexForceUnlockEncode(a *MutexForceUnlockArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Waiters, a.Wake, a.Record}
-	args := []string{a.Publish, msArg(a.RecordTTL), msArg(a.Slack)}
+	args := []string{a.Publish, msArg(a.RecordTTL), msArg(a.Slack), boolArg(a.Again)}
 	return keys, args
 }
 

@@ -38,11 +38,15 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- common release writes nothing but the delete and the message.
 -- Every write comes before the first publish, the latch too: an attempt can
 -- fail at its publish, after its writes (a refused SPUBLISH, made again with
--- PUBLISH). A nested release that published latches 10, on which a repeat
--- publishes again; a repeat of a release that freed the lock (its latch, or
--- a vouched owner's missing field) publishes "0" and wakes a Go waiter again
--- while the lock is still free, so that the waiters do not sleep until
--- their poll beside a free lock.
+-- PUBLISH: again). A nested release that published latches 10, on which
+-- such a repeat publishes again; such a repeat of a release that freed the
+-- lock (its latch, or a vouched owner's missing field) publishes "0" and
+-- wakes a Go waiter again while the lock is still free, so that the waiters
+-- do not sleep until their poll beside a free lock. A repeat after a lost
+-- reply (not again) publishes nothing: its first attempt published and woke
+-- a waiter, which may be about to take the lock, and a second waiter woken
+-- by name would be taken out of the waiter set for a hand-off that is not
+-- its own.
 -- An owner shared through its context (WithOwner) may lock again under the
 -- same field while an earlier release of it is still on its way (its call
 -- timed out, and its bytes reach Redis later): its releases name the fencing
@@ -75,6 +79,7 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @arg    vouched   bool      the caller's hold was live when it began releasing
 -- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
+-- @arg    again     bool      a repeat of an attempt that failed at its publish, after its writes: publish as it was to
 -- @return int64?
 -- @commands publish spublish
 -- wake wakes the longest-registered Go waiter by name, and reports whether
@@ -100,11 +105,10 @@ local function wake()
   return false
 end
 -- rewake tells the waiters again that the lock is free, when it still is:
--- for a repeat of a release that freed it, whose first attempt may have
--- failed at its publish, after its writes (a refused SPUBLISH, made again
--- with PUBLISH). Reply as a release does.
+-- for a repeat of a release that freed it, whose first attempt failed at
+-- its publish, after its writes (again). Reply as a release does.
 local function rewake()
-  if redis.call('exists', KEYS[1]) == 1 then
+  if ARGV[8] ~= '1' or redis.call('exists', KEYS[1]) == 1 then
     return 1
   end
   redis.call(ARGV[3], KEYS[2], '0')
@@ -116,7 +120,10 @@ end
 local seen = tonumber(redis.call('get', KEYS[3]))
 if seen then
   if seen == 10 then
-    -- A nested release that brought the expiry forward and published.
+    -- A nested release that brought the expiry forward and was to publish.
+    if ARGV[8] ~= '1' then
+      return 0
+    end
     redis.call(ARGV[3], KEYS[2], '0')
     local head = redis.call('lindex', KEYS[7], '0')
     if head then
@@ -185,7 +192,7 @@ return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "8ac95785d6b42b24b77c2b7b8bf42a5213976943"
+const mutexReleaseSHA1 = "aaca2874066667395b27a1d96240332290c87293"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -215,11 +222,15 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // common release writes nothing but the delete and the message.
 // Every write comes before the first publish, the latch too: an attempt can
 // fail at its publish, after its writes (a refused SPUBLISH, made again with
-// PUBLISH). A nested release that published latches 10, on which a repeat
-// publishes again; a repeat of a release that freed the lock (its latch, or
-// a vouched owner's missing field) publishes "0" and wakes a Go waiter again
-// while the lock is still free, so that the waiters do not sleep until
-// their poll beside a free lock.
+// PUBLISH: again). A nested release that published latches 10, on which
+// such a repeat publishes again; such a repeat of a release that freed the
+// lock (its latch, or a vouched owner's missing field) publishes "0" and
+// wakes a Go waiter again while the lock is still free, so that the waiters
+// do not sleep until their poll beside a free lock. A repeat after a lost
+// reply (not again) publishes nothing: its first attempt published and woke
+// a waiter, which may be about to take the lock, and a second waiter woken
+// by name would be taken out of the waiter set for a hand-off that is not
+// its own.
 // An owner shared through its context (WithOwner) may lock again under the
 // same field while an earlier release of it is still on its way (its call
 // timed out, and its bytes reach Redis later): its releases name the fencing
@@ -241,7 +252,7 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // its client listens (see below).
 //
 // Redis script flags: allow-oom.
-func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (int64, bool, error) {
+func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, again bool) (int64, bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return 0, false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -270,7 +281,7 @@ func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel st
 			return 0, false, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10), boolArg(again)}
 	return mutexReleaseDecode(mutexReleaseScript.Exec(ctx, c, keys, args))
 }
 
@@ -291,6 +302,7 @@ type MutexReleaseArgs struct {
 	Retry    bool  // true when an earlier attempt may have run
 	Vouched  bool  // the caller's hold was live when it began releasing
 	Token    int64 // the fencing token of a shared owner's hold, 0 for none
+	Again    bool  // a repeat of an attempt that failed at its publish, after its writes: publish as it was to
 }
 
 // MutexReleaseReply is the reply to one call in MutexReleaseMulti.
@@ -380,7 +392,7 @@ func MutexReleaseMulti(ctx context.Context, c rueidis.Client, calls []MutexRelea
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64) (rueidis.Completed, error) {
+func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, again bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -409,7 +421,7 @@ func MutexReleaseCommand(c rueidis.Client, lock string, channel string, latch st
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10)}
+	args := []string{msArg(lease), owner, publish, msArg(latchTTL), boolArg(retry), boolArg(vouched), strconv.FormatInt(token, 10), boolArg(again)}
 	return c.B().Evalsha().Sha1(mutexReleaseSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build(), nil
 }
 
@@ -421,7 +433,7 @@ func DecodeMutexRelease(resp rueidis.RedisResult) (int64, bool, error) {
 // mutexReleaseEncode returns the KEYS and ARGV of one MutexRelease call.
 func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
 	keys := []string{a.Lock, a.Channel, a.Latch, a.Waiters, a.Wake, a.Fence, a.Queue, a.Timeouts}
-	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10)}
+	args := []string{msArg(a.Lease), a.Owner, a.Publish, msArg(a.LatchTTL), boolArg(a.Retry), boolArg(a.Vouched), strconv.FormatInt(a.Token, 10), boolArg(a.Again)}
 	return keys, args
 }
 

@@ -281,7 +281,7 @@ var Scripts = []Script{{
 	SHA1:      mutexExtendSHA1,
 	Source:    mutexExtendSource,
 }, {
-	Args:      []string{"publish", "recordTTL", "slack"},
+	Args:      []string{"publish", "recordTTL", "slack", "again"},
 	File:      "scripts/mutex_force_unlock.lua",
 	Keys:      []string{"lock", "channel", "waiters", "wake", "record"},
 	Name:      "MutexForceUnlock",
@@ -290,7 +290,7 @@ var Scripts = []Script{{
 	SHA1:      mutexForceUnlockSHA1,
 	Source:    mutexForceUnlockSource,
 }, {
-	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token"},
+	Args:      []string{"lease", "owner", "publish", "latchTTL", "retry", "vouched", "token", "again"},
 	File:      "scripts/mutex_release.lua",
 	Keys:      []string{"lock", "channel", "latch", "waiters", "wake", "fence", "queue", "timeouts"},
 	Name:      "MutexRelease",

@@ -6,8 +6,9 @@
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
 -- the lock may be another owner's, taken after the first attempt freed it).
--- A repeat of a call that deleted the lock wakes the waiters again while the
--- lock is still free (see below).
+-- A repeat of a call that deleted the lock, whose first attempt failed at
+-- its publish (again), wakes the waiters again while the lock is still free
+-- (see below).
 -- The record is reserved first (RecordReserve) for as long as the caller
 -- waits: a call reaching the server after that, its caller gone, finds no
 -- record, fails with LATE and deletes nothing.
@@ -20,6 +21,7 @@
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    recordTTL duration
 -- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
+-- @arg    again     bool       a repeat of an attempt that failed at its publish, after its writes: wake as it was to
 -- @return bool
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @retryable
@@ -59,11 +61,13 @@ if seen == '' and redis.call('pttl', KEYS[5]) < tonumber(ARGV[3]) then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
 end
 if seen ~= '' then
-  -- A repeat of a call that deleted the lock wakes the waiters again while
-  -- the lock is still free: the first attempt may have failed at its
-  -- publish, after its writes (a refused SPUBLISH, made again with
-  -- PUBLISH), and the waiters would sleep until their poll.
-  if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+  -- A repeat of a call that deleted the lock and failed at its publish,
+  -- after its writes (a refused SPUBLISH, made again with PUBLISH: again),
+  -- wakes the waiters while the lock is still free: they would sleep until
+  -- their poll. A repeat after a lost reply wakes nobody: its first attempt
+  -- woke a waiter, which may be about to take the lock, and a second one
+  -- woken by name would be taken out of the waiter set for nothing.
+  if seen == '1' and ARGV[4] == '1' and redis.call('exists', KEYS[1]) == 0 then
     wake()
   end
   return tonumber(seen)

@@ -25,11 +25,15 @@
 -- common release writes nothing but the delete and the message.
 -- Every write comes before the first publish, the latch too: an attempt can
 -- fail at its publish, after its writes (a refused SPUBLISH, made again with
--- PUBLISH). A nested release that published latches 10, on which a repeat
--- publishes again; a repeat of a release that freed the lock (its latch, or
--- a vouched owner's missing field) publishes "0" and wakes a Go waiter again
--- while the lock is still free, so that the waiters do not sleep until
--- their poll beside a free lock.
+-- PUBLISH: again). A nested release that published latches 10, on which
+-- such a repeat publishes again; such a repeat of a release that freed the
+-- lock (its latch, or a vouched owner's missing field) publishes "0" and
+-- wakes a Go waiter again while the lock is still free, so that the waiters
+-- do not sleep until their poll beside a free lock. A repeat after a lost
+-- reply (not again) publishes nothing: its first attempt published and woke
+-- a waiter, which may be about to take the lock, and a second waiter woken
+-- by name would be taken out of the waiter set for a hand-off that is not
+-- its own.
 -- An owner shared through its context (WithOwner) may lock again under the
 -- same field while an earlier release of it is still on its way (its call
 -- timed out, and its bytes reach Redis later): its releases name the fencing
@@ -62,6 +66,7 @@
 -- @arg    retry     bool      true when an earlier attempt may have run
 -- @arg    vouched   bool      the caller's hold was live when it began releasing
 -- @arg    token     int64     the fencing token of a shared owner's hold, 0 for none
+-- @arg    again     bool      a repeat of an attempt that failed at its publish, after its writes: publish as it was to
 -- @return int64?
 -- @commands publish spublish
 -- wake wakes the longest-registered Go waiter by name, and reports whether
@@ -87,11 +92,10 @@ local function wake()
   return false
 end
 -- rewake tells the waiters again that the lock is free, when it still is:
--- for a repeat of a release that freed it, whose first attempt may have
--- failed at its publish, after its writes (a refused SPUBLISH, made again
--- with PUBLISH). Reply as a release does.
+-- for a repeat of a release that freed it, whose first attempt failed at
+-- its publish, after its writes (again). Reply as a release does.
 local function rewake()
-  if redis.call('exists', KEYS[1]) == 1 then
+  if ARGV[8] ~= '1' or redis.call('exists', KEYS[1]) == 1 then
     return 1
   end
   redis.call(ARGV[3], KEYS[2], '0')
@@ -103,7 +107,10 @@ end
 local seen = tonumber(redis.call('get', KEYS[3]))
 if seen then
   if seen == 10 then
-    -- A nested release that brought the expiry forward and published.
+    -- A nested release that brought the expiry forward and was to publish.
+    if ARGV[8] ~= '1' then
+      return 0
+    end
     redis.call(ARGV[3], KEYS[2], '0')
     local head = redis.call('lindex', KEYS[7], '0')
     if head then
