@@ -167,9 +167,10 @@
 // condition: scriptlock: unlock "order:42": lock not held by this owner.
 //
 //   - [ErrNotAcquired]: a TryLock or TryAcquire wait ran out while others
-//     held the lock or the permits; for a lock the error is a
-//     [*NotAcquiredError] with the holder's remaining lease, or with
-//     Unanswered when the server stopped answering the wait's last attempt.
+//     held the lock or the permits; the error is a [*NotAcquiredError],
+//     for a lock with the holder's remaining lease, and, for a lock or a
+//     semaphore alike, with Unanswered when the server stopped answering
+//     the wait's last attempt.
 //   - [ErrNotHeld]: Unlock or Extend by a non-owner or after the lock
 //     expired; nothing changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
 //     ErrNotHeld too.

@@ -73,22 +73,34 @@ const MaxNameLen = 1024
 
 // NotAcquiredError is returned when a wait for a lock ends without acquiring it
 // because another owner kept holding it, or because the server did not answer
-// its last attempt before the wait ended (Unanswered). errors.Is(err,
-// ErrNotAcquired) is true.
+// its last attempt before the wait ended (Unanswered). A Semaphore's or
+// PermitSemaphore's TryAcquire returns it too, when no permits became free
+// in time or the server did not answer (Name is then the semaphore's).
+// errors.Is(err, ErrNotAcquired) is true.
 type NotAcquiredError struct {
 	Name string
 	// Remaining is the holder's remaining lease as last seen (0 when unknown or
-	// held without expiry).
+	// held without expiry; always 0 for a semaphore).
 	Remaining time.Duration
 	// Unanswered: the wait's end cut off an attempt still waiting for the
 	// server's answer (a server that stopped answering, a stalled link), or
 	// came before any attempt while an earlier wait of an owner shared
 	// through the context was still leaving the line, waiting for its
-	// answer. The lock may be free: the server, not another owner, kept it.
+	// answer. The lock (or permits) may be free: the server, not another
+	// owner, kept it.
 	Unanswered bool
+	// msg, when set, is the error's text for a semaphore's TryAcquire
+	// (without the Unanswered part).
+	msg string
 }
 
 func (e *NotAcquiredError) Error() string {
+	if e.msg != "" {
+		if e.Unanswered {
+			return e.msg + ": the server did not answer before the wait ended"
+		}
+		return e.msg
+	}
 	if e.Unanswered {
 		return fmt.Sprintf("scriptlock: lock %q: %s: the server did not answer before the wait ended", e.Name, ErrNotAcquired)
 	}

@@ -3,10 +3,8 @@ package scriptlock
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strings"
 	"time"
 )
 
@@ -122,7 +120,7 @@ const (
 	Contended                       // TryLock's (TryAcquire's) wait ran out while others held the lock (the permits)
 	TimedOut                        // the caller's context deadline passed
 	Cancelled                       // the caller's context was cancelled
-	Failed                          // an error: Redis unreachable (also a TryLock or TryAcquire wait whose last attempt it did not answer: NotAcquiredError.Unanswered for a lock), not replicated, invalid input
+	Failed                          // an error: Redis unreachable (also a TryLock or TryAcquire wait whose last attempt it did not answer: NotAcquiredError.Unanswered), not replicated, invalid input
 )
 
 func (o AcquireOutcome) String() string {
@@ -255,10 +253,6 @@ func (h *holdObs) ended(cause error) {
 type waitStats struct {
 	attempts, wakeups, timers, retries int
 	done                               bool
-	// unanswered: the wait ended by cutting off its last attempt, which
-	// the server had not answered (a semaphore's TryAcquire reports no
-	// NotAcquiredError that would say so).
-	unanswered bool
 }
 
 type waitStatsKey struct{}
@@ -444,12 +438,6 @@ func observeTake[T any](c *Client, ctx context.Context, op Op, take func(context
 		e.Outcome, e.Err = failedOutcome(err)
 	case ok:
 		e.Outcome = Acquired
-	case st.unanswered:
-		// The server, not other holders, kept the permits: an outage, as
-		// for a lock's NotAcquiredError.Unanswered, not contention.
-		e.Outcome = Failed
-		e.Err = fmt.Errorf("scriptlock: %s %q: %w: the server did not answer before the wait ended",
-			strings.ReplaceAll(string(op.Primitive), "_", " "), op.Name, ErrNotAcquired)
 	default:
 		e.Outcome = Contended
 	}

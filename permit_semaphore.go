@@ -190,7 +190,9 @@ func (s *PermitSemaphore) Acquire(ctx context.Context, lease time.Duration) (str
 
 // TryAcquire is Acquire that gives up after wait (0: a single attempt). When
 // no permit became free in time the error errors.Is ErrNotAcquired, as
-// TryLock's does. Mind the order: Acquire's lease first, then wait, as
+// TryLock's does: a *NotAcquiredError, with Unanswered when the server did
+// not answer the wait's last attempt (an outage, not permits held by
+// others). Mind the order: Acquire's lease first, then wait, as
 // Semaphore.TryAcquire(ctx, n, wait) puts its count first; Redisson's
 // tryAcquire(waitTime, leaseTime, unit) and Mutex.TryLockWithLease take the
 // wait first.
@@ -198,10 +200,7 @@ func (s *PermitSemaphore) TryAcquire(ctx context.Context, lease, wait time.Durat
 	if wait < 0 {
 		return "", s.fail("acquire", invalidf("negative wait %s", wait))
 	}
-	id, ok, err := s.acquire(ctx, lease, wait)
-	if err == nil && !ok {
-		return "", s.fail("acquire", fmt.Errorf("%w within %s", ErrNotAcquired, wait))
-	}
+	id, _, err = s.acquire(ctx, lease, wait)
 	return id, err
 }
 
@@ -225,6 +224,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 	// The undo of an attempt of unknown outcome marks this record, so that
 	// an attempt still on its way to the server takes nothing when it lands.
 	record := s.c.recordKey("redisson_sc_latch", s.key)
+	// unanswered: the last attempt failed without the server's answer, as
+	// for a lock (NotAcquiredError.Unanswered); an answer clears it.
+	unanswered := true
 	var waitUntil time.Time
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
@@ -246,6 +248,7 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 			res, acked, err = s.tryOnce(actx, record, wire, lease, publish, rewake, guard)
 			return res, err
 		})
+		unanswered = err != nil
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node
 			// died, or went away in a failover) is undone before the wait
@@ -314,7 +317,9 @@ func (s *PermitSemaphore) acquire(ctx context.Context, lease, wait time.Duration
 		return "", false, s.fail("acquire", notCount(err))
 	}
 	if !ok {
-		return "", false, nil
+		// The wait ran out (TryAcquire): tell an outage from contention.
+		return "", false, &NotAcquiredError{Name: s.name, Unanswered: unanswered,
+			msg: fmt.Sprintf("scriptlock: permit semaphore %q: acquire: %s within %s", s.name, ErrNotAcquired, wait)}
 	}
 	if s.c.closed() {
 		// Granted after Close began: the Client can no longer release the

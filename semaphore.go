@@ -131,15 +131,14 @@ func (s *Semaphore) Acquire(ctx context.Context, n int64) error {
 
 // TryAcquire takes n permits if they become available within wait (0: a
 // single attempt). When the wait runs out first, nothing is taken and the
-// error errors.Is ErrNotAcquired, as TryLock's does.
+// error errors.Is ErrNotAcquired, as TryLock's does: a *NotAcquiredError,
+// with Unanswered when the server did not answer the wait's last attempt
+// (an outage, not permits held by others).
 func (s *Semaphore) TryAcquire(ctx context.Context, n int64, wait time.Duration) error {
 	if wait < 0 {
 		return s.fail(fmt.Sprintf("acquire %d", n), invalidf("negative wait %s", wait))
 	}
-	ok, err := s.acquire(ctx, n, wait)
-	if err == nil && !ok {
-		return s.fail(fmt.Sprintf("acquire %d", n), fmt.Errorf("%w within %s", ErrNotAcquired, wait))
-	}
+	_, err := s.acquire(ctx, n, wait)
 	return err
 }
 
@@ -162,6 +161,9 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 	}
 	defer s.c.leave()
 	var taken string // the latch of the attempt that took the permits
+	// unanswered: the last attempt failed without the server's answer, as
+	// for a lock (NotAcquiredError.Unanswered); an answer clears it.
+	unanswered := true
 	var waitUntil time.Time
 	if wait > 0 {
 		waitUntil = time.Now().Add(wait)
@@ -174,6 +176,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		guard := s.c.guarded(actx, s.cfg, s.key)
 		sent := time.Now()
 		res, acked, err := s.tryOnce(actx, latch, n, guard)
+		unanswered = err != nil
 		if err != nil && unknownOutcome(err) {
 			// An attempt whose connection broke under a wait (the node
 			// died, or went away in a failover) is undone before the wait
@@ -235,7 +238,12 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 		}
 		return false, s.fail(fmt.Sprintf("acquire %d", n), ErrClosed)
 	}
-	return acquired, nil
+	if !acquired {
+		// The wait ran out (TryAcquire): tell an outage from contention.
+		return false, &NotAcquiredError{Name: s.name, Unanswered: unanswered,
+			msg: fmt.Sprintf("scriptlock: semaphore %q: acquire %d: %s within %s", s.name, n, ErrNotAcquired, wait)}
+	}
+	return true, nil
 }
 
 // tryOnce makes one attempt to take n permits, recorded under latch. With

@@ -234,9 +234,6 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			st.attempts++
 		}
 		if cutByWait(ctx, actx, err) {
-			if st != nil {
-				st.unanswered = true // an outage, not contention
-			}
 			return false, nil // try undoes what the attempt may have done
 		}
 		if err != nil {
