@@ -170,7 +170,7 @@
 //     held the lock or the permits; the error is a [*NotAcquiredError],
 //     for a lock with the holder's remaining lease, and, for a lock or a
 //     semaphore alike, with Unanswered when the server stopped answering
-//     the wait's last attempt.
+//     the wait's last attempt (also a latch's AwaitTimeout, with false).
 //   - [ErrNotHeld]: Unlock or Extend by a non-owner or after the lock
 //     expired; nothing changes. [ErrUnknownPermit] and [ErrPermitExpired] (PermitSemaphore) are
 //     ErrNotHeld too.

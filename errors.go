@@ -75,7 +75,9 @@ const MaxNameLen = 1024
 // because another owner kept holding it, or because the server did not answer
 // its last attempt before the wait ended (Unanswered). A Semaphore's or
 // PermitSemaphore's TryAcquire returns it too, when no permits became free
-// in time or the server did not answer (Name is then the semaphore's).
+// in time or the server did not answer (Name is then the semaphore's), and
+// a CountDownLatch's AwaitTimeout whose last read of the count the server
+// did not answer (Unanswered; Name is the latch's).
 // errors.Is(err, ErrNotAcquired) is true.
 type NotAcquiredError struct {
 	Name string

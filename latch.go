@@ -130,7 +130,9 @@ func (l *CountDownLatch) Await(ctx context.Context) error {
 }
 
 // AwaitTimeout waits at most d for the count to reach zero and reports
-// whether it did.
+// whether it did. A wait that ends while the server does not answer its last
+// read of the count is false with a *NotAcquiredError with Unanswered (an
+// outage, not a count still above zero), as a semaphore's TryAcquire.
 func (l *CountDownLatch) AwaitTimeout(ctx context.Context, d time.Duration) (bool, error) {
 	if d < 0 {
 		return false, l.fail("await", invalidf("negative wait %s", d))
@@ -142,16 +144,25 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 	if err := l.c.checkHandle(ctx); err != nil {
 		return false, l.fail("await", err)
 	}
+	// unanswered: the last read failed without the server's answer, as
+	// for a lock (NotAcquiredError.Unanswered); an answer clears it.
+	unanswered := true
 	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
 		// From the primary: a replica behind it may not have the count
 		// yet, and the latch would read as open (readPrimary).
 		n, err := readPrimaryAs(actx, l.c, func() (rueidis.Completed, error) {
 			return generated.LatchCountCommand(l.c.rc, l.key)
 		}, generated.DecodeLatchCount)
+		unanswered = err != nil
 		return err == nil && n <= 0, notifyFallback, err
 	})
 	if err != nil {
 		return false, l.fail("await", notCount(err))
+	}
+	if !ok && unanswered {
+		// The wait ran out (AwaitTimeout) on an outage, not on the count.
+		return false, &NotAcquiredError{Name: l.name, Unanswered: true,
+			msg: fmt.Sprintf("scriptlock: latch %q: await within %s", l.name, wait)}
 	}
 	return ok, nil
 }
