@@ -22,57 +22,12 @@ func redissonName(prefix, name string) string {
 // redissonNames sets out[i] to redissonName(prefixes[i], name) for every
 // non-empty prefix, in one allocation.
 func redissonNames(out []string, name string, prefixes ...string) {
-	open, end := ":{", "}"
-	if strings.Contains(name, "{") {
-		open, end = ":", ""
-	}
-	n := 0
-	for _, p := range prefixes {
-		if p != "" {
-			n += len(p) + len(open) + len(name) + len(end)
-		}
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, p := range prefixes {
-		if p != "" {
-			b.WriteString(p)
-			b.WriteString(open)
-			b.WriteString(name)
-			b.WriteString(end)
-		}
-	}
-	all, at := b.String(), 0
-	for i, p := range prefixes {
-		if p == "" {
-			continue
-		}
-		l := len(p) + len(open) + len(name) + len(end)
-		out[i] = all[at : at+l]
-		at += l
-	}
+	joinNames(out, "", name, prefixes)
 }
 
-// lockKey validates a lock name and returns the Redis key of the lock.
-func lockKey(prefix, name string) (string, error) {
-	if err := checkName(name); err != nil {
-		return "", err
-	}
-	key := prefix + name
-	if err := checkKey(prefix, key); err != nil {
-		return "", err
-	}
-	return key, nil
-}
-
-// lockNames is lockKey and redissonNames in one allocation: it validates
-// name, sets out[i] to redissonName(prefixes[i], key) for every non-empty
-// prefix and returns the key, itself a part of out[0] (prefixes[0] must not
-// be ""). Handles are often made per request.
-func lockNames(out []string, prefix, name string, prefixes ...string) (string, error) {
-	if err := checkName(name); err != nil {
-		return "", err
-	}
+// joinNames sets out[i] to redissonName(prefixes[i], prefix+name) for every
+// non-empty prefix, in one allocation, and returns the length of prefix+name.
+func joinNames(out []string, prefix, name string, prefixes []string) int {
 	open, end := ":{", "}"
 	if strings.Contains(prefix, "{") || strings.Contains(name, "{") {
 		open, end = ":", ""
@@ -104,7 +59,34 @@ func lockNames(out []string, prefix, name string, prefixes ...string) (string, e
 		out[i] = all[at : at+l]
 		at += l
 	}
-	start := len(prefixes[0]) + len(open)
+	return kl
+}
+
+// lockKey validates a lock name and returns the Redis key of the lock.
+func lockKey(prefix, name string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	key := prefix + name
+	if err := checkKey(prefix, key); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// lockNames is lockKey and redissonNames in one allocation: it validates
+// name, sets out[i] to redissonName(prefixes[i], key) for every non-empty
+// prefix and returns the key, itself a part of out[0] (prefixes[0] must not
+// be ""). Handles are often made per request.
+func lockNames(out []string, prefix, name string, prefixes ...string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	kl := joinNames(out, prefix, name, prefixes)
+	start := len(out[0]) - kl
+	if !strings.Contains(prefix, "{") && !strings.Contains(name, "{") {
+		start-- // the closing brace
+	}
 	key := out[0][start : start+kl]
 	if err := checkKey(prefix, key); err != nil {
 		return "", err

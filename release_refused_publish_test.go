@@ -74,13 +74,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		fw := mustFair(t, w, "fair-unlock")
-		wakes(t, w, fw.wake+":"+w.ID(), func() error {
-			l, err := fw.Lock(ctx)
-			if err == nil {
-				err = fw.Unlock(l)
-			}
-			return err
-		}, func() error { return hf.Unlock(lctx) })
+		wakes(t, w, fw.wake+":"+w.ID(), lockThenUnlock(ctx, fw.Lock, fw.Unlock), func() error { return hf.Unlock(lctx) })
 	})
 	// A Mutex's usual Unlock (MutexReleaseLast) is made again as
 	// MutexRelease: it answers released and wakes the next Go waiter.
@@ -92,13 +86,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		mw := mustMutex(t, w, "mutex-unlock")
-		wakes(t, w, mw.wake+":"+w.ID(), func() error {
-			l, err := mw.Lock(ctx)
-			if err == nil {
-				err = mw.Unlock(l)
-			}
-			return err
-		}, func() error { return hm.Unlock(lctx) })
+		wakes(t, w, mw.wake+":"+w.ID(), lockThenUnlock(ctx, mw.Lock, mw.Unlock), func() error { return hm.Unlock(lctx) })
 	})
 	// A nested Unlock that brings the lock's expiry forward publishes;
 	// made again, it gives up no second hold.
@@ -159,13 +147,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		mw := mustMutex(t, w, "mutex-force")
-		wakes(t, w, mw.wake+":"+w.ID(), func() error {
-			l, err := mw.Lock(ctx)
-			if err == nil {
-				err = mw.Unlock(l)
-			}
-			return err
-		}, func() error {
+		wakes(t, w, mw.wake+":"+w.ID(), lockThenUnlock(ctx, mw.Lock, mw.Unlock), func() error {
 			ok, err := mustMutex(t, h, "mutex-force").ForceUnlock(ctx)
 			if err == nil && !ok {
 				err = errors.New("ForceUnlock found no lock")
@@ -184,13 +166,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 		}
 		mw := mustMutex(t, w, "mutex-leave")
 		rc := cl.Client(t)
-		wakes(t, w, mw.wake+":"+w.ID(), func() error {
-			l, err := mw.Lock(ctx)
-			if err == nil {
-				err = mw.Unlock(l)
-			}
-			return err
-		}, func() error {
+		wakes(t, w, mw.wake+":"+w.ID(), lockThenUnlock(ctx, mw.Lock, mw.Unlock), func() error {
 			// The lock ends (its lease ran out) without a release: only
 			// the woken waiter that gives up is left to pass the wake on.
 			if err := rc.Do(ctx, rc.B().Del().Key(sm.key).Build()).Error(); err != nil {
@@ -218,13 +194,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		wakes(t, w, fw.wake+":"+w.ID(), func() error {
-			l, err := fw.Lock(ctx)
-			if err == nil {
-				err = fw.Unlock(l)
-			}
-			return err
-		}, func() error {
+		wakes(t, w, fw.wake+":"+w.ID(), lockThenUnlock(ctx, fw.Lock, fw.Unlock), func() error {
 			// Granted as the head with a 1 s lease, never released.
 			_, err := hf.TryLockWithLease(WithOwner(ctx, "x"), 0, time.Second)
 			return err
@@ -356,13 +326,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		rw := mustRW(t, w, "rw-unlock")
-		wakes(t, w, rw.channel, func() error {
-			l, err := rw.RLock(ctx)
-			if err == nil {
-				err = rw.RUnlock(l)
-			}
-			return err
-		}, func() error { return hr.Unlock(lctx) })
+		wakes(t, w, rw.channel, lockThenUnlock(ctx, rw.RLock, rw.RUnlock), func() error { return hr.Unlock(lctx) })
 	})
 	// A nested write Unlock that brings the lock's expiry forward publishes;
 	// made again, it gives up no second hold.
@@ -398,13 +362,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		rw := mustRW(t, w, "rw-runlock")
-		wakes(t, w, rw.channel, func() error {
-			l, err := rw.Lock(ctx)
-			if err == nil {
-				err = rw.Unlock(l)
-			}
-			return err
-		}, func() error { return hr.RUnlock(lctx) })
+		wakes(t, w, rw.channel, lockThenUnlock(ctx, rw.Lock, rw.Unlock), func() error { return hr.RUnlock(lctx) })
 	})
 	// A waiting writer that gives up before it subscribed (a TryLock's
 	// short wait) wakes the readers it held back.
@@ -425,13 +383,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		rw := mustRW(t, w, "rw-leave")
-		wakes(t, w, rw.channel, func() error {
-			l, err := rw.RLock(ctx)
-			if err == nil {
-				err = rw.RUnlock(l)
-			}
-			return err
-		}, func() error {
+		wakes(t, w, rw.channel, lockThenUnlock(ctx, rw.RLock, rw.RUnlock), func() error {
 			if _, err := hr.TryLock(hw, time.Millisecond); !errors.Is(err, ErrNotAcquired) {
 				return fmt.Errorf("writer's TryLock = %v, want ErrNotAcquired", err)
 			}
@@ -490,13 +442,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		fw := mustFair(t, w, "fair-force")
-		wakes(t, w, fw.wake+":"+w.ID(), func() error {
-			l, err := fw.Lock(ctx)
-			if err == nil {
-				err = fw.Unlock(l)
-			}
-			return err
-		}, func() error {
+		wakes(t, w, fw.wake+":"+w.ID(), lockThenUnlock(ctx, fw.Lock, fw.Unlock), func() error {
 			ok, err := mustFair(t, h, "fair-force").ForceUnlock(ctx)
 			if err == nil && !ok {
 				err = errors.New("ForceUnlock found no lock")
@@ -530,13 +476,7 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		rw := mustRW(t, w, "rw-force")
-		wakes(t, w, rw.channel, func() error {
-			l, err := rw.RLock(ctx)
-			if err == nil {
-				err = rw.RUnlock(l)
-			}
-			return err
-		}, func() error {
+		wakes(t, w, rw.channel, lockThenUnlock(ctx, rw.RLock, rw.RUnlock), func() error {
 			ok, err := mustRW(t, h, "rw-force").ForceUnlock(ctx)
 			if err == nil && !ok {
 				err = errors.New("ForceUnlock found no lock")
@@ -544,4 +484,16 @@ func TestFairRWReleaseAfterRefusedPublishWakes(t *testing.T) {
 			return err
 		})
 	})
+}
+
+// lockThenUnlock is a waiter's whole turn: take the lock (waiting), then give
+// it up.
+func lockThenUnlock(ctx context.Context, lock func(context.Context) (context.Context, error), unlock func(context.Context) error) func() error {
+	return func() error {
+		l, err := lock(ctx)
+		if err == nil {
+			err = unlock(l)
+		}
+		return err
+	}
 }
