@@ -1111,6 +1111,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		}
 		return nil, opError("lock", s.name, badFence(wrongKind(err)))
 	case !ok:
+		if hl, isLeaser := p.(holderLeaser); isLeaser && !unanswered && remaining == 0 {
+			// The refusals told of no lease (a LeanMutex's SET NX GET
+			// answers the holder alone): read it once, as the wait gives up.
+			remaining = hl.holderLease(ctx)
+		}
 		return nil, &NotAcquiredError{Name: s.name, Remaining: remaining, Unanswered: unanswered}
 	}
 	return lctx, nil

@@ -98,7 +98,8 @@ func (l *LeanMutex) Lock(ctx context.Context) (context.Context, error) {
 }
 
 // TryLock is Lock that gives up after wait; wait 0 makes one attempt. When it
-// gives up, the error is a *NotAcquiredError (errors.Is ErrNotAcquired).
+// gives up, the error is a *NotAcquiredError (errors.Is ErrNotAcquired) with
+// the holder's remaining lease, read with one PTTL as it gives up.
 func (l *LeanMutex) TryLock(ctx context.Context, wait time.Duration) (context.Context, error) {
 	if wait < 0 {
 		return nil, opError("lock", l.name, invalidf("negative wait %s", wait))
@@ -409,6 +410,33 @@ func (l *LeanMutex) holdsOf(ctx context.Context, field string) (int64, error) {
 }
 
 func (l *LeanMutex) abandon(context.Context, string, time.Duration) {}
+
+// holderLeaser is a primitive whose refused attempts do not tell the
+// holder's remaining lease, which the NotAcquiredError of a wait that gives
+// up reads with holderLease.
+type holderLeaser interface {
+	holderLease(ctx context.Context) time.Duration
+}
+
+// holderLease reads the remaining lease of the lock's holder for the
+// NotAcquiredError of a TryLock that gives up: SET NX GET answers the holder
+// but not its lease. One PTTL, bounded by ctx and by waitOverrun (a server
+// that stopped answering keeps the caller no longer than an attempt cut off
+// by its wait's end); 0 when unknown: no answer in time, the lock free by
+// now, or held without expiry. Not for a MultiLock's member, whose
+// refusals the MultiLock tells without their lease.
+func (l *LeanMutex) holderLease(ctx context.Context) time.Duration {
+	if ctx.Err() != nil || ctx.Value(multiMemberKey{}) != nil {
+		return 0
+	}
+	rctx, cancel := context.WithTimeout(ctx, waitOverrun)
+	defer cancel()
+	ms, err := l.c.rc.Do(rctx, l.c.rc.B().Pttl().Key(l.key).Build()).AsInt64()
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
 
 func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {
 	if guard.on() {
