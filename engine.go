@@ -2232,6 +2232,16 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		return c.release(rctx, p, field, lease, h, last, 0, guard)
 	}()
 	c.touched(holdID(s.key, field)) // before the hold count below moves
+	if err != nil && otherKind(err) {
+		// The name is another kind of lock's (the key was deleted
+		// elsewhere and taken): the hold is gone, as when another owner
+		// took it, and as its Extend and renewal find it.
+		err = wrongKind(err)
+		if h != nil {
+			c.lost(h, fmt.Errorf("%w: %w", errOtherKind, err))
+		}
+		return opError("unlock", s.name, fmt.Errorf("%w: %w", ErrNotHeld, err))
+	}
 	if err != nil {
 		if h != nil {
 			c.finish(h, fmt.Errorf("%w: release failed: %w", ErrLockLost, err))
