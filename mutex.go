@@ -94,16 +94,11 @@ func (c *Client) newMutex(k kind, name string, opts []LockOption) (*Mutex, error
 	return m, nil
 }
 
-// newSpec validates a handle's name and options and names the keys every
-// lock of the Redisson hash layout shares.
-func newSpec(c *Client, k kind, name string, opts []LockOption) (lockSpec, error) {
-	return newSpecWith(c, k, name, opts, "", nil)
-}
-
-// newSpecWith is newSpec that also names the release channel (channelPrefix
-// "": none). The derived names share one allocation: handles are often made
-// per request.
-// extra receives the names for extraPrefixes, from the same allocation.
+// newSpecWith validates a handle's name and options and names the keys every
+// lock of the Redisson hash layout shares, and the release channel
+// (channelPrefix "": none). The derived names share one allocation: handles
+// are often made per request. extra receives the names for extraPrefixes,
+// from the same allocation.
 func newSpecWith(c *Client, k kind, name string, opts []LockOption, channelPrefix string, extra []string, extraPrefixes ...string) (lockSpec, error) {
 	var ns, ps [5]string
 	ps[0], ps[1], ps[2] = "redisson_lock_token", "redisson_unlock_latch", channelPrefix
