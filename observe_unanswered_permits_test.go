@@ -1,7 +1,6 @@
 package scriptlock
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -16,38 +15,8 @@ func TestObserverUnansweredPermitWaitFailed(t *testing.T) {
 	rec := &recorder{}
 	p := newProxied(t, WithObserver(rec))
 	ctx := testCtx(t, 30*time.Second)
-	sem := mustSem(t, p.c, "obs-frozen-sem")
-	ps := mustPermits(t, p.c, "obs-frozen-permits")
-	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ps.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	// Warm the scripts, so that the frozen attempt is the acquisition's own.
-	if err := sem.Acquire(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := sem.Release(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	id, err := ps.Acquire(ctx, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ps.Release(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	for _, try := range []struct {
-		prim Primitive
-		call func() error
-	}{
-		{PrimitiveSemaphore, func() error { return sem.TryAcquire(context.Background(), 1, 300*time.Millisecond) }},
-		{PrimitivePermitSemaphore, func() error {
-			_, err := ps.TryAcquire(context.Background(), time.Minute, 300*time.Millisecond)
-			return err
-		}},
-	} {
+	_, _, tries := frozenPermitTries(ctx, t, p, "obs-frozen")
+	for _, try := range tries {
 		rec.take()
 		p.px.Freeze()
 		err := try.call()

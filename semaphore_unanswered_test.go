@@ -16,38 +16,7 @@ func TestSemaphoreTryAcquireFrozenUnanswered(t *testing.T) {
 	t.Parallel()
 	p := newProxied(t)
 	ctx := testCtx(t, 30*time.Second)
-	sem := mustSem(t, p.c, "frozen-unanswered-sem")
-	ps := mustPermits(t, p.c, "frozen-unanswered-permits")
-	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ps.TrySetPermits(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	// Warm the scripts, so that the frozen attempt is the acquisition's own.
-	if err := sem.Acquire(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := sem.Release(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	id, err := ps.Acquire(ctx, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ps.Release(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	tries := []struct {
-		prim Primitive
-		call func() error
-	}{
-		{PrimitiveSemaphore, func() error { return sem.TryAcquire(context.Background(), 1, 300*time.Millisecond) }},
-		{PrimitivePermitSemaphore, func() error {
-			_, err := ps.TryAcquire(context.Background(), time.Minute, 300*time.Millisecond)
-			return err
-		}},
-	}
+	sem, ps, tries := frozenPermitTries(ctx, t, p, "frozen-unanswered")
 	for _, try := range tries {
 		p.px.Freeze()
 		err := try.call()
@@ -70,5 +39,47 @@ func TestSemaphoreTryAcquireFrozenUnanswered(t *testing.T) {
 		if !errors.Is(err, ErrNotAcquired) || !errors.As(err, &na) || na.Unanswered {
 			t.Errorf("%s TryAcquire, no permit free: %v (%#v), want a NotAcquiredError without Unanswered", try.prim, err, na)
 		}
+	}
+}
+
+// permitTry is one TryAcquire of a 300 ms wait on a semaphore kind.
+type permitTry struct {
+	prim Primitive
+	call func() error
+}
+
+// frozenPermitTries sets up a Semaphore and a PermitSemaphore of one permit
+// each, named after name, with their scripts loaded (so that an attempt made
+// while the proxy is frozen is the acquisition's own), and the TryAcquire of
+// each.
+func frozenPermitTries(ctx context.Context, t *testing.T, p proxied, name string) (*Semaphore, *PermitSemaphore, []permitTry) {
+	t.Helper()
+	sem := mustSem(t, p.c, name+"-sem")
+	ps := mustPermits(t, p.c, name+"-permits")
+	if _, err := sem.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.TrySetPermits(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sem.Release(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	id, err := ps.Acquire(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	return sem, ps, []permitTry{
+		{PrimitiveSemaphore, func() error { return sem.TryAcquire(context.Background(), 1, 300*time.Millisecond) }},
+		{PrimitivePermitSemaphore, func() error {
+			_, err := ps.TryAcquire(context.Background(), time.Minute, 300*time.Millisecond)
+			return err
+		}},
 	}
 }
