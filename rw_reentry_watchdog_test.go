@@ -18,7 +18,7 @@ import (
 func TestRWMutexWatchdogReentryOfLeasedHold(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 0))
+	c := newTestClient(t, node.Client(t), WithWatchdog(2*time.Second, 0))
 	ctx := testCtx(t, 20*time.Second)
 	for _, tc := range []struct {
 		side   string
@@ -26,9 +26,9 @@ func TestRWMutexWatchdogReentryOfLeasedHold(t *testing.T) {
 		nested func(*RWMutex, context.Context) (context.Context, error)
 		unlock func(*RWMutex, context.Context) error
 	}{
-		{"read", func(rw *RWMutex) (context.Context, error) { return rw.RLockWithLease(ctx, 1500*time.Millisecond) },
+		{"read", func(rw *RWMutex) (context.Context, error) { return rw.RLockWithLease(ctx, 2500*time.Millisecond) },
 			(*RWMutex).RLock, (*RWMutex).RUnlock},
-		{"write", func(rw *RWMutex) (context.Context, error) { return rw.LockWithLease(ctx, 1500*time.Millisecond) },
+		{"write", func(rw *RWMutex) (context.Context, error) { return rw.LockWithLease(ctx, 2500*time.Millisecond) },
 			(*RWMutex).Lock, (*RWMutex).Unlock},
 	} {
 		rw := mustRW(t, c, "reentry-"+tc.side)
@@ -40,7 +40,7 @@ func TestRWMutexWatchdogReentryOfLeasedHold(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * time.Second) // twice the explicit lease
+		time.Sleep(5 * time.Second) // twice the explicit lease
 		if err := context.Cause(inner); err != nil {
 			t.Errorf("%s: the nested watchdog hold ended: %v", tc.side, err)
 		}
