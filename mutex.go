@@ -332,8 +332,14 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
 	defer cancel()
+	// One latch for every attempt: a repeat after a lost reply finds the
+	// wake its first attempt passed on recorded there, and passes on no
+	// second one. It outlives every attempt (all within rctx).
+	var buf [256]byte
+	b := append(append(append(append(buf[:0], m.latch...), ':'), m.c.id...), ':')
+	latch := string(strconv.AppendUint(b, m.c.requests.Add(1), 36))
 	err := m.c.retryRelease(rctx, func(publish string) error {
-		_, err := generated.MutexWaitCancel(rctx, m.c.rc, m.key, m.waiters, m.wake, field, publish)
+		_, err := generated.MutexWaitCancel(rctx, m.c.rc, m.key, m.waiters, m.wake, latch, field, publish, max(m.cfg.releaseTimeout, time.Second))
 		return err
 	})
 	if err != nil && !m.c.closed() {

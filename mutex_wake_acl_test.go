@@ -69,7 +69,7 @@ func TestMutexWakeClusterWithoutInfo(t *testing.T) {
 	check("a release")
 
 	register()
-	if _, err := generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, "gone:1", "publish"); err != nil {
+	if _, err := generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, m.latch+":leave", "gone:1", "publish", time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	check("a woken waiter giving up")

@@ -1226,7 +1226,7 @@ func TestMutexPassedWakeSkipsDeadWaiters(t *testing.T) {
 	}
 
 	register()
-	passed, err := generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, "gone:1", "publish")
+	passed, err := generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, m.latch+":leave", "gone:1", "publish", time.Minute)
 	check("a woken waiter giving up", passed, err)
 
 	register()

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"time"
 )
 
 // mutexWaitCancelSource is scripts/mutex_wait_cancel.lua, verbatim.
@@ -17,16 +18,31 @@ const mutexWaitCancelSource = `#!lua flags=allow-oom
 -- that was spent. The wake goes to the waiter's client alone, on
 -- scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
 -- colon).
+-- A leave made again after its reply was lost finds the lock still free
+-- (the waiter its first attempt woke has not taken it yet) and its own
+-- field gone: a leave that passed the wake on records so under its latch
+-- (a per-call key, after the publish, which can fail), and a repeat that
+-- finds it wakes nobody else: a second waiter woken by name would be taken
+-- out of the waiter set for a hand-off that is not its own. The record costs
+-- nothing on the usual leave, which finds its field still registered.
 -- Reply true when the wake was passed on.
 -- @key    lock
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+-- @key    latch     redisson_unlock_latch:{name}:<request-id>, this leave's record of a wake passed on
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    latchTTL  duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) == 1 then
+if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then
+  return 0
+end
+if redis.call('exists', KEYS[4]) == 1 then
+  return 1
+end
+if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
@@ -44,6 +60,7 @@ for _ = 1, 8 do
   if heard > 0 or
       string.lower(ARGV[2]) ~= 'spublish' and
       not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
+    redis.call('set', KEYS[4], '1', 'px', ARGV[3])
     return 1
   end
 end
@@ -51,7 +68,7 @@ return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "9639d5d7a744619c929b4200127db5d6141a45a0"
+const mutexWaitCancelSHA1 = "e6e83124970f6103c900ee2ed782478750e93b42"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 
@@ -62,10 +79,17 @@ var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 // that was spent. The wake goes to the waiter's client alone, on
 // scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
 // colon).
+// A leave made again after its reply was lost finds the lock still free
+// (the waiter its first attempt woke has not taken it yet) and its own
+// field gone: a leave that passed the wake on records so under its latch
+// (a per-call key, after the publish, which can fail), and a repeat that
+// finds it wakes nobody else: a second waiter woken by name would be taken
+// out of the waiter set for a hand-off that is not its own. The record costs
+// nothing on the usual leave, which finds its field still registered.
 // Reply true when the wake was passed on.
 //
 // Redis script flags: allow-oom.
-func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (bool, error) {
+func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters string, wake string, latch string, owner string, publish string, latchTTL time.Duration) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -74,28 +98,33 @@ func MutexWaitCancel(ctx context.Context, c rueidis.Client, lock string, waiters
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("MutexWaitCancel", "latchTTL", latchTTL); err != nil {
+		return false, err
+	}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkHashTags("MutexWaitCancel", "wake", wake); err != nil {
 			return false, err
 		}
 	}
-	keys := []string{lock, waiters, wake}
+	keys := []string{lock, waiters, wake, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexWaitCancel", keys); err != nil {
 			return false, err
 		}
 	}
-	args := []string{owner, publish}
+	args := []string{owner, publish, msArg(latchTTL)}
 	return mutexWaitCancelDecode(mutexWaitCancelScript.Exec(ctx, c, keys, args))
 }
 
 // MutexWaitCancelArgs holds the keys and arguments of one call in MutexWaitCancelMulti.
 type MutexWaitCancelArgs struct {
-	Lock    string
-	Waiters string // scriptlock_lock_waiters:{name}
-	Wake    string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
-	Owner   string
-	Publish string // "publish", or "spublish" for sharded channels
+	Lock     string
+	Waiters  string // scriptlock_lock_waiters:{name}
+	Wake     string // scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+	Latch    string // redisson_unlock_latch:{name}:<request-id>, this leave's record of a wake passed on
+	Owner    string
+	Publish  string // "publish", or "spublish" for sharded channels
+	LatchTTL time.Duration
 }
 
 // MutexWaitCancelReply is the reply to one call in MutexWaitCancelMulti.
@@ -122,6 +151,10 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 				Script:  "MutexWaitCancel",
 				Value:   calls[i].Publish,
 			}
+			continue
+		}
+		if err := checkDurations("MutexWaitCancel", "latchTTL", calls[i].LatchTTL); err != nil {
+			out[i].Err = err
 			continue
 		}
 		if cluster {
@@ -172,7 +205,7 @@ func MutexWaitCancelMulti(ctx context.Context, c rueidis.Client, calls []MutexWa
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake string, owner string, publish string) (rueidis.Completed, error) {
+func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake string, latch string, owner string, publish string, latchTTL time.Duration) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -181,18 +214,21 @@ func MutexWaitCancelCommand(c rueidis.Client, lock string, waiters string, wake 
 			Value:   publish,
 		}
 	}
+	if err := checkDurations("MutexWaitCancel", "latchTTL", latchTTL); err != nil {
+		return rueidis.Completed{}, err
+	}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkHashTags("MutexWaitCancel", "wake", wake); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	keys := []string{lock, waiters, wake}
+	keys := []string{lock, waiters, wake, latch}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("MutexWaitCancel", keys); err != nil {
 			return rueidis.Completed{}, err
 		}
 	}
-	args := []string{owner, publish}
+	args := []string{owner, publish, msArg(latchTTL)}
 	return c.B().Evalsha().Sha1(mutexWaitCancelSHA1).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build().ToRetryable(), nil
 }
 
@@ -203,8 +239,8 @@ func DecodeMutexWaitCancel(resp rueidis.RedisResult) (bool, error) {
 
 // mutexWaitCancelEncode returns the KEYS and ARGV of one MutexWaitCancel call.
 func mutexWaitCancelEncode(a *MutexWaitCancelArgs) ([]string, []string) {
-	keys := []string{a.Lock, a.Waiters, a.Wake}
-	args := []string{a.Owner, a.Publish}
+	keys := []string{a.Lock, a.Waiters, a.Wake, a.Latch}
+	args := []string{a.Owner, a.Publish, msArg(a.LatchTTL)}
 	return keys, args
 }
 

@@ -326,9 +326,9 @@ var Scripts = []Script{{
 	SHA1:      mutexStateSHA1,
 	Source:    mutexStateSource,
 }, {
-	Args:      []string{"owner", "publish"},
+	Args:      []string{"owner", "publish", "latchTTL"},
 	File:      "scripts/mutex_wait_cancel.lua",
-	Keys:      []string{"lock", "waiters", "wake"},
+	Keys:      []string{"lock", "waiters", "wake", "latch"},
 	Name:      "MutexWaitCancel",
 	ReadOnly:  false,
 	Retryable: true,

@@ -6,16 +6,31 @@
 -- that was spent. The wake goes to the waiter's client alone, on
 -- scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
 -- colon).
+-- A leave made again after its reply was lost finds the lock still free
+-- (the waiter its first attempt woke has not taken it yet) and its own
+-- field gone: a leave that passed the wake on records so under its latch
+-- (a per-call key, after the publish, which can fail), and a repeat that
+-- finds it wakes nobody else: a second waiter woken by name would be taken
+-- out of the waiter set for a hand-off that is not its own. The record costs
+-- nothing on the usual leave, which finds its field still registered.
 -- Reply true when the wake was passed on.
 -- @key    lock
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
+-- @key    latch     redisson_unlock_latch:{name}:<request-id>, this leave's record of a wake passed on
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
+-- @arg    latchTTL  duration
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-if redis.call('zrem', KEYS[2], ARGV[1]) == 1 or redis.call('exists', KEYS[1]) == 1 then
+if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then
+  return 0
+end
+if redis.call('exists', KEYS[4]) == 1 then
+  return 1
+end
+if redis.call('exists', KEYS[1]) == 1 then
   return 0
 end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
@@ -33,6 +48,7 @@ for _ = 1, 8 do
   if heard > 0 or
       string.lower(ARGV[2]) ~= 'spublish' and
       not string.find(tostring(redis.pcall('info', 'cluster')), 'cluster_enabled:0', 1, true) then
+    redis.call('set', KEYS[4], '1', 'px', ARGV[3])
     return 1
   end
 end

@@ -1,0 +1,46 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A Mutex waiter that gave up after it was woken passes the wake on to the
+// next Go waiter while the lock is free (MutexWaitCancel). Made again after
+// its reply was lost, the leave finds the lock still free (the waiter it
+// woke has not taken it yet) and must not wake, and take out of the waiter
+// set, a second waiter for the same hand-off: it answers as its first
+// attempt did and publishes nothing.
+func TestMutexWaitCancelRepeatAfterLostReplyWakesNoSecondWaiter(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "cancel-repeat")
+	ctx := testCtx(t, 10*time.Second)
+	const client = "33333333-0000-8000-8000-000000000000"
+	first, second := client+":w1", client+":w2"
+	if err := node.Do(t, "ZADD", m.waiters, "1", first, "2", second).Error(); err != nil {
+		t.Fatal(err)
+	}
+	log := listen(t, node, m.wake+":"+client)
+	leave := func() (bool, error) {
+		return generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, m.latch+":leave", "gone:1", "publish", time.Minute)
+	}
+	if passed, err := leave(); err != nil || !passed {
+		t.Fatalf("leave: %v, %v; want the wake passed on", passed, err)
+	}
+	if got, want := log.next(t, 2*time.Second), m.wake+":"+client+" 1:"+first; got != want {
+		t.Fatalf("leave published %q, want %q", got, want)
+	}
+	// The first waiter, woken, has not taken the lock yet.
+	if passed, err := leave(); err != nil || !passed {
+		t.Fatalf("repeated leave: %v, %v; want the wake passed on, as the first attempt answered", passed, err)
+	}
+	log.quiet(t, 300*time.Millisecond)
+	if n, err := node.Do(t, "ZSCORE", m.waiters, second).AsFloat64(); err != nil || n != 2 {
+		t.Fatalf("the second waiter's place: %v, %v; want it still registered: the repeat woke it as well as the first", n, err)
+	}
+}
