@@ -423,7 +423,7 @@ func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 		// attempt before it may have failed at its publish.
 		again := repeat
 		repeat = true
-		_, err := generated.RwCancel(rctx, c.rc, rw.writers, rw.channel, writeField, publish, again)
+		_, err := generated.RwCancel(rctx, c.rc, rw.key, rw.writers, rw.channel, writeField, publish, again)
 		return err
 	})
 	if err != nil && !c.closed() {

@@ -16,8 +16,13 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- holds no reader back and is removed first.
 -- A repeat (the attempt before it may have failed at its publish, after its
 -- writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
--- and publishes all the same when no writer is left waiting.
+-- and publishes all the same when no writer is left waiting, while readers
+-- can enter (the lock free or held for reading): a writer may hold it by
+-- then (its first attempt published, and a writer took the lock since),
+-- and "1" would wake every waiter for nothing. The lock is read on a
+-- repeat alone.
 -- Reply true when the writer was registered.
+-- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    channel        redisson_rwlock:{name}
 -- @arg    writeOwner     string
@@ -26,14 +31,14 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local registered = redis.call('zrem', KEYS[1], ARGV[1]) == 1
+local registered = redis.call('zrem', KEYS[2], ARGV[1]) == 1
 if not registered and ARGV[3] ~= '1' then
   return 0
 end
 local t = redis.call('time')
-redis.call('zremrangebyscore', KEYS[1], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-if redis.call('zcard', KEYS[1]) == 0 then
-  redis.call(ARGV[2], KEYS[2], '1')
+redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+if redis.call('zcard', KEYS[2]) == 0 and (registered or redis.call('hget', KEYS[1], 'mode') ~= 'write') then
+  redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
   return 0
@@ -42,7 +47,7 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "c0278526502ba45d4d2ff5f639da4449ccbe9b21"
+const rwCancelSHA1 = "76a6371f1668da483ff1e08199438ae3fc16b73f"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
@@ -52,11 +57,15 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 // holds no reader back and is removed first.
 // A repeat (the attempt before it may have failed at its publish, after its
 // writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
-// and publishes all the same when no writer is left waiting.
+// and publishes all the same when no writer is left waiting, while readers
+// can enter (the lock free or held for reading): a writer may hold it by
+// then (its first attempt published, and a writer took the lock since),
+// and "1" would wake every waiter for nothing. The lock is read on a
+// repeat alone.
 // Reply true when the writer was registered.
 //
 // Redis script flags: allow-oom.
-func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel string, writeOwner string, publish string, repeat bool) (bool, error) {
+func RwCancel(ctx context.Context, c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool) (bool, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return false, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -65,7 +74,7 @@ func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel str
 			Value:   publish,
 		}
 	}
-	keys := []string{writers, channel}
+	keys := []string{lock, writers, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwCancel", keys); err != nil {
 			return false, err
@@ -77,6 +86,7 @@ func RwCancel(ctx context.Context, c rueidis.Client, writers string, channel str
 
 // RwCancelArgs holds the keys and arguments of one call in RwCancelMulti.
 type RwCancelArgs struct {
+	Lock       string
 	Writers    string // redisson_rwlock_writers:{name}
 	Channel    string // redisson_rwlock:{name}
 	WriteOwner string
@@ -152,7 +162,7 @@ func RwCancelMulti(ctx context.Context, c rueidis.Client, calls []RwCancelArgs) 
 // script from its source and caches it there.
 //
 // Redis script flags: allow-oom.
-func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwner string, publish string, repeat bool) (rueidis.Completed, error) {
+func RwCancelCommand(c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool) (rueidis.Completed, error) {
 	if !commandIs(publish, "publish") && !commandIs(publish, "spublish") {
 		return rueidis.Completed{}, &CommandError{
 			Allowed: []string{"publish", "spublish"},
@@ -161,7 +171,7 @@ func RwCancelCommand(c rueidis.Client, writers string, channel string, writeOwne
 			Value:   publish,
 		}
 	}
-	keys := []string{writers, channel}
+	keys := []string{lock, writers, channel}
 	if c.Mode() == rueidis.ClientModeCluster {
 		if err := checkSlots("RwCancel", keys); err != nil {
 			return rueidis.Completed{}, err
@@ -178,7 +188,7 @@ func DecodeRwCancel(resp rueidis.RedisResult) (bool, error) {
 
 // rwCancelEncode returns the KEYS and ARGV of one RwCancel call.
 func rwCancelEncode(a *RwCancelArgs) ([]string, []string) {
-	keys := []string{a.Writers, a.Channel}
+	keys := []string{a.Lock, a.Writers, a.Channel}
 	args := []string{a.WriteOwner, a.Publish, boolArg(a.Repeat)}
 	return keys, args
 }

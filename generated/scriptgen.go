@@ -445,7 +445,7 @@ var Scripts = []Script{{
 }, {
 	Args:      []string{"writeOwner", "publish", "repeat"},
 	File:      "scripts/rw_cancel.lua",
-	Keys:      []string{"writers", "channel"},
+	Keys:      []string{"lock", "writers", "channel"},
 	Name:      "RwCancel",
 	ReadOnly:  false,
 	Retryable: true,

@@ -5,8 +5,13 @@
 -- holds no reader back and is removed first.
 -- A repeat (the attempt before it may have failed at its publish, after its
 -- writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
--- and publishes all the same when no writer is left waiting.
+-- and publishes all the same when no writer is left waiting, while readers
+-- can enter (the lock free or held for reading): a writer may hold it by
+-- then (its first attempt published, and a writer took the lock since),
+-- and "1" would wake every waiter for nothing. The lock is read on a
+-- repeat alone.
 -- Reply true when the writer was registered.
+-- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
 -- @key    channel        redisson_rwlock:{name}
 -- @arg    writeOwner     string
@@ -15,14 +20,14 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local registered = redis.call('zrem', KEYS[1], ARGV[1]) == 1
+local registered = redis.call('zrem', KEYS[2], ARGV[1]) == 1
 if not registered and ARGV[3] ~= '1' then
   return 0
 end
 local t = redis.call('time')
-redis.call('zremrangebyscore', KEYS[1], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-if redis.call('zcard', KEYS[1]) == 0 then
-  redis.call(ARGV[2], KEYS[2], '1')
+redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+if redis.call('zcard', KEYS[2]) == 0 and (registered or redis.call('hget', KEYS[1], 'mode') ~= 'write') then
+  redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
   return 0
