@@ -50,13 +50,32 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
 -- @return {status int64, value int64}
 -- @commands publish spublish
+-- evict drops the stale heads: those whose score has passed.
+local function evict()
+  while true do
+    local first = redis.call('lindex', KEYS[2], '0')
+    if first == false then
+      break
+    end
+    local score = redis.call('zscore', KEYS[3], first)
+    if score == false or tonumber(score) > tonumber(ARGV[3]) then
+      break
+    end
+    redis.call('zrem', KEYS[3], first)
+    redis.call('lpop', KEYS[2])
+  end
+end
 local seen = redis.call('get', KEYS[5])
 if seen then
   -- The attempt repeated may have failed at its publish, after its writes
   -- (a refused SPUBLISH, made again with PUBLISH): a repeat of one that
   -- freed the lock tells the first waiter again while the lock is free,
   -- and one of a nested release that told it (latched 11) tells it again.
+  -- Heads gone stale since the first attempt are dropped first, as every
+  -- call does: a waiter that stopped waiting hears nothing, and the live
+  -- one behind it would sleep beside a free lock.
   if seen == '11' or (seen == '2' and redis.call('exists', KEYS[1]) == 0) then
+    evict()
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
       redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
@@ -67,18 +86,7 @@ if seen then
   end
   return {tonumber(seen), 0}
 end
-while true do
-  local first = redis.call('lindex', KEYS[2], '0')
-  if first == false then
-    break
-  end
-  local score = redis.call('zscore', KEYS[3], first)
-  if score == false or tonumber(score) > tonumber(ARGV[3]) then
-    break
-  end
-  redis.call('zrem', KEYS[3], first)
-  redis.call('lpop', KEYS[2])
-end
+evict()
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
   if head then
@@ -145,7 +153,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "1ac8fa2d0a737ad6702d4e1c7324f753568a862e"
+const fairRedissonReleaseSHA1 = "193b6ba2699608cd46722a31cea9f3d113a957f1"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -177,6 +185,7 @@ type FairRedissonReleaseResult struct {
 // told. Waking the next waiter instead would send the owner to the back.
 // Reply {0, 0}: not held by this owner; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
+// evict drops the stale heads: those whose score has passed.
 //
 // Redis script flags: allow-oom.
 func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64, requeue bool, waitTime time.Duration) (FairRedissonReleaseResult, error) {

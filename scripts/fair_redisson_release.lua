@@ -37,13 +37,32 @@
 -- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
 -- @return {status int64, value int64}
 -- @commands publish spublish
+-- evict drops the stale heads: those whose score has passed.
+local function evict()
+  while true do
+    local first = redis.call('lindex', KEYS[2], '0')
+    if first == false then
+      break
+    end
+    local score = redis.call('zscore', KEYS[3], first)
+    if score == false or tonumber(score) > tonumber(ARGV[3]) then
+      break
+    end
+    redis.call('zrem', KEYS[3], first)
+    redis.call('lpop', KEYS[2])
+  end
+end
 local seen = redis.call('get', KEYS[5])
 if seen then
   -- The attempt repeated may have failed at its publish, after its writes
   -- (a refused SPUBLISH, made again with PUBLISH): a repeat of one that
   -- freed the lock tells the first waiter again while the lock is free,
   -- and one of a nested release that told it (latched 11) tells it again.
+  -- Heads gone stale since the first attempt are dropped first, as every
+  -- call does: a waiter that stopped waiting hears nothing, and the live
+  -- one behind it would sleep beside a free lock.
   if seen == '11' or (seen == '2' and redis.call('exists', KEYS[1]) == 0) then
+    evict()
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
       redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
@@ -54,18 +73,7 @@ if seen then
   end
   return {tonumber(seen), 0}
 end
-while true do
-  local first = redis.call('lindex', KEYS[2], '0')
-  if first == false then
-    break
-  end
-  local score = redis.call('zscore', KEYS[3], first)
-  if score == false or tonumber(score) > tonumber(ARGV[3]) then
-    break
-  end
-  redis.call('zrem', KEYS[3], first)
-  redis.call('lpop', KEYS[2])
-end
+evict()
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
   if head then
