@@ -25,7 +25,8 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
 -- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 -- the repeat of a release that brought the expiry forward publishes "1"
--- again, and that of one that deleted the lock "0" while it is still free:
+-- again unless a writer holds the lock, and that of one that deleted the
+-- lock "0" while it is still free:
 -- the first attempt may have failed at its publish, after its writes (a
 -- refused SPUBLISH, made again with PUBLISH).
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
@@ -53,7 +54,11 @@ if seen then
     end
     seen = seen - 20
   elseif seen > 10 then
-    redis.call(ARGV[2], KEYS[2], '1')
+    -- Only while readers can enter (the lock free or held for reading):
+    -- a writer may have taken it since the first attempt.
+    if redis.call('hget', KEYS[1], 'mode') ~= 'write' then
+      redis.call(ARGV[2], KEYS[2], '1')
+    end
     seen = seen - 10
   end
   return {seen, 0}
@@ -125,7 +130,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "09a65eb270a6315cc194ab89bc048daa55856f25"
+const rwReadReleaseSHA1 = "42af35c36d525460770fbad105e2feef542628f9"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -148,7 +153,8 @@ type RwReadReleaseResult struct {
 // whose holder died or is a Redisson client (no scriptlock Client ends it
 // at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 // the repeat of a release that brought the expiry forward publishes "1"
-// again, and that of one that deleted the lock "0" while it is still free:
+// again unless a writer holds the lock, and that of one that deleted the
+// lock "0" while it is still free:
 // the first attempt may have failed at its publish, after its writes (a
 // refused SPUBLISH, made again with PUBLISH).
 // Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,

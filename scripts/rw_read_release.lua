@@ -12,7 +12,8 @@
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
 -- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 -- the repeat of a release that brought the expiry forward publishes "1"
--- again, and that of one that deleted the lock "0" while it is still free:
+-- again unless a writer holds the lock, and that of one that deleted the
+-- lock "0" while it is still free:
 -- the first attempt may have failed at its publish, after its writes (a
 -- refused SPUBLISH, made again with PUBLISH).
 -- Reply {0, 0}: not held by this owner; {1, left}: this owner still reads,
@@ -40,7 +41,11 @@ if seen then
     end
     seen = seen - 20
   elseif seen > 10 then
-    redis.call(ARGV[2], KEYS[2], '1')
+    -- Only while readers can enter (the lock free or held for reading):
+    -- a writer may have taken it since the first attempt.
+    if redis.call('hget', KEYS[1], 'mode') ~= 'write' then
+      redis.call(ARGV[2], KEYS[2], '1')
+    end
     seen = seen - 10
   end
   return {seen, 0}

@@ -1,0 +1,58 @@
+package scriptlock
+
+import (
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// A read release that brought the lock's expiry forward published "1" so
+// that the waiters read the new TTL. Made again (its reply lost, or its
+// SPUBLISH refused) it publishes "1" again only while readers still hold
+// the lock, or it is free: a writer that took the lock since is no news to
+// its waiters, and "1" (a read unlock to Redisson's waiters) woke them all
+// for nothing.
+func TestRWReadReleaseRepeatQuietWhileWriteHeld(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	rw := mustRW(t, c, "read-release-repeat")
+	const long, short = "66666666-0000-8000-8000-000000000000:long", "66666666-0000-8000-8000-000000000000:short"
+	for _, cmd := range [][]string{
+		{"HSET", rw.key, "mode", "read", long, "1", short, "1"}, {"PEXPIRE", rw.key, "60000"},
+		{"SET", rwTimeouts(rw.key, long) + ":1", "1", "PX", "60000"},
+		{"SET", rwTimeouts(rw.key, short) + ":1", "1", "PX", "10000"},
+	} {
+		if err := node.Do(t, cmd...).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := listen(t, node, rw.channel)
+	latch := rw.latch + ":repeat"
+	release := func() (int64, error) {
+		res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, long), rw.prefix, latch, long, "publish", 10*time.Second, 0)
+		return res.Status, err
+	}
+	if st, err := release(); err != nil || st != 2 {
+		t.Fatalf("read release: %d, %v; want 2 (the owner's last read hold gone)", st, err)
+	}
+	if got, want := log.next(t, 2*time.Second), rw.channel+" 1"; got != want {
+		t.Fatalf("read release published %q, want %q (the expiry brought forward)", got, want)
+	}
+	// The other reader left, and a writer took the lock.
+	for _, cmd := range [][]string{
+		{"DEL", rw.key, rwTimeouts(rw.key, short) + ":1"},
+		{"HSET", rw.key, "mode", "write", "77777777-0000-8000-8000-000000000000:w:write", "1"},
+	} {
+		if err := node.Do(t, cmd...).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := release(); err != nil || st != 2 {
+		t.Fatalf("repeated read release: %d, %v; want 2, as the first attempt answered", st, err)
+	}
+	log.quiet(t, 300*time.Millisecond)
+}
