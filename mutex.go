@@ -332,9 +332,10 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
 	defer cancel()
-	// One latch for every attempt: a repeat after a lost reply finds the
-	// wake its first attempt passed on recorded there, and passes on no
-	// second one. It outlives every attempt (all within rctx).
+	// One latch for every attempt: a repeat after a lost reply finds its
+	// first attempt's answer there (whether it passed a wake on), and
+	// passes on no wake of its own. It outlives every attempt (all within
+	// rctx).
 	var buf [256]byte
 	b := append(append(append(append(buf[:0], m.latch...), ':'), m.c.id...), ':')
 	latch := string(strconv.AppendUint(b, m.c.requests.Add(1), 36))

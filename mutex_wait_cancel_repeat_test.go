@@ -44,3 +44,37 @@ func TestMutexWaitCancelRepeatAfterLostReplyWakesNoSecondWaiter(t *testing.T) {
 		t.Fatalf("the second waiter's place: %v, %v; want it still registered: the repeat woke it as well as the first", n, err)
 	}
 }
+
+// A waiter that gave up while still registered (no wake named it) takes
+// itself out and passes nothing on: the lock's hand-off, if any, is another
+// waiter's. Made again after its reply was lost, the leave finds its field
+// gone, as a woken waiter's would be, and the lock free while the waiter a
+// release woke has not taken it yet: it must not read that as a wake of its
+// own to pass on, and wake the next waiter for a hand-off not its own.
+func TestMutexWaitCancelRepeatOfUnwokenLeaveWakesNobody(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	m := mustMutex(t, c, "cancel-repeat-unwoken")
+	ctx := testCtx(t, 10*time.Second)
+	const client = "33333333-0000-8000-8000-000000000000"
+	leaving, next := client+":w1", client+":w2"
+	// A release freed the lock and woke a waiter (out of the set by then);
+	// leaving and next still wait.
+	if err := node.Do(t, "ZADD", m.waiters, "1", leaving, "2", next).Error(); err != nil {
+		t.Fatal(err)
+	}
+	log := listen(t, node, m.wake+":"+client)
+	leave := func() (bool, error) {
+		return generated.MutexWaitCancel(ctx, c.rc, m.key, m.waiters, m.wake, m.latch+":leave", leaving, "publish", time.Minute)
+	}
+	for _, what := range []string{"leave", "repeated leave"} {
+		if passed, err := leave(); err != nil || passed {
+			t.Fatalf("%s: %v, %v; want nothing passed on (the waiter was not woken)", what, passed, err)
+		}
+		log.quiet(t, 300*time.Millisecond)
+		if n, err := node.Do(t, "ZSCORE", m.waiters, next).AsFloat64(); err != nil || n != 2 {
+			t.Fatalf("after the %s, the next waiter's place: %v, %v; want it still registered", what, n, err)
+		}
+	}
+}

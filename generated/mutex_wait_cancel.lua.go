@@ -18,13 +18,13 @@ const mutexWaitCancelSource = `#!lua flags=allow-oom
 -- that was spent. The wake goes to the waiter's client alone, on
 -- scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
 -- colon).
--- A leave made again after its reply was lost finds the lock still free
--- (the waiter its first attempt woke has not taken it yet) and its own
--- field gone: a leave that passed the wake on records so under its latch
--- (a per-call key, after the publish, which can fail), and a repeat that
--- finds it wakes nobody else: a second waiter woken by name would be taken
--- out of the waiter set for a hand-off that is not its own. The record costs
--- nothing on the usual leave, which finds its field still registered.
+-- A leave made again after its reply was lost finds its own field gone, as
+-- a woken waiter's is, and the lock may still be free (the waiter woken by
+-- its first attempt, or by the release, has not taken it yet): each attempt
+-- records its answer under its latch (a per-call key), and a repeat that
+-- finds it answers so and wakes nobody: a second waiter woken by name would
+-- be taken out of the waiter set for a hand-off that is not its own. A
+-- leave that passes the wake on records after the publish, which can fail.
 -- Reply true when the wake was passed on.
 -- @key    lock
 -- @key    waiters   scriptlock_lock_waiters:{name}
@@ -37,10 +37,12 @@ const mutexWaitCancelSource = `#!lua flags=allow-oom
 -- @retryable
 -- @commands publish spublish
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then
+  redis.call('set', KEYS[4], '0', 'px', ARGV[3])
   return 0
 end
-if redis.call('exists', KEYS[4]) == 1 then
-  return 1
+local seen = redis.call('get', KEYS[4])
+if seen then
+  return tonumber(seen)
 end
 if redis.call('exists', KEYS[1]) == 1 then
   return 0
@@ -68,7 +70,7 @@ return 0
 `
 
 // mutexWaitCancelSHA1 is the SHA-1 of mutexWaitCancelSource, the name SCRIPT LOAD gives it.
-const mutexWaitCancelSHA1 = "e6e83124970f6103c900ee2ed782478750e93b42"
+const mutexWaitCancelSHA1 = "9b77e4729b918b491e7c187dbc7d9aae3d183c2f"
 
 var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 
@@ -79,13 +81,13 @@ var mutexWaitCancelScript = rueidis.NewLuaScriptRetryable(mutexWaitCancelSource)
 // that was spent. The wake goes to the waiter's client alone, on
 // scriptlock_lock_wake:{name}:<client-id> (the field's part before its first
 // colon).
-// A leave made again after its reply was lost finds the lock still free
-// (the waiter its first attempt woke has not taken it yet) and its own
-// field gone: a leave that passed the wake on records so under its latch
-// (a per-call key, after the publish, which can fail), and a repeat that
-// finds it wakes nobody else: a second waiter woken by name would be taken
-// out of the waiter set for a hand-off that is not its own. The record costs
-// nothing on the usual leave, which finds its field still registered.
+// A leave made again after its reply was lost finds its own field gone, as
+// a woken waiter's is, and the lock may still be free (the waiter woken by
+// its first attempt, or by the release, has not taken it yet): each attempt
+// records its answer under its latch (a per-call key), and a repeat that
+// finds it answers so and wakes nobody: a second waiter woken by name would
+// be taken out of the waiter set for a hand-off that is not its own. A
+// leave that passes the wake on records after the publish, which can fail.
 // Reply true when the wake was passed on.
 //
 // Redis script flags: allow-oom.
