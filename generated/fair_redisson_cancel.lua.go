@@ -23,7 +23,8 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- timer; a stale head told instead would be a waiter that died. A repeat
 -- (the attempt before it may have failed at its publish, after its writes:
 -- a refused SPUBLISH, made again with PUBLISH) finds the waiter gone and
--- tells the head of a free lock all the same. Reply true when the waiter
+-- tells the head of a free lock all the same, judging every head by its
+-- score before the first attempt's lowering. Reply true when the waiter
 -- was queued.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
@@ -63,9 +64,11 @@ if redis.call('exists', KEYS[1]) == 0 then
       break
     end
     -- Judged by its score before this call lowered it: a waiter that only
-    -- the lowering made stale is told, and its own call serves it.
+    -- the lowering made stale is told, and its own call serves it. A
+    -- repeat (the waiter gone) lowers nothing, but its first attempt may
+    -- have lowered every waiter left: each is judged as lowered.
     score = tonumber(score)
-    if lowered[head] then
+    if lowered[head] or not found then
       score = score + tonumber(ARGV[2])
     end
     if score > tonumber(ARGV[4]) then
@@ -86,7 +89,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "14001f1a7e1e9df66bf5d8683fbb49fe9547cf59"
+const fairRedissonCancelSHA1 = "1fe0b05ec73f266841830cbe8027c10ef6f157cc"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 
@@ -101,7 +104,8 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 // timer; a stale head told instead would be a waiter that died. A repeat
 // (the attempt before it may have failed at its publish, after its writes:
 // a refused SPUBLISH, made again with PUBLISH) finds the waiter gone and
-// tells the head of a free lock all the same. Reply true when the waiter
+// tells the head of a free lock all the same, judging every head by its
+// score before the first attempt's lowering. Reply true when the waiter
 // was queued.
 //
 // Redis script flags: allow-oom.

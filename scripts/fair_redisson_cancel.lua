@@ -10,7 +10,8 @@
 -- timer; a stale head told instead would be a waiter that died. A repeat
 -- (the attempt before it may have failed at its publish, after its writes:
 -- a refused SPUBLISH, made again with PUBLISH) finds the waiter gone and
--- tells the head of a free lock all the same. Reply true when the waiter
+-- tells the head of a free lock all the same, judging every head by its
+-- score before the first attempt's lowering. Reply true when the waiter
 -- was queued.
 -- @key    lock
 -- @key    queue          redisson_lock_queue:{name}
@@ -50,9 +51,11 @@ if redis.call('exists', KEYS[1]) == 0 then
       break
     end
     -- Judged by its score before this call lowered it: a waiter that only
-    -- the lowering made stale is told, and its own call serves it.
+    -- the lowering made stale is told, and its own call serves it. A
+    -- repeat (the waiter gone) lowers nothing, but its first attempt may
+    -- have lowered every waiter left: each is judged as lowered.
     score = tonumber(score)
-    if lowered[head] then
+    if lowered[head] or not found then
       score = score + tonumber(ARGV[2])
     end
     if score > tonumber(ARGV[4]) then
