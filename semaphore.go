@@ -340,6 +340,12 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 // outcome, or unacknowledged under the failover guard) may have
 // taken could not be given back while its record lived.
 func (s *Semaphore) undoFailed(n int64) {
+	if n <= 0 {
+		// A drain of unknown outcome: how many it took is unknown.
+		s.c.log.Warn("semaphore permits may be lost: a DrainPermits whose outcome is unknown could not be undone while its record lived (Redis unreachable); if it took permits, give them back with AddPermits",
+			"semaphore", s.name, "key", s.key)
+		return
+	}
 	s.c.log.Warn("semaphore permits may be lost: an acquisition to be undone (its reply lost, or no replica acknowledged it) could not be undone while its record lived (Redis unreachable); if it took them, give them back with AddPermits",
 		"semaphore", s.name, "key", s.key, "permits", n)
 }
@@ -436,7 +442,10 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // resets to 0, so no permits are owed any more. A semaphore never set stays
 // unset and returns 0. As Redisson's drainPermits (a SET), it drops the
 // counter's TTL, if any. A drain held up on its way to Redis and reaching it
-// after ctx ended drains nothing. A name another kind of lock holds is
+// after ctx ended drains nothing. A drain whose outcome is unknown (ctx
+// ended, or the connection stayed down, before its reply came back) fails,
+// and the permits it may have taken are given back in the background,
+// exactly once. A name another kind of lock holds is
 // ErrWrongKind, and the lock is left alone. Under the failover guard
 // (WithFailoverGuard), permits drained that no replica acknowledged in time
 // are given back, and the error errors.Is ErrNotReplicated.
@@ -470,6 +479,16 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 		return generated.DecodeSemaphoreDrain(reply)
 	})
 	if err != nil {
+		if record != "" && unknownOutcome(err) {
+			// The drain may have run (its reply lost, or ctx ended while it
+			// was on its way back): the caller never learns the permits it
+			// took, which would be lost to the semaphore for good. They go
+			// back through its record, exactly once, in the background (ctx
+			// may have ended); a drain still on its way finds its record
+			// undone and takes nothing.
+			s.undoLater(record, 0, sent)
+			return 0, s.fail("drain", fmt.Errorf("%w (outcome unknown: the permits it may have taken are being given back)", err))
+		}
 		return 0, s.fail("drain", notCount(err))
 	}
 	if v > 0 && guard.on() {

@@ -1,6 +1,7 @@
 #!lua flags=allow-oom
 -- SemaphoreUndo gives back the permits of an acquisition attempt whose reply
--- was lost, once: when its latch records permits taken, they are added back
+-- was lost (or of a DrainPermits of unknown outcome, or one the failover
+-- guard undoes), once: when its latch records permits taken, they are added back
 -- (and announced, as a release is); either way the latch is left marking the
 -- attempt undone for latchTTL, so the attempt cannot take permits later.
 -- The latch of an undo that gave permits back records how many
@@ -55,6 +56,11 @@ if n then
     return 0
   end
   taken = n
+elseif taken and (not string.match(taken, '^%d+$') or tonumber(taken) == 0) then
+  -- No permits recorded: a drain's reservation (empty: the drain has not
+  -- run, and finding the record undone it takes nothing when it lands),
+  -- one of a count of 0 or less (it took none), or an undo's mark.
+  taken = false
 end
 local gone = false
 if taken ~= false and taken ~= 'undone' then
