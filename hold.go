@@ -160,8 +160,14 @@ func (h *hold) end(cause error) *holdObs {
 	ctxs := h.ctxs
 	h.ctxs = nil
 	obs := h.obs
-	if obs != nil {
+	switch {
+	case obs != nil:
 		obs.end = time.Now() // HoldEvent.Held ends here, whenever it is reported
+	case h.prim != nil && h.prim.spec().c.cfg.observer != nil:
+		// Ended before its acquisition attached the Observer: keep when,
+		// for observeAcquire to report (rare: one allocation then).
+		h.obs = &holdObs{end: time.Now()}
+		obs = nil
 	}
 	if obs != nil && obs.pending {
 		obs = nil // observeAcquire reports the end after the acquisition

@@ -222,18 +222,15 @@ type holdObs struct {
 	// pending: the acquisition is not reported yet, so the hold's end is
 	// not reported by hold.end but after AcquireEnd; guarded by hold.mu.
 	pending bool
-	// end: when the hold ended (set by hold.end), which Held runs to: its
-	// report may come later, after other holds' (Close, a watchdog round).
+	// end: when the hold ended (set by hold.end, also before the Observer
+	// was attached), which Held runs to: its report may come later, after
+	// other holds' (Close, a watchdog round, the acquisition's AcquireEnd).
 	end time.Time
 }
 
 func (h *holdObs) ended(cause error) {
 	defer recoverObserver(h.log, "HoldEnd")
-	end := h.end
-	if end.IsZero() {
-		end = time.Now() // ended before the observer was attached: now is as close
-	}
-	e := HoldEvent{Held: end.Sub(h.start), Err: cause}
+	e := HoldEvent{Held: h.end.Sub(h.start), Err: cause}
 	switch {
 	case errors.Is(cause, context.Canceled):
 		e.Cause = EndUnlocked
@@ -317,9 +314,15 @@ func (c *Client) observeAcquire(ctx context.Context, op Op, acquire func(context
 		if lc, ok := lctx.(*lockCtx); ok && lc.hold != nil {
 			h := lc.hold
 			h.mu.Lock()
-			if h.obs == nil {
+			if h.obs == nil || h.obs.o == nil {
+				// A holdObs without its Observer keeps only when the hold
+				// ended, before this call attached it (see hold.end).
+				var end time.Time
+				if h.obs != nil {
+					end = h.obs.end
+				}
 				e.Outcome, e.Token = Acquired, lc.token
-				h.obs = &holdObs{o: o, log: c.log, ctx: ctx, op: op, start: start, pending: true}
+				h.obs = &holdObs{o: o, log: c.log, ctx: ctx, op: op, start: start, pending: true, end: end}
 				first = h
 			}
 			h.mu.Unlock()
