@@ -38,6 +38,11 @@ func TestBadCommandFlagsBeforeConnecting(t *testing.T) {
 		{"list", "--max-scans", "0"},
 		{"list", "--cursor", "x"},
 		{"watch", "--interval", "0", "x"},
+		{"watch", "--interval", "-1s", "x"},
+		// A read many times a millisecond would load the server, not
+		// follow the lock any better.
+		{"watch", "--interval", "1ns", "x"},
+		{"watch", "--interval", "99ms", "x"},
 	} {
 		r := cli(ctx, down, "", args...)
 		if r.code != exitUsage || strings.Contains(r.errOut, "connect") {

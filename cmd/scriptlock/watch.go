@@ -25,7 +25,7 @@ const settleDelay = 200 * time.Millisecond
 const maxWaiterChannels = 1000
 
 func watchFlags(fs *flag.FlagSet, e *env) {
-	fs.DurationVar(&e.interval, "interval", time.Second, "re-read the lock at least this often (release messages re-read it at once)")
+	fs.DurationVar(&e.interval, "interval", time.Second, "re-read the lock at least this often, 100ms or more (release messages re-read it at once)")
 }
 
 // watchEvent is one line of watch's --json output.
@@ -40,11 +40,16 @@ type watchEvent struct {
 // Release messages trigger an immediate re-read; the interval catches what
 // sends no message (acquisitions, expiry, queueing).
 func watchCheck(e *env) error {
-	if e.interval <= 0 {
-		return failf(exitUsage, "--interval must be positive, got %s", e.interval)
+	if e.interval < minWatchInterval {
+		return failf(exitUsage, "--interval must be at least %s, got %s", minWatchInterval, e.interval)
 	}
 	return nil
 }
+
+// minWatchInterval is the shortest --interval: each read runs a script on
+// the server, and release messages re-read at once anyway, so a shorter one
+// (1ns) would load the server without following the lock any better.
+const minWatchInterval = 100 * time.Millisecond
 
 func watchCmd(ctx context.Context, e *env, args []string) error {
 	key := e.keyPrefix + args[0]
