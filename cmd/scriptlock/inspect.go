@@ -644,6 +644,11 @@ func writeReport(w io.Writer, r *Report) {
 	fmt.Fprintf(tw, "KEY\t%s\n", shown(r.Key))
 	fmt.Fprintf(tw, "LAYOUT\t%s\n", describeKind(r))
 	if !r.Found() {
+		if r.Fence != nil {
+			// A released lock keeps its fencing counter (--json shows it):
+			// the next holder's token follows it.
+			fmt.Fprintf(tw, "FENCE\t%d (last token issued)\n", *r.Fence)
+		}
 		tw.Flush()
 		return
 	}
@@ -778,6 +783,9 @@ func stamp(t time.Time) string {
 func describeKind(r *Report) string {
 	switch r.Kind {
 	case kindNone:
+		if r.Fence != nil {
+			return "nothing held under this name (free; its fencing counter is kept)"
+		}
 		return "nothing under this name"
 	case kindMutex:
 		if r.RedisType == "none" {

@@ -234,6 +234,10 @@ func isNoPerm(err error) bool {
 // remaining lease, which changes all the time.
 func summary(r *Report) string {
 	if !r.Found() {
+		if r.Fence != nil {
+			// A released lock keeps its fencing counter, as inspect shows.
+			return fmt.Sprintf("free (nothing held under %s) fence=%d", shown(r.Key), *r.Fence)
+		}
 		return "free (nothing under " + shown(r.Key) + ")"
 	}
 	var b strings.Builder
