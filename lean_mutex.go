@@ -253,8 +253,8 @@ func (l *LeanMutex) tryAcquire(ctx context.Context, field string, serverLease, _
 	case err != nil:
 		return attempt{}, false, err
 	case holder != field && strings.IndexByte(holder, ':') < 0:
-		// A count (Semaphore, CountDownLatch), not an owner: SET NX
-		// changed nothing.
+		// A count (Semaphore, CountDownLatch) or another program's
+		// value, not an owner: SET NX changed nothing.
 		return attempt{}, false, fmt.Errorf("%w: %w", ErrWrongKind, generated.ErrNotLean)
 	case holder != field:
 		return attempt{}, acked, nil

@@ -19,8 +19,8 @@ const leanAcquireFencedSource = `#!lua
 -- expired counter can have handed out) and expires fenceIdle later; so is a
 -- counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
 -- another lock kind (a Mutex's hash) fails with WRONGTYPE; a string holding
--- no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count,
--- with NOT_LEAN, and nothing changes.
+-- no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count
+-- or another program's value, with NOT_LEAN, and nothing changes.
 -- Reply > 0: acquired, the value is the fencing token; -1: held by another
 -- owner; -2: held by this owner already.
 -- @key    lock
@@ -29,7 +29,7 @@ const leanAcquireFencedSource = `#!lua
 -- @arg    lease     duration
 -- @arg    fenceIdle duration  how long a new counter lives
 -- @return int64
--- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
+-- @error  NOT_LEAN  the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
 local holder = redis.call('set', KEYS[1], ARGV[1], 'NX', 'GET', 'PX', ARGV[2])
 if holder then
@@ -37,7 +37,7 @@ if holder then
     return -2
   end
   if not string.find(holder, ':', 1, true) then
-    return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
+    return redis.error_reply('NOT_LEAN the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote')
   end
   return -1
 end
@@ -71,7 +71,7 @@ return token
 `
 
 // leanAcquireFencedSHA1 is the SHA-1 of leanAcquireFencedSource, the name SCRIPT LOAD gives it.
-const leanAcquireFencedSHA1 = "26f7b18618505b9de8860ba7eeab3371742014ed"
+const leanAcquireFencedSHA1 = "054fc63f444514d85d3228d6937169874a604a9c"
 
 var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 
@@ -82,8 +82,8 @@ var leanAcquireFencedScript = rueidis.NewLuaScript(leanAcquireFencedSource)
 // expired counter can have handed out) and expires fenceIdle later; so is a
 // counter below 2^40, which Redisson's RFencedLock made again from 1. A key of
 // another lock kind (a Mutex's hash) fails with WRONGTYPE; a string holding
-// no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count,
-// with NOT_LEAN, and nothing changes.
+// no owner (<client-id>:<owner-id>), a Semaphore's or CountDownLatch's count
+// or another program's value, with NOT_LEAN, and nothing changes.
 // Reply > 0: acquired, the value is the fencing token; -1: held by another
 // owner; -2: held by this owner already.
 //

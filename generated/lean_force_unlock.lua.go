@@ -14,7 +14,8 @@ import (
 const leanForceUnlockSource = `#!lua flags=allow-oom
 -- LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 -- kind (a Mutex's hash) fails with WRONGTYPE, a string holding no owner (a
--- Semaphore's or CountDownLatch's count) with NOT_LEAN, and is left alone.
+-- Semaphore's or CountDownLatch's count, another program's value) with
+-- NOT_LEAN, and is left alone.
 -- The call records its answer under its record key for recordTTL: made
 -- again after its reply was lost, or reaching the server after such a
 -- retry, it answers as the first attempt did and deletes nothing (by then
@@ -29,7 +30,7 @@ const leanForceUnlockSource = `#!lua flags=allow-oom
 -- @arg    slack     duration   how long the reservation may outlast the caller's deadline (the time it took to be reserved)
 -- @return bool
 -- @retryable
--- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
+-- @error  NOT_LEAN  the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 local seen = redis.call('get', KEYS[2])
 if not seen then
@@ -49,7 +50,7 @@ local deleted = 0
 local v = redis.call('get', KEYS[1])
 if v then
   if not string.find(v, ':', 1, true) then
-    return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
+    return redis.error_reply('NOT_LEAN the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote')
   end
   deleted = redis.call('del', KEYS[1])
 end
@@ -58,13 +59,14 @@ return deleted
 `
 
 // leanForceUnlockSHA1 is the SHA-1 of leanForceUnlockSource, the name SCRIPT LOAD gives it.
-const leanForceUnlockSHA1 = "da1bd0014fac40cebc4481f81c59152e2d19abff"
+const leanForceUnlockSHA1 = "c8a3cee7fe81e526e6e18134f72681fb2205cf6e"
 
 var leanForceUnlockScript = rueidis.NewLuaScriptRetryable(leanForceUnlockSource)
 
 // LeanForceUnlock deletes a lean lock whoever holds it. A key of another lock
 // kind (a Mutex's hash) fails with WRONGTYPE, a string holding no owner (a
-// Semaphore's or CountDownLatch's count) with NOT_LEAN, and is left alone.
+// Semaphore's or CountDownLatch's count, another program's value) with
+// NOT_LEAN, and is left alone.
 // The call records its answer under its record key for recordTTL: made
 // again after its reply was lost, or reaching the server after such a
 // retry, it answers as the first attempt did and deletes nothing (by then

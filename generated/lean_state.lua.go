@@ -13,19 +13,19 @@ import (
 const leanStateSource = `-- LeanState reads a lean lock without changing it: whether anyone holds it,
 -- whether this owner does, and the remaining lease in ms (-2: no lock, -1: no
 -- expiry). A key of another lock kind (a Mutex's hash) fails with WRONGTYPE,
--- a string holding no owner (a Semaphore's or CountDownLatch's count) with
--- NOT_LEAN.
+-- a string holding no owner (a Semaphore's or CountDownLatch's count,
+-- another program's value) with NOT_LEAN.
 -- @key    lock
 -- @arg    owner     string
 -- @return {owners int64, holds int64, ttl int64}
 -- @readonly
--- @error  NOT_LEAN  the key holds no owner: a Semaphore or CountDownLatch uses the name
+-- @error  NOT_LEAN  the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote
 local v = redis.call('get', KEYS[1])
 if not v then
   return {0, 0, -2}
 end
 if not string.find(v, ':', 1, true) then
-  return redis.error_reply('NOT_LEAN the key holds no owner: a Semaphore or CountDownLatch uses the name')
+  return redis.error_reply('NOT_LEAN the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote')
 end
 local holds = 0
 if v == ARGV[1] then
@@ -35,7 +35,7 @@ return {1, holds, redis.call('pttl', KEYS[1])}
 `
 
 // leanStateSHA1 is the SHA-1 of leanStateSource, the name SCRIPT LOAD gives it.
-const leanStateSHA1 = "31178fd69a00bcdb151385e25341517eefc6a567"
+const leanStateSHA1 = "16a610591d968db36f709ef88d362d90d2dc613a"
 
 var leanStateScript = rueidis.NewLuaScriptReadOnly(leanStateSource)
 
@@ -49,8 +49,8 @@ type LeanStateResult struct {
 // LeanState reads a lean lock without changing it: whether anyone holds it,
 // whether this owner does, and the remaining lease in ms (-2: no lock, -1: no
 // expiry). A key of another lock kind (a Mutex's hash) fails with WRONGTYPE,
-// a string holding no owner (a Semaphore's or CountDownLatch's count) with
-// NOT_LEAN.
+// a string holding no owner (a Semaphore's or CountDownLatch's count,
+// another program's value) with NOT_LEAN.
 func LeanState(ctx context.Context, c rueidis.Client, lock string, owner string) (LeanStateResult, error) {
 	keys := []string{lock}
 	args := []string{owner}

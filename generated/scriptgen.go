@@ -695,7 +695,7 @@ var (
 	ErrLate      = errors.New("LATE: the call reached the server after its reservation ended; nothing changed")
 	ErrNoperm    = errors.New("NOPERM: the caller's ACL user may not publish a message the release sends; nothing changed")
 	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
-	ErrNotLean   = errors.New("NOT_LEAN: the key holds no owner: a Semaphore or CountDownLatch uses the name")
+	ErrNotLean   = errors.New("NOT_LEAN: the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote")
 	ErrNotMutex  = errors.New("NOT_MUTEX: the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name")
 	ErrNotRw     = errors.New("NOT_RW: the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name")
 	ErrRange     = errors.New("RANGE: the count would go beyond 2^53 - 1 either way")
