@@ -22,7 +22,8 @@
 //
 // Exit codes: 0 done; 1 Redis or connection failure; 2 bad usage or name
 // (on a Cluster a name with { or } and no hash tag too; a URL query
-// parameter rueidis does not read, or a query that does not parse, too);
+// parameter rueidis does not read, a query that does not parse, or a URL
+// that names no host, too);
 // 3 nothing found (no lock under the name, nothing to unlock); 4 force-unlock
 // not confirmed (or the lock changed hands before the answer or the delete); 5 force-unlock
 // of something that is not a lock.

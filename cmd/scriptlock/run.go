@@ -343,6 +343,10 @@ func connect(u string, timeout time.Duration, tc *tlsChange, sa sentinelAuth) (r
 		if errors.As(err, &ue) {
 			// The parser's message quotes pieces of the URL, the password's
 			// among them: say what is wrong without it.
+			if !strings.Contains(u, "://") {
+				// 10.0.0.5:6379: an address, not a URL.
+				return nil, failf(exitUsage, "the URL does not parse: it has no scheme (write redis://HOST:PORT, rediss:// for TLS)")
+			}
 			return nil, failf(exitUsage, "the URL does not parse (percent-encode : @ / ? # %% in a user name or password)")
 		}
 		return nil, failf(exitUsage, "%s", strings.ReplaceAll(err.Error(), u, redactURL(u)))
@@ -385,11 +389,17 @@ var urlParams = []string{"addr", "client_cache", "client_name", "db", "dial_time
 // checkURLParams refuses a query parameter rueidis does not read, or a query
 // that does not parse: rueidis would ignore it, and a misspelt one
 // (?database=1, ?master_name=) would have the command read, and force-unlock
-// delete in, another database or the seed itself. u has parsed already.
+// delete in, another database or the seed itself. So is a URL that names no
+// host, or whose "//" is missing (redis:10.0.0.5:6379 parses as a scheme and
+// an opaque part): rueidis would dial localhost:6379 for it. u has parsed
+// already.
 func checkURLParams(u string) error {
 	pu, err := url.Parse(u)
 	if err != nil {
 		return nil // rueidis parsed it: its own checks stand
+	}
+	if pu.Scheme != "unix" && pu.Host == "" {
+		return failf(exitUsage, "the URL names no host (rueidis would dial localhost:6379): write %s://HOST:PORT", pu.Scheme)
 	}
 	q, err := url.ParseQuery(pu.RawQuery)
 	if err != nil {
