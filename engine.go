@@ -2065,6 +2065,16 @@ func (c *Client) forcedSides(key string, sides sideSet) {
 			obs = append(obs, o)
 		}
 	}
+	for _, h := range hs {
+		// Lost as any other loss is: logged once every hold has ended,
+		// each that this call ended (not one a release ended first).
+		h.mu.Lock()
+		ours := h.cause == cause
+		h.mu.Unlock()
+		if ours {
+			c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", errForced.Error())
+		}
+	}
 	for _, o := range obs {
 		o.ended(cause)
 	}
