@@ -205,6 +205,13 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	for _, a := range positional {
 		// A name, not a key: the Client's key prefix, of any length, is not
 		// counted. A whole key (--name-base64) is not bounded, for that prefix.
+		if !e.nameB64 && a == "" {
+			// No lock has an empty name (a Client refuses one): with a key
+			// prefix the prefix alone would be taken for the key, another
+			// lock's (an unset "$NAME" in a script).
+			fmt.Fprintf(errOut, "scriptlock: empty name\n")
+			return exitUsage
+		}
 		if !e.nameB64 && len(a) > maxNameLen {
 			fmt.Fprintf(errOut, "scriptlock: name is %d bytes, longer than %d\n", len(a), maxNameLen)
 			return exitUsage
