@@ -553,18 +553,22 @@ func badFence(err error) error {
 }
 
 // wrongKind marks a WRONGTYPE reply: the lock's key holds another kind of
-// lock (a LeanMutex's string where a hash was expected, or the reverse), and
+// lock (a LeanMutex's string where a hash was expected, or the reverse), a
+// count, or another program's value of another type, and
 // the refusals of a read-write lock's hash by a Mutex and the reverse.
 func wrongKind(err error) error {
 	if (errors.Is(err, generated.ErrNotRw) || errors.Is(err, generated.ErrNotMutex) || errors.Is(err, generated.ErrNotLean)) && !errors.Is(err, ErrWrongKind) {
 		// A read-write lock and a Mutex, FairMutex or Redisson RLock share
 		// the name: both are hashes, told apart by the mode field. Or a
-		// LeanMutex's string holds a count (Semaphore, CountDownLatch).
+		// LeanMutex's string holds no owner (a Semaphore's or
+		// CountDownLatch's count, another program's value).
 		return fmt.Errorf("%w: %w", ErrWrongKind, err)
 	}
 	// errors.As: the Redis error may come wrapped ("wait ended: ...").
 	if re := (*rueidis.RedisError)(nil); errors.As(err, &re) && re != nil && strings.HasPrefix(re.Error(), "WRONGTYPE") && !errors.Is(err, ErrWrongKind) {
-		return fmt.Errorf("%w (a LeanMutex and a Mutex, FairMutex, RWMutex or Redisson lock share the name): %w", ErrWrongKind, err)
+		// Which program wrote the key is not known: a lock of another
+		// kind, a Semaphore or CountDownLatch, or another program.
+		return fmt.Errorf("%w (the key is of another Redis type than this lock's: a lock of another kind, a Semaphore's or CountDownLatch's count, or another program's key): %w", ErrWrongKind, err)
 	}
 	return err
 }
