@@ -32,6 +32,9 @@ const (
 // defaultURL is the Redis used without --url and $SCRIPTLOCK_URL.
 var defaultURL = "redis://127.0.0.1:6379"
 
+// minTimeout is the shortest --timeout.
+const minTimeout = time.Millisecond
+
 // maxNameLen matches scriptlock.MaxNameLen: longer names cannot be locks
 // (the key prefix not counted).
 const maxNameLen = 1024
@@ -122,7 +125,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fs.StringVar(&e.keyPrefix, "key-prefix", "", "key prefix the Clients use (WithKeyPrefix)")
 		fs.BoolVar(&e.json, "json", false, "JSON output")
 		fs.BoolVar(&e.nameB64, "name-base64", false, "NAME is the standard base64 of the whole key, --key-prefix included, as --json's key_base64 gives it (for keys that are not UTF-8)")
-		fs.DurationVar(&e.timeout, "timeout", e.timeout, "bound on each Redis round trip")
+		fs.DurationVar(&e.timeout, "timeout", e.timeout, "bound on each Redis round trip, 1ms or more")
 		fs.StringVar(&e.sharded, "sharded", e.sharded, "release messages on sharded pub/sub: auto (on a Cluster that supports it), on, off")
 		fs.StringVar(&tf.ca, "tls-ca", tf.ca, "rediss://: PEM file of the CAs that sign the server's certificate, instead of the system's (default $SCRIPTLOCK_TLS_CA)")
 		fs.StringVar(&tf.cert, "tls-cert", tf.cert, "rediss://: PEM client certificate, for a server that requires one (default $SCRIPTLOCK_TLS_CERT)")
@@ -186,8 +189,10 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fmt.Fprintf(errOut, "scriptlock: --sharded must be auto, on or off, got %q\n", e.sharded)
 		return exitUsage
 	}
-	if e.timeout <= 0 {
-		fmt.Fprintf(errOut, "scriptlock: --timeout must be positive, got %s\n", e.timeout)
+	if e.timeout < minTimeout {
+		// A shorter one fits no round trip: every command would fail with
+		// an i/o timeout that blames the network.
+		fmt.Fprintf(errOut, "scriptlock: --timeout must be at least %s, got %s\n", minTimeout, e.timeout)
 		return exitUsage
 	}
 	if e.nameB64 && len(positional) > 0 {

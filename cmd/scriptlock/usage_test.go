@@ -43,6 +43,11 @@ func TestBadCommandFlagsBeforeConnecting(t *testing.T) {
 		// follow the lock any better.
 		{"watch", "--interval", "1ns", "x"},
 		{"watch", "--interval", "99ms", "x"},
+		// No round trip fits in a nanosecond: every command failed with
+		// an i/o timeout that blamed the network.
+		{"--timeout", "1ns", "inspect", "x"},
+		{"--timeout", "999us", "list"},
+		{"--timeout", "-1s", "list"},
 	} {
 		r := cli(ctx, down, "", args...)
 		if r.code != exitUsage || strings.Contains(r.errOut, "connect") {
