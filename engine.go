@@ -2219,7 +2219,10 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if h.side == sideRead && !bound.IsZero() && !sent.Before(bound) {
 			// No read lease of the owner is known to be left once the
 			// script runs, which then deletes the lock: the hold ends now,
-			// as lost (its release goes on).
+			// as lost (its release goes on), logged as any loss is.
+			if !h.released() {
+				c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", errNoLeaseLeft.Error())
+			}
 			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft))
 		}
 		mark = c.leaseCallKeeping(h, bound, keeps)
@@ -2307,10 +2310,14 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 			// (an RWMutex read release finds no read lease left), so they
 			// were lost, not released.
 			cause := context.Canceled
-			if h.count > 1 {
+			lost := h.count > 1
+			if lost {
 				cause = fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft)
 			}
 			c.mu.Unlock()
+			if lost {
+				c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", errNoLeaseLeft.Error())
+			}
 			c.end(h, cause)
 		}
 	}
