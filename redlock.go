@@ -546,11 +546,19 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 		redOwned.disown(h)
 		return true
 	}
-	lose := func(cause error) {
+	// lose ends the hold as lost; closing: a node's Client was closed,
+	// which ends its holds unlogged.
+	lose := func(cause error, closing bool) {
 		h.mu.Lock()
 		lost := end(cause)
 		h.mu.Unlock()
 		if lost {
+			if !closing {
+				// Logged as any loss is (on the first node's Client), before
+				// the context ends: the nodes still holding it are given
+				// back, as releases.
+				r.nodes[0].c.log.Warn("lock lost", "lock", r.name, "redlock", true, "reason", cause.Error())
+			}
 			cancel(cause)
 			r.giveBack(h)
 		}
@@ -601,7 +609,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			mu.Unlock()
 			if left < r.Quorum() {
 				lose(fmt.Errorf("scriptlock: redlock %q: %d of %d nodes still hold it, %d needed (node %d: %v): %w",
-					r.name, left, len(r.nodes), r.Quorum(), i, cause, ErrLockLost))
+					r.name, left, len(r.nodes), r.Quorum(), i, cause, ErrLockLost), errors.Is(cause, ErrClosed))
 			}
 		})
 	}
@@ -618,7 +626,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 // the nodes' loss deadlines end it in time and nothing is watched.
 // acquired is the validity the acquisition left. It watches until life
 // (the hold) ends.
-func (r *RedLock) watchValidity(life context.Context, h *redHeld, acquired time.Time, lose func(error)) {
+func (r *RedLock) watchValidity(life context.Context, h *redHeld, acquired time.Time, lose func(error, bool)) {
 	type node struct {
 		h     *hold
 		extra time.Duration // drift beyond the hold's loss margin
@@ -670,7 +678,7 @@ func (r *RedLock) watchValidity(life context.Context, h *redHeld, acquired time.
 		}
 		if !clock().Before(until) {
 			lose(fmt.Errorf("scriptlock: redlock %q: fewer than %d of %d nodes confirmed a renewal within the validity (drift %s): %w",
-				r.name, r.Quorum(), len(r.nodes), r.drift(r.validityLease()), ErrLockLost))
+				r.name, r.Quorum(), len(r.nodes), r.drift(r.validityLease()), ErrLockLost), false)
 			return
 		}
 		mu.Lock()
