@@ -44,6 +44,8 @@ type Client struct {
 	// mutexCtl: MutexAcquire's usual ctl values for the Client's settings,
 	// formatted once rather than per call.
 	mutexCtl *mutexCtl
+	// fairCtl: FairAcquire's, likewise.
+	fairCtl *fairCtl
 
 	shardedOff atomic.Bool   // the server has no sharded pub/sub
 	requests   atomic.Uint64 // numbers release requests (latch keys)
@@ -144,6 +146,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	}
 	c.acquired.L = &c.mu
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
+	c.fairCtl = newFairCtl(cfg.waiterTTL(), cfg.fenceIdle)
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
 	c.closeDone = make(chan struct{})
 	c.inflight.drained = make(chan struct{})

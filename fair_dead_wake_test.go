@@ -15,7 +15,7 @@ func queueDead(t *testing.T, node *redistest.Node, f *FairMutex, field string) {
 	t.Helper()
 	ctx := testCtx(t, 5*time.Second)
 	r, err := generated.FairAcquire(ctx, f.m.c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
-		time.Minute, field, 100*time.Millisecond, true, "publish", time.Hour, false)
+		time.Minute, field, fairAcquireCtl(true, false, 100*time.Millisecond, time.Hour), "publish")
 	if err != nil || r >= 0 {
 		t.Fatalf("queueing %s: %d, %v; want a refusal", field, r, err)
 	}
@@ -90,7 +90,7 @@ func TestFairCancelSkipsDeadWaiter(t *testing.T) {
 	}
 	const leaving = "0f0e0d0c-0000-4000-8000-000000000001:leaving"
 	if r, err := generated.FairAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
-		time.Minute, leaving, time.Minute, true, "publish", time.Hour, false); err != nil || r >= 0 {
+		time.Minute, leaving, fairAcquireCtl(true, false, time.Minute, time.Hour), "publish"); err != nil || r >= 0 {
 		t.Fatalf("queueing the leaving waiter: %d, %v", r, err)
 	}
 	queueDead(t, node, f, "0f0e0d0c-0000-4000-8000-000000000000:dead")

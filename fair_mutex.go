@@ -3,6 +3,7 @@ package scriptlock
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -74,8 +75,58 @@ type FairMutex struct {
 	queue         string
 	timeouts      string
 	waiterTimeout time.Duration
+	ctl           *fairCtl      // FairAcquire's ctl values for this handle
 	threadWait    time.Duration // > 0: Redisson's queue protocol (WithRedissonFairQueue)
 	wake          string        // our protocol: scriptlock_fair_wake:{name}; + ":<client-id>" wakes that client's first waiter by name
+}
+
+// fairCtl holds FairAcquire's ctl values (see the script) for one waiter
+// timeout and fencing counter idle time, indexed by enqueue (2) + rewake (1):
+// formatted once, not on every call.
+type fairCtl [4]string
+
+func newFairCtl(waiterTimeout, fenceIdle time.Duration) *fairCtl {
+	var fc fairCtl
+	for i := range fc {
+		fc[i] = fairAcquireCtl(i&2 != 0, i&1 != 0, waiterTimeout, fenceIdle)
+	}
+	return &fc
+}
+
+// fairAcquireCtl formats FairAcquire's ctl argument; durations in whole
+// milliseconds, rounded up, as the generated callers send durations.
+func fairAcquireCtl(enqueue, rewake bool, waiterTimeout, fenceIdle time.Duration) string {
+	ceilMs := func(d time.Duration) int64 {
+		ms := d.Milliseconds()
+		if d > time.Duration(ms)*time.Millisecond {
+			ms++
+		}
+		return ms
+	}
+	var buf [48]byte
+	b := append(buf[:0], '-', '-')
+	if enqueue {
+		b[0] = 'e'
+	}
+	if rewake {
+		b[1] = 'r'
+	}
+	b = strconv.AppendInt(b, ceilMs(waiterTimeout), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, ceilMs(fenceIdle), 10)
+	return string(b)
+}
+
+// ctlFor is the handle's ctl value for one call.
+func (f *FairMutex) ctlFor(enqueue, rewake bool) string {
+	i := 0
+	if enqueue {
+		i += 2
+	}
+	if rewake {
+		i++
+	}
+	return f.ctl[i]
 }
 
 // FairMutex returns a handle for the fair lock called name. opts override the
@@ -90,7 +141,10 @@ func (c *Client) FairMutex(name string, opts ...LockOption) (*FairMutex, error) 
 	if err != nil {
 		return nil, handleError(kindFairMutex, name, err)
 	}
-	f := &FairMutex{waiterTimeout: cfg.waiterTTL(), threadWait: cfg.redissonFair}
+	f := &FairMutex{waiterTimeout: cfg.waiterTTL(), threadWait: cfg.redissonFair, ctl: c.fairCtl}
+	if f.waiterTimeout != c.cfg.waiterTTL() || cfg.fenceIdle != c.cfg.fenceIdle {
+		f.ctl = newFairCtl(f.waiterTimeout, cfg.fenceIdle)
+	}
 	f.m.lockSpec = lockSpec{c: c, name: name, cfg: cfg}
 	if err := f.nameKeys(); err != nil {
 		return nil, handleError(kindFairMutex, name, err)

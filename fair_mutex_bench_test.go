@@ -64,7 +64,7 @@ func BenchmarkFairMutexQueueDepth(b *testing.B) {
 				owners[i] = c.ID() + ":w" + strconv.Itoa(i)
 			}
 			acquire := func(o string) fairReply {
-				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake, time.Minute, o, wt, true, pub, DefaultFenceIdle, false)
+				res, err := generated.FairAcquire(ctx, rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake, time.Minute, o, fairAcquireCtl(true, false, wt, DefaultFenceIdle), pub)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -685,7 +685,7 @@ func TestFairRefusalWhileHeld(t *testing.T) {
 	refuse := func(field string, waiterTimeout time.Duration) {
 		t.Helper()
 		r, err := generated.FairAcquire(ctx, c.rc, f.m.key, f.queue, f.timeouts, f.m.fence, f.wake,
-			time.Minute, field, waiterTimeout, true, "publish", time.Hour, false)
+			time.Minute, field, fairAcquireCtl(true, false, waiterTimeout, time.Hour), "publish")
 		if err != nil {
 			t.Fatalf("%s: %v", field, err)
 		}

@@ -71,7 +71,7 @@ func (f *FairMutex) acquireCommand(serverLease time.Duration, field string, wait
 			serverLease, field, f.queueWait(wait), time.Now(), wait != 0, m.cfg.fenceIdle)
 	}
 	return generated.FairAcquireCommand(c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
-		serverLease, field, f.waiterTimeout, wait != 0, publish, m.cfg.fenceIdle, rewake)
+		serverLease, field, f.ctlFor(wait != 0, rewake), publish)
 }
 
 func (f *FairMutex) decodeAcquire(reply rueidis.RedisResult) (fairReply, error) {
@@ -91,7 +91,7 @@ func (f *FairMutex) acquireCall(ctx context.Context, serverLease time.Duration, 
 		return fairReply(r), err
 	}
 	r, err := generated.FairAcquire(ctx, c.rc, m.key, f.queue, f.timeouts, m.fence, f.wake,
-		serverLease, field, f.waiterTimeout, wait != 0, publish, m.cfg.fenceIdle, rewake)
+		serverLease, field, f.ctlFor(wait != 0, rewake), publish)
 	return decodeFairAcquire(r), err
 }
 

@@ -29,7 +29,7 @@ type Script struct {
 
 // Scripts lists every script of this package, sorted by name.
 var Scripts = []Script{{
-	Args:      []string{"lease", "owner", "waiterTimeout", "enqueue", "publish", "fenceIdle", "rewake"},
+	Args:      []string{"lease", "owner", "ctl", "publish"},
 	File:      "scripts/fair_acquire.lua",
 	Keys:      []string{"lock", "queue", "timeouts", "fence", "wake"},
 	Name:      "FairAcquire",

@@ -30,7 +30,7 @@ func TestForceUnlockFairSkipsDeadHead(t *testing.T) {
 	// keys live on (set here, so they do not expire with it).
 	k := layout.For(prefix+name, false)
 	r, err := generated.FairAcquire(ctx, d.rc, k.Lock, k.FairQueue, k.FairTimeouts, k.Fence, k.FairWake,
-		time.Minute, "0f0e0d0c-0000-4000-8000-000000000000:dead", 100*time.Millisecond, true, "publish", time.Hour, false)
+		time.Minute, "0f0e0d0c-0000-4000-8000-000000000000:dead", "e-100:3600000", "publish")
 	if err != nil || r >= 0 {
 		t.Fatalf("queueing the dead waiter: %d, %v; want a refusal", r, err)
 	}
