@@ -1104,6 +1104,12 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		return false, tryAgain{}, errOrphan
 	})
 	switch {
+	case err != nil && cutByOuterWait(ctx, err):
+		// A MultiLock's wait ended (cutAt) while this member's call waited
+		// for the server: its wait ran out unanswered, as this lock's own
+		// wait so cut off does, not a deadline or cancellation of the
+		// caller's (observed as such).
+		return nil, &NotAcquiredError{Name: s.name, Unanswered: true}
 	case err != nil:
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) && !errors.Is(err, cerr) {
 			// The call failed as ctx ended: report both.

@@ -393,6 +393,14 @@ type multiMemberKey struct{}
 // errWaitCut ends a member's calls that ran past a wait's end and overrun.
 var errWaitCut = errors.New("wait ended")
 
+// cutByOuterWait reports a call that failed because ctx was ended by the
+// wait of a MultiLock taking the lock as a member (cutAt), not by the
+// caller.
+func cutByOuterWait(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && context.Cause(ctx) == errWaitCut &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
 // cutAt returns ctx, cancelled at cut unless stop comes first; stop reports
 // whether the cut came first. A lock context derived from it lives on after
 // stop; settle, given the member's lock context (nil: none), ends the

@@ -470,6 +470,13 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 			nctx, cancel := context.WithDeadline(WithOwner(ctx, owner), end)
 			tctx, err := m.TryLock(nctx, 0)
 			cancel()
+			if na := (*NotAcquiredError)(nil); errors.As(err, &na) && na.Unanswered {
+				// The wait of a MultiLock taking the RedLock cut the call
+				// off: the node did not answer in time, as for the node
+				// timeout. Not ErrNotAcquired, which in a QuorumError says
+				// another owner held a node.
+				err = fmt.Errorf("lock %q: the server did not answer before the wait ended: %w", r.name, context.DeadlineExceeded)
+			}
 			if err != nil {
 				errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
 				return
