@@ -289,7 +289,7 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 			return m.bind(ctx, held), nil
 		}
 		// Member errors name their member.
-		if rerr := m.rollback(held, cut); rerr != nil {
+		if rerr := m.rollback(held, rollbackCut(ctx, cut)); rerr != nil {
 			return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, errors.Join(nested(err), rerr))
 		}
 		if !errors.Is(err, ErrNotAcquired) {
@@ -417,6 +417,24 @@ func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() b
 		}
 		context.AfterFunc(lctx, func() { cancel(nil) })
 	}
+}
+
+// rollbackCut is until when the caller waits for the give-back of a failed
+// attempt's members: cut (a wait's), else waitOverrun past ctx's deadline, or
+// past now once ctx has ended. Lock's calls are bounded by ctx: a member
+// whose server stopped answering kept the caller for its release timeout,
+// each try, past a deadline the caller set.
+func rollbackCut(ctx context.Context, cut time.Time) time.Time {
+	if !cut.IsZero() {
+		return cut
+	}
+	if ctx.Err() != nil {
+		return time.Now().Add(waitOverrun)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return d.Add(waitOverrun)
+	}
+	return time.Time{} // the caller waits for it
 }
 
 // rollback releases the members of a failed attempt, retrying briefly so a
