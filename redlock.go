@@ -516,8 +516,10 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 		return r.bind(ctx, h, start.Add(lease-drift)), nil
 	}
 	// Give back the grants. Where none came back in time the node's TryLock
-	// undoes, by owner, what its attempt may have left.
-	r.releaseAll(ctx, h, true, cut)
+	// undoes, by owner, what its attempt may have left. Not past ctx's end
+	// or deadline (rollbackCut): a node that stopped answering would keep
+	// the caller for its release timeout.
+	r.releaseAll(ctx, h, true, rollbackCut(ctx, cut))
 	var nodeErrs []error
 	contended := false
 	for _, e := range errs {
@@ -780,10 +782,16 @@ var redLockReleaseHook func(node int)
 // give up a hold that a goroutine sharing the owner registers meanwhile,
 // while that goroutine's RedLock context stays live. Releases still running
 // at cut (zero: none) go on in the background of their node's Client; the
-// errors are then not known and not returned.
+// errors are then not known and not returned. A release's panic reaches
+// the caller once every release is done, unless the caller stopped waiting
+// at cut first: it is then logged.
 func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut time.Time) []error {
 	errs := make([]error, len(r.nodes))
 	var caught firstPanic
+	var (
+		mu   sync.Mutex
+		left bool // the caller stopped waiting at cut
+	)
 	var wg sync.WaitGroup
 	hook := redLockReleaseHook // read once: releases may outlive the call
 	for i, m := range r.nodes {
@@ -805,18 +813,31 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 		release := func() {
 			defer wg.Done()
 			defer h.stops[i](context.Canceled)
-			if cut.IsZero() {
-				defer caught.recover() // goes on on the caller's goroutine
-			} else {
-				defer recoverObserver(m.c.log, "ReleaseStart") // no caller left to reach
-			}
+			defer func() {
+				if v := recover(); v != nil {
+					mu.Lock()
+					defer mu.Unlock()
+					if left {
+						// No caller left to reach.
+						m.c.log.Error("Observer panicked; event dropped", "method", "ReleaseStart", "panic", v, "stack", string(debug.Stack()))
+						return
+					}
+					caught.mu.Lock()
+					if !caught.set {
+						caught.set, caught.value = true, v
+					}
+					caught.mu.Unlock()
+				}
+			}()
 			if hook != nil {
 				hook(i)
 			}
 			err := m.Unlock(uctx)
-			if cut.IsZero() {
+			mu.Lock()
+			if !left {
 				errs[i] = err
 			}
+			mu.Unlock()
 		}
 		if cut.IsZero() || !m.c.background(release) {
 			go release()
@@ -841,6 +862,17 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 	select {
 	case <-done:
 	case <-t.C:
+		mu.Lock()
+		left = true
+		mu.Unlock()
+	}
+	caught.mu.Lock()
+	set, v := caught.set, caught.value
+	caught.mu.Unlock()
+	if set {
+		// A node's release panicked (an Observer's ReleaseStart, the
+		// release itself done) before the caller stopped waiting.
+		panic(v)
 	}
 	return nil
 }
