@@ -1105,10 +1105,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 	})
 	switch {
 	case err != nil && cutByOuterWait(ctx, err):
-		// A MultiLock's wait ended (cutAt) while this member's call waited
-		// for the server: its wait ran out unanswered, as this lock's own
-		// wait so cut off does, not a deadline or cancellation of the
-		// caller's (observed as such).
+		// A MultiLock's wait ended (cutAt), or a RedLock's node timeout,
+		// while this member's or node's call waited for the server: it ran
+		// out unanswered, as this lock's own wait so cut off does, not a
+		// deadline or cancellation of the caller's (observed as such).
 		return nil, &NotAcquiredError{Name: s.name, Unanswered: true}
 	case err != nil:
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrNotReplicated) && !errors.Is(err, cerr) {

@@ -394,11 +394,31 @@ type multiMemberKey struct{}
 var errWaitCut = errors.New("wait ended")
 
 // cutByOuterWait reports a call that failed because ctx was ended by the
-// wait of a MultiLock taking the lock as a member (cutAt), not by the
-// caller.
+// wait of a MultiLock taking the lock as a member (cutAt), or by a RedLock
+// node's timeout (errNodeTimeout), not by the caller.
 func cutByOuterWait(ctx context.Context, err error) bool {
-	return ctx.Err() != nil && context.Cause(ctx) == errWaitCut &&
-		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if ctx.Err() == nil {
+		d, ok := ctx.Deadline()
+		if !ok || time.Now().Before(d) || !errors.Is(err, context.DeadlineExceeded) {
+			return false
+		}
+		// The call saw ctx's deadline pass before its timer fired, which
+		// it is about to: then its cause tells whose deadline it was.
+		// Bounded: a context of another package may report a deadline
+		// it does not end at.
+		t := time.NewTimer(10 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			return false
+		}
+	}
+	cause := context.Cause(ctx)
+	return cause == errWaitCut || cause == errNodeTimeout
 }
 
 // cutAt returns ctx, cancelled at cut unless stop comes first; stop reports

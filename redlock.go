@@ -467,15 +467,17 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 			if !cut.IsZero() && cut.Before(end) {
 				end = cut
 			}
-			nctx, cancel := context.WithDeadline(WithOwner(ctx, owner), end)
+			// Its cause tells the node's call that the RedLock, not the
+			// caller, cut it off (observed as unanswered, not timed out).
+			nctx, cancel := context.WithDeadlineCause(WithOwner(ctx, owner), end, errNodeTimeout)
 			tctx, err := m.TryLock(nctx, 0)
 			cancel()
 			if na := (*NotAcquiredError)(nil); errors.As(err, &na) && na.Unanswered {
-				// The wait of a MultiLock taking the RedLock cut the call
-				// off: the node did not answer in time, as for the node
-				// timeout. Not ErrNotAcquired, which in a QuorumError says
-				// another owner held a node.
-				err = fmt.Errorf("lock %q: the server did not answer before the wait ended: %w", r.name, context.DeadlineExceeded)
+				// The node timeout, the wait's end or that of a MultiLock
+				// taking the RedLock cut the call off: the node did not
+				// answer in time. Not ErrNotAcquired, which in a
+				// QuorumError says another owner held a node.
+				err = fmt.Errorf("lock %q: the server did not answer in time: %w", r.name, context.DeadlineExceeded)
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("node %d: %w", i, nested(err))
@@ -769,6 +771,10 @@ func (p *firstPanic) recover() {
 		p.mu.Unlock()
 	}
 }
+
+// errNodeTimeout ends a RedLock node's call at its node timeout (or the
+// wait's end).
+var errNodeTimeout = errors.New("node timeout")
 
 // redLockReleaseHook, when set (by tests only), runs before each node's
 // release in releaseAll.
