@@ -271,6 +271,12 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 	}
 	retry := backoff{cur: 5 * time.Millisecond, max: 500 * time.Millisecond}
 	for attempt := 0; ; attempt++ {
+		if l := m.closedMember(); l != nil {
+			// Refused before any member is taken: the members ordered
+			// before it would be acquired (their fencing counters drawn)
+			// and given back (their waiters woken) for nothing.
+			return nil, fmt.Errorf("scriptlock: lock %s: member %q: %w", m.name, l.Name(), ErrClosed)
+		}
 		held, _, err := m.attempt(ctx, wait, deadline, cut)
 		if err == nil {
 			err = ctx.Err() // ended as the last member was granted: give all back
@@ -303,6 +309,26 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 			return nil, fmt.Errorf("scriptlock: lock %s: wait ended: %w", m.name, err)
 		}
 	}
+}
+
+// closedMember returns a member whose Client is closed (a RedLock's, so
+// many of its nodes' that no majority is left), whose call fails with
+// ErrClosed; nil if none.
+func (m *MultiLock) closedMember() Locker {
+	for _, l := range m.locks {
+		if r, ok := l.(*RedLock); ok {
+			if r.closedQuorum() {
+				return l
+			}
+			continue
+		}
+		for _, c := range clientsOf(l) {
+			if c.closed() {
+				return l
+			}
+		}
+	}
+	return nil
 }
 
 // checkOwner applies every member's rule on the owner ids it accepts
