@@ -11,13 +11,16 @@
 -- its first attempt, or by the release, has not taken it yet): each attempt
 -- records its answer under its latch (a per-call key), and a repeat that
 -- finds it answers so and wakes nobody: a second waiter woken by name would
--- be taken out of the waiter set for a hand-off that is not its own. A
--- leave that passes the wake on records after the publish, which can fail.
+-- be taken out of the waiter set for a hand-off that is not its own. That
+-- holds for every answer, also a woken waiter's that found the lock held or
+-- nobody to pass to: by its repeat the lock may be free again, beside a
+-- waiter a release woke or one registered since. A leave that passes the
+-- wake on records after the publish, which can fail.
 -- Reply true when the wake was passed on.
 -- @key    lock
 -- @key    waiters   scriptlock_lock_waiters:{name}
 -- @key    wake      scriptlock_lock_wake:{name}, the prefix of each client's wake channel
--- @key    latch     redisson_unlock_latch:{name}:<request-id>, this leave's record of a wake passed on
+-- @key    latch     redisson_unlock_latch:{name}:<request-id>, this leave's answer
 -- @arg    owner     string
 -- @arg    publish   string    "publish", or "spublish" for sharded channels
 -- @arg    latchTTL  duration
@@ -33,6 +36,7 @@ if seen then
   return tonumber(seen)
 end
 if redis.call('exists', KEYS[1]) == 1 then
+  redis.call('set', KEYS[4], '0', 'px', ARGV[3])
   return 0
 end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
@@ -54,4 +58,6 @@ for _ = 1, 8 do
     return 1
   end
 end
+-- Nobody to pass to (every publish went through, so this is written).
+redis.call('set', KEYS[4], '0', 'px', ARGV[3])
 return 0
