@@ -11,7 +11,8 @@ type Keys struct {
 	Lock  string // the lock hash, or the counter of a semaphore or latch
 	Fence string // redisson_lock_token:{name}: last fencing token
 	// UnlockLatch (redisson_unlock_latch:{name}) prefixes the records of
-	// releases and force-unlocks: <UnlockLatch>:<client-id>:<n>.
+	// releases, force-unlocks and Mutex waiters' leaves:
+	// <UnlockLatch>:<client-id>:<n>.
 	UnlockLatch string
 	Queue       string // redisson_lock_queue:{name}: waiters in order, Redisson's RFairLock protocol
 	Timeouts    string // redisson_lock_timeout:{name}: their deadlines
