@@ -56,3 +56,61 @@ func TestRWReadReleaseRepeatQuietWhileWriteHeld(t *testing.T) {
 	}
 	log.quiet(t, 300*time.Millisecond)
 }
+
+// The repeat of a read release answers from its latch whatever holds the
+// name by then: the lock freed since, another kind of lock (a LeanMutex's
+// string, a Mutex's hash without a mode) may have taken the name. The
+// repeat must still answer the first attempt's outcome, not fail with
+// Redis's WRONGTYPE, and publish nothing: no reader can enter there, and
+// "1" would wake every waiter for nothing.
+func TestRWReadReleaseRepeatAfterOtherKindTookName(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	for _, tc := range []struct {
+		name string
+		take []string // the other kind's lock on the name
+	}{
+		{"LeanMutex", []string{"SET", "{key}", "77777777-0000-8000-8000-000000000000:lean", "PX", "30000"}},
+		{"Mutex", []string{"HSET", "{key}", "77777777-0000-8000-8000-000000000000:m", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rw := mustRW(t, c, "read-release-repeat-kind:"+tc.name)
+			const long, short = "66666666-0000-8000-8000-000000000000:long", "66666666-0000-8000-8000-000000000000:short"
+			for _, cmd := range [][]string{
+				{"HSET", rw.key, "mode", "read", long, "1", short, "1"}, {"PEXPIRE", rw.key, "60000"},
+				{"SET", rwTimeouts(rw.key, long) + ":1", "1", "PX", "60000"},
+				{"SET", rwTimeouts(rw.key, short) + ":1", "1", "PX", "10000"},
+			} {
+				if err := node.Do(t, cmd...).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			log := listen(t, node, rw.channel)
+			latch := rw.latch + ":repeat"
+			release := func() (int64, error) {
+				res, err := generated.RwReadRelease(ctx, c.rc, rw.key, rw.channel, rwTimeouts(rw.key, long), rw.prefix, latch, long, "publish", 10*time.Second, 0)
+				return res.Status, err
+			}
+			if st, err := release(); err != nil || st != 2 {
+				t.Fatalf("read release: %d, %v; want 2 (the owner's last read hold gone)", st, err)
+			}
+			if got, want := log.next(t, 2*time.Second), rw.channel+" 1"; got != want {
+				t.Fatalf("read release published %q, want %q (the expiry brought forward)", got, want)
+			}
+			// The other reader left, and the other kind of lock took the name.
+			take := append([]string(nil), tc.take...)
+			take[1] = rw.key
+			for _, cmd := range [][]string{{"DEL", rw.key, rwTimeouts(rw.key, short) + ":1"}, take} {
+				if err := node.Do(t, cmd...).Error(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if st, err := release(); err != nil || st != 2 {
+				t.Fatalf("repeated read release: %d, %v; want 2, as the first attempt answered", st, err)
+			}
+			log.quiet(t, 300*time.Millisecond)
+		})
+	}
+}

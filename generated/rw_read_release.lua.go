@@ -25,7 +25,8 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- whose holder died or is a Redisson client (no scriptlock Client ends it
 -- at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 -- the repeat of a release that brought the expiry forward publishes "1"
--- again unless a writer holds the lock, and that of one that deleted the
+-- again while readers can enter (the lock free or held for reading,
+-- whatever kind of lock took the name since), and that of one that deleted the
 -- lock "0" while it is still free:
 -- the first attempt may have failed at its publish, after its writes (a
 -- refused SPUBLISH, made again with PUBLISH).
@@ -55,8 +56,11 @@ if seen then
     seen = seen - 20
   elseif seen > 10 then
     -- Only while readers can enter (the lock free or held for reading):
-    -- a writer may have taken it since the first attempt.
-    if redis.call('hget', KEYS[1], 'mode') ~= 'write' then
+    -- a writer may have taken it since the first attempt, or, the lock
+    -- freed, another kind of lock (a string, or a hash without a mode),
+    -- whose key HGET would refuse (WRONGTYPE): read with PCALL.
+    local mode = redis.pcall('hget', KEYS[1], 'mode')
+    if mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0) then
       redis.call(ARGV[2], KEYS[2], '1')
     end
     seen = seen - 10
@@ -130,7 +134,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "42af35c36d525460770fbad105e2feef542628f9"
+const rwReadReleaseSHA1 = "635e6b27913d0a7f7e7979dc4a9eb4d3f1840783"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -153,7 +157,8 @@ type RwReadReleaseResult struct {
 // whose holder died or is a Redisson client (no scriptlock Client ends it
 // at its lease) frees the lock then with no message. A per-call latch makes a retried release answer the first outcome;
 // the repeat of a release that brought the expiry forward publishes "1"
-// again unless a writer holds the lock, and that of one that deleted the
+// again while readers can enter (the lock free or held for reading,
+// whatever kind of lock took the name since), and that of one that deleted the
 // lock "0" while it is still free:
 // the first attempt may have failed at its publish, after its writes (a
 // refused SPUBLISH, made again with PUBLISH).
