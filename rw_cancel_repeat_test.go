@@ -51,3 +51,36 @@ func TestRWCancelRepeatQuietWhileWriteHeld(t *testing.T) {
 		})
 	}
 }
+
+// The repeated withdrawal reads the lock whatever holds the name by then:
+// freed, it may have been taken by another kind of lock (a LeanMutex's
+// string, a Mutex's hash without a mode). Readers cannot enter there: the
+// repeat publishes nothing, and does not fail with Redis's WRONGTYPE.
+func TestRWCancelRepeatQuietWhileOtherKindHolds(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 10*time.Second)
+	for _, tc := range []struct {
+		name string
+		take []string // the other kind's lock on the name
+	}{
+		{"LeanMutex", []string{"SET", "{key}", "44444444-0000-8000-8000-000000000000:lean", "PX", "30000"}},
+		{"Mutex", []string{"HSET", "{key}", "44444444-0000-8000-8000-000000000000:m", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rw := mustRW(t, c, "cancel-repeat-kind:"+tc.name)
+			take := append([]string(nil), tc.take...)
+			take[1] = rw.key
+			if err := node.Do(t, take...).Error(); err != nil {
+				t.Fatal(err)
+			}
+			log := listen(t, node, rw.channel)
+			registered, err := generated.RwCancel(ctx, c.rc, rw.key, rw.writers, rw.channel, "gone:w:write", "publish", true)
+			if err != nil || registered {
+				t.Fatalf("repeated withdrawal: %v, %v; want false (the writer gone)", registered, err)
+			}
+			log.quiet(t, 300*time.Millisecond)
+		})
+	}
+}

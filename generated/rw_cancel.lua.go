@@ -37,7 +37,14 @@ if not registered and ARGV[3] ~= '1' then
 end
 local t = redis.call('time')
 redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-if redis.call('zcard', KEYS[2]) == 0 and (registered or redis.call('hget', KEYS[1], 'mode') ~= 'write') then
+-- readersMayEnter: the lock is free or held for reading. Another kind of
+-- lock may hold the name by a repeat (a string, whose key HGET would refuse:
+-- read with PCALL; or a hash without a mode): no reader enters there.
+local function readersMayEnter()
+  local mode = redis.pcall('hget', KEYS[1], 'mode')
+  return mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0)
+end
+if redis.call('zcard', KEYS[2]) == 0 and (registered or readersMayEnter()) then
   redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
@@ -47,7 +54,7 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "76a6371f1668da483ff1e08199438ae3fc16b73f"
+const rwCancelSHA1 = "5c8d8b2443554a6821276f7d797e0944992fc2d8"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 

@@ -26,7 +26,14 @@ if not registered and ARGV[3] ~= '1' then
 end
 local t = redis.call('time')
 redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-if redis.call('zcard', KEYS[2]) == 0 and (registered or redis.call('hget', KEYS[1], 'mode') ~= 'write') then
+-- readersMayEnter: the lock is free or held for reading. Another kind of
+-- lock may hold the name by a repeat (a string, whose key HGET would refuse:
+-- read with PCALL; or a hash without a mode): no reader enters there.
+local function readersMayEnter()
+  local mode = redis.pcall('hget', KEYS[1], 'mode')
+  return mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0)
+end
+if redis.call('zcard', KEYS[2]) == 0 and (registered or readersMayEnter()) then
   redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
