@@ -13,14 +13,16 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- RwCancel withdraws a waiting writer that gave up. When no writer is left
 -- waiting, "1" is published so readers it held back enter at once: a
 -- registration whose deadline (server time) has passed, a writer that died,
--- holds no reader back and is removed first.
+-- holds no reader back and is removed first. It is published only while
+-- readers can enter (the lock free or held for reading): while a writer
+-- holds the lock, the writer that gave up held no reader back (that
+-- writer's release tells them), and "1" would wake every waiter, Go's and
+-- Redisson's, for nothing.
 -- A repeat (the attempt before it may have failed at its publish, after its
 -- writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
--- and publishes all the same when no writer is left waiting, while readers
--- can enter (the lock free or held for reading): a writer may hold it by
--- then (its first attempt published, and a writer took the lock since),
--- and "1" would wake every waiter for nothing. The lock is read on a
--- repeat alone.
+-- and publishes all the same when no writer is left waiting, under the same
+-- condition: a writer may hold the lock by then (its first attempt
+-- published, and a writer took the lock since).
 -- Reply true when the writer was registered.
 -- @key    lock
 -- @key    writers        redisson_rwlock_writers:{name}
@@ -38,13 +40,14 @@ end
 local t = redis.call('time')
 redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
 -- readersMayEnter: the lock is free or held for reading. Another kind of
--- lock may hold the name by a repeat (a string, whose key HGET would refuse:
--- read with PCALL; or a hash without a mode): no reader enters there.
+-- lock may hold the name by then, the lock freed since the writer queued
+-- (a string, whose key HGET would refuse: read with PCALL; or a hash
+-- without a mode): no reader enters there.
 local function readersMayEnter()
   local mode = redis.pcall('hget', KEYS[1], 'mode')
   return mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0)
 end
-if redis.call('zcard', KEYS[2]) == 0 and (registered or readersMayEnter()) then
+if redis.call('zcard', KEYS[2]) == 0 and readersMayEnter() then
   redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
@@ -54,21 +57,23 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "5c8d8b2443554a6821276f7d797e0944992fc2d8"
+const rwCancelSHA1 = "9df0e68371b378e567dbe52636e9378e6a8fd42b"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
 // RwCancel withdraws a waiting writer that gave up. When no writer is left
 // waiting, "1" is published so readers it held back enter at once: a
 // registration whose deadline (server time) has passed, a writer that died,
-// holds no reader back and is removed first.
+// holds no reader back and is removed first. It is published only while
+// readers can enter (the lock free or held for reading): while a writer
+// holds the lock, the writer that gave up held no reader back (that
+// writer's release tells them), and "1" would wake every waiter, Go's and
+// Redisson's, for nothing.
 // A repeat (the attempt before it may have failed at its publish, after its
 // writes: a refused SPUBLISH, made again with PUBLISH) finds the writer gone
-// and publishes all the same when no writer is left waiting, while readers
-// can enter (the lock free or held for reading): a writer may hold it by
-// then (its first attempt published, and a writer took the lock since),
-// and "1" would wake every waiter for nothing. The lock is read on a
-// repeat alone.
+// and publishes all the same when no writer is left waiting, under the same
+// condition: a writer may hold the lock by then (its first attempt
+// published, and a writer took the lock since).
 // Reply true when the writer was registered.
 //
 // Redis script flags: allow-oom.
