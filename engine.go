@@ -2225,11 +2225,14 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		if h.side == sideRead && !bound.IsZero() && !sent.Before(bound) {
 			// No read lease of the owner is known to be left once the
 			// script runs, which then deletes the lock: the hold ends now,
-			// as lost (its release goes on), logged as any loss is.
-			if !h.released() {
+			// as lost (its release goes on), logged as any loss is, once:
+			// only if this ends it (the reply's end below then finds it
+			// ended, as does a watchdog round finding it gone meanwhile).
+			cause := fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft)
+			c.finish(h, cause)
+			if h.endedBy(cause) {
 				c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", errNoLeaseLeft.Error())
 			}
-			c.finish(h, fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft))
 		}
 		mark = c.leaseCallKeeping(h, bound, keeps)
 	}
@@ -2321,10 +2324,12 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 				cause = fmt.Errorf("%w: %w", ErrLockLost, errNoLeaseLeft)
 			}
 			c.mu.Unlock()
-			if lost {
+			c.end(h, cause)
+			if lost && h.endedBy(cause) {
+				// Logged once: not when the hold was ended as lost before
+				// the release was sent (above), or by the watchdog.
 				c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", errNoLeaseLeft.Error())
 			}
-			c.end(h, cause)
 		}
 	}
 	return nil

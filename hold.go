@@ -179,6 +179,14 @@ func (h *hold) end(cause error) *holdObs {
 	return obs
 }
 
+// endedBy reports whether h ended with cause itself (not an equal error):
+// whether the end that gave it cause was the one that ended h.
+func (h *hold) endedBy(cause error) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cause == cause
+}
+
 // heldCtx is a context handed out for a hold (a lock's own, or a RedLock's
 // per-node context) and the lockCtx it is tracked under.
 type heldCtx struct {
