@@ -402,7 +402,7 @@ var urlParams = []string{"addr", "client_cache", "client_name", "db", "dial_time
 // that does not parse: rueidis would ignore it, and a misspelt one
 // (?database=1, ?master_name=) would have the command read, and force-unlock
 // delete in, another database or the seed itself. So is a URL that names no
-// host, or whose "//" is missing (redis:10.0.0.5:6379 parses as a scheme and
+// host (redis://, redis://:6379), or whose "//" is missing (redis:10.0.0.5:6379 parses as a scheme and
 // an opaque part): rueidis would dial localhost:6379 for it. u has parsed
 // already.
 func checkURLParams(u string) error {
@@ -410,8 +410,10 @@ func checkURLParams(u string) error {
 	if err != nil {
 		return nil // rueidis parsed it: its own checks stand
 	}
-	if pu.Scheme != "unix" && pu.Host == "" {
-		return failf(exitUsage, "the URL names no host (rueidis would dial localhost:6379): write %s://HOST:PORT", pu.Scheme)
+	if pu.Scheme != "unix" && pu.Hostname() == "" {
+		// Also with a port (redis://:6379, an unset $HOST before it):
+		// rueidis dials localhost at that port.
+		return failf(exitUsage, "the URL names no host (rueidis would dial localhost): write %s://HOST:PORT", pu.Scheme)
 	}
 	q, err := url.ParseQuery(pu.RawQuery)
 	if err != nil {
