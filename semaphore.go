@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -283,10 +285,29 @@ func (s *Semaphore) undoOnce(ctx context.Context, latch string, n int64) (int64,
 		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.deleted, s.c.recordTTL, publish)
 	})
 	if err != nil && errors.Is(notCount(err), ErrWrongKind) {
+		if n <= 0 {
+			// A DrainPermits of unknown outcome (n unknown): how many it
+			// took, its record tells ("<n>:<mark>"), for the log.
+			s.c.log.Warn("semaphore permits lost: a DrainPermits whose outcome was unknown took them, and another kind of lock now uses the name, so they cannot be given back",
+				"semaphore", s.name, "key", s.key, "permits", s.drained(ctx, latch), "error", err.Error())
+			return 0, nil
+		}
 		s.c.undoOtherKind(s.name, s.key, n, err)
 		return 0, nil
 	}
 	return given, err
+}
+
+// drained reads from a drain's record the permits it took: "<n>:<mark>";
+// "unknown" when the record tells none (it could not be read).
+func (s *Semaphore) drained(ctx context.Context, record string) any {
+	v, err := s.c.rc.Do(ctx, s.c.rc.B().Get().Key(record).Build()).ToString()
+	if n, _, ok := strings.Cut(v, ":"); err == nil && ok {
+		if p, err := strconv.ParseInt(n, 10, 64); err == nil {
+			return p
+		}
+	}
+	return "unknown"
 }
 
 // undoOtherKind logs that the permits an acquisition of unknown outcome
