@@ -421,6 +421,13 @@ func checkURLParams(u string) error {
 		// (?db=1;client_name=x reads database 0).
 		return failf(exitUsage, "the URL's query does not parse (%v): separate parameters with & and percent-encode %% in values", err)
 	}
+	for _, a := range q["addr"] {
+		// rueidis dials a seed as given: ":6379" (an unset $HOST2 in
+		// ?addr=$HOST2:6379) reaches the local Redis.
+		if host, _, err := net.SplitHostPort(a); err == nil && host == "" {
+			return failf(exitUsage, "the URL's ?addr=%s names no host (it would dial the local Redis): write ?addr=HOST:PORT", a)
+		}
+	}
 	var unknown []string
 	for k := range q {
 		if !slices.Contains(urlParams, k) {
