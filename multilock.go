@@ -295,7 +295,12 @@ func (m *MultiLock) acquire(ctx context.Context, wait time.Duration) (context.Co
 			return m.bind(ctx, held), nil
 		}
 		// Member errors name their member.
-		if rerr := m.rollback(held, rollbackCut(ctx, cut)); rerr != nil {
+		rerr := func() error {
+			bound, stop := giveBackBound(ctx, cut)
+			defer stop() // also when a member's release panics
+			return m.rollback(held, bound)
+		}()
+		if rerr != nil {
 			return nil, fmt.Errorf("scriptlock: lock %s: %w", m.name, errors.Join(nested(err), rerr))
 		}
 		if !errors.Is(err, ErrNotAcquired) {
@@ -402,7 +407,9 @@ func (m *MultiLock) tryMember(ctx context.Context, l Locker, wait time.Duration,
 	returned := false
 	defer func() {
 		if !returned {
-			_ = m.rollback(held, cut)
+			bound, stop := giveBackBound(nil, cut)
+			defer stop()
+			_ = m.rollback(held, bound)
 		}
 	}()
 	lctx, err := l.TryLock(context.WithValue(ctx, multiMemberKey{}, true), wait)
@@ -465,30 +472,53 @@ func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() b
 	}
 }
 
-// rollbackCut is until when the caller waits for the give-back of a failed
-// attempt's members: cut (a wait's), else waitOverrun past ctx's deadline, or
-// past now once ctx has ended. Lock's calls are bounded by ctx: a member
-// whose server stopped answering kept the caller for its release timeout,
-// each try, past a deadline the caller set.
-func rollbackCut(ctx context.Context, cut time.Time) time.Time {
+// giveBackBound is what ends the caller's wait for the give-back of a
+// failed attempt's members (nil: nothing, the caller waits for it): cut (a
+// wait's) when set, else waitOverrun past the end of ctx (nil: none), its
+// deadline or a cancellation, also one that comes while the give-back runs.
+// Lock's calls are bounded by ctx: a member whose server stopped answering
+// kept the caller for its release timeout, each try, past a deadline the
+// caller set or a cancellation. stop frees its timers.
+func giveBackBound(ctx context.Context, cut time.Time) (bound <-chan struct{}, stop func()) {
 	if !cut.IsZero() {
-		return cut
+		bctx, cancel := context.WithDeadline(context.Background(), cut)
+		return bctx.Done(), cancel
 	}
-	if ctx.Err() != nil {
-		return time.Now().Add(waitOverrun)
+	if ctx == nil || ctx.Done() == nil {
+		return nil, func() {} // ctx never ends
 	}
-	if d, ok := ctx.Deadline(); ok {
-		return d.Add(waitOverrun)
+	bctx, cancel := context.WithCancel(context.Background())
+	var (
+		mu      sync.Mutex
+		t       *time.Timer
+		stopped bool
+	)
+	after := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			t = time.AfterFunc(waitOverrun, cancel)
+		}
+	})
+	return bctx.Done(), func() {
+		after()
+		mu.Lock()
+		stopped = true
+		if t != nil {
+			t.Stop()
+		}
+		mu.Unlock()
+		cancel()
 	}
-	return time.Time{} // the caller waits for it
 }
 
 // rollback releases the members of a failed attempt, retrying briefly so a
-// transient failure does not leave one held. With a cut (zero: none), a
-// rollback still running then goes on in the background (a Client of the
-// members owns it, so Close waits for it), and its errors are not returned.
-func (m *MultiLock) rollback(held []context.Context, cut time.Time) error {
-	if cut.IsZero() || len(held) == 0 {
+// transient failure does not leave one held. Once bound ends (nil: never,
+// see giveBackBound), a rollback still running goes on in the background (a
+// Client of the members owns it, so Close waits for it), and its errors are
+// not returned.
+func (m *MultiLock) rollback(held []context.Context, bound <-chan struct{}) error {
+	if bound == nil || len(held) == 0 {
 		return m.release(held)
 	}
 	type result struct {
@@ -515,12 +545,10 @@ func (m *MultiLock) rollback(held []context.Context, cut time.Time) error {
 		}()
 		done <- result{err: m.release(held)}
 	})
-	t := time.NewTimer(time.Until(cut))
-	defer t.Stop()
 	var r result
 	select {
 	case r = <-done:
-	case <-t.C:
+	case <-bound:
 		mu.Lock()
 		left = true
 		mu.Unlock()

@@ -502,7 +502,9 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 		// A node's call panicked (an Observer's AcquireEnd, after that
 		// node's grant was given back): the caller never receives the
 		// others' grants either. The panic goes on on the caller's goroutine.
-		r.releaseAll(ctx, h, true, cut)
+		bound, stop := giveBackBound(nil, cut)
+		r.releaseAll(ctx, h, true, bound)
+		stop()
 		panic(caught.value)
 	}
 	granted := 0
@@ -519,9 +521,13 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 	}
 	// Give back the grants. Where none came back in time the node's TryLock
 	// undoes, by owner, what its attempt may have left. Not past ctx's end
-	// or deadline (rollbackCut): a node that stopped answering would keep
-	// the caller for its release timeout.
-	r.releaseAll(ctx, h, true, rollbackCut(ctx, cut))
+	// (giveBackBound), a cancellation during the releases too: a node that
+	// stopped answering would keep the caller for its release timeout.
+	func() {
+		bound, stop := giveBackBound(ctx, cut)
+		defer stop() // also when a release panics
+		r.releaseAll(ctx, h, true, bound)
+	}()
 	var nodeErrs []error
 	contended := false
 	for _, e := range errs {
@@ -787,16 +793,16 @@ var redLockReleaseHook func(node int)
 // keeping the holds the Client knows of), and a release by owner there could
 // give up a hold that a goroutine sharing the owner registers meanwhile,
 // while that goroutine's RedLock context stays live. Releases still running
-// at cut (zero: none) go on in the background of their node's Client; the
-// errors are then not known and not returned. A release's panic reaches
-// the caller once every release is done, unless the caller stopped waiting
-// at cut first: it is then logged.
-func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut time.Time) []error {
+// once bound ends (nil: never, see giveBackBound) go on in the background of
+// their node's Client; the errors are then not known and not returned. A
+// release's panic reaches the caller once every release is done, unless the
+// caller stopped waiting at bound first: it is then logged.
+func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound <-chan struct{}) []error {
 	errs := make([]error, len(r.nodes))
 	var caught firstPanic
 	var (
 		mu   sync.Mutex
-		left bool // the caller stopped waiting at cut
+		left bool // the caller stopped waiting at bound
 	)
 	var wg sync.WaitGroup
 	hook := redLockReleaseHook // read once: releases may outlive the call
@@ -845,11 +851,11 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 			}
 			mu.Unlock()
 		}
-		if cut.IsZero() || !m.c.background(release) {
+		if bound == nil || !m.c.background(release) {
 			go release()
 		}
 	}
-	if cut.IsZero() {
+	if bound == nil {
 		wg.Wait()
 		if caught.set {
 			// A node's release panicked (an Observer's ReleaseStart, the
@@ -863,11 +869,9 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, cut ti
 		wg.Wait()
 		close(done)
 	}()
-	t := time.NewTimer(time.Until(cut))
-	defer t.Stop()
 	select {
 	case <-done:
-	case <-t.C:
+	case <-bound:
 		mu.Lock()
 		left = true
 		mu.Unlock()
@@ -927,7 +931,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
-	errs := r.releaseAll(ctx, h, known, time.Time{})
+	errs := r.releaseAll(ctx, h, known, nil)
 	released := 0
 	var failed []error
 	for i, err := range errs {
