@@ -474,20 +474,23 @@ func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() b
 
 // giveBackBound is what ends the caller's wait for the give-back of a
 // failed attempt's members (nil: nothing, the caller waits for it): cut (a
-// wait's) when set, else waitOverrun past the end of ctx (nil: none), its
-// deadline or a cancellation, also one that comes while the give-back runs.
-// Lock's calls are bounded by ctx: a member whose server stopped answering
-// kept the caller for its release timeout, each try, past a deadline the
-// caller set or a cancellation. stop frees its timers.
+// wait's, zero: none), or waitOverrun past the end of ctx (nil: none), its
+// deadline or a cancellation, also one that comes while the give-back runs,
+// whichever comes first. Calls are bounded by ctx: a member whose server
+// stopped answering kept the caller for its release timeout, each try, past
+// a deadline the caller set or a cancellation. stop frees its timers.
 func giveBackBound(ctx context.Context, cut time.Time) (bound <-chan struct{}, stop func()) {
-	if !cut.IsZero() {
-		bctx, cancel := context.WithDeadline(context.Background(), cut)
-		return bctx.Done(), cancel
-	}
-	if ctx == nil || ctx.Done() == nil {
-		return nil, func() {} // ctx never ends
+	ends := ctx != nil && ctx.Done() != nil
+	if cut.IsZero() && !ends {
+		return nil, func() {} // nothing ends it
 	}
 	bctx, cancel := context.WithCancel(context.Background())
+	if !cut.IsZero() {
+		bctx, cancel = context.WithDeadline(context.Background(), cut)
+	}
+	if !ends {
+		return bctx.Done(), cancel
+	}
 	var (
 		mu      sync.Mutex
 		t       *time.Timer

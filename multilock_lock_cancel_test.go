@@ -19,15 +19,32 @@ import (
 // a cancellation during it kept the caller for every try's release timeout.
 func TestMultiLockLockCancelledDuringGiveBack(t *testing.T) {
 	t.Parallel()
+	testMultiLockCancelledDuringGiveBack(t, "cg", func(ml *MultiLock, ctx context.Context) error {
+		_, err := ml.Lock(ctx)
+		return err
+	})
+}
+
+// So does TryLock with a wait, which waited for the give-back until its
+// wait's end (plus the overrun), seconds past the cancellation.
+func TestMultiLockTryLockCancelledDuringGiveBack(t *testing.T) {
+	t.Parallel()
+	testMultiLockCancelledDuringGiveBack(t, "ct", func(ml *MultiLock, ctx context.Context) error {
+		_, err := ml.TryLock(ctx, 10*time.Second)
+		return err
+	})
+}
+
+func testMultiLockCancelledDuringGiveBack(t *testing.T, name string, lock func(*MultiLock, context.Context) error) {
 	nodes := redistest.Servers(t, 2)
 	px := netproxy.New(t, nodes[0].Addr)
 	c0 := newTestClient(t, px.Client(t), WithWatchdog(4*time.Second, time.Second))
 	c1 := newTestClient(t, nodes[1].Client(t))
 	ctx := testCtx(t, 30*time.Second)
-	a, b := mustMutex(t, c0, "cg-a"), mustMutex(t, c1, "cg-b")
+	a, b := mustMutex(t, c0, name+"-a"), mustMutex(t, c1, name+"-b")
 	warm(t, a)
 	warm(t, b)
-	hctx, err := mustMutex(t, c1, "cg-b").Lock(ctx)
+	hctx, err := mustMutex(t, c1, name+"-b").Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,24 +60,21 @@ func TestMultiLockLockCancelledDuringGiveBack(t *testing.T) {
 	time.AfterFunc(after, cancel)
 	start := time.Now()
 	done := make(chan error, 1)
-	go func() {
-		_, err := ml.Lock(lctx)
-		done <- err
-	}()
+	go func() { done <- lock(ml, lctx) }()
 	var elapsed time.Duration
 	select {
 	case err = <-done:
 		elapsed = time.Since(start)
 	case <-time.After(20 * time.Second):
 		px.Thaw()
-		t.Fatal("Lock had not returned after 20s")
+		t.Fatal("not returned after 20s")
 	}
 	px.Thaw()
 	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Lock: %v, want context.Canceled", err)
+		t.Errorf("%v, want context.Canceled", err)
 	}
 	if elapsed > after+400*time.Millisecond {
-		t.Errorf("Lock cancelled after %s returned after %s", after, elapsed)
+		t.Errorf("cancelled after %s, returned after %s", after, elapsed)
 	}
 	if !eventually(10*time.Second, func() bool { return !lockedAll(t, ctx, a)[0] }) {
 		t.Fatal("member a held after the failed Lock")
