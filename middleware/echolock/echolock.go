@@ -80,7 +80,9 @@ type LockConfig struct {
 	// "cookie:<name>", "json:<field>" or "json:<a.b.c>" (a string or number in
 	// a JSON body; the body is put back for the handler). Default "param:id".
 	// A source without the key yields nothing and the next one is tried; an
-	// invalid value stops the lookup (400). A json: source reads a JSON body
+	// invalid value stops the lookup (400), as does a header, query, form or
+	// cookie key sent more than once with different values ("id=1; id=2"),
+	// which a handler may read either way. A json: source reads a JSON body
 	// whatever its Content-Type; a body that is not JSON (a form) yields
 	// nothing unless its Content-Type declares JSON (then it is invalid), and
 	// when no later source yields a key either, the key is invalid (400). A

@@ -124,11 +124,17 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 				return nil, fmt.Errorf("%w: key lookup %q: %q is not a cookie name", ErrConfig, src, name)
 			}
 			out = append(out, func(c echo.Context) (string, error) {
-				ck, err := c.Cookie(name)
-				if err != nil {
-					return "", nil
+				// Every cookie of that name, as for a header or query
+				// key: "id=1; id=2" names two orders, and a handler
+				// reading the cookies into a map works on the last one,
+				// while c.Cookie reads the first.
+				var vs []string
+				for _, ck := range c.Cookies() {
+					if ck.Name == name {
+						vs = append(vs, ck.Value)
+					}
 				}
-				return ck.Value, nil
+				return single(vs)
 			})
 		case "json":
 			path := strings.Split(name, ".")
