@@ -82,7 +82,8 @@ type LockConfig struct {
 	// A source without the key yields nothing and the next one is tried; an
 	// invalid value stops the lookup (400), as does a header, query, form or
 	// cookie key sent more than once with different values ("id=1; id=2"),
-	// which a handler may read either way. A json: source reads a JSON body
+	// which a handler may read either way. "header:Host" is the request's
+	// host (Request.Host: Go keeps it out of the header map). A json: source reads a JSON body
 	// whatever its Content-Type; a body that is not JSON (a form) yields
 	// nothing unless its Content-Type declares JSON (then it is invalid), and
 	// when no later source yields a key either, the key is invalid (400). A

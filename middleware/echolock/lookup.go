@@ -109,6 +109,12 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 				return nil, fmt.Errorf("%w: key lookup %q: %q is not a header field name", ErrConfig, src, name)
 			}
 			h := textproto.CanonicalMIMEHeaderKey(name)
+			if h == "Host" {
+				// net/http moves Host out of the header map into
+				// Request.Host: the header map never holds it.
+				out = append(out, func(c echo.Context) (string, error) { return c.Request().Host, nil })
+				continue
+			}
 			out = append(out, func(c echo.Context) (string, error) { return single(c.Request().Header[h]) })
 		case "query":
 			out = append(out, func(c echo.Context) (string, error) { return single(c.QueryParams()[name]) })

@@ -1,0 +1,57 @@
+package echolock_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/middleware/echolock"
+	"github.com/scriptlock/scriptlock/middleware/internal/core"
+	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
+)
+
+// TestHostHeaderKey: a "header:Host" lookup locks the request's host, as
+// FingerprintHeaders reads "Host". net/http takes Host out of the header
+// map into Request.Host, so the lookup found nothing in any request and
+// answered every one 400 lock key missing.
+func TestHostHeaderKey(t *testing.T) {
+	env := mwtest.New(t)
+	newLock := env.LockFunc()
+	var mu sync.Mutex
+	var locked []string
+	lock := func(key string) (scriptlock.Locker, error) {
+		mu.Lock()
+		locked = append(locked, strings.TrimPrefix(key, env.Prefix))
+		mu.Unlock()
+		return newLock(key)
+	}
+	e := echo.New()
+	e.POST("/pay", func(c echo.Context) error { return c.NoContent(http.StatusOK) },
+		echolock.LockWithConfig(echolock.LockConfig{KeyLookup: "header:host", KeyPrefix: env.Prefix, Lock: lock}))
+	srv := serve(t, e)
+	for _, host := range []string{"shop-a.example", "shop-b.example:8443"} {
+		mu.Lock()
+		locked = nil
+		mu.Unlock()
+		req, err := http.NewRequest("POST", srv.URL+"/pay", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		mu.Lock()
+		got := strings.Join(locked, ",")
+		mu.Unlock()
+		if want := core.EscapeKey(host); resp.StatusCode != http.StatusOK || got != want {
+			t.Errorf("Host %s: %d, locked %q; want 200, locked %q", host, resp.StatusCode, got, want)
+		}
+	}
+}
