@@ -91,7 +91,10 @@ type LockConfig struct {
 	// JSON naming a key and also a form with values or XML with elements is
 	// invalid (400): it could name one key for the lock and another for the
 	// handler. JSON that is no such form (curl -d sends JSON as a form)
-	// keeps its key.
+	// keeps its key. A form: key of a request whose body is declared JSON
+	// or XML comes from the query string (such a body is no form), while
+	// Bind reads the body: one that is JSON naming another key, or XML with
+	// elements, is invalid (400).
 	// A "param:" value is the decoded path segment whatever its spelling:
 	// Echo hands a parameter as sent when the path is not in its default
 	// encoding ("/orders/%31%32%33"), and the middleware then decodes it
@@ -116,7 +119,8 @@ type LockConfig struct {
 	KeyPrefix string
 	// MaxKeyLen is the longest key accepted, in bytes. Default 256.
 	MaxKeyLen int
-	// MaxBodyBytes bounds how much of the body a json: lookup reads. Default 1 MiB.
+	// MaxBodyBytes bounds how much of the body a json: lookup, or a form:
+	// lookup of a body declared JSON or XML, reads. Default 1 MiB.
 	MaxBodyBytes int64
 
 	// Lock returns the lock for a key. When nil, Client is used: its Mutex

@@ -119,12 +119,7 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 		case "query":
 			out = append(out, func(c echo.Context) (string, error) { return single(c.QueryParams()[name]) })
 		case "form":
-			out = append(out, func(c echo.Context) (string, error) {
-				if _, err := c.FormParams(); err != nil {
-					return "", fmt.Errorf("%w: form: %w", core.ErrKeyInvalid, err)
-				}
-				return single(c.Request().Form[name])
-			})
+			out = append(out, func(c echo.Context) (string, error) { return formField(c, name, maxBody) })
 		case "cookie":
 			if !validHeaderName(name) { // cookie names are tokens too
 				return nil, fmt.Errorf("%w: key lookup %q: %q is not a cookie name", ErrConfig, src, name)
@@ -231,6 +226,50 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 	return key, err
 }
 
+// formField returns the form value name (the query string's included, as
+// Request.Form has it). A body declared JSON or XML is parsed as no form,
+// so the value came from the query string, while Echo's Bind reads the body
+// as JSON or XML, where a field tagged form:"id" (named ID) is filled from
+// an "id" member: such a body that may name another key is refused. The
+// body (at most maxBody bytes read) is put back for the handler.
+func formField(c echo.Context, name string, maxBody int64) (string, error) {
+	if _, err := c.FormParams(); err != nil {
+		return "", fmt.Errorf("%w: form: %w", core.ErrKeyInvalid, err)
+	}
+	v, err := single(c.Request().Form[name])
+	req := c.Request()
+	ctype := req.Header.Get(echo.HeaderContentType)
+	isXML := declaredXML(ctype)
+	if err != nil || v == "" || !declaredJSON(ctype) && !isXML || req.Body == nil || req.Body == http.NoBody {
+		return v, err
+	}
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	rest := req.Body
+	req.Body = readCloser{io.MultiReader(bytes.NewReader(body), rest), rest}
+	if err != nil {
+		return "", fmt.Errorf("%w: reading body: %w", core.ErrKeyInvalid, err)
+	}
+	if int64(len(body)) > maxBody {
+		return "", fmt.Errorf("%w (limit %d bytes)", errBodyTooLarge, maxBody)
+	}
+	if isXML {
+		if readsOtherwise(ctype, body) != "" {
+			return "", fmt.Errorf("%w: form key from the query string of a body declared %s, which holds elements", core.ErrKeyInvalid, ctype)
+		}
+		return v, nil
+	}
+	key, err := jsonLookup(body, []string{name})
+	switch {
+	case errors.Is(err, errNotJSON):
+		return v, nil // no handler reads a key from it
+	case err != nil:
+		return "", err
+	case key != "" && core.CanonicalKey(key) != core.CanonicalKey(v):
+		return "", fmt.Errorf("%w: body declared JSON names another key than the form", core.ErrKeyInvalid)
+	}
+	return v, nil
+}
+
 // readsOtherwise returns the media type of a Content-Type that declares body
 // a form or XML when body, read as that, holds values (a form field with a
 // value, an XML element), as a JSON body may in its strings; "" otherwise.
@@ -274,6 +313,14 @@ func declaredJSON(ctype string) bool {
 	mt, _, _ := strings.Cut(ctype, ";")
 	mt = strings.ToLower(strings.TrimSpace(mt))
 	return mt == echo.MIMEApplicationJSON || strings.HasSuffix(mt, "+json")
+}
+
+// declaredXML reports whether a Content-Type names XML, as readsOtherwise
+// reads it: application/xml, text/xml or a +xml type.
+func declaredXML(ctype string) bool {
+	mt, _, _ := strings.Cut(ctype, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt == echo.MIMEApplicationXML || mt == echo.MIMETextXML || strings.HasSuffix(mt, "+xml")
 }
 
 // jsonPrefix reports whether body, cut short, may still begin with a JSON
