@@ -41,6 +41,8 @@ func TestIntegerKeySpellings(t *testing.T) {
 		{"/orders/-0", ""}, {"/orders/00", ""}, {"/orders/+0", ""}, {"/orders/-07", ""},
 		{"/q?id=042", ""}, {"/q?id=%2B42", ""},
 		{"/q", `{"id":"042"}`}, {"/q", `{"id":"-0"}`},
+		// PostgreSQL's integer input reads these as 42 too.
+		{"/orders/%2042", ""}, {"/q?id=42%20", ""}, {"/q", `{"id":" +042 "}`},
 	} {
 		hdr := []string{"Content-Type", "application/json"}
 		if r := do(t, srv, "POST", c.path, c.body, hdr...); r.code != http.StatusConflict {

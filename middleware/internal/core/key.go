@@ -138,12 +138,14 @@ func UnescapeKey(s string) (string, error) {
 }
 
 // CanonicalInteger returns the plain decimal of a key that spells an integer
-// the way strconv.Atoi reads one (an optional sign, then ASCII digits):
-// "042", "+42" and "42" are "42", "-0" and "00" are "0". A handler reading
-// its id with strconv.Atoi (or a JSON ",string" int field) reads them as one
-// order, so they must take one lock. Any other key is returned as is.
+// the way strconv.Atoi reads one (an optional sign, then ASCII digits), or
+// PostgreSQL's integer types do (the same with spaces around it):
+// "042", "+42", " 42 " and "42" are "42", "-0" and "00" are "0". A handler
+// reading its id with strconv.Atoi (or a JSON ",string" int field), or
+// passing it to an integer column, reads them as one order, so they must
+// take one lock. Any other key is returned as is.
 func CanonicalInteger(s string) string {
-	d := s
+	d := strings.Trim(s, " ")
 	neg := false
 	if d != "" && (d[0] == '+' || d[0] == '-') {
 		neg, d = d[0] == '-', d[1:]

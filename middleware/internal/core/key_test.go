@@ -170,9 +170,12 @@ func TestCanonicalInteger(t *testing.T) {
 	for in, want := range map[string]string{
 		"42": "42", "042": "42", "+42": "42", "0000042": "42", "-42": "-42", "-042": "-42",
 		"0": "0", "00": "0", "-0": "0", "+0": "0", "-000": "0",
-		"-": "-", "+": "+", "": "", "4.2": "4.2", "0x2A": "0x2A", "42a": "42a", " 42": " 42",
+		"-": "-", "+": "+", "": "", "4.2": "4.2", "0x2A": "0x2A", "42a": "42a", "4 2": "4 2", "  ": "  ", " - 42": " - 42",
 		"--1": "--1", "1_000": "1_000", "\u0664\u0662": "\u0664\u0662",
 		"123456789012345678901234567890": "123456789012345678901234567890",
+		// PostgreSQL's integer input skips spaces around the number: a
+		// handler passing the id to an integer column reads these as 42.
+		" 42": "42", "42 ": "42", " +042 ": "42", " -0 ": "0",
 	} {
 		if got := CanonicalInteger(in); got != want {
 			t.Errorf("CanonicalInteger(%q) = %q, want %q", in, got, want)
