@@ -43,6 +43,8 @@ func TestIntegerKeySpellings(t *testing.T) {
 		{"/q", `{"id":"042"}`}, {"/q", `{"id":"-0"}`},
 		// PostgreSQL's integer input reads these as 42 too.
 		{"/orders/%2042", ""}, {"/q?id=42%20", ""}, {"/q", `{"id":" +042 "}`},
+		// And, from PostgreSQL 16, these.
+		{"/orders/0x2A", ""}, {"/orders/0b101010", ""}, {"/q?id=4_2", ""},
 	} {
 		hdr := []string{"Content-Type", "application/json"}
 		if r := do(t, srv, "POST", c.path, c.body, hdr...); r.code != http.StatusConflict {
@@ -57,7 +59,7 @@ func TestIntegerKeySpellings(t *testing.T) {
 		t.Errorf("handler ran for %q beside the lock of its order", id)
 	default:
 	}
-	for _, p := range []string{"/orders/43", "/orders/4.2", "/orders/0x2A", "/orders/42a"} {
+	for _, p := range []string{"/orders/43", "/orders/4.2", "/orders/0x2G", "/orders/42a", "/orders/4__2"} {
 		if r := do(t, srv, "POST", p, ""); r.code != http.StatusOK {
 			t.Errorf("%s: %d %s, want 200", p, r.code, r.body)
 		}

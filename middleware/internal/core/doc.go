@@ -16,7 +16,7 @@
 //   - a key contains no glob characters, so SCAN MATCH prefix* stays exact;
 //   - the mapping is injective but for integers and UUIDs: UnescapeKey
 //     recovers the input, so two distinct request values never share a
-//     Redis key, except spellings of one integer ("042", "+42", " 42", "42") or
+//     Redis key, except spellings of one integer ("042", "+42", " 42", "0x2A", "42") or
 //     UUID (upper or lower case, with or without dashes), which a handler
 //     parsing the id reads as one, and which so share one (CanonicalKey).
 package core

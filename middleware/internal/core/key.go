@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -139,24 +140,41 @@ func UnescapeKey(s string) (string, error) {
 
 // CanonicalInteger returns the plain decimal of a key that spells an integer
 // the way strconv.Atoi reads one (an optional sign, then ASCII digits), or
-// PostgreSQL's integer types do (the same with spaces around it):
-// "042", "+42", " 42 " and "42" are "42", "-0" and "00" are "0". A handler
-// reading its id with strconv.Atoi (or a JSON ",string" int field), or
-// passing it to an integer column, reads them as one order, so they must
-// take one lock. Any other key is returned as is.
+// PostgreSQL's integer types do (from PostgreSQL 16 also in hexadecimal,
+// octal or binary, "0x2A", "0o52", "0b101010", and with single underscores
+// between digits, "1_000"; spaces around it are skipped): "042", "+42",
+// " 42 ", "0x2A" and "42" are "42", "-0" and "00" are "0". A handler reading
+// its id with strconv.Atoi (or a JSON ",string" int field), or passing it to
+// an integer column, reads them as one order, so they must take one lock.
+// Any other key is returned as is.
 func CanonicalInteger(s string) string {
 	d := strings.Trim(s, " ")
 	neg := false
 	if d != "" && (d[0] == '+' || d[0] == '-') {
 		neg, d = d[0] == '-', d[1:]
 	}
-	if d == "" {
+	base := 10
+	if len(d) > 2 && d[0] == '0' {
+		switch d[1] {
+		case 'x', 'X':
+			base = 16
+		case 'o', 'O':
+			base = 8
+		case 'b', 'B':
+			base = 2
+		}
+		if base != 10 {
+			d = d[2:]
+		}
+	}
+	d, ok := integerDigits(d, base)
+	if !ok {
 		return s
 	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return s
-		}
+	if base != 10 {
+		var n big.Int
+		n.SetString(d, base)
+		d = n.Text(10)
 	}
 	d = strings.TrimLeft(d, "0")
 	switch {
@@ -166,6 +184,36 @@ func CanonicalInteger(s string) string {
 		return "-" + d
 	}
 	return d
+}
+
+// integerDigits returns the digits of d, an integer's digits in base as
+// PostgreSQL reads them: at least one, an underscore allowed between two of
+// them and, after a base prefix (base other than 10), before the first. ok
+// is false for anything else.
+func integerDigits(d string, base int) (string, bool) {
+	if d == "" || d[len(d)-1] == '_' || strings.Contains(d, "__") || base == 10 && d[0] == '_' {
+		return "", false
+	}
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		var v int
+		switch {
+		case c == '_':
+			continue
+		case c >= '0' && c <= '9':
+			v = int(c - '0')
+		case c >= 'a' && c <= 'f':
+			v = int(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			v = int(c-'A') + 10
+		default:
+			return "", false
+		}
+		if v >= base {
+			return "", false
+		}
+	}
+	return strings.ReplaceAll(d, "_", ""), true
 }
 
 // CanonicalKey returns one spelling for the spellings of a key that the

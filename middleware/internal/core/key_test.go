@@ -170,12 +170,18 @@ func TestCanonicalInteger(t *testing.T) {
 	for in, want := range map[string]string{
 		"42": "42", "042": "42", "+42": "42", "0000042": "42", "-42": "-42", "-042": "-42",
 		"0": "0", "00": "0", "-0": "0", "+0": "0", "-000": "0",
-		"-": "-", "+": "+", "": "", "4.2": "4.2", "0x2A": "0x2A", "42a": "42a", "4 2": "4 2", "  ": "  ", " - 42": " - 42",
-		"--1": "--1", "1_000": "1_000", "\u0664\u0662": "\u0664\u0662",
+		"-": "-", "+": "+", "": "", "4.2": "4.2", "42a": "42a", "4 2": "4 2", "  ": "  ", " - 42": " - 42",
+		"--1": "--1", "\u0664\u0662": "\u0664\u0662",
 		"123456789012345678901234567890": "123456789012345678901234567890",
 		// PostgreSQL's integer input skips spaces around the number: a
 		// handler passing the id to an integer column reads these as 42.
 		" 42": "42", "42 ": "42", " +042 ": "42", " -0 ": "0",
+		// From PostgreSQL 16 its integer input also reads other bases and
+		// underscores between digits.
+		"0x2A": "42", "0X2a": "42", "-0x2A": "-42", "0o52": "42", "0b101010": "42", "0x_2A": "42",
+		"1_000": "1000", "0b_1": "1", "0xFFFFFFFFFFFFFFFFFFFF": "1208925819614629174706175",
+		"0x": "0x", "0x_": "0x_", "0x2A_": "0x2A_", "1__000": "1__000", "_1": "_1", "1_": "1_",
+		"0b12": "0b12", "0o8": "0o8", "0xG": "0xG", "2A": "2A",
 	} {
 		if got := CanonicalInteger(in); got != want {
 			t.Errorf("CanonicalInteger(%q) = %q, want %q", in, got, want)
