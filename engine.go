@@ -1065,7 +1065,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			if grantHook != nil {
 				grantHook()
 			}
-			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, setLease, start, forceSeq, shared, mark)
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, setLease, start, forceSeq, shared, mark, acked)
 			switch {
 			case errors.Is(err, errForcedGrant):
 				// Give back what the ForceUnlock may have left, and try
@@ -1133,8 +1133,10 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 // (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
 // caller gives both back. mark is the re-entry's lease call (nil: none).
 // setLease is the lease the attempt set on the server: serverLease, or
-// longer for a re-entry of a hold the watchdog renews.
-func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease, setLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark) (context.Context, error) {
+// longer for a re-entry of a hold the watchdog renews. acked: the failover
+// guard's WAIT was acknowledged (always true unguarded); a re-entry no
+// replica acknowledged moves the owner's loss deadline only earlier.
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease, setLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark, acked bool) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
 	var fresh *freshHold
@@ -1253,7 +1255,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		if p.side() == sideRead {
 			c.pushRead(h, lossDeadline(start, serverLease))
 		}
-		if !renewed {
+		if !renewed && acked {
 			c.armReply(h, mark, lossDeadline(start, serverLease), true)
 		}
 	case renewed:
@@ -1263,6 +1265,12 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		if soon {
 			c.renewSoon(h)
 		}
+	case !acked:
+		// Only the primary has the lease it set (the re-entry is given
+		// back): a failover promotes a replica with the expiry of the
+		// hold's last acknowledged call, which the context must not
+		// outlive. A shorter lease is in force on the primary all the same.
+		c.armEarlier(h, lossDeadline(start, setLease))
 	default:
 		c.armReply(h, mark, lossDeadline(start, setLease), false)
 	}

@@ -29,7 +29,7 @@ func TestReentryReplyBesideExtendSend(t *testing.T) {
 		owner := "o" + strconv.Itoa(i)
 		field := c.fieldOf(m, owner)
 		now := time.Now()
-		lctx, err := c.grant(ctx, m, owner, field, attempt{granted: true, fresh: true, token: 1}, long, long, long, now, c.forceSeq.Load(), true, nil)
+		lctx, err := c.grant(ctx, m, owner, field, attempt{granted: true, fresh: true, token: 1}, long, long, long, now, c.forceSeq.Load(), true, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestReentryReplyBesideExtendSend(t *testing.T) {
 		}()
 		time.Sleep(20 * time.Microsecond)
 		start.Store(true)
-		if _, err := c.grant(ctx, m, owner, field, attempt{granted: true}, long, long, long, now, c.forceSeq.Load(), true, mark); err != nil {
+		if _, err := c.grant(ctx, m, owner, field, attempt{granted: true}, long, long, long, now, c.forceSeq.Load(), true, mark, true); err != nil {
 			t.Fatal(err)
 		}
 		wg.Wait()

@@ -1,0 +1,65 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestGuardReentryNotReplicated: with the failover guard on, a re-entry no
+// replica acknowledged fails with ErrNotReplicated and is given back, and
+// it must leave the owner's hold with the loss deadline of its last
+// replicated grant: the primary alone has the lease the re-entry set, and a
+// failover promotes a replica with the grant's expiry. The re-entry's reply
+// moved the deadline to the lease it set before the Client looked at its
+// WAIT, and giving it back re-armed the lock from then on, so the lock
+// context outlived the lock a failover leaves.
+func TestGuardReentryNotReplicated(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	const lease = 2 * time.Second
+	rc := primary.Client(t)
+	c := newTestClient(t, rc, WithFailoverGuard(true, 100*time.Millisecond))
+	ctx := testCtx(t, 30*time.Second)
+	// Loaded before: a script's first call is answered NOSCRIPT and sent
+	// again as EVAL, with a WAIT of its own.
+	if err := generated.Preload(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
+	holds := map[string]guardedHold{}
+	for k, l := range reentrantKinds(t, c, "guard-reentry-unacked", WithLease(lease)) {
+		sent := time.Now()
+		lctx, err := l.Lock(ctx)
+		if err != nil {
+			t.Fatalf("%s: Lock with the replica running: %v", k, err)
+		}
+		t.Cleanup(func() { _ = l.Unlock(lctx) })
+		holds[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(sent, lease)}
+	}
+	replica.Pause()
+	defer replica.Resume()
+	time.Sleep(600 * time.Millisecond) // the re-entries' leases reach past the grants'
+	for k, h := range holds {
+		if _, err := h.l.Lock(h.lctx); !errors.Is(err, ErrNotReplicated) {
+			t.Errorf("%s: re-entry with the only replica stopped: %v, want ErrNotReplicated", k, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for k, h := range holds {
+		wg.Go(func() { checkEndsBy(t, k, h, "a re-entry") })
+	}
+	wg.Wait()
+	for k, h := range holds {
+		if h.lctx.Err() == nil {
+			continue
+		}
+		if cause := context.Cause(h.lctx); !errors.Is(cause, ErrLockLost) {
+			t.Errorf("%s: %v", k, cause)
+		}
+	}
+}
