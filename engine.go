@@ -1222,7 +1222,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	// lease on the server: the watchdog renews at once, not a third of its
 	// lease from now.
 	soon := renewed && !a.fresh && reentrySetsLease(p) && setLease < h.lease
-	renew := lease == 0 && !h.renewing
+	// A re-entry no replica acknowledged is given back (the failover
+	// guard): it leaves a hold taken with a lease to that lease.
+	renew := lease == 0 && !h.renewing && (a.fresh || acked)
 	if renew {
 		h.renewing = true
 		h.lease = serverLease

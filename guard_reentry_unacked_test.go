@@ -63,3 +63,57 @@ func TestGuardReentryNotReplicated(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardReentryNotReplicatedKeepsLease: a re-entry without a lease that
+// no replica acknowledged is given back with ErrNotReplicated, and leaves
+// the owner's hold as it was: taken with a lease, it still ends with that
+// lease. It was handed to the watchdog all the same, which renewed it once
+// the replica was back, so the lock was held and its context live until an
+// Unlock the caller, whose re-entry had failed, had no reason to expect.
+func TestGuardReentryNotReplicatedKeepsLease(t *testing.T) {
+	t.Parallel()
+	primary, replica := redistest.Replicated(t)
+	const lease = 1500 * time.Millisecond
+	rc := primary.Client(t)
+	c := newTestClient(t, rc, WithFailoverGuard(true, 100*time.Millisecond), WithWatchdog(lease, 200*time.Millisecond))
+	ctx := testCtx(t, 30*time.Second)
+	if err := generated.Preload(ctx, rc); err != nil {
+		t.Fatal(err)
+	}
+	holds := map[string]guardedHold{}
+	for k, l := range map[string]probeLocker{
+		"Mutex":     mustMutex(t, c, "guard-reentry-unacked-lease-mutex"),
+		"FairMutex": mustFair(t, c, "guard-reentry-unacked-lease-fair"),
+		"RWMutex":   mustRW(t, c, "guard-reentry-unacked-lease-rw-write"),
+		"RLocker":   rwRead{mustRW(t, c, "guard-reentry-unacked-lease-rw-read")},
+	} {
+		sent := time.Now()
+		lctx, err := l.LockWithLease(ctx, lease)
+		if err != nil {
+			t.Fatalf("%s: Lock with the replica running: %v", k, err)
+		}
+		t.Cleanup(func() { _ = l.Unlock(lctx) })
+		holds[k] = guardedHold{l: l, lctx: lctx, by: lossDeadline(sent, lease)}
+	}
+	replica.Pause()
+	for k, h := range holds {
+		if _, err := h.l.Lock(h.lctx); !errors.Is(err, ErrNotReplicated) {
+			t.Errorf("%s: re-entry without a lease with the only replica stopped: %v, want ErrNotReplicated", k, err)
+		}
+	}
+	replica.Resume()
+	var wg sync.WaitGroup
+	for k, h := range holds {
+		wg.Go(func() {
+			select {
+			case <-h.lctx.Done():
+				if cause := context.Cause(h.lctx); !errors.Is(cause, ErrLockLost) {
+					t.Errorf("%s: lock context ended with %v, want ErrLockLost", k, cause)
+				}
+			case <-time.After(time.Until(h.by.Add(guardLate))):
+				t.Errorf("%s: lock context still live %s past the end of its %s lease: the re-entry that failed with ErrNotReplicated handed the hold to the watchdog", k, guardLate, lease)
+			}
+		})
+	}
+	wg.Wait()
+}
