@@ -1065,7 +1065,15 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			if grantHook != nil {
 				grantHook()
 			}
-			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, setLease, start, forceSeq, shared, mark, acked)
+			// A grant no replica has, or that outlived ctx, is given back
+			// (below): as a re-entry, it must not move the owner's hold on.
+			kept := acked
+			select {
+			case <-ctx.Done():
+				kept = false
+			default:
+			}
+			lctx, err = c.grant(ctx, p, owner, field, a, lease, serverLease, setLease, start, forceSeq, shared, mark, kept)
 			switch {
 			case errors.Is(err, errForcedGrant):
 				// Give back what the ForceUnlock may have left, and try
@@ -1133,10 +1141,11 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 // (ErrClosed) and a re-entry of an unknown hold reported (errOrphan): the
 // caller gives both back. mark is the re-entry's lease call (nil: none).
 // setLease is the lease the attempt set on the server: serverLease, or
-// longer for a re-entry of a hold the watchdog renews. acked: the failover
-// guard's WAIT was acknowledged (always true unguarded); a re-entry no
-// replica acknowledged moves the owner's loss deadline only earlier.
-func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease, setLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark, acked bool) (context.Context, error) {
+// longer for a re-entry of a hold the watchdog renews. kept: the caller
+// keeps the grant (the failover guard's WAIT was acknowledged, always so
+// unguarded, and ctx lives); a re-entry it gives back moves the owner's
+// loss deadline only earlier and hands no hold to the watchdog.
+func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a attempt, lease, serverLease, setLease time.Duration, start time.Time, forceSeq uint64, shared bool, mark *leaseMark, kept bool) (context.Context, error) {
 	s := p.spec()
 	id := holdID(s.key, field)
 	var fresh *freshHold
@@ -1222,9 +1231,9 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 	// lease on the server: the watchdog renews at once, not a third of its
 	// lease from now.
 	soon := renewed && !a.fresh && reentrySetsLease(p) && setLease < h.lease
-	// A re-entry no replica acknowledged is given back (the failover
-	// guard): it leaves a hold taken with a lease to that lease.
-	renew := lease == 0 && !h.renewing && (a.fresh || acked)
+	// A re-entry given back (no replica acknowledged it, or it outlived
+	// its context) leaves a hold taken with a lease to that lease.
+	renew := lease == 0 && !h.renewing && (a.fresh || kept)
 	if renew {
 		h.renewing = true
 		h.lease = serverLease
@@ -1257,7 +1266,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		if p.side() == sideRead {
 			c.pushRead(h, lossDeadline(start, serverLease))
 		}
-		if !renewed && acked {
+		if !renewed && kept {
 			c.armReply(h, mark, lossDeadline(start, serverLease), true)
 		}
 	case renewed:
@@ -1267,11 +1276,12 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		if soon {
 			c.renewSoon(h)
 		}
-	case !acked:
-		// Only the primary has the lease it set (the re-entry is given
-		// back): a failover promotes a replica with the expiry of the
-		// hold's last acknowledged call, which the context must not
-		// outlive. A shorter lease is in force on the primary all the same.
+	case !kept:
+		// The re-entry is given back. Without a replica's acknowledgement
+		// only the primary has the lease it set: a failover promotes a
+		// replica with the expiry of the hold's last acknowledged call,
+		// which the context must not outlive. A shorter lease is in force
+		// on the primary all the same.
 		c.armEarlier(h, lossDeadline(start, setLease))
 	default:
 		c.armReply(h, mark, lossDeadline(start, setLease), false)
