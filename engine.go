@@ -1821,17 +1821,28 @@ func (c *Client) lostLater(h *hold, why error) (report func()) {
 	c.mu.Lock()
 	renewing := h.renewing
 	c.mu.Unlock()
-	if !renewing && errors.Is(why, errLeaseExpired) {
-		// An explicit lease running out before Unlock is what it is for.
-		c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
+	// An explicit lease running out before Unlock is what it is for.
+	ended := !renewing && errors.Is(why, errLeaseExpired)
+	if ended {
 		cause = fmt.Errorf("%w: %w", ErrLockLost, errLeaseEnded)
-	} else {
-		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
 	}
 	c.mu.Lock()
 	c.forgetLocked(h)
 	c.mu.Unlock()
 	obs := c.endUnreported(h, cause)
+	// Logged once the hold has ended (if this call ended it): a log sink
+	// that stalls (a pipe nobody reads) must not keep the owner working
+	// under a lock that is gone, or past its lease.
+	h.mu.Lock()
+	ours := h.cause == cause
+	h.mu.Unlock()
+	switch {
+	case !ours:
+	case ended:
+		c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
+	default:
+		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
+	}
 	return func() {
 		if obs != nil {
 			obs.ended(cause)

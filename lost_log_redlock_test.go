@@ -39,12 +39,20 @@ func TestRedLockValidityLossIsLogged(t *testing.T) {
 	if !errors.Is(context.Cause(lctx), ErrLockLost) {
 		t.Fatalf("cause = %v, want ErrLockLost", context.Cause(lctx))
 	}
-	logs.mu.Lock()
-	defer logs.mu.Unlock()
-	for _, l := range logs.logs {
-		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "job-logged") {
-			return
+	// Logged just after the context ends.
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
+		logs.mu.Lock()
+		for _, l := range logs.logs {
+			if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "job-logged") {
+				logs.mu.Unlock()
+				return
+			}
 		}
+		if time.Now().After(deadline) {
+			defer logs.mu.Unlock()
+			break
+		}
+		logs.mu.Unlock()
 	}
 	t.Errorf("no WARN \"lock lost\" naming the RedLock (cause %v); logged: %q", context.Cause(lctx), logs.logs)
 }

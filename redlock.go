@@ -570,13 +570,14 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 		lost := end(cause)
 		h.mu.Unlock()
 		if lost {
+			// The context ends first: a log sink that stalls must not keep
+			// the owner working under a lock that is gone.
+			cancel(cause)
 			if !closing {
 				// Logged as any loss is (on the first node's Client), before
-				// the context ends: the nodes still holding it are given
-				// back, as releases.
+				// the nodes still holding it are given back, as releases.
 				r.nodes[0].c.log.Warn("lock lost", "lock", r.name, "redlock", true, "reason", cause.Error())
 			}
-			cancel(cause)
 			r.giveBack(h)
 		}
 	}
