@@ -1830,20 +1830,22 @@ func (c *Client) lostLater(h *hold, why error) (report func()) {
 	c.forgetLocked(h)
 	c.mu.Unlock()
 	obs := c.endUnreported(h, cause)
-	// Logged once the hold has ended (if this call ended it): a log sink
-	// that stalls (a pipe nobody reads) must not keep the owner working
-	// under a lock that is gone, or past its lease.
 	h.mu.Lock()
 	ours := h.cause == cause
 	h.mu.Unlock()
-	switch {
-	case !ours:
-	case ended:
-		c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
-	default:
-		c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
-	}
 	return func() {
+		// Logged once the hold has ended (if this call ended it), with its
+		// report: a log sink that stalls (a pipe nobody reads) must not
+		// keep the owner working under a lock that is gone, or past its
+		// lease, nor the owners of the other holds a renewal round found
+		// gone.
+		switch {
+		case !ours:
+		case ended:
+			c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
+		default:
+			c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
+		}
 		if obs != nil {
 			obs.ended(cause)
 		}

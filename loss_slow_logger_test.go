@@ -97,3 +97,35 @@ func TestRedLockLossNotHeldUpByLogger(t *testing.T) {
 		t.Fatal("lock context alive 5s after two of three nodes stopped answering, the logger's write of the loss stuck")
 	}
 }
+
+// A renewal round that finds several holds gone ends them all before it
+// logs any: the first one's record, written before the next hold was
+// ended, kept that hold's owner working under a lock found gone until the
+// write returned (or its own loss deadline passed).
+func TestLostTogetherNotHeldUpByLogger(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	sink := stuckLog{release: make(chan struct{})}
+	c := newTestClient(t, node.Client(t), WithLogger(slog.New(sink)), WithWatchdog(5*time.Second, 200*time.Millisecond))
+	t.Cleanup(func() { close(sink.release) })
+	ctx := testCtx(t, 30*time.Second)
+	var ctxs []context.Context
+	for _, name := range []string{"together-a", "together-b", "together-c"} {
+		m := mustMutex(t, c, name)
+		lctx, err := m.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node.Do(t, "DEL", m.Key())
+		ctxs = append(ctxs, lctx)
+	}
+	// The first renewal, a round for all three, finds them gone.
+	limit := time.After(2 * time.Second)
+	for i, lctx := range ctxs {
+		select {
+		case <-lctx.Done():
+		case <-limit:
+			t.Fatalf("hold %d: lock context live 2s after its lock was deleted, renewed every 200ms, another hold's record of its loss stuck in the logger", i)
+		}
+	}
+}

@@ -21,7 +21,7 @@ import (
 // in one pipelined batch.
 type watchdog struct {
 	rc        rueidis.Client
-	onLost    func(*hold, error) (report func()) // ends the hold; report tells the Observer
+	onLost    func(*hold, error) (report func()) // ends the hold; report logs it and tells the Observer
 	onRenewed func(*hold, time.Time)
 	onSend    func(*hold, time.Time) // a renewal of the hold is about to be sent
 	onDone    func(*hold)            // that renewal's reply is in (or it failed)
