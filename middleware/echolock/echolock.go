@@ -93,8 +93,9 @@ type LockConfig struct {
 	// handler. JSON that is no such form (curl -d sends JSON as a form)
 	// keeps its key. A form: key of a request whose body is declared JSON
 	// or XML comes from the query string (such a body is no form), while
-	// Bind reads the body: one that is JSON naming another key, or XML with
-	// elements, is invalid (400).
+	// Bind reads the body: one naming another key (a JSON member, an XML
+	// element under the root or a root attribute, named like the key in any
+	// case) is invalid (400).
 	// A "param:" value is the decoded path segment whatever its spelling:
 	// Echo hands a parameter as sent when the path is not in its default
 	// encoding ("/orders/%31%32%33"), and the middleware then decodes it

@@ -230,7 +230,8 @@ func jsonField(c echo.Context, path []string, maxBody int64) (string, error) {
 // Request.Form has it). A body declared JSON or XML is parsed as no form,
 // so the value came from the query string, while Echo's Bind reads the body
 // as JSON or XML, where a field tagged form:"id" (named ID) is filled from
-// an "id" member: such a body that may name another key is refused. The
+// an "id" member or an <ID> element: such a body naming another key is
+// refused, one that does not name the key keeps the form's. The
 // body (at most maxBody bytes read) is put back for the handler.
 func formField(c echo.Context, name string, maxBody int64) (string, error) {
 	if _, err := c.FormParams(); err != nil {
@@ -253,8 +254,8 @@ func formField(c echo.Context, name string, maxBody int64) (string, error) {
 		return "", fmt.Errorf("%w (limit %d bytes)", errBodyTooLarge, maxBody)
 	}
 	if isXML {
-		if readsOtherwise(ctype, body) != "" {
-			return "", fmt.Errorf("%w: form key from the query string of a body declared %s, which holds elements", core.ErrKeyInvalid, ctype)
+		if xmlNamesOther(body, name, v) {
+			return "", fmt.Errorf("%w: body declared XML names another key than the form", core.ErrKeyInvalid)
 		}
 		return v, nil
 	}
@@ -268,6 +269,57 @@ func formField(c echo.Context, name string, maxBody int64) (string, error) {
 		return "", fmt.Errorf("%w: body declared JSON names another key than the form", core.ErrKeyInvalid)
 	}
 	return v, nil
+}
+
+// xmlNamesOther reports whether the XML document body has a child of its
+// root element, or an attribute of the root, named name in any case (as a
+// field ID, tagged form:"id", is filled from <ID>) whose text is a key other
+// than v. Echo's Bind decodes the root element into the handler's struct:
+// only those fill its fields, the last one winning, and a field keeps what
+// it got before a syntax error. Text is read as encoding/xml reads it into a
+// string: the element's own character data, nested elements skipped.
+func xmlNamesOther(body []byte, name, v string) bool {
+	want := core.CanonicalKey(v)
+	other := func(s string) bool { return core.CanonicalKey(s) != want }
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	depth := 0
+	var text *strings.Builder // the matching element's text, while in it
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			// End of the root, or of what decodes: Bind got no further.
+			return text != nil && other(text.String())
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			depth++
+			switch {
+			case depth == 1:
+				for _, a := range t.Attr {
+					if strings.EqualFold(a.Name.Local, name) && other(a.Value) {
+						return true
+					}
+				}
+			case depth == 2 && strings.EqualFold(t.Name.Local, name):
+				text = new(strings.Builder)
+			}
+		case xml.CharData:
+			if depth == 2 && text != nil {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			depth--
+			switch {
+			case depth == 1 && text != nil:
+				if other(text.String()) {
+					return true
+				}
+				text = nil
+			case depth == 0:
+				return false
+			}
+		}
+	}
 }
 
 // readsOtherwise returns the media type of a Content-Type that declares body
