@@ -18,5 +18,6 @@
 //     recovers the input, so two distinct request values never share a
 //     Redis key, except spellings of one integer ("042", "+42", " 42", "0x2A", "42") or
 //     UUID (upper or lower case, with or without dashes), which a handler
-//     parsing the id reads as one, and which so share one (CanonicalKey).
+//     parsing the id reads as one, and which so share one (CanonicalKey);
+//     a UUID of decimal digits shares the key of the integer they spell.
 package core

@@ -218,9 +218,17 @@ func integerDigits(d string, base int) (string, bool) {
 
 // CanonicalKey returns one spelling for the spellings of a key that the
 // usual parsers of ids read as one: CanonicalInteger for integers,
-// CanonicalUUID for UUIDs. Any other key is returned as is.
+// CanonicalUUID for UUIDs. A UUID whose 32 hex digits are all decimal
+// digits takes the plain decimal of those digits: spelled without dashes
+// ("00000000000000000000000000000042") it is an integer too, which a
+// handler passing it to an integer column reads as 42, so every spelling of
+// that UUID and of that integer share one lock. Any other key is returned
+// as is.
 func CanonicalKey(s string) string {
 	if u, ok := CanonicalUUID(s); ok {
+		if d := strings.ReplaceAll(u, "-", ""); strings.Trim(d, "0123456789") == "" {
+			return CanonicalInteger(d)
+		}
 		return u
 	}
 	return CanonicalInteger(s)
@@ -327,7 +335,8 @@ func postgresUUID(s string) (string, bool) {
 // ("{orders}:timeout"; a brace in a client's own key prefix is enough), so
 // such a request would be refused as if its key were invalid. EscapeKey
 // never writes "%74", so two keys share a name only when they spell the
-// same integer or UUID.
+// same integer or UUID (or a UUID of decimal digits and the integer those
+// digits spell).
 func Key(prefix, raw string, maxLen int) (string, error) {
 	if err := ValidateKey(raw, maxLen); err != nil {
 		return "", err

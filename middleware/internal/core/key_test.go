@@ -241,3 +241,24 @@ func TestCanonicalUUIDPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalKeyDecimalUUID: 32 decimal digits are a UUID and an integer
+// alike, so that UUID's spellings and that integer's share one key; a UUID
+// with a hex letter stays a UUID.
+func TestCanonicalKeyDecimalUUID(t *testing.T) {
+	for in, want := range map[string]string{
+		"00000000000000000000000000000042":              "42",
+		"00000000-0000-0000-0000-000000000042":          "42",
+		"{00000000000000000000000000000042}":            "42",
+		"urn:uuid:00000000-0000-0000-0000-000000000042": "42",
+		"042": "42", "0x2A": "42",
+		"00000000000000000000000000000000":     "0",
+		"12345678123412341234123456789012":     "12345678123412341234123456789012",
+		"12345678-1234-1234-1234-123456789012": "12345678123412341234123456789012",
+		"0000000000000000000000000000004A":     "00000000-0000-0000-0000-00000000004a",
+	} {
+		if got := CanonicalKey(in); got != want {
+			t.Errorf("CanonicalKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
