@@ -83,7 +83,8 @@ type LockConfig struct {
 	// invalid value stops the lookup (400), as does a header, query, form or
 	// cookie key sent more than once with different values ("id=1; id=2"),
 	// which a handler may read either way. "header:Host" is the request's
-	// host (Request.Host: Go keeps it out of the header map). A json: source reads a JSON body
+	// host (Request.Host: Go keeps it out of the header map), in lower case
+	// and without an empty port or port 80 or 443. A json: source reads a JSON body
 	// whatever its Content-Type; a body that is not JSON (a form) yields
 	// nothing unless its Content-Type declares JSON (then it is invalid), and
 	// when no later source yields a key either, the key is invalid (400). A

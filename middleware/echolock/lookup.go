@@ -111,8 +111,9 @@ func parseLookup(lookup string, maxBody int64) ([]extractor, error) {
 			h := textproto.CanonicalMIMEHeaderKey(name)
 			if h == "Host" {
 				// net/http moves Host out of the header map into
-				// Request.Host: the header map never holds it.
-				out = append(out, func(c echo.Context) (string, error) { return c.Request().Host, nil })
+				// Request.Host: the header map never holds it. Its
+				// spellings of one host take one lock.
+				out = append(out, func(c echo.Context) (string, error) { return core.CanonicalHost(c.Request().Host), nil })
 				continue
 			}
 			out = append(out, func(c echo.Context) (string, error) { return single(c.Request().Header[h]) })

@@ -216,6 +216,24 @@ func integerDigits(d string, base int) (string, bool) {
 	return strings.ReplaceAll(d, "_", ""), true
 }
 
+// CanonicalHost returns a request's host (a Host header or gRPC's
+// :authority, host[:port]) in one spelling per host: in lower case (a host
+// is case-insensitive) and without an empty port or the default port of
+// http or https, which name the same host as no port (RFC 9110, 4.2.3).
+// Both default ports are dropped whatever the scheme: behind a proxy that
+// ends TLS the server cannot tell, and merging them only over-locks.
+func CanonicalHost(host string) string {
+	h := strings.ToLower(host)
+	// The port follows the last ':' not inside an IPv6 literal's brackets.
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
+		switch h[i:] {
+		case ":", ":80", ":443":
+			h = h[:i]
+		}
+	}
+	return h
+}
+
 // CanonicalKey returns one spelling for the spellings of a key that the
 // usual parsers of ids read as one: CanonicalInteger for integers,
 // CanonicalUUID for UUIDs. A UUID whose 32 hex digits are all decimal

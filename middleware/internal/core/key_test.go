@@ -262,3 +262,18 @@ func TestCanonicalKeyDecimalUUID(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalHost: one spelling per host, never merging two hosts or a
+// host's other ports.
+func TestCanonicalHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"shop.example": "shop.example", "SHOP.Example": "shop.example", "shop.example:": "shop.example",
+		"shop.example:80": "shop.example", "shop.example:443": "shop.example", "shop.example:8443": "shop.example:8443",
+		"[2001:DB8::A]": "[2001:db8::a]", "[2001:db8::a]:443": "[2001:db8::a]", "[2001:db8::80]": "[2001:db8::80]",
+		"[2001:db8::a]:8080": "[2001:db8::a]:8080", "": "",
+	} {
+		if got := CanonicalHost(in); got != want {
+			t.Errorf("CanonicalHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
