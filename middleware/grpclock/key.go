@@ -32,7 +32,9 @@ func (s KeySource) fromMessage() bool { return s.metadata == "" }
 // integer; unset means missing.
 func Field(path string) KeySource { return KeySource{field: strings.Split(path, ".")} }
 
-// Metadata takes the key from incoming metadata (e.g. "x-order-id"). A name
+// Metadata takes the key from incoming metadata (e.g. "x-order-id"); the
+// host in ":authority" is taken in lower case, without an empty port or
+// port 80 or 443, as echolock's "header:Host" is. A name
 // that is no metadata key (after lower-casing, only a-z, 0-9, '-', '_' and
 // '.', or ":authority") makes the interceptor constructors panic and fails
 // Validate: no call could carry it.
@@ -86,6 +88,11 @@ func (s KeySource) key(ctx context.Context, fullMethod string, req any) (string,
 			if v != vs[0] {
 				return "", fmt.Errorf("%w: metadata %s has %d different values", core.ErrKeyInvalid, s.metadata, len(vs))
 			}
+		}
+		if s.metadata == ":authority" {
+			// Its spellings of one host take one lock, as echolock's
+			// "header:Host" does.
+			return core.CanonicalHost(vs[0]), nil
 		}
 		return vs[0], nil
 	default:
