@@ -1783,16 +1783,25 @@ func (c *Client) expired(h *hold) {
 // background runs f in a goroutine Close waits for, unless Close has begun
 // (then it reports false and does nothing).
 func (c *Client) background(f func()) bool {
+	if !c.own() {
+		return false
+	}
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// own counts a goroutine the caller starts among those Close waits for,
+// unless the Client is closing (false); the goroutine calls c.wg.Done.
+func (c *Client) own() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closing {
 		return false
 	}
 	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		f()
-	}()
 	return true
 }
 

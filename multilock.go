@@ -534,7 +534,9 @@ func (m *MultiLock) rollback(held []context.Context, bound <-chan struct{}) erro
 		left bool // the caller stopped waiting: a panic is only logged
 	)
 	done := make(chan result, 1)
-	runOwned(m.locks[0], func() {
+	// Owned by the Client of every member: it goes on through each of
+	// them, and Close of any of them returned while it still did.
+	runOwnedByAll(clientsOf(m), func() {
 		defer func() {
 			if v := recover(); v != nil {
 				mu.Lock()
@@ -752,6 +754,25 @@ func runOwned(l Locker, f func()) {
 		}
 	}
 	go f()
+}
+
+// runOwnedByAll runs f in a goroutine that every open Client in cs owns:
+// Close of each of them waits for it. With none open, f runs unowned.
+func runOwnedByAll(cs []*Client, f func()) {
+	var owners []*Client
+	for _, c := range cs {
+		if !slices.Contains(owners, c) && c.own() {
+			owners = append(owners, c)
+		}
+	}
+	go func() {
+		defer func() {
+			for _, c := range owners {
+				c.wg.Done()
+			}
+		}()
+		f()
+	}()
 }
 
 // loggerOf is the logger of a Client of l, or slog's default for a Locker
