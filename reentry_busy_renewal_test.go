@@ -17,7 +17,7 @@ import (
 func TestWatchdogHoldBusyWithReentries(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 0))
+	c := newTestClient(t, node.Client(t), WithWatchdog(2*time.Second, 0))
 	for _, name := range []string{"mutex", "fair", "write"} {
 		t.Run(name, func(t *testing.T) {
 			var l Locker
@@ -47,11 +47,12 @@ func TestWatchdogHoldBusyWithReentries(t *testing.T) {
 }
 
 // churnOwner re-enters a hold and unlocks it from six goroutines sharing its
-// owner (octx), half of them with a lease, without pause for three watchdog
-// leases of a second, or until outer (the hold's context) ends.
+// owner (octx), half of them with a lease, without pause for two and a half
+// watchdog leases of two seconds (a loaded machine may delay one renewal by
+// most of a second), or until outer (the hold's context) ends.
 func churnOwner(octx, outer context.Context, lock func(context.Context) (context.Context, error),
 	lockWithLease func(context.Context, time.Duration) (context.Context, error), unlock func(context.Context) error) {
-	stop := time.Now().Add(3 * time.Second)
+	stop := time.Now().Add(5 * time.Second)
 	var wg sync.WaitGroup
 	for i := range 6 {
 		wg.Add(1)

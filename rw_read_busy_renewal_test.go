@@ -16,7 +16,7 @@ import (
 func TestWatchdogReadHoldBusyWithReentries(t *testing.T) {
 	t.Parallel()
 	node := redistest.Server(t)
-	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 0))
+	c := newTestClient(t, node.Client(t), WithWatchdog(2*time.Second, 0))
 	rw := mustRW(t, c, "busy-read")
 	octx := WithOwner(testCtx(t, 30*time.Second), "job-read")
 	outer, err := rw.RLock(octx)
