@@ -223,6 +223,11 @@ func integerDigits(d string, base int) (string, bool) {
 // Both default ports are dropped whatever the scheme: behind a proxy that
 // ends TLS the server cannot tell, and merging them only over-locks.
 func CanonicalHost(host string) string {
+	if !utf8.ValidString(host) {
+		// strings.ToLower would turn each bad byte into U+FFFD, a valid
+		// key that different hosts share: left as is, ValidateKey refuses it.
+		return host
+	}
 	h := strings.ToLower(host)
 	// The port follows the last ':' not inside an IPv6 literal's brackets.
 	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
