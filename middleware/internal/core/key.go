@@ -231,9 +231,19 @@ func CanonicalHost(host string) string {
 	h := strings.ToLower(host)
 	// The port follows the last ':' not inside an IPv6 literal's brackets.
 	if i := strings.LastIndexByte(h, ':'); i >= 0 && !strings.Contains(h[i:], "]") {
-		switch h[i:] {
-		case ":", ":80", ":443":
+		port := h[i+1:]
+		if port != "" && strings.Trim(port, "0123456789") == "" {
+			// A port is a decimal number: "0080" is port 80 (RFC 3986,
+			// 3.2.3), as net.SplitHostPort and strconv.Atoi read it.
+			if port = strings.TrimLeft(port, "0"); port == "" {
+				port = "0"
+			}
+		}
+		switch port {
+		case "", "80", "443":
 			h = h[:i]
+		default:
+			h = h[:i+1] + port
 		}
 	}
 	return h
