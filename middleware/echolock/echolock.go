@@ -84,7 +84,8 @@ type LockConfig struct {
 	// cookie key sent more than once with different values ("id=1; id=2"),
 	// which a handler may read either way. "header:Host" is the request's
 	// host (Request.Host: Go keeps it out of the header map), in lower case
-	// and without an empty port, port 80 or 443 or a port's leading zeros.
+	// and without a fully qualified name's final dot, an empty port, port 80
+	// or 443 or a port's leading zeros.
 	// A json: source reads a JSON body
 	// whatever its Content-Type; a body that is not JSON (a form) yields
 	// nothing unless its Content-Type declares JSON (then it is invalid), and

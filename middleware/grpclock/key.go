@@ -33,8 +33,9 @@ func (s KeySource) fromMessage() bool { return s.metadata == "" }
 func Field(path string) KeySource { return KeySource{field: strings.Split(path, ".")} }
 
 // Metadata takes the key from incoming metadata (e.g. "x-order-id"); the
-// host in ":authority" is taken in lower case, without an empty port, port
-// 80 or 443 or a port's leading zeros, as echolock's "header:Host" is. A
+// host in ":authority" is taken in lower case, without a fully qualified
+// name's final dot, an empty port, port 80 or 443 or a port's leading
+// zeros, as echolock's "header:Host" is. A
 // name that is no metadata key (after lower-casing, only a-z, 0-9, '-', '_'
 // and '.', or ":authority") makes the interceptor constructors panic and
 // fails Validate: no call could carry it.

@@ -218,8 +218,9 @@ func integerDigits(d string, base int) (string, bool) {
 
 // CanonicalHost returns a request's host (a Host header or gRPC's
 // :authority, host[:port]) in one spelling per host: in lower case (a host
-// is case-insensitive) and without an empty port or the default port of
-// http or https, which name the same host as no port (RFC 9110, 4.2.3).
+// is case-insensitive), without the dot that ends a fully qualified name,
+// and without an empty port or the default port of http or https, which
+// name the same host as no port (RFC 9110, 4.2.3).
 // Both default ports are dropped whatever the scheme: behind a proxy that
 // ends TLS the server cannot tell, and merging them only over-locks.
 func CanonicalHost(host string) string {
@@ -241,12 +242,21 @@ func CanonicalHost(host string) string {
 		}
 		switch port {
 		case "", "80", "443":
-			h = h[:i]
+			return fqdn(h[:i])
 		default:
-			h = h[:i+1] + port
+			return fqdn(h[:i]) + ":" + port
 		}
 	}
-	return h
+	return fqdn(h)
+}
+
+// fqdn drops the dot that ends a fully qualified name ("shop.example."):
+// it names the same host as the name without it (RFC 1034, 3.1).
+func fqdn(host string) string {
+	if len(host) > 1 && host[len(host)-1] == '.' && host[len(host)-2] != '.' {
+		return host[:len(host)-1]
+	}
+	return host
 }
 
 // CanonicalKey returns one spelling for the spellings of a key that the

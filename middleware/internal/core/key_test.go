@@ -273,6 +273,8 @@ func TestCanonicalHost(t *testing.T) {
 		"[2001:db8::a]:8080": "[2001:db8::a]:8080", "": "",
 		"shop.example:0080": "shop.example", "shop.example:00443": "shop.example", "shop.example:08080": "shop.example:8080",
 		"shop.example:00": "shop.example:0", "shop.example:044": "shop.example:44", "[2001:db8::a]:0443": "[2001:db8::a]",
+		"shop.example.": "shop.example", "SHOP.example.:443": "shop.example", "shop.example.:8080": "shop.example:8080",
+		"shop.example..": "shop.example..", ".": ".",
 	} {
 		if got := CanonicalHost(in); got != want {
 			t.Errorf("CanonicalHost(%q) = %q, want %q", in, got, want)
