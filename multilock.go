@@ -731,7 +731,9 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 			continue
 		}
 		wg.Add(1)
-		runOwned(l, func() {
+		// Owned by every Client of the member (a RedLock's nodes', a
+		// MultiLock's members'): its Unlock goes on through each of them.
+		runOwnedByAll(clientsOf(l), func() {
 			defer wg.Done()
 			// No caller to reach, and a panic here would crash the process.
 			defer recoverLogged(loggerOf(l), "giving back a lost MultiLock's member")
@@ -742,18 +744,6 @@ func (m *MultiLock) giveBack(mh *multiHeld, lost int) {
 		wg.Wait()
 		close(mh.givenBack)
 	}()
-}
-
-// runOwned runs f in the background of a Client of l, which Close waits for;
-// in a goroutine of its own when l has none that is open (a Locker of
-// another package, or Clients closing).
-func runOwned(l Locker, f func()) {
-	for _, c := range clientsOf(l) {
-		if c.background(f) {
-			return
-		}
-	}
-	go f()
 }
 
 // runOwnedByAll runs f in a goroutine that every open Client in cs owns:
