@@ -1095,10 +1095,14 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				_ = c.undoNow(p, field, setLease)
 				return false, tryAgain{}, err
 			}
-			if !acked || ctx.Err() != nil {
+			if !kept {
 				// Give back a grant no replica has (the failover guard) or
 				// that outlived ctx; should that release fail, keep trying
 				// in the background rather than leave the lock to its lease.
+				// Decided once, before grant: a ctx ending since keeps a
+				// grant that grant has already moved the hold on for (a
+				// re-entry's hand-over to the watchdog), as a ctx ending
+				// just after Lock returns does.
 				if uerr := c.unlock(context.WithValue(lctx, inAcquireKey{}, true), p); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
 					c.undoLater(p, field, setLease, start.Add(setLease), 0)
 				}
