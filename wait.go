@@ -104,10 +104,16 @@ func addSat(a, b time.Duration) time.Duration {
 // off (actx's deadline passed, and it is not ctx's own): the wait ran out.
 // The call may see the deadline pass before actx's timer fires.
 func cutByWait(ctx, actx context.Context, err error) bool {
-	if actx == ctx || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+	// Not by comparing actx with ctx: a caller's context type may not be
+	// comparable (the comparison panics). actx is ctx, or ctx bounded by
+	// the wait's end: a deadline that is not before ctx's own is ctx's.
+	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	end, _ := actx.Deadline()
+	end, ok := actx.Deadline()
+	if !ok {
+		return false // no wait's end
+	}
 	if own, ok := ctx.Deadline(); ok && !own.After(end) {
 		return false // ctx's deadline, not the wait's
 	}
