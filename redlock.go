@@ -570,15 +570,16 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 		lost := end(cause)
 		h.mu.Unlock()
 		if lost {
-			// The context ends first: a log sink that stalls must not keep
-			// the owner working under a lock that is gone.
+			// The context ends first, and the nodes still holding it are
+			// given back (as releases, in the background): a log sink that
+			// stalls must not keep the owner working under a lock that is
+			// gone, nor their watchdogs renewing it for nobody.
 			cancel(cause)
+			r.giveBack(h)
 			if !closing {
-				// Logged as any loss is (on the first node's Client), before
-				// the nodes still holding it are given back, as releases.
+				// Logged as any loss is (on the first node's Client).
 				r.nodes[0].c.log.Warn("lock lost", "lock", r.name, "redlock", true, "reason", cause.Error())
 			}
-			r.giveBack(h)
 		}
 	}
 	if r.lease > 0 {
