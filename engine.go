@@ -1752,7 +1752,10 @@ func (c *Client) expired(h *hold) {
 	// stray, for an earlier hold of the owner).
 	granted := h.leaseSeq == 0 && h.leaseCalls == 0
 	h.mu.Unlock()
-	c.lost(h, errLeaseExpired)
+	// Logged and reported once what the lock may still hold is being given
+	// back (below): a log sink that stalls must not keep it held by nobody.
+	report := c.lostLater(h, errLeaseExpired)
+	defer report()
 	if !renewing && granted {
 		// An explicit lease running out before Unlock (Redisson's
 		// lock(leaseTime) used as the release): the server lease is the one
