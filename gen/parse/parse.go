@@ -283,6 +283,10 @@ type FieldRead struct {
 	Text string // t.name, as written (or redis.call(...).name)
 	Name string
 	Call int // the index of the call in File.Calls
+	// Probed is set for a read in a statement that tests a RESP3 shape
+	// field of the reply (if r.map then ... else ... end, r.set or r):
+	// the script reads it as either protocol hands it to Lua.
+	Probed bool
 }
 
 // ElemRead is t[k] (a key the walker cannot read as a string), ipairs(t)
@@ -295,6 +299,8 @@ type ElemRead struct {
 	Text string // t[1], ipairs(t), as written (redis.call(...) for a call)
 	Obj  string // t, as written
 	Call int    // the index of the call in File.Calls
+	// Probed is as FieldRead's.
+	Probed bool
 }
 
 // Truth is a command's reply (or a local holding one) tested for truth.
@@ -334,6 +340,8 @@ type Operation struct {
 	// after it was assigned and before this use: it may have dealt with
 	// nil there.
 	Tested bool
+	// Probed is as FieldRead's.
+	Probed bool
 }
 
 // NilElem is a value of a returned table that may be nil.

@@ -62,6 +62,11 @@ type walker struct {
 	// dry is set while a loop's body is walked only to gather the values
 	// it assigns (see loop).
 	dry bool
+	// probed counts, per index in File.Calls, the statements being walked
+	// that test a RESP3 shape field of a local holding that call's reply
+	// (if not r.map then ... r[i] ... end, r.set or r): code written for
+	// either protocol (see probes).
+	probed map[int]int
 	// outer is 1 + the index in File.Calls of the redis.call whose
 	// arguments are being walked, 0 for none (see Call.Outer).
 	outer int
@@ -695,8 +700,17 @@ func (w *walker) block(list []ast.Stmt) {
 }
 
 func (w *walker) stmts(list []ast.Stmt) {
+	var probes []func()
 	for _, s := range list {
 		w.stmt(s)
+		// An early exit on a shape test (if h.map then return ... end)
+		// leaves the rest of the block reading the other shape.
+		if is, ok := s.(*ast.IfStmt); ok && (exits(is.Then) || exits(is.Else)) {
+			probes = append(probes, w.probe(is.Condition))
+		}
+	}
+	for _, done := range probes {
+		done()
 	}
 }
 
@@ -830,6 +844,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.pop()
 		})
 	case *ast.IfStmt:
+		defer w.probe(s.Condition)()
 		w.cond(s.Condition)
 		notNil, isNil := w.nilGuards(s.Condition, false), w.nilGuards(s.Condition, true)
 		w.guardedBlock(s.Then, notNil)
@@ -1337,8 +1352,10 @@ func (w *walker) expr(e ast.Expr) {
 			w.exprs(args)
 		}
 	case *ast.LogicalOpExpr:
+		done := w.probe(e.Lhs)
 		w.expr(e.Lhs)
 		w.expr(e.Rhs)
+		done()
 	case *ast.RelationalOpExpr:
 		// In order (left, operator, right), so the n-th operator walked on a
 		// line is the n-th in its text.
@@ -1494,6 +1511,56 @@ func (w *walker) fieldName(key ast.Expr) (string, bool) {
 	return "", false
 }
 
+// shapeFields are the fields of the tables RESP3 hands a map, a set, a
+// double, a big number or a verbatim string to Lua as.
+var shapeFields = map[string]bool{"map": true, "set": true, "double": true, "big_number": true, "verbatim_string": true}
+
+// probe marks, until the function it returns is called, the calls whose
+// reply a local holds and e reads a RESP3 shape field of (r.map, outside
+// function bodies): the statement reads the reply as either protocol hands
+// it to Lua.
+func (w *walker) probe(e ast.Expr) func() {
+	var calls []int
+	var visit func(e ast.Expr)
+	visit = func(e ast.Expr) {
+		switch x := e.(type) {
+		case *ast.AttrGetExpr:
+			if id, ok := x.Object.(*ast.IdentExpr); ok {
+				if k, ok := x.Key.(*ast.StringExpr); ok && shapeFields[k.Value] {
+					if l, _ := w.lookup(id.Value); l != nil && l.reply.Kind == ReturnCall && l.reply.CallFunc == "redis.call" {
+						calls = append(calls, l.reply.Call)
+					}
+				}
+			}
+			visit(x.Object)
+			visit(x.Key)
+		case *ast.LogicalOpExpr:
+			visit(x.Lhs)
+			visit(x.Rhs)
+		case *ast.RelationalOpExpr:
+			visit(x.Lhs)
+			visit(x.Rhs)
+		case *ast.UnaryNotOpExpr:
+			visit(x.Expr)
+		}
+	}
+	visit(e)
+	if len(calls) == 0 {
+		return func() {}
+	}
+	if w.probed == nil {
+		w.probed = map[int]int{}
+	}
+	for _, c := range calls {
+		w.probed[c]++
+	}
+	return func() {
+		for _, c := range calls {
+			w.probed[c]--
+		}
+	}
+}
+
 // fieldRead records obj.name when obj is a command's reply: a direct call
 // (its index is the next in File.Calls, as obj is walked next) or a local
 // that holds one.
@@ -1502,7 +1569,7 @@ func (w *walker) fieldRead(obj ast.Expr, name, index string) {
 	case *ast.FuncCallExpr:
 		if c, ok := callReply(x, len(w.f.Calls)); ok && c.CallFunc == "redis.call" {
 			// Pos is the call's, once it is walked (zero here).
-			w.f.Fields = append(w.f.Fields, FieldRead{Text: "redis.call(...)" + index, Name: name, Call: c.Call})
+			w.f.Fields = append(w.f.Fields, FieldRead{Text: "redis.call(...)" + index, Name: name, Call: c.Call, Probed: w.probed[c.Call] > 0})
 		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
@@ -1510,7 +1577,7 @@ func (w *walker) fieldRead(obj ast.Expr, name, index string) {
 			return
 		}
 		pos, _ := w.identPos(x.Line(), x.Value)
-		w.f.Fields = append(w.f.Fields, FieldRead{Pos: pos, Text: x.Value + index, Name: name, Call: l.reply.Call})
+		w.f.Fields = append(w.f.Fields, FieldRead{Pos: pos, Text: x.Value + index, Name: name, Call: l.reply.Call, Probed: w.probed[l.reply.Call] > 0})
 	}
 }
 
@@ -1524,7 +1591,7 @@ func (w *walker) elemRead(obj ast.Expr, how string, text func(string) string) {
 	switch x := obj.(type) {
 	case *ast.FuncCallExpr:
 		if c, ok := callReply(x, len(w.f.Calls)); ok && c.CallFunc == "redis.call" {
-			w.f.ElemReads = append(w.f.ElemReads, ElemRead{How: how, Text: text("redis.call(...)"), Obj: "redis.call(...)", Call: c.Call})
+			w.f.ElemReads = append(w.f.ElemReads, ElemRead{How: how, Text: text("redis.call(...)"), Obj: "redis.call(...)", Call: c.Call, Probed: w.probed[c.Call] > 0})
 		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
@@ -1532,7 +1599,7 @@ func (w *walker) elemRead(obj ast.Expr, how string, text func(string) string) {
 			return
 		}
 		pos, _ := w.identPos(x.Line(), x.Value)
-		w.f.ElemReads = append(w.f.ElemReads, ElemRead{Pos: pos, How: how, Text: text(x.Value), Obj: x.Value, Call: l.reply.Call})
+		w.f.ElemReads = append(w.f.ElemReads, ElemRead{Pos: pos, How: how, Text: text(x.Value), Obj: x.Value, Call: l.reply.Call, Probed: w.probed[l.reply.Call] > 0})
 	}
 }
 
@@ -2929,6 +2996,7 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		}
 		o.Operand = Operand{Type: OperandReply, Text: what, Call: ns.call}
 		o.Tonumber, o.Tested = ns.tonumber, ns.tested
+		o.Probed = w.probed[ns.call] > 0
 	}
 	at := -1
 	if o.Operand.Type == OperandReply {
