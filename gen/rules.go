@@ -1668,6 +1668,11 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 			} else if v, err := strconv.ParseFloat(*a.Literal, 64); err == nil && v <= 0 && positiveExpiry[where] {
 				cmd, _, _ := strings.Cut(where, " ")
 				at(a.Pos, "%s reads a positive expire time there (%s), and %s is not: Redis refuses the call at run time (\"invalid expire time in '%s' command\"); to drop the key, use DEL", where, w.name, *a.Literal, strings.ToLower(cmd))
+			} else if v, ok := exactInteger(a); ok {
+				if limit := expiryBeyond(where, v); limit != "" {
+					cmd, _, _ := strings.Cut(where, " ")
+					at(a.Pos, "%s reads an expire time there (%s), and %s puts it %s: Redis refuses the call at run time (\"invalid expire time in '%s' command\"), after the script's earlier writes", where, w.name, *a.Literal, limit, strings.ToLower(cmd))
+				}
 			}
 			return
 		}
@@ -2300,6 +2305,53 @@ func inMilliseconds(where string) string {
 		return "use " + ms + ", or declare it int64 (seconds)"
 	}
 	return "declare it int64 (seconds)"
+}
+
+// runsAfterMs is a unix time in milliseconds (2024-01-01) before every
+// run of a script: Redis adds the time of the call, at least this, to a
+// relative expire time, and refuses one whose sum passes 2^63 - 1.
+const runsAfterMs = 1704067200000
+
+// expiryBeyond says where an expire time v, given at where (EXPIRE, SET
+// PX, ...), puts the expiry when Redis refuses it for passing the largest
+// time it keeps (2^63 - 1 ms from 1970; seconds are multiplied by 1000
+// first), "" when it does not or where is no expire time.
+func expiryBeyond(where string, v int64) string {
+	const past = "past the largest time Redis keeps (2^63 - 1 ms after 1970)"
+	switch where {
+	case "EXPIRE", "SET EX", "SETEX", "GETEX EX":
+		if v > (math.MaxInt64-runsAfterMs)/1000 {
+			return "at now + " + strconv.FormatInt(v, 10) + " s, " + past
+		}
+		if v < math.MinInt64/1000 {
+			return "at now - " + strings.TrimPrefix(strconv.FormatInt(v, 10), "-") + " s, which is no time in milliseconds Redis can hold"
+		}
+	case "PEXPIRE", "SET PX", "PSETEX", "GETEX PX":
+		if v > math.MaxInt64-runsAfterMs {
+			return "at now + " + strconv.FormatInt(v, 10) + " ms, " + past
+		}
+	case "EXPIREAT", "SET EXAT", "GETEX EXAT":
+		if v > math.MaxInt64/1000 || v < math.MinInt64/1000 {
+			return "at unix second " + strconv.FormatInt(v, 10) + ", " + past
+		}
+	}
+	return ""
+}
+
+// exactInteger is the integer Redis gets for the literal a (a string it
+// reads as one, or a Lua number it receives as one), ok false for others.
+func exactInteger(a parse.Arg) (int64, bool) {
+	if !a.Exact {
+		return 0, false
+	}
+	if !a.Number {
+		return string2ll(*a.Literal)
+	}
+	f, ok := luaNumber(*a.Literal)
+	if !ok || f != math.Trunc(f) || math.Abs(f) >= 1e17 || (f == 0 && math.Signbit(f)) {
+		return 0, false // sent with an exponent or as -0: not an integer
+	}
+	return int64(f), true
 }
 
 // positiveExpiry are the places where Redis refuses an expire time that is
