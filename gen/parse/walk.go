@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1662,6 +1663,24 @@ func sourceOfTable(name string) Source {
 	return SourceArgv
 }
 
+// indexText is t[key] as messages show it: t[1], t.name, t[i], t[...].
+func indexText(t string, key ast.Expr) string {
+	switch k := key.(type) {
+	case *ast.NumberExpr:
+		return t + "[" + k.Value + "]"
+	case *ast.IdentExpr:
+		return t + "[" + k.Value + "]"
+	case *ast.StringExpr:
+		if identRe.MatchString(k.Value) {
+			return t + "." + k.Value
+		}
+		return t + "[" + strconv.Quote(k.Value) + "]"
+	}
+	return t + "[...]"
+}
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // value classifies where an expression's value comes from.
 func (w *walker) value(e ast.Expr) Value {
 	switch x := e.(type) {
@@ -1690,6 +1709,11 @@ func (w *walker) value(e ast.Expr) Value {
 				return Value{Source: SourceArgv, Text: "ARGV[i]", Derived: true} // args[1] with args = ARGV
 			}
 			if v, ok := w.elemsOf(id); ok {
+				if v.Text == "" {
+					// Several values (t = {'a', 'b'}): messages name
+					// what is written, as for a local.
+					v.Text = indexText(id.Value, x.Key)
+				}
 				return v
 			}
 		}
@@ -1825,6 +1849,9 @@ func (w *walker) value(e ast.Expr) Value {
 				return Value{Source: sourceOfTable(t.Value), Text: "unpack(" + t.Value + ")", Derived: true}
 			}
 			if v, ok := w.elemsOf(x.Args[0]); ok {
+				if id, isIdent := x.Args[0].(*ast.IdentExpr); isIdent && v.Text == "" {
+					v.Text = "unpack(" + id.Value + ")"
+				}
 				return v
 			}
 			// unpack({a, b}) gives the list's values.
@@ -1837,6 +1864,9 @@ func (w *walker) value(e ast.Expr) Value {
 				}
 				if v.Source == sourcePending {
 					return Value{Source: SourceNil}
+				}
+				if v.Text == "" {
+					v.Text = "unpack({...})"
 				}
 				v.Derived = true
 				return v
