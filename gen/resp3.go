@@ -48,6 +48,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		line        int         // of the redis.setresp(3), 0 for another call
 		in          *parse.Func // nil: everywhere below; else in this function only
 		from, until int         // the lines of the if or loop it is in, if any
+		loops       [][2]int    // the loops it is written in (see parse.RedisLibCall)
 	}
 	lineOf := func(c parse.RedisLibCall) int {
 		if v, ok := setrespVersion(c.First); ok && v == 3 || !ok && unknownIs3 {
@@ -63,10 +64,10 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			continue
 		}
 		if c.Fn <= 0 || c.Fn > len(funcs) || funcs[c.Fn-1].Escaped {
-			sets = append(sets, set{at: c.Pos, line: lineOf(c), from: c.From, until: c.Until})
+			sets = append(sets, set{at: c.Pos, line: lineOf(c), from: c.From, until: c.Until, loops: c.Loops})
 			continue
 		}
-		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1], from: c.From, until: c.Until})
+		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1], from: c.From, until: c.Until, loops: c.Loops})
 		if l, ok := last[c.Fn]; !ok || before(l.Pos, c.Pos) {
 			last[c.Fn] = c
 		}
@@ -106,6 +107,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 	entries := map[*parse.Func]int{}
 	cuts := 0 // the calls left out as recursive: an entry found past one is not final
 	var lineAt func(p parse.Pos, entering map[*parse.Func]bool) int
+	var loopedResp3 func(p parse.Pos) int
 	lineAt = func(p parse.Pos, entering map[*parse.Func]bool) int {
 		// since is the line where RESP3 was set (of the call, for one
 		// set by a call of a function): one set in the if or loop that
@@ -155,7 +157,37 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 				line = 0
 			}
 		}
+		if line == 0 {
+			line = loopedResp3(p)
+		}
 		return line
+	}
+	// loopedResp3 is the line of a redis.setresp(3) below p in a loop that
+	// holds p, when the loop's next iteration reaches p in RESP3: no other
+	// redis.setresp written in the loop's body itself (not in an if or a
+	// loop in it) runs after it in the iteration, nor before p in the
+	// next. 0 for none.
+	loopedResp3 = func(p parse.Pos) int {
+		for _, s := range sets {
+			if s.line == 0 || !before(p, s.at) {
+				continue
+			}
+			for _, l := range s.loops {
+				if p.Line < l[0] || p.Line > l[1] {
+					continue
+				}
+				back := false // switched back in the body itself
+				for _, o := range sets {
+					if o.line == 0 && o.from == l[0] && o.until == l[1] && (before(s.at, o.at) || before(o.at, p)) {
+						back = true
+					}
+				}
+				if !back {
+					return s.line
+				}
+			}
+		}
+		return 0
 	}
 	return func(p parse.Pos) int { return lineAt(p, map[*parse.Func]bool{}) }
 }

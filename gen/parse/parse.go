@@ -369,6 +369,10 @@ type RedisLibCall struct {
 	// for) of its function the call is written in, which may not run it:
 	// 0 for none.
 	From, Until int
+	// Loops are the lines of the loops (while, for, repeat) of its
+	// function it is written in, outermost first: a later iteration runs
+	// the body's statements above it after it.
+	Loops [][2]int
 }
 
 // Func is a function of the script: the lines of its body, and where it

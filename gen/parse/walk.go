@@ -68,6 +68,10 @@ type walker struct {
 	// (if not r.map then ... r[i] ... end, r.set or r): code written for
 	// either protocol (see probes).
 	probed map[int]int
+	// loops are the lines of the loops (while, for, repeat) of the
+	// function being walked that hold the statement being walked,
+	// outermost first.
+	loops [][2]int
 	// outer is 1 + the index in File.Calls of the redis.call whose
 	// arguments are being walked, 0 for none (see Call.Outer).
 	outer int
@@ -728,6 +732,11 @@ func (w *walker) stmt(s ast.Stmt) {
 		w.conds = append(w.conds, span)
 		defer func() { w.conds = w.conds[:len(w.conds)-1] }()
 	}
+	switch s.(type) {
+	case *ast.WhileStmt, *ast.NumberForStmt, *ast.GenericForStmt, *ast.RepeatStmt:
+		w.loops = append(w.loops, [2]int{s.Line(), s.LastLine()})
+		defer func() { w.loops = w.loops[:len(w.loops)-1] }()
+	}
 	switch s := s.(type) {
 	case *ast.AssignStmt:
 		// A name assigned is no read of it; a global one is reported
@@ -1107,9 +1116,9 @@ func (w *walker) function(f *ast.FunctionExpr) {
 	}
 	w.depth++
 	w.fns = append(w.fns, f)
-	conds := w.conds
-	w.conds = nil // the body runs whole when the function does
-	defer func() { w.depth--; w.fns = w.fns[:len(w.fns)-1]; w.conds = conds }()
+	conds, loops := w.conds, w.loops
+	w.conds, w.loops = nil, nil // the body runs whole when the function does
+	defer func() { w.depth--; w.fns = w.fns[:len(w.fns)-1]; w.conds, w.loops = conds, loops }()
 	// The end of the body, if reached, returns nothing.
 	w.result(Value{Source: SourceNil})
 	w.push()
@@ -2126,6 +2135,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if len(w.fns) > 0 {
 			lc.Fn = w.funcIndex(w.fns[len(w.fns)-1])
 		}
+		lc.Loops = slices.Clone(w.loops)
 		if n := len(w.conds); n > 0 {
 			lc.From, lc.Until = w.conds[n-1][0], w.conds[n-1][1]
 		}
