@@ -49,6 +49,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		in          *parse.Func // nil: everywhere below; else in this function only
 		from, until int         // the lines of the if or loop it is in, if any
 		loops       [][2]int    // the loops it is written in (see parse.RedisLibCall)
+		exitOf      int         // for a call of a function: its Fn
 	}
 	lineOf := func(c parse.RedisLibCall) int {
 		if v, ok := setrespVersion(c.First); ok && v == 3 || !ok && unknownIs3 {
@@ -81,7 +82,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			if i < len(f.CallsIn) {
 				in = f.CallsIn[i]
 			}
-			sets = append(sets, set{at: at, line: lineOf(c), from: in[0], until: in[1]})
+			sets = append(sets, set{at: at, line: lineOf(c), from: in[0], until: in[1], exitOf: fn})
 		}
 	}
 	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].at, sets[j].at) })
@@ -188,6 +189,30 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			}
 		}
 		return 0
+	}
+	// A function whose last redis.setresp switches back may return above
+	// it, or after it in an if: in RESP3 when that holds at the return
+	// (if c then return end redis.setresp(2)), and so after its call.
+	early := map[int]int{} // by Fn, the line of the RESP3 a return may leave
+	for fn, c := range last {
+		if lineOf(c) != 0 {
+			continue
+		}
+		for _, r := range funcs[fn-1].Returns {
+			// The return ends its block: a position past its line's end.
+			if l := lineAt(parse.Pos{Line: r, Col: math.MaxInt32}, map[*parse.Func]bool{}); l != 0 {
+				early[fn] = l
+				break
+			}
+		}
+	}
+	if len(early) > 0 {
+		for i := range sets {
+			if l, ok := early[sets[i].exitOf]; ok {
+				sets[i].line = l
+			}
+		}
+		clear(entries) // found with the calls switching back
 	}
 	return func(p parse.Pos) int { return lineAt(p, map[*parse.Func]bool{}) }
 }

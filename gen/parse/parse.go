@@ -388,6 +388,9 @@ type Func struct {
 	// no local function, or one also read otherwise (passed, stored,
 	// aliased).
 	Escaped bool
+	// Returns are the lines of its return statements (not those of the
+	// functions in it), where it may end before its last statement.
+	Returns []int
 }
 
 // Unpack is unpack(t) of the whole reply of a command.

@@ -908,6 +908,12 @@ func (w *walker) stmt(s ast.Stmt) {
 		if w.depth == 0 {
 			w.ret(s)
 		}
+		if len(w.fns) > 0 && !w.dry {
+			f := &w.f.Funcs[w.funcIndex(w.fns[len(w.fns)-1])-1]
+			if !slices.Contains(f.Returns, s.Line()) {
+				f.Returns = append(f.Returns, s.Line())
+			}
+		}
 		if len(w.fns) > 0 {
 			v := Value{Source: SourceNil}
 			if len(s.Exprs) > 0 {
