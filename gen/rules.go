@@ -379,12 +379,17 @@ func checkEitherNilElems(ret parse.Return, calls []parse.Call, warn func(parse.P
 		if i == ret.Len-1 {
 			break
 		}
-		if el.Kind != parse.ReturnEither || !slices.ContainsFunc(givenAlts(el.Alts, calls), func(a parse.Return) bool { return a.LuaNil }) {
-			continue
-		}
 		values := "values"
 		if i == 1 {
 			values = "value"
+		}
+		if el.LuaNil && el.Local != "" && el.Kind != parse.ReturnEither {
+			warn(ret.Pos, "value %d of the returned table is %s, a local that may hold nil there (declared without a value, or assigned nil, and given one only on some paths): Redis ends an array at its first nil, so the caller then gets %d %s, not %d; give it a value on every path, or put false in place of nil (%s or false): false reaches the caller as nil",
+				i+1, el.Local, i, values, ret.Len, el.Local)
+			return
+		}
+		if el.Kind != parse.ReturnEither || !slices.ContainsFunc(givenAlts(el.Alts, calls), func(a parse.Return) bool { return a.LuaNil }) {
+			continue
 		}
 		warn(ret.Pos, "value %d of the returned table is an and/or that may give nil: Redis ends an array at its first nil, so the caller then gets %d %s, not %d; put false in place of nil there (... or false): false reaches the caller as nil",
 			i+1, i, values, ret.Len)

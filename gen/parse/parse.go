@@ -269,7 +269,9 @@ type Return struct {
 	// zero in its integer reply; empty otherwise.
 	Fraction string
 	// LuaNil is set on a literal nil that an and/or may give (ReturnNil is
-	// also false): in a table, Redis ends the array there.
+	// also false), on a local's value that is Lua's nil (local v, v =
+	// nil), and on a returned table's value that is a local (Local) that
+	// may hold it on a path: in a table, Redis ends the array there.
 	LuaNil bool
 	// Table is set on the value of a local assigned a table constructor
 	// (its Kind unknown: what the script puts in it is not followed).

@@ -866,6 +866,15 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.guard(isNil)
 		case exits(s.Else):
 			w.guard(notNil)
+		default:
+			// if not v then v = 'none' end: v holds a value after it.
+			var given []string
+			for _, n := range isNil {
+				if givesValue(s.Then, n) {
+					given = append(given, n)
+				}
+			}
+			w.guard(given)
 		}
 	case *ast.NumberForStmt:
 		w.numberArg(s.Init)
@@ -964,6 +973,28 @@ func (w *walker) stmt(s ast.Stmt) {
 
 // guardedBlock walks a block in which the locals in guards hold neither
 // nil nor false.
+// givesValue reports whether a statement of list (not in a block in it)
+// assigns name a value that is neither nil nor false: a string, a number,
+// true, a table, a function, a concatenation or arithmetic.
+func givesValue(list []ast.Stmt, name string) bool {
+	for _, st := range list {
+		a, ok := st.(*ast.AssignStmt)
+		if !ok {
+			continue
+		}
+		for i, l := range a.Lhs {
+			if id, ok := l.(*ast.IdentExpr); !ok || id.Value != name || i >= len(a.Rhs) {
+				continue
+			}
+			switch a.Rhs[i].(type) {
+			case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr, *ast.StringConcatOpExpr, *ast.ArithmeticOpExpr:
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
 	w.push()
 	w.guard(guards)
@@ -2703,6 +2734,10 @@ func (w *walker) tableReturn(r *Return, x *ast.TableExpr) {
 					// since): Redis replies it as a nested array.
 					el.Kind, el.Local, el.From = ReturnArray, v.Value, l.reply.Pos
 				}
+				if l, _ := w.lookup(v.Value); l != nil && !w.guarded(l) && (l.reply.LuaNil || l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, func(a Return) bool { return a.LuaNil })) {
+					// local v; if c then v = 'x' end: nil on a path.
+					el.LuaNil, el.Local = true, v.Value
+				}
 			case *ast.LogicalOpExpr:
 				// The values it may give, as for a returned and/or.
 				el.Kind = ReturnEither
@@ -2926,9 +2961,15 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 		w.elemCalls, w.elemAlts = calls, alts
 		ctors[i] = &ctor
 	}
+	for i, e := range list {
+		if _, ok := e.(*ast.NilExpr); ok && out[i].Kind == ReturnNil {
+			out[i].LuaNil = true // v = nil: not false
+		}
+	}
 	if len(list) == 0 {
 		for i := range out {
-			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil}
+			// local v: nil, not false.
+			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil, LuaNil: true}
 		}
 	}
 	return out, nils, ctors
