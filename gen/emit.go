@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -117,6 +118,7 @@ var helperDecls = map[string][]string{
 	"numberError":   {"NumberError"},
 	"durationError": {"DurationError"},
 	"floatError":    {"FloatError"},
+	"emptyError":    {"EmptyError"},
 	"hashTagError":  {"HashTagError"},
 }
 
@@ -313,6 +315,19 @@ func (e *emitter) encodeArg(k Kind, v jen.Code) jen.Code {
 // number beyond ±2^53 (Number); a negative duration; and a float64 that is
 // NaN. fail gives the statements that return the error.
 func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) jen.Code, fail func(err jen.Code) []jen.Code) {
+	// A variadic that a command gets through unpack(KEYS) or unpack(ARGV)
+	// alone: with none given, Redis fails the call (wrong number of
+	// arguments) after the script's earlier writes.
+	for _, p := range append(slices.Clone(s.Keys), s.Args...) {
+		if !p.Variadic || !p.NonEmpty {
+			continue
+		}
+		e.use("emptyError") // emits the EmptyError type
+		g.If(jen.Len(get(p)).Op("==").Lit(0)).Block(fail(jen.Op("&").Id("EmptyError").Values(jen.Dict{
+			jen.Id("Script"): jen.Lit(s.Name),
+			jen.Id("Arg"):    jen.Lit(p.Name),
+		}))...)
+	}
 	for _, a := range s.Args {
 		if len(a.Commands) == 0 {
 			continue

@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -192,6 +192,21 @@ var helperCode = map[string]func() jen.Code{
 				),
 			),
 			jen.Return(jen.Nil()),
+		)
+	},
+	"emptyError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("EmptyError")
+		return jen.Comment("EmptyError refuses a call with no value in a variadic key or argument list").Line().
+			Comment("that a command of the script gets alone (redis.call('DEL', unpack(KEYS))):").Line().
+			Comment("Redis would fail that command, after the script's earlier writes. Nothing is").Line().
+			Comment("sent.").Line().
+			Type().Id("EmptyError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("key or argument name"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"))),
 		)
 	},
 	"hashTagError": func() jen.Code {

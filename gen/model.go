@@ -68,6 +68,11 @@ type Param struct {
 	// Commands are the values an argument that names a Redis command may
 	// take (@commands); the generated callers refuse any other.
 	Commands []string
+	// NonEmpty is set on a variadic key or argument that a command of the
+	// script gets with unpack(KEYS) or unpack(ARGV) and takes too few
+	// arguments without: the generated callers refuse an empty list
+	// before anything is sent.
+	NonEmpty bool
 	// Number is set on an int64 or time argument the script reads as a Lua number
 	// (a double, exact to 2^53): the generated callers refuse a value
 	// beyond ±2^53 before anything is sent.

@@ -672,6 +672,13 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 		if m, exact, ok := r.unpacked(last.Unpacks, last.UnpackFrom, last.UnpackTo); ok {
 			n += m - 1
 			expanding = !exact
+			// A variadic's unpack gives nothing of it when the callers
+			// pass none: when the command then takes too few arguments,
+			// the callers refuse an empty list (Redis would fail the
+			// call, after the script's earlier writes).
+			if params := r.paramsOf(last.Unpacks); !exact && arityOK(info.arity, n, true) && !arityOK(info.arity, n-m+r.fixedAfter(last.Unpacks, last.UnpackFrom), false) {
+				params[len(params)-1].NonEmpty = true
+			}
 		}
 	}
 	if a70, ok := arityOn70[info.name]; ok && arityOK(info.arity, n, expanding) && !arityOK(a70, n, expanding) {
@@ -766,6 +773,22 @@ func (r scriptRules) unpacked(table string, from, to int) (n int, exact, ok bool
 		return max(len(params)-1-(from-1), 1), false, true
 	}
 	return max(len(params)-(from-1), 0), true, true
+}
+
+// paramsOf is the @key (table KEYS) or @arg (ARGV) declarations.
+func (r scriptRules) paramsOf(table string) []Param {
+	if table == "KEYS" {
+		return r.keys
+	}
+	return r.args
+}
+
+// fixedAfter is how many values unpack(table, from) gives of the
+// declarations before a variadic last one when the callers pass none
+// of it.
+func (r scriptRules) fixedAfter(table string, from int) int {
+	params := r.paramsOf(table)
+	return max(len(params)-1-(max(from, 1)-1), 0)
 }
 
 // variadic reports whether the last @key (table KEYS) or @arg (ARGV) is

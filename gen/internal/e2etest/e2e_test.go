@@ -57,6 +57,7 @@ func TestE2E(t *testing.T) {
 			t.Run("Numbers", func(t *testing.T) { testNumbers(t, tg) })
 			t.Run("NegativeDurations", func(t *testing.T) { testNegativeDurations(t, tg) })
 			t.Run("NaN", func(t *testing.T) { testNaN(t, tg) })
+			t.Run("EmptyVariadic", func(t *testing.T) { testEmptyVariadic(t, tg) })
 			t.Run("Times", func(t *testing.T) { testTimes(t, tg) })
 			t.Run("HashTags", func(t *testing.T) { testHashTags(t, tg) })
 			if tg.name == "cluster" {
@@ -775,6 +776,45 @@ func testNaN(t *testing.T, tg target) {
 		if n, err := generated.AddScore(ctx, tg.c, log, z, f, "m"); err != nil || n != int64(i+1) {
 			t.Errorf("AddScore(%v) = %d, %v; want %d, nil", f, n, err, i+1)
 		}
+	}
+}
+
+// testEmptyVariadic checks that an empty variadic key list a command of the
+// script gets alone (DEL unpack(KEYS, 2)) is refused before anything is
+// sent: DelAll counted the call in its log, then failed at DEL ("wrong
+// number of arguments") with the count kept.
+func testEmptyVariadic(t *testing.T, tg target) {
+	ctx := context.Background()
+	log, a, b := key(t, "e", "log"), key(t, "e", "a"), key(t, "e", "b")
+	count := func() int64 {
+		t.Helper()
+		n, err := tg.c.Do(ctx, tg.c.B().Get().Key(log).Build()).AsInt64()
+		if err != nil && !rueidis.IsRedisNil(err) {
+			t.Fatalf("GET %s: %v", log, err)
+		}
+		return n
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		const want = "scriptgen: DelAll: keys is empty, and the script needs one value of it at least: nothing was sent"
+		var ee *generated.EmptyError
+		if !errors.As(err, &ee) || ee.Script != "DelAll" || ee.Arg != "keys" || err.Error() != want {
+			t.Errorf("%s(no keys): error %v (%T); want %q", what, err, err, want)
+		}
+		if n := count(); n != 0 {
+			t.Errorf("%s(no keys) counted the call (%s = %d)", what, log, n)
+		}
+	}
+	_, err := generated.DelAll(ctx, tg.c, log, nil)
+	check("DelAll", err)
+	_, err = generated.DelAllCommand(tg.c, log, []string{})
+	check("DelAllCommand", err)
+	out := generated.DelAllMulti(ctx, tg.c, []generated.DelAllArgs{{Log: log}})
+	check("DelAllMulti", out[0].Err)
+	do(t, tg.c, "SET", a, "1")
+	do(t, tg.c, "SET", b, "1")
+	if n, err := generated.DelAll(ctx, tg.c, log, []string{a, b}); err != nil || n != 2 {
+		t.Errorf("DelAll(a, b) = %d, %v; want 2, nil", n, err)
 	}
 }
 

@@ -57,6 +57,15 @@ var Scripts = []Script{{
 	Source:    counterSource,
 }, {
 	Args:      nil,
+	File:      "scripts/del_all.lua",
+	Keys:      []string{"log", "keys..."},
+	Name:      "DelAll",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      delAllSHA1,
+	Source:    delAllSource,
+}, {
+	Args:      nil,
 	File:      "scripts/get_bytes.lua",
 	Keys:      []string{"k"},
 	Name:      "GetBytes",
@@ -539,6 +548,19 @@ func checkFloats(script, arg string, fs ...float64) error {
 		}
 	}
 	return nil
+}
+
+// EmptyError refuses a call with no value in a variadic key or argument list
+// that a command of the script gets alone (redis.call('DEL', unpack(KEYS))):
+// Redis would fail that command, after the script's earlier writes. Nothing is
+// sent.
+type EmptyError struct {
+	Script string // script name
+	Arg    string // key or argument name
+}
+
+func (e *EmptyError) Error() string {
+	return fmt.Sprintf("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent", e.Script, e.Arg)
 }
 
 // HashTagError refuses a call on a cluster client whose key has no hash tag
