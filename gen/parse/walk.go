@@ -1727,6 +1727,25 @@ func indexText(t string, key ast.Expr) string {
 
 var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// literalLocal is the literal the local x holds, when it holds no other
+// value anywhere in the script (as the previous walk found: upAll): its
+// text as Lua writes it for a number (number set), or the string.
+func (w *walker) literalLocal(x *ast.IdentExpr) (lit string, number, ok bool) {
+	l, _ := w.lookup(x.Value)
+	if l == nil || l.paramOf != nil || l.fnExpr != nil || l.table || w.upAll == nil {
+		return "", false, false
+	}
+	all, known := w.upAll[l.decl]
+	if !known || all != l.val || all.Source != SourceLiteral || all.Derived || all.Text == "" {
+		return "", false, false
+	}
+	if strings.HasPrefix(all.Text, `"`) {
+		s, err := strconv.Unquote(all.Text)
+		return s, false, err == nil
+	}
+	return all.Text, true, true
+}
+
 // value classifies where an expression's value comes from.
 func (w *walker) value(e ast.Expr) Value {
 	switch x := e.(type) {
@@ -1734,6 +1753,10 @@ func (w *walker) value(e ast.Expr) Value {
 		return Value{Source: SourceLiteral, Text: strconv.Quote(x.Value)}
 	case *ast.NumberExpr:
 		return Value{Source: SourceLiteral, Text: x.Value}
+	case *ast.UnaryMinusOpExpr:
+		if n, ok := x.Expr.(*ast.NumberExpr); ok { // -1, -0
+			return Value{Source: SourceLiteral, Text: "-" + n.Value}
+		}
 	case *ast.NilExpr, *ast.FalseExpr:
 		return Value{Source: SourceNil}
 	case *ast.AttrGetExpr:
@@ -2256,6 +2279,12 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			}
 		case *ast.StringExpr:
 			arg.Exact = true
+		case *ast.IdentExpr:
+			// A local that only ever holds one literal (local n = -0) is
+			// checked as that literal is.
+			if lit, number, ok := w.literalLocal(x); ok {
+				arg.Literal, arg.Exact, arg.Number = &lit, true, number
+			}
 		case *ast.NilExpr:
 			arg.NotString = "nil"
 		case *ast.TrueExpr:
