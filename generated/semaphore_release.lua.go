@@ -28,6 +28,11 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- which are exact only that far.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
+-- A release message the caller's ACL user may not publish (Redis 7 gives a
+-- new user no channel) fails with NOPERM before anything is written too
+-- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
+-- call with the permits returned, and a caller that released again on the
+-- error returned them twice.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    latch     redisson_sc_latch:{name}:<client-id>:<n>, this call's record
@@ -38,11 +43,15 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 -- @commands publish spublish
 -- @retryable
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+if redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[2], KEYS[2], '0') then
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the release message; nothing changed')
 end
 if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
@@ -62,7 +71,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "e90f833a4f0a4b2baec663b9fe3a3e47f258e8d1"
+const semaphoreReleaseSHA1 = "253ac673504a955f35c021da0d153e1e3340ca1b"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -81,6 +90,11 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // which are exact only that far.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// A release message the caller's ACL user may not publish (Redis 7 gives a
+// new user no channel) fails with NOPERM before anything is written too
+// (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
+// call with the permits returned, and a caller that released again on the
+// error returned them twice.
 //
 // Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration, persist bool) (int64, error) {
@@ -245,6 +259,13 @@ func semaphoreReleaseError(err error) error {
 			Message:  msg,
 			Script:   "SemaphoreRelease",
 			sentinel: ErrRange,
+		}
+	case "NOPERM":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreRelease",
+			sentinel: ErrNoperm,
 		}
 	}
 	return err
