@@ -9,7 +9,11 @@
 -- SPUBLISH, made again with PUBLISH), and the waiters would not hear of it.
 -- Reply: the count left (0 once released or when not counting).
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
--- another kind's hash with WRONGTYPE, before anything is written.
+-- another kind's hash with WRONGTYPE, before anything is written. A count
+-- down to zero whose message the caller's ACL user may not publish (Redis 7
+-- gives a new user no channel) fails with NOPERM before anything is written
+-- too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
+-- the call with the latch released, its waiters not told.
 -- @key    latch
 -- @key    channel   redisson_countdownlatch__channel__{name}
 -- @key    record    redisson_countdownlatch_latch:{name}:<client-id>:<n>, this call's record
@@ -17,6 +21,7 @@
 -- @arg    recordTTL duration
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 -- @commands publish spublish
 -- @retryable
 local value = redis.call('get', KEYS[1])
@@ -28,6 +33,10 @@ if not value then
 end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+if tonumber(value) <= 1 and redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[1], KEYS[2], '0')
+    and redis.call('exists', KEYS[3]) == 0 then
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[1] .. ' the zero message; nothing changed')
 end
 if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then
   return tonumber(value)

@@ -1,0 +1,44 @@
+package scriptlock
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestLatchCountDownChannelRefusedChangesNothing: a CountDown to zero whose
+// "zero" message the ACL user may not publish (Redis 7 gives a new user no
+// channel) fails and leaves the latch counting; the latch was deleted before
+// the PUBLISH was refused, so the call failed with the latch released and
+// its waiters not told.
+func TestLatchCountDownChannelRefusedChangesNothing(t *testing.T) {
+	n := redistest.Server(t)
+	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
+		t.Fatalf("ACL SETUSER: %v", err)
+	}
+	prefix := sharedPrefix(t)
+	admin := newTestClient(t, n.Client(t), prefix)
+	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
+	ctx := testCtx(t, 20*time.Second)
+	al, _ := admin.CountDownLatch("l")
+	if ok, err := al.TrySetCount(ctx, 2); !ok || err != nil {
+		t.Fatalf("TrySetCount: %v %v", ok, err)
+	}
+	l, _ := app.CountDownLatch("l")
+	// 2 -> 1 publishes nothing: allowed.
+	if err := l.CountDown(ctx); err != nil {
+		t.Fatalf("CountDown to 1: %v", err)
+	}
+	err := l.CountDown(ctx)
+	if !errors.Is(err, generated.ErrNoperm) {
+		t.Errorf("CountDown to 0 by a user without the channel: %v, want generated.ErrNoperm", err)
+	}
+	if got := countAt(t, n, l.Key()); got != 1 {
+		t.Fatalf("CountDown failed (%v), yet the count is %d, not 1", err, got)
+	}
+}
