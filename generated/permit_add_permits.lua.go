@@ -30,6 +30,11 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- numbers, which are exact only that far.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
+-- A positive n whose message the caller's ACL user may not publish (Redis 7
+-- gives a new user no channel) fails with NOPERM before anything is written
+-- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
+-- call with the permits added, and a caller that added again on the error
+-- added them twice.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -40,11 +45,15 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 -- @commands publish spublish
 -- @retryable
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[2], KEYS[3], ARGV[1]) then
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the permits message; nothing changed')
 end
 if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
@@ -65,7 +74,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "ece87ec47c737e34cd6632efc3befd8d0d13d27b"
+const permitAddPermitsSHA1 = "1212505be0379ac40fe1552d01321ce06a219f43"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -86,6 +95,11 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // numbers, which are exact only that far.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// A positive n whose message the caller's ACL user may not publish (Redis 7
+// gives a new user no channel) fails with NOPERM before anything is written
+// (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
+// call with the permits added, and a caller that added again on the error
+// added them twice.
 //
 // Redis script flags: allow-oom.
 func PermitAddPermits(ctx context.Context, c rueidis.Client, semaphore string, timeouts string, channel string, record string, n int64, publish string, recordTTL time.Duration) (int64, error) {
@@ -260,6 +274,13 @@ func permitAddPermitsError(err error) error {
 			Message:  msg,
 			Script:   "PermitAddPermits",
 			sentinel: ErrRange,
+		}
+	case "NOPERM":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitAddPermits",
+			sentinel: ErrNoperm,
 		}
 	}
 	return err

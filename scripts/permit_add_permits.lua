@@ -16,6 +16,11 @@
 -- numbers, which are exact only that far.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
+-- A positive n whose message the caller's ACL user may not publish (Redis 7
+-- gives a new user no channel) fails with NOPERM before anything is written
+-- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
+-- call with the permits added, and a caller that added again on the error
+-- added them twice.
 -- @key    semaphore
 -- @key    timeouts  {name}:timeout
 -- @key    channel   redisson_sc:{name}
@@ -26,11 +31,15 @@
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 -- @commands publish spublish
 -- @retryable
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[2], KEYS[3], ARGV[1]) then
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the permits message; nothing changed')
 end
 if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
