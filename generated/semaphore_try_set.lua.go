@@ -27,6 +27,10 @@ const semaphoreTrySetSource = `#!lua
 -- 0: a count already existed, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
+-- A count whose message the caller's ACL user may not publish (Redis 7 gives
+-- a new user no channel) fails with NOPERM before anything is written (Redis
+-- 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
+-- the count set, and the same call made again then answered false.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
@@ -36,6 +40,7 @@ const semaphoreTrySetSource = `#!lua
 -- @arg    recordTTL duration
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
@@ -49,6 +54,9 @@ if value then
   end
   return 0
 end
+if redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[3], KEYS[2], ARGV[1]) then
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
 redis.call(ARGV[3], KEYS[2], ARGV[1])
@@ -56,7 +64,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "a45fab8c81fae3d0b0694ac071444240777ac251"
+const semaphoreTrySetSHA1 = "88a8dfbca4c8d3963a182a26a3c51a3b1d5a54f3"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -74,6 +82,10 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // 0: a count already existed, nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// A count whose message the caller's ACL user may not publish (Redis 7 gives
+// a new user no channel) fails with NOPERM before anything is written (Redis
+// 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
+// the count set, and the same call made again then answered false.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
@@ -231,6 +243,13 @@ func semaphoreTrySetError(err error) error {
 			Message:  msg,
 			Script:   "SemaphoreTrySet",
 			sentinel: ErrNotCount,
+		}
+	case "NOPERM":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreTrySet",
+			sentinel: ErrNoperm,
 		}
 	}
 	return err

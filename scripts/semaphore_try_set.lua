@@ -13,6 +13,10 @@
 -- 0: a count already existed, nothing changed.
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
+-- A count whose message the caller's ACL user may not publish (Redis 7 gives
+-- a new user no channel) fails with NOPERM before anything is written (Redis
+-- 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
+-- the count set, and the same call made again then answered false.
 -- @key    semaphore
 -- @key    channel   redisson_sc:{name}
 -- @key    record    redisson_sc_latch:{name}:set:<nonce>, this call's record: its nonce once it set the count
@@ -22,6 +26,7 @@
 -- @arg    recordTTL duration
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
@@ -34,6 +39,9 @@ if value then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
   end
   return 0
+end
+if redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[3], KEYS[2], ARGV[1]) then
+  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])

@@ -1,0 +1,33 @@
+package scriptlock
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestSemaphoreTrySetPermitsChannelRefusedChangesNothing: a TrySetPermits
+// whose message the ACL user may not publish (Redis 7 gives a new user no
+// channel) fails and sets nothing; the count was set before the PUBLISH was
+// refused, so the call failed with the semaphore counting.
+func TestSemaphoreTrySetPermitsChannelRefusedChangesNothing(t *testing.T) {
+	n := redistest.Server(t)
+	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
+		t.Fatalf("ACL SETUSER: %v", err)
+	}
+	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }))
+	ctx := testCtx(t, 20*time.Second)
+	s, _ := app.Semaphore("s")
+	ok, err := s.TrySetPermits(ctx, 3)
+	if ok || !errors.Is(err, generated.ErrNoperm) {
+		t.Errorf("TrySetPermits by a user without the channel: %v %v, want false, generated.ErrNoperm", ok, err)
+	}
+	if got, _ := n.Do(t, "EXISTS", s.Key()).AsInt64(); got != 0 {
+		t.Fatalf("TrySetPermits failed (%v), yet the semaphore %q exists", err, s.Key())
+	}
+}
