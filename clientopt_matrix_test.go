@@ -12,12 +12,14 @@ import (
 // TestClientOptionMatrix runs every primitive, its waits woken by release
 // messages, on the rueidis configurations services hand in.
 func TestClientOptionMatrix(t *testing.T) {
+	t.Parallel()
 	n := redistest.Server(t)
 	clientFor := func(t *testing.T, o func(*rueidis.ClientOption)) rueidis.Client { return n.Client(t, o) }
 	runMatrix(t, clientFor)
 }
 
 func TestClientOptionMatrixSentinel(t *testing.T) {
+	t.Parallel()
 	s := redistest.Sentinel(t)
 	clientFor := func(t *testing.T, o func(*rueidis.ClientOption)) rueidis.Client { return s.Client(t, o) }
 	runMatrix(t, clientFor)
@@ -229,6 +231,7 @@ type errorString string
 func (e errorString) Error() string { return string(e) }
 
 func TestClientOptionMatrixCluster(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	clientFor := func(t *testing.T, o func(*rueidis.ClientOption)) rueidis.Client {
 		return cl.Client(t, func(opt *rueidis.ClientOption) {
