@@ -876,6 +876,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 			w.guard(given)
 		}
+		// local v; if c then v = 'x' else v = 'y' end: v holds a value
+		// after it, as it does on every path that goes on.
+		w.guard(givenOnEveryPath(s))
 	case *ast.NumberForStmt:
 		w.numberArg(s.Init)
 		w.numberArg(s.Limit)
@@ -988,6 +991,126 @@ func givesValue(list []ast.Stmt, name string) bool {
 			}
 			switch a.Rhs[i].(type) {
 			case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr, *ast.StringConcatOpExpr, *ast.ArithmeticOpExpr:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// givenOnEveryPath lists the names an if assigns a value that is neither
+// nil nor false on each of its paths that goes on after it (a branch that
+// returns or calls error does not): it has an else, and each branch gives
+// the value in its own statements or in an if of them that does so itself.
+func givenOnEveryPath(s *ast.IfStmt) []string {
+	if len(s.Else) == 0 {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	var collect func(list []ast.Stmt)
+	collect = func(list []ast.Stmt) {
+		for _, st := range list {
+			switch x := st.(type) {
+			case *ast.AssignStmt:
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok && !seen[id.Value] {
+						seen[id.Value] = true
+						names = append(names, id.Value)
+					}
+				}
+			case *ast.IfStmt:
+				collect(x.Then)
+				collect(x.Else)
+			}
+		}
+	}
+	collect(s.Then)
+	collect(s.Else)
+	var given []string
+	for _, n := range names {
+		if ifGives(s, n) {
+			given = append(given, n)
+		}
+	}
+	return given
+}
+
+// ifGives reports whether every path of an if that goes on after it gives
+// name a value that is neither nil nor false.
+func ifGives(s *ast.IfStmt, name string) bool {
+	return len(s.Else) > 0 && branchGives(s.Then, name) && branchGives(s.Else, name)
+}
+
+// branchGives reports whether a branch leaves the script or, read from top
+// to bottom, ends with name given a value that is neither nil nor false by
+// its own statements (an assignment, or an if that gives it on every path).
+// A local of that name declared in the branch hides the one outside.
+func branchGives(list []ast.Stmt, name string) bool {
+	if exits(list) {
+		return true
+	}
+	gives := false
+	for _, st := range list {
+		switch x := st.(type) {
+		case *ast.LocalAssignStmt:
+			if slices.Contains(x.Names, name) {
+				return false
+			}
+		case *ast.AssignStmt:
+			for i, l := range x.Lhs {
+				if id, ok := l.(*ast.IdentExpr); ok && id.Value == name {
+					gives = i < len(x.Rhs) && givesValue([]ast.Stmt{x}, name)
+				}
+			}
+		case *ast.IfStmt:
+			if ifGives(x, name) {
+				gives = true
+			} else if assigns(x.Then, name) || assigns(x.Else, name) {
+				gives = false // it may assign nil there
+			}
+		case *ast.DoBlockStmt, *ast.WhileStmt, *ast.RepeatStmt, *ast.NumberForStmt, *ast.GenericForStmt:
+			if assigns([]ast.Stmt{x}, name) {
+				gives = false
+			}
+		}
+	}
+	return gives
+}
+
+// assigns reports whether a statement of list, or of a block in it (not a
+// function's body), assigns name.
+func assigns(list []ast.Stmt, name string) bool {
+	for _, st := range list {
+		switch x := st.(type) {
+		case *ast.AssignStmt:
+			for _, l := range x.Lhs {
+				if id, ok := l.(*ast.IdentExpr); ok && id.Value == name {
+					return true
+				}
+			}
+		case *ast.IfStmt:
+			if assigns(x.Then, name) || assigns(x.Else, name) {
+				return true
+			}
+		case *ast.DoBlockStmt:
+			if assigns(x.Stmts, name) {
+				return true
+			}
+		case *ast.WhileStmt:
+			if assigns(x.Stmts, name) {
+				return true
+			}
+		case *ast.RepeatStmt:
+			if assigns(x.Stmts, name) {
+				return true
+			}
+		case *ast.NumberForStmt:
+			if assigns(x.Stmts, name) {
+				return true
+			}
+		case *ast.GenericForStmt:
+			if assigns(x.Stmts, name) {
 				return true
 			}
 		}
