@@ -312,6 +312,7 @@ func buildScript(file File) (*scriptInfo, []Error) {
 		rules.keysKnown = true
 	}
 	rules.changed = pf.Changed
+	rules.measured = pf.Measured
 	var extended []int
 	rules.extended = &extended
 	errs = append(errs, checkBody(file.Path, pf, rules)...)

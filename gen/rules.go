@@ -37,6 +37,9 @@ type scriptRules struct {
 	// changed holds KEYS and ARGV when the script may change them
 	// (parse.File.Changed).
 	changed map[string]bool
+	// measured holds KEYS and ARGV when the script reads their length
+	// (parse.File.Measured).
+	measured map[string]bool
 	// libMisses is set when the script reads a library field Lua 5.1 does
 	// not have (table.unpack): a key position given what it expands to is
 	// then not reported again.
@@ -675,8 +678,11 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 			// A variadic's unpack gives nothing of it when the callers
 			// pass none: when the command then takes too few arguments,
 			// the callers refuse an empty list (Redis would fail the
-			// call, after the script's earlier writes).
-			if params := r.paramsOf(last.Unpacks); !exact && arityOK(info.arity, n, true) && !arityOK(info.arity, n-m+r.fixedAfter(last.Unpacks, last.UnpackFrom), false) {
+			// call, after the script's earlier writes). Not when the
+			// script reads the list's length, which it may test first
+			// (if #KEYS == 0 then return 0 end), nor through
+			// redis.pcall, which hands the script the error.
+			if params := r.paramsOf(last.Unpacks); !exact && !r.measured[last.Unpacks] && c.Func != "redis.pcall" && arityOK(info.arity, n, true) && !arityOK(info.arity, n-m+r.fixedAfter(last.Unpacks, last.UnpackFrom), false) {
 				params[len(params)-1].NonEmpty = true
 			}
 		}

@@ -478,8 +478,13 @@ type File struct {
 	// holds it in a local or assigns to a field of it: it may then hold
 	// other values than the callers passed, and another number of them.
 	Changed map[string]bool
-	Calls   []Call
-	Globals []Global
+	// Measured holds "KEYS" and "ARGV" when the script reads the table's
+	// length (#KEYS), or tests whether it holds an element (if not
+	// KEYS[1] then): it may test it before a command gets the table (if
+	// #KEYS == 0 then return 0 end), so an empty one may be fine.
+	Measured map[string]bool
+	Calls    []Call
+	Globals  []Global
 	// UnknownGlobals are the reads of global names Redis's script sandbox
 	// does not define (Redis fails them at run time).
 	UnknownGlobals []Global

@@ -1564,6 +1564,9 @@ func (w *walker) expr(e ast.Expr) {
 		w.truth(e.Expr, true)
 		w.expr(e.Expr)
 	case *ast.UnaryLenOpExpr:
+		if id, ok := e.Expr.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+			w.measured(id.Value)
+		}
 		if w.tableRead(e.Expr) {
 			break
 		}
@@ -1599,7 +1602,40 @@ func (w *walker) cond(e ast.Expr) {
 		return
 	}
 	w.truth(e, false)
+	w.measuredElem(e)
 	w.expr(e)
+}
+
+// measuredElem records a condition that tests whether KEYS or ARGV holds
+// an element (KEYS[1], not KEYS[1], ARGV[1] == nil) as a read of the
+// table's length: the script may leave before a command gets it empty.
+func (w *walker) measuredElem(e ast.Expr) {
+	if n, ok := e.(*ast.UnaryNotOpExpr); ok {
+		e = n.Expr
+	}
+	if r, ok := e.(*ast.RelationalOpExpr); ok && (r.Operator == "==" || r.Operator == "~=") {
+		if _, ok := r.Rhs.(*ast.NilExpr); ok {
+			e = r.Lhs
+		} else if _, ok := r.Lhs.(*ast.NilExpr); ok {
+			e = r.Rhs
+		}
+	}
+	a, ok := e.(*ast.AttrGetExpr)
+	if !ok {
+		return
+	}
+	if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+		w.measured(id.Value)
+	}
+}
+
+// measured records that the script reads the length of KEYS or ARGV
+// (table), or tests whether it holds an element.
+func (w *walker) measured(table string) {
+	if w.f.Measured == nil {
+		w.f.Measured = map[string]bool{}
+	}
+	w.f.Measured[table] = true
 }
 
 // truth records e as a truth test when it is a command's reply; it runs
