@@ -1748,6 +1748,11 @@ func (w *walker) probe(e ast.Expr) func() {
 			visit(x.Rhs)
 		case *ast.UnaryNotOpExpr:
 			visit(x.Expr)
+		case *ast.FuncCallExpr:
+			// type(h.map) == 'table' tests the field as h.map does.
+			if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "type" && !w.isLocal("type") && len(x.Args) == 1 {
+				visit(x.Args[0])
+			}
 		}
 	}
 	visit(e)
