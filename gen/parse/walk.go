@@ -162,6 +162,9 @@ type local struct {
 	table bool
 	elems Value
 	ctor  *Return
+	// fields are the values the constructor gives at a literal index or
+	// name ("1", "lock"), where the checker can tell.
+	fields map[string]Value
 	// all merges every value the local is assigned, wherever: what a
 	// function defined before an assignment may read (see settleUpvals),
 	// while val is replaced by an assignment in the declaring block.
@@ -827,7 +830,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				}
 				if t, ok := s.Exprs[i].(*ast.TableExpr); ok {
 					l, _ := w.lookup(n)
-					l.table, l.elems = true, w.tableElems(t)
+					l.table, l.elems, l.fields = true, w.tableElems(t), w.tableFields(t)
 				}
 			}
 			w.setReply(n, replies[i])
@@ -1942,6 +1945,15 @@ func (w *walker) value(e ast.Expr) Value {
 				return Value{Source: SourceArgv, Text: "ARGV[i]", Derived: true} // args[1] with args = ARGV
 			}
 			if v, ok := w.elemsOf(id); ok {
+				// t[1] or t.lock of local t = {KEYS[1], lock = KEYS[2]}:
+				// the value listed there.
+				if f, ok := w.tableLocal(id).fields[fieldKey(x.Key)]; ok {
+					f.Derived = true
+					if v.Text == "" && f.Source != SourceKey && f.Source != SourceKeyChanged {
+						f.Text = indexText(id.Value, x.Key) // named as written
+					}
+					return f
+				}
 				if v.Text == "" {
 					// Several values (t = {'a', 'b'}): messages name
 					// what is written, as for a local.
@@ -2564,6 +2576,54 @@ func (w *walker) tableElems(t *ast.TableExpr) Value {
 		return Value{Source: SourceNil}
 	}
 	return v
+}
+
+// tableFields are the values a table constructor gives at a literal index
+// or name, by fieldKey; a key listed twice merges both values. The
+// positional values stop at a call or ... whose values are expanded.
+func (w *walker) tableFields(t *ast.TableExpr) map[string]Value {
+	out := map[string]Value{}
+	add := func(k string, v Value) {
+		if old, ok := out[k]; ok {
+			v = mergeValue(old, v)
+		}
+		out[k] = v
+	}
+	n := 0
+	for i, f := range t.Fields {
+		if f.Key != nil {
+			if k := fieldKey(f.Key); k != "" {
+				add(k, w.value(f.Value))
+			}
+			continue
+		}
+		n++
+		switch f.Value.(type) {
+		case *ast.FuncCallExpr, *ast.Comma3Expr:
+			if i == len(t.Fields)-1 {
+				return out
+			}
+		}
+		add(strconv.Itoa(n), w.value(f.Value))
+	}
+	return out
+}
+
+// fieldKey is a literal table key as a string: an integer index ("1") or
+// a string; "" for any other.
+func fieldKey(e ast.Expr) string {
+	switch k := e.(type) {
+	case *ast.NumberExpr:
+		if i, ok := luaIndex(k.Value); ok {
+			return strconv.Itoa(i)
+		}
+	case *ast.StringExpr:
+		if _, err := strconv.Atoi(k.Value); err != nil {
+			return k.Value // t['1'] is no t[1]
+		}
+		return "'" + k.Value
+	}
+	return ""
 }
 
 // keptTables are the table locals of this walk that were not spoiled.
