@@ -49,6 +49,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		in          *parse.Func // nil: everywhere below; else in this function only
 		from, until int         // the lines of the if or loop it is in, if any
 		loops       [][2]int    // the loops it is written in (see parse.RedisLibCall)
+		blocks      []int       // the blocks it is written in (see parse.RedisLibCall)
 		exitOf      int         // for a call of a function: its Fn
 	}
 	lineOf := func(c parse.RedisLibCall) int {
@@ -65,10 +66,10 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			continue
 		}
 		if c.Fn <= 0 || c.Fn > len(funcs) || funcs[c.Fn-1].Escaped {
-			sets = append(sets, set{at: c.Pos, line: lineOf(c), from: c.From, until: c.Until, loops: c.Loops})
+			sets = append(sets, set{at: c.Pos, line: lineOf(c), from: c.From, until: c.Until, loops: c.Loops, blocks: c.Blocks})
 			continue
 		}
-		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1], from: c.From, until: c.Until, loops: c.Loops})
+		sets = append(sets, set{at: c.Pos, line: lineOf(c), in: &funcs[c.Fn-1], from: c.From, until: c.Until, loops: c.Loops, blocks: c.Blocks})
 		if l, ok := last[c.Fn]; !ok || before(l.Pos, c.Pos) {
 			last[c.Fn] = c
 		}
@@ -180,6 +181,12 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 				back := false // switched back in the body itself
 				for _, o := range sets {
 					if o.line == 0 && o.from == l[0] && o.until == l[1] && (before(s.at, o.at) || before(o.at, p)) {
+						back = true
+					}
+					// if c then redis.setresp(3) ... redis.setresp(2) end:
+					// one below it in its own block (or one holding it
+					// in the loop) runs whenever it does.
+					if o.line == 0 && before(s.at, o.at) && o.at.Line <= l[1] && len(o.blocks) > 0 && slices.Contains(s.blocks, o.blocks[len(o.blocks)-1]) {
 						back = true
 					}
 				}

@@ -375,6 +375,9 @@ type RedisLibCall struct {
 	// function it is written in, outermost first: a later iteration runs
 	// the body's statements above it after it.
 	Loops [][2]int
+	// Blocks identify the blocks it is written in, outermost first: one
+	// written below it in one of them runs after it.
+	Blocks []int
 }
 
 // Func is a function of the script: the lines of its body, and where it

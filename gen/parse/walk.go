@@ -2372,6 +2372,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			lc.Fn = w.funcIndex(w.fns[len(w.fns)-1])
 		}
 		lc.Loops = slices.Clone(w.loops)
+		lc.Blocks = slices.Clone(w.scopeIDs)
 		if n := len(w.conds); n > 0 {
 			lc.From, lc.Until = w.conds[n-1][0], w.conds[n-1][1]
 		}
