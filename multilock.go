@@ -407,7 +407,7 @@ func (m *MultiLock) tryMember(ctx context.Context, l Locker, wait time.Duration,
 	returned := false
 	defer func() {
 		if !returned {
-			bound, stop := giveBackBound(nil, cut)
+			bound, stop := giveBackBound(context.Background(), cut)
 			defer stop()
 			_ = m.rollback(held, bound)
 		}
@@ -474,18 +474,21 @@ func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() b
 
 // giveBackBound is what ends the caller's wait for the give-back of a
 // failed attempt's members (nil: nothing, the caller waits for it): cut (a
-// wait's, zero: none), or waitOverrun past the end of ctx (nil: none), its
+// wait's, zero: none), or waitOverrun past the end of ctx (one that never ends: none), its
 // deadline or a cancellation, also one that comes while the give-back runs,
 // whichever comes first. Calls are bounded by ctx: a member whose server
 // stopped answering kept the caller for its release timeout, each try, past
 // a deadline the caller set or a cancellation. stop frees its timers.
 func giveBackBound(ctx context.Context, cut time.Time) (bound <-chan struct{}, stop func()) {
-	ends := ctx != nil && ctx.Done() != nil
+	ends := ctx.Done() != nil
 	if cut.IsZero() && !ends {
 		return nil, func() {} // nothing ends it
 	}
-	bctx, cancel := context.WithCancel(context.Background())
-	if !cut.IsZero() {
+	var bctx context.Context
+	var cancel context.CancelFunc
+	if cut.IsZero() {
+		bctx, cancel = context.WithCancel(context.Background())
+	} else {
 		bctx, cancel = context.WithDeadline(context.Background(), cut)
 	}
 	if !ends {
