@@ -262,10 +262,14 @@ func (s settledError) Unwrap() error { return s.err }
 // (a read's i/o timeout; a timeout of the call's own deadline comes as
 // context.DeadlineExceeded instead). So is one the kernel found dead
 // (ETIMEDOUT: TCP keepalive or retransmissions unanswered), and a guarded
-// call that stalled (errGuardStalled).
+// call that stalled (errGuardStalled). A call reading from a connection
+// rueidis closes under it (one it drops as dead while the call waits for
+// its reply) fails with the read's own error, "use of closed network
+// connection" (net.ErrClosed), not with the error the connection was
+// dropped for.
 func brokenConn(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, rueidis.ErrClosing) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, errGuardStalled)
 }

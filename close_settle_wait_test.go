@@ -1,0 +1,143 @@
+package scriptlock
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// closedConns is a rueidis dialer whose connections the test can close
+// under the calls waiting on them, as rueidis itself does with one it drops
+// as dead while a call reads from it: that call fails with the read's "use
+// of closed network connection", not with the error the connection was
+// dropped for.
+type closedConns struct {
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (d *closedConns) dial(ctx context.Context, addr string, nd *net.Dialer, _ *tls.Config) (net.Conn, error) {
+	c, err := nd.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		d.mu.Lock()
+		d.conns = append(d.conns, c)
+		d.mu.Unlock()
+	}
+	return c, err
+}
+
+func (d *closedConns) closeAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.conns {
+		c.Close()
+	}
+	d.conns = nil
+}
+
+type waitNameKey struct{}
+
+// TestCloseEndsWaitAfterClosedConn: the attempts of waits in flight fail
+// because their connection was closed under them (a read's "use of closed
+// network connection"), and Redis cannot be reached since. That is a broken
+// connection like any other: each wait settles its attempt and waits on,
+// and it is Close, begun later, that ends the wait, with ErrClosed. Such a
+// failure ended the wait at once with the transport's error (and the
+// Semaphore's and PermitSemaphore's undo went to the background), so a wait
+// Close was to end had already failed.
+func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	var d closedConns
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
+		PipelineMultiplex: -1, DialCtxFn: d.dial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	c := newTestClient(t, rc)
+	h := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
+	ctx := testCtx(t, 30*time.Second)
+
+	var mu sync.Mutex
+	frozen := false
+	inFlight := map[string]bool{} // waits with an attempt sent since the freeze
+	testHookAttempt = func(ctx context.Context, after bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if name, ok := ctx.Value(waitNameKey{}).(string); ok && frozen && !after {
+			inFlight[name] = true
+		}
+	}
+	defer func() { testHookAttempt = nil }()
+
+	res := make(map[string]chan error)
+	for _, wk := range waitKinds {
+		if wk.name == "CountDownLatch" {
+			continue // a read: rueidis makes it again on a broken connection
+		}
+		wait, release := wk.setup(t, h, c, "closed-conn-"+wk.name)
+		defer release()
+		ch := make(chan error, 1)
+		res[wk.name] = ch
+		wctx := context.WithValue(ctx, waitNameKey{}, wk.name)
+		go func() { ch <- wait(wctx) }()
+	}
+	hooked := len(res) // waits whose attempts testHookAttempt sees
+	// A LeanMutex's wait polls (every 16 ms at most): its next attempt
+	// hangs as soon as the replies are held back.
+	lean := mustLean(t, c, "closed-conn-LeanMutex")
+	if _, err := mustLean(t, h, "closed-conn-LeanMutex").LockWithLease(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	leanRes := make(chan error, 1)
+	res["LeanMutex"] = leanRes
+	go func() { _, err := lean.Lock(ctx); leanRes <- err }()
+	time.Sleep(300 * time.Millisecond) // every wait sleeps until its next attempt
+	mu.Lock()
+	frozen = true
+	mu.Unlock()
+	px.FreezeReplies()
+	if !eventually(3*notifyFallback, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(inFlight) == hooked
+	}) {
+		t.Fatalf("not every wait made an attempt: %v", inFlight)
+	}
+	time.Sleep(100 * time.Millisecond) // the last attempts are on their way
+	d.closeAll()                       // the attempts fail: use of closed network connection
+	px.Refuse()                        // and Redis is out of reach from here on
+	time.Sleep(500 * time.Millisecond) // the waits settle their attempts, in vain
+	for name, ch := range res {
+		select {
+		case err := <-ch:
+			t.Errorf("%s: wait ended before Close with %v", name, err)
+			ch <- err
+		default:
+		}
+	}
+	closed := make(chan struct{})
+	go func() { defer close(closed); c.Close() }()
+	for name, ch := range res {
+		select {
+		case err := <-ch:
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("%s: wait ended by Close returned %v, want ErrClosed", name, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: wait still running 5 s after Close", name)
+		}
+	}
+	px.Thaw()
+	<-closed
+}
