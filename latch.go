@@ -148,9 +148,17 @@ func (l *CountDownLatch) await(ctx context.Context, wait time.Duration) (bool, e
 	// for a lock (NotAcquiredError.Unanswered); an answer clears it.
 	unanswered := true
 	ok, err := l.c.waitNotified(ctx, l.channel, true, wait, func(actx context.Context) (bool, time.Duration, error) {
+		// Close cuts the read short, as it ends the wait: rueidis makes a
+		// read again on a broken connection for as long as its context
+		// lasts, so against a server that stopped answering it would
+		// hold the wait past Close until ctx ends. A read has nothing to
+		// undo.
+		rctx, cancel := context.WithCancel(actx)
+		defer cancel()
+		defer context.AfterFunc(l.c.closingCtx, cancel)()
 		// From the primary: a replica behind it may not have the count
 		// yet, and the latch would read as open (readPrimary).
-		n, err := readPrimaryAs(actx, l.c, func() (rueidis.Completed, error) {
+		n, err := readPrimaryAs(rctx, l.c, func() (rueidis.Completed, error) {
 			return generated.LatchCountCommand(l.c.rc, l.key)
 		}, generated.DecodeLatchCount)
 		unanswered = err != nil
