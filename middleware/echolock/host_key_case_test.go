@@ -20,6 +20,17 @@ import (
 // https are both dropped (a proxy in front may have ended TLS). Another
 // port is another key.
 func TestHostHeaderKeySpellings(t *testing.T) {
+	checkHostSpellings(t, []string{"shop-a.example", "[2001:db8::a]"}, "host is",
+		[]string{"SHOP-A.example", "Shop-A.Example", "shop-a.example:80", "shop-a.example:", "[2001:DB8::A]", "[2001:db8::a]:80", "shop-a.example:443"},
+		[]string{"shop-a.example:8080", "shop-b.example"})
+}
+
+// checkHostSpellings serves a "header:Host" lock, holds the lock of each
+// host in held, and posts each spelling: those in waiting are answered 409
+// (lockedWhat names what of theirs is locked in the failure message) without
+// the handler running, those in free 200.
+func checkHostSpellings(t *testing.T, held []string, lockedWhat string, waiting, free []string) {
+	t.Helper()
 	env := mwtest.New(t)
 	e := echo.New()
 	ran := make(chan string, 16)
@@ -29,7 +40,7 @@ func TestHostHeaderKeySpellings(t *testing.T) {
 	}, echolock.LockWithConfig(echolock.LockConfig{KeyLookup: "header:Host", KeyPrefix: env.Prefix, Lock: env.LockFunc()}))
 	srv := serve(t, e)
 	ctx := context.Background()
-	for _, h := range []string{"shop-a.example", "[2001:db8::a]"} {
+	for _, h := range held {
 		m := env.Mutex(t, env.Prefix+core.EscapeKey(h))
 		if _, err := m.TryLock(ctx, 0); err != nil {
 			t.Fatal(err)
@@ -49,9 +60,9 @@ func TestHostHeaderKeySpellings(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	for _, host := range []string{"SHOP-A.example", "Shop-A.Example", "shop-a.example:80", "shop-a.example:", "[2001:DB8::A]", "[2001:db8::a]:80", "shop-a.example:443"} {
+	for _, host := range waiting {
 		if code := post(host); code != http.StatusConflict {
-			t.Errorf("Host %s while its host is locked: %d, want 409", host, code)
+			t.Errorf("Host %s while its %s locked: %d, want 409", host, lockedWhat, code)
 		}
 	}
 	select {
@@ -59,7 +70,7 @@ func TestHostHeaderKeySpellings(t *testing.T) {
 		t.Errorf("handler ran for Host %q beside the lock of its host", h)
 	default:
 	}
-	for _, host := range []string{"shop-a.example:8080", "shop-b.example"} {
+	for _, host := range free {
 		if code := post(host); code != http.StatusOK {
 			t.Errorf("Host %s: %d, want 200", host, code)
 		}
