@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +17,7 @@ import (
 // evicted or force-unlocked by another process meanwhile.
 func TestLostFoundByExtendIsLogged(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	logs := &logSink{}
-	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	node, c, logs := newLoggedClient(t)
 	ctx := testCtx(t, 20*time.Second)
 	m := mustMutex(t, c, "extended")
 	lctx, err := m.LockWithLease(ctx, 10*time.Second)
@@ -32,14 +31,9 @@ func TestLostFoundByExtendIsLogged(t *testing.T) {
 	if !errors.Is(context.Cause(lctx), ErrLockLost) {
 		t.Fatalf("lock context cause %v, want ErrLockLost", context.Cause(lctx))
 	}
-	logs.mu.Lock()
-	defer logs.mu.Unlock()
-	for _, l := range logs.logs {
-		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "lock=extended") && strings.Contains(l, "reason=") {
-			return
-		}
+	if lost, logged := logs.lostLines("lock=extended", "reason="); len(lost) == 0 {
+		t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logged)
 	}
-	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
 }
 
 // So is a hold whose owner locks again and is granted the lock afresh: the
@@ -47,9 +41,7 @@ func TestLostFoundByExtendIsLogged(t *testing.T) {
 // process) before the watchdog noticed.
 func TestLostFoundByFreshGrantIsLogged(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	logs := &logSink{}
-	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	node, c, logs := newLoggedClient(t)
 	ctx := WithOwner(testCtx(t, 20*time.Second), "worker")
 	m := mustMutex(t, c, "again")
 	first, err := m.Lock(ctx)
@@ -65,23 +57,16 @@ func TestLostFoundByFreshGrantIsLogged(t *testing.T) {
 	if !errors.Is(context.Cause(first), ErrLockLost) {
 		t.Fatalf("the first hold's context: cause %v, want ErrLockLost", context.Cause(first))
 	}
-	logs.mu.Lock()
-	defer logs.mu.Unlock()
-	for _, l := range logs.logs {
-		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "lock=again") && strings.Contains(l, "reason=") {
-			return
-		}
+	if lost, logged := logs.lostLines("lock=again", "reason="); len(lost) == 0 {
+		t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logged)
 	}
-	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
 }
 
 // And a hold whose Unlock finds it gone: its owner worked under a lock the
 // server no longer had.
 func TestLostFoundByUnlockIsLogged(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	logs := &logSink{}
-	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	node, c, logs := newLoggedClient(t)
 	ctx := testCtx(t, 20*time.Second)
 	m := mustMutex(t, c, "released")
 	lctx, err := m.Lock(ctx)
@@ -92,12 +77,29 @@ func TestLostFoundByUnlockIsLogged(t *testing.T) {
 	if err := m.Unlock(lctx); !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Unlock of a hold whose key is gone: %v, want ErrNotHeld", err)
 	}
-	logs.mu.Lock()
-	defer logs.mu.Unlock()
-	for _, l := range logs.logs {
-		if strings.HasPrefix(l, "WARN lock lost") && strings.Contains(l, "lock=released") && strings.Contains(l, "reason=") {
-			return
+	if lost, logged := logs.lostLines("lock=released", "reason="); len(lost) == 0 {
+		t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logged)
+	}
+}
+
+// newLoggedClient starts a server and a Client on it whose log is recorded in
+// the returned sink.
+func newLoggedClient(t *testing.T) (*redistest.Node, *Client, *logSink) {
+	t.Helper()
+	node := redistest.Server(t)
+	logs := &logSink{}
+	return node, newTestClient(t, node.Client(t), WithLogger(slog.New(logs))), logs
+}
+
+// lostLines returns the WARN "lock lost" lines logged so far that contain
+// every one of parts, and all the lines logged so far.
+func (s *logSink) lostLines(parts ...string) (lost, logged []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range s.logs {
+		if strings.HasPrefix(l, "WARN lock lost") && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(l, p) }) {
+			lost = append(lost, l)
 		}
 	}
-	t.Errorf("no WARN \"lock lost\" naming the lock and its reason; logged: %q", logs.logs)
+	return lost, slices.Clone(s.logs)
 }

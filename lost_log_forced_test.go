@@ -3,12 +3,8 @@ package scriptlock
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // A hold that the same Client's ForceUnlock ends is lost like any other:
@@ -17,9 +13,7 @@ import (
 // from its context alone.
 func TestLostByOwnForceUnlockIsLogged(t *testing.T) {
 	t.Parallel()
-	node := redistest.Server(t)
-	logs := &logSink{}
-	c := newTestClient(t, node.Client(t), WithLogger(slog.New(logs)))
+	_, c, logs := newLoggedClient(t)
 	ctx := testCtx(t, 20*time.Second)
 	for _, name := range []string{"forced", "forced-lean"} {
 		var l Locker = mustMutex(t, c, name)
@@ -38,14 +32,8 @@ func TestLostByOwnForceUnlockIsLogged(t *testing.T) {
 		if !errors.Is(context.Cause(lctx), ErrLockLost) {
 			t.Fatalf("%s: lock context cause %v, want ErrLockLost", name, context.Cause(lctx))
 		}
-		logs.mu.Lock()
-		found := false
-		for _, line := range logs.logs {
-			found = found || strings.HasPrefix(line, "WARN lock lost") && strings.Contains(line, "lock="+name+" ") && strings.Contains(line, "force-unlocked")
-		}
-		logs.mu.Unlock()
-		if !found {
-			t.Errorf("%s: no WARN \"lock lost\" naming the lock and the force-unlock; logged: %q", name, logs.logs)
+		if lost, logged := logs.lostLines("lock="+name+" ", "force-unlocked"); len(lost) == 0 {
+			t.Errorf("%s: no WARN \"lock lost\" naming the lock and the force-unlock; logged: %q", name, logged)
 		}
 	}
 }
