@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestLatchCountDownChannelRefusedChangesNothing: a CountDown to zero whose
@@ -17,13 +14,7 @@ import (
 // the PUBLISH was refused, so the call failed with the latch released and
 // its waiters not told.
 func TestLatchCountDownChannelRefusedChangesNothing(t *testing.T) {
-	n := redistest.Server(t)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	prefix := sharedPrefix(t)
-	admin := newTestClient(t, n.Client(t), prefix)
-	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
+	n, admin, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	al, _ := admin.CountDownLatch("l")
 	if ok, err := al.TrySetCount(ctx, 2); !ok || err != nil {

@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestPermitAddPermitsChannelRefusedChangesNothing: a PermitSemaphore's
@@ -16,13 +13,7 @@ import (
 // user no channel) fails and adds nothing; the permits were added before the
 // PUBLISH was refused, so adding again on the error added them twice.
 func TestPermitAddPermitsChannelRefusedChangesNothing(t *testing.T) {
-	n := redistest.Server(t)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	prefix := sharedPrefix(t)
-	admin := newTestClient(t, n.Client(t), prefix)
-	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
+	n, admin, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	as, _ := admin.PermitSemaphore("ps")
 	if ok, err := as.TrySetPermits(ctx, 1); !ok || err != nil {

@@ -18,13 +18,7 @@ import (
 // so a caller that took the error at its word and released again returned
 // them twice.
 func TestSemaphoreReleaseChannelRefusedChangesNothing(t *testing.T) {
-	n := redistest.Server(t)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	prefix := sharedPrefix(t)
-	admin := newTestClient(t, n.Client(t), prefix)
-	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
+	n, admin, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	as, _ := admin.Semaphore("s")
 	if ok, err := as.TrySetPermits(ctx, 1); !ok || err != nil {
@@ -50,4 +44,20 @@ func TestSemaphoreReleaseChannelRefusedChangesNothing(t *testing.T) {
 	if got := countAt(t, n, s.Key()); got != 0 {
 		t.Fatalf("AddPermits failed, yet the count is %d, not 0", got)
 	}
+}
+
+// newNoChannelClients starts a server with an ACL user "app" that may run
+// every command on every key but publish on no channel (as Redis 7 gives a
+// new user: acl-pubsub-default resetchannels), and returns it with a Client
+// as the default user and one as "app", both in the same key space.
+func newNoChannelClients(t *testing.T) (n *redistest.Node, admin, app *Client) {
+	t.Helper()
+	n = redistest.Server(t)
+	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
+		t.Fatalf("ACL SETUSER: %v", err)
+	}
+	prefix := sharedPrefix(t)
+	admin = newTestClient(t, n.Client(t), prefix)
+	app = newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }), prefix)
+	return n, admin, app
 }

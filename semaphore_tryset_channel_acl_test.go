@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/rueidis"
-
 	"github.com/scriptlock/scriptlock/generated"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestSemaphoreTrySetPermitsChannelRefusedChangesNothing: a TrySetPermits
@@ -16,11 +13,7 @@ import (
 // channel) fails and sets nothing; the count was set before the PUBLISH was
 // refused, so the call failed with the semaphore counting.
 func TestSemaphoreTrySetPermitsChannelRefusedChangesNothing(t *testing.T) {
-	n := redistest.Server(t)
-	if err := n.Do(t, "ACL", "SETUSER", "app", "on", ">pw", "~*", "resetchannels", "+@all").Error(); err != nil {
-		t.Fatalf("ACL SETUSER: %v", err)
-	}
-	app := newTestClient(t, n.Client(t, func(o *rueidis.ClientOption) { o.Username, o.Password = "app", "pw" }))
+	n, _, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	s, _ := app.Semaphore("s")
 	ok, err := s.TrySetPermits(ctx, 3)
