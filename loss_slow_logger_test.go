@@ -73,12 +73,21 @@ func TestLossNotHeldUpByLogger(t *testing.T) {
 // context was cancelled.
 func TestRedLockLossNotHeldUpByLogger(t *testing.T) {
 	t.Parallel()
+	loseRedLockQuorumLoggerStuck(t, "job-stuck-log")
+}
+
+// loseRedLockQuorumLoggerStuck locks a RedLock of the given name on three
+// nodes whose Clients log to a stuckLog, makes two of the nodes stop
+// answering and waits, at most 5s, for the lock's context to end with
+// ErrLockLost. The nodes answer again and the log is released when the test
+// ends.
+func loseRedLockQuorumLoggerStuck(t *testing.T, name string) ([]*redistest.Node, *RedLock) {
+	t.Helper()
 	sink := stuckLog{release: make(chan struct{})}
-	_, cs, pxs := proxiedNodes(t, 3, WithLogger(slog.New(sink)))
+	nodes, cs, pxs := proxiedNodes(t, 3, WithLogger(slog.New(sink)))
 	t.Cleanup(func() { close(sink.release) }) // before the Clients close
 	ctx := testCtx(t, 30*time.Second)
-	const lease = 2 * time.Second
-	r := mustRedLock(t, "job-stuck-log", cs, WithWatchdog(lease, 600*time.Millisecond),
+	r := mustRedLock(t, name, cs, WithWatchdog(stuckLogLease, 600*time.Millisecond),
 		WithClockDrift(0.4, 0), WithNodeTimeout(300*time.Millisecond))
 	lctx, err := r.Lock(ctx)
 	if err != nil {
@@ -86,17 +95,21 @@ func TestRedLockLossNotHeldUpByLogger(t *testing.T) {
 	}
 	pxs[1].Freeze()
 	pxs[2].Freeze()
-	defer pxs[1].Thaw()
-	defer pxs[2].Thaw()
+	t.Cleanup(pxs[1].Thaw)
+	t.Cleanup(pxs[2].Thaw)
 	select {
 	case <-lctx.Done():
 		if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
-			t.Errorf("lock context ended with %v, want ErrLockLost", cause)
+			t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("lock context alive 5s after two of three nodes stopped answering, the logger's write of the loss stuck")
 	}
+	return nodes, r
 }
+
+// stuckLogLease is the lease of loseRedLockQuorumLoggerStuck's RedLock.
+const stuckLogLease = 2 * time.Second
 
 // A renewal round that finds several holds gone ends them all before it
 // logs any: the first one's record, written before the next hold was

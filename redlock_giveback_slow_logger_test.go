@@ -1,9 +1,6 @@
 package scriptlock
 
 import (
-	"context"
-	"errors"
-	"log/slog"
 	"testing"
 	"time"
 )
@@ -15,31 +12,9 @@ import (
 // it stalled, a lock nobody owned any more keeping those nodes from others.
 func TestRedLockGiveBackNotHeldUpByLogger(t *testing.T) {
 	t.Parallel()
-	sink := stuckLog{release: make(chan struct{})}
-	nodes, cs, pxs := proxiedNodes(t, 3, WithLogger(slog.New(sink)))
-	t.Cleanup(func() { close(sink.release) }) // before the Clients close
-	ctx := testCtx(t, 30*time.Second)
-	const lease = 2 * time.Second
-	r := mustRedLock(t, "job-stuck-log-giveback", cs, WithWatchdog(lease, 600*time.Millisecond),
-		WithClockDrift(0.4, 0), WithNodeTimeout(300*time.Millisecond))
-	lctx, err := r.Lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pxs[1].Freeze()
-	pxs[2].Freeze()
-	defer pxs[1].Thaw()
-	defer pxs[2].Thaw()
-	select {
-	case <-lctx.Done():
-		if cause := context.Cause(lctx); !errors.Is(cause, ErrLockLost) {
-			t.Fatalf("lock context ended with %v, want ErrLockLost", cause)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("lock context alive 5s after two of three nodes stopped answering")
-	}
+	nodes, r := loseRedLockQuorumLoggerStuck(t, "job-stuck-log-giveback")
 	key := r.nodes[0].Key()
-	limit := time.Now().Add(2 * lease)
+	limit := time.Now().Add(2 * stuckLogLease)
 	for {
 		n, err := nodes[0].Do(t, "EXISTS", key).AsInt64()
 		if err != nil {
@@ -49,7 +24,7 @@ func TestRedLockGiveBackNotHeldUpByLogger(t *testing.T) {
 			return
 		}
 		if time.Now().After(limit) {
-			t.Fatalf("the node still holding the lost RedLock kept it %s after the loss (renewed by its watchdog), the logger's write of the loss stuck", 2*lease)
+			t.Fatalf("the node still holding the lost RedLock kept it %s after the loss (renewed by its watchdog), the logger's write of the loss stuck", 2*stuckLogLease)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
