@@ -3,6 +3,7 @@ package echolock_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -47,21 +48,8 @@ func checkHostSpellings(t *testing.T, held []string, lockedWhat string, waiting,
 		}
 		t.Cleanup(func() { _ = m.Unlock(context.WithoutCancel(ctx)) })
 	}
-	post := func(host string) int {
-		req, err := http.NewRequest("POST", srv.URL+"/pay", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Host = host
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
 	for _, host := range waiting {
-		if code := post(host); code != http.StatusConflict {
+		if code := postHost(t, srv, host); code != http.StatusConflict {
 			t.Errorf("Host %s while its %s locked: %d, want 409", host, lockedWhat, code)
 		}
 	}
@@ -71,9 +59,26 @@ func checkHostSpellings(t *testing.T, held []string, lockedWhat string, waiting,
 	default:
 	}
 	for _, host := range free {
-		if code := post(host); code != http.StatusOK {
+		if code := postHost(t, srv, host); code != http.StatusOK {
 			t.Errorf("Host %s: %d, want 200", host, code)
 		}
 		<-ran
 	}
+}
+
+// postHost posts to srv's /pay with the given Host header and returns the
+// status code.
+func postHost(t *testing.T, srv *httptest.Server, host string) int {
+	t.Helper()
+	req, err := http.NewRequest("POST", srv.URL+"/pay", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

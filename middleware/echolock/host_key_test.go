@@ -37,21 +37,12 @@ func TestHostHeaderKey(t *testing.T) {
 		mu.Lock()
 		locked = nil
 		mu.Unlock()
-		req, err := http.NewRequest("POST", srv.URL+"/pay", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Host = host
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		code := postHost(t, srv, host)
 		mu.Lock()
 		got := strings.Join(locked, ",")
 		mu.Unlock()
-		if want := core.EscapeKey(host); resp.StatusCode != http.StatusOK || got != want {
-			t.Errorf("Host %s: %d, locked %q; want 200, locked %q", host, resp.StatusCode, got, want)
+		if want := core.EscapeKey(host); code != http.StatusOK || got != want {
+			t.Errorf("Host %s: %d, locked %q; want 200, locked %q", host, code, got, want)
 		}
 	}
 }
