@@ -2,6 +2,7 @@ package scriptlock
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/generated"
 )
 
 // subscriptions multiplexes lock-release notifications: one Redis subscription
@@ -420,8 +423,14 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 // isUnknownCommand reports a server's refusal of a command it does not
 // have: "unknown command" for one sent directly (SSUBSCRIBE), "Unknown Redis
 // command called from script" (Lua script, before 7.0) for one a script
-// calls (SPUBLISH).
+// calls (SPUBLISH), or UNKNOWN_COMMAND from a script that finds its
+// publish command missing before it writes (generated.ErrUnknownCommand).
 func isUnknownCommand(err error) bool {
+	if errors.Is(err, generated.ErrUnknownCommand) {
+		// A script that checks its publish command's ACL first finds the
+		// command missing before it writes anything (acl_check_cmd).
+		return true
+	}
 	if re, ok := rueidis.IsRedisErr(err); ok {
 		msg := strings.ToLower(re.Error())
 		return strings.Contains(msg, "unknown command") || strings.Contains(msg, "unknown redis command")

@@ -46,14 +46,24 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
 -- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[2], KEYS[3], ARGV[1]) then
-  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the permits message; nothing changed')
+if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
+  -- acl_check_cmd raises on a command the server lacks (SPUBLISH renamed
+  -- away on Redis 7): that is the refusal the Client makes the call again
+  -- with PUBLISH for, and it must come before anything is written.
+  local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], KEYS[3], ARGV[1])
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the permits message; nothing changed')
+  end
+  if not allowed then
+    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the permits message; nothing changed')
+  end
 end
 if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then
   value = redis.call('incrby', KEYS[1], ARGV[1])
@@ -74,7 +84,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "1212505be0379ac40fe1552d01321ce06a219f43"
+const permitAddPermitsSHA1 = "5f7102d28f042fca4ce237def227a477a9e54bfb"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -281,6 +291,13 @@ func permitAddPermitsError(err error) error {
 			Message:  msg,
 			Script:   "PermitAddPermits",
 			sentinel: ErrNoperm,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitAddPermits",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err

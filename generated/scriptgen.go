@@ -690,16 +690,17 @@ func EvalOf(c rueidis.Client, cmd rueidis.Completed) (rueidis.Completed, error) 
 // Errors declared by the scripts (@error): a *ScriptError with that code matches
 // its sentinel with errors.Is. ErrCrossSlot is matched by every *CrossSlotError.
 var (
-	ErrCrossSlot = errors.New("scriptgen: keys of one call are in different hash slots")
-	ErrBadFence  = errors.New("BAD_FENCE: the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last")
-	ErrLate      = errors.New("LATE: the call reached the server after its reservation ended; nothing changed")
-	ErrNoperm    = errors.New("NOPERM: the caller's ACL user may not publish a message the release sends; nothing changed")
-	ErrNotCount  = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
-	ErrNotLean   = errors.New("NOT_LEAN: the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote")
-	ErrNotMutex  = errors.New("NOT_MUTEX: the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name")
-	ErrNotRw     = errors.New("NOT_RW: the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name")
-	ErrRange     = errors.New("RANGE: the count would go beyond 2^53 - 1 either way")
-	ErrUpgrade   = errors.New("UPGRADE: the owner holds a read lock; a write lock would wait for itself")
+	ErrCrossSlot      = errors.New("scriptgen: keys of one call are in different hash slots")
+	ErrBadFence       = errors.New("BAD_FENCE: the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last")
+	ErrLate           = errors.New("LATE: the call reached the server after its reservation ended; nothing changed")
+	ErrNoperm         = errors.New("NOPERM: the caller's ACL user may not publish a message the release sends; nothing changed")
+	ErrNotCount       = errors.New("NOT_COUNT: the key holds no count: another kind of lock uses the name")
+	ErrNotLean        = errors.New("NOT_LEAN: the key holds a string that is no LeanMutex owner: the count of a Semaphore or CountDownLatch, or a value another program wrote")
+	ErrNotMutex       = errors.New("NOT_MUTEX: the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name")
+	ErrNotRw          = errors.New("NOT_RW: the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name")
+	ErrRange          = errors.New("RANGE: the count would go beyond 2^53 - 1 either way")
+	ErrUnknownCommand = errors.New("UNKNOWN_COMMAND: the server has no such publish command (SPUBLISH renamed away); nothing changed")
+	ErrUpgrade        = errors.New("UPGRADE: the owner holds a read lock; a write lock would wait for itself")
 )
 
 // ScriptError is an error reply whose code the script declares with @error.

@@ -41,6 +41,7 @@ const semaphoreTrySetSource = `#!lua
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
@@ -54,8 +55,17 @@ if value then
   end
   return 0
 end
-if redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[3], KEYS[2], ARGV[1]) then
-  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+if redis.acl_check_cmd then
+  -- acl_check_cmd raises on a command the server lacks (SPUBLISH renamed
+  -- away on Redis 7): that is the refusal the Client makes the call again
+  -- with PUBLISH for, and it must come before anything is written.
+  local known, allowed = pcall(redis.acl_check_cmd, ARGV[3], KEYS[2], ARGV[1])
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[3] .. ' for the permits message; nothing changed')
+  end
+  if not allowed then
+    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+  end
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
@@ -64,7 +74,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "88a8dfbca4c8d3963a182a26a3c51a3b1d5a54f3"
+const semaphoreTrySetSHA1 = "1d6dcd53f052e93c854170b0e4ff24bfae58a1cf"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -250,6 +260,13 @@ func semaphoreTrySetError(err error) error {
 			Message:  msg,
 			Script:   "SemaphoreTrySet",
 			sentinel: ErrNoperm,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreTrySet",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err

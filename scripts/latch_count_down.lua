@@ -22,6 +22,7 @@
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
 local value = redis.call('get', KEYS[1])
@@ -34,9 +35,17 @@ end
 if not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
-if tonumber(value) <= 1 and redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[1], KEYS[2], '0')
-    and redis.call('exists', KEYS[3]) == 0 then
-  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[1] .. ' the zero message; nothing changed')
+if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]) == 0 then
+  -- acl_check_cmd raises on a command the server lacks (SPUBLISH renamed
+  -- away on Redis 7): that is the refusal the Client makes the call again
+  -- with PUBLISH for, and it must come before anything is written.
+  local known, allowed = pcall(redis.acl_check_cmd, ARGV[1], KEYS[2], '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[1] .. ' for the zero message; nothing changed')
+  end
+  if not allowed then
+    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[1] .. ' the zero message; nothing changed')
+  end
 end
 if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then
   return tonumber(value)

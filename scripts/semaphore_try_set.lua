@@ -27,6 +27,7 @@
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
 if redis.call('get', KEYS[3]) == ARGV[2] then
@@ -40,8 +41,17 @@ if value then
   end
   return 0
 end
-if redis.acl_check_cmd and not redis.acl_check_cmd(ARGV[3], KEYS[2], ARGV[1]) then
-  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+if redis.acl_check_cmd then
+  -- acl_check_cmd raises on a command the server lacks (SPUBLISH renamed
+  -- away on Redis 7): that is the refusal the Client makes the call again
+  -- with PUBLISH for, and it must come before anything is written.
+  local known, allowed = pcall(redis.acl_check_cmd, ARGV[3], KEYS[2], ARGV[1])
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[3] .. ' for the permits message; nothing changed')
+  end
+  if not allowed then
+    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+  end
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
