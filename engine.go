@@ -803,6 +803,15 @@ func waitLine(p primitive) string {
 // granted and the grant's registration.
 var grantHook func()
 
+// ranOutUnanswered reports a call with a wait's end (until, zero: none)
+// that failed with a deadline once that end had passed while the caller's
+// ctx lives: the wait ran out with a call to the server in flight or being
+// settled, which the wait reports as it does any wait cut off unanswered,
+// not as a deadline the caller never set.
+func ranOutUnanswered(ctx context.Context, err error, until time.Time) bool {
+	return !until.IsZero() && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(until)
+}
+
 // acquire is the one acquisition loop: wait < 0 waits until ctx ends, 0 makes
 // one attempt. Every call is bounded by ctx; an attempt whose outcome is
 // unknown is undone by owner.
@@ -1120,7 +1129,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 		return false, tryAgain{}, errOrphan
 	})
 	switch {
-	case err != nil && cutByOuterWait(ctx, err):
+	case err != nil && (cutByOuterWait(ctx, err) || ranOutUnanswered(ctx, err, waitUntil)):
 		// A MultiLock's wait ended (cutAt), or a RedLock's node timeout,
 		// while this member's or node's call waited for the server: it ran
 		// out unanswered, as this lock's own wait so cut off does, not a
