@@ -3,12 +3,10 @@ package echolock_test
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -20,15 +18,8 @@ import (
 // the order the lock does not hold. The same value twice is one key.
 func TestCookieKeyRepeated(t *testing.T) {
 	env := mwtest.New(t)
-	newLock := env.LockFunc()
-	var mu sync.Mutex
-	var locked []string
-	lock := func(key string) (scriptlock.Locker, error) {
-		mu.Lock()
-		locked = append(locked, strings.TrimPrefix(key, env.Prefix))
-		mu.Unlock()
-		return newLock(key)
-	}
+	keys := &keyLog{}
+	lock := keys.lockFunc(env)
 	e := echo.New()
 	e.POST("/pay", func(c echo.Context) error { return c.NoContent(http.StatusOK) },
 		echolock.LockWithConfig(echolock.LockConfig{KeyLookup: "cookie:id", KeyPrefix: env.Prefix, Lock: lock}))
@@ -45,13 +36,9 @@ func TestCookieKeyRepeated(t *testing.T) {
 		{"two values on two lines", []string{"Cookie", "id=1", "Cookie", "id=2"}, http.StatusBadRequest, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			mu.Lock()
-			locked = nil
-			mu.Unlock()
+			keys.reset()
 			r := do(t, srv, "POST", "/pay", "", c.hdr...)
-			mu.Lock()
-			got := strings.Join(locked, ",")
-			mu.Unlock()
+			got := keys.joined()
 			if r.code != c.code || got != c.key {
 				t.Errorf("%q: %d %q, locked %q; want %d, locked %q", c.hdr, r.code, strings.TrimSpace(r.body), got, c.code, c.key)
 			}

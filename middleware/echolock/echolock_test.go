@@ -78,6 +78,38 @@ func serve(t *testing.T, e *echo.Echo) *httptest.Server {
 	return srv
 }
 
+// keyLog records the keys a lock function was asked for, without the
+// test's key prefix, for tests that check what a request locked.
+type keyLog struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+// lockFunc is env's lock function, each key it is asked for recorded.
+func (l *keyLog) lockFunc(env *mwtest.Env) func(key string) (scriptlock.Locker, error) {
+	newLock := env.LockFunc()
+	return func(key string) (scriptlock.Locker, error) {
+		l.mu.Lock()
+		l.keys = append(l.keys, strings.TrimPrefix(key, env.Prefix))
+		l.mu.Unlock()
+		return newLock(key)
+	}
+}
+
+// reset forgets the keys recorded so far.
+func (l *keyLog) reset() {
+	l.mu.Lock()
+	l.keys = nil
+	l.mu.Unlock()
+}
+
+// joined is the keys recorded since the last reset, comma-separated.
+func (l *keyLog) joined() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.keys, ",")
+}
+
 func TestOutcomes(t *testing.T) {
 	env := mwtest.New(t)
 	locks := env.LockFunc()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -21,15 +20,10 @@ import (
 // the request would lock one order while the handler worked on another.
 func TestFormKeyBodyDeclaredOtherwise(t *testing.T) {
 	env := mwtest.New(t)
-	newLock := env.LockFunc()
+	keys := &keyLog{}
+	lock := keys.lockFunc(env)
 	var mu sync.Mutex
-	var locked, bound []string
-	lock := func(key string) (scriptlock.Locker, error) {
-		mu.Lock()
-		locked = append(locked, strings.TrimPrefix(key, env.Prefix))
-		mu.Unlock()
-		return newLock(key)
-	}
+	var bound []string
 	e := echo.New()
 	e.POST("/pay", func(c echo.Context) error {
 		var req struct {
@@ -60,12 +54,14 @@ func TestFormKeyBodyDeclaredOtherwise(t *testing.T) {
 		{"XML body with elements", "?id=1", xmlType, `<r><ID>2</ID></r>`, http.StatusBadRequest, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			keys.reset()
 			mu.Lock()
-			locked, bound = nil, nil
+			bound = nil
 			mu.Unlock()
 			r := do(t, srv, "POST", "/pay"+c.query, c.body, "Content-Type", c.ctype)
+			got := keys.joined()
 			mu.Lock()
-			got, ran := strings.Join(locked, ","), strings.Join(bound, ",")
+			ran := strings.Join(bound, ",")
 			mu.Unlock()
 			if r.code != c.code || got != c.key {
 				t.Errorf("%s %q: %d %q, locked %q (handler bound %q); want %d, locked %q",

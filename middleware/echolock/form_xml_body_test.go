@@ -9,7 +9,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -23,15 +22,10 @@ import (
 // order the request locked.
 func TestFormKeyXMLBody(t *testing.T) {
 	env := mwtest.New(t)
-	newLock := env.LockFunc()
+	keys := &keyLog{}
+	lock := keys.lockFunc(env)
 	var mu sync.Mutex
-	var locked, bound []string
-	lock := func(key string) (scriptlock.Locker, error) {
-		mu.Lock()
-		locked = append(locked, strings.TrimPrefix(key, env.Prefix))
-		mu.Unlock()
-		return newLock(key)
-	}
+	var bound []string
 	e := echo.New()
 	e.POST("/pay", func(c echo.Context) error {
 		var req struct {
@@ -66,12 +60,14 @@ func TestFormKeyXMLBody(t *testing.T) {
 		{"naming another key before a syntax error", "application/xml", `<payment><ID>2</ID><amount>`, http.StatusBadRequest, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			keys.reset()
 			mu.Lock()
-			locked, bound = nil, nil
+			bound = nil
 			mu.Unlock()
 			r := do(t, srv, "POST", "/pay?id=1", c.body, "Content-Type", c.ctype)
+			got := keys.joined()
 			mu.Lock()
-			got, ran := strings.Join(locked, ","), strings.Join(bound, ",")
+			ran := strings.Join(bound, ",")
 			mu.Unlock()
 			if r.code != c.code || got != c.key {
 				t.Errorf("%s %q: %d %q, locked %q (handler bound %q); want %d, locked %q",

@@ -2,13 +2,10 @@ package echolock_test
 
 import (
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/core"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
@@ -20,27 +17,16 @@ import (
 // answered every one 400 lock key missing.
 func TestHostHeaderKey(t *testing.T) {
 	env := mwtest.New(t)
-	newLock := env.LockFunc()
-	var mu sync.Mutex
-	var locked []string
-	lock := func(key string) (scriptlock.Locker, error) {
-		mu.Lock()
-		locked = append(locked, strings.TrimPrefix(key, env.Prefix))
-		mu.Unlock()
-		return newLock(key)
-	}
+	keys := &keyLog{}
+	lock := keys.lockFunc(env)
 	e := echo.New()
 	e.POST("/pay", func(c echo.Context) error { return c.NoContent(http.StatusOK) },
 		echolock.LockWithConfig(echolock.LockConfig{KeyLookup: "header:host", KeyPrefix: env.Prefix, Lock: lock}))
 	srv := serve(t, e)
 	for _, host := range []string{"shop-a.example", "shop-b.example:8443"} {
-		mu.Lock()
-		locked = nil
-		mu.Unlock()
+		keys.reset()
 		code := postHost(t, srv, host)
-		mu.Lock()
-		got := strings.Join(locked, ",")
-		mu.Unlock()
+		got := keys.joined()
 		if want := core.EscapeKey(host); code != http.StatusOK || got != want {
 			t.Errorf("Host %s: %d, locked %q; want 200, locked %q", host, code, got, want)
 		}

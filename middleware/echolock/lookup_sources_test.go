@@ -3,12 +3,10 @@ package echolock_test
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/scriptlock/scriptlock"
 	"github.com/scriptlock/scriptlock/middleware/echolock"
 	"github.com/scriptlock/scriptlock/middleware/internal/mwtest"
 )
@@ -21,15 +19,8 @@ import (
 // it would.
 func TestLookupListNonJSONBody(t *testing.T) {
 	env := mwtest.New(t)
-	newLock := env.LockFunc()
-	var mu sync.Mutex
-	var locked []string
-	lock := func(key string) (scriptlock.Locker, error) {
-		mu.Lock()
-		locked = append(locked, strings.TrimPrefix(key, env.Prefix))
-		mu.Unlock()
-		return newLock(key)
-	}
+	keys := &keyLog{}
+	lock := keys.lockFunc(env)
 	e := echo.New()
 	ok := func(c echo.Context) error { return c.NoContent(http.StatusOK) }
 	e.POST("/form", ok, echolock.LockWithConfig(echolock.LockConfig{KeyLookup: "json:id,form:id", KeyPrefix: env.Prefix, Lock: lock}))
@@ -57,17 +48,13 @@ func TestLookupListNonJSONBody(t *testing.T) {
 		{"only json source, form body", "/json", form, "id=F3", "", http.StatusBadRequest, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			mu.Lock()
-			locked = nil
-			mu.Unlock()
+			keys.reset()
 			hdr := []string{"Content-Type", c.ctype}
 			if c.header != "" {
 				hdr = append(hdr, "X-Id", c.header)
 			}
 			r := do(t, srv, "POST", c.path, c.body, hdr...)
-			mu.Lock()
-			got := strings.Join(locked, ",")
-			mu.Unlock()
+			got := keys.joined()
 			if r.code != c.code || got != c.key {
 				t.Errorf("%s %q: %d %q, locked %q; want %d, locked %q", c.ctype, c.body, r.code, strings.TrimSpace(r.body), got, c.code, c.key)
 			}
