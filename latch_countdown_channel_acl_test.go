@@ -26,8 +26,8 @@ func TestLatchCountDownChannelRefusedChangesNothing(t *testing.T) {
 		t.Fatalf("CountDown to 1: %v", err)
 	}
 	err := l.CountDown(ctx)
-	if !errors.Is(err, generated.ErrNoperm) {
-		t.Errorf("CountDown to 0 by a user without the channel: %v, want generated.ErrNoperm", err)
+	if !errors.Is(err, generated.ErrNoPublish) {
+		t.Errorf("CountDown to 0 by a user without the channel: %v, want generated.ErrNoPublish", err)
 	}
 	if got := countAt(t, n, l.Key()); got != 1 {
 		t.Fatalf("CountDown failed (%v), yet the count is %d, not 1", err, got)

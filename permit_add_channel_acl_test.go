@@ -21,8 +21,8 @@ func TestPermitAddPermitsChannelRefusedChangesNothing(t *testing.T) {
 	}
 	s, _ := app.PermitSemaphore("ps")
 	_, err := s.AddPermits(ctx, 2)
-	if !errors.Is(err, generated.ErrNoperm) {
-		t.Errorf("AddPermits by a user without the channel: %v, want generated.ErrNoperm", err)
+	if !errors.Is(err, generated.ErrNoPublish) {
+		t.Errorf("AddPermits by a user without the channel: %v, want generated.ErrNoPublish", err)
 	}
 	if got := countAt(t, n, s.Key()); got != 1 {
 		t.Fatalf("AddPermits failed (%v), yet the count is %d, not 1", err, got)

@@ -32,8 +32,8 @@ func TestSemaphoreReleaseChannelRefusedChangesNothing(t *testing.T) {
 	if err == nil {
 		t.Fatalf("Release by a user without the channel: no error")
 	}
-	if !errors.Is(err, generated.ErrNoperm) {
-		t.Errorf("Release error %v, want generated.ErrNoperm", err)
+	if !errors.Is(err, generated.ErrNoPublish) {
+		t.Errorf("Release error %v, want generated.ErrNoPublish", err)
 	}
 	if got := countAt(t, n, s.Key()); got != 0 {
 		t.Fatalf("Release failed (%v), yet the count is %d, not 0", err, got)

@@ -17,8 +17,8 @@ func TestSemaphoreTrySetPermitsChannelRefusedChangesNothing(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	s, _ := app.Semaphore("s")
 	ok, err := s.TrySetPermits(ctx, 3)
-	if ok || !errors.Is(err, generated.ErrNoperm) {
-		t.Errorf("TrySetPermits by a user without the channel: %v %v, want false, generated.ErrNoperm", ok, err)
+	if ok || !errors.Is(err, generated.ErrNoPublish) {
+		t.Errorf("TrySetPermits by a user without the channel: %v %v, want false, generated.ErrNoPublish", ok, err)
 	}
 	if got, _ := n.Do(t, "EXISTS", s.Key()).AsInt64(); got != 0 {
 		t.Fatalf("TrySetPermits failed (%v), yet the semaphore %q exists", err, s.Key())

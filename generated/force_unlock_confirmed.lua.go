@@ -38,7 +38,8 @@ const forceUnlockConfirmedSource = `#!lua flags=allow-oom
 -- retry, it answers as the first attempt did and deletes nothing.
 -- Every message the call will send is checked against the caller's ACL
 -- (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
--- would fail the call after its delete, the lock gone and nobody told.
+-- would fail the call after its delete, the lock gone and nobody told. A
+-- refused channel fails the call with NO_PUBLISH, naming it.
 -- Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 -- was confirmed, nothing changed.
 -- @key    lock
@@ -60,7 +61,7 @@ const forceUnlockConfirmedSource = `#!lua flags=allow-oom
 -- @return int64
 -- @commands publish spublish
 -- @retryable
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 local seen = redis.call('get', KEYS[11])
 if seen then
   return tonumber(seen)
@@ -105,8 +106,8 @@ if kind == 'none' then
 elseif ARGV[1] == '' or stateOf(KEYS[1], KEYS[2]) ~= ARGV[1] then
   answer = -1
 end
--- refused reports whether the ACL refuses a channel the call would publish
--- on, read as the release below picks them.
+-- refused returns the first channel the call would publish on that the ACL
+-- refuses, read as the release below picks them, or false.
 local function refused()
   if not redis.acl_check_cmd then
     return false -- before Redis 7.0
@@ -156,14 +157,16 @@ local function refused()
   end
   for _, ch in ipairs(channels) do
     if not redis.acl_check_cmd(ARGV[3], ch, '0') then
-      return true
+      return ch
     end
   end
   return false
 end
-if answer == 1 and refused() then
-  -- The channel is not named: it holds the lock's name, any bytes.
-  return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' a message the release sends; nothing changed')
+local denied = answer == 1 and refused()
+if denied then
+  -- The channel holds the lock's name, any bytes: a control byte (a line
+  -- break) would cut the reply.
+  return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[3] .. ' a message the release sends to channel ' .. (string.gsub(denied, '%c', '?')) .. '; nothing changed')
 end
 redis.call('set', KEYS[11], answer, 'px', ARGV[4])
 if answer ~= 1 then
@@ -240,7 +243,7 @@ return 1
 `
 
 // forceUnlockConfirmedSHA1 is the SHA-1 of forceUnlockConfirmedSource, the name SCRIPT LOAD gives it.
-const forceUnlockConfirmedSHA1 = "d27c447694ca6bcdfd745b318283727e143422bd"
+const forceUnlockConfirmedSHA1 = "2a318c3df7e95f0b0b8b2f8976eba82f997c22a6"
 
 var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfirmedSource)
 
@@ -269,7 +272,8 @@ var forceUnlockConfirmedScript = rueidis.NewLuaScriptRetryable(forceUnlockConfir
 // retry, it answers as the first attempt did and deletes nothing.
 // Every message the call will send is checked against the caller's ACL
 // (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
-// would fail the call after its delete, the lock gone and nobody told.
+// would fail the call after its delete, the lock gone and nobody told. A
+// refused channel fails the call with NO_PUBLISH, naming it.
 // Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 // was confirmed, nothing changed.
 //
@@ -478,12 +482,12 @@ func forceUnlockConfirmedError(err error) error {
 	msg := re.Error()
 	code, _, _ := strings.Cut(msg, " ")
 	switch code {
-	case "NOPERM":
+	case "NO_PUBLISH":
 		return &ScriptError{
 			Code:     code,
 			Message:  msg,
 			Script:   "ForceUnlockConfirmed",
-			sentinel: ErrNoperm,
+			sentinel: ErrNoPublish,
 		}
 	}
 	return err

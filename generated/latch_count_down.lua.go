@@ -24,7 +24,7 @@ const latchCountDownSource = `#!lua flags=allow-oom
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written. A count
 -- down to zero whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NOPERM before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
 -- too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
 -- the call with the latch released, its waiters not told.
 -- @key    latch
@@ -34,10 +34,15 @@ const latchCountDownSource = `#!lua flags=allow-oom
 -- @arg    recordTTL duration
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- printable is a channel as an error reply may show it: the lock's name in
+-- it is any bytes, and a control byte (a line break) would cut the reply.
+local function printable(s)
+  return (string.gsub(s, '%c', '?'))
+end
 local value = redis.call('get', KEYS[1])
 if not value then
   if redis.call('exists', KEYS[3]) == 1 then
@@ -57,7 +62,7 @@ if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[1] .. ' for the zero message; nothing changed')
   end
   if not allowed then
-    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[1] .. ' the zero message; nothing changed')
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the zero message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
 if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then
@@ -73,7 +78,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "eb07dc7c0590b2839de6a9e83db6ff403b02ba9b"
+const latchCountDownSHA1 = "952e795e432607cdca56a9608ba4e434b5780291"
 
 var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 
@@ -89,9 +94,11 @@ var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written. A count
 // down to zero whose message the caller's ACL user may not publish (Redis 7
-// gives a new user no channel) fails with NOPERM before anything is written
+// gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
 // too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
 // the call with the latch released, its waiters not told.
+// printable is a channel as an error reply may show it: the lock's name in
+// it is any bytes, and a control byte (a line break) would cut the reply.
 //
 // Redis script flags: allow-oom.
 func LatchCountDown(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration) (int64, error) {
@@ -248,12 +255,12 @@ func latchCountDownError(err error) error {
 			Script:   "LatchCountDown",
 			sentinel: ErrNotCount,
 		}
-	case "NOPERM":
+	case "NO_PUBLISH":
 		return &ScriptError{
 			Code:     code,
 			Message:  msg,
 			Script:   "LatchCountDown",
-			sentinel: ErrNoperm,
+			sentinel: ErrNoPublish,
 		}
 	case "UNKNOWN_COMMAND":
 		return &ScriptError{

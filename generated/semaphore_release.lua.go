@@ -29,7 +29,7 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A release message the caller's ACL user may not publish (Redis 7 gives a
--- new user no channel) fails with NOPERM before anything is written too
+-- new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written too
 -- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 -- call with the permits returned, and a caller that released again on the
 -- error returned them twice.
@@ -43,10 +43,15 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- printable is a channel as an error reply may show it: the lock's name in
+-- it is any bytes, and a control byte (a line break) would cut the reply.
+local function printable(s)
+  return (string.gsub(s, '%c', '?'))
+end
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -60,7 +65,7 @@ if redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the release message; nothing changed')
   end
   if not allowed then
-    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the release message; nothing changed')
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the release message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
 if redis.call('set', KEYS[3], 'released', 'nx', 'px', ARGV[3]) then
@@ -81,7 +86,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "9ba43bee0c3ed23e619a5fc2433b5ac8f5351631"
+const semaphoreReleaseSHA1 = "c36a2d94ee8c429f8c31cac42cfc01e822de882f"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -101,10 +106,12 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 // A release message the caller's ACL user may not publish (Redis 7 gives a
-// new user no channel) fails with NOPERM before anything is written too
+// new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written too
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 // call with the permits returned, and a caller that released again on the
 // error returned them twice.
+// printable is a channel as an error reply may show it: the lock's name in
+// it is any bytes, and a control byte (a line break) would cut the reply.
 //
 // Redis script flags: allow-oom.
 func SemaphoreRelease(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, n int64, publish string, latchTTL time.Duration, persist bool) (int64, error) {
@@ -270,12 +277,12 @@ func semaphoreReleaseError(err error) error {
 			Script:   "SemaphoreRelease",
 			sentinel: ErrRange,
 		}
-	case "NOPERM":
+	case "NO_PUBLISH":
 		return &ScriptError{
 			Code:     code,
 			Message:  msg,
 			Script:   "SemaphoreRelease",
-			sentinel: ErrNoperm,
+			sentinel: ErrNoPublish,
 		}
 	case "UNKNOWN_COMMAND":
 		return &ScriptError{

@@ -28,7 +28,7 @@ const semaphoreTrySetSource = `#!lua
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A count whose message the caller's ACL user may not publish (Redis 7 gives
--- a new user no channel) fails with NOPERM before anything is written (Redis
+-- a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written (Redis
 -- 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
 -- the count set, and the same call made again then answered false.
 -- @key    semaphore
@@ -40,10 +40,15 @@ const semaphoreTrySetSource = `#!lua
 -- @arg    recordTTL duration
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- printable is a channel as an error reply may show it: the lock's name in
+-- it is any bytes, and a control byte (a line break) would cut the reply.
+local function printable(s)
+  return (string.gsub(s, '%c', '?'))
+end
 if redis.call('get', KEYS[3]) == ARGV[2] then
   redis.call(ARGV[3], KEYS[2], ARGV[1])
   return 1
@@ -64,7 +69,7 @@ if redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[3] .. ' for the permits message; nothing changed')
   end
   if not allowed then
-    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[3] .. ' the permits message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
 redis.call('set', KEYS[1], ARGV[1])
@@ -74,7 +79,7 @@ return 1
 `
 
 // semaphoreTrySetSHA1 is the SHA-1 of semaphoreTrySetSource, the name SCRIPT LOAD gives it.
-const semaphoreTrySetSHA1 = "1d6dcd53f052e93c854170b0e4ff24bfae58a1cf"
+const semaphoreTrySetSHA1 = "8be94a78df441145db06f3c77524d9298a8b62f6"
 
 var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 
@@ -93,9 +98,11 @@ var semaphoreTrySetScript = rueidis.NewLuaScriptRetryable(semaphoreTrySetSource)
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 // A count whose message the caller's ACL user may not publish (Redis 7 gives
-// a new user no channel) fails with NOPERM before anything is written (Redis
+// a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written (Redis
 // 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
 // the count set, and the same call made again then answered false.
+// printable is a channel as an error reply may show it: the lock's name in
+// it is any bytes, and a control byte (a line break) would cut the reply.
 //
 // Redis script flags: none (#!lua).
 func SemaphoreTrySet(ctx context.Context, c rueidis.Client, semaphore string, channel string, record string, permits int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
@@ -254,12 +261,12 @@ func semaphoreTrySetError(err error) error {
 			Script:   "SemaphoreTrySet",
 			sentinel: ErrNotCount,
 		}
-	case "NOPERM":
+	case "NO_PUBLISH":
 		return &ScriptError{
 			Code:     code,
 			Message:  msg,
 			Script:   "SemaphoreTrySet",
-			sentinel: ErrNoperm,
+			sentinel: ErrNoPublish,
 		}
 	case "UNKNOWN_COMMAND":
 		return &ScriptError{

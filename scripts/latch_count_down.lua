@@ -11,7 +11,7 @@
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written. A count
 -- down to zero whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NOPERM before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
 -- too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
 -- the call with the latch released, its waiters not told.
 -- @key    latch
@@ -21,10 +21,15 @@
 -- @arg    recordTTL duration
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- printable is a channel as an error reply may show it: the lock's name in
+-- it is any bytes, and a control byte (a line break) would cut the reply.
+local function printable(s)
+  return (string.gsub(s, '%c', '?'))
+end
 local value = redis.call('get', KEYS[1])
 if not value then
   if redis.call('exists', KEYS[3]) == 1 then
@@ -44,7 +49,7 @@ if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[1] .. ' for the zero message; nothing changed')
   end
   if not allowed then
-    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[1] .. ' the zero message; nothing changed')
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the zero message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
 if not redis.call('set', KEYS[3], '1', 'nx', 'px', ARGV[2]) then

@@ -17,7 +17,7 @@
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A positive n whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NOPERM before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
 -- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 -- call with the permits added, and a caller that added again on the error
 -- added them twice.
@@ -31,10 +31,15 @@
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @error  RANGE    the count would go beyond 2^53 - 1 either way
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- printable is a channel as an error reply may show it: the lock's name in
+-- it is any bytes, and a control byte (a line break) would cut the reply.
+local function printable(s)
+  return (string.gsub(s, '%c', '?'))
+end
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -48,7 +53,7 @@ if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the permits message; nothing changed')
   end
   if not allowed then
-    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[2] .. ' the permits message; nothing changed')
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the permits message to channel ' .. printable(KEYS[3]) .. '; nothing changed')
   end
 end
 if redis.call('set', KEYS[4], 'added', 'nx', 'px', ARGV[3]) then

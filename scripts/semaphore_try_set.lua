@@ -14,7 +14,7 @@
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A count whose message the caller's ACL user may not publish (Redis 7 gives
--- a new user no channel) fails with NOPERM before anything is written (Redis
+-- a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written (Redis
 -- 7's acl_check_cmd): the PUBLISH refused after the SET failed the call with
 -- the count set, and the same call made again then answered false.
 -- @key    semaphore
@@ -26,10 +26,15 @@
 -- @arg    recordTTL duration
 -- @return bool
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
--- @error  NOPERM   the caller's ACL user may not publish a message the release sends; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- printable is a channel as an error reply may show it: the lock's name in
+-- it is any bytes, and a control byte (a line break) would cut the reply.
+local function printable(s)
+  return (string.gsub(s, '%c', '?'))
+end
 if redis.call('get', KEYS[3]) == ARGV[2] then
   redis.call(ARGV[3], KEYS[2], ARGV[1])
   return 1
@@ -50,7 +55,7 @@ if redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[3] .. ' for the permits message; nothing changed')
   end
   if not allowed then
-    return redis.error_reply('NOPERM the ACL user may not ' .. ARGV[3] .. ' the permits message; nothing changed')
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[3] .. ' the permits message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
 redis.call('set', KEYS[1], ARGV[1])

@@ -25,6 +25,8 @@ func TestForceUnlockWithoutChannelPermission(t *testing.T) {
 	for _, user := range []string{"ops", "ops2"} {
 		m := heldMutex(t, ctx, c, user, "holder")
 		k := layout.For(m.Key(), false)
+		// The first channel refused: ops has none, ops2 the lock channel only.
+		refused := map[string]string{"ops": k.LockChannel, "ops2": k.LockWake + ":"}
 		const waiter = "0a1b2c3d-0000-4000-8000-000000000001:waiting"
 		if err := node.Do(t, "ZADD", k.LockWaiters, "1", waiter).Error(); err != nil {
 			t.Fatal(err)
@@ -39,8 +41,9 @@ func TestForceUnlockWithoutChannelPermission(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.code != exitFailure || lock != 1 || waiters != 1 || !strings.Contains(r.errOut, "nothing changed") {
-			t.Errorf("%s: force-unlock without the right to tell the waiters: exit %d, lock exists %d, Go waiters %d; want exit %d, lock and waiter left alone, \"nothing changed\"\n%s%s",
+		if r.code != exitFailure || lock != 1 || waiters != 1 || !strings.Contains(r.errOut, "nothing changed") ||
+			!strings.Contains(r.errOut, "NO_PUBLISH") || !strings.Contains(r.errOut, "channel "+refused[user]) {
+			t.Errorf("%s: force-unlock without the right to tell the waiters: exit %d, lock exists %d, Go waiters %d; want exit %d, lock and waiter left alone, \"nothing changed\", NO_PUBLISH naming the channel refused\n%s%s",
 				user, r.code, lock, waiters, exitFailure, r.out, r.errOut)
 		}
 	}
