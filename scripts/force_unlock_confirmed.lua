@@ -25,7 +25,8 @@
 -- Every message the call will send is checked against the caller's ACL
 -- (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
 -- would fail the call after its delete, the lock gone and nobody told. A
--- refused channel fails the call with NO_PUBLISH, naming it.
+-- refused channel fails the call with NO_PUBLISH, naming it; a publish
+-- command the server lacks (SPUBLISH renamed away) with UNKNOWN_COMMAND.
 -- Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 -- was confirmed, nothing changed.
 -- @key    lock
@@ -48,6 +49,7 @@
 -- @commands publish spublish
 -- @retryable
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 local seen = redis.call('get', KEYS[11])
 if seen then
   return tonumber(seen)
@@ -93,7 +95,9 @@ elseif ARGV[1] == '' or stateOf(KEYS[1], KEYS[2]) ~= ARGV[1] then
   answer = -1
 end
 -- refused returns the first channel the call would publish on that the ACL
--- refuses, read as the release below picks them, or false.
+-- refuses, read as the release below picks them, or false; true when the
+-- server has no such publish command (acl_check_cmd raises on a command it
+-- does not know, as on SPUBLISH renamed away).
 local function refused()
   if not redis.acl_check_cmd then
     return false -- before Redis 7.0
@@ -142,14 +146,20 @@ local function refused()
     end
   end
   for _, ch in ipairs(channels) do
-    if not redis.acl_check_cmd(ARGV[3], ch, '0') then
+    local known, allowed = pcall(redis.acl_check_cmd, ARGV[3], ch, '0')
+    if not known then
+      return true
+    end
+    if not allowed then
       return ch
     end
   end
   return false
 end
 local denied = answer == 1 and refused()
-if denied then
+if denied == true then
+  return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[3] .. ' for the release message; nothing changed')
+elseif denied then
   -- The channel holds the lock's name, any bytes: a control byte (a line
   -- break) would cut the reply.
   return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[3] .. ' a message the release sends to channel ' .. (string.gsub(denied, '%c', '?')) .. '; nothing changed')

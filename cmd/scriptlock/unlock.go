@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -145,6 +146,11 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 			k.RWChannel, k.FairQueue, k.FairWake, k.Queue, k.Timeouts, record, k.FairTimeouts, r.State, time.Now(), publish, forceRecordTTL)
 	}
 	res.Released, res.Changed = answer == 1, answer < 0
+	if err != nil && publish == "spublish" && e.sharded == "on" && shardedRefused(err) {
+		// Forced onto SPUBLISH, as a Client with WithShardedPubSub(true) is:
+		// fail as it does, rather than switch, and say what to change.
+		return fmt.Errorf("force-unlock %q: --sharded on sends the release message with SPUBLISH, which the server does not have (renamed away, or before Redis 7): run with --sharded off or --sharded auto to send it with PUBLISH: %w", key, err)
+	}
 	if err != nil {
 		return fmt.Errorf("force-unlock %q: %w", key, err)
 	}
@@ -225,8 +231,12 @@ func holdSummary(r *Report) string {
 
 // shardedRefused reports the servers' refusal of SPUBLISH as a command they
 // do not have: the script's ACL check of it (redis.acl_check_cmd fails on a
-// command it does not know), or the call itself.
+// command it does not know: UNKNOWN_COMMAND, before anything is written), or
+// the call itself.
 func shardedRefused(err error) bool {
+	if errors.Is(err, generated.ErrUnknownCommand) {
+		return true
+	}
 	re, ok := rueidis.IsRedisErr(err)
 	if !ok {
 		return false
