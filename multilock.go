@@ -472,6 +472,11 @@ func cutAt(ctx context.Context, cut time.Time) (_ context.Context, stop func() b
 	}
 }
 
+// openGiveBackBounds counts the bounds giveBackBound made whose stop has not
+// run: each keeps its context and timers (one on the caller's context) until
+// then, or until its cut. Tests read it.
+var openGiveBackBounds atomic.Int64
+
 // giveBackBound is what ends the caller's wait for the give-back of a
 // failed attempt's members (nil: nothing, the caller waits for it): cut (a
 // wait's, zero: none), or waitOverrun past the end of ctx (one that never ends: none), its
@@ -485,11 +490,17 @@ func giveBackBound(ctx context.Context, cut time.Time) (bound <-chan struct{}, s
 		return nil, func() {} // nothing ends it
 	}
 	var bctx context.Context
-	var cancel context.CancelFunc
+	var cancelCtx context.CancelFunc
 	if cut.IsZero() {
-		bctx, cancel = context.WithCancel(context.Background())
+		bctx, cancelCtx = context.WithCancel(context.Background())
 	} else {
-		bctx, cancel = context.WithDeadline(context.Background(), cut)
+		bctx, cancelCtx = context.WithDeadline(context.Background(), cut)
+	}
+	openGiveBackBounds.Add(1)
+	var once sync.Once
+	cancel := func() {
+		cancelCtx()
+		once.Do(func() { openGiveBackBounds.Add(-1) })
 	}
 	if !ends {
 		return bctx.Done(), cancel

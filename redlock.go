@@ -502,9 +502,11 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 		// A node's call panicked (an Observer's AcquireEnd, after that
 		// node's grant was given back): the caller never receives the
 		// others' grants either. The panic goes on on the caller's goroutine.
-		bound, stop := giveBackBound(context.Background(), cut)
-		r.releaseAll(ctx, h, true, bound)
-		stop()
+		func() {
+			bound, stop := giveBackBound(context.Background(), cut)
+			defer stop() // also when a release panics
+			r.releaseAll(ctx, h, true, bound)
+		}()
 		panic(caught.value)
 	}
 	granted := 0
