@@ -33,6 +33,15 @@ type Client struct {
 	// testReserved, when set (tests only, before use), runs in
 	// reservedCall between the reservation and the call.
 	testReserved func()
+	// testGiveBack, when set (tests only, before use), runs in a
+	// Semaphore's background give-back before it starts.
+	testGiveBack func()
+
+	// givingBack holds, per semaphore key, this Client's give-backs of
+	// permits still running in the background (Semaphore.undoLater): a
+	// DrainPermits waits for them (givenBack).
+	givingBackMu sync.Mutex
+	givingBack   map[string]*giveBacks
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -1393,4 +1402,55 @@ func infoField(info, name string) string {
 		}
 	}
 	return ""
+}
+
+// giveBacks counts the give-backs of one semaphore running; done is closed
+// when the count drops to 0.
+type giveBacks struct {
+	n    int
+	done chan struct{}
+}
+
+// givingBackStart records a give-back of the permits of the semaphore at
+// key starting; the function it returns records its end.
+func (c *Client) givingBackStart(key string) func() {
+	c.givingBackMu.Lock()
+	defer c.givingBackMu.Unlock()
+	g := c.givingBack[key]
+	if g == nil {
+		if c.givingBack == nil {
+			c.givingBack = map[string]*giveBacks{}
+		}
+		g = &giveBacks{done: make(chan struct{})}
+		c.givingBack[key] = g
+	}
+	g.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.givingBackMu.Lock()
+			defer c.givingBackMu.Unlock()
+			if g.n--; g.n == 0 {
+				close(g.done)
+				delete(c.givingBack, key)
+			}
+		})
+	}
+}
+
+// givenBack waits until no give-back of the permits of the semaphore at key
+// that this Client started is running, or ctx ends (its cause).
+func (c *Client) givenBack(ctx context.Context, key string) error {
+	c.givingBackMu.Lock()
+	g := c.givingBack[key]
+	c.givingBackMu.Unlock()
+	if g == nil {
+		return nil
+	}
+	select {
+	case <-g.done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }

@@ -334,7 +334,15 @@ const recordTTL = time.Minute
 func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 	c := s.c
 	until := time.Now().Add(c.recordTTL)
+	hook := c.testGiveBack
+	// A DrainPermits of this Client waits for the give-back (givenBack):
+	// the permits come back before it drains, not after.
+	done := c.givingBackStart(s.key)
 	started := c.background(func() {
+		defer done()
+		if hook != nil {
+			hook()
+		}
 		var given int64
 		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
 			var err error
@@ -345,6 +353,7 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		}
 	})
 	if !started {
+		defer done()
 		// Close began and runs no more background work, but waits for this
 		// acquisition: undo here, within the second Close gives it. A record
 		// found gone after its life tells nothing, as above.
@@ -466,13 +475,24 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // after ctx ended drains nothing. A drain whose outcome is unknown (ctx
 // ended, or the connection stayed down, before its reply came back) fails,
 // and the permits it may have taken are given back in the background,
-// exactly once. A name another kind of lock holds is
+// exactly once; a DrainPermits of the same Client waits for such
+// give-backs of the semaphore (a drain's, or an acquisition's of unknown
+// outcome) first, so that a drain made again on that error drains them
+// rather than see them come back after it (ctx ending while it waits fails
+// it, nothing drained). A name another kind of lock holds is
 // ErrWrongKind, and the lock is left alone. Under the failover guard
 // (WithFailoverGuard), permits drained that no replica acknowledged in time
 // are given back, and the error errors.Is ErrNotReplicated.
 func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	if err := s.check(ctx); err != nil {
 		return 0, s.fail("drain", err)
+	}
+	// Permits this Client is giving back (a drain or an acquisition of
+	// unknown outcome: undoLater) come back first: a drain made again on
+	// such a drain's error answered 0, and the permits then came back
+	// after it, free for anyone.
+	if err := s.c.givenBack(ctx, s.key); err != nil {
+		return 0, s.fail("drain", fmt.Errorf("%w (waiting for permits of a call of unknown outcome to be given back; nothing drained)", err))
 	}
 	// A drain whose reply was lost is made again and answers the count the
 	// first one drained (callRecorded), which would otherwise be lost.
