@@ -50,106 +50,13 @@ func nilOrTTL(r rueidis.RedisResult) (acquired bool, ttl int64, err error) {
 
 // --- RReadWriteLock (RedissonReadLock, RedissonWriteLock) ---
 
+// The read-write lock's scripts are Redisson's own text (see
+// redisson_exact_test.go).
 const (
-	// RedissonWriteLock.tryLockInnerAsync: KEYS name; ARGV lease, <lockName>:write.
-	javaWriteLock = `local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-  redis.call('hset', KEYS[1], 'mode', 'write')
-  redis.call('hset', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return nil
-end
-if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('pexpire', KEYS[1], redis.call('pttl', KEYS[1]) + ARGV[1])
-  return nil
-end
-return redis.call('pttl', KEYS[1])`
-	// RedissonWriteLock.unlockInnerAsync: KEYS name, channel, unlock latch;
-	// ARGV READ_UNLOCK_MESSAGE 1, lease, <lockName>:write, publish command,
-	// latch timeout.
-	javaWriteUnlock = `local seen = redis.call('get', KEYS[3])
-if seen ~= false then return tonumber(seen) end
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-  redis.call(ARGV[4], KEYS[2], ARGV[1])
-  redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-  return 1
-end
-if mode ~= 'write' or redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
-local n = redis.call('hincrby', KEYS[1], ARGV[3], -1)
-if n > 0 then
-  redis.call('pexpire', KEYS[1], ARGV[2])
-  redis.call('set', KEYS[3], 0, 'px', ARGV[5])
-  return 0
-end
-redis.call('hdel', KEYS[1], ARGV[3])
-if redis.call('hlen', KEYS[1]) == 1 then
-  redis.call('del', KEYS[1])
-  redis.call(ARGV[4], KEYS[2], ARGV[1])
-else
-  redis.call('hset', KEYS[1], 'mode', 'read')
-end
-redis.call('set', KEYS[3], 1, 'px', ARGV[5])
-return 1`
-	// RedissonReadLock.tryLockInnerAsync: KEYS name, read timeout prefix;
-	// ARGV lease, <lockName>, <lockName>:write.
-	javaReadLock = `local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-  redis.call('hset', KEYS[1], 'mode', 'read')
-  redis.call('hset', KEYS[1], ARGV[2], 1)
-  redis.call('set', KEYS[2] .. ':1', 1)
-  redis.call('pexpire', KEYS[2] .. ':1', ARGV[1])
-  redis.call('pexpire', KEYS[1], ARGV[1])
-  return nil
-end
-if mode == 'read' or (mode == 'write' and redis.call('hexists', KEYS[1], ARGV[3]) == 1) then
-  local n = redis.call('hincrby', KEYS[1], ARGV[2], 1)
-  redis.call('set', KEYS[2] .. ':' .. n, 1)
-  redis.call('pexpire', KEYS[2] .. ':' .. n, ARGV[1])
-  redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), ARGV[1]))
-  return nil
-end
-return redis.call('pttl', KEYS[1])`
-	// RedissonReadLock.unlockInnerAsync: KEYS name, channel, read timeout
-	// prefix, key prefix, unlock latch; ARGV UNLOCK_MESSAGE 0, <lockName>,
-	// publish command, latch timeout.
-	javaReadUnlock = `local seen = redis.call('get', KEYS[5])
-if seen ~= false then return tonumber(seen) end
-local mode = redis.call('hget', KEYS[1], 'mode')
-if mode == false then
-  redis.call(ARGV[3], KEYS[2], ARGV[1])
-  redis.call('set', KEYS[5], 1, 'px', ARGV[4])
-  return 1
-end
-if redis.call('hexists', KEYS[1], ARGV[2]) == 0 then return nil end
-local n = redis.call('hincrby', KEYS[1], ARGV[2], -1)
-if n == 0 then redis.call('hdel', KEYS[1], ARGV[2]) end
-redis.call('del', KEYS[3] .. ':' .. (n + 1))
-if redis.call('hlen', KEYS[1]) > 1 then
-  local longest = -3
-  for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
-    local holds = tonumber(redis.call('hget', KEYS[1], field))
-    if type(holds) == 'number' then
-      for i = holds, 1, -1 do
-        longest = math.max(longest, redis.call('pttl', KEYS[4] .. ':' .. field .. ':rwlock_timeout:' .. i))
-      end
-    end
-  end
-  if longest > 0 then
-    redis.call('pexpire', KEYS[1], longest)
-    redis.call('set', KEYS[5], 0, 'px', ARGV[4])
-    return 0
-  end
-  if mode == 'write' then
-    redis.call('set', KEYS[5], 0, 'px', ARGV[4])
-    return 0
-  end
-end
-redis.call('del', KEYS[1])
-redis.call(ARGV[3], KEYS[2], ARGV[1])
-redis.call('set', KEYS[5], 1, 'px', ARGV[4])
-return 1`
+	javaWriteLock   = exactWriteLock
+	javaWriteUnlock = exactWriteUnlock
+	javaReadLock    = exactReadLock
+	javaReadUnlock  = exactReadUnlock
 )
 
 func (j redissonJava) writeLock(ctx context.Context, name string) (bool, int64, error) {
@@ -550,23 +457,9 @@ func (j redissonJava) fencedLock(ctx context.Context, name string) (int64, error
 	return r[1], nil
 }
 
-// RedissonBaseLock.unlockInnerAsync: KEYS name, channel, unlock latch; ARGV
-// UNLOCK_MESSAGE 0, lease, <lockName>, request latch timeout, publish command.
-const javaUnlock = `local seen = redis.call('get', KEYS[3])
-if seen ~= false then return tonumber(seen) end
-if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
-local n = redis.call('hincrby', KEYS[1], ARGV[3], -1)
-if n > 0 then
-  redis.call('pexpire', KEYS[1], ARGV[2])
-  redis.call('set', KEYS[3], 0, 'px', ARGV[4])
-  return 0
-end
-redis.call('del', KEYS[1])
-redis.call(ARGV[5], KEYS[2], ARGV[1])
-redis.call('set', KEYS[3], 1, 'px', ARGV[4])
-return 1`
-
 func (j redissonJava) unlock(ctx context.Context, name string) (int64, error) {
 	keys := []string{name, redissonName("redisson_lock__channel", name), redissonName("redisson_unlock_latch", name) + ":" + randomID()}
-	return j.eval(ctx, javaUnlock, keys, "0", "30000", j.lockName(), "5000", "publish").AsInt64()
+	// RedissonLock.unlockInnerAsync, Redisson's own text (exactUnlock): ARGV
+	// UNLOCK_MESSAGE, lease, <lockName>, publish command, latch timeout.
+	return j.eval(ctx, exactUnlock, keys, "0", "30000", j.lockName(), "publish", "5000").AsInt64()
 }
