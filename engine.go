@@ -67,8 +67,16 @@ func checkLease(lease time.Duration) error {
 	if m := lossMargin(lease); lease <= m {
 		return invalidf("lease %s is within the clock-drift allowance of %s: the hold would end as it is granted", lease, m)
 	}
+	if lease > MaxLease {
+		return invalidf("lease %s is longer than MaxLease (%s)", lease, MaxLease)
+	}
 	return nil
 }
+
+// MaxLease is the longest lease a lock takes, 2^42 - 1 ms (about 139
+// years): a refused attempt's reply packs flags above the holder's time
+// left from 2^42 ms up, so a longer lease would read as those flags.
+const MaxLease = (1<<42 - 1) * time.Millisecond
 
 // primitive is what a lock supplies to the engine.
 type primitive interface {

@@ -145,6 +145,24 @@ func TestLeaseWithinDriftAllowance(t *testing.T) {
 	}
 }
 
+// TestLeaseTooLong: a lease of 2^42 ms (about 139 years) or more would
+// reach a waiter's refused attempt as the flags that reply packs above the
+// holder's time left (a holder not of scriptlock, a waiter ahead): bad
+// input, ErrInvalidArgument, nothing written.
+func TestLeaseTooLong(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	c := newTestClient(t, node.Client(t))
+	ctx := testCtx(t, 30*time.Second)
+	leaseTooShort(t, node, c, ctx, time.Duration(1<<42)*time.Millisecond)
+	// Just below is accepted.
+	if _, err := mustMutex(t, c, "long-ok").LockWithLease(ctx, MaxLease); err != nil {
+		t.Errorf("LockWithLease(MaxLease): %v", err)
+	}
+}
+
+// leaseTooShort checks that every way of giving a lease refuses short
+// (or one too long) and writes nothing.
 func leaseTooShort(t *testing.T, node *redistest.Node, c *Client, ctx context.Context, short time.Duration) {
 	t.Helper()
 	type leased interface {
