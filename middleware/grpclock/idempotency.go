@@ -102,7 +102,9 @@ func WithIdempotencyScope(f func(ctx context.Context) string) IdempotencyOption 
 // InvalidArgument, NotFound, AlreadyExists, FailedPrecondition, OutOfRange;
 // other outcomes (Internal, Unavailable, Aborted, ResourceExhausted, ...)
 // release the key so the client can retry with it. Errors of the lock
-// interceptor (contended, lock lost, Redis down) are never stored. A nil f
+// interceptor (contended, lock lost, Redis down) are never stored. f gets
+// the code the client is answered: for an error that is no status but wraps
+// a context error, as gRPC answers it, DeadlineExceeded or Canceled. A nil f
 // means the default.
 func WithStoredCodes(f func(codes.Code) bool) IdempotencyOption {
 	return func(o *idemOptions) { o.storeCode = f }
@@ -389,7 +391,11 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 			release()
 			return nil, claimLostError()
 		}
-		code := status.Code(herr)
+		// The status the client gets: gRPC answers an error that is no
+		// status but a context error (a database call's own deadline,
+		// wrapped) with that context's code, not Unknown.
+		st := answerStatus(herr)
+		code := st.Code()
 		var le *lockError
 		if !o.storeCode(code) || errors.As(herr, &le) || (herr != nil && lockAnswered.set.Load()) {
 			release()
@@ -409,7 +415,7 @@ func IdempotencyUnaryServerInterceptor(store *idempotency.Store, opts ...Idempot
 				err = fmt.Errorf("response %T is not a proto message", resp)
 			}
 		} else {
-			sr.Body, err = proto.Marshal(status.Convert(herr).Proto())
+			sr.Body, err = proto.Marshal(st.Proto())
 		}
 		size := len(sr.Body)
 		if rec != nil {
@@ -594,6 +600,16 @@ func IdempotencyUnaryClientInterceptor(opts ...IdempotencyOption) grpc.UnaryClie
 		}
 		return invoker(ctx, method, req, reply, cc, callOpts...)
 	}
+}
+
+// answerStatus is the status gRPC answers a handler's error with (OK for
+// nil): the error's own status, or for an error that has none, the code of
+// the context error it wraps (DeadlineExceeded, Canceled), else Unknown.
+func answerStatus(err error) *status.Status {
+	if st, ok := status.FromError(err); ok {
+		return st
+	}
+	return status.FromContextError(err)
 }
 
 // claimLostError answers a call whose idempotency claim was lost while its
