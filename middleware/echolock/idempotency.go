@@ -498,6 +498,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				c.Response().Header().Set("Retry-After", "1")
 				err = fail(c, ErrIdempotencyClaimLost, cause)
 				c.Error(err)
+			case err != nil && !c.Response().Committed && ctx.Err() != nil &&
+				(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)):
+				// The handler stopped on the request's own context, which
+				// ended (a server-side deadline, such as ContextTimeout's,
+				// or the client gone): no answer to store, so the error is
+				// left to the middleware further out that set the deadline
+				// (ContextTimeout answers 503), as for a request without a
+				// key, and the key is released below.
 			case err != nil:
 				if c.Response().Committed {
 					// The handler failed after its answer began (a stream
