@@ -39,7 +39,8 @@ var (
 	ErrNotPayable = errors.New("recharge: order is not in a payable state")
 	// ErrDatabaseUnavailable: the database could not be reached, or refused
 	// work for now (connection refused or broken, server shutting down or
-	// starting, too many connections, SQLite busy past its timeout). The
+	// starting, too many connections, a PostgreSQL server taking no writes
+	// as a primary demoted in a failover, SQLite busy past its timeout). The
 	// front ends answer 503 / Unavailable: retry later. A payment whose
 	// commit was cut off may have been made; its retry finds it (see
 	// Payment).
@@ -56,8 +57,11 @@ func databaseDown(err error) bool {
 	if errors.As(err, &pe) {
 		// Class 08 connection exception, 53 insufficient resources (too
 		// many connections, disk full), 57P operator intervention (admin
-		// or crash shutdown, cannot connect now).
-		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P")
+		// or crash shutdown, cannot connect now), 25006 read-only
+		// transaction (a primary demoted in a failover, or a standby:
+		// writes go through once the connections reach the new primary).
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P") ||
+			pe.Code == "25006"
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
