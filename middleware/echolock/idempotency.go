@@ -68,7 +68,8 @@ type IdempotencyConfig struct {
 	MaxResponseBytes int
 	// StoredHeaders lists the response headers stored and replayed (default
 	// Content-Type, Content-Encoding, Content-Language, Content-Location,
-	// Location, ETag, Last-Modified, Cache-Control, and those a stored status
+	// Content-Disposition (Echo's c.Attachment and c.Inline: the file's
+	// name), Location, ETag, Last-Modified, Cache-Control, and those a stored status
 	// requires: Allow, WWW-Authenticate, Proxy-Authenticate, Content-Range).
 	// A replay sets each header the record holds to its stored values,
 	// replacing any a middleware further out had set under that name; other
@@ -102,7 +103,7 @@ var DefaultIdempotencyConfig = IdempotencyConfig{
 	MaxBodyBytes:     1 << 20,
 	MaxResponseBytes: 1 << 20,
 	StoredHeaders: []string{echo.HeaderContentType, echo.HeaderContentEncoding, "Content-Language",
-		"Content-Location", echo.HeaderLocation, "ETag", echo.HeaderLastModified, "Cache-Control",
+		"Content-Location", echo.HeaderContentDisposition, echo.HeaderLocation, "ETag", echo.HeaderLastModified, "Cache-Control",
 		// Required by the status they come with (RFC 9110): 405, 401, 407,
 		// 206 and 416 are stored, and a replay without them is not the answer.
 		echo.HeaderAllow, echo.HeaderWWWAuthenticate, "Proxy-Authenticate", "Content-Range"},
