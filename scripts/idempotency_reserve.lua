@@ -11,7 +11,9 @@
 -- hash tag) bounds what one caller makes Redis keep: usage is a zset of the
 -- scope's records scored by expiry time, sizes a hash of their accounted
 -- bytes plus the field "#total". Expired entries are pruned here, a few per
--- call; a new claim is refused while #total is over the budget (0: none).
+-- call, and more (a bounded number) before a new claim is refused: it is
+-- refused while #total, less the expired entries read, is over the budget
+-- (0: none).
 -- Reply {0, nil, nil}: claimed by this token, run the request (also when this
 -- token already holds the claim, so a retry after a lost reply is safe);
 -- {1, fp, nil}: another request with this key is running;
@@ -39,13 +41,21 @@
 -- @return {state int64, fingerprint string?, response bytes?}
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', '0', '16')
-local sizes, freed, ownExpired = {}, 0, false
-for i, m in ipairs(expired) do
-  sizes[i] = tonumber(redis.call('hget', KEYS[3], m) or '0')
-  freed = freed + sizes[i]
-  ownExpired = ownExpired or m == KEYS[1]
+local expired, sizes, freed, ownExpired = {}, {}, 0, false
+-- readExpired reads the next count expired entries (after those read) and
+-- reports whether there may be more.
+local function readExpired(count)
+  local batch = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', #expired, count)
+  for _, m in ipairs(batch) do
+    local i = #expired + 1
+    expired[i] = m
+    sizes[i] = tonumber(redis.call('hget', KEYS[3], m) or '0')
+    freed = freed + sizes[i]
+    ownExpired = ownExpired or m == KEYS[1]
+  end
+  return #batch == count
 end
+local more = readExpired(16)
 local function prune()
   for i, m in ipairs(expired) do
     redis.call('hdel', KEYS[3], m)
@@ -68,12 +78,28 @@ if not rec[1] or rec[1] == '3' then
   end
   local budget = tonumber(ARGV[4])
   local size = tonumber(ARGV[5])
-  local old = 0
-  if not ownExpired then
-    old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+  local old, total = 0, 0
+  local function over()
+    old = 0
+    if not ownExpired then
+      old = tonumber(redis.call('hget', KEYS[3], KEYS[1]) or '0')
+    end
+    total = tonumber(redis.call('hget', KEYS[3], '#total') or '0') - freed
+    return budget > 0 and total - old + size > budget
   end
-  local total = tonumber(redis.call('hget', KEYS[3], '#total') or '0') - freed
-  if budget > 0 and total - old + size > budget then
+  -- Expired records count until they are pruned. A scope found over its
+  -- budget reads more of them (a bounded number per call) before it is
+  -- refused, so that records that have expired, more than one call prunes
+  -- (the scope went over its budget with the responses of requests that
+  -- were running), no longer refuse it.
+  local refused = over()
+  local rounds = 0
+  while refused and more and rounds < 8 do
+    more = readExpired(128)
+    refused = over()
+    rounds = rounds + 1
+  end
+  if refused then
     prune()
     return {4, false, false}
   end
