@@ -91,8 +91,9 @@ type IdempotencyConfig struct {
 	Logger *slog.Logger
 	// OnOutcome, when set, gets the outcome of every request that carries a
 	// key or lacks a required one (executed, replayed, idempotency_conflict,
-	// over_budget, key_invalid, body_refused for the 413 and 400 answers to
-	// a body over MaxBodyBytes or unreadable, redis_down).
+	// over_budget, key_invalid, body_refused for the 413, 400 and 500 answers
+	// to a body over MaxBodyBytes, unreadable, or read by a middleware in
+	// front, redis_down).
 	OnOutcome scriptlock.RequestOutcomeFunc
 }
 
@@ -172,6 +173,10 @@ var (
 
 var errOverBudget = errors.New("idempotency: scope over its byte budget")
 
+// errIdempotencyBodyGone answers a request whose body a middleware in front
+// has read, leaving nothing to fingerprint (see the middleware).
+var errIdempotencyBodyGone = echo.NewHTTPError(http.StatusInternalServerError)
+
 // claimedKey holds, in the echo.Context, the claim the request runs under
 // (see claimed): an Idempotency middleware nested in the same chain on the
 // same store, scoping the request alike, runs the request under it instead
@@ -203,7 +208,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
 // different request answers 422. When a middleware in front of it has already
 // read the body as a form (CSRF with a form token, ...), the parsed form (its
-// values and files) counts as the body. Keys are scoped to the caller's credentials
+// values and files) counts as the body; a body it has read otherwise, leaving
+// nothing to read, is refused with 500, as it cannot be fingerprinted. Keys are scoped to the caller's credentials
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it. A handler that panics releases the key too, unless
@@ -335,8 +341,17 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				if ferr != nil {
 					return refuseBody(ErrIdempotencyBodyRead, ferr)
 				}
-				if form != nil {
+				switch {
+				case form != nil:
 					fpParts = append(fpParts, form)
+				case req.ContentLength > 0:
+					// The request has a body, which a middleware in front
+					// has read otherwise (bound for validation) and not put
+					// back: fingerprinted without it, the same key with
+					// another payload would be answered with this one's
+					// response. A server misconfiguration: refused.
+					config.Logger.ErrorContext(req.Context(), "echolock: request body read by a middleware in front of Idempotency; it cannot be fingerprinted", "content_length", req.ContentLength)
+					return refuseBody(errIdempotencyBodyGone, fmt.Errorf("body of %d bytes already read", req.ContentLength))
 				}
 			}
 			if fpHeaders != nil {
