@@ -184,7 +184,10 @@ func ParseKey(v string, maxLen int) (string, error) {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
 	}
-	v = strings.TrimSpace(v)
+	// Only the blanks around a field value (RFC 9110 OWS): TrimSpace would
+	// also take off Unicode spaces (a no-break space), turning a key of
+	// bytes outside printable ASCII into a valid one.
+	v = strings.Trim(v, " \t")
 	if len(v) >= 2 && v[0] == '"' {
 		var b strings.Builder
 		i := 1
