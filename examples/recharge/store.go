@@ -40,7 +40,9 @@ var (
 	// ErrDatabaseUnavailable: the database could not be reached, or refused
 	// work for now (connection refused or broken, server shutting down or
 	// starting, too many connections, a PostgreSQL server taking no writes
-	// as a primary demoted in a failover, SQLite busy past its timeout). The
+	// as a primary demoted in a failover, a statement canceled past
+	// PostgreSQL's statement_timeout or lock_timeout, SQLite busy past its
+	// timeout). The
 	// front ends answer 503 / Unavailable: retry later. A payment whose
 	// commit was cut off may have been made; its retry finds it (see
 	// Payment).
@@ -59,9 +61,12 @@ func databaseDown(err error) bool {
 		// many connections, disk full), 57P operator intervention (admin
 		// or crash shutdown, cannot connect now), 25006 read-only
 		// transaction (a primary demoted in a failover, or a standby:
-		// writes go through once the connections reach the new primary).
+		// writes go through once the connections reach the new primary),
+		// 57014 a statement canceled (past statement_timeout, on a server
+		// under load or a row kept locked) and 55P03 a lock not granted
+		// within lock_timeout: nothing of it was done.
 		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P") ||
-			pe.Code == "25006"
+			pe.Code == "25006" || pe.Code == "57014" || pe.Code == "55P03"
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {

@@ -1,0 +1,79 @@
+package recharge_test
+
+import (
+	"database/sql"
+	"net/http"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/scriptlock/scriptlock"
+	"github.com/scriptlock/scriptlock/examples/recharge"
+	"github.com/scriptlock/scriptlock/examples/recharge/rechargepb"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestDatabaseStatementTimeoutUnavailable: a PostgreSQL server that cancels
+// a statement past its statement_timeout (a server under load, or a row
+// another transaction keeps locked; "canceling statement due to statement
+// timeout"), or past its lock_timeout ("canceling statement due to lock
+// timeout"), has done nothing of it: the recharge answers 503 with
+// Retry-After on HTTP and Unavailable on gRPC, retry later, not 500 /
+// Internal, which says the request itself failed.
+func TestDatabaseStatementTimeoutUnavailable(t *testing.T) {
+	for _, setting := range []string{"statement_timeout", "lock_timeout"} {
+		t.Run(setting, func(t *testing.T) { statementTimedOut(t, setting) })
+	}
+}
+
+func statementTimedOut(t *testing.T, setting string) {
+	ctx := t.Context()
+	dsn := postgres.Get(t).NewDatabase(t)
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
+	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" SET "+setting+" = '300ms'"); err != nil {
+		t.Fatal(err)
+	}
+	store, err := recharge.OpenPostgres(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Seed(ctx, 1, 2, func(int) int64 { return amount }); err != nil {
+		t.Fatal(err)
+	}
+	node := redistest.Server(t)
+	locks, err := scriptlock.New(node.Client(t), scriptlock.WithKeyPrefix(redistest.Prefix(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { locks.Close() })
+	srv, err := recharge.NewServer(recharge.Config{Service: &recharge.Service{Store: store}, Locks: locks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, gc := serve(t, srv)
+	e := &env{store: store, url: url, grpc: gc}
+
+	// Another transaction keeps both orders' rows locked.
+	tx, err := admin.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT 1 FROM orders FOR UPDATE"); err != nil {
+		t.Fatal(err)
+	}
+	if a := e.post(t, "1", ""); a.code != http.StatusServiceUnavailable || a.retryAfter == "" {
+		t.Errorf("HTTP, statement timed out: %d %s (Retry-After %q); want 503 with Retry-After", a.code, a.body, a.retryAfter)
+	}
+	if _, err := e.grpc.Recharge(ctx, &rechargepb.RechargeRequest{OrderId: 2}); status.Code(err) != codes.Unavailable {
+		t.Errorf("gRPC, statement timed out: %v; want Unavailable", err)
+	}
+}
