@@ -19,6 +19,7 @@ import (
 // included, until the release timeout (5 s) passed. The Lock returned that
 // late, and the other goroutine's Lock waited as long.
 func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "expired-sibling")
@@ -36,7 +37,7 @@ func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
 		err  error
 	}
 	sib := make(chan result, 1)
-	grantHook = func() {
+	c.grantHook = func() {
 		switch calls.Add(1) {
 		case 1: // the first goroutine's fresh grant
 			go func() {
@@ -53,7 +54,7 @@ func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
 			}
 		}
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	start := time.Now()
 	_, err := m.Lock(rctx)
 	took := time.Since(start)
@@ -68,7 +69,7 @@ func TestExpiredGrantBesideSiblingReentryReturnsPromptly(t *testing.T) {
 		t.Fatal("the sibling's Lock did not return")
 	}
 	sibTook := time.Since(start)
-	grantHook = nil
+	c.grantHook = nil
 	if r.err != nil {
 		t.Fatalf("sibling Lock: %v", r.err)
 	}

@@ -43,6 +43,22 @@ type Client struct {
 	givingBackMu sync.Mutex
 	givingBack   map[string]*giveBacks
 
+	// The hooks below are set by tests only, on their own Client, so that
+	// tests using them run in parallel with the others.
+	//
+	// grantHook runs between an attempt the server granted and the grant's
+	// registration.
+	grantHook func()
+	// leaseMarkHook runs once a call that sets a hold's lock expiry is
+	// marked, before it is sent.
+	leaseMarkHook func()
+	// testHookForced runs in forced between taking the holds out of the
+	// registry and ending them.
+	testHookForced func()
+	// testHookAttempt runs in waitOn before each attempt of a subscribed
+	// waiter and after it (after), with the wait's context.
+	testHookAttempt func(ctx context.Context, after bool)
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -60,7 +76,9 @@ type Client struct {
 	requests   atomic.Uint64 // numbers release requests (latch keys)
 	// recordTTL is how long the record of a Semaphore or latch call lives
 	// (recordTTL; shorter in tests).
-	recordTTL    time.Duration
+	recordTTL time.Duration
+	// guardStall: see guardStall (shorter in tests).
+	guardStall   time.Duration
 	releaseBound atomic.Pointer[sharedBound] // the deadline releases beginning now share
 	lossTimers   sync.Pool                   // stopped *lossTimer, for the next holds
 	leanPX       atomic.Pointer[msText]      // the last PX argument a LeanMutex sent (see pxText)

@@ -26,6 +26,7 @@ func (o *endTimes) HoldEnd(context.Context, Op, HoldEvent) {
 // end before a Close made meanwhile returns: nothing is reported once Close
 // has returned.
 func TestCloseWaitsForForceUnlockEnds(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	obs := &endTimes{}
 	c := newTestClient(t, node.Client(t), WithObserver(obs))
@@ -35,7 +36,7 @@ func TestCloseWaitsForForceUnlockEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed := make(chan time.Time, 1)
-	testHookForced = func() {
+	c.testHookForced = func() {
 		// The hold is out of the registry and not yet ended: a Close now
 		// does not find it. Give it time to return, as it did when it did
 		// not wait for this end.
@@ -49,11 +50,11 @@ func TestCloseWaitsForForceUnlockEnds(t *testing.T) {
 		case <-time.After(300 * time.Millisecond):
 		}
 	}
-	t.Cleanup(func() { testHookForced = nil })
+	t.Cleanup(func() { c.testHookForced = nil })
 	if ok, err := m.ForceUnlock(ctx); err != nil || !ok {
 		t.Fatalf("ForceUnlock: %v, %v", ok, err)
 	}
-	testHookForced = nil
+	c.testHookForced = nil
 	var closedAt time.Time
 	select {
 	case closedAt = <-closed:

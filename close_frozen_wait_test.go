@@ -19,8 +19,8 @@ import (
 // connection as dead (ConnWriteTimeout), and the waits, which would settle
 // the attempts and wait on, end instead: Close ended them, and they return
 // ErrClosed, as every wait Close ends does, not the transport's error.
-// Not parallel: it sets testHookAttempt, which every wait reads.
 func TestCloseEndsWaitOnFrozenServer(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	h := newTestClient(t, node.Client(t))
 	var conns droppedConns
@@ -56,14 +56,14 @@ func TestCloseEndsWaitOnFrozenServer(t *testing.T) {
 	var mu sync.Mutex
 	paused := false
 	attempted := map[string]bool{} // waits with an attempt made since the pause
-	testHookAttempt = func(ctx context.Context, after bool) {
+	c.testHookAttempt = func(ctx context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if name, ok := ctx.Value(waitNameKey{}).(string); ok && paused && !after {
 			attempted[name] = true
 		}
 	}
-	defer func() { testHookAttempt = nil }()
+	defer func() { c.testHookAttempt = nil }()
 	res := make(map[string]chan error)
 	for name, w := range waits {
 		ch := make(chan error, 1)

@@ -55,6 +55,7 @@ type waitNameKey struct{}
 // Semaphore's and PermitSemaphore's undo went to the background), so a wait
 // Close was to end had already failed.
 func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	var d closedConns
@@ -71,14 +72,14 @@ func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
 	var mu sync.Mutex
 	frozen := false
 	inFlight := map[string]bool{} // waits with an attempt sent since the freeze
-	testHookAttempt = func(ctx context.Context, after bool) {
+	c.testHookAttempt = func(ctx context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if name, ok := ctx.Value(waitNameKey{}).(string); ok && frozen && !after {
 			inFlight[name] = true
 		}
 	}
-	defer func() { testHookAttempt = nil }()
+	defer func() { c.testHookAttempt = nil }()
 
 	res := make(map[string]chan error)
 	for _, wk := range waitKinds {
@@ -92,7 +93,7 @@ func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
 		wctx := context.WithValue(ctx, waitNameKey{}, wk.name)
 		go func() { ch <- wait(wctx) }()
 	}
-	hooked := len(res) // waits whose attempts testHookAttempt sees
+	hooked := len(res) // waits whose attempts c.testHookAttempt sees
 	// A LeanMutex's wait polls (every 16 ms at most): its next attempt
 	// hangs as soon as the replies are held back.
 	lean := mustLean(t, c, "closed-conn-LeanMutex")

@@ -10,13 +10,14 @@ import (
 // connection, so the server would go on sending that channel's messages to
 // a Client that is gone.
 func TestCloseBeforeSubscribeConfirmed(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t)
-	defer func() { testHookReceive = nil }()
+	defer func() { p.c.subs.testHookReceive = nil }()
 	l := mustLatch(t, p.c, "close-unconfirmed")
 	if _, err := l.TrySetCount(testCtx(t, 5*time.Second), 1); err != nil {
 		t.Fatal(err)
 	}
-	testHookReceive = func(channel string) {
+	p.c.subs.testHookReceive = func(channel string) {
 		if channel == l.channel {
 			p.px.FreezeReplies() // the SUBSCRIBE reaches the server, its reply does not come back
 		}

@@ -807,10 +807,6 @@ func waitLine(p primitive) string {
 	return ""
 }
 
-// grantHook, when set (by tests only), runs between an attempt the server
-// granted and the grant's registration.
-var grantHook func()
-
 // ranOutUnanswered reports a call with a wait's end (until, zero: none)
 // that failed with a deadline once that end had passed while the caller's
 // ctx lives: the wait ran out with a call to the server in flight or being
@@ -1083,8 +1079,8 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 				remaining = a.remaining
 				return false, tryAgain{sleep: a.sleep, foreign: a.foreign}, nil
 			}
-			if grantHook != nil {
-				grantHook()
+			if c.grantHook != nil {
+				c.grantHook()
 			}
 			// A grant no replica has, or that outlived ctx, is given back
 			// (below): as a re-entry, it must not move the owner's hold on.
@@ -1526,15 +1522,11 @@ func (c *Client) leaseCallKeeping(h *hold, at time.Time, keeps bool) *leaseMark 
 	if !at.IsZero() {
 		c.armEarlier(h, at)
 	}
-	if leaseMarkHook != nil {
-		leaseMarkHook()
+	if c.leaseMarkHook != nil {
+		c.leaseMarkHook()
 	}
 	return m
 }
-
-// leaseMarkHook, when set (by tests only), runs once a call that sets a
-// hold's lock expiry is marked, before it is sent.
-var leaseMarkHook func()
 
 // leaseMark is one call that sets a hold's lock expiry (see leaseCall).
 type leaseMark struct {
@@ -2129,8 +2121,8 @@ func (c *Client) forcedSides(key string, sides sideSet) {
 		c.forgetLocked(h)
 	}
 	c.mu.Unlock()
-	if testHookForced != nil && len(hs) > 0 {
-		testHookForced()
+	if c.testHookForced != nil && len(hs) > 0 {
+		c.testHookForced()
 	}
 	// Every hold ends before the Observer hears of any (and before the
 	// script is sent): a slow HoldEnd must not leave the others live.
@@ -2157,10 +2149,6 @@ func (c *Client) forcedSides(key string, sides sideSet) {
 }
 
 var errForced = errors.New("the lock was force-unlocked")
-
-// testHookForced, when set (tests only), runs in forced between taking the
-// holds out of the registry and ending them.
-var testHookForced func()
 
 // errNoLeaseLeft: a release of one hold deleted the lock, as none of the
 // owner's other holds had a lease left on the server.

@@ -87,6 +87,7 @@ func TestExtendOverlappingShorterWins(t *testing.T) {
 // in force, and the re-entry's reply must not move the end of the owner's
 // lock context past it.
 func TestExtendDuringReentryShorterWins(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	o := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
@@ -98,9 +99,9 @@ func TestExtendDuringReentryShorterWins(t *testing.T) {
 		t.Fatal(err)
 	}
 	var eerr error
-	grantHook = func() { eerr = m.Extend(ctx, outer, short) }
+	c.grantHook = func() { eerr = m.Extend(ctx, outer, short) }
 	_, err = m.LockWithLease(outer, long)
-	grantHook = nil
+	c.grantHook = nil
 	if err != nil || eerr != nil {
 		t.Fatalf("re-entry: %v; Extend: %v", err, eerr)
 	}

@@ -12,8 +12,10 @@ import (
 // puts it back first in line instead of handing the lock to the waiter
 // behind it, and its next attempt takes the lock.
 func TestFairLostGrantKeepsPlace(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"Native", "Redisson"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			var opts []Option
 			if kind == "Redisson" {
 				opts = append(opts, WithRedissonFairQueue(0))
@@ -38,7 +40,7 @@ func testFairLostGrant(t *testing.T, redisson bool, opts ...Option) {
 	rc := node.Client(t)
 	var armed atomic.Bool
 	frozen := make(chan struct{})
-	testHookAttempt = func(ctx context.Context, after bool) {
+	p.c.testHookAttempt = func(ctx context.Context, after bool) {
 		if after || ownerIn(ctx) != "w" || !armed.Load() {
 			return
 		}
@@ -50,7 +52,7 @@ func testFairLostGrant(t *testing.T, redisson bool, opts ...Option) {
 			close(frozen)
 		}
 	}
-	t.Cleanup(func() { testHookAttempt = nil })
+	t.Cleanup(func() { p.c.testHookAttempt = nil })
 	order := make(chan string, 2)
 	lockThen := func(f *FairMutex, owner string) {
 		lctx, err := f.Lock(WithOwner(ctx, owner))

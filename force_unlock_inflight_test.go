@@ -12,6 +12,7 @@ import (
 // Client is on its way back: the Lock must not return a lock context that
 // lives on while another owner holds the lock.
 func TestForceUnlockDuringGrantInFlight(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	other := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
@@ -19,11 +20,11 @@ func TestForceUnlockDuringGrantInFlight(t *testing.T) {
 	ctx := testCtx(t, 20*time.Second)
 	var forced bool
 	var ferr error
-	grantHook = func() {
-		grantHook = nil
+	c.grantHook = func() {
+		c.grantHook = nil
 		forced, ferr = m.ForceUnlock(ctx)
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	lctx, err := m.Lock(ctx)
 	if ferr != nil || !forced {
 		t.Fatalf("ForceUnlock = %v, %v", forced, ferr)

@@ -17,8 +17,8 @@ import (
 // drops the connection as dead (ConnWriteTimeout) and makes the read again,
 // for as long as its context lasts: the wait ended only with ctx, long after
 // Close. Close ends it now, with ErrClosed, as every wait Close ends.
-// Not parallel: it sets testHookAttempt, which every wait reads.
 func TestCloseEndsAwaitOnFrozenServer(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	var conns droppedConns
 	rc := node.Client(t, func(o *rueidis.ClientOption) {
@@ -34,12 +34,12 @@ func TestCloseEndsAwaitOnFrozenServer(t *testing.T) {
 	l := mustLatch(t, c, "l")
 	var mu sync.Mutex
 	paused, attempted := false, false
-	testHookAttempt = func(_ context.Context, after bool) {
+	c.testHookAttempt = func(_ context.Context, after bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		attempted = attempted || (paused && !after)
 	}
-	defer func() { testHookAttempt = nil }()
+	defer func() { c.testHookAttempt = nil }()
 	res := make(chan error, 1)
 	go func() { res <- l.Await(ctx) }()
 	time.Sleep(300 * time.Millisecond) // the wait sleeps until its next read

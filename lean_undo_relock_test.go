@@ -58,6 +58,7 @@ func isScript(cs []string, name string) bool {
 // again: the server has granted the new hold, the Client has yet to register
 // it. The undo must not delete that new hold, whose context lives on.
 func TestLeanUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := &leanStallingClient{Client: node.Client(t)}
 	c := newTestClient(t, rc)
@@ -106,7 +107,7 @@ func TestLeanUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		err  error
 	}
 	second := make(chan result, 1)
-	grantHook = func() {
+	c.grantHook = func() {
 		close(granted)
 		// Registered only once the undo's release has returned.
 		select {
@@ -115,7 +116,7 @@ func TestLeanUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 			t.Error("the undo made no release")
 		}
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	rc.before = func() {
 		if !eventually(3*time.Second, func() bool { return !held() }) {
 			t.Error("the ended hold is still on the server")

@@ -30,6 +30,7 @@ func (s *stallCtx) Value(key any) any {
 // An Unlock begun while Close waits for an acquisition in flight releases
 // the lock; the end of its hold is reported before Close returns, not after.
 func TestObserverUnlockDuringCloseReportedBeforeClose(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	p := newPairing()
 	c := newTestClient(t, node.Client(t), WithObserver(p))
@@ -44,11 +45,11 @@ func TestObserverUnlockDuringCloseReportedBeforeClose(t *testing.T) {
 	// An acquisition in flight, held between its grant and its
 	// registration, keeps Close from ending the holds.
 	granted, proceed := make(chan struct{}), make(chan struct{})
-	grantHook = func() {
+	c.grantHook = func() {
 		close(granted)
 		<-proceed
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	locked := make(chan struct{})
 	go func() {
 		defer close(locked)

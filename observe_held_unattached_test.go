@@ -42,6 +42,7 @@ func (h *heldTimes) HoldEnd(_ context.Context, _ Op, e HoldEvent) {
 // Observer (its lease ran out as Lock was returning) measures Held to its
 // end, not to the moment its end is reported.
 func TestObserverHeldOfHoldEndedBeforeAttach(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	obs := &heldTimes{}
 	c := newTestClient(t, node.Client(t), sharedPrefix(t), WithObserver(obs))
@@ -51,11 +52,11 @@ func TestObserverHeldOfHoldEndedBeforeAttach(t *testing.T) {
 	obs.ends = nil // warm's hold
 	obs.mu.Unlock()
 	ctx := &slowErrCtx{Context: testCtx(t, 30*time.Second), sleep: 400 * time.Millisecond}
-	grantHook = func() { ctx.armed.Store(true) }
-	defer func() { grantHook = nil }()
+	c.grantHook = func() { ctx.armed.Store(true) }
+	defer func() { c.grantHook = nil }()
 	const lease = 50 * time.Millisecond
 	lctx, err := m.LockWithLease(ctx, lease)
-	grantHook = nil
+	c.grantHook = nil
 	if err != nil {
 		t.Fatal(err)
 	}

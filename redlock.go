@@ -44,6 +44,9 @@ type RedLock struct {
 	nodeTimeout time.Duration
 	driftFactor float64
 	driftExtra  time.Duration
+	// releaseHook, when set (by tests only, on their own RedLock), runs
+	// before each node's release in releaseAll.
+	releaseHook func(node int)
 }
 
 // RedLockOption configures a RedLock (NewRedLock). Every LockOption is a
@@ -786,10 +789,6 @@ func (p *firstPanic) recover() {
 // wait's end).
 var errNodeTimeout = errors.New("node timeout")
 
-// redLockReleaseHook, when set (by tests only), runs before each node's
-// release in releaseAll.
-var redLockReleaseHook func(node int)
-
 // releaseAll unlocks on every node in parallel and returns each node's error.
 // A hold of this RedLock (known: an attempt's, or the one an Unlock's
 // context names) is given back only where it was granted. Elsewhere the
@@ -809,7 +808,7 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 		left bool // the caller stopped waiting at bound
 	)
 	var wg sync.WaitGroup
-	hook := redLockReleaseHook // read once: releases may outlive the call
+	hook := r.releaseHook // read once: releases may outlive the call
 	for i, m := range r.nodes {
 		uctx := h.ctxs[i]
 		if uctx == nil {

@@ -14,6 +14,7 @@ import (
 // release goes on in the background. It was bounded only when ctx had
 // ended, or had a deadline, before the releases began.
 func TestRedLockLockCancelledDuringRelease(t *testing.T) {
+	t.Parallel()
 	testRedLockCancelledDuringRelease(t, "cjob", func(r *RedLock, ctx context.Context) error {
 		_, err := r.Lock(ctx)
 		return err
@@ -23,6 +24,7 @@ func TestRedLockLockCancelledDuringRelease(t *testing.T) {
 // So does TryLock with a wait, which waited for the release until its
 // wait's end (plus the overrun), or the release timeout.
 func TestRedLockTryLockCancelledDuringRelease(t *testing.T) {
+	t.Parallel()
 	testRedLockCancelledDuringRelease(t, "tjob", func(r *RedLock, ctx context.Context) error {
 		_, err := r.TryLock(ctx, 10*time.Second)
 		return err
@@ -50,12 +52,12 @@ func testRedLockCancelledDuringRelease(t *testing.T, name string, lock func(*Red
 		defer func() { _ = mustMutex(t, cs[i], name).Unlock(hctx) }()
 	}
 	var once sync.Once
-	redLockReleaseHook = func(node int) {
+	r.releaseHook = func(node int) {
 		if node == 0 {
 			once.Do(pxs[0].Freeze)
 		}
 	}
-	defer func() { redLockReleaseHook = nil }()
+	defer func() { r.releaseHook = nil }()
 	defer pxs[0].Thaw()
 	lctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -64,7 +66,7 @@ func testRedLockCancelledDuringRelease(t *testing.T, name string, lock func(*Red
 	start := time.Now()
 	err = lock(r, lctx)
 	elapsed := time.Since(start)
-	redLockReleaseHook = nil
+	r.releaseHook = nil
 	pxs[0].Thaw()
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrQuorum) {
 		t.Errorf("with two nodes held elsewhere: %v, want ErrQuorum and context.Canceled", err)

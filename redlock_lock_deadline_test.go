@@ -15,6 +15,7 @@ import (
 // goroutine for the whole release timeout given to NewRedLock, past the
 // deadline.
 func TestRedLockLockDeadlineFrozenRelease(t *testing.T) {
+	t.Parallel()
 	nodes, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithReleaseTimeout(5*time.Second), WithNodeTimeout(300*time.Millisecond))
@@ -35,19 +36,19 @@ func TestRedLockLockDeadlineFrozenRelease(t *testing.T) {
 		defer func() { _ = mustMutex(t, cs[i], "job").Unlock(hctx) }()
 	}
 	var once sync.Once
-	redLockReleaseHook = func(node int) {
+	r.releaseHook = func(node int) {
 		if node == 0 {
 			once.Do(pxs[0].Freeze)
 		}
 	}
-	defer func() { redLockReleaseHook = nil }()
+	defer func() { r.releaseHook = nil }()
 	const deadline = 500 * time.Millisecond
 	lctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	start := time.Now()
 	_, err = r.Lock(lctx)
 	elapsed := time.Since(start)
-	redLockReleaseHook = nil
+	r.releaseHook = nil
 	pxs[0].Thaw()
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrQuorum) {
 		t.Errorf("Lock with two nodes held elsewhere: %v, want ErrQuorum and context.DeadlineExceeded", err)

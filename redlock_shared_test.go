@@ -17,6 +17,7 @@ import (
 // goroutine's hold alone on the nodes it was not granted: the second
 // goroutine's context must not stay live with fewer than a quorum holding.
 func TestRedLockSharedOwnerFailedAttemptKeepsOther(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 30*time.Second)
@@ -46,13 +47,13 @@ func TestRedLockSharedOwnerFailedAttemptKeepsOther(t *testing.T) {
 	}
 	// The second goroutine's Lock runs, at the latest, as the failed
 	// attempt is about to give a node back that it was not granted.
-	redLockReleaseHook = func(node int) {
+	r.releaseHook = func(node int) {
 		if node != 0 {
 			once.Do(second)
 		}
 	}
 	_, err := r.TryLock(worker, 0)
-	redLockReleaseHook = nil
+	r.releaseHook = nil
 	if !errors.Is(err, ErrQuorum) {
 		t.Fatalf("first attempt with nodes 1 and 2 held by another owner: %v, want ErrQuorum", err)
 	}

@@ -13,6 +13,7 @@ import (
 // release of a partial grant hangs too: what is left is undone in the
 // background, and nothing stays held once the nodes answer again.
 func TestRedLockTryLockWaitBound(t *testing.T) {
+	t.Parallel()
 	nodes, cs, pxs := proxiedNodes(t, 3)
 	ctx := testCtx(t, 30*time.Second)
 	r := mustRedLock(t, "job", cs, WithNodeTimeout(2*time.Second))
@@ -27,7 +28,7 @@ func TestRedLockTryLockWaitBound(t *testing.T) {
 	pxs[2].Freeze()
 	// Node 0 grants; its release then finds it frozen too.
 	frozen := make(chan struct{})
-	redLockReleaseHook = func(node int) {
+	r.releaseHook = func(node int) {
 		if node == 0 {
 			pxs[0].Freeze()
 			close(frozen)
@@ -37,7 +38,7 @@ func TestRedLockTryLockWaitBound(t *testing.T) {
 	start := time.Now()
 	_, err = r.TryLock(context.Background(), wait)
 	elapsed := time.Since(start)
-	redLockReleaseHook = nil
+	r.releaseHook = nil
 	select { // thawed after the release froze node 0, not before
 	case <-frozen:
 	case <-time.After(5 * time.Second):

@@ -14,6 +14,7 @@ import (
 // unrenewed: either the watchdog renews it in time, or its context ends
 // before another owner can take the lock.
 func TestWatchdogGrantBesideShortReentryReplyLost(t *testing.T) {
+	t.Parallel()
 	p := newProxied(t, WithWatchdog(3*time.Second, 0))
 	ctx := testCtx(t, 30*time.Second)
 	const short = 300 * time.Millisecond
@@ -24,7 +25,7 @@ func TestWatchdogGrantBesideShortReentryReplyLost(t *testing.T) {
 	var once atomic.Bool
 	inner := make(chan error, 1)
 	var landed time.Time
-	grantHook = func() {
+	p.c.grantHook = func() {
 		if !once.CompareAndSwap(false, true) {
 			return
 		}
@@ -44,7 +45,7 @@ func TestWatchdogGrantBesideShortReentryReplyLost(t *testing.T) {
 		landed = time.Now()
 	}
 	outer, err := m.Lock(octx)
-	grantHook = nil
+	p.c.grantHook = nil
 	if err != nil {
 		p.px.Thaw()
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // the hold to the watchdog all the same, so the lock and its context
 // outlived the lease until an Unlock.
 func TestReentryEndedKeepsLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 200*time.Millisecond))
 	m := mustMutex(t, c, "reentry-ended-lease")
@@ -28,9 +29,9 @@ func TestReentryEndedKeepsLease(t *testing.T) {
 	t.Cleanup(func() { _ = m.Unlock(lctx) })
 	rctx, cancel := context.WithCancel(lctx)
 	defer cancel()
-	grantHook = cancel // the re-entry's context ends as its grant is back
+	c.grantHook = cancel // the re-entry's context ends as its grant is back
 	_, err = m.Lock(rctx)
-	grantHook = nil
+	c.grantHook = nil
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("re-entry whose context ended: %v, want context.Canceled", err)
 	}

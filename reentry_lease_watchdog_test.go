@@ -107,6 +107,7 @@ func TestWatchdogReentryGrantedAfreshGivesLongerLeaseBack(t *testing.T) {
 // the re-entry ran on the server after that grant and set its short lease.
 // The watchdog renews the hold from then on, in time: the outer hold lasts.
 func TestWatchdogGrantBesideShortReentry(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(3*time.Second, 0))
 	ctx := testCtx(t, 30*time.Second)
@@ -120,7 +121,7 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 		err  error
 	}
 	inner := make(chan result, 1)
-	grantHook = func() {
+	c.grantHook = func() {
 		if !once.CompareAndSwap(false, true) {
 			return
 		}
@@ -136,7 +137,7 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 		})
 	}
 	outer, err := m.Lock(octx)
-	grantHook = nil
+	c.grantHook = nil
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +162,7 @@ func TestWatchdogGrantBesideShortReentry(t *testing.T) {
 // handled here before the hand-over: the watchdog renews the hold at once,
 // not a third of its lease from now, and the hold lasts.
 func TestWatchdogHandOverBesideShorterLease(t *testing.T) {
+	t.Parallel()
 	const short = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name string
@@ -175,6 +177,7 @@ func TestWatchdogHandOverBesideShorterLease(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t), WithWatchdog(3*time.Second, 0))
 			ctx := testCtx(t, 30*time.Second)
@@ -187,7 +190,7 @@ func TestWatchdogHandOverBesideShorterLease(t *testing.T) {
 			}
 			var once atomic.Bool
 			var cerr error
-			grantHook = func() {
+			c.grantHook = func() {
 				if once.CompareAndSwap(false, true) {
 					// The watchdog re-entry ran on the server; the call
 					// runs after it, and is handled first.
@@ -195,7 +198,7 @@ func TestWatchdogHandOverBesideShorterLease(t *testing.T) {
 				}
 			}
 			_, err = m.Lock(octx)
-			grantHook = nil
+			c.grantHook = nil
 			if err != nil || cerr != nil {
 				t.Fatalf("watchdog re-entry: %v; the call beside it: %v", err, cerr)
 			}

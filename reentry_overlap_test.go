@@ -17,6 +17,7 @@ import (
 // the re-entry's reply must not move the end of the owner's lock contexts
 // past it.
 func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	o := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
@@ -31,7 +32,7 @@ func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
 	second := make(chan result, 1)
 	reentered, resume := make(chan struct{}), make(chan struct{})
 	var grants atomic.Int32
-	grantHook = func() {
+	c.grantHook = func() {
 		switch grants.Add(1) {
 		case 1: // the first grant, not registered yet: the second goroutine locks
 			go func() {
@@ -50,7 +51,7 @@ func TestReentryRacingFirstGrantExtendShorterWins(t *testing.T) {
 			}
 		}
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	first, err := m.LockWithLease(octx, long)
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +97,7 @@ func (r *renewalCount) Renewal(e RenewalEvent) {
 // not move the end of the lock context past it: when renewals stop
 // arriving, the context must end before the lock expires on the server.
 func TestReentryHandledAfterLaterRenewal(t *testing.T) {
+	t.Parallel()
 	rc := &renewalCount{}
 	p := newProxied(t, WithObserver(rc), WithWatchdog(time.Second, 200*time.Millisecond))
 	m := mustMutex(t, p.c, "reentry-renewal")
@@ -105,14 +107,14 @@ func TestReentryHandledAfterLaterRenewal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grantHook = func() {
+	p.c.grantHook = func() {
 		// The re-entry ran on the server; the second renewal from now was
 		// sent after it.
 		from := rc.n.Load()
 		eventually(3*time.Second, func() bool { return rc.n.Load() >= from+2 })
 	}
 	inner, err := m.LockWithLease(outer, 10*time.Second)
-	grantHook = nil
+	p.c.grantHook = nil
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +135,11 @@ func TestReentryHandledAfterLaterRenewal(t *testing.T) {
 // long lease, handled before the re-entry's reply, must not leave the
 // owner's hold to end with the re-entry's shorter lease.
 func TestRWMutexShorterReentryBesideExtendKeepsHold(t *testing.T) {
+	t.Parallel()
 	for _, write := range []bool{true, false} {
 		name := map[bool]string{true: "write", false: "read"}[write]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t))
 			rw := mustRW(t, c, "short-reentry-extend-"+name)
@@ -150,9 +154,9 @@ func TestRWMutexShorterReentryBesideExtendKeepsHold(t *testing.T) {
 				t.Fatal(err)
 			}
 			var eerr error
-			grantHook = func() { eerr = rw.Extend(ctx, outer, long) }
+			c.grantHook = func() { eerr = rw.Extend(ctx, outer, long) }
 			_, err = lockWithLease(outer, short)
-			grantHook = nil
+			c.grantHook = nil
 			if err != nil || eerr != nil {
 				t.Fatalf("re-entry: %v; Extend: %v", err, eerr)
 			}

@@ -16,6 +16,7 @@ import (
 // deletes when it runs; so the second's reply must not move the end of the
 // owner's lock contexts past the keys the first leaves.
 func TestReadReleasesBesideRenewalsOverlap(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	rc := node.Client(t)
 	const watchdog, long = 3 * time.Second, 30 * time.Second
@@ -39,7 +40,7 @@ func TestReadReleasesBesideRenewalsOverlap(t *testing.T) {
 	var marks atomic.Int32
 	var second error
 	var over atomic.Int64 // how far the loss deadline was past the first key's expiry
-	leaseMarkHook = func() {
+	c.leaseMarkHook = func() {
 		if marks.Add(1) != 1 {
 			return
 		}
@@ -55,9 +56,9 @@ func TestReadReleasesBesideRenewalsOverlap(t *testing.T) {
 		left := time.Until(monoTime(h.lossAt.Load()))
 		over.Store(int64(left - time.Duration(pttl)*time.Millisecond))
 	}
-	defer func() { leaseMarkHook = nil }()
+	defer func() { c.leaseMarkHook = nil }()
 	err = rw.RUnlock(r2)
-	leaseMarkHook = nil
+	c.leaseMarkHook = nil
 	if err != nil || second != nil {
 		t.Fatal(err, second)
 	}

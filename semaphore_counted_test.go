@@ -70,6 +70,7 @@ type heldAttemptKey struct{}
 // both, and both must reach the waiters behind it, each of which takes one
 // of the two permits at once rather than at its fallback poll.
 func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -84,14 +85,14 @@ func TestPermitAddPermitsWakesSurviveWaiterLeaving(t *testing.T) {
 	defer cancelX()
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
-	testHookAttempt = func(ctx context.Context, after bool) {
+	c.testHookAttempt = func(ctx context.Context, after bool) {
 		if after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		entered <- struct{}{}
 		<-ctx.Done() // the attempt is on its way when its caller gives up
 	}
-	t.Cleanup(func() { testHookAttempt = nil })
+	t.Cleanup(func() { c.testHookAttempt = nil })
 	got := make(chan time.Time, 2)
 	base := acquireCalls(t, node)
 	xdone := make(chan error, 1)
@@ -230,19 +231,20 @@ func TestSemaphoreTwoClientsRedissonMessage(t *testing.T) {
 // goes to the waiter wanting 3, which is refused with a permit free and
 // passes it to the one wanting 1, whose late refusal must not swallow it.
 func TestSemaphoreSmallWaiterInFlightGetsPassedWake(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	s := mustSem(t, c, "in-flight")
 	var armed atomic.Bool
 	refused, resume := make(chan struct{}, 1), make(chan struct{})
-	testHookAttempt = func(ctx context.Context, after bool) {
+	c.testHookAttempt = func(ctx context.Context, after bool) {
 		if !after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		refused <- struct{}{}
 		<-resume
 	}
-	t.Cleanup(func() { testHookAttempt = nil })
+	t.Cleanup(func() { c.testHookAttempt = nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes
@@ -318,19 +320,20 @@ func TestPermitSetPermitsRaisingWakesAll(t *testing.T) {
 // A woken waiter whose caller gives up before its attempt runs hands the
 // wake to the waiter behind it.
 func TestSemaphoreWokenWaiterGivingUpPassesWake(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	s := mustSem(t, c, "give-up")
 	var armed atomic.Bool
 	entered := make(chan struct{}, 1)
-	testHookAttempt = func(ctx context.Context, after bool) {
+	c.testHookAttempt = func(ctx context.Context, after bool) {
 		if after || ctx.Value(heldAttemptKey{}) == nil || !armed.CompareAndSwap(true, false) {
 			return
 		}
 		entered <- struct{}{}
 		<-ctx.Done()
 	}
-	t.Cleanup(func() { testHookAttempt = nil })
+	t.Cleanup(func() { c.testHookAttempt = nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() }) // before the hook goes

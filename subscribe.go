@@ -28,6 +28,16 @@ type subscriptions struct {
 	onFail func() bool
 	ctx    context.Context
 
+	// Set by tests only, on their own Client's subscriptions:
+	// testHookJoin runs in join between registering the waiter and waiting
+	// for the server's confirmation of the subscription; testHookReceive
+	// in a subscription's receive goroutine before it subscribes;
+	// testHookUnsubscribe in leave when the last waiter of a channel is
+	// about to start its unsubscribe.
+	testHookJoin        func(channel string, ready, done <-chan struct{})
+	testHookReceive     func(channel string)
+	testHookUnsubscribe func(channel string)
+
 	mu    sync.Mutex
 	chans map[string]*channelSub
 	// open counts chans, so a Lock with no subscription open (the usual
@@ -281,8 +291,8 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 		cs.mode = max(cs.mode, mode)
 		w := s.addLocked(cs, id, wake)
 		s.mu.Unlock()
-		if testHookJoin != nil {
-			testHookJoin(channel, cs.ready, cs.done)
+		if s.testHookJoin != nil {
+			s.testHookJoin(channel, cs.ready, cs.done)
 		}
 
 		select {
@@ -324,18 +334,6 @@ func (s *subscriptions) join(ctx context.Context, channel string, targeted bool,
 		}
 	}
 }
-
-// testHookJoin, when set (tests only), runs in join between registering the
-// waiter and waiting for the server's confirmation of the subscription.
-var testHookJoin func(channel string, ready, done <-chan struct{})
-
-// testHookReceive, when set (tests only), runs in a subscription's receive
-// goroutine before it subscribes.
-var testHookReceive func(channel string)
-
-// testHookUnsubscribe, when set (tests only), runs in leave when the last
-// waiter of a channel is about to start its unsubscribe.
-var testHookUnsubscribe func(channel string)
 
 var errShardedRefused = &subscribeError{"sharded pub/sub refused by the server"}
 
@@ -387,8 +385,8 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if testHookReceive != nil {
-			testHookReceive(channel)
+		if s.testHookReceive != nil {
+			s.testHookReceive(channel)
 		}
 		err := s.rc.Receive(hookCtx, cmd, func(m rueidis.PubSubMessage) { s.dispatch(cs, m) })
 		if ctx.Err() != nil {
@@ -652,8 +650,8 @@ func (s *subscriptions) leave(w *waiter) {
 	if !unsub {
 		return
 	}
-	if testHookUnsubscribe != nil {
-		testHookUnsubscribe(cs.name)
+	if s.testHookUnsubscribe != nil {
+		s.testHookUnsubscribe(cs.name)
 	}
 	go func() {
 		defer s.wg.Done()

@@ -20,6 +20,7 @@ import (
 // closed" on an open Client. Which of the two the joining goroutine sees
 // first is Go's random choice, so the slot moves several times.
 func TestJoinSubscriptionEndedByServer(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	prefix := redistest.Prefix(t)
 	opts := []Option{WithKeyPrefix(prefix), WithWaiterTimeout(30 * time.Second)}
@@ -30,7 +31,7 @@ func TestJoinSubscriptionEndedByServer(t *testing.T) {
 	}
 	ctx := testCtx(t, 60*time.Second)
 	moved := make(chan struct{}, 1)
-	testHookJoin = func(channel string, ready, done <-chan struct{}) {
+	w.subs.testHookJoin = func(channel string, ready, done <-chan struct{}) {
 		if !strings.Contains(channel, prefix) {
 			return
 		}
@@ -53,7 +54,7 @@ func TestJoinSubscriptionEndedByServer(t *testing.T) {
 			t.Error("moving the slot did not end the subscription")
 		}
 	}
-	t.Cleanup(func() { testHookJoin = nil })
+	t.Cleanup(func() { w.subs.testHookJoin = nil })
 	for i := range 12 {
 		// A lock of its own per round: a new wake channel, not the last
 		// round's lingering subscription.
@@ -87,6 +88,7 @@ func TestJoinSubscriptionEndedByServer(t *testing.T) {
 // included (its count must not come after Close's wait began with nothing
 // left to wait for).
 func TestCloseWaitsForUnsubscribe(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c, err := New(node.Client(t), WithKeyPrefix(redistest.Prefix(t)))
 	if err != nil {
@@ -98,7 +100,7 @@ func TestCloseWaitsForUnsubscribe(t *testing.T) {
 	}
 	closed := make(chan struct{})
 	var closedFirst bool
-	testHookUnsubscribe = func(channel string) {
+	c.subs.testHookUnsubscribe = func(channel string) {
 		if channel != l.channel {
 			return
 		}
@@ -112,7 +114,7 @@ func TestCloseWaitsForUnsubscribe(t *testing.T) {
 		case <-time.After(time.Second):
 		}
 	}
-	t.Cleanup(func() { testHookUnsubscribe = nil })
+	t.Cleanup(func() { c.subs.testHookUnsubscribe = nil })
 	ctx, cancel := context.WithCancel(context.Background())
 	awaited := make(chan error, 1)
 	go func() { awaited <- l.Await(ctx) }()

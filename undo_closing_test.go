@@ -15,6 +15,7 @@ import (
 // own hold while its lock context was still live (Close ends it only once
 // the acquisitions in flight are over).
 func TestConcurrentUndosDuringCloseReleaseOnce(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "undo-closing")
@@ -32,18 +33,18 @@ func TestConcurrentUndosDuringCloseReleaseOnce(t *testing.T) {
 	}
 	// An acquisition in flight that Close waits for.
 	granted, proceed := make(chan struct{}), make(chan struct{})
-	grantHook = func() {
+	c.grantHook = func() {
 		close(granted)
 		<-proceed
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	acquired := make(chan struct{})
 	go func() {
 		defer close(acquired)
 		_, _ = busy.Lock(ctx)
 	}()
 	<-granted
-	grantHook = nil
+	c.grantHook = nil
 	closed := make(chan struct{})
 	go func() {
 		defer close(closed)

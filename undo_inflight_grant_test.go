@@ -34,6 +34,7 @@ func (r *readHook) holdsOf(ctx context.Context, field string) (int64, error) {
 // Client did not know of, gave it back. The owner's Lock then returned a
 // lock context for a lock nobody held, which another owner took.
 func TestUndoSparesGrantDuringItsRead(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "undo-read")
@@ -47,7 +48,7 @@ func TestUndoSparesGrantDuringItsRead(t *testing.T) {
 	p := &readHook{Mutex: m, before: func() {
 		// A Lock of the owner starts after the undo looked for the owner's
 		// acquisitions in flight, and is granted before the read.
-		grantHook = func() {
+		c.grantHook = func() {
 			close(granted)
 			<-proceed
 		}
@@ -69,7 +70,7 @@ func TestUndoSparesGrantDuringItsRead(t *testing.T) {
 	}
 	close(proceed)
 	<-done
-	grantHook = nil
+	c.grantHook = nil
 	if lerr != nil {
 		t.Fatalf("Lock: %v", lerr)
 	}

@@ -15,6 +15,7 @@ import (
 // else it takes that grant, and the goroutine's lock context lives on with
 // nothing held on the server.
 func TestUndoSparesSharedOwnersUnregisteredGrant(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "undo-shared")
@@ -23,7 +24,7 @@ func TestUndoSparesSharedOwnersUnregisteredGrant(t *testing.T) {
 	_, field, _ := c.owner(octx, m)
 
 	undone := make(chan error, 1)
-	grantHook = func() {
+	c.grantHook = func() {
 		// As the undo of another attempt of owner x would run in the
 		// background: the server has granted this one, the Client does not
 		// know of it yet.
@@ -39,7 +40,7 @@ func TestUndoSparesSharedOwnersUnregisteredGrant(t *testing.T) {
 		}
 	}
 	lctx, err := m.Lock(octx)
-	grantHook = nil
+	c.grantHook = nil
 	if err != nil {
 		t.Fatal(err)
 	}

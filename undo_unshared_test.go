@@ -58,6 +58,7 @@ func isMutexState(cs []string) bool {
 // count: the server has granted the new hold, the Client has yet to register
 // it. The undo must not release that new hold, whose context lives on.
 func TestUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	key := func(m *Mutex) bool {
 		n, err := node.Do(t, "EXISTS", m.Key()).AsInt64()
@@ -85,7 +86,7 @@ func TestUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		err  error
 	}
 	second := make(chan result, 1)
-	grantHook = func() {
+	c.grantHook = func() {
 		close(granted)
 		// Registered once the undo's release has returned; an undo that
 		// finds the owner's acquisition in flight after its read waits for
@@ -95,7 +96,7 @@ func TestUndoOfUnsharedHoldSparesOwnersNewGrant(t *testing.T) {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	defer func() { grantHook = nil }()
+	defer func() { c.grantHook = nil }()
 	rc.before = func() {
 		// The ended hold is gone on the server; the owner locks again.
 		if !eventually(3*time.Second, func() bool { return !key(m) }) {

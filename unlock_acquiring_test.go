@@ -14,8 +14,10 @@ import (
 // by owner, and the Lock then returned a lock context that lived on while
 // another owner held the lock.
 func TestUnlockWhileOwnersLockInFlight(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"mutex", "lean"} {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			node := redistest.Server(t)
 			c := newTestClient(t, node.Client(t))
 			other := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
@@ -32,8 +34,8 @@ func TestUnlockWhileOwnersLockInFlight(t *testing.T) {
 			}
 			ctx := WithOwner(testCtx(t, 20*time.Second), "job-4")
 			unlocked := make(chan error, 1)
-			grantHook = func() {
-				grantHook = nil
+			c.grantHook = func() {
+				c.grantHook = nil
 				go func() { unlocked <- mine.Unlock(ctx) }()
 				select {
 				case <-unlocked:
@@ -41,7 +43,7 @@ func TestUnlockWhileOwnersLockInFlight(t *testing.T) {
 				case <-time.After(300 * time.Millisecond):
 				}
 			}
-			defer func() { grantHook = nil }()
+			defer func() { c.grantHook = nil }()
 			lctx, err := mine.Lock(ctx)
 			if err != nil {
 				t.Fatal(err)

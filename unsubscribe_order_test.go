@@ -13,6 +13,7 @@ import (
 // unsubscribe's 2 s timeout, and the next waiter on the channel would wait
 // for that in its join.
 func TestUnsubscribeAfterLateSubscribe(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c, err := New(node.Client(t), WithKeyPrefix(redistest.Prefix(t)))
 	if err != nil {
@@ -20,14 +21,14 @@ func TestUnsubscribeAfterLateSubscribe(t *testing.T) {
 	}
 	defer func() {
 		c.Close()
-		testHookReceive = nil
+		c.subs.testHookReceive = nil
 	}()
 	l := mustLatch(t, c, "late-subscribe")
 	if _, err := l.TrySetCount(testCtx(t, 5*time.Second), 1); err != nil {
 		t.Fatal(err)
 	}
 	subscribe := make(chan struct{})
-	testHookReceive = func(channel string) {
+	c.subs.testHookReceive = func(channel string) {
 		if channel == l.channel {
 			<-subscribe
 		}

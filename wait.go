@@ -225,12 +225,12 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if polite {
 			politeAt = time.Now()
 		}
-		if testHookAttempt != nil && w != nil {
-			testHookAttempt(ctx, false)
+		if c.testHookAttempt != nil && w != nil {
+			c.testHookAttempt(ctx, false)
 		}
 		done, next, err := try(actx, since, polite)
-		if testHookAttempt != nil && w != nil {
-			testHookAttempt(ctx, true)
+		if c.testHookAttempt != nil && w != nil {
+			c.testHookAttempt(ctx, true)
 		}
 		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue // as it was: nothing ran
@@ -371,10 +371,6 @@ func (c *Client) attemptFailed(ctx context.Context, rt *retrier, err error) erro
 	}
 	return rt.failed(ctx, err)
 }
-
-// testHookAttempt, when set (tests only), runs in waitOn before each attempt
-// of a subscribed waiter and after it (after), with the wait's context.
-var testHookAttempt func(ctx context.Context, after bool)
 
 // backoff is a doubling, half-random delay between attempts, for primitives
 // whose contenders cannot be woken by a message (MultiLock's members, RedLock's

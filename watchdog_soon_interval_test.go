@@ -16,6 +16,7 @@ import (
 // beside the hand-over has the watchdog renew it at once. Renewed at the
 // first handle's interval (10 s), the 3 s lease ran out between renewals.
 func TestWatchdogSoonKeepsHandOverInterval(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 30*time.Second)
@@ -29,7 +30,7 @@ func TestWatchdogSoonKeepsHandOverInterval(t *testing.T) {
 	}
 	var once atomic.Bool
 	var cerr error
-	grantHook = func() {
+	c.grantHook = func() {
 		if once.CompareAndSwap(false, true) {
 			// The watchdog re-entry ran on the server; the Extend runs
 			// after it, and is handled first.
@@ -37,7 +38,7 @@ func TestWatchdogSoonKeepsHandOverInterval(t *testing.T) {
 		}
 	}
 	inner, err := b.Lock(octx)
-	grantHook = nil
+	c.grantHook = nil
 	if err != nil || cerr != nil {
 		t.Fatalf("watchdog re-entry: %v; Extend beside it: %v", err, cerr)
 	}
