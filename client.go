@@ -170,6 +170,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		cancel:      cancel,
 		holds:       map[holdKey]*hold{},
 		recordTTL:   recordTTL,
+		guardStall:  guardStall,
 	}
 	c.acquired.L = &c.mu
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())

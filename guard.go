@@ -181,7 +181,7 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 	wait := n.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build()
 	// Cut off as stalled guardStall past its WAIT's timeout (see
 	// sendGuardedBatch), from when it is sent.
-	ctx, cancel := context.WithTimeout(ctx, addSat(time.Duration(waitMs)*time.Millisecond, guardStall))
+	ctx, cancel := context.WithTimeout(ctx, addSat(time.Duration(waitMs)*time.Millisecond, c.guardStall))
 	defer cancel()
 	if !asked {
 		return n.DoMulti(ctx, cmd, wait), acks
@@ -374,7 +374,7 @@ type guardedReply struct {
 // (errGuardStalled): rueidis's
 // default ConnWriteTimeout, past Redis's default busy-reply-threshold (5 s),
 // before which a server running a long script answers nobody.
-var guardStall = 10 * time.Second // a variable for tests
+const guardStall = 10 * time.Second // the Client's guardStall, shorter in tests
 
 // errGuardStalled is a guarded call cut off without a reply (guardStall):
 // the server or its connection stalled, and the call may have run.
@@ -415,7 +415,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 	// are cut off as a stalled connection (errGuardStalled), which an
 	// acquisition's wait settles and goes on from.
 	parent := ctx
-	stall := addSat(timeout, guardStall)
+	stall := addSat(timeout, c.guardStall)
 	stalled := func(err error) bool {
 		// Cut off here, or under the call (rueidis reports a connection
 		// closed or timed out under a call with a deadline as that

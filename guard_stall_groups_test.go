@@ -19,12 +19,11 @@ import (
 // was sent, not from the start of the batch: a later group answered in time
 // is no stalled call.
 func TestGuardStallCountsFromSend(t *testing.T) {
+	t.Parallel()
 	cl := redistest.Cluster(t, 3)
 	rc := cl.Client(t)
 	c := newTestClient(t, rc)
-	saved := guardStall
-	guardStall = 500 * time.Millisecond
-	t.Cleanup(func() { guardStall = saved })
+	c.guardStall = 500 * time.Millisecond
 	const timeout = 300 * time.Millisecond // every WAIT runs out: no replicas
 	var calls []guardedCall
 	slots := map[uint16]bool{}
