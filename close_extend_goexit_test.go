@@ -20,6 +20,7 @@ func (goexitObserver) HoldEnd(context.Context, Op, HoldEvent) { runtime.Goexit()
 // end the goroutine there, Close still returns: the end Extend counted in
 // for Close to wait for is counted out however it unwinds.
 func TestCloseAfterExtendNotHeldGoexit(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	// Not newTestClient: its Close at cleanup would hang with the test.
 	c, err := New(node.Client(t), WithKeyPrefix(redistest.Prefix(t)), WithObserver(goexitObserver{}))

@@ -66,6 +66,7 @@ func (sd *slowDial) drop(t *testing.T, node *redistest.Node) {
 // used to fail with the dial error, which the middleware answers 503
 // (Redis unavailable), or, failing open, runs the request without its lock.
 func TestDialCanceledByOtherCall(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	for _, tc := range []struct {
 		name string
@@ -140,6 +141,7 @@ func TestDialCanceledByOtherCall(t *testing.T) {
 // without replicas waited for one and failed with ErrNotReplicated, undone,
 // though Redis was fine.
 func TestDialCanceledByOtherCallNodeCall(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	sd := newSlowDial(t, node)
 	c := newTestClient(t, sd.rc, WithFailoverGuard(true, 200*time.Millisecond))

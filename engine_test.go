@@ -988,6 +988,7 @@ func (deadlineOnly) Deadline() (time.Time, bool) { return time.Now().Add(-time.M
 // the caller's context, so it is not reported as one; a call that saw the
 // caller's deadline pass before its timer fired is.
 func TestRetrierFailedContextErrors(t *testing.T) {
+	t.Parallel()
 	_, timeout := (&net.Dialer{Timeout: time.Nanosecond}).Dial("tcp", "127.0.0.1:1")
 	if !errors.Is(timeout, context.DeadlineExceeded) || !retryLater(timeout) {
 		t.Fatalf("dial with a 1ns timeout: %v, want a dial error that errors.Is reads as context.DeadlineExceeded", timeout)

@@ -51,6 +51,7 @@ func TestExtendOfEndedHoldLeavesOwnersNewHold(t *testing.T) {
 // on a majority of its nodes is, and Extend would then fail before it
 // counted anything).
 func TestRedLockExtendCountsOnlyItsOwnHolds(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := WithOwner(testCtx(t, 30*time.Second), "job-2")

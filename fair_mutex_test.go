@@ -517,6 +517,7 @@ func TestFairMutexQueueExpires(t *testing.T) {
 // vouched last release writes no latch, and its retry that finds the owner
 // gone answers released.
 func TestFairMutexReleaseLatch(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 5*time.Second)

@@ -14,6 +14,7 @@ import (
 // the PUBLISH was refused, so the call failed with the latch released and
 // its waiters not told.
 func TestLatchCountDownChannelRefusedChangesNothing(t *testing.T) {
+	t.Parallel()
 	n, admin, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	al, _ := admin.CountDownLatch("l")

@@ -17,6 +17,7 @@ import (
 // on the caller's goroutine, each of its three tries waiting out the
 // member's release timeout, seconds past the deadline.
 func TestMultiLockLockDeadlineFrozenGiveBack(t *testing.T) {
+	t.Parallel()
 	t.Run("proxy", func(t *testing.T) { testMultiLockLockDeadlineFrozen(t, false) })
 	t.Run("SIGSTOP", func(t *testing.T) { testMultiLockLockDeadlineFrozen(t, true) })
 }

@@ -348,6 +348,7 @@ func TestMutexCluster(t *testing.T) {
 // hold is past its loss deadline here) records its outcome in a latch, so
 // its retry stays exact; a release of a live hold records none.
 func TestMutexUnlockUnvouchedLatched(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := testCtx(t, 10*time.Second)

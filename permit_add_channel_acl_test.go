@@ -13,6 +13,7 @@ import (
 // user no channel) fails and adds nothing; the permits were added before the
 // PUBLISH was refused, so adding again on the error added them twice.
 func TestPermitAddPermitsChannelRefusedChangesNothing(t *testing.T) {
+	t.Parallel()
 	n, admin, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	as, _ := admin.PermitSemaphore("ps")

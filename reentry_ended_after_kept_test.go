@@ -32,6 +32,7 @@ func (c *endingCtx) Value(key any) any {
 // to the watchdog, so the lock and its context outlived the lease until an
 // Unlock.
 func TestReentryEndedAfterKeptKeepsLease(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWatchdog(time.Second, 200*time.Millisecond))
 	const lease = time.Second

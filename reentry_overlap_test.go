@@ -176,6 +176,7 @@ func TestRWMutexShorterReentryBesideExtendKeepsHold(t *testing.T) {
 // when renewals stop arriving, the context must end before the lock
 // expires on the server.
 func TestUndoOfReentryKeepsHoldsLease(t *testing.T) {
+	t.Parallel()
 	rc := &renewalCount{}
 	p := newProxied(t, WithObserver(rc), WithWatchdog(3*time.Second, 500*time.Millisecond))
 	m := mustMutex(t, p.c, "undo-reentry")

@@ -18,6 +18,7 @@ import (
 // so a caller that took the error at its word and released again returned
 // them twice.
 func TestSemaphoreReleaseChannelRefusedChangesNothing(t *testing.T) {
+	t.Parallel()
 	n, admin, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	as, _ := admin.Semaphore("s")

@@ -13,6 +13,7 @@ import (
 // channel) fails and sets nothing; the count was set before the PUBLISH was
 // refused, so the call failed with the semaphore counting.
 func TestSemaphoreTrySetPermitsChannelRefusedChangesNothing(t *testing.T) {
+	t.Parallel()
 	n, _, app := newNoChannelClients(t)
 	ctx := testCtx(t, 20*time.Second)
 	s, _ := app.Semaphore("s")

@@ -121,6 +121,7 @@ func TestSemaphoreDrainGiveBackAfterDeleteAndSetAgain(t *testing.T) {
 // drain's give-back, reaching Redis after that mark expired, found no mark
 // and added the deleted count's permits to the count set since.
 func TestSemaphoreDrainRepeatKeepsDeleteMark(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	c.recordTTL = 2 * time.Second
@@ -222,6 +223,7 @@ func TestSemaphoreUndoAfterCountGone(t *testing.T) {
 // give-back gives nothing (the permits went with the deleted count), and the
 // error says so. It said the permits were given back.
 func TestSemaphoreDrainGiveBackAfterDeleteTold(t *testing.T) {
+	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, time.Second))
 	other := newTestClient(t, primary.Client(t), WithKeyPrefix(c.cfg.prefix), WithFailoverGuard(false, 0))

@@ -20,6 +20,7 @@ type valueCtx struct {
 // ("comparing uncomparable type") once an attempt was made, as the wait
 // compared it with its own.
 func TestLockUncomparableContext(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	ctx := valueCtx{Context: testCtx(t, 30*time.Second), trace: func() string { return "t" }}
