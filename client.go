@@ -58,6 +58,8 @@ type Client struct {
 	// testHookAttempt runs in waitOn before each attempt of a subscribed
 	// waiter and after it (after), with the wait's context.
 	testHookAttempt func(ctx context.Context, after bool)
+	// clockHook, when set, is what clock reads instead of time.Now.
+	clockHook atomic.Pointer[func() time.Time]
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -766,7 +768,7 @@ const (
 // the count seem taken in the future, and it was not taken again (a replica
 // gone failing every guarded write, one attached leaving them unguarded)
 // until the wall clock caught up.
-func countClock() int64 { return max(monoNanos(clock()), 1) }
+func (c *Client) countClock() int64 { return max(monoNanos(c.clock()), 1) }
 
 // slotReplicas is the replica count of the primary serving slots start..end.
 type slotReplicas struct {
@@ -799,7 +801,7 @@ func (c *Client) replicas(ctx context.Context, key string, want int) int {
 func (c *Client) replicasFor(ctx context.Context, key string, want int) (n int, owner string) {
 	g := &c.guard
 	checked := g.checked.Load()
-	now := countClock()
+	now := c.countClock()
 	if checked == 0 || now-checked > int64(guardIdle) {
 		return c.countFor(ctx, key, checked)
 	}
@@ -837,7 +839,7 @@ func (c *Client) countFor(ctx context.Context, key string, checked int64) (int, 
 		// again): the caller may have returned long before, and a MOVED
 		// since then have corrected the slot map this count read.
 		if ok && c.guard.moves.Load() == moves && c.storeCountFrom(seq, n, shards, primaries, owners) {
-			c.guard.checked.Store(countClock())
+			c.guard.checked.Store(c.countClock())
 		}
 		done <- ok
 	}) {
@@ -883,7 +885,7 @@ func (c *Client) replicasNow(key string, want int) int {
 	if checked == 0 {
 		return 1
 	}
-	return c.refreshReplicas(checked, countClock(), key, want)
+	return c.refreshReplicas(checked, c.countClock(), key, want)
 }
 
 // storeCount keeps a count: a slot map that could not be read keeps the
@@ -1104,7 +1106,7 @@ func countAge(want, n int) time.Duration {
 // primary the count has not seen.
 func (c *Client) recountSoon() {
 	if checked := c.guard.checked.Load(); checked != 0 {
-		c.refreshOlder(checked, countClock(), guardRecheck)
+		c.refreshOlder(checked, c.countClock(), guardRecheck)
 	}
 }
 
@@ -1122,7 +1124,7 @@ func (c *Client) refreshOlder(checked, now int64, age time.Duration) {
 			if ok && g.moves.Load() == moves {
 				c.storeCountFrom(seq, m, shards, primaries, owners)
 			}
-			g.checked.Store(countClock())
+			g.checked.Store(c.countClock())
 			g.refreshing.Store(false)
 		}) {
 			g.refreshing.Store(false)

@@ -1752,7 +1752,7 @@ func (c *Client) expired(h *hold) {
 	if c.watchNow(h) {
 		return
 	}
-	if monoNanos(clock()) < h.lossAt.Load() || h.released() {
+	if monoNanos(c.clock()) < h.lossAt.Load() || h.released() {
 		return // re-armed while the timer fired, or already ended
 	}
 	c.mu.Lock()
@@ -2606,7 +2606,7 @@ func (c *Client) release(ctx context.Context, p primitive, field string, lease t
 // undo's release, is its latch (see undoKeeping): every attempt reads it, and
 // it lives undoLatchTTL.
 func (c *Client) releaseKeeping(ctx context.Context, p primitive, field string, lease time.Duration, h *hold, last bool, token int64, guard guardWait, keep keepPlace, latch string) (st releaseStatus, left time.Duration, acked bool, err error) {
-	beforeLoss := func() bool { return monoNanos(clock()) < h.lossAt.Load() }
+	beforeLoss := func() bool { return monoNanos(c.clock()) < h.lossAt.Load() }
 	vouched := h != nil && !h.released() && beforeLoss()
 	r := releaseCall{lease: lease, latchTTL: c.cfg.releaseTimeout, vouched: vouched, keep: keep, latch: latch}
 	if h != nil && h.shared.Load() {

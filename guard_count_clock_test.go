@@ -16,6 +16,7 @@ import (
 // to have been taken in the future, was not taken again until the wall
 // clock had caught up.
 func TestGuardRecountIgnoresWallClockStep(t *testing.T) {
+	t.Parallel()
 	primary, replica := redistest.Replicated(t)
 	c := newTestClient(t, primary.Client(t), WithFailoverGuard(true, 200*time.Millisecond))
 	m := mustMutex(t, c, "guard-step")
@@ -30,7 +31,7 @@ func TestGuardRecountIgnoresWallClockStep(t *testing.T) {
 	if n := c.replicasOf(m.Key()); n != 1 {
 		t.Fatalf("replica count %d, want 1", n)
 	}
-	stepWallClock(t, time.Minute)
+	stepWallClock(t, time.Minute, c)
 	replica.Do(t, "REPLICAOF", "NO", "ONE")
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		info, err := primary.Do(t, "INFO", "replication").ToString()

@@ -65,7 +65,7 @@ func TestGuardReplicasComeAndGo(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	c.storeCount(2, nil, nil)
-	c.guard.checked.Store(countClock())
+	c.guard.checked.Store(c.countClock())
 	took := lockUntil("a third replica attached and stopped", func(err error) bool { return errors.Is(err, ErrNotReplicated) })
 	t.Logf("a replica attached after the count: grants it lacks for %s", took.Round(time.Millisecond))
 	if bound := guardRecheck + 1500*time.Millisecond; took > bound {

@@ -101,16 +101,14 @@ func monoNanos(t time.Time) int64 { return int64(t.Sub(monoEpoch)) }
 // monoTime is the instant ns names, with its monotonic reading.
 func monoTime(ns int64) time.Time { return monoEpoch.Add(time.Duration(ns)) }
 
-// clock reads the time a deadline is compared with: time.Now, or clockHook
-// when set (by tests only, to step the wall clock).
-func clock() time.Time {
-	if f := clockHook.Load(); f != nil {
+// clock reads the time a deadline is compared with: time.Now, or the
+// Client's clockHook when set (by tests only, to step the wall clock).
+func (c *Client) clock() time.Time {
+	if f := c.clockHook.Load(); f != nil {
 		return (*f)()
 	}
 	return time.Now()
 }
-
-var clockHook atomic.Pointer[func() time.Time]
 
 // side tells the hashes of one lock name apart: a Mutex and a FairMutex share
 // the exclusive layout; an RWMutex has a read and a write side.

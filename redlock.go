@@ -593,7 +593,7 @@ func (r *RedLock) bind(ctx context.Context, h *redHeld, validUntil time.Time) co
 			cause := fmt.Errorf("scriptlock: redlock %q: validity ended: %w", r.name, ErrLockLost)
 			h.mu.Lock()
 			// Unless Extend moved it while the timer fired.
-			lost := monoNanos(clock()) >= h.validUntil.Load() && end(cause)
+			lost := monoNanos(r.clock()) >= h.validUntil.Load() && end(cause)
 			h.mu.Unlock()
 			if lost {
 				cancel(cause)
@@ -700,7 +700,7 @@ func (r *RedLock) watchValidity(life context.Context, h *redHeld, acquired time.
 		if !ok {
 			return
 		}
-		if !clock().Before(until) {
+		if !r.clock().Before(until) {
 			lose(fmt.Errorf("scriptlock: redlock %q: fewer than %d of %d nodes confirmed a renewal within the validity (drift %s): %w",
 				r.name, r.Quorum(), len(r.nodes), r.drift(r.validityLease()), ErrLockLost), false)
 			return
@@ -788,6 +788,9 @@ func (p *firstPanic) recover() {
 // errNodeTimeout ends a RedLock node's call at its node timeout (or the
 // wait's end).
 var errNodeTimeout = errors.New("node timeout")
+
+// clock is its first node's Client's clock (see Client.clock).
+func (r *RedLock) clock() time.Time { return r.nodes[0].c.clock() }
 
 // releaseAll unlocks on every node in parallel and returns each node's error.
 // A hold of this RedLock (known: an attempt's, or the one an Unlock's

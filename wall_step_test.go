@@ -10,10 +10,11 @@ import (
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// stepWallClock makes the engine's clock read what time.Now reads once the
-// system's wall clock has been stepped back by d (NTP, an operator): the
-// wall reading moves, the monotonic one does not. Restored at test end.
-func stepWallClock(t *testing.T, d time.Duration) {
+// stepWallClock makes the clock of the Clients cs read what time.Now reads
+// once the system's wall clock has been stepped back by d (NTP, an
+// operator): the wall reading moves, the monotonic one does not. Restored at
+// test end.
+func stepWallClock(t *testing.T, d time.Duration, cs ...*Client) {
 	f := func() time.Time {
 		now := time.Now()
 		// time.Time's layout: wall (hasMonotonic bit, 33 bits of seconds
@@ -32,8 +33,14 @@ func stepWallClock(t *testing.T, d time.Duration) {
 	if got := f(); time.Since(got.Round(0)) < d-time.Second || time.Until(got) > time.Second {
 		t.Fatalf("stepped clock reads %s (wall %s ago)", got, time.Since(got.Round(0)))
 	}
-	clockHook.Store(&f)
-	t.Cleanup(func() { clockHook.Store(nil) })
+	for _, c := range cs {
+		c.clockHook.Store(&f)
+	}
+	t.Cleanup(func() {
+		for _, c := range cs {
+			c.clockHook.Store(nil)
+		}
+	})
 }
 
 // The wall clock is stepped back while a hold lives: its lock context still
@@ -41,6 +48,7 @@ func stepWallClock(t *testing.T, d time.Duration) {
 // sent. Compared on the wall clock, the loss deadline seemed a minute away
 // when its timer fired, and the context lived on past the lease.
 func TestLossDeadlineIgnoresWallClockStep(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t))
 	m := mustMutex(t, c, "wall-step")
@@ -49,7 +57,7 @@ func TestLossDeadlineIgnoresWallClockStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stepWallClock(t, time.Minute)
+	stepWallClock(t, time.Minute, c)
 	select {
 	case <-lctx.Done():
 		if !errors.Is(context.Cause(lctx), ErrLockLost) {
@@ -62,6 +70,7 @@ func TestLossDeadlineIgnoresWallClockStep(t *testing.T) {
 
 // The same for a RedLock's validity.
 func TestRedLockValidityIgnoresWallClockStep(t *testing.T) {
+	t.Parallel()
 	nodes := redistest.Servers(t, 3)
 	prefix := sharedPrefix(t)
 	cs := make([]*Client, len(nodes))
@@ -74,7 +83,7 @@ func TestRedLockValidityIgnoresWallClockStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stepWallClock(t, time.Minute)
+	stepWallClock(t, time.Minute, cs...)
 	select {
 	case <-lctx.Done():
 		if !errors.Is(context.Cause(lctx), ErrLockLost) {
