@@ -38,10 +38,11 @@ type Client struct {
 	testGiveBack func()
 
 	// givingBack holds, per semaphore key, this Client's give-backs of
-	// permits still running in the background (Semaphore.undoLater): a
-	// DrainPermits waits for them (givenBack).
+	// permits still running in the background (Semaphore.undoLater), each
+	// by the channel closed at its end: a DrainPermits waits for those
+	// started before it (givenBack).
 	givingBackMu sync.Mutex
-	givingBack   map[string]*giveBacks
+	givingBack   map[string]map[chan struct{}]struct{}
 
 	// The hooks below are set by tests only, on their own Client, so that
 	// tests using them run in parallel with the others.
@@ -1425,53 +1426,52 @@ func infoField(info, name string) string {
 	return ""
 }
 
-// giveBacks counts the give-backs of one semaphore running; done is closed
-// when the count drops to 0.
-type giveBacks struct {
-	n    int
-	done chan struct{}
-}
-
 // givingBackStart records a give-back of the permits of the semaphore at
 // key starting; the function it returns records its end.
 func (c *Client) givingBackStart(key string) func() {
+	done := make(chan struct{})
 	c.givingBackMu.Lock()
 	defer c.givingBackMu.Unlock()
-	g := c.givingBack[key]
-	if g == nil {
+	running := c.givingBack[key]
+	if running == nil {
 		if c.givingBack == nil {
-			c.givingBack = map[string]*giveBacks{}
+			c.givingBack = map[string]map[chan struct{}]struct{}{}
 		}
-		g = &giveBacks{done: make(chan struct{})}
-		c.givingBack[key] = g
+		running = map[chan struct{}]struct{}{}
+		c.givingBack[key] = running
 	}
-	g.n++
+	running[done] = struct{}{}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			c.givingBackMu.Lock()
 			defer c.givingBackMu.Unlock()
-			if g.n--; g.n == 0 {
-				close(g.done)
+			delete(running, done)
+			if len(running) == 0 {
 				delete(c.givingBack, key)
 			}
+			close(done)
 		})
 	}
 }
 
-// givenBack waits until no give-back of the permits of the semaphore at key
-// that this Client started is running, or ctx ends (its cause).
+// givenBack waits until the give-backs of the permits of the semaphore at
+// key that this Client started before the call have ended, or ctx ends (its
+// cause). Those started meanwhile are not waited for: give-backs that kept
+// overlapping would keep the caller waiting as long as they did.
 func (c *Client) givenBack(ctx context.Context, key string) error {
 	c.givingBackMu.Lock()
-	g := c.givingBack[key]
+	running := make([]chan struct{}, 0, len(c.givingBack[key]))
+	for done := range c.givingBack[key] {
+		running = append(running, done)
+	}
 	c.givingBackMu.Unlock()
-	if g == nil {
-		return nil
+	for _, done := range running {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
 	}
-	select {
-	case <-g.done:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return nil
 }

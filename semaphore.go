@@ -476,8 +476,8 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // ended, or the connection stayed down, before its reply came back) fails,
 // and the permits it may have taken are given back in the background,
 // exactly once; a DrainPermits of the same Client waits for such
-// give-backs of the semaphore (a drain's, or an acquisition's of unknown
-// outcome) first, so that a drain made again on that error drains them
+// give-backs of the semaphore begun before it (a drain's, or an
+// acquisition's of unknown outcome) first, so that a drain made again on that error drains them
 // rather than see them come back after it (ctx ending while it waits fails
 // it, nothing drained). A name another kind of lock holds is
 // ErrWrongKind, and the lock is left alone. Under the failover guard
