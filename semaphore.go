@@ -479,7 +479,8 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // give-backs of the semaphore begun before it (a drain's, or an
 // acquisition's of unknown outcome) first, so that a drain made again on that error drains them
 // rather than see them come back after it (ctx ending while it waits fails
-// it, nothing drained). A name another kind of lock holds is
+// it, nothing drained; the wait counts within the 30 s the call has,
+// whatever ctx). A name another kind of lock holds is
 // ErrWrongKind, and the lock is left alone. Under the failover guard
 // (WithFailoverGuard), permits drained that no replica acknowledged in time
 // are given back, and the error errors.Is ErrNotReplicated.
@@ -490,7 +491,11 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 	// Permits this Client is giving back (a drain or an acquisition of
 	// unknown outcome: undoLater) come back first: a drain made again on
 	// such a drain's error answered 0, and the permits then came back
-	// after it, free for anyone.
+	// after it, free for anyone. The wait is within the drain's bound
+	// (half a record's life, whatever ctx), not before it: a give-back on a
+	// server that stopped answering tries for a record's whole life.
+	ctx, cancel := s.c.recordBound(ctx)
+	defer cancel()
 	if err := s.c.givenBack(ctx, s.key); err != nil {
 		return 0, s.fail("drain", fmt.Errorf("%w (waiting for permits of a call of unknown outcome to be given back; nothing drained)", err))
 	}
