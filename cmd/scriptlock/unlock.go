@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/rueidis"
 
@@ -152,6 +153,12 @@ func unlockCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("force-unlock %q: --sharded on sends the release message with SPUBLISH, which the server does not have (renamed away, or before Redis 7): run with --sharded off or --sharded auto to send it with PUBLISH: %w", key, err)
 	}
 	if err != nil {
+		if errors.Is(err, generated.ErrNoPublish) {
+			// The refusal names the channel, the lock's name in it, which
+			// the script cleared of ASCII control bytes only: shown as
+			// the command shows a name, no rune a terminal acts on.
+			err = escapedError{err}
+		}
 		return fmt.Errorf("force-unlock %q: %w", key, err)
 	}
 	if e.json {
@@ -306,3 +313,29 @@ func publishByVersion(ctx context.Context, e *env) (string, error) {
 	}
 	return "publish", nil
 }
+
+// escapedError is err with the runes of its text that are not printable
+// (invalid UTF-8 bytes, C1 controls, bidi overrides) escaped as Go escapes
+// them in a quoted string.
+type escapedError struct{ err error }
+
+func (e escapedError) Error() string {
+	msg := e.err.Error()
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		r, size := utf8.DecodeRuneInString(msg[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, msg[i])
+		case strconv.IsPrint(r):
+			b.WriteString(msg[i : i+size])
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func (e escapedError) Unwrap() error { return e.err }
