@@ -1457,7 +1457,9 @@ func (c *Client) givingBackStart(key string) func() {
 
 // givenBack waits until the give-backs of the permits of the semaphore at
 // key that this Client started before the call have ended, or ctx ends (its
-// cause). Those started meanwhile are not waited for: give-backs that kept
+// cause), or Close begins (ErrClosed: the caller, a drain, must not take
+// permits once the Client is closing, as a waiting acquisition does not).
+// Those started meanwhile are not waited for: give-backs that kept
 // overlapping would keep the caller waiting as long as they did.
 func (c *Client) givenBack(ctx context.Context, key string) error {
 	c.givingBackMu.Lock()
@@ -1471,7 +1473,12 @@ func (c *Client) givenBack(ctx context.Context, key string) error {
 		case <-done:
 		case <-ctx.Done():
 			return context.Cause(ctx)
+		case <-c.closingCtx.Done():
+			return ErrClosed
 		}
+	}
+	if len(running) > 0 && c.closed() {
+		return ErrClosed // the give-back ended as Close began
 	}
 	return nil
 }

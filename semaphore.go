@@ -479,7 +479,7 @@ func (s *Semaphore) AddPermits(ctx context.Context, n int64) (int64, error) {
 // give-backs of the semaphore begun before it (a drain's, or an
 // acquisition's of unknown outcome) first, so that a drain made again on that error drains them
 // rather than see them come back after it (ctx ending while it waits fails
-// it, nothing drained; the wait counts within the 30 s the call has,
+// it, nothing drained, as Close beginning does with ErrClosed; the wait counts within the 30 s the call has,
 // whatever ctx). A name another kind of lock holds is
 // ErrWrongKind, and the lock is left alone. Under the failover guard
 // (WithFailoverGuard), permits drained that no replica acknowledged in time
