@@ -68,6 +68,9 @@ type Client struct {
 
 	subs *subscriptions
 	wd   *watchdog
+	// rep delivers, in order, the reports of the goroutines serving many
+	// holds (the watchdog's rounds, the replica count): Close stops it.
+	rep *reporter
 
 	// mutexCtl: MutexAcquire's usual ctl values for the Client's settings,
 	// formatted once rather than per call.
@@ -184,7 +187,8 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.releases.drained = make(chan struct{})
 	c.subs = newSubscriptions(ctx, rc, c.id, c.sharded, c.subscribePlainly)
 	c.wd = newWatchdog(rc, c.lostLater, c.renewed, c.renewalSent, c.renewalDone)
-	c.wd.obs, c.wd.log = cfg.observer, c.log
+	c.rep = newReporter(c.log)
+	c.wd.obs, c.wd.log, c.wd.rep = cfg.observer, c.log, c.rep
 	c.wd.replicas, c.wd.sendGuarded, c.wd.nodeOf = c.replicasNow, c.sendGuardedBatch, c.nodeOf
 	c.wd.ownerID = c.ownerID
 	c.wg.Add(1)
@@ -332,7 +336,9 @@ func (c *Client) ID() string { return c.id }
 // begun after it began that ends a hold before Close does (its HoldEnd is
 // reported), and nothing is reported once it returns: calls begun after
 // Close began are not reported.
-// It then stops the watchdog and every subscription, and cancels the
+// It then stops the watchdog and every subscription, delivers what the
+// watchdog left to log and report (a logger or Observer that never returns
+// keeps Close from returning), and cancels the
 // contexts of the locks still held with cause ErrClosed. It does not release
 // those locks: their leases run out on the server, unless the holder's
 // Unlock, which still works after Close, releases them. An acquisition of unknown
@@ -396,6 +402,9 @@ func (c *Client) closeRest(busy, releasing bool) {
 	}
 	c.cancel()
 	c.wg.Wait()
+	// What the watchdog's rounds and the Client's goroutines left to
+	// report is delivered before Close ends the holds and reports them.
+	c.rep.close()
 	c.subs.close()
 	c.mu.Lock()
 	holds := make([]*hold, 0, len(c.holds))

@@ -1768,7 +1768,7 @@ func (c *Client) expired(h *hold) {
 	// Logged and reported once what the lock may still hold is being given
 	// back (below): a log sink that stalls must not keep it held by nobody.
 	report := c.lostLater(h, errLeaseExpired)
-	defer report()
+	defer report.run()
 	if !renewing && granted {
 		// An explicit lease running out before Unlock (Redisson's
 		// lock(leaseTime) used as the release): the server lease is the one
@@ -1834,14 +1834,39 @@ var (
 
 // lost reports a hold that is no longer held (the watchdog's finding or the
 // loss deadline).
-func (c *Client) lost(h *hold, why error) { c.lostLater(h, why)() }
+func (c *Client) lost(h *hold, why error) { c.lostLater(h, why).run() }
 
-// lostLater is lost, its HoldEnd left to the function it returns: the
-// watchdog ends every hold a round found gone before it reports any, so that
-// a slow Observer keeps no owner under a lock found lost.
-func (c *Client) lostLater(h *hold, why error) (report func()) {
+// lossReport is what remains to be done for a hold that lostLater ended:
+// log is its log record, end its HoldEnd (nil: none).
+type lossReport struct{ log, end func() }
+
+// run logs the loss, then reports the hold's end.
+func (r lossReport) run() {
+	if r.log != nil {
+		r.log()
+	}
+	if r.end != nil {
+		r.end()
+	}
+}
+
+// queued is r as the reporter's entries, in run's order.
+func (r lossReport) queued(out []queuedReport) []queuedReport {
+	if r.log != nil {
+		out = append(out, queuedReport{f: r.log, kind: reportLog})
+	}
+	if r.end != nil {
+		out = append(out, queuedReport{f: r.end, kind: reportHoldEnd})
+	}
+	return out
+}
+
+// lostLater is lost, its log record and HoldEnd left to the lossReport it
+// returns: the watchdog ends every hold a round found gone before it reports
+// any, so that a slow Observer keeps no owner under a lock found lost.
+func (c *Client) lostLater(h *hold, why error) lossReport {
 	if h.released() {
-		return func() {}
+		return lossReport{}
 	}
 	cause := ErrLockLost
 	if why != nil {
@@ -1862,23 +1887,22 @@ func (c *Client) lostLater(h *hold, why error) (report func()) {
 	h.mu.Lock()
 	ours := h.cause == cause
 	h.mu.Unlock()
-	return func() {
-		// Logged once the hold has ended (if this call ended it), with its
-		// report: a log sink that stalls (a pipe nobody reads) must not
-		// keep the owner working under a lock that is gone, or past its
-		// lease, nor the owners of the other holds a renewal round found
-		// gone.
-		switch {
-		case !ours:
-		case ended:
-			c.log.Debug("lock lease ended", "lock", h.name, "key", h.key)
-		default:
-			c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error())
-		}
-		if obs != nil {
-			obs.ended(cause)
-		}
+	// Logged once the hold has ended (if this call ended it), with its
+	// report: a log sink that stalls (a pipe nobody reads) must not keep
+	// the owner working under a lock that is gone, or past its lease, nor
+	// the owners of the other holds a renewal round found gone.
+	var r lossReport
+	switch {
+	case !ours:
+	case ended:
+		r.log = func() { c.log.Debug("lock lease ended", "lock", h.name, "key", h.key) }
+	default:
+		r.log = func() { c.log.Warn("lock lost", "lock", h.name, "key", h.key, "reason", why.Error()) }
 	}
+	if obs != nil {
+		r.end = func() { obs.ended(cause) }
+	}
+	return r
 }
 
 // finish forgets a hold everywhere (registry, watchdog, loss timer) and ends

@@ -12,9 +12,14 @@ import (
 // (the otel module implements it with OpenTelemetry). A Client without one,
 // the default, does no extra work and allocates nothing for it.
 //
-// Methods are called synchronously on the lock's own path and from the
-// watchdog: they must be quick, must not block and must not use the
-// Client's locks. They may call the Client's Close (to shut a service down
+// Methods are called synchronously on the lock's own path, and on the
+// engine's own goroutines: they must be quick, must not block and must not
+// use the Client's locks. The watchdog's events (the HoldEnd of a hold a
+// renewal found lost, Renewal) are delivered in order from a goroutine of
+// the Client's, so that one that blocks delays the events after it, not the
+// renewals of other holds; while it blocks, the Renewal events (and log
+// records) waiting for it beyond 1024 are dropped, counted in a WARN once
+// they flow again (a HoldEnd never is), and Close waits for what is waiting. They may call the Client's Close (to shut a service down
 // when a hold is lost, say), which then begins the close and returns without
 // waiting for it (see Client.Close). Embed NopObserver to implement only
 // some of them.

@@ -21,12 +21,15 @@ import (
 // in one pipelined batch.
 type watchdog struct {
 	rc        rueidis.Client
-	onLost    func(*hold, error) (report func()) // ends the hold; report logs it and tells the Observer
+	onLost    func(*hold, error) lossReport // ends the hold; the report logs it and tells the Observer
 	onRenewed func(*hold, time.Time)
 	onSend    func(*hold, time.Time) // a renewal of the hold is about to be sent
 	onDone    func(*hold)            // that renewal's reply is in (or it failed)
 	obs       Observer               // nil: none
 	log       *slog.Logger           // for a panicking Observer
+	// rep delivers the reports of the rounds (their losses' log records
+	// and HoldEnds, their Renewal events) off the rounds' goroutines.
+	rep *reporter
 	// replicas counts the primary's replicas for the failover guard, and
 	// sendGuarded sends guarded holds' renewals with a WAIT after them
 	// (Client.replicasNow, Client.sendGuardedBatch); nil: no guard.
@@ -121,7 +124,7 @@ type renewReply struct {
 
 const maxRenewBatch = 1000
 
-func newWatchdog(rc rueidis.Client, onLost func(*hold, error) func(), onRenewed, onSend func(*hold, time.Time), onDone func(*hold)) *watchdog {
+func newWatchdog(rc rueidis.Client, onLost func(*hold, error) lossReport, onRenewed, onSend func(*hold, time.Time), onDone func(*hold)) *watchdog {
 	return &watchdog{rc: rc, onLost: onLost, onRenewed: onRenewed, onSend: onSend, onDone: onDone, kick: make(chan struct{}, 1), dedicated: map[string]chan struct{}{}}
 }
 
@@ -490,16 +493,20 @@ func (w *watchdog) renewRound(ctx context.Context, batch []*renewal, now time.Ti
 	}
 	// Every lost hold ends before the Observer hears of any (HoldEnd, then
 	// Renewal): its time is not the owners' time under a lock found gone.
-	reports := make([]func(), 0, len(lost))
+	// The reports go to the reporter, in that order: a logger or Observer
+	// that blocks must not hold up this goroutine, which on a Cluster keeps
+	// one of the node's guarded places (see dedicated) until it returns.
+	var reports []queuedReport
 	for i, r := range lost {
-		reports = append(reports, w.onLost(r.h, lostWhy[i]))
-	}
-	for _, report := range reports {
-		report()
+		reports = w.onLost(r.h, lostWhy[i]).queued(reports)
 	}
 	if w.obs != nil {
-		w.report(RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
-			Failed: failed, Ended: ended, Duration: now.Sub(sent)})
+		e := RenewalEvent{Batch: len(batch), Renewed: len(renewed), Lost: len(lost),
+			Failed: failed, Ended: ended, Duration: now.Sub(sent)}
+		reports = append(reports, queuedReport{f: func() { w.report(e) }, kind: reportRenewal})
+	}
+	if len(reports) > 0 {
+		w.rep.add(reports...)
 	}
 }
 
