@@ -1359,8 +1359,13 @@ func (c *Client) warnEviction(info string) {
 			break
 		}
 	}
-	c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
-		"maxmemory_policy", policy, "maxmemory", infoField(info, "maxmemory"))
+	// Written by the reporter: a logger that blocks must not hold up the
+	// count, which the first acquisitions wait for.
+	maxmemory := infoField(info, "maxmemory")
+	c.rep.logLater(func() {
+		c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
+			"maxmemory_policy", policy, "maxmemory", maxmemory)
+	})
 }
 
 // infoPasses reports an error reply to INFO that says nothing of the
@@ -1391,8 +1396,11 @@ func (c *Client) warnUncounted(addr string, err error) {
 	if c.guard.uncountedWarned.Swap(true) {
 		return
 	}
-	c.log.Warn("the failover guard cannot count replicas: the server refused INFO, so acquisitions on that primary are not guarded against a failover (no WAIT) and its eviction policy is not checked; allow the user INFO, or turn the guard off (WithFailoverGuard(false, 0))",
-		"node", addr, "error", err.Error())
+	// Written by the reporter, as warnEviction's.
+	c.rep.logLater(func() {
+		c.log.Warn("the failover guard cannot count replicas: the server refused INFO, so acquisitions on that primary are not guarded against a failover (no WAIT) and its eviction policy is not checked; allow the user INFO, or turn the guard off (WithFailoverGuard(false, 0))",
+			"node", addr, "error", err.Error())
+	})
 }
 
 // onlineReplicas is the number of replicas INFO replication lists as

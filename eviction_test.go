@@ -45,6 +45,10 @@ func TestEvictionPolicyWarning(t *testing.T) {
 					eventually(3*time.Second, func() bool { return c.guard.evictionChecks.Load() != 0 })
 					time.Sleep(100 * time.Millisecond)
 				}
+				if tc.warn {
+					// Written by the Client's reporter, just after the count.
+					eventually(3*time.Second, func() bool { return strings.Contains(logs.String(), "maxmemory_policy="+tc.policy) })
+				}
 				warnings := strings.Count(logs.String(), "maxmemory_policy="+tc.policy)
 				switch {
 				case tc.warn && warnings != 1:

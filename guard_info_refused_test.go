@@ -33,6 +33,8 @@ func TestGuardInfoRefusedWarns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Written by the Client's reporter, just after the count.
+	eventually(3*time.Second, func() bool { return strings.Contains(logs.String(), "failover guard cannot count") })
 	out := logs.String()
 	if n := strings.Count(out, "failover guard cannot count"); n != 1 {
 		t.Fatalf("%d warnings that the guard cannot count replicas, want 1; log:\n%s", n, out)
