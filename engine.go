@@ -3073,18 +3073,23 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		ctx, cancel := context.WithDeadline(c.ctx, until)
 		defer cancel()
 		id := holdID(p.spec().key, field)
+		// Written by the reporter: a logger that blocks must not hold up
+		// the next attempt, while the lock stays held by nobody.
+		logUndo := func(msg string, err error) {
+			c.rep.logLater(func() { c.log.Debug(msg, "lock", p.spec().name, "err", err) })
+		}
 		undo := func(ctx context.Context) error {
 			if token == leanMarkUnread {
 				m, err := p.(undoMarker).undoMark(ctx, field)
 				if err != nil {
-					c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+					logUndo("undoing an acquisition of unknown outcome", err)
 					return err
 				}
 				token = m
 			}
 			err := c.undo(ctx, p, field, lease, token, false)
 			if err != nil {
-				c.log.Debug("undoing an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+				logUndo("undoing an acquisition of unknown outcome", err)
 				return err
 			}
 			if leaver != nil && ended != nil && ended.over.Load() {
@@ -3093,7 +3098,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 				c.mu.Unlock()
 				if !waiting {
 					if err = leaver.leaveLate(ctx, field, ended.wait); err != nil {
-						c.log.Debug("leaving the line after an acquisition of unknown outcome", "lock", p.spec().name, "err", err)
+						logUndo("leaving the line after an acquisition of unknown outcome", err)
 					}
 				}
 			}
