@@ -83,7 +83,14 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			if i < len(f.CallsIn) {
 				in = f.CallsIn[i]
 			}
-			sets = append(sets, set{at: at, line: lineOf(c), from: in[0], until: in[1], exitOf: fn})
+			// A call in a loop: the protocol the function leaves holds at
+			// the loop's next iteration, as one of redis.setresp there.
+			var loops [][2]int
+			var blocks []int
+			if i < len(f.CallsLoops) {
+				loops, blocks = f.CallsLoops[i], f.CallsBlocks[i]
+			}
+			sets = append(sets, set{at: at, line: lineOf(c), from: in[0], until: in[1], loops: loops, blocks: blocks, exitOf: fn})
 		}
 	}
 	sort.SliceStable(sets, func(i, j int) bool { return before(sets[i].at, sets[j].at) })

@@ -11,7 +11,8 @@ import (
 // TestResp3LaterIterationAgreesWithServer: redis.setresp(3) in a loop
 // (for, while, repeat) holds, at the loop's next iteration, for the calls
 // written above it in the body, unless the body itself switches back
-// (after it, or above those calls). The checker must refuse the return of
+// (after it, or above those calls). A local function called in the loop
+// that switches to RESP3 does so as one written there. The checker must refuse the return of
 // ZRANGE ... WITHSCORES for @return []string exactly where the server
 // replies RESP3's pairs in arrays.
 func TestResp3LaterIterationAgreesWithServer(t *testing.T) {
@@ -33,6 +34,11 @@ func TestResp3LaterIterationAgreesWithServer(t *testing.T) {
 			"scripts/x.lua:5:25: returns the reply of ZRANGE, called after redis.setresp(3) (line 6)" + refused, false},
 		{"called above it in a repeat", "local out\nlocal i = 0\nrepeat\n  out = " + zrange + "\n  if i == 0 then redis.setresp(3) end\n  i = i + 1\nuntil i == 2\nreturn out",
 			"scripts/x.lua:11:8: returns out, assigned at line 7: the reply of ZRANGE, called after redis.setresp(3) (line 8)" + refused, false},
+		{"switched by a local function called below it in a for", "local function sw() redis.setresp(3) end\nlocal out\nfor i = 1, 2 do\n  out = " + zrange + "\n  sw()\nend\nreturn out",
+			"scripts/x.lua:10:8: returns out, assigned at line 7: the reply of ZRANGE, called after redis.setresp(3) (line 4)" + refused, false},
+		{"switched by a local function called in an if in a while", "local function sw() redis.setresp(3) end\nlocal out\nlocal i = 0\nwhile i < 2 do\n  out = " + zrange + "\n  if i == 0 then sw() end\n  i = i + 1\nend\nreturn out",
+			"scripts/x.lua:12:8: returns out, assigned at line 8: the reply of ZRANGE, called after redis.setresp(3) (line 4)" + refused, false},
+		{"switched by a local function, switched back below it", "local function sw() redis.setresp(3) end\nlocal out\nfor i = 1, 2 do\n  out = " + zrange + "\n  sw()\n  redis.setresp(2)\nend\nreturn out", "", true},
 		{"switched back below it", "local out\nfor i = 1, 2 do\n  out = " + zrange + "\n  redis.setresp(3)\n  redis.call('ZSCORE', KEYS[1], 'a')\n  redis.setresp(2)\nend\nreturn out", "", true},
 		{"switched back above the call", "local out\nfor i = 1, 2 do\n  redis.setresp(2)\n  out = " + zrange + "\n  redis.setresp(3)\nend\nredis.setresp(2)\nreturn out", "", true},
 	} {

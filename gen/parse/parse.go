@@ -389,6 +389,12 @@ type Func struct {
 	// function each is written in, which may not run it: {0, 0} for none.
 	Calls   []Pos
 	CallsIn [][2]int
+	// CallsLoops and CallsBlocks are, for each of Calls, the loops and
+	// blocks of its function it is written in (as RedisLibCall's Loops
+	// and Blocks): a redis.setresp the function runs in a loop holds at
+	// the loop's next iteration.
+	CallsLoops  [][][2]int
+	CallsBlocks [][]int
 	// Escaped is set when it may run where the checker cannot tell: it is
 	// no local function, or one also read otherwise (passed, stored,
 	// aliased).

@@ -123,6 +123,10 @@ type walker struct {
 	// fnConds are the lines of the innermost if or loop each of fnCalls
 	// is written in ({0, 0} for none).
 	fnConds map[*ast.FunctionExpr][][2]int
+	// fnLoops and fnBlocks are the loops and blocks each of fnCalls is
+	// written in (see Func.CallsLoops).
+	fnLoops  map[*ast.FunctionExpr][][][2]int
+	fnBlocks map[*ast.FunctionExpr][][]int
 	// conds are the lines of the if and loop statements being walked
 	// (of the innermost function), innermost last.
 	conds [][2]int
@@ -1448,6 +1452,12 @@ func (w *walker) expr(e ast.Expr) {
 					cond = w.conds[n-1]
 				}
 				w.fnConds[fn] = append(w.fnConds[fn], cond)
+				if w.fnLoops == nil {
+					w.fnLoops = map[*ast.FunctionExpr][][][2]int{}
+					w.fnBlocks = map[*ast.FunctionExpr][][]int{}
+				}
+				w.fnLoops[fn] = append(w.fnLoops[fn], slices.Clone(w.loops))
+				w.fnBlocks[fn] = append(w.fnBlocks[fn], slices.Clone(w.scopeIDs))
 				n := len(e.Args)
 				if fn.ParList != nil {
 					n = max(n, len(fn.ParList.Names))
@@ -3391,6 +3401,8 @@ func (w *walker) settleFuncs() {
 		f := &w.f.Funcs[i]
 		f.Calls = slices.Clone(w.fnCalls[fn])
 		f.CallsIn = slices.Clone(w.fnConds[fn])
+		f.CallsLoops = slices.Clone(w.fnLoops[fn])
+		f.CallsBlocks = slices.Clone(w.fnBlocks[fn])
 		f.Escaped = !w.localFns[fn] || w.escaped[fn]
 	}
 }
