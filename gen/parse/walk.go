@@ -68,6 +68,11 @@ type walker struct {
 	// (if not r.map then ... r[i] ... end, r.set or r): code written for
 	// either protocol (see probes).
 	probed map[int]int
+	// shaped counts, per index in File.Calls, the branches being walked
+	// that run only when a shape test of the reply (if h.map then, or the
+	// rest of a block after if not h.map then return end) found a RESP3
+	// shape: there the reply is read as RESP3 hands it, probed or not.
+	shaped map[int]int
 	// loops are the lines of the loops (while, for, repeat) of the
 	// function being walked that hold the statement being walked,
 	// outermost first.
@@ -719,6 +724,8 @@ func (w *walker) stmts(list []ast.Stmt) {
 		// leaves the rest of the block reading the other shape.
 		if is, ok := s.(*ast.IfStmt); ok && (exits(is.Then) || exits(is.Else)) {
 			probes = append(probes, w.probe(is.Condition))
+			// The rest runs when the branch that exits does not.
+			probes = append(probes, w.shape(is.Condition, !exits(is.Then)))
 		}
 	}
 	for _, done := range probes {
@@ -864,8 +871,12 @@ func (w *walker) stmt(s ast.Stmt) {
 		defer w.probe(s.Condition)()
 		w.cond(s.Condition)
 		notNil, isNil := w.nilGuards(s.Condition, false), w.nilGuards(s.Condition, true)
+		done := w.shape(s.Condition, true)
 		w.guardedBlock(s.Then, notNil)
+		done()
+		done = w.shape(s.Condition, false)
 		w.guardedBlock(s.Else, isNil)
+		done()
 		// An early exit on a nil test (if not v then return '' end)
 		// leaves v neither nil nor false for the rest of this block.
 		switch {
@@ -1785,6 +1796,89 @@ func (w *walker) probe(e ast.Expr) func() {
 	}
 }
 
+// shape marks, until the function it returns is called, the calls whose
+// reply e finds in a RESP3 shape when it is truth (see shapeKnown).
+func (w *walker) shape(e ast.Expr, truth bool) func() {
+	calls := w.shapeKnown(e, truth)
+	if len(calls) == 0 {
+		return func() {}
+	}
+	if w.shaped == nil {
+		w.shaped = map[int]int{}
+	}
+	for _, c := range calls {
+		w.shaped[c]++
+	}
+	return func() {
+		for _, c := range calls {
+			w.shaped[c]--
+		}
+	}
+}
+
+// shapeKnown returns the calls whose reply a local holds that are surely
+// in a RESP3 shape (h.map present) when e is truth: h.map, h.map ~= nil,
+// type(h.map) == 'table', and their negations, joined by and (when true)
+// or or (when false).
+func (w *walker) shapeKnown(e ast.Expr, truth bool) []int {
+	field := func(e ast.Expr) (int, bool) {
+		x, ok := e.(*ast.AttrGetExpr)
+		if !ok {
+			return 0, false
+		}
+		id, ok := x.Object.(*ast.IdentExpr)
+		k, isStr := x.Key.(*ast.StringExpr)
+		if !ok || !isStr || !shapeFields[k.Value] {
+			return 0, false
+		}
+		if l, _ := w.lookup(id.Value); l != nil && l.reply.Kind == ReturnCall && l.reply.CallFunc == "redis.call" {
+			return l.reply.Call, true
+		}
+		return 0, false
+	}
+	switch x := e.(type) {
+	case *ast.AttrGetExpr:
+		if c, ok := field(x); ok && truth {
+			return []int{c}
+		}
+	case *ast.UnaryNotOpExpr:
+		return w.shapeKnown(x.Expr, !truth)
+	case *ast.LogicalOpExpr:
+		if x.Operator == "and" && truth || x.Operator == "or" && !truth {
+			return append(w.shapeKnown(x.Lhs, truth), w.shapeKnown(x.Rhs, truth)...)
+		}
+	case *ast.RelationalOpExpr:
+		if x.Operator != "==" && x.Operator != "~=" {
+			return nil
+		}
+		present := x.Operator == "~="
+		l, r := x.Lhs, x.Rhs
+		if _, ok := l.(*ast.NilExpr); ok {
+			l, r = r, l
+		}
+		if s, ok := l.(*ast.StringExpr); ok {
+			l, r = r, s
+		}
+		if _, ok := r.(*ast.NilExpr); ok {
+			if c, ok := field(l); ok && present == truth {
+				return []int{c}
+			}
+			return nil
+		}
+		s, ok := r.(*ast.StringExpr)
+		call, isCall := l.(*ast.FuncCallExpr)
+		if !ok || s.Value != "table" || !isCall || len(call.Args) != 1 {
+			return nil
+		}
+		if id, ok := call.Func.(*ast.IdentExpr); ok && id.Value == "type" && !w.isLocal("type") {
+			if c, ok := field(call.Args[0]); ok && (x.Operator == "==") == truth {
+				return []int{c}
+			}
+		}
+	}
+	return nil
+}
+
 // fieldRead records obj.name when obj is a command's reply: a direct call
 // (its index is the next in File.Calls, as obj is walked next) or a local
 // that holds one.
@@ -1815,7 +1909,7 @@ func (w *walker) elemRead(obj ast.Expr, how string, text func(string) string) {
 	switch x := obj.(type) {
 	case *ast.FuncCallExpr:
 		if c, ok := callReply(x, len(w.f.Calls)); ok && c.CallFunc == "redis.call" {
-			w.f.ElemReads = append(w.f.ElemReads, ElemRead{How: how, Text: text("redis.call(...)"), Obj: "redis.call(...)", Call: c.Call, Probed: w.probed[c.Call] > 0})
+			w.f.ElemReads = append(w.f.ElemReads, ElemRead{How: how, Text: text("redis.call(...)"), Obj: "redis.call(...)", Call: c.Call, Probed: w.probed[c.Call] > 0 && w.shaped[c.Call] == 0})
 		}
 	case *ast.IdentExpr:
 		l, _ := w.lookup(x.Value)
@@ -1823,7 +1917,7 @@ func (w *walker) elemRead(obj ast.Expr, how string, text func(string) string) {
 			return
 		}
 		pos, _ := w.identPos(x.Line(), x.Value)
-		w.f.ElemReads = append(w.f.ElemReads, ElemRead{Pos: pos, How: how, Text: text(x.Value), Obj: x.Value, Call: l.reply.Call, Probed: w.probed[l.reply.Call] > 0})
+		w.f.ElemReads = append(w.f.ElemReads, ElemRead{Pos: pos, How: how, Text: text(x.Value), Obj: x.Value, Call: l.reply.Call, Probed: w.probed[l.reply.Call] > 0 && w.shaped[l.reply.Call] == 0})
 	}
 }
 
@@ -3347,7 +3441,7 @@ func (w *walker) operation(e ast.Expr, op string, pos Pos) int {
 		}
 		o.Operand = Operand{Type: OperandReply, Text: what, Call: ns.call}
 		o.Tonumber, o.Tested = ns.tonumber, ns.tested
-		o.Probed = w.probed[ns.call] > 0
+		o.Probed = w.probed[ns.call] > 0 && w.shaped[ns.call] == 0
 	}
 	at := -1
 	if o.Operand.Type == OperandReply {
