@@ -114,10 +114,16 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 	// found (a function called from functions called many times is not
 	// walked again for each).
 	entries := map[*parse.Func]int{}
-	cuts := 0 // the calls left out as recursive: an entry found past one is not final
-	var lineAt func(p parse.Pos, entering map[*parse.Func]bool) int
+	// cutAt is the least depth (in entering) of the functions whose calls
+	// were left out as recursive while an entry was being found: an entry
+	// found past a call of a function entered before it is not final; one
+	// past a call of itself is (its other calls give what it starts in),
+	// and is kept, or a recursive helper called by helpers would be walked
+	// again for each of their calls (exponential time).
+	cutAt := math.MaxInt
+	var lineAt func(p parse.Pos, entering map[*parse.Func]int) int
 	var loopedResp3 func(p parse.Pos) int
-	lineAt = func(p parse.Pos, entering map[*parse.Func]bool) int {
+	lineAt = func(p parse.Pos, entering map[*parse.Func]int) int {
 		// since is the line where RESP3 was set (of the call, for one
 		// set by a call of a function): one set in the if or loop that
 		// switches back switches back after it too. 0 for a function's
@@ -131,11 +137,13 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 			start = parse.Pos{Line: f.Line}
 			if l, ok := entries[f]; ok {
 				line = l
-			} else if entering[f] {
-				cuts++
+			} else if d, ok := entering[f]; ok {
+				cutAt = min(cutAt, d)
 			} else {
-				entering[f] = true
-				cut := cuts
+				depth := len(entering)
+				entering[f] = depth
+				outer := cutAt
+				cutAt = math.MaxInt
 				for _, c := range f.Calls {
 					if l := lineAt(c, entering); l != 0 {
 						line = l
@@ -143,9 +151,11 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 					}
 				}
 				delete(entering, f)
-				if cuts == cut {
+				if cutAt >= depth {
 					entries[f] = line
+					cutAt = math.MaxInt
 				}
+				cutAt = min(cutAt, outer)
 			}
 		}
 		for _, s := range sets {
@@ -214,7 +224,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		}
 		for _, r := range funcs[fn-1].Returns {
 			// The return ends its block: a position past its line's end.
-			if l := lineAt(parse.Pos{Line: r, Col: math.MaxInt32}, map[*parse.Func]bool{}); l != 0 {
+			if l := lineAt(parse.Pos{Line: r, Col: math.MaxInt32}, map[*parse.Func]int{}); l != 0 {
 				early[fn] = l
 				break
 			}
@@ -228,7 +238,7 @@ func protocolLine(calls []parse.RedisLibCall, funcs []parse.Func, unknownIs3 boo
 		}
 		clear(entries) // found with the calls switching back
 	}
-	return func(p parse.Pos) int { return lineAt(p, map[*parse.Func]bool{}) }
+	return func(p parse.Pos) int { return lineAt(p, map[*parse.Func]int{}) }
 }
 
 // luaDecimal and luaHex are the numbers Lua 5.1 reads in a string

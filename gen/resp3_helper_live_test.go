@@ -74,3 +74,32 @@ func TestResp3NestedHelpersCheckedQuickly(t *testing.T) {
 		t.Fatal("the checker did not finish within 10s")
 	}
 }
+
+// TestResp3RecursiveHelpersCheckedQuickly: the protocol a local function
+// that calls itself starts in is found once too: its call of itself adds
+// nothing to those of its other calls. A script of recursive helpers
+// calling helpers, each several times (1.5 KB), called above
+// redis.setresp(3), is checked at once.
+func TestResp3RecursiveHelpersCheckedQuickly(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("-- X counts.\n-- @key k\n-- @return int64\nlocal function f0(d) if d > 0 then return f0(d - 1) end return #redis.call('HGETALL', KEYS[1]) end\n")
+	const n = 14
+	for i := 1; i <= n; i++ {
+		prev := fmt.Sprintf("f%d(d)", i-1)
+		fmt.Fprintf(&b, "local function f%d(d) if d > 0 then return f%d(d - 1) end return %s end\n", i, i, strings.Repeat(prev+" + ", 3)+prev)
+	}
+	fmt.Fprintf(&b, "local n = f%d(1)\nredis.setresp(3)\nreturn n\n", n)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(b.String())}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Generate: %v, want no error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the checker did not finish within 10s")
+	}
+}
