@@ -14,7 +14,9 @@ import (
 // literal (local n = -0, local n = '01') reaches a command as that literal
 // does, so it is checked as the literal written in place: Redis refuses
 // -0 and '01' where it reads an integer, whatever the key holds. A local
-// given other values too is not read as either.
+// given other values too is checked as each literal it holds on some path:
+// Redis refuses the call on that path. One replaced on every path (or in
+// its own block) no longer holds it.
 func TestLiteralLocalAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
@@ -29,7 +31,19 @@ func TestLiteralLocalAgreesWithServer(t *testing.T) {
 			`scripts/x.lua:5:38: EXPIRE reads an integer there (seconds), and "01" is none (Redis reads an integer's digits alone: no leading zero, "+", space, decimal point or exponent): Redis refuses the call at run time`,
 			"not an integer"},
 		{"an integer", "local n = '5'\nreturn redis.call('EXPIRE', KEYS[1], n)", "", ""},
-		{"given another value", "local n = '01'\nif redis.call('EXISTS', KEYS[1]) == 1 then n = 5 end\nreturn redis.call('EXPIRE', KEYS[1], n)", "", ""},
+		{"given another value", "local n = '01'\nif redis.call('EXISTS', KEYS[1]) == 0 then n = 5 end\nreturn redis.call('EXPIRE', KEYS[1], n)",
+			`scripts/x.lua:6:38: EXPIRE reads an integer there (seconds), and "01" is none (Redis reads an integer's digits alone: no leading zero, "+", space, decimal point or exponent): Redis refuses the call at run time (n holds "01" on some paths)`,
+			"not an integer"},
+		{"given it on one path", "local n\nif redis.call('EXISTS', KEYS[1]) == 1 then n = -0 else n = 5 end\nreturn redis.call('EXPIRE', KEYS[1], n)",
+			`scripts/x.lua:6:38: EXPIRE reads an integer there (seconds), and the Lua number -0 is sent as "-0", which Redis reads as no integer, or as 0 when the script has a 0 literal before it (Lua 5.1 keeps one constant for both): Redis refuses the call at run time, after the script's earlier writes; write 0 (n holds -0 on some paths)`,
+			"not an integer"},
+		{"given it in a loop's first iteration", "local n = '01'\nfor i = 1, 2 do\n  redis.call('EXPIRE', KEYS[1], n)\n  n = 5\nend\nreturn 1",
+			`scripts/x.lua:6:33: EXPIRE reads an integer there (seconds), and "01" is none (Redis reads an integer's digits alone: no leading zero, "+", space, decimal point or exponent): Redis refuses the call at run time (n holds "01" on some paths)`,
+			"not an integer"},
+		{"replaced on every path", "local n = '01'\nif redis.call('EXISTS', KEYS[1]) == 1 then n = 5 else n = 6 end\nreturn redis.call('EXPIRE', KEYS[1], n)", "", ""},
+		{"replaced by a function called first", "local n = '01'\nlocal function set() n = 5 end\nset()\nreturn redis.call('EXPIRE', KEYS[1], n)", "", ""},
+		{"replaced", "local n = '01'\nn = 5\nreturn redis.call('EXPIRE', KEYS[1], n)", "", ""},
+		{"other integers", "local n = 5\nif redis.call('EXISTS', KEYS[1]) == 1 then n = '10' end\nreturn redis.call('EXPIRE', KEYS[1], n)", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X expires.\n-- @key k\n-- @return int64\n" + tc.body + "\n"

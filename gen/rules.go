@@ -112,6 +112,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 		if c.Command != "" {
 			checkCall(c, c.Command, r, at, warn)
+			checkHeldLiterals(c, c.Command, r, at, warn)
 			continue
 		}
 		if c.NameNotString != "" {
@@ -587,6 +588,63 @@ var missingGlobalHints = func() map[string]string {
 
 // checkCall checks one call against the command it runs (name: the literal
 // name, or one of the @commands names of a dynamic one).
+// checkHeldLiterals checks each argument that is a local holding a literal
+// on some paths only (local n = '01'; if c then n = 5 end) as each such
+// literal written in its place: Redis refuses the call on the paths that
+// send a bad one. What that finds at the argument is reported, naming the
+// local, unless the call's own check finds something there already (a
+// literal key position).
+func checkHeldLiterals(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos, string, ...any)) {
+	for i, a := range c.Args {
+		if len(a.Held) == 0 {
+			continue
+		}
+		type found struct {
+			msg     string
+			warning bool
+		}
+		gather := func(c parse.Call) []found {
+			var got []found
+			collect := func(warning bool) func(parse.Pos, string, ...any) {
+				return func(p parse.Pos, format string, args ...any) {
+					if p == a.Pos {
+						got = append(got, found{fmt.Sprintf(format, args...), warning})
+					}
+				}
+			}
+			checkCall(c, name, r, collect(false), collect(true))
+			return got
+		}
+		if len(gather(c)) > 0 {
+			continue
+		}
+		seen := map[found]bool{}
+		for _, lit := range a.Held {
+			text, number := lit, true
+			if s, err := strconv.Unquote(lit); err == nil && strings.HasPrefix(lit, `"`) {
+				text, number = s, false
+			}
+			b := a
+			b.Literal, b.Exact, b.Number, b.Held = &text, true, number, nil
+			b.Value = parse.Value{Source: parse.SourceLiteral, Text: lit}
+			alt := c
+			alt.Args = slices.Clone(c.Args)
+			alt.Args[i] = b
+			for _, f := range gather(alt) {
+				if seen[f] {
+					continue
+				}
+				seen[f] = true
+				report := at
+				if f.warning {
+					report = warn
+				}
+				report(a.Pos, "%s (%s holds %s on some paths)", f.msg, a.HeldBy, lit)
+			}
+		}
+	}
+}
+
 func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 	info, ok := lookupCommand(name)
 	if !ok {

@@ -155,6 +155,12 @@ type Arg struct {
 	// ("nil", "true", "false", "a table", "a function"): Redis refuses the
 	// call. "" otherwise.
 	NotString string
+	// Held are the literals (a string's quoted, as Value.Text) that the
+	// local HeldBy, which the argument is exactly, holds on some paths,
+	// when it is not checked as one literal (Literal): Redis gets each of
+	// them on a path.
+	Held   []string
+	HeldBy string
 }
 
 // Call is a redis.call / redis.pcall site.

@@ -163,6 +163,9 @@ type upval struct {
 // local is a local variable in scope.
 type local struct {
 	val Value
+	// lits are the literals (Value.Text) val may be, on one path at least:
+	// replaced as val is in the declaring block, gathered in nested ones.
+	lits []string
 	// decl names the declaration across walks (see walker.declSeq).
 	decl string
 	// table is set on a local declared with a table constructor, and elems
@@ -324,7 +327,7 @@ func (w *walker) declare(name string, v Value) {
 		w.declSeq = map[string]int{}
 	}
 	w.declSeq[name]++
-	l := &local{val: v, all: v, fn: w.depth, decl: name + "#" + strconv.Itoa(w.declSeq[name])}
+	l := &local{val: v, all: v, lits: literalOf(v), fn: w.depth, decl: name + "#" + strconv.Itoa(w.declSeq[name])}
 	w.scopes[len(w.scopes)-1][name] = l
 	if !w.dry {
 		w.declared = append(w.declared, l)
@@ -644,12 +647,29 @@ func (w *walker) assign(name string, v Value) {
 			// declares the local again), and a function defined before
 			// it reads all.
 			l.val = v
+			l.lits = literalOf(v)
 		} else {
 			l.val = mergeValue(l.val, v)
+			for _, lit := range literalOf(v) {
+				// Bounded, as a local's replies are: each is checked at
+				// each use.
+				if !slices.Contains(l.lits, lit) && len(l.lits) < maxAlternatives {
+					l.lits = append(slices.Clip(l.lits), lit)
+				}
+			}
 		}
 		l.assigned, l.fnExpr = true, nil
 		return
 	}
+}
+
+// literalOf is v's text when v is exactly a literal, as a local's lits
+// hold it.
+func literalOf(v Value) []string {
+	if v.Source == SourceLiteral && !v.Derived && v.Text != "" {
+		return []string{v.Text}
+	}
+	return nil
 }
 
 // mergeValue is a value that may be old or v. When one of them is a value a
@@ -871,6 +891,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		defer w.probe(s.Condition)()
 		w.cond(s.Condition)
 		notNil, isNil := w.nilGuards(s.Condition, false), w.nilGuards(s.Condition, true)
+		// A local given a value on every path of the if holds none of
+		// its earlier literals after it.
+		for _, n := range givenOnEveryPath(s) {
+			if l, _ := w.lookup(n); l != nil {
+				l.lits = nil
+			}
+		}
 		done := w.shape(s.Condition, true)
 		w.guardedBlock(s.Then, notNil)
 		done()
@@ -2565,6 +2592,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// checked as that literal is.
 			if lit, number, ok := w.literalLocal(x); ok {
 				arg.Literal, arg.Exact, arg.Number = &lit, true, number
+			} else if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.table && !l.fnAssigned {
+				// One that holds a literal on some paths only (local n =
+				// '01'; if c then n = 5 end) sends it on those. (Not one a
+				// function assigns: a call of it above may have replaced it.)
+				arg.Held, arg.HeldBy = slices.Clone(l.lits), x.Value
 			}
 		case *ast.NilExpr:
 			arg.NotString = "nil"
