@@ -100,6 +100,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.NotString != "" {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
+			if a.MayNil != "" {
+				warn(a.Pos, "argument %d of %s is %s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\"); give it a value on every path, or test it first (if %s then ... end)",
+					i+1, c.Func, a.MayNil, a.MayNil)
+			}
 			if n, _, ok := r.unpacked(a.Unpacks, 1, 0); ok && a.UnpackTo >= max(a.UnpackFrom, 1) && a.UnpackTo > n && !r.variadic(a.Unpacks) {
 				// unpack(t, i, j) gives nil for t[n+1] to t[j] (nothing
 				// for j < i).

@@ -161,6 +161,10 @@ type Arg struct {
 	// them on a path.
 	Held   []string
 	HeldBy string
+	// MayNil names the local the argument is exactly when it holds nil
+	// or false on some paths (declared without a value and given one in
+	// an if only) and is not tested there.
+	MayNil string
 }
 
 // Call is a redis.call / redis.pcall site.

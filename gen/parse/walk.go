@@ -878,7 +878,9 @@ func (w *walker) stmt(s ast.Stmt) {
 	case *ast.WhileStmt:
 		w.loop(func() {
 			w.cond(s.Condition)
-			w.block(s.Stmts)
+			// The body runs while the condition holds: while v and ...
+			// do tests v as if v then does.
+			w.guardedBlock(s.Stmts, w.nilGuards(s.Condition, false))
 		})
 	case *ast.RepeatStmt:
 		w.loop(func() {
@@ -2597,6 +2599,22 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				// '01'; if c then n = 5 end) sends it on those. (Not one a
 				// function assigns: a call of it above may have replaced it.)
 				arg.Held, arg.HeldBy = slices.Clone(l.lits), x.Value
+			}
+			// A local that holds nil or false (local v, local v = false),
+			// always or on some paths (given a value in an if only), and
+			// is not tested here: Redis refuses either as an argument.
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !w.guarded(l) {
+				isNil := func(r Return) bool { return r.Kind == ReturnNil }
+				switch {
+				case isNil(l.reply) && l.reply.LuaNil:
+					arg.NotString = x.Value + ", which holds nil there"
+				case isNil(l.reply):
+					arg.NotString = x.Value + ", which holds false there"
+				case l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, isNil) && !l.fnAssigned:
+					// (Not one a function assigns: a call of it above may
+					// have given it its value.)
+					arg.MayNil = x.Value
+				}
 			}
 		case *ast.NilExpr:
 			arg.NotString = "nil"

@@ -1,0 +1,71 @@
+package gen
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestNilLocalArgAgreesWithServer: a local that holds nil or false (local
+// v, local v = nil, local v = false), passed to redis.call, is refused by
+// Redis ("Lua redis lib command arguments must be strings or integers"), as
+// nil written in place is: the checker must refuse it, and warn of one
+// given a value on some paths only, not of one tested (if v then, while v
+// and ... do) or given one on every path.
+func TestNilLocalArgAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		c       = "redis.call('EXISTS', KEYS[1]) == 1"
+		refused = "Lua redis lib command arguments must be strings or integers"
+	)
+	for _, tc := range []struct {
+		name, body, want, server string // server: part of Redis's error, "" for none
+	}{
+		{"declared without a value", "local v\nredis.call('SET', KEYS[1], v)",
+			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
+		{"false", "local v = false\nredis.call('SET', KEYS[1], v)",
+			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds false there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
+		{"given a value on one path", "local v\nif " + c + " then v = 'x' end\nredis.call('SET', KEYS[1], v)",
+			`scripts/x.lua:5:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
+		{"tested", "local v\nif " + c + " then v = 'x' end\nif v then redis.call('SET', KEYS[1], v) end", "", ""},
+		{"tested by a while", "local v = false\nif redis.call('EXISTS', KEYS[1]) == 0 then v = 'x' end\nwhile v do\n  redis.call('SET', KEYS[1], v)\n  v = false\nend", "", ""},
+		{"given a value by a function called first", "local v\nlocal function give() v = 'x' end\ngive()\nredis.call('SET', KEYS[1], v)", "", ""},
+		{"given a value on every path", "local v\nif " + c + " then v = 'x' else v = 'y' end\nredis.call('SET', KEYS[1], v)", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @return none\n" + tc.body + "\n"
+			var got []string
+			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			for _, e := range []error{err, warnings} {
+				var errs Errors
+				if errors.As(e, &errs) {
+					for _, e := range errs {
+						got = append(got, e.Error())
+					}
+				} else if e != nil {
+					t.Fatal(e)
+				}
+			}
+			if g := strings.Join(got, "\n"); g != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}missing").Build()).Error()
+			if rueidis.IsRedisNil(err) {
+				err = nil
+			}
+			switch {
+			case tc.server == "" && err != nil:
+				t.Errorf("the server refused it: %v", err)
+			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
+				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
+			}
+		})
+	}
+}
