@@ -119,6 +119,7 @@ var helperDecls = map[string][]string{
 	"durationError": {"DurationError"},
 	"floatError":    {"FloatError"},
 	"emptyError":    {"EmptyError"},
+	"groupError":    {"GroupError"},
 	"hashTagError":  {"HashTagError"},
 }
 
@@ -326,6 +327,21 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 		g.If(jen.Len(get(p)).Op("==").Lit(0)).Block(fail(jen.Op("&").Id("EmptyError").Values(jen.Dict{
 			jen.Id("Script"): jen.Lit(s.Name),
 			jen.Id("Arg"):    jen.Lit(p.Name),
+		}))...)
+	}
+	// One that a command taking its words in groups gets through unpack
+	// (redis.call('HSET', KEYS[1], unpack(ARGV))): a count that leaves a
+	// group short fails that command, after the script's earlier writes.
+	for _, p := range append(slices.Clone(s.Keys), s.Args...) {
+		if !p.Variadic || p.Group < 2 {
+			continue
+		}
+		e.use("groupError") // emits the GroupError type
+		g.If(jen.Len(get(p)).Op("%").Lit(p.Group).Op("!=").Lit(p.GroupRem)).Block(fail(jen.Op("&").Id("GroupError").Values(jen.Dict{
+			jen.Id("Script"): jen.Lit(s.Name),
+			jen.Id("Arg"):    jen.Lit(p.Name),
+			jen.Id("Count"):  jen.Len(get(p)),
+			jen.Id("Group"):  jen.Lit(p.Group),
 		}))...)
 	}
 	for _, a := range s.Args {

@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "groupError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -207,6 +207,23 @@ var helperCode = map[string]func() jen.Code{
 			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
 			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent"),
 				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"))),
+		)
+	},
+	"groupError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("GroupError")
+		return jen.Comment("GroupError refuses a call whose variadic key or argument list a command of the").Line().
+			Comment("script takes in groups (redis.call('HSET', KEYS[1], unpack(ARGV)): field value").Line().
+			Comment("pairs) and whose count leaves a group short: Redis would fail that command,").Line().
+			Comment("after the script's earlier writes. Nothing is sent.").Line().
+			Type().Id("GroupError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("key or argument name"),
+			jen.Id("Count").Int().Comment("the values given"),
+			jen.Id("Group").Int().Comment("the words of each group"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s has %d values, which leave a group of %d words short in a command of the script: nothing was sent"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Count"), jen.Id("e").Dot("Group"))),
 		)
 	},
 	"hashTagError": func() jen.Code {

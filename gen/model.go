@@ -73,6 +73,12 @@ type Param struct {
 	// arguments without: the generated callers refuse an empty list
 	// before anything is sent.
 	NonEmpty bool
+	// Group, when above 1, is set on a variadic key or argument that a
+	// command taking its words in groups (HSET key field value ...) gets
+	// through unpack to its end: the generated callers refuse a count
+	// whose remainder by Group is not GroupRem (which makes the groups
+	// whole with the words before it) before anything is sent.
+	Group, GroupRem int
 	// Number is set on an int64 or time argument the script reads as a Lua number
 	// (a double, exact to 2^53): the generated callers refuse a value
 	// beyond ±2^53 before anything is sent.

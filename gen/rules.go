@@ -769,7 +769,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	checkZRangeBounds(c, info.name, at)
 	checkStreamTimes(c, info.name, r.args, at)
 	checkOptions(c, info.name, at)
-	checkGroups(c, info.name, at)
+	checkGroups(c, info.name, r, at)
 	// One cause per call: the option checks run when the words fit.
 	if fits := checkGrammar(c, info.name, at); !fits || checkStreamArgs(c, info.name, at) && checkStreamIDs(c, info.name, at) && checkBitop(c, info.name, at) && checkBitfieldOffsets(c, info.name, at) && checkBitRange(c, info.name, at) {
 		checkOptionNeeds(c, info.name, at)
@@ -2916,15 +2916,32 @@ var looseOptions = map[string]bool{
 // checkGroups refuses a call whose words after the fixed ones do not come
 // in whole groups (HSET key field value field): Redis refuses it ("wrong
 // number of arguments"). A last argument that gives any number of values
-// (unpack(t)) leaves the count unknown.
-func checkGroups(c parse.Call, name string, at func(parse.Pos, string, ...any)) {
+// (unpack(t)) leaves the count unknown: when it is a variadic key or
+// argument list to its end (unpack(ARGV)), the callers refuse a count that
+// leaves a group short (Param.Group), unless the script reads the list's
+// length, which it may test first, or calls the command through
+// redis.pcall, which hands it the error.
+func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, string, ...any)) {
 	sig, ok := groupArgs[name]
-	if !ok || len(c.Args) == 0 || c.Args[len(c.Args)-1].Expands {
+	if !ok || len(c.Args) == 0 {
 		return
 	}
 	first := len(sig.fixed)
 	if strings.Contains(name, "|") {
 		first++ // the subcommand
+	}
+	if last := c.Args[len(c.Args)-1]; last.Expands {
+		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || c.Func == "redis.pcall" {
+			return
+		}
+		// The words in groups before the variadic's values: those written
+		// before the unpack, and the fixed keys or arguments it gives first.
+		before := len(c.Args) - 1 + r.fixedAfter(last.Unpacks, last.UnpackFrom) - first
+		params := r.paramsOf(last.Unpacks)
+		if g := len(sig.words); before >= 0 && g > 1 && len(params) > 0 && params[len(params)-1].Group == 0 {
+			params[len(params)-1].Group, params[len(params)-1].GroupRem = g, (g-before%g)%g
+		}
+		return
 	}
 	n := len(c.Args) - first
 	if n < 0 || n%len(sig.words) == 0 {
