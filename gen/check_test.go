@@ -1793,6 +1793,14 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a local holding a division, and one rounded",
+			src: "-- @key k\n-- @arg ms duration\n-- @return none\nlocal s = ARGV[1] / 1000\nredis.call('EXPIRE', KEYS[1], s)\n" +
+				"local r = ARGV[1] / 1000\nr = math.floor(r)\nredis.call('EXPIRE', KEYS[1], r)\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:31: warning: EXPIRE reads an integer there (seconds), and the argument is s, a division, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then ("value is not an integer or out of range"); round it with math.floor(...) or math.ceil(...)`,
+			},
+		},
+		{
 			name: "a string or float64 RESTORE ttl, with ABSTTL and without",
 			src: "-- @key k\n-- @arg ttl string\n-- @arg f float64\n-- @return none\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', 'REPLACE')\n" +
 				"redis.call('RESTORE', KEYS[1], ARGV[2], 'x', 'ABSTTL')\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', ARGV[2])\nreturn nil\n",

@@ -2600,6 +2600,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				// function assigns: a call of it above may have replaced it.)
 				arg.Held, arg.HeldBy = slices.Clone(l.lits), x.Value
 			}
+			// A local that holds arithmetic that may have a fraction (local
+			// n = ttl / 1000), as that arithmetic written in place does.
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && l.reply.Fraction != "" {
+				arg.Fraction = x.Value + ", " + l.reply.Fraction
+			}
 			// A local that holds nil or false (local v, local v = false),
 			// always or on some paths (given a value in an if only), and
 			// is not tested here: Redis refuses either as an argument.
