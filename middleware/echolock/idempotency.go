@@ -209,7 +209,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // different request answers 422. When a middleware in front of it has already
 // read the body as a form (CSRF with a form token, ...), the parsed form (its
 // values and files) counts as the body; a body it has read otherwise, leaving
-// nothing to read, is refused with 500, as it cannot be fingerprinted. Keys are scoped to the caller's credentials
+// nothing to read, is refused with 500, as it cannot be fingerprinted (a body
+// of declared length sent without Content-Encoding: a compressed one that a
+// decoder in front finds empty is run as empty). Keys are scoped to the caller's credentials
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it. A handler that panics releases the key too, unless
@@ -344,12 +346,15 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				switch {
 				case form != nil:
 					fpParts = append(fpParts, form)
-				case req.ContentLength > 0:
+				case req.ContentLength > 0 && !encodedBody(req):
 					// The request has a body, which a middleware in front
 					// has read otherwise (bound for validation) and not put
 					// back: fingerprinted without it, the same key with
 					// another payload would be answered with this one's
-					// response. A server misconfiguration: refused.
+					// response. A server misconfiguration: refused. Not for
+					// a body sent encoded: its length is the encoded
+					// bytes', and a decoder in front (Echo's Decompress)
+					// may rightly find nothing in them.
 					config.Logger.ErrorContext(req.Context(), "echolock: request body read by a middleware in front of Idempotency; it cannot be fingerprinted", "content_length", req.ContentLength)
 					return refuseBody(errIdempotencyBodyGone, fmt.Errorf("body of %d bytes already read", req.ContentLength))
 				}
@@ -626,6 +631,20 @@ func validHeaderName(n string) bool {
 		}
 	}
 	return true
+}
+
+// encodedBody reports whether req's body is sent with a content coding
+// (Content-Encoding other than identity), whose declared length is that of
+// the encoded bytes, not of what a decoder in front hands on.
+func encodedBody(req *http.Request) bool {
+	for _, v := range req.Header.Values(echo.HeaderContentEncoding) {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parsedForm returns a digest of the form an earlier ParseForm or
