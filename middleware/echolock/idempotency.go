@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"net/textproto"
@@ -346,7 +347,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				switch {
 				case form != nil:
 					fpParts = append(fpParts, form)
-				case req.ContentLength > 0 && !encodedBody(req):
+				case req.ContentLength > 0 && !encodedBody(req) && !readAsForm(req):
 					// The request has a body, which a middleware in front
 					// has read otherwise (bound for validation) and not put
 					// back: fingerprinted without it, the same key with
@@ -645,6 +646,19 @@ func encodedBody(req *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// readAsForm reports whether an earlier ParseForm has read req's body, a
+// url-encoded form by its Content-Type, also when it found no value in it
+// (fields separated by ';', which Go refuses): the parsed form, as empty as
+// the handler finds it, stands for the body. (A multipart body read by
+// ParseMultipartForm leaves a MultipartForm, which parsedForm digests.)
+func readAsForm(req *http.Request) bool {
+	if req.PostForm == nil {
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	return mt == echo.MIMEApplicationForm
 }
 
 // parsedForm returns a digest of the form an earlier ParseForm or
