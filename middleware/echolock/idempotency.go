@@ -322,7 +322,8 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				return fail(c, base, cause)
 			}
 			var body []byte
-			if req.Body != nil && req.Body != http.NoBody {
+			bodyRead := req.Body != nil && req.Body != http.NoBody
+			if bodyRead {
 				body, err = io.ReadAll(io.LimitReader(req.Body, config.MaxBodyBytes+1))
 				if err != nil {
 					if bodyTooLarge(err) {
@@ -501,6 +502,12 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}()
 			err = next(c)
 			c.SetRequest(req)
+			if bodyRead {
+				// The handler has read the body handed to it: a middleware
+				// further out that calls the chain again (a retry) finds it
+				// again, and this middleware the same fingerprint.
+				req.Body = io.NopCloser(bytes.NewReader(body))
+			}
 			rec.sync(c.Response())
 			// A claim lost after the handler wrote its answer is still tried
 			// by Complete: the script stores it only if the claim is still
