@@ -45,7 +45,9 @@ if rec[1] == '1' and rec[2] == ARGV[1] then
   redis.call('zrem', KEYS[2], KEYS[1])
   -- The scope's last record gone: drop its accounting too, so a request
   -- that never ran leaves nothing behind.
-  if redis.call('hincrby', KEYS[3], '#total', -sz) <= 0 and redis.call('hlen', KEYS[3]) == 1 then
+  -- 0 - sz, not -sz: a missing size is 0, and -0 reaches Redis as "-0",
+  -- which it refuses as an integer.
+  if redis.call('hincrby', KEYS[3], '#total', 0 - sz) <= 0 and redis.call('hlen', KEYS[3]) == 1 then
     redis.call('del', KEYS[3])
   end
   if ARGV[3] == '1' then
@@ -58,7 +60,7 @@ return 0
 `
 
 // idempotencyReleaseSHA1 is the SHA-1 of idempotencyReleaseSource, the name SCRIPT LOAD gives it.
-const idempotencyReleaseSHA1 = "78b8140b0a967b343b7ec0bc7361808fcf7b0e90"
+const idempotencyReleaseSHA1 = "b3d4c47fd09ab307f56af10f9ef1bd65571d031c"
 
 var idempotencyReleaseScript = rueidis.NewLuaScript(idempotencyReleaseSource)
 

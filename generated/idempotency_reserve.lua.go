@@ -54,26 +54,34 @@ const idempotencyReserveSource = `-- IdempotencyReserve claims an idempotency ke
 -- @return {state int64, fingerprint string?, response bytes?}
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired, sizes, freed, ownExpired = {}, {}, 0, false
+local expired, freed, ownExpired = {}, 0, false
 -- readExpired reads the next count expired entries (after those read) and
 -- reports whether there may be more.
 local function readExpired(count)
   local batch = redis.call('zrangebyscore', KEYS[2], '-inf', now, 'limit', #expired, count)
-  for _, m in ipairs(batch) do
-    local i = #expired + 1
-    expired[i] = m
-    sizes[i] = tonumber(redis.call('hget', KEYS[3], m) or '0')
-    freed = freed + sizes[i]
+  if #batch == 0 then
+    return false
+  end
+  -- One HMGET per batch: a call per entry made a long backlog cost the
+  -- server milliseconds per call, during which it answers nobody.
+  local got = redis.call('hmget', KEYS[3], unpack(batch))
+  for j, m in ipairs(batch) do
+    expired[#expired + 1] = m
+    freed = freed + tonumber(got[j] or '0')
     ownExpired = ownExpired or m == KEYS[1]
   end
   return #batch == count
 end
 local more = readExpired(16)
 local function prune()
-  for i, m in ipairs(expired) do
-    redis.call('hdel', KEYS[3], m)
-    redis.call('zrem', KEYS[2], m)
-    redis.call('hincrby', KEYS[3], '#total', -sizes[i])
+  if #expired > 0 then
+    redis.call('hdel', KEYS[3], unpack(expired))
+    redis.call('zrem', KEYS[2], unpack(expired))
+  end
+  -- 0 - freed, not -freed: -0 reaches Redis as "-0", which it refuses as an
+  -- integer (after the claim's first write).
+  if freed ~= 0 then
+    redis.call('hincrby', KEYS[3], '#total', 0 - freed)
   end
 end
 
@@ -101,13 +109,16 @@ if not rec[1] or rec[1] == '3' then
     return budget > 0 and total - old + size > budget
   end
   -- Expired records count until they are pruned. A scope found over its
-  -- budget reads more of them (a bounded number per call) before it is
+  -- budget reads more of them (up to 512 more per call) before it is
   -- refused, so that records that have expired, more than one call prunes
   -- (the scope went over its budget with the responses of requests that
-  -- were running), no longer refuse it.
+  -- were running), no longer refuse it. The bound keeps a call under a
+  -- millisecond of the server's time with a backlog of 100,000 expired
+  -- records (0.8 ms on a loaded 2-core machine; 1,040 records a call took
+  -- 1.8 ms), during which it answers nobody.
   local refused = over()
   local rounds = 0
-  while refused and more and rounds < 8 do
+  while refused and more and rounds < 4 do
     more = readExpired(128)
     refused = over()
     rounds = rounds + 1
@@ -144,7 +155,7 @@ return {1, rec[2], false}
 `
 
 // idempotencyReserveSHA1 is the SHA-1 of idempotencyReserveSource, the name SCRIPT LOAD gives it.
-const idempotencyReserveSHA1 = "3139cfd6ad54ac0a8c4e13dfd0c5266df77ca393"
+const idempotencyReserveSHA1 = "f327cd53a80aa7cef9af4c69480d08208c93c99b"
 
 var idempotencyReserveScript = rueidis.NewLuaScript(idempotencyReserveSource)
 
