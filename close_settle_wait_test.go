@@ -54,9 +54,8 @@ type waitNameKey struct{}
 // failure ended the wait at once with the transport's error (and the
 // Semaphore's and PermitSemaphore's undo went to the background), so a wait
 // Close was to end had already failed.
-// Not parallel: beside the parallel tests on a loaded machine, a wait was
-// seen still running 5 s after Close (the Semaphore's, settling its attempt).
 func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	px := netproxy.New(t, node.Addr)
 	var d closedConns

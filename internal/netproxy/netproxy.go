@@ -65,7 +65,18 @@ func (p *Proxy) accept() {
 			c.Close()
 			continue
 		}
+		if testHookDialed != nil {
+			testHookDialed()
+		}
 		p.mu.Lock()
+		if p.refusing {
+			// Refuse came while the target was dialed: its DropAll did
+			// not see this connection, which would live on.
+			p.mu.Unlock()
+			c.Close()
+			s.Close()
+			continue
+		}
 		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
@@ -73,6 +84,10 @@ func (p *Proxy) accept() {
 		go p.pipe(c, s, true)
 	}
 }
+
+// testHookDialed, when set (by tests only), runs once a connection accepted
+// has its own to the target.
+var testHookDialed func()
 
 // pipe copies src to dst, holding data back while the proxy is frozen (or,
 // for the server's replies, while replies are frozen).

@@ -1,0 +1,52 @@
+package netproxy
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"testing"
+	"time"
+)
+
+// A connection the proxy accepted before Refuse, and registered after its
+// DropAll (Refuse came while the proxy dialed the target), is closed too:
+// it lived on and forwarded, so a client's reconnect that raced Refuse
+// reached the server, or hung with its replies frozen.
+func TestRefuseWhileDialingTarget(t *testing.T) {
+	target, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	go func() { // an echo server
+		for {
+			c, err := target.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	proxy, refused := make(chan *Proxy, 1), make(chan struct{})
+	testHookDialed = func() {
+		(<-proxy).Refuse()
+		close(refused)
+	}
+	defer func() { testHookDialed = nil }()
+	p := New(t, target.Addr().String())
+	proxy <- p
+	c, err := net.Dial("tcp", p.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	<-refused
+	_, _ = c.Write([]byte("PING\r\n"))
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	buf := make([]byte, 16)
+	n, err := c.Read(buf)
+	if errors.Is(err, os.ErrDeadlineExceeded) || n > 0 {
+		t.Fatalf("a connection accepted as Refuse began is still open after it: read %q, %v", buf[:n], err)
+	}
+}
