@@ -1801,6 +1801,32 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			name: "a negation of a value, directly and through a local",
+			src: "-- @key k\n-- @arg n string\n-- @return none\nlocal z = tonumber(ARGV[1])\nredis.call('HINCRBY', KEYS[1], 'f', -z)\n" +
+				"redis.call('INCRBY', KEYS[1], -#ARGV[1])\nlocal d = -(z + 1)\nredis.call('DECRBY', KEYS[1], d)\n" +
+				"redis.call('LRANGE', KEYS[1], 0, z * -1)\nredis.call('SETRANGE', KEYS[1], -z * 2, 'x')\nlocal k = 3\nredis.call('INCRBY', KEYS[1], (z + 1) * -k)\n" +
+				"for i = 0, z do redis.call('LINDEX', KEYS[1], -i) end\nfor i = 1, z, -1 do redis.call('LINDEX', KEYS[1], -i) end\nreturn nil\n",
+			want: []string{
+				`scripts/x.lua:5:37: warning: HINCRBY reads an integer there (increment), and the argument is -z, which is -0 when z is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - z, which gives 0`,
+				`scripts/x.lua:6:31: warning: INCRBY reads an integer there (increment), and the argument is -#ARGV[1], which is -0 when #ARGV[1] is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - #ARGV[1], which gives 0`,
+				`scripts/x.lua:8:31: warning: DECRBY reads an integer there (decrement), and the argument is d (-(z + 1), assigned at line 7), which is -0 when z + 1 is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - (z + 1) at line 7, which gives 0`,
+				`scripts/x.lua:9:34: warning: LRANGE reads an integer there (stop), and the argument is z * -1, which is -0 when z is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - z, which gives 0`,
+				`scripts/x.lua:10:33: warning: SETRANGE reads an integer there (offset), and the argument is -z * 2, which is -0 when z * 2 is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - z * 2, which gives 0`,
+				`scripts/x.lua:12:31: warning: INCRBY reads an integer there (increment), and the argument is (z + 1) * -k, which is -0 when (z + 1) * k is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - (z + 1) * k, which gives 0`,
+				`scripts/x.lua:13:47: warning: LINDEX reads an integer there (index), and the argument is -i, which is -0 when i is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - i, which gives 0`,
+				`scripts/x.lua:14:51: warning: LINDEX reads an integer there (index), and the argument is -i, which is -0 when i is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - i, which gives 0`,
+			},
+		},
+		{
+			name: "a negation subtracted from 0, of a literal, or where Redis reads a number or a value",
+			src: "-- @key k\n-- @arg n string\n-- @return none\nlocal z = tonumber(ARGV[1])\nlocal five = 5\nredis.call('INCRBY', KEYS[1], 0 - z)\n" +
+				"redis.call('INCRBY', KEYS[1], -5)\nredis.call('INCRBY', KEYS[1], -five)\nredis.call('INCRBY', KEYS[1], 2 * -five)\n" +
+				"redis.call('ZINCRBY', KEYS[1], -z, 'm')\nredis.call('INCRBYFLOAT', KEYS[1], -z)\nredis.call('SET', KEYS[1], -z)\n" +
+				"redis.call('SCAN', -z)\nlocal d = -z\nd = 0 - z\nredis.call('INCRBY', KEYS[1], d)\n" +
+				"redis.call('INCRBY', KEYS[1], -z * -1)\nredis.call('INCRBY', KEYS[1], - -z)\nredis.call('INCRBY', KEYS[1], -'5')\n" +
+				"for i = 1, z do redis.call('LINDEX', KEYS[1], -i) end\nfor i = -1, -z, -1 do redis.call('LINDEX', KEYS[1], -i) end\nreturn nil\n",
+		},
+		{
 			name: "a string or float64 RESTORE ttl, with ABSTTL and without",
 			src: "-- @key k\n-- @arg ttl string\n-- @arg f float64\n-- @return none\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', 'REPLACE')\n" +
 				"redis.call('RESTORE', KEYS[1], ARGV[2], 'x', 'ABSTTL')\nredis.call('RESTORE', KEYS[1], ARGV[1], 'x', ARGV[2])\nreturn nil\n",

@@ -596,7 +596,7 @@ var missingGlobalHints = func() map[string]string {
 // on some paths only (local n = '01'; if c then n = 5 end) as each such
 // literal written in its place: Redis refuses the call on the paths that
 // send a bad one. What that finds at the argument is reported, naming the
-// local, unless the call's own check finds something there already (a
+// local, unless the call's own check finds an error there already (a
 // literal key position).
 func checkHeldLiterals(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 	for i, a := range c.Args {
@@ -619,8 +619,8 @@ func checkHeldLiterals(c parse.Call, name string, r scriptRules, at, warn func(p
 			checkCall(c, name, r, collect(false), collect(true))
 			return got
 		}
-		if len(gather(c)) > 0 {
-			continue
+		if slices.ContainsFunc(gather(c), func(f found) bool { return !f.warning }) {
+			continue // (a warning there, of a value the local holds on another path, is no reason)
 		}
 		seen := map[found]bool{}
 		for _, lit := range a.Held {
@@ -1775,6 +1775,17 @@ func checkNumeric(c parse.Call, name string, params []Param, at, warn func(parse
 		if a.Fraction != "" && !fractionOK[name+" "+w.name] {
 			// Redis 7 sends a Lua number with a fraction as such (1.5).
 			warn(a.Pos, "%s reads an integer there (%s), and the argument is %s, which has a fraction unless it comes out even (1500 / 1000 is 1.5): Redis refuses the call then (\"value is not an integer or out of range\"); round it with math.floor(...) or math.ceil(...)", where, w.name, a.Fraction)
+			return
+		}
+		if n := a.Negation; n.Shown != "" && !looseIntegers[name+" "+w.name] {
+			// Redis 7 sends the Lua number -0 as "-0", and string2ll
+			// reads no integer there (a SCAN cursor's strtoul takes it).
+			what, fix := n.Shown, n.Fix
+			if n.Local != "" {
+				what = fmt.Sprintf("%s (%s, assigned at line %d)", n.Local, n.Shown, n.Line)
+				fix = fmt.Sprintf("%s at line %d", fix, n.Line)
+			}
+			warn(a.Pos, "%s reads an integer there (%s), and the argument is %s, which is -0 when %s is 0 (a Lua number is a double): Redis gets \"-0\" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write %s, which gives 0", where, w.name, what, n.Of, fix)
 			return
 		}
 		p, n := argParam(a.Value, params)

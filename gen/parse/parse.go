@@ -145,6 +145,11 @@ type Arg struct {
 	// 1.5") when it is arithmetic that may give a number with a fraction:
 	// Redis refuses such a number where it reads an integer.
 	Fraction string
+	// Negation is set when the argument negates a value the checker cannot
+	// read (-n, n * -1), directly or through a local that holds it (then
+	// Local and Line name it): Redis refuses the "-0" it gets when the
+	// value is 0 where it reads an integer.
+	Negation Negation
 	// IndexOf is set (with Name, the local's name) when the argument is
 	// the key variable of a loop over a command's reply (for i, x in
 	// pairs(h)): it is then an index, 1, 2, ..., and IndexOf is 1 + the
@@ -226,6 +231,22 @@ const (
 	ReturnEither
 )
 
+// Negation is a negation of a value the checker cannot read: -n (not of a
+// number literal), or a product with such a negation or with a negative
+// number literal (n * -1, -n * 2). A Lua number is a double, so the
+// negation of 0 is -0, which Redis gets as "-0" (Redis 7 writes number
+// arguments with %.17g), and refuses where it reads an integer; 0 - n
+// gives 0.
+type Negation struct {
+	Shown string // as written: -n, n * -1
+	Of    string // the value negated: n, n * 2 for -n * 2
+	Fix   string // that value subtracted from 0: 0 - n, 0 - (n + 1)
+	// Local is the local the argument is, when it holds the negation
+	// (assigned at Line); "" for the negation written in place.
+	Local string
+	Line  int
+}
+
 // Return is one return statement.
 type Return struct {
 	Pos  Pos // of the returned expression (or of return)
@@ -278,6 +299,9 @@ type Return struct {
 	// ("a division", "a product with 0.9"), which Redis truncates toward
 	// zero in its integer reply; empty otherwise.
 	Fraction string
+	// Negation is set on a local's value that negates a value the checker
+	// cannot read (local d = -n).
+	Negation Negation
 	// LuaNil is set on a literal nil that an and/or may give (ReturnNil is
 	// also false), on a local's value that is Lua's nil (local v, v =
 	// nil), and on a returned table's value that is a local (Local) that

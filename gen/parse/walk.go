@@ -214,8 +214,9 @@ type local struct {
 	// block that declares it; 0 otherwise.
 	numArg int
 	// counter is set on the variable of a numeric for, while it is not
-	// assigned: it holds a number.
-	counter bool
+	// assigned: it holds a number; nonzero then when it counts away from
+	// 0 from a number that is not 0 (for i = 1, n).
+	counter, nonzero bool
 	// guard is the ID of the scope in which the local is known to hold
 	// neither nil nor false (after if not v then return ... end, or in the
 	// body of if v then ... end), 0 for none; an assignment to the local
@@ -531,14 +532,18 @@ const maxAlternatives = 16
 // when either is, else the alternatives of both (a ReturnOneOf).
 func oneOf(a, b Return) Return {
 	if a.Kind == ReturnUnknown || b.Kind == ReturnUnknown {
-		// What is known to be possible stays: a number with a fraction on
-		// one path (the fraction rule needs no more).
+		// What is known to be possible stays: a number with a fraction, or
+		// a negation, on one path (their rules need no more).
+		u := Return{Kind: ReturnUnknown}
 		for _, r := range append([]Return{a, b}, append(a.Alts, b.Alts...)...) {
-			if r.Fraction != "" {
-				return Return{Pos: r.Pos, Kind: ReturnUnknown, Fraction: r.Fraction}
+			if r.Fraction != "" && u.Fraction == "" {
+				u.Pos, u.Fraction = r.Pos, r.Fraction
+			}
+			if r.Negation.Shown != "" && u.Negation.Shown == "" {
+				u.Negation = r.Negation
 			}
 		}
-		return Return{Kind: ReturnUnknown}
+		return u
 	}
 	var alts []Return
 	add := func(r Return) {
@@ -637,7 +642,7 @@ func (w *walker) assign(name string, v Value) {
 			continue
 		}
 		l.all = mergeValue(l.all, v)
-		l.counter = false
+		l.counter, l.nonzero = false, false
 		if l.table {
 			w.spoil(l)
 		}
@@ -938,6 +943,15 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.declare(s.Name, Value{Source: SourceUnknown})
 			l, _ := w.lookup(s.Name)
 			l.counter = true
+			start, ok := w.constNumber(s.Init)
+			step := 1.0
+			if s.Step != nil {
+				var known bool
+				if step, known = w.constNumber(s.Step); !known {
+					step = 0
+				}
+			}
+			l.nonzero = ok && (start > 0 && step > 0 || start < 0 && step < 0)
 			w.stmts(s.Stmts)
 			w.pop()
 		})
@@ -2586,6 +2600,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if n, ok := x.Expr.(*ast.NumberExpr); ok { // -1
 				s := "-" + n.Value
 				arg.Literal, arg.Exact, arg.Number = &s, true, true
+			} else {
+				arg.Negation = w.negation(x)
 			}
 		case *ast.StringExpr:
 			arg.Exact = true
@@ -2604,6 +2620,17 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// n = ttl / 1000), as that arithmetic written in place does.
 			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && l.reply.Fraction != "" {
 				arg.Fraction = x.Value + ", " + l.reply.Fraction
+			}
+			// A local that holds a negation (local d = -n), on some paths
+			// at least, as that negation written in place.
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil {
+				for _, r := range append([]Return{l.reply}, l.reply.Alts...) {
+					if r.Negation.Shown != "" {
+						arg.Negation = r.Negation
+						arg.Negation.Local = x.Value
+						break
+					}
+				}
 			}
 			// A local that holds nil or false (local v, local v = false),
 			// always or on some paths (given a value in an if only), and
@@ -2629,6 +2656,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			arg.NotString = "false"
 		case *ast.ArithmeticOpExpr:
 			arg.Fraction = fraction(x)
+			arg.Negation = w.negation(x)
 		case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
 			arg.NotString = "a comparison, true or false"
 		case *ast.TableExpr:
@@ -2996,6 +3024,231 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 		}
 	}
 	return ""
+}
+
+// negation is what e is when it negates a value the checker cannot read
+// (Negation): -n, but not of a number literal, of a string or a local that
+// only ever holds a nonzero number, of the variable of a numeric for that
+// counts away from 0 from a nonzero number (for i = 1, n), nor of another
+// negation (- -n is n); a
+// product of such a negation, or of a negative number (n * -1, n * -k with
+// local k = 5), with a value that is not negative too (-n * -1 is n) nor,
+// for a negative number, a number (2 * -1 is -2). The zero Negation
+// otherwise.
+func (w *walker) negation(e ast.Expr) Negation {
+	switch x := e.(type) {
+	case *ast.UnaryMinusOpExpr:
+		switch x.Expr.(type) {
+		case *ast.NumberExpr, *ast.UnaryMinusOpExpr:
+			// -0 is checked as a literal.
+			return Negation{}
+		}
+		if v, ok := w.constNumber(x.Expr); ok && v != 0 {
+			return Negation{}
+		}
+		if id, ok := x.Expr.(*ast.IdentExpr); ok {
+			if l, _ := w.lookup(id.Value); l != nil && l.counter && l.nonzero {
+				return Negation{} // for i = 1, n: -i is never -0
+			}
+		}
+		of := exprText(x.Expr)
+		return Negation{Shown: exprText(x), Of: of, Fix: "0 - " + operandText(x.Expr, of, precAdd, true)}
+	case *ast.ArithmeticOpExpr:
+		if x.Operator != "*" {
+			return Negation{}
+		}
+		sides := []ast.Expr{x.Lhs, x.Rhs}
+		// negConst is a side that is a negative number: -5, -k.
+		negConst := func(e ast.Expr) bool {
+			u, ok := e.(*ast.UnaryMinusOpExpr)
+			if !ok {
+				return false
+			}
+			v, ok := w.constNumber(u.Expr)
+			return ok && v > 0
+		}
+		negs := []Negation{w.negation(x.Lhs), w.negation(x.Rhs)}
+		for i, side := range sides {
+			other := sides[1-i]
+			if negs[1-i].Shown != "" || negConst(other) {
+				continue // both sides negative, or this one is not
+			}
+			// mag is what side negates, and how tightly it binds.
+			var mag string
+			var prec int
+			switch {
+			case negs[i].Shown != "":
+				mag, prec = negs[i].Of, precMul
+				if u, ok := side.(*ast.UnaryMinusOpExpr); ok {
+					prec = precOf(u.Expr)
+				}
+			case negConst(side):
+				if _, ok := w.constNumber(other); ok {
+					continue // a number
+				}
+				u := side.(*ast.UnaryMinusOpExpr)
+				if v, _ := w.constNumber(u.Expr); v == 1 { // n * -1 negates n itself
+					of := exprText(other)
+					return Negation{Shown: exprText(x), Of: of, Fix: "0 - " + operandText(other, of, precAdd, true)}
+				}
+				mag, prec = exprText(u.Expr), precOf(u.Expr)
+			default:
+				continue
+			}
+			parts := []string{mag, operandText(other, exprText(other), precMul, i == 0)}
+			if prec < precMul || i == 1 && prec == precMul {
+				parts[0] = "(" + mag + ")"
+			}
+			if i == 1 {
+				parts[0], parts[1] = parts[1], parts[0]
+			}
+			of := parts[0] + " * " + parts[1]
+			return Negation{Shown: exprText(x), Of: of, Fix: "0 - " + of}
+		}
+	}
+	return Negation{}
+}
+
+// constNumber is the number e always is: a number literal, a string literal
+// Lua reads as one ('5'), or a local that only ever holds a number literal
+// (literalLocal), or the negation of one of these.
+func (w *walker) constNumber(e ast.Expr) (float64, bool) {
+	var text string
+	switch x := e.(type) {
+	case *ast.UnaryMinusOpExpr:
+		v, ok := w.constNumber(x.Expr)
+		return -v, ok
+	case *ast.NumberExpr:
+		text = x.Value
+	case *ast.StringExpr:
+		text = strings.TrimSpace(x.Value)
+	case *ast.IdentExpr:
+		lit, number, ok := w.literalLocal(x)
+		if !ok || !number {
+			return 0, false
+		}
+		text = lit
+	default:
+		return 0, false
+	}
+	if v, err := strconv.ParseFloat(text, 64); err == nil {
+		return v, true
+	}
+	if i, err := strconv.ParseInt(text, 0, 64); err == nil { // 0x10
+		return float64(i), true
+	}
+	return 0, false
+}
+
+// Operator precedences, as Lua 5.1 binds them, for exprText.
+const (
+	precOr = iota + 1
+	precAnd
+	precCompare
+	precConcat
+	precAdd
+	precMul
+	precUnary
+	precPow
+	precAtom
+)
+
+// precOf is the precedence of e's outermost operator (precAtom for none).
+func precOf(e ast.Expr) int {
+	switch x := e.(type) {
+	case *ast.LogicalOpExpr:
+		if x.Operator == "or" {
+			return precOr
+		}
+		return precAnd
+	case *ast.RelationalOpExpr:
+		return precCompare
+	case *ast.StringConcatOpExpr:
+		return precConcat
+	case *ast.ArithmeticOpExpr:
+		switch x.Operator {
+		case "+", "-":
+			return precAdd
+		case "^":
+			return precPow
+		}
+		return precMul
+	case *ast.UnaryMinusOpExpr, *ast.UnaryNotOpExpr, *ast.UnaryLenOpExpr:
+		return precUnary
+	}
+	return precAtom
+}
+
+// operandText is text, e's, as an operand of an operator of precedence
+// prec: in parentheses when e binds less tightly, or as tightly on the
+// side where Lua would group it otherwise (right: a - (b - c)).
+func operandText(e ast.Expr, text string, prec int, right bool) string {
+	if p := precOf(e); p < prec || right && p == prec && p != precAtom {
+		return "(" + text + ")"
+	}
+	return text
+}
+
+// exprText is e as messages write it: ARGV[1], tonumber(ARGV[1]),
+// -(n + 1), #KEYS; a function or a table as "function ... end" or "{...}".
+func exprText(e ast.Expr) string {
+	bin := func(l ast.Expr, op string, r ast.Expr) string {
+		p := precOf(e)
+		return operandText(l, exprText(l), p, false) + " " + op + " " + operandText(r, exprText(r), p, true)
+	}
+	switch x := e.(type) {
+	case *ast.IdentExpr:
+		return x.Value
+	case *ast.NumberExpr:
+		return x.Value
+	case *ast.StringExpr:
+		return "'" + strings.ReplaceAll(x.Value, "'", `\'`) + "'"
+	case *ast.NilExpr:
+		return "nil"
+	case *ast.TrueExpr:
+		return "true"
+	case *ast.FalseExpr:
+		return "false"
+	case *ast.Comma3Expr:
+		return "..."
+	case *ast.AttrGetExpr:
+		obj := operandText(x.Object, exprText(x.Object), precAtom, false)
+		if k, ok := x.Key.(*ast.StringExpr); ok && identRe.MatchString(k.Value) {
+			return obj + "." + k.Value
+		}
+		return obj + "[" + exprText(x.Key) + "]"
+	case *ast.FuncCallExpr:
+		args := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = exprText(a)
+		}
+		f := ""
+		if x.Receiver != nil {
+			f = operandText(x.Receiver, exprText(x.Receiver), precAtom, false) + ":" + x.Method
+		} else {
+			f = operandText(x.Func, exprText(x.Func), precAtom, false)
+		}
+		return f + "(" + strings.Join(args, ", ") + ")"
+	case *ast.UnaryMinusOpExpr:
+		return "-" + operandText(x.Expr, exprText(x.Expr), precUnary, false)
+	case *ast.UnaryLenOpExpr:
+		return "#" + operandText(x.Expr, exprText(x.Expr), precUnary, false)
+	case *ast.UnaryNotOpExpr:
+		return "not " + operandText(x.Expr, exprText(x.Expr), precUnary, false)
+	case *ast.ArithmeticOpExpr:
+		return bin(x.Lhs, x.Operator, x.Rhs)
+	case *ast.StringConcatOpExpr:
+		return bin(x.Lhs, "..", x.Rhs)
+	case *ast.RelationalOpExpr:
+		return bin(x.Lhs, x.Operator, x.Rhs)
+	case *ast.LogicalOpExpr:
+		return bin(x.Lhs, x.Operator, x.Rhs)
+	case *ast.FunctionExpr:
+		return "function ... end"
+	case *ast.TableExpr:
+		return "{...}"
+	}
+	return "..."
 }
 
 // fractionLiteral is the text of an operand of e that is a number literal
@@ -3668,6 +3921,9 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 	r.Kind, r.Text = w.kindOf(e)
 	r.Boolean = isBoolean(e)
 	r.Fraction = fractionOf(e)
+	if r.Negation = w.negation(e); r.Negation.Shown != "" {
+		r.Negation.Line = r.Pos.Line
+	}
 	return r
 }
 
