@@ -2930,8 +2930,8 @@ var looseOptions = map[string]bool{
 // (unpack(t)) leaves the count unknown: when it is a variadic key or
 // argument list to its end (unpack(ARGV)), the callers refuse a count that
 // leaves a group short (Param.Group), unless the script reads the list's
-// length, which it may test first, or calls the command through
-// redis.pcall, which hands it the error.
+// length, which it may test first, calls the command through redis.pcall,
+// which hands it the error, or names it in a variable (@commands).
 func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, string, ...any)) {
 	sig, ok := groupArgs[name]
 	if !ok || len(c.Args) == 0 {
@@ -2942,7 +2942,9 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		first++ // the subcommand
 	}
 	if last := c.Args[len(c.Args)-1]; last.Expands {
-		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || c.Func == "redis.pcall" {
+		// (Not for a command named by a variable: another name of
+		// @commands may take any count, SADD key member ....)
+		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || c.Func == "redis.pcall" || c.Command == "" {
 			return
 		}
 		// The words in groups before the variadic's values: those written
