@@ -36,6 +36,8 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 			`scripts/x.lua:5:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
 		{"tested", "local v\nif " + c + " then v = 'x' end\nif v then redis.call('SET', KEYS[1], v) end", "", ""},
 		{"tested by a while", "local v = false\nif redis.call('EXISTS', KEYS[1]) == 0 then v = 'x' end\nwhile v do\n  redis.call('SET', KEYS[1], v)\n  v = false\nend", "", ""},
+		{"tested by assert", "local v\nif redis.call('EXISTS', KEYS[1]) == 2 then v = 'x' end\nassert(v, 'no value')\nredis.call('SET', KEYS[1], v)", "", "no value"},
+		{"tested by assert with and", "local v = false\nif redis.call('EXISTS', KEYS[1]) == 2 then v = 'x' end\nassert(v and #v > 0, 'no value')\nredis.call('SET', KEYS[1], v)", "", "no value"},
 		{"given a value by a function called first", "local v\nlocal function give() v = 'x' end\ngive()\nredis.call('SET', KEYS[1], v)", "", ""},
 		{"given a value on every path", "local v\nif " + c + " then v = 'x' else v = 'y' end\nredis.call('SET', KEYS[1], v)", "", ""},
 	} {

@@ -878,6 +878,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 	case *ast.FuncCallStmt:
 		w.expr(s.Expr)
+		// assert(v, ...) fails the script when v is nil or false, as if
+		// not v then error(...) end does: v holds a value after it.
+		if c, ok := s.Expr.(*ast.FuncCallExpr); ok && len(c.Args) > 0 {
+			if id, ok := c.Func.(*ast.IdentExpr); ok && id.Value == "assert" && !w.isLocal("assert") {
+				w.guard(w.nilGuards(c.Args[0], false))
+			}
+		}
 	case *ast.DoBlockStmt:
 		w.block(s.Stmts)
 	case *ast.WhileStmt:
