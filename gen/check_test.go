@@ -1793,6 +1793,25 @@ func TestIntegerArgWarnings(t *testing.T) {
 			},
 		},
 		{
+			// Past the literals a local is followed through (16), one
+			// given a bad literal after them is not taken silently.
+			name: "a local given more literals than are followed",
+			src: func() string {
+				var b strings.Builder
+				b.WriteString("-- @key k\n-- @arg c string\n-- @return none\nlocal n = 5\n")
+				for i := range 16 {
+					fmt.Fprintf(&b, "if ARGV[1] == '%d' then n = %d end\n", i, i+10)
+				}
+				b.WriteString("if ARGV[1] == 'x' then n = '01' end\nredis.call('EXPIRE', KEYS[1], n)\n")
+				// Where any string is taken, nothing is to be said.
+				b.WriteString("redis.call('SET', KEYS[1], n)\nreturn nil\n")
+				return b.String()
+			}(),
+			want: []string{
+				`scripts/x.lua:22:31: warning: EXPIRE gets n there, which holds more literals on some paths than the checker follows (16): it checked those and not the rest, which Redis may refuse at run time; give n fewer literals, or compute it`,
+			},
+		},
+		{
 			name: "a local holding a division, and one rounded",
 			src: "-- @key k\n-- @arg ms duration\n-- @return none\nlocal s = ARGV[1] / 1000\nredis.call('EXPIRE', KEYS[1], s)\n" +
 				"local r = ARGV[1] / 1000\nr = math.floor(r)\nredis.call('EXPIRE', KEYS[1], r)\nreturn nil\n",

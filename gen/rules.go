@@ -622,19 +622,32 @@ func checkHeldLiterals(c parse.Call, name string, r scriptRules, at, warn func(p
 		if slices.ContainsFunc(gather(c), func(f found) bool { return !f.warning }) {
 			continue // (a warning there, of a value the local holds on another path, is no reason)
 		}
-		seen := map[found]bool{}
-		for _, lit := range a.Held {
+		// with is the call with lit (as Value.Text) written in the
+		// argument's place.
+		with := func(lit string) parse.Call {
 			text, number := lit, true
 			if s, err := strconv.Unquote(lit); err == nil && strings.HasPrefix(lit, `"`) {
 				text, number = s, false
 			}
 			b := a
-			b.Literal, b.Exact, b.Number, b.Held = &text, true, number, nil
+			b.Literal, b.Exact, b.Number, b.Held, b.HeldMore = &text, true, number, nil, false
 			b.Value = parse.Value{Source: parse.SourceLiteral, Text: lit}
 			alt := c
 			alt.Args = slices.Clone(c.Args)
 			alt.Args[i] = b
-			for _, f := range gather(alt) {
+			return alt
+		}
+		// The literals past those held are not checked: say so where
+		// Redis reads a literal there (an integer, an option word; not
+		// where it takes any string, SET's value), or one it refuses
+		// would be taken once enough others are given first.
+		if a.HeldMore && (len(gather(with(`""`))) > 0 || len(gather(with(`"x"`))) > 0) {
+			warn(a.Pos, "%s gets %s there, which holds more literals on some paths than the checker follows (%d): it checked those and not the rest, which Redis may refuse at run time; give %s fewer literals, or compute it",
+				name, a.HeldBy, len(a.Held), a.HeldBy)
+		}
+		seen := map[found]bool{}
+		for _, lit := range a.Held {
+			for _, f := range gather(with(lit)) {
 				if seen[f] {
 					continue
 				}

@@ -166,6 +166,9 @@ type Arg struct {
 	// them on a path.
 	Held   []string
 	HeldBy string
+	// HeldMore is set when that local may hold more literals than Held
+	// lists (a bound): the rest are not checked.
+	HeldMore bool
 	// MayNil names the local the argument is exactly when it holds nil
 	// or false on some paths (declared without a value and given one in
 	// an if only) and is not tested there.

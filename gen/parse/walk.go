@@ -166,6 +166,9 @@ type local struct {
 	// lits are the literals (Value.Text) val may be, on one path at least:
 	// replaced as val is in the declaring block, gathered in nested ones.
 	lits []string
+	// litsMore is set when val may be other literals too, past the
+	// bound on lits: they are not checked (see Arg.HeldMore).
+	litsMore bool
 	// decl names the declaration across walks (see walker.declSeq).
 	decl string
 	// table is set on a local declared with a table constructor, and elems
@@ -652,14 +655,18 @@ func (w *walker) assign(name string, v Value) {
 			// declares the local again), and a function defined before
 			// it reads all.
 			l.val = v
-			l.lits = literalOf(v)
+			l.lits, l.litsMore = literalOf(v), false
 		} else {
 			l.val = mergeValue(l.val, v)
 			for _, lit := range literalOf(v) {
 				// Bounded, as a local's replies are: each is checked at
 				// each use.
-				if !slices.Contains(l.lits, lit) && len(l.lits) < maxAlternatives {
+				switch {
+				case slices.Contains(l.lits, lit):
+				case len(l.lits) < maxAlternatives:
 					l.lits = append(slices.Clip(l.lits), lit)
+				default:
+					l.litsMore = true // reported where it is passed
 				}
 			}
 		}
@@ -909,7 +916,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		// its earlier literals after it.
 		for _, n := range givenOnEveryPath(s) {
 			if l, _ := w.lookup(n); l != nil {
-				l.lits = nil
+				l.lits, l.litsMore = nil, false
 			}
 		}
 		done := w.shape(s.Condition, true)
@@ -2621,7 +2628,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				// One that holds a literal on some paths only (local n =
 				// '01'; if c then n = 5 end) sends it on those. (Not one a
 				// function assigns: a call of it above may have replaced it.)
-				arg.Held, arg.HeldBy = slices.Clone(l.lits), x.Value
+				arg.Held, arg.HeldBy, arg.HeldMore = slices.Clone(l.lits), x.Value, l.litsMore
 			}
 			// A local that holds arithmetic that may have a fraction (local
 			// n = ttl / 1000), as that arithmetic written in place does.
