@@ -28,6 +28,8 @@ func TestGroupVariadicAgreesWithServer(t *testing.T) {
 			"if len(pairs)%2 != 0 {", [][]string{{"f", "v"}, {"f", "v", "g"}}},
 		{"HSET of a field and the rest", "-- @key k\n-- @arg f string\n-- @arg rest... string\n-- @return int64\nreturn redis.call('HSET', KEYS[1], unpack(ARGV))\n",
 			"if len(rest)%2 != 1 {", [][]string{{"f", "v"}, {"f", "v", "g"}}},
+		{"HSET of the rest past its first value", "-- @key k\n-- @arg f string\n-- @arg rest... string\n-- @return int64\nreturn redis.call('HSET', KEYS[1], unpack(ARGV, 3))\n",
+			"if len(rest)%2 != 1 {", [][]string{{"a", "x", "f", "v"}, {"a", "x", "f", "v", "g"}}},
 		{"MSET of the keys", "-- @key ks...\n-- @return none\nredis.call('MSET', unpack(KEYS))\n",
 			"if len(ks)%2 != 0 {", nil},
 		{"the script reads the count", "-- @key k\n-- @arg pairs... string\n-- @return int64\nif #ARGV % 2 == 1 then return 0 end\nreturn redis.call('HSET', KEYS[1], unpack(ARGV))\n", "", nil},

@@ -2964,8 +2964,12 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		// before the unpack, and the fixed keys or arguments it gives first.
 		before := len(c.Args) - 1 + r.fixedAfter(last.Unpacks, last.UnpackFrom) - first
 		params := r.paramsOf(last.Unpacks)
+		// An unpack from past the fixed ones (unpack(ARGV, 3) after one
+		// @arg) leaves out the variadic's first values: the command
+		// gets the count less those.
+		skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
 		if g := len(sig.words); before >= 0 && g > 1 && len(params) > 0 && params[len(params)-1].Group == 0 {
-			params[len(params)-1].Group, params[len(params)-1].GroupRem = g, (g-before%g)%g
+			params[len(params)-1].Group, params[len(params)-1].GroupRem = g, ((skipped-before)%g+g)%g
 		}
 		return
 	}
