@@ -30,6 +30,8 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 	}{
 		{"declared without a value", "local v\nredis.call('SET', KEYS[1], v)",
 			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
+		{"declared past the values given", "local u, v = 'x'\nredis.call('SET', KEYS[1], v)",
+			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
 		{"false", "local v = false\nredis.call('SET', KEYS[1], v)",
 			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds false there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
 		{"given a value on one path", "local v\nif " + c + " then v = 'x' end\nredis.call('SET', KEYS[1], v)",
@@ -40,6 +42,7 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 		{"tested by assert with and", "local v = false\nif redis.call('EXISTS', KEYS[1]) == 2 then v = 'x' end\nassert(v and #v > 0, 'no value')\nredis.call('SET', KEYS[1], v)", "", "no value"},
 		{"given a value by a function called first", "local v\nlocal function give() v = 'x' end\ngive()\nredis.call('SET', KEYS[1], v)", "", ""},
 		{"given a value on every path", "local v\nif " + c + " then v = 'x' else v = 'y' end\nredis.call('SET', KEYS[1], v)", "", ""},
+		{"declared past the values given, to a call's", "local u, v = string.match('a:b', '(%a):(%a)')\nredis.call('SET', KEYS[1], v)", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @return none\n" + tc.body + "\n"

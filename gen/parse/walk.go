@@ -859,7 +859,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			values[i] = Value{Source: SourceUnknown}
 			if i < len(s.Exprs) {
 				values[i] = w.value(s.Exprs[i])
-			} else if len(s.Exprs) == 0 {
+			} else if !multiValued(s.Exprs) {
 				values[i] = Value{Source: SourceNil}
 			}
 		}
@@ -3646,13 +3646,27 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 			out[i].LuaNil = true // v = nil: not false
 		}
 	}
-	if len(list) == 0 {
-		for i := range out {
-			// local v: nil, not false.
+	for i := range out {
+		// local v, and local u, v = 'x' (a last expression that gives
+		// one value, no call or ...): nil, not false.
+		if i >= len(list) && !multiValued(list) {
 			out[i] = Return{Pos: Pos{Line: line}, Kind: ReturnNil, LuaNil: true}
 		}
 	}
 	return out, nils, ctors
+}
+
+// multiValued reports whether the last of list may give any number of
+// values (a call, ...): the names past list then take them.
+func multiValued(list []ast.Expr) bool {
+	if len(list) == 0 {
+		return false
+	}
+	switch list[len(list)-1].(type) {
+	case *ast.FuncCallExpr, *ast.Comma3Expr:
+		return true
+	}
+	return false
 }
 
 // nilSourceOf is what e holds when it is a command's reply or tonumber of
