@@ -901,13 +901,29 @@ func (w *walker) stmt(s ast.Stmt) {
 			// do tests v as if v then does.
 			w.guardedBlock(s.Stmts, w.nilGuards(s.Condition, false))
 		})
+		// Left only when the condition fails (no break): while not v
+		// do ... end leaves v neither nil nor false.
+		if !breaks(s.Stmts) {
+			w.guard(w.nilGuards(s.Condition, true))
+		}
 	case *ast.RepeatStmt:
+		var ends []string
 		w.loop(func() {
 			w.push()
 			w.stmts(s.Stmts)
 			w.cond(s.Condition)
+			// (Before the body's own locals go out of scope: the
+			// condition may name them.)
+			ends = slices.DeleteFunc(w.nilGuards(s.Condition, false), func(n string) bool {
+				return w.scopes[len(w.scopes)-1][n] != nil
+			})
 			w.pop()
 		})
+		// Left only when the condition holds (no break): repeat ...
+		// until v leaves v neither nil nor false.
+		if !breaks(s.Stmts) {
+			w.guard(ends)
+		}
 	case *ast.IfStmt:
 		defer w.probe(s.Condition)()
 		w.cond(s.Condition)
@@ -1279,6 +1295,26 @@ func exits(list []ast.Stmt) bool {
 		}
 		id, ok := c.Func.(*ast.IdentExpr)
 		return ok && id.Value == "error"
+	}
+	return false
+}
+
+// breaks reports whether list leaves the loop it is the body of by a
+// break (in it or a block in it; not in a nested loop or function).
+func breaks(list []ast.Stmt) bool {
+	for _, s := range list {
+		switch x := s.(type) {
+		case *ast.BreakStmt:
+			return true
+		case *ast.IfStmt:
+			if breaks(x.Then) || breaks(x.Else) {
+				return true
+			}
+		case *ast.DoBlockStmt:
+			if breaks(x.Stmts) {
+				return true
+			}
+		}
 	}
 	return false
 }
