@@ -3,6 +3,7 @@ package gen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,12 +37,24 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds false there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
 		{"given a value on one path", "local v\nif " + c + " then v = 'x' end\nredis.call('SET', KEYS[1], v)",
 			`scripts/x.lua:5:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
+		{"given a value the checker does not follow on one path", "local v\nif " + c + " then v = cjson.decode('{\"a\":\"x\"}').a end\nredis.call('SET', KEYS[1], v)",
+			`scripts/x.lua:5:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
+		{"given one of many values on some paths", "local v\n" + func() string {
+			var b strings.Builder
+			for i := range 17 {
+				fmt.Fprintf(&b, "if redis.call('EXISTS', KEYS[1]) == %d then v = '%d' end\n", i+1, i)
+			}
+			return b.String()
+		}() + "redis.call('SET', KEYS[1], v)",
+			`scripts/x.lua:21:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
 		{"tested", "local v\nif " + c + " then v = 'x' end\nif v then redis.call('SET', KEYS[1], v) end", "", ""},
 		{"tested by a while", "local v = false\nif redis.call('EXISTS', KEYS[1]) == 0 then v = 'x' end\nwhile v do\n  redis.call('SET', KEYS[1], v)\n  v = false\nend", "", ""},
 		{"tested by assert", "local v\nif redis.call('EXISTS', KEYS[1]) == 2 then v = 'x' end\nassert(v, 'no value')\nredis.call('SET', KEYS[1], v)", "", "no value"},
 		{"tested by assert with and", "local v = false\nif redis.call('EXISTS', KEYS[1]) == 2 then v = 'x' end\nassert(v and #v > 0, 'no value')\nredis.call('SET', KEYS[1], v)", "", "no value"},
 		{"given a value until a while ends", "local v = false\nlocal i = 0\nwhile not v do\n  i = i + 1\n  if i == 2 then v = 'x' end\nend\nredis.call('SET', KEYS[1], v)", "", ""},
 		{"given a value until a repeat ends", "local v\nlocal i = 0\nrepeat\n  i = i + 1\n  if i == 2 then v = 'x' end\nuntil v\nredis.call('SET', KEYS[1], v)", "", ""},
+		{"given a value not followed until a while ends", "local v = false\nwhile not v do v = cjson.decode('{\"a\":\"x\"}').a end\nredis.call('SET', KEYS[1], v)", "", ""},
+		{"given a value not followed until a repeat ends", "local v\nrepeat v = cjson.decode('{\"a\":\"x\"}').a until v\nredis.call('SET', KEYS[1], v)", "", ""},
 		{"a while left by break", "local v = false\nwhile not v do\n  if redis.call('EXISTS', KEYS[1]) == 2 then v = 'x' end\n  break\nend\nredis.call('SET', KEYS[1], v)",
 			`scripts/x.lua:8:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
 		{"given a value by a function called first", "local v\nlocal function give() v = 'x' end\ngive()\nredis.call('SET', KEYS[1], v)", "", ""},

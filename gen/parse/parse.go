@@ -313,6 +313,10 @@ type Return struct {
 	// Table is set on the value of a local assigned a table constructor
 	// (its Kind unknown: what the script puts in it is not followed).
 	Table bool
+	// MayNil is set on a ReturnUnknown that is nil or false on some
+	// paths: a local declared without a value and given one the checker
+	// does not follow (or more than it follows) in an if only.
+	MayNil bool
 }
 
 // FieldRead is t.name or t['name'] where t is a command's reply, directly

@@ -534,11 +534,15 @@ const maxAlternatives = 16
 // oneOf is the reply of a local that holds the value of a or of b: unknown
 // when either is, else the alternatives of both (a ReturnOneOf).
 func oneOf(a, b Return) Return {
+	all := append([]Return{a, b}, append(a.Alts, b.Alts...)...)
+	// mayNil: nil or false on one path, which stays known (MayNil) when
+	// the rest is not.
+	mayNil := slices.ContainsFunc(all, func(r Return) bool { return r.Kind == ReturnNil || r.MayNil })
 	if a.Kind == ReturnUnknown || b.Kind == ReturnUnknown {
-		// What is known to be possible stays: a number with a fraction, or
-		// a negation, on one path (their rules need no more).
-		u := Return{Kind: ReturnUnknown}
-		for _, r := range append([]Return{a, b}, append(a.Alts, b.Alts...)...) {
+		// What is known to be possible stays: a number with a fraction, a
+		// negation, or nil, on one path (their rules need no more).
+		u := Return{Kind: ReturnUnknown, MayNil: mayNil}
+		for _, r := range all {
 			if r.Fraction != "" && u.Fraction == "" {
 				u.Pos, u.Fraction = r.Pos, r.Fraction
 			}
@@ -565,7 +569,7 @@ func oneOf(a, b Return) Return {
 		}
 	}
 	if len(alts) > maxAlternatives {
-		return Return{Kind: ReturnUnknown}
+		return Return{Kind: ReturnUnknown, MayNil: mayNil}
 	}
 	return Return{Pos: b.Pos, Kind: ReturnOneOf, Alts: alts}
 }
@@ -2692,7 +2696,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					arg.NotString = x.Value + ", which holds nil there"
 				case isNil(l.reply):
 					arg.NotString = x.Value + ", which holds false there"
-				case l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, isNil) && !l.fnAssigned:
+				case (l.reply.Kind == ReturnOneOf && slices.ContainsFunc(l.reply.Alts, isNil) || l.reply.Kind == ReturnUnknown && l.reply.MayNil) && !l.fnAssigned:
 					// (Not one a function assigns: a call of it above may
 					// have given it its value.)
 					arg.MayNil = x.Value
