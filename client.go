@@ -336,10 +336,11 @@ func (c *Client) ID() string { return c.id }
 // begun after it began that ends a hold before Close does (its HoldEnd is
 // reported), and nothing is reported once it returns: calls begun after
 // Close began are not reported.
-// It then stops the watchdog and every subscription, delivers what the
-// watchdog left to log and report (a logger or Observer that never returns
-// keeps Close from returning), and cancels the
-// contexts of the locks still held with cause ErrClosed. It does not release
+// It then stops the watchdog and every subscription, cancels the contexts
+// of the locks still held with cause ErrClosed, and delivers what the
+// watchdog left to log and report before it reports their ends (a logger or
+// Observer that never returns keeps Close from returning, not the holds
+// from ending). It does not release
 // those locks: their leases run out on the server, unless the holder's
 // Unlock, which still works after Close, releases them. An acquisition of unknown
 // outcome (its reply lost), in flight or with its undo still failing, gets an
@@ -402,9 +403,6 @@ func (c *Client) closeRest(busy, releasing bool) {
 	}
 	c.cancel()
 	c.wg.Wait()
-	// What the watchdog's rounds and the Client's goroutines left to
-	// report is delivered before Close ends the holds and reports them.
-	c.rep.close()
 	c.subs.close()
 	c.mu.Lock()
 	holds := make([]*hold, 0, len(c.holds))
@@ -421,6 +419,11 @@ func (c *Client) closeRest(busy, releasing bool) {
 			obs = append(obs, o)
 		}
 	}
+	// What the watchdog's rounds and the Client's goroutines left to report
+	// is delivered before the ends of these holds, once they have ended: a
+	// logger or Observer that blocks must not leave them live, renewed no
+	// more since the watchdog stopped.
+	c.rep.close()
 	for _, o := range obs {
 		o.ended(ErrClosed)
 	}
