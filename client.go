@@ -1353,8 +1353,9 @@ func (c *Client) warnEviction(info string) {
 		return
 	}
 	// Primaries are read at once: of those with the same policy, one warns.
+	var last *string
 	for {
-		last := c.guard.evictionWarned.Load()
+		last = c.guard.evictionWarned.Load()
 		if last != nil && *last == policy {
 			return
 		}
@@ -1365,10 +1366,13 @@ func (c *Client) warnEviction(info string) {
 	// Written by the reporter: a logger that blocks must not hold up the
 	// count, which the first acquisitions wait for.
 	maxmemory := infoField(info, "maxmemory")
-	c.rep.logLater(func() {
+	if !c.rep.logLater(func() {
 		c.log.Warn("Redis may evict lock keys when it reaches maxmemory: a lock whose key is evicted is lost while its holder still runs; set maxmemory-policy noeviction (docs/operations.md)",
 			"maxmemory_policy", policy, "maxmemory", maxmemory)
-	})
+	}) {
+		// Dropped (the logger blocks): said at a later look, not never.
+		c.guard.evictionWarned.CompareAndSwap(&policy, last)
+	}
 }
 
 // infoPasses reports an error reply to INFO that says nothing of the
@@ -1399,11 +1403,14 @@ func (c *Client) warnUncounted(addr string, err error) {
 	if c.guard.uncountedWarned.Swap(true) {
 		return
 	}
-	// Written by the reporter, as warnEviction's.
-	c.rep.logLater(func() {
+	// Written by the reporter, as warnEviction's; said at a later count
+	// when it was dropped.
+	if !c.rep.logLater(func() {
 		c.log.Warn("the failover guard cannot count replicas: the server refused INFO, so acquisitions on that primary are not guarded against a failover (no WAIT) and its eviction policy is not checked; allow the user INFO, or turn the guard off (WithFailoverGuard(false, 0))",
 			"node", addr, "error", err.Error())
-	})
+	}) {
+		c.guard.uncountedWarned.Store(false)
+	}
 }
 
 // onlineReplicas is the number of replicas INFO replication lists as

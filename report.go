@@ -56,15 +56,17 @@ func newReporter(log *slog.Logger) *reporter {
 }
 
 // add gives reports to deliver after those given before, in order. Once
-// the reporter is closed they run at once, on the caller's goroutine.
-func (r *reporter) add(reports ...queuedReport) {
+// the reporter is closed they run at once, on the caller's goroutine. It
+// reports whether none was dropped.
+func (r *reporter) add(reports ...queuedReport) (kept bool) {
+	kept = true
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		for _, q := range reports {
 			q.f()
 		}
-		return
+		return kept
 	}
 	for _, q := range reports {
 		if q.kind != reportHoldEnd {
@@ -74,6 +76,7 @@ func (r *reporter) add(reports ...queuedReport) {
 				} else {
 					r.droppedRenewals++
 				}
+				kept = false
 				continue
 			}
 			r.loose++
@@ -82,10 +85,13 @@ func (r *reporter) add(reports ...queuedReport) {
 	}
 	r.mu.Unlock()
 	signal(r.wake)
+	return kept
 }
 
-// logLater logs through the reporter: f writes the record.
-func (r *reporter) logLater(f func()) { r.add(queuedReport{f: f, kind: reportLog}) }
+// logLater logs through the reporter: f writes the record. It reports
+// whether the record was kept (false: dropped, the logger blocking with too
+// many waiting), for a warning said once to be said again later.
+func (r *reporter) logLater(f func()) bool { return r.add(queuedReport{f: f, kind: reportLog}) }
 
 func (r *reporter) run() {
 	defer close(r.done)
