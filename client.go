@@ -751,9 +751,12 @@ type guardState struct {
 	// one its count was of (rerouted).
 	ids        atomic.Pointer[map[string]string]
 	refreshing atomic.Bool
-	// evictionWarned is the last eviction policy the log was warned of
-	// (see warnEviction).
-	evictionWarned atomic.Pointer[string]
+	// evictionWarned holds the eviction policies the log was warned of
+	// (see warnEviction), under evictionMu: every policy the primaries
+	// have, not the last only, which primaries of different policies
+	// took turns to replace, warned of again at every count.
+	evictionMu     sync.Mutex
+	evictionWarned map[string]bool
 	// evictionStarted: checkEviction, which looks at the policy for
 	// acquisitions without the guard, has started; evictionChecks counts
 	// its looks.
@@ -1353,16 +1356,17 @@ func (c *Client) warnEviction(info string) {
 		return
 	}
 	// Primaries are read at once: of those with the same policy, one warns.
-	var last *string
-	for {
-		last = c.guard.evictionWarned.Load()
-		if last != nil && *last == policy {
-			return
-		}
-		if c.guard.evictionWarned.CompareAndSwap(last, &policy) {
-			break
-		}
+	g := &c.guard
+	g.evictionMu.Lock()
+	if g.evictionWarned[policy] {
+		g.evictionMu.Unlock()
+		return
 	}
+	if g.evictionWarned == nil {
+		g.evictionWarned = map[string]bool{}
+	}
+	g.evictionWarned[policy] = true
+	g.evictionMu.Unlock()
 	// Written by the reporter: a logger that blocks must not hold up the
 	// count, which the first acquisitions wait for.
 	maxmemory := infoField(info, "maxmemory")
@@ -1371,7 +1375,9 @@ func (c *Client) warnEviction(info string) {
 			"maxmemory_policy", policy, "maxmemory", maxmemory)
 	}) {
 		// Dropped (the logger blocks): said at a later look, not never.
-		c.guard.evictionWarned.CompareAndSwap(&policy, last)
+		g.evictionMu.Lock()
+		delete(g.evictionWarned, policy)
+		g.evictionMu.Unlock()
 	}
 }
 
