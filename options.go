@@ -195,10 +195,10 @@ func (c *config) fail(format string, args ...any) {
 
 // WithLease makes locks expire on their own after d instead of being renewed
 // by the watchdog (d within the 5ms + 2% clock-drift allowance, which would
-// end each hold as it is granted, is ErrInvalidArgument). 0 restores
-// watchdog renewal. For Mutex, FairMutex, RWMutex, LeanMutex and RedLock
-// (its lease and validity on every node); Extend gives such a hold a new
-// lease.
+// end each hold as it is granted, or longer than MaxLease, is
+// ErrInvalidArgument). 0 restores watchdog renewal. For Mutex, FairMutex,
+// RWMutex, LeanMutex and RedLock (its lease and validity on every node);
+// Extend gives such a hold a new lease.
 func WithLease(d time.Duration) SharedOption {
 	return sharedOption{"WithLease", kindsLock, func(c *config) {
 		if d < 0 {
@@ -219,13 +219,19 @@ func WithLease(d time.Duration) SharedOption {
 // explicit lease (default 30 s) and how often it renews it (default lease/3).
 // A hold counts as lost once its lease, less the clock-drift allowance
 // (5ms + 2%), has passed without a confirmed renewal, so every (or lease/3
-// for 0) must be shorter than that: ErrInvalidArgument otherwise.
+// for 0) must be shorter than that, and lease at most MaxLease:
+// ErrInvalidArgument otherwise.
 // For Mutex, FairMutex, RWMutex, LeanMutex and RedLock.
 func WithWatchdog(lease, every time.Duration) SharedOption {
 	return sharedOption{"WithWatchdog", kindsLock, func(c *config) {
 		renew := every
 		if renew == 0 {
 			renew = lease / 3
+		}
+		if lease > MaxLease {
+			// Said as such: the message below asks for a longer lease.
+			c.fail("watchdog lease %s is longer than MaxLease (%s)", lease, MaxLease)
+			return
 		}
 		if checkLease(lease) != nil || every < 0 || renew >= lease-lossMargin(lease) {
 			c.fail("watchdog needs a lease beyond the clock-drift allowance (5ms + 2%%) and 0 <= every < lease less that allowance (0: lease/3), got lease %s every %s", lease, every)
