@@ -104,7 +104,9 @@ func TestLossReportNotHoldingUpGuardedRenewals(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			release := make(chan struct{})
-			c := newTestClient(t, cl.Client(t), append(opts(release), WithWatchdog(600*time.Millisecond, 0),
+			// A lease well above the guard's WAIT bound, so that a replica's
+			// acknowledgement slowed by a loaded machine costs no hold.
+			c := newTestClient(t, cl.Client(t), append(opts(release), WithWatchdog(1500*time.Millisecond, 0),
 				WithFailoverGuard(true, 500*time.Millisecond))...)
 			t.Cleanup(func() { close(release) }) // before the Client closes
 			ctx := testCtx(t, 60*time.Second)
