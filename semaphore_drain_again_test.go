@@ -42,15 +42,7 @@ func TestSemaphoreDrainAgainAfterUnanswered(t *testing.T) {
 	if got := countAt(t, p.node, s.Key()); got != 0 {
 		t.Fatalf("the first drain did not land: count %d", got)
 	}
-	type result struct {
-		n   int64
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		n, err := s.DrainPermits(ctx)
-		res <- result{n, err}
-	}()
+	res := drainLater(ctx, s)
 	time.Sleep(300 * time.Millisecond)
 	close(gate)
 	r := <-res

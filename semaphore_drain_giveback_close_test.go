@@ -26,22 +26,14 @@ func TestSemaphoreDrainGiveBackWaitClosed(t *testing.T) {
 	c.testGiveBack = func() { <-gate }
 	s.undoLater(s.latch(), 0, time.Now())
 	c.testGiveBack = nil
-	type result struct {
-		n   int64
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		n, err := s.DrainPermits(ctx)
-		res <- result{n, err}
-	}()
+	res := drainLater(ctx, s)
 	time.Sleep(200 * time.Millisecond)
 	closed := make(chan struct{})
 	go func() {
 		defer close(closed)
 		c.Close()
 	}()
-	var r result
+	var r drainResult
 	select {
 	case r = <-res:
 		close(gate)

@@ -27,15 +27,7 @@ func TestSemaphoreDrainWaitsForEarlierGiveBacksOnly(t *testing.T) {
 	t.Cleanup(func() { close(second) }) // before Close, which waits for it
 	c.testGiveBack = func() { <-first }
 	s.undoLater(s.latch(), 0, time.Now())
-	type result struct {
-		n   int64
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		n, err := s.DrainPermits(ctx)
-		res <- result{n, err}
-	}()
+	res := drainLater(ctx, s)
 	time.Sleep(200 * time.Millisecond)
 	c.testGiveBack = func() { <-second }
 	s.undoLater(s.latch(), 0, time.Now())

@@ -33,15 +33,7 @@ func TestSemaphoreDrainUnansweredGivenBack(t *testing.T) {
 	p.c.testReserved = p.px.FreezeReplies
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	type result struct {
-		n   int64
-		err error
-	}
-	res := make(chan result, 1)
-	go func() {
-		n, err := s.DrainPermits(dctx)
-		res <- result{n, err}
-	}()
+	res := drainLater(dctx, s)
 	landed := eventually(3*time.Second, func() bool { return countAt(t, p.node, s.Key()) == 0 })
 	r := <-res
 	p.c.testReserved = nil
@@ -99,4 +91,21 @@ func TestSemaphoreDrainUndoBeforeDrainOrOfDeficit(t *testing.T) {
 	if got := countAt(t, node, s.Key()); got != 4 {
 		t.Fatalf("count after the undo of a drain of a deficit = %d; want 4", got)
 	}
+}
+
+// drainResult is what a DrainPermits run by drainLater answered.
+type drainResult struct {
+	n   int64
+	err error
+}
+
+// drainLater runs s.DrainPermits(ctx) on a goroutine of its own and sends
+// its answer on the channel it returns.
+func drainLater(ctx context.Context, s *Semaphore) <-chan drainResult {
+	res := make(chan drainResult, 1)
+	go func() {
+		n, err := s.DrainPermits(ctx)
+		res <- drainResult{n, err}
+	}()
+	return res
 }

@@ -24,7 +24,29 @@ import (
 func TestDatabaseReadOnlyUnavailable(t *testing.T) {
 	pg := pgtest.Start(t) // a server of this test's own: it is made read-only below
 	ctx := t.Context()
-	store, err := recharge.OpenPostgres(ctx, pg.NewDatabase(t))
+	e := postgresEnv(t, pg.NewDatabase(t))
+
+	for _, q := range []string{"ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()"} {
+		if _, err := e.store.DB().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Every pooled session reads the reloaded setting before its next command.
+	time.Sleep(500 * time.Millisecond)
+	if a := e.post(t, "1", ""); a.code != http.StatusServiceUnavailable || a.retryAfter == "" {
+		t.Errorf("HTTP, database read-only: %d %s (Retry-After %q); want 503 with Retry-After", a.code, a.body, a.retryAfter)
+	}
+	if _, err := e.grpc.Recharge(ctx, &rechargepb.RechargeRequest{OrderId: 2}); status.Code(err) != codes.Unavailable {
+		t.Errorf("gRPC, database read-only: %v; want Unavailable", err)
+	}
+}
+
+// postgresEnv serves the recharge service on the PostgreSQL database dsn,
+// seeded with orders 1 and 2, and a redis-server of the test's own.
+func postgresEnv(t *testing.T, dsn string) *env {
+	t.Helper()
+	ctx := t.Context()
+	store, err := recharge.OpenPostgres(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,19 +65,5 @@ func TestDatabaseReadOnlyUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, gc := serve(t, srv)
-	e := &env{store: store, url: url, grpc: gc}
-
-	for _, q := range []string{"ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()"} {
-		if _, err := store.DB().ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	// Every pooled session reads the reloaded setting before its next command.
-	time.Sleep(500 * time.Millisecond)
-	if a := e.post(t, "1", ""); a.code != http.StatusServiceUnavailable || a.retryAfter == "" {
-		t.Errorf("HTTP, database read-only: %d %s (Retry-After %q); want 503 with Retry-After", a.code, a.body, a.retryAfter)
-	}
-	if _, err := e.grpc.Recharge(ctx, &rechargepb.RechargeRequest{OrderId: 2}); status.Code(err) != codes.Unavailable {
-		t.Errorf("gRPC, database read-only: %v; want Unavailable", err)
-	}
+	return &env{store: store, url: url, grpc: gc}
 }

@@ -9,10 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/scriptlock/scriptlock"
-	"github.com/scriptlock/scriptlock/examples/recharge"
 	"github.com/scriptlock/scriptlock/examples/recharge/rechargepb"
-	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
 // TestDatabaseStatementTimeoutUnavailable: a PostgreSQL server that cancels
@@ -40,26 +37,7 @@ func statementTimedOut(t *testing.T, setting string) {
 	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" SET "+setting+" = '300ms'"); err != nil {
 		t.Fatal(err)
 	}
-	store, err := recharge.OpenPostgres(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Seed(ctx, 1, 2, func(int) int64 { return amount }); err != nil {
-		t.Fatal(err)
-	}
-	node := redistest.Server(t)
-	locks, err := scriptlock.New(node.Client(t), scriptlock.WithKeyPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { locks.Close() })
-	srv, err := recharge.NewServer(recharge.Config{Service: &recharge.Service{Store: store}, Locks: locks})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, gc := serve(t, srv)
-	e := &env{store: store, url: url, grpc: gc}
+	e := postgresEnv(t, dsn)
 
 	// Another transaction keeps both orders' rows locked.
 	tx, err := admin.BeginTx(ctx, nil)

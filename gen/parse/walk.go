@@ -1877,18 +1877,23 @@ func (w *walker) probe(e ast.Expr) func() {
 		}
 	}
 	visit(e)
+	return markCalls(&w.probed, calls)
+}
+
+// markCalls counts calls in *m until the function it returns is called.
+func markCalls(m *map[int]int, calls []int) func() {
 	if len(calls) == 0 {
 		return func() {}
 	}
-	if w.probed == nil {
-		w.probed = map[int]int{}
+	if *m == nil {
+		*m = map[int]int{}
 	}
 	for _, c := range calls {
-		w.probed[c]++
+		(*m)[c]++
 	}
 	return func() {
 		for _, c := range calls {
-			w.probed[c]--
+			(*m)[c]--
 		}
 	}
 }
@@ -1896,21 +1901,7 @@ func (w *walker) probe(e ast.Expr) func() {
 // shape marks, until the function it returns is called, the calls whose
 // reply e finds in a RESP3 shape when it is truth (see shapeKnown).
 func (w *walker) shape(e ast.Expr, truth bool) func() {
-	calls := w.shapeKnown(e, truth)
-	if len(calls) == 0 {
-		return func() {}
-	}
-	if w.shaped == nil {
-		w.shaped = map[int]int{}
-	}
-	for _, c := range calls {
-		w.shaped[c]++
-	}
-	return func() {
-		for _, c := range calls {
-			w.shaped[c]--
-		}
-	}
+	return markCalls(&w.shaped, w.shapeKnown(e, truth))
 }
 
 // shapeKnown returns the calls whose reply a local holds that are surely
