@@ -40,6 +40,7 @@ func TestNegationArgAgreesWithServer(t *testing.T) {
 		{"where Redis reads a value", "redis.call('SET', KEYS[1] .. ':v', -z)", ""},
 		{"a SCAN cursor", "redis.call('SCAN', -z)", ""},
 		{"a loop's counter from 1", "for i = 1, 2 do redis.call('LINDEX', KEYS[1], -i) end", ""},
+		{"a loop's counter down to 1", "for i = z + 2, 1, -1 do redis.call('LINDEX', KEYS[1], -i) end", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := head + tc.body + "\nreturn nil\n"

@@ -218,7 +218,8 @@ type local struct {
 	numArg int
 	// counter is set on the variable of a numeric for, while it is not
 	// assigned: it holds a number; nonzero then when it counts away from
-	// 0 from a number that is not 0 (for i = 1, n).
+	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
+	// not 0 from its side (for i = #t, 1, -1).
 	counter, nonzero bool
 	// guard is the ID of the scope in which the local is known to hold
 	// neither nil nor false (after if not v then return ... end, or in the
@@ -985,7 +986,14 @@ func (w *walker) stmt(s ast.Stmt) {
 					step = 0
 				}
 			}
-			l.nonzero = ok && (start > 0 && step > 0 || start < 0 && step < 0)
+			// The counter runs from start toward limit: it is never 0
+			// when it counts away from 0 from a number that is not 0, or
+			// toward a limit that is not 0 from its side (for i = #t, 1,
+			// -1), or between two numbers on one side of 0.
+			limit, limitOK := w.constNumber(s.Limit)
+			l.nonzero = ok && (start > 0 && step > 0 || start < 0 && step < 0) ||
+				limitOK && (limit > 0 && step < 0 || limit < 0 && step > 0) ||
+				ok && limitOK && (start > 0 && limit > 0 || start < 0 && limit < 0)
 			w.stmts(s.Stmts)
 			w.pop()
 		})
@@ -3074,7 +3082,8 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 // negation is what e is when it negates a value the checker cannot read
 // (Negation): -n, but not of a number literal, of a string or a local that
 // only ever holds a nonzero number, of the variable of a numeric for that
-// counts away from 0 from a nonzero number (for i = 1, n), nor of another
+// counts away from 0 from a nonzero number (for i = 1, n) or toward a
+// nonzero limit from its side (for i = #t, 1, -1), nor of another
 // negation (- -n is n); a
 // product of such a negation, or of a negative number (n * -1, n * -k with
 // local k = 5), with a value that is not negative too (-n * -1 is n) nor,
