@@ -41,6 +41,11 @@ func TestNegationArgAgreesWithServer(t *testing.T) {
 		{"a SCAN cursor", "redis.call('SCAN', -z)", ""},
 		{"a loop's counter from 1", "for i = 1, 2 do redis.call('LINDEX', KEYS[1], -i) end", ""},
 		{"a loop's counter down to 1", "for i = z + 2, 1, -1 do redis.call('LINDEX', KEYS[1], -i) end", ""},
+		{"a local made its absolute value", "local d = z\nif d < 0 then d = -d end\nredis.call('INCRBY', KEYS[1], d)", ""},
+		{"a local tested nonzero", "local d = -z\nif d ~= 0 then redis.call('INCRBY', KEYS[1], d) end", ""},
+		{"a local negated past a test of 0", "if z == 0 then return nil end\nredis.call('INCRBY', KEYS[1], -z)", ""},
+		{"a local tested not below 0", "if z >= 0 then redis.call('INCRBY', KEYS[1], -z) end",
+			`scripts/x.lua:7:46: warning: INCRBY reads an integer there (increment), and the argument is -z, which is -0 when z is 0 (a Lua number is a double): Redis gets "-0" then, which it reads as no integer, and refuses the call at run time, after the script's earlier writes; write 0 - z, which gives 0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := head + tc.body + "\nreturn nil\n"

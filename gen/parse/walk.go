@@ -226,6 +226,9 @@ type local struct {
 	// body of if v then ... end), 0 for none; an assignment to the local
 	// ends it.
 	guard int
+	// nonzeroGuard is the like for a number that is not 0 (nor -0): in
+	// the body of if n < 0 then ... end, after if n == 0 then return end.
+	nonzeroGuard int
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -376,6 +379,7 @@ func (w *walker) setReply(name string, r Return) {
 	l.reply = r
 	l.ctor = nil // another value than the constructor's
 	l.guard = 0  // a new value: no test of the old one holds
+	l.nonzeroGuard = 0
 }
 
 // setNumArg records what numArgOf says of the value assigned to a local, in
@@ -940,19 +944,31 @@ func (w *walker) stmt(s ast.Stmt) {
 				l.lits, l.litsMore = nil, false
 			}
 		}
+		// (A number compared with a number that is not 0 on the side
+		// where 0 is not, if n < 0 then n = -n end, is not 0 there: its
+		// negation is not -0.)
+		nonzero, nonzeroElse := w.nonzeroGuards(s.Condition, false), w.nonzeroGuards(s.Condition, true)
 		done := w.shape(s.Condition, true)
+		w.push()
+		w.guardNonzero(nonzero)
 		w.guardedBlock(s.Then, notNil)
+		w.pop()
 		done()
 		done = w.shape(s.Condition, false)
+		w.push()
+		w.guardNonzero(nonzeroElse)
 		w.guardedBlock(s.Else, isNil)
+		w.pop()
 		done()
 		// An early exit on a nil test (if not v then return '' end)
 		// leaves v neither nil nor false for the rest of this block.
 		switch {
 		case exits(s.Then):
 			w.guard(isNil)
+			w.guardNonzero(nonzeroElse)
 		case exits(s.Else):
 			w.guard(notNil)
+			w.guardNonzero(nonzero)
 		default:
 			// if not v then v = 'none' end: v holds a value after it.
 			var given []string
@@ -1219,6 +1235,71 @@ func assigns(list []ast.Stmt, name string) bool {
 		}
 	}
 	return false
+}
+
+// guardNonzero records that the locals named hold a number that is not 0
+// in the innermost scope (see local.nonzeroGuard).
+func (w *walker) guardNonzero(names []string) {
+	for _, n := range names {
+		if l, _ := w.lookup(n); l != nil && !(l.nonzeroGuard != 0 && slices.Contains(w.scopeIDs, l.nonzeroGuard)) {
+			l.nonzeroGuard = w.scopeIDs[len(w.scopeIDs)-1]
+		}
+	}
+}
+
+// nonzeroLocal reports whether e is a local known to hold a number that is
+// not 0 where the walker is: the variable of a numeric for that never
+// reaches 0, or one a condition around shows not to be 0 (n < 0, n ~= 0,
+// not assigned since; not one a function assigns, which a call may have).
+func (w *walker) nonzeroLocal(e ast.Expr) bool {
+	id, ok := e.(*ast.IdentExpr)
+	if !ok {
+		return false
+	}
+	l, _ := w.lookup(id.Value)
+	if l == nil {
+		return false
+	}
+	return l.counter && l.nonzero ||
+		!l.fnAssigned && l.nonzeroGuard != 0 && slices.Contains(w.scopeIDs, l.nonzeroGuard)
+}
+
+// nonzeroGuards are the locals a condition, when it is true (or false,
+// with isFalse), shows to hold a number that is not 0: n compared with a
+// number so that 0 fails (n < 0, n > 0, n >= 1, n ~= 0, n == 5, 0 < n), and
+// either side of and (with isFalse: of or, and the comparison turned).
+// Comparisons are of numbers: Lua fails the script on a string and a
+// number, and NaN, which passes some, is no 0 either.
+func (w *walker) nonzeroGuards(e ast.Expr, isFalse bool) []string {
+	switch x := e.(type) {
+	case *ast.RelationalOpExpr:
+		op, lhs, rhs := x.Operator, x.Lhs, x.Rhs
+		if _, ok := w.constNumber(lhs); ok { // 0 < n: n > 0
+			lhs, rhs = rhs, lhs
+			op = map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "~=": "~="}[op]
+		}
+		if isFalse {
+			op = map[string]string{"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "~=", "~=": "=="}[op]
+		}
+		id, ok := lhs.(*ast.IdentExpr)
+		if !ok || !w.isLocal(id.Value) {
+			return nil
+		}
+		c, ok := w.constNumber(rhs)
+		if !ok {
+			return nil
+		}
+		if op == "<" && c <= 0 || op == "<=" && c < 0 || op == ">" && c >= 0 || op == ">=" && c > 0 || op == "~=" && c == 0 || op == "==" && c != 0 {
+			return []string{id.Value}
+		}
+	case *ast.UnaryNotOpExpr:
+		return w.nonzeroGuards(x.Expr, !isFalse)
+	case *ast.LogicalOpExpr:
+		if (x.Operator == "or") == isFalse {
+			return append(w.nonzeroGuards(x.Lhs, isFalse), w.nonzeroGuards(x.Rhs, isFalse)...)
+		}
+	}
+	return nil
 }
 
 func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
@@ -2676,7 +2757,8 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			}
 			// A local that holds a negation (local d = -n), on some paths
 			// at least, as that negation written in place.
-			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil {
+			// (Not one a condition around shows not to be 0: if d ~= 0.)
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !w.nonzeroLocal(x) {
 				for _, r := range append([]Return{l.reply}, l.reply.Alts...) {
 					if r.Negation.Shown != "" {
 						arg.Negation = r.Negation
@@ -3090,6 +3172,27 @@ func fraction(e *ast.ArithmeticOpExpr) string {
 // for a negative number, a number (2 * -1 is -2). The zero Negation
 // otherwise.
 func (w *walker) negation(e ast.Expr) Negation {
+	// -n, and n * -1, of a local known not to be 0 there (if n < 0 then
+	// n = -n end) are not -0. (Only here: -n * m is -0 when m is 0.)
+	switch x := e.(type) {
+	case *ast.UnaryMinusOpExpr:
+		if w.nonzeroLocal(x.Expr) {
+			return Negation{}
+		}
+	case *ast.ArithmeticOpExpr:
+		if x.Operator == "*" {
+			for _, s := range [][2]ast.Expr{{x.Lhs, x.Rhs}, {x.Rhs, x.Lhs}} {
+				if v, ok := w.constNumber(s[1]); ok && v != 0 && w.nonzeroLocal(s[0]) {
+					return Negation{}
+				}
+			}
+		}
+	}
+	return w.negationOf(e)
+}
+
+// negationOf is negation without the test of a local known not to be 0.
+func (w *walker) negationOf(e ast.Expr) Negation {
 	switch x := e.(type) {
 	case *ast.UnaryMinusOpExpr:
 		switch x.Expr.(type) {
@@ -3121,7 +3224,7 @@ func (w *walker) negation(e ast.Expr) Negation {
 			v, ok := w.constNumber(u.Expr)
 			return ok && v > 0
 		}
-		negs := []Negation{w.negation(x.Lhs), w.negation(x.Rhs)}
+		negs := []Negation{w.negationOf(x.Lhs), w.negationOf(x.Rhs)}
 		for i, side := range sides {
 			other := sides[1-i]
 			if negs[1-i].Shown != "" || negConst(other) {
