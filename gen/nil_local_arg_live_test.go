@@ -59,6 +59,10 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 			`scripts/x.lua:8:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
 		{"given a value by a function called first", "local v\nlocal function give() v = 'x' end\ngive()\nredis.call('SET', KEYS[1], v)", "", ""},
 		{"given a value on every path", "local v\nif " + c + " then v = 'x' else v = 'y' end\nredis.call('SET', KEYS[1], v)", "", ""},
+		{"given a value on every path, one with a default", "local v\nif " + c + " then v = 'x' else v = redis.call('GET', KEYS[1]) or 'a' end\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},
+		{"given a value on every path, one negated", "local v\nif " + c + " then v = 'x' else v = -redis.call('EXISTS', KEYS[1]) end\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},
+		{"given a default on some paths only", "local v\nif " + c + " then v = redis.call('GET', KEYS[1]) or 'a' end\nredis.call('SET', KEYS[1], v)",
+			`scripts/x.lua:5:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
 		{"declared past the values given, to a call's", "local u, v = string.match('a:b', '(%a):(%a)')\nredis.call('SET', KEYS[1], v)", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1108,11 +1108,25 @@ func givesValue(list []ast.Stmt, name string) bool {
 			if id, ok := l.(*ast.IdentExpr); !ok || id.Value != name || i >= len(a.Rhs) {
 				continue
 			}
-			switch a.Rhs[i].(type) {
-			case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr, *ast.StringConcatOpExpr, *ast.ArithmeticOpExpr:
+			if isValue(a.Rhs[i]) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// isValue reports whether e is neither nil nor false whenever the script
+// goes on past it: a literal, a table, a function, a concatenation, a
+// number's arithmetic, negation or length, or x or of one of those
+// (redis.call('GET', k) or 'none').
+func isValue(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr, *ast.StringConcatOpExpr, *ast.ArithmeticOpExpr,
+		*ast.UnaryMinusOpExpr, *ast.UnaryLenOpExpr:
+		return true
+	case *ast.LogicalOpExpr:
+		return x.Operator == "or" && isValue(x.Rhs)
 	}
 	return false
 }
