@@ -915,6 +915,11 @@ func (w *walker) stmt(s ast.Stmt) {
 		if !breaks(s.Stmts) {
 			w.guard(w.nilGuards(s.Condition, true))
 		}
+		// while true do ... end is left only by a break: a local that
+		// holds a value at each of them holds it after the loop.
+		if _, ok := s.Condition.(*ast.TrueExpr); ok {
+			w.guard(w.givenAtBreaks(s.Stmts))
+		}
 	case *ast.RepeatStmt:
 		var ends []string
 		w.loop(func() {
@@ -1185,30 +1190,41 @@ func branchGives(list []ast.Stmt, name string) bool {
 	}
 	gives := false
 	for _, st := range list {
-		switch x := st.(type) {
-		case *ast.LocalAssignStmt:
-			if slices.Contains(x.Names, name) {
-				return false
-			}
-		case *ast.AssignStmt:
-			for i, l := range x.Lhs {
-				if id, ok := l.(*ast.IdentExpr); ok && id.Value == name {
-					gives = i < len(x.Rhs) && givesValue([]ast.Stmt{x}, name)
-				}
-			}
-		case *ast.IfStmt:
-			if ifGives(x, name) {
-				gives = true
-			} else if assigns(x.Then, name) || assigns(x.Else, name) {
-				gives = false // it may assign nil there
-			}
-		case *ast.DoBlockStmt, *ast.WhileStmt, *ast.RepeatStmt, *ast.NumberForStmt, *ast.GenericForStmt:
-			if assigns([]ast.Stmt{x}, name) {
-				gives = false
-			}
+		var hidden bool
+		if gives, hidden = givesAfter(gives, st, name); hidden {
+			return false
 		}
 	}
 	return gives
+}
+
+// givesAfter is branchGives' reading of one statement, st: whether name
+// holds a value after it, given whether it did before (gives); hidden when
+// st declares a local of that name.
+func givesAfter(gives bool, st ast.Stmt, name string) (bool, bool) {
+	switch x := st.(type) {
+	case *ast.LocalAssignStmt:
+		if slices.Contains(x.Names, name) {
+			return false, true
+		}
+	case *ast.AssignStmt:
+		for i, l := range x.Lhs {
+			if id, ok := l.(*ast.IdentExpr); ok && id.Value == name {
+				gives = i < len(x.Rhs) && givesValue([]ast.Stmt{x}, name)
+			}
+		}
+	case *ast.IfStmt:
+		if ifGives(x, name) {
+			gives = true
+		} else if assigns(x.Then, name) || assigns(x.Else, name) {
+			gives = false // it may assign nil there
+		}
+	case *ast.DoBlockStmt, *ast.WhileStmt, *ast.RepeatStmt, *ast.NumberForStmt, *ast.GenericForStmt:
+		if assigns([]ast.Stmt{x}, name) {
+			gives = false
+		}
+	}
+	return gives, false
 }
 
 // assigns reports whether a statement of list, or of a block in it (not a
@@ -1424,6 +1440,84 @@ func breaks(list []ast.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// givenAtBreaks lists the locals that hold a value neither nil nor false at
+// each break of a loop's body, list: given one by the statements before the
+// one that holds the break (and not assigned in it), or tested by it (if v
+// then break end). Not the body's own locals.
+func (w *walker) givenAtBreaks(list []ast.Stmt) []string {
+	var names []string
+	add := func(n string) {
+		if w.isLocal(n) && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	var collect func(list []ast.Stmt)
+	collect = func(list []ast.Stmt) {
+		for _, st := range list {
+			switch x := st.(type) {
+			case *ast.AssignStmt:
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok {
+						add(id.Value)
+					}
+				}
+			case *ast.IfStmt:
+				collect(x.Then)
+				collect(x.Else)
+			case *ast.DoBlockStmt:
+				collect(x.Stmts)
+			}
+		}
+	}
+	collect(list)
+	for _, st := range list {
+		if x, ok := st.(*ast.IfStmt); ok {
+			for _, n := range w.nilGuards(x.Condition, false) {
+				add(n)
+			}
+		}
+	}
+	// Which statements hold a break, and which locals a condition of
+	// an if among them tests: read once, not once a name.
+	holds := make([]bool, len(list))
+	tests := make([][]string, len(list))
+	for i, st := range list {
+		holds[i] = breaks([]ast.Stmt{st})
+		if x, ok := st.(*ast.IfStmt); ok && holds[i] && !breaks(x.Else) {
+			tests[i] = w.nilGuards(x.Condition, false)
+		}
+	}
+	var given []string
+	for _, n := range names {
+		// gives is whether the statements before the one read give n
+		// a value (branchGives of them, read as it goes).
+		ok, any, gives := true, false, false
+		for i, st := range list {
+			if holds[i] {
+				any = true
+				switch {
+				case !assigns([]ast.Stmt{st}, n) && (gives || i > 0 && exits(list[i-1:i])):
+				case slices.Contains(tests[i], n) && !assigns(st.(*ast.IfStmt).Then, n):
+					// if v then break end
+				default:
+					ok = false
+				}
+			}
+			var hidden bool
+			if gives, hidden = givesAfter(gives, st, n); hidden {
+				ok = false // the body's own: another local
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && any {
+			given = append(given, n)
+		}
+	}
+	return given
 }
 
 // listedReply is 1 + the index in File.Calls of the reply a generic for
