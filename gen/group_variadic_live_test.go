@@ -34,6 +34,8 @@ func TestGroupVariadicAgreesWithServer(t *testing.T) {
 			"if len(ks)%2 != 0 {", nil},
 		{"the script reads the count", "-- @key k\n-- @arg pairs... string\n-- @return int64\nif #ARGV % 2 == 1 then return 0 end\nreturn redis.call('HSET', KEYS[1], unpack(ARGV))\n", "", nil},
 		{"a command name of @commands, one of them not in groups", "-- @key k\n-- @arg cmd string\n-- @arg rest... string\n-- @commands HSET SADD\n-- @return none\nredis.call(ARGV[1], KEYS[1], unpack(ARGV, 2))\n", "", nil},
+		{"a command name of @commands, HSET alone", "-- @key k\n-- @arg cmd string\n-- @arg rest... string\n-- @commands HSET\n-- @return none\nredis.call(ARGV[1], KEYS[1], unpack(ARGV, 2))\n",
+			"if len(rest)%2 != 0 {", [][]string{{"HSET", "f", "v"}, {"HSET", "f", "v", "g"}}},
 		{"through redis.pcall", "-- @key k\n-- @arg pairs... string\n-- @return none\nredis.pcall('HSET', KEYS[1], unpack(ARGV))\n", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

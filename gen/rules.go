@@ -2944,7 +2944,8 @@ var looseOptions = map[string]bool{
 // argument list to its end (unpack(ARGV)), the callers refuse a count that
 // leaves a group short (Param.Group), unless the script reads the list's
 // length, which it may test first, calls the command through redis.pcall,
-// which hands it the error, or names it in a variable (@commands).
+// which hands it the error, or names it in a variable that @commands lists
+// several commands for.
 func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, string, ...any)) {
 	sig, ok := groupArgs[name]
 	if !ok || len(c.Args) == 0 {
@@ -2955,9 +2956,10 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		first++ // the subcommand
 	}
 	if last := c.Args[len(c.Args)-1]; last.Expands {
-		// (Not for a command named by a variable: another name of
-		// @commands may take any count, SADD key member ....)
-		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || c.Func == "redis.pcall" || c.Command == "" {
+		// (Not for a command named by a variable that @commands lists
+		// several of: another may take any count, SADD key member ....
+		// One alone is the command the call runs.)
+		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || c.Func == "redis.pcall" || c.Command == "" && len(r.commands) > 1 {
 			return
 		}
 		// The words in groups before the variadic's values: those written
