@@ -67,6 +67,10 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 		{"given a value until a while true's break", "local v\nlocal i = 0\nwhile true do\n  i = i + 1\n  if i == 2 then v = cjson.decode('{\"a\":\"x\"}').a end\n  if v then break end\nend\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},
 		{"a while true left by a break before a value", "local v\nwhile true do\n  if redis.call('EXISTS', KEYS[1]) == 0 then break end\n  v = 'x'\n  break\nend\nredis.call('SET', KEYS[1], v)",
 			`scripts/x.lua:9:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`, refused},
+		{"tested, then copied", "local v\nif " + c + " then v = 'x' end\nif not v then return nil end\nlocal w = v\nredis.call('SET', KEYS[1], w)", "", ""},
+		{"tested, then copied, a value not followed", "local v\nif " + c + " then v = cjson.decode('{\"a\":\"x\"}').a end\nif not v then return nil end\nlocal w = v\nredis.call('SET', KEYS[1], w)", "", ""},
+		{"copied untested", "local v\nif " + c + " then v = cjson.decode('{\"a\":\"x\"}').a end\nlocal w = v\nredis.call('SET', KEYS[1], w)",
+			`scripts/x.lua:6:28: warning: argument 2 of redis.call is w, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if w then ... end)`, refused},
 		{"declared past the values given, to a call's", "local u, v = string.match('a:b', '(%a):(%a)')\nredis.call('SET', KEYS[1], v)", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

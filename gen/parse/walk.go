@@ -4186,6 +4186,11 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 		return r
 	case *ast.IdentExpr:
 		if l, _ := w.lookup(x.Value); l != nil {
+			if w.guarded(l) {
+				// Tested here (if not v then return end; local w = v):
+				// a copy holds none of its nil or false values.
+				return withoutNil(l.reply)
+			}
 			return l.reply
 		}
 		return r
@@ -4203,6 +4208,24 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 	if r.Negation = w.negation(e); r.Negation.Shown != "" {
 		r.Negation.Line = r.Pos.Line
 	}
+	return r
+}
+
+// withoutNil is r without its nil or false values (MayNil, the
+// alternatives that are nil); r itself when nothing else is left.
+func withoutNil(r Return) Return {
+	r.MayNil = false
+	if r.Kind != ReturnOneOf {
+		return r
+	}
+	alts := slices.DeleteFunc(slices.Clone(r.Alts), func(a Return) bool { return a.Kind == ReturnNil })
+	switch len(alts) {
+	case 0:
+		return r
+	case 1:
+		return alts[0]
+	}
+	r.Alts = alts
 	return r
 }
 
