@@ -168,15 +168,6 @@ const (
 		"end; " +
 		"return nil;"
 
-	// RedissonLock.tryLockInnerAsync: KEYS name; ARGV lease, <lockName>.
-	exactLock = "if ((redis.call('exists', KEYS[1]) == 0) " +
-		"or (redis.call('hexists', KEYS[1], ARGV[2]) == 1)) then " +
-		"redis.call('hincrby', KEYS[1], ARGV[2], 1); " +
-		"redis.call('pexpire', KEYS[1], ARGV[1]); " +
-		"return nil; " +
-		"end; " +
-		"return redis.call('pttl', KEYS[1]);"
-
 	// RedissonLock.unlockInnerAsync: KEYS name, channel, unlock latch; ARGV
 	// UNLOCK_MESSAGE, lease, <lockName>, publish command, latch timeout.
 	exactUnlock = "local val = redis.call('get', KEYS[3]); " +
@@ -241,24 +232,6 @@ func (j redissonExact) readUnlock(ctx context.Context, name string) (int64, erro
 
 func (j redissonExact) readRenew(ctx context.Context, name string, lease time.Duration) (int64, error) {
 	return j.eval(ctx, exactReadRenew, []string{name, j.keyPrefix(name)}, strconv.FormatInt(lease.Milliseconds(), 10), j.lockName()).AsInt64()
-}
-
-func (j redissonExact) writeLock(ctx context.Context, name string, lease time.Duration) (bool, int64, error) {
-	return nilOrTTL(j.eval(ctx, exactWriteLock, []string{name}, strconv.FormatInt(lease.Milliseconds(), 10), j.lockName()+":write"))
-}
-
-func (j redissonExact) writeUnlock(ctx context.Context, name string) (int64, error) {
-	keys := []string{name, redissonName("redisson_rwlock", name), redissonName("redisson_unlock_latch", name) + ":" + randomID()}
-	return j.eval(ctx, exactWriteUnlock, keys, "1", "30000", j.lockName()+":write", "publish", "7500").AsInt64()
-}
-
-func (j redissonExact) lock(ctx context.Context, name string, lease time.Duration) (bool, int64, error) {
-	return nilOrTTL(j.eval(ctx, exactLock, []string{name}, strconv.FormatInt(lease.Milliseconds(), 10), j.lockName()))
-}
-
-func (j redissonExact) unlock(ctx context.Context, name string) (int64, error) {
-	keys := []string{name, redissonName("redisson_lock__channel", name), redissonName("redisson_unlock_latch", name) + ":" + randomID()}
-	return j.eval(ctx, exactUnlock, keys, "0", "30000", j.lockName(), "publish", "7500").AsInt64()
 }
 
 // Read holds of both sides keep the read-write lock alive for the longest
