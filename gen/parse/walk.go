@@ -944,7 +944,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		notNil, isNil := w.nilGuards(s.Condition, false), w.nilGuards(s.Condition, true)
 		// A local given a value on every path of the if holds none of
 		// its earlier literals after it.
-		for _, n := range givenOnEveryPath(s) {
+		for _, n := range w.givenOnEveryPath(s) {
 			if l, _ := w.lookup(n); l != nil {
 				l.lits, l.litsMore = nil, false
 			}
@@ -978,7 +978,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			// if not v then v = 'none' end: v holds a value after it.
 			var given []string
 			for _, n := range isNil {
-				if givesValue(s.Then, n) {
+				if w.givesValue(s.Then, n) {
 					given = append(given, n)
 				}
 			}
@@ -986,7 +986,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		// local v; if c then v = 'x' else v = 'y' end: v holds a value
 		// after it, as it does on every path that goes on.
-		w.guard(givenOnEveryPath(s))
+		w.guard(w.givenOnEveryPath(s))
 	case *ast.NumberForStmt:
 		w.numberArg(s.Init)
 		w.numberArg(s.Limit)
@@ -1103,7 +1103,7 @@ func (w *walker) stmt(s ast.Stmt) {
 // givesValue reports whether a statement of list (not in a block in it)
 // assigns name a value that is neither nil nor false: a string, a number,
 // true, a table, a function, a concatenation or arithmetic.
-func givesValue(list []ast.Stmt, name string) bool {
+func (w *walker) givesValue(list []ast.Stmt, name string) bool {
 	for _, st := range list {
 		a, ok := st.(*ast.AssignStmt)
 		if !ok {
@@ -1113,7 +1113,7 @@ func givesValue(list []ast.Stmt, name string) bool {
 			if id, ok := l.(*ast.IdentExpr); !ok || id.Value != name || i >= len(a.Rhs) {
 				continue
 			}
-			if isValue(a.Rhs[i]) {
+			if w.isValue(a.Rhs[i]) {
 				return true
 			}
 		}
@@ -1123,24 +1123,72 @@ func givesValue(list []ast.Stmt, name string) bool {
 
 // isValue reports whether e is neither nil nor false whenever the script
 // goes on past it: a literal, a table, a function, a concatenation, a
-// number's arithmetic, negation or length, or x or of one of those
-// (redis.call('GET', k) or 'none').
-func isValue(e ast.Expr) bool {
+// number's arithmetic, negation or length, a call of a library function
+// that returns a string or number or raises an error (valueFuncs), a key
+// or arg at an index written as a number (KEYS[2], ARGV[1]: the generated
+// callers send every declared one, and the checker refuses an index past
+// them), or x or of one of those (redis.call('GET', k) or 'none'). ARGV[i]
+// is not: a dynamic index reads a variadic tail, which may be shorter.
+func (w *walker) isValue(e ast.Expr) bool {
 	switch x := e.(type) {
 	case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr, *ast.StringConcatOpExpr, *ast.ArithmeticOpExpr,
 		*ast.UnaryMinusOpExpr, *ast.UnaryLenOpExpr:
 		return true
 	case *ast.LogicalOpExpr:
-		return x.Operator == "or" && isValue(x.Rhs)
+		return x.Operator == "or" && w.isValue(x.Rhs)
+	case *ast.AttrGetExpr:
+		id, ok := x.Object.(*ast.IdentExpr)
+		if !ok || (id.Value != "KEYS" && id.Value != "ARGV") || w.isLocal(id.Value) {
+			return false
+		}
+		n, ok := x.Key.(*ast.NumberExpr)
+		if !ok {
+			return false
+		}
+		i, err := strconv.Atoi(n.Value)
+		return err == nil && i >= 1
+	case *ast.FuncCallExpr:
+		if x.Method != "" {
+			// s:sub(1, 3), s:format(...): a string's method (a table
+			// written in place has none of its own).
+			_, table := x.Receiver.(*ast.TableExpr)
+			return valueFuncs["string."+x.Method] && !table
+		}
+		switch f := x.Func.(type) {
+		case *ast.IdentExpr:
+			return valueFuncs[f.Value] && !w.isLocal(f.Value)
+		case *ast.AttrGetExpr:
+			lib, ok := f.Object.(*ast.IdentExpr)
+			name, ok2 := f.Key.(*ast.StringExpr)
+			return ok && ok2 && valueFuncs[lib.Value+"."+name.Value] && !w.isLocal(lib.Value)
+		}
 	}
 	return false
+}
+
+// valueFuncs are the library functions of Redis's Lua whose first result is
+// always a string or a number (or that raise an error): a local given one
+// holds neither nil nor false. (Not tonumber, string.match, string.find,
+// string.byte, cjson.decode, redis.call, redis.pcall: those may give nil or
+// false.)
+var valueFuncs = map[string]bool{
+	"tostring": true, "type": true,
+	"string.format": true, "string.sub": true, "string.rep": true, "string.upper": true, "string.lower": true,
+	"string.len": true, "string.reverse": true, "string.char": true, "string.gsub": true,
+	"table.concat": true, "table.getn": true,
+	"cjson.encode": true, "cmsgpack.pack": true, "struct.pack": true,
+	"redis.sha1hex": true,
+	"math.floor":    true, "math.ceil": true, "math.abs": true, "math.max": true, "math.min": true, "math.fmod": true,
+	"math.sqrt": true, "math.pow": true, "math.random": true,
+	"bit.band": true, "bit.bor": true, "bit.bxor": true, "bit.bnot": true, "bit.lshift": true, "bit.rshift": true,
+	"bit.arshift": true, "bit.tobit": true, "bit.tohex": true,
 }
 
 // givenOnEveryPath lists the names an if assigns a value that is neither
 // nil nor false on each of its paths that goes on after it (a branch that
 // returns or calls error does not): it has an else, and each branch gives
 // the value in its own statements or in an if of them that does so itself.
-func givenOnEveryPath(s *ast.IfStmt) []string {
+func (w *walker) givenOnEveryPath(s *ast.IfStmt) []string {
 	if len(s.Else) == 0 {
 		return nil
 	}
@@ -1167,7 +1215,7 @@ func givenOnEveryPath(s *ast.IfStmt) []string {
 	collect(s.Else)
 	var given []string
 	for _, n := range names {
-		if ifGives(s, n) {
+		if w.ifGives(s, n) {
 			given = append(given, n)
 		}
 	}
@@ -1176,22 +1224,22 @@ func givenOnEveryPath(s *ast.IfStmt) []string {
 
 // ifGives reports whether every path of an if that goes on after it gives
 // name a value that is neither nil nor false.
-func ifGives(s *ast.IfStmt, name string) bool {
-	return len(s.Else) > 0 && branchGives(s.Then, name) && branchGives(s.Else, name)
+func (w *walker) ifGives(s *ast.IfStmt, name string) bool {
+	return len(s.Else) > 0 && w.branchGives(s.Then, name) && w.branchGives(s.Else, name)
 }
 
 // branchGives reports whether a branch leaves the script or, read from top
 // to bottom, ends with name given a value that is neither nil nor false by
 // its own statements (an assignment, or an if that gives it on every path).
 // A local of that name declared in the branch hides the one outside.
-func branchGives(list []ast.Stmt, name string) bool {
+func (w *walker) branchGives(list []ast.Stmt, name string) bool {
 	if exits(list) {
 		return true
 	}
 	gives := false
 	for _, st := range list {
 		var hidden bool
-		if gives, hidden = givesAfter(gives, st, name); hidden {
+		if gives, hidden = w.givesAfter(gives, st, name); hidden {
 			return false
 		}
 	}
@@ -1201,7 +1249,7 @@ func branchGives(list []ast.Stmt, name string) bool {
 // givesAfter is branchGives' reading of one statement, st: whether name
 // holds a value after it, given whether it did before (gives); hidden when
 // st declares a local of that name.
-func givesAfter(gives bool, st ast.Stmt, name string) (bool, bool) {
+func (w *walker) givesAfter(gives bool, st ast.Stmt, name string) (bool, bool) {
 	switch x := st.(type) {
 	case *ast.LocalAssignStmt:
 		if slices.Contains(x.Names, name) {
@@ -1210,11 +1258,11 @@ func givesAfter(gives bool, st ast.Stmt, name string) (bool, bool) {
 	case *ast.AssignStmt:
 		for i, l := range x.Lhs {
 			if id, ok := l.(*ast.IdentExpr); ok && id.Value == name {
-				gives = i < len(x.Rhs) && givesValue([]ast.Stmt{x}, name)
+				gives = i < len(x.Rhs) && w.givesValue([]ast.Stmt{x}, name)
 			}
 		}
 	case *ast.IfStmt:
-		if ifGives(x, name) {
+		if w.ifGives(x, name) {
 			gives = true
 		} else if assigns(x.Then, name) || assigns(x.Else, name) {
 			gives = false // it may assign nil there
@@ -1506,7 +1554,7 @@ func (w *walker) givenAtBreaks(list []ast.Stmt) []string {
 				}
 			}
 			var hidden bool
-			if gives, hidden = givesAfter(gives, st, n); hidden {
+			if gives, hidden = w.givesAfter(gives, st, n); hidden {
 				ok = false // the body's own: another local
 			}
 			if !ok {

@@ -1,0 +1,86 @@
+package gen
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestNilLocalGivenValueAgreesWithServer: a local declared without a value
+// (or false) and given, on every path, a value that is never nil nor false
+// (tostring, string.format, string.sub, cjson.encode, redis.sha1hex, a
+// declared key or arg, a concatenation, a number, #t) holds one at
+// redis.call, and the server takes the call: the checker must not warn. A
+// value that may be nil or false (tonumber, redis.call('GET'), a table's
+// field, cjson.decode's, ARGV[i] of an index not written as a number: a
+// variadic tail may be shorter) is still warned of, and the server refuses
+// the call on the path where it is.
+func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		c       = "redis.call('EXISTS', KEYS[1]) == 1"
+		refused = "Lua redis lib command arguments must be strings or integers"
+		warn    = `scripts/x.lua:8:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`
+	)
+	given := func(a, b string) string {
+		return "local v\nif " + c + " then v = " + a + " else v = " + b + " end\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])"
+	}
+	for _, tc := range []struct {
+		name, body, want, server string // server: part of Redis's error, "" for none
+	}{
+		{"declared args", given("ARGV[1]", "ARGV[2]"), "", ""},
+		{"a declared key", given("KEYS[2]", "'x'"), "", ""},
+		{"tostring", given("tostring(ARGV[1])", "tostring(nil)"), "", ""},
+		{"string.format", given("string.format('%s:%d', ARGV[1], 3)", "'x'"), "", ""},
+		{"string.sub", given("string.sub(ARGV[1], 9)", "ARGV[2]:sub(1, 1)"), "", ""},
+		{"cjson.encode", given("cjson.encode({a = 1})", "'x'"), "", ""},
+		{"redis.sha1hex", given("redis.sha1hex(ARGV[1])", "'x'"), "", ""},
+		{"a concatenation", given("ARGV[1] .. ARGV[2]", "'x'"), "", ""},
+		{"a number and arithmetic", given("1", "#ARGV + 1"), "", ""},
+		{"a length", given("#KEYS", "'x'"), "", ""},
+		{"tonumber", given("'x'", "tonumber(ARGV[1])"), warn, refused},
+		{"redis.call", given("'x'", "redis.call('GET', KEYS[1])"), warn, refused},
+		{"a table's field", "local t = {}\n" + given("'x'", "t.x"), strings.Replace(warn, ":8:", ":9:", 1), refused},
+		{"cjson.decode's field", given("'x'", "cjson.decode('{}').a"), warn, refused},
+		{"an arg at an index not written as a number", "local i = #ARGV + 1\n" + given("'x'", "ARGV[i]"),
+			"scripts/x.lua:8:61: dynamic ARGV index needs a variadic @arg\n" + strings.Replace(warn, ":8:", ":9:", 1), refused},
+		{"a local tostring", "local tostring = function() return nil end\n" + given("'x'", "tostring(1)"), strings.Replace(warn, ":8:", ":9:", 1), refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @key k2\n-- @arg a string\n-- @arg b string\n-- @return none\n" + tc.body +
+				"\nredis.call('SET', KEYS[2], ARGV[1] .. ARGV[2])\nredis.call('DEL', KEYS[2])\n"
+			var got []string
+			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			for _, e := range []error{err, warnings} {
+				var errs Errors
+				if errors.As(e, &errs) {
+					for _, e := range errs {
+						got = append(got, e.Error())
+					}
+				} else if e != nil {
+					t.Fatal(e)
+				}
+			}
+			if g := strings.Join(got, "\n"); g != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key("{t}missing", "{t}k2").Arg("ab", "cd").Build()).Error()
+			if rueidis.IsRedisNil(err) {
+				err = nil
+			}
+			switch {
+			case tc.server == "" && err != nil:
+				t.Errorf("the server refused it: %v", err)
+			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
+				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
+			}
+		})
+	}
+}
