@@ -14,7 +14,8 @@ import (
 // TestNilLocalGivenValueAgreesWithServer: a local declared without a value
 // (or false) and given, on every path, a value that is never nil nor false
 // (tostring, string.format, string.sub, cjson.encode, redis.sha1hex, a
-// declared key or arg, a concatenation, a number, #t) holds one at
+// declared key or arg, a concatenation, a number, #t), or by a numeric
+// for whose number bounds make it run and that has no break, holds one at
 // redis.call, and the server takes the call: the checker must not warn. A
 // value that may be nil or false (tonumber, redis.call('GET'), a table's
 // field, cjson.decode's, ARGV[i] of an index not written as a number: a
@@ -52,6 +53,14 @@ func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 		{"an arg at an index not written as a number", "local i = #ARGV + 1\n" + given("'x'", "ARGV[i]"),
 			"scripts/x.lua:8:61: dynamic ARGV index needs a variadic @arg\n" + strings.Replace(warn, ":8:", ":9:", 1), refused},
 		{"a local tostring", "local tostring = function() return nil end\n" + given("'x'", "tostring(1)"), strings.Replace(warn, ":8:", ":9:", 1), refused},
+		{"a numeric for that always runs", "local v = false\nfor i = 1, 3 do v = tostring(i) end\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},
+		{"a numeric for that always runs, in a branch", "local v\nif " + c + " then\n  for i = 3, 1, -1 do v = i end\nelse\n  v = 'x'\nend\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},
+		{"a numeric for that never runs", "local v = false\nfor i = 1, 0 do v = tostring(i) end\nredis.call('SET', KEYS[1], v)",
+			warn, refused},
+		{"a numeric for that may not run", "local v = false\nfor i = 1, #ARGV - 2 do v = tostring(i) end\nredis.call('SET', KEYS[1], v)",
+			warn, refused},
+		{"a numeric for left by a break", "local v = false\nfor i = 1, 3 do\n  if redis.call('EXISTS', KEYS[1]) == 0 then break end\n  v = tostring(i)\nend\nredis.call('SET', KEYS[1], v)",
+			strings.Replace(warn, ":8:", ":11:", 1), refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @key k2\n-- @arg a string\n-- @arg b string\n-- @return none\n" + tc.body +

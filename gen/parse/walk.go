@@ -57,6 +57,9 @@ type walker struct {
 	// block it holds in is still being walked.
 	scopeIDs []int
 	lastID   int
+	// counters are the counters of the numeric for loops whose bodies
+	// forGives reads, innermost last.
+	counters []string
 	// depth counts the function bodies being walked: only the chunk's own
 	// return statements reach Redis.
 	depth int
@@ -1018,6 +1021,15 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.stmts(s.Stmts)
 			w.pop()
 		})
+		// local v = false; for i = 1, 3 do v = tostring(i) end: a body
+		// that runs and gives v a value leaves it holding one.
+		var given []string
+		for _, n := range assignedNames(s.Stmts) {
+			if w.forGives(s, n) {
+				given = append(given, n)
+			}
+		}
+		w.guard(given)
 	case *ast.GenericForStmt:
 		listed := w.listedReply(s.Exprs)
 		w.exprs(s.Exprs)
@@ -1136,6 +1148,9 @@ func (w *walker) isValue(e ast.Expr) bool {
 		return true
 	case *ast.LogicalOpExpr:
 		return x.Operator == "or" && w.isValue(x.Rhs)
+	case *ast.IdentExpr:
+		// The counter of a numeric for read in its body (see forGives).
+		return slices.Contains(w.counters, x.Value)
 	case *ast.AttrGetExpr:
 		id, ok := x.Object.(*ast.IdentExpr)
 		if !ok || (id.Value != "KEYS" && id.Value != "ARGV") || w.isLocal(id.Value) {
@@ -1192,27 +1207,7 @@ func (w *walker) givenOnEveryPath(s *ast.IfStmt) []string {
 	if len(s.Else) == 0 {
 		return nil
 	}
-	var names []string
-	seen := map[string]bool{}
-	var collect func(list []ast.Stmt)
-	collect = func(list []ast.Stmt) {
-		for _, st := range list {
-			switch x := st.(type) {
-			case *ast.AssignStmt:
-				for _, l := range x.Lhs {
-					if id, ok := l.(*ast.IdentExpr); ok && !seen[id.Value] {
-						seen[id.Value] = true
-						names = append(names, id.Value)
-					}
-				}
-			case *ast.IfStmt:
-				collect(x.Then)
-				collect(x.Else)
-			}
-		}
-	}
-	collect(s.Then)
-	collect(s.Else)
+	names := assignedNames(append(slices.Clip(s.Then), s.Else...))
 	var given []string
 	for _, n := range names {
 		if w.ifGives(s, n) {
@@ -1267,12 +1262,73 @@ func (w *walker) givesAfter(gives bool, st ast.Stmt, name string) (bool, bool) {
 		} else if assigns(x.Then, name) || assigns(x.Else, name) {
 			gives = false // it may assign nil there
 		}
-	case *ast.DoBlockStmt, *ast.WhileStmt, *ast.RepeatStmt, *ast.NumberForStmt, *ast.GenericForStmt:
+	case *ast.NumberForStmt:
+		if w.forGives(x, name) {
+			gives = true
+		} else if assigns([]ast.Stmt{x}, name) {
+			gives = false
+		}
+	case *ast.DoBlockStmt, *ast.WhileStmt, *ast.RepeatStmt, *ast.GenericForStmt:
 		if assigns([]ast.Stmt{x}, name) {
 			gives = false
 		}
 	}
 	return gives, false
+}
+
+// forGives reports whether a numeric for leaves name holding a value that
+// is neither nil nor false: its bounds are numbers that make its body run
+// at least once (for i = 1, 3), the body has no break, and each run of it
+// ends with name given a value (branchGives).
+func (w *walker) forGives(s *ast.NumberForStmt, name string) bool {
+	if s.Name == name || breaks(s.Stmts) {
+		return false
+	}
+	start, ok := w.constNumber(s.Init)
+	limit, limitOK := w.constNumber(s.Limit)
+	step, stepOK := 1.0, true
+	if s.Step != nil {
+		step, stepOK = w.constNumber(s.Step)
+	}
+	if !ok || !limitOK || !stepOK || !(step > 0 && start <= limit || step < 0 && start >= limit) {
+		return false
+	}
+	// (Its counter is a number in the body, v = i gives a value, unless
+	// the body declares a local of its name.)
+	if !slices.ContainsFunc(s.Stmts, func(st ast.Stmt) bool {
+		l, ok := st.(*ast.LocalAssignStmt)
+		return ok && slices.Contains(l.Names, s.Name)
+	}) {
+		w.counters = append(w.counters, s.Name)
+		defer func() { w.counters = w.counters[:len(w.counters)-1] }()
+	}
+	return w.branchGives(s.Stmts, name)
+}
+
+// assignedNames are the names an assignment of list, or of an if or a
+// numeric for in it, gives a value, each once.
+func assignedNames(list []ast.Stmt) []string {
+	var names []string
+	var collect func(list []ast.Stmt)
+	collect = func(list []ast.Stmt) {
+		for _, st := range list {
+			switch x := st.(type) {
+			case *ast.AssignStmt:
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok && !slices.Contains(names, id.Value) {
+						names = append(names, id.Value)
+					}
+				}
+			case *ast.IfStmt:
+				collect(x.Then)
+				collect(x.Else)
+			case *ast.NumberForStmt:
+				collect(x.Stmts)
+			}
+		}
+	}
+	collect(list)
+	return names
 }
 
 // assigns reports whether a statement of list, or of a block in it (not a
