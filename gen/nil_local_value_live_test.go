@@ -14,7 +14,8 @@ import (
 // TestNilLocalGivenValueAgreesWithServer: a local declared without a value
 // (or false) and given, on every path, a value that is never nil nor false
 // (tostring, string.format, string.sub, cjson.encode, redis.sha1hex, a
-// declared key or arg, a concatenation, a number, #t), or by a numeric
+// declared key or arg, a concatenation, a number, #t, a local declared
+// with one of those and assigned nothing else), or by a numeric
 // for whose number bounds make it run and that has no break, holds one at
 // redis.call, and the server takes the call: the checker must not warn. A
 // value that may be nil or false (tonumber, redis.call('GET'), a table's
@@ -46,6 +47,12 @@ func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 		{"a concatenation", given("ARGV[1] .. ARGV[2]", "'x'"), "", ""},
 		{"a number and arithmetic", given("1", "#ARGV + 1"), "", ""},
 		{"a length", given("#KEYS", "'x'"), "", ""},
+		{"a copy of a declared arg", "local a = ARGV[1]\n" + given("'x'", "a"), "", ""},
+		{"a copy of a library call's value", "local a = string.upper(ARGV[1])\nlocal b = a\n" + given("'x'", "b"), "", ""},
+		{"a copy of a local assigned nil in the if", "local a = ARGV[1]\nlocal v\nif " + c + " then v = 'x' else a = nil; v = a end\nredis.call('SET', KEYS[1], v)",
+			strings.Replace(warn, ":8:", ":9:", 1), refused},
+		{"a copy of a local assigned tonumber", "local a = ARGV[1]\na = tonumber(a)\n" + given("'x'", "a"), strings.Replace(warn, ":8:", ":10:", 1), refused},
+		{"a copy of a local a function assigns", "local a = ARGV[1]\nlocal function f() a = nil end\nf()\n" + given("'x'", "a"), strings.Replace(warn, ":8:", ":11:", 1), refused},
 		{"tonumber", given("'x'", "tonumber(ARGV[1])"), warn, refused},
 		{"redis.call", given("'x'", "redis.call('GET', KEYS[1])"), warn, refused},
 		{"a table's field", "local t = {}\n" + given("'x'", "t.x"), strings.Replace(warn, ":8:", ":9:", 1), refused},

@@ -58,8 +58,11 @@ type walker struct {
 	scopeIDs []int
 	lastID   int
 	// counters are the counters of the numeric for loops whose bodies
-	// forGives reads, innermost last.
+	// forGives reads, innermost last; judged the statements whose paths
+	// ifGives, forGives or givenAtBreaks reads: a local assigned in one of
+	// them is no value isValue can vouch for (it may be nil there).
 	counters []string
+	judged   [][]ast.Stmt
 	// depth counts the function bodies being walked: only the chunk's own
 	// return statements reach Redis.
 	depth int
@@ -224,6 +227,9 @@ type local struct {
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
 	// not 0 from its side (for i = #t, 1, -1).
 	counter, nonzero bool
+	// value is set on a local declared with a value that is neither nil
+	// nor false (see isValue) and never assigned another kind since.
+	value bool
 	// guard is the ID of the scope in which the local is known to hold
 	// neither nil nor false (after if not v then return ... end, or in the
 	// body of if v then ... end), 0 for none; an assignment to the local
@@ -838,10 +844,17 @@ func (w *walker) stmt(s ast.Stmt) {
 		// The replies of every value, before any is assigned (a, b = b, a).
 		numArgs := w.numArgs(s.Rhs, len(s.Lhs))
 		replies, nils, _ := w.replies(s.Rhs, len(s.Lhs), s.Line())
+		isVal := make([]bool, len(s.Lhs))
+		for i := range s.Lhs {
+			isVal[i] = i < len(s.Rhs) && w.isValue(s.Rhs[i])
+		}
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
 			if !ok || !w.isLocal(id.Value) {
 				continue
+			}
+			if l, _ := w.lookup(id.Value); l != nil && !isVal[i] {
+				l.value = false
 			}
 			v := Value{Source: SourceUnknown}
 			if i < len(s.Rhs) {
@@ -866,6 +879,10 @@ func (w *walker) stmt(s ast.Stmt) {
 		}
 		numArgs := w.numArgs(s.Exprs, len(s.Names))
 		replies, nils, ctors := w.replies(s.Exprs, len(s.Names), s.Line())
+		isVal := make([]bool, len(s.Names))
+		for i := range s.Names {
+			isVal[i] = i < len(s.Exprs) && w.isValue(s.Exprs[i])
+		}
 		values := make([]Value, len(s.Names))
 		for i := range s.Names {
 			values[i] = Value{Source: SourceUnknown}
@@ -893,6 +910,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setNumArg(n, numArgs[i])
 			if l, _ := w.lookup(n); l != nil && l.table {
 				l.ctor = ctors[i]
+			}
+			if l, _ := w.lookup(n); l != nil {
+				l.value = isVal[i]
 			}
 		}
 	case *ast.FuncCallStmt:
@@ -980,11 +1000,13 @@ func (w *walker) stmt(s ast.Stmt) {
 		default:
 			// if not v then v = 'none' end: v holds a value after it.
 			var given []string
+			w.judged = append(w.judged, []ast.Stmt{s})
 			for _, n := range isNil {
 				if w.givesValue(s.Then, n) {
 					given = append(given, n)
 				}
 			}
+			w.judged = w.judged[:len(w.judged)-1]
 			w.guard(given)
 		}
 		// local v; if c then v = 'x' else v = 'y' end: v holds a value
@@ -1150,7 +1172,13 @@ func (w *walker) isValue(e ast.Expr) bool {
 		return x.Operator == "or" && w.isValue(x.Rhs)
 	case *ast.IdentExpr:
 		// The counter of a numeric for read in its body (see forGives).
-		return slices.Contains(w.counters, x.Value)
+		if slices.Contains(w.counters, x.Value) {
+			return true
+		}
+		// A copy of a local that holds a value (local k = KEYS[1]), not
+		// assigned by a function nor in the statement read.
+		l, _ := w.lookup(x.Value)
+		return l != nil && l.value && !l.fnAssigned && !slices.ContainsFunc(w.judged, func(list []ast.Stmt) bool { return assigns(list, x.Value) })
 	case *ast.AttrGetExpr:
 		id, ok := x.Object.(*ast.IdentExpr)
 		if !ok || (id.Value != "KEYS" && id.Value != "ARGV") || w.isLocal(id.Value) {
@@ -1220,6 +1248,8 @@ func (w *walker) givenOnEveryPath(s *ast.IfStmt) []string {
 // ifGives reports whether every path of an if that goes on after it gives
 // name a value that is neither nil nor false.
 func (w *walker) ifGives(s *ast.IfStmt, name string) bool {
+	w.judged = append(w.judged, []ast.Stmt{s})
+	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
 	return len(s.Else) > 0 && w.branchGives(s.Then, name) && w.branchGives(s.Else, name)
 }
 
@@ -1284,6 +1314,8 @@ func (w *walker) forGives(s *ast.NumberForStmt, name string) bool {
 	if s.Name == name || breaks(s.Stmts) {
 		return false
 	}
+	w.judged = append(w.judged, []ast.Stmt{s})
+	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
 	start, ok := w.constNumber(s.Init)
 	limit, limitOK := w.constNumber(s.Limit)
 	step, stepOK := 1.0, true
@@ -1551,6 +1583,8 @@ func breaks(list []ast.Stmt) bool {
 // one that holds the break (and not assigned in it), or tested by it (if v
 // then break end). Not the body's own locals.
 func (w *walker) givenAtBreaks(list []ast.Stmt) []string {
+	w.judged = append(w.judged, list)
+	defer func() { w.judged = w.judged[:len(w.judged)-1] }()
 	var names []string
 	add := func(n string) {
 		if w.isLocal(n) && !slices.Contains(names, n) {
