@@ -100,3 +100,62 @@ func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestNilLocalGivenListedValueAgreesWithServer: ARGV[i] or KEYS[i], i the
+// counter of a numeric for from 1 (or more) up to #ARGV or #KEYS, is one
+// of the keys or args sent: a local given it on every path holds a value
+// at redis.call. Past #ARGV, or from 0, it may be nil: still warned of.
+func TestNilLocalGivenListedValueAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		refused = "Lua redis lib command arguments must be strings or integers"
+		warn    = `scripts/x.lua:8:30: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`
+	)
+	loop := func(bounds, value string) string {
+		return "for i = " + bounds + " do\n  local v\n  if i == 99 then v = 'x' else v = " + value + " end\n  redis.call('SET', KEYS[1], v)\n  redis.call('DEL', KEYS[1])\nend"
+	}
+	for _, tc := range []struct {
+		name, body, want, server string // server: part of Redis's error, "" for none
+	}{
+		{"an arg up to #ARGV", loop("1, #ARGV", "ARGV[i]"), "", ""},
+		{"a key up to #KEYS", loop("2, #KEYS, 1", "KEYS[i]"), "", ""},
+		{"an arg past #ARGV", loop("1, #ARGV + 1", "ARGV[i]"), warn, refused},
+		{"an arg from 0", loop("0, #ARGV", "ARGV[i]"), warn, refused},
+		{"an arg by halves", loop("1, #ARGV, 0.5", "ARGV[i]"), warn, refused},
+		{"an arg down from #ARGV", loop("#ARGV, 1, -1", "ARGV[i]"), "", ""},
+		{"an arg, the counter changed", strings.Replace(loop("1, #ARGV", "ARGV[i]"), "  local v\n", "  local v\n  i = i + 1\n", 1),
+			strings.Replace(warn, ":8:", ":9:", 1), refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @key more...\n-- @arg rest... string\n-- @return none\n" + tc.body +
+				"\nredis.call('DEL', unpack(KEYS))\nredis.call('ECHO', table.concat(ARGV))\n"
+			var got []string
+			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			for _, e := range []error{err, warnings} {
+				var errs Errors
+				if errors.As(e, &errs) {
+					for _, e := range errs {
+						got = append(got, e.Error())
+					}
+				} else if e != nil {
+					t.Fatal(e)
+				}
+			}
+			if g := strings.Join(got, "\n"); g != tc.want {
+				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key("{t}missing", "{t}k2").Arg("ab", "cd").Build()).Error()
+			if rueidis.IsRedisNil(err) {
+				err = nil
+			}
+			switch {
+			case tc.server == "" && err != nil:
+				t.Errorf("the server refused it: %v", err)
+			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
+				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
+			}
+		})
+	}
+}

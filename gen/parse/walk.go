@@ -227,6 +227,9 @@ type local struct {
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
 	// not 0 from its side (for i = #t, 1, -1).
 	counter, nonzero bool
+	// listed is "ARGV" (or "KEYS") on the counter of a numeric for that
+	// runs within 1 and #ARGV, while it is not assigned.
+	listed string
 	// value is set on a local declared with a value that is neither nil
 	// nor false (see isValue) and never assigned another kind since.
 	value bool
@@ -663,7 +666,7 @@ func (w *walker) assign(name string, v Value) {
 			continue
 		}
 		l.all = mergeValue(l.all, v)
-		l.counter, l.nonzero = false, false
+		l.counter, l.nonzero, l.listed = false, false, ""
 		if l.table {
 			w.spoil(l)
 		}
@@ -1037,6 +1040,16 @@ func (w *walker) stmt(s ast.Stmt) {
 			// toward a limit that is not 0 from its side (for i = #t, 1,
 			// -1), or between two numbers on one side of 0.
 			limit, limitOK := w.constNumber(s.Limit)
+			// for i = 1, #ARGV (or for i = #ARGV, 1, -1): ARGV[i] is one
+			// of the args sent, never nil.
+			// (Whole numbers: for i = 1, #ARGV, 0.5 reads ARGV[1.5].)
+			whole := func(f float64) bool { return f == math.Trunc(f) }
+			switch {
+			case ok && start >= 1 && whole(start) && step > 0 && whole(step) && w.lenOfList(s.Limit) != "":
+				l.listed = w.lenOfList(s.Limit)
+			case limitOK && limit >= 1 && step < 0 && whole(step) && w.lenOfList(s.Init) != "":
+				l.listed = w.lenOfList(s.Init)
+			}
 			l.nonzero = ok && (start > 0 && step > 0 || start < 0 && step < 0) ||
 				limitOK && (limit > 0 && step < 0 || limit < 0 && step > 0) ||
 				ok && limitOK && (start > 0 && limit > 0 || start < 0 && limit < 0)
@@ -1184,6 +1197,12 @@ func (w *walker) isValue(e ast.Expr) bool {
 		if !ok || (id.Value != "KEYS" && id.Value != "ARGV") || w.isLocal(id.Value) {
 			return false
 		}
+		if i, ok := x.Key.(*ast.IdentExpr); ok {
+			// ARGV[i] in for i = 1, #ARGV, i not assigned in the
+			// statement read.
+			l, _ := w.lookup(i.Value)
+			return l != nil && l.counter && l.listed == id.Value && !slices.ContainsFunc(w.judged, func(list []ast.Stmt) bool { return assigns(list, i.Value) })
+		}
 		n, ok := x.Key.(*ast.NumberExpr)
 		if !ok {
 			return false
@@ -1207,6 +1226,18 @@ func (w *walker) isValue(e ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// lenOfList is "ARGV" or "KEYS" when e is #ARGV or #KEYS, "" otherwise.
+func (w *walker) lenOfList(e ast.Expr) string {
+	u, ok := e.(*ast.UnaryLenOpExpr)
+	if !ok {
+		return ""
+	}
+	if id, ok := u.Expr.(*ast.IdentExpr); ok && (id.Value == "ARGV" || id.Value == "KEYS") && !w.isLocal(id.Value) {
+		return id.Value
+	}
+	return ""
 }
 
 // valueFuncs are the library functions of Redis's Lua whose first result is
