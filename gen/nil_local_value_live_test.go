@@ -59,6 +59,7 @@ func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 		{"cjson.decode's field", given("'x'", "cjson.decode('{}').a"), warn, refused},
 		{"an arg at an index not written as a number", "local i = #ARGV + 1\n" + given("'x'", "ARGV[i]"),
 			"scripts/x.lua:8:61: dynamic ARGV index needs a variadic @arg\n" + strings.Replace(warn, ":8:", ":9:", 1), refused},
+		{"a table's method", "local t = {sub = function() return nil end}\n" + given("'x'", "t:sub(1)"), strings.Replace(warn, ":8:", ":9:", 1), refused},
 		{"a local tostring", "local tostring = function() return nil end\n" + given("'x'", "tostring(1)"), strings.Replace(warn, ":8:", ":9:", 1), refused},
 		{"a numeric for that always runs", "local v = false\nfor i = 1, 3 do v = tostring(i) end\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},
 		{"a numeric for that always runs, in a branch", "local v\nif " + c + " then\n  for i = 3, 1, -1 do v = i end\nelse\n  v = 'x'\nend\nredis.call('SET', KEYS[1], v)\nredis.call('DEL', KEYS[1])", "", ""},

@@ -1211,9 +1211,14 @@ func (w *walker) isValue(e ast.Expr) bool {
 		return err == nil && i >= 1
 	case *ast.FuncCallExpr:
 		if x.Method != "" {
-			// s:sub(1, 3), s:format(...): a string's method (a table
-			// written in place has none of its own).
+			// s:sub(1, 3), s:format(...): a string's method (any other
+			// value but a table raises an error; a table written in
+			// place or held by a local may have a function of that name).
 			_, table := x.Receiver.(*ast.TableExpr)
+			if id, ok := x.Receiver.(*ast.IdentExpr); ok {
+				l, _ := w.lookup(id.Value)
+				table = table || l == nil || l.table
+			}
 			return valueFuncs["string."+x.Method] && !table
 		}
 		switch f := x.Func.(type) {
