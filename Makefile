@@ -65,8 +65,8 @@ deps:
 redis-server: deps
 
 # TEST_PARALLEL: how many tests marked parallel run at once. Most of them wait on timers and
-# Redis, not the CPU, so at least 4 even on fewer cores (go test's default is GOMAXPROCS).
-TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); [ "$$n" -ge 4 ] 2>/dev/null || n=4; echo $$n)
+# Redis, not the CPU, so twice the CPUs and at least 8 (go test's default is GOMAXPROCS).
+TEST_PARALLEL ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 4); n=$$((n * 2)); [ "$$n" -ge 8 ] 2>/dev/null || n=8; echo $$n)
 
 ## test: all tests against real redis-server processes started by the tests
 test: deps
