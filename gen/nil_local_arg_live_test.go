@@ -1,13 +1,9 @@
 package gen
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/redis/rueidis"
 
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
@@ -21,7 +17,6 @@ import (
 func TestNilLocalArgAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
-	ctx := context.Background()
 	const (
 		c       = "redis.call('EXISTS', KEYS[1]) == 1"
 		refused = "Lua redis lib command arguments must be strings or integers"
@@ -75,31 +70,7 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @return none\n" + tc.body + "\n"
-			var got []string
-			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-			for _, e := range []error{err, warnings} {
-				var errs Errors
-				if errors.As(e, &errs) {
-					for _, e := range errs {
-						got = append(got, e.Error())
-					}
-				} else if e != nil {
-					t.Fatal(e)
-				}
-			}
-			if g := strings.Join(got, "\n"); g != tc.want {
-				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
-			}
-			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}missing").Build()).Error()
-			if rueidis.IsRedisNil(err) {
-				err = nil
-			}
-			switch {
-			case tc.server == "" && err != nil:
-				t.Errorf("the server refused it: %v", err)
-			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
-				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
-			}
+			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}missing"})
 		})
 	}
 }

@@ -25,7 +25,6 @@ import (
 func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
-	ctx := context.Background()
 	const (
 		c       = "redis.call('EXISTS', KEYS[1]) == 1"
 		refused = "Lua redis lib command arguments must be strings or integers"
@@ -73,31 +72,7 @@ func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @key k2\n-- @arg a string\n-- @arg b string\n-- @return none\n" + tc.body +
 				"\nredis.call('SET', KEYS[2], ARGV[1] .. ARGV[2])\nredis.call('DEL', KEYS[2])\n"
-			var got []string
-			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-			for _, e := range []error{err, warnings} {
-				var errs Errors
-				if errors.As(e, &errs) {
-					for _, e := range errs {
-						got = append(got, e.Error())
-					}
-				} else if e != nil {
-					t.Fatal(e)
-				}
-			}
-			if g := strings.Join(got, "\n"); g != tc.want {
-				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
-			}
-			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key("{t}missing", "{t}k2").Arg("ab", "cd").Build()).Error()
-			if rueidis.IsRedisNil(err) {
-				err = nil
-			}
-			switch {
-			case tc.server == "" && err != nil:
-				t.Errorf("the server refused it: %v", err)
-			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
-				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
-			}
+			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}missing", "{t}k2"}, "ab", "cd")
 		})
 	}
 }
@@ -109,7 +84,6 @@ func TestNilLocalGivenValueAgreesWithServer(t *testing.T) {
 func TestNilLocalGivenListedValueAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
-	ctx := context.Background()
 	const (
 		refused = "Lua redis lib command arguments must be strings or integers"
 		warn    = `scripts/x.lua:8:30: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`
@@ -132,31 +106,39 @@ func TestNilLocalGivenListedValueAgreesWithServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @key more...\n-- @arg rest... string\n-- @return none\n" + tc.body +
 				"\nredis.call('DEL', unpack(KEYS))\nredis.call('ECHO', table.concat(ARGV))\n"
-			var got []string
-			_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
-			for _, e := range []error{err, warnings} {
-				var errs Errors
-				if errors.As(e, &errs) {
-					for _, e := range errs {
-						got = append(got, e.Error())
-					}
-				} else if e != nil {
-					t.Fatal(e)
-				}
-			}
-			if g := strings.Join(got, "\n"); g != tc.want {
-				t.Errorf("checker:\n%s\nwant:\n%s", g, tc.want)
-			}
-			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(2).Key("{t}missing", "{t}k2").Arg("ab", "cd").Build()).Error()
-			if rueidis.IsRedisNil(err) {
-				err = nil
-			}
-			switch {
-			case tc.server == "" && err != nil:
-				t.Errorf("the server refused it: %v", err)
-			case tc.server != "" && (err == nil || !strings.Contains(err.Error(), tc.server)):
-				t.Errorf("the server returned %v; want an error with %q", err, tc.server)
-			}
+			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}missing", "{t}k2"}, "ab", "cd")
 		})
+	}
+}
+
+// checkAndRun checks src as scripts/x.lua, whose errors and warnings joined
+// must read want, and runs it on the server with keys and args, whose error
+// must hold server ("" for none).
+func checkAndRun(t *testing.T, rc rueidis.Client, src, want, server string, keys []string, args ...string) {
+	t.Helper()
+	var got []string
+	_, warnings, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+	for _, e := range []error{err, warnings} {
+		var errs Errors
+		if errors.As(e, &errs) {
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+		} else if e != nil {
+			t.Fatal(e)
+		}
+	}
+	if g := strings.Join(got, "\n"); g != want {
+		t.Errorf("checker:\n%s\nwant:\n%s", g, want)
+	}
+	err = rc.Do(context.Background(), rc.B().Eval().Script(src).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()).Error()
+	if rueidis.IsRedisNil(err) {
+		err = nil
+	}
+	switch {
+	case server == "" && err != nil:
+		t.Errorf("the server refused it: %v", err)
+	case server != "" && (err == nil || !strings.Contains(err.Error(), server)):
+		t.Errorf("the server returned %v; want an error with %q", err, server)
 	}
 }
