@@ -1403,40 +1403,38 @@ func assignedNames(list []ast.Stmt) []string {
 // function's body), assigns name.
 func assigns(list []ast.Stmt, name string) bool {
 	for _, st := range list {
-		switch x := st.(type) {
-		case *ast.AssignStmt:
+		if x, ok := st.(*ast.AssignStmt); ok {
 			for _, l := range x.Lhs {
 				if id, ok := l.(*ast.IdentExpr); ok && id.Value == name {
 					return true
 				}
 			}
-		case *ast.IfStmt:
-			if assigns(x.Then, name) || assigns(x.Else, name) {
-				return true
-			}
-		case *ast.DoBlockStmt:
-			if assigns(x.Stmts, name) {
-				return true
-			}
-		case *ast.WhileStmt:
-			if assigns(x.Stmts, name) {
-				return true
-			}
-		case *ast.RepeatStmt:
-			if assigns(x.Stmts, name) {
-				return true
-			}
-		case *ast.NumberForStmt:
-			if assigns(x.Stmts, name) {
-				return true
-			}
-		case *ast.GenericForStmt:
-			if assigns(x.Stmts, name) {
-				return true
-			}
+		}
+		if slices.ContainsFunc(blocksOf(st), func(b []ast.Stmt) bool { return assigns(b, name) }) {
+			return true
 		}
 	}
 	return false
+}
+
+// blocksOf lists the statement lists st holds: an if's branches, a do
+// block's or a loop's body (not a function's).
+func blocksOf(st ast.Stmt) [][]ast.Stmt {
+	switch x := st.(type) {
+	case *ast.IfStmt:
+		return [][]ast.Stmt{x.Then, x.Else}
+	case *ast.DoBlockStmt:
+		return [][]ast.Stmt{x.Stmts}
+	case *ast.WhileStmt:
+		return [][]ast.Stmt{x.Stmts}
+	case *ast.RepeatStmt:
+		return [][]ast.Stmt{x.Stmts}
+	case *ast.NumberForStmt:
+		return [][]ast.Stmt{x.Stmts}
+	case *ast.GenericForStmt:
+		return [][]ast.Stmt{x.Stmts}
+	}
+	return nil
 }
 
 // guardNonzero records that the locals named hold a number that is not 0
