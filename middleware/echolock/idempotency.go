@@ -204,7 +204,8 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 //
 // The first request with a key runs and its response (status, StoredHeaders,
 // body) is stored; a duplicate while it runs answers 409; a duplicate after it
-// completed, with the same method, route, URI and body (and
+// completed, with the same method, route, URI, body and body media type
+// (Content-Type in canonical form) (and
 // IdempotencyConfig.FingerprintHeaders), gets the stored
 // response byte for byte plus "Idempotent-Replayed: true"; the same key with a
 // different request answers 422. When a middleware in front of it has already
@@ -337,17 +338,19 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				req.Body = io.NopCloser(bytes.NewReader(body))
 			}
 			fpParts := [][]byte{[]byte(req.Method), []byte(c.Path()), []byte(req.URL.RequestURI()), body}
+			content, form := len(body) > 0, false // a body, or a form standing for it
 			if len(body) == 0 {
 				// A middleware in front (CSRF with a form token, ...) may
 				// have parsed the body as a form, leaving nothing to read:
 				// the form then stands for the body.
-				form, ferr := parsedForm(req)
+				parsed, ferr := parsedForm(req)
 				if ferr != nil {
 					return refuseBody(ErrIdempotencyBodyRead, ferr)
 				}
 				switch {
-				case form != nil:
-					fpParts = append(fpParts, form)
+				case parsed != nil:
+					fpParts = append(fpParts, parsed)
+					content, form = true, true
 				case req.ContentLength > 0 && !encodedBody(req) && !readAsForm(req):
 					// The request has a body, which a middleware in front
 					// has read otherwise (bound for validation) and not put
@@ -369,7 +372,16 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					return req.Header.Values(name)
 				}))
 			}
-			fp := idempotency.Fingerprint(fpParts...)
+			// The fingerprint version 1 had no media type: a record it
+			// stored is read with the fingerprint it computed (see
+			// fingerprintVersion).
+			v1 := idempotency.Fingerprint(fpParts...)
+			if content {
+				// The same bytes as JSON, as a form or as text are
+				// different requests: the body counts with its media type.
+				fpParts = append(fpParts, []byte("content-type"), mediaType(req.Header.Values(echo.HeaderContentType), form))
+			}
+			fp := fingerprintVersion + idempotency.Fingerprint(fpParts...)
 			scope := config.Scope(c)
 			running := claimed{store, scope, key}
 			if r, ok := c.Get(claimedKey).(claimed); ok && r == running {
@@ -381,7 +393,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				return next(c)
 			}
 			ctx := req.Context()
-			res, err := store.Reserve(ctx, scope, key, fp)
+			res, err := store.Reserve(ctx, scope, key, fp, v1)
 			if err != nil {
 				// A 503 says when to try again, as the lock middleware's
 				// does for an unreachable Redis; also one for a request
@@ -554,6 +566,40 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			return err
 		}
 	}, nil
+}
+
+// fingerprintVersion prefixes the fingerprints stored since the media type
+// of the body counts in them (version 1 stored the bare hash, which no
+// version-2 fingerprint equals): a record version 1 stored is compared with
+// the fingerprint version 1 computes, so that it is replayed to the request
+// it was made for, as version 1 would, rather than answered 422.
+const fingerprintVersion = "2:"
+
+// mediaType returns the Content-Type lines of a request in canonical form:
+// one well-formed line as its type/subtype in lower case and its parameters
+// sorted, names in lower case, values unquoted as needed (charset, whose
+// values are case-insensitive, in lower case); anything else as sent, tagged
+// so that it never spells a canonical one. No line gives an empty part.
+// form says the parsed form stands for the body: a multipart boundary, which
+// only delimits the parts in the body, is left out.
+func mediaType(lines []string, form bool) []byte {
+	if len(lines) == 0 {
+		return nil
+	}
+	if len(lines) == 1 {
+		if mt, params, err := mime.ParseMediaType(lines[0]); err == nil {
+			if form {
+				delete(params, "boundary")
+			}
+			if cs, ok := params["charset"]; ok {
+				params["charset"] = strings.ToLower(cs)
+			}
+			if f := mime.FormatMediaType(mt, params); f != "" {
+				return []byte(f)
+			}
+		}
+	}
+	return core.FieldsPart("raw", []string{echo.HeaderContentType}, func(string) []string { return lines })
 }
 
 // fingerprintHeaders validates IdempotencyConfig.FingerprintHeaders and

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -331,12 +332,17 @@ type Reservation struct {
 // Reserve claims key (within scope) for a request with fingerprint fp, or
 // reports what a previous request with that key left. key is as ParseKey
 // returns it: one it would refuse fails with ErrKeyInvalid, nothing sent.
+// earlier lists the fingerprints the same request had under earlier ways of
+// fingerprinting it (a fingerprint version that counts more of the
+// request): a record stored with one of them, by an earlier version, is
+// this request's, not a mismatch. A claim made now stores fp. Fingerprints
+// of different versions must never be equal (a version prefix).
 // Other errors are Redis errors, or ctx's error when it has already ended
 // (nothing is sent then).
 // The call is bounded by the store timeout; when it fails, a claim it may
 // have made anyway is released in the background (until Redis answers), so a
 // retry after the error finds the key free once Redis is reachable again.
-func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation, error) {
+func (s *Store) Reserve(ctx context.Context, scope, key, fp string, earlier ...string) (Reservation, error) {
 	if err := ctx.Err(); err != nil {
 		// Nothing sent, nothing to undo: a request whose client has gone
 		// leaves no record (not even a release mark) in Redis.
@@ -373,7 +379,7 @@ func (s *Store) Reserve(ctx context.Context, scope, key, fp string) (Reservation
 		c := &Claim{store: s, key: k, token: token, again: again, id: Fingerprint([]byte(k.record), []byte(fp))}
 		c.start(sent)
 		return Reservation{State: Claimed, Claim: c}, nil
-	case r.Fingerprint == nil || *r.Fingerprint != fp:
+	case r.Fingerprint == nil || *r.Fingerprint != fp && !slices.Contains(earlier, *r.Fingerprint):
 		return Reservation{State: Mismatch}, nil
 	case r.State == 2:
 		return Reservation{State: Done, Response: r.Response}, nil
