@@ -3,6 +3,7 @@ package idempotency
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -181,6 +182,11 @@ func NewStore(c rueidis.Client, opts ...Option) (*Store, error) {
 // ParseKey reads an Idempotency-Key header value: a structured
 // field string ("...", as the IETF draft specifies) or, as clients commonly
 // send, the bare value. The key must be 1..maxLen bytes of printable ASCII.
+// The string is an RFC 8941 Item, which may carry parameters ("k1";p=1):
+// they are parsed (RFC 9651's dates and display strings included), and
+// ignored, as RFC 8941 says of unknown parameters: the key is the string
+// alone. Parameters that do not parse make the value malformed. A bare value
+// is the key as sent, ';' and all.
 func ParseKey(v string, maxLen int) (string, error) {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxKeyLen
@@ -203,8 +209,11 @@ func ParseKey(v string, maxLen int) (string, error) {
 			}
 			b.WriteByte(c)
 		}
-		if i != len(v)-1 {
-			return "", fmt.Errorf("%w: unterminated or trailing data", ErrKeyInvalid)
+		if i >= len(v) {
+			return "", fmt.Errorf("%w: unterminated string", ErrKeyInvalid)
+		}
+		if err := checkParams(v[i+1:]); err != nil {
+			return "", err
 		}
 		v = b.String()
 	}
@@ -212,6 +221,150 @@ func ParseKey(v string, maxLen int) (string, error) {
 		return "", err
 	}
 	return v, nil
+}
+
+// checkParams checks that rest, what follows an Item's string, is RFC 8941
+// parameters: *( ";" *SP key [ "=" bare-item ] ). Their values are not kept.
+func checkParams(rest string) error {
+	for rest != "" {
+		if rest[0] != ';' {
+			return fmt.Errorf("%w: trailing data after the string", ErrKeyInvalid)
+		}
+		rest = strings.TrimLeft(rest[1:], " ")
+		n := 0
+		for n < len(rest) && (rest[n] >= 'a' && rest[n] <= 'z' || rest[n] == '*' ||
+			n > 0 && (rest[n] >= '0' && rest[n] <= '9' || strings.IndexByte("_-.", rest[n]) >= 0)) {
+			n++
+		}
+		if n == 0 {
+			return fmt.Errorf("%w: malformed parameter key", ErrKeyInvalid)
+		}
+		rest = rest[n:]
+		if rest == "" || rest[0] != '=' {
+			continue // a parameter without a value is true
+		}
+		var err error
+		if rest, err = skipBareItem(rest[1:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipBareItem returns what follows the RFC 8941 (and RFC 9651) bare item
+// that s begins with: an integer, decimal, string, token, byte sequence,
+// boolean, date or display string.
+func skipBareItem(s string) (string, error) {
+	bad := func(what string) (string, error) {
+		return "", fmt.Errorf("%w: malformed parameter value (%s)", ErrKeyInvalid, what)
+	}
+	if s == "" {
+		return bad("empty")
+	}
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	number := func(s string) (string, bool) {
+		i := 0
+		if i < len(s) && s[i] == '-' {
+			i++
+		}
+		d := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		ints := i - d
+		if ints == 0 || ints > 15 {
+			return "", false
+		}
+		if i < len(s) && s[i] == '.' {
+			f := i + 1
+			for i = f; i < len(s) && isDigit(s[i]); i++ {
+			}
+			if ints > 12 || i == f || i-f > 3 {
+				return "", false
+			}
+		}
+		return s[i:], true
+	}
+	switch c := s[0]; {
+	case c == '-' || isDigit(c):
+		if r, ok := number(s); ok {
+			return r, nil
+		}
+		return bad("number")
+	case c == '@':
+		if r, ok := number(s[1:]); ok && !strings.Contains(s[1:len(s)-len(r)], ".") {
+			return r, nil
+		}
+		return bad("date")
+	case c == '"':
+		for i := 1; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '\\':
+				if i++; i >= len(s) || s[i] != '"' && s[i] != '\\' {
+					return bad("string escape")
+				}
+			case c == '"':
+				return s[i+1:], nil
+			case c < 0x20 || c > 0x7e:
+				return bad("string")
+			}
+		}
+		return bad("string")
+	case c == '%':
+		if len(s) < 2 || s[1] != '"' {
+			return bad("display string")
+		}
+		for i := 2; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '%':
+				if i+2 >= len(s) || !isLowerHex(s[i+1]) || !isLowerHex(s[i+2]) {
+					return bad("display string")
+				}
+				i += 2
+			case c == '"':
+				return s[i+1:], nil
+			case c < 0x20 || c > 0x7e:
+				return bad("display string")
+			}
+		}
+		return bad("display string")
+	case c == ':':
+		end := strings.IndexByte(s[1:], ':')
+		if end < 0 {
+			return bad("byte sequence")
+		}
+		b64 := s[1 : 1+end]
+		if strings.ContainsAny(b64, "\r\n") { // which Go's decoder skips
+			return bad("byte sequence")
+		}
+		if _, err := base64.StdEncoding.DecodeString(b64); err != nil {
+			// RFC 8941: a parser should not fail on missing padding.
+			if _, err := base64.RawStdEncoding.DecodeString(b64); err != nil {
+				return bad("byte sequence")
+			}
+		}
+		return s[2+end:], nil
+	case c == '?':
+		if len(s) < 2 || s[1] != '0' && s[1] != '1' {
+			return bad("boolean")
+		}
+		return s[2:], nil
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '*':
+		i := 1
+		for i < len(s) && (isTchar(s[i]) || s[i] == ':' || s[i] == '/') {
+			i++
+		}
+		return s[i:], nil
+	}
+	return bad("unknown type")
+}
+
+func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// isTchar reports an RFC 9110 token character.
+func isTchar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // checkKey checks a key as ParseKey returns it: 1..maxLen bytes of
