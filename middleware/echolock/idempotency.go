@@ -216,7 +216,12 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // decoder in front finds empty is run as empty). Keys are scoped to the caller's credentials
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
-// client can retry with it. A handler that panics releases the key too, unless
+// client can retry with it. A handler error is answered inside, by Echo's
+// HTTPErrorHandler, and stored only when it is an *echo.HTTPError with a
+// status StoreStatus stores; any other is returned unanswered to the error
+// handling further out (a middleware mapping it, then Echo's
+// HTTPErrorHandler), and the key is released, so a retry runs again. A
+// handler that panics releases the key too, unless
 // it had already sent its answer: that answer is stored like any other, or,
 // when the panic is http.ErrAbortHandler (the answer aborted, perhaps cut
 // short), the key is kept and a retry answers 409. Applied twice to a route on
@@ -547,6 +552,14 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				// left to the middleware further out that set the deadline
 				// (ContextTimeout answers 503), as for a request without a
 				// key, and the key is released below.
+			case err != nil && !c.Response().Committed && !storedError(err, config.StoreStatus):
+				// An error Echo answers with a status not stored (any error
+				// but an *echo.HTTPError is a 500 to Echo): it is left
+				// unanswered to the error handling further out (a middleware
+				// mapping domain errors, then Echo's HTTPErrorHandler), so
+				// that its answer is the client's; the key is released below,
+				// so a retry runs again and is answered alike, rather than
+				// replayed an answer that the mapping never saw.
 			case err != nil:
 				if c.Response().Committed {
 					// The handler failed after its answer began (a stream
@@ -566,6 +579,21 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			return err
 		}
 	}, nil
+}
+
+// storedError reports whether err, a handler's error, is answered inside the
+// middleware so that its answer can be stored: an *echo.HTTPError (the
+// status the handler chose, as Echo's DefaultHTTPErrorHandler reads it) with
+// a status storeStatus stores.
+func storedError(err error, storeStatus func(int) bool) bool {
+	he, ok := err.(*echo.HTTPError)
+	if !ok {
+		return false
+	}
+	if in, ok := he.Internal.(*echo.HTTPError); ok {
+		he = in
+	}
+	return storeStatus(he.Code)
 }
 
 // fingerprintVersion prefixes the fingerprints stored since the media type
