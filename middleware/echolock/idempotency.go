@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/textproto"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -213,7 +214,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // values and files) counts as the body; a body it has read otherwise, leaving
 // nothing to read, is refused with 500, as it cannot be fingerprinted (a body
 // of declared length sent without Content-Encoding: a compressed one that a
-// decoder in front finds empty is run as empty). Keys are scoped to the caller's credentials
+// decoder in front finds empty is run as empty; a chunked one when net/http's
+// reader, also under http.MaxBytesReader or Echo's BodyLimit, shows it was
+// read to its end before). Keys are scoped to the caller's credentials
 // (CredentialScope). Only final outcomes are stored (FinalStatus): 5xx,
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it. A handler error is answered inside, by Echo's
@@ -329,6 +332,9 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			}
 			var body []byte
 			bodyRead := req.Body != nil && req.Body != http.NoBody
+			// Asked before the body is read here: whether one read in
+			// front already reached its end (see below).
+			readInFront := bodyRead && bodyReadToEnd(req.Body)
 			if bodyRead {
 				body, err = io.ReadAll(io.LimitReader(req.Body, config.MaxBodyBytes+1))
 				if err != nil {
@@ -356,7 +362,7 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 				case parsed != nil:
 					fpParts = append(fpParts, parsed)
 					content, form = true, true
-				case req.ContentLength > 0 && !encodedBody(req) && !readAsForm(req):
+				case (req.ContentLength > 0 || readInFront) && !encodedBody(req) && !readAsForm(req):
 					// The request has a body, which a middleware in front
 					// has read otherwise (bound for validation) and not put
 					// back: fingerprinted without it, the same key with
@@ -364,7 +370,10 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 					// response. A server misconfiguration: refused. Not for
 					// a body sent encoded: its length is the encoded
 					// bytes', and a decoder in front (Echo's Decompress)
-					// may rightly find nothing in them.
+					// may rightly find nothing in them. A body of unknown
+					// length (chunked) counts when net/http's reader says
+					// it was read to its end before this middleware read it
+					// (see bodyReadToEnd).
 					config.Logger.ErrorContext(req.Context(), "echolock: request body read by a middleware in front of Idempotency; it cannot be fingerprinted", "content_length", req.ContentLength)
 					return refuseBody(errIdempotencyBodyGone, fmt.Errorf("body of %d bytes already read", req.ContentLength))
 				}
@@ -725,6 +734,45 @@ func encodedBody(req *http.Request) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// bodyReadToEnd reports whether b, a request body as net/http hands it to
+// the handler (possibly under http.MaxBytesReader, Echo's BodyLimit, or the
+// reader net/http puts on a body sent with Expect: 100-continue), has
+// already been read to its end: net/http's readers keep that, unexported,
+// in their sawEOF field. It tells a chunked body that a middleware in front
+// consumed from one that was sent empty; no exported API does. A reader of
+// another type (one a middleware in front put in its place) or a field net/http
+// no longer has reports false: nothing is known.
+func bodyReadToEnd(b io.ReadCloser) bool {
+	v := reflect.ValueOf(b)
+	for range 8 { // wrappers
+		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+			return false
+		}
+		e := v.Elem()
+		t := e.Type()
+		var inner string
+		switch t.PkgPath() + "." + t.Name() {
+		case "net/http.body", "net/http.http2requestBody":
+			f := e.FieldByName("sawEOF")
+			return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+		case "net/http.expectContinueReader":
+			inner = "readCloser"
+		case "net/http.maxBytesReader":
+			inner = "r"
+		case "github.com/labstack/echo/v4/middleware.limitedReader":
+			inner = "reader"
+		default:
+			return false
+		}
+		f := e.FieldByName(inner)
+		if !f.IsValid() || f.Kind() != reflect.Interface || f.IsNil() {
+			return false
+		}
+		v = f.Elem() // the reader wrapped, only looked at
 	}
 	return false
 }
