@@ -41,8 +41,9 @@ var (
 	// work for now (connection refused or broken, server shutting down or
 	// starting, too many connections, a PostgreSQL server taking no writes
 	// as a primary demoted in a failover, a statement canceled past
-	// PostgreSQL's statement_timeout or lock_timeout, SQLite busy past its
-	// timeout). The
+	// PostgreSQL's statement_timeout or lock_timeout, a PostgreSQL
+	// transaction rolled back as a deadlock victim or on a serialization
+	// failure, SQLite busy past its timeout). The
 	// front ends answer 503 / Unavailable: retry later. A payment whose
 	// commit was cut off may have been made; its retry finds it (see
 	// Payment).
@@ -64,9 +65,14 @@ func databaseDown(err error) bool {
 		// writes go through once the connections reach the new primary),
 		// 57014 a statement canceled (past statement_timeout, on a server
 		// under load or a row kept locked) and 55P03 a lock not granted
-		// within lock_timeout: nothing of it was done.
+		// within lock_timeout: nothing of it was done. 40001 serialization
+		// failure (REPEATABLE READ or SERIALIZABLE: a concurrent
+		// transaction changed what this one read) and 40P01 deadlock
+		// detected (this transaction chosen as the victim): PostgreSQL
+		// rolled the whole transaction back, and asks for it to be run
+		// again.
 		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P") ||
-			pe.Code == "25006" || pe.Code == "57014" || pe.Code == "55P03"
+			pe.Code == "25006" || pe.Code == "57014" || pe.Code == "55P03" || pe.Code == "40001" || pe.Code == "40P01"
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
