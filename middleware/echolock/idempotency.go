@@ -756,7 +756,9 @@ func bodyReadToEnd(b io.ReadCloser) bool {
 		t := e.Type()
 		var inner string
 		switch t.PkgPath() + "." + t.Name() {
-		case "net/http.body", "net/http.http2requestBody":
+		case "net/http.body", "net/http.http2requestBody",
+			// HTTP/2 from Go 1.27 on, and x/net/http2's own server.
+			"net/http/internal/http2.requestBody", "golang.org/x/net/http2.requestBody":
 			f := e.FieldByName("sawEOF")
 			return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
 		case "net/http.expectContinueReader":
