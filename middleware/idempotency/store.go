@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/rueidis"
 
@@ -314,17 +315,26 @@ func skipBareItem(s string) (string, error) {
 		if len(s) < 2 || s[1] != '"' {
 			return bad("display string")
 		}
+		// The decoded bytes must be UTF-8: RFC 9651 fails the parse
+		// otherwise.
+		var decoded []byte
 		for i := 2; i < len(s); i++ {
 			switch c := s[i]; {
 			case c == '%':
 				if i+2 >= len(s) || !isLowerHex(s[i+1]) || !isLowerHex(s[i+2]) {
 					return bad("display string")
 				}
+				decoded = append(decoded, unhex(s[i+1])<<4|unhex(s[i+2]))
 				i += 2
 			case c == '"':
+				if !utf8.Valid(decoded) {
+					return bad("display string not UTF-8")
+				}
 				return s[i+1:], nil
 			case c < 0x20 || c > 0x7e:
 				return bad("display string")
+			default:
+				decoded = append(decoded, c)
 			}
 		}
 		return bad("display string")
@@ -360,6 +370,14 @@ func skipBareItem(s string) (string, error) {
 }
 
 func isLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// unhex is the value of c, a lower-case hex digit.
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
 
 // isTchar reports an RFC 9110 token character.
 func isTchar(c byte) bool {
