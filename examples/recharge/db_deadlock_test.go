@@ -3,11 +3,14 @@ package recharge_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -38,8 +41,8 @@ func TestDatabaseDeadlockTransient(t *testing.T) {
 	defer admin.Close()
 	name := dsn[strings.LastIndex(dsn, "/")+1 : strings.Index(dsn, "?")]
 	// The recharge's sessions look for a deadlock soon after they begin to
-	// wait; the other transaction's (a session of its own) only much later,
-	// so that the recharge is the victim.
+	// wait; the other transaction's (a session of its own) only later, so
+	// that the recharge is the victim (see deadlocked).
 	if _, err := admin.ExecContext(ctx, "ALTER DATABASE "+name+" SET deadlock_timeout = '300ms'"); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,9 @@ func TestDatabaseDeadlockTransient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if err := store.Seed(ctx, 1, 2, func(int) int64 { return amount }); err != nil {
+	// Orders for the attempts of both front ends (see deadlocked).
+	const attempts = 4
+	if err := store.Seed(ctx, 1, 2*attempts, func(int) int64 { return amount }); err != nil {
 		t.Fatal(err)
 	}
 	node := redistest.Server(t)
@@ -73,15 +78,22 @@ func TestDatabaseDeadlockTransient(t *testing.T) {
 
 	// deadlocked runs call while another transaction holds the account's
 	// row and then asks for the order's, which the recharge holds while it
-	// waits for the account's: a deadlock, of which the recharge is the victim.
-	deadlocked := func(order int64, call func()) {
+	// waits for the account's: a deadlock. It reports whether the recharge
+	// was its victim. PostgreSQL looks for a deadlock once per wait, after
+	// deadlock_timeout: the recharge's session does so 300 ms after it began
+	// to wait, and finds none when the other transaction asked for the
+	// order's row only later (this process descheduled under load). The
+	// other transaction then finds it, 2 s after it began to wait, and is the
+	// victim itself (40P01): the recharge goes on, and the attempt proves
+	// nothing (it would have passed on the recharge's own timeout too).
+	deadlocked := func(order int64, call func()) bool {
 		t.Helper()
 		conn, err := admin.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SET deadlock_timeout = '20s'"); err != nil {
+		if _, err := conn.ExecContext(ctx, "SET deadlock_timeout = '2s'"); err != nil {
 			t.Fatal(err)
 		}
 		tx, err := conn.BeginTx(ctx, nil)
@@ -97,6 +109,10 @@ func TestDatabaseDeadlockTransient(t *testing.T) {
 			defer close(done)
 			call()
 		}()
+		defer func() {
+			tx.Rollback() // before waiting for the recharge, which may wait for it
+			<-done
+		}()
 		// Until the recharge waits for the account's row, holding the order's.
 		for deadline := time.Now().Add(10 * time.Second); ; {
 			var n int
@@ -111,31 +127,54 @@ func TestDatabaseDeadlockTransient(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		if _, err := tx.ExecContext(lctx, "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE", order); err != nil {
-			t.Errorf("the other transaction: %v", err)
+		_, err = tx.ExecContext(lctx, "SELECT 1 FROM orders WHERE id = $1 FOR UPDATE", order)
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+			return true // the recharge's transaction was rolled back
+		case errors.As(err, &pe) && pe.Code == "40P01":
+			t.Logf("order %d: the other transaction was the deadlock victim; again with another order", order)
+			return false
 		}
-		<-done
+		t.Fatalf("the other transaction: %v", err)
+		return false
+	}
+	// victim runs the scenario with the orders from first on until the
+	// recharge is the victim, and returns that order's id.
+	victim := func(first int64, call func(order int64)) int64 {
+		t.Helper()
+		for order := first; order < first+attempts; order++ {
+			if deadlocked(order, func() { call(order) }) {
+				return order
+			}
+		}
+		t.Fatalf("the recharge was never the deadlock victim in %d attempts", attempts)
+		return 0
 	}
 
 	var a httpAnswer
-	deadlocked(1, func() { a = e.post(t, "1", "k1") })
+	key := func(order int64) string { return "k" + strconv.FormatInt(order, 10) }
+	order := victim(1, func(order int64) { a = e.post(t, strconv.FormatInt(order, 10), key(order)) })
 	if a.code != http.StatusServiceUnavailable || a.retryAfter == "" {
 		t.Errorf("HTTP, deadlock victim: %d %s (Retry-After %q); want 503 with Retry-After", a.code, a.body, a.retryAfter)
 	}
-	if a := e.post(t, "1", "k1"); a.code != http.StatusOK || a.replayed || a.out.Outcome != "credited" {
+	if a := e.post(t, strconv.FormatInt(order, 10), key(order)); a.code != http.StatusOK || a.replayed || a.out.Outcome != "credited" {
 		t.Errorf("HTTP retry with the same key: %d %s replayed=%v; want the order credited by this run", a.code, a.body, a.replayed)
 	}
 
-	mctx := metadata.AppendToOutgoingContext(ctx, grpclock.MetadataIdempotencyKey, "k2")
 	var gerr error
-	deadlocked(2, func() { _, gerr = e.grpc.Recharge(mctx, &rechargepb.RechargeRequest{OrderId: 2}) })
+	order = victim(1+attempts, func(order int64) {
+		mctx := metadata.AppendToOutgoingContext(ctx, grpclock.MetadataIdempotencyKey, key(order))
+		_, gerr = e.grpc.Recharge(mctx, &rechargepb.RechargeRequest{OrderId: order})
+	})
 	if status.Code(gerr) != codes.Unavailable {
 		t.Errorf("gRPC, deadlock victim: %v; want Unavailable", gerr)
 	}
+	mctx := metadata.AppendToOutgoingContext(ctx, grpclock.MetadataIdempotencyKey, key(order))
 	var hdr metadata.MD
-	if out, err := e.grpc.Recharge(mctx, &rechargepb.RechargeRequest{OrderId: 2}, grpc.Header(&hdr)); err != nil || out.GetOutcome() != rechargepb.RechargeResponse_CREDITED || len(hdr.Get(grpclock.MetadataIdempotentReplayed)) != 0 {
+	if out, err := e.grpc.Recharge(mctx, &rechargepb.RechargeRequest{OrderId: order}, grpc.Header(&hdr)); err != nil || out.GetOutcome() != rechargepb.RechargeResponse_CREDITED || len(hdr.Get(grpclock.MetadataIdempotentReplayed)) != 0 {
 		t.Errorf("gRPC retry with the same key: %v %v replayed=%v; want the order credited by this run", out, err, hdr.Get(grpclock.MetadataIdempotentReplayed))
 	}
 }
