@@ -390,12 +390,17 @@ func (config IdempotencyConfig) ToMiddleware() (echo.MiddlewareFunc, error) {
 			// stored is read with the fingerprint it computed (see
 			// fingerprintVersion).
 			v1 := idempotency.Fingerprint(fpParts...)
+			fp := v1
 			if content {
 				// The same bytes as JSON, as a form or as text are
 				// different requests: the body counts with its media type.
+				// A request without a body keeps its version 1
+				// fingerprint, which says all version 2 would: a release
+				// still computing version 1 during a rolling deploy reads
+				// its record as the same request's, not another's (422).
 				fpParts = append(fpParts, []byte("content-type"), mediaType(req.Header.Values(echo.HeaderContentType), form))
+				fp = fingerprintVersion + idempotency.Fingerprint(fpParts...)
 			}
-			fp := fingerprintVersion + idempotency.Fingerprint(fpParts...)
 			scope := config.Scope(c)
 			running := claimed{store, scope, key}
 			if r, ok := c.Get(claimedKey).(claimed); ok && r == running {
@@ -605,11 +610,13 @@ func storedError(err error, storeStatus func(int) bool) bool {
 	return storeStatus(he.Code)
 }
 
-// fingerprintVersion prefixes the fingerprints stored since the media type
-// of the body counts in them (version 1 stored the bare hash, which no
-// version-2 fingerprint equals): a record version 1 stored is compared with
-// the fingerprint version 1 computes, so that it is replayed to the request
-// it was made for, as version 1 would, rather than answered 422.
+// fingerprintVersion prefixes the fingerprints of requests with a body
+// stored since the body's media type counts in them (version 1 stored the
+// bare hash, which no version-2 fingerprint equals): a record version 1
+// stored is compared with the fingerprint version 1 computes, so that it is
+// replayed to the request it was made for, as version 1 would, rather than
+// answered 422. A request without a body has no media type to count: its
+// fingerprint is version 1's, bare, which both versions read alike.
 const fingerprintVersion = "2:"
 
 // mediaType returns the Content-Type lines of a request in canonical form:
