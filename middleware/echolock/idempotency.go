@@ -221,7 +221,9 @@ var ErrConfig = errors.New("echolock: invalid configuration")
 // 409, 423, 429 and the lock middleware's own answers release the key, so the
 // client can retry with it. A handler error is answered inside, by Echo's
 // HTTPErrorHandler, and stored only when it is an *echo.HTTPError with a
-// status StoreStatus stores; any other is returned unanswered to the error
+// status StoreStatus stores (and returned on: Echo calls HTTPErrorHandler
+// again with it, so a custom one must return when c.Response().Committed,
+// as Echo's DefaultHTTPErrorHandler does); any other is returned unanswered to the error
 // handling further out (a middleware mapping it, then Echo's
 // HTTPErrorHandler), and the key is released, so a retry runs again. A
 // handler that panics releases the key too, unless
