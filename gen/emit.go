@@ -324,9 +324,21 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 			continue
 		}
 		e.use("emptyError") // emits the EmptyError type
-		g.If(jen.Len(get(p)).Op("==").Lit(0)).Block(fail(jen.Op("&").Id("EmptyError").Values(jen.Dict{
+		if p.Min <= 1 {
+			g.If(jen.Len(get(p)).Op("==").Lit(0)).Block(fail(jen.Op("&").Id("EmptyError").Values(jen.Dict{
+				jen.Id("Script"): jen.Lit(s.Name),
+				jen.Id("Arg"):    jen.Lit(p.Name),
+			}))...)
+			continue
+		}
+		// More than one value needed (an unpack from past its first
+		// values, or a command that takes several): a shorter list fails
+		// the command as an empty one does.
+		g.If(jen.Len(get(p)).Op("<").Lit(p.Min)).Block(fail(jen.Op("&").Id("EmptyError").Values(jen.Dict{
 			jen.Id("Script"): jen.Lit(s.Name),
 			jen.Id("Arg"):    jen.Lit(p.Name),
+			jen.Id("Count"):  jen.Len(get(p)),
+			jen.Id("Min"):    jen.Lit(p.Min),
 		}))...)
 	}
 	// One that a command taking its words in groups gets through unpack

@@ -197,14 +197,22 @@ var helperCode = map[string]func() jen.Code{
 	"emptyError": func() jen.Code {
 		recv := jen.Id("e").Op("*").Id("EmptyError")
 		return jen.Comment("EmptyError refuses a call with no value in a variadic key or argument list").Line().
-			Comment("that a command of the script gets alone (redis.call('DEL', unpack(KEYS))):").Line().
+			Comment("that a command of the script gets alone (redis.call('DEL', unpack(KEYS))),").Line().
+			Comment("or with fewer than Min values where the command needs several or gets the").Line().
+			Comment("list past its first values (unpack(ARGV, 3) after one fixed argument):").Line().
 			Comment("Redis would fail that command, after the script's earlier writes. Nothing is").Line().
 			Comment("sent.").Line().
 			Type().Id("EmptyError").Struct(
 			jen.Id("Script").String().Comment("script name"),
 			jen.Id("Arg").String().Comment("key or argument name"),
+			jen.Id("Count").Int().Comment("the values given, when Min is set"),
+			jen.Id("Min").Int().Comment("the fewest values the script needs; 0 stands for 1"),
 		).Line().Line().
 			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			jen.If(jen.Id("e").Dot("Min").Op(">").Lit(1)).Block(
+				jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s has %d values, and the script needs %d of it at least: nothing was sent"),
+					jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Count"), jen.Id("e").Dot("Min"))),
+			),
 			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent"),
 				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"))),
 		)

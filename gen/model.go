@@ -73,6 +73,12 @@ type Param struct {
 	// arguments without: the generated callers refuse an empty list
 	// before anything is sent.
 	NonEmpty bool
+	// Min, with NonEmpty, is the fewest values the list must hold: more
+	// than 1 when the command gets it through an unpack from past the
+	// fixed ones (unpack(ARGV, 3) after one @arg: the list's first value
+	// is skipped) or needs several of it (HSET key field value). The
+	// generated callers refuse a shorter list before anything is sent.
+	Min int
 	// Group, when above 1, is set on a variadic key or argument that a
 	// command taking its words in groups (HSET key field value ...) gets
 	// through unpack to its end: the generated callers refuse a count

@@ -757,8 +757,22 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 			// script reads the list's length, which it may test first
 			// (if #KEYS == 0 then return 0 end), nor through
 			// redis.pcall, which hands the script the error.
-			if params := r.paramsOf(last.Unpacks); !exact && !r.measured[last.Unpacks] && c.Func != "redis.pcall" && arityOK(info.arity, n, true) && !arityOK(info.arity, n-m+r.fixedAfter(last.Unpacks, last.UnpackFrom), false) {
-				params[len(params)-1].NonEmpty = true
+			//
+			// An unpack from past the fixed ones (unpack(ARGV, 3) after
+			// one @arg) skips the list's first values: the callers refuse
+			// a list shorter than those and the values the command needs
+			// (Param.Min), which an empty check alone let through.
+			if params := r.paramsOf(last.Unpacks); !exact && !r.measured[last.Unpacks] && c.Func != "redis.pcall" && arityOK(info.arity, n, true) {
+				base := n - m + r.fixedAfter(last.Unpacks, last.UnpackFrom)
+				need := 0
+				for need <= maxMinCount && !arityOK(info.arity, base+need, false) {
+					need++
+				}
+				if need > 0 && need <= maxMinCount {
+					p := &params[len(params)-1]
+					skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
+					p.NonEmpty, p.Min = true, max(p.Min, skipped+need)
+				}
 			}
 		}
 	}
@@ -855,6 +869,10 @@ func (r scriptRules) unpacked(table string, from, to int) (n int, exact, ok bool
 	}
 	return max(len(params)-(from-1), 0), true, true
 }
+
+// maxMinCount bounds the values a command may need from a variadic list
+// that the checker looks for (Param.Min); commands need a few at most.
+const maxMinCount = 64
 
 // paramsOf is the @key (table KEYS) or @arg (ARGV) declarations.
 func (r scriptRules) paramsOf(table string) []Param {

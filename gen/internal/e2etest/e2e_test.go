@@ -58,6 +58,7 @@ func TestE2E(t *testing.T) {
 			t.Run("NegativeDurations", func(t *testing.T) { testNegativeDurations(t, tg) })
 			t.Run("NaN", func(t *testing.T) { testNaN(t, tg) })
 			t.Run("EmptyVariadic", func(t *testing.T) { testEmptyVariadic(t, tg) })
+			t.Run("ShortVariadic", func(t *testing.T) { testShortVariadic(t, tg) })
 			t.Run("Times", func(t *testing.T) { testTimes(t, tg) })
 			t.Run("HashTags", func(t *testing.T) { testHashTags(t, tg) })
 			if tg.name == "cluster" {
@@ -815,6 +816,33 @@ func testEmptyVariadic(t *testing.T, tg target) {
 	do(t, tg.c, "SET", b, "1")
 	if n, err := generated.DelAll(ctx, tg.c, log, []string{a, b}); err != nil || n != 2 {
 		t.Errorf("DelAll(a, b) = %d, %v; want 2, nil", n, err)
+	}
+}
+
+// testShortVariadic checks that a variadic argument list a command of the
+// script gets past its first value (RPUSH unpack(ARGV, 2)) is refused before
+// anything is sent when it holds one value: PushTail counted the call in its
+// log, then failed at RPUSH ("wrong number of args") with the count kept.
+func testShortVariadic(t *testing.T, tg target) {
+	ctx := context.Background()
+	log, list := key(t, "s", "log"), key(t, "s", "list")
+	for _, items := range [][]string{nil, {"header"}} {
+		want := fmt.Sprintf("scriptgen: PushTail: items has %d values, and the script needs 2 of it at least: nothing was sent", len(items))
+		_, err := generated.PushTail(ctx, tg.c, log, list, items...)
+		var ee *generated.EmptyError
+		if !errors.As(err, &ee) || ee.Script != "PushTail" || ee.Arg != "items" || ee.Count != len(items) || ee.Min != 2 || err.Error() != want {
+			t.Errorf("PushTail(%q): error %v (%T); want %q", items, err, err, want)
+		}
+		out := generated.PushTailMulti(ctx, tg.c, []generated.PushTailArgs{{Log: log, List: list, Items: items}})
+		if !errors.As(out[0].Err, &ee) {
+			t.Errorf("PushTailMulti(%q): error %v; want an *EmptyError", items, out[0].Err)
+		}
+	}
+	if n, err := tg.c.Do(ctx, tg.c.B().Exists().Key(log).Build()).AsInt64(); err != nil || n != 0 {
+		t.Errorf("a refused PushTail counted the call: EXISTS %s = %d, %v", log, n, err)
+	}
+	if n, err := generated.PushTail(ctx, tg.c, log, list, "header", "a", "b"); err != nil || n != 2 {
+		t.Errorf("PushTail(header, a, b) = %d, %v; want 2, nil", n, err)
 	}
 }
 

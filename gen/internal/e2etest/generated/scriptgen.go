@@ -155,6 +155,15 @@ var Scripts = []Script{{
 	SHA1:      notifySHA1,
 	Source:    notifySource,
 }, {
+	Args:      []string{"items..."},
+	File:      "scripts/push_tail.lua",
+	Keys:      []string{"log", "list"},
+	Name:      "PushTail",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      pushTailSHA1,
+	Source:    pushTailSource,
+}, {
 	Args:      []string{"members..."},
 	File:      "scripts/ranks.lua",
 	Keys:      []string{"k"},
@@ -551,15 +560,22 @@ func checkFloats(script, arg string, fs ...float64) error {
 }
 
 // EmptyError refuses a call with no value in a variadic key or argument list
-// that a command of the script gets alone (redis.call('DEL', unpack(KEYS))):
+// that a command of the script gets alone (redis.call('DEL', unpack(KEYS))),
+// or with fewer than Min values where the command needs several or gets the
+// list past its first values (unpack(ARGV, 3) after one fixed argument):
 // Redis would fail that command, after the script's earlier writes. Nothing is
 // sent.
 type EmptyError struct {
 	Script string // script name
 	Arg    string // key or argument name
+	Count  int    // the values given, when Min is set
+	Min    int    // the fewest values the script needs; 0 stands for 1
 }
 
 func (e *EmptyError) Error() string {
+	if e.Min > 1 {
+		return fmt.Sprintf("scriptgen: %s: %s has %d values, and the script needs %d of it at least: nothing was sent", e.Script, e.Arg, e.Count, e.Min)
+	}
 	return fmt.Sprintf("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent", e.Script, e.Arg)
 }
 

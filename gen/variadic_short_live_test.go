@@ -1,0 +1,57 @@
+package gen
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestVariadicShortTailAgreesWithServer: an unpack that starts past the
+// fixed keys or arguments (unpack(ARGV, 3) after one @arg) skips the
+// variadic list's first values, so a list no longer than that skip gives
+// the command nothing, and one a little longer too few words: Redis fails
+// the call after the script's earlier writes. The generated callers must
+// refuse a list shorter than what the command needs (with an *EmptyError
+// that gives the count and the least), and send one the server takes.
+func TestVariadicShortTailAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, src string
+		check     string     // the generated caller's test, "" for none
+		keys      []string   // what the server is called with
+		args      [][]string // the first the server takes, the second it refuses
+	}{
+		{"RPUSH of the rest past its first value", "-- @key log\n-- @key list\n-- @arg mark string\n-- @arg rest... string\n-- @return int64\nredis.call('SET', KEYS[1], ARGV[1])\nreturn redis.call('RPUSH', KEYS[2], unpack(ARGV, 3))\n",
+			"if len(rest) < 2 {", []string{"{t}log", "{t}list"}, [][]string{{"m", "h", "v"}, {"m", "h"}}},
+		{"DEL of the keys past the first two", "-- @key log\n-- @key ks...\n-- @return int64\nredis.call('INCR', KEYS[1])\nreturn redis.call('DEL', unpack(KEYS, 3))\n",
+			"if len(ks) < 2 {", nil, nil},
+		{"HSET of the rest past its first value", "-- @key k\n-- @arg f string\n-- @arg rest... string\n-- @return int64\nredis.call('SET', KEYS[1] .. ':f', ARGV[1])\nreturn redis.call('HSET', KEYS[1], unpack(ARGV, 3))\n",
+			"if len(rest) < 3 {", []string{"{t}h"}, [][]string{{"a", "x", "f", "v"}, {"a", "x"}}},
+		{"the rest from its first value", "-- @key list\n-- @arg mark string\n-- @arg rest... string\n-- @return int64\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\nreturn redis.call('RPUSH', KEYS[1], unpack(ARGV, 2))\n",
+			"if len(rest) == 0 {", []string{"{t}l"}, [][]string{{"m", "v"}, {"m"}}},
+		{"the script reads the count", "-- @key list\n-- @arg mark string\n-- @arg rest... string\n-- @return int64\nif #ARGV < 3 then return 0 end\nreturn redis.call('RPUSH', KEYS[1], ARGV[1], unpack(ARGV, 3))\n",
+			"", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + tc.src
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
+				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
+			}
+			for i, args := range tc.args {
+				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(tc.keys))).Key(tc.keys...).Arg(args...).Build()).Error()
+				if refused := err != nil && strings.Contains(strings.ToLower(err.Error()), "wrong number of arg"); refused != (i == 1) {
+					t.Errorf("%v: the server returned %v", args, err)
+				}
+			}
+		})
+	}
+}
