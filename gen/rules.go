@@ -100,6 +100,9 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.NotString != "" {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
+			if a.Indexed > 0 && c.Func != "redis.pcall" {
+				r.needIndexed(a)
+			}
 			if a.MayNil != "" {
 				warn(a.Pos, "argument %d of %s is %s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\"); give it a value on every path, or test it first (if %s then ... end)",
 					i+1, c.Func, a.MayNil, a.MayNil)
@@ -868,6 +871,29 @@ func (r scriptRules) unpacked(table string, from, to int) (n int, exact, ok bool
 		return max(len(params)-1-(from-1), 1), false, true
 	}
 	return max(len(params)-(from-1), 0), true, true
+}
+
+// needIndexed makes the generated callers refuse a variadic key or argument
+// list too short to hold a, KEYS[n] or ARGV[n] written in place as an
+// argument of redis.call past the fixed ones: the script reads nil there
+// when the list is shorter, and Redis refuses the call ("Lua redis lib
+// command arguments must be strings or integers") after the script's
+// earlier writes. Not when the script reads the list's length or tests an
+// element of it (if ARGV[3] then), as it may do first, nor when it may
+// change the table.
+func (r scriptRules) needIndexed(a parse.Arg) {
+	table := "ARGV"
+	if a.Value.Source == parse.SourceKey {
+		table = "KEYS"
+	}
+	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || r.measured[table] || !r.variadic(table) {
+		return
+	}
+	params := r.paramsOf(table)
+	if fixed := len(params) - 1; a.Indexed > fixed {
+		p := &params[fixed]
+		p.NonEmpty, p.Min = true, max(p.Min, a.Indexed-fixed)
+	}
 }
 
 // maxMinCount bounds the values a command may need from a variadic list

@@ -55,3 +55,50 @@ func TestVariadicShortTailAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexAgreesWithServer: KEYS[n] or ARGV[n] written as an
+// argument of redis.call past the fixed keys or arguments reads a variadic
+// list, which may hold fewer: the script then passes nil, and Redis fails
+// the call after the script's earlier writes. The generated callers must
+// refuse a list too short to hold it, unless the script tests it first or
+// calls through redis.pcall, which hands it the error.
+func TestVariadicIndexAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	type call struct{ keys, args []string }
+	for _, tc := range []struct {
+		name, src string
+		check     string // the generated caller's test, "" for none
+		calls     []call // the first the server takes, the second it refuses
+	}{
+		{"ARGV[3] past one fixed argument", "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\nredis.call('SET', KEYS[1], ARGV[3])\n",
+			"if len(rest) < 2 {", []call{{[]string{"{t}k"}, []string{"m", "a", "b"}}, {[]string{"{t}k"}, []string{"m", "a"}}}},
+		{"KEYS[2], the first of the variadic", "-- @key log\n-- @key more...\n-- @return none\nredis.call('INCR', KEYS[1])\nredis.call('DEL', KEYS[2])\n",
+			"if len(more) == 0 {", []call{{[]string{"{t}l", "{t}a"}, nil}, {[]string{"{t}l"}, nil}}},
+		{"tested first", "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\nif ARGV[3] then redis.call('SET', KEYS[1], ARGV[3]) end\n",
+			"", nil},
+		{"through redis.pcall", "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\nredis.pcall('SET', KEYS[1], ARGV[3])\n",
+			"", nil},
+		{"a fixed argument", "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1], ARGV[1])\nfor i = 2, #ARGV do redis.call('SET', KEYS[1], ARGV[i]) end\n",
+			"", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + tc.src
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
+				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
+			}
+			for i, c := range tc.calls {
+				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(c.keys))).Key(c.keys...).Arg(c.args...).Build()).Error()
+				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
+					t.Errorf("%v %v: the server returned %v", c.keys, c.args, err)
+				}
+			}
+		})
+	}
+}

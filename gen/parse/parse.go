@@ -173,6 +173,11 @@ type Arg struct {
 	// or false on some paths (declared without a value and given one in
 	// an if only) and is not tested there.
 	MayNil string
+	// Indexed is n when the argument is KEYS[n] or ARGV[n] written in
+	// place with n a number literal (Value.Source says which table): past
+	// the fixed keys or arguments, it reads a variadic list that may be
+	// shorter, and Redis refuses the nil it then gets.
+	Indexed int
 }
 
 // Call is a redis.call / redis.pcall site.

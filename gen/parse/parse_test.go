@@ -60,11 +60,11 @@ func TestParseFacts(t *testing.T) {
 	lit := func(s string) *string { return &s }
 	wantCalls := []Call{
 		{Pos: Pos{1, 11}, Func: "redis.call", Command: "GET", CommandPos: Pos{1, 22}, Args: []Arg{
-			{Pos: Pos{1, 29}, Value: Value{Source: SourceKey, Text: "KEYS[1]"}},
+			{Pos: Pos{1, 29}, Value: Value{Source: SourceKey, Text: "KEYS[1]"}, Indexed: 1},
 			{Pos: Pos{1, 38}, Literal: lit("a"), Value: Value{Source: SourceLiteral, Text: `"a"`, Derived: true}},
 		}},
 		{Pos: Pos{2, 1}, Func: "redis.call", Command: "SET", CommandPos: Pos{2, 12}, Args: []Arg{
-			{Pos: Pos{2, 19}, Value: Value{Source: SourceKey, Text: "KEYS[2]"}},
+			{Pos: Pos{2, 19}, Value: Value{Source: SourceKey, Text: "KEYS[2]"}, Indexed: 2},
 			{Pos: Pos{2, 28}, Value: Value{Source: SourceArgv, Text: "ARGV[i]"}},
 		}},
 		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", CommandPos: Pos{4, 23}, Args: []Arg{

@@ -3006,6 +3006,16 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if lit, ok := leadingLiteral(a); ok {
 			arg.Literal = &lit
 		}
+		if x, ok := a.(*ast.AttrGetExpr); ok {
+			// KEYS[3], ARGV[3] written in place (see Arg.Indexed).
+			id, ok := x.Object.(*ast.IdentExpr)
+			n, ok2 := x.Key.(*ast.NumberExpr)
+			if ok && ok2 && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+				if i, err := strconv.Atoi(n.Value); err == nil && i >= 1 {
+					arg.Indexed = i
+				}
+			}
+		}
 		switch x := a.(type) {
 		case *ast.NumberExpr:
 			s := x.Value
