@@ -142,3 +142,35 @@ func checkAndRun(t *testing.T, rc rueidis.Client, src, want, server string, keys
 		t.Errorf("the server returned %v; want an error with %q", err, server)
 	}
 }
+
+// TestNilLocalGivenVariadicIndexAgreesWithServer: ARGV[n] or KEYS[n] past
+// the fixed args or keys, with n written as a number, reads a variadic
+// list, which may be shorter: a local given it on a path may hold nil at
+// redis.call, and the server refuses the call when the list is short. A
+// fixed one is always sent.
+func TestNilLocalGivenVariadicIndexAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	const (
+		refused = "Lua redis lib command arguments must be strings or integers"
+		warn    = `scripts/x.lua:9:28: warning: argument 2 of redis.call is v, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if v then ... end)`
+	)
+	given := func(a string) string {
+		return "local v\nif redis.call('EXISTS', KEYS[1]) == 0 then v = " + a + " else v = 'x' end\nredis.call('SET', KEYS[1], v)"
+	}
+	for _, tc := range []struct {
+		name, body, want, server string // server: part of Redis's error, "" for none
+	}{
+		{"a fixed arg", given("ARGV[1]"), "", ""},
+		{"a fixed key", given("KEYS[2]"), "", ""},
+		{"the first of the variadic args", given("ARGV[2]"), warn, refused},
+		{"an arg past the first of the variadic", given("ARGV[3]"), warn, refused},
+		{"a key of the variadic", given("KEYS[3]"), warn, refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @key k2\n-- @key more...\n-- @arg a string\n-- @arg rest... string\n-- @return none\n" + tc.body +
+				"\nredis.call('DEL', KEYS[2], unpack(KEYS))\nredis.call('ECHO', ARGV[1] .. table.concat(ARGV))\n"
+			checkAndRun(t, rc, src, tc.want, tc.server, []string{"{t}missing", "{t}k2"}, "ab")
+		})
+	}
+}

@@ -40,6 +40,27 @@ type Directive struct {
 	TextPos Pos    // of the first byte of Text (end of line when Text is empty)
 }
 
+// fixedCount is how many @key (table KEYS) or @arg (ARGV) directives come
+// before the first variadic one (name...), -1 when none is variadic: past
+// them, KEYS[n] and ARGV[n] read a list the callers may pass shorter.
+func (f *File) fixedCount(table string) int {
+	name := "arg"
+	if table == "KEYS" {
+		name = "key"
+	}
+	n := 0
+	for _, d := range f.Directives {
+		if d.Name != name {
+			continue
+		}
+		if ws := d.Words(); len(ws) > 0 && strings.HasSuffix(ws[0].Text, "...") {
+			return n
+		}
+		n++
+	}
+	return -1
+}
+
 // Words splits the directive text into words with their positions.
 func (d Directive) Words() []Word { return SplitWords(d.Text, d.TextPos) }
 

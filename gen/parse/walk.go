@@ -1174,7 +1174,7 @@ func (w *walker) givesValue(list []ast.Stmt, name string) bool {
 // that returns a string or number or raises an error (valueFuncs), a key
 // or arg at an index written as a number (KEYS[2], ARGV[1]: the generated
 // callers send every declared one, and the checker refuses an index past
-// them), or x or of one of those (redis.call('GET', k) or 'none'). ARGV[i]
+// them) but past the fixed ones before a variadic, or x or of one of those (redis.call('GET', k) or 'none'). ARGV[i]
 // is not: a dynamic index reads a variadic tail, which may be shorter.
 func (w *walker) isValue(e ast.Expr) bool {
 	switch x := e.(type) {
@@ -1208,7 +1208,9 @@ func (w *walker) isValue(e ast.Expr) bool {
 			return false
 		}
 		i, err := strconv.Atoi(n.Value)
-		return err == nil && i >= 1
+		// Past the fixed ones, a variadic list, which may be shorter.
+		fixed := w.f.fixedCount(id.Value)
+		return err == nil && i >= 1 && (fixed < 0 || i <= fixed)
 	case *ast.FuncCallExpr:
 		if x.Method != "" {
 			// s:sub(1, 3), s:format(...): a string's method (any other
