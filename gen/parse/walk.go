@@ -1174,15 +1174,19 @@ func (w *walker) givesValue(list []ast.Stmt, name string) bool {
 // that returns a string or number or raises an error (valueFuncs), a key
 // or arg at an index written as a number (KEYS[2], ARGV[1]: the generated
 // callers send every declared one, and the checker refuses an index past
-// them) but past the fixed ones before a variadic, or x or of one of those (redis.call('GET', k) or 'none'). ARGV[i]
-// is not: a dynamic index reads a variadic tail, which may be shorter.
+// them; not one past the fixed ones before a variadic, which may be
+// shorter), x or of one of those (redis.call('GET', k) or 'none'), or x
+// and y of two (true and 'x'). ARGV[i] is not: a dynamic index reads a
+// variadic tail, which may be shorter.
 func (w *walker) isValue(e ast.Expr) bool {
 	switch x := e.(type) {
 	case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr, *ast.StringConcatOpExpr, *ast.ArithmeticOpExpr,
 		*ast.UnaryMinusOpExpr, *ast.UnaryLenOpExpr:
 		return true
 	case *ast.LogicalOpExpr:
-		return x.Operator == "or" && w.isValue(x.Rhs)
+		// a or b gives b when a is nil or false; a and b gives a then, b
+		// else: a value when both are.
+		return x.Operator == "or" && w.isValue(x.Rhs) || x.Operator == "and" && w.isValue(x.Lhs) && w.isValue(x.Rhs)
 	case *ast.IdentExpr:
 		// The counter of a numeric for read in its body (see forGives).
 		if slices.Contains(w.counters, x.Value) {
