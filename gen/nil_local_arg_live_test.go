@@ -67,6 +67,10 @@ func TestNilLocalArgAgreesWithServer(t *testing.T) {
 		{"copied untested", "local v\nif " + c + " then v = cjson.decode('{\"a\":\"x\"}').a end\nlocal w = v\nredis.call('SET', KEYS[1], w)",
 			`scripts/x.lua:6:28: warning: argument 2 of redis.call is w, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths ("Lua redis lib command arguments must be strings or integers"); give it a value on every path, or test it first (if w then ... end)`, refused},
 		{"declared past the values given, to a call's", "local u, v = string.match('a:b', '(%a):(%a)')\nredis.call('SET', KEYS[1], v)", "", ""},
+		{"declared past the value of a call in parentheses", "local u, v = (string.match('a:b', '(%a):(%a)'))\nredis.call('SET', KEYS[1], v)",
+			"scripts/x.lua:4:28: argument 2 of redis.call is v, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
+		{"declared past the values of ... in parentheses", "local function f(...)\n  local u, v = (...)\n  redis.call('SET', KEYS[1], v)\nend\nf('a', 'b')",
+			"scripts/x.lua:5:30: argument 2 of redis.call is v, which holds nil there: Redis refuses it at run time (command arguments must be strings or numbers)", refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- @key k\n-- @return none\n" + tc.body + "\n"

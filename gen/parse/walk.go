@@ -4096,14 +4096,17 @@ func (w *walker) replies(list []ast.Expr, n, line int) ([]Return, []nilSource, [
 }
 
 // multiValued reports whether the last of list may give any number of
-// values (a call, ...): the names past list then take them.
+// values (a call, ...): the names past list then take them. Not one in
+// parentheses ((f()), (...)), which gives its first value alone.
 func multiValued(list []ast.Expr) bool {
 	if len(list) == 0 {
 		return false
 	}
-	switch list[len(list)-1].(type) {
-	case *ast.FuncCallExpr, *ast.Comma3Expr:
-		return true
+	switch x := list[len(list)-1].(type) {
+	case *ast.FuncCallExpr:
+		return !x.AdjustRet
+	case *ast.Comma3Expr:
+		return !x.AdjustRet
 	}
 	return false
 }
