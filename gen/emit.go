@@ -349,12 +349,14 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 			continue
 		}
 		e.use("groupError") // emits the GroupError type
-		g.If(jen.Len(get(p)).Op("%").Lit(p.Group).Op("!=").Lit(p.GroupRem)).Block(fail(jen.Op("&").Id("GroupError").Values(jen.Dict{
-			jen.Id("Script"): jen.Lit(s.Name),
-			jen.Id("Arg"):    jen.Lit(p.Name),
-			jen.Id("Count"):  jen.Len(get(p)),
-			jen.Id("Group"):  jen.Lit(p.Group),
-		}))...)
+		for _, gc := range append([]GroupCount{{Size: p.Group, Rem: p.GroupRem}}, p.MoreGroups...) {
+			g.If(jen.Len(get(p)).Op("%").Lit(gc.Size).Op("!=").Lit(gc.Rem)).Block(fail(jen.Op("&").Id("GroupError").Values(jen.Dict{
+				jen.Id("Script"): jen.Lit(s.Name),
+				jen.Id("Arg"):    jen.Lit(p.Name),
+				jen.Id("Count"):  jen.Len(get(p)),
+				jen.Id("Group"):  jen.Lit(gc.Size),
+			}))...)
+		}
 	}
 	for _, a := range s.Args {
 		if len(a.Commands) == 0 {

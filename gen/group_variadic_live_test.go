@@ -36,6 +36,8 @@ func TestGroupVariadicAgreesWithServer(t *testing.T) {
 		{"a command name of @commands, one of them not in groups", "-- @key k\n-- @arg cmd string\n-- @arg rest... string\n-- @commands HSET SADD\n-- @return none\nredis.call(ARGV[1], KEYS[1], unpack(ARGV, 2))\n", "", nil},
 		{"a command name of @commands, HSET alone", "-- @key k\n-- @arg cmd string\n-- @arg rest... string\n-- @commands HSET\n-- @return none\nredis.call(ARGV[1], KEYS[1], unpack(ARGV, 2))\n",
 			"if len(rest)%2 != 0 {", [][]string{{"HSET", "f", "v"}, {"HSET", "f", "v", "g"}}},
+		{"HSET of every argument, and of the rest", "-- @key k\n-- @key k2\n-- @arg f string\n-- @arg rest... string\n-- @return none\nredis.call('HSET', KEYS[1], unpack(ARGV))\nredis.call('HSET', KEYS[2], unpack(ARGV, 2))\n",
+			"if len(rest)%2 != 0 {", nil},
 		{"through redis.pcall", "-- @key k\n-- @arg pairs... string\n-- @return none\nredis.pcall('HSET', KEYS[1], unpack(ARGV))\n", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

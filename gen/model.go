@@ -85,6 +85,9 @@ type Param struct {
 	// whose remainder by Group is not GroupRem (which makes the groups
 	// whole with the words before it) before anything is sent.
 	Group, GroupRem int
+	// MoreGroups are the conditions of that kind other commands of the
+	// script put on the same list's count, each checked as Group is.
+	MoreGroups []GroupCount
 	// Number is set on an int64 or time argument the script reads as a Lua number
 	// (a double, exact to 2^53): the generated callers refuse a value
 	// beyond ±2^53 before anything is sent.
@@ -93,6 +96,12 @@ type Param struct {
 	// ':x'): on a Cluster the generated callers refuse a value without a
 	// hash tag before anything is sent.
 	Tagged bool
+}
+
+// GroupCount is a condition on a variadic list's count: its remainder by
+// Size must be Rem (see Param.Group).
+type GroupCount struct {
+	Size, Rem int
 }
 
 // ErrorDecl is an @error declaration.

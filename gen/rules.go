@@ -3014,8 +3014,17 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		// @arg) leaves out the variadic's first values: the command
 		// gets the count less those.
 		skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
-		if g := len(sig.words); before >= 0 && g > 1 && len(params) > 0 && params[len(params)-1].Group == 0 {
-			params[len(params)-1].Group, params[len(params)-1].GroupRem = g, ((skipped-before)%g+g)%g
+		if g := len(sig.words); before >= 0 && g > 1 && len(params) > 0 {
+			// Each command that gets the list puts its own condition on
+			// the count (HSET of every argument, and of those after the
+			// first): the callers check them all.
+			p, rem := &params[len(params)-1], ((skipped-before)%g+g)%g
+			switch gc := (GroupCount{Size: g, Rem: rem}); {
+			case p.Group == 0:
+				p.Group, p.GroupRem = g, rem
+			case gc != GroupCount{Size: p.Group, Rem: p.GroupRem} && !slices.Contains(p.MoreGroups, gc):
+				p.MoreGroups = append(p.MoreGroups, gc)
+			}
 		}
 		return
 	}
