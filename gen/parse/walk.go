@@ -1423,6 +1423,33 @@ func assigns(list []ast.Stmt, name string) bool {
 	return false
 }
 
+// givesValues reports whether a function body of list gives a value on
+// every path: it ends with a return of one value or more, and so does
+// every return in it.
+func givesValues(list []ast.Stmt) bool {
+	if len(list) == 0 {
+		return false
+	}
+	if r, ok := list[len(list)-1].(*ast.ReturnStmt); !ok || len(r.Exprs) == 0 {
+		return false
+	}
+	var each func([]ast.Stmt) bool
+	each = func(list []ast.Stmt) bool {
+		for _, st := range list {
+			if r, ok := st.(*ast.ReturnStmt); ok && len(r.Exprs) == 0 {
+				return false
+			}
+			for _, b := range blocksOf(st) {
+				if !each(b) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return each(list)
+}
+
 // blocksOf lists the statement lists st holds: an if's branches, a do
 // block's or a loop's body (not a function's).
 func blocksOf(st ast.Stmt) [][]ast.Stmt {
@@ -3094,6 +3121,22 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			arg.NotString = "a table"
 		case *ast.FunctionExpr:
 			arg.NotString = "a function"
+		case *ast.FuncCallExpr:
+			// A call of a local function each of whose returns (and an
+			// end without one) gives nil or false, as the last walk found.
+			// (As the last argument, one that may give no value at all,
+			// an end without a return, passes nothing: DEL k, f() is DEL
+			// k.)
+			last := i == len(e.Args)-2 && !x.AdjustRet
+			if l := w.localFunc(x.Func); l != nil && x.Receiver == nil && (!last || givesValues(l.fnExpr.Stmts)) {
+				if v, ok := w.returned[l.fnExpr]; ok && v == (Value{Source: SourceNil}) {
+					text := exprText(x)
+					if x.AdjustRet {
+						text = "(" + text + ")"
+					}
+					arg.NotString = text + ", a call of a local function that returns nil or false alone"
+				}
+			}
 		}
 		if i == len(e.Args)-2 && expands(a) {
 			arg.Expands = true
