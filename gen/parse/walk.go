@@ -241,6 +241,12 @@ type local struct {
 	// nonzeroGuard is the like for a number that is not 0 (nor -0): in
 	// the body of if n < 0 then ... end, after if n == 0 then return end.
 	nonzeroGuard int
+	// wholeGuard is the like for a number that wholeBy divides evenly
+	// (the text of a number or a local): in the body of if n % d == 0
+	// then ... end, after if n % d ~= 0 then return end. An assignment to
+	// the divisor ends it too.
+	wholeGuard int
+	wholeBy    string
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -392,6 +398,15 @@ func (w *walker) setReply(name string, r Return) {
 	l.ctor = nil // another value than the constructor's
 	l.guard = 0  // a new value: no test of the old one holds
 	l.nonzeroGuard = 0
+	l.wholeGuard = 0
+	// Nor one of another local's by this one (n % d == 0, then d = 3).
+	for _, sc := range w.scopes {
+		for _, o := range sc {
+			if o.wholeBy == name {
+				o.wholeGuard = 0
+			}
+		}
+	}
 }
 
 // setNumArg records what numArgOf says of the value assigned to a local, in
@@ -979,15 +994,19 @@ func (w *walker) stmt(s ast.Stmt) {
 		// where 0 is not, if n < 0 then n = -n end, is not 0 there: its
 		// negation is not -0.)
 		nonzero, nonzeroElse := w.nonzeroGuards(s.Condition, false), w.nonzeroGuards(s.Condition, true)
+		// (n % d == 0 shows n / d whole; see local.wholeGuard.)
+		whole, wholeElse := w.wholeGuards(s.Condition, false), w.wholeGuards(s.Condition, true)
 		done := w.shape(s.Condition, true)
 		w.push()
 		w.guardNonzero(nonzero)
+		w.guardWhole(whole)
 		w.guardedBlock(s.Then, notNil)
 		w.pop()
 		done()
 		done = w.shape(s.Condition, false)
 		w.push()
 		w.guardNonzero(nonzeroElse)
+		w.guardWhole(wholeElse)
 		w.guardedBlock(s.Else, isNil)
 		w.pop()
 		done()
@@ -997,9 +1016,11 @@ func (w *walker) stmt(s ast.Stmt) {
 		case exits(s.Then):
 			w.guard(isNil)
 			w.guardNonzero(nonzeroElse)
+			w.guardWhole(wholeElse)
 		case exits(s.Else):
 			w.guard(notNil)
 			w.guardNonzero(nonzero)
+			w.guardWhole(whole)
 		default:
 			// if not v then v = 'none' end: v holds a value after it.
 			var given []string
@@ -1533,6 +1554,88 @@ func (w *walker) nonzeroGuards(e ast.Expr, isFalse bool) []string {
 		}
 	}
 	return nil
+}
+
+// wholeGuard is a local a condition shows a divisor divides evenly.
+type wholeGuard struct{ name, by string }
+
+// wholeGuards are the locals a condition, when it is true (or false, with
+// isFalse), shows to be divided evenly by a number or another local: n %
+// d == 0 (0 == n % d; n % d ~= 0 when false), either side of and (with
+// isFalse: of or). In Lua n % 0 is NaN, which equals nothing: d is not 0
+// there either.
+func (w *walker) wholeGuards(e ast.Expr, isFalse bool) []wholeGuard {
+	switch x := e.(type) {
+	case *ast.RelationalOpExpr:
+		lhs, rhs := x.Lhs, x.Rhs
+		if c, ok := w.constNumber(lhs); ok && c == 0 {
+			lhs, rhs = rhs, lhs
+		}
+		if c, ok := w.constNumber(rhs); !ok || c != 0 || x.Operator != map[bool]string{false: "==", true: "~="}[isFalse] {
+			return nil
+		}
+		m, ok := lhs.(*ast.ArithmeticOpExpr)
+		if !ok || m.Operator != "%" {
+			return nil
+		}
+		n, ok := m.Lhs.(*ast.IdentExpr)
+		if !ok || !w.isLocal(n.Value) {
+			return nil
+		}
+		switch d := m.Rhs.(type) {
+		case *ast.NumberExpr:
+			return []wholeGuard{{n.Value, d.Value}}
+		case *ast.IdentExpr:
+			if w.isLocal(d.Value) && d.Value != n.Value {
+				return []wholeGuard{{n.Value, d.Value}}
+			}
+		}
+	case *ast.UnaryNotOpExpr:
+		return w.wholeGuards(x.Expr, !isFalse)
+	case *ast.LogicalOpExpr:
+		if (x.Operator == "or") == isFalse {
+			return append(w.wholeGuards(x.Lhs, isFalse), w.wholeGuards(x.Rhs, isFalse)...)
+		}
+	}
+	return nil
+}
+
+// guardWhole records the guards in the innermost scope (see
+// local.wholeGuard).
+func (w *walker) guardWhole(guards []wholeGuard) {
+	for _, g := range guards {
+		if l, _ := w.lookup(g.name); l != nil {
+			l.wholeGuard, l.wholeBy = w.scopeIDs[len(w.scopeIDs)-1], g.by
+		}
+	}
+}
+
+// wholeDivision reports whether e is n / d where a condition around shows
+// that d divides n evenly (see local.wholeGuard): it has no fraction.
+func (w *walker) wholeDivision(e ast.Expr) bool {
+	x, ok := e.(*ast.ArithmeticOpExpr)
+	if !ok || x.Operator != "/" {
+		return false
+	}
+	n, ok := x.Lhs.(*ast.IdentExpr)
+	if !ok {
+		return false
+	}
+	var by string
+	switch d := x.Rhs.(type) {
+	case *ast.NumberExpr:
+		by = d.Value
+	case *ast.IdentExpr:
+		// (Not a divisor a function assigns: a call may change it.)
+		if dl, _ := w.lookup(d.Value); dl == nil || dl.fnAssigned {
+			return false
+		}
+		by = d.Value
+	default:
+		return false
+	}
+	l, _ := w.lookup(n.Value)
+	return l != nil && !l.fnAssigned && l.wholeGuard != 0 && l.wholeBy == by && slices.Contains(w.scopeIDs, l.wholeGuard)
 }
 
 func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
@@ -3113,7 +3216,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		case *ast.FalseExpr:
 			arg.NotString = "false"
 		case *ast.ArithmeticOpExpr:
-			arg.Fraction = fraction(x)
+			if !w.wholeDivision(x) {
+				arg.Fraction = fraction(x)
+			}
 			arg.Negation = w.negation(x)
 		case *ast.RelationalOpExpr, *ast.UnaryNotOpExpr:
 			arg.NotString = "a comparison, true or false"
@@ -4438,7 +4543,9 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 	}
 	r.Kind, r.Text = w.kindOf(e)
 	r.Boolean = isBoolean(e)
-	r.Fraction = fractionOf(e)
+	if !w.wholeDivision(e) {
+		r.Fraction = fractionOf(e)
+	}
 	if r.Negation = w.negation(e); r.Negation.Shown != "" {
 		r.Negation.Line = r.Pos.Line
 	}
