@@ -1471,6 +1471,48 @@ func givesValues(list []ast.Stmt) bool {
 	return each(list)
 }
 
+// nilReturns reports whether a function body of list gives nil alone
+// (luaNil) or false alone on every path: each of its returns gives nil
+// (or nothing) or each false, and an end without a return nil.
+func nilReturns(list []ast.Stmt) (luaNil, ok bool) {
+	nils, falses := 0, 0
+	var each func([]ast.Stmt) bool
+	each = func(list []ast.Stmt) bool {
+		for _, st := range list {
+			if r, ok := st.(*ast.ReturnStmt); ok {
+				switch {
+				case len(r.Exprs) == 0:
+					nils++
+				case isNilExpr(r.Exprs[0]):
+					nils++
+				case isFalseExpr(r.Exprs[0]):
+					falses++
+				default:
+					return false
+				}
+			}
+			for _, b := range blocksOf(st) {
+				if !each(b) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !each(list) {
+		return false, false
+	}
+	if len(list) == 0 {
+		nils++
+	} else if _, ok := list[len(list)-1].(*ast.ReturnStmt); !ok {
+		nils++ // (an end it may reach)
+	}
+	return falses == 0, nils == 0 || falses == 0
+}
+
+func isNilExpr(e ast.Expr) bool   { _, ok := e.(*ast.NilExpr); return ok }
+func isFalseExpr(e ast.Expr) bool { _, ok := e.(*ast.FalseExpr); return ok }
+
 // blocksOf lists the statement lists st holds: an if's branches, a do
 // block's or a loop's body (not a function's).
 func blocksOf(st ast.Stmt) [][]ast.Stmt {
@@ -4537,6 +4579,15 @@ func (w *walker) replyOf(e ast.Expr, call int) Return {
 		if c, ok := callReply(x, call); ok {
 			c.Pos = r.Pos
 			return c
+		}
+		// A call of a local function that gives nil alone, or false
+		// alone (local function f() return nil end): what its value is.
+		if l := w.localFunc(x.Func); l != nil && x.Receiver == nil {
+			if v, ok := w.returned[l.fnExpr]; ok && v == (Value{Source: SourceNil}) {
+				if luaNil, ok := nilReturns(l.fnExpr.Stmts); ok {
+					return Return{Pos: r.Pos, Kind: ReturnNil, LuaNil: luaNil}
+				}
+			}
 		}
 		r.Kind, r.Text = w.kindOf(e)
 		return r
