@@ -3184,12 +3184,23 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		if lit, ok := leadingLiteral(a); ok {
 			arg.Literal = &lit
 		}
-		if x, ok := a.(*ast.AttrGetExpr); ok {
+		switch x := a.(type) {
+		case *ast.AttrGetExpr:
 			// KEYS[3], ARGV[3] written in place (see Arg.Indexed).
 			id, ok := x.Object.(*ast.IdentExpr)
 			n, ok2 := x.Key.(*ast.NumberExpr)
 			if ok && ok2 && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
 				if i, err := strconv.Atoi(n.Value); err == nil && i >= 1 {
+					arg.Indexed = i
+				}
+			}
+		case *ast.IdentExpr:
+			// Or held by a local given it alone (local v = ARGV[3]), not
+			// tested here (if v then), in this function.
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) &&
+				!l.val.Derived && (l.val.Source == SourceArgv || l.val.Source == SourceKey) {
+				rest, _ := strings.CutPrefix(l.val.Text, map[Source]string{SourceArgv: "ARGV[", SourceKey: "KEYS["}[l.val.Source])
+				if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); err == nil && i >= 1 && strings.HasSuffix(rest, "]") {
 					arg.Indexed = i
 				}
 			}
