@@ -59,6 +59,9 @@ type Client struct {
 	// testHookAttempt runs in waitOn before each attempt of a subscribed
 	// waiter and after it (after), with the wait's context.
 	testHookAttempt func(ctx context.Context, after bool)
+	// testHookFallback runs in waitOn when a subscribed waiter's fallback
+	// timer fires, before the wait reads what happened meanwhile.
+	testHookFallback func(ctx context.Context)
 	// clockHook, when set, is what clock reads instead of time.Now.
 	clockHook atomic.Pointer[func() time.Time]
 

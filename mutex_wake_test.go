@@ -985,11 +985,12 @@ func TestMutexZeroWakePassedOnByWaiterThatLeaves(t *testing.T) {
 // wake's score, so that if a newcomer took the lock first the waiter gets
 // its place back instead of going to the back of the line.
 //
-// Not parallel: the steps below lean on a 100 ms sleep to let the polite
-// fallback timer fire before the wake, which a loaded machine (many tests
-// at once) does not keep: the waiter was then seen not registered again
-// within 5s.
+// The release and the newcomer come when the fallback timer fires (the
+// Client's testHookFallback), not after a sleep meant to outlast it: on a
+// loaded machine the timer ran out first, P took the free lock with its
+// third call as it should, and was never seen registered again.
 func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
+	t.Parallel()
 	node := redistest.Server(t)
 	c := newTestClient(t, node.Client(t), WithWaiterTimeout(30*time.Second))
 	m := mustMutex(t, c, "polite-place")
@@ -1002,6 +1003,16 @@ func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
 	c.subs.handoffs[c.subs.ownWake(m.wake)] = time.Now().Add(time.Hour)
 	c.subs.mu.Unlock()
 	field := c.ID() + ":p"
+	// The first fallback timer to fire holds P in its timer branch until
+	// the release below has named it.
+	fired, named := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	c.testHookFallback = func(context.Context) {
+		once.Do(func() {
+			close(fired)
+			<-named
+		})
+	}
 	before := scriptCalls(t, node)
 	go func() {
 		l, err := m.Lock(WithOwner(ctx, "p"))
@@ -1010,8 +1021,15 @@ func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
 		}
 	}()
 	// Its first attempt and the one after subscribing both decline the
-	// free lock: it now sleeps its short polite fallback.
-	waitFor(t, 5*time.Second, "two polite attempts", func() bool { return scriptCalls(t, node)-before >= 2 })
+	// free lock: it now sleeps its short polite fallback, which fires.
+	select {
+	case <-fired:
+	case <-time.After(5 * time.Second):
+		t.Fatal("P's polite fallback timer did not fire within 5s")
+	}
+	if n := scriptCalls(t, node) - before; n < 2 {
+		t.Fatalf("%d script calls before P's fallback timer fired, want two polite attempts", n)
+	}
 	// A release took P out of the set with its score (here 1) and names it;
 	// a newcomer holds the lock by the time P's attempt runs.
 	node.Do(t, "HSET", m.key, "00000000-0000-8000-8000-000000000000:x", "1")
@@ -1019,9 +1037,9 @@ func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
 	node.Do(t, "ZREM", m.waiters, field)
 	c.subs.mu.Lock()
 	cs := c.subs.chans[c.subs.ownWake(m.wake)]
-	time.Sleep(100 * time.Millisecond) // the fallback timer fires; P waits for the lock in handedOffSince
 	c.subs.wakeNamedLocked(cs, "1:"+field)
 	c.subs.mu.Unlock()
+	close(named) // the timer branch goes on and finds the hand-off that named P
 	waitFor(t, 5*time.Second, "the woken attempt", func() bool { return scriptCalls(t, node)-before >= 3 })
 	waitFor(t, 5*time.Second, "P registered again", func() bool {
 		return node.Do(t, "ZSCORE", m.waiters, field).Error() == nil

@@ -328,6 +328,9 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 				if st != nil && !capped {
 					st.timers++
 				}
+				if c.testHookFallback != nil {
+					c.testHookFallback(ctx)
+				}
 				// A polite waiter's short fallback covers a hand-off that was
 				// already over; when wakes went out since, the line moves
 				// and we are in it: wait on, without calling Redis.
