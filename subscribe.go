@@ -33,10 +33,12 @@ type subscriptions struct {
 	// for the server's confirmation of the subscription; testHookReceive
 	// in a subscription's receive goroutine before it subscribes;
 	// testHookUnsubscribe in leave when the last waiter of a channel is
-	// about to start its unsubscribe.
+	// about to start its unsubscribe; testHookEnded in a receive goroutine
+	// whose subscription ended, once it has woken the channel's waiters.
 	testHookJoin        func(channel string, ready, done <-chan struct{})
 	testHookReceive     func(channel string)
 	testHookUnsubscribe func(channel string)
+	testHookEnded       func(channel string)
 
 	mu    sync.Mutex
 	chans map[string]*channelSub
@@ -407,13 +409,19 @@ func (s *subscriptions) start(channel string, targeted bool) *channelSub {
 			s.open.Add(-1)
 		}
 		cs.stopTimers()
+		// Ended before any waiter is woken: one woken here must find its
+		// subscription dead after its next attempt, however late this
+		// goroutine runs on, or it would wait on a channel nobody listens on.
+		close(cs.done)
 		// Whoever is still waiting must retry: the next attempt either
 		// acquires, fails loudly, or subscribes again.
 		for _, w := range cs.waiters {
 			signal(w.wake)
 		}
 		s.mu.Unlock()
-		close(cs.done)
+		if s.testHookEnded != nil {
+			s.testHookEnded(channel)
+		}
 	}()
 	return cs
 }
