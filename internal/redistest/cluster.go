@@ -28,8 +28,8 @@ type ClusterT struct {
 // and r more per primary with WithClusterReplicas(r), joins them with
 // `redis-cli --cluster create ... --cluster-replicas r --cluster-yes`, and
 // waits until every node reports cluster_state:ok, all nodes agree on the slot
-// map and every replica is in sync with its primary. cluster-node-timeout is
-// 2000 ms.
+// map, every replica is in sync with its primary and every node's CLUSTER
+// SLOTS lists every node. cluster-node-timeout is 2000 ms.
 func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 	t.Helper()
 	if primaries < 3 {
@@ -67,7 +67,63 @@ func Cluster(t testing.TB, primaries int, opts ...Option) *ClusterT {
 	if err := waitReplicasSynced(c.Nodes, primaries*cfg.replicas, startTimeout); err != nil {
 		t.Fatalf("redistest: cluster %v: %v", c.Addrs, err)
 	}
+	if cfg.replicas > 0 {
+		// A node's CLUSTER SLOTS lists a replica only once it knows the
+		// replica's replication offset is above 0. On a primary nothing was
+		// written to, that offset first moves with its PING to its replicas,
+		// every repl-ping-replica-period (10 s) from its start, and reaches
+		// the other nodes by gossip after that: clients then read nodes
+		// without replicas for up to 10 s or more. A FLUSHALL of the empty
+		// primaries (always replicated) moves the offsets now; if a test
+		// renamed it away, the wait below covers the PING.
+		for _, n := range c.Nodes {
+			if info, err := rawCmd(n.Addr, time.Second, "INFO", "replication"); err == nil && infoField(info, "role") == "master" {
+				_, _ = rawCmd(n.Addr, time.Second, "FLUSHALL")
+			}
+		}
+		if err := waitSlotsListAll(c.Nodes, slotsListTimeout); err != nil {
+			t.Fatalf("redistest: cluster %v: %v", c.Addrs, err)
+		}
+	}
 	return c
+}
+
+// slotsListTimeout bounds waitSlotsListAll: a PING's period (10 s, when the
+// FLUSHALL is refused) and gossip between 2 s-timeout nodes on loaded cores.
+const slotsListTimeout = 30 * time.Second
+
+// waitSlotsListAll polls until every node's CLUSTER SLOTS names every node,
+// each range's replicas beside its primary.
+func waitSlotsListAll(nodes []*Node, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := ""
+		for _, n := range nodes {
+			reply, err := rawCmd(n.Addr, time.Second, "CLUSTER", "SLOTS")
+			ranges, _ := reply.([]any)
+			ports := map[int64]bool{}
+			for _, r := range ranges {
+				e, _ := r.([]any)
+				for _, node := range e[min(2, len(e)):] {
+					if f, _ := node.([]any); len(f) >= 2 {
+						port, _ := f[1].(int64)
+						ports[port] = true
+					}
+				}
+			}
+			if err != nil || len(ports) != len(nodes) {
+				missing = fmt.Sprintf("%s lists %d of %d nodes (%v)", n.Addr, len(ports), len(nodes), err)
+				break
+			}
+		}
+		if missing == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("CLUSTER SLOTS after %v: %s", timeout, missing)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // waitReplicasSynced polls until want nodes are replicas whose link to their

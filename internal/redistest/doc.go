@@ -30,7 +30,8 @@
 // the sentinels require a password. A node is ready when it answers PING and reports the pid the harness
 // started, so a foreign server that happens to hold the port is never used.
 // Cluster waits until every node reports cluster_state:ok and all nodes agree
-// on the slot map. Replicated waits until the replica's master_link_status is
+// on the slot map, and with replicas until they are in sync and every node's
+// CLUSTER SLOTS lists them. Replicated waits until the replica's master_link_status is
 // up. Sentinel waits until every sentinel knows both replicas and the other
 // two sentinels; sentinels run as redis-sentinel, or redis-server --sentinel
 // where redis-sentinel is not installed.

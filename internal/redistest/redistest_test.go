@@ -232,6 +232,35 @@ func TestMigration(t *testing.T) {
 	}
 }
 
+// TestClusterListsReplicas: as soon as Cluster returns, every node's CLUSTER
+// SLOTS lists every node, replicas beside their primaries, so a client reads
+// them all. Redis lists a replica only once its replication offset is known
+// to be above 0, which on primaries nothing was written to came with their
+// first PING to their replicas, up to 10 s after they started.
+func TestClusterListsReplicas(t *testing.T) {
+	t.Parallel()
+	cl := Cluster(t, 3, WithClusterReplicas(1))
+	for _, n := range cl.Nodes {
+		ranges, err := n.Do(t, "CLUSTER", "SLOTS").ToArray()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports := map[int64]bool{}
+		for _, r := range ranges {
+			f, _ := r.ToArray()
+			for _, node := range f[min(2, len(f)):] {
+				if fields, _ := node.ToArray(); len(fields) >= 2 {
+					port, _ := fields[1].AsInt64()
+					ports[port] = true
+				}
+			}
+		}
+		if len(ports) != len(cl.Nodes) {
+			t.Errorf("%s: CLUSTER SLOTS lists %d of the %d nodes as Cluster returns", n.Addr, len(ports), len(cl.Nodes))
+		}
+	}
+}
+
 // TestClusterWithReplicas: three primaries with a replica each; a key
 // written with WAIT 1 outlives its primary's SIGKILL, served by the replica
 // the Cluster promotes.
