@@ -49,8 +49,74 @@ const fairForceUnlockBothSource = `#!lua flags=allow-oom
 -- @return bool
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- headChannel is the wake channel of the queue's first waiter whose
+-- deadline has not passed, the one a release tells (read only: the release
+-- evicts the others itself), or nil.
+local function headChannel(queue, timeouts, prefix)
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local from = 0
+  while true do
+    local page = redis.call('lrange', queue, tostring(from), tostring(from + 99))
+    for _, entry in ipairs(page) do
+      local deadline = redis.call('zscore', timeouts, entry)
+      if deadline and tonumber(deadline) > now then
+        return prefix .. ':' .. string.match(entry, '^[^:]*')
+      end
+    end
+    if #page < 100 then
+      return nil
+    end
+    from = from + 100
+  end
+end
+-- redissonHeadChannel is the channel of the first waiter of Redisson's
+-- queue its eviction keeps (a score past the caller's now goes), or nil.
+local function redissonHeadChannel(queue, timeouts, now, prefix)
+  local from = 0
+  while true do
+    local page = redis.call('lrange', queue, tostring(from), tostring(from + 99))
+    for _, entry in ipairs(page) do
+      local score = redis.call('zscore', timeouts, entry)
+      if score == false or tonumber(score) > tonumber(now) then
+        return prefix .. ':' .. entry
+      end
+    end
+    if #page < 100 then
+      return nil
+    end
+    from = from + 100
+  end
+end
 local seen = redis.call('get', KEYS[7])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -103,12 +169,22 @@ local function tellHeads()
     redis.call(ARGV[2], KEYS[6] .. ':' .. head, '0')
   end
 end
+local function refused()
+  local channels = {}
+  channels[#channels + 1] = headChannel(KEYS[2], KEYS[8], KEYS[3])
+  channels[#channels + 1] = redissonHeadChannel(KEYS[4], KEYS[5], ARGV[1], KEYS[6])
+  return refusal(ARGV[2], channels)
+end
 if seen ~= '' then
   -- A repeat of a call that deleted the lock tells the heads again while
   -- the lock is still free: the first attempt may have failed at its
   -- publish, after its writes (a refused SPUBLISH, made again with
   -- PUBLISH), and they would sleep until their next call.
   if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+    local err = refused()
+    if err then
+      return err
+    end
     evictRedisson()
     tellHeads()
   end
@@ -119,6 +195,14 @@ end
 -- a LeanMutex's, Semaphore's or latch's string with HEXISTS's WRONGTYPE.
 if redis.call('hexists', KEYS[1], 'mode') == 1 then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+end
+if redis.call('exists', KEYS[1]) == 1 then
+  -- Checked before the delete: a publish refused after it failed the call
+  -- with the lock gone and the heads not told.
+  local err = refused()
+  if err then
+    return err
+  end
 end
 evictRedisson()
 local deleted = redis.call('del', KEYS[1])
@@ -131,7 +215,7 @@ return 1
 `
 
 // fairForceUnlockBothSHA1 is the SHA-1 of fairForceUnlockBothSource, the name SCRIPT LOAD gives it.
-const fairForceUnlockBothSHA1 = "4a5d3796db4dc38b7d4def3374999ac988e56499"
+const fairForceUnlockBothSHA1 = "37f8e8ed05f0dc3a8483919a7df6adfd96ebae6a"
 
 var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBothSource)
 
@@ -156,6 +240,13 @@ var fairForceUnlockBothScript = rueidis.NewLuaScriptRetryable(fairForceUnlockBot
 // waits: a call reaching the server after that, its caller gone, finds no
 // record, fails with LATE and deletes nothing.
 // Reply true when there was a lock to delete.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func FairForceUnlockBoth(ctx context.Context, c rueidis.Client, lock string, queue string, wake string, rqueue string, rtimeouts string, channel string, record string, timeouts string, now time.Time, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
@@ -364,6 +455,20 @@ func fairForceUnlockBothError(err error) error {
 			Message:  msg,
 			Script:   "FairForceUnlockBoth",
 			sentinel: ErrNotMutex,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairForceUnlockBoth",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairForceUnlockBoth",
+			sentinel: ErrUnknownCommand,
 		}
 	case "LATE":
 		return &ScriptError{

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -50,7 +51,52 @@ const fairRedissonReleaseSource = `#!lua flags=allow-oom
 -- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
 -- @return {status int64, value int64}
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- evict drops the stale heads: those whose score has passed.
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- headChannel is the channel of the first waiter of the queue evict keeps
+-- (read only), or nil.
+local function headChannel()
+  local from = 0
+  while true do
+    local page = redis.call('lrange', KEYS[2], tostring(from), tostring(from + 99))
+    for _, entry in ipairs(page) do
+      local score = redis.call('zscore', KEYS[3], entry)
+      if score == false or tonumber(score) > tonumber(ARGV[3]) then
+        return KEYS[4] .. ':' .. entry
+      end
+    end
+    if #page < 100 then
+      return nil
+    end
+    from = from + 100
+  end
+end
 local function evict()
   while true do
     local first = redis.call('lindex', KEYS[2], '0')
@@ -75,6 +121,10 @@ if seen then
   -- call does: a waiter that stopped waiting hears nothing, and the live
   -- one behind it would sleep beside a free lock.
   if seen == '11' or (seen == '2' and redis.call('exists', KEYS[1]) == 0) then
+    local err = refusal(ARGV[4], {headChannel()})
+    if err then
+      return err
+    end
     evict()
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
@@ -90,6 +140,10 @@ evict()
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
   if head then
+    local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+    if err then
+      return err
+    end
     redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
   end
   return {0, 0}
@@ -107,14 +161,26 @@ if ARGV[6] ~= '0' then
     return {0, 0}
   end
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
+-- A release that will tell the queue's head checks its channel before it
+-- writes (refusal): the queue was evicted above, so the head is the one told.
+local holds = tonumber(held[1]) - 1
 if holds > 0 then
   local before = redis.call('pttl', KEYS[1])
+  local head = false
+  if before < 0 or tonumber(ARGV[1]) < before then
+    head = redis.call('lindex', KEYS[2], '0')
+    if head then
+      local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+      if err then
+        return err
+      end
+    end
+  end
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
     -- A re-entry with a longer lease given up: the queue's head was told
     -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
-    local head = redis.call('lindex', KEYS[2], '0')
     if head then
       if before >= 0 then
         local earlier = before - tonumber(ARGV[1])
@@ -132,9 +198,19 @@ if holds > 0 then
   redis.call('set', KEYS[5], '1', 'px', ARGV[5])
   return {1, holds}
 end
+local requeue = ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false
+if not requeue then
+  local head = redis.call('lindex', KEYS[2], '0')
+  if head then
+    local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+    if err then
+      return err
+    end
+  end
+end
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], '2', 'px', ARGV[5])
-if ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false then
+if requeue then
   local waitTime = tonumber(ARGV[8])
   local waiters = redis.call('zrange', KEYS[3], '0', '-1')
   for i = 1, #waiters do
@@ -153,7 +229,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "193b6ba2699608cd46722a31cea9f3d113a957f1"
+const fairRedissonReleaseSHA1 = "ee2f821a538fea7923171de0ea9fe5b6bfa4dfd9"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
@@ -186,6 +262,13 @@ type FairRedissonReleaseResult struct {
 // Reply {0, 0}: not held by this owner; {1, holds}: still held;
 // {2, receivers}: released, receivers = subscribers that got the message.
 // evict drops the stale heads: those whose score has passed.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func FairRedissonRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, latch string, fence string, lease time.Duration, owner string, now time.Time, publish string, latchTTL time.Duration, token int64, requeue bool, waitTime time.Duration) (FairRedissonReleaseResult, error) {
@@ -380,6 +463,34 @@ func fairRedissonReleaseEncode(a *FairRedissonReleaseArgs) ([]string, []string) 
 	return keys, args
 }
 
+// fairRedissonReleaseError turns a Redis error whose code FairRedissonRelease declares into a *ScriptError;
+// every other error is returned as it is.
+func fairRedissonReleaseError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRedissonRelease",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRedissonRelease",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // fairRedissonReleaseDecode reads a reply of FairRedissonRelease as {status int64, value int64}.
 func fairRedissonReleaseDecode(resp rueidis.RedisResult) (FairRedissonReleaseResult, error) {
 	const want = "{status int64, value int64}"
@@ -392,7 +503,7 @@ func fairRedissonReleaseDecode(resp rueidis.RedisResult) (FairRedissonReleaseRes
 				Want:   want,
 			}
 		}
-		return FairRedissonReleaseResult{}, err
+		return FairRedissonReleaseResult{}, fairRedissonReleaseError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

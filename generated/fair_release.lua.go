@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -53,8 +54,56 @@ const fairReleaseSource = `#!lua flags=allow-oom
 -- @arg    requeue        duration   the owner's waiter timeout when its wait goes on, 0 for none
 -- @return int64
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- wakeHead evicts the waiters whose deadline passed from the head of the
 -- queue and names the first live one.
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- headChannel is the wake channel of the queue's first waiter whose
+-- deadline has not passed, the one a release tells (read only: the release
+-- evicts the others itself), or nil.
+local function headChannel(queue, timeouts, prefix)
+  local t = redis.call('time')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local from = 0
+  while true do
+    local page = redis.call('lrange', queue, tostring(from), tostring(from + 99))
+    for _, entry in ipairs(page) do
+      local deadline = redis.call('zscore', timeouts, entry)
+      if deadline and tonumber(deadline) > now then
+        return prefix .. ':' .. string.match(entry, '^[^:]*')
+      end
+    end
+    if #page < 100 then
+      return nil
+    end
+    from = from + 100
+  end
+end
 local function wakeHead()
   local head = redis.call('lindex', KEYS[2], '0')
   if not head then
@@ -79,9 +128,16 @@ end
 -- the lock is free: the attempt it repeats may have failed at its publish,
 -- after its writes (a refused SPUBLISH, made again with PUBLISH). A name
 -- told twice costs that waiter one call.
+local function refused()
+  return refusal(ARGV[3], {headChannel(KEYS[2], KEYS[3], KEYS[4])})
+end
 local seen = redis.call('get', KEYS[5])
 if seen then
   if seen == '2' and redis.call('exists', KEYS[1]) == 0 then
+    local err = refused()
+    if err then
+      return err
+    end
     wakeHead()
   end
   return tonumber(seen)
@@ -98,6 +154,10 @@ end
 if not holds then
   if ARGV[5] == '1' and ARGV[6] == '1' then
     if redis.call('exists', KEYS[1]) == 0 then
+      local err = refused()
+      if err then
+        return err
+      end
       wakeHead()
     end
     return 2
@@ -115,6 +175,12 @@ if holds > 1 then
   redis.call('pexpire', KEYS[1], ARGV[1])
   redis.call('set', KEYS[5], '1', 'px', ARGV[4])
   return 1
+end
+-- Checked before the delete: a publish refused after it failed the call
+-- with the lock gone and the head not told.
+local err = refused()
+if err then
+  return err
 end
 redis.call('del', KEYS[1])
 if ARGV[8] ~= '0' then
@@ -144,7 +210,7 @@ return 2
 `
 
 // fairReleaseSHA1 is the SHA-1 of fairReleaseSource, the name SCRIPT LOAD gives it.
-const fairReleaseSHA1 = "29e0e2a94fa5d57d34dc669b5441a43fd26822ee"
+const fairReleaseSHA1 = "e01a6753f83312ea48356f5203203102c6d4c509"
 
 var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 
@@ -175,6 +241,13 @@ var fairReleaseScript = rueidis.NewLuaScript(fairReleaseSource)
 // fewer); 2: released.
 // wakeHead evicts the waiters whose deadline passed from the head of the
 // queue and names the first live one.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func FairRelease(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, latch string, fence string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, requeue time.Duration) (int64, error) {
@@ -359,6 +432,34 @@ func fairReleaseEncode(a *FairReleaseArgs) ([]string, []string) {
 	return keys, args
 }
 
+// fairReleaseError turns a Redis error whose code FairRelease declares into a *ScriptError;
+// every other error is returned as it is.
+func fairReleaseError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRelease",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRelease",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // fairReleaseDecode reads a reply of FairRelease as int64.
 func fairReleaseDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -371,7 +472,7 @@ func fairReleaseDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, fairReleaseError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // fairReleaseLastSource is scripts/fair_release_last.lua, verbatim.
@@ -27,9 +28,38 @@ const fairReleaseLastSource = `#!lua flags=allow-oom
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return int64
 -- @commands publish spublish
-if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
-  return 0
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
 end
+-- Nobody is queued on an uncontended release. One that tells a waiter
+-- drops the queue's heads whose deadline passed, as it did after the HDEL,
+-- and checks the first live one's wake channel (refusal) before the HDEL:
+-- a publish refused after it failed the call with the lock gone and the
+-- head not told.
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
   local t = redis.call('time')
@@ -44,14 +74,23 @@ if head then
     head = redis.call('lindex', KEYS[2], '0')
   end
   if head then
-    redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+    local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(head, '^[^:]*')})
+    if err then
+      return err
+    end
   end
+end
+if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+if head then
+  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 return 2
 `
 
 // fairReleaseLastSHA1 is the SHA-1 of fairReleaseLastSource, the name SCRIPT LOAD gives it.
-const fairReleaseLastSHA1 = "c709f241af1e4580530b60b7234742a24817e1cf"
+const fairReleaseLastSHA1 = "ccab0c76db6dbf427c493acd88ea67cbbec3900d"
 
 var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 
@@ -64,6 +103,13 @@ var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 // missing field as released. Then it wakes the first live waiter as
 // FairRelease does.
 // Reply 0: not held by this owner, nothing changed; 2: released.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func FairReleaseLast(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, wake string, owner string, publish string) (int64, error) {
@@ -210,6 +256,34 @@ func fairReleaseLastEncode(a *FairReleaseLastArgs) ([]string, []string) {
 	return keys, args
 }
 
+// fairReleaseLastError turns a Redis error whose code FairReleaseLast declares into a *ScriptError;
+// every other error is returned as it is.
+func fairReleaseLastError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairReleaseLast",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairReleaseLast",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // fairReleaseLastDecode reads a reply of FairReleaseLast as int64.
 func fairReleaseLastDecode(resp rueidis.RedisResult) (int64, error) {
 	const want = "int64"
@@ -222,7 +296,7 @@ func fairReleaseLastDecode(resp rueidis.RedisResult) (int64, error) {
 				Want:   want,
 			}
 		}
-		return 0, err
+		return 0, fairReleaseLastError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -39,9 +39,45 @@ const mutexForceUnlockSource = `#!lua flags=allow-oom
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @retryable
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
 -- wake publishes Redisson's "0" and wakes the longest-registered Go waiter
 -- by name.
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- wakeChannels are the wake channels of the first waiters, those a release
+-- may wake by name.
+local function wakeChannels(waiters, prefix)
+  local channels = {}
+  for _, w in ipairs(redis.call('zrange', waiters, '0', '7')) do
+    channels[#channels + 1] = prefix .. ':' .. string.match(w, '^[^:]*')
+  end
+  return channels
+end
 local function wake()
   redis.call(ARGV[1], KEYS[2], '0')
   -- A wake no client hears (its process died, or its client is not
@@ -81,6 +117,10 @@ if seen ~= '' then
   -- woke a waiter, which may be about to take the lock, and a second one
   -- woken by name would be taken out of the waiter set for nothing.
   if seen == '1' and ARGV[4] == '1' and redis.call('exists', KEYS[1]) == 0 then
+    local err = refusal(ARGV[1], {KEYS[2], unpack(wakeChannels(KEYS[3], KEYS[4]))})
+    if err then
+      return err
+    end
     wake()
   end
   return tonumber(seen)
@@ -90,6 +130,14 @@ end
 -- a LeanMutex's, Semaphore's or latch's string with HEXISTS's WRONGTYPE.
 if redis.call('hexists', KEYS[1], 'mode') == 1 then
   return redis.error_reply('NOT_MUTEX the lock is held as a read-write lock')
+end
+if redis.call('exists', KEYS[1]) == 1 then
+  -- Checked before the delete: a publish refused after it failed the call
+  -- with the lock gone and nobody told.
+  local err = refusal(ARGV[1], {KEYS[2], unpack(wakeChannels(KEYS[3], KEYS[4]))})
+  if err then
+    return err
+  end
 end
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], deleted, 'px', ARGV[2])
@@ -101,7 +149,7 @@ return 1
 `
 
 // mutexForceUnlockSHA1 is the SHA-1 of mutexForceUnlockSource, the name SCRIPT LOAD gives it.
-const mutexForceUnlockSHA1 = "4684822a479655627160909b5af47f53e9e5093b"
+const mutexForceUnlockSHA1 = "c63b01496c4d7ca181ed09aae5e5c432d71386a5"
 
 var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSource)
 
@@ -121,6 +169,13 @@ var mutexForceUnlockScript = rueidis.NewLuaScriptRetryable(mutexForceUnlockSourc
 // Reply true when there was a lock to delete.
 // wake publishes Redisson's "0" and wakes the longest-registered Go waiter
 // by name.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func MutexForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, record string, publish string, recordTTL time.Duration, slack time.Duration, again bool) (bool, error) {
@@ -306,6 +361,20 @@ func mutexForceUnlockError(err error) error {
 			Message:  msg,
 			Script:   "MutexForceUnlock",
 			sentinel: ErrNotMutex,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexForceUnlock",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexForceUnlock",
+			sentinel: ErrUnknownCommand,
 		}
 	case "LATE":
 		return &ScriptError{

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -82,8 +83,44 @@ const mutexReleaseSource = `#!lua flags=allow-oom
 -- @arg    again     bool      a repeat of an attempt that failed at its publish, after its writes: publish as it was to
 -- @return int64?
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- wake wakes the longest-registered Go waiter by name, and reports whether
 -- its client listens (see below).
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- wakeChannels are the wake channels of the first waiters, those a release
+-- may wake by name.
+local function wakeChannels(waiters, prefix)
+  local channels = {}
+  for _, w in ipairs(redis.call('zrange', waiters, '0', '7')) do
+    channels[#channels + 1] = prefix .. ':' .. string.match(w, '^[^:]*')
+  end
+  return channels
+end
 local function wake()
   -- A wake no client hears (its process died, or its client is not
   -- subscribed) goes on to the next waiter, a few at most per call. A count of
@@ -111,6 +148,10 @@ local function rewake()
   if ARGV[8] ~= '1' or redis.call('exists', KEYS[1]) == 1 then
     return 1
   end
+  local err = refusal(ARGV[3], {KEYS[2], unpack(wakeChannels(KEYS[4], KEYS[5]))})
+  if err then
+    return err
+  end
   redis.call(ARGV[3], KEYS[2], '0')
   if wake() then
     return 2
@@ -124,8 +165,12 @@ if seen then
     if ARGV[8] ~= '1' then
       return 0
     end
-    redis.call(ARGV[3], KEYS[2], '0')
     local head = redis.call('lindex', KEYS[7], '0')
+    local err = refusal(ARGV[3], {KEYS[2], head and KEYS[2] .. ':' .. head or KEYS[2]})
+    if err then
+      return err
+    end
+    redis.call(ARGV[3], KEYS[2], '0')
     if head then
       redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
     end
@@ -158,13 +203,21 @@ if ARGV[7] ~= '0' then
   end
 end
 if holds > 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   local before = redis.call('pttl', KEYS[1])
+  local head = false
+  if before < 0 or tonumber(ARGV[1]) < before then
+    -- This release will publish: checked before its writes.
+    head = redis.call('lindex', KEYS[7], '0')
+    local err = refusal(ARGV[3], {KEYS[2], head and KEYS[2] .. ':' .. head or KEYS[2]})
+    if err then
+      return err
+    end
+  end
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
     -- Every write before the first publish, which can fail (see above).
     redis.call('set', KEYS[3], '10', 'px', ARGV[4])
-    local head = redis.call('lindex', KEYS[7], '0')
     if head and before >= 0 then
       local earlier = before - tonumber(ARGV[1])
       for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
@@ -180,6 +233,10 @@ if holds > 1 then
   redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
 end
+local err = refusal(ARGV[3], {KEYS[2], unpack(wakeChannels(KEYS[4], KEYS[5]))})
+if err then
+  return err
+end
 redis.call('del', KEYS[1])
 if ARGV[6] ~= '1' then
   redis.call('set', KEYS[3], '1', 'px', ARGV[4])
@@ -192,7 +249,7 @@ return 1
 `
 
 // mutexReleaseSHA1 is the SHA-1 of mutexReleaseSource, the name SCRIPT LOAD gives it.
-const mutexReleaseSHA1 = "aaca2874066667395b27a1d96240332290c87293"
+const mutexReleaseSHA1 = "2786e31f8c31a828d19d4927567e01fd133c52e7"
 
 var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 
@@ -250,6 +307,13 @@ var mutexReleaseScript = rueidis.NewLuaScript(mutexReleaseSource)
 // listening (a retry answered from a latch says 1 unless it woke one again).
 // wake wakes the longest-registered Go waiter by name, and reports whether
 // its client listens (see below).
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func MutexRelease(ctx context.Context, c rueidis.Client, lock string, channel string, latch string, waiters string, wake string, fence string, queue string, timeouts string, lease time.Duration, owner string, publish string, latchTTL time.Duration, retry bool, vouched bool, token int64, again bool) (int64, bool, error) {
@@ -437,6 +501,34 @@ func mutexReleaseEncode(a *MutexReleaseArgs) ([]string, []string) {
 	return keys, args
 }
 
+// mutexReleaseError turns a Redis error whose code MutexRelease declares into a *ScriptError;
+// every other error is returned as it is.
+func mutexReleaseError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexRelease",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexRelease",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // mutexReleaseDecode reads a reply of MutexRelease as int64?.
 func mutexReleaseDecode(resp rueidis.RedisResult) (int64, bool, error) {
 	const want = "int64?"
@@ -445,7 +537,7 @@ func mutexReleaseDecode(resp rueidis.RedisResult) (int64, bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return 0, false, nil
 		}
-		return 0, false, err
+		return 0, false, mutexReleaseError(err)
 	}
 	v, got := asInt64(&msg)
 	if got != "" {

@@ -37,8 +37,35 @@ const rwForceUnlockSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local seen = redis.call('get', KEYS[3])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -56,6 +83,10 @@ if seen ~= '' then
   -- failed at its publish, after its writes (a refused SPUBLISH, made
   -- again with PUBLISH), and the waiters would sleep until their next call.
   if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+    local err = refusal(ARGV[1], {KEYS[2]})
+    if err then
+      return err
+    end
     redis.call(ARGV[1], KEYS[2], '1')
   end
   return tonumber(seen)
@@ -63,6 +94,14 @@ end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false and redis.call('exists', KEYS[1]) == 1 then
   return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+end
+if redis.call('exists', KEYS[1]) == 1 then
+  -- Checked before the delete: a publish refused after it failed the call
+  -- with the lock gone and nobody told.
+  local err = refusal(ARGV[1], {KEYS[2]})
+  if err then
+    return err
+  end
 end
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], deleted, 'px', ARGV[2])
@@ -78,7 +117,7 @@ return 1
 `
 
 // rwForceUnlockSHA1 is the SHA-1 of rwForceUnlockSource, the name SCRIPT LOAD gives it.
-const rwForceUnlockSHA1 = "28756a769d1ed36b4dd2f79d96da5ce002f3819e"
+const rwForceUnlockSHA1 = "bd59125e8d707fd6dbb568790862ae1570d68a75"
 
 var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 
@@ -98,6 +137,13 @@ var rwForceUnlockScript = rueidis.NewLuaScriptRetryable(rwForceUnlockSource)
 // A hash without a mode (a Mutex, FairMutex or Redisson RLock) fails with
 // NOT_RW, a string (a LeanMutex) with WRONGTYPE, and is left alone.
 // Reply true when there was a lock to delete.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func RwForceUnlock(ctx context.Context, c rueidis.Client, lock string, channel string, record string, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
@@ -258,6 +304,20 @@ func rwForceUnlockError(err error) error {
 	msg := re.Error()
 	code, _, _ := strings.Cut(msg, " ")
 	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwForceUnlock",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwForceUnlock",
+			sentinel: ErrUnknownCommand,
+		}
 	case "NOT_RW":
 		return &ScriptError{
 			Code:     code,

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -45,12 +46,43 @@ const rwReadReleaseSource = `#!lua flags=allow-oom
 -- @arg    nonce          int64      the hold's mark (RwReadAcquire), 0: no check; a first lease key marked otherwise (not 1) is a newer hold of the owner: not held
 -- @return {status int64, value int64}
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local seen = tonumber(redis.call('get', KEYS[5]))
 if seen then
   if seen > 20 then
     -- Only while the lock is free: a waiter the first attempt woke may
     -- hold it by now.
     if redis.call('exists', KEYS[1]) == 0 then
+      local err = refusal(ARGV[2], {KEYS[2]})
+      if err then
+        return err
+      end
       redis.call(ARGV[2], KEYS[2], '0')
     end
     seen = seen - 20
@@ -61,6 +93,10 @@ if seen then
     -- whose key HGET would refuse (WRONGTYPE): read with PCALL.
     local mode = redis.pcall('hget', KEYS[1], 'mode')
     if mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0) then
+      local err = refusal(ARGV[2], {KEYS[2]})
+      if err then
+        return err
+      end
       redis.call(ARGV[2], KEYS[2], '1')
     end
     seen = seen - 10
@@ -79,6 +115,12 @@ if ARGV[4] ~= '0' then
   if mark and mark ~= '1' and mark ~= ARGV[4] then
     return {0, 0}
   end
+end
+-- Every release that may publish is checked first (refusal): checking
+-- only the ones that will would read the other holds twice.
+local err = refusal(ARGV[2], {KEYS[2]})
+if err then
+  return err
 end
 local holds = redis.call('hincrby', KEYS[1], ARGV[1], '-1')
 redis.call('del', KEYS[3] .. ':' .. (holds + 1))
@@ -134,7 +176,7 @@ return {2, 0}
 `
 
 // rwReadReleaseSHA1 is the SHA-1 of rwReadReleaseSource, the name SCRIPT LOAD gives it.
-const rwReadReleaseSHA1 = "635e6b27913d0a7f7e7979dc4a9eb4d3f1840783"
+const rwReadReleaseSHA1 = "01b5fdcf8525a6e9c956f6a95cbbef3cafad7faa"
 
 var rwReadReleaseScript = rueidis.NewLuaScript(rwReadReleaseSource)
 
@@ -166,6 +208,13 @@ type RwReadReleaseResult struct {
 // and left is the longest remaining lease (ms) of its own read holds, which
 // the lock outlives (-1 when none of them has one left; 0 from a retry that
 // only read the latch); {2, 0}: this owner's last read hold is gone.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func RwReadRelease(ctx context.Context, c rueidis.Client, lock string, channel string, timeouts string, prefix string, latch string, owner string, publish string, latchTTL time.Duration, nonce int64) (RwReadReleaseResult, error) {
@@ -335,6 +384,34 @@ func rwReadReleaseEncode(a *RwReadReleaseArgs) ([]string, []string) {
 	return keys, args
 }
 
+// rwReadReleaseError turns a Redis error whose code RwReadRelease declares into a *ScriptError;
+// every other error is returned as it is.
+func rwReadReleaseError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwReadRelease",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwReadRelease",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // rwReadReleaseDecode reads a reply of RwReadRelease as {status int64, value int64}.
 func rwReadReleaseDecode(resp rueidis.RedisResult) (RwReadReleaseResult, error) {
 	const want = "{status int64, value int64}"
@@ -347,7 +424,7 @@ func rwReadReleaseDecode(resp rueidis.RedisResult) (RwReadReleaseResult, error) 
 				Want:   want,
 			}
 		}
-		return RwReadReleaseResult{}, err
+		return RwReadReleaseResult{}, rwReadReleaseError(err)
 	}
 	vals, err := msg.ToArray()
 	if err != nil || len(vals) > 2 {

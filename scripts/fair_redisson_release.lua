@@ -37,7 +37,52 @@
 -- @arg    waitTime       duration   that wait's waitTime (threadWaitTime, or the tryLock wait)
 -- @return {status int64, value int64}
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- evict drops the stale heads: those whose score has passed.
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- headChannel is the channel of the first waiter of the queue evict keeps
+-- (read only), or nil.
+local function headChannel()
+  local from = 0
+  while true do
+    local page = redis.call('lrange', KEYS[2], tostring(from), tostring(from + 99))
+    for _, entry in ipairs(page) do
+      local score = redis.call('zscore', KEYS[3], entry)
+      if score == false or tonumber(score) > tonumber(ARGV[3]) then
+        return KEYS[4] .. ':' .. entry
+      end
+    end
+    if #page < 100 then
+      return nil
+    end
+    from = from + 100
+  end
+end
 local function evict()
   while true do
     local first = redis.call('lindex', KEYS[2], '0')
@@ -62,6 +107,10 @@ if seen then
   -- call does: a waiter that stopped waiting hears nothing, and the live
   -- one behind it would sleep beside a free lock.
   if seen == '11' or (seen == '2' and redis.call('exists', KEYS[1]) == 0) then
+    local err = refusal(ARGV[4], {headChannel()})
+    if err then
+      return err
+    end
     evict()
     local head = redis.call('lindex', KEYS[2], '0')
     if head then
@@ -77,6 +126,10 @@ evict()
 if redis.call('exists', KEYS[1]) == 0 then
   local head = redis.call('lindex', KEYS[2], '0')
   if head then
+    local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+    if err then
+      return err
+    end
     redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
   end
   return {0, 0}
@@ -94,14 +147,26 @@ if ARGV[6] ~= '0' then
     return {0, 0}
   end
 end
-local holds = redis.call('hincrby', KEYS[1], ARGV[2], '-1')
+-- A release that will tell the queue's head checks its channel before it
+-- writes (refusal): the queue was evicted above, so the head is the one told.
+local holds = tonumber(held[1]) - 1
 if holds > 0 then
   local before = redis.call('pttl', KEYS[1])
+  local head = false
+  if before < 0 or tonumber(ARGV[1]) < before then
+    head = redis.call('lindex', KEYS[2], '0')
+    if head then
+      local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+      if err then
+        return err
+      end
+    end
+  end
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
     -- A re-entry with a longer lease given up: the queue's head was told
     -- the longer TTL (as for an Extend to a shorter lease, MutexExtend).
-    local head = redis.call('lindex', KEYS[2], '0')
     if head then
       if before >= 0 then
         local earlier = before - tonumber(ARGV[1])
@@ -119,9 +184,19 @@ if holds > 0 then
   redis.call('set', KEYS[5], '1', 'px', ARGV[5])
   return {1, holds}
 end
+local requeue = ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false
+if not requeue then
+  local head = redis.call('lindex', KEYS[2], '0')
+  if head then
+    local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+    if err then
+      return err
+    end
+  end
+end
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], '2', 'px', ARGV[5])
-if ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false then
+if requeue then
   local waitTime = tonumber(ARGV[8])
   local waiters = redis.call('zrange', KEYS[3], '0', '-1')
   for i = 1, #waiters do

@@ -16,9 +16,38 @@
 -- @arg    publish        string     "publish", or "spublish" for sharded channels
 -- @return int64
 -- @commands publish spublish
-if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
-  return 0
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
 end
+-- Nobody is queued on an uncontended release. One that tells a waiter
+-- drops the queue's heads whose deadline passed, as it did after the HDEL,
+-- and checks the first live one's wake channel (refusal) before the HDEL:
+-- a publish refused after it failed the call with the lock gone and the
+-- head not told.
 local head = redis.call('lindex', KEYS[2], '0')
 if head then
   local t = redis.call('time')
@@ -33,7 +62,16 @@ if head then
     head = redis.call('lindex', KEYS[2], '0')
   end
   if head then
-    redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+    local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(head, '^[^:]*')})
+    if err then
+      return err
+    end
   end
+end
+if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
+  return 0
+end
+if head then
+  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
 end
 return 2

@@ -69,8 +69,44 @@
 -- @arg    again     bool      a repeat of an attempt that failed at its publish, after its writes: publish as it was to
 -- @return int64?
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- wake wakes the longest-registered Go waiter by name, and reports whether
 -- its client listens (see below).
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+-- wakeChannels are the wake channels of the first waiters, those a release
+-- may wake by name.
+local function wakeChannels(waiters, prefix)
+  local channels = {}
+  for _, w in ipairs(redis.call('zrange', waiters, '0', '7')) do
+    channels[#channels + 1] = prefix .. ':' .. string.match(w, '^[^:]*')
+  end
+  return channels
+end
 local function wake()
   -- A wake no client hears (its process died, or its client is not
   -- subscribed) goes on to the next waiter, a few at most per call. A count of
@@ -98,6 +134,10 @@ local function rewake()
   if ARGV[8] ~= '1' or redis.call('exists', KEYS[1]) == 1 then
     return 1
   end
+  local err = refusal(ARGV[3], {KEYS[2], unpack(wakeChannels(KEYS[4], KEYS[5]))})
+  if err then
+    return err
+  end
   redis.call(ARGV[3], KEYS[2], '0')
   if wake() then
     return 2
@@ -111,8 +151,12 @@ if seen then
     if ARGV[8] ~= '1' then
       return 0
     end
-    redis.call(ARGV[3], KEYS[2], '0')
     local head = redis.call('lindex', KEYS[7], '0')
+    local err = refusal(ARGV[3], {KEYS[2], head and KEYS[2] .. ':' .. head or KEYS[2]})
+    if err then
+      return err
+    end
+    redis.call(ARGV[3], KEYS[2], '0')
     if head then
       redis.call(ARGV[3], KEYS[2] .. ':' .. head, '0')
     end
@@ -145,13 +189,21 @@ if ARGV[7] ~= '0' then
   end
 end
 if holds > 1 then
-  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   local before = redis.call('pttl', KEYS[1])
+  local head = false
+  if before < 0 or tonumber(ARGV[1]) < before then
+    -- This release will publish: checked before its writes.
+    head = redis.call('lindex', KEYS[7], '0')
+    local err = refusal(ARGV[3], {KEYS[2], head and KEYS[2] .. ':' .. head or KEYS[2]})
+    if err then
+      return err
+    end
+  end
+  redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
   if before < 0 or tonumber(ARGV[1]) < before then
     -- Every write before the first publish, which can fail (see above).
     redis.call('set', KEYS[3], '10', 'px', ARGV[4])
-    local head = redis.call('lindex', KEYS[7], '0')
     if head and before >= 0 then
       local earlier = before - tonumber(ARGV[1])
       for _, w in ipairs(redis.call('zrange', KEYS[8], '0', '-1')) do
@@ -166,6 +218,10 @@ if holds > 1 then
   end
   redis.call('set', KEYS[3], '0', 'px', ARGV[4])
   return 0
+end
+local err = refusal(ARGV[3], {KEYS[2], unpack(wakeChannels(KEYS[4], KEYS[5]))})
+if err then
+  return err
 end
 redis.call('del', KEYS[1])
 if ARGV[6] ~= '1' then

@@ -24,8 +24,35 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @error  NOT_RW   the lock is a hash without a mode: a Mutex, FairMutex or Redisson RLock holds the name
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local seen = redis.call('get', KEYS[3])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -43,6 +70,10 @@ if seen ~= '' then
   -- failed at its publish, after its writes (a refused SPUBLISH, made
   -- again with PUBLISH), and the waiters would sleep until their next call.
   if seen == '1' and redis.call('exists', KEYS[1]) == 0 then
+    local err = refusal(ARGV[1], {KEYS[2]})
+    if err then
+      return err
+    end
     redis.call(ARGV[1], KEYS[2], '1')
   end
   return tonumber(seen)
@@ -50,6 +81,14 @@ end
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false and redis.call('exists', KEYS[1]) == 1 then
   return redis.error_reply('NOT_RW the lock is held as a Mutex, FairMutex or Redisson RLock')
+end
+if redis.call('exists', KEYS[1]) == 1 then
+  -- Checked before the delete: a publish refused after it failed the call
+  -- with the lock gone and nobody told.
+  local err = refusal(ARGV[1], {KEYS[2]})
+  if err then
+    return err
+  end
 end
 local deleted = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], deleted, 'px', ARGV[2])
