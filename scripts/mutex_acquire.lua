@@ -16,7 +16,7 @@
 -- The reply is one integer (a table reply costs Redis more than the whole
 -- acquisition): > 0 acquired, the value is the fencing token; 0 re-entered;
 -- < 0 held by another owner, -1 - reply is its remaining lease in ms (0: no
--- expiry; at least 1 while one is set)
+-- expiry; at least 1 while one is set; at most 2^42 - 1, about 139 years)
 -- (plus 2^42 when the holder is not a scriptlock client, plus 2^43 when a
 -- polite caller queued behind other waiters; see below).
 -- A refused caller that will wait (waiterTTL > 0) registers in the waiter set,
@@ -129,6 +129,10 @@ elseif ttl == 0 then
   -- Due within the millisecond: 1, as 0 tells of a holder without expiry,
   -- whose waiters sleep a third of the waiter timeout.
   ttl = 1
+elseif ttl > 4398046511103 then
+  -- A Java holder may set any lease: one past 2^42 - 1 ms (about 139
+  -- years) would run into the flags packed above it. Waiting, it is as long.
+  ttl = 4398046511103
 end
 local f = fields[1]
 if f and not (string.byte(f, 15) == 56 and string.byte(f, 37) == 58) then
