@@ -24,7 +24,7 @@ const latchCountDownSource = `#!lua flags=allow-oom
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written. A count
 -- down to zero whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 -- too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
 -- the call with the latch released, its waiters not told.
 -- @key    latch
@@ -62,6 +62,11 @@ if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[1] .. ' for the zero message; nothing changed')
   end
   if not allowed then
+    -- The command itself may be what is refused, whatever the channel:
+    -- naming the channel would send the operator to grant it for nothing.
+    if not redis.acl_check_cmd(ARGV[1]) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[1] .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the zero message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
@@ -78,7 +83,7 @@ return v
 `
 
 // latchCountDownSHA1 is the SHA-1 of latchCountDownSource, the name SCRIPT LOAD gives it.
-const latchCountDownSHA1 = "952e795e432607cdca56a9608ba4e434b5780291"
+const latchCountDownSHA1 = "ee637fc4ec35bf07a03d013b914a381db3eb2417"
 
 var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 
@@ -94,7 +99,7 @@ var latchCountDownScript = rueidis.NewLuaScriptRetryable(latchCountDownSource)
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written. A count
 // down to zero whose message the caller's ACL user may not publish (Redis 7
-// gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
+// gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 // too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
 // the call with the latch released, its waiters not told.
 // printable is a channel as an error reply may show it: the lock's name in

@@ -31,7 +31,7 @@ const permitAddPermitsSource = `#!lua flags=allow-oom
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A positive n whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 -- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 -- call with the permits added, and a caller that added again on the error
 -- added them twice.
@@ -67,6 +67,11 @@ if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the permits message; nothing changed')
   end
   if not allowed then
+    -- The command itself may be what is refused, whatever the channel:
+    -- naming the channel would send the operator to grant it for nothing.
+    if not redis.acl_check_cmd(ARGV[2]) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[2] .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the permits message to channel ' .. printable(KEYS[3]) .. '; nothing changed')
   end
 end
@@ -89,7 +94,7 @@ return value
 `
 
 // permitAddPermitsSHA1 is the SHA-1 of permitAddPermitsSource, the name SCRIPT LOAD gives it.
-const permitAddPermitsSHA1 = "f50faaadd352f34784b9726056a2af750e6d2ded"
+const permitAddPermitsSHA1 = "0a01e7b913c89545ffe813de9f221ab2db660007"
 
 var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSource)
 
@@ -111,7 +116,7 @@ var permitAddPermitsScript = rueidis.NewLuaScriptRetryable(permitAddPermitsSourc
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 // A positive n whose message the caller's ACL user may not publish (Redis 7
-// gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
+// gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 // call with the permits added, and a caller that added again on the error
 // added them twice.

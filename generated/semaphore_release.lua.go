@@ -29,7 +29,7 @@ const semaphoreReleaseSource = `#!lua flags=allow-oom
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A release message the caller's ACL user may not publish (Redis 7 gives a
--- new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written too
+-- new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written too
 -- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 -- call with the permits returned, and a caller that released again on the
 -- error returned them twice.
@@ -65,6 +65,11 @@ if redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the release message; nothing changed')
   end
   if not allowed then
+    -- The command itself may be what is refused, whatever the channel:
+    -- naming the channel would send the operator to grant it for nothing.
+    if not redis.acl_check_cmd(ARGV[2]) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[2] .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the release message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end
@@ -86,7 +91,7 @@ return value
 `
 
 // semaphoreReleaseSHA1 is the SHA-1 of semaphoreReleaseSource, the name SCRIPT LOAD gives it.
-const semaphoreReleaseSHA1 = "c36a2d94ee8c429f8c31cac42cfc01e822de882f"
+const semaphoreReleaseSHA1 = "81d87e5ac8eec63c211249e50c9e24d5d1abde91"
 
 var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSource)
 
@@ -106,7 +111,7 @@ var semaphoreReleaseScript = rueidis.NewLuaScriptRetryable(semaphoreReleaseSourc
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
 // A release message the caller's ACL user may not publish (Redis 7 gives a
-// new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written too
+// new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written too
 // (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 // call with the permits returned, and a caller that released again on the
 // error returned them twice.

@@ -25,7 +25,8 @@
 -- Every message the call will send is checked against the caller's ACL
 -- (Redis 7's acl_check_cmd) before anything is written: a refused PUBLISH
 -- would fail the call after its delete, the lock gone and nobody told. A
--- refused channel fails the call with NO_PUBLISH, naming it; a publish
+-- refused channel fails the call with NO_PUBLISH, naming it (a refused
+-- publish command with NO_PUBLISH saying so, naming no channel); a publish
 -- command the server lacks (SPUBLISH renamed away) with UNKNOWN_COMMAND.
 -- Reply 1: deleted; 0: nothing under the name; -1: the lock changed since it
 -- was confirmed, nothing changed.
@@ -151,13 +152,21 @@ local function refused()
       return true
     end
     if not allowed then
+      if not redis.acl_check_cmd(ARGV[3]) then
+        return false, true -- the command itself, whatever the channel
+      end
       return ch
     end
   end
   return false
 end
-local denied = answer == 1 and refused()
-if denied == true then
+local denied, command = false, false
+if answer == 1 then
+  denied, command = refused()
+end
+if command then
+  return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[3] .. ' command at all (the command is refused, not the channel); nothing changed')
+elseif denied == true then
   return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[3] .. ' for the release message; nothing changed')
 elseif denied then
   -- The channel holds the lock's name, any bytes: a control byte (a line

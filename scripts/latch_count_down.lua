@@ -11,7 +11,7 @@
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written. A count
 -- down to zero whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 -- too (Redis 7's acl_check_cmd): the PUBLISH refused after the DEL failed
 -- the call with the latch released, its waiters not told.
 -- @key    latch
@@ -49,6 +49,11 @@ if tonumber(value) <= 1 and redis.acl_check_cmd and redis.call('exists', KEYS[3]
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[1] .. ' for the zero message; nothing changed')
   end
   if not allowed then
+    -- The command itself may be what is refused, whatever the channel:
+    -- naming the channel would send the operator to grant it for nothing.
+    if not redis.acl_check_cmd(ARGV[1]) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[1] .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the zero message to channel ' .. printable(KEYS[2]) .. '; nothing changed')
   end
 end

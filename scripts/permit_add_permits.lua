@@ -17,7 +17,7 @@
 -- A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 -- another kind's hash with WRONGTYPE, before anything is written.
 -- A positive n whose message the caller's ACL user may not publish (Redis 7
--- gives a new user no channel) fails with NO_PUBLISH, naming the channel, before anything is written
+-- gives a new user no channel) fails with NO_PUBLISH, naming the channel (or saying the command itself is refused), before anything is written
 -- (Redis 7's acl_check_cmd): the PUBLISH refused after the INCRBY failed the
 -- call with the permits added, and a caller that added again on the error
 -- added them twice.
@@ -53,6 +53,11 @@ if tonumber(ARGV[1]) > 0 and redis.acl_check_cmd then
     return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the permits message; nothing changed')
   end
   if not allowed then
+    -- The command itself may be what is refused, whatever the channel:
+    -- naming the channel would send the operator to grant it for nothing.
+    if not redis.acl_check_cmd(ARGV[2]) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[2] .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
     return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the permits message to channel ' .. printable(KEYS[3]) .. '; nothing changed')
   end
 end
