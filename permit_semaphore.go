@@ -415,6 +415,14 @@ func (s *PermitSemaphore) undoOnce(ctx context.Context, wire []byte, record stri
 		c.undoOtherKind(s.name, s.key, 1, err)
 		return nil
 	}
+	if errors.Is(err, generated.ErrNoPublish) {
+		// Refused before it gave anything back (the release message's
+		// channel, or the publish command, is not the ACL user's): the same
+		// call made again is refused again, so the undo is over.
+		c.log.Warn("semaphore permit not given back: the Client's ACL user may not publish the release message the give-back sends, so nothing was changed; the permit stays taken until its lease, if any, ends: grant the user the channel (or the command) the error names, and release it",
+			"semaphore", s.name, "key", s.key, "permit", hex.EncodeToString(wire), "error", err.Error())
+		return nil
+	}
 	return err
 }
 

@@ -295,6 +295,18 @@ func (s *Semaphore) undoOnce(ctx context.Context, latch string, n int64) (int64,
 		s.c.undoOtherKind(s.name, s.key, n, err)
 		return 0, nil
 	}
+	if errors.Is(err, generated.ErrNoPublish) {
+		// Refused before it gave anything back (the release message's
+		// channel, or the publish command, is not the ACL user's): the same
+		// call made again is refused again, so the undo is over.
+		permits := any(n)
+		if n <= 0 {
+			permits = s.drained(ctx, latch)
+		}
+		s.c.log.Warn("semaphore permits not given back: the Client's ACL user may not publish the release message the give-back sends, so nothing was changed; grant it the channel (or the command) the error names, and give them back with AddPermits",
+			"semaphore", s.name, "key", s.key, "permits", permits, "error", err.Error())
+		return 0, nil
+	}
 	return given, err
 }
 

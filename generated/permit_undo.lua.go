@@ -35,8 +35,36 @@ const permitUndoSource = `#!lua flags=allow-oom
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
-if redis.call('zscore', KEYS[2], ARGV[1]) then
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+local held = redis.call('zscore', KEYS[2], ARGV[1])
+if held then
   local count = redis.call('get', KEYS[1])
   if count and not tonumber(count) then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -45,9 +73,22 @@ end
 if redis.call('get', KEYS[4]) == 'given' then
   local count = redis.call('get', KEYS[1])
   if count and tonumber(count) then
+    local err = refusal(ARGV[2], {KEYS[3]})
+    if err then
+      return err
+    end
     redis.call(ARGV[2], KEYS[3], count)
   end
   return 1
+end
+if held then
+  -- Checked before the writes: a publish refused after them failed the
+  -- call with the permit given back, and the caller tried again for the
+  -- record's life.
+  local err = refusal(ARGV[2], {KEYS[3]})
+  if err then
+    return err
+  end
 end
 if redis.call('zrem', KEYS[2], ARGV[1]) == 0 then
   redis.call('set', KEYS[4], 'undone', 'px', ARGV[3])
@@ -60,7 +101,7 @@ return 1
 `
 
 // permitUndoSHA1 is the SHA-1 of permitUndoSource, the name SCRIPT LOAD gives it.
-const permitUndoSHA1 = "f1dede66b6fb6f45b40c8f4d29cc2ba243d1b6e7"
+const permitUndoSHA1 = "a5f183fbf10a52a94dbe6743c3ffe21769ed4e3c"
 
 var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 
@@ -77,6 +118,13 @@ var permitUndoScript = rueidis.NewLuaScriptRetryable(permitUndoSource)
 // LeanMutex's owner) it fails with NOT_COUNT, and another kind's hash with
 // WRONGTYPE, before anything is written: the record is not marked.
 // Reply 1: the permit was given back; 0: the acquisition held none.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitUndo returns.
@@ -243,6 +291,20 @@ func permitUndoError(err error) error {
 			Message:  msg,
 			Script:   "PermitUndo",
 			sentinel: ErrNotCount,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitUndo",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitUndo",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err

@@ -44,12 +44,43 @@ const semaphoreUndoSource = `#!lua flags=allow-oom
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local taken = redis.call('get', KEYS[3])
 local given = taken and string.match(taken, '^undone:(%d+)$')
 if given then
   local value = redis.call('get', KEYS[1])
   if value and tonumber(value) then
+    local err = refusal(ARGV[2], {KEYS[2]})
+    if err then
+      return err
+    end
     redis.call(ARGV[2], KEYS[2], value)
   end
   return tonumber(given)
@@ -91,6 +122,13 @@ if taken == false or taken == 'undone' or gone then
   redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
   return 0
 end
+-- Checked before the writes: a publish refused after them failed the call
+-- with the permits given back, and the caller, told it failed, tried again
+-- for the record's life and logged them as maybe lost.
+local err = refusal(ARGV[2], {KEYS[2]})
+if err then
+  return err
+end
 redis.call('set', KEYS[3], 'undone:' .. taken, 'px', ARGV[1])
 local value = redis.call('incrby', KEYS[1], taken)
 redis.call(ARGV[2], KEYS[2], value)
@@ -98,7 +136,7 @@ return tonumber(taken)
 `
 
 // semaphoreUndoSHA1 is the SHA-1 of semaphoreUndoSource, the name SCRIPT LOAD gives it.
-const semaphoreUndoSHA1 = "3c4971ee56aa01d8b290ea0f123a799afa63c5c8"
+const semaphoreUndoSHA1 = "ede2a814bf7a6a58f9b8a1958549151b06f46f1f"
 
 var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 
@@ -125,6 +163,13 @@ var semaphoreUndoScript = rueidis.NewLuaScriptRetryable(semaphoreUndoSource)
 // key now holds no count (a LeanMutex's owner) it fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written: the latch
 // is not marked.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func SemaphoreUndo(ctx context.Context, c rueidis.Client, semaphore string, channel string, latch string, deleted string, latchTTL time.Duration, publish string) (int64, error) {
@@ -281,6 +326,20 @@ func semaphoreUndoError(err error) error {
 			Message:  msg,
 			Script:   "SemaphoreUndo",
 			sentinel: ErrNotCount,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreUndo",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "SemaphoreUndo",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err

@@ -31,12 +31,43 @@
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local taken = redis.call('get', KEYS[3])
 local given = taken and string.match(taken, '^undone:(%d+)$')
 if given then
   local value = redis.call('get', KEYS[1])
   if value and tonumber(value) then
+    local err = refusal(ARGV[2], {KEYS[2]})
+    if err then
+      return err
+    end
     redis.call(ARGV[2], KEYS[2], value)
   end
   return tonumber(given)
@@ -77,6 +108,13 @@ end
 if taken == false or taken == 'undone' or gone then
   redis.call('set', KEYS[3], 'undone', 'px', ARGV[1])
   return 0
+end
+-- Checked before the writes: a publish refused after them failed the call
+-- with the permits given back, and the caller, told it failed, tried again
+-- for the record's life and logged them as maybe lost.
+local err = refusal(ARGV[2], {KEYS[2]})
+if err then
+  return err
 end
 redis.call('set', KEYS[3], 'undone:' .. taken, 'px', ARGV[1])
 local value = redis.call('incrby', KEYS[1], taken)
