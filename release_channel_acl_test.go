@@ -29,6 +29,7 @@ func TestReleaseChannelRefusedKeepsLock(t *testing.T) {
 	}
 	m := mustMutex(t, app, "m")
 	f := mustFair(t, app, "f")
+	rf := mustFair(t, app, "rf", WithRedissonFairQueue(time.Minute))
 	rw := mustRW(t, app, "rw")
 	rr := mustRW(t, app, "rr")
 	kinds := []kind{
@@ -41,6 +42,17 @@ func TestReleaseChannelRefusedKeepsLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			if err := n.Do(t, "ZADD", f.timeouts, deadline, field).Error(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		// Redisson's fair queue: its release tells the head on <channel>:<field>.
+		{"FairMutex (Redisson's queue)", rf.m.key, func() (context.Context, error) { return rf.Lock(ctx) }, rf.Unlock, func() (bool, error) { return rf.ForceUnlock(ctx) }, func() {
+			const field = "44444444-0000-4000-8000-000000000000:1"
+			score := strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10)
+			if err := n.Do(t, "RPUSH", rf.queue, field).Error(); err != nil {
+				t.Fatal(err)
+			}
+			if err := n.Do(t, "ZADD", rf.timeouts, score, field).Error(); err != nil {
 				t.Fatal(err)
 			}
 		}},
