@@ -28,12 +28,19 @@ func TestReleaseChannelRefusedKeepsLock(t *testing.T) {
 		queue  func() // registers a live waiter the release tells, if it tells one
 	}
 	m := mustMutex(t, app, "m")
+	mc := mustMutex(t, app, "mc")
 	f := mustFair(t, app, "f")
 	rf := mustFair(t, app, "rf", WithRedissonFairQueue(time.Minute))
 	rw := mustRW(t, app, "rw")
 	rr := mustRW(t, app, "rr")
 	kinds := []kind{
 		{"Mutex", m.key, func() (context.Context, error) { return m.Lock(ctx) }, m.Unlock, func() (bool, error) { return m.ForceUnlock(ctx) }, nil},
+		// A waiter of another client, woken by name on its wake channel.
+		{"Mutex, contended", mc.key, func() (context.Context, error) { return mc.Lock(ctx) }, mc.Unlock, func() (bool, error) { return mc.ForceUnlock(ctx) }, func() {
+			if err := n.Do(t, "ZADD", mc.waiters, "1000", "55555555-0000-4000-8000-000000000000:1").Error(); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		// A FairMutex's release tells only the queue's head: one waits.
 		{"FairMutex", f.m.key, func() (context.Context, error) { return f.Lock(ctx) }, f.Unlock, func() (bool, error) { return f.ForceUnlock(ctx) }, func() {
 			const field = "33333333-0000-4000-8000-000000000000:1"

@@ -32,67 +32,59 @@ const mutexReleaseLastSource = `#!lua flags=allow-oom
 -- @commands publish spublish
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
--- refusal is the error a publish of this call would fail with after its
--- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
--- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
--- run the publish command at all or may not publish to the channel, which
--- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
--- when the server has no such command (SPUBLISH renamed away), which the
--- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
-local function refusal(publish, channels)
-  if not redis.acl_check_cmd then
-    return nil
-  end
-  for _, ch in ipairs(channels) do
-    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
-    if not known then
-      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
-    end
-    if not allowed then
-      if not redis.acl_check_cmd(publish) then
-        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
-      end
-      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
-    end
-  end
-  return nil
-end
--- wakeChannels are the wake channels of the first waiters, those a release
--- may wake by name (a contended release reads them once more to check them).
-local function wakeChannels(waiters, prefix)
-  local channels = {}
-  for _, w in ipairs(redis.call('zrange', waiters, '0', '7')) do
-    channels[#channels + 1] = prefix .. ':' .. string.match(w, '^[^:]*')
-  end
-  return channels
-end
 -- Nobody waits on an uncontended release: EXISTS tells so with an integer,
 -- where a ZPOPMIN of the missing set answers an empty array, which costs the
 -- server about 0.3 us more per release (a table built for the script). It
--- comes first: the waiters' wake channels are checked before the HDEL.
+-- comes first, before anything is written.
+-- An uncontended release sends its message before the HDEL, through
+-- redis.pcall: one the ACL refuses (a user without the channel: Redis 7
+-- gives a new user none) fails the call with nothing written, where it
+-- failed it after the HDEL, the lock gone and nobody told. Nobody hears a
+-- message before the script ends, so its place among the writes is not
+-- seen; only a release of an owner that no longer holds (its lock
+-- force-unlocked) sends it with nothing deleted, which costs the waiters
+-- one more look. A contended one checks its messages first (acl_check_cmd),
+-- as the other releases do: on every call that check cost this script
+-- about 0.55 us (INFO commandstats medians of 3.03 us against 2.47), and a
+-- local function (a closure made on every call) 0.1 to 0.2 us, which is
+-- why the check is written out here; the pcall costs about what the
+-- redis.call did.
 local waiting = redis.call('exists', KEYS[3]) == 1
-if waiting then
-  local err = refusal(ARGV[2], wakeChannels(KEYS[3], KEYS[4]))
-  if err then
-    return err
-  end
+local sent = 0
+if not waiting then
+  sent = redis.pcall(ARGV[2], KEYS[2], '0')
 end
--- The release message goes before the HDEL, through redis.pcall: one the
--- ACL refuses (a user without the channel: Redis 7 gives a new user none)
--- fails the call with nothing written, where it failed it after the HDEL,
--- the lock gone and nobody told. Nobody hears a message before the script
--- ends, so its place among the writes is not seen; only a release of an
--- owner that no longer holds (its lock force-unlocked) sends it with
--- nothing deleted, which costs the waiters one more look. Checking first
--- with acl_check_cmd, as the other releases do, cost this script about
--- 0.55 us a call (INFO commandstats medians of 3.03 us against 2.47); the
--- pcall about 0.07 (2.54).
-local sent = redis.pcall(ARGV[2], KEYS[2], '0')
-if type(sent) == 'table' then
-  if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+if waiting or type(sent) == 'table' then
+  if not waiting and redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
     return nil
   end
-  return refusal(ARGV[2], {KEYS[2]}) or sent
+  if redis.acl_check_cmd then
+    -- The lock channel, and the wake channels of the waiters the release
+    -- may wake by name. acl_check_cmd raises on a command the server lacks
+    -- (SPUBLISH renamed away): the Client makes the call again with PUBLISH.
+    -- A channel is any bytes: a control byte would cut the reply.
+    local channels = {KEYS[2]}
+    if waiting then
+      for _, w in ipairs(redis.call('zrange', KEYS[3], '0', '7')) do
+        channels[#channels + 1] = KEYS[4] .. ':' .. string.match(w, '^[^:]*')
+      end
+    end
+    for _, ch in ipairs(channels) do
+      local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], ch, '0')
+      if not known then
+        return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the release message; nothing changed')
+      end
+      if not allowed then
+        if not redis.acl_check_cmd(ARGV[2]) then
+          return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[2] .. ' command at all (the command is refused, not the channel); nothing changed')
+        end
+        return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[2] .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+      end
+    end
+  end
+  if not waiting then
+    return sent -- refused otherwise (before Redis 7.0): as Redis answered
+  end
 end
 if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
   return nil
@@ -101,6 +93,7 @@ local freed = 1
 if not waiting then
   return freed
 end
+redis.call(ARGV[2], KEYS[2], '0')
 -- A wake no client hears (its process died, or its client is not
 -- subscribed) goes on to the next waiter, a few at most per call. A count of
 -- 0 proves it only where subscribers are counted: sharded pub/sub, or a
@@ -123,7 +116,7 @@ return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "498dc8480e69bc2238940d546c3f199844a4f56e"
+const mutexReleaseLastSHA1 = "71209b3cddcae210852c720211fc2e7b93070e26"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 
@@ -138,13 +131,23 @@ var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 // Wakes as MutexRelease does.
 // Reply nil: not held by this owner, nothing changed; 1: released; 2:
 // released and a Go waiter woken by name, its client listening.
-// refusal is the error a publish of this call would fail with after its
-// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
-// release changes nothing: NO_PUBLISH, saying whether the ACL user may not
-// run the publish command at all or may not publish to the channel, which
-// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
-// when the server has no such command (SPUBLISH renamed away), which the
-// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+// Nobody waits on an uncontended release: EXISTS tells so with an integer,
+// where a ZPOPMIN of the missing set answers an empty array, which costs the
+// server about 0.3 us more per release (a table built for the script). It
+// comes first, before anything is written.
+// An uncontended release sends its message before the HDEL, through
+// redis.pcall: one the ACL refuses (a user without the channel: Redis 7
+// gives a new user none) fails the call with nothing written, where it
+// failed it after the HDEL, the lock gone and nobody told. Nobody hears a
+// message before the script ends, so its place among the writes is not
+// seen; only a release of an owner that no longer holds (its lock
+// force-unlocked) sends it with nothing deleted, which costs the waiters
+// one more look. A contended one checks its messages first (acl_check_cmd),
+// as the other releases do: on every call that check cost this script
+// about 0.55 us (INFO commandstats medians of 3.03 us against 2.47), and a
+// local function (a closure made on every call) 0.1 to 0.2 us, which is
+// why the check is written out here; the pcall costs about what the
+// redis.call did.
 //
 // Redis script flags: allow-oom.
 func MutexReleaseLast(ctx context.Context, c rueidis.Client, lock string, channel string, waiters string, wake string, owner string, publish string) (int64, bool, error) {
