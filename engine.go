@@ -316,7 +316,7 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 		// Close ends it: the undo Close gives an acquisition of unknown
 		// outcome (undoLater) takes over, within its own bound.
 		stop := context.AfterFunc(c.closingCtx, cancel)
-		err := undo(actx)
+		err := callBounded(actx, undo)
 		stop()
 		cancel()
 		if err == nil {
@@ -332,6 +332,34 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 		}
 		if c.closingCtx.Err() != nil || retry.wait(ctx, until) != nil {
 			return false, nil // or the next turn finds until passed
+		}
+	}
+}
+
+// callBounded runs call with ctx on a goroutine of its own and returns its
+// error, or ctx's as soon as ctx ends while call still runs. rueidis bounds
+// the opening of a connection (its handshake) by its dial timeout alone (5 s
+// by default), and a call waiting for a connection another call is opening
+// does not watch its own context: against a server that accepts connections
+// but never answers (SIGSTOP, a hung host behind a live kernel), an undo
+// would outlive its bound by that long, and so would the wait settling it
+// and Close. The goroutine ends when rueidis returns the call, within its
+// dial timeout; ctx has ended by then, so the call sends nothing more: what
+// it was to give back is left to the lease it may have set (the undo Close
+// gives, or a later one, may still give it back). For undos only, which are
+// rare: a goroutine per call.
+func callBounded(ctx context.Context, call func(context.Context) error) error {
+	done := make(chan error, 1)
+	go func() { done <- call(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		select {
+		case err := <-done: // both at once: the call's own answer
+			return err
+		default:
+			return ctx.Err()
 		}
 	}
 }
@@ -3078,13 +3106,19 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		logUndo := func(msg string, err error) {
 			c.rep.logLater(func() { c.log.Debug(msg, "lock", p.spec().name, "err", err) })
 		}
+		// Atomic: an undo that outlived its bound (callBounded) may still
+		// be reading the mark as the next one begins.
+		var tok atomic.Int64
+		tok.Store(token)
 		undo := func(ctx context.Context) error {
+			token := tok.Load()
 			if token == leanMarkUnread {
 				m, err := p.(undoMarker).undoMark(ctx, field)
 				if err != nil {
 					logUndo("undoing an acquisition of unknown outcome", err)
 					return err
 				}
+				tok.CompareAndSwap(leanMarkUnread, m)
 				token = m
 			}
 			err := c.undo(ctx, p, field, lease, token, false)
@@ -3141,14 +3175,16 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		// undone already.)
 		ctx, cancel := context.WithTimeout(context.Background(), min(p.spec().cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		if token == leanMarkUnread {
-			m, err := p.(undoMarker).undoMark(ctx, field)
-			if err != nil {
-				return
+		_ = callBounded(ctx, func(ctx context.Context) error {
+			if token == leanMarkUnread {
+				m, err := p.(undoMarker).undoMark(ctx, field)
+				if err != nil {
+					return err
+				}
+				token = m
 			}
-			token = m
-		}
-		_ = c.undo(ctx, p, field, lease, token, false)
+			return c.undo(ctx, p, field, lease, token, false)
+		})
 	}
 }
 
@@ -3164,7 +3200,7 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	retry := backoff{cur: 50 * time.Millisecond, max: time.Second}
 	for {
 		actx, acancel := context.WithTimeout(ctx, timeout)
-		err := undo(actx)
+		err := callBounded(actx, undo)
 		acancel()
 		if err == nil {
 			return true
@@ -3182,7 +3218,7 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	}
 	actx, acancel := context.WithDeadline(context.WithoutCancel(c.ctx), last)
 	defer acancel()
-	return undo(actx) == nil
+	return callBounded(actx, undo) == nil
 }
 
 // closeUndoMax bounds an undo that Close waits for: with Redis down, the

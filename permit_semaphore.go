@@ -394,7 +394,12 @@ func (s *PermitSemaphore) undoLater(wire []byte, record string, lease time.Durat
 		// acquisition: undo here.
 		ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		_, _ = callAgain(ctx, func() (struct{}, error) { return struct{}{}, undo(ctx) })
+		// Bounded though a call waits on a connection being opened (see
+		// callBounded).
+		_ = callBounded(ctx, func(ctx context.Context) error {
+			_, err := callAgain(ctx, func() (struct{}, error) { return struct{}{}, undo(ctx) })
+			return err
+		})
 	}
 }
 

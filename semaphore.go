@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -185,14 +186,16 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 			// goes on, as a lock's is; otherwise in the background, and
 			// the error ends the call.
 			if wait != 0 && brokenConn(err) {
-				var given int64
+				// Atomic: an undo that outlived its bound (callBounded)
+				// may still answer as the next one begins.
+				var given atomic.Int64
 				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
-					var err error
-					given, err = s.undoOnce(ctx, latch, n)
+					g, err := s.undoOnce(ctx, latch, n)
+					given.Store(g)
 					return err
 				})
 				if ok {
-					if given == 0 && time.Since(sent) >= s.c.recordTTL {
+					if given.Load() == 0 && time.Since(sent) >= s.c.recordTTL {
 						// Redis was out of reach for longer than the
 						// record lives: nothing tells any more whether
 						// the attempt took permits, as for undoLater.
@@ -355,12 +358,12 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		if hook != nil {
 			hook()
 		}
-		var given int64
+		var given atomic.Int64 // see Acquire
 		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
-			var err error
-			given, err = s.undoOnce(ctx, latch, n)
+			g, err := s.undoOnce(ctx, latch, n)
+			given.Store(g)
 			return err
-		}) || (given == 0 && time.Since(sent) >= c.recordTTL) {
+		}) || (given.Load() == 0 && time.Since(sent) >= c.recordTTL) {
 			s.undoFailed(n)
 		}
 	})
@@ -371,7 +374,14 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		// found gone after its life tells nothing, as above.
 		ctx, cancel := context.WithTimeout(context.Background(), min(s.cfg.releaseTimeout, closeUndoMax))
 		defer cancel()
-		given, err := callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+		// Bounded though a call waits on a connection being opened (see
+		// callBounded).
+		var given int64
+		err := callBounded(ctx, func(ctx context.Context) error {
+			var err error
+			given, err = callAgain(ctx, func() (int64, error) { return s.undoOnce(ctx, latch, n) })
+			return err
+		})
 		if err != nil || (given == 0 && time.Since(sent) >= c.recordTTL) {
 			s.undoFailed(n)
 		}

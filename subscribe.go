@@ -841,7 +841,25 @@ func (s *subscriptions) close() {
 		cs.stopTimers()
 	}
 	s.mu.Unlock()
-	s.wg.Wait()
+	// Their contexts have ended, so the loops end at once, or within the
+	// second a loop's unsubscribe gets once Close began, unless held in
+	// rueidis's opening of a connection: against a server that accepts
+	// connections but never answers, rueidis bounds the handshake by its
+	// dial timeout alone (5 s by default), and a call waiting on that
+	// connection does not watch its context. Close does not wait for those
+	// past closeUndoMax (and a margin): they end when rueidis returns them,
+	// and do nothing more then than leave the closed subscriptions.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.wg.Wait()
+	}()
+	t := time.NewTimer(closeUndoMax + 100*time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 func signal(ch chan struct{}) { offer(ch) }
