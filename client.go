@@ -151,7 +151,12 @@ type Client struct {
 	// closed when Close begins: waits end with ErrClosed.
 	closingCtx context.Context
 	closeWaits context.CancelFunc
-	isClosing  atomic.Bool
+	// cutCtx ends closeUndoMax after Close began (or once it has no
+	// acquisition in flight to wait for): the attempts of waits still in
+	// flight then are cut off (see waitOn).
+	cutCtx      context.Context
+	cutAttempts context.CancelFunc
+	isClosing   atomic.Bool
 
 	guard guardState
 }
@@ -185,6 +190,7 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	c.mutexCtl = newMutexCtl(cfg.fenceIdle, cfg.waiterTTL())
 	c.fairCtl = newFairCtl(cfg.waiterTTL(), cfg.fenceIdle)
 	c.closingCtx, c.closeWaits = context.WithCancel(context.Background())
+	c.cutCtx, c.cutAttempts = context.WithCancel(context.Background())
 	c.closeDone = make(chan struct{})
 	c.inflight.drained = make(chan struct{})
 	c.releases.drained = make(chan struct{})
@@ -399,8 +405,13 @@ func (c *Client) Close() error {
 func (c *Client) closeRest(busy, releasing bool) {
 	defer close(c.closeDone)
 	if busy {
+		// The attempts of waits still in flight a second from now are cut
+		// off (see waitOn): the server has stopped answering them.
+		cut := time.AfterFunc(closeUndoMax, c.cutAttempts)
 		<-c.inflight.drained
+		cut.Stop()
 	}
+	c.cutAttempts()
 	if releasing {
 		<-c.releases.drained
 	}

@@ -154,6 +154,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		polite = c.subs.handingOff(ws.wake)
 	}
 	since := int64(0)
+	attempted := false // an attempt was made
 	rt := newRetrier()
 	defer func() {
 		if zw != nil {
@@ -228,7 +229,23 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if c.testHookAttempt != nil && w != nil {
 			c.testHookAttempt(ctx, false)
 		}
-		done, next, err := try(actx, since, polite)
+		tctx, uncut := actx, func() {}
+		if attempted {
+			// Not the first attempt: the wait waits (off the uncontended
+			// path, which allocates nothing more). Close cuts such an
+			// attempt closeUndoMax after it began (cutAttempts): against a
+			// server that stopped answering, it would hang until rueidis
+			// drops its connection as dead (ConnWriteTimeout, 10 s by
+			// default), and Close with it. It is then undone as any
+			// attempt of unknown outcome Close meets.
+			var cancel context.CancelFunc
+			tctx, cancel = context.WithCancel(actx)
+			stop := context.AfterFunc(c.cutCtx, cancel)
+			uncut = func() { stop(); cancel() }
+		}
+		attempted = true
+		done, next, err := try(tctx, since, polite)
+		uncut()
 		if c.testHookAttempt != nil && w != nil {
 			c.testHookAttempt(ctx, true)
 		}
