@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"path"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -161,10 +162,15 @@ type Client struct {
 	guard guardState
 }
 
-// New returns a Client using rc. The Client never closes rc.
+// New returns a Client using rc. The Client never closes rc. A rueidis
+// Sentinel client made with ReplicaOnly, which sends every command to a
+// replica, is refused with ErrInvalidArgument: no lock can be taken there.
 func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 	if rc == nil {
 		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("nil rueidis client"))
+	}
+	if replicaOnly(rc) {
+		return nil, fmt.Errorf("scriptlock: new client: %w", invalidf("the rueidis client sends every command to a replica (Sentinel with ReplicaOnly), which refuses every write with READONLY: no lock can be taken through it; use a client of the primary (SendToReplicas sends reads alone to replicas)"))
 	}
 	cfg := defaultConfig()
 	cfg.apply(opts)
@@ -206,6 +212,29 @@ func New(rc rueidis.Client, opts ...Option) (*Client, error) {
 		c.wd.run(ctx)
 	}()
 	return c, nil
+}
+
+// replicaOnly reports a rueidis Sentinel client made with ReplicaOnly: it
+// sends every command to a replica, which answers every write with
+// READONLY, and the Client, which retries READONLY as a failover it has not
+// seen yet, would retry each Lock until its context ended. rueidis tells
+// that only through the client's unexported field, read here; a client
+// whose type or field is not as this rueidis version has it (a wrapper of
+// the client, another version) is taken as it is.
+func replicaOnly(rc rueidis.Client) bool {
+	if rc.Mode() != rueidis.ClientModeSentinel {
+		return false
+	}
+	v := reflect.ValueOf(rc)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	v = v.Elem()
+	if v.Kind() != reflect.Struct || v.Type().PkgPath() != "github.com/redis/rueidis" || v.Type().Name() != "sentinelClient" {
+		return false
+	}
+	f := v.FieldByName("replica")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
 }
 
 // sharedDial is the rueidis client a Client calls Redis through. rueidis
