@@ -160,6 +160,12 @@ type Client struct {
 	isClosing   atomic.Bool
 
 	guard guardState
+
+	// runIDs: the run_id (INFO server) of each node of the Client's
+	// deployment that told it, by address ("" for a node that refused
+	// INFO for good); see runIDs. Guarded by runMu.
+	runMu    sync.Mutex
+	runIDsOf map[string]string
 }
 
 // New returns a Client using rc. The Client never closes rc. A rueidis
@@ -1299,6 +1305,74 @@ wait:
 		}
 	}
 	return max(least, 0), shards, counts, owners, answered
+}
+
+// runIDs returns the run_id of each node of the Client's deployment
+// (rueidis's Nodes: the server, a Sentinel deployment's primary, a
+// Cluster's nodes) by address, asking INFO server, within ctx, of the nodes
+// that have not told it yet, and whether every node has (or refused INFO
+// for good: an ACL without it, whose "" is compared with nothing). The
+// answers are kept: a RedLock over the Client asks once.
+func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
+	nodes := c.rc.Nodes()
+	ids := make(map[string]string, len(nodes))
+	c.runMu.Lock()
+	for addr := range nodes {
+		if id, ok := c.runIDsOf[addr]; ok {
+			ids[addr] = id
+		}
+	}
+	c.runMu.Unlock()
+	if len(ids) == len(nodes) {
+		return ids, true
+	}
+	// Asked at once, and not waited for past ctx: a call held in rueidis's
+	// opening of a connection does not watch it (see callBounded). Each
+	// goroutine ends with its call, into the channel's room.
+	type answer struct {
+		addr, id string
+		ok       bool
+	}
+	out := make(chan answer, len(nodes))
+	asked := 0
+	for addr, n := range nodes {
+		if _, ok := ids[addr]; ok {
+			continue
+		}
+		asked++
+		go func() {
+			info, err := n.Do(ctx, n.B().Info().Section("server").Build()).ToString()
+			switch {
+			case err == nil:
+				out <- answer{addr, infoField(info, "run_id"), true}
+			case refusedForGood(err):
+				out <- answer{addr, "", true}
+			default:
+				out <- answer{} // no answer: asked again next time
+			}
+		}()
+	}
+	for range asked {
+		select {
+		case a := <-out:
+			if a.ok {
+				ids[a.addr] = a.id
+			}
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	c.runMu.Lock()
+	if c.runIDsOf == nil {
+		c.runIDsOf = map[string]string{}
+	}
+	for addr, id := range ids {
+		c.runIDsOf[addr] = id
+	}
+	c.runMu.Unlock()
+	return ids, len(ids) == len(nodes)
 }
 
 // nodeInfo is one node's answer to askInfo.

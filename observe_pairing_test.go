@@ -223,7 +223,8 @@ func TestObserverPairing(t *testing.T) {
 		{"close during a redlock wait", func(t *testing.T, c *Client, p *pairing, ctx context.Context) func() {
 			cs := []*Client{c}
 			for i := range 2 {
-				o, err := New(node.Client(t), WithKeyPrefix(fmt.Sprintf("%s%d:", redistest.Prefix(t), i)))
+				// A server of its own: a RedLock refuses nodes on one server.
+				o, err := New(redistest.Server(t).Client(t), WithKeyPrefix(fmt.Sprintf("%s%d:", redistest.Prefix(t), i)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -288,7 +289,8 @@ func TestObserverPairing(t *testing.T) {
 			}
 			cs := []*Client{c}
 			for i := range 2 {
-				o, err := New(node.Client(t), WithKeyPrefix(fmt.Sprintf("%s%d:", redistest.Prefix(t), i)), WithObserver(p))
+				// A server of its own: a RedLock refuses nodes on one server.
+				o, err := New(redistest.Server(t).Client(t), WithKeyPrefix(fmt.Sprintf("%s%d:", redistest.Prefix(t), i)), WithObserver(p))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -47,6 +47,9 @@ type RedLock struct {
 	// releaseHook, when set (by tests only, on their own RedLock), runs
 	// before each node's release in releaseAll.
 	releaseHook func(node int)
+	// distinct: every node's server has told its run_id, and no two nodes
+	// reach one server (see checkDistinct).
+	distinct atomic.Bool
 }
 
 // RedLockOption configures a RedLock (NewRedLock). Every LockOption is a
@@ -112,7 +115,10 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // rueidis client, a clock drift allowance (WithClockDrift) that leaves the
 // lease no validity (with the watchdog: less than its renewal interval), a
 // node timeout (WithNodeTimeout) at or above the lease, an invalid name or
-// option is an error (errors.Is ErrInvalidArgument or ErrInvalidName).
+// option is an error (errors.Is ErrInvalidArgument or ErrInvalidName). Its
+// first Lock or TryLock refuses, with ErrInvalidArgument, nodes whose
+// Clients reach one Redis server (the same run_id), which NewRedLock, calling
+// no server, cannot tell.
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
 	if err != nil {
@@ -383,6 +389,11 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		// As for a Mutex's wait: no call runs past this.
 		cut = deadline.Add(addSat(waitOverrun, guardOverrun(r)))
 	}
+	if !r.distinct.Load() {
+		if err := r.checkDistinct(ctx); err != nil {
+			return nil, opError("redlock", r.name, err)
+		}
+	}
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
 		if r.closedQuorum() {
@@ -415,6 +426,47 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 			return nil, fmt.Errorf("scriptlock: redlock %q: wait ended: %w", r.name, errors.Join(werr, err))
 		}
 	}
+}
+
+// checkDistinct refuses a RedLock two of whose nodes reach one Redis server
+// (Clients with rueidis clients of their own, to one address or to one
+// Sentinel deployment): its majority would count that server more than
+// once, and with the Clients' key prefixes apart, one server's grants would
+// make the quorum. NewRedLock cannot tell (it calls no server); the first
+// acquisition asks each node's Client for its servers' run_id (INFO server,
+// kept by the Client), within the node timeout and ctx. A node that does not
+// answer is not compared, and is asked again at the next acquisition, until
+// every node has answered.
+func (r *RedLock) checkDistinct(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+	defer cancel()
+	ids := make([]map[string]string, len(r.nodes))
+	known := make([]bool, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, m := range r.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i], known[i] = m.c.runIDs(ctx)
+		}()
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for i := range r.nodes {
+		for _, id := range ids[i] {
+			if id == "" {
+				continue
+			}
+			if j, ok := seen[id]; ok && j != i {
+				return invalidf("nodes %d and %d reach one Redis server (run_id %s): a RedLock needs independent deployments", j, i, id)
+			}
+			seen[id] = i
+		}
+	}
+	if !slices.Contains(known, false) {
+		r.distinct.Store(true)
+	}
+	return nil
 }
 
 // refusedFor counts the nodes of a failed attempt that refused for a reason
