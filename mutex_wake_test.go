@@ -1004,9 +1004,14 @@ func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
 	c.subs.mu.Unlock()
 	field := c.ID() + ":p"
 	// The first fallback timer to fire holds P in its timer branch until
-	// the release below has named it.
+	// the release below has named it, or the test ends: Close waits for
+	// P's Lock, so a check that fails before the release must not leave
+	// it parked here (the test would hang to the binary's timeout, its
+	// failure unreported).
 	fired, named := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+	var once, nameOnce sync.Once
+	name := func() { nameOnce.Do(func() { close(named) }) }
+	defer name()
 	c.testHookFallback = func(context.Context) {
 		once.Do(func() {
 			close(fired)
@@ -1039,7 +1044,7 @@ func TestMutexPoliteWaiterKeepsWokenPlace(t *testing.T) {
 	cs := c.subs.chans[c.subs.ownWake(m.wake)]
 	c.subs.wakeNamedLocked(cs, "1:"+field)
 	c.subs.mu.Unlock()
-	close(named) // the timer branch goes on and finds the hand-off that named P
+	name() // the timer branch goes on and finds the hand-off that named P
 	waitFor(t, 5*time.Second, "the woken attempt", func() bool { return scriptCalls(t, node)-before >= 3 })
 	waitFor(t, 5*time.Second, "P registered again", func() bool {
 		return node.Do(t, "ZSCORE", m.waiters, field).Error() == nil
