@@ -19,6 +19,9 @@ type recorder struct {
 	ends     []endRec
 	renewals []RenewalEvent
 	guards   []GuardEvent
+	// watch, when set, is a lock context whose state HoldEnd records
+	// (endRec.watchDone).
+	watch context.Context
 }
 
 type acquireRec struct {
@@ -37,6 +40,9 @@ type endRec struct {
 	e      HoldEvent
 	caller any       // the caller's marker value, seen through the hold's context
 	at     time.Time // when HoldEnd was called (after the hold's contexts ended)
+	// watchDone: the recorder's watch context had ended when HoldEnd was
+	// called.
+	watchDone bool
 }
 
 type startedKey struct{}
@@ -61,7 +67,8 @@ func (r *recorder) ReleaseEnd(ctx context.Context, op Op, e ReleaseEvent) {
 func (r *recorder) HoldEnd(ctx context.Context, op Op, e HoldEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.ends = append(r.ends, endRec{op, e, ctx.Value(callerKey{}), time.Now()})
+	watchDone := r.watch != nil && r.watch.Err() != nil
+	r.ends = append(r.ends, endRec{op, e, ctx.Value(callerKey{}), time.Now(), watchDone})
 }
 func (r *recorder) Renewal(e RenewalEvent) {
 	r.mu.Lock()
@@ -328,11 +335,19 @@ func TestObserverUnconfirmedRenewalIsLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rec.mu.Lock()
+	rec.watch = lctx
+	rec.mu.Unlock()
 	start := time.Now()
 	node.Kill()
 	ends := rec.waitEnds(t, 1)
 	if e := ends[0].e; e.Cause != EndLost || !errors.Is(e.Err, ErrLockLost) {
 		t.Errorf("hold end %+v, want lost", e)
+	}
+	// What the caller sees is its lock context: it had ended when HoldEnd
+	// was called, so the bound below on HoldEnd's call bounds it too.
+	if !ends[0].watchDone {
+		t.Error("lock context still live when HoldEnd was called")
 	}
 	// The hold ends before the server's lease can run out: timed when
 	// HoldEnd was called, which is after the hold's contexts ended, not
