@@ -19,24 +19,40 @@
 -- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
 -- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- Nobody is queued on an uncontended release. One that tells a waiter
--- drops the queue's heads whose deadline passed, as it did after the HDEL,
--- and checks the first live one's wake channel (refusal) before the HDEL:
--- a publish refused after it failed the call with the lock gone and the
--- head not told.
+-- checks the first live one's wake channel (refusal) before the HDEL: a
+-- publish refused after it failed the call with the lock gone and the head
+-- not told. The heads whose deadline passed are only read there, and
+-- dropped after the HDEL, as before the check: a refused release, or one
+-- by an owner that does not hold the lock, changes nothing.
 local head = redis.call('lindex', KEYS[2], '0')
+local live, dead = nil, 0
 if head then
   local t = redis.call('time')
   local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  while head do
-    local deadline = redis.call('zscore', KEYS[3], head)
-    if deadline and tonumber(deadline) > now then
+  -- The first live waiter, the one the release tells (the head, usually;
+  -- past it, read in pages); dead: the heads before it, whose deadline
+  -- passed.
+  local deadline = redis.call('zscore', KEYS[3], head)
+  if deadline and tonumber(deadline) > now then
+    live = head
+  end
+  local from = 0
+  while not live do
+    local page = redis.call('lrange', KEYS[2], tostring(from), tostring(from + 99))
+    for _, entry in ipairs(page) do
+      local deadline = redis.call('zscore', KEYS[3], entry)
+      if deadline and tonumber(deadline) > now then
+        live = entry
+        break
+      end
+      dead = dead + 1
+    end
+    if #page < 100 then
       break
     end
-    redis.call('lpop', KEYS[2])
-    redis.call('zrem', KEYS[3], head)
-    head = redis.call('lindex', KEYS[2], '0')
+    from = from + 100
   end
-  if head then
+  if live then
     -- Made here, on the contended path only: Lua makes a local function's
     -- closure on every call, which costs an uncontended release 0.1 to 0.2 us.
     -- refusal is the error a publish of this call would fail with after its
@@ -64,7 +80,7 @@ if head then
       end
       return nil
     end
-    local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(head, '^[^:]*')})
+    local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(live, '^[^:]*')})
     if err then
       return err
     end
@@ -73,7 +89,12 @@ end
 if redis.call('hdel', KEYS[1], ARGV[1]) == 0 then
   return 0
 end
-if head then
-  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(head, '^[^:]*'), '0:' .. head)
+while dead > 0 do
+  local gone = redis.call('lpop', KEYS[2], math.min(dead, 100))
+  redis.call('zrem', KEYS[3], unpack(gone))
+  dead = dead - #gone
+end
+if live then
+  redis.call(ARGV[2], KEYS[4] .. ':' .. string.match(live, '^[^:]*'), '0:' .. live)
 end
 return 2

@@ -1,0 +1,130 @@
+package scriptlock
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/generated"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// keysState is every key's DUMP and remaining life on n, by name.
+type keyState struct {
+	dump string
+	pttl int64
+}
+
+func keysState(t *testing.T, n *redistest.Node) map[string]keyState {
+	t.Helper()
+	keys, err := n.Do(t, "KEYS", "*").AsStrSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(keys)
+	out := make(map[string]keyState, len(keys))
+	for _, k := range keys {
+		d, err := n.Do(t, "DUMP", k).ToString()
+		if err != nil {
+			t.Fatalf("DUMP %s: %v", k, err)
+		}
+		p, err := n.Do(t, "PTTL", k).AsInt64()
+		if err != nil {
+			t.Fatalf("PTTL %s: %v", k, err)
+		}
+		out[k] = keyState{d, p}
+	}
+	return out
+}
+
+// sameKeys reports what differs between two snapshots taken a short while
+// apart: a key added, removed, its value changed, or its life set anew.
+func sameKeys(before, after map[string]keyState) []string {
+	var diff []string
+	for k, b := range before {
+		a, ok := after[k]
+		switch {
+		case !ok:
+			diff = append(diff, k+" removed")
+		case a.dump != b.dump:
+			diff = append(diff, k+" changed")
+		case (a.pttl < 0) != (b.pttl < 0) || a.pttl > b.pttl || a.pttl < b.pttl-5000:
+			diff = append(diff, k+" life "+strconv.FormatInt(b.pttl, 10)+" -> "+strconv.FormatInt(a.pttl, 10))
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			diff = append(diff, k+" added")
+		}
+	}
+	sort.Strings(diff)
+	return diff
+}
+
+// TestReleaseRefusedWritesNothing: a release the ACL user may not publish is
+// refused with NO_PUBLISH and "nothing changed", for every lock kind and
+// whoever waits: every key keeps its value and its life (DUMP, PTTL), and
+// the hold's context ends with ErrLockLost.
+func TestReleaseRefusedWritesNothing(t *testing.T) {
+	t.Parallel()
+	n, _, app := newNoChannelClients(t)
+	ctx := testCtx(t, 30*time.Second)
+	past := strconv.FormatInt(time.Now().Add(-time.Minute).UnixMilli(), 10)
+	later := strconv.FormatInt(time.Now().Add(time.Minute).UnixMilli(), 10)
+	do := func(args ...string) {
+		t.Helper()
+		if err := n.Do(t, args...).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := mustMutex(t, app, "m")
+	mc := mustMutex(t, app, "mc")
+	f := mustFair(t, app, "f")
+	rw := mustRW(t, app, "rw")
+	rr := mustRW(t, app, "rr")
+	for _, k := range []struct {
+		name   string
+		lock   func() (context.Context, error)
+		unlock func(context.Context) error
+		queue  func()
+	}{
+		{"Mutex", func() (context.Context, error) { return m.Lock(ctx) }, m.Unlock, nil},
+		{"Mutex, contended", func() (context.Context, error) { return mc.Lock(ctx) }, mc.Unlock, func() {
+			do("ZADD", mc.waiters, "1000", "55555555-0000-4000-8000-000000000000:1")
+		}},
+		// A dead head (its deadline passed) before a live one.
+		{"FairMutex", func() (context.Context, error) { return f.Lock(ctx) }, f.Unlock, func() {
+			do("RPUSH", f.queue, "33333333-0000-4000-8000-000000000000:1", "33333333-0000-4000-8000-000000000000:2")
+			do("ZADD", f.timeouts, past, "33333333-0000-4000-8000-000000000000:1", later, "33333333-0000-4000-8000-000000000000:2")
+		}},
+		{"RWMutex write", func() (context.Context, error) { return rw.Lock(ctx) }, rw.Unlock, nil},
+		{"RWMutex read", func() (context.Context, error) { return rr.RLock(ctx) }, rr.RUnlock, nil},
+	} {
+		held, err := k.lock()
+		if err != nil {
+			t.Fatalf("%s: lock: %v", k.name, err)
+		}
+		if k.queue != nil {
+			k.queue()
+		}
+		before := keysState(t, n)
+		err = k.unlock(held)
+		if !errors.Is(err, generated.ErrNoPublish) {
+			t.Errorf("%s: Unlock by a user without the channels: %v, want generated.ErrNoPublish", k.name, err)
+		}
+		if diff := sameKeys(before, keysState(t, n)); len(diff) > 0 {
+			t.Errorf("%s: Unlock refused (%v), yet it wrote: %v", k.name, err, diff)
+		}
+		select {
+		case <-held.Done():
+			if cause := context.Cause(held); !errors.Is(cause, ErrLockLost) {
+				t.Errorf("%s: the hold's context ended with %v, want ErrLockLost", k.name, cause)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: the hold's context did not end after its refused release", k.name)
+		}
+	}
+}
