@@ -83,6 +83,7 @@ func TestReleaseRefusedWritesNothing(t *testing.T) {
 	m := mustMutex(t, app, "m")
 	mc := mustMutex(t, app, "mc")
 	f := mustFair(t, app, "f")
+	rf := mustFair(t, app, "rf", WithRedissonFairQueue(time.Minute))
 	rw := mustRW(t, app, "rw")
 	rr := mustRW(t, app, "rr")
 	for _, k := range []struct {
@@ -99,6 +100,10 @@ func TestReleaseRefusedWritesNothing(t *testing.T) {
 		{"FairMutex", func() (context.Context, error) { return f.Lock(ctx) }, f.Unlock, func() {
 			do("RPUSH", f.queue, "33333333-0000-4000-8000-000000000000:1", "33333333-0000-4000-8000-000000000000:2")
 			do("ZADD", f.timeouts, past, "33333333-0000-4000-8000-000000000000:1", later, "33333333-0000-4000-8000-000000000000:2")
+		}},
+		{"FairMutex (Redisson's queue)", func() (context.Context, error) { return rf.Lock(ctx) }, rf.Unlock, func() {
+			do("RPUSH", rf.queue, "44444444-0000-4000-8000-000000000000:1", "44444444-0000-4000-8000-000000000000:2")
+			do("ZADD", rf.timeouts, past, "44444444-0000-4000-8000-000000000000:1", later, "44444444-0000-4000-8000-000000000000:2")
 		}},
 		{"RWMutex write", func() (context.Context, error) { return rw.Lock(ctx) }, rw.Unlock, nil},
 		{"RWMutex read", func() (context.Context, error) { return rr.RLock(ctx) }, rr.RUnlock, nil},

@@ -136,14 +136,20 @@ if seen then
   end
   return {tonumber(seen), 0}
 end
-evict()
+-- The stale heads are evicted after the check of the message a release
+-- sends (refusal), which reads the head they leave (headChannel) without
+-- writing: a refused release changes nothing.
 if redis.call('exists', KEYS[1]) == 0 then
-  local head = redis.call('lindex', KEYS[2], '0')
-  if head then
-    local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+  local ch = headChannel()
+  if ch then
+    local err = refusal(ARGV[4], {ch})
     if err then
       return err
     end
+  end
+  evict()
+  local head = redis.call('lindex', KEYS[2], '0')
+  if head then
     redis.call(ARGV[4], KEYS[4] .. ':' .. head, '0')
   end
   return {0, 0}
@@ -153,28 +159,34 @@ end
 -- reader's field has the form of the owner's, is not held, and left alone.
 local held = redis.call('hmget', KEYS[1], ARGV[2], 'mode')
 if not held[1] or held[2] then
+  evict()
   return {0, 0}
 end
 if ARGV[6] ~= '0' then
   local drawn = redis.call('get', KEYS[6])
   if drawn and drawn ~= ARGV[6] then
+    evict()
     return {0, 0}
   end
 end
 -- A release that will tell the queue's head checks its channel before it
--- writes (refusal): the queue was evicted above, so the head is the one told.
+-- writes (refusal): the head the eviction leaves, the one told.
 local holds = tonumber(held[1]) - 1
 if holds > 0 then
   local before = redis.call('pttl', KEYS[1])
   local head = false
   if before < 0 or tonumber(ARGV[1]) < before then
-    head = redis.call('lindex', KEYS[2], '0')
-    if head then
-      local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+    local ch = headChannel()
+    if ch then
+      local err = refusal(ARGV[4], {ch})
       if err then
         return err
       end
     end
+  end
+  evict()
+  if before < 0 or tonumber(ARGV[1]) < before then
+    head = redis.call('lindex', KEYS[2], '0')
   end
   redis.call('hincrby', KEYS[1], ARGV[2], '-1')
   redis.call('pexpire', KEYS[1], ARGV[1])
@@ -198,16 +210,45 @@ if holds > 0 then
   redis.call('set', KEYS[5], '1', 'px', ARGV[5])
   return {1, holds}
 end
-local requeue = ARGV[7] == '1' and redis.call('zscore', KEYS[3], ARGV[2]) == false
+-- requeue: the owner is not queued once the stale heads are evicted (it is
+-- missing, or among them).
+local requeue = false
+if ARGV[7] == '1' then
+  local score = redis.call('zscore', KEYS[3], ARGV[2])
+  requeue = score == false
+  if not requeue and tonumber(score) <= tonumber(ARGV[3]) then
+    local from = 0
+    local done = false
+    while not done do
+      local page = redis.call('lrange', KEYS[2], tostring(from), tostring(from + 99))
+      for _, entry in ipairs(page) do
+        local s = redis.call('zscore', KEYS[3], entry)
+        if s == false or tonumber(s) > tonumber(ARGV[3]) then
+          done = true
+          break
+        end
+        if entry == ARGV[2] then
+          requeue, done = true, true
+          break
+        end
+      end
+      if #page < 100 then
+        break
+      end
+      from = from + 100
+    end
+  end
+end
 if not requeue then
-  local head = redis.call('lindex', KEYS[2], '0')
-  if head then
-    local err = refusal(ARGV[4], {KEYS[4] .. ':' .. head})
+  local ch = headChannel()
+  if ch then
+    local err = refusal(ARGV[4], {ch})
     if err then
       return err
     end
   end
 end
+evict()
 redis.call('del', KEYS[1])
 redis.call('set', KEYS[5], '2', 'px', ARGV[5])
 if requeue then
@@ -229,7 +270,7 @@ return {2, receivers}
 `
 
 // fairRedissonReleaseSHA1 is the SHA-1 of fairRedissonReleaseSource, the name SCRIPT LOAD gives it.
-const fairRedissonReleaseSHA1 = "ee2f821a538fea7923171de0ea9fe5b6bfa4dfd9"
+const fairRedissonReleaseSHA1 = "600e846fae43d16e43a7ce0f743b6bf69b9aa2c7"
 
 var fairRedissonReleaseScript = rueidis.NewLuaScript(fairRedissonReleaseSource)
 
