@@ -282,7 +282,9 @@ func (s *Semaphore) undo(latch string, n int64, timeout time.Duration) error {
 // undoOnce makes one attempt (SemaphoreUndo) to give back the n permits the
 // attempt recorded under latch may have taken, and reports the permits
 // given back. When another kind of lock has taken the name, they cannot go
-// back: the log tells, and the undo is over (nil).
+// back: the log tells, and the undo is over (nil); so is a give-back
+// refused before it changed anything (NO_PUBLISH), which reports
+// givebackRefused.
 func (s *Semaphore) undoOnce(ctx context.Context, latch string, n int64) (int64, error) {
 	given, err := publishing(s.c, func(publish string) (int64, error) {
 		return generated.SemaphoreUndo(ctx, s.c.rc, s.key, s.channel, latch, s.deleted, s.c.recordTTL, publish)
@@ -308,7 +310,7 @@ func (s *Semaphore) undoOnce(ctx context.Context, latch string, n int64) (int64,
 		}
 		s.c.log.Warn("semaphore permits not given back: the Client's ACL user may not publish the release message the give-back sends, so nothing was changed; grant it the channel (or the command) the error names, and give them back with AddPermits",
 			"semaphore", s.name, "key", s.key, "permits", permits, "error", err.Error())
-		return 0, nil
+		return givebackRefused, nil
 	}
 	return given, err
 }
@@ -324,6 +326,11 @@ func (s *Semaphore) drained(ctx context.Context, record string) any {
 	}
 	return "unknown"
 }
+
+// givebackRefused is what undoOnce reports given back when the give-back
+// was refused before it changed anything (NO_PUBLISH, logged): none, and
+// not because the attempt took none or its count went away.
+const givebackRefused = -1
 
 // undoOtherKind logs that the permits an acquisition of unknown outcome
 // took cannot be given back: another kind of lock uses the name now.
@@ -579,6 +586,10 @@ func (s *Semaphore) DrainPermits(ctx context.Context) (int64, error) {
 			case err != nil:
 				s.undoLater(record, v, sent)
 				what = fmt.Sprintf("the drain is being undone, its %d permits given back in the background", v)
+			case given == givebackRefused:
+				// Refused before it changed anything (logged): the permits
+				// are still taken, and nobody has them.
+				what = fmt.Sprintf("the drain could not be undone, its %d permits not given back (the ACL user may not publish the give-back's message: NO_PUBLISH, logged); give them back with AddPermits", v)
 			case given == 0:
 				// The semaphore was deleted (or set afresh) since: the
 				// permits went with the count they were drained from.
