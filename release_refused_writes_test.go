@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,7 +68,8 @@ func sameKeys(before, after map[string]keyState) []string {
 // TestReleaseRefusedWritesNothing: a release the ACL user may not publish is
 // refused with NO_PUBLISH and "nothing changed", for every lock kind and
 // whoever waits: every key keeps its value and its life (DUMP, PTTL), and
-// the hold's context ends with ErrLockLost.
+// the hold's context ends with ErrLockLost. So does a force unlock (but for
+// the record it reserves before the call).
 func TestReleaseRefusedWritesNothing(t *testing.T) {
 	t.Parallel()
 	n, _, app := newNoChannelClients(t)
@@ -82,6 +84,8 @@ func TestReleaseRefusedWritesNothing(t *testing.T) {
 	}
 	m := mustMutex(t, app, "m")
 	mc := mustMutex(t, app, "mc")
+	mr := mustMutex(t, app, "mr", WithLease(10*time.Second))
+	mrLong := mustMutex(t, app, "mr", WithLease(time.Minute))
 	f := mustFair(t, app, "f")
 	rf := mustFair(t, app, "rf", WithRedissonFairQueue(time.Minute))
 	rw := mustRW(t, app, "rw")
@@ -91,22 +95,32 @@ func TestReleaseRefusedWritesNothing(t *testing.T) {
 		lock   func() (context.Context, error)
 		unlock func(context.Context) error
 		queue  func()
+		force  func() (bool, error)
 	}{
-		{"Mutex", func() (context.Context, error) { return m.Lock(ctx) }, m.Unlock, nil},
+		{"Mutex", func() (context.Context, error) { return m.Lock(ctx) }, m.Unlock, nil, func() (bool, error) { return m.ForceUnlock(ctx) }},
+		// A re-entry with a longer lease given up: the release brings the
+		// expiry forward, and tells the waiters.
+		{"Mutex, re-entered", func() (context.Context, error) {
+			held, err := mr.Lock(WithOwner(ctx, "o"))
+			if err == nil {
+				held, err = mrLong.Lock(WithOwner(ctx, "o"))
+			}
+			return held, err
+		}, mrLong.Unlock, nil, func() (bool, error) { return mr.ForceUnlock(ctx) }},
 		{"Mutex, contended", func() (context.Context, error) { return mc.Lock(ctx) }, mc.Unlock, func() {
 			do("ZADD", mc.waiters, "1000", "55555555-0000-4000-8000-000000000000:1")
-		}},
+		}, func() (bool, error) { return mc.ForceUnlock(ctx) }},
 		// A dead head (its deadline passed) before a live one.
 		{"FairMutex", func() (context.Context, error) { return f.Lock(ctx) }, f.Unlock, func() {
 			do("RPUSH", f.queue, "33333333-0000-4000-8000-000000000000:1", "33333333-0000-4000-8000-000000000000:2")
 			do("ZADD", f.timeouts, past, "33333333-0000-4000-8000-000000000000:1", later, "33333333-0000-4000-8000-000000000000:2")
-		}},
+		}, func() (bool, error) { return f.ForceUnlock(ctx) }},
 		{"FairMutex (Redisson's queue)", func() (context.Context, error) { return rf.Lock(ctx) }, rf.Unlock, func() {
 			do("RPUSH", rf.queue, "44444444-0000-4000-8000-000000000000:1", "44444444-0000-4000-8000-000000000000:2")
 			do("ZADD", rf.timeouts, past, "44444444-0000-4000-8000-000000000000:1", later, "44444444-0000-4000-8000-000000000000:2")
-		}},
-		{"RWMutex write", func() (context.Context, error) { return rw.Lock(ctx) }, rw.Unlock, nil},
-		{"RWMutex read", func() (context.Context, error) { return rr.RLock(ctx) }, rr.RUnlock, nil},
+		}, func() (bool, error) { return rf.ForceUnlock(ctx) }},
+		{"RWMutex write", func() (context.Context, error) { return rw.Lock(ctx) }, rw.Unlock, nil, func() (bool, error) { return rw.ForceUnlock(ctx) }},
+		{"RWMutex read", func() (context.Context, error) { return rr.RLock(ctx) }, rr.RUnlock, nil, func() (bool, error) { return rr.ForceUnlock(ctx) }},
 	} {
 		held, err := k.lock()
 		if err != nil {
@@ -130,6 +144,20 @@ func TestReleaseRefusedWritesNothing(t *testing.T) {
 			}
 		case <-time.After(5 * time.Second):
 			t.Errorf("%s: the hold's context did not end after its refused release", k.name)
+		}
+		before = keysState(t, n)
+		ok, err := k.force()
+		if ok || !errors.Is(err, generated.ErrNoPublish) {
+			t.Errorf("%s: ForceUnlock by a user without the channels: %v %v, want false, generated.ErrNoPublish", k.name, ok, err)
+		}
+		after := keysState(t, n)
+		for key := range after {
+			if _, was := before[key]; !was && strings.HasPrefix(key, "redisson_unlock_latch:") {
+				delete(after, key) // the call's reserved record
+			}
+		}
+		if diff := sameKeys(before, after); len(diff) > 0 {
+			t.Errorf("%s: ForceUnlock refused (%v), yet it wrote: %v", k.name, err, diff)
 		}
 	}
 }
