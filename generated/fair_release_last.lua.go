@@ -94,6 +94,11 @@ if head then
     end
     local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(live, '^[^:]*')})
     if err then
+      if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+        -- An owner that does not hold the lock tells nobody: not held,
+        -- as FairRelease (the retry) answers.
+        return 0
+      end
       return err
     end
   end
@@ -113,7 +118,7 @@ return 2
 `
 
 // fairReleaseLastSHA1 is the SHA-1 of fairReleaseLastSource, the name SCRIPT LOAD gives it.
-const fairReleaseLastSHA1 = "9304b19f1972d6c95aa6939f2748d1601530b905"
+const fairReleaseLastSHA1 = "57fd9ec57c1fe42a3d85654f0eef77903822da6f"
 
 var fairReleaseLastScript = rueidis.NewLuaScript(fairReleaseLastSource)
 

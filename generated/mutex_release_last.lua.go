@@ -71,6 +71,11 @@ if waiting or type(sent) == 'table' then
     end
     for _, ch in ipairs(channels) do
       local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], ch, '0')
+      if waiting and not (known and allowed) and redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+        -- An owner that does not hold the lock sends nothing: not held,
+        -- as MutexRelease (the retry) and the uncontended path answer.
+        return nil
+      end
       if not known then
         return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the release message; nothing changed')
       end
@@ -116,7 +121,7 @@ return freed
 `
 
 // mutexReleaseLastSHA1 is the SHA-1 of mutexReleaseLastSource, the name SCRIPT LOAD gives it.
-const mutexReleaseLastSHA1 = "71209b3cddcae210852c720211fc2e7b93070e26"
+const mutexReleaseLastSHA1 = "e601a9b167bd14c4dfa69cf9e44fb5b3578c951c"
 
 var mutexReleaseLastScript = rueidis.NewLuaScript(mutexReleaseLastSource)
 

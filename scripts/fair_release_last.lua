@@ -82,6 +82,11 @@ if head then
     end
     local err = refusal(ARGV[2], {KEYS[4] .. ':' .. string.match(live, '^[^:]*')})
     if err then
+      if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+        -- An owner that does not hold the lock tells nobody: not held,
+        -- as FairRelease (the retry) answers.
+        return 0
+      end
       return err
     end
   end

@@ -59,6 +59,11 @@ if waiting or type(sent) == 'table' then
     end
     for _, ch in ipairs(channels) do
       local known, allowed = pcall(redis.acl_check_cmd, ARGV[2], ch, '0')
+      if waiting and not (known and allowed) and redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+        -- An owner that does not hold the lock sends nothing: not held,
+        -- as MutexRelease (the retry) and the uncontended path answer.
+        return nil
+      end
       if not known then
         return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[2] .. ' for the release message; nothing changed')
       end
