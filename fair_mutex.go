@@ -282,7 +282,7 @@ func (f *FairMutex) tryAcquire(ctx context.Context, field string, serverLease, w
 	if enqueue {
 		f.noteMixedQueues(ctx)
 	}
-	rem := max(time.Duration(res.Value)*time.Millisecond, 0)
+	rem := max(msDuration(res.Value), 0)
 	// Calling again every third of the waiter timeout keeps our place; the
 	// first in line also wakes when the holder's lease ends, in case the
 	// holder died.

@@ -178,7 +178,7 @@ func (l *LeanMutex) State(ctx context.Context) (LockState, error) {
 	}
 	out := LockState{Locked: st.Owners > 0, HoldCount: st.Holds}
 	if out.Locked {
-		out.Lease = time.Duration(st.TTL) * time.Millisecond
+		out.Lease = msDuration(st.TTL)
 	}
 	return out, nil
 }
@@ -435,7 +435,7 @@ func (l *LeanMutex) holderLease(ctx context.Context) time.Duration {
 	if err != nil || ms <= 0 {
 		return 0
 	}
-	return time.Duration(ms) * time.Millisecond
+	return msDuration(ms)
 }
 
 func (l *LeanMutex) extendOnce(ctx context.Context, field string, lease time.Duration, token int64, guard guardWait) (bool, bool, error) {

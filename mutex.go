@@ -419,7 +419,7 @@ func (m *Mutex) State(ctx context.Context) (LockState, error) {
 	}
 	out := LockState{Locked: st.Owners > 0, HoldCount: st.Holds}
 	if out.Locked {
-		out.Lease = time.Duration(st.TTL) * time.Millisecond
+		out.Lease = msDuration(st.TTL)
 	}
 	return out, nil
 }

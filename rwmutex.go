@@ -323,7 +323,7 @@ func (s *rwSide) tryAcquire(ctx context.Context, field string, serverLease, wait
 	// A waiting writer also calls again every third of the waiter timeout
 	// to keep its registration, and a reader held back by a writer that
 	// died sees the registration expire.
-	rem := max(time.Duration(value)*time.Millisecond, 0)
+	rem := max(msDuration(value), 0)
 	if value == 0 {
 		// PTTL 0: the expiry is due within the millisecond. rem 0 is a
 		// holder without expiry (-1), which is called again every third
@@ -373,7 +373,7 @@ func readReleased(res generated.RwReadReleaseResult, err error) (releaseStatus, 
 	if err != nil || releaseStatus(res.Status) != stillHeld {
 		return releaseStatus(res.Status), 0, err
 	}
-	return stillHeld, time.Duration(res.Value) * time.Millisecond, nil
+	return stillHeld, msDuration(res.Value), nil
 }
 
 // fenceNow: a read hold's releases name its mark instead (RwReadAcquire),
@@ -458,7 +458,7 @@ func (rw *RWMutex) State(ctx context.Context) (RWState, error) {
 	out := RWState{Reads: st.Reads, Writes: st.Writes}
 	if st.Mode != nil {
 		out.Mode = *st.Mode
-		out.Lease = time.Duration(st.TTL) * time.Millisecond
+		out.Lease = msDuration(st.TTL)
 	}
 	return out, nil
 }

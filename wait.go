@@ -100,6 +100,20 @@ func addSat(a, b time.Duration) time.Duration {
 	return a + b
 }
 
+// msDuration is ms milliseconds as a Duration, the longest Duration for more
+// than it holds (about 292 years): a lease Redis reports (a Java client's, or
+// a key another program set) may be longer, and must not wrap around to a
+// negative one, which reads as a holder without expiry.
+func msDuration(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	if ms < math.MinInt64/int64(time.Millisecond) {
+		return math.MinInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
 // cutByWait reports an attempt that failed because the wait's end cut it
 // off (actx's deadline passed, and it is not ctx's own): the wait ran out.
 // The call may see the deadline pass before actx's timer fires.
