@@ -179,3 +179,30 @@ func TestNilLocalGivenVariadicIndexAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestNilLocalGivenVariadicIndexTestedAgreesWithServer: a local given
+// ARGV[n] past the fixed args on a path holds nil there only when the list
+// is short; a script that tests the element or reads the list's length (in
+// the condition, before, or between the assignment and the call) may leave
+// or give another value first, as the callers' check of a variadic list
+// allows (see Arg.Indexed): not warned of, and the server runs it with a
+// short list.
+func TestNilLocalGivenVariadicIndexTestedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	c := "redis.call('EXISTS', KEYS[1]) == 0"
+	for _, tc := range []struct {
+		name, body string
+	}{
+		{"the element tested in the condition", "local v\nif ARGV[3] then v = ARGV[3] else v = 'x' end\nredis.call('SET', KEYS[1], v)"},
+		{"the count read first", "if #ARGV < 3 then return end\nlocal v\nif " + c + " then v = ARGV[3] else v = 'x' end\nredis.call('SET', KEYS[1], v)"},
+		{"the element tested first", "if not ARGV[3] then return end\nlocal v\nif " + c + " then v = ARGV[3] else v = 'x' end\nredis.call('SET', KEYS[1], v)"},
+		{"the count read between", "local v\nif " + c + " then v = ARGV[3] else v = 'x' end\nif #ARGV >= 3 then redis.call('SET', KEYS[1], v) end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- @key k\n-- @key k2\n-- @key more...\n-- @arg a string\n-- @arg rest... string\n-- @return none\n" + tc.body +
+				"\nredis.call('DEL', KEYS[2], unpack(KEYS))\nredis.call('ECHO', ARGV[1] .. table.concat(ARGV))\n"
+			checkAndRun(t, rc, src, "", "", []string{"{t}missing", "{t}k2"}, "ab")
+		})
+	}
+}

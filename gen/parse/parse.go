@@ -6,6 +6,7 @@ package parse
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -701,10 +702,12 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		all    map[string]Value
 		kept   map[string]bool
 		rets   map[*ast.FunctionExpr]Value
+		// (What the last walk found measured: see walker.measuredAll.)
+		measured map[string]bool
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets}
+		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured}
 		w.block(chunk)
 		w.settleFuncs()
 		w.settleUpvals()
@@ -713,7 +716,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		if nextRets == nil {
 			nextRets = map[*ast.FunctionExpr]Value{}
 		}
-		if reflect.DeepEqual(nextParams, params) && reflect.DeepEqual(nextAll, all) && reflect.DeepEqual(nextRets, rets) || pass == maxParamPasses {
+		if reflect.DeepEqual(nextParams, params) && reflect.DeepEqual(nextAll, all) && reflect.DeepEqual(nextRets, rets) && maps.Equal(f.Measured, measured) || pass == maxParamPasses {
 			break
 		}
 		if pass == maxParamPasses-1 {
@@ -736,7 +739,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 				}
 			}
 		}
-		params, all, kept, rets = nextParams, nextAll, w.keptTables(), nextRets
+		params, all, kept, rets, measured = nextParams, nextAll, w.keptTables(), nextRets, f.Measured
 	}
 	return f, errs
 }

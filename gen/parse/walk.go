@@ -109,6 +109,9 @@ type walker struct {
 	declSeq  map[string]int
 	declared []*local
 	upAll    map[string]Value
+	// measuredAll is File.Measured as the last walk found: a test of the
+	// list's length may come after the value it allows (see isValue).
+	measuredAll map[string]bool
 	// spoiled are the table locals (by decl) of this walk that are
 	// changed or read otherwise than t.k, t[i], ipairs(t), pairs(t),
 	// unpack(t) and #t, and kept those of the last walk (nil in the first):
@@ -1233,9 +1236,13 @@ func (w *walker) isValue(e ast.Expr) bool {
 			return false
 		}
 		i, err := strconv.Atoi(n.Value)
-		// Past the fixed ones, a variadic list, which may be shorter.
+		// Past the fixed ones, a variadic list, which may be shorter:
+		// unless the script reads its length or tests an element of it
+		// (if #ARGV < 3 then return end, if ARGV[3] then v = ARGV[3]),
+		// anywhere, as the callers' check of such a list allows (see
+		// Arg.Indexed).
 		fixed := w.f.fixedCount(id.Value)
-		return err == nil && i >= 1 && (fixed < 0 || i <= fixed)
+		return err == nil && i >= 1 && (fixed < 0 || i <= fixed || w.f.Measured[id.Value] || w.measuredAll[id.Value])
 	case *ast.FuncCallExpr:
 		if x.Method != "" {
 			// s:sub(1, 3), s:format(...): a string's method (any other
