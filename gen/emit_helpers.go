@@ -209,7 +209,18 @@ var helperCode = map[string]func() jen.Code{
 			jen.Id("Min").Int().Comment("the fewest values the script needs; 0 stands for 1"),
 		).Line().Line().
 			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			// (One value is "1 value", none "empty".)
 			jen.If(jen.Id("e").Dot("Min").Op(">").Lit(1)).Block(
+				jen.Switch(jen.Id("e").Dot("Count")).Block(
+					jen.Case(jen.Lit(0)).Block(
+						jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s is empty, and the script needs %d values of it at least: nothing was sent"),
+							jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Min"))),
+					),
+					jen.Case(jen.Lit(1)).Block(
+						jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s has 1 value, and the script needs %d of it at least: nothing was sent"),
+							jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Min"))),
+					),
+				),
 				jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s has %d values, and the script needs %d of it at least: nothing was sent"),
 					jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Count"), jen.Id("e").Dot("Min"))),
 			),

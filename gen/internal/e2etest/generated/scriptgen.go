@@ -574,6 +574,12 @@ type EmptyError struct {
 
 func (e *EmptyError) Error() string {
 	if e.Min > 1 {
+		switch e.Count {
+		case 0:
+			return fmt.Sprintf("scriptgen: %s: %s is empty, and the script needs %d values of it at least: nothing was sent", e.Script, e.Arg, e.Min)
+		case 1:
+			return fmt.Sprintf("scriptgen: %s: %s has 1 value, and the script needs %d of it at least: nothing was sent", e.Script, e.Arg, e.Min)
+		}
 		return fmt.Sprintf("scriptgen: %s: %s has %d values, and the script needs %d of it at least: nothing was sent", e.Script, e.Arg, e.Count, e.Min)
 	}
 	return fmt.Sprintf("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent", e.Script, e.Arg)
