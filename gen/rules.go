@@ -103,6 +103,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.Indexed > 0 && c.Func != "redis.pcall" {
 				r.needIndexed(a)
 			}
+			if a.Unpacks != "" && a.UnpackTo >= max(a.UnpackFrom, 1) && c.Func != "redis.pcall" {
+				// unpack(ARGV, 3, 3): nil past the list's end, as ARGV[3].
+				r.needCount(a.Unpacks, a.UnpackTo)
+			}
 			if a.MayNil != "" {
 				warn(a.Pos, "argument %d of %s is %s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\"); give it a value on every path, or test it first (if %s then ... end)",
 					i+1, c.Func, a.MayNil, a.MayNil)
@@ -886,13 +890,20 @@ func (r scriptRules) needIndexed(a parse.Arg) {
 	if a.Value.Source == parse.SourceKey {
 		table = "KEYS"
 	}
+	r.needCount(table, a.Indexed)
+}
+
+// needCount makes the generated callers refuse a variadic key or argument
+// list too short to hold table[n] (see needIndexed), which the script
+// passes to redis.call.
+func (r scriptRules) needCount(table string, n int) {
 	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || r.measured[table] || !r.variadic(table) {
 		return
 	}
 	params := r.paramsOf(table)
-	if fixed := len(params) - 1; a.Indexed > fixed {
+	if fixed := len(params) - 1; n > fixed {
 		p := &params[fixed]
-		p.NonEmpty, p.Min = true, max(p.Min, a.Indexed-fixed)
+		p.NonEmpty, p.Min = true, max(p.Min, n-fixed)
 	}
 }
 

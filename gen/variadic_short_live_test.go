@@ -112,3 +112,47 @@ func TestVariadicIndexAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicUnpackRangeAgreesWithServer: unpack(ARGV, i, j) as the last
+// argument of redis.call gives ARGV[i] to ARGV[j], nil for those past the
+// list's end: with j past the fixed arguments, a variadic list too short to
+// hold ARGV[j] gives the command nil, and Redis fails the call after the
+// script's earlier writes. The generated callers must refuse such a list,
+// unless the script reads its length or calls through redis.pcall.
+func TestVariadicUnpackRangeAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string     // the generated caller's test, "" for none
+		args       [][]string // the first the server takes, the second it refuses
+	}{
+		{"one value past the fixed", "redis.call('SET', KEYS[1], unpack(ARGV, 3, 3))",
+			"if len(rest) < 2 {", [][]string{{"m", "a", "b"}, {"m", "a"}}},
+		{"several values past the fixed", "redis.call('RPUSH', KEYS[1] .. ':l', unpack(ARGV, 2, 4))",
+			"if len(rest) < 3 {", [][]string{{"m", "a", "b", "c"}, {"m", "a", "b"}}},
+		{"the fixed ones alone", "redis.call('SET', KEYS[1], unpack(ARGV, 1, 1))", "", nil},
+		{"the script reads the count", "if #ARGV < 3 then return end\nredis.call('SET', KEYS[1], unpack(ARGV, 3, 3))", "", nil},
+		{"through redis.pcall", "redis.pcall('SET', KEYS[1], unpack(ARGV, 3, 3))", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + head + tc.body + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
+				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
+			}
+			for i, args := range tc.args {
+				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg(args...).Build()).Error()
+				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
+					t.Errorf("%v: the server returned %v", args, err)
+				}
+			}
+		})
+	}
+}
