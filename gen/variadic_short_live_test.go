@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/rueidis"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -152,6 +153,40 @@ func TestVariadicUnpackRangeAgreesWithServer(t *testing.T) {
 				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
 					t.Errorf("%v: the server returned %v", args, err)
 				}
+			}
+		})
+	}
+}
+
+// TestVariadicElementTypeTestedAgreesWithServer: a condition that tests an
+// element's type (if type(ARGV[3]) == 'string' then) tests whether the list
+// holds it, as if ARGV[3] then does: the script may leave first, so the
+// generated callers must send a short list, which the server runs.
+func TestVariadicElementTypeTestedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		args = "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+		keys = "-- @key k\n-- @key more...\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', 'm')\n"
+	)
+	for _, tc := range []struct{ name, src string }{
+		{"an arg written in place", args + "if type(ARGV[3]) == 'string' then redis.call('SET', KEYS[1], ARGV[3]) end"},
+		{"an arg unpacked", args + "if type(ARGV[2]) == 'string' then redis.call('RPUSH', KEYS[1] .. ':l', unpack(ARGV, 2)) end"},
+		{"a key, not nil", keys + "if 'nil' ~= type(KEYS[2]) then redis.call('DEL', KEYS[2]) end"},
+		{"a key, nil", keys + "if type(KEYS[2]) == 'nil' then return end\nredis.call('DEL', KEYS[2])"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + tc.src + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code := string(out["x.lua.go"]); strings.Contains(code, "&EmptyError{") {
+				t.Errorf("the caller refuses a short list")
+			}
+			if err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m").Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+				t.Errorf("a short list: the server returned %v", err)
 			}
 		})
 	}

@@ -557,7 +557,7 @@ type File struct {
 	Changed map[string]bool
 	// Measured holds "KEYS" and "ARGV" when the script reads the table's
 	// length (#KEYS), or tests whether it holds an element (if not
-	// KEYS[1] then): it may test it before a command gets the table (if
+	// KEYS[1] then, if type(KEYS[1]) == 'string' then): it may test it before a command gets the table (if
 	// #KEYS == 0 then return 0 end), so an empty one may be fine.
 	Measured map[string]bool
 	Calls    []Call

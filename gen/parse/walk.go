@@ -2294,6 +2294,17 @@ func (w *walker) measuredElem(e ast.Expr) {
 		} else if _, ok := r.Lhs.(*ast.NilExpr); ok {
 			e = r.Rhs
 		}
+		// type(ARGV[3]) == 'string', 'nil' ~= type(KEYS[2]): a test of
+		// its type tells whether it is there.
+		for _, side := range [][2]ast.Expr{{r.Lhs, r.Rhs}, {r.Rhs, r.Lhs}} {
+			c, ok := side[0].(*ast.FuncCallExpr)
+			if _, str := side[1].(*ast.StringExpr); !ok || !str {
+				continue
+			}
+			if f, isF := c.Func.(*ast.IdentExpr); isF && f.Value == "type" && !w.isLocal("type") && c.Receiver == nil && len(c.Args) == 1 {
+				e = c.Args[0]
+			}
+		}
 	}
 	a, ok := e.(*ast.AttrGetExpr)
 	if !ok {
