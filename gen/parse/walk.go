@@ -250,6 +250,9 @@ type local struct {
 	// the divisor ends it too.
 	wholeGuard int
 	wholeBy    string
+	// wholeByLocal is the local wholeBy names (nil for a number): another
+	// of that name (for d = ..., a parameter d) is another divisor.
+	wholeByLocal *local
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -1606,7 +1609,10 @@ func (w *walker) nonzeroGuards(e ast.Expr, isFalse bool) []string {
 }
 
 // wholeGuard is a local a condition shows a divisor divides evenly.
-type wholeGuard struct{ name, by string }
+type wholeGuard struct {
+	name, by string
+	byLocal  *local // the local by names, nil for a number
+}
 
 // wholeGuards are the locals a condition, when it is true (or false, with
 // isFalse), shows to be divided evenly by a number or another local: n %
@@ -1633,10 +1639,10 @@ func (w *walker) wholeGuards(e ast.Expr, isFalse bool) []wholeGuard {
 		}
 		switch d := m.Rhs.(type) {
 		case *ast.NumberExpr:
-			return []wholeGuard{{n.Value, d.Value}}
+			return []wholeGuard{{n.Value, d.Value, nil}}
 		case *ast.IdentExpr:
-			if w.isLocal(d.Value) && d.Value != n.Value {
-				return []wholeGuard{{n.Value, d.Value}}
+			if dl, _ := w.lookup(d.Value); dl != nil && d.Value != n.Value {
+				return []wholeGuard{{n.Value, d.Value, dl}}
 			}
 		}
 	case *ast.UnaryNotOpExpr:
@@ -1654,7 +1660,7 @@ func (w *walker) wholeGuards(e ast.Expr, isFalse bool) []wholeGuard {
 func (w *walker) guardWhole(guards []wholeGuard) {
 	for _, g := range guards {
 		if l, _ := w.lookup(g.name); l != nil {
-			l.wholeGuard, l.wholeBy = w.scopeIDs[len(w.scopeIDs)-1], g.by
+			l.wholeGuard, l.wholeBy, l.wholeByLocal = w.scopeIDs[len(w.scopeIDs)-1], g.by, g.byLocal
 		}
 	}
 }
@@ -1671,12 +1677,13 @@ func (w *walker) wholeDivision(e ast.Expr) bool {
 		return false
 	}
 	var by string
+	var byLocal *local
 	switch d := x.Rhs.(type) {
 	case *ast.NumberExpr:
 		by = d.Value
 	case *ast.IdentExpr:
 		// (Not a divisor a function assigns: a call may change it.)
-		if dl, _ := w.lookup(d.Value); dl == nil || dl.fnAssigned {
+		if byLocal, _ = w.lookup(d.Value); byLocal == nil || byLocal.fnAssigned {
 			return false
 		}
 		by = d.Value
@@ -1684,7 +1691,7 @@ func (w *walker) wholeDivision(e ast.Expr) bool {
 		return false
 	}
 	l, _ := w.lookup(n.Value)
-	return l != nil && !l.fnAssigned && l.wholeGuard != 0 && l.wholeBy == by && slices.Contains(w.scopeIDs, l.wholeGuard)
+	return l != nil && !l.fnAssigned && l.wholeGuard != 0 && l.wholeBy == by && l.wholeByLocal == byLocal && slices.Contains(w.scopeIDs, l.wholeGuard)
 }
 
 func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
