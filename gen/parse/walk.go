@@ -253,6 +253,11 @@ type local struct {
 	// wholeByLocal is the local wholeBy names (nil for a number): another
 	// of that name (for d = ..., a parameter d) is another divisor.
 	wholeByLocal *local
+	// wholeFn is the function depth the guard was found at: a function
+	// defined after it may run after n or d is assigned again (if n % 2
+	// ~= 0 then return end, local function f() ... n / 2 ... end, n = n
+	// + 1, f()).
+	wholeFn int
 }
 
 // nilSource is a command's reply held by a local, or tonumber of one.
@@ -1660,7 +1665,7 @@ func (w *walker) wholeGuards(e ast.Expr, isFalse bool) []wholeGuard {
 func (w *walker) guardWhole(guards []wholeGuard) {
 	for _, g := range guards {
 		if l, _ := w.lookup(g.name); l != nil {
-			l.wholeGuard, l.wholeBy, l.wholeByLocal = w.scopeIDs[len(w.scopeIDs)-1], g.by, g.byLocal
+			l.wholeGuard, l.wholeBy, l.wholeByLocal, l.wholeFn = w.scopeIDs[len(w.scopeIDs)-1], g.by, g.byLocal, w.depth
 		}
 	}
 }
@@ -1691,7 +1696,7 @@ func (w *walker) wholeDivision(e ast.Expr) bool {
 		return false
 	}
 	l, _ := w.lookup(n.Value)
-	return l != nil && !l.fnAssigned && l.wholeGuard != 0 && l.wholeBy == by && l.wholeByLocal == byLocal && slices.Contains(w.scopeIDs, l.wholeGuard)
+	return l != nil && !l.fnAssigned && l.wholeGuard != 0 && l.wholeBy == by && l.wholeByLocal == byLocal && l.wholeFn == w.depth && slices.Contains(w.scopeIDs, l.wholeGuard)
 }
 
 func (w *walker) guardedBlock(list []ast.Stmt, guards []string) {
