@@ -191,3 +191,50 @@ func TestVariadicElementTypeTestedAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexLocalOnAPathAgreesWithServer: a local that holds
+// ARGV[n] past the fixed arguments on some paths (local v = ARGV[3], given
+// another value in an if only, or the other way round) holds nil on those
+// paths when the list is short, and Redis fails the call after the
+// script's earlier writes: the generated callers must refuse such a list,
+// as for a local given ARGV[n] alone. Not when the local is tested first or
+// given a default.
+func TestVariadicIndexLocalOnAPathAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		head = "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+		c    = "redis.call('EXISTS', KEYS[1]) == 0"
+	)
+	for _, tc := range []struct {
+		name, body string
+		check      string     // the generated caller's test, "" for none
+		args       [][]string // the first the server takes, the second it refuses
+	}{
+		{"given another value on a path", "local v = ARGV[3]\nif not (" + c + ") then v = 'x' end\nredis.call('SET', KEYS[1], v)",
+			"if len(rest) < 2 {", [][]string{{"m", "a", "b"}, {"m", "a"}}},
+		{"given it on a path", "local v = 'x'\nif " + c + " then v = ARGV[3] end\nredis.call('SET', KEYS[1], v)",
+			"if len(rest) < 2 {", [][]string{{"m", "a", "b"}, {"m", "a"}}},
+		{"given it on a path, tested", "local v = 'x'\nif " + c + " then v = ARGV[3] end\nif v then redis.call('SET', KEYS[1], v) end", "", nil},
+		{"given it on a path, then a default", "local v = 'x'\nif " + c + " then v = ARGV[3] end\nv = v or 'y'\nredis.call('SET', KEYS[1], v)", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + head + tc.body + "\nredis.call('DEL', KEYS[1])\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
+				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
+			}
+			for i, args := range tc.args {
+				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg(args...).Build()).Error()
+				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
+					t.Errorf("%v: the server returned %v", args, err)
+				}
+			}
+		})
+	}
+}

@@ -3234,6 +3234,21 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					arg.Indexed = i
 				}
 			}
+			// Or given it on some paths only (local v = 'x', if c then v
+			// = ARGV[3] end): the values it may hold, of the table its
+			// value tells (Indexed is read as one of it).
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) {
+				prefix := "ARGV["
+				if w.value(x).Source == SourceKey {
+					prefix = "KEYS["
+				}
+				for _, r := range append([]Return{l.reply}, l.reply.Alts...) {
+					rest, ok := strings.CutPrefix(r.Text, prefix)
+					if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); ok && r.Kind == ReturnString && err == nil && i >= 1 && strings.HasSuffix(rest, "]") {
+						arg.Indexed = max(arg.Indexed, i)
+					}
+				}
+			}
 		}
 		switch x := a.(type) {
 		case *ast.NumberExpr:
