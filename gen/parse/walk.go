@@ -1644,7 +1644,12 @@ func (w *walker) wholeGuards(e ast.Expr, isFalse bool) []wholeGuard {
 		}
 		switch d := m.Rhs.(type) {
 		case *ast.NumberExpr:
-			return []wholeGuard{{n.Value, d.Value, nil}}
+			// A whole number: by a fraction, n % d is computed with
+			// rounding, and 21 % 0.7 == 0 while 21 / 0.7 is
+			// 30.000000000000004.
+			if f, ok := w.constNumber(d); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				return []wholeGuard{{n.Value, d.Value, nil}}
+			}
 		case *ast.IdentExpr:
 			if dl, _ := w.lookup(d.Value); dl != nil && d.Value != n.Value {
 				return []wholeGuard{{n.Value, d.Value, dl}}
