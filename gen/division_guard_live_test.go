@@ -41,6 +41,7 @@ func TestGuardedDivisionAgreesWithServer(t *testing.T) {
 		{"the divisor shadowed by a parameter", "local d = 1000\nif n % d ~= 0 then return 0 end\nlocal function f(d)\n  redis.call('EXPIRE', KEYS[1], n / d)\nend\nf(3000)\nreturn 0", "2000", true, refused},
 		{"the dividend assigned after a function reading it", "if n % 1000 ~= 0 then return 0 end\nlocal function f()\n  redis.call('EXPIRE', KEYS[1], n / 1000)\nend\nn = n + 500\nf()\nreturn 0", "1000", true, refused},
 		{"by a fraction", "if n % 0.7 ~= 0 then return 0 end\nreturn redis.call('EXPIRE', KEYS[1], n / 0.7)", "21", true, refused},
+		{"by a local fraction", "local d = 0.7\nif n % d ~= 0 then return 0 end\nreturn redis.call('EXPIRE', KEYS[1], n / d)", "21", true, refused},
 		{"in the else", "if n % 1000 == 0 then\n  return 0\nelse\n  return redis.call('EXPIRE', KEYS[1], n / 1000)\nend", "1500", true, refused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

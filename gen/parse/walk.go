@@ -1651,6 +1651,10 @@ func (w *walker) wholeGuards(e ast.Expr, isFalse bool) []wholeGuard {
 				return []wholeGuard{{n.Value, d.Value, nil}}
 			}
 		case *ast.IdentExpr:
+			// (Nor a local that holds such a number: local d = 0.7.)
+			if f, ok := w.constNumber(d); ok && (f != math.Trunc(f) || math.Abs(f) >= 1<<53) {
+				return nil
+			}
 			if dl, _ := w.lookup(d.Value); dl != nil && d.Value != n.Value {
 				return []wholeGuard{{n.Value, d.Value, dl}}
 			}
