@@ -238,3 +238,40 @@ func TestVariadicIndexLocalOnAPathAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicElementComparedAgreesWithServer: a condition that compares a
+// key or argument of a variadic list, or a local given it, with a string
+// (if ARGV[3] == 'x' then, if m ~= 'x' then return end) holds only when it
+// is there: the generated callers must send a short list, which the server
+// runs. A local used where the comparison does not hold may be nil.
+func TestVariadicElementComparedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"an arg compared in place", "if ARGV[3] == 'x' then redis.call('SET', KEYS[1], ARGV[3]) end", ""},
+		{"a local compared", "local m = ARGV[3]\nif m == 'x' then redis.call('SET', KEYS[1], m) end", ""},
+		{"a local compared, then an early return", "local m = ARGV[3]\nif m ~= 'x' then return end\nredis.call('SET', KEYS[1], m)", ""},
+		{"a local compared, read where it does not hold", "local m = ARGV[3]\nif m == 'x' then return end\nredis.call('SET', KEYS[1], m)", "if len(rest) < 2 {"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + head + tc.body + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
+				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a").Build()).Error()
+			if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (tc.check != "") {
+				t.Errorf("a short list: the server returned %v", err)
+			}
+		})
+	}
+}

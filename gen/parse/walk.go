@@ -1761,6 +1761,16 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 			return []string{n}
 		}
 	case *ast.RelationalOpExpr:
+		// v == 'x' when true, v ~= 'x' when false: v holds that string
+		// or number.
+		if x.Operator == "==" && !isNil || x.Operator == "~=" && isNil {
+			if n := local(x.Lhs); n != "" && stringOrNumber(x.Rhs) {
+				return []string{n}
+			}
+			if n := local(x.Rhs); n != "" && stringOrNumber(x.Lhs) {
+				return []string{n}
+			}
+		}
 		if (x.Operator == "==") != isNil || (x.Operator != "==" && x.Operator != "~=") {
 			return nil
 		}
@@ -1776,6 +1786,15 @@ func (w *walker) nilGuards(e ast.Expr, isNil bool) []string {
 		}
 	}
 	return nil
+}
+
+// stringOrNumber reports whether e is a string or number literal.
+func stringOrNumber(e ast.Expr) bool {
+	switch e.(type) {
+	case *ast.StringExpr, *ast.NumberExpr:
+		return true
+	}
+	return false
 }
 
 // exits reports whether a block ends in a return or a call of error: the
@@ -2310,9 +2329,10 @@ func (w *walker) measuredElem(e ast.Expr) {
 		e = n.Expr
 	}
 	if r, ok := e.(*ast.RelationalOpExpr); ok && (r.Operator == "==" || r.Operator == "~=") {
-		if _, ok := r.Rhs.(*ast.NilExpr); ok {
+		// (Or with a string or number: if ARGV[3] == 'x' then.)
+		if _, ok := r.Rhs.(*ast.NilExpr); ok || stringOrNumber(r.Rhs) {
 			e = r.Lhs
-		} else if _, ok := r.Lhs.(*ast.NilExpr); ok {
+		} else if _, ok := r.Lhs.(*ast.NilExpr); ok || stringOrNumber(r.Lhs) {
 			e = r.Rhs
 		}
 		// type(ARGV[3]) == 'string', 'nil' ~= type(KEYS[2]): a test of
