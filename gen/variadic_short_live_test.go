@@ -275,3 +275,39 @@ func TestVariadicElementComparedAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexTestedCopyAgreesWithServer: a copy of a local given
+// ARGV[n] past the fixed arguments, made where the local is tested (if v
+// then local w = v ... end), holds a value: the generated callers must send
+// a short list, which the server runs. An untested copy may hold nil.
+func TestVariadicIndexTestedCopyAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\nlocal v = ARGV[3]\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"a copy in the if", "if v then\n  local w = v\n  redis.call('SET', KEYS[1], w)\nend", ""},
+		{"a copy after an early return", "if not v then return end\nlocal w = v\nredis.call('SET', KEYS[1], w)", ""},
+		{"a copy assigned after an early return", "local w = 'x'\nif not v then return end\nw = v\nredis.call('SET', KEYS[1], w)", ""},
+		{"an untested copy", "local w = v\nredis.call('SET', KEYS[1], w)", "if len(rest) < 2 {"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "-- X does it.\n" + head + tc.body + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
+				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a").Build()).Error()
+			if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (tc.check != "") {
+				t.Errorf("a short list: the server returned %v", err)
+			}
+		})
+	}
+}

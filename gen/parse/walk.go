@@ -877,6 +877,7 @@ func (w *walker) stmt(s ast.Stmt) {
 		for i := range s.Lhs {
 			isVal[i] = i < len(s.Rhs) && w.isValue(s.Rhs[i])
 		}
+		copies := w.testedCopies(s.Rhs, len(s.Lhs))
 		for i, l := range s.Lhs {
 			id, ok := l.(*ast.IdentExpr)
 			if !ok || !w.isLocal(id.Value) {
@@ -895,6 +896,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.setNumArg(id.Value, numArgs[i])
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.indexOf = 0
+			}
+			if copies[i] {
+				w.guard([]string{id.Value})
 			}
 		}
 	case *ast.LocalAssignStmt:
@@ -921,6 +925,7 @@ func (w *walker) stmt(s ast.Stmt) {
 				values[i] = Value{Source: SourceNil}
 			}
 		}
+		copies := w.testedCopies(s.Exprs, len(s.Names))
 		for i, n := range s.Names {
 			w.declare(n, values[i])
 			if i < len(s.Exprs) {
@@ -942,6 +947,9 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 			if l, _ := w.lookup(n); l != nil {
 				l.value = isVal[i]
+			}
+			if copies[i] {
+				w.guard([]string{n})
 			}
 		}
 	case *ast.FuncCallStmt:
@@ -1724,6 +1732,21 @@ func (w *walker) guard(names []string) {
 			l.guard = w.scopeIDs[len(w.scopeIDs)-1]
 		}
 	}
+}
+
+// testedCopies reports, for each of n names assigned list, whether it is
+// given a local tested here (if v then local w = v): the copy holds
+// neither nil nor false either, in this block.
+func (w *walker) testedCopies(list []ast.Expr, n int) []bool {
+	out := make([]bool, n)
+	for i := range min(n, len(list)) {
+		if id, ok := list[i].(*ast.IdentExpr); ok {
+			if l, _ := w.lookup(id.Value); l != nil && w.guarded(l) {
+				out[i] = true
+			}
+		}
+	}
+	return out
 }
 
 // guarded reports whether the local l is known to hold neither nil nor
