@@ -166,7 +166,26 @@ type Client struct {
 	// INFO for good); see runIDs. Guarded by runMu.
 	runMu    sync.Mutex
 	runIDsOf map[string]string
+	// runAsk: when a node that did not tell its run_id is asked again, and
+	// the pause after that (see runIDs). Guarded by runMu.
+	runAsk map[string]runPause
 }
+
+// runPause is when a node that did not answer INFO is asked again (at), and
+// the pause after that ask should it fail too (next).
+type runPause struct {
+	at   time.Time
+	next time.Duration
+}
+
+// runAskMin and runAskMax bound the pause before a node that did not tell
+// its run_id is asked again: an acquisition waits for the answer (up to the
+// node timeout), and a RedLock is made to do without a minority of nodes
+// that do not answer, so it is not asked at every acquisition.
+const (
+	runAskMin = time.Second
+	runAskMax = time.Minute
+)
 
 // New returns a Client using rc. The Client never closes rc. A rueidis
 // Sentinel client made with ReplicaOnly, which sends every command to a
@@ -1312,19 +1331,27 @@ wait:
 // Cluster's nodes) by address, asking INFO server, within ctx, of the nodes
 // that have not told it yet, and whether every node has (or refused INFO
 // for good: an ACL without it, whose "" is compared with nothing). The
-// answers are kept: a RedLock over the Client asks once.
+// answers are kept: a RedLock over the Client asks once. A node that did
+// not answer within the node timeout (ctx's cause errNodeTimeout) is asked
+// again after a pause, from runAskMin doubling to runAskMax while it stays
+// silent, not at every call: each would wait for it until ctx ended.
 func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
-	nodes := c.rc.Nodes()
+	nodes := c.rc.Nodes() // a map of its own (sharedDial): those paused are taken out
 	ids := make(map[string]string, len(nodes))
+	now := time.Now()
+	paused := 0 // nodes not asked now
 	c.runMu.Lock()
 	for addr := range nodes {
 		if id, ok := c.runIDsOf[addr]; ok {
 			ids[addr] = id
+		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) {
+			delete(nodes, addr)
+			paused++
 		}
 	}
 	c.runMu.Unlock()
 	if len(ids) == len(nodes) {
-		return ids, true
+		return ids, paused == 0
 	}
 	// Asked at once, and not waited for past ctx: a call held in rueidis's
 	// opening of a connection does not watch it (see callBounded). Each
@@ -1364,15 +1391,29 @@ func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
 			break
 		}
 	}
+	// A caller's context that ended (not the node timeout, errNodeTimeout)
+	// tells nothing of the nodes: they are asked at the next call.
+	pause := ctx.Err() == nil || errors.Is(context.Cause(ctx), errNodeTimeout)
 	c.runMu.Lock()
 	if c.runIDsOf == nil {
 		c.runIDsOf = map[string]string{}
+		c.runAsk = map[string]runPause{}
 	}
 	for addr, id := range ids {
 		c.runIDsOf[addr] = id
+		delete(c.runAsk, addr)
+	}
+	for addr := range nodes {
+		if _, ok := ids[addr]; !ok && pause {
+			p := c.runAsk[addr]
+			p.next = min(max(p.next, runAskMin), runAskMax)
+			p.at = time.Now().Add(p.next)
+			p.next *= 2
+			c.runAsk[addr] = p
+		}
 	}
 	c.runMu.Unlock()
-	return ids, len(ids) == len(nodes)
+	return ids, len(ids) == len(nodes) && paused == 0
 }
 
 // nodeInfo is one node's answer to askInfo.

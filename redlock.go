@@ -435,10 +435,12 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // make the quorum. NewRedLock cannot tell (it calls no server); the first
 // acquisition asks each node's Client for its servers' run_id (INFO server,
 // kept by the Client), within the node timeout and ctx. A node that does not
-// answer is not compared, and is asked again at the next acquisition, until
-// every node has answered.
+// answer is not compared, and is asked again at a later acquisition (after
+// a pause, see Client.runIDs: a RedLock does without a minority of silent
+// nodes, and each acquisition would wait the node timeout for it first),
+// until every node has answered.
 func (r *RedLock) checkDistinct(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, r.nodeTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, r.nodeTimeout, errNodeTimeout)
 	defer cancel()
 	ids := make([]map[string]string, len(r.nodes))
 	known := make([]bool, len(r.nodes))
