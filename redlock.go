@@ -390,6 +390,10 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		cut = deadline.Add(addSat(waitOverrun, guardOverrun(r)))
 	}
 	if !r.distinct.Load() {
+		if r.closedQuorum() {
+			// As below, before any server is asked anything.
+			return nil, opError("redlock", r.name, ErrClosed)
+		}
 		if err := r.checkDistinct(ctx); err != nil {
 			return nil, opError("redlock", r.name, err)
 		}
@@ -446,6 +450,11 @@ func (r *RedLock) checkDistinct(ctx context.Context) error {
 	known := make([]bool, len(r.nodes))
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
+		if m.c.closed() {
+			// It grants nothing, and a closed Client sends nothing more.
+			known[i] = true
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

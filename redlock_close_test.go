@@ -64,3 +64,25 @@ func TestRedLockCloseWhileWaiting(t *testing.T) {
 		t.Fatal("Lock still waiting 2s after a majority of its Clients closed")
 	}
 }
+
+// A RedLock whose nodes' Clients are closed fails with ErrClosed at once,
+// asking their servers nothing: the check that no two nodes reach one
+// server asked a silent node's server for its run_id through its closed
+// Client first, and the Lock waited the node timeout for it.
+func TestRedLockLockAfterCloseAsksNothing(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	r := mustRedLock(t, "job", cs, WithNodeTimeout(time.Second))
+	cs[0].Close()
+	cs[1].Close()
+	nodes[0].Pause()
+	defer nodes[0].Resume()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := r.Lock(ctx)
+	if took := time.Since(start); !errors.Is(err, ErrClosed) || took > 300*time.Millisecond {
+		t.Fatalf("Lock with 2 of 3 Clients closed, one server silent: %v after %s, want ErrClosed at once", err, took.Round(time.Millisecond))
+	}
+}
