@@ -191,7 +191,11 @@ func (s *Semaphore) acquire(ctx context.Context, n int64, wait time.Duration) (b
 				var given atomic.Int64
 				ok, refused := s.c.settleWith(ctx, s.cfg.releaseTimeout, waitUntil, func(ctx context.Context) error {
 					g, err := s.undoOnce(ctx, latch, n)
-					given.Store(g)
+					if err == nil {
+						// Only an answer: an attempt abandoned at its bound
+						// may end after a later one answered.
+						given.Store(g)
+					}
 					return err
 				})
 				if ok {
@@ -368,7 +372,9 @@ func (s *Semaphore) undoLater(latch string, n int64, sent time.Time) {
 		var given atomic.Int64 // see Acquire
 		if !c.undoUntil(until, s.cfg.releaseTimeout, func(ctx context.Context) error {
 			g, err := s.undoOnce(ctx, latch, n)
-			given.Store(g)
+			if err == nil { // see Acquire
+				given.Store(g)
+			}
 			return err
 		}) || (given.Load() == 0 && time.Since(sent) >= c.recordTTL) {
 			s.undoFailed(n)
