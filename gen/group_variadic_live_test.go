@@ -19,6 +19,10 @@ func TestGroupVariadicAgreesWithServer(t *testing.T) {
 	redistest.RequireBinaries(t)
 	rc := redistest.Server(t).Client(t)
 	ctx := context.Background()
+	// The scripts the generator refuses, with what its error holds.
+	refused := map[string]string{
+		"HSET of every argument, and of the rest": "HSET (line 8) needs an even count of rest, and HSET (line 7) needs an odd count",
+	}
 	for _, tc := range []struct {
 		name, src string
 		check     string // the generated caller's test, "" for none
@@ -37,12 +41,19 @@ func TestGroupVariadicAgreesWithServer(t *testing.T) {
 		{"a command name of @commands, HSET alone", "-- @key k\n-- @arg cmd string\n-- @arg rest... string\n-- @commands HSET\n-- @return none\nredis.call(ARGV[1], KEYS[1], unpack(ARGV, 2))\n",
 			"if len(rest)%2 != 0 {", [][]string{{"HSET", "f", "v"}, {"HSET", "f", "v", "g"}}},
 		{"HSET of every argument, and of the rest", "-- @key k\n-- @key k2\n-- @arg f string\n-- @arg rest... string\n-- @return none\nredis.call('HSET', KEYS[1], unpack(ARGV))\nredis.call('HSET', KEYS[2], unpack(ARGV, 2))\n",
-			"if len(rest)%2 != 0 {", nil},
+			"", nil},
 		{"through redis.pcall", "-- @key k\n-- @arg pairs... string\n-- @return none\nredis.pcall('HSET', KEYS[1], unpack(ARGV))\n", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + tc.src
 			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if want, ok := refused[tc.name]; ok {
+				// Every run makes two calls that no count meets both of.
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("the generator returned %v, want an error holding %q", err, want)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

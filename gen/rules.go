@@ -44,6 +44,9 @@ type scriptRules struct {
 	// not have (table.unpack): a key position given what it expands to is
 	// then not reported again.
 	libMisses bool
+	// groups collects, for KEYS and ARGV, the conditions the commands that
+	// get a variadic list in groups put on its count (see settleGroups).
+	groups map[string][]groupUse
 	// extended collects the indexes n of the keys KEYS[n] a key position
 	// holds extended on the right (KEYS[n] .. ':x'); 0 when the checker
 	// cannot tell which key.
@@ -94,6 +97,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 
 	r.libMisses = len(pf.UnknownLibFields) > 0
+	r.groups = map[string][]groupUse{}
 	dynamic := false
 	for _, c := range pf.Calls {
 		for i, a := range c.Args {
@@ -143,6 +147,8 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			checkCall(c, name, r, at, warn)
 		}
 	}
+
+	settleGroups(r, at, warn)
 
 	if pf.SetResp {
 		for _, o := range pf.Operations {
@@ -3025,17 +3031,14 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		// @arg) leaves out the variadic's first values: the command
 		// gets the count less those.
 		skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
-		if g := len(sig.words); before >= 0 && g > 1 && len(params) > 0 {
+		if g := len(sig.words); before >= 0 && g > 1 && len(params) > 0 && r.groups != nil {
 			// Each command that gets the list puts its own condition on
 			// the count (HSET of every argument, and of those after the
-			// first): the callers check them all.
-			p, rem := &params[len(params)-1], ((skipped-before)%g+g)%g
-			switch gc := (GroupCount{Size: g, Rem: rem}); {
-			case p.Group == 0:
-				p.Group, p.GroupRem = g, rem
-			case gc != GroupCount{Size: p.Group, Rem: p.GroupRem} && !slices.Contains(p.MoreGroups, gc):
-				p.MoreGroups = append(p.MoreGroups, gc)
-			}
+			// first): settleGroups weighs them all.
+			r.groups[last.Unpacks] = append(r.groups[last.Unpacks], groupUse{
+				count: GroupCount{Size: g, Rem: ((skipped-before)%g + g) % g},
+				pos:   c.CommandPos, sure: c.Sure, name: strings.ReplaceAll(name, "|", " "),
+			})
 		}
 		return
 	}
@@ -3052,6 +3055,87 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 	}
 	at(c.CommandPos, "%s takes %s, and the call gives %d words there: Redis refuses it at run time (wrong number of arguments); give every %s its %s",
 		strings.ReplaceAll(name, "|", " "), groups, n, sig.words[0], strings.Join(sig.words[1:], " and "))
+}
+
+// groupUse is the condition a command that takes its words in groups puts
+// on the count of the variadic list it gets through unpack.
+type groupUse struct {
+	count GroupCount
+	pos   parse.Pos // of the command name
+	sure  bool      // parse.Call.Sure: every run makes the call
+	name  string    // the command
+}
+
+// meets reports whether some count meets both conditions: their
+// remainders agree by the greatest divisor of both sizes.
+func (u groupUse) meets(o groupUse) bool {
+	d := gcd(u.count.Size, o.count.Size)
+	return u.count.Rem%d == o.count.Rem%d
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// countText says which counts a condition allows.
+func countText(gc GroupCount) string {
+	if gc.Size == 2 {
+		return [...]string{"an even count", "an odd count"}[gc.Rem]
+	}
+	return fmt.Sprintf("a count that leaves %d when divided by %d", gc.Rem, gc.Size)
+}
+
+// settleGroups puts on each variadic list the conditions on its count that
+// the commands getting it in groups make (Param.Group), checked by the
+// generated callers. Two that no count meets, both made by calls every run
+// makes, fail every run: refused. A call under a branch the checker cannot
+// decide may not run: its condition is left out when no count meets it and
+// another's, since the callers, which cannot tell which runs, would refuse
+// every count; when the other's call runs on every run, the branch can
+// never succeed: warned of.
+func settleGroups(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
+	for _, table := range []string{"KEYS", "ARGV"} {
+		uses, params := r.groups[table], r.paramsOf(table)
+		if len(uses) == 0 || len(params) == 0 {
+			continue
+		}
+		p := &params[len(params)-1]
+		var kept []GroupCount
+		refused := false
+		for i, u := range uses {
+			keep := true
+			for j, o := range uses {
+				if i == j || u.meets(o) || !keep {
+					continue
+				}
+				switch {
+				case u.sure && o.sure:
+					if j < i && !refused {
+						refused = true
+						at(u.pos, "%s (line %d) needs %s of %s, and %s (line %d) needs %s: every run makes both calls, so Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes; give both the list with words that agree",
+							u.name, u.pos.Line, countText(u.count), p.Name, o.name, o.pos.Line, countText(o.count))
+					}
+				case u.sure:
+					// o is left out.
+				case o.sure:
+					keep = false
+					warn(u.pos, "%s (line %d) needs %s of %s, but %s (line %d), which every run makes, needs %s: where the script makes line %d, Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes; the generated callers check the count for line %d",
+						u.name, u.pos.Line, countText(u.count), p.Name, o.name, o.pos.Line, countText(o.count), u.pos.Line, o.pos.Line)
+				default:
+					keep = false
+				}
+			}
+			if keep && !slices.Contains(kept, u.count) {
+				kept = append(kept, u.count)
+			}
+		}
+		if len(kept) > 0 {
+			p.Group, p.GroupRem, p.MoreGroups = kept[0].Size, kept[0].Rem, kept[1:]
+		}
+	}
 }
 
 // checkOptions checks the words after a command's fixed ones, where the

@@ -220,6 +220,11 @@ type Call struct {
 	// hold this one (redis.call('SET', k, redis.call('GET', k2))), 0 for
 	// none: the outer call is recorded first but runs after.
 	Outer int
+	// Sure is set when every run of the script makes the call unless it
+	// fails first: it is in the chunk's own statements (not a function's),
+	// outside the branches of an if, loop bodies and the right of and/or,
+	// and no statement before it may return.
+	Sure bool
 }
 
 // Global is an assignment to a global variable (or a global function
@@ -704,10 +709,11 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		rets   map[*ast.FunctionExpr]Value
 		// (What the last walk found measured: see walker.measuredAll.)
 		measured map[string]bool
+		w        walker
 	)
 	for pass := 0; ; pass++ {
 		*f = base
-		w := walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured}
+		w = walker{f: f, toks: toks, paramVals: params, upAll: all, kept: kept, returned: rets, measuredAll: measured}
 		w.block(chunk)
 		w.settleFuncs()
 		w.settleUpvals()
@@ -740,6 +746,13 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 			}
 		}
 		params, all, kept, rets, measured = nextParams, nextAll, w.keptTables(), nextRets, f.Measured
+	}
+	sure := map[*ast.FuncCallExpr]bool{}
+	sureCalls(chunk, sure)
+	for e := range sure {
+		if i, ok := w.calls[e]; ok {
+			f.Calls[i].Sure = true
+		}
 	}
 	return f, errs
 }

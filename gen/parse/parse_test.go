@@ -62,11 +62,11 @@ func TestParseFacts(t *testing.T) {
 		{Pos: Pos{1, 11}, Func: "redis.call", Command: "GET", CommandPos: Pos{1, 22}, Args: []Arg{
 			{Pos: Pos{1, 29}, Value: Value{Source: SourceKey, Text: "KEYS[1]"}, Indexed: 1},
 			{Pos: Pos{1, 38}, Literal: lit("a"), Value: Value{Source: SourceLiteral, Text: `"a"`, Derived: true}},
-		}},
+		}, Sure: true},
 		{Pos: Pos{2, 1}, Func: "redis.call", Command: "SET", CommandPos: Pos{2, 12}, Args: []Arg{
 			{Pos: Pos{2, 19}, Value: Value{Source: SourceKey, Text: "KEYS[2]"}, Indexed: 2},
 			{Pos: Pos{2, 28}, Value: Value{Source: SourceArgv, Text: "ARGV[i]"}},
-		}},
+		}, Sure: true},
 		{Pos: Pos{4, 11}, Func: "redis.pcall", Command: "HGET", CommandPos: Pos{4, 23}, Args: []Arg{
 			{Pos: Pos{4, 31}, Literal: lit("zz"), Exact: true, Value: Value{Source: SourceLiteral, Text: `"zz"`}},
 			{Pos: Pos{4, 37}, Value: Value{Source: SourceKey, Text: "unpack(KEYS)", Derived: true}, Expands: true, Unpacks: "KEYS"},
