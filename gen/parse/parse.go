@@ -200,6 +200,10 @@ type Arg struct {
 	// the fixed keys or arguments, it reads a variadic list that may be
 	// shorter, and Redis refuses the nil it then gets.
 	Indexed int
+	// Nothing is set on a last argument that is a call of a local function
+	// that returns no value on any path (local function f() end): it
+	// passes nothing, and the command gets the arguments before it alone.
+	Nothing bool
 }
 
 // Call is a redis.call / redis.pcall site.

@@ -1536,6 +1536,22 @@ func nilReturns(list []ast.Stmt) (luaNil, ok bool) {
 func isNilExpr(e ast.Expr) bool   { _, ok := e.(*ast.NilExpr); return ok }
 func isFalseExpr(e ast.Expr) bool { _, ok := e.(*ast.FalseExpr); return ok }
 
+// returnsValue reports whether a function body of list has a return of a
+// value (not in a function it defines).
+func returnsValue(list []ast.Stmt) bool {
+	for _, st := range list {
+		if r, ok := st.(*ast.ReturnStmt); ok && len(r.Exprs) > 0 {
+			return true
+		}
+		for _, b := range blocksOf(st) {
+			if returnsValue(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // blocksOf lists the statement lists st holds: an if's branches, a do
 // block's or a loop's body (not a function's).
 func blocksOf(st ast.Stmt) [][]ast.Stmt {
@@ -3383,13 +3399,18 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// an end without a return, passes nothing: DEL k, f() is DEL
 			// k.)
 			last := i == len(e.Args)-2 && !x.AdjustRet
-			if l := w.localFunc(x.Func); l != nil && x.Receiver == nil && (!last || givesValues(l.fnExpr.Stmts)) {
+			if l := w.localFunc(x.Func); l != nil && x.Receiver == nil {
 				if v, ok := w.returned[l.fnExpr]; ok && v == (Value{Source: SourceNil}) {
 					text := exprText(x)
 					if x.AdjustRet {
 						text = "(" + text + ")"
 					}
-					arg.NotString = text + ", a call of a local function that returns nil or false alone"
+					switch {
+					case !last || givesValues(l.fnExpr.Stmts):
+						arg.NotString = text + ", a call of a local function that returns nil or false alone"
+					case !returnsValue(l.fnExpr.Stmts):
+						arg.Nothing = true
+					}
 				}
 			}
 		}
