@@ -119,6 +119,7 @@ var helperDecls = map[string][]string{
 	"durationError": {"DurationError"},
 	"floatError":    {"FloatError"},
 	"emptyError":    {"EmptyError"},
+	"longError":     {"LongError"},
 	"groupError":    {"GroupError"},
 	"hashTagError":  {"HashTagError"},
 }
@@ -339,6 +340,21 @@ func (e *emitter) emitCommandChecks(g *jen.Group, s *Script, get func(p Param) j
 			jen.Id("Arg"):    jen.Lit(p.Name),
 			jen.Id("Count"):  jen.Len(get(p)),
 			jen.Id("Min"):    jen.Lit(p.Min),
+		}))...)
+	}
+	// One that a command taking a fixed number of arguments gets whole
+	// through unpack (redis.call('GET', unpack(KEYS))): a longer list
+	// fails the command, after the script's earlier writes.
+	for _, p := range append(slices.Clone(s.Keys), s.Args...) {
+		if !p.Variadic || !p.Capped {
+			continue
+		}
+		e.use("longError") // emits the LongError type
+		g.If(jen.Len(get(p)).Op(">").Lit(p.Max)).Block(fail(jen.Op("&").Id("LongError").Values(jen.Dict{
+			jen.Id("Script"): jen.Lit(s.Name),
+			jen.Id("Arg"):    jen.Lit(p.Name),
+			jen.Id("Count"):  jen.Len(get(p)),
+			jen.Id("Max"):    jen.Lit(p.Max),
 		}))...)
 	}
 	// One that a command taking its words in groups gets through unpack

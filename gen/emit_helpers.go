@@ -4,7 +4,7 @@ import "github.com/dave/jennifer/jen"
 
 // helperOrder is the order shared helpers appear in the shared file.
 var helperOrder = []string{
-	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "groupError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
+	"boolArg", "msArg", "isNoScript", "commandError", "commandIs", "numberError", "checkNumbers", "checkTimes", "durationError", "checkDurations", "floatError", "checkFloats", "emptyError", "longError", "groupError", "hashTagError", "checkHashTags", "checkSlots", "keySlot", "crc16Table",
 	"describeReply", "fieldGot", "asString", "asBytes", "asInt64", "asFloat64", "asBool",
 	"asStrings", "asInt64s", "asStringMap",
 }
@@ -226,6 +226,26 @@ var helperCode = map[string]func() jen.Code{
 			),
 			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent"),
 				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"))),
+		)
+	},
+	"longError": func() jen.Code {
+		recv := jen.Id("e").Op("*").Id("LongError")
+		return jen.Comment("LongError refuses a call with more than Max values in a variadic key or").Line().
+			Comment("argument list that a command of the script taking a fixed number of arguments").Line().
+			Comment("gets whole (redis.call('GET', unpack(KEYS))): Redis would fail that command,").Line().
+			Comment("after the script's earlier writes. Nothing is sent.").Line().
+			Type().Id("LongError").Struct(
+			jen.Id("Script").String().Comment("script name"),
+			jen.Id("Arg").String().Comment("key or argument name"),
+			jen.Id("Count").Int().Comment("the values given"),
+			jen.Id("Max").Int().Comment("the most values the script takes"),
+		).Line().Line().
+			Func().Params(recv.Clone()).Id("Error").Params().String().Block(
+			// (One value is "1 value".)
+			jen.Id("values").Op(":=").Lit("values"),
+			jen.If(jen.Id("e").Dot("Count").Op("==").Lit(1)).Block(jen.Id("values").Op("=").Lit("value")),
+			jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("scriptgen: %s: %s has %d %s, and the script takes %d of it at most: nothing was sent"),
+				jen.Id("e").Dot("Script"), jen.Id("e").Dot("Arg"), jen.Id("e").Dot("Count"), jen.Id("values"), jen.Id("e").Dot("Max"))),
 		)
 	},
 	"groupError": func() jen.Code {

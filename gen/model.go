@@ -79,6 +79,13 @@ type Param struct {
 	// is skipped) or needs several of it (HSET key field value). The
 	// generated callers refuse a shorter list before anything is sent.
 	Min int
+	// Capped is set on a variadic key or argument that a command taking a
+	// fixed number of arguments gets whole through unpack (GET of
+	// unpack(KEYS)); Max is the most values the list may hold there. The
+	// generated callers refuse a longer list before anything is sent:
+	// Redis would fail the command after the script's earlier writes.
+	Capped bool
+	Max    int
 	// Group, when above 1, is set on a variadic key or argument that a
 	// command taking its words in groups (HSET key field value ...) gets
 	// through unpack to its end: the generated callers refuse a count

@@ -47,6 +47,10 @@ type scriptRules struct {
 	// groups collects, for KEYS and ARGV, the conditions the commands that
 	// get a variadic list in groups put on its count (see settleGroups).
 	groups map[string][]groupUse
+	// mins and caps collect, for KEYS and ARGV, the fewest and most values
+	// of a variadic list the commands that get it whole take (see
+	// settleCaps).
+	mins, caps map[string][]countUse
 	// extended collects the indexes n of the keys KEYS[n] a key position
 	// holds extended on the right (KEYS[n] .. ':x'); 0 when the checker
 	// cannot tell which key.
@@ -98,6 +102,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 
 	r.libMisses = len(pf.UnknownLibFields) > 0
 	r.groups = map[string][]groupUse{}
+	r.mins, r.caps = map[string][]countUse{}, map[string][]countUse{}
 	dynamic := false
 	for _, c := range pf.Calls {
 		for i, a := range c.Args {
@@ -149,6 +154,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 
 	settleGroups(r, at, warn)
+	settleCaps(r, at)
 
 	if pf.SetResp {
 		for _, o := range pf.Operations {
@@ -786,10 +792,24 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 				for need <= maxMinCount && !arityOK(info.arity, base+need, false) {
 					need++
 				}
+				skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
+				use := countUse{pos: c.CommandPos, sure: c.Sure, name: shown}
 				if need > 0 && need <= maxMinCount {
 					p := &params[len(params)-1]
-					skipped := max(max(last.UnpackFrom, 1)-1-(len(params)-1), 0)
 					p.NonEmpty, p.Min = true, max(p.Min, skipped+need)
+					if r.caps != nil {
+						use.n = skipped + need
+						r.mins[last.Unpacks] = append(r.mins[last.Unpacks], use)
+					}
+				}
+				// A command that takes a fixed number of arguments fails
+				// on a list longer than those left it, as on a shorter
+				// one: the callers refuse it (Param.Max, see settleCaps).
+				// (Not for a command named by a variable that @commands
+				// lists several of: another may take any count.)
+				if info.arity >= 0 && !(c.Command == "" && len(r.commands) > 1) && r.caps != nil {
+					use.n = skipped + info.arity - base
+					r.caps[last.Unpacks] = append(r.caps[last.Unpacks], use)
 				}
 			}
 		}
@@ -3142,6 +3162,48 @@ func settleGroups(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 		}
 		if len(kept) > 0 {
 			p.Group, p.GroupRem, p.MoreGroups = kept[0].Size, kept[0].Rem, kept[1:]
+		}
+	}
+}
+
+// countUse is the fewest (mins) or most (caps) values of a variadic list a
+// command that gets it whole through unpack takes, n.
+type countUse struct {
+	n    int
+	pos  parse.Pos // of the command name
+	sure bool      // parse.Call.Sure: every run makes the call
+	name string    // the command
+}
+
+// settleCaps sets the most values of each variadic list the generated
+// callers take (Param.Max): the fewest of the caps the commands that get
+// it whole put on it. A cap under the fewest values the list must hold
+// (Param.Min) would make the callers refuse every count: when both calls
+// are made on every run, no count succeeds, and the script is refused;
+// otherwise the cap is left out, as the callers cannot tell which call
+// runs.
+func settleCaps(r scriptRules, at func(parse.Pos, string, ...any)) {
+	for _, table := range []string{"KEYS", "ARGV"} {
+		params := r.paramsOf(table)
+		if len(r.caps[table]) == 0 || len(params) == 0 {
+			continue
+		}
+		p := &params[len(params)-1]
+		refused := false
+		for _, c := range r.caps[table] {
+			if p.NonEmpty && c.n < max(p.Min, 1) {
+				for _, m := range r.mins[table] {
+					if m.sure && c.sure && m.n > c.n && !refused {
+						refused = true
+						at(m.pos, "%s (line %d) needs %d values of %s at least, and %s (line %d) takes %d at most: every run makes both calls, so Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes",
+							m.name, m.pos.Line, m.n, p.Name, c.name, c.pos.Line, c.n)
+					}
+				}
+				continue
+			}
+			if !p.Capped || c.n < p.Max {
+				p.Capped, p.Max = true, c.n
+			}
 		}
 	}
 }

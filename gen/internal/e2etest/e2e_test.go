@@ -59,6 +59,7 @@ func TestE2E(t *testing.T) {
 			t.Run("NaN", func(t *testing.T) { testNaN(t, tg) })
 			t.Run("EmptyVariadic", func(t *testing.T) { testEmptyVariadic(t, tg) })
 			t.Run("ShortVariadic", func(t *testing.T) { testShortVariadic(t, tg) })
+			t.Run("LongVariadic", func(t *testing.T) { testLongVariadic(t, tg) })
 			t.Run("Times", func(t *testing.T) { testTimes(t, tg) })
 			t.Run("HashTags", func(t *testing.T) { testHashTags(t, tg) })
 			if tg.name == "cluster" {
@@ -816,6 +817,37 @@ func testEmptyVariadic(t *testing.T, tg target) {
 	do(t, tg.c, "SET", b, "1")
 	if n, err := generated.DelAll(ctx, tg.c, log, []string{a, b}); err != nil || n != 2 {
 		t.Errorf("DelAll(a, b) = %d, %v; want 2, nil", n, err)
+	}
+}
+
+// testLongVariadic checks that a variadic key list a command taking a fixed
+// number of arguments gets whole (GET unpack(KEYS, 2)) is refused before
+// anything is sent when it holds more keys than the command takes: GetOne
+// counted the call in its log, then failed at GET ("wrong number of args")
+// with the count kept.
+func testLongVariadic(t *testing.T, tg target) {
+	ctx := context.Background()
+	log, a, b := key(t, "l", "log"), key(t, "l", "a"), key(t, "l", "b")
+	const want = "scriptgen: GetOne: keys has 2 values, and the script takes 1 of it at most: nothing was sent"
+	check := func(what string, err error) {
+		t.Helper()
+		var le *generated.LongError
+		if !errors.As(err, &le) || le.Script != "GetOne" || le.Arg != "keys" || le.Count != 2 || le.Max != 1 || err.Error() != want {
+			t.Errorf("%s(a, b): error %v (%T); want %q", what, err, err, want)
+		}
+	}
+	_, _, err := generated.GetOne(ctx, tg.c, log, []string{a, b})
+	check("GetOne", err)
+	_, err = generated.GetOneCommand(tg.c, log, []string{a, b})
+	check("GetOneCommand", err)
+	out := generated.GetOneMulti(ctx, tg.c, []generated.GetOneArgs{{Log: log, Keys: []string{a, b}}})
+	check("GetOneMulti", out[0].Err)
+	if n, err := tg.c.Do(ctx, tg.c.B().Exists().Key(log).Build()).AsInt64(); err != nil || n != 0 {
+		t.Errorf("a refused GetOne counted the call: EXISTS %s = %d, %v", log, n, err)
+	}
+	do(t, tg.c, "SET", a, "x")
+	if v, ok, err := generated.GetOne(ctx, tg.c, log, []string{a}); err != nil || !ok || v != "x" {
+		t.Errorf("GetOne(a) = %q, %v, %v; want x, true, nil", v, ok, err)
 	}
 }
 

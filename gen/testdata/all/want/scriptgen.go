@@ -75,6 +75,15 @@ var Scripts = []Script{{
 	Source:    getBytesSource,
 }, {
 	Args:      nil,
+	File:      "scripts/get_one.lua",
+	Keys:      []string{"log", "keys..."},
+	Name:      "GetOne",
+	ReadOnly:  false,
+	Retryable: false,
+	SHA1:      getOneSHA1,
+	Source:    getOneSource,
+}, {
+	Args:      nil,
 	File:      "scripts/get_string.lua",
 	Keys:      []string{"k"},
 	Name:      "GetString",
@@ -583,6 +592,25 @@ func (e *EmptyError) Error() string {
 		return fmt.Sprintf("scriptgen: %s: %s has %d values, and the script needs %d of it at least: nothing was sent", e.Script, e.Arg, e.Count, e.Min)
 	}
 	return fmt.Sprintf("scriptgen: %s: %s is empty, and the script needs one value of it at least: nothing was sent", e.Script, e.Arg)
+}
+
+// LongError refuses a call with more than Max values in a variadic key or
+// argument list that a command of the script taking a fixed number of arguments
+// gets whole (redis.call('GET', unpack(KEYS))): Redis would fail that command,
+// after the script's earlier writes. Nothing is sent.
+type LongError struct {
+	Script string // script name
+	Arg    string // key or argument name
+	Count  int    // the values given
+	Max    int    // the most values the script takes
+}
+
+func (e *LongError) Error() string {
+	values := "values"
+	if e.Count == 1 {
+		values = "value"
+	}
+	return fmt.Sprintf("scriptgen: %s: %s has %d %s, and the script takes %d of it at most: nothing was sent", e.Script, e.Arg, e.Count, values, e.Max)
 }
 
 // HashTagError refuses a call on a cluster client whose key has no hash tag
