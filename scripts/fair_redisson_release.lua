@@ -65,23 +65,40 @@ local function refusal(publish, channels)
   end
   return nil
 end
--- headChannel is the channel of the first waiter of the queue evict keeps
--- (read only), or nil.
-local function headChannel()
+-- kept reads, without writing, what evict does: it returns the first
+-- waiter evict keeps (nil: none) and the set of those it drops before it.
+-- A waiter queued twice loses its score with its first entry, so evict
+-- keeps its second one: taken for stale as well, it made the check pass
+-- over the waiter the release tells.
+local function kept()
+  local dropped = {}
   local from = 0
   while true do
     local page = redis.call('lrange', KEYS[2], tostring(from), tostring(from + 99))
     for _, entry in ipairs(page) do
+      if dropped[entry] then
+        return entry, dropped
+      end
       local score = redis.call('zscore', KEYS[3], entry)
       if score == false or tonumber(score) > tonumber(ARGV[3]) then
-        return KEYS[4] .. ':' .. entry
+        return entry, dropped
       end
+      dropped[entry] = true
     end
     if #page < 100 then
-      return nil
+      return nil, dropped
     end
     from = from + 100
   end
+end
+-- headChannel is the channel of the first waiter of the queue evict keeps
+-- (read only), or nil.
+local function headChannel()
+  local head = kept()
+  if head then
+    return KEYS[4] .. ':' .. head
+  end
+  return nil
 end
 local function evict()
   while true do
@@ -203,26 +220,8 @@ if ARGV[7] == '1' then
   local score = redis.call('zscore', KEYS[3], ARGV[2])
   requeue = score == false
   if not requeue and tonumber(score) <= tonumber(ARGV[3]) then
-    local from = 0
-    local done = false
-    while not done do
-      local page = redis.call('lrange', KEYS[2], tostring(from), tostring(from + 99))
-      for _, entry in ipairs(page) do
-        local s = redis.call('zscore', KEYS[3], entry)
-        if s == false or tonumber(s) > tonumber(ARGV[3]) then
-          done = true
-          break
-        end
-        if entry == ARGV[2] then
-          requeue, done = true, true
-          break
-        end
-      end
-      if #page < 100 then
-        break
-      end
-      from = from + 100
-    end
+    local _, dropped = kept()
+    requeue = dropped[ARGV[2]] == true
   end
 end
 if not requeue then
