@@ -87,15 +87,22 @@ local function headChannel(queue, timeouts, prefix)
 end
 -- redissonHeadChannel is the channel of the first waiter of Redisson's
 -- queue its eviction keeps (a score past the caller's now goes), or nil.
+-- A waiter queued twice loses its score with its first entry, so the
+-- eviction keeps its second one, and tells it.
 local function redissonHeadChannel(queue, timeouts, now, prefix)
+  local dropped = {}
   local from = 0
   while true do
     local page = redis.call('lrange', queue, tostring(from), tostring(from + 99))
     for _, entry in ipairs(page) do
+      if dropped[entry] then
+        return prefix .. ':' .. entry
+      end
       local score = redis.call('zscore', timeouts, entry)
       if score == false or tonumber(score) > tonumber(now) then
         return prefix .. ':' .. entry
       end
+      dropped[entry] = true
     end
     if #page < 100 then
       return nil
