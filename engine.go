@@ -346,8 +346,9 @@ func (c *Client) settleWith(ctx context.Context, timeout time.Duration, until ti
 // and Close. The goroutine ends when rueidis returns the call, within its
 // dial timeout; ctx has ended by then, so the call sends nothing more: what
 // it was to give back is left to the lease it may have set (the undo Close
-// gives, or a later one, may still give it back). For undos only, which are
-// rare: a goroutine per call.
+// gives, or a later one, may still give it back). For undos, which are
+// rare, and guarded calls (sendBounded), which wait for a WAIT anyway: a
+// goroutine per call.
 func callBounded(ctx context.Context, call func(context.Context) error) error {
 	done := make(chan error, 1)
 	go func() { done <- call(ctx) }()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -181,12 +182,56 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 	wait := n.B().Wait().Numreplicas(int64(acks)).Timeout(waitMs).Build()
 	// Cut off as stalled guardStall past its WAIT's timeout (see
 	// sendGuardedBatch), from when it is sent.
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, addSat(time.Duration(waitMs)*time.Millisecond, c.guardStall))
 	defer cancel()
+	// On a pooled connection to that node, maybe a new one: bounded by
+	// ctx's cancellation too (sendBounded).
 	if !asked {
-		return n.DoMulti(ctx, cmd, wait), acks
+		out, _ = sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
+			return n.DoMulti(ctx, cmd, wait)
+		})
+		return out, acks
 	}
-	return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:], acks
+	out, _ = sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
+		return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:]
+	})
+	return out, acks
+}
+
+// sendBounded returns the n replies send gives, which sends a guarded batch
+// (its calls and WAIT) with ctx, derived from parent, on a pooled or
+// dedicated connection; or, as soon as ctx ends while send still runs, n
+// replies holding ctx's error, with ok false. rueidis watches no
+// cancellation there: it opens a new pooled connection within its dial
+// timeout and ctx's deadline (a handshake with a server that accepts
+// connections but never answers, SIGSTOP, a hung host, lasts that long),
+// and waits for the replies on an open one until that deadline (the
+// guard's stall bound, guardStall, at the latest). A guarded Lock, TryLock
+// or Extend whose context was cancelled waited that long. A batch so cut
+// off is one of unknown outcome, as one rueidis cuts off at its deadline,
+// and its callers undo or settle it alike. send runs on a goroutine of its
+// own, which ends when rueidis returns it, within its dial timeout or ctx's
+// deadline; once ctx has ended rueidis writes nothing more (it checks ctx
+// before writing). A goroutine per guarded call, which waits for a WAIT
+// anyway; none when parent cannot be cancelled, as ctx's deadline then
+// bounds it.
+func sendBounded(parent, ctx context.Context, n int, send func(context.Context) []rueidis.RedisResult) (replies []rueidis.RedisResult, ok bool) {
+	if parent.Done() == nil {
+		return send(ctx), true
+	}
+	var got []rueidis.RedisResult
+	if err := callBounded(ctx, func(ctx context.Context) error {
+		got = send(ctx)
+		return nil
+	}); err != nil {
+		replies = make([]rueidis.RedisResult, n)
+		for i := range replies {
+			replies[i] = rueidis.NewErrorResult(err)
+		}
+		return replies, false
+	}
+	return got, true
 }
 
 // rerouted checks, on a Cluster, that the calls sent with a WAIT on the
@@ -475,13 +520,25 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 			}
 			sctx, cancel := context.WithTimeout(parent, stall)
 			if cluster {
-				_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
-					replies = d.DoMulti(sctx, cmds...)
-					replies = c.rerouted(sctx, d, replies, calls, sent, needs, waitMs)
-					return nil
+				// needs of its own: a call cut off (sendBounded) may
+				// still be setting them when the replies are read.
+				own, waitMs := slices.Clone(needs), waitMs
+				var ok bool
+				replies, ok = sendBounded(parent, sctx, len(cmds)-1, func(ctx context.Context) (replies []rueidis.RedisResult) {
+					_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
+						replies = d.DoMulti(ctx, cmds...)
+						replies = c.rerouted(ctx, d, replies, calls, sent, own, waitMs)
+						return nil
+					})
+					return replies
 				})
+				if ok {
+					needs = own
+				}
 			} else {
-				replies = c.rc.DoMulti(sctx, cmds...)
+				replies, _ = sendBounded(parent, sctx, len(cmds), func(ctx context.Context) []rueidis.RedisResult {
+					return c.rc.DoMulti(ctx, cmds...)
+				})
 			}
 			cancel()
 			wait := replies[len(replies)-1]
