@@ -25,8 +25,33 @@
 -- @arg    latchTTL  duration
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- refusal is the error the publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- release changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, ch)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the release message; nothing changed')
+  end
+  if not allowed then
+    if not redis.acl_check_cmd(publish) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the release message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+  end
+  return nil
+end
 local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -39,6 +64,14 @@ local expires = redis.call('zscore', KEYS[2], ARGV[1])
 if not expires then
   redis.call('del', KEYS[4])
   return 0
+end
+-- Checked before the writes (the record set above goes with them): a
+-- publish refused after them failed the call with the permit given back
+-- and the caller told it failed.
+local err = refusal(ARGV[2], KEYS[3])
+if err then
+  redis.call('del', KEYS[4])
+  return err
 end
 redis.call('zrem', KEYS[2], ARGV[1])
 local value = redis.call('incr', KEYS[1])
