@@ -158,6 +158,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		err = wrongKind(err)
 		gone(fmt.Errorf("%w: %w", errOtherKind, err))
 		return opError("extend", s.name, fmt.Errorf("%w: %w", ErrNotHeld, err))
+	case errors.Is(err, generated.ErrNoPublish):
+		// Refused before it wrote (the ACL user may not publish the message
+		// a shorter lease sends): the lease on the server is as it was, and
+		// so is the hold's deadline.
+		return opError("extend", s.name, err)
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the
 		// server, so the hold must not outlive it here.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -44,7 +45,34 @@ const mutexExtendSource = `#!lua flags=allow-oom
 -- @arg    again     bool      a repeat of an attempt that failed at its publish: publish as it was to
 -- @return bool
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   if ARGV[3] ~= '0' then
     local drawn = redis.call('get', KEYS[2])
@@ -53,12 +81,26 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     end
   end
   local before = redis.call('pttl', KEYS[1])
-  redis.call('pexpire', KEYS[1], ARGV[1])
   local earlier = before < 0 or tonumber(ARGV[1]) < before
+  local head = false
+  if earlier or ARGV[5] == '1' then
+    -- Its messages are checked before the writes: a publish the ACL
+    -- refused after them failed the call with the shorter lease set and
+    -- nobody told. A renewal that publishes nothing checks nothing.
+    head = redis.call('lindex', KEYS[4], '0')
+    local channels = {KEYS[3]}
+    if head then
+      channels[2] = KEYS[3] .. ':' .. head
+    end
+    local err = refusal(ARGV[4], channels)
+    if err then
+      return err
+    end
+  end
+  redis.call('pexpire', KEYS[1], ARGV[1])
   if earlier or ARGV[5] == '1' then
     -- Every write before the first publish, which can fail (a refused
     -- SPUBLISH): the repeat (again) finds them done and only publishes.
-    local head = redis.call('lindex', KEYS[4], '0')
     if head and earlier and before >= 0 then
       local by = before - tonumber(ARGV[1])
       for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do
@@ -76,7 +118,7 @@ return 0
 `
 
 // mutexExtendSHA1 is the SHA-1 of mutexExtendSource, the name SCRIPT LOAD gives it.
-const mutexExtendSHA1 = "14635a3c471e1b537b43703d7c190d956954dbb3"
+const mutexExtendSHA1 = "9ce81244cccdeafab34aeb280b1addabddc452e2"
 
 var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 
@@ -100,6 +142,13 @@ var mutexExtendScript = rueidis.NewLuaScriptRetryable(mutexExtendSource)
 // again with PUBLISH: again), publishes as that attempt was to. Reply true: extended;
 // false: the owner no longer holds it, nothing written or published. The
 // fencing token names the hold, as for MutexRenew.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func MutexExtend(ctx context.Context, c rueidis.Client, lock string, fence string, channel string, queue string, timeouts string, lease time.Duration, owner string, token int64, publish string, again bool) (bool, error) {
@@ -260,6 +309,34 @@ func mutexExtendEncode(a *MutexExtendArgs) ([]string, []string) {
 	return keys, args
 }
 
+// mutexExtendError turns a Redis error whose code MutexExtend declares into a *ScriptError;
+// every other error is returned as it is.
+func mutexExtendError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexExtend",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "MutexExtend",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // mutexExtendDecode reads a reply of MutexExtend as bool.
 func mutexExtendDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -268,7 +345,7 @@ func mutexExtendDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, mutexExtendError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

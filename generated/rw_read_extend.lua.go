@@ -7,14 +7,15 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // rwReadExtendSource is scripts/rw_read_extend.lua, verbatim.
-const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock. One that brings\n-- the lock's expiry forward publishes \"1\", as a read release that does so:\n-- waiters of every client, Go's and Redisson's, were told the longer TTL and\n-- would sleep on it. A repeat finds the expiry it set and publishes nothing,\n-- but for a repeat of an attempt that failed at its publish, after its writes\n-- (a refused SPUBLISH, made again with PUBLISH: again), which publishes as\n-- that attempt was to.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @key    channel        redisson_rwlock:{name}\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check\n-- @arg    publish        string     \"publish\", or \"spublish\" for sharded channels\n-- @arg    again          bool       a repeat of an attempt that failed at its publish: publish \"1\"\n-- @return bool\n-- @commands publish spublish\n-- @retryable\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nif ARGV[3] ~= '0' then\n  -- A first lease key marked otherwise (not 1) is a newer hold of the\n  -- owner, taken since this call was sent: not held (see RwReadRelease).\n  local mark = redis.call('get', KEYS[2] .. ':1')\n  if mark and mark ~= '1' and mark ~= ARGV[3] then\n    return 0\n  end\nend\nfor i = 1, holds do\n  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired\n  -- is made again.\n  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then\n    redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])\n  end\nend\nif redis.call('hget', KEYS[1], 'mode') == 'write' then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nlocal longest = tonumber(ARGV[1])\nfor _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n  local n = tonumber(redis.call('hget', KEYS[1], field))\n  if n then\n    for i = n, 1, -1 do\n      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n      if ttl > longest then\n        longest = ttl\n      end\n    end\n  end\nend\nlocal before = redis.call('pttl', KEYS[1])\nredis.call('pexpire', KEYS[1], longest)\nif before < 0 or longest < before or ARGV[5] == '1' then\n  redis.call(ARGV[4], KEYS[4], '1')\nend\nreturn 1\n"
+const rwReadExtendSource = "#!lua flags=allow-oom\n-- RwReadExtend sets the lease of an owner's read holds to `lease` from now\n-- (Extend): every lease key of the owner, then, unless a write hold governs\n-- the lock, the hash's expiry to the longest read-hold lease left, as a read\n-- release computes it (O(read holds)). Reply false when the owner no longer\n-- reads (expired, deleted), so the holder has lost the lock. One that brings\n-- the lock's expiry forward publishes \"1\", as a read release that does so:\n-- waiters of every client, Go's and Redisson's, were told the longer TTL and\n-- would sleep on it. A repeat finds the expiry it set and publishes nothing,\n-- but for a repeat of an attempt that failed at its publish, after its writes\n-- (a refused SPUBLISH, made again with PUBLISH: again), which publishes as\n-- that attempt was to.\n-- @key    lock\n-- @key    timeouts       {name}:<owner>:rwlock_timeout\n-- @key    prefix         {name}, the prefix of every owner's lease keys\n-- @key    channel        redisson_rwlock:{name}\n-- @arg    lease          duration\n-- @arg    owner          string\n-- @arg    nonce          int64      the mark of a shared owner's hold (RwReadAcquire), 0: no check\n-- @arg    publish        string     \"publish\", or \"spublish\" for sharded channels\n-- @arg    again          bool       a repeat of an attempt that failed at its publish: publish \"1\"\n-- @return bool\n-- @commands publish spublish\n-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed\n-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed\n-- @retryable\n-- refusal is the error a publish of this call would fail with after its\n-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused\n-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not\n-- run the publish command at all or may not publish to the channel, which\n-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND\n-- when the server has no such command (SPUBLISH renamed away), which the\n-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.\nlocal function refusal(publish, channels)\n  if not redis.acl_check_cmd then\n    return nil\n  end\n  for _, ch in ipairs(channels) do\n    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')\n    if not known then\n      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')\n    end\n    if not allowed then\n      if not redis.acl_check_cmd(publish) then\n        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')\n      end\n      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')\n    end\n  end\n  return nil\nend\nlocal holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))\nif not holds then\n  return 0\nend\nif ARGV[3] ~= '0' then\n  -- A first lease key marked otherwise (not 1) is a newer hold of the\n  -- owner, taken since this call was sent: not held (see RwReadRelease).\n  local mark = redis.call('get', KEYS[2] .. ':1')\n  if mark and mark ~= '1' and mark ~= ARGV[3] then\n    return 0\n  end\nend\n-- What the call will publish is found before it writes: a publish the ACL\n-- refused after the writes failed the call with the shorter lease set and\n-- nobody told. The longest lease left is read first, the owner's own keys\n-- counted at the lease they are given.\nlocal write = redis.call('hget', KEYS[1], 'mode') == 'write'\nlocal longest = tonumber(ARGV[1])\nlocal before\nif not write then\n  for _, field in ipairs(redis.call('hkeys', KEYS[1])) do\n    local n = tonumber(redis.call('hget', KEYS[1], field))\n    if n and field ~= ARGV[2] then\n      for i = n, 1, -1 do\n        local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)\n        if ttl > longest then\n          longest = ttl\n        end\n      end\n    end\n  end\n  before = redis.call('pttl', KEYS[1])\n  if before < 0 or longest < before or ARGV[5] == '1' then\n    local err = refusal(ARGV[4], {KEYS[4]})\n    if err then\n      return err\n    end\n  end\nend\nfor i = 1, holds do\n  -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired\n  -- is made again.\n  if redis.call('pexpire', KEYS[2] .. ':' .. i, ARGV[1]) == 0 then\n    redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])\n  end\nend\nif write then\n  -- The write hold's lease may be shorter: the lock must outlive this one.\n  if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then\n    redis.call('pexpire', KEYS[1], ARGV[1])\n  end\n  return 1\nend\nredis.call('pexpire', KEYS[1], longest)\nif before < 0 or longest < before or ARGV[5] == '1' then\n  redis.call(ARGV[4], KEYS[4], '1')\nend\nreturn 1\n"
 
 // rwReadExtendSHA1 is the SHA-1 of rwReadExtendSource, the name SCRIPT LOAD gives it.
-const rwReadExtendSHA1 = "8c0fb500905880ad7bdf40b588bb9062a4de5e94"
+const rwReadExtendSHA1 = "43548e18bb3760ef782f81073fdba229474f10cd"
 
 var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 
@@ -29,6 +30,13 @@ var rwReadExtendScript = rueidis.NewLuaScriptRetryable(rwReadExtendSource)
 // but for a repeat of an attempt that failed at its publish, after its writes
 // (a refused SPUBLISH, made again with PUBLISH: again), which publishes as
 // that attempt was to.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func RwReadExtend(ctx context.Context, c rueidis.Client, lock string, timeouts string, prefix string, channel string, lease time.Duration, owner string, nonce int64, publish string, again bool) (bool, error) {
@@ -198,6 +206,34 @@ func rwReadExtendEncode(a *RwReadExtendArgs) ([]string, []string) {
 	return keys, args
 }
 
+// rwReadExtendError turns a Redis error whose code RwReadExtend declares into a *ScriptError;
+// every other error is returned as it is.
+func rwReadExtendError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwReadExtend",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwReadExtend",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // rwReadExtendDecode reads a reply of RwReadExtend as bool.
 func rwReadExtendDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -206,7 +242,7 @@ func rwReadExtendDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, rwReadExtendError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

@@ -31,7 +31,34 @@
 -- @arg    again     bool      a repeat of an attempt that failed at its publish: publish as it was to
 -- @return bool
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
   if ARGV[3] ~= '0' then
     local drawn = redis.call('get', KEYS[2])
@@ -40,12 +67,26 @@ if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     end
   end
   local before = redis.call('pttl', KEYS[1])
-  redis.call('pexpire', KEYS[1], ARGV[1])
   local earlier = before < 0 or tonumber(ARGV[1]) < before
+  local head = false
+  if earlier or ARGV[5] == '1' then
+    -- Its messages are checked before the writes: a publish the ACL
+    -- refused after them failed the call with the shorter lease set and
+    -- nobody told. A renewal that publishes nothing checks nothing.
+    head = redis.call('lindex', KEYS[4], '0')
+    local channels = {KEYS[3]}
+    if head then
+      channels[2] = KEYS[3] .. ':' .. head
+    end
+    local err = refusal(ARGV[4], channels)
+    if err then
+      return err
+    end
+  end
+  redis.call('pexpire', KEYS[1], ARGV[1])
   if earlier or ARGV[5] == '1' then
     -- Every write before the first publish, which can fail (a refused
     -- SPUBLISH): the repeat (again) finds them done and only publishes.
-    local head = redis.call('lindex', KEYS[4], '0')
     if head and earlier and before >= 0 then
       local by = before - tonumber(ARGV[1])
       for _, w in ipairs(redis.call('zrange', KEYS[5], '0', '-1')) do

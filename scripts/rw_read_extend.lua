@@ -21,7 +21,34 @@
 -- @arg    again          bool       a repeat of an attempt that failed at its publish: publish "1"
 -- @return bool
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @retryable
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local holds = tonumber(redis.call('hget', KEYS[1], ARGV[2]))
 if not holds then
   return 0
@@ -34,6 +61,33 @@ if ARGV[3] ~= '0' then
     return 0
   end
 end
+-- What the call will publish is found before it writes: a publish the ACL
+-- refused after the writes failed the call with the shorter lease set and
+-- nobody told. The longest lease left is read first, the owner's own keys
+-- counted at the lease they are given.
+local write = redis.call('hget', KEYS[1], 'mode') == 'write'
+local longest = tonumber(ARGV[1])
+local before
+if not write then
+  for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+    local n = tonumber(redis.call('hget', KEYS[1], field))
+    if n and field ~= ARGV[2] then
+      for i = n, 1, -1 do
+        local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)
+        if ttl > longest then
+          longest = ttl
+        end
+      end
+    end
+  end
+  before = redis.call('pttl', KEYS[1])
+  if before < 0 or longest < before or ARGV[5] == '1' then
+    local err = refusal(ARGV[4], {KEYS[4]})
+    if err then
+      return err
+    end
+  end
+end
 for i = 1, holds do
   -- PEXPIRE keeps the first key's mark (RwReadAcquire); a key that expired
   -- is made again.
@@ -41,26 +95,13 @@ for i = 1, holds do
     redis.call('set', KEYS[2] .. ':' .. i, '1', 'px', ARGV[1])
   end
 end
-if redis.call('hget', KEYS[1], 'mode') == 'write' then
+if write then
   -- The write hold's lease may be shorter: the lock must outlive this one.
   if redis.call('pttl', KEYS[1]) < tonumber(ARGV[1]) then
     redis.call('pexpire', KEYS[1], ARGV[1])
   end
   return 1
 end
-local longest = tonumber(ARGV[1])
-for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
-  local n = tonumber(redis.call('hget', KEYS[1], field))
-  if n then
-    for i = n, 1, -1 do
-      local ttl = redis.call('pttl', KEYS[3] .. ':' .. field .. ':rwlock_timeout:' .. i)
-      if ttl > longest then
-        longest = ttl
-      end
-    end
-  end
-end
-local before = redis.call('pttl', KEYS[1])
 redis.call('pexpire', KEYS[1], longest)
 if before < 0 or longest < before or ARGV[5] == '1' then
   redis.call(ARGV[4], KEYS[4], '1')
