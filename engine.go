@@ -3246,7 +3246,9 @@ func (c *Client) retryRelease(ctx context.Context, call func(publish string) err
 		if c.publishPlainly(err, publish) {
 			continue
 		}
-		if _, redisErr := rueidis.IsRedisErr(err); redisErr || attempt >= 3 || ctx.Err() != nil {
+		// An answer from Redis (also an error the script declares, as
+		// NO_PUBLISH) comes again whatever the retry.
+		if _, redisErr := rueidis.IsRedisErr(err); redisErr || refusedForGood(err) || attempt >= 3 || ctx.Err() != nil {
 			return err
 		}
 		select {

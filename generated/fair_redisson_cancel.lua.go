@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/redis/rueidis"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,12 +39,71 @@ const fairRedissonCancelSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local queue = redis.call('lrange', KEYS[2], '0', '-1')
 local i = 1
 while i <= #queue and queue[i] ~= ARGV[1] do
   i = i + 1
 end
 local found = i <= #queue
+local free = redis.call('exists', KEYS[1]) == 0
+if free and (found or ARGV[5] == '1') then
+  -- The waiter told is found before the writes, and its channel checked
+  -- (refusal): a publish the ACL refused after them failed the call with
+  -- the waiter gone, the scores behind it lowered and the head not told.
+  -- It is the first waiter left that the eviction below keeps, judged by
+  -- the scores as they are now (each as the eviction judges it).
+  local told = nil
+  for j = 1, #queue do
+    if queue[j] ~= ARGV[1] then
+      local score = redis.call('zscore', KEYS[3], queue[j])
+      if score == false then
+        told = queue[j]
+        break
+      end
+      score = tonumber(score)
+      if not found then
+        score = score + tonumber(ARGV[2])
+      end
+      if score > tonumber(ARGV[4]) then
+        told = queue[j]
+        break
+      end
+    end
+  end
+  if told then
+    local err = refusal(ARGV[3], {KEYS[4] .. ':' .. told})
+    if err then
+      return err
+    end
+  end
+end
 local lowered = {}
 i = i + 1
 while i <= #queue do
@@ -56,7 +116,7 @@ redis.call('lrem', KEYS[2], '0', ARGV[1])
 if not found and ARGV[5] ~= '1' then
   return 0
 end
-if redis.call('exists', KEYS[1]) == 0 then
+if free then
   local head = redis.call('lindex', KEYS[2], '0')
   while head do
     local score = redis.call('zscore', KEYS[3], head)
@@ -89,7 +149,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "1fe0b05ec73f266841830cbe8027c10ef6f157cc"
+const fairRedissonCancelSHA1 = "6c6811290638644b776fdce23d77c8d8cfba5287"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 
@@ -107,6 +167,13 @@ var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelS
 // tells the head of a free lock all the same, judging every head by its
 // score before the first attempt's lowering. Reply true when the waiter
 // was queued.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func FairRedissonCancel(ctx context.Context, c rueidis.Client, lock string, queue string, timeouts string, channel string, owner string, waitTime time.Duration, publish string, now time.Time, repeat bool) (bool, error) {
@@ -276,6 +343,34 @@ func fairRedissonCancelEncode(a *FairRedissonCancelArgs) ([]string, []string) {
 	return keys, args
 }
 
+// fairRedissonCancelError turns a Redis error whose code FairRedissonCancel declares into a *ScriptError;
+// every other error is returned as it is.
+func fairRedissonCancelError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRedissonCancel",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "FairRedissonCancel",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // fairRedissonCancelDecode reads a reply of FairRedissonCancel as bool.
 func fairRedissonCancelDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -284,7 +379,7 @@ func fairRedissonCancelDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, fairRedissonCancelError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

@@ -6,6 +6,7 @@ package generated
 import (
 	"context"
 	"github.com/redis/rueidis"
+	"strings"
 )
 
 // rwCancelSource is scripts/rw_cancel.lua, verbatim.
@@ -33,12 +34,40 @@ const rwCancelSource = `#!lua flags=allow-oom
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local registered = redis.call('zrem', KEYS[2], ARGV[1]) == 1
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+local score = redis.call('zscore', KEYS[2], ARGV[1])
+local registered = score ~= false
 if not registered and ARGV[3] ~= '1' then
   return 0
 end
 local t = redis.call('time')
-redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- readersMayEnter: the lock is free or held for reading. Another kind of
 -- lock may hold the name by then, the lock freed since the writer queued
 -- (a string, whose key HGET would refuse: read with PCALL; or a hash
@@ -47,7 +76,26 @@ local function readersMayEnter()
   local mode = redis.pcall('hget', KEYS[1], 'mode')
   return mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0)
 end
-if redis.call('zcard', KEYS[2]) == 0 and readersMayEnter() then
+-- Whether it will publish is found before it writes, and its message
+-- checked (refusal): a publish the ACL refused after the writes failed the
+-- call with the writer gone and the readers it held back not told. The
+-- writers left are those whose deadline has not passed, but this one.
+local left = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
+if registered and tonumber(score) > now then
+  left = left - 1
+end
+local tell = left == 0 and readersMayEnter()
+if tell then
+  local err = refusal(ARGV[2], {KEYS[3]})
+  if err then
+    return err
+  end
+end
+if registered then
+  redis.call('zrem', KEYS[2], ARGV[1])
+end
+redis.call('zremrangebyscore', KEYS[2], '-inf', now)
+if tell then
   redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
@@ -57,7 +105,7 @@ return 1
 `
 
 // rwCancelSHA1 is the SHA-1 of rwCancelSource, the name SCRIPT LOAD gives it.
-const rwCancelSHA1 = "9df0e68371b378e567dbe52636e9378e6a8fd42b"
+const rwCancelSHA1 = "f5f4ecaf77d34594d3e64d6a8ac0f9717716775d"
 
 var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 
@@ -75,6 +123,13 @@ var rwCancelScript = rueidis.NewLuaScriptRetryable(rwCancelSource)
 // condition: a writer may hold the lock by then (its first attempt
 // published, and a writer took the lock since).
 // Reply true when the writer was registered.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func RwCancel(ctx context.Context, c rueidis.Client, lock string, writers string, channel string, writeOwner string, publish string, repeat bool) (bool, error) {
@@ -205,6 +260,34 @@ func rwCancelEncode(a *RwCancelArgs) ([]string, []string) {
 	return keys, args
 }
 
+// rwCancelError turns a Redis error whose code RwCancel declares into a *ScriptError;
+// every other error is returned as it is.
+func rwCancelError(err error) error {
+	re, ok := rueidis.IsRedisErr(err)
+	if !ok {
+		return err
+	}
+	msg := re.Error()
+	code, _, _ := strings.Cut(msg, " ")
+	switch code {
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwCancel",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "RwCancel",
+			sentinel: ErrUnknownCommand,
+		}
+	}
+	return err
+}
+
 // rwCancelDecode reads a reply of RwCancel as bool.
 func rwCancelDecode(resp rueidis.RedisResult) (bool, error) {
 	const want = "bool"
@@ -213,7 +296,7 @@ func rwCancelDecode(resp rueidis.RedisResult) (bool, error) {
 		if rueidis.IsRedisNil(err) {
 			return false, nil
 		}
-		return false, err
+		return false, rwCancelError(err)
 	}
 	v, got := asBool(&msg)
 	if got != "" {

@@ -25,12 +25,71 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local queue = redis.call('lrange', KEYS[2], '0', '-1')
 local i = 1
 while i <= #queue and queue[i] ~= ARGV[1] do
   i = i + 1
 end
 local found = i <= #queue
+local free = redis.call('exists', KEYS[1]) == 0
+if free and (found or ARGV[5] == '1') then
+  -- The waiter told is found before the writes, and its channel checked
+  -- (refusal): a publish the ACL refused after them failed the call with
+  -- the waiter gone, the scores behind it lowered and the head not told.
+  -- It is the first waiter left that the eviction below keeps, judged by
+  -- the scores as they are now (each as the eviction judges it).
+  local told = nil
+  for j = 1, #queue do
+    if queue[j] ~= ARGV[1] then
+      local score = redis.call('zscore', KEYS[3], queue[j])
+      if score == false then
+        told = queue[j]
+        break
+      end
+      score = tonumber(score)
+      if not found then
+        score = score + tonumber(ARGV[2])
+      end
+      if score > tonumber(ARGV[4]) then
+        told = queue[j]
+        break
+      end
+    end
+  end
+  if told then
+    local err = refusal(ARGV[3], {KEYS[4] .. ':' .. told})
+    if err then
+      return err
+    end
+  end
+end
 local lowered = {}
 i = i + 1
 while i <= #queue do
@@ -43,7 +102,7 @@ redis.call('lrem', KEYS[2], '0', ARGV[1])
 if not found and ARGV[5] ~= '1' then
   return 0
 end
-if redis.call('exists', KEYS[1]) == 0 then
+if free then
   local head = redis.call('lindex', KEYS[2], '0')
   while head do
     local score = redis.call('zscore', KEYS[3], head)

@@ -27,6 +27,33 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 if redis.call('zrem', KEYS[2], ARGV[1]) == 1 then
   redis.call('set', KEYS[4], '0', 'px', ARGV[3])
   return 0
@@ -38,6 +65,18 @@ end
 if redis.call('exists', KEYS[1]) == 1 then
   redis.call('set', KEYS[4], '0', 'px', ARGV[3])
   return 0
+end
+-- The wakes it may send are checked before it writes (refusal): a publish
+-- the ACL refused after a waiter it passed over was taken out failed the
+-- call with that waiter gone and nobody told. Each waiter it may go on to
+-- is checked, as MutexRelease checks them.
+local channels = {}
+for _, w in ipairs(redis.call('zrange', KEYS[2], '0', '7')) do
+  channels[#channels + 1] = KEYS[3] .. ':' .. string.match(w, '^[^:]*')
+end
+local err = refusal(ARGV[2], channels)
+if err then
+  return err
 end
 -- A wake no client hears goes on to the next waiter, as MutexRelease's.
 -- The waiter is taken out after its wake is sent, not before: the publish

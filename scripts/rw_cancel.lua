@@ -22,12 +22,40 @@
 -- @return bool
 -- @retryable
 -- @commands publish spublish
-local registered = redis.call('zrem', KEYS[2], ARGV[1]) == 1
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
+local score = redis.call('zscore', KEYS[2], ARGV[1])
+local registered = score ~= false
 if not registered and ARGV[3] ~= '1' then
   return 0
 end
 local t = redis.call('time')
-redis.call('zremrangebyscore', KEYS[2], '-inf', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 -- readersMayEnter: the lock is free or held for reading. Another kind of
 -- lock may hold the name by then, the lock freed since the writer queued
 -- (a string, whose key HGET would refuse: read with PCALL; or a hash
@@ -36,7 +64,26 @@ local function readersMayEnter()
   local mode = redis.pcall('hget', KEYS[1], 'mode')
   return mode == 'read' or (mode == false and redis.call('exists', KEYS[1]) == 0)
 end
-if redis.call('zcard', KEYS[2]) == 0 and readersMayEnter() then
+-- Whether it will publish is found before it writes, and its message
+-- checked (refusal): a publish the ACL refused after the writes failed the
+-- call with the writer gone and the readers it held back not told. The
+-- writers left are those whose deadline has not passed, but this one.
+local left = redis.call('zcount', KEYS[2], '(' .. now, '+inf')
+if registered and tonumber(score) > now then
+  left = left - 1
+end
+local tell = left == 0 and readersMayEnter()
+if tell then
+  local err = refusal(ARGV[2], {KEYS[3]})
+  if err then
+    return err
+  end
+end
+if registered then
+  redis.call('zrem', KEYS[2], ARGV[1])
+end
+redis.call('zremrangebyscore', KEYS[2], '-inf', now)
+if tell then
   redis.call(ARGV[2], KEYS[3], '1')
 end
 if not registered then
