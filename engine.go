@@ -2407,9 +2407,15 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// context), the undo does not wait for that acquisition to end.
 		c.finish(h, context.Canceled)
 		if err := c.undo(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil); err != nil {
-			// Keep trying in the background, as for an acquisition's undo:
-			// a hold left there keeps the lock from everyone for its lease.
-			c.undoLater(p, field, lease, time.Now().Add(lease), 0)
+			if refusedForGood(err) {
+				// Made again, it is refused again: logged once instead.
+				c.undoRefused(p, err)
+			} else {
+				// Keep trying in the background, as for an acquisition's
+				// undo: a hold left there keeps the lock from everyone for
+				// its lease.
+				c.undoLater(p, field, lease, time.Now().Add(lease), 0)
+			}
 			if errors.Is(err, errUndoUnsettled) {
 				return nil // the owner's own hold was released
 			}
@@ -3038,10 +3044,34 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.spec().cfg.releaseTimeout)
 	defer cancel()
 	err := c.undo(ctx, p, field, lease, 0, true)
-	if err != nil {
+	switch {
+	case err != nil && refusedForGood(err):
+		// Made again, it is refused again: logged once instead.
+		c.undoRefused(p, err)
+	case err != nil:
 		c.undoLater(p, field, lease, time.Now().Add(lease), 0)
 	}
 	return err
+}
+
+// undoRefused logs, once, that Redis refused for good (refusedForGood) the
+// give-back of holds of p the Client does not know of (an acquisition of
+// unknown outcome's, or found by Unlock): the same call made again is
+// refused again, so it is tried no more, and the lock stays held until the
+// lease ends. By the reporter: a logger that blocks holds up no caller.
+func (c *Client) undoRefused(p primitive, err error) {
+	name, key := p.spec().name, p.spec().key
+	if otherKind(err) {
+		c.rep.logLater(func() {
+			c.log.Warn("lock hold not given back: another kind of lock now uses the name, so a hold an acquisition of unknown outcome may have taken cannot be released; it is tried no more",
+				"lock", name, "key", key, "error", err.Error())
+		})
+		return
+	}
+	c.rep.logLater(func() {
+		c.log.Warn("lock hold not given back: Redis refused the release of a hold an acquisition of unknown outcome may have taken, and would refuse it again, so it is tried no more; the lock stays held until its lease ends: if the error is NO_PUBLISH, grant the Client's ACL user the channel (or the command) it names",
+			"lock", name, "key", key, "error", err.Error())
+	})
 }
 
 // undoLater undoes an acquisition of unknown outcome in the background,
@@ -3105,8 +3135,15 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		// Written by the reporter: a logger that blocks must not hold up
 		// the next attempt, while the lock stays held by nobody.
 		logUndo := func(msg string, err error) {
+			if refusedForGood(err) {
+				c.undoRefused(p, err) // and undoUntil tries no more
+				return
+			}
 			c.rep.logLater(func() { c.log.Debug(msg, "lock", p.spec().name, "err", err) })
 		}
+		// Set once leaving the line was refused for good: the rechecks
+		// leave it no more (and log it no more).
+		var leaveRefused atomic.Bool
 		// Atomic: an undo that outlived its bound (callBounded) may still
 		// be reading the mark as the next one begins.
 		var tok atomic.Int64
@@ -3127,12 +3164,23 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 				logUndo("undoing an acquisition of unknown outcome", err)
 				return err
 			}
-			if leaver != nil && ended != nil && ended.over.Load() {
+			if leaver != nil && ended != nil && ended.over.Load() && !leaveRefused.Load() {
 				c.mu.Lock()
 				waiting := c.waiting[lineKey{id, waitLine(p)}].n > 0
 				c.mu.Unlock()
 				if !waiting {
 					if err = leaver.leaveLate(ctx, field, ended.wait); err != nil {
+						if refusedForGood(err) {
+							// The hold was given back: only the place in
+							// line stays, until its deadline. Said once.
+							leaveRefused.Store(true)
+							name := p.spec().name
+							c.rep.logLater(func() {
+								c.log.Warn("lock waiter not taken out of the line after an acquisition of unknown outcome: Redis refused the leave for good, so it is tried no more; the place stays until its deadline passes",
+									"lock", name, "error", err.Error())
+							})
+							return nil
+						}
 						logUndo("leaving the line after an acquisition of unknown outcome", err)
 					}
 				}
@@ -3189,8 +3237,9 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 	}
 }
 
-// undoUntil makes undo, each attempt bounded by timeout, until it succeeds
-// or until passes, pausing from 50 ms doubling to 1 s. When Close stops it
+// undoUntil makes undo, each attempt bounded by timeout, until it succeeds,
+// until passes, or Redis refuses it for good (refusedForGood), pausing from
+// 50 ms doubling to 1 s. When Close stops it
 // first, it makes one last attempt (bounded by closeUndoMax too), which
 // Close waits for: an acquisition of unknown outcome left in place would
 // keep its lock or permits from everyone until its lease ran out. It reports
@@ -3205,6 +3254,12 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 		acancel()
 		if err == nil {
 			return true
+		}
+		if refusedForGood(err) {
+			// The same call made again is refused again (NO_PUBLISH: the
+			// ACL user may not publish the release message; NOPERM): the
+			// undo is over, and undo has told so.
+			return false
 		}
 		if retry.wait(ctx, time.Time{}) != nil {
 			break

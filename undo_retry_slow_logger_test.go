@@ -2,27 +2,28 @@ package scriptlock
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/scriptlock/scriptlock/generated"
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
-// failFirstMutex's first release sent once armed is refused (an error
-// reply, which the release does not make again by itself); again is closed
-// when the next one is sent.
+// failFirstMutex's first release sent once armed fails (its connection
+// broken: the release makes it again three times by itself, and those fail
+// too); again is closed when the next one is sent. Not an error reply: the
+// undo tries no more after one of those (refusedForGood).
 type failFirstMutex struct {
 	*Mutex
-	armed atomic.Bool
+	armed atomic.Int32 // the attempts left to fail
 	again chan struct{}
 }
 
 func (g *failFirstMutex) releaseOnce(ctx context.Context, field string, r releaseCall) (releaseStatus, time.Duration, error) {
-	if g.armed.CompareAndSwap(true, false) {
-		return 0, 0, &generated.ScriptError{Script: "mutex_release", Code: "ERR", Message: "ERR refused for once"}
+	if g.armed.Add(-1) >= 0 {
+		return 0, 0, io.ErrUnexpectedEOF
 	}
 	select {
 	case <-g.again:
@@ -59,7 +60,7 @@ func TestUndoRetryNotHeldUpByLogger(t *testing.T) {
 	// Longer on the server than the Client counts on: the undo's next
 	// attempt, however late, still finds the hold there to give back.
 	node.Do(t, "PEXPIRE", m.Key(), "20000")
-	g.armed.Store(true)
+	g.armed.Store(4)
 	<-lctx.Done() // the loss deadline: the undo starts, and its first release fails
 	select {
 	case <-g.again:
