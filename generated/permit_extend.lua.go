@@ -35,8 +35,35 @@ const permitExtendSource = `#!lua flags=allow-oom
 -- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed this permit and failed at its publish
 -- @return {status int64, expires int64}
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
+-- refusal is the error a publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, channels)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  for _, ch in ipairs(channels) do
+    local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(publish) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
+  return nil
+end
 local count = redis.call('get', KEYS[1])
 if count and not tonumber(count) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -54,6 +81,14 @@ end
 local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if tonumber(expires) <= now then
+  if tonumber(count or '0') + 1 > 0 then
+    -- Checked before the writes: a publish the ACL refused after them
+    -- failed the call with the permit reclaimed and nobody told.
+    local err = refusal(ARGV[3], {KEYS[3]})
+    if err then
+      return err
+    end
+  end
   redis.call('zrem', KEYS[2], ARGV[1])
   local value = redis.call('incr', KEYS[1])
   if value > 0 then
@@ -72,6 +107,10 @@ local until_ = now + tonumber(ARGV[2])
 -- lease as it was.
 local first = tonumber(redis.call('zrange', KEYS[2], '0', '0', 'withscores')[2])
 if until_ < first or first <= now then
+  local err = refusal(ARGV[3], {KEYS[3]})
+  if err then
+    return err
+  end
   redis.call(ARGV[3], KEYS[3], '1')
 end
 redis.call('zadd', KEYS[2], 'xx', until_, ARGV[1])
@@ -85,7 +124,7 @@ return {1, until_}
 `
 
 // permitExtendSHA1 is the SHA-1 of permitExtendSource, the name SCRIPT LOAD gives it.
-const permitExtendSHA1 = "5fcbc6889d6702d0b81623d34b8aa9e7451c3c13"
+const permitExtendSHA1 = "f13605931169f4bc8e300183a6c4334718aed525"
 
 var permitExtendScript = rueidis.NewLuaScriptRetryable(permitExtendSource)
 
@@ -109,6 +148,13 @@ type PermitExtendResult struct {
 // live permit, nothing extended.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// refusal is the error a publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // The []byte argument id is sent without a copy: do not modify it until
 // PermitExtend returns.
@@ -275,6 +321,20 @@ func permitExtendError(err error) error {
 			Message:  msg,
 			Script:   "PermitExtend",
 			sentinel: ErrNotCount,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitExtend",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "PermitExtend",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err
