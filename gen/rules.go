@@ -110,11 +110,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
 			if a.Indexed > 0 && c.Func != "redis.pcall" {
-				r.needIndexed(a)
+				r.needIndexed(a, c)
 			}
 			if a.Unpacks != "" && a.UnpackTo >= max(a.UnpackFrom, 1) && c.Func != "redis.pcall" {
 				// unpack(ARGV, 3, 3): nil past the list's end, as ARGV[3].
-				r.needCount(a.Unpacks, a.UnpackTo)
+				r.needCount(a.Unpacks, a.UnpackTo, a, c)
 			}
 			if a.MayNil != "" {
 				warn(a.Pos, "argument %d of %s is %s, a local that may hold nil or false there (declared without a value, or assigned nil or false, and given one only on some paths): Redis refuses the call at run time on those paths (\"Lua redis lib command arguments must be strings or integers\"); give it a value on every path, or test it first (if %s then ... end)",
@@ -919,18 +919,18 @@ func (r scriptRules) unpacked(table string, from, to int) (n int, exact, ok bool
 // earlier writes. Not when the script reads the list's length or tests an
 // element of it (if ARGV[3] then), as it may do first, nor when it may
 // change the table.
-func (r scriptRules) needIndexed(a parse.Arg) {
+func (r scriptRules) needIndexed(a parse.Arg, c parse.Call) {
 	table := "ARGV"
 	if a.Value.Source == parse.SourceKey {
 		table = "KEYS"
 	}
-	r.needCount(table, a.Indexed)
+	r.needCount(table, a.Indexed, a, c)
 }
 
 // needCount makes the generated callers refuse a variadic key or argument
 // list too short to hold table[n] (see needIndexed), which the script
-// passes to redis.call.
-func (r scriptRules) needCount(table string, n int) {
+// passes to redis.call as a of c.
+func (r scriptRules) needCount(table string, n int, a parse.Arg, c parse.Call) {
 	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || r.measured[table] || !r.variadic(table) {
 		return
 	}
@@ -938,6 +938,19 @@ func (r scriptRules) needCount(table string, n int) {
 	if fixed := len(params) - 1; n > fixed {
 		p := &params[fixed]
 		p.NonEmpty, p.Min = true, max(p.Min, n-fixed)
+		// Weighed against the most a command that gets the list whole
+		// takes (see settleCaps), as a command's fewest are.
+		if r.mins != nil {
+			name := strings.ToUpper(c.Command)
+			if name == "" {
+				name = c.Func
+			}
+			text := a.Value.Text
+			if a.Unpacks != "" {
+				text = fmt.Sprintf("unpack(%s, %d, %d)", a.Unpacks, max(a.UnpackFrom, 1), a.UnpackTo)
+			}
+			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: a.Pos, sure: c.Sure, name: text + " in " + name})
+		}
 	}
 }
 
@@ -3167,12 +3180,13 @@ func settleGroups(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 }
 
 // countUse is the fewest (mins) or most (caps) values of a variadic list a
-// command that gets it whole through unpack takes, n.
+// command that gets it whole through unpack takes, n; or, in mins, the
+// fewest an element read in place as an argument (KEYS[3]) needs.
 type countUse struct {
 	n    int
-	pos  parse.Pos // of the command name
+	pos  parse.Pos // of the command name, or of the element
 	sure bool      // parse.Call.Sure: every run makes the call
-	name string    // the command
+	name string    // the command, or the element in it (KEYS[3] in SET)
 }
 
 // settleCaps sets the most values of each variadic list the generated
