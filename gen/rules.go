@@ -154,7 +154,7 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 	}
 
 	settleGroups(r, at, warn)
-	settleCaps(r, at)
+	settleCaps(r, at, warn)
 
 	if pf.SetResp {
 		for _, o := range pf.Operations {
@@ -3195,14 +3195,40 @@ type countUse struct {
 // (Param.Min) would make the callers refuse every count: when both calls
 // are made on every run, no count succeeds, and the script is refused;
 // otherwise the cap is left out, as the callers cannot tell which call
-// runs.
-func settleCaps(r scriptRules, at func(parse.Pos, string, ...any)) {
+// runs. But a cap every run meets puts the paths needing more out of
+// reach: their fewest are left out (warned of), or the callers would take
+// only counts that fail and refuse those the script handles.
+func settleCaps(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 	for _, table := range []string{"KEYS", "ARGV"} {
 		params := r.paramsOf(table)
 		if len(r.caps[table]) == 0 || len(params) == 0 {
 			continue
 		}
 		p := &params[len(params)-1]
+		var sure *countUse
+		for i, c := range r.caps[table] {
+			if c.sure && (sure == nil || c.n < sure.n) {
+				sure = &r.caps[table][i]
+			}
+		}
+		if sure != nil && p.NonEmpty && sure.n < max(p.Min, 1) && !slices.ContainsFunc(r.mins[table], func(m countUse) bool { return m.sure && m.n > sure.n }) {
+			// (Every Min comes from r.mins: the list's fewest are those
+			// of the mins kept.)
+			least, warned := 0, map[countUse]bool{}
+			for _, m := range r.mins[table] {
+				if m.n <= sure.n {
+					least = max(least, m.n)
+					continue
+				}
+				if warned[m] { // (checkHeldLiterals checks a call again)
+					continue
+				}
+				warned[m] = true
+				warn(m.pos, "%s (line %d) needs %d values of %s at least, but %s (line %d), which every run makes, takes %d at most: where the script makes line %d, Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes; the generated callers check the count for line %d",
+					m.name, m.pos.Line, m.n, p.Name, sure.name, sure.pos.Line, sure.n, m.pos.Line, sure.pos.Line)
+			}
+			p.NonEmpty, p.Min = least > 0, least
+		}
 		refused := false
 		for _, c := range r.caps[table] {
 			if p.NonEmpty && c.n < max(p.Min, 1) {
