@@ -682,6 +682,12 @@ func checkHeldLiterals(c parse.Call, name string, r scriptRules, at, warn func(p
 }
 
 func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos, string, ...any)) {
+	if k := len(c.Args) - 1; k >= 0 && c.Args[k].Nothing {
+		// A call last that passes nothing: the command gets the
+		// arguments before it alone, and every check reads them so (DEL
+		// k, f() is DEL k; HSET k a b c, f() is HSET k a b c).
+		c.Args = c.Args[:k]
+	}
 	info, ok := lookupCommand(name)
 	if !ok {
 		if c.Command == "" {
@@ -758,11 +764,6 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	}
 	n := 1 + len(c.Args)
 	expanding := len(c.Args) > 0 && c.Args[len(c.Args)-1].Expands
-	if expanding && c.Args[len(c.Args)-1].Nothing {
-		// A call last that passes nothing: the command gets the
-		// arguments before it alone (DEL f() is DEL).
-		n, expanding = n-1, false
-	}
 	if last := len(c.Args) - 1; last >= 0 && c.Args[last].Gsub {
 		at(c.Args[last].Pos, "argument %d of %s is a call of gsub, which gives two values, the string and the count of its replacements: %s gets both, the count as one more argument; wrap the call in parentheses to pass the string alone ((s:gsub(...)))", last+1, shown, shown)
 	}
@@ -866,9 +867,6 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 	positions, _ := info.keyPositions(words, literal)
 	for _, p := range positions {
 		a := c.Args[p-1]
-		if a.Nothing {
-			break // it passes no key
-		}
 		if a.Value.Source == parse.SourceKeyChanged {
 			at(a.Pos, "key position of %s holds %s, a key the script changed: it is not the key the callers passed, and may hash to another slot, where Redis Cluster fails the call (\"Script attempted to access a non local key in a cluster node\") after the script's earlier writes; pass the key itself in KEYS (declared with @key), extend one only on the right (KEYS[1] .. ':x' keeps its hash tag), or mark the script @cluster-unsafe", shown, a.Value.Text)
 		} else if what := keySource(a); what != "" && !(a.Expands && a.Value.Source == parse.SourceUnknown && r.libMisses) {
