@@ -3243,6 +3243,33 @@ func settleCaps(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 				p.Capped, p.Max = true, c.n
 			}
 		}
+		// A command taking its words in groups that every run makes
+		// with the list, against a cap every run meets: when no count
+		// from the fewest every run needs to the cap makes whole groups,
+		// no count succeeds (HSET k a b of unpack(ARGV), even, and HGET k
+		// of it, one), and the callers would refuse every count.
+		least := 0
+		for _, m := range r.mins[table] {
+			if m.sure {
+				least = max(least, m.n)
+			}
+		}
+		for _, c := range r.caps[table] {
+			for _, g := range r.groups[table] {
+				if !c.sure || !g.sure || refused {
+					continue
+				}
+				ok := false
+				for n := least; n <= c.n && !ok; n++ {
+					ok = n%g.count.Size == g.count.Rem
+				}
+				if !ok {
+					refused = true
+					at(g.pos, "%s (line %d) needs %s of %s, and %s (line %d) takes %d at most: every run makes both calls, so Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes",
+						g.name, g.pos.Line, countText(g.count), p.Name, c.name, c.pos.Line, c.n)
+				}
+			}
+		}
 	}
 }
 
