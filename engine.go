@@ -375,6 +375,25 @@ func refusedForGood(err error) bool {
 	return ((errors.As(err, &re) && re != nil && !re.IsNil()) || errors.As(err, &se)) && !retryLater(err)
 }
 
+// undoRefusedForGood is refusedForGood for a give-back nobody waits for
+// (undoLater, undoNow, Unlock's extra holds): not the Client's password
+// refused (NOAUTH, WRONGPASS), which a rotation under way gives every call
+// only until the password is right again. Stopped there, the give-back left
+// the lock held by nobody until its lease ended.
+func undoRefusedForGood(err error) bool {
+	return refusedForGood(err) && !authRefused(err)
+}
+
+// authRefused reports the server refusing the Client's password.
+func authRefused(err error) bool {
+	var re *rueidis.RedisError
+	if !errors.As(err, &re) || re == nil {
+		return false
+	}
+	msg := re.Error()
+	return strings.HasPrefix(msg, "NOAUTH ") || strings.HasPrefix(msg, "WRONGPASS ")
+}
+
 // unsettled is the error of a wait's attempt whose outcome is unknown (err)
 // when its undo was refused for good (refused): both, so that errors.As
 // finds Redis's refusal.
@@ -2407,7 +2426,7 @@ func (c *Client) unlock(ctx context.Context, p primitive) error {
 		// context), the undo does not wait for that acquisition to end.
 		c.finish(h, context.Canceled)
 		if err := c.undo(rctx, p, field, lease, 0, ctx.Value(inAcquireKey{}) != nil); err != nil {
-			if refusedForGood(err) {
+			if undoRefusedForGood(err) {
 				// Made again, it is refused again: logged once instead.
 				c.undoRefused(p, err)
 			} else {
@@ -3045,7 +3064,7 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 	defer cancel()
 	err := c.undo(ctx, p, field, lease, 0, true)
 	switch {
-	case err != nil && refusedForGood(err):
+	case err != nil && undoRefusedForGood(err):
 		// Made again, it is refused again: logged once instead.
 		c.undoRefused(p, err)
 	case err != nil:
@@ -3054,7 +3073,7 @@ func (c *Client) undoNow(p primitive, field string, lease time.Duration) error {
 	return err
 }
 
-// undoRefused logs, once, that Redis refused for good (refusedForGood) the
+// undoRefused logs, once, that Redis refused for good (undoRefusedForGood) the
 // give-back of holds of p the Client does not know of (an acquisition of
 // unknown outcome's, or found by Unlock): the same call made again is
 // refused again, so it is tried no more, and the lock stays held until the
@@ -3135,7 +3154,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 		// Written by the reporter: a logger that blocks must not hold up
 		// the next attempt, while the lock stays held by nobody.
 		logUndo := func(msg string, err error) {
-			if refusedForGood(err) {
+			if undoRefusedForGood(err) {
 				c.undoRefused(p, err) // and undoUntil tries no more
 				return
 			}
@@ -3170,7 +3189,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 				c.mu.Unlock()
 				if !waiting {
 					if err = leaver.leaveLate(ctx, field, ended.wait); err != nil {
-						if refusedForGood(err) {
+						if undoRefusedForGood(err) {
 							// The hold was given back: only the place in
 							// line stays, until its deadline. Said once.
 							leaveRefused.Store(true)
@@ -3238,7 +3257,7 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 }
 
 // undoUntil makes undo, each attempt bounded by timeout, until it succeeds,
-// until passes, or Redis refuses it for good (refusedForGood), pausing from
+// until passes, or Redis refuses it for good (undoRefusedForGood), pausing from
 // 50 ms doubling to 1 s. When Close stops it
 // first, it makes one last attempt (bounded by closeUndoMax too), which
 // Close waits for: an acquisition of unknown outcome left in place would
@@ -3255,7 +3274,7 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 		if err == nil {
 			return true
 		}
-		if refusedForGood(err) {
+		if undoRefusedForGood(err) {
 			// The same call made again is refused again (NO_PUBLISH: the
 			// ACL user may not publish the release message; NOPERM): the
 			// undo is over, and undo has told so.
