@@ -83,14 +83,17 @@ if free and (found or ARGV[5] == '1') then
   for j = 1, #queue do
     if queue[j] ~= ARGV[1] then
       local score = redis.call('zscore', KEYS[3], queue[j])
-      if score == false then
+      if score == false and found and j > i then
+        -- Behind the waiter, the lowering gives it a score (less
+        -- waitTime), which the eviction judges as 0: stale.
+        score = '0'
+      elseif score == false then
         told = queue[j]
         break
+      elseif not found then
+        score = tonumber(score) + tonumber(ARGV[2])
       end
       score = tonumber(score)
-      if not found then
-        score = score + tonumber(ARGV[2])
-      end
       if score > tonumber(ARGV[4]) then
         told = queue[j]
         break
@@ -149,7 +152,7 @@ return 1
 `
 
 // fairRedissonCancelSHA1 is the SHA-1 of fairRedissonCancelSource, the name SCRIPT LOAD gives it.
-const fairRedissonCancelSHA1 = "6c6811290638644b776fdce23d77c8d8cfba5287"
+const fairRedissonCancelSHA1 = "699c507f68a46e41fc402076d54c5c21517069a7"
 
 var fairRedissonCancelScript = rueidis.NewLuaScriptRetryable(fairRedissonCancelSource)
 

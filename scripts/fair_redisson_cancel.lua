@@ -69,14 +69,17 @@ if free and (found or ARGV[5] == '1') then
   for j = 1, #queue do
     if queue[j] ~= ARGV[1] then
       local score = redis.call('zscore', KEYS[3], queue[j])
-      if score == false then
+      if score == false and found and j > i then
+        -- Behind the waiter, the lowering gives it a score (less
+        -- waitTime), which the eviction judges as 0: stale.
+        score = '0'
+      elseif score == false then
         told = queue[j]
         break
+      elseif not found then
+        score = tonumber(score) + tonumber(ARGV[2])
       end
       score = tonumber(score)
-      if not found then
-        score = score + tonumber(ARGV[2])
-      end
       if score > tonumber(ARGV[4]) then
         told = queue[j]
         break
