@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +107,11 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	}
 	start := time.Now()
 	at := lossDeadline(start, lease)
+	// The deadline before the call, put back should the script refuse
+	// before it writes (NO_PUBLISH).
+	h.mu.Lock()
+	prevLoss, prevReads := h.lossAt.Load(), slices.Clone(h.reads)
+	h.mu.Unlock()
 	// A shorter lease is in force on the server as soon as the script runs,
 	// before its reply is back: the hold must not outlive it meanwhile.
 	mark := c.leaseCall(h, at)
@@ -161,7 +167,17 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	case errors.Is(err, generated.ErrNoPublish):
 		// Refused before it wrote (the ACL user may not publish the message
 		// a shorter lease sends): the lease on the server is as it was, and
-		// so is the hold's deadline.
+		// so is the hold's deadline, moved earlier as the call was sent
+		// (leaseCall) and put back here, unless another call that sets the
+		// lease overlapped this one (its own deadline stands).
+		h.mu.Lock()
+		if mark.soloOn(h) && prevLoss != 0 {
+			c.setLossLocked(h, monoTime(prevLoss), false, false)
+			if prevReads != nil && len(prevReads) == len(h.reads) {
+				copy(h.reads, prevReads)
+			}
+		}
+		h.mu.Unlock()
 		return opError("extend", s.name, err)
 	case err != nil:
 		// The script may have run: a shorter lease may be in force on the
