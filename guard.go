@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -188,12 +189,12 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 	// On a pooled connection to that node, maybe a new one: bounded by
 	// ctx's cancellation too (sendBounded).
 	if !asked {
-		out, _ = sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
+		out, _ = c.sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
 			return n.DoMulti(ctx, cmd, wait)
 		})
 		return out, acks
 	}
-	out, _ = sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
+	out, _ = c.sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
 		return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:]
 	})
 	return out, acks
@@ -216,15 +217,42 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 // before writing). A goroutine per guarded call, which waits for a WAIT
 // anyway; none when parent cannot be cancelled, as ctx's deadline then
 // bounds it.
-func sendBounded(parent, ctx context.Context, n int, send func(context.Context) []rueidis.RedisResult) (replies []rueidis.RedisResult, ok bool) {
+// A panic of send (a client wrapper's) goes on on the caller's goroutine,
+// as an unbounded call's does (on send's own it crashed the process); one
+// after the caller has left is logged.
+func (c *Client) sendBounded(parent, ctx context.Context, n int, send func(context.Context) []rueidis.RedisResult) (replies []rueidis.RedisResult, ok bool) {
 	if parent.Done() == nil {
 		return send(ctx), true
 	}
 	var got []rueidis.RedisResult
-	if err := callBounded(ctx, func(ctx context.Context) error {
+	var mu sync.Mutex
+	var left bool  // the caller has returned without send's replies
+	var caught any // send's panic, for the caller
+	err := callBounded(ctx, func(ctx context.Context) error {
+		defer func() {
+			if v := recover(); v != nil {
+				mu.Lock()
+				gone := left
+				if !gone {
+					caught = v
+				}
+				mu.Unlock()
+				if gone {
+					c.log.Error("panic recovered", "in", "a guarded call let go at its context's end", "panic", v, "stack", string(debug.Stack()))
+				}
+			}
+		}()
 		got = send(ctx)
 		return nil
-	}); err != nil {
+	})
+	mu.Lock()
+	left = err != nil
+	v := caught
+	mu.Unlock()
+	if v != nil {
+		panic(v)
+	}
+	if err != nil {
 		replies = make([]rueidis.RedisResult, n)
 		for i := range replies {
 			replies[i] = rueidis.NewErrorResult(err)
@@ -524,7 +552,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 				// still be setting them when the replies are read.
 				own, waitMs := slices.Clone(needs), waitMs
 				var ok bool
-				replies, ok = sendBounded(parent, sctx, len(cmds)-1, func(ctx context.Context) (replies []rueidis.RedisResult) {
+				replies, ok = c.sendBounded(parent, sctx, len(cmds)-1, func(ctx context.Context) (replies []rueidis.RedisResult) {
 					_ = c.rc.Dedicated(func(d rueidis.DedicatedClient) error {
 						replies = d.DoMulti(ctx, cmds...)
 						replies = c.rerouted(ctx, d, replies, calls, sent, own, waitMs)
@@ -536,7 +564,7 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 					needs = own
 				}
 			} else {
-				replies, _ = sendBounded(parent, sctx, len(cmds), func(ctx context.Context) []rueidis.RedisResult {
+				replies, _ = c.sendBounded(parent, sctx, len(cmds), func(ctx context.Context) []rueidis.RedisResult {
 					return c.rc.DoMulti(ctx, cmds...)
 				})
 			}
