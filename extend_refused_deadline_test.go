@@ -16,27 +16,29 @@ import (
 func TestExtendRefusedKeepsDeadline(t *testing.T) {
 	t.Parallel()
 	n, _, app := newNoChannelClients(t)
-	ctx := testCtx(t, 30*time.Second)
 	m := mustMutex(t, app, "m", WithLease(time.Minute))
 	rw := mustRW(t, app, "rw", WithLease(time.Minute))
 	rr := mustRW(t, app, "rr", WithLease(time.Minute))
 	for _, k := range []struct {
 		name   string
 		key    string
-		lock   func() (context.Context, error)
-		extend func(context.Context, time.Duration) error
+		lock   func(context.Context) (context.Context, error)
+		extend func(context.Context, context.Context, time.Duration) error
 	}{
-		{"Mutex", m.key, func() (context.Context, error) { return m.Lock(ctx) }, func(held context.Context, d time.Duration) error { return m.Extend(ctx, held, d) }},
-		{"RWMutex write", rw.key, func() (context.Context, error) { return rw.Lock(ctx) }, func(held context.Context, d time.Duration) error { return rw.Extend(ctx, held, d) }},
-		{"RWMutex read", rr.key, func() (context.Context, error) { return rr.RLock(ctx) }, func(held context.Context, d time.Duration) error { return rr.RExtend(ctx, held, d) }},
+		{"Mutex", m.key, m.Lock, m.Extend},
+		{"RWMutex write", rw.key, rw.Lock, rw.Extend},
+		{"RWMutex read", rr.key, rr.RLock, rr.RExtend},
 	} {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
-			held, err := k.lock()
+			// Set when the subtest runs: parallel subtests may wait long
+			// for their turn.
+			ctx := testCtx(t, 30*time.Second)
+			held, err := k.lock(ctx)
 			if err != nil {
 				t.Fatalf("lock: %v", err)
 			}
-			if err := k.extend(held, time.Second); !errors.Is(err, generated.ErrNoPublish) {
+			if err := k.extend(ctx, held, time.Second); !errors.Is(err, generated.ErrNoPublish) {
 				t.Fatalf("Extend to a shorter lease by a user without the channel: %v, want generated.ErrNoPublish", err)
 			}
 			select {
