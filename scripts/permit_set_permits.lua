@@ -41,6 +41,31 @@
 -- @commands publish spublish
 -- @retryable
 -- @error  LATE     the call reached the server after its reservation ended; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error the publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, ch)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the new count message; nothing changed')
+  end
+  if not allowed then
+    if not redis.acl_check_cmd(publish) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the new count message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+  end
+  return nil
+end
 local available = redis.call('get', KEYS[1])
 if available and not tonumber(available) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
@@ -57,6 +82,12 @@ if seen ~= '' then
 end
 local n = tonumber(ARGV[1])
 if not available then
+  -- Checked before the writes: a publish refused after them failed the
+  -- call with the total set.
+  local err = refusal(ARGV[2], KEYS[3])
+  if err then
+    return err
+  end
   redis.call('set', KEYS[1], ARGV[1])
   redis.call('set', KEYS[4], '1', 'px', ARGV[3])
   redis.call(ARGV[2], KEYS[3], ARGV[1])
@@ -71,6 +102,10 @@ end
 local diff = n - total
 if diff > 9007199254740991 or diff < -9007199254740991 then
   return redis.error_reply('RANGE the count would go beyond 2^53 - 1 either way')
+end
+local err = refusal(ARGV[2], KEYS[3])
+if err then
+  return err
 end
 -- %d, not the number itself: Lua would send 15 digits or more in exponent form.
 local value = redis.call('incrby', KEYS[1], string.format('%d', diff))
