@@ -42,6 +42,31 @@ const latchDeleteSource = `#!lua flags=allow-oom
 -- @retryable
 -- @commands publish spublish
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error the publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, ch)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the zero message; nothing changed')
+  end
+  if not allowed then
+    if not redis.acl_check_cmd(publish) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the zero message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+  end
+  return nil
+end
 local seen = redis.call('get', KEYS[3])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -66,6 +91,15 @@ local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
 end
+-- Checked before the writes (only when there is a latch to delete, the
+-- one case that publishes): a publish refused after them failed the call
+-- with the latch deleted.
+if value then
+  local err = refusal(ARGV[1], KEYS[2])
+  if err then
+    return err
+  end
+end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], n, 'px', ARGV[2])
 if n == 1 then
@@ -75,7 +109,7 @@ return n
 `
 
 // latchDeleteSHA1 is the SHA-1 of latchDeleteSource, the name SCRIPT LOAD gives it.
-const latchDeleteSHA1 = "2cb893367417b3cf3f45a310f5803cbe040ad956"
+const latchDeleteSHA1 = "96171eac77cc96a83dfde770bf5a4f4bb68fa0d9"
 
 var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 
@@ -98,6 +132,13 @@ var latchDeleteScript = rueidis.NewLuaScriptRetryable(latchDeleteSource)
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE: nothing is deleted, since that would
 // end another owner's lock (Redisson's delete deletes it).
+// refusal is the error the publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: allow-oom.
 func LatchDelete(ctx context.Context, c rueidis.Client, latch string, channel string, record string, publish string, recordTTL time.Duration, slack time.Duration) (bool, error) {
@@ -271,6 +312,20 @@ func latchDeleteError(err error) error {
 			Message:  msg,
 			Script:   "LatchDelete",
 			sentinel: ErrLate,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchDelete",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchDelete",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err

@@ -42,6 +42,31 @@ const latchTrySetSource = `#!lua
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error the publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, ch)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the new count message; nothing changed')
+  end
+  if not allowed then
+    if not redis.acl_check_cmd(publish) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the new count message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+  end
+  return nil
+end
 if redis.call('get', KEYS[3]) == ARGV[2] then
   -- Only while the latch still counts: after a zero (or a Delete) "1"
   -- would close a Redisson waiter's latch that the zero opened.
@@ -58,6 +83,12 @@ if value then
   end
   return 0
 end
+-- Checked before the writes: a publish refused after them failed the call
+-- with the count set.
+local err = refusal(ARGV[3], KEYS[2])
+if err then
+  return err
+end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
 redis.call(ARGV[3], KEYS[2], '1')
@@ -65,7 +96,7 @@ return 1
 `
 
 // latchTrySetSHA1 is the SHA-1 of latchTrySetSource, the name SCRIPT LOAD gives it.
-const latchTrySetSHA1 = "3143c1f7c2709e20718ffab4da14ac0eccf8f9a7"
+const latchTrySetSHA1 = "717d7b27fd5e706371f52ee6cbcb7ffe46e0f1d8"
 
 var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 
@@ -87,6 +118,13 @@ var latchTrySetScript = rueidis.NewLuaScriptRetryable(latchTrySetSource)
 // 0: already counting, nothing changed.
 // A key that holds no count (a LeanMutex's owner) fails with NOT_COUNT, and
 // another kind's hash with WRONGTYPE, before anything is written.
+// refusal is the error the publish of this call would fail with after its
+// writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+// call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+// run the publish command at all or may not publish to the channel, which
+// it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+// when the server has no such command (SPUBLISH renamed away), which the
+// Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
 //
 // Redis script flags: none (#!lua).
 func LatchTrySet(ctx context.Context, c rueidis.Client, latch string, channel string, record string, count int64, nonce string, publish string, recordTTL time.Duration) (bool, error) {
@@ -244,6 +282,20 @@ func latchTrySetError(err error) error {
 			Message:  msg,
 			Script:   "LatchTrySet",
 			sentinel: ErrNotCount,
+		}
+	case "NO_PUBLISH":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchTrySet",
+			sentinel: ErrNoPublish,
+		}
+	case "UNKNOWN_COMMAND":
+		return &ScriptError{
+			Code:     code,
+			Message:  msg,
+			Script:   "LatchTrySet",
+			sentinel: ErrUnknownCommand,
 		}
 	}
 	return err

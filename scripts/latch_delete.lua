@@ -29,6 +29,31 @@
 -- @retryable
 -- @commands publish spublish
 -- @error  LATE      the call reached the server after its reservation ended; nothing changed
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error the publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, ch)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the zero message; nothing changed')
+  end
+  if not allowed then
+    if not redis.acl_check_cmd(publish) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the zero message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+  end
+  return nil
+end
 local seen = redis.call('get', KEYS[3])
 if not seen then
   return redis.error_reply('LATE the call reached the server after its reservation ended: its caller gave up waiting, or a failover or restart lost it; nothing changed')
@@ -52,6 +77,15 @@ end
 local value = redis.call('get', KEYS[1])
 if value and not tonumber(value) then
   return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
+end
+-- Checked before the writes (only when there is a latch to delete, the
+-- one case that publishes): a publish refused after them failed the call
+-- with the latch deleted.
+if value then
+  local err = refusal(ARGV[1], KEYS[2])
+  if err then
+    return err
+  end
 end
 local n = redis.call('del', KEYS[1])
 redis.call('set', KEYS[3], n, 'px', ARGV[2])

@@ -28,6 +28,31 @@
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
 -- @commands publish spublish
 -- @retryable
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
+-- refusal is the error the publish of this call would fail with after its
+-- writes, checked before them (Redis 7's acl_check_cmd) so that a refused
+-- call changes nothing: NO_PUBLISH, saying whether the ACL user may not
+-- run the publish command at all or may not publish to the channel, which
+-- it names (any bytes: a control byte would cut the reply); UNKNOWN_COMMAND
+-- when the server has no such command (SPUBLISH renamed away), which the
+-- Client makes again with PUBLISH. nil: allowed, or a server before 7.0.
+local function refusal(publish, ch)
+  if not redis.acl_check_cmd then
+    return nil
+  end
+  local known, allowed = pcall(redis.acl_check_cmd, publish, ch, '0')
+  if not known then
+    return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. publish .. ' for the new count message; nothing changed')
+  end
+  if not allowed then
+    if not redis.acl_check_cmd(publish) then
+      return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. publish .. ' command at all (the command is refused, not the channel); nothing changed')
+    end
+    return redis.error_reply('NO_PUBLISH the ACL user may not ' .. publish .. ' the new count message to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+  end
+  return nil
+end
 if redis.call('get', KEYS[3]) == ARGV[2] then
   -- Only while the latch still counts: after a zero (or a Delete) "1"
   -- would close a Redisson waiter's latch that the zero opened.
@@ -43,6 +68,12 @@ if value then
     return redis.error_reply('NOT_COUNT the key holds no count: another kind of lock uses the name')
   end
   return 0
+end
+-- Checked before the writes: a publish refused after them failed the call
+-- with the count set.
+local err = refusal(ARGV[3], KEYS[2])
+if err then
+  return err
 end
 redis.call('set', KEYS[1], ARGV[1])
 redis.call('set', KEYS[3], ARGV[2], 'px', ARGV[4])
