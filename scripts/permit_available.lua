@@ -13,6 +13,8 @@
 -- @arg    rewake    bool      a repeat after a refused SPUBLISH: announce the free permits, as the first attempt may have reclaimed expired ones and failed at its publish
 -- @return int64
 -- @error  NOT_COUNT  the key holds no count: another kind of lock uses the name
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 -- @retryable
 local count = redis.call('get', KEYS[1])
@@ -23,6 +25,26 @@ local t = redis.call('time')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('zrangebyscore', KEYS[2], '0', now, 'limit', '0', '1000')
 if #expired > 0 then
+  -- Checked before the writes, inline (only this path, which reclaims and
+  -- publishes, pays for it): a publish refused after them failed the call
+  -- with the permits reclaimed and nobody told. NO_PUBLISH says whether the
+  -- ACL user may not run the publish command at all or may not publish to
+  -- the channel (named, control bytes masked); UNKNOWN_COMMAND: no such
+  -- command (SPUBLISH renamed away), which the Client makes again with
+  -- PUBLISH. Skipped on a server before 7.0 (no acl_check_cmd), and when
+  -- the count stays below one (no message then).
+  if redis.acl_check_cmd and tonumber(count or '0') + #expired > 0 then
+    local known, allowed = pcall(redis.acl_check_cmd, ARGV[1], KEYS[3], '0')
+    if not known then
+      return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[1] .. ' for the count message; nothing changed')
+    end
+    if not allowed then
+      if not redis.acl_check_cmd(ARGV[1]) then
+        return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[1] .. ' command at all (the command is refused, not the channel); nothing changed')
+      end
+      return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[1] .. ' the count message to channel ' .. (string.gsub(KEYS[3], '%c', '?')) .. ' (the channel is refused); nothing changed')
+    end
+  end
   redis.call('zrem', KEYS[2], unpack(expired))
   local value = redis.call('incrby', KEYS[1], #expired)
   if value > 0 then
