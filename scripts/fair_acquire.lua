@@ -51,6 +51,8 @@
 -- @return int64
 -- @error  NOT_MUTEX  the lock is a read-write lock's hash (its mode field): an RWMutex or Redisson RReadWriteLock holds the name
 -- @error  BAD_FENCE  the fencing-token counter holds no integer from 0 to 2^53 - 2: tokens drawn from it could not rise above the last
+-- @error  NO_PUBLISH  the caller's ACL user may not publish to the channel of a message the call sends; nothing changed
+-- @error  UNKNOWN_COMMAND  the server has no such publish command (SPUBLISH renamed away); nothing changed
 -- @commands publish spublish
 
 -- The server's clock is read only when it is needed (a queue to check, a
@@ -77,15 +79,44 @@ if not free then
   -- whether the lock exists too (evictions do not touch the lock).
   free = head ~= false and n == 1
   -- The caller is alive (it is calling): its own place is not checked.
+  -- The dead heads are counted first and evicted after, so that a message
+  -- to the new head the ACL user may not publish is refused before any
+  -- write.
+  local dead = 0
   while free and head and head ~= ARGV[2] do
     local deadline = redis.call('zscore', KEYS[3], head)
     if deadline and tonumber(deadline) > clock() then
       break
     end
-    redis.call('lpop', KEYS[2])
-    redis.call('zrem', KEYS[3], head)
+    dead = dead + 1
+    head = redis.call('lindex', KEYS[2], dead)
+  end
+  if dead > 0 then
+    -- A live head other than the caller is told below: checked here,
+    -- inline (only a call that evicts pays for it), as a publish refused
+    -- after the evictions failed the call with them made and the head not
+    -- told. NO_PUBLISH says whether the ACL user may not run the publish
+    -- command at all or may not publish to the channel (named, control
+    -- bytes masked); UNKNOWN_COMMAND: no such command (SPUBLISH renamed
+    -- away), which the Client makes again with PUBLISH. Skipped on a
+    -- server before 7.0 (no acl_check_cmd).
+    if head and head ~= ARGV[2] and redis.acl_check_cmd then
+      local ch = KEYS[5] .. ':' .. string.match(head, '^[^:]*')
+      local known, allowed = pcall(redis.acl_check_cmd, ARGV[4], ch, '0')
+      if not known then
+        return redis.error_reply('UNKNOWN_COMMAND the server has no ' .. ARGV[4] .. ' for the message to the head; nothing changed')
+      end
+      if not allowed then
+        if not redis.acl_check_cmd(ARGV[4]) then
+          return redis.error_reply('NO_PUBLISH the ACL user may not run the ' .. ARGV[4] .. ' command at all (the command is refused, not the channel); nothing changed')
+        end
+        return redis.error_reply('NO_PUBLISH the ACL user may not ' .. ARGV[4] .. ' the message to the head to channel ' .. (string.gsub(ch, '%c', '?')) .. ' (the channel is refused); nothing changed')
+      end
+    end
+    for _ = 1, dead do
+      redis.call('zrem', KEYS[3], redis.call('lpop', KEYS[2]))
+    end
     evicted = true
-    head = redis.call('lindex', KEYS[2], '0')
   end
 end
 if free and (head == false or head == ARGV[2]) then
