@@ -125,20 +125,9 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// With the failover guard, a replica must acknowledge the new lease
 	// before the loss deadline moves to it (see below).
 	guard := c.guarded(ctx, s.cfg, s.key)
-	// The call ends for the mark (and the Extend's registration) once it
-	// has returned here and every guarded send of it let go at ctx's end
-	// has ended too: until then the script may still run on the server,
-	// after a later Extend (see callsOpen).
-	end := func() {
-		defer mark.end()
-		done()
-	}
-	if guard.on() {
-		guard.open = openCalls(end)
-		end = guard.open.done
-	}
 	held, acked, err := func() (bool, bool, error) {
-		defer end() // also when the call panics (see acquire)
+		defer mark.end() // also when the call panics (see acquire)
+		defer done()
 		// A refusal by which Redis ran nothing (retryLater: LOADING, BUSY,
 		// MISCONF, a failover's READONLY, ...) is made again within ctx,
 		// as a Lock's or an Unlock's, while the hold lasts: the lease set

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -29,40 +28,6 @@ type guardWait struct {
 	// owner: on a Cluster, the node ID of the primary acks was counted
 	// for ("" unknown), which the write may not reach (rerouted).
 	owner string
-	// open, when set, counts the write's sends let go at their context's
-	// end (sendBounded) until they really end (see callsOpen).
-	open *callsOpen
-}
-
-// callsOpen keeps a call open until its caller has returned and every send
-// of it let go at its context's end (sendBounded) has ended: such a send
-// may still be written or read by the server later (a stopped or busy
-// server). An Extend's lease mark ends only then: a later Extend counted as
-// the only call in flight moved the loss deadline to its own lease, while
-// the one let go, with a shorter lease, could still run after it.
-type callsOpen struct {
-	n   atomic.Int32
-	end func()
-}
-
-// openCalls returns a callsOpen held by its caller, which end runs once
-// the caller and every send let go have called done.
-func openCalls(end func()) *callsOpen {
-	o := &callsOpen{end: end}
-	o.n.Store(1)
-	return o
-}
-
-func (o *callsOpen) add() {
-	if o != nil {
-		o.n.Add(1)
-	}
-}
-
-func (o *callsOpen) done() {
-	if o != nil && o.n.Add(-1) == 0 {
-		o.end()
-	}
 }
 
 // on reports whether the guard waits.
@@ -162,7 +127,7 @@ func (c *Client) checkEviction() {
 // g.acks replicas acknowledged it within g.timeout (sendGuardedBatch with one
 // call).
 func (c *Client) sendGuarded(ctx context.Context, g guardWait, build func() (rueidis.Completed, error)) (reply rueidis.RedisResult, acked bool, err error) {
-	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build: build, acks: g.acks, want: g.want, owner: g.owner, open: g.open}})[0]
+	r := c.sendGuardedBatch(ctx, g.timeout, []guardedCall{{build: build, acks: g.acks, want: g.want, owner: g.owner}})[0]
 	if g.asked != nil {
 		*g.asked = r.acks
 	}
@@ -226,12 +191,12 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 	if !asked {
 		out, _ = c.sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
 			return n.DoMulti(ctx, cmd, wait)
-		}, call.open)
+		})
 		return out, acks
 	}
 	out, _ = c.sendBounded(parent, ctx, 2, func(ctx context.Context) []rueidis.RedisResult {
 		return n.DoMulti(ctx, n.B().Asking().Build(), cmd, wait)[1:]
-	}, call.open)
+	})
 	return out, acks
 }
 
@@ -255,25 +220,15 @@ func (c *Client) redirect(ctx context.Context, out []rueidis.RedisResult, call g
 // A panic of send (a client wrapper's) goes on on the caller's goroutine,
 // as an unbounded call's does (on send's own it crashed the process); one
 // after the caller has left is logged.
-// Each of open counts send's goroutine until it ends (callsOpen): once let
-// go, what it wrote may still run on the server until then.
-func (c *Client) sendBounded(parent, ctx context.Context, n int, send func(context.Context) []rueidis.RedisResult, open ...*callsOpen) (replies []rueidis.RedisResult, ok bool) {
+func (c *Client) sendBounded(parent, ctx context.Context, n int, send func(context.Context) []rueidis.RedisResult) (replies []rueidis.RedisResult, ok bool) {
 	if parent.Done() == nil {
 		return send(ctx), true
-	}
-	for _, o := range open {
-		o.add()
 	}
 	var got []rueidis.RedisResult
 	var mu sync.Mutex
 	var left bool  // the caller has returned without send's replies
 	var caught any // send's panic, for the caller
 	err := callBounded(ctx, func(ctx context.Context) error {
-		defer func() {
-			for _, o := range open {
-				o.done()
-			}
-		}()
 		defer func() {
 			if v := recover(); v != nil {
 				mu.Lock()
@@ -463,8 +418,7 @@ type guardedCall struct {
 	build func() (rueidis.Completed, error)
 	acks  int
 	want  int
-	owner string     // guardWait.owner
-	open  *callsOpen // guardWait.open
+	owner string // guardWait.owner
 }
 
 // acksAt is how many acknowledgements the call needs on a primary with k
@@ -569,7 +523,6 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 				cmds = append(cmds, c.rc.B().ClusterMyid().Build())
 			}
 			sent := make([]int, 0, len(idx))
-			var open []*callsOpen // the calls' own (sendBounded)
 			acks := 1
 			for _, i := range idx {
 				cmd, err := c.guardedCommand(calls[i], eval).build()
@@ -579,9 +532,6 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 				}
 				cmds = append(cmds, cmd)
 				sent = append(sent, i)
-				if calls[i].open != nil {
-					open = append(open, calls[i].open)
-				}
 				acks = max(acks, calls[i].acks)
 			}
 			if len(sent) == 0 {
@@ -609,14 +559,14 @@ func (c *Client) sendGuardedBatch(ctx context.Context, timeout time.Duration, ca
 						return nil
 					})
 					return replies
-				}, open...)
+				})
 				if ok {
 					needs = own
 				}
 			} else {
 				replies, _ = c.sendBounded(parent, sctx, len(cmds), func(ctx context.Context) []rueidis.RedisResult {
 					return c.rc.DoMulti(ctx, cmds...)
-				}, open...)
+				})
 			}
 			cancel()
 			wait := replies[len(replies)-1]
