@@ -82,14 +82,27 @@ if not free then
   -- The dead heads are counted first and evicted after, so that a message
   -- to the new head the ACL user may not publish is refused before any
   -- write.
+  -- The heads after the first are read in batches (LRANGE) that double
+  -- from one to 512: a LINDEX per head walks the list from its end each
+  -- time, k dead heads costing k²/2 steps, and one dead head (the usual
+  -- case) still costs one read of one element.
   local dead = 0
+  local batch, i, size = {}, 0, 1
   while free and head and head ~= ARGV[2] do
     local deadline = redis.call('zscore', KEYS[3], head)
     if deadline and tonumber(deadline) > clock() then
       break
     end
     dead = dead + 1
-    head = redis.call('lindex', KEYS[2], dead)
+    i = i + 1
+    if i > #batch then
+      batch = redis.call('lrange', KEYS[2], dead, dead + size - 1)
+      i = 1
+      if size < 512 then
+        size = size * 2
+      end
+    end
+    head = batch[i] or false
   end
   if dead > 0 then
     -- A live head other than the caller is told below: checked here,
