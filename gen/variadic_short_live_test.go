@@ -39,17 +39,9 @@ func TestVariadicShortTailAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + tc.src
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := string(out["x.lua.go"])
-			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
-				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
-			}
+			checkShortListCaller(t, src, tc.check)
 			for i, args := range tc.args {
-				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(tc.keys))).Key(tc.keys...).Arg(args...).Build()).Error()
-				if refused := err != nil && strings.Contains(strings.ToLower(err.Error()), "wrong number of arg"); refused != (i == 1) {
+				if refused, err := evalRefused(ctx, rc, src, tc.keys, args, "wrong number of arg"); refused != (i == 1) {
 					t.Errorf("%v: the server returned %v", args, err)
 				}
 			}
@@ -96,14 +88,7 @@ func TestVariadicIndexAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + tc.src
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := string(out["x.lua.go"])
-			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
-				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
-			}
+			checkShortListCaller(t, src, tc.check)
 			for i, c := range tc.calls {
 				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(c.keys))).Key(c.keys...).Arg(c.args...).Build()).Error()
 				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
@@ -140,17 +125,9 @@ func TestVariadicUnpackRangeAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + head + tc.body + "\n"
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := string(out["x.lua.go"])
-			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
-				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
-			}
+			checkShortListCaller(t, src, tc.check)
 			for i, args := range tc.args {
-				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg(args...).Build()).Error()
-				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
+				if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, args, "must be strings or integers"); refused != (i == 1) {
 					t.Errorf("%v: the server returned %v", args, err)
 				}
 			}
@@ -178,13 +155,7 @@ func TestVariadicElementTypeTestedAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + tc.src + "\n"
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if code := string(out["x.lua.go"]); strings.Contains(code, "&EmptyError{") {
-				t.Errorf("the caller refuses a short list")
-			}
+			checkShortListCaller(t, src, "")
 			if err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m").Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
 				t.Errorf("a short list: the server returned %v", err)
 			}
@@ -221,17 +192,9 @@ func TestVariadicIndexLocalOnAPathAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + head + tc.body + "\nredis.call('DEL', KEYS[1])\n"
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := string(out["x.lua.go"])
-			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
-				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
-			}
+			checkShortListCaller(t, src, tc.check)
 			for i, args := range tc.args {
-				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg(args...).Build()).Error()
-				if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (i == 1) {
+				if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, args, "must be strings or integers"); refused != (i == 1) {
 					t.Errorf("%v: the server returned %v", args, err)
 				}
 			}
@@ -260,16 +223,8 @@ func TestVariadicElementComparedAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + head + tc.body + "\n"
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := string(out["x.lua.go"])
-			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
-				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
-			}
-			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a").Build()).Error()
-			if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (tc.check != "") {
+			checkShortListCaller(t, src, tc.check)
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "must be strings or integers"); refused != (tc.check != "") {
 				t.Errorf("a short list: the server returned %v", err)
 			}
 		})
@@ -296,18 +251,31 @@ func TestVariadicIndexTestedCopyAgreesWithServer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "-- X does it.\n" + head + tc.body + "\n"
-			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			code := string(out["x.lua.go"])
-			if got := strings.Contains(code, "&EmptyError{"); got != (tc.check != "") || tc.check != "" && !strings.Contains(code, tc.check) {
-				t.Errorf("the caller refuses a short list: %v, want %q", got, tc.check)
-			}
-			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a").Build()).Error()
-			if refused := err != nil && strings.Contains(err.Error(), "must be strings or integers"); refused != (tc.check != "") {
+			checkShortListCaller(t, src, tc.check)
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "must be strings or integers"); refused != (tc.check != "") {
 				t.Errorf("a short list: the server returned %v", err)
 			}
 		})
 	}
+}
+
+// checkShortListCaller generates src as scripts/x.lua and checks that its
+// caller refuses a short variadic list with check, or not at all for "".
+func checkShortListCaller(t *testing.T, src, check string) {
+	t.Helper()
+	out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(out["x.lua.go"])
+	if got := strings.Contains(code, "&EmptyError{"); got != (check != "") || check != "" && !strings.Contains(code, check) {
+		t.Errorf("the caller refuses a short list: %v, want %q", got, check)
+	}
+}
+
+// evalRefused runs src on the server with keys and args and reports whether
+// the server refused it with an error holding marker (in lower case).
+func evalRefused(ctx context.Context, rc rueidis.Client, src string, keys, args []string, marker string) (bool, error) {
+	err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()).Error()
+	return err != nil && strings.Contains(strings.ToLower(err.Error()), marker), err
 }
