@@ -1,9 +1,7 @@
 package scriptlock
 
 import (
-	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,54 +33,17 @@ func TestCloseEndsWaitAgainstHungServer(t *testing.T) {
 	h := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
 	ctx := testCtx(t, 30*time.Second)
 
-	var mu sync.Mutex
-	frozen := false
-	inFlight := map[string]bool{} // waits with an attempt sent since the freeze
-	c.testHookAttempt = func(ctx context.Context, after bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if name, ok := ctx.Value(waitNameKey{}).(string); ok && frozen && !after {
-			inFlight[name] = true
-		}
-	}
-	defer func() { c.testHookAttempt = nil }()
-
-	res := make(map[string]chan error)
-	for _, wk := range waitKinds {
-		if wk.name == "CountDownLatch" {
-			continue // a read: rueidis makes it again on a broken connection
-		}
-		wait, release := wk.setup(t, h, c, "hung-"+wk.name)
-		defer release()
-		ch := make(chan error, 1)
-		res[wk.name] = ch
-		wctx := context.WithValue(ctx, waitNameKey{}, wk.name)
-		go func() { ch <- wait(wctx) }()
-	}
+	w := startWaitsInFlight(ctx, t, h, c, "hung-")
+	res := w.res
 	time.Sleep(300 * time.Millisecond) // every wait sleeps until its next attempt
-	mu.Lock()
-	frozen = true
-	mu.Unlock()
+	w.freeze()
 	node.Pause()
-	defer node.Resume() // before the releases above
-	if !eventually(3*notifyFallback, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(inFlight) == len(res)
-	}) {
-		t.Fatalf("not every wait made an attempt: %v", inFlight)
-	}
+	defer node.Resume() // before the holds are given back
+	w.awaitAttempts(t, len(res))
 	time.Sleep(100 * time.Millisecond) // the last attempts are on their way
 	d.closeAll()                       // the attempts fail: use of closed network connection
 	time.Sleep(500 * time.Millisecond) // the waits settle their attempts, in vain: the new connection hangs
-	for name, ch := range res {
-		select {
-		case err := <-ch:
-			t.Errorf("%s: wait ended before Close with %v", name, err)
-			ch <- err
-		default:
-		}
-	}
+	w.checkRunning(t)
 	begun := time.Now()
 	closed := make(chan struct{})
 	go func() { defer close(closed); c.Close() }()

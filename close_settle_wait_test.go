@@ -46,6 +46,77 @@ func (d *closedConns) closeAll() {
 
 type waitNameKey struct{}
 
+// waitsInFlight is a wait of every kind but CountDownLatch's on one Client,
+// each refused by a lock another Client holds, and which of them have sent an
+// attempt since freeze.
+type waitsInFlight struct {
+	mu       sync.Mutex
+	frozen   bool
+	inFlight map[string]bool
+	res      map[string]chan error // each wait's result, by kind
+}
+
+// startWaitsInFlight starts the waits on c, their locks taken by h; names
+// begin with prefix. The holds are given back when the test ends.
+func startWaitsInFlight(ctx context.Context, t *testing.T, h, c *Client, prefix string) *waitsInFlight {
+	t.Helper()
+	w := &waitsInFlight{inFlight: map[string]bool{}, res: map[string]chan error{}}
+	c.testHookAttempt = func(ctx context.Context, after bool) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if name, ok := ctx.Value(waitNameKey{}).(string); ok && w.frozen && !after {
+			w.inFlight[name] = true
+		}
+	}
+	t.Cleanup(func() { c.testHookAttempt = nil })
+	for _, wk := range waitKinds {
+		if wk.name == "CountDownLatch" {
+			continue // a read: rueidis makes it again on a broken connection
+		}
+		wait, release := wk.setup(t, h, c, prefix+wk.name)
+		t.Cleanup(release)
+		ch := make(chan error, 1)
+		w.res[wk.name] = ch
+		wctx := context.WithValue(ctx, waitNameKey{}, wk.name)
+		go func() { ch <- wait(wctx) }()
+	}
+	return w
+}
+
+// freeze starts recording the waits' attempts.
+func (w *waitsInFlight) freeze() {
+	w.mu.Lock()
+	w.frozen = true
+	w.mu.Unlock()
+}
+
+// awaitAttempts fails the test unless n waits send an attempt after freeze.
+func (w *waitsInFlight) awaitAttempts(t *testing.T, n int) {
+	t.Helper()
+	if !eventually(3*notifyFallback, func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.inFlight) == n
+	}) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		t.Fatalf("not every wait made an attempt: %v", w.inFlight)
+	}
+}
+
+// checkRunning reports every wait that has already ended.
+func (w *waitsInFlight) checkRunning(t *testing.T) {
+	t.Helper()
+	for name, ch := range w.res {
+		select {
+		case err := <-ch:
+			t.Errorf("%s: wait ended before Close with %v", name, err)
+			ch <- err
+		default:
+		}
+	}
+}
+
 // TestCloseEndsWaitAfterClosedConn: the attempts of waits in flight fail
 // because their connection was closed under them (a read's "use of closed
 // network connection"), and Redis cannot be reached since. That is a broken
@@ -69,30 +140,8 @@ func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
 	h := newTestClient(t, node.Client(t), WithKeyPrefix(c.cfg.prefix))
 	ctx := testCtx(t, 30*time.Second)
 
-	var mu sync.Mutex
-	frozen := false
-	inFlight := map[string]bool{} // waits with an attempt sent since the freeze
-	c.testHookAttempt = func(ctx context.Context, after bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if name, ok := ctx.Value(waitNameKey{}).(string); ok && frozen && !after {
-			inFlight[name] = true
-		}
-	}
-	defer func() { c.testHookAttempt = nil }()
-
-	res := make(map[string]chan error)
-	for _, wk := range waitKinds {
-		if wk.name == "CountDownLatch" {
-			continue // a read: rueidis makes it again on a broken connection
-		}
-		wait, release := wk.setup(t, h, c, "closed-conn-"+wk.name)
-		defer release()
-		ch := make(chan error, 1)
-		res[wk.name] = ch
-		wctx := context.WithValue(ctx, waitNameKey{}, wk.name)
-		go func() { ch <- wait(wctx) }()
-	}
+	w := startWaitsInFlight(ctx, t, h, c, "closed-conn-")
+	res := w.res
 	hooked := len(res) // waits whose attempts c.testHookAttempt sees
 	// A LeanMutex's wait polls (every 16 ms at most): its next attempt
 	// hangs as soon as the replies are held back.
@@ -104,29 +153,14 @@ func TestCloseEndsWaitAfterClosedConn(t *testing.T) {
 	res["LeanMutex"] = leanRes
 	go func() { _, err := lean.Lock(ctx); leanRes <- err }()
 	time.Sleep(300 * time.Millisecond) // every wait sleeps until its next attempt
-	mu.Lock()
-	frozen = true
-	mu.Unlock()
+	w.freeze()
 	px.FreezeReplies()
-	if !eventually(3*notifyFallback, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(inFlight) == hooked
-	}) {
-		t.Fatalf("not every wait made an attempt: %v", inFlight)
-	}
+	w.awaitAttempts(t, hooked)
 	time.Sleep(100 * time.Millisecond) // the last attempts are on their way
 	d.closeAll()                       // the attempts fail: use of closed network connection
 	px.Refuse()                        // and Redis is out of reach from here on
 	time.Sleep(500 * time.Millisecond) // the waits settle their attempts, in vain
-	for name, ch := range res {
-		select {
-		case err := <-ch:
-			t.Errorf("%s: wait ended before Close with %v", name, err)
-			ch <- err
-		default:
-		}
-	}
+	w.checkRunning(t)
 	closed := make(chan struct{})
 	go func() { defer close(closed); c.Close() }()
 	for name, ch := range res {
