@@ -275,6 +275,37 @@ func replicaOnly(rc rueidis.Client) bool {
 // few times at most: a dialer that cancels by itself must not hold a call.
 type sharedDial struct{ rueidis.Client }
 
+// cutCallKey marks the context of a call Close cuts off (a waiting call's
+// attempt after its first, see waitOn): sharedDial returns such a call as
+// soon as its context ends (cuttable).
+type cutCallKey struct{}
+
+// cuttable runs call on a goroutine of its own and returns its result, or
+// fail(ctx.Err()) as soon as ctx ends while call still runs. rueidis sends a
+// call synchronously on a connection with no other call in flight (every
+// pooled connection of a client made with DisableAutoPipelining, and a
+// pipelining one that never had two calls at once), watching its deadline
+// but not its cancellation: an attempt Close cut off there on a server that
+// stopped answering would hang until rueidis gives the connection up
+// (ConnWriteTimeout, 10 s by default), and Close with it. The goroutine ends
+// when rueidis returns the call, within that bound; what the call may do on
+// the server is undone as for any attempt cut off.
+func cuttable[T any](ctx context.Context, call func() T, fail func(error) T) T {
+	done := make(chan T, 1)
+	go func() { done <- call() }()
+	select {
+	case r := <-done:
+		return r
+	case <-ctx.Done():
+		select {
+		case r := <-done: // both at once: the call's own answer
+			return r
+		default:
+			return fail(ctx.Err())
+		}
+	}
+}
+
 // sharedDialAgain bounds how many times one call is made again.
 const sharedDialAgain = 8
 
@@ -289,6 +320,13 @@ func canceledByOther(ctx context.Context, err error) bool {
 }
 
 func (s sharedDial) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if ctx.Value(cutCallKey{}) != nil {
+		return cuttable(ctx, func() rueidis.RedisResult { return s.do(ctx, cmd) }, rueidis.NewErrorResult)
+	}
+	return s.do(ctx, cmd)
+}
+
+func (s sharedDial) do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
 	r := s.Client.Do(ctx, cmd)
 	// rueidis keeps a command that failed without a reply (it may be sent
 	// again), so cmd can be made again.
@@ -313,6 +351,19 @@ func (s sharedDial) Nodes() map[string]rueidis.Client {
 }
 
 func (s sharedDial) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	if ctx.Value(cutCallKey{}) != nil {
+		return cuttable(ctx, func() []rueidis.RedisResult { return s.doMulti(ctx, multi) }, func(err error) []rueidis.RedisResult {
+			rs := make([]rueidis.RedisResult, len(multi))
+			for i := range rs {
+				rs[i] = rueidis.NewErrorResult(err)
+			}
+			return rs
+		})
+	}
+	return s.doMulti(ctx, multi)
+}
+
+func (s sharedDial) doMulti(ctx context.Context, multi []rueidis.Completed) []rueidis.RedisResult {
 	rs := s.Client.DoMulti(ctx, multi...)
 	for range sharedDialAgain {
 		var again []int

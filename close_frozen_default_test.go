@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/scriptlock/scriptlock/internal/redistest"
 )
 
@@ -17,9 +19,40 @@ import (
 // ErrClosed within the bound of an undo Close waits for.
 func TestCloseEndsWaitOnFrozenServerDefaultTimeouts(t *testing.T) {
 	t.Parallel()
+	closeEndsFrozenWaits(t)
+}
+
+// TestCloseEndsWaitOnFrozenServerIdleConn: as
+// TestCloseEndsWaitOnFrozenServerDefaultTimeouts, with the waits' attempts
+// sent on connections rueidis uses synchronously, one call at a time, where
+// it watches a call's deadline but not its cancellation: every connection
+// of a client made with DisableAutoPipelining, and, with several pipelining
+// connections (PipelineMultiplex), one that never had two calls in flight
+// at once. The attempts Close cuts off end all the same.
+func TestCloseEndsWaitOnFrozenServerIdleConn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opt  func(*rueidis.ClientOption)
+	}{
+		{"DisableAutoPipelining", func(o *rueidis.ClientOption) { o.DisableAutoPipelining = true }},
+		{"Multiplex", func(o *rueidis.ClientOption) { o.PipelineMultiplex = 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			closeEndsFrozenWaits(t, tc.opt)
+		})
+	}
+}
+
+// closeEndsFrozenWaits begins Close while a wait of every kind has an
+// attempt in flight on a server that stopped answering, its Client's
+// rueidis client made with opts, and checks that each wait ends with
+// ErrClosed within 5 s.
+func closeEndsFrozenWaits(t *testing.T, opts ...func(*rueidis.ClientOption)) {
 	node := redistest.Server(t)
 	h := newTestClient(t, node.Client(t))
-	c := newTestClient(t, node.Client(t), WithKeyPrefix(h.cfg.prefix))
+	c := newTestClient(t, node.Client(t, opts...), WithKeyPrefix(h.cfg.prefix))
 	ctx := testCtx(t, 30*time.Second)
 	res := make(map[string]chan error)
 	var mu sync.Mutex
@@ -35,12 +68,6 @@ func TestCloseEndsWaitOnFrozenServerDefaultTimeouts(t *testing.T) {
 	defer func() { c.testHookAttempt = nil }()
 	for _, wk := range waitKinds {
 		if wk.name == "CountDownLatch" {
-			continue
-		}
-		if wk.name == "FairMutexRedissonQueue" {
-			// In a full run of the package its wait ended about 11.7 s
-			// after Close (rueidis's drop of the connection), alone within
-			// the bound: not yet bounded here.
 			continue
 		}
 		wait, release := wk.setup(t, h, c, "frozen-"+wk.name)

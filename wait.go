@@ -168,7 +168,8 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		polite = c.subs.handingOff(ws.wake)
 	}
 	since := int64(0)
-	attempted := false // an attempt was made
+	attempted := false          // an attempt was made
+	var cutBase context.Context // actx, its calls marked cuttable (cutCallKey): made at the second attempt
 	rt := newRetrier()
 	defer func() {
 		if zw != nil {
@@ -251,9 +252,15 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 			// server that stopped answering, it would hang until rueidis
 			// drops its connection as dead (ConnWriteTimeout, 10 s by
 			// default), and Close with it. It is then undone as any
-			// attempt of unknown outcome Close meets.
+			// attempt of unknown outcome Close meets. Its calls are marked
+			// (cutCallKey) for sharedDial, which returns them once they
+			// are cut off: rueidis does not watch every call's
+			// cancellation.
+			if cutBase == nil {
+				cutBase = context.WithValue(actx, cutCallKey{}, true)
+			}
 			var cancel context.CancelFunc
-			tctx, cancel = context.WithCancel(actx)
+			tctx, cancel = context.WithCancel(cutBase)
 			stop := context.AfterFunc(c.cutCtx, cancel)
 			uncut = func() { stop(); cancel() }
 		}
