@@ -483,6 +483,8 @@ func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, t
 	}()
 	delay := leanPollMin
 	rt := newRetrier()
+	var cut attemptCut
+	defer cut.end()
 	for {
 		if err := ctx.Err(); err != nil {
 			// With the refusal that was to be made again, if there was one.
@@ -491,7 +493,8 @@ func (c *Client) waitPolling(ctx context.Context, wait, overrun time.Duration, t
 		if c.closingCtx.Err() != nil {
 			return false, ErrClosed
 		}
-		done, _, err := try(actx)
+		// Cut off by Close as a notified wait's attempts are (attemptCut).
+		done, _, err := try(cut.next(c, actx))
 		if wait != 0 && rt.again(ctx, err, deadline) {
 			continue
 		}

@@ -146,6 +146,43 @@ func capSleep(sleep, wait time.Duration, deadline time.Time) (_ time.Duration, c
 	return sleep, false
 }
 
+// attemptCut gives a wait's attempts their context (next); end lets it go
+// once the wait is over.
+type attemptCut struct {
+	attempted bool            // an attempt was made
+	ctx       context.Context // for the attempts after the first: made at the second
+	stop      func()
+}
+
+// next is the context of a wait's next attempt, bounded by actx. The first
+// attempt gets actx. The later ones are made while the wait waits (off the
+// uncontended path, which allocates nothing more): Close cuts them off
+// closeUndoMax after it began (cutAttempts), as against a server that
+// stopped answering such an attempt would hang until rueidis drops its
+// connection as dead (ConnWriteTimeout, 10 s by default), and Close with
+// it. It is then undone as any attempt of unknown outcome Close meets. One
+// context serves them all: the wait makes no attempt once Close began. Its
+// calls are marked (cutCallKey) for sharedDial, which returns them once
+// they are cut off: rueidis does not watch every call's cancellation.
+func (a *attemptCut) next(c *Client, actx context.Context) context.Context {
+	if !a.attempted {
+		a.attempted = true
+		return actx
+	}
+	if a.ctx == nil {
+		ctx, cancel := context.WithCancel(context.WithValue(actx, cutCallKey{}, true))
+		stop := context.AfterFunc(c.cutCtx, cancel)
+		a.ctx, a.stop = ctx, func() { stop(); cancel() }
+	}
+	return a.ctx
+}
+
+func (a *attemptCut) end() {
+	if a.stop != nil {
+		a.stop()
+	}
+}
+
 // waitOn is waitNotified for any waitSpec. try receives the context its
 // calls are bounded by, the score of the targeted wake that woke the waiter
 // (0: none, or not targeted), and polite on a first attempt made while a
@@ -168,8 +205,8 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		polite = c.subs.handingOff(ws.wake)
 	}
 	since := int64(0)
-	attempted := false          // an attempt was made
-	var cutBase context.Context // actx, its calls marked cuttable (cutCallKey): made at the second attempt
+	var cut attemptCut
+	defer cut.end()
 	rt := newRetrier()
 	defer func() {
 		if zw != nil {
@@ -244,29 +281,7 @@ func (c *Client) waitOn(ctx context.Context, ws waitSpec, wait time.Duration, tr
 		if c.testHookAttempt != nil && w != nil {
 			c.testHookAttempt(ctx, false)
 		}
-		tctx, uncut := actx, func() {}
-		if attempted {
-			// Not the first attempt: the wait waits (off the uncontended
-			// path, which allocates nothing more). Close cuts such an
-			// attempt closeUndoMax after it began (cutAttempts): against a
-			// server that stopped answering, it would hang until rueidis
-			// drops its connection as dead (ConnWriteTimeout, 10 s by
-			// default), and Close with it. It is then undone as any
-			// attempt of unknown outcome Close meets. Its calls are marked
-			// (cutCallKey) for sharedDial, which returns them once they
-			// are cut off: rueidis does not watch every call's
-			// cancellation.
-			if cutBase == nil {
-				cutBase = context.WithValue(actx, cutCallKey{}, true)
-			}
-			var cancel context.CancelFunc
-			tctx, cancel = context.WithCancel(cutBase)
-			stop := context.AfterFunc(c.cutCtx, cancel)
-			uncut = func() { stop(); cancel() }
-		}
-		attempted = true
-		done, next, err := try(tctx, since, polite)
-		uncut()
+		done, next, err := try(cut.next(c, actx), since, polite)
 		if c.testHookAttempt != nil && w != nil {
 			c.testHookAttempt(ctx, true)
 		}
