@@ -3296,6 +3296,19 @@ func (c *Client) undoUntil(until time.Time, timeout time.Duration, undo func(con
 	return callBounded(actx, undo) == nil
 }
 
+// leaveContext bounds a wait's leave of its line (primitive.abandon):
+// detached from ctx, by timeout, and cut off closeUndoMax after Close began,
+// as a waiting call's attempts are (attemptCut), its calls marked for
+// sharedDial (cutCallKey). A wait Close ends, or one that gives up as Close
+// begins, leaves from an acquisition Close waits for: against a server that
+// stopped answering it would hold Close for the whole timeout, when the
+// place left behind expires on its own with the waiter timeout.
+func (c *Client) leaveContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithTimeout(context.WithValue(context.WithoutCancel(ctx), cutCallKey{}, true), timeout)
+	stop := context.AfterFunc(c.cutCtx, cancel)
+	return rctx, func() { stop(); cancel() }
+}
+
 // closeUndoMax bounds an undo that Close waits for: with Redis down, the
 // attempt can only fail, and a Client shutting down should not wait the whole
 // release timeout for that (rueidis retries a read until its deadline).

@@ -328,11 +328,11 @@ func (f *FairMutex) abandon(ctx context.Context, field string, wait time.Duratio
 }
 
 // leaveQueue takes a waiter that gave up out of the queue, detached from its
-// (possibly cancelled) context. Should it fail, the waiter's deadline drops it
-// (in Redisson's protocol, its score passing).
+// (possibly cancelled) context, bounded by leaveContext. Should it fail, the
+// waiter's deadline drops it (in Redisson's protocol, its score passing).
 func (f *FairMutex) leaveQueue(ctx context.Context, field string, wait time.Duration) {
 	c := f.m.c
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.m.cfg.releaseTimeout)
+	rctx, cancel := c.leaveContext(ctx, f.m.cfg.releaseTimeout)
 	defer cancel()
 	if err := f.leaveLate(rctx, field, wait); err != nil && !c.closed() {
 		c.log.Debug("leaving fair lock queue", "lock", f.m.name, "err", err)

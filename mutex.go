@@ -327,10 +327,10 @@ func (m *Mutex) holdsOf(ctx context.Context, field string) (int64, error) {
 
 // abandon takes a waiter that gave up out of the waiter set, passing on a
 // wake it was sent and will not use. Detached from the caller's (possibly
-// cancelled) context; should it fail, the set's expiry or the others'
-// fallback timers cover it.
+// cancelled) context, bounded by leaveContext; should it fail, the set's
+// expiry or the others' fallback timers cover it.
 func (m *Mutex) abandon(ctx context.Context, field string, _ time.Duration) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.releaseTimeout)
+	rctx, cancel := m.c.leaveContext(ctx, m.cfg.releaseTimeout)
 	defer cancel()
 	// One latch for every attempt: a repeat after a lost reply finds its
 	// first attempt's answer there (whether it passed a wake on), and

@@ -412,10 +412,11 @@ func (s *rwSide) abandon(ctx context.Context, field string, _ time.Duration) {
 }
 
 // withdraw removes a writer that gave up from the pending-writer set, detached
-// from its context; should it fail, the registration's deadline ends it.
+// from its context, bounded by leaveContext; should it fail, the
+// registration's deadline ends it.
 func (rw *RWMutex) withdraw(ctx context.Context, writeField string) {
 	c := rw.c
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rw.cfg.releaseTimeout)
+	rctx, cancel := c.leaveContext(ctx, rw.cfg.releaseTimeout)
 	defer cancel()
 	repeat := false
 	err := c.retryRelease(rctx, func(publish string) error {
