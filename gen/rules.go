@@ -3188,14 +3188,18 @@ type countUse struct {
 }
 
 // settleCaps sets the most values of each variadic list the generated
-// callers take (Param.Max): the fewest of the caps the commands that get
-// it whole put on it. A cap under the fewest values the list must hold
-// (Param.Min) would make the callers refuse every count: when both calls
-// are made on every run, no count succeeds, and the script is refused;
-// otherwise the cap is left out, as the callers cannot tell which call
-// runs. But a cap every run meets puts the paths needing more out of
-// reach: their fewest are left out (warned of), or the callers would take
-// only counts that fail and refuse those the script handles.
+// callers take (Param.Max) and the fewest (Param.Min): the fewest of the
+// caps the commands that get it whole put on it, and the most of the mins
+// (those commands' fewest, and elements read in place). A min above a cap
+// would make the callers refuse every count: when both calls are made on
+// every run, no count succeeds, and the script is refused. A cap every run
+// meets puts a path needing more out of reach: its min is left out
+// (warned of), or the callers would take only counts that fail and refuse
+// those the script handles; a min every run needs does so to a path
+// taking fewer: its cap is left out. Two calls made only on some paths,
+// which the callers cannot tell apart (GET of unpack(KEYS) in one branch,
+// RENAME of it in the other), leave out both the min and the cap that
+// disagree: the callers take every count one of the paths runs.
 func settleCaps(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 	for _, table := range []string{"KEYS", "ARGV"} {
 		params := r.paramsOf(table)
@@ -3203,40 +3207,62 @@ func settleCaps(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 			continue
 		}
 		p := &params[len(params)-1]
-		var sure *countUse
-		for i, c := range r.caps[table] {
-			if c.sure && (sure == nil || c.n < sure.n) {
-				sure = &r.caps[table][i]
+		mins, caps := r.mins[table], r.caps[table]
+		refused := false
+		for _, c := range caps {
+			for _, m := range mins {
+				if m.sure && c.sure && m.n > c.n && !refused {
+					refused = true
+					at(m.pos, "%s (line %d) needs %d values of %s at least, and %s (line %d) takes %d at most: every run makes both calls, so Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes",
+						m.name, m.pos.Line, m.n, p.Name, c.name, c.pos.Line, c.n)
+				}
 			}
 		}
-		if sure != nil && p.NonEmpty && sure.n < max(p.Min, 1) && !slices.ContainsFunc(r.mins[table], func(m countUse) bool { return m.sure && m.n > sure.n }) {
-			// (Every Min comes from r.mins: the list's fewest are those
-			// of the mins kept.)
-			least, warned := 0, map[countUse]bool{}
-			for _, m := range r.mins[table] {
-				if m.n <= sure.n {
-					least = max(least, m.n)
-					continue
-				}
-				if warned[m] { // (checkHeldLiterals checks a call again)
-					continue
-				}
+		// First against the calls every run makes: what disagrees with
+		// them never succeeds.
+		var sure *countUse
+		for i, c := range caps {
+			if c.sure && (sure == nil || c.n < sure.n) {
+				sure = &caps[i]
+			}
+		}
+		droppedMin, droppedCap := make([]bool, len(mins)), make([]bool, len(caps))
+		warned := map[countUse]bool{}
+		for i, m := range mins {
+			if m.sure || sure == nil || m.n <= sure.n {
+				continue
+			}
+			droppedMin[i] = true
+			if !refused && !warned[m] { // (checkHeldLiterals checks a call again)
 				warned[m] = true
 				warn(m.pos, "%s (line %d) needs %d values of %s at least, but %s (line %d), which every run makes, takes %d at most: where the script makes line %d, Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes; the generated callers check the count for line %d",
 					m.name, m.pos.Line, m.n, p.Name, sure.name, sure.pos.Line, sure.n, m.pos.Line, sure.pos.Line)
 			}
-			p.NonEmpty, p.Min = least > 0, least
 		}
-		refused := false
-		for _, c := range r.caps[table] {
-			if p.NonEmpty && c.n < max(p.Min, 1) {
-				for _, m := range r.mins[table] {
-					if m.sure && c.sure && m.n > c.n && !refused {
-						refused = true
-						at(m.pos, "%s (line %d) needs %d values of %s at least, and %s (line %d) takes %d at most: every run makes both calls, so Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes",
-							m.name, m.pos.Line, m.n, p.Name, c.name, c.pos.Line, c.n)
-					}
+		for j, c := range caps {
+			droppedCap[j] = !c.sure && slices.ContainsFunc(mins, func(m countUse) bool { return m.sure && m.n > c.n })
+		}
+		// Then the calls made only on some paths against each other.
+		condMin, condCap := slices.Clone(droppedMin), slices.Clone(droppedCap)
+		for i, m := range mins {
+			for j, c := range caps {
+				if !m.sure && !c.sure && !droppedMin[i] && !droppedCap[j] && m.n > c.n {
+					condMin[i], condCap[j] = true, true
 				}
+			}
+		}
+		fewest := 0
+		for i, m := range mins {
+			if !condMin[i] {
+				fewest = max(fewest, m.n)
+			}
+		}
+		if !refused && p.NonEmpty && fewest < p.Min {
+			// (Every Min comes from r.mins.)
+			p.NonEmpty, p.Min = fewest > 0, fewest
+		}
+		for j, c := range caps {
+			if condCap[j] || p.NonEmpty && c.n < max(p.Min, 1) {
 				continue
 			}
 			if !p.Capped || c.n < p.Max {
