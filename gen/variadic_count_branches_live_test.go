@@ -66,3 +66,61 @@ func countChecks(code, list string) []string {
 	}
 	return got
 }
+
+// TestVariadicCountFunctionEveryRun: a call in a local function that the
+// script calls on every run is made on every run. GET of unpack(KEYS) and
+// RENAME of it, one of them in such a function, fail whatever the count
+// (one key fails RENAME, two GET): the script must be refused, as when
+// both are written at the top. The generator warned of the function's
+// call as a path that may never run, and the callers took one key.
+func TestVariadicCountFunctionEveryRun(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key ks...\n-- @return none\n"
+	for _, tc := range []struct {
+		name, body string
+		err        string // what the generator's error holds, "" for none
+		want       []string
+	}{
+		{"RENAME in the function", "local function f() redis.call('RENAME', unpack(KEYS)) end\nredis.call('GET', unpack(KEYS))\nf()",
+			"RENAME (line 4) needs 2 values of ks at least, and GET (line 5) takes 1 at most", nil},
+		{"GET in the function", "local function f() return redis.call('GET', unpack(KEYS)) end\nf()\nredis.call('RENAME', unpack(KEYS))",
+			"RENAME (line 6) needs 2 values of ks at least, and GET (line 4) takes 1 at most", nil},
+		{"GET in a function a function calls", "local g = function() redis.call('GET', unpack(KEYS)) end\nlocal function f() g() end\nf()\nredis.call('RENAME', unpack(KEYS))",
+			"RENAME (line 7) needs 2 values of ks at least, and GET (line 4) takes 1 at most", nil},
+		// Called in a branch only: the checker cannot tell whether it runs.
+		{"the function called in a branch", "local function f() redis.call('RENAME', unpack(KEYS)) end\nif redis.call('DBSIZE') > 5 then f() else redis.call('GET', unpack(KEYS)) end",
+			"", []string{"if len(ks) == 0 {", "if len(ks) > 2 {"}},
+		// Another function given the name: not the one written.
+		{"the name given another function", "local function f() redis.call('RENAME', unpack(KEYS)) end\nif redis.call('DBSIZE') > 5 then f = function() end end\nf()\nredis.call('GET', unpack(KEYS))",
+			"", []string{"if len(ks) == 0 {", "if len(ks) > 1 {"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			out, warns, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			if tc.err == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := countChecks(string(out["x.lua.go"]), "ks"); !slices.Equal(got, tc.want) {
+					t.Errorf("the caller checks %q, want %q", got, tc.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("the generator returned %v (warnings %v), want an error holding %q", err, warns, tc.err)
+			}
+			// Whatever the count, the server fails the script.
+			for _, keys := range [][]string{{"{t}a"}, {"{t}a", "{t}b"}} {
+				if err := rc.Do(ctx, rc.B().Set().Key("{t}a").Value("v").Build()).Error(); err != nil {
+					t.Fatal(err)
+				}
+				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(keys))).Key(keys...).Build()).Error()
+				if err == nil || !strings.Contains(strings.ToLower(err.Error()), "wrong number of arg") {
+					t.Errorf("%d keys: the server returned %v", len(keys), err)
+				}
+			}
+		})
+	}
+}

@@ -225,7 +225,8 @@ type Call struct {
 	// none: the outer call is recorded first but runs after.
 	Outer int
 	// Sure is set when every run of the script makes the call unless it
-	// fails first: it is in the chunk's own statements (not a function's),
+	// fails first: it is in the chunk's own statements, or in the body of a
+	// local function such a call calls (local function f() ... end, f()),
 	// outside the branches of an if, loop bodies and the right of and/or,
 	// and no statement before it may return.
 	Sure bool

@@ -1,34 +1,79 @@
 package parse
 
-import "github.com/yuin/gopher-lua/ast"
+import (
+	"maps"
+
+	"github.com/yuin/gopher-lua/ast"
+)
+
+// sureWalk finds the call expressions that every run of a chunk evaluates
+// unless it fails first (see sureCalls).
+type sureWalk struct {
+	sure map[*ast.FuncCallExpr]bool
+	// funcs are the local functions in scope by name (local function f,
+	// local f = function), of names the chunk never assigns: a call of
+	// one runs its body.
+	funcs map[string]*sureFunc
+	// assigned are the names the chunk assigns anywhere (f = ...): such a
+	// name may hold another function when called.
+	assigned map[string]bool
+	// walked are the functions whose bodies are walked already: another
+	// call adds nothing (a recursive call, a helper called many times).
+	walked map[*ast.FunctionExpr]bool
+}
+
+// sureFunc is a local function and the local functions in scope where it
+// is written, which its body's names see.
+type sureFunc struct {
+	fn    *ast.FunctionExpr
+	scope map[string]*sureFunc
+}
 
 // sureCalls adds to sure the call expressions that every run of the chunk
-// evaluates unless it fails first: those of the chunk's own statements (not
-// a function's) outside the branches of an if, the bodies of loops and the
-// right of and/or, up to the first statement that may return. It reports
-// whether the statements may return.
-func sureCalls(list []ast.Stmt, sure map[*ast.FuncCallExpr]bool) bool {
+// evaluates unless it fails first: those of the chunk's own statements
+// outside the branches of an if, the bodies of loops and the right of
+// and/or, up to the first statement that may return, and those a call of
+// a local function among them runs the same way in its body.
+func sureCalls(chunk []ast.Stmt, sure map[*ast.FuncCallExpr]bool) {
+	w := sureWalk{sure: sure, funcs: map[string]*sureFunc{}, assigned: map[string]bool{}, walked: map[*ast.FunctionExpr]bool{}}
+	assignedNamesIn(chunk, w.assigned)
+	w.stmts(chunk)
+}
+
+// stmts walks list, a block of its own: the locals it declares end with
+// it. It reports whether the statements may return.
+func (w *sureWalk) stmts(list []ast.Stmt) bool {
+	outer := w.funcs
+	w.funcs = maps.Clone(outer)
+	defer func() { w.funcs = outer }()
 	for _, s := range list {
 		switch x := s.(type) {
 		case *ast.LocalAssignStmt:
-			sureExprs(x.Exprs, sure)
+			w.exprs(x.Exprs)
+			for i, name := range x.Names {
+				delete(w.funcs, name)
+				if fn, ok := elemAt(x.Exprs, i).(*ast.FunctionExpr); ok && len(x.Names) == len(x.Exprs) && !w.assigned[name] {
+					// (Its own name too: local function f may call f.)
+					w.funcs[name] = &sureFunc{fn: fn, scope: w.funcs}
+				}
+			}
 		case *ast.AssignStmt:
-			sureExprs(x.Rhs, sure)
-			sureExprs(x.Lhs, sure)
+			w.exprs(x.Rhs)
+			w.exprs(x.Lhs)
 		case *ast.FuncCallStmt:
-			sureExprs([]ast.Expr{x.Expr}, sure)
+			w.exprs([]ast.Expr{x.Expr})
 		case *ast.DoBlockStmt:
-			if sureCalls(x.Stmts, sure) {
+			if w.stmts(x.Stmts) {
 				return true
 			}
 		case *ast.IfStmt:
 			// (An elseif is an if in Else: its condition may not run.)
-			sureExprs([]ast.Expr{x.Condition}, sure)
+			w.exprs([]ast.Expr{x.Condition})
 			if mayReturn(x.Then) || mayReturn(x.Else) {
 				return true
 			}
 		case *ast.WhileStmt:
-			sureExprs([]ast.Expr{x.Condition}, sure)
+			w.exprs([]ast.Expr{x.Condition})
 			if mayReturn(x.Stmts) {
 				return true
 			}
@@ -37,23 +82,30 @@ func sureCalls(list []ast.Stmt, sure map[*ast.FuncCallExpr]bool) bool {
 				return true
 			}
 		case *ast.NumberForStmt:
-			sureExprs([]ast.Expr{x.Init, x.Limit, x.Step}, sure)
+			w.exprs([]ast.Expr{x.Init, x.Limit, x.Step})
 			if mayReturn(x.Stmts) {
 				return true
 			}
 		case *ast.GenericForStmt:
-			sureExprs(x.Exprs, sure)
+			w.exprs(x.Exprs)
 			if mayReturn(x.Stmts) {
 				return true
 			}
 		case *ast.ReturnStmt:
-			sureExprs(x.Exprs, sure)
+			w.exprs(x.Exprs)
 			return true
 		case *ast.BreakStmt, *ast.GotoStmt:
 			return true
 		}
 	}
 	return false
+}
+
+func elemAt(list []ast.Expr, i int) ast.Expr {
+	if i < len(list) {
+		return list[i]
+	}
+	return nil
 }
 
 // mayReturn reports whether list holds a return (not in a function) or a
@@ -92,36 +144,134 @@ func mayReturn(list []ast.Stmt) bool {
 	return false
 }
 
-// sureExprs adds to sure the calls that evaluating list evaluates whatever
-// the values: not those on the right of and/or, nor in a function's body.
-func sureExprs(list []ast.Expr, sure map[*ast.FuncCallExpr]bool) {
+// exprs adds to sure the calls that evaluating list evaluates whatever
+// the values: not those on the right of and/or, nor in a function's body
+// unless the function is a local one called there (f()), whose body then
+// runs: a return in it ends the function, not the script.
+func (w *sureWalk) exprs(list []ast.Expr) {
 	for _, e := range list {
 		switch x := e.(type) {
 		case nil:
 		case *ast.FuncCallExpr:
-			sure[x] = true
-			sureExprs([]ast.Expr{x.Func, x.Receiver}, sure)
-			sureExprs(x.Args, sure)
+			w.sure[x] = true
+			w.exprs([]ast.Expr{x.Func, x.Receiver})
+			w.exprs(x.Args)
+			if id, ok := x.Func.(*ast.IdentExpr); ok && x.Receiver == nil {
+				if f := w.funcs[id.Value]; f != nil && !w.walked[f.fn] {
+					w.walked[f.fn] = true
+					outer := w.funcs
+					w.funcs = maps.Clone(f.scope)
+					if f.fn.ParList != nil {
+						for _, p := range f.fn.ParList.Names {
+							delete(w.funcs, p) // a parameter hides a function of its name
+						}
+					}
+					w.stmts(f.fn.Stmts)
+					w.funcs = outer
+				}
+			}
 		case *ast.LogicalOpExpr:
-			sureExprs([]ast.Expr{x.Lhs}, sure)
+			w.exprs([]ast.Expr{x.Lhs})
 		case *ast.AttrGetExpr:
-			sureExprs([]ast.Expr{x.Object, x.Key}, sure)
+			w.exprs([]ast.Expr{x.Object, x.Key})
 		case *ast.TableExpr:
 			for _, f := range x.Fields {
-				sureExprs([]ast.Expr{f.Key, f.Value}, sure)
+				w.exprs([]ast.Expr{f.Key, f.Value})
 			}
 		case *ast.RelationalOpExpr:
-			sureExprs([]ast.Expr{x.Lhs, x.Rhs}, sure)
+			w.exprs([]ast.Expr{x.Lhs, x.Rhs})
 		case *ast.StringConcatOpExpr:
-			sureExprs([]ast.Expr{x.Lhs, x.Rhs}, sure)
+			w.exprs([]ast.Expr{x.Lhs, x.Rhs})
 		case *ast.ArithmeticOpExpr:
-			sureExprs([]ast.Expr{x.Lhs, x.Rhs}, sure)
+			w.exprs([]ast.Expr{x.Lhs, x.Rhs})
 		case *ast.UnaryMinusOpExpr:
-			sureExprs([]ast.Expr{x.Expr}, sure)
+			w.exprs([]ast.Expr{x.Expr})
 		case *ast.UnaryNotOpExpr:
-			sureExprs([]ast.Expr{x.Expr}, sure)
+			w.exprs([]ast.Expr{x.Expr})
 		case *ast.UnaryLenOpExpr:
-			sureExprs([]ast.Expr{x.Expr}, sure)
+			w.exprs([]ast.Expr{x.Expr})
 		}
 	}
+}
+
+// assignedNamesIn adds to names each name an assignment anywhere in list
+// gives a value (f = ...), in its blocks and its functions' bodies too.
+func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
+	var exprs func([]ast.Expr)
+	var stmts func([]ast.Stmt)
+	exprs = func(list []ast.Expr) {
+		for _, e := range list {
+			switch x := e.(type) {
+			case *ast.FunctionExpr:
+				stmts(x.Stmts)
+			case *ast.FuncCallExpr:
+				exprs(append([]ast.Expr{x.Func, x.Receiver}, x.Args...))
+			case *ast.LogicalOpExpr:
+				exprs([]ast.Expr{x.Lhs, x.Rhs})
+			case *ast.AttrGetExpr:
+				exprs([]ast.Expr{x.Object, x.Key})
+			case *ast.TableExpr:
+				for _, f := range x.Fields {
+					exprs([]ast.Expr{f.Key, f.Value})
+				}
+			case *ast.RelationalOpExpr:
+				exprs([]ast.Expr{x.Lhs, x.Rhs})
+			case *ast.StringConcatOpExpr:
+				exprs([]ast.Expr{x.Lhs, x.Rhs})
+			case *ast.ArithmeticOpExpr:
+				exprs([]ast.Expr{x.Lhs, x.Rhs})
+			case *ast.UnaryMinusOpExpr:
+				exprs([]ast.Expr{x.Expr})
+			case *ast.UnaryNotOpExpr:
+				exprs([]ast.Expr{x.Expr})
+			case *ast.UnaryLenOpExpr:
+				exprs([]ast.Expr{x.Expr})
+			}
+		}
+	}
+	stmts = func(list []ast.Stmt) {
+		for _, s := range list {
+			switch x := s.(type) {
+			case *ast.AssignStmt:
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.IdentExpr); ok {
+						names[id.Value] = true
+					}
+				}
+				exprs(x.Lhs)
+				exprs(x.Rhs)
+			case *ast.LocalAssignStmt:
+				exprs(x.Exprs)
+			case *ast.FuncCallStmt:
+				exprs([]ast.Expr{x.Expr})
+			case *ast.DoBlockStmt:
+				stmts(x.Stmts)
+			case *ast.IfStmt:
+				exprs([]ast.Expr{x.Condition})
+				stmts(x.Then)
+				stmts(x.Else)
+			case *ast.WhileStmt:
+				exprs([]ast.Expr{x.Condition})
+				stmts(x.Stmts)
+			case *ast.RepeatStmt:
+				exprs([]ast.Expr{x.Condition})
+				stmts(x.Stmts)
+			case *ast.NumberForStmt:
+				exprs([]ast.Expr{x.Init, x.Limit, x.Step})
+				stmts(x.Stmts)
+			case *ast.GenericForStmt:
+				exprs(x.Exprs)
+				stmts(x.Stmts)
+			case *ast.FuncDefStmt:
+				// (function f() end assigns f, a local of that name too.)
+				if id, ok := x.Name.Func.(*ast.IdentExpr); ok && x.Name.Receiver == nil {
+					names[id.Value] = true
+				}
+				exprs([]ast.Expr{x.Func})
+			case *ast.ReturnStmt:
+				exprs(x.Exprs)
+			}
+		}
+	}
+	stmts(list)
 }

@@ -29,3 +29,28 @@ func TestSureCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestSureCallsLocalFunction: a call of a local function that every run
+// makes runs the function's body, whose calls outside its branches are
+// made on every run too; not when the name may hold another function.
+func TestSureCallsLocalFunction(t *testing.T) {
+	src := "local function f() redis.call('INCR', 'f') if x then return end redis.call('INCR', 'g') end\n" + // 1: INCR f (INCR g after a return that may come first)
+		"local function h() redis.call('INCR', 'h') end\n" + // 2: not called on every run
+		"local k = function() redis.call('INCR', 'k') end\n" + // 3: assigned below
+		"local function u(f) f() redis.call('INCR', 'u') end\n" + // 4: INCR u
+		"f()\n" +
+		"if x then h() end\n" +
+		"if x then k = nil end\n" +
+		"k()\n" +
+		"u(h)\n"
+	f, errs := Parse("x.lua", []byte(src))
+	if len(errs) != 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	want := map[Pos]bool{{1, 20}: true, {4, 25}: true}
+	for _, c := range f.Calls {
+		if c.Sure != want[c.Pos] {
+			t.Errorf("the call at %v (%s): Sure %v, want %v", c.Pos, c.Command, c.Sure, want[c.Pos])
+		}
+	}
+}
