@@ -109,10 +109,10 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 			if a.NotString != "" {
 				at(a.Pos, "argument %d of %s is %s: Redis refuses it at run time (command arguments must be strings or numbers)", i+1, c.Func, a.NotString)
 			}
-			if a.Indexed > 0 && c.Func != "redis.pcall" {
+			if a.Indexed > 0 && !handsError(c) {
 				r.needIndexed(a, c)
 			}
-			if a.Unpacks != "" && a.UnpackTo >= max(a.UnpackFrom, 1) && c.Func != "redis.pcall" {
+			if a.Unpacks != "" && a.UnpackTo >= max(a.UnpackFrom, 1) && !handsError(c) {
 				// unpack(ARGV, 3, 3): nil past the list's end, as ARGV[3].
 				r.needCount(a.Unpacks, a.UnpackTo, a, c)
 			}
@@ -787,7 +787,7 @@ func checkCall(c parse.Call, name string, r scriptRules, at, warn func(parse.Pos
 			// one @arg) skips the list's first values: the callers refuse
 			// a list shorter than those and the values the command needs
 			// (Param.Min), which an empty check alone let through.
-			if params := r.paramsOf(last.Unpacks); !exact && !r.measured[last.Unpacks] && c.Func != "redis.pcall" && arityOK(info.arity, n, true) {
+			if params := r.paramsOf(last.Unpacks); !exact && !r.measured[last.Unpacks] && !handsError(c) && arityOK(info.arity, n, true) {
 				base := n - m + r.fixedAfter(last.Unpacks, last.UnpackFrom)
 				need := 0
 				for need <= maxMinCount && !arityOK(info.arity, base+need, false) {
@@ -951,6 +951,11 @@ func (r scriptRules) needCount(table string, n int, a parse.Arg, c parse.Call) {
 		}
 	}
 }
+
+// handsError reports whether c hands Redis's error to the script, which
+// goes on: a call of redis.pcall, or one in a function passed to pcall
+// (parse.Call.Protected).
+func handsError(c parse.Call) bool { return c.Func == "redis.pcall" || c.Protected }
 
 // maxMinCount bounds the values a command may need from a variadic list
 // that the checker looks for (Param.Min); commands need a few at most.
@@ -3059,7 +3064,7 @@ func checkGroups(c parse.Call, name string, r scriptRules, at func(parse.Pos, st
 		// (Not for a command named by a variable that @commands lists
 		// several of: another may take any count, SADD key member ....
 		// One alone is the command the call runs.)
-		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || c.Func == "redis.pcall" || c.Command == "" && len(r.commands) > 1 {
+		if last.Unpacks == "" || last.UnpackTo != 0 || !r.variadic(last.Unpacks) || r.measured[last.Unpacks] || handsError(c) || c.Command == "" && len(r.commands) > 1 {
 			return
 		}
 		// The words in groups before the variadic's values: those written

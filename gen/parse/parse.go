@@ -230,6 +230,10 @@ type Call struct {
 	// outside the branches of an if, loop bodies and the right of and/or,
 	// and no statement before it may return.
 	Sure bool
+	// Protected is set when the call is in the body of a function written
+	// as an argument of pcall or xpcall (pcall(function() ... end)): its
+	// error is handed to the script, as redis.pcall's is.
+	Protected bool
 }
 
 // Global is an assignment to a global variable (or a global function
@@ -757,6 +761,13 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	for e := range sure {
 		if i, ok := w.calls[e]; ok {
 			f.Calls[i].Sure = true
+		}
+	}
+	protected := map[*ast.FuncCallExpr]bool{}
+	protectedCalls(chunk, protected)
+	for e := range protected {
+		if i, ok := w.calls[e]; ok {
+			f.Calls[i].Protected = true
 		}
 	}
 	return f, errs

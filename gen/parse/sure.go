@@ -197,10 +197,58 @@ func (w *sureWalk) exprs(list []ast.Expr) {
 // assignedNamesIn adds to names each name an assignment anywhere in list
 // gives a value (f = ...), in its blocks and its functions' bodies too.
 func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
+	inspect(list, func(s ast.Stmt) {
+		switch x := s.(type) {
+		case *ast.AssignStmt:
+			for _, l := range x.Lhs {
+				if id, ok := l.(*ast.IdentExpr); ok {
+					names[id.Value] = true
+				}
+			}
+		case *ast.FuncDefStmt:
+			// (function f() end assigns f, a local of that name too.)
+			if id, ok := x.Name.Func.(*ast.IdentExpr); ok && x.Name.Receiver == nil {
+				names[id.Value] = true
+			}
+		}
+	}, func(ast.Expr) {})
+}
+
+// protectedCalls adds to protected the call expressions in the body of a
+// function written as an argument of pcall or xpcall (pcall(function()
+// ... end)): an error there is handed to the script, which goes on.
+func protectedCalls(chunk []ast.Stmt, protected map[*ast.FuncCallExpr]bool) {
+	inspect(chunk, func(ast.Stmt) {}, func(e ast.Expr) {
+		call, ok := e.(*ast.FuncCallExpr)
+		if !ok || call.Receiver != nil {
+			return
+		}
+		if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != "pcall" && id.Value != "xpcall" {
+			return
+		}
+		for _, a := range call.Args {
+			if fn, ok := a.(*ast.FunctionExpr); ok {
+				inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+					if c, ok := e.(*ast.FuncCallExpr); ok {
+						protected[c] = true
+					}
+				})
+			}
+		}
+	})
+}
+
+// inspect calls stmt for each statement of list and expr for each
+// expression, in its blocks and its functions' bodies too.
+func inspect(list []ast.Stmt, stmt func(ast.Stmt), expr func(ast.Expr)) {
 	var exprs func([]ast.Expr)
 	var stmts func([]ast.Stmt)
 	exprs = func(list []ast.Expr) {
 		for _, e := range list {
+			if e == nil {
+				continue
+			}
+			expr(e)
 			switch x := e.(type) {
 			case *ast.FunctionExpr:
 				stmts(x.Stmts)
@@ -231,13 +279,9 @@ func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
 	}
 	stmts = func(list []ast.Stmt) {
 		for _, s := range list {
+			stmt(s)
 			switch x := s.(type) {
 			case *ast.AssignStmt:
-				for _, l := range x.Lhs {
-					if id, ok := l.(*ast.IdentExpr); ok {
-						names[id.Value] = true
-					}
-				}
 				exprs(x.Lhs)
 				exprs(x.Rhs)
 			case *ast.LocalAssignStmt:
@@ -263,10 +307,6 @@ func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
 				exprs(x.Exprs)
 				stmts(x.Stmts)
 			case *ast.FuncDefStmt:
-				// (function f() end assigns f, a local of that name too.)
-				if id, ok := x.Name.Func.(*ast.IdentExpr); ok && x.Name.Receiver == nil {
-					names[id.Value] = true
-				}
 				exprs([]ast.Expr{x.Func})
 			case *ast.ReturnStmt:
 				exprs(x.Exprs)

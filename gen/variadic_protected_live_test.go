@@ -1,0 +1,64 @@
+package gen
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestVariadicCountProtectedAgreesWithServer: a call of redis.call in a
+// function written as an argument of pcall or xpcall (pcall(function()
+// ... end)) hands its error to the script, which goes on, as a call of
+// redis.pcall does: the generated callers must send the counts it fails
+// on (too short to hold ARGV[3], a GET of no key or of two, an odd HSET),
+// which the server runs.
+func TestVariadicCountProtectedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		args = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+		keys = "-- X does it.\n-- @key ks...\n-- @return none\n"
+	)
+	type call struct{ keys, args []string }
+	for _, tc := range []struct {
+		name, src string
+		list      string
+		want      []string // the generated caller's tests of list
+		calls     []call   // what the server must run
+	}{
+		{"ARGV[3] in pcall", args + "pcall(function() redis.call('SET', KEYS[1], ARGV[3]) end)", "rest",
+			nil, []call{{[]string{"{t}k"}, []string{"m", "a"}}}},
+		{"ARGV[3] in xpcall", args + "xpcall(function() redis.call('SET', KEYS[1], ARGV[3]) end, function(e) return e end)", "rest",
+			nil, []call{{[]string{"{t}k"}, []string{"m"}}}},
+		{"HSET of the rest in pcall", args + "local ok = pcall(function() return redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end)\nif not ok then redis.call('DEL', KEYS[1]) end", "rest",
+			nil, []call{{[]string{"{t}k"}, []string{"m", "f"}}, {[]string{"{t}k"}, []string{"m"}}}},
+		{"GET of the keys in pcall", keys + "pcall(function() redis.call('GET', unpack(KEYS)) end)", "ks",
+			nil, []call{{nil, nil}, {[]string{"{t}a", "{t}b"}, nil}}},
+		// Called by the script itself: its errors end the script.
+		{"ARGV[3] in a local function", args + "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\nf()", "rest",
+			[]string{"if len(rest) < 2 {"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := string(out["x.lua.go"])
+			if got := countChecks(code, tc.list); !slices.Equal(got, tc.want) || tc.want == nil && strings.Contains(code, "&GroupError{") {
+				t.Errorf("the caller checks %q (a group: %v), want %q", got, strings.Contains(code, "&GroupError{"), tc.want)
+			}
+			for _, c := range tc.calls {
+				err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(int64(len(c.keys))).Key(c.keys...).Arg(c.args...).Build()).Error()
+				if err != nil && !rueidis.IsRedisNil(err) {
+					t.Errorf("%v %v: the server returned %v", c.keys, c.args, err)
+				}
+			}
+		})
+	}
+}
