@@ -3292,6 +3292,12 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 					arg.Indexed = i
 				}
 			}
+		case *ast.LogicalOpExpr:
+			// Or the right of an and/or (c and 'z' or ARGV[3]), which
+			// Redis gets on some paths.
+			if table, n, _ := w.elemNeed(x); n > 0 && (table == "KEYS") == (w.value(x).Source == SourceKey) {
+				arg.Indexed = n
+			}
 		case *ast.IdentExpr:
 			// Or held by a local given it alone (local v = ARGV[3]), not
 			// tested here (if v then), in this function.
@@ -3454,6 +3460,58 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 		u.call = len(w.f.Calls) - 1
 		w.params = append(w.params, u)
 	}
+}
+
+// elemNeed is the table (KEYS or ARGV) and the count of it under which e,
+// KEYS[n] or ARGV[n] written in place, or an and/or of them, gives nil on
+// some path (c and 'z' or ARGV[3]: 3; ARGV[2] or ARGV[3]: 2; ARGV[3] or
+// 'z': none), n 0 for none. bare is set when e is the element alone,
+// which is nil or false exactly under that count.
+func (w *walker) elemNeed(e ast.Expr) (table string, n int, bare bool) {
+	switch x := e.(type) {
+	case *ast.AttrGetExpr:
+		id, ok := x.Object.(*ast.IdentExpr)
+		num, ok2 := x.Key.(*ast.NumberExpr)
+		if ok && ok2 && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+			if i, err := strconv.Atoi(num.Value); err == nil && i >= 1 {
+				return id.Value, i, true
+			}
+		}
+	case *ast.LogicalOpExpr:
+		lt, l, lbare := w.elemNeed(x.Lhs)
+		rt, r, _ := w.elemNeed(x.Rhs)
+		if l > 0 && r > 0 && lt != rt {
+			return "", 0, false
+		}
+		switch x.Operator {
+		case "and":
+			// Nil where the left is, or else where the right is; a left
+			// that is nil or false ends there.
+			switch x.Lhs.(type) {
+			case *ast.NilExpr, *ast.FalseExpr:
+				return "", 0, false
+			}
+			if r == 0 {
+				return lt, l, false
+			}
+			return rt, max(l, r), false
+		case "or":
+			// Nil where the left is nil or false and the right is nil: a
+			// left never false gives itself.
+			switch x.Lhs.(type) {
+			case *ast.StringExpr, *ast.NumberExpr, *ast.TrueExpr, *ast.TableExpr, *ast.FunctionExpr:
+				return "", 0, false
+			}
+			if r == 0 {
+				return "", 0, false
+			}
+			if lbare {
+				return rt, min(l, r), false
+			}
+			return rt, r, false
+		}
+	}
+	return "", 0, false
 }
 
 // spoil records that the table local l may not hold what its constructor
