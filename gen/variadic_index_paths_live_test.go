@@ -40,3 +40,36 @@ func TestVariadicIndexOnAPathAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexPassedAgreesWithServer: ARGV[n] past the fixed
+// arguments passed to a local function (f(ARGV[3])) whose parameter it
+// gives redis.call untested is nil there when the list is short, and Redis
+// fails the call after the script's earlier writes: the generated callers
+// must refuse such a list, as for ARGV[n] written in the call. Not when the
+// function tests its parameter first, nor when the script tests the
+// element before the call.
+func TestVariadicIndexPassedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"a parameter", "local function f(v) redis.call('SET', KEYS[1], v) end\nf(ARGV[3])", "if len(rest) < 2 {"},
+		{"the second parameter", "local function f(a, v) redis.call('SET', KEYS[1] .. a, v) end\nf(':x', ARGV[3])", "if len(rest) < 2 {"},
+		{"the parameter tested", "local function f(v) if v then redis.call('SET', KEYS[1], v) end end\nf(ARGV[3])", ""},
+		{"the parameter given a default", "local function f(v) v = v or 'z'\nredis.call('SET', KEYS[1], v) end\nf(ARGV[3])", ""},
+		{"the element tested", "local function f(v) redis.call('SET', KEYS[1], v) end\nif ARGV[3] then f(ARGV[3]) end", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, tc.check)
+			refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "must be strings or integers")
+			if refused != (tc.check != "") {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+		})
+	}
+}

@@ -727,6 +727,7 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		w.settleFuncs()
 		w.settleUpvals()
 		w.settleParams()
+		w.settleElemParams()
 		nextParams, nextAll, nextRets := w.resolvedParams(), w.allValues(), w.results
 		if nextRets == nil {
 			nextRets = map[*ast.FunctionExpr]Value{}

@@ -94,6 +94,12 @@ type walker struct {
 	// function pass it (see settleParams).
 	params []upval
 	args   map[*ast.FunctionExpr][][]Value
+	// elemParams are the arguments of calls that are a parameter of the
+	// function being walked, untested there, and elemArgs what the calls of
+	// each local function pass it as KEYS[n] or ARGV[n] written in place
+	// (f(ARGV[3])): see settleElemParams.
+	elemParams []upval
+	elemArgs   map[*ast.FunctionExpr]map[int][]elemPass
 	// called are the local functions called by name, escaped those read
 	// otherwise (passed, stored, aliased: called out of sight), and
 	// paramVals what the parameters of each local function are given in
@@ -2209,6 +2215,17 @@ func (w *walker) expr(e ast.Expr) {
 				for i := range n {
 					w.args[fn][i] = append(w.args[fn][i], w.passed(e.Args, i))
 				}
+				for i, a := range e.Args {
+					if table, n, _ := w.elemNeed(a); n > 0 {
+						if w.elemArgs == nil {
+							w.elemArgs = map[*ast.FunctionExpr]map[int][]elemPass{}
+						}
+						if w.elemArgs[fn] == nil {
+							w.elemArgs[fn] = map[int][]elemPass{}
+						}
+						w.elemArgs[fn][i] = append(w.elemArgs[fn][i], elemPass{table, n})
+					}
+				}
 			}
 		}
 		w.unpack(e)
@@ -3262,7 +3279,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	} else {
 		c.CommandPos = pos
 	}
-	var ups, pars []upval
+	var ups, pars, elemPars []upval
 	for i, a := range e.Args[1:] {
 		arg := Arg{Pos: pos, Value: w.value(a)}
 		if id, ok := a.(*ast.IdentExpr); ok {
@@ -3274,6 +3291,9 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			}
 			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && !w.dry {
 				pars = append(pars, upval{arg: i, l: l, name: id.Value})
+			}
+			if l, _ := w.lookup(id.Value); l != nil && l.paramOf != nil && !l.assigned && l.fn == w.depth && !w.guarded(l) && !w.dry {
+				elemPars = append(elemPars, upval{arg: i, l: l, name: id.Value})
 			}
 		}
 		if i+1 < len(argPos) {
@@ -3459,6 +3479,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 	for _, u := range pars {
 		u.call = len(w.f.Calls) - 1
 		w.params = append(w.params, u)
+	}
+	for _, u := range elemPars {
+		u.call = len(w.f.Calls) - 1
+		w.elemParams = append(w.elemParams, u)
 	}
 }
 
@@ -3742,6 +3766,33 @@ func (w *walker) settleParams() {
 		}
 		for _, v := range vals[u.l.param-1] {
 			mergeArg(&w.f.Calls[u.call].Args[u.arg], v, u.name)
+		}
+	}
+}
+
+// elemPass is KEYS[n] or ARGV[n] (Table) written in place, or an and/or
+// of them, that a call of a local function passes a parameter, nil on
+// some path when the list is shorter than N (see walker.elemNeed).
+type elemPass struct {
+	Table string
+	N     int
+}
+
+// settleElemParams gives an argument that is an untested parameter of a
+// local function the element a call of the function passes it in place
+// as Arg.Indexed (local function f(v) redis.call('SET', k, v) end;
+// f(ARGV[3])): nil there when the list is short. It runs after
+// settleParams, which gives the argument the values passed.
+func (w *walker) settleElemParams() {
+	for _, u := range w.elemParams {
+		a := &w.f.Calls[u.call].Args[u.arg]
+		if a.Value.Source != SourceKey && a.Value.Source != SourceArgv {
+			continue
+		}
+		for _, p := range w.elemArgs[u.l.paramOf][u.l.param-1] {
+			if (p.Table == "KEYS") == (a.Value.Source == SourceKey) {
+				a.Indexed = max(a.Indexed, p.N)
+			}
 		}
 	}
 }
