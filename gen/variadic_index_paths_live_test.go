@@ -73,3 +73,27 @@ func TestVariadicIndexPassedAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexStringifiedAgreesWithServer: tostring of ARGV[n] past
+// the fixed arguments is the string "nil" when the list is short, which
+// Redis takes: the generated callers must send such a list, held by a
+// local or written in place, and the server runs it.
+func TestVariadicIndexStringifiedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct{ name, body string }{
+		{"held by a local", "local v = tostring(ARGV[3])\nredis.call('SET', KEYS[1], v)"},
+		{"given a local on a path", "local v = 'x'\nif redis.call('EXISTS', KEYS[1]) == 0 then v = tostring(ARGV[3]) end\nredis.call('SET', KEYS[1], v)"},
+		{"written in place", "redis.call('SET', KEYS[1], tostring(ARGV[3]))"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, "")
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "err"); refused {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+		})
+	}
+}

@@ -133,6 +133,9 @@ type Value struct {
 	// the right (KEYS[1] .. ':x'): it stays in the key's slot only when the
 	// key has a hash tag.
 	Extended bool
+	// Stringified is set on KEYS[n] or ARGV[n] passed through tostring,
+	// which gives "nil" for a missing element: never nil.
+	Stringified bool
 }
 
 // Arg is one argument of a redis.call site.

@@ -2870,7 +2870,9 @@ func (w *walker) value(e ast.Expr) Value {
 			return Value{Source: SourceUnknown}
 		}
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
-			return w.value(x.Args[0])
+			v := w.value(x.Args[0])
+			v.Stringified = v.Source == SourceArgv || v.Source == SourceKey
+			return v
 		}
 		// ('%s:x'):format(KEYS[1]) is string.format('%s:x', KEYS[1]).
 		if f, ok := x.Receiver.(*ast.StringExpr); ok && x.Method == "format" {
@@ -3322,7 +3324,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// Or held by a local given it alone (local v = ARGV[3]), not
 			// tested here (if v then), in this function.
 			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) &&
-				!l.val.Derived && (l.val.Source == SourceArgv || l.val.Source == SourceKey) {
+				!l.val.Derived && !l.val.Stringified && (l.val.Source == SourceArgv || l.val.Source == SourceKey) {
 				rest, _ := strings.CutPrefix(l.val.Text, map[Source]string{SourceArgv: "ARGV[", SourceKey: "KEYS["}[l.val.Source])
 				if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); err == nil && i >= 1 && strings.HasSuffix(rest, "]") {
 					arg.Indexed = i
