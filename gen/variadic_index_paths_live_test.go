@@ -97,3 +97,40 @@ func TestVariadicIndexStringifiedAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexAssertedAgreesWithServer: assert(ARGV[n]) past the
+// fixed arguments fails the script when the list is short ("assertion
+// failed!"), and gives the element otherwise: a local given it and passed
+// to redis.call needs the element as one given ARGV[n] does, and the
+// generated callers must refuse a list too short to hold it, which the
+// server fails.
+func TestVariadicIndexAssertedAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct{ name, body string }{
+		{"held by a local", "local v = assert(ARGV[3])\nredis.call('SET', KEYS[1], v)"},
+		{"with a message", "local v = assert(ARGV[3], 'no value')\nredis.call('SET', KEYS[1], v)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, "if len(rest) < 2 {")
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "script"); !refused {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a", "b"}, "script"); refused {
+				t.Errorf("a list of two: the server returned %v", err)
+			}
+		})
+	}
+}
+
+// TestAssertedKeyIsTheKey: assert(KEYS[1]) gives KEYS[1]: a key position
+// given it holds that key, which Redis Cluster routes the script by.
+func TestAssertedKeyIsTheKey(t *testing.T) {
+	src := "-- X does it.\n-- @key k\n-- @return none\nlocal k = assert(KEYS[1])\nredis.call('SET', k, 'v')\n"
+	if _, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}); err != nil {
+		t.Errorf("Generate: %v, want no error", err)
+	}
+}

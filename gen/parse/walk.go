@@ -2869,6 +2869,10 @@ func (w *walker) value(e ast.Expr) Value {
 			}
 			return Value{Source: SourceUnknown}
 		}
+		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "assert" && !w.isLocal("assert") && len(x.Args) > 0 && !expands(x.Args[0]) {
+			// assert(v, ...) gives v, or fails the script for nil or false.
+			return w.value(x.Args[0])
+		}
 		if id, ok := x.Func.(*ast.IdentExpr); ok && id.Value == "tostring" && len(x.Args) == 1 {
 			v := w.value(x.Args[0])
 			v.Stringified = v.Source == SourceArgv || v.Source == SourceKey
