@@ -134,3 +134,33 @@ func TestAssertedKeyIsTheKey(t *testing.T) {
 		t.Errorf("Generate: %v, want no error", err)
 	}
 }
+
+// TestVariadicIndexTableFieldAgreesWithServer: a table local listing
+// ARGV[n] past the fixed arguments (local t = {ARGV[3]}) holds nil there
+// when the list is short: t[1] passed to redis.call gets Redis's refusal
+// after the script's earlier writes, and the generated callers must refuse
+// such a list. Not when the script tests the field first.
+func TestVariadicIndexTableFieldAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"by index", "local t = {ARGV[1], ARGV[3]}\nredis.call('SET', KEYS[1], t[2])", "if len(rest) < 2 {"},
+		{"by name", "local t = {v = ARGV[3]}\nredis.call('SET', KEYS[1], t.v)", "if len(rest) < 2 {"},
+		{"tested first", "local t = {ARGV[3]}\nif t[1] then redis.call('SET', KEYS[1], t[1]) end", ""},
+		{"a fixed argument", "local t = {ARGV[1]}\nredis.call('SET', KEYS[1], t[1])\nredis.call('RPUSH', KEYS[1] .. ':l', 'x', unpack(ARGV, 2))", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, tc.check)
+			refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "must be strings or integers")
+			if refused != (tc.check != "") {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+		})
+	}
+}

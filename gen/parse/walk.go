@@ -2410,6 +2410,42 @@ func (w *walker) measuredElem(e ast.Expr) {
 	if id, ok := a.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
 		w.measured(id.Value)
 	}
+	// A field of a table local that lists one (local t = {ARGV[3]}, if
+	// t[1] then) tests it as well.
+	if _, table, i := w.listedElem(a); i > 0 {
+		w.measured(table)
+	}
+}
+
+// listedElem is the field a of a table local, neither spoiled nor
+// assigned, whose constructor lists KEYS[n] or ARGV[n] there (local t =
+// {ARGV[3]}, then t[1]; local t = {v = KEYS[2]}, then t.v): the field's
+// value, its table and n; n 0 for another.
+func (w *walker) listedElem(a *ast.AttrGetExpr) (Value, string, int) {
+	if _, ok := w.elemsOf(a.Object); !ok {
+		return Value{}, "", 0
+	}
+	l := w.tableLocal(a.Object)
+	if l == nil || l.fn != w.depth {
+		return Value{}, "", 0
+	}
+	f, ok := l.fields[fieldKey(a.Key)]
+	if !ok || f.Derived || f.Stringified || f.Source != SourceArgv && f.Source != SourceKey {
+		return Value{}, "", 0
+	}
+	table := "ARGV"
+	if f.Source == SourceKey {
+		table = "KEYS"
+	}
+	rest, ok := strings.CutPrefix(f.Text, table+"[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return Value{}, "", 0
+	}
+	i, err := strconv.Atoi(strings.TrimSuffix(rest, "]"))
+	if err != nil || i < 1 {
+		return Value{}, "", 0
+	}
+	return f, table, i
 }
 
 // measured records that the script reads the length of KEYS or ARGV
@@ -3317,6 +3353,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				if i, err := strconv.Atoi(n.Value); err == nil && i >= 1 {
 					arg.Indexed = i
 				}
+			}
+			// Or a field of a table local that lists it (local t =
+			// {ARGV[3]}, then t[1]).
+			if _, table, i := w.listedElem(x); i > 0 && table != "" {
+				arg.Indexed = i
 			}
 		case *ast.LogicalOpExpr:
 			// Or the right of an and/or (c and 'z' or ARGV[3]), which
