@@ -164,3 +164,36 @@ func TestVariadicIndexTableFieldAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexTonumberAgreesWithServer: tonumber(ARGV[n]) past the
+// fixed arguments is nil when the list is short: passed to redis.call, in
+// place or held by a local, Redis refuses the call after the script's
+// earlier writes, and the generated callers must refuse such a list. Not
+// when the script tests the local first.
+func TestVariadicIndexTonumberAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"in place", "redis.call('SET', KEYS[1], tonumber(ARGV[3]))", "if len(rest) < 2 {"},
+		{"held by a local", "local n = tonumber(ARGV[3])\nredis.call('SET', KEYS[1], n)", "if len(rest) < 2 {"},
+		{"held by a local, tested", "local n = tonumber(ARGV[3])\nif n then redis.call('SET', KEYS[1], n) end", ""},
+		{"held by a local, given a default", "local n = tonumber(ARGV[3]) or 0\nredis.call('SET', KEYS[1], n)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, tc.check)
+			refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "must be strings or integers")
+			if refused != (tc.check != "") {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a", "5"}, "err"); refused {
+				t.Errorf("a list of two: the server returned %v", err)
+			}
+		})
+	}
+}

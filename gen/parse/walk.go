@@ -231,6 +231,9 @@ type local struct {
 	// numArg is n when the local holds tonumber(ARGV[n]), assigned in the
 	// block that declares it; 0 otherwise.
 	numArg int
+	// numElem is n when it was given tonumber(ARGV[n]) with ARGV[n]
+	// written in place (see walker.tonumberElem); 0 otherwise.
+	numElem int
 	// counter is set on the variable of a numeric for, while it is not
 	// assigned: it holds a number; nonzero then when it counts away from
 	// 0 from a number that is not 0 (for i = 1, n), or toward one that is
@@ -429,7 +432,7 @@ func (w *walker) setReply(name string, r Return) {
 // setNumArg records what numArgOf says of the value assigned to a local, in
 // the block that declares it; one assigned in a nested block, a function or
 // a loop is no longer followed.
-func (w *walker) setNumArg(name string, n int) {
+func (w *walker) setNumArg(name string, n int, e ast.Expr) {
 	l, i := w.lookup(name)
 	if l == nil {
 		return
@@ -437,7 +440,29 @@ func (w *walker) setNumArg(name string, n int) {
 	if i != len(w.scopes)-1 {
 		n = 0
 	}
-	l.numArg = n
+	l.numArg, l.numElem = n, 0
+	if n > 0 {
+		l.numElem = w.tonumberElem(e)
+	}
+}
+
+// tonumberElem is n when e is tonumber(ARGV[n]) with ARGV[n] written in
+// place, which is nil when the list is short; 0 otherwise.
+func (w *walker) tonumberElem(e ast.Expr) int {
+	c, ok := e.(*ast.FuncCallExpr)
+	if !ok {
+		return 0
+	}
+	arg, ok := w.tonumberArg(c)
+	if !ok {
+		return 0
+	}
+	if a, ok := arg.(*ast.AttrGetExpr); ok {
+		if id, ok := a.Object.(*ast.IdentExpr); ok && id.Value == "ARGV" && !w.isLocal("ARGV") {
+			return argvIndex(w.value(a))
+		}
+	}
+	return 0
 }
 
 // numArgOf is n and the text for messages when e is tonumber(ARGV[n]) (of
@@ -899,7 +924,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			w.assign(id.Value, v)
 			w.setReply(id.Value, replies[i])
 			w.setNil(id.Value, nils[i])
-			w.setNumArg(id.Value, numArgs[i])
+			w.setNumArg(id.Value, numArgs[i], elemAt(s.Rhs, i))
 			if l, _ := w.lookup(id.Value); l != nil {
 				l.indexOf = 0
 			}
@@ -947,7 +972,7 @@ func (w *walker) stmt(s ast.Stmt) {
 			}
 			w.setReply(n, replies[i])
 			w.setNil(n, nils[i])
-			w.setNumArg(n, numArgs[i])
+			w.setNumArg(n, numArgs[i], elemAt(s.Exprs, i))
 			if l, _ := w.lookup(n); l != nil && l.table {
 				l.ctor = ctors[i]
 			}
@@ -3359,6 +3384,11 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			if _, table, i := w.listedElem(x); i > 0 && table != "" {
 				arg.Indexed = i
 			}
+		case *ast.FuncCallExpr:
+			// Or tonumber of it (tonumber(ARGV[3])): nil for nil.
+			if n := w.tonumberElem(x); n > 0 {
+				arg.Indexed = n
+			}
 		case *ast.LogicalOpExpr:
 			// Or the right of an and/or (c and 'z' or ARGV[3]), which
 			// Redis gets on some paths.
@@ -3374,6 +3404,10 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); err == nil && i >= 1 && strings.HasSuffix(rest, "]") {
 					arg.Indexed = i
 				}
+			}
+			// Or tonumber of it (local n = tonumber(ARGV[3])).
+			if l, _ := w.lookup(x.Value); l != nil && l.fn == w.depth && l.paramOf == nil && !l.fnAssigned && !w.guarded(l) && l.numArg > 0 && l.numElem > 0 {
+				arg.Indexed = max(arg.Indexed, l.numElem)
 			}
 			// Or given it on some paths only (local v = 'x', if c then v
 			// = ARGV[3] end): the values it may hold, of the table its
