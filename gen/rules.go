@@ -153,6 +153,11 @@ func checkBody(file string, pf *parse.File, r scriptRules) []Error {
 		}
 	}
 
+	for _, op := range pf.ElemOps {
+		if !op.Protected {
+			r.needElem(op)
+		}
+	}
 	settleGroups(r, at, warn)
 	settleCaps(r, at, warn)
 
@@ -948,6 +953,26 @@ func (r scriptRules) needCount(table string, n int, a parse.Arg, c parse.Call) {
 				text = fmt.Sprintf("unpack(%s, %d, %d)", a.Unpacks, max(a.UnpackFrom, 1), a.UnpackTo)
 			}
 			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: a.Pos, sure: c.Sure, name: text + " in " + name})
+		}
+	}
+}
+
+// needElem makes the generated callers refuse a variadic key or argument
+// list too short to hold the element op reads as an operand of arithmetic
+// or a concatenation past the fixed ones: Lua fails the script there on
+// nil, after its earlier writes. Not when the script reads the list's
+// length or tests an element of it, nor when it may change the table.
+func (r scriptRules) needElem(op parse.ElemOp) {
+	table, n := op.Table, op.N
+	if known := r.argsKnown && table == "ARGV" || r.keysKnown && table == "KEYS"; !known || r.changed[table] || r.measured[table] || !r.variadic(table) {
+		return
+	}
+	params := r.paramsOf(table)
+	if fixed := len(params) - 1; n > fixed {
+		p := &params[fixed]
+		p.NonEmpty, p.Min = true, max(p.Min, n-fixed)
+		if r.mins != nil {
+			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: op.Pos, name: op.Text})
 		}
 	}
 }

@@ -182,6 +182,7 @@ func TestVariadicIndexTonumberAgreesWithServer(t *testing.T) {
 		{"in place", "redis.call('SET', KEYS[1], tonumber(ARGV[3]))", "if len(rest) < 2 {"},
 		{"held by a local", "local n = tonumber(ARGV[3])\nredis.call('SET', KEYS[1], n)", "if len(rest) < 2 {"},
 		{"held by a local, tested", "local n = tonumber(ARGV[3])\nif n then redis.call('SET', KEYS[1], n) end", ""},
+		{"in place, tested first", "if tonumber(ARGV[3]) then redis.call('SET', KEYS[1], tonumber(ARGV[3])) end", ""},
 		{"held by a local, given a default", "local n = tonumber(ARGV[3]) or 0\nredis.call('SET', KEYS[1], n)", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,6 +193,47 @@ func TestVariadicIndexTonumberAgreesWithServer(t *testing.T) {
 				t.Errorf("a list of one: the server returned %v", err)
 			}
 			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a", "5"}, "err"); refused {
+				t.Errorf("a list of two: the server returned %v", err)
+			}
+		})
+	}
+}
+
+// TestVariadicIndexOperandAgreesWithServer: ARGV[n] past the fixed
+// arguments, or tonumber of it, as an operand of arithmetic or of a
+// concatenation is nil when the list is short, and Lua fails the script
+// there ("attempt to perform arithmetic on a nil value"), after its
+// earlier writes: the generated callers must refuse such a list. Not when
+// the script tests the element first, or reads it on the right of an
+// and/or, nor in a function passed to pcall.
+func TestVariadicIndexOperandAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"arithmetic", "redis.call('SET', KEYS[1], ARGV[3] + 1)", "if len(rest) < 2 {"},
+		{"arithmetic on tonumber", "local n = tonumber(ARGV[3]) * 2\nredis.call('SET', KEYS[1], n)", "if len(rest) < 2 {"},
+		{"a negation", "redis.call('SET', KEYS[1], -ARGV[3])", "if len(rest) < 2 {"},
+		{"a concatenation", "redis.call('SET', KEYS[1], 'x' .. ARGV[3])", "if len(rest) < 2 {"},
+		{"a local", "local v = ARGV[3]\nredis.call('SET', KEYS[1], v .. ':x')", "if len(rest) < 2 {"},
+		{"tested first", "if ARGV[3] then redis.call('SET', KEYS[1], ARGV[3] + 1) end", ""},
+		{"tested as a number first", "if tonumber(ARGV[3]) then redis.call('SET', KEYS[1], tonumber(ARGV[3]) + 1) end", ""},
+		{"a local tested first", "local v = ARGV[3]\nif v then redis.call('SET', KEYS[1], v + 1) end", ""},
+		{"the right of an and", "local n = ARGV[3] and ARGV[3] + 1 or 0\nredis.call('SET', KEYS[1], n)", ""},
+		{"in pcall", "local ok, n = pcall(function() return ARGV[3] + 1 end)\nredis.call('SET', KEYS[1], ok and n or 0)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, tc.check)
+			refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "script")
+			if refused != (tc.check != "") {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a", "5"}, "script"); refused {
 				t.Errorf("a list of two: the server returned %v", err)
 			}
 		})

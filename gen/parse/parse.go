@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/yuin/gopher-lua/ast"
@@ -438,6 +439,21 @@ type NilElem struct {
 	Command string
 }
 
+// ElemOp is KEYS[n] or ARGV[n] written in place, tonumber(ARGV[n]), or a
+// local holding either and not tested first, as an operand of arithmetic
+// or of a concatenation (ARGV[3] + 1, 'x' .. v): nil there when the list
+// is short, and Lua fails the script ("attempt to perform arithmetic on a
+// nil value"). Not on the right of an and/or, whose left may test it.
+type ElemOp struct {
+	Pos   Pos    // of the operator
+	Table string // KEYS or ARGV
+	N     int
+	Text  string // for messages: ARGV[3] in +
+	// Protected is set when the operation is in a function passed to pcall
+	// or xpcall, which hands the error to the script.
+	Protected bool
+}
+
 // RedisLibCall is a call of redis.name other than call and pcall.
 type RedisLibCall struct {
 	Pos  Pos // of redis
@@ -633,6 +649,9 @@ type File struct {
 	// Lua fails on false, nil or a table: an operand of arithmetic, of ..,
 	// of # or of an ordering comparison.
 	Operations []Operation
+	// ElemOps are the elements of KEYS or ARGV read as operands where Lua
+	// fails the script on nil (see ElemOp).
+	ElemOps []ElemOp
 	// NumberTexts are the numbers made of an argument (tonumber(ARGV[n]),
 	// or a local holding it) that the script writes back as a string.
 	NumberTexts []NumberText
@@ -772,6 +791,12 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 	for e := range protected {
 		if i, ok := w.calls[e]; ok {
 			f.Calls[i].Protected = true
+		}
+	}
+	pfns := protectedFuncs(chunk)
+	for i, fns := range w.elemOpFns {
+		if slices.ContainsFunc(fns, func(fn *ast.FunctionExpr) bool { return pfns[fn] }) {
+			f.ElemOps[i].Protected = true
 		}
 	}
 	return f, errs

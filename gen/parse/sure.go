@@ -214,6 +214,27 @@ func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
 	}, func(ast.Expr) {})
 }
 
+// protectedFuncs are the functions written as an argument of pcall or
+// xpcall (pcall(function() ... end)).
+func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
+	out := map[*ast.FunctionExpr]bool{}
+	inspect(chunk, func(ast.Stmt) {}, func(e ast.Expr) {
+		call, ok := e.(*ast.FuncCallExpr)
+		if !ok || call.Receiver != nil {
+			return
+		}
+		if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != "pcall" && id.Value != "xpcall" {
+			return
+		}
+		for _, a := range call.Args {
+			if fn, ok := a.(*ast.FunctionExpr); ok {
+				out[fn] = true
+			}
+		}
+	})
+	return out
+}
+
 // protectedCalls adds to protected the call expressions in the body of a
 // function written as an argument of pcall or xpcall (pcall(function()
 // ... end)): an error there is handed to the script, which goes on.

@@ -130,6 +130,11 @@ type walker struct {
 	// walk (nil in the first), which a call of a local function gives.
 	fns               []*ast.FunctionExpr
 	results, returned map[*ast.FunctionExpr]Value
+	// elemOpFns are, for each of File.ElemOps, the functions being walked
+	// where it is (see ElemOp.Protected); logicRight counts the right
+	// sides of and/or being walked, where no ElemOp is recorded.
+	elemOpFns  [][]*ast.FunctionExpr
+	logicRight int
 	// calls are the indexes in File.Calls of the redis.call expressions
 	// walked, and elemCalls the expressions of the values of the return
 	// statement being walked (see ret), nil for values that are none.
@@ -2320,7 +2325,9 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.LogicalOpExpr:
 		done := w.probe(e.Lhs)
 		w.expr(e.Lhs)
+		w.logicRight++
 		w.expr(e.Rhs)
+		w.logicRight--
 		done()
 	case *ast.RelationalOpExpr:
 		// In order (left, operator, right), so the n-th operator walked on a
@@ -2355,6 +2362,7 @@ func (w *walker) expr(e ast.Expr) {
 	case *ast.UnaryMinusOpExpr:
 		w.numberArg(e.Expr)
 		pos, _ := w.tokenPos(e.Line(), "-", false)
+		w.elemOperand(e.Expr, "unary -", pos)
 		w.operation(e.Expr, "unary -", pos)
 	case *ast.UnaryNotOpExpr:
 		w.truth(e.Expr, true)
@@ -2386,7 +2394,53 @@ func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int
 		w.numberText(lhs, op, pos, 0)
 		w.numberText(rhs, op, pos, 0)
 	}
+	w.elemOperand(lhs, op, pos)
+	w.elemOperand(rhs, op, pos)
 	w.operation(rhs, op, pos)
+}
+
+// elemOperand records e as an ElemOp of op at pos when it is KEYS[n] or
+// ARGV[n] written in place, tonumber(ARGV[n]), or a local holding either,
+// not tested here.
+func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
+	if w.dry || w.logicRight > 0 {
+		return
+	}
+	table, n, text := "", 0, ""
+	switch x := e.(type) {
+	case *ast.AttrGetExpr:
+		if id, ok := x.Object.(*ast.IdentExpr); ok && (id.Value == "KEYS" || id.Value == "ARGV") && !w.isLocal(id.Value) {
+			if k, ok := x.Key.(*ast.NumberExpr); ok {
+				if i, err := strconv.Atoi(k.Value); err == nil && i >= 1 {
+					table, n, text = id.Value, i, id.Value+"["+k.Value+"]"
+				}
+			}
+		}
+	case *ast.FuncCallExpr:
+		if i := w.tonumberElem(x); i > 0 {
+			table, n, text = "ARGV", i, "tonumber(ARGV["+strconv.Itoa(i)+"])"
+		}
+	case *ast.IdentExpr:
+		l, _ := w.lookup(x.Value)
+		if l == nil || l.fn != w.depth || l.paramOf != nil || l.fnAssigned || w.guarded(l) {
+			return
+		}
+		if v := l.val; !v.Derived && !v.Stringified && (v.Source == SourceArgv || v.Source == SourceKey) {
+			t := map[Source]string{SourceArgv: "ARGV", SourceKey: "KEYS"}[v.Source]
+			if rest, ok := strings.CutPrefix(v.Text, t+"["); ok && strings.HasSuffix(rest, "]") {
+				if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); err == nil && i >= 1 {
+					table, n, text = t, i, x.Value+" ("+v.Text+")"
+				}
+			}
+		} else if l.numArg > 0 && l.numElem > 0 {
+			table, n, text = "ARGV", l.numElem, x.Value+" (tonumber(ARGV["+strconv.Itoa(l.numElem)+"]))"
+		}
+	}
+	if n == 0 {
+		return
+	}
+	w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: pos, Table: table, N: n, Text: text + " in " + op})
+	w.elemOpFns = append(w.elemOpFns, slices.Clone(w.fns))
 }
 
 // cond walks a condition, recording the replies it tests for truth: the
@@ -2426,6 +2480,12 @@ func (w *walker) measuredElem(e ast.Expr) {
 			if f, isF := c.Func.(*ast.IdentExpr); isF && f.Value == "type" && !w.isLocal("type") && c.Receiver == nil && len(c.Args) == 1 {
 				e = c.Args[0]
 			}
+		}
+	}
+	if c, ok := e.(*ast.FuncCallExpr); ok {
+		// if tonumber(ARGV[3]) then: nil for nil, so a test of it too.
+		if arg, ok := w.tonumberArg(c); ok {
+			e = arg
 		}
 	}
 	a, ok := e.(*ast.AttrGetExpr)
