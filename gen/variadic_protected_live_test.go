@@ -62,3 +62,38 @@ func TestVariadicCountProtectedAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicCountProtectedByNameAgreesWithServer: a local function that
+// the script only ever passes to pcall (local function f() ... end;
+// pcall(f)) runs protected too: its errors are handed to the script, and
+// the generated callers must send the counts its calls fail on. Not when
+// the script also calls it directly.
+func TestVariadicCountProtectedByNameAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		want       []string // the generated caller's tests of rest
+	}{
+		{"passed to pcall", "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\npcall(f)", nil},
+		{"passed to pcall, with arithmetic", "local function f() return ARGV[3] + 1 end\nlocal ok, n = pcall(f)\nredis.call('SET', KEYS[1], ok and n or 0)", nil},
+		{"also called directly", "local function f() redis.call('SET', KEYS[1], ARGV[3]) end\npcall(f)\nf()", []string{"if len(rest) < 2 {"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			out, err := Generate("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := countChecks(string(out["x.lua.go"]), "rest"); !slices.Equal(got, tc.want) {
+				t.Errorf("the caller checks %q, want %q", got, tc.want)
+			}
+			err = rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a").Build()).Error()
+			if failed := err != nil && !rueidis.IsRedisNil(err); failed != (tc.want != nil) {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+		})
+	}
+}

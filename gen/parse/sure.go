@@ -215,10 +215,27 @@ func assignedNamesIn(list []ast.Stmt, names map[string]bool) {
 }
 
 // protectedFuncs are the functions written as an argument of pcall or
-// xpcall (pcall(function() ... end)).
+// xpcall (pcall(function() ... end)), and the local functions (local
+// function f) whose name the chunk reads only as such an argument
+// (pcall(f)): an error in them is handed to the script, which goes on.
 func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 	out := map[*ast.FunctionExpr]bool{}
-	inspect(chunk, func(ast.Stmt) {}, func(e ast.Expr) {
+	decls := map[string][]*ast.FunctionExpr{} // local functions by name
+	reads, passed := map[string]int{}, map[string]int{}
+	inspect(chunk, func(s ast.Stmt) {
+		if x, ok := s.(*ast.LocalAssignStmt); ok {
+			for i, name := range x.Names {
+				fn, isFn := elemAt(x.Exprs, i).(*ast.FunctionExpr)
+				if !isFn {
+					fn = nil
+				}
+				decls[name] = append(decls[name], fn)
+			}
+		}
+	}, func(e ast.Expr) {
+		if id, ok := e.(*ast.IdentExpr); ok {
+			reads[id.Value]++
+		}
 		call, ok := e.(*ast.FuncCallExpr)
 		if !ok || call.Receiver != nil {
 			return
@@ -226,37 +243,40 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 		if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != "pcall" && id.Value != "xpcall" {
 			return
 		}
-		for _, a := range call.Args {
-			if fn, ok := a.(*ast.FunctionExpr); ok {
-				out[fn] = true
+		for i, a := range call.Args {
+			switch x := a.(type) {
+			case *ast.FunctionExpr:
+				out[x] = true
+			case *ast.IdentExpr:
+				if i == 0 {
+					passed[x.Value]++
+				}
 			}
 		}
 	})
+	assigned := map[string]bool{}
+	assignedNamesIn(chunk, assigned)
+	for name, fns := range decls {
+		// One declaration of the name, a function, never assigned, and
+		// every read of it the function pcall calls.
+		if len(fns) == 1 && fns[0] != nil && !assigned[name] && passed[name] > 0 && passed[name] == reads[name] {
+			out[fns[0]] = true
+		}
+	}
 	return out
 }
 
 // protectedCalls adds to protected the call expressions in the body of a
-// function written as an argument of pcall or xpcall (pcall(function()
-// ... end)): an error there is handed to the script, which goes on.
+// function that protectedFuncs finds: an error there is handed to the
+// script, which goes on.
 func protectedCalls(chunk []ast.Stmt, protected map[*ast.FuncCallExpr]bool) {
-	inspect(chunk, func(ast.Stmt) {}, func(e ast.Expr) {
-		call, ok := e.(*ast.FuncCallExpr)
-		if !ok || call.Receiver != nil {
-			return
-		}
-		if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != "pcall" && id.Value != "xpcall" {
-			return
-		}
-		for _, a := range call.Args {
-			if fn, ok := a.(*ast.FunctionExpr); ok {
-				inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
-					if c, ok := e.(*ast.FuncCallExpr); ok {
-						protected[c] = true
-					}
-				})
+	for fn := range protectedFuncs(chunk) {
+		inspect(fn.Stmts, func(ast.Stmt) {}, func(e ast.Expr) {
+			if c, ok := e.(*ast.FuncCallExpr); ok {
+				protected[c] = true
 			}
-		}
-	})
+		})
+	}
 }
 
 // inspect calls stmt for each statement of list and expr for each
