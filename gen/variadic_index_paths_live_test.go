@@ -239,3 +239,31 @@ func TestVariadicIndexOperandAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexAssertCalledAgreesWithServer: assert(ARGV[n]) past the
+// fixed arguments, as a statement, fails the script when the list is
+// short ("assertion failed!"), after its earlier writes: the generated
+// callers must refuse such a list. Not on the right of an and/or.
+func TestVariadicIndexAssertCalledAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct {
+		name, body string
+		check      string // the generated caller's test, "" for none
+	}{
+		{"in place", "assert(ARGV[3], 'no value')\nredis.call('SET', KEYS[1], 'x')", "if len(rest) < 2 {"},
+		{"a local", "local v = ARGV[3]\nassert(v)\nredis.call('SET', KEYS[1], 'x' .. v)", "if len(rest) < 2 {"},
+		{"on the right of an or", "local v = ARGV[2] == 'x' or assert(ARGV[3])\nredis.call('SET', KEYS[1], 'x')", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, tc.check)
+			refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "x"}, "script")
+			if refused != (tc.check != "") {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+		})
+	}
+}

@@ -441,9 +441,11 @@ type NilElem struct {
 
 // ElemOp is KEYS[n] or ARGV[n] written in place, tonumber(ARGV[n]), or a
 // local holding either and not tested first, as an operand of arithmetic
-// or of a concatenation (ARGV[3] + 1, 'x' .. v): nil there when the list
-// is short, and Lua fails the script ("attempt to perform arithmetic on a
-// nil value"). Not on the right of an and/or, whose left may test it.
+// or of a concatenation (ARGV[3] + 1, 'x' .. v), or the value assert
+// tests (assert(ARGV[3])): nil there when the list is short, and Lua
+// fails the script ("attempt to perform arithmetic on a nil value",
+// "assertion failed!"). Not on the right of an and/or, whose left may
+// test it.
 type ElemOp struct {
 	Pos   Pos    // of the operator
 	Table string // KEYS or ARGV

@@ -2200,6 +2200,10 @@ func (w *walker) expr(e ast.Expr) {
 		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "unpack" && !w.isLocal(id.Value) && len(e.Args) > 0 {
 			w.elemRead(e.Args[0], "unpack", func(t string) string { return "unpack(" + t + ")" })
 		}
+		if id, ok := e.Func.(*ast.IdentExpr); ok && id.Value == "assert" && !w.isLocal(id.Value) && len(e.Args) > 0 {
+			// assert(ARGV[3]) fails the script when the list is short.
+			w.elemOperand(e.Args[0], "assert", w.peekPos(id.Line(), id.Value, false))
+		}
 		if a, ok := e.Func.(*ast.AttrGetExpr); ok && len(e.Args) > 0 {
 			lib, ok1 := a.Object.(*ast.IdentExpr)
 			fn, ok2 := a.Key.(*ast.StringExpr)
@@ -2399,7 +2403,8 @@ func (w *walker) binaryOperation(lhs ast.Expr, op string, rhs ast.Expr, line int
 	w.operation(rhs, op, pos)
 }
 
-// elemOperand records e as an ElemOp of op at pos when it is KEYS[n] or
+// elemOperand records e as an ElemOp of op (an operator, or assert) at pos
+// when it is KEYS[n] or
 // ARGV[n] written in place, tonumber(ARGV[n]), or a local holding either,
 // not tested here.
 func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
