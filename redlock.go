@@ -389,22 +389,18 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 		// As for a Mutex's wait: no call runs past this.
 		cut = deadline.Add(addSat(waitOverrun, guardOverrun(r)))
 	}
-	if !r.distinct.Load() {
-		if r.closedQuorum() {
-			// As below, before any server is asked anything.
-			return nil, opError("redlock", r.name, ErrClosed)
-		}
-		if err := r.checkDistinct(ctx); err != nil {
-			return nil, opError("redlock", r.name, err)
-		}
-	}
+	// The first attempt checks, alongside, that no two nodes reach one
+	// server (checkDistinct).
+	check := !r.distinct.Load()
 	retry := backoff{cur: 10 * time.Millisecond, max: 250 * time.Millisecond}
 	for {
 		if r.closedQuorum() {
-			// No majority can ever grant it: do not wait for ctx to end.
+			// No majority can ever grant it: do not wait for ctx to end
+			// (nor ask any server its run_id).
 			return nil, opError("redlock", r.name, ErrClosed)
 		}
-		lctx, err := r.attempt(ctx, owner, cut)
+		lctx, err := r.attempt(ctx, owner, cut, check)
+		check = false
 		if err == nil {
 			return lctx, nil
 		}
@@ -438,13 +434,19 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // once, and with the Clients' key prefixes apart, one server's grants would
 // make the quorum. NewRedLock cannot tell (it calls no server); the first
 // acquisition asks each node's Client for its servers' run_id (INFO server,
-// kept by the Client), within the node timeout and ctx. A node that does not
-// answer is not compared, and is asked again at a later acquisition (after
-// a pause, see Client.runIDs: a RedLock does without a minority of silent
-// nodes, and each acquisition would wait the node timeout for it first),
+// kept by the Client), within the node timeout (cut, when set, first) and
+// ctx, while its attempt runs: a frozen node costs its timeout once, not
+// once for the check and again for the attempt. The attempt's grants are
+// handed out only once the check has passed. A node that does not answer is
+// not compared, and is asked again at a later acquisition (after a pause,
+// see Client.runIDs: a RedLock does without a minority of silent nodes),
 // until every node has answered.
-func (r *RedLock) checkDistinct(ctx context.Context) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, r.nodeTimeout, errNodeTimeout)
+func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
+	end := time.Now().Add(r.nodeTimeout)
+	if !cut.IsZero() && cut.Before(end) {
+		end = cut
+	}
+	ctx, cancel := context.WithDeadlineCause(ctx, end, errNodeTimeout)
 	defer cancel()
 	ids := make([]map[string]string, len(r.nodes))
 	known := make([]bool, len(r.nodes))
@@ -513,13 +515,25 @@ func (r *RedLock) closedQuorum() bool {
 
 // attempt is one round of the algorithm. When cut is set (TryLock with a
 // wait), no node's call runs past it, and the release of the grants goes on
-// in the background past it.
-func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (context.Context, error) {
+// in the background past it. With check, it asks the nodes' run_ids
+// (checkDistinct) while the nodes are tried, and gives back every grant when
+// two nodes reach one server.
+func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, check bool) (context.Context, error) {
 	n := len(r.nodes)
 	h := &redHeld{owner: owner, ctxs: make([]context.Context, n), stops: make([]context.CancelCauseFunc, n)}
 	errs := make([]error, n)
 	var caught firstPanic
 	start := time.Now()
+	var checked chan error
+	if check {
+		checked = make(chan error, 1)
+		go func() {
+			var err error
+			defer func() { checked <- err }()
+			defer caught.recover() // goes on on the caller's goroutine
+			err = r.checkDistinct(ctx, cut)
+		}()
+	}
 	var wg sync.WaitGroup
 	for i, m := range r.nodes {
 		h.stops[i] = func(error) {}
@@ -564,6 +578,10 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 		}()
 	}
 	wg.Wait()
+	var checkErr error
+	if checked != nil {
+		checkErr = <-checked // within the node timeout too
+	}
 	if caught.set {
 		// A node's call panicked (an Observer's AcquireEnd, after that
 		// node's grant was given back): the caller never receives the
@@ -574,6 +592,16 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time) (con
 			r.releaseAll(ctx, h, true, bound)
 		}()
 		panic(caught.value)
+	}
+	if checkErr != nil {
+		// Two nodes reach one server: whatever they granted is given back,
+		// and the caller never holds it.
+		func() {
+			bound, stop := giveBackBound(ctx, cut)
+			defer stop() // also when a release panics
+			r.releaseAll(ctx, h, true, bound)
+		}()
+		return nil, opError("redlock", r.name, checkErr)
 	}
 	granted := 0
 	for _, c := range h.ctxs {

@@ -11,8 +11,9 @@ import (
 // TestRedLockRefusesNodesOnOneServer: a RedLock whose Clients (each with a
 // rueidis client of its own) reach one Redis server holds no majority of
 // anything. Its Lock is refused with ErrInvalidArgument, naming the nodes,
-// and writes nothing; where the Clients' key prefixes differed, every node
-// granted and the lock was taken on the one server, as if on three.
+// and leaves nothing written (what the nodes granted alongside the check is
+// given back); where the Clients' key prefixes differed, every node granted
+// and the lock was taken on the one server, as if on three.
 func TestRedLockRefusesNodesOnOneServer(t *testing.T) {
 	t.Parallel()
 	nodes := redistest.Servers(t, 2)

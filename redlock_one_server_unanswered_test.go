@@ -35,8 +35,8 @@ func TestRedLockUnansweredNodeCheckedAtPauses(t *testing.T) {
 		}
 		_ = r.Unlock(lctx) // the silent node's release is cut at its timeout
 		t.Logf("TryLock %d took %v", i, took.Round(time.Millisecond))
-		// The first asks the silent node (the node timeout), and its
-		// attempt waits for it (the node timeout again).
+		// The first asks the silent node its run_id: one more node
+		// timeout before the check ran alongside the first attempt.
 		if i > 0 && took > nodeTimeout*3/2 {
 			slow = append(slow, took.Round(time.Millisecond))
 		}
