@@ -117,8 +117,8 @@ func WithClockDrift(factor float64, extra time.Duration) RedLockOption {
 // node timeout (WithNodeTimeout) at or above the lease, an invalid name or
 // option is an error (errors.Is ErrInvalidArgument or ErrInvalidName). Its
 // first Lock or TryLock refuses, with ErrInvalidArgument, nodes whose
-// Clients reach one Redis server (the same run_id), which NewRedLock, calling
-// no server, cannot tell.
+// Clients reach one Redis server (the same address or run_id), which
+// NewRedLock, calling no server, leaves to them.
 func NewRedLock(name string, clients []*Client, opts ...RedLockOption) (*RedLock, error) {
 	r, err := newRedLock(name, clients, opts)
 	if err != nil {
@@ -433,9 +433,9 @@ func (r *RedLock) acquire(ctx context.Context, wait time.Duration) (context.Cont
 // Sentinel deployment): its majority would count that server more than
 // once, and with the Clients' key prefixes apart, one server's grants would
 // make the quorum. NewRedLock cannot tell (it calls no server); the first
-// acquisition asks each node's Client for its servers' run_id (INFO server,
-// kept by the Client), within the node timeout (cut, when set, first) and
-// ctx, while its attempt runs: a frozen node costs its timeout once, not
+// acquisition compares the nodes' servers' addresses, and asks each node's
+// Client for its servers' run_id (INFO server, kept by the Client), within
+// the node timeout (cut, when set, first) and ctx, while its attempt runs: a frozen node costs its timeout once, not
 // once for the check and again for the attempt. The attempt's grants are
 // handed out only once the check has passed. A node that does not answer is
 // not compared, and is asked again at a later acquisition (after a pause,
@@ -448,6 +448,21 @@ func (r *RedLock) checkDistinct(ctx context.Context, cut time.Time) error {
 	}
 	ctx, cancel := context.WithDeadlineCause(ctx, end, errNodeTimeout)
 	defer cancel()
+	// One address reaches one server, whatever run_id a Client kept for it:
+	// a server restarted there has a new one, and a Client made since reads
+	// that while another still has the old.
+	addrs := map[string]int{}
+	for i, m := range r.nodes {
+		if m.c.closed() {
+			continue
+		}
+		for addr := range m.c.rc.Nodes() {
+			if j, ok := addrs[addr]; ok {
+				return invalidf("nodes %d and %d reach one Redis server (address %s): a RedLock needs independent deployments", j, i, addr)
+			}
+			addrs[addr] = i
+		}
+	}
 	ids := make([]map[string]string, len(r.nodes))
 	known := make([]bool, len(r.nodes))
 	var wg sync.WaitGroup

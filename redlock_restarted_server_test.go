@@ -1,0 +1,82 @@
+package scriptlock
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestRedLockRefusesNodesOnOneRestartedServer: a Client keeps its servers'
+// run_ids, and a server restarted at the same address has a new one. A
+// RedLock over that Client and another Client made since for the same
+// address reaches one server twice: it is refused as any RedLock whose
+// nodes reach one server, not taken on the old run_id the first Client kept
+// and the new one the other read.
+func TestRedLockRefusesNodesOnOneRestartedServer(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	ctx := testCtx(t, 20*time.Second)
+	r, err := NewRedLock("restarted", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := r.TryLock(ctx, 0) // cs[0] keeps nodes[0]'s run_id
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].Restart(t)
+	again := newTestClient(t, nodes[0].Client(t), WithKeyPrefix(redistest.Prefix(t)+"again:"))
+	r2, err := NewRedLock("restarted", []*Client{cs[0], again, cs[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err = r2.TryLock(ctx, 0)
+	if err == nil {
+		_ = r2.Unlock(lctx)
+		t.Fatal("RedLock over two Clients of one restarted server (of three) took the lock")
+	}
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("TryLock returned %v, want ErrInvalidArgument", err)
+	}
+	t.Log(err)
+}
+
+// TestRedLockRefusesNodesOnOneServerTwoAddresses: Clients that reach one
+// server under two addresses (here, one through a proxy) are told apart by
+// the server's run_id alone: the RedLock is refused.
+func TestRedLockRefusesNodesOnOneServerTwoAddresses(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 2)
+	px := netproxy.New(t, nodes[0].Addr)
+	prefix := redistest.Prefix(t)
+	cs := []*Client{
+		newTestClient(t, nodes[0].Client(t), WithKeyPrefix(prefix+"a:")),
+		newTestClient(t, nodes[1].Client(t), WithKeyPrefix(prefix+"b:")),
+		newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(prefix+"c:")),
+	}
+	r, err := NewRedLock("two-addresses", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := r.TryLock(testCtx(t, 10*time.Second), 0)
+	if err == nil {
+		_ = r.Unlock(lctx)
+		t.Fatal("RedLock over two Clients of one server (of three) took the lock")
+	}
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "run_id") {
+		t.Fatalf("TryLock returned %v, want ErrInvalidArgument naming the run_id", err)
+	}
+	for i, n := range []*redistest.Node{nodes[0], nodes[1], nodes[0]} {
+		if k, err := n.Do(t, "EXISTS", r.nodes[i].Key()).AsInt64(); err != nil || k != 0 {
+			t.Fatalf("node %d: the lock key exists (%d, %v)", i, k, err)
+		}
+	}
+}
