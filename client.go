@@ -163,12 +163,15 @@ type Client struct {
 
 	// runIDs: the run_id (INFO server) of each node of the Client's
 	// deployment that told it, by address ("" for a node that refused
-	// INFO for good); see runIDs. Guarded by runMu.
+	// INFO for good), and until when it is kept; see runIDs. Guarded by
+	// runMu.
 	runMu    sync.Mutex
-	runIDsOf map[string]string
+	runIDsOf map[string]keptRunID
 	// runAsk: when a node that did not tell its run_id is asked again, and
 	// the pause after that (see runIDs). Guarded by runMu.
 	runAsk map[string]runPause
+	// runKeep, when set (by tests only), replaces runIDKeep.
+	runKeep time.Duration
 }
 
 // runPause is when a node that did not answer INFO is asked again (at), and
@@ -177,6 +180,18 @@ type runPause struct {
 	at   time.Time
 	next time.Duration
 }
+
+// keptRunID is a node's run_id and until when it is kept.
+type keptRunID struct {
+	id    string
+	until time.Time
+}
+
+// runIDKeep is how long a node's run_id is kept before it is asked again: a
+// server restarted at that address has a new one, which a Client made since
+// (under another address, say) reads, and a RedLock over both, comparing it
+// with the old one, would take one server's grants for a majority.
+const runIDKeep = 10 * time.Second
 
 // runAskMin and runAskMax bound the pause before a node that did not tell
 // its run_id is asked again: an acquisition waits for the answer (up to the
@@ -1382,7 +1397,8 @@ wait:
 // Cluster's nodes) by address, asking INFO server, within ctx, of the nodes
 // that have not told it yet, and whether every node has (or refused INFO
 // for good: an ACL without it, whose "" is compared with nothing). The
-// answers are kept: a RedLock over the Client asks once. A node that did
+// answers are kept runIDKeep: the RedLocks over the Client made meanwhile
+// ask once. A node that did
 // not answer within the node timeout (ctx's cause errNodeTimeout) is asked
 // again after a pause, from runAskMin doubling to runAskMax while it stays
 // silent, not at every call: each would wait for it until ctx ended.
@@ -1391,10 +1407,14 @@ func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
 	ids := make(map[string]string, len(nodes))
 	now := time.Now()
 	paused := 0 // nodes not asked now
+	keep := runIDKeep
+	if c.runKeep > 0 {
+		keep = c.runKeep
+	}
 	c.runMu.Lock()
 	for addr := range nodes {
-		if id, ok := c.runIDsOf[addr]; ok {
-			ids[addr] = id
+		if k, ok := c.runIDsOf[addr]; ok && now.Before(k.until) {
+			ids[addr] = k.id
 		} else if p, ok := c.runAsk[addr]; ok && now.Before(p.at) {
 			delete(nodes, addr)
 			paused++
@@ -1413,6 +1433,7 @@ func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
 	}
 	out := make(chan answer, len(nodes))
 	asked := 0
+	told := map[string]string{} // the answers of this call
 	for addr, n := range nodes {
 		if _, ok := ids[addr]; ok {
 			continue
@@ -1434,7 +1455,7 @@ func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
 		select {
 		case a := <-out:
 			if a.ok {
-				ids[a.addr] = a.id
+				ids[a.addr], told[a.addr] = a.id, a.id
 			}
 		case <-ctx.Done():
 		}
@@ -1447,11 +1468,11 @@ func (c *Client) runIDs(ctx context.Context) (map[string]string, bool) {
 	pause := ctx.Err() == nil || errors.Is(context.Cause(ctx), errNodeTimeout)
 	c.runMu.Lock()
 	if c.runIDsOf == nil {
-		c.runIDsOf = map[string]string{}
+		c.runIDsOf = map[string]keptRunID{}
 		c.runAsk = map[string]runPause{}
 	}
-	for addr, id := range ids {
-		c.runIDsOf[addr] = id
+	for addr, id := range told {
+		c.runIDsOf[addr] = keptRunID{id, time.Now().Add(keep)}
 		delete(c.runAsk, addr)
 	}
 	for addr := range nodes {

@@ -80,3 +80,46 @@ func TestRedLockRefusesNodesOnOneServerTwoAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestRedLockRunIDKeptForAWhile: a server restarted at its address and
+// reached by a Client made since under another address (here, through a
+// proxy) has a new run_id, which that Client reads; the run_id another
+// Client kept from before the restart is asked again once kept a while, so
+// a RedLock made over both is then refused, not taken on one server's
+// grants for as long as the first Client lives.
+func TestRedLockRunIDKeptForAWhile(t *testing.T) {
+	t.Parallel()
+	nodes := redistest.Servers(t, 3)
+	cs := redlockClients(t, nodes)
+	const keep = 200 * time.Millisecond
+	cs[0].runKeep = keep
+	ctx := testCtx(t, 20*time.Second)
+	r, err := NewRedLock("kept", cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := r.TryLock(ctx, 0) // cs[0] keeps nodes[0]'s run_id
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unlock(lctx); err != nil {
+		t.Fatal(err)
+	}
+	nodes[0].Restart(t)
+	px := netproxy.New(t, nodes[0].Addr)
+	again := newTestClient(t, rawClient(t, px.Addr), WithKeyPrefix(redistest.Prefix(t)+"again:"))
+	time.Sleep(keep + 50*time.Millisecond)
+	r2, err := NewRedLock("kept", []*Client{cs[0], again, cs[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err = r2.TryLock(ctx, 0)
+	if err == nil {
+		_ = r2.Unlock(lctx)
+		t.Fatal("RedLock over two Clients of one restarted server (of three), one of them under another address, took the lock")
+	}
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "run_id") {
+		t.Fatalf("TryLock returned %v, want ErrInvalidArgument naming the run_id", err)
+	}
+	t.Log(err)
+}
