@@ -295,6 +295,10 @@ type redHeld struct {
 	// life ends with the hold (Unlock, or its loss, lostBy set first), not
 	// with the context it was locked with.
 	life context.Context
+	// unreleased: the nodes whose release the last Unlock could not
+	// confirm (refused, as NO_PUBLISH is, or unanswered), which an Unlock
+	// again with the hold's context asks again. Guarded by mu.
+	unreleased []int
 }
 
 // How a RedLock's or MultiLock's hold ended: first come, first served.
@@ -1006,8 +1010,11 @@ func (r *RedLock) releaseAll(ctx context.Context, h *redHeld, known bool, bound 
 // RedLock taken in this process, as its context would, or else what the
 // owner holds on the nodes that this process does not hold. It fails with
 // ErrNotHeld when no node held the lock, and otherwise reports the nodes that held it but could not
-// be reached (their lease runs out on its own; not ErrNotHeld, even when no
-// node could be reached). A RedLock whose context ended
+// be reached or refused the release (their lease runs out on its own; not
+// ErrNotHeld, even when no node could be reached). Unlock again with the
+// same context asks those nodes again (once the ACL user may publish the
+// release, say), releasing the lock there by owner if it is still held; it
+// fails with ErrNotHeld once no node is left to ask. A RedLock whose context ended
 // with ErrLockLost has given its nodes back already: Unlock waits for that
 // and fails with ErrNotHeld, as for a lost Mutex.
 func (r *RedLock) Unlock(ctx context.Context) error {
@@ -1038,13 +1045,42 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			<-h.givenBack
 			return fmt.Errorf("scriptlock: unlock redlock %q: %w (%v)", r.name, ErrNotHeld, h.lostBy)
 		}
-		return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
+		h.mu.Lock()
+		again := h.unreleased
+		h.unreleased = nil
+		h.mu.Unlock()
+		if len(again) == 0 {
+			return fmt.Errorf("scriptlock: unlock redlock %q: %w (already unlocked)", r.name, ErrNotHeld)
+		}
+		// An Unlock that could not release some nodes: asked again, by
+		// their holds' contexts (by owner, unless the owner holds the node
+		// anew), as a Mutex's Unlock made again is.
+		retry := &redHeld{owner: h.owner, ctxs: make([]context.Context, len(r.nodes)), stops: make([]context.CancelCauseFunc, len(r.nodes))}
+		for i := range retry.stops {
+			retry.stops[i] = func(error) {}
+		}
+		for _, i := range again {
+			retry.ctxs[i] = h.ctxs[i]
+		}
+		return r.unlocked(h, retry, r.releaseAll(ctx, retry, true, nil))
 	} else {
 		redOwned.disown(h)
 		h.cancel(context.Canceled)
 	}
-	errs := r.releaseAll(ctx, h, known, nil)
+	if !known {
+		return r.unlocked(nil, h, r.releaseAll(ctx, h, known, nil))
+	}
+	return r.unlocked(h, h, r.releaseAll(ctx, h, known, nil))
+}
+
+// unlocked reports the releases of Unlock (errs, by node) of the nodes
+// asked (h's: those granted when known, or every node), and keeps, on
+// held (nil: none to keep them on), the nodes whose release failed for an
+// Unlock again.
+func (r *RedLock) unlocked(held, h *redHeld, errs []error) error {
+	known := held != nil
 	released := 0
+	var unreleased []int
 	var failed []error
 	for i, err := range errs {
 		switch {
@@ -1056,6 +1092,7 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 			// for a grant that may have landed late.
 		default:
 			failed = append(failed, fmt.Errorf("node %d: %w", i, nested(err)))
+			unreleased = append(unreleased, i)
 		}
 	}
 	if released == 0 && len(failed) == 0 {
@@ -1063,8 +1100,16 @@ func (r *RedLock) Unlock(ctx context.Context) error {
 	}
 	if len(failed) > 0 {
 		// Not ErrNotHeld, even when no node confirmed: the nodes that could
-		// not be reached may hold the lock until their lease ends.
-		return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(failed...))
+		// not be reached, or refused, may hold the lock until their lease
+		// ends (their holds here ended: no watchdog renews it).
+		if !known {
+			return fmt.Errorf("scriptlock: unlock redlock %q: %w", r.name, errors.Join(failed...))
+		}
+		held.mu.Lock()
+		held.unreleased = unreleased
+		held.mu.Unlock()
+		return fmt.Errorf("scriptlock: unlock redlock %q: nodes %v may hold it until its lease ends there (Unlock again with this context asks them again): %w",
+			r.name, unreleased, errors.Join(failed...))
 	}
 	return nil
 }
