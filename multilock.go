@@ -438,6 +438,12 @@ func cutByOuterWait(ctx context.Context, err error) bool {
 		if !ok || time.Now().Before(d) || !errors.Is(err, context.DeadlineExceeded) {
 			return false
 		}
+		if end, ok := ctx.Value(nodeDeadlineKey{}).(time.Time); ok && end.Equal(d) {
+			// A RedLock node's timeout, not before the caller's deadline:
+			// its timer, which may run well past it on a loaded machine,
+			// ends ctx with errNodeTimeout.
+			return true
+		}
 		// The call saw ctx's deadline pass before its timer fired, which
 		// it is about to: then its cause tells whose deadline it was.
 		// Bounded: a context of another package may report a deadline

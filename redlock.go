@@ -568,7 +568,7 @@ func (r *RedLock) attempt(ctx context.Context, owner string, cut time.Time, chec
 			}
 			// Its cause tells the node's call that the RedLock, not the
 			// caller, cut it off (observed as unanswered, not timed out).
-			nctx, cancel := context.WithDeadlineCause(WithOwner(ctx, owner), end, errNodeTimeout)
+			nctx, cancel := nodeCallContext(WithOwner(ctx, owner), end)
 			tctx, err := m.TryLock(nctx, 0)
 			cancel()
 			if na := (*NotAcquiredError)(nil); errors.As(err, &na) && na.Unanswered {
@@ -898,6 +898,18 @@ func (p *firstPanic) recover() {
 // errNodeTimeout ends a RedLock node's call at its node timeout (or the
 // wait's end).
 var errNodeTimeout = errors.New("node timeout")
+
+// nodeCallContext is ctx ended at end, a node's call's timeout, with the
+// cause errNodeTimeout. It carries end (nodeDeadlineKey): a call that sees
+// end pass before the context's timer has run (late on a loaded machine)
+// tells the node timeout from the caller's deadline by it (cutByOuterWait).
+func nodeCallContext(ctx context.Context, end time.Time) (context.Context, context.CancelFunc) {
+	nctx, cancel := context.WithDeadlineCause(ctx, end, errNodeTimeout)
+	return context.WithValue(nctx, nodeDeadlineKey{}, end), cancel
+}
+
+// nodeDeadlineKey holds the node timeout of a RedLock node's call's context.
+type nodeDeadlineKey struct{}
 
 // clock is its first node's Client's clock (see Client.clock).
 func (r *RedLock) clock() time.Time { return r.nodes[0].c.clock() }
