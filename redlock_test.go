@@ -40,7 +40,11 @@ func TestRedLockLifecycle(t *testing.T) {
 	nodes := redistest.Servers(t, 5)
 	cs := redlockClients(t, nodes)
 	ctx := testCtx(t, 20*time.Second)
-	r := mustRedLock(t, "job", cs)
+	// A node timeout roomy enough for a loaded machine (the default, 200 ms,
+	// let a majority grant the lock without a live node whose answer came
+	// later): the test needs every node's answer, not a fast one.
+	roomy := WithNodeTimeout(time.Second)
+	r := mustRedLock(t, "job", cs, roomy)
 	lctx, err := r.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +55,7 @@ func TestRedLockLifecycle(t *testing.T) {
 		}
 	}
 	// Another owner is refused: a quorum error caused by contention.
-	other := mustRedLock(t, "job", cs)
+	other := mustRedLock(t, "job", cs, roomy)
 	_, err = other.TryLock(ctx, 0)
 	var qe *QuorumError
 	if !errors.As(err, &qe) || !errors.Is(err, ErrQuorum) || !errors.Is(err, ErrNotAcquired) || qe.Granted != 0 {
