@@ -280,14 +280,19 @@ func TestGuardReplicasRedLock(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	replicas[0].Pause()
 	defer replicas[0].Resume()
+	// A node timeout roomy enough for a loaded machine: node 0's grant, its
+	// WAIT and (GuardAllReplicas) its give-back must all be answered within
+	// it. With the default (200 ms), a node 0 cut off by it granted nothing
+	// (default) or still held the grant its background undo gives back.
+	roomy := WithNodeTimeout(time.Second)
 	for _, tc := range []struct {
 		name   string
 		r      *RedLock
 		onNode bool // node 0 holds the lock
 	}{
-		{"default", mustRedLock(t, "guard-redlock-default", plain), true},
-		{"RedLock GuardAllReplicas", mustRedLock(t, "guard-redlock-all", plain, WithGuardReplicas(GuardAllReplicas)), false},
-		{"Clients GuardAllReplicas", mustRedLock(t, "guard-redlock-clients", all), false},
+		{"default", mustRedLock(t, "guard-redlock-default", plain, roomy), true},
+		{"RedLock GuardAllReplicas", mustRedLock(t, "guard-redlock-all", plain, WithGuardReplicas(GuardAllReplicas), roomy), false},
+		{"Clients GuardAllReplicas", mustRedLock(t, "guard-redlock-clients", all, roomy), false},
 	} {
 		lctx, err := tc.r.Lock(ctx)
 		if err != nil {
