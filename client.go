@@ -63,6 +63,9 @@ type Client struct {
 	// testHookFallback runs in waitOn when a subscribed waiter's fallback
 	// timer fires, before the wait reads what happened meanwhile.
 	testHookFallback func(ctx context.Context)
+	// testHookLeaveLate runs in the undo of an attempt of unknown outcome
+	// once it found the owner no longer waiting, before it leaves the line.
+	testHookLeaveLate func()
 	// clockHook, when set, is what clock reads instead of time.Now.
 	clockHook atomic.Pointer[func() time.Time]
 

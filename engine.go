@@ -808,20 +808,54 @@ func (c *Client) sharedWait(ctx context.Context, id lineKey) func(queued bool) (
 		}
 		ch := make(chan struct{})
 		c.waiting[id] = sharedWaits{leaving: ch}
-		return true, func() {
-			c.mu.Lock()
-			if c.waiting[id].leaving == ch {
-				if w := c.waiting[id]; w.n > 0 {
-					w.leaving = nil
-					c.waiting[id] = w
-				} else {
-					delete(c.waiting, id)
-				}
-			}
-			c.mu.Unlock()
-			close(ch)
+		return true, func() { c.leftLine(id, ch) }
+	}
+}
+
+// leftLine ends the leave of the owner's line (id) marked by ch, and lets
+// the waits of the owner that wait for it make their first attempt.
+func (c *Client) leftLine(id lineKey, ch chan struct{}) {
+	c.mu.Lock()
+	if c.waiting[id].leaving == ch {
+		if w := c.waiting[id]; w.n > 0 {
+			w.leaving = nil
+			c.waiting[id] = w
+		} else {
+			delete(c.waiting, id)
 		}
 	}
+	c.mu.Unlock()
+	close(ch)
+}
+
+// leavingLate marks the owner's line (id) as being left by the undo of an
+// attempt of unknown outcome, unless the owner waits there again (waiting):
+// until the caller, which then leaves the line, calls left, a new wait of
+// the owner waits for that leave before its first attempt, as for a wait's
+// own leave (sharedWait). A leave already under way is waited for first,
+// bounded by ctx (its error).
+func (c *Client) leavingLate(ctx context.Context, id lineKey) (left func(), waiting bool, err error) {
+	c.mu.Lock()
+	for c.waiting[id].n == 0 && c.waiting[id].leaving != nil {
+		ch := c.waiting[id].leaving
+		c.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		c.mu.Lock()
+	}
+	defer c.mu.Unlock()
+	if c.waiting[id].n > 0 {
+		return nil, true, nil
+	}
+	if c.waiting == nil {
+		c.waiting = map[lineKey]sharedWaits{}
+	}
+	ch := make(chan struct{})
+	c.waiting[id] = sharedWaits{leaving: ch}
+	return func() { c.leftLine(id, ch) }, false, nil
 }
 
 // sharedWaits counts the waits of one shared owner (Client.waiting).
@@ -3184,11 +3218,20 @@ func (c *Client) undoLaterFrom(p primitive, field string, lease time.Duration, u
 				return err
 			}
 			if leaver != nil && ended != nil && ended.over.Load() && !leaveRefused.Load() {
-				c.mu.Lock()
-				waiting := c.waiting[lineKey{id, waitLine(p)}].n > 0
-				c.mu.Unlock()
+				// Marked as leaving while the leave is under way: a wait of
+				// the owner that begins meanwhile would take a place the
+				// leave, naming the owner's field alone, takes out.
+				left, waiting, lerr := c.leavingLate(ctx, lineKey{id, waitLine(p)})
+				if lerr != nil {
+					return lerr
+				}
 				if !waiting {
-					if err = leaver.leaveLate(ctx, field, ended.wait); err != nil {
+					if c.testHookLeaveLate != nil {
+						c.testHookLeaveLate()
+					}
+					err = leaver.leaveLate(ctx, field, ended.wait)
+					left()
+					if err != nil {
 						if undoRefusedForGood(err) {
 							// The hold was given back: only the place in
 							// line stays, until its deadline. Said once.
