@@ -987,6 +987,28 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			return
 		}
 		if ctx.Err() == nil && (lastErr == nil || !unknownOutcome(lastErr)) {
+			if wait > 0 {
+				// Waited for as the wait's calls are: until waitOverrun
+				// (plus the guard's) past the wait's end, or ctx's end; then
+				// it goes on in the background. A server that stopped
+				// answering once the wait's attempts were answered (as it
+				// subscribed) kept the caller for the release timeout.
+				done := make(chan struct{})
+				if c.background(func() {
+					defer close(done)
+					defer left()
+					p.abandon(ctx, field, wait)
+				}) {
+					t := time.NewTimer(time.Until(began.Add(wait).Add(addSat(waitOverrun, ws.overrun))))
+					defer t.Stop()
+					select {
+					case <-done:
+					case <-t.C:
+					case <-ctx.Done():
+					}
+					return
+				}
+			}
 			defer left()
 			p.abandon(ctx, field, wait)
 			return
