@@ -82,6 +82,11 @@ func checkEndsBy(t *testing.T, k string, h guardedHold, what string) {
 	select {
 	case <-h.lctx.Done():
 	case <-time.After(time.Until(h.by.Add(guardLate))):
+		if h.lctx.Err() != nil {
+			// Both were ready (an earlier hold's check ran past this
+			// one's bound): select chose at random.
+			break
+		}
 		t.Errorf("%s: lock context still live %s past the deadline of its replicated grant, with a replica the guard waits for stopped: %s moved the loss deadline although not every replica it waits for acknowledged it", k, guardLate, what)
 		return
 	}
