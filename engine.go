@@ -1389,10 +1389,10 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// after it; never earlier. A read re-entry's own lease key is
 		// recorded first: a release that leaves holds may delete another.
 		if p.side() == sideRead {
-			c.pushRead(h, lossDeadline(start, serverLease))
+			c.pushRead(h, start, lossDeadline(start, serverLease))
 		}
 		if !renewed && kept {
-			c.armReply(h, mark, lossDeadline(start, serverLease), true)
+			c.armReply(h, mark, start, lossDeadline(start, serverLease), true)
 		}
 	case renewed:
 		// A renewal may have run after the re-entry: the next ones move
@@ -1409,7 +1409,7 @@ func (c *Client) grant(ctx context.Context, p primitive, owner, field string, a 
 		// on the primary all the same.
 		c.armEarlier(h, lossDeadline(start, setLease))
 	default:
-		c.armReply(h, mark, lossDeadline(start, setLease), false)
+		c.armReply(h, mark, start, lossDeadline(start, setLease), false)
 	}
 	if renew && !a.fresh {
 		// Handed to the watchdog by this re-entry. Another call of the
@@ -1654,14 +1654,16 @@ func (m *leaseMark) end() {
 }
 
 // armReply moves h's loss deadline for the reply of the call marked m (see
-// soloOn): to at when m is solo on h (only later, with laterOnly: a call
-// that only lengthens the lock's expiry), else only earlier (with laterOnly,
-// not at all). The check and the arming are one critical section: a call
-// sent between them would have its earlier deadline, set as it was sent,
-// overwritten.
-func (c *Client) armReply(h *hold, m *leaseMark, at time.Time, laterOnly bool) {
+// soloOn), sent at sent: to at when m is solo on h (only later, with
+// laterOnly: a call that only lengthens the lock's expiry), else only
+// earlier (with laterOnly, not at all); within the lease of an Extend of
+// unknown outcome (see leaseUnknown). The check and the arming are one
+// critical section: a call sent between them would have its earlier
+// deadline, set as it was sent, overwritten.
+func (c *Client) armReply(h *hold, m *leaseMark, sent, at time.Time, laterOnly bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	at = unknownBound(h, sent, at)
 	switch {
 	case m.soloOn(h):
 		c.setLossLocked(h, at, false, laterOnly)
@@ -1788,7 +1790,41 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	stale := h.leaseCalls > 0 || monoNanos(sent) <= h.leaseSettled
-	c.setLossLocked(h, lossDeadline(sent, h.lease), stale, false)
+	c.setLossLocked(h, unknownBound(h, sent, lossDeadline(sent, h.lease)), stale, false)
+}
+
+// leaseUnknown records an Extend of h with lease, whose loss deadline is at,
+// as one of unknown outcome (an error without an answer: its context ended,
+// its connection broke or stalled, a panic): its script may have run, or may
+// still run, at any time, even after calls sent later and answered. A
+// cancelled call is let go by rueidis whether or not the server has read
+// it (a guarded one even before it is written: sendBounded), and nothing
+// tells when it can no longer run. The deadline moves to at now if that is
+// earlier, and for the rest of the hold's life every later call moves it no
+// further than lease from its own sending (unknownBound): should the
+// Extend run after that call, it runs after that call was sent, and sets
+// lease from then on. Without this a later Extend with a longer lease, run
+// first on another connection, moved the deadline to its own lease, and the
+// lock context outlived the shorter lease the first one then set.
+func (c *Client) leaseUnknown(h *hold, lease time.Duration, at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.unknownLease == 0 || lease < h.unknownLease {
+		h.unknownLease = lease
+	}
+	c.setLossLocked(h, at, true, false)
+}
+
+// unknownBound is at, or the deadline the shortest lease of an Extend of h
+// of unknown outcome gives a call sent at sent, when that is earlier (see
+// leaseUnknown); h.mu held.
+func unknownBound(h *hold, sent, at time.Time) time.Time {
+	if h.unknownLease > 0 {
+		if b := lossDeadline(sent, h.unknownLease); b.Before(at) {
+			return b
+		}
+	}
+	return at
 }
 
 // renewalSent moves h's loss deadline, before a renewal sent at sent goes
@@ -2590,10 +2626,13 @@ func readsLeft(h *hold) time.Time {
 }
 
 // pushRead records a read re-entry's own lease key, whose lease was set no
-// earlier than at (see hold.reads). Called before the re-entry moves the
-// loss deadline, so the first one finds the deadline the first key set.
-func (c *Client) pushRead(h *hold, at time.Time) {
+// earlier than at by the re-entry sent at sent (see hold.reads), within the
+// lease an Extend of unknown outcome may set on it later (unknownBound).
+// Called before the re-entry moves the loss deadline, so the first one
+// finds the deadline the first key set.
+func (c *Client) pushRead(h *hold, sent, at time.Time) {
 	h.mu.Lock()
+	at = unknownBound(h, sent, at)
 	if h.reads == nil {
 		h.reads = append(make([]int64, 0, 4), h.lossAt.Load())
 	}
@@ -2634,6 +2673,7 @@ func (c *Client) leftHeld(h *hold, m *leaseMark, sent time.Time, lease, left tim
 		// moved to before it was sent (see releaseBound).
 		at := lossDeadline(sent, left)
 		h.mu.Lock()
+		at = unknownBound(h, sent, at)
 		c.setLossLocked(h, at, true, false)
 		if solo && m != nil && m.soloOn(h) {
 			c.setLossLocked(h, at, false, true)

@@ -125,9 +125,17 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 	// With the failover guard, a replica must acknowledge the new lease
 	// before the loss deadline moves to it (see below).
 	guard := c.guarded(ctx, s.cfg, s.key)
-	held, acked, err := func() (bool, bool, error) {
+	held, acked, err := func() (held, acked bool, err error) {
 		defer mark.end() // also when the call panics (see acquire)
 		defer done()
+		// Recorded before the mark ends, so no call sent after it counts
+		// as alone (see leaseUnknown); also when the call panics.
+		unknown := true
+		defer func() {
+			if unknown {
+				c.leaseUnknown(h, lease, at)
+			}
+		}()
 		// A refusal by which Redis ran nothing (retryLater: LOADING, BUSY,
 		// MISCONF, a failover's READONLY, ...) is made again within ctx,
 		// as a Lock's or an Unlock's, while the hold lasts: the lease set
@@ -135,9 +143,13 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// before the first attempt.
 		rt := newRetrier()
 		for {
-			held, acked, err := p.(extender).extendOnce(ctx, field, lease, token, guard)
+			held, acked, err = p.(extender).extendOnce(ctx, field, lease, token, guard)
 			if err == nil || h.released() || !rt.again(ctx, err, time.Time{}) {
-				return held, acked, rt.failed(ctx, err)
+				err = rt.failed(ctx, err)
+				// Refused before it wrote (NO_PUBLISH), or answered: its
+				// outcome is known.
+				unknown = err != nil && !errors.Is(err, generated.ErrNoPublish)
+				return held, acked, err
 			}
 		}
 	}()
@@ -180,9 +192,8 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		h.mu.Unlock()
 		return opError("extend", s.name, err)
 	case err != nil:
-		// The script may have run: a shorter lease may be in force on the
-		// server, so the hold must not outlive it here.
-		c.armEarlier(h, at)
+		// The script may have run, or may still run (see leaseUnknown):
+		// the hold's deadline was moved within its lease.
 		return opError("extend", s.name, wrongKind(err))
 	case !held:
 		gone(errNotHeldOnServer)
@@ -216,7 +227,7 @@ func (c *Client) extend(ctx, lctx context.Context, p primitive, lease time.Durat
 		// Under c.mu: ordered with a re-entry's hand-over. Should another
 		// Extend or re-entry overlap this one, the server may have run it
 		// last, with a shorter lease: the deadline then only moves earlier.
-		c.armReply(h, mark, at, false)
+		c.armReply(h, mark, start, at, false)
 	} else if lease < h.lease {
 		// It may have run on the server after that re-entry, and set a
 		// lease the watchdog's first renewal would not reach in time
@@ -361,7 +372,9 @@ func (r readLocker) extendCheck(lctx context.Context, lease time.Duration) error
 // failover guard too), as is one Redis refused having run nothing (LOADING,
 // BUSY, MISCONF, ...), while the hold lasts; when it fails without an answer, the lock context
 // ends no later than lease from now, in case the server applied a shorter
-// lease.
+// lease, and since its script may still run later, after calls sent since,
+// no later Extend or renewal of the hold moves the end of its context
+// further than that lease from its own sending.
 func (m *Mutex) Extend(ctx, lctx context.Context, lease time.Duration) error {
 	return m.c.extend(ctx, lctx, m, lease)
 }

@@ -62,6 +62,11 @@ type hold struct {
 	renewCalls   int32
 	leaseSettled int64
 	leaseSeq     uint64
+	// unknownLease is the shortest lease of an Extend of the hold of
+	// unknown outcome, which may still run at any time (0: none): no
+	// deadline moves past it from the sending of the call that sets it
+	// (see Client.leaseUnknown).
+	unknownLease time.Duration
 	// reads, for a read hold its owner has re-entered: a lower bound
 	// (monoNanos) of the expiry of each of the owner's read lease keys.
 	// reads[0] is the first key's, which a release that leaves holds never

@@ -1,0 +1,229 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestGuardedExtendAbandonedLeaseMark: a guarded Extend let go at its
+// context's end may still reach the server: its request is written on a
+// pooled connection the server has not read yet. A later Extend goes out on
+// another pooled connection and may run first; the abandoned one, with a
+// shorter lease, then runs last. The later Extend must not move the hold's
+// loss deadline past the lease the abandoned one may still set: the lock
+// context ends no later than the server's expiry.
+func TestGuardedExtendAbandonedLeaseMark(t *testing.T) {
+	t.Parallel()
+	primary, _ := redistest.Replicated(t)
+	px := netproxy.New(t, primary.Addr)
+	c := newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
+	c.guardStall = 3 * time.Second // the abandoned call's connection lives WAIT's timeout and this
+	direct := primary.Client(t)
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "extend-abandoned", WithLease(time.Minute))
+	key, err := lockKey(c.cfg.prefix, "extend-abandoned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scripts loaded, a pooled connection open for the blocking calls.
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// The connections open now hold back what is written on them; new ones
+	// flow. The short Extend goes out on the pooled one and is let go.
+	px.HoldOpen()
+	short := 4 * time.Second
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	err = m.Extend(cctx, lctx, short)
+	cancel()
+	if err == nil {
+		t.Fatal("Extend on a held connection succeeded")
+	}
+	// A longer Extend goes out on a new pooled connection and runs now.
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatalf("Extend on a new connection: %v", err)
+	}
+	// The abandoned Extend reaches the server last.
+	px.Thaw()
+	var pttl int64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pttl, err = direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pttl <= short.Milliseconds() || time.Now().After(deadline) {
+			break
+		}
+	}
+	replied := time.Now()
+	if pttl > short.Milliseconds() {
+		t.Skipf("the abandoned Extend never ran on the server (PTTL %d ms)", pttl)
+	}
+	expiry := replied.Add(time.Duration(pttl) * time.Millisecond)
+	lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+	if !lossAt.Before(expiry) {
+		t.Fatalf("loss deadline %s after the server's expiry (PTTL %d ms): the hold outlives the lock", lossAt.Sub(expiry), pttl)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(time.Until(expiry) + 2*time.Second):
+		t.Fatalf("lock context still live %s after the server's expiry", time.Since(expiry))
+	}
+}
+
+// TestExtendAbandonedLeaseMarkUnguarded: an Extend without the failover
+// guard whose context ends once its request is written is let go by
+// rueidis, and its script still runs when the server reads it. The
+// connection it was written on is held up; rueidis drops it as dead and
+// a later Extend, with a longer lease, goes out on a new one and runs
+// first. The later Extend must not move the hold's loss deadline past the
+// shorter lease the first one sets when it runs last.
+func TestExtendAbandonedLeaseMarkUnguarded(t *testing.T) {
+	t.Parallel()
+	node := redistest.Server(t)
+	px := netproxy.New(t, node.Addr)
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{px.Addr}, DisableCache: true,
+		PipelineMultiplex: -1, ConnWriteTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rc.Close)
+	c := newTestClient(t, rc)
+	direct := node.Client(t)
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "extend-abandoned-unguarded", WithLease(time.Minute))
+	key, err := lockKey(c.cfg.prefix, "extend-abandoned-unguarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := m.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Scripts loaded.
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// The short Extend is written on the connection open now, which is
+	// held up, and let go at its context's end.
+	px.HoldOpen()
+	short := 4 * time.Second
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	err = m.Extend(cctx, lctx, short)
+	cancel()
+	if err == nil {
+		t.Fatal("Extend on a held connection succeeded")
+	}
+	// rueidis drops the held connection and dials a new one, which flows.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		err := rc.Do(pctx, rc.B().Ping().Build()).Error()
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new connection: %v", err)
+		}
+	}
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatalf("Extend on a new connection: %v", err)
+	}
+	// The abandoned Extend reaches the server last.
+	px.Thaw()
+	var pttl int64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pttl, err = direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pttl <= short.Milliseconds() || time.Now().After(deadline) {
+			break
+		}
+	}
+	replied := time.Now()
+	if pttl > short.Milliseconds() {
+		t.Skipf("the abandoned Extend never ran on the server (PTTL %d ms)", pttl)
+	}
+	expiry := replied.Add(time.Duration(pttl) * time.Millisecond)
+	lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+	if !lossAt.Before(expiry) {
+		t.Fatalf("loss deadline %s after the server's expiry (PTTL %d ms): the hold outlives the lock", lossAt.Sub(expiry), pttl)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(time.Until(expiry) + 2*time.Second):
+		t.Fatalf("lock context still live %s after the server's expiry", time.Since(expiry))
+	}
+}
+
+// TestGuardedExtendAbandonedWatchdogHandOver: after a guarded Extend of
+// unknown outcome, a re-entry without a lease hands the hold to the
+// watchdog, whose renewals set its longer lease. Neither the re-entry nor a
+// renewal, run before the abandoned Extend, may move the hold's loss
+// deadline past the shorter lease that Extend sets when it runs last.
+func TestGuardedExtendAbandonedWatchdogHandOver(t *testing.T) {
+	t.Parallel()
+	primary, _ := redistest.Replicated(t)
+	px := netproxy.New(t, primary.Addr)
+	c := newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
+	c.guardStall = 3 * time.Second
+	direct := primary.Client(t)
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "extend-abandoned-watchdog")
+	key, err := lockKey(c.cfg.prefix, "extend-abandoned-watchdog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := m.LockWithLease(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	px.HoldOpen()
+	short := 4 * time.Second
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	err = m.Extend(cctx, lctx, short)
+	cancel()
+	if err == nil {
+		t.Fatal("Extend on a held connection succeeded")
+	}
+	// The re-entry, and the renewal it has made at once, go out on new
+	// connections and run now.
+	if _, err := m.Lock(lctx); err != nil {
+		t.Fatalf("re-entry without a lease: %v", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	px.Thaw()
+	var pttl int64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pttl, err = direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pttl <= short.Milliseconds() || time.Now().After(deadline) {
+			break
+		}
+	}
+	replied := time.Now()
+	if pttl > short.Milliseconds() {
+		t.Skipf("the abandoned Extend never ran on the server (PTTL %d ms)", pttl)
+	}
+	expiry := replied.Add(time.Duration(pttl) * time.Millisecond)
+	lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+	if !lossAt.Before(expiry) {
+		t.Fatalf("loss deadline %s after the server's expiry (PTTL %d ms): the hold outlives the lock", lossAt.Sub(expiry), pttl)
+	}
+}
