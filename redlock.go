@@ -315,6 +315,21 @@ func (h *redHeld) validTill(until time.Time) {
 	h.validity.Reset(time.Until(until))
 }
 
+// nodeLease is the lease an Extend with lease confirmed by the node hold
+// lctx names leaves it: lease, or the shorter one of an Extend of that
+// hold of unknown outcome, which may run after it (see
+// Client.leaseUnknown).
+func nodeLease(lctx context.Context, lease time.Duration) time.Duration {
+	if lc, _ := lctx.(*lockCtx); lc != nil && lc.hold != nil {
+		lc.hold.mu.Lock()
+		if u := lc.hold.unknownLease; u > 0 && u < lease {
+			lease = u
+		}
+		lc.hold.mu.Unlock()
+	}
+	return lease
+}
+
 // redCtx is a RedLock's context: its deadline is the validity, which
 // Extend can move.
 type redCtx struct {
@@ -1224,7 +1239,9 @@ func (r *RedLock) extendCheck(_ context.Context, lease time.Duration) error {
 // when a majority of nodes confirmed in time. Otherwise the error errors.Is
 // ErrQuorum (and ErrNotHeld when nodes no longer held it), and the validity
 // only ever moves earlier: to the new lease where that is sooner, since some
-// nodes may have applied it. A RedLock lost (or unlocked) before the nodes'
+// nodes may have applied it. A node whose hold had an Extend of unknown
+// outcome (cut off by the node timeout, say), which may still run there
+// after this one, counts with that Extend's lease where it is shorter. A RedLock lost (or unlocked) before the nodes'
 // answers are counted is not extended, whatever they answered: the error is
 // ErrNotHeld; one whose context ended only with the context it was locked
 // with is still held, and is extended. lctx must be the context Lock
@@ -1278,18 +1295,30 @@ func (r *RedLock) Extend(ctx, lctx context.Context, lease time.Duration) error {
 		// Extend has run. The validity was only moved earlier, if at all.
 		panic(caught.value)
 	}
-	extended := 0
-	for _, err := range errs {
+	// Each node extended has lease from now, or, where an Extend of its
+	// hold was of unknown outcome and may still run after this one, that
+	// Extend's shorter lease (nodeLease): the validity is the lease a
+	// majority of nodes has.
+	leases := make([]time.Duration, 0, len(r.nodes))
+	for i, err := range errs {
 		if err == nil {
-			extended++
+			leases = append(leases, nodeLease(h.ctxs[i], lease))
 		}
 	}
-	validity := lease - time.Since(start) - drift
+	extended := len(leases)
+	valid := until
+	if extended >= r.Quorum() {
+		slices.Sort(leases)
+		if l := leases[extended-r.Quorum()]; l < lease {
+			valid = start.Add(l - r.drift(l))
+		}
+	}
+	validity := time.Until(valid)
 	ok := extended >= r.Quorum() && validity > 0 && ctx.Err() == nil
 	h.mu.Lock()
 	st, lostBy := h.state.Load(), h.lostBy
 	if st == endNone && (ok || monoNanos(until) < h.validUntil.Load()) {
-		h.validTill(until)
+		h.validTill(valid)
 	}
 	h.mu.Unlock()
 	if ok && st != endNone {
