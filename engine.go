@@ -1056,6 +1056,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			start := time.Now()
 			forceSeq := c.forceSeq.Load() // before the attempt is sent (see forcedSince)
 			var mark *leaseMark
+			var markAt time.Time // the loss deadline of the lease a re-entry sets on mark's hold
 			// The lease the attempt sets on the server: the caller's, or
 			// the watchdog's for a re-entry of a hold it renews (below).
 			setLease := serverLease
@@ -1099,6 +1100,7 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 						at = lossDeadline(start, setLease)
 					}
 					mark = c.leaseCallKeeping(held, at, watched > 0 && keepsRenewedLease(held.side))
+					markAt = at
 				}
 			}
 			// Bounded by actx: by ctx, and by the wait's end when it has one.
@@ -1107,17 +1109,31 @@ func (c *Client) acquire(ctx context.Context, p primitive, wait, lease time.Dura
 			if guard.on() && c.cfg.observer != nil {
 				sent = time.Now()
 			}
-			a, acked, err := func() (attempt, bool, error) {
+			a, acked, err := func() (a attempt, acked bool, err error) {
 				if mark != nil {
 					// Also when the call panics: a mark left open would keep
 					// every renewal from moving the deadline later.
 					defer mark.end()
 				}
+				returned := false
+				if !markAt.IsZero() {
+					// A re-entry of unknown outcome may still set its lease
+					// on the server after later calls of the hold, and after
+					// its undo has stopped looking for it: as an Extend's
+					// (leaseUnknown), recorded before the mark ends.
+					defer func() {
+						if !returned || err != nil && unknownOutcome(err) {
+							c.leaseUnknown(mark.h, setLease, markAt)
+						}
+					}()
+				}
 				if besideDone != nil {
 					// Its reply's grant bounds that hold from here on.
 					defer besideDone()
 				}
-				return p.tryAcquire(actx, field, setLease, wait, guard, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+				a, acked, err = p.tryAcquire(actx, field, setLease, wait, guard, waitAttempt{since: since, queued: queued, polite: polite, again: regs > 1, shared: shared})
+				returned = true
+				return a, acked, err
 			}()
 			if o := c.cfg.observer; o != nil && guard.on() && err == nil && a.granted {
 				// Only a grant is the guard's to keep or undo: a refused
@@ -1795,17 +1811,19 @@ func (c *Client) renewed(h *hold, sent time.Time) {
 
 // leaseUnknown records an Extend of h with lease, whose loss deadline is at,
 // as one of unknown outcome (an error without an answer: its context ended,
-// its connection broke or stalled, a panic): its script may have run, or may
-// still run, at any time, even after calls sent later and answered. A
-// cancelled call is let go by rueidis whether or not the server has read
-// it (a guarded one even before it is written: sendBounded), and nothing
-// tells when it can no longer run. The deadline moves to at now if that is
-// earlier, and for the rest of the hold's life every later call moves it no
-// further than lease from its own sending (unknownBound): should the
-// Extend run after that call, it runs after that call was sent, and sets
-// lease from then on. Without this a later Extend with a longer lease, run
-// first on another connection, moved the deadline to its own lease, and the
-// lock context outlived the shorter lease the first one then set.
+// its connection broke or stalled, a panic), or such a re-entry of h that
+// sets its own lease (its undo looks for it only for a few seconds: see
+// undoLater): its script may have run, or may still run, at any time, even
+// after calls sent later and answered. A cancelled call is let go by
+// rueidis whether or not the server has read it (a guarded one even before
+// it is written: sendBounded), and nothing tells when it can no longer run.
+// The deadline moves to at now if that is earlier, and for the rest of the
+// hold's life every later call moves it no further than lease from its own
+// sending (unknownBound): should the late script run after that call, it
+// runs after that call was sent, and sets lease from then on. Without this
+// a later Extend with a longer lease, run first on another connection,
+// moved the deadline to its own lease, and the lock context outlived the
+// shorter lease the first call then set.
 func (c *Client) leaseUnknown(h *hold, lease time.Duration, at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

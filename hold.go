@@ -62,8 +62,8 @@ type hold struct {
 	renewCalls   int32
 	leaseSettled int64
 	leaseSeq     uint64
-	// unknownLease is the shortest lease of an Extend of the hold of
-	// unknown outcome, which may still run at any time (0: none): no
+	// unknownLease is the shortest lease of an Extend (or a re-entry
+	// that sets its lease) of the hold of unknown outcome, which may still run at any time (0: none): no
 	// deadline moves past it from the sending of the call that sets it
 	// (see Client.leaseUnknown).
 	unknownLease time.Duration

@@ -1,0 +1,85 @@
+package scriptlock
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/scriptlock/scriptlock/internal/netproxy"
+	"github.com/scriptlock/scriptlock/internal/redistest"
+)
+
+// TestGuardedReentryAbandonedLease: a guarded re-entry of a Mutex hold with
+// a shorter lease, let go at its context's end, may still reach the server
+// after a later Extend with a longer lease, sent on another pooled
+// connection, and after its undo has stopped looking for it; it then sets
+// its shorter lease last (a Mutex re-entry sets the lock's expiry to its own
+// lease). That Extend must not move the hold's loss deadline past it.
+func TestGuardedReentryAbandonedLease(t *testing.T) {
+	t.Parallel()
+	primary, _ := redistest.Replicated(t)
+	px := netproxy.New(t, primary.Addr)
+	c := newTestClient(t, px.Client(t), WithFailoverGuard(true, 2*time.Second))
+	c.guardStall = 3 * time.Second
+	direct := primary.Client(t)
+	ctx := testCtx(t, 60*time.Second)
+	m := mustMutex(t, c, "reentry-abandoned")
+	key, err := lockKey(c.cfg.prefix, "reentry-abandoned")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lctx, err := m.LockWithLease(ctx, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// The connection that carries the re-entry (its lease, in ms) is held
+	// up from there on; the others flow.
+	short := 4 * time.Second
+	px.HoldOn("4000")
+	cctx, cancel := context.WithTimeout(lctx, 100*time.Millisecond)
+	_, err = m.LockWithLease(cctx, short)
+	cancel()
+	if err == nil {
+		t.Fatal("re-entry on a held connection succeeded")
+	}
+	if !px.HeldOn() {
+		t.Fatal("the re-entry was not held up")
+	}
+	if err := m.Extend(ctx, lctx, time.Minute); err != nil {
+		t.Fatalf("Extend on a new connection: %v", err)
+	}
+	// Past the undo's last look (undoRecheck).
+	var wait time.Duration
+	for _, d := range undoRecheck {
+		wait += d
+	}
+	time.Sleep(wait + time.Second)
+	px.Thaw()
+	var pttl int64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pttl, err = direct.Do(ctx, direct.B().Pttl().Key(key).Build()).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pttl <= short.Milliseconds() || time.Now().After(deadline) {
+			break
+		}
+	}
+	replied := time.Now()
+	if pttl > short.Milliseconds() {
+		t.Skipf("the abandoned re-entry never ran on the server (PTTL %d ms)", pttl)
+	}
+	expiry := replied.Add(time.Duration(pttl) * time.Millisecond)
+	lossAt := monoTime(lctx.Value(lockCtxKey{}).(*lockCtx).hold.lossAt.Load())
+	if !lossAt.Before(expiry) {
+		t.Fatalf("loss deadline %s after the server's expiry (PTTL %d ms): the hold outlives the lock", lossAt.Sub(expiry), pttl)
+	}
+	select {
+	case <-lctx.Done():
+	case <-time.After(time.Until(expiry) + 2*time.Second):
+		t.Fatalf("lock context still live %s after the server's expiry", time.Since(expiry))
+	}
+}
