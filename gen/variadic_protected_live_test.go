@@ -97,3 +97,33 @@ func TestVariadicCountProtectedByNameAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicCountShadowedPcallAgreesWithServer: a local named pcall or
+// xpcall is the script's own function, which may call what it is given
+// unprotected: a redis.call or arithmetic in a function passed to it fails
+// the script on a list too short for ARGV[3], and the generated callers
+// must refuse such a list, as for a call made directly.
+func TestVariadicCountShadowedPcallAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct{ name, body string }{
+		{"a local pcall", "local pcall = function(f) return f() end\npcall(function() redis.call('SET', KEYS[1], ARGV[3]) end)"},
+		{"a local function pcall", "local function pcall(f) return f() end\npcall(function() redis.call('SET', KEYS[1], ARGV[3]) end)"},
+		{"a local xpcall", "local function xpcall(f, h) return f() end\nxpcall(function() redis.call('SET', KEYS[1], ARGV[3]) end, function(e) return e end)"},
+		{"a local pcall, with arithmetic", "local pcall = function(f) return f() end\nlocal n = pcall(function() return ARGV[3] + 1 end)\nredis.call('SET', KEYS[1], n)"},
+		{"a parameter named pcall", "local function run(pcall) return pcall(function() redis.call('SET', KEYS[1], ARGV[3]) end) end\nrun(function(f) return f() end)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, "if len(rest) < 2 {")
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "script"); !refused {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			if err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("m", "a", "5").Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+				t.Errorf("a list of two: the server returned %v", err)
+			}
+		})
+	}
+}

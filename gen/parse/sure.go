@@ -222,17 +222,37 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 	out := map[*ast.FunctionExpr]bool{}
 	decls := map[string][]*ast.FunctionExpr{} // local functions by name
 	reads, passed := map[string]int{}, map[string]int{}
+	// The names declared local anywhere (local pcall = function(f) return
+	// f() end, a parameter or a loop variable of that name): a pcall or
+	// xpcall of such a name may be the script's own, which calls what it
+	// is given unprotected.
+	locals := map[string]bool{}
 	inspect(chunk, func(s ast.Stmt) {
-		if x, ok := s.(*ast.LocalAssignStmt); ok {
+		switch x := s.(type) {
+		case *ast.LocalAssignStmt:
 			for i, name := range x.Names {
+				locals[name] = true
 				fn, isFn := elemAt(x.Exprs, i).(*ast.FunctionExpr)
 				if !isFn {
 					fn = nil
 				}
 				decls[name] = append(decls[name], fn)
 			}
+		case *ast.NumberForStmt:
+			locals[x.Name] = true
+		case *ast.GenericForStmt:
+			for _, name := range x.Names {
+				locals[name] = true
+			}
 		}
 	}, func(e ast.Expr) {
+		if fn, ok := e.(*ast.FunctionExpr); ok && fn.ParList != nil {
+			for _, name := range fn.ParList.Names {
+				locals[name] = true
+			}
+		}
+	})
+	inspect(chunk, func(ast.Stmt) {}, func(e ast.Expr) {
 		if id, ok := e.(*ast.IdentExpr); ok {
 			reads[id.Value]++
 		}
@@ -240,7 +260,7 @@ func protectedFuncs(chunk []ast.Stmt) map[*ast.FunctionExpr]bool {
 		if !ok || call.Receiver != nil {
 			return
 		}
-		if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != "pcall" && id.Value != "xpcall" {
+		if id, ok := call.Func.(*ast.IdentExpr); !ok || id.Value != "pcall" && id.Value != "xpcall" || locals[id.Value] {
 			return
 		}
 		for i, a := range call.Args {
