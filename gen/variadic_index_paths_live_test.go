@@ -267,3 +267,34 @@ func TestVariadicIndexAssertCalledAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicIndexTestedOnTheLeftAgreesWithServer: the right of an or
+// whose left tests the same element (ARGV[3] == nil and 'z' or ARGV[3],
+// not ARGV[3] and 'z' or ARGV[3]) is reached only when the element is
+// there: the script gives Redis 'z' for a short list and runs, and the
+// generated callers must send it, written in the call or passed to a local
+// function.
+func TestVariadicIndexTestedOnTheLeftAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg mark string\n-- @arg rest... string\n-- @return none\nredis.call('SET', KEYS[1] .. ':m', ARGV[1])\n"
+	for _, tc := range []struct{ name, body string }{
+		{"compared with nil", "redis.call('SET', KEYS[1], ARGV[3] == nil and 'z' or ARGV[3])"},
+		{"negated", "redis.call('SET', KEYS[1], not ARGV[3] and 'z' or ARGV[3])"},
+		{"its type", "redis.call('SET', KEYS[1], type(ARGV[3]) ~= 'string' and 'z' or ARGV[3])"},
+		{"held by a local", "local v = ARGV[3] == nil and 'z' or ARGV[3]\nredis.call('SET', KEYS[1], v)"},
+		{"passed to a function", "local function f(v) redis.call('SET', KEYS[1], v) end\nf(ARGV[3] == nil and 'z' or ARGV[3])"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			checkShortListCaller(t, src, "")
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"m", "a"}, "err"); refused {
+				t.Errorf("a list of one: the server returned %v", err)
+			}
+			if got, err := rc.Do(ctx, rc.B().Get().Key("{t}k").Build()).ToString(); err != nil || got != "z" {
+				t.Errorf("the key holds %q (%v), want \"z\"", got, err)
+			}
+		})
+	}
+}

@@ -3678,10 +3678,28 @@ func (w *walker) elemNeed(e ast.Expr) (table string, n int, bare bool) {
 			if lbare {
 				return rt, min(l, r), false
 			}
+			// A left that reads the element may test it (ARGV[3] == nil
+			// and 'z' or ARGV[3], not ARGV[3] and ...): the right may be
+			// reached only when it is there.
+			if w.readsElem(x.Lhs, rt, r) {
+				return "", 0, false
+			}
 			return rt, r, false
 		}
 	}
 	return "", 0, false
+}
+
+// readsElem reports whether e reads table[n] (KEYS or ARGV) written in
+// place anywhere in it.
+func (w *walker) readsElem(e ast.Expr, table string, n int) bool {
+	found := false
+	inspect([]ast.Stmt{&ast.ReturnStmt{Exprs: []ast.Expr{e}}}, func(ast.Stmt) {}, func(e ast.Expr) {
+		if t, i, bare := w.elemNeed(e); bare && t == table && i == n {
+			found = true
+		}
+	})
+	return found
 }
 
 // spoil records that the table local l may not hold what its constructor
