@@ -952,7 +952,9 @@ func (r scriptRules) needCount(table string, n int, a parse.Arg, c parse.Call) {
 			if a.Unpacks != "" {
 				text = fmt.Sprintf("unpack(%s, %d, %d)", a.Unpacks, max(a.UnpackFrom, 1), a.UnpackTo)
 			}
-			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: a.Pos, sure: c.Sure, name: text + " in " + name})
+			// (Made on every run, the call may still get the element on
+			// some paths only: c and 'z' or ARGV[3].)
+			r.mins[table] = append(r.mins[table], countUse{n: n - fixed, pos: a.Pos, sure: c.Sure && !a.IndexedOnPaths, name: text + " in " + name})
 		}
 	}
 }

@@ -124,3 +124,39 @@ func TestVariadicCountFunctionEveryRun(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicCountElementOnAPathAgreesWithServer: a call made on every
+// run that gets ARGV[n] past the most another call on every run takes only
+// on some paths (c and 'z' or ARGV[2], a local given it in an if, a
+// parameter one call of the function passes it) runs with fewer on the
+// other paths: the generator must not refuse the script as failing
+// whatever the count, and the callers must take the counts the other
+// paths run, which the server runs.
+func TestVariadicCountElementOnAPathAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const head = "-- X does it.\n-- @key k\n-- @arg fs... string\n-- @return none\nredis.call('HGET', KEYS[1], unpack(ARGV))\nlocal c = redis.call('EXISTS', KEYS[1] .. ':s') == 1\n"
+	for _, tc := range []struct{ name, body string }{
+		{"the right of an or", "redis.call('SET', KEYS[1] .. ':s', c and 'z' or ARGV[2])"},
+		{"a local given it in an if", "local v = 'z'\nif not c then v = ARGV[2] end\nredis.call('SET', KEYS[1] .. ':s', v)"},
+		{"a parameter", "local function f(v) redis.call('SET', KEYS[1] .. ':s', v) end\nf('z')\nif not c then f(ARGV[2]) end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n"
+			out, warns, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			if err != nil {
+				t.Fatalf("the generator returned %v", err)
+			}
+			if got, want := countChecks(string(out["x.lua.go"]), "fs"), []string{"if len(fs) == 0 {", "if len(fs) > 1 {"}; !slices.Equal(got, want) {
+				t.Errorf("the caller checks %q (warnings %v), want %q", got, warns, want)
+			}
+			if err := rc.Do(ctx, rc.B().Set().Key("{t}k:s").Value("v").Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rc.Do(ctx, rc.B().Eval().Script(src).Numkeys(1).Key("{t}k").Arg("f").Build()).Error(); err != nil && !rueidis.IsRedisNil(err) {
+				t.Errorf("one argument: the server returned %v", err)
+			}
+		})
+	}
+}

@@ -204,6 +204,11 @@ type Arg struct {
 	// the fixed keys or arguments, it reads a variadic list that may be
 	// shorter, and Redis refuses the nil it then gets.
 	Indexed int
+	// IndexedOnPaths is set when the argument is that element only on some
+	// paths of the call (c and 'z' or ARGV[3], a local given it in an if,
+	// a parameter some calls pass it): a run that makes the call need not
+	// need the element.
+	IndexedOnPaths bool
 	// Nothing is set on a last argument that is a call of a local function
 	// that returns no value on any path (local function f() end): it
 	// passes nothing, and the command gets the arguments before it alone.

@@ -3458,7 +3458,7 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 			// Or the right of an and/or (c and 'z' or ARGV[3]), which
 			// Redis gets on some paths.
 			if table, n, _ := w.elemNeed(x); n > 0 && (table == "KEYS") == (w.value(x).Source == SourceKey) {
-				arg.Indexed = n
+				arg.Indexed, arg.IndexedOnPaths = n, true
 			}
 		case *ast.IdentExpr:
 			// Or held by a local given it alone (local v = ARGV[3]), not
@@ -3482,11 +3482,15 @@ func (w *walker) call(e *ast.FuncCallExpr) {
 				if w.value(x).Source == SourceKey {
 					prefix = "KEYS["
 				}
+				before := arg.Indexed
 				for _, r := range append([]Return{l.reply}, l.reply.Alts...) {
 					rest, ok := strings.CutPrefix(r.Text, prefix)
 					if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); ok && r.Kind == ReturnString && err == nil && i >= 1 && strings.HasSuffix(rest, "]") {
 						arg.Indexed = max(arg.Indexed, i)
 					}
+				}
+				if arg.Indexed > before && len(l.reply.Alts) > 0 {
+					arg.IndexedOnPaths = true
 				}
 			}
 		}
@@ -3954,8 +3958,9 @@ func (w *walker) settleElemParams() {
 			continue
 		}
 		for _, p := range w.elemArgs[u.l.paramOf][u.l.param-1] {
-			if (p.Table == "KEYS") == (a.Value.Source == SourceKey) {
-				a.Indexed = max(a.Indexed, p.N)
+			if (p.Table == "KEYS") == (a.Value.Source == SourceKey) && p.N > a.Indexed {
+				// (Another call may pass the function another value.)
+				a.Indexed, a.IndexedOnPaths = p.N, true
 			}
 		}
 	}
