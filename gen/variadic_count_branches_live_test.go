@@ -160,3 +160,45 @@ func TestVariadicCountElementOnAPathAgreesWithServer(t *testing.T) {
 		})
 	}
 }
+
+// TestVariadicCountOperandEveryRunAgreesWithServer: ARGV[n] read as an
+// operand of arithmetic or a concatenation, or tested by assert, on every
+// run fails every run on a list too short to hold it, whatever the paths
+// after: a command that takes fewer on one of those paths (HGET of
+// unpack(ARGV), one) cannot lift it. The callers must refuse that count,
+// which the server fails, and take more, which the other path runs.
+func TestVariadicCountOperandEveryRunAgreesWithServer(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	const (
+		head = "-- X does it.\n-- @key k\n-- @arg fs... string\n-- @return none\n"
+		tail = "if redis.call('EXISTS', KEYS[1] .. ':h') == 1 then return redis.call('HGET', KEYS[1] .. ':h', unpack(ARGV)) end\nredis.call('SET', KEYS[1], n)\n"
+	)
+	for _, tc := range []struct{ name, body string }{
+		{"a concatenation", "local n = ARGV[2] .. ':x'"},
+		{"arithmetic", "local n = ARGV[2] + 1"},
+		{"assert", "local n = 'x'\nassert(ARGV[2], 'no value')"},
+		{"in a function called on every run", "local function g() return ARGV[2] .. ':x' end\nlocal n = g()"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n" + tail
+			out, warns, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+			if err != nil {
+				t.Fatalf("the generator returned %v", err)
+			}
+			if got, want := countChecks(string(out["x.lua.go"]), "fs"), []string{"if len(fs) < 2 {"}; !slices.Equal(got, want) {
+				t.Errorf("the caller checks %q (warnings %v), want %q", got, warns, want)
+			}
+			if err := rc.Do(ctx, rc.B().Del().Key("{t}k:h").Build()).Error(); err != nil {
+				t.Fatal(err)
+			}
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"f"}, "script"); !refused {
+				t.Errorf("one argument: the server returned %v", err)
+			}
+			if refused, err := evalRefused(ctx, rc, src, []string{"{t}k"}, []string{"f", "5"}, "err"); refused {
+				t.Errorf("two arguments: the server returned %v", err)
+			}
+		})
+	}
+}

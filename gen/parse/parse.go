@@ -459,6 +459,9 @@ type ElemOp struct {
 	// Protected is set when the operation is in a function passed to pcall
 	// or xpcall, which hands the error to the script.
 	Protected bool
+	// Sure is set when every run of the script reads the operand unless
+	// it fails first (see Call.Sure).
+	Sure bool
 }
 
 // RedisLibCall is a call of redis.name other than call and pcall.
@@ -786,8 +789,11 @@ func Parse(name string, src []byte) (f *File, errs []Error) {
 		}
 		params, all, kept, rets, measured = nextParams, nextAll, w.keptTables(), nextRets, f.Measured
 	}
-	sure := map[*ast.FuncCallExpr]bool{}
-	sureCalls(chunk, sure)
+	sure, sureExprs := map[*ast.FuncCallExpr]bool{}, map[ast.Expr]bool{}
+	sureCalls(chunk, sure, sureExprs)
+	for i, e := range w.elemOpExprs {
+		f.ElemOps[i].Sure = sureExprs[e]
+	}
 	for e := range sure {
 		if i, ok := w.calls[e]; ok {
 			f.Calls[i].Sure = true

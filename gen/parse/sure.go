@@ -10,6 +10,9 @@ import (
 // unless it fails first (see sureCalls).
 type sureWalk struct {
 	sure map[*ast.FuncCallExpr]bool
+	// all are the expressions every run evaluates so, calls or not
+	// (the operands of ARGV[3] + 1: see ElemOp.Sure).
+	all map[ast.Expr]bool
 	// funcs are the local functions in scope by name (local function f,
 	// local f = function), of names the chunk never assigns: a call of
 	// one runs its body.
@@ -34,8 +37,8 @@ type sureFunc struct {
 // outside the branches of an if, the bodies of loops and the right of
 // and/or, up to the first statement that may return, and those a call of
 // a local function among them runs the same way in its body.
-func sureCalls(chunk []ast.Stmt, sure map[*ast.FuncCallExpr]bool) {
-	w := sureWalk{sure: sure, funcs: map[string]*sureFunc{}, assigned: map[string]bool{}, walked: map[*ast.FunctionExpr]bool{}}
+func sureCalls(chunk []ast.Stmt, sure map[*ast.FuncCallExpr]bool, all map[ast.Expr]bool) {
+	w := sureWalk{sure: sure, all: all, funcs: map[string]*sureFunc{}, assigned: map[string]bool{}, walked: map[*ast.FunctionExpr]bool{}}
 	assignedNamesIn(chunk, w.assigned)
 	w.stmts(chunk)
 }
@@ -150,6 +153,9 @@ func mayReturn(list []ast.Stmt) bool {
 // runs: a return in it ends the function, not the script.
 func (w *sureWalk) exprs(list []ast.Expr) {
 	for _, e := range list {
+		if e != nil {
+			w.all[e] = true
+		}
 		switch x := e.(type) {
 		case nil:
 		case *ast.FuncCallExpr:

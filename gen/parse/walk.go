@@ -133,8 +133,11 @@ type walker struct {
 	// elemOpFns are, for each of File.ElemOps, the functions being walked
 	// where it is (see ElemOp.Protected); logicRight counts the right
 	// sides of and/or being walked, where no ElemOp is recorded.
-	elemOpFns  [][]*ast.FunctionExpr
-	logicRight int
+	elemOpFns [][]*ast.FunctionExpr
+	// elemOpExprs are, for each of File.ElemOps, the operand read (see
+	// ElemOp.Sure).
+	elemOpExprs []ast.Expr
+	logicRight  int
 	// calls are the indexes in File.Calls of the redis.call expressions
 	// walked, and elemCalls the expressions of the values of the return
 	// statement being walked (see ret), nil for values that are none.
@@ -2446,6 +2449,7 @@ func (w *walker) elemOperand(e ast.Expr, op string, pos Pos) {
 	}
 	w.f.ElemOps = append(w.f.ElemOps, ElemOp{Pos: pos, Table: table, N: n, Text: text + " in " + op})
 	w.elemOpFns = append(w.elemOpFns, slices.Clone(w.fns))
+	w.elemOpExprs = append(w.elemOpExprs, e)
 }
 
 // cond walks a condition, recording the replies it tests for truth: the
