@@ -3272,7 +3272,21 @@ func settleCaps(r scriptRules, at, warn func(parse.Pos, string, ...any)) {
 			}
 		}
 		for j, c := range caps {
-			droppedCap[j] = !c.sure && slices.ContainsFunc(mins, func(m countUse) bool { return m.sure && m.n > c.n })
+			var need *countUse
+			for i, m := range mins {
+				if m.sure && m.n > c.n && (need == nil || m.n > need.n) {
+					need = &mins[i]
+				}
+			}
+			if c.sure || need == nil {
+				continue
+			}
+			droppedCap[j] = true
+			if !refused && !warned[c] {
+				warned[c] = true
+				warn(c.pos, "%s (line %d) takes %d values of %s at most, but %s (line %d), which every run makes, needs %d at least: where the script makes line %d, Redis refuses one of them whatever the count (wrong number of arguments), after the script's earlier writes; the generated callers check the count for line %d",
+					c.name, c.pos.Line, c.n, p.Name, need.name, need.pos.Line, need.n, c.pos.Line, need.pos.Line)
+			}
 		}
 		// Then the calls made only on some paths against each other.
 		condMin, condCap := slices.Clone(droppedMin), slices.Clone(droppedCap)

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -200,5 +201,37 @@ func TestVariadicCountOperandEveryRunAgreesWithServer(t *testing.T) {
 				t.Errorf("two arguments: the server returned %v", err)
 			}
 		})
+	}
+}
+
+// TestVariadicCountCapOnAPathWarned: a command made only on some paths
+// that takes fewer of a variadic list than a call made on every run needs
+// (GET of unpack(KEYS) in an if, RENAME of it on every run) can never
+// succeed: Redis fails one of them whatever the count. The callers check
+// the count for the call every run makes, and the generator must warn of
+// the other, as it does when the path needs more than every run takes.
+func TestVariadicCountCapOnAPathWarned(t *testing.T) {
+	redistest.RequireBinaries(t)
+	rc := redistest.Server(t).Client(t)
+	ctx := context.Background()
+	src := "-- X does it.\n-- @key ks...\n-- @return none\nredis.call('RENAME', unpack(KEYS))\nif redis.call('EXISTS', KEYS[2]) == 1 then return redis.call('GET', unpack(KEYS)) end\n"
+	out, warns, err := GenerateWarnings("generated", []File{{Path: "scripts/x.lua", Source: []byte(src)}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := countChecks(string(out["x.lua.go"]), "ks"), []string{"if len(ks) < 2 {", "if len(ks) > 2 {"}; !slices.Equal(got, want) {
+		t.Errorf("the caller checks %q, want %q", got, want)
+	}
+	if !strings.Contains(fmt.Sprint(warns), "GET (line 5) takes 1 values of ks at most, but RENAME (line 4), which every run makes, needs 2 at least") {
+		t.Errorf("the generator warned %v, want a warning of GET (line 5)", warns)
+	}
+	// The path that makes GET fails whatever the count.
+	for _, keys := range [][]string{{"{t}a", "{t}b"}} {
+		if err := rc.Do(ctx, rc.B().Set().Key("{t}a").Value("v").Build()).Error(); err != nil {
+			t.Fatal(err)
+		}
+		if refused, err := evalRefused(ctx, rc, src, keys, nil, "wrong number of arg"); !refused {
+			t.Errorf("%d keys: the server returned %v", len(keys), err)
+		}
 	}
 }
